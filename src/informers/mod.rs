@@ -1,0 +1,3 @@
+//! A port of client-go's informer pipeline: DeltaFIFO → Indexer → handlers → workqueue.
+pub mod keys;
+pub mod object;
