@@ -1,0 +1,526 @@
+//! client-go's Indexer (thread-safe store with secondary indices).
+//!
+//! Objects are stored by key as `Arc<T>`. Named index functions map an object to zero or more
+//! values; `indices[name][value]` is the set of keys having that value, so a lookup such as
+//! `app=web` is a hash probe instead of a scan. One writer (the informer) updates the store;
+//! any number of cheap clones read it.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use parking_lot::RwLock;
+use smallvec::SmallVec;
+
+use super::keys::{DeltaObject, Key, KeyError, meta_namespace_key};
+use super::object::Object;
+
+type Hasher = foldhash::fast::RandomState;
+/// The set of keys that share one index value.
+pub type KeySet = HashSet<Key, Hasher>;
+type Index = HashMap<Arc<str>, KeySet, Hasher>;
+
+/// The values an index function returns for one object. Almost always a single value that
+/// borrows from the object, so computing it allocates nothing.
+pub type IndexValues<'a> = SmallVec<[Cow<'a, str>; 2]>;
+
+/// Why an index function could not compute values for an object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct IndexFuncError(pub String);
+
+/// A named index function. It may fail for an object: client-go panics then; we leave the
+/// object out of that index, log its key and count it (see [`Indexer::index_func_errors`]).
+pub type IndexFunc<T> =
+    Arc<dyn for<'a> Fn(&'a T) -> Result<IndexValues<'a>, IndexFuncError> + Send + Sync>;
+
+/// Wraps a closure as an [`IndexFunc`]; passing the closure through this function lets the
+/// compiler see that the returned values may borrow from the object.
+pub fn index_func<T, F>(f: F) -> IndexFunc<T>
+where
+    F: for<'a> Fn(&'a T) -> Result<IndexValues<'a>, IndexFuncError> + Send + Sync + 'static,
+{
+    Arc::new(f)
+}
+
+/// Errors of Indexer queries and index registration.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IndexerError {
+    #[error("index with name {0} does not exist")]
+    UnknownIndex(String),
+    #[error("indexer conflict: an index named {0} already exists")]
+    IndexConflict(String),
+    #[error(transparent)]
+    Key(#[from] KeyError),
+}
+
+struct StoreState<T> {
+    items: HashMap<Key, Arc<T>, Hasher>,
+    indexers: HashMap<Arc<str>, IndexFunc<T>, Hasher>,
+    indices: HashMap<Arc<str>, Index, Hasher>,
+}
+
+/// Thread-safe store with named multi-valued indices. Cloning is cheap and shares the store.
+pub struct Indexer<T> {
+    state: Arc<RwLock<StoreState<T>>>,
+    index_func_errors: Arc<AtomicU64>,
+}
+
+impl<T> Clone for Indexer<T> {
+    fn clone(&self) -> Self {
+        Self {
+            state: self.state.clone(),
+            index_func_errors: self.index_func_errors.clone(),
+        }
+    }
+}
+
+impl<T: Object> Default for Indexer<T> {
+    fn default() -> Self {
+        Self {
+            state: Arc::new(RwLock::new(StoreState {
+                items: HashMap::default(),
+                indexers: HashMap::default(),
+                indices: HashMap::default(),
+            })),
+            index_func_errors: Arc::new(AtomicU64::new(0)),
+        }
+    }
+}
+
+impl<T: Object> Indexer<T> {
+    /// A store with the given named index functions. Two indexes with one name conflict.
+    pub fn new(
+        indexers: impl IntoIterator<Item = (impl Into<Arc<str>>, IndexFunc<T>)>,
+    ) -> Result<Self, IndexerError> {
+        let indexer = Self::default();
+        indexer.add_indexers(indexers)?;
+        Ok(indexer)
+    }
+
+    /// Adds indexes, at any time: existing objects are indexed at once (backfill). Either all
+    /// are added or, on a name conflict, none.
+    pub fn add_indexers(
+        &self,
+        indexers: impl IntoIterator<Item = (impl Into<Arc<str>>, IndexFunc<T>)>,
+    ) -> Result<(), IndexerError> {
+        let new: Vec<(Arc<str>, IndexFunc<T>)> =
+            indexers.into_iter().map(|(n, f)| (n.into(), f)).collect();
+        let mut state = self.state.write();
+        let mut seen = HashSet::<&str>::new();
+        for (name, _) in &new {
+            if state.indexers.contains_key(name) || !seen.insert(name) {
+                return Err(IndexerError::IndexConflict(name.to_string()));
+            }
+        }
+        let StoreState {
+            items,
+            indexers,
+            indices,
+        } = &mut *state;
+        for (name, func) in new {
+            let mut index = Index::default();
+            for (key, obj) in items.iter() {
+                let values = self.compute(&func, &name, key, obj);
+                for value in values {
+                    add_key_to_index(&mut index, value, key);
+                }
+            }
+            indices.insert(name.clone(), index);
+            indexers.insert(name, func);
+        }
+        Ok(())
+    }
+
+    /// Inserts or replaces the object under its key.
+    pub fn add(&self, obj: Arc<T>) -> Result<(), IndexerError> {
+        let key = meta_namespace_key(obj.as_ref())?;
+        self.insert(key, obj);
+        Ok(())
+    }
+
+    /// Same as [`Indexer::add`]: a store does not distinguish add from update.
+    pub fn update(&self, obj: Arc<T>) -> Result<(), IndexerError> {
+        self.add(obj)
+    }
+
+    /// Deletes by the object's key; a tombstone deletes by its stored key.
+    pub fn delete(&self, obj: &DeltaObject<T>) -> Result<(), IndexerError> {
+        let key = obj.key()?;
+        self.remove(&key);
+        Ok(())
+    }
+
+    /// Inserts or replaces under `key`, returning the previous object.
+    pub fn insert(&self, key: Key, obj: Arc<T>) -> Option<Arc<T>> {
+        let mut state = self.state.write();
+        let old = state.items.insert(key.clone(), obj.clone());
+        self.update_indices(&mut state, old.as_deref(), Some(&obj), &key);
+        old
+    }
+
+    /// Removes `key`, returning the object it held.
+    pub fn remove(&self, key: &str) -> Option<Arc<T>> {
+        let mut state = self.state.write();
+        let (key, old) = state.items.remove_entry(key)?;
+        self.update_indices(&mut state, Some(&old), None, &key);
+        Some(old)
+    }
+
+    pub fn get_by_key(&self, key: &str) -> Option<Arc<T>> {
+        self.state.read().items.get(key).cloned()
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.state.read().items.contains_key(key)
+    }
+
+    pub fn len(&self) -> usize {
+        self.state.read().items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn list(&self) -> Vec<Arc<T>> {
+        self.state.read().items.values().cloned().collect()
+    }
+
+    pub fn list_keys(&self) -> Vec<Key> {
+        self.state.read().items.keys().cloned().collect()
+    }
+
+    /// Objects that share at least one value of index `name` with `obj`.
+    pub fn index(&self, name: &str, obj: &T) -> Result<Vec<Arc<T>>, IndexerError> {
+        let state = self.state.read();
+        let func = state
+            .indexers
+            .get(name)
+            .ok_or_else(|| IndexerError::UnknownIndex(name.to_string()))?;
+        let index = state.indices.get(name);
+        let values = func(obj).unwrap_or_default();
+        let mut keys: HashSet<&Key, Hasher> = HashSet::default();
+        for value in &values {
+            if let Some(set) = index.and_then(|i| i.get(value.as_ref())) {
+                keys.extend(set.iter());
+            }
+        }
+        Ok(keys
+            .into_iter()
+            .filter_map(|k| state.items.get(k).cloned())
+            .collect())
+    }
+
+    /// Keys whose index `name` has `value`: client-go's `IndexKeys`.
+    pub fn index_keys(&self, name: &str, value: &str) -> Result<Vec<Key>, IndexerError> {
+        self.with_index_set(name, value, |set| {
+            set.map(|s| s.iter().cloned().collect()).unwrap_or_default()
+        })
+    }
+
+    /// Objects whose index `name` has `value`: client-go's `ByIndex`.
+    pub fn by_index(&self, name: &str, value: &str) -> Result<Vec<Arc<T>>, IndexerError> {
+        let state = self.state.read();
+        let index = state
+            .indices
+            .get(name)
+            .ok_or_else(|| IndexerError::UnknownIndex(name.to_string()))?;
+        Ok(index
+            .get(value)
+            .map(|set| {
+                set.iter()
+                    .filter_map(|k| state.items.get(k).cloned())
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// Runs `f` on the key set of `name`=`value` under the read lock, without copying it: the
+    /// building block for set algebra (intersections, counts) over indexes.
+    pub fn with_index_set<R>(
+        &self,
+        name: &str,
+        value: &str,
+        f: impl FnOnce(Option<&KeySet>) -> R,
+    ) -> Result<R, IndexerError> {
+        let state = self.state.read();
+        let index = state
+            .indices
+            .get(name)
+            .ok_or_else(|| IndexerError::UnknownIndex(name.to_string()))?;
+        Ok(f(index.get(value)))
+    }
+
+    /// Every value index `name` currently has; values whose key set emptied are gone.
+    pub fn list_index_values(&self, name: &str) -> Result<Vec<Arc<str>>, IndexerError> {
+        let state = self.state.read();
+        let index = state
+            .indices
+            .get(name)
+            .ok_or_else(|| IndexerError::UnknownIndex(name.to_string()))?;
+        Ok(index.keys().cloned().collect())
+    }
+
+    /// The names of the registered indexes.
+    pub fn index_names(&self) -> Vec<Arc<str>> {
+        self.state.read().indexers.keys().cloned().collect()
+    }
+
+    /// How many times an index function failed for an object (the object was left out).
+    pub fn index_func_errors(&self) -> u64 {
+        self.index_func_errors.load(Ordering::Relaxed)
+    }
+
+    fn compute<'a>(
+        &self,
+        func: &IndexFunc<T>,
+        name: &str,
+        key: &str,
+        obj: &'a T,
+    ) -> IndexValues<'a> {
+        match func(obj) {
+            Ok(values) => values,
+            Err(err) => {
+                self.index_func_errors.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(index = name, key, error = %err, "index function failed; object left out of the index");
+                IndexValues::new()
+            }
+        }
+    }
+
+    /// client-go's `updateIndices`: recompute old and new values, skip the common case of one
+    /// unchanged value, move the key from old value sets to new ones, drop emptied sets.
+    fn update_indices(
+        &self,
+        state: &mut StoreState<T>,
+        old: Option<&T>,
+        new: Option<&T>,
+        key: &Key,
+    ) {
+        let StoreState {
+            indexers, indices, ..
+        } = state;
+        for (name, func) in indexers.iter() {
+            // An old object whose function failed was never indexed: nothing to remove.
+            let old_values = old.map(|o| func(o).unwrap_or_default()).unwrap_or_default();
+            let new_values = new
+                .map(|n| self.compute(func, name, key, n))
+                .unwrap_or_default();
+            if old_values.len() == 1 && new_values.len() == 1 && old_values[0] == new_values[0] {
+                continue;
+            }
+            let index = indices.entry(name.clone()).or_default();
+            for value in &old_values {
+                if let Some(set) = index.get_mut(value.as_ref()) {
+                    set.remove(key);
+                    if set.is_empty() {
+                        index.remove(value.as_ref());
+                    }
+                }
+            }
+            for value in new_values {
+                add_key_to_index(index, value, key);
+            }
+        }
+    }
+}
+
+fn add_key_to_index(index: &mut Index, value: Cow<'_, str>, key: &Key) {
+    if let Some(set) = index.get_mut(value.as_ref()) {
+        set.insert(key.clone());
+    } else {
+        let mut set = KeySet::default();
+        set.insert(key.clone());
+        index.insert(Arc::from(value.as_ref()), set);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::ObjectMeta;
+    use smallvec::smallvec;
+
+    use super::*;
+
+    fn pod(ns: &str, name: &str, labels: &[(&str, &str)]) -> Arc<Pod> {
+        Arc::new(Pod {
+            metadata: ObjectMeta {
+                namespace: Some(ns.into()),
+                name: Some(name.into()),
+                labels: Some(
+                    labels
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .collect(),
+                ),
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+    }
+
+    fn label_index(label: &'static str) -> IndexFunc<Pod> {
+        index_func(move |p: &Pod| {
+            Ok(p.metadata
+                .labels
+                .as_ref()
+                .and_then(|l| l.get(label))
+                .map(|v| smallvec![Cow::Borrowed(v.as_str())])
+                .unwrap_or_default())
+        })
+    }
+
+    fn sorted(mut keys: Vec<Key>) -> Vec<String> {
+        keys.sort();
+        keys.iter().map(|k| k.to_string()).collect()
+    }
+
+    /// client-go's custom-index example (tools/cache/index_test.go, example_test.go).
+    #[test]
+    fn client_go_custom_index_example() {
+        let indexer = Indexer::new([("app", label_index("app"))]).unwrap();
+        indexer.add(pod("ns1", "pod1", &[("app", "l1")])).unwrap();
+        indexer.add(pod("ns2", "pod2", &[("app", "l2")])).unwrap();
+        assert_eq!(
+            sorted(indexer.index_keys("app", "l1").unwrap()),
+            ["ns1/pod1"]
+        );
+        assert_eq!(
+            sorted(indexer.index_keys("app", "l2").unwrap()),
+            ["ns2/pod2"]
+        );
+        let by_index = indexer.by_index("app", "l1").unwrap();
+        assert_eq!(by_index.len(), 1);
+        assert_eq!(by_index[0].metadata.name.as_deref(), Some("pod1"));
+    }
+
+    #[test]
+    fn update_moves_key_and_drops_empty_sets() {
+        let indexer = Indexer::new([("app", label_index("app"))]).unwrap();
+        indexer.add(pod("ns", "a", &[("app", "web")])).unwrap();
+        indexer.add(pod("ns", "b", &[("app", "web")])).unwrap();
+        indexer.update(pod("ns", "a", &[("app", "db")])).unwrap();
+        assert_eq!(sorted(indexer.index_keys("app", "web").unwrap()), ["ns/b"]);
+        assert_eq!(sorted(indexer.index_keys("app", "db").unwrap()), ["ns/a"]);
+        indexer.update(pod("ns", "b", &[])).unwrap();
+        let mut values = indexer.list_index_values("app").unwrap();
+        values.sort();
+        assert_eq!(values, vec![Arc::<str>::from("db")]);
+        indexer
+            .delete(&DeltaObject::Object(pod("ns", "a", &[("app", "db")])))
+            .unwrap();
+        assert!(indexer.list_index_values("app").unwrap().is_empty());
+        assert_eq!(indexer.len(), 1);
+    }
+
+    #[test]
+    fn multi_valued_index_and_index_query() {
+        // Index by every label value, so one object appears under several values.
+        let all_values = index_func(|p: &Pod| {
+            Ok(p.metadata
+                .labels
+                .iter()
+                .flatten()
+                .map(|(_, v)| Cow::Borrowed(v.as_str()))
+                .collect())
+        });
+        let indexer = Indexer::new([("values", all_values)]).unwrap();
+        indexer
+            .add(pod("ns", "a", &[("app", "web"), ("tier", "front")]))
+            .unwrap();
+        indexer.add(pod("ns", "b", &[("tier", "front")])).unwrap();
+        indexer.add(pod("ns", "c", &[("app", "web")])).unwrap();
+        assert_eq!(
+            sorted(indexer.index_keys("values", "front").unwrap()),
+            ["ns/a", "ns/b"]
+        );
+        let probe = pod("x", "y", &[("app", "web"), ("tier", "front")]);
+        let mut related: Vec<String> = indexer
+            .index("values", &probe)
+            .unwrap()
+            .iter()
+            .map(|p| p.metadata.name.clone().unwrap_or_default())
+            .collect();
+        related.sort();
+        assert_eq!(related, ["a", "b", "c"]);
+        indexer
+            .update(pod("ns", "a", &[("app", "web"), ("tier", "back")]))
+            .unwrap();
+        assert_eq!(
+            sorted(indexer.index_keys("values", "front").unwrap()),
+            ["ns/b"]
+        );
+        assert_eq!(
+            sorted(indexer.index_keys("values", "back").unwrap()),
+            ["ns/a"]
+        );
+    }
+
+    #[test]
+    fn unknown_index_is_an_error() {
+        let indexer = Indexer::<Pod>::default();
+        assert_eq!(
+            indexer.index_keys("nope", "x"),
+            Err(IndexerError::UnknownIndex("nope".into()))
+        );
+        assert!(indexer.by_index("nope", "x").is_err());
+        assert!(indexer.list_index_values("nope").is_err());
+        assert!(indexer.index("nope", &pod("a", "b", &[])).is_err());
+    }
+
+    #[test]
+    fn adding_an_index_after_start_backfills_it() {
+        let indexer = Indexer::new([("app", label_index("app"))]).unwrap();
+        indexer
+            .add(pod("ns", "a", &[("app", "web"), ("team", "blue")]))
+            .unwrap();
+        indexer.add(pod("ns", "b", &[("team", "red")])).unwrap();
+        indexer
+            .add_indexers([("team", label_index("team"))])
+            .unwrap();
+        assert_eq!(
+            sorted(indexer.index_keys("team", "blue").unwrap()),
+            ["ns/a"]
+        );
+        assert_eq!(sorted(indexer.index_keys("team", "red").unwrap()), ["ns/b"]);
+        assert_eq!(
+            indexer.add_indexers([("app", label_index("app"))]),
+            Err(IndexerError::IndexConflict("app".into()))
+        );
+    }
+
+    #[test]
+    fn failing_index_function_leaves_object_out_and_counts() {
+        let strict =
+            index_func(
+                |p: &Pod| match p.metadata.labels.as_ref().and_then(|l| l.get("app")) {
+                    Some(v) => Ok(smallvec![Cow::Borrowed(v.as_str())]),
+                    None => Err(IndexFuncError("no app label".into())),
+                },
+            );
+        let indexer = Indexer::new([("app", strict)]).unwrap();
+        indexer.add(pod("ns", "good", &[("app", "web")])).unwrap();
+        indexer.add(pod("ns", "bad", &[])).unwrap();
+        assert_eq!(indexer.len(), 2);
+        assert_eq!(indexer.index_func_errors(), 1);
+        assert_eq!(
+            sorted(indexer.index_keys("app", "web").unwrap()),
+            ["ns/good"]
+        );
+        // The bad object gains a label: it joins the index; losing it again leaves it out.
+        indexer.update(pod("ns", "bad", &[("app", "web")])).unwrap();
+        assert_eq!(
+            sorted(indexer.index_keys("app", "web").unwrap()),
+            ["ns/bad", "ns/good"]
+        );
+        indexer.update(pod("ns", "bad", &[])).unwrap();
+        assert_eq!(
+            sorted(indexer.index_keys("app", "web").unwrap()),
+            ["ns/good"]
+        );
+        assert_eq!(indexer.index_func_errors(), 2);
+    }
+}
