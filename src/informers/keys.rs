@@ -84,7 +84,9 @@ impl<T: Object> DeltaObject<T> {
             Self::Tombstone(t) => Ok(t.key.clone()),
         }
     }
+}
 
+impl<T> DeltaObject<T> {
     /// The object itself, or the last state a tombstone knew.
     pub fn object(&self) -> Option<&Arc<T>> {
         match self {

@@ -1,4 +1,10 @@
 //! A port of client-go's informer pipeline: DeltaFIFO → Indexer → handlers → workqueue.
+//! Nothing here knows about the UI.
+
+pub mod delta_fifo;
 pub mod indexer;
 pub mod keys;
 pub mod object;
+
+#[cfg(test)]
+mod testing;

@@ -1,0 +1,620 @@
+//! client-go's DeltaFIFO: a queue of keys, each holding the ordered deltas seen for that object.
+//!
+//! The Reflector writes into it (through [`ReflectorStore`]); the informer pops one key at a
+//! time and applies all its deltas to the Indexer while the queue lock is held, so a concurrent
+//! Replace always sees the Indexer and the queue in agreement.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use tokio::sync::{Notify, watch};
+
+use super::indexer::Indexer;
+use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key, KeyError, meta_namespace_key};
+use super::object::Object;
+
+type Hasher = foldhash::fast::RandomState;
+
+/// The kind of change a delta records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeltaType {
+    Added,
+    Updated,
+    Deleted,
+    /// The object was in a relist (emitted instead of Sync, as with `EmitDeltaTypeReplaced`).
+    Replaced,
+    /// A periodic resync of an object already known.
+    Sync,
+}
+
+impl DeltaType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Added => "Added",
+            Self::Updated => "Updated",
+            Self::Deleted => "Deleted",
+            Self::Replaced => "Replaced",
+            Self::Sync => "Sync",
+        }
+    }
+}
+
+/// One change to one object. Only a deletion can carry a tombstone.
+#[derive(Debug)]
+pub enum Delta<T> {
+    Added(Arc<T>),
+    Updated(Arc<T>),
+    Deleted(DeltaObject<T>),
+    Replaced(Arc<T>),
+    Sync(Arc<T>),
+}
+
+impl<T> Clone for Delta<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Added(o) => Self::Added(o.clone()),
+            Self::Updated(o) => Self::Updated(o.clone()),
+            Self::Deleted(o) => Self::Deleted(o.clone()),
+            Self::Replaced(o) => Self::Replaced(o.clone()),
+            Self::Sync(o) => Self::Sync(o.clone()),
+        }
+    }
+}
+
+impl<T> Delta<T> {
+    pub fn delta_type(&self) -> DeltaType {
+        match self {
+            Self::Added(_) => DeltaType::Added,
+            Self::Updated(_) => DeltaType::Updated,
+            Self::Deleted(_) => DeltaType::Deleted,
+            Self::Replaced(_) => DeltaType::Replaced,
+            Self::Sync(_) => DeltaType::Sync,
+        }
+    }
+
+    /// The object, or for a tombstone the last state it knew.
+    pub fn object(&self) -> Option<&Arc<T>> {
+        match self {
+            Self::Added(o) | Self::Updated(o) | Self::Replaced(o) | Self::Sync(o) => Some(o),
+            Self::Deleted(DeltaObject::Object(o)) => Some(o),
+            Self::Deleted(DeltaObject::Tombstone(t)) => t.obj.as_ref(),
+        }
+    }
+}
+
+/// The deltas of one key, oldest first.
+pub type Deltas<T> = Vec<Delta<T>>;
+
+/// What the Reflector calls on the store it feeds. Mirrors the part of client-go's `Store`
+/// interface that a Reflector uses.
+pub trait ReflectorStore<T>: Send + Sync {
+    fn add(&self, obj: Arc<T>) -> Result<(), KeyError>;
+    fn update(&self, obj: Arc<T>) -> Result<(), KeyError>;
+    fn delete(&self, obj: Arc<T>) -> Result<(), KeyError>;
+    /// A successful list: `list` is the whole truth as of `resource_version`.
+    fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) -> Result<(), KeyError>;
+    fn resync(&self) -> Result<(), KeyError>;
+}
+
+/// The DeltaFIFO was closed and has nothing left to pop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("DeltaFIFO: manipulating with closed queue")]
+pub struct FifoClosed;
+
+struct FifoState<T> {
+    items: HashMap<Key, Deltas<T>, Hasher>,
+    queue: VecDeque<Key>,
+    /// Set by the first Replace or any add/update/delete.
+    populated: bool,
+    /// Items of the first Replace not yet popped.
+    initial_population_count: usize,
+    closed: bool,
+    last_replace_resource_version: Option<String>,
+}
+
+impl<T> FifoState<T> {
+    fn has_synced(&self) -> bool {
+        self.populated && self.initial_population_count == 0
+    }
+}
+
+/// The DeltaFIFO. Cloning is cheap and shares the queue.
+pub struct DeltaFifo<T> {
+    state: Arc<Mutex<FifoState<T>>>,
+    notify: Arc<Notify>,
+    /// The Indexer the popped deltas are applied to: client-go's `knownObjects`.
+    known_objects: Option<Indexer<T>>,
+    synced: Arc<watch::Sender<bool>>,
+}
+
+impl<T> Clone for DeltaFifo<T> {
+    fn clone(&self) -> Self {
+        Self {
+            state: self.state.clone(),
+            notify: self.notify.clone(),
+            known_objects: self.known_objects.clone(),
+            synced: self.synced.clone(),
+        }
+    }
+}
+
+impl<T: Object> DeltaFifo<T> {
+    /// A DeltaFIFO whose deletion detection and resyncs consult `known_objects` (normally the
+    /// informer's Indexer). Without it, deletes of keys not queued are dropped and resync
+    /// does nothing, as in client-go.
+    pub fn new(known_objects: Option<Indexer<T>>) -> Self {
+        Self {
+            state: Arc::new(Mutex::new(FifoState {
+                items: HashMap::default(),
+                queue: VecDeque::new(),
+                populated: false,
+                initial_population_count: 0,
+                closed: false,
+                last_replace_resource_version: None,
+            })),
+            notify: Arc::new(Notify::new()),
+            known_objects,
+            synced: Arc::new(watch::channel(false).0),
+        }
+    }
+
+    /// Appends `delta` to the key's deltas (queueing the key if new), then dedups the tail.
+    fn queue_action_locked(&self, state: &mut FifoState<T>, key: Key, delta: Delta<T>) {
+        match state.items.get_mut(&key) {
+            Some(deltas) => {
+                deltas.push(delta);
+                dedup_deltas(deltas);
+            }
+            None => {
+                state.queue.push_back(key.clone());
+                state.items.insert(key, vec![delta]);
+            }
+        }
+        self.notify.notify_waiters();
+    }
+
+    fn mark_populated_locked(&self, state: &mut FifoState<T>) {
+        state.populated = true;
+        self.publish_synced_locked(state);
+    }
+
+    fn publish_synced_locked(&self, state: &FifoState<T>) {
+        if state.has_synced() && !*self.synced.borrow() {
+            self.synced.send_replace(true);
+        }
+    }
+
+    /// Waits for the head key and hands all its deltas to `process`, with whether the key
+    /// belonged to the first list (`is_in_initial_list`). `process` runs with the queue lock
+    /// held, as in client-go: it must not call back into this DeltaFIFO. Items left when the
+    /// queue is closed are still popped; then `FifoClosed`.
+    pub async fn pop<R>(
+        &self,
+        process: impl FnOnce(Key, Deltas<T>, bool) -> R,
+    ) -> Result<R, FifoClosed> {
+        loop {
+            let notified = self.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let mut state = self.state.lock();
+                if let Some(key) = state.queue.pop_front() {
+                    let is_in_initial_list = !state.has_synced();
+                    if state.initial_population_count > 0 {
+                        state.initial_population_count -= 1;
+                    }
+                    let deltas = state.items.remove(&key).unwrap_or_default();
+                    let result = process(key, deltas, is_in_initial_list);
+                    self.publish_synced_locked(&state);
+                    return Ok(result);
+                }
+                if state.closed {
+                    return Err(FifoClosed);
+                }
+            }
+            notified.await;
+        }
+    }
+
+    /// Stops blocking pops once the queue is empty.
+    pub fn close(&self) {
+        self.state.lock().closed = true;
+        self.notify.notify_waiters();
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.state.lock().closed
+    }
+
+    /// client-go's HasSynced: the first Replace (or any add/update/delete) happened and every
+    /// item it queued has been popped.
+    pub fn has_synced(&self) -> bool {
+        self.state.lock().has_synced()
+    }
+
+    /// Resolves once [`DeltaFifo::has_synced`] is true, or at close if it never becomes so.
+    pub async fn wait_for_sync(&self) -> bool {
+        let mut rx = self.synced.subscribe();
+        rx.wait_for(|synced| *synced).await.is_ok()
+    }
+
+    /// Number of keys queued.
+    pub fn len(&self) -> usize {
+        self.state.lock().queue.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The queued keys, in pop order.
+    pub fn list_keys(&self) -> Vec<Key> {
+        self.state.lock().queue.iter().cloned().collect()
+    }
+
+    /// A copy of the deltas queued for `key`.
+    pub fn get_by_key(&self, key: &str) -> Option<Deltas<T>> {
+        self.state.lock().items.get(key).cloned()
+    }
+
+    /// The resourceVersion of the last Replace, for display.
+    pub fn last_replace_resource_version(&self) -> Option<String> {
+        self.state.lock().last_replace_resource_version.clone()
+    }
+}
+
+impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
+    fn add(&self, obj: Arc<T>) -> Result<(), KeyError> {
+        let key = meta_namespace_key(obj.as_ref())?;
+        let mut state = self.state.lock();
+        self.mark_populated_locked(&mut state);
+        self.queue_action_locked(&mut state, key, Delta::Added(obj));
+        Ok(())
+    }
+
+    fn update(&self, obj: Arc<T>) -> Result<(), KeyError> {
+        let key = meta_namespace_key(obj.as_ref())?;
+        let mut state = self.state.lock();
+        self.mark_populated_locked(&mut state);
+        self.queue_action_locked(&mut state, key, Delta::Updated(obj));
+        Ok(())
+    }
+
+    /// A delete of a key known neither to the queue nor to knownObjects is ignored: there is
+    /// nothing a consumer could have seen to delete.
+    fn delete(&self, obj: Arc<T>) -> Result<(), KeyError> {
+        let key = meta_namespace_key(obj.as_ref())?;
+        let mut state = self.state.lock();
+        self.mark_populated_locked(&mut state);
+        let queued = state.items.contains_key(&key);
+        let known = self
+            .known_objects
+            .as_ref()
+            .is_some_and(|k| k.contains_key(&key));
+        if !queued && !known {
+            return Ok(());
+        }
+        self.queue_action_locked(&mut state, key, Delta::Deleted(DeltaObject::Object(obj)));
+        Ok(())
+    }
+
+    /// A Replaced delta per listed object; a tombstone for every queued key missing from the
+    /// list, and for every known key missing from the list and not queued.
+    fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) -> Result<(), KeyError> {
+        let keyed = list
+            .into_iter()
+            .map(|obj| Ok((meta_namespace_key(obj.as_ref())?, obj)))
+            .collect::<Result<Vec<_>, KeyError>>()?;
+        let mut state = self.state.lock();
+        let mut listed: HashSet<Key, Hasher> =
+            HashSet::with_capacity_and_hasher(keyed.len(), Hasher::default());
+        for (key, obj) in keyed {
+            listed.insert(key.clone());
+            self.queue_action_locked(&mut state, key, Delta::Replaced(obj));
+        }
+
+        let mut queued_deletions = 0;
+        let missing_queued: Vec<(Key, Option<Arc<T>>)> = state
+            .items
+            .iter()
+            .filter(|(key, _)| !listed.contains(*key))
+            .map(|(key, deltas)| (key.clone(), deltas.last().and_then(|d| d.object().cloned())))
+            .collect();
+        for (key, obj) in missing_queued {
+            queued_deletions += 1;
+            let tombstone = DeletedFinalStateUnknown {
+                key: key.clone(),
+                obj,
+            };
+            self.queue_action_locked(
+                &mut state,
+                key,
+                Delta::Deleted(DeltaObject::Tombstone(tombstone)),
+            );
+        }
+
+        if let Some(known) = &self.known_objects {
+            for key in known.list_keys() {
+                if listed.contains(&key) || state.items.contains_key(&key) {
+                    continue;
+                }
+                let obj = known.get_by_key(&key);
+                queued_deletions += 1;
+                let tombstone = DeletedFinalStateUnknown {
+                    key: key.clone(),
+                    obj,
+                };
+                self.queue_action_locked(
+                    &mut state,
+                    key,
+                    Delta::Deleted(DeltaObject::Tombstone(tombstone)),
+                );
+            }
+        }
+
+        state.last_replace_resource_version = Some(resource_version.to_string());
+        if !state.populated {
+            state.populated = true;
+            state.initial_population_count = listed.len() + queued_deletions;
+        }
+        self.publish_synced_locked(&state);
+        Ok(())
+    }
+
+    /// A Sync delta for every known key that has nothing queued: a queued delta is newer
+    /// than what the resync would say.
+    fn resync(&self) -> Result<(), KeyError> {
+        let Some(known) = &self.known_objects else {
+            return Ok(());
+        };
+        let mut state = self.state.lock();
+        for key in known.list_keys() {
+            if state.items.contains_key(&key) {
+                continue;
+            }
+            if let Some(obj) = known.get_by_key(&key) {
+                self.queue_action_locked(&mut state, key, Delta::Sync(obj));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// client-go's `dedupDeltas`: only the last two deltas are compared, and only two deletions in
+/// a row merge, keeping the one that is not a tombstone (the older one if neither is).
+fn dedup_deltas<T>(deltas: &mut Deltas<T>) {
+    let n = deltas.len();
+    if n < 2 {
+        return;
+    }
+    let (Delta::Deleted(older), Delta::Deleted(_)) = (&deltas[n - 2], &deltas[n - 1]) else {
+        return;
+    };
+    if older.is_tombstone() {
+        deltas.swap_remove(n - 2);
+    } else {
+        deltas.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::informers::testing::{TestObj, obj};
+
+    /// A compact picture of a key's deltas: type, rv (or "?" for an unknown final state) and
+    /// whether it is a tombstone.
+    fn describe(deltas: &Deltas<TestObj>) -> Vec<String> {
+        deltas
+            .iter()
+            .map(|d| {
+                let rv = d
+                    .object()
+                    .map_or("?".to_string(), |o| o.resource_version.clone());
+                let tomb = matches!(d, Delta::Deleted(DeltaObject::Tombstone(_)));
+                format!(
+                    "{}:{}{}",
+                    d.delta_type().as_str(),
+                    rv,
+                    if tomb { ":tombstone" } else { "" }
+                )
+            })
+            .collect()
+    }
+
+    async fn pop_one(fifo: &DeltaFifo<TestObj>) -> (String, Vec<String>, bool) {
+        fifo.pop(|key, deltas, initial| (key.to_string(), describe(&deltas), initial))
+            .await
+            .unwrap()
+    }
+
+    async fn drain(fifo: &DeltaFifo<TestObj>) -> Vec<(String, Vec<String>, bool)> {
+        let mut out = Vec::new();
+        while !fifo.is_empty() {
+            out.push(pop_one(fifo).await);
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn deltas_accumulate_per_key_in_order() {
+        let fifo = DeltaFifo::new(None);
+        fifo.add(obj("ns/a", 1, "x")).unwrap();
+        fifo.add(obj("ns/b", 2, "x")).unwrap();
+        fifo.update(obj("ns/a", 3, "y")).unwrap();
+        fifo.delete(obj("ns/a", 3, "y")).unwrap();
+        assert_eq!(fifo.len(), 2);
+        assert_eq!(
+            drain(&fifo).await,
+            vec![
+                (
+                    "ns/a".into(),
+                    vec!["Added:1".into(), "Updated:3".into(), "Deleted:3".into()],
+                    false
+                ),
+                ("ns/b".into(), vec!["Added:2".into()], false),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn delete_of_unknown_key_is_ignored() {
+        let indexer = Indexer::default();
+        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        fifo.delete(obj("ns/ghost", 1, "")).unwrap();
+        assert!(fifo.is_empty());
+        indexer.add(obj("ns/known", 1, "")).unwrap();
+        fifo.delete(obj("ns/known", 2, "")).unwrap();
+        assert_eq!(fifo.list_keys(), vec![Key::from("ns/known")]);
+    }
+
+    #[tokio::test]
+    async fn double_delete_dedup_keeps_the_non_tombstone() {
+        let indexer = Indexer::default();
+        indexer.add(obj("ns/a", 1, "")).unwrap();
+        indexer.add(obj("ns/b", 1, "")).unwrap();
+        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        // A real delete, then a relist lacking the object: the tombstone collapses into it.
+        fifo.delete(obj("ns/a", 2, "")).unwrap();
+        fifo.replace(vec![obj("ns/b", 1, "")], "10").unwrap();
+        let a = fifo.get_by_key("ns/a").unwrap();
+        assert_eq!(describe(&a), vec!["Deleted:2"]);
+        // A tombstone first, then a real delete: the real one replaces it.
+        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        fifo.replace(vec![obj("ns/a", 1, "")], "10").unwrap();
+        drain(&fifo).await;
+        fifo.replace(vec![], "11").unwrap();
+        fifo.delete(obj("ns/b", 3, "")).unwrap();
+        assert_eq!(
+            describe(&fifo.get_by_key("ns/b").unwrap()),
+            vec!["Deleted:3"]
+        );
+        // Anything other than two deletions in a row never merges.
+        fifo.add(obj("ns/c", 4, "")).unwrap();
+        fifo.add(obj("ns/c", 4, "")).unwrap();
+        assert_eq!(
+            describe(&fifo.get_by_key("ns/c").unwrap()),
+            vec!["Added:4", "Added:4"]
+        );
+    }
+
+    #[tokio::test]
+    async fn replace_makes_tombstones_for_queued_and_known_keys_missing_from_the_list() {
+        let indexer = Indexer::default();
+        indexer.add(obj("ns/known-kept", 1, "")).unwrap();
+        indexer.add(obj("ns/known-gone", 2, "")).unwrap();
+        indexer.add(obj("ns/known-and-queued", 3, "")).unwrap();
+        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        fifo.add(obj("ns/queued-gone", 4, "")).unwrap();
+        fifo.update(obj("ns/known-and-queued", 5, "")).unwrap();
+
+        fifo.replace(vec![obj("ns/known-kept", 6, ""), obj("ns/new", 7, "")], "7")
+            .unwrap();
+
+        let mut popped = drain(&fifo).await;
+        popped.sort();
+        let expect: Vec<(String, Vec<String>)> = vec![
+            (
+                "ns/known-and-queued".into(),
+                vec!["Updated:5".into(), "Deleted:5:tombstone".into()],
+            ),
+            ("ns/known-gone".into(), vec!["Deleted:2:tombstone".into()]),
+            ("ns/known-kept".into(), vec!["Replaced:6".into()]),
+            ("ns/new".into(), vec!["Replaced:7".into()]),
+            (
+                "ns/queued-gone".into(),
+                vec!["Added:4".into(), "Deleted:4:tombstone".into()],
+            ),
+        ];
+        assert_eq!(
+            popped
+                .iter()
+                .map(|(k, d, _)| (k.clone(), d.clone()))
+                .collect::<Vec<_>>(),
+            expect
+        );
+        assert_eq!(fifo.last_replace_resource_version().as_deref(), Some("7"));
+    }
+
+    #[tokio::test]
+    async fn has_synced_after_the_initial_population_is_popped() {
+        let fifo = DeltaFifo::new(Some(Indexer::default()));
+        assert!(!fifo.has_synced());
+        fifo.replace(vec![obj("ns/a", 1, ""), obj("ns/b", 2, "")], "2")
+            .unwrap();
+        fifo.add(obj("ns/c", 3, "")).unwrap();
+        assert!(!fifo.has_synced());
+        let (_, _, first) = pop_one(&fifo).await;
+        assert!(first && !fifo.has_synced());
+        let (_, _, second) = pop_one(&fifo).await;
+        assert!(second);
+        assert!(fifo.has_synced());
+        assert!(fifo.wait_for_sync().await);
+        let (key, _, third) = pop_one(&fifo).await;
+        assert_eq!((key.as_str(), third), ("ns/c", false));
+        // A later Replace does not reset the initial population.
+        fifo.replace(vec![obj("ns/a", 4, "")], "4").unwrap();
+        assert!(fifo.has_synced());
+    }
+
+    #[tokio::test]
+    async fn an_empty_first_list_is_synced_at_once() {
+        let fifo = DeltaFifo::<TestObj>::new(Some(Indexer::default()));
+        fifo.replace(vec![], "1").unwrap();
+        assert!(fifo.has_synced());
+        assert!(fifo.wait_for_sync().await);
+    }
+
+    #[tokio::test]
+    async fn resync_skips_keys_with_queued_deltas() {
+        let indexer = Indexer::default();
+        indexer.add(obj("ns/idle", 1, "")).unwrap();
+        indexer.add(obj("ns/busy", 2, "")).unwrap();
+        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        fifo.update(obj("ns/busy", 3, "")).unwrap();
+        fifo.resync().unwrap();
+        let mut popped = drain(&fifo).await;
+        popped.sort();
+        assert_eq!(popped[0].0, "ns/busy");
+        assert_eq!(popped[0].1, vec!["Updated:3"]);
+        assert_eq!(popped[1].0, "ns/idle");
+        assert_eq!(popped[1].1, vec!["Sync:1"]);
+        // Without knownObjects a resync has nothing to say.
+        let fifo = DeltaFifo::<TestObj>::new(None);
+        fifo.resync().unwrap();
+        assert!(fifo.is_empty());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn pop_waits_for_an_item_and_close_ends_after_draining() {
+        let fifo = DeltaFifo::<TestObj>::new(None);
+        let popper = {
+            let fifo = fifo.clone();
+            tokio::spawn(async move { pop_one(&fifo).await.0 })
+        };
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert!(!popper.is_finished());
+        fifo.add(obj("ns/a", 1, "")).unwrap();
+        assert_eq!(popper.await.unwrap(), "ns/a");
+
+        fifo.add(obj("ns/b", 2, "")).unwrap();
+        fifo.close();
+        assert!(fifo.is_closed());
+        assert_eq!(pop_one(&fifo).await.0, "ns/b");
+        assert_eq!(fifo.pop(|_, _, _| ()).await, Err(FifoClosed));
+    }
+
+    #[tokio::test]
+    async fn objects_without_a_name_are_refused() {
+        let fifo = DeltaFifo::<TestObj>::new(None);
+        assert_eq!(fifo.add(obj("ns/", 1, "")), Err(KeyError::MissingName));
+        assert_eq!(
+            fifo.replace(vec![obj("", 1, "")], "1"),
+            Err(KeyError::MissingName)
+        );
+        assert!(fifo.is_empty());
+    }
+}

@@ -1,0 +1,41 @@
+//! A minimal object type for the informer layer's unit tests.
+
+use std::sync::Arc;
+
+use super::object::Object;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestObj {
+    pub namespace: Option<String>,
+    pub name: String,
+    pub resource_version: String,
+    pub label: String,
+}
+
+impl Object for TestObj {
+    fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn resource_version(&self) -> Option<&str> {
+        Some(&self.resource_version)
+    }
+}
+
+/// `ns/name` at resourceVersion `rv`, labelled `label`.
+pub fn obj(key: &str, rv: u64, label: &str) -> Arc<TestObj> {
+    let (namespace, name) = match key.split_once('/') {
+        Some((ns, name)) => (Some(ns.to_string()), name.to_string()),
+        None => (None, key.to_string()),
+    };
+    Arc::new(TestObj {
+        namespace,
+        name,
+        resource_version: rv.to_string(),
+        label: label.to_string(),
+    })
+}
