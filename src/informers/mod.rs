@@ -3,6 +3,7 @@
 
 pub mod delta_fifo;
 pub mod indexer;
+pub mod informer;
 pub mod keys;
 pub mod object;
 

@@ -1,0 +1,468 @@
+//! client-go's shared index informer: pops deltas from the DeltaFIFO, applies them to the
+//! Indexer and hands notifications to every registered handler.
+//!
+//! Each handler is a stream with its own unbounded buffer (client-go's processorListener), so
+//! a slow handler never stalls the informer or the other handlers.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures::Stream;
+use parking_lot::Mutex;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use super::delta_fifo::{Delta, DeltaFifo, Deltas, ReflectorStore};
+use super::indexer::Indexer;
+use super::keys::{DeltaObject, Key};
+use super::object::Object;
+
+/// What a handler is told: client-go's OnAdd / OnUpdate / OnDelete.
+#[derive(Debug)]
+pub enum Notification<T> {
+    Add {
+        obj: Arc<T>,
+        /// The object came from the first list (or the replay for a late handler).
+        is_in_initial_list: bool,
+    },
+    Update {
+        old: Arc<T>,
+        new: Arc<T>,
+    },
+    /// The final state, or a tombstone when the deletion was inferred from a relist.
+    Delete {
+        obj: DeltaObject<T>,
+    },
+}
+
+impl<T> Clone for Notification<T> {
+    fn clone(&self) -> Self {
+        match self {
+            Self::Add {
+                obj,
+                is_in_initial_list,
+            } => Self::Add {
+                obj: obj.clone(),
+                is_in_initial_list: *is_in_initial_list,
+            },
+            Self::Update { old, new } => Self::Update {
+                old: old.clone(),
+                new: new.clone(),
+            },
+            Self::Delete { obj } => Self::Delete { obj: obj.clone() },
+        }
+    }
+}
+
+impl<T: Object> Notification<T> {
+    /// An update whose resourceVersion did not change is a resync (or a relist of an
+    /// unchanged object), not a change: controllers usually skip it.
+    pub fn is_resync(&self) -> bool {
+        match self {
+            Self::Update { old, new } => {
+                old.resource_version().is_some() && old.resource_version() == new.resource_version()
+            }
+            _ => false,
+        }
+    }
+}
+
+/// One handler's buffered stream of notifications. Dropping it unregisters the handler.
+pub struct EventHandlerRegistration<T> {
+    rx: UnboundedReceiver<Notification<T>>,
+}
+
+impl<T> EventHandlerRegistration<T> {
+    /// The next notification; `None` once the informer stopped and the buffer is empty.
+    pub async fn recv(&mut self) -> Option<Notification<T>> {
+        self.rx.recv().await
+    }
+
+    /// Notifications buffered and not yet received: how far this handler lags.
+    pub fn pending(&self) -> usize {
+        self.rx.len()
+    }
+}
+
+impl<T> Stream for EventHandlerRegistration<T> {
+    type Item = Notification<T>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.rx.poll_recv(cx)
+    }
+}
+
+/// A DeltaFIFO feeding an Indexer and a set of handlers. Cloning is cheap and shares it.
+pub struct SharedIndexInformer<T> {
+    indexer: Indexer<T>,
+    fifo: DeltaFifo<T>,
+    listeners: Arc<Mutex<Vec<UnboundedSender<Notification<T>>>>>,
+    resync_period: Option<Duration>,
+}
+
+impl<T> Clone for SharedIndexInformer<T> {
+    fn clone(&self) -> Self {
+        Self {
+            indexer: self.indexer.clone(),
+            fifo: self.fifo.clone(),
+            listeners: self.listeners.clone(),
+            resync_period: self.resync_period,
+        }
+    }
+}
+
+impl<T: Object> SharedIndexInformer<T> {
+    /// An informer over `indexer` (with its indexes already registered). Objects already in
+    /// the indexer are a warm start: the first Replace deletes, through tombstones, those the
+    /// server no longer has. `resync_period` of `None` or zero turns resync off.
+    pub fn new(indexer: Indexer<T>, resync_period: Option<Duration>) -> Self {
+        Self {
+            fifo: DeltaFifo::new(Some(indexer.clone())),
+            indexer,
+            listeners: Arc::new(Mutex::new(Vec::new())),
+            resync_period: resync_period.filter(|p| !p.is_zero()),
+        }
+    }
+
+    /// The read side: the indexed store the informer keeps.
+    pub fn indexer(&self) -> &Indexer<T> {
+        &self.indexer
+    }
+
+    /// The write side, for the Reflector.
+    pub fn store(&self) -> &DeltaFifo<T> {
+        &self.fifo
+    }
+
+    pub fn has_synced(&self) -> bool {
+        self.fifo.has_synced()
+    }
+
+    /// Resolves once the first list has been fully applied (false if stopped before that).
+    pub async fn wait_for_sync(&self) -> bool {
+        self.fifo.wait_for_sync().await
+    }
+
+    /// Registers a handler. A handler added after start is first replayed the current
+    /// contents as initial adds; the replay and live notifications never interleave.
+    pub fn add_event_handler(&self) -> EventHandlerRegistration<T> {
+        let (tx, rx) = unbounded_channel();
+        let mut listeners = self.listeners.lock();
+        for obj in self.indexer.list() {
+            // The receiver is alive: it is in our hands until we return it.
+            let _ = tx.send(Notification::Add {
+                obj,
+                is_in_initial_list: true,
+            });
+        }
+        listeners.push(tx);
+        EventHandlerRegistration { rx }
+    }
+
+    /// Runs the process loop (and the resync timer) until [`SharedIndexInformer::stop`] and
+    /// the queue is drained. Handlers' streams end afterwards.
+    pub async fn run(&self) {
+        let process = async {
+            while self
+                .fifo
+                .pop(|key, deltas, is_in_initial_list| {
+                    self.process_deltas(key, deltas, is_in_initial_list)
+                })
+                .await
+                .is_ok()
+            {}
+        };
+        let resync = async {
+            match self.resync_period {
+                Some(period) => {
+                    let mut ticks =
+                        tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+                    loop {
+                        ticks.tick().await;
+                        // Keys come from the indexer, which has only keyed objects.
+                        let _ = self.fifo.resync();
+                    }
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            () = process => {}
+            () = resync => {}
+        }
+        self.listeners.lock().clear();
+    }
+
+    /// Closes the DeltaFIFO: `run` returns once what is queued has been processed.
+    pub fn stop(&self) {
+        self.fifo.close();
+    }
+
+    /// client-go's processDeltas: apply each delta to the Indexer, then notify.
+    fn process_deltas(&self, key: Key, deltas: Deltas<T>, is_in_initial_list: bool) {
+        let mut listeners = self.listeners.lock();
+        for delta in deltas {
+            let notification = match delta {
+                Delta::Deleted(obj) => {
+                    self.indexer.remove(&key);
+                    Notification::Delete { obj }
+                }
+                Delta::Added(obj)
+                | Delta::Updated(obj)
+                | Delta::Replaced(obj)
+                | Delta::Sync(obj) => match self.indexer.insert(key.clone(), obj.clone()) {
+                    Some(old) => Notification::Update { old, new: obj },
+                    None => Notification::Add {
+                        obj,
+                        is_in_initial_list,
+                    },
+                },
+            };
+            listeners.retain(|tx| tx.send(notification.clone()).is_ok());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use futures::StreamExt;
+    use smallvec::smallvec;
+    use tokio::time::Instant;
+
+    use super::*;
+    use crate::informers::indexer::index_func;
+    use crate::informers::testing::{TestObj, obj};
+
+    fn describe(n: &Notification<TestObj>) -> String {
+        match n {
+            Notification::Add {
+                obj,
+                is_in_initial_list,
+            } => format!(
+                "add {} {} initial={is_in_initial_list}",
+                obj.name, obj.resource_version
+            ),
+            Notification::Update { old, new } => format!(
+                "update {} {}->{}",
+                new.name, old.resource_version, new.resource_version
+            ),
+            Notification::Delete { obj } => format!(
+                "delete {} tombstone={} last={}",
+                obj.key().map(|k| k.to_string()).unwrap_or_default(),
+                obj.is_tombstone(),
+                obj.object()
+                    .map_or("none".to_string(), |o| o.resource_version.clone())
+            ),
+        }
+    }
+
+    async fn next(reg: &mut EventHandlerRegistration<TestObj>) -> String {
+        describe(&reg.recv().await.unwrap())
+    }
+
+    fn spawn_run(informer: &SharedIndexInformer<TestObj>) -> tokio::task::JoinHandle<()> {
+        let informer = informer.clone();
+        tokio::spawn(async move { informer.run().await })
+    }
+
+    #[tokio::test]
+    async fn process_deltas_drives_indexer_and_handlers() {
+        let by_label = index_func(|o: &TestObj| Ok(smallvec![Cow::Borrowed(o.label.as_str())]));
+        let informer = SharedIndexInformer::new(Indexer::new([("label", by_label)]).unwrap(), None);
+        let mut handler = informer.add_event_handler();
+        let run = spawn_run(&informer);
+        let store = informer.store();
+        store
+            .replace(vec![obj("ns/a", 1, "web"), obj("ns/b", 2, "db")], "2")
+            .unwrap();
+        assert!(informer.wait_for_sync().await);
+        store.update(obj("ns/a", 3, "db")).unwrap();
+        store.delete(obj("ns/b", 2, "db")).unwrap();
+
+        let mut initial = vec![next(&mut handler).await, next(&mut handler).await];
+        initial.sort();
+        assert_eq!(initial, ["add a 1 initial=true", "add b 2 initial=true"]);
+        assert_eq!(next(&mut handler).await, "update a 1->3");
+        assert_eq!(
+            next(&mut handler).await,
+            "delete ns/b tombstone=false last=2"
+        );
+        let db: Vec<String> = informer
+            .indexer()
+            .index_keys("label", "db")
+            .unwrap()
+            .iter()
+            .map(|k| k.to_string())
+            .collect();
+        assert_eq!(db, ["ns/a"]);
+        assert!(
+            informer
+                .indexer()
+                .index_keys("label", "web")
+                .unwrap()
+                .is_empty()
+        );
+
+        informer.stop();
+        run.await.unwrap();
+        assert!(
+            handler.next().await.is_none(),
+            "handler stream ends after stop"
+        );
+    }
+
+    /// client-go's workqueue example preloads "mypod" into the indexer before the informer
+    /// runs; the first list lacks it, so it is deleted through a tombstone.
+    #[tokio::test]
+    async fn warm_start_object_missing_from_first_list_is_deleted_by_tombstone() {
+        let indexer = Indexer::default();
+        indexer.add(obj("default/mypod", 1, "")).unwrap();
+        let informer = SharedIndexInformer::new(indexer, None);
+        let mut handler = informer.add_event_handler();
+        assert_eq!(next(&mut handler).await, "add mypod 1 initial=true");
+        let run = spawn_run(&informer);
+        informer
+            .store()
+            .replace(vec![obj("default/other", 5, "")], "5")
+            .unwrap();
+        assert!(informer.wait_for_sync().await);
+        let mut events = vec![next(&mut handler).await, next(&mut handler).await];
+        events.sort();
+        assert_eq!(
+            events,
+            [
+                "add other 5 initial=true",
+                "delete default/mypod tombstone=true last=1"
+            ]
+        );
+        assert!(informer.indexer().get_by_key("default/mypod").is_none());
+        assert_eq!(informer.indexer().len(), 1);
+        informer.stop();
+        run.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_sleeping_handler_does_not_delay_another() {
+        let informer = SharedIndexInformer::new(Indexer::default(), None);
+        let mut slow = informer.add_event_handler();
+        let mut fast = informer.add_event_handler();
+        let slow_task = tokio::spawn(async move {
+            while slow.recv().await.is_some() {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+            }
+        });
+        let run = spawn_run(&informer);
+        let started = Instant::now();
+        for i in 0..100 {
+            informer
+                .store()
+                .add(obj(&format!("ns/p{i}"), i, ""))
+                .unwrap();
+        }
+        for _ in 0..100 {
+            fast.recv().await.unwrap();
+        }
+        assert_eq!(
+            started.elapsed(),
+            Duration::ZERO,
+            "fast handler never waited"
+        );
+        assert!(!slow_task.is_finished());
+        informer.stop();
+        run.await.unwrap();
+        slow_task.abort();
+    }
+
+    #[tokio::test]
+    async fn late_handler_is_replayed_current_contents_then_live_changes() {
+        let informer = SharedIndexInformer::new(Indexer::default(), None);
+        let run = spawn_run(&informer);
+        let store = informer.store();
+        store
+            .replace(vec![obj("ns/a", 1, ""), obj("ns/b", 2, "")], "2")
+            .unwrap();
+        assert!(informer.wait_for_sync().await);
+        store.delete(obj("ns/b", 2, "")).unwrap();
+        store.add(obj("ns/c", 3, "")).unwrap();
+        // Wait until the informer applied everything, then register late.
+        while informer.indexer().get_by_key("ns/c").is_none() {
+            tokio::task::yield_now().await;
+        }
+        let mut late = informer.add_event_handler();
+        let mut replay = vec![next(&mut late).await, next(&mut late).await];
+        replay.sort();
+        assert_eq!(replay, ["add a 1 initial=true", "add c 3 initial=true"]);
+        store.update(obj("ns/a", 4, "")).unwrap();
+        assert_eq!(next(&mut late).await, "update a 1->4");
+        assert_eq!(late.pending(), 0);
+        informer.stop();
+        run.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn resync_period_sends_updates_that_are_resyncs() {
+        let informer = SharedIndexInformer::new(Indexer::default(), Some(Duration::from_secs(30)));
+        let mut handler = informer.add_event_handler();
+        let run = spawn_run(&informer);
+        informer
+            .store()
+            .replace(vec![obj("ns/a", 7, "")], "7")
+            .unwrap();
+        let added = handler.recv().await.unwrap();
+        assert!(!added.is_resync());
+        let before = Instant::now();
+        let resynced = handler.recv().await.unwrap();
+        assert_eq!(before.elapsed(), Duration::from_secs(30));
+        assert_eq!(describe(&resynced), "update a 7->7");
+        assert!(resynced.is_resync());
+        informer.stop();
+        run.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn relist_replaces_state_and_handlers_see_adds_minus_deletes() {
+        let informer = SharedIndexInformer::new(Indexer::default(), None);
+        let mut handler = informer.add_event_handler();
+        let run = spawn_run(&informer);
+        let store = informer.store();
+        store
+            .replace(
+                (0..50).map(|i| obj(&format!("ns/p{i}"), i, "")).collect(),
+                "50",
+            )
+            .unwrap();
+        // A relist that lost half the objects and changed the rest.
+        store
+            .replace(
+                (0..50)
+                    .filter(|i| i % 2 == 0)
+                    .map(|i| obj(&format!("ns/p{i}"), i + 100, ""))
+                    .collect(),
+                "200",
+            )
+            .unwrap();
+        informer.stop();
+        run.await.unwrap();
+        let mut live = std::collections::HashSet::new();
+        while let Some(n) = handler.recv().await {
+            match n {
+                Notification::Add { obj, .. } => assert!(live.insert(obj.name.clone())),
+                Notification::Update { new, .. } => assert!(live.contains(&new.name)),
+                Notification::Delete { obj } => {
+                    let key = obj.key().unwrap();
+                    assert!(live.remove(&key["ns/".len()..]));
+                }
+            }
+        }
+        assert_eq!(live.len(), 25);
+        assert_eq!(informer.indexer().len(), 25);
+        for key in informer.indexer().list_keys() {
+            let stored = informer.indexer().get_by_key(&key).unwrap();
+            assert!(live.contains(&stored.name));
+            assert!(stored.resource_version.parse::<u64>().unwrap() >= 100);
+        }
+    }
+}
