@@ -106,7 +106,7 @@ fn indexer_benches(c: &mut Criterion) {
     group.bench_function("update_moving_app_index_value", |b| {
         b.iter(|| {
             for _ in 0..10_000 {
-                let source = if (flip / PODS) % 2 == 0 {
+                let source = if (flip / PODS).is_multiple_of(2) {
                     &moved_values
                 } else {
                     &same_values
