@@ -1,10 +1,12 @@
 //! A port of client-go's informer pipeline: DeltaFIFO → Indexer → handlers → workqueue.
 //! Nothing here knows about the UI.
 
+pub mod backoff;
 pub mod delta_fifo;
 pub mod indexer;
 pub mod informer;
 pub mod keys;
+pub mod lister_watcher;
 pub mod object;
 
 #[cfg(test)]

@@ -1,0 +1,439 @@
+//! The Reflector's view of an API server: list pages and watch streams of one resource.
+//!
+//! [`KubeListerWatcher`] builds the requests itself on kube's `Client` (kube's `Api` drops
+//! `resourceVersion=0` when `limit` is set, and decodes full objects) and decodes each item
+//! straight into the stored type, skipping malformed items and events instead of failing.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use futures::{AsyncBufReadExt, StreamExt};
+use kube::core::Status;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use super::object::Object;
+
+/// Options of one list call. An empty `resource_version` means unset: a consistent,
+/// most-recent read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListParams {
+    pub resource_version: String,
+    pub limit: Option<u32>,
+    pub continue_token: Option<String>,
+}
+
+/// One page of a list.
+#[derive(Debug)]
+pub struct ListPage<T> {
+    pub items: Vec<Arc<T>>,
+    /// The snapshot resourceVersion every page of this list is served at.
+    pub resource_version: String,
+    pub continue_token: Option<String>,
+    /// Items that did not decode: skipped, and reported so the caller can log and count them.
+    pub malformed: Vec<String>,
+}
+
+/// Options of one watch call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchParams {
+    pub resource_version: String,
+    /// The server closes the stream cleanly after this long.
+    pub timeout: Duration,
+    pub allow_bookmarks: bool,
+}
+
+/// The `type` of a watch event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WatchEventType {
+    Added,
+    Modified,
+    Deleted,
+    Bookmark,
+    Error,
+}
+
+impl WatchEventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Added => "ADDED",
+            Self::Modified => "MODIFIED",
+            Self::Deleted => "DELETED",
+            Self::Bookmark => "BOOKMARK",
+            Self::Error => "ERROR",
+        }
+    }
+}
+
+/// A decoded watch event.
+#[derive(Debug)]
+pub enum WatchEvent<T> {
+    Added(Arc<T>),
+    Modified(Arc<T>),
+    /// Carries the object's last state.
+    Deleted(Arc<T>),
+    /// Only moves the resourceVersion on.
+    Bookmark { resource_version: String },
+    /// Ends the watch; a 410 means the resourceVersion is too old.
+    Error(Box<Status>),
+}
+
+impl<T> WatchEvent<T> {
+    pub fn event_type(&self) -> WatchEventType {
+        match self {
+            Self::Added(_) => WatchEventType::Added,
+            Self::Modified(_) => WatchEventType::Modified,
+            Self::Deleted(_) => WatchEventType::Deleted,
+            Self::Bookmark { .. } => WatchEventType::Bookmark,
+            Self::Error(_) => WatchEventType::Error,
+        }
+    }
+}
+
+/// A watch event and the raw JSON of its object, kept for the delta tap.
+#[derive(Debug)]
+pub struct RawWatchEvent<T> {
+    pub event: WatchEvent<T>,
+    pub raw_object: Bytes,
+}
+
+/// A stream of watch events. An `Err(MalformedEvent)` item is skippable; any other error ends
+/// the watch.
+pub type WatchStream<T> = BoxStream<'static, Result<RawWatchEvent<T>, ListWatchError>>;
+
+/// What can go wrong talking to the API server.
+#[derive(Debug, thiserror::Error)]
+pub enum ListWatchError {
+    #[error("{verb} {resource}: {} ({} {})", .status.message, .status.code, .status.reason)]
+    Api {
+        verb: &'static str,
+        resource: String,
+        status: Box<Status>,
+    },
+    #[error("{verb} {resource}: {message}")]
+    Transport {
+        verb: &'static str,
+        resource: String,
+        message: String,
+    },
+    #[error("{verb} {resource}: malformed response: {message}")]
+    MalformedResponse {
+        verb: &'static str,
+        resource: String,
+        message: String,
+    },
+    #[error("malformed watch event skipped: {0}")]
+    MalformedEvent(String),
+}
+
+impl ListWatchError {
+    fn status(&self) -> Option<&Status> {
+        match self {
+            Self::Api { status, .. } => Some(status),
+            _ => None,
+        }
+    }
+
+    /// 410 Gone / reason Expired: the resourceVersion or continue token is too old.
+    pub fn is_expired(&self) -> bool {
+        self.status()
+            .is_some_and(|s| s.code == 410 || s.reason == "Expired" || s.reason == "Gone")
+    }
+
+    /// The server has not yet seen the requested resourceVersion.
+    pub fn is_too_large_resource_version(&self) -> bool {
+        self.status().is_some_and(|s| {
+            s.details.as_ref().is_some_and(|d| {
+                d.causes
+                    .iter()
+                    .any(|c| c.reason == "ResourceVersionTooLarge")
+            }) || s.message.contains("Too large resource version")
+        })
+    }
+
+    pub fn is_too_many_requests(&self) -> bool {
+        self.status().is_some_and(|s| s.code == 429)
+    }
+
+    pub fn code(&self) -> Option<u16> {
+        self.status().map(|s| s.code)
+    }
+}
+
+/// Lists and watches one resource. client-go's `ListerWatcher`.
+pub trait ListerWatcher<T>: Send + Sync + 'static {
+    fn list(
+        &self,
+        params: &ListParams,
+    ) -> impl Future<Output = Result<ListPage<T>, ListWatchError>> + Send;
+
+    fn watch(
+        &self,
+        params: &WatchParams,
+    ) -> impl Future<Output = Result<WatchStream<T>, ListWatchError>> + Send;
+}
+
+/// A [`ListerWatcher`] over kube's HTTP client, for one collection path such as
+/// `/api/v1/pods` or `/apis/apps/v1/namespaces/web/deployments`.
+#[derive(Clone)]
+pub struct KubeListerWatcher {
+    client: kube::Client,
+    collection_path: String,
+    /// What the resource is called in errors (`pods`, `pods in namespace web`).
+    resource: String,
+    label_selector: Option<String>,
+    field_selector: Option<String>,
+}
+
+impl KubeListerWatcher {
+    pub fn new(client: kube::Client, collection_path: impl Into<String>, resource: impl Into<String>) -> Self {
+        Self {
+            client,
+            collection_path: collection_path.into(),
+            resource: resource.into(),
+            label_selector: None,
+            field_selector: None,
+        }
+    }
+
+    pub fn with_label_selector(mut self, selector: Option<String>) -> Self {
+        self.label_selector = selector.filter(|s| !s.is_empty());
+        self
+    }
+
+    pub fn with_field_selector(mut self, selector: Option<String>) -> Self {
+        self.field_selector = selector.filter(|s| !s.is_empty());
+        self
+    }
+
+    fn request(&self, query: &[(&str, &str)]) -> Result<http::Request<Vec<u8>>, String> {
+        let mut params = form_urlencoded::Serializer::new(String::new());
+        params.extend_pairs(query);
+        if let Some(selector) = &self.label_selector {
+            params.append_pair("labelSelector", selector);
+        }
+        if let Some(selector) = &self.field_selector {
+            params.append_pair("fieldSelector", selector);
+        }
+        let params = params.finish();
+        let url = if params.is_empty() {
+            self.collection_path.clone()
+        } else {
+            format!("{}?{params}", self.collection_path)
+        };
+        http::Request::get(url)
+            .header(http::header::ACCEPT, "application/json")
+            .body(Vec::new())
+            .map_err(|e| e.to_string())
+    }
+
+    fn error(&self, verb: &'static str, err: kube::Error) -> ListWatchError {
+        match err {
+            kube::Error::Api(status) => ListWatchError::Api {
+                verb,
+                resource: self.resource.clone(),
+                status,
+            },
+            kube::Error::SerdeError(e) => ListWatchError::MalformedResponse {
+                verb,
+                resource: self.resource.clone(),
+                message: e.to_string(),
+            },
+            other => ListWatchError::Transport {
+                verb,
+                resource: self.resource.clone(),
+                message: transport_message(&other),
+            },
+        }
+    }
+}
+
+/// The innermost cause of a transport error, which is what tells a person what happened
+/// ("Connection refused"), without any credential the request carried.
+fn transport_message(err: &kube::Error) -> String {
+    let mut message = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        message = cause.to_string();
+        source = cause.source();
+    }
+    message
+}
+
+#[derive(Deserialize)]
+struct WireList<'a> {
+    #[serde(default, borrow)]
+    metadata: Option<WireListMeta<'a>>,
+    #[serde(default, borrow)]
+    items: Option<Vec<&'a RawValue>>,
+}
+
+#[derive(Deserialize)]
+struct WireListMeta<'a> {
+    #[serde(default, rename = "resourceVersion")]
+    resource_version: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, rename = "continue")]
+    continue_token: Option<std::borrow::Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct WireEvent<'a> {
+    #[serde(rename = "type")]
+    event_type: std::borrow::Cow<'a, str>,
+    #[serde(borrow)]
+    object: &'a RawValue,
+}
+
+#[derive(Deserialize)]
+struct WireBookmark {
+    metadata: WireBookmarkMeta,
+}
+
+#[derive(Deserialize)]
+struct WireBookmarkMeta {
+    #[serde(rename = "resourceVersion")]
+    resource_version: String,
+}
+
+/// Decodes one list body, skipping (and reporting) items that do not decode.
+pub fn decode_list<T: DeserializeOwned>(body: &str) -> Result<ListPage<T>, String> {
+    let wire: WireList<'_> = serde_json::from_str(body).map_err(|e| e.to_string())?;
+    let raw_items = wire.items.unwrap_or_default();
+    let mut items = Vec::with_capacity(raw_items.len());
+    let mut malformed = Vec::new();
+    for raw in raw_items {
+        match serde_json::from_str::<T>(raw.get()) {
+            Ok(obj) => items.push(Arc::new(obj)),
+            Err(e) => malformed.push(e.to_string()),
+        }
+    }
+    let (resource_version, continue_token) = match wire.metadata {
+        Some(meta) => (
+            meta.resource_version.map(|rv| rv.into_owned()).unwrap_or_default(),
+            meta.continue_token
+                .filter(|c| !c.is_empty())
+                .map(|c| c.into_owned()),
+        ),
+        None => (String::new(), None),
+    };
+    Ok(ListPage {
+        items,
+        resource_version,
+        continue_token,
+        malformed,
+    })
+}
+
+/// Decodes one watch line (`{"type": ..., "object": ...}`).
+pub fn decode_watch_line<T: DeserializeOwned>(
+    line: &Bytes,
+) -> Result<RawWatchEvent<T>, ListWatchError> {
+    let malformed = |e: serde_json::Error| ListWatchError::MalformedEvent(e.to_string());
+    let wire: WireEvent<'_> = serde_json::from_slice(line).map_err(malformed)?;
+    let raw = wire.object.get();
+    let raw_object = line.slice_ref(raw.as_bytes());
+    let event = match wire.event_type.as_ref() {
+        "ADDED" => WatchEvent::Added(Arc::new(serde_json::from_str(raw).map_err(malformed)?)),
+        "MODIFIED" => {
+            WatchEvent::Modified(Arc::new(serde_json::from_str(raw).map_err(malformed)?))
+        }
+        "DELETED" => WatchEvent::Deleted(Arc::new(serde_json::from_str(raw).map_err(malformed)?)),
+        "BOOKMARK" => {
+            let bookmark: WireBookmark = serde_json::from_str(raw).map_err(malformed)?;
+            WatchEvent::Bookmark {
+                resource_version: bookmark.metadata.resource_version,
+            }
+        }
+        "ERROR" => WatchEvent::Error(Box::new(serde_json::from_str(raw).map_err(malformed)?)),
+        other => {
+            return Err(ListWatchError::MalformedEvent(format!(
+                "unknown watch event type {other:?}"
+            )));
+        }
+    };
+    Ok(RawWatchEvent { event, raw_object })
+}
+
+impl<T> ListerWatcher<T> for KubeListerWatcher
+where
+    T: Object + DeserializeOwned,
+{
+    async fn list(&self, params: &ListParams) -> Result<ListPage<T>, ListWatchError> {
+        let limit = params.limit.map(|l| l.to_string());
+        let mut query: Vec<(&str, &str)> = Vec::new();
+        if !params.resource_version.is_empty() {
+            query.push(("resourceVersion", &params.resource_version));
+        }
+        if let Some(limit) = &limit {
+            query.push(("limit", limit));
+        }
+        if let Some(token) = &params.continue_token {
+            query.push(("continue", token));
+        }
+        let request = self.request(&query).map_err(|message| ListWatchError::Transport {
+            verb: "list",
+            resource: self.resource.clone(),
+            message,
+        })?;
+        let body = self
+            .client
+            .request_text(request)
+            .await
+            .map_err(|e| self.error("list", e))?;
+        let page = decode_list::<T>(&body).map_err(|message| ListWatchError::MalformedResponse {
+            verb: "list",
+            resource: self.resource.clone(),
+            message,
+        })?;
+        for error in &page.malformed {
+            tracing::warn!(resource = %self.resource, %error, "skipped a list item that did not decode");
+        }
+        Ok(page)
+    }
+
+    async fn watch(&self, params: &WatchParams) -> Result<WatchStream<T>, ListWatchError> {
+        let timeout = params.timeout.as_secs().max(1).to_string();
+        let mut query: Vec<(&str, &str)> = vec![("watch", "true"), ("timeoutSeconds", &timeout)];
+        if !params.resource_version.is_empty() {
+            query.push(("resourceVersion", &params.resource_version));
+        }
+        if params.allow_bookmarks {
+            query.push(("allowWatchBookmarks", "true"));
+        }
+        let request = self.request(&query).map_err(|message| ListWatchError::Transport {
+            verb: "watch",
+            resource: self.resource.clone(),
+            message,
+        })?;
+        let reader = self
+            .client
+            .request_stream(request)
+            .await
+            .map_err(|e| self.error("watch", e))?;
+        let resource = self.resource.clone();
+        let lines = futures::stream::unfold(Box::pin(reader), move |mut reader| {
+            let resource = resource.clone();
+            async move {
+                loop {
+                    let mut line = Vec::new();
+                    match reader.read_until(b'\n', &mut line).await {
+                        Ok(0) => return None,
+                        Ok(_) if line.iter().all(u8::is_ascii_whitespace) => continue,
+                        Ok(_) => return Some((decode_watch_line::<T>(&Bytes::from(line)), reader)),
+                        // A connection cut mid-stream ends the watch like a clean close: the
+                        // Reflector re-watches from the last resourceVersion it saw.
+                        Err(e) => {
+                            tracing::debug!(%resource, error = %e, "watch stream ended");
+                            return None;
+                        }
+                    }
+                }
+            }
+        });
+        Ok(lines.boxed())
+    }
+}
