@@ -77,7 +77,9 @@ pub enum WatchEvent<T> {
     /// Carries the object's last state.
     Deleted(Arc<T>),
     /// Only moves the resourceVersion on.
-    Bookmark { resource_version: String },
+    Bookmark {
+        resource_version: String,
+    },
     /// Ends the watch; a 410 means the resourceVersion is too old.
     Error(Box<Status>),
 }
@@ -119,9 +121,17 @@ pub enum ListWatchError {
         verb: &'static str,
         resource: String,
         message: String,
+        /// Nothing listens at the server's address (yet): worth retrying after a backoff.
+        connection_refused: bool,
     },
     #[error("{verb} {resource}: malformed response: {message}")]
     MalformedResponse {
+        verb: &'static str,
+        resource: String,
+        message: String,
+    },
+    #[error("{verb} {resource}: cannot build the request: {message}")]
+    InvalidRequest {
         verb: &'static str,
         resource: String,
         message: String,
@@ -159,6 +169,16 @@ impl ListWatchError {
         self.status().is_some_and(|s| s.code == 429)
     }
 
+    pub fn is_connection_refused(&self) -> bool {
+        matches!(
+            self,
+            Self::Transport {
+                connection_refused: true,
+                ..
+            }
+        )
+    }
+
     pub fn code(&self) -> Option<u16> {
         self.status().map(|s| s.code)
     }
@@ -190,7 +210,11 @@ pub struct KubeListerWatcher {
 }
 
 impl KubeListerWatcher {
-    pub fn new(client: kube::Client, collection_path: impl Into<String>, resource: impl Into<String>) -> Self {
+    pub fn new(
+        client: kube::Client,
+        collection_path: impl Into<String>,
+        resource: impl Into<String>,
+    ) -> Self {
         Self {
             client,
             collection_path: collection_path.into(),
@@ -243,25 +267,33 @@ impl KubeListerWatcher {
                 resource: self.resource.clone(),
                 message: e.to_string(),
             },
-            other => ListWatchError::Transport {
-                verb,
-                resource: self.resource.clone(),
-                message: transport_message(&other),
-            },
+            other => {
+                let (message, connection_refused) = transport_cause(&other);
+                ListWatchError::Transport {
+                    verb,
+                    resource: self.resource.clone(),
+                    message,
+                    connection_refused,
+                }
+            }
         }
     }
 }
 
 /// The innermost cause of a transport error, which is what tells a person what happened
-/// ("Connection refused"), without any credential the request carried.
-fn transport_message(err: &kube::Error) -> String {
+/// ("Connection refused"), and whether it was a refused connection.
+fn transport_cause(err: &kube::Error) -> (String, bool) {
     let mut message = err.to_string();
+    let mut refused = false;
     let mut source = std::error::Error::source(err);
     while let Some(cause) = source {
         message = cause.to_string();
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            refused |= io.kind() == std::io::ErrorKind::ConnectionRefused;
+        }
         source = cause.source();
     }
-    message
+    (message, refused)
 }
 
 #[derive(Deserialize)]
@@ -313,7 +345,9 @@ pub fn decode_list<T: DeserializeOwned>(body: &str) -> Result<ListPage<T>, Strin
     }
     let (resource_version, continue_token) = match wire.metadata {
         Some(meta) => (
-            meta.resource_version.map(|rv| rv.into_owned()).unwrap_or_default(),
+            meta.resource_version
+                .map(|rv| rv.into_owned())
+                .unwrap_or_default(),
             meta.continue_token
                 .filter(|c| !c.is_empty())
                 .map(|c| c.into_owned()),
@@ -338,9 +372,7 @@ pub fn decode_watch_line<T: DeserializeOwned>(
     let raw_object = line.slice_ref(raw.as_bytes());
     let event = match wire.event_type.as_ref() {
         "ADDED" => WatchEvent::Added(Arc::new(serde_json::from_str(raw).map_err(malformed)?)),
-        "MODIFIED" => {
-            WatchEvent::Modified(Arc::new(serde_json::from_str(raw).map_err(malformed)?))
-        }
+        "MODIFIED" => WatchEvent::Modified(Arc::new(serde_json::from_str(raw).map_err(malformed)?)),
         "DELETED" => WatchEvent::Deleted(Arc::new(serde_json::from_str(raw).map_err(malformed)?)),
         "BOOKMARK" => {
             let bookmark: WireBookmark = serde_json::from_str(raw).map_err(malformed)?;
@@ -374,21 +406,24 @@ where
         if let Some(token) = &params.continue_token {
             query.push(("continue", token));
         }
-        let request = self.request(&query).map_err(|message| ListWatchError::Transport {
-            verb: "list",
-            resource: self.resource.clone(),
-            message,
-        })?;
+        let request = self
+            .request(&query)
+            .map_err(|message| ListWatchError::InvalidRequest {
+                verb: "list",
+                resource: self.resource.clone(),
+                message,
+            })?;
         let body = self
             .client
             .request_text(request)
             .await
             .map_err(|e| self.error("list", e))?;
-        let page = decode_list::<T>(&body).map_err(|message| ListWatchError::MalformedResponse {
-            verb: "list",
-            resource: self.resource.clone(),
-            message,
-        })?;
+        let page =
+            decode_list::<T>(&body).map_err(|message| ListWatchError::MalformedResponse {
+                verb: "list",
+                resource: self.resource.clone(),
+                message,
+            })?;
         for error in &page.malformed {
             tracing::warn!(resource = %self.resource, %error, "skipped a list item that did not decode");
         }
@@ -404,11 +439,13 @@ where
         if params.allow_bookmarks {
             query.push(("allowWatchBookmarks", "true"));
         }
-        let request = self.request(&query).map_err(|message| ListWatchError::Transport {
-            verb: "watch",
-            resource: self.resource.clone(),
-            message,
-        })?;
+        let request = self
+            .request(&query)
+            .map_err(|message| ListWatchError::InvalidRequest {
+                verb: "watch",
+                resource: self.resource.clone(),
+                message,
+            })?;
         let reader = self
             .client
             .request_stream(request)

@@ -1,0 +1,306 @@
+//! The delta tap: every raw watch event, every delta and every relist as it flows, kept in a
+//! bounded ring and broadcast to subscribers (the delta panel, `kscope deltas`).
+//!
+//! Watch events keep their raw JSON, and the raw JSON of the previous event for the same key
+//! while that one is still in the ring, so "what changed" is computed on demand by whoever
+//! displays it, never on the Reflector's hot path.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use bytes::Bytes;
+use parking_lot::Mutex;
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+use super::delta_fifo::DeltaType;
+use super::keys::Key;
+use super::lister_watcher::WatchEventType;
+
+/// What a tap entry records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TapKind {
+    /// A raw event from the watch stream.
+    Watch(WatchEventType),
+    /// A delta popped from the DeltaFIFO and applied to the Indexer.
+    Delta(DeltaType),
+    /// A list completed: the store is being replaced with `objects` objects.
+    Relist { objects: usize },
+    /// A watch started from the entry's resourceVersion.
+    WatchStart,
+    /// A 410 Expired/Gone: the resourceVersion is too old.
+    Expired,
+    /// A watch or list ended with an error, or a malformed event was skipped.
+    Error,
+}
+
+impl TapKind {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::Watch(t) => t.as_str(),
+            Self::Delta(t) => t.as_str(),
+            Self::Relist { .. } => "RELIST",
+            Self::WatchStart => "WATCH",
+            Self::Expired => "EXPIRED",
+            Self::Error => "ERROR",
+        }
+    }
+}
+
+/// One thing that flowed through the pipeline.
+#[derive(Debug, Clone)]
+pub struct TapEntry {
+    /// Increasing, so a subscriber that lagged can tell how many it missed.
+    pub seq: u64,
+    pub at: SystemTime,
+    pub kind: TapKind,
+    pub key: Option<Key>,
+    pub resource_version: Option<String>,
+    /// The raw object of a watch event.
+    pub raw: Option<Bytes>,
+    /// The raw object of the previous watch event for the same key, if still kept.
+    pub previous_raw: Option<Bytes>,
+    pub message: Option<String>,
+}
+
+impl TapEntry {
+    /// The field paths that differ from the previous version of the same key (metadata noise
+    /// such as resourceVersion and managedFields left out). `None` if either version is
+    /// unknown or not valid JSON.
+    pub fn changed_paths(&self) -> Option<Vec<String>> {
+        let new: Value = serde_json::from_slice(self.raw.as_ref()?).ok()?;
+        let old: Value = serde_json::from_slice(self.previous_raw.as_ref()?).ok()?;
+        let mut paths = Vec::new();
+        diff_paths(&old, &new, &mut String::new(), &mut paths);
+        Some(paths)
+    }
+}
+
+/// Fields whose changes say nothing about the object.
+fn is_noise(path: &str) -> bool {
+    matches!(
+        path,
+        "metadata.resourceVersion" | "metadata.managedFields" | "metadata.generation"
+    )
+}
+
+fn diff_paths(old: &Value, new: &Value, path: &mut String, out: &mut Vec<String>) {
+    if is_noise(path) || old == new {
+        return;
+    }
+    match (old, new) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut keys: Vec<&String> = a
+                .keys()
+                .chain(b.keys().filter(|k| !a.contains_key(*k)))
+                .collect();
+            keys.sort();
+            for key in keys {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                diff_paths(
+                    a.get(key).unwrap_or(&Value::Null),
+                    b.get(key).unwrap_or(&Value::Null),
+                    path,
+                    out,
+                );
+                path.truncate(len);
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                diff_paths(x, y, path, out);
+                path.truncate(len);
+            }
+        }
+        _ => out.push(path.clone()),
+    }
+}
+
+struct Ring {
+    entries: VecDeque<Arc<TapEntry>>,
+    capacity: usize,
+    next_seq: u64,
+    /// The newest raw object per key among the entries in the ring.
+    last_raw: HashMap<Key, Bytes, foldhash::fast::RandomState>,
+}
+
+/// A cheap handle to one informer's tap.
+#[derive(Clone)]
+pub struct Tap {
+    ring: Arc<Mutex<Ring>>,
+    tx: broadcast::Sender<Arc<TapEntry>>,
+}
+
+/// What to record; the tap fills in the sequence number, the time and the previous version.
+#[derive(Debug, Default)]
+pub struct TapRecord {
+    pub key: Option<Key>,
+    pub resource_version: Option<String>,
+    pub raw: Option<Bytes>,
+    pub message: Option<String>,
+}
+
+impl Tap {
+    /// A tap keeping the last `capacity` entries (raw objects included).
+    pub fn new(capacity: usize) -> Self {
+        let capacity = capacity.max(1);
+        Self {
+            ring: Arc::new(Mutex::new(Ring {
+                entries: VecDeque::with_capacity(capacity),
+                capacity,
+                next_seq: 0,
+                last_raw: HashMap::default(),
+            })),
+            tx: broadcast::channel(capacity).0,
+        }
+    }
+
+    pub fn record(&self, kind: TapKind, record: TapRecord) {
+        let mut ring = self.ring.lock();
+        if matches!(kind, TapKind::Relist { .. }) {
+            // After a relist the previous watch event no longer tells what the store held.
+            ring.last_raw.clear();
+        }
+        let previous_raw = match (&record.key, &record.raw) {
+            (Some(key), Some(raw)) => ring.last_raw.insert(key.clone(), raw.clone()),
+            _ => None,
+        };
+        let entry = Arc::new(TapEntry {
+            seq: ring.next_seq,
+            at: SystemTime::now(),
+            kind,
+            key: record.key,
+            resource_version: record.resource_version,
+            raw: record.raw,
+            previous_raw,
+            message: record.message,
+        });
+        ring.next_seq += 1;
+        if ring.entries.len() == ring.capacity
+            && let Some(evicted) = ring.entries.pop_front()
+            && let (Some(key), Some(raw)) = (&evicted.key, &evicted.raw)
+            && ring
+                .last_raw
+                .get(key)
+                .is_some_and(|kept| kept.as_ptr() == raw.as_ptr())
+        {
+            ring.last_raw.remove(key);
+        }
+        ring.entries.push_back(entry.clone());
+        drop(ring);
+        // No subscribers is fine: the ring still keeps the entry.
+        let _ = self.tx.send(entry);
+    }
+
+    /// The entries kept, oldest first.
+    pub fn snapshot(&self) -> Vec<Arc<TapEntry>> {
+        self.ring.lock().entries.iter().cloned().collect()
+    }
+
+    /// The entries kept for one key, oldest first: an object's recent history.
+    pub fn history(&self, key: &str) -> Vec<Arc<TapEntry>> {
+        self.ring
+            .lock()
+            .entries
+            .iter()
+            .filter(|e| e.key.as_deref() == Some(key))
+            .cloned()
+            .collect()
+    }
+
+    /// Entries from now on. A subscriber that falls behind by more than the ring's capacity
+    /// is told how many it missed (`RecvError::Lagged`).
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<TapEntry>> {
+        self.tx.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn watch(tap: &Tap, key: &str, rv: u64, raw: &str) {
+        tap.record(
+            TapKind::Watch(WatchEventType::Modified),
+            TapRecord {
+                key: Some(key.into()),
+                resource_version: Some(rv.to_string()),
+                raw: Some(Bytes::from(raw.to_string())),
+                message: None,
+            },
+        );
+    }
+
+    #[test]
+    fn changed_paths_against_the_previous_version_of_the_key() {
+        let tap = Tap::new(10);
+        watch(
+            &tap,
+            "ns/a",
+            1,
+            r#"{"metadata":{"resourceVersion":"1","labels":{"app":"web"}},"status":{"phase":"Pending","containerStatuses":[{"ready":false,"restartCount":0}]}}"#,
+        );
+        watch(&tap, "ns/b", 2, r#"{"metadata":{"resourceVersion":"2"}}"#);
+        watch(
+            &tap,
+            "ns/a",
+            3,
+            r#"{"metadata":{"resourceVersion":"3","labels":{"app":"web","tier":"front"}},"status":{"phase":"Running","containerStatuses":[{"ready":true,"restartCount":0}]}}"#,
+        );
+        let entries = tap.snapshot();
+        assert_eq!(entries.len(), 3);
+        assert_eq!(
+            entries[0].changed_paths(),
+            None,
+            "first version has nothing to compare"
+        );
+        assert_eq!(
+            entries[2].changed_paths().unwrap(),
+            [
+                "metadata.labels.tier",
+                "status.containerStatuses[0].ready",
+                "status.phase"
+            ]
+        );
+        assert_eq!(tap.history("ns/a").len(), 2);
+    }
+
+    #[test]
+    fn ring_is_bounded_and_forgets_evicted_raw_objects() {
+        let tap = Tap::new(2);
+        watch(&tap, "ns/a", 1, r#"{"v":1}"#);
+        watch(&tap, "ns/b", 2, r#"{"v":2}"#);
+        watch(&tap, "ns/c", 3, r#"{"v":3}"#);
+        let entries = tap.snapshot();
+        assert_eq!(entries.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2]);
+        // ns/a's raw was evicted with its entry: a new version has nothing to diff against.
+        watch(&tap, "ns/a", 4, r#"{"v":4}"#);
+        assert!(tap.snapshot()[1].previous_raw.is_none());
+    }
+
+    #[test]
+    fn relist_forgets_previous_versions() {
+        let tap = Tap::new(10);
+        watch(&tap, "ns/a", 1, r#"{"v":1}"#);
+        tap.record(TapKind::Relist { objects: 1 }, TapRecord::default());
+        watch(&tap, "ns/a", 2, r#"{"v":2}"#);
+        assert!(tap.snapshot()[2].previous_raw.is_none());
+    }
+
+    #[tokio::test]
+    async fn subscribers_receive_entries_as_they_happen() {
+        let tap = Tap::new(4);
+        let mut rx = tap.subscribe();
+        watch(&tap, "ns/a", 1, "{}");
+        let entry = rx.recv().await.unwrap();
+        assert_eq!(entry.key.as_deref(), Some("ns/a"));
+        assert_eq!(entry.kind.label(), "MODIFIED");
+    }
+}
