@@ -8,6 +8,7 @@ pub mod informer;
 pub mod keys;
 pub mod lister_watcher;
 pub mod object;
+pub mod reflector;
 pub mod tap;
 
 #[cfg(test)]

@@ -1,0 +1,965 @@
+//! client-go's Reflector: lists a resource, replaces the store with the list, then watches from
+//! the list's resourceVersion, feeding every change to the store, and starts over (after a
+//! backoff) when the watch cannot continue. The store converges to the server's truth after
+//! any sequence of watch drops, 410s and relists.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use futures::StreamExt;
+use rand::Rng;
+use tokio::sync::watch;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::backoff::Backoff;
+use super::delta_fifo::ReflectorStore;
+use super::keys::meta_namespace_key;
+use super::lister_watcher::{
+    ListParams, ListWatchError, ListerWatcher, WatchEvent, WatchParams, WatchStream,
+};
+use super::object::Object;
+use super::tap::{Tap, TapKind, TapRecord};
+
+/// client-go's default list page size.
+pub const DEFAULT_PAGE_SIZE: u32 = 500;
+/// Watches last a random time between this and twice this.
+pub const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+/// A watch that ends sooner than this without a single event counts as a failure.
+const VERY_SHORT_WATCH: Duration = Duration::from_secs(1);
+
+/// Why a list-and-watch round ended.
+#[derive(Debug, thiserror::Error)]
+pub enum ReflectorError {
+    #[error(transparent)]
+    ListWatch(#[from] ListWatchError),
+    #[error(
+        "very short watch: {resource}: unexpected watch close - watch lasted less than a second and no items received"
+    )]
+    VeryShortWatch { resource: String },
+}
+
+impl ReflectorError {
+    fn is_expired(&self) -> bool {
+        matches!(self, Self::ListWatch(e) if e.is_expired())
+    }
+}
+
+/// Counters of what the Reflector went through.
+#[derive(Debug, Default)]
+pub struct ReflectorMetrics {
+    pub lists: AtomicU64,
+    pub list_pages: AtomicU64,
+    pub watches: AtomicU64,
+    pub watch_events: AtomicU64,
+    pub bookmarks: AtomicU64,
+    pub expired: AtomicU64,
+    pub decode_errors: AtomicU64,
+    pub errors: AtomicU64,
+}
+
+/// A plain copy of [`ReflectorMetrics`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReflectorMetricsSnapshot {
+    pub lists: u64,
+    pub list_pages: u64,
+    pub watches: u64,
+    pub watch_events: u64,
+    pub bookmarks: u64,
+    pub expired: u64,
+    pub decode_errors: u64,
+    pub errors: u64,
+}
+
+impl ReflectorMetrics {
+    pub fn snapshot(&self) -> ReflectorMetricsSnapshot {
+        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        ReflectorMetricsSnapshot {
+            lists: get(&self.lists),
+            list_pages: get(&self.list_pages),
+            watches: get(&self.watches),
+            watch_events: get(&self.watch_events),
+            bookmarks: get(&self.bookmarks),
+            expired: get(&self.expired),
+            decode_errors: get(&self.decode_errors),
+            errors: get(&self.errors),
+        }
+    }
+}
+
+fn bump(counter: &AtomicU64) {
+    counter.fetch_add(1, Ordering::Relaxed);
+}
+
+/// What the Reflector is doing now, for progress displays and for callers that must stop on
+/// a first error (`kscope get` against a server that refuses us).
+#[derive(Debug, Clone, Default)]
+pub struct ReflectorStatus {
+    pub phase: ReflectorPhase,
+    /// The resourceVersion the store is known to be at.
+    pub last_sync_resource_version: String,
+    /// At least one list reached the store.
+    pub listed: bool,
+    /// The error that ended the last round, cleared by the next successful list.
+    pub last_error: Option<Arc<ReflectorError>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ReflectorPhase {
+    #[default]
+    Starting,
+    /// A list is under way: pages and objects received so far.
+    Listing {
+        pages: u64,
+        objects: u64,
+    },
+    Watching,
+    /// Waiting before the next round.
+    BackingOff,
+}
+
+/// client-go's Reflector over one [`ListerWatcher`] feeding one [`ReflectorStore`].
+pub struct Reflector<T, L, S> {
+    resource: String,
+    lister_watcher: L,
+    store: S,
+    page_size: u32,
+    min_watch_timeout: Duration,
+    backoff: Backoff,
+    last_sync_resource_version: String,
+    /// A 410 or a too-large resourceVersion made the last one unusable: relist with "".
+    resource_version_unavailable: bool,
+    /// The server honoured paging for a list at "0"; later relists page too.
+    paginated_result: bool,
+    metrics: Arc<ReflectorMetrics>,
+    status: watch::Sender<ReflectorStatus>,
+    tap: Option<Tap>,
+    _object: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T, L, S> Reflector<T, L, S>
+where
+    T: Object,
+    L: ListerWatcher<T>,
+    S: ReflectorStore<T>,
+{
+    pub fn new(resource: impl Into<String>, lister_watcher: L, store: S) -> Self {
+        Self {
+            resource: resource.into(),
+            lister_watcher,
+            store,
+            page_size: DEFAULT_PAGE_SIZE,
+            min_watch_timeout: MIN_WATCH_TIMEOUT,
+            backoff: Backoff::default(),
+            last_sync_resource_version: String::new(),
+            resource_version_unavailable: false,
+            paginated_result: false,
+            metrics: Arc::default(),
+            status: watch::channel(ReflectorStatus::default()).0,
+            tap: None,
+            _object: std::marker::PhantomData,
+        }
+    }
+
+    /// Records raw watch events, relists and errors into `tap`.
+    pub fn with_tap(mut self, tap: Tap) -> Self {
+        self.tap = Some(tap);
+        self
+    }
+
+    pub fn with_backoff(mut self, backoff: Backoff) -> Self {
+        self.backoff = backoff;
+        self
+    }
+
+    /// Page size of lists; 0 lists in one request.
+    pub fn with_page_size(mut self, page_size: u32) -> Self {
+        self.page_size = page_size;
+        self
+    }
+
+    pub fn metrics(&self) -> Arc<ReflectorMetrics> {
+        self.metrics.clone()
+    }
+
+    pub fn status(&self) -> watch::Receiver<ReflectorStatus> {
+        self.status.subscribe()
+    }
+
+    /// client-go's `Run`: list-and-watch rounds separated by backoff, until cancelled.
+    pub async fn run(mut self, cancel: CancellationToken) {
+        loop {
+            let round = tokio::select! {
+                () = cancel.cancelled() => return,
+                round = self.list_and_watch() => round,
+            };
+            if let Err(err) = round {
+                bump(&self.metrics.errors);
+                tracing::warn!(resource = %self.resource, error = %err, "list and watch failed");
+                self.tap_message(
+                    if err.is_expired() {
+                        TapKind::Expired
+                    } else {
+                        TapKind::Error
+                    },
+                    err.to_string(),
+                );
+                let err = Arc::new(err);
+                self.status.send_modify(|s| s.last_error = Some(err));
+            }
+            self.status
+                .send_modify(|s| s.phase = ReflectorPhase::BackingOff);
+            tokio::select! {
+                () = cancel.cancelled() => return,
+                () = self.backoff.wait() => {}
+            }
+        }
+    }
+
+    async fn list_and_watch(&mut self) -> Result<(), ReflectorError> {
+        self.list().await?;
+        self.watch().await
+    }
+
+    /// client-go's `relistResourceVersion`.
+    fn relist_resource_version(&self) -> String {
+        if self.resource_version_unavailable {
+            // A consistent read from etcd: the RV we had is gone or not yet served.
+            String::new()
+        } else if self.last_sync_resource_version.is_empty() {
+            // The first list may be served from the watch cache.
+            "0".to_string()
+        } else {
+            self.last_sync_resource_version.clone()
+        }
+    }
+
+    async fn list(&mut self) -> Result<(), ReflectorError> {
+        bump(&self.metrics.lists);
+        let resource_version = self.relist_resource_version();
+        let listed = match self.list_pages(&resource_version).await {
+            Err(err) if err.is_expired() || err.is_too_large_resource_version() => {
+                bump(&self.metrics.expired);
+                self.tap_message(
+                    TapKind::Expired,
+                    format!("list at resourceVersion {resource_version:?}: {err}"),
+                );
+                self.resource_version_unavailable = true;
+                let fresh = self.relist_resource_version();
+                self.list_pages(&fresh).await?
+            }
+            other => other?,
+        };
+        let (mut items, list_resource_version) = listed;
+        let before = items.len();
+        items.retain(|obj| meta_namespace_key(obj.as_ref()).is_ok());
+        self.count_malformed(before - items.len());
+        let objects = items.len();
+        if let Err(err) = self.store.replace(items, &list_resource_version) {
+            tracing::error!(resource = %self.resource, error = %err, "store refused a list of keyed objects");
+        }
+        self.tap_message(
+            TapKind::Relist { objects },
+            format!("{objects} objects at resourceVersion {list_resource_version}"),
+        );
+        self.last_sync_resource_version = list_resource_version;
+        self.resource_version_unavailable = false;
+        let rv = self.last_sync_resource_version.clone();
+        self.status.send_modify(|s| {
+            s.last_sync_resource_version = rv;
+            s.listed = true;
+            s.last_error = None;
+        });
+        Ok(())
+    }
+
+    /// Lists in pages (client-go's pager). A 410 on a continuation page falls back to one
+    /// full list at the same resourceVersion.
+    async fn list_pages(
+        &mut self,
+        resource_version: &str,
+    ) -> Result<(Vec<Arc<T>>, String), ListWatchError> {
+        let page_size =
+            if self.paginated_result || resource_version.is_empty() || resource_version == "0" {
+                self.page_size
+            } else {
+                // Without a paged answer before, an unpaged list can be served from the cache.
+                0
+            };
+        let mut params = ListParams {
+            resource_version: resource_version.to_string(),
+            limit: (page_size > 0).then_some(page_size),
+            continue_token: None,
+        };
+        let mut items = Vec::new();
+        let mut pages = 0u64;
+        self.status.send_modify(|s| {
+            s.phase = ReflectorPhase::Listing {
+                pages: 0,
+                objects: 0,
+            }
+        });
+        loop {
+            let page = match self.lister_watcher.list(&params).await {
+                Ok(page) => page,
+                Err(err) if err.is_expired() && params.continue_token.is_some() => {
+                    bump(&self.metrics.expired);
+                    self.tap_message(
+                        TapKind::Expired,
+                        format!("continue token expired, listing in full: {err}"),
+                    );
+                    let full = ListParams {
+                        resource_version: resource_version.to_string(),
+                        limit: None,
+                        continue_token: None,
+                    };
+                    items.clear();
+                    let page = self.lister_watcher.list(&full).await?;
+                    self.count_malformed(page.malformed.len());
+                    items.extend(page.items);
+                    return Ok((items, page.resource_version));
+                }
+                Err(err) => return Err(err),
+            };
+            pages += 1;
+            bump(&self.metrics.list_pages);
+            self.count_malformed(page.malformed.len());
+            items.extend(page.items);
+            let objects = items.len() as u64;
+            self.status
+                .send_modify(|s| s.phase = ReflectorPhase::Listing { pages, objects });
+            match page.continue_token {
+                Some(token) => {
+                    if resource_version == "0" {
+                        self.paginated_result = true;
+                    }
+                    // The server refuses a resourceVersion together with a continue token.
+                    params.resource_version.clear();
+                    params.continue_token = Some(token);
+                }
+                None => return Ok((items, page.resource_version)),
+            }
+        }
+    }
+
+    fn count_malformed(&self, n: usize) {
+        if n > 0 {
+            self.metrics
+                .decode_errors
+                .fetch_add(n as u64, Ordering::Relaxed);
+            self.tap_message(
+                TapKind::Error,
+                format!("{n} list items did not decode and were skipped"),
+            );
+        }
+    }
+
+    /// Watches from the last synced resourceVersion until the watch cannot go on. A clean end
+    /// re-watches without relisting; an error returns so the caller relists.
+    async fn watch(&mut self) -> Result<(), ReflectorError> {
+        loop {
+            let jitter = rand::rng().random_range(0.0..1.0);
+            let params = WatchParams {
+                resource_version: self.last_sync_resource_version.clone(),
+                timeout: self.min_watch_timeout + self.min_watch_timeout.mul_f64(jitter),
+                allow_bookmarks: true,
+            };
+            let started = Instant::now();
+            let stream = match self.lister_watcher.watch(&params).await {
+                Ok(stream) => stream,
+                Err(err) if err.is_connection_refused() || err.is_too_many_requests() => {
+                    tracing::debug!(resource = %self.resource, error = %err, "watch refused; backing off");
+                    self.status
+                        .send_modify(|s| s.phase = ReflectorPhase::BackingOff);
+                    self.backoff.wait().await;
+                    continue;
+                }
+                Err(err) => {
+                    if err.is_expired() {
+                        bump(&self.metrics.expired);
+                    }
+                    return Err(err.into());
+                }
+            };
+            bump(&self.metrics.watches);
+            self.tap_record(
+                TapKind::WatchStart,
+                TapRecord {
+                    resource_version: Some(params.resource_version.clone()),
+                    ..TapRecord::default()
+                },
+            );
+            self.status
+                .send_modify(|s| s.phase = ReflectorPhase::Watching);
+            match self.handle_watch(stream, started).await {
+                Ok(()) => continue,
+                Err(err) if matches!(&err, ReflectorError::ListWatch(e) if e.is_too_many_requests()) =>
+                {
+                    self.backoff.wait().await;
+                    continue;
+                }
+                Err(err) => {
+                    if err.is_expired() {
+                        bump(&self.metrics.expired);
+                    }
+                    return Err(err);
+                }
+            }
+        }
+    }
+
+    async fn handle_watch(
+        &mut self,
+        mut stream: WatchStream<T>,
+        started: Instant,
+    ) -> Result<(), ReflectorError> {
+        let mut events = 0u64;
+        while let Some(item) = stream.next().await {
+            let raw = match item {
+                Ok(raw) => raw,
+                Err(ListWatchError::MalformedEvent(message)) => {
+                    bump(&self.metrics.decode_errors);
+                    tracing::warn!(resource = %self.resource, %message, "skipped a malformed watch event");
+                    self.tap_message(TapKind::Error, message);
+                    continue;
+                }
+                Err(err) => return Err(err.into()),
+            };
+            events += 1;
+            bump(&self.metrics.watch_events);
+            let event_type = raw.event.event_type();
+            let (key, resource_version) = match &raw.event {
+                WatchEvent::Added(obj) | WatchEvent::Modified(obj) | WatchEvent::Deleted(obj) => (
+                    meta_namespace_key(obj.as_ref()).ok(),
+                    obj.resource_version().map(str::to_string),
+                ),
+                WatchEvent::Bookmark { resource_version } => (None, Some(resource_version.clone())),
+                WatchEvent::Error(_) => (None, None),
+            };
+            self.tap_record(
+                TapKind::Watch(event_type),
+                TapRecord {
+                    key,
+                    resource_version: resource_version.clone(),
+                    raw: Some(raw.raw_object),
+                    message: None,
+                },
+            );
+            let stored = match raw.event {
+                WatchEvent::Added(obj) => self.store.add(obj),
+                WatchEvent::Modified(obj) => self.store.update(obj),
+                WatchEvent::Deleted(obj) => self.store.delete(obj),
+                WatchEvent::Bookmark { .. } => {
+                    bump(&self.metrics.bookmarks);
+                    Ok(())
+                }
+                WatchEvent::Error(status) => {
+                    return Err(ListWatchError::Api {
+                        verb: "watch",
+                        resource: self.resource.clone(),
+                        status,
+                    }
+                    .into());
+                }
+            };
+            if let Err(err) = stored {
+                bump(&self.metrics.decode_errors);
+                tracing::warn!(resource = %self.resource, error = %err, "skipped a watch event for an object without a key");
+            }
+            if let Some(rv) = resource_version {
+                self.status
+                    .send_modify(|s| s.last_sync_resource_version.clone_from(&rv));
+                self.last_sync_resource_version = rv;
+            }
+        }
+        if events == 0 && started.elapsed() < VERY_SHORT_WATCH {
+            return Err(ReflectorError::VeryShortWatch {
+                resource: self.resource.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    fn tap_record(&self, kind: TapKind, record: TapRecord) {
+        if let Some(tap) = &self.tap {
+            tap.record(kind, record);
+        }
+    }
+
+    fn tap_message(&self, kind: TapKind, message: String) {
+        self.tap_record(
+            kind,
+            TapRecord {
+                message: Some(message),
+                resource_version: Some(self.last_sync_resource_version.clone())
+                    .filter(|rv| !rv.is_empty()),
+                ..TapRecord::default()
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use bytes::Bytes;
+    use futures::stream;
+    use kube::core::Status;
+    use parking_lot::Mutex;
+
+    use super::*;
+    use crate::informers::keys::KeyError;
+    use crate::informers::lister_watcher::{ListPage, RawWatchEvent};
+    use crate::informers::testing::{TestObj, obj};
+
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    enum Call {
+        List(ListParams),
+        Watch { resource_version: String },
+    }
+
+    enum WatchScript {
+        Fail(ListWatchError),
+        /// The events, then the stream closes (`true`) or stays open.
+        Events(Vec<Result<RawWatchEvent<TestObj>, ListWatchError>>, bool),
+    }
+
+    #[derive(Clone, Default)]
+    struct FakeServer {
+        calls: Arc<Mutex<Vec<(Instant, Call)>>>,
+        lists: Arc<Mutex<VecDeque<Result<ListPage<TestObj>, ListWatchError>>>>,
+        watches: Arc<Mutex<VecDeque<WatchScript>>>,
+        watch_timeouts: Arc<Mutex<Vec<Duration>>>,
+    }
+
+    impl FakeServer {
+        fn list_ok(&self, rv: &str, continue_token: Option<&str>, objs: &[Arc<TestObj>]) {
+            self.lists.lock().push_back(Ok(ListPage {
+                items: objs.to_vec(),
+                resource_version: rv.into(),
+                continue_token: continue_token.map(str::to_string),
+                malformed: Vec::new(),
+            }));
+        }
+
+        fn list_err(&self, err: ListWatchError) {
+            self.lists.lock().push_back(Err(err));
+        }
+
+        fn watch(&self, script: WatchScript) {
+            self.watches.lock().push_back(script);
+        }
+
+        fn calls(&self) -> Vec<Call> {
+            self.calls.lock().iter().map(|(_, c)| c.clone()).collect()
+        }
+    }
+
+    impl ListerWatcher<TestObj> for FakeServer {
+        async fn list(&self, params: &ListParams) -> Result<ListPage<TestObj>, ListWatchError> {
+            self.calls
+                .lock()
+                .push((Instant::now(), Call::List(params.clone())));
+            let next = self.lists.lock().pop_front();
+            match next {
+                Some(result) => result,
+                None => std::future::pending().await,
+            }
+        }
+
+        async fn watch(
+            &self,
+            params: &WatchParams,
+        ) -> Result<WatchStream<TestObj>, ListWatchError> {
+            assert!(params.allow_bookmarks);
+            self.watch_timeouts.lock().push(params.timeout);
+            self.calls.lock().push((
+                Instant::now(),
+                Call::Watch {
+                    resource_version: params.resource_version.clone(),
+                },
+            ));
+            let next = self.watches.lock().pop_front();
+            match next {
+                Some(WatchScript::Fail(err)) => Err(err),
+                Some(WatchScript::Events(events, true)) => Ok(stream::iter(events).boxed()),
+                Some(WatchScript::Events(events, false)) => {
+                    Ok(stream::iter(events).chain(stream::pending()).boxed())
+                }
+                None => std::future::pending().await,
+            }
+        }
+    }
+
+    /// Records what the Reflector did to its store.
+    #[derive(Clone, Default)]
+    struct RecordingStore(Arc<Mutex<Vec<String>>>);
+
+    impl RecordingStore {
+        fn ops(&self) -> Vec<String> {
+            self.0.lock().clone()
+        }
+    }
+
+    impl ReflectorStore<TestObj> for RecordingStore {
+        fn add(&self, o: Arc<TestObj>) -> Result<(), KeyError> {
+            self.0
+                .lock()
+                .push(format!("add {} {}", o.name, o.resource_version));
+            Ok(())
+        }
+        fn update(&self, o: Arc<TestObj>) -> Result<(), KeyError> {
+            self.0
+                .lock()
+                .push(format!("update {} {}", o.name, o.resource_version));
+            Ok(())
+        }
+        fn delete(&self, o: Arc<TestObj>) -> Result<(), KeyError> {
+            self.0
+                .lock()
+                .push(format!("delete {} {}", o.name, o.resource_version));
+            Ok(())
+        }
+        fn replace(&self, list: Vec<Arc<TestObj>>, rv: &str) -> Result<(), KeyError> {
+            let names: Vec<&str> = list.iter().map(|o| o.name.as_str()).collect();
+            self.0
+                .lock()
+                .push(format!("replace [{}] {rv}", names.join(",")));
+            Ok(())
+        }
+        fn resync(&self) -> Result<(), KeyError> {
+            Ok(())
+        }
+    }
+
+    fn api_error(code: u16, reason: &str) -> ListWatchError {
+        ListWatchError::Api {
+            verb: "list",
+            resource: "pods".into(),
+            status: Box::new(Status::failure("test", reason).with_code(code)),
+        }
+    }
+
+    fn event(event: WatchEvent<TestObj>) -> Result<RawWatchEvent<TestObj>, ListWatchError> {
+        Ok(RawWatchEvent {
+            event,
+            raw_object: Bytes::from_static(b"{}"),
+        })
+    }
+
+    fn list(rv: &str, limit: Option<u32>, continue_token: Option<&str>) -> Call {
+        Call::List(ListParams {
+            resource_version: rv.into(),
+            limit,
+            continue_token: continue_token.map(str::to_string),
+        })
+    }
+
+    fn watch(rv: &str) -> Call {
+        Call::Watch {
+            resource_version: rv.into(),
+        }
+    }
+
+    struct Running {
+        store: RecordingStore,
+        metrics: Arc<ReflectorMetrics>,
+        status: watch::Receiver<ReflectorStatus>,
+        tap: Tap,
+        cancel: CancellationToken,
+    }
+
+    fn start(server: &FakeServer) -> Running {
+        let store = RecordingStore::default();
+        let tap = Tap::new(100);
+        let reflector = Reflector::new("pods", server.clone(), store.clone()).with_tap(tap.clone());
+        let running = Running {
+            store,
+            metrics: reflector.metrics(),
+            status: reflector.status(),
+            tap,
+            cancel: CancellationToken::new(),
+        };
+        tokio::spawn(reflector.run(running.cancel.clone()));
+        running
+    }
+
+    async fn settle() {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn first_list_pages_from_rv_zero_then_watches_from_the_list_rv() {
+        let server = FakeServer::default();
+        server.list_ok("10", Some("c1"), &[obj("ns/a", 3, ""), obj("ns/b", 4, "")]);
+        server.list_ok("10", None, &[obj("ns/c", 9, "")]);
+        server.watch(WatchScript::Events(
+            vec![
+                event(WatchEvent::Added(obj("ns/d", 11, ""))),
+                event(WatchEvent::Bookmark {
+                    resource_version: "12".into(),
+                }),
+                event(WatchEvent::Modified(obj("ns/a", 13, ""))),
+                event(WatchEvent::Deleted(obj("ns/b", 14, ""))),
+            ],
+            false,
+        ));
+        let running = start(&server);
+        settle().await;
+        assert_eq!(
+            server.calls(),
+            [
+                list("0", Some(500), None),
+                list("", Some(500), Some("c1")),
+                watch("10")
+            ]
+        );
+        assert_eq!(
+            running.store.ops(),
+            [
+                "replace [a,b,c] 10",
+                "add d 11",
+                "update a 13",
+                "delete b 14"
+            ]
+        );
+        let timeout = server.watch_timeouts.lock()[0];
+        assert!(timeout >= Duration::from_secs(300) && timeout < Duration::from_secs(600));
+        let status = running.status.borrow().clone();
+        assert_eq!(status.last_sync_resource_version, "14");
+        assert_eq!(status.phase, ReflectorPhase::Watching);
+        let metrics = running.metrics.snapshot();
+        assert_eq!(
+            (metrics.lists, metrics.list_pages, metrics.bookmarks),
+            (1, 2, 1)
+        );
+        let kinds: Vec<&str> = running
+            .tap
+            .snapshot()
+            .iter()
+            .map(|e| e.kind.label())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "RELIST", "WATCH", "ADDED", "BOOKMARK", "MODIFIED", "DELETED"
+            ]
+        );
+        running.cancel.cancel();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn watch_410_relists_at_the_last_rv_and_a_410_there_reads_consistently() {
+        let server = FakeServer::default();
+        server.list_ok("10", None, &[obj("ns/a", 10, "")]);
+        server.watch(WatchScript::Events(
+            vec![
+                event(WatchEvent::Added(obj("ns/b", 11, ""))),
+                event(WatchEvent::Error(Box::new(
+                    Status::failure("too old resource version", "Expired").with_code(410),
+                ))),
+            ],
+            true,
+        ));
+        server.list_err(api_error(410, "Expired"));
+        server.list_ok("20", None, &[obj("ns/b", 20, "")]);
+        let running = start(&server);
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert_eq!(
+            server.calls(),
+            [
+                list("0", Some(500), None),
+                watch("10"),
+                // Not paged before: relist unpaged at the last RV seen...
+                list("11", None, None),
+                // ...which is gone too: a consistent read.
+                list("", Some(500), None),
+                watch("20"),
+            ]
+        );
+        assert_eq!(
+            running.store.ops(),
+            ["replace [a] 10", "add b 11", "replace [b] 20"]
+        );
+        assert_eq!(running.metrics.snapshot().expired, 2);
+        assert!(
+            running
+                .tap
+                .snapshot()
+                .iter()
+                .any(|e| e.kind == TapKind::Expired)
+        );
+        running.cancel.cancel();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn expired_continue_token_falls_back_to_a_full_list() {
+        let server = FakeServer::default();
+        server.list_ok("10", Some("c1"), &[obj("ns/a", 1, "")]);
+        server.list_err(api_error(410, "Expired"));
+        server.list_ok("10", None, &[obj("ns/a", 1, ""), obj("ns/b", 2, "")]);
+        let running = start(&server);
+        settle().await;
+        assert_eq!(
+            server.calls(),
+            [
+                list("0", Some(500), None),
+                list("", Some(500), Some("c1")),
+                list("0", None, None),
+                watch("10"),
+            ]
+        );
+        assert_eq!(running.store.ops(), ["replace [a,b] 10"]);
+        running.cancel.cancel();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn paged_first_list_makes_relists_page_too() {
+        let server = FakeServer::default();
+        server.list_ok("10", Some("c1"), &[obj("ns/a", 1, "")]);
+        server.list_ok("10", None, &[]);
+        server.watch(WatchScript::Fail(api_error(410, "Gone")));
+        server.list_ok("15", None, &[]);
+        let running = start(&server);
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert_eq!(
+            server.calls(),
+            [
+                list("0", Some(500), None),
+                list("", Some(500), Some("c1")),
+                watch("10"),
+                list("10", Some(500), None),
+                watch("15"),
+            ]
+        );
+        running.cancel.cancel();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn clean_end_of_watch_rewatches_from_the_last_rv_without_relisting() {
+        let server = FakeServer::default();
+        server.list_ok("10", None, &[]);
+        server.watch(WatchScript::Events(
+            vec![event(WatchEvent::Added(obj("ns/a", 11, "")))],
+            true,
+        ));
+        server.watch(WatchScript::Events(
+            vec![event(WatchEvent::Bookmark {
+                resource_version: "15".into(),
+            })],
+            true,
+        ));
+        let running = start(&server);
+        settle().await;
+        assert_eq!(
+            server.calls(),
+            [
+                list("0", Some(500), None),
+                watch("10"),
+                watch("11"),
+                watch("15")
+            ]
+        );
+        running.cancel.cancel();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn very_short_empty_watch_is_a_failure_then_backoff_and_relist() {
+        let server = FakeServer::default();
+        server.list_ok("10", None, &[]);
+        server.watch(WatchScript::Events(vec![], true));
+        server.list_ok("12", None, &[]);
+        let running = start(&server);
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        let calls = server.calls.lock().clone();
+        assert_eq!(
+            calls.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>(),
+            [
+                list("0", Some(500), None),
+                watch("10"),
+                list("10", None, None),
+                watch("12")
+            ]
+        );
+        let waited = calls[2].0 - calls[1].0;
+        assert!(
+            waited >= Duration::from_millis(800) && waited < Duration::from_millis(1600),
+            "backed off {waited:?}"
+        );
+        let error = running.status.borrow().last_error.clone();
+        assert!(error.is_none(), "a later successful list clears the error");
+        assert_eq!(running.metrics.snapshot().errors, 1);
+        running.cancel.cancel();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn watch_429_backs_off_and_retries_the_watch_without_relisting() {
+        let server = FakeServer::default();
+        server.list_ok("10", None, &[]);
+        server.watch(WatchScript::Fail(api_error(429, "TooManyRequests")));
+        server.watch(WatchScript::Fail(api_error(429, "TooManyRequests")));
+        let running = start(&server);
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        assert_eq!(
+            server.calls(),
+            [
+                list("0", Some(500), None),
+                watch("10"),
+                watch("10"),
+                watch("10")
+            ]
+        );
+        let calls = server.calls.lock().clone();
+        assert!(calls[2].0 - calls[1].0 >= Duration::from_millis(800));
+        assert!(calls[3].0 - calls[2].0 >= Duration::from_millis(1600));
+        running.cancel.cancel();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn malformed_events_are_skipped_and_counted() {
+        let server = FakeServer::default();
+        server.list_ok("10", None, &[]);
+        server.watch(WatchScript::Events(
+            vec![
+                Err(ListWatchError::MalformedEvent(
+                    "expected value at line 1".into(),
+                )),
+                event(WatchEvent::Added(obj("ns/a", 11, ""))),
+                event(WatchEvent::Added(obj("ns/", 12, ""))),
+            ],
+            false,
+        ));
+        let running = start(&server);
+        settle().await;
+        assert_eq!(
+            running.store.ops(),
+            ["replace [] 10", "add a 11", "add  12"]
+        );
+        assert_eq!(running.metrics.snapshot().decode_errors, 1);
+        running.cancel.cancel();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn failing_list_is_reported_and_retried_with_backoff() {
+        let server = FakeServer::default();
+        server.list_err(api_error(403, "Forbidden"));
+        server.list_err(api_error(500, "InternalError"));
+        server.list_ok("7", None, &[obj("ns/a", 7, "")]);
+        let mut running = start(&server);
+        running
+            .status
+            .wait_for(|s| s.last_error.is_some())
+            .await
+            .unwrap();
+        let error = running.status.borrow().last_error.clone().unwrap();
+        assert_eq!(error.to_string(), "list pods: test (403 Forbidden)");
+        running.status.wait_for(|s| s.listed).await.unwrap();
+        assert_eq!(running.store.ops(), ["replace [a] 7"]);
+        let calls = server.calls.lock().clone();
+        assert!(calls[1].0 - calls[0].0 >= Duration::from_millis(800));
+        assert!(calls[2].0 - calls[1].0 >= Duration::from_millis(1600));
+        running.cancel.cancel();
+    }
+}
