@@ -526,10 +526,12 @@ mod tests {
         Events(Vec<Result<RawWatchEvent<TestObj>, ListWatchError>>, bool),
     }
 
+    type ListResult = Result<ListPage<TestObj>, ListWatchError>;
+
     #[derive(Clone, Default)]
     struct FakeServer {
         calls: Arc<Mutex<Vec<(Instant, Call)>>>,
-        lists: Arc<Mutex<VecDeque<Result<ListPage<TestObj>, ListWatchError>>>>,
+        lists: Arc<Mutex<VecDeque<ListResult>>>,
         watches: Arc<Mutex<VecDeque<WatchScript>>>,
         watch_timeouts: Arc<Mutex<Vec<Duration>>>,
     }
