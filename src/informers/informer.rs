@@ -17,6 +17,7 @@ use super::delta_fifo::{Delta, DeltaFifo, Deltas, ReflectorStore};
 use super::indexer::Indexer;
 use super::keys::{DeltaObject, Key};
 use super::object::Object;
+use super::tap::{Tap, TapKind, TapRecord};
 
 /// What a handler is told: client-go's OnAdd / OnUpdate / OnDelete.
 #[derive(Debug)]
@@ -99,6 +100,7 @@ pub struct SharedIndexInformer<T> {
     fifo: DeltaFifo<T>,
     listeners: Arc<Mutex<Vec<UnboundedSender<Notification<T>>>>>,
     resync_period: Option<Duration>,
+    tap: Option<Tap>,
 }
 
 impl<T> Clone for SharedIndexInformer<T> {
@@ -108,6 +110,7 @@ impl<T> Clone for SharedIndexInformer<T> {
             fifo: self.fifo.clone(),
             listeners: self.listeners.clone(),
             resync_period: self.resync_period,
+            tap: self.tap.clone(),
         }
     }
 }
@@ -122,7 +125,14 @@ impl<T: Object> SharedIndexInformer<T> {
             indexer,
             listeners: Arc::new(Mutex::new(Vec::new())),
             resync_period: resync_period.filter(|p| !p.is_zero()),
+            tap: None,
         }
+    }
+
+    /// Records every delta as it is applied into `tap`.
+    pub fn with_tap(mut self, tap: Tap) -> Self {
+        self.tap = Some(tap);
+        self
     }
 
     /// The read side: the indexed store the informer keeps.
@@ -203,6 +213,19 @@ impl<T: Object> SharedIndexInformer<T> {
     fn process_deltas(&self, key: Key, deltas: Deltas<T>, is_in_initial_list: bool) {
         let mut listeners = self.listeners.lock();
         for delta in deltas {
+            if let Some(tap) = &self.tap {
+                tap.record(
+                    TapKind::Delta(delta.delta_type()),
+                    TapRecord {
+                        key: Some(key.clone()),
+                        resource_version: delta
+                            .object()
+                            .and_then(|o| o.resource_version())
+                            .map(str::to_string),
+                        ..TapRecord::default()
+                    },
+                );
+            }
             let notification = match delta {
                 Delta::Deleted(obj) => {
                     self.indexer.remove(&key);
@@ -316,6 +339,41 @@ mod tests {
 
     /// client-go's workqueue example preloads "mypod" into the indexer before the informer
     /// runs; the first list lacks it, so it is deleted through a tombstone.
+    #[tokio::test]
+    async fn deltas_are_recorded_in_the_tap() {
+        let tap = Tap::new(10);
+        let informer = SharedIndexInformer::new(Indexer::default(), None).with_tap(tap.clone());
+        let run = spawn_run(&informer);
+        informer
+            .store()
+            .replace(vec![obj("ns/a", 1, "")], "1")
+            .unwrap();
+        informer.store().update(obj("ns/a", 2, "")).unwrap();
+        informer.store().delete(obj("ns/a", 2, "")).unwrap();
+        informer.stop();
+        run.await.unwrap();
+        let seen: Vec<(String, String, String)> = tap
+            .snapshot()
+            .iter()
+            .map(|e| {
+                (
+                    e.kind.label().to_string(),
+                    e.key.as_deref().unwrap_or_default().to_string(),
+                    e.resource_version.clone().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let expect = [
+            ("Replaced", "ns/a", "1"),
+            ("Updated", "ns/a", "2"),
+            ("Deleted", "ns/a", "2"),
+        ];
+        assert_eq!(
+            seen,
+            expect.map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        );
+    }
+
     #[tokio::test]
     async fn warm_start_object_missing_from_first_list_is_deleted_by_tombstone() {
         let indexer = Indexer::default();
