@@ -2,6 +2,7 @@
 //! Nothing here knows about the UI.
 
 pub mod backoff;
+pub mod controller;
 pub mod delta_fifo;
 pub mod indexer;
 pub mod informer;

@@ -1,0 +1,129 @@
+//! client-go's controller: one Reflector feeding one shared informer, run as background tasks.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::indexer::Indexer;
+use super::informer::SharedIndexInformer;
+use super::lister_watcher::ListerWatcher;
+use super::object::Object;
+use super::reflector::{Reflector, ReflectorError, ReflectorMetrics, ReflectorStatus};
+use super::tap::Tap;
+
+/// What to start an informer with.
+pub struct InformerConfig {
+    /// The resource's name in messages (`pods`, `pods in namespace web`).
+    pub resource: String,
+    pub resync_period: Option<Duration>,
+    pub page_size: u32,
+    pub tap: Option<Tap>,
+}
+
+impl InformerConfig {
+    pub fn new(resource: impl Into<String>) -> Self {
+        Self {
+            resource: resource.into(),
+            resync_period: None,
+            page_size: super::reflector::DEFAULT_PAGE_SIZE,
+            tap: None,
+        }
+    }
+}
+
+/// A running informer: the Reflector and the process loop in background tasks. Dropping it
+/// stops them.
+pub struct RunningInformer<T> {
+    informer: SharedIndexInformer<T>,
+    status: watch::Receiver<ReflectorStatus>,
+    metrics: Arc<ReflectorMetrics>,
+    cancel: CancellationToken,
+    tasks: JoinSet<()>,
+}
+
+impl<T: Object> RunningInformer<T> {
+    /// Starts listing and watching through `lister_watcher` into `indexer` on the current
+    /// tokio runtime.
+    pub fn start<L: ListerWatcher<T>>(
+        config: InformerConfig,
+        lister_watcher: L,
+        indexer: Indexer<T>,
+    ) -> Self {
+        let mut informer = SharedIndexInformer::new(indexer, config.resync_period);
+        let mut reflector =
+            Reflector::new(config.resource, lister_watcher, informer.store().clone())
+                .with_page_size(config.page_size);
+        if let Some(tap) = config.tap {
+            informer = informer.with_tap(tap.clone());
+            reflector = reflector.with_tap(tap);
+        }
+        let status = reflector.status();
+        let metrics = reflector.metrics();
+        let cancel = CancellationToken::new();
+        let mut tasks = JoinSet::new();
+        tasks.spawn(reflector.run(cancel.clone()));
+        let processing = informer.clone();
+        tasks.spawn(async move { processing.run().await });
+        Self {
+            informer,
+            status,
+            metrics,
+            cancel,
+            tasks,
+        }
+    }
+
+    pub fn informer(&self) -> &SharedIndexInformer<T> {
+        &self.informer
+    }
+
+    pub fn indexer(&self) -> &Indexer<T> {
+        self.informer.indexer()
+    }
+
+    pub fn status(&self) -> watch::Receiver<ReflectorStatus> {
+        self.status.clone()
+    }
+
+    pub fn metrics(&self) -> &ReflectorMetrics {
+        &self.metrics
+    }
+
+    /// Waits until the first list is in the Indexer. Returns the Reflector's error instead if
+    /// one that `gives_up` accepts happens first; others are retried as usual.
+    pub async fn wait_for_sync(
+        &self,
+        gives_up: impl Fn(&ReflectorError) -> bool,
+    ) -> Result<(), Arc<ReflectorError>> {
+        let mut status = self.status.clone();
+        let fatal = async {
+            match status
+                .wait_for(|s| s.last_error.as_deref().is_some_and(&gives_up))
+                .await
+            {
+                Ok(s) => s.last_error.clone(),
+                Err(_) => None,
+            }
+        };
+        tokio::select! {
+            _ = self.informer.wait_for_sync() => Ok(()),
+            Some(err) = fatal => Err(err),
+        }
+    }
+
+    /// Stops the Reflector, lets the process loop drain what is queued, and waits for both.
+    pub async fn shutdown(mut self) {
+        self.cancel.cancel();
+        self.informer.stop();
+        while self.tasks.join_next().await.is_some() {}
+    }
+}
+
+impl<T> Drop for RunningInformer<T> {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+    }
+}
