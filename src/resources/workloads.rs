@@ -25,7 +25,7 @@ pub struct Replicas {
 
 /// Pushes what both workload kinds keep, in section order (labels, selector, containers,
 /// owners); the scalar section holds only the shared metadata slots.
-fn build<'b>(w: &'b WireWorkload<'_>) -> Result<(Packed<SECTIONS>, Option<u32>), PackError> {
+fn build(w: &WireWorkload<'_>) -> Result<(Packed<SECTIONS>, Option<u32>), PackError> {
     let spec = w.spec.as_ref();
     let mut b = Builder::<SECTIONS>::new();
     w.metadata.push_scalars(&mut b);
