@@ -67,10 +67,7 @@ fn fixture_fields_match_the_json() {
         pod.controller_owner(),
         Some(("ReplicaSet", "checkout-api-7d9f8c6b5d"))
     );
-    assert_eq!(
-        KubeResource::controller_owner(&pod),
-        pod.controller_owner()
-    );
+    assert_eq!(KubeResource::controller_owner(&pod), pod.controller_owner());
 
     assert_eq!(pod.node_name(), Some(str_at(&v, "/spec/nodeName")));
     assert_eq!(pod.phase(), Some("Running"));
@@ -183,12 +180,14 @@ fn last_applied_configuration_is_dropped() {
 
 #[test]
 fn escaped_strings_and_unsorted_duplicate_keys() {
-    let pod: Pod = decode(
-        br#"{"metadata":{"name":"a\u0062c","labels":{"z":"1","a":"x\"y","z":"2"}}}"#,
-    )
-    .unwrap();
+    let pod: Pod =
+        decode(br#"{"metadata":{"name":"a\u0062c","labels":{"z":"1","a":"x\"y","z":"2"}}}"#)
+            .unwrap();
     assert_eq!(pod.name(), "abc");
-    assert_eq!(pod.labels().iter().collect::<Vec<_>>(), [("a", "x\"y"), ("z", "2")]);
+    assert_eq!(
+        pod.labels().iter().collect::<Vec<_>>(),
+        [("a", "x\"y"), ("z", "2")]
+    );
     assert_eq!(pod.namespace(), None);
     assert_eq!(pod.status(), "");
 }
@@ -241,15 +240,47 @@ fn status_crash_loop_back_off() {
 #[test]
 fn status_waiting_and_terminated_reasons() {
     let cases = [
-        (json!({"waiting": {"reason": "ContainerCreating"}}), "Pending", "ContainerCreating"),
-        (json!({"waiting": {"reason": "ImagePullBackOff"}}), "Pending", "ImagePullBackOff"),
-        (json!({"terminated": {"exitCode": 0, "reason": "Completed"}}), "Succeeded", "Completed"),
-        (json!({"terminated": {"exitCode": 137, "reason": "OOMKilled"}}), "Running", "OOMKilled"),
-        (json!({"terminated": {"exitCode": 1, "reason": "Error"}}), "Failed", "Error"),
-        (json!({"terminated": {"exitCode": 3}}), "Failed", "ExitCode:3"),
-        (json!({"terminated": {"exitCode": 137, "signal": 9}}), "Failed", "Signal:9"),
+        (
+            json!({"waiting": {"reason": "ContainerCreating"}}),
+            "Pending",
+            "ContainerCreating",
+        ),
+        (
+            json!({"waiting": {"reason": "ImagePullBackOff"}}),
+            "Pending",
+            "ImagePullBackOff",
+        ),
+        (
+            json!({"terminated": {"exitCode": 0, "reason": "Completed"}}),
+            "Succeeded",
+            "Completed",
+        ),
+        (
+            json!({"terminated": {"exitCode": 137, "reason": "OOMKilled"}}),
+            "Running",
+            "OOMKilled",
+        ),
+        (
+            json!({"terminated": {"exitCode": 1, "reason": "Error"}}),
+            "Failed",
+            "Error",
+        ),
+        (
+            json!({"terminated": {"exitCode": 3}}),
+            "Failed",
+            "ExitCode:3",
+        ),
+        (
+            json!({"terminated": {"exitCode": 137, "signal": 9}}),
+            "Failed",
+            "Signal:9",
+        ),
         (json!({"waiting": {}}), "Pending", "Pending"),
-        (json!({"running": {"startedAt": "2025-03-14T09:21:14Z"}}), "Running", "Running"),
+        (
+            json!({"running": {"startedAt": "2025-03-14T09:21:14Z"}}),
+            "Running",
+            "Running",
+        ),
     ];
     for (state, phase, want) in cases {
         let p = pod(json!({
@@ -266,12 +297,12 @@ fn status_waiting_and_terminated_reasons() {
 fn status_completed_with_a_running_container() {
     let status = |ready_condition: &str| {
         json!({"phase": "Running",
-            "conditions": [{"type": "Ready", "status": ready_condition}],
-            "containerStatuses": [
-                {"name": "a", "ready": true, "restartCount": 0, "state": {"running": {}}},
-                {"name": "b", "ready": false, "restartCount": 1,
-                 "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}
-            ]})
+        "conditions": [{"type": "Ready", "status": ready_condition}],
+        "containerStatuses": [
+            {"name": "a", "ready": true, "restartCount": 0, "state": {"running": {}}},
+            {"name": "b", "ready": false, "restartCount": 1,
+             "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}
+        ]})
     };
     let spec = json!({"containers": containers(&["a", "b"])});
     let p = pod(json!({"spec": spec, "status": status("True")}));
@@ -292,7 +323,10 @@ fn status_terminating_and_node_lost() {
         "status": running,
     }));
     assert_eq!(p.status(), "Terminating");
-    assert_eq!(p.deleted(), Some(Timestamp::parse("2025-03-14T11:00:00Z").unwrap()));
+    assert_eq!(
+        p.deleted(),
+        Some(Timestamp::parse("2025-03-14T11:00:00Z").unwrap())
+    );
 
     let mut lost = running.clone();
     lost["reason"] = json!("NodeLost");
@@ -346,12 +380,24 @@ fn init_pod(init_state: Value, restart_count: i32) -> Pod {
 #[test]
 fn status_init_containers() {
     let cases = [
-        (json!({"waiting": {"reason": "PodInitializing"}}), "Init:1/2"),
+        (
+            json!({"waiting": {"reason": "PodInitializing"}}),
+            "Init:1/2",
+        ),
         (json!({"running": {}}), "Init:1/2"),
-        (json!({"waiting": {"reason": "CrashLoopBackOff"}}), "Init:CrashLoopBackOff"),
-        (json!({"terminated": {"exitCode": 1, "reason": "Error"}}), "Init:Error"),
+        (
+            json!({"waiting": {"reason": "CrashLoopBackOff"}}),
+            "Init:CrashLoopBackOff",
+        ),
+        (
+            json!({"terminated": {"exitCode": 1, "reason": "Error"}}),
+            "Init:Error",
+        ),
         (json!({"terminated": {"exitCode": 2}}), "Init:ExitCode:2"),
-        (json!({"terminated": {"exitCode": 137, "signal": 9}}), "Init:Signal:9"),
+        (
+            json!({"terminated": {"exitCode": 137, "signal": 9}}),
+            "Init:Signal:9",
+        ),
     ];
     for (state, want) in cases {
         let p = init_pod(state.clone(), 3);
@@ -359,9 +405,15 @@ fn status_init_containers() {
         assert_eq!(p.restarts(), 3, "init restarts count while initializing");
         assert_eq!((p.ready_containers(), p.total_containers()), (0, 1));
     }
-    let p = init_pod(json!({"terminated": {"exitCode": 0, "reason": "Completed"}}), 0);
+    let p = init_pod(
+        json!({"terminated": {"exitCode": 0, "reason": "Completed"}}),
+        0,
+    );
     assert_eq!(p.status(), "PodInitializing");
-    assert_eq!(p.init_containers().map(|c| c.name).collect::<Vec<_>>(), ["setup", "migrate"]);
+    assert_eq!(
+        p.init_containers().map(|c| c.name).collect::<Vec<_>>(),
+        ["setup", "migrate"]
+    );
 }
 
 #[test]
@@ -422,10 +474,17 @@ fn a_malformed_list_item_fails_alone() {
     assert_eq!(page.resource_version.as_deref(), Some("42"));
     assert_eq!(page.continue_token.as_deref(), Some("tok"));
     assert_eq!(page.items.len(), 3);
-    assert_eq!(page.items[0].as_ref().unwrap().name(), "checkout-api-7d9f8c6b5d-x2k4p");
+    assert_eq!(
+        page.items[0].as_ref().unwrap().name(),
+        "checkout-api-7d9f8c6b5d-x2k4p"
+    );
     assert!(matches!(
         page.items[1],
-        Err(DecodeError::Item { index: 1, kind: "Pod", .. })
+        Err(DecodeError::Item {
+            index: 1,
+            kind: "Pod",
+            ..
+        })
     ));
     assert_eq!(page.items[2].as_ref().unwrap().name(), "b");
 
