@@ -75,6 +75,7 @@ fn fixture_fields_match_the_json() {
     assert_eq!((pod.ready_containers(), pod.total_containers()), (2, 2));
     assert_eq!(pod.restarts(), 0);
     assert_eq!(pod.last_restart(), None);
+    assert_eq!(pod.restarts_column(Timestamp::now()), "0");
     assert_eq!(pod.pod_ip(), Some(str_at(&v, "/status/podIP")));
     assert_eq!(pod.host_ip(), Some(str_at(&v, "/status/hostIP")));
 
@@ -235,6 +236,8 @@ fn status_crash_loop_back_off() {
         p.last_restart(),
         Some(Timestamp::parse("2025-03-14T10:00:00Z").unwrap())
     );
+    let now = Timestamp::parse("2025-03-14T10:05:00Z").unwrap();
+    assert_eq!(p.restarts_column(now), "7 (5m ago)");
 }
 
 #[test]

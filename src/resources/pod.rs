@@ -97,6 +97,16 @@ impl Pod {
         self.last_restart
     }
 
+    /// kubectl's RESTARTS cell: `0`, or `3 (5m ago)` when the last restart time is known.
+    pub fn restarts_column(&self, now: Timestamp) -> String {
+        match self.last_restart {
+            Some(at) if self.restarts != 0 => {
+                format!("{} ({} ago)", self.restarts, at.human_since(now))
+            }
+            _ => self.restarts.to_string(),
+        }
+    }
+
     pub fn containers(&self) -> impl ExactSizeIterator<Item = Container<'_>> {
         meta::containers(self.strings.rows(CONTAINERS))
     }
