@@ -73,11 +73,13 @@ fn print_memory() {
         FIXTURE.len()
     );
     println!(
-        "  k8s-openapi Pod: {full_bytes:>6} B ({} B without managedFields), {full_allocs} allocations while decoding",
+        "  k8s-openapi Pod: {full_bytes:>6} B ({} B without managedFields), \
+         {full_allocs} allocations while decoding",
         full_bytes + freed
     );
     println!(
-        "  projection:      {pod_bytes:>6} B ({} B strings + offsets, {} B inline), {pod_allocs} allocations while decoding",
+        "  projection:      {pod_bytes:>6} B ({} B strings + offsets, {} B inline), \
+         {pod_allocs} allocations while decoding",
         pod.heap_bytes(),
         std::mem::size_of::<Pod>()
     );

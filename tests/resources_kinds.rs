@@ -152,7 +152,9 @@ fn namespace_projection() {
 fn template(images: &[(&str, &str)]) -> serde_json::Value {
     let containers: Vec<_> = images
         .iter()
-        .map(|(name, image)| json!({"name": name, "image": image, "env": [{"name": "A", "value": "b"}]}))
+        .map(|(name, image)| {
+            json!({"name": name, "image": image, "env": [{"name": "A", "value": "b"}]})
+        })
         .collect();
     json!({"metadata": {"labels": {"app": "checkout-api"}}, "spec": {"containers": containers}})
 }

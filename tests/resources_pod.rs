@@ -432,10 +432,12 @@ fn status_sidecar_init_containers() {
                            {"type": "Ready", "status": "True"}],
             "initContainerStatuses": [{"name": "proxy", "ready": true, "started": true,
                 "restartCount": 2, "state": {"running": {}},
-                "lastState": {"terminated": {"exitCode": 1, "finishedAt": "2025-03-14T09:00:00Z"}}}],
+                "lastState": {"terminated": {"exitCode": 1,
+                    "finishedAt": "2025-03-14T09:00:00Z"}}}],
             "containerStatuses": [{"name": "app", "ready": true, "restartCount": 1,
                 "state": {"running": {}},
-                "lastState": {"terminated": {"exitCode": 1, "finishedAt": "2025-03-14T08:00:00Z"}}}],
+                "lastState": {"terminated": {"exitCode": 1,
+                    "finishedAt": "2025-03-14T08:00:00Z"}}}],
         }
     }));
     assert_eq!(p.status(), "Running");
@@ -470,8 +472,11 @@ fn malformed_pods_are_typed_errors() {
 fn a_malformed_list_item_fails_alone() {
     let fixture = std::str::from_utf8(FIXTURE).unwrap().trim();
     let list = format!(
-        r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"42","continue":"tok"}},
-            "items":[{fixture},{{"metadata":{{"name":["not","a","string"]}}}},{{"metadata":{{"name":"b"}}}}]}}"#
+        r#"{{"kind":"PodList","apiVersion":"v1",
+            "metadata":{{"resourceVersion":"42","continue":"tok"}},
+            "items":[{fixture},
+                {{"metadata":{{"name":["not","a","string"]}}}},
+                {{"metadata":{{"name":"b"}}}}]}}"#
     );
     let page = decode_list::<Pod>(list.as_bytes()).unwrap();
     assert_eq!(page.resource_version.as_deref(), Some("42"));

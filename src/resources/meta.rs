@@ -4,16 +4,35 @@
 
 use serde::Deserialize;
 
-use super::packed::{Builder, Rows, Str, StrMap};
+use super::packed::{Builder, Packed, Rows, Str, StrMap};
 use super::time::Timestamp;
 
 /// Scalar slots every projection starts with, in this order.
-pub(crate) const NAME: usize = 0;
-pub(crate) const NAMESPACE: usize = 1;
-pub(crate) const UID: usize = 2;
-pub(crate) const RESOURCE_VERSION: usize = 3;
+const NAME: usize = 0;
+const NAMESPACE: usize = 1;
+const UID: usize = 2;
+const RESOURCE_VERSION: usize = 3;
 /// The first kind-specific scalar slot.
 pub(crate) const FIRST_KIND_SLOT: usize = 4;
+
+/// The shared metadata slots of any projection.
+impl<const N: usize> Packed<N> {
+    pub(crate) fn meta_name(&self) -> &str {
+        self.get(NAME)
+    }
+
+    pub(crate) fn meta_namespace(&self) -> Option<&str> {
+        non_empty(self.get(NAMESPACE))
+    }
+
+    pub(crate) fn meta_uid(&self) -> &str {
+        self.get(UID)
+    }
+
+    pub(crate) fn meta_resource_version(&self) -> Option<&str> {
+        non_empty(self.get(RESOURCE_VERSION))
+    }
+}
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]

@@ -31,15 +31,15 @@ macro_rules! object_impls {
     ($ty:ty, $kind:expr, { $($extra:tt)* }) => {
         impl $crate::informers::object::Object for $ty {
             fn namespace(&self) -> Option<&str> {
-                $crate::resources::meta::non_empty(self.strings.get($crate::resources::meta::NAMESPACE))
+                self.strings.meta_namespace()
             }
 
             fn name(&self) -> &str {
-                self.strings.get($crate::resources::meta::NAME)
+                self.strings.meta_name()
             }
 
             fn resource_version(&self) -> Option<&str> {
-                $crate::resources::meta::non_empty(self.strings.get($crate::resources::meta::RESOURCE_VERSION))
+                self.strings.meta_resource_version()
             }
         }
 
@@ -47,7 +47,7 @@ macro_rules! object_impls {
             const KIND: $crate::resources::ResourceKind = $kind;
 
             fn uid(&self) -> &str {
-                self.strings.get($crate::resources::meta::UID)
+                self.strings.meta_uid()
             }
 
             fn labels(&self) -> $crate::resources::Labels<'_> {
