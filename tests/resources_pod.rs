@@ -513,3 +513,22 @@ fn pod_kind_paths() {
         "/api/v1/namespaces/payments-prod/pods/p"
     );
 }
+
+#[test]
+fn truncated_or_corrupted_input_never_panics() {
+    for end in (0..FIXTURE.len()).step_by(13) {
+        assert!(
+            decode::<Pod>(&FIXTURE[..end]).is_err(),
+            "prefix of {end} bytes"
+        );
+    }
+    let mut bytes = FIXTURE.to_vec();
+    for i in (0..bytes.len()).step_by(29) {
+        let saved = bytes[i];
+        for b in [b'"', b'{', b']', b'0', b'\\', 0xff] {
+            bytes[i] = b;
+            let _ = decode::<Pod>(&bytes);
+        }
+        bytes[i] = saved;
+    }
+}
