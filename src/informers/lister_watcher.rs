@@ -331,16 +331,17 @@ struct WireBookmarkMeta {
     resource_version: String,
 }
 
-/// Decodes one list body, skipping (and reporting) items that do not decode.
-pub fn decode_list<T: DeserializeOwned>(body: &str) -> Result<ListPage<T>, String> {
-    let wire: WireList<'_> = serde_json::from_str(body).map_err(|e| e.to_string())?;
+/// Decodes one list body. Items are split as raw JSON first and decoded one by one, so a
+/// malformed item is skipped (and reported) without losing the others.
+pub fn decode_list<T: DeserializeOwned>(body: &[u8]) -> Result<ListPage<T>, String> {
+    let wire: WireList<'_> = serde_json::from_slice(body).map_err(|e| e.to_string())?;
     let raw_items = wire.items.unwrap_or_default();
     let mut items = Vec::with_capacity(raw_items.len());
     let mut malformed = Vec::new();
-    for raw in raw_items {
+    for (index, raw) in raw_items.into_iter().enumerate() {
         match serde_json::from_str::<T>(raw.get()) {
             Ok(obj) => items.push(Arc::new(obj)),
-            Err(e) => malformed.push(e.to_string()),
+            Err(e) => malformed.push(format!("list item {index}: {e}")),
         }
     }
     let (resource_version, continue_token) = match wire.metadata {
@@ -418,12 +419,13 @@ where
             .request_text(request)
             .await
             .map_err(|e| self.error("list", e))?;
-        let page =
-            decode_list::<T>(&body).map_err(|message| ListWatchError::MalformedResponse {
+        let page = decode_list::<T>(body.as_bytes()).map_err(|message| {
+            ListWatchError::MalformedResponse {
                 verb: "list",
                 resource: self.resource.clone(),
                 message,
-            })?;
+            }
+        })?;
         for error in &page.malformed {
             tracing::warn!(resource = %self.resource, %error, "skipped a list item that did not decode");
         }

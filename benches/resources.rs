@@ -1,0 +1,115 @@
+//! Decode time and heap held per pod: a full k8s-openapi `Pod` against kscope's projection,
+//! both decoded from the realistic fixture. Heap is measured with a counting global allocator
+//! (bytes requested and still live after the decode) and printed before the timings.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use kscope::informers::lister_watcher::decode_list;
+use kscope::resources::{Pod, decode};
+
+const FIXTURE: &[u8] = include_bytes!("../tests/fixtures/pod-realistic.json");
+
+/// Counts live heap bytes and allocation calls.
+struct Counting;
+
+static LIVE: AtomicIsize = AtomicIsize::new(0);
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards every call to the system allocator unchanged; only counts on the side.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(
+            new_size as isize - layout.size() as isize,
+            Ordering::Relaxed,
+        );
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `f`, returning its value, the heap bytes still live afterwards, and allocation calls.
+fn measure<T>(f: impl FnOnce() -> T) -> (T, isize, usize) {
+    let (live, allocs) = (LIVE.load(Ordering::SeqCst), ALLOCS.load(Ordering::SeqCst));
+    let value = f();
+    (
+        value,
+        LIVE.load(Ordering::SeqCst) - live,
+        ALLOCS.load(Ordering::SeqCst) - allocs,
+    )
+}
+
+fn print_memory() {
+    let (mut full, full_bytes, full_allocs) = measure(|| {
+        Arc::new(serde_json::from_slice::<k8s_openapi::api::core::v1::Pod>(FIXTURE).unwrap())
+    });
+    let (_, freed, _) = measure(|| {
+        if let Some(pod) = Arc::get_mut(&mut full) {
+            pod.metadata.managed_fields = None;
+        }
+    });
+    let (pod, pod_bytes, pod_allocs) = measure(|| Arc::new(decode::<Pod>(FIXTURE).unwrap()));
+    println!(
+        "heap held per pod, decoded from the {}-byte fixture, in an Arc:",
+        FIXTURE.len()
+    );
+    println!(
+        "  k8s-openapi Pod: {full_bytes:>6} B ({} B without managedFields), \
+         {full_allocs} allocations while decoding",
+        full_bytes + freed
+    );
+    println!(
+        "  projection:      {pod_bytes:>6} B ({} B strings + offsets, {} B inline), \
+         {pod_allocs} allocations while decoding",
+        pod.heap_bytes(),
+        std::mem::size_of::<Pod>()
+    );
+    drop((full, pod));
+
+    let list = format!(
+        r#"{{"kind":"PodList","metadata":{{"resourceVersion":"1"}},"items":[{}]}}"#,
+        vec![std::str::from_utf8(FIXTURE).unwrap().trim(); 500].join(",")
+    );
+    let (page, page_bytes, _) = measure(|| decode_list::<Pod>(list.as_bytes()).unwrap());
+    println!(
+        "  a 500-pod list page holds {} B per pod (Vec<Arc<Pod>>)",
+        page_bytes / page.items.len() as isize
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    print_memory();
+    let mut group = c.benchmark_group("decode_pod");
+    group.bench_function("k8s_openapi_full", |b| {
+        b.iter(|| {
+            serde_json::from_slice::<k8s_openapi::api::core::v1::Pod>(black_box(FIXTURE)).unwrap()
+        })
+    });
+    group.bench_function("projection", |b| {
+        b.iter(|| decode::<Pod>(black_box(FIXTURE)).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

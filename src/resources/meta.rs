@@ -1,0 +1,192 @@
+//! The parts of `metadata` and of pod templates that several projections keep, in wire form
+//! (borrowed from the JSON; every field not named here, managedFields first, is skipped by
+//! serde's `IgnoredAny` and never materialized) and as read-only views.
+
+use serde::Deserialize;
+
+use super::packed::{Builder, Packed, Rows, Str, StrMap};
+use super::time::Timestamp;
+
+/// Scalar slots every projection starts with, in this order.
+const NAME: usize = 0;
+const NAMESPACE: usize = 1;
+const UID: usize = 2;
+const RESOURCE_VERSION: usize = 3;
+/// The first kind-specific scalar slot.
+pub(crate) const FIRST_KIND_SLOT: usize = 4;
+
+/// The shared metadata slots of any projection.
+impl<const N: usize> Packed<N> {
+    pub(crate) fn meta_name(&self) -> &str {
+        self.get(NAME)
+    }
+
+    pub(crate) fn meta_namespace(&self) -> Option<&str> {
+        non_empty(self.get(NAMESPACE))
+    }
+
+    pub(crate) fn meta_uid(&self) -> &str {
+        self.get(UID)
+    }
+
+    pub(crate) fn meta_resource_version(&self) -> Option<&str> {
+        non_empty(self.get(RESOURCE_VERSION))
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireMeta<'a> {
+    #[serde(borrow)]
+    pub name: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub namespace: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub uid: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub resource_version: Option<Str<'a>>,
+    pub creation_timestamp: Option<Timestamp>,
+    pub deletion_timestamp: Option<Timestamp>,
+    #[serde(borrow)]
+    pub labels: Option<StrMap<'a, false>>,
+    #[serde(borrow)]
+    pub annotations: Option<StrMap<'a, true>>,
+    #[serde(borrow)]
+    pub owner_references: Option<Vec<WireOwner<'a>>>,
+}
+
+impl<'a> WireMeta<'a> {
+    /// Pushes the shared scalar slots `NAME..FIRST_KIND_SLOT`.
+    pub(crate) fn push_scalars<'b, const N: usize>(&'b self, b: &mut Builder<'b, N>) {
+        b.push_opt(self.name.as_ref());
+        b.push_opt(self.namespace.as_ref());
+        b.push_opt(self.uid.as_ref());
+        b.push_opt(self.resource_version.as_ref());
+    }
+
+    /// Pushes owner references as (kind, name, uid) rows; returns the controller's row index.
+    pub(crate) fn push_owners<'b, const N: usize>(&'b self, b: &mut Builder<'b, N>) -> Option<u32> {
+        let owners = self.owner_references.as_deref().unwrap_or_default();
+        let mut controller = None;
+        for (i, o) in owners.iter().enumerate() {
+            b.push_opt(o.kind.as_ref());
+            b.push_opt(o.name.as_ref());
+            b.push_opt(o.uid.as_ref());
+            if o.controller == Some(true) && controller.is_none() {
+                controller = u32::try_from(i).ok();
+            }
+        }
+        controller
+    }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct WireOwner<'a> {
+    #[serde(borrow)]
+    kind: Option<Str<'a>>,
+    #[serde(borrow)]
+    name: Option<Str<'a>>,
+    #[serde(borrow)]
+    uid: Option<Str<'a>>,
+    controller: Option<bool>,
+}
+
+/// `spec.selector` of a workload; only `matchLabels` is kept.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireSelector<'a> {
+    #[serde(borrow)]
+    pub match_labels: Option<StrMap<'a, false>>,
+}
+
+/// A container in a pod spec or template: what the tables show (name, image), plus the init
+/// container restart policy that decides whether it is a sidecar.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct WireContainer<'a> {
+    #[serde(borrow)]
+    pub name: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub image: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub restart_policy: Option<Str<'a>>,
+}
+
+/// Pushes containers as (name, image) rows.
+pub(crate) fn push_containers<'b, const N: usize>(
+    b: &mut Builder<'b, N>,
+    containers: Option<&'b [WireContainer<'_>]>,
+) {
+    for c in containers.unwrap_or_default() {
+        b.push_opt(c.name.as_ref());
+        b.push_opt(c.image.as_ref());
+    }
+}
+
+#[derive(Deserialize, Default)]
+pub(crate) struct WirePodTemplate<'a> {
+    #[serde(borrow)]
+    pub spec: Option<WireTemplateSpec<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+pub(crate) struct WireTemplateSpec<'a> {
+    #[serde(borrow)]
+    pub containers: Option<Vec<WireContainer<'a>>>,
+}
+
+impl WirePodTemplate<'_> {
+    pub(crate) fn containers(&self) -> Option<&[WireContainer<'_>]> {
+        self.spec.as_ref()?.containers.as_deref()
+    }
+}
+
+/// An owner reference kept by a projection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OwnerRef<'a> {
+    pub kind: &'a str,
+    pub name: &'a str,
+    pub uid: &'a str,
+    /// Whether this owner is the managing controller (`controller: true`).
+    pub controller: bool,
+}
+
+/// Reads (kind, name, uid) rows back as [`OwnerRef`]s.
+pub(crate) fn owner_refs(
+    rows: Rows<'_, 3>,
+    controller: Option<u32>,
+) -> impl ExactSizeIterator<Item = OwnerRef<'_>> {
+    rows.iter()
+        .enumerate()
+        .map(move |(i, [kind, name, uid])| OwnerRef {
+            kind,
+            name,
+            uid,
+            controller: controller.is_some_and(|c| c as usize == i),
+        })
+}
+
+/// The controller owner as (kind, name), for "owned by" indexes and drill-down.
+pub(crate) fn controller_owner(rows: Rows<'_, 3>, controller: Option<u32>) -> Option<(&str, &str)> {
+    let c = controller? as usize;
+    (c < rows.len()).then(|| {
+        let [kind, name, _] = rows.row(c);
+        (kind, name)
+    })
+}
+
+/// A container kept by a projection: its name and image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Container<'a> {
+    pub name: &'a str,
+    pub image: &'a str,
+}
+
+pub(crate) fn containers(rows: Rows<'_, 2>) -> impl ExactSizeIterator<Item = Container<'_>> {
+    rows.iter().map(|[name, image]| Container { name, image })
+}
+
+/// `Some(s)` unless `s` is empty: the API treats an empty string and an absent field alike.
+pub(crate) fn non_empty(s: &str) -> Option<&str> {
+    (!s.is_empty()).then_some(s)
+}

@@ -1,0 +1,320 @@
+//! All the strings of one projected object, packed into one buffer.
+//!
+//! A projection stores every string it keeps (name, uid, labels, images, ...) in one `Box<str>`
+//! plus one `Box<[u32]>` of end offsets: two heap blocks per object instead of one per string,
+//! and 4 bytes of bookkeeping per string instead of 16. Strings are grouped in sections
+//! (scalars, labels, owners, ...) whose bounds the projection keeps inline.
+//!
+//! Decoding borrows strings from the input where it can ([`Str`]) and copies each kept string
+//! exactly once, into the packed buffer.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use smallvec::SmallVec;
+
+/// The annotation `kubectl apply` writes: a full copy of the applied manifest, often several
+/// KB. It is dropped at decode time; detail views GET the full object anyway.
+pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// Packed strings: `text[ends[i-1]..ends[i]]` is string `i`.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub(crate) struct PackedText {
+    text: Box<str>,
+    ends: Box<[u32]>,
+}
+
+impl PackedText {
+    /// String `i`, or "" past the end (indices come from the projection's own layout).
+    pub(crate) fn get(&self, i: usize) -> &str {
+        let start = match i.checked_sub(1) {
+            Some(prev) => self.ends.get(prev).copied().unwrap_or(0),
+            None => 0,
+        } as usize;
+        let end = self.ends.get(i).copied().unwrap_or(0) as usize;
+        self.text.get(start..end).unwrap_or("")
+    }
+
+    /// Heap bytes this table owns (for memory accounting in benches and tests).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.text.len() + std::mem::size_of_val(&*self.ends)
+    }
+}
+
+impl fmt::Debug for PackedText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries((0..self.ends.len()).map(|i| self.get(i)))
+            .finish()
+    }
+}
+
+/// Packed strings grouped in `N` sections; section 0 holds the fixed scalar slots.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub(crate) struct Packed<const N: usize> {
+    strings: PackedText,
+    sections: [u32; N],
+}
+
+impl<const N: usize> Packed<N> {
+    /// Scalar slot `i` of section 0.
+    pub(crate) fn get(&self, i: usize) -> &str {
+        self.strings.get(i)
+    }
+
+    /// The rows of section `s`, each `W` strings wide.
+    pub(crate) fn rows<const W: usize>(&self, s: usize) -> Rows<'_, W> {
+        let start = match s.checked_sub(1) {
+            Some(prev) => self.sections.get(prev).copied().unwrap_or(0),
+            None => 0,
+        } as usize;
+        let end = (self.sections.get(s).copied().unwrap_or(0) as usize).max(start);
+        Rows {
+            strings: &self.strings,
+            start,
+            rows: (end - start) / W,
+        }
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.strings.heap_bytes()
+    }
+}
+
+/// A section of packed strings read as rows of `W` strings (label pairs, owner triples, ...).
+#[derive(Clone, Copy)]
+pub(crate) struct Rows<'a, const W: usize> {
+    strings: &'a PackedText,
+    start: usize,
+    rows: usize,
+}
+
+impl<'a, const W: usize> Rows<'a, W> {
+    pub(crate) fn len(&self) -> usize {
+        self.rows
+    }
+
+    pub(crate) fn row(&self, r: usize) -> [&'a str; W] {
+        let strings = self.strings;
+        let base = self.start + r * W;
+        std::array::from_fn(|c| strings.get(base + c))
+    }
+
+    pub(crate) fn iter(self) -> impl ExactSizeIterator<Item = [&'a str; W]> + 'a {
+        (0..self.rows).map(move |r| self.row(r))
+    }
+
+    /// Binary search on column 0; the rows must be sorted by it (maps are, see [`StrMap`]).
+    pub(crate) fn find(&self, key: &str) -> Option<[&'a str; W]> {
+        let (mut lo, mut hi) = (0, self.rows);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let row = self.row(mid);
+            match row[0].cmp(key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(row),
+            }
+        }
+        None
+    }
+}
+
+/// Why strings could not be packed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PackError {
+    #[error("object holds more than 4 GiB of strings")]
+    TooLarge,
+}
+
+/// Collects the strings of one object, borrowed from its decoded wire form, then packs them.
+pub(crate) struct Builder<'b, const N: usize> {
+    parts: SmallVec<[Cow<'b, str>; 48]>,
+    sections: [u32; N],
+    filled: usize,
+}
+
+impl<'b, const N: usize> Builder<'b, N> {
+    pub(crate) fn new() -> Self {
+        Self {
+            parts: SmallVec::new(),
+            sections: [0; N],
+            filled: 0,
+        }
+    }
+
+    pub(crate) fn push(&mut self, s: &'b str) {
+        self.parts.push(Cow::Borrowed(s));
+    }
+
+    pub(crate) fn push_opt(&mut self, s: Option<&'b Str<'_>>) {
+        self.push(s.map_or("", Str::as_str));
+    }
+
+    pub(crate) fn push_cow(&mut self, s: Cow<'b, str>) {
+        self.parts.push(s);
+    }
+
+    /// Pushes a map's entries as (key, value) rows; [`StrMap`] keeps them sorted by key.
+    pub(crate) fn push_map<const SKIP: bool>(&mut self, map: Option<&'b StrMap<'_, SKIP>>) {
+        for (k, v) in map.map_or(&[][..], |m| &m.entries[..]) {
+            self.push(k.as_str());
+            self.push(v.as_str());
+        }
+    }
+
+    /// Closes the current section (the first call closes the scalar section 0).
+    pub(crate) fn end_section(&mut self) {
+        if let Some(slot) = self.sections.get_mut(self.filled) {
+            *slot = u32::try_from(self.parts.len()).unwrap_or(u32::MAX);
+            self.filled += 1;
+        }
+    }
+
+    pub(crate) fn finish(self) -> Result<Packed<N>, PackError> {
+        let total: usize = self.parts.iter().map(|p| p.len()).sum();
+        if u32::try_from(total).is_err() {
+            return Err(PackError::TooLarge);
+        }
+        let mut text = String::with_capacity(total);
+        let mut ends = Vec::with_capacity(self.parts.len());
+        for part in &self.parts {
+            text.push_str(part);
+            // Cannot truncate: the total length was checked above.
+            ends.push(text.len() as u32);
+        }
+        Ok(Packed {
+            strings: PackedText {
+                text: text.into_boxed_str(),
+                ends: ends.into_boxed_slice(),
+            },
+            sections: self.sections,
+        })
+    }
+}
+
+/// A JSON string borrowed from the input when it has no escapes, owned otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Str<'a>(Cow<'a, str>);
+
+impl Str<'_> {
+    pub(crate) fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Str<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Str<'a>, E> {
+                Ok(Str(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(V(PhantomData))
+    }
+}
+
+/// A JSON object of strings (labels, annotations, matchLabels), sorted by key, duplicates
+/// resolved last-wins like Go's decoder. With `SKIP_LAST_APPLIED` the
+/// [`LAST_APPLIED_ANNOTATION`] value is skipped without being decoded.
+#[derive(Debug, Default)]
+pub(crate) struct StrMap<'a, const SKIP_LAST_APPLIED: bool> {
+    entries: SmallVec<[(Str<'a>, Str<'a>); 8]>,
+}
+
+impl<'a, const SKIP: bool> StrMap<'a, SKIP> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.entries.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
+}
+
+impl<'de: 'a, 'a, const SKIP: bool> Deserialize<'de> for StrMap<'a, SKIP> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a, const SKIP: bool>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a, const SKIP: bool> Visitor<'de> for V<'a, SKIP> {
+            type Value = StrMap<'a, SKIP>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map of strings")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut entries: SmallVec<[(Str<'a>, Str<'a>); 8]> = SmallVec::new();
+                let mut sorted = true;
+                while let Some(key) = map.next_key::<Str<'a>>()? {
+                    if SKIP && key.as_str() == LAST_APPLIED_ANNOTATION {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                    let value = map.next_value::<Str<'a>>()?;
+                    if let Some((last, _)) = entries.last() {
+                        sorted &= *last < key;
+                    }
+                    entries.push((key, value));
+                }
+                if !sorted {
+                    // Stable sort, then keep the last of equal keys (last wins, as in Go).
+                    entries.sort_by(|a, b| a.0.cmp(&b.0));
+                    let mut deduped: SmallVec<[(Str<'a>, Str<'a>); 8]> = SmallVec::new();
+                    for entry in entries {
+                        match deduped.last_mut() {
+                            Some(last) if last.0 == entry.0 => *last = entry,
+                            _ => deduped.push(entry),
+                        }
+                    }
+                    entries = deduped;
+                }
+                Ok(StrMap { entries })
+            }
+        }
+        d.deserialize_map(V::<'a, SKIP>(PhantomData))
+    }
+}
+
+/// A read-only view of a sorted string map kept by a projection (labels, annotations, a
+/// selector's matchLabels), with `O(log n)` lookup.
+#[derive(Clone, Copy)]
+pub struct Labels<'a> {
+    rows: Rows<'a, 2>,
+}
+
+impl<'a> Labels<'a> {
+    pub(crate) fn new(rows: Rows<'a, 2>) -> Self {
+        Self { rows }
+    }
+
+    /// The value for `key`, if present.
+    pub fn get(&self, key: &str) -> Option<&'a str> {
+        self.rows.find(key).map(|[_, v]| v)
+    }
+
+    /// Entries sorted by key.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&'a str, &'a str)> + 'a {
+        self.rows.iter().map(|[k, v]| (k, v))
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.len() == 0
+    }
+}
+
+impl fmt::Debug for Labels<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
