@@ -1,4 +1,5 @@
 //! kscope: client-go's informer pipeline in Rust, and a terminal explorer built on it.
 
+pub mod index_views;
 pub mod informers;
 pub mod resources;

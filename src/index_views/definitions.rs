@@ -1,0 +1,289 @@
+//! Index definitions: a name and where its values come from (a label, an annotation, or a
+//! projection field), turned into Indexer index functions for any kind that can answer them.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
+
+use smallvec::smallvec;
+
+use crate::informers::indexer::{IndexFunc, IndexValues, index_func};
+use crate::informers::object::Object;
+use crate::resources::{Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet};
+
+/// A projection field an index can read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IndexField {
+    Namespace,
+    /// The node a pod runs on (a node indexes under its own name).
+    Node,
+    Phase,
+    /// `Kind/name` of the controlling owner.
+    Owner,
+    /// Every container image: one object, several values.
+    Images,
+}
+
+impl IndexField {
+    pub const ALL: [IndexField; 5] = [
+        IndexField::Namespace,
+        IndexField::Node,
+        IndexField::Phase,
+        IndexField::Owner,
+        IndexField::Images,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Namespace => "namespace",
+            Self::Node => "node",
+            Self::Phase => "phase",
+            Self::Owner => "owner",
+            Self::Images => "images",
+        }
+    }
+}
+
+impl FromStr for IndexField {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|f| f.as_str() == s)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Self::ALL.iter().map(|f| f.as_str()).collect();
+                format!("unknown field {s:?}; expected one of {}", known.join(", "))
+            })
+    }
+}
+
+/// Where an index takes its values from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum IndexSource {
+    Label(String),
+    Annotation(String),
+    Field(IndexField),
+}
+
+impl fmt::Display for IndexSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Label(key) => write!(f, "label {key}"),
+            Self::Annotation(key) => write!(f, "annotation {key}"),
+            Self::Field(field) => write!(f, "field {}", field.as_str()),
+        }
+    }
+}
+
+/// A named index.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IndexDefinition {
+    pub name: String,
+    pub source: IndexSource,
+}
+
+impl IndexDefinition {
+    pub fn new(name: impl Into<String>, source: IndexSource) -> Self {
+        Self {
+            name: name.into(),
+            source,
+        }
+    }
+
+    /// The Indexer function for this definition on kind `T`.
+    pub fn index_func<T: Indexable>(&self) -> IndexFunc<T> {
+        match self.source.clone() {
+            IndexSource::Label(key) => index_func(move |obj: &T| {
+                Ok(obj
+                    .labels()
+                    .get(&key)
+                    .map(|v| smallvec![Cow::Borrowed(v)])
+                    .unwrap_or_default())
+            }),
+            IndexSource::Annotation(key) => index_func(move |obj: &T| {
+                Ok(obj
+                    .annotation(&key)
+                    .map(|v| smallvec![Cow::Borrowed(v)])
+                    .unwrap_or_default())
+            }),
+            IndexSource::Field(field) => index_func(move |obj: &T| Ok(obj.field_values(field))),
+        }
+    }
+}
+
+/// The indexes every kind gets unless the configuration says otherwise: namespace, node,
+/// phase, owner, and `app` = label app.
+pub fn default_index_definitions() -> Vec<IndexDefinition> {
+    vec![
+        IndexDefinition::new("namespace", IndexSource::Field(IndexField::Namespace)),
+        IndexDefinition::new("node", IndexSource::Field(IndexField::Node)),
+        IndexDefinition::new("phase", IndexSource::Field(IndexField::Phase)),
+        IndexDefinition::new("owner", IndexSource::Field(IndexField::Owner)),
+        IndexDefinition::new("app", IndexSource::Label("app".into())),
+    ]
+}
+
+/// The index functions for `definitions` on kind `T`, ready for `Indexer::new`.
+pub fn index_funcs<T: Indexable>(definitions: &[IndexDefinition]) -> Vec<(String, IndexFunc<T>)> {
+    definitions
+        .iter()
+        .map(|d| (d.name.clone(), d.index_func::<T>()))
+        .collect()
+}
+
+/// A kind whose objects can be indexed by annotation and by [`IndexField`].
+pub trait Indexable: KubeResource {
+    /// An annotation's value, for kinds that keep annotations.
+    fn annotation(&self, _key: &str) -> Option<&str> {
+        None
+    }
+
+    /// The values of `field`; none where the kind has no such field.
+    fn field_values(&self, field: IndexField) -> IndexValues<'_>;
+}
+
+fn one(value: Option<&str>) -> IndexValues<'_> {
+    value
+        .filter(|v| !v.is_empty())
+        .map(|v| smallvec![Cow::Borrowed(v)])
+        .unwrap_or_default()
+}
+
+fn owner(obj: &impl KubeResource) -> IndexValues<'_> {
+    obj.controller_owner()
+        .map(|(kind, name)| smallvec![Cow::Owned(format!("{kind}/{name}"))])
+        .unwrap_or_default()
+}
+
+fn images<'a>(images: impl Iterator<Item = &'a str>) -> IndexValues<'a> {
+    let mut values: IndexValues<'a> = IndexValues::new();
+    for image in images {
+        if !values.iter().any(|v| v == image) {
+            values.push(Cow::Borrowed(image));
+        }
+    }
+    values
+}
+
+impl Indexable for Pod {
+    fn annotation(&self, key: &str) -> Option<&str> {
+        Pod::annotation(self, key)
+    }
+
+    fn field_values(&self, field: IndexField) -> IndexValues<'_> {
+        match field {
+            IndexField::Namespace => one(self.namespace()),
+            IndexField::Node => one(self.node_name()),
+            IndexField::Phase => one(self.phase()),
+            IndexField::Owner => owner(self),
+            IndexField::Images => images(
+                self.init_containers()
+                    .chain(self.containers())
+                    .map(|c| c.image),
+            ),
+        }
+    }
+}
+
+impl Indexable for Node {
+    fn field_values(&self, field: IndexField) -> IndexValues<'_> {
+        match field {
+            IndexField::Node => one(Some(self.name())),
+            _ => IndexValues::new(),
+        }
+    }
+}
+
+impl Indexable for Namespace {
+    fn field_values(&self, field: IndexField) -> IndexValues<'_> {
+        match field {
+            IndexField::Phase => one(self.phase()),
+            _ => IndexValues::new(),
+        }
+    }
+}
+
+impl Indexable for Deployment {
+    fn field_values(&self, field: IndexField) -> IndexValues<'_> {
+        match field {
+            IndexField::Namespace => one(self.namespace()),
+            IndexField::Owner => owner(self),
+            IndexField::Images => images(self.containers().map(|c| c.image)),
+            _ => IndexValues::new(),
+        }
+    }
+}
+
+impl Indexable for ReplicaSet {
+    fn field_values(&self, field: IndexField) -> IndexValues<'_> {
+        match field {
+            IndexField::Namespace => one(self.namespace()),
+            IndexField::Owner => owner(self),
+            IndexField::Images => images(self.containers().map(|c| c.image)),
+            _ => IndexValues::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::informers::indexer::Indexer;
+    use crate::resources::decode;
+
+    fn fixture_pod() -> Pod {
+        decode(include_bytes!("../../tests/fixtures/pod-realistic.json")).unwrap()
+    }
+
+    #[test]
+    fn default_indexes_on_a_realistic_pod() {
+        let pod = fixture_pod();
+        let indexer = Indexer::new(index_funcs::<Pod>(&default_index_definitions())).unwrap();
+        indexer.add(Arc::new(pod.clone())).unwrap();
+        let values = |name: &str| {
+            let mut v: Vec<String> = indexer
+                .list_index_values(name)
+                .unwrap()
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(values("namespace"), [pod.namespace().unwrap().to_string()]);
+        assert_eq!(values("node"), [pod.node_name().unwrap().to_string()]);
+        assert_eq!(values("phase"), ["Running"]);
+        let (kind, name) = pod.controller_owner().unwrap();
+        assert_eq!(values("owner"), [format!("{kind}/{name}")]);
+        assert_eq!(values("app"), [pod.label("app").unwrap().to_string()]);
+    }
+
+    #[test]
+    fn images_index_is_multi_valued_and_annotations_index() {
+        let pod = fixture_pod();
+        let images: Vec<String> = pod
+            .field_values(IndexField::Images)
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
+        assert!(images.len() >= 2, "{images:?}");
+        let (key, value) = pod.annotations().iter().next().unwrap();
+        let def = IndexDefinition::new("a", IndexSource::Annotation(key.to_string()));
+        let values = def.index_func::<Pod>()(&pod).unwrap();
+        assert_eq!(values.as_slice(), [Cow::Borrowed(value)]);
+    }
+
+    #[test]
+    fn index_field_names_parse() {
+        assert_eq!("owner".parse::<IndexField>(), Ok(IndexField::Owner));
+        assert!(
+            "nodes"
+                .parse::<IndexField>()
+                .unwrap_err()
+                .contains("expected one of")
+        );
+    }
+}
