@@ -1,5 +1,6 @@
 //! kscope: client-go's informer pipeline in Rust, and a terminal explorer built on it.
 
+pub mod cluster;
 pub mod index_views;
 pub mod informers;
 pub mod resources;
