@@ -1,4 +1,5 @@
 //! From stores to what people see: index definitions, queries over indexes, row models.
 //! Nothing here draws; nothing here talks to the network.
 
+pub mod columns;
 pub mod definitions;

@@ -1,0 +1,245 @@
+//! Table columns per kind, as kubectl prints them (`-o wide` adds the wide ones), shared by
+//! `kscope get` and the TUI tables.
+
+use crate::informers::object::Object;
+use crate::resources::{Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, Timestamp};
+
+use super::definitions::Indexable;
+
+/// How a column's cells compare when a table is sorted by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    Text,
+    /// Leading integer (`3`, `2/3`, `7 (5m ago)`).
+    Number,
+    /// Sorted by creation time, not by the printed text.
+    Age,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    pub name: &'static str,
+    pub kind: ColumnKind,
+    /// Shown only with `-o wide` (and in the TUI's wide mode).
+    pub wide: bool,
+}
+
+const fn text(name: &'static str) -> Column {
+    Column {
+        name,
+        kind: ColumnKind::Text,
+        wide: false,
+    }
+}
+
+const fn number(name: &'static str) -> Column {
+    Column {
+        name,
+        kind: ColumnKind::Number,
+        wide: false,
+    }
+}
+
+const fn wide(name: &'static str) -> Column {
+    Column {
+        name,
+        kind: ColumnKind::Text,
+        wide: true,
+    }
+}
+
+const AGE: Column = Column {
+    name: "AGE",
+    kind: ColumnKind::Age,
+    wide: false,
+};
+
+/// A kind that renders as a table row.
+pub trait TableRow: Indexable {
+    /// Every column after NAMESPACE (which callers add for all-namespace views of namespaced
+    /// kinds) in order, the wide ones included.
+    const COLUMNS: &'static [Column];
+
+    /// One cell per entry of [`TableRow::COLUMNS`].
+    fn cells(&self, now: Timestamp) -> Vec<String>;
+}
+
+fn age(obj: &impl KubeResource, now: Timestamp) -> String {
+    obj.age(now)
+}
+
+fn or_none(value: Option<&str>) -> String {
+    match value {
+        Some(v) if !v.is_empty() => v.to_string(),
+        _ => "<none>".into(),
+    }
+}
+
+fn joined<'a>(values: impl Iterator<Item = &'a str>) -> String {
+    let joined: Vec<&str> = values.collect();
+    if joined.is_empty() {
+        "<none>".into()
+    } else {
+        joined.join(",")
+    }
+}
+
+impl TableRow for Pod {
+    const COLUMNS: &'static [Column] = &[
+        text("NAME"),
+        number("READY"),
+        text("STATUS"),
+        number("RESTARTS"),
+        AGE,
+        wide("IP"),
+        wide("NODE"),
+    ];
+
+    fn cells(&self, now: Timestamp) -> Vec<String> {
+        vec![
+            self.name().to_string(),
+            format!("{}/{}", self.ready_containers(), self.total_containers()),
+            self.status().to_string(),
+            self.restarts_column(now),
+            age(self, now),
+            or_none(self.pod_ip()),
+            or_none(self.node_name()),
+        ]
+    }
+}
+
+impl TableRow for Node {
+    const COLUMNS: &'static [Column] = &[
+        text("NAME"),
+        text("STATUS"),
+        text("ROLES"),
+        AGE,
+        text("VERSION"),
+        wide("INTERNAL-IP"),
+        wide("CPU"),
+        wide("MEMORY"),
+    ];
+
+    fn cells(&self, now: Timestamp) -> Vec<String> {
+        vec![
+            self.name().to_string(),
+            self.status().to_string(),
+            joined(self.roles()),
+            age(self, now),
+            or_none(self.kubelet_version()),
+            or_none(self.internal_ip()),
+            or_none(self.cpu_capacity()),
+            or_none(self.memory_capacity()),
+        ]
+    }
+}
+
+impl TableRow for Namespace {
+    const COLUMNS: &'static [Column] = &[text("NAME"), text("STATUS"), AGE];
+
+    fn cells(&self, now: Timestamp) -> Vec<String> {
+        vec![
+            self.name().to_string(),
+            or_none(self.phase()),
+            age(self, now),
+        ]
+    }
+}
+
+impl TableRow for Deployment {
+    const COLUMNS: &'static [Column] = &[
+        text("NAME"),
+        number("READY"),
+        number("UP-TO-DATE"),
+        number("AVAILABLE"),
+        AGE,
+        wide("CONTAINERS"),
+        wide("IMAGES"),
+        wide("SELECTOR"),
+    ];
+
+    fn cells(&self, now: Timestamp) -> Vec<String> {
+        let replicas = self.replicas();
+        vec![
+            self.name().to_string(),
+            format!("{}/{}", replicas.ready, replicas.desired),
+            replicas.updated.to_string(),
+            replicas.available.to_string(),
+            age(self, now),
+            joined(self.containers().map(|c| c.name)),
+            joined(self.containers().map(|c| c.image)),
+            selector(self.selector().iter()),
+        ]
+    }
+}
+
+impl TableRow for ReplicaSet {
+    const COLUMNS: &'static [Column] = &[
+        text("NAME"),
+        number("DESIRED"),
+        number("CURRENT"),
+        number("READY"),
+        AGE,
+        wide("CONTAINERS"),
+        wide("IMAGES"),
+        wide("SELECTOR"),
+    ];
+
+    fn cells(&self, now: Timestamp) -> Vec<String> {
+        let replicas = self.replicas();
+        vec![
+            self.name().to_string(),
+            replicas.desired.to_string(),
+            replicas.current.to_string(),
+            replicas.ready.to_string(),
+            age(self, now),
+            joined(self.containers().map(|c| c.name)),
+            joined(self.containers().map(|c| c.image)),
+            selector(self.selector().iter()),
+        ]
+    }
+}
+
+fn selector<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    let parts: Vec<String> = pairs.map(|(k, v)| format!("{k}={v}")).collect();
+    if parts.is_empty() {
+        "<none>".into()
+    } else {
+        parts.join(",")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resources::decode;
+
+    #[test]
+    fn every_kind_has_one_cell_per_column() {
+        let now = Timestamp::now();
+        let pod: Pod = decode(include_bytes!("../../tests/fixtures/pod-realistic.json")).unwrap();
+        assert_eq!(pod.cells(now).len(), Pod::COLUMNS.len());
+        let node: Node = decode(
+            br#"{"metadata":{"name":"n1","labels":{"node-role.kubernetes.io/control-plane":""}}}"#,
+        )
+        .unwrap();
+        let cells = node.cells(now);
+        assert_eq!(cells.len(), Node::COLUMNS.len());
+        assert_eq!(cells[..3], ["n1", "Unknown", "control-plane"]);
+        let ns: Namespace =
+            decode(br#"{"metadata":{"name":"web"},"status":{"phase":"Active"}}"#).unwrap();
+        assert_eq!(ns.cells(now)[..2], ["web", "Active"]);
+        let deploy: Deployment = decode(
+            br#"{"metadata":{"name":"d","namespace":"web"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},
+                "template":{"spec":{"containers":[{"name":"c","image":"nginx:1"}]}}},
+                "status":{"readyReplicas":2,"updatedReplicas":3,"availableReplicas":2}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            deploy.cells(now),
+            ["d", "2/3", "3", "2", "<unknown>", "c", "nginx:1", "app=web"]
+        );
+        let rs: ReplicaSet = decode(br#"{"metadata":{"name":"r","namespace":"web"},"spec":{"replicas":2},"status":{"replicas":2,"readyReplicas":1}}"#).unwrap();
+        assert_eq!(rs.cells(now)[..4], ["r", "2", "2", "1"]);
+    }
+}
