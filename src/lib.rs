@@ -1,6 +1,8 @@
 //! kscope: client-go's informer pipeline in Rust, and a terminal explorer built on it.
 
 pub mod cluster;
+pub mod commands;
+pub mod duration;
 pub mod index_views;
 pub mod informers;
 pub mod resources;

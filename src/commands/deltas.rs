@@ -1,0 +1,153 @@
+//! `kscope deltas`: the tap as JSON lines, one per watch event, delta, relist or error.
+
+use std::io::Write;
+use std::time::Duration;
+
+use k8s_openapi::jiff;
+use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::cluster::ClusterArgs;
+use crate::duration::parse_duration;
+use crate::index_views::definitions::{default_index_definitions, index_funcs};
+use crate::informers::controller::{InformerConfig, RunningInformer};
+use crate::informers::indexer::Indexer;
+use crate::informers::lister_watcher::WatchEventType;
+use crate::informers::tap::{Tap, TapEntry, TapKind};
+use crate::resources::{Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind};
+
+use super::{CommandError, gives_up, lister_watcher};
+
+/// Stream raw watch events and DeltaFIFO deltas as JSON lines.
+#[derive(Debug, Clone, clap::Args)]
+pub struct DeltasArgs {
+    /// pods (po), nodes (no), namespaces (ns), deployments (deploy), replicasets (rs).
+    pub resource: String,
+    /// Label selector sent to the server.
+    #[arg(short = 'l', long)]
+    pub selector: Option<String>,
+    /// Field selector sent to the server.
+    #[arg(long)]
+    pub field_selector: Option<String>,
+    /// Stop after this long (default: until interrupted).
+    #[arg(long = "for", value_parser = parse_duration, value_name = "DURATION")]
+    pub duration: Option<Duration>,
+}
+
+/// One tap entry as a JSON line.
+pub fn entry_json(entry: &TapEntry) -> Value {
+    let time = jiff::Timestamp::try_from(entry.at)
+        .map(|t| t.to_string())
+        .unwrap_or_default();
+    let (source, event_type) = match &entry.kind {
+        TapKind::Watch(t) => ("watch", t.as_str()),
+        TapKind::Delta(t) => ("delta", t.as_str()),
+        other => ("reflector", other.label()),
+    };
+    let mut line = json!({
+        "time": time,
+        "seq": entry.seq,
+        "source": source,
+        "type": event_type,
+    });
+    if let Some(key) = &entry.key {
+        line["key"] = json!(key.as_ref());
+    }
+    if let Some(rv) = &entry.resource_version {
+        line["resourceVersion"] = json!(rv);
+    }
+    if entry.kind == TapKind::Watch(WatchEventType::Modified)
+        && let Some(changed) = entry.changed_paths()
+    {
+        line["changed"] = json!(changed);
+    }
+    if let Some(message) = &entry.message {
+        line["message"] = json!(message);
+    }
+    line
+}
+
+pub async fn run(
+    cluster_args: &ClusterArgs,
+    args: &DeltasArgs,
+    out: &mut impl Write,
+) -> Result<(), CommandError> {
+    let kind: ResourceKind = args.resource.parse()?;
+    match kind {
+        ResourceKind::Pods => stream::<Pod>(cluster_args, args, kind, out).await,
+        ResourceKind::Nodes => stream::<Node>(cluster_args, args, kind, out).await,
+        ResourceKind::Namespaces => stream::<Namespace>(cluster_args, args, kind, out).await,
+        ResourceKind::Deployments => stream::<Deployment>(cluster_args, args, kind, out).await,
+        ResourceKind::ReplicaSets => stream::<ReplicaSet>(cluster_args, args, kind, out).await,
+    }
+}
+
+async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
+    cluster_args: &ClusterArgs,
+    args: &DeltasArgs,
+    kind: ResourceKind,
+    out: &mut impl Write,
+) -> Result<(), CommandError> {
+    let cluster = cluster_args.connect().await?;
+    let scope = cluster_args.scope(&cluster);
+    let lister_watcher = lister_watcher(
+        &cluster,
+        kind,
+        &scope,
+        args.selector.clone(),
+        args.field_selector.clone(),
+    );
+    let tap = Tap::new(4096);
+    let mut entries = tap.subscribe();
+    let indexer = Indexer::new(index_funcs::<T>(&default_index_definitions()))
+        .map_err(|e| CommandError::Usage(e.to_string()))?;
+    let mut config = InformerConfig::new(kind.plural());
+    config.tap = Some(tap);
+    let informer = RunningInformer::start(config, lister_watcher, indexer);
+
+    let streamed = print_entries(&informer, &mut entries, args.duration, out).await;
+    informer.shutdown().await;
+    streamed
+}
+
+/// Prints entries until the deadline, an interrupt, or a fatal error before the first sync.
+async fn print_entries<T: KubeResource>(
+    informer: &RunningInformer<T>,
+    entries: &mut tokio::sync::broadcast::Receiver<std::sync::Arc<TapEntry>>,
+    duration: Option<Duration>,
+    out: &mut impl Write,
+) -> Result<(), CommandError> {
+    let deadline = async {
+        match duration {
+            Some(d) => tokio::time::sleep(d).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(deadline);
+    let synced = informer.wait_for_sync(gives_up);
+    tokio::pin!(synced);
+    let mut sync_pending = true;
+    loop {
+        tokio::select! {
+            result = &mut synced, if sync_pending => {
+                sync_pending = false;
+                result.map_err(CommandError::Sync)?;
+            }
+            entry = entries.recv() => match entry {
+                Ok(entry) => {
+                    serde_json::to_writer(&mut *out, &entry_json(&entry)).map_err(std::io::Error::from)?;
+                    writeln!(out)?;
+                }
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "deltas output fell behind the tap");
+                    eprintln!("kscope: output fell behind; {missed} entries skipped");
+                }
+                Err(RecvError::Closed) => break,
+            },
+            () = &mut deadline => break,
+            _ = tokio::signal::ctrl_c() => break,
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,91 @@
+//! The non-interactive commands (`kscope get`, `kscope deltas`): start an informer on the
+//! cluster, wait for it to sync, print. Shared set-up lives here.
+
+pub mod deltas;
+pub mod get;
+pub mod output;
+
+use std::sync::Arc;
+
+use crate::cluster::{Cluster, ClusterError, NamespaceScope};
+use crate::informers::lister_watcher::{KubeListerWatcher, ListWatchError};
+use crate::informers::reflector::ReflectorError;
+use crate::resources::{ResourceKind, UnknownResource};
+
+/// Why a command failed. One line each, for a person.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
+    #[error(transparent)]
+    UnknownResource(#[from] UnknownResource),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{}", describe_reflector_error(.0))]
+    Sync(Arc<ReflectorError>),
+    #[error("writing output: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+fn describe_reflector_error(err: &ReflectorError) -> String {
+    match err {
+        ReflectorError::ListWatch(ListWatchError::Api {
+            verb,
+            resource,
+            status,
+        }) => match status.code {
+            401 => format!(
+                "unauthorized: the server refused our credentials to {verb} {resource} ({})",
+                status.message
+            ),
+            403 => format!(
+                "forbidden: not allowed to {verb} {resource}: {}",
+                status.message
+            ),
+            _ => err.to_string(),
+        },
+        ReflectorError::ListWatch(ListWatchError::Transport { message, .. }) => {
+            format!("cannot reach the API server: {message}")
+        }
+        _ => err.to_string(),
+    }
+}
+
+/// Errors that will not go away by retrying, so a command should stop at once: refused
+/// credentials or permissions, an unreachable server, an answer that is not the API.
+pub fn gives_up(err: &ReflectorError) -> bool {
+    match err {
+        ReflectorError::ListWatch(e) => match e {
+            ListWatchError::Api { status, .. } => {
+                matches!(status.code, 400 | 401 | 403 | 404 | 406 | 422)
+            }
+            ListWatchError::Transport { .. }
+            | ListWatchError::MalformedResponse { .. }
+            | ListWatchError::InvalidRequest { .. } => true,
+            ListWatchError::MalformedEvent(_) => false,
+        },
+        ReflectorError::VeryShortWatch { .. } => false,
+    }
+}
+
+/// A lister-watcher for `kind` in `scope`, named for messages (`pods in namespace web`).
+pub fn lister_watcher(
+    cluster: &Cluster,
+    kind: ResourceKind,
+    scope: &NamespaceScope,
+    label_selector: Option<String>,
+    field_selector: Option<String>,
+) -> KubeListerWatcher {
+    let namespace = if kind.namespaced() {
+        scope.namespace()
+    } else {
+        None
+    };
+    let resource = match namespace {
+        Some(ns) => format!("{} in namespace {ns}", kind.plural()),
+        None => kind.plural().to_string(),
+    };
+    KubeListerWatcher::new(cluster.client.clone(), kind.list_path(namespace), resource)
+        .with_label_selector(label_selector)
+        .with_field_selector(field_selector)
+}
