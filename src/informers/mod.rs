@@ -13,4 +13,4 @@ pub mod reflector;
 pub mod tap;
 
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
