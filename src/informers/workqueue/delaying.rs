@@ -238,6 +238,7 @@ async fn waiting_loop<T: Item>(queue: Weak<Inner<T>>, wake: Arc<Notify>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::informers::workqueue::test_support::next;
     use std::sync::Arc;
 
     type Key = Arc<str>;
@@ -277,7 +278,7 @@ mod tests {
             tokio::time::timeout(ms(49), q.get()).await.is_err(),
             "came out early"
         );
-        assert_eq!(q.get().await, Some(key("a")));
+        assert_eq!(next(&q).await, Some(key("a")));
         assert_eq!(start.elapsed(), ms(50));
         assert_eq!(q.metrics().waiting, 0);
     }
@@ -286,6 +287,7 @@ mod tests {
     async fn earliest_ready_time_is_kept() {
         let q = DelayingQueue::new().unwrap();
         let start = Instant::now();
+        tokio::task::yield_now().await; // the timer task now sleeps with nothing to wait for
         // A later request does not postpone an item...
         q.add_after(key("a"), ms(10));
         q.add_after(key("a"), ms(100));
@@ -294,9 +296,9 @@ mod tests {
         q.add_after(key("b"), ms(20));
         assert_eq!(q.metrics().waiting, 2);
 
-        assert_eq!(q.get().await, Some(key("a")));
+        assert_eq!(next(&q).await, Some(key("a")));
         assert_eq!(start.elapsed(), ms(10));
-        assert_eq!(q.get().await, Some(key("b")));
+        assert_eq!(next(&q).await, Some(key("b")));
         assert_eq!(start.elapsed(), ms(20));
         q.done(&key("a"));
         q.done(&key("b"));
@@ -313,10 +315,12 @@ mod tests {
         let start = Instant::now();
         for (name, delay) in [("c", 30), ("a", 10), ("d", 30), ("b", 20)] {
             q.add_after(key(name), ms(delay));
+            // Let the timer task arm for the head, so an earlier item must re-arm it.
+            tokio::task::yield_now().await;
         }
         let mut order = Vec::new();
         for _ in 0..4 {
-            let item = q.get().await.unwrap();
+            let item = next(&q).await.unwrap();
             order.push((item.to_string(), start.elapsed().as_millis()));
             q.done(&item);
         }
@@ -348,7 +352,7 @@ mod tests {
             q.add_after(key("a"), ms(i));
         }
         assert!(q.inner.waiting.lock().heap.len() <= 2 + 64);
-        assert_eq!(q.get().await, Some(key("a")));
+        assert_eq!(next(&q).await, Some(key("a")));
     }
 
     #[tokio::test(start_paused = true)]
@@ -368,7 +372,7 @@ mod tests {
         );
         tokio::task::yield_now().await;
         assert_eq!(runtime.metrics().num_alive_tasks(), 0);
-        assert_eq!(q.get().await, None);
+        assert_eq!(next(&q).await, None);
     }
 
     #[tokio::test(start_paused = true)]

@@ -37,3 +37,17 @@ pub enum WorkqueueError {
     )]
     InvalidBucket { qps: f64, burst: u32 },
 }
+
+#[cfg(test)]
+mod test_support {
+    use super::{Item, Queue};
+    use std::time::Duration;
+
+    /// `get`, failing the test instead of hanging when nothing comes: under paused time the
+    /// runtime jumps to the timeout as soon as everything is idle.
+    pub(super) async fn next<T: Item>(q: &Queue<T>) -> Option<T> {
+        tokio::time::timeout(Duration::from_secs(3600), q.get())
+            .await
+            .expect("get hung: nothing within an hour")
+    }
+}

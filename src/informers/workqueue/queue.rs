@@ -64,8 +64,8 @@ struct State<T> {
     queue: VecDeque<T>,
     /// Items that need processing, with the time they became dirty (for queue latency).
     dirty: HashMap<T, Instant, RandomState>,
-    /// Items workers hold, with the time they were handed out (for work duration).
-    processing: HashMap<T, Instant, RandomState>,
+    /// Items workers hold.
+    processing: HashMap<T, Processing, RandomState>,
     shutting_down: bool,
     /// Set by `shut_down_with_drain`: getters keep receiving queued items until none is left.
     drain: bool,
@@ -73,6 +73,15 @@ struct State<T> {
     coalesced_adds: u64,
     queue_latency: Histogram,
     work_duration: Histogram,
+}
+
+/// An item a worker holds.
+struct Processing {
+    /// When `get` handed it out (for work duration and unfinished work).
+    started: Instant,
+    /// Added again meanwhile, so `done` re-queues it. Mirrors "also in `dirty`" without a
+    /// second lookup in the (large) dirty map on every `done`.
+    dirty_again: bool,
 }
 
 /// What a non-blocking get found.
@@ -84,7 +93,8 @@ enum Got<T> {
 
 impl<T: Item> State<T> {
     /// Returns true when the item was pushed onto the FIFO (so one getter should be woken).
-    fn add(&mut self, item: T, now: Instant) -> bool {
+    /// The clock is read only for an add that is not coalesced.
+    fn add(&mut self, item: T, now: impl FnOnce() -> Instant) -> bool {
         if self.shutting_down {
             return false;
         }
@@ -96,15 +106,18 @@ impl<T: Item> State<T> {
             Entry::Vacant(slot) => {
                 self.adds += 1;
                 // An item being processed is re-queued by `done`, never pushed twice.
-                let push = (!self.processing.contains_key(slot.key())).then(|| slot.key().clone());
-                slot.insert(now);
-                match push {
-                    Some(item) => {
-                        self.queue.push_back(item);
+                let pushed = match self.processing.get_mut(slot.key()) {
+                    Some(processing) => {
+                        processing.dirty_again = true;
+                        false
+                    }
+                    None => {
+                        self.queue.push_back(slot.key().clone());
                         true
                     }
-                    None => false,
-                }
+                };
+                slot.insert(now());
+                pushed
             }
         }
     }
@@ -119,7 +132,13 @@ impl<T: Item> State<T> {
                     self.queue_latency
                         .observe(now.saturating_duration_since(added));
                 }
-                self.processing.insert(item.clone(), now);
+                self.processing.insert(
+                    item.clone(),
+                    Processing {
+                        started: now,
+                        dirty_again: false,
+                    },
+                );
                 Got::Item(item)
             }
             None if self.shutting_down => Got::ShutDown,
@@ -163,7 +182,7 @@ impl<T: Item> Inner<T> {
             let mut state = self.state.lock();
             let mut pushed = 0usize;
             for item in items {
-                pushed += usize::from(state.add(item, now));
+                pushed += usize::from(state.add(item, || now));
             }
             pushed
         };
@@ -200,8 +219,7 @@ impl<T: Item> Queue<T> {
     /// nothing (a coalesced add); an add for an item being processed makes `done` re-queue it.
     /// Ignored once shutting down.
     pub fn add(&self, item: T) {
-        let now = Instant::now();
-        let pushed = self.inner.state.lock().add(item, now);
+        let pushed = self.inner.state.lock().add(item, Instant::now);
         if pushed {
             self.inner.item_ready.notify_one();
         }
@@ -244,13 +262,13 @@ impl<T: Item> Queue<T> {
         let now = Instant::now();
         let (requeued, drained) = {
             let mut state = self.inner.state.lock();
-            let Some((item, started)) = state.processing.remove_entry(item) else {
+            let Some((item, processing)) = state.processing.remove_entry(item) else {
                 return;
             };
             state
                 .work_duration
-                .observe(now.saturating_duration_since(started));
-            let requeued = state.dirty.contains_key(&item);
+                .observe(now.saturating_duration_since(processing.started));
+            let requeued = processing.dirty_again;
             if requeued {
                 state.queue.push_back(item);
             }
@@ -326,8 +344,10 @@ impl<T: Item> Queue<T> {
         let mut metrics = {
             let state = self.inner.state.lock();
             let (mut unfinished, mut longest) = (0.0, 0.0f64);
-            for &started in state.processing.values() {
-                let age = now.saturating_duration_since(started).as_secs_f64();
+            for processing in state.processing.values() {
+                let age = now
+                    .saturating_duration_since(processing.started)
+                    .as_secs_f64();
                 unfinished += age;
                 longest = longest.max(age);
             }
@@ -473,7 +493,9 @@ mod tests {
         for p in producers {
             p.await.unwrap();
         }
-        q.shut_down_with_drain().await;
+        tokio::time::timeout(Duration::from_secs(30), q.shut_down_with_drain())
+            .await
+            .expect("drained");
         for w in workers {
             w.await.unwrap();
         }
@@ -563,7 +585,32 @@ mod tests {
         tokio::time::sleep(ms(10)).await;
         assert!(!drain.is_finished(), "a is still in flight");
         q.done(&a);
-        drain.await.unwrap();
+        // Paused time jumps ahead when the test would hang, so this fails fast instead.
+        tokio::time::timeout(Duration::from_secs(60), drain)
+            .await
+            .expect("drain returns once a is done")
+            .unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn drain_waits_for_in_flight_items_even_with_nothing_queued() {
+        let q = Queue::<Key>::new();
+        q.add(key("a"));
+        let a = q.get().await.unwrap();
+        let start = Instant::now();
+        let worker = tokio::spawn({
+            let q = q.clone();
+            async move {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                q.done(&a);
+                q.get().await
+            }
+        });
+        tokio::time::timeout(Duration::from_secs(60), q.shut_down_with_drain())
+            .await
+            .expect("drain returns once a is done");
+        assert_eq!(start.elapsed(), Duration::from_secs(1));
+        assert_eq!(worker.await.unwrap(), None);
     }
 
     #[tokio::test]

@@ -77,6 +77,7 @@ impl<T: Item, R: RateLimiter<T>> RateLimitingQueue<T, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::informers::workqueue::test_support::next;
     use std::time::Duration;
     use tokio::time::Instant;
 
@@ -94,7 +95,7 @@ mod tests {
         for expected in [ms(5), ms(10), ms(20)] {
             q.add_rate_limited(a.clone());
             assert_eq!(q.len(), 0, "not before its delay");
-            assert_eq!(q.get().await, Some(a.clone()));
+            assert_eq!(next(&q).await, Some(a.clone()));
             assert_eq!(started.elapsed(), expected);
             q.done(&a);
             started = Instant::now();
@@ -104,7 +105,7 @@ mod tests {
         q.forget(&a);
         assert_eq!(q.num_requeues(&a), 0);
         q.add_rate_limited(a.clone());
-        assert_eq!(q.get().await, Some(a.clone()));
+        assert_eq!(next(&q).await, Some(a.clone()));
         assert_eq!(started.elapsed(), ms(5), "forget restarts the backoff");
         assert_eq!(q.metrics().retries, 4);
     }
@@ -119,11 +120,11 @@ mod tests {
         let q = RateLimitingQueue::new(limiter).unwrap();
         let started = Instant::now();
         q.add_rate_limited(7u32);
-        assert_eq!(q.get().await, Some(7));
+        assert_eq!(next(&q).await, Some(7));
         assert_eq!(started.elapsed(), ms(1));
         q.done(&7);
         q.add_rate_limited(7);
-        assert_eq!(q.get().await, Some(7));
+        assert_eq!(next(&q).await, Some(7));
         assert_eq!(started.elapsed(), ms(1001));
         assert_eq!(q.rate_limiter().num_requeues(&7), 2);
     }
