@@ -56,7 +56,8 @@ pub(super) struct Inner<T> {
     /// Wakes the delaying queue's timer task. Its own `Arc` so the task can sleep on it without
     /// keeping the queue alive.
     pub(super) timer_wake: Arc<Notify>,
-    /// Outside `state` because a retry is counted before we know whether the add needs it.
+    /// Atomic rather than in `state`: retries are counted on the `add_after` path, which does
+    /// not take the state lock.
     retries: AtomicU64,
 }
 
