@@ -11,6 +11,7 @@ pub mod lister_watcher;
 pub mod object;
 pub mod reflector;
 pub mod tap;
+pub mod workqueue;
 
 #[cfg(test)]
 pub(crate) mod testing;
