@@ -9,8 +9,9 @@ use crate::cluster::{ClusterArgs, NamespaceScope};
 use crate::duration::parse_duration;
 use crate::index_views::columns::TableRow;
 use crate::index_views::definitions::{default_index_definitions, index_funcs};
+use crate::index_views::query::{FuzzyFilter, Query, Term};
 use crate::informers::controller::{InformerConfig, RunningInformer};
-use crate::informers::indexer::{Indexer, IndexerError};
+use crate::informers::indexer::Indexer;
 use crate::informers::keys::Key;
 use crate::resources::{Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind};
 
@@ -35,47 +36,36 @@ pub struct GetArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value = "table")]
     pub output: OutputFormat,
+    /// Filter with the query language: `app=web,node=n1`, `app in (a,b)`, `app!=web`,
+    /// `!app`, and free text fuzzy-matched on namespace/name.
+    #[arg(long, value_name = "QUERY")]
+    pub filter: Option<String>,
     /// After syncing, keep watching this long (e.g. 30s) before printing.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub watch_for: Option<Duration>,
 }
 
-/// Parses `NAME=VALUE` index terms.
-fn index_terms(terms: &[String]) -> Result<Vec<(String, String)>, CommandError> {
-    terms
-        .iter()
-        .map(|t| match t.split_once('=') {
-            Some((name, value)) if !name.is_empty() => Ok((name.to_string(), value.to_string())),
-            _ => Err(CommandError::Usage(format!(
-                "--index {t:?}: expected NAME=VALUE, e.g. --index app=web"
-            ))),
-        })
-        .collect()
-}
-
-/// The keys matching every `(index, value)` term: set intersection, smallest set first.
-pub fn keys_matching_all<T: crate::informers::object::Object>(
-    indexer: &Indexer<T>,
-    terms: &[(String, String)],
-) -> Result<Vec<Key>, IndexerError> {
-    let mut sizes = Vec::with_capacity(terms.len());
-    for (name, value) in terms {
-        sizes.push(indexer.with_index_set(name, value, |set| set.map_or(0, |s| s.len()))?);
-    }
-    let mut order: Vec<usize> = (0..terms.len()).collect();
-    order.sort_by_key(|&i| sizes[i]);
-    let Some((&first, rest)) = order.split_first() else {
-        return Ok(indexer.list_keys());
+/// The query of `--filter` and `--index NAME=VALUE` terms together.
+fn query(args: &GetArgs) -> Result<Query, CommandError> {
+    let mut query = match &args.filter {
+        Some(text) => Query::parse(text)
+            .map_err(|e| CommandError::Usage(format!("--filter {text:?}: {e}")))?,
+        None => Query::default(),
     };
-    let mut keys = indexer.index_keys(&terms[first].0, &terms[first].1)?;
-    for &i in rest {
-        let (name, value) = &terms[i];
-        keys = indexer.with_index_set(name, value, |set| match set {
-            Some(set) => keys.into_iter().filter(|k| set.contains(k)).collect(),
-            None => Vec::new(),
-        })?;
+    for term in &args.index {
+        match term.split_once('=') {
+            Some((index, value)) if !index.is_empty() => query.terms.push(Term::Eq {
+                index: index.to_string(),
+                value: value.to_string(),
+            }),
+            _ => {
+                return Err(CommandError::Usage(format!(
+                    "--index {term:?}: expected NAME=VALUE, e.g. --index app=web"
+                )));
+            }
+        }
     }
-    Ok(keys)
+    Ok(query)
 }
 
 pub async fn run(
@@ -99,7 +89,7 @@ async fn get<T: TableRow + ToJson>(
     kind: ResourceKind,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
-    let terms = index_terms(&args.index)?;
+    let query = query(args)?;
     let cluster = cluster_args.connect().await?;
     let scope = cluster_args.scope(&cluster);
     let lister_watcher = lister_watcher(
@@ -121,21 +111,14 @@ async fn get<T: TableRow + ToJson>(
         tokio::time::sleep(duration).await;
     }
     let indexer = informer.indexer();
-    let mut keys = keys_matching_all(indexer, &terms).map_err(|e| match e {
-        IndexerError::UnknownIndex(name) => {
-            let mut known: Vec<String> = indexer
-                .index_names()
-                .iter()
-                .map(|n| n.to_string())
-                .collect();
-            known.sort();
-            CommandError::Usage(format!(
-                "unknown index {name:?}; indexes: {}",
-                known.join(", ")
-            ))
-        }
-        other => CommandError::Usage(other.to_string()),
-    })?;
+    let selected = query
+        .select(indexer)
+        .map_err(|e| CommandError::Usage(e.to_string()))?;
+    let mut keys: Vec<Key> = FuzzyFilter::default()
+        .filter(&query.text, selected)
+        .into_iter()
+        .map(|(key, _)| key)
+        .collect();
     keys.sort();
     let objects: Vec<Arc<T>> = keys.iter().filter_map(|k| indexer.get_by_key(k)).collect();
     informer.shutdown().await;
@@ -155,68 +138,27 @@ async fn get<T: TableRow + ToJson>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::informers::testing::obj;
 
-    #[test]
-    fn index_terms_parse() {
-        assert_eq!(
-            index_terms(&["app=web".into(), "node=".into()]).unwrap(),
-            [
-                ("app".to_string(), "web".to_string()),
-                ("node".to_string(), String::new())
-            ]
-        );
-        assert!(
-            index_terms(&["app".into()])
-                .unwrap_err()
-                .to_string()
-                .contains("NAME=VALUE")
-        );
+    fn args(index: &[&str], filter: Option<&str>) -> GetArgs {
+        GetArgs {
+            resource: "pods".into(),
+            selector: None,
+            field_selector: None,
+            index: index.iter().map(|s| s.to_string()).collect(),
+            filter: filter.map(str::to_string),
+            output: OutputFormat::Table,
+            watch_for: None,
+        }
     }
 
     #[test]
-    fn intersection_of_index_terms() {
-        use std::borrow::Cow;
-
-        use smallvec::smallvec;
-
-        use crate::informers::indexer::index_func;
-        use crate::informers::testing::TestObj;
-        let by_label = index_func(|o: &TestObj| Ok(smallvec![Cow::Borrowed(o.label.as_str())]));
-        let by_ns = index_func(|o: &TestObj| {
-            Ok(o.namespace
-                .as_deref()
-                .map(Cow::Borrowed)
-                .into_iter()
-                .collect())
-        });
-        let indexer = Indexer::new([("label", by_label), ("ns", by_ns)]).unwrap();
-        for (key, label) in [
-            ("a/1", "web"),
-            ("a/2", "db"),
-            ("b/3", "web"),
-            ("b/4", "web"),
-        ] {
-            indexer.add(obj(key, 1, label)).unwrap();
-        }
-        let terms = |t: &[(&str, &str)]| -> Vec<(String, String)> {
-            t.iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect()
-        };
-        let mut keys =
-            keys_matching_all(&indexer, &terms(&[("label", "web"), ("ns", "b")])).unwrap();
-        keys.sort();
-        assert_eq!(keys, [Key::from("b/3"), Key::from("b/4")]);
-        assert!(
-            keys_matching_all(&indexer, &terms(&[("label", "nope"), ("ns", "a")]))
-                .unwrap()
-                .is_empty()
-        );
-        assert_eq!(keys_matching_all(&indexer, &[]).unwrap().len(), 4);
-        assert!(matches!(
-            keys_matching_all(&indexer, &terms(&[("team", "x")])),
-            Err(IndexerError::UnknownIndex(_))
-        ));
+    fn index_flags_and_filter_make_one_query() {
+        let q = query(&args(&["app=web", "node="], Some("phase!=Running api"))).unwrap();
+        assert_eq!(q.terms.len(), 3);
+        assert_eq!(q.text, "api");
+        let err = query(&args(&["app"], None)).unwrap_err().to_string();
+        assert!(err.contains("NAME=VALUE"), "{err}");
+        let err = query(&args(&[], Some("app in a"))).unwrap_err().to_string();
+        assert!(err.contains("column 8"), "{err}");
     }
 }

@@ -3,3 +3,4 @@
 
 pub mod columns;
 pub mod definitions;
+pub mod query;

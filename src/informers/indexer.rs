@@ -19,7 +19,8 @@ use super::object::Object;
 type Hasher = foldhash::fast::RandomState;
 /// The set of keys that share one index value.
 pub type KeySet = HashSet<Key, Hasher>;
-type Index = HashMap<Arc<str>, KeySet, Hasher>;
+/// One index: value → the keys having it.
+pub type Index = HashMap<Arc<str>, KeySet, Hasher>;
 
 /// The values an index function returns for one object. Almost always a single value that
 /// borrows from the object, so computing it allocates nothing.
@@ -251,6 +252,28 @@ impl<T: Object> Indexer<T> {
             .get(name)
             .ok_or_else(|| IndexerError::UnknownIndex(name.to_string()))?;
         Ok(f(index.get(value)))
+    }
+
+    /// Runs `f` on the whole of index `name` (value → keys) under the read lock: for queries
+    /// over every value of an index, such as "objects with no value".
+    pub fn with_index<R>(
+        &self,
+        name: &str,
+        f: impl FnOnce(&Index) -> R,
+    ) -> Result<R, IndexerError> {
+        let state = self.state.read();
+        let index = state
+            .indices
+            .get(name)
+            .ok_or_else(|| IndexerError::UnknownIndex(name.to_string()))?;
+        Ok(f(index))
+    }
+
+    /// Runs `f` on every stored (key, object) under the read lock, without copying them.
+    pub fn for_each(&self, mut f: impl FnMut(&Key, &Arc<T>)) {
+        for (key, obj) in self.state.read().items.iter() {
+            f(key, obj);
+        }
     }
 
     /// Every value index `name` currently has; values whose key set emptied are gone.

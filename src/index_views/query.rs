@@ -1,0 +1,575 @@
+//! The filter query language, shared by the TUI's filter bar and `kscope get --filter`.
+//!
+//! ```text
+//! app=web                 one index value: a hash lookup
+//! app=web,node=n1         AND: intersect the key sets, smallest first
+//! app in (a,b)            union of values;  app notin (a,b)  its complement
+//! app!=web   !app         complement against the store (!app: objects with no app value)
+//! web-7f                  free text: fuzzy match on namespace/name of what the terms left
+//! ```
+//! Terms are separated by commas or spaces; `==` is the same as `=`.
+
+use std::fmt;
+
+use fuzzy_matcher::FuzzyMatcher;
+use fuzzy_matcher::skim::SkimMatcherV2;
+
+use crate::informers::indexer::{Indexer, IndexerError, KeySet};
+use crate::informers::keys::Key;
+use crate::informers::object::Object;
+
+/// One index term.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Term {
+    Eq {
+        index: String,
+        value: String,
+    },
+    Ne {
+        index: String,
+        value: String,
+    },
+    In {
+        index: String,
+        values: Vec<String>,
+    },
+    NotIn {
+        index: String,
+        values: Vec<String>,
+    },
+    /// `!index`: objects without any value for the index.
+    Missing {
+        index: String,
+    },
+}
+
+impl Term {
+    pub fn index(&self) -> &str {
+        match self {
+            Self::Eq { index, .. }
+            | Self::Ne { index, .. }
+            | Self::In { index, .. }
+            | Self::NotIn { index, .. }
+            | Self::Missing { index } => index,
+        }
+    }
+
+    /// The values a term tests and whether it negates them; `None` for `!index`.
+    fn values(&self) -> Option<(&[String], bool)> {
+        match self {
+            Self::Eq { value, .. } => Some((std::slice::from_ref(value), false)),
+            Self::In { values, .. } => Some((values, false)),
+            Self::Ne { value, .. } => Some((std::slice::from_ref(value), true)),
+            Self::NotIn { values, .. } => Some((values, true)),
+            Self::Missing { .. } => None,
+        }
+    }
+
+    /// Whether the term selects from its own sets (`=`, `in`), rather than excluding from
+    /// the whole store.
+    fn is_positive(&self) -> bool {
+        matches!(self, Self::Eq { .. } | Self::In { .. })
+    }
+}
+
+/// A parsed query: index terms (ANDed) and free text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Query {
+    pub terms: Vec<Term>,
+    /// Free text, fuzzy-matched against `namespace/name`; empty when none.
+    pub text: String,
+}
+
+/// A query that does not parse: what was expected, and where (1-based column).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("column {column}: {message}")]
+pub struct ParseError {
+    pub column: usize,
+    pub message: String,
+}
+
+/// A query that cannot run on this store.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    #[error("unknown index {name:?}; indexes: {known}")]
+    UnknownIndex { name: String, known: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token<'a> {
+    Word(&'a str),
+    Eq,
+    Ne,
+    Not,
+    Open,
+    Close,
+    Comma,
+}
+
+impl fmt::Display for Token<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Word(w) => write!(f, "{w:?}"),
+            Self::Eq => write!(f, "'='"),
+            Self::Ne => write!(f, "'!='"),
+            Self::Not => write!(f, "'!'"),
+            Self::Open => write!(f, "'('"),
+            Self::Close => write!(f, "')'"),
+            Self::Comma => write!(f, "','"),
+        }
+    }
+}
+
+/// Tokens with their 1-based columns.
+fn tokenize(input: &str) -> Vec<(usize, Token<'_>)> {
+    let mut tokens = Vec::new();
+    let mut chars = input.char_indices().peekable();
+    while let Some(&(i, c)) = chars.peek() {
+        let column = input[..i].chars().count() + 1;
+        let single = |t| (column, t);
+        match c {
+            c if c.is_whitespace() => {
+                chars.next();
+            }
+            ',' => {
+                chars.next();
+                tokens.push(single(Token::Comma));
+            }
+            '(' => {
+                chars.next();
+                tokens.push(single(Token::Open));
+            }
+            ')' => {
+                chars.next();
+                tokens.push(single(Token::Close));
+            }
+            '=' => {
+                chars.next();
+                if chars.peek().is_some_and(|&(_, c)| c == '=') {
+                    chars.next();
+                }
+                tokens.push(single(Token::Eq));
+            }
+            '!' => {
+                chars.next();
+                if chars.peek().is_some_and(|&(_, c)| c == '=') {
+                    chars.next();
+                    tokens.push(single(Token::Ne));
+                } else {
+                    tokens.push(single(Token::Not));
+                }
+            }
+            _ => {
+                let start = i;
+                let mut end = input.len();
+                while let Some(&(j, c)) = chars.peek() {
+                    if c.is_whitespace() || ",()=!".contains(c) {
+                        end = j;
+                        break;
+                    }
+                    chars.next();
+                }
+                tokens.push((column, Token::Word(&input[start..end])));
+            }
+        }
+    }
+    tokens
+}
+
+struct Parser<'a> {
+    tokens: Vec<(usize, Token<'a>)>,
+    pos: usize,
+    end_column: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<&Token<'a>> {
+        self.tokens.get(self.pos).map(|(_, t)| t)
+    }
+
+    fn peek_at(&self, offset: usize) -> Option<&Token<'a>> {
+        self.tokens.get(self.pos + offset).map(|(_, t)| t)
+    }
+
+    fn column(&self) -> usize {
+        self.tokens
+            .get(self.pos)
+            .map_or(self.end_column, |(c, _)| *c)
+    }
+
+    fn error(&self, expected: &str) -> ParseError {
+        let found = match self.peek() {
+            Some(token) => format!("found {token}"),
+            None => "the query ended".to_string(),
+        };
+        ParseError {
+            column: self.column(),
+            message: format!("expected {expected}, {found}"),
+        }
+    }
+
+    fn word(&mut self, expected: &str) -> Result<&'a str, ParseError> {
+        match self.peek() {
+            Some(Token::Word(w)) => {
+                let w = *w;
+                self.pos += 1;
+                Ok(w)
+            }
+            _ => Err(self.error(expected)),
+        }
+    }
+
+    fn values(&mut self) -> Result<Vec<String>, ParseError> {
+        if self.peek() != Some(&Token::Open) {
+            return Err(self.error("'(' to start the value list"));
+        }
+        self.pos += 1;
+        let mut values = vec![self.word("a value")?.to_string()];
+        loop {
+            match self.peek() {
+                Some(Token::Comma) => {
+                    self.pos += 1;
+                    values.push(self.word("a value after ','")?.to_string());
+                }
+                Some(Token::Close) => {
+                    self.pos += 1;
+                    return Ok(values);
+                }
+                _ => return Err(self.error("',' or ')' in the value list")),
+            }
+        }
+    }
+}
+
+impl Query {
+    pub fn parse(input: &str) -> Result<Self, ParseError> {
+        let mut parser = Parser {
+            tokens: tokenize(input),
+            pos: 0,
+            end_column: input.chars().count() + 1,
+        };
+        let mut query = Query::default();
+        let mut text = Vec::new();
+        while let Some(token) = parser.peek().cloned() {
+            match token {
+                Token::Comma => parser.pos += 1,
+                Token::Not => {
+                    parser.pos += 1;
+                    let index = parser.word("an index name after '!'")?.to_string();
+                    query.terms.push(Term::Missing { index });
+                }
+                Token::Word(word) => match parser.peek_at(1) {
+                    Some(Token::Eq) | Some(Token::Ne) => {
+                        let negated = parser.peek_at(1) == Some(&Token::Ne);
+                        parser.pos += 2;
+                        let value = parser.word("a value")?.to_string();
+                        let index = word.to_string();
+                        query.terms.push(if negated {
+                            Term::Ne { index, value }
+                        } else {
+                            Term::Eq { index, value }
+                        });
+                    }
+                    Some(Token::Word(op @ ("in" | "notin"))) => {
+                        let negated = *op == "notin";
+                        parser.pos += 2;
+                        let values = parser.values()?;
+                        let index = word.to_string();
+                        query.terms.push(if negated {
+                            Term::NotIn { index, values }
+                        } else {
+                            Term::In { index, values }
+                        });
+                    }
+                    _ => {
+                        parser.pos += 1;
+                        text.push(word);
+                    }
+                },
+                _ => {
+                    return Err(parser.error("an index term (app=web) or text"));
+                }
+            }
+        }
+        query.text = text.join(" ");
+        Ok(query)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty() && self.text.is_empty()
+    }
+
+    /// The keys the index terms select (all keys when there are none), before free text.
+    /// Positive terms intersect their sets smallest first; negative ones then filter.
+    pub fn select<T: Object>(&self, indexer: &Indexer<T>) -> Result<Vec<Key>, QueryError> {
+        let unknown = |name: &str| {
+            let mut known: Vec<String> = indexer
+                .index_names()
+                .iter()
+                .map(|n| n.to_string())
+                .collect();
+            known.sort();
+            QueryError::UnknownIndex {
+                name: name.to_string(),
+                known: known.join(", "),
+            }
+        };
+        let mut positive: Vec<(usize, &Term)> = Vec::new();
+        for term in self.terms.iter().filter(|t| t.is_positive()) {
+            let size = term_size(indexer, term).map_err(|_| unknown(term.index()))?;
+            positive.push((size, term));
+        }
+        positive.sort_by_key(|(size, _)| *size);
+        let mut keys: Vec<Key> = match positive.split_first() {
+            Some(((_, first), rest)) => {
+                let mut keys = term_keys(indexer, first).map_err(|_| unknown(first.index()))?;
+                for (_, term) in rest {
+                    keys =
+                        retain_matching(indexer, term, keys).map_err(|_| unknown(term.index()))?;
+                }
+                keys
+            }
+            None => indexer.list_keys(),
+        };
+        for term in self.terms.iter().filter(|t| !t.is_positive()) {
+            keys = retain_matching(indexer, term, keys).map_err(|_| unknown(term.index()))?;
+        }
+        Ok(keys)
+    }
+}
+
+/// An upper bound of how many keys a positive term selects.
+fn term_size<T: Object>(indexer: &Indexer<T>, term: &Term) -> Result<usize, IndexerError> {
+    let size =
+        |value: &str| indexer.with_index_set(term.index(), value, |s| s.map_or(0, KeySet::len));
+    match term {
+        Term::Eq { value, .. } => size(value),
+        Term::In { values, .. } => values.iter().map(|v| size(v)).sum(),
+        _ => Ok(usize::MAX),
+    }
+}
+
+/// The keys of a positive term.
+fn term_keys<T: Object>(indexer: &Indexer<T>, term: &Term) -> Result<Vec<Key>, IndexerError> {
+    match term {
+        Term::Eq { index, value } => indexer.index_keys(index, value),
+        Term::In { index, values } => indexer.with_index(index, |idx| {
+            let mut keys: Vec<Key> = Vec::new();
+            let mut seen = std::collections::HashSet::new();
+            for set in values.iter().filter_map(|v| idx.get(v.as_str())) {
+                keys.extend(set.iter().filter(|k| seen.insert(*k)).cloned());
+            }
+            keys
+        }),
+        _ => Ok(indexer.list_keys()),
+    }
+}
+
+/// Keeps the keys that satisfy `term`.
+fn retain_matching<T: Object>(
+    indexer: &Indexer<T>,
+    term: &Term,
+    mut keys: Vec<Key>,
+) -> Result<Vec<Key>, IndexerError> {
+    indexer.with_index(term.index(), |idx| {
+        match term.values() {
+            Some((values, negated)) => keys.retain(|key| {
+                let found = values
+                    .iter()
+                    .any(|v| idx.get(v.as_str()).is_some_and(|s| s.contains(key)));
+                found != negated
+            }),
+            None => {
+                let with_value: std::collections::HashSet<&Key, foldhash::fast::RandomState> =
+                    idx.values().flatten().collect();
+                keys.retain(|key| !with_value.contains(key));
+            }
+        }
+        keys
+    })
+}
+
+/// Fuzzy matching of free text against keys (`namespace/name`), best matches first.
+pub struct FuzzyFilter {
+    matcher: SkimMatcherV2,
+}
+
+impl Default for FuzzyFilter {
+    fn default() -> Self {
+        Self {
+            matcher: SkimMatcherV2::default().ignore_case(),
+        }
+    }
+}
+
+impl FuzzyFilter {
+    /// The keys that match `text`, with their scores. Empty text keeps everything (score 0).
+    pub fn filter(&self, text: &str, keys: impl IntoIterator<Item = Key>) -> Vec<(Key, i64)> {
+        if text.is_empty() {
+            return keys.into_iter().map(|k| (k, 0)).collect();
+        }
+        keys.into_iter()
+            .filter_map(|k| {
+                let score = self.matcher.fuzzy_match(&k, text)?;
+                Some((k, score))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use smallvec::smallvec;
+
+    use super::*;
+    use crate::informers::indexer::index_func;
+    use crate::informers::testing::{TestObj, obj};
+
+    fn eq(index: &str, value: &str) -> Term {
+        Term::Eq {
+            index: index.into(),
+            value: value.into(),
+        }
+    }
+
+    #[test]
+    fn parses_every_form() {
+        let q = Query::parse("app=web, node==n1 tier!=db team in (a, b) x notin (c) !owner web-7f")
+            .unwrap();
+        assert_eq!(
+            q.terms,
+            [
+                eq("app", "web"),
+                eq("node", "n1"),
+                Term::Ne {
+                    index: "tier".into(),
+                    value: "db".into()
+                },
+                Term::In {
+                    index: "team".into(),
+                    values: vec!["a".into(), "b".into()]
+                },
+                Term::NotIn {
+                    index: "x".into(),
+                    values: vec!["c".into()]
+                },
+                Term::Missing {
+                    index: "owner".into()
+                },
+            ]
+        );
+        assert_eq!(q.text, "web-7f");
+        let owner = Query::parse("owner=ReplicaSet/web-abc image=nginx:1.25").unwrap();
+        assert_eq!(owner.terms[0], eq("owner", "ReplicaSet/web-abc"));
+        assert_eq!(owner.terms[1], eq("image", "nginx:1.25"));
+        let text = Query::parse("checkout api").unwrap();
+        assert!(text.terms.is_empty());
+        assert_eq!(text.text, "checkout api");
+        assert!(Query::parse("  ").unwrap().is_empty());
+    }
+
+    #[test]
+    fn parse_errors_say_what_and_where() {
+        let err = |q: &str| Query::parse(q).unwrap_err().to_string();
+        assert_eq!(err("app="), "column 5: expected a value, the query ended");
+        assert_eq!(err("app=,x"), "column 5: expected a value, found ','");
+        assert_eq!(
+            err("app in a"),
+            "column 8: expected '(' to start the value list, found \"a\""
+        );
+        assert_eq!(
+            err("app in (a b)"),
+            "column 11: expected ',' or ')' in the value list, found \"b\""
+        );
+        assert_eq!(
+            err("app in (a,"),
+            "column 11: expected a value after ',', the query ended"
+        );
+        assert_eq!(
+            err("!"),
+            "column 2: expected an index name after '!', the query ended"
+        );
+        assert_eq!(
+            err("=web"),
+            "column 1: expected an index term (app=web) or text, found '='"
+        );
+        assert_eq!(
+            err("app=web )"),
+            "column 9: expected an index term (app=web) or text, found ')'"
+        );
+    }
+
+    fn store() -> Indexer<TestObj> {
+        let label = index_func(|o: &TestObj| {
+            Ok(if o.label.is_empty() {
+                smallvec![]
+            } else {
+                smallvec![Cow::Borrowed(o.label.as_str())]
+            })
+        });
+        let ns = index_func(|o: &TestObj| {
+            Ok(o.namespace
+                .as_deref()
+                .map(Cow::Borrowed)
+                .into_iter()
+                .collect())
+        });
+        let indexer = Indexer::new([("app", label), ("namespace", ns)]).unwrap();
+        for (key, app) in [
+            ("a/web-1", "web"),
+            ("a/web-2", "web"),
+            ("a/db-1", "db"),
+            ("b/web-3", "web"),
+            ("b/cache-1", "cache"),
+            ("b/job-1", ""),
+        ] {
+            indexer.add(obj(key, 1, app)).unwrap();
+        }
+        indexer
+    }
+
+    fn run(query: &str) -> Vec<String> {
+        let indexer = store();
+        let q = Query::parse(query).unwrap();
+        let keys = q.select(&indexer).unwrap();
+        let mut out: Vec<String> = FuzzyFilter::default()
+            .filter(&q.text, keys)
+            .into_iter()
+            .map(|(k, _)| k.to_string())
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn selects_like_label_selectors() {
+        assert_eq!(run("app=web"), ["a/web-1", "a/web-2", "b/web-3"]);
+        assert_eq!(run("app=web,namespace=b"), ["b/web-3"]);
+        assert_eq!(run("app in (db,cache)"), ["a/db-1", "b/cache-1"]);
+        assert_eq!(run("app!=web"), ["a/db-1", "b/cache-1", "b/job-1"]);
+        assert_eq!(
+            run("app notin (web,db) namespace=b"),
+            ["b/cache-1", "b/job-1"]
+        );
+        assert_eq!(run("!app"), ["b/job-1"]);
+        assert_eq!(run("app=nope"), Vec::<String>::new());
+        assert_eq!(run("app=web w2"), ["a/web-2"]);
+        assert_eq!(run("cache"), ["b/cache-1"]);
+        assert_eq!(run("").len(), 6);
+    }
+
+    #[test]
+    fn unknown_index_names_the_known_ones() {
+        let err = Query::parse("team=x")
+            .unwrap()
+            .select(&store())
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown index \"team\"; indexes: app, namespace"
+        );
+        assert!(Query::parse("!team").unwrap().select(&store()).is_err());
+    }
+}
