@@ -118,7 +118,10 @@ mod tests {
 
     #[test]
     fn namespaced_and_cluster_scoped_keys() {
-        assert_eq!(&*meta_namespace_key(&pod("ns1", "pod1")).unwrap(), "ns1/pod1");
+        assert_eq!(
+            &*meta_namespace_key(&pod("ns1", "pod1")).unwrap(),
+            "ns1/pod1"
+        );
         let ns = Namespace {
             metadata: ObjectMeta {
                 name: Some("kube-system".into()),
