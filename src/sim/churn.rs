@@ -138,17 +138,16 @@ struct Churn {
 }
 
 impl Churn {
-    /// Performs `writes` writes, planning new actions as the queue empties.
+    /// Performs `writes` writes, planning new actions as the queue empties. Ops whose target
+    /// vanished write nothing; the number of tries is bounded so that a cluster with nothing
+    /// to churn never spins under the store's lock.
     fn apply(&mut self, txn: &mut Txn<'_>, writes: usize) {
         let mut done = 0;
-        let mut idle_plans = 0;
-        while done < writes {
+        let mut tries = writes * 8 + 64;
+        while done < writes && tries > 0 {
+            tries -= 1;
             let Some(op) = self.plan.pop_front() else {
                 self.plan_action(txn);
-                idle_plans += 1;
-                if idle_plans > 16 && self.plan.is_empty() {
-                    return;
-                }
                 continue;
             };
             if self.perform(txn, op) {
@@ -158,7 +157,8 @@ impl Churn {
     }
 
     fn refresh(&mut self, txn: &Txn<'_>) {
-        if self.actions.is_multiple_of(256) || self.deployments.is_empty() || self.nodes.is_empty() {
+        if self.actions.is_multiple_of(256) || self.deployments.is_empty() || self.nodes.is_empty()
+        {
             self.deployments = txn
                 .find(Resource::Deployments, |_, _| true)
                 .iter()

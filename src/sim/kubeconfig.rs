@@ -1,6 +1,8 @@
 //! The kubeconfig the sim emits (context `kscope-sim`), and a kube config built from it, so
 //! kubectl and kube's client reach the sim the same way.
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 use serde::Serialize;
 
 use super::SimError;
@@ -32,8 +34,10 @@ struct Cluster<'a> {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
 struct ClusterInfo<'a> {
     server: &'a str,
+    certificate_authority_data: String,
 }
 
 #[derive(Serialize)]
@@ -57,15 +61,18 @@ struct ContextInfo<'a> {
     user: &'a str,
 }
 
-/// The kubeconfig text for a sim at `url` with `token`.
-pub fn kubeconfig_yaml(url: &str, token: &str) -> Result<String, SimError> {
+/// The kubeconfig text for a sim at `url` serving a certificate from `ca_pem`, with `token`.
+pub fn kubeconfig_yaml(url: &str, ca_pem: &str, token: &str) -> Result<String, SimError> {
     let file = File {
         api_version: "v1",
         kind: "Config",
         clusters: [Named {
             name: CONTEXT,
             item: Cluster {
-                cluster: ClusterInfo { server: url },
+                cluster: ClusterInfo {
+                    server: url,
+                    certificate_authority_data: STANDARD.encode(ca_pem),
+                },
             },
         }],
         users: [Named {
@@ -107,10 +114,11 @@ mod tests {
 
     #[tokio::test]
     async fn round_trips_through_kube() {
-        let yaml = kubeconfig_yaml("http://127.0.0.1:1234", "secret").unwrap();
+        let cert = crate::sim::tls::serving_cert().unwrap();
+        let yaml = kubeconfig_yaml("https://127.0.0.1:1234", &cert.ca_pem, "secret").unwrap();
         assert!(yaml.contains("current-context: kscope-sim"));
         assert!(yaml.contains("apiVersion: v1"));
         let config = kube_config(&yaml).await.unwrap();
-        assert_eq!(config.cluster_url.to_string(), "http://127.0.0.1:1234/");
+        assert_eq!(config.cluster_url.to_string(), "https://127.0.0.1:1234/");
     }
 }

@@ -24,6 +24,7 @@ mod object;
 mod resources;
 mod selectors;
 mod store;
+mod tls;
 mod workload;
 
 use std::collections::BTreeMap;
@@ -55,6 +56,8 @@ pub enum SimError {
         addr: SocketAddr,
         source: std::io::Error,
     },
+    #[error("failed to set up TLS: {0}")]
+    Tls(String),
     #[error("failed to generate the workload: {0}")]
     Workload(String),
     #[error("failed to write the kubeconfig: {0}")]
@@ -131,10 +134,18 @@ impl Sim {
             churn,
         });
         shared.set_faults(config.faults.clone());
-        let url = format!("http://{addr}");
-        let kubeconfig = kubeconfig::kubeconfig_yaml(&url, &shared.token)?;
+        let url = format!("https://{addr}");
+        let cert = tls::serving_cert()?;
+        let kubeconfig = kubeconfig::kubeconfig_yaml(&url, &cert.ca_pem, &shared.token)?;
         let app = http::router(shared.clone());
         let stop = shared.shutdown.clone();
+        let listener =
+            tls::TlsListener::new(listener, cert.config, stop.clone()).map_err(|source| {
+                SimError::Bind {
+                    addr: config.listen,
+                    source,
+                }
+            })?;
         let server = tokio::spawn(async move {
             let serve = axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned());
             if let Err(e) = serve.await {
@@ -215,7 +226,7 @@ pub struct SimHandle {
 }
 
 impl SimHandle {
-    /// `http://127.0.0.1:PORT`.
+    /// `https://127.0.0.1:PORT`; the CA to trust is in the kubeconfig.
     pub fn url(&self) -> &str {
         &self.url
     }

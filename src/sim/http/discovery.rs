@@ -15,6 +15,10 @@ pub(crate) enum Doc {
     AppsGroup,
     /// The resource list of a group ("" = core).
     Resources(&'static str),
+    /// The OpenAPI v3 index of group-versions.
+    OpenApiIndex,
+    /// The OpenAPI v3 document of a group ("" = core).
+    OpenApi(&'static str),
 }
 
 pub(crate) async fn version() -> Response {
@@ -44,8 +48,49 @@ fn apps_group() -> Value {
     })
 }
 
+/// The OpenAPI v3 document of a group: only what kubectl reads, namely that PATCH of each
+/// kind accepts `fieldValidation`, so it leaves validation to the server instead of
+/// downloading schemas for client-side validation.
+fn openapi(group: &str) -> Value {
+    let mut paths = serde_json::Map::new();
+    for r in Resource::ALL.into_iter().filter(|r| r.group() == group) {
+        let base = if group.is_empty() {
+            "/api/v1".to_string()
+        } else {
+            format!("/apis/{group}/v1")
+        };
+        let path = if r.namespaced() {
+            format!("{base}/namespaces/{{namespace}}/{}/{{name}}", r.plural())
+        } else {
+            format!("{base}/{}/{{name}}", r.plural())
+        };
+        let query = |name: &str| json!({"name": name, "in": "query", "schema": {"type": "string", "uniqueItems": true}});
+        paths.insert(
+            path,
+            json!({"patch": {
+                "operationId": format!("patch{}", r.kind()),
+                "x-kubernetes-action": "patch",
+                "x-kubernetes-group-version-kind": {"group": group, "version": "v1", "kind": r.kind()},
+                "parameters": [query("dryRun"), query("fieldManager"), query("fieldValidation"), query("force")],
+                "responses": {"200": {"description": "OK"}},
+            }}),
+        );
+    }
+    json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Kubernetes", "version": "v1.32.3"},
+        "paths": paths,
+        "components": {"schemas": {}},
+    })
+}
+
 pub(crate) fn serve(doc: Doc) -> Response {
     let body = match doc {
+        Doc::OpenApiIndex => json!({"paths": {
+            "api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=kscope-sim-1"},
+            "apis/apps/v1": {"serverRelativeURL": "/openapi/v3/apis/apps/v1?hash=kscope-sim-1"},
+        }}),
+        Doc::OpenApi(group) => openapi(group),
         Doc::CoreVersions => json!({
             "kind": "APIVersions",
             "versions": ["v1"],

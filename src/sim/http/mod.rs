@@ -93,6 +93,11 @@ fn parse_path(path: &str) -> Result<Route, ApiError> {
         ["api", "v1"] => return Ok(Route::Discovery(discovery::Doc::Resources(""))),
         ["apis", "apps"] => return Ok(Route::Discovery(discovery::Doc::AppsGroup)),
         ["apis", "apps", "v1"] => return Ok(Route::Discovery(discovery::Doc::Resources("apps"))),
+        ["openapi", "v3"] => return Ok(Route::Discovery(discovery::Doc::OpenApiIndex)),
+        ["openapi", "v3", "api", "v1"] => return Ok(Route::Discovery(discovery::Doc::OpenApi(""))),
+        ["openapi", "v3", "apis", "apps", "v1"] => {
+            return Ok(Route::Discovery(discovery::Doc::OpenApi("apps")));
+        }
         ["api", "v1", rest @ ..] => ("", "v1", rest),
         ["apis", group, version, rest @ ..] => (*group, *version, rest),
         _ => return Err(ApiError::unknown_path()),
