@@ -6,3 +6,4 @@ pub mod duration;
 pub mod index_views;
 pub mod informers;
 pub mod resources;
+pub mod sim;

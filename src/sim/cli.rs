@@ -1,0 +1,115 @@
+//! `kscope sim`: run the simulated API server until Ctrl-C.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::faults::{FaultSpec, Faults, parse_duration};
+use super::{Sim, SimConfig, SimError};
+
+/// Serve a simulated Kubernetes API server on loopback.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SimArgs {
+    /// Number of pods.
+    #[arg(long, default_value_t = 1000)]
+    pub pods: usize,
+    /// Number of nodes.
+    #[arg(long, default_value_t = 20)]
+    pub nodes: usize,
+    /// Number of application namespaces (default, kube-system, kube-public and
+    /// kube-node-lease always exist too).
+    #[arg(long, default_value_t = 8)]
+    pub namespaces: usize,
+    /// Seed: the same seed gives the same cluster.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Address to listen on; port 0 picks a free one.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub listen: SocketAddr,
+    /// Allow a non-loopback --listen address.
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Write a kubeconfig (context kscope-sim) for the sim to this file.
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig_out: Option<PathBuf>,
+    /// Churn: writes per second (rollouts, crashes, scaling, drains).
+    #[arg(long, default_value_t = 0.0, value_name = "RATE")]
+    pub churn: f64,
+    /// Stop the churn after this long (e.g. 30s, 5m).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub churn_for: Option<Duration>,
+    /// Inject a fault: drop-watch=DURATION, watch-410=RATIO, error-500=RATIO,
+    /// throttle-429=RATIO, list-delay=DURATION, history=EVENTS. Repeatable.
+    #[arg(long = "fault", value_name = "NAME=VALUE")]
+    pub faults: Vec<FaultSpec>,
+    /// Events of history kept for watches and continue tokens.
+    #[arg(long, default_value_t = 10_000)]
+    pub history: usize,
+    /// Interval between BOOKMARK events on watches that allow them.
+    #[arg(long, value_parser = parse_duration, default_value = "60s", value_name = "DURATION")]
+    pub bookmark_interval: Duration,
+    /// Bearer token to require (random if unset). Taken from the environment only, so it
+    /// never shows in a process list.
+    #[arg(skip = std::env::var("KSCOPE_SIM_TOKEN").ok())]
+    pub token: Option<String>,
+}
+
+impl clap::builder::ValueParserFactory for FaultSpec {
+    type Parser = clap::builder::ValueParser;
+
+    fn value_parser() -> Self::Parser {
+        clap::builder::ValueParser::new(|s: &str| s.parse::<FaultSpec>())
+    }
+}
+
+impl SimArgs {
+    pub fn config(&self) -> SimConfig {
+        let mut faults = Faults::default();
+        for spec in &self.faults {
+            faults.apply(spec);
+        }
+        SimConfig {
+            pods: self.pods,
+            nodes: self.nodes,
+            namespaces: self.namespaces,
+            seed: self.seed,
+            churn_rate: self.churn,
+            churn_for: self.churn_for,
+            churn_seed: self.seed,
+            faults,
+            history: self.history,
+            bookmark_interval: self.bookmark_interval,
+            listen: self.listen,
+            allow_remote: self.allow_remote,
+            token: self.token.clone(),
+        }
+    }
+}
+
+/// Starts the sim, writes the kubeconfig, prints the ready line and serves until Ctrl-C.
+pub async fn run(args: SimArgs) -> Result<(), SimError> {
+    let sim = Sim::start(args.config()).await?;
+    if let Some(path) = &args.kubeconfig_out {
+        write_private(path, sim.kubeconfig_yaml()).map_err(|source| SimError::WriteFile {
+            path: path.display().to_string(),
+            source,
+        })?;
+    }
+    println!("kscope sim ready at {}", sim.url());
+    let _ = tokio::signal::ctrl_c().await;
+    sim.shutdown().await;
+    Ok(())
+}
+
+/// Writes a file only its owner can read: it holds the token.
+fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(text.as_bytes())
+}

@@ -1,0 +1,93 @@
+//! What a simulated cluster looks like and how it misbehaves.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use super::faults::Faults;
+
+/// Configuration of one simulated API server. `Default` is a small demo cluster with no
+/// churn and no faults on a free loopback port.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    pub pods: usize,
+    pub nodes: usize,
+    /// Application namespaces; `default`, `kube-node-lease`, `kube-public` and `kube-system`
+    /// always exist on top of these.
+    pub namespaces: usize,
+    /// Same seed, same cluster.
+    pub seed: u64,
+    /// Writes per second the churn applies; 0 = none.
+    pub churn_rate: f64,
+    /// Churn stops after this long, so a client's cache can be compared with the truth.
+    pub churn_for: Option<Duration>,
+    /// Seed of the churn's choices (so a churned run is reproducible too).
+    pub churn_seed: u64,
+    pub faults: Faults,
+    /// Events kept for watches and continue tokens; older RVs get 410.
+    pub history: usize,
+    /// How often watches with allowWatchBookmarks=true get a BOOKMARK.
+    pub bookmark_interval: Duration,
+    pub listen: SocketAddr,
+    /// Allow binding a non-loopback address.
+    pub allow_remote: bool,
+    /// Bearer token clients must send; random when `None`.
+    pub token: Option<String>,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            pods: 1000,
+            nodes: 20,
+            namespaces: 8,
+            seed: 1,
+            churn_rate: 0.0,
+            churn_for: None,
+            churn_seed: 1,
+            faults: Faults::default(),
+            history: 10_000,
+            bookmark_interval: Duration::from_secs(60),
+            listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            allow_remote: false,
+            token: None,
+        }
+    }
+}
+
+impl SimConfig {
+    /// A cluster of `pods` pods spread over `nodes` nodes and `namespaces` namespaces.
+    pub fn with_size(pods: usize, nodes: usize, namespaces: usize) -> Self {
+        Self {
+            pods,
+            nodes,
+            namespaces,
+            ..Self::default()
+        }
+    }
+
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    pub fn churn(mut self, rate: f64, churn_for: Option<Duration>) -> Self {
+        self.churn_rate = rate;
+        self.churn_for = churn_for;
+        self
+    }
+
+    pub fn faults(mut self, faults: Faults) -> Self {
+        self.faults = faults;
+        self
+    }
+
+    pub fn history(mut self, events: usize) -> Self {
+        self.history = events;
+        self
+    }
+
+    pub fn bookmark_interval(mut self, every: Duration) -> Self {
+        self.bookmark_interval = every;
+        self
+    }
+}

@@ -1,0 +1,190 @@
+//! Injected faults: the failures a reflector must survive, switchable at run time.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+
+/// The active faults. All off by default.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Faults {
+    /// Cut every watch connection this long after it starts (abruptly, no clean end).
+    #[serde(with = "millis")]
+    pub drop_watch_every: Option<Duration>,
+    /// Share of watches answered with an ERROR 410 event at once.
+    pub watch_gone_ratio: f64,
+    /// Share of resource requests failed with 500.
+    pub error_ratio: f64,
+    /// Share of resource requests throttled with 429.
+    pub throttle_ratio: f64,
+    /// Delay before each list page.
+    #[serde(with = "millis")]
+    pub list_delay: Option<Duration>,
+    /// Shrinks the history window to this many events.
+    pub history: Option<usize>,
+}
+
+/// What a request should suffer, decided once per request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestFault {
+    None,
+    InternalError,
+    Throttle,
+}
+
+impl Faults {
+    pub fn request_fault(&self) -> RequestFault {
+        if self.error_ratio <= 0.0 && self.throttle_ratio <= 0.0 {
+            return RequestFault::None;
+        }
+        let roll: f64 = rand::rng().random();
+        if roll < self.error_ratio {
+            RequestFault::InternalError
+        } else if roll < self.error_ratio + self.throttle_ratio {
+            RequestFault::Throttle
+        } else {
+            RequestFault::None
+        }
+    }
+
+    pub fn watch_gone(&self) -> bool {
+        self.watch_gone_ratio > 0.0 && rand::rng().random::<f64>() < self.watch_gone_ratio
+    }
+
+    /// Applies one `--fault name=value` setting.
+    pub fn apply(&mut self, spec: &FaultSpec) {
+        match *spec {
+            FaultSpec::DropWatch(d) => self.drop_watch_every = Some(d),
+            FaultSpec::WatchGone(r) => self.watch_gone_ratio = r,
+            FaultSpec::Error(r) => self.error_ratio = r,
+            FaultSpec::Throttle(r) => self.throttle_ratio = r,
+            FaultSpec::ListDelay(d) => self.list_delay = Some(d),
+            FaultSpec::History(n) => self.history = Some(n),
+        }
+    }
+}
+
+/// One fault as given on the command line.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FaultSpec {
+    DropWatch(Duration),
+    WatchGone(f64),
+    Error(f64),
+    Throttle(f64),
+    ListDelay(Duration),
+    History(usize),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FaultParseError {
+    #[error(
+        "unknown fault {0:?}; expected drop-watch=DURATION, watch-410=RATIO, error-500=RATIO, \
+         throttle-429=RATIO, list-delay=DURATION or history=EVENTS"
+    )]
+    Unknown(String),
+    #[error("bad value in {0:?}: {1}")]
+    Value(String, String),
+}
+
+impl FromStr for FaultSpec {
+    type Err = FaultParseError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (name, value) = s
+            .split_once('=')
+            .ok_or_else(|| FaultParseError::Unknown(s.to_string()))?;
+        let bad = |why: String| FaultParseError::Value(s.to_string(), why);
+        let ratio = || -> Result<f64, FaultParseError> {
+            let r: f64 = value.parse().map_err(|e| bad(format!("{e}")))?;
+            if (0.0..=1.0).contains(&r) {
+                Ok(r)
+            } else {
+                Err(bad("a ratio is between 0 and 1".into()))
+            }
+        };
+        match name {
+            "drop-watch" => Ok(FaultSpec::DropWatch(parse_duration(value).map_err(bad)?)),
+            "watch-410" => Ok(FaultSpec::WatchGone(ratio()?)),
+            "error-500" => Ok(FaultSpec::Error(ratio()?)),
+            "throttle-429" => Ok(FaultSpec::Throttle(ratio()?)),
+            "list-delay" => Ok(FaultSpec::ListDelay(parse_duration(value).map_err(bad)?)),
+            "history" => Ok(FaultSpec::History(
+                value.parse().map_err(|e| bad(format!("{e}")))?,
+            )),
+            _ => Err(FaultParseError::Unknown(s.to_string())),
+        }
+    }
+}
+
+/// Parses `250ms`, `30s`, `5m`, `1h` (a bare number is seconds).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let n: f64 = number
+        .parse()
+        .map_err(|_| format!("not a duration: {text:?}"))?;
+    let seconds = match unit {
+        "ms" => n / 1000.0,
+        "" | "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("unknown duration unit {unit:?} in {text:?}")),
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|e| format!("{e}"))
+}
+
+/// Durations travel as milliseconds in the admin endpoint's JSON.
+mod millis {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_some(&(d.as_millis() as u64)),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        Ok(Option::<u64>::deserialize(d)?.map(Duration::from_millis))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_fault_specs() {
+        assert_eq!(
+            "drop-watch=30s".parse::<FaultSpec>(),
+            Ok(FaultSpec::DropWatch(Duration::from_secs(30)))
+        );
+        assert_eq!(
+            "list-delay=250ms".parse::<FaultSpec>(),
+            Ok(FaultSpec::ListDelay(Duration::from_millis(250)))
+        );
+        assert_eq!(
+            "error-500=0.1".parse::<FaultSpec>(),
+            Ok(FaultSpec::Error(0.1))
+        );
+        assert!("error-500=2".parse::<FaultSpec>().is_err());
+        assert!("explode=1".parse::<FaultSpec>().is_err());
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+    }
+
+    #[test]
+    fn faults_round_trip_as_json() {
+        let mut f = Faults::default();
+        f.apply(&FaultSpec::DropWatch(Duration::from_millis(1500)));
+        let text = serde_json::to_string(&f).unwrap();
+        assert!(text.contains("\"drop_watch_every\":1500"));
+        assert_eq!(serde_json::from_str::<Faults>(&text).unwrap(), f);
+    }
+}

@@ -1,0 +1,242 @@
+//! The HTTP face of the sim: authentication, URL parsing into Kubernetes request targets,
+//! and dispatch to list, watch, get and the writes.
+
+mod discovery;
+mod list;
+pub(crate) mod status;
+mod watch;
+pub(crate) mod write;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderMap, Method, Uri, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use super::Shared;
+use super::faults::RequestFault;
+use super::resources::Resource;
+use status::ApiError;
+
+/// The server's routes: discovery, the admin endpoint, and every resource path.
+pub(crate) fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/version", get(discovery::version))
+        .nest("/sim", super::admin::router())
+        .fallback(api)
+        .layer(middleware::from_fn_with_state(shared.clone(), authenticate))
+        .with_state(shared)
+}
+
+/// Every request needs the bearer token; without it, a 401 Status as the real server sends.
+async fn authenticate(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    match presented {
+        Some(token) if constant_time_eq(token.as_bytes(), shared.token.as_bytes()) => {
+            next.run(request).await
+        }
+        _ => ApiError::unauthorized().into_response(),
+    }
+}
+
+/// Compares without an early exit, so timing does not reveal a prefix of the token.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// What a resource URL names.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    pub resource: Resource,
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+}
+
+impl Target {
+    /// The store key of the named object.
+    pub fn key(&self, name: &str) -> String {
+        match &self.namespace {
+            Some(ns) if self.resource.namespaced() => format!("{ns}/{name}"),
+            _ => name.to_string(),
+        }
+    }
+
+    /// The key prefix a collection covers.
+    pub fn prefix(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{ns}/"),
+            None => String::new(),
+        }
+    }
+}
+
+enum Route {
+    Discovery(discovery::Doc),
+    Resource(Target),
+}
+
+fn parse_path(path: &str) -> Result<Route, ApiError> {
+    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let (group, version, rest) = match segments.as_slice() {
+        ["api"] => return Ok(Route::Discovery(discovery::Doc::CoreVersions)),
+        ["apis"] => return Ok(Route::Discovery(discovery::Doc::Groups)),
+        ["api", "v1"] => return Ok(Route::Discovery(discovery::Doc::Resources(""))),
+        ["apis", "apps"] => return Ok(Route::Discovery(discovery::Doc::AppsGroup)),
+        ["apis", "apps", "v1"] => return Ok(Route::Discovery(discovery::Doc::Resources("apps"))),
+        ["openapi", "v3"] => return Ok(Route::Discovery(discovery::Doc::OpenApiIndex)),
+        ["openapi", "v3", "api", "v1"] => return Ok(Route::Discovery(discovery::Doc::OpenApi(""))),
+        ["openapi", "v3", "apis", "apps", "v1"] => {
+            return Ok(Route::Discovery(discovery::Doc::OpenApi("apps")));
+        }
+        ["api", "v1", rest @ ..] => ("", "v1", rest),
+        ["apis", group, version, rest @ ..] => (*group, *version, rest),
+        _ => return Err(ApiError::unknown_path()),
+    };
+    let find = |plural: &str| {
+        Resource::from_path(group, version, plural).ok_or_else(ApiError::unknown_path)
+    };
+    let target = match rest {
+        [plural] => Target {
+            resource: find(plural)?,
+            namespace: None,
+            name: None,
+        },
+        [plural, name] => {
+            let resource = find(plural)?;
+            if resource.namespaced() {
+                return Err(ApiError::unknown_path());
+            }
+            Target {
+                resource,
+                namespace: None,
+                name: Some((*name).to_string()),
+            }
+        }
+        ["namespaces", ns, plural, name @ ..] if name.len() <= 1 => {
+            let resource = find(plural)?;
+            if !resource.namespaced() {
+                return Err(ApiError::unknown_path());
+            }
+            Target {
+                resource,
+                namespace: Some((*ns).to_string()),
+                name: name.first().map(|n| (*n).to_string()),
+            }
+        }
+        _ => return Err(ApiError::unknown_path()),
+    };
+    Ok(Route::Resource(target))
+}
+
+/// Query parameters, first value of each wins.
+pub(crate) struct Params(HashMap<String, String>);
+
+impl Params {
+    fn from_uri(uri: &Uri) -> Result<Self, ApiError> {
+        let pairs = Query::<Vec<(String, String)>>::try_from_uri(uri)
+            .map_err(|e| ApiError::bad_request(format!("invalid query: {e}")))?;
+        let mut map = HashMap::new();
+        for (k, v) in pairs.0 {
+            map.entry(k).or_insert(v);
+        }
+        Ok(Self(map))
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    /// `true`, `1` (as Go's strconv.ParseBool accepts) are true.
+    pub fn flag(&self, name: &str) -> bool {
+        matches!(self.get(name), Some("true" | "1" | "True" | "TRUE" | "t"))
+    }
+}
+
+async fn api(
+    State(shared): State<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    match handle(shared, method, uri, headers, body).await {
+        Ok(response) => response,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn handle(
+    shared: Arc<Shared>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let target = match parse_path(uri.path())? {
+        Route::Discovery(doc) if method == Method::GET => return Ok(discovery::serve(doc)),
+        Route::Discovery(_) => return Err(ApiError::method_not_allowed(method.as_str())),
+        Route::Resource(target) => target,
+    };
+    let fault = shared.faults.read().request_fault();
+    match fault {
+        RequestFault::InternalError => return Err(ApiError::internal("simulated fault")),
+        RequestFault::Throttle => return Err(ApiError::too_many_requests()),
+        RequestFault::None => {}
+    }
+    let params = Params::from_uri(&uri)?;
+    match (method, target.name.is_some()) {
+        (Method::GET, false) if params.flag("watch") => watch::watch(shared, target, &params),
+        (Method::GET, false) => list::list(&shared, &target, &params).await,
+        (Method::GET, true) => list::get(&shared, &target),
+        (Method::POST, false) => write::create(&shared, &target, &params, &body),
+        (Method::PUT, true) => write::replace(&shared, &target, &params, &body),
+        (Method::PATCH, true) => write::patch(&shared, &target, &params, &headers, &body),
+        (Method::DELETE, true) => write::delete(&shared, &target, &params, &body),
+        (method, _) => Err(ApiError::method_not_allowed(method.as_str())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(path: &str) -> Option<Target> {
+        match parse_path(path) {
+            Ok(Route::Resource(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn paths() {
+        let t = target("/api/v1/namespaces/ns1/pods/p1").unwrap();
+        assert_eq!(
+            (t.resource, t.namespace.as_deref(), t.name.as_deref()),
+            (Resource::Pods, Some("ns1"), Some("p1"))
+        );
+        let t = target("/api/v1/namespaces/ns1").unwrap();
+        assert_eq!(
+            (t.resource, t.name.as_deref()),
+            (Resource::Namespaces, Some("ns1"))
+        );
+        let t = target("/apis/apps/v1/deployments").unwrap();
+        assert_eq!((t.resource, t.namespace), (Resource::Deployments, None));
+        assert!(target("/api/v1/pods/p1").is_none());
+        assert!(target("/api/v1/namespaces/ns1/nodes").is_none());
+        assert!(target("/api/v1/widgets").is_none());
+        assert!(target("/api/v1/namespaces/ns1/pods/p1/status").is_none());
+    }
+}

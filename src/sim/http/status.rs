@@ -1,0 +1,229 @@
+//! Errors as the real server writes them: `metav1.Status` objects with the same reasons,
+//! messages and details, so clients' error handling is exercised for real.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::sim::resources::Resource;
+use crate::sim::store::StoreError;
+
+/// An API error answered as a Status object.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    code: u16,
+    reason: &'static str,
+    message: String,
+    details: Option<Value>,
+    retry_after: Option<u64>,
+}
+
+impl ApiError {
+    fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            reason,
+            message: message.into(),
+            details: None,
+            retry_after: None,
+        }
+    }
+
+    fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, "BadRequest", message)
+    }
+
+    pub fn unauthorized() -> Self {
+        Self::new(401, "Unauthorized", "Unauthorized")
+    }
+
+    pub fn forbidden(resource: Resource, name: &str, why: &str) -> Self {
+        Self::new(
+            403,
+            "Forbidden",
+            format!("{} \"{name}\" is forbidden: {why}", resource.plural()),
+        )
+        .with_details(json!({"name": name, "kind": resource.plural()}))
+    }
+
+    pub fn not_found(resource: Resource, name: &str) -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            format!("{} \"{name}\" not found", resource.plural()),
+        )
+        .with_details(json!({"name": name, "group": resource.group(), "kind": resource.plural()}))
+    }
+
+    /// A path the server does not serve at all.
+    pub fn unknown_path() -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        )
+        .with_details(json!({}))
+    }
+
+    pub fn method_not_allowed(method: &str) -> Self {
+        Self::new(
+            405,
+            "MethodNotAllowed",
+            format!("the server does not allow this method on the requested resource ({method})"),
+        )
+        .with_details(json!({}))
+    }
+
+    pub fn already_exists(resource: Resource, name: &str) -> Self {
+        Self::new(
+            409,
+            "AlreadyExists",
+            format!("{} \"{name}\" already exists", resource.plural()),
+        )
+        .with_details(json!({"name": name, "group": resource.group(), "kind": resource.plural()}))
+    }
+
+    pub fn conflict(resource: Resource, name: &str) -> Self {
+        Self::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {} \"{name}\": the object has been modified; \
+                 please apply your changes to the latest version and try again",
+                resource.plural()
+            ),
+        )
+        .with_details(json!({"name": name, "group": resource.group(), "kind": resource.plural()}))
+    }
+
+    /// 410 for an expired resourceVersion or continue token.
+    pub fn expired(message: impl Into<String>) -> Self {
+        Self::new(410, "Expired", message)
+    }
+
+    pub fn continue_expired() -> Self {
+        Self::expired(
+            "The provided continue parameter is too old to display a consistent list result. \
+             You can start a new list without the continue parameter, or use the continue token \
+             in this response to retrieve the remainder of the results. Continuing with the \
+             provided token results in an inconsistent list - objects that were created, \
+             modified, or deleted between the time the first chunk was returned and now may show \
+             up in the list.",
+        )
+    }
+
+    pub fn unsupported_media_type(content_type: &str) -> Self {
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json; got {content_type}"),
+        )
+        .with_details(json!({}))
+    }
+
+    /// 422 with one field cause, as validation failures look.
+    pub fn invalid(kind: &str, name: &str, field: &str, cause: &str, detail: &str) -> Self {
+        let (reason, short) = match cause {
+            "FieldValueRequired" => (cause, "Required value"),
+            _ => (cause, "Invalid value"),
+        };
+        let message = if detail.is_empty() {
+            format!("{kind} \"{name}\" is invalid: {field}: {short}")
+        } else {
+            format!("{kind} \"{name}\" is invalid: {field}: {short}: {detail}")
+        };
+        let cause_message = if detail.is_empty() {
+            short.to_string()
+        } else {
+            format!("{short}: {detail}")
+        };
+        Self::new(422, "Invalid", message).with_details(json!({
+            "name": name,
+            "kind": kind,
+            "causes": [{"reason": reason, "message": cause_message, "field": field}]
+        }))
+    }
+
+    pub fn too_many_requests() -> Self {
+        let mut e = Self::new(
+            429,
+            "TooManyRequests",
+            "Too many requests, please try again later.",
+        )
+        .with_details(json!({"retryAfterSeconds": 1}));
+        e.retry_after = Some(1);
+        e
+    }
+
+    pub fn internal(message: &str) -> Self {
+        Self::new(
+            500,
+            "InternalError",
+            format!("Internal error occurred: {message}"),
+        )
+        .with_details(json!({"causes": [{"message": message}]}))
+    }
+
+    /// 504 for a resourceVersion the server has not reached.
+    pub fn too_large_rv() -> Self {
+        Self::new(504, "Timeout", "Too large resource version").with_details(json!({
+            "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
+            "retryAfterSeconds": 1
+        }))
+    }
+
+    /// The Status object.
+    pub fn to_status(&self) -> Value {
+        let mut status = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        if let Some(details) = &self.details {
+            status["details"] = details.clone();
+        }
+        status
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::TooOld { .. } => ApiError::expired(e.to_string()),
+            StoreError::TooNew { .. } => ApiError::too_large_rv(),
+            StoreError::Encode(m) => ApiError::internal(&m),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut response = (code, json_body(self.to_status().to_string())).into_response();
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
+    }
+}
+
+/// A body with the JSON content type every API answer carries.
+pub fn json_body(body: impl Into<axum::body::Body>) -> Response {
+    let mut response = Response::new(body.into());
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}

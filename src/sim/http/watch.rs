@@ -1,0 +1,253 @@
+//! Watches: newline-delimited `{"type":..., "object":...}` events streamed from the store's
+//! event log, with the initial state as ADDED, selector transitions, bookmarks, timeouts,
+//! 410 ERROR events for compacted history, and injected connection drops.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::response::Response;
+use bytes::{BufMut, Bytes, BytesMut};
+use tokio::time::{Instant, Interval, MissedTickBehavior};
+
+use super::list::{Filter, parse_rv};
+use super::status::{ApiError, json_body};
+use super::{Params, Target};
+use crate::sim::Shared;
+use crate::sim::object::StoredObject;
+use crate::sim::resources::Resource;
+use crate::sim::store::{Event, EventType, Position, ReadAt, StoreError};
+
+/// The real server's default watch timeout when the client sets none (min-request-timeout).
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
+/// Events read from the log per wake-up; bounds the time the read lock is held.
+const BATCH: usize = 1024;
+/// Initial-state events are sent in chunks of about this size.
+const CHUNK: usize = 256 * 1024;
+
+pub(crate) fn watch(
+    shared: Arc<Shared>,
+    target: Target,
+    params: &Params,
+) -> Result<Response, ApiError> {
+    let filter = Filter::parse(&target, params)?;
+    let rv = parse_rv(params)?;
+    let timeout = match params.get("timeoutSeconds") {
+        None => DEFAULT_TIMEOUT,
+        Some(t) => Duration::from_secs(
+            t.parse::<u64>()
+                .map_err(|e| ApiError::bad_request(format!("invalid timeoutSeconds: {e}")))?,
+        ),
+    };
+    let bookmarks = params.flag("allowWatchBookmarks");
+    let initial_events = params.flag("sendInitialEvents");
+    let faults = shared.faults.read().clone();
+    let now = Instant::now();
+    let mut watcher = Watcher {
+        resource: target.resource,
+        prefix: target.prefix(),
+        filter,
+        last_rv: 0,
+        pending: VecDeque::new(),
+        changes: shared.store.subscribe(),
+        deadline: now + timeout,
+        drop_at: faults.drop_watch_every.map(|d| now + d),
+        bookmarks: bookmarks.then(|| {
+            let mut every =
+                tokio::time::interval_at(now + shared.bookmark_interval, shared.bookmark_interval);
+            every.set_missed_tick_behavior(MissedTickBehavior::Delay);
+            every
+        }),
+        done: false,
+        shared: shared.clone(),
+    };
+    if faults.watch_gone() {
+        watcher.fail_gone(&StoreError::TooOld {
+            requested: rv.unwrap_or(0),
+            oldest: shared.store.compacted(),
+        });
+    } else if initial_events || matches!(rv, None | Some(0)) {
+        watcher.send_initial_state(initial_events && bookmarks);
+    } else if let Some(rv) = rv {
+        watcher.last_rv = rv;
+    }
+    let stream = futures::stream::unfold(watcher, |mut w| async move {
+        let item = w.next().await?;
+        Some((item, w))
+    });
+    Ok(json_body(Body::from_stream(stream)))
+}
+
+struct Watcher {
+    shared: Arc<Shared>,
+    resource: Resource,
+    prefix: String,
+    filter: Filter,
+    /// Everything up to here has been considered (sent or filtered out).
+    last_rv: u64,
+    pending: VecDeque<Bytes>,
+    changes: tokio::sync::watch::Receiver<Position>,
+    deadline: Instant,
+    drop_at: Option<Instant>,
+    bookmarks: Option<Interval>,
+    done: bool,
+}
+
+impl Watcher {
+    fn matches(&self, key: &str, object: &StoredObject) -> bool {
+        key.starts_with(&self.prefix) && self.filter.matches(key, object)
+    }
+
+    /// The current state as ADDED events, then (for sendInitialEvents) the bookmark that
+    /// marks its end.
+    fn send_initial_state(&mut self, end_bookmark: bool) {
+        self.changes.borrow_and_update();
+        let page = self.shared.store.list(
+            self.resource,
+            ReadAt::Latest,
+            &self.prefix,
+            None,
+            None,
+            &|k, o| self.filter.matches(k, o),
+        );
+        let Ok(page) = page else {
+            return;
+        };
+        self.last_rv = page.rv;
+        let mut buf = BytesMut::new();
+        for object in &page.items {
+            push_event(&mut buf, EventType::Added.as_str(), &object.json);
+            if buf.len() >= CHUNK {
+                self.pending.push_back(buf.split().freeze());
+            }
+        }
+        if end_bookmark {
+            push_event(
+                &mut buf,
+                "BOOKMARK",
+                &bookmark_object(self.resource, self.last_rv, true),
+            );
+        }
+        if !buf.is_empty() {
+            self.pending.push_back(buf.freeze());
+        }
+    }
+
+    fn fail_gone(&mut self, e: &StoreError) {
+        let status = ApiError::expired(e.to_string()).to_status().to_string();
+        let mut buf = BytesMut::new();
+        push_event(&mut buf, "ERROR", status.as_bytes());
+        self.pending.push_back(buf.freeze());
+        self.done = true;
+    }
+
+    /// The next chunk to send; `Err` cuts the connection (an injected drop).
+    async fn next(&mut self) -> Option<Result<Bytes, std::io::Error>> {
+        loop {
+            if let Some(chunk) = self.pending.pop_front() {
+                return Some(Ok(chunk));
+            }
+            if self.done {
+                return None;
+            }
+            self.changes.borrow_and_update();
+            match self.shared.store.events_after(self.last_rv, BATCH) {
+                Err(e) => {
+                    self.fail_gone(&e);
+                    continue;
+                }
+                Ok(events) if !events.is_empty() => {
+                    let mut buf = BytesMut::new();
+                    for event in &events {
+                        if event.resource == self.resource {
+                            self.push_change(&mut buf, event);
+                        }
+                    }
+                    if let Some(last) = events.last() {
+                        self.last_rv = last.rv;
+                    }
+                    if !buf.is_empty() {
+                        return Some(Ok(buf.freeze()));
+                    }
+                    continue;
+                }
+                Ok(_) => {}
+            }
+            let drop_at = self.drop_at;
+            let tick = async {
+                match self.bookmarks.as_mut() {
+                    Some(every) => {
+                        every.tick().await;
+                    }
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                changed = self.changes.changed() => {
+                    if changed.is_err() {
+                        return None;
+                    }
+                }
+                () = tokio::time::sleep_until(self.deadline) => return None,
+                () = self.shared.shutdown.cancelled() => return None,
+                () = async {
+                    match drop_at {
+                        Some(at) => tokio::time::sleep_until(at).await,
+                        None => std::future::pending().await,
+                    }
+                } => {
+                    self.done = true;
+                    return Some(Err(std::io::Error::other("watch dropped by fault injection")));
+                }
+                () = tick => {
+                    let mut buf = BytesMut::new();
+                    push_event(&mut buf, "BOOKMARK", &bookmark_object(self.resource, self.last_rv, false));
+                    return Some(Ok(buf.freeze()));
+                }
+            }
+        }
+    }
+
+    /// Encodes one change as this watcher sees it: a change that enters the selector is
+    /// ADDED, one that leaves it DELETED.
+    fn push_change(&self, buf: &mut BytesMut, event: &Event) {
+        let now = self.matches(&event.key, &event.object);
+        let before = event
+            .previous
+            .as_ref()
+            .is_some_and(|p| self.matches(&event.key, p));
+        let event_type = match (event.event_type, before, now) {
+            (EventType::Modified, true, true) => EventType::Modified,
+            (EventType::Modified, false, true) | (EventType::Added, _, true) => EventType::Added,
+            (EventType::Modified, true, false) => EventType::Deleted,
+            (EventType::Deleted, _, true) => EventType::Deleted,
+            _ => return,
+        };
+        push_event(buf, event_type.as_str(), &event.object.json);
+    }
+}
+
+fn push_event(buf: &mut BytesMut, event_type: &str, object: &[u8]) {
+    buf.put_slice(b"{\"type\":\"");
+    buf.put_slice(event_type.as_bytes());
+    buf.put_slice(b"\",\"object\":");
+    buf.put_slice(object);
+    buf.put_slice(b"}\n");
+}
+
+/// A BOOKMARK's object: only kind, apiVersion and the resourceVersion (plus the
+/// initial-events-end annotation when it closes a watch-list's initial state).
+fn bookmark_object(resource: Resource, rv: u64, initial_end: bool) -> Vec<u8> {
+    let annotations = if initial_end {
+        ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}"
+    } else {
+        ""
+    };
+    format!(
+        "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{{\"resourceVersion\":\"{rv}\"{annotations}}}}}",
+        resource.kind(),
+        resource.api_version()
+    )
+    .into_bytes()
+}

@@ -1,0 +1,124 @@
+//! The kubeconfig the sim emits (context `kscope-sim`), and a kube config built from it, so
+//! kubectl and kube's client reach the sim the same way.
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use serde::Serialize;
+
+use super::SimError;
+
+pub const CONTEXT: &str = "kscope-sim";
+
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct File<'a> {
+    #[serde(rename = "apiVersion")]
+    api_version: &'a str,
+    kind: &'a str,
+    clusters: [Named<'a, Cluster<'a>>; 1],
+    users: [Named<'a, User<'a>>; 1],
+    contexts: [Named<'a, Context<'a>>; 1],
+    current_context: &'a str,
+}
+
+#[derive(Serialize)]
+struct Named<'a, T> {
+    name: &'a str,
+    #[serde(flatten)]
+    item: T,
+}
+
+#[derive(Serialize)]
+struct Cluster<'a> {
+    cluster: ClusterInfo<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "kebab-case")]
+struct ClusterInfo<'a> {
+    server: &'a str,
+    certificate_authority_data: String,
+}
+
+#[derive(Serialize)]
+struct User<'a> {
+    user: UserInfo<'a>,
+}
+
+#[derive(Serialize)]
+struct UserInfo<'a> {
+    token: &'a str,
+}
+
+#[derive(Serialize)]
+struct Context<'a> {
+    context: ContextInfo<'a>,
+}
+
+#[derive(Serialize)]
+struct ContextInfo<'a> {
+    cluster: &'a str,
+    user: &'a str,
+}
+
+/// The kubeconfig text for a sim at `url` serving a certificate from `ca_pem`, with `token`.
+pub fn kubeconfig_yaml(url: &str, ca_pem: &str, token: &str) -> Result<String, SimError> {
+    let file = File {
+        api_version: "v1",
+        kind: "Config",
+        clusters: [Named {
+            name: CONTEXT,
+            item: Cluster {
+                cluster: ClusterInfo {
+                    server: url,
+                    certificate_authority_data: STANDARD.encode(ca_pem),
+                },
+            },
+        }],
+        users: [Named {
+            name: CONTEXT,
+            item: User {
+                user: UserInfo { token },
+            },
+        }],
+        contexts: [Named {
+            name: CONTEXT,
+            item: Context {
+                context: ContextInfo {
+                    cluster: CONTEXT,
+                    user: CONTEXT,
+                },
+            },
+        }],
+        current_context: CONTEXT,
+    };
+    serde_saphyr::to_string(&file).map_err(|e| SimError::Kubeconfig(e.to_string()))
+}
+
+/// A kube config from the emitted kubeconfig text.
+pub async fn kube_config(yaml: &str) -> Result<kube::Config, SimError> {
+    let kubeconfig =
+        kube::config::Kubeconfig::from_yaml(yaml).map_err(|e| SimError::Client(e.to_string()))?;
+    let options = kube::config::KubeConfigOptions {
+        context: Some(CONTEXT.to_string()),
+        ..Default::default()
+    };
+    kube::Config::from_custom_kubeconfig(kubeconfig, &options)
+        .await
+        .map_err(|e| SimError::Client(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn round_trips_through_kube() {
+        let cert = crate::sim::tls::serving_cert().unwrap();
+        let yaml = kubeconfig_yaml("https://127.0.0.1:1234", &cert.ca_pem, "secret").unwrap();
+        assert!(yaml.contains("current-context: kscope-sim"));
+        assert!(yaml.contains("apiVersion: v1"));
+        let config = kube_config(&yaml).await.unwrap();
+        assert_eq!(config.cluster_url.to_string(), "https://127.0.0.1:1234/");
+    }
+}

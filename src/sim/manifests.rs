@@ -1,0 +1,603 @@
+//! The JSON shapes of the objects the sim serves, modelled on what a real cluster sends
+//! (see `../shared/fixtures/pod-realistic.json`), managedFields included: clients have to cope
+//! with their size.
+
+use rand::Rng;
+use serde_json::{Map, Value, json};
+
+/// Characters Kubernetes uses for generated name suffixes and template hashes
+/// (`rand.SafeEncodeString`: no vowels, no look-alikes).
+const SAFE_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+/// A random suffix as `generateName` and pod-template-hash use.
+pub fn safe_suffix(rng: &mut impl Rng, len: usize) -> String {
+    (0..len)
+        .map(|_| SAFE_ALPHABET[rng.random_range(0..SAFE_ALPHABET.len())] as char)
+        .collect()
+}
+
+/// A version-4 UUID string.
+pub fn uid(rng: &mut impl Rng) -> String {
+    let b: [u8; 16] = rng.random();
+    format!(
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        u32::from_be_bytes([b[0], b[1], b[2], b[3]]),
+        u16::from_be_bytes([b[4], b[5]]),
+        u16::from_be_bytes([b[6], b[7]]) & 0x0fff,
+        (u16::from_be_bytes([b[8], b[9]]) & 0x3fff) | 0x8000,
+        u64::from_be_bytes([0, 0, b[10], b[11], b[12], b[13], b[14], b[15]]),
+    )
+}
+
+/// `n` random hex digits (image digests, container IDs).
+pub fn hex(rng: &mut impl Rng, n: usize) -> String {
+    (0..n)
+        .map(|_| char::from_digit(rng.random_range(0..16), 16).unwrap_or('0'))
+        .collect()
+}
+
+/// RFC 3339 at whole seconds, as metav1.Time serializes.
+pub fn timestamp(unix_seconds: i64) -> String {
+    jiff::Timestamp::from_second(unix_seconds)
+        .map(|t| t.to_string())
+        .unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_string())
+}
+
+/// Now, in whole seconds.
+pub fn now_seconds() -> i64 {
+    jiff::Timestamp::now().as_second()
+}
+
+/// The FieldsV1 set of every field present in `value`, the way field managers record
+/// ownership (lists are recorded as owned wholesale, which is how atomic lists look).
+pub fn fields_v1(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut out = Map::new();
+            for (k, v) in map {
+                let inner = fields_v1(v);
+                out.insert(format!("f:{k}"), inner);
+            }
+            if !out.is_empty() {
+                out.insert(".".into(), json!({}));
+            }
+            Value::Object(out)
+        }
+        _ => json!({}),
+    }
+}
+
+/// One managedFields entry.
+pub fn managed_entry(
+    manager: &str,
+    api_version: &str,
+    time: &str,
+    fields: Value,
+    subresource: Option<&str>,
+) -> Value {
+    let mut entry = json!({
+        "manager": manager,
+        "operation": "Update",
+        "apiVersion": api_version,
+        "time": time,
+        "fieldsType": "FieldsV1",
+        "fieldsV1": fields,
+    });
+    if let Some(sub) = subresource {
+        entry["subresource"] = json!(sub);
+    }
+    entry
+}
+
+pub fn namespace(name: &str, uid: &str, created: &str, labels: Value) -> Value {
+    let mut all_labels = json!({"kubernetes.io/metadata.name": name});
+    if let (Some(all), Some(extra)) = (all_labels.as_object_mut(), labels.as_object()) {
+        all.extend(extra.clone());
+    }
+    let fields = json!({"f:metadata": {"f:labels": fields_v1(&all_labels)}});
+    json!({
+        "kind": "Namespace",
+        "apiVersion": "v1",
+        "metadata": {
+            "name": name,
+            "uid": uid,
+            "creationTimestamp": created,
+            "labels": all_labels,
+            "managedFields": [managed_entry("kubectl-create", "v1", created, fields, None)],
+        },
+        "spec": {"finalizers": ["kubernetes"]},
+        "status": {"phase": "Active"},
+    })
+}
+
+/// What describes a node apart from its name.
+pub struct NodeSpec<'a> {
+    pub name: &'a str,
+    pub uid: &'a str,
+    pub created: &'a str,
+    pub internal_ip: &'a str,
+    pub zone: &'a str,
+    pub instance_type: &'a str,
+    pub pod_cidr: &'a str,
+    pub cpu: u32,
+    pub memory_ki: u64,
+    pub kubelet_version: &'a str,
+}
+
+pub fn node(n: &NodeSpec<'_>) -> Value {
+    let labels = json!({
+        "beta.kubernetes.io/arch": "amd64",
+        "beta.kubernetes.io/instance-type": n.instance_type,
+        "beta.kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
+        "kubernetes.io/hostname": n.name,
+        "kubernetes.io/os": "linux",
+        "node.kubernetes.io/instance-type": n.instance_type,
+        "topology.kubernetes.io/region": "eu-west-1",
+        "topology.kubernetes.io/zone": n.zone,
+    });
+    let capacity = json!({
+        "cpu": n.cpu.to_string(),
+        "ephemeral-storage": "104845292Ki",
+        "hugepages-1Gi": "0",
+        "hugepages-2Mi": "0",
+        "memory": format!("{}Ki", n.memory_ki),
+        "pods": "110",
+    });
+    let allocatable = json!({
+        "cpu": format!("{}m", n.cpu * 1000 - 90),
+        "ephemeral-storage": "95551679124",
+        "hugepages-1Gi": "0",
+        "hugepages-2Mi": "0",
+        "memory": format!("{}Ki", n.memory_ki.saturating_sub(1_000_000)),
+        "pods": "110",
+    });
+    let condition = |t: &str, status: &str, reason: &str, message: &str| {
+        json!({
+            "type": t,
+            "status": status,
+            "lastHeartbeatTime": n.created,
+            "lastTransitionTime": n.created,
+            "reason": reason,
+            "message": message,
+        })
+    };
+    let status = json!({
+        "capacity": capacity,
+        "allocatable": allocatable,
+        "conditions": [
+            condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+            condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+            condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+            condition("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+        ],
+        "addresses": [
+            {"type": "InternalIP", "address": n.internal_ip},
+            {"type": "InternalDNS", "address": n.name},
+            {"type": "Hostname", "address": n.name},
+        ],
+        "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+        "nodeInfo": {
+            "machineID": "ec2b8a4f1f6c2d3e4a5b6c7d8e9f0a1b",
+            "systemUUID": "ec2b8a4f-1f6c-2d3e-4a5b-6c7d8e9f0a1b",
+            "bootID": "5c1f0d6e-2b3a-4c5d-8e9f-0a1b2c3d4e5f",
+            "kernelVersion": "6.1.112-124.190.amzn2023.x86_64",
+            "osImage": "Amazon Linux 2023.6.20241010",
+            "containerRuntimeVersion": "containerd://1.7.22",
+            "kubeletVersion": n.kubelet_version,
+            "kubeProxyVersion": "",
+            "operatingSystem": "linux",
+            "architecture": "amd64",
+        },
+    });
+    let spec = json!({
+        "podCIDR": n.pod_cidr,
+        "podCIDRs": [n.pod_cidr],
+        "providerID": format!("aws:///{}/i-0{}", n.zone, &n.uid[..8]),
+    });
+    let kubelet_fields = json!({
+        "f:metadata": {"f:labels": fields_v1(&labels)},
+        "f:spec": {"f:providerID": {}},
+    });
+    let status_fields = json!({"f:status": fields_v1(&status)});
+    json!({
+        "kind": "Node",
+        "apiVersion": "v1",
+        "metadata": {
+            "name": n.name,
+            "uid": n.uid,
+            "creationTimestamp": n.created,
+            "labels": labels,
+            "annotations": {
+                "node.alpha.kubernetes.io/ttl": "0",
+                "volumes.kubernetes.io/controller-managed-attach-detach": "true",
+            },
+            "managedFields": [
+                managed_entry("kubelet", "v1", n.created, kubelet_fields, None),
+                managed_entry("kube-controller-manager", "v1", n.created, json!({"f:spec": {"f:podCIDR": {}, "f:podCIDRs": {".": {}, "v:\"10.0.0.0/24\"": {}}}}), None),
+                managed_entry("kubelet", "v1", n.created, status_fields, Some("status")),
+            ],
+        },
+        "spec": spec,
+        "status": status,
+    })
+}
+
+/// What describes an application's Deployment.
+pub struct AppSpec<'a> {
+    pub namespace: &'a str,
+    pub name: &'a str,
+    pub team: &'a str,
+    pub tier: &'a str,
+    pub image: &'a str,
+    pub version: &'a str,
+    pub sidecar: bool,
+    pub replicas: u32,
+    pub uid: &'a str,
+    pub created: &'a str,
+    pub revision: u32,
+}
+
+/// The pod template a Deployment carries; ReplicaSets copy it and add the hash label.
+pub fn pod_template(app: &AppSpec<'_>) -> Value {
+    let mut containers = vec![json!({
+        "name": "app",
+        "image": app.image,
+        "ports": [
+            {"name": "http", "containerPort": 8080, "protocol": "TCP"},
+            {"name": "metrics", "containerPort": 9090, "protocol": "TCP"},
+        ],
+        "env": [
+            {"name": "LOG_LEVEL", "value": "info"},
+            {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
+            {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}},
+        ],
+        "resources": {"limits": {"memory": "1Gi"}, "requests": {"cpu": "250m", "memory": "512Mi"}},
+        "livenessProbe": {"httpGet": {"path": "/healthz", "port": "http", "scheme": "HTTP"}, "timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3},
+        "readinessProbe": {"httpGet": {"path": "/ready", "port": "http", "scheme": "HTTP"}, "timeoutSeconds": 1, "periodSeconds": 5, "successThreshold": 1, "failureThreshold": 3},
+        "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "File",
+        "imagePullPolicy": "IfNotPresent",
+        "securityContext": {"runAsNonRoot": true, "readOnlyRootFilesystem": true, "allowPrivilegeEscalation": false},
+    })];
+    if app.sidecar {
+        containers.push(json!({
+            "name": "istio-proxy",
+            "image": "docker.io/istio/proxyv2:1.22.3",
+            "args": ["proxy", "sidecar", "--domain", "$(POD_NAMESPACE).svc.cluster.local", "--proxyLogLevel=warning"],
+            "resources": {"limits": {"memory": "1Gi"}, "requests": {"cpu": "100m", "memory": "128Mi"}},
+            "terminationMessagePath": "/dev/termination-log",
+            "terminationMessagePolicy": "File",
+            "imagePullPolicy": "IfNotPresent",
+        }));
+    }
+    json!({
+        "metadata": {
+            "labels": {
+                "app": app.name,
+                "app.kubernetes.io/name": app.name,
+                "app.kubernetes.io/part-of": app.team,
+                "app.kubernetes.io/version": app.version,
+                "team": app.team,
+                "tier": app.tier,
+            },
+            "annotations": {"prometheus.io/port": "9090", "prometheus.io/scrape": "true"},
+        },
+        "spec": {
+            "containers": containers,
+            "restartPolicy": "Always",
+            "terminationGracePeriodSeconds": 30,
+            "dnsPolicy": "ClusterFirst",
+            "serviceAccountName": app.name,
+            "serviceAccount": app.name,
+            "securityContext": {"runAsUser": 10001, "fsGroup": 10001},
+            "schedulerName": "default-scheduler",
+        },
+    })
+}
+
+fn rollout_status(replicas: u32, ready: u32) -> Value {
+    json!({
+        "observedGeneration": 1,
+        "replicas": replicas,
+        "updatedReplicas": replicas,
+        "readyReplicas": ready,
+        "availableReplicas": ready,
+    })
+}
+
+pub fn deployment(app: &AppSpec<'_>, template: &Value, ready: u32) -> Value {
+    let spec = json!({
+        "replicas": app.replicas,
+        "selector": {"matchLabels": {"app": app.name}},
+        "template": template,
+        "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}},
+        "revisionHistoryLimit": 10,
+        "progressDeadlineSeconds": 600,
+    });
+    let labels = json!({"app": app.name, "team": app.team});
+    let apply_fields =
+        json!({"f:metadata": {"f:labels": fields_v1(&labels)}, "f:spec": fields_v1(&spec)});
+    let mut status = rollout_status(app.replicas, ready);
+    status["conditions"] = json!([
+        {"type": "Available", "status": "True", "lastUpdateTime": app.created, "lastTransitionTime": app.created, "reason": "MinimumReplicasAvailable", "message": "Deployment has minimum availability."},
+        {"type": "Progressing", "status": "True", "lastUpdateTime": app.created, "lastTransitionTime": app.created, "reason": "NewReplicaSetAvailable", "message": format!("ReplicaSet has successfully progressed.")},
+    ]);
+    json!({
+        "kind": "Deployment",
+        "apiVersion": "apps/v1",
+        "metadata": {
+            "name": app.name,
+            "namespace": app.namespace,
+            "uid": app.uid,
+            "generation": 1,
+            "creationTimestamp": app.created,
+            "labels": labels,
+            "annotations": {"deployment.kubernetes.io/revision": app.revision.to_string()},
+            "managedFields": [
+                managed_entry("kubectl-client-side-apply", "apps/v1", app.created, apply_fields, None),
+                managed_entry("kube-controller-manager", "apps/v1", app.created, json!({"f:status": fields_v1(&status)}), Some("status")),
+            ],
+        },
+        "spec": spec,
+        "status": status,
+    })
+}
+
+/// A ReplicaSet owned by `deployment`, with its template and the pod-template-hash label.
+pub fn replicaset(
+    deployment: &Value,
+    hash: &str,
+    uid: &str,
+    replicas: u32,
+    revision: u32,
+    created: &str,
+) -> Value {
+    let d = &deployment["metadata"];
+    let name = format!("{}-{hash}", d["name"].as_str().unwrap_or("app"));
+    let mut template = deployment["spec"]["template"].clone();
+    template["metadata"]["labels"]["pod-template-hash"] = json!(hash);
+    let mut selector = deployment["spec"]["selector"].clone();
+    selector["matchLabels"]["pod-template-hash"] = json!(hash);
+    let mut labels = template["metadata"]["labels"].clone();
+    if let Some(l) = labels.as_object_mut() {
+        l.retain(|k, _| k == "app" || k == "team" || k == "pod-template-hash");
+    }
+    let spec = json!({"replicas": replicas, "selector": selector, "template": template});
+    let status = json!({
+        "replicas": replicas,
+        "fullyLabeledReplicas": replicas,
+        "readyReplicas": replicas,
+        "availableReplicas": replicas,
+        "observedGeneration": 1,
+    });
+    let owner_fields = json!({
+        "f:metadata": {
+            "f:annotations": {".": {}, "f:deployment.kubernetes.io/desired-replicas": {}, "f:deployment.kubernetes.io/max-replicas": {}, "f:deployment.kubernetes.io/revision": {}},
+            "f:labels": fields_v1(&labels),
+            "f:ownerReferences": {".": {}, format!("k:{{\"uid\":\"{}\"}}", d["uid"].as_str().unwrap_or("")): {}},
+        },
+        "f:spec": fields_v1(&spec),
+    });
+    json!({
+        "kind": "ReplicaSet",
+        "apiVersion": "apps/v1",
+        "metadata": {
+            "name": name,
+            "namespace": d["namespace"],
+            "uid": uid,
+            "generation": 1,
+            "creationTimestamp": created,
+            "labels": labels,
+            "annotations": {
+                "deployment.kubernetes.io/desired-replicas": deployment["spec"]["replicas"].as_u64().unwrap_or(0).to_string(),
+                "deployment.kubernetes.io/max-replicas": (deployment["spec"]["replicas"].as_u64().unwrap_or(0) + 1).to_string(),
+                "deployment.kubernetes.io/revision": revision.to_string(),
+            },
+            "ownerReferences": [{
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "name": d["name"],
+                "uid": d["uid"],
+                "controller": true,
+                "blockOwnerDeletion": true,
+            }],
+            "managedFields": [
+                managed_entry("kube-controller-manager", "apps/v1", created, owner_fields, None),
+                managed_entry("kube-controller-manager", "apps/v1", created, json!({"f:status": fields_v1(&status)}), Some("status")),
+            ],
+        },
+        "spec": spec,
+        "status": status,
+    })
+}
+
+/// The lifecycle state a pod is rendered in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PodState {
+    /// Scheduled, containers being created.
+    Pending,
+    Running,
+    /// Running, but the app container is crash-looping.
+    CrashLoop {
+        restarts: u32,
+    },
+}
+
+/// Builds the pods of one ReplicaSet, as its controller and the kubelet would: the parts
+/// every pod shares are prepared once.
+pub struct PodFactory {
+    base: Value,
+    controller_fields: Value,
+    images: Vec<(String, String)>,
+}
+
+impl PodFactory {
+    pub fn new(rs: &Value) -> Self {
+        let rs_meta = &rs["metadata"];
+        let template = &rs["spec"]["template"];
+        let rs_name = rs_meta["name"].as_str().unwrap_or("pod");
+        let mut spec = template["spec"].clone();
+        spec["tolerations"] = json!([
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+        ]);
+        spec["priority"] = json!(0);
+        spec["enableServiceLinks"] = json!(true);
+        spec["preemptionPolicy"] = json!("PreemptLowerPriority");
+        let metadata = json!({
+            "generateName": format!("{rs_name}-"),
+            "namespace": rs_meta["namespace"],
+            "labels": template["metadata"]["labels"],
+            "annotations": template["metadata"]["annotations"],
+            "ownerReferences": [{
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "name": rs_name,
+                "uid": rs_meta["uid"],
+                "controller": true,
+                "blockOwnerDeletion": true,
+            }],
+        });
+        let mut owned =
+            json!({"f:metadata": fields_v1(&metadata), "f:spec": fields_v1(&template["spec"])});
+        owned["f:metadata"]["f:ownerReferences"] = json!({".": {}, format!("k:{{\"uid\":\"{}\"}}", rs_meta["uid"].as_str().unwrap_or("")): {}});
+        let images = spec["containers"]
+            .as_array()
+            .map(|cs| {
+                cs.iter()
+                    .map(|c| {
+                        (
+                            c["name"].as_str().unwrap_or("").to_string(),
+                            c["image"].as_str().unwrap_or("").to_string(),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Self {
+            base: json!({"kind": "Pod", "apiVersion": "v1", "metadata": metadata, "spec": spec}),
+            controller_fields: owned,
+            images,
+        }
+    }
+
+    /// One pod. `digest` seeds image digests and container IDs deterministically.
+    #[allow(clippy::too_many_arguments)]
+    pub fn pod(
+        &self,
+        rng: &mut impl Rng,
+        name: &str,
+        uid: &str,
+        node: &str,
+        host_ip: &str,
+        pod_ip: &str,
+        created: i64,
+        state: PodState,
+    ) -> Value {
+        let mut pod = self.base.clone();
+        let created_at = timestamp(created);
+        let started_at = timestamp(created + 7);
+        let ready_at = timestamp(created + 24);
+        pod["metadata"]["name"] = json!(name);
+        pod["metadata"]["uid"] = json!(uid);
+        pod["metadata"]["creationTimestamp"] = json!(created_at);
+        pod["spec"]["nodeName"] = json!(node);
+        let running = state != PodState::Pending;
+        let ready = state == PodState::Running;
+        let statuses: Vec<Value> = self
+            .images
+            .iter()
+            .map(|(cname, image)| {
+                let crashing = cname == "app" && matches!(state, PodState::CrashLoop { .. });
+                let restarts = match state {
+                    PodState::CrashLoop { restarts } if crashing => restarts,
+                    _ => 0,
+                };
+                let (state_value, last_state) = if !running {
+                    (json!({"waiting": {"reason": "ContainerCreating"}}), json!({}))
+                } else if crashing {
+                    (
+                        json!({"waiting": {"reason": "CrashLoopBackOff", "message": format!("back-off 5m0s restarting failed container={cname} pod={name}")}}),
+                        json!({"terminated": {"exitCode": 1, "reason": "Error", "startedAt": started_at, "finishedAt": ready_at, "containerID": format!("containerd://{}", hex(rng, 64))}}),
+                    )
+                } else {
+                    (json!({"running": {"startedAt": started_at}}), json!({}))
+                };
+                let mut status = json!({
+                    "name": cname,
+                    "state": state_value,
+                    "lastState": last_state,
+                    "ready": running && !crashing,
+                    "restartCount": restarts,
+                    "image": image,
+                    "imageID": format!("{}@sha256:{}", image.split(':').next().unwrap_or(image), hex(rng, 64)),
+                    "started": running && !crashing,
+                });
+                if running {
+                    status["containerID"] = json!(format!("containerd://{}", hex(rng, 64)));
+                }
+                status
+            })
+            .collect();
+        let condition = |t: &str, ok: bool, at: &str| json!({"type": t, "status": if ok { "True" } else { "False" }, "lastProbeTime": null, "lastTransitionTime": at});
+        let mut status = json!({
+            "phase": if running { "Running" } else { "Pending" },
+            "conditions": [
+                condition("PodReadyToStartContainers", running, &started_at),
+                condition("Initialized", true, &created_at),
+                condition("Ready", ready, &ready_at),
+                condition("ContainersReady", ready, &ready_at),
+                condition("PodScheduled", true, &created_at),
+            ],
+            "hostIP": host_ip,
+            "hostIPs": [{"ip": host_ip}],
+            "startTime": created_at,
+            "containerStatuses": statuses,
+            "qosClass": "Burstable",
+        });
+        if running {
+            status["podIP"] = json!(pod_ip);
+            status["podIPs"] = json!([{"ip": pod_ip}]);
+        }
+        let kubelet_fields = json!({"f:status": {
+            "f:conditions": {".": {}, "k:{\"type\":\"ContainersReady\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}}, "k:{\"type\":\"Initialized\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}}, "k:{\"type\":\"PodReadyToStartContainers\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}}, "k:{\"type\":\"Ready\"}": {".": {}, "f:lastProbeTime": {}, "f:lastTransitionTime": {}, "f:status": {}, "f:type": {}}},
+            "f:containerStatuses": {}, "f:hostIP": {}, "f:hostIPs": {}, "f:phase": {}, "f:podIP": {},
+            "f:podIPs": {".": {}, format!("k:{{\"ip\":\"{pod_ip}\"}}"): {".": {}, "f:ip": {}}},
+            "f:startTime": {},
+        }});
+        pod["metadata"]["managedFields"] = json!([
+            managed_entry(
+                "kube-controller-manager",
+                "v1",
+                &created_at,
+                self.controller_fields.clone(),
+                None
+            ),
+            managed_entry("kubelet", "v1", &ready_at, kubelet_fields, Some("status")),
+        ]);
+        pod["status"] = status;
+        pod
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+
+    use super::*;
+
+    #[test]
+    fn uids_and_timestamps_look_real() {
+        let mut rng = StdRng::seed_from_u64(1);
+        let u = uid(&mut rng);
+        assert_eq!(u.len(), 36);
+        assert_eq!(&u[14..15], "4");
+        assert_eq!(timestamp(1_741_944_067), "2025-03-14T09:21:07Z");
+        assert_eq!(
+            fields_v1(&json!({"a": {"b": 1}})),
+            json!({"f:a": {".": {}, "f:b": {}}, ".": {}})
+        );
+    }
+}

@@ -1,0 +1,312 @@
+//! A simulated Kubernetes API server: real list/watch protocol over loopback HTTP, backed by
+//! an in-memory MVCC store, a deterministic workload and optional churn and faults. It is the
+//! demo's cluster and the ground truth every integration test talks to.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), kscope::sim::SimError> {
+//! use kscope::sim::{Sim, SimConfig};
+//! let sim = Sim::start(SimConfig::with_size(500, 10, 4).churn(20.0, None)).await?;
+//! let client = sim.client().await?;
+//! # drop(client);
+//! sim.shutdown().await;
+//! # Ok(()) }
+//! ```
+
+mod admin;
+mod churn;
+pub mod cli;
+mod config;
+mod faults;
+mod http;
+mod kubeconfig;
+mod manifests;
+mod object;
+mod resources;
+mod selectors;
+mod store;
+mod tls;
+mod workload;
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::RwLock;
+use serde_json::Value;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use churn::ChurnSettings;
+pub use config::SimConfig;
+pub use faults::{FaultParseError, FaultSpec, Faults};
+pub use resources::Resource;
+pub use store::Position;
+
+use object::StoredObject;
+use store::Store;
+
+/// Why the sim could not start or be reached.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("refusing to listen on {0}: not a loopback address (pass --allow-remote to allow it)")]
+    RemoteNotAllowed(SocketAddr),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("failed to set up TLS: {0}")]
+    Tls(String),
+    #[error("failed to generate the workload: {0}")]
+    Workload(String),
+    #[error("failed to write the kubeconfig: {0}")]
+    Kubeconfig(String),
+    #[error("failed to build a client for the sim: {0}")]
+    Client(String),
+    #[error("failed to write {path}: {source}")]
+    WriteFile {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// State shared by the HTTP handlers, the churn task and the handle.
+pub(crate) struct Shared {
+    store: Store,
+    faults: RwLock<Faults>,
+    token: String,
+    bookmark_interval: Duration,
+    shutdown: CancellationToken,
+    churn: tokio::sync::watch::Sender<ChurnSettings>,
+}
+
+impl Shared {
+    fn set_faults(&self, faults: Faults) {
+        if let Some(history) = faults.history {
+            self.store.set_history_limit(history);
+        }
+        *self.faults.write() = faults;
+    }
+}
+
+/// Entry point: `Sim::start(config)`.
+pub struct Sim;
+
+impl Sim {
+    /// Generates the cluster, binds, and spawns the server and the churn on the current
+    /// tokio runtime.
+    pub async fn start(config: SimConfig) -> Result<SimHandle, SimError> {
+        if !config.allow_remote && !config.listen.ip().is_loopback() {
+            return Err(SimError::RemoteNotAllowed(config.listen));
+        }
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .map_err(|source| SimError::Bind {
+                addr: config.listen,
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| SimError::Bind {
+            addr: config.listen,
+            source,
+        })?;
+        let spec = workload::WorkloadSpec {
+            pods: config.pods,
+            nodes: config.nodes,
+            namespaces: config.namespaces,
+            seed: config.seed,
+        };
+        let store = Store::new(config.history);
+        let loaded = tokio::task::spawn_blocking(move || load(&store, &spec).map(|()| store))
+            .await
+            .map_err(|e| SimError::Workload(e.to_string()))??;
+        let token = config.token.clone().unwrap_or_else(random_token);
+        let (churn, _) = tokio::sync::watch::channel(ChurnSettings {
+            rate: config.churn_rate,
+            paused: false,
+        });
+        let shared = Arc::new(Shared {
+            store: loaded,
+            faults: RwLock::new(Faults::default()),
+            token,
+            bookmark_interval: config.bookmark_interval,
+            shutdown: CancellationToken::new(),
+            churn,
+        });
+        shared.set_faults(config.faults.clone());
+        let url = format!("https://{addr}");
+        let cert = tls::serving_cert()?;
+        let kubeconfig = kubeconfig::kubeconfig_yaml(&url, &cert.ca_pem, &shared.token)?;
+        let app = http::router(shared.clone());
+        let stop = shared.shutdown.clone();
+        let listener =
+            tls::TlsListener::new(listener, cert.config, stop.clone()).map_err(|source| {
+                SimError::Bind {
+                    addr: config.listen,
+                    source,
+                }
+            })?;
+        let server = tokio::spawn(async move {
+            let serve = axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned());
+            if let Err(e) = serve.await {
+                tracing::warn!(error = %e, "sim server stopped");
+            }
+        });
+        let churn = tokio::spawn(churn::run(
+            shared.clone(),
+            config.churn_seed,
+            config.churn_for,
+        ));
+        tracing::info!(%url, "sim ready");
+        Ok(SimHandle {
+            shared,
+            url,
+            addr,
+            kubeconfig,
+            tasks: vec![server, churn],
+        })
+    }
+}
+
+/// Generates and encodes the initial cluster; encoding runs on every core.
+fn load(store: &Store, spec: &workload::WorkloadSpec) -> Result<(), SimError> {
+    let mut generated = workload::generate(spec);
+    let first_rv = store.position().rv + 1;
+    for (i, g) in generated.iter_mut().enumerate() {
+        g.value["metadata"]["resourceVersion"] = Value::String((first_rv + i as u64).to_string());
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = generated.len().div_ceil(threads).max(1);
+    let encoded: Vec<Result<Vec<StoredObject>, serde_json::Error>> = std::thread::scope(|s| {
+        let workers: Vec<_> = generated
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .map(|g| StoredObject::encode(&g.value))
+                        .collect::<Result<Vec<_>, _>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(serde::de::Error::custom("encoder thread panicked")))
+            })
+            .collect()
+    });
+    let mut objects = Vec::with_capacity(generated.len());
+    for part in encoded {
+        objects.extend(part.map_err(|e| SimError::Workload(e.to_string()))?);
+    }
+    store.load(
+        generated
+            .into_iter()
+            .zip(objects)
+            .enumerate()
+            .map(|(i, (g, o))| (g.resource, store::Key::from(g.key), first_rv + i as u64, o)),
+    );
+    Ok(())
+}
+
+fn random_token() -> String {
+    use rand::Rng;
+    let bytes: [u8; 24] = rand::rng().random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A running sim. Dropping it stops the server and the churn.
+pub struct SimHandle {
+    shared: Arc<Shared>,
+    url: String,
+    addr: SocketAddr,
+    kubeconfig: String,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl SimHandle {
+    /// `https://127.0.0.1:PORT`; the CA to trust is in the kubeconfig.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The bearer token clients must send.
+    pub fn token(&self) -> &str {
+        &self.shared.token
+    }
+
+    /// A kubeconfig with context `kscope-sim` pointing at this sim.
+    pub fn kubeconfig_yaml(&self) -> &str {
+        &self.kubeconfig
+    }
+
+    /// A kube config for this sim, parsed from the same kubeconfig kubectl would use.
+    pub async fn kube_config(&self) -> Result<kube::Config, SimError> {
+        kubeconfig::kube_config(&self.kubeconfig).await
+    }
+
+    pub async fn client(&self) -> Result<kube::Client, SimError> {
+        kube::Client::try_from(self.kube_config().await?)
+            .map_err(|e| SimError::Client(e.to_string()))
+    }
+
+    /// The newest resourceVersion and the epoch.
+    pub fn position(&self) -> Position {
+        self.shared.store.position()
+    }
+
+    pub fn churn(&self) -> ChurnSettings {
+        *self.shared.churn.borrow()
+    }
+
+    /// Changes per second; 0 stops the churn.
+    pub fn set_churn_rate(&self, rate: f64) {
+        self.shared.churn.send_modify(|c| c.rate = rate.max(0.0));
+    }
+
+    pub fn pause_churn(&self) {
+        self.shared.churn.send_modify(|c| c.paused = true);
+    }
+
+    pub fn resume_churn(&self) {
+        self.shared.churn.send_modify(|c| c.paused = false);
+    }
+
+    pub fn faults(&self) -> Faults {
+        self.shared.faults.read().clone()
+    }
+
+    pub fn set_faults(&self, faults: Faults) {
+        self.shared.set_faults(faults);
+    }
+
+    /// Restarts the store with a new RV epoch, as after an etcd restore: every RV clients
+    /// hold becomes too old (410) and they must relist.
+    pub fn restart_epoch(&self) -> Position {
+        self.shared.store.restart_epoch()
+    }
+
+    /// The server's current state as `namespace/name` (or `name`) → resourceVersion.
+    pub fn truth(&self, resource: Resource) -> BTreeMap<String, String> {
+        self.shared.store.truth(resource)
+    }
+
+    /// Stops serving and waits for the tasks to end.
+    pub async fn shutdown(mut self) {
+        self.shared.shutdown.cancel();
+        for task in self.tasks.drain(..) {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for SimHandle {
+    fn drop(&mut self) {
+        self.shared.shutdown.cancel();
+    }
+}

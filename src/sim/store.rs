@@ -1,0 +1,567 @@
+//! The versioned object store: etcd's model in miniature. One global resourceVersion bumped by
+//! every write, a version chain per key (MVCC) so that paginated lists are served at one
+//! snapshot, and an event log whose length is the history window for watches and continue
+//! tokens. Anything older than the window is compacted away and answered with 410.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::Bound;
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+use serde_json::Value;
+use smallvec::SmallVec;
+use tokio::sync::watch;
+
+use super::object::StoredObject;
+use super::resources::Resource;
+
+/// `namespace/name`, or `name` for cluster-scoped objects; sorts like etcd keys do.
+pub type Key = Arc<str>;
+
+/// Resource versions jump to the next multiple of this on an epoch restart, so every RV a
+/// client kept from before is older than the new history.
+const EPOCH_STRIDE: u64 = 1_000_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One write as watchers see it. `previous` lets a filtered watch turn a change that enters
+/// or leaves its selector into ADDED or DELETED, as the real watch cache does.
+#[derive(Debug)]
+pub struct Event {
+    pub rv: u64,
+    pub resource: Resource,
+    pub event_type: EventType,
+    pub key: Key,
+    pub object: Arc<StoredObject>,
+    pub previous: Option<Arc<StoredObject>>,
+}
+
+/// Where the store is: the epoch (bumped by a restart) and the newest resourceVersion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    pub epoch: u64,
+    pub rv: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The requested version was compacted away (410 Expired).
+    #[error("too old resource version: {requested} ({oldest})")]
+    TooOld { requested: u64, oldest: u64 },
+    /// The requested version is newer than anything written yet.
+    #[error("too large resource version: {requested}, current: {current}")]
+    TooNew { requested: u64, current: u64 },
+    #[error("failed to encode object: {0}")]
+    Encode(String),
+}
+
+#[derive(Debug, Clone)]
+struct Version {
+    rv: u64,
+    object: Option<Arc<StoredObject>>,
+}
+
+/// Versions of one key, oldest first; `None` marks a deletion kept until compaction.
+#[derive(Debug, Clone, Default)]
+struct Chain(SmallVec<[Version; 1]>);
+
+impl Chain {
+    fn latest(&self) -> Option<&Version> {
+        self.0.last()
+    }
+
+    fn at(&self, rv: u64) -> Option<&Arc<StoredObject>> {
+        self.0
+            .iter()
+            .rev()
+            .find(|v| v.rv <= rv)
+            .and_then(|v| v.object.as_ref())
+    }
+
+    /// Drops versions no snapshot at or after `compacted` can see. Returns whether the
+    /// chain is now empty of anything worth keeping.
+    fn compact(&mut self, compacted: u64) -> bool {
+        if let Some(keep) = self.0.iter().rposition(|v| v.rv <= compacted) {
+            self.0.drain(..keep);
+        }
+        self.0.len() == 1 && self.0[0].object.is_none() && self.0[0].rv <= compacted
+    }
+}
+
+/// One page of a list at a snapshot.
+#[derive(Debug)]
+pub struct Page {
+    pub rv: u64,
+    pub items: Vec<Arc<StoredObject>>,
+    /// Where the next page starts, if more items match.
+    pub next_key: Option<Key>,
+}
+
+/// What a list reads from.
+#[derive(Debug, Clone, Copy)]
+pub enum ReadAt {
+    Latest,
+    /// Exactly this snapshot (continue tokens, Exact, or limit with an RV).
+    Exact(u64),
+    /// Anything at least this new; served from the latest state.
+    NotOlderThan(u64),
+}
+
+struct State {
+    rv: u64,
+    epoch: u64,
+    compacted: u64,
+    tables: [BTreeMap<Key, Chain>; 5],
+    log: VecDeque<Arc<Event>>,
+    history_limit: usize,
+}
+
+impl State {
+    fn compact_to_limit(&mut self) {
+        while self.log.len() > self.history_limit {
+            let Some(event) = self.log.pop_front() else {
+                break;
+            };
+            self.compacted = event.rv;
+            let table = &mut self.tables[event.resource.index()];
+            if table
+                .get_mut(&event.key)
+                .is_some_and(|chain| chain.compact(event.rv))
+            {
+                table.remove(&event.key);
+            }
+        }
+    }
+
+    fn resolve(&self, at: ReadAt) -> Result<u64, StoreError> {
+        match at {
+            ReadAt::Latest => Ok(self.rv),
+            ReadAt::NotOlderThan(rv) if rv <= self.rv => Ok(self.rv),
+            ReadAt::Exact(rv) if rv < self.compacted => Err(StoreError::TooOld {
+                requested: rv,
+                oldest: self.compacted,
+            }),
+            ReadAt::Exact(rv) if rv <= self.rv => Ok(rv),
+            ReadAt::NotOlderThan(rv) | ReadAt::Exact(rv) => Err(StoreError::TooNew {
+                requested: rv,
+                current: self.rv,
+            }),
+        }
+    }
+}
+
+/// The shared store. Reads take a read lock for as long as it takes to clone `Arc`s.
+pub struct Store {
+    state: RwLock<State>,
+    changes: watch::Sender<Position>,
+}
+
+impl Store {
+    pub fn new(history_limit: usize) -> Self {
+        let (changes, _) = watch::channel(Position { epoch: 0, rv: 0 });
+        Self {
+            state: RwLock::new(State {
+                rv: 0,
+                epoch: 0,
+                compacted: 0,
+                tables: Default::default(),
+                log: VecDeque::new(),
+                history_limit: history_limit.max(1),
+            }),
+            changes,
+        }
+    }
+
+    /// Loads an initial population without history, as if etcd had compacted up to it.
+    /// Each object must already carry its resourceVersion, strictly increasing from `rv()+1`.
+    pub fn load(&self, objects: impl IntoIterator<Item = (Resource, Key, u64, StoredObject)>) {
+        let mut state = self.state.write();
+        for (resource, key, rv, object) in objects {
+            state.rv = state.rv.max(rv);
+            state.tables[resource.index()].insert(
+                key,
+                Chain(SmallVec::from_buf([Version {
+                    rv,
+                    object: Some(Arc::new(object)),
+                }])),
+            );
+        }
+        state.compacted = state.rv;
+        let position = Position {
+            epoch: state.epoch,
+            rv: state.rv,
+        };
+        drop(state);
+        self.changes.send_replace(position);
+    }
+
+    pub fn position(&self) -> Position {
+        let state = self.state.read();
+        Position {
+            epoch: state.epoch,
+            rv: state.rv,
+        }
+    }
+
+    /// The oldest resourceVersion still served exactly.
+    pub fn compacted(&self) -> u64 {
+        self.state.read().compacted
+    }
+
+    pub fn subscribe(&self) -> watch::Receiver<Position> {
+        self.changes.subscribe()
+    }
+
+    pub fn set_history_limit(&self, limit: usize) {
+        let mut state = self.state.write();
+        state.history_limit = limit.max(1);
+        state.compact_to_limit();
+    }
+
+    /// The current version of one object.
+    pub fn get(&self, resource: Resource, key: &str) -> Option<Arc<StoredObject>> {
+        let state = self.state.read();
+        state.tables[resource.index()]
+            .get(key)
+            .and_then(Chain::latest)
+            .and_then(|v| v.object.clone())
+    }
+
+    /// Lists keys under `prefix` from `start` (inclusive) at one snapshot, up to `limit`
+    /// matching items.
+    pub fn list(
+        &self,
+        resource: Resource,
+        at: ReadAt,
+        prefix: &str,
+        start: Option<&str>,
+        limit: Option<usize>,
+        filter: &dyn Fn(&str, &StoredObject) -> bool,
+    ) -> Result<Page, StoreError> {
+        let state = self.state.read();
+        let rv = state.resolve(at)?;
+        let from = match start {
+            Some(s) if s > prefix => s,
+            _ => prefix,
+        };
+        let limit = limit.unwrap_or(usize::MAX);
+        let mut items = Vec::with_capacity(limit.min(1024));
+        let mut next_key = None;
+        let range = state.tables[resource.index()]
+            .range::<str, _>((Bound::Included(from), Bound::Unbounded))
+            .take_while(|(k, _)| k.starts_with(prefix));
+        for (key, chain) in range {
+            let Some(object) = chain.at(rv) else {
+                continue;
+            };
+            if !filter(key, object) {
+                continue;
+            }
+            if items.len() == limit {
+                next_key = Some(key.clone());
+                break;
+            }
+            items.push(object.clone());
+        }
+        Ok(Page {
+            rv,
+            items,
+            next_key,
+        })
+    }
+
+    /// Events with resourceVersion above `after`, at most `max`, or `TooOld` when the
+    /// history no longer reaches back that far.
+    pub fn events_after(&self, after: u64, max: usize) -> Result<Vec<Arc<Event>>, StoreError> {
+        let state = self.state.read();
+        if after < state.compacted {
+            return Err(StoreError::TooOld {
+                requested: after,
+                oldest: state.compacted,
+            });
+        }
+        let first = state.log.partition_point(|e| e.rv <= after);
+        Ok(state.log.range(first..).take(max).cloned().collect())
+    }
+
+    /// Applies writes atomically; each `put` or `delete` inside bumps the resourceVersion.
+    pub fn write<T>(&self, f: impl FnOnce(&mut Txn<'_>) -> T) -> T {
+        let mut state = self.state.write();
+        let before = state.rv;
+        let result = f(&mut Txn { state: &mut state });
+        let position = Position {
+            epoch: state.epoch,
+            rv: state.rv,
+        };
+        drop(state);
+        if position.rv != before {
+            self.changes.send_replace(position);
+        }
+        result
+    }
+
+    /// As after an etcd restore: the resourceVersion jumps, all history is dropped, so
+    /// every older RV is now too old and clients must relist. Open watches end.
+    pub fn restart_epoch(&self) -> Position {
+        let mut state = self.state.write();
+        state.epoch += 1;
+        state.rv = (state.rv / EPOCH_STRIDE + 1) * EPOCH_STRIDE;
+        state.compacted = state.rv;
+        state.log.clear();
+        let compacted = state.compacted;
+        for table in &mut state.tables {
+            table.retain(|_, chain| !chain.compact(compacted));
+        }
+        let position = Position {
+            epoch: state.epoch,
+            rv: state.rv,
+        };
+        drop(state);
+        self.changes.send_replace(position);
+        position
+    }
+
+    /// The current state as key → resourceVersion, to compare a client's cache with.
+    pub fn truth(&self, resource: Resource) -> BTreeMap<String, String> {
+        let state = self.state.read();
+        state.tables[resource.index()]
+            .iter()
+            .filter_map(|(key, chain)| {
+                let v = chain.latest()?;
+                v.object.as_ref()?;
+                Some((key.to_string(), v.rv.to_string()))
+            })
+            .collect()
+    }
+
+    /// Number of live objects per resource.
+    pub fn count(&self, resource: Resource) -> usize {
+        let state = self.state.read();
+        state.tables[resource.index()]
+            .values()
+            .filter(|c| c.latest().is_some_and(|v| v.object.is_some()))
+            .count()
+    }
+}
+
+/// A write transaction over the locked store.
+pub struct Txn<'a> {
+    state: &'a mut State,
+}
+
+impl Txn<'_> {
+    pub fn get(&self, resource: Resource, key: &str) -> Option<Arc<StoredObject>> {
+        self.state.tables[resource.index()]
+            .get(key)
+            .and_then(Chain::latest)
+            .and_then(|v| v.object.clone())
+    }
+
+    /// Live keys of `resource` whose object satisfies `pred`.
+    pub fn find(&self, resource: Resource, pred: impl Fn(&str, &StoredObject) -> bool) -> Vec<Key> {
+        self.state.tables[resource.index()]
+            .iter()
+            .filter(|(key, chain)| {
+                chain
+                    .latest()
+                    .and_then(|v| v.object.as_ref())
+                    .is_some_and(|o| pred(key, o))
+            })
+            .map(|(key, _)| key.clone())
+            .collect()
+    }
+
+    /// Live objects whose key starts with `prefix`, in key order.
+    pub fn scan(&self, resource: Resource, prefix: &str) -> Vec<(Key, Arc<StoredObject>)> {
+        self.state.tables[resource.index()]
+            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .filter_map(|(k, chain)| Some((k.clone(), chain.latest()?.object.clone()?)))
+            .collect()
+    }
+
+    /// Creates or replaces `key`, stamping the new resourceVersion into `value`.
+    pub fn put(
+        &mut self,
+        resource: Resource,
+        key: &str,
+        value: &mut Value,
+    ) -> Result<Arc<StoredObject>, StoreError> {
+        let rv = self.state.rv + 1;
+        value["metadata"]["resourceVersion"] = Value::String(rv.to_string());
+        let object =
+            Arc::new(StoredObject::encode(value).map_err(|e| StoreError::Encode(e.to_string()))?);
+        let previous = self.get(resource, key);
+        let event_type = if previous.is_some() {
+            EventType::Modified
+        } else {
+            EventType::Added
+        };
+        self.record(
+            resource,
+            key,
+            rv,
+            Some(object.clone()),
+            event_type,
+            object.clone(),
+            previous,
+        );
+        Ok(object)
+    }
+
+    /// Deletes `key`; the DELETED event carries the last state stamped with the delete's
+    /// resourceVersion, as the real server sends it.
+    pub fn delete(
+        &mut self,
+        resource: Resource,
+        key: &str,
+    ) -> Result<Option<Arc<StoredObject>>, StoreError> {
+        let Some(previous) = self.get(resource, key) else {
+            return Ok(None);
+        };
+        let rv = self.state.rv + 1;
+        let mut last = previous
+            .decode()
+            .map_err(|e| StoreError::Encode(e.to_string()))?;
+        last["metadata"]["resourceVersion"] = Value::String(rv.to_string());
+        let object =
+            Arc::new(StoredObject::encode(&last).map_err(|e| StoreError::Encode(e.to_string()))?);
+        self.record(
+            resource,
+            key,
+            rv,
+            None,
+            EventType::Deleted,
+            object.clone(),
+            Some(previous),
+        );
+        Ok(Some(object))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        resource: Resource,
+        key: &str,
+        rv: u64,
+        version: Option<Arc<StoredObject>>,
+        event_type: EventType,
+        object: Arc<StoredObject>,
+        previous: Option<Arc<StoredObject>>,
+    ) {
+        let state = &mut *self.state;
+        state.rv = rv;
+        let table = &mut state.tables[resource.index()];
+        let key: Key = match table.get_key_value(key) {
+            Some((k, _)) => k.clone(),
+            None => Key::from(key),
+        };
+        table.entry(key.clone()).or_default().0.push(Version {
+            rv,
+            object: version,
+        });
+        state.log.push_back(Arc::new(Event {
+            rv,
+            resource,
+            event_type,
+            key,
+            object,
+            previous,
+        }));
+        state.compact_to_limit();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn pod(name: &str) -> Value {
+        json!({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": name, "namespace": "ns"}})
+    }
+
+    fn keys(page: &Page) -> Vec<String> {
+        page.items
+            .iter()
+            .map(|o| {
+                let v = o.decode().unwrap();
+                v["metadata"]["name"].as_str().unwrap().to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn pages_stay_at_their_snapshot() {
+        let store = Store::new(100);
+        store.write(|t| {
+            for name in ["a", "b", "c"] {
+                t.put(Resource::Pods, &format!("ns/{name}"), &mut pod(name))
+                    .unwrap();
+            }
+        });
+        let all = |_: &str, _: &StoredObject| true;
+        let first = store
+            .list(Resource::Pods, ReadAt::Latest, "ns/", None, Some(2), &all)
+            .unwrap();
+        assert_eq!(keys(&first), ["a", "b"]);
+        store.write(|t| {
+            t.delete(Resource::Pods, "ns/c").unwrap();
+            t.put(Resource::Pods, "ns/d", &mut pod("d")).unwrap();
+        });
+        let second = store
+            .list(
+                Resource::Pods,
+                ReadAt::Exact(first.rv),
+                "ns/",
+                first.next_key.as_deref(),
+                Some(2),
+                &all,
+            )
+            .unwrap();
+        assert_eq!(keys(&second), ["c"]);
+        assert!(second.next_key.is_none());
+        let latest = store
+            .list(Resource::Pods, ReadAt::Latest, "ns/", None, None, &all)
+            .unwrap();
+        assert_eq!(keys(&latest), ["a", "b", "d"]);
+    }
+
+    #[test]
+    fn history_window_compacts_and_expires() {
+        let store = Store::new(2);
+        for i in 0..5 {
+            store.write(|t| t.put(Resource::Pods, "ns/a", &mut pod("a")).unwrap());
+            assert!(i < 2 || store.compacted() > 0);
+        }
+        assert_eq!(store.compacted(), 3);
+        assert!(matches!(
+            store.events_after(1, 10),
+            Err(StoreError::TooOld {
+                requested: 1,
+                oldest: 3
+            })
+        ));
+        assert_eq!(store.events_after(3, 10).unwrap().len(), 2);
+        let position = store.restart_epoch();
+        assert_eq!(position.rv, EPOCH_STRIDE);
+        assert!(store.events_after(5, 10).is_err());
+        assert_eq!(store.truth(Resource::Pods).len(), 1);
+    }
+}

@@ -1,0 +1,300 @@
+//! The deterministic cluster generator: the same seed gives the same namespaces, nodes,
+//! Deployments, ReplicaSets and pods, byte for byte.
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{Value, json};
+
+use super::manifests::{self, AppSpec, NodeSpec, PodFactory, PodState};
+use super::resources::Resource;
+
+/// The size and seed of a generated cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkloadSpec {
+    pub pods: usize,
+    pub nodes: usize,
+    /// Application namespaces; `default` and the `kube-*` ones always exist on top.
+    pub namespaces: usize,
+    pub seed: u64,
+}
+
+/// Creation times of the generated cluster are fixed, so the output is reproducible.
+const CLUSTER_BIRTH: i64 = 1_741_944_000;
+
+const TEAMS: [&str; 16] = [
+    "payments",
+    "checkout",
+    "search",
+    "identity",
+    "platform",
+    "data",
+    "ml",
+    "growth",
+    "billing",
+    "notifications",
+    "catalog",
+    "orders",
+    "shipping",
+    "inventory",
+    "analytics",
+    "messaging",
+];
+const ENVS: [&str; 6] = ["prod", "staging", "dev", "qa", "perf", "sandbox"];
+const COMPONENTS: [(&str, &str); 12] = [
+    ("api", "backend"),
+    ("web", "frontend"),
+    ("worker", "backend"),
+    ("gateway", "edge"),
+    ("consumer", "backend"),
+    ("scheduler", "backend"),
+    ("cache", "cache"),
+    ("indexer", "backend"),
+    ("frontend", "frontend"),
+    ("db-proxy", "data"),
+    ("exporter", "monitoring"),
+    ("sync", "backend"),
+];
+const REPLICAS: [usize; 14] = [1, 2, 2, 3, 3, 3, 4, 5, 6, 8, 10, 12, 16, 24];
+const ZONES: [&str; 3] = ["eu-west-1a", "eu-west-1b", "eu-west-1c"];
+const INSTANCE_TYPES: [(&str, u32, u64); 3] = [
+    ("m6i.2xlarge", 8, 32_386_544),
+    ("m6i.4xlarge", 16, 65_006_128),
+    ("c6i.4xlarge", 16, 32_386_544),
+];
+pub const SYSTEM_NAMESPACES: [&str; 4] =
+    ["default", "kube-node-lease", "kube-public", "kube-system"];
+
+/// One generated object, in creation order.
+pub struct Generated {
+    pub resource: Resource,
+    pub key: String,
+    pub value: Value,
+}
+
+/// A node as pods are placed on it.
+#[derive(Debug, Clone)]
+pub struct NodeSlot {
+    pub name: String,
+    pub ip: String,
+}
+
+/// The node name and internal IP of node `i`.
+pub fn node_slot(i: usize) -> NodeSlot {
+    let (a, b, c) = (40 + i / 62_500, (i / 250) % 250, i % 250 + 1);
+    NodeSlot {
+        name: format!("ip-10-{a}-{b}-{c}.eu-west-1.compute.internal"),
+        ip: format!("10.{a}.{b}.{c}"),
+    }
+}
+
+/// Pod IPs are handed out from 10.64.0.0/10 in order, so they never collide.
+pub fn pod_ip(n: u64) -> String {
+    let n = n % (1 << 22);
+    format!("10.{}.{}.{}", 64 + (n >> 16), (n >> 8) & 255, n & 255)
+}
+
+/// Generates the whole cluster.
+pub fn generate(spec: &WorkloadSpec) -> Vec<Generated> {
+    let mut rng = StdRng::seed_from_u64(spec.seed);
+    let mut out = Vec::with_capacity(spec.pods + spec.pods / 3 + spec.nodes + spec.namespaces + 8);
+    let namespaces = namespace_names(spec.namespaces);
+    for (i, name) in SYSTEM_NAMESPACES
+        .iter()
+        .map(|s| s.to_string())
+        .chain(namespaces.iter().cloned())
+        .enumerate()
+    {
+        let labels = if i >= SYSTEM_NAMESPACES.len() && i % 2 == 0 {
+            json!({"istio-injection": "enabled"})
+        } else {
+            json!({})
+        };
+        let created = manifests::timestamp(CLUSTER_BIRTH - 90 * 86_400 + i as i64 * 60);
+        let uid = manifests::uid(&mut rng);
+        out.push(Generated {
+            resource: Resource::Namespaces,
+            key: name.clone(),
+            value: manifests::namespace(&name, &uid, &created, labels),
+        });
+    }
+    let nodes: Vec<NodeSlot> = (0..spec.nodes.max(1)).map(node_slot).collect();
+    for (i, slot) in nodes.iter().enumerate() {
+        let (instance_type, cpu, memory_ki) = INSTANCE_TYPES[i % INSTANCE_TYPES.len()];
+        let uid = manifests::uid(&mut rng);
+        let created = manifests::timestamp(CLUSTER_BIRTH - 30 * 86_400 + i as i64 * 37);
+        let pod_cidr = format!("100.{}.{}.0/24", 64 + i / 256, i % 256);
+        out.push(Generated {
+            resource: Resource::Nodes,
+            key: slot.name.clone(),
+            value: manifests::node(&NodeSpec {
+                name: &slot.name,
+                uid: &uid,
+                created: &created,
+                internal_ip: &slot.ip,
+                zone: ZONES[i % ZONES.len()],
+                instance_type,
+                pod_cidr: &pod_cidr,
+                cpu,
+                memory_ki,
+                kubelet_version: "v1.32.3-eks-1234567",
+            }),
+        });
+    }
+    let mut per_namespace = vec![0usize; namespaces.len()];
+    let mut remaining = spec.pods;
+    let mut pod_number = 0u64;
+    while remaining > 0 && !namespaces.is_empty() {
+        let ns_index = rng.random_range(0..namespaces.len());
+        let ns = &namespaces[ns_index];
+        let ordinal = per_namespace[ns_index];
+        per_namespace[ns_index] += 1;
+        let team = ns.split('-').next().unwrap_or("platform");
+        let (component, tier) = COMPONENTS[ordinal % COMPONENTS.len()];
+        let name = match ordinal / COMPONENTS.len() {
+            0 => format!("{team}-{component}"),
+            n => format!("{team}-{component}-{n}"),
+        };
+        let replicas = REPLICAS[rng.random_range(0..REPLICAS.len())].min(remaining);
+        remaining -= replicas;
+        let version = format!(
+            "{}.{}.{}",
+            rng.random_range(1..4),
+            rng.random_range(0..30),
+            rng.random_range(0..10)
+        );
+        let image = format!("registry.example.com/{team}/{name}:{version}");
+        let has_old = rng.random_bool(0.3);
+        let created_secs = CLUSTER_BIRTH - rng.random_range(0..20 * 86_400);
+        let created = manifests::timestamp(created_secs);
+        let uid = manifests::uid(&mut rng);
+        let app = AppSpec {
+            namespace: ns,
+            name: &name,
+            team,
+            tier,
+            image: &image,
+            version: &version,
+            sidecar: ns_index % 2 == 0,
+            replicas: replicas as u32,
+            uid: &uid,
+            created: &created,
+            revision: if has_old { 2 } else { 1 },
+        };
+        let template = manifests::pod_template(&app);
+        let deployment = manifests::deployment(&app, &template, replicas as u32);
+        let key = format!("{ns}/{name}");
+        if has_old {
+            let hash = manifests::safe_suffix(&mut rng, 10);
+            let rs_uid = manifests::uid(&mut rng);
+            let rs = manifests::replicaset(&deployment, &hash, &rs_uid, 0, 1, &created);
+            out.push(rs_generated(rs));
+        }
+        let hash = manifests::safe_suffix(&mut rng, 10);
+        let rs_uid = manifests::uid(&mut rng);
+        let rs_created = manifests::timestamp(created_secs + 3_600);
+        let rs = manifests::replicaset(
+            &deployment,
+            &hash,
+            &rs_uid,
+            replicas as u32,
+            app.revision,
+            &rs_created,
+        );
+        let factory = PodFactory::new(&rs);
+        let rs_name = rs["metadata"]["name"].as_str().unwrap_or("").to_string();
+        out.push(Generated {
+            resource: Resource::Deployments,
+            key,
+            value: deployment,
+        });
+        out.push(rs_generated(rs));
+        for _ in 0..replicas {
+            let pod_name = format!("{rs_name}-{}", manifests::safe_suffix(&mut rng, 5));
+            let node = &nodes[rng.random_range(0..nodes.len())];
+            let roll: f64 = rng.random();
+            let state = if roll < 0.02 {
+                PodState::Pending
+            } else if roll < 0.04 {
+                PodState::CrashLoop {
+                    restarts: rng.random_range(1..40),
+                }
+            } else {
+                PodState::Running
+            };
+            let pod_uid = manifests::uid(&mut rng);
+            let created = created_secs + 3_600 + rng.random_range(0..600);
+            let pod = factory.pod(
+                &mut rng,
+                &pod_name,
+                &pod_uid,
+                &node.name,
+                &node.ip,
+                &pod_ip(pod_number),
+                created,
+                state,
+            );
+            pod_number += 1;
+            out.push(Generated {
+                resource: Resource::Pods,
+                key: format!("{ns}/{pod_name}"),
+                value: pod,
+            });
+        }
+    }
+    out
+}
+
+fn rs_generated(rs: Value) -> Generated {
+    let key = format!(
+        "{}/{}",
+        rs["metadata"]["namespace"].as_str().unwrap_or(""),
+        rs["metadata"]["name"].as_str().unwrap_or("")
+    );
+    Generated {
+        resource: Resource::ReplicaSets,
+        key,
+        value: rs,
+    }
+}
+
+/// `team-env` names, numbered once every combination is used.
+fn namespace_names(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            let team = TEAMS[i % TEAMS.len()];
+            let env = ENVS[(i / TEAMS.len()) % ENVS.len()];
+            match i / (TEAMS.len() * ENVS.len()) {
+                0 => format!("{team}-{env}"),
+                round => format!("{team}-{env}-{round}"),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_counts_and_deterministic() {
+        let spec = WorkloadSpec {
+            pods: 103,
+            nodes: 4,
+            namespaces: 3,
+            seed: 7,
+        };
+        let a = generate(&spec);
+        let count = |r| a.iter().filter(|g| g.resource == r).count();
+        assert_eq!(count(Resource::Pods), 103);
+        assert_eq!(count(Resource::Nodes), 4);
+        assert_eq!(count(Resource::Namespaces), 7);
+        let b = generate(&spec);
+        assert!(
+            a.iter()
+                .zip(&b)
+                .all(|(x, y)| x.key == y.key && x.value == y.value)
+        );
+        let other = generate(&WorkloadSpec { seed: 8, ..spec });
+        assert!(a.iter().zip(&other).any(|(x, y)| x.value != y.value));
+    }
+}

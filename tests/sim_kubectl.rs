@@ -1,0 +1,228 @@
+//! kubectl against the sim: the everyday commands work. Skipped (and passing) where kubectl
+//! is not installed.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use kscope::sim::{Sim, SimConfig, SimHandle};
+
+const KUBECTL: &str = "/usr/bin/kubectl";
+
+/// Whether kubectl is installed; says why the test is skipped when it is not.
+fn kubectl_available() -> bool {
+    if Path::new(KUBECTL).exists() {
+        true
+    } else {
+        eprintln!("skipped: {KUBECTL} is not installed, so the kubectl tests cannot run");
+        false
+    }
+}
+
+/// A sim plus a private directory holding its kubeconfig.
+struct Fixture {
+    sim: SimHandle,
+    dir: PathBuf,
+}
+
+impl Fixture {
+    async fn start(name: &str) -> Self {
+        let sim = Sim::start(SimConfig::with_size(40, 3, 2))
+            .await
+            .expect("sim starts");
+        let dir =
+            std::env::temp_dir().join(format!("kscope-sim-kubectl-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        std::fs::write(dir.join("kubeconfig"), sim.kubeconfig_yaml()).expect("kubeconfig");
+        Self { sim, dir }
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(KUBECTL);
+        command
+            .args(args)
+            .env("KUBECONFIG", self.dir.join("kubeconfig"))
+            .env("HOME", &self.dir)
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// Runs kubectl to completion off the async runtime; returns (success, stdout, stderr).
+    async fn run(&self, args: &[&str]) -> (bool, String, String) {
+        let mut command = self.command(args);
+        let output = tokio::task::spawn_blocking(move || command.output())
+            .await
+            .expect("join")
+            .expect("kubectl runs");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+
+    async fn ok(&self, args: &[&str]) -> String {
+        let (ok, out, err) = self.run(args).await;
+        assert!(ok, "kubectl {args:?} failed: {err}");
+        out
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+const POD: &str = r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: hello
+  namespace: default
+  labels:
+    app: hello
+spec:
+  containers:
+  - name: main
+    image: nginx:1.27
+"#;
+
+#[tokio::test]
+async fn get_pods_all_namespaces() {
+    if !kubectl_available() {
+        return;
+    }
+    let fx = Fixture::start("get").await;
+    let out = fx.ok(&["get", "pods", "-A"]).await;
+    let truth = fx.sim.truth(kscope::sim::Resource::Pods);
+    assert_eq!(out.lines().count(), truth.len() + 1, "{out}");
+    for key in truth.keys() {
+        let (ns, name) = key.split_once('/').expect("namespaced key");
+        assert!(
+            out.lines().any(|l| l.starts_with(ns) && l.contains(name)),
+            "{key} missing from {out}"
+        );
+    }
+    let out = fx
+        .ok(&["get", "deployments,replicasets,nodes,namespaces", "-A"])
+        .await;
+    assert!(
+        out.contains("deployment.apps/")
+            && out.contains("node/")
+            && out.contains("namespace/kube-system")
+    );
+}
+
+#[tokio::test]
+async fn create_label_annotate_delete() {
+    if !kubectl_available() {
+        return;
+    }
+    let fx = Fixture::start("write").await;
+    let file = fx.dir.join("pod.yaml");
+    std::fs::write(&file, POD).expect("manifest");
+    let file = file.to_string_lossy().into_owned();
+    assert!(
+        fx.ok(&["create", "-f", &file])
+            .await
+            .contains("pod/hello created")
+    );
+    let (ok, _, err) = fx.run(&["create", "-f", &file]).await;
+    assert!(!ok && err.contains("AlreadyExists"), "{err}");
+    assert!(
+        fx.ok(&["label", "pod", "hello", "-n", "default", "tier=web"])
+            .await
+            .contains("labeled")
+    );
+    assert!(
+        fx.ok(&["annotate", "pod", "hello", "-n", "default", "note=hi"])
+            .await
+            .contains("annotated")
+    );
+    let out = fx
+        .ok(&[
+            "get",
+            "pod",
+            "hello",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.metadata.labels.tier} {.metadata.annotations.note}",
+        ])
+        .await;
+    assert_eq!(out, "web hi");
+    fx.ok(&["label", "pod", "hello", "-n", "default", "tier-"])
+        .await;
+    let out = fx
+        .ok(&[
+            "get", "pods", "-n", "default", "-l", "tier=web", "-o", "name",
+        ])
+        .await;
+    assert_eq!(out.trim(), "");
+    assert!(
+        fx.ok(&["delete", "pod", "hello", "-n", "default"])
+            .await
+            .contains("deleted")
+    );
+    let (ok, _, err) = fx.run(&["get", "pod", "hello", "-n", "default"]).await;
+    assert!(!ok && err.contains("NotFound"), "{err}");
+}
+
+#[tokio::test]
+async fn get_pods_watch_sees_a_change() {
+    if !kubectl_available() {
+        return;
+    }
+    let fx = Fixture::start("watch").await;
+    let file = fx.dir.join("pod.yaml");
+    std::fs::write(&file, POD).expect("manifest");
+    fx.ok(&["create", "-f", &file.to_string_lossy()]).await;
+    let mut child = fx
+        .command(&[
+            "get",
+            "pods",
+            "-n",
+            "default",
+            "-w",
+            "--request-timeout=20s",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("kubectl -w starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let (lines_tx, mut lines_rx) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if lines_tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut labeled = false;
+    while Instant::now() < deadline {
+        match tokio::time::timeout(Duration::from_millis(500), lines_rx.recv()).await {
+            Ok(Some(line)) => seen.push(line),
+            Ok(None) => break,
+            Err(_) => {}
+        }
+        let pod_lines = seen.iter().filter(|l| l.starts_with("hello")).count();
+        if pod_lines >= 1 && !labeled {
+            fx.ok(&["label", "pod", "hello", "-n", "default", "changed=yes"])
+                .await;
+            labeled = true;
+        }
+        if pod_lines >= 2 {
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        seen.iter().filter(|l| l.starts_with("hello")).count() >= 2,
+        "watch did not show the change: {seen:?}"
+    );
+}
