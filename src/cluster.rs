@@ -9,16 +9,16 @@ use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ClusterArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
     /// The kubeconfig context to use (default: its current-context).
-    #[arg(long, global = true, value_name = "NAME")]
+    #[arg(long, value_name = "NAME")]
     pub context: Option<String>,
     /// The namespace scope (default: the context's namespace, else "default").
-    #[arg(short = 'n', long, global = true, value_name = "NAMESPACE")]
+    #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
     /// All namespaces.
-    #[arg(short = 'A', long, global = true, conflicts_with = "namespace")]
+    #[arg(short = 'A', long, conflicts_with = "namespace")]
     pub all_namespaces: bool,
 }
 
@@ -153,7 +153,10 @@ fn kubeconfig_env_description() -> String {
 
 impl Cluster {
     /// A client for an already built kube `Config` (the simulated cluster, in-cluster).
-    pub fn from_config(config: kube::Config, context: String) -> Result<Self, ClusterError> {
+    /// kube's own retrying of 429/503/504 is turned off: the Reflector backs off itself, as
+    /// client-go's does, and its errors must be seen (and counted) rather than hidden.
+    pub fn from_config(mut config: kube::Config, context: String) -> Result<Self, ClusterError> {
+        config.default_retry = false;
         let server = config.cluster_url.to_string();
         let default_namespace = config.default_namespace.clone();
         let client = kube::Client::try_from(config).map_err(ClusterError::Client)?;

@@ -5,5 +5,6 @@ pub mod commands;
 pub mod duration;
 pub mod index_views;
 pub mod informers;
+pub mod logging;
 pub mod resources;
 pub mod sim;

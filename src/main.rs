@@ -1,6 +1,11 @@
 //! kscope's command line: parses flags, picks a mode and reports errors. Nothing else lives here.
 
+use std::io::Write;
+use std::process::ExitCode;
+
 use clap::{Parser, Subcommand};
+use kscope::commands::deltas::DeltasArgs;
+use kscope::commands::get::GetArgs;
 
 /// A terminal cluster explorer for Kubernetes, built on a faithful port of client-go's informers.
 #[derive(Debug, Parser)]
@@ -12,15 +17,59 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Sync an informer and print its store, like kubectl get.
+    Get(GetArgs),
+    /// Stream raw watch events and DeltaFIFO deltas as JSON lines.
+    Deltas(DeltasArgs),
     /// Serve a simulated Kubernetes API server (list/watch, churn, faults) on loopback.
     Sim(kscope::sim::cli::SimArgs),
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::Sim(args)) = cli.command {
-        let runtime = tokio::runtime::Runtime::new()?;
-        runtime.block_on(kscope::sim::cli::run(args))?;
+    let _log = match kscope::logging::init() {
+        Ok((guard, _)) => Some(guard),
+        Err(why) => {
+            eprintln!("kscope: logging is off: {why}");
+            None
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`kscope get pods | head`): nothing to report.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            // Library errors already say what caused them, so the chain is not repeated.
+            tracing::error!("{err}");
+            eprintln!("error: {err}");
+            ExitCode::FAILURE
+        }
     }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let Some(command) = cli.command else {
+        let mut help = <Cli as clap::CommandFactory>::command();
+        help.print_help()?;
+        return Ok(());
+    };
+    let runtime = tokio::runtime::Runtime::new()?;
+    let mut stdout = std::io::stdout().lock();
+    match command {
+        Command::Get(args) => runtime.block_on(kscope::commands::get::run(&args, &mut stdout))?,
+        Command::Deltas(args) => {
+            runtime.block_on(kscope::commands::deltas::run(&args, &mut stdout))?
+        }
+        Command::Sim(args) => runtime.block_on(kscope::sim::cli::run(args))?,
+    }
+    stdout.flush()?;
     Ok(())
 }

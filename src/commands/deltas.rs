@@ -4,7 +4,6 @@ use std::io::Write;
 use std::time::Duration;
 
 use k8s_openapi::jiff;
-use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::cluster::ClusterArgs;
@@ -23,6 +22,8 @@ use super::{CommandError, gives_up, lister_watcher};
 pub struct DeltasArgs {
     /// pods (po), nodes (no), namespaces (ns), deployments (deploy), replicasets (rs).
     pub resource: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
     /// Label selector sent to the server.
     #[arg(short = 'l', long)]
     pub selector: Option<String>,
@@ -34,51 +35,59 @@ pub struct DeltasArgs {
     pub duration: Option<Duration>,
 }
 
-/// One tap entry as a JSON line.
-pub fn entry_json(entry: &TapEntry) -> Value {
-    let time = jiff::Timestamp::try_from(entry.at)
-        .map(|t| t.to_string())
-        .unwrap_or_default();
-    let (source, event_type) = match &entry.kind {
-        TapKind::Watch(t) => ("watch", t.as_str()),
-        TapKind::Delta(t) => ("delta", t.as_str()),
-        other => ("reflector", other.label()),
-    };
-    let mut line = json!({
-        "time": time,
-        "seq": entry.seq,
-        "source": source,
-        "type": event_type,
-    });
-    if let Some(key) = &entry.key {
-        line["key"] = json!(key.as_ref());
-    }
-    if let Some(rv) = &entry.resource_version {
-        line["resourceVersion"] = json!(rv);
-    }
-    if entry.kind == TapKind::Watch(WatchEventType::Modified)
-        && let Some(changed) = entry.changed_paths()
-    {
-        line["changed"] = json!(changed);
-    }
-    if let Some(message) = &entry.message {
-        line["message"] = json!(message);
-    }
-    line
+/// One tap entry as a JSON line, fields in reading order.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeltaLine<'a> {
+    pub time: String,
+    pub seq: u64,
+    /// `watch` (a raw watch event), `delta` (applied from the DeltaFIFO) or `reflector`.
+    pub source: &'static str,
+    #[serde(rename = "type")]
+    pub event_type: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<&'a str>,
+    /// Field paths changed since the previous MODIFIED of the same key, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<&'a str>,
 }
 
-pub async fn run(
-    cluster_args: &ClusterArgs,
-    args: &DeltasArgs,
-    out: &mut impl Write,
-) -> Result<(), CommandError> {
+impl<'a> DeltaLine<'a> {
+    pub fn new(entry: &'a TapEntry) -> Self {
+        let (source, event_type) = match &entry.kind {
+            TapKind::Watch(t) => ("watch", t.as_str()),
+            TapKind::Delta(t) => ("delta", t.as_str()),
+            other => ("reflector", other.label()),
+        };
+        Self {
+            time: jiff::Timestamp::try_from(entry.at)
+                .map(|t| t.to_string())
+                .unwrap_or_default(),
+            seq: entry.seq,
+            source,
+            event_type,
+            key: entry.key.as_deref(),
+            resource_version: entry.resource_version.as_deref(),
+            changed: (entry.kind == TapKind::Watch(WatchEventType::Modified))
+                .then(|| entry.changed_paths())
+                .flatten(),
+            message: entry.message.as_deref(),
+        }
+    }
+}
+
+pub async fn run(args: &DeltasArgs, out: &mut impl Write) -> Result<(), CommandError> {
     let kind: ResourceKind = args.resource.parse()?;
     match kind {
-        ResourceKind::Pods => stream::<Pod>(cluster_args, args, kind, out).await,
-        ResourceKind::Nodes => stream::<Node>(cluster_args, args, kind, out).await,
-        ResourceKind::Namespaces => stream::<Namespace>(cluster_args, args, kind, out).await,
-        ResourceKind::Deployments => stream::<Deployment>(cluster_args, args, kind, out).await,
-        ResourceKind::ReplicaSets => stream::<ReplicaSet>(cluster_args, args, kind, out).await,
+        ResourceKind::Pods => stream::<Pod>(&args.cluster, args, kind, out).await,
+        ResourceKind::Nodes => stream::<Node>(&args.cluster, args, kind, out).await,
+        ResourceKind::Namespaces => stream::<Namespace>(&args.cluster, args, kind, out).await,
+        ResourceKind::Deployments => stream::<Deployment>(&args.cluster, args, kind, out).await,
+        ResourceKind::ReplicaSets => stream::<ReplicaSet>(&args.cluster, args, kind, out).await,
     }
 }
 
@@ -135,7 +144,7 @@ async fn print_entries<T: KubeResource>(
             }
             entry = entries.recv() => match entry {
                 Ok(entry) => {
-                    serde_json::to_writer(&mut *out, &entry_json(&entry)).map_err(std::io::Error::from)?;
+                    serde_json::to_writer(&mut *out, &DeltaLine::new(&entry)).map_err(std::io::Error::from)?;
                     writeln!(out)?;
                 }
                 Err(RecvError::Lagged(missed)) => {

@@ -23,6 +23,8 @@ use super::{CommandError, gives_up, lister_watcher};
 pub struct GetArgs {
     /// pods (po), nodes (no), namespaces (ns), deployments (deploy), replicasets (rs).
     pub resource: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
     /// Label selector sent to the server (`app=web,tier!=db`).
     #[arg(short = 'l', long)]
     pub selector: Option<String>,
@@ -68,18 +70,14 @@ fn query(args: &GetArgs) -> Result<Query, CommandError> {
     Ok(query)
 }
 
-pub async fn run(
-    cluster_args: &ClusterArgs,
-    args: &GetArgs,
-    out: &mut impl Write,
-) -> Result<(), CommandError> {
+pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandError> {
     let kind: ResourceKind = args.resource.parse()?;
     match kind {
-        ResourceKind::Pods => get::<Pod>(cluster_args, args, kind, out).await,
-        ResourceKind::Nodes => get::<Node>(cluster_args, args, kind, out).await,
-        ResourceKind::Namespaces => get::<Namespace>(cluster_args, args, kind, out).await,
-        ResourceKind::Deployments => get::<Deployment>(cluster_args, args, kind, out).await,
-        ResourceKind::ReplicaSets => get::<ReplicaSet>(cluster_args, args, kind, out).await,
+        ResourceKind::Pods => get::<Pod>(&args.cluster, args, kind, out).await,
+        ResourceKind::Nodes => get::<Node>(&args.cluster, args, kind, out).await,
+        ResourceKind::Namespaces => get::<Namespace>(&args.cluster, args, kind, out).await,
+        ResourceKind::Deployments => get::<Deployment>(&args.cluster, args, kind, out).await,
+        ResourceKind::ReplicaSets => get::<ReplicaSet>(&args.cluster, args, kind, out).await,
     }
 }
 
@@ -142,6 +140,7 @@ mod tests {
     fn args(index: &[&str], filter: Option<&str>) -> GetArgs {
         GetArgs {
             resource: "pods".into(),
+            cluster: ClusterArgs::default(),
             selector: None,
             field_selector: None,
             index: index.iter().map(|s| s.to_string()).collect(),

@@ -1,0 +1,33 @@
+//! Logs go to a file under the XDG state directory, never to the terminal: the TUI owns the
+//! screen, and the commands' stdout is data.
+
+use std::path::PathBuf;
+
+use tracing_appender::non_blocking::WorkerGuard;
+use tracing_subscriber::EnvFilter;
+
+/// `$XDG_STATE_HOME/kscope`, else `~/.local/state/kscope`.
+pub fn state_dir() -> Option<PathBuf> {
+    match std::env::var_os("XDG_STATE_HOME") {
+        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir).join("kscope")),
+        _ => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state/kscope")),
+    }
+}
+
+/// Starts logging to `kscope.log` in the state directory, at the level `KSCOPE_LOG` asks
+/// (default `info`). Keep the guard alive: dropping it flushes the log. Returns why logging
+/// is off when the directory cannot be made.
+pub fn init() -> Result<(WorkerGuard, PathBuf), String> {
+    let dir = state_dir().ok_or("neither XDG_STATE_HOME nor HOME is set")?;
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let appender = tracing_appender::rolling::never(&dir, "kscope.log");
+    let (writer, guard) = tracing_appender::non_blocking(appender);
+    let filter = EnvFilter::try_from_env("KSCOPE_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(writer)
+        .with_ansi(false)
+        .try_init()
+        .map_err(|e| e.to_string())?;
+    Ok((guard, dir.join("kscope.log")))
+}
