@@ -1,0 +1,258 @@
+//! The bar for the informer: once churn stops, the store holds exactly the sim's objects at
+//! the same resourceVersions, whatever the sim did to the watch on the way — over real HTTP.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, Instant};
+
+use kscope::cluster::{Cluster, NamespaceScope};
+use kscope::commands::lister_watcher;
+use kscope::index_views::definitions::{default_index_definitions, index_funcs};
+use kscope::informers::controller::{InformerConfig, RunningInformer};
+use kscope::informers::indexer::Indexer;
+use kscope::informers::informer::Notification;
+use kscope::informers::object::Object;
+use kscope::resources::{Pod, ResourceKind};
+use kscope::sim::{Faults, Resource, Sim, SimConfig, SimHandle};
+use tokio::sync::oneshot;
+
+const PODS: usize = 5_000;
+
+struct Run {
+    sim: SimHandle,
+    informer: RunningInformer<Pod>,
+    /// The handler's view, built only from notifications: key → resourceVersion.
+    handler_view: oneshot::Receiver<HashMap<String, String>>,
+}
+
+async fn start(config: SimConfig) -> Run {
+    let sim = Sim::start(config).await.expect("sim starts");
+    let kube_config = sim.kube_config().await.expect("kubeconfig of the sim");
+    let cluster = Cluster::from_config(kube_config, "kscope-sim".into()).expect("client");
+    let lister_watcher = lister_watcher(
+        &cluster,
+        ResourceKind::Pods,
+        &NamespaceScope::All,
+        None,
+        None,
+    );
+    let indexer = Indexer::new(index_funcs::<Pod>(&default_index_definitions())).unwrap();
+    let informer = RunningInformer::start(InformerConfig::new("pods"), lister_watcher, indexer);
+    let mut handler = informer.informer().add_event_handler();
+    let (tx, handler_view) = oneshot::channel();
+    tokio::spawn(async move {
+        let mut view: HashMap<String, String> = HashMap::new();
+        while let Some(n) = handler.recv().await {
+            match n {
+                Notification::Add { obj, .. } => {
+                    let key = key_of(&obj);
+                    assert!(
+                        view.insert(key.clone(), rv(&obj)).is_none(),
+                        "add of known {key}"
+                    );
+                }
+                Notification::Update { old, new } => {
+                    assert_eq!(key_of(&old), key_of(&new));
+                    assert!(
+                        view.insert(key_of(&new), rv(&new)).is_some(),
+                        "update of unknown"
+                    );
+                }
+                Notification::Delete { obj } => {
+                    let key = obj.key().expect("deletions are keyed").to_string();
+                    assert!(view.remove(&key).is_some(), "delete of unknown {key}");
+                }
+            }
+        }
+        let _ = tx.send(view);
+    });
+    Run {
+        sim,
+        informer,
+        handler_view,
+    }
+}
+
+fn key_of(pod: &Pod) -> String {
+    format!("{}/{}", pod.namespace().unwrap_or_default(), pod.name())
+}
+
+fn rv(pod: &Pod) -> String {
+    pod.resource_version().unwrap_or_default().to_string()
+}
+
+fn store_state(informer: &RunningInformer<Pod>) -> BTreeMap<String, String> {
+    informer
+        .indexer()
+        .list()
+        .iter()
+        .map(|p| (key_of(p), rv(p)))
+        .collect()
+}
+
+/// Waits until the store equals the sim's truth, then checks the handlers agree.
+async fn assert_converges(run: Run, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let truth = loop {
+        let truth = run.sim.truth(Resource::Pods);
+        let store = store_state(&run.informer);
+        if store == truth {
+            break truth;
+        }
+        if Instant::now() > deadline {
+            let missing = truth.keys().filter(|k| !store.contains_key(*k)).count();
+            let extra = store.keys().filter(|k| !truth.contains_key(*k)).count();
+            let stale = truth
+                .iter()
+                .filter(|(k, v)| store.get(*k).is_some_and(|s| s != *v))
+                .count();
+            panic!(
+                "{what}: store did not converge: {} in truth, {} in store, {missing} missing, \
+                 {extra} extra, {stale} at another resourceVersion; reflector {:?}",
+                truth.len(),
+                store.len(),
+                run.informer.metrics().snapshot()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let metrics = run.informer.metrics().snapshot();
+    run.informer.shutdown().await;
+    let view = run.handler_view.await.expect("handler finished");
+    let view: BTreeMap<String, String> = view.into_iter().collect();
+    assert_eq!(
+        view, truth,
+        "{what}: handlers' adds minus deletes equal the store"
+    );
+    eprintln!(
+        "{what}: converged on {} pods; reflector {metrics:?}",
+        truth.len()
+    );
+    run.sim.shutdown().await;
+}
+
+async fn wait_synced(run: &Run) {
+    tokio::time::timeout(
+        Duration::from_secs(60),
+        run.informer.wait_for_sync(|_| false),
+    )
+    .await
+    .expect("synced within a minute")
+    .expect("no fatal error");
+}
+
+/// Churn for a while (each config stops its churn with churn_for), then compare.
+async fn churn_and_converge(config: SimConfig, churn_for: Duration, what: &str) {
+    let run = start(config).await;
+    wait_synced(&run).await;
+    tokio::time::sleep(churn_for + Duration::from_millis(500)).await;
+    assert_converges(run, what).await;
+}
+
+fn churning(seed: u64, rate: f64, churn_for: Duration) -> SimConfig {
+    SimConfig::with_size(PODS, 30, 8)
+        .seed(seed)
+        .churn(rate, Some(churn_for))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn converges_under_churn_for_several_seeds() {
+    for seed in [1, 7, 42] {
+        let churn_for = Duration::from_secs(4);
+        churn_and_converge(
+            churning(seed, 300.0, churn_for),
+            churn_for,
+            &format!("seed {seed}"),
+        )
+        .await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn converges_when_watches_are_dropped() {
+    let churn_for = Duration::from_secs(6);
+    let faults = Faults {
+        drop_watch_every: Some(Duration::from_millis(700)),
+        ..Faults::default()
+    };
+    churn_and_converge(
+        churning(3, 200.0, churn_for).faults(faults),
+        churn_for,
+        "watch drops",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn converges_when_watches_get_410() {
+    let churn_for = Duration::from_secs(6);
+    let faults = Faults {
+        watch_gone_ratio: 0.5,
+        ..Faults::default()
+    };
+    churn_and_converge(
+        churning(4, 200.0, churn_for).faults(faults),
+        churn_for,
+        "watch 410s",
+    )
+    .await;
+}
+
+/// A failed page fails the whole list, as in client-go, so the ratios are kept low enough
+/// for a ten-page list to get through within a few backoffs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn converges_with_500s_and_429s() {
+    let churn_for = Duration::from_secs(6);
+    let faults = Faults {
+        error_ratio: 0.04,
+        throttle_ratio: 0.04,
+        drop_watch_every: Some(Duration::from_secs(1)),
+        ..Faults::default()
+    };
+    churn_and_converge(
+        churning(5, 200.0, churn_for).faults(faults),
+        churn_for,
+        "500s and 429s",
+    )
+    .await;
+}
+
+/// Slow pages under churn with a short history: continue tokens expire mid-list (410 on
+/// page 2+), so the Reflector falls back to a full list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn converges_with_slow_pages_and_expiring_continue_tokens() {
+    let churn_for = Duration::from_secs(8);
+    let faults = Faults {
+        list_delay: Some(Duration::from_millis(40)),
+        drop_watch_every: Some(Duration::from_secs(2)),
+        history: Some(200),
+        ..Faults::default()
+    };
+    let run = start(churning(6, 300.0, churn_for).faults(faults)).await;
+    wait_synced(&run).await;
+    tokio::time::sleep(churn_for + Duration::from_millis(500)).await;
+    let metrics = run.informer.metrics().snapshot();
+    assert!(
+        metrics.expired > 0,
+        "the short history made something expire: {metrics:?}"
+    );
+    assert_converges(run, "slow pages, short history").await;
+}
+
+/// An etcd restore: the store restarts with a new RV epoch; every RV the client holds is
+/// too old, so it must relist.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn converges_after_a_store_restart_with_a_new_epoch() {
+    let churn_for = Duration::from_secs(6);
+    let run = start(churning(8, 200.0, churn_for)).await;
+    wait_synced(&run).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let lists_before = run.informer.metrics().snapshot().lists;
+    run.sim.restart_epoch();
+    tokio::time::sleep(churn_for).await;
+    let metrics = run.informer.metrics().snapshot();
+    assert!(
+        metrics.lists > lists_before,
+        "relisted after the restore: {metrics:?}"
+    );
+    assert_converges(run, "epoch restart").await;
+}
