@@ -25,7 +25,7 @@ pub struct ClusterArgs {
 /// Why kscope could not set up a client. Messages never include credentials.
 #[derive(Debug, thiserror::Error)]
 pub enum ClusterError {
-    #[error("kubeconfig {path}: {source}")]
+    #[error("kubeconfig {path}: {}", first_line(.source))]
     Kubeconfig {
         path: String,
         #[source]
@@ -39,6 +39,13 @@ pub enum ClusterError {
     NoConfiguration(String),
     #[error("cannot create a client: {0}")]
     Client(#[source] kube::Error),
+}
+
+/// Parser errors may add a multi-line excerpt of the file; the one-line error keeps the
+/// message (with its line and column).
+fn first_line(err: &KubeconfigError) -> String {
+    let message = err.to_string();
+    message.lines().next().unwrap_or_default().trim_end().to_string()
 }
 
 /// A client and what a person should see about where it points.

@@ -1,0 +1,300 @@
+//! Bad input gets a clear one-line error and a non-zero exit, never a panic; malformed
+//! objects are skipped and counted while everything else keeps working. Runs the real
+//! binary against the sim and against a small misbehaving API server, over real HTTP.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::Query;
+use axum::http::{Response, StatusCode};
+use axum::routing::get;
+use futures::StreamExt;
+use kscope::sim::{Sim, SimConfig};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kscope-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Runs `kscope ARGS` with logs kept out of the way.
+async fn kscope(dir: &Path, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kscope"));
+    command
+        .args(args)
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env_remove("KUBECONFIG");
+    tokio::task::spawn_blocking(move || command.output().expect("kscope runs"))
+        .await
+        .expect("join")
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).trim().to_string()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// One line, starting with `error:`, and a failing exit code.
+fn assert_one_line_error(out: &Output, expected: &str) {
+    let err = stderr(out);
+    assert!(!out.status.success(), "should fail: {err}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a plain failure, not a panic: {err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one line: {err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(err.contains(expected), "expected {expected:?} in {err:?}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+fn plain_kubeconfig(dir: &Path, server: &str, token: &str) -> String {
+    let path = dir.join("kubeconfig");
+    let yaml = format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: test\n\
+         clusters:\n- name: test\n  cluster:\n    server: {server}\n\
+         users:\n- name: test\n  user:\n    token: {token}\n\
+         contexts:\n- name: test\n  context:\n    cluster: test\n    user: test\n"
+    );
+    std::fs::write(&path, yaml).expect("write kubeconfig");
+    path.display().to_string()
+}
+
+#[tokio::test]
+async fn unreachable_server() {
+    let dir = temp_dir("unreachable");
+    let kubeconfig = plain_kubeconfig(&dir, "http://127.0.0.1:9", "t");
+    let out = kscope(&dir, &["get", "pods", "-A", "--kubeconfig", &kubeconfig]).await;
+    assert_one_line_error(&out, "cannot reach the API server");
+}
+
+#[tokio::test]
+async fn kubeconfig_that_does_not_parse_and_missing_context() {
+    let dir = temp_dir("badconfig");
+    let path = dir.join("broken.yaml");
+    std::fs::write(&path, "clusters: [this is: not: yaml").unwrap();
+    let out = kscope(
+        &dir,
+        &["get", "pods", "--kubeconfig", path.to_str().unwrap()],
+    )
+    .await;
+    assert_one_line_error(&out, &format!("kubeconfig {}", path.display()));
+
+    let kubeconfig = plain_kubeconfig(&dir, "http://127.0.0.1:9", "t");
+    let out = kscope(
+        &dir,
+        &[
+            "get",
+            "pods",
+            "--kubeconfig",
+            &kubeconfig,
+            "--context",
+            "prod",
+        ],
+    )
+    .await;
+    assert_one_line_error(&out, "context \"prod\" does not exist");
+
+    let out = kscope(&dir, &["get", "widgets", "--kubeconfig", &kubeconfig]).await;
+    assert_one_line_error(&out, "unknown resource type \"widgets\"");
+
+    let out = kscope(
+        &dir,
+        &[
+            "get",
+            "pods",
+            "--kubeconfig",
+            &kubeconfig,
+            "--filter",
+            "app in x",
+        ],
+    )
+    .await;
+    assert_one_line_error(&out, "column 8: expected '('");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_token_is_unauthorized_and_secret_stays_secret() {
+    let dir = temp_dir("unauthorized");
+    let sim = Sim::start(SimConfig::with_size(10, 2, 1))
+        .await
+        .expect("sim");
+    let token = sim.token().to_string();
+    let yaml = sim
+        .kubeconfig_yaml()
+        .replace(&token, "not-the-token-0123456789");
+    let path = dir.join("kubeconfig");
+    std::fs::write(&path, yaml).unwrap();
+    let out = kscope(
+        &dir,
+        &["get", "pods", "-A", "--kubeconfig", path.to_str().unwrap()],
+    )
+    .await;
+    assert_one_line_error(&out, "unauthorized");
+    assert!(
+        !stderr(&out).contains("not-the-token"),
+        "never print credentials"
+    );
+
+    // The same sim with the right token works.
+    let good = dir.join("good");
+    std::fs::write(&good, sim.kubeconfig_yaml()).unwrap();
+    let out = kscope(
+        &dir,
+        &[
+            "get",
+            "ns",
+            "--kubeconfig",
+            good.to_str().unwrap(),
+            "-o",
+            "name",
+        ],
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("namespace/default"));
+    sim.shutdown().await;
+}
+
+const FORBIDDEN: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods is forbidden: User \"system:serviceaccount:default:viewer\" cannot list resource \"pods\" in API group \"\" at the cluster scope","reason":"Forbidden","details":{"kind":"pods"},"code":403}"#;
+
+fn pod(name: &str, rv: u32) -> String {
+    format!(
+        r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","namespace":"web","uid":"u-{name}","resourceVersion":"{rv}"}},"spec":{{"nodeName":"n1","containers":[{{"name":"c","image":"nginx"}}]}},"status":{{"phase":"Running"}}}}"#
+    )
+}
+
+/// A server that refuses pods and mangles nodes: one bad item in the list, one bad line in
+/// the watch, between good ones.
+async fn misbehaving_server() -> SocketAddr {
+    let pods = get(|| async {
+        Response::builder()
+            .status(StatusCode::FORBIDDEN)
+            .header("content-type", "application/json")
+            .body(Body::from(FORBIDDEN))
+            .expect("response")
+    });
+    let list_or_watch = |query: Query<std::collections::HashMap<String, String>>| async move {
+        if query.get("watch").map(String::as_str) == Some("true") {
+            let lines = [
+                format!(r#"{{"type":"ADDED","object":{}}}"#, pod("c", 11)),
+                r#"{"type":"MODIFIED","object":{"metadata":{"name":["not","a","name"]}}}"#
+                    .to_string(),
+                "this is not json".to_string(),
+                format!(r#"{{"type":"MODIFIED","object":{}}}"#, pod("a", 12)),
+            ];
+            let body = lines.join("\n") + "\n";
+            // Keep the stream open after the events, like a real watch.
+            let stream = futures::stream::iter([Ok::<_, std::io::Error>(body)])
+                .chain(futures::stream::pending());
+            Response::builder()
+                .header("content-type", "application/json")
+                .body(Body::from_stream(stream))
+                .expect("response")
+        } else {
+            let items = [
+                pod("a", 5),
+                r#"{"metadata":{"name":7}}"#.to_string(),
+                pod("b", 6),
+            ];
+            let body = format!(
+                r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"10"}},"items":[{}]}}"#,
+                items.join(",")
+            );
+            Response::builder()
+                .header("content-type", "application/json")
+                .body(Body::from(body))
+                .expect("response")
+        }
+    };
+    let app = Router::new()
+        .route("/api/v1/pods", pods)
+        .route("/api/v1/namespaces/web/pods", get(list_or_watch));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forbidden_says_which_resource_and_verb() {
+    let dir = temp_dir("forbidden");
+    let addr = misbehaving_server().await;
+    let kubeconfig = plain_kubeconfig(&dir, &format!("http://{addr}"), "t");
+    let out = kscope(&dir, &["get", "pods", "-A", "--kubeconfig", &kubeconfig]).await;
+    assert_one_line_error(
+        &out,
+        "forbidden: not allowed to list pods: pods is forbidden",
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_items_and_events_are_skipped_and_the_rest_kept() {
+    let dir = temp_dir("malformed");
+    let addr = misbehaving_server().await;
+    let kubeconfig = plain_kubeconfig(&dir, &format!("http://{addr}"), "t");
+    let out = kscope(
+        &dir,
+        &[
+            "get",
+            "pods",
+            "-n",
+            "web",
+            "--kubeconfig",
+            &kubeconfig,
+            "--watch-for",
+            "1s",
+            "-o",
+            "name",
+        ],
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "pod/a\npod/b\npod/c\n");
+
+    let out = kscope(
+        &dir,
+        &[
+            "deltas",
+            "pods",
+            "-n",
+            "web",
+            "--kubeconfig",
+            &kubeconfig,
+            "--for",
+            "1s",
+        ],
+    )
+    .await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is JSON"))
+        .collect();
+    let errors: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "ERROR")
+        .filter_map(|l| l["message"].as_str())
+        .collect();
+    assert_eq!(
+        errors.len(),
+        3,
+        "one list item and two watch lines skipped: {errors:?}"
+    );
+    let modified = lines
+        .iter()
+        .find(|l| l["type"] == "MODIFIED")
+        .expect("the good MODIFIED event");
+    assert_eq!(modified["key"], "web/a");
+    let log = std::fs::read_to_string(dir.join("state/kscope/kscope.log")).unwrap_or_default();
+    assert!(log.contains("skipped"), "skips are logged: {log}");
+}
