@@ -45,7 +45,12 @@ pub enum ClusterError {
 /// message (with its line and column).
 fn first_line(err: &KubeconfigError) -> String {
     let message = err.to_string();
-    message.lines().next().unwrap_or_default().trim_end().to_string()
+    message
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_end()
+        .to_string()
 }
 
 /// A client and what a person should see about where it points.
