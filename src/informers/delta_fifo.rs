@@ -264,21 +264,24 @@ impl<T: Object> DeltaFifo<T> {
     }
 }
 
-impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
-    fn add(&self, obj: Arc<T>) -> Result<(), KeyError> {
+impl<T: Object> DeltaFifo<T> {
+    /// Add and Update: queue the delta and count the queue as populated.
+    fn queue_change(&self, obj: Arc<T>, delta: fn(Arc<T>) -> Delta<T>) -> Result<(), KeyError> {
         let key = meta_namespace_key(obj.as_ref())?;
         let mut state = self.state.lock();
         self.mark_populated_locked(&mut state);
-        self.queue_action_locked(&mut state, key, Delta::Added(obj));
+        self.queue_action_locked(&mut state, key, delta(obj));
         Ok(())
+    }
+}
+
+impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
+    fn add(&self, obj: Arc<T>) -> Result<(), KeyError> {
+        self.queue_change(obj, Delta::Added)
     }
 
     fn update(&self, obj: Arc<T>) -> Result<(), KeyError> {
-        let key = meta_namespace_key(obj.as_ref())?;
-        let mut state = self.state.lock();
-        self.mark_populated_locked(&mut state);
-        self.queue_action_locked(&mut state, key, Delta::Updated(obj));
-        Ok(())
+        self.queue_change(obj, Delta::Updated)
     }
 
     /// A delete of a key known neither to the queue nor to knownObjects is ignored: there is
