@@ -13,6 +13,7 @@ use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use super::list::{Filter, parse_rv};
 use super::status::{ApiError, json_body};
+use super::table;
 use super::{Params, Target};
 use crate::sim::Shared;
 use crate::sim::object::StoredObject;
@@ -30,6 +31,7 @@ pub(crate) fn watch(
     shared: Arc<Shared>,
     target: Target,
     params: &Params,
+    as_table: bool,
 ) -> Result<Response, ApiError> {
     let filter = Filter::parse(&target, params)?;
     let rv = parse_rv(params)?;
@@ -60,6 +62,7 @@ pub(crate) fn watch(
             every
         }),
         done: false,
+        as_table,
         shared: shared.clone(),
     };
     if faults.watch_gone() {
@@ -92,9 +95,24 @@ struct Watcher {
     drop_at: Option<Instant>,
     bookmarks: Option<Interval>,
     done: bool,
+    /// Objects go out as one-row Tables (kubectl's `get -w`).
+    as_table: bool,
 }
 
 impl Watcher {
+    /// An object as this watch sends it.
+    fn push_object(&self, buf: &mut BytesMut, event_type: &str, object: &StoredObject) {
+        if self.as_table {
+            push_event(
+                buf,
+                event_type,
+                &table::table(self.resource, &[object], None, None),
+            );
+        } else {
+            push_event(buf, event_type, &object.json);
+        }
+    }
+
     fn matches(&self, key: &str, object: &StoredObject) -> bool {
         key.starts_with(&self.prefix) && self.filter.matches(key, object)
     }
@@ -117,7 +135,7 @@ impl Watcher {
         self.last_rv = page.rv;
         let mut buf = BytesMut::new();
         for object in &page.items {
-            push_event(&mut buf, EventType::Added.as_str(), &object.json);
+            self.push_object(&mut buf, EventType::Added.as_str(), object);
             if buf.len() >= CHUNK {
                 self.pending.push_back(buf.split().freeze());
             }
@@ -224,7 +242,7 @@ impl Watcher {
             (EventType::Deleted, _, true) => EventType::Deleted,
             _ => return,
         };
-        push_event(buf, event_type.as_str(), &event.object.json);
+        self.push_object(buf, event_type.as_str(), &event.object);
     }
 }
 
