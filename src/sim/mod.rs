@@ -33,7 +33,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::RwLock;
-use serde_json::Value;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -43,7 +42,6 @@ pub use faults::{FaultParseError, FaultSpec, Faults};
 pub use resources::Resource;
 pub use store::Position;
 
-use object::StoredObject;
 use store::Store;
 
 /// Why the sim could not start or be reached.
@@ -168,44 +166,15 @@ impl Sim {
     }
 }
 
-/// Generates and encodes the initial cluster; encoding runs on every core.
+/// Generates the initial cluster (on every core) into the store.
 fn load(store: &Store, spec: &workload::WorkloadSpec) -> Result<(), SimError> {
-    let mut generated = workload::generate(spec);
     let first_rv = store.position().rv + 1;
-    for (i, g) in generated.iter_mut().enumerate() {
-        g.value["metadata"]["resourceVersion"] = Value::String((first_rv + i as u64).to_string());
-    }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = generated.len().div_ceil(threads).max(1);
-    let encoded: Vec<Result<Vec<StoredObject>, serde_json::Error>> = std::thread::scope(|s| {
-        let workers: Vec<_> = generated
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|g| StoredObject::encode(&g.value))
-                        .collect::<Result<Vec<_>, _>>()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err(serde::de::Error::custom("encoder thread panicked")))
-            })
-            .collect()
-    });
-    let mut objects = Vec::with_capacity(generated.len());
-    for part in encoded {
-        objects.extend(part.map_err(|e| SimError::Workload(e.to_string()))?);
-    }
+    let generated =
+        workload::generate(spec, first_rv).map_err(|e| SimError::Workload(e.to_string()))?;
     store.load(
         generated
             .into_iter()
-            .zip(objects)
-            .enumerate()
-            .map(|(i, (g, o))| (g.resource, store::Key::from(g.key), first_rv + i as u64, o)),
+            .map(|g| (g.resource, store::Key::from(g.key), g.rv, g.object)),
     );
     Ok(())
 }
