@@ -27,6 +27,54 @@ fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
     Ok(value)
 }
 
+/// The structural checks decoding into typed objects does on the real server: metadata,
+/// spec and status are objects, labels and annotations are maps of strings.
+fn check_shape(value: &Value) -> Result<(), ApiError> {
+    let wrong = |field: &str, want: &str| {
+        ApiError::bad_request(format!(
+            "json: cannot unmarshal {} into Go struct field {field} of type {want}",
+            json_type(field_value(value, field))
+        ))
+    };
+    if !value.is_object() {
+        return Err(ApiError::bad_request(format!(
+            "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            json_type(value)
+        )));
+    }
+    for field in ["metadata", "spec", "status"] {
+        let v = &value[field];
+        if !(v.is_null() || v.is_object()) {
+            return Err(wrong(field, "object"));
+        }
+    }
+    for field in ["labels", "annotations"] {
+        let v = &value["metadata"][field];
+        let ok = v.is_null()
+            || v.as_object()
+                .is_some_and(|m| m.values().all(|x| x.is_string()));
+        if !ok {
+            return Err(wrong(&format!("metadata.{field}"), "map[string]string"));
+        }
+    }
+    Ok(())
+}
+
+fn field_value<'a>(value: &'a Value, path: &str) -> &'a Value {
+    path.split('.').fold(value, |v, k| &v[k])
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
 fn check_kind(target: &Target, value: &Value) -> Result<(), ApiError> {
     let r = target.resource;
     if let Some(kind) = value["kind"].as_str().filter(|k| *k != r.kind()) {
@@ -206,6 +254,7 @@ pub(crate) fn create(
 ) -> Result<Response, ApiError> {
     let mut value = parse_body(body)?;
     check_kind(target, &value)?;
+    check_shape(&value)?;
     let resource = target.resource;
     if !value["metadata"].is_object() {
         value["metadata"] = json!({});
@@ -333,6 +382,7 @@ pub(crate) fn replace(
 ) -> Result<Response, ApiError> {
     let value = parse_body(body)?;
     check_kind(target, &value)?;
+    check_shape(&value)?;
     let name = target.name.as_deref().unwrap_or("");
     if let Some(body_name) = value["metadata"]["name"].as_str().filter(|n| *n != name) {
         return Err(ApiError::bad_request(format!(
@@ -395,6 +445,7 @@ pub(crate) fn patch(
         check_precondition(target.resource, name, &patch, &current)?;
         let mut value = current.clone();
         merge_patch(&mut value, &patch);
+        check_shape(&value)?;
         if value["metadata"]["name"] != current["metadata"]["name"] {
             return Err(ApiError::invalid(
                 target.resource.kind(),
