@@ -477,3 +477,54 @@ async fn injected_faults_look_like_real_failures() {
     );
     sim.shutdown().await;
 }
+
+/// kube's discovery finds the served kinds; /version parses.
+#[tokio::test]
+async fn kube_discovery_finds_the_resources() {
+    let (sim, client) = start(SimConfig::with_size(10, 1, 1)).await;
+    let version = client.apiserver_version().await.unwrap();
+    assert_eq!(version.major, "1");
+    let discovery = kube::Discovery::new(client).run().await.unwrap();
+    for (group, kind, namespaced) in [
+        ("", "Pod", true),
+        ("", "Node", false),
+        ("", "Namespace", false),
+        ("apps", "Deployment", true),
+        ("apps", "ReplicaSet", true),
+    ] {
+        let gvk = kube::api::GroupVersionKind::gvk(group, "v1", kind);
+        let (resource, caps) = discovery.resolve_gvk(&gvk).expect(kind);
+        assert_eq!(resource.kind, kind);
+        assert_eq!(caps.scope == kube::discovery::Scope::Namespaced, namespaced, "{kind}");
+    }
+    sim.shutdown().await;
+}
+
+/// The streaming watch-list: initial state as ADDED, then a bookmark marked as its end.
+#[tokio::test]
+async fn watch_list_sends_initial_events_then_the_end_bookmark() {
+    let (sim, client) = start(SimConfig::with_size(25, 2, 2)).await;
+    let pods: Api<Pod> = Api::all(client);
+    let mut stream = pods
+        .watch(&WatchParams::default().initial_events().timeout(5), "")
+        .await
+        .unwrap()
+        .boxed();
+    let mut added = 0;
+    loop {
+        match stream.try_next().await.unwrap() {
+            Some(WatchEvent::Added(_)) => added += 1,
+            Some(WatchEvent::Bookmark(b)) => {
+                assert_eq!(
+                    b.metadata.annotations.get("k8s.io/initial-events-end").map(String::as_str),
+                    Some("true")
+                );
+                assert_eq!(b.metadata.resource_version, sim.position().rv.to_string());
+                break;
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(added, 25);
+    sim.shutdown().await;
+}
