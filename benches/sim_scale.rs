@@ -1,6 +1,6 @@
 //! The sim at the Kubernetes per-cluster limit: load 150,000 pods, then list them all in
 //! pages of 500 over loopback HTTPS, as raw pages and decoded by kube into typed Pods.
-//! Prints the load time, the list times and the process RSS.
+//! Prints the load time, the list times, the process RSS and the churn rate reached.
 //!
 //! `cargo bench --bench sim_scale` (set SIM_SCALE_PODS to change the size).
 
@@ -99,6 +99,14 @@ async fn main() -> anyhow::Result<()> {
         "sim_scale: kube typed Pod paginated list: {typed} pods in {:.2} s; RSS after {:.0} MiB",
         started.elapsed().as_secs_f64(),
         rss_mib()
+    );
+    let before = sim.position().rv;
+    sim.set_churn_rate(1_000.0);
+    tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+    sim.set_churn_rate(0.0);
+    println!(
+        "sim_scale: churn at 1000 writes/s asked: {:.0} writes/s done over 5 s",
+        (sim.position().rv - before) as f64 / 5.0
     );
     sim.shutdown().await;
     Ok(())
