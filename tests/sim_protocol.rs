@@ -528,3 +528,22 @@ async fn watch_list_sends_initial_events_then_the_end_bookmark() {
     assert_eq!(added, 25);
     sim.shutdown().await;
 }
+
+/// kube's metadata-only calls cope with the full objects the sim answers them with.
+#[tokio::test]
+async fn metadata_only_list_and_watch_work() {
+    let (sim, client) = start(SimConfig::with_size(15, 1, 1)).await;
+    let pods: Api<Pod> = Api::all(client);
+    let list = pods.list_metadata(&ListParams::default().limit(10)).await.unwrap();
+    assert_eq!(list.items.len(), 10);
+    assert!(list.items[0].metadata.name.is_some());
+    let events: Vec<_> = pods
+        .watch_metadata(&WatchParams::default().timeout(1), "0")
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(events.len(), 15);
+    sim.shutdown().await;
+}
