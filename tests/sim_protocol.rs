@@ -101,6 +101,7 @@ async fn paginated_list_under_churn_is_one_consistent_snapshot() {
             state.insert(key(&pod), pod.resource_version().unwrap());
         }
     }
+    drop(events);
     assert_eq!(seen.len(), state.len(), "no gaps");
     assert_eq!(seen, state, "pages equal the state at the snapshot RV");
     sim.shutdown().await;
@@ -495,7 +496,11 @@ async fn kube_discovery_finds_the_resources() {
         let gvk = kube::api::GroupVersionKind::gvk(group, "v1", kind);
         let (resource, caps) = discovery.resolve_gvk(&gvk).expect(kind);
         assert_eq!(resource.kind, kind);
-        assert_eq!(caps.scope == kube::discovery::Scope::Namespaced, namespaced, "{kind}");
+        assert_eq!(
+            caps.scope == kube::discovery::Scope::Namespaced,
+            namespaced,
+            "{kind}"
+        );
     }
     sim.shutdown().await;
 }
@@ -516,7 +521,10 @@ async fn watch_list_sends_initial_events_then_the_end_bookmark() {
             Some(WatchEvent::Added(_)) => added += 1,
             Some(WatchEvent::Bookmark(b)) => {
                 assert_eq!(
-                    b.metadata.annotations.get("k8s.io/initial-events-end").map(String::as_str),
+                    b.metadata
+                        .annotations
+                        .get("k8s.io/initial-events-end")
+                        .map(String::as_str),
                     Some("true")
                 );
                 assert_eq!(b.metadata.resource_version, sim.position().rv.to_string());
@@ -534,7 +542,10 @@ async fn watch_list_sends_initial_events_then_the_end_bookmark() {
 async fn metadata_only_list_and_watch_work() {
     let (sim, client) = start(SimConfig::with_size(15, 1, 1)).await;
     let pods: Api<Pod> = Api::all(client);
-    let list = pods.list_metadata(&ListParams::default().limit(10)).await.unwrap();
+    let list = pods
+        .list_metadata(&ListParams::default().limit(10))
+        .await
+        .unwrap();
     assert_eq!(list.items.len(), 10);
     assert!(list.items[0].metadata.name.is_some());
     let events: Vec<_> = pods

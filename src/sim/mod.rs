@@ -44,6 +44,9 @@ pub use store::Position;
 
 use store::Store;
 
+/// How long `shutdown` waits for open connections to finish.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
 /// Why the sim could not start or be reached.
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
@@ -265,11 +268,18 @@ impl SimHandle {
         self.shared.store.truth(resource)
     }
 
-    /// Stops serving and waits for the tasks to end.
+    /// Stops serving: watches end, and the tasks get a short grace period. A connection
+    /// whose client stopped reading cannot see the end of its watch, so after the grace
+    /// period the server is aborted rather than waited for.
     pub async fn shutdown(mut self) {
         self.shared.shutdown.cancel();
-        for task in self.tasks.drain(..) {
-            let _ = task.await;
+        for mut task in self.tasks.drain(..) {
+            if tokio::time::timeout(SHUTDOWN_GRACE, &mut task)
+                .await
+                .is_err()
+            {
+                task.abort();
+            }
         }
     }
 }

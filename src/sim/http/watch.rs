@@ -52,6 +52,8 @@ pub(crate) fn watch(
         filter,
         last_rv: 0,
         pending: VecDeque::new(),
+        initial: Vec::new().into_iter(),
+        initial_end_bookmark: false,
         changes: shared.store.subscribe(),
         deadline: now + timeout,
         drop_at: faults.drop_watch_every.map(|d| now + d),
@@ -90,6 +92,8 @@ struct Watcher {
     /// Everything up to here has been considered (sent or filtered out).
     last_rv: u64,
     pending: VecDeque<Bytes>,
+    initial: std::vec::IntoIter<Arc<StoredObject>>,
+    initial_end_bookmark: bool,
     changes: tokio::sync::watch::Receiver<Position>,
     deadline: Instant,
     drop_at: Option<Instant>,
@@ -117,8 +121,9 @@ impl Watcher {
         key.starts_with(&self.prefix) && self.filter.matches(key, object)
     }
 
-    /// The current state as ADDED events, then (for sendInitialEvents) the bookmark that
-    /// marks its end.
+    /// Takes the current state to send as ADDED events, then (for sendInitialEvents) the
+    /// bookmark that marks its end. Events are encoded chunk by chunk as the client reads,
+    /// so a watch over a large cluster does not hold a second copy of it.
     fn send_initial_state(&mut self, end_bookmark: bool) {
         self.changes.borrow_and_update();
         let page = self.shared.store.list(
@@ -133,23 +138,24 @@ impl Watcher {
             return;
         };
         self.last_rv = page.rv;
+        self.initial = page.items.into_iter();
+        self.initial_end_bookmark = end_bookmark;
+    }
+
+    /// The next chunk of the initial state, if any is left.
+    fn next_initial_chunk(&mut self) -> Option<Bytes> {
         let mut buf = BytesMut::new();
-        for object in &page.items {
-            self.push_object(&mut buf, EventType::Added.as_str(), object);
-            if buf.len() >= CHUNK {
-                self.pending.push_back(buf.split().freeze());
-            }
+        while buf.len() < CHUNK {
+            let Some(object) = self.initial.next() else {
+                if std::mem::take(&mut self.initial_end_bookmark) {
+                    let bookmark = bookmark_object(self.resource, self.last_rv, true);
+                    push_event(&mut buf, "BOOKMARK", &bookmark);
+                }
+                break;
+            };
+            self.push_object(&mut buf, EventType::Added.as_str(), &object);
         }
-        if end_bookmark {
-            push_event(
-                &mut buf,
-                "BOOKMARK",
-                &bookmark_object(self.resource, self.last_rv, true),
-            );
-        }
-        if !buf.is_empty() {
-            self.pending.push_back(buf.freeze());
-        }
+        (!buf.is_empty()).then(|| buf.freeze())
     }
 
     fn fail_gone(&mut self, e: &StoreError) {
@@ -164,6 +170,9 @@ impl Watcher {
     async fn next(&mut self) -> Option<Result<Bytes, std::io::Error>> {
         loop {
             if let Some(chunk) = self.pending.pop_front() {
+                return Some(Ok(chunk));
+            }
+            if let Some(chunk) = self.next_initial_chunk() {
                 return Some(Ok(chunk));
             }
             if self.done {
