@@ -79,6 +79,10 @@ async fn malformed_and_invalid_bodies() {
         let (code, status) = call(&client, Method::POST, PODS, JSON, shape).await;
         assert_status(code, &status, "BadRequest");
     }
+    let protobuf = "application/vnd.kubernetes.protobuf";
+    let (code, status) = call(&client, Method::POST, PODS, protobuf, "k8s\0").await;
+    assert_eq!(code, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_status(code, &status, "UnsupportedMediaType");
     let wrong_kind = r#"{"kind":"Node","apiVersion":"v1","metadata":{"name":"x"}}"#;
     let (code, status) = call(&client, Method::POST, PODS, JSON, wrong_kind).await;
     assert_status(code, &status, "BadRequest");

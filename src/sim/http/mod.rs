@@ -205,8 +205,8 @@ async fn handle(
         }
         (Method::GET, false) => list::list(&shared, &target, &params, as_table).await,
         (Method::GET, true) => list::get(&shared, &target, as_table),
-        (Method::POST, false) => write::create(&shared, &target, &params, &body),
-        (Method::PUT, true) => write::replace(&shared, &target, &params, &body),
+        (Method::POST, false) => write::create(&shared, &target, &params, &headers, &body),
+        (Method::PUT, true) => write::replace(&shared, &target, &headers, &body),
         (Method::PATCH, true) => write::patch(&shared, &target, &params, &headers, &body),
         (Method::DELETE, true) => write::delete(&shared, &target, &params, &body),
         (method, _) => Err(ApiError::method_not_allowed(method.as_str())),

@@ -15,6 +15,19 @@ use crate::sim::resources::Resource;
 use crate::sim::store::{StoreError, Txn};
 use crate::sim::workload::SYSTEM_NAMESPACES;
 
+/// Bodies must be JSON. Protobuf (client-go's default for built-in kinds) gets a 415,
+/// on which client-go falls back to JSON.
+fn check_json(headers: &HeaderMap) -> Result<(), ApiError> {
+    let media = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/json");
+    match media.split(';').next().unwrap_or("").trim() {
+        "application/json" | "" => Ok(()),
+        _ => Err(ApiError::unsupported_media_type("application/json")),
+    }
+}
+
 fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {
         ApiError::bad_request(format!("couldn't get version/kind; json parse error: {e}"))
@@ -250,8 +263,10 @@ pub(crate) fn create(
     shared: &Shared,
     target: &Target,
     params: &Params,
+    headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
+    check_json(headers)?;
     let mut value = parse_body(body)?;
     check_kind(target, &value)?;
     check_shape(&value)?;
@@ -377,9 +392,10 @@ fn current_value(txn: &Txn<'_>, target: &Target, name: &str) -> Result<Value, Ap
 pub(crate) fn replace(
     shared: &Shared,
     target: &Target,
-    _params: &Params,
+    headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
+    check_json(headers)?;
     let value = parse_body(body)?;
     check_kind(target, &value)?;
     check_shape(&value)?;
@@ -435,7 +451,9 @@ pub(crate) fn patch(
         media,
         "application/merge-patch+json" | "application/strategic-merge-patch+json"
     ) {
-        return Err(ApiError::unsupported_media_type(content_type));
+        return Err(ApiError::unsupported_media_type(
+            "application/merge-patch+json, application/strategic-merge-patch+json",
+        ));
     }
     let patch: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
