@@ -558,3 +558,29 @@ async fn metadata_only_list_and_watch_work() {
     assert_eq!(events.len(), 15);
     sim.shutdown().await;
 }
+
+/// Deleting a ReplicaSet's pod gets a replacement, as the ReplicaSet controller would make.
+#[tokio::test]
+async fn deleted_replicaset_pod_is_replaced() {
+    let (sim, client) = start(SimConfig::with_size(30, 2, 1)).await;
+    let pods: Api<Pod> = Api::all(client.clone());
+    let victim = pods.list(&ListParams::default()).await.unwrap().items[0].clone();
+    let owner = victim.owner_references()[0].uid.clone();
+    let count = |items: &[Pod]| {
+        items
+            .iter()
+            .filter(|p| p.owner_references().iter().any(|o| o.uid == owner))
+            .count()
+    };
+    let before = count(&pods.list(&ListParams::default()).await.unwrap().items);
+    let namespaced: Api<Pod> = Api::namespaced(client, &victim.namespace().unwrap());
+    namespaced
+        .delete(&victim.name_any(), &Default::default())
+        .await
+        .unwrap();
+    let after = pods.list(&ListParams::default()).await.unwrap().items;
+    assert_eq!(count(&after), before);
+    assert!(after.iter().all(|p| p.name_any() != victim.name_any()));
+    assert_eq!(sim.truth(Resource::Pods).len(), 30);
+    sim.shutdown().await;
+}

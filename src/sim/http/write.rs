@@ -5,15 +5,17 @@
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use rand::Rng;
 use serde_json::{Map, Value, json};
 
 use super::status::{ApiError, json_body};
 use super::{Params, Target};
 use crate::sim::Shared;
-use crate::sim::manifests::{self, fields_v1, managed_entry};
+use crate::sim::churn::node_ip;
+use crate::sim::manifests::{self, PodFactory, PodState, fields_v1, managed_entry};
 use crate::sim::resources::Resource;
 use crate::sim::store::{StoreError, Txn};
-use crate::sim::workload::SYSTEM_NAMESPACES;
+use crate::sim::workload::{SYSTEM_NAMESPACES, pod_ip};
 
 /// Bodies must be JSON. Protobuf (client-go's default for built-in kinds) gets a 415,
 /// on which client-go falls back to JSON.
@@ -518,10 +520,67 @@ pub(crate) fn delete(
     }
     let stored = shared.store.write(|txn| {
         let key = target.key(name);
-        let deleted = delete_cascading(txn, resource, &key, orphan)?;
-        deleted.ok_or_else(|| ApiError::not_found(resource, name))
+        let owner = match resource {
+            Resource::Pods => txn
+                .get(resource, &key)
+                .and_then(|o| o.controller_uid.clone()),
+            _ => None,
+        };
+        let deleted = delete_cascading(txn, resource, &key, orphan)?
+            .ok_or_else(|| ApiError::not_found(resource, name))?;
+        if let (Some(owner), Some(namespace)) = (owner, target.namespace.as_deref()) {
+            replace_deleted_pod(txn, namespace, &owner)?;
+        }
+        Ok::<_, ApiError>(deleted)
     })?;
     Ok(respond(StatusCode::OK, stored))
+}
+
+/// What the ReplicaSet controller does when one of its pods is deleted: a replacement from
+/// the template, so deleting a Deployment's pod looks as it does on a cluster.
+fn replace_deleted_pod(
+    txn: &mut Txn<'_>,
+    namespace: &str,
+    owner_uid: &str,
+) -> Result<(), ApiError> {
+    let internal = |e: serde_json::Error| ApiError::internal(&e.to_string());
+    let Some((rs_key, rs)) = txn
+        .scan(Resource::ReplicaSets, &format!("{namespace}/"))
+        .into_iter()
+        .find(|(_, o)| &*o.uid == owner_uid)
+    else {
+        return Ok(());
+    };
+    let rs = rs.decode().map_err(internal)?;
+    let desired = rs["spec"]["replicas"].as_u64().unwrap_or(0) as usize;
+    let current = txn
+        .scan(Resource::Pods, &format!("{rs_key}-"))
+        .iter()
+        .filter(|(_, o)| o.controller_uid.as_deref() == Some(owner_uid))
+        .count();
+    let nodes = txn.find(Resource::Nodes, |_, _| true);
+    if current >= desired || nodes.is_empty() {
+        return Ok(());
+    }
+    let mut rng = rand::rng();
+    let node = &nodes[rng.random_range(0..nodes.len())];
+    let rs_name = rs["metadata"]["name"].as_str().unwrap_or("pod");
+    let name = format!("{rs_name}-{}", manifests::safe_suffix(&mut rng, 5));
+    let uid = manifests::uid(&mut rng);
+    let ip = pod_ip(rng.random_range(3_000_000..4_000_000));
+    let mut pod = PodFactory::new(&rs).pod(
+        &mut rng,
+        &name,
+        &uid,
+        node,
+        &node_ip(node),
+        &ip,
+        manifests::now_seconds(),
+        PodState::Running,
+    );
+    txn.put(Resource::Pods, &format!("{namespace}/{name}"), &mut pod)
+        .map_err(store_error)?;
+    Ok(())
 }
 
 /// Deletes an object and, unless orphaning, what it owns: a namespace's contents, a
