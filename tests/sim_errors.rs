@@ -70,6 +70,19 @@ async fn malformed_and_invalid_bodies() {
     let (code, status) = call(&client, Method::POST, PODS, JSON, bad_name).await;
     assert_status(code, &status, "Invalid");
 
+    for shape in [
+        r#"{"metadata":"x"}"#,
+        r#"{"metadata":{"name":"p","labels":"x"},"spec":{"containers":[{"name":"a","image":"b"}]}}"#,
+        r#"{"metadata":{"name":"p","annotations":{"a":1}},"spec":{"containers":[{"name":"a","image":"b"}]}}"#,
+        r#"{"metadata":{"name":"p"},"spec":[1]}"#,
+    ] {
+        let (code, status) = call(&client, Method::POST, PODS, JSON, shape).await;
+        assert_status(code, &status, "BadRequest");
+    }
+    let protobuf = "application/vnd.kubernetes.protobuf";
+    let (code, status) = call(&client, Method::POST, PODS, protobuf, "k8s\0").await;
+    assert_eq!(code, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_status(code, &status, "UnsupportedMediaType");
     let wrong_kind = r#"{"kind":"Node","apiVersion":"v1","metadata":{"name":"x"}}"#;
     let (code, status) = call(&client, Method::POST, PODS, JSON, wrong_kind).await;
     assert_status(code, &status, "BadRequest");
@@ -125,6 +138,31 @@ async fn malformed_and_invalid_bodies() {
     .await;
     assert_eq!(code, StatusCode::OK);
     assert_eq!(patched["metadata"]["labels"]["x"], "y");
+    for patch in [
+        r#"{"metadata":"gone"}"#,
+        r#"{"metadata":{"labels":{"x":5}}}"#,
+        "[]",
+        "7",
+    ] {
+        let (code, status) = call(
+            &client,
+            Method::PATCH,
+            &format!("{PODS}/ok"),
+            "application/merge-patch+json",
+            patch,
+        )
+        .await;
+        assert_status(code, &status, "BadRequest");
+    }
+    let (code, status) = call(
+        &client,
+        Method::PUT,
+        &format!("{PODS}/ok"),
+        JSON,
+        r#"{"metadata":{"name":"ok","labels":["a"]},"spec":{"containers":[{"name":"a","image":"c"}]}}"#,
+    )
+    .await;
+    assert_status(code, &status, "BadRequest");
     sim.shutdown().await;
 }
 

@@ -101,6 +101,7 @@ async fn paginated_list_under_churn_is_one_consistent_snapshot() {
             state.insert(key(&pod), pod.resource_version().unwrap());
         }
     }
+    drop(events);
     assert_eq!(seen.len(), state.len(), "no gaps");
     assert_eq!(seen, state, "pages equal the state at the snapshot RV");
     sim.shutdown().await;
@@ -475,5 +476,111 @@ async fn injected_faults_look_like_real_failures() {
         elapsed >= Duration::from_millis(250) && elapsed < Duration::from_secs(5),
         "{elapsed:?}"
     );
+    sim.shutdown().await;
+}
+
+/// kube's discovery finds the served kinds; /version parses.
+#[tokio::test]
+async fn kube_discovery_finds_the_resources() {
+    let (sim, client) = start(SimConfig::with_size(10, 1, 1)).await;
+    let version = client.apiserver_version().await.unwrap();
+    assert_eq!(version.major, "1");
+    let discovery = kube::Discovery::new(client).run().await.unwrap();
+    for (group, kind, namespaced) in [
+        ("", "Pod", true),
+        ("", "Node", false),
+        ("", "Namespace", false),
+        ("apps", "Deployment", true),
+        ("apps", "ReplicaSet", true),
+    ] {
+        let gvk = kube::api::GroupVersionKind::gvk(group, "v1", kind);
+        let (resource, caps) = discovery.resolve_gvk(&gvk).expect(kind);
+        assert_eq!(resource.kind, kind);
+        assert_eq!(
+            caps.scope == kube::discovery::Scope::Namespaced,
+            namespaced,
+            "{kind}"
+        );
+    }
+    sim.shutdown().await;
+}
+
+/// The streaming watch-list: initial state as ADDED, then a bookmark marked as its end.
+#[tokio::test]
+async fn watch_list_sends_initial_events_then_the_end_bookmark() {
+    let (sim, client) = start(SimConfig::with_size(25, 2, 2)).await;
+    let pods: Api<Pod> = Api::all(client);
+    let mut stream = pods
+        .watch(&WatchParams::default().initial_events().timeout(5), "")
+        .await
+        .unwrap()
+        .boxed();
+    let mut added = 0;
+    loop {
+        match stream.try_next().await.unwrap() {
+            Some(WatchEvent::Added(_)) => added += 1,
+            Some(WatchEvent::Bookmark(b)) => {
+                assert_eq!(
+                    b.metadata
+                        .annotations
+                        .get("k8s.io/initial-events-end")
+                        .map(String::as_str),
+                    Some("true")
+                );
+                assert_eq!(b.metadata.resource_version, sim.position().rv.to_string());
+                break;
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(added, 25);
+    sim.shutdown().await;
+}
+
+/// kube's metadata-only calls cope with the full objects the sim answers them with.
+#[tokio::test]
+async fn metadata_only_list_and_watch_work() {
+    let (sim, client) = start(SimConfig::with_size(15, 1, 1)).await;
+    let pods: Api<Pod> = Api::all(client);
+    let list = pods
+        .list_metadata(&ListParams::default().limit(10))
+        .await
+        .unwrap();
+    assert_eq!(list.items.len(), 10);
+    assert!(list.items[0].metadata.name.is_some());
+    let events: Vec<_> = pods
+        .watch_metadata(&WatchParams::default().timeout(1), "0")
+        .await
+        .unwrap()
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(events.len(), 15);
+    sim.shutdown().await;
+}
+
+/// Deleting a ReplicaSet's pod gets a replacement, as the ReplicaSet controller would make.
+#[tokio::test]
+async fn deleted_replicaset_pod_is_replaced() {
+    let (sim, client) = start(SimConfig::with_size(30, 2, 1)).await;
+    let pods: Api<Pod> = Api::all(client.clone());
+    let victim = pods.list(&ListParams::default()).await.unwrap().items[0].clone();
+    let owner = victim.owner_references()[0].uid.clone();
+    let count = |items: &[Pod]| {
+        items
+            .iter()
+            .filter(|p| p.owner_references().iter().any(|o| o.uid == owner))
+            .count()
+    };
+    let before = count(&pods.list(&ListParams::default()).await.unwrap().items);
+    let namespaced: Api<Pod> = Api::namespaced(client, &victim.namespace().unwrap());
+    namespaced
+        .delete(&victim.name_any(), &Default::default())
+        .await
+        .unwrap();
+    let after = pods.list(&ListParams::default()).await.unwrap().items;
+    assert_eq!(count(&after), before);
+    assert!(after.iter().all(|p| p.name_any() != victim.name_any()));
+    assert_eq!(sim.truth(Resource::Pods).len(), 30);
     sim.shutdown().await;
 }

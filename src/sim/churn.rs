@@ -395,7 +395,7 @@ impl Churn {
 }
 
 /// The InternalIP of a generated node, from its name (`ip-10-a-b-c...`).
-fn node_ip(node: &str) -> String {
+pub(crate) fn node_ip(node: &str) -> String {
     node.strip_prefix("ip-")
         .and_then(|rest| rest.split('.').next())
         .map(|ip| ip.replace('-', "."))

@@ -4,8 +4,9 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::faults::{FaultSpec, Faults, parse_duration};
+use super::faults::{FaultSpec, Faults};
 use super::{Sim, SimConfig, SimError};
+use crate::duration::parse_duration;
 
 /// Serve a simulated Kubernetes API server on loopback.
 #[derive(Debug, Clone, clap::Args)]

@@ -6,6 +6,8 @@ use std::time::Duration;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::duration::parse_duration;
+
 /// The active faults. All off by default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -118,26 +120,6 @@ impl FromStr for FaultSpec {
     }
 }
 
-/// Parses `250ms`, `30s`, `5m`, `1h` (a bare number is seconds).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let n: f64 = number
-        .parse()
-        .map_err(|_| format!("not a duration: {text:?}"))?;
-    let seconds = match unit {
-        "ms" => n / 1000.0,
-        "" | "s" => n,
-        "m" => n * 60.0,
-        "h" => n * 3600.0,
-        _ => return Err(format!("unknown duration unit {unit:?} in {text:?}")),
-    };
-    Duration::try_from_secs_f64(seconds).map_err(|e| format!("{e}"))
-}
-
 /// Durations travel as milliseconds in the admin endpoint's JSON.
 mod millis {
     use std::time::Duration;
@@ -176,7 +158,6 @@ mod tests {
         );
         assert!("error-500=2".parse::<FaultSpec>().is_err());
         assert!("explode=1".parse::<FaultSpec>().is_err());
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
     }
 
     #[test]

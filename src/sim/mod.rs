@@ -33,7 +33,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::RwLock;
-use serde_json::Value;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -43,8 +42,10 @@ pub use faults::{FaultParseError, FaultSpec, Faults};
 pub use resources::Resource;
 pub use store::Position;
 
-use object::StoredObject;
 use store::Store;
+
+/// How long `shutdown` waits for open connections to finish.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 /// Why the sim could not start or be reached.
 #[derive(Debug, thiserror::Error)]
@@ -168,44 +169,15 @@ impl Sim {
     }
 }
 
-/// Generates and encodes the initial cluster; encoding runs on every core.
+/// Generates the initial cluster (on every core) into the store.
 fn load(store: &Store, spec: &workload::WorkloadSpec) -> Result<(), SimError> {
-    let mut generated = workload::generate(spec);
     let first_rv = store.position().rv + 1;
-    for (i, g) in generated.iter_mut().enumerate() {
-        g.value["metadata"]["resourceVersion"] = Value::String((first_rv + i as u64).to_string());
-    }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = generated.len().div_ceil(threads).max(1);
-    let encoded: Vec<Result<Vec<StoredObject>, serde_json::Error>> = std::thread::scope(|s| {
-        let workers: Vec<_> = generated
-            .chunks(chunk)
-            .map(|part| {
-                s.spawn(move || {
-                    part.iter()
-                        .map(|g| StoredObject::encode(&g.value))
-                        .collect::<Result<Vec<_>, _>>()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err(serde::de::Error::custom("encoder thread panicked")))
-            })
-            .collect()
-    });
-    let mut objects = Vec::with_capacity(generated.len());
-    for part in encoded {
-        objects.extend(part.map_err(|e| SimError::Workload(e.to_string()))?);
-    }
+    let generated =
+        workload::generate(spec, first_rv).map_err(|e| SimError::Workload(e.to_string()))?;
     store.load(
         generated
             .into_iter()
-            .zip(objects)
-            .enumerate()
-            .map(|(i, (g, o))| (g.resource, store::Key::from(g.key), first_rv + i as u64, o)),
+            .map(|g| (g.resource, store::Key::from(g.key), g.rv, g.object)),
     );
     Ok(())
 }
@@ -296,11 +268,18 @@ impl SimHandle {
         self.shared.store.truth(resource)
     }
 
-    /// Stops serving and waits for the tasks to end.
+    /// Stops serving: watches end, and the tasks get a short grace period. A connection
+    /// whose client stopped reading cannot see the end of its watch, so after the grace
+    /// period the server is aborted rather than waited for.
     pub async fn shutdown(mut self) {
         self.shared.shutdown.cancel();
-        for task in self.tasks.drain(..) {
-            let _ = task.await;
+        for mut task in self.tasks.drain(..) {
+            if tokio::time::timeout(SHUTDOWN_GRACE, &mut task)
+                .await
+                .is_err()
+            {
+                task.abort();
+            }
         }
     }
 }

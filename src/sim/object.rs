@@ -27,7 +27,8 @@ pub struct StoredObject {
 impl StoredObject {
     /// Encodes `value` (which must already carry its resourceVersion).
     pub fn encode(value: &Value) -> Result<Self, serde_json::Error> {
-        let json = Bytes::from(serde_json::to_vec(value)?);
+        // Exact-size allocation: a growing Vec has up to twice the capacity it needs.
+        let json = Bytes::from(serde_json::to_vec(value)?.into_boxed_slice());
         let meta = &value["metadata"];
         let labels = meta["labels"]
             .as_object()

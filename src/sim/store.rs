@@ -403,7 +403,10 @@ impl Txn<'_> {
         value: &mut Value,
     ) -> Result<Arc<StoredObject>, StoreError> {
         let rv = self.state.rv + 1;
-        value["metadata"]["resourceVersion"] = Value::String(rv.to_string());
+        let Some(metadata) = value.get_mut("metadata").and_then(Value::as_object_mut) else {
+            return Err(StoreError::Encode("metadata is not an object".into()));
+        };
+        metadata.insert("resourceVersion".into(), Value::String(rv.to_string()));
         let object =
             Arc::new(StoredObject::encode(value).map_err(|e| StoreError::Encode(e.to_string()))?);
         let previous = self.get(resource, key);

@@ -6,6 +6,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
 use super::manifests::{self, AppSpec, NodeSpec, PodFactory, PodState};
+use super::object::StoredObject;
 use super::resources::Resource;
 
 /// The size and seed of a generated cluster.
@@ -64,11 +65,12 @@ const INSTANCE_TYPES: [(&str, u32, u64); 3] = [
 pub const SYSTEM_NAMESPACES: [&str; 4] =
     ["default", "kube-node-lease", "kube-public", "kube-system"];
 
-/// One generated object, in creation order.
+/// One generated object, encoded with its resourceVersion, in creation order.
 pub struct Generated {
     pub resource: Resource,
     pub key: String,
-    pub value: Value,
+    pub rv: u64,
+    pub object: StoredObject,
 }
 
 /// A node as pods are placed on it.
@@ -93,10 +95,50 @@ pub fn pod_ip(n: u64) -> String {
     format!("10.{}.{}.{}", 64 + (n >> 16), (n >> 8) & 255, n & 255)
 }
 
-/// Generates the whole cluster.
-pub fn generate(spec: &WorkloadSpec) -> Vec<Generated> {
+/// What the sequential pass decides about one application; its objects are then built
+/// (in parallel) from its own seed, so the output does not depend on the thread count.
+struct AppPlan {
+    namespace: String,
+    sidecar: bool,
+    name: String,
+    team: String,
+    tier: &'static str,
+    replicas: usize,
+    has_old: bool,
+    seed: u64,
+    /// resourceVersion of its first object and number of its first pod.
+    first_rv: u64,
+    first_pod: u64,
+}
+
+impl AppPlan {
+    fn objects(&self) -> u64 {
+        2 + u64::from(self.has_old) + self.replicas as u64
+    }
+}
+
+/// Stamps the resourceVersion and encodes.
+fn encode(
+    resource: Resource,
+    key: String,
+    rv: u64,
+    mut value: Value,
+) -> Result<Generated, serde_json::Error> {
+    value["metadata"]["resourceVersion"] = Value::String(rv.to_string());
+    Ok(Generated {
+        resource,
+        key,
+        rv,
+        object: StoredObject::encode(&value)?,
+    })
+}
+
+/// Generates the whole cluster, resourceVersions counting up from `first_rv`. Objects are
+/// encoded as they are built, so the decoded form of the whole cluster never exists at once.
+pub fn generate(spec: &WorkloadSpec, first_rv: u64) -> Result<Vec<Generated>, serde_json::Error> {
     let mut rng = StdRng::seed_from_u64(spec.seed);
     let mut out = Vec::with_capacity(spec.pods + spec.pods / 3 + spec.nodes + spec.namespaces + 8);
+    let mut rv = first_rv;
     let namespaces = namespace_names(spec.namespaces);
     for (i, name) in SYSTEM_NAMESPACES
         .iter()
@@ -111,11 +153,9 @@ pub fn generate(spec: &WorkloadSpec) -> Vec<Generated> {
         };
         let created = manifests::timestamp(CLUSTER_BIRTH - 90 * 86_400 + i as i64 * 60);
         let uid = manifests::uid(&mut rng);
-        out.push(Generated {
-            resource: Resource::Namespaces,
-            key: name.clone(),
-            value: manifests::namespace(&name, &uid, &created, labels),
-        });
+        let value = manifests::namespace(&name, &uid, &created, labels);
+        out.push(encode(Resource::Namespaces, name, rv, value)?);
+        rv += 1;
     }
     let nodes: Vec<NodeSlot> = (0..spec.nodes.max(1)).map(node_slot).collect();
     for (i, slot) in nodes.iter().enumerate() {
@@ -123,23 +163,60 @@ pub fn generate(spec: &WorkloadSpec) -> Vec<Generated> {
         let uid = manifests::uid(&mut rng);
         let created = manifests::timestamp(CLUSTER_BIRTH - 30 * 86_400 + i as i64 * 37);
         let pod_cidr = format!("100.{}.{}.0/24", 64 + i / 256, i % 256);
-        out.push(Generated {
-            resource: Resource::Nodes,
-            key: slot.name.clone(),
-            value: manifests::node(&NodeSpec {
-                name: &slot.name,
-                uid: &uid,
-                created: &created,
-                internal_ip: &slot.ip,
-                zone: ZONES[i % ZONES.len()],
-                instance_type,
-                pod_cidr: &pod_cidr,
-                cpu,
-                memory_ki,
-                kubelet_version: "v1.32.3-eks-1234567",
-            }),
+        let value = manifests::node(&NodeSpec {
+            name: &slot.name,
+            uid: &uid,
+            created: &created,
+            internal_ip: &slot.ip,
+            zone: ZONES[i % ZONES.len()],
+            instance_type,
+            pod_cidr: &pod_cidr,
+            cpu,
+            memory_ki,
+            kubelet_version: "v1.32.3-eks-1234567",
         });
+        out.push(encode(Resource::Nodes, slot.name.clone(), rv, value)?);
+        rv += 1;
     }
+    let plans = plan_apps(spec, &namespaces, &mut rng, rv);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = plans.len().div_ceil(threads).max(1);
+    let built: Vec<Result<Vec<Generated>, serde_json::Error>> = std::thread::scope(|s| {
+        let workers: Vec<_> = plans
+            .chunks(chunk)
+            .map(|part| {
+                let nodes = &nodes;
+                s.spawn(move || {
+                    let mut objects = Vec::new();
+                    for plan in part {
+                        build_app(plan, nodes, &mut objects)?;
+                    }
+                    Ok(objects)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(serde::de::Error::custom("generator thread panicked")))
+            })
+            .collect()
+    });
+    for part in built {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
+/// Decides the applications: namespace, name, size and seed of each, until the pods add up.
+fn plan_apps(
+    spec: &WorkloadSpec,
+    namespaces: &[String],
+    rng: &mut StdRng,
+    mut rv: u64,
+) -> Vec<AppPlan> {
+    let mut plans = Vec::new();
     let mut per_namespace = vec![0usize; namespaces.len()];
     let mut remaining = spec.pods;
     let mut pod_number = 0u64;
@@ -156,105 +233,123 @@ pub fn generate(spec: &WorkloadSpec) -> Vec<Generated> {
         };
         let replicas = REPLICAS[rng.random_range(0..REPLICAS.len())].min(remaining);
         remaining -= replicas;
-        let version = format!(
-            "{}.{}.{}",
-            rng.random_range(1..4),
-            rng.random_range(0..30),
-            rng.random_range(0..10)
-        );
-        let image = format!("registry.example.com/{team}/{name}:{version}");
-        let has_old = rng.random_bool(0.3);
-        let created_secs = CLUSTER_BIRTH - rng.random_range(0..20 * 86_400);
-        let created = manifests::timestamp(created_secs);
-        let uid = manifests::uid(&mut rng);
-        let app = AppSpec {
-            namespace: ns,
-            name: &name,
-            team,
-            tier,
-            image: &image,
-            version: &version,
+        let plan = AppPlan {
+            namespace: ns.clone(),
             sidecar: ns_index % 2 == 0,
-            replicas: replicas as u32,
-            uid: &uid,
-            created: &created,
-            revision: if has_old { 2 } else { 1 },
+            name,
+            team: team.to_string(),
+            tier,
+            replicas,
+            has_old: rng.random_bool(0.3),
+            seed: rng.random(),
+            first_rv: rv,
+            first_pod: pod_number,
         };
-        let template = manifests::pod_template(&app);
-        let deployment = manifests::deployment(&app, &template, replicas as u32);
-        let key = format!("{ns}/{name}");
-        if has_old {
-            let hash = manifests::safe_suffix(&mut rng, 10);
-            let rs_uid = manifests::uid(&mut rng);
-            let rs = manifests::replicaset(&deployment, &hash, &rs_uid, 0, 1, &created);
-            out.push(rs_generated(rs));
-        }
-        let hash = manifests::safe_suffix(&mut rng, 10);
-        let rs_uid = manifests::uid(&mut rng);
-        let rs_created = manifests::timestamp(created_secs + 3_600);
-        let rs = manifests::replicaset(
-            &deployment,
-            &hash,
-            &rs_uid,
-            replicas as u32,
-            app.revision,
-            &rs_created,
-        );
-        let factory = PodFactory::new(&rs);
-        let rs_name = rs["metadata"]["name"].as_str().unwrap_or("").to_string();
-        out.push(Generated {
-            resource: Resource::Deployments,
-            key,
-            value: deployment,
-        });
-        out.push(rs_generated(rs));
-        for _ in 0..replicas {
-            let pod_name = format!("{rs_name}-{}", manifests::safe_suffix(&mut rng, 5));
-            let node = &nodes[rng.random_range(0..nodes.len())];
-            let roll: f64 = rng.random();
-            let state = if roll < 0.02 {
-                PodState::Pending
-            } else if roll < 0.04 {
-                PodState::CrashLoop {
-                    restarts: rng.random_range(1..40),
-                }
-            } else {
-                PodState::Running
-            };
-            let pod_uid = manifests::uid(&mut rng);
-            let created = created_secs + 3_600 + rng.random_range(0..600);
-            let pod = factory.pod(
-                &mut rng,
-                &pod_name,
-                &pod_uid,
-                &node.name,
-                &node.ip,
-                &pod_ip(pod_number),
-                created,
-                state,
-            );
-            pod_number += 1;
-            out.push(Generated {
-                resource: Resource::Pods,
-                key: format!("{ns}/{pod_name}"),
-                value: pod,
-            });
-        }
+        rv += plan.objects();
+        pod_number += replicas as u64;
+        plans.push(plan);
     }
-    out
+    plans
 }
 
-fn rs_generated(rs: Value) -> Generated {
-    let key = format!(
-        "{}/{}",
-        rs["metadata"]["namespace"].as_str().unwrap_or(""),
-        rs["metadata"]["name"].as_str().unwrap_or("")
+/// Builds one application's Deployment, ReplicaSets and pods.
+fn build_app(
+    plan: &AppPlan,
+    nodes: &[NodeSlot],
+    out: &mut Vec<Generated>,
+) -> Result<(), serde_json::Error> {
+    let mut rng = StdRng::seed_from_u64(plan.seed);
+    let mut rv = plan.first_rv;
+    let mut next_rv = || {
+        rv += 1;
+        rv - 1
+    };
+    let version = format!(
+        "{}.{}.{}",
+        rng.random_range(1..4),
+        rng.random_range(0..30),
+        rng.random_range(0..10)
     );
-    Generated {
-        resource: Resource::ReplicaSets,
-        key,
-        value: rs,
+    let image = format!("registry.example.com/{}/{}:{version}", plan.team, plan.name);
+    let created_secs = CLUSTER_BIRTH - rng.random_range(0..20 * 86_400);
+    let created = manifests::timestamp(created_secs);
+    let uid = manifests::uid(&mut rng);
+    let app = AppSpec {
+        namespace: &plan.namespace,
+        name: &plan.name,
+        team: &plan.team,
+        tier: plan.tier,
+        image: &image,
+        version: &version,
+        sidecar: plan.sidecar,
+        replicas: plan.replicas as u32,
+        uid: &uid,
+        created: &created,
+        revision: if plan.has_old { 2 } else { 1 },
+    };
+    let template = manifests::pod_template(&app);
+    let deployment = manifests::deployment(&app, &template, plan.replicas as u32);
+    let ns = &plan.namespace;
+    let rs_key = |rs: &Value| format!("{ns}/{}", rs["metadata"]["name"].as_str().unwrap_or(""));
+    if plan.has_old {
+        let hash = manifests::safe_suffix(&mut rng, 10);
+        let rs_uid = manifests::uid(&mut rng);
+        let rs = manifests::replicaset(&deployment, &hash, &rs_uid, 0, 1, &created);
+        out.push(encode(Resource::ReplicaSets, rs_key(&rs), next_rv(), rs)?);
     }
+    let hash = manifests::safe_suffix(&mut rng, 10);
+    let rs_uid = manifests::uid(&mut rng);
+    let rs_created = manifests::timestamp(created_secs + 3_600);
+    let rs = manifests::replicaset(
+        &deployment,
+        &hash,
+        &rs_uid,
+        plan.replicas as u32,
+        app.revision,
+        &rs_created,
+    );
+    let factory = PodFactory::new(&rs);
+    let rs_name = rs["metadata"]["name"].as_str().unwrap_or("").to_string();
+    out.push(encode(
+        Resource::Deployments,
+        format!("{ns}/{}", plan.name),
+        next_rv(),
+        deployment,
+    )?);
+    out.push(encode(Resource::ReplicaSets, rs_key(&rs), next_rv(), rs)?);
+    for i in 0..plan.replicas {
+        let pod_name = format!("{rs_name}-{}", manifests::safe_suffix(&mut rng, 5));
+        let node = &nodes[rng.random_range(0..nodes.len())];
+        let roll: f64 = rng.random();
+        let state = if roll < 0.02 {
+            PodState::Pending
+        } else if roll < 0.04 {
+            PodState::CrashLoop {
+                restarts: rng.random_range(1..40),
+            }
+        } else {
+            PodState::Running
+        };
+        let pod_uid = manifests::uid(&mut rng);
+        let created = created_secs + 3_600 + rng.random_range(0..600);
+        let pod = factory.pod(
+            &mut rng,
+            &pod_name,
+            &pod_uid,
+            &node.name,
+            &node.ip,
+            &pod_ip(plan.first_pod + i as u64),
+            created,
+            state,
+        );
+        out.push(encode(
+            Resource::Pods,
+            format!("{ns}/{pod_name}"),
+            next_rv(),
+            pod,
+        )?);
+    }
+    Ok(())
 }
 
 /// `team-env` names, numbered once every combination is used.
@@ -283,18 +378,23 @@ mod tests {
             namespaces: 3,
             seed: 7,
         };
-        let a = generate(&spec);
+        let a = generate(&spec, 1).unwrap();
         let count = |r| a.iter().filter(|g| g.resource == r).count();
         assert_eq!(count(Resource::Pods), 103);
         assert_eq!(count(Resource::Nodes), 4);
         assert_eq!(count(Resource::Namespaces), 7);
-        let b = generate(&spec);
+        assert!(a.iter().enumerate().all(|(i, g)| g.rv == i as u64 + 1));
+        let b = generate(&spec, 1).unwrap();
         assert!(
             a.iter()
                 .zip(&b)
-                .all(|(x, y)| x.key == y.key && x.value == y.value)
+                .all(|(x, y)| x.key == y.key && x.object.json == y.object.json)
         );
-        let other = generate(&WorkloadSpec { seed: 8, ..spec });
-        assert!(a.iter().zip(&other).any(|(x, y)| x.value != y.value));
+        let other = generate(&WorkloadSpec { seed: 8, ..spec }, 1).unwrap();
+        assert!(
+            a.iter()
+                .zip(&other)
+                .any(|(x, y)| x.object.json != y.object.json)
+        );
     }
 }

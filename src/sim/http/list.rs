@@ -10,6 +10,7 @@ use bytes::{BufMut, BytesMut};
 use serde::{Deserialize, Serialize};
 
 use super::status::{ApiError, json_body};
+use super::table;
 use super::{Params, Target};
 use crate::sim::Shared;
 use crate::sim::object::StoredObject;
@@ -147,6 +148,7 @@ pub(crate) async fn list(
     shared: &Shared,
     target: &Target,
     params: &Params,
+    as_table: bool,
 ) -> Result<Response, ApiError> {
     let filter = Filter::parse(target, params)?;
     let limit = match params.get("limit") {
@@ -199,6 +201,15 @@ pub(crate) async fn list(
         .next_key
         .as_deref()
         .map(|k| encode_continue(page.rv, k));
+    if as_table {
+        let items: Vec<&StoredObject> = page.items.iter().map(|o| o.as_ref()).collect();
+        return Ok(json_body(table::table(
+            target.resource,
+            &items,
+            Some(page.rv),
+            continue_token.as_deref(),
+        )));
+    }
     let size: usize = page.items.iter().map(|o| o.json.len() + 1).sum();
     let mut body = BytesMut::with_capacity(size + 256);
     body.put_slice(b"{\"kind\":\"");
@@ -224,11 +235,19 @@ pub(crate) async fn list(
     Ok(json_body(body.freeze()))
 }
 
-pub(crate) fn get(shared: &Shared, target: &Target) -> Result<Response, ApiError> {
+pub(crate) fn get(shared: &Shared, target: &Target, as_table: bool) -> Result<Response, ApiError> {
     let name = target.name.as_deref().unwrap_or("");
     let object = shared
         .store
         .get(target.resource, &target.key(name))
         .ok_or_else(|| ApiError::not_found(target.resource, name))?;
+    if as_table {
+        return Ok(json_body(table::table(
+            target.resource,
+            &[&object],
+            None,
+            None,
+        )));
+    }
     Ok(json_body(object.json.clone()))
 }

@@ -4,6 +4,7 @@
 mod discovery;
 mod list;
 pub(crate) mod status;
+mod table;
 mod watch;
 pub(crate) mod write;
 
@@ -197,12 +198,15 @@ async fn handle(
         RequestFault::None => {}
     }
     let params = Params::from_uri(&uri)?;
+    let as_table = table::wants_table(&headers);
     match (method, target.name.is_some()) {
-        (Method::GET, false) if params.flag("watch") => watch::watch(shared, target, &params),
-        (Method::GET, false) => list::list(&shared, &target, &params).await,
-        (Method::GET, true) => list::get(&shared, &target),
-        (Method::POST, false) => write::create(&shared, &target, &params, &body),
-        (Method::PUT, true) => write::replace(&shared, &target, &params, &body),
+        (Method::GET, false) if params.flag("watch") => {
+            watch::watch(shared, target, &params, as_table)
+        }
+        (Method::GET, false) => list::list(&shared, &target, &params, as_table).await,
+        (Method::GET, true) => list::get(&shared, &target, as_table),
+        (Method::POST, false) => write::create(&shared, &target, &params, &headers, &body),
+        (Method::PUT, true) => write::replace(&shared, &target, &headers, &body),
         (Method::PATCH, true) => write::patch(&shared, &target, &params, &headers, &body),
         (Method::DELETE, true) => write::delete(&shared, &target, &params, &body),
         (method, _) => Err(ApiError::method_not_allowed(method.as_str())),

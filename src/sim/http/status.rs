@@ -117,11 +117,14 @@ impl ApiError {
         )
     }
 
-    pub fn unsupported_media_type(content_type: &str) -> Self {
+    /// 415; `accepted` lists the media types this request could have used.
+    pub fn unsupported_media_type(accepted: &str) -> Self {
         Self::new(
             415,
             "UnsupportedMediaType",
-            format!("the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json; got {content_type}"),
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {accepted}"
+            ),
         )
         .with_details(json!({}))
     }

@@ -13,6 +13,7 @@ use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use super::list::{Filter, parse_rv};
 use super::status::{ApiError, json_body};
+use super::table;
 use super::{Params, Target};
 use crate::sim::Shared;
 use crate::sim::object::StoredObject;
@@ -30,6 +31,7 @@ pub(crate) fn watch(
     shared: Arc<Shared>,
     target: Target,
     params: &Params,
+    as_table: bool,
 ) -> Result<Response, ApiError> {
     let filter = Filter::parse(&target, params)?;
     let rv = parse_rv(params)?;
@@ -50,6 +52,8 @@ pub(crate) fn watch(
         filter,
         last_rv: 0,
         pending: VecDeque::new(),
+        initial: Vec::new().into_iter(),
+        initial_end_bookmark: false,
         changes: shared.store.subscribe(),
         deadline: now + timeout,
         drop_at: faults.drop_watch_every.map(|d| now + d),
@@ -60,6 +64,7 @@ pub(crate) fn watch(
             every
         }),
         done: false,
+        as_table,
         shared: shared.clone(),
     };
     if faults.watch_gone() {
@@ -87,20 +92,38 @@ struct Watcher {
     /// Everything up to here has been considered (sent or filtered out).
     last_rv: u64,
     pending: VecDeque<Bytes>,
+    initial: std::vec::IntoIter<Arc<StoredObject>>,
+    initial_end_bookmark: bool,
     changes: tokio::sync::watch::Receiver<Position>,
     deadline: Instant,
     drop_at: Option<Instant>,
     bookmarks: Option<Interval>,
     done: bool,
+    /// Objects go out as one-row Tables (kubectl's `get -w`).
+    as_table: bool,
 }
 
 impl Watcher {
+    /// An object as this watch sends it.
+    fn push_object(&self, buf: &mut BytesMut, event_type: &str, object: &StoredObject) {
+        if self.as_table {
+            push_event(
+                buf,
+                event_type,
+                &table::table(self.resource, &[object], None, None),
+            );
+        } else {
+            push_event(buf, event_type, &object.json);
+        }
+    }
+
     fn matches(&self, key: &str, object: &StoredObject) -> bool {
         key.starts_with(&self.prefix) && self.filter.matches(key, object)
     }
 
-    /// The current state as ADDED events, then (for sendInitialEvents) the bookmark that
-    /// marks its end.
+    /// Takes the current state to send as ADDED events, then (for sendInitialEvents) the
+    /// bookmark that marks its end. Events are encoded chunk by chunk as the client reads,
+    /// so a watch over a large cluster does not hold a second copy of it.
     fn send_initial_state(&mut self, end_bookmark: bool) {
         self.changes.borrow_and_update();
         let page = self.shared.store.list(
@@ -115,23 +138,24 @@ impl Watcher {
             return;
         };
         self.last_rv = page.rv;
+        self.initial = page.items.into_iter();
+        self.initial_end_bookmark = end_bookmark;
+    }
+
+    /// The next chunk of the initial state, if any is left.
+    fn next_initial_chunk(&mut self) -> Option<Bytes> {
         let mut buf = BytesMut::new();
-        for object in &page.items {
-            push_event(&mut buf, EventType::Added.as_str(), &object.json);
-            if buf.len() >= CHUNK {
-                self.pending.push_back(buf.split().freeze());
-            }
+        while buf.len() < CHUNK {
+            let Some(object) = self.initial.next() else {
+                if std::mem::take(&mut self.initial_end_bookmark) {
+                    let bookmark = bookmark_object(self.resource, self.last_rv, true);
+                    push_event(&mut buf, "BOOKMARK", &bookmark);
+                }
+                break;
+            };
+            self.push_object(&mut buf, EventType::Added.as_str(), &object);
         }
-        if end_bookmark {
-            push_event(
-                &mut buf,
-                "BOOKMARK",
-                &bookmark_object(self.resource, self.last_rv, true),
-            );
-        }
-        if !buf.is_empty() {
-            self.pending.push_back(buf.freeze());
-        }
+        (!buf.is_empty()).then(|| buf.freeze())
     }
 
     fn fail_gone(&mut self, e: &StoreError) {
@@ -146,6 +170,9 @@ impl Watcher {
     async fn next(&mut self) -> Option<Result<Bytes, std::io::Error>> {
         loop {
             if let Some(chunk) = self.pending.pop_front() {
+                return Some(Ok(chunk));
+            }
+            if let Some(chunk) = self.next_initial_chunk() {
                 return Some(Ok(chunk));
             }
             if self.done {
@@ -224,7 +251,7 @@ impl Watcher {
             (EventType::Deleted, _, true) => EventType::Deleted,
             _ => return,
         };
-        push_event(buf, event_type.as_str(), &event.object.json);
+        self.push_object(buf, event_type.as_str(), &event.object);
     }
 }
 

@@ -5,15 +5,30 @@
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use rand::Rng;
 use serde_json::{Map, Value, json};
 
 use super::status::{ApiError, json_body};
 use super::{Params, Target};
 use crate::sim::Shared;
-use crate::sim::manifests::{self, fields_v1, managed_entry};
+use crate::sim::churn::node_ip;
+use crate::sim::manifests::{self, PodFactory, PodState, fields_v1, managed_entry};
 use crate::sim::resources::Resource;
 use crate::sim::store::{StoreError, Txn};
-use crate::sim::workload::SYSTEM_NAMESPACES;
+use crate::sim::workload::{SYSTEM_NAMESPACES, pod_ip};
+
+/// Bodies must be JSON. Protobuf (client-go's default for built-in kinds) gets a 415,
+/// on which client-go falls back to JSON.
+fn check_json(headers: &HeaderMap) -> Result<(), ApiError> {
+    let media = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/json");
+    match media.split(';').next().unwrap_or("").trim() {
+        "application/json" | "" => Ok(()),
+        _ => Err(ApiError::unsupported_media_type("application/json")),
+    }
+}
 
 fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {
@@ -25,6 +40,54 @@ fn parse_body(body: &Bytes) -> Result<Value, ApiError> {
         ));
     }
     Ok(value)
+}
+
+/// The structural checks decoding into typed objects does on the real server: metadata,
+/// spec and status are objects, labels and annotations are maps of strings.
+fn check_shape(value: &Value) -> Result<(), ApiError> {
+    let wrong = |field: &str, want: &str| {
+        ApiError::bad_request(format!(
+            "json: cannot unmarshal {} into Go struct field {field} of type {want}",
+            json_type(field_value(value, field))
+        ))
+    };
+    if !value.is_object() {
+        return Err(ApiError::bad_request(format!(
+            "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            json_type(value)
+        )));
+    }
+    for field in ["metadata", "spec", "status"] {
+        let v = &value[field];
+        if !(v.is_null() || v.is_object()) {
+            return Err(wrong(field, "object"));
+        }
+    }
+    for field in ["labels", "annotations"] {
+        let v = &value["metadata"][field];
+        let ok = v.is_null()
+            || v.as_object()
+                .is_some_and(|m| m.values().all(|x| x.is_string()));
+        if !ok {
+            return Err(wrong(&format!("metadata.{field}"), "map[string]string"));
+        }
+    }
+    Ok(())
+}
+
+fn field_value<'a>(value: &'a Value, path: &str) -> &'a Value {
+    path.split('.').fold(value, |v, k| &v[k])
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
 }
 
 fn check_kind(target: &Target, value: &Value) -> Result<(), ApiError> {
@@ -202,10 +265,13 @@ pub(crate) fn create(
     shared: &Shared,
     target: &Target,
     params: &Params,
+    headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
+    check_json(headers)?;
     let mut value = parse_body(body)?;
     check_kind(target, &value)?;
+    check_shape(&value)?;
     let resource = target.resource;
     if !value["metadata"].is_object() {
         value["metadata"] = json!({});
@@ -328,11 +394,13 @@ fn current_value(txn: &Txn<'_>, target: &Target, name: &str) -> Result<Value, Ap
 pub(crate) fn replace(
     shared: &Shared,
     target: &Target,
-    _params: &Params,
+    headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
+    check_json(headers)?;
     let value = parse_body(body)?;
     check_kind(target, &value)?;
+    check_shape(&value)?;
     let name = target.name.as_deref().unwrap_or("");
     if let Some(body_name) = value["metadata"]["name"].as_str().filter(|n| *n != name) {
         return Err(ApiError::bad_request(format!(
@@ -385,7 +453,9 @@ pub(crate) fn patch(
         media,
         "application/merge-patch+json" | "application/strategic-merge-patch+json"
     ) {
-        return Err(ApiError::unsupported_media_type(content_type));
+        return Err(ApiError::unsupported_media_type(
+            "application/merge-patch+json, application/strategic-merge-patch+json",
+        ));
     }
     let patch: Value = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request(format!("error decoding patch: {e}")))?;
@@ -395,6 +465,7 @@ pub(crate) fn patch(
         check_precondition(target.resource, name, &patch, &current)?;
         let mut value = current.clone();
         merge_patch(&mut value, &patch);
+        check_shape(&value)?;
         if value["metadata"]["name"] != current["metadata"]["name"] {
             return Err(ApiError::invalid(
                 target.resource.kind(),
@@ -449,10 +520,67 @@ pub(crate) fn delete(
     }
     let stored = shared.store.write(|txn| {
         let key = target.key(name);
-        let deleted = delete_cascading(txn, resource, &key, orphan)?;
-        deleted.ok_or_else(|| ApiError::not_found(resource, name))
+        let owner = match resource {
+            Resource::Pods => txn
+                .get(resource, &key)
+                .and_then(|o| o.controller_uid.clone()),
+            _ => None,
+        };
+        let deleted = delete_cascading(txn, resource, &key, orphan)?
+            .ok_or_else(|| ApiError::not_found(resource, name))?;
+        if let (Some(owner), Some(namespace)) = (owner, target.namespace.as_deref()) {
+            replace_deleted_pod(txn, namespace, &owner)?;
+        }
+        Ok::<_, ApiError>(deleted)
     })?;
     Ok(respond(StatusCode::OK, stored))
+}
+
+/// What the ReplicaSet controller does when one of its pods is deleted: a replacement from
+/// the template, so deleting a Deployment's pod looks as it does on a cluster.
+fn replace_deleted_pod(
+    txn: &mut Txn<'_>,
+    namespace: &str,
+    owner_uid: &str,
+) -> Result<(), ApiError> {
+    let internal = |e: serde_json::Error| ApiError::internal(&e.to_string());
+    let Some((rs_key, rs)) = txn
+        .scan(Resource::ReplicaSets, &format!("{namespace}/"))
+        .into_iter()
+        .find(|(_, o)| &*o.uid == owner_uid)
+    else {
+        return Ok(());
+    };
+    let rs = rs.decode().map_err(internal)?;
+    let desired = rs["spec"]["replicas"].as_u64().unwrap_or(0) as usize;
+    let current = txn
+        .scan(Resource::Pods, &format!("{rs_key}-"))
+        .iter()
+        .filter(|(_, o)| o.controller_uid.as_deref() == Some(owner_uid))
+        .count();
+    let nodes = txn.find(Resource::Nodes, |_, _| true);
+    if current >= desired || nodes.is_empty() {
+        return Ok(());
+    }
+    let mut rng = rand::rng();
+    let node = &nodes[rng.random_range(0..nodes.len())];
+    let rs_name = rs["metadata"]["name"].as_str().unwrap_or("pod");
+    let name = format!("{rs_name}-{}", manifests::safe_suffix(&mut rng, 5));
+    let uid = manifests::uid(&mut rng);
+    let ip = pod_ip(rng.random_range(3_000_000..4_000_000));
+    let mut pod = PodFactory::new(&rs).pod(
+        &mut rng,
+        &name,
+        &uid,
+        node,
+        &node_ip(node),
+        &ip,
+        manifests::now_seconds(),
+        PodState::Running,
+    );
+    txn.put(Resource::Pods, &format!("{namespace}/{name}"), &mut pod)
+        .map_err(store_error)?;
+    Ok(())
 }
 
 /// Deletes an object and, unless orphaning, what it owns: a namespace's contents, a
