@@ -2,7 +2,8 @@
 //! pages of 500 over loopback HTTPS, as raw pages and decoded by kube into typed Pods.
 //! Prints the load time, the list times, the process RSS and the churn rate reached.
 //!
-//! `cargo bench --bench sim_scale` (set SIM_SCALE_PODS to change the size).
+//! `cargo bench --bench sim_scale` (set SIM_SCALE_PODS to change the size). Under
+//! `cargo test` (no `--bench` argument) it runs as a smoke test on 2,000 pods.
 
 use std::time::Instant;
 
@@ -35,10 +36,11 @@ fn rss_mib() -> f64 {
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() -> anyhow::Result<()> {
+    let benchmarking = std::env::args().any(|a| a == "--bench");
     let pods: usize = std::env::var("SIM_SCALE_PODS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(150_000);
+        .unwrap_or(if benchmarking { 150_000 } else { 2_000 });
     let started = Instant::now();
     let sim = Sim::start(SimConfig::with_size(pods, pods / 300 + 1, 100)).await?;
     let load = started.elapsed();
