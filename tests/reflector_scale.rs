@@ -11,7 +11,6 @@ use kscope::resources::{Pod, ResourceKind};
 use kscope::sim::{Resource, Sim, SimConfig};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "150k pods take minutes and ~11 GB (mostly the sim) in a debug build; .ci/run runs it with --release"]
 async fn syncs_150k_pods_with_default_indexes() {
     let sim = Sim::start(SimConfig::with_size(150_000, 500, 50))
         .await
