@@ -57,7 +57,7 @@ impl Plan {
                 full,
                 sizes,
                 rates: vec![
-                    1_000.0, 2_000.0, 4_000.0, 8_000.0, 16_000.0, 32_000.0, 64_000.0,
+                    1_000.0, 2_000.0, 3_000.0, 4_000.0, 6_000.0, 8_000.0, 16_000.0, 32_000.0,
                 ],
                 warmup: Duration::from_secs(2),
                 window: Duration::from_secs(5),
@@ -131,11 +131,16 @@ struct Step {
     sim_rate: f64,
     /// Pod events per second the client processed.
     client_rate: f64,
+    /// The client's CPU use over the window, in cores.
+    client_cpu: f64,
     lag_start: i64,
     lag_end: i64,
     backlog: u64,
     relisted: bool,
     kept_up: bool,
+    /// The lag grew, but the client had no backlog and used under half a core: the sim (on
+    /// the same cores) could not deliver faster, the client was not the limit.
+    sim_bound: bool,
     sim_saturated: bool,
 }
 
@@ -163,7 +168,7 @@ impl ClientResult {
     }
 
     fn fell_behind(&self) -> Option<&Step> {
-        self.steps.iter().find(|s| !s.kept_up)
+        self.steps.iter().find(|s| !s.kept_up && !s.sim_bound)
     }
 }
 
@@ -496,6 +501,7 @@ async fn measure(
         let sim_rate = (sim_b.saturating_sub(sim_a)) as f64 / dt;
         let client_dt = (num(&b, "t") - num(&a, "t")).max(1e-3);
         let client_rate = (num(&b, "events") - num(&a, "events")) / client_dt;
+        let client_cpu = (num(&b, "cpu") - num(&a, "cpu")) / client_dt;
         let lag_start = sim_a as i64 - num(&a, "rv") as i64;
         let lag_end = sim_b as i64 - num(&b, "rv") as i64;
         let backlog = num(&b, "backlog") as u64;
@@ -503,20 +509,23 @@ async fn measure(
         // Keeping up: the lag stays within about a second of writes and does not grow by
         // more than a tenth of what was written in the window; nothing relisted.
         let slack = sim_rate.max(target.min(sim_rate * 2.0)).max(500.0);
-        let kept_up = !relisted
-            && (lag_end as f64) < 1.5 * slack
-            && ((lag_end - lag_start) as f64) < 0.1 * sim_rate * dt + 500.0
-            && (backlog as f64) < slack;
+        let lag_ok = (lag_end as f64) < 1.5 * slack
+            && ((lag_end - lag_start) as f64) < 0.1 * sim_rate * dt + 500.0;
+        let no_backlog = !relisted && (backlog as f64) < slack;
+        let kept_up = lag_ok && no_backlog;
+        let sim_bound = !kept_up && no_backlog && client_cpu < 0.5;
         let sim_saturated = sim_rate < 0.8 * target;
         let step = Step {
             target,
             sim_rate,
             client_rate,
+            client_cpu,
             lag_start,
             lag_end,
             backlog,
             relisted,
             kept_up,
+            sim_bound,
             sim_saturated,
         };
         eprintln!("scale: {pods} pods, {}: {step:?}", result.name);
@@ -609,12 +618,49 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
                 "fell behind at {:.0} w/s (lag {}→{})",
                 b.sim_rate, b.lag_start, b.lag_end
             ),
+            (None, Some(last)) if last.sim_bound => format!(
+                "sim-bound at {:.0} w/s: lag {}→{} while the client idled at {:.0}% CPU, \
+                 no backlog",
+                last.sim_rate,
+                last.lag_start,
+                last.lag_end,
+                last.client_cpu * 100.0
+            ),
             (None, Some(last)) if last.sim_saturated => {
                 format!("kept up; sim topped out at {:.0} w/s", last.sim_rate)
             }
             (None, Some(_)) => "kept up with every step".into(),
             (None, None) => "–".into(),
         };
+        // CPU per event at the highest rate both sustained: what a client's own ceiling would
+        // be if it had a core to itself (the sim shares the machine's cores with it).
+        let common = |c: &ClientResult, limit: f64| {
+            c.steps
+                .iter()
+                .filter(|st| st.kept_up && st.sim_rate <= limit + 1.0)
+                .max_by(|a, b| a.sim_rate.total_cmp(&b.sim_rate))
+                .filter(|st| st.client_rate > 0.0 && st.client_cpu > 0.0)
+                .map(|st| st.client_cpu / st.client_rate * 1e6)
+        };
+        let limit = r
+            .best()
+            .map_or(0.0, |b| b.sim_rate)
+            .min(k.best().map_or(0.0, |b| b.sim_rate));
+        let (ck, cr) = (common(k, limit), common(r, limit));
+        let show = |c: Option<f64>| {
+            c.map_or("–".into(), |us| {
+                format!("{us:.0} µs (≈{:.0} ev/s per core)", 1e6 / us)
+            })
+        };
+        row(
+            "churn CPU per event",
+            show(ck),
+            show(cr),
+            match (ck, cr) {
+                (Some(a), Some(b)) => format!("{:.2} (capacity ×{:.1})", a / b, b / a),
+                _ => "–".into(),
+            },
+        );
         row("under more churn", behind(k), behind(r), String::new());
         row(
             "CPU total incl. churn (s)",
@@ -637,15 +683,20 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
                 .iter()
                 .map(|st| {
                     format!(
-                        "{:.0}→{:.0} w/s, {:.0} ev/s, lag {}→{}, backlog {}{}{}",
+                        "{:.0}→{:.0} w/s, {:.0} ev/s at {:.0}% CPU, lag {}→{}, backlog {}{}{}",
                         st.target,
                         st.sim_rate,
                         st.client_rate,
+                        st.client_cpu * 100.0,
                         st.lag_start,
                         st.lag_end,
                         st.backlog,
                         if st.relisted { ", RELISTED" } else { "" },
-                        if st.kept_up { "" } else { ", BEHIND" }
+                        match (st.kept_up, st.sim_bound) {
+                            (true, _) => "",
+                            (false, true) => ", SIM-BOUND",
+                            (false, false) => ", BEHIND",
+                        }
                     )
                 })
                 .collect();
@@ -655,7 +706,8 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
     s.push_str(&format!(
         "\nChurn steps: {:?} writes/s, {} s warm-up + {} s window each; a client keeps up when \
          its lag behind the sim's newest resourceVersion stays under ~1.5 s of writes and does \
-         not grow. Memory cap per client: {:.1} GiB.\n",
+         not grow; a growing lag with no client backlog and under half a core of client CPU is \
+         the sim's limit (SIM-BOUND), not the client's. Memory cap per client: {:.1} GiB.\n",
         plan.rates,
         plan.warmup.as_secs_f64(),
         plan.window.as_secs_f64(),
