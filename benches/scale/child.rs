@@ -1,0 +1,269 @@
+//! A child process: syncs the sim's pods with one client and reports on stdout, one JSON line
+//! each: `progress` every 250 ms, `synced` when the first list is in the store, `steady` once
+//! the post-sync work has drained. It runs until its stdin closes (the parent ended).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::json;
+
+use super::procfs;
+
+/// What both clients report.
+#[derive(Default)]
+struct Counters {
+    /// Objects delivered to the consumer: initial list and watch events.
+    events: AtomicU64,
+    /// The newest resourceVersion the consumer has seen, as a number.
+    rv: AtomicU64,
+    /// Work received but not yet processed (kscope: DeltaFIFO + handler queue).
+    backlog: AtomicU64,
+    /// kscope: notifications queued for the handler.
+    pending: AtomicU64,
+    /// Objects in the store.
+    objects: AtomicU64,
+    errors: AtomicU64,
+    relists: AtomicU64,
+}
+
+fn emit(value: serde_json::Value) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    // The parent reads lines; if it is gone, there is nobody to tell.
+    let _ = writeln!(out, "{value}");
+    let _ = out.flush();
+}
+
+fn snapshot(kind: &str, counters: &Counters, start: Instant) -> serde_json::Value {
+    let (rss, peak) = procfs::rss_and_peak("self").unwrap_or((0, 0));
+    json!({
+        "kind": kind,
+        "t": start.elapsed().as_secs_f64(),
+        "events": counters.events.load(Ordering::Relaxed),
+        "rv": counters.rv.load(Ordering::Relaxed),
+        "backlog": counters.backlog.load(Ordering::Relaxed),
+        "objects": counters.objects.load(Ordering::Relaxed),
+        "errors": counters.errors.load(Ordering::Relaxed),
+        "relists": counters.relists.load(Ordering::Relaxed),
+        "rss": rss,
+        "peak": peak,
+        "cpu": procfs::cpu_seconds(),
+    })
+}
+
+fn note_rv(counters: &Counters, rv: Option<&str>) {
+    if let Some(rv) = rv.and_then(|r| r.parse::<u64>().ok()) {
+        counters.rv.fetch_max(rv, Ordering::Relaxed);
+    }
+}
+
+pub fn main(which: &str, kubeconfig: &str) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("cannot build a tokio runtime");
+    runtime.block_on(run(which, kubeconfig));
+}
+
+async fn run(which: &str, kubeconfig: &str) {
+    let start = Instant::now();
+    let counters = Arc::new(Counters::default());
+
+    // Exit when the parent closes our stdin (or dies).
+    tokio::spawn(async {
+        use tokio::io::AsyncReadExt;
+        let mut stdin = tokio::io::stdin();
+        let mut buf = [0u8; 64];
+        while matches!(stdin.read(&mut buf).await, Ok(n) if n > 0) {}
+        std::process::exit(0);
+    });
+    let reporter = {
+        let counters = counters.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_millis(250));
+            loop {
+                every.tick().await;
+                emit(snapshot("progress", &counters, start));
+            }
+        })
+    };
+
+    let kubeconfig = kube::config::Kubeconfig::read_from(kubeconfig)
+        .unwrap_or_else(|e| panic!("cannot read the sim's kubeconfig {kubeconfig}: {e}"));
+    let config = kube::Config::from_custom_kubeconfig(
+        kubeconfig,
+        &kube::config::KubeConfigOptions::default(),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("the sim's kubeconfig is not usable: {e}"));
+
+    let (sync, keep) = match which {
+        "kscope" => kscope_client(config, counters.clone()).await,
+        "kube-rs" => kube_rs_client(config, counters.clone()).await,
+        other => panic!("unknown client {other:?}: expected kscope or kube-rs"),
+    };
+    let mut synced = snapshot("synced", &counters, start);
+    synced["sync_s"] = json!(sync.as_secs_f64());
+    emit(synced);
+
+    // Steady state: whatever the sync left queued has drained, then a short settle.
+    while counters.backlog.load(Ordering::Relaxed) > 0 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    emit(snapshot("steady", &counters, start));
+
+    let _keep = keep;
+    let _ = reporter.await;
+}
+
+/// Keeps a client's tasks and stores alive until the process ends.
+type Keep = Box<dyn std::any::Any + Send>;
+
+async fn kscope_client(config: kube::Config, counters: Arc<Counters>) -> (Duration, Keep) {
+    use kscope::cluster::{Cluster, NamespaceScope};
+    use kscope::index_views::definitions::{default_index_definitions, index_funcs};
+    use kscope::informers::controller::{InformerConfig, RunningInformer};
+    use kscope::informers::indexer::Indexer;
+    use kscope::informers::informer::Notification;
+    use kscope::informers::keys::DeltaObject;
+    use kscope::informers::object::Object;
+    use kscope::resources::{Pod, ResourceKind};
+
+    let started = Instant::now();
+    // from_config turns kube's own retries off: the Reflector backs off by itself.
+    let cluster = Cluster::from_config(config, "kscope-sim".into())
+        .expect("cannot build a client for the sim");
+    let lister_watcher = kscope::commands::lister_watcher(
+        &cluster,
+        ResourceKind::Pods,
+        &NamespaceScope::All,
+        None,
+        None,
+    );
+    let indexer = Indexer::new(index_funcs::<Pod>(&default_index_definitions()))
+        .expect("the default index definitions are valid");
+    let informer = Arc::new(RunningInformer::start(
+        InformerConfig::new("pods"),
+        lister_watcher,
+        indexer,
+    ));
+    // A handler, as the explorer has one: it sees every object once, like the stream
+    // kube-rs's reflector hands back.
+    let mut handler = informer.informer().add_event_handler();
+    {
+        let counters = counters.clone();
+        tokio::spawn(async move {
+            while let Some(n) = handler.next().await {
+                let rv = match &n {
+                    Notification::Add { obj, .. } => obj.resource_version().map(str::to_string),
+                    Notification::Update { new, .. } => new.resource_version().map(str::to_string),
+                    Notification::Delete { obj } => match obj {
+                        DeltaObject::Object(o) => o.resource_version().map(str::to_string),
+                        DeltaObject::Tombstone(_) => None,
+                    },
+                };
+                note_rv(&counters, rv.as_deref());
+                counters.events.fetch_add(1, Ordering::Relaxed);
+                counters
+                    .pending
+                    .store(handler.pending() as u64, Ordering::Relaxed);
+            }
+        });
+    }
+    {
+        let counters = counters.clone();
+        let informer = informer.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_millis(50));
+            loop {
+                every.tick().await;
+                counters
+                    .objects
+                    .store(informer.indexer().len() as u64, Ordering::Relaxed);
+                let fifo = informer.informer().store().len() as u64;
+                let pending = counters.pending.load(Ordering::Relaxed);
+                counters.backlog.store(fifo + pending, Ordering::Relaxed);
+                let m = informer.metrics().snapshot();
+                counters.errors.store(m.errors, Ordering::Relaxed);
+                counters.relists.store(m.lists, Ordering::Relaxed);
+            }
+        });
+    }
+    informer
+        .wait_for_sync(|_| false)
+        .await
+        .expect("kscope's informer never gives up on an error");
+    let sync = started.elapsed();
+    counters
+        .objects
+        .store(informer.indexer().len() as u64, Ordering::Relaxed);
+    (sync, Box::new(informer))
+}
+
+async fn kube_rs_client(mut config: kube::Config, counters: Arc<Counters>) -> (Duration, Keep) {
+    use k8s_openapi::api::core::v1::Pod;
+    use kube::api::Api;
+    use kube::runtime::watcher::{self, Event};
+    use kube::runtime::{WatchStreamExt, reflector};
+
+    let started = Instant::now();
+    // Same footing as kscope: no retries inside the client; the watcher's default backoff
+    // handles errors.
+    config.default_retry = false;
+    let client = kube::Client::try_from(config).expect("cannot build a client for the sim");
+    let (store, writer) = reflector::store::<Pod>();
+    let stream = watcher::watcher(Api::<Pod>::all(client), watcher::Config::default())
+        .default_backoff()
+        .reflect(writer);
+    {
+        let counters = counters.clone();
+        tokio::spawn(async move {
+            let mut stream = std::pin::pin!(stream);
+            let mut reported = 0u64;
+            while let Some(item) = stream.next().await {
+                match item {
+                    Ok(Event::Apply(pod) | Event::Delete(pod) | Event::InitApply(pod)) => {
+                        note_rv(&counters, pod.metadata.resource_version.as_deref());
+                        counters.events.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(Event::Init) => {
+                        counters.relists.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Ok(Event::InitDone) => {}
+                    Err(e) => {
+                        counters.errors.fetch_add(1, Ordering::Relaxed);
+                        if reported < 5 {
+                            reported += 1;
+                            eprintln!("kube-rs watcher error: {e}");
+                        }
+                    }
+                }
+            }
+        });
+    }
+    {
+        let counters = counters.clone();
+        let store = store.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_millis(50));
+            loop {
+                every.tick().await;
+                counters
+                    .objects
+                    .store(store.len() as u64, Ordering::Relaxed);
+            }
+        });
+    }
+    store
+        .wait_until_ready()
+        .await
+        .expect("the reflector's writer ended before the first list");
+    let sync = started.elapsed();
+    counters
+        .objects
+        .store(store.len() as u64, Ordering::Relaxed);
+    (sync, Box::new(store))
+}

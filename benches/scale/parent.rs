@@ -1,0 +1,743 @@
+//! The orchestrating process: starts `kscope sim` per size, runs each client in a child
+//! process, drives the sim's churn through its admin endpoint, and prints the table.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
+
+use super::procfs;
+
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+const MIB: f64 = 1024.0 * 1024.0;
+const CLIENTS: [&str; 2] = ["kscope", "kube-rs"];
+
+struct Plan {
+    full: bool,
+    sizes: Vec<usize>,
+    /// Churn steps, writes per second at the sim.
+    rates: Vec<f64>,
+    warmup: Duration,
+    window: Duration,
+    sync_timeout: Duration,
+    mem_cap: u64,
+}
+
+impl Plan {
+    fn new(full: bool) -> Self {
+        let sizes = std::env::var("KSCOPE_SCALE_SIZES")
+            .ok()
+            .map(|s| {
+                s.split(',')
+                    .map(|n| n.trim().replace('_', "").parse::<usize>())
+                    .collect::<Result<Vec<_>, _>>()
+                    .expect("KSCOPE_SCALE_SIZES must be comma-separated pod counts")
+            })
+            .unwrap_or_else(|| {
+                if full {
+                    vec![10_000, 50_000, 150_000]
+                } else {
+                    vec![200]
+                }
+            });
+        let mem_cap = std::env::var("KSCOPE_SCALE_MEM_CAP_GB")
+            .ok()
+            .map(|g| {
+                (g.parse::<f64>()
+                    .expect("KSCOPE_SCALE_MEM_CAP_GB must be a number")
+                    * GIB) as u64
+            })
+            .unwrap_or((14.0 * GIB) as u64);
+        if full {
+            Self {
+                full,
+                sizes,
+                rates: vec![
+                    1_000.0, 2_000.0, 3_000.0, 4_000.0, 6_000.0, 8_000.0, 16_000.0, 32_000.0,
+                ],
+                warmup: Duration::from_secs(2),
+                window: Duration::from_secs(5),
+                sync_timeout: Duration::from_secs(600),
+                mem_cap,
+            }
+        } else {
+            Self {
+                full,
+                sizes,
+                rates: vec![100.0],
+                warmup: Duration::from_millis(500),
+                window: Duration::from_secs(1),
+                sync_timeout: Duration::from_secs(60),
+                mem_cap,
+            }
+        }
+    }
+}
+
+pub fn main(full: bool) {
+    let plan = Plan::new(full);
+    if !full {
+        println!(
+            "scale: smoke run only ({} pods, both clients); run `cargo bench --bench scale` for \
+             the benchmark",
+            plan.sizes
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("cannot build a tokio runtime");
+    let started = Instant::now();
+    let results = runtime.block_on(run(&plan));
+    let table = render(&results, &plan);
+    println!("{table}");
+    println!("scale: total {:.0} s", started.elapsed().as_secs_f64());
+    if plan.full && std::env::var_os("KSCOPE_SCALE_NO_DOCS").is_none() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/benchmarks.md");
+        match write_docs(&path, &table) {
+            Ok(()) => println!("scale: results written to {}", path.display()),
+            Err(e) => eprintln!("scale: could not update {}: {e}", path.display()),
+        }
+    }
+    if !plan.full {
+        for size in &results {
+            for c in &size.clients {
+                assert!(
+                    c.failure.is_none() && c.objects == c.expected,
+                    "smoke run: {} synced {} of {} pods ({:?})",
+                    c.name,
+                    c.objects,
+                    c.expected,
+                    c.failure
+                );
+            }
+        }
+    }
+}
+
+/// One churn step as a client saw it.
+#[derive(Debug, Clone)]
+struct Step {
+    target: f64,
+    /// Writes per second the sim really made (all resources; pods are most of them).
+    sim_rate: f64,
+    /// Pod events per second the client processed.
+    client_rate: f64,
+    /// The client's CPU use over the window, in cores.
+    client_cpu: f64,
+    lag_start: i64,
+    lag_end: i64,
+    backlog: u64,
+    relisted: bool,
+    kept_up: bool,
+    /// The lag grew, but the client had no backlog and used under half a core: the sim (on
+    /// the same cores) could not deliver faster, the client was not the limit.
+    sim_bound: bool,
+    sim_saturated: bool,
+}
+
+#[derive(Debug, Default)]
+struct ClientResult {
+    name: String,
+    /// Pods in the sim while this client synced (earlier churn changes the count a little).
+    expected: u64,
+    objects: u64,
+    sync_s: f64,
+    cpu_sync: f64,
+    peak: u64,
+    steady_rss: u64,
+    steps: Vec<Step>,
+    cpu_total: f64,
+    failure: Option<String>,
+}
+
+impl ClientResult {
+    fn best(&self) -> Option<&Step> {
+        self.steps
+            .iter()
+            .filter(|s| s.kept_up)
+            .max_by(|a, b| a.sim_rate.total_cmp(&b.sim_rate))
+    }
+
+    fn fell_behind(&self) -> Option<&Step> {
+        self.steps.iter().find(|s| !s.kept_up && !s.sim_bound)
+    }
+}
+
+struct SizeResult {
+    pods: usize,
+    sim_start_s: f64,
+    clients: Vec<ClientResult>,
+}
+
+async fn run(plan: &Plan) -> Vec<SizeResult> {
+    let mut out = Vec::new();
+    for &pods in &plan.sizes {
+        let began = Instant::now();
+        let sim = SimProc::start(pods, plan).await;
+        let sim_start_s = began.elapsed().as_secs_f64();
+        eprintln!("scale: sim with {pods} pods ready in {sim_start_s:.1} s");
+        let mut clients = Vec::new();
+        for name in CLIENTS {
+            let result = run_client(name, &sim, pods, plan).await;
+            eprintln!("scale: {pods} pods, {name}: {result:?}");
+            clients.push(result);
+        }
+        sim.stop().await;
+        out.push(SizeResult {
+            pods,
+            sim_start_s,
+            clients,
+        });
+    }
+    out
+}
+
+/// `kscope sim` in its own process.
+struct SimProc {
+    child: Child,
+    kubeconfig: PathBuf,
+    admin: kube::Client,
+}
+
+impl SimProc {
+    async fn start(pods: usize, plan: &Plan) -> Self {
+        let kubeconfig = std::env::temp_dir().join(format!(
+            "kscope-scale-{}-{pods}.kubeconfig",
+            std::process::id()
+        ));
+        let nodes = (pods / 50).max(3);
+        let namespaces = (pods / 3_000).clamp(2, 100);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kscope"))
+            .arg("sim")
+            .args(["--pods", &pods.to_string()])
+            .args(["--nodes", &nodes.to_string()])
+            .args(["--namespaces", &namespaces.to_string()])
+            .args(["--seed", "1"])
+            // Room for a client that falls behind, so it lags instead of relisting at once.
+            .args(["--history", "200000"])
+            .arg("--kubeconfig-out")
+            .arg(&kubeconfig)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("cannot start `kscope sim`");
+        let stdout = child.stdout.take().expect("the sim's stdout is piped");
+        let mut lines = BufReader::new(stdout).lines();
+        let ready = tokio::time::timeout(plan.sync_timeout, async {
+            while let Ok(Some(line)) = lines.next_line().await {
+                if line.starts_with("kscope sim ready at") {
+                    return true;
+                }
+            }
+            false
+        })
+        .await;
+        assert!(
+            matches!(ready, Ok(true)),
+            "`kscope sim --pods {pods}` did not print its ready line"
+        );
+        // Keep draining its stdout so it never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let admin = client_for(&kubeconfig).await;
+        Self {
+            child,
+            kubeconfig,
+            admin,
+        }
+    }
+
+    async fn admin(&self, method: &str, path: &str, body: Vec<u8>) -> Value {
+        let request = http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("content-type", "application/json")
+            .body(body)
+            .expect("a valid admin request");
+        let text = self
+            .admin
+            .request_text(request)
+            .await
+            .unwrap_or_else(|e| panic!("sim admin {method} {path} failed: {e}"));
+        serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("sim admin {method} {path} answered non-JSON ({e}): {text}"))
+    }
+
+    /// The sim's newest resourceVersion.
+    async fn rv(&self) -> u64 {
+        let state = self.admin("GET", "/sim/state", Vec::new()).await;
+        state["resourceVersion"]
+            .as_str()
+            .and_then(|rv| rv.parse().ok())
+            .unwrap_or_else(|| panic!("sim state without a numeric resourceVersion: {state}"))
+    }
+
+    /// Pods in the sim now.
+    async fn pods(&self) -> u64 {
+        let state = self.admin("GET", "/sim/state", Vec::new()).await;
+        state["counts"]["pods"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("sim state without a pod count: {state}"))
+    }
+
+    async fn set_churn(&self, rate: f64) {
+        let body = serde_json::json!({ "rate": rate, "paused": false }).to_string();
+        self.admin("PUT", "/sim/churn", body.into_bytes()).await;
+    }
+
+    async fn stop(mut self) {
+        let _ = self.child.start_kill();
+        let _ = self.child.wait().await;
+        let _ = std::fs::remove_file(&self.kubeconfig);
+    }
+}
+
+async fn client_for(kubeconfig: &Path) -> kube::Client {
+    let kc = kube::config::Kubeconfig::read_from(kubeconfig)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", kubeconfig.display()));
+    let config =
+        kube::Config::from_custom_kubeconfig(kc, &kube::config::KubeConfigOptions::default())
+            .await
+            .unwrap_or_else(|e| panic!("the sim's kubeconfig is not usable: {e}"));
+    kube::Client::try_from(config).expect("cannot build an admin client for the sim")
+}
+
+/// A client in its own process (this binary with `--child`).
+struct ChildProc {
+    child: Child,
+    pid: String,
+    lines: mpsc::UnboundedReceiver<Value>,
+    /// The newest `progress` line.
+    latest: Value,
+    mem_cap: u64,
+}
+
+impl ChildProc {
+    fn spawn(name: &str, kubeconfig: &Path, mem_cap: u64) -> Self {
+        let exe = std::env::current_exe().expect("cannot find this benchmark's executable");
+        let mut child = Command::new(exe)
+            .args(["--child", name, "--kubeconfig"])
+            .arg(kubeconfig)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("cannot start the benchmark's child process");
+        let pid = child
+            .id()
+            .map(|p| p.to_string())
+            .expect("a just-started child has a pid");
+        let stdout = child.stdout.take().expect("the child's stdout is piped");
+        let (tx, lines) = mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let mut reader = BufReader::new(stdout).lines();
+            while let Ok(Some(line)) = reader.next_line().await {
+                match serde_json::from_str::<Value>(&line) {
+                    Ok(v) => {
+                        if tx.send(v).is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => eprintln!("scale: ignoring a child's non-JSON line ({e}): {line}"),
+                }
+            }
+        });
+        Self {
+            child,
+            pid,
+            lines,
+            latest: Value::Null,
+            mem_cap,
+        }
+    }
+
+    /// Reads lines until one of `kind` arrives or `deadline`; `Err` if the child died or went
+    /// over the memory cap (then it is killed).
+    async fn pump(
+        &mut self,
+        kind: Option<&str>,
+        deadline: Instant,
+    ) -> Result<Option<Value>, String> {
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            let next = tokio::time::timeout(
+                (deadline - now).min(Duration::from_millis(300)),
+                self.lines.recv(),
+            )
+            .await;
+            if let Some((rss, _)) = procfs::rss_and_peak(&self.pid)
+                && rss > self.mem_cap
+            {
+                let _ = self.child.start_kill();
+                return Err(format!(
+                    "stopped at {:.1} GiB RSS (the cap) with {} pods in its store after {:.0} s",
+                    rss as f64 / GIB,
+                    self.latest["objects"],
+                    self.latest["t"].as_f64().unwrap_or(0.0)
+                ));
+            }
+            match next {
+                Err(_) => {}
+                Ok(None) => {
+                    let status = self.child.wait().await;
+                    return Err(format!(
+                        "exited ({status:?}) at {:.1} GiB peak RSS with {} pods in its store",
+                        self.latest["peak"].as_f64().unwrap_or(0.0) / GIB,
+                        self.latest["objects"]
+                    ));
+                }
+                Ok(Some(v)) => {
+                    let k = v["kind"].as_str().unwrap_or_default().to_string();
+                    if k == "progress" {
+                        self.latest = v;
+                    } else if Some(k.as_str()) == kind {
+                        return Ok(Some(v));
+                    }
+                }
+            }
+        }
+    }
+
+    async fn wait_for(&mut self, kind: &str, timeout: Duration) -> Result<Value, String> {
+        match self.pump(Some(kind), Instant::now() + timeout).await? {
+            Some(v) => Ok(v),
+            None => {
+                let _ = self.child.start_kill();
+                Err(format!(
+                    "no `{kind}` within {} s ({} pods in its store)",
+                    timeout.as_secs(),
+                    self.latest["objects"]
+                ))
+            }
+        }
+    }
+
+    async fn sleep(&mut self, d: Duration) -> Result<(), String> {
+        self.pump(None, Instant::now() + d).await.map(|_| ())
+    }
+
+    async fn stop(mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.start_kill();
+        let _ = self.child.wait().await;
+    }
+}
+
+fn num(v: &Value, key: &str) -> f64 {
+    v[key].as_f64().unwrap_or(0.0)
+}
+
+async fn run_client(name: &str, sim: &SimProc, pods: usize, plan: &Plan) -> ClientResult {
+    let mut result = ClientResult {
+        name: name.to_string(),
+        ..ClientResult::default()
+    };
+    sim.set_churn(0.0).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    result.expected = sim.pods().await;
+    // Leave room for the sim and the rest of the machine.
+    let available = procfs::mem_available().unwrap_or(u64::MAX);
+    let mem_cap = plan
+        .mem_cap
+        .min(available.saturating_sub((1.5 * GIB) as u64));
+    let mut child = ChildProc::spawn(name, &sim.kubeconfig, mem_cap);
+    let outcome = measure(&mut child, &mut result, sim, pods, plan).await;
+    if let Err(failure) = outcome {
+        result.failure = Some(failure);
+    }
+    if result.peak == 0 {
+        result.peak = num(&child.latest, "peak") as u64;
+    }
+    result.cpu_total = num(&child.latest, "cpu");
+    sim.set_churn(0.0).await;
+    child.stop().await;
+    result
+}
+
+async fn measure(
+    child: &mut ChildProc,
+    result: &mut ClientResult,
+    sim: &SimProc,
+    pods: usize,
+    plan: &Plan,
+) -> Result<(), String> {
+    let synced = child.wait_for("synced", plan.sync_timeout).await?;
+    result.sync_s = num(&synced, "sync_s");
+    result.cpu_sync = num(&synced, "cpu");
+    result.objects = num(&synced, "objects") as u64;
+    let steady = child.wait_for("steady", plan.sync_timeout).await?;
+    result.steady_rss = num(&steady, "rss") as u64;
+    result.peak = num(&steady, "peak") as u64;
+    if result.objects != result.expected {
+        eprintln!(
+            "scale: {} synced {} objects, the sim has {} pods",
+            result.name, result.objects, result.expected
+        );
+    }
+
+    for &target in &plan.rates {
+        sim.set_churn(target).await;
+        child.sleep(plan.warmup).await?;
+        let (sim_a, t_a) = (sim.rv().await, Instant::now());
+        let a = child.latest.clone();
+        child.sleep(plan.window).await?;
+        let (sim_b, t_b) = (sim.rv().await, Instant::now());
+        let b = child.latest.clone();
+        let dt = (t_b - t_a).as_secs_f64();
+        let sim_rate = (sim_b.saturating_sub(sim_a)) as f64 / dt;
+        let client_dt = (num(&b, "t") - num(&a, "t")).max(1e-3);
+        let client_rate = (num(&b, "events") - num(&a, "events")) / client_dt;
+        let client_cpu = (num(&b, "cpu") - num(&a, "cpu")) / client_dt;
+        let lag_start = sim_a as i64 - num(&a, "rv") as i64;
+        let lag_end = sim_b as i64 - num(&b, "rv") as i64;
+        let backlog = num(&b, "backlog") as u64;
+        let relisted = num(&b, "relists") > num(&a, "relists");
+        // Keeping up: the lag stays within about a second of writes and does not grow by
+        // more than a tenth of what was written in the window; nothing relisted.
+        let slack = sim_rate.max(target.min(sim_rate * 2.0)).max(500.0);
+        let lag_ok = (lag_end as f64) < 1.5 * slack
+            && ((lag_end - lag_start) as f64) < 0.1 * sim_rate * dt + 500.0;
+        let no_backlog = !relisted && (backlog as f64) < slack;
+        let kept_up = lag_ok && no_backlog;
+        let sim_bound = !kept_up && no_backlog && client_cpu < 0.5;
+        let sim_saturated = sim_rate < 0.8 * target;
+        let step = Step {
+            target,
+            sim_rate,
+            client_rate,
+            client_cpu,
+            lag_start,
+            lag_end,
+            backlog,
+            relisted,
+            kept_up,
+            sim_bound,
+            sim_saturated,
+        };
+        eprintln!("scale: {pods} pods, {}: {step:?}", result.name);
+        result.steps.push(step);
+        if !kept_up || sim_saturated {
+            break;
+        }
+    }
+    sim.set_churn(0.0).await;
+    child.sleep(Duration::from_millis(500)).await?;
+    Ok(())
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.0}", bytes as f64 / MIB)
+}
+
+fn ratio(k: f64, r: f64) -> String {
+    if k > 0.0 && r > 0.0 {
+        format!("{:.2}", k / r)
+    } else {
+        "–".into()
+    }
+}
+
+fn render(results: &[SizeResult], plan: &Plan) -> String {
+    let mut s = String::new();
+    for size in results {
+        let find = |n: &str| size.clients.iter().find(|c| c.name == n);
+        let (Some(k), Some(r)) = (find("kscope"), find("kube-rs")) else {
+            continue;
+        };
+        s.push_str(&format!(
+            "\n### {} pods (sim ready in {:.0} s)\n\n| | kscope | kube-rs | kscope/kube-rs |\n|---|---:|---:|---:|\n",
+            size.pods, size.sim_start_s
+        ));
+        let mut row = |name: &str, a: String, b: String, q: String| {
+            s.push_str(&format!("| {name} | {a} | {b} | {q} |\n"));
+        };
+        let synced = |c: &ClientResult| c.sync_s > 0.0;
+        let val = |c: &ClientResult, f: &dyn Fn(&ClientResult) -> String| {
+            if synced(c) { f(c) } else { "–".into() }
+        };
+        row(
+            "pods in store / in sim",
+            val(k, &|c| format!("{} / {}", c.objects, c.expected)),
+            val(r, &|c| format!("{} / {}", c.objects, c.expected)),
+            String::new(),
+        );
+        row(
+            "time to synced (s)",
+            val(k, &|c| format!("{:.2}", c.sync_s)),
+            val(r, &|c| format!("{:.2}", c.sync_s)),
+            ratio(k.sync_s, r.sync_s),
+        );
+        row(
+            "CPU to synced (s)",
+            val(k, &|c| format!("{:.2}", c.cpu_sync)),
+            val(r, &|c| format!("{:.2}", c.cpu_sync)),
+            ratio(k.cpu_sync, r.cpu_sync),
+        );
+        row(
+            "peak RSS (MiB)",
+            mib(k.peak),
+            mib(r.peak),
+            ratio(k.peak as f64, r.peak as f64),
+        );
+        row(
+            "steady RSS after sync (MiB)",
+            val(k, &|c| mib(c.steady_rss)),
+            val(r, &|c| mib(c.steady_rss)),
+            ratio(k.steady_rss as f64, r.steady_rss as f64),
+        );
+        let best = |c: &ClientResult| {
+            c.best().map_or("–".into(), |b| {
+                format!("{:.0} ({:.0} ev/s)", b.sim_rate, b.client_rate)
+            })
+        };
+        row(
+            "churn kept up: sim writes/s (client pod events/s)",
+            best(k),
+            best(r),
+            ratio(
+                k.best().map_or(0.0, |b| b.sim_rate),
+                r.best().map_or(0.0, |b| b.sim_rate),
+            ),
+        );
+        let behind = |c: &ClientResult| match (c.fell_behind(), c.steps.last()) {
+            (Some(b), _) => format!(
+                "fell behind at {:.0} w/s (lag {}→{})",
+                b.sim_rate, b.lag_start, b.lag_end
+            ),
+            (None, Some(last)) if last.sim_bound => format!(
+                "sim-bound at {:.0} w/s: lag {}→{} while the client idled at {:.0}% CPU, \
+                 no backlog",
+                last.sim_rate,
+                last.lag_start,
+                last.lag_end,
+                last.client_cpu * 100.0
+            ),
+            (None, Some(last)) if last.sim_saturated => {
+                format!("kept up; sim topped out at {:.0} w/s", last.sim_rate)
+            }
+            (None, Some(_)) => "kept up with every step".into(),
+            (None, None) => "–".into(),
+        };
+        // CPU per event at the highest rate both sustained: what a client's own ceiling would
+        // be if it had a core to itself (the sim shares the machine's cores with it).
+        let common = |c: &ClientResult, limit: f64| {
+            c.steps
+                .iter()
+                .filter(|st| st.kept_up && st.sim_rate <= limit + 1.0)
+                .max_by(|a, b| a.sim_rate.total_cmp(&b.sim_rate))
+                .filter(|st| st.client_rate > 0.0 && st.client_cpu > 0.0)
+                .map(|st| st.client_cpu / st.client_rate * 1e6)
+        };
+        let limit = r
+            .best()
+            .map_or(0.0, |b| b.sim_rate)
+            .min(k.best().map_or(0.0, |b| b.sim_rate));
+        let (ck, cr) = (common(k, limit), common(r, limit));
+        let show = |c: Option<f64>| {
+            c.map_or("–".into(), |us| {
+                format!("{us:.0} µs (≈{:.0} ev/s per core)", 1e6 / us)
+            })
+        };
+        row(
+            "churn CPU per event",
+            show(ck),
+            show(cr),
+            match (ck, cr) {
+                (Some(a), Some(b)) => format!("{:.2} (capacity ×{:.1})", a / b, b / a),
+                _ => "–".into(),
+            },
+        );
+        row("under more churn", behind(k), behind(r), String::new());
+        row(
+            "CPU total incl. churn (s)",
+            format!("{:.1}", k.cpu_total),
+            format!("{:.1}", r.cpu_total),
+            String::new(),
+        );
+        for c in [k, r] {
+            if let Some(f) = &c.failure {
+                s.push_str(&format!("\n{}: {f}\n", c.name));
+            }
+        }
+        s.push_str(
+            "\nChurn steps (target w/s → sim w/s made, client pod events/s, lag in RVs at \
+             window start→end, backlog at end):\n\n",
+        );
+        for c in [k, r] {
+            let steps: Vec<String> = c
+                .steps
+                .iter()
+                .map(|st| {
+                    format!(
+                        "{:.0}→{:.0} w/s, {:.0} ev/s at {:.0}% CPU, lag {}→{}, backlog {}{}{}",
+                        st.target,
+                        st.sim_rate,
+                        st.client_rate,
+                        st.client_cpu * 100.0,
+                        st.lag_start,
+                        st.lag_end,
+                        st.backlog,
+                        if st.relisted { ", RELISTED" } else { "" },
+                        match (st.kept_up, st.sim_bound) {
+                            (true, _) => "",
+                            (false, true) => ", SIM-BOUND",
+                            (false, false) => ", BEHIND",
+                        }
+                    )
+                })
+                .collect();
+            s.push_str(&format!("- {}: {}\n", c.name, steps.join("; ")));
+        }
+    }
+    s.push_str(&format!(
+        "\nChurn steps: {:?} writes/s, {} s warm-up + {} s window each; a client keeps up when \
+         its lag behind the sim's newest resourceVersion stays under ~1.5 s of writes and does \
+         not grow; a growing lag with no client backlog and under half a core of client CPU is \
+         the sim's limit (SIM-BOUND), not the client's. Memory cap per client: {:.1} GiB.\n",
+        plan.rates,
+        plan.warmup.as_secs_f64(),
+        plan.window.as_secs_f64(),
+        plan.mem_cap as f64 / GIB
+    ));
+    s
+}
+
+const BEGIN: &str = "<!-- scale:begin (written by `cargo bench --bench scale`) -->";
+const END: &str = "<!-- scale:end -->";
+
+fn write_docs(path: &Path, table: &str) -> std::io::Result<()> {
+    let existing = std::fs::read_to_string(path).unwrap_or_else(|_| {
+        format!("# Benchmarks\n\n## Scale: kscope against kube-rs's reflector\n\n{BEGIN}\n{END}\n")
+    });
+    let section = format!(
+        "{BEGIN}\nLatest run: {}, on {}.\n{table}\n{END}",
+        jiff::Timestamp::now()
+            .round(jiff::Unit::Second)
+            .unwrap_or(jiff::Timestamp::now()),
+        procfs::machine()
+    );
+    let updated = match (existing.find(BEGIN), existing.find(END)) {
+        (Some(b), Some(e)) if e > b => {
+            format!("{}{section}{}", &existing[..b], &existing[e + END.len()..])
+        }
+        _ => format!("{existing}\n{section}\n"),
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, updated)
+}
