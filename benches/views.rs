@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 use kscope::index_views::definitions::default_index_definitions;
 use kscope::index_views::fuzzy::FuzzySearch;
@@ -143,24 +144,35 @@ fn views(c: &mut Criterion) {
     });
 
     // Fuzzy filter: typing "checkout-7" one key at a time over every pod key. The first
-    // keystroke matches all keys; each later one narrows from the previous matches.
+    // keystroke matches all keys; each later one narrows from the previous matches. Printed
+    // for both SkimMatcherV2 scoring every candidate and kscope's match-only pass.
     let keys = all.fuzzy_candidates();
     let matcher = SkimMatcherV2::default().ignore_case();
     let typed = "checkout-7";
     let mut previous: Vec<Key> = keys.clone();
+    let mut scored_previous: Vec<Key> = keys.clone();
     for end in 1..=typed.len() {
         let text = &typed[..end];
         let started = Instant::now();
-        let matched =
-            fuzzy_match_keys(&matcher, text, previous.iter(), || false).expect("not cancelled");
+        let scored: Vec<Key> = scored_previous
+            .iter()
+            .filter(|k| matcher.fuzzy_match(k, text).is_some())
+            .cloned()
+            .collect();
+        let scoring = started.elapsed();
+        let started = Instant::now();
+        let matched = fuzzy_match_keys(text, previous.iter(), || false).expect("not cancelled");
         eprintln!(
-            "fuzzy keystroke {end} ({text:?}): {} of {} candidates match in {:?}",
+            "fuzzy keystroke {end} ({text:?}): {} of {} candidates match; SkimMatcherV2 scoring each {scoring:?}, match-only {:?}",
             matched.len(),
             previous.len(),
             started.elapsed()
         );
-        previous = matched.into_iter().map(|(k, _)| k).collect();
+        assert_eq!(matched, scored);
+        previous = matched;
+        scored_previous = scored;
     }
+
     // The same typing end to end: the search thread (narrowing, cancellable) answers, then
     // the view keeps the matching rows in sort order.
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -206,15 +218,20 @@ fn views(c: &mut Criterion) {
     );
     group.sample_size(10);
     group.bench_function("fuzzy_first_keystroke_all_keys", |b| {
-        b.iter(|| black_box(fuzzy_match_keys(&matcher, "c", keys.iter(), || false)))
+        b.iter(|| black_box(fuzzy_match_keys("c", keys.iter(), || false)))
     });
-    let after_c: Vec<Key> = fuzzy_match_keys(&matcher, "c", keys.iter(), || false)
-        .expect("not cancelled")
-        .into_iter()
-        .map(|(k, _)| k)
-        .collect();
+    group.bench_function("fuzzy_first_keystroke_skim_scoring_all_keys", |b| {
+        b.iter(|| {
+            black_box(
+                keys.iter()
+                    .filter_map(|k| matcher.fuzzy_match(k, "c"))
+                    .count(),
+            )
+        })
+    });
+    let after_c = fuzzy_match_keys("c", keys.iter(), || false).expect("not cancelled");
     group.bench_function("fuzzy_second_keystroke_narrowed", |b| {
-        b.iter(|| black_box(fuzzy_match_keys(&matcher, "ch", after_c.iter(), || false)))
+        b.iter(|| black_box(fuzzy_match_keys("ch", after_c.iter(), || false)))
     });
     group.finish();
 }

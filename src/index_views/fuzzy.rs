@@ -1,4 +1,10 @@
-//! Fuzzy search of `namespace/name` keys with fuzzy-matcher, on its own thread.
+//! Fuzzy search of `namespace/name` keys, on its own thread.
+//!
+//! Which keys match is decided by fuzzy-matcher's own criterion (SkimMatcherV2, ignoring
+//! case, matches exactly when the text's characters appear in the key in order), checked
+//! directly: scoring every key on every keystroke costs ~10x more, and a table sorted by a
+//! column has no use for scores. Scores come from SkimMatcherV2 when asked for
+//! ([`FuzzyMatches::ranked`]), over the matches only.
 //!
 //! Each keystroke sends the whole text. A search still running is cancelled (the thread
 //! checks a generation counter between chunks). When the text extends the previous one, only
@@ -21,17 +27,26 @@ type Hasher = foldhash::fast::RandomState;
 /// Keys matched between two looks at the generation counter.
 const CHUNK: usize = 4096;
 
-/// Whether `key` fuzzy-matches `text` (always, for empty text).
-pub fn text_matches(matcher: &SkimMatcherV2, key: &str, text: &str) -> bool {
-    text.is_empty() || matcher.fuzzy_match(key, text).is_some()
+/// Whether `key` fuzzy-matches `text`: the characters of `text` appear in `key` in order,
+/// ignoring ASCII case. This is when SkimMatcherV2 (with `ignore_case`) gives a score.
+pub fn text_matches(key: &str, text: &str) -> bool {
+    if key.is_ascii() && text.is_ascii() {
+        let mut key = key.bytes();
+        text.bytes()
+            .all(|t| key.any(|k| k.eq_ignore_ascii_case(&t)))
+    } else {
+        let mut key = key.chars();
+        text.chars()
+            .all(|t| key.any(|k| k.eq_ignore_ascii_case(&t)))
+    }
 }
 
-/// The keys that matched one text, best first, and as a set.
+/// The keys that matched one text, in the order they were searched, and as a set.
 #[derive(Debug)]
 pub struct FuzzyMatches {
     text: String,
     generation: u64,
-    ranked: Vec<(Key, i64)>,
+    keys: Vec<Key>,
     set: HashSet<Key, Hasher>,
 }
 
@@ -45,13 +60,20 @@ impl FuzzyMatches {
         self.generation
     }
 
-    /// Matching keys with scores, best first (ties by key).
-    pub fn ranked(&self) -> &[(Key, i64)] {
-        &self.ranked
+    /// Matching keys with SkimMatcherV2's scores, best first (ties by key).
+    pub fn ranked(&self) -> Vec<(Key, i64)> {
+        let matcher = SkimMatcherV2::default().ignore_case();
+        let mut ranked: Vec<(Key, i64)> = self
+            .keys
+            .iter()
+            .filter_map(|k| Some((k.clone(), matcher.fuzzy_match(k, &self.text)?)))
+            .collect();
+        ranked.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        ranked
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &Key> {
-        self.ranked.iter().map(|(k, _)| k)
+        self.keys.iter()
     }
 
     pub fn contains(&self, key: &str) -> bool {
@@ -59,34 +81,35 @@ impl FuzzyMatches {
     }
 
     pub fn len(&self) -> usize {
-        self.ranked.len()
+        self.keys.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ranked.is_empty()
+        self.keys.is_empty()
     }
 }
 
-/// Matches `text` against `candidates`, giving up (`None`) as soon as `cancelled` says so.
+/// The `candidates` that match `text`, in their order; `None` (given up) as soon as
+/// `cancelled` says so.
 pub fn fuzzy_match_keys<'a>(
-    matcher: &SkimMatcherV2,
     text: &str,
     candidates: impl Iterator<Item = &'a Key>,
     cancelled: impl Fn() -> bool,
-) -> Option<Vec<(Key, i64)>> {
+) -> Option<Vec<Key>> {
     let mut matched = Vec::new();
     let mut candidates = candidates.peekable();
     while candidates.peek().is_some() {
         if cancelled() {
             return None;
         }
-        for key in candidates.by_ref().take(CHUNK) {
-            if let Some(score) = matcher.fuzzy_match(key, text) {
-                matched.push((key.clone(), score));
-            }
-        }
+        matched.extend(
+            candidates
+                .by_ref()
+                .take(CHUNK)
+                .filter(|k| text_matches(k, text))
+                .cloned(),
+        );
     }
-    matched.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     Some(matched)
 }
 
@@ -137,7 +160,6 @@ fn run(
     results: watch::Sender<Option<Arc<FuzzyMatches>>>,
     candidates: impl Fn() -> Vec<Key>,
 ) {
-    let matcher = SkimMatcherV2::default().ignore_case();
     // The last completed result of the current chain of narrowing searches.
     let mut last: Option<Arc<FuzzyMatches>> = None;
     while let Ok(mut request) = requests.recv() {
@@ -147,27 +169,27 @@ fn run(
         }
         let (generation, text) = request;
         let cancelled = || current.load(Ordering::SeqCst) != generation;
-        let ranked = if text.is_empty() {
+        let matched = if text.is_empty() {
             last = None;
             Some(Vec::new())
         } else {
             match &last {
                 Some(prev) if text.starts_with(prev.text.as_str()) => {
-                    fuzzy_match_keys(&matcher, &text, prev.keys(), cancelled)
+                    fuzzy_match_keys(&text, prev.keys(), cancelled)
                 }
                 _ => {
                     last = None;
                     let keys = candidates();
-                    fuzzy_match_keys(&matcher, &text, keys.iter(), cancelled)
+                    fuzzy_match_keys(&text, keys.iter(), cancelled)
                 }
             }
         };
-        let Some(ranked) = ranked else { continue };
+        let Some(keys) = matched else { continue };
         let matches = Arc::new(FuzzyMatches {
-            set: ranked.iter().map(|(k, _)| k.clone()).collect(),
+            set: keys.iter().cloned().collect(),
             text,
             generation,
-            ranked,
+            keys,
         });
         if !matches.text.is_empty() {
             last = Some(matches.clone());
@@ -235,10 +257,58 @@ mod tests {
 
     #[test]
     fn cancelled_search_gives_up() {
-        let matcher = SkimMatcherV2::default();
         let keys = keys();
-        assert!(fuzzy_match_keys(&matcher, "w", keys.iter(), || true).is_none());
-        let all = fuzzy_match_keys(&matcher, "w", keys.iter(), || false).unwrap();
+        assert!(fuzzy_match_keys("w", keys.iter(), || true).is_none());
+        let all = fuzzy_match_keys("w", keys.iter(), || false).unwrap();
         assert_eq!(all.len(), 3);
+    }
+
+    #[test]
+    fn matches_exactly_when_skim_scores() {
+        let matcher = SkimMatcherV2::default().ignore_case();
+        let choices = [
+            "web/frontend-7f9c8d6b5-x2k4p",
+            "kube-system/coredns-5d78c9869d-abcde",
+            "Team-A/Checkout-API-0",
+            "ns/ünïcode-pod",
+            "",
+        ];
+        let texts = [
+            "",
+            "w",
+            "wfr",
+            "FRONT",
+            "x2k4pz",
+            "ks/cd",
+            "checkout api",
+            "tA/cA",
+            "ünï",
+            "ÜN",
+            "5d78",
+            "zz",
+            "web/",
+            "/",
+        ];
+        for key in choices {
+            for text in texts {
+                assert_eq!(
+                    text_matches(key, text),
+                    matcher.fuzzy_match(key, text).is_some(),
+                    "{key:?} {text:?}"
+                );
+            }
+        }
+        let m = FuzzyMatches {
+            text: "fr".into(),
+            generation: 1,
+            keys: keys()
+                .into_iter()
+                .filter(|k| text_matches(k, "fr"))
+                .collect(),
+            set: HashSet::default(),
+        };
+        let ranked = m.ranked();
+        assert_eq!(ranked.len(), 2);
+        assert!(ranked[0].1 >= ranked[1].1);
     }
 }

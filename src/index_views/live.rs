@@ -9,7 +9,6 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use fuzzy_matcher::skim::SkimMatcherV2;
 use parking_lot::Mutex;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -69,7 +68,6 @@ pub struct LiveView<T> {
     /// The members in sort order.
     base: SortedRows,
     text: Option<TextFilter>,
-    matcher: SkimMatcherV2,
     /// Members that joined since fuzzy candidates were last taken: a fuzzy result computed
     /// from those candidates knows nothing of them.
     joined: HashSet<Key, Hasher>,
@@ -108,7 +106,6 @@ impl<T: TableRow> LiveView<T> {
             members,
             base: SortedRows::from_entries(entries, sort.descending),
             text: None,
-            matcher: SkimMatcherV2::default().ignore_case(),
             joined: HashSet::default(),
             selected: None,
         };
@@ -116,7 +113,7 @@ impl<T: TableRow> LiveView<T> {
             let matched: HashSet<Key, Hasher> = view
                 .members
                 .keys()
-                .filter(|k| text_matches(&view.matcher, k, &text))
+                .filter(|k| text_matches(k, &text))
                 .cloned()
                 .collect();
             view.filter_text(text, &matched);
@@ -193,7 +190,7 @@ impl<T: TableRow> LiveView<T> {
                             self.joined.insert(key.clone());
                         }
                         if let Some(text) = &mut self.text
-                            && text_matches(&self.matcher, key, &text.text)
+                            && text_matches(key, &text.text)
                         {
                             text.rows.insert(entry.clone());
                         }
@@ -260,7 +257,7 @@ impl<T: TableRow> LiveView<T> {
         let joined = std::mem::take(&mut self.joined);
         let mut matched: HashSet<Key, Hasher> = joined
             .iter()
-            .filter(|k| text_matches(&self.matcher, k, text))
+            .filter(|k| text_matches(k, text))
             .cloned()
             .collect();
         matched.extend(matches.keys().cloned());
