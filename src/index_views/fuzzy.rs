@@ -51,6 +51,15 @@ pub struct FuzzyMatches {
 }
 
 impl FuzzyMatches {
+    pub(crate) fn new(text: String, generation: u64, keys: Vec<Key>) -> Self {
+        Self {
+            set: keys.iter().cloned().collect(),
+            text,
+            generation,
+            keys,
+        }
+    }
+
     pub fn text(&self) -> &str {
         &self.text
     }
@@ -185,12 +194,7 @@ fn run(
             }
         };
         let Some(keys) = matched else { continue };
-        let matches = Arc::new(FuzzyMatches {
-            set: keys.iter().cloned().collect(),
-            text,
-            generation,
-            keys,
-        });
+        let matches = Arc::new(FuzzyMatches::new(text, generation, keys));
         if !matches.text.is_empty() {
             last = Some(matches.clone());
         }

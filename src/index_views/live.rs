@@ -254,15 +254,52 @@ impl<T: TableRow> LiveView<T> {
             self.joined.clear();
             return;
         }
-        let joined = std::mem::take(&mut self.joined);
-        let mut matched: HashSet<Key, Hasher> = joined
-            .iter()
-            .filter(|k| text_matches(k, text))
-            .cloned()
-            .collect();
-        matched.extend(matches.keys().cloned());
-        self.joined = joined;
-        self.filter_text(text.to_string(), &matched);
+        let descending = self.sort.descending;
+        let rows = match &self.text {
+            // Longer text: only current rows can match, and they are few next to the members
+            // after the first keystrokes; this needs no lookups in `matches`.
+            Some(current) if text.starts_with(current.text.as_str()) => SortedRows::from_sorted(
+                current
+                    .rows
+                    .iter()
+                    .filter(|e| text_matches(&e.key, text))
+                    .cloned(),
+                descending,
+            ),
+            // Many matches: one ordered pass over the members.
+            _ if matches.len() > self.members.len() / 8 => SortedRows::from_sorted(
+                self.base
+                    .iter()
+                    .filter(|e| {
+                        matches.contains(&e.key)
+                            || (self.joined.contains(&e.key) && text_matches(&e.key, text))
+                    })
+                    .cloned(),
+                descending,
+            ),
+            // Few matches: look them up and sort them.
+            _ => {
+                let joined = self
+                    .joined
+                    .iter()
+                    .filter(|k| !matches.contains(k) && text_matches(k, text));
+                let entries = matches
+                    .keys()
+                    .chain(joined)
+                    .filter_map(|k| {
+                        Some(RowEntry {
+                            sort: self.members.get(k)?.clone(),
+                            key: k.clone(),
+                        })
+                    })
+                    .collect();
+                SortedRows::from_entries(entries, descending)
+            }
+        };
+        self.text = Some(TextFilter {
+            text: text.to_string(),
+            rows,
+        });
     }
 
     fn filter_text(&mut self, text: String, matched: &HashSet<Key, Hasher>) {
@@ -459,6 +496,7 @@ mod tests {
     use crate::index_views::definitions::{
         IndexDefinition, IndexSource, default_index_definitions,
     };
+    use crate::index_views::fuzzy::FuzzyMatches;
     use crate::informers::delta_fifo::ReflectorStore;
     use crate::resources::{Pod, decode};
 
@@ -582,6 +620,64 @@ mod tests {
         view.apply(&"web/backend-2".into());
         assert_eq!(view.len(), 3);
         assert_eq!(view.query().terms.len(), 1);
+    }
+
+    #[test]
+    fn text_matches_narrow_widen_and_include_joined_members() {
+        let registry = registry();
+        let store = registry.indexer().clone();
+        for i in 0..40 {
+            let name = if i % 4 == 0 {
+                format!("api-{i}")
+            } else {
+                format!("web-{i}")
+            };
+            store.add(pod("ns", &name, "x", i, 1)).unwrap();
+        }
+        let sort = SortSpec {
+            column: RESTARTS,
+            descending: false,
+        };
+        let mut view = LiveView::new(registry, Query::default(), sort).unwrap();
+        let search = |view: &mut LiveView<Pod>, text: &str| {
+            let candidates = view.fuzzy_candidates();
+            let keys = candidates
+                .into_iter()
+                .filter(|k| text_matches(k, text))
+                .collect();
+            FuzzyMatches::new(text.to_string(), 1, keys)
+        };
+        let expect = |view: &LiveView<Pod>, text: &str| {
+            let mut want: Vec<String> = (0..40)
+                .map(|i| {
+                    if i % 4 == 0 {
+                        format!("ns/api-{i}")
+                    } else {
+                        format!("ns/web-{i}")
+                    }
+                })
+                .filter(|k| text_matches(k, text))
+                .collect();
+            // Restarts equal the number in the name: numeric order.
+            want.sort_by_key(|k| k.rsplit('-').next().unwrap().parse::<u32>().unwrap());
+            assert_eq!(names(view), want, "{text}");
+        };
+        // Many matches (an ordered pass), then narrowing from the rows, then few matches
+        // (looked up and sorted) with a member that joined after the search's candidates.
+        let m = search(&mut view, "w");
+        view.set_text_matches("w", &m);
+        expect(&view, "w");
+        view.set_text_matches("we", &FuzzyMatches::new("we".into(), 2, Vec::new()));
+        expect(&view, "we");
+        let m = search(&mut view, "a1");
+        store.add(pod("ns", "api-12", "x", 12, 2)).unwrap();
+        store.add(pod("ns", "api-100", "x", 100, 1)).unwrap();
+        view.apply(&"ns/api-100".into());
+        view.set_text_matches("a1", &m);
+        let got = names(&view);
+        assert_eq!(got, ["ns/api-12", "ns/api-16", "ns/api-100"], "{got:?}");
+        view.set_text_matches("", &m);
+        assert_eq!(view.len(), 41);
     }
 
     #[tokio::test]

@@ -78,10 +78,6 @@ impl SortedRows {
         self.len == 0
     }
 
-    pub fn descending(&self) -> bool {
-        self.descending
-    }
-
     fn compare(&self, a: &RowEntry, b: &RowEntry) -> Ordering {
         let by_sort = a.sort.cmp(&b.sort);
         let by_sort = if self.descending {
