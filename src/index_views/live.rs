@@ -69,8 +69,8 @@ pub struct LiveView<T> {
     base: SortedRows,
     text: Option<TextFilter>,
     /// Members that joined since fuzzy candidates were last taken: a fuzzy result computed
-    /// from those candidates knows nothing of them.
-    joined: HashSet<Key, Hasher>,
+    /// from those candidates knows nothing of them. `None` until a search takes candidates.
+    joined: Option<HashSet<Key, Hasher>>,
     selected: Option<Key>,
 }
 
@@ -106,7 +106,7 @@ impl<T: TableRow> LiveView<T> {
             members,
             base: SortedRows::from_entries(entries, sort.descending),
             text: None,
-            joined: HashSet::default(),
+            joined: None,
             selected: None,
         };
         if !text.is_empty() {
@@ -186,8 +186,10 @@ impl<T: TableRow> LiveView<T> {
                             sort: sort.clone(),
                             key: key.clone(),
                         };
-                        if self.members.insert(key.clone(), sort).is_none() && self.text.is_some() {
-                            self.joined.insert(key.clone());
+                        if self.members.insert(key.clone(), sort).is_none()
+                            && let Some(joined) = &mut self.joined
+                        {
+                            joined.insert(key.clone());
                         }
                         if let Some(text) = &mut self.text
                             && text_matches(key, &text.text)
@@ -197,7 +199,9 @@ impl<T: TableRow> LiveView<T> {
                         self.base.insert(entry);
                     }
                     None => {
-                        self.joined.remove(key);
+                        if let Some(joined) = &mut self.joined {
+                            joined.remove(key);
+                        }
                         // The selected object left: select what now sits where it was.
                         if let Some(at) = selected_at {
                             let rows = self.rows();
@@ -242,7 +246,9 @@ impl<T: TableRow> LiveView<T> {
     /// The members' keys, for a fuzzy search to match; from now on members that join are
     /// remembered so that [`LiveView::set_text_matches`] can match them itself.
     pub fn fuzzy_candidates(&mut self) -> Vec<Key> {
-        self.joined.clear();
+        // Kept from now on, even while no text is set: a search may be running for the
+        // keystroke that sets it.
+        self.joined = Some(HashSet::default());
         self.members.keys().cloned().collect()
     }
 
@@ -251,9 +257,10 @@ impl<T: TableRow> LiveView<T> {
     pub fn set_text_matches(&mut self, text: &str, matches: &FuzzyMatches) {
         if text.is_empty() {
             self.text = None;
-            self.joined.clear();
             return;
         }
+        let no_joined = HashSet::default();
+        let joined = self.joined.as_ref().unwrap_or(&no_joined);
         let descending = self.sort.descending;
         let rows = match &self.text {
             // Longer text: only current rows can match, and they are few next to the members
@@ -272,15 +279,14 @@ impl<T: TableRow> LiveView<T> {
                     .iter()
                     .filter(|e| {
                         matches.contains(&e.key)
-                            || (self.joined.contains(&e.key) && text_matches(&e.key, text))
+                            || (joined.contains(&e.key) && text_matches(&e.key, text))
                     })
                     .cloned(),
                 descending,
             ),
             // Few matches: look them up and sort them.
             _ => {
-                let joined = self
-                    .joined
+                let joined = joined
                     .iter()
                     .filter(|k| !matches.contains(k) && text_matches(k, text));
                 let entries = matches
