@@ -2,6 +2,7 @@
 
 pub mod cluster;
 pub mod commands;
+pub mod config;
 pub mod duration;
 pub mod index_views;
 pub mod informers;

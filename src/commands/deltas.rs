@@ -1,14 +1,16 @@
 //! `kscope deltas`: the tap as JSON lines, one per watch event, delta, relist or error.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use k8s_openapi::jiff;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::cluster::ClusterArgs;
+use crate::config::Config;
 use crate::duration::parse_duration;
-use crate::index_views::definitions::{default_index_definitions, index_funcs};
+use crate::index_views::definitions::index_funcs;
 use crate::informers::controller::{InformerConfig, RunningInformer};
 use crate::informers::indexer::Indexer;
 use crate::informers::lister_watcher::WatchEventType;
@@ -33,6 +35,10 @@ pub struct DeltasArgs {
     /// Stop after this long (default: until interrupted).
     #[arg(long = "for", value_parser = parse_duration, value_name = "DURATION")]
     pub duration: Option<Duration>,
+    /// Configuration file merged over the built-in one (default:
+    /// $XDG_CONFIG_HOME/kscope/config.yaml if it exists).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// One tap entry as a JSON line, fields in reading order.
@@ -97,6 +103,8 @@ async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
     kind: ResourceKind,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
+    let config =
+        Config::load(args.config.as_deref()).map_err(|e| CommandError::Usage(e.to_string()))?;
     let cluster = cluster_args.connect().await?;
     let scope = cluster_args.scope(&cluster);
     let lister_watcher = lister_watcher(
@@ -108,7 +116,7 @@ async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
     );
     let tap = Tap::new(4096);
     let mut entries = tap.subscribe();
-    let indexer = Indexer::new(index_funcs::<T>(&default_index_definitions()))
+    let indexer = Indexer::new(index_funcs::<T>(&config.indexes))
         .map_err(|e| CommandError::Usage(e.to_string()))?;
     let mut config = InformerConfig::new(kind.plural());
     config.tap = Some(tap);

@@ -2,13 +2,15 @@
 //! index when asked).
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cluster::{ClusterArgs, NamespaceScope};
+use crate::config::Config;
 use crate::duration::parse_duration;
 use crate::index_views::columns::TableRow;
-use crate::index_views::definitions::{default_index_definitions, index_funcs};
+use crate::index_views::definitions::index_funcs;
 use crate::index_views::query::{FuzzyFilter, Query, Term};
 use crate::informers::controller::{InformerConfig, RunningInformer};
 use crate::informers::indexer::Indexer;
@@ -31,8 +33,8 @@ pub struct GetArgs {
     /// Field selector sent to the server (`spec.nodeName=node-1`).
     #[arg(long)]
     pub field_selector: Option<String>,
-    /// Filter through a store index, NAME=VALUE (indexes: namespace, node, phase, owner,
-    /// app). Repeat to intersect.
+    /// Filter through a store index, NAME=VALUE (built-in indexes: namespace, node, phase,
+    /// owner, app; more from the configuration). Repeat to intersect.
     #[arg(long = "index", value_name = "NAME=VALUE")]
     pub index: Vec<String>,
     /// Output format.
@@ -45,6 +47,10 @@ pub struct GetArgs {
     /// After syncing, keep watching this long (e.g. 30s) before printing.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub watch_for: Option<Duration>,
+    /// Configuration file merged over the built-in one (default:
+    /// $XDG_CONFIG_HOME/kscope/config.yaml if it exists).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 /// The query of `--filter` and `--index NAME=VALUE` terms together.
@@ -88,6 +94,8 @@ async fn get<T: TableRow + ToJson>(
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
     let query = query(args)?;
+    let config =
+        Config::load(args.config.as_deref()).map_err(|e| CommandError::Usage(e.to_string()))?;
     let cluster = cluster_args.connect().await?;
     let scope = cluster_args.scope(&cluster);
     let lister_watcher = lister_watcher(
@@ -97,7 +105,7 @@ async fn get<T: TableRow + ToJson>(
         args.selector.clone(),
         args.field_selector.clone(),
     );
-    let indexer = Indexer::new(index_funcs::<T>(&default_index_definitions()))
+    let indexer = Indexer::new(index_funcs::<T>(&config.indexes))
         .map_err(|e| CommandError::Usage(e.to_string()))?;
     let informer =
         RunningInformer::start(InformerConfig::new(kind.plural()), lister_watcher, indexer);
@@ -147,6 +155,7 @@ mod tests {
             filter: filter.map(str::to_string),
             output: OutputFormat::Table,
             watch_for: None,
+            config: None,
         }
     }
 

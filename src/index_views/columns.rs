@@ -1,6 +1,8 @@
 //! Table columns per kind, as kubectl prints them (`-o wide` adds the wide ones), shared by
 //! `kscope get` and the TUI tables.
 
+use std::sync::Arc;
+
 use crate::informers::object::Object;
 use crate::resources::{Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, Timestamp};
 
@@ -54,6 +56,35 @@ const AGE: Column = Column {
     wide: false,
 };
 
+/// What a row sorts by in one column, computed once per row and object version so that
+/// sorted views compare without formatting cells.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SortKey {
+    /// Numbers and ages (an age sorts by negated creation time: youngest first); `None`
+    /// (`<none>`, `<unknown>`) sorts first.
+    Number(Option<i64>),
+    Text(Arc<str>),
+}
+
+impl SortKey {
+    /// The sort key of a printed cell in a column of `kind`.
+    pub fn from_cell(kind: ColumnKind, cell: &str) -> Self {
+        match kind {
+            ColumnKind::Text | ColumnKind::Age => Self::Text(Arc::from(cell)),
+            ColumnKind::Number => {
+                let digits =
+                    cell.len() - cell.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+                Self::Number(cell[..digits].parse().ok())
+            }
+        }
+    }
+
+    /// The sort key of an AGE cell: youngest first.
+    pub fn age(created: Option<Timestamp>) -> Self {
+        Self::Number(created.map(|t| -t.seconds()))
+    }
+}
+
 /// A kind that renders as a table row.
 pub trait TableRow: Indexable {
     /// Every column after NAMESPACE (which callers add for all-namespace views of namespaced
@@ -62,6 +93,21 @@ pub trait TableRow: Indexable {
 
     /// One cell per entry of [`TableRow::COLUMNS`].
     fn cells(&self, now: Timestamp) -> Vec<String>;
+
+    /// What this row sorts by in column `column` (an index into [`TableRow::COLUMNS`]). The
+    /// default formats the cells; kinds with large tables answer directly.
+    fn sort_key(&self, column: usize) -> SortKey {
+        match Self::COLUMNS.get(column) {
+            Some(c) if c.kind == ColumnKind::Age => SortKey::age(self.created()),
+            Some(c) if column == 0 && c.name == "NAME" => SortKey::Text(Arc::from(self.name())),
+            Some(c) => {
+                // Ages are handled above, so `now` does not change the result.
+                let cells = self.cells(Timestamp::from_seconds(0));
+                SortKey::from_cell(c.kind, cells.get(column).map_or("", String::as_str))
+            }
+            None => SortKey::Number(None),
+        }
+    }
 }
 
 fn age(obj: &impl KubeResource, now: Timestamp) -> String {
@@ -94,6 +140,20 @@ impl TableRow for Pod {
         wide("IP"),
         wide("NODE"),
     ];
+
+    fn sort_key(&self, column: usize) -> SortKey {
+        let text = |s: Option<&str>| SortKey::Text(Arc::from(s.unwrap_or("<none>")));
+        match column {
+            0 => text(Some(self.name())),
+            1 => SortKey::Number(Some(self.ready_containers().into())),
+            2 => text(Some(self.status())),
+            3 => SortKey::Number(Some(self.restarts().into())),
+            4 => SortKey::age(self.created()),
+            5 => text(self.pod_ip()),
+            6 => text(self.node_name()),
+            _ => SortKey::Number(None),
+        }
+    }
 
     fn cells(&self, now: Timestamp) -> Vec<String> {
         vec![
@@ -238,6 +298,21 @@ mod tests {
         assert_eq!(
             deploy.cells(now),
             ["d", "2/3", "3", "2", "<unknown>", "c", "nginx:1", "app=web"]
+        );
+        assert_eq!(deploy.sort_key(1), SortKey::Number(Some(2)));
+        assert_eq!(deploy.sort_key(0), SortKey::Text("d".into()));
+        assert_eq!(deploy.sort_key(4), SortKey::Number(None));
+        assert_eq!(
+            pod.sort_key(3),
+            SortKey::Number(Some(pod.restarts().into()))
+        );
+        assert_eq!(
+            SortKey::from_cell(ColumnKind::Number, "7 (5m ago)"),
+            SortKey::Number(Some(7))
+        );
+        assert_eq!(
+            SortKey::from_cell(ColumnKind::Number, "<none>"),
+            SortKey::Number(None)
         );
         let rs: ReplicaSet = decode(br#"{"metadata":{"name":"r","namespace":"web"},"spec":{"replicas":2},"status":{"replicas":2,"readyReplicas":1}}"#).unwrap();
         assert_eq!(rs.cells(now)[..4], ["r", "2", "2", "1"]);

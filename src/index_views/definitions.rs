@@ -112,7 +112,8 @@ impl IndexDefinition {
     }
 }
 
-/// The indexes every kind gets unless the configuration says otherwise: namespace, node,
+/// The indexes every kind gets unless the configuration says otherwise (what the built-in
+/// `config/kscope.yaml` says; a test keeps the two equal): namespace, node,
 /// phase, owner, and `app` = label app.
 pub fn default_index_definitions() -> Vec<IndexDefinition> {
     vec![

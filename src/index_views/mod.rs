@@ -3,4 +3,8 @@
 
 pub mod columns;
 pub mod definitions;
+pub mod fuzzy;
+pub mod live;
 pub mod query;
+pub mod registry;
+pub mod sorted;

@@ -1,0 +1,329 @@
+//! kscope's configuration: `config/kscope.yaml` is built in; the user's file
+//! (`$XDG_CONFIG_HOME/kscope/config.yaml`, or `--config FILE`) is merged over it.
+//!
+//! Each section is a top-level key (`indexes:` for now; keybindings and columns later). A
+//! section merges by entry name: a user entry replaces the built-in one of the same name,
+//! a new name is added after the built-in ones. Unknown keys and bad values are errors that
+//! name the file, line and key.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde::de::{MapAccess, Visitor};
+use serde_saphyr::{Location, Spanned};
+
+use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
+
+/// The built-in configuration.
+pub const DEFAULT_CONFIG: &str = include_str!("../config/kscope.yaml");
+/// How the built-in configuration is named in messages.
+pub const DEFAULT_CONFIG_NAME: &str = "<built-in config/kscope.yaml>";
+
+/// The merged configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Index definitions, built-in first, in file order.
+    pub indexes: Vec<IndexDefinition>,
+}
+
+/// Why a configuration file could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{file}: cannot read: {message}")]
+    Read { file: String, message: String },
+    /// Bad YAML, an unknown key or a bad value. `key` is the dotted path (`indexes.team.label`)
+    /// when known.
+    #[error("{file}:{line}:{column}: {}{message}", key.as_deref().map(|k| format!("{k}: ")).unwrap_or_default())]
+    Invalid {
+        file: String,
+        line: u64,
+        column: u64,
+        key: Option<String>,
+        message: String,
+    },
+}
+
+impl Config {
+    /// The built-in configuration alone.
+    pub fn built_in() -> Result<Self, ConfigError> {
+        Self::merged(None)
+    }
+
+    /// The built-in configuration with `file` merged over it, or else the user's file at
+    /// `$XDG_CONFIG_HOME/kscope/config.yaml` if one exists. A `file` that cannot be read is an
+    /// error; a missing default user file is not.
+    pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
+        let path = match file {
+            Some(path) => path.to_path_buf(),
+            None => match user_config_path() {
+                Some(path) if path.exists() => path,
+                _ => return Self::built_in(),
+            },
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| ConfigError::Read {
+            file: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Self::merged(Some((&path.display().to_string(), &text)))
+    }
+
+    /// The built-in configuration with `user` (file name for messages, contents) merged over it.
+    pub fn merged(user: Option<(&str, &str)>) -> Result<Self, ConfigError> {
+        let mut config = Config {
+            indexes: Vec::new(),
+        };
+        config.merge(DEFAULT_CONFIG_NAME, DEFAULT_CONFIG)?;
+        if let Some((file, text)) = user {
+            config.merge(file, text)?;
+        }
+        Ok(config)
+    }
+
+    /// Merges one file's sections into this configuration.
+    fn merge(&mut self, file: &str, text: &str) -> Result<(), ConfigError> {
+        let parsed = parse(file, text)?;
+        for (name, spec) in parsed.indexes.map(|s| s.0).unwrap_or_default() {
+            let definition = spec.definition(file, &name)?;
+            match self.indexes.iter_mut().find(|d| d.name == definition.name) {
+                Some(existing) => *existing = definition,
+                None => self.indexes.push(definition),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `$XDG_CONFIG_HOME/kscope/config.yaml`, else `~/.config/kscope/config.yaml`.
+pub fn user_config_path() -> Option<PathBuf> {
+    let base = match std::env::var_os("XDG_CONFIG_HOME") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => PathBuf::from(std::env::var_os("HOME")?).join(".config"),
+    };
+    Some(base.join("kscope").join("config.yaml"))
+}
+
+/// One configuration file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    #[serde(default)]
+    indexes: Option<IndexesSection>,
+}
+
+/// `indexes:` in file order, with where each name was written.
+#[derive(Debug, Default)]
+struct IndexesSection(Vec<(Spanned<String>, IndexSpec)>);
+
+impl<'de> Deserialize<'de> for IndexesSection {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Entries;
+        impl<'de> Visitor<'de> for Entries {
+            type Value = IndexesSection;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map of index name to its source (label, annotation or field)")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(name) = map.next_key::<Spanned<String>>()? {
+                    entries.push((name, map.next_value()?));
+                }
+                Ok(IndexesSection(entries))
+            }
+        }
+        d.deserialize_map(Entries)
+    }
+}
+
+/// One index's source: exactly one of the three keys.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IndexSpec {
+    label: Option<Spanned<String>>,
+    annotation: Option<Spanned<String>>,
+    field: Option<Spanned<String>>,
+}
+
+impl IndexSpec {
+    fn definition(
+        self,
+        file: &str,
+        name: &Spanned<String>,
+    ) -> Result<IndexDefinition, ConfigError> {
+        let key = |sub: &str| format!("indexes.{}{sub}", name.value);
+        let invalid = |at: Location, key: String, message: String| ConfigError::Invalid {
+            file: file.to_string(),
+            line: at.line(),
+            column: at.column(),
+            key: Some(key),
+            message,
+        };
+        if name.value.is_empty() {
+            return Err(invalid(
+                name.referenced,
+                key(""),
+                "an index needs a name".into(),
+            ));
+        }
+        let sources = [
+            self.label.map(|v| ("label", v)),
+            self.annotation.map(|v| ("annotation", v)),
+            self.field.map(|v| ("field", v)),
+        ];
+        let mut given = sources.into_iter().flatten();
+        let (kind, value) = match (given.next(), given.next()) {
+            (Some(one), None) => one,
+            (None, _) => {
+                return Err(invalid(
+                    name.referenced,
+                    key(""),
+                    "expected one of label, annotation or field".into(),
+                ));
+            }
+            (Some((first, _)), Some((second, v))) => {
+                return Err(invalid(
+                    v.referenced,
+                    key(&format!(".{second}")),
+                    format!("an index has one source; {first} is already set"),
+                ));
+            }
+        };
+        let at = value.referenced;
+        if value.value.is_empty() {
+            return Err(invalid(
+                at,
+                key(&format!(".{kind}")),
+                format!("empty {kind}"),
+            ));
+        }
+        let source = match kind {
+            "label" => IndexSource::Label(value.value),
+            "annotation" => IndexSource::Annotation(value.value),
+            _ => IndexSource::Field(
+                value
+                    .value
+                    .parse::<IndexField>()
+                    .map_err(|e| invalid(at, key(".field"), e))?,
+            ),
+        };
+        Ok(IndexDefinition::new(name.value.clone(), source))
+    }
+}
+
+fn parse(file: &str, text: &str) -> Result<ConfigFile, ConfigError> {
+    // An empty file (or only comments) is an empty configuration.
+    if text
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+    {
+        return Ok(ConfigFile { indexes: None });
+    }
+    let options = serde_saphyr::options! { with_snippet: false };
+    serde_saphyr::from_str_with_options(text, options).map_err(|e| {
+        let at = e.location().unwrap_or(Location::UNKNOWN);
+        ConfigError::Invalid {
+            file: file.to_string(),
+            line: at.line(),
+            column: at.column(),
+            key: None,
+            message: e.without_snippet().to_string(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index_views::definitions::default_index_definitions;
+
+    fn user(text: &str) -> Result<Config, ConfigError> {
+        Config::merged(Some(("my.yaml", text)))
+    }
+
+    #[test]
+    fn built_in_has_the_default_indexes() {
+        let config = Config::built_in().unwrap();
+        let names: Vec<&str> = config.indexes.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["namespace", "node", "phase", "owner", "app"]);
+        assert_eq!(config.indexes, default_index_definitions());
+    }
+
+    #[test]
+    fn user_file_adds_and_replaces_by_name() {
+        let config = user(
+            "# mine\nindexes:\n  team:\n    label: team\n  app:\n    label: app.kubernetes.io/name\n  images: {field: images}\n  commit: {annotation: example.com/commit}\n",
+        )
+        .unwrap();
+        let names: Vec<&str> = config.indexes.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "namespace",
+                "node",
+                "phase",
+                "owner",
+                "app",
+                "team",
+                "images",
+                "commit"
+            ]
+        );
+        assert_eq!(
+            config.indexes[4].source,
+            IndexSource::Label("app.kubernetes.io/name".into())
+        );
+        assert_eq!(
+            config.indexes[6].source,
+            IndexSource::Field(IndexField::Images)
+        );
+        assert_eq!(
+            config.indexes[7].source,
+            IndexSource::Annotation("example.com/commit".into())
+        );
+        assert_eq!(user("").unwrap(), Config::built_in().unwrap());
+        assert_eq!(user("# nothing\n").unwrap(), Config::built_in().unwrap());
+        assert_eq!(user("indexes: {}\n").unwrap(), Config::built_in().unwrap());
+    }
+
+    #[test]
+    fn errors_name_file_line_and_key() {
+        let err = |text: &str| user(text).unwrap_err().to_string();
+        let e = err("indexes:\n  team:\n    label: team\n    colour: blue\n");
+        assert!(e.starts_with("my.yaml:4:"), "{e}");
+        assert!(e.contains("colour"), "{e}");
+        let e = err("indexs:\n  team: {label: team}\n");
+        assert!(e.starts_with("my.yaml:1:"), "{e}");
+        assert!(e.contains("indexs"), "{e}");
+        assert_eq!(
+            err("indexes:\n  node:\n    field: nodes\n"),
+            "my.yaml:3:12: indexes.node.field: unknown field \"nodes\"; expected one of \
+             namespace, node, phase, owner, images"
+        );
+        assert_eq!(
+            err("indexes:\n  team: {}\n"),
+            "my.yaml:2:3: indexes.team: expected one of label, annotation or field"
+        );
+        assert_eq!(
+            err("indexes:\n  team:\n    label: team\n    field: node\n"),
+            "my.yaml:4:12: indexes.team.field: an index has one source; label is already set"
+        );
+        assert_eq!(
+            err("indexes:\n  team:\n    label: \"\"\n"),
+            "my.yaml:3:12: indexes.team.label: empty label"
+        );
+        let e = err("indexes:\n  team: [label]\n");
+        assert!(e.starts_with("my.yaml:2:"), "{e}");
+        let e = err("indexes: [\n");
+        assert!(e.starts_with("my.yaml:"), "{e}");
+    }
+
+    #[test]
+    fn unreadable_file_is_an_error() {
+        let err = Config::load(Some(Path::new("/nonexistent/kscope.yaml"))).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("/nonexistent/kscope.yaml: cannot read"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,795 @@
+//! Live views: the filtered, sorted rows of one open table, kept current one key at a time.
+//!
+//! A [`LiveView`] is built once from the indexes (a query's terms select its members), then
+//! [`LiveView::apply`] re-reads one object and moves, inserts or removes just its row. A
+//! [`ViewWorker`] feeds it: an informer handler puts keys on a workqueue (bursts for one key
+//! coalesce), a worker pops them and applies each under a short lock, then bumps a version the
+//! UI watches. The UI copies out only the visible window.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use super::columns::{SortKey, TableRow};
+use super::fuzzy::{FuzzyMatches, FuzzySearch, text_matches};
+use super::query::{Query, QueryError};
+use super::registry::{IndexRegistry, TermMatcher};
+use super::sorted::{RowEntry, SortedRows};
+use crate::informers::informer::{Notification, SharedIndexInformer};
+use crate::informers::keys::{Key, meta_namespace_key};
+use crate::informers::workqueue::{Queue, WorkqueueMetrics};
+use crate::resources::Timestamp;
+
+type Hasher = foldhash::fast::RandomState;
+
+/// Which column a view sorts by (an index into [`TableRow::COLUMNS`]) and which way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SortSpec {
+    pub column: usize,
+    pub descending: bool,
+}
+
+/// One visible row: the object's key and its cells.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub key: Key,
+    pub cells: Vec<String>,
+}
+
+/// The rows a table shows, copied out of the view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    /// Position of the first row in the whole view.
+    pub offset: usize,
+    /// Rows in the whole view.
+    pub total: usize,
+    pub rows: Vec<Row>,
+    /// Position of the selected object in the whole view, if it is in it.
+    pub selected: Option<usize>,
+}
+
+/// Free text narrowing the members, with the members whose key matches it.
+struct TextFilter {
+    text: String,
+    rows: SortedRows,
+}
+
+/// The rows of one table: the objects that match a query's terms (and free text), sorted.
+pub struct LiveView<T> {
+    registry: IndexRegistry<T>,
+    query: Query,
+    terms: TermMatcher<T>,
+    sort: SortSpec,
+    /// Every object matching the terms, with its current sort key.
+    members: HashMap<Key, SortKey, Hasher>,
+    /// The members in sort order.
+    base: SortedRows,
+    text: Option<TextFilter>,
+    /// Members that joined since fuzzy candidates were last taken: a fuzzy result computed
+    /// from those candidates knows nothing of them. `None` until a search takes candidates.
+    joined: Option<HashSet<Key, Hasher>>,
+    selected: Option<Key>,
+}
+
+impl<T: TableRow> LiveView<T> {
+    /// The view of `query` over the registry's store, sorted by `sort`. Free text in the query
+    /// is matched here, synchronously; interactive typing goes through [`ViewWorker::set_text`].
+    pub fn new(
+        registry: IndexRegistry<T>,
+        query: Query,
+        sort: SortSpec,
+    ) -> Result<Self, QueryError> {
+        let terms = registry.compile(&query)?;
+        let indexer = registry.indexer();
+        let keys = query.select(indexer)?;
+        let mut members = HashMap::with_capacity_and_hasher(keys.len(), Hasher::default());
+        let mut entries = Vec::with_capacity(keys.len());
+        for key in keys {
+            if let Some(obj) = indexer.get_by_key(&key) {
+                let sort_key = obj.sort_key(sort.column);
+                members.insert(key.clone(), sort_key.clone());
+                entries.push(RowEntry {
+                    sort: sort_key,
+                    key,
+                });
+            }
+        }
+        let text = query.text.clone();
+        let mut view = Self {
+            registry,
+            query,
+            terms,
+            sort,
+            members,
+            base: SortedRows::from_entries(entries, sort.descending),
+            text: None,
+            joined: None,
+            selected: None,
+        };
+        if !text.is_empty() {
+            let matched: HashSet<Key, Hasher> = view
+                .members
+                .keys()
+                .filter(|k| text_matches(k, &text))
+                .cloned()
+                .collect();
+            view.filter_text(text, &matched);
+        }
+        Ok(view)
+    }
+
+    pub fn query(&self) -> &Query {
+        &self.query
+    }
+
+    pub fn sort(&self) -> SortSpec {
+        self.sort
+    }
+
+    /// The free text currently narrowing the view.
+    pub fn text(&self) -> &str {
+        self.text.as_ref().map_or("", |t| t.text.as_str())
+    }
+
+    fn rows(&self) -> &SortedRows {
+        self.text.as_ref().map_or(&self.base, |t| &t.rows)
+    }
+
+    /// Rows in the view.
+    pub fn len(&self) -> usize {
+        self.rows().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Brings the row of `key` up to date with the store: re-reads the object, tests it
+    /// against the terms (that object alone) and moves, inserts or removes its row. Returns
+    /// whether the view's rows may look different.
+    pub fn apply(&mut self, key: &Key) -> bool {
+        let obj = self.registry.indexer().get_by_key(key);
+        let new = obj
+            .filter(|o| self.terms.matches(o))
+            .map(|o| o.sort_key(self.sort.column));
+        let old = self.members.get(key).cloned();
+        match (old, new) {
+            (None, None) => false,
+            (Some(old), Some(new)) if old == new => true,
+            (old, new) => {
+                let selected_at = match (&old, &self.selected) {
+                    (Some(sort), Some(selected)) if selected == key => {
+                        self.rows().position(&RowEntry {
+                            sort: sort.clone(),
+                            key: key.clone(),
+                        })
+                    }
+                    _ => None,
+                };
+                if let Some(sort) = old {
+                    let entry = RowEntry {
+                        sort,
+                        key: key.clone(),
+                    };
+                    self.base.remove(&entry);
+                    if let Some(text) = &mut self.text {
+                        text.rows.remove(&entry);
+                    }
+                    self.members.remove(key);
+                }
+                match new {
+                    Some(sort) => {
+                        let entry = RowEntry {
+                            sort: sort.clone(),
+                            key: key.clone(),
+                        };
+                        if self.members.insert(key.clone(), sort).is_none()
+                            && let Some(joined) = &mut self.joined
+                        {
+                            joined.insert(key.clone());
+                        }
+                        if let Some(text) = &mut self.text
+                            && text_matches(key, &text.text)
+                        {
+                            text.rows.insert(entry.clone());
+                        }
+                        self.base.insert(entry);
+                    }
+                    None => {
+                        if let Some(joined) = &mut self.joined {
+                            joined.remove(key);
+                        }
+                        // The selected object left: select what now sits where it was.
+                        if let Some(at) = selected_at {
+                            let rows = self.rows();
+                            self.selected = rows
+                                .get(at.min(rows.len().saturating_sub(1)))
+                                .map(|e| e.key.clone());
+                        }
+                    }
+                }
+                true
+            }
+        }
+    }
+
+    /// Re-sorts by another column or direction; the selection stays on its object.
+    pub fn set_sort(&mut self, sort: SortSpec) {
+        if sort == self.sort {
+            return;
+        }
+        self.sort = sort;
+        let indexer = self.registry.indexer();
+        for (key, sort_key) in self.members.iter_mut() {
+            if let Some(obj) = indexer.get_by_key(key) {
+                *sort_key = obj.sort_key(sort.column);
+            }
+        }
+        let entries = self
+            .members
+            .iter()
+            .map(|(key, sort)| RowEntry {
+                sort: sort.clone(),
+                key: key.clone(),
+            })
+            .collect();
+        self.base = SortedRows::from_entries(entries, sort.descending);
+        if let Some(text) = self.text.take() {
+            let matched: HashSet<Key, Hasher> = text.rows.iter().map(|e| e.key.clone()).collect();
+            self.filter_text(text.text, &matched);
+        }
+    }
+
+    /// The members' keys, for a fuzzy search to match; from now on members that join are
+    /// remembered so that [`LiveView::set_text_matches`] can match them itself.
+    pub fn fuzzy_candidates(&mut self) -> Vec<Key> {
+        // Kept from now on, even while no text is set: a search may be running for the
+        // keystroke that sets it.
+        self.joined = Some(HashSet::default());
+        self.members.keys().cloned().collect()
+    }
+
+    /// Narrows the view to the members whose keys are in `matches` (a fuzzy search's result
+    /// for `text`), or clears the text filter when `text` is empty.
+    pub fn set_text_matches(&mut self, text: &str, matches: &FuzzyMatches) {
+        if text.is_empty() {
+            self.text = None;
+            return;
+        }
+        let no_joined = HashSet::default();
+        let joined = self.joined.as_ref().unwrap_or(&no_joined);
+        let descending = self.sort.descending;
+        let rows = match &self.text {
+            // Longer text: only current rows can match, and they are few next to the members
+            // after the first keystrokes; this needs no lookups in `matches`.
+            Some(current) if text.starts_with(current.text.as_str()) => SortedRows::from_sorted(
+                current
+                    .rows
+                    .iter()
+                    .filter(|e| text_matches(&e.key, text))
+                    .cloned(),
+                descending,
+            ),
+            // Many matches: one ordered pass over the members.
+            _ if matches.len() > self.members.len() / 8 => SortedRows::from_sorted(
+                self.base
+                    .iter()
+                    .filter(|e| {
+                        matches.contains(&e.key)
+                            || (joined.contains(&e.key) && text_matches(&e.key, text))
+                    })
+                    .cloned(),
+                descending,
+            ),
+            // Few matches: look them up and sort them.
+            _ => {
+                let joined = joined
+                    .iter()
+                    .filter(|k| !matches.contains(k) && text_matches(k, text));
+                let entries = matches
+                    .keys()
+                    .chain(joined)
+                    .filter_map(|k| {
+                        Some(RowEntry {
+                            sort: self.members.get(k)?.clone(),
+                            key: k.clone(),
+                        })
+                    })
+                    .collect();
+                SortedRows::from_entries(entries, descending)
+            }
+        };
+        self.text = Some(TextFilter {
+            text: text.to_string(),
+            rows,
+        });
+    }
+
+    fn filter_text(&mut self, text: String, matched: &HashSet<Key, Hasher>) {
+        let rows = SortedRows::from_sorted(
+            self.base
+                .iter()
+                .filter(|e| matched.contains(&e.key))
+                .cloned(),
+            self.sort.descending,
+        );
+        self.text = Some(TextFilter { text, rows });
+    }
+
+    /// Selects the object `key` (kept across moves until it leaves the view).
+    pub fn select(&mut self, key: Option<Key>) {
+        self.selected = key;
+    }
+
+    /// Selects the row at `position` (clamped to the view).
+    pub fn select_position(&mut self, position: usize) {
+        let rows = self.rows();
+        self.selected = rows
+            .get(position.min(rows.len().saturating_sub(1)))
+            .map(|e| e.key.clone());
+    }
+
+    pub fn selected(&self) -> Option<&Key> {
+        self.selected.as_ref()
+    }
+
+    /// Where the selected object is now.
+    pub fn selected_position(&self) -> Option<usize> {
+        let key = self.selected.as_ref()?;
+        let sort = self.members.get(key)?;
+        self.rows().position(&RowEntry {
+            sort: sort.clone(),
+            key: key.clone(),
+        })
+    }
+
+    /// Keys of `count` rows from `offset`, in order.
+    pub fn keys(&self, offset: usize, count: usize) -> Vec<Key> {
+        self.rows()
+            .range(offset, count)
+            .map(|e| e.key.clone())
+            .collect()
+    }
+
+    /// Copies out `height` rows from `offset`: cells are made for these rows only.
+    pub fn window(&self, offset: usize, height: usize, now: Timestamp) -> Window {
+        let indexer = self.registry.indexer();
+        let rows = self
+            .rows()
+            .range(offset, height)
+            .filter_map(|e| {
+                let obj = indexer.get_by_key(&e.key)?;
+                Some(Row {
+                    key: e.key.clone(),
+                    cells: obj.cells(now),
+                })
+            })
+            .collect();
+        Window {
+            offset,
+            total: self.len(),
+            rows,
+            selected: self.selected_position(),
+        }
+    }
+}
+
+/// A live view kept current by a workqueue worker, with a fuzzy search for typed text.
+/// Dropping it stops its tasks.
+pub struct ViewWorker<T> {
+    view: Arc<Mutex<LiveView<T>>>,
+    version: watch::Receiver<u64>,
+    queue: Queue<Key>,
+    fuzzy: FuzzySearch,
+    tasks: JoinSet<()>,
+}
+
+impl<T: TableRow> ViewWorker<T> {
+    /// Builds the view of `query` over `informer`'s store (which `registry` must hold) and
+    /// keeps it current from the informer's notifications. Runs on the current Tokio runtime.
+    pub fn start(
+        informer: &SharedIndexInformer<T>,
+        registry: IndexRegistry<T>,
+        query: Query,
+        sort: SortSpec,
+    ) -> Result<Self, QueryError> {
+        // Register first, so nothing that happens while the view is built is missed; the
+        // replayed initial adds change nothing in a view built from the same store.
+        let mut handler = informer.add_event_handler();
+        let view = Arc::new(Mutex::new(LiveView::new(registry, query, sort)?));
+        let queue: Queue<Key> = Queue::new();
+        let (version_tx, version) = watch::channel(0u64);
+        let version_tx = Arc::new(version_tx);
+        let mut tasks = JoinSet::new();
+
+        let handler_queue = queue.clone();
+        tasks.spawn(async move {
+            while let Some(notification) = handler.recv().await {
+                if notification.is_resync() {
+                    continue;
+                }
+                let key = match &notification {
+                    Notification::Add { obj, .. } => meta_namespace_key(obj.as_ref()),
+                    Notification::Update { new, .. } => meta_namespace_key(new.as_ref()),
+                    Notification::Delete { obj } => obj.key(),
+                };
+                // Stored objects always have keys; nothing to show for one without.
+                if let Ok(key) = key {
+                    handler_queue.add(key);
+                }
+            }
+            handler_queue.shut_down();
+        });
+
+        let worker_queue = queue.clone();
+        let worker_view = view.clone();
+        let worker_version = version_tx.clone();
+        tasks.spawn(async move {
+            while let Some(key) = worker_queue.get().await {
+                let changed = worker_view.lock().apply(&key);
+                worker_queue.done(&key);
+                if changed {
+                    worker_version.send_modify(|v| *v += 1);
+                }
+            }
+        });
+
+        let candidates_view = view.clone();
+        let fuzzy = FuzzySearch::spawn(move || candidates_view.lock().fuzzy_candidates());
+        let mut results = fuzzy.results();
+        let fuzzy_view = view.clone();
+        tasks.spawn(async move {
+            while results.changed().await.is_ok() {
+                let latest = results.borrow_and_update().clone();
+                if let Some(matches) = latest {
+                    fuzzy_view.lock().set_text_matches(matches.text(), &matches);
+                    version_tx.send_modify(|v| *v += 1);
+                }
+            }
+        });
+
+        Ok(Self {
+            view,
+            version,
+            queue,
+            fuzzy,
+            tasks,
+        })
+    }
+
+    /// The view, for short reads (a window, the selection) and user actions (sort, select).
+    pub fn view(&self) -> &Arc<Mutex<LiveView<T>>> {
+        &self.view
+    }
+
+    /// Bumped whenever the rows may have changed.
+    pub fn version(&self) -> watch::Receiver<u64> {
+        self.version.clone()
+    }
+
+    /// Narrows the view to rows whose `namespace/name` fuzzy-matches `text`, off this thread;
+    /// a search still running for the previous keystroke is cancelled.
+    pub fn set_text(&self, text: &str) {
+        self.fuzzy.search(text);
+    }
+
+    /// The view's workqueue metrics (depth, adds, coalesced adds, latency).
+    pub fn queue_metrics(&self) -> WorkqueueMetrics {
+        self.queue.metrics()
+    }
+
+    /// Keys waiting to be applied.
+    pub fn pending(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+impl<T> Drop for ViewWorker<T> {
+    fn drop(&mut self) {
+        self.queue.shut_down();
+        self.tasks.abort_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::index_views::definitions::{
+        IndexDefinition, IndexSource, default_index_definitions,
+    };
+    use crate::index_views::fuzzy::FuzzyMatches;
+    use crate::informers::delta_fifo::ReflectorStore;
+    use crate::resources::{Pod, decode};
+
+    /// A pod in namespace `ns` with label app=`app` (none when empty) and `restarts` restarts.
+    fn pod(ns: &str, name: &str, app: &str, restarts: u32, rv: u64) -> Arc<Pod> {
+        let labels = if app.is_empty() {
+            String::new()
+        } else {
+            format!(r#""app":"{app}""#)
+        };
+        Arc::new(
+            decode(
+                format!(
+                    r#"{{"metadata":{{"name":"{name}","namespace":"{ns}","resourceVersion":"{rv}","labels":{{{labels}}}}},
+                    "spec":{{"containers":[{{"name":"c","image":"nginx"}}]}},
+                    "status":{{"phase":"Running","containerStatuses":[{{"name":"c","ready":true,"restartCount":{restarts}}}]}}}}"#
+                )
+                .as_bytes(),
+            )
+            .unwrap(),
+        )
+    }
+
+    fn registry() -> IndexRegistry<Pod> {
+        IndexRegistry::new(default_index_definitions()).unwrap()
+    }
+
+    fn names(view: &LiveView<Pod>) -> Vec<String> {
+        view.keys(0, usize::MAX)
+            .iter()
+            .map(|k| k.to_string())
+            .collect()
+    }
+
+    const RESTARTS: usize = 3;
+
+    #[test]
+    fn rows_follow_updates_one_key_at_a_time() {
+        let registry = registry();
+        let store = registry.indexer().clone();
+        for (name, app, restarts) in [
+            ("a", "web", 5),
+            ("b", "web", 1),
+            ("c", "db", 9),
+            ("d", "web", 3),
+        ] {
+            store.add(pod("ns", name, app, restarts, 1)).unwrap();
+        }
+        let sort = SortSpec {
+            column: RESTARTS,
+            descending: true,
+        };
+        let mut view =
+            LiveView::new(registry.clone(), Query::parse("app=web").unwrap(), sort).unwrap();
+        assert_eq!(names(&view), ["ns/a", "ns/d", "ns/b"]);
+        view.select(Some("ns/d".into()));
+        assert_eq!(view.selected_position(), Some(1));
+
+        // A restart moves the selected row to the top; the selection follows it.
+        store.add(pod("ns", "d", "web", 7, 2)).unwrap();
+        assert!(view.apply(&"ns/d".into()));
+        assert_eq!(names(&view), ["ns/d", "ns/a", "ns/b"]);
+        assert_eq!(view.selected_position(), Some(0));
+
+        // Relabelled into and out of the view; deleted; unrelated keys change nothing.
+        store.add(pod("ns", "c", "web", 9, 2)).unwrap();
+        store.add(pod("ns", "a", "db", 5, 2)).unwrap();
+        store.remove("ns/b");
+        for key in ["ns/c", "ns/a", "ns/b"] {
+            assert!(view.apply(&key.into()));
+        }
+        assert!(!view.apply(&"ns/zzz".into()));
+        assert_eq!(names(&view), ["ns/c", "ns/d"]);
+
+        // The selected object leaves: the row now in its place is selected.
+        view.select(Some("ns/c".into()));
+        store.add(pod("ns", "c", "", 9, 3)).unwrap();
+        view.apply(&"ns/c".into());
+        assert_eq!(view.selected().map(|k| &**k), Some("ns/d"));
+
+        // The window copies cells for the visible rows only.
+        let window = view.window(0, 10, Timestamp::now());
+        assert_eq!(window.total, 1);
+        assert_eq!(window.rows[0].cells[..4], ["d", "0/1", "Running", "7"]);
+        assert_eq!(window.selected, Some(0));
+
+        // Re-sorting keeps the selection on its object.
+        store.add(pod("ns", "e", "web", 0, 1)).unwrap();
+        view.apply(&"ns/e".into());
+        view.set_sort(SortSpec {
+            column: 0,
+            descending: false,
+        });
+        assert_eq!(names(&view), ["ns/d", "ns/e"]);
+        assert_eq!(view.selected_position(), Some(0));
+        view.set_sort(SortSpec {
+            column: 0,
+            descending: true,
+        });
+        assert_eq!(view.selected_position(), Some(1));
+    }
+
+    #[test]
+    fn free_text_narrows_and_follows_updates() {
+        let registry = registry();
+        let store = registry.indexer().clone();
+        for name in ["frontend-1", "frontend-2", "backend-1"] {
+            store.add(pod("web", name, "web", 0, 1)).unwrap();
+        }
+        let mut view = LiveView::new(
+            registry,
+            Query::parse("app=web front").unwrap(),
+            SortSpec::default(),
+        )
+        .unwrap();
+        assert_eq!(names(&view), ["web/frontend-1", "web/frontend-2"]);
+        assert_eq!(view.text(), "front");
+        store.add(pod("web", "frontend-3", "web", 0, 1)).unwrap();
+        view.apply(&"web/frontend-3".into());
+        store.add(pod("web", "backend-2", "web", 0, 1)).unwrap();
+        view.apply(&"web/backend-2".into());
+        assert_eq!(view.len(), 3);
+        assert_eq!(view.query().terms.len(), 1);
+    }
+
+    #[test]
+    fn text_matches_narrow_widen_and_include_joined_members() {
+        let registry = registry();
+        let store = registry.indexer().clone();
+        for i in 0..40 {
+            let name = if i % 4 == 0 {
+                format!("api-{i}")
+            } else {
+                format!("web-{i}")
+            };
+            store.add(pod("ns", &name, "x", i, 1)).unwrap();
+        }
+        let sort = SortSpec {
+            column: RESTARTS,
+            descending: false,
+        };
+        let mut view = LiveView::new(registry, Query::default(), sort).unwrap();
+        let search = |view: &mut LiveView<Pod>, text: &str| {
+            let candidates = view.fuzzy_candidates();
+            let keys = candidates
+                .into_iter()
+                .filter(|k| text_matches(k, text))
+                .collect();
+            FuzzyMatches::new(text.to_string(), 1, keys)
+        };
+        let expect = |view: &LiveView<Pod>, text: &str| {
+            let mut want: Vec<String> = (0..40)
+                .map(|i| {
+                    if i % 4 == 0 {
+                        format!("ns/api-{i}")
+                    } else {
+                        format!("ns/web-{i}")
+                    }
+                })
+                .filter(|k| text_matches(k, text))
+                .collect();
+            // Restarts equal the number in the name: numeric order.
+            want.sort_by_key(|k| k.rsplit('-').next().unwrap().parse::<u32>().unwrap());
+            assert_eq!(names(view), want, "{text}");
+        };
+        // Many matches (an ordered pass), then narrowing from the rows, then few matches
+        // (looked up and sorted) with a member that joined after the search's candidates.
+        let m = search(&mut view, "w");
+        view.set_text_matches("w", &m);
+        expect(&view, "w");
+        view.set_text_matches("we", &FuzzyMatches::new("we".into(), 2, Vec::new()));
+        expect(&view, "we");
+        let m = search(&mut view, "a1");
+        store.add(pod("ns", "api-12", "x", 12, 2)).unwrap();
+        store.add(pod("ns", "api-100", "x", 100, 1)).unwrap();
+        view.apply(&"ns/api-100".into());
+        view.set_text_matches("a1", &m);
+        let got = names(&view);
+        assert_eq!(got, ["ns/api-12", "ns/api-16", "ns/api-100"], "{got:?}");
+        view.set_text_matches("", &m);
+        assert_eq!(view.len(), 41);
+    }
+
+    #[tokio::test]
+    async fn worker_applies_notifications_and_text_through_the_queue() {
+        let registry = registry();
+        let informer = SharedIndexInformer::new(registry.indexer().clone(), None);
+        let fifo = informer.store().clone();
+        fifo.replace(
+            vec![
+                pod("ns", "a", "web", 0, 1),
+                pod("ns", "b", "web", 1, 1),
+                pod("ns", "c", "db", 0, 1),
+            ],
+            "1",
+        )
+        .unwrap();
+        let running = informer.clone();
+        let process = tokio::spawn(async move { running.run().await });
+        assert!(informer.wait_for_sync().await);
+        let worker = ViewWorker::start(
+            &informer,
+            registry.clone(),
+            Query::parse("app=web").unwrap(),
+            SortSpec::default(),
+        )
+        .unwrap();
+        let view = worker.view().clone();
+        let mut version = worker.version();
+        let wait_for = |want: Vec<&'static str>| {
+            let view = view.clone();
+            let mut version = version.clone();
+            async move {
+                tokio::time::timeout(Duration::from_secs(10), async {
+                    loop {
+                        if names(&view.lock()) == want {
+                            return;
+                        }
+                        version.changed().await.unwrap();
+                    }
+                })
+                .await
+                .unwrap_or_else(|_| {
+                    panic!("view never became {want:?}: {:?}", names(&view.lock()))
+                });
+            }
+        };
+        assert_eq!(names(&view.lock()), ["ns/a", "ns/b"]);
+
+        // An added pod, a relabel out of the view, a delete, and a relist that drops a pod
+        // (a tombstone) while adding one.
+        fifo.add(pod("ns", "d", "web", 0, 2)).unwrap();
+        fifo.update(pod("ns", "a", "db", 0, 3)).unwrap();
+        wait_for(vec!["ns/b", "ns/d"]).await;
+        fifo.delete(pod("ns", "d", "web", 0, 4)).unwrap();
+        wait_for(vec!["ns/b"]).await;
+        fifo.replace(
+            vec![
+                pod("ns", "a", "db", 0, 3),
+                pod("ns", "c", "db", 0, 1),
+                pod("ns", "e", "web", 0, 5),
+            ],
+            "5",
+        )
+        .unwrap();
+        wait_for(vec!["ns/e"]).await;
+
+        // A runtime index is usable by a new view at once.
+        registry
+            .add(IndexDefinition::new(
+                "team",
+                IndexSource::Label("app".into()),
+            ))
+            .unwrap();
+        let team = LiveView::new(
+            registry.clone(),
+            Query::parse("team=db").unwrap(),
+            SortSpec::default(),
+        )
+        .unwrap();
+        assert_eq!(names(&team), ["ns/a", "ns/c"]);
+
+        // Typed text narrows off-thread; clearing it restores the rows.
+        for name in ["web-frontend", "web-backend"] {
+            fifo.add(pod("ns", name, "web", 0, 6)).unwrap();
+        }
+        wait_for(vec!["ns/e", "ns/web-backend", "ns/web-frontend"]).await;
+        worker.set_text("w");
+        worker.set_text("wfr");
+        wait_for(vec!["ns/web-frontend"]).await;
+        assert_eq!(view.lock().text(), "wfr");
+        // A pod that joins while text filters is matched by the view itself.
+        fifo.add(pod("ns", "web-frontend-2", "web", 0, 7)).unwrap();
+        wait_for(vec!["ns/web-frontend", "ns/web-frontend-2"]).await;
+        worker.set_text("");
+        wait_for(vec![
+            "ns/e",
+            "ns/web-backend",
+            "ns/web-frontend",
+            "ns/web-frontend-2",
+        ])
+        .await;
+        version.borrow_and_update();
+        assert!(worker.queue_metrics().adds > 0);
+        assert_eq!(worker.pending(), 0);
+
+        informer.stop();
+        process.await.unwrap();
+    }
+}
