@@ -70,6 +70,14 @@ enum Wake {
     Tap(Result<Arc<TapEntry>, broadcast::error::RecvError>),
     Tick,
     Frame,
+    Closed(Stream),
+}
+
+/// A background notifier whose sender went away.
+enum Stream {
+    Rows,
+    Status,
+    Taps,
 }
 
 /// The running TUI over one pod informer.
@@ -140,6 +148,8 @@ impl<'a> App<'a> {
         let mut status = self.informer.status();
         let mut taps = tap.subscribe();
         let mut tick = tokio::time::interval(TICK);
+        // A sender that is gone would wake the loop at once forever: stop listening to it.
+        let (mut rows_open, mut status_open, mut taps_open) = (true, true, true);
         let mut dirty = true;
         let mut last_draw: Option<Instant> = None;
         self.header.sync = describe_sync(&status.borrow_and_update());
@@ -153,15 +163,18 @@ impl<'a> App<'a> {
             }
             let wake = tokio::select! {
                 ev = input.recv() => Wake::Input(ev.transpose()?),
-                r = version.changed() => match r {
+                r = version.changed(), if rows_open => match r {
                     Ok(()) => Wake::Rows,
-                    Err(_) => Wake::Tick,
+                    Err(_) => Wake::Closed(Stream::Rows),
                 },
-                r = status.changed() => match r {
+                r = status.changed(), if status_open => match r {
                     Ok(()) => Wake::Status,
-                    Err(_) => Wake::Tick,
+                    Err(_) => Wake::Closed(Stream::Status),
                 },
-                entry = taps.recv() => Wake::Tap(entry),
+                entry = taps.recv(), if taps_open => match entry {
+                    Err(broadcast::error::RecvError::Closed) => Wake::Closed(Stream::Taps),
+                    entry => Wake::Tap(entry),
+                },
                 _ = tick.tick() => Wake::Tick,
                 _ = tokio::time::sleep_until(next_frame.into()), if dirty => Wake::Frame,
             };
@@ -190,8 +203,12 @@ impl<'a> App<'a> {
                     dirty = true;
                 }
                 Wake::Frame => {}
+                Wake::Closed(Stream::Rows) => rows_open = false,
+                Wake::Closed(Stream::Status) => status_open = false,
+                Wake::Closed(Stream::Taps) => taps_open = false,
             }
             if self.rebuilt {
+                rows_open = true;
                 version = self.worker.version();
                 self.rebuilt = false;
             }
