@@ -84,9 +84,11 @@ enum Stream {
 pub struct App<'a> {
     informer: &'a RunningInformer<Pod>,
     registry: IndexRegistry<Pod>,
-    worker: ViewWorker<Pod>,
-    /// The index terms the current worker's view was built for.
-    terms: Vec<Term>,
+    /// The unfiltered view, kept current even while a filter is on, so clearing the filter
+    /// is instant rather than a rebuild of every row.
+    base: ViewWorker<Pod>,
+    /// The view of the filter's index terms, when it has any.
+    filtered: Option<(Vec<Term>, ViewWorker<Pod>)>,
     /// Set when the worker was replaced, so the loop watches the new one's version.
     rebuilt: bool,
     state: UiState,
@@ -113,8 +115,8 @@ impl<'a> App<'a> {
         Ok(Self {
             informer,
             registry,
-            worker,
-            terms: Vec::new(),
+            base: worker,
+            filtered: None,
             rebuilt: false,
             state: UiState::new(panels),
             header,
@@ -123,6 +125,11 @@ impl<'a> App<'a> {
             events_seen: 0,
             rate_since: Instant::now(),
         })
+    }
+
+    /// The view on screen.
+    fn worker(&self) -> &ViewWorker<Pod> {
+        self.filtered.as_ref().map_or(&self.base, |(_, w)| w)
     }
 
     /// Runs until the person quits. Input is read on its own thread, which ends with the loop.
@@ -144,7 +151,7 @@ impl<'a> App<'a> {
         tap: &Tap,
         input: &mut mpsc::UnboundedReceiver<std::io::Result<Event>>,
     ) -> Result<(), UiError> {
-        let mut version = self.worker.version();
+        let mut version = self.worker().version();
         let mut status = self.informer.status();
         let mut taps = tap.subscribe();
         let mut tick = tokio::time::interval(TICK);
@@ -209,7 +216,7 @@ impl<'a> App<'a> {
             }
             if self.rebuilt {
                 rows_open = true;
-                version = self.worker.version();
+                version = self.worker().version();
                 self.rebuilt = false;
             }
         }
@@ -253,13 +260,9 @@ impl<'a> App<'a> {
     fn draw(&mut self, terminal: &mut DefaultTerminal) -> Result<(), UiError> {
         let area = terminal.size()?;
         let height = draw::table_rows(area.into(), &self.state);
-        let window = capture(
-            self.worker.view(),
-            &mut self.state,
-            height,
-            Timestamp::now(),
-        );
-        let queue = QueueStats::from(&self.worker.queue_metrics());
+        let view = self.worker().view().clone();
+        let window = capture(&view, &mut self.state, height, Timestamp::now());
+        let queue = QueueStats::from(&self.worker().queue_metrics());
         let screen = Screen {
             state: &self.state,
             header: &self.header,
@@ -288,7 +291,8 @@ impl<'a> App<'a> {
                 if state.panels && state.focus == Focus::Deltas {
                     scroll_deltas(state, &action);
                 } else {
-                    move_selection(&mut self.worker.view().lock(), state, &action);
+                    let worker = self.filtered.as_ref().map_or(&self.base, |(_, w)| w);
+                    move_selection(&mut worker.view().lock(), state, &action);
                 }
             }
             Action::SortNext => {
@@ -301,11 +305,11 @@ impl<'a> App<'a> {
                     column: next,
                     descending: false,
                 };
-                self.worker.view().lock().set_sort(state.sort);
+                self.sort_views();
             }
             Action::SortReverse => {
                 state.sort.descending = !state.sort.descending;
-                self.worker.view().lock().set_sort(state.sort);
+                self.sort_views();
             }
             Action::OpenFilter => state.mode = InputMode::Filter,
             Action::FilterChar(c) => {
@@ -347,37 +351,48 @@ impl<'a> App<'a> {
         }
     }
 
+    /// Sorts every live view the same way, so switching between them keeps the order.
+    fn sort_views(&self) {
+        let sort = self.state.sort;
+        self.base.view().lock().set_sort(sort);
+        if let Some((_, worker)) = &self.filtered {
+            worker.view().lock().set_sort(sort);
+        }
+    }
+
     /// Applies the filter bar's input: index terms rebuild the view from the indexes (only
     /// when they changed); free text narrows it off this thread.
     fn refilter(&mut self) {
         let Some(query) = self.state.filter.parse() else {
             return;
         };
-        if query.terms != self.terms {
-            let selected = self.worker.view().lock().selected().cloned();
-            let terms_only = Query {
-                terms: query.terms.clone(),
-                text: String::new(),
-            };
-            match ViewWorker::start(
-                self.informer.informer(),
-                self.registry.clone(),
-                terms_only,
-                self.state.sort,
-            ) {
-                Ok(worker) => {
-                    worker.view().lock().select(selected);
-                    self.worker = worker;
-                    self.terms = query.terms;
-                    self.rebuilt = true;
-                }
-                Err(err) => {
-                    self.state.filter.error = Some(err.to_string());
-                    return;
+        let current: &[Term] = self.filtered.as_ref().map_or(&[], |(t, _)| t);
+        if query.terms != current {
+            let selected = self.worker().view().lock().selected().cloned();
+            if query.terms.is_empty() {
+                self.filtered = None;
+            } else {
+                let terms_only = Query {
+                    terms: query.terms.clone(),
+                    text: String::new(),
+                };
+                match ViewWorker::start(
+                    self.informer.informer(),
+                    self.registry.clone(),
+                    terms_only,
+                    self.state.sort,
+                ) {
+                    Ok(worker) => self.filtered = Some((query.terms, worker)),
+                    Err(err) => {
+                        self.state.filter.error = Some(err.to_string());
+                        return;
+                    }
                 }
             }
+            self.worker().view().lock().select(selected);
+            self.rebuilt = true;
         }
-        self.worker.set_text(&query.text);
+        self.worker().set_text(&query.text);
     }
 }
 
