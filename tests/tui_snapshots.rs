@@ -17,7 +17,7 @@ use kscope::ui::state::{DeltaLine, Focus, UiState};
 use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::style::Modifier;
+use ratatui::style::{Color, Modifier};
 
 /// 2026-01-01T00:00:00Z: pods are created relative to it.
 const NOW: i64 = 1_767_225_600;
@@ -123,6 +123,16 @@ fn terminal(
     width: u16,
     height: u16,
 ) -> Terminal<TestBackend> {
+    terminal_in(view, state, width, height, false)
+}
+
+fn terminal_in(
+    view: &Mutex<LiveView<Pod>>,
+    state: &mut UiState,
+    width: u16,
+    height: u16,
+    color: bool,
+) -> Terminal<TestBackend> {
     let backend = TestBackend::new(width, height);
     let mut terminal = Terminal::new(backend).expect("test terminal");
     let area = ratatui::layout::Rect::new(0, 0, width, height);
@@ -138,7 +148,7 @@ fn terminal(
         window: &window,
         queue: &queue,
         now: at(NOW),
-        color: false,
+        color,
     };
     terminal
         .draw(|frame| draw::draw(frame, &screen))
@@ -243,4 +253,21 @@ fn selection_stays_on_its_object_while_rows_move() {
     assert_eq!(after.selected, before.selected.map(|p| p + 3));
     let row = &after.rows[after.selected.expect("visible") - after.offset];
     assert_eq!(row.key, key);
+}
+
+#[test]
+fn no_color_draws_no_colours() {
+    let view = view("");
+    let colours = |color: bool| {
+        let mut state = state_with_deltas();
+        let terminal = terminal_in(&view, &mut state, 100, 30, color);
+        let buffer = terminal.backend().buffer().clone();
+        buffer
+            .content()
+            .iter()
+            .filter(|c| c.fg != Color::Reset || c.bg != Color::Reset)
+            .count()
+    };
+    assert!(colours(true) > 0);
+    assert_eq!(colours(false), 0);
 }
