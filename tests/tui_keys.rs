@@ -29,6 +29,7 @@ fn main_screen_keys() {
         (KeyCode::Char(' '), Action::TogglePause),
         (KeyCode::Char('?'), Action::ToggleHelp),
         (KeyCode::Char('q'), Action::Quit),
+        (KeyCode::Char('i'), Action::ToggleIndexes),
     ] {
         assert_eq!(normal(code), Some(action), "{code:?}");
     }
@@ -56,4 +57,14 @@ fn help_closes_and_ctrl_c_always_quits() {
     for mode in [InputMode::Normal, InputMode::Filter, InputMode::Help] {
         assert_eq!(map_key(mode, ctrl_c), Some(Action::Quit));
     }
+}
+
+#[test]
+fn index_browser_keys() {
+    let browser = |code| map_key(InputMode::Indexes, key(code));
+    assert_eq!(browser(KeyCode::Char('j')), Some(Action::Down));
+    assert_eq!(browser(KeyCode::Right), Some(Action::NextIndex));
+    assert_eq!(browser(KeyCode::Char('h')), Some(Action::PrevIndex));
+    assert_eq!(browser(KeyCode::Enter), Some(Action::ChooseValue));
+    assert_eq!(browser(KeyCode::Esc), Some(Action::ToggleIndexes));
 }

@@ -271,3 +271,21 @@ fn no_color_draws_no_colours() {
     assert!(colours(true) > 0);
     assert_eq!(colours(false), 0);
 }
+
+#[test]
+fn index_browser_lists_values_with_counts() {
+    let view = view("");
+    let mut state = UiState::new(false);
+    state.mode = InputMode::Indexes;
+    let registry = registry();
+    state.browser.names = registry.definitions().into_iter().map(|d| d.name).collect();
+    state.browser.current = state
+        .browser
+        .names
+        .iter()
+        .position(|n| n == "node")
+        .expect("a node index");
+    state.browser.values = registry.value_counts("node").expect("node index");
+    state.browser.step(2);
+    insta::assert_snapshot!(render(&view, &mut state, 100, 16));
+}

@@ -33,6 +33,13 @@ pub enum Action {
     /// Pause or resume the delta stream tail.
     TogglePause,
     ToggleHelp,
+    /// Open or close the index browser.
+    ToggleIndexes,
+    /// Browse the next or previous index.
+    NextIndex,
+    PrevIndex,
+    /// Filter the table by the browsed index value.
+    ChooseValue,
 }
 
 /// What the keyboard is talking to right now: the same key means different things in each.
@@ -42,6 +49,7 @@ pub enum InputMode {
     Normal,
     Filter,
     Help,
+    Indexes,
 }
 
 /// The keys of the main screen, for the help overlay: (keys, what they do).
@@ -57,6 +65,7 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ("d", "show / hide the delta stream and workqueue panels"),
     ("Tab", "move focus between the table and the delta stream"),
     ("space", "pause / resume the delta stream"),
+    ("i", "index browser: ←/→ index, ↑/↓ value, Enter filters"),
     ("?", "this help"),
     ("q / Ctrl-C", "quit"),
 ];
@@ -78,6 +87,19 @@ pub fn map_key(mode: InputMode, key: KeyEvent) -> Option<Action> {
             KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') => Some(Action::ToggleHelp),
             _ => None,
         },
+        InputMode::Indexes => match key.code {
+            KeyCode::Esc | KeyCode::Char('i') | KeyCode::Char('q') => Some(Action::ToggleIndexes),
+            KeyCode::Char('j') | KeyCode::Down => Some(Action::Down),
+            KeyCode::Char('k') | KeyCode::Up => Some(Action::Up),
+            KeyCode::PageUp => Some(Action::PageUp),
+            KeyCode::PageDown => Some(Action::PageDown),
+            KeyCode::Char('g') | KeyCode::Home => Some(Action::Top),
+            KeyCode::Char('G') | KeyCode::End => Some(Action::Bottom),
+            KeyCode::Char('l') | KeyCode::Right | KeyCode::Tab => Some(Action::NextIndex),
+            KeyCode::Char('h') | KeyCode::Left | KeyCode::BackTab => Some(Action::PrevIndex),
+            KeyCode::Enter => Some(Action::ChooseValue),
+            _ => None,
+        },
         InputMode::Normal => match key.code {
             KeyCode::Char('q') => Some(Action::Quit),
             KeyCode::Char('j') | KeyCode::Down => Some(Action::Down),
@@ -94,6 +116,7 @@ pub fn map_key(mode: InputMode, key: KeyEvent) -> Option<Action> {
             KeyCode::Tab => Some(Action::FocusNext),
             KeyCode::Char(' ') => Some(Action::TogglePause),
             KeyCode::Char('?') => Some(Action::ToggleHelp),
+            KeyCode::Char('i') => Some(Action::ToggleIndexes),
             _ => None,
         },
     }

@@ -288,7 +288,9 @@ impl<'a> App<'a> {
             | Action::PageDown
             | Action::Top
             | Action::Bottom => {
-                if state.panels && state.focus == Focus::Deltas {
+                if state.mode == InputMode::Indexes {
+                    browse(state, &action);
+                } else if state.panels && state.focus == Focus::Deltas {
                     scroll_deltas(state, &action);
                 } else {
                     let worker = self.filtered.as_ref().map_or(&self.base, |(_, w)| w);
@@ -342,6 +344,41 @@ impl<'a> App<'a> {
                     state.skipped = 0;
                 }
             }
+            Action::ToggleIndexes => {
+                if state.mode == InputMode::Indexes {
+                    state.mode = InputMode::Normal;
+                } else {
+                    state.mode = InputMode::Indexes;
+                    state.browser.names = self
+                        .registry
+                        .definitions()
+                        .into_iter()
+                        .map(|d| d.name)
+                        .collect();
+                    let current = state.browser.current;
+                    self.browse_index(current);
+                }
+            }
+            Action::NextIndex | Action::PrevIndex => {
+                let count = state.browser.names.len().max(1);
+                let step = if action == Action::NextIndex {
+                    1
+                } else {
+                    count - 1
+                };
+                let next = (state.browser.current + step) % count;
+                self.browse_index(next);
+            }
+            Action::ChooseValue => {
+                let browser = &state.browser;
+                if let (Some(name), Some(value)) =
+                    (browser.name(), browser.values.get(browser.selected))
+                {
+                    state.filter.input = format!("{name}={}", value.value);
+                    state.mode = InputMode::Normal;
+                    self.refilter();
+                }
+            }
             Action::ToggleHelp => {
                 state.mode = match state.mode {
                     InputMode::Help => InputMode::Normal,
@@ -349,6 +386,17 @@ impl<'a> App<'a> {
                 };
             }
         }
+    }
+
+    /// Shows index number `current` in the browser, with its values counted now.
+    fn browse_index(&mut self, current: usize) {
+        let browser = &mut self.state.browser;
+        browser.current = current;
+        browser.selected = 0;
+        browser.values = match browser.name() {
+            Some(name) => self.registry.value_counts(name).unwrap_or_default(),
+            None => Vec::new(),
+        };
     }
 
     /// Sorts every live view the same way, so switching between them keeps the order.
@@ -407,6 +455,18 @@ fn move_selection<T: TableRow>(view: &mut LiveView<T>, state: &UiState, action: 
         _ => view.len().saturating_sub(1),
     };
     view.select_position(target);
+}
+
+fn browse(state: &mut UiState, action: &Action) {
+    let page = isize::try_from(state.page).unwrap_or(isize::MAX);
+    match action {
+        Action::Up => state.browser.step(-1),
+        Action::Down => state.browser.step(1),
+        Action::PageUp => state.browser.step(-page),
+        Action::PageDown => state.browser.step(page),
+        Action::Top => state.browser.selected = 0,
+        _ => state.browser.step(isize::MAX),
+    }
 }
 
 /// Up scrolls back into older deltas; Down and G return towards the newest.

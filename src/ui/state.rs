@@ -7,6 +7,7 @@ use std::time::SystemTime;
 
 use crate::index_views::live::SortSpec;
 use crate::index_views::query::{ParseError, Query};
+use crate::index_views::registry::ValueCount;
 use crate::informers::tap::TapEntry;
 
 use super::action::InputMode;
@@ -80,6 +81,28 @@ impl FilterBar {
     }
 }
 
+/// The index browser: one index's values with their counts, most frequent first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexBrowser {
+    pub names: Vec<String>,
+    /// Which of `names` is shown.
+    pub current: usize,
+    pub values: Vec<ValueCount>,
+    pub selected: usize,
+}
+
+impl IndexBrowser {
+    pub fn name(&self) -> Option<&str> {
+        self.names.get(self.current).map(String::as_str)
+    }
+
+    /// Moves the value selection by `delta`, clamped to the list.
+    pub fn step(&mut self, delta: isize) {
+        let last = self.values.len().saturating_sub(1);
+        self.selected = self.selected.saturating_add_signed(delta).min(last);
+    }
+}
+
 /// Everything the person changed, apart from the rows themselves.
 #[derive(Debug, Clone, Default)]
 pub struct UiState {
@@ -99,6 +122,7 @@ pub struct UiState {
     pub delta_scroll: usize,
     /// Tap entries the tail missed because it fell behind or was paused.
     pub skipped: u64,
+    pub browser: IndexBrowser,
 }
 
 impl UiState {

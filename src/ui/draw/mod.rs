@@ -3,6 +3,7 @@
 
 mod header;
 mod help;
+mod indexes;
 mod panels;
 mod table;
 
@@ -183,8 +184,10 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
         panels::draw(frame, panels, screen, theme);
     }
     draw_status(frame, areas.status, screen, theme);
-    if screen.state.mode == InputMode::Help {
-        help::draw(frame, frame.area(), theme);
+    match screen.state.mode {
+        InputMode::Help => help::draw(frame, frame.area(), theme),
+        InputMode::Indexes => indexes::draw(frame, areas.table, &screen.state.browser, theme),
+        InputMode::Normal | InputMode::Filter => {}
     }
 }
 
