@@ -9,3 +9,4 @@ pub mod informers;
 pub mod logging;
 pub mod resources;
 pub mod sim;
+pub mod ui;

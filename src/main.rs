@@ -13,6 +13,11 @@ use kscope::commands::get::GetArgs;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Without a command: open the TUI on a simulated cluster started in this process.
+    #[arg(long)]
+    demo: bool,
+    #[command(flatten)]
+    cluster: kscope::cluster::ClusterArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -56,12 +61,16 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Runtime::new()?;
     let Some(command) = cli.command else {
-        let mut help = <Cli as clap::CommandFactory>::command();
-        help.print_help()?;
+        let source = if cli.demo {
+            kscope::ui::Source::Demo(cli.cluster)
+        } else {
+            kscope::ui::Source::Kube(cli.cluster)
+        };
+        runtime.block_on(kscope::ui::run(source))?;
         return Ok(());
     };
-    let runtime = tokio::runtime::Runtime::new()?;
     let mut stdout = std::io::stdout().lock();
     match command {
         Command::Get(args) => runtime.block_on(kscope::commands::get::run(&args, &mut stdout))?,

@@ -1,0 +1,25 @@
+//! Two header lines: where we are connected, and what the informer is doing.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{Screen, Theme};
+
+pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
+    let h = screen.header;
+    let first = Line::from(vec![
+        Span::styled("kscope ", theme.title()),
+        Span::raw(format!("ctx {} ", h.context)),
+        Span::styled(h.server.clone(), theme.dim()),
+    ]);
+    let second = Line::from(vec![
+        Span::styled(h.resource.clone(), theme.title()),
+        Span::raw(format!(
+            " [{}] {} rows · {} · {:.0} ev/s",
+            h.scope, screen.window.total, h.sync, h.events_per_second
+        )),
+    ]);
+    frame.render_widget(Paragraph::new(vec![first, second]), area);
+}

@@ -1,0 +1,45 @@
+//! The index browser: an index's values and how many objects have each, over the table.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use super::Theme;
+use crate::ui::state::IndexBrowser;
+
+pub fn draw(frame: &mut Frame, area: Rect, browser: &IndexBrowser, theme: Theme) {
+    let [popup] = Layout::horizontal([Constraint::Length(64)])
+        .flex(Flex::Center)
+        .areas(area);
+    let title = format!(
+        " index {} ({}/{}) ←/→ · Enter filters ",
+        browser.name().unwrap_or("-"),
+        browser.current + 1,
+        browser.names.len()
+    );
+    let height = usize::from(popup.height.saturating_sub(2));
+    let value_width = usize::from(popup.width.saturating_sub(2 + 9));
+    // Scroll so the selected value stays in view.
+    let first = (browser.selected + 1).saturating_sub(height);
+    let lines: Vec<Line> = browser
+        .values
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(height)
+        .map(|(i, v)| {
+            let line = Line::raw(format!("{:<value_width$} {:>8}", v.value, v.count));
+            if i == browser.selected {
+                line.style(theme.selected())
+            } else {
+                line
+            }
+        })
+        .collect();
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(title)),
+        popup,
+    );
+}

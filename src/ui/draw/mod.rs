@@ -1,0 +1,230 @@
+//! Drawing: pure functions from an immutable [`Screen`] to a frame. Nothing here locks,
+//! awaits or reads a clock; `now` comes in with the screen, so tests are deterministic.
+
+mod header;
+mod help;
+mod indexes;
+mod panels;
+mod table;
+
+use std::time::SystemTime;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::index_views::columns::Column;
+use crate::index_views::live::Window;
+use crate::informers::workqueue::WorkqueueMetrics;
+
+use super::action::InputMode;
+use super::state::UiState;
+
+/// Narrower or shorter than this, only a "too small" line is drawn.
+pub const MIN_WIDTH: u16 = 40;
+pub const MIN_HEIGHT: u16 = 10;
+/// Panels need this much room besides the table; below it they collapse.
+const PANELS_MIN_HEIGHT: u16 = 20;
+const PANELS_MIN_WIDTH: u16 = 60;
+
+/// What the header says about the cluster and the informer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    pub context: String,
+    pub server: String,
+    pub resource: String,
+    pub scope: String,
+    /// `listing 3 pages, 1500 objects`, `watching`, `backing off: ...`.
+    pub sync: String,
+    /// Watch events per second over the last second.
+    pub events_per_second: f64,
+}
+
+/// Workqueue numbers as the panel shows them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QueueStats {
+    pub depth: usize,
+    pub adds: u64,
+    pub coalesced_adds: u64,
+    pub in_flight: usize,
+    pub retries: u64,
+    /// Seconds.
+    pub latency_p50: Option<f64>,
+    pub latency_p99: Option<f64>,
+    pub work_p99: Option<f64>,
+}
+
+impl From<&WorkqueueMetrics> for QueueStats {
+    fn from(m: &WorkqueueMetrics) -> Self {
+        Self {
+            depth: m.depth,
+            adds: m.adds,
+            coalesced_adds: m.coalesced_adds,
+            in_flight: m.in_flight,
+            retries: m.retries,
+            latency_p50: m.queue_latency.quantile(0.5),
+            latency_p99: m.queue_latency.quantile(0.99),
+            work_p99: m.work_duration.quantile(0.99),
+        }
+    }
+}
+
+/// Everything one frame shows, copied out before drawing.
+pub struct Screen<'a> {
+    pub state: &'a UiState,
+    pub header: &'a Header,
+    /// The resource's columns (after NAMESPACE), wide ones included.
+    pub columns: &'static [Column],
+    /// Namespaced kind in all namespaces: a NAMESPACE column from the keys.
+    pub with_namespace: bool,
+    pub window: &'a Window,
+    pub queue: &'a QueueStats,
+    pub now: SystemTime,
+    pub color: bool,
+}
+
+/// Colours, or none at all when NO_COLOR is set (reverse video still marks the selection).
+#[derive(Debug, Clone, Copy)]
+pub struct Theme {
+    color: bool,
+}
+
+impl Theme {
+    fn fg(self, color: Color) -> Style {
+        if self.color {
+            Style::default().fg(color)
+        } else {
+            Style::default()
+        }
+    }
+
+    fn title(self) -> Style {
+        self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
+    }
+
+    fn dim(self) -> Style {
+        self.fg(Color::DarkGray)
+    }
+
+    fn error(self) -> Style {
+        self.fg(Color::Red).add_modifier(Modifier::BOLD)
+    }
+
+    fn selected(self) -> Style {
+        Style::default().add_modifier(Modifier::REVERSED)
+    }
+}
+
+/// True when NO_COLOR asks for no colours (any non-empty value, per no-color.org).
+pub fn no_color_requested() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// Where each part of the screen goes.
+pub struct Areas {
+    pub header: Rect,
+    pub table: Rect,
+    pub panels: Option<Rect>,
+    pub status: Rect,
+}
+
+/// Splits the frame; `None` when it is too small to use.
+pub fn layout(area: Rect, state: &UiState) -> Option<Areas> {
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        return None;
+    }
+    let [header, body, status] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Min(3),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let room = area.height >= PANELS_MIN_HEIGHT && area.width >= PANELS_MIN_WIDTH;
+    if state.panels && room {
+        let [table, panels] =
+            Layout::vertical([Constraint::Min(5), Constraint::Percentage(40)]).areas(body);
+        Some(Areas {
+            header,
+            table,
+            panels: Some(panels),
+            status,
+        })
+    } else {
+        Some(Areas {
+            header,
+            table: body,
+            panels: None,
+            status,
+        })
+    }
+}
+
+/// Table rows that fit in `area` (below the column titles).
+pub fn table_rows(area: Rect, state: &UiState) -> usize {
+    layout(area, state).map_or(0, |a| usize::from(a.table.height.saturating_sub(1)))
+}
+
+/// Draws one frame.
+pub fn draw(frame: &mut Frame, screen: &Screen) {
+    let theme = Theme {
+        color: screen.color,
+    };
+    let Some(areas) = layout(frame.area(), screen.state) else {
+        frame.render_widget(
+            Paragraph::new(format!("terminal too small: need {MIN_WIDTH}x{MIN_HEIGHT}")),
+            frame.area(),
+        );
+        return;
+    };
+    header::draw(frame, areas.header, screen, theme);
+    table::draw(frame, areas.table, screen, theme);
+    if let Some(panels) = areas.panels {
+        panels::draw(frame, panels, screen, theme);
+    }
+    draw_status(frame, areas.status, screen, theme);
+    match screen.state.mode {
+        InputMode::Help => help::draw(frame, frame.area(), theme),
+        InputMode::Indexes => indexes::draw(frame, areas.table, &screen.state.browser, theme),
+        InputMode::Normal | InputMode::Filter => {}
+    }
+}
+
+/// The bottom line: the filter bar while typing or when a filter is set, else a key hint.
+fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
+    let filter = &screen.state.filter;
+    let line = if screen.state.mode == InputMode::Filter || !filter.input.is_empty() {
+        let mut spans = vec![
+            Span::styled("/", theme.title()),
+            Span::raw(filter.input.clone()),
+        ];
+        if screen.state.mode == InputMode::Filter {
+            spans.push(Span::styled("█", theme.dim()));
+        }
+        match &filter.error {
+            Some(error) => spans.push(Span::styled(format!("  {error}"), theme.error())),
+            None => spans.push(Span::styled(
+                format!("  {} matches", screen.window.total),
+                theme.dim(),
+            )),
+        }
+        Line::from(spans)
+    } else {
+        Line::from(Span::styled(
+            "? help  / filter  s/S sort  d panels  q quit",
+            theme.dim(),
+        ))
+    };
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+/// `1.2ms`, `340µs`, `-` when unknown.
+fn seconds(value: Option<f64>) -> String {
+    match value {
+        None => "-".into(),
+        Some(s) if s >= 1.0 => format!("{s:.1}s"),
+        Some(s) if s >= 1e-3 => format!("{:.1}ms", s * 1e3),
+        Some(s) => format!("{:.0}µs", s * 1e6),
+    }
+}

@@ -1,0 +1,81 @@
+//! The main table, built from the copied window only: never more rows than fit.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::Span;
+use ratatui::widgets::{Cell, Row, Table};
+
+use crate::index_views::live::Row as ViewRow;
+use crate::informers::keys::split_meta_namespace_key;
+
+use super::{Screen, Theme};
+
+/// Columns shown: the narrow ones, as `kubectl get` shows without `-o wide`.
+fn shown(screen: &Screen) -> Vec<usize> {
+    (0..screen.columns.len())
+        .filter(|&i| !screen.columns[i].wide)
+        .collect()
+}
+
+fn namespace(row: &ViewRow) -> &str {
+    split_meta_namespace_key(&row.key).0.unwrap_or("")
+}
+
+pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
+    let shown = shown(screen);
+    let sort = screen.state.sort;
+    let mut titles: Vec<String> = Vec::with_capacity(shown.len() + 1);
+    if screen.with_namespace {
+        titles.push("NAMESPACE".into());
+    }
+    for &i in &shown {
+        let arrow = match (sort.column == i, sort.descending) {
+            (false, _) => "",
+            (true, false) => "↑",
+            (true, true) => "↓",
+        };
+        titles.push(format!("{}{arrow}", screen.columns[i].name));
+    }
+    // Widths from the titles and the visible rows only.
+    let mut widths: Vec<usize> = titles.iter().map(|t| t.chars().count()).collect();
+    let rows: Vec<Vec<&str>> = screen
+        .window
+        .rows
+        .iter()
+        .map(|row| {
+            let mut cells = Vec::with_capacity(widths.len());
+            if screen.with_namespace {
+                cells.push(namespace(row));
+            }
+            cells.extend(
+                shown
+                    .iter()
+                    .map(|&i| row.cells.get(i).map_or("", String::as_str)),
+            );
+            cells
+        })
+        .collect();
+    for cells in &rows {
+        for (w, cell) in widths.iter_mut().zip(cells) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let selected = screen.window.selected;
+    let table_rows = rows.into_iter().enumerate().map(|(i, cells)| {
+        let row = Row::new(cells.into_iter().map(|c| Cell::from(c.to_string())));
+        if selected == Some(screen.window.offset + i) {
+            row.style(theme.selected())
+        } else {
+            row
+        }
+    });
+    let constraints = widths
+        .iter()
+        .map(|&w| Constraint::Length(u16::try_from(w).unwrap_or(u16::MAX)));
+    let header = Row::new(
+        titles
+            .into_iter()
+            .map(|t| Cell::from(Span::styled(t, theme.title()))),
+    );
+    frame.render_widget(Table::new(table_rows, constraints).header(header), area);
+}

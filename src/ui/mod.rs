@@ -1,0 +1,107 @@
+//! The terminal UI: `kscope` on a kube context, `kscope --demo` on the simulated cluster.
+//!
+//! Background tasks (informer, view worker, tap) only notify; the event loop in [`app`] pulls
+//! a copy of what is visible and draws it with [`draw`], never holding a lock while drawing.
+
+pub mod action;
+pub mod app;
+pub mod draw;
+pub mod state;
+pub mod terminal;
+
+use crate::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
+use crate::commands::lister_watcher;
+use crate::config::{Config, ConfigError};
+use crate::index_views::query::QueryError;
+use crate::index_views::registry::IndexRegistry;
+use crate::informers::controller::{InformerConfig, RunningInformer};
+use crate::informers::indexer::IndexerError;
+use crate::informers::tap::Tap;
+use crate::resources::{Pod, ResourceKind};
+use crate::sim::{Sim, SimConfig, SimError};
+
+use self::app::App;
+use self::draw::Header;
+use self::terminal::TerminalGuard;
+
+/// The header's scope when every namespace is shown.
+pub const ALL_NAMESPACES: &str = "all namespaces";
+/// Tap entries kept for the delta panel's history.
+const TAP_CAPACITY: usize = 4096;
+
+/// Why the TUI could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum UiError {
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
+    #[error("starting the simulated cluster: {0}")]
+    Sim(#[from] SimError),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("indexes: {0}")]
+    Index(#[from] IndexerError),
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error("terminal: {0}")]
+    Terminal(#[from] std::io::Error),
+}
+
+/// Where the TUI gets its cluster from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// The kube context the flags name.
+    Kube(ClusterArgs),
+    /// A simulated cluster started in this process; all namespaces unless `-n` narrows it.
+    Demo(ClusterArgs),
+}
+
+/// Runs the TUI until the person quits. Must run inside a Tokio runtime.
+pub async fn run(source: Source) -> Result<(), UiError> {
+    let (cluster, scope, sim) = match &source {
+        Source::Kube(args) => {
+            let cluster = args.connect().await?;
+            let scope = args.scope(&cluster);
+            (cluster, scope, None)
+        }
+        Source::Demo(args) => {
+            let sim = Sim::start(SimConfig::with_size(3000, 30, 8).churn(5.0, None)).await?;
+            let cluster = Cluster::from_config(sim.kube_config().await?, "kscope-demo".into())?;
+            let scope = match &args.namespace {
+                Some(ns) => NamespaceScope::One(ns.clone()),
+                None => NamespaceScope::All,
+            };
+            (cluster, scope, Some(sim))
+        }
+    };
+    let config = Config::load(None)?;
+    let registry = IndexRegistry::<Pod>::new(config.indexes)?;
+    let tap = Tap::new(TAP_CAPACITY);
+    let mut informer_config = InformerConfig::new(ResourceKind::Pods.plural());
+    informer_config.tap = Some(tap.clone());
+    let informer = RunningInformer::start(
+        informer_config,
+        lister_watcher(&cluster, ResourceKind::Pods, &scope, None, None),
+        registry.indexer().clone(),
+    );
+    let header = Header {
+        context: cluster.context.clone(),
+        server: cluster.server.clone(),
+        resource: ResourceKind::Pods.plural().to_string(),
+        scope: match &scope {
+            NamespaceScope::All => ALL_NAMESPACES.to_string(),
+            NamespaceScope::One(ns) => format!("namespace {ns}"),
+        },
+        sync: String::new(),
+        events_per_second: 0.0,
+    };
+    let app = App::new(&informer, registry, header, true)?;
+    let result = {
+        let mut guard = TerminalGuard::enter()?;
+        app.run(guard.terminal(), &tap).await
+    };
+    informer.shutdown().await;
+    if let Some(sim) = sim {
+        sim.shutdown().await;
+    }
+    result
+}
