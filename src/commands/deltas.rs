@@ -8,16 +8,13 @@ use k8s_openapi::jiff;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::cluster::ClusterArgs;
-use crate::config::Config;
 use crate::duration::parse_duration;
-use crate::index_views::definitions::index_funcs;
-use crate::informers::controller::{InformerConfig, RunningInformer};
-use crate::informers::indexer::Indexer;
+use crate::informers::controller::RunningInformer;
 use crate::informers::lister_watcher::WatchEventType;
 use crate::informers::tap::{Tap, TapEntry, TapKind};
 use crate::resources::{Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind};
 
-use super::{CommandError, gives_up, lister_watcher};
+use super::{CommandError, InformerRequest, gives_up, start_informer};
 
 /// Stream raw watch events and DeltaFIFO deltas as JSON lines.
 #[derive(Debug, Clone, clap::Args)]
@@ -103,24 +100,17 @@ async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
     kind: ResourceKind,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
-    let config =
-        Config::load(args.config.as_deref()).map_err(|e| CommandError::Usage(e.to_string()))?;
-    let cluster = cluster_args.connect().await?;
-    let scope = cluster_args.scope(&cluster);
-    let lister_watcher = lister_watcher(
-        &cluster,
-        kind,
-        &scope,
-        args.selector.clone(),
-        args.field_selector.clone(),
-    );
     let tap = Tap::new(4096);
     let mut entries = tap.subscribe();
-    let indexer = Indexer::new(index_funcs::<T>(&config.indexes))
-        .map_err(|e| CommandError::Usage(e.to_string()))?;
-    let mut config = InformerConfig::new(kind.plural());
-    config.tap = Some(tap);
-    let informer = RunningInformer::start(config, lister_watcher, indexer);
+    let (informer, _) = start_informer::<T>(InformerRequest {
+        cluster: cluster_args,
+        kind,
+        label_selector: args.selector.clone(),
+        field_selector: args.field_selector.clone(),
+        config: args.config.as_deref(),
+        tap: Some(tap),
+    })
+    .await?;
 
     let streamed = print_entries(&informer, &mut entries, args.duration, out).await;
     informer.shutdown().await;

@@ -7,18 +7,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::cluster::{ClusterArgs, NamespaceScope};
-use crate::config::Config;
 use crate::duration::parse_duration;
 use crate::index_views::columns::TableRow;
-use crate::index_views::definitions::index_funcs;
 use crate::index_views::query::{FuzzyFilter, Query, Term};
-use crate::informers::controller::{InformerConfig, RunningInformer};
-use crate::informers::indexer::Indexer;
 use crate::informers::keys::Key;
 use crate::resources::{Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind};
 
 use super::output::{OutputFormat, ToJson, print_objects};
-use super::{CommandError, gives_up, lister_watcher};
+use super::{CommandError, InformerRequest, gives_up, start_informer};
 
 /// Print objects from an informer's store, like `kubectl get`.
 #[derive(Debug, Clone, clap::Args)]
@@ -94,21 +90,15 @@ async fn get<T: TableRow + ToJson>(
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
     let query = query(args)?;
-    let config =
-        Config::load(args.config.as_deref()).map_err(|e| CommandError::Usage(e.to_string()))?;
-    let cluster = cluster_args.connect().await?;
-    let scope = cluster_args.scope(&cluster);
-    let lister_watcher = lister_watcher(
-        &cluster,
+    let (informer, scope) = start_informer::<T>(InformerRequest {
+        cluster: cluster_args,
         kind,
-        &scope,
-        args.selector.clone(),
-        args.field_selector.clone(),
-    );
-    let indexer = Indexer::new(index_funcs::<T>(&config.indexes))
-        .map_err(|e| CommandError::Usage(e.to_string()))?;
-    let informer =
-        RunningInformer::start(InformerConfig::new(kind.plural()), lister_watcher, indexer);
+        label_selector: args.selector.clone(),
+        field_selector: args.field_selector.clone(),
+        config: args.config.as_deref(),
+        tap: None,
+    })
+    .await?;
     informer
         .wait_for_sync(gives_up)
         .await

@@ -7,9 +7,16 @@ pub mod output;
 
 use std::sync::Arc;
 
-use crate::cluster::{Cluster, ClusterError, NamespaceScope};
+use std::path::Path;
+
+use crate::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
+use crate::config::Config;
+use crate::index_views::definitions::{Indexable, index_funcs};
+use crate::informers::controller::{InformerConfig, RunningInformer};
+use crate::informers::indexer::Indexer;
 use crate::informers::lister_watcher::{KubeListerWatcher, ListWatchError};
 use crate::informers::reflector::ReflectorError;
+use crate::informers::tap::Tap;
 use crate::resources::{ResourceKind, UnknownResource};
 
 /// Why a command failed. One line each, for a person.
@@ -88,4 +95,39 @@ pub fn lister_watcher(
     KubeListerWatcher::new(cluster.client.clone(), kind.list_path(namespace), resource)
         .with_label_selector(label_selector)
         .with_field_selector(field_selector)
+}
+
+/// What `get` and `deltas` share: the resource's selectors and the configuration's indexes.
+pub struct InformerRequest<'a> {
+    pub cluster: &'a ClusterArgs,
+    pub kind: ResourceKind,
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+    pub config: Option<&'a Path>,
+    pub tap: Option<Tap>,
+}
+
+/// Connects, and starts an informer on `kind` in the flags' scope with the configured
+/// indexes. Returns it with the scope it watches.
+pub async fn start_informer<T: Indexable>(
+    request: InformerRequest<'_>,
+) -> Result<(RunningInformer<T>, NamespaceScope), CommandError> {
+    let config = Config::load(request.config).map_err(|e| CommandError::Usage(e.to_string()))?;
+    let cluster = request.cluster.connect().await?;
+    let scope = request.cluster.scope(&cluster);
+    let lister_watcher = lister_watcher(
+        &cluster,
+        request.kind,
+        &scope,
+        request.label_selector,
+        request.field_selector,
+    );
+    let indexer = Indexer::new(index_funcs::<T>(&config.indexes))
+        .map_err(|e| CommandError::Usage(e.to_string()))?;
+    let mut informer_config = InformerConfig::new(request.kind.plural());
+    informer_config.tap = request.tap;
+    Ok((
+        RunningInformer::start(informer_config, lister_watcher, indexer),
+        scope,
+    ))
 }
