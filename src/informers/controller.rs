@@ -7,6 +7,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use super::backoff::Backoff;
 use super::indexer::Indexer;
 use super::informer::SharedIndexInformer;
 use super::lister_watcher::ListerWatcher;
@@ -21,6 +22,8 @@ pub struct InformerConfig {
     pub resync_period: Option<Duration>,
     pub page_size: u32,
     pub tap: Option<Tap>,
+    /// Between failed list-and-watch rounds; client-go's 800 ms doubling to 30 s by default.
+    pub backoff: Backoff,
 }
 
 impl InformerConfig {
@@ -30,6 +33,7 @@ impl InformerConfig {
             resync_period: None,
             page_size: super::reflector::DEFAULT_PAGE_SIZE,
             tap: None,
+            backoff: Backoff::default(),
         }
     }
 }
@@ -55,7 +59,8 @@ impl<T: Object> RunningInformer<T> {
         let mut informer = SharedIndexInformer::new(indexer, config.resync_period);
         let mut reflector =
             Reflector::new(config.resource, lister_watcher, informer.store().clone())
-                .with_page_size(config.page_size);
+                .with_page_size(config.page_size)
+                .with_backoff(config.backoff);
         if let Some(tap) = config.tap {
             informer = informer.with_tap(tap.clone());
             reflector = reflector.with_tap(tap);
