@@ -1,41 +1,27 @@
 //! `kscope deltas`: the tap as JSON lines, one per watch event, delta, relist or error.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use k8s_openapi::jiff;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::cluster::ClusterArgs;
 use crate::duration::parse_duration;
 use crate::informers::controller::RunningInformer;
 use crate::informers::lister_watcher::WatchEventType;
 use crate::informers::tap::{Tap, TapEntry, TapKind};
 use crate::resources::{Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind};
 
-use super::{CommandError, InformerRequest, gives_up, start_informer};
+use super::{CommandError, InformerArgs, gives_up, start_informer};
 
 /// Stream raw watch events and DeltaFIFO deltas as JSON lines.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DeltasArgs {
-    /// pods (po), nodes (no), namespaces (ns), deployments (deploy), replicasets (rs).
-    pub resource: String,
     #[command(flatten)]
-    pub cluster: ClusterArgs,
-    /// Label selector sent to the server.
-    #[arg(short = 'l', long)]
-    pub selector: Option<String>,
-    /// Field selector sent to the server.
-    #[arg(long)]
-    pub field_selector: Option<String>,
+    pub informer: InformerArgs,
     /// Stop after this long (default: until interrupted).
     #[arg(long = "for", value_parser = parse_duration, value_name = "DURATION")]
     pub duration: Option<Duration>,
-    /// Configuration file merged over the built-in one (default:
-    /// $XDG_CONFIG_HOME/kscope/config.yaml if it exists).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
 }
 
 /// One tap entry as a JSON line, fields in reading order.
@@ -84,33 +70,24 @@ impl<'a> DeltaLine<'a> {
 }
 
 pub async fn run(args: &DeltasArgs, out: &mut impl Write) -> Result<(), CommandError> {
-    let kind: ResourceKind = args.resource.parse()?;
+    let kind = args.informer.kind()?;
     match kind {
-        ResourceKind::Pods => stream::<Pod>(&args.cluster, args, kind, out).await,
-        ResourceKind::Nodes => stream::<Node>(&args.cluster, args, kind, out).await,
-        ResourceKind::Namespaces => stream::<Namespace>(&args.cluster, args, kind, out).await,
-        ResourceKind::Deployments => stream::<Deployment>(&args.cluster, args, kind, out).await,
-        ResourceKind::ReplicaSets => stream::<ReplicaSet>(&args.cluster, args, kind, out).await,
+        ResourceKind::Pods => stream::<Pod>(args, kind, out).await,
+        ResourceKind::Nodes => stream::<Node>(args, kind, out).await,
+        ResourceKind::Namespaces => stream::<Namespace>(args, kind, out).await,
+        ResourceKind::Deployments => stream::<Deployment>(args, kind, out).await,
+        ResourceKind::ReplicaSets => stream::<ReplicaSet>(args, kind, out).await,
     }
 }
 
 async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
-    cluster_args: &ClusterArgs,
     args: &DeltasArgs,
     kind: ResourceKind,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
     let tap = Tap::new(4096);
     let mut entries = tap.subscribe();
-    let (informer, _) = start_informer::<T>(InformerRequest {
-        cluster: cluster_args,
-        kind,
-        label_selector: args.selector.clone(),
-        field_selector: args.field_selector.clone(),
-        config: args.config.as_deref(),
-        tap: Some(tap),
-    })
-    .await?;
+    let (informer, _) = start_informer::<T>(&args.informer, kind, Some(tap)).await?;
 
     let streamed = print_entries(&informer, &mut entries, args.duration, out).await;
     informer.shutdown().await;

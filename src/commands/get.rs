@@ -2,11 +2,10 @@
 //! index when asked).
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::cluster::{ClusterArgs, NamespaceScope};
+use crate::cluster::NamespaceScope;
 use crate::duration::parse_duration;
 use crate::index_views::columns::TableRow;
 use crate::index_views::query::{FuzzyFilter, Query, Term};
@@ -14,21 +13,13 @@ use crate::informers::keys::Key;
 use crate::resources::{Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind};
 
 use super::output::{OutputFormat, ToJson, print_objects};
-use super::{CommandError, InformerRequest, gives_up, start_informer};
+use super::{CommandError, InformerArgs, gives_up, start_informer};
 
 /// Print objects from an informer's store, like `kubectl get`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct GetArgs {
-    /// pods (po), nodes (no), namespaces (ns), deployments (deploy), replicasets (rs).
-    pub resource: String,
     #[command(flatten)]
-    pub cluster: ClusterArgs,
-    /// Label selector sent to the server (`app=web,tier!=db`).
-    #[arg(short = 'l', long)]
-    pub selector: Option<String>,
-    /// Field selector sent to the server (`spec.nodeName=node-1`).
-    #[arg(long)]
-    pub field_selector: Option<String>,
+    pub informer: InformerArgs,
     /// Filter through a store index, NAME=VALUE (built-in indexes: namespace, node, phase,
     /// owner, app; more from the configuration). Repeat to intersect.
     #[arg(long = "index", value_name = "NAME=VALUE")]
@@ -43,10 +34,6 @@ pub struct GetArgs {
     /// After syncing, keep watching this long (e.g. 30s) before printing.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub watch_for: Option<Duration>,
-    /// Configuration file merged over the built-in one (default:
-    /// $XDG_CONFIG_HOME/kscope/config.yaml if it exists).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
 }
 
 /// The query of `--filter` and `--index NAME=VALUE` terms together.
@@ -73,32 +60,23 @@ fn query(args: &GetArgs) -> Result<Query, CommandError> {
 }
 
 pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandError> {
-    let kind: ResourceKind = args.resource.parse()?;
+    let kind = args.informer.kind()?;
     match kind {
-        ResourceKind::Pods => get::<Pod>(&args.cluster, args, kind, out).await,
-        ResourceKind::Nodes => get::<Node>(&args.cluster, args, kind, out).await,
-        ResourceKind::Namespaces => get::<Namespace>(&args.cluster, args, kind, out).await,
-        ResourceKind::Deployments => get::<Deployment>(&args.cluster, args, kind, out).await,
-        ResourceKind::ReplicaSets => get::<ReplicaSet>(&args.cluster, args, kind, out).await,
+        ResourceKind::Pods => get::<Pod>(args, kind, out).await,
+        ResourceKind::Nodes => get::<Node>(args, kind, out).await,
+        ResourceKind::Namespaces => get::<Namespace>(args, kind, out).await,
+        ResourceKind::Deployments => get::<Deployment>(args, kind, out).await,
+        ResourceKind::ReplicaSets => get::<ReplicaSet>(args, kind, out).await,
     }
 }
 
 async fn get<T: TableRow + ToJson>(
-    cluster_args: &ClusterArgs,
     args: &GetArgs,
     kind: ResourceKind,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
     let query = query(args)?;
-    let (informer, scope) = start_informer::<T>(InformerRequest {
-        cluster: cluster_args,
-        kind,
-        label_selector: args.selector.clone(),
-        field_selector: args.field_selector.clone(),
-        config: args.config.as_deref(),
-        tap: None,
-    })
-    .await?;
+    let (informer, scope) = start_informer::<T>(&args.informer, kind, None).await?;
     informer
         .wait_for_sync(gives_up)
         .await
@@ -137,15 +115,17 @@ mod tests {
 
     fn args(index: &[&str], filter: Option<&str>) -> GetArgs {
         GetArgs {
-            resource: "pods".into(),
-            cluster: ClusterArgs::default(),
-            selector: None,
-            field_selector: None,
+            informer: InformerArgs {
+                resource: "pods".into(),
+                cluster: crate::cluster::ClusterArgs::default(),
+                selector: None,
+                field_selector: None,
+                config: None,
+            },
             index: index.iter().map(|s| s.to_string()).collect(),
             filter: filter.map(str::to_string),
             output: OutputFormat::Table,
             watch_for: None,
-            config: None,
         }
     }
 

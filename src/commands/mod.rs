@@ -7,7 +7,7 @@ pub mod output;
 
 use std::sync::Arc;
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use crate::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
 use crate::config::Config;
@@ -97,35 +97,55 @@ pub fn lister_watcher(
         .with_field_selector(field_selector)
 }
 
-/// What `get` and `deltas` share: the resource's selectors and the configuration's indexes.
-pub struct InformerRequest<'a> {
-    pub cluster: &'a ClusterArgs,
-    pub kind: ResourceKind,
-    pub label_selector: Option<String>,
+/// What `get` and `deltas` share: the resource, where it lives, its server-side selectors
+/// and the configuration whose indexes the store gets.
+#[derive(Debug, Clone, clap::Args)]
+pub struct InformerArgs {
+    /// pods (po), nodes (no), namespaces (ns), deployments (deploy), replicasets (rs).
+    pub resource: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// Label selector sent to the server (`app=web,tier!=db`).
+    #[arg(short = 'l', long)]
+    pub selector: Option<String>,
+    /// Field selector sent to the server (`spec.nodeName=node-1`).
+    #[arg(long)]
     pub field_selector: Option<String>,
-    pub config: Option<&'a Path>,
-    pub tap: Option<Tap>,
+    /// Configuration file merged over the built-in one (default:
+    /// $XDG_CONFIG_HOME/kscope/config.yaml if it exists).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+}
+
+impl InformerArgs {
+    /// The resource named on the command line.
+    pub fn kind(&self) -> Result<ResourceKind, CommandError> {
+        Ok(self.resource.parse()?)
+    }
 }
 
 /// Connects, and starts an informer on `kind` in the flags' scope with the configured
 /// indexes. Returns it with the scope it watches.
 pub async fn start_informer<T: Indexable>(
-    request: InformerRequest<'_>,
+    args: &InformerArgs,
+    kind: ResourceKind,
+    tap: Option<Tap>,
 ) -> Result<(RunningInformer<T>, NamespaceScope), CommandError> {
-    let config = Config::load(request.config).map_err(|e| CommandError::Usage(e.to_string()))?;
-    let cluster = request.cluster.connect().await?;
-    let scope = request.cluster.scope(&cluster);
+    let config =
+        Config::load(args.config.as_deref()).map_err(|e| CommandError::Usage(e.to_string()))?;
+    let cluster = args.cluster.connect().await?;
+    let scope = args.cluster.scope(&cluster);
     let lister_watcher = lister_watcher(
         &cluster,
-        request.kind,
+        kind,
         &scope,
-        request.label_selector,
-        request.field_selector,
+        args.selector.clone(),
+        args.field_selector.clone(),
     );
     let indexer = Indexer::new(index_funcs::<T>(&config.indexes))
         .map_err(|e| CommandError::Usage(e.to_string()))?;
-    let mut informer_config = InformerConfig::new(request.kind.plural());
-    informer_config.tap = request.tap;
+    let mut informer_config = InformerConfig::new(kind.plural());
+    informer_config.tap = tap;
     Ok((
         RunningInformer::start(informer_config, lister_watcher, indexer),
         scope,
