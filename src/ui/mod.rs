@@ -6,6 +6,7 @@
 pub mod action;
 pub mod app;
 pub mod draw;
+pub mod keymap;
 pub mod state;
 pub mod terminal;
 
@@ -94,7 +95,7 @@ pub async fn run(source: Source) -> Result<(), UiError> {
         sync: String::new(),
         events_per_second: 0.0,
     };
-    let app = App::new(&informer, registry, header, true)?;
+    let app = App::new(&informer, registry, header, true)?.with_keymap(config.keys);
     let result = {
         let mut guard = TerminalGuard::enter()?;
         app.run(guard.terminal(), &tap).await
