@@ -202,7 +202,7 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
     if let Some(panels) = areas.panels {
         panels::draw(frame, panels, screen, theme);
     }
-    draw_status(frame, areas.status, screen, theme);
+    draw_status(frame, areas.status, screen, areas.panels.is_some(), theme);
     match screen.state.mode {
         InputMode::Help => help::draw(frame, frame.area(), &screen.state.keymap, theme),
         InputMode::Indexes => indexes::draw(frame, areas.table, &screen.state.browser, theme),
@@ -211,7 +211,7 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
 }
 
 /// The bottom line: the filter bar while typing or when a filter is set, else a key hint.
-fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
+fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, panels: bool, theme: Theme) {
     let filter = &screen.state.filter;
     let line = if screen.state.mode == InputMode::DeltaFilter {
         let deltas = &screen.state.delta_filter;
@@ -245,16 +245,16 @@ fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
         }
         Line::from(spans)
     } else {
-        Line::from(Span::styled(key_hint(screen.state), theme.dim()))
+        Line::from(Span::styled(key_hint(screen.state, panels), theme.dim()))
     };
     frame.render_widget(Paragraph::new(line), area);
 }
 
 /// The most used keys as bound now: `? help  / filter  s/S sort  d panels  q quit`, with
-/// the delta panel's own first while it has focus.
-fn key_hint(state: &UiState) -> String {
+/// the delta panel's own first while it is shown and has focus.
+fn key_hint(state: &UiState, panels: bool) -> String {
     let mut hints: Vec<(Section, &[Action], &str)> = Vec::new();
-    if state.focus == Focus::Deltas {
+    if panels && state.focus == Focus::Deltas {
         hints.push((Section::Deltas, &[Action::OpenDeltaFilter], "filter deltas"));
         hints.push((Section::Deltas, &[Action::OpenDeltaDiff], "diff"));
     }
