@@ -58,6 +58,8 @@ pub enum Source {
 
 /// Runs the TUI until the person quits. Must run inside a Tokio runtime.
 pub async fn run(source: Source) -> Result<(), UiError> {
+    // A bad configuration (indexes or keys) is reported before connecting to anything.
+    let config = Config::load(None)?;
     let (cluster, scope, sim) = match &source {
         Source::Kube(args) => {
             let cluster = args.connect().await?;
@@ -74,7 +76,6 @@ pub async fn run(source: Source) -> Result<(), UiError> {
             (cluster, scope, Some(sim))
         }
     };
-    let config = Config::load(None)?;
     let registry = IndexRegistry::<Pod>::new(config.indexes)?;
     let tap = Tap::new(TAP_CAPACITY);
     let mut informer_config = InformerConfig::new(ResourceKind::Pods.plural());
