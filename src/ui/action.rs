@@ -1,5 +1,6 @@
-//! Everything a person can ask of the TUI, as one enum, and the keys that ask it. Input is
-//! mapped here and nowhere else, so the keymap can be tested without a terminal.
+//! Everything a person can ask of the TUI, as one enum, and the one place input becomes an
+//! action: [`map_key`], through the configured [`super::keymap::Keymap`], so the keys can be
+//! tested without a terminal.
 
 use crossterm::event::KeyEvent;
 

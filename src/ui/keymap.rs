@@ -150,7 +150,8 @@ pub struct KeySpec {
 enum KeyCodeOrd {
     Char(char),
     F(u8),
-    Named(u8),
+    /// Index into [`NAMED`].
+    Named(usize),
 }
 
 /// Names of the non-character keys, first name is the one shown.
@@ -190,10 +191,7 @@ impl KeySpec {
         let code = match event.code {
             KeyCode::Char(c) => KeyCodeOrd::Char(c),
             KeyCode::F(n) => KeyCodeOrd::F(n),
-            other => {
-                let index = NAMED.iter().position(|(_, code)| *code == other)?;
-                KeyCodeOrd::Named(u8::try_from(index).ok()?)
-            }
+            other => KeyCodeOrd::Named(NAMED.iter().position(|(_, code)| *code == other)?),
         };
         // Case already says shift for characters, BackTab says it for Tab.
         if shifted && !matches!(event.code, KeyCode::Char(_) | KeyCode::BackTab) {
@@ -243,12 +241,13 @@ impl FromStr for KeySpec {
                 }
             }
             _ => {
-                let lower = rest.to_ascii_lowercase();
+                let mut lower = rest.to_ascii_lowercase();
+                if lower == "tab" && modifiers & SHIFT != 0 {
+                    modifiers &= !SHIFT;
+                    lower = "backtab".into();
+                }
                 if lower == "space" {
                     KeyCodeOrd::Char(' ')
-                } else if lower == "tab" && modifiers & SHIFT != 0 {
-                    modifiers &= !SHIFT;
-                    named(KeyCode::BackTab)
                 } else if let Some(n) = lower.strip_prefix('f').and_then(|n| n.parse::<u8>().ok())
                     && (1..=24).contains(&n)
                 {
@@ -257,7 +256,7 @@ impl FromStr for KeySpec {
                     .iter()
                     .position(|(names, _)| names.contains(&lower.as_str()))
                 {
-                    KeyCodeOrd::Named(u8::try_from(index).map_err(|e| e.to_string())?)
+                    KeyCodeOrd::Named(index)
                 } else {
                     return Err(format!(
                         "unknown key {spec:?}; expected a character, space, enter, esc, tab, \
@@ -269,11 +268,6 @@ impl FromStr for KeySpec {
         };
         Ok(Self { code, modifiers })
     }
-}
-
-fn named(code: KeyCode) -> KeyCodeOrd {
-    let index = NAMED.iter().position(|(_, c)| *c == code).unwrap_or(0);
-    KeyCodeOrd::Named(u8::try_from(index).unwrap_or(0))
 }
 
 impl fmt::Display for KeySpec {
@@ -290,7 +284,7 @@ impl fmt::Display for KeySpec {
             KeyCodeOrd::F(n) => write!(f, "f{n}"),
             KeyCodeOrd::Named(i) => {
                 let name = NAMED
-                    .get(usize::from(i))
+                    .get(i)
                     .and_then(|(names, _)| names.first())
                     .unwrap_or(&"?");
                 f.write_str(name)
@@ -448,14 +442,13 @@ impl Keymap {
         let first = (section == Section::Normal && focus == Focus::Deltas)
             .then(|| self.lookup(Section::Deltas, spec))
             .flatten();
-        first
-            .or_else(|| self.lookup(section, spec))
-            .or_else(|| match (section, event.code) {
-                (Section::Filter, KeyCode::Char(c)) if spec.modifiers & (CTRL | ALT) == 0 => {
-                    Some(Action::FilterChar(c))
-                }
-                _ => None,
-            })
+        let typed = match (section, event.code) {
+            (Section::Filter, KeyCode::Char(c)) if spec.modifiers & (CTRL | ALT) == 0 => {
+                Some(Action::FilterChar(c))
+            }
+            _ => None,
+        };
+        first.or_else(|| self.lookup(section, spec)).or(typed)
     }
 
     fn lookup(&self, section: Section, spec: KeySpec) -> Option<Action> {
