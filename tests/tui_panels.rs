@@ -269,3 +269,122 @@ fn panels_collapse_at_40x10() {
     assert_eq!(state.delta_rows, 0);
     assert!(!shown.contains("deltas"), "{shown}");
 }
+
+fn tmux(args: &[&str]) -> Option<String> {
+    let out = std::process::Command::new("tmux")
+        .args(args)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A tmux session running kscope; killed when dropped.
+struct Session(String);
+
+impl Session {
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", self.0.as_str()];
+        args.extend_from_slice(keys);
+        tmux(&args).expect("send-keys");
+    }
+
+    /// Waits until the screen satisfies `ok`, returning it; panics with the last screen.
+    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            let screen = tmux(&["capture-pane", "-p", "-t", &self.0]).unwrap_or_default();
+            if ok(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = tmux(&["kill-session", "-t", &self.0]);
+    }
+}
+
+/// The delta panel's title line.
+fn delta_title(screen: &str) -> &str {
+    screen
+        .lines()
+        .find(|l| l.starts_with("┌ deltas"))
+        .unwrap_or("")
+}
+
+/// End to end in a real terminal: the user's `keys:` apply, the delta panel's cursor and
+/// filter work through the event loop, and the workqueue panel gets its adds/s from the tick.
+#[test]
+fn demo_delta_cursor_filter_and_rebound_keys() {
+    if tmux(&["-V"]).is_none() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("kscope-tui-panels-{}", std::process::id()));
+    let config = dir.join("config").join("kscope");
+    std::fs::create_dir_all(&config).expect("config dir");
+    std::fs::write(
+        config.join("config.yaml"),
+        "keys:\n  normal:\n    quit: [x]\n  deltas:\n    open-delta-filter: [F]\n",
+    )
+    .expect("config");
+    let command = format!(
+        "env XDG_STATE_HOME={0}/state XDG_CONFIG_HOME={0}/config {1} --demo",
+        dir.display(),
+        env!("CARGO_BIN_EXE_kscope")
+    );
+    let session = Session(format!("kscope-panels-{}", std::process::id()));
+    tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &session.0,
+        "-x",
+        "120",
+        "-y",
+        "40",
+        &command,
+    ])
+    .expect("tmux starts kscope");
+
+    session.wait_for("the delta panel and a rate", |s| {
+        s.contains("watching at rv") && s.contains("adds/s") && !s.contains("adds/s    -")
+    });
+    session.keys(&["Tab"]);
+    session.wait_for("the delta keys in the hint", |s| {
+        s.contains("F filter deltas  enter diff") && s.contains("x quit")
+    });
+    session.keys(&["k", "k"]);
+    session.wait_for("the cursor held", |s| delta_title(s).contains("newer"));
+    session.keys(&["G"]);
+    session.wait_for("following again", |s| !delta_title(s).contains("newer"));
+    session.keys(&["F", "zzz-no-such-key", "Enter"]);
+    session.wait_for("the filter in the title", |s| {
+        delta_title(s).contains("[zzz-no-such-key]")
+    });
+    session.keys(&["Escape"]);
+    session.wait_for("the filter cleared", |s| {
+        !delta_title(s).contains("zzz") && delta_title(s).starts_with("┌ deltas")
+    });
+
+    // q is no longer bound; x quits.
+    session.keys(&["q"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(tmux(&["has-session", "-t", &session.0]).is_some(), "q quit");
+    session.keys(&["x"]);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while tmux(&["has-session", "-t", &session.0]).is_some() {
+        assert!(Instant::now() < deadline, "kscope did not quit on x");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
