@@ -1,4 +1,5 @@
-//! The TUI's own state: modes, the filter being typed, scroll positions, the delta tail.
+//! The TUI's own state: modes, the filter being typed, scroll positions, the delta tail with
+//! its cursor and filter, the workqueue's last minute, and the keymap in force.
 //! Rows live in the view; this holds only what the person did. Plain data, so it can be
 //! built by hand in tests.
 
