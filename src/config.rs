@@ -1,10 +1,10 @@
 //! kscope's configuration: `config/kscope.yaml` is built in; the user's file
 //! (`$XDG_CONFIG_HOME/kscope/config.yaml`, or `--config FILE`) is merged over it.
 //!
-//! Each section is a top-level key (`indexes:` for now; keybindings and columns later). A
-//! section merges by entry name: a user entry replaces the built-in one of the same name,
-//! a new name is added after the built-in ones. Unknown keys and bad values are errors that
-//! name the file, line and key.
+//! Each section is a top-level key (`indexes:`, `keys:`; columns later). A section merges by
+//! entry name: a user entry replaces the built-in one of the same name, a new name is added
+//! after the built-in ones; under `keys:` the entries are actions within a mode's section.
+//! Unknown keys and bad values are errors that name the file, line and key.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -14,6 +14,7 @@ use serde::de::{MapAccess, Visitor};
 use serde_saphyr::{Location, Spanned};
 
 use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
+use crate::ui::keymap::{Keymap, KeymapBuilder, Origin, Section};
 
 /// The built-in configuration.
 pub const DEFAULT_CONFIG: &str = include_str!("../config/kscope.yaml");
@@ -25,6 +26,8 @@ pub const DEFAULT_CONFIG_NAME: &str = "<built-in config/kscope.yaml>";
 pub struct Config {
     /// Index definitions, built-in first, in file order.
     pub indexes: Vec<IndexDefinition>,
+    /// Key bindings, checked for conflicts after every file is merged.
+    pub keys: Keymap,
 }
 
 /// Why a configuration file could not be used.
@@ -70,28 +73,50 @@ impl Config {
 
     /// The built-in configuration with `user` (file name for messages, contents) merged over it.
     pub fn merged(user: Option<(&str, &str)>) -> Result<Self, ConfigError> {
-        let mut config = Config {
-            indexes: Vec::new(),
-        };
-        config.merge(DEFAULT_CONFIG_NAME, DEFAULT_CONFIG)?;
+        let mut indexes = Vec::new();
+        let mut keys = KeymapBuilder::default();
+        merge(&mut indexes, &mut keys, DEFAULT_CONFIG_NAME, DEFAULT_CONFIG)?;
         if let Some((file, text)) = user {
-            config.merge(file, text)?;
+            merge(&mut indexes, &mut keys, file, text)?;
         }
-        Ok(config)
+        Ok(Config {
+            indexes,
+            keys: keys.build()?,
+        })
     }
+}
 
-    /// Merges one file's sections into this configuration.
-    fn merge(&mut self, file: &str, text: &str) -> Result<(), ConfigError> {
-        let parsed = parse(file, text)?;
-        for (name, spec) in parsed.indexes.map(|s| s.0).unwrap_or_default() {
-            let definition = spec.definition(file, &name)?;
-            match self.indexes.iter_mut().find(|d| d.name == definition.name) {
-                Some(existing) => *existing = definition,
-                None => self.indexes.push(definition),
-            }
+/// Merges one file's sections into the configuration being built.
+fn merge(
+    indexes: &mut Vec<IndexDefinition>,
+    keymap: &mut KeymapBuilder,
+    file: &str,
+    text: &str,
+) -> Result<(), ConfigError> {
+    let parsed = parse(file, text)?;
+    for (name, spec) in parsed.indexes.map(|s| s.0).unwrap_or_default() {
+        let definition = spec.definition(file, &name)?;
+        match indexes.iter_mut().find(|d| d.name == definition.name) {
+            Some(existing) => *existing = definition,
+            None => indexes.push(definition),
         }
-        Ok(())
     }
+    keymap.next_layer();
+    let origin = |at: Location| Origin {
+        file: file.to_string(),
+        line: at.line(),
+        column: at.column(),
+    };
+    for (section, actions) in parsed.keys.map(KeysSection::sections).unwrap_or_default() {
+        for (action, specs) in actions.0 {
+            let specs = specs
+                .into_iter()
+                .map(|k| (k.value, origin(k.referenced)))
+                .collect();
+            keymap.bind(section, &action.value, origin(action.referenced), specs)?;
+        }
+    }
+    Ok(())
 }
 
 /// `$XDG_CONFIG_HOME/kscope/config.yaml`, else `~/.config/kscope/config.yaml`.
@@ -108,30 +133,67 @@ pub fn user_config_path() -> Option<PathBuf> {
 #[serde(deny_unknown_fields)]
 struct ConfigFile {
     #[serde(default)]
-    indexes: Option<IndexesSection>,
+    indexes: Option<Entries<IndexSpec>>,
+    #[serde(default)]
+    keys: Option<KeysSection>,
 }
 
-/// `indexes:` in file order, with where each name was written.
-#[derive(Debug, Default)]
-struct IndexesSection(Vec<(Spanned<String>, IndexSpec)>);
+/// A map in file order, with where each name was written.
+#[derive(Debug)]
+struct Entries<V>(Vec<(Spanned<String>, V)>);
 
-impl<'de> Deserialize<'de> for IndexesSection {
+impl<V> Default for Entries<V> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Entries<V> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Entries;
-        impl<'de> Visitor<'de> for Entries {
-            type Value = IndexesSection;
+        struct InOrder<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for InOrder<V> {
+            type Value = Entries<V>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a map of index name to its source (label, annotation or field)")
+                f.write_str("a map of names to entries")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let mut entries = Vec::new();
                 while let Some(name) = map.next_key::<Spanned<String>>()? {
                     entries.push((name, map.next_value()?));
                 }
-                Ok(IndexesSection(entries))
+                Ok(Entries(entries))
             }
         }
-        d.deserialize_map(Entries)
+        d.deserialize_map(InOrder(std::marker::PhantomData))
+    }
+}
+
+/// An action's keys as written: `down: [j, down]`.
+type KeyList = Vec<Spanned<String>>;
+
+/// `keys:`, one map of action name to keys per section.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeysSection {
+    normal: Option<Entries<KeyList>>,
+    deltas: Option<Entries<KeyList>>,
+    filter: Option<Entries<KeyList>>,
+    help: Option<Entries<KeyList>>,
+    indexes: Option<Entries<KeyList>>,
+}
+
+impl KeysSection {
+    fn sections(self) -> Vec<(Section, Entries<KeyList>)> {
+        [
+            (Section::Normal, self.normal),
+            (Section::Deltas, self.deltas),
+            (Section::Filter, self.filter),
+            (Section::Help, self.help),
+            (Section::Indexes, self.indexes),
+        ]
+        .into_iter()
+        .filter_map(|(section, entries)| Some((section, entries?)))
+        .collect()
     }
 }
 
@@ -216,7 +278,10 @@ fn parse(file: &str, text: &str) -> Result<ConfigFile, ConfigError> {
         .lines()
         .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
     {
-        return Ok(ConfigFile { indexes: None });
+        return Ok(ConfigFile {
+            indexes: None,
+            keys: None,
+        });
     }
     let options = serde_saphyr::options! { with_snippet: false };
     serde_saphyr::from_str_with_options(text, options).map_err(|e| {
@@ -235,6 +300,10 @@ fn parse(file: &str, text: &str) -> Result<ConfigFile, ConfigError> {
 mod tests {
     use super::*;
     use crate::index_views::definitions::default_index_definitions;
+    use crate::ui::action::{Action, InputMode};
+    use crate::ui::keymap::ACTIONS;
+    use crate::ui::state::Focus;
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     fn user(text: &str) -> Result<Config, ConfigError> {
         Config::merged(Some(("my.yaml", text)))
@@ -315,6 +384,206 @@ mod tests {
         assert!(e.starts_with("my.yaml:2:"), "{e}");
         let e = err("indexes: [\n");
         assert!(e.starts_with("my.yaml:"), "{e}");
+    }
+
+    fn press(keys: &Keymap, section_mode: InputMode, code: KeyCode) -> Option<Action> {
+        keys.action(
+            section_mode,
+            Focus::Table,
+            KeyEvent::new(code, KeyModifiers::NONE),
+        )
+    }
+
+    #[test]
+    fn built_in_keys_bind_every_action() {
+        let keys = Config::built_in().unwrap().keys;
+        for (name, action, _) in ACTIONS {
+            let bound = [
+                Section::Normal,
+                Section::Deltas,
+                Section::Filter,
+                Section::Help,
+                Section::Indexes,
+            ]
+            .into_iter()
+            .any(|s| !keys.keys(s, action).is_empty());
+            assert!(bound, "{name} has no default key");
+        }
+        // Everything that applies on the main screen has a key there.
+        let elsewhere = [
+            Action::FilterAccept,
+            Action::FilterBackspace,
+            Action::NextIndex,
+            Action::PrevIndex,
+            Action::ChooseValue,
+            Action::OpenDeltaFilter,
+            Action::ClearDeltaFilter,
+            Action::OpenDeltaDiff,
+        ];
+        for (name, action, _) in ACTIONS {
+            if !elsewhere.contains(action) {
+                assert!(
+                    !keys.keys(Section::Normal, action).is_empty(),
+                    "{name} has no key in normal"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_action_but_typing_has_a_name() {
+        // A new Action variant fails to compile here until it is named in ACTIONS.
+        let named = |action: &Action| match action {
+            Action::FilterChar(_) => false,
+            Action::Quit
+            | Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom
+            | Action::SortNext
+            | Action::SortReverse
+            | Action::OpenFilter
+            | Action::FilterBackspace
+            | Action::FilterAccept
+            | Action::FilterClear
+            | Action::TogglePanels
+            | Action::FocusNext
+            | Action::TogglePause
+            | Action::ToggleHelp
+            | Action::ToggleIndexes
+            | Action::NextIndex
+            | Action::PrevIndex
+            | Action::ChooseValue
+            | Action::OpenDeltaFilter
+            | Action::ClearDeltaFilter
+            | Action::OpenDeltaDiff => true,
+        };
+        assert_eq!(
+            ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
+            ACTIONS.len()
+        );
+        assert_eq!(ACTIONS.len(), 24);
+    }
+
+    #[test]
+    fn user_keys_replace_only_the_actions_they_list() {
+        let keys = user("keys:\n  normal:\n    down: [n, ctrl-n]\n    quit: [x, f10]\n")
+            .unwrap()
+            .keys;
+        assert_eq!(
+            press(&keys, InputMode::Normal, KeyCode::Char('n')),
+            Some(Action::Down)
+        );
+        assert_eq!(press(&keys, InputMode::Normal, KeyCode::Char('j')), None);
+        assert_eq!(press(&keys, InputMode::Normal, KeyCode::Down), None);
+        assert_eq!(
+            press(&keys, InputMode::Normal, KeyCode::F(10)),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            press(&keys, InputMode::Normal, KeyCode::Char('k')),
+            Some(Action::Up)
+        );
+        let ctrl_n = KeyEvent::new(KeyCode::Char('n'), KeyModifiers::CONTROL);
+        assert_eq!(
+            keys.action(InputMode::Normal, Focus::Table, ctrl_n),
+            Some(Action::Down)
+        );
+        // The index browser's own `down` is untouched; q freed in normal types nothing there.
+        assert_eq!(
+            press(&keys, InputMode::Indexes, KeyCode::Char('j')),
+            Some(Action::Down)
+        );
+        assert_eq!(press(&keys, InputMode::Normal, KeyCode::Char('q')), None);
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(
+            keys.action(InputMode::Normal, Focus::Table, ctrl_c),
+            Some(Action::Quit)
+        );
+        // A bound key is no longer typed in the filter bar; the others still are.
+        let keys = user("keys:\n  filter:\n    filter-accept: [enter, tab]\n")
+            .unwrap()
+            .keys;
+        assert_eq!(
+            press(&keys, InputMode::Filter, KeyCode::Tab),
+            Some(Action::FilterAccept)
+        );
+        assert_eq!(
+            press(&keys, InputMode::DeltaFilter, KeyCode::Char('x')),
+            Some(Action::FilterChar('x'))
+        );
+        assert_eq!(
+            keys.help(Section::Normal)[0],
+            ("q".to_string(), "quit (Ctrl-C always quits)")
+        );
+    }
+
+    #[test]
+    fn delta_focus_keys_come_before_normal_ones() {
+        let keys = Config::built_in().unwrap().keys;
+        let esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
+        assert_eq!(
+            keys.action(InputMode::Normal, Focus::Table, esc),
+            Some(Action::FilterClear)
+        );
+        assert_eq!(
+            keys.action(InputMode::Normal, Focus::Deltas, esc),
+            Some(Action::ClearDeltaFilter)
+        );
+        let j = KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE);
+        assert_eq!(
+            keys.action(InputMode::Normal, Focus::Deltas, j),
+            Some(Action::Down)
+        );
+    }
+
+    #[test]
+    fn key_errors_name_file_line_column_and_key() {
+        let err = |text: &str| user(text).unwrap_err().to_string();
+        assert_eq!(
+            err("keys:\n  normal:\n    jump: [j]\n"),
+            format!(
+                "my.yaml:3:5: keys.normal.jump: unknown action; expected one of {}",
+                ACTIONS
+                    .iter()
+                    .map(|(n, ..)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        );
+        let e = err("keys:\n  normal:\n    down: [j, hyper-j]\n");
+        assert!(
+            e.starts_with("my.yaml:3:15: keys.normal.down: unknown key \"hyper-j\""),
+            "{e}"
+        );
+        assert_eq!(
+            err("keys:\n  normal:\n    down: [s]\n"),
+            "my.yaml:3:12: keys.normal.down: s is also bound to sort-next in normal"
+        );
+        assert_eq!(
+            err("keys:\n  deltas:\n    open-delta-diff: [enter]\n    open-delta-filter: [enter]\n"),
+            "my.yaml:4:25: keys.deltas.open-delta-filter: enter is also bound to \
+             open-delta-diff in deltas"
+        );
+        assert_eq!(
+            err("keys:\n  normal:\n    down: [ctrl-c]\n"),
+            "my.yaml:3:12: keys.normal.down: ctrl-c always quits and cannot be bound"
+        );
+        let e = err("keys:\n  nromal:\n    down: [j]\n");
+        assert!(e.starts_with("my.yaml:2:"), "{e}");
+        assert!(e.contains("nromal"), "{e}");
+        let e = err("keys:\n  normal:\n    down: j\n");
+        assert!(e.starts_with("my.yaml:3:"), "{e}");
+        // Rebinding both sides of a would-be conflict is fine.
+        let keys = user("keys:\n  normal:\n    down: [s]\n    sort-next: [o]\n")
+            .unwrap()
+            .keys;
+        assert_eq!(
+            press(&keys, InputMode::Normal, KeyCode::Char('s')),
+            Some(Action::Down)
+        );
     }
 
     #[test]

@@ -1,11 +1,19 @@
-//! The keymap: every key of the main screen, the filter bar and the help overlay maps to the
-//! action its help line promises.
+//! The built-in keymap: every key of the main screen, the filter bar and the help overlay
+//! maps to the action its help line promises.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use kscope::ui::action::{Action, InputMode, map_key};
+use kscope::ui::action::{Action, InputMode};
+use kscope::ui::state::UiState;
 
 fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+/// What `key` asks for in `mode`, with the table focused and the built-in keys.
+fn map_key(mode: InputMode, key: KeyEvent) -> Option<Action> {
+    let mut state = UiState::new(true);
+    state.mode = mode;
+    kscope::ui::action::map_key(&state, key)
 }
 
 #[test]

@@ -108,6 +108,7 @@ fn queue() -> QueueStats {
         retries: 0,
         latency_p50: Some(0.0004),
         latency_p99: Some(0.012),
+        work_p50: Some(0.00001),
         work_p99: Some(0.00002),
     }
 }

@@ -1,5 +1,6 @@
 //! `kscope get` takes its indexes from the configuration: the built-in file, the user's file
-//! under $XDG_CONFIG_HOME, or `--config FILE`; bad files are reported with file, line and key.
+//! under $XDG_CONFIG_HOME, or `--config FILE`; bad files are reported with file, line and key,
+//! by `kscope get` and by the TUI (whose keys come from the same file) alike.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -173,4 +174,33 @@ async fn user_indexes_from_xdg_and_from_config_flag() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(rows(&out), want);
+}
+
+#[tokio::test]
+async fn bad_keys_are_reported_by_get_and_by_the_tui() {
+    let dir = Dir::new("keys");
+    dir.write(
+        "config-home/kscope/config.yaml",
+        "keys:\n  normal:\n    down: [j]\n    up: [k, j]\n",
+    );
+    let want =
+        "config-home/kscope/config.yaml:4:13: keys.normal.up: j is also bound to down in normal";
+    let out = kscope(&dir, &["get", "pods"]).await;
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(want), "{err}");
+    let out = kscope(&dir, &["--demo"]).await;
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(want), "{err}");
+    dir.write(
+        "config-home/kscope/config.yaml",
+        "keys:\n  normal:\n    down: [j, hyper-j]\n",
+    );
+    let out = kscope(&dir, &["--demo"]).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("config-home/kscope/config.yaml:3:15: keys.normal.down: unknown key"),
+        "{err}"
+    );
 }

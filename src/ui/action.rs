@@ -1,7 +1,10 @@
-//! Everything a person can ask of the TUI, as one enum, and the keys that ask it. Input is
-//! mapped here and nowhere else, so the keymap can be tested without a terminal.
+//! Everything a person can ask of the TUI, as one enum, and the one place input becomes an
+//! action: [`map_key`], through the configured [`super::keymap::Keymap`], so the keys can be
+//! tested without a terminal.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
+
+use super::state::UiState;
 
 /// One user intent. The event loop maps keys to these; the state applies them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +43,11 @@ pub enum Action {
     PrevIndex,
     /// Filter the table by the browsed index value.
     ChooseValue,
+    /// Type a filter for the delta panel.
+    OpenDeltaFilter,
+    ClearDeltaFilter,
+    /// Open the full diff of the delta panel's selected entry.
+    OpenDeltaDiff,
 }
 
 /// What the keyboard is talking to right now: the same key means different things in each.
@@ -50,101 +58,42 @@ pub enum InputMode {
     Filter,
     Help,
     Indexes,
+    /// Typing the delta panel's filter.
+    DeltaFilter,
 }
 
-/// The keys of the main screen, for the help overlay: (keys, what they do).
-pub const KEY_HELP: &[(&str, &str)] = &[
-    ("j/k ↓/↑", "move the selection (or scroll the delta stream)"),
-    ("g / G", "first / last row"),
-    ("PgUp/PgDn", "page up / down"),
-    ("s", "sort by the next column"),
-    ("S", "reverse the sort order"),
-    ("/", "filter: app=web,node=n1 · app in (a,b) · !app · text"),
-    ("Esc", "clear the filter (in the filter bar) / close help"),
-    ("Enter", "keep the filter and return to the table"),
-    ("d", "show / hide the delta stream and workqueue panels"),
-    ("Tab", "move focus between the table and the delta stream"),
-    ("space", "pause / resume the delta stream"),
-    ("i", "index browser: ←/→ index, ↑/↓ value, Enter filters"),
-    ("?", "this help"),
-    ("q / Ctrl-C", "quit"),
-];
-
-/// The action a key asks for in `mode`, if any.
-pub fn map_key(mode: InputMode, key: KeyEvent) -> Option<Action> {
-    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
-        return Some(Action::Quit);
-    }
-    match mode {
-        InputMode::Filter => match key.code {
-            KeyCode::Esc => Some(Action::FilterClear),
-            KeyCode::Enter => Some(Action::FilterAccept),
-            KeyCode::Backspace => Some(Action::FilterBackspace),
-            KeyCode::Char(c) => Some(Action::FilterChar(c)),
-            _ => None,
-        },
-        InputMode::Help => match key.code {
-            KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') => Some(Action::ToggleHelp),
-            _ => None,
-        },
-        InputMode::Indexes => match key.code {
-            KeyCode::Esc | KeyCode::Char('i') | KeyCode::Char('q') => Some(Action::ToggleIndexes),
-            KeyCode::Char('j') | KeyCode::Down => Some(Action::Down),
-            KeyCode::Char('k') | KeyCode::Up => Some(Action::Up),
-            KeyCode::PageUp => Some(Action::PageUp),
-            KeyCode::PageDown => Some(Action::PageDown),
-            KeyCode::Char('g') | KeyCode::Home => Some(Action::Top),
-            KeyCode::Char('G') | KeyCode::End => Some(Action::Bottom),
-            KeyCode::Char('l') | KeyCode::Right | KeyCode::Tab => Some(Action::NextIndex),
-            KeyCode::Char('h') | KeyCode::Left | KeyCode::BackTab => Some(Action::PrevIndex),
-            KeyCode::Enter => Some(Action::ChooseValue),
-            _ => None,
-        },
-        InputMode::Normal => match key.code {
-            KeyCode::Char('q') => Some(Action::Quit),
-            KeyCode::Char('j') | KeyCode::Down => Some(Action::Down),
-            KeyCode::Char('k') | KeyCode::Up => Some(Action::Up),
-            KeyCode::Char('g') | KeyCode::Home => Some(Action::Top),
-            KeyCode::Char('G') | KeyCode::End => Some(Action::Bottom),
-            KeyCode::PageUp => Some(Action::PageUp),
-            KeyCode::PageDown => Some(Action::PageDown),
-            KeyCode::Char('s') => Some(Action::SortNext),
-            KeyCode::Char('S') => Some(Action::SortReverse),
-            KeyCode::Char('/') => Some(Action::OpenFilter),
-            KeyCode::Esc => Some(Action::FilterClear),
-            KeyCode::Char('d') => Some(Action::TogglePanels),
-            KeyCode::Tab => Some(Action::FocusNext),
-            KeyCode::Char(' ') => Some(Action::TogglePause),
-            KeyCode::Char('?') => Some(Action::ToggleHelp),
-            KeyCode::Char('i') => Some(Action::ToggleIndexes),
-            _ => None,
-        },
-    }
+/// The action a key asks for, from the keymap the state carries (see [`super::keymap`]).
+pub fn map_key(state: &UiState, key: KeyEvent) -> Option<Action> {
+    state.keymap.action(state.mode, state.focus, key)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ui::state::Focus;
+    use crossterm::event::{KeyCode, KeyModifiers};
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
     }
 
     #[test]
-    fn same_key_differs_by_mode() {
-        assert_eq!(
-            map_key(InputMode::Normal, key(KeyCode::Char('q'))),
-            Some(Action::Quit)
-        );
-        assert_eq!(
-            map_key(InputMode::Filter, key(KeyCode::Char('q'))),
-            Some(Action::FilterChar('q'))
-        );
-        assert_eq!(
-            map_key(InputMode::Help, key(KeyCode::Char('q'))),
-            Some(Action::ToggleHelp)
-        );
+    fn same_key_differs_by_mode_and_focus() {
+        let mut state = UiState::new(true);
+        let q = key(KeyCode::Char('q'));
+        assert_eq!(map_key(&state, q), Some(Action::Quit));
+        state.mode = InputMode::Filter;
+        assert_eq!(map_key(&state, q), Some(Action::FilterChar('q')));
+        state.mode = InputMode::DeltaFilter;
+        assert_eq!(map_key(&state, q), Some(Action::FilterChar('q')));
+        state.mode = InputMode::Help;
+        assert_eq!(map_key(&state, q), Some(Action::ToggleHelp));
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(map_key(InputMode::Filter, ctrl_c), Some(Action::Quit));
+        assert_eq!(map_key(&state, ctrl_c), Some(Action::Quit));
+        state.mode = InputMode::Normal;
+        let enter = key(KeyCode::Enter);
+        state.focus = Focus::Deltas;
+        assert_eq!(map_key(&state, enter), Some(Action::OpenDeltaDiff));
+        assert_eq!(map_key(&state, key(KeyCode::Char('j'))), Some(Action::Down));
     }
 }

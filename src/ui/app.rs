@@ -23,6 +23,7 @@ use crate::resources::{Pod, Timestamp};
 use super::UiError;
 use super::action::{Action, InputMode, map_key};
 use super::draw::{self, Header, QueueStats, Screen};
+use super::keymap::Keymap;
 use super::state::{DELTA_CAPACITY, DeltaLine, Focus, UiState};
 
 /// At most 60 frames per second.
@@ -127,6 +128,12 @@ impl<'a> App<'a> {
         })
     }
 
+    /// Uses `keymap` (the configuration's) instead of the built-in keys.
+    pub fn with_keymap(mut self, keymap: Keymap) -> Self {
+        self.state.keymap = Arc::new(keymap);
+        self
+    }
+
     /// The view on screen.
     fn worker(&self) -> &ViewWorker<Pod> {
         self.filtered.as_ref().map_or(&self.base, |(_, w)| w)
@@ -189,7 +196,7 @@ impl<'a> App<'a> {
                 Wake::Input(None) => break,
                 Wake::Input(Some(Event::Key(key))) => {
                     if key.kind != KeyEventKind::Release
-                        && let Some(action) = map_key(self.state.mode, key)
+                        && let Some(action) = map_key(&self.state, key)
                     {
                         self.apply(action);
                     }
@@ -207,6 +214,10 @@ impl<'a> App<'a> {
                 }
                 Wake::Tick => {
                     self.update_rate();
+                    let queue = self.worker().queue_metrics();
+                    self.state
+                        .queue
+                        .sample(queue.adds, queue.depth, Instant::now());
                     dirty = true;
                 }
                 Wake::Frame => {}
@@ -218,6 +229,7 @@ impl<'a> App<'a> {
                 rows_open = true;
                 version = self.worker().version();
                 self.rebuilt = false;
+                self.state.queue.restart();
             }
         }
         Ok(())
@@ -260,6 +272,7 @@ impl<'a> App<'a> {
     fn draw(&mut self, terminal: &mut DefaultTerminal) -> Result<(), UiError> {
         let area = terminal.size()?;
         let height = draw::table_rows(area.into(), &self.state);
+        self.state.delta_rows = draw::delta_rows(area.into(), &self.state);
         let view = self.worker().view().clone();
         let window = capture(&view, &mut self.state, height, Timestamp::now());
         let queue = QueueStats::from(&self.worker().queue_metrics());
@@ -291,7 +304,7 @@ impl<'a> App<'a> {
                 if state.mode == InputMode::Indexes {
                     browse(state, &action);
                 } else if state.panels && state.focus == Focus::Deltas {
-                    scroll_deltas(state, &action);
+                    state.move_delta_cursor(&action);
                 } else {
                     let worker = self.filtered.as_ref().map_or(&self.base, |(_, w)| w);
                     move_selection(&mut worker.view().lock(), state, &action);
@@ -313,6 +326,19 @@ impl<'a> App<'a> {
                 state.sort.descending = !state.sort.descending;
                 self.sort_views();
             }
+            Action::FilterChar(_)
+            | Action::FilterBackspace
+            | Action::FilterAccept
+            | Action::FilterClear
+                if state.mode == InputMode::DeltaFilter =>
+            {
+                let indexer = self.registry.indexer();
+                state.edit_delta_filter(&action, |name, value| indexer.index_keys(name, value));
+            }
+            Action::OpenDeltaFilter => state.mode = InputMode::DeltaFilter,
+            Action::ClearDeltaFilter => state.clear_delta_filter(),
+            // The diff screen takes `state.diff_request` from here.
+            Action::OpenDeltaDiff => state.request_delta_diff(),
             Action::OpenFilter => state.mode = InputMode::Filter,
             Action::FilterChar(c) => {
                 state.filter.input.push(c);
@@ -467,20 +493,6 @@ fn browse(state: &mut UiState, action: &Action) {
         Action::Top => state.browser.selected = 0,
         _ => state.browser.step(isize::MAX),
     }
-}
-
-/// Up scrolls back into older deltas; Down and G return towards the newest.
-fn scroll_deltas(state: &mut UiState, action: &Action) {
-    let oldest = state.deltas.len().saturating_sub(1);
-    state.delta_scroll = match action {
-        Action::Up => state.delta_scroll + 1,
-        Action::Down => state.delta_scroll.saturating_sub(1),
-        Action::PageUp => state.delta_scroll + state.page,
-        Action::PageDown => state.delta_scroll.saturating_sub(state.page),
-        Action::Top => oldest,
-        _ => 0,
-    }
-    .min(oldest);
 }
 
 /// Polls the terminal for input and forwards it until `stop` is set or the loop is gone.

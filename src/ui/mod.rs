@@ -6,6 +6,7 @@
 pub mod action;
 pub mod app;
 pub mod draw;
+pub mod keymap;
 pub mod state;
 pub mod terminal;
 
@@ -57,6 +58,8 @@ pub enum Source {
 
 /// Runs the TUI until the person quits. Must run inside a Tokio runtime.
 pub async fn run(source: Source) -> Result<(), UiError> {
+    // A bad configuration (indexes or keys) is reported before connecting to anything.
+    let config = Config::load(None)?;
     let (cluster, scope, sim) = match &source {
         Source::Kube(args) => {
             let cluster = args.connect().await?;
@@ -73,7 +76,6 @@ pub async fn run(source: Source) -> Result<(), UiError> {
             (cluster, scope, Some(sim))
         }
     };
-    let config = Config::load(None)?;
     let registry = IndexRegistry::<Pod>::new(config.indexes)?;
     let tap = Tap::new(TAP_CAPACITY);
     let mut informer_config = InformerConfig::new(ResourceKind::Pods.plural());
@@ -94,7 +96,7 @@ pub async fn run(source: Source) -> Result<(), UiError> {
         sync: String::new(),
         events_per_second: 0.0,
     };
-    let app = App::new(&informer, registry, header, true)?;
+    let app = App::new(&informer, registry, header, true)?.with_keymap(config.keys);
     let result = {
         let mut guard = TerminalGuard::enter()?;
         app.run(guard.terminal(), &tap).await

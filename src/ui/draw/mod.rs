@@ -19,8 +19,9 @@ use crate::index_views::columns::Column;
 use crate::index_views::live::Window;
 use crate::informers::workqueue::WorkqueueMetrics;
 
-use super::action::InputMode;
-use super::state::UiState;
+use super::action::{Action, InputMode};
+use super::keymap::Section;
+use super::state::{Focus, UiState};
 
 /// Narrower or shorter than this, only a "too small" line is drawn.
 pub const MIN_WIDTH: u16 = 40;
@@ -53,6 +54,7 @@ pub struct QueueStats {
     /// Seconds.
     pub latency_p50: Option<f64>,
     pub latency_p99: Option<f64>,
+    pub work_p50: Option<f64>,
     pub work_p99: Option<f64>,
 }
 
@@ -66,6 +68,7 @@ impl From<&WorkqueueMetrics> for QueueStats {
             retries: m.retries,
             latency_p50: m.queue_latency.quantile(0.5),
             latency_p99: m.queue_latency.quantile(0.99),
+            work_p50: m.work_duration.quantile(0.5),
             work_p99: m.work_duration.quantile(0.99),
         }
     }
@@ -106,6 +109,15 @@ impl Theme {
 
     fn dim(self) -> Style {
         self.fg(Color::DarkGray)
+    }
+
+    /// Pipeline events in the delta panel: relists, watch starts, bookmarks.
+    fn warn(self) -> Style {
+        self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
+    }
+
+    fn spark(self) -> Style {
+        self.fg(Color::Green)
     }
 
     fn error(self) -> Style {
@@ -166,6 +178,13 @@ pub fn table_rows(area: Rect, state: &UiState) -> usize {
     layout(area, state).map_or(0, |a| usize::from(a.table.height.saturating_sub(1)))
 }
 
+/// Delta lines that fit in the delta panel (inside its border); 0 when it is not shown.
+pub fn delta_rows(area: Rect, state: &UiState) -> usize {
+    layout(area, state)
+        .and_then(|a| a.panels)
+        .map_or(0, |p| usize::from(p.height.saturating_sub(2)))
+}
+
 /// Draws one frame.
 pub fn draw(frame: &mut Frame, screen: &Screen) {
     let theme = Theme {
@@ -183,18 +202,33 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
     if let Some(panels) = areas.panels {
         panels::draw(frame, panels, screen, theme);
     }
-    draw_status(frame, areas.status, screen, theme);
+    draw_status(frame, areas.status, screen, areas.panels.is_some(), theme);
     match screen.state.mode {
-        InputMode::Help => help::draw(frame, frame.area(), theme),
+        InputMode::Help => help::draw(frame, frame.area(), &screen.state.keymap, theme),
         InputMode::Indexes => indexes::draw(frame, areas.table, &screen.state.browser, theme),
-        InputMode::Normal | InputMode::Filter => {}
+        InputMode::Normal | InputMode::Filter | InputMode::DeltaFilter => {}
     }
 }
 
 /// The bottom line: the filter bar while typing or when a filter is set, else a key hint.
-fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
+fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, panels: bool, theme: Theme) {
     let filter = &screen.state.filter;
-    let line = if screen.state.mode == InputMode::Filter || !filter.input.is_empty() {
+    let line = if screen.state.mode == InputMode::DeltaFilter {
+        let deltas = &screen.state.delta_filter;
+        let mut spans = vec![
+            Span::styled("deltas: ", theme.title()),
+            Span::raw(deltas.input.clone()),
+            Span::styled("█", theme.dim()),
+        ];
+        match &deltas.error {
+            Some(error) => spans.push(Span::styled(format!("  {error}"), theme.error())),
+            None => spans.push(Span::styled(
+                "  text in the key · NAME=VALUE by index",
+                theme.dim(),
+            )),
+        }
+        Line::from(spans)
+    } else if screen.state.mode == InputMode::Filter || !filter.input.is_empty() {
         let mut spans = vec![
             Span::styled("/", theme.title()),
             Span::raw(filter.input.clone()),
@@ -211,12 +245,47 @@ fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
         }
         Line::from(spans)
     } else {
-        Line::from(Span::styled(
-            "? help  / filter  s/S sort  d panels  q quit",
-            theme.dim(),
-        ))
+        Line::from(Span::styled(key_hint(screen.state, panels), theme.dim()))
     };
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// The most used keys as bound now: `? help  / filter  s/S sort  d panels  q quit`, with
+/// the delta panel's own first while it is shown and has focus.
+fn key_hint(state: &UiState, panels: bool) -> String {
+    let mut hints: Vec<(Section, &[Action], &str)> = Vec::new();
+    if panels && state.focus == Focus::Deltas {
+        hints.push((Section::Deltas, &[Action::OpenDeltaFilter], "filter deltas"));
+        hints.push((Section::Deltas, &[Action::OpenDeltaDiff], "diff"));
+    }
+    hints.extend([
+        (Section::Normal, &[Action::ToggleHelp][..], "help"),
+        (Section::Normal, &[Action::OpenFilter], "filter"),
+        (
+            Section::Normal,
+            &[Action::SortNext, Action::SortReverse],
+            "sort",
+        ),
+        (Section::Normal, &[Action::TogglePanels], "panels"),
+        (Section::Normal, &[Action::Quit], "quit"),
+    ]);
+    hints
+        .into_iter()
+        .filter_map(|(section, actions, what)| {
+            let keys: Vec<String> = actions
+                .iter()
+                .filter_map(|a| {
+                    state
+                        .keymap
+                        .keys(section, a)
+                        .first()
+                        .map(ToString::to_string)
+                })
+                .collect();
+            (!keys.is_empty()).then(|| format!("{} {what}", keys.join("/")))
+        })
+        .collect::<Vec<_>>()
+        .join("  ")
 }
 
 /// `1.2ms`, `340µs`, `-` when unknown.

@@ -2,18 +2,28 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use ratatui::widgets::{Block, Paragraph, Sparkline};
 
 use super::{Screen, Theme, seconds};
 use crate::resources::Timestamp;
-use crate::ui::state::{DeltaLine, Focus};
+use crate::ui::state::{DeltaClass, DeltaLine, Focus, QueueHistory};
 
-const QUEUE_WIDTH: u16 = 28;
+/// The workqueue box takes this share of the width, within these bounds: wide enough for
+/// its numbers, and at most what a full minute of sparkline needs.
+const QUEUE_MIN_WIDTH: u16 = 30;
+const QUEUE_MAX_WIDTH: u16 = 92;
+/// The numbers column inside the workqueue box.
+const STATS_WIDTH: u16 = 22;
+/// A sparkline's label column, and the narrowest sparkline worth drawing.
+const SPARK_LABEL: u16 = 7;
+const SPARK_MIN: u16 = 8;
 
 pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
+    let queue_width = (area.width * 9 / 20).clamp(QUEUE_MIN_WIDTH, QUEUE_MAX_WIDTH);
     let [deltas, queue] =
-        Layout::horizontal([Constraint::Min(20), Constraint::Length(QUEUE_WIDTH)]).areas(area);
+        Layout::horizontal([Constraint::Min(20), Constraint::Length(queue_width)]).areas(area);
     draw_deltas(frame, deltas, screen, theme);
     draw_queue(frame, queue, screen, theme);
 }
@@ -27,54 +37,132 @@ fn age(line: &DeltaLine, now: std::time::SystemTime) -> String {
 
 fn draw_deltas(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     let state = screen.state;
+    let height = usize::from(area.height.saturating_sub(2));
+    let window = state.delta_window(height);
     let mut title = String::from(" deltas ");
     if state.paused {
         title.push_str(&format!("(paused, {} skipped) ", state.skipped));
-    } else if state.delta_scroll > 0 {
-        title.push_str(&format!("(scrolled up {}) ", state.delta_scroll));
     }
+    if state.delta_filter.is_active() {
+        title.push_str(&format!(
+            "[{}] {}/{} ",
+            state.delta_filter.input,
+            window.matching,
+            state.deltas.len()
+        ));
+    }
+    if state.delta_cursor.selected.is_some() {
+        title.push_str(&format!("↓{} newer ", window.newer));
+    }
+    let focused = state.focus == Focus::Deltas;
     let mut block = Block::bordered().title(title);
-    if state.focus == Focus::Deltas {
+    if focused {
         block = block.border_style(theme.title());
     }
-    let height = usize::from(area.height.saturating_sub(2));
-    let end = state.deltas.len().saturating_sub(state.delta_scroll);
-    let start = end.saturating_sub(height);
-    let lines: Vec<Line> = state
-        .deltas
-        .range(start..end)
-        .map(|d| {
-            Line::from(vec![
-                Span::styled(format!("{:<8}", d.kind), theme.title()),
+    let lines: Vec<Line> = window
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let (kind, detail) = match d.class() {
+                DeltaClass::Object => (theme.title(), Style::default()),
+                DeltaClass::Pipeline => (theme.warn(), theme.warn()),
+                DeltaClass::Trouble => (theme.error(), theme.error()),
+            };
+            let line = Line::from(vec![
+                Span::styled(format!("{:<8}", d.kind), kind),
                 Span::raw(format!(" {} ", d.key)),
                 Span::styled(
                     format!("rv {} {} ", d.resource_version, age(d, screen.now)),
                     theme.dim(),
                 ),
-                Span::raw(d.detail.clone()),
-            ])
+                Span::styled(d.detail.clone(), detail),
+            ]);
+            if focused && window.selected == Some(i) {
+                line.style(theme.selected())
+            } else {
+                line
+            }
         })
         .collect();
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
-fn draw_queue(frame: &mut Frame, area: Rect, screen: &Screen, _theme: Theme) {
+fn draw_queue(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     let q = screen.queue;
+    let history = &screen.state.queue;
+    let rate = history
+        .adds_per_second()
+        .map_or_else(|| "-".to_string(), |r| format!("{r:.1}"));
+    let row = |label: &str, value: String| {
+        Line::from(vec![
+            Span::styled(format!("{label:<10}"), theme.dim()),
+            Span::raw(value),
+        ])
+    };
+    // Most telling first: a short box cuts the last lines.
     let lines = vec![
-        Line::raw(format!("depth      {}", q.depth)),
-        Line::raw(format!("adds       {}", q.adds)),
-        Line::raw(format!("coalesced  {}", q.coalesced_adds)),
-        Line::raw(format!("in flight  {}", q.in_flight)),
-        Line::raw(format!("retries    {}", q.retries)),
-        Line::raw(format!(
-            "latency    {} / {}",
-            seconds(q.latency_p50),
-            seconds(q.latency_p99)
-        )),
-        Line::raw(format!("work p99   {}", seconds(q.work_p99))),
+        row("depth", q.depth.to_string()),
+        row("adds/s", rate),
+        row(
+            "latency",
+            format!("{}/{}", seconds(q.latency_p50), seconds(q.latency_p99)),
+        ),
+        row(
+            "work",
+            format!("{}/{}", seconds(q.work_p50), seconds(q.work_p99)),
+        ),
+        row("in flight", q.in_flight.to_string()),
+        row("retries", q.retries.to_string()),
+        row("coalesced", q.coalesced_adds.to_string()),
     ];
-    frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" workqueue p50/p99 ")),
-        area,
-    );
+    let block = Block::bordered().title(" workqueue p50/p99 ");
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [stats, _, sparks] = Layout::horizontal([
+        Constraint::Length(STATS_WIDTH),
+        Constraint::Length(1),
+        Constraint::Fill(1),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(lines), stats);
+    if sparks.width >= SPARK_LABEL + SPARK_MIN {
+        draw_sparklines(frame, sparks, history, theme);
+    }
+}
+
+/// Adds per second over the top half, depth over the bottom, newest on the right.
+fn draw_sparklines(frame: &mut Frame, area: Rect, history: &QueueHistory, theme: Theme) {
+    let [adds, depth] = Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(area);
+    let adds_data: Vec<u64> = history
+        .samples
+        .iter()
+        .map(|s| s.adds_per_second.round() as u64)
+        .collect();
+    let depth_data: Vec<u64> = history
+        .samples
+        .iter()
+        .map(|s| u64::try_from(s.depth).unwrap_or(u64::MAX))
+        .collect();
+    for (label, data, area) in [("adds/s", adds_data, adds), ("depth", depth_data, depth)] {
+        if area.height == 0 {
+            continue;
+        }
+        let [labels, chart] =
+            Layout::horizontal([Constraint::Length(SPARK_LABEL), Constraint::Fill(1)]).areas(area);
+        let max = data.iter().copied().max();
+        let mut text = vec![Line::styled(label, theme.dim())];
+        if let Some(max) = max {
+            text.push(Line::styled(format!("≤{max}"), theme.dim()));
+        }
+        frame.render_widget(Paragraph::new(text), labels);
+        let shown = &data[data.len().saturating_sub(usize::from(chart.width))..];
+        frame.render_widget(
+            Sparkline::default()
+                .data(shown)
+                .max(max.unwrap_or(0).max(1))
+                .style(theme.spark()),
+            chart,
+        );
+    }
 }
