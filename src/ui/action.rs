@@ -40,6 +40,18 @@ pub enum Action {
     PrevIndex,
     /// Filter the table by the browsed index value.
     ChooseValue,
+    /// Open the selected object's detail (YAML and history).
+    OpenDetail,
+    /// Switch between the detail's YAML and History tabs.
+    DetailTab,
+    /// Show or hide `metadata.managedFields` in the detail.
+    ToggleManagedFields,
+    /// Fetch the detail's object again.
+    Refresh,
+    /// Open the full diff of the selected history entry.
+    OpenDiff,
+    /// Leave the detail's current screen: diff → history → table.
+    Back,
 }
 
 /// What the keyboard is talking to right now: the same key means different things in each.
@@ -50,6 +62,7 @@ pub enum InputMode {
     Filter,
     Help,
     Indexes,
+    Detail,
 }
 
 /// The keys of the main screen, for the help overlay: (keys, what they do).
@@ -66,8 +79,23 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ("Tab", "move focus between the table and the delta stream"),
     ("space", "pause / resume the delta stream"),
     ("i", "index browser: ←/→ index, ↑/↓ value, Enter filters"),
+    ("y / Enter", "open the selected object: YAML and history"),
     ("?", "this help"),
     ("q / Ctrl-C", "quit"),
+];
+
+/// The keys of the detail view, for its help overlay.
+pub const DETAIL_KEY_HELP: &[(&str, &str)] = &[
+    ("Tab ←/→", "switch between the YAML and History tabs"),
+    ("j/k ↓/↑", "scroll the YAML / move in the history"),
+    ("PgUp/PgDn", "page up / down"),
+    ("g / G", "top / bottom"),
+    ("m", "show / hide metadata.managedFields"),
+    ("r", "fetch the object again"),
+    ("Enter", "full diff of the selected history entry"),
+    ("Esc / q", "back: diff → history → table"),
+    ("?", "this help"),
+    ("Ctrl-C", "quit"),
 ];
 
 /// The action a key asks for in `mode`, if any.
@@ -100,6 +128,26 @@ pub fn map_key(mode: InputMode, key: KeyEvent) -> Option<Action> {
             KeyCode::Enter => Some(Action::ChooseValue),
             _ => None,
         },
+        InputMode::Detail => match key.code {
+            KeyCode::Esc | KeyCode::Char('q') => Some(Action::Back),
+            KeyCode::Tab
+            | KeyCode::BackTab
+            | KeyCode::Left
+            | KeyCode::Right
+            | KeyCode::Char('h')
+            | KeyCode::Char('l') => Some(Action::DetailTab),
+            KeyCode::Char('j') | KeyCode::Down => Some(Action::Down),
+            KeyCode::Char('k') | KeyCode::Up => Some(Action::Up),
+            KeyCode::PageUp => Some(Action::PageUp),
+            KeyCode::PageDown => Some(Action::PageDown),
+            KeyCode::Char('g') | KeyCode::Home => Some(Action::Top),
+            KeyCode::Char('G') | KeyCode::End => Some(Action::Bottom),
+            KeyCode::Char('m') => Some(Action::ToggleManagedFields),
+            KeyCode::Char('r') => Some(Action::Refresh),
+            KeyCode::Enter => Some(Action::OpenDiff),
+            KeyCode::Char('?') => Some(Action::ToggleHelp),
+            _ => None,
+        },
         InputMode::Normal => match key.code {
             KeyCode::Char('q') => Some(Action::Quit),
             KeyCode::Char('j') | KeyCode::Down => Some(Action::Down),
@@ -117,6 +165,7 @@ pub fn map_key(mode: InputMode, key: KeyEvent) -> Option<Action> {
             KeyCode::Char(' ') => Some(Action::TogglePause),
             KeyCode::Char('?') => Some(Action::ToggleHelp),
             KeyCode::Char('i') => Some(Action::ToggleIndexes),
+            KeyCode::Char('y') | KeyCode::Enter => Some(Action::OpenDetail),
             _ => None,
         },
     }
@@ -146,5 +195,26 @@ mod tests {
         );
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(map_key(InputMode::Filter, ctrl_c), Some(Action::Quit));
+    }
+
+    #[test]
+    fn detail_keys() {
+        for (code, action) in [
+            (KeyCode::Char('y'), Action::OpenDetail),
+            (KeyCode::Enter, Action::OpenDetail),
+        ] {
+            assert_eq!(map_key(InputMode::Normal, key(code)), Some(action));
+        }
+        for (code, action) in [
+            (KeyCode::Esc, Action::Back),
+            (KeyCode::Char('q'), Action::Back),
+            (KeyCode::Tab, Action::DetailTab),
+            (KeyCode::Char('m'), Action::ToggleManagedFields),
+            (KeyCode::Char('r'), Action::Refresh),
+            (KeyCode::Enter, Action::OpenDiff),
+            (KeyCode::Char('G'), Action::Bottom),
+        ] {
+            assert_eq!(map_key(InputMode::Detail, key(code)), Some(action));
+        }
     }
 }

@@ -18,10 +18,11 @@ use crate::index_views::registry::IndexRegistry;
 use crate::informers::controller::RunningInformer;
 use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
 use crate::informers::tap::{Tap, TapEntry};
-use crate::resources::{Pod, Timestamp};
+use crate::resources::{Pod, ResourceKind, Timestamp};
 
 use super::UiError;
 use super::action::{Action, InputMode, map_key};
+use super::detail::{DetailController, Fetched};
 use super::draw::{self, Header, QueueStats, Screen};
 use super::state::{DELTA_CAPACITY, DeltaLine, Focus, UiState};
 
@@ -70,6 +71,7 @@ enum Wake {
     Tap(Result<Arc<TapEntry>, broadcast::error::RecvError>),
     Tick,
     Frame,
+    Fetched(Fetched),
     Closed(Stream),
 }
 
@@ -93,6 +95,7 @@ pub struct App<'a> {
     rebuilt: bool,
     state: UiState,
     header: Header,
+    detail: DetailController,
     color: bool,
     quit: bool,
     events_seen: u64,
@@ -105,6 +108,7 @@ impl<'a> App<'a> {
         registry: IndexRegistry<Pod>,
         header: Header,
         panels: bool,
+        detail: DetailController,
     ) -> Result<Self, UiError> {
         let worker = ViewWorker::start(
             informer.informer(),
@@ -120,6 +124,7 @@ impl<'a> App<'a> {
             rebuilt: false,
             state: UiState::new(panels),
             header,
+            detail,
             color: !draw::no_color_requested(),
             quit: false,
             events_seen: 0,
@@ -182,6 +187,7 @@ impl<'a> App<'a> {
                     Err(broadcast::error::RecvError::Closed) => Wake::Closed(Stream::Taps),
                     entry => Wake::Tap(entry),
                 },
+                Some(fetched) = self.detail.fetched() => Wake::Fetched(fetched),
                 _ = tick.tick() => Wake::Tick,
                 _ = tokio::time::sleep_until(next_frame.into()), if dirty => Wake::Frame,
             };
@@ -210,6 +216,10 @@ impl<'a> App<'a> {
                     dirty = true;
                 }
                 Wake::Frame => {}
+                Wake::Fetched(fetched) => {
+                    self.detail.finish(fetched);
+                    dirty = true;
+                }
                 Wake::Closed(Stream::Rows) => rows_open = false,
                 Wake::Closed(Stream::Status) => status_open = false,
                 Wake::Closed(Stream::Taps) => taps_open = false,
@@ -263,6 +273,7 @@ impl<'a> App<'a> {
         let view = self.worker().view().clone();
         let window = capture(&view, &mut self.state, height, Timestamp::now());
         let queue = QueueStats::from(&self.worker().queue_metrics());
+        let detail = self.detail.screen(area.into());
         let screen = Screen {
             state: &self.state,
             header: &self.header,
@@ -273,12 +284,23 @@ impl<'a> App<'a> {
             now: SystemTime::now(),
             color: self.color,
         };
-        terminal.draw(|frame| draw::draw(frame, &screen))?;
+        terminal.draw(|frame| {
+            draw::draw(frame, &screen);
+            if let Some(detail) = detail {
+                draw::detail::draw(frame, detail, screen.now, screen.color);
+            }
+        })?;
         Ok(())
     }
 
     /// Applies one action: UI state here, selection and sort on the view.
     pub fn apply(&mut self, action: Action) {
+        if self.state.mode == InputMode::Detail && action != Action::Quit {
+            if !self.detail.apply(&action) {
+                self.state.mode = InputMode::Normal;
+            }
+            return;
+        }
         let state = &mut self.state;
         match action {
             Action::Quit => self.quit = true,
@@ -379,6 +401,19 @@ impl<'a> App<'a> {
                     self.refilter();
                 }
             }
+            Action::OpenDetail => {
+                let worker = self.filtered.as_ref().map_or(&self.base, |(_, w)| w);
+                let selected = worker.view().lock().selected().cloned();
+                if let Some(key) = selected {
+                    self.detail.open(ResourceKind::Pods, &key);
+                    state.mode = InputMode::Detail;
+                }
+            }
+            Action::DetailTab
+            | Action::ToggleManagedFields
+            | Action::Refresh
+            | Action::OpenDiff
+            | Action::Back => {}
             Action::ToggleHelp => {
                 state.mode = match state.mode {
                     InputMode::Help => InputMode::Normal,
