@@ -173,7 +173,13 @@ fn history_lines(detail: &Detail, height: usize, now: SystemTime, theme: Theme) 
             let line = Line::from(vec![
                 Span::styled(format!("{:<9}", row.kind), theme.title()),
                 Span::styled(
-                    format!("rv {:<8} {:>6}  ", row.resource_version, age(row.at, now)),
+                    format!(
+                        "rv {:<8} {:>6}  ",
+                        Some(row.resource_version.as_str())
+                            .filter(|rv| !rv.is_empty())
+                            .unwrap_or("-"),
+                        age(row.at, now)
+                    ),
                     theme.dim(),
                 ),
                 Span::raw(row.summary.as_str()),
