@@ -53,7 +53,13 @@ fn pod(phase: &str, rv: u64) -> Value {
     })
 }
 
-fn entry(seq: u64, kind: TapKind, age: i64, raw: Option<&Value>, previous: Option<&Value>) -> Arc<TapEntry> {
+fn entry(
+    seq: u64,
+    kind: TapKind,
+    age: i64,
+    raw: Option<&Value>,
+    previous: Option<&Value>,
+) -> Arc<TapEntry> {
     let bytes = |v: &Value| Bytes::from(v.to_string());
     Arc::new(TapEntry {
         seq,
@@ -93,7 +99,13 @@ fn detail() -> Detail {
         .expect("status")
         .remove("podIP");
     detail.set_history(vec![
-        entry(1, TapKind::Watch(WatchEventType::Added), 300, Some(&pending), None),
+        entry(
+            1,
+            TapKind::Watch(WatchEventType::Added),
+            300,
+            Some(&pending),
+            None,
+        ),
         entry(
             2,
             TapKind::Watch(WatchEventType::Modified),
@@ -255,12 +267,18 @@ fn diff_of_the_first_version_says_why_there_is_none() {
     detail.apply(&Action::Bottom);
     detail.apply(&Action::OpenDiff);
     let text = render(&mut detail, 100, 12);
-    assert!(text.contains("no earlier version of this object is kept"), "{text}");
+    assert!(
+        text.contains("no earlier version of this object is kept"),
+        "{text}"
+    );
     detail.apply(&Action::Back);
     detail.apply(&Action::Top);
     detail.apply(&Action::OpenDiff);
     let text = render(&mut detail, 100, 12);
-    assert!(text.contains("only watch events keep the raw JSON"), "{text}");
+    assert!(
+        text.contains("only watch events keep the raw JSON"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -292,7 +310,10 @@ fn detail_help_lists_its_keys() {
     detail.apply(&Action::ToggleHelp);
     let text = render(&mut detail, 90, 20);
     assert!(text.contains("detail keys"), "{text}");
-    assert!(text.contains("show / hide metadata.managedFields"), "{text}");
+    assert!(
+        text.contains("show / hide metadata.managedFields"),
+        "{text}"
+    );
     detail.apply(&Action::Back);
     assert!(!detail.help);
 }
@@ -302,8 +323,11 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
     let sim = Sim::start(SimConfig::with_size(20, 2, 2))
         .await
         .expect("sim starts");
-    let cluster = Cluster::from_config(sim.kube_config().await.expect("kubeconfig"), "kscope-sim".into())
-        .expect("client");
+    let cluster = Cluster::from_config(
+        sim.kube_config().await.expect("kubeconfig"),
+        "kscope-sim".into(),
+    )
+    .expect("client");
     let list = cluster
         .client
         .request_text(
@@ -336,7 +360,11 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
     let detail = controller
         .screen(Rect::new(0, 0, 100, 30))
         .expect("detail open");
-    assert!(matches!(detail.fetch, FetchState::Loaded { .. }), "{:?}", detail.fetch);
+    assert!(
+        matches!(detail.fetch, FetchState::Loaded { .. }),
+        "{:?}",
+        detail.fetch
+    );
     let yaml = detail.yaml.lines.join("\n");
     assert!(yaml.contains(&format!("name: {name}")), "{yaml}");
     assert!(!yaml.contains("managedFields"), "{yaml}");

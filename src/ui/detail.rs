@@ -180,11 +180,8 @@ impl Detail {
         }
         match action {
             Action::ToggleHelp => self.help = true,
-            Action::Back => {
-                if self.diff.take().is_none() {
-                    return DetailOutcome::Closed;
-                }
-            }
+            Action::Back if self.diff.is_some() => self.diff = None,
+            Action::Back => return DetailOutcome::Closed,
             Action::DetailTab if self.diff.is_none() => {
                 self.tab = match self.tab {
                     DetailTab::Yaml => DetailTab::History,
