@@ -9,6 +9,7 @@ use bytes::Bytes;
 use kscope::cluster::Cluster;
 use kscope::index_views::columns::TableRow;
 use kscope::index_views::live::Window;
+use kscope::informers::delta_fifo::DeltaType;
 use kscope::informers::lister_watcher::WatchEventType;
 use kscope::informers::tap::{TapEntry, TapKind};
 use kscope::resources::fetch::{FetchError, fetch_object};
@@ -76,7 +77,22 @@ fn entry(
     })
 }
 
-/// A detail of shop/web-03, fetched 5 s ago, with three versions in its history.
+/// A delta: no object of its own, only its resourceVersion.
+fn delta(seq: u64, kind: DeltaType, age: i64, rv: &str) -> Arc<TapEntry> {
+    Arc::new(TapEntry {
+        seq,
+        at: at(NOW - age),
+        kind: TapKind::Delta(kind),
+        key: Some("shop/web-03".into()),
+        resource_version: Some(rv.into()),
+        raw: None,
+        previous_raw: None,
+        message: None,
+    })
+}
+
+/// A detail of shop/web-03, fetched 5 s ago, with three versions and two deltas in its
+/// history.
 fn detail() -> Detail {
     let mut detail = Detail::new(
         DetailTarget {
@@ -99,6 +115,7 @@ fn detail() -> Detail {
         .expect("status")
         .remove("podIP");
     detail.set_history(vec![
+        delta(0, DeltaType::Replaced, 400, "40"),
         entry(
             1,
             TapKind::Watch(WatchEventType::Added),
@@ -120,13 +137,7 @@ fn detail() -> Detail {
             Some(&relabelled),
             Some(&running),
         ),
-        entry(
-            4,
-            TapKind::Delta(kscope::informers::delta_fifo::DeltaType::Updated),
-            29,
-            None,
-            None,
-        ),
+        delta(4, DeltaType::Updated, 29, "43"),
     ]);
     detail.loaded(relabelled, at(NOW - 5));
     detail
@@ -261,22 +272,28 @@ fn diff_of_a_history_entry() {
 }
 
 #[test]
-fn diff_of_the_first_version_says_why_there_is_none() {
+fn diffs_of_deltas_come_from_their_watch_event_or_say_why_there_is_none() {
     let mut detail = detail();
     detail.apply(&Action::DetailTab);
+    detail.apply(&Action::OpenDiff);
+    let text = render(&mut detail, 100, 12);
+    assert!(text.contains("diff Updated rv 43"), "{text}");
+    assert!(
+        text.contains("object from its MODIFIED watch event"),
+        "{text}"
+    );
+    assert!(text.contains("+ metadata.labels.tier: \"front\""), "{text}");
+    detail.apply(&Action::Back);
     detail.apply(&Action::Bottom);
+    detail.apply(&Action::OpenDiff);
+    let text = render(&mut detail, 100, 12);
+    assert!(text.contains("Replaced entries carry no object"), "{text}");
+    detail.apply(&Action::Back);
+    detail.apply(&Action::Up);
     detail.apply(&Action::OpenDiff);
     let text = render(&mut detail, 100, 12);
     assert!(
         text.contains("no earlier version of this object is kept"),
-        "{text}"
-    );
-    detail.apply(&Action::Back);
-    detail.apply(&Action::Top);
-    detail.apply(&Action::OpenDiff);
-    let text = render(&mut detail, 100, 12);
-    assert!(
-        text.contains("only watch events keep the raw JSON"),
         "{text}"
     );
 }
@@ -370,6 +387,31 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
     assert!(!yaml.contains("managedFields"), "{yaml}");
     assert!(detail.yaml.hidden_managed_fields.is_some());
 
+    // From the delta panel: an entry opens its object's detail on the entry's diff.
+    let mut old = object.clone();
+    old["status"]["phase"] = json!("Pending");
+    let from_panel = Arc::new(TapEntry {
+        seq: 7,
+        at: SystemTime::now(),
+        kind: TapKind::Watch(WatchEventType::Modified),
+        key: Some(format!("{ns}/{name}").into()),
+        resource_version: None,
+        raw: Some(Bytes::from(object.to_string())),
+        previous_raw: Some(Bytes::from(old.to_string())),
+        message: None,
+    });
+    assert!(controller.open_entry(ResourceKind::Pods, from_panel));
+    let detail = controller
+        .screen(Rect::new(0, 0, 100, 30))
+        .expect("detail open");
+    let diff = detail.diff.as_ref().expect("diff shown");
+    let lines = diff.doc.as_ref().expect("diff computed").lines.clone();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0].path, "status.phase");
+    assert!(controller.apply(&Action::Back), "Esc leaves the diff");
+    assert!(!controller.apply(&Action::Back), "then the detail");
+    assert!(!controller.is_open());
+
     let err = fetch_object(&cluster.client, ResourceKind::Pods, Some(ns), "no-such-pod")
         .await
         .expect_err("404");
@@ -383,4 +425,31 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
         .expect_err("namespace needed");
     assert!(matches!(err, FetchError::Path(_)), "{err:?}");
     sim.shutdown().await;
+}
+
+/// kscope has no secrets table yet, so the target is a pod key; the fetched object decides.
+#[test]
+fn secret_values_never_reach_the_screen() {
+    let mut detail = Detail::new(
+        DetailTarget {
+            kind: ResourceKind::Pods,
+            key: "shop/db-creds".into(),
+        },
+        at(NOW - 2),
+    );
+    detail.loaded(
+        json!({
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": "db-creds", "namespace": "shop", "resourceVersion": "9"},
+            "type": "Opaque",
+            "data": {"password": "aHVudGVyMg==", "user": "YWRtaW4="}
+        }),
+        at(NOW - 1),
+    );
+    let text = render(&mut detail, 90, 16);
+    for clear in ["aHVudGVyMg==", "hunter2", "YWRtaW4=", "admin"] {
+        assert!(!text.contains(clear), "{clear} on screen:\n{text}");
+    }
+    insta::assert_snapshot!(text);
 }

@@ -119,16 +119,17 @@ pub struct HistoryRow {
 
 /// Rows for an object's tap entries, in the order given (the detail passes newest first).
 pub fn history_rows(entries: &[Arc<TapEntry>]) -> Vec<HistoryRow> {
-    entries
-        .iter()
-        .map(|entry| HistoryRow {
-            seq: entry.seq,
-            at: entry.at,
-            kind: entry.kind.label(),
-            resource_version: entry.resource_version.clone().unwrap_or_default(),
-            summary: summary(entry),
-        })
-        .collect()
+    entries.iter().map(|entry| history_row(entry)).collect()
+}
+
+pub fn history_row(entry: &TapEntry) -> HistoryRow {
+    HistoryRow {
+        seq: entry.seq,
+        at: entry.at,
+        kind: entry.kind.label(),
+        resource_version: entry.resource_version.clone().unwrap_or_default(),
+        summary: summary(entry),
+    }
 }
 
 fn summary(entry: &TapEntry) -> String {

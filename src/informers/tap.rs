@@ -81,7 +81,7 @@ impl TapEntry {
 /// Why an entry has no full diff to show.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DiffUnavailable {
-    #[error("a {0} entry carries no object: only watch events keep the raw JSON")]
+    #[error("{0} entries carry no object: only watch events keep the raw JSON")]
     NoObject(&'static str),
     #[error(
         "no earlier version of this object is kept (first seen, evicted from the ring, or \

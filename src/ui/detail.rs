@@ -12,9 +12,11 @@ use ratatui::layout::Rect;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::index_views::detail::{DiffDoc, HistoryRow, YamlDoc, diff_doc, history_rows, yaml};
+use crate::index_views::detail::{
+    DiffDoc, HistoryRow, YamlDoc, diff_doc, history_row, history_rows, yaml,
+};
 use crate::informers::keys::split_meta_namespace_key;
-use crate::informers::tap::{DiffUnavailable, Tap, TapEntry};
+use crate::informers::tap::{DiffUnavailable, Tap, TapEntry, TapKind};
 use crate::resources::ResourceKind;
 use crate::resources::fetch::{FetchError, fetch_object};
 
@@ -53,13 +55,17 @@ pub enum FetchState {
     },
 }
 
-/// One tap entry's full diff, opened from the history.
+/// One tap entry's full diff, opened from the history or the delta panel.
 #[derive(Debug, Clone)]
 pub struct DiffScreen {
+    /// The entry opened.
     pub row: HistoryRow,
+    /// For a delta, the kind of the watch event whose object the diff comes from.
+    pub via: Option<&'static str>,
     pub doc: Result<DiffDoc, DiffUnavailable>,
     pub scroll: usize,
-    entry: Arc<TapEntry>,
+    /// The entry the diff is computed from, to recompute it when managedFields are toggled.
+    source: Arc<TapEntry>,
 }
 
 /// What the detail asks of its owner after an action.
@@ -157,17 +163,43 @@ impl Detail {
 
     /// Opens the diff of the selected history entry.
     pub fn open_diff(&mut self) {
-        if let (Some(row), Some(entry)) = (
-            self.history.get(self.history_selected),
-            self.entries.get(self.history_selected),
-        ) {
-            self.diff = Some(DiffScreen {
-                row: row.clone(),
-                doc: diff_doc(entry, self.show_managed_fields),
-                scroll: 0,
-                entry: entry.clone(),
-            });
+        if let Some(entry) = self.entries.get(self.history_selected).cloned() {
+            self.show_diff(entry);
         }
+    }
+
+    /// Shows the full diff of `entry`, from this history or from the delta panel, and
+    /// selects it in the history when it is there (so Esc lands on it). A delta carries no
+    /// object: its diff is that of the watch event that brought the same resourceVersion.
+    pub fn show_diff(&mut self, entry: Arc<TapEntry>) {
+        if let Some(i) = self.entries.iter().position(|e| e.seq == entry.seq) {
+            self.history_selected = i;
+            self.tab = DetailTab::History;
+        }
+        let via = self.watch_event_of(&entry);
+        let source = via.clone().unwrap_or_else(|| entry.clone());
+        self.diff = Some(DiffScreen {
+            row: history_row(&entry),
+            via: via.map(|e| e.kind.label()),
+            doc: diff_doc(&source, self.show_managed_fields),
+            scroll: 0,
+            source,
+        });
+    }
+
+    /// The watch event of this history that carried the object a delta applied.
+    fn watch_event_of(&self, delta: &TapEntry) -> Option<Arc<TapEntry>> {
+        if !matches!(delta.kind, TapKind::Delta(_)) || delta.resource_version.is_none() {
+            return None;
+        }
+        self.entries
+            .iter()
+            .find(|e| {
+                matches!(e.kind, TapKind::Watch(_))
+                    && e.raw.is_some()
+                    && e.resource_version == delta.resource_version
+            })
+            .cloned()
     }
 
     /// Applies one action; says whether the owner must close or refresh the detail.
@@ -212,7 +244,7 @@ impl Detail {
             self.yaml = doc;
         }
         if let Some(diff) = &mut self.diff {
-            diff.doc = diff_doc(&diff.entry, self.show_managed_fields);
+            diff.doc = diff_doc(&diff.source, self.show_managed_fields);
             diff.scroll = 0;
         }
         self.clamp();
@@ -318,6 +350,19 @@ impl DetailController {
         };
         self.open = Some(Detail::new(target, SystemTime::now()));
         self.refresh();
+    }
+
+    /// Opens the detail of the object a tap entry (from the delta panel) is about, on that
+    /// entry's full diff. Returns false for entries about no object (relists, errors).
+    pub fn open_entry(&mut self, kind: ResourceKind, entry: Arc<TapEntry>) -> bool {
+        let Some(key) = entry.key.clone() else {
+            return false;
+        };
+        self.open(kind, &key);
+        if let Some(detail) = &mut self.open {
+            detail.show_diff(entry);
+        }
+        true
     }
 
     /// Applies one action to the open detail; returns false once the detail is closed.

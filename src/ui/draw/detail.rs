@@ -203,12 +203,18 @@ fn diff_bar<'a>(diff: &DiffScreen, now: SystemTime, theme: Theme) -> Line<'a> {
         ),
         theme.selected(),
     )];
+    if let Some(via) = diff.via {
+        spans.push(Span::styled(
+            format!("  object from its {via} watch event"),
+            theme.dim(),
+        ));
+    }
     if let Ok(doc) = &diff.doc
         && doc.hidden_managed_fields > 0
     {
         spans.push(Span::styled(
             format!(
-                "  managedFields: {} changes hidden (m)",
+                "  managedFields changes hidden: {} (m)",
                 doc.hidden_managed_fields
             ),
             theme.dim(),
