@@ -11,7 +11,7 @@ use kscope::index_views::columns::TableRow;
 use kscope::index_views::live::Window;
 use kscope::informers::delta_fifo::DeltaType;
 use kscope::informers::lister_watcher::WatchEventType;
-use kscope::informers::tap::{TapEntry, TapKind};
+use kscope::informers::tap::{Tap, TapEntry, TapKind, TapRecord};
 use kscope::resources::fetch::{FetchError, fetch_object};
 use kscope::resources::{Pod, ResourceKind};
 use kscope::sim::{Sim, SimConfig};
@@ -367,7 +367,20 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
     assert_eq!(object["metadata"]["name"], name);
 
     // Through the controller, as the TUI does: loading, then the YAML.
-    let mut controller = DetailController::new(cluster.client.clone(), None);
+    let tap = Tap::new(16);
+    let record = |rv: &str| {
+        tap.record(
+            TapKind::Watch(WatchEventType::Modified),
+            TapRecord {
+                key: Some(format!("{ns}/{name}").into()),
+                resource_version: Some(rv.into()),
+                raw: Some(Bytes::from(object.to_string())),
+                message: None,
+            },
+        );
+    };
+    record("1");
+    let mut controller = DetailController::new(cluster.client.clone(), Some(tap.clone()));
     controller.open(ResourceKind::Pods, &format!("{ns}/{name}"));
     let fetched = tokio::time::timeout(Duration::from_secs(10), controller.fetched())
         .await
@@ -386,6 +399,18 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
     assert!(yaml.contains(&format!("name: {name}")), "{yaml}");
     assert!(!yaml.contains("managedFields"), "{yaml}");
     assert!(detail.yaml.hidden_managed_fields.is_some());
+    assert_eq!(detail.history.len(), 1);
+    // The history follows the tap while the detail is open.
+    record("2");
+    let detail = controller
+        .screen(Rect::new(0, 0, 100, 30))
+        .expect("detail open");
+    let rvs: Vec<&str> = detail
+        .history
+        .iter()
+        .map(|row| row.resource_version.as_str())
+        .collect();
+    assert_eq!(rvs, ["2", "1"]);
 
     // From the delta panel: an entry opens its object's detail on the entry's diff.
     let mut old = object.clone();

@@ -3,9 +3,14 @@
 //! The body is parsed here rather than by kube's `Client::request`, which logs the whole body
 //! when it does not parse — a Secret's data included.
 
+use std::time::Duration;
+
 use serde_json::Value;
 
 use super::{PathError, ResourceKind};
+
+/// A person is waiting on "loading…": past this, say the server did not answer.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// Why an object could not be fetched. Messages name the object, never credentials.
 #[derive(Debug, thiserror::Error)]
@@ -50,32 +55,35 @@ pub async fn fetch_object(
             message: e.to_string(),
         })?;
     let label = object.clone();
-    let text = client
-        .request_text(request)
-        .await
-        .map_err(|err| match err {
-            kube::Error::Api(status) => match status.code {
-                404 => FetchError::NotFound { object },
-                403 => FetchError::Forbidden {
-                    object,
-                    message: status.message,
-                },
-                code => FetchError::Api {
-                    object,
-                    code,
-                    reason: status.reason,
-                    message: status.message,
-                },
-            },
-            kube::Error::FromUtf8(e) => FetchError::Malformed {
+    let Ok(answer) = tokio::time::timeout(FETCH_TIMEOUT, client.request_text(request)).await else {
+        return Err(FetchError::Unreachable {
+            object,
+            message: format!("no answer within {}s", FETCH_TIMEOUT.as_secs()),
+        });
+    };
+    let text = answer.map_err(|err| match err {
+        kube::Error::Api(status) => match status.code {
+            404 => FetchError::NotFound { object },
+            403 => FetchError::Forbidden {
                 object,
-                message: e.to_string(),
+                message: status.message,
             },
-            other => FetchError::Unreachable {
+            code => FetchError::Api {
                 object,
-                message: innermost_cause(&other),
+                code,
+                reason: status.reason,
+                message: status.message,
             },
-        })?;
+        },
+        kube::Error::FromUtf8(e) => FetchError::Malformed {
+            object,
+            message: e.to_string(),
+        },
+        other => FetchError::Unreachable {
+            object,
+            message: innermost_cause(&other),
+        },
+    })?;
     serde_json::from_str(&text).map_err(|e| FetchError::Malformed {
         object: label,
         message: e.to_string(),

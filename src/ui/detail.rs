@@ -150,6 +150,17 @@ impl Detail {
         self.yaml_scroll = 0;
     }
 
+    /// Like [`Detail::set_history`], but keeps the rows when no entry came or went: the
+    /// history is re-read every frame and changed paths are worth computing only once.
+    pub fn sync_history(&mut self, entries: Vec<Arc<TapEntry>>) {
+        let newest = |e: Option<&Arc<TapEntry>>| e.map(|e| e.seq);
+        if entries.len() != self.entries.len()
+            || newest(entries.last()) != newest(self.entries.first())
+        {
+            self.set_history(entries);
+        }
+    }
+
     /// The object's tap entries, oldest first (as [`Tap::history`] returns them).
     pub fn set_history(&mut self, mut entries: Vec<Arc<TapEntry>>) {
         entries.reverse();
@@ -429,9 +440,13 @@ impl DetailController {
         }
     }
 
-    /// The open detail, sized for a frame of `area`: what the draw function takes.
+    /// The open detail, with its history brought up to date and sized for a frame of `area`:
+    /// what the draw function takes.
     pub fn screen(&mut self, area: Rect) -> Option<&Detail> {
         let detail = self.open.as_mut()?;
+        if let Some(tap) = &self.tap {
+            detail.sync_history(tap.history(&detail.target.key));
+        }
         detail.set_page(content_rows(area));
         Some(detail)
     }
