@@ -261,32 +261,16 @@ impl Detail {
         self.clamp();
     }
 
-    /// The position moved by `action` within `0..len`.
-    fn step(&self, position: usize, len: usize, action: &Action) -> usize {
-        let last = len.saturating_sub(1);
-        match action {
-            Action::Up => position.saturating_sub(1),
-            Action::Down => position + 1,
-            Action::PageUp => position.saturating_sub(self.page),
-            Action::PageDown => position + self.page,
-            Action::Top => 0,
-            _ => last,
-        }
-        .min(last)
-    }
-
     fn scroll(&mut self, action: &Action) {
-        if let Some(diff) = &self.diff {
+        let page = self.page;
+        if let Some(diff) = &mut self.diff {
             let lines = diff.doc.as_ref().map_or(0, |d| d.lines.len());
-            let scroll = self.step(diff.scroll, scroll_end(lines, self.page) + 1, action);
-            if let Some(diff) = &mut self.diff {
-                diff.scroll = scroll;
-            }
+            diff.scroll = step(diff.scroll, scroll_end(lines, page) + 1, page, action);
         } else if self.tab == DetailTab::History {
-            self.history_selected = self.step(self.history_selected, self.history.len(), action);
+            self.history_selected = step(self.history_selected, self.history.len(), page, action);
         } else {
-            let end = scroll_end(self.yaml.lines.len(), self.page);
-            self.yaml_scroll = self.step(self.yaml_scroll, end + 1, action);
+            let end = scroll_end(self.yaml.lines.len(), page);
+            self.yaml_scroll = step(self.yaml_scroll, end + 1, page, action);
         }
     }
 
@@ -309,6 +293,20 @@ impl Detail {
             diff.scroll = diff.scroll.min(scroll_end(lines, page));
         }
     }
+}
+
+/// `position` moved by `action` within `0..len`.
+fn step(position: usize, len: usize, page: usize, action: &Action) -> usize {
+    let last = len.saturating_sub(1);
+    match action {
+        Action::Up => position.saturating_sub(1),
+        Action::Down => position + 1,
+        Action::PageUp => position.saturating_sub(page),
+        Action::PageDown => position + page,
+        Action::Top => 0,
+        _ => last,
+    }
+    .min(last)
 }
 
 /// The last first-line that still fills a page.

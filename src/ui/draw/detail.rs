@@ -74,8 +74,10 @@ pub fn draw(frame: &mut Frame, detail: &Detail, now: SystemTime, color: bool) {
 fn title(detail: &Detail, now: SystemTime) -> String {
     let target = &detail.target;
     let state = match &detail.fetch {
-        FetchState::Loading { .. } if detail.yaml.lines.is_empty() => "loading…".to_owned(),
-        FetchState::Loading { .. } => "refreshing…".to_owned(),
+        FetchState::Loading { since } if detail.yaml.lines.is_empty() => {
+            format!("loading… {}", age(*since, now))
+        }
+        FetchState::Loading { since } => format!("refreshing… {}", age(*since, now)),
         FetchState::Loaded {
             resource_version,
             at,
