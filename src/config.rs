@@ -180,6 +180,7 @@ struct KeysSection {
     filter: Option<Entries<KeyList>>,
     help: Option<Entries<KeyList>>,
     indexes: Option<Entries<KeyList>>,
+    detail: Option<Entries<KeyList>>,
 }
 
 impl KeysSection {
@@ -190,6 +191,7 @@ impl KeysSection {
             (Section::Filter, self.filter),
             (Section::Help, self.help),
             (Section::Indexes, self.indexes),
+            (Section::Detail, self.detail),
         ]
         .into_iter()
         .filter_map(|(section, entries)| Some((section, entries?)))
@@ -404,6 +406,7 @@ mod tests {
                 Section::Filter,
                 Section::Help,
                 Section::Indexes,
+                Section::Detail,
             ]
             .into_iter()
             .any(|s| !keys.keys(s, action).is_empty());
@@ -419,6 +422,11 @@ mod tests {
             Action::OpenDeltaFilter,
             Action::ClearDeltaFilter,
             Action::OpenDeltaDiff,
+            Action::DetailTab,
+            Action::ToggleManagedFields,
+            Action::Refresh,
+            Action::OpenDiff,
+            Action::Back,
         ];
         for (name, action, _) in ACTIONS {
             if !elsewhere.contains(action) {
@@ -458,13 +466,19 @@ mod tests {
             | Action::ChooseValue
             | Action::OpenDeltaFilter
             | Action::ClearDeltaFilter
-            | Action::OpenDeltaDiff => true,
+            | Action::OpenDeltaDiff
+            | Action::OpenDetail
+            | Action::DetailTab
+            | Action::ToggleManagedFields
+            | Action::Refresh
+            | Action::OpenDiff
+            | Action::Back => true,
         };
         assert_eq!(
             ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
             ACTIONS.len()
         );
-        assert_eq!(ACTIONS.len(), 24);
+        assert_eq!(ACTIONS.len(), 30);
     }
 
     #[test]

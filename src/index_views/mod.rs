@@ -3,6 +3,7 @@
 
 pub mod columns;
 pub mod definitions;
+pub mod detail;
 pub mod fuzzy;
 pub mod live;
 pub mod query;

@@ -4,6 +4,7 @@
 pub mod backoff;
 pub mod controller;
 pub mod delta_fifo;
+pub mod diff;
 pub mod indexer;
 pub mod informer;
 pub mod keys;

@@ -15,6 +15,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use super::delta_fifo::DeltaType;
+use super::diff::{Change, diff};
 use super::keys::Key;
 use super::lister_watcher::WatchEventType;
 
@@ -74,6 +75,40 @@ impl TapEntry {
         let mut paths = Vec::new();
         diff_paths(&old, &new, &mut String::new(), &mut paths);
         Some(paths)
+    }
+}
+
+/// Why an entry has no full diff to show.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DiffUnavailable {
+    #[error("{0} entries carry no object: only watch events keep the raw JSON")]
+    NoObject(&'static str),
+    #[error(
+        "no earlier version of this object is kept (first seen, evicted from the ring, or \
+         forgotten at a relist)"
+    )]
+    NoPrevious,
+    #[error("the recorded object is not valid JSON: {0}")]
+    Malformed(String),
+}
+
+impl TapEntry {
+    /// Every field that differs from the previous version of the same key, with old and new
+    /// values (nothing left out: the caller decides what is noise).
+    pub fn diff(&self) -> Result<Vec<Change>, DiffUnavailable> {
+        let raw = self
+            .raw
+            .as_ref()
+            .ok_or(DiffUnavailable::NoObject(self.kind.label()))?;
+        let previous = self
+            .previous_raw
+            .as_ref()
+            .ok_or(DiffUnavailable::NoPrevious)?;
+        let parse = |bytes: &Bytes| {
+            serde_json::from_slice::<Value>(bytes)
+                .map_err(|e| DiffUnavailable::Malformed(e.to_string()))
+        };
+        Ok(diff(&parse(previous)?, &parse(raw)?))
     }
 }
 
@@ -204,6 +239,13 @@ impl Tap {
         self.ring.lock().entries.iter().cloned().collect()
     }
 
+    /// Entry number `seq`, while the ring still keeps it.
+    pub fn entry(&self, seq: u64) -> Option<Arc<TapEntry>> {
+        let ring = self.ring.lock();
+        let index = ring.entries.partition_point(|e| e.seq < seq);
+        ring.entries.get(index).filter(|e| e.seq == seq).cloned()
+    }
+
     /// The entries kept for one key, oldest first: an object's recent history.
     pub fn history(&self, key: &str) -> Vec<Arc<TapEntry>> {
         self.ring
@@ -270,6 +312,31 @@ mod tests {
             ]
         );
         assert_eq!(tap.history("ns/a").len(), 2);
+    }
+
+    #[test]
+    fn full_diff_has_old_and_new_values_or_says_why_not() {
+        let tap = Tap::new(10);
+        watch(&tap, "ns/a", 1, r#"{"status":{"phase":"Pending"}}"#);
+        watch(&tap, "ns/a", 2, r#"{"status":{"phase":"Running"}}"#);
+        tap.record(
+            TapKind::Delta(DeltaType::Updated),
+            TapRecord {
+                key: Some("ns/a".into()),
+                ..TapRecord::default()
+            },
+        );
+        let entries = tap.snapshot();
+        assert_eq!(entries[0].diff(), Err(DiffUnavailable::NoPrevious));
+        assert_eq!(
+            entries[1].diff().unwrap(),
+            [Change::Changed {
+                path: "status.phase".into(),
+                old: "Pending".into(),
+                new: "Running".into()
+            }]
+        );
+        assert_eq!(entries[2].diff(), Err(DiffUnavailable::NoObject("Updated")));
     }
 
     #[test]

@@ -76,6 +76,7 @@ macro_rules! object_impls {
     };
 }
 
+pub mod fetch;
 mod meta;
 mod node;
 mod packed;

@@ -48,6 +48,18 @@ pub enum Action {
     ClearDeltaFilter,
     /// Open the full diff of the delta panel's selected entry.
     OpenDeltaDiff,
+    /// Open the selected object's detail (YAML and history).
+    OpenDetail,
+    /// Switch between the detail's YAML and History tabs.
+    DetailTab,
+    /// Show or hide `metadata.managedFields` in the detail.
+    ToggleManagedFields,
+    /// Fetch the detail's object again.
+    Refresh,
+    /// Open the full diff of the selected history entry.
+    OpenDiff,
+    /// Leave the detail's current screen: diff → history → table.
+    Back,
 }
 
 /// What the keyboard is talking to right now: the same key means different things in each.
@@ -60,6 +72,8 @@ pub enum InputMode {
     Indexes,
     /// Typing the delta panel's filter.
     DeltaFilter,
+    /// The detail of one object over the table: YAML, history, a diff.
+    Detail,
 }
 
 /// The action a key asks for, from the keymap the state carries (see [`super::keymap`]).
@@ -95,5 +109,28 @@ mod tests {
         state.focus = Focus::Deltas;
         assert_eq!(map_key(&state, enter), Some(Action::OpenDeltaDiff));
         assert_eq!(map_key(&state, key(KeyCode::Char('j'))), Some(Action::Down));
+    }
+
+    #[test]
+    fn detail_keys() {
+        let mut state = UiState::new(true);
+        for (code, action) in [
+            (KeyCode::Char('y'), Action::OpenDetail),
+            (KeyCode::Enter, Action::OpenDetail),
+        ] {
+            assert_eq!(map_key(&state, key(code)), Some(action));
+        }
+        state.mode = InputMode::Detail;
+        for (code, action) in [
+            (KeyCode::Esc, Action::Back),
+            (KeyCode::Char('q'), Action::Back),
+            (KeyCode::Tab, Action::DetailTab),
+            (KeyCode::Char('m'), Action::ToggleManagedFields),
+            (KeyCode::Char('r'), Action::Refresh),
+            (KeyCode::Enter, Action::OpenDiff),
+            (KeyCode::Char('G'), Action::Bottom),
+        ] {
+            assert_eq!(map_key(&state, key(code)), Some(action));
+        }
     }
 }

@@ -18,10 +18,11 @@ use crate::index_views::registry::IndexRegistry;
 use crate::informers::controller::RunningInformer;
 use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
 use crate::informers::tap::{Tap, TapEntry};
-use crate::resources::{Pod, Timestamp};
+use crate::resources::{Pod, ResourceKind, Timestamp};
 
 use super::UiError;
 use super::action::{Action, InputMode, map_key};
+use super::detail::{DetailController, Fetched};
 use super::draw::{self, Header, QueueStats, Screen};
 use super::keymap::Keymap;
 use super::state::{DELTA_CAPACITY, DeltaLine, Focus, UiState};
@@ -71,6 +72,7 @@ enum Wake {
     Tap(Result<Arc<TapEntry>, broadcast::error::RecvError>),
     Tick,
     Frame,
+    Fetched(Fetched),
     Closed(Stream),
 }
 
@@ -94,6 +96,7 @@ pub struct App<'a> {
     rebuilt: bool,
     state: UiState,
     header: Header,
+    detail: DetailController,
     color: bool,
     quit: bool,
     events_seen: u64,
@@ -106,6 +109,7 @@ impl<'a> App<'a> {
         registry: IndexRegistry<Pod>,
         header: Header,
         panels: bool,
+        detail: DetailController,
     ) -> Result<Self, UiError> {
         let worker = ViewWorker::start(
             informer.informer(),
@@ -121,6 +125,7 @@ impl<'a> App<'a> {
             rebuilt: false,
             state: UiState::new(panels),
             header,
+            detail,
             color: !draw::no_color_requested(),
             quit: false,
             events_seen: 0,
@@ -189,6 +194,7 @@ impl<'a> App<'a> {
                     Err(broadcast::error::RecvError::Closed) => Wake::Closed(Stream::Taps),
                     entry => Wake::Tap(entry),
                 },
+                Some(fetched) = self.detail.fetched() => Wake::Fetched(fetched),
                 _ = tick.tick() => Wake::Tick,
                 _ = tokio::time::sleep_until(next_frame.into()), if dirty => Wake::Frame,
             };
@@ -221,6 +227,10 @@ impl<'a> App<'a> {
                     dirty = true;
                 }
                 Wake::Frame => {}
+                Wake::Fetched(fetched) => {
+                    self.detail.finish(fetched);
+                    dirty = true;
+                }
                 Wake::Closed(Stream::Rows) => rows_open = false,
                 Wake::Closed(Stream::Status) => status_open = false,
                 Wake::Closed(Stream::Taps) => taps_open = false,
@@ -276,6 +286,7 @@ impl<'a> App<'a> {
         let view = self.worker().view().clone();
         let window = capture(&view, &mut self.state, height, Timestamp::now());
         let queue = QueueStats::from(&self.worker().queue_metrics());
+        let detail = self.detail.screen(area.into());
         let screen = Screen {
             state: &self.state,
             header: &self.header,
@@ -286,12 +297,29 @@ impl<'a> App<'a> {
             now: SystemTime::now(),
             color: self.color,
         };
-        terminal.draw(|frame| draw::draw(frame, &screen))?;
+        terminal.draw(|frame| {
+            draw::draw(frame, &screen);
+            if let Some(detail) = detail {
+                draw::detail::draw(
+                    frame,
+                    detail,
+                    &screen.state.keymap,
+                    screen.now,
+                    screen.color,
+                );
+            }
+        })?;
         Ok(())
     }
 
     /// Applies one action: UI state here, selection and sort on the view.
     pub fn apply(&mut self, action: Action) {
+        if self.state.mode == InputMode::Detail && action != Action::Quit {
+            if !self.detail.apply(&action) {
+                self.state.mode = InputMode::Normal;
+            }
+            return;
+        }
         let state = &mut self.state;
         match action {
             Action::Quit => self.quit = true,
@@ -337,8 +365,13 @@ impl<'a> App<'a> {
             }
             Action::OpenDeltaFilter => state.mode = InputMode::DeltaFilter,
             Action::ClearDeltaFilter => state.clear_delta_filter(),
-            // The diff screen takes `state.diff_request` from here.
-            Action::OpenDeltaDiff => state.request_delta_diff(),
+            Action::OpenDeltaDiff => {
+                if let Some(seq) = state.selected_delta().map(|d| d.seq)
+                    && self.detail.open_seq(ResourceKind::Pods, seq)
+                {
+                    state.mode = InputMode::Detail;
+                }
+            }
             Action::OpenFilter => state.mode = InputMode::Filter,
             Action::FilterChar(c) => {
                 state.filter.input.push(c);
@@ -405,6 +438,19 @@ impl<'a> App<'a> {
                     self.refilter();
                 }
             }
+            Action::OpenDetail => {
+                let worker = self.filtered.as_ref().map_or(&self.base, |(_, w)| w);
+                let selected = worker.view().lock().selected().cloned();
+                if let Some(key) = selected {
+                    self.detail.open(ResourceKind::Pods, &key);
+                    state.mode = InputMode::Detail;
+                }
+            }
+            Action::DetailTab
+            | Action::ToggleManagedFields
+            | Action::Refresh
+            | Action::OpenDiff
+            | Action::Back => {}
             Action::ToggleHelp => {
                 state.mode = match state.mode {
                     InputMode::Help => InputMode::Normal,

@@ -87,6 +87,28 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         Action::OpenDeltaDiff,
         "show the selected delta's full diff",
     ),
+    (
+        "open-detail",
+        Action::OpenDetail,
+        "open the selected object: YAML and history",
+    ),
+    (
+        "detail-tab",
+        Action::DetailTab,
+        "switch between the YAML and History tabs",
+    ),
+    (
+        "toggle-managed-fields",
+        Action::ToggleManagedFields,
+        "show / hide metadata.managedFields",
+    ),
+    ("refresh", Action::Refresh, "fetch the object again"),
+    (
+        "open-diff",
+        Action::OpenDiff,
+        "full diff of the selected history entry",
+    ),
+    ("back", Action::Back, "back: diff → history → table"),
 ];
 
 /// The action named `name` in the configuration.
@@ -113,6 +135,8 @@ pub enum Section {
     Filter,
     Help,
     Indexes,
+    /// The detail of one object: YAML, history, a diff.
+    Detail,
 }
 
 impl Section {
@@ -123,6 +147,7 @@ impl Section {
             Self::Filter => "filter",
             Self::Help => "help",
             Self::Indexes => "indexes",
+            Self::Detail => "detail",
         }
     }
 
@@ -133,6 +158,7 @@ impl Section {
             InputMode::Filter | InputMode::DeltaFilter => Self::Filter,
             InputMode::Help => Self::Help,
             InputMode::Indexes => Self::Indexes,
+            InputMode::Detail => Self::Detail,
         }
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod action;
 pub mod app;
+pub mod detail;
 pub mod draw;
 pub mod keymap;
 pub mod state;
@@ -22,6 +23,7 @@ use crate::resources::{Pod, ResourceKind};
 use crate::sim::{Sim, SimConfig, SimError};
 
 use self::app::App;
+use self::detail::DetailController;
 use self::draw::Header;
 use self::terminal::TerminalGuard;
 
@@ -96,7 +98,8 @@ pub async fn run(source: Source) -> Result<(), UiError> {
         sync: String::new(),
         events_per_second: 0.0,
     };
-    let app = App::new(&informer, registry, header, true)?.with_keymap(config.keys);
+    let detail = DetailController::new(cluster.client.clone(), Some(tap.clone()));
+    let app = App::new(&informer, registry, header, true, detail)?.with_keymap(config.keys);
     let result = {
         let mut guard = TerminalGuard::enter()?;
         app.run(guard.terminal(), &tap).await

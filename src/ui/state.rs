@@ -295,9 +295,6 @@ pub struct UiState {
     pub delta_filter: DeltaFilter,
     /// Lines the delta panel showed last frame: its page size.
     pub delta_rows: usize,
-    /// The entry whose full diff the person asked for (Enter on the delta panel); the diff
-    /// screen takes it from here.
-    pub diff_request: Option<u64>,
     /// Tap entries the tail missed because it fell behind or was paused.
     pub skipped: u64,
     pub browser: IndexBrowser,
@@ -321,7 +318,6 @@ impl UiState {
             delta_cursor: DeltaCursor::default(),
             delta_filter: DeltaFilter::default(),
             delta_rows: 1,
-            diff_request: None,
             skipped: 0,
             browser: IndexBrowser::default(),
             queue: QueueHistory::default(),
@@ -468,11 +464,6 @@ impl UiState {
     pub fn clear_delta_filter(&mut self) {
         self.delta_filter.clear();
         self.delta_cursor = DeltaCursor::default();
-    }
-
-    /// Asks for the full diff of the selected delta.
-    pub fn request_delta_diff(&mut self) {
-        self.diff_request = self.selected_delta().map(|d| d.seq);
     }
 
     /// The first visible row that keeps `selected` on screen, moving as little as possible.
@@ -661,8 +652,7 @@ mod tests {
         assert_eq!(shown(&state), (vec![0, 1, 2, 3], Some(0)));
         state.move_delta_cursor(&Action::PageDown);
         assert_eq!(shown(&state), (vec![1, 2, 3, 4], Some(3)));
-        state.request_delta_diff();
-        assert_eq!(state.diff_request, Some(4));
+        assert_eq!(state.selected_delta().map(|d| d.seq), Some(4));
         // Back to the newest: following again.
         state.move_delta_cursor(&Action::Bottom);
         assert_eq!(state.delta_cursor, DeltaCursor::default());
@@ -696,8 +686,7 @@ mod tests {
         let mut empty = UiState::new(true);
         empty.move_delta_cursor(&Action::Up);
         assert_eq!(shown(&empty), (vec![], None));
-        empty.request_delta_diff();
-        assert_eq!(empty.diff_request, None);
+        assert_eq!(empty.selected_delta().map(|d| d.seq), None);
     }
 
     #[test]

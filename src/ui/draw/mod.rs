@@ -1,6 +1,7 @@
 //! Drawing: pure functions from an immutable [`Screen`] to a frame. Nothing here locks,
 //! awaits or reads a clock; `now` comes in with the screen, so tests are deterministic.
 
+pub mod detail;
 mod header;
 mod help;
 mod indexes;
@@ -206,7 +207,7 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
     match screen.state.mode {
         InputMode::Help => help::draw(frame, frame.area(), &screen.state.keymap, theme),
         InputMode::Indexes => indexes::draw(frame, areas.table, &screen.state.browser, theme),
-        InputMode::Normal | InputMode::Filter | InputMode::DeltaFilter => {}
+        InputMode::Normal | InputMode::Filter | InputMode::DeltaFilter | InputMode::Detail => {}
     }
 }
 

@@ -1,0 +1,479 @@
+//! What the detail view shows, as plain data: an object as YAML lines (managedFields hidden
+//! unless asked for, a Secret's values always masked), an object's tap history, and one tap
+//! entry's full diff. Pure functions, so they are tested without a terminal or a cluster.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use base64::Engine;
+use serde_json::{Map, Value};
+
+use crate::informers::diff::Change;
+use crate::informers::lister_watcher::WatchEventType;
+use crate::informers::tap::{DiffUnavailable, TapEntry, TapKind};
+use crate::resources::{LAST_APPLIED_ANNOTATION, Timestamp};
+
+/// Why an object could not be shown as YAML.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot render the object as YAML: {0}")]
+pub struct YamlError(#[from] serde_saphyr::SerializeError);
+
+/// An object ready to draw: one string per YAML line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct YamlDoc {
+    pub lines: Vec<String>,
+    /// Entries of `metadata.managedFields` left out, when they were hidden.
+    pub hidden_managed_fields: Option<usize>,
+    /// Secret values replaced by a mask.
+    pub masked: usize,
+}
+
+/// `metadata.managedFields` is mostly server bookkeeping and often longer than the object;
+/// it is left out unless `show_managed_fields`. A Secret's values never reach the screen:
+/// kscope is read-only, and a terminal is often shared or recorded.
+pub fn yaml(object: &Value, show_managed_fields: bool) -> Result<YamlDoc, YamlError> {
+    let mut object = object.clone();
+    let hidden_managed_fields = if show_managed_fields {
+        None
+    } else {
+        object
+            .get_mut("metadata")
+            .and_then(Value::as_object_mut)
+            .and_then(|meta| meta.remove("managedFields"))
+            .map(|fields| fields.as_array().map_or(1, Vec::len))
+    };
+    let masked = if is_secret(&object) {
+        mask_secret(&mut object)
+    } else {
+        0
+    };
+    let text = serde_saphyr::to_string(&object)?;
+    Ok(YamlDoc {
+        lines: text.lines().map(str::to_owned).collect(),
+        hidden_managed_fields,
+        masked,
+    })
+}
+
+/// True for a core `Secret`.
+pub fn is_secret(object: &Value) -> bool {
+    object.get("kind").and_then(Value::as_str) == Some("Secret")
+        && object.get("apiVersion").and_then(Value::as_str) == Some("v1")
+}
+
+/// What replaces a secret value: its size only.
+fn mask(bytes: usize) -> Value {
+    Value::String(format!("•••••••• ({bytes} bytes)"))
+}
+
+/// Masks one value of `data` (base64: the size is the decoded one) or `stringData`.
+fn mask_value(value: &Value, base64: bool) -> Value {
+    let bytes = match value {
+        Value::String(s) if base64 => base64::engine::general_purpose::STANDARD
+            .decode(s)
+            .map_or(s.len(), |decoded| decoded.len()),
+        Value::String(s) => s.len(),
+        other => other.to_string().len(),
+    };
+    mask(bytes)
+}
+
+fn mask_map(map: &mut Map<String, Value>, base64: bool) -> usize {
+    for value in map.values_mut() {
+        *value = mask_value(value, base64);
+    }
+    map.len()
+}
+
+/// Masks every value under `data` and `stringData`, and the last-applied annotation, which
+/// `kubectl apply` fills with the whole Secret in clear. Returns how many were masked.
+pub fn mask_secret(object: &mut Value) -> usize {
+    let mut masked = 0;
+    for (field, base64) in [("data", true), ("stringData", false)] {
+        if let Some(map) = object.get_mut(field).and_then(Value::as_object_mut) {
+            masked += mask_map(map, base64);
+        }
+    }
+    if let Some(annotations) = object
+        .pointer_mut("/metadata/annotations")
+        .and_then(Value::as_object_mut)
+        && let Some(applied) = annotations.get_mut(LAST_APPLIED_ANNOTATION)
+    {
+        *applied = mask_value(applied, false);
+        masked += 1;
+    }
+    masked
+}
+
+/// One line of an object's history.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistoryRow {
+    pub seq: u64,
+    pub at: SystemTime,
+    /// `MODIFIED`, `Updated`, ...
+    pub kind: &'static str,
+    pub resource_version: String,
+    /// Changed field paths, the entry's message, or what the entry is.
+    pub summary: String,
+}
+
+/// Rows for an object's tap entries, in the order given (the detail passes newest first).
+pub fn history_rows(entries: &[Arc<TapEntry>]) -> Vec<HistoryRow> {
+    entries.iter().map(|entry| history_row(entry)).collect()
+}
+
+pub fn history_row(entry: &TapEntry) -> HistoryRow {
+    HistoryRow {
+        seq: entry.seq,
+        at: entry.at,
+        kind: entry.kind.label(),
+        resource_version: entry.resource_version.clone().unwrap_or_default(),
+        summary: summary(entry),
+    }
+}
+
+fn summary(entry: &TapEntry) -> String {
+    if let Some(message) = &entry.message {
+        return message.clone();
+    }
+    match (&entry.kind, entry.changed_paths()) {
+        (_, Some(paths)) if paths.is_empty() => "no field changed".into(),
+        (_, Some(paths)) => paths.join(" "),
+        (TapKind::Watch(WatchEventType::Added), None) => "first version seen".into(),
+        (TapKind::Watch(_), None) => "no earlier version kept".into(),
+        (TapKind::Delta(_), None) => "applied to the store".into(),
+        _ => String::new(),
+    }
+}
+
+/// `5s`, `3m`, `2h` since `at`, as kubectl prints ages.
+pub fn age(at: SystemTime, now: SystemTime) -> String {
+    let secs = now
+        .duration_since(at)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    Timestamp::from_seconds(0).human_since(Timestamp::from_seconds(secs))
+}
+
+/// How a diff line changed the field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiffSign {
+    Added,
+    Removed,
+    Changed,
+}
+
+/// One changed field: its path and compact JSON values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffLine {
+    pub sign: DiffSign,
+    pub path: String,
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
+
+/// An entry's full diff, ready to draw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffDoc {
+    pub lines: Vec<DiffLine>,
+    /// Changes under `metadata.managedFields` left out, when they were hidden.
+    pub hidden_managed_fields: usize,
+}
+
+const MANAGED_FIELDS: &str = "metadata.managedFields";
+
+/// The full diff of one tap entry against the previous version of its object.
+pub fn diff_doc(entry: &TapEntry, show_managed_fields: bool) -> Result<DiffDoc, DiffUnavailable> {
+    let changes = entry.diff()?;
+    let secret = entry
+        .raw
+        .as_ref()
+        .and_then(|raw| serde_json::from_slice::<Value>(raw).ok())
+        .is_some_and(|object| is_secret(&object));
+    let total = changes.len();
+    let lines: Vec<DiffLine> = changes
+        .into_iter()
+        .filter(|c| show_managed_fields || !under(c.path(), MANAGED_FIELDS))
+        .map(|change| diff_line(change, secret))
+        .collect();
+    Ok(DiffDoc {
+        hidden_managed_fields: total - lines.len(),
+        lines,
+    })
+}
+
+/// True when `path` is `root` or a field below it.
+fn under(path: &str, root: &str) -> bool {
+    path.strip_prefix(root)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+}
+
+fn diff_line(change: Change, secret: bool) -> DiffLine {
+    let show = |path: &str, value: &Value| {
+        let value = if secret {
+            mask_secret_field(path, value)
+        } else {
+            value.clone()
+        };
+        Some(value.to_string())
+    };
+    match change {
+        Change::Added { path, new } => DiffLine {
+            sign: DiffSign::Added,
+            old: None,
+            new: show(&path, &new),
+            path,
+        },
+        Change::Removed { path, old } => DiffLine {
+            sign: DiffSign::Removed,
+            old: show(&path, &old),
+            new: None,
+            path,
+        },
+        Change::Changed { path, old, new } => DiffLine {
+            sign: DiffSign::Changed,
+            old: show(&path, &old),
+            new: show(&path, &new),
+            path,
+        },
+    }
+}
+
+/// A Secret's field at `path` with every secret value in it masked.
+fn mask_secret_field(path: &str, value: &Value) -> Value {
+    let last_applied = format!(
+        "metadata.annotations[{}]",
+        Value::from(LAST_APPLIED_ANNOTATION)
+    );
+    for (root, base64) in [("data", true), ("stringData", false)] {
+        if path == root
+            && let Value::Object(map) = value
+        {
+            let mut map = map.clone();
+            mask_map(&mut map, base64);
+            return Value::Object(map);
+        }
+        if under(path, root) {
+            return mask_value(value, base64);
+        }
+    }
+    if under(path, &last_applied) {
+        return mask_value(value, false);
+    }
+    // A whole metadata or annotations map: mask inside a copy shaped like a Secret.
+    let wrapped = match path {
+        "metadata" => Some(serde_json::json!({ "metadata": value })),
+        "metadata.annotations" => Some(serde_json::json!({ "metadata": { "annotations": value } })),
+        _ => None,
+    };
+    match wrapped {
+        Some(mut object) => {
+            mask_secret(&mut object);
+            let pointer = if path == "metadata" {
+                "/metadata"
+            } else {
+                "/metadata/annotations"
+            };
+            object.pointer(pointer).cloned().unwrap_or(Value::Null)
+        }
+        None => value.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::informers::tap::{Tap, TapRecord};
+    use bytes::Bytes;
+    use serde_json::json;
+
+    fn pod() -> Value {
+        json!({
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": "web-1",
+                "namespace": "shop",
+                "resourceVersion": "42",
+                "managedFields": [
+                    {"manager": "kubelet", "operation": "Update"},
+                    {"manager": "kubectl", "operation": "Apply"}
+                ]
+            },
+            "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]},
+            "status": {"phase": "Running"}
+        })
+    }
+
+    fn secret() -> Value {
+        json!({
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {
+                "name": "db-creds",
+                "namespace": "shop",
+                "annotations": {
+                    LAST_APPLIED_ANNOTATION: "{\"data\":{\"password\":\"aHVudGVyMg==\"}}",
+                    "team": "payments"
+                }
+            },
+            "type": "Opaque",
+            "data": {"password": "aHVudGVyMg==", "user": "YWRtaW4="},
+            "stringData": {"token": "plain-text-token"}
+        })
+    }
+
+    #[test]
+    fn yaml_hides_managed_fields_by_default_and_shows_them_on_request() {
+        let doc = yaml(&pod(), false).unwrap();
+        assert_eq!(doc.hidden_managed_fields, Some(2));
+        let text = doc.lines.join("\n");
+        assert!(!text.contains("managedFields"), "{text}");
+        assert!(text.contains("name: web-1"), "{text}");
+        assert!(text.contains("phase: Running"), "{text}");
+        assert!(doc.lines.iter().any(|l| l.starts_with("apiVersion: v1")));
+
+        let shown = yaml(&pod(), true).unwrap();
+        assert_eq!(shown.hidden_managed_fields, None);
+        let text = shown.lines.join("\n");
+        assert!(text.contains("managedFields:"), "{text}");
+        assert!(text.contains("manager: kubelet"), "{text}");
+    }
+
+    #[test]
+    fn secret_values_are_masked_with_their_size_only() {
+        for show_managed_fields in [false, true] {
+            let doc = yaml(&secret(), show_managed_fields).unwrap();
+            let text = doc.lines.join("\n");
+            assert_eq!(doc.masked, 4);
+            for clear in ["aHVudGVyMg", "hunter2", "YWRtaW4", "plain-text-token"] {
+                assert!(!text.contains(clear), "{clear} leaked:\n{text}");
+            }
+            assert!(text.contains("password: •••••••• (7 bytes)"), "{text}");
+            assert!(text.contains("user: •••••••• (5 bytes)"), "{text}");
+            assert!(text.contains("token: •••••••• (16 bytes)"), "{text}");
+            assert!(text.contains("team: payments"), "{text}");
+        }
+        assert_eq!(yaml(&pod(), false).unwrap().masked, 0);
+    }
+
+    fn watch(tap: &Tap, kind: WatchEventType, rv: u64, object: &Value) {
+        tap.record(
+            TapKind::Watch(kind),
+            TapRecord {
+                key: Some("shop/x".into()),
+                resource_version: Some(rv.to_string()),
+                raw: Some(Bytes::from(object.to_string())),
+                message: None,
+            },
+        );
+    }
+
+    #[test]
+    fn diff_lines_hide_managed_fields_changes_unless_asked() {
+        let tap = Tap::new(8);
+        let old = pod();
+        let mut new = pod();
+        new["status"]["phase"] = json!("Succeeded");
+        new["metadata"]["managedFields"][0]["time"] = json!("2026-01-01T00:00:00Z");
+        new["metadata"]["labels"] = json!({"app": "web"});
+        watch(&tap, WatchEventType::Added, 1, &old);
+        watch(&tap, WatchEventType::Modified, 2, &new);
+        let entries = tap.history("shop/x");
+        let doc = diff_doc(&entries[1], false).unwrap();
+        assert_eq!(doc.hidden_managed_fields, 1);
+        assert_eq!(
+            doc.lines,
+            [
+                DiffLine {
+                    sign: DiffSign::Added,
+                    path: "metadata.labels".into(),
+                    old: None,
+                    new: Some(r#"{"app":"web"}"#.into()),
+                },
+                DiffLine {
+                    sign: DiffSign::Changed,
+                    path: "status.phase".into(),
+                    old: Some(r#""Running""#.into()),
+                    new: Some(r#""Succeeded""#.into()),
+                },
+            ]
+        );
+        assert_eq!(diff_doc(&entries[1], true).unwrap().lines.len(), 3);
+        assert_eq!(
+            diff_doc(&entries[0], false),
+            Err(DiffUnavailable::NoPrevious)
+        );
+    }
+
+    #[test]
+    fn secret_diffs_mask_old_and_new_values() {
+        let tap = Tap::new(8);
+        let old = secret();
+        let mut new = secret();
+        new["data"]["password"] = json!("czNjcjN0LXBhc3M=");
+        new["data"]["apikey"] = json!("a2V5");
+        new["metadata"]["annotations"][LAST_APPLIED_ANNOTATION] = json!("{\"new\":\"c2VjcmV0\"}");
+        new["type"] = json!("kubernetes.io/basic-auth");
+        watch(&tap, WatchEventType::Added, 1, &old);
+        watch(&tap, WatchEventType::Modified, 2, &new);
+        let doc = diff_doc(&tap.history("shop/x")[1], false).unwrap();
+        let text = format!("{:?}", doc.lines);
+        for clear in ["czNjcjN0", "a2V5", "c2VjcmV0", "aHVudGVyMg"] {
+            assert!(!text.contains(clear), "{clear} leaked: {text}");
+        }
+        assert_eq!(
+            doc.lines
+                .iter()
+                .map(|l| l.path.as_str())
+                .collect::<Vec<_>>(),
+            [
+                "data.apikey",
+                "data.password",
+                r#"metadata.annotations["kubectl.kubernetes.io/last-applied-configuration"]"#,
+                "type"
+            ]
+        );
+        assert_eq!(
+            doc.lines[1].new.as_deref(),
+            Some(r#""•••••••• (11 bytes)""#)
+        );
+        assert_eq!(
+            doc.lines[3].new.as_deref(),
+            Some(r#""kubernetes.io/basic-auth""#)
+        );
+        let whole = mask_secret_field("data", &json!({"k": "aGk="}));
+        assert_eq!(whole, json!({"k": "•••••••• (2 bytes)"}));
+        let annotations = mask_secret_field(
+            "metadata.annotations",
+            &json!({ LAST_APPLIED_ANNOTATION: "x", "a": "b" }),
+        );
+        assert_eq!(annotations["a"], json!("b"));
+        assert_eq!(
+            annotations[LAST_APPLIED_ANNOTATION],
+            json!("•••••••• (1 bytes)")
+        );
+    }
+
+    #[test]
+    fn history_rows_summarize_each_entry() {
+        let tap = Tap::new(8);
+        let mut new = pod();
+        new["status"]["phase"] = json!("Failed");
+        watch(&tap, WatchEventType::Added, 1, &pod());
+        watch(&tap, WatchEventType::Modified, 2, &new);
+        let mut entries = tap.history("shop/x");
+        entries.reverse();
+        let rows = history_rows(&entries);
+        assert_eq!(
+            rows.iter()
+                .map(|r| (r.kind, r.resource_version.as_str(), r.summary.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                ("MODIFIED", "2", "status.phase"),
+                ("ADDED", "1", "first version seen")
+            ]
+        );
+        let now = rows[0].at + std::time::Duration::from_secs(125);
+        assert_eq!(age(rows[0].at, now), "2m5s");
+    }
+}

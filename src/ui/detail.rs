@@ -1,0 +1,460 @@
+//! The detail overlay: one object as YAML, fetched on demand, and its history of tap entries
+//! with each entry's full diff.
+//!
+//! [`Detail`] is plain state that draws and tests build by hand; [`DetailController`] owns the
+//! open detail and runs its fetches as background tasks whose results come back through a
+//! channel the event loop listens to, so opening or refreshing never blocks a frame.
+
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use ratatui::layout::Rect;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::index_views::detail::{
+    DiffDoc, HistoryRow, YamlDoc, diff_doc, history_row, history_rows, yaml,
+};
+use crate::informers::keys::split_meta_namespace_key;
+use crate::informers::tap::{DiffUnavailable, Tap, TapEntry, TapKind};
+use crate::resources::ResourceKind;
+use crate::resources::fetch::{FetchError, fetch_object};
+
+use super::action::Action;
+use super::draw::detail::content_rows;
+
+/// Which object the detail shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DetailTarget {
+    pub kind: ResourceKind,
+    /// `namespace/name`, or `name` for cluster-scoped kinds: the store key.
+    pub key: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DetailTab {
+    #[default]
+    Yaml,
+    History,
+}
+
+/// Where the GET of the object stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FetchState {
+    /// A fetch is running; an earlier result, if any, stays on screen meanwhile.
+    Loading {
+        since: SystemTime,
+    },
+    Loaded {
+        resource_version: String,
+        at: SystemTime,
+    },
+    Failed {
+        error: String,
+        at: SystemTime,
+    },
+}
+
+/// One tap entry's full diff, opened from the history or the delta panel.
+#[derive(Debug, Clone)]
+pub struct DiffScreen {
+    /// The entry opened.
+    pub row: HistoryRow,
+    /// For a delta, the kind of the watch event whose object the diff comes from.
+    pub via: Option<&'static str>,
+    pub doc: Result<DiffDoc, DiffUnavailable>,
+    pub scroll: usize,
+    /// The entry the diff is computed from, to recompute it when managedFields are toggled.
+    source: Arc<TapEntry>,
+}
+
+/// What the detail asks of its owner after an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetailOutcome {
+    Stay,
+    /// Esc from the top level: the detail is closed.
+    Closed,
+    /// Fetch the object again and re-read its history.
+    Refresh,
+}
+
+/// The open detail view.
+#[derive(Debug, Clone)]
+pub struct Detail {
+    pub target: DetailTarget,
+    pub tab: DetailTab,
+    pub fetch: FetchState,
+    pub yaml: YamlDoc,
+    pub show_managed_fields: bool,
+    /// First YAML line shown.
+    pub yaml_scroll: usize,
+    /// Newest first.
+    pub history: Vec<HistoryRow>,
+    pub history_selected: usize,
+    pub diff: Option<DiffScreen>,
+    /// The detail's key list is shown over it.
+    pub help: bool,
+    /// Content lines shown last frame: the page for PgUp/PgDn and the end for G.
+    pub page: usize,
+    /// The last fetched object, kept to re-render when managedFields are toggled.
+    object: Option<Value>,
+    /// Newest first, as `history`.
+    entries: Vec<Arc<TapEntry>>,
+}
+
+impl Detail {
+    /// A detail waiting for its first fetch.
+    pub fn new(target: DetailTarget, now: SystemTime) -> Self {
+        Self {
+            target,
+            tab: DetailTab::Yaml,
+            fetch: FetchState::Loading { since: now },
+            yaml: YamlDoc::default(),
+            show_managed_fields: false,
+            yaml_scroll: 0,
+            history: Vec::new(),
+            history_selected: 0,
+            diff: None,
+            help: false,
+            page: 1,
+            object: None,
+            entries: Vec::new(),
+        }
+    }
+
+    /// The fetched object, shown from now on.
+    pub fn loaded(&mut self, object: Value, at: SystemTime) {
+        match yaml(&object, self.show_managed_fields) {
+            Ok(doc) => {
+                self.fetch = FetchState::Loaded {
+                    resource_version: object
+                        .pointer("/metadata/resourceVersion")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned(),
+                    at,
+                };
+                self.yaml = doc;
+                self.object = Some(object);
+                self.clamp();
+            }
+            Err(err) => self.failed(err.to_string(), at),
+        }
+    }
+
+    /// The fetch failed: say why instead of the YAML.
+    pub fn failed(&mut self, error: String, at: SystemTime) {
+        self.fetch = FetchState::Failed { error, at };
+        self.yaml = YamlDoc::default();
+        self.object = None;
+        self.yaml_scroll = 0;
+    }
+
+    /// Like [`Detail::set_history`], but keeps the rows when no entry came or went: the
+    /// history is re-read every frame and changed paths are worth computing only once.
+    pub fn sync_history(&mut self, entries: Vec<Arc<TapEntry>>) {
+        let newest = |e: Option<&Arc<TapEntry>>| e.map(|e| e.seq);
+        if entries.len() != self.entries.len()
+            || newest(entries.last()) != newest(self.entries.first())
+        {
+            self.set_history(entries);
+        }
+    }
+
+    /// The object's tap entries, oldest first (as [`Tap::history`] returns them).
+    pub fn set_history(&mut self, mut entries: Vec<Arc<TapEntry>>) {
+        entries.reverse();
+        let selected = self.history.get(self.history_selected).map(|row| row.seq);
+        self.history = history_rows(&entries);
+        self.entries = entries;
+        self.history_selected = selected
+            .and_then(|seq| self.history.iter().position(|row| row.seq == seq))
+            .unwrap_or(0);
+    }
+
+    /// Opens the diff of the selected history entry.
+    pub fn open_diff(&mut self) {
+        if let Some(entry) = self.entries.get(self.history_selected).cloned() {
+            self.show_diff(entry);
+        }
+    }
+
+    /// Shows the full diff of `entry`, from this history or from the delta panel, and
+    /// selects it in the history when it is there (so Esc lands on it). A delta carries no
+    /// object: its diff is that of the watch event that brought the same resourceVersion.
+    pub fn show_diff(&mut self, entry: Arc<TapEntry>) {
+        if let Some(i) = self.entries.iter().position(|e| e.seq == entry.seq) {
+            self.history_selected = i;
+            self.tab = DetailTab::History;
+        }
+        let via = self.watch_event_of(&entry);
+        let source = via.clone().unwrap_or_else(|| entry.clone());
+        self.diff = Some(DiffScreen {
+            row: history_row(&entry),
+            via: via.map(|e| e.kind.label()),
+            doc: diff_doc(&source, self.show_managed_fields),
+            scroll: 0,
+            source,
+        });
+    }
+
+    /// The watch event of this history that carried the object a delta applied.
+    fn watch_event_of(&self, delta: &TapEntry) -> Option<Arc<TapEntry>> {
+        if !matches!(delta.kind, TapKind::Delta(_)) || delta.resource_version.is_none() {
+            return None;
+        }
+        self.entries
+            .iter()
+            .find(|e| {
+                matches!(e.kind, TapKind::Watch(_))
+                    && e.raw.is_some()
+                    && e.resource_version == delta.resource_version
+            })
+            .cloned()
+    }
+
+    /// Applies one action; says whether the owner must close or refresh the detail.
+    pub fn apply(&mut self, action: &Action) -> DetailOutcome {
+        if self.help {
+            if matches!(action, Action::ToggleHelp | Action::Back) {
+                self.help = false;
+            }
+            return DetailOutcome::Stay;
+        }
+        match action {
+            Action::ToggleHelp => self.help = true,
+            Action::Back if self.diff.is_some() => self.diff = None,
+            Action::Back => return DetailOutcome::Closed,
+            Action::DetailTab if self.diff.is_none() => {
+                self.tab = match self.tab {
+                    DetailTab::Yaml => DetailTab::History,
+                    DetailTab::History => DetailTab::Yaml,
+                };
+            }
+            Action::ToggleManagedFields => self.toggle_managed_fields(),
+            Action::Refresh => return DetailOutcome::Refresh,
+            Action::OpenDiff if self.diff.is_none() && self.tab == DetailTab::History => {
+                self.open_diff();
+            }
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => self.scroll(action),
+            _ => {}
+        }
+        DetailOutcome::Stay
+    }
+
+    fn toggle_managed_fields(&mut self) {
+        self.show_managed_fields = !self.show_managed_fields;
+        if let Some(object) = &self.object
+            && let Ok(doc) = yaml(object, self.show_managed_fields)
+        {
+            self.yaml = doc;
+        }
+        if let Some(diff) = &mut self.diff {
+            diff.doc = diff_doc(&diff.source, self.show_managed_fields);
+            diff.scroll = 0;
+        }
+        self.clamp();
+    }
+
+    fn scroll(&mut self, action: &Action) {
+        let page = self.page;
+        if let Some(diff) = &mut self.diff {
+            let lines = diff.doc.as_ref().map_or(0, |d| d.lines.len());
+            diff.scroll = step(diff.scroll, scroll_end(lines, page) + 1, page, action);
+        } else if self.tab == DetailTab::History {
+            self.history_selected = step(self.history_selected, self.history.len(), page, action);
+        } else {
+            let end = scroll_end(self.yaml.lines.len(), page);
+            self.yaml_scroll = step(self.yaml_scroll, end + 1, page, action);
+        }
+    }
+
+    /// Sets the page size from the rows the content had last frame, keeping scrolls in range.
+    pub fn set_page(&mut self, rows: usize) {
+        self.page = rows.max(1);
+        self.clamp();
+    }
+
+    fn clamp(&mut self) {
+        self.yaml_scroll = self
+            .yaml_scroll
+            .min(scroll_end(self.yaml.lines.len(), self.page));
+        self.history_selected = self
+            .history_selected
+            .min(self.history.len().saturating_sub(1));
+        let page = self.page;
+        if let Some(diff) = &mut self.diff {
+            let lines = diff.doc.as_ref().map_or(0, |d| d.lines.len());
+            diff.scroll = diff.scroll.min(scroll_end(lines, page));
+        }
+    }
+}
+
+/// `position` moved by `action` within `0..len`.
+fn step(position: usize, len: usize, page: usize, action: &Action) -> usize {
+    let last = len.saturating_sub(1);
+    match action {
+        Action::Up => position.saturating_sub(1),
+        Action::Down => position + 1,
+        Action::PageUp => position.saturating_sub(page),
+        Action::PageDown => position + page,
+        Action::Top => 0,
+        _ => last,
+    }
+    .min(last)
+}
+
+/// The last first-line that still fills a page.
+fn scroll_end(lines: usize, page: usize) -> usize {
+    lines.saturating_sub(page)
+}
+
+/// A finished fetch, sent back to the event loop.
+#[derive(Debug)]
+pub struct Fetched {
+    generation: u64,
+    at: SystemTime,
+    result: Result<Value, FetchError>,
+}
+
+/// Owns the open detail (if any) and fetches its object in the background.
+pub struct DetailController {
+    client: kube::Client,
+    tap: Option<Tap>,
+    open: Option<Detail>,
+    /// Counts fetches, so the result of one made for an earlier object or refresh is dropped.
+    generation: u64,
+    tx: mpsc::UnboundedSender<Fetched>,
+    rx: mpsc::UnboundedReceiver<Fetched>,
+}
+
+impl DetailController {
+    /// `tap` is the tap of the informer whose rows the detail opens from, for the history.
+    pub fn new(client: kube::Client, tap: Option<Tap>) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        Self {
+            client,
+            tap,
+            open: None,
+            generation: 0,
+            tx,
+            rx,
+        }
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// Opens the detail of `key` and starts fetching it. Must run inside a Tokio runtime.
+    pub fn open(&mut self, kind: ResourceKind, key: &str) {
+        let target = DetailTarget {
+            kind,
+            key: key.to_owned(),
+        };
+        self.open = Some(Detail::new(target, SystemTime::now()));
+        self.refresh();
+    }
+
+    /// Opens the detail of the object a tap entry (from the delta panel) is about, on that
+    /// entry's full diff. Returns false for entries about no object (relists, errors).
+    pub fn open_entry(&mut self, kind: ResourceKind, entry: Arc<TapEntry>) -> bool {
+        let Some(key) = entry.key.clone() else {
+            return false;
+        };
+        self.open(kind, &key);
+        if let Some(detail) = &mut self.open {
+            detail.show_diff(entry);
+        }
+        true
+    }
+
+    /// Opens the full diff of tap entry `seq` (the delta panel's selection). False when the
+    /// tap no longer keeps it or it is about no object.
+    pub fn open_seq(&mut self, kind: ResourceKind, seq: u64) -> bool {
+        match self.tap.as_ref().and_then(|tap| tap.entry(seq)) {
+            Some(entry) => self.open_entry(kind, entry),
+            None => false,
+        }
+    }
+
+    /// Applies one action to the open detail; returns false once the detail is closed.
+    pub fn apply(&mut self, action: &Action) -> bool {
+        let Some(detail) = &mut self.open else {
+            return false;
+        };
+        match detail.apply(action) {
+            DetailOutcome::Stay => true,
+            DetailOutcome::Closed => {
+                self.open = None;
+                false
+            }
+            DetailOutcome::Refresh => {
+                self.refresh();
+                true
+            }
+        }
+    }
+
+    /// Re-reads the history and fetches the object again in a background task.
+    fn refresh(&mut self) {
+        let Some(detail) = &mut self.open else {
+            return;
+        };
+        if let Some(tap) = &self.tap {
+            detail.set_history(tap.history(&detail.target.key));
+        }
+        detail.fetch = FetchState::Loading {
+            since: SystemTime::now(),
+        };
+        self.generation += 1;
+        let generation = self.generation;
+        let client = self.client.clone();
+        let tx = self.tx.clone();
+        let target = detail.target.clone();
+        tokio::spawn(async move {
+            let (namespace, name) = split_meta_namespace_key(&target.key);
+            let result = fetch_object(&client, target.kind, namespace, name).await;
+            // The receiver lives as long as the controller; if it is gone, nobody waits.
+            let _ = tx.send(Fetched {
+                generation,
+                at: SystemTime::now(),
+                result,
+            });
+        });
+    }
+
+    /// The next finished fetch. Cancel-safe, for the event loop's `select!`.
+    pub async fn fetched(&mut self) -> Option<Fetched> {
+        self.rx.recv().await
+    }
+
+    /// Shows a finished fetch, unless the detail moved on since it started.
+    pub fn finish(&mut self, fetched: Fetched) {
+        if fetched.generation != self.generation {
+            return;
+        }
+        if let Some(detail) = &mut self.open {
+            match fetched.result {
+                Ok(object) => detail.loaded(object, fetched.at),
+                Err(err) => detail.failed(err.to_string(), fetched.at),
+            }
+        }
+    }
+
+    /// The open detail, with its history brought up to date and sized for a frame of `area`:
+    /// what the draw function takes.
+    pub fn screen(&mut self, area: Rect) -> Option<&Detail> {
+        let detail = self.open.as_mut()?;
+        if let Some(tap) = &self.tap {
+            detail.sync_history(tap.history(&detail.target.key));
+        }
+        detail.set_page(content_rows(area));
+        Some(detail)
+    }
+}

@@ -1,0 +1,303 @@
+//! The detail overlay: everything below the header, with tabs for the object's YAML and its
+//! tap history, the full diff of one history entry, and the detail's own key list.
+
+use std::time::SystemTime;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::style::Color;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use super::{MIN_HEIGHT, MIN_WIDTH, Theme};
+use crate::index_views::detail::{DiffSign, age};
+use crate::ui::action::Action;
+use crate::ui::detail::{Detail, DetailTab, DiffScreen, FetchState};
+use crate::ui::keymap::{Keymap, Section};
+
+/// Rows of the header the overlay leaves visible.
+const HEADER_ROWS: u16 = 2;
+/// The border (2) and the tab line.
+const CHROME_ROWS: u16 = 3;
+
+/// The overlay's area in a frame of `area`; `None` when the frame is too small to draw.
+fn body(area: Rect) -> Option<Rect> {
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        return None;
+    }
+    let [_, body] =
+        Layout::vertical([Constraint::Length(HEADER_ROWS), Constraint::Min(0)]).areas(area);
+    Some(body)
+}
+
+/// Lines of YAML, history or diff that fit in a frame of `area`.
+pub fn content_rows(area: Rect) -> usize {
+    body(area).map_or(1, |b| usize::from(b.height.saturating_sub(CHROME_ROWS)))
+}
+
+/// Draws the open detail over the table, panels and status line of the frame.
+pub fn draw(frame: &mut Frame, detail: &Detail, keymap: &Keymap, now: SystemTime, color: bool) {
+    let theme = Theme { color };
+    let Some(area) = body(frame.area()) else {
+        return;
+    };
+    let block = Block::bordered()
+        .title(Span::styled(title(detail, now), theme.title()))
+        .title_bottom(Span::styled(key_hint(keymap), theme.dim()));
+    let inner = block.inner(area);
+    frame.render_widget(Clear, area);
+    frame.render_widget(block, area);
+    let [bar, content] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+    let height = usize::from(content.height);
+    match &detail.diff {
+        Some(diff) => {
+            frame.render_widget(Paragraph::new(diff_bar(diff, now, theme)), bar);
+            frame.render_widget(Paragraph::new(diff_lines(diff, height, theme)), content);
+        }
+        None => {
+            frame.render_widget(Paragraph::new(tab_bar(detail, theme)), bar);
+            let lines = match detail.tab {
+                DetailTab::Yaml => yaml_lines(detail, height, theme),
+                DetailTab::History => history_lines(detail, height, now, theme),
+            };
+            frame.render_widget(Paragraph::new(lines), content);
+        }
+    }
+    if detail.help {
+        draw_help(frame, area, keymap, theme);
+    }
+}
+
+/// ` Pod shop/web-1 · rv 42 · fetched 5s ago `.
+fn title(detail: &Detail, now: SystemTime) -> String {
+    let target = &detail.target;
+    let state = match &detail.fetch {
+        FetchState::Loading { since } if detail.yaml.lines.is_empty() => {
+            format!("loading… {}", age(*since, now))
+        }
+        FetchState::Loading { since } => format!("refreshing… {}", age(*since, now)),
+        FetchState::Loaded {
+            resource_version,
+            at,
+        } => format!("rv {resource_version} · fetched {} ago", age(*at, now)),
+        FetchState::Failed { at, .. } => format!("fetch failed {} ago", age(*at, now)),
+    };
+    format!(" {} {} · {state} ", target.kind.kind(), target.key)
+}
+
+fn tab_bar<'a>(detail: &Detail, theme: Theme) -> Line<'a> {
+    let tab = |label: String, on: bool| {
+        if on {
+            Span::styled(label, theme.selected())
+        } else {
+            Span::raw(label)
+        }
+    };
+    let mut spans = vec![
+        tab(" YAML ".into(), detail.tab == DetailTab::Yaml),
+        Span::raw(" "),
+        tab(
+            format!(" History ({}) ", detail.history.len()),
+            detail.tab == DetailTab::History,
+        ),
+    ];
+    let mut notes = Vec::new();
+    if let Some(hidden) = detail.yaml.hidden_managed_fields {
+        notes.push(format!("managedFields: {hidden} hidden (m)"));
+    }
+    if detail.yaml.masked > 0 {
+        notes.push(format!("{} secret values masked", detail.yaml.masked));
+    }
+    if !notes.is_empty() {
+        spans.push(Span::styled(
+            format!("  {}", notes.join(" · ")),
+            theme.dim(),
+        ));
+    }
+    Line::from(spans)
+}
+
+fn yaml_lines<'a>(detail: &'a Detail, height: usize, theme: Theme) -> Vec<Line<'a>> {
+    if let FetchState::Failed { error, .. } = &detail.fetch {
+        return vec![
+            Line::styled(error.as_str(), theme.error()),
+            Line::styled("r fetches again", theme.dim()),
+        ];
+    }
+    if detail.yaml.lines.is_empty() {
+        return vec![Line::styled("loading…", theme.dim())];
+    }
+    detail
+        .yaml
+        .lines
+        .iter()
+        .skip(detail.yaml_scroll)
+        .take(height)
+        .map(|line| yaml_line(line, theme))
+        .collect()
+}
+
+/// Keys in colour, values plain.
+fn yaml_line(line: &str, theme: Theme) -> Line<'_> {
+    let indent = line.len() - line.trim_start_matches([' ', '-']).len();
+    let rest = &line[indent..];
+    let key_end = rest
+        .find(": ")
+        .or_else(|| rest.ends_with(':').then(|| rest.len() - 1));
+    match key_end {
+        Some(colon) => Line::from(vec![
+            Span::raw(&line[..indent]),
+            Span::styled(&line[indent..indent + colon + 1], theme.fg(Color::Cyan)),
+            Span::raw(&line[indent + colon + 1..]),
+        ]),
+        None => Line::raw(line),
+    }
+}
+
+fn history_lines(detail: &Detail, height: usize, now: SystemTime, theme: Theme) -> Vec<Line<'_>> {
+    if detail.history.is_empty() {
+        return vec![Line::styled(
+            "no tap entries for this object are kept (the ring holds the newest only)",
+            theme.dim(),
+        )];
+    }
+    // Scroll so the selected entry stays in view.
+    let first = (detail.history_selected + 1).saturating_sub(height);
+    detail
+        .history
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(height)
+        .map(|(i, row)| {
+            let line = Line::from(vec![
+                Span::styled(format!("{:<9}", row.kind), theme.title()),
+                Span::styled(
+                    format!(
+                        "rv {:<8} {:>6}  ",
+                        Some(row.resource_version.as_str())
+                            .filter(|rv| !rv.is_empty())
+                            .unwrap_or("-"),
+                        age(row.at, now)
+                    ),
+                    theme.dim(),
+                ),
+                Span::raw(row.summary.as_str()),
+            ]);
+            if i == detail.history_selected {
+                line.style(theme.selected())
+            } else {
+                line
+            }
+        })
+        .collect()
+}
+
+fn diff_bar<'a>(diff: &DiffScreen, now: SystemTime, theme: Theme) -> Line<'a> {
+    let mut spans = vec![Span::styled(
+        format!(
+            "diff {} rv {} · {} ago",
+            diff.row.kind,
+            diff.row.resource_version,
+            age(diff.row.at, now)
+        ),
+        theme.selected(),
+    )];
+    if let Some(via) = diff.via {
+        spans.push(Span::styled(
+            format!("  object from its {via} watch event"),
+            theme.dim(),
+        ));
+    }
+    if let Ok(doc) = &diff.doc
+        && doc.hidden_managed_fields > 0
+    {
+        spans.push(Span::styled(
+            format!(
+                "  managedFields changes hidden: {} (m)",
+                doc.hidden_managed_fields
+            ),
+            theme.dim(),
+        ));
+    }
+    Line::from(spans)
+}
+
+fn diff_lines(diff: &DiffScreen, height: usize, theme: Theme) -> Vec<Line<'_>> {
+    let doc = match &diff.doc {
+        Ok(doc) => doc,
+        Err(why) => return vec![Line::styled(why.to_string(), theme.dim())],
+    };
+    if doc.lines.is_empty() {
+        return vec![Line::styled("no field changed", theme.dim())];
+    }
+    let added = theme.fg(Color::Green);
+    let removed = theme.fg(Color::Red);
+    doc.lines
+        .iter()
+        .skip(diff.scroll)
+        .take(height)
+        .map(|line| {
+            let mut spans = Vec::with_capacity(5);
+            match line.sign {
+                DiffSign::Added => spans.push(Span::styled("+ ", added)),
+                DiffSign::Removed => spans.push(Span::styled("- ", removed)),
+                DiffSign::Changed => spans.push(Span::styled("~ ", theme.fg(Color::Yellow))),
+            }
+            spans.push(Span::raw(format!("{}: ", line.path)));
+            if let Some(old) = &line.old {
+                spans.push(Span::styled(old.as_str(), removed));
+            }
+            if line.old.is_some() && line.new.is_some() {
+                spans.push(Span::raw(" → "));
+            }
+            if let Some(new) = &line.new {
+                spans.push(Span::styled(new.as_str(), added));
+            }
+            Line::from(spans)
+        })
+        .collect()
+}
+
+/// The bottom line's reminder, with the keys as bound: ` Tab yaml/history · m managedFields · … `.
+fn key_hint(keymap: &Keymap) -> String {
+    let hints: Vec<String> = [
+        (Action::DetailTab, "yaml/history"),
+        (Action::ToggleManagedFields, "managedFields"),
+        (Action::Refresh, "refresh"),
+        (Action::Back, "back"),
+        (Action::ToggleHelp, "keys"),
+    ]
+    .iter()
+    .filter_map(|(action, what)| {
+        let keys = keymap.keys(Section::Detail, action);
+        keys.first().map(|key| format!("{key} {what}"))
+    })
+    .collect();
+    format!(" {} ", hints.join(" · "))
+}
+
+fn draw_help(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: Theme) {
+    let help = keymap.help(Section::Detail);
+    let height = u16::try_from(help.len() + 2).unwrap_or(u16::MAX);
+    let [row] = Layout::vertical([Constraint::Length(height)])
+        .flex(Flex::Center)
+        .areas(area);
+    let [popup] = Layout::horizontal([Constraint::Length(60)])
+        .flex(Flex::Center)
+        .areas(row);
+    let lines: Vec<Line> = help
+        .into_iter()
+        .map(|(keys, what)| {
+            Line::from(vec![
+                Span::styled(format!("{keys:<20}"), theme.title()),
+                Span::raw(what),
+            ])
+        })
+        .collect();
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" detail keys (Esc closes) ")),
+        popup,
+    );
+}
