@@ -278,7 +278,7 @@ fn diff_of_a_history_entry() {
 }
 
 #[test]
-fn diffs_of_deltas_come_from_their_watch_event_or_say_why_there_is_none() {
+fn diffs_of_deltas_come_from_their_watch_event_additions_read_as_fields() {
     let mut detail = detail();
     detail.apply(&Action::DetailTab);
     detail.apply(&Action::OpenDiff);
@@ -298,9 +298,10 @@ fn diffs_of_deltas_come_from_their_watch_event_or_say_why_there_is_none() {
     detail.apply(&Action::Up);
     detail.apply(&Action::OpenDiff);
     let text = render(&mut detail, 100, 12);
+    assert!(text.contains("diff ADDED rv 41"), "{text}");
     assert!(
-        text.contains("no earlier version of this object is kept"),
-        "{text}"
+        text.contains("+ metadata.name: \"web-03\""),
+        "an addition reads as its fields: {text}"
     );
 }
 

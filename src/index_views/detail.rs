@@ -386,9 +386,9 @@ mod tests {
             [
                 DiffLine {
                     sign: DiffSign::Added,
-                    path: "metadata.labels".into(),
+                    path: "metadata.labels.app".into(),
                     old: None,
-                    new: Some(r#"{"app":"web"}"#.into()),
+                    new: Some(r#""web""#.into()),
                 },
                 DiffLine {
                     sign: DiffSign::Changed,

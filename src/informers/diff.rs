@@ -55,18 +55,7 @@ fn walk(old: &Value, new: &Value, path: &mut String, out: &mut Vec<Change>) {
             for key in keys {
                 let len = path.len();
                 push_key(path, key);
-                match (a.get(key), b.get(key)) {
-                    (Some(x), Some(y)) => walk(x, y, path, out),
-                    (None, Some(y)) => out.push(Change::Added {
-                        path: path.clone(),
-                        new: y.clone(),
-                    }),
-                    (Some(x), None) => out.push(Change::Removed {
-                        path: path.clone(),
-                        old: x.clone(),
-                    }),
-                    (None, None) => {}
-                }
+                one_side(a.get(key), b.get(key), path, out);
                 path.truncate(len);
             }
         }
@@ -74,18 +63,7 @@ fn walk(old: &Value, new: &Value, path: &mut String, out: &mut Vec<Change>) {
             for i in 0..a.len().max(b.len()) {
                 let len = path.len();
                 path.push_str(&format!("[{i}]"));
-                match (a.get(i), b.get(i)) {
-                    (Some(x), Some(y)) => walk(x, y, path, out),
-                    (None, Some(y)) => out.push(Change::Added {
-                        path: path.clone(),
-                        new: y.clone(),
-                    }),
-                    (Some(x), None) => out.push(Change::Removed {
-                        path: path.clone(),
-                        old: x.clone(),
-                    }),
-                    (None, None) => {}
-                }
+                one_side(a.get(i), b.get(i), path, out);
                 path.truncate(len);
             }
         }
@@ -94,6 +72,38 @@ fn walk(old: &Value, new: &Value, path: &mut String, out: &mut Vec<Change>) {
             old: old.clone(),
             new: new.clone(),
         }),
+    }
+}
+
+/// Compares one field or element that may exist on one side only. A map or list that was
+/// added or removed whole is reported leaf by leaf, so a new object reads as its fields.
+fn one_side(old: Option<&Value>, new: Option<&Value>, path: &mut String, out: &mut Vec<Change>) {
+    match (old, new) {
+        (Some(x), Some(y)) => walk(x, y, path, out),
+        (None, Some(y)) => match empty_like(y) {
+            Some(empty) => walk(&empty, y, path, out),
+            None => out.push(Change::Added {
+                path: path.clone(),
+                new: y.clone(),
+            }),
+        },
+        (Some(x), None) => match empty_like(x) {
+            Some(empty) => walk(x, &empty, path, out),
+            None => out.push(Change::Removed {
+                path: path.clone(),
+                old: x.clone(),
+            }),
+        },
+        (None, None) => {}
+    }
+}
+
+/// An empty map or list of the same type as a non-empty `value`, to diff it against.
+fn empty_like(value: &Value) -> Option<Value> {
+    match value {
+        Value::Object(map) if !map.is_empty() => Some(Value::Object(serde_json::Map::new())),
+        Value::Array(list) if !list.is_empty() => Some(Value::Array(Vec::new())),
+        _ => None,
     }
 }
 
@@ -186,8 +196,8 @@ mod tests {
         assert_eq!(
             grown,
             [Change::Added {
-                path: "[1]".into(),
-                new: json!({"a": 1})
+                path: "[1].a".into(),
+                new: json!(1)
             }]
         );
     }

@@ -94,21 +94,25 @@ pub enum DiffUnavailable {
 
 impl TapEntry {
     /// Every field that differs from the previous version of the same key, with old and new
-    /// values (nothing left out: the caller decides what is noise).
+    /// values (nothing left out: the caller decides what is noise). An addition with no
+    /// earlier version is the whole object, added.
     pub fn diff(&self) -> Result<Vec<Change>, DiffUnavailable> {
         let raw = self
             .raw
             .as_ref()
             .ok_or(DiffUnavailable::NoObject(self.kind.label()))?;
-        let previous = self
-            .previous_raw
-            .as_ref()
-            .ok_or(DiffUnavailable::NoPrevious)?;
         let parse = |bytes: &Bytes| {
             serde_json::from_slice::<Value>(bytes)
                 .map_err(|e| DiffUnavailable::Malformed(e.to_string()))
         };
-        Ok(diff(&parse(previous)?, &parse(raw)?))
+        let previous = match (&self.previous_raw, &self.kind) {
+            (Some(previous), _) => parse(previous)?,
+            (None, TapKind::Watch(WatchEventType::Added) | TapKind::Delta(DeltaType::Added)) => {
+                Value::Object(serde_json::Map::new())
+            }
+            (None, _) => return Err(DiffUnavailable::NoPrevious),
+        };
+        Ok(diff(&previous, &parse(raw)?))
     }
 }
 
