@@ -399,10 +399,9 @@ mod tests {
             ]
         );
         assert_eq!(diff_doc(&entries[1], true).unwrap().lines.len(), 3);
-        assert_eq!(
-            diff_doc(&entries[0], false),
-            Err(DiffUnavailable::NoPrevious)
-        );
+        let added = diff_doc(&entries[0], false).unwrap();
+        assert!(added.lines.iter().all(|l| l.sign == DiffSign::Added));
+        assert_eq!(added.hidden_managed_fields, 4, "managedFields stay hidden");
     }
 
     #[test]
