@@ -40,6 +40,22 @@ pub enum Action {
     PrevIndex,
     /// Filter the table by the browsed index value.
     ChooseValue,
+    /// Open the command bar (`:`).
+    OpenCommand,
+    /// A character typed into the command bar.
+    CommandChar(char),
+    CommandBackspace,
+    /// Complete the command name being typed.
+    CommandComplete,
+    /// Run the typed command.
+    CommandRun,
+    /// Close the command bar without running anything.
+    CommandCancel,
+    /// Show or hide the wide columns (`kubectl get -o wide`'s).
+    ToggleWide,
+    /// Open what the selected row contains: a namespace's or node's pods, a deployment's
+    /// replicasets, a replicaset's pods.
+    DrillDown,
 }
 
 /// What the keyboard is talking to right now: the same key means different things in each.
@@ -50,6 +66,7 @@ pub enum InputMode {
     Filter,
     Help,
     Indexes,
+    Command,
 }
 
 /// The keys of the main screen, for the help overlay: (keys, what they do).
@@ -57,11 +74,19 @@ pub const KEY_HELP: &[(&str, &str)] = &[
     ("j/k ↓/↑", "move the selection (or scroll the delta stream)"),
     ("g / G", "first / last row"),
     ("PgUp/PgDn", "page up / down"),
+    (
+        ":",
+        "command: pods nodes deploy rs ns [-n NS | -A] · :q quits",
+    ),
     ("s", "sort by the next column"),
     ("S", "reverse the sort order"),
     ("/", "filter: app=web,node=n1 · app in (a,b) · !app · text"),
-    ("Esc", "clear the filter (in the filter bar) / close help"),
-    ("Enter", "keep the filter and return to the table"),
+    ("w", "show / hide the wide columns"),
+    (
+        "Enter",
+        "open the row: ns/node → pods, deploy → rs, rs → pods",
+    ),
+    ("Esc", "clear the filter, else back to the previous view"),
     ("d", "show / hide the delta stream and workqueue panels"),
     ("Tab", "move focus between the table and the delta stream"),
     ("space", "pause / resume the delta stream"),
@@ -76,6 +101,14 @@ pub fn map_key(mode: InputMode, key: KeyEvent) -> Option<Action> {
         return Some(Action::Quit);
     }
     match mode {
+        InputMode::Command => match key.code {
+            KeyCode::Esc => Some(Action::CommandCancel),
+            KeyCode::Enter => Some(Action::CommandRun),
+            KeyCode::Backspace => Some(Action::CommandBackspace),
+            KeyCode::Tab => Some(Action::CommandComplete),
+            KeyCode::Char(c) => Some(Action::CommandChar(c)),
+            _ => None,
+        },
         InputMode::Filter => match key.code {
             KeyCode::Esc => Some(Action::FilterClear),
             KeyCode::Enter => Some(Action::FilterAccept),
@@ -117,6 +150,9 @@ pub fn map_key(mode: InputMode, key: KeyEvent) -> Option<Action> {
             KeyCode::Char(' ') => Some(Action::TogglePause),
             KeyCode::Char('?') => Some(Action::ToggleHelp),
             KeyCode::Char('i') => Some(Action::ToggleIndexes),
+            KeyCode::Char(':') => Some(Action::OpenCommand),
+            KeyCode::Char('w') => Some(Action::ToggleWide),
+            KeyCode::Enter => Some(Action::DrillDown),
             _ => None,
         },
     }

@@ -2,26 +2,29 @@
 //!
 //! Background tasks (informer, view worker, tap) only notify; the event loop in [`app`] pulls
 //! a copy of what is visible and draws it with [`draw`], never holding a lock while drawing.
+//! The table is one kind at a time ([`table`]); commands ([`command`]) and drill-downs
+//! ([`nav`]) replace it.
 
 pub mod action;
 pub mod app;
+pub mod command;
 pub mod draw;
+pub mod nav;
 pub mod state;
+pub mod table;
 pub mod terminal;
 
 use crate::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
-use crate::commands::lister_watcher;
 use crate::config::{Config, ConfigError};
 use crate::index_views::query::QueryError;
-use crate::index_views::registry::IndexRegistry;
-use crate::informers::controller::{InformerConfig, RunningInformer};
 use crate::informers::indexer::IndexerError;
 use crate::informers::tap::Tap;
-use crate::resources::{Pod, ResourceKind};
+use crate::resources::ResourceKind;
 use crate::sim::{Sim, SimConfig, SimError};
 
 use self::app::App;
-use self::draw::Header;
+use self::nav::ViewSpec;
+use self::table::TableStarter;
 use self::terminal::TerminalGuard;
 
 /// The header's scope when every namespace is shown.
@@ -74,32 +77,12 @@ pub async fn run(source: Source) -> Result<(), UiError> {
         }
     };
     let config = Config::load(None)?;
-    let registry = IndexRegistry::<Pod>::new(config.indexes)?;
-    let tap = Tap::new(TAP_CAPACITY);
-    let mut informer_config = InformerConfig::new(ResourceKind::Pods.plural());
-    informer_config.tap = Some(tap.clone());
-    let informer = RunningInformer::start(
-        informer_config,
-        lister_watcher(&cluster, ResourceKind::Pods, &scope, None, None),
-        registry.indexer().clone(),
-    );
-    let header = Header {
-        context: cluster.context.clone(),
-        server: cluster.server.clone(),
-        resource: ResourceKind::Pods.plural().to_string(),
-        scope: match &scope {
-            NamespaceScope::All => ALL_NAMESPACES.to_string(),
-            NamespaceScope::One(ns) => format!("namespace {ns}"),
-        },
-        sync: String::new(),
-        events_per_second: 0.0,
-    };
-    let app = App::new(&informer, registry, header, true)?;
+    let starter = TableStarter::new(cluster, config.indexes, Tap::new(TAP_CAPACITY));
+    let app = App::new(starter, ViewSpec::new(ResourceKind::Pods, scope), true)?;
     let result = {
         let mut guard = TerminalGuard::enter()?;
-        app.run(guard.terminal(), &tap).await
+        app.run(guard.terminal()).await
     };
-    informer.shutdown().await;
     if let Some(sim) = sim {
         sim.shutdown().await;
     }

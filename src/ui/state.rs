@@ -11,6 +11,7 @@ use crate::index_views::registry::ValueCount;
 use crate::informers::tap::TapEntry;
 
 use super::action::InputMode;
+use super::command::CommandBar;
 
 /// Delta lines kept for the tail; older ones are dropped.
 pub const DELTA_CAPACITY: usize = 512;
@@ -123,6 +124,10 @@ pub struct UiState {
     /// Tap entries the tail missed because it fell behind or was paused.
     pub skipped: u64,
     pub browser: IndexBrowser,
+    /// The command bar (`:`).
+    pub command: CommandBar,
+    /// Wide columns shown.
+    pub wide: bool,
 }
 
 impl UiState {

@@ -15,11 +15,11 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::index_views::columns::Column;
-use crate::index_views::live::Window;
+use crate::index_views::live::{ViewColumn, Window};
 use crate::informers::workqueue::WorkqueueMetrics;
 
 use super::action::InputMode;
+use super::command;
 use super::state::UiState;
 
 /// Narrower or shorter than this, only a "too small" line is drawn.
@@ -36,8 +36,13 @@ pub struct Header {
     pub server: String,
     pub resource: String,
     pub scope: String,
-    /// `listing 3 pages, 1500 objects`, `watching`, `backing off: ...`.
+    /// `listing 3 pages, 1500 objects`, `watching at rv 5`, `backing off`.
     pub sync: String,
+    /// A first list has reached the store: an empty table means no objects.
+    pub listed: bool,
+    /// Why the informer's last list or watch failed (forbidden, unreachable...), until a
+    /// list succeeds.
+    pub error: Option<String>,
     /// Watch events per second over the last second.
     pub events_per_second: f64,
 }
@@ -75,8 +80,8 @@ impl From<&WorkqueueMetrics> for QueueStats {
 pub struct Screen<'a> {
     pub state: &'a UiState,
     pub header: &'a Header,
-    /// The resource's columns (after NAMESPACE), wide ones included.
-    pub columns: &'static [Column],
+    /// The view's columns (after NAMESPACE) in cell order, wide and index columns included.
+    pub columns: &'a [ViewColumn],
     /// Namespaced kind in all namespaces: a NAMESPACE column from the keys.
     pub with_namespace: bool,
     pub window: &'a Window,
@@ -187,14 +192,25 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
     match screen.state.mode {
         InputMode::Help => help::draw(frame, frame.area(), theme),
         InputMode::Indexes => indexes::draw(frame, areas.table, &screen.state.browser, theme),
-        InputMode::Normal | InputMode::Filter => {}
+        InputMode::Normal | InputMode::Filter | InputMode::Command => {}
     }
 }
 
-/// The bottom line: the filter bar while typing or when a filter is set, else a key hint.
+/// The bottom line: the command bar while typing a command (with a hint) or after one failed,
+/// the filter bar while typing or when a filter is set, else a key hint.
 fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     let filter = &screen.state.filter;
-    let line = if screen.state.mode == InputMode::Filter || !filter.input.is_empty() {
+    let bar = &screen.state.command;
+    let line = if screen.state.mode == InputMode::Command {
+        Line::from(vec![
+            Span::styled(":", theme.title()),
+            Span::raw(bar.input.clone()),
+            Span::styled("█", theme.dim()),
+            Span::styled(format!("  {}", command::hint(&bar.input)), theme.dim()),
+        ])
+    } else if let Some(error) = &bar.error {
+        Line::from(Span::styled(error.clone(), theme.error()))
+    } else if screen.state.mode == InputMode::Filter || !filter.input.is_empty() {
         let mut spans = vec![
             Span::styled("/", theme.title()),
             Span::raw(filter.input.clone()),
@@ -212,7 +228,7 @@ fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
         Line::from(spans)
     } else {
         Line::from(Span::styled(
-            "? help  / filter  s/S sort  d panels  q quit",
+            "? help  : command  / filter  s/S sort  w wide  d panels  q quit",
             theme.dim(),
         ))
     };

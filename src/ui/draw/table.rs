@@ -1,20 +1,41 @@
-//! The main table, built from the copied window only: never more rows than fit.
+//! The main table, built from the copied window only: never more rows than fit. An empty
+//! table says why it is empty: the informer's error, a filter, or no objects yet.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
-use ratatui::text::Span;
-use ratatui::widgets::{Cell, Row, Table};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use crate::index_views::live::Row as ViewRow;
 use crate::informers::keys::split_meta_namespace_key;
 
 use super::{Screen, Theme};
 
-/// Columns shown: the narrow ones, as `kubectl get` shows without `-o wide`.
+/// Columns shown: the narrow ones, as `kubectl get` shows without `-o wide`, or all of them
+/// in wide mode.
 fn shown(screen: &Screen) -> Vec<usize> {
     (0..screen.columns.len())
-        .filter(|&i| !screen.columns[i].wide)
+        .filter(|&i| screen.state.wide || !screen.columns[i].wide)
         .collect()
+}
+
+/// Why there are no rows, for the empty table's body.
+fn empty_message(screen: &Screen, theme: Theme) -> Line<'static> {
+    let h = screen.header;
+    match &h.error {
+        Some(error) => Line::from(Span::styled(format!("error: {error}"), theme.error())),
+        None if !screen.state.filter.input.is_empty() => {
+            Line::from(Span::styled("nothing matches the filter", theme.dim()))
+        }
+        None if !h.listed => Line::from(Span::styled(
+            format!("waiting for the first list of {}…", h.resource),
+            theme.dim(),
+        )),
+        None => Line::from(Span::styled(
+            format!("no {} in {}", h.resource, h.scope),
+            theme.dim(),
+        )),
+    }
 }
 
 fn namespace(row: &ViewRow) -> &str {
@@ -78,4 +99,11 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
             .map(|t| Cell::from(Span::styled(t, theme.title()))),
     );
     frame.render_widget(Table::new(table_rows, constraints).header(header), area);
+    if screen.window.total == 0 {
+        let [_, body] = Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(area);
+        frame.render_widget(
+            Paragraph::new(empty_message(screen, theme)).wrap(Wrap { trim: true }),
+            body,
+        );
+    }
 }
