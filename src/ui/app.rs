@@ -14,6 +14,7 @@ use tokio::sync::{broadcast, mpsc};
 use crate::commands::CommandError;
 use crate::index_views::columns::TableRow;
 use crate::index_views::live::{LiveView, SortSpec, Window};
+use crate::informers::keys::Key;
 use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
 use crate::informers::tap::TapEntry;
 use crate::resources::Timestamp;
@@ -83,8 +84,10 @@ pub struct App {
     table: Box<dyn Table>,
     /// What the table shows; its `filter` is the one the view opened with.
     view: ViewSpec,
-    /// Views Esc goes back to, newest last.
-    history: Vec<ViewSpec>,
+    /// Views Esc goes back to, newest last, each with the row that was selected in it.
+    history: Vec<(ViewSpec, Option<Key>)>,
+    /// The row to select once it shows up in a view gone back to; any movement forgets it.
+    reselect: Option<Key>,
     /// Set when the view on screen was replaced, so the loop watches the new one's version.
     rebuilt: bool,
     /// Set when the table was replaced, so the loop watches the new informer's status.
@@ -116,6 +119,7 @@ impl App {
             table,
             view,
             history: Vec::new(),
+            reselect: None,
             rebuilt: false,
             switched: false,
             state: UiState::new(panels),
@@ -139,8 +143,8 @@ impl App {
     }
 
     /// The views Esc goes back to, newest last.
-    pub fn history(&self) -> &[ViewSpec] {
-        &self.history
+    pub fn history(&self) -> Vec<&ViewSpec> {
+        self.history.iter().map(|(view, _)| view).collect()
     }
 
     pub fn state(&self) -> &UiState {
@@ -160,8 +164,14 @@ impl App {
         self.quit
     }
 
-    /// Copies out the `height` rows on screen, selecting the first when nothing is.
+    /// Copies out the `height` rows on screen, selecting the first when nothing is (or the
+    /// row selected before, once it is back).
     pub fn window(&mut self, height: usize) -> Window {
+        if let Some(key) = &self.reselect
+            && self.table.select_key(key)
+        {
+            self.reselect = None;
+        }
         self.table
             .capture(&mut self.state, height, Timestamp::now())
     }
@@ -346,6 +356,7 @@ impl App {
                 } else if state.panels && state.focus == Focus::Deltas {
                     scroll_deltas(state, &action);
                 } else {
+                    self.reselect = None;
                     self.table.move_selection(state, &action);
                 }
             }
@@ -506,8 +517,9 @@ impl App {
             self.state.filter.input = self.view.filter.clone();
             self.refilter();
         } else if !typing {
-            if let Some(previous) = self.history.pop() {
+            if let Some((previous, selected)) = self.history.pop() {
                 self.switch(previous, false);
+                self.reselect = selected;
             } else if !self.view.filter.is_empty() {
                 self.view.filter.clear();
                 self.state.filter.input.clear();
@@ -527,14 +539,15 @@ impl App {
                 return;
             }
         };
-        let old = std::mem::replace(&mut self.table, table);
-        tokio::spawn(old.shutdown());
         if remember {
-            self.history.push(self.current());
+            self.history.push((self.current(), self.table.selected()));
             if self.history.len() > HISTORY {
                 self.history.remove(0);
             }
         }
+        let old = std::mem::replace(&mut self.table, table);
+        tokio::spawn(old.shutdown());
+        self.reselect = None;
         let state = &mut self.state;
         state.mode = InputMode::Normal;
         state.sort = SortSpec::default();
@@ -544,6 +557,9 @@ impl App {
         state.browser = IndexBrowser::default();
         self.header.resource = to.kind.plural().to_string();
         self.header.scope = to.scope_label();
+        self.header.sync = "starting".into();
+        self.header.listed = false;
+        self.header.error = None;
         self.view = to;
         self.events_seen = 0;
         self.rate_since = Instant::now();

@@ -67,6 +67,9 @@ pub trait Table {
     /// The key of the selected row.
     fn selected(&self) -> Option<Key>;
 
+    /// Selects the row of `key` if it is in the view; says whether it was.
+    fn select_key(&self, key: &Key) -> bool;
+
     /// Stops the views and the informer; the future ends when the informer's tasks have.
     fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
 }
@@ -198,6 +201,17 @@ impl<T: TableRow> Table for ResourceTable<T> {
 
     fn selected(&self) -> Option<Key> {
         self.worker().view().lock().selected().cloned()
+    }
+
+    fn select_key(&self, key: &Key) -> bool {
+        let mut view = self.worker().view().lock();
+        let previous = view.selected().cloned();
+        view.select(Some(key.clone()));
+        let found = view.selected_position().is_some();
+        if !found {
+            view.select(previous);
+        }
+        found
     }
 
     fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
