@@ -11,12 +11,35 @@ use crate::informers::keys::split_meta_namespace_key;
 
 use super::{Screen, Theme};
 
+/// Columns are not narrowed below this many characters.
+const MIN_COLUMN: usize = 6;
+
 /// Columns shown: the narrow ones, as `kubectl get` shows without `-o wide`, or all of them
 /// in wide mode.
 fn shown(screen: &Screen) -> Vec<usize> {
     (0..screen.columns.len())
         .filter(|&i| screen.state.wide || !screen.columns[i].wide)
         .collect()
+}
+
+/// Narrows the widest columns until the row fits in `width` (with one space between
+/// columns), sparing the first `keep` (NAMESPACE, NAME) until the others are down to
+/// `MIN_COLUMN`: an image or selector is cut before the name that identifies the row.
+fn fit(widths: &mut [usize], width: usize, keep: usize) {
+    let total = |w: &[usize]| w.iter().sum::<usize>() + w.len().saturating_sub(1);
+    let mut over = total(widths).saturating_sub(width);
+    while over > 0 {
+        let widest = |from: usize| {
+            (from..widths.len())
+                .filter(|&i| widths[i] > MIN_COLUMN)
+                .max_by_key(|&i| (widths[i], i))
+        };
+        let Some(i) = widest(keep.min(widths.len())).or_else(|| widest(0)) else {
+            return;
+        };
+        widths[i] -= 1;
+        over -= 1;
+    }
 }
 
 /// Why there are no rows, for the empty table's body.
@@ -81,6 +104,8 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
             *w = (*w).max(cell.chars().count());
         }
     }
+    let keep = usize::from(screen.with_namespace) + 1;
+    fit(&mut widths, usize::from(area.width), keep);
     let selected = screen.window.selected;
     let table_rows = rows.into_iter().enumerate().map(|(i, cells)| {
         let row = Row::new(cells.into_iter().map(|c| Cell::from(c.to_string())));
@@ -105,5 +130,23 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
             Paragraph::new(empty_message(screen, theme)).wrap(Wrap { trim: true }),
             body,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_cuts_the_widest_columns_after_the_name_first() {
+        let mut widths = [13, 30, 5, 40, 20];
+        fit(&mut widths, 80, 2);
+        assert_eq!(widths, [13, 30, 5, 14, 14]);
+        let mut widths = [13, 30, 5, 7, 7];
+        fit(&mut widths, 40, 2);
+        assert_eq!(widths, [10, 9, 5, 6, 6]);
+        let mut widths = [8, 8];
+        fit(&mut widths, 100, 1);
+        assert_eq!(widths, [8, 8]);
     }
 }
