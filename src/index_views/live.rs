@@ -581,9 +581,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::index_views::definitions::{
-        IndexDefinition, IndexSource, default_index_definitions,
-    };
+    use crate::index_views::definitions::default_index_definitions;
     use crate::index_views::fuzzy::FuzzyMatches;
     use crate::informers::delta_fifo::ReflectorStore;
     use crate::resources::{Pod, decode};
@@ -685,6 +683,42 @@ mod tests {
             descending: true,
         });
         assert_eq!(view.selected_position(), Some(1));
+    }
+
+    #[test]
+    fn label_indexes_are_columns_with_cells_and_sort_keys() {
+        let mut definitions = default_index_definitions();
+        definitions.push(IndexDefinition::new(
+            "tier",
+            IndexSource::Label("app".into()),
+        ));
+        let registry = IndexRegistry::new(definitions).unwrap();
+        let store = registry.indexer().clone();
+        store.add(pod("ns", "a", "web", 0, 1)).unwrap();
+        store.add(pod("ns", "b", "", 0, 1)).unwrap();
+        store.add(pod("ns", "c", "db", 0, 1)).unwrap();
+        let columns = LiveView::new(registry.clone(), Query::default(), SortSpec::default())
+            .unwrap()
+            .columns();
+        let titles: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            titles[Pod::COLUMNS.len()..],
+            ["APP", "TIER"],
+            "field indexes repeat kubectl columns and get none"
+        );
+        let tier = SortSpec {
+            column: Pod::COLUMNS.len() + 1,
+            descending: false,
+        };
+        let view = LiveView::new(registry, Query::default(), tier).unwrap();
+        assert_eq!(names(&view), ["ns/b", "ns/c", "ns/a"]);
+        let window = view.window(0, 3, Timestamp::now());
+        let tiers: Vec<&str> = window
+            .rows
+            .iter()
+            .map(|r| r.cells[Pod::COLUMNS.len() + 1].as_str())
+            .collect();
+        assert_eq!(tiers, ["<none>", "db", "web"]);
     }
 
     #[test]
