@@ -331,6 +331,21 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     assert_eq!(app.current(), pods);
     assert!(app.history().is_empty());
 
+    // A typed filter comes back with its view; then Esc clears it (the view has none).
+    app.apply(Action::OpenFilter);
+    for c in "phase=Running".chars() {
+        app.apply(Action::FilterChar(c));
+    }
+    app.apply(Action::FilterAccept);
+    run_command(&mut app, "rs");
+    assert_eq!(app.table().kind(), ResourceKind::ReplicaSets);
+    assert_eq!(app.current().filter, "");
+    app.apply(Action::FilterClear);
+    assert_eq!(app.current().filter, "phase=Running");
+    assert!(app.history().is_empty());
+    app.apply(Action::FilterClear);
+    assert_eq!(app.current(), pods);
+
     // :nodes, Enter on a node: that node's pods in every namespace, by the node index.
     run_command(&mut app, "no");
     assert_eq!(app.table().kind(), ResourceKind::Nodes);

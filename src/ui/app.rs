@@ -78,14 +78,22 @@ enum Stream {
     Taps,
 }
 
+/// A view left for another, as Esc brings it back.
+struct Visit {
+    view: ViewSpec,
+    /// The filter as typed when it was left (the view's own one, or more).
+    typed: String,
+    selected: Option<Key>,
+}
+
 /// The running TUI: one table at a time, swapped by commands and drill-downs.
 pub struct App {
     starter: TableStarter,
     table: Box<dyn Table>,
     /// What the table shows; its `filter` is the one the view opened with.
     view: ViewSpec,
-    /// Views Esc goes back to, newest last, each with the row that was selected in it.
-    history: Vec<(ViewSpec, Option<Key>)>,
+    /// Views Esc goes back to, newest last.
+    history: Vec<Visit>,
     /// The row to select once it shows up in a view gone back to; any movement forgets it.
     reselect: Option<Key>,
     /// Set when the view on screen was replaced, so the loop watches the new one's version.
@@ -144,7 +152,7 @@ impl App {
 
     /// The views Esc goes back to, newest last.
     pub fn history(&self) -> Vec<&ViewSpec> {
-        self.history.iter().map(|(view, _)| view).collect()
+        self.history.iter().map(|visit| &visit.view).collect()
     }
 
     pub fn state(&self) -> &UiState {
@@ -517,9 +525,13 @@ impl App {
             self.state.filter.input = self.view.filter.clone();
             self.refilter();
         } else if !typing {
-            if let Some((previous, selected)) = self.history.pop() {
-                self.switch(previous, false);
-                self.reselect = selected;
+            if let Some(visit) = self.history.pop() {
+                self.switch(visit.view, false);
+                if visit.typed != self.view.filter {
+                    self.state.filter.input = visit.typed;
+                    self.refilter();
+                }
+                self.reselect = visit.selected;
             } else if !self.view.filter.is_empty() {
                 self.view.filter.clear();
                 self.state.filter.input.clear();
@@ -540,7 +552,11 @@ impl App {
             }
         };
         if remember {
-            self.history.push((self.current(), self.table.selected()));
+            self.history.push(Visit {
+                view: self.view.clone(),
+                typed: self.state.filter.input.clone(),
+                selected: self.table.selected(),
+            });
             if self.history.len() > HISTORY {
                 self.history.remove(0);
             }
