@@ -309,6 +309,48 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     let mut app = App::new(starter(cluster), pods.clone(), false).expect("app");
     wait_rows(&mut app, "pods", |w| w.total > 0).await;
 
+    // s cycles through the columns on screen in screen order: NAMESPACE, wide ones in
+    // wide mode, and index columns included.
+    let columns = app.table().columns();
+    let mut cycle = |app: &mut App, presses| -> Vec<String> {
+        (0..presses)
+            .map(|_| {
+                app.apply(Action::SortNext);
+                columns[app.state().sort.column].name.clone()
+            })
+            .collect()
+    };
+    let sorted = cycle(&mut app, 7);
+    assert_eq!(
+        sorted,
+        [
+            "READY",
+            "STATUS",
+            "RESTARTS",
+            "AGE",
+            "APP",
+            "NAMESPACE",
+            "NAME"
+        ]
+    );
+    app.apply(Action::ToggleWide);
+    let sorted = cycle(&mut app, 9);
+    assert_eq!(
+        sorted,
+        [
+            "READY",
+            "STATUS",
+            "RESTARTS",
+            "AGE",
+            "IP",
+            "NODE",
+            "APP",
+            "NAMESPACE",
+            "NAME"
+        ]
+    );
+    app.apply(Action::ToggleWide);
+
     // An unknown command and a bad flag change nothing but say why.
     run_command(&mut app, "secrets");
     assert!(

@@ -560,3 +560,19 @@ fn empty_tables_say_why() {
     let text = render_kind(&view, &mut state, &header, 80, 10);
     assert!(text.contains("nothing matches the filter"), "{text}");
 }
+
+#[test]
+fn sorted_by_namespace_descending() {
+    let view = view("");
+    let mut state = UiState::new(false);
+    let columns = view.lock().columns();
+    let namespace = columns.iter().position(|c| c.namespace).expect("NAMESPACE");
+    state.sort = SortSpec {
+        column: namespace,
+        descending: true,
+    };
+    view.lock().set_sort(state.sort);
+    let text = render(&view, &mut state, 80, 10);
+    assert!(text.contains("NAMESPACE↓ NAME "), "{text}");
+    insta::assert_snapshot!(text);
+}

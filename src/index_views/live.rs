@@ -28,7 +28,7 @@ use crate::resources::Timestamp;
 type Hasher = foldhash::fast::RandomState;
 
 /// Which column a view sorts by (an index into [`LiveView::columns`]: the kind's
-/// [`TableRow::COLUMNS`], then its index columns) and which way.
+/// [`TableRow::COLUMNS`], then its index columns, then NAMESPACE) and which way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SortSpec {
     pub column: usize,
@@ -61,6 +61,9 @@ pub struct ViewColumn {
     pub kind: ColumnKind,
     /// Shown only in wide mode, as `kubectl get -o wide` shows it.
     pub wide: bool,
+    /// The NAMESPACE column of a namespaced kind: last in the cells, but drawn first and
+    /// only when the view spans namespaces, as kubectl does.
+    pub namespace: bool,
 }
 
 /// Whether an index gets a column of its own: indexes read from a label or an annotation,
@@ -90,12 +93,16 @@ impl<T> IndexColumn<T> {
     }
 }
 
-/// What `obj` sorts by in `column`: one of the kind's columns, else an index column.
+/// What `obj` sorts by in `column`: one of the kind's columns, an index column, or its
+/// namespace.
 fn sort_key<T: TableRow>(obj: &T, column: usize, index_columns: &[IndexColumn<T>]) -> SortKey {
     match column.checked_sub(T::COLUMNS.len()) {
         None => obj.sort_key(column),
         Some(i) => match index_columns.get(i) {
             Some(c) => SortKey::Text(Arc::from(c.cell(obj))),
+            None if i == index_columns.len() => {
+                SortKey::Text(Arc::from(obj.namespace().unwrap_or("")))
+            }
             None => SortKey::Number(None),
         },
     }
@@ -191,21 +198,31 @@ impl<T: TableRow> LiveView<T> {
         self.sort
     }
 
-    /// The kind's columns (wide ones included), then one per label or annotation index.
+    /// The kind's columns (wide ones included), then one per label or annotation index,
+    /// then NAMESPACE for namespaced kinds.
     pub fn columns(&self) -> Vec<ViewColumn> {
-        T::COLUMNS
+        let column = |name: String, kind, wide| ViewColumn {
+            name,
+            kind,
+            wide,
+            namespace: false,
+        };
+        let mut columns: Vec<ViewColumn> = T::COLUMNS
             .iter()
-            .map(|c| ViewColumn {
-                name: c.name.to_string(),
-                kind: c.kind,
-                wide: c.wide,
-            })
-            .chain(self.index_columns.iter().map(|c| ViewColumn {
-                name: c.title.clone(),
-                kind: ColumnKind::Text,
-                wide: false,
-            }))
-            .collect()
+            .map(|c| column(c.name.to_string(), c.kind, c.wide))
+            .chain(
+                self.index_columns
+                    .iter()
+                    .map(|c| column(c.title.clone(), ColumnKind::Text, false)),
+            )
+            .collect();
+        if T::KIND.namespaced() {
+            columns.push(ViewColumn {
+                namespace: true,
+                ..column("NAMESPACE".into(), ColumnKind::Text, false)
+            });
+        }
+        columns
     }
 
     /// The free text currently narrowing the view.
@@ -444,6 +461,9 @@ impl<T: TableRow> LiveView<T> {
                 let obj = indexer.get_by_key(&e.key)?;
                 let mut cells = obj.cells(now);
                 cells.extend(self.index_columns.iter().map(|c| c.cell(&obj)));
+                if T::KIND.namespaced() {
+                    cells.push(obj.namespace().unwrap_or("").to_string());
+                }
                 Some(Row {
                     key: e.key.clone(),
                     cells,
@@ -703,8 +723,8 @@ mod tests {
         let titles: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
             titles[Pod::COLUMNS.len()..],
-            ["APP", "TIER"],
-            "field indexes repeat kubectl columns and get none"
+            ["APP", "TIER", "NAMESPACE"],
+            "field indexes repeat kubectl columns and get none; NAMESPACE comes last"
         );
         let tier = SortSpec {
             column: Pod::COLUMNS.len() + 1,

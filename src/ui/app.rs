@@ -369,11 +369,17 @@ impl App {
                 }
             }
             Action::SortNext => {
-                let columns = self.table.columns();
-                let next = (1..=columns.len())
-                    .map(|step| (state.sort.column + step) % columns.len())
-                    .find(|&i| state.wide || !columns[i].wide)
-                    .unwrap_or(0);
+                let shown = draw::shown(
+                    &self.table.columns(),
+                    state.wide,
+                    self.view.with_namespace(),
+                );
+                let next = shown
+                    .iter()
+                    .position(|&i| i == state.sort.column)
+                    .and_then(|at| shown.get((at + 1) % shown.len()))
+                    .copied()
+                    .unwrap_or_default();
                 state.sort = SortSpec {
                     column: next,
                     descending: false,
@@ -386,12 +392,12 @@ impl App {
             }
             Action::ToggleWide => {
                 state.wide = !state.wide;
-                let hidden = self
-                    .table
-                    .columns()
-                    .get(state.sort.column)
-                    .is_some_and(|c| c.wide && !state.wide);
-                if hidden {
+                let shown = draw::shown(
+                    &self.table.columns(),
+                    state.wide,
+                    self.view.with_namespace(),
+                );
+                if !shown.contains(&state.sort.column) {
                     state.sort = SortSpec::default();
                     self.table.set_sort(state.sort);
                 }

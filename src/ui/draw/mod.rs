@@ -7,6 +7,8 @@ mod indexes;
 mod panels;
 mod table;
 
+pub use table::shown;
+
 use std::time::SystemTime;
 
 use ratatui::Frame;
@@ -80,7 +82,7 @@ impl From<&WorkqueueMetrics> for QueueStats {
 pub struct Screen<'a> {
     pub state: &'a UiState,
     pub header: &'a Header,
-    /// The view's columns (after NAMESPACE) in cell order, wide and index columns included.
+    /// The view's columns in cell order, wide, index and NAMESPACE columns included.
     pub columns: &'a [ViewColumn],
     /// Namespaced kind in all namespaces: a NAMESPACE column from the keys.
     pub with_namespace: bool,

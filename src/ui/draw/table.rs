@@ -6,19 +6,24 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use crate::index_views::live::Row as ViewRow;
-use crate::informers::keys::split_meta_namespace_key;
+use crate::index_views::live::ViewColumn;
 
 use super::{Screen, Theme};
 
 /// Columns are not narrowed below this many characters.
 const MIN_COLUMN: usize = 6;
 
-/// Columns shown: the narrow ones, as `kubectl get` shows without `-o wide`, or all of them
-/// in wide mode.
-fn shown(screen: &Screen) -> Vec<usize> {
-    (0..screen.columns.len())
-        .filter(|&i| screen.state.wide || !screen.columns[i].wide)
+/// The columns on screen, in screen order, as positions in `columns`: NAMESPACE first when
+/// the view spans namespaces, then the narrow ones as `kubectl get` shows them without
+/// `-o wide`, or all of them in wide mode. Sorting cycles through these.
+pub fn shown(columns: &[ViewColumn], wide: bool, with_namespace: bool) -> Vec<usize> {
+    let namespace = columns
+        .iter()
+        .position(|c| c.namespace)
+        .filter(|_| with_namespace);
+    namespace
+        .into_iter()
+        .chain((0..columns.len()).filter(|&i| !columns[i].namespace && (wide || !columns[i].wide)))
         .collect()
 }
 
@@ -61,17 +66,10 @@ fn empty_message(screen: &Screen, theme: Theme) -> Line<'static> {
     }
 }
 
-fn namespace(row: &ViewRow) -> &str {
-    split_meta_namespace_key(&row.key).0.unwrap_or("")
-}
-
 pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
-    let shown = shown(screen);
+    let shown = shown(screen.columns, screen.state.wide, screen.with_namespace);
     let sort = screen.state.sort;
-    let mut titles: Vec<String> = Vec::with_capacity(shown.len() + 1);
-    if screen.with_namespace {
-        titles.push("NAMESPACE".into());
-    }
+    let mut titles: Vec<String> = Vec::with_capacity(shown.len());
     for &i in &shown {
         let arrow = match (sort.column == i, sort.descending) {
             (false, _) => "",
@@ -87,16 +85,10 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
         .rows
         .iter()
         .map(|row| {
-            let mut cells = Vec::with_capacity(widths.len());
-            if screen.with_namespace {
-                cells.push(namespace(row));
-            }
-            cells.extend(
-                shown
-                    .iter()
-                    .map(|&i| row.cells.get(i).map_or("", String::as_str)),
-            );
-            cells
+            shown
+                .iter()
+                .map(|&i| row.cells.get(i).map_or("", String::as_str))
+                .collect()
         })
         .collect();
     for cells in &rows {
