@@ -312,7 +312,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     // s cycles through the columns on screen in screen order: NAMESPACE, wide ones in
     // wide mode, and index columns included.
     let columns = app.table().columns();
-    let mut cycle = |app: &mut App, presses| -> Vec<String> {
+    let cycle = |app: &mut App, presses| -> Vec<String> {
         (0..presses)
             .map(|_| {
                 app.apply(Action::SortNext);
