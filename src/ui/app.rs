@@ -522,8 +522,9 @@ impl App {
         }
     }
 
-    /// Esc outside the filter bar: first drops the filter typed over the view's own, then
-    /// goes back to the previous view. In the filter bar it only closes the bar.
+    /// Esc: first drops the filter typed over the view's own (a drill-down's `node=n1`
+    /// stays), then goes back to the previous view. In the filter bar it drops the typed
+    /// filter and closes the bar, never going back.
     fn clear_filter_or_back(&mut self) {
         let typing = self.state.mode == InputMode::Filter;
         self.state.mode = InputMode::Normal;
