@@ -181,6 +181,7 @@ struct KeysSection {
     help: Option<Entries<KeyList>>,
     indexes: Option<Entries<KeyList>>,
     detail: Option<Entries<KeyList>>,
+    command: Option<Entries<KeyList>>,
 }
 
 impl KeysSection {
@@ -192,6 +193,7 @@ impl KeysSection {
             (Section::Help, self.help),
             (Section::Indexes, self.indexes),
             (Section::Detail, self.detail),
+            (Section::Command, self.command),
         ]
         .into_iter()
         .filter_map(|(section, entries)| Some((section, entries?)))
@@ -407,6 +409,7 @@ mod tests {
                 Section::Help,
                 Section::Indexes,
                 Section::Detail,
+                Section::Command,
             ]
             .into_iter()
             .any(|s| !keys.keys(s, action).is_empty());
@@ -427,6 +430,10 @@ mod tests {
             Action::Refresh,
             Action::OpenDiff,
             Action::Back,
+            Action::CommandBackspace,
+            Action::CommandComplete,
+            Action::CommandRun,
+            Action::CommandCancel,
         ];
         for (name, action, _) in ACTIONS {
             if !elsewhere.contains(action) {
@@ -442,7 +449,7 @@ mod tests {
     fn every_action_but_typing_has_a_name() {
         // A new Action variant fails to compile here until it is named in ACTIONS.
         let named = |action: &Action| match action {
-            Action::FilterChar(_) => false,
+            Action::FilterChar(_) | Action::CommandChar(_) => false,
             Action::Quit
             | Action::Up
             | Action::Down
@@ -472,13 +479,20 @@ mod tests {
             | Action::ToggleManagedFields
             | Action::Refresh
             | Action::OpenDiff
-            | Action::Back => true,
+            | Action::Back
+            | Action::OpenCommand
+            | Action::CommandBackspace
+            | Action::CommandComplete
+            | Action::CommandRun
+            | Action::CommandCancel
+            | Action::ToggleWide
+            | Action::DrillDown => true,
         };
         assert_eq!(
             ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
             ACTIONS.len()
         );
-        assert_eq!(ACTIONS.len(), 30);
+        assert_eq!(ACTIONS.len(), 37);
     }
 
     #[test]

@@ -16,6 +16,10 @@ struct Cli {
     /// Without a command: open the TUI on a simulated cluster started in this process.
     #[arg(long)]
     demo: bool,
+    /// Without a command: configuration file merged over the built-in one (default:
+    /// $XDG_CONFIG_HOME/kscope/config.yaml if it exists).
+    #[arg(long, value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
     #[command(flatten)]
     cluster: kscope::cluster::ClusterArgs,
 }
@@ -68,7 +72,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         } else {
             kscope::ui::Source::Kube(cli.cluster)
         };
-        runtime.block_on(kscope::ui::run(source))?;
+        runtime.block_on(kscope::ui::run(source, cli.config.as_deref()))?;
         return Ok(());
     };
     let mut stdout = std::io::stdout().lock();

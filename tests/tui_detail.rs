@@ -7,13 +7,12 @@ use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
 use kscope::cluster::Cluster;
-use kscope::index_views::columns::TableRow;
 use kscope::index_views::live::Window;
 use kscope::informers::delta_fifo::DeltaType;
 use kscope::informers::lister_watcher::WatchEventType;
 use kscope::informers::tap::{Tap, TapEntry, TapKind, TapRecord};
+use kscope::resources::ResourceKind;
 use kscope::resources::fetch::{FetchError, fetch_object};
-use kscope::resources::{Pod, ResourceKind};
 use kscope::sim::{Sim, SimConfig};
 use kscope::ui::action::{Action, InputMode};
 use kscope::ui::detail::{Detail, DetailController, DetailTarget, FetchState};
@@ -150,6 +149,8 @@ fn header() -> Header {
         resource: "pods".into(),
         scope: kscope::ui::ALL_NAMESPACES.into(),
         sync: "watching at rv 43".into(),
+        listed: true,
+        error: None,
         events_per_second: 3.0,
     }
 }
@@ -170,7 +171,8 @@ fn terminal(detail: &mut Detail, width: u16, height: u16, color: bool) -> Termin
     let screen = Screen {
         state: &state,
         header: &header,
-        columns: Pod::COLUMNS,
+        // The detail covers the table: no rows, no columns.
+        columns: &[],
         with_namespace: true,
         window: &window,
         queue: &queue,

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kscope::index_views::columns::TableRow;
 use kscope::index_views::definitions::default_index_definitions;
 use kscope::index_views::live::{LiveView, SortSpec};
 use kscope::index_views::query::Query;
@@ -51,11 +50,14 @@ fn frame_and_keystroke_cost_at_150k_pods() {
         resource: "pods".into(),
         scope: kscope::ui::ALL_NAMESPACES.into(),
         sync: "watching".into(),
+        listed: true,
+        error: None,
         events_per_second: 1000.0,
     };
     let queue = QueueStats::default();
     let area = ratatui::layout::Rect::new(0, 0, 160, 50);
     let rows = draw::table_rows(area, &state);
+    let columns = view.lock().columns();
 
     let frames = 120;
     let mut frame_time = Duration::ZERO;
@@ -81,7 +83,7 @@ fn frame_and_keystroke_cost_at_150k_pods() {
         let screen = Screen {
             state: &state,
             header: &header,
-            columns: Pod::COLUMNS,
+            columns: &columns,
             with_namespace: true,
             window: &window,
             queue: &queue,

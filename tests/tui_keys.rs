@@ -1,9 +1,30 @@
-//! The built-in keymap: every key of the main screen, the filter bar and the help overlay
-//! maps to the action its help line promises.
+//! The keymap: every key of the main screen, the filter bar, the command bar and the help
+//! overlay maps to the action its help line promises; commands parse; Enter drills down.
+
+use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use kscope::cluster::{Cluster, NamespaceScope};
+use kscope::config::Config;
+use kscope::index_views::columns::TableRow;
+use kscope::index_views::definitions::{
+    IndexDefinition, IndexField, IndexSource, default_index_definitions,
+};
+use kscope::index_views::live::Window;
+use kscope::informers::tap::Tap;
+use kscope::resources::Pod;
+use kscope::resources::ResourceKind;
+use kscope::sim::{Sim, SimConfig};
 use kscope::ui::action::{Action, InputMode};
+use kscope::ui::app::App;
+use kscope::ui::command::{self, Command, CommandError};
+use kscope::ui::detail::DetailController;
+use kscope::ui::keymap::Section;
+use kscope::ui::nav::{self, ViewSpec};
 use kscope::ui::state::UiState;
+use kscope::ui::table;
+use kscope::ui::table::TableStarter;
+use kube::config::{KubeConfigOptions, Kubeconfig};
 
 fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
@@ -60,7 +81,12 @@ fn help_closes_and_ctrl_c_always_quits() {
         map_key(InputMode::Help, key(KeyCode::Esc)),
         Some(Action::ToggleHelp)
     );
-    assert_eq!(map_key(InputMode::Help, key(KeyCode::Char('j'))), None);
+    assert_eq!(
+        map_key(InputMode::Help, key(KeyCode::Char('j'))),
+        Some(Action::Down),
+        "j scrolls a help taller than the screen"
+    );
+    assert_eq!(map_key(InputMode::Help, key(KeyCode::Char('x'))), None);
     let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
     for mode in [InputMode::Normal, InputMode::Filter, InputMode::Help] {
         assert_eq!(map_key(mode, ctrl_c), Some(Action::Quit));
@@ -75,4 +101,458 @@ fn index_browser_keys() {
     assert_eq!(browser(KeyCode::Char('h')), Some(Action::PrevIndex));
     assert_eq!(browser(KeyCode::Enter), Some(Action::ChooseValue));
     assert_eq!(browser(KeyCode::Esc), Some(Action::ToggleIndexes));
+}
+
+#[test]
+fn command_drill_down_and_wide_keys() {
+    let normal = |code| map_key(InputMode::Normal, key(code));
+    assert_eq!(normal(KeyCode::Char(':')), Some(Action::OpenCommand));
+    assert_eq!(normal(KeyCode::Char('w')), Some(Action::ToggleWide));
+    assert_eq!(normal(KeyCode::Enter), Some(Action::DrillDown));
+    let command = |code| map_key(InputMode::Command, key(code));
+    assert_eq!(command(KeyCode::Char('q')), Some(Action::CommandChar('q')));
+    assert_eq!(command(KeyCode::Char(':')), Some(Action::CommandChar(':')));
+    assert_eq!(command(KeyCode::Backspace), Some(Action::CommandBackspace));
+    assert_eq!(command(KeyCode::Tab), Some(Action::CommandComplete));
+    assert_eq!(command(KeyCode::Enter), Some(Action::CommandRun));
+    assert_eq!(command(KeyCode::Esc), Some(Action::CommandCancel));
+    let help = UiState::new(true).keymap.help(Section::Normal);
+    for listed in [":", "w", "enter", "esc"] {
+        assert!(
+            help.iter()
+                .any(|(keys, _)| keys.split(' ').any(|k| k == listed)),
+            "{listed} in {help:?}"
+        );
+    }
+}
+
+#[test]
+fn commands_parse_with_aliases_and_scopes() {
+    let show = |kind, scope| Ok(Command::Show { kind, scope });
+    let one = |ns: &str| Some(NamespaceScope::One(ns.into()));
+    for (input, want) in [
+        ("pods", show(ResourceKind::Pods, None)),
+        ("po", show(ResourceKind::Pods, None)),
+        ("  PODS  ", show(ResourceKind::Pods, None)),
+        ("no", show(ResourceKind::Nodes, None)),
+        ("nodes", show(ResourceKind::Nodes, None)),
+        ("deploy", show(ResourceKind::Deployments, None)),
+        ("deployments", show(ResourceKind::Deployments, None)),
+        (
+            "dp -A",
+            show(ResourceKind::Deployments, Some(NamespaceScope::All)),
+        ),
+        ("rs", show(ResourceKind::ReplicaSets, None)),
+        (
+            "replicasets -n web",
+            show(ResourceKind::ReplicaSets, one("web")),
+        ),
+        ("ns", show(ResourceKind::Namespaces, None)),
+        ("namespaces", show(ResourceKind::Namespaces, None)),
+        ("pods -n web", show(ResourceKind::Pods, one("web"))),
+        ("pods -nweb", show(ResourceKind::Pods, one("web"))),
+        (
+            "pods --namespace=kube-system",
+            show(ResourceKind::Pods, one("kube-system")),
+        ),
+        (
+            "pods --all-namespaces",
+            show(ResourceKind::Pods, Some(NamespaceScope::All)),
+        ),
+        (
+            "pods -A -A",
+            show(ResourceKind::Pods, Some(NamespaceScope::All)),
+        ),
+        ("q", Ok(Command::Quit)),
+        ("quit", Ok(Command::Quit)),
+    ] {
+        assert_eq!(command::parse(input), want, "{input:?}");
+    }
+    for (input, want) in [
+        ("", CommandError::Empty),
+        ("secrets", CommandError::Unknown("secrets".into())),
+        ("pods -n", CommandError::MissingNamespace("-n".into())),
+        ("pods -x", CommandError::UnknownFlag("-x".into())),
+        ("pods -n Web_1", CommandError::BadNamespace("Web_1".into())),
+        ("pods -n web -A", CommandError::ConflictingScope),
+        ("pods web", CommandError::UnexpectedArgument("web".into())),
+        ("q now", CommandError::NoArguments("q".into())),
+    ] {
+        assert_eq!(command::parse(input), Err(want), "{input:?}");
+    }
+}
+
+#[test]
+fn command_hints_and_completion() {
+    assert!(command::hint("").starts_with("pods nodes deploy rs ns quit"));
+    assert_eq!(command::hint("n"), "nodes no node namespaces ns namespace");
+    assert_eq!(command::hint("no"), "Enter shows nodes");
+    assert!(command::hint("po -n").contains("needs a namespace"));
+    assert!(command::hint("x").contains("no command starts with \"x\""));
+    assert_eq!(command::complete("dep"), Some("deployments ".into()));
+    assert_eq!(command::complete("re"), Some("replicasets ".into()));
+    assert_eq!(command::complete("n"), None);
+    assert_eq!(command::complete("pods "), None);
+}
+
+#[test]
+fn enter_drills_down_from_each_kind() {
+    let indexes = default_index_definitions();
+    let from = |kind| ViewSpec::new(kind, NamespaceScope::All);
+    let drill = |kind, key: &str| nav::drill_down(&from(kind), key, &indexes).unwrap();
+    assert_eq!(
+        drill(ResourceKind::Namespaces, "web"),
+        Some(ViewSpec::new(
+            ResourceKind::Pods,
+            NamespaceScope::One("web".into())
+        ))
+    );
+    assert_eq!(
+        drill(ResourceKind::Nodes, "node-1"),
+        Some(ViewSpec {
+            kind: ResourceKind::Pods,
+            scope: NamespaceScope::All,
+            filter: "node=node-1".into(),
+        })
+    );
+    assert_eq!(
+        drill(ResourceKind::Deployments, "shop/web"),
+        Some(ViewSpec {
+            kind: ResourceKind::ReplicaSets,
+            scope: NamespaceScope::One("shop".into()),
+            filter: "owner=Deployment/web".into(),
+        })
+    );
+    assert_eq!(
+        drill(ResourceKind::ReplicaSets, "shop/web-5d8f7"),
+        Some(ViewSpec {
+            kind: ResourceKind::Pods,
+            scope: NamespaceScope::One("shop".into()),
+            filter: "owner=ReplicaSet/web-5d8f7".into(),
+        })
+    );
+    // Enter on a pod belongs to the detail view.
+    assert_eq!(drill(ResourceKind::Pods, "shop/web-5d8f7-x"), None);
+    // The owner filter uses whichever index reads the owner field.
+    let renamed: Vec<IndexDefinition> = indexes
+        .iter()
+        .map(|d| match d.source {
+            IndexSource::Field(IndexField::Owner) => IndexDefinition::new("ctl", d.source.clone()),
+            _ => d.clone(),
+        })
+        .collect();
+    let rs = nav::drill_down(&from(ResourceKind::Deployments), "shop/web", &renamed);
+    assert_eq!(rs.unwrap().unwrap().filter, "ctl=Deployment/web");
+    let without: Vec<IndexDefinition> = indexes
+        .iter()
+        .filter(|d| d.source != IndexSource::Field(IndexField::Node))
+        .cloned()
+        .collect();
+    let err = nav::drill_down(&from(ResourceKind::Nodes), "node-1", &without).unwrap_err();
+    assert!(err.to_string().contains("node field"), "{err}");
+}
+
+#[test]
+fn each_kind_gets_the_indexes_that_apply_to_it() {
+    let mut indexes = default_index_definitions();
+    indexes.push(IndexDefinition::new(
+        "owner-email",
+        IndexSource::Annotation("example.com/owner".into()),
+    ));
+    let names = |kind| -> Vec<String> {
+        table::indexes_for(kind, &indexes)
+            .into_iter()
+            .map(|d| d.name)
+            .collect()
+    };
+    assert_eq!(
+        names(ResourceKind::Pods),
+        ["namespace", "node", "phase", "owner", "app", "owner-email"]
+    );
+    assert_eq!(names(ResourceKind::Nodes), ["node", "app"]);
+    assert_eq!(names(ResourceKind::Namespaces), ["phase", "app"]);
+    assert_eq!(
+        names(ResourceKind::Deployments),
+        ["namespace", "owner", "app"]
+    );
+    assert_eq!(
+        names(ResourceKind::ReplicaSets),
+        ["namespace", "owner", "app"]
+    );
+}
+
+/// Types `:command` and Enter.
+fn run_command(app: &mut App, command: &str) {
+    app.apply(Action::OpenCommand);
+    for c in command.chars() {
+        app.apply(Action::CommandChar(c));
+    }
+    app.apply(Action::CommandRun);
+}
+
+/// Waits until the visible rows satisfy `ok` (keeping the header's sync current), returning
+/// them; panics with the last rows after a while.
+async fn wait_rows(app: &mut App, what: &str, ok: impl Fn(&Window) -> bool) -> Window {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let status = app.table().status().borrow().clone();
+        app.update_sync(&status);
+        let window = app.window(50);
+        if ok(&window) {
+            return window;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}: {:?} {window:?}",
+            app.header()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The TUI's App on `cluster`, showing `view`, panels hidden.
+fn start_app(cluster: Cluster, view: ViewSpec) -> App {
+    let indexes = Config::built_in().expect("built-in config").indexes;
+    let tap = Tap::new(64);
+    let detail = DetailController::new(cluster.client.clone(), Some(tap.clone()));
+    App::new(
+        TableStarter::new(cluster, indexes, tap),
+        view,
+        false,
+        detail,
+    )
+    .expect("app")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_drill_down_and_back_on_a_simulated_cluster() {
+    let sim = Sim::start(SimConfig::with_size(200, 4, 3))
+        .await
+        .expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let pods = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
+    let mut app = start_app(cluster, pods.clone());
+    wait_rows(&mut app, "pods", |w| w.total > 0).await;
+
+    // s cycles through the columns on screen in screen order: NAMESPACE, wide ones in
+    // wide mode, and index columns included.
+    let columns = app.table().columns();
+    let cycle = |app: &mut App, presses| -> Vec<String> {
+        (0..presses)
+            .map(|_| {
+                app.apply(Action::SortNext);
+                columns[app.state().sort.column].name.clone()
+            })
+            .collect()
+    };
+    let sorted = cycle(&mut app, 7);
+    assert_eq!(
+        sorted,
+        [
+            "READY",
+            "STATUS",
+            "RESTARTS",
+            "AGE",
+            "APP",
+            "NAMESPACE",
+            "NAME"
+        ]
+    );
+    app.apply(Action::ToggleWide);
+    let sorted = cycle(&mut app, 9);
+    assert_eq!(
+        sorted,
+        [
+            "READY",
+            "STATUS",
+            "RESTARTS",
+            "AGE",
+            "IP",
+            "NODE",
+            "APP",
+            "NAMESPACE",
+            "NAME"
+        ]
+    );
+    app.apply(Action::ToggleWide);
+
+    // An unknown command and a bad flag change nothing but say why.
+    run_command(&mut app, "secrets");
+    assert!(
+        app.state()
+            .command
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("unknown command")),
+        "{:?}",
+        app.state().command
+    );
+    run_command(&mut app, "pods -x");
+    assert!(
+        app.state()
+            .command
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("-x"))
+    );
+    assert_eq!(app.current(), pods);
+    assert!(app.history().is_empty());
+
+    // A typed filter comes back with its view; then Esc clears it (the view has none).
+    app.apply(Action::OpenFilter);
+    for c in "phase=Running".chars() {
+        app.apply(Action::FilterChar(c));
+    }
+    app.apply(Action::FilterAccept);
+    run_command(&mut app, "rs");
+    assert_eq!(app.table().kind(), ResourceKind::ReplicaSets);
+    assert_eq!(app.current().filter, "");
+    app.apply(Action::FilterClear);
+    assert_eq!(app.current().filter, "phase=Running");
+    assert!(app.history().is_empty());
+    app.apply(Action::FilterClear);
+    assert_eq!(app.current(), pods);
+
+    // :nodes, Enter on a node: that node's pods in every namespace, by the node index.
+    run_command(&mut app, "no");
+    assert_eq!(app.table().kind(), ResourceKind::Nodes);
+    assert_eq!(app.header().scope, "cluster");
+    let nodes = wait_rows(&mut app, "nodes", |w| w.total == 4).await;
+    app.apply(Action::Down);
+    let node = app.table().selected().expect("a selected node");
+    assert_eq!(node, nodes.rows[1].key);
+    app.apply(Action::DrillDown);
+    assert_eq!(
+        app.current(),
+        ViewSpec {
+            kind: ResourceKind::Pods,
+            scope: NamespaceScope::All,
+            filter: format!("node={node}"),
+        }
+    );
+    let on_node = wait_rows(&mut app, "the node's pods", |w| w.total > 0).await;
+    let node_column = Pod::COLUMNS
+        .iter()
+        .position(|c| c.name == "NODE")
+        .expect("NODE");
+    assert!(on_node.rows.iter().all(|r| r.cells[node_column] == *node));
+    // Enter on a pod opens its detail over the table; Esc closes it.
+    app.apply(Action::DrillDown);
+    assert_eq!(app.table().kind(), ResourceKind::Pods);
+    assert_eq!(app.state().mode, InputMode::Detail);
+    app.apply(Action::Back);
+    assert_eq!(app.state().mode, InputMode::Normal);
+
+    // Esc: the node filter is the view's own, so Esc goes back, to the same node.
+    app.apply(Action::FilterClear);
+    assert_eq!(app.table().kind(), ResourceKind::Nodes);
+    assert!(app.history().len() == 1, "{:?}", app.history());
+    wait_rows(&mut app, "the node selected again", |w| {
+        w.selected
+            .is_some_and(|at| w.rows.get(at).is_some_and(|r| r.key == node))
+    })
+    .await;
+
+    // A namespace's pods; a typed filter is cleared by the first Esc, the second goes back.
+    run_command(&mut app, "ns");
+    let namespaces = wait_rows(&mut app, "namespaces", |w| w.total >= 3).await;
+    let namespace = namespaces.rows[0].key.to_string();
+    app.apply(Action::DrillDown);
+    assert_eq!(
+        app.current(),
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::One(namespace.clone()))
+    );
+    assert_eq!(app.header().scope, format!("namespace {namespace}"));
+    let in_namespace = wait_rows(&mut app, "the namespace's pods", |w| w.total > 0).await;
+    let prefix = format!("{namespace}/");
+    assert!(in_namespace.rows.iter().all(|r| r.key.starts_with(&prefix)));
+    app.apply(Action::OpenFilter);
+    app.apply(Action::FilterChar('x'));
+    app.apply(Action::FilterAccept);
+    app.apply(Action::FilterClear);
+    assert_eq!(app.current().filter, "");
+    assert_eq!(app.table().kind(), ResourceKind::Pods);
+    app.apply(Action::FilterClear);
+    assert_eq!(app.table().kind(), ResourceKind::Namespaces);
+
+    // Deployments in every namespace → a deployment's replicasets → a replicaset's pods.
+    run_command(&mut app, "dp -A");
+    assert_eq!(app.header().scope, kscope::ui::ALL_NAMESPACES);
+    let deployments = wait_rows(&mut app, "deployments", |w| w.total > 0).await;
+    let (ns, deployment) = deployments.rows[0].key.split_once('/').expect("namespaced");
+    let (ns, deployment) = (ns.to_string(), deployment.to_string());
+    app.apply(Action::DrillDown);
+    assert_eq!(
+        app.current(),
+        ViewSpec {
+            kind: ResourceKind::ReplicaSets,
+            scope: NamespaceScope::One(ns.clone()),
+            filter: format!("owner=Deployment/{deployment}"),
+        }
+    );
+    let replicasets = wait_rows(&mut app, "the deployment's replicasets", |w| w.total > 0).await;
+    let replicaset = replicasets.rows[0]
+        .key
+        .split_once('/')
+        .expect("namespaced")
+        .1
+        .to_string();
+    app.apply(Action::DrillDown);
+    assert_eq!(
+        app.current().filter,
+        format!("owner=ReplicaSet/{replicaset}")
+    );
+    let owned = wait_rows(&mut app, "the replicaset's pods", |w| w.total > 0).await;
+    assert!(
+        owned
+            .rows
+            .iter()
+            .all(|r| r.key.starts_with(&format!("{ns}/{replicaset}-")))
+    );
+    assert_eq!(app.history().len(), 5, "{:?}", app.history());
+
+    // A command with no flag keeps the scope; :q quits.
+    run_command(&mut app, "deploy");
+    assert_eq!(app.current().scope, NamespaceScope::One(ns));
+    run_command(&mut app, "q");
+    assert!(app.quitting());
+    drop(app);
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_resource_shows_its_error_and_commands_still_work() {
+    let sim = Sim::start(SimConfig::with_size(10, 2, 1))
+        .await
+        .expect("sim");
+    let yaml = sim
+        .kubeconfig_yaml()
+        .replace(sim.token(), "not-the-token-0123456789");
+    let kubeconfig = Kubeconfig::from_yaml(&yaml).expect("kubeconfig");
+    let config = kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .expect("config");
+    let cluster = Cluster::from_config(config, "sim".into()).expect("cluster");
+    let pods = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
+    let mut app = start_app(cluster, pods);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while app.header().error.is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "no error shown: {:?}",
+            app.header()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let status = app.table().status().borrow().clone();
+        app.update_sync(&status);
+    }
+    let error = app.header().error.clone().unwrap_or_default();
+    assert!(error.contains("unauthorized"), "{error}");
+    assert_eq!(app.window(10).total, 0);
+    run_command(&mut app, "nodes");
+    assert_eq!(app.table().kind(), ResourceKind::Nodes);
+    assert_eq!(app.header().error, None);
+    drop(app);
+    sim.shutdown().await;
 }

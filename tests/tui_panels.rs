@@ -5,7 +5,6 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use kscope::index_views::columns::TableRow;
 use kscope::index_views::definitions::default_index_definitions;
 use kscope::index_views::live::{LiveView, SortSpec};
 use kscope::index_views::query::Query;
@@ -124,19 +123,22 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
     let rows = draw::table_rows(area, state);
     state.delta_rows = draw::delta_rows(area, state);
     let window = capture(&view, state, rows, Timestamp::from_seconds(NOW));
+    let columns = view.lock().columns();
     let header = Header {
         context: "kscope-demo".into(),
         server: "https://127.0.0.1:6443/".into(),
         resource: "pods".into(),
         scope: kscope::ui::ALL_NAMESPACES.into(),
         sync: "watching at rv 512".into(),
+        listed: true,
+        error: None,
         events_per_second: 3.0,
     };
     let queue = queue();
     let screen = Screen {
         state,
         header: &header,
-        columns: Pod::COLUMNS,
+        columns: &columns,
         with_namespace: true,
         window: &window,
         queue: &queue,

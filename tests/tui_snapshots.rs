@@ -5,11 +5,13 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use kscope::index_views::columns::TableRow;
-use kscope::index_views::definitions::default_index_definitions;
+use kscope::index_views::definitions::{IndexDefinition, IndexSource, default_index_definitions};
 use kscope::index_views::live::{LiveView, SortSpec, Window};
 use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
-use kscope::resources::{Pod, Timestamp, decode};
+use kscope::resources::{
+    Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Timestamp, decode,
+};
 use kscope::ui::action::InputMode;
 use kscope::ui::app::capture;
 use kscope::ui::draw::{self, Header, QueueStats, Screen};
@@ -35,7 +37,12 @@ fn pod(ns: &str, name: &str, app: &str, node: &str, restarts: u32, age_seconds: 
 }
 
 fn registry() -> IndexRegistry<Pod> {
-    let registry = IndexRegistry::new(default_index_definitions()).expect("indexes");
+    pods(default_index_definitions())
+}
+
+/// The 40 test pods in a registry with `indexes`.
+fn pods(indexes: Vec<IndexDefinition>) -> IndexRegistry<Pod> {
+    let registry = IndexRegistry::new(indexes).expect("indexes");
     let store = registry.indexer();
     for i in 0..40 {
         let (ns, app) = if i % 3 == 0 {
@@ -64,12 +71,18 @@ fn view(query: &str) -> Mutex<LiveView<Pod>> {
 }
 
 fn header() -> Header {
+    header_for(ResourceKind::Pods, kscope::ui::ALL_NAMESPACES)
+}
+
+fn header_for(kind: ResourceKind, scope: &str) -> Header {
     Header {
         context: "kscope-demo".into(),
         server: "https://127.0.0.1:6443/".into(),
-        resource: "pods".into(),
-        scope: kscope::ui::ALL_NAMESPACES.into(),
+        resource: kind.plural().into(),
+        scope: scope.into(),
         sync: "listing: 2 pages, 1000 objects".into(),
+        listed: true,
+        error: None,
         events_per_second: 12.0,
     }
 }
@@ -118,6 +131,21 @@ fn render(view: &Mutex<LiveView<Pod>>, state: &mut UiState, width: u16, height: 
     terminal(view, state, width, height).backend().to_string()
 }
 
+/// Draws one frame of any kind's view under `header`; NAMESPACE is shown for namespaced
+/// kinds in all namespaces, as the app does.
+fn render_kind<T: TableRow>(
+    view: &Mutex<LiveView<T>>,
+    state: &mut UiState,
+    header: &Header,
+    width: u16,
+    height: u16,
+) -> String {
+    let with_namespace = T::KIND.namespaced() && header.scope == kscope::ui::ALL_NAMESPACES;
+    draw_frame(view, state, header, with_namespace, width, height, false)
+        .backend()
+        .to_string()
+}
+
 fn terminal(
     view: &Mutex<LiveView<Pod>>,
     state: &mut UiState,
@@ -134,18 +162,30 @@ fn terminal_in(
     height: u16,
     color: bool,
 ) -> Terminal<TestBackend> {
+    draw_frame(view, state, &header(), true, width, height, color)
+}
+
+fn draw_frame<T: TableRow>(
+    view: &Mutex<LiveView<T>>,
+    state: &mut UiState,
+    header: &Header,
+    with_namespace: bool,
+    width: u16,
+    height: u16,
+    color: bool,
+) -> Terminal<TestBackend> {
     let backend = TestBackend::new(width, height);
     let mut terminal = Terminal::new(backend).expect("test terminal");
     let area = ratatui::layout::Rect::new(0, 0, width, height);
     let rows = draw::table_rows(area, state);
     let window: Window = capture(view, state, rows, Timestamp::from_seconds(NOW));
-    let header = header();
+    let columns = view.lock().columns();
     let queue = queue();
     let screen = Screen {
         state,
-        header: &header,
-        columns: Pod::COLUMNS,
-        with_namespace: true,
+        header,
+        columns: &columns,
+        with_namespace,
         window: &window,
         queue: &queue,
         now: at(NOW),
@@ -289,4 +329,251 @@ fn index_browser_lists_values_with_counts() {
     state.browser.values = registry.value_counts("node").expect("node index");
     state.browser.step(2);
     insta::assert_snapshot!(render(&view, &mut state, 100, 16));
+}
+
+fn created(age_seconds: i64) -> jiff::Timestamp {
+    jiff::Timestamp::from_second(NOW - age_seconds).expect("valid time")
+}
+
+/// A registry of `T` with the default indexes, holding `objects` (JSON).
+fn store_of<T: TableRow>(objects: impl IntoIterator<Item = String>) -> IndexRegistry<T> {
+    let registry = IndexRegistry::new(default_index_definitions()).expect("indexes");
+    for json in objects {
+        let obj: T = decode(json.as_bytes()).expect("object decodes");
+        registry.indexer().add(Arc::new(obj)).expect("add");
+    }
+    registry
+}
+
+fn view_of<T: TableRow>(registry: IndexRegistry<T>) -> Mutex<LiveView<T>> {
+    Mutex::new(LiveView::new(registry, Query::default(), SortSpec::default()).expect("view"))
+}
+
+fn nodes() -> Mutex<LiveView<Node>> {
+    view_of(store_of::<Node>((0..4).map(|i| {
+        let role = if i == 0 { "control-plane" } else { "worker" };
+        let ready = if i == 3 { "False" } else { "True" };
+        format!(
+            r#"{{"metadata":{{"name":"node-{i}","resourceVersion":"1",
+                "creationTimestamp":"{}",
+                "labels":{{"node-role.kubernetes.io/{role}":""}}}},
+                "status":{{"capacity":{{"cpu":"8","memory":"32Gi"}},
+                "conditions":[{{"type":"Ready","status":"{ready}"}}],
+                "addresses":[{{"type":"InternalIP","address":"10.0.1.{i}"}}],
+                "nodeInfo":{{"kubeletVersion":"v1.31.4"}}}}}}"#,
+            created(86_400 * (30 + i))
+        )
+    })))
+}
+
+#[test]
+fn nodes_table() {
+    let view = nodes();
+    let mut state = UiState::new(false);
+    let header = header_for(ResourceKind::Nodes, "cluster");
+    insta::assert_snapshot!(render_kind(&view, &mut state, &header, 100, 10));
+}
+
+#[test]
+fn nodes_table_wide() {
+    let view = nodes();
+    let mut state = UiState::new(false);
+    state.wide = true;
+    let header = header_for(ResourceKind::Nodes, "cluster");
+    insta::assert_snapshot!(render_kind(&view, &mut state, &header, 120, 10));
+}
+
+#[test]
+fn namespaces_table() {
+    let view = view_of(store_of::<Namespace>(
+        ["default", "shop", "data", "kube-system"]
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let phase = if *name == "data" {
+                    "Terminating"
+                } else {
+                    "Active"
+                };
+                format!(
+                    r#"{{"metadata":{{"name":"{name}","resourceVersion":"1",
+                        "creationTimestamp":"{}"}},"status":{{"phase":"{phase}"}}}}"#,
+                    created(86_400 * (100 - i64::try_from(i).expect("small")))
+                )
+            }),
+    ));
+    let mut state = UiState::new(false);
+    let header = header_for(ResourceKind::Namespaces, "cluster");
+    insta::assert_snapshot!(render_kind(&view, &mut state, &header, 80, 10));
+}
+
+/// Deployment (or ReplicaSet, with an owner) JSON with app label `app` in namespace `ns`.
+fn workload(ns: &str, name: &str, app: &str, owner: Option<&str>, ready: u32) -> String {
+    let owner = owner.map_or(String::new(), |o| {
+        format!(
+            r#","ownerReferences":[{{"apiVersion":"apps/v1","kind":"Deployment","name":"{o}",
+                "uid":"u","controller":true}}]"#
+        )
+    });
+    format!(
+        r#"{{"metadata":{{"name":"{name}","namespace":"{ns}","resourceVersion":"1",
+            "creationTimestamp":"{}","labels":{{"app":"{app}"}}{owner}}},
+            "spec":{{"replicas":3,"selector":{{"matchLabels":{{"app":"{app}"}}}},
+            "template":{{"spec":{{"containers":[{{"name":"main","image":"{app}:1.2"}}]}}}}}},
+            "status":{{"replicas":3,"readyReplicas":{ready},"updatedReplicas":3,
+            "availableReplicas":{ready}}}}}"#,
+        created(3_600 * 26)
+    )
+}
+
+#[test]
+fn deployments_table_in_all_namespaces() {
+    let view = view_of(store_of::<Deployment>([
+        workload("shop", "web", "web", None, 3),
+        workload("shop", "cart", "cart", None, 2),
+        workload("data", "db", "db", None, 0),
+    ]));
+    let mut state = UiState::new(false);
+    let header = header_for(ResourceKind::Deployments, kscope::ui::ALL_NAMESPACES);
+    insta::assert_snapshot!(render_kind(&view, &mut state, &header, 100, 10));
+}
+
+#[test]
+fn replicasets_of_a_deployment_in_one_namespace() {
+    let registry = store_of::<ReplicaSet>([
+        workload("shop", "web-5d8f7", "web", Some("web"), 3),
+        workload("shop", "web-6c9a1", "web", Some("web"), 0),
+        workload("shop", "cart-7b2e4", "cart", Some("cart"), 2),
+    ]);
+    let view = Mutex::new(
+        LiveView::new(
+            registry,
+            Query::parse("owner=Deployment/web").expect("query"),
+            SortSpec::default(),
+        )
+        .expect("view"),
+    );
+    let mut state = UiState::new(false);
+    state.filter.input = "owner=Deployment/web".into();
+    let header = header_for(ResourceKind::ReplicaSets, "namespace shop");
+    insta::assert_snapshot!(render_kind(&view, &mut state, &header, 100, 10));
+}
+
+#[test]
+fn command_mode_shows_matching_commands() {
+    let view = view("");
+    let mut state = UiState::new(false);
+    state.mode = InputMode::Command;
+    state.command.input = "de".into();
+    let text = render(&view, &mut state, 100, 10);
+    assert!(
+        text.contains(":de█  deployments deploy deployment"),
+        "{text}"
+    );
+    state.command.input = "deploy -n shop".into();
+    insta::assert_snapshot!(render(&view, &mut state, 100, 10));
+}
+
+#[test]
+fn command_error_in_the_status_line() {
+    let view = view("");
+    let mut state = UiState::new(false);
+    let error = kscope::ui::command::parse("pods -x").expect_err("a bad flag");
+    state.command.error = Some(format!(":pods -x  {error}"));
+    insta::assert_snapshot!(render(&view, &mut state, 100, 10));
+}
+
+#[test]
+fn pods_wide_mode() {
+    let view = view("app=web");
+    let mut state = UiState::new(false);
+    state.wide = true;
+    state.filter.input = "app=web".into();
+    insta::assert_snapshot!(render(&view, &mut state, 120, 10));
+}
+
+#[test]
+fn label_and_annotation_indexes_get_columns() {
+    let mut indexes = default_index_definitions();
+    indexes.push(IndexDefinition::new(
+        "team",
+        IndexSource::Label("team".into()),
+    ));
+    indexes.push(IndexDefinition::new(
+        "owner-email",
+        IndexSource::Annotation("example.com/owner".into()),
+    ));
+    let registry = pods(indexes);
+    let labelled = format!(
+        r#"{{"metadata":{{"name":"aa-labelled","namespace":"shop","resourceVersion":"1",
+            "creationTimestamp":"{}","labels":{{"app":"web","team":"payments"}},
+            "annotations":{{"example.com/owner":"ana@example.com"}}}},
+            "spec":{{"containers":[{{"name":"c","image":"nginx"}}]}},
+            "status":{{"phase":"Pending"}}}}"#,
+        created(30)
+    );
+    let pod: Pod = decode(labelled.as_bytes()).expect("pod decodes");
+    registry.indexer().add(Arc::new(pod)).expect("add");
+    let view = view_of(registry);
+    let mut state = UiState::new(false);
+    // Sorting by the TEAM column (after the pod's 7 columns and APP) puts <none> after it.
+    state.sort = SortSpec {
+        column: Pod::COLUMNS.len() + 1,
+        descending: true,
+    };
+    view.lock().set_sort(state.sort);
+    let text = render(&view, &mut state, 120, 10);
+    assert!(text.contains("TEAM↓"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn informer_error_in_header_and_empty_table() {
+    let view = view_of(store_of::<Deployment>([]));
+    let mut state = UiState::new(false);
+    let mut header = header_for(ResourceKind::Deployments, kscope::ui::ALL_NAMESPACES);
+    header.sync = "backing off".into();
+    header.listed = false;
+    header.error = Some(
+        "forbidden: not allowed to list deployments: deployments.apps is forbidden: \
+         User \"dev\" cannot list resource \"deployments\" in API group \"apps\" at the \
+         cluster scope"
+            .into(),
+    );
+    insta::assert_snapshot!(render_kind(&view, &mut state, &header, 100, 10));
+}
+
+#[test]
+fn empty_tables_say_why() {
+    let view = view_of(store_of::<ReplicaSet>([]));
+    let mut state = UiState::new(false);
+    let mut header = header_for(ResourceKind::ReplicaSets, "namespace shop");
+    header.listed = false;
+    let text = render_kind(&view, &mut state, &header, 80, 10);
+    assert!(
+        text.contains("waiting for the first list of replicasets"),
+        "{text}"
+    );
+    header.listed = true;
+    let text = render_kind(&view, &mut state, &header, 80, 10);
+    assert!(text.contains("no replicasets in namespace shop"), "{text}");
+    state.filter.input = "app=x".into();
+    let text = render_kind(&view, &mut state, &header, 80, 10);
+    assert!(text.contains("nothing matches the filter"), "{text}");
+}
+
+#[test]
+fn sorted_by_namespace_descending() {
+    let view = view("");
+    let mut state = UiState::new(false);
+    let columns = view.lock().columns();
+    let namespace = columns.iter().position(|c| c.namespace).expect("NAMESPACE");
+    state.sort = SortSpec {
+        column: namespace,
+        descending: true,
+    };
+    view.lock().set_sort(state.sort);
+    let text = render(&view, &mut state, 80, 10);
+    assert!(text.contains("NAMESPACE↓ NAME "), "{text}");
+    insta::assert_snapshot!(text);
 }

@@ -71,7 +71,7 @@ fn delta_lines(screen: &str) -> Vec<String> {
 }
 
 #[test]
-fn demo_filters_by_an_index_and_streams_deltas() {
+fn demo_filters_by_an_index_streams_deltas_and_switches_kinds() {
     if tmux(&["-V"]).is_none() {
         eprintln!("skipped: tmux is not installed");
         return;
@@ -128,6 +128,18 @@ fn demo_filters_by_an_index_and_streams_deltas() {
     session.wait_for("new deltas", |s| {
         let now = delta_lines(s);
         now.last() != first.last() && now.iter().any(|l| l.contains(" rv "))
+    });
+
+    // Command mode: the nodes table, then pods again, each from a new informer.
+    session.keys(&[":nodes", "Enter"]);
+    session.wait_for("the nodes table", |s| {
+        s.contains("nodes [cluster]") && s.contains("VERSION") && s.contains("watching at rv")
+    });
+    session.keys(&[":pods", "Enter"]);
+    session.wait_for("the pods table again", |s| {
+        s.contains("pods [all namespaces]")
+            && s.contains("watching at rv")
+            && table_rows(s).len() > 5
     });
 
     session.keys(&["q"]);

@@ -13,11 +13,13 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use super::columns::{SortKey, TableRow};
+use super::columns::{ColumnKind, SortKey, TableRow};
+use super::definitions::{IndexDefinition, IndexSource};
 use super::fuzzy::{FuzzyMatches, FuzzySearch, text_matches};
 use super::query::{Query, QueryError};
 use super::registry::{IndexRegistry, TermMatcher};
 use super::sorted::{RowEntry, SortedRows};
+use crate::informers::indexer::IndexFunc;
 use crate::informers::informer::{Notification, SharedIndexInformer};
 use crate::informers::keys::{Key, meta_namespace_key};
 use crate::informers::workqueue::{Queue, WorkqueueMetrics};
@@ -25,7 +27,8 @@ use crate::resources::Timestamp;
 
 type Hasher = foldhash::fast::RandomState;
 
-/// Which column a view sorts by (an index into [`TableRow::COLUMNS`]) and which way.
+/// Which column a view sorts by (an index into [`LiveView::columns`]: the kind's
+/// [`TableRow::COLUMNS`], then its index columns, then NAMESPACE) and which way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SortSpec {
     pub column: usize,
@@ -51,6 +54,60 @@ pub struct Window {
     pub selected: Option<usize>,
 }
 
+/// One column of a view, as a table titles it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewColumn {
+    pub name: String,
+    pub kind: ColumnKind,
+    /// Shown only in wide mode, as `kubectl get -o wide` shows it.
+    pub wide: bool,
+    /// The NAMESPACE column of a namespaced kind: last in the cells, but drawn first and
+    /// only when the view spans namespaces, as kubectl does.
+    pub namespace: bool,
+}
+
+/// Whether an index gets a column of its own: indexes read from a label or an annotation,
+/// whose values no kubectl column shows (field indexes repeat NAMESPACE, NODE, STATUS...).
+pub fn is_index_column(definition: &IndexDefinition) -> bool {
+    matches!(
+        definition.source,
+        IndexSource::Label(_) | IndexSource::Annotation(_)
+    )
+}
+
+/// An index shown as a column: its title and the function giving a row's values.
+struct IndexColumn<T> {
+    title: String,
+    values: IndexFunc<T>,
+}
+
+impl<T> IndexColumn<T> {
+    /// The object's values, comma-joined; `<none>` without any.
+    fn cell(&self, obj: &T) -> String {
+        let values = (self.values)(obj).unwrap_or_default();
+        if values.is_empty() {
+            "<none>".into()
+        } else {
+            values.join(",")
+        }
+    }
+}
+
+/// What `obj` sorts by in `column`: one of the kind's columns, an index column, or its
+/// namespace.
+fn sort_key<T: TableRow>(obj: &T, column: usize, index_columns: &[IndexColumn<T>]) -> SortKey {
+    match column.checked_sub(T::COLUMNS.len()) {
+        None => obj.sort_key(column),
+        Some(i) => match index_columns.get(i) {
+            Some(c) => SortKey::Text(Arc::from(c.cell(obj))),
+            None if i == index_columns.len() => {
+                SortKey::Text(Arc::from(obj.namespace().unwrap_or("")))
+            }
+            None => SortKey::Number(None),
+        },
+    }
+}
+
 /// Free text narrowing the members, with the members whose key matches it.
 struct TextFilter {
     text: String,
@@ -62,6 +119,8 @@ pub struct LiveView<T> {
     registry: IndexRegistry<T>,
     query: Query,
     terms: TermMatcher<T>,
+    /// The registry's label and annotation indexes, shown after the kind's columns.
+    index_columns: Vec<IndexColumn<T>>,
     sort: SortSpec,
     /// Every object matching the terms, with its current sort key.
     members: HashMap<Key, SortKey, Hasher>,
@@ -83,13 +142,22 @@ impl<T: TableRow> LiveView<T> {
         sort: SortSpec,
     ) -> Result<Self, QueryError> {
         let terms = registry.compile(&query)?;
+        let index_columns: Vec<IndexColumn<T>> = registry
+            .definitions()
+            .iter()
+            .filter(|d| is_index_column(d))
+            .map(|d| IndexColumn {
+                title: d.name.to_uppercase(),
+                values: d.index_func::<T>(),
+            })
+            .collect();
         let indexer = registry.indexer();
         let keys = query.select(indexer)?;
         let mut members = HashMap::with_capacity_and_hasher(keys.len(), Hasher::default());
         let mut entries = Vec::with_capacity(keys.len());
         for key in keys {
             if let Some(obj) = indexer.get_by_key(&key) {
-                let sort_key = obj.sort_key(sort.column);
+                let sort_key = sort_key(obj.as_ref(), sort.column, &index_columns);
                 members.insert(key.clone(), sort_key.clone());
                 entries.push(RowEntry {
                     sort: sort_key,
@@ -102,6 +170,7 @@ impl<T: TableRow> LiveView<T> {
             registry,
             query,
             terms,
+            index_columns,
             sort,
             members,
             base: SortedRows::from_entries(entries, sort.descending),
@@ -129,6 +198,33 @@ impl<T: TableRow> LiveView<T> {
         self.sort
     }
 
+    /// The kind's columns (wide ones included), then one per label or annotation index,
+    /// then NAMESPACE for namespaced kinds.
+    pub fn columns(&self) -> Vec<ViewColumn> {
+        let column = |name: String, kind, wide| ViewColumn {
+            name,
+            kind,
+            wide,
+            namespace: false,
+        };
+        let mut columns: Vec<ViewColumn> = T::COLUMNS
+            .iter()
+            .map(|c| column(c.name.to_string(), c.kind, c.wide))
+            .chain(
+                self.index_columns
+                    .iter()
+                    .map(|c| column(c.title.clone(), ColumnKind::Text, false)),
+            )
+            .collect();
+        if T::KIND.namespaced() {
+            columns.push(ViewColumn {
+                namespace: true,
+                ..column("NAMESPACE".into(), ColumnKind::Text, false)
+            });
+        }
+        columns
+    }
+
     /// The free text currently narrowing the view.
     pub fn text(&self) -> &str {
         self.text.as_ref().map_or("", |t| t.text.as_str())
@@ -154,7 +250,7 @@ impl<T: TableRow> LiveView<T> {
         let obj = self.registry.indexer().get_by_key(key);
         let new = obj
             .filter(|o| self.terms.matches(o))
-            .map(|o| o.sort_key(self.sort.column));
+            .map(|o| sort_key(o.as_ref(), self.sort.column, &self.index_columns));
         let old = self.members.get(key).cloned();
         match (old, new) {
             (None, None) => false,
@@ -225,7 +321,7 @@ impl<T: TableRow> LiveView<T> {
         let indexer = self.registry.indexer();
         for (key, sort_key) in self.members.iter_mut() {
             if let Some(obj) = indexer.get_by_key(key) {
-                *sort_key = obj.sort_key(sort.column);
+                *sort_key = self::sort_key(obj.as_ref(), sort.column, &self.index_columns);
             }
         }
         let entries = self
@@ -354,7 +450,8 @@ impl<T: TableRow> LiveView<T> {
             .collect()
     }
 
-    /// Copies out `height` rows from `offset`: cells are made for these rows only.
+    /// Copies out `height` rows from `offset`: cells, index columns' included, are made for
+    /// these rows only.
     pub fn window(&self, offset: usize, height: usize, now: Timestamp) -> Window {
         let indexer = self.registry.indexer();
         let rows = self
@@ -362,9 +459,14 @@ impl<T: TableRow> LiveView<T> {
             .range(offset, height)
             .filter_map(|e| {
                 let obj = indexer.get_by_key(&e.key)?;
+                let mut cells = obj.cells(now);
+                cells.extend(self.index_columns.iter().map(|c| c.cell(&obj)));
+                if T::KIND.namespaced() {
+                    cells.push(obj.namespace().unwrap_or("").to_string());
+                }
                 Some(Row {
                     key: e.key.clone(),
-                    cells: obj.cells(now),
+                    cells,
                 })
             })
             .collect();
@@ -499,9 +601,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::index_views::definitions::{
-        IndexDefinition, IndexSource, default_index_definitions,
-    };
+    use crate::index_views::definitions::default_index_definitions;
     use crate::index_views::fuzzy::FuzzyMatches;
     use crate::informers::delta_fifo::ReflectorStore;
     use crate::resources::{Pod, decode};
@@ -603,6 +703,42 @@ mod tests {
             descending: true,
         });
         assert_eq!(view.selected_position(), Some(1));
+    }
+
+    #[test]
+    fn label_indexes_are_columns_with_cells_and_sort_keys() {
+        let mut definitions = default_index_definitions();
+        definitions.push(IndexDefinition::new(
+            "tier",
+            IndexSource::Label("app".into()),
+        ));
+        let registry = IndexRegistry::new(definitions).unwrap();
+        let store = registry.indexer().clone();
+        store.add(pod("ns", "a", "web", 0, 1)).unwrap();
+        store.add(pod("ns", "b", "", 0, 1)).unwrap();
+        store.add(pod("ns", "c", "db", 0, 1)).unwrap();
+        let columns = LiveView::new(registry.clone(), Query::default(), SortSpec::default())
+            .unwrap()
+            .columns();
+        let titles: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            titles[Pod::COLUMNS.len()..],
+            ["APP", "TIER", "NAMESPACE"],
+            "field indexes repeat kubectl columns and get none; NAMESPACE comes last"
+        );
+        let tier = SortSpec {
+            column: Pod::COLUMNS.len() + 1,
+            descending: false,
+        };
+        let view = LiveView::new(registry, Query::default(), tier).unwrap();
+        assert_eq!(names(&view), ["ns/b", "ns/c", "ns/a"]);
+        let window = view.window(0, 3, Timestamp::now());
+        let tiers: Vec<&str> = window
+            .rows
+            .iter()
+            .map(|r| r.cells[Pod::COLUMNS.len() + 1].as_str())
+            .collect();
+        assert_eq!(tiers, ["<none>", "db", "web"]);
     }
 
     #[test]

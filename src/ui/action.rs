@@ -60,6 +60,22 @@ pub enum Action {
     OpenDiff,
     /// Leave the detail's current screen: diff → history → table.
     Back,
+    /// Open the command bar (`:`).
+    OpenCommand,
+    /// A character typed into the command bar.
+    CommandChar(char),
+    CommandBackspace,
+    /// Complete the command name being typed.
+    CommandComplete,
+    /// Run the typed command.
+    CommandRun,
+    /// Close the command bar without running anything.
+    CommandCancel,
+    /// Show or hide the wide columns (`kubectl get -o wide`'s).
+    ToggleWide,
+    /// Open what the selected row contains: a namespace's or node's pods, a deployment's
+    /// replicasets, a replicaset's pods.
+    DrillDown,
 }
 
 /// What the keyboard is talking to right now: the same key means different things in each.
@@ -74,6 +90,8 @@ pub enum InputMode {
     DeltaFilter,
     /// The detail of one object over the table: YAML, history, a diff.
     Detail,
+    /// Typing a command (`:`).
+    Command,
 }
 
 /// The action a key asks for, from the keymap the state carries (see [`super::keymap`]).
@@ -112,11 +130,35 @@ mod tests {
     }
 
     #[test]
+    fn command_keys_type_unless_bound() {
+        let mut state = UiState::new(true);
+        assert_eq!(
+            map_key(&state, key(KeyCode::Char(':'))),
+            Some(Action::OpenCommand)
+        );
+        assert_eq!(
+            map_key(&state, key(KeyCode::Char('w'))),
+            Some(Action::ToggleWide)
+        );
+        state.mode = InputMode::Command;
+        for (code, action) in [
+            (KeyCode::Char('q'), Action::CommandChar('q')),
+            (KeyCode::Char('-'), Action::CommandChar('-')),
+            (KeyCode::Enter, Action::CommandRun),
+            (KeyCode::Esc, Action::CommandCancel),
+            (KeyCode::Tab, Action::CommandComplete),
+            (KeyCode::Backspace, Action::CommandBackspace),
+        ] {
+            assert_eq!(map_key(&state, key(code)), Some(action));
+        }
+    }
+
+    #[test]
     fn detail_keys() {
         let mut state = UiState::new(true);
         for (code, action) in [
             (KeyCode::Char('y'), Action::OpenDetail),
-            (KeyCode::Enter, Action::OpenDetail),
+            (KeyCode::Enter, Action::DrillDown),
         ] {
             assert_eq!(map_key(&state, key(code)), Some(action));
         }

@@ -11,21 +11,23 @@ use parking_lot::Mutex;
 use ratatui::DefaultTerminal;
 use tokio::sync::{broadcast, mpsc};
 
+use crate::commands::CommandError;
 use crate::index_views::columns::TableRow;
-use crate::index_views::live::{LiveView, SortSpec, ViewWorker, Window};
-use crate::index_views::query::{Query, Term};
-use crate::index_views::registry::IndexRegistry;
-use crate::informers::controller::RunningInformer;
+use crate::index_views::live::{LiveView, SortSpec, Window};
+use crate::informers::keys::Key;
 use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
-use crate::informers::tap::{Tap, TapEntry};
-use crate::resources::{Pod, ResourceKind, Timestamp};
+use crate::informers::tap::TapEntry;
+use crate::resources::Timestamp;
 
 use super::UiError;
 use super::action::{Action, InputMode, map_key};
+use super::command::{self, Command};
 use super::detail::{DetailController, Fetched};
 use super::draw::{self, Header, QueueStats, Screen};
 use super::keymap::Keymap;
-use super::state::{DELTA_CAPACITY, DeltaLine, Focus, UiState};
+use super::nav::{self, HISTORY, ViewSpec};
+use super::state::{DELTA_CAPACITY, DeltaLine, Focus, IndexBrowser, UiState};
+use super::table::{Table, TableStarter};
 
 /// At most 60 frames per second.
 const FRAME: Duration = Duration::from_micros(16_667);
@@ -48,19 +50,15 @@ pub fn capture<T: TableRow>(
     view.window(offset, height, now)
 }
 
-/// The informer's state in a few words, for the header.
+/// The informer's progress in a few words, for the header (its error is shown apart).
 pub fn describe_sync(status: &ReflectorStatus) -> String {
-    let phase = match &status.phase {
+    match &status.phase {
         ReflectorPhase::Starting => "starting".to_string(),
         ReflectorPhase::Listing { pages, objects } => {
             format!("listing: {pages} pages, {objects} objects")
         }
         ReflectorPhase::Watching => format!("watching at rv {}", status.last_sync_resource_version),
         ReflectorPhase::BackingOff => "backing off".to_string(),
-    };
-    match &status.last_error {
-        Some(err) => format!("{phase} · error: {err}"),
-        None => phase,
     }
 }
 
@@ -83,17 +81,28 @@ enum Stream {
     Taps,
 }
 
-/// The running TUI over one pod informer.
-pub struct App<'a> {
-    informer: &'a RunningInformer<Pod>,
-    registry: IndexRegistry<Pod>,
-    /// The unfiltered view, kept current even while a filter is on, so clearing the filter
-    /// is instant rather than a rebuild of every row.
-    base: ViewWorker<Pod>,
-    /// The view of the filter's index terms, when it has any.
-    filtered: Option<(Vec<Term>, ViewWorker<Pod>)>,
-    /// Set when the worker was replaced, so the loop watches the new one's version.
+/// A view left for another, as Esc brings it back.
+struct Visit {
+    view: ViewSpec,
+    /// The filter as typed when it was left (the view's own one, or more).
+    typed: String,
+    selected: Option<Key>,
+}
+
+/// The running TUI: one table at a time, swapped by commands and drill-downs.
+pub struct App {
+    starter: TableStarter,
+    table: Box<dyn Table>,
+    /// What the table shows; its `filter` is the one the view opened with.
+    view: ViewSpec,
+    /// Views Esc goes back to, newest last.
+    history: Vec<Visit>,
+    /// The row to select once it shows up in a view gone back to; any movement forgets it.
+    reselect: Option<Key>,
+    /// Set when the view on screen was replaced, so the loop watches the new one's version.
     rebuilt: bool,
+    /// Set when the table was replaced, so the loop watches the new informer's status.
+    switched: bool,
     state: UiState,
     header: Header,
     detail: DetailController,
@@ -103,26 +112,33 @@ pub struct App<'a> {
     rate_since: Instant,
 }
 
-impl<'a> App<'a> {
+impl App {
+    /// Starts the table of `view` (and its filter). Must run inside a Tokio runtime.
     pub fn new(
-        informer: &'a RunningInformer<Pod>,
-        registry: IndexRegistry<Pod>,
-        header: Header,
+        starter: TableStarter,
+        view: ViewSpec,
         panels: bool,
         detail: DetailController,
     ) -> Result<Self, UiError> {
-        let worker = ViewWorker::start(
-            informer.informer(),
-            registry.clone(),
-            Query::default(),
-            SortSpec::default(),
-        )?;
-        Ok(Self {
-            informer,
-            registry,
-            base: worker,
-            filtered: None,
+        let table = starter.start(view.kind, &view.scope, SortSpec::default())?;
+        let header = Header {
+            context: starter.cluster().context.clone(),
+            server: starter.cluster().server.clone(),
+            resource: view.kind.plural().to_string(),
+            scope: view.scope_label(),
+            sync: String::new(),
+            listed: false,
+            error: None,
+            events_per_second: 0.0,
+        };
+        let mut app = Self {
+            starter,
+            table,
+            view,
+            history: Vec::new(),
+            reselect: None,
             rebuilt: false,
+            switched: false,
             state: UiState::new(panels),
             header,
             detail,
@@ -130,7 +146,10 @@ impl<'a> App<'a> {
             quit: false,
             events_seen: 0,
             rate_since: Instant::now(),
-        })
+        };
+        app.state.filter.input = app.view.filter.clone();
+        app.refilter();
+        Ok(app)
     }
 
     /// Uses `keymap` (the configuration's) instead of the built-in keys.
@@ -139,39 +158,87 @@ impl<'a> App<'a> {
         self
     }
 
-    /// The view on screen.
-    fn worker(&self) -> &ViewWorker<Pod> {
-        self.filtered.as_ref().map_or(&self.base, |(_, w)| w)
+    /// What the table shows now, with the filter as currently typed.
+    pub fn current(&self) -> ViewSpec {
+        ViewSpec {
+            filter: self.state.filter.input.clone(),
+            ..self.view.clone()
+        }
     }
 
-    /// Runs until the person quits. Input is read on its own thread, which ends with the loop.
-    pub async fn run(mut self, terminal: &mut DefaultTerminal, tap: &Tap) -> Result<(), UiError> {
+    /// The views Esc goes back to, newest last.
+    pub fn history(&self) -> Vec<&ViewSpec> {
+        self.history.iter().map(|visit| &visit.view).collect()
+    }
+
+    pub fn state(&self) -> &UiState {
+        &self.state
+    }
+
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    pub fn table(&self) -> &dyn Table {
+        self.table.as_ref()
+    }
+
+    /// Whether a command or key asked to quit.
+    pub fn quitting(&self) -> bool {
+        self.quit
+    }
+
+    /// Copies out the `height` rows on screen, selecting the first when nothing is (or the
+    /// row selected before, once it is back).
+    pub fn window(&mut self, height: usize) -> Window {
+        if let Some(key) = &self.reselect
+            && self.table.select_key(key)
+        {
+            self.reselect = None;
+        }
+        self.table
+            .capture(&mut self.state, height, Timestamp::now())
+    }
+
+    /// Brings the header up to date with the informer's status.
+    pub fn update_sync(&mut self, status: &ReflectorStatus) {
+        self.header.sync = describe_sync(status);
+        self.header.listed = status.listed;
+        self.header.error = status
+            .last_error
+            .clone()
+            .map(|err| CommandError::Sync(err).to_string());
+    }
+
+    /// Runs until the person quits, then stops the table's informer. Input is read on its own
+    /// thread, which ends with the loop.
+    pub async fn run(mut self, terminal: &mut DefaultTerminal) -> Result<(), UiError> {
         let (input_tx, mut input) = mpsc::unbounded_channel();
         let stop = Arc::new(AtomicBool::new(false));
         let reader_stop = stop.clone();
         let reader = std::thread::spawn(move || read_input(&input_tx, &reader_stop));
-        let result = self.event_loop(terminal, tap, &mut input).await;
+        let result = self.event_loop(terminal, &mut input).await;
         stop.store(true, Ordering::Relaxed);
         // The reader polls with a short timeout, so this returns promptly.
         let _ = reader.join();
+        self.table.shutdown().await;
         result
     }
 
     async fn event_loop(
         &mut self,
         terminal: &mut DefaultTerminal,
-        tap: &Tap,
         input: &mut mpsc::UnboundedReceiver<std::io::Result<Event>>,
     ) -> Result<(), UiError> {
-        let mut version = self.worker().version();
-        let mut status = self.informer.status();
-        let mut taps = tap.subscribe();
+        let mut version = self.table.version();
+        let mut status = self.table.status();
+        let mut taps = self.starter.tap().subscribe();
         let mut tick = tokio::time::interval(TICK);
         // A sender that is gone would wake the loop at once forever: stop listening to it.
         let (mut rows_open, mut status_open, mut taps_open) = (true, true, true);
         let mut dirty = true;
         let mut last_draw: Option<Instant> = None;
-        self.header.sync = describe_sync(&status.borrow_and_update());
+        self.update_sync(&status.borrow_and_update());
         while !self.quit {
             let next_frame = last_draw.map_or_else(Instant::now, |t| t + FRAME);
             if dirty && Instant::now() >= next_frame {
@@ -201,17 +268,19 @@ impl<'a> App<'a> {
             match wake {
                 Wake::Input(None) => break,
                 Wake::Input(Some(Event::Key(key))) => {
-                    if key.kind != KeyEventKind::Release
-                        && let Some(action) = map_key(&self.state, key)
-                    {
-                        self.apply(action);
+                    if key.kind != KeyEventKind::Release {
+                        // An error is shown until the next key.
+                        self.state.command.error = None;
+                        if let Some(action) = map_key(&self.state, key) {
+                            self.apply(action);
+                        }
                     }
                     dirty = true;
                 }
                 Wake::Input(Some(_)) => dirty = true,
                 Wake::Rows => dirty = true,
                 Wake::Status => {
-                    self.header.sync = describe_sync(&status.borrow_and_update());
+                    self.update_sync(&status.borrow_and_update());
                     dirty = true;
                 }
                 Wake::Tap(entry) => {
@@ -220,7 +289,7 @@ impl<'a> App<'a> {
                 }
                 Wake::Tick => {
                     self.update_rate();
-                    let queue = self.worker().queue_metrics();
+                    let queue = self.table.queue_metrics();
                     self.state
                         .queue
                         .sample(queue.adds, queue.depth, Instant::now());
@@ -235,9 +304,15 @@ impl<'a> App<'a> {
                 Wake::Closed(Stream::Status) => status_open = false,
                 Wake::Closed(Stream::Taps) => taps_open = false,
             }
+            if self.switched {
+                status_open = true;
+                status = self.table.status();
+                self.update_sync(&status.borrow_and_update());
+                self.switched = false;
+            }
             if self.rebuilt {
                 rows_open = true;
-                version = self.worker().version();
+                version = self.table.version();
                 self.rebuilt = false;
                 self.state.queue.restart();
             }
@@ -270,7 +345,7 @@ impl<'a> App<'a> {
     }
 
     fn update_rate(&mut self) {
-        let seen = self.informer.metrics().snapshot().watch_events;
+        let seen = self.table.watch_events();
         let elapsed = self.rate_since.elapsed().as_secs_f64();
         if elapsed > 0.0 {
             self.header.events_per_second = seen.saturating_sub(self.events_seen) as f64 / elapsed;
@@ -283,15 +358,15 @@ impl<'a> App<'a> {
         let area = terminal.size()?;
         let height = draw::table_rows(area.into(), &self.state);
         self.state.delta_rows = draw::delta_rows(area.into(), &self.state);
-        let view = self.worker().view().clone();
-        let window = capture(&view, &mut self.state, height, Timestamp::now());
-        let queue = QueueStats::from(&self.worker().queue_metrics());
+        let window = self.window(height);
+        let queue = QueueStats::from(&self.table.queue_metrics());
+        let columns = self.table.columns();
         let detail = self.detail.screen(area.into());
         let screen = Screen {
             state: &self.state,
             header: &self.header,
-            columns: Pod::COLUMNS,
-            with_namespace: self.header.scope == super::ALL_NAMESPACES,
+            columns: &columns,
+            with_namespace: self.view.with_namespace(),
             window: &window,
             queue: &queue,
             now: SystemTime::now(),
@@ -312,7 +387,7 @@ impl<'a> App<'a> {
         Ok(())
     }
 
-    /// Applies one action: UI state here, selection and sort on the view.
+    /// Applies one action: UI state here, selection and sort on the table.
     pub fn apply(&mut self, action: Action) {
         if self.state.mode == InputMode::Detail && action != Action::Quit {
             if !self.detail.apply(&action) {
@@ -331,28 +406,48 @@ impl<'a> App<'a> {
             | Action::Bottom => {
                 if state.mode == InputMode::Indexes {
                     browse(state, &action);
+                } else if state.mode == InputMode::Help {
+                    state.help_scroll = scroll_help(state.help_scroll, state.page, &action);
                 } else if state.panels && state.focus == Focus::Deltas {
                     state.move_delta_cursor(&action);
                 } else {
-                    let worker = self.filtered.as_ref().map_or(&self.base, |(_, w)| w);
-                    move_selection(&mut worker.view().lock(), state, &action);
+                    self.reselect = None;
+                    self.table.move_selection(state, &action);
                 }
             }
             Action::SortNext => {
-                let columns = Pod::COLUMNS;
-                let next = (1..=columns.len())
-                    .map(|step| (state.sort.column + step) % columns.len())
-                    .find(|&i| !columns[i].wide)
-                    .unwrap_or(0);
+                let shown = draw::shown(
+                    &self.table.columns(),
+                    state.wide,
+                    self.view.with_namespace(),
+                );
+                let next = shown
+                    .iter()
+                    .position(|&i| i == state.sort.column)
+                    .and_then(|at| shown.get((at + 1) % shown.len()))
+                    .copied()
+                    .unwrap_or_default();
                 state.sort = SortSpec {
                     column: next,
                     descending: false,
                 };
-                self.sort_views();
+                self.table.set_sort(state.sort);
             }
             Action::SortReverse => {
                 state.sort.descending = !state.sort.descending;
-                self.sort_views();
+                self.table.set_sort(state.sort);
+            }
+            Action::ToggleWide => {
+                state.wide = !state.wide;
+                let shown = draw::shown(
+                    &self.table.columns(),
+                    state.wide,
+                    self.view.with_namespace(),
+                );
+                if !shown.contains(&state.sort.column) {
+                    state.sort = SortSpec::default();
+                    self.table.set_sort(state.sort);
+                }
             }
             Action::FilterChar(_)
             | Action::FilterBackspace
@@ -360,14 +455,14 @@ impl<'a> App<'a> {
             | Action::FilterClear
                 if state.mode == InputMode::DeltaFilter =>
             {
-                let indexer = self.registry.indexer();
-                state.edit_delta_filter(&action, |name, value| indexer.index_keys(name, value));
+                let table = &self.table;
+                state.edit_delta_filter(&action, |name, value| table.index_keys(name, value));
             }
             Action::OpenDeltaFilter => state.mode = InputMode::DeltaFilter,
             Action::ClearDeltaFilter => state.clear_delta_filter(),
             Action::OpenDeltaDiff => {
                 if let Some(seq) = state.selected_delta().map(|d| d.seq)
-                    && self.detail.open_seq(ResourceKind::Pods, seq)
+                    && self.detail.open_seq(self.view.kind, seq)
                 {
                     state.mode = InputMode::Detail;
                 }
@@ -382,11 +477,52 @@ impl<'a> App<'a> {
                 self.refilter();
             }
             Action::FilterAccept => state.mode = InputMode::Normal,
-            Action::FilterClear => {
-                state.mode = InputMode::Normal;
-                state.filter.input.clear();
-                self.refilter();
+            Action::FilterClear => self.clear_filter_or_back(),
+            Action::OpenCommand => {
+                state.mode = InputMode::Command;
+                state.command.input.clear();
             }
+            Action::CommandChar(c) => state.command.input.push(c),
+            Action::CommandBackspace => {
+                if state.command.input.pop().is_none() {
+                    state.mode = InputMode::Normal;
+                }
+            }
+            Action::CommandComplete => {
+                if let Some(completed) = command::complete(&state.command.input) {
+                    state.command.input = completed;
+                }
+            }
+            Action::CommandCancel => {
+                state.mode = InputMode::Normal;
+                state.command.input.clear();
+            }
+            Action::CommandRun => {
+                state.mode = InputMode::Normal;
+                let input = std::mem::take(&mut state.command.input);
+                self.run_command(&input);
+            }
+            Action::DrillDown => {
+                let Some(key) = self.table.selected() else {
+                    return;
+                };
+                match nav::drill_down(&self.current(), &key, self.starter.indexes()) {
+                    Ok(Some(to)) => self.switch(to, true),
+                    // A pod holds nothing to open: Enter shows its detail.
+                    Ok(None) => self.open_detail(&key),
+                    Err(err) => self.state.command.error = Some(err.to_string()),
+                }
+            }
+            Action::OpenDetail => {
+                if let Some(key) = self.table.selected() {
+                    self.open_detail(&key);
+                }
+            }
+            Action::DetailTab
+            | Action::ToggleManagedFields
+            | Action::Refresh
+            | Action::OpenDiff
+            | Action::Back => {}
             Action::TogglePanels => {
                 state.panels = !state.panels;
                 state.focus = Focus::Table;
@@ -408,12 +544,7 @@ impl<'a> App<'a> {
                     state.mode = InputMode::Normal;
                 } else {
                     state.mode = InputMode::Indexes;
-                    state.browser.names = self
-                        .registry
-                        .definitions()
-                        .into_iter()
-                        .map(|d| d.name)
-                        .collect();
+                    state.browser.names = self.table.index_names();
                     let current = state.browser.current;
                     self.browse_index(current);
                 }
@@ -438,20 +569,8 @@ impl<'a> App<'a> {
                     self.refilter();
                 }
             }
-            Action::OpenDetail => {
-                let worker = self.filtered.as_ref().map_or(&self.base, |(_, w)| w);
-                let selected = worker.view().lock().selected().cloned();
-                if let Some(key) = selected {
-                    self.detail.open(ResourceKind::Pods, &key);
-                    state.mode = InputMode::Detail;
-                }
-            }
-            Action::DetailTab
-            | Action::ToggleManagedFields
-            | Action::Refresh
-            | Action::OpenDiff
-            | Action::Back => {}
             Action::ToggleHelp => {
+                state.help_scroll = 0;
                 state.mode = match state.mode {
                     InputMode::Help => InputMode::Normal,
                     _ => InputMode::Help,
@@ -460,63 +579,126 @@ impl<'a> App<'a> {
         }
     }
 
+    /// Opens the detail of `key` in the table's kind: YAML fetched now, and its history.
+    fn open_detail(&mut self, key: &Key) {
+        self.detail.open(self.view.kind, key);
+        self.state.mode = InputMode::Detail;
+    }
+
+    /// Runs a command line typed after `:`; an error is shown and changes nothing.
+    fn run_command(&mut self, input: &str) {
+        match command::parse(input) {
+            Ok(Command::Quit) => self.quit = true,
+            Ok(Command::Show { kind, scope }) => {
+                let scope = scope.unwrap_or_else(|| self.view.scope.clone());
+                let to = ViewSpec::new(kind, scope);
+                if to.kind == self.view.kind && to.scope == self.view.scope {
+                    // Already shown: the command asks for all of it again.
+                    self.view.filter.clear();
+                    self.state.filter.input.clear();
+                    self.refilter();
+                } else {
+                    self.switch(to, true);
+                }
+            }
+            Err(err) => self.state.command.error = Some(format!(":{}  {err}", input.trim())),
+        }
+    }
+
+    /// Esc: first drops the filter typed over the view's own (a drill-down's `node=n1`
+    /// stays), then goes back to the previous view. In the filter bar it drops the typed
+    /// filter and closes the bar, never going back.
+    fn clear_filter_or_back(&mut self) {
+        let typing = self.state.mode == InputMode::Filter;
+        self.state.mode = InputMode::Normal;
+        if self.state.filter.input != self.view.filter {
+            self.state.filter.input = self.view.filter.clone();
+            self.refilter();
+        } else if !typing {
+            if let Some(visit) = self.history.pop() {
+                self.switch(visit.view, false);
+                if visit.typed != self.view.filter {
+                    self.state.filter.input = visit.typed;
+                    self.refilter();
+                }
+                self.reselect = visit.selected;
+            } else if !self.view.filter.is_empty() {
+                self.view.filter.clear();
+                self.state.filter.input.clear();
+                self.refilter();
+            }
+        }
+    }
+
+    /// Replaces the table with one showing `to`, remembering the current view for Esc when
+    /// `remember`. The new informer starts before the old one is stopped: if it cannot
+    /// start, the error is shown and nothing changes.
+    fn switch(&mut self, to: ViewSpec, remember: bool) {
+        let table = match self.starter.start(to.kind, &to.scope, SortSpec::default()) {
+            Ok(table) => table,
+            Err(err) => {
+                self.state.command.error = Some(err.to_string());
+                return;
+            }
+        };
+        if remember {
+            self.history.push(Visit {
+                view: self.view.clone(),
+                typed: self.state.filter.input.clone(),
+                selected: self.table.selected(),
+            });
+            if self.history.len() > HISTORY {
+                self.history.remove(0);
+            }
+        }
+        let old = std::mem::replace(&mut self.table, table);
+        tokio::spawn(old.shutdown());
+        self.reselect = None;
+        let state = &mut self.state;
+        state.mode = InputMode::Normal;
+        state.sort = SortSpec::default();
+        state.offset = 0;
+        state.filter.input = to.filter.clone();
+        state.filter.error = None;
+        state.browser = IndexBrowser::default();
+        self.header.resource = to.kind.plural().to_string();
+        self.header.scope = to.scope_label();
+        self.header.sync = "starting".into();
+        self.header.listed = false;
+        self.header.error = None;
+        self.view = to;
+        self.events_seen = 0;
+        self.rate_since = Instant::now();
+        self.switched = true;
+        self.rebuilt = true;
+        self.refilter();
+    }
+
     /// Shows index number `current` in the browser, with its values counted now.
     fn browse_index(&mut self, current: usize) {
         let browser = &mut self.state.browser;
         browser.current = current;
         browser.selected = 0;
         browser.values = match browser.name() {
-            Some(name) => self.registry.value_counts(name).unwrap_or_default(),
+            Some(name) => self.table.value_counts(name),
             None => Vec::new(),
         };
     }
 
-    /// Sorts every live view the same way, so switching between them keeps the order.
-    fn sort_views(&self) {
-        let sort = self.state.sort;
-        self.base.view().lock().set_sort(sort);
-        if let Some((_, worker)) = &self.filtered {
-            worker.view().lock().set_sort(sort);
-        }
-    }
-
-    /// Applies the filter bar's input: index terms rebuild the view from the indexes (only
-    /// when they changed); free text narrows it off this thread.
+    /// Applies the filter bar's input to the table.
     fn refilter(&mut self) {
         let Some(query) = self.state.filter.parse() else {
             return;
         };
-        let current: &[Term] = self.filtered.as_ref().map_or(&[], |(t, _)| t);
-        if query.terms != current {
-            let selected = self.worker().view().lock().selected().cloned();
-            if query.terms.is_empty() {
-                self.filtered = None;
-            } else {
-                let terms_only = Query {
-                    terms: query.terms.clone(),
-                    text: String::new(),
-                };
-                match ViewWorker::start(
-                    self.informer.informer(),
-                    self.registry.clone(),
-                    terms_only,
-                    self.state.sort,
-                ) {
-                    Ok(worker) => self.filtered = Some((query.terms, worker)),
-                    Err(err) => {
-                        self.state.filter.error = Some(err.to_string());
-                        return;
-                    }
-                }
-            }
-            self.worker().view().lock().select(selected);
-            self.rebuilt = true;
+        match self.table.set_query(query, self.state.sort) {
+            Ok(rebuilt) => self.rebuilt |= rebuilt,
+            Err(err) => self.state.filter.error = Some(err.to_string()),
         }
-        self.worker().set_text(&query.text);
     }
 }
 
-fn move_selection<T: TableRow>(view: &mut LiveView<T>, state: &UiState, action: &Action) {
+/// Moves the selection of `view` for a movement action.
+pub fn move_selection<T: TableRow>(view: &mut LiveView<T>, state: &UiState, action: &Action) {
     let position = view.selected_position().unwrap_or(state.offset);
     let target = match action {
         Action::Up => position.saturating_sub(1),
@@ -538,6 +720,18 @@ fn browse(state: &mut UiState, action: &Action) {
         Action::PageDown => state.browser.step(page),
         Action::Top => state.browser.selected = 0,
         _ => state.browser.step(isize::MAX),
+    }
+}
+
+/// The help overlay's first line after a movement key; drawing clamps it to the last page.
+fn scroll_help(scroll: usize, page: usize, action: &Action) -> usize {
+    match action {
+        Action::Up => scroll.saturating_sub(1),
+        Action::Down => scroll + 1,
+        Action::PageUp => scroll.saturating_sub(page),
+        Action::PageDown => scroll + page,
+        Action::Top => 0,
+        _ => usize::MAX,
     }
 }
 

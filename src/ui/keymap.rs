@@ -47,7 +47,11 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         Action::FilterAccept,
         "keep the filter and return",
     ),
-    ("filter-clear", Action::FilterClear, "clear the filter"),
+    (
+        "filter-clear",
+        Action::FilterClear,
+        "clear the filter, else back to the previous view",
+    ),
     (
         "toggle-panels",
         Action::TogglePanels,
@@ -109,6 +113,37 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "full diff of the selected history entry",
     ),
     ("back", Action::Back, "back: diff → history → table"),
+    (
+        "open-command",
+        Action::OpenCommand,
+        "command: pods nodes deploy rs ns [-n NS | -A] · :q quits",
+    ),
+    (
+        "command-backspace",
+        Action::CommandBackspace,
+        "delete a character",
+    ),
+    (
+        "command-complete",
+        Action::CommandComplete,
+        "complete the command name",
+    ),
+    ("command-run", Action::CommandRun, "run the command"),
+    (
+        "command-cancel",
+        Action::CommandCancel,
+        "close the command bar",
+    ),
+    (
+        "toggle-wide",
+        Action::ToggleWide,
+        "show / hide the wide columns",
+    ),
+    (
+        "drill-down",
+        Action::DrillDown,
+        "open the row: ns/node → pods, deploy → rs, rs → pods, pod → detail",
+    ),
 ];
 
 /// The action named `name` in the configuration.
@@ -137,6 +172,8 @@ pub enum Section {
     Indexes,
     /// The detail of one object: YAML, history, a diff.
     Detail,
+    /// Typing a command (`:`); unbound plain keys type text.
+    Command,
 }
 
 impl Section {
@@ -148,6 +185,7 @@ impl Section {
             Self::Help => "help",
             Self::Indexes => "indexes",
             Self::Detail => "detail",
+            Self::Command => "command",
         }
     }
 
@@ -159,6 +197,7 @@ impl Section {
             InputMode::Help => Self::Help,
             InputMode::Indexes => Self::Indexes,
             InputMode::Detail => Self::Detail,
+            InputMode::Command => Self::Command,
         }
     }
 }
@@ -468,10 +507,10 @@ impl Keymap {
         let first = (section == Section::Normal && focus == Focus::Deltas)
             .then(|| self.lookup(Section::Deltas, spec))
             .flatten();
+        let plain = spec.modifiers & (CTRL | ALT) == 0;
         let typed = match (section, event.code) {
-            (Section::Filter, KeyCode::Char(c)) if spec.modifiers & (CTRL | ALT) == 0 => {
-                Some(Action::FilterChar(c))
-            }
+            (Section::Filter, KeyCode::Char(c)) if plain => Some(Action::FilterChar(c)),
+            (Section::Command, KeyCode::Char(c)) if plain => Some(Action::CommandChar(c)),
             _ => None,
         };
         first.or_else(|| self.lookup(section, spec)).or(typed)

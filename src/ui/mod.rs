@@ -2,29 +2,34 @@
 //!
 //! Background tasks (informer, view worker, tap) only notify; the event loop in [`app`] pulls
 //! a copy of what is visible and draws it with [`draw`], never holding a lock while drawing.
+//! The table is one kind at a time ([`table`]); commands ([`command`]) and drill-downs
+//! ([`nav`]) replace it.
 
 pub mod action;
 pub mod app;
+pub mod command;
 pub mod detail;
 pub mod draw;
 pub mod keymap;
+pub mod nav;
 pub mod state;
+pub mod table;
 pub mod terminal;
 
+use std::path::Path;
+
 use crate::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
-use crate::commands::lister_watcher;
 use crate::config::{Config, ConfigError};
 use crate::index_views::query::QueryError;
-use crate::index_views::registry::IndexRegistry;
-use crate::informers::controller::{InformerConfig, RunningInformer};
 use crate::informers::indexer::IndexerError;
 use crate::informers::tap::Tap;
-use crate::resources::{Pod, ResourceKind};
+use crate::resources::ResourceKind;
 use crate::sim::{Sim, SimConfig, SimError};
 
 use self::app::App;
 use self::detail::DetailController;
-use self::draw::Header;
+use self::nav::ViewSpec;
+use self::table::TableStarter;
 use self::terminal::TerminalGuard;
 
 /// The header's scope when every namespace is shown.
@@ -59,9 +64,11 @@ pub enum Source {
 }
 
 /// Runs the TUI until the person quits. Must run inside a Tokio runtime.
-pub async fn run(source: Source) -> Result<(), UiError> {
+/// `config` is the `--config` file merged over the built-in configuration (default: the
+/// user's file under `$XDG_CONFIG_HOME`, if there is one).
+pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
     // A bad configuration (indexes or keys) is reported before connecting to anything.
-    let config = Config::load(None)?;
+    let config = Config::load(config)?;
     let (cluster, scope, sim) = match &source {
         Source::Kube(args) => {
             let cluster = args.connect().await?;
@@ -78,33 +85,20 @@ pub async fn run(source: Source) -> Result<(), UiError> {
             (cluster, scope, Some(sim))
         }
     };
-    let registry = IndexRegistry::<Pod>::new(config.indexes)?;
     let tap = Tap::new(TAP_CAPACITY);
-    let mut informer_config = InformerConfig::new(ResourceKind::Pods.plural());
-    informer_config.tap = Some(tap.clone());
-    let informer = RunningInformer::start(
-        informer_config,
-        lister_watcher(&cluster, ResourceKind::Pods, &scope, None, None),
-        registry.indexer().clone(),
-    );
-    let header = Header {
-        context: cluster.context.clone(),
-        server: cluster.server.clone(),
-        resource: ResourceKind::Pods.plural().to_string(),
-        scope: match &scope {
-            NamespaceScope::All => ALL_NAMESPACES.to_string(),
-            NamespaceScope::One(ns) => format!("namespace {ns}"),
-        },
-        sync: String::new(),
-        events_per_second: 0.0,
-    };
     let detail = DetailController::new(cluster.client.clone(), Some(tap.clone()));
-    let app = App::new(&informer, registry, header, true, detail)?.with_keymap(config.keys);
+    let starter = TableStarter::new(cluster, config.indexes, tap);
+    let app = App::new(
+        starter,
+        ViewSpec::new(ResourceKind::Pods, scope),
+        true,
+        detail,
+    )?
+    .with_keymap(config.keys);
     let result = {
         let mut guard = TerminalGuard::enter()?;
-        app.run(guard.terminal(), &tap).await
+        app.run(guard.terminal()).await
     };
-    informer.shutdown().await;
     if let Some(sim) = sim {
         sim.shutdown().await;
     }

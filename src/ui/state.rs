@@ -16,6 +16,7 @@ use crate::informers::keys::Key;
 use crate::informers::tap::TapEntry;
 
 use super::action::{Action, InputMode};
+use super::command::CommandBar;
 use super::keymap::Keymap;
 
 /// Delta lines kept for the tail; older ones are dropped.
@@ -300,6 +301,12 @@ pub struct UiState {
     pub browser: IndexBrowser,
     pub queue: QueueHistory,
     pub keymap: Arc<Keymap>,
+    /// The command bar (`:`).
+    pub command: CommandBar,
+    /// Wide columns shown.
+    pub wide: bool,
+    /// First line of the help overlay shown, when it is taller than the screen.
+    pub help_scroll: usize,
 }
 
 impl UiState {
@@ -322,6 +329,9 @@ impl UiState {
             browser: IndexBrowser::default(),
             queue: QueueHistory::default(),
             keymap: Arc::new(built_in_keymap()),
+            command: CommandBar::default(),
+            wide: false,
+            help_scroll: 0,
         }
     }
 

@@ -8,9 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::Theme;
+use crate::ui::action::Action;
 use crate::ui::keymap::{ACTIONS, Keymap, Section};
 
-pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: Theme) {
+/// Draws the overlay from line `scroll` on, when it is taller than `area`.
+pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, scroll: usize, theme: Theme) {
     let key_line = |(keys, what): (String, &'static str)| {
         Line::from(vec![
             Span::styled(format!("{keys:<14}"), theme.title()),
@@ -29,6 +31,7 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: Theme) {
     }
     for (section, title) in [
         (Section::Filter, "filter bar"),
+        (Section::Command, "command bar"),
         (Section::Indexes, "index browser"),
     ] {
         let own: Vec<String> = ACTIONS
@@ -46,6 +49,28 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: Theme) {
             ]));
         }
     }
+    let room = usize::from(area.height.saturating_sub(2)).max(1);
+    let total = lines.len();
+    let mut title = String::from(" keys (Esc closes) ");
+    if total > room {
+        let first = scroll.min(total - room);
+        lines = lines.into_iter().skip(first).take(room).collect();
+        let scroll_keys = [Action::Down, Action::Up]
+            .iter()
+            .filter_map(|a| {
+                keymap
+                    .keys(Section::Help, a)
+                    .first()
+                    .map(ToString::to_string)
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        title = format!(
+            " keys {}-{} of {total} ({scroll_keys} scroll, Esc closes) ",
+            first + 1,
+            first + room
+        );
+    }
     let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
     let [row] = Layout::vertical([Constraint::Length(height)])
         .flex(Flex::Center)
@@ -55,7 +80,7 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: Theme) {
         .areas(row);
     frame.render_widget(Clear, popup);
     frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" keys (Esc closes) ")),
+        Paragraph::new(lines).block(Block::bordered().title(title)),
         popup,
     );
 }

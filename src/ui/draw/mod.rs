@@ -8,6 +8,8 @@ mod indexes;
 mod panels;
 mod table;
 
+pub use table::shown;
+
 use std::time::SystemTime;
 
 use ratatui::Frame;
@@ -16,11 +18,11 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::index_views::columns::Column;
-use crate::index_views::live::Window;
+use crate::index_views::live::{ViewColumn, Window};
 use crate::informers::workqueue::WorkqueueMetrics;
 
 use super::action::{Action, InputMode};
+use super::command;
 use super::keymap::Section;
 use super::state::{Focus, UiState};
 
@@ -38,8 +40,13 @@ pub struct Header {
     pub server: String,
     pub resource: String,
     pub scope: String,
-    /// `listing 3 pages, 1500 objects`, `watching`, `backing off: ...`.
+    /// `listing 3 pages, 1500 objects`, `watching at rv 5`, `backing off`.
     pub sync: String,
+    /// A first list has reached the store: an empty table means no objects.
+    pub listed: bool,
+    /// Why the informer's last list or watch failed (forbidden, unreachable...), until a
+    /// list succeeds.
+    pub error: Option<String>,
     /// Watch events per second over the last second.
     pub events_per_second: f64,
 }
@@ -79,8 +86,8 @@ impl From<&WorkqueueMetrics> for QueueStats {
 pub struct Screen<'a> {
     pub state: &'a UiState,
     pub header: &'a Header,
-    /// The resource's columns (after NAMESPACE), wide ones included.
-    pub columns: &'static [Column],
+    /// The view's columns in cell order, wide, index and NAMESPACE columns included.
+    pub columns: &'a [ViewColumn],
     /// Namespaced kind in all namespaces: a NAMESPACE column from the keys.
     pub with_namespace: bool,
     pub window: &'a Window,
@@ -205,16 +212,38 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
     }
     draw_status(frame, areas.status, screen, areas.panels.is_some(), theme);
     match screen.state.mode {
-        InputMode::Help => help::draw(frame, frame.area(), &screen.state.keymap, theme),
+        InputMode::Help => help::draw(
+            frame,
+            frame.area(),
+            &screen.state.keymap,
+            screen.state.help_scroll,
+            theme,
+        ),
         InputMode::Indexes => indexes::draw(frame, areas.table, &screen.state.browser, theme),
-        InputMode::Normal | InputMode::Filter | InputMode::DeltaFilter | InputMode::Detail => {}
+        InputMode::Normal
+        | InputMode::Filter
+        | InputMode::DeltaFilter
+        | InputMode::Detail
+        | InputMode::Command => {}
     }
 }
 
-/// The bottom line: the filter bar while typing or when a filter is set, else a key hint.
+/// The bottom line: the command bar while typing a command (with a hint) or after one failed,
+/// the delta panel's filter or the table's filter bar while typing or when a filter is set,
+/// else a key hint.
 fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, panels: bool, theme: Theme) {
     let filter = &screen.state.filter;
-    let line = if screen.state.mode == InputMode::DeltaFilter {
+    let bar = &screen.state.command;
+    let line = if screen.state.mode == InputMode::Command {
+        Line::from(vec![
+            Span::styled(":", theme.title()),
+            Span::raw(bar.input.clone()),
+            Span::styled("█", theme.dim()),
+            Span::styled(format!("  {}", command::hint(&bar.input)), theme.dim()),
+        ])
+    } else if let Some(error) = &bar.error {
+        Line::from(Span::styled(error.clone(), theme.error()))
+    } else if screen.state.mode == InputMode::DeltaFilter {
         let deltas = &screen.state.delta_filter;
         let mut spans = vec![
             Span::styled("deltas: ", theme.title()),
@@ -246,14 +275,17 @@ fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, panels: bool, the
         }
         Line::from(spans)
     } else {
-        Line::from(Span::styled(key_hint(screen.state, panels), theme.dim()))
+        Line::from(Span::styled(
+            key_hint(screen.state, panels, usize::from(area.width)),
+            theme.dim(),
+        ))
     };
     frame.render_widget(Paragraph::new(line), area);
 }
 
-/// The most used keys as bound now: `? help  / filter  s/S sort  d panels  q quit`, with
-/// the delta panel's own first while it is shown and has focus.
-fn key_hint(state: &UiState, panels: bool) -> String {
+/// The most used keys as bound now (`? help  q quit  : command  / filter …`), as many as fit
+/// in `width`, with the delta panel's own first while it is shown and has focus.
+fn key_hint(state: &UiState, panels: bool, width: usize) -> String {
     let mut hints: Vec<(Section, &[Action], &str)> = Vec::new();
     if panels && state.focus == Focus::Deltas {
         hints.push((Section::Deltas, &[Action::OpenDeltaFilter], "filter deltas"));
@@ -261,32 +293,42 @@ fn key_hint(state: &UiState, panels: bool) -> String {
     }
     hints.extend([
         (Section::Normal, &[Action::ToggleHelp][..], "help"),
+        (Section::Normal, &[Action::Quit], "quit"),
+        (Section::Normal, &[Action::OpenCommand], "command"),
         (Section::Normal, &[Action::OpenFilter], "filter"),
         (
             Section::Normal,
             &[Action::SortNext, Action::SortReverse],
             "sort",
         ),
+        (Section::Normal, &[Action::ToggleWide], "wide"),
         (Section::Normal, &[Action::TogglePanels], "panels"),
-        (Section::Normal, &[Action::Quit], "quit"),
     ]);
-    hints
-        .into_iter()
-        .filter_map(|(section, actions, what)| {
-            let keys: Vec<String> = actions
-                .iter()
-                .filter_map(|a| {
-                    state
-                        .keymap
-                        .keys(section, a)
-                        .first()
-                        .map(ToString::to_string)
-                })
-                .collect();
-            (!keys.is_empty()).then(|| format!("{} {what}", keys.join("/")))
-        })
-        .collect::<Vec<_>>()
-        .join("  ")
+    let mut line = String::new();
+    for hint in hints.into_iter().filter_map(|(section, actions, what)| {
+        let keys: Vec<String> = actions
+            .iter()
+            .filter_map(|a| {
+                state
+                    .keymap
+                    .keys(section, a)
+                    .first()
+                    .map(ToString::to_string)
+            })
+            .collect();
+        (!keys.is_empty()).then(|| format!("{} {what}", keys.join("/")))
+    }) {
+        // Whole hints only: the ones that do not fit are left out.
+        let needed = if line.is_empty() { 0 } else { 2 } + hint.chars().count();
+        if line.chars().count() + needed > width {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str("  ");
+        }
+        line.push_str(&hint);
+    }
+    line
 }
 
 /// `1.2ms`, `340µs`, `-` when unknown.

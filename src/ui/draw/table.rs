@@ -1,33 +1,75 @@
-//! The main table, built from the copied window only: never more rows than fit.
+//! The main table, built from the copied window only: never more rows than fit. An empty
+//! table says why it is empty: the informer's error, a filter, or no objects yet.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
-use ratatui::text::Span;
-use ratatui::widgets::{Cell, Row, Table};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use crate::index_views::live::Row as ViewRow;
-use crate::informers::keys::split_meta_namespace_key;
+use crate::index_views::live::ViewColumn;
 
 use super::{Screen, Theme};
 
-/// Columns shown: the narrow ones, as `kubectl get` shows without `-o wide`.
-fn shown(screen: &Screen) -> Vec<usize> {
-    (0..screen.columns.len())
-        .filter(|&i| !screen.columns[i].wide)
+/// Columns are not narrowed below this many characters.
+const MIN_COLUMN: usize = 6;
+
+/// The columns on screen, in screen order, as positions in `columns`: NAMESPACE first when
+/// the view spans namespaces, then the narrow ones as `kubectl get` shows them without
+/// `-o wide`, or all of them in wide mode. Sorting cycles through these.
+pub fn shown(columns: &[ViewColumn], wide: bool, with_namespace: bool) -> Vec<usize> {
+    let namespace = columns
+        .iter()
+        .position(|c| c.namespace)
+        .filter(|_| with_namespace);
+    namespace
+        .into_iter()
+        .chain((0..columns.len()).filter(|&i| !columns[i].namespace && (wide || !columns[i].wide)))
         .collect()
 }
 
-fn namespace(row: &ViewRow) -> &str {
-    split_meta_namespace_key(&row.key).0.unwrap_or("")
+/// Narrows the widest columns until the row fits in `width` (with one space between
+/// columns), sparing the first `keep` (NAMESPACE, NAME) until the others are down to
+/// `MIN_COLUMN`: an image or selector is cut before the name that identifies the row.
+fn fit(widths: &mut [usize], width: usize, keep: usize) {
+    let total = |w: &[usize]| w.iter().sum::<usize>() + w.len().saturating_sub(1);
+    let mut over = total(widths).saturating_sub(width);
+    while over > 0 {
+        let widest = |from: usize| {
+            (from..widths.len())
+                .filter(|&i| widths[i] > MIN_COLUMN)
+                .max_by_key(|&i| (widths[i], i))
+        };
+        let Some(i) = widest(keep.min(widths.len())).or_else(|| widest(0)) else {
+            return;
+        };
+        widths[i] -= 1;
+        over -= 1;
+    }
+}
+
+/// Why there are no rows, for the empty table's body.
+fn empty_message(screen: &Screen, theme: Theme) -> Line<'static> {
+    let h = screen.header;
+    match &h.error {
+        Some(error) => Line::from(Span::styled(format!("error: {error}"), theme.error())),
+        None if !screen.state.filter.input.is_empty() => {
+            Line::from(Span::styled("nothing matches the filter", theme.dim()))
+        }
+        None if !h.listed => Line::from(Span::styled(
+            format!("waiting for the first list of {}…", h.resource),
+            theme.dim(),
+        )),
+        None => Line::from(Span::styled(
+            format!("no {} in {}", h.resource, h.scope),
+            theme.dim(),
+        )),
+    }
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
-    let shown = shown(screen);
+    let shown = shown(screen.columns, screen.state.wide, screen.with_namespace);
     let sort = screen.state.sort;
-    let mut titles: Vec<String> = Vec::with_capacity(shown.len() + 1);
-    if screen.with_namespace {
-        titles.push("NAMESPACE".into());
-    }
+    let mut titles: Vec<String> = Vec::with_capacity(shown.len());
     for &i in &shown {
         let arrow = match (sort.column == i, sort.descending) {
             (false, _) => "",
@@ -43,16 +85,10 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
         .rows
         .iter()
         .map(|row| {
-            let mut cells = Vec::with_capacity(widths.len());
-            if screen.with_namespace {
-                cells.push(namespace(row));
-            }
-            cells.extend(
-                shown
-                    .iter()
-                    .map(|&i| row.cells.get(i).map_or("", String::as_str)),
-            );
-            cells
+            shown
+                .iter()
+                .map(|&i| row.cells.get(i).map_or("", String::as_str))
+                .collect()
         })
         .collect();
     for cells in &rows {
@@ -60,6 +96,8 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
             *w = (*w).max(cell.chars().count());
         }
     }
+    let keep = usize::from(screen.with_namespace) + 1;
+    fit(&mut widths, usize::from(area.width), keep);
     let selected = screen.window.selected;
     let table_rows = rows.into_iter().enumerate().map(|(i, cells)| {
         let row = Row::new(cells.into_iter().map(|c| Cell::from(c.to_string())));
@@ -78,4 +116,29 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
             .map(|t| Cell::from(Span::styled(t, theme.title()))),
     );
     frame.render_widget(Table::new(table_rows, constraints).header(header), area);
+    if screen.window.total == 0 {
+        let [_, body] = Layout::vertical([Constraint::Length(2), Constraint::Min(1)]).areas(area);
+        frame.render_widget(
+            Paragraph::new(empty_message(screen, theme)).wrap(Wrap { trim: true }),
+            body,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_cuts_the_widest_columns_after_the_name_first() {
+        let mut widths = [13, 30, 5, 40, 20];
+        fit(&mut widths, 80, 2);
+        assert_eq!(widths, [13, 30, 5, 14, 14]);
+        let mut widths = [13, 30, 5, 7, 7];
+        fit(&mut widths, 40, 2);
+        assert_eq!(widths, [10, 9, 5, 6, 6]);
+        let mut widths = [8, 8];
+        fit(&mut widths, 100, 1);
+        assert_eq!(widths, [8, 8]);
+    }
 }

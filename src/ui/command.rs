@@ -1,0 +1,190 @@
+//! Command mode (`:`), as in k9s: `:pods -n web`, `:deploy -A`, `:q`. Parsing and the hints
+//! shown while typing are plain functions, so they are tested without a terminal.
+
+use crate::cluster::NamespaceScope;
+use crate::resources::ResourceKind;
+
+/// Every command name with what it opens, in the order hints list them.
+const COMMANDS: &[(&str, Target)] = &[
+    ("pods", Target::Kind(ResourceKind::Pods)),
+    ("po", Target::Kind(ResourceKind::Pods)),
+    ("pod", Target::Kind(ResourceKind::Pods)),
+    ("nodes", Target::Kind(ResourceKind::Nodes)),
+    ("no", Target::Kind(ResourceKind::Nodes)),
+    ("node", Target::Kind(ResourceKind::Nodes)),
+    ("deployments", Target::Kind(ResourceKind::Deployments)),
+    ("deploy", Target::Kind(ResourceKind::Deployments)),
+    ("dp", Target::Kind(ResourceKind::Deployments)),
+    ("deployment", Target::Kind(ResourceKind::Deployments)),
+    ("replicasets", Target::Kind(ResourceKind::ReplicaSets)),
+    ("rs", Target::Kind(ResourceKind::ReplicaSets)),
+    ("replicaset", Target::Kind(ResourceKind::ReplicaSets)),
+    ("namespaces", Target::Kind(ResourceKind::Namespaces)),
+    ("ns", Target::Kind(ResourceKind::Namespaces)),
+    ("namespace", Target::Kind(ResourceKind::Namespaces)),
+    ("quit", Target::Quit),
+    ("q", Target::Quit),
+    ("q!", Target::Quit),
+];
+
+/// The names hints offer when nothing matches yet: one per command.
+const PRIMARY: &[&str] = &["pods", "nodes", "deploy", "rs", "ns", "quit"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Kind(ResourceKind),
+    Quit,
+}
+
+/// A parsed command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Show `kind`; `scope` is `None` when no flag names one (the current scope stays).
+    Show {
+        kind: ResourceKind,
+        scope: Option<NamespaceScope>,
+    },
+    Quit,
+}
+
+/// Why a command line cannot be run; the message is shown as is in the status line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    #[error("type a command: pods, nodes, deploy, rs, ns (with -n NS or -A), or q")]
+    Empty,
+    #[error("unknown command {0:?}; try pods (po), nodes (no), deploy (dp), rs, ns, or q")]
+    Unknown(String),
+    #[error("{0} needs a namespace: -n NAMESPACE")]
+    MissingNamespace(String),
+    #[error("{0:?} is not a valid namespace name (lowercase letters, digits and '-')")]
+    BadNamespace(String),
+    #[error("unknown flag {0:?}; use -n NAMESPACE or -A")]
+    UnknownFlag(String),
+    #[error("-n and -A ask for different scopes: give one")]
+    ConflictingScope,
+    #[error(":{0} takes no arguments")]
+    NoArguments(String),
+    #[error("unexpected argument {0:?}; use -n NAMESPACE or -A")]
+    UnexpectedArgument(String),
+}
+
+/// Parses a command line (without the `:`).
+pub fn parse(input: &str) -> Result<Command, CommandError> {
+    let mut words = input.split_whitespace();
+    let name = words.next().ok_or(CommandError::Empty)?;
+    let target = COMMANDS
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|&(_, t)| t)
+        .ok_or_else(|| CommandError::Unknown(name.to_string()))?;
+    let kind = match target {
+        Target::Quit => {
+            return match words.next() {
+                None => Ok(Command::Quit),
+                Some(_) => Err(CommandError::NoArguments(name.to_string())),
+            };
+        }
+        Target::Kind(kind) => kind,
+    };
+    let mut scope = None;
+    let mut set = |new: NamespaceScope| match &scope {
+        Some(old) if *old != new => Err(CommandError::ConflictingScope),
+        _ => {
+            scope = Some(new);
+            Ok(())
+        }
+    };
+    while let Some(word) = words.next() {
+        let namespace = match word {
+            "-A" | "--all-namespaces" => {
+                set(NamespaceScope::All)?;
+                continue;
+            }
+            "-n" | "--namespace" => words
+                .next()
+                .ok_or_else(|| CommandError::MissingNamespace(word.to_string()))?,
+            _ => match word
+                .strip_prefix("--namespace=")
+                .or_else(|| word.strip_prefix("-n="))
+                .or_else(|| word.strip_prefix("-n"))
+            {
+                Some(ns) if !ns.is_empty() => ns,
+                Some(_) => return Err(CommandError::MissingNamespace(word.to_string())),
+                None if word.starts_with('-') => {
+                    return Err(CommandError::UnknownFlag(word.to_string()));
+                }
+                None => return Err(CommandError::UnexpectedArgument(word.to_string())),
+            },
+        };
+        if !is_namespace_name(namespace) {
+            return Err(CommandError::BadNamespace(namespace.to_string()));
+        }
+        set(NamespaceScope::One(namespace.to_string()))?;
+    }
+    Ok(Command::Show { kind, scope })
+}
+
+/// A DNS-1123 label, as namespace names must be.
+fn is_namespace_name(name: &str) -> bool {
+    name.len() <= 63
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+}
+
+/// What the status line offers while `input` is typed: the command names the first word
+/// could become, then, once it is a command, what Enter would do or why it cannot.
+pub fn hint(input: &str) -> String {
+    let first = input.split_whitespace().next().unwrap_or("");
+    let typing_name = !input.contains(char::is_whitespace) || first.is_empty();
+    if typing_name {
+        let matching: Vec<&str> = COMMANDS
+            .iter()
+            .map(|&(n, _)| n)
+            .filter(|n| !first.is_empty() && n.starts_with(&first.to_ascii_lowercase()))
+            .collect();
+        if !matching.is_empty() && !matching.iter().any(|n| n.eq_ignore_ascii_case(first)) {
+            return matching.join(" ");
+        }
+        if matching.is_empty() && !first.is_empty() {
+            return format!("no command starts with {first:?}: {}", PRIMARY.join(" "));
+        }
+        if first.is_empty() {
+            return format!("{} · [-n NAMESPACE | -A]", PRIMARY.join(" "));
+        }
+    }
+    match parse(input) {
+        Ok(Command::Quit) => "Enter quits".into(),
+        Ok(Command::Show { kind, scope }) => match (kind.namespaced(), scope) {
+            (false, _) => format!("Enter shows {kind}"),
+            (true, None) => format!("Enter shows {kind} in the current scope · -n NAMESPACE | -A"),
+            (true, Some(NamespaceScope::All)) => format!("Enter shows {kind} in all namespaces"),
+            (true, Some(NamespaceScope::One(ns))) => {
+                format!("Enter shows {kind} in namespace {ns}")
+            }
+        },
+        Err(err) => err.to_string(),
+    }
+}
+
+/// Completes the command name being typed when exactly one command starts with it.
+pub fn complete(input: &str) -> Option<String> {
+    if input.contains(char::is_whitespace) || input.is_empty() {
+        return None;
+    }
+    let lower = input.to_ascii_lowercase();
+    let mut kinds = COMMANDS.iter().filter(|(n, _)| n.starts_with(&lower));
+    let (first, target) = kinds.next()?;
+    // Aliases of one command complete to its first (longest) name.
+    kinds.all(|(_, t)| t == target).then(|| format!("{first} "))
+}
+
+/// The command bar: what is typed after `:`, and the last command's error.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommandBar {
+    pub input: String,
+    /// Why the last command (or drill-down) did nothing; shown until the next key.
+    pub error: Option<String>,
+}

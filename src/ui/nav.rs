@@ -1,0 +1,99 @@
+//! Where the table is: which kind, in which namespace scope, with which filter; and where
+//! Enter on a row leads (k9s's drill-down). Plain data and functions, tested without a cluster.
+
+use crate::cluster::NamespaceScope;
+use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
+use crate::informers::keys::split_meta_namespace_key;
+use crate::resources::ResourceKind;
+
+use super::ALL_NAMESPACES;
+
+/// Views kept for Esc to go back to; older ones are forgotten.
+pub const HISTORY: usize = 32;
+
+/// One view of the table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewSpec {
+    pub kind: ResourceKind,
+    /// The namespace scope. Cluster-scoped kinds keep it too, so that `:pods` after `:nodes`
+    /// shows the namespace the person was in.
+    pub scope: NamespaceScope,
+    /// The filter bar's text.
+    pub filter: String,
+}
+
+impl ViewSpec {
+    pub fn new(kind: ResourceKind, scope: NamespaceScope) -> Self {
+        Self {
+            kind,
+            scope,
+            filter: String::new(),
+        }
+    }
+
+    /// What the header says about the scope.
+    pub fn scope_label(&self) -> String {
+        match (&self.scope, self.kind.namespaced()) {
+            (_, false) => "cluster".into(),
+            (NamespaceScope::All, true) => ALL_NAMESPACES.into(),
+            (NamespaceScope::One(ns), true) => format!("namespace {ns}"),
+        }
+    }
+
+    /// A namespaced kind across all namespaces: rows need a NAMESPACE column.
+    pub fn with_namespace(&self) -> bool {
+        self.kind.namespaced() && self.scope == NamespaceScope::All
+    }
+}
+
+/// Why Enter on a row leads nowhere.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DrillError {
+    #[error("no index reads the {0} field: add one to the config to drill down")]
+    NoIndex(&'static str),
+}
+
+/// Where Enter on the row `key` of `from` leads: a namespace to its pods, a node to the pods
+/// on it, a deployment to its replicasets, a replicaset to its pods. `None` for pods (Enter
+/// on a pod is the detail view's). Owner and node filters use whichever configured index
+/// reads that field.
+pub fn drill_down(
+    from: &ViewSpec,
+    key: &str,
+    indexes: &[IndexDefinition],
+) -> Result<Option<ViewSpec>, DrillError> {
+    let (namespace, name) = split_meta_namespace_key(key);
+    let index = |field: IndexField| {
+        indexes
+            .iter()
+            .find(|d| d.source == IndexSource::Field(field))
+            .map(|d| d.name.as_str())
+            .ok_or(DrillError::NoIndex(field.as_str()))
+    };
+    let in_namespace = || match namespace {
+        Some(ns) => NamespaceScope::One(ns.to_string()),
+        None => from.scope.clone(),
+    };
+    let spec = match from.kind {
+        ResourceKind::Pods => return Ok(None),
+        ResourceKind::Namespaces => {
+            ViewSpec::new(ResourceKind::Pods, NamespaceScope::One(name.to_string()))
+        }
+        ResourceKind::Nodes => ViewSpec {
+            kind: ResourceKind::Pods,
+            scope: NamespaceScope::All,
+            filter: format!("{}={name}", index(IndexField::Node)?),
+        },
+        ResourceKind::Deployments => ViewSpec {
+            kind: ResourceKind::ReplicaSets,
+            scope: in_namespace(),
+            filter: format!("{}=Deployment/{name}", index(IndexField::Owner)?),
+        },
+        ResourceKind::ReplicaSets => ViewSpec {
+            kind: ResourceKind::Pods,
+            scope: in_namespace(),
+            filter: format!("{}=ReplicaSet/{name}", index(IndexField::Owner)?),
+        },
+    };
+    Ok(Some(spec))
+}

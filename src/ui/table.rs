@@ -1,0 +1,305 @@
+//! The table on screen, for any kind: one informer, its index registry, and the live views
+//! over it. The event loop holds a `Box<dyn Table>`, so switching kinds swaps one value and
+//! the loop itself stays free of type parameters.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use tokio::sync::watch;
+
+use crate::cluster::{Cluster, NamespaceScope};
+use crate::commands::lister_watcher;
+use crate::index_views::columns::TableRow;
+use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
+use crate::index_views::live::{SortSpec, ViewColumn, ViewWorker, Window};
+use crate::index_views::query::{Query, QueryError, Term};
+use crate::index_views::registry::{IndexRegistry, ValueCount};
+use crate::informers::controller::{InformerConfig, RunningInformer};
+use crate::informers::indexer::IndexerError;
+use crate::informers::keys::Key;
+use crate::informers::reflector::ReflectorStatus;
+use crate::informers::tap::Tap;
+use crate::informers::workqueue::WorkqueueMetrics;
+use crate::resources::{Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Timestamp};
+
+use super::UiError;
+use super::action::Action;
+use super::app::{capture, move_selection};
+use super::state::UiState;
+
+/// What the event loop asks of the table, whatever its kind.
+pub trait Table {
+    fn kind(&self) -> ResourceKind;
+
+    /// Copies out the rows that fit in `height`, keeping the selection visible.
+    fn capture(&self, state: &mut UiState, height: usize, now: Timestamp) -> Window;
+
+    /// Bumped when the rows on screen may have changed; a new receiver after `set_query`
+    /// replaced the view.
+    fn version(&self) -> watch::Receiver<u64>;
+
+    /// The informer's list/watch progress and last error.
+    fn status(&self) -> watch::Receiver<ReflectorStatus>;
+
+    /// Watch events received so far, for the events-per-second rate.
+    fn watch_events(&self) -> u64;
+
+    /// The on-screen view's workqueue.
+    fn queue_metrics(&self) -> WorkqueueMetrics;
+
+    /// Every column of the rows, wide and index columns included, in cell order.
+    fn columns(&self) -> Vec<ViewColumn>;
+
+    /// Moves the selection for a movement action.
+    fn move_selection(&self, state: &UiState, action: &Action);
+
+    fn set_sort(&self, sort: SortSpec);
+
+    /// Shows the rows matching `query`. Index terms rebuild the view from the indexes when
+    /// they changed (returns true then: watch the new `version`); free text narrows it off
+    /// the UI thread.
+    fn set_query(&mut self, query: Query, sort: SortSpec) -> Result<bool, QueryError>;
+
+    fn index_names(&self) -> Vec<String>;
+
+    /// An index's values with their counts, most frequent first.
+    fn value_counts(&self, name: &str) -> Vec<ValueCount>;
+
+    /// The keys an index files under `value` (the delta panel's `name=value` filter).
+    fn index_keys(&self, name: &str, value: &str) -> Result<Vec<Key>, IndexerError>;
+
+    /// The key of the selected row.
+    fn selected(&self) -> Option<Key>;
+
+    /// Selects the row of `key` if it is in the view; says whether it was.
+    fn select_key(&self, key: &Key) -> bool;
+
+    /// Stops the views and the informer; the future ends when the informer's tasks have.
+    fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
+}
+
+/// A kind's table: its informer, registry, and an unfiltered and a filtered view.
+pub struct ResourceTable<T> {
+    informer: RunningInformer<T>,
+    registry: IndexRegistry<T>,
+    /// The unfiltered view, kept current even while a filter is on, so clearing the filter
+    /// is instant rather than a rebuild of every row.
+    base: ViewWorker<T>,
+    /// The view of the filter's index terms, when it has any.
+    filtered: Option<(Vec<Term>, ViewWorker<T>)>,
+}
+
+impl<T: TableRow> ResourceTable<T> {
+    /// Starts an informer on `T` with `indexes` (those that apply to `T`), and its base view.
+    pub fn start(
+        starter: &TableStarter,
+        scope: &NamespaceScope,
+        sort: SortSpec,
+    ) -> Result<Self, UiError> {
+        let registry = IndexRegistry::<T>::new(indexes_for(T::KIND, &starter.indexes))?;
+        let mut config = InformerConfig::new(T::KIND.plural());
+        config.tap = Some(starter.tap.clone());
+        let informer = RunningInformer::start(
+            config,
+            lister_watcher(&starter.cluster, T::KIND, scope, None, None),
+            registry.indexer().clone(),
+        );
+        let base = ViewWorker::start(
+            informer.informer(),
+            registry.clone(),
+            Query::default(),
+            sort,
+        )?;
+        Ok(Self {
+            informer,
+            registry,
+            base,
+            filtered: None,
+        })
+    }
+
+    /// The view on screen.
+    fn worker(&self) -> &ViewWorker<T> {
+        self.filtered.as_ref().map_or(&self.base, |(_, w)| w)
+    }
+}
+
+impl<T: TableRow> Table for ResourceTable<T> {
+    fn kind(&self) -> ResourceKind {
+        T::KIND
+    }
+
+    fn capture(&self, state: &mut UiState, height: usize, now: Timestamp) -> Window {
+        capture(self.worker().view(), state, height, now)
+    }
+
+    fn version(&self) -> watch::Receiver<u64> {
+        self.worker().version()
+    }
+
+    fn status(&self) -> watch::Receiver<ReflectorStatus> {
+        self.informer.status()
+    }
+
+    fn watch_events(&self) -> u64 {
+        self.informer.metrics().snapshot().watch_events
+    }
+
+    fn queue_metrics(&self) -> WorkqueueMetrics {
+        self.worker().queue_metrics()
+    }
+
+    fn columns(&self) -> Vec<ViewColumn> {
+        self.base.view().lock().columns()
+    }
+
+    fn move_selection(&self, state: &UiState, action: &Action) {
+        move_selection(&mut self.worker().view().lock(), state, action);
+    }
+
+    /// Sorts every live view the same way, so switching between them keeps the order.
+    fn set_sort(&self, sort: SortSpec) {
+        self.base.view().lock().set_sort(sort);
+        if let Some((_, worker)) = &self.filtered {
+            worker.view().lock().set_sort(sort);
+        }
+    }
+
+    fn set_query(&mut self, query: Query, sort: SortSpec) -> Result<bool, QueryError> {
+        let current: &[Term] = self.filtered.as_ref().map_or(&[], |(t, _)| t);
+        let rebuilt = query.terms != current;
+        if rebuilt {
+            let selected = self.selected();
+            if query.terms.is_empty() {
+                self.filtered = None;
+            } else {
+                let terms_only = Query {
+                    terms: query.terms.clone(),
+                    text: String::new(),
+                };
+                let worker = ViewWorker::start(
+                    self.informer.informer(),
+                    self.registry.clone(),
+                    terms_only,
+                    sort,
+                )?;
+                self.filtered = Some((query.terms, worker));
+            }
+            self.worker().view().lock().select(selected);
+        }
+        self.worker().set_text(&query.text);
+        Ok(rebuilt)
+    }
+
+    fn index_names(&self) -> Vec<String> {
+        self.registry
+            .definitions()
+            .into_iter()
+            .map(|d| d.name)
+            .collect()
+    }
+
+    fn value_counts(&self, name: &str) -> Vec<ValueCount> {
+        self.registry.value_counts(name).unwrap_or_default()
+    }
+
+    fn index_keys(&self, name: &str, value: &str) -> Result<Vec<Key>, IndexerError> {
+        self.registry.indexer().index_keys(name, value)
+    }
+
+    fn selected(&self) -> Option<Key> {
+        self.worker().view().lock().selected().cloned()
+    }
+
+    fn select_key(&self, key: &Key) -> bool {
+        let mut view = self.worker().view().lock();
+        let previous = view.selected().cloned();
+        view.select(Some(key.clone()));
+        let found = view.selected_position().is_some();
+        if !found {
+            view.select(previous);
+        }
+        found
+    }
+
+    fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        let Self { informer, .. } = *self;
+        Box::pin(informer.shutdown())
+    }
+}
+
+/// The configured indexes that can have values on `kind`: label indexes on every kind;
+/// annotation indexes on pods (the only projection keeping annotations); field indexes on
+/// the kinds whose `Indexable` impl answers that field.
+pub fn indexes_for(kind: ResourceKind, indexes: &[IndexDefinition]) -> Vec<IndexDefinition> {
+    use ResourceKind as K;
+    let applies = |source: &IndexSource| match source {
+        IndexSource::Label(_) => true,
+        IndexSource::Annotation(_) => kind == K::Pods,
+        IndexSource::Field(field) => match field {
+            IndexField::Namespace => kind.namespaced(),
+            IndexField::Node => matches!(kind, K::Pods | K::Nodes),
+            IndexField::Phase => matches!(kind, K::Pods | K::Namespaces),
+            IndexField::Owner | IndexField::Images => {
+                matches!(kind, K::Pods | K::Deployments | K::ReplicaSets)
+            }
+        },
+    };
+    indexes
+        .iter()
+        .filter(|d| applies(&d.source))
+        .cloned()
+        .collect()
+}
+
+/// Starts tables on one cluster, all with the configured indexes and feeding one tap.
+pub struct TableStarter {
+    cluster: Cluster,
+    indexes: Vec<IndexDefinition>,
+    tap: Tap,
+}
+
+impl TableStarter {
+    pub fn new(cluster: Cluster, indexes: Vec<IndexDefinition>, tap: Tap) -> Self {
+        Self {
+            cluster,
+            indexes,
+            tap,
+        }
+    }
+
+    pub fn cluster(&self) -> &Cluster {
+        &self.cluster
+    }
+
+    /// The configured index definitions, all kinds together.
+    pub fn indexes(&self) -> &[IndexDefinition] {
+        &self.indexes
+    }
+
+    pub fn tap(&self) -> &Tap {
+        &self.tap
+    }
+
+    /// Starts an informer and an unfiltered view of `kind` in `scope`.
+    pub fn start(
+        &self,
+        kind: ResourceKind,
+        scope: &NamespaceScope,
+        sort: SortSpec,
+    ) -> Result<Box<dyn Table>, UiError> {
+        Ok(match kind {
+            ResourceKind::Pods => Box::new(ResourceTable::<Pod>::start(self, scope, sort)?),
+            ResourceKind::Nodes => Box::new(ResourceTable::<Node>::start(self, scope, sort)?),
+            ResourceKind::Namespaces => {
+                Box::new(ResourceTable::<Namespace>::start(self, scope, sort)?)
+            }
+            ResourceKind::Deployments => {
+                Box::new(ResourceTable::<Deployment>::start(self, scope, sort)?)
+            }
+            ResourceKind::ReplicaSets => {
+                Box::new(ResourceTable::<ReplicaSet>::start(self, scope, sort)?)
+            }
+        })
+    }
+}
