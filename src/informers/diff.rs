@@ -34,76 +34,107 @@ impl Change {
 }
 
 /// Every difference from `old` to `new`, in key order (object keys sorted, array indexes
-/// ascending).
+/// ascending). A map or list added or removed whole is reported leaf by leaf.
 pub fn diff(old: &Value, new: &Value) -> Vec<Change> {
-    let mut changes = Vec::new();
-    walk(old, new, &mut String::new(), &mut changes);
-    changes
+    let mut walk = Walk {
+        compact: false,
+        skip: &|_| false,
+        out: Vec::new(),
+    };
+    walk.values(old, new, &mut String::new());
+    walk.out
 }
 
-fn walk(old: &Value, new: &Value, path: &mut String, out: &mut Vec<Change>) {
-    if old == new {
-        return;
-    }
-    match (old, new) {
-        (Value::Object(a), Value::Object(b)) => {
-            let mut keys: Vec<&String> = a
-                .keys()
-                .chain(b.keys().filter(|k| !a.contains_key(*k)))
-                .collect();
-            keys.sort();
-            for key in keys {
-                let len = path.len();
-                push_key(path, key);
-                one_side(a.get(key), b.get(key), path, out);
-                path.truncate(len);
-            }
+/// The paths that differ, compactly, for a one-line summary: a map or list added or removed
+/// whole, or a list whose length changed, is one path; paths `skip` accepts (and everything
+/// under them) are left out.
+pub fn changed_paths(old: &Value, new: &Value, skip: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let mut walk = Walk {
+        compact: true,
+        skip,
+        out: Vec::new(),
+    };
+    walk.values(old, new, &mut String::new());
+    walk.out.into_iter().map(|c| c.path().to_owned()).collect()
+}
+
+/// One walk over two versions, collecting changes.
+struct Walk<'a> {
+    /// Report whole additions, removals and resized lists as one change.
+    compact: bool,
+    skip: &'a dyn Fn(&str) -> bool,
+    out: Vec<Change>,
+}
+
+impl Walk<'_> {
+    fn values(&mut self, old: &Value, new: &Value, path: &mut String) {
+        if old == new || (self.skip)(path) {
+            return;
         }
-        (Value::Array(a), Value::Array(b)) => {
-            for i in 0..a.len().max(b.len()) {
-                let len = path.len();
-                path.push_str(&format!("[{i}]"));
-                one_side(a.get(i), b.get(i), path, out);
-                path.truncate(len);
+        match (old, new) {
+            (Value::Object(a), Value::Object(b)) => {
+                let mut keys: Vec<&String> = a
+                    .keys()
+                    .chain(b.keys().filter(|k| !a.contains_key(*k)))
+                    .collect();
+                keys.sort();
+                for key in keys {
+                    let len = path.len();
+                    push_key(path, key);
+                    self.one_side(a.get(key), b.get(key), path);
+                    path.truncate(len);
+                }
             }
+            (Value::Array(a), Value::Array(b)) if !self.compact || a.len() == b.len() => {
+                for i in 0..a.len().max(b.len()) {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    self.one_side(a.get(i), b.get(i), path);
+                    path.truncate(len);
+                }
+            }
+            _ => self.out.push(Change::Changed {
+                path: path.clone(),
+                old: old.clone(),
+                new: new.clone(),
+            }),
         }
-        _ => out.push(Change::Changed {
-            path: path.clone(),
-            old: old.clone(),
-            new: new.clone(),
-        }),
     }
-}
 
-/// Compares one field or element that may exist on one side only. A map or list that was
-/// added or removed whole is reported leaf by leaf, so a new object reads as its fields.
-fn one_side(old: Option<&Value>, new: Option<&Value>, path: &mut String, out: &mut Vec<Change>) {
-    match (old, new) {
-        (Some(x), Some(y)) => walk(x, y, path, out),
-        (None, Some(y)) => match empty_like(y) {
-            Some(empty) => walk(&empty, y, path, out),
-            None => out.push(Change::Added {
-                path: path.clone(),
-                new: y.clone(),
-            }),
-        },
-        (Some(x), None) => match empty_like(x) {
-            Some(empty) => walk(x, &empty, path, out),
-            None => out.push(Change::Removed {
-                path: path.clone(),
-                old: x.clone(),
-            }),
-        },
-        (None, None) => {}
+    /// One field or element that may exist on one side only.
+    fn one_side(&mut self, old: Option<&Value>, new: Option<&Value>, path: &mut String) {
+        if (self.skip)(path) {
+            return;
+        }
+        match (old, new) {
+            (Some(x), Some(y)) => self.values(x, y, path),
+            (None, Some(y)) => match self.empty_like(y) {
+                Some(empty) => self.values(&empty, y, path),
+                None => self.out.push(Change::Added {
+                    path: path.clone(),
+                    new: y.clone(),
+                }),
+            },
+            (Some(x), None) => match self.empty_like(x) {
+                Some(empty) => self.values(x, &empty, path),
+                None => self.out.push(Change::Removed {
+                    path: path.clone(),
+                    old: x.clone(),
+                }),
+            },
+            (None, None) => {}
+        }
     }
-}
 
-/// An empty map or list of the same type as a non-empty `value`, to diff it against.
-fn empty_like(value: &Value) -> Option<Value> {
-    match value {
-        Value::Object(map) if !map.is_empty() => Some(Value::Object(serde_json::Map::new())),
-        Value::Array(list) if !list.is_empty() => Some(Value::Array(Vec::new())),
-        _ => None,
+    /// An empty map or list of the same type as a non-empty `value`, to walk it against;
+    /// `None` when it is reported whole.
+    fn empty_like(&self, value: &Value) -> Option<Value> {
+        match value {
+            _ if self.compact => None,
+            Value::Object(map) if !map.is_empty() => Some(Value::Object(serde_json::Map::new())),
+            Value::Array(list) if !list.is_empty() => Some(Value::Array(Vec::new())),
+            _ => None,
+        }
     }
 }
 

@@ -15,7 +15,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use super::delta_fifo::DeltaType;
-use super::diff::{Change, diff};
+use super::diff::{Change, changed_paths, diff};
 use super::keys::Key;
 use super::lister_watcher::WatchEventType;
 
@@ -72,9 +72,7 @@ impl TapEntry {
     pub fn changed_paths(&self) -> Option<Vec<String>> {
         let new: Value = serde_json::from_slice(self.raw.as_ref()?).ok()?;
         let old: Value = serde_json::from_slice(self.previous_raw.as_ref()?).ok()?;
-        let mut paths = Vec::new();
-        diff_paths(&old, &new, &mut String::new(), &mut paths);
-        Some(paths)
+        Some(changed_paths(&old, &new, &is_noise))
     }
 }
 
@@ -122,44 +120,6 @@ fn is_noise(path: &str) -> bool {
         path,
         "metadata.resourceVersion" | "metadata.managedFields" | "metadata.generation"
     )
-}
-
-fn diff_paths(old: &Value, new: &Value, path: &mut String, out: &mut Vec<String>) {
-    if is_noise(path) || old == new {
-        return;
-    }
-    match (old, new) {
-        (Value::Object(a), Value::Object(b)) => {
-            let mut keys: Vec<&String> = a
-                .keys()
-                .chain(b.keys().filter(|k| !a.contains_key(*k)))
-                .collect();
-            keys.sort();
-            for key in keys {
-                let len = path.len();
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(key);
-                diff_paths(
-                    a.get(key).unwrap_or(&Value::Null),
-                    b.get(key).unwrap_or(&Value::Null),
-                    path,
-                    out,
-                );
-                path.truncate(len);
-            }
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                let len = path.len();
-                path.push_str(&format!("[{i}]"));
-                diff_paths(x, y, path, out);
-                path.truncate(len);
-            }
-        }
-        _ => out.push(path.clone()),
-    }
 }
 
 struct Ring {
