@@ -35,8 +35,8 @@ const CHURN_IP_BASE: u64 = 2_000_000;
 const MAX_DRAINED_PODS: usize = 100;
 /// The longest a single wake-up may write, so a high rate never starves readers.
 const MAX_WRITES_PER_TICK: usize = 2_000;
-/// Pod templates kept for ReplicaSets being scaled or rolled out.
-const MAX_CACHED_TEMPLATES: usize = 8_192;
+/// Pod factories and templates kept for ReplicaSets being scaled, rolled out or drained.
+const MAX_CACHED_TEMPLATES: usize = 4_096;
 
 /// A pod to create (or re-render) from its ReplicaSet's template.
 #[derive(Debug, Clone)]
@@ -100,7 +100,7 @@ pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Durati
         cordoned: HashSet::new(),
         actions: 0,
         next_ip: CHURN_IP_BASE,
-        templates: HashMap::new(),
+        pods: PodCache::default(),
     };
     let mut settings = shared.churn.subscribe();
     let mut stop_at = churn_for.map(|d| Instant::now() + d);
@@ -157,9 +157,8 @@ struct Churn {
     cordoned: HashSet<String>,
     actions: u64,
     next_ip: u64,
-    /// Pod templates by ReplicaSet key and state, with the ReplicaSet's uid they were
-    /// built from; `None` once one pod was rendered without a template.
-    templates: HashMap<(String, PodState), (Box<str>, Option<PodTemplate>)>,
+    /// Pod factories and templates by ReplicaSet.
+    pods: PodCache,
 }
 
 impl Churn {
@@ -376,25 +375,15 @@ impl Churn {
     /// Performs one write; `false` when its target is gone (nothing written).
     fn perform(&mut self, txn: &mut Txn<'_>, op: Op) -> bool {
         match op {
-            Op::CreatePod(pod) => put_pod(
-                txn,
-                &mut self.templates,
-                &pod,
-                PodState::Pending,
-                &mut self.rng,
-            ),
+            Op::CreatePod(pod) => {
+                put_pod(txn, &mut self.pods, &pod, PodState::Pending, &mut self.rng)
+            }
             Op::MarkRunning(pod) => {
                 let key = format!("{}/{}", pod.namespace, pod.name);
                 if txn.get(Resource::Pods, &key).is_none() {
                     return false;
                 }
-                put_pod(
-                    txn,
-                    &mut self.templates,
-                    &pod,
-                    PodState::Running,
-                    &mut self.rng,
-                )
+                put_pod(txn, &mut self.pods, &pod, PodState::Running, &mut self.rng)
             }
             Op::DeletePod(key) => delete_cascading(txn, Resource::Pods, &key, false)
                 .ok()
@@ -441,14 +430,22 @@ pub(crate) fn node_ip(node: &str) -> String {
         .unwrap_or_else(|| "10.0.0.1".to_string())
 }
 
+/// What `put_pod` keeps per ReplicaSet, checked against the ReplicaSet's uid: its pod
+/// factory, and per state a template once a second pod needs it.
+#[derive(Default)]
+struct PodCache {
+    factories: HashMap<String, (Box<str>, Arc<PodFactory>)>,
+    templates: HashMap<(String, PodState), (Box<str>, Option<PodTemplate>)>,
+}
+
 /// Renders and writes `pod` from its ReplicaSet's template; `false` if the ReplicaSet is
 /// gone. From the second pod of a ReplicaSet in a state on (a scale-up or a rollout), the
 /// pod is filled into a cached [`PodTemplate`] (a ReplicaSet's template never changes; a
-/// rollout makes a new ReplicaSet). A first pod (as most of a drain's are) is rendered
-/// directly: a template costs a few renders to make.
+/// rollout makes a new ReplicaSet). A first pod (as most of a drain's are) is rendered by
+/// the ReplicaSet's cached factory: a template costs a few renders to make.
 fn put_pod(
     txn: &mut Txn<'_>,
-    templates: &mut HashMap<(String, PodState), (Box<str>, Option<PodTemplate>)>,
+    cache: &mut PodCache,
     pod: &NewPod,
     state: PodState,
     rng: &mut StdRng,
@@ -457,17 +454,36 @@ fn put_pod(
     let Some(rs) = txn.get(Resource::ReplicaSets, &rs_key) else {
         return false;
     };
+    let factory = match cache.factories.get(&rs_key) {
+        Some((uid, factory)) if *uid == rs.uid => factory.clone(),
+        _ => {
+            let Ok(value) = rs.decode() else {
+                return false;
+            };
+            let factory = Arc::new(PodFactory::new(&value));
+            if cache.factories.len() >= MAX_CACHED_TEMPLATES {
+                cache.factories.clear();
+            }
+            cache
+                .factories
+                .insert(rs_key.clone(), (rs.uid.clone(), factory.clone()));
+            factory
+        }
+    };
     let key = format!("{}/{}", pod.namespace, pod.name);
     let slot = (rs_key, state);
-    let seen = templates
+    let seen = cache
+        .templates
         .get(&slot)
         .filter(|(uid, _)| *uid == rs.uid)
         .map(|(_, template)| template.is_some());
     if seen == Some(false) {
-        let template = rs.decode().ok().and_then(|rs| PodTemplate::new(&rs, state));
-        templates.insert(slot.clone(), (rs.uid.clone(), template));
+        let template = PodTemplate::new(&factory, state);
+        cache
+            .templates
+            .insert(slot.clone(), (rs.uid.clone(), template));
     }
-    let rendered = match templates.get(&slot) {
+    let rendered = match cache.templates.get(&slot) {
         Some((uid, Some(template))) if *uid == rs.uid => {
             template.render(pod, txn.next_resource_version(), rng)
         }
@@ -478,15 +494,12 @@ fn put_pod(
         return true;
     }
     if seen.is_none() {
-        if templates.len() >= MAX_CACHED_TEMPLATES {
-            templates.clear();
+        if cache.templates.len() >= MAX_CACHED_TEMPLATES {
+            cache.templates.clear();
         }
-        templates.insert(slot, (rs.uid.clone(), None));
+        cache.templates.insert(slot, (rs.uid.clone(), None));
     }
-    let Ok(rs) = rs.decode() else {
-        return false;
-    };
-    let mut value = PodFactory::new(&rs).pod(
+    let mut value = factory.pod(
         rng,
         &pod.name,
         &pod.uid,
@@ -564,8 +577,7 @@ struct PodTemplate {
 }
 
 impl PodTemplate {
-    fn new(rs: &Value, state: PodState) -> Option<Self> {
-        let factory = PodFactory::new(rs);
+    fn new(factory: &PodFactory, state: PodState) -> Option<Self> {
         let marker = |hole| MARKERS.iter().find(|(_, h)| *h == hole).map(|(m, _)| *m);
         let mut value = factory.pod(
             &mut Zeros,
@@ -865,7 +877,7 @@ mod tests {
             }
         };
         for state in [PodState::Pending, PodState::Running] {
-            let template = PodTemplate::new(&rs, state).unwrap();
+            let template = PodTemplate::new(&PodFactory::new(&rs), state).unwrap();
             let mut rng = StdRng::seed_from_u64(1);
             let object = template.render(&pod, 42, &mut rng).unwrap();
             let mut got = object.decode().unwrap();
