@@ -555,6 +555,9 @@ pub fn decode_watch_line<T: DeserializeOwned>(
     }
 }
 
+/// Makes the event of one object event type.
+type ObjectEvent<T> = fn(Arc<T>) -> WatchEvent<T>;
+
 /// The shape every API server sends an object event in, `{"type":"MODIFIED","object":{...}}`,
 /// decoded in one pass: the object's span is found by matching the prefix, then the object
 /// is decoded straight into `T` (instead of a raw-JSON split and a second parse). `None` for
@@ -566,7 +569,7 @@ fn decode_object_event<T: DeserializeOwned>(line: &Bytes) -> Option<RawWatchEven
         rest = rest.trim_ascii_start().strip_prefix(token)?;
     }
     let rest = rest.trim_ascii_start();
-    let (event, mut rest): (fn(Arc<T>) -> WatchEvent<T>, &[u8]) =
+    let (event, mut rest): (ObjectEvent<T>, &[u8]) =
         if let Some(r) = rest.strip_prefix(b"\"MODIFIED\"") {
             (WatchEvent::Modified, r)
         } else if let Some(r) = rest.strip_prefix(b"\"ADDED\"") {
