@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use kscope::informers::lister_watcher::decode_list;
+use kscope::informers::lister_watcher::{decode_list, decode_watch_line};
 use kscope::resources::{Pod, decode};
 
 const FIXTURE: &[u8] = include_bytes!("../tests/fixtures/pod-realistic.json");
@@ -107,6 +107,22 @@ fn bench(c: &mut Criterion) {
     });
     group.bench_function("projection", |b| {
         b.iter(|| decode::<Pod>(black_box(FIXTURE)).unwrap())
+    });
+    group.finish();
+
+    // The informer's two decode paths end to end: a list page and one watch line.
+    let fixture = std::str::from_utf8(FIXTURE).unwrap().trim();
+    let list = format!(
+        r#"{{"kind":"PodList","metadata":{{"resourceVersion":"1","continue":"x"}},"items":[{}]}}"#,
+        vec![fixture; 500].join(",")
+    );
+    let line = bytes::Bytes::from(format!(r#"{{"type":"MODIFIED","object":{fixture}}}"#));
+    let mut group = c.benchmark_group("decode_wire");
+    group.bench_function("list_page_500_pods", |b| {
+        b.iter(|| decode_list::<Pod>(black_box(list.as_bytes())).unwrap())
+    });
+    group.bench_function("watch_line", |b| {
+        b.iter(|| decode_watch_line::<Pod>(black_box(&line)).unwrap())
     });
     group.finish();
 }

@@ -158,14 +158,14 @@ async fn kscope_client(config: kube::Config, counters: Arc<Counters>) -> (Durati
         tokio::spawn(async move {
             while let Some(n) = handler.next().await {
                 let rv = match &n {
-                    Notification::Add { obj, .. } => obj.resource_version().map(str::to_string),
-                    Notification::Update { new, .. } => new.resource_version().map(str::to_string),
+                    Notification::Add { obj, .. } => obj.resource_version(),
+                    Notification::Update { new, .. } => new.resource_version(),
                     Notification::Delete { obj } => match obj {
-                        DeltaObject::Object(o) => o.resource_version().map(str::to_string),
+                        DeltaObject::Object(o) => o.resource_version(),
                         DeltaObject::Tombstone(_) => None,
                     },
                 };
-                note_rv(&counters, rv.as_deref());
+                note_rv(&counters, rv);
                 counters.events.fetch_add(1, Ordering::Relaxed);
                 counters
                     .pending

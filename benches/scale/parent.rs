@@ -25,6 +25,34 @@ struct Plan {
     window: Duration,
     sync_timeout: Duration,
     mem_cap: u64,
+    /// CPUs for the sim and for the client under test, when the machine has two or more and
+    /// `taskset` is there (`KSCOPE_SCALE_NO_PIN=1` turns it off).
+    pin: Option<(usize, usize)>,
+}
+
+/// The sim on the first CPU, the client on the second: then the sim's serving and churn
+/// never take the client's CPU, nor the reverse (other processes still share both).
+fn cpu_pinning() -> Option<(usize, usize)> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let taskset = std::process::Command::new("taskset")
+        .arg("-V")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    (cores >= 2 && taskset && std::env::var_os("KSCOPE_SCALE_NO_PIN").is_none()).then_some((0, 1))
+}
+
+/// `program` run on `cpu` only, if given.
+fn command_on(cpu: Option<usize>, program: &Path) -> Command {
+    match cpu {
+        Some(cpu) => {
+            let mut command = Command::new("taskset");
+            command.args(["-c", &cpu.to_string()]).arg(program);
+            command
+        }
+        None => Command::new(program),
+    }
 }
 
 impl Plan {
@@ -44,6 +72,7 @@ impl Plan {
                     vec![200]
                 }
             });
+        let pin = cpu_pinning();
         let mem_cap = std::env::var("KSCOPE_SCALE_MEM_CAP_GB")
             .ok()
             .map(|g| {
@@ -57,12 +86,14 @@ impl Plan {
                 full,
                 sizes,
                 rates: vec![
-                    1_000.0, 2_000.0, 3_000.0, 4_000.0, 6_000.0, 8_000.0, 16_000.0, 32_000.0,
+                    1_000.0, 2_000.0, 4_000.0, 6_000.0, 8_000.0, 12_000.0, 16_000.0, 24_000.0,
+                    32_000.0, 48_000.0, 64_000.0,
                 ],
                 warmup: Duration::from_secs(2),
                 window: Duration::from_secs(5),
                 sync_timeout: Duration::from_secs(600),
                 mem_cap,
+                pin,
             }
         } else {
             Self {
@@ -73,6 +104,7 @@ impl Plan {
                 window: Duration::from_secs(1),
                 sync_timeout: Duration::from_secs(60),
                 mem_cap,
+                pin,
             }
         }
     }
@@ -176,6 +208,8 @@ struct SizeResult {
     pods: usize,
     sim_start_s: f64,
     clients: Vec<ClientResult>,
+    /// 1-minute load averages sampled around each client's run.
+    loads: Vec<f64>,
 }
 
 async fn run(plan: &Plan) -> Vec<SizeResult> {
@@ -186,16 +220,19 @@ async fn run(plan: &Plan) -> Vec<SizeResult> {
         let sim_start_s = began.elapsed().as_secs_f64();
         eprintln!("scale: sim with {pods} pods ready in {sim_start_s:.1} s");
         let mut clients = Vec::new();
+        let mut loads: Vec<f64> = procfs::load_average().into_iter().collect();
         for name in CLIENTS {
             let result = run_client(name, &sim, pods, plan).await;
             eprintln!("scale: {pods} pods, {name}: {result:?}");
             clients.push(result);
+            loads.extend(procfs::load_average());
         }
         sim.stop().await;
         out.push(SizeResult {
             pods,
             sim_start_s,
             clients,
+            loads,
         });
     }
     out
@@ -216,22 +253,25 @@ impl SimProc {
         ));
         let nodes = (pods / 50).max(3);
         let namespaces = (pods / 3_000).clamp(2, 100);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kscope"))
-            .arg("sim")
-            .args(["--pods", &pods.to_string()])
-            .args(["--nodes", &nodes.to_string()])
-            .args(["--namespaces", &namespaces.to_string()])
-            .args(["--seed", "1"])
-            // Room for a client that falls behind, so it lags instead of relisting at once.
-            .args(["--history", "200000"])
-            .arg("--kubeconfig-out")
-            .arg(&kubeconfig)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("cannot start `kscope sim`");
+        let mut child = command_on(
+            plan.pin.map(|p| p.0),
+            Path::new(env!("CARGO_BIN_EXE_kscope")),
+        )
+        .arg("sim")
+        .args(["--pods", &pods.to_string()])
+        .args(["--nodes", &nodes.to_string()])
+        .args(["--namespaces", &namespaces.to_string()])
+        .args(["--seed", "1"])
+        // Room for a client that falls behind, so it lags instead of relisting at once.
+        .args(["--history", "200000"])
+        .arg("--kubeconfig-out")
+        .arg(&kubeconfig)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("cannot start `kscope sim`");
         let stdout = child.stdout.take().expect("the sim's stdout is piped");
         let mut lines = BufReader::new(stdout).lines();
         let ready = tokio::time::timeout(plan.sync_timeout, async {
@@ -323,9 +363,9 @@ struct ChildProc {
 }
 
 impl ChildProc {
-    fn spawn(name: &str, kubeconfig: &Path, mem_cap: u64) -> Self {
+    fn spawn(name: &str, kubeconfig: &Path, mem_cap: u64, cpu: Option<usize>) -> Self {
         let exe = std::env::current_exe().expect("cannot find this benchmark's executable");
-        let mut child = Command::new(exe)
+        let mut child = command_on(cpu, &exe)
             .args(["--child", name, "--kubeconfig"])
             .arg(kubeconfig)
             .stdin(Stdio::piped())
@@ -454,7 +494,7 @@ async fn run_client(name: &str, sim: &SimProc, pods: usize, plan: &Plan) -> Clie
     let mem_cap = plan
         .mem_cap
         .min(available.saturating_sub((1.5 * GIB) as u64));
-    let mut child = ChildProc::spawn(name, &sim.kubeconfig, mem_cap);
+    let mut child = ChildProc::spawn(name, &sim.kubeconfig, mem_cap, plan.pin.map(|p| p.1));
     let outcome = measure(&mut child, &mut result, sim, pods, plan).await;
     if let Err(failure) = outcome {
         result.failure = Some(failure);
@@ -551,6 +591,17 @@ fn ratio(k: f64, r: f64) -> String {
     }
 }
 
+/// `low–high` of the sampled load averages.
+fn load_range(loads: &[f64]) -> String {
+    let low = loads.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = loads.iter().copied().fold(0.0, f64::max);
+    if loads.is_empty() {
+        "unknown".into()
+    } else {
+        format!("{low:.1}–{high:.1}")
+    }
+}
+
 fn render(results: &[SizeResult], plan: &Plan) -> String {
     let mut s = String::new();
     for size in results {
@@ -559,8 +610,10 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
             continue;
         };
         s.push_str(&format!(
-            "\n### {} pods (sim ready in {:.0} s)\n\n| | kscope | kube-rs | kscope/kube-rs |\n|---|---:|---:|---:|\n",
-            size.pods, size.sim_start_s
+            "\n### {} pods (sim ready in {:.0} s; load average {})\n\n| | kscope | kube-rs | kscope/kube-rs |\n|---|---:|---:|---:|\n",
+            size.pods,
+            size.sim_start_s,
+            load_range(&size.loads)
         ));
         let mut row = |name: &str, a: String, b: String, q: String| {
             s.push_str(&format!("| {name} | {a} | {b} | {q} |\n"));
@@ -707,11 +760,18 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
         "\nChurn steps: {:?} writes/s, {} s warm-up + {} s window each; a client keeps up when \
          its lag behind the sim's newest resourceVersion stays under ~1.5 s of writes and does \
          not grow; a growing lag with no client backlog and under half a core of client CPU is \
-         the sim's limit (SIM-BOUND), not the client's. Memory cap per client: {:.1} GiB.\n",
+         the sim's limit (SIM-BOUND), not the client's. Memory cap per client: {:.1} GiB. {}\n",
         plan.rates,
         plan.warmup.as_secs_f64(),
         plan.window.as_secs_f64(),
-        plan.mem_cap as f64 / GIB
+        plan.mem_cap as f64 / GIB,
+        match plan.pin {
+            Some((sim, client)) => format!(
+                "CPUs: the sim pinned to CPU {sim}, each client to CPU {client} (taskset); other \
+                 processes on the machine still share both."
+            ),
+            None => "CPUs: not pinned; the sim and the client share the machine's cores.".into(),
+        }
     ));
     s
 }

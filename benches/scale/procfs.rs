@@ -49,6 +49,16 @@ pub fn mem_available() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// The 1-minute load average: how busy the rest of the machine was.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
 /// CPU model, cores, memory, kernel and rustc, for the docs.
 pub fn machine() -> String {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();

@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::stream::BoxStream;
-use futures::{AsyncBufReadExt, StreamExt};
+use futures::{AsyncBufReadExt, AsyncReadExt, StreamExt};
 use kube::core::Status;
+use parking_lot::Mutex;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -207,6 +208,20 @@ pub struct KubeListerWatcher {
     resource: String,
     label_selector: Option<String>,
     field_selector: Option<String>,
+    /// The next list page, requested as soon as the current one's continue token is known.
+    prefetch: Arc<Mutex<Option<Prefetch>>>,
+}
+
+/// A list page being fetched ahead for the request `uri`. Dropping it cancels the fetch.
+struct Prefetch {
+    uri: String,
+    body: tokio::task::JoinHandle<Result<Vec<u8>, ListWatchError>>,
+}
+
+impl Drop for Prefetch {
+    fn drop(&mut self) {
+        self.body.abort();
+    }
 }
 
 impl KubeListerWatcher {
@@ -221,6 +236,7 @@ impl KubeListerWatcher {
             resource: resource.into(),
             label_selector: None,
             field_selector: None,
+            prefetch: Arc::default(),
         }
     }
 
@@ -256,28 +272,113 @@ impl KubeListerWatcher {
     }
 
     fn error(&self, verb: &'static str, err: kube::Error) -> ListWatchError {
-        match err {
-            kube::Error::Api(status) => ListWatchError::Api {
-                verb,
+        kube_error(&self.resource, verb, err)
+    }
+
+    fn list_request(&self, params: &ListParams) -> Result<http::Request<Vec<u8>>, ListWatchError> {
+        let limit = params.limit.map(|l| l.to_string());
+        let mut query: Vec<(&str, &str)> = Vec::new();
+        if !params.resource_version.is_empty() {
+            query.push(("resourceVersion", &params.resource_version));
+        }
+        if let Some(limit) = &limit {
+            query.push(("limit", limit));
+        }
+        if let Some(token) = &params.continue_token {
+            query.push(("continue", token));
+        }
+        self.request(&query)
+            .map_err(|message| ListWatchError::InvalidRequest {
+                verb: "list",
                 resource: self.resource.clone(),
-                status,
-            },
-            kube::Error::SerdeError(e) => ListWatchError::MalformedResponse {
+                message,
+            })
+    }
+
+    /// The body for `request`: the prefetched one if it is for this very request, else a
+    /// fresh GET.
+    async fn list_body(&self, request: http::Request<Vec<u8>>) -> Result<Vec<u8>, ListWatchError> {
+        let uri = request.uri().to_string();
+        let prefetched = self.prefetch.lock().take().filter(|p| p.uri == uri);
+        if let Some(mut prefetched) = prefetched
+            && let Ok(body) = (&mut prefetched.body).await
+        {
+            return body;
+        }
+        fetch_body(self.client.clone(), request, self.resource.clone()).await
+    }
+
+    /// client-go's pager asks for the next page with the continue token, no
+    /// resourceVersion and the same limit as soon as it has a page: that request is sent
+    /// now, so that the server prepares it while this page is decoded.
+    fn prefetch_next(&self, params: &ListParams, body: &[u8]) {
+        let Some(token) = peek_continue_token(body) else {
+            return;
+        };
+        let next = ListParams {
+            resource_version: String::new(),
+            limit: params.limit,
+            continue_token: Some(token),
+        };
+        let Ok(request) = self.list_request(&next) else {
+            return;
+        };
+        let uri = request.uri().to_string();
+        let body = tokio::spawn(fetch_body(
+            self.client.clone(),
+            request,
+            self.resource.clone(),
+        ));
+        *self.prefetch.lock() = Some(Prefetch { uri, body });
+    }
+}
+
+fn kube_error(resource: &str, verb: &'static str, err: kube::Error) -> ListWatchError {
+    match err {
+        kube::Error::Api(status) => ListWatchError::Api {
+            verb,
+            resource: resource.to_string(),
+            status,
+        },
+        kube::Error::SerdeError(e) => ListWatchError::MalformedResponse {
+            verb,
+            resource: resource.to_string(),
+            message: e.to_string(),
+        },
+        other => {
+            let (message, connection_refused) = transport_cause(&other);
+            ListWatchError::Transport {
                 verb,
-                resource: self.resource.clone(),
-                message: e.to_string(),
-            },
-            other => {
-                let (message, connection_refused) = transport_cause(&other);
-                ListWatchError::Transport {
-                    verb,
-                    resource: self.resource.clone(),
-                    message,
-                    connection_refused,
-                }
+                resource: resource.to_string(),
+                message,
+                connection_refused,
             }
         }
     }
+}
+
+/// GETs a list body as bytes: `request_text` would copy it twice and validate it as UTF-8,
+/// which the JSON decoder does anyway.
+async fn fetch_body(
+    client: kube::Client,
+    request: http::Request<Vec<u8>>,
+    resource: String,
+) -> Result<Vec<u8>, ListWatchError> {
+    let mut reader = client
+        .request_stream(request)
+        .await
+        .map_err(|e| kube_error(&resource, "list", e))?;
+    let mut body = Vec::new();
+    reader
+        .read_to_end(&mut body)
+        .await
+        .map_err(|e| ListWatchError::Transport {
+            verb: "list",
+            resource,
+            message: e.to_string(),
+            connection_refused: false,
+        })?;
+    Ok(body)
 }
 
 /// The innermost cause of a transport error, which is what tells a person what happened
@@ -331,9 +432,51 @@ struct WireBookmarkMeta {
     resource_version: String,
 }
 
-/// Decodes one list body. Items are split as raw JSON first and decoded one by one, so a
-/// malformed item is skipped (and reported) without losing the others.
+/// A list body decoded in one pass, straight into the stored type.
+#[derive(Deserialize)]
+struct TypedList<T> {
+    metadata: Option<OwnedListMeta>,
+    items: Option<Vec<T>>,
+}
+
+#[derive(Deserialize)]
+struct OwnedListMeta {
+    #[serde(rename = "resourceVersion")]
+    resource_version: Option<String>,
+    #[serde(rename = "continue")]
+    continue_token: Option<String>,
+}
+
+/// Decodes one list body. The common case, every item valid, is one pass straight into `T`;
+/// when that fails the items are split as raw JSON and decoded one by one, so a malformed
+/// item is skipped (and reported) without losing the others.
 pub fn decode_list<T: DeserializeOwned>(body: &[u8]) -> Result<ListPage<T>, String> {
+    if let Ok(list) = serde_json::from_slice::<TypedList<T>>(body) {
+        let (resource_version, continue_token) = list.metadata.map_or_else(
+            || (String::new(), None),
+            |meta| {
+                (
+                    meta.resource_version.unwrap_or_default(),
+                    meta.continue_token.filter(|c| !c.is_empty()),
+                )
+            },
+        );
+        return Ok(ListPage {
+            items: list
+                .items
+                .unwrap_or_default()
+                .into_iter()
+                .map(Arc::new)
+                .collect(),
+            resource_version,
+            continue_token,
+            malformed: Vec::new(),
+        });
+    }
+    decode_list_item_by_item(body)
+}
+
+fn decode_list_item_by_item<T: DeserializeOwned>(body: &[u8]) -> Result<ListPage<T>, String> {
     let wire: WireList<'_> = serde_json::from_slice(body).map_err(|e| e.to_string())?;
     let raw_items = wire.items.unwrap_or_default();
     let mut items = Vec::with_capacity(raw_items.len());
@@ -363,8 +506,91 @@ pub fn decode_list<T: DeserializeOwned>(body: &[u8]) -> Result<ListPage<T>, Stri
     })
 }
 
+/// The continue token of a list body whose metadata comes before its items (as API servers
+/// send it), read without scanning the items.
+fn peek_continue_token(body: &[u8]) -> Option<String> {
+    struct Head<'a>(&'a mut Option<String>);
+
+    impl<'de> serde::de::Visitor<'de> for Head<'_> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            use serde::de::Error;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                match key.as_ref() {
+                    "metadata" => {
+                        let meta: OwnedListMeta = map.next_value()?;
+                        *self.0 = meta.continue_token.filter(|c| !c.is_empty());
+                        // Stop here: the items need not be read.
+                        return Err(A::Error::custom("metadata read"));
+                    }
+                    "items" => return Err(A::Error::custom("items before metadata")),
+                    _ => {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+
+    let mut token = None;
+    let mut de = serde_json::Deserializer::from_slice(body);
+    // The early stop is an error by design; only the captured token matters.
+    let _ = serde::Deserializer::deserialize_map(&mut de, Head(&mut token));
+    token
+}
+
 /// Decodes one watch line (`{"type": ..., "object": ...}`).
 pub fn decode_watch_line<T: DeserializeOwned>(
+    line: &Bytes,
+) -> Result<RawWatchEvent<T>, ListWatchError> {
+    match decode_object_event(line) {
+        Some(event) => Ok(event),
+        None => decode_any_watch_line(line),
+    }
+}
+
+/// Makes the event of one object event type.
+type ObjectEvent<T> = fn(Arc<T>) -> WatchEvent<T>;
+
+/// The shape every API server sends an object event in, `{"type":"MODIFIED","object":{...}}`,
+/// decoded in one pass: the object's span is found by matching the prefix, then the object
+/// is decoded straight into `T` (instead of a raw-JSON split and a second parse). `None` for
+/// anything else (other event types, other key orders, a malformed object), which the
+/// general decoder then handles and reports.
+fn decode_object_event<T: DeserializeOwned>(line: &Bytes) -> Option<RawWatchEvent<T>> {
+    let mut rest: &[u8] = line;
+    for token in [&b"{"[..], b"\"type\"", b":"] {
+        rest = rest.trim_ascii_start().strip_prefix(token)?;
+    }
+    let rest = rest.trim_ascii_start();
+    let (event, mut rest): (ObjectEvent<T>, &[u8]) =
+        if let Some(r) = rest.strip_prefix(b"\"MODIFIED\"") {
+            (WatchEvent::Modified, r)
+        } else if let Some(r) = rest.strip_prefix(b"\"ADDED\"") {
+            (WatchEvent::Added, r)
+        } else if let Some(r) = rest.strip_prefix(b"\"DELETED\"") {
+            (WatchEvent::Deleted, r)
+        } else {
+            return None;
+        };
+    for token in [&b","[..], b"\"object\"", b":"] {
+        rest = rest.trim_ascii_start().strip_prefix(token)?;
+    }
+    let object = rest.trim_ascii().strip_suffix(b"}")?.trim_ascii_end();
+    let obj = serde_json::from_slice::<T>(object).ok()?;
+    Some(RawWatchEvent {
+        event: event(Arc::new(obj)),
+        raw_object: line.slice_ref(object),
+    })
+}
+
+fn decode_any_watch_line<T: DeserializeOwned>(
     line: &Bytes,
 ) -> Result<RawWatchEvent<T>, ListWatchError> {
     let malformed = |e: serde_json::Error| ListWatchError::MalformedEvent(e.to_string());
@@ -396,35 +622,21 @@ where
     T: Object + DeserializeOwned,
 {
     async fn list(&self, params: &ListParams) -> Result<ListPage<T>, ListWatchError> {
-        let limit = params.limit.map(|l| l.to_string());
-        let mut query: Vec<(&str, &str)> = Vec::new();
-        if !params.resource_version.is_empty() {
-            query.push(("resourceVersion", &params.resource_version));
-        }
-        if let Some(limit) = &limit {
-            query.push(("limit", limit));
-        }
-        if let Some(token) = &params.continue_token {
-            query.push(("continue", token));
-        }
-        let request = self
-            .request(&query)
-            .map_err(|message| ListWatchError::InvalidRequest {
-                verb: "list",
-                resource: self.resource.clone(),
-                message,
-            })?;
-        let body = self
-            .client
-            .request_text(request)
-            .await
-            .map_err(|e| self.error("list", e))?;
-        let page = decode_list::<T>(body.as_bytes()).map_err(|message| {
-            ListWatchError::MalformedResponse {
-                verb: "list",
-                resource: self.resource.clone(),
-                message,
-            }
+        let request = self.list_request(params)?;
+        let body = self.list_body(request).await?;
+        self.prefetch_next(params, &body);
+        // Decoding a page takes milliseconds: off the runtime's threads, so that the next
+        // page's request and response move meanwhile.
+        let decoded = tokio::task::spawn_blocking(move || decode_list::<T>(&body)).await;
+        let decoded = decoded.map_err(|e| ListWatchError::MalformedResponse {
+            verb: "list",
+            resource: self.resource.clone(),
+            message: e.to_string(),
+        })?;
+        let page = decoded.map_err(|message| ListWatchError::MalformedResponse {
+            verb: "list",
+            resource: self.resource.clone(),
+            message,
         })?;
         for error in &page.malformed {
             tracing::warn!(resource = %self.resource, %error, "skipped a list item that did not decode");
@@ -454,15 +666,20 @@ where
             .await
             .map_err(|e| self.error("watch", e))?;
         let resource = self.resource.clone();
-        let lines = futures::stream::unfold(Box::pin(reader), move |mut reader| {
+        // Each line gets a buffer the size of the last one, so that a 10 KB event is not
+        // read through a dozen reallocations.
+        let lines = futures::stream::unfold((Box::pin(reader), 0), move |(mut reader, hint)| {
             let resource = resource.clone();
             async move {
                 loop {
-                    let mut line = Vec::new();
+                    let mut line = Vec::with_capacity(hint);
                     match reader.read_until(b'\n', &mut line).await {
                         Ok(0) => return None,
                         Ok(_) if line.iter().all(u8::is_ascii_whitespace) => continue,
-                        Ok(_) => return Some((decode_watch_line::<T>(&Bytes::from(line)), reader)),
+                        Ok(n) => {
+                            let event = decode_watch_line::<T>(&Bytes::from(line));
+                            return Some((event, (reader, n + n / 4)));
+                        }
                         // A connection cut mid-stream ends the watch like a clean close: the
                         // Reflector re-watches from the last resourceVersion it saw.
                         Err(e) => {

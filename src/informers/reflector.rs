@@ -428,24 +428,31 @@ where
             };
             events += 1;
             bump(&self.metrics.watch_events);
-            let event_type = raw.event.event_type();
-            let (key, resource_version) = match &raw.event {
-                WatchEvent::Added(obj) | WatchEvent::Modified(obj) | WatchEvent::Deleted(obj) => (
-                    meta_namespace_key(obj.as_ref()).ok(),
-                    obj.resource_version().map(str::to_string),
-                ),
-                WatchEvent::Bookmark { resource_version } => (None, Some(resource_version.clone())),
-                WatchEvent::Error(_) => (None, None),
+            let resource_version = match &raw.event {
+                WatchEvent::Added(obj) | WatchEvent::Modified(obj) | WatchEvent::Deleted(obj) => {
+                    obj.resource_version().map(str::to_string)
+                }
+                WatchEvent::Bookmark { resource_version } => Some(resource_version.clone()),
+                WatchEvent::Error(_) => None,
             };
-            self.tap_record(
-                TapKind::Watch(event_type),
-                TapRecord {
-                    key,
-                    resource_version: resource_version.clone(),
-                    raw: Some(raw.raw_object),
-                    message: None,
-                },
-            );
+            // The key and copies are made only for a tap: most informers have none.
+            if let Some(tap) = &self.tap {
+                let key = match &raw.event {
+                    WatchEvent::Added(obj)
+                    | WatchEvent::Modified(obj)
+                    | WatchEvent::Deleted(obj) => meta_namespace_key(obj.as_ref()).ok(),
+                    WatchEvent::Bookmark { .. } | WatchEvent::Error(_) => None,
+                };
+                tap.record(
+                    TapKind::Watch(raw.event.event_type()),
+                    TapRecord {
+                        key,
+                        resource_version: resource_version.clone(),
+                        raw: Some(raw.raw_object),
+                        message: None,
+                    },
+                );
+            }
             let stored = match raw.event {
                 WatchEvent::Added(obj) => self.store.add(obj),
                 WatchEvent::Modified(obj) => self.store.update(obj),

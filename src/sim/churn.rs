@@ -3,7 +3,7 @@
 //! action is planned as a queue of single writes, and each write is one resourceVersion, so
 //! the rate is exact in writes per second.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,6 +16,7 @@ use tokio::time::Instant;
 use super::Shared;
 use super::http::write::delete_cascading;
 use super::manifests::{self, PodFactory, PodState};
+use super::object::{SelectableFields, StoredObject};
 use super::resources::Resource;
 use super::store::Txn;
 use super::workload::{node_slot, pod_ip};
@@ -34,6 +35,8 @@ const CHURN_IP_BASE: u64 = 2_000_000;
 const MAX_DRAINED_PODS: usize = 100;
 /// The longest a single wake-up may write, so a high rate never starves readers.
 const MAX_WRITES_PER_TICK: usize = 2_000;
+/// Pod factories and templates kept for ReplicaSets being scaled, rolled out or drained.
+const MAX_CACHED_TEMPLATES: usize = 4_096;
 
 /// A pod to create (or re-render) from its ReplicaSet's template.
 #[derive(Debug, Clone)]
@@ -46,6 +49,24 @@ struct NewPod {
     node_ip: String,
     ip: String,
     created: i64,
+}
+
+/// The little of a pod a drain needs, decoded without building the rest.
+#[derive(Deserialize)]
+struct PodOwner {
+    metadata: PodOwnerMeta,
+}
+
+#[derive(Deserialize)]
+struct PodOwnerMeta {
+    namespace: String,
+    #[serde(rename = "ownerReferences", default)]
+    owner_references: Vec<OwnerName>,
+}
+
+#[derive(Deserialize)]
+struct OwnerName {
+    name: String,
 }
 
 /// One write.
@@ -79,6 +100,7 @@ pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Durati
         cordoned: HashSet::new(),
         actions: 0,
         next_ip: CHURN_IP_BASE,
+        pods: PodCache::default(),
     };
     let mut settings = shared.churn.subscribe();
     let mut stop_at = churn_for.map(|d| Instant::now() + d);
@@ -135,6 +157,8 @@ struct Churn {
     cordoned: HashSet<String>,
     actions: u64,
     next_ip: u64,
+    /// Pod factories and templates by ReplicaSet.
+    pods: PodCache,
 }
 
 impl Churn {
@@ -324,18 +348,17 @@ impl Churn {
         }
         let node = self.nodes[self.rng.random_range(0..self.nodes.len())].clone();
         let on_node: Vec<(String, String)> = txn
-            .find(Resource::Pods, |_, o| {
-                o.fields.node_name.as_deref() == Some(node.as_str())
-            })
+            .pods_on_node(&node)
             .into_iter()
             .take(MAX_DRAINED_PODS)
             .filter_map(|key| {
-                let pod = txn.get(Resource::Pods, &key)?.decode().ok()?;
-                let rs = pod["metadata"]["ownerReferences"][0]["name"]
-                    .as_str()?
-                    .to_string();
-                let ns = pod["metadata"]["namespace"].as_str()?.to_string();
-                Some((key.to_string(), format!("{ns}/{rs}")))
+                let pod = txn.get(Resource::Pods, &key)?;
+                let owner: PodOwner = serde_json::from_slice(&pod.json).ok()?;
+                let rs = owner.metadata.owner_references.into_iter().next()?.name;
+                Some((
+                    key.to_string(),
+                    format!("{}/{rs}", owner.metadata.namespace),
+                ))
             })
             .collect();
         self.cordoned.insert(node.clone());
@@ -352,20 +375,25 @@ impl Churn {
     /// Performs one write; `false` when its target is gone (nothing written).
     fn perform(&mut self, txn: &mut Txn<'_>, op: Op) -> bool {
         match op {
-            Op::CreatePod(pod) => put_pod(txn, &pod, PodState::Pending, &mut self.rng),
+            Op::CreatePod(pod) => {
+                put_pod(txn, &mut self.pods, &pod, PodState::Pending, &mut self.rng)
+            }
             Op::MarkRunning(pod) => {
                 let key = format!("{}/{}", pod.namespace, pod.name);
                 if txn.get(Resource::Pods, &key).is_none() {
                     return false;
                 }
-                put_pod(txn, &pod, PodState::Running, &mut self.rng)
+                put_pod(txn, &mut self.pods, &pod, PodState::Running, &mut self.rng)
             }
             Op::DeletePod(key) => delete_cascading(txn, Resource::Pods, &key, false)
                 .ok()
                 .flatten()
                 .is_some(),
-            Op::Crash(key) => modify(txn, Resource::Pods, &key, |pod| crash(pod, &mut self.rng)),
-            Op::Recover(key) => modify(txn, Resource::Pods, &key, recover),
+            Op::Crash(key) => {
+                let name = key.split_once('/').map_or(key.as_str(), |(_, n)| n);
+                modify_status(txn, &key, |status| crash(status, name, &mut self.rng))
+            }
+            Op::Recover(key) => modify_status(txn, &key, recover),
             Op::ScaleReplicaSet(key, replicas) => modify(txn, Resource::ReplicaSets, &key, |rs| {
                 set_replicas(rs, replicas)
             }),
@@ -402,15 +430,76 @@ pub(crate) fn node_ip(node: &str) -> String {
         .unwrap_or_else(|| "10.0.0.1".to_string())
 }
 
-fn put_pod(txn: &mut Txn<'_>, pod: &NewPod, state: PodState, rng: &mut StdRng) -> bool {
+/// What `put_pod` keeps per ReplicaSet, checked against the ReplicaSet's uid: its pod
+/// factory, and per state a template once a second pod needs it.
+#[derive(Default)]
+struct PodCache {
+    factories: HashMap<String, (Box<str>, Arc<PodFactory>)>,
+    templates: HashMap<(String, PodState), (Box<str>, Option<PodTemplate>)>,
+}
+
+/// Renders and writes `pod` from its ReplicaSet's template; `false` if the ReplicaSet is
+/// gone. From the second pod of a ReplicaSet in a state on (a scale-up or a rollout), the
+/// pod is filled into a cached [`PodTemplate`] (a ReplicaSet's template never changes; a
+/// rollout makes a new ReplicaSet). A first pod (as most of a drain's are) is rendered by
+/// the ReplicaSet's cached factory: a template costs a few renders to make.
+fn put_pod(
+    txn: &mut Txn<'_>,
+    cache: &mut PodCache,
+    pod: &NewPod,
+    state: PodState,
+    rng: &mut StdRng,
+) -> bool {
     let rs_key = format!("{}/{}", pod.namespace, pod.rs_name);
-    let Some(rs) = txn
-        .get(Resource::ReplicaSets, &rs_key)
-        .and_then(|r| r.decode().ok())
-    else {
+    let Some(rs) = txn.get(Resource::ReplicaSets, &rs_key) else {
         return false;
     };
-    let mut value = PodFactory::new(&rs).pod(
+    let factory = match cache.factories.get(&rs_key) {
+        Some((uid, factory)) if *uid == rs.uid => factory.clone(),
+        _ => {
+            let Ok(value) = rs.decode() else {
+                return false;
+            };
+            let factory = Arc::new(PodFactory::new(&value));
+            if cache.factories.len() >= MAX_CACHED_TEMPLATES {
+                cache.factories.clear();
+            }
+            cache
+                .factories
+                .insert(rs_key.clone(), (rs.uid.clone(), factory.clone()));
+            factory
+        }
+    };
+    let key = format!("{}/{}", pod.namespace, pod.name);
+    let slot = (rs_key, state);
+    let seen = cache
+        .templates
+        .get(&slot)
+        .filter(|(uid, _)| *uid == rs.uid)
+        .map(|(_, template)| template.is_some());
+    if seen == Some(false) {
+        let template = PodTemplate::new(&factory, state);
+        cache
+            .templates
+            .insert(slot.clone(), (rs.uid.clone(), template));
+    }
+    let rendered = match cache.templates.get(&slot) {
+        Some((uid, Some(template))) if *uid == rs.uid => {
+            template.render(pod, txn.next_resource_version(), rng)
+        }
+        _ => None,
+    };
+    if let Some(object) = rendered {
+        txn.put_object(Resource::Pods, &key, object);
+        return true;
+    }
+    if seen.is_none() {
+        if cache.templates.len() >= MAX_CACHED_TEMPLATES {
+            cache.templates.clear();
+        }
+        cache.templates.insert(slot, (rs.uid.clone(), None));
+    }
+    let mut value = factory.pod(
         rng,
         &pod.name,
         &pod.uid,
@@ -420,12 +509,171 @@ fn put_pod(txn: &mut Txn<'_>, pod: &NewPod, state: PodState, rng: &mut StdRng) -
         pod.created,
         state,
     );
-    txn.put(
-        Resource::Pods,
-        &format!("{}/{}", pod.namespace, pod.name),
-        &mut value,
-    )
-    .is_ok()
+    txn.put(Resource::Pods, &key, &mut value).is_ok()
+}
+
+/// Where a pod's own values go in a [`PodTemplate`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hole {
+    Name,
+    Uid,
+    Node,
+    HostIp,
+    PodIp,
+    Created,
+    Started,
+    Ready,
+    Digest,
+    ResourceVersion,
+}
+
+/// Marker values a template is rendered with, each found again in its JSON text.
+const MARKERS: [(&str, Hole); 10] = [
+    ("~~name~~", Hole::Name),
+    ("~~uid~~", Hole::Uid),
+    ("~~node~~", Hole::Node),
+    ("~~hostip~~", Hole::HostIp),
+    ("~~podip~~", Hole::PodIp),
+    ("2000-01-01T00:00:00Z", Hole::Created),
+    ("2000-01-01T00:00:07Z", Hole::Started),
+    ("2000-01-01T00:00:24Z", Hole::Ready),
+    // A digest drawn from an all-zero random source.
+    (
+        "0000000000000000000000000000000000000000000000000000000000000000",
+        Hole::Digest,
+    ),
+    ("~~rv~~", Hole::ResourceVersion),
+];
+/// `2000-01-01T00:00:00Z`: the creation time the markers' timestamps follow from.
+const MARKER_CREATED: i64 = 946_684_800;
+
+/// A random source that always draws zero, so that digests render as a marker.
+struct Zeros;
+
+impl rand::RngCore for Zeros {
+    fn next_u32(&mut self) -> u32 {
+        0
+    }
+
+    fn next_u64(&mut self) -> u64 {
+        0
+    }
+
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        dest.fill(0);
+    }
+}
+
+/// The pods of one ReplicaSet in one state as JSON text cut where each pod's own values go:
+/// rendered once through [`PodFactory`] with marker values, then filled per pod, instead
+/// of building, encoding and dropping a tree of JSON values for every write.
+struct PodTemplate {
+    /// Literal text; `holes[i]` goes between `parts[i]` and `parts[i + 1]`.
+    parts: Vec<Vec<u8>>,
+    holes: Vec<Hole>,
+    /// The marker pod as stored: labels, owner and phase are those of every pod.
+    like: StoredObject,
+    running: bool,
+}
+
+impl PodTemplate {
+    fn new(factory: &PodFactory, state: PodState) -> Option<Self> {
+        let marker = |hole| MARKERS.iter().find(|(_, h)| *h == hole).map(|(m, _)| *m);
+        let mut value = factory.pod(
+            &mut Zeros,
+            marker(Hole::Name)?,
+            marker(Hole::Uid)?,
+            marker(Hole::Node)?,
+            marker(Hole::HostIp)?,
+            marker(Hole::PodIp)?,
+            MARKER_CREATED,
+            state,
+        );
+        value["metadata"]["resourceVersion"] = Value::String(marker(Hole::ResourceVersion)?.into());
+        let like = StoredObject::encode(&value).ok()?;
+        let mut rest: &[u8] = &like.json;
+        let (mut parts, mut holes) = (Vec::new(), Vec::new());
+        while let Some((at, marker, hole)) = MARKERS
+            .iter()
+            .filter_map(|(m, h)| memchr::memmem::find(rest, m.as_bytes()).map(|at| (at, *m, *h)))
+            .min_by_key(|(at, _, _)| *at)
+        {
+            parts.push(rest[..at].to_vec());
+            holes.push(hole);
+            rest = &rest[at + marker.len()..];
+        }
+        parts.push(rest.to_vec());
+        // Exactly one resourceVersion, so that the stored object knows where it is.
+        (holes
+            .iter()
+            .filter(|h| **h == Hole::ResourceVersion)
+            .count()
+            == 1)
+            .then_some(Self {
+                parts,
+                holes,
+                like,
+                running: state != PodState::Pending,
+            })
+    }
+
+    /// `pod` at resourceVersion `rv`; `None` if one of its values would need escaping.
+    fn render(&self, pod: &NewPod, rv: u64, rng: &mut StdRng) -> Option<StoredObject> {
+        let plain = |s: &str| {
+            s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._:".contains(&b))
+        };
+        if ![&pod.name, &pod.uid, &pod.node, &pod.node_ip, &pod.ip]
+            .iter()
+            .all(|s| plain(s))
+        {
+            return None;
+        }
+        let times = [
+            manifests::timestamp(pod.created),
+            manifests::timestamp(pod.created + 7),
+            manifests::timestamp(pod.created + 24),
+        ];
+        let rv = rv.to_string();
+        let size = self.parts.iter().map(Vec::len).sum::<usize>() + 64 * self.holes.len();
+        let mut json = Vec::with_capacity(size);
+        let mut rv_span = (0, 0);
+        for (part, hole) in self
+            .parts
+            .iter()
+            .zip(self.holes.iter().map(Some).chain([None]))
+        {
+            json.extend_from_slice(part);
+            let value: &str = match hole {
+                None => break,
+                Some(Hole::Name) => &pod.name,
+                Some(Hole::Uid) => &pod.uid,
+                Some(Hole::Node) => &pod.node,
+                Some(Hole::HostIp) => &pod.node_ip,
+                Some(Hole::PodIp) => &pod.ip,
+                Some(Hole::Created) => &times[0],
+                Some(Hole::Started) => &times[1],
+                Some(Hole::Ready) => &times[2],
+                Some(Hole::Digest) => {
+                    json.extend_from_slice(manifests::hex(rng, 64).as_bytes());
+                    continue;
+                }
+                Some(Hole::ResourceVersion) => {
+                    rv_span = (json.len(), json.len() + rv.len());
+                    &rv
+                }
+            };
+            json.extend_from_slice(value.as_bytes());
+        }
+        let fields = SelectableFields {
+            node_name: Some(pod.node.as_str().into()),
+            phase: self.like.fields.phase.clone(),
+            pod_ip: self.running.then(|| pod.ip.as_str().into()),
+        };
+        Some(StoredObject::from_encoded(
+            json, rv_span, &self.like, &pod.uid, fields,
+        ))
+    }
 }
 
 /// Read-modify-write of one object; `false` if it no longer exists.
@@ -437,13 +685,21 @@ fn modify(txn: &mut Txn<'_>, resource: Resource, key: &str, f: impl FnOnce(&mut 
     txn.put(resource, key, &mut value).is_ok()
 }
 
+/// Read-modify-write of a pod's status alone: the rest of its JSON is kept as it is.
+fn modify_status(txn: &mut Txn<'_>, key: &str, f: impl FnOnce(&mut Value)) -> bool {
+    matches!(
+        txn.modify_member(Resource::Pods, key, "status", f),
+        Ok(Some(_))
+    )
+}
+
 fn now() -> String {
     manifests::timestamp(manifests::now_seconds())
 }
 
-fn set_condition(pod: &mut Value, types: &[&str], ok: bool) {
+fn set_condition(status: &mut Value, types: &[&str], ok: bool) {
     let at = now();
-    if let Some(conditions) = pod["status"]["conditions"].as_array_mut() {
+    if let Some(conditions) = status["conditions"].as_array_mut() {
         for c in conditions
             .iter_mut()
             .filter(|c| c["type"].as_str().is_some_and(|t| types.contains(&t)))
@@ -454,16 +710,15 @@ fn set_condition(pod: &mut Value, types: &[&str], ok: bool) {
     }
 }
 
-/// The app container dies and waits in CrashLoopBackOff.
-fn crash(pod: &mut Value, rng: &mut StdRng) {
+/// The app container of pod `name` dies and waits in CrashLoopBackOff.
+fn crash(pod_status: &mut Value, name: &str, rng: &mut StdRng) {
     let at = now();
     let (exit_code, reason) = if rng.random_bool(0.3) {
         (137, "OOMKilled")
     } else {
         (1, "Error")
     };
-    let name = pod["metadata"]["name"].as_str().unwrap_or("").to_string();
-    if let Some(status) = pod["status"]["containerStatuses"]
+    if let Some(status) = pod_status["containerStatuses"]
         .as_array_mut()
         .and_then(|s| s.first_mut())
     {
@@ -479,13 +734,13 @@ fn crash(pod: &mut Value, rng: &mut StdRng) {
         status["ready"] = json!(false);
         status["started"] = json!(false);
     }
-    set_condition(pod, &["Ready", "ContainersReady"], false);
+    set_condition(pod_status, &["Ready", "ContainersReady"], false);
 }
 
 /// The app container is running and ready again.
-fn recover(pod: &mut Value) {
+fn recover(pod_status: &mut Value) {
     let at = now();
-    if let Some(status) = pod["status"]["containerStatuses"]
+    if let Some(status) = pod_status["containerStatuses"]
         .as_array_mut()
         .and_then(|s| s.first_mut())
     {
@@ -493,7 +748,7 @@ fn recover(pod: &mut Value) {
         status["ready"] = json!(true);
         status["started"] = json!(true);
     }
-    set_condition(pod, &["Ready", "ContainersReady"], true);
+    set_condition(pod_status, &["Ready", "ContainersReady"], true);
 }
 
 fn set_replicas(obj: &mut Value, replicas: u64) {
@@ -576,5 +831,77 @@ fn cordon(node: &mut Value, on: bool) {
     } else if let Some(spec) = node["spec"].as_object_mut() {
         spec.remove("unschedulable");
         spec.remove("taints");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::workload::{WorkloadSpec, generate};
+
+    /// A pod filled into a template is the pod `PodFactory` renders, but for its random
+    /// digests.
+    #[test]
+    fn template_renders_what_the_factory_renders() {
+        let spec = WorkloadSpec {
+            pods: 20,
+            nodes: 3,
+            namespaces: 1,
+            seed: 7,
+        };
+        let generated = generate(&spec, 1).unwrap();
+        let rs = generated
+            .iter()
+            .find(|g| g.resource == Resource::ReplicaSets)
+            .unwrap()
+            .object
+            .decode()
+            .unwrap();
+        let pod = NewPod {
+            namespace: "ns".into(),
+            rs_name: "rs".into(),
+            name: "web-7d9f8c6b5d-x2k4p".into(),
+            uid: "0b8f2c1e-3d4a-4f5b-9c6d-7e8f9a0b1c2d".into(),
+            node: "ip-10-0-1-17.ec2.internal".into(),
+            node_ip: "10.0.1.17".into(),
+            ip: "10.200.3.4".into(),
+            created: 1_741_944_067,
+        };
+        let digests = |v: &mut Value| {
+            for status in v["status"]["containerStatuses"].as_array_mut().unwrap() {
+                for field in ["imageID", "containerID"] {
+                    if let Some(s) = status[field].as_str() {
+                        status[field] = json!(s.len());
+                    }
+                }
+            }
+        };
+        for state in [PodState::Pending, PodState::Running] {
+            let template = PodTemplate::new(&PodFactory::new(&rs), state).unwrap();
+            let mut rng = StdRng::seed_from_u64(1);
+            let object = template.render(&pod, 42, &mut rng).unwrap();
+            let mut got = object.decode().unwrap();
+            let mut want = PodFactory::new(&rs).pod(
+                &mut rng,
+                &pod.name,
+                &pod.uid,
+                &pod.node,
+                &pod.node_ip,
+                &pod.ip,
+                pod.created,
+                state,
+            );
+            want["metadata"]["resourceVersion"] = json!("42");
+            digests(&mut got);
+            digests(&mut want);
+            assert_eq!(got, want, "{state:?}");
+            let fresh = StoredObject::encode(&want).unwrap();
+            assert_eq!(object.fields, fresh.fields);
+            assert_eq!(object.labels, fresh.labels);
+            assert_eq!(object.uid, fresh.uid);
+            assert_eq!(object.controller_uid, fresh.controller_uid);
+            let restamped = object.with_resource_version(43).unwrap().decode().unwrap();
+            assert_eq!(restamped["metadata"]["resourceVersion"], "43");
+        }
     }
 }

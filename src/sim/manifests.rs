@@ -413,7 +413,7 @@ pub fn replicaset(
 }
 
 /// The lifecycle state a pod is rendered in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PodState {
     /// Scheduled, containers being created.
     Pending,

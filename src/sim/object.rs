@@ -1,8 +1,11 @@
 //! One stored object version: its JSON encoded once, plus the few fields selectors and
 //! cascading deletes need, so that lists and watches never decode or re-encode it.
 
+use std::collections::BTreeMap;
+
 use bytes::Bytes;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// Pod fields that field selectors may name (metadata ones come from the key).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -17,6 +20,10 @@ pub struct SelectableFields {
 pub struct StoredObject {
     /// The wire form, with `metadata.resourceVersion` already set.
     pub json: Bytes,
+    /// Where the resourceVersion's digits sit in `json`, when they can be found unambiguously:
+    /// a version that differs only in its resourceVersion (a DELETED event's last state) is
+    /// then a splice instead of a decode and re-encode of the whole object.
+    rv_span: Option<(usize, usize)>,
     pub labels: Box<[(Box<str>, Box<str>)]>,
     pub fields: SelectableFields,
     pub uid: Box<str>,
@@ -30,6 +37,9 @@ impl StoredObject {
         // Exact-size allocation: a growing Vec has up to twice the capacity it needs.
         let json = Bytes::from(serde_json::to_vec(value)?.into_boxed_slice());
         let meta = &value["metadata"];
+        let rv_span = meta["resourceVersion"]
+            .as_str()
+            .and_then(|rv| resource_version_span(&json, rv));
         let labels = meta["labels"]
             .as_object()
             .map(|m| {
@@ -38,7 +48,6 @@ impl StoredObject {
                     .collect()
             })
             .unwrap_or_default();
-        let text = |v: &Value| v.as_str().map(Box::from);
         let controller_uid = meta["ownerReferences"].as_array().and_then(|refs| {
             refs.iter()
                 .find(|r| r["controller"].as_bool() == Some(true))
@@ -46,6 +55,7 @@ impl StoredObject {
         });
         Ok(Self {
             json,
+            rv_span,
             labels,
             fields: SelectableFields {
                 node_name: text(&value["spec"]["nodeName"]),
@@ -57,8 +67,175 @@ impl StoredObject {
         })
     }
 
+    /// An object whose JSON was written directly (pods rendered from a template): the caller
+    /// vouches that `json` matches the other fields and that `rv_span` holds its
+    /// resourceVersion.
+    pub fn from_encoded(
+        json: Vec<u8>,
+        rv_span: (usize, usize),
+        like: &StoredObject,
+        uid: &str,
+        fields: SelectableFields,
+    ) -> Self {
+        Self {
+            json: Bytes::from(json),
+            rv_span: Some(rv_span),
+            labels: like.labels.clone(),
+            fields,
+            uid: uid.into(),
+            controller_uid: like.controller_uid.clone(),
+        }
+    }
+
+    /// This version stamped with another resourceVersion.
+    pub fn with_resource_version(&self, rv: u64) -> Result<Self, serde_json::Error> {
+        let Some((start, end)) = self.rv_span else {
+            let mut value = self.decode()?;
+            value["metadata"]["resourceVersion"] = Value::String(rv.to_string());
+            return Self::encode(&value);
+        };
+        let rv = rv.to_string();
+        let mut json = Vec::with_capacity(self.json.len() - (end - start) + rv.len());
+        json.extend_from_slice(&self.json[..start]);
+        json.extend_from_slice(rv.as_bytes());
+        json.extend_from_slice(&self.json[end..]);
+        Ok(Self {
+            json: Bytes::from(json),
+            rv_span: Some((start, start + rv.len())),
+            labels: self.labels.clone(),
+            fields: self.fields.clone(),
+            uid: self.uid.clone(),
+            controller_uid: self.controller_uid.clone(),
+        })
+    }
+
+    /// This version with its top-level `member` (such as `status`) changed by `f` and the
+    /// resourceVersion `rv`. Only that member is decoded and re-encoded; the rest of the JSON
+    /// (metadata with its managedFields, spec) is copied as it is. Keys stay in the order
+    /// a full encode gives them.
+    pub fn with_member(
+        &self,
+        member: &str,
+        rv: u64,
+        f: impl FnOnce(&mut Value),
+    ) -> Result<Self, serde_json::Error> {
+        let top: BTreeMap<&str, &RawValue> = match serde_json::from_slice(&self.json) {
+            Ok(top) => top,
+            // Escaped keys cannot be borrowed: take the long way.
+            Err(_) => return self.with_member_decoded(member, rv, f),
+        };
+        let Some(raw) = top.get(member) else {
+            return self.with_member_decoded(member, rv, f);
+        };
+        let mut value: Value = serde_json::from_str(raw.get())?;
+        f(&mut value);
+        let mut json = Vec::with_capacity(self.json.len() + 256);
+        json.push(b'{');
+        for (i, (key, raw)) in top.iter().enumerate() {
+            if i > 0 {
+                json.push(b',');
+            }
+            serde_json::to_writer(&mut json, key)?;
+            json.push(b':');
+            if *key == member {
+                serde_json::to_writer(&mut json, &value)?;
+            } else {
+                json.extend_from_slice(raw.get().as_bytes());
+            }
+        }
+        json.push(b'}');
+        let mut fields = self.fields.clone();
+        match member {
+            "spec" => fields.node_name = text(&value["nodeName"]),
+            "status" => {
+                fields.phase = text(&value["phase"]);
+                fields.pod_ip = text(&value["podIP"]);
+            }
+            _ => {}
+        }
+        let old_rv = self
+            .rv_span
+            .and_then(|(start, end)| std::str::from_utf8(&self.json[start..end]).ok());
+        let changed = Self {
+            rv_span: old_rv.and_then(|old| resource_version_span(&json, old)),
+            json: Bytes::from(json),
+            labels: self.labels.clone(),
+            fields,
+            uid: self.uid.clone(),
+            controller_uid: self.controller_uid.clone(),
+        };
+        changed.with_resource_version(rv)
+    }
+
+    fn with_member_decoded(
+        &self,
+        member: &str,
+        rv: u64,
+        f: impl FnOnce(&mut Value),
+    ) -> Result<Self, serde_json::Error> {
+        let mut value = self.decode()?;
+        f(&mut value[member]);
+        value["metadata"]["resourceVersion"] = Value::String(rv.to_string());
+        Self::encode(&value)
+    }
+
     /// Decodes the stored wire form for a read-modify-write.
     pub fn decode(&self) -> Result<Value, serde_json::Error> {
         serde_json::from_slice(&self.json)
+    }
+}
+
+fn text(v: &Value) -> Option<Box<str>> {
+    v.as_str().map(Box::from)
+}
+
+/// The span of `rv` in `"resourceVersion":"<rv>"` when that text occurs exactly once in
+/// `json`: then it is `metadata.resourceVersion` (which the encoded value carries) and
+/// nothing else.
+fn resource_version_span(json: &[u8], rv: &str) -> Option<(usize, usize)> {
+    let needle = format!("\"resourceVersion\":\"{rv}\"");
+    let mut found = memchr::memmem::find_iter(json, needle.as_bytes());
+    let at = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    let start = at + needle.len() - rv.len() - 1;
+    Some((start, start + rv.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_member_changed_alone_is_what_a_full_encode_gives() {
+        let mut value = json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"labels": {"app": "web"}, "name": "a", "resourceVersion": "5", "uid": "u1"},
+            "spec": {"nodeName": "n1"},
+            "status": {"phase": "Pending"},
+        });
+        let stored = StoredObject::encode(&value).unwrap();
+        let changed = stored
+            .with_member("status", 6, |s| {
+                s["phase"] = json!("Running");
+                s["podIP"] = json!("10.0.0.1");
+            })
+            .unwrap();
+        value["status"]["phase"] = json!("Running");
+        value["status"]["podIP"] = json!("10.0.0.1");
+        value["metadata"]["resourceVersion"] = json!("6");
+        let want = StoredObject::encode(&value).unwrap();
+        assert_eq!(changed.json, want.json);
+        assert_eq!(changed.fields, want.fields);
+        assert_eq!(changed.labels, want.labels);
+        assert_eq!(changed.rv_span, want.rv_span);
+        let deleted = changed.with_resource_version(1234).unwrap();
+        assert_eq!(
+            deleted.decode().unwrap()["metadata"]["resourceVersion"],
+            "1234"
+        );
     }
 }

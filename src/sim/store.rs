@@ -3,7 +3,7 @@
 //! snapshot, and an event log whose length is the history window for watches and continue
 //! tokens. Anything older than the window is compacted away and answered with 410.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -129,6 +129,39 @@ struct State {
     tables: [BTreeMap<Key, Chain>; 5],
     log: VecDeque<Arc<Event>>,
     history_limit: usize,
+    /// Live pods by `spec.nodeName`, so that a drain finds a node's pods without a scan of
+    /// every pod.
+    pods_by_node: HashMap<Box<str>, BTreeSet<Key>>,
+}
+
+impl State {
+    /// Moves `key` in the node index from the node of `before` to the node of `after`.
+    fn index_pod(
+        &mut self,
+        key: &Key,
+        before: Option<&StoredObject>,
+        after: Option<&StoredObject>,
+    ) {
+        let node = |o: Option<&StoredObject>| o.and_then(|o| o.fields.node_name.clone());
+        let (old, new) = (node(before), node(after));
+        if old == new {
+            return;
+        }
+        if let Some(old) = old
+            && let Some(keys) = self.pods_by_node.get_mut(&old)
+        {
+            keys.remove(key);
+            if keys.is_empty() {
+                self.pods_by_node.remove(&old);
+            }
+        }
+        if let Some(new) = new {
+            self.pods_by_node
+                .entry(new)
+                .or_default()
+                .insert(key.clone());
+        }
+    }
 }
 
 impl State {
@@ -182,6 +215,7 @@ impl Store {
                 tables: Default::default(),
                 log: VecDeque::new(),
                 history_limit: history_limit.max(1),
+                pods_by_node: HashMap::new(),
             }),
             changes,
         }
@@ -193,6 +227,9 @@ impl Store {
         let mut state = self.state.write();
         for (resource, key, rv, object) in objects {
             state.rv = state.rv.max(rv);
+            if resource == Resource::Pods {
+                state.index_pod(&key, None, Some(&object));
+            }
             state.tables[resource.index()].insert(
                 key,
                 Chain(SmallVec::from_buf([Version {
@@ -386,6 +423,15 @@ impl Txn<'_> {
             .collect()
     }
 
+    /// Keys of the live pods on `node`, in key order.
+    pub fn pods_on_node(&self, node: &str) -> Vec<Key> {
+        self.state
+            .pods_by_node
+            .get(node)
+            .map(|keys| keys.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
     /// Live objects whose key starts with `prefix`, in key order.
     pub fn scan(&self, resource: Resource, prefix: &str) -> Vec<(Key, Arc<StoredObject>)> {
         self.state.tables[resource.index()]
@@ -407,8 +453,20 @@ impl Txn<'_> {
             return Err(StoreError::Encode("metadata is not an object".into()));
         };
         metadata.insert("resourceVersion".into(), Value::String(rv.to_string()));
-        let object =
-            Arc::new(StoredObject::encode(value).map_err(|e| StoreError::Encode(e.to_string()))?);
+        let object = StoredObject::encode(value).map_err(|e| StoreError::Encode(e.to_string()))?;
+        Ok(self.put_object(resource, key, object))
+    }
+
+    /// Creates or replaces `key` with an object already encoded at the resourceVersion
+    /// returned by [`Txn::next_resource_version`].
+    pub fn put_object(
+        &mut self,
+        resource: Resource,
+        key: &str,
+        object: StoredObject,
+    ) -> Arc<StoredObject> {
+        let rv = self.state.rv + 1;
+        let object = Arc::new(object);
         let previous = self.get(resource, key);
         let event_type = if previous.is_some() {
             EventType::Modified
@@ -424,7 +482,42 @@ impl Txn<'_> {
             object.clone(),
             previous,
         );
-        Ok(object)
+        object
+    }
+
+    /// The resourceVersion the next write gets.
+    pub fn next_resource_version(&self) -> u64 {
+        self.state.rv + 1
+    }
+
+    /// Read-modify-write of one top-level member of `key` (see
+    /// [`StoredObject::with_member`]); `None` if `key` does not exist.
+    pub fn modify_member(
+        &mut self,
+        resource: Resource,
+        key: &str,
+        member: &str,
+        f: impl FnOnce(&mut Value),
+    ) -> Result<Option<Arc<StoredObject>>, StoreError> {
+        let Some(previous) = self.get(resource, key) else {
+            return Ok(None);
+        };
+        let rv = self.state.rv + 1;
+        let object = Arc::new(
+            previous
+                .with_member(member, rv, f)
+                .map_err(|e| StoreError::Encode(e.to_string()))?,
+        );
+        self.record(
+            resource,
+            key,
+            rv,
+            Some(object.clone()),
+            EventType::Modified,
+            object.clone(),
+            Some(previous),
+        );
+        Ok(Some(object))
     }
 
     /// Deletes `key`; the DELETED event carries the last state stamped with the delete's
@@ -438,12 +531,11 @@ impl Txn<'_> {
             return Ok(None);
         };
         let rv = self.state.rv + 1;
-        let mut last = previous
-            .decode()
-            .map_err(|e| StoreError::Encode(e.to_string()))?;
-        last["metadata"]["resourceVersion"] = Value::String(rv.to_string());
-        let object =
-            Arc::new(StoredObject::encode(&last).map_err(|e| StoreError::Encode(e.to_string()))?);
+        let object = Arc::new(
+            previous
+                .with_resource_version(rv)
+                .map_err(|e| StoreError::Encode(e.to_string()))?,
+        );
         self.record(
             resource,
             key,
@@ -476,8 +568,11 @@ impl Txn<'_> {
         };
         table.entry(key.clone()).or_default().0.push(Version {
             rv,
-            object: version,
+            object: version.clone(),
         });
+        if resource == Resource::Pods {
+            state.index_pod(&key, previous.as_deref(), version.as_deref());
+        }
         state.log.push_back(Arc::new(Event {
             rv,
             resource,
@@ -566,5 +661,41 @@ mod tests {
         assert_eq!(position.rv, EPOCH_STRIDE);
         assert!(store.events_after(5, 10).is_err());
         assert_eq!(store.truth(Resource::Pods).len(), 1);
+    }
+
+    #[test]
+    fn deleted_event_carries_the_last_state_at_the_delete_rv() {
+        let store = Store::new(100);
+        let mut tricky = pod("b");
+        // The same text elsewhere (b is written at resourceVersion 2) makes the splice
+        // ambiguous, so that version takes the decode path.
+        tricky["spec"] = json!({"resourceVersion": "2"});
+        store.write(|t| {
+            t.put(Resource::Pods, "ns/a", &mut pod("a")).unwrap();
+            t.put(Resource::Pods, "ns/b", &mut tricky).unwrap();
+        });
+        store.write(|t| {
+            t.delete(Resource::Pods, "ns/a").unwrap();
+            t.delete(Resource::Pods, "ns/b").unwrap();
+        });
+        let events = store.events_after(2, 10).unwrap();
+        for (event, (name, rv)) in events.iter().zip([("a", "3"), ("b", "4")]) {
+            assert_eq!(event.event_type, EventType::Deleted);
+            let last = event.object.decode().unwrap();
+            assert_eq!(last["metadata"]["name"], name);
+            assert_eq!(last["metadata"]["resourceVersion"], rv);
+            let again = event
+                .object
+                .with_resource_version(10)
+                .unwrap()
+                .decode()
+                .unwrap();
+            assert_eq!(again["metadata"]["resourceVersion"], "10");
+            assert_eq!(again["metadata"]["name"], name);
+        }
+        assert_eq!(
+            events[1].object.decode().unwrap()["spec"]["resourceVersion"],
+            "2"
+        );
     }
 }
