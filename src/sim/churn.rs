@@ -848,6 +848,7 @@ mod tests {
             nodes: 3,
             namespaces: 1,
             seed: 7,
+            birth: 1_741_944_000,
         };
         let generated = generate(&spec, 1).unwrap();
         let rs = generated

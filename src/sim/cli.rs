@@ -83,6 +83,7 @@ impl SimArgs {
             listen: self.listen,
             allow_remote: self.allow_remote,
             token: self.token.clone(),
+            birth: None,
         }
     }
 }

@@ -32,6 +32,10 @@ pub struct SimConfig {
     pub allow_remote: bool,
     /// Bearer token clients must send; random when `None`.
     pub token: Option<String>,
+    /// Unix seconds the generated cluster's timeline is laid out from (see
+    /// `WorkloadSpec::birth`); `None` = shortly before the sim starts, so ages look like a
+    /// live cluster's. Pin it where two sims must produce the same bytes.
+    pub birth: Option<i64>,
 }
 
 impl Default for SimConfig {
@@ -50,6 +54,7 @@ impl Default for SimConfig {
             listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             allow_remote: false,
             token: None,
+            birth: None,
         }
     }
 }
@@ -83,6 +88,12 @@ impl SimConfig {
 
     pub fn history(mut self, events: usize) -> Self {
         self.history = events;
+        self
+    }
+
+    /// Pins the cluster's timeline, so the same seed gives byte-identical objects.
+    pub fn born_at(mut self, unix_seconds: i64) -> Self {
+        self.birth = Some(unix_seconds);
         self
     }
 

@@ -45,6 +45,10 @@ pub use store::Position;
 use store::Store;
 
 /// How long `shutdown` waits for open connections to finish.
+/// How long before the start the default timeline is laid out from: the newest generated
+/// pods come 70 minutes after it, so even they are some minutes old.
+const DEFAULT_AGE_OF_NEWEST_APPS: i64 = 2 * 3_600;
+
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 /// Why the sim could not start or be reached.
@@ -116,6 +120,9 @@ impl Sim {
             nodes: config.nodes,
             namespaces: config.namespaces,
             seed: config.seed,
+            birth: config
+                .birth
+                .unwrap_or_else(|| manifests::now_seconds() - DEFAULT_AGE_OF_NEWEST_APPS),
         };
         let store = Store::new(config.history);
         let loaded = tokio::task::spawn_blocking(move || load(&store, &spec).map(|()| store))

@@ -17,10 +17,11 @@ pub struct WorkloadSpec {
     /// Application namespaces; `default` and the `kube-*` ones always exist on top.
     pub namespaces: usize,
     pub seed: u64,
+    /// Unix seconds the timeline is laid out from: namespaces are 90 days older, nodes 30,
+    /// applications up to 20, and their pods an hour younger than their application. A
+    /// parameter rather than the clock, so the same spec gives the same bytes.
+    pub birth: i64,
 }
-
-/// Creation times of the generated cluster are fixed, so the output is reproducible.
-const CLUSTER_BIRTH: i64 = 1_741_944_000;
 
 const TEAMS: [&str; 16] = [
     "payments",
@@ -106,6 +107,7 @@ struct AppPlan {
     replicas: usize,
     has_old: bool,
     seed: u64,
+    birth: i64,
     /// resourceVersion of its first object and number of its first pod.
     first_rv: u64,
     first_pod: u64,
@@ -151,7 +153,7 @@ pub fn generate(spec: &WorkloadSpec, first_rv: u64) -> Result<Vec<Generated>, se
         } else {
             json!({})
         };
-        let created = manifests::timestamp(CLUSTER_BIRTH - 90 * 86_400 + i as i64 * 60);
+        let created = manifests::timestamp(spec.birth - 90 * 86_400 + i as i64 * 60);
         let uid = manifests::uid(&mut rng);
         let value = manifests::namespace(&name, &uid, &created, labels);
         out.push(encode(Resource::Namespaces, name, rv, value)?);
@@ -161,7 +163,7 @@ pub fn generate(spec: &WorkloadSpec, first_rv: u64) -> Result<Vec<Generated>, se
     for (i, slot) in nodes.iter().enumerate() {
         let (instance_type, cpu, memory_ki) = INSTANCE_TYPES[i % INSTANCE_TYPES.len()];
         let uid = manifests::uid(&mut rng);
-        let created = manifests::timestamp(CLUSTER_BIRTH - 30 * 86_400 + i as i64 * 37);
+        let created = manifests::timestamp(spec.birth - 30 * 86_400 + i as i64 * 37);
         let pod_cidr = format!("100.{}.{}.0/24", 64 + i / 256, i % 256);
         let value = manifests::node(&NodeSpec {
             name: &slot.name,
@@ -242,6 +244,7 @@ fn plan_apps(
             replicas,
             has_old: rng.random_bool(0.3),
             seed: rng.random(),
+            birth: spec.birth,
             first_rv: rv,
             first_pod: pod_number,
         };
@@ -271,7 +274,7 @@ fn build_app(
         rng.random_range(0..10)
     );
     let image = format!("registry.example.com/{}/{}:{version}", plan.team, plan.name);
-    let created_secs = CLUSTER_BIRTH - rng.random_range(0..20 * 86_400);
+    let created_secs = plan.birth - rng.random_range(0..20 * 86_400);
     let created = manifests::timestamp(created_secs);
     let uid = manifests::uid(&mut rng);
     let app = AppSpec {
@@ -377,6 +380,7 @@ mod tests {
             nodes: 4,
             namespaces: 3,
             seed: 7,
+            birth: 1_741_944_000,
         };
         let a = generate(&spec, 1).unwrap();
         let count = |r| a.iter().filter(|g| g.resource == r).count();
