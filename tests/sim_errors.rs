@@ -1,7 +1,7 @@
 //! Bad input gets the real server's Status errors, never a panic or a hang.
 
 use axum::http::{Method, Request, StatusCode};
-use kscope::sim::{Sim, SimConfig, SimHandle};
+use kscope::sim::{FaultSpec, Faults, Sim, SimConfig, SimHandle};
 use kube::Client;
 use kube::client::Body;
 use serde_json::Value;
@@ -303,5 +303,62 @@ async fn admin_endpoint_controls_the_sim() {
     let (code, truth) = call(&client, Method::GET, "/sim/truth/nodes", JSON, "").await;
     assert_eq!(code, StatusCode::OK);
     assert_eq!(truth.as_object().map(|o| o.len()), Some(2));
+    sim.shutdown().await;
+}
+
+/// `forbid=` refuses every verb on the chosen resources with RBAC's 403 while the rest is
+/// served; the admin endpoint switches it at run time.
+#[tokio::test]
+async fn forbidden_resources_get_rbac_403s() {
+    let spec: FaultSpec = "forbid=nodes,deployments".parse().expect("fault parses");
+    let mut faults = Faults::default();
+    faults.apply(&spec);
+    let sim = Sim::start(SimConfig::with_size(30, 2, 2).faults(faults))
+        .await
+        .expect("sim starts");
+    let mut config = sim.kube_config().await.expect("kube config");
+    config.default_retry = false;
+    let client = Client::try_from(config).expect("client");
+    for (path, message) in [
+        (
+            "/api/v1/nodes",
+            r#"nodes is forbidden: User "kscope-sim" cannot list resource "nodes" in API group "" at the cluster scope"#,
+        ),
+        (
+            "/api/v1/nodes?watch=true",
+            r#"nodes is forbidden: User "kscope-sim" cannot watch resource "nodes" in API group "" at the cluster scope"#,
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/deployments/web",
+            r#"deployments.apps "web" is forbidden"#,
+        ),
+    ] {
+        let (code, status) = call(&client, Method::GET, path, JSON, "").await;
+        assert_eq!(code, StatusCode::FORBIDDEN, "{path}");
+        assert_status(code, &status, "Forbidden");
+        let text = status["message"].as_str().unwrap_or_default();
+        assert!(text.starts_with(message), "{path}: {text}");
+    }
+    let (_, status) = call(&client, Method::GET, "/api/v1/nodes", JSON, "").await;
+    assert_eq!(status["details"], serde_json::json!({"kind": "nodes"}));
+    let (code, _) = call(&client, Method::GET, "/api/v1/pods", JSON, "").await;
+    assert_eq!(code, StatusCode::OK);
+
+    let (code, _) = call(&client, Method::PUT, "/sim/faults", JSON, "{}").await;
+    assert_eq!(code, StatusCode::OK);
+    let (code, _) = call(&client, Method::GET, "/api/v1/nodes", JSON, "").await;
+    assert_eq!(code, StatusCode::OK);
+    let forbid_pods = r#"{"forbidden": ["pods"]}"#;
+    let (code, state) = call(&client, Method::PUT, "/sim/faults", JSON, forbid_pods).await;
+    assert_eq!(code, StatusCode::OK);
+    assert_eq!(state["forbidden"], serde_json::json!(["pods"]));
+    let (code, status) = call(&client, Method::GET, PODS, JSON, "").await;
+    assert_status(code, &status, "Forbidden");
+    assert!(
+        status["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with(r#"in the namespace "default""#)),
+        "{status}"
+    );
     sim.shutdown().await;
 }

@@ -14,7 +14,7 @@ use kscope::index_views::live::Window;
 use kscope::informers::tap::Tap;
 use kscope::resources::Pod;
 use kscope::resources::ResourceKind;
-use kscope::sim::{Sim, SimConfig};
+use kscope::sim::{FaultSpec, Faults, Sim, SimConfig};
 use kscope::ui::action::{Action, InputMode};
 use kscope::ui::app::App;
 use kscope::ui::command::{self, Command, CommandError};
@@ -552,6 +552,40 @@ async fn a_refused_resource_shows_its_error_and_commands_still_work() {
     assert_eq!(app.window(10).total, 0);
     run_command(&mut app, "nodes");
     assert_eq!(app.table().kind(), ResourceKind::Nodes);
+    assert_eq!(app.header().error, None);
+    drop(app);
+    sim.shutdown().await;
+}
+
+/// A resource RBAC refuses (403) shows "forbidden" and no rows, and the others still load.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forbidden_resource_shows_its_error_and_others_still_work() {
+    let mut faults = Faults::default();
+    faults.apply(&"forbid=nodes".parse::<FaultSpec>().expect("fault parses"));
+    let sim = Sim::start(SimConfig::with_size(10, 2, 1).faults(faults))
+        .await
+        .expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let pods = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
+    let mut app = start_app(cluster, pods);
+    wait_rows(&mut app, "pods", |w| w.total == 10).await;
+    run_command(&mut app, "nodes");
+    assert_eq!(app.table().kind(), ResourceKind::Nodes);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while app.header().error.is_none() {
+        assert!(Instant::now() < deadline, "no error: {:?}", app.header());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let status = app.table().status().borrow().clone();
+        app.update_sync(&status);
+    }
+    let error = app.header().error.clone().unwrap_or_default();
+    assert!(error.contains("forbidden"), "{error}");
+    assert!(error.contains(r#"cannot list resource "nodes""#), "{error}");
+    assert_eq!(app.window(10).total, 0);
+    run_command(&mut app, "pods");
+    assert_eq!(app.table().kind(), ResourceKind::Pods);
+    wait_rows(&mut app, "pods again", |w| w.total == 10).await;
     assert_eq!(app.header().error, None);
     drop(app);
     sim.shutdown().await;

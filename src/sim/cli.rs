@@ -40,7 +40,8 @@ pub struct SimArgs {
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub churn_for: Option<Duration>,
     /// Inject a fault: drop-watch=DURATION, watch-410=RATIO, error-500=RATIO,
-    /// throttle-429=RATIO, list-delay=DURATION, history=EVENTS. Repeatable.
+    /// throttle-429=RATIO, list-delay=DURATION, history=EVENTS, forbid=RESOURCE[,RESOURCE]
+    /// (403 for those resources). Repeatable.
     #[arg(long = "fault", value_name = "NAME=VALUE")]
     pub faults: Vec<FaultSpec>,
     /// Events of history kept for watches and continue tokens.

@@ -6,6 +6,7 @@ use std::time::Duration;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
+use super::resources::Resource;
 use crate::duration::parse_duration;
 
 /// The active faults. All off by default.
@@ -26,6 +27,9 @@ pub struct Faults {
     pub list_delay: Option<Duration>,
     /// Shrinks the history window to this many events.
     pub history: Option<usize>,
+    /// Resources (plural names) every request for which is refused with 403, as RBAC would
+    /// refuse a user without a role binding for them.
+    pub forbidden: Vec<String>,
 }
 
 /// What a request should suffer, decided once per request.
@@ -51,25 +55,37 @@ impl Faults {
         }
     }
 
+    /// Whether requests for `resource` are refused with 403.
+    pub fn forbids(&self, resource: Resource) -> bool {
+        self.forbidden.iter().any(|r| r == resource.plural())
+    }
+
     pub fn watch_gone(&self) -> bool {
         self.watch_gone_ratio > 0.0 && rand::rng().random::<f64>() < self.watch_gone_ratio
     }
 
     /// Applies one `--fault name=value` setting.
     pub fn apply(&mut self, spec: &FaultSpec) {
-        match *spec {
-            FaultSpec::DropWatch(d) => self.drop_watch_every = Some(d),
-            FaultSpec::WatchGone(r) => self.watch_gone_ratio = r,
-            FaultSpec::Error(r) => self.error_ratio = r,
-            FaultSpec::Throttle(r) => self.throttle_ratio = r,
-            FaultSpec::ListDelay(d) => self.list_delay = Some(d),
-            FaultSpec::History(n) => self.history = Some(n),
+        match spec {
+            FaultSpec::DropWatch(d) => self.drop_watch_every = Some(*d),
+            FaultSpec::WatchGone(r) => self.watch_gone_ratio = *r,
+            FaultSpec::Error(r) => self.error_ratio = *r,
+            FaultSpec::Throttle(r) => self.throttle_ratio = *r,
+            FaultSpec::ListDelay(d) => self.list_delay = Some(*d),
+            FaultSpec::History(n) => self.history = Some(*n),
+            FaultSpec::Forbid(resources) => {
+                for r in resources {
+                    if !self.forbids(*r) {
+                        self.forbidden.push(r.plural().to_string());
+                    }
+                }
+            }
         }
     }
 }
 
 /// One fault as given on the command line.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum FaultSpec {
     DropWatch(Duration),
     WatchGone(f64),
@@ -77,13 +93,15 @@ pub enum FaultSpec {
     Throttle(f64),
     ListDelay(Duration),
     History(usize),
+    /// `forbid=nodes,pods`: repeatable, each adds to the refused set.
+    Forbid(Vec<Resource>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FaultParseError {
     #[error(
         "unknown fault {0:?}; expected drop-watch=DURATION, watch-410=RATIO, error-500=RATIO, \
-         throttle-429=RATIO, list-delay=DURATION or history=EVENTS"
+         throttle-429=RATIO, list-delay=DURATION, history=EVENTS or forbid=RESOURCE[,RESOURCE]"
     )]
     Unknown(String),
     #[error("bad value in {0:?}: {1}")]
@@ -115,6 +133,14 @@ impl FromStr for FaultSpec {
             "history" => Ok(FaultSpec::History(
                 value.parse().map_err(|e| bad(format!("{e}")))?,
             )),
+            "forbid" => value
+                .split(',')
+                .map(|name| {
+                    Resource::from_name(name.trim())
+                        .ok_or_else(|| bad(format!("the sim serves no resource {name:?}")))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(FaultSpec::Forbid),
             _ => Err(FaultParseError::Unknown(s.to_string())),
         }
     }
@@ -158,6 +184,20 @@ mod tests {
         );
         assert!("error-500=2".parse::<FaultSpec>().is_err());
         assert!("explode=1".parse::<FaultSpec>().is_err());
+        assert_eq!(
+            "forbid=nodes,pod".parse::<FaultSpec>(),
+            Ok(FaultSpec::Forbid(vec![Resource::Nodes, Resource::Pods]))
+        );
+        assert!("forbid=nodes,widgets".parse::<FaultSpec>().is_err());
+    }
+
+    #[test]
+    fn forbid_adds_up_without_duplicates() {
+        let mut f = Faults::default();
+        f.apply(&FaultSpec::Forbid(vec![Resource::Nodes]));
+        f.apply(&FaultSpec::Forbid(vec![Resource::Nodes, Resource::Pods]));
+        assert_eq!(f.forbidden, ["nodes", "pods"]);
+        assert!(f.forbids(Resource::Pods) && !f.forbids(Resource::Namespaces));
     }
 
     #[test]

@@ -191,13 +191,24 @@ async fn handle(
         Route::Discovery(_) => return Err(ApiError::method_not_allowed(method.as_str())),
         Route::Resource(target) => target,
     };
-    let fault = shared.faults.read().request_fault();
+    let params = Params::from_uri(&uri)?;
+    let (fault, forbidden) = {
+        let faults = shared.faults.read();
+        (faults.request_fault(), faults.forbids(target.resource))
+    };
+    if forbidden {
+        return Err(ApiError::rbac_forbidden(
+            target.resource,
+            verb(&method, &target, &params),
+            target.namespace.as_deref(),
+            target.name.as_deref(),
+        ));
+    }
     match fault {
         RequestFault::InternalError => return Err(ApiError::internal("simulated fault")),
         RequestFault::Throttle => return Err(ApiError::too_many_requests()),
         RequestFault::None => {}
     }
-    let params = Params::from_uri(&uri)?;
     let as_table = table::wants_table(&headers);
     match (method, target.name.is_some()) {
         (Method::GET, false) if params.flag("watch") => {
@@ -210,6 +221,20 @@ async fn handle(
         (Method::PATCH, true) => write::patch(&shared, &target, &params, &headers, &body),
         (Method::DELETE, true) => write::delete(&shared, &target, &params, &body),
         (method, _) => Err(ApiError::method_not_allowed(method.as_str())),
+    }
+}
+
+/// The RBAC verb a request needs, as an authorizer names it.
+fn verb(method: &Method, target: &Target, params: &Params) -> &'static str {
+    match (method, target.name.is_some()) {
+        (&Method::GET, false) if params.flag("watch") => "watch",
+        (&Method::GET, false) => "list",
+        (&Method::GET, true) => "get",
+        (&Method::POST, _) => "create",
+        (&Method::PUT, _) => "update",
+        (&Method::PATCH, _) => "patch",
+        (&Method::DELETE, _) => "delete",
+        _ => "access",
     }
 }
 

@@ -8,6 +8,9 @@ use serde_json::{Value, json};
 use crate::sim::resources::Resource;
 use crate::sim::store::StoreError;
 
+/// The user RBAC messages name: the sim's token stands for it.
+const SIM_USER: &str = "kscope-sim";
+
 /// An API error answered as a Status object.
 #[derive(Debug, Clone)]
 pub struct ApiError {
@@ -49,6 +52,45 @@ impl ApiError {
             format!("{} \"{name}\" is forbidden: {why}", resource.plural()),
         )
         .with_details(json!({"name": name, "kind": resource.plural()}))
+    }
+
+    /// 403 as RBAC words it for `verb` on `resource`, for the sim's own user.
+    pub fn rbac_forbidden(
+        resource: Resource,
+        verb: &str,
+        namespace: Option<&str>,
+        name: Option<&str>,
+    ) -> Self {
+        let qualified = match resource.group() {
+            "" => resource.plural().to_string(),
+            group => format!("{}.{group}", resource.plural()),
+        };
+        let subject = match name {
+            Some(name) => format!("{qualified} \"{name}\""),
+            None => qualified,
+        };
+        let scope = match namespace {
+            Some(ns) => format!("in the namespace \"{ns}\""),
+            None => "at the cluster scope".to_string(),
+        };
+        let mut details = json!({"kind": resource.plural()});
+        if let Some(name) = name {
+            details["name"] = json!(name);
+        }
+        if !resource.group().is_empty() {
+            details["group"] = json!(resource.group());
+        }
+        Self::new(
+            403,
+            "Forbidden",
+            format!(
+                "{subject} is forbidden: User \"{SIM_USER}\" cannot {verb} resource \"{}\" in \
+                 API group \"{}\" {scope}",
+                resource.plural(),
+                resource.group()
+            ),
+        )
+        .with_details(details)
     }
 
     pub fn not_found(resource: Resource, name: &str) -> Self {
