@@ -110,6 +110,69 @@ pub fn namespace(name: &str, uid: &str, created: &str, labels: Value) -> Value {
     })
 }
 
+/// What describes a Secret; `data` holds the plain values, encoded here as the API does.
+pub struct SecretSpec<'a> {
+    pub namespace: &'a str,
+    pub name: &'a str,
+    pub uid: &'a str,
+    pub created: &'a str,
+    pub type_: &'a str,
+    pub data: &'a [(&'a str, String)],
+    pub annotations: Value,
+    /// Written by `kubectl apply`, so it carries the last-applied annotation.
+    pub applied: bool,
+}
+
+pub fn secret(s: &SecretSpec<'_>) -> Value {
+    use base64::Engine as _;
+    let b64 = &base64::engine::general_purpose::STANDARD;
+    let data: Map<String, Value> = s
+        .data
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), json!(b64.encode(v))))
+        .collect();
+    let mut annotations = s.annotations.clone();
+    if s.applied {
+        // As kubectl apply records it: the whole manifest, values included.
+        let applied = json!({
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": s.name, "namespace": s.namespace},
+            "type": s.type_,
+            "data": data,
+        });
+        annotations["kubectl.kubernetes.io/last-applied-configuration"] =
+            json!(format!("{applied}\n"));
+    }
+    let manager = if s.applied {
+        "kubectl-client-side-apply"
+    } else {
+        "kubectl-create"
+    };
+    let fields = json!({
+        "f:data": fields_v1(&Value::Object(data.clone())),
+        "f:metadata": {"f:annotations": fields_v1(&annotations)},
+        "f:type": {},
+    });
+    let mut value = json!({
+        "kind": "Secret",
+        "apiVersion": "v1",
+        "metadata": {
+            "name": s.name,
+            "namespace": s.namespace,
+            "uid": s.uid,
+            "creationTimestamp": s.created,
+            "managedFields": [managed_entry(manager, "v1", s.created, fields, None)],
+        },
+        "type": s.type_,
+        "data": data,
+    });
+    if annotations.as_object().is_some_and(|a| !a.is_empty()) {
+        value["metadata"]["annotations"] = annotations;
+    }
+    value
+}
+
 /// What describes a node apart from its name.
 pub struct NodeSpec<'a> {
     pub name: &'a str,

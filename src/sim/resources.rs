@@ -12,15 +12,17 @@ pub enum Resource {
     Pods,
     Deployments,
     ReplicaSets,
+    Secrets,
 }
 
 impl Resource {
-    pub const ALL: [Resource; 5] = [
+    pub const ALL: [Resource; 6] = [
         Resource::Namespaces,
         Resource::Nodes,
         Resource::Pods,
         Resource::Deployments,
         Resource::ReplicaSets,
+        Resource::Secrets,
     ];
 
     /// Position in per-resource arrays.
@@ -35,6 +37,7 @@ impl Resource {
             Resource::Pods => "pods",
             Resource::Deployments => "deployments",
             Resource::ReplicaSets => "replicasets",
+            Resource::Secrets => "secrets",
         }
     }
 
@@ -45,6 +48,7 @@ impl Resource {
             Resource::Pods => "pod",
             Resource::Deployments => "deployment",
             Resource::ReplicaSets => "replicaset",
+            Resource::Secrets => "secret",
         }
     }
 
@@ -55,6 +59,7 @@ impl Resource {
             Resource::Pods => "Pod",
             Resource::Deployments => "Deployment",
             Resource::ReplicaSets => "ReplicaSet",
+            Resource::Secrets => "Secret",
         }
     }
 
@@ -65,6 +70,7 @@ impl Resource {
             Resource::Pods => "PodList",
             Resource::Deployments => "DeploymentList",
             Resource::ReplicaSets => "ReplicaSetList",
+            Resource::Secrets => "SecretList",
         }
     }
 
@@ -94,6 +100,7 @@ impl Resource {
             Resource::Pods => &["po"],
             Resource::Deployments => &["deploy"],
             Resource::ReplicaSets => &["rs"],
+            Resource::Secrets => &[],
         }
     }
 

@@ -126,7 +126,7 @@ struct State {
     rv: u64,
     epoch: u64,
     compacted: u64,
-    tables: [BTreeMap<Key, Chain>; 5],
+    tables: [BTreeMap<Key, Chain>; Resource::ALL.len()],
     log: VecDeque<Arc<Event>>,
     history_limit: usize,
     /// Live pods by `spec.nodeName`, so that a drain finds a node's pods without a scan of

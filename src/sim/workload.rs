@@ -23,6 +23,9 @@ pub struct WorkloadSpec {
     pub birth: i64,
 }
 
+/// Mixed into the seed for the Secrets' own random stream.
+const SECRETS_STREAM: u64 = 0x5ec2_e75e_c2e7_5ec2;
+
 const TEAMS: [&str; 16] = [
     "payments",
     "checkout",
@@ -208,7 +211,114 @@ pub fn generate(spec: &WorkloadSpec, first_rv: u64) -> Result<Vec<Generated>, se
     for part in built {
         out.extend(part?);
     }
+    let next_rv = out.last().map_or(first_rv, |g| g.rv + 1);
+    secrets(spec, &namespaces, next_rv, &mut out)?;
     Ok(out)
+}
+
+/// A service-account token Secret in every namespace; an application namespace also gets
+/// database credentials (applied with kubectl, so with the last-applied annotation), a TLS
+/// pair and registry credentials. Drawn from their own random stream, so adding them left
+/// the rest of the cluster as it was.
+fn secrets(
+    spec: &WorkloadSpec,
+    namespaces: &[String],
+    mut rv: u64,
+    out: &mut Vec<Generated>,
+) -> Result<(), serde_json::Error> {
+    let mut rng = StdRng::seed_from_u64(spec.seed ^ SECRETS_STREAM);
+    let all = SYSTEM_NAMESPACES
+        .iter()
+        .copied()
+        .chain(namespaces.iter().map(String::as_str));
+    for (i, ns) in all.enumerate() {
+        let created = manifests::timestamp(spec.birth - 90 * 86_400 + i as i64 * 60 + 5);
+        let sa_uid = manifests::uid(&mut rng);
+        let token = format!(
+            "eyJhbGciOiJSUzI1NiIsImtpZCI6IiJ9.{}.{}",
+            manifests::hex(&mut rng, 64),
+            manifests::hex(&mut rng, 86)
+        );
+        let mut specs = vec![(
+            format!("default-token-{}", manifests::safe_suffix(&mut rng, 5)),
+            "kubernetes.io/service-account-token",
+            vec![
+                ("ca.crt", pem("CERTIFICATE", &mut rng)),
+                ("namespace", ns.to_string()),
+                ("token", token),
+            ],
+            json!({
+                "kubernetes.io/service-account.name": "default",
+                "kubernetes.io/service-account.uid": sa_uid,
+            }),
+            false,
+        )];
+        if i >= SYSTEM_NAMESPACES.len() {
+            let team = ns.split('-').next().unwrap_or("platform");
+            let registry = format!(
+                r#"{{"auths":{{"registry.example.com":{{"username":"{team}-ci","password":"{}"}}}}}}"#,
+                manifests::hex(&mut rng, 32)
+            );
+            specs.extend([
+                (
+                    format!("{team}-db-credentials"),
+                    "Opaque",
+                    vec![
+                        ("password", manifests::hex(&mut rng, 24)),
+                        ("username", format!("{team}_app")),
+                    ],
+                    json!({}),
+                    true,
+                ),
+                (
+                    format!("{team}-tls"),
+                    "kubernetes.io/tls",
+                    vec![
+                        ("tls.crt", pem("CERTIFICATE", &mut rng)),
+                        ("tls.key", pem("PRIVATE KEY", &mut rng)),
+                    ],
+                    json!({}),
+                    false,
+                ),
+                (
+                    "registry-credentials".to_string(),
+                    "kubernetes.io/dockerconfigjson",
+                    vec![(".dockerconfigjson", registry)],
+                    json!({}),
+                    false,
+                ),
+            ]);
+        }
+        for (name, type_, data, annotations, applied) in specs {
+            let uid = manifests::uid(&mut rng);
+            let value = manifests::secret(&manifests::SecretSpec {
+                namespace: ns,
+                name: &name,
+                uid: &uid,
+                created: &created,
+                type_,
+                data: &data,
+                annotations,
+                applied,
+            });
+            out.push(encode(
+                Resource::Secrets,
+                format!("{ns}/{name}"),
+                rv,
+                value,
+            )?);
+            rv += 1;
+        }
+    }
+    Ok(())
+}
+
+/// A PEM block of random bytes: looks like a certificate or key, is neither.
+fn pem(label: &str, rng: &mut StdRng) -> String {
+    use base64::Engine as _;
+    let body: Vec<u8> = (0..96).map(|_| rng.random()).collect();
+    let text = base64::engine::general_purpose::STANDARD.encode(body);
+    format!("-----BEGIN {label}-----\n{text}\n-----END {label}-----\n")
 }
 
 /// Decides the applications: namespace, name, size and seed of each, until the pods add up.
@@ -387,6 +497,7 @@ mod tests {
         assert_eq!(count(Resource::Pods), 103);
         assert_eq!(count(Resource::Nodes), 4);
         assert_eq!(count(Resource::Namespaces), 7);
+        assert_eq!(count(Resource::Secrets), 7 + 3 * 3);
         assert!(a.iter().enumerate().all(|(i, g)| g.rv == i as u64 + 1));
         let b = generate(&spec, 1).unwrap();
         assert!(

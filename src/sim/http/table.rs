@@ -195,6 +195,22 @@ fn columns(resource: Resource) -> Vec<Value> {
             column("Status", "string", 0, "The status of the namespace"),
             age,
         ],
+        Resource::Secrets => vec![
+            name,
+            column(
+                "Type",
+                "string",
+                0,
+                "Used to facilitate programmatic handling of secret data.",
+            ),
+            column(
+                "Data",
+                "string",
+                0,
+                "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'.",
+            ),
+            age,
+        ],
     }
 }
 
@@ -376,6 +392,12 @@ fn cells(resource: Resource, obj: &Value) -> Vec<Value> {
             ]
         }
         Resource::Namespaces => vec![name, json!(text(&obj["status"]["phase"])), json!(age(obj))],
+        Resource::Secrets => vec![
+            name,
+            json!(text(&obj["type"])),
+            json!(obj["data"].as_object().map_or(0, |d| d.len())),
+            json!(age(obj)),
+        ],
     }
 }
 

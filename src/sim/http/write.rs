@@ -5,6 +5,7 @@
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
 use rand::Rng;
 use serde_json::{Map, Value, json};
 
@@ -179,6 +180,24 @@ fn validate(resource: Resource, name: &str, value: &Value) -> Result<(), ApiErro
                 return Err(required("spec.template.spec.containers"));
             }
         }
+        Resource::Secrets => {
+            let not_base64 = value["data"].as_object().and_then(|data| {
+                data.iter().find(|(_, v)| {
+                    v.as_str().is_none_or(|s| {
+                        base64::engine::general_purpose::STANDARD.decode(s).is_err()
+                    })
+                })
+            });
+            if let Some((key, _)) = not_base64 {
+                return Err(ApiError::invalid(
+                    resource.kind(),
+                    name,
+                    &format!("data[{key}]"),
+                    "FieldValueInvalid",
+                    "illegal base64 data",
+                ));
+            }
+        }
         Resource::Namespaces | Resource::Nodes => {}
     }
     Ok(())
@@ -243,6 +262,22 @@ fn populate_new(resource: Resource, value: &mut Value, manager: &str) {
         Resource::Deployments | Resource::ReplicaSets => {
             value["metadata"]["generation"] = json!(1);
             value["status"] = json!({});
+        }
+        Resource::Secrets => {
+            // The server folds write-only stringData into data and defaults the type.
+            if let Some(Value::Object(plain)) = value.get_mut("stringData").map(Value::take) {
+                for (key, v) in plain {
+                    let encoded = base64::engine::general_purpose::STANDARD
+                        .encode(v.as_str().unwrap_or_default());
+                    value["data"][key] = json!(encoded);
+                }
+            }
+            if let Some(object) = value.as_object_mut() {
+                object.remove("stringData");
+            }
+            if value["type"].as_str().is_none_or(str::is_empty) {
+                value["type"] = json!("Opaque");
+            }
         }
         Resource::Nodes => {}
     }
@@ -598,14 +633,19 @@ pub(crate) fn delete_cascading(
         let dependents: Vec<(Resource, crate::sim::store::Key)> = match resource {
             Resource::Namespaces => {
                 let prefix = format!("{key}/");
-                [Resource::Deployments, Resource::ReplicaSets, Resource::Pods]
-                    .into_iter()
-                    .flat_map(|r| {
-                        txn.find(r, |k, _| k.starts_with(&prefix))
-                            .into_iter()
-                            .map(move |k| (r, k))
-                    })
-                    .collect()
+                [
+                    Resource::Deployments,
+                    Resource::ReplicaSets,
+                    Resource::Pods,
+                    Resource::Secrets,
+                ]
+                .into_iter()
+                .flat_map(|r| {
+                    txn.find(r, |k, _| k.starts_with(&prefix))
+                        .into_iter()
+                        .map(move |k| (r, k))
+                })
+                .collect()
             }
             Resource::Deployments | Resource::ReplicaSets => {
                 let child = if resource == Resource::Deployments {
@@ -619,7 +659,7 @@ pub(crate) fn delete_cascading(
                     .map(|k| (child, k))
                     .collect()
             }
-            Resource::Nodes | Resource::Pods => Vec::new(),
+            Resource::Nodes | Resource::Pods | Resource::Secrets => Vec::new(),
         };
         for (r, k) in dependents {
             delete_cascading(txn, r, &k, orphan)?;
