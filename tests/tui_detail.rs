@@ -487,3 +487,91 @@ fn secret_values_never_reach_the_screen() {
     }
     insta::assert_snapshot!(text);
 }
+
+/// Every value of a Secret's data, base64 as sent and decoded.
+fn secret_values(secret: &Value) -> Vec<String> {
+    use base64::Engine as _;
+    let mut values = Vec::new();
+    for value in secret["data"]
+        .as_object()
+        .into_iter()
+        .flat_map(|d| d.values())
+    {
+        let encoded = value.as_str().unwrap_or_default().to_string();
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(&encoded)
+            .expect("base64");
+        values.push(String::from_utf8_lossy(&decoded).into_owned());
+        values.push(encoded);
+    }
+    values
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_sim_secret_shows_masked_values_only() {
+    let sim = Sim::start(SimConfig::with_size(20, 2, 2))
+        .await
+        .expect("sim starts");
+    let cluster = Cluster::from_config(
+        sim.kube_config().await.expect("kubeconfig"),
+        "kscope-sim".into(),
+    )
+    .expect("client");
+    let list = cluster
+        .client
+        .request_text(
+            http::Request::get("/api/v1/secrets")
+                .body(Vec::new())
+                .expect("request"),
+        )
+        .await
+        .expect("list");
+    let list: Value = serde_json::from_str(&list).expect("list JSON");
+    // The one applied with kubectl carries its values in the last-applied annotation too.
+    let applied = list["items"]
+        .as_array()
+        .and_then(|items| {
+            items.iter().find(|s| {
+                s["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
+                    .is_string()
+            })
+        })
+        .expect("an applied Secret");
+    let values = secret_values(applied);
+    assert_eq!(
+        values.len(),
+        4,
+        "password and username, encoded and decoded"
+    );
+    let (ns, name) = (
+        applied["metadata"]["namespace"]
+            .as_str()
+            .expect("namespace"),
+        applied["metadata"]["name"].as_str().expect("name"),
+    );
+
+    let mut controller = DetailController::new(cluster.client.clone(), None);
+    controller.open(ResourceKind::Secrets, &format!("{ns}/{name}"));
+    let fetched = tokio::time::timeout(Duration::from_secs(10), controller.fetched())
+        .await
+        .expect("fetched in time")
+        .expect("a result");
+    controller.finish(fetched);
+    controller.apply(&Action::ToggleManagedFields);
+    let detail = controller
+        .screen(Rect::new(0, 0, 100, 40))
+        .expect("detail open");
+    assert!(
+        matches!(detail.fetch, FetchState::Loaded { .. }),
+        "{:?}",
+        detail.fetch
+    );
+    let yaml = detail.yaml.lines.join("\n");
+    assert!(yaml.contains(&format!("name: {name}")), "{yaml}");
+    assert!(yaml.contains("password: •••••••• (24 bytes)"), "{yaml}");
+    assert_eq!(detail.yaml.masked, 3, "two data values and the annotation");
+    for value in &values {
+        assert!(!yaml.contains(value.as_str()), "{value} shown:\n{yaml}");
+    }
+    sim.shutdown().await;
+}

@@ -590,3 +590,42 @@ async fn a_forbidden_resource_shows_its_error_and_others_still_work() {
     drop(app);
     sim.shutdown().await;
 }
+
+/// `:sec` lists the sim's Secrets with kubectl's columns; a Secret has nothing to drill into,
+/// so Enter opens its detail.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_open_by_command_and_enter_shows_their_detail() {
+    let sim = Sim::start(SimConfig::with_size(20, 2, 2))
+        .await
+        .expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let pods = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
+    let mut app = start_app(cluster, pods);
+    wait_rows(&mut app, "pods", |w| w.total > 0).await;
+    run_command(&mut app, "sec");
+    assert_eq!(app.table().kind(), ResourceKind::Secrets);
+    // A token in each of 6 namespaces; credentials, TLS and registry in the 2 app ones.
+    let window = wait_rows(&mut app, "secrets", |w| w.total == 12).await;
+    let names: Vec<String> = app
+        .table()
+        .columns()
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    assert_eq!(names[..4], ["NAME", "TYPE", "DATA", "AGE"]);
+    let tls = window
+        .rows
+        .iter()
+        .find(|r| r.cells[1] == "kubernetes.io/tls")
+        .expect("a TLS Secret");
+    assert_eq!(tls.cells[2], "2");
+    assert_eq!(
+        nav::drill_down(&app.current(), &window.rows[0].key, &[]),
+        Ok(None)
+    );
+    app.apply(Action::DrillDown);
+    assert_eq!(app.state().mode, InputMode::Detail);
+    drop(app);
+    sim.shutdown().await;
+}

@@ -10,7 +10,7 @@ use kscope::index_views::live::{LiveView, SortSpec, Window};
 use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
 use kscope::resources::{
-    Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Timestamp, decode,
+    Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret, Timestamp, decode,
 };
 use kscope::ui::action::InputMode;
 use kscope::ui::app::capture;
@@ -457,6 +457,60 @@ fn replicasets_of_a_deployment_in_one_namespace() {
     state.filter.input = "owner=Deployment/web".into();
     let header = header_for(ResourceKind::ReplicaSets, "namespace shop");
     insta::assert_snapshot!(render_kind(&view, &mut state, &header, 100, 10));
+}
+
+/// `:secrets`: kubectl's NAME TYPE DATA AGE, from a projection that never kept a value.
+#[test]
+fn secrets_table_in_all_namespaces() {
+    let secret = |ns: &str, name: &str, type_: &str, keys: &[&str], age_days: i64| {
+        let data: Vec<String> = keys
+            .iter()
+            .map(|k| format!(r#""{k}":"c2VjcmV0LXZhbHVl""#))
+            .collect();
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Secret","metadata":{{"name":"{name}",
+                "namespace":"{ns}","resourceVersion":"1","creationTimestamp":"{}"}},
+                "type":"{type_}","data":{{{}}}}}"#,
+            created(86_400 * age_days),
+            data.join(",")
+        )
+    };
+    let view = view_of(store_of::<Secret>([
+        secret(
+            "shop",
+            "db-credentials",
+            "Opaque",
+            &["password", "username"],
+            3,
+        ),
+        secret(
+            "shop",
+            "shop-tls",
+            "kubernetes.io/tls",
+            &["tls.crt", "tls.key"],
+            40,
+        ),
+        secret(
+            "shop",
+            "registry-credentials",
+            "kubernetes.io/dockerconfigjson",
+            &[".dockerconfigjson"],
+            40,
+        ),
+        secret(
+            "kube-system",
+            "default-token-x7k2p",
+            "kubernetes.io/service-account-token",
+            &["ca.crt", "namespace", "token"],
+            90,
+        ),
+        secret("data", "empty", "Opaque", &[], 1),
+    ]));
+    let mut state = UiState::new(false);
+    let header = header_for(ResourceKind::Secrets, kscope::ui::ALL_NAMESPACES);
+    let text = render_kind(&view, &mut state, &header, 100, 10);
+    assert!(!text.contains("c2VjcmV0"), "{text}");
+    insta::assert_snapshot!(text);
 }
 
 #[test]

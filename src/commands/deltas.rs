@@ -10,7 +10,9 @@ use crate::duration::parse_duration;
 use crate::informers::controller::RunningInformer;
 use crate::informers::lister_watcher::WatchEventType;
 use crate::informers::tap::{Tap, TapEntry, TapKind};
-use crate::resources::{Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind};
+use crate::resources::{
+    Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
+};
 
 use super::{CommandError, InformerArgs, gives_up, start_informer};
 
@@ -77,6 +79,7 @@ pub async fn run(args: &DeltasArgs, out: &mut impl Write) -> Result<(), CommandE
         ResourceKind::Namespaces => stream::<Namespace>(args, kind, out).await,
         ResourceKind::Deployments => stream::<Deployment>(args, kind, out).await,
         ResourceKind::ReplicaSets => stream::<ReplicaSet>(args, kind, out).await,
+        ResourceKind::Secrets => stream::<Secret>(args, kind, out).await,
     }
 }
 

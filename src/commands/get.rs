@@ -10,7 +10,7 @@ use crate::duration::parse_duration;
 use crate::index_views::columns::TableRow;
 use crate::index_views::query::{FuzzyFilter, Query, Term};
 use crate::informers::keys::Key;
-use crate::resources::{Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind};
+use crate::resources::{Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret};
 
 use super::output::{OutputFormat, ToJson, print_objects};
 use super::{CommandError, InformerArgs, gives_up, start_informer};
@@ -67,6 +67,7 @@ pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandErro
         ResourceKind::Namespaces => get::<Namespace>(args, kind, out).await,
         ResourceKind::Deployments => get::<Deployment>(args, kind, out).await,
         ResourceKind::ReplicaSets => get::<ReplicaSet>(args, kind, out).await,
+        ResourceKind::Secrets => get::<Secret>(args, kind, out).await,
     }
 }
 

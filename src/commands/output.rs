@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::index_views::columns::TableRow;
 use crate::resources::{
     Deployment, KubeResource, Labels, Namespace, Node, OwnerRef, Pod, ReplicaSet, ResourceKind,
-    Timestamp,
+    Secret, Timestamp,
 };
 
 /// `-o` formats.
@@ -165,6 +165,27 @@ impl ToJson for Namespace {
             "kind": "Namespace",
             "metadata": metadata(self, |_| {}),
             "status": {"phase": self.phase()},
+        })
+    }
+}
+
+/// The keys of `data`, each with an empty value: kscope never keeps a Secret's values.
+impl ToJson for Secret {
+    fn to_json(&self) -> Value {
+        let keys: Map<String, Value> = self
+            .data_keys()
+            .map(|k| (k.to_string(), Value::String(String::new())))
+            .collect();
+        json!({
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": metadata(self, |m| {
+                if !self.annotations().is_empty() {
+                    m.insert("annotations".into(), labels_json(self.annotations()));
+                }
+            }),
+            "type": self.secret_type(),
+            "data": keys,
         })
     }
 }

@@ -4,7 +4,9 @@
 use std::sync::Arc;
 
 use crate::informers::object::Object;
-use crate::resources::{Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, Timestamp};
+use crate::resources::{
+    Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, Secret, Timestamp,
+};
 
 use super::definitions::Indexable;
 
@@ -256,6 +258,19 @@ impl TableRow for ReplicaSet {
             joined(self.containers().map(|c| c.name)),
             joined(self.containers().map(|c| c.image)),
             selector(self.selector().iter()),
+        ]
+    }
+}
+
+impl TableRow for Secret {
+    const COLUMNS: &'static [Column] = &[text("NAME"), text("TYPE"), number("DATA"), AGE];
+
+    fn cells(&self, now: Timestamp) -> Vec<String> {
+        vec![
+            self.name().to_string(),
+            self.secret_type().unwrap_or_default().to_string(),
+            self.data_count().to_string(),
+            age(self, now),
         ]
     }
 }

@@ -9,7 +9,7 @@ use smallvec::smallvec;
 
 use crate::informers::indexer::{IndexFunc, IndexValues, index_func};
 use crate::informers::object::Object;
-use crate::resources::{Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet};
+use crate::resources::{Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, Secret};
 
 /// A projection field an index can read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -222,6 +222,19 @@ impl Indexable for ReplicaSet {
             IndexField::Namespace => one(self.namespace()),
             IndexField::Owner => owner(self),
             IndexField::Images => images(self.containers().map(|c| c.image)),
+            _ => IndexValues::new(),
+        }
+    }
+}
+
+impl Indexable for Secret {
+    fn annotation(&self, key: &str) -> Option<&str> {
+        Secret::annotation(self, key)
+    }
+
+    fn field_values(&self, field: IndexField) -> IndexValues<'_> {
+        match field {
+            IndexField::Namespace => one(self.namespace()),
             _ => IndexValues::new(),
         }
     }

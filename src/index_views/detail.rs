@@ -5,12 +5,13 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use base64::Engine;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::informers::diff::Change;
 use crate::informers::lister_watcher::WatchEventType;
 use crate::informers::tap::{DiffUnavailable, TapEntry, TapKind};
+pub use crate::resources::secret::{is_secret, mask_secret};
+use crate::resources::secret::{mask_map, mask_value};
 use crate::resources::{LAST_APPLIED_ANNOTATION, Timestamp};
 
 /// Why an object could not be shown as YAML.
@@ -53,56 +54,6 @@ pub fn yaml(object: &Value, show_managed_fields: bool) -> Result<YamlDoc, YamlEr
         hidden_managed_fields,
         masked,
     })
-}
-
-/// True for a core `Secret`.
-pub fn is_secret(object: &Value) -> bool {
-    object.get("kind").and_then(Value::as_str) == Some("Secret")
-        && object.get("apiVersion").and_then(Value::as_str) == Some("v1")
-}
-
-/// What replaces a secret value: its size only.
-fn mask(bytes: usize) -> Value {
-    Value::String(format!("•••••••• ({bytes} bytes)"))
-}
-
-/// Masks one value of `data` (base64: the size is the decoded one) or `stringData`.
-fn mask_value(value: &Value, base64: bool) -> Value {
-    let bytes = match value {
-        Value::String(s) if base64 => base64::engine::general_purpose::STANDARD
-            .decode(s)
-            .map_or(s.len(), |decoded| decoded.len()),
-        Value::String(s) => s.len(),
-        other => other.to_string().len(),
-    };
-    mask(bytes)
-}
-
-fn mask_map(map: &mut Map<String, Value>, base64: bool) -> usize {
-    for value in map.values_mut() {
-        *value = mask_value(value, base64);
-    }
-    map.len()
-}
-
-/// Masks every value under `data` and `stringData`, and the last-applied annotation, which
-/// `kubectl apply` fills with the whole Secret in clear. Returns how many were masked.
-pub fn mask_secret(object: &mut Value) -> usize {
-    let mut masked = 0;
-    for (field, base64) in [("data", true), ("stringData", false)] {
-        if let Some(map) = object.get_mut(field).and_then(Value::as_object_mut) {
-            masked += mask_map(map, base64);
-        }
-    }
-    if let Some(annotations) = object
-        .pointer_mut("/metadata/annotations")
-        .and_then(Value::as_object_mut)
-        && let Some(applied) = annotations.get_mut(LAST_APPLIED_ANNOTATION)
-    {
-        *applied = mask_value(applied, false);
-        masked += 1;
-    }
-    masked
 }
 
 /// One line of an object's history.

@@ -18,6 +18,7 @@ use super::delta_fifo::DeltaType;
 use super::diff::{Change, changed_paths, diff};
 use super::keys::Key;
 use super::lister_watcher::WatchEventType;
+use crate::resources::secret::keepable_raw;
 
 /// What a tap entry records.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -161,7 +162,10 @@ impl Tap {
         }
     }
 
-    pub fn record(&self, kind: TapKind, record: TapRecord) {
+    /// Keeps `record`; a Secret's values are masked first, so they never reach the ring, its
+    /// subscribers, or what they show and print.
+    pub fn record(&self, kind: TapKind, mut record: TapRecord) {
+        record.raw = record.raw.and_then(keepable_raw);
         let mut ring = self.ring.lock();
         if matches!(kind, TapKind::Relist { .. }) {
             // After a relist the previous watch event no longer tells what the store held.
@@ -323,6 +327,58 @@ mod tests {
         tap.record(TapKind::Relist { objects: 1 }, TapRecord::default());
         watch(&tap, "ns/a", 2, r#"{"v":2}"#);
         assert!(tap.snapshot()[2].previous_raw.is_none());
+    }
+
+    /// A Secret's values, and the last-applied annotation holding them, are masked before
+    /// the ring keeps the raw object: the changed paths and the diff carry masks only.
+    #[test]
+    fn secret_values_are_masked_before_they_are_kept() {
+        let tap = Tap::new(10);
+        let mut rx = tap.subscribe();
+        let secret = |password: &str, token: &str| {
+            serde_json::json!({
+                "apiVersion": "v1", "kind": "Secret",
+                "metadata": {"name": "db", "namespace": "ns", "resourceVersion": "1",
+                    "annotations": {"kubectl.kubernetes.io/last-applied-configuration":
+                        format!("{{\"data\":{{\"password\":\"{password}\"}}}}")}},
+                "type": "Opaque",
+                "data": {"password": password},
+                "stringData": {"token": token},
+            })
+            .to_string()
+        };
+        watch(&tap, "ns/db", 1, &secret("c2VjcmV0LW9uZQ==", "plain-one"));
+        watch(&tap, "ns/db", 2, &secret("c2VjcmV0LXR3b29v", "plain-twooo"));
+        let entries = tap.snapshot();
+        let broadcast = rx.try_recv().unwrap();
+        for entry in entries.iter().chain([&broadcast]) {
+            for raw in [&entry.raw, &entry.previous_raw].into_iter().flatten() {
+                let text = String::from_utf8_lossy(raw);
+                for value in ["c2VjcmV0", "plain-one", "plain-twooo"] {
+                    assert!(!text.contains(value), "{value} kept in {text}");
+                }
+            }
+        }
+        let raw: Value = serde_json::from_slice(entries[1].raw.as_ref().unwrap()).unwrap();
+        assert_eq!(raw["data"]["password"], "•••••••• (12 bytes)");
+        assert_eq!(raw["metadata"]["name"], "db");
+        assert_eq!(
+            entries[1].changed_paths().unwrap(),
+            ["data.password", "stringData.token"]
+        );
+        let diff = format!("{:?}", entries[1].diff().unwrap());
+        assert!(
+            !diff.contains("c2VjcmV0") && !diff.contains("plain-"),
+            "{diff}"
+        );
+    }
+
+    #[test]
+    fn other_kinds_are_kept_byte_for_byte() {
+        let tap = Tap::new(10);
+        let pod = r#"{"kind":"Pod","apiVersion":"v1","spec":{"volumes":[{"secret":{"secretName":"Secret"}}]}}"#;
+        watch(&tap, "ns/p", 1, pod);
+        assert_eq!(tap.snapshot()[0].raw.as_deref(), Some(pod.as_bytes()));
     }
 
     #[tokio::test]

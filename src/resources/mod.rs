@@ -81,6 +81,7 @@ mod meta;
 mod node;
 mod packed;
 mod pod;
+pub mod secret;
 mod time;
 mod workloads;
 
@@ -88,6 +89,7 @@ pub use meta::{Container, OwnerRef};
 pub use node::{ConditionStatus, Namespace, Node};
 pub use packed::{LAST_APPLIED_ANNOTATION, Labels};
 pub use pod::Pod;
+pub use secret::Secret;
 pub use time::{Timestamp, TimestampError};
 pub use workloads::{Deployment, ReplicaSet, Replicas};
 
@@ -126,13 +128,14 @@ pub enum ResourceKind {
     Namespaces,
     Deployments,
     ReplicaSets,
+    Secrets,
 }
 
 /// A resource name kscope does not know.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "unknown resource type {0:?}; kscope knows pods (po), nodes (no), namespaces (ns), \
-     deployments (deploy) and replicasets (rs)"
+     deployments (deploy), replicasets (rs) and secrets (sec)"
 )]
 pub struct UnknownResource(pub String);
 
@@ -144,12 +147,13 @@ pub enum PathError {
 }
 
 impl ResourceKind {
-    pub const ALL: [ResourceKind; 5] = [
+    pub const ALL: [ResourceKind; 6] = [
         Self::Pods,
         Self::Nodes,
         Self::Namespaces,
         Self::Deployments,
         Self::ReplicaSets,
+        Self::Secrets,
     ];
 
     /// The `kind` field (`Pod`).
@@ -160,13 +164,14 @@ impl ResourceKind {
             Self::Namespaces => "Namespace",
             Self::Deployments => "Deployment",
             Self::ReplicaSets => "ReplicaSet",
+            Self::Secrets => "Secret",
         }
     }
 
     /// The API group; `""` for the core group.
     pub const fn group(self) -> &'static str {
         match self {
-            Self::Pods | Self::Nodes | Self::Namespaces => "",
+            Self::Pods | Self::Nodes | Self::Namespaces | Self::Secrets => "",
             Self::Deployments | Self::ReplicaSets => "apps",
         }
     }
@@ -191,6 +196,7 @@ impl ResourceKind {
             Self::Namespaces => "namespaces",
             Self::Deployments => "deployments",
             Self::ReplicaSets => "replicasets",
+            Self::Secrets => "secrets",
         }
     }
 
@@ -202,6 +208,7 @@ impl ResourceKind {
             Self::Namespaces => "ns",
             Self::Deployments => "deploy",
             Self::ReplicaSets => "rs",
+            Self::Secrets => "sec",
         }
     }
 
@@ -255,6 +262,7 @@ impl FromStr for ResourceKind {
             "namespaces" | "namespace" | "ns" => Self::Namespaces,
             "deployments" | "deployment" | "deploy" => Self::Deployments,
             "replicasets" | "replicaset" | "rs" => Self::ReplicaSets,
+            "secrets" | "secret" | "sec" => Self::Secrets,
             _ => return Err(UnknownResource(s.to_owned())),
         };
         match group {

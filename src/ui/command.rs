@@ -22,13 +22,16 @@ const COMMANDS: &[(&str, Target)] = &[
     ("namespaces", Target::Kind(ResourceKind::Namespaces)),
     ("ns", Target::Kind(ResourceKind::Namespaces)),
     ("namespace", Target::Kind(ResourceKind::Namespaces)),
+    ("secrets", Target::Kind(ResourceKind::Secrets)),
+    ("sec", Target::Kind(ResourceKind::Secrets)),
+    ("secret", Target::Kind(ResourceKind::Secrets)),
     ("quit", Target::Quit),
     ("q", Target::Quit),
     ("q!", Target::Quit),
 ];
 
 /// The names hints offer when nothing matches yet: one per command.
-const PRIMARY: &[&str] = &["pods", "nodes", "deploy", "rs", "ns", "quit"];
+const PRIMARY: &[&str] = &["pods", "nodes", "deploy", "rs", "ns", "secrets", "quit"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target {

@@ -75,7 +75,7 @@ pub fn drill_down(
         None => from.scope.clone(),
     };
     let spec = match from.kind {
-        ResourceKind::Pods => return Ok(None),
+        ResourceKind::Pods | ResourceKind::Secrets => return Ok(None),
         ResourceKind::Namespaces => {
             ViewSpec::new(ResourceKind::Pods, NamespaceScope::One(name.to_string()))
         }

@@ -20,7 +20,9 @@ use crate::informers::keys::Key;
 use crate::informers::reflector::ReflectorStatus;
 use crate::informers::tap::Tap;
 use crate::informers::workqueue::WorkqueueMetrics;
-use crate::resources::{Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Timestamp};
+use crate::resources::{
+    Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret, Timestamp,
+};
 
 use super::UiError;
 use super::action::Action;
@@ -300,6 +302,7 @@ impl TableStarter {
             ResourceKind::ReplicaSets => {
                 Box::new(ResourceTable::<ReplicaSet>::start(self, scope, sort)?)
             }
+            ResourceKind::Secrets => Box::new(ResourceTable::<Secret>::start(self, scope, sort)?),
         })
     }
 }
