@@ -461,12 +461,11 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
     sim.shutdown().await;
 }
 
-/// kscope has no secrets table yet, so the target is a pod key; the fetched object decides.
 #[test]
 fn secret_values_never_reach_the_screen() {
     let mut detail = Detail::new(
         DetailTarget {
-            kind: ResourceKind::Pods,
+            kind: ResourceKind::Secrets,
             key: "shop/db-creds".into(),
         },
         at(NOW - 2),

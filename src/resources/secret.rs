@@ -97,38 +97,64 @@ pub fn is_secret(object: &Value) -> bool {
 /// How every mask starts, so that masking what is already masked changes nothing.
 const MASK: &str = "••••••••";
 
-/// What replaces a secret value: its size only.
-fn mask(bytes: usize) -> Value {
-    Value::String(format!("{MASK} ({bytes} bytes)"))
+/// Whether a mask also tells one value from another (see [`fingerprint`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Style {
+    SizeOnly,
+    Fingerprinted,
+}
+
+/// A keyed digest of a secret value: SipHash under a random key made once per process and
+/// never shown, so equal values within one run look equal (a rotation shows as a change in
+/// the delta panel) while no one can test a guess against it.
+fn fingerprint(value: &str) -> u32 {
+    use std::hash::{BuildHasher, RandomState};
+    static KEY: std::sync::OnceLock<RandomState> = std::sync::OnceLock::new();
+    // Only 32 bits are shown: enough to see a change, too few to identify a value.
+    KEY.get_or_init(RandomState::new).hash_one(value) as u32
 }
 
 /// Masks one value of `data` (base64: the size is the decoded one) or `stringData`.
-pub(crate) fn mask_value(value: &Value, base64: bool) -> Value {
-    let bytes = match value {
+fn mask_as(value: &Value, base64: bool, style: Style) -> Value {
+    let text = match value {
         Value::String(s) if s.starts_with(MASK) => return value.clone(),
-        Value::String(s) if base64 => base64::engine::general_purpose::STANDARD
-            .decode(s)
-            .map_or(s.len(), |decoded| decoded.len()),
-        Value::String(s) => s.len(),
-        other => other.to_string().len(),
+        Value::String(s) => std::borrow::Cow::Borrowed(s.as_str()),
+        other => std::borrow::Cow::Owned(other.to_string()),
     };
-    mask(bytes)
+    let bytes = match base64 {
+        true => base64::engine::general_purpose::STANDARD
+            .decode(text.as_bytes())
+            .map_or(text.len(), |decoded| decoded.len()),
+        false => text.len(),
+    };
+    Value::String(match style {
+        Style::SizeOnly => format!("{MASK} ({bytes} bytes)"),
+        Style::Fingerprinted => format!("{MASK} ({bytes} bytes, #{:08x})", fingerprint(&text)),
+    })
 }
 
-pub(crate) fn mask_map(map: &mut Map<String, Value>, base64: bool) -> usize {
+/// Masks one value of `data` (base64: the size is the decoded one) or `stringData`; the
+/// mask shows its size only.
+pub(crate) fn mask_value(value: &Value, base64: bool) -> Value {
+    mask_as(value, base64, Style::SizeOnly)
+}
+
+fn mask_map_as(map: &mut Map<String, Value>, base64: bool, style: Style) -> usize {
     for value in map.values_mut() {
-        *value = mask_value(value, base64);
+        *value = mask_as(value, base64, style);
     }
     map.len()
 }
 
-/// Masks every value under `data` and `stringData`, and the last-applied annotation, which
-/// `kubectl apply` fills with the whole Secret in clear. Returns how many were masked.
-pub fn mask_secret(object: &mut Value) -> usize {
+pub(crate) fn mask_map(map: &mut Map<String, Value>, base64: bool) -> usize {
+    mask_map_as(map, base64, Style::SizeOnly)
+}
+
+fn mask_secret_as(object: &mut Value, style: Style) -> usize {
     let mut masked = 0;
     for (field, base64) in [("data", true), ("stringData", false)] {
         if let Some(map) = object.get_mut(field).and_then(Value::as_object_mut) {
-            masked += mask_map(map, base64);
+            masked += mask_map_as(map, base64, style);
         }
     }
     if let Some(annotations) = object
@@ -136,17 +162,25 @@ pub fn mask_secret(object: &mut Value) -> usize {
         .and_then(Value::as_object_mut)
         && let Some(applied) = annotations.get_mut(LAST_APPLIED_ANNOTATION)
     {
-        *applied = mask_value(applied, false);
+        *applied = mask_as(applied, false, style);
         masked += 1;
     }
     masked
 }
 
+/// Masks every value under `data` and `stringData`, and the last-applied annotation, which
+/// `kubectl apply` fills with the whole Secret in clear, by their sizes. Returns how many
+/// were masked.
+pub fn mask_secret(object: &mut Value) -> usize {
+    mask_secret_as(object, Style::SizeOnly)
+}
+
 /// What of a raw watch object may be kept by anything that keeps raw JSON (the tap, and
 /// through it the delta panel, history diffs and `kscope deltas`): a Secret with its values
 /// masked, any other object as it is, nothing when an object that mentions `"Secret"` cannot
-/// be parsed (it cannot be told apart from a Secret). Only objects mentioning `"Secret"` are
-/// parsed, so other kinds cost one substring search.
+/// be parsed (it cannot be told apart from a Secret). Masks carry a fingerprint, so what
+/// changed still shows. Only objects mentioning `"Secret"` are parsed, so other kinds cost
+/// one substring search.
 pub fn keepable_raw(raw: Bytes) -> Option<Bytes> {
     if memchr::memmem::find(&raw, b"\"Secret\"").is_none() {
         return Some(raw);
@@ -155,7 +189,7 @@ pub fn keepable_raw(raw: Bytes) -> Option<Bytes> {
     if !is_secret(&object) {
         return Some(raw);
     }
-    mask_secret(&mut object);
+    mask_secret_as(&mut object, Style::Fingerprinted);
     serde_json::to_vec(&object).ok().map(Bytes::from)
 }
 

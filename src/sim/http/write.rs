@@ -263,23 +263,29 @@ fn populate_new(resource: Resource, value: &mut Value, manager: &str) {
             value["metadata"]["generation"] = json!(1);
             value["status"] = json!({});
         }
-        Resource::Secrets => {
-            // The server folds write-only stringData into data and defaults the type.
-            if let Some(Value::Object(plain)) = value.get_mut("stringData").map(Value::take) {
-                for (key, v) in plain {
-                    let encoded = base64::engine::general_purpose::STANDARD
-                        .encode(v.as_str().unwrap_or_default());
-                    value["data"][key] = json!(encoded);
-                }
-            }
-            if let Some(object) = value.as_object_mut() {
-                object.remove("stringData");
-            }
-            if value["type"].as_str().is_none_or(str::is_empty) {
-                value["type"] = json!("Opaque");
-            }
+        Resource::Secrets | Resource::Nodes => {}
+    }
+    normalize(resource, value);
+}
+
+/// What the server does on every write: a Secret's write-only stringData is folded into
+/// data (base64) and its type defaults to Opaque.
+fn normalize(resource: Resource, value: &mut Value) {
+    if resource != Resource::Secrets {
+        return;
+    }
+    if let Some(Value::Object(plain)) = value.get_mut("stringData").map(Value::take) {
+        for (key, v) in plain {
+            let encoded =
+                base64::engine::general_purpose::STANDARD.encode(v.as_str().unwrap_or_default());
+            value["data"][key] = json!(encoded);
         }
-        Resource::Nodes => {}
+    }
+    if let Some(object) = value.as_object_mut() {
+        object.remove("stringData");
+    }
+    if value["type"].as_str().is_none_or(str::is_empty) {
+        value["type"] = json!("Opaque");
     }
 }
 
@@ -388,6 +394,7 @@ fn update_existing(
     mut value: Value,
 ) -> Result<Bytes, ApiError> {
     let resource = target.resource;
+    normalize(resource, &mut value);
     validate(resource, name, &value)?;
     for field in [
         "uid",
@@ -511,6 +518,7 @@ pub(crate) fn patch(
             ));
         }
         let resource = target.resource;
+        normalize(resource, &mut value);
         validate(resource, name, &value)?;
         if value["spec"] != current["spec"]
             && let Some(g) = current["metadata"]["generation"].as_u64()
