@@ -163,6 +163,7 @@ fn commands_parse_with_aliases_and_scopes() {
             "pods -A -A",
             show(ResourceKind::Pods, Some(NamespaceScope::All)),
         ),
+        ("sec", show(ResourceKind::Secrets, None)),
         ("q", Ok(Command::Quit)),
         ("quit", Ok(Command::Quit)),
     ] {
@@ -170,7 +171,7 @@ fn commands_parse_with_aliases_and_scopes() {
     }
     for (input, want) in [
         ("", CommandError::Empty),
-        ("secrets", CommandError::Unknown("secrets".into())),
+        ("configmaps", CommandError::Unknown("configmaps".into())),
         ("pods -n", CommandError::MissingNamespace("-n".into())),
         ("pods -x", CommandError::UnknownFlag("-x".into())),
         ("pods -n Web_1", CommandError::BadNamespace("Web_1".into())),
@@ -184,7 +185,7 @@ fn commands_parse_with_aliases_and_scopes() {
 
 #[test]
 fn command_hints_and_completion() {
-    assert!(command::hint("").starts_with("pods nodes deploy rs ns quit"));
+    assert!(command::hint("").starts_with("pods nodes deploy rs ns secrets quit"));
     assert_eq!(command::hint("n"), "nodes no node namespaces ns namespace");
     assert_eq!(command::hint("no"), "Enter shows nodes");
     assert!(command::hint("po -n").contains("needs a namespace"));
@@ -378,7 +379,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     app.apply(Action::ToggleWide);
 
     // An unknown command and a bad flag change nothing but say why.
-    run_command(&mut app, "secrets");
+    run_command(&mut app, "configmaps");
     assert!(
         app.state()
             .command
