@@ -374,8 +374,17 @@ async fn bench(sim: &SimHandle, config: kube::Config, pods: usize, measure: Dura
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let sync = started.elapsed();
-    // Settle: the watch catches up with what churned during the list.
-    b.run_loop(Duration::from_secs(2).min(measure), None).await;
+    // Settle until the watch delivers: a list slower than the sim's history (10,000 events,
+    // 10 s of churn) gets 410 Expired and relists before it watches.
+    let settle = Duration::from_secs(2).min(measure);
+    loop {
+        let before = b.app.table().watch_events();
+        b.run_loop(settle, None).await;
+        if b.app.table().watch_events() > before {
+            break;
+        }
+        assert!(started.elapsed() < PATIENCE, "the watch never delivered");
+    }
 
     // Frames under churn.
     let mut frames = Frames {
@@ -435,7 +444,13 @@ async fn bench(sim: &SimHandle, config: kube::Config, pods: usize, measure: Dura
     b.run_loop(pause, None).await;
     keys.extend(b.type_text(&format!("/app={app_value}"), "/app="));
     b.run_loop(pause, None).await;
-    keys.push(b.press(KeyCode::Esc, "Esc (clear app= filter)"));
+    // Back to every row: no index view, and no text left from the chars before `=`.
+    keys.push(
+        b.press_until(KeyCode::Esc, "Esc (clear app= filter)", |b| {
+            b.app.table().text().is_empty()
+        })
+        .await,
+    );
     // Free text: a piece of the name of a pod on screen, typed char by char.
     let fuzzy = {
         let window = b.app.window(usize::from(HEIGHT));
