@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Sink;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -28,7 +29,6 @@ use kscope::ui::table::TableStarter;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use std::sync::Arc;
 use tokio::sync::broadcast;
 
 /// The event loop's frame interval (60 fps).
