@@ -1,9 +1,8 @@
-//! What one frame costs on a large view: 150,000 pods, a change applied between frames, the
-//! selection moved, the visible window copied out and drawn. Prints the numbers; the bound
-//! asserted is loose because tests run unoptimised on shared machines.
+//! Frames drawn on a large view while changes apply between them: the selection moves one row
+//! per frame, the window copied out follows it, and index filters rebuild to the right rows.
+//! What a frame costs is measured by `cargo bench --bench tui`, not here.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use kscope::index_views::definitions::default_index_definitions;
 use kscope::index_views::live::{LiveView, SortSpec};
@@ -17,7 +16,7 @@ use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-const PODS: usize = 150_000;
+const PODS: usize = 15_000;
 const NOW: i64 = 1_767_225_600;
 
 fn pod(i: usize, restarts: usize) -> Arc<Pod> {
@@ -34,7 +33,7 @@ fn pod(i: usize, restarts: usize) -> Arc<Pod> {
 }
 
 #[test]
-fn frame_and_keystroke_cost_at_150k_pods() {
+fn frames_follow_the_selection_while_rows_change() {
     let registry = IndexRegistry::<Pod>::new(default_index_definitions()).expect("indexes");
     for i in 0..PODS {
         registry.indexer().add(pod(i, 0)).expect("add");
@@ -60,8 +59,6 @@ fn frame_and_keystroke_cost_at_150k_pods() {
     let columns = view.lock().columns();
 
     let frames = 120;
-    let mut frame_time = Duration::ZERO;
-    let mut worst = Duration::ZERO;
     for frame in 0..frames {
         // 1,000 changes per second at 60 frames per second: about 17 between frames.
         for change in 0..17 {
@@ -73,13 +70,17 @@ fn frame_and_keystroke_cost_at_150k_pods() {
             view.lock()
                 .apply(&Arc::from(format!("ns-{}/pod-{i:06}", i % 30)));
         }
-        let started = Instant::now();
         {
             let mut v = view.lock();
             let next = v.selected_position().map_or(0, |p| p + 1);
             v.select_position(next);
         }
         let window = capture(&view, &mut state, rows, Timestamp::from_seconds(NOW));
+        assert_eq!(window.total, PODS);
+        assert_eq!(window.selected, Some(frame), "one row down per frame");
+        assert_eq!(window.rows.len(), rows);
+        let shown = window.selected.expect("selected") - window.offset;
+        assert!(shown < rows, "the selection is on screen");
         let screen = Screen {
             state: &state,
             header: &header,
@@ -91,29 +92,17 @@ fn frame_and_keystroke_cost_at_150k_pods() {
             color: true,
         };
         terminal.draw(|f| draw::draw(f, &screen)).expect("draws");
-        let took = started.elapsed();
-        frame_time += took;
-        worst = worst.max(took);
+        let drawn = format!("{:?}", terminal.backend().buffer());
+        assert!(drawn.contains(window.rows[shown].key.rsplit('/').next().expect("name")));
     }
-    let started = Instant::now();
     let filtered = LiveView::new(
         registry.clone(),
         Query::parse("app=app-7").expect("query"),
         SortSpec::default(),
     )
     .expect("filtered view");
-    let filter_keystroke = started.elapsed();
-    let started = Instant::now();
     let cleared = LiveView::new(registry.clone(), Query::default(), SortSpec::default())
         .expect("unfiltered view");
-    let clear_keystroke = started.elapsed();
-    let mean = frame_time / frames as u32;
-    println!(
-        "{PODS} pods: keystroke + frame mean {mean:?}, worst {worst:?}; \
-         index filter rebuild {filter_keystroke:?} ({} rows); clearing it {clear_keystroke:?}",
-        filtered.len()
-    );
     assert_eq!(cleared.len(), PODS);
     assert_eq!(filtered.len(), PODS / 500);
-    assert!(mean < Duration::from_millis(50), "mean frame {mean:?}");
 }

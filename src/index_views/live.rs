@@ -352,7 +352,7 @@ impl<T: TableRow> LiveView<T> {
     /// for `text`), or clears the text filter when `text` is empty.
     pub fn set_text_matches(&mut self, text: &str, matches: &FuzzyMatches) {
         if text.is_empty() {
-            self.text = None;
+            self.clear_text();
             return;
         }
         let no_joined = HashSet::default();
@@ -402,6 +402,11 @@ impl<T: TableRow> LiveView<T> {
             text: text.to_string(),
             rows,
         });
+    }
+
+    /// Shows every member again: clearing the text needs no search.
+    pub fn clear_text(&mut self) {
+        self.text = None;
     }
 
     fn filter_text(&mut self, text: String, matched: &HashSet<Key, Hasher>) {
@@ -486,6 +491,9 @@ pub struct ViewWorker<T> {
     version: watch::Receiver<u64>,
     queue: Queue<Key>,
     fuzzy: FuzzySearch,
+    /// The text last asked for: a search's result for any other text is stale (a later
+    /// keystroke's is coming) and is not shown. Locked after the view.
+    wanted: Arc<Mutex<String>>,
     tasks: JoinSet<()>,
 }
 
@@ -501,6 +509,7 @@ impl<T: TableRow> ViewWorker<T> {
         // Register first, so nothing that happens while the view is built is missed; the
         // replayed initial adds change nothing in a view built from the same store.
         let mut handler = informer.add_event_handler();
+        let wanted = Arc::new(Mutex::new(query.text.clone()));
         let view = Arc::new(Mutex::new(LiveView::new(registry, query, sort)?));
         let queue: Queue<Key> = Queue::new();
         let (version_tx, version) = watch::channel(0u64);
@@ -543,11 +552,17 @@ impl<T: TableRow> ViewWorker<T> {
         let fuzzy = FuzzySearch::spawn(move || candidates_view.lock().fuzzy_candidates());
         let mut results = fuzzy.results();
         let fuzzy_view = view.clone();
+        let results_wanted = wanted.clone();
         tasks.spawn(async move {
             while results.changed().await.is_ok() {
                 let latest = results.borrow_and_update().clone();
                 if let Some(matches) = latest {
-                    fuzzy_view.lock().set_text_matches(matches.text(), &matches);
+                    let mut view = fuzzy_view.lock();
+                    if *results_wanted.lock() != matches.text() {
+                        continue;
+                    }
+                    view.set_text_matches(matches.text(), &matches);
+                    drop(view);
                     version_tx.send_modify(|v| *v += 1);
                 }
             }
@@ -558,6 +573,7 @@ impl<T: TableRow> ViewWorker<T> {
             version,
             queue,
             fuzzy,
+            wanted,
             tasks,
         })
     }
@@ -574,7 +590,15 @@ impl<T: TableRow> ViewWorker<T> {
 
     /// Narrows the view to rows whose `namespace/name` fuzzy-matches `text`, off this thread;
     /// a search still running for the previous keystroke is cancelled.
+    /// Empty text is cleared at once, so Esc shows every row in its own frame rather than
+    /// the rows of an older search until an empty one comes back.
     pub fn set_text(&self, text: &str) {
+        let mut view = self.view.lock();
+        text.clone_into(&mut self.wanted.lock());
+        if text.is_empty() {
+            view.clear_text();
+        }
+        drop(view);
         self.fuzzy.search(text);
     }
 
@@ -914,13 +938,22 @@ mod tests {
         fifo.add(pod("ns", "web-frontend-2", "web", 0, 7)).unwrap();
         wait_for(vec!["ns/web-frontend", "ns/web-frontend-2"]).await;
         worker.set_text("");
-        wait_for(vec![
-            "ns/e",
-            "ns/web-backend",
-            "ns/web-frontend",
-            "ns/web-frontend-2",
-        ])
-        .await;
+        assert_eq!(
+            names(&view.lock()),
+            [
+                "ns/e",
+                "ns/web-backend",
+                "ns/web-frontend",
+                "ns/web-frontend-2",
+            ],
+            "cleared at once"
+        );
+        // A search overtaken by a later keystroke never shows: "web" then "" at once.
+        worker.set_text("web");
+        worker.set_text("");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(view.lock().text(), "");
+        assert_eq!(view.lock().len(), 4);
         version.borrow_and_update();
         assert!(worker.queue_metrics().adds > 0);
         assert_eq!(worker.pending(), 0);

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crossterm::event::{self, Event, KeyEventKind};
 use parking_lot::Mutex;
-use ratatui::DefaultTerminal;
+use ratatui::backend::Backend;
+use ratatui::{DefaultTerminal, Terminal};
 use tokio::sync::{broadcast, mpsc};
 
 use crate::commands::CommandError;
@@ -321,7 +322,8 @@ impl App {
     }
 
     /// Takes this entry and every one already waiting, converting only the newest that fit.
-    fn take_taps(
+    /// Public for the TUI benchmark, which runs its own copy of the loop.
+    pub fn take_taps(
         &mut self,
         first: Result<Arc<TapEntry>, broadcast::error::RecvError>,
         taps: &mut broadcast::Receiver<Arc<TapEntry>>,
@@ -354,25 +356,31 @@ impl App {
         self.rate_since = Instant::now();
     }
 
-    fn draw(&mut self, terminal: &mut DefaultTerminal) -> Result<(), UiError> {
-        let area = terminal.size()?;
-        let height = draw::table_rows(area.into(), &self.state);
-        self.state.delta_rows = draw::delta_rows(area.into(), &self.state);
-        let window = self.window(height);
+    /// Draws one frame: copies out the visible window and renders it. Generic over the
+    /// backend so a benchmark can draw into a sink with the terminal's diffing and escapes.
+    pub fn draw<B: Backend>(&mut self, terminal: &mut Terminal<B>) -> Result<(), UiError>
+    where
+        UiError: From<B::Error>,
+    {
         let queue = QueueStats::from(&self.table.queue_metrics());
         let columns = self.table.columns();
-        let detail = self.detail.screen(area.into());
-        let screen = Screen {
-            state: &self.state,
-            header: &self.header,
-            columns: &columns,
-            with_namespace: self.view.with_namespace(),
-            window: &window,
-            queue: &queue,
-            now: SystemTime::now(),
-            color: self.color,
-        };
         terminal.draw(|frame| {
+            // The frame's area is the terminal's size, already read by the draw.
+            let area = frame.area();
+            let height = draw::table_rows(area, &self.state);
+            self.state.delta_rows = draw::delta_rows(area, &self.state);
+            let window = self.window(height);
+            let detail = self.detail.screen(area);
+            let screen = Screen {
+                state: &self.state,
+                header: &self.header,
+                columns: &columns,
+                with_namespace: self.view.with_namespace(),
+                window: &window,
+                queue: &queue,
+                now: SystemTime::now(),
+                color: self.color,
+            };
             draw::draw(frame, &screen);
             if let Some(detail) = detail {
                 draw::detail::draw(
@@ -385,6 +393,18 @@ impl App {
             }
         })?;
         Ok(())
+    }
+
+    /// Waits for the open detail's fetch and shows it, as the event loop does when one
+    /// finishes; false when no fetch can finish any more.
+    pub async fn finish_fetch(&mut self) -> bool {
+        match self.detail.fetched().await {
+            Some(fetched) => {
+                self.detail.finish(fetched);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Applies one action: UI state here, selection and sort on the table.

@@ -49,6 +49,10 @@ pub trait Table {
     /// The on-screen view's workqueue.
     fn queue_metrics(&self) -> WorkqueueMetrics;
 
+    /// The free text narrowing the view on screen: the typed text once its fuzzy search's
+    /// result is applied (so a caller can tell when a keystroke's rows are in).
+    fn text(&self) -> String;
+
     /// Every column of the rows, wide and index columns included, in cell order.
     fn columns(&self) -> Vec<ViewColumn>;
 
@@ -149,6 +153,10 @@ impl<T: TableRow> Table for ResourceTable<T> {
 
     fn queue_metrics(&self) -> WorkqueueMetrics {
         self.worker().queue_metrics()
+    }
+
+    fn text(&self) -> String {
+        self.worker().view().lock().text().to_string()
     }
 
     fn columns(&self) -> Vec<ViewColumn> {
