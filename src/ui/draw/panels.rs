@@ -76,7 +76,7 @@ fn draw_deltas(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
                     format!("rv {} {} ", d.resource_version, age(d, screen.now)),
                     theme.dim(),
                 ),
-                Span::styled(d.detail.clone(), detail),
+                Span::styled(d.detail.text().to_string(), detail),
             ]);
             if focused && window.selected == Some(i) {
                 line.style(theme.selected())
