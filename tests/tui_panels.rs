@@ -2,6 +2,8 @@
 //! pipeline events, and the workqueue with adds/s and sparklines, at a comfortable size and
 //! at the smallest ones. Fixed clock, hand-made deltas and queue samples.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -19,6 +21,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
+
+use common::{Session, tmux};
 
 /// 2026-01-01T00:00:00Z.
 const NOW: i64 = 1_767_225_600;
@@ -272,49 +276,6 @@ fn panels_collapse_at_40x10() {
     assert!(!shown.contains("deltas"), "{shown}");
 }
 
-fn tmux(args: &[&str]) -> Option<String> {
-    let out = std::process::Command::new("tmux")
-        .args(args)
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// A tmux session running kscope; killed when dropped.
-struct Session(String);
-
-impl Session {
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", self.0.as_str()];
-        args.extend_from_slice(keys);
-        tmux(&args).expect("send-keys");
-    }
-
-    /// Waits until the screen satisfies `ok`, returning it; panics with the last screen.
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(90);
-        loop {
-            let screen = tmux(&["capture-pane", "-p", "-t", &self.0]).unwrap_or_default();
-            if ok(&screen) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = tmux(&["kill-session", "-t", &self.0]);
-    }
-}
-
 /// The delta panel's title line.
 fn delta_title(screen: &str) -> &str {
     screen
@@ -344,19 +305,7 @@ fn demo_delta_cursor_filter_and_rebound_keys() {
         dir.display(),
         env!("CARGO_BIN_EXE_kscope")
     );
-    let session = Session(format!("kscope-panels-{}", std::process::id()));
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &session.0,
-        "-x",
-        "120",
-        "-y",
-        "40",
-        &command,
-    ])
-    .expect("tmux starts kscope");
+    let session = Session::start(format!("kscope-panels-{}", std::process::id()), &command);
 
     session.wait_for("the delta panel and a rate", |s| {
         s.contains("watching at rv") && s.contains("adds/s") && !s.contains("adds/s    -")
@@ -381,12 +330,8 @@ fn demo_delta_cursor_filter_and_rebound_keys() {
     // q is no longer bound; x quits.
     session.keys(&["q"]);
     std::thread::sleep(Duration::from_millis(500));
-    assert!(tmux(&["has-session", "-t", &session.0]).is_some(), "q quit");
+    assert!(session.alive(), "q quit");
     session.keys(&["x"]);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while tmux(&["has-session", "-t", &session.0]).is_some() {
-        assert!(Instant::now() < deadline, "kscope did not quit on x");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    session.wait_exit("x");
     let _ = std::fs::remove_dir_all(dir);
 }

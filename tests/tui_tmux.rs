@@ -1,52 +1,9 @@
 //! End to end: `kscope --demo` in a real terminal (tmux), driven by keys and read back from
 //! the screen. Skipped, with the reason printed, when tmux is not installed.
 
-use std::process::Command;
-use std::time::{Duration, Instant};
+mod common;
 
-fn tmux(args: &[&str]) -> Option<String> {
-    let out = Command::new("tmux").args(args).output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// A tmux session running kscope; killed when dropped, so a failed test leaves nothing behind.
-struct Session(String);
-
-impl Session {
-    fn screen(&self) -> String {
-        tmux(&["capture-pane", "-p", "-t", &self.0]).unwrap_or_default()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", self.0.as_str()];
-        args.extend_from_slice(keys);
-        tmux(&args).expect("send-keys");
-    }
-
-    /// Waits until the screen satisfies `ok`, returning it; panics with the last screen.
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(90);
-        loop {
-            let screen = self.screen();
-            if ok(&screen) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; screen:\n{screen}"
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = tmux(&["kill-session", "-t", &self.0]);
-    }
-}
+use common::{Session, tmux};
 
 /// The table's rows: the lines between the column titles and the panels (or the status line).
 fn table_rows(screen: &str) -> Vec<&str> {
@@ -82,19 +39,7 @@ fn demo_filters_by_an_index_streams_deltas_and_switches_kinds() {
         state.display(),
         env!("CARGO_BIN_EXE_kscope")
     );
-    let session = Session(format!("kscope-e2e-{}", std::process::id()));
-    tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &session.0,
-        "-x",
-        "120",
-        "-y",
-        "40",
-        &command,
-    ])
-    .expect("tmux starts kscope");
+    let session = Session::start(format!("kscope-e2e-{}", std::process::id()), &command);
 
     let screen = session.wait_for("the initial list", |s| {
         s.contains("watching at rv") && table_rows(s).len() > 5
@@ -143,10 +88,6 @@ fn demo_filters_by_an_index_streams_deltas_and_switches_kinds() {
     });
 
     session.keys(&["q"]);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while tmux(&["has-session", "-t", &session.0]).is_some() {
-        assert!(Instant::now() < deadline, "kscope did not quit on q");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    session.wait_exit("q");
     let _ = std::fs::remove_dir_all(state);
 }

@@ -1,0 +1,83 @@
+//! Shared by the end-to-end tests that drive `kscope` in a real terminal: a tmux session,
+//! keys sent to it, and its screen read back.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Runs tmux; its stdout on success, `None` otherwise (or when tmux is not installed).
+pub fn tmux(args: &[&str]) -> Option<String> {
+    let out = Command::new("tmux").args(args).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A detached tmux session running a command; killed when dropped, so a failed test leaves
+/// nothing behind.
+pub struct Session(pub String);
+
+impl Session {
+    /// Starts `command` in a 120x40 session named `name`.
+    pub fn start(name: String, command: &str) -> Self {
+        let session = Session(name);
+        tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            &session.0,
+            "-x",
+            "120",
+            "-y",
+            "40",
+            command,
+        ])
+        .expect("tmux starts kscope");
+        session
+    }
+
+    pub fn screen(&self) -> String {
+        tmux(&["capture-pane", "-p", "-t", &self.0]).unwrap_or_default()
+    }
+
+    pub fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", self.0.as_str()];
+        args.extend_from_slice(keys);
+        tmux(&args).expect("send-keys");
+    }
+
+    /// Whether the session (and so the program in it) is still running.
+    pub fn alive(&self) -> bool {
+        tmux(&["has-session", "-t", &self.0]).is_some()
+    }
+
+    /// Waits for the program to exit (its session ends with it); panics after 20 s.
+    pub fn wait_exit(&self, why: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.alive() {
+            assert!(Instant::now() < deadline, "kscope did not quit on {why}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Waits until the screen satisfies `ok`, returning it; panics with the last screen.
+    pub fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            let screen = self.screen();
+            if ok(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = tmux(&["kill-session", "-t", &self.0]);
+    }
+}
