@@ -13,7 +13,7 @@ use kscope::informers::lister_watcher::WatchEventType;
 use kscope::informers::tap::{Tap, TapEntry, TapKind, TapRecord};
 use kscope::resources::ResourceKind;
 use kscope::resources::fetch::{FetchError, fetch_object};
-use kscope::sim::{Sim, SimConfig};
+use kscope::sim::{Sim, SimConfig, SimHandle};
 use kscope::ui::action::{Action, InputMode};
 use kscope::ui::detail::{Detail, DetailController, DetailTarget, FetchState};
 use kscope::ui::draw::{self, Header, QueueStats, Screen};
@@ -344,8 +344,8 @@ fn detail_help_lists_its_keys() {
     assert!(!detail.help);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
+/// A small simulated cluster, a client for it, and the JSON list the sim answers at `path`.
+async fn small_sim_listing(path: &str) -> (SimHandle, Cluster, Value) {
     let sim = Sim::start(SimConfig::with_size(20, 2, 2))
         .await
         .expect("sim starts");
@@ -356,14 +356,16 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
     .expect("client");
     let list = cluster
         .client
-        .request_text(
-            http::Request::get("/api/v1/pods?limit=1")
-                .body(Vec::new())
-                .expect("request"),
-        )
+        .request_text(http::Request::get(path).body(Vec::new()).expect("request"))
         .await
         .expect("list");
-    let list: Value = serde_json::from_str(&list).expect("list JSON");
+    let list = serde_json::from_str(&list).expect("list JSON");
+    (sim, cluster, list)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
+    let (sim, cluster, list) = small_sim_listing("/api/v1/pods?limit=1").await;
     let meta = &list["items"][0]["metadata"];
     let (ns, name) = (
         meta["namespace"].as_str().expect("namespace"),
@@ -508,24 +510,7 @@ fn secret_values(secret: &Value) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_real_sim_secret_shows_masked_values_only() {
-    let sim = Sim::start(SimConfig::with_size(20, 2, 2))
-        .await
-        .expect("sim starts");
-    let cluster = Cluster::from_config(
-        sim.kube_config().await.expect("kubeconfig"),
-        "kscope-sim".into(),
-    )
-    .expect("client");
-    let list = cluster
-        .client
-        .request_text(
-            http::Request::get("/api/v1/secrets")
-                .body(Vec::new())
-                .expect("request"),
-        )
-        .await
-        .expect("list");
-    let list: Value = serde_json::from_str(&list).expect("list JSON");
+    let (sim, cluster, list) = small_sim_listing("/api/v1/secrets").await;
     // The one applied with kubectl carries its values in the last-applied annotation too.
     let applied = list["items"]
         .as_array()
