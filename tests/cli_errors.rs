@@ -2,35 +2,21 @@
 //! objects are skipped and counted while everything else keeps working. Runs the real
 //! binary against the sim and against a small misbehaving API server, over real HTTP.
 
+#[path = "common/cli.rs"]
+mod cli;
+
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 use axum::Router;
 use axum::body::Body;
 use axum::extract::Query;
 use axum::http::{Response, StatusCode};
 use axum::routing::get;
+use cli::{kscope, temp_dir};
 use futures::StreamExt;
 use kscope::sim::{Sim, SimConfig};
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kscope-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-/// Runs `kscope ARGS` with logs kept out of the way.
-async fn kscope(dir: &Path, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_kscope"));
-    command
-        .args(args)
-        .env("XDG_STATE_HOME", dir.join("state"))
-        .env_remove("KUBECONFIG");
-    tokio::task::spawn_blocking(move || command.output().expect("kscope runs"))
-        .await
-        .expect("join")
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).trim().to_string()

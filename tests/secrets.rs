@@ -1,32 +1,17 @@
 //! Secrets through the real binary against the sim: `kscope get secrets` prints kubectl's
 //! columns, and neither `get` nor `deltas` nor the log ever carry a Secret's value.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[path = "common/cli.rs"]
+mod cli;
+
+use std::path::Path;
 use std::time::Duration;
 
 use base64::Engine as _;
+use cli::{kscope, temp_dir};
 use k8s_openapi::api::core::v1::Secret;
 use kscope::sim::{Sim, SimConfig, SimHandle};
 use kube::api::{Api, ListParams, Patch, PatchParams};
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("kscope-secrets-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-/// Runs `kscope ARGS` with its log under `dir`.
-async fn kscope(dir: &Path, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_kscope"));
-    command
-        .args(args)
-        .env("XDG_STATE_HOME", dir.join("state"))
-        .env_remove("KUBECONFIG");
-    tokio::task::spawn_blocking(move || command.output().expect("kscope runs"))
-        .await
-        .expect("join")
-}
 
 async fn start(dir: &Path) -> (SimHandle, String, Api<Secret>) {
     let sim = Sim::start(SimConfig::with_size(20, 2, 2))

@@ -2,7 +2,8 @@
 //! pipeline events, and the workqueue with adds/s and sparklines, at a comfortable size and
 //! at the smallest ones. Fixed clock, hand-made deltas and queue samples.
 
-mod common;
+#[path = "common/tmux.rs"]
+mod tmux;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -22,7 +23,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
-use common::{Session, tmux};
+use tmux::{Session, tmux};
 
 /// 2026-01-01T00:00:00Z.
 const NOW: i64 = 1_767_225_600;

@@ -1,9 +1,10 @@
 //! End to end: `kscope --demo` in a real terminal (tmux), driven by keys and read back from
 //! the screen. Skipped, with the reason printed, when tmux is not installed.
 
-mod common;
+#[path = "common/tmux.rs"]
+mod tmux;
 
-use common::{Session, tmux};
+use tmux::{Session, tmux};
 
 /// The table's rows: the lines between the column titles and the panels (or the status line).
 fn table_rows(screen: &str) -> Vec<&str> {

@@ -1,0 +1,27 @@
+//! Shared by the tests that run the `kscope` binary: a scratch directory and the run itself.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A fresh directory for one test's files, named after the test binary and `name`.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "kscope-{}-{}-{name}",
+        env!("CARGO_CRATE_NAME"),
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Runs `kscope ARGS` with its log under `dir` and no KUBECONFIG from the environment.
+pub async fn kscope(dir: &Path, args: &[&str]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_kscope"));
+    command
+        .args(args)
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env_remove("KUBECONFIG");
+    tokio::task::spawn_blocking(move || command.output().expect("kscope runs"))
+        .await
+        .expect("join")
+}
