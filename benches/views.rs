@@ -143,6 +143,30 @@ fn views(c: &mut Criterion) {
         b.iter(|| black_box(all.window(black_box(pods / 2), 50, now)))
     });
 
+    // `s` in the TUI: re-sort every pod by each column in turn (the kind's columns, the APP
+    // index column, NAMESPACE), then back by RESTARTS. Best and worst of 5 rounds, as the
+    // machine may be shared.
+    let columns = all.columns().len();
+    let mut times = vec![Vec::new(); columns];
+    for _ in 0..5 {
+        for column in (0..columns).chain([RESTARTS]) {
+            let started = Instant::now();
+            all.set_sort(SortSpec {
+                column,
+                descending: column == RESTARTS,
+            });
+            times[column].push(started.elapsed());
+        }
+    }
+    for (column, times) in times.iter().enumerate() {
+        eprintln!(
+            "re-sort of {pods} rows by {}: {:?} to {:?}",
+            all.columns()[column].name,
+            times.iter().min().copied().unwrap_or_default(),
+            times.iter().max().copied().unwrap_or_default(),
+        );
+    }
+
     // Fuzzy filter: typing "checkout-7" one key at a time over every pod key. The first
     // keystroke matches all keys; each later one narrows from the previous matches. Printed
     // for both SkimMatcherV2 scoring every candidate and kscope's match-only pass.

@@ -1,6 +1,11 @@
 //! Table columns per kind, as kubectl prints them (`-o wide` adds the wide ones), shared by
 //! `kscope get` and the TUI tables.
 
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Range;
 use std::sync::Arc;
 
 use crate::informers::object::Object;
@@ -65,14 +70,38 @@ pub enum SortKey {
     /// Numbers and ages (an age sorts by negated creation time: youngest first); `None`
     /// (`<none>`, `<unknown>`) sorts first.
     Number(Option<i64>),
-    Text(Arc<str>),
+    Text(SortText),
 }
 
 impl SortKey {
     /// The sort key of a printed cell in a column of `kind`.
     pub fn from_cell(kind: ColumnKind, cell: &str) -> Self {
+        SortValue::from_cell(kind, cell.to_string()).into_key()
+    }
+
+    /// The order of two sort keys; a key compared with itself (as a row's own entry is when
+    /// it is found) is equal without reading its text.
+    pub fn compare(&self, other: &Self) -> Ordering {
+        match (self, other) {
+            (Self::Text(a), Self::Text(b)) if a.same(b) => Ordering::Equal,
+            _ => self.cmp(other),
+        }
+    }
+}
+
+/// A sort key that may still borrow its text from the object: a re-sort of every row reads
+/// the text in place and copies it into one buffer for all rows ([`SortKeyBuilder`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SortValue<'a> {
+    Number(Option<i64>),
+    Text(Cow<'a, str>),
+}
+
+impl<'a> SortValue<'a> {
+    /// The sort value of a printed cell in a column of `kind`.
+    pub fn from_cell(kind: ColumnKind, cell: String) -> Self {
         match kind {
-            ColumnKind::Text | ColumnKind::Age => Self::Text(Arc::from(cell)),
+            ColumnKind::Text | ColumnKind::Age => Self::Text(Cow::Owned(cell)),
             ColumnKind::Number => {
                 let digits =
                     cell.len() - cell.trim_start_matches(|c: char| c.is_ascii_digit()).len();
@@ -81,9 +110,141 @@ impl SortKey {
         }
     }
 
-    /// The sort key of an AGE cell: youngest first.
+    /// The sort value of an AGE cell: youngest first.
     pub fn age(created: Option<Timestamp>) -> Self {
         Self::Number(created.map(|t| -t.seconds()))
+    }
+
+    /// Text, or `<none>` without any.
+    pub fn text_or_none(text: Option<&'a str>) -> Self {
+        Self::Text(Cow::Borrowed(text.unwrap_or("<none>")))
+    }
+
+    pub fn into_key(self) -> SortKey {
+        match self {
+            Self::Number(n) => SortKey::Number(n),
+            Self::Text(t) => SortKey::Text(SortText::new(&t)),
+        }
+    }
+}
+
+/// The text a row sorts by: a range of a buffer that a re-sort of every row fills once, so
+/// building 150,000 keys makes one allocation, not one each. Compares as its text.
+#[derive(Clone)]
+pub struct SortText {
+    buffer: Arc<str>,
+    start: u32,
+    end: u32,
+}
+
+impl SortText {
+    /// A text with a buffer of its own (a row added or moved between re-sorts).
+    pub fn new(text: &str) -> Self {
+        Self::in_buffer(Arc::from(text), 0..text.len())
+    }
+
+    fn in_buffer(buffer: Arc<str>, range: Range<usize>) -> Self {
+        let offset = |at: usize| u32::try_from(at).unwrap_or(u32::MAX);
+        Self {
+            buffer,
+            start: offset(range.start),
+            end: offset(range.end),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.buffer
+            .get(self.start as usize..self.end as usize)
+            .unwrap_or_default()
+    }
+
+    /// The same range of the same buffer: equal without reading the text.
+    fn same(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.buffer, &other.buffer)
+            && self.start == other.start
+            && self.end == other.end
+    }
+}
+
+impl fmt::Debug for SortText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl From<&str> for SortText {
+    fn from(text: &str) -> Self {
+        Self::new(text)
+    }
+}
+
+impl PartialEq for SortText {
+    fn eq(&self, other: &Self) -> bool {
+        self.same(other) || self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for SortText {}
+
+impl PartialOrd for SortText {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SortText {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl Hash for SortText {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+/// Builds the sort keys of every row of a view at once, their texts in one buffer.
+#[derive(Debug, Default)]
+pub struct SortKeyBuilder {
+    buffer: String,
+    slots: Vec<Slot>,
+}
+
+#[derive(Debug)]
+enum Slot {
+    Number(Option<i64>),
+    Text(Range<usize>),
+}
+
+impl SortKeyBuilder {
+    pub fn with_capacity(rows: usize) -> Self {
+        Self {
+            buffer: String::new(),
+            slots: Vec::with_capacity(rows),
+        }
+    }
+
+    /// Adds the next row's value.
+    pub fn push(&mut self, value: SortValue<'_>) {
+        let slot = match value {
+            SortValue::Number(n) => Slot::Number(n),
+            SortValue::Text(text) => {
+                let start = self.buffer.len();
+                self.buffer.push_str(&text);
+                Slot::Text(start..self.buffer.len())
+            }
+        };
+        self.slots.push(slot);
+    }
+
+    /// The keys, in the order their values were pushed.
+    pub fn finish(self) -> impl Iterator<Item = SortKey> {
+        let buffer: Arc<str> = Arc::from(self.buffer);
+        self.slots.into_iter().map(move |slot| match slot {
+            Slot::Number(n) => SortKey::Number(n),
+            Slot::Text(range) => SortKey::Text(SortText::in_buffer(buffer.clone(), range)),
+        })
     }
 }
 
@@ -96,19 +257,30 @@ pub trait TableRow: Indexable {
     /// One cell per entry of [`TableRow::COLUMNS`].
     fn cells(&self, now: Timestamp) -> Vec<String>;
 
-    /// What this row sorts by in column `column` (an index into [`TableRow::COLUMNS`]). The
-    /// default formats the cells; kinds with large tables answer directly.
-    fn sort_key(&self, column: usize) -> SortKey {
+    /// What the row sorts by in `column`. Kinds with many rows override this to read the
+    /// value in place instead of formatting every cell.
+    fn sort_value(&self, column: usize) -> SortValue<'_> {
         match Self::COLUMNS.get(column) {
-            Some(c) if c.kind == ColumnKind::Age => SortKey::age(self.created()),
-            Some(c) if column == 0 && c.name == "NAME" => SortKey::Text(Arc::from(self.name())),
+            Some(c) if c.kind == ColumnKind::Age => SortValue::age(self.created()),
+            Some(c) if column == 0 && c.name == "NAME" => {
+                SortValue::Text(Cow::Borrowed(self.name()))
+            }
             Some(c) => {
                 // Ages are handled above, so `now` does not change the result.
-                let cells = self.cells(Timestamp::from_seconds(0));
-                SortKey::from_cell(c.kind, cells.get(column).map_or("", String::as_str))
+                let mut cells = self.cells(Timestamp::from_seconds(0));
+                let cell = if column < cells.len() {
+                    cells.swap_remove(column)
+                } else {
+                    String::new()
+                };
+                SortValue::from_cell(c.kind, cell)
             }
-            None => SortKey::Number(None),
+            None => SortValue::Number(None),
         }
+    }
+
+    fn sort_key(&self, column: usize) -> SortKey {
+        self.sort_value(column).into_key()
     }
 }
 
@@ -143,17 +315,16 @@ impl TableRow for Pod {
         wide("NODE"),
     ];
 
-    fn sort_key(&self, column: usize) -> SortKey {
-        let text = |s: Option<&str>| SortKey::Text(Arc::from(s.unwrap_or("<none>")));
+    fn sort_value(&self, column: usize) -> SortValue<'_> {
         match column {
-            0 => text(Some(self.name())),
-            1 => SortKey::Number(Some(self.ready_containers().into())),
-            2 => text(Some(self.status())),
-            3 => SortKey::Number(Some(self.restarts().into())),
-            4 => SortKey::age(self.created()),
-            5 => text(self.pod_ip()),
-            6 => text(self.node_name()),
-            _ => SortKey::Number(None),
+            0 => SortValue::Text(Cow::Borrowed(self.name())),
+            1 => SortValue::Number(Some(self.ready_containers().into())),
+            2 => SortValue::Text(Cow::Borrowed(self.status())),
+            3 => SortValue::Number(Some(self.restarts().into())),
+            4 => SortValue::age(self.created()),
+            5 => SortValue::text_or_none(self.pod_ip()),
+            6 => SortValue::text_or_none(self.node_name()),
+            _ => SortValue::Number(None),
         }
     }
 
@@ -316,6 +487,18 @@ mod tests {
         );
         assert_eq!(deploy.sort_key(1), SortKey::Number(Some(2)));
         assert_eq!(deploy.sort_key(0), SortKey::Text("d".into()));
+        let mut builder = SortKeyBuilder::with_capacity(3);
+        for text in ["Running", "Pending", "Running"] {
+            builder.push(SortValue::Text(Cow::Borrowed(text)));
+        }
+        builder.push(SortValue::Number(Some(2)));
+        let keys: Vec<SortKey> = builder.finish().collect();
+        assert_eq!(keys[0], SortKey::Text("Running".into()));
+        assert_eq!(keys[1], SortKey::Text("Pending".into()));
+        assert_eq!(keys[0].compare(&keys[2]), Ordering::Equal);
+        assert_eq!(keys[2].compare(&keys[2].clone()), Ordering::Equal);
+        assert_eq!(keys[1].compare(&keys[0]), Ordering::Less);
+        assert_eq!(keys[3], SortKey::Number(Some(2)));
         assert_eq!(deploy.sort_key(4), SortKey::Number(None));
         assert_eq!(
             pod.sort_key(3),

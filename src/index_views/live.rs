@@ -6,14 +6,15 @@
 //! coalesce), a worker pops them and applies each under a short lock, then bumps a version the
 //! UI watches. The UI copies out only the visible window.
 
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use super::columns::{ColumnKind, SortKey, TableRow};
+use super::columns::{ColumnKind, SortKey, SortKeyBuilder, SortValue, TableRow};
 use super::definitions::{IndexDefinition, IndexSource};
 use super::fuzzy::{FuzzyMatches, FuzzySearch, text_matches};
 use super::query::{Query, QueryError};
@@ -84,28 +85,44 @@ struct IndexColumn<T> {
 impl<T> IndexColumn<T> {
     /// The object's values, comma-joined; `<none>` without any.
     fn cell(&self, obj: &T) -> String {
-        let values = (self.values)(obj).unwrap_or_default();
-        if values.is_empty() {
-            "<none>".into()
-        } else {
-            values.join(",")
+        self.text(obj).into_owned()
+    }
+
+    /// The cell's text, borrowed from the object when it has one value (most do).
+    fn text<'a>(&self, obj: &'a T) -> Cow<'a, str> {
+        let mut values = (self.values)(obj).unwrap_or_default();
+        match values.len() {
+            0 => Cow::Borrowed("<none>"),
+            1 => values.swap_remove(0),
+            _ => Cow::Owned(values.join(",")),
         }
     }
 }
 
 /// What `obj` sorts by in `column`: one of the kind's columns, an index column, or its
 /// namespace.
-fn sort_key<T: TableRow>(obj: &T, column: usize, index_columns: &[IndexColumn<T>]) -> SortKey {
+fn sort_value<'a, T: TableRow>(
+    obj: &'a T,
+    column: usize,
+    index_columns: &[IndexColumn<T>],
+) -> SortValue<'a> {
     match column.checked_sub(T::COLUMNS.len()) {
-        None => obj.sort_key(column),
+        None => obj.sort_value(column),
         Some(i) => match index_columns.get(i) {
-            Some(c) => SortKey::Text(Arc::from(c.cell(obj))),
+            Some(c) => SortValue::Text(c.text(obj)),
             None if i == index_columns.len() => {
-                SortKey::Text(Arc::from(obj.namespace().unwrap_or("")))
+                SortValue::Text(Cow::Borrowed(obj.namespace().unwrap_or("")))
             }
-            None => SortKey::Number(None),
+            None => SortValue::Number(None),
         },
     }
+}
+
+/// An object in the view: what its row sorts by now, and the object version that sort key
+/// was read from, so a re-sort reads every member without an indexer lookup each.
+struct Member<T> {
+    sort: SortKey,
+    obj: Arc<T>,
 }
 
 /// Free text narrowing the members, with the members whose key matches it.
@@ -122,8 +139,9 @@ pub struct LiveView<T> {
     /// The registry's label and annotation indexes, shown after the kind's columns.
     index_columns: Vec<IndexColumn<T>>,
     sort: SortSpec,
-    /// Every object matching the terms, with its current sort key.
-    members: HashMap<Key, SortKey, Hasher>,
+    /// Every object matching the terms, with its current sort key, in key order (which a
+    /// re-sort keeps for ties).
+    members: BTreeMap<Key, Member<T>>,
     /// The members in sort order.
     base: SortedRows,
     text: Option<TextFilter>,
@@ -153,18 +171,14 @@ impl<T: TableRow> LiveView<T> {
             .collect();
         let indexer = registry.indexer();
         let keys = query.select(indexer)?;
-        let mut members = HashMap::with_capacity_and_hasher(keys.len(), Hasher::default());
-        let mut entries = Vec::with_capacity(keys.len());
-        for key in keys {
-            if let Some(obj) = indexer.get_by_key(&key) {
-                let sort_key = sort_key(obj.as_ref(), sort.column, &index_columns);
-                members.insert(key.clone(), sort_key.clone());
-                entries.push(RowEntry {
-                    sort: sort_key,
-                    key,
-                });
-            }
-        }
+        let members = keys
+            .into_iter()
+            .filter_map(|key| {
+                let obj = indexer.get_by_key(&key)?;
+                let sort = SortKey::Number(None);
+                Some((key, Member { sort, obj }))
+            })
+            .collect();
         let text = query.text.clone();
         let mut view = Self {
             registry,
@@ -173,21 +187,37 @@ impl<T: TableRow> LiveView<T> {
             index_columns,
             sort,
             members,
-            base: SortedRows::from_entries(entries, sort.descending),
+            base: SortedRows::new(sort.descending),
             text: None,
             joined: None,
             selected: None,
         };
+        view.resort();
         if !text.is_empty() {
-            let matched: HashSet<Key, Hasher> = view
-                .members
-                .keys()
-                .filter(|k| text_matches(k, &text))
-                .cloned()
-                .collect();
-            view.filter_text(text, &matched);
+            view.filter_text(text);
         }
         Ok(view)
+    }
+
+    /// Reads every member's sort key for the current sort and sorts the rows anew.
+    fn resort(&mut self) {
+        let mut keys = SortKeyBuilder::with_capacity(self.members.len());
+        for member in self.members.values() {
+            keys.push(sort_value(
+                member.obj.as_ref(),
+                self.sort.column,
+                &self.index_columns,
+            ));
+        }
+        let mut entries = Vec::with_capacity(self.members.len());
+        for ((key, member), sort) in self.members.iter_mut().zip(keys.finish()) {
+            member.sort = sort.clone();
+            entries.push(RowEntry {
+                sort,
+                key: key.clone(),
+            });
+        }
+        self.base = SortedRows::from_key_ordered(entries, self.sort.descending);
     }
 
     pub fn query(&self) -> &Query {
@@ -248,13 +278,20 @@ impl<T: TableRow> LiveView<T> {
     /// whether the view's rows may look different.
     pub fn apply(&mut self, key: &Key) -> bool {
         let obj = self.registry.indexer().get_by_key(key);
-        let new = obj
-            .filter(|o| self.terms.matches(o))
-            .map(|o| sort_key(o.as_ref(), self.sort.column, &self.index_columns));
-        let old = self.members.get(key).cloned();
+        let new = obj.filter(|o| self.terms.matches(o)).map(|o| {
+            let sort = sort_value(o.as_ref(), self.sort.column, &self.index_columns).into_key();
+            (sort, o)
+        });
+        let mut old = self.members.get_mut(key);
+        if let (Some(old), Some((sort, obj))) = (&mut old, &new)
+            && old.sort == *sort
+        {
+            old.obj = obj.clone();
+            return true;
+        }
+        let old = old.map(|m| m.sort.clone());
         match (old, new) {
             (None, None) => false,
-            (Some(old), Some(new)) if old == new => true,
             (old, new) => {
                 let selected_at = match (&old, &self.selected) {
                     (Some(sort), Some(selected)) if selected == key => {
@@ -277,12 +314,15 @@ impl<T: TableRow> LiveView<T> {
                     self.members.remove(key);
                 }
                 match new {
-                    Some(sort) => {
+                    Some((sort, obj)) => {
                         let entry = RowEntry {
                             sort: sort.clone(),
                             key: key.clone(),
                         };
-                        if self.members.insert(key.clone(), sort).is_none()
+                        if self
+                            .members
+                            .insert(key.clone(), Member { sort, obj })
+                            .is_none()
                             && let Some(joined) = &mut self.joined
                         {
                             joined.insert(key.clone());
@@ -318,24 +358,9 @@ impl<T: TableRow> LiveView<T> {
             return;
         }
         self.sort = sort;
-        let indexer = self.registry.indexer();
-        for (key, sort_key) in self.members.iter_mut() {
-            if let Some(obj) = indexer.get_by_key(key) {
-                *sort_key = self::sort_key(obj.as_ref(), sort.column, &self.index_columns);
-            }
-        }
-        let entries = self
-            .members
-            .iter()
-            .map(|(key, sort)| RowEntry {
-                sort: sort.clone(),
-                key: key.clone(),
-            })
-            .collect();
-        self.base = SortedRows::from_entries(entries, sort.descending);
+        self.resort();
         if let Some(text) = self.text.take() {
-            let matched: HashSet<Key, Hasher> = text.rows.iter().map(|e| e.key.clone()).collect();
-            self.filter_text(text.text, &matched);
+            self.filter_text(text.text);
         }
     }
 
@@ -390,7 +415,7 @@ impl<T: TableRow> LiveView<T> {
                     .chain(joined)
                     .filter_map(|k| {
                         Some(RowEntry {
-                            sort: self.members.get(k)?.clone(),
+                            sort: self.members.get(k)?.sort.clone(),
                             key: k.clone(),
                         })
                     })
@@ -409,11 +434,12 @@ impl<T: TableRow> LiveView<T> {
         self.text = None;
     }
 
-    fn filter_text(&mut self, text: String, matched: &HashSet<Key, Hasher>) {
+    /// Narrows the view to the members whose keys match `text`, in one ordered pass.
+    fn filter_text(&mut self, text: String) {
         let rows = SortedRows::from_sorted(
             self.base
                 .iter()
-                .filter(|e| matched.contains(&e.key))
+                .filter(|e| text_matches(&e.key, &text))
                 .cloned(),
             self.sort.descending,
         );
@@ -440,9 +466,9 @@ impl<T: TableRow> LiveView<T> {
     /// Where the selected object is now.
     pub fn selected_position(&self) -> Option<usize> {
         let key = self.selected.as_ref()?;
-        let sort = self.members.get(key)?;
+        let member = self.members.get(key)?;
         self.rows().position(&RowEntry {
-            sort: sort.clone(),
+            sort: member.sort.clone(),
             key: key.clone(),
         })
     }

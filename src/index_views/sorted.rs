@@ -38,15 +38,45 @@ impl SortedRows {
 
     /// Rows from entries in any order.
     pub fn from_entries(mut entries: Vec<RowEntry>, descending: bool) -> Self {
-        let mut rows = Self::new(descending);
+        let rows = Self::new(descending);
         entries.sort_unstable_by(|a, b| rows.compare(a, b));
-        rows.len = entries.len();
-        let mut iter = entries.into_iter().peekable();
-        while iter.peek().is_some() {
-            rows.blocks
-                .push(iter.by_ref().take(MAX_BLOCK / 2).collect());
+        Self::from_sorted(entries, descending)
+    }
+
+    /// Rows from entries in key order (as a `BTreeMap` of members yields them): a stable
+    /// sort by sort key alone then leaves ties in key order, so keys are never compared.
+    /// Texts are radix-sorted: names and IPs share long prefixes that a comparison sort
+    /// would read again on every comparison.
+    pub fn from_key_ordered(mut entries: Vec<RowEntry>, descending: bool) -> Self {
+        // Descending by sort key with ties ascending by key: sort the reversed entries
+        // ascending (ties then descend by key) and reverse the result.
+        if descending {
+            entries.reverse();
         }
-        rows
+        let texts: Option<Vec<&[u8]>> = entries
+            .iter()
+            .map(|e| match &e.sort {
+                SortKey::Text(text) => Some(text.as_str().as_bytes()),
+                SortKey::Number(_) => None,
+            })
+            .collect();
+        match texts {
+            Some(texts) if entries.len() > RADIX_MIN => {
+                let mut order: Vec<u32> = (0..texts.len() as u32).collect();
+                let mut scratch = vec![0; order.len()];
+                radix_sort(&mut order, &mut scratch, &texts, 0);
+                let mut slots: Vec<Option<RowEntry>> = entries.into_iter().map(Some).collect();
+                entries = order
+                    .iter()
+                    .filter_map(|&i| slots.get_mut(i as usize).and_then(Option::take))
+                    .collect();
+            }
+            _ => entries.sort_by(|a, b| a.sort.compare(&b.sort)),
+        }
+        if descending {
+            entries.reverse();
+        }
+        Self::from_sorted(entries, descending)
     }
 
     /// Rows already in this order, appended as they come (a filtered pass over other rows).
@@ -79,7 +109,7 @@ impl SortedRows {
     }
 
     fn compare(&self, a: &RowEntry, b: &RowEntry) -> Ordering {
-        let by_sort = a.sort.cmp(&b.sort);
+        let by_sort = a.sort.compare(&b.sort);
         let by_sort = if self.descending {
             by_sort.reverse()
         } else {
@@ -172,6 +202,71 @@ impl SortedRows {
     }
 }
 
+/// Fewer rows than this are sorted by comparison.
+const RADIX_MIN: usize = 64;
+
+/// The radix bucket of `text` at `depth`: 0 once the text has ended (shorter sorts first),
+/// else its byte there plus one.
+fn bucket(text: &[u8], depth: usize) -> usize {
+    text.get(depth).map_or(0, |&b| usize::from(b) + 1)
+}
+
+/// Sorts `order` (indices into `texts`) by their texts from byte `depth` on, stably: an MSD
+/// radix sort that reads each byte about once. Recurses only into buckets that split, and
+/// sorts small buckets by comparison.
+fn radix_sort(order: &mut [u32], scratch: &mut [u32], texts: &[&[u8]], mut depth: usize) {
+    let text = |i: u32| texts.get(i as usize).copied().unwrap_or_default();
+    loop {
+        if order.len() <= RADIX_MIN {
+            order.sort_by(|&a, &b| {
+                let a = text(a).get(depth..).unwrap_or_default();
+                let b = text(b).get(depth..).unwrap_or_default();
+                a.cmp(b)
+            });
+            return;
+        }
+        let mut counts = [0u32; 257];
+        for &i in order.iter() {
+            counts[bucket(text(i), depth)] += 1;
+        }
+        let len = order.len() as u32;
+        if counts[0] == len {
+            // Every text ended: they are equal, and already in order.
+            return;
+        }
+        if counts.contains(&len) {
+            // All share this byte: look at the next one without moving anything.
+            depth += 1;
+            continue;
+        }
+        let mut starts = [0usize; 257];
+        let mut sum = 0usize;
+        for (start, &count) in starts.iter_mut().zip(&counts) {
+            *start = sum;
+            sum += count as usize;
+        }
+        let mut next = starts;
+        for &i in order.iter() {
+            let b = bucket(text(i), depth);
+            scratch[next[b]] = i;
+            next[b] += 1;
+        }
+        order.copy_from_slice(&scratch[..order.len()]);
+        for b in 1..257 {
+            if counts[b] > 1 {
+                let range = starts[b]..starts[b] + counts[b] as usize;
+                radix_sort(
+                    &mut order[range.clone()],
+                    &mut scratch[range],
+                    texts,
+                    depth + 1,
+                );
+            }
+        }
+        return;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -220,6 +315,57 @@ mod tests {
         assert!(rebuilt.iter().eq(rest.iter()));
         let appended = SortedRows::from_sorted(rest.clone(), false);
         assert_eq!(appended.position(&rest[700]), Some(700));
+    }
+
+    #[test]
+    fn key_ordered_texts_sort_as_by_comparison_with_ties_by_key() {
+        // Texts sharing long prefixes, texts that are prefixes of others, equal, empty and
+        // non-ASCII texts; enough rows for the radix sort to split buckets several levels deep.
+        let words = [
+            "web-7d9f8c-",
+            "web-7d9f8c",
+            "",
+            "web-7d9f8c-a",
+            "db",
+            "ünï",
+            "10.0.1",
+        ];
+        let entries: Vec<RowEntry> = (0..3000usize)
+            .map(|i| {
+                let word = words[(i * 7919) % words.len()];
+                let suffix = if i % 5 == 0 {
+                    String::new()
+                } else {
+                    ((i * 31) % 113).to_string()
+                };
+                RowEntry {
+                    sort: SortKey::Text(format!("{word}{suffix}").as_str().into()),
+                    key: Arc::from(format!("k{i:05}")),
+                }
+            })
+            .collect();
+        for descending in [false, true] {
+            let rows = SortedRows::from_key_ordered(entries.clone(), descending);
+            let mut expected = entries.clone();
+            expected.sort_by(|a, b| {
+                let by_sort = a.sort.cmp(&b.sort);
+                let by_sort = if descending {
+                    by_sort.reverse()
+                } else {
+                    by_sort
+                };
+                by_sort.then(a.key.cmp(&b.key))
+            });
+            assert_eq!(rows.len(), expected.len());
+            assert!(rows.iter().eq(expected.iter()), "descending: {descending}");
+        }
+        let numbers: Vec<RowEntry> = (0..500)
+            .map(|i| entry((i * 7) % 11, &format!("k{i:03}")))
+            .collect();
+        let rows = SortedRows::from_key_ordered(numbers.clone(), true);
+        let mut expected = numbers;
+        expected.sort_by(|a, b| b.sort.cmp(&a.sort).then(a.key.cmp(&b.key)));
+        assert!(rows.iter().eq(expected.iter()));
     }
 
     #[test]
