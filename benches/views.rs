@@ -13,8 +13,6 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 use kscope::index_views::definitions::default_index_definitions;
-use kscope::index_views::fuzzy::FuzzySearch;
-use kscope::index_views::fuzzy::fuzzy_match_keys;
 use kscope::index_views::live::{LiveView, SortSpec};
 use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
@@ -167,96 +165,46 @@ fn views(c: &mut Criterion) {
         );
     }
 
-    // Fuzzy filter: typing "checkout-7" one key at a time over every pod key. The first
-    // keystroke matches all keys; each later one narrows from the previous matches. Printed
-    // for both SkimMatcherV2 scoring every candidate and kscope's match-only pass.
-    let keys = all.fuzzy_candidates();
+    // Fuzzy text filter: typing "checkout-7" one key at a time over every pod. The first
+    // keystroke is a pass over all rows; each later one narrows the rows of the previous.
+    // SkimMatcherV2 scoring every key is printed next to it, for scale.
+    let keys = all.keys(0, pods);
     let matcher = SkimMatcherV2::default().ignore_case();
+    let started = Instant::now();
+    let scored = keys
+        .iter()
+        .filter(|k| matcher.fuzzy_match(k, "c").is_some())
+        .count();
+    eprintln!(
+        "SkimMatcherV2 scoring all {} keys for \"c\": {scored} match in {:?}",
+        keys.len(),
+        started.elapsed()
+    );
     let typed = "checkout-7";
-    let mut previous: Vec<Key> = keys.clone();
-    let mut scored_previous: Vec<Key> = keys.clone();
     for end in 1..=typed.len() {
         let text = &typed[..end];
         let started = Instant::now();
-        let scored: Vec<Key> = scored_previous
-            .iter()
-            .filter(|k| matcher.fuzzy_match(k, text).is_some())
-            .cloned()
-            .collect();
-        let scoring = started.elapsed();
-        let started = Instant::now();
-        let matched = fuzzy_match_keys(text, previous.iter(), || false).expect("not cancelled");
+        all.set_text(text, || false);
         eprintln!(
-            "fuzzy keystroke {end} ({text:?}): {} of {} candidates match; SkimMatcherV2 scoring each {scoring:?}, match-only {:?}",
-            matched.len(),
-            previous.len(),
-            started.elapsed()
-        );
-        assert_eq!(matched, scored);
-        previous = matched;
-        scored_previous = scored;
-    }
-
-    // The same typing end to end: the search thread (narrowing, cancellable) answers, then
-    // the view keeps the matching rows in sort order.
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .build()
-        .expect("runtime");
-    let candidates = keys.clone();
-    let search = FuzzySearch::spawn(move || candidates.clone());
-    let mut results = search.results();
-    for end in 1..=typed.len() {
-        let text = &typed[..end];
-        let started = Instant::now();
-        search.search(text);
-        let matches = runtime.block_on(async {
-            loop {
-                results.changed().await.expect("search thread runs");
-                let latest = results.borrow_and_update().clone();
-                if let Some(m) = latest.filter(|m| m.text() == text) {
-                    return m;
-                }
-            }
-        });
-        let searched = started.elapsed();
-        all.set_text_matches(text, &matches);
-        eprintln!(
-            "keystroke {end} ({text:?}) end to end: search {searched:?}, view narrowed to {} rows at {:?}",
+            "keystroke {end} ({text:?}): view narrowed to {} rows in {:?}",
             all.len(),
             started.elapsed()
         );
     }
-    all.set_text_matches(
-        "",
-        &runtime.block_on(async {
-            search.search("");
-            loop {
-                results.changed().await.expect("search thread runs");
-                let latest = results.borrow_and_update().clone();
-                if let Some(m) = latest.filter(|m| m.text().is_empty()) {
-                    return m;
-                }
-            }
-        }),
-    );
     group.sample_size(10);
-    group.bench_function("fuzzy_first_keystroke_all_keys", |b| {
-        b.iter(|| black_box(fuzzy_match_keys("c", keys.iter(), || false)))
-    });
-    group.bench_function("fuzzy_first_keystroke_skim_scoring_all_keys", |b| {
+    group.bench_function("text_first_keystroke_all_rows", |b| {
         b.iter(|| {
-            black_box(
-                keys.iter()
-                    .filter_map(|k| matcher.fuzzy_match(k, "c"))
-                    .count(),
-            )
+            all.clear_text();
+            black_box(all.set_text("c", || false))
         })
     });
-    let after_c = fuzzy_match_keys("c", keys.iter(), || false).expect("not cancelled");
-    group.bench_function("fuzzy_second_keystroke_narrowed", |b| {
-        b.iter(|| black_box(fuzzy_match_keys("ch", after_c.iter(), || false)))
+    group.bench_function("text_second_keystroke_narrowed", |b| {
+        b.iter(|| {
+            all.set_text("c", || false);
+            black_box(all.set_text("ch", || false))
+        })
     });
+    all.clear_text();
     group.finish();
 }
 

@@ -7,7 +7,7 @@
 //! UI watches. The UI copies out only the visible window.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -16,7 +16,7 @@ use tokio::task::JoinSet;
 
 use super::columns::{ColumnKind, SortKey, SortKeyBuilder, SortValue, TableRow};
 use super::definitions::{IndexDefinition, IndexSource};
-use super::fuzzy::{FuzzyMatches, FuzzySearch, text_matches};
+use super::fuzzy::{FuzzySearch, text_matches};
 use super::query::{Query, QueryError};
 use super::registry::{IndexRegistry, TermMatcher};
 use super::sorted::{RowEntry, SortedRows};
@@ -25,8 +25,6 @@ use crate::informers::informer::{Notification, SharedIndexInformer};
 use crate::informers::keys::{Key, meta_namespace_key};
 use crate::informers::workqueue::{Queue, WorkqueueMetrics};
 use crate::resources::Timestamp;
-
-type Hasher = foldhash::fast::RandomState;
 
 /// Which column a view sorts by (an index into [`LiveView::columns`]: the kind's
 /// [`TableRow::COLUMNS`], then its index columns, then NAMESPACE) and which way.
@@ -125,6 +123,14 @@ struct Member<T> {
     obj: Arc<T>,
 }
 
+/// The rows of a text filter that another replaced (see [`LiveView::set_text`]).
+pub struct ReplacedRows {
+    _rows: Option<TextFilter>,
+}
+
+/// Rows a text search reads between two looks at whether it was cancelled.
+const TEXT_CHUNK: usize = 4096;
+
 /// Free text narrowing the members, with the members whose key matches it.
 struct TextFilter {
     text: String,
@@ -145,9 +151,6 @@ pub struct LiveView<T> {
     /// The members in sort order.
     base: SortedRows,
     text: Option<TextFilter>,
-    /// Members that joined since fuzzy candidates were last taken: a fuzzy result computed
-    /// from those candidates knows nothing of them. `None` until a search takes candidates.
-    joined: Option<HashSet<Key, Hasher>>,
     selected: Option<Key>,
 }
 
@@ -189,13 +192,10 @@ impl<T: TableRow> LiveView<T> {
             members,
             base: SortedRows::new(sort.descending),
             text: None,
-            joined: None,
             selected: None,
         };
         view.resort();
-        if !text.is_empty() {
-            view.filter_text(text);
-        }
+        view.set_text(&text, || false);
         Ok(view)
     }
 
@@ -319,14 +319,7 @@ impl<T: TableRow> LiveView<T> {
                             sort: sort.clone(),
                             key: key.clone(),
                         };
-                        if self
-                            .members
-                            .insert(key.clone(), Member { sort, obj })
-                            .is_none()
-                            && let Some(joined) = &mut self.joined
-                        {
-                            joined.insert(key.clone());
-                        }
+                        self.members.insert(key.clone(), Member { sort, obj });
                         if let Some(text) = &mut self.text
                             && text_matches(key, &text.text)
                         {
@@ -335,9 +328,6 @@ impl<T: TableRow> LiveView<T> {
                         self.base.insert(entry);
                     }
                     None => {
-                        if let Some(joined) = &mut self.joined {
-                            joined.remove(key);
-                        }
                         // The selected object left: select what now sits where it was.
                         if let Some(at) = selected_at {
                             let rows = self.rows();
@@ -360,90 +350,53 @@ impl<T: TableRow> LiveView<T> {
         self.sort = sort;
         self.resort();
         if let Some(text) = self.text.take() {
-            self.filter_text(text.text);
+            self.set_text(&text.text, || false);
         }
     }
 
-    /// The members' keys, for a fuzzy search to match; from now on members that join are
-    /// remembered so that [`LiveView::set_text_matches`] can match them itself.
-    pub fn fuzzy_candidates(&mut self) -> Vec<Key> {
-        // Kept from now on, even while no text is set: a search may be running for the
-        // keystroke that sets it.
-        self.joined = Some(HashSet::default());
-        self.members.keys().cloned().collect()
-    }
-
-    /// Narrows the view to the members whose keys are in `matches` (a fuzzy search's result
-    /// for `text`), or clears the text filter when `text` is empty.
-    pub fn set_text_matches(&mut self, text: &str, matches: &FuzzyMatches) {
+    /// Narrows the view to the members whose `namespace/name` fuzzy-matches `text` (its
+    /// characters in order, ignoring case), or shows every member again for empty text. One
+    /// ordered pass over the members, or over the current rows when `text` extends the text
+    /// they match. Gives up, changing nothing, as soon as `cancelled` says so (a later
+    /// keystroke is waiting); returns `None` then. Otherwise returns the rows the text
+    /// replaced, for the caller to drop after releasing the view's lock: releasing 150,000
+    /// rows costs as much as matching them.
+    pub fn set_text(&mut self, text: &str, cancelled: impl Fn() -> bool) -> Option<ReplacedRows> {
         if text.is_empty() {
-            self.clear_text();
-            return;
+            return Some(ReplacedRows {
+                _rows: self.text.take(),
+            });
         }
-        let no_joined = HashSet::default();
-        let joined = self.joined.as_ref().unwrap_or(&no_joined);
-        let descending = self.sort.descending;
-        let rows = match &self.text {
-            // Longer text: only current rows can match, and they are few next to the members
-            // after the first keystrokes; this needs no lookups in `matches`.
-            Some(current) if text.starts_with(current.text.as_str()) => SortedRows::from_sorted(
-                current
-                    .rows
-                    .iter()
+        let source = match &self.text {
+            Some(current) if text.starts_with(current.text.as_str()) => &current.rows,
+            _ => &self.base,
+        };
+        let mut matched = Vec::new();
+        let mut entries = source.iter().peekable();
+        while entries.peek().is_some() {
+            if cancelled() {
+                return None;
+            }
+            matched.extend(
+                entries
+                    .by_ref()
+                    .take(TEXT_CHUNK)
                     .filter(|e| text_matches(&e.key, text))
                     .cloned(),
-                descending,
-            ),
-            // Many matches: one ordered pass over the members.
-            _ if matches.len() > self.members.len() / 8 => SortedRows::from_sorted(
-                self.base
-                    .iter()
-                    .filter(|e| {
-                        matches.contains(&e.key)
-                            || (joined.contains(&e.key) && text_matches(&e.key, text))
-                    })
-                    .cloned(),
-                descending,
-            ),
-            // Few matches: look them up and sort them.
-            _ => {
-                let joined = joined
-                    .iter()
-                    .filter(|k| !matches.contains(k) && text_matches(k, text));
-                let entries = matches
-                    .keys()
-                    .chain(joined)
-                    .filter_map(|k| {
-                        Some(RowEntry {
-                            sort: self.members.get(k)?.sort.clone(),
-                            key: k.clone(),
-                        })
-                    })
-                    .collect();
-                SortedRows::from_entries(entries, descending)
-            }
-        };
-        self.text = Some(TextFilter {
+            );
+        }
+        drop(entries);
+        let rows = SortedRows::from_sorted(matched, self.sort.descending);
+        let replaced = self.text.replace(TextFilter {
             text: text.to_string(),
             rows,
         });
+        Some(ReplacedRows { _rows: replaced })
     }
 
     /// Shows every member again: clearing the text needs no search.
     pub fn clear_text(&mut self) {
         self.text = None;
-    }
-
-    /// Narrows the view to the members whose keys match `text`, in one ordered pass.
-    fn filter_text(&mut self, text: String) {
-        let rows = SortedRows::from_sorted(
-            self.base
-                .iter()
-                .filter(|e| text_matches(&e.key, &text))
-                .cloned(),
-            self.sort.descending,
-        );
-        self.text = Some(TextFilter { text, rows });
     }
 
     /// Selects the object `key` (kept across moves until it leaves the view).
@@ -517,8 +470,8 @@ pub struct ViewWorker<T> {
     version: watch::Receiver<u64>,
     queue: Queue<Key>,
     fuzzy: FuzzySearch,
-    /// The text last asked for: a search's result for any other text is stale (a later
-    /// keystroke's is coming) and is not shown. Locked after the view.
+    /// The text last asked for: a search for any other text is stale (a later keystroke's
+    /// is coming) and is not shown. Locked after the view.
     wanted: Arc<Mutex<String>>,
     tasks: JoinSet<()>,
 }
@@ -533,8 +486,8 @@ impl<T: TableRow> ViewWorker<T> {
         sort: SortSpec,
     ) -> Result<Self, QueryError> {
         // Register first, so nothing that happens while the view is built is missed; the
-        // replayed initial adds change nothing in a view built from the same store.
-        let mut handler = informer.add_event_handler();
+        // view reads every object from the store, so it needs no replay of them.
+        let mut handler = informer.add_event_handler_without_replay();
         let wanted = Arc::new(Mutex::new(query.text.clone()));
         let view = Arc::new(Mutex::new(LiveView::new(registry, query, sort)?));
         let queue: Queue<Key> = Queue::new();
@@ -574,23 +527,18 @@ impl<T: TableRow> ViewWorker<T> {
             }
         });
 
-        let candidates_view = view.clone();
-        let fuzzy = FuzzySearch::spawn(move || candidates_view.lock().fuzzy_candidates());
-        let mut results = fuzzy.results();
-        let fuzzy_view = view.clone();
-        let results_wanted = wanted.clone();
-        tasks.spawn(async move {
-            while results.changed().await.is_ok() {
-                let latest = results.borrow_and_update().clone();
-                if let Some(matches) = latest {
-                    let mut view = fuzzy_view.lock();
-                    if *results_wanted.lock() != matches.text() {
-                        continue;
-                    }
-                    view.set_text_matches(matches.text(), &matches);
-                    drop(view);
-                    version_tx.send_modify(|v| *v += 1);
-                }
+        let search_view = view.clone();
+        let search_wanted = wanted.clone();
+        let fuzzy = FuzzySearch::spawn(move |text, cancelled| {
+            let mut view = search_view.lock();
+            // A later keystroke's text is coming: this one is not shown.
+            if *search_wanted.lock() != text {
+                return;
+            }
+            if let Some(replaced) = view.set_text(text, cancelled) {
+                drop(view);
+                version_tx.send_modify(|v| *v += 1);
+                drop(replaced);
             }
         });
 
@@ -652,7 +600,6 @@ mod tests {
 
     use super::*;
     use crate::index_views::definitions::default_index_definitions;
-    use crate::index_views::fuzzy::FuzzyMatches;
     use crate::informers::delta_fifo::ReflectorStore;
     use crate::resources::{Pod, decode};
 
@@ -815,7 +762,7 @@ mod tests {
     }
 
     #[test]
-    fn text_matches_narrow_widen_and_include_joined_members() {
+    fn text_narrows_widens_follows_members_and_gives_up_when_cancelled() {
         let registry = registry();
         let store = registry.indexer().clone();
         for i in 0..40 {
@@ -831,45 +778,44 @@ mod tests {
             descending: false,
         };
         let mut view = LiveView::new(registry, Query::default(), sort).unwrap();
-        let search = |view: &mut LiveView<Pod>, text: &str| {
-            let candidates = view.fuzzy_candidates();
-            let keys = candidates
-                .into_iter()
-                .filter(|k| text_matches(k, text))
-                .collect();
-            FuzzyMatches::new(text.to_string(), 1, keys)
-        };
-        let expect = |view: &LiveView<Pod>, text: &str| {
-            let mut want: Vec<String> = (0..40)
+        let expect = |view: &LiveView<Pod>, text: &str, extra: &[u32]| {
+            let mut want: Vec<(u32, String)> = (0..40)
                 .map(|i| {
-                    if i % 4 == 0 {
-                        format!("ns/api-{i}")
-                    } else {
-                        format!("ns/web-{i}")
-                    }
+                    let name = if i % 4 == 0 { "api" } else { "web" };
+                    (i, format!("ns/{name}-{i}"))
                 })
-                .filter(|k| text_matches(k, text))
+                .chain(extra.iter().map(|&i| (i, format!("ns/api-{i}"))))
+                .filter(|(_, k)| text_matches(k, text))
                 .collect();
             // Restarts equal the number in the name: numeric order.
-            want.sort_by_key(|k| k.rsplit('-').next().unwrap().parse::<u32>().unwrap());
+            want.sort();
+            let want: Vec<String> = want.into_iter().map(|(_, k)| k).collect();
             assert_eq!(names(view), want, "{text}");
         };
-        // Many matches (an ordered pass), then narrowing from the rows, then few matches
-        // (looked up and sorted) with a member that joined after the search's candidates.
-        let m = search(&mut view, "w");
-        view.set_text_matches("w", &m);
-        expect(&view, "w");
-        view.set_text_matches("we", &FuzzyMatches::new("we".into(), 2, Vec::new()));
-        expect(&view, "we");
-        let m = search(&mut view, "a1");
-        store.add(pod("ns", "api-12", "x", 12, 2)).unwrap();
+        // A pass over the members, then narrowing from the rows, then a pass again.
+        assert!(view.set_text("w", || false).is_some());
+        expect(&view, "w", &[]);
+        assert!(view.set_text("we", || false).is_some());
+        expect(&view, "we", &[]);
+        assert!(view.set_text("a1", || false).is_some());
+        expect(&view, "a1", &[]);
+        // Members joining and leaving while a text is set.
         store.add(pod("ns", "api-100", "x", 100, 1)).unwrap();
         view.apply(&"ns/api-100".into());
-        view.set_text_matches("a1", &m);
-        let got = names(&view);
-        assert_eq!(got, ["ns/api-12", "ns/api-16", "ns/api-100"], "{got:?}");
-        view.set_text_matches("", &m);
-        assert_eq!(view.len(), 41);
+        store.remove("ns/api-16");
+        view.apply(&"ns/api-16".into());
+        assert_eq!(names(&view), ["ns/api-12", "ns/api-100"]);
+        assert!(view.set_text("a10", || true).is_none(), "cancelled");
+        assert_eq!(view.text(), "a1", "a cancelled search changes nothing");
+        assert!(view.set_text("a10", || false).is_some());
+        assert_eq!(names(&view), ["ns/api-100"]);
+        view.set_sort(SortSpec {
+            column: RESTARTS,
+            descending: true,
+        });
+        assert_eq!(view.text(), "a10", "a re-sort keeps the text");
+        assert!(view.set_text("", || true).is_some());
+        assert_eq!(view.len(), 40);
     }
 
     #[tokio::test]
