@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kscope::cluster::{Cluster, NamespaceScope};
 use kscope::config::Config;
-use kscope::informers::tap::{Tap, TapEntry};
+use kscope::informers::tap::TapEntry;
 use kscope::resources::ResourceKind;
 use kscope::sim::{Sim, SimConfig, SimHandle};
 use kscope::ui::action::map_key;
@@ -323,6 +323,8 @@ impl Bench {
                 b.app.header().resource == kind && b.rows() > 0
             })
             .await;
+        // The event loop follows the new table's tap from the switch on; so does this one.
+        self.taps = self.app.table().tap().subscribe();
         let deadline = Instant::now() + PATIENCE;
         loop {
             let status = self.app.table().status().borrow().clone();
@@ -339,17 +341,16 @@ impl Bench {
 async fn bench(sim: &SimHandle, config: kube::Config, pods: usize, measure: Duration, full: bool) {
     let cluster = Cluster::from_config(config, "tui-bench".into()).expect("cluster");
     let indexes = Config::built_in().expect("built-in config").indexes;
-    let tap = Tap::new(TAP_CAPACITY);
-    let detail = DetailController::new(cluster.client.clone(), Some(tap.clone()));
-    let taps = tap.subscribe();
+    let detail = DetailController::new(cluster.client.clone(), None);
     let started = Instant::now();
     let app = App::new(
-        TableStarter::new(cluster, indexes, tap),
+        TableStarter::new(cluster, indexes, TAP_CAPACITY),
         ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
         true,
         detail,
     )
     .expect("app");
+    let taps = app.table().tap().subscribe();
     let terminal = Terminal::with_options(
         CrosstermBackend::new(std::io::sink()),
         TerminalOptions {

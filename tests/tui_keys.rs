@@ -11,7 +11,6 @@ use kscope::index_views::definitions::{
     IndexDefinition, IndexField, IndexSource, default_index_definitions,
 };
 use kscope::index_views::live::Window;
-use kscope::informers::tap::Tap;
 use kscope::resources::Pod;
 use kscope::resources::ResourceKind;
 use kscope::sim::{FaultSpec, Faults, Sim, SimConfig};
@@ -314,15 +313,8 @@ async fn wait_rows(app: &mut App, what: &str, ok: impl Fn(&Window) -> bool) -> W
 /// The TUI's App on `cluster`, showing `view`, panels hidden.
 fn start_app(cluster: Cluster, view: ViewSpec) -> App {
     let indexes = Config::built_in().expect("built-in config").indexes;
-    let tap = Tap::new(64);
-    let detail = DetailController::new(cluster.client.clone(), Some(tap.clone()));
-    App::new(
-        TableStarter::new(cluster, indexes, tap),
-        view,
-        false,
-        detail,
-    )
-    .expect("app")
+    let detail = DetailController::new(cluster.client.clone(), None);
+    App::new(TableStarter::new(cluster, indexes, 64), view, false, detail).expect("app")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -420,10 +412,23 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     assert_eq!(app.table().kind(), ResourceKind::Nodes);
     assert_eq!(app.header().scope, "cluster");
     let nodes = wait_rows(&mut app, "nodes", |w| w.total == 4).await;
+    // The delta panel shows the nodes informer's tap, none of the pods'.
+    assert!(
+        app.state().deltas.iter().all(|d| !d.key.contains('/')),
+        "{:?}",
+        app.state()
+            .deltas
+            .iter()
+            .map(|d| &d.key)
+            .collect::<Vec<_>>()
+    );
     app.apply(Action::Down);
     let node = app.table().selected().expect("a selected node");
     assert_eq!(node, nodes.rows[1].key);
     app.apply(Action::DrillDown);
+    // The pods table was parked, not stopped: its rows show at once, with no new list.
+    assert!(app.table().status().borrow().listed);
+    assert!(app.window(50).total > 0, "rows without waiting for a list");
     assert_eq!(
         app.current(),
         ViewSpec {

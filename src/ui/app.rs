@@ -12,13 +12,14 @@ use ratatui::backend::Backend;
 use ratatui::{DefaultTerminal, Terminal};
 use tokio::sync::{broadcast, mpsc};
 
+use crate::cluster::NamespaceScope;
 use crate::commands::CommandError;
 use crate::index_views::columns::TableRow;
 use crate::index_views::live::{LiveView, SortSpec, Window};
 use crate::informers::keys::Key;
 use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
 use crate::informers::tap::TapEntry;
-use crate::resources::Timestamp;
+use crate::resources::{ResourceKind, Timestamp};
 
 use super::UiError;
 use super::action::{Action, InputMode, map_key};
@@ -90,10 +91,19 @@ struct Visit {
     selected: Option<Key>,
 }
 
+/// Tables kept running after they were switched away from.
+const PARKED: usize = 2;
+
 /// The running TUI: one table at a time, swapped by commands and drill-downs.
 pub struct App {
     starter: TableStarter,
     table: Box<dyn Table>,
+    /// Tables switched away from, oldest first, with what they show, kept running (informer,
+    /// indexes, views), so that going back to one, or drilling down into a kind already
+    /// listed, shows it at once instead of listing again: 150,000 pods take seconds to list.
+    parked: Vec<(ResourceKind, NamespaceScope, Box<dyn Table>)>,
+    /// The new table's tap, subscribed to when the table was switched, for the loop.
+    switched_taps: Option<broadcast::Receiver<Arc<TapEntry>>>,
     /// What the table shows; its `filter` is the one the view opened with.
     view: ViewSpec,
     /// Views Esc goes back to, newest last.
@@ -119,9 +129,10 @@ impl App {
         starter: TableStarter,
         view: ViewSpec,
         panels: bool,
-        detail: DetailController,
+        mut detail: DetailController,
     ) -> Result<Self, UiError> {
         let table = starter.start(view.kind, &view.scope, SortSpec::default())?;
+        detail.set_tap(table.tap().clone());
         let header = Header {
             context: starter.cluster().context.clone(),
             server: starter.cluster().server.clone(),
@@ -135,6 +146,8 @@ impl App {
         let mut app = Self {
             starter,
             table,
+            parked: Vec::new(),
+            switched_taps: None,
             view,
             history: Vec::new(),
             reselect: None,
@@ -223,6 +236,9 @@ impl App {
         // The reader polls with a short timeout, so this returns promptly.
         let _ = reader.join();
         self.table.shutdown().await;
+        for (_, _, table) in self.parked {
+            table.shutdown().await;
+        }
         result
     }
 
@@ -233,7 +249,7 @@ impl App {
     ) -> Result<(), UiError> {
         let mut version = self.table.version();
         let mut status = self.table.status();
-        let mut taps = self.starter.tap().subscribe();
+        let mut taps = self.table.tap().subscribe();
         let mut tick = tokio::time::interval(TICK);
         // A sender that is gone would wake the loop at once forever: stop listening to it.
         let (mut rows_open, mut status_open, mut taps_open) = (true, true, true);
@@ -306,6 +322,10 @@ impl App {
                 Wake::Closed(Stream::Taps) => taps_open = false,
             }
             if self.switched {
+                if let Some(switched) = self.switched_taps.take() {
+                    taps = switched;
+                    taps_open = true;
+                }
                 status_open = true;
                 status = self.table.status();
                 self.update_sync(&status.borrow_and_update());
@@ -338,6 +358,10 @@ impl App {
                 Ok(Err(broadcast::error::RecvError::Closed)) | Err(_) => break,
             }
             next = taps.try_recv().map(Ok);
+        }
+        // Entries of a tap shown already, when its lines were loaded on a switch.
+        if let Some(newest) = self.state.deltas.back().map(|d| d.seq) {
+            batch.retain(|entry| entry.seq > newest);
         }
         let keep = batch.len().saturating_sub(DELTA_CAPACITY);
         self.state.skipped += if self.state.paused { 0 } else { keep as u64 };
@@ -651,15 +675,29 @@ impl App {
     }
 
     /// Replaces the table with one showing `to`, remembering the current view for Esc when
-    /// `remember`. The new informer starts before the old one is stopped: if it cannot
-    /// start, the error is shown and nothing changes.
+    /// `remember`: the same table when it shows the same kind and scope, a parked one, or a
+    /// new one. A new informer starts before the old one is parked: if it cannot start, the
+    /// error is shown and nothing changes.
     fn switch(&mut self, to: ViewSpec, remember: bool) {
-        let table = match self.starter.start(to.kind, &to.scope, SortSpec::default()) {
-            Ok(table) => table,
-            Err(err) => {
-                self.state.command.error = Some(err.to_string());
-                return;
+        let same = to.kind == self.view.kind && to.scope == self.view.scope;
+        let parked = self
+            .parked
+            .iter()
+            .position(|(kind, scope, _)| *kind == to.kind && *scope == to.scope);
+        let table = match (same, parked) {
+            (true, _) => None,
+            (false, Some(at)) => {
+                let (_, _, table) = self.parked.remove(at);
+                table.set_sort(SortSpec::default());
+                Some(table)
             }
+            (false, None) => match self.starter.start(to.kind, &to.scope, SortSpec::default()) {
+                Ok(table) => Some(table),
+                Err(err) => {
+                    self.state.command.error = Some(err.to_string());
+                    return;
+                }
+            },
         };
         if remember {
             self.history.push(Visit {
@@ -671,8 +709,19 @@ impl App {
                 self.history.remove(0);
             }
         }
-        let old = std::mem::replace(&mut self.table, table);
-        tokio::spawn(old.shutdown());
+        match table {
+            Some(table) => {
+                let old = std::mem::replace(&mut self.table, table);
+                self.parked
+                    .push((self.view.kind, self.view.scope.clone(), old));
+                if self.parked.len() > PARKED {
+                    let (_, _, oldest) = self.parked.remove(0);
+                    tokio::spawn(oldest.shutdown());
+                }
+                self.load_deltas();
+            }
+            None => self.table.set_sort(SortSpec::default()),
+        }
         self.reselect = None;
         let state = &mut self.state;
         state.mode = InputMode::Normal;
@@ -687,11 +736,24 @@ impl App {
         self.header.listed = false;
         self.header.error = None;
         self.view = to;
-        self.events_seen = 0;
+        self.events_seen = self.table.watch_events();
         self.rate_since = Instant::now();
         self.switched = true;
         self.rebuilt = true;
         self.refilter();
+    }
+
+    /// Shows the new table's latest tap entries in the delta panel, and has the loop follow
+    /// its tap from here (subscribed before the entries are read: none is missed, and
+    /// [`App::take_taps`] skips those already shown).
+    fn load_deltas(&mut self) {
+        let tap = self.table.tap();
+        self.switched_taps = Some(tap.subscribe());
+        let entries = tap.snapshot();
+        let keep = entries.len().saturating_sub(DELTA_CAPACITY);
+        self.state
+            .replace_deltas(entries[keep..].iter().map(DeltaLine::from_entry));
+        self.detail.set_tap(tap.clone());
     }
 
     /// Shows index number `current` in the browser, with its values counted now.

@@ -347,6 +347,11 @@ impl DetailController {
         }
     }
 
+    /// Reads history from `tap` from now on (the tap of the table now shown).
+    pub fn set_tap(&mut self, tap: Tap) {
+        self.tap = Some(tap);
+    }
+
     pub fn is_open(&self) -> bool {
         self.open.is_some()
     }

@@ -22,7 +22,6 @@ use crate::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
 use crate::config::{Config, ConfigError};
 use crate::index_views::query::QueryError;
 use crate::informers::indexer::IndexerError;
-use crate::informers::tap::Tap;
 use crate::resources::ResourceKind;
 use crate::sim::{Sim, SimConfig, SimError};
 
@@ -85,9 +84,8 @@ pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
             (cluster, scope, Some(sim))
         }
     };
-    let tap = Tap::new(TAP_CAPACITY);
-    let detail = DetailController::new(cluster.client.clone(), Some(tap.clone()));
-    let starter = TableStarter::new(cluster, config.indexes, tap);
+    let detail = DetailController::new(cluster.client.clone(), None);
+    let starter = TableStarter::new(cluster, config.indexes, TAP_CAPACITY);
     let app = App::new(
         starter,
         ViewSpec::new(ResourceKind::Pods, scope),

@@ -386,6 +386,13 @@ impl UiState {
     }
 
     /// Adds a delta to the tail unless paused (then it only counts as skipped).
+    /// Shows `lines` (another table's) instead, following the tail again.
+    pub fn replace_deltas(&mut self, lines: impl Iterator<Item = DeltaLine>) {
+        self.deltas = lines.collect();
+        self.delta_cursor = DeltaCursor::default();
+        self.skipped = 0;
+    }
+
     pub fn push_delta(&mut self, line: DeltaLine) {
         if self.paused {
             self.skipped += 1;

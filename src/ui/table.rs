@@ -80,6 +80,11 @@ pub trait Table {
     /// Selects the row of `key` if it is in the view; says whether it was.
     fn select_key(&self, key: &Key) -> bool;
 
+    /// The tap of this table's informer: its watch events and deltas, for the delta panel
+    /// and the detail's history. Each table has its own, so a kind's entries never mix
+    /// with another's.
+    fn tap(&self) -> &Tap;
+
     /// Stops the views and the informer; the future ends when the informer's tasks have.
     fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
 }
@@ -93,6 +98,7 @@ pub struct ResourceTable<T> {
     base: ViewWorker<T>,
     /// The view of the filter's index terms, when it has any.
     filtered: Option<(Vec<Term>, ViewWorker<T>)>,
+    tap: Tap,
 }
 
 impl<T: TableRow> ResourceTable<T> {
@@ -103,8 +109,9 @@ impl<T: TableRow> ResourceTable<T> {
         sort: SortSpec,
     ) -> Result<Self, UiError> {
         let registry = IndexRegistry::<T>::new(indexes_for(T::KIND, &starter.indexes))?;
+        let tap = Tap::new(starter.tap_capacity);
         let mut config = InformerConfig::new(T::KIND.plural());
-        config.tap = Some(starter.tap.clone());
+        config.tap = Some(tap.clone());
         let informer = RunningInformer::start(
             config,
             lister_watcher(&starter.cluster, T::KIND, scope, None, None),
@@ -121,6 +128,7 @@ impl<T: TableRow> ResourceTable<T> {
             registry,
             base,
             filtered: None,
+            tap,
         })
     }
 
@@ -232,6 +240,10 @@ impl<T: TableRow> Table for ResourceTable<T> {
         found
     }
 
+    fn tap(&self) -> &Tap {
+        &self.tap
+    }
+
     fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
         let Self { informer, .. } = *self;
         Box::pin(informer.shutdown())
@@ -262,19 +274,20 @@ pub fn indexes_for(kind: ResourceKind, indexes: &[IndexDefinition]) -> Vec<Index
         .collect()
 }
 
-/// Starts tables on one cluster, all with the configured indexes and feeding one tap.
+/// Starts tables on one cluster, all with the configured indexes, each with a tap keeping
+/// its latest `tap_capacity` entries.
 pub struct TableStarter {
     cluster: Cluster,
     indexes: Vec<IndexDefinition>,
-    tap: Tap,
+    tap_capacity: usize,
 }
 
 impl TableStarter {
-    pub fn new(cluster: Cluster, indexes: Vec<IndexDefinition>, tap: Tap) -> Self {
+    pub fn new(cluster: Cluster, indexes: Vec<IndexDefinition>, tap_capacity: usize) -> Self {
         Self {
             cluster,
             indexes,
-            tap,
+            tap_capacity,
         }
     }
 
@@ -285,10 +298,6 @@ impl TableStarter {
     /// The configured index definitions, all kinds together.
     pub fn indexes(&self) -> &[IndexDefinition] {
         &self.indexes
-    }
-
-    pub fn tap(&self) -> &Tap {
-        &self.tap
     }
 
     /// Starts an informer and an unfiltered view of `kind` in `scope`.
