@@ -10,7 +10,7 @@ use kscope::index_views::columns::TableRow;
 use kscope::index_views::definitions::{
     IndexDefinition, IndexField, IndexSource, default_index_definitions,
 };
-use kscope::index_views::live::Window;
+use kscope::index_views::live::{SortSpec, Window};
 use kscope::resources::Pod;
 use kscope::resources::ResourceKind;
 use kscope::sim::{FaultSpec, Faults, Sim, SimConfig};
@@ -408,7 +408,12 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     assert_eq!(app.current(), pods);
 
     // :nodes, Enter on a node: that node's pods in every namespace, by the node index.
+    // Sorted by READY: a parked table keeps its order.
+    app.apply(Action::SortNext);
+    let sorted = app.state().sort;
+    assert_eq!(sorted.column, 1);
     run_command(&mut app, "no");
+    assert_eq!(app.state().sort, SortSpec::default(), "a new table");
     assert_eq!(app.table().kind(), ResourceKind::Nodes);
     assert_eq!(app.header().scope, "cluster");
     let nodes = wait_rows(&mut app, "nodes", |w| w.total == 4).await;
@@ -426,9 +431,12 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     let node = app.table().selected().expect("a selected node");
     assert_eq!(node, nodes.rows[1].key);
     app.apply(Action::DrillDown);
-    // The pods table was parked, not stopped: its rows show at once, with no new list.
+    // The pods table was parked, not stopped: its rows show at once, with no new list, in
+    // the order it had.
     assert!(app.table().status().borrow().listed);
     assert!(app.window(50).total > 0, "rows without waiting for a list");
+    assert_eq!(app.state().sort, sorted);
+    assert_eq!(app.table().sort(), sorted);
     assert_eq!(
         app.current(),
         ViewSpec {

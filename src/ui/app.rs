@@ -483,15 +483,7 @@ impl App {
             }
             Action::ToggleWide => {
                 state.wide = !state.wide;
-                let shown = draw::shown(
-                    &self.table.columns(),
-                    state.wide,
-                    self.view.with_namespace(),
-                );
-                if !shown.contains(&state.sort.column) {
-                    state.sort = SortSpec::default();
-                    self.table.set_sort(state.sort);
-                }
+                self.keep_sort_shown();
             }
             Action::FilterChar(_)
             | Action::FilterBackspace
@@ -688,7 +680,6 @@ impl App {
             (true, _) => None,
             (false, Some(at)) => {
                 let (_, _, table) = self.parked.remove(at);
-                table.set_sort(SortSpec::default());
                 Some(table)
             }
             (false, None) => match self.starter.start(to.kind, &to.scope, SortSpec::default()) {
@@ -709,23 +700,21 @@ impl App {
                 self.history.remove(0);
             }
         }
-        match table {
-            Some(table) => {
-                let old = std::mem::replace(&mut self.table, table);
-                self.parked
-                    .push((self.view.kind, self.view.scope.clone(), old));
-                if self.parked.len() > PARKED {
-                    let (_, _, oldest) = self.parked.remove(0);
-                    tokio::spawn(oldest.shutdown());
-                }
-                self.load_deltas();
+        if let Some(table) = table {
+            let old = std::mem::replace(&mut self.table, table);
+            self.parked
+                .push((self.view.kind, self.view.scope.clone(), old));
+            if self.parked.len() > PARKED {
+                let (_, _, oldest) = self.parked.remove(0);
+                tokio::spawn(oldest.shutdown());
             }
-            None => self.table.set_sort(SortSpec::default()),
+            self.load_deltas();
         }
         self.reselect = None;
         let state = &mut self.state;
         state.mode = InputMode::Normal;
-        state.sort = SortSpec::default();
+        // A table kept running keeps its order.
+        state.sort = self.table.sort();
         state.offset = 0;
         state.filter.input = to.filter.clone();
         state.filter.error = None;
@@ -740,7 +729,22 @@ impl App {
         self.rate_since = Instant::now();
         self.switched = true;
         self.rebuilt = true;
+        self.keep_sort_shown();
         self.refilter();
+    }
+
+    /// Sorts by the first column again when the sort column is not shown (a wide column
+    /// out of wide mode, NAMESPACE in one namespace).
+    fn keep_sort_shown(&mut self) {
+        let shown = draw::shown(
+            &self.table.columns(),
+            self.state.wide,
+            self.view.with_namespace(),
+        );
+        if !shown.contains(&self.state.sort.column) {
+            self.state.sort = SortSpec::default();
+            self.table.set_sort(self.state.sort);
+        }
     }
 
     /// Shows the new table's latest tap entries in the delta panel, and has the loop follow

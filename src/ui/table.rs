@@ -59,6 +59,9 @@ pub trait Table {
     /// Moves the selection for a movement action.
     fn move_selection(&self, state: &UiState, action: &Action);
 
+    /// How the rows are sorted now.
+    fn sort(&self) -> SortSpec;
+
     fn set_sort(&self, sort: SortSpec);
 
     /// Shows the rows matching `query`. Index terms rebuild the view from the indexes when
@@ -175,11 +178,19 @@ impl<T: TableRow> Table for ResourceTable<T> {
         move_selection(&mut self.worker().view().lock(), state, action);
     }
 
-    /// Sorts every live view the same way, so switching between them keeps the order.
+    fn sort(&self) -> SortSpec {
+        self.base.view().lock().sort()
+    }
+
+    /// Sorts every live view the same way, so switching between them keeps the order. The
+    /// rows a re-sort replaced are released on a blocking-pool thread, not the UI's.
     fn set_sort(&self, sort: SortSpec) {
-        self.base.view().lock().set_sort(sort);
+        let mut replaced = vec![self.base.view().lock().set_sort(sort)];
         if let Some((_, worker)) = &self.filtered {
-            worker.view().lock().set_sort(sort);
+            replaced.push(worker.view().lock().set_sort(sort));
+        }
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn_blocking(move || drop(replaced));
         }
     }
 
