@@ -76,6 +76,7 @@ macro_rules! object_impls {
     };
 }
 
+pub mod decode;
 pub mod fetch;
 mod meta;
 mod node;
@@ -287,12 +288,20 @@ pub enum DecodeError {
         #[source]
         source: serde_json::Error,
     },
+    /// The structural scan that cuts out managedFields failed (see [`decode`](mod@decode)).
+    #[error("malformed {kind}: {source}")]
+    Structure {
+        kind: &'static str,
+        #[source]
+        source: decode::Malformed,
+    },
 }
 
-/// Decodes one object (a GET response, or a watch event's `object`).
+/// Decodes one object (a GET response, or a watch event's `object`), without reading its
+/// managedFields (see [`decode`](mod@decode)).
 pub fn decode<T: KubeResource>(json: &[u8]) -> Result<T, DecodeError> {
-    serde_json::from_slice(json).map_err(|source| DecodeError::Object {
-        kind: T::KIND.kind(),
-        source,
-    })
+    let kind = T::KIND.kind();
+    let json = decode::without_managed_fields(json)
+        .map_err(|source| DecodeError::Structure { kind, source })?;
+    serde_json::from_slice(&json).map_err(|source| DecodeError::Object { kind, source })
 }
