@@ -644,18 +644,25 @@ impl PodTemplate {
         );
         value["metadata"]["resourceVersion"] = Value::String(marker(Hole::ResourceVersion)?.into());
         let like = StoredObject::encode(&value).ok()?;
-        let mut rest: &[u8] = &like.json;
-        let (mut parts, mut holes) = (Vec::new(), Vec::new());
-        while let Some((at, marker, hole)) = MARKERS
+        // Every marker's places in one pass each, in text order.
+        let mut found: Vec<(usize, usize, Hole)> = MARKERS
             .iter()
-            .filter_map(|(m, h)| memchr::memmem::find(rest, m.as_bytes()).map(|at| (at, *m, *h)))
-            .min_by_key(|(at, _, _)| *at)
-        {
-            parts.push(rest[..at].to_vec());
+            .flat_map(|(m, h)| {
+                memchr::memmem::find_iter(&like.json, m.as_bytes()).map(|at| (at, m.len(), *h))
+            })
+            .collect();
+        found.sort_by_key(|(at, _, _)| *at);
+        let (mut parts, mut holes) = (Vec::new(), Vec::new());
+        let mut from = 0;
+        for (at, len, hole) in found {
+            if at < from {
+                continue;
+            }
+            parts.push(like.json[from..at].to_vec());
             holes.push(hole);
-            rest = &rest[at + marker.len()..];
+            from = at + len;
         }
-        parts.push(rest.to_vec());
+        parts.push(like.json[from..].to_vec());
         // Only its labels, owner and phase are needed from here on.
         let mut like = like;
         like.json = Bytes::new();
