@@ -18,7 +18,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::object::Object;
-use crate::resources::decode::{list_without_managed_fields, without_managed_fields};
+use crate::resources::decode::{from_slice as decode_object, list_without_managed_fields};
 
 /// Options of one list call. An empty `resource_version` means unset: a consistent,
 /// most-recent read.
@@ -548,21 +548,6 @@ fn peek_continue_token(body: &[u8]) -> Option<String> {
     // The early stop is an error by design; only the captured token matters.
     let _ = serde::Deserializer::deserialize_map(&mut de, Head(&mut token));
     token
-}
-
-/// Why one object of a list or watch did not decode.
-#[derive(Debug, thiserror::Error)]
-enum ObjectError {
-    #[error(transparent)]
-    Structure(#[from] crate::resources::decode::Malformed),
-    #[error(transparent)]
-    Json(#[from] serde_json::Error),
-}
-
-/// Decodes one object into `T` without reading its managedFields.
-fn decode_object<T: DeserializeOwned>(json: &[u8]) -> Result<T, ObjectError> {
-    let json = without_managed_fields(json)?;
-    Ok(serde_json::from_slice(&json)?)
 }
 
 /// Decodes one watch line (`{"type": ..., "object": ...}`).

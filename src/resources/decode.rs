@@ -13,15 +13,17 @@
 //!
 //! Deliberate trade-off, as in simdjson's on-demand skipping: the skipped value is checked
 //! for structure only. An unterminated string, or brackets that do not balance (per kind: as
-//! many `}` as `{` and as many `]` as `[`), are an error ([`Malformed`]); anything else inside it
-//! goes unnoticed: bad numbers or literals, missing commas or colons, invalid escapes or UTF-8,
-//! and brackets of the two kinds closed in crossed order (`[{]}`). Every byte that is kept is
-//! still decoded and validated by serde_json as before. A `managedFields` key written with
-//! escapes is not recognised, and is then simply decoded and ignored by serde.
+//! many `}` as `{` and as many `]` as `[`), are an error ([`Malformed`]; [`from_slice`] then lets
+//! serde_json read the whole text, so the error is reported as serde_json words it). Anything
+//! else inside it goes unnoticed: bad numbers or literals, missing commas or colons, invalid
+//! escapes or UTF-8, and brackets of the two kinds closed in crossed order (`[{]}`). Every byte
+//! that is kept is still decoded and validated by serde_json as before. A `managedFields` key
+//! written with escapes is not recognised, and is then simply decoded and ignored by serde.
 
 use std::borrow::Cow;
 
 use memchr::memchr2;
+use serde::de::DeserializeOwned;
 
 /// The JSON is not well-formed where the scan needs it to be.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -29,6 +31,16 @@ use memchr::memchr2;
 pub struct Malformed {
     pub at: usize,
     pub what: &'static str,
+}
+
+/// Decodes one object into `T` without reading its `metadata.managedFields`. JSON the scan
+/// finds malformed is handed to serde_json whole, so that errors are serde_json's own, with
+/// its line and column.
+pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, serde_json::Error> {
+    match without_managed_fields(json) {
+        Ok(cut) => serde_json::from_slice(&cut),
+        Err(_) => serde_json::from_slice(json),
+    }
 }
 
 /// One object (a GET response, a watch event's object) without `metadata.managedFields`;

@@ -288,20 +288,13 @@ pub enum DecodeError {
         #[source]
         source: serde_json::Error,
     },
-    /// The structural scan that cuts out managedFields failed (see [`decode`](mod@decode)).
-    #[error("malformed {kind}: {source}")]
-    Structure {
-        kind: &'static str,
-        #[source]
-        source: decode::Malformed,
-    },
 }
 
 /// Decodes one object (a GET response, or a watch event's `object`), without reading its
 /// managedFields (see [`decode`](mod@decode)).
 pub fn decode<T: KubeResource>(json: &[u8]) -> Result<T, DecodeError> {
-    let kind = T::KIND.kind();
-    let json = decode::without_managed_fields(json)
-        .map_err(|source| DecodeError::Structure { kind, source })?;
-    serde_json::from_slice(&json).map_err(|source| DecodeError::Object { kind, source })
+    decode::from_slice(json).map_err(|source| DecodeError::Object {
+        kind: T::KIND.kind(),
+        source,
+    })
 }
