@@ -18,7 +18,9 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::object::Object;
-use crate::resources::decode::{from_slice as decode_object, list_without_managed_fields};
+use crate::resources::decode::{
+    from_slice as decode_object, from_text, list_without_managed_fields,
+};
 
 /// Options of one list call. An empty `resource_version` means unset: a consistent,
 /// most-recent read.
@@ -455,7 +457,7 @@ struct OwnedListMeta {
 pub fn decode_list<T: DeserializeOwned>(body: &[u8]) -> Result<ListPage<T>, String> {
     let typed = list_without_managed_fields(body)
         .ok()
-        .and_then(|body| serde_json::from_slice::<TypedList<T>>(&body).ok());
+        .and_then(|body| from_text::<TypedList<T>>(&body).ok());
     if let Some(list) = typed {
         let (resource_version, continue_token) = list.metadata.map_or_else(
             || (String::new(), None),
