@@ -456,6 +456,17 @@ pub(crate) fn node_ip(node: &str) -> String {
         .unwrap_or_else(|| "10.0.0.1".to_string())
 }
 
+/// Drops one entry (the first in hash order, so in effect a random one) from a full cache.
+/// Clearing it all instead, as before, made a cluster with more ReplicaSets than the cache
+/// holds render every pod the slow way again from time to time, and the churn rate collapsed.
+fn make_room<K: Clone + Eq + std::hash::Hash, V>(cache: &mut HashMap<K, V>) {
+    if cache.len() >= MAX_CACHED_REPLICASETS
+        && let Some(victim) = cache.keys().next().cloned()
+    {
+        cache.remove(&victim);
+    }
+}
+
 /// ReplicaSet revisions (the `deployment.kubernetes.io/revision` annotation) by key, checked
 /// against the uid: the annotation never changes while a ReplicaSet lives, and decoding every
 /// old ReplicaSet of a Deployment for each action made the churn slower the longer it ran.
@@ -478,9 +489,7 @@ impl Revisions {
                     .and_then(|r| r.parse::<u64>().ok())
             })
             .unwrap_or(0);
-        if self.0.len() >= MAX_CACHED_REPLICASETS {
-            self.0.clear();
-        }
+        make_room(&mut self.0);
         self.0.insert(key.clone(), (rs.uid.clone(), revision));
         revision
     }
@@ -524,9 +533,7 @@ fn put_pod(
                 return false;
             };
             let factory = PodFactory::new(&value);
-            if cache.0.len() >= MAX_CACHED_REPLICASETS {
-                cache.0.clear();
-            }
+            make_room(&mut cache.0);
             let templates = ReplicaSetPods {
                 uid: rs.uid.clone(),
                 pending: PodTemplate::new(&factory, PodState::Pending),
