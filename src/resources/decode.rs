@@ -34,8 +34,8 @@ pub struct Malformed {
 }
 
 /// Decodes one object into `T` without reading its `metadata.managedFields`. JSON the scan
-/// finds malformed is handed to serde_json whole, so that errors are serde_json's own, with
-/// its line and column.
+/// finds malformed is handed to serde_json whole, so that the error is serde_json's own
+/// (positions in an error found after the cut count from the cut text).
 pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, serde_json::Error> {
     match without_managed_fields(json) {
         Ok(cut) => from_text(&cut),
