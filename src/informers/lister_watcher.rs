@@ -18,6 +18,9 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::object::Object;
+use crate::resources::decode::{
+    from_slice as decode_object, from_text, list_without_managed_fields,
+};
 
 /// Options of one list call. An empty `resource_version` means unset: a consistent,
 /// most-recent read.
@@ -447,11 +450,15 @@ struct OwnedListMeta {
     continue_token: Option<String>,
 }
 
-/// Decodes one list body. The common case, every item valid, is one pass straight into `T`;
-/// when that fails the items are split as raw JSON and decoded one by one, so a malformed
+/// Decodes one list body, every item's managedFields cut out first (see
+/// [`crate::resources::decode`]). The common case, every item valid, is one pass straight into
+/// `T`; when that fails the items are split as raw JSON and decoded one by one, so a malformed
 /// item is skipped (and reported) without losing the others.
 pub fn decode_list<T: DeserializeOwned>(body: &[u8]) -> Result<ListPage<T>, String> {
-    if let Ok(list) = serde_json::from_slice::<TypedList<T>>(body) {
+    let typed = list_without_managed_fields(body)
+        .ok()
+        .and_then(|body| from_text::<TypedList<T>>(&body).ok());
+    if let Some(list) = typed {
         let (resource_version, continue_token) = list.metadata.map_or_else(
             || (String::new(), None),
             |meta| {
@@ -482,7 +489,7 @@ fn decode_list_item_by_item<T: DeserializeOwned>(body: &[u8]) -> Result<ListPage
     let mut items = Vec::with_capacity(raw_items.len());
     let mut malformed = Vec::new();
     for (index, raw) in raw_items.into_iter().enumerate() {
-        match serde_json::from_str::<T>(raw.get()) {
+        match decode_object::<T>(raw.get().as_bytes()) {
             Ok(obj) => items.push(Arc::new(obj)),
             Err(e) => malformed.push(format!("list item {index}: {e}")),
         }
@@ -583,7 +590,7 @@ fn decode_object_event<T: DeserializeOwned>(line: &Bytes) -> Option<RawWatchEven
         rest = rest.trim_ascii_start().strip_prefix(token)?;
     }
     let object = rest.trim_ascii().strip_suffix(b"}")?.trim_ascii_end();
-    let obj = serde_json::from_slice::<T>(object).ok()?;
+    let obj = decode_object::<T>(object).ok()?;
     Some(RawWatchEvent {
         event: event(Arc::new(obj)),
         raw_object: line.slice_ref(object),
@@ -597,10 +604,15 @@ fn decode_any_watch_line<T: DeserializeOwned>(
     let wire: WireEvent<'_> = serde_json::from_slice(line).map_err(malformed)?;
     let raw = wire.object.get();
     let raw_object = line.slice_ref(raw.as_bytes());
+    let object = || {
+        decode_object::<T>(raw.as_bytes())
+            .map(Arc::new)
+            .map_err(|e| ListWatchError::MalformedEvent(e.to_string()))
+    };
     let event = match wire.event_type.as_ref() {
-        "ADDED" => WatchEvent::Added(Arc::new(serde_json::from_str(raw).map_err(malformed)?)),
-        "MODIFIED" => WatchEvent::Modified(Arc::new(serde_json::from_str(raw).map_err(malformed)?)),
-        "DELETED" => WatchEvent::Deleted(Arc::new(serde_json::from_str(raw).map_err(malformed)?)),
+        "ADDED" => WatchEvent::Added(object()?),
+        "MODIFIED" => WatchEvent::Modified(object()?),
+        "DELETED" => WatchEvent::Deleted(object()?),
         "BOOKMARK" => {
             let bookmark: WireBookmark = serde_json::from_str(raw).map_err(malformed)?;
             WatchEvent::Bookmark {

@@ -76,6 +76,7 @@ macro_rules! object_impls {
     };
 }
 
+pub mod decode;
 pub mod fetch;
 mod meta;
 mod node;
@@ -289,9 +290,10 @@ pub enum DecodeError {
     },
 }
 
-/// Decodes one object (a GET response, or a watch event's `object`).
+/// Decodes one object (a GET response, or a watch event's `object`), without reading its
+/// managedFields (see [`decode`](mod@decode)).
 pub fn decode<T: KubeResource>(json: &[u8]) -> Result<T, DecodeError> {
-    serde_json::from_slice(json).map_err(|source| DecodeError::Object {
+    decode::from_slice(json).map_err(|source| DecodeError::Object {
         kind: T::KIND.kind(),
         source,
     })

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
+use bytes::Bytes;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -18,7 +19,7 @@ use super::http::write::delete_cascading;
 use super::manifests::{self, PodFactory, PodState};
 use super::object::{SelectableFields, StoredObject};
 use super::resources::Resource;
-use super::store::Txn;
+use super::store::{Key, Txn};
 use super::workload::{node_slot, pod_ip};
 
 /// The churn's run-time settings.
@@ -35,8 +36,8 @@ const CHURN_IP_BASE: u64 = 2_000_000;
 const MAX_DRAINED_PODS: usize = 100;
 /// The longest a single wake-up may write, so a high rate never starves readers.
 const MAX_WRITES_PER_TICK: usize = 2_000;
-/// Pod factories and templates kept for ReplicaSets being scaled, rolled out or drained.
-const MAX_CACHED_TEMPLATES: usize = 4_096;
+/// ReplicaSets whose pod templates (and revisions) are kept for scaling, rollouts and drains.
+const MAX_CACHED_REPLICASETS: usize = 32_768;
 
 /// A pod to create (or re-render) from its ReplicaSet's template.
 #[derive(Debug, Clone)]
@@ -101,6 +102,7 @@ pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Durati
         actions: 0,
         next_ip: CHURN_IP_BASE,
         pods: PodCache::default(),
+        revisions: Revisions::default(),
     };
     let mut settings = shared.churn.subscribe();
     let mut stop_at = churn_for.map(|d| Instant::now() + d);
@@ -159,6 +161,7 @@ struct Churn {
     next_ip: u64,
     /// Pod factories and templates by ReplicaSet.
     pods: PodCache,
+    revisions: Revisions,
 }
 
 impl Churn {
@@ -216,47 +219,59 @@ impl Churn {
     }
 
     /// The ReplicaSet a Deployment currently rolls out (highest revision) and its pods.
-    fn current_replicaset(&self, txn: &Txn<'_>, deployment: &str) -> Option<(String, Vec<String>)> {
+    fn current_replicaset(
+        &mut self,
+        txn: &Txn<'_>,
+        deployment: &str,
+    ) -> Option<(String, Vec<String>)> {
         let d = txn.get(Resource::Deployments, deployment)?;
         let uid = d.uid.clone();
-        let revision = |key: &str| {
-            txn.get(Resource::ReplicaSets, key)
-                .and_then(|rs| rs.decode().ok())
-                .and_then(|v| {
-                    v["metadata"]["annotations"]["deployment.kubernetes.io/revision"]
-                        .as_str()
-                        .and_then(|r| r.parse::<u64>().ok())
-                })
-                .unwrap_or(0)
-        };
-        let rs = txn
+        let owned: Vec<_> = txn
             .scan(Resource::ReplicaSets, &format!("{deployment}-"))
             .into_iter()
             .filter(|(_, o)| o.controller_uid.as_deref() == Some(&*uid))
-            .map(|(k, _)| k.to_string())
-            .max_by_key(|k| revision(k))?;
-        let rs_obj = txn.get(Resource::ReplicaSets, &rs)?;
+            .collect();
+        let (rs, rs_obj) = owned
+            .into_iter()
+            .max_by_key(|(key, rs)| self.revisions.revision(key, rs))?;
         let pods = txn
             .scan(Resource::Pods, &format!("{rs}-"))
             .into_iter()
             .filter(|(_, o)| o.controller_uid.as_deref() == Some(&*rs_obj.uid))
             .map(|(k, _)| k.to_string())
             .collect();
-        Some((rs, pods))
+        Some((rs.to_string(), pods))
     }
 
-    fn new_pod(&mut self, rs_key: &str) -> NewPod {
-        let (namespace, rs_name) = rs_key.split_once('/').unwrap_or(("default", rs_key));
+    /// A random schedulable node: a few draws find one unless most nodes are cordoned, so
+    /// the node list is not filtered for every new pod.
+    fn schedulable_node(&mut self) -> String {
+        for _ in 0..8 {
+            let Some(node) = self
+                .nodes
+                .get(self.rng.random_range(0..self.nodes.len().max(1)))
+            else {
+                break;
+            };
+            if !self.cordoned.contains(node) {
+                return node.clone();
+            }
+        }
         let schedulable: Vec<&String> = self
             .nodes
             .iter()
             .filter(|n| !self.cordoned.contains(*n))
             .collect();
-        let node = if schedulable.is_empty() {
+        if schedulable.is_empty() {
             node_slot(0).name
         } else {
             schedulable[self.rng.random_range(0..schedulable.len())].clone()
-        };
+        }
+    }
+
+    fn new_pod(&mut self, rs_key: &str) -> NewPod {
+        let (namespace, rs_name) = rs_key.split_once('/').unwrap_or(("default", rs_key));
+        let node = self.schedulable_node();
         let node_ip = node_ip(&node);
         self.next_ip += 1;
         NewPod {
@@ -353,12 +368,8 @@ impl Churn {
             .take(MAX_DRAINED_PODS)
             .filter_map(|key| {
                 let pod = txn.get(Resource::Pods, &key)?;
-                let owner: PodOwner = serde_json::from_slice(&pod.json).ok()?;
-                let rs = owner.metadata.owner_references.into_iter().next()?.name;
-                Some((
-                    key.to_string(),
-                    format!("{}/{rs}", owner.metadata.namespace),
-                ))
+                let rs = owning_replicaset(txn, &key, &pod)?;
+                Some((key.to_string(), rs))
             })
             .collect();
         self.cordoned.insert(node.clone());
@@ -422,6 +433,21 @@ impl Churn {
     }
 }
 
+/// The key of the ReplicaSet that owns pod `key`. A ReplicaSet names its pods
+/// `<its name>-<suffix>`, so the name is tried first (checked against the pod's controller
+/// uid); otherwise the owner reference is decoded.
+fn owning_replicaset(txn: &Txn<'_>, key: &str, pod: &StoredObject) -> Option<String> {
+    if let Some((rs, _)) = key.rsplit_once('-')
+        && let Some(owner) = txn.get(Resource::ReplicaSets, rs)
+        && pod.controller_uid.as_deref() == Some(&*owner.uid)
+    {
+        return Some(rs.to_string());
+    }
+    let owner: PodOwner = serde_json::from_slice(&pod.json).ok()?;
+    let rs = owner.metadata.owner_references.into_iter().next()?.name;
+    Some(format!("{}/{rs}", owner.metadata.namespace))
+}
+
 /// The InternalIP of a generated node, from its name (`ip-10-a-b-c...`).
 pub(crate) fn node_ip(node: &str) -> String {
     node.strip_prefix("ip-")
@@ -430,19 +456,63 @@ pub(crate) fn node_ip(node: &str) -> String {
         .unwrap_or_else(|| "10.0.0.1".to_string())
 }
 
-/// What `put_pod` keeps per ReplicaSet, checked against the ReplicaSet's uid: its pod
-/// factory, and per state a template once a second pod needs it.
-#[derive(Default)]
-struct PodCache {
-    factories: HashMap<String, (Box<str>, Arc<PodFactory>)>,
-    templates: HashMap<(String, PodState), (Box<str>, Option<PodTemplate>)>,
+/// Drops one entry (the first in hash order, so in effect a random one) from a full cache.
+/// Clearing it all instead, as before, made a cluster with more ReplicaSets than the cache
+/// holds render every pod the slow way again from time to time, and the churn rate collapsed.
+fn make_room<K: Clone + Eq + std::hash::Hash, V>(cache: &mut HashMap<K, V>) {
+    if cache.len() >= MAX_CACHED_REPLICASETS
+        && let Some(victim) = cache.keys().next().cloned()
+    {
+        cache.remove(&victim);
+    }
 }
 
-/// Renders and writes `pod` from its ReplicaSet's template; `false` if the ReplicaSet is
-/// gone. From the second pod of a ReplicaSet in a state on (a scale-up or a rollout), the
-/// pod is filled into a cached [`PodTemplate`] (a ReplicaSet's template never changes; a
-/// rollout makes a new ReplicaSet). A first pod (as most of a drain's are) is rendered by
-/// the ReplicaSet's cached factory: a template costs a few renders to make.
+/// ReplicaSet revisions (the `deployment.kubernetes.io/revision` annotation) by key, checked
+/// against the uid: the annotation never changes while a ReplicaSet lives, and decoding every
+/// old ReplicaSet of a Deployment for each action made the churn slower the longer it ran.
+#[derive(Default)]
+struct Revisions(HashMap<Key, (Box<str>, u64)>);
+
+impl Revisions {
+    fn revision(&mut self, key: &Key, rs: &StoredObject) -> u64 {
+        if let Some((uid, revision)) = self.0.get(key)
+            && *uid == rs.uid
+        {
+            return *revision;
+        }
+        let revision = rs
+            .decode()
+            .ok()
+            .and_then(|v| {
+                v["metadata"]["annotations"]["deployment.kubernetes.io/revision"]
+                    .as_str()
+                    .and_then(|r| r.parse::<u64>().ok())
+            })
+            .unwrap_or(0);
+        make_room(&mut self.0);
+        self.0.insert(key.clone(), (rs.uid.clone(), revision));
+        revision
+    }
+}
+
+/// Pod templates by ReplicaSet key, checked against the ReplicaSet's uid (a ReplicaSet's pod
+/// template never changes; a rollout makes a new ReplicaSet). Each entry holds about twice a
+/// pod's JSON (~20 KB for the realistic pods), so the cache stays under ~700 MB.
+#[derive(Default)]
+struct PodCache(HashMap<String, ReplicaSetPods>);
+
+/// The templates of one ReplicaSet's pods, both states made at its first pod: a drain or a
+/// scale-up touches many ReplicaSets once or twice each, and a template costs no more to
+/// make than one pod rendered through [`PodFactory`].
+struct ReplicaSetPods {
+    uid: Box<str>,
+    pending: Option<PodTemplate>,
+    running: Option<PodTemplate>,
+}
+
+/// Renders and writes `pod` from its ReplicaSet's cached [`PodTemplate`]; `false` if the
+/// ReplicaSet is gone. A pod whose values a template cannot hold is rendered through
+/// [`PodFactory`].
 fn put_pod(
     txn: &mut Txn<'_>,
     cache: &mut PodCache,
@@ -454,52 +524,42 @@ fn put_pod(
     let Some(rs) = txn.get(Resource::ReplicaSets, &rs_key) else {
         return false;
     };
-    let factory = match cache.factories.get(&rs_key) {
-        Some((uid, factory)) if *uid == rs.uid => factory.clone(),
-        _ => {
+    let key = format!("{}/{}", pod.namespace, pod.name);
+    let cached = cache.0.get(&rs_key).filter(|c| c.uid == rs.uid);
+    let templates = match cached {
+        Some(templates) => templates,
+        None => {
             let Ok(value) = rs.decode() else {
                 return false;
             };
-            let factory = Arc::new(PodFactory::new(&value));
-            if cache.factories.len() >= MAX_CACHED_TEMPLATES {
-                cache.factories.clear();
-            }
+            let factory = PodFactory::new(&value);
+            make_room(&mut cache.0);
+            let templates = ReplicaSetPods {
+                uid: rs.uid.clone(),
+                pending: PodTemplate::new(&factory, PodState::Pending),
+                running: PodTemplate::new(&factory, PodState::Running),
+            };
             cache
-                .factories
-                .insert(rs_key.clone(), (rs.uid.clone(), factory.clone()));
-            factory
+                .0
+                .entry(rs_key.clone())
+                .insert_entry(templates)
+                .into_mut()
         }
     };
-    let key = format!("{}/{}", pod.namespace, pod.name);
-    let slot = (rs_key, state);
-    let seen = cache
-        .templates
-        .get(&slot)
-        .filter(|(uid, _)| *uid == rs.uid)
-        .map(|(_, template)| template.is_some());
-    if seen == Some(false) {
-        let template = PodTemplate::new(&factory, state);
-        cache
-            .templates
-            .insert(slot.clone(), (rs.uid.clone(), template));
-    }
-    let rendered = match cache.templates.get(&slot) {
-        Some((uid, Some(template))) if *uid == rs.uid => {
-            template.render(pod, txn.next_resource_version(), rng)
-        }
-        _ => None,
+    let template = match state {
+        PodState::Pending => templates.pending.as_ref(),
+        PodState::Running => templates.running.as_ref(),
+        PodState::CrashLoop { .. } => None,
     };
+    let rendered = template.and_then(|t| t.render(pod, txn.next_resource_version(), rng));
     if let Some(object) = rendered {
         txn.put_object(Resource::Pods, &key, object);
         return true;
     }
-    if seen.is_none() {
-        if cache.templates.len() >= MAX_CACHED_TEMPLATES {
-            cache.templates.clear();
-        }
-        cache.templates.insert(slot, (rs.uid.clone(), None));
-    }
-    let mut value = factory.pod(
+    let Ok(value) = rs.decode() else {
+        return false;
+    };
+    let mut value = PodFactory::new(&value).pod(
         rng,
         &pod.name,
         &pod.uid,
@@ -591,18 +651,28 @@ impl PodTemplate {
         );
         value["metadata"]["resourceVersion"] = Value::String(marker(Hole::ResourceVersion)?.into());
         let like = StoredObject::encode(&value).ok()?;
-        let mut rest: &[u8] = &like.json;
-        let (mut parts, mut holes) = (Vec::new(), Vec::new());
-        while let Some((at, marker, hole)) = MARKERS
+        // Every marker's places in one pass each, in text order.
+        let mut found: Vec<(usize, usize, Hole)> = MARKERS
             .iter()
-            .filter_map(|(m, h)| memchr::memmem::find(rest, m.as_bytes()).map(|at| (at, *m, *h)))
-            .min_by_key(|(at, _, _)| *at)
-        {
-            parts.push(rest[..at].to_vec());
+            .flat_map(|(m, h)| {
+                memchr::memmem::find_iter(&like.json, m.as_bytes()).map(|at| (at, m.len(), *h))
+            })
+            .collect();
+        found.sort_by_key(|(at, _, _)| *at);
+        let (mut parts, mut holes) = (Vec::new(), Vec::new());
+        let mut from = 0;
+        for (at, len, hole) in found {
+            if at < from {
+                continue;
+            }
+            parts.push(like.json[from..at].to_vec());
             holes.push(hole);
-            rest = &rest[at + marker.len()..];
+            from = at + len;
         }
-        parts.push(rest.to_vec());
+        parts.push(like.json[from..].to_vec());
+        // Only its labels, owner and phase are needed from here on.
+        let mut like = like;
+        like.json = Bytes::new();
         // Exactly one resourceVersion, so that the stored object knows where it is.
         (holes
             .iter()

@@ -562,14 +562,25 @@ impl Txn<'_> {
         let state = &mut *self.state;
         state.rv = rv;
         let table = &mut state.tables[resource.index()];
-        let key: Key = match table.get_key_value(key) {
-            Some((k, _)) => k.clone(),
-            None => Key::from(key),
-        };
-        table.entry(key.clone()).or_default().0.push(Version {
+        let new = Version {
             rv,
             object: version.clone(),
-        });
+        };
+        // One lookup that yields the stored key (shared by the event) and the chain.
+        let existing = table
+            .range_mut::<str, _>((Bound::Included(key), Bound::Included(key)))
+            .next();
+        let key: Key = match existing {
+            Some((k, chain)) => {
+                chain.0.push(new);
+                k.clone()
+            }
+            None => {
+                let k = Key::from(key);
+                table.insert(k.clone(), Chain(SmallVec::from_buf([new])));
+                k
+            }
+        };
         if resource == Resource::Pods {
             state.index_pod(&key, previous.as_deref(), version.as_deref());
         }

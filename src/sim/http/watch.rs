@@ -24,6 +24,8 @@ use crate::sim::store::{Event, EventType, Position, ReadAt, StoreError};
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
 /// Events read from the log per wake-up; bounds the time the read lock is held.
 const BATCH: usize = 1024;
+/// Bytes an event line adds around its object (`{"type":"MODIFIED","object":` and `}\n`).
+const EVENT_FRAMING: usize = 32;
 /// Initial-state events are sent in chunks of about this size.
 const CHUNK: usize = 256 * 1024;
 
@@ -185,7 +187,14 @@ impl Watcher {
                     continue;
                 }
                 Ok(events) if !events.is_empty() => {
-                    let mut buf = BytesMut::new();
+                    // Sized for all of them at once: growing it by doubling copied each
+                    // event's JSON again.
+                    let size = events
+                        .iter()
+                        .filter(|e| e.resource == self.resource)
+                        .map(|e| e.object.json.len() + EVENT_FRAMING)
+                        .sum();
+                    let mut buf = BytesMut::with_capacity(size);
                     for event in &events {
                         if event.resource == self.resource {
                             self.push_change(&mut buf, event);

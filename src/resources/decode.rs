@@ -1,0 +1,640 @@
+//! `metadata.managedFields` cut out of the JSON before serde_json decodes it.
+//!
+//! A pod's managedFields are about 40% of its JSON (4 KB of the 10 KB of
+//! `../shared/fixtures/pod-realistic.json`) and no projection keeps any of them, yet serde_json
+//! reads every byte of them even into `IgnoredAny`: it tokenizes and validates the whole tree.
+//! So before an object (or every item of a list page) is decoded, a structural scan walks the
+//! members that lead to `metadata.managedFields`, skips that member's value, and the text handed
+//! to serde_json is the JSON without it. The value is skipped 64 bytes at a time, as simdjson's
+//! first stage does: SSE2 comparisons give bitmasks of quotes, backslashes and brackets, the
+//! escapes and a prefix xor of the quotes give the bytes inside strings, and the brackets outside
+//! them are counted until the depth is back to zero. Only the members before `metadata`, and those
+//! in `metadata` before `managedFields`, are walked one by one.
+//!
+//! Deliberate trade-off, as in simdjson's on-demand skipping: the skipped value is checked
+//! for structure only. An unterminated string, or brackets that do not balance (per kind: as
+//! many `}` as `{` and as many `]` as `[`), are an error ([`Malformed`]; [`from_slice`] then lets
+//! serde_json read the whole text, so the error is reported as serde_json words it). Anything
+//! else inside it goes unnoticed: bad numbers or literals, missing commas or colons, invalid
+//! escapes or UTF-8, and brackets of the two kinds closed in crossed order (`[{]}`). Every byte
+//! that is kept is still decoded and validated by serde_json as before. A `managedFields` key
+//! written with escapes is not recognised, and is then simply decoded and ignored by serde.
+
+use std::borrow::Cow;
+
+use memchr::memchr2;
+use serde::de::DeserializeOwned;
+
+/// The JSON is not well-formed where the scan needs it to be.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("malformed JSON at byte {at}: {what}")]
+pub struct Malformed {
+    pub at: usize,
+    pub what: &'static str,
+}
+
+/// Decodes one object into `T` without reading its `metadata.managedFields`. JSON the scan
+/// finds malformed is handed to serde_json whole, so that the error is serde_json's own
+/// (positions in an error found after the cut count from the cut text).
+pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, serde_json::Error> {
+    match without_managed_fields(json) {
+        Ok(cut) => from_text(&cut),
+        Err(_) => serde_json::from_slice(json),
+    }
+}
+
+/// Decodes `json` after checking its UTF-8 once, as a whole: serde_json reading bytes checks
+/// every string it borrows on its own, which costs more than the one pass over the text.
+pub fn from_text<T: DeserializeOwned>(json: &[u8]) -> Result<T, serde_json::Error> {
+    match std::str::from_utf8(json) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(json),
+    }
+}
+
+/// One object (a GET response, a watch event's object) without `metadata.managedFields`;
+/// borrowed unchanged when it has none.
+pub fn without_managed_fields(object: &[u8]) -> Result<Cow<'_, [u8]>, Malformed> {
+    let mut scan = Scan::new(object);
+    scan.ws();
+    if scan.peek() == Some(b'{') {
+        scan.members(Level::Object)?;
+    }
+    Ok(scan.splice())
+}
+
+/// A list body (`{"metadata":..., "items":[...]}`) with `metadata.managedFields` cut from
+/// every item; borrowed unchanged when no item has them.
+pub fn list_without_managed_fields(list: &[u8]) -> Result<Cow<'_, [u8]>, Malformed> {
+    let mut scan = Scan::new(list);
+    scan.ws();
+    if scan.peek() == Some(b'{') {
+        scan.members(Level::List)?;
+    }
+    Ok(scan.splice())
+}
+
+/// Where in the document an object's members are walked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Level {
+    /// A list body: its `items` are walked, then the scan stops.
+    List,
+    /// A list item: its `metadata` is walked, the rest skipped to the item's end.
+    Item,
+    /// A single object: its `metadata` is walked, then the scan stops.
+    Object,
+    /// `metadata`: `managedFields` is cut.
+    Metadata,
+}
+
+/// Bit `i` of `x` xor all bits below it: set from an opening quote up to (not including) its
+/// closing quote.
+fn prefix_xor(mut x: u64) -> u64 {
+    for shift in [1, 2, 4, 8, 16, 32] {
+        x ^= x << shift;
+    }
+    x
+}
+
+/// Which bytes of a 64-byte block are quotes, backslashes and brackets: bit `i` for byte `i`.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Classes {
+    quote: u64,
+    backslash: u64,
+    /// `{` or `[`.
+    open: u64,
+    /// `}` or `]`.
+    close: u64,
+    curly_open: u64,
+    curly_close: u64,
+}
+
+impl Classes {
+    #[cfg(target_arch = "x86_64")]
+    fn of(block: &[u8; 64]) -> Self {
+        // SAFETY: SSE2 is part of the x86_64 baseline; every x86_64 CPU has it.
+        unsafe { Self::of_sse2(block) }
+    }
+
+    /// Sixteen bytes per comparison, so that skipping costs a fraction of serde_json's
+    /// byte-by-byte reading.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "sse2")]
+    fn of_sse2(block: &[u8; 64]) -> Self {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8,
+        };
+        let mask = |v: __m128i, byte: u8| -> u64 {
+            let bits = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(byte as i8)));
+            u64::from(bits as u16)
+        };
+        let mut c = Self::default();
+        let (words, _) = block.as_chunks::<8>();
+        for (i, pair) in words.chunks_exact(2).enumerate() {
+            let v = _mm_set_epi64x(i64::from_le_bytes(pair[1]), i64::from_le_bytes(pair[0]));
+            // `[` and `]` are `{` and `}` with bit 5 clear; no other byte folds onto them.
+            let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+            let shift = 16 * i;
+            c.quote |= mask(v, b'"') << shift;
+            c.backslash |= mask(v, b'\\') << shift;
+            c.open |= mask(folded, b'{') << shift;
+            c.close |= mask(folded, b'}') << shift;
+            c.curly_open |= mask(v, b'{') << shift;
+            c.curly_close |= mask(v, b'}') << shift;
+        }
+        c
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn of(block: &[u8; 64]) -> Self {
+        let mut c = Self::default();
+        for (i, &byte) in block.iter().enumerate() {
+            let bit = 1 << i;
+            match byte {
+                b'"' => c.quote |= bit,
+                b'\\' => c.backslash |= bit,
+                b'{' => {
+                    c.open |= bit;
+                    c.curly_open |= bit;
+                }
+                b'}' => {
+                    c.close |= bit;
+                    c.curly_close |= bit;
+                }
+                b'[' => c.open |= bit,
+                b']' => c.close |= bit,
+                _ => {}
+            }
+        }
+        c
+    }
+}
+
+struct Scan<'a> {
+    json: &'a [u8],
+    pos: usize,
+    /// Byte ranges to leave out, in order.
+    cuts: Vec<(usize, usize)>,
+}
+
+impl<'a> Scan<'a> {
+    fn new(json: &'a [u8]) -> Self {
+        Self {
+            json,
+            pos: 0,
+            cuts: Vec::new(),
+        }
+    }
+
+    fn malformed(&self, what: &'static str) -> Malformed {
+        Malformed { at: self.pos, what }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.json.get(self.pos).copied()
+    }
+
+    fn ws(&mut self) {
+        while self
+            .peek()
+            .is_some_and(|b| matches!(b, b' ' | b'\n' | b'\r' | b'\t'))
+        {
+            self.pos += 1;
+        }
+    }
+
+    fn expect(&mut self, byte: u8, what: &'static str) -> Result<(), Malformed> {
+        self.ws();
+        if self.peek() != Some(byte) {
+            return Err(self.malformed(what));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// From the opening quote to just past the closing one.
+    fn string(&mut self) -> Result<(), Malformed> {
+        let mut at = self.pos + 1;
+        // Most names and values are short: a byte loop before a search pays off.
+        while let Some(&byte) = self.json.get(at).filter(|_| at < self.pos + 24) {
+            match byte {
+                b'"' => {
+                    self.pos = at + 1;
+                    return Ok(());
+                }
+                b'\\' => at += 2,
+                _ => at += 1,
+            }
+        }
+        loop {
+            let found = self
+                .json
+                .get(at..)
+                .and_then(|rest| memchr2(b'"', b'\\', rest));
+            let Some(offset) = found else {
+                return Err(self.malformed("unterminated string"));
+            };
+            at += offset;
+            if self.json[at] == b'"' {
+                self.pos = at + 1;
+                return Ok(());
+            }
+            // A backslash: the escaped byte cannot end the string.
+            at += 2;
+        }
+    }
+
+    /// Any value, checked for structure only (see the module's doc).
+    fn value(&mut self) -> Result<(), Malformed> {
+        self.ws();
+        match self.peek() {
+            Some(b'"') => self.string(),
+            Some(b'{' | b'[') => self.container(),
+            Some(_) => {
+                let start = self.pos;
+                while self.peek().is_some_and(|b| {
+                    !matches!(b, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
+                }) {
+                    self.pos += 1;
+                }
+                if self.pos == start {
+                    return Err(self.malformed("expected a value"));
+                }
+                Ok(())
+            }
+            None => Err(self.malformed("expected a value")),
+        }
+    }
+
+    /// An object or array (see [`Scan::blocks`]), with the CPU's POPCNT where it has one:
+    /// x86_64's baseline lacks it, and the counting is then several times slower.
+    fn container(&mut self) -> Result<(), Malformed> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has POPCNT, as just checked.
+            return unsafe { self.blocks_popcnt() };
+        }
+        self.blocks()
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    fn blocks_popcnt(&mut self) -> Result<(), Malformed> {
+        self.blocks()
+    }
+
+    /// An object or array, 64 bytes at a time (see [`Classes`]): escapes and quotes give the
+    /// bytes inside strings, and the brackets outside them are counted until the depth is
+    /// back to zero. Only the block where it may end is walked bracket by bracket.
+    #[inline(always)]
+    fn blocks(&mut self) -> Result<(), Malformed> {
+        let mut depth: u32 = 0;
+        let mut curly: i64 = 0;
+        // All ones when the previous block ended inside a string.
+        let mut in_string = 0u64;
+        let mut escape_next = false;
+        let mut padded = [b' '; 64];
+        let mut at = self.pos;
+        while at < self.json.len() {
+            let block: &[u8; 64] = match self.json.get(at..).and_then(|rest| rest.first_chunk()) {
+                Some(block) => block,
+                None => {
+                    let tail = &self.json[at..];
+                    padded[..tail.len()].copy_from_slice(tail);
+                    &padded
+                }
+            };
+            let c = Classes::of(block);
+            let mut escaped = u64::from(escape_next);
+            escape_next = false;
+            let mut backslashes = c.backslash & !escaped;
+            while backslashes != 0 {
+                let i = backslashes.trailing_zeros();
+                if i == 63 {
+                    escape_next = true;
+                    break;
+                }
+                escaped |= 1 << (i + 1);
+                backslashes &= !(0b11 << i);
+            }
+            let inside = prefix_xor(c.quote & !escaped) ^ in_string;
+            in_string = ((inside as i64) >> 63) as u64;
+            let (open, close) = (c.open & !inside, c.close & !inside);
+            let (curly_open, curly_close) = (c.curly_open & !inside, c.curly_close & !inside);
+            if close.count_ones() >= depth {
+                let mut brackets = open | close;
+                while brackets != 0 {
+                    let i = brackets.trailing_zeros();
+                    brackets &= brackets - 1;
+                    if open & (1 << i) != 0 {
+                        depth += 1;
+                        continue;
+                    }
+                    depth -= 1;
+                    if depth == 0 {
+                        let upto = u64::MAX >> (63 - i);
+                        curly += i64::from((curly_open & upto).count_ones())
+                            - i64::from((curly_close & upto).count_ones());
+                        self.pos = at + i as usize + 1;
+                        if curly != 0 {
+                            return Err(self.malformed("mismatched brackets"));
+                        }
+                        return Ok(());
+                    }
+                }
+            } else {
+                // Fewer closes than the depth: it stays above zero.
+                depth += open.count_ones();
+                depth -= close.count_ones();
+            }
+            curly += i64::from(curly_open.count_ones()) - i64::from(curly_close.count_ones());
+            at += 64;
+        }
+        self.pos = self.json.len();
+        Err(self.malformed(if in_string != 0 {
+            "unterminated string"
+        } else {
+            "unbalanced brackets"
+        }))
+    }
+
+    /// The members of the object at `pos` (its `{`), walked as `level` says. Returns once
+    /// the object is closed, or early where nothing more needs cutting.
+    fn members(&mut self, level: Level) -> Result<(), Malformed> {
+        self.pos += 1;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(());
+        }
+        let mut first = true;
+        // Where the comma before this member is, for cutting it with the member.
+        let mut comma = 0;
+        loop {
+            self.ws();
+            let key_start = self.pos;
+            if self.peek() != Some(b'"') {
+                return Err(self.malformed("expected a member name"));
+            }
+            self.string()?;
+            let key = &self.json[key_start + 1..self.pos - 1];
+            self.expect(b':', "expected ':'")?;
+            self.ws();
+            let nested = match (level, key) {
+                (Level::List, b"items") => Some(Level::Item),
+                (Level::Item | Level::Object, b"metadata") => Some(Level::Metadata),
+                _ => None,
+            };
+            match nested {
+                Some(Level::Item) if self.peek() == Some(b'[') => {
+                    self.items()?;
+                    return Ok(());
+                }
+                Some(Level::Metadata) if self.peek() == Some(b'{') => {
+                    self.members(Level::Metadata)?;
+                    if level == Level::Object {
+                        return Ok(());
+                    }
+                }
+                _ if level == Level::Metadata && key == b"managedFields" => {
+                    self.value()?;
+                    let end = self.pos;
+                    if !first {
+                        self.cuts.push((comma, end));
+                    } else {
+                        self.ws();
+                        if self.peek() == Some(b',') {
+                            self.pos += 1;
+                            self.cuts.push((key_start, self.pos));
+                            // The next member is now the first one.
+                            self.ws();
+                            if self.peek() == Some(b'}') {
+                                return Err(self.malformed("expected a member name"));
+                            }
+                            continue;
+                        }
+                        self.cuts.push((key_start, end));
+                    }
+                }
+                _ => self.value()?,
+            }
+            self.ws();
+            match self.peek() {
+                Some(b',') => {
+                    comma = self.pos;
+                    first = false;
+                    self.pos += 1;
+                }
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                _ => return Err(self.malformed("expected ',' or '}'")),
+            }
+        }
+    }
+
+    /// The elements of `items` (at its `[`).
+    fn items(&mut self) -> Result<(), Malformed> {
+        self.pos += 1;
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(());
+        }
+        loop {
+            self.ws();
+            if self.peek() == Some(b'{') {
+                self.members(Level::Item)?;
+            } else {
+                self.value()?;
+            }
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                _ => return Err(self.malformed("expected ',' or ']'")),
+            }
+        }
+    }
+
+    /// The JSON without the cut ranges.
+    fn splice(self) -> Cow<'a, [u8]> {
+        if self.cuts.is_empty() {
+            return Cow::Borrowed(self.json);
+        }
+        let removed: usize = self.cuts.iter().map(|(start, end)| end - start).sum();
+        let mut out = Vec::with_capacity(self.json.len() - removed);
+        let mut from = 0;
+        for (start, end) in self.cuts {
+            out.extend_from_slice(&self.json[from..start]);
+            from = end;
+        }
+        out.extend_from_slice(&self.json[from..]);
+        Cow::Owned(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    fn cut(json: &str) -> Result<Value, Malformed> {
+        let out = without_managed_fields(json.as_bytes())?;
+        Ok(serde_json::from_slice(&out).expect("the cut JSON is valid"))
+    }
+
+    #[test]
+    fn managed_fields_last_in_metadata() {
+        let got = cut(
+            r#"{"kind":"Pod","metadata":{"name":"a","managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}}]},"spec":{"x":1}}"#,
+        );
+        assert_eq!(
+            got.unwrap(),
+            json!({"kind": "Pod", "metadata": {"name": "a"}, "spec": {"x": 1}})
+        );
+    }
+
+    #[test]
+    fn managed_fields_first_and_only_in_metadata() {
+        let first = cut(r#"{"metadata": { "managedFields" : [ ] , "name":"a" }}"#);
+        assert_eq!(first.unwrap(), json!({"metadata": {"name": "a"}}));
+        let only = cut(r#"{"metadata":{"managedFields":[{"a":"b"}]}}"#);
+        assert_eq!(only.unwrap(), json!({"metadata": {}}));
+        let middle = cut(r#"{"metadata":{"name":"a","managedFields":[],"uid":"u"}}"#);
+        assert_eq!(
+            middle.unwrap(),
+            json!({"metadata": {"name": "a", "uid": "u"}})
+        );
+    }
+
+    #[test]
+    fn absent_managed_fields_borrow_the_input() {
+        let json = br#"{"kind":"Pod","metadata":{"name":"a"},"spec":{"managedFields":[1]}}"#;
+        assert!(matches!(
+            without_managed_fields(json),
+            Ok(Cow::Borrowed(b)) if b == json
+        ));
+        assert!(matches!(
+            without_managed_fields(b"[1,2]"),
+            Ok(Cow::Borrowed(_))
+        ));
+    }
+
+    #[test]
+    fn strings_with_escaped_quotes_and_brackets_are_skipped_whole() {
+        let got = cut(
+            r#"{"a":"x\"}{","metadata":{"labels":{"k":"]\\"},"managedFields":[{"f:\"]}":{"s":"[{\\\"}"},"n":[[1,[2]],{"o":{}}]}],"uid":"u"}}"#,
+        );
+        assert_eq!(
+            got.unwrap(),
+            json!({"a": "x\"}{", "metadata": {"labels": {"k": "]\\"}, "uid": "u"}})
+        );
+    }
+
+    #[test]
+    fn unbalanced_or_unterminated_managed_fields_are_errors() {
+        for bad in [
+            r#"{"metadata":{"managedFields":[{"a":1}"#,
+            r#"{"metadata":{"managedFields":[{"a":1]}],"name":"a"}}"#,
+            r#"{"metadata":{"managedFields":[{"a":"1}]}}"#,
+            r#"{"metadata":{"managedFields":[{"a":"1\"}]}}"#,
+            r#"{"metadata":{"managedFields":"#,
+            r#"{"metadata":{"managedFields":[],}}"#,
+            r#"{"metadata":{"managedFields":[{"a":[1}}]}}"#,
+            r#"{"metadata":{"managedFields":[{"a":1}]]}}"#,
+        ] {
+            assert!(without_managed_fields(bad.as_bytes()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_skipped_value_is_checked_for_structure_only() {
+        let got = cut(r#"{"metadata":{"managedFields":[{"a":01 "b" tru}],"name":"a"}}"#);
+        assert_eq!(got.unwrap(), json!({"metadata": {"name": "a"}}));
+    }
+
+    #[test]
+    fn every_list_item_loses_its_managed_fields() {
+        let list = br#"{"kind":"PodList","metadata":{"resourceVersion":"9"},"items":[
+            {"metadata":{"name":"a","managedFields":[{"m":"x"}]},"spec":{"c":["[",{}]}},
+            {"metadata":{"name":"b"}},
+            "odd",
+            {"status":{},"metadata":{"managedFields":[],"name":"c"}}
+        ]}"#;
+        let out = list_without_managed_fields(list).unwrap();
+        let got: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            got,
+            json!({"kind": "PodList", "metadata": {"resourceVersion": "9"}, "items": [
+                {"metadata": {"name": "a"}, "spec": {"c": ["[", {}]}},
+                {"metadata": {"name": "b"}},
+                "odd",
+                {"status": {}, "metadata": {"name": "c"}},
+            ]})
+        );
+        assert!(
+            list_without_managed_fields(br#"{"items":[{"metadata":{"managedFields":[}}]}"#)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn escapes_and_strings_across_block_boundaries() {
+        let managed = r#"[{"manager":"kubelet","fieldsV1":{"f:status":{"k:{\"type\":\"Ready\"}":{".":{},"f:s":{}},"f:x\\":{"[":"]\\\"}{"}}},"time":"2025-01-01T00:00:00Z"},{"a":[[],[{}],"\\"]}]"#;
+        for pad in 0..140 {
+            let name = "x".repeat(pad);
+            let json = format!(
+                r#"{{"kind":"Pod","metadata":{{"name":"{name}","managedFields":{managed}}},"spec":{{"a":"{name}"}}}}"#
+            );
+            let mut want: Value = serde_json::from_str(&json).unwrap();
+            want["metadata"]
+                .as_object_mut()
+                .unwrap()
+                .remove("managedFields");
+            assert_eq!(cut(&json).unwrap(), want, "pad {pad}");
+            let truncated = format!(r#"{{"metadata":{{"name":"{name}","managedFields":{managed}"#);
+            let unterminated = &truncated[..truncated.len() - 3];
+            assert!(without_managed_fields(unterminated.as_bytes()).is_err());
+        }
+    }
+
+    #[test]
+    fn block_classes_match_a_byte_by_byte_reading() {
+        let text = br#"{"a\":["x"]}",{}],"b":"\\"}[]{}"""\{[]}"#;
+        let mut block = [b' '; 64];
+        for start in 0..text.len() {
+            let n = (text.len() - start).min(64);
+            block[..n].copy_from_slice(&text[start..start + n]);
+            let c = Classes::of(&block);
+            for (i, &byte) in block.iter().enumerate() {
+                let bit = |m: u64| m & (1 << i) != 0;
+                assert_eq!(bit(c.quote), byte == b'"');
+                assert_eq!(bit(c.backslash), byte == b'\\');
+                assert_eq!(bit(c.open), byte == b'{' || byte == b'[');
+                assert_eq!(bit(c.close), byte == b'}' || byte == b']');
+                assert_eq!(bit(c.curly_open), byte == b'{');
+                assert_eq!(bit(c.curly_close), byte == b'}');
+            }
+        }
+    }
+
+    #[test]
+    fn the_realistic_pod_decodes_the_same_without_them() {
+        let fixture = include_bytes!("../../tests/fixtures/pod-realistic.json");
+        let out = without_managed_fields(fixture).unwrap();
+        assert!(out.len() < fixture.len() * 7 / 10);
+        let mut full: Value = serde_json::from_slice(fixture).unwrap();
+        let cut: Value = serde_json::from_slice(&out).unwrap();
+        full["metadata"]
+            .as_object_mut()
+            .unwrap()
+            .remove("managedFields");
+        assert_eq!(cut, full);
+    }
+}
