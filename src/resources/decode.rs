@@ -55,21 +55,21 @@ pub fn from_text<T: DeserializeOwned>(json: &[u8]) -> Result<T, serde_json::Erro
 /// One object (a GET response, a watch event's object) without `metadata.managedFields`;
 /// borrowed unchanged when it has none.
 pub fn without_managed_fields(object: &[u8]) -> Result<Cow<'_, [u8]>, Malformed> {
-    let mut scan = Scan::new(object);
-    scan.ws();
-    if scan.peek() == Some(b'{') {
-        scan.members(Level::Object)?;
-    }
-    Ok(scan.splice())
+    cut_managed_fields(object, Level::Object)
 }
 
 /// A list body (`{"metadata":..., "items":[...]}`) with `metadata.managedFields` cut from
 /// every item; borrowed unchanged when no item has them.
 pub fn list_without_managed_fields(list: &[u8]) -> Result<Cow<'_, [u8]>, Malformed> {
-    let mut scan = Scan::new(list);
+    cut_managed_fields(list, Level::List)
+}
+
+/// `json` with `metadata.managedFields` cut where `level` says they are.
+fn cut_managed_fields(json: &[u8], level: Level) -> Result<Cow<'_, [u8]>, Malformed> {
+    let mut scan = Scan::new(json);
     scan.ws();
     if scan.peek() == Some(b'{') {
-        scan.members(Level::List)?;
+        scan.members(level)?;
     }
     Ok(scan.splice())
 }

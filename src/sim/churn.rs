@@ -52,6 +52,23 @@ struct NewPod {
     created: i64,
 }
 
+impl NewPod {
+    /// This pod rendered through its ReplicaSet's factory as a JSON tree (the slow way, for
+    /// when no template is cached).
+    fn render(&self, factory: &PodFactory, rng: &mut impl Rng, state: PodState) -> Value {
+        factory.pod(
+            rng,
+            &self.name,
+            &self.uid,
+            &self.node,
+            &self.node_ip,
+            &self.ip,
+            self.created,
+            state,
+        )
+    }
+}
+
 /// The little of a pod a drain needs, decoded without building the rest.
 #[derive(Deserialize)]
 struct PodOwner {
@@ -559,16 +576,7 @@ fn put_pod(
     let Ok(value) = rs.decode() else {
         return false;
     };
-    let mut value = PodFactory::new(&value).pod(
-        rng,
-        &pod.name,
-        &pod.uid,
-        &pod.node,
-        &pod.node_ip,
-        &pod.ip,
-        pod.created,
-        state,
-    );
+    let mut value = pod.render(&PodFactory::new(&value), rng, state);
     txn.put(Resource::Pods, &key, &mut value).is_ok()
 }
 
@@ -952,16 +960,7 @@ mod tests {
             let mut rng = StdRng::seed_from_u64(1);
             let object = template.render(&pod, 42, &mut rng).unwrap();
             let mut got = object.decode().unwrap();
-            let mut want = PodFactory::new(&rs).pod(
-                &mut rng,
-                &pod.name,
-                &pod.uid,
-                &pod.node,
-                &pod.node_ip,
-                &pod.ip,
-                pod.created,
-                state,
-            );
+            let mut want = pod.render(&PodFactory::new(&rs), &mut rng, state);
             want["metadata"]["resourceVersion"] = json!("42");
             digests(&mut got);
             digests(&mut want);

@@ -499,25 +499,9 @@ impl Txn<'_> {
         member: &str,
         f: impl FnOnce(&mut Value),
     ) -> Result<Option<Arc<StoredObject>>, StoreError> {
-        let Some(previous) = self.get(resource, key) else {
-            return Ok(None);
-        };
-        let rv = self.state.rv + 1;
-        let object = Arc::new(
-            previous
-                .with_member(member, rv, f)
-                .map_err(|e| StoreError::Encode(e.to_string()))?,
-        );
-        self.record(
-            resource,
-            key,
-            rv,
-            Some(object.clone()),
-            EventType::Modified,
-            object.clone(),
-            Some(previous),
-        );
-        Ok(Some(object))
+        self.rewrite(resource, key, EventType::Modified, |previous, rv| {
+            previous.with_member(member, rv, f)
+        })
     }
 
     /// Deletes `key`; the DELETED event carries the last state stamped with the delete's
@@ -527,21 +511,33 @@ impl Txn<'_> {
         resource: Resource,
         key: &str,
     ) -> Result<Option<Arc<StoredObject>>, StoreError> {
+        self.rewrite(resource, key, EventType::Deleted, |previous, rv| {
+            previous.with_resource_version(rv)
+        })
+    }
+
+    /// Records the next version of existing `key`, made from its current one at the next
+    /// resourceVersion (a DELETED event's object, the key then gone); `None` if `key` does
+    /// not exist.
+    fn rewrite(
+        &mut self,
+        resource: Resource,
+        key: &str,
+        event_type: EventType,
+        next: impl FnOnce(&StoredObject, u64) -> Result<StoredObject, serde_json::Error>,
+    ) -> Result<Option<Arc<StoredObject>>, StoreError> {
         let Some(previous) = self.get(resource, key) else {
             return Ok(None);
         };
         let rv = self.state.rv + 1;
-        let object = Arc::new(
-            previous
-                .with_resource_version(rv)
-                .map_err(|e| StoreError::Encode(e.to_string()))?,
-        );
+        let object = Arc::new(next(&previous, rv).map_err(|e| StoreError::Encode(e.to_string()))?);
+        let version = (event_type != EventType::Deleted).then(|| object.clone());
         self.record(
             resource,
             key,
             rv,
-            None,
-            EventType::Deleted,
+            version,
+            event_type,
             object.clone(),
             Some(previous),
         );
