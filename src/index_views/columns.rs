@@ -79,12 +79,13 @@ impl SortKey {
         SortValue::from_cell(kind, cell.to_string()).into_key()
     }
 
-    /// The order of two sort keys; a key compared with itself (as a row's own entry is when
-    /// it is found) is equal without reading its text.
-    pub fn compare(&self, other: &Self) -> Ordering {
-        match (self, other) {
-            (Self::Text(a), Self::Text(b)) if a.same(b) => Ordering::Equal,
-            _ => self.cmp(other),
+    /// Whether this key is what `value` would make: a row whose object changed but not its
+    /// sort value keeps its key without allocating a new one.
+    pub fn is(&self, value: &SortValue<'_>) -> bool {
+        match (self, value) {
+            (Self::Number(a), SortValue::Number(b)) => a == b,
+            (Self::Text(a), SortValue::Text(b)) => a.as_str() == b,
+            _ => false,
         }
     }
 }
@@ -157,13 +158,6 @@ impl SortText {
             .get(self.start as usize..self.end as usize)
             .unwrap_or_default()
     }
-
-    /// The same range of the same buffer: equal without reading the text.
-    fn same(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.buffer, &other.buffer)
-            && self.start == other.start
-            && self.end == other.end
-    }
 }
 
 impl fmt::Debug for SortText {
@@ -180,7 +174,7 @@ impl From<&str> for SortText {
 
 impl PartialEq for SortText {
     fn eq(&self, other: &Self) -> bool {
-        self.same(other) || self.as_str() == other.as_str()
+        self.as_str() == other.as_str()
     }
 }
 
@@ -495,9 +489,12 @@ mod tests {
         let keys: Vec<SortKey> = builder.finish().collect();
         assert_eq!(keys[0], SortKey::Text("Running".into()));
         assert_eq!(keys[1], SortKey::Text("Pending".into()));
-        assert_eq!(keys[0].compare(&keys[2]), Ordering::Equal);
-        assert_eq!(keys[2].compare(&keys[2].clone()), Ordering::Equal);
-        assert_eq!(keys[1].compare(&keys[0]), Ordering::Less);
+        assert_eq!(keys[0].cmp(&keys[2]), Ordering::Equal);
+        assert_eq!(keys[1].cmp(&keys[0]), Ordering::Less);
+        assert!(keys[0].is(&SortValue::Text(Cow::Borrowed("Running"))));
+        assert!(!keys[0].is(&SortValue::Text(Cow::Borrowed("Pending"))));
+        assert!(keys[3].is(&SortValue::Number(Some(2))));
+        assert!(!keys[3].is(&SortValue::Text(Cow::Borrowed("2"))));
         assert_eq!(keys[3], SortKey::Number(Some(2)));
         assert_eq!(deploy.sort_key(4), SortKey::Number(None));
         assert_eq!(

@@ -282,19 +282,24 @@ impl<T: TableRow> LiveView<T> {
     /// against the terms (that object alone) and moves, inserts or removes its row. Returns
     /// whether the view's rows may look different.
     pub fn apply(&mut self, key: &Key) -> bool {
-        let obj = self.registry.indexer().get_by_key(key);
-        let new = obj.filter(|o| self.terms.matches(o)).map(|o| {
-            let sort = sort_value(o.as_ref(), self.sort.column, &self.index_columns).into_key();
-            (sort, o)
+        let obj = self
+            .registry
+            .indexer()
+            .get_by_key(key)
+            .filter(|o| self.terms.matches(o));
+        let new = obj.as_ref().map(|o| {
+            let value = sort_value(o.as_ref(), self.sort.column, &self.index_columns);
+            (value, o.clone())
         });
-        let mut old = self.members.get_mut(key);
-        if let (Some(old), Some((sort, obj))) = (&mut old, &new)
-            && old.sort == *sort
+        // Most updates leave the sort value alone: keep the row, and its key unallocated.
+        if let (Some((value, obj)), Some(member)) = (&new, self.members.get_mut(key))
+            && member.sort.is(value)
         {
-            old.obj = obj.clone();
+            member.obj = obj.clone();
             return true;
         }
-        let old = old.map(|m| m.sort.clone());
+        let new = new.map(|(value, obj)| (value.into_key(), obj));
+        let old = self.members.get(key).map(|m| m.sort.clone());
         match (old, new) {
             (None, None) => false,
             (old, new) => {

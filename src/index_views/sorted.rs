@@ -71,7 +71,7 @@ impl SortedRows {
                     .filter_map(|&i| slots.get_mut(i as usize).and_then(Option::take))
                     .collect();
             }
-            _ => entries.sort_by(|a, b| a.sort.compare(&b.sort)),
+            _ => entries.sort_by(|a, b| a.sort.cmp(&b.sort)),
         }
         if descending {
             entries.reverse();
@@ -109,7 +109,7 @@ impl SortedRows {
     }
 
     fn compare(&self, a: &RowEntry, b: &RowEntry) -> Ordering {
-        let by_sort = a.sort.compare(&b.sort);
+        let by_sort = a.sort.cmp(&b.sort);
         let by_sort = if self.descending {
             by_sort.reverse()
         } else {
