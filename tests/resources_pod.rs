@@ -194,11 +194,41 @@ fn escaped_strings_and_unsorted_duplicate_keys() {
     assert_eq!(pod.status(), "");
 }
 
-/// Decodes a pod made of a base (name, namespace) and `extra` merged over it.
+/// Decodes a pod made of a base (name, namespace) and `extra` merged over it, checking that
+/// the pod's wire shape keeps everything the projection reads.
 fn pod(extra: Value) -> Pod {
     let mut v = json!({"metadata": {"name": "p", "namespace": "ns"}});
     merge(&mut v, extra);
-    serde_json::from_value(v).unwrap()
+    let json = serde_json::to_vec(&v).unwrap();
+    let shaped: Pod = decode(&json).unwrap();
+    let whole: Pod = serde_json::from_slice(&json).unwrap();
+    assert_eq!(shaped, whole, "{v}");
+    shaped
+}
+
+#[test]
+fn the_wire_shape_keeps_what_the_projection_reads_and_cuts_the_rest() {
+    let whole: Pod = serde_json::from_slice(FIXTURE).unwrap();
+    assert_eq!(decode::<Pod>(FIXTURE).unwrap(), whole);
+    let cut = kscope::resources::decode::cut(FIXTURE, Pod::WIRE_SHAPE).unwrap();
+    assert!(
+        cut.len() * 4 < FIXTURE.len(),
+        "{} of {} bytes kept",
+        cut.len(),
+        FIXTURE.len()
+    );
+    let mut terminating = fixture_value();
+    merge(
+        &mut terminating,
+        json!({
+            "metadata": {"deletionTimestamp": "2025-03-14T10:00:00Z",
+                         "annotations": {"a": "b"}},
+            "status": {"reason": "NodeLost", "podIP": "10.0.0.9", "hostIP": "10.1.0.1"},
+        }),
+    );
+    let p = pod(terminating);
+    assert_eq!(p.status(), "Unknown");
+    assert_eq!(p.annotation("a"), Some("b"));
 }
 
 fn merge(into: &mut Value, from: Value) {

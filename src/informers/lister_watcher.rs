@@ -14,13 +14,10 @@ use futures::{AsyncBufReadExt, AsyncReadExt, StreamExt};
 use kube::core::Status;
 use parking_lot::Mutex;
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
-use super::object::Object;
-use crate::resources::decode::{
-    from_slice as decode_object, from_text, list_without_managed_fields,
-};
+use crate::resources::KubeResource;
+use crate::resources::decode::{cut_list, from_slice as decode_object, from_text};
 
 /// Options of one list call. An empty `resource_version` means unset: a consistent,
 /// most-recent read.
@@ -450,12 +447,12 @@ struct OwnedListMeta {
     continue_token: Option<String>,
 }
 
-/// Decodes one list body, every item's managedFields cut out first (see
+/// Decodes one list body, with what the projection does not read cut out of every item first (see
 /// [`crate::resources::decode`]). The common case, every item valid, is one pass straight into
 /// `T`; when that fails the items are split as raw JSON and decoded one by one, so a malformed
 /// item is skipped (and reported) without losing the others.
-pub fn decode_list<T: DeserializeOwned>(body: &[u8]) -> Result<ListPage<T>, String> {
-    let typed = list_without_managed_fields(body)
+pub fn decode_list<T: KubeResource>(body: &[u8]) -> Result<ListPage<T>, String> {
+    let typed = cut_list(body, T::WIRE_SHAPE)
         .ok()
         .and_then(|body| from_text::<TypedList<T>>(&body).ok());
     if let Some(list) = typed {
@@ -483,13 +480,13 @@ pub fn decode_list<T: DeserializeOwned>(body: &[u8]) -> Result<ListPage<T>, Stri
     decode_list_item_by_item(body)
 }
 
-fn decode_list_item_by_item<T: DeserializeOwned>(body: &[u8]) -> Result<ListPage<T>, String> {
+fn decode_list_item_by_item<T: KubeResource>(body: &[u8]) -> Result<ListPage<T>, String> {
     let wire: WireList<'_> = serde_json::from_slice(body).map_err(|e| e.to_string())?;
     let raw_items = wire.items.unwrap_or_default();
     let mut items = Vec::with_capacity(raw_items.len());
     let mut malformed = Vec::new();
     for (index, raw) in raw_items.into_iter().enumerate() {
-        match decode_object::<T>(raw.get().as_bytes()) {
+        match decode_object::<T>(raw.get().as_bytes(), T::WIRE_SHAPE) {
             Ok(obj) => items.push(Arc::new(obj)),
             Err(e) => malformed.push(format!("list item {index}: {e}")),
         }
@@ -553,7 +550,7 @@ fn peek_continue_token(body: &[u8]) -> Option<String> {
 }
 
 /// Decodes one watch line (`{"type": ..., "object": ...}`).
-pub fn decode_watch_line<T: DeserializeOwned>(
+pub fn decode_watch_line<T: KubeResource>(
     line: &Bytes,
 ) -> Result<RawWatchEvent<T>, ListWatchError> {
     match decode_object_event(line) {
@@ -570,7 +567,7 @@ type ObjectEvent<T> = fn(Arc<T>) -> WatchEvent<T>;
 /// is decoded straight into `T` (instead of a raw-JSON split and a second parse). `None` for
 /// anything else (other event types, other key orders, a malformed object), which the
 /// general decoder then handles and reports.
-fn decode_object_event<T: DeserializeOwned>(line: &Bytes) -> Option<RawWatchEvent<T>> {
+fn decode_object_event<T: KubeResource>(line: &Bytes) -> Option<RawWatchEvent<T>> {
     let mut rest: &[u8] = line;
     for token in [&b"{"[..], b"\"type\"", b":"] {
         rest = rest.trim_ascii_start().strip_prefix(token)?;
@@ -590,14 +587,14 @@ fn decode_object_event<T: DeserializeOwned>(line: &Bytes) -> Option<RawWatchEven
         rest = rest.trim_ascii_start().strip_prefix(token)?;
     }
     let object = rest.trim_ascii().strip_suffix(b"}")?.trim_ascii_end();
-    let obj = decode_object::<T>(object).ok()?;
+    let obj = decode_object::<T>(object, T::WIRE_SHAPE).ok()?;
     Some(RawWatchEvent {
         event: event(Arc::new(obj)),
         raw_object: line.slice_ref(object),
     })
 }
 
-fn decode_any_watch_line<T: DeserializeOwned>(
+fn decode_any_watch_line<T: KubeResource>(
     line: &Bytes,
 ) -> Result<RawWatchEvent<T>, ListWatchError> {
     let malformed = |e: serde_json::Error| ListWatchError::MalformedEvent(e.to_string());
@@ -605,7 +602,7 @@ fn decode_any_watch_line<T: DeserializeOwned>(
     let raw = wire.object.get();
     let raw_object = line.slice_ref(raw.as_bytes());
     let object = || {
-        decode_object::<T>(raw.as_bytes())
+        decode_object::<T>(raw.as_bytes(), T::WIRE_SHAPE)
             .map(Arc::new)
             .map_err(|e| ListWatchError::MalformedEvent(e.to_string()))
     };
@@ -631,7 +628,7 @@ fn decode_any_watch_line<T: DeserializeOwned>(
 
 impl<T> ListerWatcher<T> for KubeListerWatcher
 where
-    T: Object + DeserializeOwned,
+    T: KubeResource,
 {
     async fn list(&self, params: &ListParams) -> Result<ListPage<T>, ListWatchError> {
         let request = self.list_request(params)?;

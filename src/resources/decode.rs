@@ -33,11 +33,51 @@ pub struct Malformed {
     pub what: &'static str,
 }
 
-/// Decodes one object into `T` without reading its `metadata.managedFields`. JSON the scan
-/// finds malformed is handed to serde_json whole, so that the error is serde_json's own
+/// Which parts of an object's JSON a decoder reads. Whatever a shape cuts is skipped by the
+/// scan and never reaches serde_json.
+#[derive(Debug)]
+pub enum Shape {
+    /// Kept as it is, for serde_json to read.
+    Whole,
+    /// Cut out (only meaningful for an object's member).
+    Cut,
+    /// An object: each member named here has its own shape; every other member has
+    /// `others` ([`Shape::Whole`], or [`Shape::Cut`] to keep only the named ones).
+    Object {
+        members: &'static [(&'static str, Shape)],
+        others: &'static Shape,
+    },
+    /// An array whose elements each have this shape.
+    Array(&'static Shape),
+}
+
+impl Shape {
+    /// An object of which only `members` are kept.
+    pub const fn only(members: &'static [(&'static str, Shape)]) -> Self {
+        Self::Object {
+            members,
+            others: &Self::Cut,
+        }
+    }
+}
+
+/// Any object: everything is kept but `metadata.managedFields`, which no projection reads.
+pub const WITHOUT_MANAGED_FIELDS: Shape = Shape::Object {
+    members: &[(
+        "metadata",
+        Shape::Object {
+            members: &[("managedFields", Shape::Cut)],
+            others: &Shape::Whole,
+        },
+    )],
+    others: &Shape::Whole,
+};
+
+/// Decodes one object into `T`, reading only what `shape` keeps. JSON the scan finds
+/// malformed is handed to serde_json whole, so that the error is serde_json's own
 /// (positions in an error found after the cut count from the cut text).
-pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, serde_json::Error> {
-    match without_managed_fields(json) {
+pub fn from_slice<T: DeserializeOwned>(json: &[u8], shape: &Shape) -> Result<T, serde_json::Error> {
+    match cut(json, shape) {
         Ok(cut) => from_text(&cut),
         Err(_) => serde_json::from_slice(json),
     }
@@ -52,39 +92,26 @@ pub fn from_text<T: DeserializeOwned>(json: &[u8]) -> Result<T, serde_json::Erro
     }
 }
 
-/// One object (a GET response, a watch event's object) without `metadata.managedFields`;
-/// borrowed unchanged when it has none.
-pub fn without_managed_fields(object: &[u8]) -> Result<Cow<'_, [u8]>, Malformed> {
-    cut_managed_fields(object, Level::Object)
-}
-
-/// A list body (`{"metadata":..., "items":[...]}`) with `metadata.managedFields` cut from
-/// every item; borrowed unchanged when no item has them.
-pub fn list_without_managed_fields(list: &[u8]) -> Result<Cow<'_, [u8]>, Malformed> {
-    cut_managed_fields(list, Level::List)
-}
-
-/// `json` with `metadata.managedFields` cut where `level` says they are.
-fn cut_managed_fields(json: &[u8], level: Level) -> Result<Cow<'_, [u8]>, Malformed> {
-    let mut scan = Scan::new(json);
+/// One object (a GET response, a watch event's object) with what `shape` cuts left out;
+/// borrowed unchanged when nothing is cut.
+pub fn cut<'a>(object: &'a [u8], shape: &Shape) -> Result<Cow<'a, [u8]>, Malformed> {
+    let mut scan = Scan::new(object);
     scan.ws();
-    if scan.peek() == Some(b'{') {
-        scan.members(level)?;
+    if matches!(shape, Shape::Object { .. }) && scan.peek() == Some(b'{') {
+        scan.members(shape, true)?;
     }
     Ok(scan.splice())
 }
 
-/// Where in the document an object's members are walked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Level {
-    /// A list body: its `items` are walked, then the scan stops.
-    List,
-    /// A list item: its `metadata` is walked, the rest skipped to the item's end.
-    Item,
-    /// A single object: its `metadata` is walked, then the scan stops.
-    Object,
-    /// `metadata`: `managedFields` is cut.
-    Metadata,
+/// A list body (`{"metadata":..., "items":[...]}`) with what `item` cuts left out of every
+/// item; borrowed unchanged when nothing is cut.
+pub fn cut_list<'a>(list: &'a [u8], item: &Shape) -> Result<Cow<'a, [u8]>, Malformed> {
+    let mut scan = Scan::new(list);
+    scan.ws();
+    if scan.peek() == Some(b'{') {
+        scan.list_members(item)?;
+    }
+    Ok(scan.splice())
 }
 
 /// Bit `i` of `x` xor all bits below it: set from an opening quote up to (not including) its
@@ -358,9 +385,25 @@ impl<'a> Scan<'a> {
         }))
     }
 
-    /// The members of the object at `pos` (its `{`), walked as `level` says. Returns once
-    /// the object is closed, or early where nothing more needs cutting.
-    fn members(&mut self, level: Level) -> Result<(), Malformed> {
+    /// A value as `shape` says: objects and arrays with a shape are walked, anything else is
+    /// skipped whole (a shape that does not fit the JSON leaves it to serde_json).
+    fn shaped(&mut self, shape: &Shape) -> Result<(), Malformed> {
+        self.ws();
+        match (shape, self.peek()) {
+            (Shape::Object { .. }, Some(b'{')) => self.members(shape, false),
+            (Shape::Array(element), Some(b'[')) => self.elements(element),
+            _ => self.value(),
+        }
+    }
+
+    /// The members of the object at `pos` (its `{`), each kept, cut or walked as `shape`
+    /// says. The `top` object may stop early, once every named member has been seen and the
+    /// others are kept whole: nothing after it needs cutting.
+    fn members(&mut self, shape: &Shape, top: bool) -> Result<(), Malformed> {
+        let Shape::Object { members, others } = shape else {
+            return self.value();
+        };
+        let mut named_left = members.len();
         self.pos += 1;
         self.ws();
         if self.peek() == Some(b'}') {
@@ -379,44 +422,41 @@ impl<'a> Scan<'a> {
             self.string()?;
             let key = &self.json[key_start + 1..self.pos - 1];
             self.expect(b':', "expected ':'")?;
-            self.ws();
-            let nested = match (level, key) {
-                (Level::List, b"items") => Some(Level::Item),
-                (Level::Item | Level::Object, b"metadata") => Some(Level::Metadata),
-                _ => None,
+            let named = members.iter().find(|(name, _)| name.as_bytes() == key);
+            if named.is_some() {
+                named_left = named_left.saturating_sub(1);
+            }
+            // A name written with escapes is kept for serde_json to read: it may be a member
+            // the decoder wants.
+            let member = match named {
+                Some((_, shape)) => shape,
+                None if key.contains(&b'\\') => &Shape::Whole,
+                None => others,
             };
-            match nested {
-                Some(Level::Item) if self.peek() == Some(b'[') => {
-                    self.items()?;
-                    return Ok(());
-                }
-                Some(Level::Metadata) if self.peek() == Some(b'{') => {
-                    self.members(Level::Metadata)?;
-                    if level == Level::Object {
-                        return Ok(());
-                    }
-                }
-                _ if level == Level::Metadata && key == b"managedFields" => {
-                    self.value()?;
-                    let end = self.pos;
-                    if !first {
-                        self.cuts.push((comma, end));
-                    } else {
+            if let Shape::Cut = member {
+                self.value()?;
+                let end = self.pos;
+                if !first {
+                    self.cuts.push((comma, end));
+                } else {
+                    self.ws();
+                    if self.peek() == Some(b',') {
+                        self.pos += 1;
+                        self.cuts.push((key_start, self.pos));
+                        // The next member is now the first one.
                         self.ws();
-                        if self.peek() == Some(b',') {
-                            self.pos += 1;
-                            self.cuts.push((key_start, self.pos));
-                            // The next member is now the first one.
-                            self.ws();
-                            if self.peek() == Some(b'}') {
-                                return Err(self.malformed("expected a member name"));
-                            }
-                            continue;
+                        if self.peek() == Some(b'}') {
+                            return Err(self.malformed("expected a member name"));
                         }
-                        self.cuts.push((key_start, end));
+                        continue;
                     }
+                    self.cuts.push((key_start, end));
                 }
-                _ => self.value()?,
+            } else {
+                self.shaped(member)?;
+            }
+            if top && named_left == 0 && matches!(others, Shape::Whole) {
+                return Ok(());
             }
             self.ws();
             match self.peek() {
@@ -434,8 +474,38 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// The elements of `items` (at its `[`).
-    fn items(&mut self) -> Result<(), Malformed> {
+    /// The members of a list body: the elements of its `items` are walked as `item` says,
+    /// then the scan stops.
+    fn list_members(&mut self, item: &Shape) -> Result<(), Malformed> {
+        self.pos += 1;
+        loop {
+            self.ws();
+            if self.peek() == Some(b'}') {
+                return Ok(());
+            }
+            let key_start = self.pos;
+            if self.peek() != Some(b'"') {
+                return Err(self.malformed("expected a member name"));
+            }
+            self.string()?;
+            let key = &self.json[key_start + 1..self.pos - 1];
+            self.expect(b':', "expected ':'")?;
+            self.ws();
+            if key == b"items" && self.peek() == Some(b'[') {
+                return self.elements(item);
+            }
+            self.value()?;
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => return Ok(()),
+                _ => return Err(self.malformed("expected ',' or '}'")),
+            }
+        }
+    }
+
+    /// The elements of the array at `pos` (its `[`), each walked as `element` says.
+    fn elements(&mut self, element: &Shape) -> Result<(), Malformed> {
         self.pos += 1;
         self.ws();
         if self.peek() == Some(b']') {
@@ -443,12 +513,7 @@ impl<'a> Scan<'a> {
             return Ok(());
         }
         loop {
-            self.ws();
-            if self.peek() == Some(b'{') {
-                self.members(Level::Item)?;
-            } else {
-                self.value()?;
-            }
+            self.shaped(element)?;
             self.ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
@@ -484,14 +549,22 @@ mod tests {
 
     use super::*;
 
-    fn cut(json: &str) -> Result<Value, Malformed> {
+    fn without_managed_fields(json: &[u8]) -> Result<Cow<'_, [u8]>, Malformed> {
+        cut(json, &WITHOUT_MANAGED_FIELDS)
+    }
+
+    fn list_without_managed_fields(json: &[u8]) -> Result<Cow<'_, [u8]>, Malformed> {
+        cut_list(json, &WITHOUT_MANAGED_FIELDS)
+    }
+
+    fn cut_text(json: &str) -> Result<Value, Malformed> {
         let out = without_managed_fields(json.as_bytes())?;
         Ok(serde_json::from_slice(&out).expect("the cut JSON is valid"))
     }
 
     #[test]
     fn managed_fields_last_in_metadata() {
-        let got = cut(
+        let got = cut_text(
             r#"{"kind":"Pod","metadata":{"name":"a","managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}}]},"spec":{"x":1}}"#,
         );
         assert_eq!(
@@ -502,11 +575,11 @@ mod tests {
 
     #[test]
     fn managed_fields_first_and_only_in_metadata() {
-        let first = cut(r#"{"metadata": { "managedFields" : [ ] , "name":"a" }}"#);
+        let first = cut_text(r#"{"metadata": { "managedFields" : [ ] , "name":"a" }}"#);
         assert_eq!(first.unwrap(), json!({"metadata": {"name": "a"}}));
-        let only = cut(r#"{"metadata":{"managedFields":[{"a":"b"}]}}"#);
+        let only = cut_text(r#"{"metadata":{"managedFields":[{"a":"b"}]}}"#);
         assert_eq!(only.unwrap(), json!({"metadata": {}}));
-        let middle = cut(r#"{"metadata":{"name":"a","managedFields":[],"uid":"u"}}"#);
+        let middle = cut_text(r#"{"metadata":{"name":"a","managedFields":[],"uid":"u"}}"#);
         assert_eq!(
             middle.unwrap(),
             json!({"metadata": {"name": "a", "uid": "u"}})
@@ -528,7 +601,7 @@ mod tests {
 
     #[test]
     fn strings_with_escaped_quotes_and_brackets_are_skipped_whole() {
-        let got = cut(
+        let got = cut_text(
             r#"{"a":"x\"}{","metadata":{"labels":{"k":"]\\"},"managedFields":[{"f:\"]}":{"s":"[{\\\"}"},"n":[[1,[2]],{"o":{}}]}],"uid":"u"}}"#,
         );
         assert_eq!(
@@ -555,7 +628,7 @@ mod tests {
 
     #[test]
     fn the_skipped_value_is_checked_for_structure_only() {
-        let got = cut(r#"{"metadata":{"managedFields":[{"a":01 "b" tru}],"name":"a"}}"#);
+        let got = cut_text(r#"{"metadata":{"managedFields":[{"a":01 "b" tru}],"name":"a"}}"#);
         assert_eq!(got.unwrap(), json!({"metadata": {"name": "a"}}));
     }
 
@@ -597,7 +670,7 @@ mod tests {
                 .as_object_mut()
                 .unwrap()
                 .remove("managedFields");
-            assert_eq!(cut(&json).unwrap(), want, "pad {pad}");
+            assert_eq!(cut_text(&json).unwrap(), want, "pad {pad}");
             let truncated = format!(r#"{{"metadata":{{"name":"{name}","managedFields":{managed}"#);
             let unterminated = &truncated[..truncated.len() - 3];
             assert!(without_managed_fields(unterminated.as_bytes()).is_err());
@@ -622,6 +695,75 @@ mod tests {
                 assert_eq!(bit(c.curly_close), byte == b'}');
             }
         }
+    }
+
+    const SHAPE: Shape = Shape::only(&[
+        ("metadata", Shape::only(&[("name", Shape::Whole)])),
+        (
+            "spec",
+            Shape::only(&[(
+                "containers",
+                Shape::Array(&Shape::only(&[("name", Shape::Whole), ("image", Shape::Whole)])),
+            )]),
+        ),
+        ("status", Shape::Whole),
+    ]);
+
+    fn shaped(json: &str) -> Value {
+        serde_json::from_slice(&cut(json.as_bytes(), &SHAPE).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_shape_keeps_only_the_members_it_names() {
+        let got = shaped(
+            r#"{"kind":"Pod", "metadata":{"uid":"u","name":"a","labels":{"x":"}"}},
+               "spec":{"volumes":[{"name":"v"}],"containers":[
+                   {"env":[{"name":"E"}],"name":"c1","ports":[1],"image":"i1","args":["]"]},
+                   {"name":"c2"},
+                   "odd"
+               ],"dnsPolicy":"x"},
+               "status":{"phase":"Running","podIPs":[{"ip":"1"}]}, "extra":{"a":[]}}"#,
+        );
+        assert_eq!(
+            got,
+            json!({"metadata": {"name": "a"},
+                   "spec": {"containers": [{"name": "c1", "image": "i1"}, {"name": "c2"}, "odd"]},
+                   "status": {"phase": "Running", "podIPs": [{"ip": "1"}]}})
+        );
+    }
+
+    #[test]
+    fn a_shape_can_cut_every_member_and_leaves_misfits_to_serde() {
+        assert_eq!(shaped(r#"{"a":1,"b":[2],"c":{}}"#), json!({}));
+        assert_eq!(shaped(r#"{ "a" : 1 }"#), json!({}));
+        assert_eq!(
+            shaped(r#"{"metadata":null,"spec":"text","status":[1]}"#),
+            json!({"metadata": null, "spec": "text", "status": [1]})
+        );
+        assert_eq!(
+            shaped(r#"{"spec":{"containers":{"name":"not an array"}}}"#),
+            json!({"spec": {"containers": {"name": "not an array"}}})
+        );
+    }
+
+    #[test]
+    fn a_member_name_with_escapes_is_kept_for_serde() {
+        assert_eq!(
+            shaped(r#"{"n\u0061me":1,"metadata":{"n\u0061me":"a","uid":"u"}}"#),
+            json!({"name": 1, "metadata": {"name": "a"}})
+        );
+    }
+
+    #[test]
+    fn shaped_list_items_and_malformed_cut_values() {
+        let list = br#"{"metadata":{},"items":[{"metadata":{"name":"a","uid":"u"},"spec":{"x":1}},{"status":{"s":1}}]}"#;
+        let got: Value = serde_json::from_slice(&cut_list(list, &SHAPE).unwrap()).unwrap();
+        assert_eq!(
+            got,
+            json!({"metadata": {}, "items": [{"metadata": {"name": "a"}, "spec": {}}, {"status": {"s": 1}}]})
+        );
+        assert!(cut(br#"{"spec":{"volumes":[{"a":1}}}"#, &SHAPE).is_err());
+        assert!(cut(br#"{"spec":{"volumes":"x}}"#, &SHAPE).is_err());
     }
 
     #[test]

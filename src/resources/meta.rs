@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 
+use super::decode::Shape;
 use super::packed::{Builder, Packed, Rows, Str, StrMap};
 use super::time::Timestamp;
 
@@ -33,6 +34,19 @@ impl<const N: usize> Packed<N> {
         non_empty(self.get(RESOURCE_VERSION))
     }
 }
+
+/// What [`WireMeta`] reads of `metadata`: managedFields and the rest are cut before decoding.
+pub(crate) const META_SHAPE: Shape = Shape::only(&[
+    ("name", Shape::Whole),
+    ("namespace", Shape::Whole),
+    ("uid", Shape::Whole),
+    ("resourceVersion", Shape::Whole),
+    ("creationTimestamp", Shape::Whole),
+    ("deletionTimestamp", Shape::Whole),
+    ("labels", Shape::Whole),
+    ("annotations", Shape::Whole),
+    ("ownerReferences", Shape::Whole),
+]);
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
@@ -101,6 +115,13 @@ pub(crate) struct WireSelector<'a> {
 
 /// A container in a pod spec or template: what the tables show (name, image), plus the init
 /// container restart policy that decides whether it is a sidecar.
+/// What [`WireContainer`] reads of a container.
+pub(crate) const CONTAINER_SHAPE: Shape = Shape::only(&[
+    ("name", Shape::Whole),
+    ("image", Shape::Whole),
+    ("restartPolicy", Shape::Whole),
+]);
+
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireContainer<'a> {
