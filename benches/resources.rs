@@ -119,7 +119,11 @@ fn bench(c: &mut Criterion) {
         b.iter(|| serde_json::from_slice::<Pod>(black_box(FIXTURE)).unwrap())
     });
     group.bench_function("cut_only", |b| {
-        b.iter(|| wire::cut(black_box(FIXTURE), Pod::WIRE_SHAPE).unwrap().len())
+        b.iter(|| {
+            wire::cut(black_box(FIXTURE), Pod::WIRE_SHAPE)
+                .unwrap()
+                .len()
+        })
     });
     group.finish();
 

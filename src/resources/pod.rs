@@ -207,7 +207,10 @@ const WIRE_POD_SHAPE: Shape = Shape::only(&[
                 ])),
             ),
             ("containerStatuses", Shape::Array(&CONTAINER_STATUS_SHAPE)),
-            ("initContainerStatuses", Shape::Array(&CONTAINER_STATUS_SHAPE)),
+            (
+                "initContainerStatuses",
+                Shape::Array(&CONTAINER_STATUS_SHAPE),
+            ),
         ]),
     ),
 ]);
