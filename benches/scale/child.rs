@@ -1,5 +1,5 @@
 //! A child process: syncs the sim's pods with one client and reports on stdout, one JSON line
-//! each: `progress` every 250 ms, `synced` when the first list is in the store, `steady` once
+//! each: `progress` every 100 ms, `synced` when the first list is in the store, `steady` once
 //! the post-sync work has drained. It runs until its stdin closes (the parent ended).
 
 use std::sync::Arc;
@@ -82,7 +82,7 @@ async fn run(which: &str, kubeconfig: &str) {
     let reporter = {
         let counters = counters.clone();
         tokio::spawn(async move {
-            let mut every = tokio::time::interval(Duration::from_millis(250));
+            let mut every = tokio::time::interval(Duration::from_millis(100));
             loop {
                 every.tick().await;
                 emit(snapshot("progress", &counters, start));

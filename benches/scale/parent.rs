@@ -23,6 +23,8 @@ struct Plan {
     rates: Vec<f64>,
     warmup: Duration,
     window: Duration,
+    /// Writes queued in the watch history for the backlog drain (see [`drain`]).
+    drain_writes: u64,
     sync_timeout: Duration,
     mem_cap: u64,
     /// CPUs for the sim and for the client under test, when the machine has two or more and
@@ -93,6 +95,9 @@ impl Plan {
                 ],
                 warmup: Duration::from_secs(2),
                 window: Duration::from_secs(5),
+                // Within the sim's 200,000-event history, and several seconds of work for
+                // either client.
+                drain_writes: 150_000,
                 sync_timeout: Duration::from_secs(600),
                 mem_cap,
                 pin,
@@ -104,6 +109,7 @@ impl Plan {
                 rates: vec![100.0],
                 warmup: Duration::from_millis(500),
                 window: Duration::from_secs(1),
+                drain_writes: 500,
                 sync_timeout: Duration::from_secs(60),
                 mem_cap,
                 pin,
@@ -189,8 +195,29 @@ struct ClientResult {
     peak: u64,
     steady_rss: u64,
     steps: Vec<Step>,
+    drain: Option<Drain>,
     cpu_total: f64,
     failure: Option<String>,
+}
+
+/// A backlog drained at full speed (see [`drain`]).
+#[derive(Debug, Clone)]
+struct Drain {
+    /// Pod events the client processed while catching up.
+    events: f64,
+    seconds: f64,
+    /// The client's CPU use while catching up, in cores.
+    cpu: f64,
+}
+
+impl Drain {
+    fn rate(&self) -> f64 {
+        self.events / self.seconds.max(1e-3)
+    }
+
+    fn cpu_per_event(&self) -> f64 {
+        self.cpu * self.seconds / self.events.max(1.0)
+    }
 }
 
 impl ClientResult {
@@ -472,6 +499,23 @@ impl ChildProc {
         self.pump(None, Instant::now() + d).await.map(|_| ())
     }
 
+    /// Stops (`SIGSTOP`) or resumes (`SIGCONT`) the child.
+    fn signal(&self, signal: libc::c_int) -> Result<(), String> {
+        let pid: libc::pid_t = self
+            .pid
+            .parse()
+            .map_err(|e| format!("bad pid {}: {e}", self.pid))?;
+        // SAFETY: kill(2) has no memory effects on this process; the pid is our own child's.
+        if unsafe { libc::kill(pid, signal) } == 0 {
+            Ok(())
+        } else {
+            Err(format!(
+                "kill({pid}, {signal}): {}",
+                std::io::Error::last_os_error()
+            ))
+        }
+    }
+
     async fn stop(mut self) {
         drop(self.child.stdin.take());
         let _ = self.child.start_kill();
@@ -578,7 +622,51 @@ async fn measure(
     }
     sim.set_churn(0.0).await;
     child.sleep(Duration::from_millis(500)).await?;
+    result.drain = Some(drain(child, sim, plan).await?);
     Ok(())
+}
+
+/// Backlog drain: how many events per second a client processes when the sim is not the
+/// limit. The client is stopped (`SIGSTOP`) while the sim writes `plan.drain_writes` changes
+/// into its watch history as fast as it can, then resumed: the sim then only copies logged
+/// events into the open watch, and the client's catch-up rate is what it can process on its
+/// one core. Time runs from the resume to the first progress line at the sim's newest
+/// resourceVersion (lines come every 100 ms).
+async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drain, String> {
+    let caught_up = |child: &ChildProc, rv: u64| num(&child.latest, "rv") as u64 >= rv;
+    let settled = sim.rv().await;
+    let deadline = Instant::now() + plan.sync_timeout;
+    while !caught_up(child, settled) && Instant::now() < deadline {
+        child.sleep(Duration::from_millis(100)).await?;
+    }
+    child.signal(libc::SIGSTOP)?;
+    let before = child.latest.clone();
+    let start_rv = sim.rv().await;
+    sim.set_churn(1_000_000.0).await;
+    while sim.rv().await < start_rv + plan.drain_writes && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    sim.set_churn(0.0).await;
+    let target_rv = sim.rv().await;
+    child.signal(libc::SIGCONT)?;
+    let resumed = Instant::now();
+    while !caught_up(child, target_rv) {
+        if Instant::now() > deadline {
+            return Err(format!(
+                "did not catch up with a backlog of {} writes within {} s",
+                target_rv - start_rv,
+                plan.sync_timeout.as_secs()
+            ));
+        }
+        child.sleep(Duration::from_millis(50)).await?;
+    }
+    let seconds = resumed.elapsed().as_secs_f64();
+    let after = &child.latest;
+    Ok(Drain {
+        events: num(after, "events") - num(&before, "events"),
+        seconds,
+        cpu: (num(after, "cpu") - num(&before, "cpu")) / seconds.max(1e-3),
+    })
 }
 
 fn mib(bytes: u64) -> String {
@@ -717,6 +805,27 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
             },
         );
         row("under more churn", behind(k), behind(r), String::new());
+        let drained = |c: &ClientResult| {
+            c.drain.as_ref().map_or("–".into(), |d| {
+                format!(
+                    "{:.0} ev/s ({:.0} events in {:.1} s, {:.0}% CPU, {:.0} µs per event)",
+                    d.rate(),
+                    d.events,
+                    d.seconds,
+                    d.cpu * 100.0,
+                    d.cpu_per_event() * 1e6
+                )
+            })
+        };
+        row(
+            "backlog drain: pod events/s with the sim not the limit",
+            drained(k),
+            drained(r),
+            ratio(
+                k.drain.as_ref().map_or(0.0, Drain::rate),
+                r.drain.as_ref().map_or(0.0, Drain::rate),
+            ),
+        );
         row(
             "CPU total incl. churn (s)",
             format!("{:.1}", k.cpu_total),
@@ -762,10 +871,14 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
         "\nChurn steps: {:?} writes/s, {} s warm-up + {} s window each; a client keeps up when \
          its lag behind the sim's newest resourceVersion stays under ~1.5 s of writes and does \
          not grow; a growing lag with no client backlog and under half a core of client CPU is \
-         the sim's limit (SIM-BOUND), not the client's. Memory cap per client: {:.1} GiB. {}\n",
+         the sim's limit (SIM-BOUND), not the client's. Backlog drain: the client is stopped \
+         (SIGSTOP) while the sim writes {} changes into its watch history as fast as it can, \
+         then resumed; events/s from the resume until it has the sim's newest \
+         resourceVersion. Memory cap per client: {:.1} GiB. {}\n",
         plan.rates,
         plan.warmup.as_secs_f64(),
         plan.window.as_secs_f64(),
+        plan.drain_writes,
         plan.mem_cap as f64 / GIB,
         match plan.pin {
             Some((sim, client)) => format!(
