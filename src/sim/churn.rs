@@ -171,8 +171,8 @@ pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Durati
 struct Churn {
     rng: StdRng,
     plan: VecDeque<Op>,
-    deployments: Vec<String>,
-    nodes: Vec<String>,
+    deployments: Vec<Key>,
+    nodes: Vec<Key>,
     cordoned: HashSet<String>,
     actions: u64,
     next_ip: u64,
@@ -203,16 +203,8 @@ impl Churn {
     fn refresh(&mut self, txn: &Txn<'_>) {
         if self.actions.is_multiple_of(256) || self.deployments.is_empty() || self.nodes.is_empty()
         {
-            self.deployments = txn
-                .find(Resource::Deployments, |_, _| true)
-                .iter()
-                .map(|k| k.to_string())
-                .collect();
-            self.nodes = txn
-                .find(Resource::Nodes, |_, _| true)
-                .iter()
-                .map(|k| k.to_string())
-                .collect();
+            self.deployments = txn.find(Resource::Deployments, |_, _| true);
+            self.nodes = txn.find(Resource::Nodes, |_, _| true);
         }
         self.actions += 1;
     }
@@ -270,19 +262,19 @@ impl Churn {
             else {
                 break;
             };
-            if !self.cordoned.contains(node) {
-                return node.clone();
+            if !self.cordoned.contains(&**node) {
+                return node.to_string();
             }
         }
-        let schedulable: Vec<&String> = self
+        let schedulable: Vec<&Key> = self
             .nodes
             .iter()
-            .filter(|n| !self.cordoned.contains(*n))
+            .filter(|n| !self.cordoned.contains(&***n))
             .collect();
         if schedulable.is_empty() {
             node_slot(0).name
         } else {
-            schedulable[self.rng.random_range(0..schedulable.len())].clone()
+            schedulable[self.rng.random_range(0..schedulable.len())].to_string()
         }
     }
 
@@ -389,15 +381,15 @@ impl Churn {
                 Some((key.to_string(), rs))
             })
             .collect();
-        self.cordoned.insert(node.clone());
-        self.plan.push_back(Op::Cordon(node.clone(), true));
+        self.cordoned.insert(node.to_string());
+        self.plan.push_back(Op::Cordon(node.to_string(), true));
         for (pod_key, rs_key) in on_node {
             self.plan.push_back(Op::DeletePod(pod_key));
             let pod = self.new_pod(&rs_key);
             self.plan.push_back(Op::CreatePod(pod.clone()));
             self.plan.push_back(Op::MarkRunning(pod));
         }
-        self.plan.push_back(Op::Cordon(node, false));
+        self.plan.push_back(Op::Cordon(node.to_string(), false));
     }
 
     /// Performs one write; `false` when its target is gone (nothing written).
@@ -488,7 +480,7 @@ fn make_room<K: Clone + Eq + std::hash::Hash, V>(cache: &mut HashMap<K, V>) {
 /// against the uid: the annotation never changes while a ReplicaSet lives, and decoding every
 /// old ReplicaSet of a Deployment for each action made the churn slower the longer it ran.
 #[derive(Default)]
-struct Revisions(HashMap<Key, (Box<str>, u64)>);
+struct Revisions(HashMap<Key, (Arc<str>, u64)>);
 
 impl Revisions {
     fn revision(&mut self, key: &Key, rs: &StoredObject) -> u64 {
@@ -522,7 +514,7 @@ struct PodCache(HashMap<String, ReplicaSetPods>);
 /// scale-up touches many ReplicaSets once or twice each, and a template costs no more to
 /// make than one pod rendered through [`PodFactory`].
 struct ReplicaSetPods {
-    uid: Box<str>,
+    uid: Arc<str>,
     pending: Option<PodTemplate>,
     running: Option<PodTemplate>,
 }
@@ -749,7 +741,11 @@ impl PodTemplate {
             pod_ip: self.running.then(|| pod.ip.as_str().into()),
         };
         Some(StoredObject::from_encoded(
-            json, rv_span, &self.like, &pod.uid, fields,
+            json,
+            rv_span,
+            &self.like,
+            pod.uid.as_str().into(),
+            fields,
         ))
     }
 }

@@ -2,6 +2,7 @@
 //! cascading deletes need, so that lists and watches never decode or re-encode it.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use serde_json::Value;
@@ -24,11 +25,13 @@ pub struct StoredObject {
     /// a version that differs only in its resourceVersion (a DELETED event's last state) is
     /// then a splice instead of a decode and re-encode of the whole object.
     rv_span: Option<(usize, usize)>,
-    pub labels: Box<[(Box<str>, Box<str>)]>,
+    /// Shared, as is the uid and the owner's: the versions of one object (and the pods of
+    /// one template) have the same ones, and a version is made per write.
+    pub labels: Arc<[(Box<str>, Box<str>)]>,
     pub fields: SelectableFields,
-    pub uid: Box<str>,
+    pub uid: Arc<str>,
     /// UID of the controlling owner (ownerReferences with controller=true), for cascades.
-    pub controller_uid: Option<Box<str>>,
+    pub controller_uid: Option<Arc<str>>,
 }
 
 impl StoredObject {
@@ -51,7 +54,7 @@ impl StoredObject {
         let controller_uid = meta["ownerReferences"].as_array().and_then(|refs| {
             refs.iter()
                 .find(|r| r["controller"].as_bool() == Some(true))
-                .and_then(|r| text(&r["uid"]))
+                .and_then(|r| r["uid"].as_str().map(Arc::from))
         });
         Ok(Self {
             json,
@@ -62,7 +65,7 @@ impl StoredObject {
                 phase: text(&value["status"]["phase"]),
                 pod_ip: text(&value["status"]["podIP"]),
             },
-            uid: text(&meta["uid"]).unwrap_or_default(),
+            uid: meta["uid"].as_str().map(Arc::from).unwrap_or_default(),
             controller_uid,
         })
     }
@@ -74,7 +77,7 @@ impl StoredObject {
         json: Vec<u8>,
         rv_span: (usize, usize),
         like: &StoredObject,
-        uid: &str,
+        uid: Arc<str>,
         fields: SelectableFields,
     ) -> Self {
         Self {
@@ -82,7 +85,7 @@ impl StoredObject {
             rv_span: Some(rv_span),
             labels: like.labels.clone(),
             fields,
-            uid: uid.into(),
+            uid,
             controller_uid: like.controller_uid.clone(),
         }
     }
@@ -111,8 +114,8 @@ impl StoredObject {
 
     /// This version with its top-level `member` (such as `status`) changed by `f` and the
     /// resourceVersion `rv`. Only that member is decoded and re-encoded; the rest of the JSON
-    /// (metadata with its managedFields, spec) is copied as it is. Keys stay in the order
-    /// a full encode gives them.
+    /// (metadata with its managedFields, spec) is copied as it is, in one pass, so keys stay
+    /// in the order they were stored in (a full encode's).
     pub fn with_member(
         &self,
         member: &str,
@@ -124,26 +127,40 @@ impl StoredObject {
             // Escaped keys cannot be borrowed: take the long way.
             Err(_) => return self.with_member_decoded(member, rv, f),
         };
-        let Some(raw) = top.get(member) else {
+        let (Some(raw), Some((rv_start, rv_end))) = (top.get(member), self.rv_span) else {
             return self.with_member_decoded(member, rv, f);
         };
+        // The raw value borrows from the stored text: its offset there is where the new one
+        // goes.
+        let start = (raw.get().as_ptr() as usize).wrapping_sub(self.json.as_ptr() as usize);
+        let end = start + raw.get().len();
+        if end > self.json.len() || (rv_start < end && start < rv_end) {
+            return self.with_member_decoded(member, rv, f);
+        }
         let mut value: Value = serde_json::from_str(raw.get())?;
         f(&mut value);
-        let mut json = Vec::with_capacity(self.json.len() + 256);
-        json.push(b'{');
-        for (i, (key, raw)) in top.iter().enumerate() {
-            if i > 0 {
-                json.push(b',');
+        let encoded = serde_json::to_vec(&value)?;
+        let rv_text = rv.to_string();
+        // Both changes spliced in one copy of the rest of the text.
+        let mut splices = [
+            (start, end, encoded.as_slice()),
+            (rv_start, rv_end, rv_text.as_bytes()),
+        ];
+        splices.sort_by_key(|(at, _, _)| *at);
+        let size =
+            self.json.len() + encoded.len() + rv_text.len() - (end - start) - (rv_end - rv_start);
+        let mut json = Vec::with_capacity(size);
+        let mut rv_span = (0, 0);
+        let mut from = 0;
+        for (at, to, text) in splices {
+            json.extend_from_slice(&self.json[from..at]);
+            if at == rv_start {
+                rv_span = (json.len(), json.len() + text.len());
             }
-            serde_json::to_writer(&mut json, key)?;
-            json.push(b':');
-            if *key == member {
-                serde_json::to_writer(&mut json, &value)?;
-            } else {
-                json.extend_from_slice(raw.get().as_bytes());
-            }
+            json.extend_from_slice(text);
+            from = to;
         }
-        json.push(b'}');
+        json.extend_from_slice(&self.json[from..]);
         let mut fields = self.fields.clone();
         match member {
             "spec" => fields.node_name = text(&value["nodeName"]),
@@ -153,18 +170,14 @@ impl StoredObject {
             }
             _ => {}
         }
-        let old_rv = self
-            .rv_span
-            .and_then(|(start, end)| std::str::from_utf8(&self.json[start..end]).ok());
-        let changed = Self {
-            rv_span: old_rv.and_then(|old| resource_version_span(&json, old)),
+        Ok(Self {
             json: Bytes::from(json),
+            rv_span: Some(rv_span),
             labels: self.labels.clone(),
             fields,
             uid: self.uid.clone(),
             controller_uid: self.controller_uid.clone(),
-        };
-        changed.with_resource_version(rv)
+        })
     }
 
     fn with_member_decoded(

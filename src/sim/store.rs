@@ -103,6 +103,46 @@ impl Chain {
     }
 }
 
+/// The version chains of one resource: found by hashing for the reads and writes of each
+/// write (a B-tree lookup compares keys that share long prefixes, through a pointer each),
+/// and kept in key order beside for lists and scans.
+#[derive(Default)]
+struct Table {
+    chains: HashMap<Key, Chain, foldhash::fast::RandomState>,
+    order: BTreeSet<Key>,
+}
+
+impl Table {
+    fn insert(&mut self, key: Key, chain: Chain) {
+        self.order.insert(key.clone());
+        self.chains.insert(key, chain);
+    }
+
+    fn remove(&mut self, key: &str) {
+        self.order.remove(key);
+        self.chains.remove(key);
+    }
+
+    /// Keys under `prefix` from `from` on, in order, with their chains.
+    fn range<'a>(
+        &'a self,
+        from: &'a str,
+        prefix: &'a str,
+    ) -> impl Iterator<Item = (&'a Key, &'a Chain)> + 'a {
+        self.order
+            .range::<str, _>((Bound::Included(from), Bound::Unbounded))
+            .take_while(move |k| k.starts_with(prefix))
+            .filter_map(|k| Some((k, self.chains.get(k)?)))
+    }
+
+    fn latest(&self, key: &str) -> Option<Arc<StoredObject>> {
+        self.chains
+            .get(key)
+            .and_then(Chain::latest)
+            .and_then(|v| v.object.clone())
+    }
+}
+
 /// One page of a list at a snapshot.
 #[derive(Debug)]
 pub struct Page {
@@ -126,7 +166,7 @@ struct State {
     rv: u64,
     epoch: u64,
     compacted: u64,
-    tables: [BTreeMap<Key, Chain>; Resource::ALL.len()],
+    tables: [Table; Resource::ALL.len()],
     log: VecDeque<Arc<Event>>,
     history_limit: usize,
     /// Live pods by `spec.nodeName`, so that a drain finds a node's pods without a scan of
@@ -173,6 +213,7 @@ impl State {
             self.compacted = event.rv;
             let table = &mut self.tables[event.resource.index()];
             if table
+                .chains
                 .get_mut(&event.key)
                 .is_some_and(|chain| chain.compact(event.rv))
             {
@@ -272,11 +313,7 @@ impl Store {
 
     /// The current version of one object.
     pub fn get(&self, resource: Resource, key: &str) -> Option<Arc<StoredObject>> {
-        let state = self.state.read();
-        state.tables[resource.index()]
-            .get(key)
-            .and_then(Chain::latest)
-            .and_then(|v| v.object.clone())
+        self.state.read().tables[resource.index()].latest(key)
     }
 
     /// Lists keys under `prefix` from `start` (inclusive) at one snapshot, up to `limit`
@@ -299,10 +336,7 @@ impl Store {
         let limit = limit.unwrap_or(usize::MAX);
         let mut items = Vec::with_capacity(limit.min(1024));
         let mut next_key = None;
-        let range = state.tables[resource.index()]
-            .range::<str, _>((Bound::Included(from), Bound::Unbounded))
-            .take_while(|(k, _)| k.starts_with(prefix));
-        for (key, chain) in range {
+        for (key, chain) in state.tables[resource.index()].range(from, prefix) {
             let Some(object) = chain.at(rv) else {
                 continue;
             };
@@ -362,7 +396,9 @@ impl Store {
         state.log.clear();
         let compacted = state.compacted;
         for table in &mut state.tables {
-            table.retain(|_, chain| !chain.compact(compacted));
+            table.chains.retain(|_, chain| !chain.compact(compacted));
+            let Table { chains, order } = table;
+            order.retain(|key| chains.contains_key(key));
         }
         let position = Position {
             epoch: state.epoch,
@@ -377,7 +413,7 @@ impl Store {
     pub fn truth(&self, resource: Resource) -> BTreeMap<String, String> {
         let state = self.state.read();
         state.tables[resource.index()]
-            .iter()
+            .range("", "")
             .filter_map(|(key, chain)| {
                 let v = chain.latest()?;
                 v.object.as_ref()?;
@@ -390,6 +426,7 @@ impl Store {
     pub fn count(&self, resource: Resource) -> usize {
         let state = self.state.read();
         state.tables[resource.index()]
+            .chains
             .values()
             .filter(|c| c.latest().is_some_and(|v| v.object.is_some()))
             .count()
@@ -403,16 +440,13 @@ pub struct Txn<'a> {
 
 impl Txn<'_> {
     pub fn get(&self, resource: Resource, key: &str) -> Option<Arc<StoredObject>> {
-        self.state.tables[resource.index()]
-            .get(key)
-            .and_then(Chain::latest)
-            .and_then(|v| v.object.clone())
+        self.state.tables[resource.index()].latest(key)
     }
 
     /// Live keys of `resource` whose object satisfies `pred`.
     pub fn find(&self, resource: Resource, pred: impl Fn(&str, &StoredObject) -> bool) -> Vec<Key> {
         self.state.tables[resource.index()]
-            .iter()
+            .range("", "")
             .filter(|(key, chain)| {
                 chain
                     .latest()
@@ -435,8 +469,7 @@ impl Txn<'_> {
     /// Live objects whose key starts with `prefix`, in key order.
     pub fn scan(&self, resource: Resource, prefix: &str) -> Vec<(Key, Arc<StoredObject>)> {
         self.state.tables[resource.index()]
-            .range::<str, _>((Bound::Included(prefix), Bound::Unbounded))
-            .take_while(|(k, _)| k.starts_with(prefix))
+            .range(prefix, prefix)
             .filter_map(|(k, chain)| Some((k.clone(), chain.latest()?.object.clone()?)))
             .collect()
     }
@@ -562,14 +595,12 @@ impl Txn<'_> {
             rv,
             object: version.clone(),
         };
-        // One lookup that yields the stored key (shared by the event) and the chain.
-        let existing = table
-            .range_mut::<str, _>((Bound::Included(key), Bound::Included(key)))
-            .next();
-        let key: Key = match existing {
-            Some((k, chain)) => {
+        // The stored key, shared by the event.
+        let stored = table.chains.get_key_value(key).map(|(k, _)| k.clone());
+        let key: Key = match stored.and_then(|k| Some((table.chains.get_mut(&k)?, k))) {
+            Some((chain, k)) => {
                 chain.0.push(new);
-                k.clone()
+                k
             }
             None => {
                 let k = Key::from(key);

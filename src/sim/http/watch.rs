@@ -26,7 +26,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);
 const BATCH: usize = 1024;
 /// Bytes an event line adds around its object (`{"type":"MODIFIED","object":` and `}\n`).
 const EVENT_FRAMING: usize = 32;
-/// Initial-state events are sent in chunks of about this size.
+/// Events (initial ADDED ones or changes) are sent in chunks of about this size.
 const CHUNK: usize = 256 * 1024;
 
 pub(crate) fn watch(
@@ -54,6 +54,7 @@ pub(crate) fn watch(
         filter,
         last_rv: 0,
         pending: VecDeque::new(),
+        backlog: VecDeque::new(),
         initial: Vec::new().into_iter(),
         initial_end_bookmark: false,
         changes: shared.store.subscribe(),
@@ -94,6 +95,8 @@ struct Watcher {
     /// Everything up to here has been considered (sent or filtered out).
     last_rv: u64,
     pending: VecDeque<Bytes>,
+    /// Events read from the log and not yet sent or filtered out.
+    backlog: VecDeque<Arc<Event>>,
     initial: std::vec::IntoIter<Arc<StoredObject>>,
     initial_end_bookmark: bool,
     changes: tokio::sync::watch::Receiver<Position>,
@@ -180,35 +183,21 @@ impl Watcher {
             if self.done {
                 return None;
             }
-            self.changes.borrow_and_update();
-            match self.shared.store.events_after(self.last_rv, BATCH) {
-                Err(e) => {
-                    self.fail_gone(&e);
-                    continue;
+            if self.backlog.is_empty() {
+                self.changes.borrow_and_update();
+                match self.shared.store.events_after(self.last_rv, BATCH) {
+                    Err(e) => {
+                        self.fail_gone(&e);
+                        continue;
+                    }
+                    Ok(events) => self.backlog.extend(events),
                 }
-                Ok(events) if !events.is_empty() => {
-                    // Sized for all of them at once: growing it by doubling copied each
-                    // event's JSON again.
-                    let size = events
-                        .iter()
-                        .filter(|e| e.resource == self.resource)
-                        .map(|e| e.object.json.len() + EVENT_FRAMING)
-                        .sum();
-                    let mut buf = BytesMut::with_capacity(size);
-                    for event in &events {
-                        if event.resource == self.resource {
-                            self.push_change(&mut buf, event);
-                        }
-                    }
-                    if let Some(last) = events.last() {
-                        self.last_rv = last.rv;
-                    }
-                    if !buf.is_empty() {
-                        return Some(Ok(buf.freeze()));
-                    }
-                    continue;
+            }
+            if !self.backlog.is_empty() {
+                match self.next_change_chunk() {
+                    Some(chunk) => return Some(Ok(chunk)),
+                    None => continue,
                 }
-                Ok(_) => {}
             }
             let drop_at = self.drop_at;
             let tick = async {
@@ -243,6 +232,35 @@ impl Watcher {
                 }
             }
         }
+    }
+
+    /// Encodes events from the backlog up to about one [`CHUNK`], sizing the buffer before
+    /// filling it; `None` if none of them is for this watch. A buffer for a whole batch
+    /// (megabytes) came from fresh pages that the kernel zeroed each time, and growing one
+    /// by doubling copied each event's JSON again.
+    fn next_change_chunk(&mut self) -> Option<Bytes> {
+        let resource = self.resource;
+        let ours = |e: &Event| e.resource == resource;
+        let mut size = 0;
+        let mut taken = 0;
+        for event in &self.backlog {
+            if size >= CHUNK {
+                break;
+            }
+            if ours(event) {
+                size += event.object.json.len() + EVENT_FRAMING;
+            }
+            taken += 1;
+        }
+        let mut buf = BytesMut::with_capacity(size);
+        let batch: Vec<Arc<Event>> = self.backlog.drain(..taken).collect();
+        for event in batch {
+            if ours(&event) {
+                self.push_change(&mut buf, &event);
+            }
+            self.last_rv = event.rv;
+        }
+        (!buf.is_empty()).then(|| buf.freeze())
     }
 
     /// Encodes one change as this watcher sees it: a change that enters the selector is
