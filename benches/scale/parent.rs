@@ -359,6 +359,39 @@ impl SimProc {
             .unwrap_or_else(|| panic!("sim state without a pod count: {state}"))
     }
 
+    /// Writes an annotation on one pod and returns the pod's new resourceVersion: a pod event
+    /// newer than every write before it, which both clients see (the sim's newest
+    /// resourceVersion may belong to a ReplicaSet they never see).
+    async fn mark(&self) -> Result<u64, String> {
+        use k8s_openapi::api::core::v1::Pod;
+        use kube::api::{Api, ListParams, Patch, PatchParams};
+        let all: Api<Pod> = Api::all(self.admin.clone());
+        let list = all
+            .list(&ListParams::default().limit(1))
+            .await
+            .map_err(|e| format!("listing a pod to mark: {e}"))?;
+        let meta = list
+            .items
+            .first()
+            .map(|p| p.metadata.clone())
+            .ok_or("no pod to mark")?;
+        let (Some(namespace), Some(name)) = (meta.namespace, meta.name) else {
+            return Err("a pod without a namespace or name".into());
+        };
+        let patch = serde_json::json!({"metadata": {"annotations": {
+            "kscope.dev/scale-mark": self.rv().await.to_string(),
+        }}});
+        let patched = Api::<Pod>::namespaced(self.admin.clone(), &namespace)
+            .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+            .await
+            .map_err(|e| format!("marking pod {namespace}/{name}: {e}"))?;
+        patched
+            .metadata
+            .resource_version
+            .and_then(|rv| rv.parse().ok())
+            .ok_or_else(|| "the marked pod has no numeric resourceVersion".into())
+    }
+
     async fn set_churn(&self, rate: f64) {
         let body = serde_json::json!({ "rate": rate, "paused": false }).to_string();
         self.admin("PUT", "/sim/churn", body.into_bytes()).await;
@@ -630,15 +663,24 @@ async fn measure(
 /// limit. The client is stopped (`SIGSTOP`) while the sim writes `plan.drain_writes` changes
 /// into its watch history as fast as it can, then resumed: the sim then only copies logged
 /// events into the open watch, and the client's catch-up rate is what it can process on its
-/// one core. Time runs from the resume to the first progress line at the sim's newest
-/// resourceVersion (lines come every 100 ms).
+/// one core. Time runs from the resume to the first progress line that has the marked pod
+/// written after the backlog (lines come every 100 ms).
 async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drain, String> {
-    let caught_up = |child: &ChildProc, rv: u64| num(&child.latest, "rv") as u64 >= rv;
-    let settled = sim.rv().await;
     let deadline = Instant::now() + plan.sync_timeout;
-    while !caught_up(child, settled) && Instant::now() < deadline {
-        child.sleep(Duration::from_millis(100)).await?;
-    }
+    let catch_up = async |child: &mut ChildProc, rv: u64| -> Result<(), String> {
+        while (num(&child.latest, "rv") as u64) < rv {
+            if Instant::now() > deadline {
+                return Err(format!(
+                    "did not reach resourceVersion {rv} within {} s",
+                    plan.sync_timeout.as_secs()
+                ));
+            }
+            child.sleep(Duration::from_millis(50)).await?;
+        }
+        Ok(())
+    };
+    let settled = sim.mark().await?;
+    catch_up(child, settled).await?;
     child.signal(libc::SIGSTOP)?;
     let before = child.latest.clone();
     let start_rv = sim.rv().await;
@@ -647,19 +689,10 @@ async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drai
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     sim.set_churn(0.0).await;
-    let target_rv = sim.rv().await;
+    let marked = sim.mark().await;
     child.signal(libc::SIGCONT)?;
     let resumed = Instant::now();
-    while !caught_up(child, target_rv) {
-        if Instant::now() > deadline {
-            return Err(format!(
-                "did not catch up with a backlog of {} writes within {} s",
-                target_rv - start_rv,
-                plan.sync_timeout.as_secs()
-            ));
-        }
-        child.sleep(Duration::from_millis(50)).await?;
-    }
+    catch_up(child, marked?).await?;
     let seconds = resumed.elapsed().as_secs_f64();
     let after = &child.latest;
     Ok(Drain {
