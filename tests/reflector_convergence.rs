@@ -241,14 +241,15 @@ async fn converges_with_500s_and_429s() {
 }
 
 /// Slow pages under churn with a short history: continue tokens expire mid-list (410 on
-/// page 2+), so the Reflector falls back to a full list.
+/// page 2+), so the Reflector falls back to a full list. Ten pages at 40 ms each see ~120
+/// writes at 300/s, well past a 50-event history, however fast the machine lists them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn converges_with_slow_pages_and_expiring_continue_tokens() {
     let churn_for = Duration::from_secs(8);
     let faults = Faults {
         list_delay: Some(Duration::from_millis(40)),
         drop_watch_every: Some(Duration::from_secs(2)),
-        history: Some(200),
+        history: Some(50),
         ..Faults::default()
     };
     let run = start(churning(6, 300.0, churn_for).faults(faults)).await;
