@@ -15,6 +15,9 @@ use super::procfs;
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 const MIB: f64 = 1024.0 * 1024.0;
 const CLIENTS: [&str; 2] = ["kscope", "kube-rs"];
+/// The sim's watch history, in events: room for a client that falls behind, so it lags
+/// instead of relisting at once, and for the backlog drain.
+const HISTORY: u64 = 200_000;
 
 struct Plan {
     full: bool,
@@ -291,8 +294,7 @@ impl SimProc {
         .args(["--nodes", &nodes.to_string()])
         .args(["--namespaces", &namespaces.to_string()])
         .args(["--seed", "1"])
-        // Room for a client that falls behind, so it lags instead of relisting at once.
-        .args(["--history", "200000"])
+        .args(["--history", &HISTORY.to_string()])
         .arg("--kubeconfig-out")
         .arg(&kubeconfig)
         .stdin(Stdio::null())
@@ -534,11 +536,13 @@ impl ChildProc {
 
     /// Stops (`SIGSTOP`) or resumes (`SIGCONT`) the child.
     fn signal(&self, signal: libc::c_int) -> Result<(), String> {
-        let pid: libc::pid_t = self
-            .pid
-            .parse()
-            .map_err(|e| format!("bad pid {}: {e}", self.pid))?;
-        // SAFETY: kill(2) has no memory effects on this process; the pid is our own child's.
+        let pid = self
+            .child
+            .id()
+            .and_then(|p| libc::pid_t::try_from(p).ok())
+            .ok_or("the child has exited")?;
+        // SAFETY: kill(2) has no memory effects on this process; the pid is our own child's,
+        // not yet reaped.
         if unsafe { libc::kill(pid, signal) } == 0 {
             Ok(())
         } else {
@@ -663,8 +667,9 @@ async fn measure(
 /// limit. The client is stopped (`SIGSTOP`) while the sim writes `plan.drain_writes` changes
 /// into its watch history as fast as it can, then resumed: the sim then only copies logged
 /// events into the open watch, and the client's catch-up rate is what it can process on its
-/// one core. Time runs from the resume to the first progress line that has the marked pod
-/// written after the backlog (lines come every 100 ms).
+/// one core. It is timed from the resume to the first progress line that has a pod marked
+/// after the backlog (lines come every 100 ms, so a drain of ~3 s reads up to ~4% slow). A
+/// relist or an error on the way is a failure: the drain must be the watch's.
 async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drain, String> {
     let deadline = Instant::now() + plan.sync_timeout;
     let catch_up = async |child: &mut ChildProc, rv: u64| -> Result<(), String> {
@@ -675,30 +680,51 @@ async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drai
                     plan.sync_timeout.as_secs()
                 ));
             }
-            child.sleep(Duration::from_millis(50)).await?;
+            child.sleep(Duration::from_millis(10)).await?;
         }
         Ok(())
     };
     let settled = sim.mark().await?;
     catch_up(child, settled).await?;
     child.signal(libc::SIGSTOP)?;
-    let before = child.latest.clone();
     let start_rv = sim.rv().await;
     sim.set_churn(1_000_000.0).await;
-    while sim.rv().await < start_rv + plan.drain_writes && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut written = 0;
+    while written < plan.drain_writes && Instant::now() < deadline {
+        // Reads the lines the child wrote before it stopped, so none is taken for one after.
+        child.sleep(Duration::from_millis(20)).await?;
+        written = sim.rv().await - start_rv;
     }
     sim.set_churn(0.0).await;
+    let stopped = child.latest.clone();
     let marked = sim.mark().await;
     child.signal(libc::SIGCONT)?;
     let resumed = Instant::now();
-    catch_up(child, marked?).await?;
+    let marked = marked?;
+    if written < plan.drain_writes {
+        return Err(format!(
+            "the sim wrote only {written} of {} changes for the drain",
+            plan.drain_writes
+        ));
+    }
+    if marked - start_rv >= HISTORY {
+        return Err(format!(
+            "a backlog of {} changes does not fit the sim's history of {HISTORY}",
+            marked - start_rv
+        ));
+    }
+    catch_up(child, marked).await?;
     let seconds = resumed.elapsed().as_secs_f64();
-    let after = &child.latest;
+    let last = &child.latest;
+    for counter in ["relists", "errors"] {
+        if num(last, counter) > num(&stopped, counter) {
+            return Err(format!("{counter} went up during the drain"));
+        }
+    }
     Ok(Drain {
-        events: num(after, "events") - num(&before, "events"),
+        events: num(last, "events") - num(&stopped, "events"),
         seconds,
-        cpu: (num(after, "cpu") - num(&before, "cpu")) / seconds.max(1e-3),
+        cpu: (num(last, "cpu") - num(&stopped, "cpu")) / seconds.max(1e-3),
     })
 }
 
@@ -906,8 +932,8 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
          not grow; a growing lag with no client backlog and under half a core of client CPU is \
          the sim's limit (SIM-BOUND), not the client's. Backlog drain: the client is stopped \
          (SIGSTOP) while the sim writes {} changes into its watch history as fast as it can, \
-         then resumed; events/s from the resume until it has the sim's newest \
-         resourceVersion. Memory cap per client: {:.1} GiB. {}\n",
+         then resumed; pod events/s from the resume until it has a pod written after the \
+         backlog. Memory cap per client: {:.1} GiB. {}\n",
         plan.rates,
         plan.warmup.as_secs_f64(),
         plan.window.as_secs_f64(),

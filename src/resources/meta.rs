@@ -1,6 +1,7 @@
 //! The parts of `metadata` and of pod templates that several projections keep, in wire form
-//! (borrowed from the JSON; every field not named here, managedFields first, is skipped by
-//! serde's `IgnoredAny` and never materialized) and as read-only views.
+//! (borrowed from the JSON; every field not named here is never materialized: cut before
+//! decoding where the projection's shape says so (see `decode`), else skipped by serde's
+//! `IgnoredAny`) and as read-only views.
 
 use serde::Deserialize;
 
@@ -113,8 +114,6 @@ pub(crate) struct WireSelector<'a> {
     pub match_labels: Option<StrMap<'a, false>>,
 }
 
-/// A container in a pod spec or template: what the tables show (name, image), plus the init
-/// container restart policy that decides whether it is a sidecar.
 /// What [`WireContainer`] reads of a container.
 pub(crate) const CONTAINER_SHAPE: Shape = Shape::only(&[
     ("name", Shape::Whole),
@@ -122,6 +121,8 @@ pub(crate) const CONTAINER_SHAPE: Shape = Shape::only(&[
     ("restartPolicy", Shape::Whole),
 ]);
 
+/// A container in a pod spec or template: what the tables show (name, image), plus the init
+/// container restart policy that decides whether it is a sidecar.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireContainer<'a> {

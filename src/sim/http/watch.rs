@@ -240,7 +240,9 @@ impl Watcher {
     /// by doubling copied each event's JSON again.
     fn next_change_chunk(&mut self) -> Option<Bytes> {
         let resource = self.resource;
-        let ours = |e: &Event| e.resource == resource;
+        // Events outside the watch's namespace never make a line: leave them out of the size.
+        let prefix = self.prefix.clone();
+        let ours = |e: &Event| e.resource == resource && e.key.starts_with(&prefix);
         let mut size = 0;
         let mut taken = 0;
         for event in &self.backlog {
