@@ -164,15 +164,10 @@ impl Classes {
         for (i, lane) in lanes.iter().enumerate() {
             // SAFETY: `lane` is 16 readable bytes; the load has no alignment requirement.
             let v = unsafe { _mm_loadu_si128(lane.as_ptr().cast()) };
-            // `[` and `]` are `{` and `}` with bit 5 clear; no other byte folds onto them.
             let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
-            let shift = 16 * i;
-            c.quote |= mask(v, b'"') << shift;
-            c.backslash |= mask(v, b'\\') << shift;
-            c.open |= mask(folded, b'{') << shift;
-            c.close |= mask(folded, b'}') << shift;
-            c.curly_open |= mask(v, b'{') << shift;
-            c.curly_close |= mask(v, b'}') << shift;
+            c.add_lane(16 * i, |byte, fold| {
+                mask(if fold { folded } else { v }, byte)
+            });
         }
         c
     }
@@ -196,15 +191,25 @@ impl Classes {
             // SAFETY: `lane` is 32 readable bytes; the load has no alignment requirement.
             let v = unsafe { _mm256_loadu_si256(lane.as_ptr().cast()) };
             let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-            let shift = 32 * i;
-            c.quote |= mask(v, b'"') << shift;
-            c.backslash |= mask(v, b'\\') << shift;
-            c.open |= mask(folded, b'{') << shift;
-            c.close |= mask(folded, b'}') << shift;
-            c.curly_open |= mask(v, b'{') << shift;
-            c.curly_close |= mask(v, b'}') << shift;
+            c.add_lane(32 * i, |byte, fold| {
+                mask(if fold { folded } else { v }, byte)
+            });
         }
         c
+    }
+
+    /// Adds one lane's masks at bit `shift`. `eq(byte, folded)` is the lane's mask of the bytes
+    /// equal to `byte`, compared with bit 5 set when `folded`: `[` and `]` are `{` and `}` with
+    /// bit 5 clear, and no other byte folds onto them.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn add_lane(&mut self, shift: usize, eq: impl Fn(u8, bool) -> u64) {
+        self.quote |= eq(b'"', false) << shift;
+        self.backslash |= eq(b'\\', false) << shift;
+        self.open |= eq(b'{', true) << shift;
+        self.close |= eq(b'}', true) << shift;
+        self.curly_open |= eq(b'{', false) << shift;
+        self.curly_close |= eq(b'}', false) << shift;
     }
 
     #[cfg(not(target_arch = "x86_64"))]
