@@ -489,3 +489,177 @@ fn summarize<'b>(
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+
+    use serde::Deserialize;
+    use serde::de::value::{Error, StrDeserializer};
+    use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+
+    use super::*;
+
+    /// A value every string field accepts, timestamps included.
+    const TEXT: &str = "2025-01-01T00:00:00Z";
+
+    /// The member paths serde reads, as `WirePod` asks for them; `[]` is an array's element.
+    type Paths = RefCell<Vec<Vec<&'static str>>>;
+
+    /// A deserializer that answers every request with one plausible value and records each
+    /// struct field requested, so the test sees exactly what the `Wire*` structs read.
+    struct Recorder<'r> {
+        path: Vec<&'static str>,
+        paths: &'r Paths,
+    }
+
+    impl<'r> Recorder<'r> {
+        fn at(&self, segment: &'static str) -> Self {
+            let mut path = self.path.clone();
+            path.push(segment);
+            Recorder {
+                path,
+                paths: self.paths,
+            }
+        }
+    }
+
+    impl<'de, 'r> de::Deserializer<'de> for Recorder<'r> {
+        type Error = Error;
+
+        fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            v.visit_borrowed_str(TEXT)
+        }
+        fn deserialize_bool<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            v.visit_bool(true)
+        }
+        fn deserialize_i64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            v.visit_i64(1)
+        }
+        fn deserialize_ignored_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            v.visit_unit()
+        }
+        fn deserialize_option<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            v.visit_some(self)
+        }
+        fn deserialize_seq<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            v.visit_seq(OneElement(Some(self.at("[]"))))
+        }
+        fn deserialize_map<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            v.visit_map(Fields {
+                recorder: self,
+                fields: &[],
+                next: 0,
+            })
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _name: &'static str,
+            fields: &'static [&'static str],
+            v: V,
+        ) -> Result<V::Value, Error> {
+            for field in fields {
+                self.paths.borrow_mut().push(self.at(field).path);
+            }
+            v.visit_map(Fields {
+                recorder: self,
+                fields,
+                next: 0,
+            })
+        }
+
+        serde::forward_to_deserialize_any! {
+            i8 i16 i32 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+            unit_struct newtype_struct tuple tuple_struct enum identifier
+        }
+    }
+
+    struct Fields<'r> {
+        recorder: Recorder<'r>,
+        fields: &'static [&'static str],
+        next: usize,
+    }
+
+    impl<'de, 'r> MapAccess<'de> for Fields<'r> {
+        type Error = Error;
+
+        fn next_key_seed<K: DeserializeSeed<'de>>(
+            &mut self,
+            seed: K,
+        ) -> Result<Option<K::Value>, Error> {
+            let Some(field) = self.fields.get(self.next) else {
+                return Ok(None);
+            };
+            let key: StrDeserializer<'_, Error> = field.into_deserializer();
+            seed.deserialize(key).map(Some)
+        }
+
+        fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+            let field = self.fields[self.next];
+            self.next += 1;
+            seed.deserialize(self.recorder.at(field))
+        }
+    }
+
+    struct OneElement<'r>(Option<Recorder<'r>>);
+
+    impl<'de, 'r> SeqAccess<'de> for OneElement<'r> {
+        type Error = Error;
+
+        fn next_element_seed<T: DeserializeSeed<'de>>(
+            &mut self,
+            seed: T,
+        ) -> Result<Option<T::Value>, Error> {
+            self.0.take().map(|r| seed.deserialize(r)).transpose()
+        }
+    }
+
+    /// Whether `shape` keeps the member at `path`.
+    fn keeps(shape: &Shape, path: &[&str]) -> bool {
+        let Some((first, rest)) = path.split_first() else {
+            return !matches!(shape, Shape::Cut);
+        };
+        match shape {
+            Shape::Whole => true,
+            Shape::Cut => false,
+            Shape::Object { members, others } => {
+                let member = members.iter().find(|(name, _)| name == first);
+                keeps(member.map_or(*others, |(_, s)| s), rest)
+            }
+            Shape::Array(element) => *first == "[]" && keeps(element, rest),
+        }
+    }
+
+    /// The members `WirePod` reads that `shape` cuts.
+    fn cut_but_read(shape: &Shape) -> Vec<String> {
+        let paths = Paths::default();
+        let read = WirePod::deserialize(Recorder {
+            path: Vec::new(),
+            paths: &paths,
+        });
+        assert!(read.is_ok(), "the recorder fed WirePod whole");
+        let paths = paths.into_inner();
+        assert!(paths.len() > 30, "{paths:?}");
+        paths
+            .iter()
+            .filter(|p| !keeps(shape, p))
+            .map(|p| p.join("."))
+            .collect()
+    }
+
+    #[test]
+    fn the_wire_shape_keeps_every_member_the_wire_structs_read() {
+        assert_eq!(cut_but_read(&WIRE_POD_SHAPE), Vec::<String>::new());
+        const WITHOUT_POD_IP: Shape = Shape::only(&[
+            ("metadata", Shape::Whole),
+            ("spec", Shape::Whole),
+            ("status", Shape::only(&[("phase", Shape::Whole)])),
+        ]);
+        let missing = cut_but_read(&WITHOUT_POD_IP);
+        assert!(missing.contains(&"status.podIP".to_string()), "{missing:?}");
+        assert!(
+            missing.contains(&"status.containerStatuses".to_string()),
+            "{missing:?}"
+        );
+    }
+}
