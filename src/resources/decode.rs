@@ -39,7 +39,7 @@ pub struct Malformed {
 /// Which parts of an object's JSON a decoder reads. Whatever a shape cuts is skipped by the
 /// scan and never reaches serde_json.
 #[derive(Debug)]
-pub enum Shape {
+pub enum Shape<'s> {
     /// Kept as it is, for serde_json to read.
     Whole,
     /// Cut out (only meaningful for an object's member).
@@ -47,16 +47,16 @@ pub enum Shape {
     /// An object: each member named here has its own shape; every other member has
     /// `others` ([`Shape::Whole`], or [`Shape::Cut`] to keep only the named ones).
     Object {
-        members: &'static [(&'static str, Shape)],
-        others: &'static Shape,
+        members: &'s [(&'s str, Shape<'s>)],
+        others: &'s Shape<'s>,
     },
     /// An array whose elements each have this shape.
-    Array(&'static Shape),
+    Array(&'s Shape<'s>),
 }
 
-impl Shape {
+impl<'s> Shape<'s> {
     /// An object of which only `members` are kept.
-    pub const fn only(members: &'static [(&'static str, Shape)]) -> Self {
+    pub const fn only(members: &'s [(&'s str, Shape<'s>)]) -> Self {
         Self::Object {
             members,
             others: &Self::Cut,
@@ -65,7 +65,7 @@ impl Shape {
 }
 
 /// Any object: everything is kept but `metadata.managedFields`, which no projection reads.
-pub const WITHOUT_MANAGED_FIELDS: Shape = Shape::Object {
+pub const WITHOUT_MANAGED_FIELDS: Shape<'static> = Shape::Object {
     members: &[(
         "metadata",
         Shape::Object {
@@ -109,12 +109,12 @@ pub fn cut<'a>(object: &'a [u8], shape: &Shape) -> Result<Cow<'a, [u8]>, Malform
 /// A list body (`{"metadata":..., "items":[...]}`) with what `item` cuts left out of every
 /// item; borrowed unchanged when nothing is cut.
 pub fn cut_list<'a>(list: &'a [u8], item: &Shape) -> Result<Cow<'a, [u8]>, Malformed> {
-    let mut scan = Scan::new(list);
-    scan.ws();
-    if scan.peek() == Some(b'{') {
-        scan.list_members(item)?;
-    }
-    Ok(scan.splice())
+    let items = [("items", Shape::Array(item))];
+    let list_shape = Shape::Object {
+        members: &items,
+        others: &Shape::Whole,
+    };
+    cut(list, &list_shape)
 }
 
 /// Bit `i` of `x` xor all bits below it: set from an opening quote up to (not including) its
@@ -261,9 +261,37 @@ fn quotes_and_backslashes(lane: &[u8; 16]) -> (u32, u32) {
     (quote, backslash)
 }
 
+/// The instructions [`Scan::container`] may use, found once per scan.
+#[derive(Clone, Copy)]
+enum Simd {
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Popcnt,
+    Baseline,
+}
+
+impl Simd {
+    fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("popcnt")
+            {
+                return Self::Avx2;
+            }
+            if std::arch::is_x86_feature_detected!("popcnt") {
+                return Self::Popcnt;
+            }
+        }
+        Self::Baseline
+    }
+}
+
 struct Scan<'a> {
     json: &'a [u8],
     pos: usize,
+    simd: Simd,
     /// Byte ranges to leave out, in order.
     cuts: Vec<(usize, usize)>,
 }
@@ -273,6 +301,7 @@ impl<'a> Scan<'a> {
         Self {
             json,
             pos: 0,
+            simd: Simd::detect(),
             cuts: Vec::new(),
         }
     }
@@ -375,20 +404,15 @@ impl<'a> Scan<'a> {
     /// them: x86_64's baseline lacks both; without POPCNT the counting is several times
     /// slower, and AVX2 classifies a block in half the instructions of SSE2.
     fn container(&mut self) -> Result<(), Malformed> {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("popcnt")
-            {
-                // SAFETY: the CPU has AVX2 and POPCNT, as just checked.
-                return unsafe { self.blocks_avx2() };
-            }
-            if std::arch::is_x86_feature_detected!("popcnt") {
-                // SAFETY: the CPU has POPCNT, as just checked.
-                return unsafe { self.blocks_popcnt() };
-            }
+        match self.simd {
+            // SAFETY: `Simd::detect` found AVX2 and POPCNT on this CPU.
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 => unsafe { self.blocks_avx2() },
+            // SAFETY: `Simd::detect` found POPCNT on this CPU.
+            #[cfg(target_arch = "x86_64")]
+            Simd::Popcnt => unsafe { self.blocks_popcnt() },
+            Simd::Baseline => self.blocks(Classes::of),
         }
-        self.blocks(Classes::of)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -563,36 +587,6 @@ impl<'a> Scan<'a> {
                     self.pos += 1;
                     return Ok(());
                 }
-                _ => return Err(self.malformed("expected ',' or '}'")),
-            }
-        }
-    }
-
-    /// The members of a list body: the elements of its `items` are walked as `item` says,
-    /// then the scan stops.
-    fn list_members(&mut self, item: &Shape) -> Result<(), Malformed> {
-        self.pos += 1;
-        loop {
-            self.ws();
-            if self.peek() == Some(b'}') {
-                return Ok(());
-            }
-            let key_start = self.pos;
-            if self.peek() != Some(b'"') {
-                return Err(self.malformed("expected a member name"));
-            }
-            self.string()?;
-            let key = &self.json[key_start + 1..self.pos - 1];
-            self.expect(b':', "expected ':'")?;
-            self.ws();
-            if key == b"items" && self.peek() == Some(b'[') {
-                return self.elements(item);
-            }
-            self.value()?;
-            self.ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => return Ok(()),
                 _ => return Err(self.malformed("expected ',' or '}'")),
             }
         }
@@ -796,7 +790,7 @@ mod tests {
         }
     }
 
-    const SHAPE: Shape = Shape::only(&[
+    const SHAPE: Shape<'static> = Shape::only(&[
         ("metadata", Shape::only(&[("name", Shape::Whole)])),
         (
             "spec",

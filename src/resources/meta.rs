@@ -37,7 +37,7 @@ impl<const N: usize> Packed<N> {
 }
 
 /// What [`WireMeta`] reads of `metadata`: managedFields and the rest are cut before decoding.
-pub(crate) const META_SHAPE: Shape = Shape::only(&[
+pub(crate) const META_SHAPE: Shape<'static> = Shape::only(&[
     ("name", Shape::Whole),
     ("namespace", Shape::Whole),
     ("uid", Shape::Whole),
@@ -115,7 +115,7 @@ pub(crate) struct WireSelector<'a> {
 }
 
 /// What [`WireContainer`] reads of a container.
-pub(crate) const CONTAINER_SHAPE: Shape = Shape::only(&[
+pub(crate) const CONTAINER_SHAPE: Shape<'static> = Shape::only(&[
     ("name", Shape::Whole),
     ("image", Shape::Whole),
     ("restartPolicy", Shape::Whole),

@@ -100,7 +100,7 @@ pub trait KubeResource: Object + DeserializeOwned + Clone + Debug {
     const KIND: ResourceKind;
 
     /// What the projection reads of the JSON: the rest is cut before serde_json decodes it.
-    const WIRE_SHAPE: &'static decode::Shape = &decode::WITHOUT_MANAGED_FIELDS;
+    const WIRE_SHAPE: &'static decode::Shape<'static> = &decode::WITHOUT_MANAGED_FIELDS;
 
     fn uid(&self) -> &str;
 
