@@ -9,8 +9,6 @@ use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kscope::informers::lister_watcher::{decode_list, decode_watch_line};
-use kscope::resources::KubeResource;
-use kscope::resources::decode::{self as wire, WITHOUT_MANAGED_FIELDS};
 use kscope::resources::{Pod, decode};
 
 const FIXTURE: &[u8] = include_bytes!("../tests/fixtures/pod-realistic.json");
@@ -110,20 +108,9 @@ fn bench(c: &mut Criterion) {
     group.bench_function("projection", |b| {
         b.iter(|| decode::<Pod>(black_box(FIXTURE)).unwrap())
     });
-    // The same projection with serde_json reading all but managedFields, and every byte: the
-    // decodes before the pod's shape, and before managedFields were cut out first.
-    group.bench_function("projection_without_managed_fields_only", |b| {
-        b.iter(|| wire::from_slice::<Pod>(black_box(FIXTURE), &WITHOUT_MANAGED_FIELDS).unwrap())
-    });
+    // The same projection with serde_json reading every byte.
     group.bench_function("projection_reading_everything", |b| {
         b.iter(|| serde_json::from_slice::<Pod>(black_box(FIXTURE)).unwrap())
-    });
-    group.bench_function("cut_only", |b| {
-        b.iter(|| {
-            wire::cut(black_box(FIXTURE), Pod::WIRE_SHAPE)
-                .unwrap()
-                .len()
-        })
     });
     group.finish();
 

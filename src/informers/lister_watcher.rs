@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::resources::KubeResource;
-use crate::resources::decode::{cut_list, from_slice as decode_object, from_text};
+use crate::resources::decode::{from_slice as decode_object, read};
 
 /// Options of one list call. An empty `resource_version` means unset: a consistent,
 /// most-recent read.
@@ -447,14 +447,12 @@ struct OwnedListMeta {
     continue_token: Option<String>,
 }
 
-/// Decodes one list body, with what the projection does not read cut out of every item first (see
+/// Decodes one list body, skipping what the projection does not read (see
 /// [`crate::resources::decode`]). The common case, every item valid, is one pass straight into
 /// `T`; when that fails the items are split as raw JSON and decoded one by one, so a malformed
 /// item is skipped (and reported) without losing the others.
 pub fn decode_list<T: KubeResource>(body: &[u8]) -> Result<ListPage<T>, String> {
-    let typed = cut_list(body, T::WIRE_SHAPE)
-        .ok()
-        .and_then(|body| from_text::<TypedList<T>>(&body).ok());
+    let typed = read::<TypedList<T>>(body).ok();
     if let Some(list) = typed {
         let (resource_version, continue_token) = list.metadata.map_or_else(
             || (String::new(), None),
@@ -486,7 +484,7 @@ fn decode_list_item_by_item<T: KubeResource>(body: &[u8]) -> Result<ListPage<T>,
     let mut items = Vec::with_capacity(raw_items.len());
     let mut malformed = Vec::new();
     for (index, raw) in raw_items.into_iter().enumerate() {
-        match decode_object::<T>(raw.get().as_bytes(), T::WIRE_SHAPE) {
+        match decode_object::<T>(raw.get().as_bytes()) {
             Ok(obj) => items.push(Arc::new(obj)),
             Err(e) => malformed.push(format!("list item {index}: {e}")),
         }
@@ -587,7 +585,7 @@ fn decode_object_event<T: KubeResource>(line: &Bytes) -> Option<RawWatchEvent<T>
         rest = rest.trim_ascii_start().strip_prefix(token)?;
     }
     let object = rest.trim_ascii().strip_suffix(b"}")?.trim_ascii_end();
-    let obj = decode_object::<T>(object, T::WIRE_SHAPE).ok()?;
+    let obj = decode_object::<T>(object).ok()?;
     Some(RawWatchEvent {
         event: event(Arc::new(obj)),
         raw_object: line.slice_ref(object),
@@ -602,7 +600,7 @@ fn decode_any_watch_line<T: KubeResource>(
     let raw = wire.object.get();
     let raw_object = line.slice_ref(raw.as_bytes());
     let object = || {
-        decode_object::<T>(raw.as_bytes(), T::WIRE_SHAPE)
+        decode_object::<T>(raw.as_bytes())
             .map(Arc::new)
             .map_err(|e| ListWatchError::MalformedEvent(e.to_string()))
     };

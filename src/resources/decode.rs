@@ -1,13 +1,13 @@
-//! What a projection does not read, cut out of the JSON before serde_json decodes it.
+//! Decoding that skips what a projection does not read instead of tokenizing it.
 //!
 //! serde_json reads every byte of a member it ignores, even into `IgnoredAny`: it tokenizes and
 //! validates the whole tree. A pod's JSON is ~10 KB (`../shared/fixtures/pod-realistic.json`),
 //! of which its projection reads ~2 KB: managedFields alone are 4 KB, and volumes, env, probes,
-//! tolerations, affinity and most of the status are never read. So each projection declares its
-//! [`Shape`] (the members it reads, nested), and before an object (or every item of a list
-//! page) is decoded, a structural scan walks the members the shape names, skips every other
-//! value, and the text handed to serde_json is the JSON without them. Kinds that declare no
-//! shape of their own lose only `metadata.managedFields` ([`WITHOUT_MANAGED_FIELDS`]).
+//! tolerations, affinity and most of the status are never read. [`from_slice`] decodes with
+//! this module's own serde `Deserializer` ([`de`]): serde's derive hands every member a type
+//! does not name to `deserialize_ignored_any`, and there a structural scan skips the value
+//! without reading it. What the type names is decoded as serde_json decodes it. So the
+//! projection's `Wire*` structs are the only statement of what is read.
 //!
 //! Values are skipped 64 bytes at a time, as simdjson's first stage does: SSE2 or AVX2
 //! comparisons give bitmasks of quotes, backslashes and brackets, the escapes and a prefix xor
@@ -16,16 +16,17 @@
 //!
 //! Deliberate trade-off, as in simdjson's on-demand skipping: a skipped value is checked
 //! for structure only. An unterminated string, or brackets that do not balance (per kind: as
-//! many `}` as `{` and as many `]` as `[`), are an error ([`Malformed`]; [`from_slice`] then lets
-//! serde_json read the whole text, so the error is reported as serde_json words it). Anything
-//! else inside it goes unnoticed: bad numbers or literals, missing commas or colons, invalid
-//! escapes or UTF-8, and brackets of the two kinds closed in crossed order (`[{]}`). Every byte
-//! that is kept is still decoded and validated by serde_json as before. A member name written
-//! with escapes is always kept, so serde_json decides what it is.
+//! many `}` as `{` and as many `]` as `[`), are an error; anything else inside it goes
+//! unnoticed: bad numbers or literals, missing commas or colons, invalid escapes or UTF-8, and
+//! brackets of the two kinds closed in crossed order (`[{]}`). Every value that is read is
+//! validated as serde_json validates it. Any error hands the whole text to serde_json, so an
+//! error is reported in serde_json's words, and anything this decoder does not read itself
+//! (an enum written as an object) is still decoded.
 
-use std::borrow::Cow;
+mod de;
 
 use memchr::memchr2;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 /// The JSON is not well-formed where the scan needs it to be.
@@ -36,85 +37,21 @@ pub struct Malformed {
     pub what: &'static str,
 }
 
-/// Which parts of an object's JSON a decoder reads. Whatever a shape cuts is skipped by the
-/// scan and never reaches serde_json.
-#[derive(Debug)]
-pub enum Shape<'s> {
-    /// Kept as it is, for serde_json to read.
-    Whole,
-    /// Cut out (only meaningful for an object's member).
-    Cut,
-    /// An object: each member named here has its own shape; every other member has
-    /// `others` ([`Shape::Whole`], or [`Shape::Cut`] to keep only the named ones).
-    Object {
-        members: &'s [(&'s str, Shape<'s>)],
-        others: &'s Shape<'s>,
-    },
-    /// An array whose elements each have this shape.
-    Array(&'s Shape<'s>),
+pub use de::Error;
+
+/// Decodes one JSON value (an object, a list body) into `T`, skipping every member `T` does not
+/// read. On any error serde_json reads the text instead, so that the error is its own.
+pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, serde_json::Error> {
+    read(json).or_else(|_| serde_json::from_slice(json))
 }
 
-impl<'s> Shape<'s> {
-    /// An object of which only `members` are kept.
-    pub const fn only(members: &'s [(&'s str, Shape<'s>)]) -> Self {
-        Self::Object {
-            members,
-            others: &Self::Cut,
-        }
-    }
-}
-
-/// Any object: everything is kept but `metadata.managedFields`, which no projection reads.
-pub const WITHOUT_MANAGED_FIELDS: Shape<'static> = Shape::Object {
-    members: &[(
-        "metadata",
-        Shape::Object {
-            members: &[("managedFields", Shape::Cut)],
-            others: &Shape::Whole,
-        },
-    )],
-    others: &Shape::Whole,
-};
-
-/// Decodes one object into `T`, reading only what `shape` keeps. JSON the scan finds
-/// malformed is handed to serde_json whole, so that the error is serde_json's own
-/// (positions in an error found after the cut count from the cut text).
-pub fn from_slice<T: DeserializeOwned>(json: &[u8], shape: &Shape) -> Result<T, serde_json::Error> {
-    match cut(json, shape) {
-        Ok(cut) => from_text(&cut),
-        Err(_) => serde_json::from_slice(json),
-    }
-}
-
-/// Decodes `json` after checking its UTF-8 once, as a whole: serde_json reading bytes checks
-/// every string it borrows on its own, which costs more than the one pass over the text.
-pub fn from_text<T: DeserializeOwned>(json: &[u8]) -> Result<T, serde_json::Error> {
-    match std::str::from_utf8(json) {
-        Ok(text) => serde_json::from_str(text),
-        Err(_) => serde_json::from_slice(json),
-    }
-}
-
-/// One object (a GET response, a watch event's object) with what `shape` cuts left out;
-/// borrowed unchanged when nothing is cut.
-pub fn cut<'a>(object: &'a [u8], shape: &Shape) -> Result<Cow<'a, [u8]>, Malformed> {
-    let mut scan = Scan::new(object);
-    scan.ws();
-    if matches!(shape, Shape::Object { .. }) && scan.peek() == Some(b'{') {
-        scan.members(shape, true)?;
-    }
-    Ok(scan.splice())
-}
-
-/// A list body (`{"metadata":..., "items":[...]}`) with what `item` cuts left out of every
-/// item; borrowed unchanged when nothing is cut.
-pub fn cut_list<'a>(list: &'a [u8], item: &Shape) -> Result<Cow<'a, [u8]>, Malformed> {
-    let items = [("items", Shape::Array(item))];
-    let list_shape = Shape::Object {
-        members: &items,
-        others: &Shape::Whole,
-    };
-    cut(list, &list_shape)
+/// [`from_slice`] without serde_json's second reading: for a caller that has its own way on
+/// when this fails.
+pub fn read<'a, T: Deserialize<'a>>(json: &'a [u8]) -> Result<T, Error> {
+    let mut de = de::Deserializer::new(json);
+    let value = T::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
 }
 
 /// Bit `i` of `x` xor all bits below it: set from an opening quote up to (not including) its
@@ -237,28 +174,56 @@ impl Classes {
     }
 }
 
-/// Which of sixteen bytes are quotes and which are backslashes: bit `i` for byte `i`.
+/// Which of sixteen bytes are quotes, backslashes, and bytes a plain ASCII string has none of
+/// (controls below 0x20, and 0x80 and up): bit `i` for byte `i`.
+struct Lane {
+    quote: u32,
+    backslash: u32,
+    unusual: u32,
+}
+
 #[cfg(target_arch = "x86_64")]
-fn quotes_and_backslashes(lane: &[u8; 16]) -> (u32, u32) {
-    use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
-    // SAFETY: SSE2 is part of the x86_64 baseline, and `lane` is 16 readable bytes (the load
+fn lane(bytes: &[u8; 16]) -> Lane {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of the x86_64 baseline, and `bytes` is 16 readable bytes (the load
     // has no alignment requirement).
     unsafe {
-        let v = _mm_loadu_si128(lane.as_ptr().cast());
+        let v = _mm_loadu_si128(bytes.as_ptr().cast());
         let quote = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)));
         let backslash = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)));
-        (quote as u32, backslash as u32)
+        // A signed comparison: 0x80 and up are negative, so below 0x20 too.
+        let unusual = _mm_movemask_epi8(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+        Lane {
+            quote: quote as u32,
+            backslash: backslash as u32,
+            unusual: unusual as u32,
+        }
     }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn quotes_and_backslashes(lane: &[u8; 16]) -> (u32, u32) {
-    let (mut quote, mut backslash) = (0, 0);
-    for (i, &byte) in lane.iter().enumerate() {
-        quote |= u32::from(byte == b'"') << i;
-        backslash |= u32::from(byte == b'\\') << i;
+fn lane(bytes: &[u8; 16]) -> Lane {
+    let mut lane = Lane {
+        quote: 0,
+        backslash: 0,
+        unusual: 0,
+    };
+    for (i, &byte) in bytes.iter().enumerate() {
+        lane.quote |= u32::from(byte == b'"') << i;
+        lane.backslash |= u32::from(byte == b'\\') << i;
+        lane.unusual |= u32::from(!(0x20..0x80).contains(&byte)) << i;
     }
-    (quote, backslash)
+    lane
+}
+
+/// What [`Scan::string`] saw of a string's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Text {
+    escapes: bool,
+    /// Only bytes from 0x20 to 0x7f: no control characters, and UTF-8 with nothing to check.
+    printable_ascii: bool,
 }
 
 /// The instructions [`Scan::container`] may use, found once per scan.
@@ -292,8 +257,6 @@ struct Scan<'a> {
     json: &'a [u8],
     pos: usize,
     simd: Simd,
-    /// Byte ranges to leave out, in order.
-    cuts: Vec<(usize, usize)>,
 }
 
 impl<'a> Scan<'a> {
@@ -302,7 +265,6 @@ impl<'a> Scan<'a> {
             json,
             pos: 0,
             simd: Simd::detect(),
-            cuts: Vec::new(),
         }
     }
 
@@ -332,34 +294,40 @@ impl<'a> Scan<'a> {
         Ok(())
     }
 
-    /// From the opening quote to just past the closing one, sixteen bytes at a time; whether
-    /// the string has escapes.
-    fn string(&mut self) -> Result<bool, Malformed> {
+    /// From the opening quote to just past the closing one, sixteen bytes at a time.
+    fn string(&mut self) -> Result<Text, Malformed> {
         let mut at = self.pos + 1;
-        let mut escapes = false;
+        let mut text = Text {
+            escapes: false,
+            printable_ascii: true,
+        };
         loop {
-            let Some(lane) = self.json.get(at..).and_then(|rest| rest.first_chunk()) else {
-                return self.string_tail(at, escapes);
+            let Some(bytes) = self.json.get(at..).and_then(|rest| rest.first_chunk()) else {
+                return self.string_tail(at, text.escapes);
             };
-            let (quote, backslash) = quotes_and_backslashes(lane);
-            let found = quote | backslash;
+            let lane = lane(bytes);
+            let found = lane.quote | lane.backslash;
             if found == 0 {
+                text.printable_ascii &= lane.unusual == 0;
                 at += 16;
                 continue;
             }
             let first = found.trailing_zeros() as usize;
-            if quote & (1 << first) != 0 {
+            text.printable_ascii &= lane.unusual & ((1 << first) - 1) == 0;
+            if lane.quote & (1 << first) != 0 {
                 self.pos = at + first + 1;
-                return Ok(escapes);
+                return Ok(text);
             }
-            // A backslash: the escaped byte cannot end the string.
-            escapes = true;
+            // A backslash: the escaped byte cannot end the string (nor pass as anything but
+            // an escape when the string is read).
+            text.escapes = true;
             at += first + 2;
         }
     }
 
-    /// [`Scan::string`] within the last sixteen bytes of the text.
-    fn string_tail(&mut self, mut at: usize, mut escapes: bool) -> Result<bool, Malformed> {
+    /// [`Scan::string`] within the last sixteen bytes of the text, where its bytes are not
+    /// looked at.
+    fn string_tail(&mut self, mut at: usize, mut escapes: bool) -> Result<Text, Malformed> {
         loop {
             let found = self
                 .json
@@ -371,7 +339,10 @@ impl<'a> Scan<'a> {
             at += offset;
             if self.json[at] == b'"' {
                 self.pos = at + 1;
-                return Ok(escapes);
+                return Ok(Text {
+                    escapes,
+                    printable_ascii: false,
+                });
             }
             escapes = true;
             at += 2;
@@ -502,204 +473,144 @@ impl<'a> Scan<'a> {
             "unbalanced brackets"
         }))
     }
-
-    /// A value as `shape` says: objects and arrays with a shape are walked, anything else is
-    /// skipped whole (a shape that does not fit the JSON leaves it to serde_json).
-    fn shaped(&mut self, shape: &Shape) -> Result<(), Malformed> {
-        self.ws();
-        match (shape, self.peek()) {
-            (Shape::Object { .. }, Some(b'{')) => self.members(shape, false),
-            (Shape::Array(element), Some(b'[')) => self.elements(element),
-            _ => self.value(),
-        }
-    }
-
-    /// The members of the object at `pos` (its `{`), each kept, cut or walked as `shape`
-    /// says. The `top` object may stop early, once every named member has been seen and the
-    /// others are kept whole: nothing after it needs cutting.
-    fn members(&mut self, shape: &Shape, top: bool) -> Result<(), Malformed> {
-        let Shape::Object { members, others } = shape else {
-            return self.value();
-        };
-        let mut named_left = members.len();
-        self.pos += 1;
-        self.ws();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-            return Ok(());
-        }
-        let mut first = true;
-        // Where the comma before this member is, for cutting it with the member.
-        let mut comma = 0;
-        loop {
-            self.ws();
-            let key_start = self.pos;
-            if self.peek() != Some(b'"') {
-                return Err(self.malformed("expected a member name"));
-            }
-            let escapes = self.string()?;
-            let key = &self.json[key_start + 1..self.pos - 1];
-            self.expect(b':', "expected ':'")?;
-            let named = members.iter().find(|(name, _)| name.as_bytes() == key);
-            if named.is_some() {
-                named_left = named_left.saturating_sub(1);
-            }
-            // A name written with escapes is kept for serde_json to read: it may be a member
-            // the decoder wants.
-            let member = match named {
-                Some((_, shape)) => shape,
-                None if escapes => &Shape::Whole,
-                None => others,
-            };
-            if let Shape::Cut = member {
-                self.value()?;
-                let end = self.pos;
-                if !first {
-                    self.cuts.push((comma, end));
-                } else {
-                    self.ws();
-                    if self.peek() == Some(b',') {
-                        self.pos += 1;
-                        self.cuts.push((key_start, self.pos));
-                        // The next member is now the first one.
-                        self.ws();
-                        if self.peek() == Some(b'}') {
-                            return Err(self.malformed("expected a member name"));
-                        }
-                        continue;
-                    }
-                    self.cuts.push((key_start, end));
-                }
-            } else {
-                self.shaped(member)?;
-            }
-            if top && named_left == 0 && matches!(others, Shape::Whole) {
-                return Ok(());
-            }
-            self.ws();
-            match self.peek() {
-                Some(b',') => {
-                    comma = self.pos;
-                    first = false;
-                    self.pos += 1;
-                }
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                _ => return Err(self.malformed("expected ',' or '}'")),
-            }
-        }
-    }
-
-    /// The elements of the array at `pos` (its `[`), each walked as `element` says.
-    fn elements(&mut self, element: &Shape) -> Result<(), Malformed> {
-        self.pos += 1;
-        self.ws();
-        if self.peek() == Some(b']') {
-            self.pos += 1;
-            return Ok(());
-        }
-        loop {
-            self.shaped(element)?;
-            self.ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                _ => return Err(self.malformed("expected ',' or ']'")),
-            }
-        }
-    }
-
-    /// The JSON without the cut ranges.
-    fn splice(self) -> Cow<'a, [u8]> {
-        if self.cuts.is_empty() {
-            return Cow::Borrowed(self.json);
-        }
-        let removed: usize = self.cuts.iter().map(|(start, end)| end - start).sum();
-        let mut out = Vec::with_capacity(self.json.len() - removed);
-        let mut from = 0;
-        for (start, end) in self.cuts {
-            out.extend_from_slice(&self.json[from..start]);
-            from = end;
-        }
-        out.extend_from_slice(&self.json[from..]);
-        Cow::Owned(out)
-    }
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::{Value, json};
+    use serde_json::Value;
 
     use super::*;
 
-    fn without_managed_fields(json: &[u8]) -> Result<Cow<'_, [u8]>, Malformed> {
-        cut(json, &WITHOUT_MANAGED_FIELDS)
+    /// This module's decoder alone, without serde_json's fallback.
+    fn ours<'a, T: Deserialize<'a>>(json: &'a str) -> Result<T, Error> {
+        read(json.as_bytes())
     }
 
-    fn list_without_managed_fields(json: &[u8]) -> Result<Cow<'_, [u8]>, Malformed> {
-        cut_list(json, &WITHOUT_MANAGED_FIELDS)
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Object {
+        metadata: Meta,
+        #[serde(default)]
+        spec: Option<Spec>,
     }
 
-    fn cut_text(json: &str) -> Result<Value, Malformed> {
-        let out = without_managed_fields(json.as_bytes())?;
-        Ok(serde_json::from_slice(&out).expect("the cut JSON is valid"))
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Meta {
+        name: String,
+        #[serde(default)]
+        uid: Option<String>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Spec {
+        #[serde(default)]
+        a: Option<String>,
+        #[serde(default)]
+        n: Vec<i64>,
+    }
+
+    fn object(json: &str) -> Object {
+        let want: Object = serde_json::from_str(json).expect("serde_json decodes it");
+        assert_eq!(ours::<Object>(json).unwrap(), want, "{json}");
+        want
     }
 
     #[test]
-    fn managed_fields_last_in_metadata() {
-        let got = cut_text(
-            r#"{"kind":"Pod","metadata":{"name":"a","managedFields":[{"manager":"m","fieldsV1":{"f:spec":{}}}]},"spec":{"x":1}}"#,
+    fn every_value_reads_as_serde_json_reads_it() {
+        let fixture = include_str!("../../tests/fixtures/pod-realistic.json");
+        for json in [
+            fixture,
+            r#"{"a":[1,-2,0,-0,3.5,-1e3,2E-2,1.0e+2,18446744073709551615,18446744073709551616,-9223372036854775808,-9223372036854775809],"b":[true,false,null],"c":{}}"#,
+            r#" [ ] "#,
+            r#""\"\\\/\b\f\n\r\t\u00e9\u20ac\ud83d\ude00 é€😀""#,
+            r#"{"":"", "k\u0041":{"x":[[],[{}]]}}"#,
+            "0",
+            "\t\n\r 12 ",
+        ] {
+            let want: Value = serde_json::from_str(json).unwrap();
+            assert_eq!(ours::<Value>(json).unwrap(), want, "{json}");
+        }
+    }
+
+    #[test]
+    fn what_serde_json_refuses_is_refused() {
+        for bad in [
+            "",
+            "{",
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"{"a":1 "b":2}"#,
+            "[1,]",
+            "[1 2]",
+            "01",
+            "-",
+            "1.",
+            "1e",
+            ".5",
+            "1e400",
+            "tru",
+            "nul",
+            r#""\x""#,
+            r#""\u12g4""#,
+            r#""\ud800""#,
+            r#""\udc00""#,
+            r#""\ud800\u0041""#,
+            "\"a\u{1}b\"",
+            "\"tab\tinside\"",
+            "{} {}",
+            "[1] x",
+            r#"{"a":"unterminated}"#,
+        ] {
+            assert!(
+                serde_json::from_str::<Value>(bad).is_err(),
+                "serde_json takes {bad:?}"
+            );
+            assert!(ours::<Value>(bad).is_err(), "{bad:?}");
+        }
+        assert!(read::<Value>(b"\"\xff\"").is_err());
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        assert!(ours::<Value>(&deep).is_err());
+        assert!(serde_json::from_str::<Value>(&deep).is_err());
+    }
+
+    #[test]
+    fn from_slice_reports_serde_json_errors_and_reads_what_it_does_not() {
+        let err = from_slice::<Value>(br#"{"a":1,}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            serde_json::from_slice::<Value>(br#"{"a":1,}"#)
+                .unwrap_err()
+                .to_string()
+        );
+        #[derive(Debug, PartialEq, Deserialize)]
+        enum Kind {
+            Unit,
+            Named { x: u8 },
+        }
+        assert_eq!(
+            from_slice::<Vec<Kind>>(br#"["Unit"]"#).unwrap(),
+            [Kind::Unit]
         );
         assert_eq!(
-            got.unwrap(),
-            json!({"kind": "Pod", "metadata": {"name": "a"}, "spec": {"x": 1}})
+            from_slice::<Vec<Kind>>(br#"["Unit",{"Named":{"x":1}}]"#).unwrap(),
+            [Kind::Unit, Kind::Named { x: 1 }]
         );
     }
 
     #[test]
-    fn managed_fields_first_and_only_in_metadata() {
-        let first = cut_text(r#"{"metadata": { "managedFields" : [ ] , "name":"a" }}"#);
-        assert_eq!(first.unwrap(), json!({"metadata": {"name": "a"}}));
-        let only = cut_text(r#"{"metadata":{"managedFields":[{"a":"b"}]}}"#);
-        assert_eq!(only.unwrap(), json!({"metadata": {}}));
-        let middle = cut_text(r#"{"metadata":{"name":"a","managedFields":[],"uid":"u"}}"#);
-        assert_eq!(
-            middle.unwrap(),
-            json!({"metadata": {"name": "a", "uid": "u"}})
+    fn unread_members_are_skipped_whole() {
+        let got = object(
+            r#"{"a":"x\"}{","metadata":{"labels":{"k":"]\\"},"managedFields":[{"f:\"]}":{"s":"[{\\\"}"},"n":[[1,[2]],{"o":{}}]}],"name":"n","uid":"u"},"status":{"x":[1,{"y":null}]}}"#,
         );
+        assert_eq!(got.metadata.name, "n");
+        object(r#"{ "metadata" : { "name" : "a" , "x" : [ ] } , "spec" : { "n" : [ 1 , 2 ] } }"#);
+        object(r#"{"metadata":{"name":"a"},"spec":null}"#);
     }
 
     #[test]
-    fn absent_managed_fields_borrow_the_input() {
-        let json = br#"{"kind":"Pod","metadata":{"name":"a"},"spec":{"managedFields":[1]}}"#;
-        assert!(matches!(
-            without_managed_fields(json),
-            Ok(Cow::Borrowed(b)) if b == json
-        ));
-        assert!(matches!(
-            without_managed_fields(b"[1,2]"),
-            Ok(Cow::Borrowed(_))
-        ));
-    }
-
-    #[test]
-    fn strings_with_escaped_quotes_and_brackets_are_skipped_whole() {
-        let got = cut_text(
-            r#"{"a":"x\"}{","metadata":{"labels":{"k":"]\\"},"managedFields":[{"f:\"]}":{"s":"[{\\\"}"},"n":[[1,[2]],{"o":{}}]}],"uid":"u"}}"#,
-        );
-        assert_eq!(
-            got.unwrap(),
-            json!({"a": "x\"}{", "metadata": {"labels": {"k": "]\\"}, "uid": "u"}})
-        );
-    }
-
-    #[test]
-    fn unbalanced_or_unterminated_managed_fields_are_errors() {
+    fn an_unread_value_is_checked_for_structure_only() {
+        let lax = r#"{"metadata":{"managedFields":[{"a":01 "b" tru}],"name":"a"}}"#;
+        assert!(serde_json::from_str::<Object>(lax).is_err());
+        assert_eq!(ours::<Object>(lax).unwrap().metadata.name, "a");
         for bad in [
             r#"{"metadata":{"managedFields":[{"a":1}"#,
             r#"{"metadata":{"managedFields":[{"a":1]}],"name":"a"}}"#,
@@ -710,39 +621,8 @@ mod tests {
             r#"{"metadata":{"managedFields":[{"a":[1}}]}}"#,
             r#"{"metadata":{"managedFields":[{"a":1}]]}}"#,
         ] {
-            assert!(without_managed_fields(bad.as_bytes()).is_err(), "{bad}");
+            assert!(ours::<Object>(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn the_skipped_value_is_checked_for_structure_only() {
-        let got = cut_text(r#"{"metadata":{"managedFields":[{"a":01 "b" tru}],"name":"a"}}"#);
-        assert_eq!(got.unwrap(), json!({"metadata": {"name": "a"}}));
-    }
-
-    #[test]
-    fn every_list_item_loses_its_managed_fields() {
-        let list = br#"{"kind":"PodList","metadata":{"resourceVersion":"9"},"items":[
-            {"metadata":{"name":"a","managedFields":[{"m":"x"}]},"spec":{"c":["[",{}]}},
-            {"metadata":{"name":"b"}},
-            "odd",
-            {"status":{},"metadata":{"managedFields":[],"name":"c"}}
-        ]}"#;
-        let out = list_without_managed_fields(list).unwrap();
-        let got: Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(
-            got,
-            json!({"kind": "PodList", "metadata": {"resourceVersion": "9"}, "items": [
-                {"metadata": {"name": "a"}, "spec": {"c": ["[", {}]}},
-                {"metadata": {"name": "b"}},
-                "odd",
-                {"status": {}, "metadata": {"name": "c"}},
-            ]})
-        );
-        assert!(
-            list_without_managed_fields(br#"{"items":[{"metadata":{"managedFields":[}}]}"#)
-                .is_err()
-        );
     }
 
     #[test]
@@ -753,15 +633,46 @@ mod tests {
             let json = format!(
                 r#"{{"kind":"Pod","metadata":{{"name":"{name}","managedFields":{managed}}},"spec":{{"a":"{name}"}}}}"#
             );
-            let mut want: Value = serde_json::from_str(&json).unwrap();
-            want["metadata"]
-                .as_object_mut()
-                .unwrap()
-                .remove("managedFields");
-            assert_eq!(cut_text(&json).unwrap(), want, "pad {pad}");
+            assert_eq!(object(&json).metadata.name, name, "pad {pad}");
             let truncated = format!(r#"{{"metadata":{{"name":"{name}","managedFields":{managed}"#);
             let unterminated = &truncated[..truncated.len() - 3];
-            assert!(without_managed_fields(unterminated.as_bytes()).is_err());
+            assert!(ours::<Object>(unterminated).is_err(), "pad {pad}");
+        }
+    }
+
+    #[test]
+    fn strings_are_walked_sixteen_bytes_at_a_time_across_escapes() {
+        for pad in 0..40 {
+            let x = "x".repeat(pad);
+            let json = format!(
+                r#"{{"{x}\"q":"{x}\\\"}}","metadata":{{"name":"{x}\\","uid":"{x}\"é\u00e9"}},"spec":{{"a":"{x}"}}}}"#
+            );
+            let got = object(&json);
+            assert_eq!(
+                got.metadata.uid.as_deref(),
+                Some(format!("{x}\"éé").as_str())
+            );
+            let unterminated = format!(r#"{{"metadata":{{"name":"{x}\""#);
+            assert!(ours::<Object>(&unterminated).is_err(), "pad {pad}");
+        }
+    }
+
+    #[test]
+    fn controls_and_non_ascii_are_checked_in_every_lane_position() {
+        let tail = format!(r#", "{}é""#, "y".repeat(40));
+        for pad in 0..40 {
+            let x = "x".repeat(pad);
+            for odd in ["", "\u{1}", "\t", "\u{7f}", "é", "😀", "\\n"] {
+                let json = format!(r#"["{x}{odd}{x}"{tail}]"#);
+                match serde_json::from_str::<Value>(&json) {
+                    Ok(want) => assert_eq!(ours::<Value>(&json).unwrap(), want, "{json:?}"),
+                    Err(_) => assert!(ours::<Value>(&json).is_err(), "{json:?}"),
+                }
+            }
+            let mut invalid = format!(r#"["{x}"#).into_bytes();
+            invalid.push(0xc3);
+            invalid.extend_from_slice(format!(r#"{x}"{tail}]"#).as_bytes());
+            assert!(read::<Value>(&invalid).is_err(), "pad {pad}");
         }
     }
 
@@ -788,107 +699,5 @@ mod tests {
                 assert_eq!(bit(c.curly_close), byte == b'}');
             }
         }
-    }
-
-    const SHAPE: Shape<'static> = Shape::only(&[
-        ("metadata", Shape::only(&[("name", Shape::Whole)])),
-        (
-            "spec",
-            Shape::only(&[(
-                "containers",
-                Shape::Array(&Shape::only(&[
-                    ("name", Shape::Whole),
-                    ("image", Shape::Whole),
-                ])),
-            )]),
-        ),
-        ("status", Shape::Whole),
-    ]);
-
-    fn shaped(json: &str) -> Value {
-        serde_json::from_slice(&cut(json.as_bytes(), &SHAPE).unwrap()).unwrap()
-    }
-
-    #[test]
-    fn a_shape_keeps_only_the_members_it_names() {
-        let got = shaped(
-            r#"{"kind":"Pod", "metadata":{"uid":"u","name":"a","labels":{"x":"}"}},
-               "spec":{"volumes":[{"name":"v"}],"containers":[
-                   {"env":[{"name":"E"}],"name":"c1","ports":[1],"image":"i1","args":["]"]},
-                   {"name":"c2"},
-                   "odd"
-               ],"dnsPolicy":"x"},
-               "status":{"phase":"Running","podIPs":[{"ip":"1"}]}, "extra":{"a":[]}}"#,
-        );
-        assert_eq!(
-            got,
-            json!({"metadata": {"name": "a"},
-                   "spec": {"containers": [{"name": "c1", "image": "i1"}, {"name": "c2"}, "odd"]},
-                   "status": {"phase": "Running", "podIPs": [{"ip": "1"}]}})
-        );
-    }
-
-    #[test]
-    fn a_shape_can_cut_every_member_and_leaves_misfits_to_serde() {
-        assert_eq!(shaped(r#"{"a":1,"b":[2],"c":{}}"#), json!({}));
-        assert_eq!(shaped(r#"{ "a" : 1 }"#), json!({}));
-        assert_eq!(
-            shaped(r#"{"metadata":null,"spec":"text","status":[1]}"#),
-            json!({"metadata": null, "spec": "text", "status": [1]})
-        );
-        assert_eq!(
-            shaped(r#"{"spec":{"containers":{"name":"not an array"}}}"#),
-            json!({"spec": {"containers": {"name": "not an array"}}})
-        );
-    }
-
-    #[test]
-    fn a_member_name_with_escapes_is_kept_for_serde() {
-        assert_eq!(
-            shaped(r#"{"n\u0061me":1,"metadata":{"n\u0061me":"a","uid":"u"}}"#),
-            json!({"name": 1, "metadata": {"name": "a"}})
-        );
-    }
-
-    #[test]
-    fn strings_are_walked_sixteen_bytes_at_a_time_across_escapes() {
-        for pad in 0..40 {
-            let x = "x".repeat(pad);
-            let json = format!(
-                r#"{{"{x}\"q":"{x}\\\"}}","metadata":{{"name":"{x}\\","uid":"{x}\""}},"spec":{{"a":"{x}"}}}}"#
-            );
-            // The escaped member name is kept for serde_json, whatever the shape says.
-            let mut want = json!({"metadata": {"name": format!("{x}\\")}, "spec": {}});
-            want[format!("{x}\"q")] = json!(format!("{x}\\\"}}"));
-            assert_eq!(shaped(&json), want, "pad {pad}");
-            let unterminated = format!(r#"{{"metadata":{{"name":"{x}\""#);
-            assert!(cut(unterminated.as_bytes(), &SHAPE).is_err(), "pad {pad}");
-        }
-    }
-
-    #[test]
-    fn shaped_list_items_and_malformed_cut_values() {
-        let list = br#"{"metadata":{},"items":[{"metadata":{"name":"a","uid":"u"},"spec":{"x":1}},{"status":{"s":1}}]}"#;
-        let got: Value = serde_json::from_slice(&cut_list(list, &SHAPE).unwrap()).unwrap();
-        assert_eq!(
-            got,
-            json!({"metadata": {}, "items": [{"metadata": {"name": "a"}, "spec": {}}, {"status": {"s": 1}}]})
-        );
-        assert!(cut(br#"{"spec":{"volumes":[{"a":1}}}"#, &SHAPE).is_err());
-        assert!(cut(br#"{"spec":{"volumes":"x}}"#, &SHAPE).is_err());
-    }
-
-    #[test]
-    fn the_realistic_pod_decodes_the_same_without_them() {
-        let fixture = include_bytes!("../../tests/fixtures/pod-realistic.json");
-        let out = without_managed_fields(fixture).unwrap();
-        assert!(out.len() < fixture.len() * 7 / 10);
-        let mut full: Value = serde_json::from_slice(fixture).unwrap();
-        let cut: Value = serde_json::from_slice(&out).unwrap();
-        full["metadata"]
-            .as_object_mut()
-            .unwrap()
-            .remove("managedFields");
-        assert_eq!(cut, full);
     }
 }

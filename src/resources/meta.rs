@@ -1,11 +1,9 @@
 //! The parts of `metadata` and of pod templates that several projections keep, in wire form
-//! (borrowed from the JSON; every field not named here is never materialized: cut before
-//! decoding where the projection's shape says so (see `decode`), else skipped by serde's
-//! `IgnoredAny`) and as read-only views.
+//! (borrowed from the JSON; every field not named here is skipped unread, see `decode`) and as
+//! read-only views.
 
 use serde::Deserialize;
 
-use super::decode::Shape;
 use super::packed::{Builder, Packed, Rows, Str, StrMap};
 use super::time::Timestamp;
 
@@ -35,19 +33,6 @@ impl<const N: usize> Packed<N> {
         non_empty(self.get(RESOURCE_VERSION))
     }
 }
-
-/// What [`WireMeta`] reads of `metadata`: managedFields and the rest are cut before decoding.
-pub(crate) const META_SHAPE: Shape<'static> = Shape::only(&[
-    ("name", Shape::Whole),
-    ("namespace", Shape::Whole),
-    ("uid", Shape::Whole),
-    ("resourceVersion", Shape::Whole),
-    ("creationTimestamp", Shape::Whole),
-    ("deletionTimestamp", Shape::Whole),
-    ("labels", Shape::Whole),
-    ("annotations", Shape::Whole),
-    ("ownerReferences", Shape::Whole),
-]);
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
@@ -113,13 +98,6 @@ pub(crate) struct WireSelector<'a> {
     #[serde(borrow)]
     pub match_labels: Option<StrMap<'a, false>>,
 }
-
-/// What [`WireContainer`] reads of a container.
-pub(crate) const CONTAINER_SHAPE: Shape<'static> = Shape::only(&[
-    ("name", Shape::Whole),
-    ("image", Shape::Whole),
-    ("restartPolicy", Shape::Whole),
-]);
 
 /// A container in a pod spec or template: what the tables show (name, image), plus the init
 /// container restart policy that decides whether it is a sidecar.

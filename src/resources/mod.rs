@@ -99,9 +99,6 @@ pub trait KubeResource: Object + DeserializeOwned + Clone + Debug {
     /// Which kind this is: its API coordinates and URL paths.
     const KIND: ResourceKind;
 
-    /// What the projection reads of the JSON: the rest is cut before serde_json decodes it.
-    const WIRE_SHAPE: &'static decode::Shape<'static> = &decode::WITHOUT_MANAGED_FIELDS;
-
     fn uid(&self) -> &str;
 
     /// `metadata.labels`, sorted by key.
@@ -296,7 +293,7 @@ pub enum DecodeError {
 /// Decodes one object (a GET response, or a watch event's `object`), reading only what its
 /// projection keeps (see [`decode`](mod@decode)).
 pub fn decode<T: KubeResource>(json: &[u8]) -> Result<T, DecodeError> {
-    decode::from_slice(json, T::WIRE_SHAPE).map_err(|source| DecodeError::Object {
+    decode::from_slice(json).map_err(|source| DecodeError::Object {
         kind: T::KIND.kind(),
         source,
     })

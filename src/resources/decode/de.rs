@@ -1,0 +1,397 @@
+//! A serde `Deserializer` over the structural [`Scan`]: members a type does not read reach
+//! `deserialize_ignored_any` (serde's derive sends every unknown member there), and are skipped
+//! by the scan's block skipper instead of being tokenized. What a type reads is decoded and
+//! validated as serde_json would: strings (escapes, UTF-8, no raw control characters),
+//! numbers, literals and the punctuation between them.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+
+use super::{Malformed, Scan};
+
+/// Nesting deeper than this is refused, as serde_json refuses it, before the stack runs out.
+const MAX_DEPTH: u32 = 128;
+
+/// Why a text did not decode; [`super::from_slice`] then lets serde_json say it in its words.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Syntax(#[from] Malformed),
+    #[error("{0}")]
+    Data(String),
+}
+
+impl de::Error for Error {
+    fn custom<M: fmt::Display>(msg: M) -> Self {
+        Self::Data(msg.to_string())
+    }
+}
+
+type Result<T> = std::result::Result<T, Error>;
+
+pub struct Deserializer<'de> {
+    scan: Scan<'de>,
+    depth: u32,
+}
+
+impl<'de> Deserializer<'de> {
+    pub fn new(json: &'de [u8]) -> Self {
+        Self {
+            scan: Scan::new(json),
+            depth: 0,
+        }
+    }
+
+    /// Only whitespace may follow the value.
+    pub fn end(&mut self) -> Result<()> {
+        self.scan.ws();
+        match self.scan.peek() {
+            None => Ok(()),
+            Some(_) => Err(self.scan.malformed("trailing characters").into()),
+        }
+    }
+
+    fn next(&mut self) -> Result<u8> {
+        self.scan.ws();
+        self.scan
+            .peek()
+            .ok_or_else(|| self.scan.malformed("expected a value").into())
+    }
+
+    fn literal(&mut self, word: &'static [u8]) -> Result<()> {
+        let at = self.scan.pos;
+        if self.scan.json.get(at..at + word.len()) != Some(word) {
+            return Err(self.scan.malformed("expected a literal").into());
+        }
+        self.scan.pos += word.len();
+        Ok(())
+    }
+
+    /// The string at `pos` (its opening quote): borrowed from the text unless it has escapes.
+    fn string<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let start = self.scan.pos + 1;
+        let seen = self.scan.string()?;
+        let raw = &self.scan.json[start..self.scan.pos - 1];
+        let text = if seen.printable_ascii {
+            // SAFETY: `Scan::string` saw only bytes below 0x80, which are UTF-8 on their own.
+            unsafe { std::str::from_utf8_unchecked(raw) }
+        } else if raw.iter().any(|&b| b < 0x20) {
+            return Err(self.scan.malformed("control character in a string").into());
+        } else {
+            std::str::from_utf8(raw)
+                .map_err(|_| self.scan.malformed("invalid UTF-8 in a string"))?
+        };
+        if seen.escapes {
+            let unescaped = unescape(text).ok_or_else(|| self.scan.malformed("invalid escape"))?;
+            visitor.visit_string(unescaped)
+        } else {
+            visitor.visit_borrowed_str(text)
+        }
+    }
+
+    /// A JSON number as serde_json gives it: `u64`, or `i64` when negative, for an integer that
+    /// fits; otherwise `f64`.
+    fn number<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        let json = self.scan.json;
+        let start = self.scan.pos;
+        let mut at = start;
+        let negative = json.get(at) == Some(&b'-');
+        at += usize::from(negative);
+        let digits = |at: usize| {
+            json[at.min(json.len())..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count()
+        };
+        let int = digits(at);
+        if int == 0 || (int > 1 && json[at] == b'0') {
+            return Err(self.scan.malformed("invalid number").into());
+        }
+        at += int;
+        let mut integer = true;
+        if json.get(at) == Some(&b'.') {
+            let frac = digits(at + 1);
+            if frac == 0 {
+                return Err(self.scan.malformed("invalid number").into());
+            }
+            at += 1 + frac;
+            integer = false;
+        }
+        if matches!(json.get(at), Some(b'e' | b'E')) {
+            at += 1;
+            if matches!(json.get(at), Some(b'+' | b'-')) {
+                at += 1;
+            }
+            let exp = digits(at);
+            if exp == 0 {
+                return Err(self.scan.malformed("invalid number").into());
+            }
+            at += exp;
+            integer = false;
+        }
+        self.scan.pos = at;
+        // The slice is ASCII digits, signs, '.' and exponents: always UTF-8.
+        let text = std::str::from_utf8(&json[start..at]).unwrap_or_default();
+        if integer {
+            if !negative {
+                if let Ok(n) = text.parse::<u64>() {
+                    return visitor.visit_u64(n);
+                }
+            } else if let Ok(n @ ..0) = text.parse::<i64>() {
+                // `-0` is the float -0.0, as serde_json reads it.
+                return visitor.visit_i64(n);
+            }
+        }
+        match text.parse::<f64>() {
+            Ok(f) if f.is_finite() => visitor.visit_f64(f),
+            _ => Err(self.scan.malformed("number out of range").into()),
+        }
+    }
+
+    fn nested<T>(&mut self, inner: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.scan.malformed("nested too deeply").into());
+        }
+        self.depth += 1;
+        self.scan.pos += 1;
+        let value = inner(self);
+        self.depth -= 1;
+        value
+    }
+
+    fn close(&mut self, byte: u8, what: &'static str) -> Result<()> {
+        Ok(self.scan.expect(byte, what)?)
+    }
+}
+
+/// The text of a string with escapes, unescaped; `None` for an invalid escape or a lone
+/// surrogate (serde_json refuses both).
+fn unescape(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&rest[..i]);
+        let bytes = rest.as_bytes();
+        let escaped = *bytes.get(i + 1)?;
+        rest = &rest[i + 2..];
+        match escaped {
+            b'"' => out.push('"'),
+            b'\\' => out.push('\\'),
+            b'/' => out.push('/'),
+            b'b' => out.push('\u{8}'),
+            b'f' => out.push('\u{c}'),
+            b'n' => out.push('\n'),
+            b'r' => out.push('\r'),
+            b't' => out.push('\t'),
+            b'u' => {
+                let (unit, after) = hex4(rest)?;
+                rest = after;
+                let c = match unit {
+                    0xD800..=0xDBFF => {
+                        let (low, after) = rest.strip_prefix("\\u").and_then(hex4)?;
+                        if !(0xDC00..=0xDFFF).contains(&low) {
+                            return None;
+                        }
+                        rest = after;
+                        0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00)
+                    }
+                    0xDC00..=0xDFFF => return None,
+                    unit => u32::from(unit),
+                };
+                out.push(char::from_u32(c)?);
+            }
+            _ => return None,
+        }
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+fn hex4(text: &str) -> Option<(u16, &str)> {
+    let digits = text.get(..4)?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    Some((u16::from_str_radix(digits, 16).ok()?, &text[4..]))
+}
+
+impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.next()? {
+            b'"' => self.string(visitor),
+            b'{' => {
+                let value = self.nested(|de| visitor.visit_map(Members { de, first: true }))?;
+                self.close(b'}', "expected ',' or '}'")?;
+                Ok(value)
+            }
+            b'[' => {
+                let value = self.nested(|de| visitor.visit_seq(Elements { de, first: true }))?;
+                self.close(b']', "expected ',' or ']'")?;
+                Ok(value)
+            }
+            b'n' => {
+                self.literal(b"null")?;
+                visitor.visit_unit()
+            }
+            b't' => {
+                self.literal(b"true")?;
+                visitor.visit_bool(true)
+            }
+            b'f' => {
+                self.literal(b"false")?;
+                visitor.visit_bool(false)
+            }
+            b'-' | b'0'..=b'9' => self.number(visitor),
+            _ => Err(self.scan.malformed("expected a value").into()),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.next()? == b'n' {
+            self.literal(b"null")?;
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    /// What the type does not read: skipped, checked for structure only (see the module doc of
+    /// [`super`]).
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.scan.value()?;
+        visitor.visit_unit()
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    /// Unit variants written as strings; any other enum is left to serde_json (an error here
+    /// makes [`super::from_slice`] hand the text to it).
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        if self.next()? != b'"' {
+            return Err(Error::Data("only unit variants are read here".into()));
+        }
+        let variant = self.string(VariantName)?;
+        match variant {
+            std::borrow::Cow::Borrowed(name) => {
+                visitor.visit_enum(de::value::BorrowedStrDeserializer::new(name))
+            }
+            std::borrow::Cow::Owned(name) => visitor.visit_enum(name.into_deserializer()),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+    }
+}
+
+/// A variant's name, borrowed when it has no escapes.
+struct VariantName;
+
+impl<'de> Visitor<'de> for VariantName {
+    type Value = std::borrow::Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a variant name")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Borrowed(v))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Owned(v.to_owned()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Self::Value, E> {
+        Ok(std::borrow::Cow::Owned(v))
+    }
+}
+
+/// An object's members, from just past its `{`; the `}` is read by the caller.
+struct Members<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    first: bool,
+}
+
+impl<'de> MapAccess<'de> for Members<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        let mut next = self.de.next()?;
+        if next == b'}' {
+            return Ok(None);
+        }
+        if !std::mem::take(&mut self.first) {
+            if next != b',' {
+                return Err(self.de.scan.malformed("expected ',' or '}'").into());
+            }
+            self.de.scan.pos += 1;
+            next = self.de.next()?;
+        }
+        if next != b'"' {
+            return Err(self.de.scan.malformed("expected a member name").into());
+        }
+        seed.deserialize(MemberName(&mut *self.de)).map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        self.de.scan.expect(b':', "expected ':'")?;
+        seed.deserialize(&mut *self.de)
+    }
+}
+
+/// A member name: always a string, whatever type the map's keys have.
+struct MemberName<'a, 'de>(&'a mut Deserializer<'de>);
+
+impl<'de> de::Deserializer<'de> for MemberName<'_, 'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.0.string(visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// An array's elements, from just past its `[`; the `]` is read by the caller.
+struct Elements<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    first: bool,
+}
+
+impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let next = self.de.next()?;
+        if next == b']' {
+            return Ok(None);
+        }
+        if !std::mem::take(&mut self.first) {
+            if next != b',' {
+                return Err(self.de.scan.malformed("expected ',' or ']'").into());
+            }
+            self.de.scan.pos += 1;
+        }
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+}
