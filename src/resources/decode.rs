@@ -318,9 +318,13 @@ impl<'a> Scan<'a> {
                 self.pos = at + first + 1;
                 return Ok(text);
             }
-            // A backslash: the escaped byte cannot end the string (nor pass as anything but
-            // an escape when the string is read).
+            // A backslash: the escaped byte cannot end the string, and is looked at here (it
+            // may be in the next lane).
             text.escapes = true;
+            text.printable_ascii &= self
+                .json
+                .get(at + first + 1)
+                .is_some_and(|b| (0x20..0x80).contains(b));
             at += first + 2;
         }
     }
@@ -662,7 +666,9 @@ mod tests {
         let tail = format!(r#", "{}é""#, "y".repeat(40));
         for pad in 0..40 {
             let x = "x".repeat(pad);
-            for odd in ["", "\u{1}", "\t", "\u{7f}", "é", "😀", "\\n"] {
+            for odd in [
+                "", "\u{1}", "\t", "\u{7f}", "é", "😀", "\\n", "\\é", "\\\u{1}",
+            ] {
                 let json = format!(r#"["{x}{odd}{x}"{tail}]"#);
                 match serde_json::from_str::<Value>(&json) {
                     Ok(want) => assert_eq!(ours::<Value>(&json).unwrap(), want, "{json:?}"),
@@ -673,6 +679,10 @@ mod tests {
             invalid.push(0xc3);
             invalid.extend_from_slice(format!(r#"{x}"{tail}]"#).as_bytes());
             assert!(read::<Value>(&invalid).is_err(), "pad {pad}");
+            let mut escaped = format!(r#"["{x}\"#).into_bytes();
+            escaped.push(0xff);
+            escaped.extend_from_slice(format!(r#"{x}"{tail}]"#).as_bytes());
+            assert!(read::<Value>(&escaped).is_err(), "pad {pad}");
         }
     }
 

@@ -174,6 +174,10 @@ fn unescape(text: &str) -> Option<String> {
         out.push_str(&rest[..i]);
         let bytes = rest.as_bytes();
         let escaped = *bytes.get(i + 1)?;
+        if !escaped.is_ascii() {
+            return None;
+        }
+        // Both bytes are ASCII, so `i + 2` is a char boundary.
         rest = &rest[i + 2..];
         match escaped {
             b'"' => out.push('"'),
