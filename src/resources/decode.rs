@@ -360,10 +360,13 @@ impl<'a> Scan<'a> {
             Some(b'"') => self.string().map(drop),
             Some(b'{' | b'[') => self.container(),
             Some(_) => {
+                // A number or a literal: only their bytes, so that a quote or bracket after one
+                // (a missing comma) is seen by whoever reads on.
                 let start = self.pos;
-                while self.peek().is_some_and(|b| {
-                    !matches!(b, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
-                }) {
+                while self
+                    .peek()
+                    .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+                {
                     self.pos += 1;
                 }
                 if self.pos == start {
@@ -523,7 +526,7 @@ mod tests {
         let fixture = include_str!("../../tests/fixtures/pod-realistic.json");
         for json in [
             fixture,
-            r#"{"a":[1,-2,0,-0,3.5,-1e3,2E-2,1.0e+2,18446744073709551615,18446744073709551616,-9223372036854775808,-9223372036854775809],"b":[true,false,null],"c":{}}"#,
+            r#"{"a":[1,-2,0,18446744073709551615,-9223372036854775808],"b":[true,false,null],"c":{}}"#,
             r#" [ ] "#,
             r#""\"\\\/\b\f\n\r\t\u00e9\u20ac\ud83d\ude00 é€😀""#,
             r#"{"":"", "k\u0041":{"x":[[],[{}]]}}"#,
@@ -571,9 +574,56 @@ mod tests {
             assert!(ours::<Value>(bad).is_err(), "{bad:?}");
         }
         assert!(read::<Value>(b"\"\xff\"").is_err());
-        let deep = "[".repeat(200) + &"]".repeat(200);
-        assert!(ours::<Value>(&deep).is_err());
-        assert!(serde_json::from_str::<Value>(&deep).is_err());
+        let nested = |n: usize| "[".repeat(n) + &"]".repeat(n);
+        for (depth, ok) in [(127, true), (128, false), (200, false)] {
+            assert_eq!(serde_json::from_str::<Value>(&nested(depth)).is_ok(), ok);
+            assert_eq!(ours::<Value>(&nested(depth)).is_ok(), ok, "{depth}");
+        }
+    }
+
+    #[test]
+    fn floats_and_integers_past_64_bits_are_left_to_serde_json() {
+        for json in [
+            "-0",
+            "3.5",
+            "-1e3",
+            "2E-2",
+            "1.0e+2",
+            "9007199254740993.0",
+            "18446744073709551616",
+            "18446744073709553665",
+            "-9223372036854775809",
+            "1.7976931348623158e308",
+        ] {
+            assert!(ours::<Value>(json).is_err(), "{json}");
+            let want = serde_json::from_str::<Value>(json).map(|v| v.to_string());
+            let got = from_slice::<Value>(json.as_bytes()).map(|v| v.to_string());
+            assert_eq!(got.ok(), want.ok(), "{json}");
+        }
+    }
+
+    #[test]
+    fn an_escaped_byte_is_checked_in_every_lane_position() {
+        for pad in 0..20 {
+            for escaped in [0xff, 0x01, b'n'] {
+                let mut json = format!("\"{}\\", "x".repeat(pad)).into_bytes();
+                json.push(escaped);
+                json.extend_from_slice(&[b'y'; 40]);
+                json.push(b'"');
+                let end = json.len();
+                // Room for whole lanes past the string, so that its tail is not read bytewise.
+                json.extend_from_slice(&[b' '; 16]);
+                let mut scan = Scan::new(&json);
+                let text = scan.string().unwrap();
+                assert!(text.escapes);
+                assert_eq!(
+                    text.printable_ascii,
+                    escaped == b'n',
+                    "pad {pad}, {escaped}"
+                );
+                assert_eq!(scan.pos, end);
+            }
+        }
     }
 
     #[test]
@@ -608,6 +658,19 @@ mod tests {
         assert_eq!(got.metadata.name, "n");
         object(r#"{ "metadata" : { "name" : "a" , "x" : [ ] } , "spec" : { "n" : [ 1 , 2 ] } }"#);
         object(r#"{"metadata":{"name":"a"},"spec":null}"#);
+    }
+
+    #[test]
+    fn an_unread_scalar_does_not_swallow_what_follows_it() {
+        for bad in [
+            r#"{"metadata":{"x":0"uid":"u","name":"a"}}"#,
+            r#"{"metadata":{"x":true"uid":"u","name":"a"}}"#,
+            r#"{"metadata":{"x":1{},"name":"a"}}"#,
+            r#"{"metadata":{"x":null[],"name":"a"}}"#,
+        ] {
+            assert!(serde_json::from_str::<Object>(bad).is_err(), "{bad}");
+            assert!(ours::<Object>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! `deserialize_ignored_any` (serde's derive sends every unknown member there), and are skipped
 //! by the scan's block skipper instead of being tokenized. What a type reads is decoded and
 //! validated as serde_json would: strings (escapes, UTF-8, no raw control characters),
-//! numbers, literals and the punctuation between them.
+//! integers, literals and the punctuation between them. Other numbers are errors here, so that
+//! serde_json (which [`super::from_slice`] falls back to) reads them and rounds them its way.
 
 use std::fmt;
 
@@ -10,8 +11,9 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, V
 
 use super::{Malformed, Scan};
 
-/// Nesting deeper than this is refused, as serde_json refuses it, before the stack runs out.
-const MAX_DEPTH: u32 = 128;
+/// Objects and arrays nested deeper than this are refused, as serde_json refuses them, before
+/// the stack runs out.
+const MAX_DEPTH: u32 = 127;
 
 /// Why a text did not decode; [`super::from_slice`] then lets serde_json say it in its words.
 #[derive(Debug, thiserror::Error)]
@@ -74,6 +76,7 @@ impl<'de> Deserializer<'de> {
         let seen = self.scan.string()?;
         let raw = &self.scan.json[start..self.scan.pos - 1];
         let text = if seen.printable_ascii {
+            debug_assert!(std::str::from_utf8(raw).is_ok());
             // SAFETY: `Scan::string` saw only bytes below 0x80, which are UTF-8 on their own.
             unsafe { std::str::from_utf8_unchecked(raw) }
         } else if raw.iter().any(|&b| b < 0x20) {
@@ -90,62 +93,36 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// A JSON number as serde_json gives it: `u64`, or `i64` when negative, for an integer that
-    /// fits; otherwise `f64`.
+    /// A JSON integer as serde_json gives it: `u64`, or `i64` when below zero. Anything else
+    /// (a fraction, an exponent, `-0`, more than 64 bits) is an error, so that serde_json reads
+    /// it and rounds it its own way; no projection reads one.
     fn number<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         let json = self.scan.json;
         let start = self.scan.pos;
-        let mut at = start;
-        let negative = json.get(at) == Some(&b'-');
-        at += usize::from(negative);
-        let digits = |at: usize| {
-            json[at.min(json.len())..]
-                .iter()
-                .take_while(|b| b.is_ascii_digit())
-                .count()
-        };
-        let int = digits(at);
-        if int == 0 || (int > 1 && json[at] == b'0') {
+        let negative = json.get(start) == Some(&b'-');
+        let digits = &json[start + usize::from(negative)..];
+        let len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+        let end = start + usize::from(negative) + len;
+        if len == 0 || (len > 1 && digits[0] == b'0') {
             return Err(self.scan.malformed("invalid number").into());
         }
-        at += int;
-        let mut integer = true;
-        if json.get(at) == Some(&b'.') {
-            let frac = digits(at + 1);
-            if frac == 0 {
-                return Err(self.scan.malformed("invalid number").into());
-            }
-            at += 1 + frac;
-            integer = false;
+        if matches!(json.get(end), Some(b'.' | b'e' | b'E')) {
+            return Err(Error::Data("a number that is not an integer".into()));
         }
-        if matches!(json.get(at), Some(b'e' | b'E')) {
-            at += 1;
-            if matches!(json.get(at), Some(b'+' | b'-')) {
-                at += 1;
-            }
-            let exp = digits(at);
-            if exp == 0 {
-                return Err(self.scan.malformed("invalid number").into());
-            }
-            at += exp;
-            integer = false;
-        }
-        self.scan.pos = at;
-        // The slice is ASCII digits, signs, '.' and exponents: always UTF-8.
-        let text = std::str::from_utf8(&json[start..at]).unwrap_or_default();
-        if integer {
-            if !negative {
-                if let Ok(n) = text.parse::<u64>() {
-                    return visitor.visit_u64(n);
-                }
-            } else if let Ok(n @ ..0) = text.parse::<i64>() {
-                // `-0` is the float -0.0, as serde_json reads it.
-                return visitor.visit_i64(n);
-            }
-        }
-        match text.parse::<f64>() {
-            Ok(f) if f.is_finite() => visitor.visit_f64(f),
-            _ => Err(self.scan.malformed("number out of range").into()),
+        // ASCII digits and a sign: always UTF-8.
+        let text = std::str::from_utf8(&json[start..end]).unwrap_or_default();
+        if negative {
+            let Ok(n @ ..0) = text.parse::<i64>() else {
+                return Err(Error::Data("-0 or an integer past 64 bits".into()));
+            };
+            self.scan.pos = end;
+            visitor.visit_i64(n)
+        } else {
+            let Ok(n) = text.parse::<u64>() else {
+                return Err(Error::Data("an integer past 64 bits".into()));
+            };
+            self.scan.pos = end;
+            visitor.visit_u64(n)
         }
     }
 
