@@ -109,19 +109,18 @@ impl<'de> Deserializer<'de> {
         if matches!(json.get(end), Some(b'.' | b'e' | b'E')) {
             return Err(Error::Data("a number that is not an integer".into()));
         }
+        self.scan.pos = end;
         // ASCII digits and a sign: always UTF-8.
         let text = std::str::from_utf8(&json[start..end]).unwrap_or_default();
         if negative {
             let Ok(n @ ..0) = text.parse::<i64>() else {
                 return Err(Error::Data("-0 or an integer past 64 bits".into()));
             };
-            self.scan.pos = end;
             visitor.visit_i64(n)
         } else {
             let Ok(n) = text.parse::<u64>() else {
                 return Err(Error::Data("an integer past 64 bits".into()));
             };
-            self.scan.pos = end;
             visitor.visit_u64(n)
         }
     }
@@ -137,8 +136,24 @@ impl<'de> Deserializer<'de> {
         value
     }
 
-    fn close(&mut self, byte: u8, what: &'static str) -> Result<()> {
-        Ok(self.scan.expect(byte, what)?)
+    /// Past the comma before an object's next member or an array's next element (none before
+    /// the `first`): the item's first byte, or `None` at the `close`-ing bracket, which the
+    /// caller of the visitor reads. Inlined: it runs per member and element, and a call costs
+    /// a pod's decode ~5% more.
+    #[inline]
+    fn next_item(&mut self, first: &mut bool, close: u8, what: &'static str) -> Result<Option<u8>> {
+        let next = self.next()?;
+        if next == close {
+            return Ok(None);
+        }
+        if std::mem::take(first) {
+            return Ok(Some(next));
+        }
+        if next != b',' {
+            return Err(self.scan.malformed(what).into());
+        }
+        self.scan.pos += 1;
+        self.next().map(Some)
     }
 }
 
@@ -205,12 +220,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             b'"' => self.string(visitor),
             b'{' => {
                 let value = self.nested(|de| visitor.visit_map(Members { de, first: true }))?;
-                self.close(b'}', "expected ',' or '}'")?;
+                self.scan.expect(b'}', "expected ',' or '}'")?;
                 Ok(value)
             }
             b'[' => {
                 let value = self.nested(|de| visitor.visit_seq(Elements { de, first: true }))?;
-                self.close(b']', "expected ',' or ']'")?;
+                self.scan.expect(b']', "expected ',' or ']'")?;
                 Ok(value)
             }
             b'n' => {
@@ -313,17 +328,12 @@ impl<'de> MapAccess<'de> for Members<'_, 'de> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        let mut next = self.de.next()?;
-        if next == b'}' {
+        let item = self
+            .de
+            .next_item(&mut self.first, b'}', "expected ',' or '}'")?;
+        let Some(next) = item else {
             return Ok(None);
-        }
-        if !std::mem::take(&mut self.first) {
-            if next != b',' {
-                return Err(self.de.scan.malformed("expected ',' or '}'").into());
-            }
-            self.de.scan.pos += 1;
-            next = self.de.next()?;
-        }
+        };
         if next != b'"' {
             return Err(self.de.scan.malformed("expected a member name").into());
         }
@@ -363,15 +373,11 @@ impl<'de> SeqAccess<'de> for Elements<'_, 'de> {
     type Error = Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        let next = self.de.next()?;
-        if next == b']' {
+        let item = self
+            .de
+            .next_item(&mut self.first, b']', "expected ',' or ']'")?;
+        if item.is_none() {
             return Ok(None);
-        }
-        if !std::mem::take(&mut self.first) {
-            if next != b',' {
-                return Err(self.de.scan.malformed("expected ',' or ']'").into());
-            }
-            self.de.scan.pos += 1;
         }
         seed.deserialize(&mut *self.de).map(Some)
     }
