@@ -139,15 +139,18 @@ fn indexer_benches(c: &mut Criterion) {
         indexer.add(pod(i, i, 0)).expect("named pod");
     }
     let recreated: Vec<_> = (0..PODS).map(|i| pod(i, PODS + i, 0)).collect();
+    let keys: Vec<String> = recreated
+        .iter()
+        .map(|p| format!("{}/{}", p.namespace, p.name))
+        .collect();
     let mut group = c.benchmark_group("indexer_150k_four_indexes");
     group.throughput(Throughput::Elements(10_000));
     let mut next = 0usize;
     group.bench_function("delete_then_add", |b| {
         b.iter(|| {
             for _ in 0..10_000 {
-                let pod = &recreated[next % PODS];
-                indexer.remove(&format!("{}/{}", pod.namespace, pod.name));
-                indexer.add(pod.clone()).unwrap();
+                indexer.remove(&keys[next % PODS]);
+                indexer.add(recreated[next % PODS].clone()).unwrap();
                 next += 7919;
             }
         })
