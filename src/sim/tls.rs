@@ -63,8 +63,7 @@ pub(crate) fn serving_cert() -> Result<ServingCert, SimError> {
     let key = KeyPair::generate().map_err(cert_error)?;
     let cert = params.signed_by(&key, &issuer).map_err(cert_error)?;
 
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+    let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(go_cipher_order()))
         .with_safe_default_protocol_versions()
         .map_err(cert_error)?
         .with_no_client_auth()
@@ -74,10 +73,33 @@ pub(crate) fn serving_cert() -> Result<ServingCert, SimError> {
         )
         .map_err(cert_error)?;
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config.ignore_client_order = true;
     Ok(ServingCert {
         ca_pem: ca_cert.pem(),
         config: Arc::new(config),
     })
+}
+
+/// ring's suites in the order a Go API server chooses them on a CPU with AES instructions
+/// (crypto/tls `defaultCipherSuitesTLS13`, `cipherSuitesPreferenceOrder`): AES-128-GCM
+/// first, whatever the client prefers. rustls clients list AES-256-GCM first, so
+/// without this the sim would negotiate a suite no real API server picks for them.
+fn go_cipher_order() -> rustls::crypto::CryptoProvider {
+    use rustls::crypto::ring::cipher_suite::*;
+    rustls::crypto::CryptoProvider {
+        cipher_suites: vec![
+            TLS13_AES_128_GCM_SHA256,
+            TLS13_AES_256_GCM_SHA384,
+            TLS13_CHACHA20_POLY1305_SHA256,
+            TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+            TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+            TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+            TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+            TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+            TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+        ],
+        ..rustls::crypto::ring::default_provider()
+    }
 }
 
 /// A listener handing axum finished TLS connections. Handshakes run concurrently, so one
@@ -140,5 +162,65 @@ impl axum::serve::Listener for TlsListener {
 
     fn local_addr(&self) -> std::io::Result<Self::Addr> {
         Ok(self.local)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, ServerName};
+    use rustls::{CipherSuite, ClientConnection, RootCertStore, ServerConnection};
+
+    use super::*;
+
+    /// Runs a handshake in memory with a rustls client in its default order (AES-256 first).
+    fn negotiated(cert: &ServingCert) -> Option<CipherSuite> {
+        let mut roots = RootCertStore::empty();
+        roots
+            .add(CertificateDer::from_pem_slice(cert.ca_pem.as_bytes()).ok()?)
+            .ok()?;
+        let client_config = rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .ok()?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        let name = ServerName::try_from("localhost").ok()?;
+        let mut client = ClientConnection::new(Arc::new(client_config), name).ok()?;
+        let mut server = ServerConnection::new(cert.config.clone()).ok()?;
+        let mut wire = Vec::new();
+        while client.is_handshaking() || server.is_handshaking() {
+            wire.clear();
+            client.write_tls(&mut wire).ok()?;
+            server.read_tls(&mut wire.as_slice()).ok()?;
+            server.process_new_packets().ok()?;
+            wire.clear();
+            server.write_tls(&mut wire).ok()?;
+            client.read_tls(&mut wire.as_slice()).ok()?;
+            client.process_new_packets().ok()?;
+        }
+        client.negotiated_cipher_suite().map(|s| s.suite())
+    }
+
+    #[test]
+    fn a_rustls_client_gets_aes_128_gcm_as_from_a_go_api_server() {
+        let cert = serving_cert().unwrap();
+        assert_eq!(
+            negotiated(&cert),
+            Some(CipherSuite::TLS13_AES_128_GCM_SHA256)
+        );
+    }
+
+    #[test]
+    fn without_the_go_order_the_same_client_would_get_aes_256_gcm() {
+        let mut cert = serving_cert().unwrap();
+        let mut config = (*cert.config).clone();
+        config.ignore_client_order = false;
+        cert.config = Arc::new(config);
+        assert_eq!(
+            negotiated(&cert),
+            Some(CipherSuite::TLS13_AES_256_GCM_SHA384)
+        );
     }
 }
