@@ -152,9 +152,7 @@ fn one(value: Option<&str>) -> IndexValues<'_> {
 }
 
 fn owner(obj: &impl KubeResource) -> IndexValues<'_> {
-    obj.controller_owner()
-        .map(|(kind, name)| smallvec![Cow::Owned(format!("{kind}/{name}"))])
-        .unwrap_or_default()
+    one(obj.controller_owner_key())
 }
 
 fn images<'a>(images: impl Iterator<Item = &'a str>) -> IndexValues<'a> {

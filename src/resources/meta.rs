@@ -64,13 +64,17 @@ impl<'a> WireMeta<'a> {
         b.push_opt(self.resource_version.as_ref());
     }
 
-    /// Pushes owner references as (kind, name, uid) rows; returns the controller's row index.
+    /// Pushes owner references as (`kind/name`, uid) rows; returns the controller's row index.
+    /// `kind/name` is the owner index's value, so indexing borrows it instead of formatting.
     pub(crate) fn push_owners<'b, const N: usize>(&'b self, b: &mut Builder<'b, N>) -> Option<u32> {
         let owners = self.owner_references.as_deref().unwrap_or_default();
         let mut controller = None;
         for (i, o) in owners.iter().enumerate() {
-            b.push_opt(o.kind.as_ref());
-            b.push_opt(o.name.as_ref());
+            b.push_joined(
+                o.kind.as_ref().map_or("", Str::as_str),
+                "/",
+                o.name.as_ref().map_or("", Str::as_str),
+            );
             b.push_opt(o.uid.as_ref());
             if o.controller == Some(true) && controller.is_none() {
                 controller = u32::try_from(i).ok();
@@ -151,28 +155,31 @@ pub struct OwnerRef<'a> {
     pub controller: bool,
 }
 
-/// Reads (kind, name, uid) rows back as [`OwnerRef`]s.
+/// Splits `kind/name`: a kind never holds a slash, nor does a name.
+fn split_owner(kind_name: &str) -> (&str, &str) {
+    kind_name.split_once('/').unwrap_or((kind_name, ""))
+}
+
+/// Reads (`kind/name`, uid) rows back as [`OwnerRef`]s.
 pub(crate) fn owner_refs(
-    rows: Rows<'_, 3>,
+    rows: Rows<'_, 2>,
     controller: Option<u32>,
 ) -> impl ExactSizeIterator<Item = OwnerRef<'_>> {
-    rows.iter()
-        .enumerate()
-        .map(move |(i, [kind, name, uid])| OwnerRef {
+    rows.iter().enumerate().map(move |(i, [kind_name, uid])| {
+        let (kind, name) = split_owner(kind_name);
+        OwnerRef {
             kind,
             name,
             uid,
             controller: controller.is_some_and(|c| c as usize == i),
-        })
+        }
+    })
 }
 
-/// The controller owner as (kind, name), for "owned by" indexes and drill-down.
-pub(crate) fn controller_owner(rows: Rows<'_, 3>, controller: Option<u32>) -> Option<(&str, &str)> {
+/// The controller owner as `kind/name`, the value of the `owner` index.
+pub(crate) fn controller_owner_key(rows: Rows<'_, 2>, controller: Option<u32>) -> Option<&str> {
     let c = controller? as usize;
-    (c < rows.len()).then(|| {
-        let [kind, name, _] = rows.row(c);
-        (kind, name)
-    })
+    (c < rows.len()).then(|| rows.row(c)[0])
 }
 
 /// A container kept by a projection: its name and image.

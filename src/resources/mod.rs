@@ -15,12 +15,12 @@ use crate::informers::object::Object;
 
 /// Implements `Object`, `KubeResource`, `Deserialize` and `heap_bytes` for a projection with
 /// the shared scalar slots, a `strings: Packed<_>` field, a `LABELS` section constant in scope,
-/// a `created` field and a `from_wire` fn; `owners` also forwards its `controller_owner`.
+/// a `created` field and a `from_wire` fn; `owners` also forwards its `controller_owner_key`.
 macro_rules! object_impls {
     ($ty:ty, $kind:expr, owners) => {
         object_impls!($ty, $kind, {
-            fn controller_owner(&self) -> Option<(&str, &str)> {
-                <$ty>::controller_owner(self)
+            fn controller_owner_key(&self) -> Option<&str> {
+                <$ty>::controller_owner_key(self)
             }
         });
     };
@@ -107,9 +107,14 @@ pub trait KubeResource: Object + DeserializeOwned + Clone + Debug {
     /// `metadata.creationTimestamp`.
     fn created(&self) -> Option<Timestamp>;
 
-    /// The managing controller as (kind, name), for kinds that keep owner references.
-    fn controller_owner(&self) -> Option<(&str, &str)> {
+    /// The managing controller as `kind/name`, for kinds that keep owner references.
+    fn controller_owner_key(&self) -> Option<&str> {
         None
+    }
+
+    /// The managing controller as (kind, name).
+    fn controller_owner(&self) -> Option<(&str, &str)> {
+        self.controller_owner_key()?.split_once('/')
     }
 
     /// kubectl's AGE column: time since creation, or `<unknown>`.

@@ -132,6 +132,8 @@ pub enum PackError {
 /// Collects the strings of one object, borrowed from its decoded wire form, then packs them.
 pub(crate) struct Builder<'b, const N: usize> {
     parts: SmallVec<[Cow<'b, str>; 48]>,
+    /// Parts that run on into the next one without ending a string (see `push_joined`).
+    glued: SmallVec<[usize; 4]>,
     sections: [u32; N],
     filled: usize,
 }
@@ -140,6 +142,7 @@ impl<'b, const N: usize> Builder<'b, N> {
     pub(crate) fn new() -> Self {
         Self {
             parts: SmallVec::new(),
+            glued: SmallVec::new(),
             sections: [0; N],
             filled: 0,
         }
@@ -157,6 +160,13 @@ impl<'b, const N: usize> Builder<'b, N> {
         self.parts.push(s);
     }
 
+    /// Pushes `a`, `sep` and `b` as one string, copied once at `finish` like any other.
+    pub(crate) fn push_joined(&mut self, a: &'b str, sep: &'static str, b: &'b str) {
+        let first = self.parts.len();
+        self.glued.extend([first, first + 1]);
+        self.parts.extend([Cow::Borrowed(a), Cow::Borrowed(sep), Cow::Borrowed(b)]);
+    }
+
     /// Pushes a map's entries as (key, value) rows; [`StrMap`] keeps them sorted by key.
     pub(crate) fn push_map<const SKIP: bool>(&mut self, map: Option<&'b StrMap<'_, SKIP>>) {
         for (k, v) in map.map_or(&[][..], |m| &m.entries[..]) {
@@ -168,7 +178,8 @@ impl<'b, const N: usize> Builder<'b, N> {
     /// Closes the current section (the first call closes the scalar section 0).
     pub(crate) fn end_section(&mut self) {
         if let Some(slot) = self.sections.get_mut(self.filled) {
-            *slot = u32::try_from(self.parts.len()).unwrap_or(u32::MAX);
+            let strings = self.parts.len() - self.glued.len();
+            *slot = u32::try_from(strings).unwrap_or(u32::MAX);
             self.filled += 1;
         }
     }
@@ -179,11 +190,14 @@ impl<'b, const N: usize> Builder<'b, N> {
             return Err(PackError::TooLarge);
         }
         let mut text = String::with_capacity(total);
-        let mut ends = Vec::with_capacity(self.parts.len());
-        for part in &self.parts {
+        let mut ends = Vec::with_capacity(self.parts.len() - self.glued.len());
+        let mut glued = self.glued.iter().peekable();
+        for (i, part) in self.parts.iter().enumerate() {
             text.push_str(part);
-            // Cannot truncate: the total length was checked above.
-            ends.push(text.len() as u32);
+            if glued.next_if_eq(&&i).is_none() {
+                // Cannot truncate: the total length was checked above.
+                ends.push(text.len() as u32);
+            }
         }
         Ok(Packed {
             strings: PackedText {
@@ -316,5 +330,32 @@ impl<'a> Labels<'a> {
 impl fmt::Debug for Labels<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_joined_string_is_one_string_and_sections_count_strings() {
+        let mut b = Builder::<3>::new();
+        b.push("pod-a");
+        b.end_section();
+        b.push_joined("ReplicaSet", "/", "web-7d9f");
+        b.push("uid-1");
+        b.push_joined("", "/", "orphan");
+        b.push("uid-2");
+        b.end_section();
+        b.push("tail");
+        b.end_section();
+        let packed = b.finish().unwrap();
+        assert_eq!(packed.get(0), "pod-a");
+        let owners: Vec<[&str; 2]> = packed.rows::<2>(1).iter().collect();
+        assert_eq!(
+            owners,
+            [["ReplicaSet/web-7d9f", "uid-1"], ["/orphan", "uid-2"]]
+        );
+        assert_eq!(packed.rows::<1>(2).iter().collect::<Vec<_>>(), [["tail"]]);
     }
 }

@@ -56,9 +56,9 @@ impl Pod {
         meta::owner_refs(self.strings.rows(OWNERS), self.controller)
     }
 
-    /// The managing controller as (kind, name), e.g. `("ReplicaSet", "web-7d9f8c6b5d")`.
-    pub fn controller_owner(&self) -> Option<(&str, &str)> {
-        meta::controller_owner(self.strings.rows(OWNERS), self.controller)
+    /// The managing controller as `kind/name`, e.g. `ReplicaSet/web-7d9f8c6b5d`.
+    pub fn controller_owner_key(&self) -> Option<&str> {
+        meta::controller_owner_key(self.strings.rows(OWNERS), self.controller)
     }
 
     /// `spec.nodeName`; `None` until scheduled.
@@ -166,11 +166,7 @@ impl Pod {
     }
 }
 
-object_impls!(Pod, ResourceKind::Pods, {
-    fn controller_owner(&self) -> Option<(&str, &str)> {
-        Pod::controller_owner(self)
-    }
-});
+object_impls!(Pod, ResourceKind::Pods, owners);
 
 #[derive(serde::Deserialize)]
 struct WirePod<'a> {

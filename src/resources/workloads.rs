@@ -81,9 +81,9 @@ macro_rules! workload_accessors {
                 meta::owner_refs(self.strings.rows(OWNERS), self.controller)
             }
 
-            /// The managing controller as (kind, name), e.g. `("Deployment", "web")`.
-            pub fn controller_owner(&self) -> Option<(&str, &str)> {
-                meta::controller_owner(self.strings.rows(OWNERS), self.controller)
+            /// The managing controller as `kind/name`, e.g. `Deployment/web`.
+            pub fn controller_owner_key(&self) -> Option<&str> {
+                meta::controller_owner_key(self.strings.rows(OWNERS), self.controller)
             }
 
             fn from_wire(w: &WireWorkload<'_>) -> Result<Self, PackError> {
