@@ -111,6 +111,9 @@ struct FifoState<T> {
     initial_population_count: usize,
     closed: bool,
     last_replace_resource_version: Option<String>,
+    /// A pop found the queue empty and waits: the next queued key must wake it. While pops
+    /// find keys, queueing skips the wake-up (a lock of its own per event otherwise).
+    pop_waiting: bool,
 }
 
 impl<T> FifoState<T> {
@@ -152,6 +155,7 @@ impl<T: Object> DeltaFifo<T> {
                 initial_population_count: 0,
                 closed: false,
                 last_replace_resource_version: None,
+                pop_waiting: false,
             })),
             notify: Arc::new(Notify::new()),
             known_objects,
@@ -171,7 +175,9 @@ impl<T: Object> DeltaFifo<T> {
                 state.items.insert(key, vec![delta]);
             }
         }
-        self.notify.notify_waiters();
+        if std::mem::take(&mut state.pop_waiting) {
+            self.notify.notify_waiters();
+        }
     }
 
     fn mark_populated_locked(&self, state: &mut FifoState<T>) {
@@ -194,9 +200,6 @@ impl<T: Object> DeltaFifo<T> {
         process: impl FnOnce(Key, Deltas<T>, bool) -> R,
     ) -> Result<R, FifoClosed> {
         loop {
-            let notified = self.notify.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
             {
                 let mut state = self.state.lock();
                 if let Some(key) = state.queue.pop_front() {
@@ -212,6 +215,18 @@ impl<T: Object> DeltaFifo<T> {
                 if state.closed {
                     return Err(FifoClosed);
                 }
+            }
+            // Registered before the queue is looked at again, so a key queued in between
+            // still wakes this pop.
+            let notified = self.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let mut state = self.state.lock();
+                if !state.queue.is_empty() || state.closed {
+                    continue;
+                }
+                state.pop_waiting = true;
             }
             notified.await;
         }
@@ -608,6 +623,40 @@ mod tests {
         assert!(fifo.is_closed());
         assert_eq!(pop_one(&fifo).await.0, "ns/b");
         assert_eq!(fifo.pop(|_, _, _| ()).await, Err(FifoClosed));
+    }
+
+    /// Queueing wakes a pop only when one waits: a key queued from another thread, at any
+    /// moment relative to the pop going to sleep, must still be popped without a later close.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_pop_on_another_thread_never_misses_a_queued_key() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        const BURSTS: u64 = 5_000;
+        let fifo = DeltaFifo::<TestObj>::new(None);
+        let popped = Arc::new(AtomicU64::new(0));
+        let popper = {
+            let (fifo, popped) = (fifo.clone(), popped.clone());
+            tokio::spawn(async move {
+                while fifo.pop(|_, _, _| ()).await.is_ok() {
+                    popped.fetch_add(1, Ordering::SeqCst);
+                }
+            })
+        };
+        let mut queued = 0;
+        for burst in 0..BURSTS {
+            for _ in 0..=burst % 3 {
+                fifo.add(obj(&format!("ns/p{queued}"), queued, "")).unwrap();
+                queued += 1;
+            }
+            let caught_up = async {
+                while popped.load(Ordering::SeqCst) < queued {
+                    tokio::task::yield_now().await;
+                }
+            };
+            let waited = tokio::time::timeout(Duration::from_secs(10), caught_up).await;
+            assert!(waited.is_ok(), "key {queued} was never popped");
+        }
+        fifo.close();
+        popper.await.unwrap();
     }
 
     #[tokio::test]

@@ -164,7 +164,8 @@ impl<'b, const N: usize> Builder<'b, N> {
     pub(crate) fn push_joined(&mut self, a: &'b str, sep: &'static str, b: &'b str) {
         let first = self.parts.len();
         self.glued.extend([first, first + 1]);
-        self.parts.extend([Cow::Borrowed(a), Cow::Borrowed(sep), Cow::Borrowed(b)]);
+        self.parts
+            .extend([Cow::Borrowed(a), Cow::Borrowed(sep), Cow::Borrowed(b)]);
     }
 
     /// Pushes a map's entries as (key, value) rows; [`StrMap`] keeps them sorted by key.
