@@ -97,7 +97,8 @@ fn bump(counter: &AtomicU64) {
 #[derive(Debug, Clone, Default)]
 pub struct ReflectorStatus {
     pub phase: ReflectorPhase,
-    /// The resourceVersion the store is known to be at.
+    /// The resourceVersion the store is known to be at. Watch events move it without
+    /// notifying receivers; the other fields notify when they change.
     pub last_sync_resource_version: String,
     /// At least one list reached the store.
     pub listed: bool,
@@ -475,8 +476,12 @@ where
                 tracing::warn!(resource = %self.resource, error = %err, "skipped a watch event for an object without a key");
             }
             if let Some(rv) = resource_version {
-                self.status
-                    .send_modify(|s| s.last_sync_resource_version.clone_from(&rv));
+                // Moves with every event: readers see it when they next look, and none is
+                // woken for it (a wake-up per event, for a number shown at most per frame).
+                self.status.send_if_modified(|s| {
+                    s.last_sync_resource_version.clone_from(&rv);
+                    false
+                });
                 self.last_sync_resource_version = rv;
             }
         }

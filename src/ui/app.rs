@@ -259,6 +259,8 @@ impl App {
         while !self.quit {
             let next_frame = last_draw.map_or_else(Instant::now, |t| t + FRAME);
             if dirty && Instant::now() >= next_frame {
+                // The resourceVersion moves without waking this loop: read it per frame.
+                self.update_sync(&status.borrow());
                 self.draw(terminal)?;
                 dirty = false;
                 last_draw = Some(Instant::now());
