@@ -3,6 +3,7 @@
 //! read-only views.
 
 use serde::Deserialize;
+use smallvec::SmallVec;
 
 use super::packed::{Builder, Packed, Rows, Str, StrMap};
 use super::time::Timestamp;
@@ -52,7 +53,7 @@ pub(crate) struct WireMeta<'a> {
     #[serde(borrow)]
     pub annotations: Option<StrMap<'a, true>>,
     #[serde(borrow)]
-    pub owner_references: Option<Vec<WireOwner<'a>>>,
+    pub owner_references: Option<SmallVec<[WireOwner<'a>; 1]>>,
 }
 
 impl<'a> WireMeta<'a> {

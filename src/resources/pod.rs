@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 
 use serde::de::IgnoredAny;
+use smallvec::SmallVec;
 
 use super::meta::{self, Container, FIRST_KIND_SLOT, OwnerRef, WireContainer, WireMeta, non_empty};
 use super::packed::{Builder, Labels, PackError, Packed, Str};
@@ -178,15 +179,17 @@ struct WirePod<'a> {
     status: Option<WirePodStatus<'a>>,
 }
 
+/// The pod's lists are read into inline vectors sized for a typical pod (five conditions,
+/// one or two containers): no allocation and no regrowth per list.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct WirePodSpec<'a> {
     #[serde(borrow)]
     node_name: Option<Str<'a>>,
     #[serde(borrow)]
-    containers: Option<Vec<WireContainer<'a>>>,
+    containers: Option<SmallVec<[WireContainer<'a>; 2]>>,
     #[serde(borrow)]
-    init_containers: Option<Vec<WireContainer<'a>>>,
+    init_containers: Option<SmallVec<[WireContainer<'a>; 2]>>,
 }
 
 #[derive(serde::Deserialize)]
@@ -201,11 +204,11 @@ struct WirePodStatus<'a> {
     #[serde(borrow, rename = "hostIP")]
     host_ip: Option<Str<'a>>,
     #[serde(borrow)]
-    conditions: Option<Vec<WireCondition<'a>>>,
+    conditions: Option<SmallVec<[WireCondition<'a>; 6]>>,
     #[serde(borrow)]
-    container_statuses: Option<Vec<WireContainerStatus<'a>>>,
+    container_statuses: Option<SmallVec<[WireContainerStatus<'a>; 2]>>,
     #[serde(borrow)]
-    init_container_statuses: Option<Vec<WireContainerStatus<'a>>>,
+    init_container_statuses: Option<SmallVec<[WireContainerStatus<'a>; 2]>>,
 }
 
 #[derive(serde::Deserialize)]
