@@ -18,6 +18,9 @@ struct Counters {
     events: AtomicU64,
     /// The newest resourceVersion the consumer has seen, as a number.
     rv: AtomicU64,
+    /// When `rv` last rose, in microseconds since the Unix epoch: the parent times a backlog
+    /// drain to it, not to the progress line (up to 100 ms later) that reports it.
+    rv_at: AtomicU64,
     /// Work received but not yet processed (kscope: DeltaFIFO + handler queue).
     backlog: AtomicU64,
     /// kscope: notifications queued for the handler.
@@ -43,6 +46,7 @@ fn snapshot(kind: &str, counters: &Counters, start: Instant) -> serde_json::Valu
         "t": start.elapsed().as_secs_f64(),
         "events": counters.events.load(Ordering::Relaxed),
         "rv": counters.rv.load(Ordering::Relaxed),
+        "rv_at": counters.rv_at.load(Ordering::Relaxed),
         "backlog": counters.backlog.load(Ordering::Relaxed),
         "objects": counters.objects.load(Ordering::Relaxed),
         "errors": counters.errors.load(Ordering::Relaxed),
@@ -53,9 +57,18 @@ fn snapshot(kind: &str, counters: &Counters, start: Instant) -> serde_json::Valu
     })
 }
 
+/// Microseconds since the Unix epoch: a clock the parent process shares.
+pub fn unix_micros() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
 fn note_rv(counters: &Counters, rv: Option<&str>) {
-    if let Some(rv) = rv.and_then(|r| r.parse::<u64>().ok()) {
-        counters.rv.fetch_max(rv, Ordering::Relaxed);
+    if let Some(rv) = rv.and_then(|r| r.parse::<u64>().ok())
+        && counters.rv.fetch_max(rv, Ordering::Relaxed) < rv
+    {
+        counters.rv_at.store(unix_micros(), Ordering::Relaxed);
     }
 }
 

@@ -684,9 +684,9 @@ async fn measure(
 /// limit. The client is stopped (`SIGSTOP`) while the sim writes `plan.drain_writes` changes
 /// into its watch history as fast as it can, then resumed: the sim then only copies logged
 /// events into the open watch, and the client's catch-up rate is what it can process on its
-/// one core. It is timed from the resume to the first progress line that has a pod marked
-/// after the backlog (lines come every 100 ms, so a drain of ~3 s reads up to ~4% slow). A
-/// relist or an error on the way is a failure: the drain must be the watch's.
+/// one core. It is timed from the resume to when the child saw the pod marked after the
+/// backlog (its `rv_at`, on the wall clock both processes share). A relist or an error on the
+/// way is a failure: the drain must be the watch's.
 async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drain, String> {
     let deadline = Instant::now() + plan.sync_timeout;
     let catch_up = async |child: &mut ChildProc, rv: u64| -> Result<(), String> {
@@ -717,6 +717,7 @@ async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drai
     let marked = sim.mark().await;
     child.signal(libc::SIGCONT)?;
     let resumed = Instant::now();
+    let resumed_at = super::child::unix_micros() as f64;
     let marked = marked?;
     if written < plan.drain_writes {
         return Err(format!(
@@ -731,8 +732,12 @@ async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drai
         ));
     }
     catch_up(child, marked).await?;
-    let seconds = resumed.elapsed().as_secs_f64();
     let last = &child.latest;
+    // To when the child reached the mark, not to the progress line that says so.
+    let seconds = match (num(last, "rv_at") - resumed_at) / 1e6 {
+        caught_up if caught_up > 0.0 => caught_up,
+        _ => resumed.elapsed().as_secs_f64(),
+    };
     for counter in ["relists", "errors"] {
         if num(last, counter) > num(&stopped, counter) {
             return Err(format!("{counter} went up during the drain"));
