@@ -8,9 +8,10 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use futures::stream::BoxStream;
-use futures::{AsyncBufReadExt, AsyncReadExt, StreamExt};
+use futures::{AsyncReadExt, Stream, StreamExt};
+use http_body_util::BodyExt;
 use kube::core::Status;
 use parking_lot::Mutex;
 use serde::Deserialize;
@@ -101,6 +102,8 @@ impl<T> WatchEvent<T> {
 #[derive(Debug)]
 pub struct RawWatchEvent<T> {
     pub event: WatchEvent<T>,
+    /// A slice of the body frame the event came in: whoever keeps it past the event should
+    /// copy it (see [`crate::informers::tap::Tap::record`]).
     pub raw_object: Bytes,
 }
 
@@ -379,6 +382,70 @@ async fn fetch_body(
             connection_refused: false,
         })?;
     Ok(body)
+}
+
+/// Sends `request` and returns its body as the frames the connection delivered, or the API's
+/// error: kube's `request_stream` does the same behind a reader, which watches would copy
+/// every line out of.
+async fn body_frames(
+    client: &kube::Client,
+    request: http::Request<Vec<u8>>,
+) -> Result<impl Stream<Item = Result<Bytes, kube::Error>> + Unpin + use<>, kube::Error> {
+    let response = client.send(request.map(kube::client::Body::from)).await?;
+    let code = response.status();
+    if code.is_client_error() || code.is_server_error() {
+        let body = response.into_body().collect().await?.to_bytes();
+        // Not every error body is a Status: a proxy may answer in plain text or HTML.
+        let status = serde_json::from_slice::<Status>(&body).unwrap_or_else(|_| {
+            let text = String::from_utf8_lossy(&body);
+            Status::failure(text.trim(), "Failed to parse error data").with_code(code.as_u16())
+        });
+        return Err(kube::Error::Api(Box::new(status)));
+    }
+    Ok(response.into_body().into_data_stream())
+}
+
+/// Splits a watch body into lines. A line within one body frame is a slice of that frame,
+/// not a copy; only a line cut across frames is put together in `partial`.
+struct WatchLines<S> {
+    frames: S,
+    /// What is left of the current frame.
+    current: Bytes,
+    /// The start of a line whose end is in a later frame.
+    partial: BytesMut,
+}
+
+impl<S: Stream<Item = Result<Bytes, kube::Error>> + Unpin> WatchLines<S> {
+    fn new(frames: S) -> Self {
+        Self {
+            frames,
+            current: Bytes::new(),
+            partial: BytesMut::new(),
+        }
+    }
+
+    /// The next line with its newline (without one at the end of the body); `None` at the
+    /// end of the body.
+    async fn next_line(&mut self) -> Option<Result<Bytes, kube::Error>> {
+        loop {
+            if let Some(end) = memchr::memchr(b'\n', &self.current) {
+                let line = self.current.split_to(end + 1);
+                if self.partial.is_empty() {
+                    return Some(Ok(line));
+                }
+                self.partial.extend_from_slice(&line);
+                return Some(Ok(self.partial.split().freeze()));
+            }
+            self.partial
+                .extend_from_slice(&std::mem::take(&mut self.current));
+            match self.frames.next().await {
+                Some(Ok(frame)) => self.current = frame,
+                Some(Err(e)) => return Some(Err(e)),
+                None if self.partial.is_empty() => return None,
+                None => return Some(Ok(self.partial.split().freeze())),
+            }
+        }
+    }
 }
 
 /// The innermost cause of a transport error, which is what tells a person what happened
@@ -667,29 +734,21 @@ where
                 resource: self.resource.clone(),
                 message,
             })?;
-        let reader = self
-            .client
-            .request_stream(request)
+        let frames = body_frames(&self.client, request)
             .await
             .map_err(|e| self.error("watch", e))?;
         let resource = self.resource.clone();
-        // Each line gets a buffer the size of the last one, so that a 10 KB event is not
-        // read through a dozen reallocations.
-        let lines = futures::stream::unfold((Box::pin(reader), 0), move |(mut reader, hint)| {
+        let lines = futures::stream::unfold(WatchLines::new(frames), move |mut lines| {
             let resource = resource.clone();
             async move {
                 loop {
-                    let mut line = Vec::with_capacity(hint);
-                    match reader.read_until(b'\n', &mut line).await {
-                        Ok(0) => return None,
-                        Ok(_) if line.iter().all(u8::is_ascii_whitespace) => continue,
-                        Ok(n) => {
-                            let event = decode_watch_line::<T>(&Bytes::from(line));
-                            return Some((event, (reader, n + n / 4)));
-                        }
+                    match lines.next_line().await {
+                        None => return None,
+                        Some(Ok(line)) if line.iter().all(u8::is_ascii_whitespace) => continue,
+                        Some(Ok(line)) => return Some((decode_watch_line::<T>(&line), lines)),
                         // A connection cut mid-stream ends the watch like a clean close: the
                         // Reflector re-watches from the last resourceVersion it saw.
-                        Err(e) => {
+                        Some(Err(e)) => {
                             tracing::debug!(%resource, error = %e, "watch stream ended");
                             return None;
                         }
@@ -698,5 +757,57 @@ where
             }
         });
         Ok(lines.boxed())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines_of(frames: &[&'static [u8]]) -> (Vec<Bytes>, Vec<Bytes>) {
+        let frames: Vec<Bytes> = frames.iter().map(|f| Bytes::from_static(f)).collect();
+        let stream = futures::stream::iter(frames.clone().into_iter().map(Ok));
+        let mut lines = WatchLines::new(stream);
+        let mut out = Vec::new();
+        while let Some(line) = lines.next_line().await {
+            out.push(line.unwrap());
+        }
+        (out, frames)
+    }
+
+    fn within(line: &Bytes, frame: &Bytes) -> bool {
+        let range = frame.as_ptr_range();
+        range.contains(&line.as_ptr()) && line.len() <= frame.len()
+    }
+
+    #[tokio::test]
+    async fn lines_within_a_frame_are_slices_of_it() {
+        let (lines, frames) = lines_of(&[b"{\"a\":1}\n{\"b\":2}\n", b"{\"c\":3}\n"]).await;
+        assert_eq!(lines, ["{\"a\":1}\n", "{\"b\":2}\n", "{\"c\":3}\n"]);
+        assert!(within(&lines[0], &frames[0]) && within(&lines[1], &frames[0]));
+        assert!(within(&lines[2], &frames[1]));
+    }
+
+    #[tokio::test]
+    async fn a_line_across_frames_is_joined_and_the_last_needs_no_newline() {
+        let (lines, _) = lines_of(&[b"{\"a\":", b"", b"1", b"}\n{\"b\"", b":2}"]).await;
+        assert_eq!(lines, ["{\"a\":1}\n", "{\"b\":2}"]);
+    }
+
+    #[tokio::test]
+    async fn an_empty_body_has_no_lines() {
+        assert!(lines_of(&[]).await.0.is_empty());
+        assert!(lines_of(&[b""]).await.0.is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_error_is_passed_on_after_the_lines_before_it() {
+        let frames: Vec<Result<Bytes, kube::Error>> = vec![
+            Ok(Bytes::from_static(b"{}\n{\"cut")),
+            Err(kube::Error::LinesCodecMaxLineLengthExceeded),
+        ];
+        let mut lines = WatchLines::new(futures::stream::iter(frames));
+        assert_eq!(lines.next_line().await.unwrap().unwrap(), "{}\n");
+        assert!(lines.next_line().await.unwrap().is_err());
     }
 }

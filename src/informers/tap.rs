@@ -165,7 +165,12 @@ impl Tap {
     /// Keeps `record`; a Secret's values are masked first, so they never reach the ring, its
     /// subscribers, or what they show and print.
     pub fn record(&self, kind: TapKind, mut record: TapRecord) {
-        record.raw = record.raw.and_then(keepable_raw);
+        // The ring keeps copies of its own: a raw object arrives as a slice of the body frame
+        // it came in, and a kept slice would hold that whole frame for as long as it stays.
+        record.raw = record
+            .raw
+            .and_then(keepable_raw)
+            .map(|raw| Bytes::copy_from_slice(&raw));
         let mut ring = self.ring.lock();
         if matches!(kind, TapKind::Relist { .. }) {
             // After a relist the previous watch event no longer tells what the store held.
@@ -318,6 +323,26 @@ mod tests {
         // ns/a's raw was evicted with its entry: a new version has nothing to diff against.
         watch(&tap, "ns/a", 4, r#"{"v":4}"#);
         assert!(tap.snapshot()[1].previous_raw.is_none());
+    }
+
+    /// A raw object is a slice of the body frame it came in; the ring must not keep the
+    /// frame alive through it.
+    #[test]
+    fn the_ring_keeps_a_copy_not_the_frame_a_raw_object_came_in() {
+        let tap = Tap::new(10);
+        let frame = Bytes::from(format!("{}\n{{\"v\":1}}\n", "x".repeat(64 * 1024)));
+        let raw = frame.slice(64 * 1024 + 1..frame.len() - 1);
+        tap.record(
+            TapKind::Watch(WatchEventType::Modified),
+            TapRecord {
+                key: Some(Key::from("ns/a")),
+                raw: Some(raw),
+                ..TapRecord::default()
+            },
+        );
+        let kept = tap.snapshot()[0].raw.clone().unwrap();
+        assert_eq!(kept, r#"{"v":1}"#);
+        assert!(!frame.as_ptr_range().contains(&kept.as_ptr()));
     }
 
     #[test]
