@@ -413,6 +413,8 @@ struct WatchLines<S> {
     current: Bytes,
     /// The start of a line whose end is in a later frame.
     partial: BytesMut,
+    /// The body ended or failed: no more lines, even if polled again.
+    ended: bool,
 }
 
 impl<S: Stream<Item = Result<Bytes, kube::Error>> + Unpin> WatchLines<S> {
@@ -421,13 +423,14 @@ impl<S: Stream<Item = Result<Bytes, kube::Error>> + Unpin> WatchLines<S> {
             frames,
             current: Bytes::new(),
             partial: BytesMut::new(),
+            ended: false,
         }
     }
 
     /// The next line with its newline (without one at the end of the body); `None` at the
-    /// end of the body.
+    /// end of the body and after an error.
     async fn next_line(&mut self) -> Option<Result<Bytes, kube::Error>> {
-        loop {
+        while !self.ended {
             if let Some(end) = memchr::memchr(b'\n', &self.current) {
                 let line = self.current.split_to(end + 1);
                 if self.partial.is_empty() {
@@ -440,11 +443,19 @@ impl<S: Stream<Item = Result<Bytes, kube::Error>> + Unpin> WatchLines<S> {
                 .extend_from_slice(&std::mem::take(&mut self.current));
             match self.frames.next().await {
                 Some(Ok(frame)) => self.current = frame,
-                Some(Err(e)) => return Some(Err(e)),
-                None if self.partial.is_empty() => return None,
-                None => return Some(Ok(self.partial.split().freeze())),
+                Some(Err(e)) => {
+                    // The cut line is not a line.
+                    self.ended = true;
+                    self.partial.clear();
+                    return Some(Err(e));
+                }
+                None => {
+                    self.ended = true;
+                    return (!self.partial.is_empty()).then(|| Ok(self.partial.split().freeze()));
+                }
             }
         }
+        None
     }
 }
 
@@ -809,5 +820,6 @@ mod tests {
         let mut lines = WatchLines::new(futures::stream::iter(frames));
         assert_eq!(lines.next_line().await.unwrap().unwrap(), "{}\n");
         assert!(lines.next_line().await.unwrap().is_err());
+        assert!(lines.next_line().await.is_none(), "the cut line is dropped");
     }
 }

@@ -81,9 +81,10 @@ pub(crate) fn serving_cert() -> Result<ServingCert, SimError> {
 }
 
 /// ring's suites in the order a Go API server chooses them on a CPU with AES instructions
-/// (crypto/tls `defaultCipherSuitesTLS13`, `cipherSuitesPreferenceOrder`): AES-128-GCM
-/// first, whatever the client prefers. rustls clients list AES-256-GCM first, so
-/// without this the sim would negotiate a suite no real API server picks for them.
+/// (crypto/tls `defaultCipherSuitesTLS13`, `cipherSuitesPreferenceOrder`) for a client that
+/// prefers AES-GCM, as rustls clients do: AES-128-GCM first, although they list AES-256-GCM
+/// first. (Go switches to ChaCha20 first for a client that lists it first; rustls has no
+/// hook for that, and no client of the sim does.)
 fn go_cipher_order() -> rustls::crypto::CryptoProvider {
     use rustls::crypto::ring::cipher_suite::*;
     rustls::crypto::CryptoProvider {
