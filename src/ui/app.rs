@@ -255,12 +255,12 @@ impl App {
         let (mut rows_open, mut status_open, mut taps_open) = (true, true, true);
         let mut dirty = true;
         let mut last_draw: Option<Instant> = None;
-        self.update_sync(&status.borrow_and_update());
         while !self.quit {
             let next_frame = last_draw.map_or_else(Instant::now, |t| t + FRAME);
             if dirty && Instant::now() >= next_frame {
-                // The resourceVersion moves without waking this loop: read it per frame.
-                self.update_sync(&status.borrow());
+                // Every frame reads the status: the resourceVersion moves without waking
+                // this loop, and a wake-up for the other fields only asks for a frame.
+                self.update_sync(&status.borrow_and_update());
                 self.draw(terminal)?;
                 dirty = false;
                 last_draw = Some(Instant::now());
@@ -297,11 +297,7 @@ impl App {
                     dirty = true;
                 }
                 Wake::Input(Some(_)) => dirty = true,
-                Wake::Rows => dirty = true,
-                Wake::Status => {
-                    self.update_sync(&status.borrow_and_update());
-                    dirty = true;
-                }
+                Wake::Rows | Wake::Status => dirty = true,
                 Wake::Tap(entry) => {
                     self.take_taps(entry, &mut taps);
                     dirty |= self.state.panels;
@@ -330,7 +326,8 @@ impl App {
                 }
                 status_open = true;
                 status = self.table.status();
-                self.update_sync(&status.borrow_and_update());
+                status.mark_unchanged();
+                dirty = true;
                 self.switched = false;
             }
             if self.rebuilt {
