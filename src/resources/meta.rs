@@ -157,7 +157,7 @@ pub struct OwnerRef<'a> {
 }
 
 /// Splits `kind/name`: a kind never holds a slash, nor does a name.
-fn split_owner(kind_name: &str) -> (&str, &str) {
+pub(crate) fn split_owner(kind_name: &str) -> (&str, &str) {
     kind_name.split_once('/').unwrap_or((kind_name, ""))
 }
 

@@ -114,7 +114,7 @@ pub trait KubeResource: Object + DeserializeOwned + Clone + Debug {
 
     /// The managing controller as (kind, name).
     fn controller_owner(&self) -> Option<(&str, &str)> {
-        self.controller_owner_key()?.split_once('/')
+        self.controller_owner_key().map(meta::split_owner)
     }
 
     /// kubectl's AGE column: time since creation, or `<unknown>`.

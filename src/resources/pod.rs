@@ -169,6 +169,9 @@ impl Pod {
 
 object_impls!(Pod, ResourceKind::Pods, owners);
 
+/// A pod as decoded from the wire. Its lists are read into inline vectors sized for a typical
+/// pod (five conditions, one or two containers, one owner): no allocation and no regrowth per
+/// list.
 #[derive(serde::Deserialize)]
 struct WirePod<'a> {
     #[serde(borrow, default)]
@@ -179,8 +182,6 @@ struct WirePod<'a> {
     status: Option<WirePodStatus<'a>>,
 }
 
-/// The pod's lists are read into inline vectors sized for a typical pod (five conditions,
-/// one or two containers): no allocation and no regrowth per list.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct WirePodSpec<'a> {
