@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use futures::stream::BoxStream;
-use futures::{AsyncReadExt, Stream, StreamExt};
+use futures::{Stream, StreamExt};
 use http_body_util::BodyExt;
 use kube::core::Status;
 use parking_lot::Mutex;
@@ -367,26 +367,19 @@ async fn fetch_body(
     request: http::Request<Vec<u8>>,
     resource: String,
 ) -> Result<Vec<u8>, ListWatchError> {
-    let mut reader = client
-        .request_stream(request)
-        .await
-        .map_err(|e| kube_error(&resource, "list", e))?;
+    let error = |e| kube_error(&resource, "list", e);
+    let mut frames = body_frames(&client, request).await.map_err(error)?;
     let mut body = Vec::new();
-    reader
-        .read_to_end(&mut body)
-        .await
-        .map_err(|e| ListWatchError::Transport {
-            verb: "list",
-            resource,
-            message: e.to_string(),
-            connection_refused: false,
-        })?;
+    while let Some(frame) = frames.next().await {
+        body.extend_from_slice(&frame.map_err(error)?);
+    }
     Ok(body)
 }
 
 /// Sends `request` and returns its body as the frames the connection delivered, or the API's
-/// error: kube's `request_stream` does the same behind a reader, which watches would copy
-/// every line out of.
+/// error, for lists and watches alike. kube's `request_stream` does the same behind a reader,
+/// which watches would copy every line out of; its error mapping is private, so it is
+/// repeated here.
 async fn body_frames(
     client: &kube::Client,
     request: http::Request<Vec<u8>>,
