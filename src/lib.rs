@@ -9,4 +9,5 @@ pub mod informers;
 pub mod logging;
 pub mod resources;
 pub mod sim;
+pub mod transport;
 pub mod ui;

@@ -1,0 +1,127 @@
+//! The HTTP stack under kube's `Client`, assembled as kube assembles it with one difference:
+//! reads from the TCP socket are buffered below TLS.
+//!
+//! rustls asks its socket for at most one TLS record (~16 KB) per read. A watch that streams
+//! tens of megabytes a second then costs one `recv` system call per record: about 50,000 of
+//! them to catch up on 150,000 pod events, with the kernel's per-call work (socket lock, the
+//! receive backlog, a window update that wakes the sender) a sixth of kscope's CPU in that
+//! drain. A 256 KiB buffer under rustls takes what the socket holds in one call.
+//!
+//! kube offers no hook below TLS, so the connector and the layers above it are put together
+//! here from kube's public parts (`ConfigExt`), in kube's order, without its HTTP tracing
+//! spans and its retry layer (the Reflector backs off itself).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use http::Uri;
+use hyper::rt::{Read, ReadBufCursor, Write};
+use hyper_timeout::TimeoutConnector;
+use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use kube::client::ConfigExt;
+use tokio::io::BufReader;
+use tokio::net::TcpStream;
+use tower::{BoxError, Service, ServiceBuilder};
+
+/// How much one read from the socket may take: a few hundred TLS records.
+const READ_BUFFER: usize = 256 * 1024;
+
+/// A kube `Client` for `config` whose TCP reads are buffered (see the module doc). A proxied
+/// configuration gets kube's own client, which handles (or refuses) the proxy.
+pub fn client(config: kube::Config) -> Result<kube::Client, kube::Error> {
+    if config.proxy_url.is_some() {
+        return kube::Client::try_from(config);
+    }
+    let mut http = HttpConnector::new();
+    http.enforce_http(false);
+    let https = config.rustls_https_connector_with_connector(BufferedConnector(http))?;
+    let mut connector = TimeoutConnector::new(https);
+    connector.set_connect_timeout(config.connect_timeout);
+    connector.set_read_timeout(config.read_timeout);
+    connector.set_write_timeout(config.write_timeout);
+    connector.set_reset_reader_on_write(config.reset_reader_on_write);
+    let hyper = hyper_util::client::legacy::Builder::new(TokioExecutor::new()).build(connector);
+    let service = ServiceBuilder::new()
+        .layer(config.base_uri_layer())
+        .option_layer(config.auth_layer()?)
+        .layer(config.extra_headers_layer()?)
+        .map_err(BoxError::from)
+        .service(hyper);
+    Ok(kube::client::ClientBuilder::new(service, config.default_namespace).build())
+}
+
+/// hyper's TCP connector, with each connection's reads buffered.
+#[derive(Clone)]
+struct BufferedConnector(HttpConnector);
+
+impl Service<Uri> for BufferedConnector {
+    type Response = BufferedTcp;
+    type Error = <HttpConnector as Service<Uri>>::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<BufferedTcp, Self::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        let connecting = self.0.call(uri);
+        Box::pin(async move {
+            let tcp = connecting.await?.into_inner();
+            Ok(BufferedTcp(TokioIo::new(BufReader::with_capacity(
+                READ_BUFFER,
+                tcp,
+            ))))
+        })
+    }
+}
+
+/// A TCP connection read through a buffer; writes go straight to the socket.
+struct BufferedTcp(TokioIo<BufReader<TcpStream>>);
+
+impl Connection for BufferedTcp {
+    fn connected(&self) -> Connected {
+        self.0.inner().get_ref().connected()
+    }
+}
+
+impl Read for BufferedTcp {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: ReadBufCursor<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.0).poll_read(cx, buf)
+    }
+}
+
+impl Write for BufferedTcp {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.0).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.0).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.0).poll_shutdown(cx)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.0.is_write_vectored()
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.0).poll_write_vectored(cx, bufs)
+    }
+}
