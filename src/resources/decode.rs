@@ -294,8 +294,30 @@ impl<'a> Scan<'a> {
         Ok(())
     }
 
-    /// From the opening quote to just past the closing one, sixteen bytes at a time.
+    /// From the opening quote to just past the closing one. Inlined for the usual string, a
+    /// member name or a short value that ends within its first sixteen bytes with no escape;
+    /// longer ones go on in [`Scan::string_lanes`].
+    #[inline(always)]
     fn string(&mut self) -> Result<Text, Malformed> {
+        if let Some(bytes) = self.json.get(self.pos + 1..).and_then(|r| r.first_chunk()) {
+            let lane = lane(bytes);
+            let found = lane.quote | lane.backslash;
+            let first_found = found & found.wrapping_neg();
+            if lane.quote & first_found != 0 {
+                let len = found.trailing_zeros() as usize;
+                self.pos += len + 2;
+                return Ok(Text {
+                    escapes: false,
+                    printable_ascii: lane.unusual & (first_found - 1) == 0,
+                });
+            }
+        }
+        self.string_lanes()
+    }
+
+    /// [`Scan::string`], sixteen bytes at a time.
+    #[inline(never)]
+    fn string_lanes(&mut self) -> Result<Text, Malformed> {
         let mut at = self.pos + 1;
         let mut text = Text {
             escapes: false,
