@@ -183,6 +183,7 @@ struct Lane {
 }
 
 #[cfg(target_arch = "x86_64")]
+#[inline(always)]
 fn lane(bytes: &[u8; 16]) -> Lane {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
