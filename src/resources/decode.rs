@@ -773,6 +773,29 @@ mod tests {
     }
 
     #[test]
+    fn the_inline_string_scan_agrees_with_the_lane_loop() {
+        let prefixes: [&[u8]; 5] = [b"x", b"\x01", b"\xc3", b"\\\"", b"\x7f"];
+        // After the closing quote: a byte the string must not be judged by, then either enough
+        // text for a whole lane or nothing (the end of the input).
+        let trailers: [&[u8]; 2] = [b"\xff,\"yyyyyyyyyyyyyyyyyyyy\"", b""];
+        for len in 0..=17 {
+            for prefix in prefixes {
+                for trailer in trailers {
+                    let mut json = b"\"".to_vec();
+                    json.extend(prefix.iter().cycle().take(len));
+                    json.push(b'"');
+                    json.extend_from_slice(trailer);
+                    let mut inline = Scan::new(&json);
+                    let mut lanes = Scan::new(&json);
+                    let got = (inline.string(), inline.pos);
+                    let want = (lanes.string_lanes(), lanes.pos);
+                    assert_eq!(got, want, "{:?}", String::from_utf8_lossy(&json));
+                }
+            }
+        }
+    }
+
+    #[test]
     fn block_classes_match_a_byte_by_byte_reading() {
         let text = br#"{"a\":["x"]}",{}],"b":"\\"}[]{}"""\{[]}"#;
         let mut block = [b' '; 64];
