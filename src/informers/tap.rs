@@ -165,12 +165,8 @@ impl Tap {
     /// Keeps `record`; a Secret's values are masked first, so they never reach the ring, its
     /// subscribers, or what they show and print.
     pub fn record(&self, kind: TapKind, mut record: TapRecord) {
-        // The ring keeps copies of its own: a raw object arrives as a slice of the body frame
-        // it came in, and a kept slice would hold that whole frame for as long as it stays.
-        record.raw = record
-            .raw
-            .and_then(keepable_raw)
-            .map(|raw| Bytes::copy_from_slice(&raw));
+        // A copy of its own (see `keepable_raw`): never a slice that holds a body frame.
+        record.raw = record.raw.and_then(keepable_raw);
         let mut ring = self.ring.lock();
         if matches!(kind, TapKind::Relist { .. }) {
             // After a relist the previous watch event no longer tells what the store held.

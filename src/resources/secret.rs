@@ -180,14 +180,15 @@ pub fn mask_secret(object: &mut Value) -> usize {
 /// masked, any other object as it is, nothing when an object that mentions `"Secret"` cannot
 /// be parsed (it cannot be told apart from a Secret). Masks carry a fingerprint, so what
 /// changed still shows. Only objects mentioning `"Secret"` are parsed, so other kinds cost
-/// one substring search.
+/// one substring search. What is returned is bytes of its own: `raw` is a slice of the body
+/// frame it came in, and a kept slice would hold that whole frame.
 pub fn keepable_raw(raw: Bytes) -> Option<Bytes> {
     if memchr::memmem::find(&raw, b"\"Secret\"").is_none() {
-        return Some(raw);
+        return Some(Bytes::copy_from_slice(&raw));
     }
     let mut object: Value = serde_json::from_slice(&raw).ok()?;
     if !is_secret(&object) {
-        return Some(raw);
+        return Some(Bytes::copy_from_slice(&raw));
     }
     mask_secret_as(&mut object, Style::Fingerprinted);
     serde_json::to_vec(&object).ok().map(Bytes::from)
