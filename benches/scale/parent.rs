@@ -230,6 +230,15 @@ impl Drain {
     }
 }
 
+/// kscope's drain rate over kube-rs's, round by round (see [`drain_rounds`]).
+fn paired_ratios(k: &ClientResult, r: &ClientResult) -> Vec<f64> {
+    k.drains
+        .iter()
+        .zip(&r.drains)
+        .map(|(a, b)| a.rate() / b.rate().max(1e-3))
+        .collect()
+}
+
 impl ClientResult {
     /// The drain with the median rate: the one reported.
     fn drain(&self) -> Option<&Drain> {
@@ -265,14 +274,24 @@ async fn run(plan: &Plan) -> Vec<SizeResult> {
         let sim = SimProc::start(pods, plan).await;
         let sim_start_s = began.elapsed().as_secs_f64();
         eprintln!("scale: sim with {pods} pods ready in {sim_start_s:.1} s");
-        let mut clients = Vec::new();
         let mut loads: Vec<f64> = procfs::load_average().into_iter().collect();
+        let mut runs = Vec::new();
         for name in CLIENTS {
-            let result = run_client(name, &sim, pods, plan).await;
-            eprintln!("scale: {pods} pods, {name}: {result:?}");
-            clients.push(result);
+            runs.push(start_client(name, &sim, pods, plan).await);
             loads.extend(procfs::load_average());
         }
+        drain_rounds(&mut runs, &sim, pods, plan).await;
+        let mut clients = Vec::new();
+        for (child, mut result) in runs {
+            if result.peak == 0 {
+                result.peak = num(&child.latest, "peak") as u64;
+            }
+            result.cpu_total = num(&child.latest, "cpu");
+            child.stop().await;
+            eprintln!("scale: {pods} pods, {}: {result:?}", result.name);
+            clients.push(result);
+        }
+        loads.extend(procfs::load_average());
         sim.stop().await;
         out.push(SizeResult {
             pods,
@@ -500,7 +519,7 @@ impl ChildProc {
             if let Some((rss, _)) = procfs::rss_and_peak(&self.pid)
                 && rss > self.mem_cap
             {
-                let _ = self.child.start_kill();
+                self.kill();
                 return Err(format!(
                     "stopped at {:.1} GiB RSS (the cap) with {} pods in its store after {:.0} s",
                     rss as f64 / GIB,
@@ -534,7 +553,7 @@ impl ChildProc {
         match self.pump(Some(kind), Instant::now() + timeout).await? {
             Some(v) => Ok(v),
             None => {
-                let _ = self.child.start_kill();
+                self.kill();
                 Err(format!(
                     "no `{kind}` within {} s ({} pods in its store)",
                     timeout.as_secs(),
@@ -567,6 +586,11 @@ impl ChildProc {
         }
     }
 
+    /// Kills a child that failed, so that it takes no CPU from the drains still to run.
+    fn kill(&mut self) {
+        let _ = self.child.start_kill();
+    }
+
     async fn stop(mut self) {
         drop(self.child.stdin.take());
         let _ = self.child.start_kill();
@@ -578,7 +602,14 @@ fn num(v: &Value, key: &str) -> f64 {
     v[key].as_f64().unwrap_or(0.0)
 }
 
-async fn run_client(name: &str, sim: &SimProc, pods: usize, plan: &Plan) -> ClientResult {
+/// Starts a client, syncs it and runs the churn ladder; the child is left stopped
+/// (`SIGSTOP`) for [`drain_rounds`], or dead if it failed.
+async fn start_client(
+    name: &str,
+    sim: &SimProc,
+    pods: usize,
+    plan: &Plan,
+) -> (ChildProc, ClientResult) {
     let mut result = ClientResult {
         name: name.to_string(),
         ..ClientResult::default()
@@ -593,16 +624,54 @@ async fn run_client(name: &str, sim: &SimProc, pods: usize, plan: &Plan) -> Clie
         .min(available.saturating_sub((1.5 * GIB) as u64));
     let mut child = ChildProc::spawn(name, &sim.kubeconfig, mem_cap, plan.pin.map(|p| p.1));
     let outcome = measure(&mut child, &mut result, sim, pods, plan).await;
-    if let Err(failure) = outcome {
+    sim.set_churn(0.0).await;
+    let parked = match outcome {
+        Ok(()) => child.signal(libc::SIGSTOP),
+        Err(failure) => Err(failure),
+    };
+    if let Err(failure) = parked {
+        child.kill();
         result.failure = Some(failure);
     }
-    if result.peak == 0 {
-        result.peak = num(&child.latest, "peak") as u64;
+    (child, result)
+}
+
+/// Backlog drains in rounds: each round drains every client once, one at a time, the others
+/// stopped. Taking turns spreads a slow stretch of the machine over both clients instead of
+/// over all of one client's drains, and round `i` of one client pairs with round `i` of the
+/// other (see [`paired_ratios`]). A client catches up on the other's backlog, untimed, at the
+/// start of its own drain; the first time, that may be a relist (its watch fell out of the
+/// sim's history while the other client ran its ladder).
+async fn drain_rounds(
+    runs: &mut [(ChildProc, ClientResult)],
+    sim: &SimProc,
+    pods: usize,
+    plan: &Plan,
+) {
+    for _ in 0..plan.drain_runs {
+        for (child, result) in runs.iter_mut() {
+            if result.failure.is_some() {
+                continue;
+            }
+            let outcome = async {
+                child.signal(libc::SIGCONT)?;
+                let run = drain(child, sim, plan).await?;
+                child.signal(libc::SIGSTOP)?;
+                Ok::<_, String>(run)
+            }
+            .await;
+            match outcome {
+                Ok(run) => {
+                    eprintln!("scale: {pods} pods, {}: {run:?}", result.name);
+                    result.drains.push(run);
+                }
+                Err(failure) => {
+                    child.kill();
+                    result.failure = Some(failure);
+                }
+            }
+        }
     }
-    result.cpu_total = num(&child.latest, "cpu");
-    sim.set_churn(0.0).await;
-    child.stop().await;
-    result
 }
 
 async fn measure(
@@ -672,17 +741,11 @@ async fn measure(
         }
     }
     sim.set_churn(0.0).await;
-    child.sleep(Duration::from_millis(500)).await?;
-    for _ in 0..plan.drain_runs {
-        let run = drain(child, sim, plan).await?;
-        eprintln!("scale: {pods} pods, {}: {run:?}", result.name);
-        result.drains.push(run);
-    }
-    Ok(())
+    child.sleep(Duration::from_millis(500)).await
 }
 
 /// Backlog drain: how many events per second a client processes when the sim is not the
-/// limit. The client is stopped (`SIGSTOP`) while the sim writes `plan.drain_writes` changes
+/// limit. The caller has stopped every other client. This one is stopped (`SIGSTOP`) while the sim writes `plan.drain_writes` changes
 /// into its watch history as fast as it can, then resumed: the sim then only copies logged
 /// events into the open watch, and the client's catch-up rate is what it can process on its
 /// one core. It is timed from the resume to when the child saw the pod marked after the
@@ -916,6 +979,21 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
                 r.drain().map_or(0.0, Drain::rate),
             ),
         );
+        let mut paired = paired_ratios(k, r);
+        if !paired.is_empty() {
+            let listed: Vec<String> = paired.iter().map(|q| format!("{q:.2}")).collect();
+            paired.sort_by(f64::total_cmp);
+            row(
+                "backlog drain, round by round (kscope/kube-rs)",
+                String::new(),
+                String::new(),
+                format!(
+                    "{} (median {:.2})",
+                    listed.join(", "),
+                    paired[paired.len() / 2]
+                ),
+            );
+        }
         row(
             "CPU total incl. churn (s)",
             format!("{:.1}", k.cpu_total),
@@ -964,7 +1042,9 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
          the sim's limit (SIM-BOUND), not the client's. Backlog drain: the client is stopped \
          (SIGSTOP) while the sim writes {} changes into its watch history as fast as it can, \
          then resumed; pod events/s from the resume until it has a pod written after the \
-         backlog, {} times per client, the median reported. Memory cap per client: {:.1} GiB. {}\n",
+         backlog. {} rounds; in each, every client drains once while the others are stopped, \
+         so the clients take turns; the median drain is reported, and the ratio of each \
+         round's pair. CPU total includes catching up on the other client's drains. Memory cap per client: {:.1} GiB. {}\n",
         plan.rates,
         plan.warmup.as_secs_f64(),
         plan.window.as_secs_f64(),
