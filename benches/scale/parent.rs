@@ -394,37 +394,39 @@ impl SimProc {
             .unwrap_or_else(|| panic!("sim state without a pod count: {state}"))
     }
 
-    /// Writes an annotation on one pod and returns the pod's new resourceVersion: a pod event
-    /// newer than every write before it, which both clients see (the sim's newest
-    /// resourceVersion may belong to a ReplicaSet they never see).
+    /// Creates a pod and returns its resourceVersion: a pod event newer than every write
+    /// before it, which both clients see (the sim's newest resourceVersion may belong to a
+    /// ReplicaSet they never see). A new key, not a change to an existing pod: kscope's
+    /// DeltaFIFO queues a change to a key it already holds at that key's place in the queue,
+    /// so a marked existing pod could be processed before the backlog queued behind it; a
+    /// new key goes last.
     async fn mark(&self) -> Result<u64, String> {
         use k8s_openapi::api::core::v1::Pod;
-        use kube::api::{Api, ListParams, Patch, PatchParams};
+        use kube::api::{Api, ListParams, PostParams};
         let all: Api<Pod> = Api::all(self.admin.clone());
         let list = all
             .list(&ListParams::default().limit(1))
             .await
-            .map_err(|e| format!("listing a pod to mark: {e}"))?;
-        let meta = list
+            .map_err(|e| format!("listing a pod for its namespace: {e}"))?;
+        let namespace = list
             .items
             .first()
-            .map(|p| p.metadata.clone())
-            .ok_or("no pod to mark")?;
-        let (Some(namespace), Some(name)) = (meta.namespace, meta.name) else {
-            return Err("a pod without a namespace or name".into());
-        };
-        let patch = serde_json::json!({"metadata": {"annotations": {
-            "kscope.dev/scale-mark": self.rv().await.to_string(),
-        }}});
-        let patched = Api::<Pod>::namespaced(self.admin.clone(), &namespace)
-            .patch(&name, &PatchParams::default(), &Patch::Merge(&patch))
+            .and_then(|p| p.metadata.namespace.clone())
+            .ok_or("no pod with a namespace to mark beside")?;
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"generateName": "scale-mark-", "labels": {"app": "scale-mark"}},
+            "spec": {"containers": [{"name": "mark", "image": "registry.k8s.io/pause:3.10"}]},
+        }))
+        .map_err(|e| format!("the mark pod: {e}"))?;
+        let created = Api::<Pod>::namespaced(self.admin.clone(), &namespace)
+            .create(&PostParams::default(), &pod)
             .await
-            .map_err(|e| format!("marking pod {namespace}/{name}: {e}"))?;
-        patched
+            .map_err(|e| format!("creating a mark pod in {namespace}: {e}"))?;
+        created
             .metadata
             .resource_version
             .and_then(|rv| rv.parse().ok())
-            .ok_or_else(|| "the marked pod has no numeric resourceVersion".into())
+            .ok_or_else(|| "the mark pod has no numeric resourceVersion".into())
     }
 
     async fn set_churn(&self, rate: f64) {
@@ -748,7 +750,7 @@ async fn measure(
 /// limit. The caller has stopped every other client. This one is stopped (`SIGSTOP`) while the sim writes `plan.drain_writes` changes
 /// into its watch history as fast as it can, then resumed: the sim then only copies logged
 /// events into the open watch, and the client's catch-up rate is what it can process on its
-/// one core. It is timed from the resume to when the child saw the pod marked after the
+/// one core. It is timed from the resume to when the child saw the pod created after the
 /// backlog (its `rv_at`, on the wall clock both processes share). A relist or an error on the
 /// way is a failure: the drain must be the watch's.
 async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drain, String> {
@@ -765,8 +767,12 @@ async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drai
         }
         Ok(())
     };
-    let settled = sim.mark().await?;
-    catch_up(child, settled).await?;
+    // Twice: after a relist the first mark may come in the list, anywhere in its order;
+    // the second is then a watch event queued behind all of it.
+    for _ in 0..2 {
+        let settled = sim.mark().await?;
+        catch_up(child, settled).await?;
+    }
     child.signal(libc::SIGSTOP)?;
     let start_rv = sim.rv().await;
     sim.set_churn(1_000_000.0).await;
@@ -1041,7 +1047,7 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
          not grow; a growing lag with no client backlog and under half a core of client CPU is \
          the sim's limit (SIM-BOUND), not the client's. Backlog drain: the client is stopped \
          (SIGSTOP) while the sim writes {} changes into its watch history as fast as it can, \
-         then resumed; pod events/s from the resume until it has a pod written after the \
+         then resumed; pod events/s from the resume until it has a pod created after the \
          backlog. {} rounds; in each, every client drains once while the others are stopped, \
          so the clients take turns; the median drain is reported, and the ratio of each \
          round's pair. CPU total includes catching up on the other client's drains. Memory cap per client: {:.1} GiB. {}\n",
