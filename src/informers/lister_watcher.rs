@@ -18,7 +18,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::resources::KubeResource;
-use crate::resources::decode::{from_slice as decode_object, read};
+use crate::resources::decode::read;
+use crate::resources::decode_object;
 
 /// Options of one list call. An empty `resource_version` means unset: a consistent,
 /// most-recent read.

@@ -24,6 +24,7 @@
 //! (an enum written as an object) is still decoded.
 
 mod de;
+mod reader;
 
 use memchr::memchr2;
 use serde::Deserialize;
@@ -38,6 +39,7 @@ pub struct Malformed {
 }
 
 pub use de::Error;
+pub(crate) use reader::{Reader, Seen};
 
 /// Decodes one JSON value (an object, a list body) into `T`, skipping every member `T` does not
 /// read. On any error serde_json reads the text instead, so that the error is its own.

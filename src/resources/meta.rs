@@ -5,6 +5,7 @@
 use serde::Deserialize;
 use smallvec::SmallVec;
 
+use super::decode::{self, Reader, Seen};
 use super::packed::{Builder, Packed, Rows, Str, StrMap};
 use super::time::Timestamp;
 
@@ -57,6 +58,53 @@ pub(crate) struct WireMeta<'a> {
 }
 
 impl<'a> WireMeta<'a> {
+    /// The members the derive reads, read by hand into `self` (see [`Reader`]).
+    pub(crate) fn read(&mut self, r: &mut Reader<'a>) -> Result<(), decode::Error> {
+        let mut seen = Seen::default();
+        r.object(|r, name| {
+            match name {
+                b"name" => {
+                    seen.mark(0)?;
+                    self.name = r.opt_str()?;
+                }
+                b"namespace" => {
+                    seen.mark(1)?;
+                    self.namespace = r.opt_str()?;
+                }
+                b"uid" => {
+                    seen.mark(2)?;
+                    self.uid = r.opt_str()?;
+                }
+                b"resourceVersion" => {
+                    seen.mark(3)?;
+                    self.resource_version = r.opt_str()?;
+                }
+                b"creationTimestamp" => {
+                    seen.mark(4)?;
+                    self.creation_timestamp = r.opt_timestamp()?;
+                }
+                b"deletionTimestamp" => {
+                    seen.mark(5)?;
+                    self.deletion_timestamp = r.opt_timestamp()?;
+                }
+                b"labels" => {
+                    seen.mark(6)?;
+                    self.labels = r.opt(Reader::str_map)?;
+                }
+                b"annotations" => {
+                    seen.mark(7)?;
+                    self.annotations = r.opt(Reader::str_map)?;
+                }
+                b"ownerReferences" => {
+                    seen.mark(8)?;
+                    self.owner_references = r.list(WireOwner::read, SmallVec::push)?;
+                }
+                _ => r.skip()?,
+            }
+            Ok(())
+        })
+    }
+
     /// Pushes the shared scalar slots `NAME..FIRST_KIND_SLOT`.
     pub(crate) fn push_scalars<'b, const N: usize>(&'b self, b: &mut Builder<'b, N>) {
         b.push_opt(self.name.as_ref());
@@ -96,6 +144,41 @@ pub(crate) struct WireOwner<'a> {
     controller: Option<bool>,
 }
 
+impl<'a> WireOwner<'a> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
+        let mut owner = WireOwner {
+            kind: None,
+            name: None,
+            uid: None,
+            controller: None,
+        };
+        let mut seen = Seen::default();
+        r.object(|r, name| {
+            match name {
+                b"kind" => {
+                    seen.mark(0)?;
+                    owner.kind = r.opt_str()?;
+                }
+                b"name" => {
+                    seen.mark(1)?;
+                    owner.name = r.opt_str()?;
+                }
+                b"uid" => {
+                    seen.mark(2)?;
+                    owner.uid = r.opt_str()?;
+                }
+                b"controller" => {
+                    seen.mark(3)?;
+                    owner.controller = r.opt_bool()?;
+                }
+                _ => r.skip()?,
+            }
+            Ok(())
+        })?;
+        Ok(owner)
+    }
+}
+
 /// `spec.selector` of a workload; only `matchLabels` is kept.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
@@ -115,6 +198,36 @@ pub(crate) struct WireContainer<'a> {
     pub image: Option<Str<'a>>,
     #[serde(borrow)]
     pub restart_policy: Option<Str<'a>>,
+}
+
+impl<'a> WireContainer<'a> {
+    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
+        let mut container = WireContainer {
+            name: None,
+            image: None,
+            restart_policy: None,
+        };
+        let mut seen = Seen::default();
+        r.object(|r, name| {
+            match name {
+                b"name" => {
+                    seen.mark(0)?;
+                    container.name = r.opt_str()?;
+                }
+                b"image" => {
+                    seen.mark(1)?;
+                    container.image = r.opt_str()?;
+                }
+                b"restartPolicy" => {
+                    seen.mark(2)?;
+                    container.restart_policy = r.opt_str()?;
+                }
+                _ => r.skip()?,
+            }
+            Ok(())
+        })?;
+        Ok(container)
+    }
 }
 
 /// Pushes containers as (name, image) rows.

@@ -212,7 +212,7 @@ impl<'b, const N: usize> Builder<'b, N> {
 
 /// A JSON string borrowed from the input when it has no escapes, owned otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Str<'a>(Cow<'a, str>);
+pub(crate) struct Str<'a>(pub(crate) Cow<'a, str>);
 
 impl Str<'_> {
     pub(crate) fn as_str(&self) -> &str {
@@ -254,6 +254,28 @@ impl<'a, const SKIP: bool> StrMap<'a, SKIP> {
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.entries.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
+
+    /// Whether the member named `key` is skipped without being decoded.
+    pub(crate) fn skips(key: &Str<'_>) -> bool {
+        SKIP && key.as_str() == LAST_APPLIED_ANNOTATION
+    }
+
+    /// The map of `entries` in the order they were read: sorted by key, and of equal keys the
+    /// last read (last wins, as in Go).
+    pub(crate) fn from_entries(mut entries: SmallVec<[(Str<'a>, Str<'a>); 8]>) -> Self {
+        if !entries.is_sorted_by(|a, b| a.0 < b.0) {
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut deduped: SmallVec<[(Str<'a>, Str<'a>); 8]> = SmallVec::new();
+            for entry in entries {
+                match deduped.last_mut() {
+                    Some(last) if last.0 == entry.0 => *last = entry,
+                    _ => deduped.push(entry),
+                }
+            }
+            entries = deduped;
+        }
+        StrMap { entries }
+    }
 }
 
 impl<'de: 'a, 'a, const SKIP: bool> Deserialize<'de> for StrMap<'a, SKIP> {
@@ -265,32 +287,15 @@ impl<'de: 'a, 'a, const SKIP: bool> Deserialize<'de> for StrMap<'a, SKIP> {
                 f.write_str("a map of strings")
             }
             fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-                let mut entries: SmallVec<[(Str<'a>, Str<'a>); 8]> = SmallVec::new();
-                let mut sorted = true;
+                let mut entries = SmallVec::new();
                 while let Some(key) = map.next_key::<Str<'a>>()? {
-                    if SKIP && key.as_str() == LAST_APPLIED_ANNOTATION {
+                    if StrMap::<SKIP>::skips(&key) {
                         map.next_value::<IgnoredAny>()?;
                         continue;
                     }
-                    let value = map.next_value::<Str<'a>>()?;
-                    if let Some((last, _)) = entries.last() {
-                        sorted &= *last < key;
-                    }
-                    entries.push((key, value));
+                    entries.push((key, map.next_value::<Str<'a>>()?));
                 }
-                if !sorted {
-                    // Stable sort, then keep the last of equal keys (last wins, as in Go).
-                    entries.sort_by(|a, b| a.0.cmp(&b.0));
-                    let mut deduped: SmallVec<[(Str<'a>, Str<'a>); 8]> = SmallVec::new();
-                    for entry in entries {
-                        match deduped.last_mut() {
-                            Some(last) if last.0 == entry.0 => *last = entry,
-                            _ => deduped.push(entry),
-                        }
-                    }
-                    entries = deduped;
-                }
-                Ok(StrMap { entries })
+                Ok(StrMap::from_entries(entries))
             }
         }
         d.deserialize_map(V::<'a, SKIP>(PhantomData))

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use serde::de::IgnoredAny;
 use smallvec::SmallVec;
 
+use super::decode::{self, Reader, Seen};
 use super::meta::{self, Container, FIRST_KIND_SLOT, OwnerRef, WireContainer, WireMeta, non_empty};
 use super::packed::{Builder, Labels, PackError, Packed, Str};
 use super::time::Timestamp;
@@ -167,7 +168,16 @@ impl Pod {
     }
 }
 
-object_impls!(Pod, ResourceKind::Pods, owners);
+object_impls!(Pod, ResourceKind::Pods, {
+    fn controller_owner_key(&self) -> Option<&str> {
+        Pod::controller_owner_key(self)
+    }
+
+    /// Pod events are most of a cluster's watch traffic (see [`Reader`]).
+    fn decode_by_hand(json: &[u8]) -> Option<Self> {
+        Pod::from_wire(&WirePod::read(json).ok()?).ok()
+    }
+});
 
 /// A pod as decoded from the wire. Its lists are read into inline vectors sized for a typical
 /// pod (five conditions, one or two containers, one owner): no allocation and no regrowth per
@@ -184,7 +194,7 @@ struct WirePod<'a> {
     status: Option<Box<WirePodStatus<'a>>>,
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct WirePodSpec<'a> {
     #[serde(borrow)]
@@ -195,7 +205,7 @@ struct WirePodSpec<'a> {
     init_containers: Option<Vec<WireContainer<'a>>>,
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct WirePodStatus<'a> {
     #[serde(borrow)]
@@ -214,7 +224,7 @@ struct WirePodStatus<'a> {
     init_container_statuses: Option<Vec<WireContainerStatus<'a>>>,
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, Default)]
 struct WireCondition<'a> {
     #[serde(borrow, rename = "type")]
     type_: Option<Str<'a>>,
@@ -224,7 +234,7 @@ struct WireCondition<'a> {
     reason: Option<Str<'a>>,
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct WireContainerStatus<'a> {
     #[serde(borrow)]
@@ -240,7 +250,7 @@ struct WireContainerStatus<'a> {
     last_state: Option<WireState<'a>>,
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, Default)]
 struct WireState<'a> {
     #[serde(borrow)]
     waiting: Option<WireWaiting<'a>>,
@@ -249,13 +259,13 @@ struct WireState<'a> {
     terminated: Option<WireTerminated<'a>>,
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, Default)]
 struct WireWaiting<'a> {
     #[serde(borrow)]
     reason: Option<Str<'a>>,
 }
 
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct WireTerminated<'a> {
     #[serde(borrow)]
@@ -265,6 +275,250 @@ struct WireTerminated<'a> {
     #[serde(default)]
     signal: i64,
     finished_at: Option<Timestamp>,
+}
+
+/// The hand-written reading of the `Wire*` structs above: the members their derive reads, and
+/// nothing else (see [`Reader`]). An error hands the text to the derive.
+impl<'a> WirePod<'a> {
+    fn read(json: &'a [u8]) -> Result<Self, decode::Error> {
+        let mut r = Reader::new(json);
+        let mut pod = WirePod {
+            metadata: Box::default(),
+            spec: None,
+            status: None,
+        };
+        let mut seen = Seen::default();
+        r.object(|r, name| {
+            match name {
+                b"metadata" => {
+                    seen.mark(0)?;
+                    pod.metadata.read(r)?;
+                }
+                b"spec" => {
+                    seen.mark(1)?;
+                    pod.spec = r.opt(|r| {
+                        let mut spec = Box::<WirePodSpec>::default();
+                        spec.read(r)?;
+                        Ok(spec)
+                    })?;
+                }
+                b"status" => {
+                    seen.mark(2)?;
+                    pod.status = r.opt(|r| {
+                        let mut status = Box::<WirePodStatus>::default();
+                        status.read(r)?;
+                        Ok(status)
+                    })?;
+                }
+                _ => r.skip()?,
+            }
+            Ok(())
+        })?;
+        r.end()?;
+        Ok(pod)
+    }
+}
+
+impl<'a> WirePodSpec<'a> {
+    fn read(&mut self, r: &mut Reader<'a>) -> Result<(), decode::Error> {
+        let mut seen = Seen::default();
+        r.object(|r, name| {
+            match name {
+                b"nodeName" => {
+                    seen.mark(0)?;
+                    self.node_name = r.opt_str()?;
+                }
+                b"containers" => {
+                    seen.mark(1)?;
+                    self.containers = r.list(WireContainer::read, SmallVec::push)?;
+                }
+                b"initContainers" => {
+                    seen.mark(2)?;
+                    self.init_containers = r.list(WireContainer::read, Vec::push)?;
+                }
+                _ => r.skip()?,
+            }
+            Ok(())
+        })
+    }
+}
+
+impl<'a> WirePodStatus<'a> {
+    fn read(&mut self, r: &mut Reader<'a>) -> Result<(), decode::Error> {
+        let mut seen = Seen::default();
+        r.object(|r, name| {
+            match name {
+                b"phase" => {
+                    seen.mark(0)?;
+                    self.phase = r.opt_str()?;
+                }
+                b"reason" => {
+                    seen.mark(1)?;
+                    self.reason = r.opt_str()?;
+                }
+                b"podIP" => {
+                    seen.mark(2)?;
+                    self.pod_ip = r.opt_str()?;
+                }
+                b"hostIP" => {
+                    seen.mark(3)?;
+                    self.host_ip = r.opt_str()?;
+                }
+                b"conditions" => {
+                    seen.mark(4)?;
+                    self.conditions = r.list(WireCondition::read, SmallVec::push)?;
+                }
+                b"containerStatuses" => {
+                    seen.mark(5)?;
+                    self.container_statuses = r.list(WireContainerStatus::read, SmallVec::push)?;
+                }
+                b"initContainerStatuses" => {
+                    seen.mark(6)?;
+                    self.init_container_statuses = r.list(WireContainerStatus::read, Vec::push)?;
+                }
+                _ => r.skip()?,
+            }
+            Ok(())
+        })
+    }
+}
+
+impl<'a> WireCondition<'a> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
+        let mut condition = Self::default();
+        let mut seen = Seen::default();
+        r.object(|r, name| {
+            match name {
+                b"type" => {
+                    seen.mark(0)?;
+                    condition.type_ = r.opt_str()?;
+                }
+                b"status" => {
+                    seen.mark(1)?;
+                    condition.status = r.opt_str()?;
+                }
+                b"reason" => {
+                    seen.mark(2)?;
+                    condition.reason = r.opt_str()?;
+                }
+                _ => r.skip()?,
+            }
+            Ok(())
+        })?;
+        Ok(condition)
+    }
+}
+
+impl<'a> WireContainerStatus<'a> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
+        let mut status = Self::default();
+        let mut seen = Seen::default();
+        r.object(|r, name| {
+            match name {
+                b"name" => {
+                    seen.mark(0)?;
+                    status.name = r.opt_str()?;
+                }
+                b"ready" => {
+                    seen.mark(1)?;
+                    status.ready = r.bool()?;
+                }
+                b"restartCount" => {
+                    seen.mark(2)?;
+                    status.restart_count = r.i64()?;
+                }
+                b"started" => {
+                    seen.mark(3)?;
+                    status.started = r.opt_bool()?;
+                }
+                b"state" => {
+                    seen.mark(4)?;
+                    status.state = r.opt(WireState::read)?;
+                }
+                b"lastState" => {
+                    seen.mark(5)?;
+                    status.last_state = r.opt(WireState::read)?;
+                }
+                _ => r.skip()?,
+            }
+            Ok(())
+        })?;
+        Ok(status)
+    }
+}
+
+impl<'a> WireState<'a> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
+        let mut state = Self::default();
+        let mut seen = Seen::default();
+        r.object(|r, name| {
+            match name {
+                b"waiting" => {
+                    seen.mark(0)?;
+                    state.waiting = r.opt(WireWaiting::read)?;
+                }
+                b"running" => {
+                    seen.mark(1)?;
+                    state.running = r.opt(|r| r.skip().map(|()| IgnoredAny))?;
+                }
+                b"terminated" => {
+                    seen.mark(2)?;
+                    state.terminated = r.opt(WireTerminated::read)?;
+                }
+                _ => r.skip()?,
+            }
+            Ok(())
+        })?;
+        Ok(state)
+    }
+}
+
+impl<'a> WireWaiting<'a> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
+        let mut waiting = Self::default();
+        let mut seen = Seen::default();
+        r.object(|r, name| {
+            match name {
+                b"reason" => {
+                    seen.mark(0)?;
+                    waiting.reason = r.opt_str()?;
+                }
+                _ => r.skip()?,
+            }
+            Ok(())
+        })?;
+        Ok(waiting)
+    }
+}
+
+impl<'a> WireTerminated<'a> {
+    fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
+        let mut terminated = Self::default();
+        let mut seen = Seen::default();
+        r.object(|r, name| {
+            match name {
+                b"reason" => {
+                    seen.mark(0)?;
+                    terminated.reason = r.opt_str()?;
+                }
+                b"exitCode" => {
+                    seen.mark(1)?;
+                    terminated.exit_code = r.i64()?;
+                }
+                b"signal" => {
+                    seen.mark(2)?;
+                    terminated.signal = r.i64()?;
+                }
+                b"finishedAt" => {
+                    seen.mark(3)?;
+                    terminated.finished_at = r.opt_timestamp()?;
+                }
+                _ => r.skip()?,
+            }
+            Ok(())
+        })?;
+        Ok(terminated)
+    }
 }
 
 fn text<'b>(s: &'b Option<Str<'_>>) -> &'b str {

@@ -5,6 +5,7 @@
 //! integers, literals and the punctuation between them. Other numbers are errors here, so that
 //! serde_json (which [`super::from_slice`] falls back to) reads them and rounds them its way.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
@@ -30,7 +31,7 @@ impl de::Error for Error {
     }
 }
 
-type Result<T> = std::result::Result<T, Error>;
+pub(super) type Result<T> = std::result::Result<T, Error>;
 
 pub struct Deserializer<'de> {
     scan: Scan<'de>,
@@ -62,66 +63,21 @@ impl<'de> Deserializer<'de> {
     }
 
     fn literal(&mut self, word: &'static [u8]) -> Result<()> {
-        let at = self.scan.pos;
-        if self.scan.json.get(at..at + word.len()) != Some(word) {
-            return Err(self.scan.malformed("expected a literal").into());
-        }
-        self.scan.pos += word.len();
-        Ok(())
+        literal(&mut self.scan, word)
     }
 
     /// The string at `pos` (its opening quote): borrowed from the text unless it has escapes.
     fn string<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        let start = self.scan.pos + 1;
-        let seen = self.scan.string()?;
-        let raw = &self.scan.json[start..self.scan.pos - 1];
-        let text = if seen.printable_ascii {
-            debug_assert!(std::str::from_utf8(raw).is_ok());
-            // SAFETY: `Scan::string` saw only bytes below 0x80, which are UTF-8 on their own.
-            unsafe { std::str::from_utf8_unchecked(raw) }
-        } else if raw.iter().any(|&b| b < 0x20) {
-            return Err(self.scan.malformed("control character in a string").into());
-        } else {
-            std::str::from_utf8(raw)
-                .map_err(|_| self.scan.malformed("invalid UTF-8 in a string"))?
-        };
-        if seen.escapes {
-            let unescaped = unescape(text).ok_or_else(|| self.scan.malformed("invalid escape"))?;
-            visitor.visit_string(unescaped)
-        } else {
-            visitor.visit_borrowed_str(text)
+        match text(&mut self.scan)? {
+            Cow::Borrowed(text) => visitor.visit_borrowed_str(text),
+            Cow::Owned(text) => visitor.visit_string(text),
         }
     }
 
-    /// A JSON integer as serde_json gives it: `u64`, or `i64` when below zero. Anything else
-    /// (a fraction, an exponent, `-0`, more than 64 bits) is an error, so that serde_json reads
-    /// it and rounds it its own way; no projection reads one.
     fn number<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        let json = self.scan.json;
-        let start = self.scan.pos;
-        let negative = json.get(start) == Some(&b'-');
-        let digits = &json[start + usize::from(negative)..];
-        let len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
-        let end = start + usize::from(negative) + len;
-        if len == 0 || (len > 1 && digits[0] == b'0') {
-            return Err(self.scan.malformed("invalid number").into());
-        }
-        if matches!(json.get(end), Some(b'.' | b'e' | b'E')) {
-            return Err(Error::Data("a number that is not an integer".into()));
-        }
-        self.scan.pos = end;
-        // ASCII digits and a sign: always UTF-8.
-        let text = std::str::from_utf8(&json[start..end]).unwrap_or_default();
-        if negative {
-            let Ok(n @ ..0) = text.parse::<i64>() else {
-                return Err(Error::Data("-0 or an integer past 64 bits".into()));
-            };
-            visitor.visit_i64(n)
-        } else {
-            let Ok(n) = text.parse::<u64>() else {
-                return Err(Error::Data("an integer past 64 bits".into()));
-            };
-            visitor.visit_u64(n)
+        match integer(&mut self.scan)? {
+            Integer::Unsigned(n) => visitor.visit_u64(n),
+            Integer::Negative(n) => visitor.visit_i64(n),
         }
     }
 
@@ -154,6 +110,77 @@ impl<'de> Deserializer<'de> {
         }
         self.scan.pos += 1;
         self.next().map(Some)
+    }
+}
+
+/// `word` (`null`, `true` or `false`) at `pos`.
+pub(super) fn literal(scan: &mut Scan<'_>, word: &'static [u8]) -> Result<()> {
+    let at = scan.pos;
+    if scan.json.get(at..at + word.len()) != Some(word) {
+        return Err(scan.malformed("expected a literal").into());
+    }
+    scan.pos += word.len();
+    Ok(())
+}
+
+/// The string at `pos` (its opening quote), validated as serde_json validates it: borrowed
+/// from the text unless it has escapes.
+pub(super) fn text<'de>(scan: &mut Scan<'de>) -> Result<Cow<'de, str>> {
+    let start = scan.pos + 1;
+    let seen = scan.string()?;
+    let raw = &scan.json[start..scan.pos - 1];
+    let text = if seen.printable_ascii {
+        debug_assert!(std::str::from_utf8(raw).is_ok());
+        // SAFETY: `Scan::string` saw only bytes below 0x80, which are UTF-8 on their own.
+        unsafe { std::str::from_utf8_unchecked(raw) }
+    } else if raw.iter().any(|&b| b < 0x20) {
+        return Err(scan.malformed("control character in a string").into());
+    } else {
+        std::str::from_utf8(raw).map_err(|_| scan.malformed("invalid UTF-8 in a string"))?
+    };
+    if seen.escapes {
+        let unescaped = unescape(text).ok_or_else(|| scan.malformed("invalid escape"))?;
+        Ok(Cow::Owned(unescaped))
+    } else {
+        Ok(Cow::Borrowed(text))
+    }
+}
+
+/// A JSON integer as serde_json gives it to a visitor.
+pub(super) enum Integer {
+    Unsigned(u64),
+    /// Below zero.
+    Negative(i64),
+}
+
+/// The integer at `pos`. Anything else (a fraction, an exponent, `-0`, more than 64 bits) is
+/// an error, so that serde_json reads it and rounds it its own way; no projection reads one.
+pub(super) fn integer(scan: &mut Scan<'_>) -> Result<Integer> {
+    let json = scan.json;
+    let start = scan.pos;
+    let negative = json.get(start) == Some(&b'-');
+    let digits = &json[start + usize::from(negative)..];
+    let len = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+    let end = start + usize::from(negative) + len;
+    if len == 0 || (len > 1 && digits[0] == b'0') {
+        return Err(scan.malformed("invalid number").into());
+    }
+    if matches!(json.get(end), Some(b'.' | b'e' | b'E')) {
+        return Err(Error::Data("a number that is not an integer".into()));
+    }
+    scan.pos = end;
+    // ASCII digits and a sign: always UTF-8.
+    let text = std::str::from_utf8(&json[start..end]).unwrap_or_default();
+    if negative {
+        let Ok(n @ ..0) = text.parse::<i64>() else {
+            return Err(Error::Data("-0 or an integer past 64 bits".into()));
+        };
+        Ok(Integer::Negative(n))
+    } else {
+        let Ok(n) = text.parse::<u64>() else {
+            return Err(Error::Data("an integer past 64 bits".into()));
+        };
+        Ok(Integer::Unsigned(n))
     }
 }
 
@@ -280,41 +307,17 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         if self.next()? != b'"' {
             return Err(Error::Data("only unit variants are read here".into()));
         }
-        let variant = self.string(VariantName)?;
-        match variant {
-            std::borrow::Cow::Borrowed(name) => {
+        match text(&mut self.scan)? {
+            Cow::Borrowed(name) => {
                 visitor.visit_enum(de::value::BorrowedStrDeserializer::new(name))
             }
-            std::borrow::Cow::Owned(name) => visitor.visit_enum(name.into_deserializer()),
+            Cow::Owned(name) => visitor.visit_enum(name.into_deserializer()),
         }
     }
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
-    }
-}
-
-/// A variant's name, borrowed when it has no escapes.
-struct VariantName;
-
-impl<'de> Visitor<'de> for VariantName {
-    type Value = std::borrow::Cow<'de, str>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a variant name")
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
-        Ok(std::borrow::Cow::Borrowed(v))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<Self::Value, E> {
-        Ok(std::borrow::Cow::Owned(v.to_owned()))
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> std::result::Result<Self::Value, E> {
-        Ok(std::borrow::Cow::Owned(v))
     }
 }
 
