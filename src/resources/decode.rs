@@ -39,7 +39,7 @@ pub struct Malformed {
 }
 
 pub use de::Error;
-pub(crate) use reader::{Reader, Seen};
+pub(crate) use reader::{Reader, read_members};
 
 /// Decodes one JSON value (an object, a list body) into `T`, skipping every member `T` does not
 /// read. On any error serde_json reads the text instead, so that the error is its own.

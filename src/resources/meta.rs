@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use smallvec::SmallVec;
 
-use super::decode::{self, Reader, Seen};
+use super::decode::{self, Reader, read_members};
 use super::packed::{Builder, Packed, Rows, Str, StrMap};
 use super::time::Timestamp;
 
@@ -60,48 +60,16 @@ pub(crate) struct WireMeta<'a> {
 impl<'a> WireMeta<'a> {
     /// The members the derive reads, read by hand into `self` (see [`Reader`]).
     pub(crate) fn read(&mut self, r: &mut Reader<'a>) -> Result<(), decode::Error> {
-        let mut seen = Seen::default();
-        r.object(|r, name| {
-            match name {
-                b"name" => {
-                    seen.mark(0)?;
-                    self.name = r.opt_str()?;
-                }
-                b"namespace" => {
-                    seen.mark(1)?;
-                    self.namespace = r.opt_str()?;
-                }
-                b"uid" => {
-                    seen.mark(2)?;
-                    self.uid = r.opt_str()?;
-                }
-                b"resourceVersion" => {
-                    seen.mark(3)?;
-                    self.resource_version = r.opt_str()?;
-                }
-                b"creationTimestamp" => {
-                    seen.mark(4)?;
-                    self.creation_timestamp = r.opt_timestamp()?;
-                }
-                b"deletionTimestamp" => {
-                    seen.mark(5)?;
-                    self.deletion_timestamp = r.opt_timestamp()?;
-                }
-                b"labels" => {
-                    seen.mark(6)?;
-                    self.labels = r.opt(Reader::str_map)?;
-                }
-                b"annotations" => {
-                    seen.mark(7)?;
-                    self.annotations = r.opt(Reader::str_map)?;
-                }
-                b"ownerReferences" => {
-                    seen.mark(8)?;
-                    self.owner_references = r.list(WireOwner::read, SmallVec::push)?;
-                }
-                _ => r.skip()?,
-            }
-            Ok(())
+        read_members!(r, |r| {
+            b"name" => self.name = r.opt_str()?,
+            b"namespace" => self.namespace = r.opt_str()?,
+            b"uid" => self.uid = r.opt_str()?,
+            b"resourceVersion" => self.resource_version = r.opt_str()?,
+            b"creationTimestamp" => self.creation_timestamp = r.opt_timestamp()?,
+            b"deletionTimestamp" => self.deletion_timestamp = r.opt_timestamp()?,
+            b"labels" => self.labels = r.opt(Reader::str_map)?,
+            b"annotations" => self.annotations = r.opt(Reader::str_map)?,
+            b"ownerReferences" => self.owner_references = r.list(WireOwner::read, SmallVec::push)?,
         })
     }
 
@@ -152,28 +120,11 @@ impl<'a> WireOwner<'a> {
             uid: None,
             controller: None,
         };
-        let mut seen = Seen::default();
-        r.object(|r, name| {
-            match name {
-                b"kind" => {
-                    seen.mark(0)?;
-                    owner.kind = r.opt_str()?;
-                }
-                b"name" => {
-                    seen.mark(1)?;
-                    owner.name = r.opt_str()?;
-                }
-                b"uid" => {
-                    seen.mark(2)?;
-                    owner.uid = r.opt_str()?;
-                }
-                b"controller" => {
-                    seen.mark(3)?;
-                    owner.controller = r.opt_bool()?;
-                }
-                _ => r.skip()?,
-            }
-            Ok(())
+        read_members!(r, |r| {
+            b"kind" => owner.kind = r.opt_str()?,
+            b"name" => owner.name = r.opt_str()?,
+            b"uid" => owner.uid = r.opt_str()?,
+            b"controller" => owner.controller = r.opt_bool()?,
         })?;
         Ok(owner)
     }
@@ -207,24 +158,10 @@ impl<'a> WireContainer<'a> {
             image: None,
             restart_policy: None,
         };
-        let mut seen = Seen::default();
-        r.object(|r, name| {
-            match name {
-                b"name" => {
-                    seen.mark(0)?;
-                    container.name = r.opt_str()?;
-                }
-                b"image" => {
-                    seen.mark(1)?;
-                    container.image = r.opt_str()?;
-                }
-                b"restartPolicy" => {
-                    seen.mark(2)?;
-                    container.restart_policy = r.opt_str()?;
-                }
-                _ => r.skip()?,
-            }
-            Ok(())
+        read_members!(r, |r| {
+            b"name" => container.name = r.opt_str()?,
+            b"image" => container.image = r.opt_str()?,
+            b"restartPolicy" => container.restart_policy = r.opt_str()?,
         })?;
         Ok(container)
     }

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde::de::IgnoredAny;
 use smallvec::SmallVec;
 
-use super::decode::{self, Reader, Seen};
+use super::decode::{self, Reader, read_members};
 use super::meta::{self, Container, FIRST_KIND_SLOT, OwnerRef, WireContainer, WireMeta, non_empty};
 use super::packed::{Builder, Labels, PackError, Packed, Str};
 use super::time::Timestamp;
@@ -287,32 +287,10 @@ impl<'a> WirePod<'a> {
             spec: None,
             status: None,
         };
-        let mut seen = Seen::default();
-        r.object(|r, name| {
-            match name {
-                b"metadata" => {
-                    seen.mark(0)?;
-                    pod.metadata.read(r)?;
-                }
-                b"spec" => {
-                    seen.mark(1)?;
-                    pod.spec = r.opt(|r| {
-                        let mut spec = Box::<WirePodSpec>::default();
-                        spec.read(r)?;
-                        Ok(spec)
-                    })?;
-                }
-                b"status" => {
-                    seen.mark(2)?;
-                    pod.status = r.opt(|r| {
-                        let mut status = Box::<WirePodStatus>::default();
-                        status.read(r)?;
-                        Ok(status)
-                    })?;
-                }
-                _ => r.skip()?,
-            }
-            Ok(())
+        read_members!(r, |r| {
+            b"metadata" => pod.metadata.read(r)?,
+            b"spec" => pod.spec = r.opt(WirePodSpec::read)?,
+            b"status" => pod.status = r.opt(WirePodStatus::read)?,
         })?;
         r.end()?;
         Ok(pod)
@@ -320,90 +298,46 @@ impl<'a> WirePod<'a> {
 }
 
 impl<'a> WirePodSpec<'a> {
-    fn read(&mut self, r: &mut Reader<'a>) -> Result<(), decode::Error> {
-        let mut seen = Seen::default();
-        r.object(|r, name| {
-            match name {
-                b"nodeName" => {
-                    seen.mark(0)?;
-                    self.node_name = r.opt_str()?;
-                }
-                b"containers" => {
-                    seen.mark(1)?;
-                    self.containers = r.list(WireContainer::read, SmallVec::push)?;
-                }
-                b"initContainers" => {
-                    seen.mark(2)?;
-                    self.init_containers = r.list(WireContainer::read, Vec::push)?;
-                }
-                _ => r.skip()?,
-            }
-            Ok(())
-        })
+    /// Boxed (see [`WirePod`]), and read into the box.
+    fn read(r: &mut Reader<'a>) -> Result<Box<Self>, decode::Error> {
+        let mut this = Box::<Self>::default();
+        read_members!(r, |r| {
+            b"nodeName" => this.node_name = r.opt_str()?,
+            b"containers" => this.containers = r.list(WireContainer::read, SmallVec::push)?,
+            b"initContainers" => this.init_containers = r.list(WireContainer::read, Vec::push)?,
+        })?;
+        Ok(this)
     }
 }
 
 impl<'a> WirePodStatus<'a> {
-    fn read(&mut self, r: &mut Reader<'a>) -> Result<(), decode::Error> {
-        let mut seen = Seen::default();
-        r.object(|r, name| {
-            match name {
-                b"phase" => {
-                    seen.mark(0)?;
-                    self.phase = r.opt_str()?;
-                }
-                b"reason" => {
-                    seen.mark(1)?;
-                    self.reason = r.opt_str()?;
-                }
-                b"podIP" => {
-                    seen.mark(2)?;
-                    self.pod_ip = r.opt_str()?;
-                }
-                b"hostIP" => {
-                    seen.mark(3)?;
-                    self.host_ip = r.opt_str()?;
-                }
-                b"conditions" => {
-                    seen.mark(4)?;
-                    self.conditions = r.list(WireCondition::read, SmallVec::push)?;
-                }
-                b"containerStatuses" => {
-                    seen.mark(5)?;
-                    self.container_statuses = r.list(WireContainerStatus::read, SmallVec::push)?;
-                }
-                b"initContainerStatuses" => {
-                    seen.mark(6)?;
-                    self.init_container_statuses = r.list(WireContainerStatus::read, Vec::push)?;
-                }
-                _ => r.skip()?,
-            }
-            Ok(())
-        })
+    /// Boxed (see [`WirePod`]), and read into the box.
+    fn read(r: &mut Reader<'a>) -> Result<Box<Self>, decode::Error> {
+        let mut this = Box::<Self>::default();
+        read_members!(r, |r| {
+            b"phase" => this.phase = r.opt_str()?,
+            b"reason" => this.reason = r.opt_str()?,
+            b"podIP" => this.pod_ip = r.opt_str()?,
+            b"hostIP" => this.host_ip = r.opt_str()?,
+            b"conditions" => this.conditions = r.list(WireCondition::read, SmallVec::push)?,
+            b"containerStatuses" => {
+                this.container_statuses = r.list(WireContainerStatus::read, SmallVec::push)?
+            },
+            b"initContainerStatuses" => {
+                this.init_container_statuses = r.list(WireContainerStatus::read, Vec::push)?
+            },
+        })?;
+        Ok(this)
     }
 }
 
 impl<'a> WireCondition<'a> {
     fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
         let mut condition = Self::default();
-        let mut seen = Seen::default();
-        r.object(|r, name| {
-            match name {
-                b"type" => {
-                    seen.mark(0)?;
-                    condition.type_ = r.opt_str()?;
-                }
-                b"status" => {
-                    seen.mark(1)?;
-                    condition.status = r.opt_str()?;
-                }
-                b"reason" => {
-                    seen.mark(2)?;
-                    condition.reason = r.opt_str()?;
-                }
-                _ => r.skip()?,
-            }
-            Ok(())
+        read_members!(r, |r| {
+            b"type" => condition.type_ = r.opt_str()?,
+            b"status" => condition.status = r.opt_str()?,
+            b"reason" => condition.reason = r.opt_str()?,
         })?;
         Ok(condition)
     }
@@ -412,36 +346,13 @@ impl<'a> WireCondition<'a> {
 impl<'a> WireContainerStatus<'a> {
     fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
         let mut status = Self::default();
-        let mut seen = Seen::default();
-        r.object(|r, name| {
-            match name {
-                b"name" => {
-                    seen.mark(0)?;
-                    status.name = r.opt_str()?;
-                }
-                b"ready" => {
-                    seen.mark(1)?;
-                    status.ready = r.bool()?;
-                }
-                b"restartCount" => {
-                    seen.mark(2)?;
-                    status.restart_count = r.i64()?;
-                }
-                b"started" => {
-                    seen.mark(3)?;
-                    status.started = r.opt_bool()?;
-                }
-                b"state" => {
-                    seen.mark(4)?;
-                    status.state = r.opt(WireState::read)?;
-                }
-                b"lastState" => {
-                    seen.mark(5)?;
-                    status.last_state = r.opt(WireState::read)?;
-                }
-                _ => r.skip()?,
-            }
-            Ok(())
+        read_members!(r, |r| {
+            b"name" => status.name = r.opt_str()?,
+            b"ready" => status.ready = r.bool()?,
+            b"restartCount" => status.restart_count = r.i64()?,
+            b"started" => status.started = r.opt_bool()?,
+            b"state" => status.state = r.opt(WireState::read)?,
+            b"lastState" => status.last_state = r.opt(WireState::read)?,
         })?;
         Ok(status)
     }
@@ -450,24 +361,10 @@ impl<'a> WireContainerStatus<'a> {
 impl<'a> WireState<'a> {
     fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
         let mut state = Self::default();
-        let mut seen = Seen::default();
-        r.object(|r, name| {
-            match name {
-                b"waiting" => {
-                    seen.mark(0)?;
-                    state.waiting = r.opt(WireWaiting::read)?;
-                }
-                b"running" => {
-                    seen.mark(1)?;
-                    state.running = r.opt(|r| r.skip().map(|()| IgnoredAny))?;
-                }
-                b"terminated" => {
-                    seen.mark(2)?;
-                    state.terminated = r.opt(WireTerminated::read)?;
-                }
-                _ => r.skip()?,
-            }
-            Ok(())
+        read_members!(r, |r| {
+            b"waiting" => state.waiting = r.opt(WireWaiting::read)?,
+            b"running" => state.running = r.opt(|r| r.skip().map(|()| IgnoredAny))?,
+            b"terminated" => state.terminated = r.opt(WireTerminated::read)?,
         })?;
         Ok(state)
     }
@@ -476,16 +373,8 @@ impl<'a> WireState<'a> {
 impl<'a> WireWaiting<'a> {
     fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
         let mut waiting = Self::default();
-        let mut seen = Seen::default();
-        r.object(|r, name| {
-            match name {
-                b"reason" => {
-                    seen.mark(0)?;
-                    waiting.reason = r.opt_str()?;
-                }
-                _ => r.skip()?,
-            }
-            Ok(())
+        read_members!(r, |r| {
+            b"reason" => waiting.reason = r.opt_str()?,
         })?;
         Ok(waiting)
     }
@@ -494,28 +383,11 @@ impl<'a> WireWaiting<'a> {
 impl<'a> WireTerminated<'a> {
     fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
         let mut terminated = Self::default();
-        let mut seen = Seen::default();
-        r.object(|r, name| {
-            match name {
-                b"reason" => {
-                    seen.mark(0)?;
-                    terminated.reason = r.opt_str()?;
-                }
-                b"exitCode" => {
-                    seen.mark(1)?;
-                    terminated.exit_code = r.i64()?;
-                }
-                b"signal" => {
-                    seen.mark(2)?;
-                    terminated.signal = r.i64()?;
-                }
-                b"finishedAt" => {
-                    seen.mark(3)?;
-                    terminated.finished_at = r.opt_timestamp()?;
-                }
-                _ => r.skip()?,
-            }
-            Ok(())
+        read_members!(r, |r| {
+            b"reason" => terminated.reason = r.opt_str()?,
+            b"exitCode" => terminated.exit_code = r.i64()?,
+            b"signal" => terminated.signal = r.i64()?,
+            b"finishedAt" => terminated.finished_at = r.opt_timestamp()?,
         })?;
         Ok(terminated)
     }
