@@ -288,6 +288,22 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// The first byte of the next value, past whitespace.
+    fn value_start(&mut self) -> Result<u8, Malformed> {
+        self.ws();
+        self.peek()
+            .ok_or_else(|| self.malformed("expected a value"))
+    }
+
+    /// Only whitespace may follow the value.
+    fn end(&mut self) -> Result<(), Malformed> {
+        self.ws();
+        match self.peek() {
+            None => Ok(()),
+            Some(_) => Err(self.malformed("trailing characters")),
+        }
+    }
+
     fn expect(&mut self, byte: u8, what: &'static str) -> Result<(), Malformed> {
         self.ws();
         if self.peek() != Some(byte) {

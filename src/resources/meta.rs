@@ -60,16 +60,28 @@ pub(crate) struct WireMeta<'a> {
 impl<'a> WireMeta<'a> {
     /// The members the derive reads, read by hand into `self` (see [`Reader`]).
     pub(crate) fn read(&mut self, r: &mut Reader<'a>) -> Result<(), decode::Error> {
+        // Every member named: a field added to the struct must be read here too.
+        let Self {
+            name,
+            namespace,
+            uid,
+            resource_version,
+            creation_timestamp,
+            deletion_timestamp,
+            labels,
+            annotations,
+            owner_references,
+        } = self;
         read_members!(r, |r| {
-            b"name" => self.name = r.opt_str()?,
-            b"namespace" => self.namespace = r.opt_str()?,
-            b"uid" => self.uid = r.opt_str()?,
-            b"resourceVersion" => self.resource_version = r.opt_str()?,
-            b"creationTimestamp" => self.creation_timestamp = r.opt_timestamp()?,
-            b"deletionTimestamp" => self.deletion_timestamp = r.opt_timestamp()?,
-            b"labels" => self.labels = r.opt(Reader::str_map)?,
-            b"annotations" => self.annotations = r.opt(Reader::str_map)?,
-            b"ownerReferences" => self.owner_references = r.list(WireOwner::read, SmallVec::push)?,
+            b"name" => *name = r.opt_str()?,
+            b"namespace" => *namespace = r.opt_str()?,
+            b"uid" => *uid = r.opt_str()?,
+            b"resourceVersion" => *resource_version = r.opt_str()?,
+            b"creationTimestamp" => *creation_timestamp = r.opt_timestamp()?,
+            b"deletionTimestamp" => *deletion_timestamp = r.opt_timestamp()?,
+            b"labels" => *labels = r.opt(Reader::str_map)?,
+            b"annotations" => *annotations = r.opt(Reader::str_map)?,
+            b"ownerReferences" => *owner_references = r.list(WireOwner::read, SmallVec::push)?,
         })
     }
 

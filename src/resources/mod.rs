@@ -313,7 +313,7 @@ pub fn decode<T: KubeResource>(json: &[u8]) -> Result<T, DecodeError> {
 
 /// [`decode::from_slice`], after the kind's hand-written decoder if it has one
 /// ([`KubeResource::decode_by_hand`]).
-pub fn decode_object<T: KubeResource>(json: &[u8]) -> Result<T, serde_json::Error> {
+pub(crate) fn decode_object<T: KubeResource>(json: &[u8]) -> Result<T, serde_json::Error> {
     match T::decode_by_hand(json) {
         Some(obj) => Ok(obj),
         None => decode::from_slice(json),

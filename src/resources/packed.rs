@@ -212,9 +212,13 @@ impl<'b, const N: usize> Builder<'b, N> {
 
 /// A JSON string borrowed from the input when it has no escapes, owned otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Str<'a>(pub(crate) Cow<'a, str>);
+pub(crate) struct Str<'a>(Cow<'a, str>);
 
-impl Str<'_> {
+impl<'a> Str<'a> {
+    pub(crate) fn new(text: Cow<'a, str>) -> Self {
+        Self(text)
+    }
+
     pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
@@ -260,8 +264,8 @@ impl<'a, const SKIP: bool> StrMap<'a, SKIP> {
         SKIP && key.as_str() == LAST_APPLIED_ANNOTATION
     }
 
-    /// The map of `entries` in the order they were read: sorted by key, and of equal keys the
-    /// last read (last wins, as in Go).
+    /// The map of `entries`, given in the order read: sorted by key, and of equal keys the one
+    /// read last (last wins, as in Go).
     pub(crate) fn from_entries(mut entries: SmallVec<[(Str<'a>, Str<'a>); 8]>) -> Self {
         if !entries.is_sorted_by(|a, b| a.0 < b.0) {
             entries.sort_by(|a, b| a.0.cmp(&b.0));

@@ -301,10 +301,16 @@ impl<'a> WirePodSpec<'a> {
     /// Boxed (see [`WirePod`]), and read into the box.
     fn read(r: &mut Reader<'a>) -> Result<Box<Self>, decode::Error> {
         let mut this = Box::<Self>::default();
+        // Every member named: a field added to the struct must be read here too.
+        let Self {
+            node_name,
+            containers,
+            init_containers,
+        } = &mut *this;
         read_members!(r, |r| {
-            b"nodeName" => this.node_name = r.opt_str()?,
-            b"containers" => this.containers = r.list(WireContainer::read, SmallVec::push)?,
-            b"initContainers" => this.init_containers = r.list(WireContainer::read, Vec::push)?,
+            b"nodeName" => *node_name = r.opt_str()?,
+            b"containers" => *containers = r.list(WireContainer::read, SmallVec::push)?,
+            b"initContainers" => *init_containers = r.list(WireContainer::read, Vec::push)?,
         })?;
         Ok(this)
     }
@@ -314,17 +320,27 @@ impl<'a> WirePodStatus<'a> {
     /// Boxed (see [`WirePod`]), and read into the box.
     fn read(r: &mut Reader<'a>) -> Result<Box<Self>, decode::Error> {
         let mut this = Box::<Self>::default();
+        // Every member named: a field added to the struct must be read here too.
+        let Self {
+            phase,
+            reason,
+            pod_ip,
+            host_ip,
+            conditions,
+            container_statuses,
+            init_container_statuses,
+        } = &mut *this;
         read_members!(r, |r| {
-            b"phase" => this.phase = r.opt_str()?,
-            b"reason" => this.reason = r.opt_str()?,
-            b"podIP" => this.pod_ip = r.opt_str()?,
-            b"hostIP" => this.host_ip = r.opt_str()?,
-            b"conditions" => this.conditions = r.list(WireCondition::read, SmallVec::push)?,
+            b"phase" => *phase = r.opt_str()?,
+            b"reason" => *reason = r.opt_str()?,
+            b"podIP" => *pod_ip = r.opt_str()?,
+            b"hostIP" => *host_ip = r.opt_str()?,
+            b"conditions" => *conditions = r.list(WireCondition::read, SmallVec::push)?,
             b"containerStatuses" => {
-                this.container_statuses = r.list(WireContainerStatus::read, SmallVec::push)?
+                *container_statuses = r.list(WireContainerStatus::read, SmallVec::push)?
             },
             b"initContainerStatuses" => {
-                this.init_container_statuses = r.list(WireContainerStatus::read, Vec::push)?
+                *init_container_statuses = r.list(WireContainerStatus::read, Vec::push)?
             },
         })?;
         Ok(this)
@@ -334,10 +350,16 @@ impl<'a> WirePodStatus<'a> {
 impl<'a> WireCondition<'a> {
     fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
         let mut condition = Self::default();
+        // Every member named: a field added to the struct must be read here too.
+        let Self {
+            type_,
+            status,
+            reason,
+        } = &mut condition;
         read_members!(r, |r| {
-            b"type" => condition.type_ = r.opt_str()?,
-            b"status" => condition.status = r.opt_str()?,
-            b"reason" => condition.reason = r.opt_str()?,
+            b"type" => *type_ = r.opt_str()?,
+            b"status" => *status = r.opt_str()?,
+            b"reason" => *reason = r.opt_str()?,
         })?;
         Ok(condition)
     }
@@ -346,13 +368,22 @@ impl<'a> WireCondition<'a> {
 impl<'a> WireContainerStatus<'a> {
     fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
         let mut status = Self::default();
+        // Every member named: a field added to the struct must be read here too.
+        let Self {
+            name,
+            ready,
+            restart_count,
+            started,
+            state,
+            last_state,
+        } = &mut status;
         read_members!(r, |r| {
-            b"name" => status.name = r.opt_str()?,
-            b"ready" => status.ready = r.bool()?,
-            b"restartCount" => status.restart_count = r.i64()?,
-            b"started" => status.started = r.opt_bool()?,
-            b"state" => status.state = r.opt(WireState::read)?,
-            b"lastState" => status.last_state = r.opt(WireState::read)?,
+            b"name" => *name = r.opt_str()?,
+            b"ready" => *ready = r.bool()?,
+            b"restartCount" => *restart_count = r.i64()?,
+            b"started" => *started = r.opt_bool()?,
+            b"state" => *state = r.opt(WireState::read)?,
+            b"lastState" => *last_state = r.opt(WireState::read)?,
         })?;
         Ok(status)
     }
@@ -361,10 +392,16 @@ impl<'a> WireContainerStatus<'a> {
 impl<'a> WireState<'a> {
     fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
         let mut state = Self::default();
+        // Every member named: a field added to the struct must be read here too.
+        let Self {
+            waiting,
+            running,
+            terminated,
+        } = &mut state;
         read_members!(r, |r| {
-            b"waiting" => state.waiting = r.opt(WireWaiting::read)?,
-            b"running" => state.running = r.opt(|r| r.skip().map(|()| IgnoredAny))?,
-            b"terminated" => state.terminated = r.opt(WireTerminated::read)?,
+            b"waiting" => *waiting = r.opt(WireWaiting::read)?,
+            b"running" => *running = r.opt(|r| r.skip().map(|()| IgnoredAny))?,
+            b"terminated" => *terminated = r.opt(WireTerminated::read)?,
         })?;
         Ok(state)
     }
@@ -373,8 +410,10 @@ impl<'a> WireState<'a> {
 impl<'a> WireWaiting<'a> {
     fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
         let mut waiting = Self::default();
+        // Every member named: a field added to the struct must be read here too.
+        let Self { reason } = &mut waiting;
         read_members!(r, |r| {
-            b"reason" => waiting.reason = r.opt_str()?,
+            b"reason" => *reason = r.opt_str()?,
         })?;
         Ok(waiting)
     }
@@ -383,11 +422,18 @@ impl<'a> WireWaiting<'a> {
 impl<'a> WireTerminated<'a> {
     fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
         let mut terminated = Self::default();
+        // Every member named: a field added to the struct must be read here too.
+        let Self {
+            reason,
+            exit_code,
+            signal,
+            finished_at,
+        } = &mut terminated;
         read_members!(r, |r| {
-            b"reason" => terminated.reason = r.opt_str()?,
-            b"exitCode" => terminated.exit_code = r.i64()?,
-            b"signal" => terminated.signal = r.i64()?,
-            b"finishedAt" => terminated.finished_at = r.opt_timestamp()?,
+            b"reason" => *reason = r.opt_str()?,
+            b"exitCode" => *exit_code = r.i64()?,
+            b"signal" => *signal = r.i64()?,
+            b"finishedAt" => *finished_at = r.opt_timestamp()?,
         })?;
         Ok(terminated)
     }

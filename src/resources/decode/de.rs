@@ -48,22 +48,11 @@ impl<'de> Deserializer<'de> {
 
     /// Only whitespace may follow the value.
     pub fn end(&mut self) -> Result<()> {
-        self.scan.ws();
-        match self.scan.peek() {
-            None => Ok(()),
-            Some(_) => Err(self.scan.malformed("trailing characters").into()),
-        }
+        self.scan.end().map_err(Into::into)
     }
 
     fn next(&mut self) -> Result<u8> {
-        self.scan.ws();
-        self.scan
-            .peek()
-            .ok_or_else(|| self.scan.malformed("expected a value").into())
-    }
-
-    fn literal(&mut self, word: &'static [u8]) -> Result<()> {
-        literal(&mut self.scan, word)
+        self.scan.value_start().map_err(Into::into)
     }
 
     /// The string at `pos` (its opening quote): borrowed from the text unless it has escapes.
@@ -74,6 +63,7 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// An integer, as serde_json hands one to a visitor (see [`integer`]).
     fn number<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         match integer(&mut self.scan)? {
             Integer::Unsigned(n) => visitor.visit_u64(n),
@@ -256,15 +246,15 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
                 Ok(value)
             }
             b'n' => {
-                self.literal(b"null")?;
+                literal(&mut self.scan, b"null")?;
                 visitor.visit_unit()
             }
             b't' => {
-                self.literal(b"true")?;
+                literal(&mut self.scan, b"true")?;
                 visitor.visit_bool(true)
             }
             b'f' => {
-                self.literal(b"false")?;
+                literal(&mut self.scan, b"false")?;
                 visitor.visit_bool(false)
             }
             b'-' | b'0'..=b'9' => self.number(visitor),
@@ -274,7 +264,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if self.next()? == b'n' {
-            self.literal(b"null")?;
+            literal(&mut self.scan, b"null")?;
             visitor.visit_none()
         } else {
             visitor.visit_some(self)

@@ -3,7 +3,7 @@
 //! serde's derive reaches every member through generic visitor calls and moves each struct by
 //! value through `Option` and `Result` at every level. A hand-written decoder walks the members
 //! itself over the same [`Scan`], reads what it names and skips the rest as the serde path
-//! does: a sim pod's decode takes 9% fewer instructions (41,758 → 37,980). It is strict:
+//! does, in about a tenth fewer instructions for a pod (see docs/benchmarks.md). It is strict:
 //! anything it does not expect (a `null` where serde's derive would refuse one, a duplicate
 //! member, an escaped member name, a number that is not an integer) is an error, and its
 //! caller then decodes the text through serde's derive, which reads it or reports it.
@@ -33,19 +33,12 @@ impl<'a> Reader<'a> {
     }
 
     fn next(&mut self) -> Result<u8> {
-        self.scan.ws();
-        self.scan
-            .peek()
-            .ok_or_else(|| self.malformed("expected a value").into())
+        self.scan.value_start().map_err(Into::into)
     }
 
     /// Only whitespace may follow the value.
     pub(crate) fn end(&mut self) -> Result<()> {
-        self.scan.ws();
-        match self.scan.peek() {
-            None => Ok(()),
-            Some(_) => Err(self.malformed("trailing characters").into()),
-        }
+        self.scan.end().map_err(Into::into)
     }
 
     /// An object: `member` is called with each member's name, and reads or skips its value.
@@ -77,7 +70,7 @@ impl<'a> Reader<'a> {
         mut member: impl FnMut(&mut Self, Str<'a>) -> Result<()>,
     ) -> Result<()> {
         self.members(|r| {
-            let name = Str(text(&mut r.scan)?);
+            let name = Str::new(text(&mut r.scan)?);
             r.scan.expect(b':', "expected ':'")?;
             member(r, name)
         })
@@ -112,7 +105,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An array: `element` reads each element.
-    pub(crate) fn array(&mut self, mut element: impl FnMut(&mut Self) -> Result<()>) -> Result<()> {
+    fn array(&mut self, mut element: impl FnMut(&mut Self) -> Result<()>) -> Result<()> {
         if self.next()? != b'[' {
             return Err(self.malformed("expected an array").into());
         }
@@ -135,7 +128,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Reads a `null` if one is next: what an `Option` member reads as `None`.
-    pub(crate) fn null(&mut self) -> Result<bool> {
+    fn null(&mut self) -> Result<bool> {
         if self.next()? == b'n' {
             literal(&mut self.scan, b"null")?;
             return Ok(true);
@@ -144,7 +137,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A string (not `null`).
-    pub(crate) fn str(&mut self) -> Result<Cow<'a, str>> {
+    fn str(&mut self) -> Result<Cow<'a, str>> {
         if self.next()? != b'"' {
             return Err(self.malformed("expected a string").into());
         }
@@ -205,7 +198,7 @@ impl<'a> Reader<'a> {
     }
 
     pub(crate) fn opt_str(&mut self) -> Result<Option<Str<'a>>> {
-        self.opt(|r| r.str().map(Str))
+        self.opt(|r| r.str().map(Str::new))
     }
 
     pub(crate) fn opt_bool(&mut self) -> Result<Option<bool>> {
@@ -226,7 +219,7 @@ impl<'a> Reader<'a> {
             if StrMap::<SKIP>::skips(&key) {
                 return r.skip();
             }
-            entries.push((key, Str(r.str()?)));
+            entries.push((key, Str::new(r.str()?)));
             Ok(())
         })?;
         Ok(StrMap::from_entries(entries))
