@@ -747,12 +747,13 @@ async fn measure(
 }
 
 /// Backlog drain: how many events per second a client processes when the sim is not the
-/// limit. The caller has stopped every other client. This one is stopped (`SIGSTOP`) while the sim writes `plan.drain_writes` changes
-/// into its watch history as fast as it can, then resumed: the sim then only copies logged
-/// events into the open watch, and the client's catch-up rate is what it can process on its
-/// one core. It is timed from the resume to when the child saw the pod created after the
-/// backlog (its `rv_at`, on the wall clock both processes share). A relist or an error on the
-/// way is a failure: the drain must be the watch's.
+/// limit. The caller has stopped every other client. This one is stopped (`SIGSTOP`) while
+/// the sim writes `plan.drain_writes` changes into its watch history as fast as it can, then
+/// resumed: the sim then only copies logged events into the open watch, and the client's
+/// catch-up rate is what it can process on its one core. It is timed from the resume to when
+/// the child saw the pod created after the backlog (its `rv_at`, on the wall clock both
+/// processes share). A relist or an error on the way is a failure: the drain must be the
+/// watch's.
 async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drain, String> {
     let deadline = Instant::now() + plan.sync_timeout;
     let catch_up = async |child: &mut ChildProc, rv: u64| -> Result<(), String> {
@@ -1050,7 +1051,8 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
          then resumed; pod events/s from the resume until it has a pod created after the \
          backlog. {} rounds; in each, every client drains once while the others are stopped, \
          so the clients take turns; the median drain is reported, and the ratio of each \
-         round's pair. CPU total includes catching up on the other client's drains. Memory cap per client: {:.1} GiB. {}\n",
+         round's pair. CPU total includes catching up on the other client's drains. Memory \
+         cap per client: {:.1} GiB. {}\n",
         plan.rates,
         plan.warmup.as_secs_f64(),
         plan.window.as_secs_f64(),
