@@ -304,6 +304,31 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// Past the comma before an object's next member or an array's next element (none before
+    /// the `first`): the item's first byte, or `None` at the `close`-ing bracket, which is left
+    /// for the caller to read. Inlined: it runs per member and element, and a call costs a
+    /// pod's decode ~5% more.
+    #[inline]
+    fn next_item(
+        &mut self,
+        first: &mut bool,
+        close: u8,
+        what: &'static str,
+    ) -> Result<Option<u8>, Malformed> {
+        let next = self.value_start()?;
+        if next == close {
+            return Ok(None);
+        }
+        if std::mem::take(first) {
+            return Ok(Some(next));
+        }
+        if next != b',' {
+            return Err(self.malformed(what));
+        }
+        self.pos += 1;
+        self.value_start().map(Some)
+    }
+
     fn expect(&mut self, byte: u8, what: &'static str) -> Result<(), Malformed> {
         self.ws();
         if self.peek() != Some(byte) {

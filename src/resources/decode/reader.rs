@@ -79,52 +79,41 @@ impl<'a> Reader<'a> {
     /// An object's members, each read by `member` from its name's opening quote.
     #[inline(always)]
     fn members(&mut self, mut member: impl FnMut(&mut Self) -> Result<()>) -> Result<()> {
-        if self.next()? != b'{' {
-            return Err(self.malformed("expected an object").into());
-        }
-        self.scan.pos += 1;
-        let mut first = true;
-        loop {
-            let mut next = self.next()?;
-            if next == b'}' {
-                self.scan.pos += 1;
-                return Ok(());
+        self.items(b'{', b'}', |r, first| {
+            if first != b'"' {
+                return Err(r.malformed("expected a member name").into());
             }
-            if !std::mem::take(&mut first) {
-                if next != b',' {
-                    return Err(self.malformed("expected ',' or '}'").into());
-                }
-                self.scan.pos += 1;
-                next = self.next()?;
-            }
-            if next != b'"' {
-                return Err(self.malformed("expected a member name").into());
-            }
-            member(self)?;
-        }
+            member(r)
+        })
     }
 
     /// An array: `element` reads each element.
     fn array(&mut self, mut element: impl FnMut(&mut Self) -> Result<()>) -> Result<()> {
-        if self.next()? != b'[' {
-            return Err(self.malformed("expected an array").into());
+        self.items(b'[', b']', |r, _| element(r))
+    }
+
+    /// The items between `open` and `close` (see [`Scan::next_item`]), each read by `item`
+    /// from its first byte.
+    #[inline(always)]
+    fn items(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut item: impl FnMut(&mut Self, u8) -> Result<()>,
+    ) -> Result<()> {
+        if self.next()? != open {
+            return Err(self.malformed("expected an object or array").into());
         }
         self.scan.pos += 1;
         let mut first = true;
-        loop {
-            let next = self.next()?;
-            if next == b']' {
-                self.scan.pos += 1;
-                return Ok(());
-            }
-            if !std::mem::take(&mut first) {
-                if next != b',' {
-                    return Err(self.malformed("expected ',' or ']'").into());
-                }
-                self.scan.pos += 1;
-            }
-            element(self)?;
+        while let Some(next) =
+            self.scan
+                .next_item(&mut first, close, "expected ',' or a bracket")?
+        {
+            item(self, next)?;
         }
+        self.scan.pos += 1;
+        Ok(())
     }
 
     /// Reads a `null` if one is next: what an `Option` member reads as `None`.
@@ -158,7 +147,7 @@ impl<'a> Reader<'a> {
             b'-' | b'0'..=b'9' => match integer(&mut self.scan)? {
                 Integer::Negative(n) => Ok(n),
                 Integer::Unsigned(n) => {
-                    i64::try_from(n).map_err(|_| self.malformed("an integer past i64").into())
+                    i64::try_from(n).map_err(|_| Error::Data("an integer past i64".into()))
                 }
             },
             _ => Err(self.malformed("expected an integer").into()),
