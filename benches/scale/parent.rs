@@ -218,6 +218,17 @@ struct Drain {
     seconds: f64,
     /// The client's CPU use while catching up, in cores.
     cpu: f64,
+    /// The rest of the client's pinned CPU over the drain, if pinned.
+    core: Option<CoreShares>,
+}
+
+/// Shares of a drain's time that the client's CPU spent other than on the client: what a
+/// drain below 100% CPU lost its time to.
+#[derive(Debug, Clone, Copy)]
+struct CoreShares {
+    interrupts: f64,
+    steal: f64,
+    idle: f64,
 }
 
 impl Drain {
@@ -789,6 +800,7 @@ async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drai
     child.signal(libc::SIGCONT)?;
     let resumed = Instant::now();
     let resumed_at = super::child::unix_micros() as f64;
+    let core_before = plan.pin.and_then(|(_, cpu)| procfs::cpu_times(cpu));
     let marked = marked?;
     if written < plan.drain_writes {
         return Err(format!(
@@ -803,12 +815,25 @@ async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drai
         ));
     }
     catch_up(child, marked).await?;
+    let core_after = plan.pin.and_then(|(_, cpu)| procfs::cpu_times(cpu));
+    let seen_at = super::child::unix_micros() as f64;
     let last = &child.latest;
     // To when the child reached the mark, not to the progress line that says so.
     let seconds = match (num(last, "rv_at") - resumed_at) / 1e6 {
         caught_up if caught_up > 0.0 => caught_up,
         _ => resumed.elapsed().as_secs_f64(),
     };
+    // The counters were read up to ~0.1 s after the end (the progress line's period), when
+    // the core idled: that tail is taken off the idle time.
+    let tail = ((seen_at - resumed_at) / 1e6 - seconds).max(0.0);
+    let core = core_before.zip(core_after).map(|(a, b)| {
+        let share = |ticks: u64, minus: f64| ((ticks as f64 / 100.0 - minus) / seconds).max(0.0);
+        CoreShares {
+            interrupts: share(b.interrupts.saturating_sub(a.interrupts), 0.0),
+            steal: share(b.steal.saturating_sub(a.steal), 0.0),
+            idle: share(b.idle.saturating_sub(a.idle), tail),
+        }
+    });
     for counter in ["relists", "errors"] {
         if num(last, counter) > num(&stopped, counter) {
             return Err(format!("{counter} went up during the drain"));
@@ -818,6 +843,7 @@ async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drai
         events: num(last, "events") - num(&stopped, "events"),
         seconds,
         cpu: (num(last, "cpu") - num(&stopped, "cpu")) / seconds.max(1e-3),
+        core,
     })
 }
 
@@ -986,6 +1012,34 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
                 r.drain().map_or(0.0, Drain::rate),
             ),
         );
+        let shares = |c: &ClientResult| {
+            let each: Vec<String> = c
+                .drains
+                .iter()
+                .filter_map(|d| {
+                    d.core.map(|s| {
+                        format!(
+                            "{:.0}/{:.0}/{:.0}/{:.0}",
+                            d.cpu * 100.0,
+                            s.interrupts * 100.0,
+                            s.steal * 100.0,
+                            s.idle * 100.0
+                        )
+                    })
+                })
+                .collect();
+            if each.is_empty() {
+                "–".to_string()
+            } else {
+                each.join(", ")
+            }
+        };
+        row(
+            "its CPU in each drain: the client / interrupts / steal / idle (%)",
+            shares(k),
+            shares(r),
+            String::new(),
+        );
         let mut paired = paired_ratios(k, r);
         if !paired.is_empty() {
             let listed: Vec<String> = paired.iter().map(|q| format!("{q:.2}")).collect();
@@ -1062,7 +1116,10 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
         match plan.pin {
             Some((sim, client)) => format!(
                 "CPUs: the sim pinned to CPU {sim}, each client to CPU {client} (taskset); other \
-                 processes on the machine still share both."
+                 processes on the machine still share both. For each drain, CPU {client}'s time \
+                 from /proc/stat (10 ms ticks) as shares of the drain: the client's own CPU, \
+                 interrupts (irq and softirq; on loopback these include the sim's TCP sends that \
+                 the client's ACKs release), steal by the hypervisor, and idle."
             ),
             None => "CPUs: not pinned; the sim and the client share the machine's cores.".into(),
         }

@@ -36,6 +36,37 @@ pub fn cpu_seconds() -> f64 {
     (ticks(11) + ticks(12)) as f64 / 100.0
 }
 
+/// Where one CPU's time went, in ticks of 10 ms since boot (/proc/stat's `cpuN` line).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CpuTimes {
+    /// idle and iowait.
+    pub idle: u64,
+    /// irq and softirq: on loopback, also the sim's TCP sends that the client's ACKs release.
+    pub interrupts: u64,
+    /// Time the hypervisor ran something else on this virtual CPU.
+    pub steal: u64,
+}
+
+pub fn cpu_times(cpu: usize) -> Option<CpuTimes> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let name = format!("cpu{cpu}");
+    let line = stat
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(name.as_str()))?;
+    let ticks: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    // user nice system idle iowait irq softirq steal ...
+    let at = |i: usize| ticks.get(i).copied().unwrap_or(0);
+    Some(CpuTimes {
+        idle: at(3) + at(4),
+        interrupts: at(5) + at(6),
+        steal: at(7),
+    })
+}
+
 /// MemAvailable in bytes.
 pub fn mem_available() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
