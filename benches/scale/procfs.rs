@@ -37,7 +37,7 @@ pub fn cpu_seconds() -> f64 {
 }
 
 /// Where one CPU's time went, in ticks of 10 ms since boot (/proc/stat's `cpuN` line).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct CpuTimes {
     /// idle and iowait.
     pub idle: u64,
@@ -47,6 +47,7 @@ pub struct CpuTimes {
     pub steal: u64,
 }
 
+/// CPU `cpu`'s times since boot; `None` if /proc/stat has no such CPU.
 pub fn cpu_times(cpu: usize) -> Option<CpuTimes> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
     let name = format!("cpu{cpu}");
