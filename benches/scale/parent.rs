@@ -203,6 +203,11 @@ struct ClientResult {
     cpu_sync: f64,
     peak: u64,
     steady_rss: u64,
+    /// RSS, pods in store and events processed when the client's last drain ended: what the
+    /// churn and the drains did to memory that the steady RSS after sync does not show.
+    end_rss: u64,
+    end_objects: u64,
+    end_events: f64,
     steps: Vec<Step>,
     /// Every backlog drain, in the order run.
     drains: Vec<Drain>,
@@ -298,6 +303,9 @@ async fn run(plan: &Plan) -> Vec<SizeResult> {
                 result.peak = num(&child.latest, "peak") as u64;
             }
             result.cpu_total = num(&child.latest, "cpu");
+            result.end_rss = num(&child.latest, "rss") as u64;
+            result.end_objects = num(&child.latest, "objects") as u64;
+            result.end_events = num(&child.latest, "events");
             child.stop().await;
             eprintln!("scale: {pods} pods, {}: {result:?}", result.name);
             clients.push(result);
@@ -919,6 +927,20 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
             val(k, &|c| mib(c.steady_rss)),
             val(r, &|c| mib(c.steady_rss)),
             ratio(k.steady_rss as f64, r.steady_rss as f64),
+        );
+        let end = |c: &ClientResult| {
+            format!(
+                "{} ({} pods, {:.0} events)",
+                mib(c.end_rss),
+                c.end_objects,
+                c.end_events
+            )
+        };
+        row(
+            "RSS after the churn and the drains (MiB)",
+            val(k, &end),
+            val(r, &end),
+            ratio(k.end_rss as f64, r.end_rss as f64),
         );
         let best = |c: &ClientResult| {
             c.best().map_or("–".into(), |b| {
