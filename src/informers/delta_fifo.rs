@@ -95,6 +95,14 @@ pub trait ReflectorStore<T>: Send + Sync {
     /// A successful list: `list` is the whole truth as of `resource_version`.
     fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) -> Result<(), KeyError>;
     fn resync(&self) -> Result<(), KeyError>;
+
+    /// The object the store already holds for `obj`'s key at `obj`'s resourceVersion, if
+    /// any. A resourceVersion names one state of an object, so a relist can hand that one on
+    /// instead of the copy it just decoded, and a relist of a large, quiet cluster does not
+    /// hold the whole store twice until Replace has been applied. Not part of client-go.
+    fn known_copy(&self, _obj: &T) -> Option<Arc<T>> {
+        None
+    }
 }
 
 /// The DeltaFIFO was closed and has nothing left to pop.
@@ -317,6 +325,17 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
         Ok(())
     }
 
+    /// From knownObjects: what the informer has applied (a queued delta may be newer, but
+    /// then its resourceVersion differs).
+    fn known_copy(&self, obj: &T) -> Option<Arc<T>> {
+        let known = self.known_objects.as_ref().filter(|k| !k.is_empty())?;
+        let rv = obj.resource_version().filter(|rv| !rv.is_empty())?;
+        let key = meta_namespace_key(obj).ok()?;
+        known
+            .get_by_key(&key)
+            .filter(|held| held.resource_version() == Some(rv))
+    }
+
     /// A Replaced delta per listed object; a tombstone for every queued key missing from the
     /// list, and for every known key missing from the list and not queued.
     fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) -> Result<(), KeyError> {
@@ -487,6 +506,32 @@ mod tests {
         indexer.add(obj("ns/known", 1, "")).unwrap();
         fifo.delete(obj("ns/known", 2, "")).unwrap();
         assert_eq!(fifo.list_keys(), vec![Key::from("ns/known")]);
+    }
+
+    #[test]
+    fn known_copy_is_the_held_object_at_the_same_resource_version() {
+        let indexer: Indexer<TestObj> = Indexer::default();
+        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        assert!(
+            fifo.known_copy(&obj("ns/a", 1, "")).is_none(),
+            "nothing held"
+        );
+        let held = obj("ns/a", 1, "");
+        indexer.add(held.clone()).unwrap();
+        let copy = fifo.known_copy(&obj("ns/a", 1, "")).expect("held at rv 1");
+        assert!(Arc::ptr_eq(&copy, &held));
+        assert!(
+            fifo.known_copy(&obj("ns/a", 2, "")).is_none(),
+            "another state"
+        );
+        assert!(
+            fifo.known_copy(&obj("ns/b", 1, "")).is_none(),
+            "another key"
+        );
+        assert!(
+            DeltaFifo::<TestObj>::new(None).known_copy(&held).is_none(),
+            "no knownObjects"
+        );
     }
 
     #[tokio::test]

@@ -318,7 +318,7 @@ where
                     items.clear();
                     let page = self.lister_watcher.list(&full).await?;
                     self.count_malformed(page.malformed.len());
-                    items.extend(page.items);
+                    self.extend_listed(&mut items, page.items);
                     return Ok((items, page.resource_version));
                 }
                 Err(err) => return Err(err),
@@ -326,7 +326,7 @@ where
             pages += 1;
             bump(&self.metrics.list_pages);
             self.count_malformed(page.malformed.len());
-            items.extend(page.items);
+            self.extend_listed(&mut items, page.items);
             let objects = items.len() as u64;
             self.status
                 .send_modify(|s| s.phase = ReflectorPhase::Listing { pages, objects });
@@ -342,6 +342,16 @@ where
                 None => return Ok((items, page.resource_version)),
             }
         }
+    }
+
+    /// Listed objects join `items` page by page, each as the store's own copy when it holds
+    /// the same state (see [`ReflectorStore::known_copy`]): a decoded duplicate is dropped
+    /// with its page instead of living until Replace.
+    fn extend_listed(&self, items: &mut Vec<Arc<T>>, page: Vec<Arc<T>>) {
+        items.extend(
+            page.into_iter()
+                .map(|obj| self.store.known_copy(&obj).unwrap_or(obj)),
+        );
     }
 
     fn count_malformed(&self, n: usize) {
