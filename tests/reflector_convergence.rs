@@ -320,7 +320,7 @@ async fn a_relist_keeps_the_objects_the_store_holds_at_the_same_resource_version
     let mark_key = format!("{namespace}/after-the-relist");
     let deadline = Instant::now() + Duration::from_secs(30);
     while run.informer.indexer().get_by_key(&mark_key).is_none()
-        || run.informer.informer().store().len() > 0
+        || !run.informer.informer().store().is_empty()
     {
         assert!(Instant::now() < deadline, "the mark pod never arrived");
         tokio::time::sleep(Duration::from_millis(50)).await;
