@@ -6,6 +6,7 @@
 //! any number of cheap clones read it.
 
 use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -153,10 +154,20 @@ impl<T: Object> Indexer<T> {
         Ok(())
     }
 
-    /// Inserts or replaces under `key`, returning the previous object.
+    /// Inserts or replaces under `key`, returning the previous object. A replaced object's
+    /// index sets get the key the store already holds, not the caller's copy: every set then
+    /// shares one allocation per key, and a later removal from a set finds its key by pointer
+    /// instead of comparing the text.
     pub fn insert(&self, key: Key, obj: Arc<T>) -> Option<Arc<T>> {
         let mut state = self.state.write();
-        let old = state.items.insert(key.clone(), obj.clone());
+        let (key, old) = match state.items.entry(key) {
+            Entry::Occupied(mut held) => (held.key().clone(), Some(held.insert(obj.clone()))),
+            Entry::Vacant(new) => {
+                let key = new.key().clone();
+                new.insert(obj.clone());
+                (key, None)
+            }
+        };
         self.update_indices(&mut state, old.as_deref(), Some(&obj), &key);
         old
     }
@@ -437,6 +448,17 @@ mod tests {
             .unwrap();
         assert!(indexer.list_index_values("app").unwrap().is_empty());
         assert_eq!(indexer.len(), 1);
+    }
+
+    #[test]
+    fn index_sets_share_the_key_the_store_holds() {
+        let indexer = Indexer::new([("app", label_index("app"))]).unwrap();
+        indexer.add(pod("ns", "a", &[("app", "web")])).unwrap();
+        // Each event brings its own copy of the key; the sets keep the store's.
+        indexer.update(pod("ns", "a", &[("app", "db")])).unwrap();
+        let held = indexer.list_keys();
+        let in_set = indexer.index_keys("app", "db").unwrap();
+        assert!(Arc::ptr_eq(&held[0], &in_set[0]));
     }
 
     #[test]
