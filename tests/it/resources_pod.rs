@@ -10,7 +10,7 @@ use kscope::resources::{
 };
 use serde_json::{Value, json};
 
-const FIXTURE: &[u8] = include_bytes!("fixtures/pod-realistic.json");
+const FIXTURE: &[u8] = include_bytes!("../fixtures/pod-realistic.json");
 
 fn fixture_value() -> Value {
     serde_json::from_slice(FIXTURE).unwrap()

@@ -1,8 +1,7 @@
 //! End to end: `kscope --demo` in a real terminal (tmux), driven by keys and read back from
 //! the screen. Skipped, with the reason printed, when tmux is not installed.
 
-#[path = "common/tmux.rs"]
-mod tmux;
+use crate::common::tmux;
 
 use tmux::{Session, tmux};
 

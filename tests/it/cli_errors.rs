@@ -2,8 +2,7 @@
 //! objects are skipped and counted while everything else keeps working. Runs the real
 //! binary against the sim and against a small misbehaving API server, over real HTTP.
 
-#[path = "common/cli.rs"]
-mod cli;
+use crate::common::cli;
 
 use std::net::SocketAddr;
 use std::path::Path;

@@ -1,8 +1,7 @@
 //! Secrets through the real binary against the sim: `kscope get secrets` prints kubectl's
 //! columns, and neither `get` nor `deltas` nor the log ever carry a Secret's value.
 
-#[path = "common/cli.rs"]
-mod cli;
+use crate::common::cli;
 
 use std::path::Path;
 use std::time::Duration;

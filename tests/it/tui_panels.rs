@@ -2,8 +2,7 @@
 //! pipeline events, and the workqueue with adds/s and sparklines, at a comfortable size and
 //! at the smallest ones. Fixed clock, hand-made deltas and queue samples.
 
-#[path = "common/tmux.rs"]
-mod tmux;
+use crate::common::tmux;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};

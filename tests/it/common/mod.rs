@@ -1,0 +1,4 @@
+//! Helpers shared by the integration tests.
+
+pub mod cli;
+pub mod tmux;

@@ -1,0 +1,22 @@
+//! The integration tests, one binary: each module runs the real HTTP path against the
+//! simulated API server, the CLI as a subprocess, or the TUI through its real draw path.
+//! One binary links once, where twenty took most of CI's time.
+
+mod common;
+mod cli_errors;
+mod reflector_convergence;
+mod reflector_scale;
+mod resources_kinds;
+mod resources_pod;
+mod secrets;
+mod sim_errors;
+mod sim_kubectl;
+mod sim_protocol;
+mod tui_detail;
+mod tui_frame_cost;
+mod tui_keys;
+mod tui_panels;
+mod tui_snapshots;
+mod tui_tmux;
+mod views_config;
+mod views_sim;
