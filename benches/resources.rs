@@ -19,6 +19,7 @@ struct Counting;
 static LIVE: AtomicIsize = AtomicIsize::new(0);
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);
 
+#[allow(unsafe_code)] // A global allocator cannot be written without it.
 // SAFETY: forwards every call to the system allocator unchanged; only counts on the side.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {

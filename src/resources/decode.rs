@@ -22,6 +22,13 @@
 //! validated as serde_json validates it. Any error hands the whole text to serde_json, so an
 //! error is reported in serde_json's words, and anything this decoder does not read itself
 //! (an enum written as an object) is still decoded.
+//!
+//! The one module where `unsafe` is allowed (Cargo.toml's `[lints]` deny it everywhere else):
+//! the scan's SIMD loads, its calls into code built for the CPU features it detected, and a
+//! string it has seen to be ASCII. Each unsafe block says why it is sound
+//! (`clippy::undocumented_unsafe_blocks` is denied), and Miri runs this module's tests
+//! (docs/fuzzing.md).
+#![allow(unsafe_code)]
 
 mod de;
 mod reader;
