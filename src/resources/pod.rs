@@ -468,6 +468,7 @@ struct Summary<'b> {
     reason: Cow<'b, str>,
     ready: u32,
     total: u32,
+    /// Summed with saturation: the counts are the server's, and a wrapped sum showed 0.
     restarts: i64,
     last_restart: Option<Timestamp>,
 }
@@ -535,15 +536,15 @@ fn summarize<'b>(
         s.reason = Cow::Borrowed("SchedulingGated");
     }
 
-    let mut sidecar_restarts = 0;
+    let mut sidecar_restarts: i64 = 0;
     let mut sidecar_last_restart = None;
     let mut initializing = false;
     for (i, c) in init_statuses.iter().enumerate() {
-        s.restarts += c.restart_count;
+        s.restarts = s.restarts.saturating_add(c.restart_count);
         s.last_restart = later(s.last_restart, c.last_finished());
         let sidecar = sidecar_named(text(&c.name));
         if sidecar {
-            sidecar_restarts += c.restart_count;
+            sidecar_restarts = sidecar_restarts.saturating_add(c.restart_count);
             sidecar_last_restart = later(sidecar_last_restart, c.last_finished());
         }
         let terminated = c.terminated();
@@ -577,7 +578,7 @@ fn summarize<'b>(
         s.last_restart = sidecar_last_restart;
         let mut has_running = false;
         for c in statuses.iter().rev() {
-            s.restarts += c.restart_count;
+            s.restarts = s.restarts.saturating_add(c.restart_count);
             s.last_restart = later(s.last_restart, c.last_finished());
             let waiting = c.waiting_reason();
             match c.terminated() {

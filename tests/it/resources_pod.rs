@@ -560,6 +560,40 @@ fn status_sidecar_init_containers() {
 }
 
 #[test]
+fn restart_counts_past_any_sum_saturate() {
+    // A server's numbers, summed: this overflowed (a panic in a debug build, RESTARTS 0 in a
+    // release build).
+    let max = i64::MAX;
+    let app = |name: &str, count: i64| json!({"name": name, "ready": true, "restartCount": count});
+    let p = pod(json!({
+        "spec": {"containers": containers(&["a", "b"])},
+        "status": {"containerStatuses": [app("a", max), app("b", max)]},
+    }));
+    assert_eq!(p.restarts(), u32::MAX);
+    let sidecars = pod(json!({
+        "spec": {
+            "initContainers": [{"name": "s", "restartPolicy": "Always"},
+                               {"name": "t", "restartPolicy": "Always"}],
+            "containers": containers(&["a"]),
+        },
+        "status": {
+            "conditions": [{"type": "Initialized", "status": "True"}],
+            "initContainerStatuses": [
+                {"name": "s", "ready": true, "started": true, "restartCount": max},
+                {"name": "t", "ready": true, "started": true, "restartCount": max},
+            ],
+            "containerStatuses": [app("a", max)],
+        },
+    }));
+    assert_eq!(sidecars.restarts(), u32::MAX);
+    let negative = pod(json!({
+        "spec": {"containers": containers(&["a", "b"])},
+        "status": {"containerStatuses": [app("a", i64::MIN), app("b", i64::MIN)]},
+    }));
+    assert_eq!(negative.restarts(), 0);
+}
+
+#[test]
 fn malformed_pods_are_typed_errors() {
     for bad in [
         &b"{"[..],
