@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kscope::informers::lister_watcher::{decode_list, decode_watch_line};
-use kscope::resources::{KubeResource, Pod, decode};
+use kscope::resources::{Pod, decode};
 
 const FIXTURE: &[u8] = include_bytes!("../tests/fixtures/pod-realistic.json");
 
@@ -113,12 +113,8 @@ fn pod_paths() -> Vec<(&'static str, PodPath)> {
     let mut buffers = simd_json::Buffers::default();
     vec![
         ("projection", Box::new(|json| decode::<Pod>(json).unwrap())),
-        // The hand-written pod reader alone (`decode` tries it first).
-        (
-            "hand_reader",
-            Box::new(|json| Pod::decode_by_hand(json).unwrap()),
-        ),
-        // The skipping serde Deserializer alone, without serde_json's fallback.
+        // The skipping serde Deserializer alone, without serde_json's fallback: the same work as
+        // `decode` on a pod it reads.
         (
             "skipping_serde",
             Box::new(|json| kscope::resources::decode::read::<Pod>(json).unwrap()),

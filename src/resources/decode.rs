@@ -31,7 +31,6 @@
 #![allow(unsafe_code)]
 
 mod de;
-mod reader;
 
 use memchr::memchr2;
 use serde::Deserialize;
@@ -46,7 +45,6 @@ pub struct Malformed {
 }
 
 pub use de::Error;
-pub(crate) use reader::{Reader, read_members};
 
 /// Decodes one JSON value (an object, a list body) into `T`, skipping every member `T` does not
 /// read. On any error serde_json reads the text instead, so that the error is its own.

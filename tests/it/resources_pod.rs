@@ -185,7 +185,7 @@ fn escaped_strings_and_unsorted_duplicate_keys() {
     let json = br#"{"metadata":{"name":"a\u0062c","labels":{"z":"1","a":"x\"y","z":"2"}}}"#;
     let pod: Pod = kscope::resources::decode::read(json).unwrap();
     assert_eq!(pod, decode::<Pod>(json).unwrap());
-    assert_eq!(Pod::decode_by_hand(json).as_ref(), Some(&pod));
+    assert_eq!(pod, serde_json::from_slice::<Pod>(json).unwrap());
     assert_eq!(pod.name(), "abc");
     assert_eq!(
         pod.labels().iter().collect::<Vec<_>>(),
@@ -196,8 +196,7 @@ fn escaped_strings_and_unsorted_duplicate_keys() {
 }
 
 /// Decodes a pod made of a base (name, namespace) and `extra` merged over it, checking that
-/// kscope's skipping decoder (without serde_json's fallback) and its hand-written one read it
-/// as serde_json does.
+/// kscope's skipping decoder (without serde_json's fallback) reads it as serde_json does.
 fn pod(extra: Value) -> Pod {
     let mut v = json!({"metadata": {"name": "p", "namespace": "ns"}});
     merge(&mut v, extra);
@@ -205,14 +204,11 @@ fn pod(extra: Value) -> Pod {
     let skimmed: Pod = kscope::resources::decode::read(&json).unwrap();
     let whole: Pod = serde_json::from_slice(&json).unwrap();
     assert_eq!(skimmed, whole, "{v}");
-    assert_eq!(Pod::decode_by_hand(&json).as_ref(), Some(&whole), "{v}");
     skimmed
 }
 
 #[test]
-fn the_hand_written_decoder_reads_what_the_derive_reads() {
-    let whole: Pod = serde_json::from_slice(FIXTURE).unwrap();
-    assert_eq!(Pod::decode_by_hand(FIXTURE), Some(whole));
+fn nulls_escapes_and_unread_members_read_as_serde_json_reads_them() {
     // Nulls where the wire form has an Option, escapes in values and in label keys, members
     // no projection reads (at every level), unsorted labels, the last-applied annotation,
     // non-ASCII text.
@@ -250,7 +246,7 @@ fn the_hand_written_decoder_reads_what_the_derive_reads() {
 }
 
 #[test]
-fn what_the_hand_written_decoder_does_not_read_goes_to_serde() {
+fn what_the_skipping_decoder_does_not_read_goes_to_serde_json() {
     for json in [
         // An escaped member name: serde reads it as `name`.
         &br#"{"metadata":{"n\u0061me":"x"}}"#[..],
@@ -260,7 +256,7 @@ fn what_the_hand_written_decoder_does_not_read_goes_to_serde() {
         br#"{"status":{"containerStatuses":[{"name":"c","restartCount":1.5}]}}"#,
         br#"{"metadata":null}"#,
         br#"{"metadata":{}} trailing"#,
-        // Read by serde, refused by the hand-written reader: a member name it does not match.
+        // A member name no projection reads, not ASCII.
         "{\"metadata\":{\"name\":\"p\",\"ñ\":1}}".as_bytes(),
         // Refused by both.
         br#"{"metadata":{},"metadata":{}}"#,
@@ -270,7 +266,6 @@ fn what_the_hand_written_decoder_does_not_read_goes_to_serde() {
         br#"{"status":{"containerStatuses":[{"name":"c","restartCount":9223372036854775808}]}}"#,
     ] {
         let text = String::from_utf8_lossy(json);
-        assert_eq!(Pod::decode_by_hand(json), None, "{text}");
         let by_serde = serde_json::from_slice::<Pod>(json).ok();
         assert_eq!(decode::<Pod>(json).ok(), by_serde, "{text}");
     }
@@ -279,13 +274,12 @@ fn what_the_hand_written_decoder_does_not_read_goes_to_serde() {
 }
 
 #[test]
-fn a_member_name_in_the_last_sixteen_bytes_is_read_by_hand() {
-    // The scan does not classify the text's last sixteen bytes; the reader checks such a name
-    // itself.
+fn a_member_name_in_the_last_sixteen_bytes_is_read() {
+    // The scan does not classify the text's last sixteen bytes by lanes.
     let json = br#"{"metadata":{"name":"p"},"status":{"initContainerStatuses":null}}"#;
-    let by_hand = Pod::decode_by_hand(json).unwrap();
-    assert_eq!(by_hand, serde_json::from_slice::<Pod>(json).unwrap());
-    assert_eq!(by_hand.name(), "p");
+    let skimmed = kscope::resources::decode::read::<Pod>(json).unwrap();
+    assert_eq!(skimmed, serde_json::from_slice::<Pod>(json).unwrap());
+    assert_eq!(skimmed.name(), "p");
 }
 
 #[test]

@@ -31,7 +31,7 @@ impl de::Error for Error {
     }
 }
 
-pub(super) type Result<T> = std::result::Result<T, Error>;
+type Result<T> = std::result::Result<T, Error>;
 
 pub struct Deserializer<'de> {
     scan: Scan<'de>,
@@ -84,7 +84,7 @@ impl<'de> Deserializer<'de> {
 }
 
 /// `word` (`null`, `true` or `false`) at `pos`.
-pub(super) fn literal(scan: &mut Scan<'_>, word: &'static [u8]) -> Result<()> {
+fn literal(scan: &mut Scan<'_>, word: &'static [u8]) -> Result<()> {
     let at = scan.pos;
     if scan.json.get(at..at + word.len()) != Some(word) {
         return Err(scan.malformed("expected a literal").into());
@@ -95,7 +95,7 @@ pub(super) fn literal(scan: &mut Scan<'_>, word: &'static [u8]) -> Result<()> {
 
 /// The string at `pos` (its opening quote), validated as serde_json validates it: borrowed
 /// from the text unless it has escapes.
-pub(super) fn text<'de>(scan: &mut Scan<'de>) -> Result<Cow<'de, str>> {
+fn text<'de>(scan: &mut Scan<'de>) -> Result<Cow<'de, str>> {
     let start = scan.pos + 1;
     let seen = scan.string()?;
     let raw = &scan.json[start..scan.pos - 1];
@@ -119,7 +119,7 @@ pub(super) fn text<'de>(scan: &mut Scan<'de>) -> Result<Cow<'de, str>> {
 }
 
 /// A JSON integer as serde_json gives it to a visitor.
-pub(super) enum Integer {
+enum Integer {
     Unsigned(u64),
     /// Below zero.
     Negative(i64),
@@ -127,7 +127,7 @@ pub(super) enum Integer {
 
 /// The integer at `pos`. Anything else (a fraction, an exponent, `-0`, more than 64 bits) is
 /// an error, so that serde_json reads it and rounds it its own way; no projection reads one.
-pub(super) fn integer(scan: &mut Scan<'_>) -> Result<Integer> {
+fn integer(scan: &mut Scan<'_>) -> Result<Integer> {
     let json = scan.json;
     let start = scan.pos;
     let negative = json.get(start) == Some(&b'-');
