@@ -136,7 +136,7 @@ async fn run(which: &str, kubeconfig: &str) {
 type Keep = Box<dyn std::any::Any + Send>;
 
 async fn kscope_client(config: kube::Config, counters: Arc<Counters>) -> (Duration, Keep) {
-    use kscope::cluster::{Cluster, NamespaceScope};
+    use kscope::client::cluster::{Cluster, NamespaceScope};
     use kscope::index_views::definitions::{default_index_definitions, index_funcs};
     use kscope::informers::controller::{InformerConfig, RunningInformer};
     use kscope::informers::indexer::Indexer;
@@ -149,7 +149,7 @@ async fn kscope_client(config: kube::Config, counters: Arc<Counters>) -> (Durati
     // from_config turns kube's own retries off: the Reflector backs off by itself.
     let cluster = Cluster::from_config(config, "kscope-sim".into())
         .expect("cannot build a client for the sim");
-    let lister_watcher = kscope::commands::lister_watcher(
+    let lister_watcher = kscope::client::lister_watcher::KubeListerWatcher::for_kind(
         &cluster,
         ResourceKind::Pods,
         &NamespaceScope::All,

@@ -88,7 +88,7 @@ async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
     kind: ResourceKind,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
-    let tap = Tap::new(4096);
+    let tap = Tap::new(4096, crate::resources::secret::keepable_raw);
     let mut entries = tap.subscribe();
     let (informer, _) = start_informer::<T>(&args.informer, kind, Some(tap)).await?;
 

@@ -356,7 +356,7 @@ mod tests {
     /// runs; the first list lacks it, so it is deleted through a tombstone.
     #[tokio::test]
     async fn deltas_are_recorded_in_the_tap() {
-        let tap = Tap::new(10);
+        let tap = Tap::new(10, Some);
         let informer = SharedIndexInformer::new(Indexer::default(), None).with_tap(tap.clone());
         let run = spawn_run(&informer);
         informer

@@ -7,8 +7,8 @@ use std::pin::Pin;
 
 use tokio::sync::watch;
 
-use crate::cluster::{Cluster, NamespaceScope};
-use crate::commands::lister_watcher;
+use crate::client::cluster::{Cluster, NamespaceScope};
+use crate::client::lister_watcher::KubeListerWatcher;
 use crate::index_views::columns::TableRow;
 use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
 use crate::index_views::live::{SortSpec, ViewColumn, ViewWorker, Window};
@@ -112,12 +112,12 @@ impl<T: TableRow> ResourceTable<T> {
         sort: SortSpec,
     ) -> Result<Self, UiError> {
         let registry = IndexRegistry::<T>::new(indexes_for(T::KIND, &starter.indexes))?;
-        let tap = Tap::new(starter.tap_capacity);
+        let tap = Tap::new(starter.tap_capacity, crate::resources::secret::keepable_raw);
         let mut config = InformerConfig::new(T::KIND.plural());
         config.tap = Some(tap.clone());
         let informer = RunningInformer::start(
             config,
-            lister_watcher(&starter.cluster, T::KIND, scope, None, None),
+            KubeListerWatcher::for_kind(&starter.cluster, T::KIND, scope, None, None),
             registry.indexer().clone(),
         );
         let base = ViewWorker::start(

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kscope::cluster::{Cluster, NamespaceScope};
-use kscope::commands::lister_watcher;
+use kscope::client::cluster::{Cluster, NamespaceScope};
+use kscope::client::lister_watcher::KubeListerWatcher;
 use kscope::index_views::definitions::{default_index_definitions, index_funcs};
 use kscope::informers::backoff::Backoff;
 use kscope::informers::controller::{InformerConfig, RunningInformer};
@@ -35,7 +35,7 @@ async fn start_with(config: SimConfig, informer_config: InformerConfig) -> Run {
     let sim = Sim::start(config).await.expect("sim starts");
     let kube_config = sim.kube_config().await.expect("kubeconfig of the sim");
     let cluster = Cluster::from_config(kube_config, "kscope-sim".into()).expect("client");
-    let lister_watcher = lister_watcher(
+    let lister_watcher = KubeListerWatcher::for_kind(
         &cluster,
         ResourceKind::Pods,
         &NamespaceScope::All,

@@ -2,8 +2,8 @@
 
 use std::time::{Duration, Instant};
 
-use kscope::cluster::{Cluster, NamespaceScope};
-use kscope::commands::lister_watcher;
+use kscope::client::cluster::{Cluster, NamespaceScope};
+use kscope::client::lister_watcher::KubeListerWatcher;
 use kscope::index_views::definitions::{default_index_definitions, index_funcs};
 use kscope::informers::controller::{InformerConfig, RunningInformer};
 use kscope::informers::indexer::Indexer;
@@ -17,7 +17,7 @@ async fn syncs_150k_pods_with_default_indexes() {
         .expect("sim");
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("client");
-    let lister_watcher = lister_watcher(
+    let lister_watcher = KubeListerWatcher::for_kind(
         &cluster,
         ResourceKind::Pods,
         &NamespaceScope::All,

@@ -9,13 +9,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use kscope::client::lister_watcher::KubeListerWatcher;
 use kscope::config::Config;
 use kscope::index_views::live::{SortSpec, ViewWorker};
 use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
 use kscope::informers::controller::{InformerConfig, RunningInformer};
 use kscope::informers::informer::Notification;
-use kscope::informers::lister_watcher::KubeListerWatcher;
 use kscope::informers::object::Object;
 use kscope::resources::{Pod, ResourceKind};
 use kscope::sim::{Faults, Resource, Sim, SimConfig, SimHandle};
