@@ -2,7 +2,7 @@
 //! Nothing here knows about the UI.
 
 pub mod backoff;
-pub mod controller;
+pub mod running;
 pub mod delta_fifo;
 pub mod diff;
 pub mod indexer;

@@ -14,7 +14,7 @@ use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
 use crate::index_views::live::{SortSpec, ViewColumn, ViewWorker, Window};
 use crate::index_views::query::{Query, QueryError, Term};
 use crate::index_views::registry::{IndexRegistry, ValueCount};
-use crate::informers::controller::{InformerConfig, RunningInformer};
+use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::indexer::IndexerError;
 use crate::informers::keys::Key;
 use crate::informers::reflector::ReflectorStatus;

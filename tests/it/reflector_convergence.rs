@@ -9,7 +9,7 @@ use kscope::client::cluster::{Cluster, NamespaceScope};
 use kscope::client::lister_watcher::KubeListerWatcher;
 use kscope::index_views::definitions::{default_index_definitions, index_funcs};
 use kscope::informers::backoff::Backoff;
-use kscope::informers::controller::{InformerConfig, RunningInformer};
+use kscope::informers::running::{InformerConfig, RunningInformer};
 use kscope::informers::indexer::Indexer;
 use kscope::informers::informer::Notification;
 use kscope::informers::object::Object;

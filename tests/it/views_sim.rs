@@ -14,7 +14,7 @@ use kscope::config::Config;
 use kscope::index_views::live::{SortSpec, ViewWorker};
 use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
-use kscope::informers::controller::{InformerConfig, RunningInformer};
+use kscope::informers::running::{InformerConfig, RunningInformer};
 use kscope::informers::informer::Notification;
 use kscope::informers::object::Object;
 use kscope::resources::{Pod, ResourceKind};

@@ -1,4 +1,5 @@
 //! Helpers shared by the integration tests.
 
 pub mod cli;
+pub mod tools;
 pub mod tmux;

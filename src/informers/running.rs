@@ -1,4 +1,5 @@
-//! client-go's controller: one Reflector feeding one shared informer, run as background tasks.
+//! A running informer: one Reflector feeding one shared informer's processing loop, as
+//! background tasks (what client-go's `controller` type does, without any reconcile loop).
 
 use std::sync::Arc;
 use std::time::Duration;
