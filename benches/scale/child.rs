@@ -138,11 +138,11 @@ type Keep = Box<dyn std::any::Any + Send>;
 async fn kscope_client(config: kube::Config, counters: Arc<Counters>) -> (Duration, Keep) {
     use kscope::client::cluster::{Cluster, NamespaceScope};
     use kscope::index_views::definitions::{default_index_definitions, index_funcs};
-    use kscope::informers::running::{InformerConfig, RunningInformer};
     use kscope::informers::indexer::Indexer;
     use kscope::informers::informer::Notification;
     use kscope::informers::keys::DeltaObject;
     use kscope::informers::object::Object;
+    use kscope::informers::running::{InformerConfig, RunningInformer};
     use kscope::resources::{Pod, ResourceKind};
 
     let started = Instant::now();

@@ -7,8 +7,8 @@ use k8s_openapi::jiff;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::duration::parse_duration;
-use crate::informers::running::RunningInformer;
 use crate::informers::lister_watcher::WatchEventType;
+use crate::informers::running::RunningInformer;
 use crate::informers::tap::{Tap, TapEntry, TapKind};
 use crate::resources::{
     Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,

@@ -13,10 +13,10 @@ use crate::client::cluster::{ClusterArgs, ClusterError, NamespaceScope};
 use crate::client::lister_watcher::KubeListerWatcher;
 use crate::config::Config;
 use crate::index_views::definitions::{Indexable, index_funcs};
-use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::indexer::Indexer;
 use crate::informers::lister_watcher::ListWatchError;
 use crate::informers::reflector::ReflectorError;
+use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::tap::Tap;
 use crate::resources::{ResourceKind, UnknownResource};
 

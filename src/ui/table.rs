@@ -14,10 +14,10 @@ use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
 use crate::index_views::live::{SortSpec, ViewColumn, ViewWorker, Window};
 use crate::index_views::query::{Query, QueryError, Term};
 use crate::index_views::registry::{IndexRegistry, ValueCount};
-use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::indexer::IndexerError;
 use crate::informers::keys::Key;
 use crate::informers::reflector::ReflectorStatus;
+use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::tap::Tap;
 use crate::informers::workqueue::WorkqueueMetrics;
 use crate::resources::{

@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 use kscope::client::cluster::{Cluster, NamespaceScope};
 use kscope::client::lister_watcher::KubeListerWatcher;
 use kscope::index_views::definitions::{default_index_definitions, index_funcs};
-use kscope::informers::running::{InformerConfig, RunningInformer};
 use kscope::informers::indexer::Indexer;
+use kscope::informers::running::{InformerConfig, RunningInformer};
 use kscope::resources::{Pod, ResourceKind};
 use kscope::sim::{Resource, Sim, SimConfig};
 

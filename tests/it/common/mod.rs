@@ -1,5 +1,5 @@
 //! Helpers shared by the integration tests.
 
 pub mod cli;
-pub mod tools;
 pub mod tmux;
+pub mod tools;
