@@ -138,7 +138,7 @@ type Keep = Box<dyn std::any::Any + Send>;
 async fn kscope_client(config: kube::Config, counters: Arc<Counters>) -> (Duration, Keep) {
     use kscope::client::cluster::{Cluster, NamespaceScope};
     use kscope::index_views::definitions::{default_index_definitions, index_funcs};
-    use kscope::informers::indexer::Indexer;
+    use kscope::informers::indexer::IndexerWriter;
     use kscope::informers::informer::Notification;
     use kscope::informers::keys::DeltaObject;
     use kscope::informers::object::Object;
@@ -156,7 +156,7 @@ async fn kscope_client(config: kube::Config, counters: Arc<Counters>) -> (Durati
         None,
         None,
     );
-    let indexer = Indexer::new(index_funcs::<Pod>(&default_index_definitions()))
+    let indexer = IndexerWriter::new(index_funcs::<Pod>(&default_index_definitions()))
         .expect("the default index definitions are valid");
     let informer = Arc::new(RunningInformer::start(
         InformerConfig::new("pods"),

@@ -13,7 +13,7 @@ use crate::client::cluster::{ClusterArgs, ClusterError, NamespaceScope};
 use crate::client::lister_watcher::KubeListerWatcher;
 use crate::config::Config;
 use crate::index_views::definitions::{Indexable, index_funcs};
-use crate::informers::indexer::Indexer;
+use crate::informers::indexer::IndexerWriter;
 use crate::informers::lister_watcher::ListWatchError;
 use crate::informers::reflector::ReflectorError;
 use crate::informers::running::{InformerConfig, RunningInformer};
@@ -121,12 +121,12 @@ pub async fn start_informer<T: Indexable>(
         args.selector.clone(),
         args.field_selector.clone(),
     );
-    let indexer = Indexer::new(index_funcs::<T>(&config.indexes))
+    let writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))
         .map_err(|e| CommandError::Usage(e.to_string()))?;
     let mut informer_config = InformerConfig::new(kind.plural());
     informer_config.tap = tap;
     Ok((
-        RunningInformer::start(informer_config, lister_watcher, indexer),
+        RunningInformer::start(informer_config, lister_watcher, writer),
         scope,
     ))
 }

@@ -111,14 +111,14 @@ impl<T: TableRow> ResourceTable<T> {
         scope: &NamespaceScope,
         sort: SortSpec,
     ) -> Result<Self, UiError> {
-        let registry = IndexRegistry::<T>::new(indexes_for(T::KIND, &starter.indexes))?;
+        let (registry, writer) = IndexRegistry::<T>::new(indexes_for(T::KIND, &starter.indexes))?;
         let tap = Tap::new(starter.tap_capacity, crate::resources::secret::keepable_raw);
         let mut config = InformerConfig::new(T::KIND.plural());
         config.tap = Some(tap.clone());
         let informer = RunningInformer::start(
             config,
             KubeListerWatcher::for_kind(&starter.cluster, T::KIND, scope, None, None),
-            registry.indexer().clone(),
+            writer,
         );
         let base = ViewWorker::start(
             informer.informer(),

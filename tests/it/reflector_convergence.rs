@@ -9,7 +9,7 @@ use kscope::client::cluster::{Cluster, NamespaceScope};
 use kscope::client::lister_watcher::KubeListerWatcher;
 use kscope::index_views::definitions::{default_index_definitions, index_funcs};
 use kscope::informers::backoff::Backoff;
-use kscope::informers::indexer::Indexer;
+use kscope::informers::indexer::IndexerWriter;
 use kscope::informers::informer::Notification;
 use kscope::informers::object::Object;
 use kscope::informers::running::{InformerConfig, RunningInformer};
@@ -42,7 +42,7 @@ async fn start_with(config: SimConfig, informer_config: InformerConfig) -> Run {
         None,
         None,
     );
-    let indexer = Indexer::new(index_funcs::<Pod>(&default_index_definitions())).unwrap();
+    let indexer = IndexerWriter::new(index_funcs::<Pod>(&default_index_definitions())).unwrap();
     let informer = RunningInformer::start(informer_config, lister_watcher, indexer);
     let mut handler = informer.informer().add_event_handler();
     let (tx, handler_view) = oneshot::channel();

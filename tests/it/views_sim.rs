@@ -120,14 +120,10 @@ async fn label_indexes_and_live_view_equal_kubectl_under_churn_and_relists() {
     let kubectl = Kubectl::new(kubectl, &sim, "labels");
     let config =
         Config::merged(Some(("test.yaml", "indexes:\n  team: {label: team}\n"))).expect("config");
-    let registry = IndexRegistry::<Pod>::new(config.indexes).expect("indexes");
+    let (registry, writer) = IndexRegistry::<Pod>::new(config.indexes).expect("indexes");
     let client = sim.client().await.expect("client");
     let lister_watcher = KubeListerWatcher::new(client, ResourceKind::Pods.list_path(None), "pods");
-    let informer = RunningInformer::start(
-        InformerConfig::new("pods"),
-        lister_watcher,
-        registry.indexer().clone(),
-    );
+    let informer = RunningInformer::start(InformerConfig::new("pods"), lister_watcher, writer);
     tokio::time::timeout(Duration::from_secs(30), informer.wait_for_sync(|_| false))
         .await
         .expect("synced in time")
