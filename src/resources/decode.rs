@@ -61,6 +61,24 @@ pub fn read<'a, T: Deserialize<'a>>(json: &'a [u8]) -> Result<T, Error> {
     Ok(value)
 }
 
+/// A list body, split so that its items can be decoded one by one.
+pub struct ListParts<'a, M> {
+    pub metadata: Option<M>,
+    /// The text of each element of `items`; `None` when `items` is absent or `null`.
+    pub items: Option<Vec<&'a [u8]>>,
+}
+
+/// Splits a list body: `metadata` decoded into `M`, each element of `items` kept as its text,
+/// checked for structure only (as a skipped value is), and other members skipped. An item
+/// whose unread members are malformed is then taken as a one-pass read of the page takes it,
+/// and one item that does not decode loses only itself.
+pub fn list_parts<'a, M: Deserialize<'a>>(json: &'a [u8]) -> Result<ListParts<'a, M>, Error> {
+    let mut de = de::Deserializer::new(json);
+    let parts = de.list_parts()?;
+    de.end()?;
+    Ok(parts)
+}
+
 /// Bit `i` of `x` xor all bits below it: set from an opening quote up to (not including) its
 /// closing quote.
 fn prefix_xor(mut x: u64) -> u64 {

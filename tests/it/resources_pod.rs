@@ -1,7 +1,7 @@
 //! The pod projection against the realistic fixture, a full k8s-openapi decode of the same
 //! bytes, and kubectl's STATUS column logic.
 
-use kscope::client::wire::decode_list;
+use kscope::client::wire::{decode_list, decode_watch_line};
 use kscope::informers::keys::meta_namespace_key;
 use kscope::informers::object::Object;
 use kscope::resources::{
@@ -628,6 +628,64 @@ fn a_malformed_list_item_fails_alone() {
     let empty = decode_list::<Pod>(br#"{"metadata":{"continue":""},"items":null}"#).unwrap();
     assert!(empty.items.is_empty() && empty.continue_token.is_none());
     assert!(decode_list::<Pod>(br#"{"items":[{}"#).is_err());
+}
+
+#[test]
+fn a_list_item_with_a_malformed_unread_member_is_kept_when_another_fails() {
+    // The first item reads (its managedFields are skipped, checked for structure only), the
+    // second does not: the page is read item by item, and that must keep the first.
+    let fixture = std::str::from_utf8(FIXTURE).unwrap().trim();
+    let lax = fixture.replacen(
+        r#""managedFields":["#,
+        r#""managedFields":[{"a":01 "b" tru},"#,
+        1,
+    );
+    assert!(lax != fixture, "the fixture has managedFields");
+    assert!(decode::<Pod>(lax.as_bytes()).is_ok());
+    let list = format!(
+        r#"{{"kind":"PodList","x":[1 2],"metadata":{{"resourceVersion":"42","y":tru}},
+            "items":[{lax},{{"metadata":{{"name":5}}}},{{"metadata":{{"name":"b"}}}}]}}"#
+    );
+    let page = decode_list::<Pod>(list.as_bytes()).unwrap();
+    assert_eq!(page.resource_version, "42");
+    let names: Vec<_> = page.items.iter().map(|p| p.name()).collect();
+    assert_eq!(names, ["checkout-api-7d9f8c6b5d-x2k4p", "b"]);
+    assert_eq!(page.malformed.len(), 1);
+    assert!(
+        page.malformed[0].starts_with("list item 1:"),
+        "{:?}",
+        page.malformed
+    );
+    // Brackets that do not balance still lose the page: its items cannot be told apart.
+    let broken = format!(r#"{{"items":[{lax},{{"metadata":{{"name":5]}}]}}"#);
+    assert!(decode_list::<Pod>(broken.as_bytes()).is_err());
+}
+
+#[test]
+fn a_watch_line_takes_json_whitespace_only() {
+    let fixture = std::str::from_utf8(FIXTURE).unwrap().trim();
+    let line = |a: &str, b: &str, c: &str| {
+        bytes::Bytes::from(format!(
+            r#"{a}{{{b}"type"{b}:{b}"ADDED"{b},{b}"object"{b}:{b}{fixture}{c}}}{a}"#
+        ))
+    };
+    for ws in [" ", "\t", "\n", "\r", " \r\n\t"] {
+        assert!(
+            decode_watch_line::<Pod>(&line(ws, ws, ws)).is_ok(),
+            "{ws:?}"
+        );
+    }
+    // A form feed is ASCII whitespace, not JSON whitespace (nor is a vertical tab).
+    for odd in ["\u{c}", "\u{b}"] {
+        for (a, b, c) in [(odd, "", ""), ("", odd, ""), ("", "", odd)] {
+            let text = line(a, b, c);
+            assert!(serde_json::from_slice::<serde_json::Value>(&text).is_err());
+            assert!(
+                decode_watch_line::<Pod>(&text).is_err(),
+                "{a:?} {b:?} {c:?}"
+            );
+        }
+    }
 }
 
 #[test]

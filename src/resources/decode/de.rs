@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
-use super::{Malformed, Scan};
+use super::{ListParts, Malformed, Scan};
 
 /// Objects and arrays nested deeper than this are refused, as serde_json refuses them, before
 /// the stack runs out.
@@ -80,6 +80,75 @@ impl<'de> Deserializer<'de> {
         let value = inner(self);
         self.depth -= 1;
         value
+    }
+}
+
+impl<'de> Deserializer<'de> {
+    /// A list body's `metadata` and its items' texts (see [`super::list_parts`]).
+    pub fn list_parts<M: de::Deserialize<'de>>(&mut self) -> Result<ListParts<'de, M>> {
+        if self.next()? != b'{' {
+            return Err(self.scan.malformed("expected an object").into());
+        }
+        self.scan.pos += 1;
+        let mut parts = ListParts {
+            metadata: None,
+            items: None,
+        };
+        let (mut metadata_seen, mut items_seen) = (false, false);
+        let mut first = true;
+        while let Some(next) = self
+            .scan
+            .next_item(&mut first, b'}', "expected ',' or '}'")?
+        {
+            if next != b'"' {
+                return Err(self.scan.malformed("expected a member name").into());
+            }
+            let name = text(&mut self.scan)?;
+            self.scan.expect(b':', "expected ':'")?;
+            // A member named twice is an error, as serde's derive makes it.
+            let seen = match name.as_ref() {
+                "metadata" => &mut metadata_seen,
+                "items" => &mut items_seen,
+                _ => {
+                    self.scan.value()?;
+                    continue;
+                }
+            };
+            if std::mem::replace(seen, true) {
+                return Err(Error::Data(format!("duplicate member {name:?}")));
+            }
+            if name == "metadata" {
+                parts.metadata = de::Deserialize::deserialize(&mut *self)?;
+            } else {
+                parts.items = self.item_texts()?;
+            }
+        }
+        self.scan.pos += 1;
+        Ok(parts)
+    }
+
+    /// `null`, or an array's elements as texts, each checked for structure only.
+    fn item_texts(&mut self) -> Result<Option<Vec<&'de [u8]>>> {
+        match self.next()? {
+            b'n' => literal(&mut self.scan, b"null").map(|()| None),
+            b'[' => {
+                self.scan.pos += 1;
+                let mut items = Vec::new();
+                let mut first = true;
+                while self
+                    .scan
+                    .next_item(&mut first, b']', "expected ',' or ']'")?
+                    .is_some()
+                {
+                    let start = self.scan.pos;
+                    self.scan.value()?;
+                    items.push(&self.scan.json[start..self.scan.pos]);
+                }
+                self.scan.pos += 1;
+                Ok(Some(items))
+            }
+            _ => Err(Error::Data("items is neither an array nor null".into())),
+        }
     }
 }
 
