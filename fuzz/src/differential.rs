@@ -507,13 +507,25 @@ impl<'de> de::MapAccess<'de> for RecordedMap<'_, 'de> {
     }
 }
 
-/// The byte ranges, in `written`, of the values at `paths`, offset by `base`.
+/// The byte ranges, in `written`, of the values at `paths` with the whitespace around them (a
+/// byte written there can join the value: `: null` -> `:nnull`), offset by `base`.
 fn ranges(written: &Written, paths: &[Vec<Step>], base: usize) -> Vec<Range<usize>> {
+    let text = &written.text;
+    let space = |i: usize| matches!(text[i], b' ' | b'\t' | b'\n' | b'\r');
     written
         .spans
         .iter()
         .filter(|(path, _)| paths.contains(path))
-        .map(|(_, r)| r.start + base..r.end + base)
+        .map(|(_, r)| {
+            let (mut start, mut end) = (r.start, r.end);
+            while start > 0 && space(start - 1) {
+                start -= 1;
+            }
+            while end < text.len() && space(end) {
+                end += 1;
+            }
+            start + base..end + base
+        })
         .collect()
 }
 
@@ -553,8 +565,9 @@ fn mutate_within(
     // From the end, so that the offsets before each mutation stay those of the original.
     for &i in at.iter().rev() {
         let op = c.below(3);
+        // A byte inserted just before or after a skipped value joins it (`null` -> `nnull`).
         strict &= !lax.iter().any(|r| match op {
-            0 => r.start < i && i < r.end,
+            0 => (r.start..=r.end).contains(&i),
             _ => r.contains(&i),
         });
         let byte = *c.pick(ODD_BYTES);
