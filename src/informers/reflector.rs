@@ -429,7 +429,8 @@ where
         while let Some(item) = stream.next().await {
             let raw = match item {
                 Ok(raw) => raw,
-                Err(ListWatchError::MalformedEvent(message)) => {
+                Err(ListWatchError::MalformedEvent(cause)) => {
+                    let message = cause.to_string();
                     bump(&self.metrics.decode_errors);
                     tracing::warn!(resource = %self.resource, %message, "skipped a malformed watch event");
                     self.tap_message(TapKind::Error, message);
