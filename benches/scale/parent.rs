@@ -589,6 +589,7 @@ impl ChildProc {
     }
 
     /// Stops (`SIGSTOP`) or resumes (`SIGCONT`) the child.
+    #[allow(unsafe_code)] // libc: kill(2) has no safe std API for SIGSTOP/SIGCONT.
     fn signal(&self, signal: libc::c_int) -> Result<(), String> {
         let pid = self
             .child
