@@ -17,6 +17,7 @@ mod churn;
 pub mod cli;
 mod config;
 mod faults;
+mod gc;
 mod http;
 mod kubeconfig;
 mod manifests;

@@ -6,17 +6,16 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
-use rand::Rng;
 use serde_json::{Map, Value, json};
 
 use super::status::{ApiError, json_body};
 use super::{Params, Target};
 use crate::sim::Shared;
-use crate::sim::churn::node_ip;
-use crate::sim::manifests::{self, PodFactory, PodState, fields_v1, managed_entry};
+use crate::sim::gc::{delete_cascading, replace_deleted_pod};
+use crate::sim::manifests::{self, fields_v1, managed_entry};
 use crate::sim::resources::Resource;
 use crate::sim::store::{StoreError, Txn};
-use crate::sim::workload::{SYSTEM_NAMESPACES, pod_ip};
+use crate::sim::workload::SYSTEM_NAMESPACES;
 
 /// Bodies must be JSON. Protobuf (client-go's default for built-in kinds) gets a 415,
 /// on which client-go falls back to JSON.
@@ -574,108 +573,9 @@ pub(crate) fn delete(
         if let (Some(owner), Some(namespace)) = (owner, target.namespace.as_deref()) {
             replace_deleted_pod(txn, namespace, &owner)?;
         }
-        Ok::<_, ApiError>(deleted)
+        Ok::<_, ApiError>(deleted.json.clone())
     })?;
     Ok(respond(StatusCode::OK, stored))
-}
-
-/// What the ReplicaSet controller does when one of its pods is deleted: a replacement from
-/// the template, so deleting a Deployment's pod looks as it does on a cluster.
-fn replace_deleted_pod(
-    txn: &mut Txn<'_>,
-    namespace: &str,
-    owner_uid: &str,
-) -> Result<(), ApiError> {
-    let internal = |e: serde_json::Error| ApiError::internal(&e.to_string());
-    let Some((rs_key, rs)) = txn
-        .scan(Resource::ReplicaSets, &format!("{namespace}/"))
-        .into_iter()
-        .find(|(_, o)| &*o.uid == owner_uid)
-    else {
-        return Ok(());
-    };
-    let rs = rs.decode().map_err(internal)?;
-    let desired = rs["spec"]["replicas"].as_u64().unwrap_or(0) as usize;
-    let current = txn
-        .scan(Resource::Pods, &format!("{rs_key}-"))
-        .iter()
-        .filter(|(_, o)| o.controller_uid.as_deref() == Some(owner_uid))
-        .count();
-    let nodes = txn.find(Resource::Nodes, |_, _| true);
-    if current >= desired || nodes.is_empty() {
-        return Ok(());
-    }
-    let mut rng = rand::rng();
-    let node = &nodes[rng.random_range(0..nodes.len())];
-    let rs_name = rs["metadata"]["name"].as_str().unwrap_or("pod");
-    let name = format!("{rs_name}-{}", manifests::safe_suffix(&mut rng, 5));
-    let uid = manifests::uid(&mut rng);
-    let ip = pod_ip(rng.random_range(3_000_000..4_000_000));
-    let mut pod = PodFactory::new(&rs).pod(
-        &mut rng,
-        &name,
-        &uid,
-        node,
-        &node_ip(node),
-        &ip,
-        manifests::now_seconds(),
-        PodState::Running,
-    );
-    txn.put(Resource::Pods, &format!("{namespace}/{name}"), &mut pod)
-        .map_err(store_error)?;
-    Ok(())
-}
-
-/// Deletes an object and, unless orphaning, what it owns: a namespace's contents, a
-/// Deployment's ReplicaSets, a ReplicaSet's pods.
-pub(crate) fn delete_cascading(
-    txn: &mut Txn<'_>,
-    resource: Resource,
-    key: &str,
-    orphan: bool,
-) -> Result<Option<Bytes>, ApiError> {
-    let Some(current) = txn.get(resource, key) else {
-        return Ok(None);
-    };
-    if !orphan {
-        let dependents: Vec<(Resource, crate::sim::store::Key)> = match resource {
-            Resource::Namespaces => {
-                let prefix = format!("{key}/");
-                [
-                    Resource::Deployments,
-                    Resource::ReplicaSets,
-                    Resource::Pods,
-                    Resource::Secrets,
-                ]
-                .into_iter()
-                .flat_map(|r| {
-                    txn.find(r, |k, _| k.starts_with(&prefix))
-                        .into_iter()
-                        .map(move |k| (r, k))
-                })
-                .collect()
-            }
-            Resource::Deployments | Resource::ReplicaSets => {
-                let child = if resource == Resource::Deployments {
-                    Resource::ReplicaSets
-                } else {
-                    Resource::Pods
-                };
-                let uid = current.uid.clone();
-                txn.find(child, |_, o| o.controller_uid.as_deref() == Some(&*uid))
-                    .into_iter()
-                    .map(|k| (child, k))
-                    .collect()
-            }
-            Resource::Nodes | Resource::Pods | Resource::Secrets => Vec::new(),
-        };
-        for (r, k) in dependents {
-            delete_cascading(txn, r, &k, orphan)?;
-        }
-    }
-    txn.delete(resource, key)
-        .map(|o| o.map(|o| o.json.clone()))
-        .map_err(store_error)
 }
 
 #[cfg(test)]
