@@ -26,10 +26,98 @@ pub(crate) fn delete_cascading(
     };
     if !orphan {
         for (r, k) in dependents(txn, resource, key, &current) {
-            delete_cascading(txn, r, &k, orphan)?;
+            delete_dependent(txn, r, &k)?;
         }
     }
     txn.delete(resource, key)
+}
+
+/// Deletes what an object being deleted owns: one with finalizers is only marked as being
+/// deleted, and goes when its finalizers are removed.
+fn delete_dependent(txn: &mut Txn<'_>, resource: Resource, key: &str) -> Result<(), StoreError> {
+    let Some(object) = txn.get(resource, key) else {
+        return Ok(());
+    };
+    let value = object.decode().map_err(encode_error)?;
+    if has_finalizers(&value) {
+        mark_deleting(txn, resource, key)?;
+        return Ok(());
+    }
+    delete_cascading(txn, resource, key, false).map(drop)
+}
+
+fn encode_error(e: serde_json::Error) -> StoreError {
+    StoreError::Encode(e.to_string())
+}
+
+pub(crate) fn has_finalizers(value: &serde_json::Value) -> bool {
+    value["metadata"]["finalizers"]
+        .as_array()
+        .is_some_and(|f| !f.is_empty())
+}
+
+/// The object with `metadata.deletionTimestamp` set (a namespace also goes Terminating), as a
+/// graceful delete leaves it; unchanged if it already was being deleted.
+pub(crate) fn deleting(mut value: serde_json::Value, resource: Resource) -> serde_json::Value {
+    if value["metadata"]["deletionTimestamp"].is_string() {
+        return value;
+    }
+    value["metadata"]["deletionTimestamp"] =
+        serde_json::json!(manifests::timestamp(manifests::now_seconds()));
+    value["metadata"]["deletionGracePeriodSeconds"] = serde_json::json!(0);
+    if resource == Resource::Namespaces {
+        value["status"]["phase"] = serde_json::json!("Terminating");
+    }
+    value
+}
+
+/// Marks `key` as being deleted (see [`deleting`]).
+pub(crate) fn mark_deleting(
+    txn: &mut Txn<'_>,
+    resource: Resource,
+    key: &str,
+) -> Result<Option<Arc<StoredObject>>, StoreError> {
+    let Some(object) = txn.get(resource, key) else {
+        return Ok(None);
+    };
+    let value = object.decode().map_err(encode_error)?;
+    if value["metadata"]["deletionTimestamp"].is_string() {
+        return Ok(Some(object));
+    }
+    let mut value = deleting(value, resource);
+    txn.put(resource, key, &mut value).map(Some)
+}
+
+/// What the namespace controller does for a Terminating namespace: deletes its contents
+/// (those with finalizers wait for them), then the namespace once it is empty.
+pub(crate) fn empty_namespace(txn: &mut Txn<'_>, namespace: &str) -> Result<(), StoreError> {
+    let prefix = format!("{namespace}/");
+    for resource in Resource::ALL.into_iter().filter(|r| r.namespaced()) {
+        for key in txn.find(resource, |k, _| k.starts_with(&prefix)) {
+            delete_dependent(txn, resource, &key)?;
+        }
+    }
+    finish_namespace(txn, namespace)
+}
+
+/// Deletes `namespace` if it is Terminating and nothing is left in it.
+pub(crate) fn finish_namespace(txn: &mut Txn<'_>, namespace: &str) -> Result<(), StoreError> {
+    let Some(object) = txn.get(Resource::Namespaces, namespace) else {
+        return Ok(());
+    };
+    let value = object.decode().map_err(encode_error)?;
+    if !value["metadata"]["deletionTimestamp"].is_string() {
+        return Ok(());
+    }
+    let prefix = format!("{namespace}/");
+    let occupied = Resource::ALL
+        .into_iter()
+        .filter(|r| r.namespaced())
+        .any(|r| !txn.scan(r, &prefix).is_empty());
+    if !occupied {
+        txn.delete(Resource::Namespaces, namespace)?;
+    }
+    Ok(())
 }
 
 /// What the garbage collector would delete with `current`.

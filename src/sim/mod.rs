@@ -22,6 +22,7 @@ mod http;
 mod kubeconfig;
 mod manifests;
 mod object;
+mod patch;
 mod resources;
 mod selectors;
 mod store;

@@ -2,8 +2,8 @@
 //! simulated API server, the CLI as a subprocess, or the TUI through its real draw path.
 //! One binary links once, where twenty took most of CI's time.
 
-mod common;
 mod cli_errors;
+mod common;
 mod reflector_convergence;
 mod reflector_scale;
 mod resources_kinds;
@@ -12,6 +12,7 @@ mod secrets;
 mod sim_errors;
 mod sim_kubectl;
 mod sim_protocol;
+mod sim_writes;
 mod tui_detail;
 mod tui_frame_cost;
 mod tui_keys;
