@@ -402,3 +402,85 @@ async fn delete_preconditions_conflict() {
     secrets.delete("held", &right).await.expect("deleted");
     assert!(secrets.get_opt("held").await.expect("get").is_none());
 }
+
+#[tokio::test]
+async fn kubectl_create_sends_protobuf_and_it_is_decoded() {
+    let Some(fx) = Kubectl::start("protobuf").await else {
+        return;
+    };
+    assert!(fx.ok(&["create", "ns", "team"]).await.contains("created"));
+    fx.ok(&[
+        "create",
+        "deployment",
+        "web",
+        "-n",
+        "team",
+        "--image=nginx:1.27",
+        "--replicas=2",
+        "--port=80",
+    ])
+    .await;
+    fx.ok(&[
+        "create",
+        "secret",
+        "generic",
+        "creds",
+        "-n",
+        "team",
+        "--from-literal=user=admin",
+    ])
+    .await;
+    let deployment: serde_json::Value = serde_json::from_str(
+        &fx.ok(&["get", "deploy", "web", "-n", "team", "-o", "json"])
+            .await,
+    )
+    .expect("JSON");
+    let spec = &deployment["spec"];
+    assert_eq!(spec["replicas"], 2);
+    assert_eq!(spec["selector"]["matchLabels"]["app"], "web");
+    let container = &spec["template"]["spec"]["containers"][0];
+    assert_eq!(
+        (&container["name"], &container["image"]),
+        (
+            &serde_json::json!("nginx"),
+            &serde_json::json!("nginx:1.27")
+        )
+    );
+    assert_eq!(container["ports"][0]["containerPort"], 80);
+    // Go's zero values are not stored as fields, and the server's defaults are.
+    assert!(container.get("workingDir").is_none() && container.get("stdin").is_none());
+    assert_eq!(spec["strategy"]["type"], "RollingUpdate");
+    let user = fx
+        .ok(&[
+            "get",
+            "secret",
+            "creds",
+            "-n",
+            "team",
+            "-o",
+            "jsonpath={.data.user}",
+        ])
+        .await;
+    assert_eq!(user, "YWRtaW4=");
+}
+
+#[tokio::test]
+async fn an_undecodable_protobuf_body_is_a_400_and_stores_nothing() {
+    let Some(fx) = Kubectl::start("badproto").await else {
+        return;
+    };
+    let client = fx.sim.client().await.expect("client");
+    let before = fx.sim.position().rv;
+    for body in [&b"k8s\0\x0a\x05\x01"[..], b"not protobuf"] {
+        let request = http::Request::post("/api/v1/namespaces")
+            .header("content-type", "application/vnd.kubernetes.protobuf")
+            .body(body.to_vec())
+            .expect("request");
+        let err = client.request_text(request).await.expect_err("refused");
+        let kube::Error::Api(status) = err else {
+            panic!("not an API error: {err}");
+        };
+        assert_eq!((status.code, status.reason.as_str()), (400, "BadRequest"));
+    }
+    assert_eq!(fx.sim.position().rv, before);
+}

@@ -19,7 +19,8 @@ pub(super) fn media_type(headers: &HeaderMap) -> String {
         .unwrap_or_else(|| "application/json".to_string())
 }
 
-const OBJECT_MEDIA_TYPES: &str = "application/json, application/yaml";
+const OBJECT_MEDIA_TYPES: &str =
+    "application/json, application/yaml, application/vnd.kubernetes.protobuf";
 
 /// An object body as JSON, whatever it was sent as.
 pub(super) fn decode_object(headers: &HeaderMap, body: &Bytes) -> Result<Value, ApiError> {
@@ -28,6 +29,9 @@ pub(super) fn decode_object(headers: &HeaderMap, body: &Bytes) -> Result<Value, 
             ApiError::bad_request(format!("couldn't get version/kind; json parse error: {e}"))
         })?,
         "application/yaml" => yaml(body)?,
+        "application/vnd.kubernetes.protobuf" => super::proto::decode(body).map_err(|e| {
+            ApiError::bad_request(format!("the body of the request could not be decoded: {e}"))
+        })?,
         _ => return Err(ApiError::unsupported_media_type(OBJECT_MEDIA_TYPES)),
     };
     if !value.is_object() {

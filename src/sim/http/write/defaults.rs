@@ -53,15 +53,91 @@ pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str)
             value["status"] = json!({"phase": "Active"});
         }
         Resource::Pods => {
+            default_pod_spec(&mut value["spec"]);
+            let spec = &mut value["spec"];
+            set_default(spec, "serviceAccountName", json!("default"));
+            set_default(spec, "serviceAccount", json!("default"));
+            set_default(spec, "enableServiceLinks", json!(true));
+            set_default(spec, "priority", json!(0));
+            set_default(spec, "preemptionPolicy", json!("PreemptLowerPriority"));
             value["status"] = json!({"phase": "Pending", "qosClass": "BestEffort"});
         }
         Resource::Deployments | Resource::ReplicaSets => {
+            let spec = &mut value["spec"];
+            set_default(spec, "replicas", json!(1));
+            if resource == Resource::Deployments {
+                set_default(
+                    spec,
+                    "strategy",
+                    json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}),
+                );
+                set_default(spec, "revisionHistoryLimit", json!(10));
+                set_default(spec, "progressDeadlineSeconds", json!(600));
+            }
+            default_pod_spec(&mut spec["template"]["spec"]);
             value["metadata"]["generation"] = json!(1);
             value["status"] = json!({});
         }
         Resource::Secrets | Resource::Nodes => {}
     }
     normalize(resource, value);
+}
+
+/// Sets `field` of `object` unless it is there (an empty object counts as absent, as a
+/// strategy with only an empty type does).
+fn set_default(object: &mut Value, field: &str, default: Value) {
+    let Some(map) = object.as_object_mut() else {
+        return;
+    };
+    let present = map
+        .get(field)
+        .is_some_and(|v| !v.is_null() && !v.as_object().is_some_and(|o| o.is_empty()));
+    if !present {
+        map.insert(field.to_string(), default);
+    }
+}
+
+/// The defaults the API server's defaulting functions give a pod spec and its containers.
+fn default_pod_spec(spec: &mut Value) {
+    if !spec.is_object() {
+        return;
+    }
+    set_default(spec, "restartPolicy", json!("Always"));
+    set_default(spec, "terminationGracePeriodSeconds", json!(30));
+    set_default(spec, "dnsPolicy", json!("ClusterFirst"));
+    set_default(spec, "schedulerName", json!("default-scheduler"));
+    if spec["securityContext"].is_null() {
+        spec["securityContext"] = json!({});
+    }
+    for list in ["initContainers", "containers"] {
+        let Some(containers) = spec.get_mut(list).and_then(Value::as_array_mut) else {
+            continue;
+        };
+        for container in containers.iter_mut().filter(|c| c.is_object()) {
+            let image = container["image"].as_str().unwrap_or("");
+            let latest = image
+                .rsplit('/')
+                .next()
+                .is_none_or(|last| !last.contains(':') || last.ends_with(":latest"))
+                && !image.contains('@');
+            let pull = if latest { "Always" } else { "IfNotPresent" };
+            set_default(container, "imagePullPolicy", json!(pull));
+            set_default(
+                container,
+                "terminationMessagePath",
+                json!("/dev/termination-log"),
+            );
+            set_default(container, "terminationMessagePolicy", json!("File"));
+            if container["resources"].is_null() {
+                container["resources"] = json!({});
+            }
+            if let Some(ports) = container.get_mut("ports").and_then(Value::as_array_mut) {
+                for port in ports.iter_mut().filter(|p| p.is_object()) {
+                    set_default(port, "protocol", json!("TCP"));
+                }
+            }
+        }
+    }
 }
 
 /// What the server does on every write: a Secret's write-only stringData is folded into

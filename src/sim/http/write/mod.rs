@@ -5,6 +5,7 @@
 mod body;
 mod defaults;
 mod delete;
+mod proto;
 mod scale;
 mod update;
 mod validate;

@@ -60,8 +60,16 @@ pub(super) fn update_existing(
             kept => value["metadata"][field] = kept.clone(),
         }
     }
-    value["metadata"]["managedFields"] = current["metadata"]["managedFields"].clone();
-    value["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"].clone();
+    for field in ["managedFields", "resourceVersion"] {
+        match &current["metadata"][field] {
+            Value::Null => {
+                if let Some(meta) = value["metadata"].as_object_mut() {
+                    meta.remove(field);
+                }
+            }
+            kept => value["metadata"][field] = kept.clone(),
+        }
+    }
     value["kind"] = current["kind"].clone();
     value["apiVersion"] = current["apiVersion"].clone();
     if value["spec"] != current["spec"]
