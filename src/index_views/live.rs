@@ -623,6 +623,7 @@ mod tests {
     use super::*;
     use crate::index_views::definitions::default_index_definitions;
     use crate::informers::delta_fifo::ReflectorStore;
+    use crate::informers::indexer::IndexerWriter;
     use crate::resources::{Pod, decode};
 
     /// A pod in namespace `ns` with label app=`app` (none when empty) and `restarts` restarts.
@@ -645,7 +646,8 @@ mod tests {
         )
     }
 
-    fn registry() -> IndexRegistry<Pod> {
+    /// A registry over an empty store, and the store's writer for the test to fill.
+    fn registry() -> (IndexRegistry<Pod>, IndexerWriter<Pod>) {
         IndexRegistry::new(default_index_definitions()).unwrap()
     }
 
@@ -660,8 +662,7 @@ mod tests {
 
     #[test]
     fn rows_follow_updates_one_key_at_a_time() {
-        let registry = registry();
-        let store = registry.indexer().clone();
+        let (registry, store) = registry();
         for (name, app, restarts) in [
             ("a", "web", 5),
             ("b", "web", 1),
@@ -731,8 +732,7 @@ mod tests {
             "tier",
             IndexSource::Label("app".into()),
         ));
-        let registry = IndexRegistry::new(definitions).unwrap();
-        let store = registry.indexer().clone();
+        let (registry, store) = IndexRegistry::new(definitions).unwrap();
         store.add(pod("ns", "a", "web", 0, 1)).unwrap();
         store.add(pod("ns", "b", "", 0, 1)).unwrap();
         store.add(pod("ns", "c", "db", 0, 1)).unwrap();
@@ -762,8 +762,7 @@ mod tests {
 
     #[test]
     fn free_text_narrows_and_follows_updates() {
-        let registry = registry();
-        let store = registry.indexer().clone();
+        let (registry, store) = registry();
         for name in ["frontend-1", "frontend-2", "backend-1"] {
             store.add(pod("web", name, "web", 0, 1)).unwrap();
         }
@@ -785,8 +784,7 @@ mod tests {
 
     #[test]
     fn text_narrows_widens_follows_members_and_gives_up_when_cancelled() {
-        let registry = registry();
-        let store = registry.indexer().clone();
+        let (registry, store) = registry();
         for i in 0..40 {
             let name = if i % 4 == 0 {
                 format!("api-{i}")
@@ -842,8 +840,8 @@ mod tests {
 
     #[tokio::test]
     async fn worker_applies_notifications_and_text_through_the_queue() {
-        let registry = registry();
-        let informer = SharedIndexInformer::new(registry.indexer().clone(), None);
+        let (registry, writer) = registry();
+        let (informer, process) = SharedIndexInformer::new(writer, None, None);
         let fifo = informer.store().clone();
         fifo.replace(
             vec![
@@ -854,8 +852,7 @@ mod tests {
             "1",
         )
         .unwrap();
-        let running = informer.clone();
-        let process = tokio::spawn(async move { running.run().await });
+        let process = tokio::spawn(process.run());
         assert!(informer.wait_for_sync().await);
         let worker = ViewWorker::start(
             &informer,

@@ -12,7 +12,7 @@ use ratatui::backend::Backend;
 use ratatui::{DefaultTerminal, Terminal};
 use tokio::sync::{broadcast, mpsc};
 
-use crate::cluster::NamespaceScope;
+use crate::client::cluster::NamespaceScope;
 use crate::commands::CommandError;
 use crate::index_views::columns::TableRow;
 use crate::index_views::live::{LiveView, SortSpec, Window};

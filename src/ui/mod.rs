@@ -18,7 +18,7 @@ pub mod terminal;
 
 use std::path::Path;
 
-use crate::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
+use crate::client::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
 use crate::config::{Config, ConfigError};
 use crate::index_views::query::QueryError;
 use crate::informers::indexer::IndexerError;

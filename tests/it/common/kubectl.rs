@@ -22,7 +22,7 @@ impl Kubectl {
     }
 
     pub async fn start_with(name: &str, config: SimConfig) -> Option<Self> {
-        let kubectl = tools::find("kubectl", "the kubectl tests drive it against the sim")?;
+        let kubectl = tools::required("kubectl", "to drive kubectl against the sim")?;
         let sim = Sim::start(config).await.expect("sim starts");
         let dir =
             std::env::temp_dir().join(format!("kscope-sim-kubectl-{}-{name}", std::process::id()));
