@@ -12,6 +12,7 @@ mod secrets;
 mod sim_errors;
 mod sim_kubectl;
 mod sim_protocol;
+mod sim_writes;
 mod tui_detail;
 mod tui_frame_cost;
 mod tui_keys;
