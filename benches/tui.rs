@@ -21,9 +21,9 @@ use kscope::config::Config;
 use kscope::informers::tap::TapEntry;
 use kscope::resources::ResourceKind;
 use kscope::sim::{Sim, SimConfig, SimHandle};
-use kscope::ui::action::map_key;
 use kscope::ui::app::App;
 use kscope::ui::detail::DetailController;
+use kscope::ui::keymap::map_key;
 use kscope::ui::nav::ViewSpec;
 use kscope::ui::table::TableStarter;
 use ratatui::backend::CrosstermBackend;
@@ -241,7 +241,13 @@ impl Bench {
         } else {
             KeyModifiers::NONE
         };
-        if let Some(action) = map_key(self.app.state(), KeyEvent::new(code, modifiers)) {
+        let state = self.app.state();
+        if let Some(action) = map_key(
+            &state.keymap,
+            state.mode,
+            state.focus,
+            KeyEvent::new(code, modifiers),
+        ) {
             self.app.apply(action);
         }
     }

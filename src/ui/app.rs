@@ -7,50 +7,34 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use crossterm::event::{self, Event, KeyEventKind};
-use parking_lot::Mutex;
 use ratatui::backend::Backend;
 use ratatui::{DefaultTerminal, Terminal};
 use tokio::sync::{broadcast, mpsc};
 
 use crate::cluster::NamespaceScope;
 use crate::commands::CommandError;
-use crate::index_views::columns::TableRow;
-use crate::index_views::live::{LiveView, SortSpec, Window};
+use crate::index_views::live::{SortSpec, Window};
 use crate::informers::keys::Key;
 use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
 use crate::informers::tap::TapEntry;
 use crate::resources::{ResourceKind, Timestamp};
 
 use super::UiError;
-use super::action::{Action, InputMode, map_key};
+use super::action::{Action, Focus, InputMode};
 use super::command::{self, Command};
 use super::detail::{DetailController, Fetched};
 use super::draw::{self, Header, QueueStats, Screen};
-use super::keymap::Keymap;
+use super::keymap::map_key;
+use super::layout::Layout;
 use super::nav::{self, HISTORY, ViewSpec};
-use super::state::{DELTA_CAPACITY, DeltaLine, Focus, IndexBrowser, UiState};
+use super::state::{DELTA_CAPACITY, DeltaLine, IndexBrowser, UiState};
 use super::table::{Table, TableStarter};
+use crate::config::keys::Keymap;
 
 /// At most 60 frames per second.
 const FRAME: Duration = Duration::from_micros(16_667);
 /// Ages and the event rate change with time alone.
 const TICK: Duration = Duration::from_secs(1);
-
-/// Makes sure the selection is in the view, scrolls to keep it visible, and copies out the
-/// rows that fit: the view's lock is held only for this copy.
-pub fn capture<T: TableRow>(
-    view: &Mutex<LiveView<T>>,
-    state: &mut UiState,
-    height: usize,
-    now: Timestamp,
-) -> Window {
-    let mut view = view.lock();
-    if view.selected_position().is_none() && !view.is_empty() {
-        view.select_position(state.offset);
-    }
-    let offset = state.follow(view.selected_position(), height, view.len());
-    view.window(offset, height, now)
-}
 
 /// The informer's progress in a few words, for the header (its error is shown apart).
 pub fn describe_sync(status: &ReflectorStatus) -> String {
@@ -290,7 +274,9 @@ impl App {
                     if key.kind != KeyEventKind::Release {
                         // An error is shown until the next key.
                         self.state.command.error = None;
-                        if let Some(action) = map_key(&self.state, key) {
+                        if let Some(action) =
+                            map_key(&self.state.keymap, self.state.mode, self.state.focus, key)
+                        {
                             self.apply(action);
                         }
                     }
@@ -390,8 +376,9 @@ impl App {
         terminal.draw(|frame| {
             // The frame's area is the terminal's size, already read by the draw.
             let area = frame.area();
-            let height = draw::table_rows(area, &self.state);
-            self.state.delta_rows = draw::delta_rows(area, &self.state);
+            let layout = Layout::new(area, self.state.panels);
+            let height = layout.table_rows();
+            self.state.delta_rows = layout.delta_rows();
             let window = self.window(height);
             let detail = self.detail.screen(area);
             let screen = Screen {
@@ -780,20 +767,6 @@ impl App {
             Err(err) => self.state.filter.error = Some(err.to_string()),
         }
     }
-}
-
-/// Moves the selection of `view` for a movement action.
-pub fn move_selection<T: TableRow>(view: &mut LiveView<T>, state: &UiState, action: &Action) {
-    let position = view.selected_position().unwrap_or(state.offset);
-    let target = match action {
-        Action::Up => position.saturating_sub(1),
-        Action::Down => position + 1,
-        Action::PageUp => position.saturating_sub(state.page),
-        Action::PageDown => position + state.page,
-        Action::Top => 0,
-        _ => view.len().saturating_sub(1),
-    };
-    view.select_position(target);
 }
 
 fn browse(state: &mut UiState, action: &Action) {

@@ -21,7 +21,7 @@ use crate::resources::ResourceKind;
 use crate::resources::fetch::{FetchError, fetch_object};
 
 use super::action::Action;
-use super::draw::detail::content_rows;
+use super::layout::Layout;
 
 /// Which object the detail shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -459,7 +459,7 @@ impl DetailController {
         if let Some(tap) = &self.tap {
             detail.sync_history(tap.history(&detail.target.key));
         }
-        detail.set_page(content_rows(area));
+        detail.set_page(Layout::new(area, false).detail_rows());
         Some(detail)
     }
 }

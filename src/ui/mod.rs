@@ -11,6 +11,7 @@ pub mod command;
 pub mod detail;
 pub mod draw;
 pub mod keymap;
+pub mod layout;
 pub mod nav;
 pub mod state;
 pub mod table;

@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Instant, SystemTime};
 
 use crate::config::Config;
+use crate::config::keys::Keymap;
 use crate::index_views::live::SortSpec;
 use crate::index_views::query::{ParseError, Query};
 use crate::index_views::registry::ValueCount;
@@ -15,22 +16,13 @@ use crate::informers::indexer::IndexerError;
 use crate::informers::keys::Key;
 use crate::informers::tap::TapEntry;
 
-use super::action::{Action, InputMode};
+use super::action::{Action, Focus, InputMode};
 use super::command::CommandBar;
-use super::keymap::Keymap;
 
 /// Delta lines kept for the tail; older ones are dropped.
 pub const DELTA_CAPACITY: usize = 512;
 /// Seconds of workqueue history the sparklines show.
 pub const QUEUE_HISTORY: usize = 60;
-
-/// Which panel the movement keys scroll.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Focus {
-    #[default]
-    Table,
-    Deltas,
-}
 
 /// One tap entry as the delta panel shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,13 +5,14 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use parking_lot::Mutex;
 use tokio::sync::watch;
 
 use crate::cluster::{Cluster, NamespaceScope};
 use crate::commands::lister_watcher;
 use crate::index_views::columns::TableRow;
 use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
-use crate::index_views::live::{SortSpec, ViewColumn, ViewWorker, Window};
+use crate::index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use crate::index_views::query::{Query, QueryError, Term};
 use crate::index_views::registry::{IndexRegistry, ValueCount};
 use crate::informers::controller::{InformerConfig, RunningInformer};
@@ -26,7 +27,6 @@ use crate::resources::{
 
 use super::UiError;
 use super::action::Action;
-use super::app::{capture, move_selection};
 use super::state::UiState;
 
 /// What the event loop asks of the table, whatever its kind.
@@ -333,4 +333,34 @@ impl TableStarter {
             ResourceKind::Secrets => Box::new(ResourceTable::<Secret>::start(self, scope, sort)?),
         })
     }
+}
+
+/// Makes sure the selection is in the view, scrolls to keep it visible, and copies out the
+/// rows that fit: the view's lock is held only for this copy.
+pub fn capture<T: TableRow>(
+    view: &Mutex<LiveView<T>>,
+    state: &mut UiState,
+    height: usize,
+    now: Timestamp,
+) -> Window {
+    let mut view = view.lock();
+    if view.selected_position().is_none() && !view.is_empty() {
+        view.select_position(state.offset);
+    }
+    let offset = state.follow(view.selected_position(), height, view.len());
+    view.window(offset, height, now)
+}
+
+/// Moves the selection of `view` for a movement action.
+pub fn move_selection<T: TableRow>(view: &mut LiveView<T>, state: &UiState, action: &Action) {
+    let position = view.selected_position().unwrap_or(state.offset);
+    let target = match action {
+        Action::Up => position.saturating_sub(1),
+        Action::Down => position + 1,
+        Action::PageUp => position.saturating_sub(state.page),
+        Action::PageDown => position + state.page,
+        Action::Top => 0,
+        _ => view.len().saturating_sub(1),
+    };
+    view.select_position(target);
 }

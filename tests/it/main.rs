@@ -2,8 +2,8 @@
 //! simulated API server, the CLI as a subprocess, or the TUI through its real draw path.
 //! One binary links once, where twenty took most of CI's time.
 
-mod common;
 mod cli_errors;
+mod common;
 mod reflector_convergence;
 mod reflector_scale;
 mod resources_kinds;

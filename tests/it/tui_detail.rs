@@ -17,6 +17,7 @@ use kscope::sim::{Sim, SimConfig, SimHandle};
 use kscope::ui::action::{Action, InputMode};
 use kscope::ui::detail::{Detail, DetailController, DetailTarget, FetchState};
 use kscope::ui::draw::{self, Header, QueueStats, Screen};
+use kscope::ui::layout::Layout;
 use kscope::ui::state::UiState;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -157,7 +158,7 @@ fn header() -> Header {
 
 /// Draws the main screen with the detail over it, as the app does.
 fn terminal(detail: &mut Detail, width: u16, height: u16, color: bool) -> Terminal<TestBackend> {
-    detail.set_page(draw::detail::content_rows(Rect::new(0, 0, width, height)));
+    detail.set_page(Layout::new(Rect::new(0, 0, width, height), false).detail_rows());
     let mut state = UiState::new(false);
     state.mode = InputMode::Detail;
     let window = Window {

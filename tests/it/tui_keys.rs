@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kscope::cluster::{Cluster, NamespaceScope};
 use kscope::config::Config;
+use kscope::config::keys::Section;
 use kscope::index_views::columns::TableRow;
 use kscope::index_views::definitions::{
     IndexDefinition, IndexField, IndexSource, default_index_definitions,
@@ -18,7 +19,6 @@ use kscope::ui::action::{Action, InputMode};
 use kscope::ui::app::App;
 use kscope::ui::command::{self, Command, CommandError};
 use kscope::ui::detail::DetailController;
-use kscope::ui::keymap::Section;
 use kscope::ui::nav::{self, ViewSpec};
 use kscope::ui::state::UiState;
 use kscope::ui::table;
@@ -33,7 +33,7 @@ fn key(code: KeyCode) -> KeyEvent {
 fn map_key(mode: InputMode, key: KeyEvent) -> Option<Action> {
     let mut state = UiState::new(true);
     state.mode = mode;
-    kscope::ui::action::map_key(&state, key)
+    kscope::ui::keymap::map_key(&state.keymap, state.mode, state.focus, key)
 }
 
 #[test]

@@ -12,10 +12,12 @@ use kscope::index_views::live::{LiveView, SortSpec};
 use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
 use kscope::resources::{Pod, Timestamp, decode};
+use kscope::ui::action::Focus;
 use kscope::ui::action::{Action, InputMode};
-use kscope::ui::app::capture;
 use kscope::ui::draw::{self, Header, QueueStats, Screen};
-use kscope::ui::state::{DeltaLine, Focus, UiState};
+use kscope::ui::layout::Layout;
+use kscope::ui::state::{DeltaLine, UiState};
+use kscope::ui::table::capture;
 use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -124,8 +126,8 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
         Mutex::new(LiveView::new(registry, Query::default(), SortSpec::default()).expect("view"));
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     let area = ratatui::layout::Rect::new(0, 0, width, height);
-    let rows = draw::table_rows(area, state);
-    state.delta_rows = draw::delta_rows(area, state);
+    let rows = Layout::new(area, state.panels).table_rows();
+    state.delta_rows = Layout::new(area, state.panels).delta_rows();
     let window = capture(&view, state, rows, Timestamp::from_seconds(NOW));
     let columns = view.lock().columns();
     let header = Header {

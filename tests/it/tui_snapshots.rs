@@ -12,10 +12,12 @@ use kscope::index_views::registry::IndexRegistry;
 use kscope::resources::{
     Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret, Timestamp, decode,
 };
+use kscope::ui::action::Focus;
 use kscope::ui::action::InputMode;
-use kscope::ui::app::capture;
 use kscope::ui::draw::{self, Header, QueueStats, Screen};
-use kscope::ui::state::{DeltaLine, Focus, UiState};
+use kscope::ui::layout::Layout;
+use kscope::ui::state::{DeltaLine, UiState};
+use kscope::ui::table::capture;
 use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -177,7 +179,7 @@ fn draw_frame<T: TableRow>(
     let backend = TestBackend::new(width, height);
     let mut terminal = Terminal::new(backend).expect("test terminal");
     let area = ratatui::layout::Rect::new(0, 0, width, height);
-    let rows = draw::table_rows(area, state);
+    let rows = Layout::new(area, state.panels).table_rows();
     let window: Window = capture(view, state, rows, Timestamp::from_seconds(NOW));
     let columns = view.lock().columns();
     let queue = queue();

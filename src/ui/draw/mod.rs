@@ -13,7 +13,7 @@ pub use table::shown;
 use std::time::SystemTime;
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -21,17 +21,11 @@ use ratatui::widgets::Paragraph;
 use crate::index_views::live::{ViewColumn, Window};
 use crate::informers::workqueue::WorkqueueMetrics;
 
-use super::action::{Action, InputMode};
+use super::action::{Action, Focus, InputMode};
 use super::command;
-use super::keymap::Section;
-use super::state::{Focus, UiState};
-
-/// Narrower or shorter than this, only a "too small" line is drawn.
-pub const MIN_WIDTH: u16 = 40;
-pub const MIN_HEIGHT: u16 = 10;
-/// Panels need this much room besides the table; below it they collapse.
-const PANELS_MIN_HEIGHT: u16 = 20;
-const PANELS_MIN_WIDTH: u16 = 60;
+use super::layout::{Layout, MIN_HEIGHT, MIN_WIDTH};
+use super::state::UiState;
+use crate::config::keys::Section;
 
 /// What the header says about the cluster and the informer.
 #[derive(Debug, Clone, PartialEq)]
@@ -142,63 +136,12 @@ pub fn no_color_requested() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
-/// Where each part of the screen goes.
-pub struct Areas {
-    pub header: Rect,
-    pub table: Rect,
-    pub panels: Option<Rect>,
-    pub status: Rect,
-}
-
-/// Splits the frame; `None` when it is too small to use.
-pub fn layout(area: Rect, state: &UiState) -> Option<Areas> {
-    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        return None;
-    }
-    let [header, body, status] = Layout::vertical([
-        Constraint::Length(2),
-        Constraint::Min(3),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    let room = area.height >= PANELS_MIN_HEIGHT && area.width >= PANELS_MIN_WIDTH;
-    if state.panels && room {
-        let [table, panels] =
-            Layout::vertical([Constraint::Min(5), Constraint::Percentage(40)]).areas(body);
-        Some(Areas {
-            header,
-            table,
-            panels: Some(panels),
-            status,
-        })
-    } else {
-        Some(Areas {
-            header,
-            table: body,
-            panels: None,
-            status,
-        })
-    }
-}
-
-/// Table rows that fit in `area` (below the column titles).
-pub fn table_rows(area: Rect, state: &UiState) -> usize {
-    layout(area, state).map_or(0, |a| usize::from(a.table.height.saturating_sub(1)))
-}
-
-/// Delta lines that fit in the delta panel (inside its border); 0 when it is not shown.
-pub fn delta_rows(area: Rect, state: &UiState) -> usize {
-    layout(area, state)
-        .and_then(|a| a.panels)
-        .map_or(0, |p| usize::from(p.height.saturating_sub(2)))
-}
-
 /// Draws one frame.
 pub fn draw(frame: &mut Frame, screen: &Screen) {
     let theme = Theme {
         color: screen.color,
     };
-    let Some(areas) = layout(frame.area(), screen.state) else {
+    let Some(areas) = Layout::new(frame.area(), screen.state.panels).areas else {
         frame.render_widget(
             Paragraph::new(format!("terminal too small: need {MIN_WIDTH}x{MIN_HEIGHT}")),
             frame.area(),

@@ -8,7 +8,8 @@ use ratatui::widgets::{Block, Paragraph, Sparkline};
 
 use super::{Screen, Theme, seconds};
 use crate::resources::Timestamp;
-use crate::ui::state::{DeltaClass, DeltaLine, Focus, QueueHistory};
+use crate::ui::action::Focus;
+use crate::ui::state::{DeltaClass, DeltaLine, QueueHistory};
 
 /// The workqueue box takes this share of the width, within these bounds: wide enough for
 /// its numbers, and at most what a full minute of sparkline needs.
