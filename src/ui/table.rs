@@ -56,8 +56,8 @@ pub trait Table {
     /// Every column of the rows, wide and index columns included, in cell order.
     fn columns(&self) -> Vec<ViewColumn>;
 
-    /// Moves the selection for a movement action.
-    fn move_selection(&self, state: &UiState, action: &Action);
+    /// Moves the selection for a movement action; `page` rows for PgUp/PgDn.
+    fn move_selection(&self, state: &UiState, action: &Action, page: usize);
 
     /// How the rows are sorted now.
     fn sort(&self) -> SortSpec;
@@ -174,23 +174,20 @@ impl<T: TableRow> Table for ResourceTable<T> {
         self.base.view().lock().columns()
     }
 
-    fn move_selection(&self, state: &UiState, action: &Action) {
-        move_selection(&mut self.worker().view().lock(), state, action);
+    fn move_selection(&self, state: &UiState, action: &Action, page: usize) {
+        move_selection(&mut self.worker().view().lock(), state, action, page);
     }
 
     fn sort(&self) -> SortSpec {
-        self.base.view().lock().sort()
+        self.base.sort()
     }
 
-    /// Sorts every live view the same way, so switching between them keeps the order. The
-    /// rows a re-sort replaced are released on a blocking-pool thread, not the UI's.
+    /// Sorts every live view the same way, so switching between them keeps the order; each
+    /// re-sorts on its own job thread.
     fn set_sort(&self, sort: SortSpec) {
-        let mut replaced = vec![self.base.view().lock().set_sort(sort)];
+        self.base.set_sort(sort);
         if let Some((_, worker)) = &self.filtered {
-            replaced.push(worker.view().lock().set_sort(sort));
-        }
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn_blocking(move || drop(replaced));
+            worker.set_sort(sort);
         }
     }
 
@@ -352,13 +349,18 @@ pub fn capture<T: TableRow>(
 }
 
 /// Moves the selection of `view` for a movement action.
-pub fn move_selection<T: TableRow>(view: &mut LiveView<T>, state: &UiState, action: &Action) {
+pub fn move_selection<T: TableRow>(
+    view: &mut LiveView<T>,
+    state: &UiState,
+    action: &Action,
+    page: usize,
+) {
     let position = view.selected_position().unwrap_or(state.offset);
     let target = match action {
         Action::Up => position.saturating_sub(1),
         Action::Down => position + 1,
-        Action::PageUp => position.saturating_sub(state.page),
-        Action::PageDown => position + state.page,
+        Action::PageUp => position.saturating_sub(page),
+        Action::PageDown => position + page,
         Action::Top => 0,
         _ => view.len().saturating_sub(1),
     };

@@ -82,13 +82,16 @@ fn frames_follow_the_selection_while_rows_change() {
         assert_eq!(window.rows.len(), rows);
         let shown = window.selected.expect("selected") - window.offset;
         assert!(shown < rows, "the selection is on screen");
+        let layout = Layout::new(area, state.panels);
         let screen = Screen {
             state: &state,
             header: &header,
+            layout: &layout,
             columns: &columns,
             with_namespace: true,
             window: &window,
             queue: &queue,
+            detail: None,
             now: std::time::SystemTime::now(),
             color: true,
         };

@@ -14,17 +14,18 @@ use crate::config::keys::{Keymap, Section};
 use crate::index_views::detail::{DiffSign, age};
 use crate::ui::action::Action;
 use crate::ui::detail::{Detail, DetailTab, DiffScreen, FetchState};
-use crate::ui::layout::Layout as ScreenLayout;
 
-/// Draws the open detail over the table, panels and status line of the frame.
-pub fn draw(frame: &mut Frame, detail: &Detail, keymap: &Keymap, now: SystemTime, color: bool) {
+/// Draws the open detail over the table, panels and status line, in the layout's `area`
+/// (below the header).
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    detail: &Detail,
+    keymap: &Keymap,
+    now: SystemTime,
+    color: bool,
+) {
     let theme = Theme { color };
-    let Some(area) = ScreenLayout::new(frame.area(), false)
-        .areas
-        .map(|a| a.detail)
-    else {
-        return;
-    };
     let block = Block::bordered()
         .title(Span::styled(title(detail, now), theme.title()))
         .title_bottom(Span::styled(key_hint(keymap), theme.dim()));
