@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use kscope::informers::delta_fifo::{DeltaFifo, ReflectorStore};
-use kscope::informers::indexer::{IndexFunc, Indexer, index_func};
+use kscope::informers::indexer::{IndexFunc, IndexerWriter, index_func};
 use kscope::informers::object::Object;
 use smallvec::smallvec;
 
@@ -66,8 +66,8 @@ fn indexes() -> Vec<(&'static str, IndexFunc<BenchPod>)> {
     ]
 }
 
-fn populated() -> Indexer<BenchPod> {
-    let indexer = Indexer::new(indexes()).expect("distinct index names");
+fn populated() -> IndexerWriter<BenchPod> {
+    let indexer = IndexerWriter::new(indexes()).expect("distinct index names");
     for i in 0..PODS {
         indexer.add(pod(i, i, 0)).expect("named pod");
     }
@@ -134,7 +134,7 @@ fn indexer_benches(c: &mut Criterion) {
             Ok(smallvec![Cow::Borrowed(phase)])
         }),
     ));
-    let indexer = Indexer::new(with_phase).expect("distinct index names");
+    let indexer = IndexerWriter::new(with_phase).expect("distinct index names");
     for i in 0..PODS {
         indexer.add(pod(i, i, 0)).expect("named pod");
     }
@@ -167,7 +167,7 @@ fn delta_fifo_benches(c: &mut Criterion) {
     group.throughput(Throughput::Elements(PODS as u64));
     group.bench_function("add_then_pop_150k", |b| {
         b.iter_batched(
-            || DeltaFifo::<BenchPod>::new(Some(Indexer::default())),
+            || DeltaFifo::<BenchPod>::new(Some(IndexerWriter::default().reader())),
             |fifo| {
                 runtime.block_on(async {
                     for obj in &objects {

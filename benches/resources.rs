@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use kscope::informers::lister_watcher::{decode_list, decode_watch_line};
+use kscope::client::wire::{decode_list, decode_watch_line};
 use kscope::resources::{Pod, decode};
 
 const FIXTURE: &[u8] = include_bytes!("../tests/fixtures/pod-realistic.json");

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use kscope::cluster::{Cluster, NamespaceScope};
+use kscope::client::cluster::{Cluster, NamespaceScope};
 use kscope::config::Config;
 use kscope::informers::tap::TapEntry;
 use kscope::resources::ResourceKind;

@@ -16,6 +16,7 @@ use kscope::index_views::definitions::default_index_definitions;
 use kscope::index_views::live::{LiveView, SortSpec};
 use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
+use kscope::informers::indexer::IndexerWriter;
 use kscope::informers::keys::{Key, meta_namespace_key};
 use kscope::resources::{Pod, Timestamp, decode};
 
@@ -66,19 +67,19 @@ fn pod(i: usize, restarts: usize) -> Arc<Pod> {
     Arc::new(decode(json.as_bytes()).expect("generated pod decodes"))
 }
 
-fn populated(pods: usize) -> IndexRegistry<Pod> {
-    let registry =
+fn populated(pods: usize) -> (IndexRegistry<Pod>, IndexerWriter<Pod>) {
+    let (registry, store) =
         IndexRegistry::<Pod>::new(default_index_definitions()).expect("distinct index names");
     for i in 0..pods {
-        registry.indexer().add(pod(i, i % 7)).expect("named pod");
+        store.add(pod(i, i % 7)).expect("named pod");
     }
-    registry
+    (registry, store)
 }
 
 fn views(c: &mut Criterion) {
     let pods = pods();
     let started = Instant::now();
-    let registry = populated(pods);
+    let (registry, store) = populated(pods);
     eprintln!("{pods} pods stored in {:?}", started.elapsed());
     let now = Timestamp::now();
     let by_name = SortSpec::default();
@@ -132,7 +133,7 @@ fn views(c: &mut Criterion) {
             } else {
                 back
             };
-            registry.indexer().insert(key.clone(), obj.clone());
+            store.insert(key.clone(), obj.clone());
             black_box(all.apply(key));
             n += 1;
         })

@@ -1,6 +1,6 @@
 //! kscope: client-go's informer pipeline in Rust, and a terminal explorer built on it.
 
-pub mod cluster;
+pub mod client;
 pub mod commands;
 pub mod config;
 pub mod duration;
@@ -9,5 +9,4 @@ pub mod informers;
 pub mod logging;
 pub mod resources;
 pub mod sim;
-pub mod transport;
 pub mod ui;

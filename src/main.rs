@@ -21,7 +21,7 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     config: Option<std::path::PathBuf>,
     #[command(flatten)]
-    cluster: kscope::cluster::ClusterArgs,
+    cluster: kscope::client::cluster::ClusterArgs,
 }
 
 #[derive(Debug, Subcommand)]

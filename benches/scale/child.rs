@@ -136,27 +136,27 @@ async fn run(which: &str, kubeconfig: &str) {
 type Keep = Box<dyn std::any::Any + Send>;
 
 async fn kscope_client(config: kube::Config, counters: Arc<Counters>) -> (Duration, Keep) {
-    use kscope::cluster::{Cluster, NamespaceScope};
+    use kscope::client::cluster::{Cluster, NamespaceScope};
     use kscope::index_views::definitions::{default_index_definitions, index_funcs};
-    use kscope::informers::controller::{InformerConfig, RunningInformer};
-    use kscope::informers::indexer::Indexer;
+    use kscope::informers::indexer::IndexerWriter;
     use kscope::informers::informer::Notification;
     use kscope::informers::keys::DeltaObject;
     use kscope::informers::object::Object;
+    use kscope::informers::running::{InformerConfig, RunningInformer};
     use kscope::resources::{Pod, ResourceKind};
 
     let started = Instant::now();
     // from_config turns kube's own retries off: the Reflector backs off by itself.
     let cluster = Cluster::from_config(config, "kscope-sim".into())
         .expect("cannot build a client for the sim");
-    let lister_watcher = kscope::commands::lister_watcher(
+    let lister_watcher = kscope::client::lister_watcher::KubeListerWatcher::for_kind(
         &cluster,
         ResourceKind::Pods,
         &NamespaceScope::All,
         None,
         None,
     );
-    let indexer = Indexer::new(index_funcs::<Pod>(&default_index_definitions()))
+    let indexer = IndexerWriter::new(index_funcs::<Pod>(&default_index_definitions()))
         .expect("the default index definitions are valid");
     let informer = Arc::new(RunningInformer::start(
         InformerConfig::new("pods"),

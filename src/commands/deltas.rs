@@ -7,8 +7,8 @@ use k8s_openapi::jiff;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::duration::parse_duration;
-use crate::informers::controller::RunningInformer;
 use crate::informers::lister_watcher::WatchEventType;
+use crate::informers::running::RunningInformer;
 use crate::informers::tap::{Tap, TapEntry, TapKind};
 use crate::resources::{
     Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
@@ -88,7 +88,7 @@ async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
     kind: ResourceKind,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
-    let tap = Tap::new(4096);
+    let tap = Tap::new(4096, crate::resources::secret::keepable_raw);
     let mut entries = tap.subscribe();
     let (informer, _) = start_informer::<T>(&args.informer, kind, Some(tap)).await?;
 

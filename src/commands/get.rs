@@ -5,7 +5,7 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::cluster::NamespaceScope;
+use crate::client::cluster::NamespaceScope;
 use crate::duration::parse_duration;
 use crate::index_views::columns::TableRow;
 use crate::index_views::query::{FuzzyFilter, Query, Term};
@@ -118,7 +118,7 @@ mod tests {
         GetArgs {
             informer: InformerArgs {
                 resource: "pods".into(),
-                cluster: crate::cluster::ClusterArgs::default(),
+                cluster: crate::client::cluster::ClusterArgs::default(),
                 selector: None,
                 field_selector: None,
                 config: None,

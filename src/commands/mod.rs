@@ -9,13 +9,14 @@ use std::sync::Arc;
 
 use std::path::PathBuf;
 
-use crate::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
+use crate::client::cluster::{ClusterArgs, ClusterError, NamespaceScope};
+use crate::client::lister_watcher::KubeListerWatcher;
 use crate::config::Config;
 use crate::index_views::definitions::{Indexable, index_funcs};
-use crate::informers::controller::{InformerConfig, RunningInformer};
-use crate::informers::indexer::Indexer;
-use crate::informers::lister_watcher::{KubeListerWatcher, ListWatchError};
+use crate::informers::indexer::IndexerWriter;
+use crate::informers::lister_watcher::ListWatchError;
 use crate::informers::reflector::ReflectorError;
+use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::tap::Tap;
 use crate::resources::{ResourceKind, UnknownResource};
 
@@ -75,28 +76,6 @@ pub fn gives_up(err: &ReflectorError) -> bool {
     }
 }
 
-/// A lister-watcher for `kind` in `scope`, named for messages (`pods in namespace web`).
-pub fn lister_watcher(
-    cluster: &Cluster,
-    kind: ResourceKind,
-    scope: &NamespaceScope,
-    label_selector: Option<String>,
-    field_selector: Option<String>,
-) -> KubeListerWatcher {
-    let namespace = if kind.namespaced() {
-        scope.namespace()
-    } else {
-        None
-    };
-    let resource = match namespace {
-        Some(ns) => format!("{} in namespace {ns}", kind.plural()),
-        None => kind.plural().to_string(),
-    };
-    KubeListerWatcher::new(cluster.client.clone(), kind.list_path(namespace), resource)
-        .with_label_selector(label_selector)
-        .with_field_selector(field_selector)
-}
-
 /// What `get` and `deltas` share: the resource, where it lives, its server-side selectors
 /// and the configuration whose indexes the store gets.
 #[derive(Debug, Clone, clap::Args)]
@@ -135,19 +114,19 @@ pub async fn start_informer<T: Indexable>(
         Config::load(args.config.as_deref()).map_err(|e| CommandError::Usage(e.to_string()))?;
     let cluster = args.cluster.connect().await?;
     let scope = args.cluster.scope(&cluster);
-    let lister_watcher = lister_watcher(
+    let lister_watcher = KubeListerWatcher::for_kind(
         &cluster,
         kind,
         &scope,
         args.selector.clone(),
         args.field_selector.clone(),
     );
-    let indexer = Indexer::new(index_funcs::<T>(&config.indexes))
+    let writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))
         .map_err(|e| CommandError::Usage(e.to_string()))?;
     let mut informer_config = InformerConfig::new(kind.plural());
     informer_config.tap = tap;
     Ok((
-        RunningInformer::start(informer_config, lister_watcher, indexer),
+        RunningInformer::start(informer_config, lister_watcher, writer),
         scope,
     ))
 }

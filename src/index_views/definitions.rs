@@ -243,7 +243,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::informers::indexer::Indexer;
+    use crate::informers::indexer::IndexerWriter;
     use crate::resources::decode;
 
     fn fixture_pod() -> Pod {
@@ -253,7 +253,7 @@ mod tests {
     #[test]
     fn default_indexes_on_a_realistic_pod() {
         let pod = fixture_pod();
-        let indexer = Indexer::new(index_funcs::<Pod>(&default_index_definitions())).unwrap();
+        let indexer = IndexerWriter::new(index_funcs::<Pod>(&default_index_definitions())).unwrap();
         indexer.add(Arc::new(pod.clone())).unwrap();
         let values = |name: &str| {
             let mut v: Vec<String> = indexer

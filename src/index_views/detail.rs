@@ -321,7 +321,7 @@ mod tests {
 
     #[test]
     fn diff_lines_hide_managed_fields_changes_unless_asked() {
-        let tap = Tap::new(8);
+        let tap = Tap::new(8, crate::resources::secret::keepable_raw);
         let old = pod();
         let mut new = pod();
         new["status"]["phase"] = json!("Succeeded");
@@ -357,7 +357,7 @@ mod tests {
 
     #[test]
     fn secret_diffs_mask_old_and_new_values() {
-        let tap = Tap::new(8);
+        let tap = Tap::new(8, crate::resources::secret::keepable_raw);
         let old = secret();
         let mut new = secret();
         new["data"]["password"] = json!("czNjcjN0LXBhc3M=");
@@ -410,7 +410,7 @@ mod tests {
 
     #[test]
     fn history_rows_summarize_each_entry() {
-        let tap = Tap::new(8);
+        let tap = Tap::new(8, crate::resources::secret::keepable_raw);
         let mut new = pod();
         new["status"]["phase"] = json!("Failed");
         watch(&tap, WatchEventType::Added, 1, &pod());

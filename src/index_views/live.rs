@@ -955,6 +955,7 @@ mod tests {
     use super::*;
     use crate::index_views::definitions::default_index_definitions;
     use crate::informers::delta_fifo::ReflectorStore;
+    use crate::informers::indexer::IndexerWriter;
     use crate::resources::{Pod, decode};
 
     /// A pod in namespace `ns` with label app=`app` (none when empty) and `restarts` restarts.
@@ -977,7 +978,8 @@ mod tests {
         )
     }
 
-    fn registry() -> IndexRegistry<Pod> {
+    /// A registry over an empty store, and the store's writer for the test to fill.
+    fn registry() -> (IndexRegistry<Pod>, IndexerWriter<Pod>) {
         IndexRegistry::new(default_index_definitions()).unwrap()
     }
 
@@ -992,8 +994,7 @@ mod tests {
 
     #[test]
     fn rows_follow_updates_one_key_at_a_time() {
-        let registry = registry();
-        let store = registry.indexer().clone();
+        let (registry, store) = registry();
         for (name, app, restarts) in [
             ("a", "web", 5),
             ("b", "web", 1),
@@ -1063,8 +1064,7 @@ mod tests {
             "tier",
             IndexSource::Label("app".into()),
         ));
-        let registry = IndexRegistry::new(definitions).unwrap();
-        let store = registry.indexer().clone();
+        let (registry, store) = IndexRegistry::new(definitions).unwrap();
         store.add(pod("ns", "a", "web", 0, 1)).unwrap();
         store.add(pod("ns", "b", "", 0, 1)).unwrap();
         store.add(pod("ns", "c", "db", 0, 1)).unwrap();
@@ -1094,8 +1094,7 @@ mod tests {
 
     #[test]
     fn free_text_narrows_and_follows_updates() {
-        let registry = registry();
-        let store = registry.indexer().clone();
+        let (registry, store) = registry();
         for name in ["frontend-1", "frontend-2", "backend-1"] {
             store.add(pod("web", name, "web", 0, 1)).unwrap();
         }
@@ -1117,8 +1116,7 @@ mod tests {
 
     #[test]
     fn text_narrows_widens_follows_members_and_gives_up_when_cancelled() {
-        let registry = registry();
-        let store = registry.indexer().clone();
+        let (registry, store) = registry();
         for i in 0..40 {
             let name = if i % 4 == 0 {
                 format!("api-{i}")
@@ -1174,8 +1172,7 @@ mod tests {
 
     #[test]
     fn jobs_on_a_snapshot_take_in_the_changes_made_while_they_ran() {
-        let registry = registry();
-        let store = registry.indexer().clone();
+        let (registry, store) = registry();
         for (name, restarts) in [("a", 3), ("b", 1), ("c", 2), ("ab", 0)] {
             store.add(pod("ns", name, "web", restarts, 1)).unwrap();
         }
@@ -1230,8 +1227,8 @@ mod tests {
 
     #[tokio::test]
     async fn worker_applies_notifications_and_text_through_the_queue() {
-        let registry = registry();
-        let informer = SharedIndexInformer::new(registry.indexer().clone(), None);
+        let (registry, writer) = registry();
+        let (informer, process) = SharedIndexInformer::new(writer, None, None);
         let fifo = informer.store().clone();
         fifo.replace(
             vec![
@@ -1242,8 +1239,7 @@ mod tests {
             "1",
         )
         .unwrap();
-        let running = informer.clone();
-        let process = tokio::spawn(async move { running.run().await });
+        let process = tokio::spawn(process.run());
         assert!(informer.wait_for_sync().await);
         let worker = ViewWorker::start(
             &informer,

@@ -424,7 +424,7 @@ mod tests {
     use smallvec::smallvec;
 
     use super::*;
-    use crate::informers::indexer::index_func;
+    use crate::informers::indexer::{IndexerWriter, index_func};
     use crate::informers::testing::{TestObj, obj};
 
     fn eq(index: &str, value: &str) -> Term {
@@ -516,7 +516,7 @@ mod tests {
                 .into_iter()
                 .collect())
         });
-        let indexer = Indexer::new([("app", label), ("namespace", ns)]).unwrap();
+        let indexer = IndexerWriter::new([("app", label), ("namespace", ns)]).unwrap();
         for (key, app) in [
             ("a/web-1", "web"),
             ("a/web-2", "web"),
@@ -527,7 +527,7 @@ mod tests {
         ] {
             indexer.add(obj(key, 1, app)).unwrap();
         }
-        indexer
+        indexer.reader()
     }
 
     fn run(query: &str) -> Vec<String> {

@@ -8,7 +8,7 @@ use parking_lot::RwLock;
 
 use super::definitions::{IndexDefinition, Indexable};
 use super::query::{Query, QueryError, Term};
-use crate::informers::indexer::{IndexFunc, Indexer, IndexerError, KeySet};
+use crate::informers::indexer::{IndexFunc, Indexer, IndexerError, IndexerWriter, KeySet};
 
 /// One value of an index and how many objects have it: a line of the index browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,20 +33,24 @@ impl<T> Clone for IndexRegistry<T> {
 }
 
 impl<T: Indexable> IndexRegistry<T> {
-    /// A new, empty Indexer with `definitions` as its indexes.
-    pub fn new(definitions: Vec<IndexDefinition>) -> Result<Self, IndexerError> {
-        let indexer = Indexer::new(
+    /// A new, empty store with `definitions` as its indexes: the registry reads it, and the
+    /// writer returned with it goes to the informer that fills it.
+    pub fn new(
+        definitions: Vec<IndexDefinition>,
+    ) -> Result<(Self, IndexerWriter<T>), IndexerError> {
+        let writer = IndexerWriter::new(
             definitions
                 .iter()
                 .map(|d| (d.name.clone(), d.index_func::<T>())),
         )?;
-        Ok(Self {
-            indexer,
+        let registry = Self {
+            indexer: writer.reader(),
             definitions: Arc::new(RwLock::new(definitions)),
-        })
+        };
+        Ok((registry, writer))
     }
 
-    /// The store, for the informer and for readers.
+    /// The store, for readers.
     pub fn indexer(&self) -> &Indexer<T> {
         &self.indexer
     }
@@ -160,8 +164,7 @@ mod tests {
 
     #[test]
     fn runtime_index_is_backfilled_counted_and_compiled() {
-        let registry = IndexRegistry::<Pod>::new(default_index_definitions()).unwrap();
-        let store = registry.indexer();
+        let (registry, store) = IndexRegistry::<Pod>::new(default_index_definitions()).unwrap();
         store
             .add(pod("a", "p1", r#""team":"blue","app":"web""#))
             .unwrap();
@@ -181,7 +184,7 @@ mod tests {
                 .is_err()
         );
         let mut keys: Vec<String> = team
-            .select(store)
+            .select(&store)
             .unwrap()
             .iter()
             .map(|k| k.to_string())

@@ -440,6 +440,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::informers::indexer::IndexerWriter;
     use crate::informers::testing::{TestObj, obj};
 
     /// A compact picture of a key's deltas: type, rv (or "?" for an unknown final state) and
@@ -499,8 +500,8 @@ mod tests {
 
     #[tokio::test]
     async fn delete_of_unknown_key_is_ignored() {
-        let indexer = Indexer::default();
-        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        let indexer = IndexerWriter::default();
+        let fifo = DeltaFifo::new(Some(indexer.reader()));
         fifo.delete(obj("ns/ghost", 1, "")).unwrap();
         assert!(fifo.is_empty());
         indexer.add(obj("ns/known", 1, "")).unwrap();
@@ -510,8 +511,8 @@ mod tests {
 
     #[test]
     fn known_copy_is_the_held_object_at_the_same_resource_version() {
-        let indexer: Indexer<TestObj> = Indexer::default();
-        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        let indexer: IndexerWriter<TestObj> = IndexerWriter::default();
+        let fifo = DeltaFifo::new(Some(indexer.reader()));
         assert!(
             fifo.known_copy(&obj("ns/a", 1, "")).is_none(),
             "nothing held"
@@ -536,17 +537,17 @@ mod tests {
 
     #[tokio::test]
     async fn double_delete_dedup_keeps_the_non_tombstone() {
-        let indexer = Indexer::default();
+        let indexer = IndexerWriter::default();
         indexer.add(obj("ns/a", 1, "")).unwrap();
         indexer.add(obj("ns/b", 1, "")).unwrap();
-        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        let fifo = DeltaFifo::new(Some(indexer.reader()));
         // A real delete, then a relist lacking the object: the tombstone collapses into it.
         fifo.delete(obj("ns/a", 2, "")).unwrap();
         fifo.replace(vec![obj("ns/b", 1, "")], "10").unwrap();
         let a = fifo.get_by_key("ns/a").unwrap();
         assert_eq!(describe(&a), vec!["Deleted:2"]);
         // A tombstone first, then a real delete: the real one replaces it.
-        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        let fifo = DeltaFifo::new(Some(indexer.reader()));
         fifo.replace(vec![obj("ns/a", 1, "")], "10").unwrap();
         drain(&fifo).await;
         fifo.replace(vec![], "11").unwrap();
@@ -566,11 +567,11 @@ mod tests {
 
     #[tokio::test]
     async fn replace_makes_tombstones_for_queued_and_known_keys_missing_from_the_list() {
-        let indexer = Indexer::default();
+        let indexer = IndexerWriter::default();
         indexer.add(obj("ns/known-kept", 1, "")).unwrap();
         indexer.add(obj("ns/known-gone", 2, "")).unwrap();
         indexer.add(obj("ns/known-and-queued", 3, "")).unwrap();
-        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        let fifo = DeltaFifo::new(Some(indexer.reader()));
         fifo.add(obj("ns/queued-gone", 4, "")).unwrap();
         fifo.update(obj("ns/known-and-queued", 5, "")).unwrap();
 
@@ -604,7 +605,7 @@ mod tests {
 
     #[tokio::test]
     async fn has_synced_after_the_initial_population_is_popped() {
-        let fifo = DeltaFifo::new(Some(Indexer::default()));
+        let fifo = DeltaFifo::new(Some(IndexerWriter::default().reader()));
         assert!(!fifo.has_synced());
         fifo.replace(vec![obj("ns/a", 1, ""), obj("ns/b", 2, "")], "2")
             .unwrap();
@@ -625,7 +626,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_empty_first_list_is_synced_at_once() {
-        let fifo = DeltaFifo::<TestObj>::new(Some(Indexer::default()));
+        let fifo = DeltaFifo::<TestObj>::new(Some(IndexerWriter::default().reader()));
         fifo.replace(vec![], "1").unwrap();
         assert!(fifo.has_synced());
         assert!(fifo.wait_for_sync().await);
@@ -633,10 +634,10 @@ mod tests {
 
     #[tokio::test]
     async fn resync_skips_keys_with_queued_deltas() {
-        let indexer = Indexer::default();
+        let indexer = IndexerWriter::default();
         indexer.add(obj("ns/idle", 1, "")).unwrap();
         indexer.add(obj("ns/busy", 2, "")).unwrap();
-        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        let fifo = DeltaFifo::new(Some(indexer.reader()));
         fifo.update(obj("ns/busy", 3, "")).unwrap();
         fifo.resync().unwrap();
         let mut popped = drain(&fifo).await;

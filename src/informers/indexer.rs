@@ -2,12 +2,13 @@
 //!
 //! Objects are stored by key as `Arc<T>`. Named index functions map an object to zero or more
 //! values; `indices[name][value]` is the set of keys having that value, so a lookup such as
-//! `app=web` is a hash probe instead of a scan. One writer (the informer) updates the store;
-//! any number of cheap clones read it.
+//! `app=web` is a hash probe instead of a scan. One [`IndexerWriter`] (owned by the informer's
+//! processing loop) changes the store; any number of cheap [`Indexer`] clones read it.
 
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
+use std::ops::Deref;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -63,7 +64,8 @@ struct StoreState<T> {
     indices: HashMap<Arc<str>, Index, Hasher>,
 }
 
-/// Thread-safe store with named multi-valued indices. Cloning is cheap and shares the store.
+/// The read side of a thread-safe store with named multi-valued indices. Cloning is cheap and
+/// shares the store; nothing through it changes the objects (see [`IndexerWriter`]).
 pub struct Indexer<T> {
     state: Arc<RwLock<StoreState<T>>>,
     index_func_errors: Arc<AtomicU64>,
@@ -78,31 +80,104 @@ impl<T> Clone for Indexer<T> {
     }
 }
 
-impl<T: Object> Default for Indexer<T> {
+/// The only handle that changes a store: one per store, not `Clone`. The informer's
+/// processing loop owns it once started; before that, whoever preloads a warm start does.
+/// Reads go through [`Deref`] to the [`Indexer`], and [`IndexerWriter::reader`] hands out
+/// read handles.
+pub struct IndexerWriter<T> {
+    indexer: Indexer<T>,
+}
+
+impl<T: Object> Default for IndexerWriter<T> {
     fn default() -> Self {
         Self {
-            state: Arc::new(RwLock::new(StoreState {
-                items: HashMap::default(),
-                indexers: HashMap::default(),
-                indices: HashMap::default(),
-            })),
-            index_func_errors: Arc::new(AtomicU64::new(0)),
+            indexer: Indexer {
+                state: Arc::new(RwLock::new(StoreState {
+                    items: HashMap::default(),
+                    indexers: HashMap::default(),
+                    indices: HashMap::default(),
+                })),
+                index_func_errors: Arc::new(AtomicU64::new(0)),
+            },
         }
     }
 }
 
-impl<T: Object> Indexer<T> {
+impl<T> Deref for IndexerWriter<T> {
+    type Target = Indexer<T>;
+
+    fn deref(&self) -> &Indexer<T> {
+        &self.indexer
+    }
+}
+
+impl<T: Object> IndexerWriter<T> {
     /// A store with the given named index functions. Two indexes with one name conflict.
     pub fn new(
         indexers: impl IntoIterator<Item = (impl Into<Arc<str>>, IndexFunc<T>)>,
     ) -> Result<Self, IndexerError> {
-        let indexer = Self::default();
-        indexer.add_indexers(indexers)?;
-        Ok(indexer)
+        let writer = Self::default();
+        writer.add_indexers(indexers)?;
+        Ok(writer)
     }
 
+    /// A read handle on this store.
+    pub fn reader(&self) -> Indexer<T> {
+        self.indexer.clone()
+    }
+
+    /// Inserts or replaces the object under its key.
+    pub fn add(&self, obj: Arc<T>) -> Result<(), IndexerError> {
+        let key = meta_namespace_key(obj.as_ref())?;
+        self.insert(key, obj);
+        Ok(())
+    }
+
+    /// Same as [`IndexerWriter::add`]: a store does not distinguish add from update.
+    pub fn update(&self, obj: Arc<T>) -> Result<(), IndexerError> {
+        self.add(obj)
+    }
+
+    /// Deletes by the object's key; a tombstone deletes by its stored key.
+    pub fn delete(&self, obj: &DeltaObject<T>) -> Result<(), IndexerError> {
+        let key = obj.key()?;
+        self.remove(&key);
+        Ok(())
+    }
+
+    /// Inserts or replaces under `key`, returning the previous object. A replaced object's
+    /// index sets get the key the store already holds, not the caller's copy: every set then
+    /// shares one allocation per key, and a later removal from a set finds its key by pointer
+    /// instead of comparing the text.
+    pub fn insert(&self, key: Key, obj: Arc<T>) -> Option<Arc<T>> {
+        let indexer = &self.indexer;
+        let mut state = indexer.state.write();
+        let (key, old) = match state.items.entry(key) {
+            Entry::Occupied(mut held) => (held.key().clone(), Some(held.insert(obj.clone()))),
+            Entry::Vacant(new) => {
+                let key = new.key().clone();
+                new.insert(obj.clone());
+                (key, None)
+            }
+        };
+        indexer.update_indices(&mut state, old.as_deref(), Some(&obj), &key);
+        old
+    }
+
+    /// Removes `key`, returning the object it held.
+    pub fn remove(&self, key: &str) -> Option<Arc<T>> {
+        let indexer = &self.indexer;
+        let mut state = indexer.state.write();
+        let (key, old) = state.items.remove_entry(key)?;
+        indexer.update_indices(&mut state, Some(&old), None, &key);
+        Some(old)
+    }
+}
+
+impl<T: Object> Indexer<T> {
     /// Adds indexes, at any time: existing objects are indexed at once (backfill). Either all
-    /// are added or, on a name conflict, none.
+    /// are added or, on a name conflict, none. A read handle may do this: an index is a view
+    /// of the objects, and adding one changes none of them.
     pub fn add_indexers(
         &self,
         indexers: impl IntoIterator<Item = (impl Into<Arc<str>>, IndexFunc<T>)>,
@@ -133,51 +208,6 @@ impl<T: Object> Indexer<T> {
             indexers.insert(name, func);
         }
         Ok(())
-    }
-
-    /// Inserts or replaces the object under its key.
-    pub fn add(&self, obj: Arc<T>) -> Result<(), IndexerError> {
-        let key = meta_namespace_key(obj.as_ref())?;
-        self.insert(key, obj);
-        Ok(())
-    }
-
-    /// Same as [`Indexer::add`]: a store does not distinguish add from update.
-    pub fn update(&self, obj: Arc<T>) -> Result<(), IndexerError> {
-        self.add(obj)
-    }
-
-    /// Deletes by the object's key; a tombstone deletes by its stored key.
-    pub fn delete(&self, obj: &DeltaObject<T>) -> Result<(), IndexerError> {
-        let key = obj.key()?;
-        self.remove(&key);
-        Ok(())
-    }
-
-    /// Inserts or replaces under `key`, returning the previous object. A replaced object's
-    /// index sets get the key the store already holds, not the caller's copy: every set then
-    /// shares one allocation per key, and a later removal from a set finds its key by pointer
-    /// instead of comparing the text.
-    pub fn insert(&self, key: Key, obj: Arc<T>) -> Option<Arc<T>> {
-        let mut state = self.state.write();
-        let (key, old) = match state.items.entry(key) {
-            Entry::Occupied(mut held) => (held.key().clone(), Some(held.insert(obj.clone()))),
-            Entry::Vacant(new) => {
-                let key = new.key().clone();
-                new.insert(obj.clone());
-                (key, None)
-            }
-        };
-        self.update_indices(&mut state, old.as_deref(), Some(&obj), &key);
-        old
-    }
-
-    /// Removes `key`, returning the object it held.
-    pub fn remove(&self, key: &str) -> Option<Arc<T>> {
-        let mut state = self.state.write();
-        let (key, old) = state.items.remove_entry(key)?;
-        self.update_indices(&mut state, Some(&old), None, &key);
-        Some(old)
     }
 
     pub fn get_by_key(&self, key: &str) -> Option<Arc<T>> {
@@ -278,13 +308,6 @@ impl<T: Object> Indexer<T> {
             .get(name)
             .ok_or_else(|| IndexerError::UnknownIndex(name.to_string()))?;
         Ok(f(index))
-    }
-
-    /// Runs `f` on every stored (key, object) under the read lock, without copying them.
-    pub fn for_each(&self, mut f: impl FnMut(&Key, &Arc<T>)) {
-        for (key, obj) in self.state.read().items.iter() {
-            f(key, obj);
-        }
     }
 
     /// Every value index `name` currently has; values whose key set emptied are gone.
@@ -415,7 +438,7 @@ mod tests {
     /// client-go's custom-index example (tools/cache/index_test.go, example_test.go).
     #[test]
     fn client_go_custom_index_example() {
-        let indexer = Indexer::new([("app", label_index("app"))]).unwrap();
+        let indexer = IndexerWriter::new([("app", label_index("app"))]).unwrap();
         indexer.add(pod("ns1", "pod1", &[("app", "l1")])).unwrap();
         indexer.add(pod("ns2", "pod2", &[("app", "l2")])).unwrap();
         assert_eq!(
@@ -433,7 +456,7 @@ mod tests {
 
     #[test]
     fn update_moves_key_and_drops_empty_sets() {
-        let indexer = Indexer::new([("app", label_index("app"))]).unwrap();
+        let indexer = IndexerWriter::new([("app", label_index("app"))]).unwrap();
         indexer.add(pod("ns", "a", &[("app", "web")])).unwrap();
         indexer.add(pod("ns", "b", &[("app", "web")])).unwrap();
         indexer.update(pod("ns", "a", &[("app", "db")])).unwrap();
@@ -452,7 +475,7 @@ mod tests {
 
     #[test]
     fn index_sets_share_the_key_the_store_holds() {
-        let indexer = Indexer::new([("app", label_index("app"))]).unwrap();
+        let indexer = IndexerWriter::new([("app", label_index("app"))]).unwrap();
         indexer.add(pod("ns", "a", &[("app", "web")])).unwrap();
         // Each event brings its own copy of the key; the sets keep the store's.
         indexer.update(pod("ns", "a", &[("app", "db")])).unwrap();
@@ -472,7 +495,7 @@ mod tests {
                 .map(|(_, v)| Cow::Borrowed(v.as_str()))
                 .collect())
         });
-        let indexer = Indexer::new([("values", all_values)]).unwrap();
+        let indexer = IndexerWriter::new([("values", all_values)]).unwrap();
         indexer
             .add(pod("ns", "a", &[("app", "web"), ("tier", "front")]))
             .unwrap();
@@ -506,7 +529,7 @@ mod tests {
 
     #[test]
     fn unknown_index_is_an_error() {
-        let indexer = Indexer::<Pod>::default();
+        let indexer = IndexerWriter::<Pod>::default();
         assert_eq!(
             indexer.index_keys("nope", "x"),
             Err(IndexerError::UnknownIndex("nope".into()))
@@ -518,7 +541,7 @@ mod tests {
 
     #[test]
     fn adding_an_index_after_start_backfills_it() {
-        let indexer = Indexer::new([("app", label_index("app"))]).unwrap();
+        let indexer = IndexerWriter::new([("app", label_index("app"))]).unwrap();
         indexer
             .add(pod("ns", "a", &[("app", "web"), ("team", "blue")]))
             .unwrap();
@@ -546,7 +569,7 @@ mod tests {
                     None => Err(IndexFuncError("no app label".into())),
                 },
             );
-        let indexer = Indexer::new([("app", strict)]).unwrap();
+        let indexer = IndexerWriter::new([("app", strict)]).unwrap();
         indexer.add(pod("ns", "good", &[("app", "web")])).unwrap();
         indexer.add(pod("ns", "bad", &[])).unwrap();
         assert_eq!(indexer.len(), 2);

@@ -14,7 +14,7 @@ use parking_lot::Mutex;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
 use super::delta_fifo::{Delta, DeltaFifo, Deltas, ReflectorStore};
-use super::indexer::Indexer;
+use super::indexer::{Indexer, IndexerWriter};
 use super::keys::{DeltaObject, Key};
 use super::object::Object;
 use super::tap::{Tap, TapKind, TapRecord};
@@ -94,14 +94,16 @@ impl<T> Stream for EventHandlerRegistration<T> {
     }
 }
 
-/// A DeltaFIFO feeding an Indexer and a set of handlers. Cloning is cheap and shares it.
+/// The shared side of an informer: its store to read, its DeltaFIFO for the Reflector, and
+/// handler registration. Cloning is cheap and shares it. What applies deltas to the store is
+/// the [`ProcessLoop`] made with it, which owns the store's only writer and runs once.
 pub struct SharedIndexInformer<T> {
     indexer: Indexer<T>,
     fifo: DeltaFifo<T>,
-    listeners: Arc<Mutex<Vec<UnboundedSender<Notification<T>>>>>,
-    resync_period: Option<Duration>,
-    tap: Option<Tap>,
+    listeners: Listeners<T>,
 }
+
+type Listeners<T> = Arc<Mutex<Vec<UnboundedSender<Notification<T>>>>>;
 
 impl<T> Clone for SharedIndexInformer<T> {
     fn clone(&self) -> Self {
@@ -109,30 +111,47 @@ impl<T> Clone for SharedIndexInformer<T> {
             indexer: self.indexer.clone(),
             fifo: self.fifo.clone(),
             listeners: self.listeners.clone(),
-            resync_period: self.resync_period,
-            tap: self.tap.clone(),
         }
     }
 }
 
-impl<T: Object> SharedIndexInformer<T> {
-    /// An informer over `indexer` (with its indexes already registered). Objects already in
-    /// the indexer are a warm start: the first Replace deletes, through tombstones, those the
-    /// server no longer has. `resync_period` of `None` or zero turns resync off.
-    pub fn new(indexer: Indexer<T>, resync_period: Option<Duration>) -> Self {
-        Self {
-            fifo: DeltaFifo::new(Some(indexer.clone())),
-            indexer,
-            listeners: Arc::new(Mutex::new(Vec::new())),
-            resync_period: resync_period.filter(|p| !p.is_zero()),
-            tap: None,
-        }
-    }
+/// client-go's processLoop: pops deltas, applies them through the store's only writer and
+/// notifies the handlers. [`ProcessLoop::run`] consumes it, so a store is never filled twice.
+pub struct ProcessLoop<T> {
+    writer: IndexerWriter<T>,
+    fifo: DeltaFifo<T>,
+    listeners: Listeners<T>,
+    resync_period: Option<Duration>,
+    /// Records every delta as it is applied.
+    tap: Option<Tap>,
+}
 
-    /// Records every delta as it is applied into `tap`.
-    pub fn with_tap(mut self, tap: Tap) -> Self {
-        self.tap = Some(tap);
-        self
+impl<T: Object> SharedIndexInformer<T> {
+    /// An informer over the store `writer` changes (its indexes already registered), and the
+    /// loop that will fill it. Objects already in the store are a warm start: the first
+    /// Replace deletes, through tombstones, those the server no longer has. `resync_period`
+    /// of `None` or zero turns resync off; `tap` records every delta as it is applied.
+    pub fn new(
+        writer: IndexerWriter<T>,
+        resync_period: Option<Duration>,
+        tap: Option<Tap>,
+    ) -> (Self, ProcessLoop<T>) {
+        let indexer = writer.reader();
+        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        let listeners = Listeners::default();
+        let process = ProcessLoop {
+            writer,
+            fifo: fifo.clone(),
+            listeners: listeners.clone(),
+            resync_period: resync_period.filter(|p| !p.is_zero()),
+            tap,
+        };
+        let informer = Self {
+            indexer,
+            fifo,
+            listeners,
+        };
+        (informer, process)
     }
 
     /// The read side: the indexed store the informer keeps.
@@ -185,9 +204,16 @@ impl<T: Object> SharedIndexInformer<T> {
         EventHandlerRegistration { rx }
     }
 
+    /// Closes the DeltaFIFO: the process loop returns once what is queued has been processed.
+    pub fn stop(&self) {
+        self.fifo.close();
+    }
+}
+
+impl<T: Object> ProcessLoop<T> {
     /// Runs the process loop (and the resync timer) until [`SharedIndexInformer::stop`] and
     /// the queue is drained. Handlers' streams end afterwards.
-    pub async fn run(&self) {
+    pub async fn run(self) {
         let process = async {
             while self
                 .fifo
@@ -219,11 +245,6 @@ impl<T: Object> SharedIndexInformer<T> {
         self.listeners.lock().clear();
     }
 
-    /// Closes the DeltaFIFO: `run` returns once what is queued has been processed.
-    pub fn stop(&self) {
-        self.fifo.close();
-    }
-
     /// client-go's processDeltas: apply each delta to the Indexer, then notify.
     fn process_deltas(&self, key: Key, deltas: Deltas<T>, is_in_initial_list: bool) {
         let mut listeners = self.listeners.lock();
@@ -243,13 +264,13 @@ impl<T: Object> SharedIndexInformer<T> {
             }
             let notification = match delta {
                 Delta::Deleted(obj) => {
-                    self.indexer.remove(&key);
+                    self.writer.remove(&key);
                     Notification::Delete { obj }
                 }
                 Delta::Added(obj)
                 | Delta::Updated(obj)
                 | Delta::Replaced(obj)
-                | Delta::Sync(obj) => match self.indexer.insert(key.clone(), obj.clone()) {
+                | Delta::Sync(obj) => match self.writer.insert(key.clone(), obj.clone()) {
                     Some(old) => Notification::Update { old, new: obj },
                     None => Notification::Add {
                         obj,
@@ -301,17 +322,20 @@ mod tests {
         describe(&reg.recv().await.unwrap())
     }
 
-    fn spawn_run(informer: &SharedIndexInformer<TestObj>) -> tokio::task::JoinHandle<()> {
-        let informer = informer.clone();
-        tokio::spawn(async move { informer.run().await })
+    fn spawn_run(process: ProcessLoop<TestObj>) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(process.run())
     }
 
     #[tokio::test]
     async fn process_deltas_drives_indexer_and_handlers() {
         let by_label = index_func(|o: &TestObj| Ok(smallvec![Cow::Borrowed(o.label.as_str())]));
-        let informer = SharedIndexInformer::new(Indexer::new([("label", by_label)]).unwrap(), None);
+        let (informer, process) = SharedIndexInformer::new(
+            IndexerWriter::new([("label", by_label)]).unwrap(),
+            None,
+            None,
+        );
         let mut handler = informer.add_event_handler();
-        let run = spawn_run(&informer);
+        let run = spawn_run(process);
         let store = informer.store();
         store
             .replace(vec![obj("ns/a", 1, "web"), obj("ns/b", 2, "db")], "2")
@@ -356,9 +380,10 @@ mod tests {
     /// runs; the first list lacks it, so it is deleted through a tombstone.
     #[tokio::test]
     async fn deltas_are_recorded_in_the_tap() {
-        let tap = Tap::new(10);
-        let informer = SharedIndexInformer::new(Indexer::default(), None).with_tap(tap.clone());
-        let run = spawn_run(&informer);
+        let tap = Tap::new(10, Some);
+        let (informer, process) =
+            SharedIndexInformer::new(IndexerWriter::default(), None, Some(tap.clone()));
+        let run = spawn_run(process);
         informer
             .store()
             .replace(vec![obj("ns/a", 1, "")], "1")
@@ -391,12 +416,12 @@ mod tests {
 
     #[tokio::test]
     async fn warm_start_object_missing_from_first_list_is_deleted_by_tombstone() {
-        let indexer = Indexer::default();
+        let indexer = IndexerWriter::default();
         indexer.add(obj("default/mypod", 1, "")).unwrap();
-        let informer = SharedIndexInformer::new(indexer, None);
+        let (informer, process) = SharedIndexInformer::new(indexer, None, None);
         let mut handler = informer.add_event_handler();
         assert_eq!(next(&mut handler).await, "add mypod 1 initial=true");
-        let run = spawn_run(&informer);
+        let run = spawn_run(process);
         informer
             .store()
             .replace(vec![obj("default/other", 5, "")], "5")
@@ -419,7 +444,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_sleeping_handler_does_not_delay_another() {
-        let informer = SharedIndexInformer::new(Indexer::default(), None);
+        let (informer, process) = SharedIndexInformer::new(IndexerWriter::default(), None, None);
         let mut slow = informer.add_event_handler();
         let mut fast = informer.add_event_handler();
         let slow_task = tokio::spawn(async move {
@@ -427,7 +452,7 @@ mod tests {
                 tokio::time::sleep(Duration::from_secs(3600)).await;
             }
         });
-        let run = spawn_run(&informer);
+        let run = spawn_run(process);
         let started = Instant::now();
         for i in 0..100 {
             informer
@@ -451,8 +476,8 @@ mod tests {
 
     #[tokio::test]
     async fn late_handler_is_replayed_current_contents_then_live_changes() {
-        let informer = SharedIndexInformer::new(Indexer::default(), None);
-        let run = spawn_run(&informer);
+        let (informer, process) = SharedIndexInformer::new(IndexerWriter::default(), None, None);
+        let run = spawn_run(process);
         let store = informer.store();
         store
             .replace(vec![obj("ns/a", 1, ""), obj("ns/b", 2, "")], "2")
@@ -480,9 +505,13 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn resync_period_sends_updates_that_are_resyncs() {
-        let informer = SharedIndexInformer::new(Indexer::default(), Some(Duration::from_secs(30)));
+        let (informer, process) = SharedIndexInformer::new(
+            IndexerWriter::default(),
+            Some(Duration::from_secs(30)),
+            None,
+        );
         let mut handler = informer.add_event_handler();
-        let run = spawn_run(&informer);
+        let run = spawn_run(process);
         informer
             .store()
             .replace(vec![obj("ns/a", 7, "")], "7")
@@ -500,9 +529,9 @@ mod tests {
 
     #[tokio::test]
     async fn relist_replaces_state_and_handlers_see_adds_minus_deletes() {
-        let informer = SharedIndexInformer::new(Indexer::default(), None);
+        let (informer, process) = SharedIndexInformer::new(IndexerWriter::default(), None, None);
         let mut handler = informer.add_event_handler();
-        let run = spawn_run(&informer);
+        let run = spawn_run(process);
         let store = informer.store();
         store
             .replace(

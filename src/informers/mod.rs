@@ -2,7 +2,6 @@
 //! Nothing here knows about the UI.
 
 pub mod backoff;
-pub mod controller;
 pub mod delta_fifo;
 pub mod diff;
 pub mod indexer;
@@ -11,6 +10,7 @@ pub mod keys;
 pub mod lister_watcher;
 pub mod object;
 pub mod reflector;
+pub mod running;
 pub mod tap;
 pub mod workqueue;
 

@@ -697,7 +697,7 @@ mod tests {
 
     fn start(server: &FakeServer) -> Running {
         let store = RecordingStore::default();
-        let tap = Tap::new(100);
+        let tap = Tap::new(100, Some);
         let reflector = Reflector::new("pods", server.clone(), store.clone()).with_tap(tap.clone());
         let running = Running {
             store,

@@ -77,7 +77,6 @@ macro_rules! object_impls {
 }
 
 pub mod decode;
-pub mod fetch;
 mod meta;
 mod node;
 mod packed;

@@ -238,7 +238,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for KeysOnly<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::informers::lister_watcher::WatchEventType;
     use crate::informers::object::Object;
+    use crate::informers::tap::{Tap, TapKind, TapRecord};
     use crate::resources::decode;
 
     const SECRET: &str = r#"{
@@ -281,5 +283,74 @@ mod tests {
         let secret: Secret = decode(br#"{"metadata":{"name":"empty","namespace":"a"}}"#).unwrap();
         assert_eq!(secret.data_count(), 0);
         assert_eq!(secret.secret_type(), None);
+    }
+
+    fn watch(tap: &Tap, key: &str, rv: u64, raw: &str) {
+        tap.record(
+            TapKind::Watch(WatchEventType::Modified),
+            TapRecord {
+                key: Some(key.into()),
+                resource_version: Some(rv.to_string()),
+                raw: Some(Bytes::from(raw.to_string())),
+                message: None,
+            },
+        );
+    }
+
+    /// A Secret's values, and the last-applied annotation holding them, are masked before
+    /// the ring keeps the raw object: the changed paths and the diff carry masks only.
+    #[test]
+    fn secret_values_are_masked_before_they_are_kept() {
+        let tap = Tap::new(10, keepable_raw);
+        let mut rx = tap.subscribe();
+        let secret = |password: &str, token: &str| {
+            serde_json::json!({
+                "apiVersion": "v1", "kind": "Secret",
+                "metadata": {"name": "db", "namespace": "ns", "resourceVersion": "1",
+                    "annotations": {"kubectl.kubernetes.io/last-applied-configuration":
+                        format!("{{\"data\":{{\"password\":\"{password}\"}}}}")}},
+                "type": "Opaque",
+                "data": {"password": password},
+                "stringData": {"token": token},
+            })
+            .to_string()
+        };
+        watch(&tap, "ns/db", 1, &secret("c2VjcmV0LW9uZQ==", "plain-one"));
+        watch(&tap, "ns/db", 2, &secret("c2VjcmV0LXR3b29v", "plain-twooo"));
+        let entries = tap.snapshot();
+        let broadcast = rx.try_recv().unwrap();
+        for entry in entries.iter().chain([&broadcast]) {
+            for raw in [&entry.raw, &entry.previous_raw].into_iter().flatten() {
+                let text = String::from_utf8_lossy(raw);
+                for value in ["c2VjcmV0", "plain-one", "plain-twooo"] {
+                    assert!(!text.contains(value), "{value} kept in {text}");
+                }
+            }
+        }
+        let raw: Value = serde_json::from_slice(entries[1].raw.as_ref().unwrap()).unwrap();
+        let mask = raw["data"]["password"].as_str().unwrap();
+        assert!(mask.starts_with("•••••••• (12 bytes, #"), "{mask}");
+        assert_eq!(raw["metadata"]["name"], "db");
+        assert_eq!(
+            entries[1].changed_paths().unwrap(),
+            [
+                "data.password",
+                "metadata.annotations[\"kubectl.kubernetes.io/last-applied-configuration\"]",
+                "stringData.token"
+            ]
+        );
+        let diff = format!("{:?}", entries[1].diff().unwrap());
+        assert!(
+            !diff.contains("c2VjcmV0") && !diff.contains("plain-"),
+            "{diff}"
+        );
+    }
+
+    #[test]
+    fn other_kinds_are_kept_byte_for_byte() {
+        let tap = Tap::new(10, keepable_raw);
+        let pod = r#"{"kind":"Pod","apiVersion":"v1","spec":{"volumes":[{"secret":{"secretName":"Secret"}}]}}"#;
+        watch(&tap, "ns/p", 1, pod);
+        assert_eq!(tap.snapshot()[0].raw.as_deref(), Some(pod.as_bytes()));
     }
 }

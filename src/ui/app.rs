@@ -16,7 +16,7 @@ use ratatui::backend::Backend;
 use ratatui::layout::Rect;
 use tokio::sync::broadcast;
 
-use crate::cluster::NamespaceScope;
+use crate::client::cluster::NamespaceScope;
 use crate::commands::CommandError;
 use crate::config::keys::Keymap;
 use crate::index_views::live::{SortSpec, Window};

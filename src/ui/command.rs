@@ -1,7 +1,7 @@
 //! Command mode (`:`), as in k9s: `:pods -n web`, `:deploy -A`, `:q`. Parsing and the hints
 //! shown while typing are plain functions, so they are tested without a terminal.
 
-use crate::cluster::NamespaceScope;
+use crate::client::cluster::NamespaceScope;
 use crate::resources::ResourceKind;
 
 /// Every command name with what it opens, in the order hints list them.

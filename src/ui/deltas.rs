@@ -439,7 +439,7 @@ mod tests {
     fn a_delta_line_works_out_its_changed_fields_when_first_read() {
         use crate::informers::lister_watcher::WatchEventType;
         use crate::informers::tap::{Tap, TapKind, TapRecord};
-        let tap = Tap::new(8);
+        let tap = Tap::new(8, crate::resources::secret::keepable_raw);
         for (rv, phase) in [("1", "Pending"), ("2", "Running")] {
             let raw = format!(
                 r#"{{"metadata":{{"name":"web","resourceVersion":"{rv}"}},"status":{{"phase":"{phase}"}}}}"#

@@ -11,13 +11,13 @@ use std::time::SystemTime;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use crate::client::fetch::{FetchError, fetch_object};
 use crate::index_views::detail::{
     DiffDoc, HistoryRow, YamlDoc, diff_doc, history_row, history_rows, yaml,
 };
 use crate::informers::keys::split_meta_namespace_key;
 use crate::informers::tap::{DiffUnavailable, Tap, TapEntry, TapKind};
 use crate::resources::ResourceKind;
-use crate::resources::fetch::{FetchError, fetch_object};
 
 use super::action::Action;
 

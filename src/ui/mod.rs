@@ -23,7 +23,7 @@ use std::path::Path;
 
 use crossterm::event::EventStream;
 
-use crate::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
+use crate::client::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
 use crate::config::{Config, ConfigError};
 use crate::index_views::query::QueryError;
 use crate::informers::indexer::IndexerError;

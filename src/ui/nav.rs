@@ -1,7 +1,7 @@
 //! Where the table is: which kind, in which namespace scope, with which filter; and where
 //! Enter on a row leads (k9s's drill-down). Plain data and functions, tested without a cluster.
 
-use crate::cluster::NamespaceScope;
+use crate::client::cluster::NamespaceScope;
 use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
 use crate::informers::keys::split_meta_namespace_key;
 use crate::resources::ResourceKind;

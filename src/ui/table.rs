@@ -8,17 +8,17 @@ use std::pin::Pin;
 use parking_lot::Mutex;
 use tokio::sync::watch;
 
-use crate::cluster::{Cluster, NamespaceScope};
-use crate::commands::lister_watcher;
+use crate::client::cluster::{Cluster, NamespaceScope};
+use crate::client::lister_watcher::KubeListerWatcher;
 use crate::index_views::columns::TableRow;
 use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
 use crate::index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use crate::index_views::query::{Query, QueryError, Term};
 use crate::index_views::registry::{IndexRegistry, ValueCount};
-use crate::informers::controller::{InformerConfig, RunningInformer};
 use crate::informers::indexer::IndexerError;
 use crate::informers::keys::Key;
 use crate::informers::reflector::ReflectorStatus;
+use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::tap::Tap;
 use crate::informers::workqueue::WorkqueueMetrics;
 use crate::resources::{
@@ -111,14 +111,14 @@ impl<T: TableRow> ResourceTable<T> {
         scope: &NamespaceScope,
         sort: SortSpec,
     ) -> Result<Self, UiError> {
-        let registry = IndexRegistry::<T>::new(indexes_for(T::KIND, &starter.indexes))?;
-        let tap = Tap::new(starter.tap_capacity);
+        let (registry, writer) = IndexRegistry::<T>::new(indexes_for(T::KIND, &starter.indexes))?;
+        let tap = Tap::new(starter.tap_capacity, crate::resources::secret::keepable_raw);
         let mut config = InformerConfig::new(T::KIND.plural());
         config.tap = Some(tap.clone());
         let informer = RunningInformer::start(
             config,
-            lister_watcher(&starter.cluster, T::KIND, scope, None, None),
-            registry.indexer().clone(),
+            KubeListerWatcher::for_kind(&starter.cluster, T::KIND, scope, None, None),
+            writer,
         );
         let base = ViewWorker::start(
             informer.informer(),

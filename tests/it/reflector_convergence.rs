@@ -5,14 +5,14 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kscope::cluster::{Cluster, NamespaceScope};
-use kscope::commands::lister_watcher;
+use kscope::client::cluster::{Cluster, NamespaceScope};
+use kscope::client::lister_watcher::KubeListerWatcher;
 use kscope::index_views::definitions::{default_index_definitions, index_funcs};
 use kscope::informers::backoff::Backoff;
-use kscope::informers::controller::{InformerConfig, RunningInformer};
-use kscope::informers::indexer::Indexer;
+use kscope::informers::indexer::IndexerWriter;
 use kscope::informers::informer::Notification;
 use kscope::informers::object::Object;
+use kscope::informers::running::{InformerConfig, RunningInformer};
 use kscope::resources::{Pod, ResourceKind};
 use kscope::sim::{Faults, Resource, Sim, SimConfig, SimHandle};
 use kube::api::{Api, PostParams};
@@ -35,14 +35,14 @@ async fn start_with(config: SimConfig, informer_config: InformerConfig) -> Run {
     let sim = Sim::start(config).await.expect("sim starts");
     let kube_config = sim.kube_config().await.expect("kubeconfig of the sim");
     let cluster = Cluster::from_config(kube_config, "kscope-sim".into()).expect("client");
-    let lister_watcher = lister_watcher(
+    let lister_watcher = KubeListerWatcher::for_kind(
         &cluster,
         ResourceKind::Pods,
         &NamespaceScope::All,
         None,
         None,
     );
-    let indexer = Indexer::new(index_funcs::<Pod>(&default_index_definitions())).unwrap();
+    let indexer = IndexerWriter::new(index_funcs::<Pod>(&default_index_definitions())).unwrap();
     let informer = RunningInformer::start(informer_config, lister_watcher, indexer);
     let mut handler = informer.informer().add_event_handler();
     let (tx, handler_view) = oneshot::channel();

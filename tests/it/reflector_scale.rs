@@ -2,11 +2,11 @@
 
 use std::time::{Duration, Instant};
 
-use kscope::cluster::{Cluster, NamespaceScope};
-use kscope::commands::lister_watcher;
+use kscope::client::cluster::{Cluster, NamespaceScope};
+use kscope::client::lister_watcher::KubeListerWatcher;
 use kscope::index_views::definitions::{default_index_definitions, index_funcs};
-use kscope::informers::controller::{InformerConfig, RunningInformer};
-use kscope::informers::indexer::Indexer;
+use kscope::informers::indexer::IndexerWriter;
+use kscope::informers::running::{InformerConfig, RunningInformer};
 use kscope::resources::{Pod, ResourceKind};
 use kscope::sim::{Resource, Sim, SimConfig};
 
@@ -17,14 +17,14 @@ async fn syncs_150k_pods_with_default_indexes() {
         .expect("sim");
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("client");
-    let lister_watcher = lister_watcher(
+    let lister_watcher = KubeListerWatcher::for_kind(
         &cluster,
         ResourceKind::Pods,
         &NamespaceScope::All,
         None,
         None,
     );
-    let indexer = Indexer::new(index_funcs::<Pod>(&default_index_definitions())).unwrap();
+    let indexer = IndexerWriter::new(index_funcs::<Pod>(&default_index_definitions())).unwrap();
     let started = Instant::now();
     let informer = RunningInformer::start(InformerConfig::new("pods"), lister_watcher, indexer);
     tokio::time::timeout(Duration::from_secs(600), informer.wait_for_sync(|_| false))

@@ -1,7 +1,7 @@
 //! Nodes, namespaces, deployments and replica sets; resource names and URL paths.
 
+use kscope::client::wire::decode_list;
 use kscope::informers::keys::meta_namespace_key;
-use kscope::informers::lister_watcher::decode_list;
 use kscope::informers::object::Object;
 use kscope::resources::{
     ConditionStatus, Container, Deployment, KubeResource, Namespace, Node, OwnerRef, PathError,

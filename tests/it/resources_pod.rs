@@ -1,8 +1,8 @@
 //! The pod projection against the realistic fixture, a full k8s-openapi decode of the same
 //! bytes, and kubectl's STATUS column logic.
 
+use kscope::client::wire::decode_list;
 use kscope::informers::keys::meta_namespace_key;
-use kscope::informers::lister_watcher::decode_list;
 use kscope::informers::object::Object;
 use kscope::resources::{
     Container, DecodeError, KubeResource, LAST_APPLIED_ANNOTATION, OwnerRef, Pod, ResourceKind,

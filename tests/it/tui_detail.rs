@@ -6,13 +6,13 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
-use kscope::cluster::Cluster;
+use kscope::client::cluster::Cluster;
+use kscope::client::fetch::{FetchError, fetch_object};
 use kscope::index_views::live::Window;
 use kscope::informers::delta_fifo::DeltaType;
 use kscope::informers::lister_watcher::WatchEventType;
 use kscope::informers::tap::{Tap, TapEntry, TapKind, TapRecord};
 use kscope::resources::ResourceKind;
-use kscope::resources::fetch::{FetchError, fetch_object};
 use kscope::sim::{Sim, SimConfig, SimHandle};
 use kscope::ui::action::{Action, InputMode};
 use kscope::ui::detail::{Detail, DetailController, DetailTarget, FetchState};
@@ -365,7 +365,7 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
     assert_eq!(object["metadata"]["name"], name);
 
     // Through the controller, as the TUI does: loading, then the YAML.
-    let tap = Tap::new(16);
+    let tap = Tap::new(16, kscope::resources::secret::keepable_raw);
     let record = |rv: &str| {
         tap.record(
             TapKind::Watch(WatchEventType::Modified),

@@ -35,9 +35,10 @@ fn pod(i: usize, restarts: usize) -> Arc<Pod> {
 
 #[test]
 fn frames_follow_the_selection_while_rows_change() {
-    let registry = IndexRegistry::<Pod>::new(default_index_definitions()).expect("indexes");
+    let (registry, store) =
+        IndexRegistry::<Pod>::new(default_index_definitions()).expect("indexes");
     for i in 0..PODS {
-        registry.indexer().add(pod(i, 0)).expect("add");
+        store.add(pod(i, 0)).expect("add");
     }
     let view = Mutex::new(
         LiveView::new(registry.clone(), Query::default(), SortSpec::default()).expect("view"),
@@ -64,10 +65,7 @@ fn frames_follow_the_selection_while_rows_change() {
         // 1,000 changes per second at 60 frames per second: about 17 between frames.
         for change in 0..17 {
             let i = (frame * 17 + change) * 7919 % PODS;
-            registry
-                .indexer()
-                .update(pod(i, frame + 1))
-                .expect("update");
+            store.update(pod(i, frame + 1)).expect("update");
             view.lock()
                 .apply(&Arc::from(format!("ns-{}/pod-{i:06}", i % 30)));
         }

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use kscope::cluster::{Cluster, NamespaceScope};
+use kscope::client::cluster::{Cluster, NamespaceScope};
 use kscope::config::Config;
 use kscope::config::keys::Section;
 use kscope::index_views::columns::TableRow;

@@ -11,6 +11,7 @@ use kscope::index_views::definitions::default_index_definitions;
 use kscope::index_views::live::{LiveView, SortSpec};
 use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
+use kscope::informers::indexer::IndexerWriter;
 use kscope::resources::{Pod, Timestamp, decode};
 use kscope::ui::action::Focus;
 use kscope::ui::action::{Action, InputMode};
@@ -42,16 +43,16 @@ fn pod(ns: &str, name: &str, app: &str) -> Arc<Pod> {
 }
 
 /// shop/web-1, shop/web-2 (app=web) and data/db-1 (app=db).
-fn registry() -> IndexRegistry<Pod> {
-    let registry = IndexRegistry::new(default_index_definitions()).expect("indexes");
+fn registry() -> (IndexRegistry<Pod>, IndexerWriter<Pod>) {
+    let (registry, store) = IndexRegistry::new(default_index_definitions()).expect("indexes");
     for (ns, name, app) in [
         ("shop", "web-1", "web"),
         ("shop", "web-2", "web"),
         ("data", "db-1", "db"),
     ] {
-        registry.indexer().add(pod(ns, name, app)).expect("add");
+        store.add(pod(ns, name, app)).expect("add");
     }
-    registry
+    (registry, store)
 }
 
 fn at(seconds_ago: i64) -> SystemTime {
@@ -122,7 +123,7 @@ fn sample_queue(state: &mut UiState) {
 }
 
 fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend> {
-    let registry = registry();
+    let (registry, _store) = registry();
     let view =
         Mutex::new(LiveView::new(registry, Query::default(), SortSpec::default()).expect("view"));
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
@@ -210,8 +211,7 @@ fn delta_selection_held_while_new_entries_arrive() {
 fn delta_filter_by_index_value_keeps_the_set_it_was_made_with() {
     let mut state = state_with_deltas();
     state.focus = Focus::Deltas;
-    let registry = registry();
-    let indexer = registry.indexer();
+    let (_registry, indexer) = registry();
     state.mode = InputMode::DeltaFilter;
     for c in "app=web".chars() {
         state
@@ -234,7 +234,7 @@ fn delta_filter_by_index_value_keeps_the_set_it_was_made_with() {
 fn delta_filter_error_is_in_the_status_line() {
     let mut state = state_with_deltas();
     state.mode = InputMode::DeltaFilter;
-    let registry = registry();
+    let (registry, _store) = registry();
     state
         .deltas
         .set_filter("team=a", |n, v| registry.indexer().index_keys(n, v));

@@ -9,6 +9,7 @@ use kscope::index_views::definitions::{IndexDefinition, IndexSource, default_ind
 use kscope::index_views::live::{LiveView, SortSpec};
 use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
+use kscope::informers::indexer::IndexerWriter;
 use kscope::resources::{
     Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret, Timestamp, decode,
 };
@@ -38,14 +39,13 @@ fn pod(ns: &str, name: &str, app: &str, node: &str, restarts: u32, age_seconds: 
     Arc::new(decode(json.as_bytes()).expect("pod decodes"))
 }
 
-fn registry() -> IndexRegistry<Pod> {
+fn registry() -> (IndexRegistry<Pod>, IndexerWriter<Pod>) {
     pods(default_index_definitions())
 }
 
 /// The 40 test pods in a registry with `indexes`.
-fn pods(indexes: Vec<IndexDefinition>) -> IndexRegistry<Pod> {
-    let registry = IndexRegistry::new(indexes).expect("indexes");
-    let store = registry.indexer();
+fn pods(indexes: Vec<IndexDefinition>) -> (IndexRegistry<Pod>, IndexerWriter<Pod>) {
+    let (registry, store) = IndexRegistry::new(indexes).expect("indexes");
     for i in 0..40 {
         let (ns, app) = if i % 3 == 0 {
             ("shop", "web")
@@ -64,12 +64,12 @@ fn pods(indexes: Vec<IndexDefinition>) -> IndexRegistry<Pod> {
             ))
             .expect("add");
     }
-    registry
+    (registry, store)
 }
 
 fn view(query: &str) -> Mutex<LiveView<Pod>> {
     let query = Query::parse(query).expect("query parses");
-    Mutex::new(LiveView::new(registry(), query, SortSpec::default()).expect("view"))
+    Mutex::new(LiveView::new(registry().0, query, SortSpec::default()).expect("view"))
 }
 
 fn header() -> Header {
@@ -273,7 +273,7 @@ fn too_small_below_40x10() {
 
 #[test]
 fn selection_stays_on_its_object_while_rows_move() {
-    let registry = registry();
+    let (registry, store) = registry();
     let view = Mutex::new(
         LiveView::new(registry.clone(), Query::default(), SortSpec::default()).expect("view"),
     );
@@ -284,7 +284,7 @@ fn selection_stays_on_its_object_while_rows_move() {
     // New rows sorting before the selection push it down.
     for name in ["aa-1", "aa-2", "aa-3"] {
         let p = pod("data", name, "db", "node-0", 0, 5);
-        registry.indexer().add(p).expect("add");
+        store.add(p).expect("add");
         view.lock().apply(&format!("data/{name}").as_str().into());
     }
     let after = capture(&view, &mut state, 10, Timestamp::from_seconds(NOW));
@@ -316,7 +316,7 @@ fn index_browser_lists_values_with_counts() {
     let view = view("");
     let mut state = UiState::new(false);
     state.mode = InputMode::Indexes;
-    let registry = registry();
+    let (registry, _store) = registry();
     state.browser.names = registry.definitions().into_iter().map(|d| d.name).collect();
     state.browser.current = state
         .browser
@@ -335,10 +335,10 @@ fn created(age_seconds: i64) -> jiff::Timestamp {
 
 /// A registry of `T` with the default indexes, holding `objects` (JSON).
 fn store_of<T: TableRow>(objects: impl IntoIterator<Item = String>) -> IndexRegistry<T> {
-    let registry = IndexRegistry::new(default_index_definitions()).expect("indexes");
+    let (registry, store) = IndexRegistry::new(default_index_definitions()).expect("indexes");
     for json in objects {
         let obj: T = decode(json.as_bytes()).expect("object decodes");
-        registry.indexer().add(Arc::new(obj)).expect("add");
+        store.add(Arc::new(obj)).expect("add");
     }
     registry
 }
@@ -555,7 +555,7 @@ fn label_and_annotation_indexes_get_columns() {
         "owner-email",
         IndexSource::Annotation("example.com/owner".into()),
     ));
-    let registry = pods(indexes);
+    let (registry, store) = pods(indexes);
     let labelled = format!(
         r#"{{"metadata":{{"name":"aa-labelled","namespace":"shop","resourceVersion":"1",
             "creationTimestamp":"{}","labels":{{"app":"web","team":"payments"}},
@@ -565,7 +565,7 @@ fn label_and_annotation_indexes_get_columns() {
         created(30)
     );
     let pod: Pod = decode(labelled.as_bytes()).expect("pod decodes");
-    registry.indexer().add(Arc::new(pod)).expect("add");
+    store.add(Arc::new(pod)).expect("add");
     let view = view_of(registry);
     let mut state = UiState::new(false);
     // Sorting by the TEAM column (after the pod's 7 columns and APP) puts <none> after it.

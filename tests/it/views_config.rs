@@ -3,12 +3,11 @@
 //! by `kscope get` and by the TUI (whose keys come from the same file) alike.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+use crate::common::tools;
 use kscope::sim::{Sim, SimConfig};
-
-const KUBECTL: &str = "/usr/bin/kubectl";
 
 /// A private directory: kubeconfig, configuration files, XDG homes.
 struct Dir(PathBuf);
@@ -92,17 +91,16 @@ async fn bad_config_names_file_line_and_key() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn user_indexes_from_xdg_and_from_config_flag() {
-    if !Path::new(KUBECTL).exists() {
-        eprintln!("skipped: {KUBECTL} is not installed");
+    let Some(kubectl_path) = tools::required("kubectl", "to read the sim as a real client") else {
         return;
-    }
+    };
     let sim = Sim::start(SimConfig::with_size(60, 3, 2).seed(5))
         .await
         .expect("sim starts");
     let dir = Dir::new("user");
     let kubeconfig = dir.write("kubeconfig", sim.kubeconfig_yaml());
     let kubeconfig = kubeconfig.to_string_lossy().into_owned();
-    let kubectl = Command::new(KUBECTL)
+    let kubectl = Command::new(&kubectl_path)
         .args([
             "get",
             "pods",
@@ -117,7 +115,7 @@ async fn user_indexes_from_xdg_and_from_config_flag() {
     let team = String::from_utf8_lossy(&kubectl.stdout).into_owned();
     assert!(!team.is_empty(), "sim pods carry a team label");
     let want: BTreeSet<String> = String::from_utf8_lossy(
-        &Command::new(KUBECTL)
+        &Command::new(&kubectl_path)
             .args([
                 "get",
                 "pods",

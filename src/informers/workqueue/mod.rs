@@ -16,6 +16,7 @@ mod metrics;
 mod queue;
 mod rate_limiter;
 mod rate_limiting;
+mod waiting;
 
 pub use delaying::DelayingQueue;
 pub use metrics::{BUCKET_BOUNDS, Histogram, WorkqueueMetrics};

@@ -16,8 +16,8 @@ use parking_lot::Mutex;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::delaying::Waiting;
 use super::metrics::{Histogram, WorkqueueMetrics};
+use super::waiting::Waiting;
 
 /// What a work queue can hold. Items are cloned into the sets (cheap for kscope's `Arc<str>`
 /// keys) and handed between tasks.

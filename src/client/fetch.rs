@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{PathError, ResourceKind};
+use crate::resources::{PathError, ResourceKind};
 
 /// A person is waiting on "loading…": past this, say the server did not answer.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(15);

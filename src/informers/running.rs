@@ -1,4 +1,5 @@
-//! client-go's controller: one Reflector feeding one shared informer, run as background tasks.
+//! A running informer: one Reflector feeding one shared informer's processing loop, as
+//! background tasks (what client-go's `controller` type does, without any reconcile loop).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,7 +9,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::backoff::Backoff;
-use super::indexer::Indexer;
+use super::indexer::{Indexer, IndexerWriter};
 use super::informer::SharedIndexInformer;
 use super::lister_watcher::ListerWatcher;
 use super::object::Object;
@@ -49,20 +50,21 @@ pub struct RunningInformer<T> {
 }
 
 impl<T: Object> RunningInformer<T> {
-    /// Starts listing and watching through `lister_watcher` into `indexer` on the current
-    /// tokio runtime.
+    /// Starts listing and watching through `lister_watcher` into the store `writer` changes,
+    /// on the current tokio runtime. The writer moves into the process loop: from here on
+    /// the store is read through [`RunningInformer::indexer`].
     pub fn start<L: ListerWatcher<T>>(
         config: InformerConfig,
         lister_watcher: L,
-        indexer: Indexer<T>,
+        writer: IndexerWriter<T>,
     ) -> Self {
-        let mut informer = SharedIndexInformer::new(indexer, config.resync_period);
+        let (informer, process) =
+            SharedIndexInformer::new(writer, config.resync_period, config.tap.clone());
         let mut reflector =
             Reflector::new(config.resource, lister_watcher, informer.store().clone())
                 .with_page_size(config.page_size)
                 .with_backoff(config.backoff);
         if let Some(tap) = config.tap {
-            informer = informer.with_tap(tap.clone());
             reflector = reflector.with_tap(tap);
         }
         let status = reflector.status();
@@ -70,8 +72,7 @@ impl<T: Object> RunningInformer<T> {
         let cancel = CancellationToken::new();
         let mut tasks = JoinSet::new();
         tasks.spawn(reflector.run(cancel.clone()));
-        let processing = informer.clone();
-        tasks.spawn(async move { processing.run().await });
+        tasks.spawn(process.run());
         Self {
             informer,
             status,

@@ -1,0 +1,431 @@
+//! [`KubeListerWatcher`]: the Reflector's lists and watches over kube's HTTP client.
+//!
+//! It builds the requests itself on kube's `Client` (kube's `Api` drops `resourceVersion=0`
+//! when `limit` is set, and decodes full objects) and decodes each item straight into the
+//! stored type (see [`super::wire`]), skipping malformed items and events instead of failing.
+
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use futures::{Stream, StreamExt};
+use http_body_util::BodyExt;
+use kube::core::Status;
+use parking_lot::Mutex;
+
+use super::cluster::{Cluster, NamespaceScope};
+use super::wire::{decode_list, decode_watch_line, peek_continue_token};
+use crate::informers::lister_watcher::{
+    ListPage, ListParams, ListWatchError, ListerWatcher, WatchParams, WatchStream,
+};
+use crate::resources::{KubeResource, ResourceKind};
+
+/// A [`ListerWatcher`] over kube's HTTP client, for one collection path such as
+/// `/api/v1/pods` or `/apis/apps/v1/namespaces/web/deployments`.
+#[derive(Clone)]
+pub struct KubeListerWatcher {
+    client: kube::Client,
+    collection_path: String,
+    /// What the resource is called in errors (`pods`, `pods in namespace web`).
+    resource: String,
+    label_selector: Option<String>,
+    field_selector: Option<String>,
+    /// The next list page, requested as soon as the current one's continue token is known.
+    prefetch: Arc<Mutex<Option<Prefetch>>>,
+}
+
+/// A list page being fetched ahead for the request `uri`. Dropping it cancels the fetch.
+struct Prefetch {
+    uri: String,
+    body: tokio::task::JoinHandle<Result<Vec<u8>, ListWatchError>>,
+}
+
+impl Drop for Prefetch {
+    fn drop(&mut self) {
+        self.body.abort();
+    }
+}
+
+impl KubeListerWatcher {
+    pub fn new(
+        client: kube::Client,
+        collection_path: impl Into<String>,
+        resource: impl Into<String>,
+    ) -> Self {
+        Self {
+            client,
+            collection_path: collection_path.into(),
+            resource: resource.into(),
+            label_selector: None,
+            field_selector: None,
+            prefetch: Arc::default(),
+        }
+    }
+
+    /// A lister-watcher for `kind` in `scope`, named for messages (`pods in namespace web`).
+    pub fn for_kind(
+        cluster: &Cluster,
+        kind: ResourceKind,
+        scope: &NamespaceScope,
+        label_selector: Option<String>,
+        field_selector: Option<String>,
+    ) -> Self {
+        let namespace = if kind.namespaced() {
+            scope.namespace()
+        } else {
+            None
+        };
+        let resource = match namespace {
+            Some(ns) => format!("{} in namespace {ns}", kind.plural()),
+            None => kind.plural().to_string(),
+        };
+        Self::new(cluster.client.clone(), kind.list_path(namespace), resource)
+            .with_label_selector(label_selector)
+            .with_field_selector(field_selector)
+    }
+
+    pub fn with_label_selector(mut self, selector: Option<String>) -> Self {
+        self.label_selector = selector.filter(|s| !s.is_empty());
+        self
+    }
+
+    pub fn with_field_selector(mut self, selector: Option<String>) -> Self {
+        self.field_selector = selector.filter(|s| !s.is_empty());
+        self
+    }
+
+    fn request(&self, query: &[(&str, &str)]) -> Result<http::Request<Vec<u8>>, String> {
+        let mut params = form_urlencoded::Serializer::new(String::new());
+        params.extend_pairs(query);
+        if let Some(selector) = &self.label_selector {
+            params.append_pair("labelSelector", selector);
+        }
+        if let Some(selector) = &self.field_selector {
+            params.append_pair("fieldSelector", selector);
+        }
+        let params = params.finish();
+        let url = if params.is_empty() {
+            self.collection_path.clone()
+        } else {
+            format!("{}?{params}", self.collection_path)
+        };
+        http::Request::get(url)
+            .header(http::header::ACCEPT, "application/json")
+            .body(Vec::new())
+            .map_err(|e| e.to_string())
+    }
+
+    fn error(&self, verb: &'static str, err: kube::Error) -> ListWatchError {
+        kube_error(&self.resource, verb, err)
+    }
+
+    fn list_request(&self, params: &ListParams) -> Result<http::Request<Vec<u8>>, ListWatchError> {
+        let limit = params.limit.map(|l| l.to_string());
+        let mut query: Vec<(&str, &str)> = Vec::new();
+        if !params.resource_version.is_empty() {
+            query.push(("resourceVersion", &params.resource_version));
+        }
+        if let Some(limit) = &limit {
+            query.push(("limit", limit));
+        }
+        if let Some(token) = &params.continue_token {
+            query.push(("continue", token));
+        }
+        self.request(&query)
+            .map_err(|message| ListWatchError::InvalidRequest {
+                verb: "list",
+                resource: self.resource.clone(),
+                message,
+            })
+    }
+
+    /// The body for `request`: the prefetched one if it is for this very request, else a
+    /// fresh GET.
+    async fn list_body(&self, request: http::Request<Vec<u8>>) -> Result<Vec<u8>, ListWatchError> {
+        let uri = request.uri().to_string();
+        let prefetched = self.prefetch.lock().take().filter(|p| p.uri == uri);
+        if let Some(mut prefetched) = prefetched
+            && let Ok(body) = (&mut prefetched.body).await
+        {
+            return body;
+        }
+        fetch_body(self.client.clone(), request, self.resource.clone()).await
+    }
+
+    /// client-go's pager asks for the next page with the continue token, no
+    /// resourceVersion and the same limit as soon as it has a page: that request is sent
+    /// now, so that the server prepares it while this page is decoded.
+    fn prefetch_next(&self, params: &ListParams, body: &[u8]) {
+        let Some(token) = peek_continue_token(body) else {
+            return;
+        };
+        let next = ListParams {
+            resource_version: String::new(),
+            limit: params.limit,
+            continue_token: Some(token),
+        };
+        let Ok(request) = self.list_request(&next) else {
+            return;
+        };
+        let uri = request.uri().to_string();
+        let body = tokio::spawn(fetch_body(
+            self.client.clone(),
+            request,
+            self.resource.clone(),
+        ));
+        *self.prefetch.lock() = Some(Prefetch { uri, body });
+    }
+}
+
+fn kube_error(resource: &str, verb: &'static str, err: kube::Error) -> ListWatchError {
+    match err {
+        kube::Error::Api(status) => ListWatchError::Api {
+            verb,
+            resource: resource.to_string(),
+            status,
+        },
+        kube::Error::SerdeError(e) => ListWatchError::MalformedResponse {
+            verb,
+            resource: resource.to_string(),
+            message: e.to_string(),
+        },
+        other => {
+            let (message, connection_refused) = transport_cause(&other);
+            ListWatchError::Transport {
+                verb,
+                resource: resource.to_string(),
+                message,
+                connection_refused,
+            }
+        }
+    }
+}
+
+/// GETs a list body as bytes: `request_text` would copy it twice and validate it as UTF-8,
+/// which the JSON decoder does anyway.
+async fn fetch_body(
+    client: kube::Client,
+    request: http::Request<Vec<u8>>,
+    resource: String,
+) -> Result<Vec<u8>, ListWatchError> {
+    let error = |e| kube_error(&resource, "list", e);
+    let mut frames = body_frames(&client, request).await.map_err(error)?;
+    let mut body = Vec::new();
+    while let Some(frame) = frames.next().await {
+        body.extend_from_slice(&frame.map_err(error)?);
+    }
+    Ok(body)
+}
+
+/// Sends `request` and returns its body as the frames the connection delivered, or the API's
+/// error, for lists and watches alike. kube's `request_stream` does the same behind a reader,
+/// which watches would copy every line out of; its error mapping is private, so it is
+/// repeated here.
+async fn body_frames(
+    client: &kube::Client,
+    request: http::Request<Vec<u8>>,
+) -> Result<impl Stream<Item = Result<Bytes, kube::Error>> + Unpin + use<>, kube::Error> {
+    let response = client.send(request.map(kube::client::Body::from)).await?;
+    let code = response.status();
+    if code.is_client_error() || code.is_server_error() {
+        let body = response.into_body().collect().await?.to_bytes();
+        // Not every error body is a Status: a proxy may answer in plain text or HTML.
+        let status = serde_json::from_slice::<Status>(&body).unwrap_or_else(|_| {
+            let text = String::from_utf8_lossy(&body);
+            Status::failure(text.trim(), "Failed to parse error data").with_code(code.as_u16())
+        });
+        return Err(kube::Error::Api(Box::new(status)));
+    }
+    Ok(response.into_body().into_data_stream())
+}
+
+/// Splits a watch body into lines. A line within one body frame is a slice of that frame,
+/// not a copy; only a line cut across frames is put together in `partial`.
+struct WatchLines<S> {
+    frames: S,
+    /// What is left of the current frame.
+    current: Bytes,
+    /// The start of a line whose end is in a later frame.
+    partial: BytesMut,
+    /// The body ended or failed: no more lines, even if polled again.
+    ended: bool,
+}
+
+impl<S: Stream<Item = Result<Bytes, kube::Error>> + Unpin> WatchLines<S> {
+    fn new(frames: S) -> Self {
+        Self {
+            frames,
+            current: Bytes::new(),
+            partial: BytesMut::new(),
+            ended: false,
+        }
+    }
+
+    /// The next line with its newline (without one at the end of the body); `None` at the
+    /// end of the body and after an error.
+    async fn next_line(&mut self) -> Option<Result<Bytes, kube::Error>> {
+        while !self.ended {
+            if let Some(end) = memchr::memchr(b'\n', &self.current) {
+                let line = self.current.split_to(end + 1);
+                if self.partial.is_empty() {
+                    return Some(Ok(line));
+                }
+                self.partial.extend_from_slice(&line);
+                return Some(Ok(self.partial.split().freeze()));
+            }
+            self.partial
+                .extend_from_slice(&std::mem::take(&mut self.current));
+            match self.frames.next().await {
+                Some(Ok(frame)) => self.current = frame,
+                Some(Err(e)) => {
+                    // The cut line is not a line.
+                    self.ended = true;
+                    self.partial.clear();
+                    return Some(Err(e));
+                }
+                None => {
+                    self.ended = true;
+                    return (!self.partial.is_empty()).then(|| Ok(self.partial.split().freeze()));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The innermost cause of a transport error, which is what tells a person what happened
+/// ("Connection refused"), and whether it was a refused connection.
+fn transport_cause(err: &kube::Error) -> (String, bool) {
+    let mut message = err.to_string();
+    let mut refused = false;
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        message = cause.to_string();
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            refused |= io.kind() == std::io::ErrorKind::ConnectionRefused;
+        }
+        source = cause.source();
+    }
+    (message, refused)
+}
+
+impl<T> ListerWatcher<T> for KubeListerWatcher
+where
+    T: KubeResource,
+{
+    async fn list(&self, params: &ListParams) -> Result<ListPage<T>, ListWatchError> {
+        let request = self.list_request(params)?;
+        let body = self.list_body(request).await?;
+        self.prefetch_next(params, &body);
+        // Decoding a page takes milliseconds: off the runtime's threads, so that the next
+        // page's request and response move meanwhile.
+        let decoded = tokio::task::spawn_blocking(move || decode_list::<T>(&body)).await;
+        let decoded = decoded.map_err(|e| ListWatchError::MalformedResponse {
+            verb: "list",
+            resource: self.resource.clone(),
+            message: e.to_string(),
+        })?;
+        let page = decoded.map_err(|message| ListWatchError::MalformedResponse {
+            verb: "list",
+            resource: self.resource.clone(),
+            message,
+        })?;
+        for error in &page.malformed {
+            tracing::warn!(resource = %self.resource, %error, "skipped a list item that did not decode");
+        }
+        Ok(page)
+    }
+
+    async fn watch(&self, params: &WatchParams) -> Result<WatchStream<T>, ListWatchError> {
+        let timeout = params.timeout.as_secs().max(1).to_string();
+        let mut query: Vec<(&str, &str)> = vec![("watch", "true"), ("timeoutSeconds", &timeout)];
+        if !params.resource_version.is_empty() {
+            query.push(("resourceVersion", &params.resource_version));
+        }
+        if params.allow_bookmarks {
+            query.push(("allowWatchBookmarks", "true"));
+        }
+        let request = self
+            .request(&query)
+            .map_err(|message| ListWatchError::InvalidRequest {
+                verb: "watch",
+                resource: self.resource.clone(),
+                message,
+            })?;
+        let frames = body_frames(&self.client, request)
+            .await
+            .map_err(|e| self.error("watch", e))?;
+        let resource = self.resource.clone();
+        let lines = futures::stream::unfold(WatchLines::new(frames), move |mut lines| {
+            let resource = resource.clone();
+            async move {
+                loop {
+                    match lines.next_line().await {
+                        None => return None,
+                        Some(Ok(line)) if line.iter().all(u8::is_ascii_whitespace) => continue,
+                        Some(Ok(line)) => return Some((decode_watch_line::<T>(&line), lines)),
+                        // A connection cut mid-stream ends the watch like a clean close: the
+                        // Reflector re-watches from the last resourceVersion it saw.
+                        Some(Err(e)) => {
+                            tracing::debug!(%resource, error = %e, "watch stream ended");
+                            return None;
+                        }
+                    }
+                }
+            }
+        });
+        Ok(lines.boxed())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn lines_of(frames: &[&'static [u8]]) -> (Vec<Bytes>, Vec<Bytes>) {
+        let frames: Vec<Bytes> = frames.iter().map(|f| Bytes::from_static(f)).collect();
+        let stream = futures::stream::iter(frames.clone().into_iter().map(Ok));
+        let mut lines = WatchLines::new(stream);
+        let mut out = Vec::new();
+        while let Some(line) = lines.next_line().await {
+            out.push(line.unwrap());
+        }
+        (out, frames)
+    }
+
+    fn within(line: &Bytes, frame: &Bytes) -> bool {
+        let range = frame.as_ptr_range();
+        range.contains(&line.as_ptr()) && line.len() <= frame.len()
+    }
+
+    #[tokio::test]
+    async fn lines_within_a_frame_are_slices_of_it() {
+        let (lines, frames) = lines_of(&[b"{\"a\":1}\n{\"b\":2}\n", b"{\"c\":3}\n"]).await;
+        assert_eq!(lines, ["{\"a\":1}\n", "{\"b\":2}\n", "{\"c\":3}\n"]);
+        assert!(within(&lines[0], &frames[0]) && within(&lines[1], &frames[0]));
+        assert!(within(&lines[2], &frames[1]));
+    }
+
+    #[tokio::test]
+    async fn a_line_across_frames_is_joined_and_the_last_needs_no_newline() {
+        let (lines, _) = lines_of(&[b"{\"a\":", b"", b"1", b"}\n{\"b\"", b":2}"]).await;
+        assert_eq!(lines, ["{\"a\":1}\n", "{\"b\":2}"]);
+    }
+
+    #[tokio::test]
+    async fn an_empty_body_has_no_lines() {
+        assert!(lines_of(&[]).await.0.is_empty());
+        assert!(lines_of(&[b""]).await.0.is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_error_is_passed_on_after_the_lines_before_it() {
+        let frames: Vec<Result<Bytes, kube::Error>> = vec![
+            Ok(Bytes::from_static(b"{}\n{\"cut")),
+            Err(kube::Error::LinesCodecMaxLineLengthExceeded),
+        ];
+        let mut lines = WatchLines::new(futures::stream::iter(frames));
+        assert_eq!(lines.next_line().await.unwrap().unwrap(), "{}\n");
+        assert!(lines.next_line().await.unwrap().is_err());
+        assert!(lines.next_line().await.is_none(), "the cut line is dropped");
+    }
+}

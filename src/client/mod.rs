@@ -1,0 +1,11 @@
+//! Talking to an API server: kubeconfig and kube's client stack, the Reflector's lists and
+//! watches over HTTP and their wire format, and GETs of full objects.
+//!
+//! This layer sits above `informers` (whose `ListerWatcher` it implements) and `resources`
+//! (whose projections it decodes into).
+
+pub mod cluster;
+pub mod fetch;
+pub mod lister_watcher;
+pub mod transport;
+pub mod wire;
