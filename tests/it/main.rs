@@ -3,6 +3,7 @@
 //! One binary links once, where twenty took most of CI's time.
 
 mod cli_errors;
+mod layers;
 mod common;
 mod reflector_convergence;
 mod reflector_scale;
