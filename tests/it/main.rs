@@ -3,8 +3,8 @@
 //! One binary links once, where twenty took most of CI's time.
 
 mod cli_errors;
-mod layers;
 mod common;
+mod layers;
 mod reflector_convergence;
 mod reflector_scale;
 mod resources_kinds;
