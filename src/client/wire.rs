@@ -67,7 +67,7 @@ struct OwnedListMeta {
 /// [`crate::resources::decode`]). The common case, every item valid, is one pass straight into
 /// `T`; when that fails the items are split as raw JSON and decoded one by one, so a malformed
 /// item is skipped (and reported) without losing the others.
-pub fn decode_list<T: KubeResource>(body: &[u8]) -> Result<ListPage<T>, String> {
+pub fn decode_list<T: KubeResource>(body: &[u8]) -> Result<ListPage<T>, serde_json::Error> {
     let typed = read::<TypedList<T>>(body).ok();
     if let Some(list) = typed {
         let (resource_version, continue_token) = list.metadata.map_or_else(
@@ -97,11 +97,13 @@ pub fn decode_list<T: KubeResource>(body: &[u8]) -> Result<ListPage<T>, String> 
 /// The items are split with the skipping scan, as laxly as the one-pass read takes them (an
 /// item with a malformed member no projection reads is kept); serde_json splits what the scan
 /// refuses, and its error is the page's.
-fn decode_list_item_by_item<T: KubeResource>(body: &[u8]) -> Result<ListPage<T>, String> {
+fn decode_list_item_by_item<T: KubeResource>(
+    body: &[u8],
+) -> Result<ListPage<T>, serde_json::Error> {
     let parts = match list_parts::<WireListMeta<'_>>(body) {
         Ok(parts) => parts,
         Err(_) => {
-            let wire: WireList<'_> = serde_json::from_slice(body).map_err(|e| e.to_string())?;
+            let wire: WireList<'_> = serde_json::from_slice(body)?;
             let items = wire.items.map(|raw| {
                 let texts = raw.into_iter().map(|item| item.get().as_bytes());
                 texts.collect()
@@ -243,14 +245,14 @@ fn trim_end(text: &[u8]) -> &[u8] {
 fn decode_any_watch_line<T: KubeResource>(
     line: &Bytes,
 ) -> Result<RawWatchEvent<T>, ListWatchError> {
-    let malformed = |e: serde_json::Error| ListWatchError::MalformedEvent(e.to_string());
+    let malformed = |e: serde_json::Error| ListWatchError::MalformedEvent(e.into());
     let wire: WireEvent<'_> = serde_json::from_slice(line).map_err(malformed)?;
     let raw = wire.object.get();
     let raw_object = line.slice_ref(raw.as_bytes());
     let object = || {
         decode_object::<T>(raw.as_bytes())
             .map(Arc::new)
-            .map_err(|e| ListWatchError::MalformedEvent(e.to_string()))
+            .map_err(|e| ListWatchError::MalformedEvent(e.into()))
     };
     let event = match wire.event_type.as_ref() {
         "ADDED" => WatchEvent::Added(object()?),
@@ -264,10 +266,15 @@ fn decode_any_watch_line<T: KubeResource>(
         }
         "ERROR" => WatchEvent::Error(Box::new(serde_json::from_str(raw).map_err(malformed)?)),
         other => {
-            return Err(ListWatchError::MalformedEvent(format!(
-                "unknown watch event type {other:?}"
-            )));
+            return Err(ListWatchError::MalformedEvent(
+                UnknownEventType(other.to_string()).into(),
+            ));
         }
     };
     Ok(RawWatchEvent { event, raw_object })
 }
+
+/// A watch event whose type is none of ADDED, MODIFIED, DELETED, BOOKMARK and ERROR.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown watch event type {0:?}")]
+pub struct UnknownEventType(pub String);

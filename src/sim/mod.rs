@@ -17,10 +17,12 @@ mod churn;
 pub mod cli;
 mod config;
 mod faults;
+mod gc;
 mod http;
 mod kubeconfig;
 mod manifests;
 mod object;
+mod patch;
 mod resources;
 mod selectors;
 mod store;
@@ -246,14 +248,6 @@ impl SimHandle {
     /// Changes per second; 0 stops the churn.
     pub fn set_churn_rate(&self, rate: f64) {
         self.shared.churn.send_modify(|c| c.rate = rate.max(0.0));
-    }
-
-    pub fn pause_churn(&self) {
-        self.shared.churn.send_modify(|c| c.paused = true);
-    }
-
-    pub fn resume_churn(&self) {
-        self.shared.churn.send_modify(|c| c.paused = false);
     }
 
     pub fn faults(&self) -> Faults {
