@@ -355,7 +355,18 @@ where
                     match lines.next_line().await {
                         None => return None,
                         Some(Ok(line)) if line.iter().all(u8::is_ascii_whitespace) => continue,
-                        Some(Ok(line)) => return Some((decode_watch_line::<T>(&line), lines)),
+                        Some(Ok(line)) => {
+                            let event = decode_watch_line::<T>(&line);
+                            // The body ended inside a line that does not decode: a cut, which
+                            // ends the watch as a clean close does (client-go's StreamWatcher
+                            // stops on an unexpected EOF without reporting an error), not a
+                            // malformed event.
+                            if event.is_err() && !line.ends_with(b"\n") {
+                                tracing::debug!(%resource, "watch stream ended inside an event");
+                                return None;
+                            }
+                            return Some((event, lines));
+                        }
                         // A connection cut mid-stream ends the watch like a clean close: the
                         // Reflector re-watches from the last resourceVersion it saw.
                         Some(Err(e)) => {
