@@ -331,3 +331,70 @@ async fn a_malformed_delete_relists_and_leaves_no_ghost() {
         "the failure is logged: {log}"
     );
 }
+
+/// A server that accepts connections and never answers, and one that answers every list with
+/// a 500: `get` gives up at its --sync-timeout with exit code 3, saying what it waited on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_and_failing_servers_end_at_the_sync_deadline() {
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let silent_addr = silent.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = silent.accept().await {
+            held.push(socket);
+        }
+    });
+    let failing = Router::new().route(
+        "/api/v1/pods",
+        get(|| async {
+            Response::builder()
+                .status(StatusCode::INTERNAL_SERVER_ERROR)
+                .header("content-type", "application/json")
+                .body(Body::from(
+                    r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"etcd is down","reason":"InternalError","code":500}"#,
+                ))
+                .expect("response")
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let failing_addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, failing).await });
+
+    for (name, addr, cause) in [
+        ("silent", silent_addr, "did not sync within 3s"),
+        ("failing", failing_addr, "etcd is down"),
+    ] {
+        let dir = temp_dir(name);
+        let kubeconfig = plain_kubeconfig(&dir, &format!("http://{addr}"), "t");
+        let started = std::time::Instant::now();
+        let out = kscope(
+            &dir,
+            &[
+                "get",
+                "pods",
+                "-A",
+                "--kubeconfig",
+                &kubeconfig,
+                "--sync-timeout",
+                "3s",
+            ],
+        )
+        .await;
+        let waited = started.elapsed();
+        assert_eq!(out.status.code(), Some(3), "{name}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(cause) && stderr(&out).contains("did not sync"),
+            "{name}: the cause is said: {}",
+            stderr(&out)
+        );
+        assert!(stdout(&out).is_empty(), "{name}: nothing printed");
+        assert!(
+            waited < std::time::Duration::from_secs(30),
+            "{name}: bounded by the deadline, took {waited:?}"
+        );
+    }
+}
