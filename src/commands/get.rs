@@ -21,6 +21,10 @@ use super::{CommandError, InformerArgs, check_current, start_informer, wait_for_
 /// the store did not sync within --sync-timeout; 4 after --watch-for the informer was not
 /// current (relisting, backing off after failures, or behind), so nothing was printed
 /// (with --allow-stale it is printed, and the exit code is still 4).
+///
+/// Secrets: kscope keeps their key names, never a value; `-o json` prints each value as a
+/// marker that is not base64, so applying the output back is refused by the API server
+/// instead of blanking the Secret.
 #[derive(Debug, Clone, clap::Args)]
 pub struct GetArgs {
     #[command(flatten)]
