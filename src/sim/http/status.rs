@@ -156,6 +156,11 @@ impl ApiError {
         .with_details(json!({"name": name, "group": resource.group(), "kind": resource.plural()}))
     }
 
+    /// 409 for a server-side apply that would take fields other managers own.
+    pub fn apply_conflict(message: String, details: Value) -> Self {
+        Self::new(409, "Conflict", message).with_details(details)
+    }
+
     /// 403 for content created in a namespace being deleted.
     pub fn namespace_terminating(resource: Resource, name: &str, namespace: &str) -> Self {
         Self::new(
