@@ -86,13 +86,14 @@ pub(crate) struct Shared {
     bookmark_interval: Duration,
     shutdown: CancellationToken,
     churn: tokio::sync::watch::Sender<ChurnSettings>,
+    /// The history window the sim was started with, which faults without one restore.
+    history: usize,
 }
 
 impl Shared {
     fn set_faults(&self, faults: Faults) {
-        if let Some(history) = faults.history {
-            self.store.set_history_limit(history);
-        }
+        self.store
+            .set_history_limit(faults.history.unwrap_or(self.history));
         *self.faults.write() = faults;
     }
 }
@@ -142,6 +143,7 @@ impl Sim {
             bookmark_interval: config.bookmark_interval,
             shutdown: CancellationToken::new(),
             churn,
+            history: config.history,
         });
         shared.set_faults(config.faults.clone());
         let url = format!("https://{addr}");

@@ -10,6 +10,7 @@ mod resources_kinds;
 mod resources_pod;
 mod secrets;
 mod sim_errors;
+mod sim_fidelity;
 mod sim_kubectl;
 mod sim_protocol;
 mod sim_writes;

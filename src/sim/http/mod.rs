@@ -21,6 +21,7 @@ use axum::routing::get;
 
 use super::Shared;
 use super::faults::RequestFault;
+use super::manifests;
 use super::resources::Resource;
 use status::ApiError;
 
@@ -42,12 +43,17 @@ async fn authenticate(State(shared): State<Arc<Shared>>, request: Request, next:
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim);
-    match presented {
+    let mut response = match presented {
         Some(token) if constant_time_eq(token.as_bytes(), shared.token.as_bytes()) => {
             next.run(request).await
         }
         _ => ApiError::unauthorized().into_response(),
+    };
+    // Every answer names its audit event, as the real server's do.
+    if let Ok(id) = header::HeaderValue::from_str(&manifests::uid(&mut rand::rng())) {
+        response.headers_mut().insert("audit-id", id);
     }
+    response
 }
 
 /// Compares without an early exit, so timing does not reveal a prefix of the token.
@@ -247,15 +253,19 @@ async fn handle(
         RequestFault::Throttle => return Err(ApiError::too_many_requests()),
         RequestFault::None => {}
     }
-    let as_table = table::wants_table(&headers);
+    let as_table = table::wants_table(&headers, &params)?;
+    let metadata_only = table::wants_metadata(&headers);
+    let (target, params) = named_watch(target, params, &method);
     let named = target.name.is_some();
     match (method, named, target.subresource) {
         (Method::GET, false, _) if params.flag("watch") => {
             watch::watch(shared, target, &params, as_table)
         }
-        (Method::GET, false, _) => list::list(&shared, &target, &params, as_table).await,
+        (Method::GET, false, _) => {
+            list::list(&shared, &target, &params, as_table, metadata_only).await
+        }
         (Method::GET, true, Some(Subresource::Scale)) => write::get_scale(&shared, &target),
-        (Method::GET, true, _) => list::get(&shared, &target, as_table),
+        (Method::GET, true, _) => list::get(&shared, &target, as_table, metadata_only),
         (Method::POST, false, _) => write::create(&shared, &target, &params, &headers, &body),
         (Method::PUT, true, _) => write::replace(&shared, &target, &params, &headers, &body),
         (Method::PATCH, true, _) => write::patch(&shared, &target, &params, &headers, &body),
@@ -263,6 +273,31 @@ async fn handle(
         (Method::DELETE, false, _) => write::delete_collection(&shared, &target, &params, &body),
         (method, _, _) => Err(ApiError::method_not_allowed(method.as_str())),
     }
+}
+
+/// The legacy watch of one object (`GET .../pods/NAME?watch=true`) is a watch of its
+/// collection narrowed to that name, as the real server serves it.
+fn named_watch(target: Target, mut params: Params, method: &Method) -> (Target, Params) {
+    let Some(name) = target
+        .name
+        .clone()
+        .filter(|_| method == Method::GET && params.flag("watch") && target.subresource.is_none())
+    else {
+        return (target, params);
+    };
+    let by_name = format!("metadata.name={name}");
+    let selector = match params.get("fieldSelector") {
+        Some(other) => format!("{other},{by_name}"),
+        None => by_name,
+    };
+    params.0.insert("fieldSelector".into(), selector);
+    (
+        Target {
+            name: None,
+            ..target
+        },
+        params,
+    )
 }
 
 /// The RBAC verb a request needs, as an authorizer names it.
