@@ -613,3 +613,31 @@ async fn server_side_apply_owns_fields_and_conflicts() {
     );
     fx.ok(&["get", "pod", "applied", "-n", "default"]).await;
 }
+
+#[tokio::test]
+async fn strict_field_validation_refuses_unknown_fields() {
+    let Some(fx) = Kubectl::start("strict").await else {
+        return;
+    };
+    let typo = TWO_CONTAINERS.replace("        image: proxy:1\n", "        imagee: proxy:1\n");
+    let file = fx.file("typo.yaml", &typo);
+    let before = fx.sim.position().rv;
+    let (ok, _, err) = fx.run(&["create", "-f", &file]).await;
+    assert!(
+        !ok && err.contains(
+            "strict decoding error: unknown field \"spec.template.spec.containers[1].imagee\""
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        fx.sim.position().rv,
+        before,
+        "a refused create stored something"
+    );
+    // Without Strict the unknown field is dropped, as decoding into the Go types drops it.
+    fx.ok(&["create", "--validate=false", "-f", &file]).await;
+    let stored = fx
+        .ok(&["get", "deploy", "two", "-n", "default", "-o", "json"])
+        .await;
+    assert!(!stored.contains("imagee"), "{stored}");
+}

@@ -59,6 +59,8 @@ pub(super) struct WriteOptions {
     pub manager: Option<String>,
     /// Server-side apply takes fields other managers own.
     pub force: bool,
+    /// `fieldValidation=Strict`: a field the kind does not declare is an error.
+    pub strict: bool,
     /// The client's program, the manager when none is given (`kubectl`, `python`...).
     user_agent: Option<String>,
 }
@@ -79,6 +81,7 @@ impl WriteOptions {
             dry_run,
             manager: params.get("fieldManager").map(str::to_string),
             force: params.flag("force"),
+            strict: params.get("fieldValidation") == Some("Strict"),
             user_agent: headers
                 .get(header::USER_AGENT)
                 .and_then(|v| v.to_str().ok())

@@ -80,6 +80,7 @@ fn create_in(
 ) -> Result<Bytes, ApiError> {
     validate::check_kind(target, value)?;
     validate::check_shape(value)?;
+    strict_decoding(target, options, value)?;
     let resource = target.resource;
     if !value["metadata"].is_object() {
         value["metadata"] = json!({});
@@ -133,6 +134,33 @@ fn create_in(
     Ok(txn.put(resource, &key, value)?.json.clone())
 }
 
+/// `fieldValidation=Strict`: the 400 a real server's strict decoding gives an object with
+/// fields its kind does not declare.
+/// Without Strict, the unknown fields are dropped, as decoding into typed objects drops them.
+fn strict_decoding(
+    target: &Target,
+    options: &WriteOptions,
+    value: &mut Value,
+) -> Result<(), ApiError> {
+    let kind = target.resource.kind();
+    if !options.strict {
+        proto::prune_unknown(kind, value);
+        return Ok(());
+    }
+    let unknown = proto::unknown_fields(kind, value);
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let fields: Vec<String> = unknown
+        .iter()
+        .map(|f| format!("unknown field \"{f}\""))
+        .collect();
+    Err(ApiError::bad_request(format!(
+        "{kind} in version \"v1\" cannot be handled as a {kind}: strict decoding error: {}",
+        fields.join(", ")
+    )))
+}
+
 /// Checks a body's resourceVersion precondition against the stored object.
 fn check_resource_version(
     resource: Resource,
@@ -165,7 +193,7 @@ pub(crate) fn replace(
     body: &Bytes,
 ) -> Result<Response, ApiError> {
     let options = WriteOptions::parse(params, headers, "UpdateOptions")?;
-    let value = body::decode_object(headers, body)?;
+    let mut value = body::decode_object(headers, body)?;
     let name = target.name.as_deref().unwrap_or("");
     if target.subresource == Some(Subresource::Scale) {
         let stored = shared
@@ -175,6 +203,7 @@ pub(crate) fn replace(
     }
     validate::check_kind(target, &value)?;
     validate::check_shape(&value)?;
+    strict_decoding(target, &options, &mut value)?;
     if let Some(body_name) = value["metadata"]["name"].as_str().filter(|n| *n != name) {
         return Err(ApiError::bad_request(format!(
             "the name of the object ({body_name}) does not match the name on the URL ({name})"
@@ -238,6 +267,7 @@ pub(crate) fn patch(
         let mut value = current.clone();
         patch::apply(kind, &mut value, body).map_err(patch_error)?;
         validate::check_shape(&value)?;
+        strict_decoding(target, &options, &mut value)?;
         if value["metadata"]["name"] != current["metadata"]["name"] {
             return Err(ApiError::invalid(
                 target.resource.kind(),
@@ -278,7 +308,7 @@ fn apply(
             "is required for apply patch",
         ));
     };
-    let config = body::yaml(body)?;
+    let mut config = body::yaml(body)?;
     if !config.is_object() {
         return Err(ApiError::bad_request(
             "error decoding YAML: the configuration is not an object",
@@ -291,6 +321,7 @@ fn apply(
     }
     validate::check_kind(target, &config)?;
     validate::check_shape(&config)?;
+    strict_decoding(target, options, &mut config)?;
     let name = target.name.as_deref().unwrap_or("");
     if let Some(given) = config["metadata"]["name"].as_str().filter(|n| *n != name) {
         return Err(ApiError::bad_request(format!(
