@@ -156,3 +156,19 @@ async fn an_expired_continue_carries_the_next_token_and_faults_reset() {
     assert_eq!(event["object"]["metadata"]["name"], "after-0");
     sim.shutdown().await;
 }
+
+#[tokio::test]
+async fn health_endpoints_answer_ok() {
+    let (sim, client) = start(SimConfig::with_size(5, 1, 1)).await;
+    for path in ["/healthz", "/livez", "/readyz"] {
+        let request = Request::get(path).body(Vec::new()).expect("request");
+        let text = client.request_text(request).await.expect(path);
+        assert_eq!(text, "ok", "{path}");
+        let verbose = Request::get(format!("{path}?verbose"))
+            .body(Vec::new())
+            .expect("request");
+        let text = client.request_text(verbose).await.expect(path);
+        assert!(text.ends_with("check passed\n"), "{text}");
+    }
+    sim.shutdown().await;
+}

@@ -29,10 +29,28 @@ use status::ApiError;
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/version", get(discovery::version))
+        .route("/healthz", get(health))
+        .route("/livez", get(health))
+        .route("/readyz", get(health))
         .nest("/sim", super::admin::router())
         .fallback(api)
         .layer(middleware::from_fn_with_state(shared.clone(), authenticate))
         .with_state(shared)
+}
+
+/// `/healthz`, `/livez`, `/readyz`: `ok`, or with `?verbose` the checks as the real server
+/// lists them. The sim is ready once it serves at all.
+async fn health(uri: Uri) -> Response {
+    let verbose = uri
+        .query()
+        .is_some_and(|q| q.split('&').any(|p| p == "verbose"));
+    let body = if verbose {
+        let name = uri.path().trim_start_matches('/');
+        format!("[+]ping ok\n[+]log ok\n[+]etcd ok\n{name} check passed\n")
+    } else {
+        "ok".to_string()
+    };
+    ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
 }
 
 /// Every request needs the bearer token; without it, a 401 Status as the real server sends.
