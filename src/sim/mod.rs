@@ -149,6 +149,7 @@ impl Sim {
         let url = format!("https://{addr}");
         let cert = tls::serving_cert()?;
         let kubeconfig = kubeconfig::kubeconfig_yaml(&url, &cert.ca_pem, &shared.token)?;
+        let ca_pem = cert.ca_pem.clone();
         let app = http::router(shared.clone());
         let stop = shared.shutdown.clone();
         let listener =
@@ -174,6 +175,7 @@ impl Sim {
             shared,
             url,
             addr,
+            ca_pem,
             kubeconfig,
             tasks: vec![server, churn],
         })
@@ -204,8 +206,24 @@ pub struct SimHandle {
     shared: Arc<Shared>,
     url: String,
     addr: SocketAddr,
+    /// The CA its serving certificate chains to.
+    ca_pem: String,
     kubeconfig: String,
     tasks: Vec<JoinHandle<()>>,
+}
+
+/// One kubeconfig for several sims: a context (and cluster and user) named after each.
+pub fn kubeconfig_for(sims: &[(&str, &SimHandle)]) -> Result<String, SimError> {
+    let entries: Vec<kubeconfig::Entry<'_>> = sims
+        .iter()
+        .map(|(name, sim)| kubeconfig::Entry {
+            name,
+            url: &sim.url,
+            ca_pem: &sim.ca_pem,
+            token: &sim.shared.token,
+        })
+        .collect();
+    kubeconfig::kubeconfig_yaml_many(&entries)
 }
 
 impl SimHandle {

@@ -9,6 +9,7 @@ mod reflector_scale;
 mod resources_kinds;
 mod resources_pod;
 mod secrets;
+mod sim_clusters;
 mod sim_errors;
 mod sim_fidelity;
 mod sim_kubectl;
