@@ -222,3 +222,37 @@ async fn field_selectors_a_real_server_supports() {
         .await;
     assert!(!ok && err.contains("field label not supported"), "{err}");
 }
+
+#[tokio::test]
+async fn api_resources_come_from_aggregated_discovery() {
+    let Some(fx) = Kubectl::start("discovery").await else {
+        return;
+    };
+    let (ok, out, log) = fx.run(&["api-resources", "-v=6"]).await;
+    assert!(ok, "{log}");
+    for (name, version, kind) in [
+        ("namespaces", "v1", "Namespace"),
+        ("pods", "v1", "Pod"),
+        ("secrets", "v1", "Secret"),
+        ("deployments", "apps/v1", "Deployment"),
+        ("replicasets", "apps/v1", "ReplicaSet"),
+    ] {
+        assert!(
+            out.lines().any(|l| {
+                let cells: Vec<&str> = l.split_whitespace().collect();
+                cells.first() == Some(&name)
+                    && cells.contains(&version)
+                    && cells.last() == Some(&kind)
+            }),
+            "{name} missing from {out}"
+        );
+    }
+    // One answer per root: no group-version was fetched on its own.
+    let gets: Vec<&str> = log.lines().filter(|l| l.contains(" GET ")).collect();
+    assert!(
+        gets.iter()
+            .all(|l| !l.contains("/api/v1?") && !l.contains("/apis/apps/v1?")),
+        "{gets:?}"
+    );
+    assert!(gets.iter().any(|l| l.contains("/apis?")), "{gets:?}");
+}

@@ -1,6 +1,7 @@
 //! The HTTP face of the sim: authentication, URL parsing into Kubernetes request targets,
 //! and dispatch to list, watch, get and the writes.
 
+mod aggregated;
 mod discovery;
 mod list;
 pub(crate) mod status;
@@ -89,11 +90,18 @@ pub(crate) enum Subresource {
 impl Subresource {
     /// The subresource `name` of `resource`, if the real server serves it.
     fn of(resource: Resource, name: &str) -> Option<Self> {
-        match (name, resource) {
-            ("status", Resource::Secrets) => None,
-            ("status", _) => Some(Subresource::Status),
-            ("scale", Resource::Deployments | Resource::ReplicaSets) => Some(Subresource::Scale),
-            _ => None,
+        [Subresource::Status, Subresource::Scale]
+            .into_iter()
+            .find(|sub| sub.name_for(resource) == Some(name))
+    }
+
+    /// This subresource's URL segment, if `resource` has it.
+    fn name_for(self, resource: Resource) -> Option<&'static str> {
+        match (self, resource) {
+            (Subresource::Status, Resource::Secrets) => None,
+            (Subresource::Status, _) => Some("status"),
+            (Subresource::Scale, Resource::Deployments | Resource::ReplicaSets) => Some("scale"),
+            (Subresource::Scale, _) => None,
         }
     }
 }
@@ -249,7 +257,15 @@ async fn handle(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let target = match parse_path(uri.path())? {
-        Route::Discovery(doc) if method == Method::GET => return Ok(discovery::serve(doc)),
+        Route::Discovery(doc) if method == Method::GET => {
+            return Ok(match doc {
+                discovery::Doc::CoreVersions if aggregated::wanted(&headers) => {
+                    aggregated::serve(true)
+                }
+                discovery::Doc::Groups if aggregated::wanted(&headers) => aggregated::serve(false),
+                doc => discovery::serve(doc),
+            });
+        }
         Route::Discovery(_) => return Err(ApiError::method_not_allowed(method.as_str())),
         Route::Resource(target) => target,
     };
