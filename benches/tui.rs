@@ -21,9 +21,9 @@ use kscope::config::Config;
 use kscope::informers::tap::TapEntry;
 use kscope::resources::ResourceKind;
 use kscope::sim::{Sim, SimConfig, SimHandle};
-use kscope::ui::action::map_key;
 use kscope::ui::app::App;
 use kscope::ui::detail::DetailController;
+use kscope::ui::keymap::map_key;
 use kscope::ui::nav::ViewSpec;
 use kscope::ui::table::TableStarter;
 use ratatui::backend::CrosstermBackend;
@@ -45,6 +45,7 @@ const PATIENCE: Duration = Duration::from_secs(120);
 
 type Term = Terminal<CrosstermBackend<Sink>>;
 
+#[allow(unsafe_code)] // libc: the thread CPU clock has no safe std API.
 fn clock(id: libc::clockid_t) -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -67,6 +68,7 @@ fn process_cpu() -> Duration {
 
 /// CPU time of this process's threads, summed by name: `sim` and `client` are the two
 /// runtimes' threads (workers and blocking pool), `ui` the main thread.
+#[allow(unsafe_code)] // libc: sysconf for the clock tick.
 fn cpu_by_thread_group() -> BTreeMap<String, Duration> {
     // SAFETY: sysconf has no preconditions.
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
@@ -184,14 +186,21 @@ struct Bench {
     /// Whether a frame is due (something changed since the last one).
     dirty: bool,
     last_draw: Option<Instant>,
+    /// While measuring stalls: the wall time of every step the UI thread took (a key
+    /// applied, a frame drawn, tap entries taken in).
+    stalls: Option<Vec<Duration>>,
 }
 
 impl Bench {
     /// One frame, as the event loop draws it.
     fn draw(&mut self) {
+        let started = Instant::now();
         self.app
             .draw(&mut self.terminal)
             .expect("draws into a sink");
+        if let Some(stalls) = &mut self.stalls {
+            stalls.push(started.elapsed());
+        }
         self.dirty = false;
         self.last_draw = Some(Instant::now());
     }
@@ -225,7 +234,11 @@ impl Bench {
                     self.dirty = true;
                 }
                 entry = self.taps.recv() => {
+                    let started = Instant::now();
                     self.app.take_taps(entry, &mut self.taps);
+                    if let Some(stalls) = &mut self.stalls {
+                        stalls.push(started.elapsed());
+                    }
                     self.dirty = true;
                 }
                 _ = tick.tick() => self.dirty = true,
@@ -236,13 +249,24 @@ impl Bench {
     }
 
     fn key(&mut self, code: KeyCode) {
+        self.dirty = true;
         let modifiers = if matches!(code, KeyCode::Char(c) if c.is_ascii_uppercase()) {
             KeyModifiers::SHIFT
         } else {
             KeyModifiers::NONE
         };
-        if let Some(action) = map_key(self.app.state(), KeyEvent::new(code, modifiers)) {
+        let started = Instant::now();
+        let state = self.app.state();
+        if let Some(action) = map_key(
+            &state.keymap,
+            state.mode,
+            state.focus,
+            KeyEvent::new(code, modifiers),
+        ) {
             self.app.apply(action);
+        }
+        if let Some(stalls) = &mut self.stalls {
+            stalls.push(started.elapsed());
         }
     }
 
@@ -364,6 +388,7 @@ async fn bench(sim: &SimHandle, config: kube::Config, pods: usize, measure: Dura
         taps,
         dirty: true,
         last_draw: None,
+        stalls: None,
     };
     loop {
         let status = b.app.table().status().borrow().clone();
@@ -420,6 +445,40 @@ async fn bench(sim: &SimHandle, config: kube::Config, pods: usize, measure: Dura
     frames.pod_events = b.app.table().watch_events() - events;
     frames.sim_writes = sim.position().rv - writes;
     let load = load_average();
+
+    // Stalls: re-sorting and typing fuzzy text under churn, frames drawn as they come.
+    let fuzzy_text = {
+        let window = b.app.window(usize::from(HEIGHT));
+        let key = window
+            .rows
+            .get(window.rows.len() / 3)
+            .map(|r| r.key.to_string())
+            .expect("rows on screen");
+        let name = key.rsplit('/').next().unwrap_or_default().to_string();
+        name.chars()
+            .rev()
+            .take(5)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<String>()
+    };
+    b.stalls = Some(Vec::new());
+    let stall_end = Instant::now() + measure;
+    let mut rounds = 0;
+    while Instant::now() < stall_end {
+        b.key(KeyCode::Char('s'));
+        b.run_loop(Duration::from_millis(100), None).await;
+        b.key(KeyCode::Char('/'));
+        for c in fuzzy_text.chars() {
+            b.key(KeyCode::Char(c));
+            b.run_loop(Duration::from_millis(40), None).await;
+        }
+        b.key(KeyCode::Esc);
+        b.run_loop(Duration::from_millis(100), None).await;
+        rounds += 1;
+    }
+    let stalls = b.stalls.take().unwrap_or_default();
 
     // Keystrokes, each after a moment of ordinary frames.
     let pause = Duration::from_millis(if full { 300 } else { 20 });
@@ -494,6 +553,11 @@ async fn bench(sim: &SimHandle, config: kube::Config, pods: usize, measure: Dura
     b.run_loop(pause, None).await;
     let (pods_back, pods_listed) = b.switch("pods", "pods").await;
 
+    println!(
+        "stalls: {rounds} rounds of s, /{fuzzy_text} typed, Esc; {} UI-thread steps: {}",
+        stalls.len(),
+        stats(&stalls)
+    );
     print_report(
         pods,
         sync,

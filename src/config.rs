@@ -13,8 +13,11 @@ use serde::Deserialize;
 use serde::de::{MapAccess, Visitor};
 use serde_saphyr::{Location, Spanned};
 
+pub mod keys;
+
 use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
-use crate::ui::keymap::{Keymap, KeymapBuilder, Origin, Section};
+
+use self::keys::{Keymap, KeymapBuilder, Origin, Section};
 
 /// The built-in configuration.
 pub const DEFAULT_CONFIG: &str = include_str!("../config/kscope.yaml");
@@ -302,12 +305,9 @@ fn parse(file: &str, text: &str) -> Result<ConfigFile, ConfigError> {
 
 #[cfg(test)]
 mod tests {
+    use super::keys::{ACTIONS, Action, KeySpec};
     use super::*;
     use crate::index_views::definitions::default_index_definitions;
-    use crate::ui::action::{Action, InputMode};
-    use crate::ui::keymap::ACTIONS;
-    use crate::ui::state::Focus;
-    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     fn user(text: &str) -> Result<Config, ConfigError> {
         Config::merged(Some(("my.yaml", text)))
@@ -390,12 +390,8 @@ mod tests {
         assert!(e.starts_with("my.yaml:"), "{e}");
     }
 
-    fn press(keys: &Keymap, section_mode: InputMode, code: KeyCode) -> Option<Action> {
-        keys.action(
-            section_mode,
-            Focus::Table,
-            KeyEvent::new(code, KeyModifiers::NONE),
-        )
+    fn press(keys: &Keymap, section: Section, key: &str) -> Option<Action> {
+        keys.action(section, None, key.parse::<KeySpec>().unwrap())
     }
 
     #[test]
@@ -500,46 +496,26 @@ mod tests {
         let keys = user("keys:\n  normal:\n    down: [n, ctrl-n]\n    quit: [x, f10]\n")
             .unwrap()
             .keys;
-        assert_eq!(
-            press(&keys, InputMode::Normal, KeyCode::Char('n')),
-            Some(Action::Down)
-        );
-        assert_eq!(press(&keys, InputMode::Normal, KeyCode::Char('j')), None);
-        assert_eq!(press(&keys, InputMode::Normal, KeyCode::Down), None);
-        assert_eq!(
-            press(&keys, InputMode::Normal, KeyCode::F(10)),
-            Some(Action::Quit)
-        );
-        assert_eq!(
-            press(&keys, InputMode::Normal, KeyCode::Char('k')),
-            Some(Action::Up)
-        );
-        let ctrl_n = KeyEvent::new(KeyCode::Char('n'), KeyModifiers::CONTROL);
-        assert_eq!(
-            keys.action(InputMode::Normal, Focus::Table, ctrl_n),
-            Some(Action::Down)
-        );
+        assert_eq!(press(&keys, Section::Normal, "n"), Some(Action::Down));
+        assert_eq!(press(&keys, Section::Normal, "j"), None);
+        assert_eq!(press(&keys, Section::Normal, "down"), None);
+        assert_eq!(press(&keys, Section::Normal, "f10"), Some(Action::Quit));
+        assert_eq!(press(&keys, Section::Normal, "k"), Some(Action::Up));
+        assert_eq!(press(&keys, Section::Normal, "ctrl-n"), Some(Action::Down));
         // The index browser's own `down` is untouched; q freed in normal types nothing there.
-        assert_eq!(
-            press(&keys, InputMode::Indexes, KeyCode::Char('j')),
-            Some(Action::Down)
-        );
-        assert_eq!(press(&keys, InputMode::Normal, KeyCode::Char('q')), None);
-        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(
-            keys.action(InputMode::Normal, Focus::Table, ctrl_c),
-            Some(Action::Quit)
-        );
+        assert_eq!(press(&keys, Section::Indexes, "j"), Some(Action::Down));
+        assert_eq!(press(&keys, Section::Normal, "q"), None);
+        assert_eq!(press(&keys, Section::Normal, "ctrl-c"), Some(Action::Quit));
         // A bound key is no longer typed in the filter bar; the others still are.
         let keys = user("keys:\n  filter:\n    filter-accept: [enter, tab]\n")
             .unwrap()
             .keys;
         assert_eq!(
-            press(&keys, InputMode::Filter, KeyCode::Tab),
+            press(&keys, Section::Filter, "tab"),
             Some(Action::FilterAccept)
         );
         assert_eq!(
-            press(&keys, InputMode::DeltaFilter, KeyCode::Char('x')),
+            press(&keys, Section::Filter, "x"),
             Some(Action::FilterChar('x'))
         );
         assert_eq!(
@@ -551,18 +527,18 @@ mod tests {
     #[test]
     fn delta_focus_keys_come_before_normal_ones() {
         let keys = Config::built_in().unwrap().keys;
-        let esc = KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE);
+        let esc = "esc".parse::<KeySpec>().unwrap();
         assert_eq!(
-            keys.action(InputMode::Normal, Focus::Table, esc),
+            keys.action(Section::Normal, None, esc),
             Some(Action::FilterClear)
         );
         assert_eq!(
-            keys.action(InputMode::Normal, Focus::Deltas, esc),
+            keys.action(Section::Normal, Some(Section::Deltas), esc),
             Some(Action::ClearDeltaFilter)
         );
-        let j = KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE);
+        let j = "j".parse::<KeySpec>().unwrap();
         assert_eq!(
-            keys.action(InputMode::Normal, Focus::Deltas, j),
+            keys.action(Section::Normal, Some(Section::Deltas), j),
             Some(Action::Down)
         );
     }
@@ -608,10 +584,7 @@ mod tests {
         let keys = user("keys:\n  normal:\n    down: [s]\n    sort-next: [o]\n")
             .unwrap()
             .keys;
-        assert_eq!(
-            press(&keys, InputMode::Normal, KeyCode::Char('s')),
-            Some(Action::Down)
-        );
+        assert_eq!(press(&keys, Section::Normal, "s"), Some(Action::Down));
     }
 
     #[test]

@@ -7,8 +7,9 @@
 //! UI watches. The UI copies out only the visible window.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
 
 use parking_lot::Mutex;
 use tokio::sync::watch;
@@ -16,7 +17,7 @@ use tokio::task::JoinSet;
 
 use super::columns::{ColumnKind, SortKey, SortKeyBuilder, SortValue, TableRow};
 use super::definitions::{IndexDefinition, IndexSource};
-use super::fuzzy::{FuzzySearch, text_matches};
+use super::fuzzy::text_matches;
 use super::query::{Query, QueryError};
 use super::registry::{IndexRegistry, TermMatcher};
 use super::sorted::{RowEntry, SortedRows};
@@ -117,36 +118,187 @@ fn sort_value<'a, T: TableRow>(
 }
 
 /// An object in the view: what its row sorts by now, and the object version that sort key
-/// was read from, so a re-sort reads every member without an indexer lookup each.
+/// was read from.
 struct Member<T> {
     sort: SortKey,
     obj: Arc<T>,
 }
 
-/// Rows a re-sort or a new text replaced (see [`LiveView::set_text`]), for the caller to
+/// Rows, members or a text filter that a re-sort or a new text replaced, for the caller to
 /// release where it costs no one a wait: releasing 150,000 rows costs as much as building
 /// them.
 pub struct ReplacedRows {
     _base: Option<SortedRows>,
+    _members: Option<Box<dyn Send>>,
     _text: Option<TextFilter>,
+}
+
+impl ReplacedRows {
+    fn none() -> Self {
+        Self {
+            _base: None,
+            _members: None,
+            _text: None,
+        }
+    }
+
+    fn text(text: Option<TextFilter>) -> Self {
+        Self {
+            _text: text,
+            ..Self::none()
+        }
+    }
 }
 
 /// Rows a text search reads between two looks at whether it was cancelled.
 const TEXT_CHUNK: usize = 4096;
 
 /// Free text narrowing the members, with the members whose key matches it.
-struct TextFilter {
+pub struct TextFilter {
     text: String,
     rows: SortedRows,
 }
 
+/// Keys changed while a job works on a snapshot of the rows, each with the sort key its row
+/// had when the snapshot was taken (`None`: it had no row), so that the job's result can be
+/// brought up to date before it is swapped in.
+type Changed = HashMap<Key, Option<SortKey>>;
+
+/// A fuzzy pass to run off the view's lock: the rows it narrows, as they were when it was
+/// asked for.
+pub struct TextJob {
+    text: String,
+    source: SortedRows,
+    /// The view's rows generation the source belongs to.
+    generation: u64,
+}
+
+impl TextJob {
+    /// The members of the snapshot whose key matches the text; `None` as soon as
+    /// `cancelled` says so (a later keystroke is waiting).
+    pub fn run(self, cancelled: impl Fn() -> bool) -> Option<TextResult> {
+        let mut matched = Vec::new();
+        let mut entries = self.source.iter().peekable();
+        while entries.peek().is_some() {
+            if cancelled() {
+                return None;
+            }
+            matched.extend(
+                entries
+                    .by_ref()
+                    .take(TEXT_CHUNK)
+                    .filter(|e| text_matches(&e.key, &self.text))
+                    .cloned(),
+            );
+        }
+        let rows = SortedRows::from_sorted(matched, self.source.descending());
+        Some(TextResult {
+            filter: TextFilter {
+                text: self.text,
+                rows,
+            },
+            generation: self.generation,
+        })
+    }
+}
+
+/// A finished fuzzy pass, to swap in with [`LiveView::finish_text`].
+pub struct TextResult {
+    filter: TextFilter,
+    generation: u64,
+}
+
+/// A re-sort to run off the view's lock: the rows as they were when it was asked for, and
+/// what it needs to read their objects' sort values.
+pub struct SortJob<T> {
+    rows: SortedRows,
+    registry: IndexRegistry<T>,
+    index_columns: Arc<[IndexColumn<T>]>,
+    sort: SortSpec,
+    text: String,
+}
+
+impl<T: TableRow> SortJob<T> {
+    /// Reads the snapshot's objects from the store and sorts them. An object changed or
+    /// gone since is put right when the result is swapped in (its key was recorded).
+    pub fn run(self) -> SortResult<T> {
+        let indexer = self.registry.indexer();
+        let mut objects: Vec<(Key, Arc<T>)> = self
+            .rows
+            .iter()
+            .filter_map(|e| Some((e.key.clone(), indexer.get_by_key(&e.key)?)))
+            .collect();
+        drop(self.rows);
+        objects.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let (members, base) = sorted(objects, self.sort, &self.index_columns);
+        let text = (!self.text.is_empty()).then(|| {
+            let rows = SortedRows::from_sorted(
+                base.iter()
+                    .filter(|e| text_matches(&e.key, &self.text))
+                    .cloned(),
+                self.sort.descending,
+            );
+            TextFilter {
+                text: self.text,
+                rows,
+            }
+        });
+        SortResult {
+            sort: self.sort,
+            members,
+            base,
+            text,
+        }
+    }
+}
+
+/// A finished re-sort, to swap in with [`LiveView::finish_sort`].
+pub struct SortResult<T> {
+    sort: SortSpec,
+    members: BTreeMap<Key, Member<T>>,
+    base: SortedRows,
+    text: Option<TextFilter>,
+}
+
+/// The members and their rows for objects in key order, sorted by `sort`.
+fn sorted<T: TableRow>(
+    objects: Vec<(Key, Arc<T>)>,
+    sort: SortSpec,
+    index_columns: &[IndexColumn<T>],
+) -> (BTreeMap<Key, Member<T>>, SortedRows) {
+    let mut keys = SortKeyBuilder::with_capacity(objects.len());
+    for (_, obj) in &objects {
+        keys.push(sort_value(obj.as_ref(), sort.column, index_columns));
+    }
+    let mut entries = Vec::with_capacity(objects.len());
+    let mut members = Vec::with_capacity(objects.len());
+    for ((key, obj), sort) in objects.into_iter().zip(keys.finish()) {
+        entries.push(RowEntry {
+            sort: sort.clone(),
+            key: key.clone(),
+        });
+        members.push((key, Member { sort, obj }));
+    }
+    // In key order already: the map is built without a search per key.
+    let members = members.into_iter().collect();
+    (
+        members,
+        SortedRows::from_key_ordered(entries, sort.descending),
+    )
+}
+
 /// The rows of one table: the objects that match a query's terms (and free text), sorted.
+///
+/// A re-sort or a fuzzy pass over 150,000 rows takes tens of milliseconds: it runs off the
+/// view's lock on a snapshot ([`LiveView::sort_job`], [`LiveView::text_job`]), while
+/// changes keep applying and are recorded, and its result is swapped in and brought up to
+/// date under the lock. The lock is held only as long as a few keys take.
 pub struct LiveView<T> {
     registry: IndexRegistry<T>,
     query: Query,
     terms: TermMatcher<T>,
     /// The registry's label and annotation indexes, shown after the kind's columns.
-    index_columns: Vec<IndexColumn<T>>,
+    index_columns: Arc<[IndexColumn<T>]>,
     sort: SortSpec,
     /// Every object matching the terms, with its current sort key, in key order (which a
     /// re-sort keeps for ties).
@@ -155,6 +307,11 @@ pub struct LiveView<T> {
     base: SortedRows,
     text: Option<TextFilter>,
     selected: Option<Key>,
+    /// Keys changed since the running job's snapshot, while one runs.
+    changed: Option<Changed>,
+    /// Bumped when a re-sort replaces the rows: a text search over the rows before it is
+    /// not swapped in.
+    generation: u64,
 }
 
 impl<T: TableRow> LiveView<T> {
@@ -166,7 +323,7 @@ impl<T: TableRow> LiveView<T> {
         sort: SortSpec,
     ) -> Result<Self, QueryError> {
         let terms = registry.compile(&query)?;
-        let index_columns: Vec<IndexColumn<T>> = registry
+        let index_columns: Arc<[IndexColumn<T>]> = registry
             .definitions()
             .iter()
             .filter(|d| is_index_column(d))
@@ -176,15 +333,17 @@ impl<T: TableRow> LiveView<T> {
             })
             .collect();
         let indexer = registry.indexer();
-        let keys = query.select(indexer)?;
-        let members = keys
+        let mut keys = query.select(indexer)?;
+        keys.sort_unstable();
+        keys.dedup();
+        let objects = keys
             .into_iter()
             .filter_map(|key| {
                 let obj = indexer.get_by_key(&key)?;
-                let sort = SortKey::Number(None);
-                Some((key, Member { sort, obj }))
+                Some((key, obj))
             })
             .collect();
+        let (members, base) = sorted(objects, sort, &index_columns);
         let text = query.text.clone();
         let mut view = Self {
             registry,
@@ -193,36 +352,14 @@ impl<T: TableRow> LiveView<T> {
             index_columns,
             sort,
             members,
-            base: SortedRows::new(sort.descending),
+            base,
             text: None,
             selected: None,
+            changed: None,
+            generation: 0,
         };
-        view.resort();
         view.set_text(&text, || false);
         Ok(view)
-    }
-
-    /// Reads every member's sort key for the current sort and sorts the rows anew; returns
-    /// the rows it replaced.
-    fn resort(&mut self) -> SortedRows {
-        let mut keys = SortKeyBuilder::with_capacity(self.members.len());
-        for member in self.members.values() {
-            keys.push(sort_value(
-                member.obj.as_ref(),
-                self.sort.column,
-                &self.index_columns,
-            ));
-        }
-        let mut entries = Vec::with_capacity(self.members.len());
-        for ((key, member), sort) in self.members.iter_mut().zip(keys.finish()) {
-            member.sort = sort.clone();
-            entries.push(RowEntry {
-                sort,
-                key: key.clone(),
-            });
-        }
-        let rows = SortedRows::from_key_ordered(entries, self.sort.descending);
-        std::mem::replace(&mut self.base, rows)
     }
 
     pub fn query(&self) -> &Query {
@@ -282,6 +419,12 @@ impl<T: TableRow> LiveView<T> {
     /// against the terms (that object alone) and moves, inserts or removes its row. Returns
     /// whether the view's rows may look different.
     pub fn apply(&mut self, key: &Key) -> bool {
+        if let Some(changed) = &mut self.changed
+            && !changed.contains_key(key)
+        {
+            let before = self.members.get(key).map(|m| m.sort.clone());
+            changed.insert(key.clone(), before);
+        }
         let obj = self
             .registry
             .indexer()
@@ -352,68 +495,132 @@ impl<T: TableRow> LiveView<T> {
         }
     }
 
-    /// Re-sorts by another column or direction; the selection stays on its object.
-    /// Returns the rows it replaced.
+    /// Re-sorts by another column or direction, here and now; the selection stays on its
+    /// object. Returns the rows it replaced. Interactive re-sorts go through
+    /// [`ViewWorker::set_sort`], off the lock.
     pub fn set_sort(&mut self, sort: SortSpec) -> ReplacedRows {
-        if sort == self.sort {
-            return ReplacedRows {
-                _base: None,
-                _text: None,
-            };
-        }
-        self.sort = sort;
-        let base = self.resort();
-        let text = self.text.take();
-        if let Some(text) = &text {
-            self.set_text(&text.text, || false);
-        }
-        ReplacedRows {
-            _base: Some(base),
-            _text: text,
+        match self.sort_job(sort) {
+            Some(job) => self.finish_sort(job.run()),
+            None => ReplacedRows::none(),
         }
     }
 
+    /// A re-sort by `sort` to run off the lock, or `None` when the rows are sorted so
+    /// already. Changes from now on are recorded for [`LiveView::finish_sort`].
+    pub fn sort_job(&mut self, sort: SortSpec) -> Option<SortJob<T>> {
+        if sort == self.sort {
+            return None;
+        }
+        self.changed = Some(Changed::new());
+        Some(SortJob {
+            rows: self.base.clone(),
+            registry: self.registry.clone(),
+            index_columns: self.index_columns.clone(),
+            sort,
+            text: self.text().to_string(),
+        })
+    }
+
+    /// Swaps in a finished re-sort and re-applies the keys changed while it ran. Returns
+    /// what it replaced.
+    pub fn finish_sort(&mut self, result: SortResult<T>) -> ReplacedRows {
+        let changed = self.changed.take().unwrap_or_default();
+        let SortResult {
+            sort,
+            members,
+            base,
+            text,
+        } = result;
+        // The text may have been cleared meanwhile; its rows then go with the rest.
+        let (text, dropped_text) = match text {
+            Some(t) if t.text == self.text() => (Some(t), None),
+            other => (None, other),
+        };
+        self.sort = sort;
+        self.generation += 1;
+        let members = std::mem::replace(&mut self.members, members);
+        let base = std::mem::replace(&mut self.base, base);
+        let old_text = std::mem::replace(&mut self.text, text);
+        for key in changed.keys() {
+            self.apply(key);
+        }
+        ReplacedRows {
+            _base: Some(base),
+            _members: Some(Box::new(members)),
+            _text: old_text.or(dropped_text),
+        }
+    }
+
+    /// Stops recording changes for a job whose result will not be swapped in.
+    pub fn abandon_job(&mut self) {
+        self.changed = None;
+    }
+
     /// Narrows the view to the members whose `namespace/name` fuzzy-matches `text` (its
-    /// characters in order, ignoring case), or shows every member again for empty text. One
-    /// ordered pass over the members, or over the current rows when `text` extends the text
-    /// they match. Gives up, changing nothing, as soon as `cancelled` says so (a later
-    /// keystroke is waiting); returns `None` then. Otherwise returns the rows the text
-    /// replaced.
+    /// characters in order, ignoring case), or shows every member again for empty text,
+    /// here and now. Gives up, changing nothing, as soon as `cancelled` says so; returns
+    /// `None` then, else the rows the text replaced. Typing goes through
+    /// [`ViewWorker::set_text`], off the lock.
     pub fn set_text(&mut self, text: &str, cancelled: impl Fn() -> bool) -> Option<ReplacedRows> {
+        let Some(job) = self.text_job(text) else {
+            return Some(ReplacedRows::text(self.text.take()));
+        };
+        match job.run(cancelled) {
+            Some(result) => self.finish_text(result),
+            None => {
+                self.abandon_job();
+                None
+            }
+        }
+    }
+
+    /// A fuzzy pass for `text` to run off the lock: over the current rows when `text`
+    /// extends the text they match, else over every member. `None` for empty text (clear
+    /// it with [`LiveView::clear_text`]). Changes from now on are recorded for
+    /// [`LiveView::finish_text`].
+    pub fn text_job(&mut self, text: &str) -> Option<TextJob> {
         if text.is_empty() {
-            return Some(ReplacedRows {
-                _base: None,
-                _text: self.text.take(),
-            });
+            return None;
         }
         let source = match &self.text {
             Some(current) if text.starts_with(current.text.as_str()) => &current.rows,
             _ => &self.base,
         };
-        let mut matched = Vec::new();
-        let mut entries = source.iter().peekable();
-        while entries.peek().is_some() {
-            if cancelled() {
-                return None;
-            }
-            matched.extend(
-                entries
-                    .by_ref()
-                    .take(TEXT_CHUNK)
-                    .filter(|e| text_matches(&e.key, text))
-                    .cloned(),
-            );
-        }
-        drop(entries);
-        let rows = SortedRows::from_sorted(matched, self.sort.descending);
-        let replaced = self.text.replace(TextFilter {
+        let job = TextJob {
             text: text.to_string(),
-            rows,
-        });
-        Some(ReplacedRows {
-            _base: None,
-            _text: replaced,
-        })
+            source: source.clone(),
+            generation: self.generation,
+        };
+        self.changed = Some(Changed::new());
+        Some(job)
+    }
+
+    /// Swaps in a finished fuzzy pass, with the keys changed while it ran put right: `None`
+    /// (nothing changes) when a re-sort replaced the rows it read. Otherwise returns the
+    /// rows it replaced.
+    pub fn finish_text(&mut self, result: TextResult) -> Option<ReplacedRows> {
+        let changed = self.changed.take().unwrap_or_default();
+        if result.generation != self.generation {
+            return None;
+        }
+        let mut filter = result.filter;
+        for (key, before) in changed {
+            if let Some(sort) = before {
+                filter.rows.remove(&RowEntry {
+                    sort,
+                    key: key.clone(),
+                });
+            }
+            if let Some(member) = self.members.get(&key)
+                && text_matches(&key, &filter.text)
+            {
+                filter.rows.insert(RowEntry {
+                    sort: member.sort.clone(),
+                    key,
+                });
+            }
+        }
+        Some(ReplacedRows::text(self.text.replace(filter)))
     }
 
     /// Shows every member again: clearing the text needs no search.
@@ -485,16 +692,135 @@ impl<T: TableRow> LiveView<T> {
     }
 }
 
-/// A live view kept current by a workqueue worker, with a fuzzy search for typed text.
-/// Dropping it stops its tasks.
+/// What a view's job thread is asked to do; a newer ask replaces an older one not yet begun.
+#[derive(Default)]
+struct Asked {
+    sort: Option<SortSpec>,
+    /// The text, with the generation that asked for it.
+    text: Option<(String, u64)>,
+}
+
+/// What the UI asked for last: a job for anything else is stale and is not swapped in.
+/// Locked after the view.
+struct Wanted {
+    sort: SortSpec,
+    text: String,
+}
+
+/// The thread that runs a view's re-sorts and fuzzy passes off the UI thread and off the
+/// view's lock; it ends when the handle is dropped.
+struct Jobs {
+    asked: Arc<Mutex<Asked>>,
+    doorbell: mpsc::Sender<()>,
+    /// Bumped by each text asked for; a pass for an older one gives up between chunks.
+    generation: Arc<AtomicU64>,
+}
+
+impl Jobs {
+    fn spawn<T: TableRow>(
+        view: Arc<Mutex<LiveView<T>>>,
+        wanted: Arc<Mutex<Wanted>>,
+        version: Arc<watch::Sender<u64>>,
+    ) -> Self {
+        let asked = Arc::new(Mutex::new(Asked::default()));
+        let (doorbell, rings) = mpsc::channel();
+        let generation = Arc::new(AtomicU64::new(0));
+        let (thread_asked, current) = (asked.clone(), generation.clone());
+        std::thread::Builder::new()
+            .name("kscope-view".into())
+            .spawn(move || {
+                while rings.recv().is_ok() {
+                    while rings.try_recv().is_ok() {}
+                    let Asked { sort, text } = std::mem::take(&mut *thread_asked.lock());
+                    if let Some(sort) = sort {
+                        resort(&view, &wanted, &version, sort);
+                    }
+                    if let Some((text, generation)) = text {
+                        let cancelled = || current.load(Ordering::SeqCst) != generation;
+                        search(&view, &wanted, &version, &text, &cancelled);
+                    }
+                }
+            })
+            .map_err(|e| tracing::error!("cannot start a view's job thread: {e}"))
+            .ok();
+        Self {
+            asked,
+            doorbell,
+            generation,
+        }
+    }
+
+    fn ring(&self) {
+        // The thread only ends with this handle.
+        let _ = self.doorbell.send(());
+    }
+}
+
+/// Re-sorts a snapshot of the view and swaps it in, unless another sort was asked for since.
+fn resort<T: TableRow>(
+    view: &Mutex<LiveView<T>>,
+    wanted: &Mutex<Wanted>,
+    version: &watch::Sender<u64>,
+    sort: SortSpec,
+) {
+    let Some(job) = view.lock().sort_job(sort) else {
+        return;
+    };
+    let result = job.run();
+    let mut locked = view.lock();
+    if wanted.lock().sort != sort {
+        locked.abandon_job();
+        return;
+    }
+    let replaced = locked.finish_sort(result);
+    drop(locked);
+    version.send_modify(|v| *v += 1);
+    drop(replaced);
+}
+
+/// Runs a fuzzy pass over a snapshot of the view and swaps it in, unless a later keystroke
+/// cancelled it.
+fn search<T: TableRow>(
+    view: &Mutex<LiveView<T>>,
+    wanted: &Mutex<Wanted>,
+    version: &watch::Sender<u64>,
+    text: &str,
+    cancelled: &dyn Fn() -> bool,
+) {
+    let job = {
+        let mut locked = view.lock();
+        if cancelled() || wanted.lock().text != text {
+            return;
+        }
+        locked.text_job(text)
+    };
+    let Some(job) = job else {
+        return;
+    };
+    let result = job.run(cancelled);
+    let mut locked = view.lock();
+    let replaced = match result {
+        Some(result) if !cancelled() => locked.finish_text(result),
+        _ => {
+            locked.abandon_job();
+            None
+        }
+    };
+    drop(locked);
+    if let Some(replaced) = replaced {
+        version.send_modify(|v| *v += 1);
+        drop(replaced);
+    }
+}
+
+/// A live view kept current by a workqueue worker, re-sorted and narrowed by typed text on
+/// a thread of its own. Dropping it stops its tasks.
 pub struct ViewWorker<T> {
     view: Arc<Mutex<LiveView<T>>>,
     version: watch::Receiver<u64>,
     queue: Queue<Key>,
-    fuzzy: FuzzySearch,
-    /// The text last asked for: a search for any other text is stale (a later keystroke's
-    /// is coming) and is not shown. Locked after the view.
-    wanted: Arc<Mutex<String>>,
+    jobs: Jobs,
+    wanted: Arc<Mutex<Wanted>>,
     tasks: JoinSet<()>,
 }
 
@@ -510,7 +836,10 @@ impl<T: TableRow> ViewWorker<T> {
         // Register first, so nothing that happens while the view is built is missed; the
         // view reads every object from the store, so it needs no replay of them.
         let mut handler = informer.add_event_handler_without_replay();
-        let wanted = Arc::new(Mutex::new(query.text.clone()));
+        let wanted = Arc::new(Mutex::new(Wanted {
+            sort,
+            text: query.text.clone(),
+        }));
         let view = Arc::new(Mutex::new(LiveView::new(registry, query, sort)?));
         let queue: Queue<Key> = Queue::new();
         let (version_tx, version) = watch::channel(0u64);
@@ -549,32 +878,19 @@ impl<T: TableRow> ViewWorker<T> {
             }
         });
 
-        let search_view = view.clone();
-        let search_wanted = wanted.clone();
-        let fuzzy = FuzzySearch::spawn(move |text, cancelled| {
-            let mut view = search_view.lock();
-            // A later keystroke's text is coming: this one is not shown.
-            if *search_wanted.lock() != text {
-                return;
-            }
-            if let Some(replaced) = view.set_text(text, cancelled) {
-                drop(view);
-                version_tx.send_modify(|v| *v += 1);
-                drop(replaced);
-            }
-        });
+        let jobs = Jobs::spawn(view.clone(), wanted.clone(), version_tx);
 
         Ok(Self {
             view,
             version,
             queue,
-            fuzzy,
+            jobs,
             wanted,
             tasks,
         })
     }
 
-    /// The view, for short reads (a window, the selection) and user actions (sort, select).
+    /// The view, for short reads (a window, the selection) and the selection.
     pub fn view(&self) -> &Arc<Mutex<LiveView<T>>> {
         &self.view
     }
@@ -590,12 +906,28 @@ impl<T: TableRow> ViewWorker<T> {
     /// the rows of an older search until an empty one comes back.
     pub fn set_text(&self, text: &str) {
         let mut view = self.view.lock();
-        text.clone_into(&mut self.wanted.lock());
+        text.clone_into(&mut self.wanted.lock().text);
+        let generation = self.jobs.generation.fetch_add(1, Ordering::SeqCst) + 1;
         if text.is_empty() {
             view.clear_text();
+            return;
         }
         drop(view);
-        self.fuzzy.search(text);
+        self.jobs.asked.lock().text = Some((text.to_string(), generation));
+        self.jobs.ring();
+    }
+
+    /// Re-sorts the view off this thread; the rows show the new order once it is swapped
+    /// in (the version is bumped then).
+    pub fn set_sort(&self, sort: SortSpec) {
+        self.wanted.lock().sort = sort;
+        self.jobs.asked.lock().sort = Some(sort);
+        self.jobs.ring();
+    }
+
+    /// The sort asked for last (the rows may still show the one before).
+    pub fn sort(&self) -> SortSpec {
+        self.wanted.lock().sort
     }
 
     /// The view's workqueue metrics (depth, adds, coalesced adds, latency).
@@ -838,6 +1170,61 @@ mod tests {
         assert_eq!(view.len(), 40);
     }
 
+    #[test]
+    fn jobs_on_a_snapshot_take_in_the_changes_made_while_they_ran() {
+        let (registry, store) = registry();
+        for (name, restarts) in [("a", 3), ("b", 1), ("c", 2), ("ab", 0)] {
+            store.add(pod("ns", name, "web", restarts, 1)).unwrap();
+        }
+        let mut view = LiveView::new(registry, Query::default(), SortSpec::default()).unwrap();
+        assert_eq!(names(&view), ["ns/a", "ns/ab", "ns/b", "ns/c"]);
+
+        // A re-sort by restarts, while b moves, c goes and d comes.
+        let by_restarts = SortSpec {
+            column: RESTARTS,
+            descending: false,
+        };
+        let job = view.sort_job(by_restarts).expect("another order");
+        store.add(pod("ns", "b", "web", 9, 2)).unwrap();
+        store.remove("ns/c");
+        store.add(pod("ns", "d", "web", 1, 2)).unwrap();
+        for key in ["ns/b", "ns/c", "ns/d"] {
+            view.apply(&key.into());
+        }
+        assert_eq!(
+            names(&view),
+            ["ns/a", "ns/ab", "ns/b", "ns/d"],
+            "old order meanwhile"
+        );
+        let result = job.run();
+        drop(view.finish_sort(result));
+        assert_eq!(names(&view), ["ns/ab", "ns/d", "ns/a", "ns/b"]);
+        assert_eq!(view.sort(), by_restarts);
+        assert!(view.sort_job(by_restarts).is_none(), "sorted so already");
+
+        // A fuzzy pass for "a", while ab moves and a2 comes.
+        let job = view.text_job("a").expect("text");
+        store.add(pod("ns", "ab", "web", 5, 3)).unwrap();
+        store.add(pod("ns", "a2", "web", 0, 1)).unwrap();
+        for key in ["ns/ab", "ns/a2"] {
+            view.apply(&key.into());
+        }
+        let result = job.run(|| false).expect("not cancelled");
+        drop(view.finish_text(result));
+        assert_eq!(view.text(), "a");
+        assert_eq!(names(&view), ["ns/a2", "ns/a", "ns/ab"]);
+
+        // A pass over rows a re-sort replaced is not swapped in.
+        let job = view.text_job("ab").expect("text");
+        let resort = view.sort_job(SortSpec::default()).expect("another order");
+        let sorted = resort.run();
+        drop(view.finish_sort(sorted));
+        let result = job.run(|| false).expect("not cancelled");
+        assert!(view.finish_text(result).is_none());
+        assert_eq!(view.text(), "a");
+        assert_eq!(names(&view), ["ns/a", "ns/a2", "ns/ab"]);
+    }
+
     #[tokio::test]
     async fn worker_applies_notifications_and_text_through_the_queue() {
         let (registry, writer) = registry();
@@ -939,6 +1326,28 @@ mod tests {
             ],
             "cleared at once"
         );
+        // A re-sort runs off this thread; the rows follow once it is swapped in.
+        let descending = SortSpec {
+            column: 0,
+            descending: true,
+        };
+        worker.set_sort(descending);
+        assert_eq!(worker.sort(), descending);
+        wait_for(vec![
+            "ns/web-frontend-2",
+            "ns/web-frontend",
+            "ns/web-backend",
+            "ns/e",
+        ])
+        .await;
+        worker.set_sort(SortSpec::default());
+        wait_for(vec![
+            "ns/e",
+            "ns/web-backend",
+            "ns/web-frontend",
+            "ns/web-frontend-2",
+        ])
+        .await;
         // A search overtaken by a later keystroke never shows: "web" then "" at once.
         worker.set_text("web");
         worker.set_text("");

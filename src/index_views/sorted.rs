@@ -1,8 +1,11 @@
 //! The sorted rows of a live view: a list of sorted blocks, so that inserting or removing
 //! one row moves at most a block's worth of entries (not 150,000), and the rows at a
-//! position are found by skipping whole blocks.
+//! position are found by skipping whole blocks. Blocks are shared copy-on-write, so a
+//! snapshot for a search off the view's lock costs one reference per block, and a change
+//! after it copies only the block it touches.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 use super::columns::SortKey;
 use crate::informers::keys::Key;
@@ -19,10 +22,11 @@ pub struct RowEntry {
     pub key: Key,
 }
 
-/// Rows in sort order, ascending or descending by sort key (ties always by key).
+/// Rows in sort order, ascending or descending by sort key (ties always by key). Cloning
+/// shares the blocks.
 #[derive(Debug, Clone)]
 pub struct SortedRows {
-    blocks: Vec<Vec<RowEntry>>,
+    blocks: Vec<Arc<Vec<RowEntry>>>,
     len: usize,
     descending: bool,
 }
@@ -87,15 +91,15 @@ impl SortedRows {
             block.push(entry);
             if block.len() == MAX_BLOCK / 2 {
                 rows.len += block.len();
-                rows.blocks.push(std::mem::replace(
+                rows.blocks.push(Arc::new(std::mem::replace(
                     &mut block,
                     Vec::with_capacity(MAX_BLOCK / 2),
-                ));
+                )));
             }
         }
         if !block.is_empty() {
             rows.len += block.len();
-            rows.blocks.push(block);
+            rows.blocks.push(Arc::new(block));
         }
         rows
     }
@@ -106,6 +110,10 @@ impl SortedRows {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    pub fn descending(&self) -> bool {
+        self.descending
     }
 
     fn compare(&self, a: &RowEntry, b: &RowEntry) -> Ordering {
@@ -130,7 +138,8 @@ impl SortedRows {
     /// Inserts a row; false if it was there already.
     pub fn insert(&mut self, entry: RowEntry) -> bool {
         if self.blocks.is_empty() {
-            self.blocks.push(Vec::with_capacity(MAX_BLOCK / 2));
+            self.blocks
+                .push(Arc::new(Vec::with_capacity(MAX_BLOCK / 2)));
         }
         let b = self.block_of(&entry);
         let block = &self.blocks[b];
@@ -138,12 +147,12 @@ impl SortedRows {
             Ok(_) => return false,
             Err(at) => at,
         };
-        let block = &mut self.blocks[b];
+        let block = Arc::make_mut(&mut self.blocks[b]);
         block.insert(at, entry);
         self.len += 1;
         if block.len() > MAX_BLOCK {
             let tail = block.split_off(MAX_BLOCK / 2);
-            self.blocks.insert(b + 1, tail);
+            self.blocks.insert(b + 1, Arc::new(tail));
         }
         true
     }
@@ -157,7 +166,7 @@ impl SortedRows {
         let Ok(at) = self.blocks[b].binary_search_by(|e| self.compare(e, entry)) else {
             return false;
         };
-        self.blocks[b].remove(at);
+        Arc::make_mut(&mut self.blocks[b]).remove(at);
         self.len -= 1;
         if self.blocks[b].is_empty() {
             self.blocks.remove(b);
@@ -174,7 +183,7 @@ impl SortedRows {
         let at = self.blocks[b]
             .binary_search_by(|e| self.compare(e, entry))
             .ok()?;
-        Some(self.blocks[..b].iter().map(Vec::len).sum::<usize>() + at)
+        Some(self.blocks[..b].iter().map(|b| b.len()).sum::<usize>() + at)
     }
 
     /// Up to `count` rows from position `offset`, in order.
@@ -188,7 +197,11 @@ impl SortedRows {
             }
             skip -= block.len();
         }
-        self.blocks[first..].iter().flatten().skip(skip).take(count)
+        self.blocks[first..]
+            .iter()
+            .flat_map(|b| b.iter())
+            .skip(skip)
+            .take(count)
     }
 
     /// The row at `position`.
@@ -198,7 +211,7 @@ impl SortedRows {
 
     /// Every row, in order.
     pub fn iter(&self) -> impl Iterator<Item = &RowEntry> {
-        self.blocks.iter().flatten()
+        self.blocks.iter().flat_map(|b| b.iter())
     }
 }
 
@@ -366,6 +379,20 @@ mod tests {
         let mut expected = numbers;
         expected.sort_by(|a, b| b.sort.cmp(&a.sort).then(a.key.cmp(&b.key)));
         assert!(rows.iter().eq(expected.iter()));
+    }
+
+    #[test]
+    fn a_clone_is_a_snapshot_that_later_changes_leave_alone() {
+        let entries: Vec<RowEntry> = (0..3 * MAX_BLOCK as i64)
+            .map(|i| entry(i, &format!("k{i:05}")))
+            .collect();
+        let mut rows = SortedRows::from_sorted(entries.clone(), false);
+        let snapshot = rows.clone();
+        assert!(rows.remove(&entries[10]));
+        assert!(rows.insert(entry(-1, "new")));
+        assert!(snapshot.iter().eq(entries.iter()));
+        assert_eq!(rows.len(), entries.len());
+        assert_eq!(rows.get(0), Some(&entry(-1, "new")));
     }
 
     #[test]

@@ -270,14 +270,6 @@ impl SimHandle {
         self.shared.churn.send_modify(|c| c.rate = rate.max(0.0));
     }
 
-    pub fn pause_churn(&self) {
-        self.shared.churn.send_modify(|c| c.paused = true);
-    }
-
-    pub fn resume_churn(&self) {
-        self.shared.churn.send_modify(|c| c.paused = false);
-    }
-
     pub fn faults(&self) -> Faults {
         self.shared.faults.read().clone()
     }

@@ -1,56 +1,47 @@
-//! The event loop: input, row changes, tap entries and a clock tick wake it; actions update
-//! the state; a frame is drawn from a copied window at most 60 times a second, and only when
-//! something changed.
+//! The event loop: input, row changes, tap entries, signals and a clock tick wake it; each
+//! action goes to the component of the mode it was typed in, which returns what the app must
+//! do, and the app returns what the loop must follow. A frame is laid out, its window copied
+//! out, then drawn from immutable state, at most 60 times a second and only when something
+//! changed. The loop is generic over its event source and backend, so tests and the TUI
+//! benchmark drive this loop, not a copy of it.
 
+use std::io;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
-use crossterm::event::{self, Event, KeyEventKind};
-use parking_lot::Mutex;
+use crossterm::event::{Event, KeyEventKind};
+use futures::{Stream, StreamExt};
+use ratatui::Terminal;
 use ratatui::backend::Backend;
-use ratatui::{DefaultTerminal, Terminal};
-use tokio::sync::{broadcast, mpsc};
+use ratatui::layout::Rect;
+use tokio::sync::broadcast;
 
 use crate::client::cluster::NamespaceScope;
 use crate::commands::CommandError;
-use crate::index_views::columns::TableRow;
-use crate::index_views::live::{LiveView, SortSpec, Window};
+use crate::config::keys::Keymap;
+use crate::index_views::live::{SortSpec, Window};
 use crate::informers::keys::Key;
 use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
 use crate::informers::tap::TapEntry;
 use crate::resources::{ResourceKind, Timestamp};
 
 use super::UiError;
-use super::action::{Action, InputMode, map_key};
+use super::action::{Action, Focus, InputMode};
 use super::command::{self, Command};
+use super::deltas::{DELTA_CAPACITY, DeltaLine};
 use super::detail::{DetailController, Fetched};
-use super::draw::{self, Header, QueueStats, Screen};
-use super::keymap::Keymap;
+use super::draw::{self, Header, Parts, QueueStats};
+use super::effect::{Effect, Follow};
+use super::keymap::map_key;
+use super::layout::Layout;
 use super::nav::{self, HISTORY, ViewSpec};
-use super::state::{DELTA_CAPACITY, DeltaLine, Focus, IndexBrowser, UiState};
+use super::state::{IndexBrowser, UiState};
 use super::table::{Table, TableStarter};
 
 /// At most 60 frames per second.
-const FRAME: Duration = Duration::from_micros(16_667);
+pub const FRAME: Duration = Duration::from_micros(16_667);
 /// Ages and the event rate change with time alone.
 const TICK: Duration = Duration::from_secs(1);
-
-/// Makes sure the selection is in the view, scrolls to keep it visible, and copies out the
-/// rows that fit: the view's lock is held only for this copy.
-pub fn capture<T: TableRow>(
-    view: &Mutex<LiveView<T>>,
-    state: &mut UiState,
-    height: usize,
-    now: Timestamp,
-) -> Window {
-    let mut view = view.lock();
-    if view.selected_position().is_none() && !view.is_empty() {
-        view.select_position(state.offset);
-    }
-    let offset = state.follow(view.selected_position(), height, view.len());
-    view.window(offset, height, now)
-}
 
 /// The informer's progress in a few words, for the header (its error is shown apart).
 pub fn describe_sync(status: &ReflectorStatus) -> String {
@@ -73,11 +64,12 @@ enum Wake {
     Tick,
     Frame,
     Fetched(Fetched),
-    Closed(Stream),
+    Signal,
+    Closed(Closed),
 }
 
 /// A background notifier whose sender went away.
-enum Stream {
+enum Closed {
     Rows,
     Status,
     Taps,
@@ -93,6 +85,20 @@ struct Visit {
 
 /// Tables kept running after they were switched away from.
 const PARKED: usize = 2;
+
+/// Called after each frame the loop draws, with the app as drawn and when the frame was
+/// done: how a benchmark or test watching the real loop tells that a keystroke's result is
+/// on screen. Returning false ends the loop.
+pub trait Observer {
+    fn drawn(&mut self, app: &App, at: Instant) -> bool;
+}
+
+/// Watches nothing: the TUI as people run it.
+impl Observer for () {
+    fn drawn(&mut self, _: &App, _: Instant) -> bool {
+        true
+    }
+}
 
 /// The running TUI: one table at a time, swapped by commands and drill-downs.
 pub struct App {
@@ -110,15 +116,12 @@ pub struct App {
     history: Vec<Visit>,
     /// The row to select once it shows up in a view gone back to; any movement forgets it.
     reselect: Option<Key>,
-    /// Set when the view on screen was replaced, so the loop watches the new one's version.
-    rebuilt: bool,
-    /// Set when the table was replaced, so the loop watches the new informer's status.
-    switched: bool,
     state: UiState,
     header: Header,
     detail: DetailController,
     color: bool,
-    quit: bool,
+    /// The last frame's layout: the page sizes of the movement keys.
+    layout: Layout,
     events_seen: u64,
     rate_since: Instant,
 }
@@ -151,18 +154,17 @@ impl App {
             view,
             history: Vec::new(),
             reselect: None,
-            rebuilt: false,
-            switched: false,
             state: UiState::new(panels),
             header,
             detail,
             color: !draw::no_color_requested(),
-            quit: false,
+            layout: Layout::new(Rect::default(), panels),
             events_seen: 0,
             rate_since: Instant::now(),
         };
         app.state.filter.input = app.view.filter.clone();
-        app.refilter();
+        // The loop follows the table it starts with; nothing to follow yet.
+        let _ = app.refilter();
         Ok(app)
     }
 
@@ -197,21 +199,25 @@ impl App {
         self.table.as_ref()
     }
 
-    /// Whether a command or key asked to quit.
-    pub fn quitting(&self) -> bool {
-        self.quit
+    /// The layout of the last frame (or of the size given to [`App::resize`]).
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// Lays the screen out for a terminal of `area`: page sizes follow it.
+    pub fn resize(&mut self, area: Rect) {
+        self.layout = Layout::new(area, self.state.panels);
     }
 
     /// Copies out the `height` rows on screen, selecting the first when nothing is (or the
     /// row selected before, once it is back).
     pub fn window(&mut self, height: usize) -> Window {
-        if let Some(key) = &self.reselect
-            && self.table.select_key(key)
-        {
-            self.reselect = None;
-        }
-        self.table
-            .capture(&mut self.state, height, Timestamp::now())
+        window(
+            self.table.as_ref(),
+            &mut self.reselect,
+            &mut self.state,
+            height,
+        )
     }
 
     /// Brings the header up to date with the informer's status.
@@ -224,17 +230,20 @@ impl App {
             .map(|err| CommandError::Sync(err).to_string());
     }
 
-    /// Runs until the person quits, then stops the table's informer. Input is read on its own
-    /// thread, which ends with the loop.
-    pub async fn run(mut self, terminal: &mut DefaultTerminal) -> Result<(), UiError> {
-        let (input_tx, mut input) = mpsc::unbounded_channel();
-        let stop = Arc::new(AtomicBool::new(false));
-        let reader_stop = stop.clone();
-        let reader = std::thread::spawn(move || read_input(&input_tx, &reader_stop));
-        let result = self.event_loop(terminal, &mut input).await;
-        stop.store(true, Ordering::Relaxed);
-        // The reader polls with a short timeout, so this returns promptly.
-        let _ = reader.join();
+    /// Runs until the person quits (or the events end, or `observer` says so), then stops
+    /// the tables' informers.
+    pub async fn run<B, E>(
+        mut self,
+        terminal: &mut Terminal<B>,
+        events: E,
+        observer: &mut impl Observer,
+    ) -> Result<(), UiError>
+    where
+        B: Backend,
+        UiError: From<B::Error>,
+        E: Stream<Item = io::Result<Event>> + Unpin,
+    {
+        let result = self.event_loop(terminal, events, observer).await;
         self.table.shutdown().await;
         for (_, _, table) in self.parked {
             table.shutdown().await;
@@ -242,20 +251,27 @@ impl App {
         result
     }
 
-    async fn event_loop(
+    async fn event_loop<B, E>(
         &mut self,
-        terminal: &mut DefaultTerminal,
-        input: &mut mpsc::UnboundedReceiver<std::io::Result<Event>>,
-    ) -> Result<(), UiError> {
+        terminal: &mut Terminal<B>,
+        mut events: E,
+        observer: &mut impl Observer,
+    ) -> Result<(), UiError>
+    where
+        B: Backend,
+        UiError: From<B::Error>,
+        E: Stream<Item = io::Result<Event>> + Unpin,
+    {
         let mut version = self.table.version();
         let mut status = self.table.status();
         let mut taps = self.table.tap().subscribe();
         let mut tick = tokio::time::interval(TICK);
+        let mut signals = Signals::new()?;
         // A sender that is gone would wake the loop at once forever: stop listening to it.
         let (mut rows_open, mut status_open, mut taps_open) = (true, true, true);
         let mut dirty = true;
         let mut last_draw: Option<Instant> = None;
-        while !self.quit {
+        loop {
             let next_frame = last_draw.map_or_else(Instant::now, |t| t + FRAME);
             if dirty && Instant::now() >= next_frame {
                 // Every frame reads the status: the resourceVersion moves without waking
@@ -263,40 +279,39 @@ impl App {
                 self.update_sync(&status.borrow_and_update());
                 self.draw(terminal)?;
                 dirty = false;
-                last_draw = Some(Instant::now());
+                let at = Instant::now();
+                last_draw = Some(at);
+                if !observer.drawn(self, at) {
+                    return Ok(());
+                }
                 continue;
             }
             let wake = tokio::select! {
-                ev = input.recv() => Wake::Input(ev.transpose()?),
+                ev = events.next() => Wake::Input(ev.transpose()?),
                 r = version.changed(), if rows_open => match r {
                     Ok(()) => Wake::Rows,
-                    Err(_) => Wake::Closed(Stream::Rows),
+                    Err(_) => Wake::Closed(Closed::Rows),
                 },
                 r = status.changed(), if status_open => match r {
                     Ok(()) => Wake::Status,
-                    Err(_) => Wake::Closed(Stream::Status),
+                    Err(_) => Wake::Closed(Closed::Status),
                 },
                 entry = taps.recv(), if taps_open => match entry {
-                    Err(broadcast::error::RecvError::Closed) => Wake::Closed(Stream::Taps),
+                    Err(broadcast::error::RecvError::Closed) => Wake::Closed(Closed::Taps),
                     entry => Wake::Tap(entry),
                 },
                 Some(fetched) = self.detail.fetched() => Wake::Fetched(fetched),
+                () = signals.recv() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = tokio::time::sleep_until(next_frame.into()), if dirty => Wake::Frame,
             };
+            let mut follow = Vec::new();
             match wake {
-                Wake::Input(None) => break,
-                Wake::Input(Some(Event::Key(key))) => {
-                    if key.kind != KeyEventKind::Release {
-                        // An error is shown until the next key.
-                        self.state.command.error = None;
-                        if let Some(action) = map_key(&self.state, key) {
-                            self.apply(action);
-                        }
-                    }
+                Wake::Input(None) | Wake::Signal => return Ok(()),
+                Wake::Input(Some(event)) => {
+                    follow = self.handle_event(&event);
                     dirty = true;
                 }
-                Wake::Input(Some(_)) => dirty = true,
                 Wake::Rows | Wake::Status => dirty = true,
                 Wake::Tap(entry) => {
                     self.take_taps(entry, &mut taps);
@@ -315,58 +330,59 @@ impl App {
                     self.detail.finish(fetched);
                     dirty = true;
                 }
-                Wake::Closed(Stream::Rows) => rows_open = false,
-                Wake::Closed(Stream::Status) => status_open = false,
-                Wake::Closed(Stream::Taps) => taps_open = false,
+                Wake::Closed(Closed::Rows) => rows_open = false,
+                Wake::Closed(Closed::Status) => status_open = false,
+                Wake::Closed(Closed::Taps) => taps_open = false,
             }
-            if self.switched {
-                if let Some(switched) = self.switched_taps.take() {
-                    taps = switched;
-                    taps_open = true;
+            for follow in follow {
+                match follow {
+                    Follow::Quit => return Ok(()),
+                    Follow::Table => {
+                        if let Some(switched) = self.switched_taps.take() {
+                            taps = switched;
+                            taps_open = true;
+                        }
+                        status_open = true;
+                        status = self.table.status();
+                        status.mark_unchanged();
+                    }
+                    Follow::Rows => {
+                        rows_open = true;
+                        version = self.table.version();
+                        self.state.queue.restart();
+                    }
                 }
-                status_open = true;
-                status = self.table.status();
-                status.mark_unchanged();
-                dirty = true;
-                self.switched = false;
-            }
-            if self.rebuilt {
-                rows_open = true;
-                version = self.table.version();
-                self.rebuilt = false;
-                self.state.queue.restart();
             }
         }
-        Ok(())
     }
 
-    /// Takes this entry and every one already waiting, converting only the newest that fit.
-    /// Public for the TUI benchmark, which runs its own copy of the loop.
+    /// A terminal event: a key maps to an action of the mode in force (an error shown
+    /// stays until the next key); a resize lays the screen out again.
+    pub fn handle_event(&mut self, event: &Event) -> Vec<Follow> {
+        match event {
+            Event::Key(key) if key.kind != KeyEventKind::Release => {
+                self.state.command.error = None;
+                let state = &self.state;
+                match map_key(&state.keymap, state.mode, state.focus, *key) {
+                    Some(action) => self.apply(action),
+                    None => Vec::new(),
+                }
+            }
+            Event::Resize(width, height) => {
+                self.resize(Rect::new(0, 0, *width, *height));
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Takes this entry and every one already waiting into the delta panel.
     pub fn take_taps(
         &mut self,
         first: Result<Arc<TapEntry>, broadcast::error::RecvError>,
         taps: &mut broadcast::Receiver<Arc<TapEntry>>,
     ) {
-        let mut batch = Vec::new();
-        let mut next = Ok(first);
-        loop {
-            match next {
-                Ok(Ok(entry)) => batch.push(entry),
-                Ok(Err(broadcast::error::RecvError::Lagged(n)))
-                | Err(broadcast::error::TryRecvError::Lagged(n)) => self.state.skipped += n,
-                Ok(Err(broadcast::error::RecvError::Closed)) | Err(_) => break,
-            }
-            next = taps.try_recv().map(Ok);
-        }
-        // Entries of a tap shown already, when its lines were loaded on a switch.
-        if let Some(newest) = self.state.deltas.back().map(|d| d.seq) {
-            batch.retain(|entry| entry.seq > newest);
-        }
-        let keep = batch.len().saturating_sub(DELTA_CAPACITY);
-        self.state.skipped += if self.state.paused { 0 } else { keep as u64 };
-        for entry in &batch[keep..] {
-            self.state.push_delta(DeltaLine::from_entry(entry));
-        }
+        self.state.deltas.take_taps(first, taps);
     }
 
     fn update_rate(&mut self) {
@@ -379,42 +395,29 @@ impl App {
         self.rate_since = Instant::now();
     }
 
-    /// Draws one frame: copies out the visible window and renders it. Generic over the
-    /// backend so a benchmark can draw into a sink with the terminal's diffing and escapes.
+    /// Draws one frame (see [`draw::frame`]) and keeps its layout for the next keys.
     pub fn draw<B: Backend>(&mut self, terminal: &mut Terminal<B>) -> Result<(), UiError>
     where
         UiError: From<B::Error>,
     {
         let queue = QueueStats::from(&self.table.queue_metrics());
         let columns = self.table.columns();
-        terminal.draw(|frame| {
-            // The frame's area is the terminal's size, already read by the draw.
-            let area = frame.area();
-            let height = draw::table_rows(area, &self.state);
-            self.state.delta_rows = draw::delta_rows(area, &self.state);
-            let window = self.window(height);
-            let detail = self.detail.screen(area);
-            let screen = Screen {
-                state: &self.state,
-                header: &self.header,
-                columns: &columns,
-                with_namespace: self.view.with_namespace(),
-                window: &window,
-                queue: &queue,
-                now: SystemTime::now(),
-                color: self.color,
-            };
-            draw::draw(frame, &screen);
-            if let Some(detail) = detail {
-                draw::detail::draw(
-                    frame,
-                    detail,
-                    &screen.state.keymap,
-                    screen.now,
-                    screen.color,
-                );
-            }
-        })?;
+        let parts = Parts {
+            header: &self.header,
+            columns: &columns,
+            with_namespace: self.view.with_namespace(),
+            queue: &queue,
+            now: SystemTime::now(),
+            color: self.color,
+        };
+        let (table, reselect) = (&self.table, &mut self.reselect);
+        self.layout = draw::frame(
+            terminal,
+            &mut self.state,
+            self.detail.screen(),
+            &parts,
+            |state, rows| window(table.as_ref(), reselect, state, rows),
+        )?;
         Ok(())
     }
 
@@ -430,33 +433,161 @@ impl App {
         }
     }
 
-    /// Applies one action: UI state here, selection and sort on the table.
-    pub fn apply(&mut self, action: Action) {
-        if self.state.mode == InputMode::Detail && action != Action::Quit {
-            if !self.detail.apply(&action) {
-                self.state.mode = InputMode::Normal;
+    /// The table's page: what PgUp/PgDn move by.
+    fn page(&self) -> usize {
+        self.layout.table_rows().max(1)
+    }
+
+    /// Applies one action in the mode in force; returns what the loop must follow.
+    pub fn apply(&mut self, action: Action) -> Vec<Follow> {
+        if action == Action::Quit {
+            return vec![Follow::Quit];
+        }
+        match self.state.mode {
+            InputMode::Detail => self.apply_detail(&action),
+            InputMode::Help => self.apply_help(action),
+            InputMode::Indexes => self.apply_indexes(action),
+            InputMode::Filter => self.apply_filter(action),
+            InputMode::DeltaFilter => {
+                let table = &self.table;
+                let effect = self
+                    .state
+                    .deltas
+                    .edit_filter(&action, |name, value| table.index_keys(name, value));
+                if effect == Some(Effect::Close) {
+                    self.state.mode = InputMode::Normal;
+                }
+                Vec::new()
             }
-            return;
+            InputMode::Command => self.apply_command(action),
+            InputMode::Normal => self.apply_normal(action),
+        }
+    }
+
+    fn apply_detail(&mut self, action: &Action) -> Vec<Follow> {
+        if !self.detail.apply(action) {
+            self.state.mode = InputMode::Normal;
+        }
+        Vec::new()
+    }
+
+    /// The help overlay's keys; an action bound there that it does not know is the main
+    /// screen's, as with every overlay.
+    fn apply_help(&mut self, action: Action) -> Vec<Follow> {
+        let page = self.page();
+        let state = &mut self.state;
+        match action {
+            Action::ToggleHelp => {
+                state.help_scroll = 0;
+                state.mode = InputMode::Normal;
+            }
+            action if is_movement(&action) => {
+                state.help_scroll = scroll_help(state.help_scroll, page, &action);
+            }
+            action => return self.apply_normal(action),
+        }
+        Vec::new()
+    }
+
+    fn apply_indexes(&mut self, action: Action) -> Vec<Follow> {
+        let page = isize::try_from(self.page()).unwrap_or(isize::MAX);
+        let browser = &mut self.state.browser;
+        match action {
+            Action::ToggleIndexes => self.state.mode = InputMode::Normal,
+            Action::NextIndex | Action::PrevIndex => {
+                let count = browser.names.len().max(1);
+                let step = if action == Action::NextIndex {
+                    1
+                } else {
+                    count - 1
+                };
+                let next = (browser.current + step) % count;
+                self.browse_index(next);
+            }
+            Action::ChooseValue => {
+                if let (Some(name), Some(value)) =
+                    (browser.name(), browser.values.get(browser.selected))
+                {
+                    self.state.filter.input = format!("{name}={}", value.value);
+                    self.state.mode = InputMode::Normal;
+                    return self.refilter();
+                }
+            }
+            Action::Up => browser.step(-1),
+            Action::Down => browser.step(1),
+            Action::PageUp => browser.step(-page),
+            Action::PageDown => browser.step(page),
+            Action::Top => browser.selected = 0,
+            Action::Bottom => browser.step(isize::MAX),
+            action => return self.apply_normal(action),
+        }
+        Vec::new()
+    }
+
+    fn apply_filter(&mut self, action: Action) -> Vec<Follow> {
+        match action {
+            Action::FilterChar(c) => {
+                self.state.filter.input.push(c);
+                self.refilter()
+            }
+            Action::FilterBackspace => {
+                self.state.filter.input.pop();
+                self.refilter()
+            }
+            Action::FilterAccept => {
+                self.state.mode = InputMode::Normal;
+                Vec::new()
+            }
+            Action::FilterClear => self.clear_filter_or_back(),
+            action => self.apply_normal(action),
+        }
+    }
+
+    fn apply_command(&mut self, action: Action) -> Vec<Follow> {
+        let state = &mut self.state;
+        match action {
+            Action::CommandChar(c) => state.command.input.push(c),
+            Action::CommandBackspace if state.command.input.pop().is_none() => {
+                state.mode = InputMode::Normal;
+            }
+            Action::CommandComplete => {
+                if let Some(completed) = command::complete(&state.command.input) {
+                    state.command.input = completed;
+                }
+            }
+            Action::CommandCancel => {
+                state.mode = InputMode::Normal;
+                state.command.input.clear();
+            }
+            Action::CommandRun => {
+                state.mode = InputMode::Normal;
+                let input = std::mem::take(&mut state.command.input);
+                return self.run_command(&input);
+            }
+            Action::CommandBackspace => {}
+            action => return self.apply_normal(action),
+        }
+        Vec::new()
+    }
+
+    /// The main screen's actions; movement goes to the focused panel.
+    fn apply_normal(&mut self, action: Action) -> Vec<Follow> {
+        let deltas_focused = self.state.panels && self.state.focus == Focus::Deltas;
+        if deltas_focused && (is_movement(&action) || action == Action::OpenDeltaDiff) {
+            let page = self.layout.delta_rows();
+            if let Some(Effect::OpenEntry(seq)) = self.state.deltas.handle(&action, page)
+                && self.detail.open_seq(self.view.kind, seq)
+            {
+                self.state.mode = InputMode::Detail;
+            }
+            return Vec::new();
         }
         let state = &mut self.state;
         match action {
-            Action::Quit => self.quit = true,
-            Action::Up
-            | Action::Down
-            | Action::PageUp
-            | Action::PageDown
-            | Action::Top
-            | Action::Bottom => {
-                if state.mode == InputMode::Indexes {
-                    browse(state, &action);
-                } else if state.mode == InputMode::Help {
-                    state.help_scroll = scroll_help(state.help_scroll, state.page, &action);
-                } else if state.panels && state.focus == Focus::Deltas {
-                    state.move_delta_cursor(&action);
-                } else {
-                    self.reselect = None;
-                    self.table.move_selection(state, &action);
-                }
+            action if is_movement(&action) => {
+                self.reselect = None;
+                self.table
+                    .move_selection(state, &action, self.layout.table_rows().max(1));
             }
             Action::SortNext => {
                 let shown = draw::shown(
@@ -484,83 +615,37 @@ impl App {
                 state.wide = !state.wide;
                 self.keep_sort_shown();
             }
-            Action::FilterChar(_)
-            | Action::FilterBackspace
-            | Action::FilterAccept
-            | Action::FilterClear
-                if state.mode == InputMode::DeltaFilter =>
-            {
-                let table = &self.table;
-                state.edit_delta_filter(&action, |name, value| table.index_keys(name, value));
-            }
             Action::OpenDeltaFilter => state.mode = InputMode::DeltaFilter,
-            Action::ClearDeltaFilter => state.clear_delta_filter(),
-            Action::OpenDeltaDiff => {
-                if let Some(seq) = state.selected_delta().map(|d| d.seq)
-                    && self.detail.open_seq(self.view.kind, seq)
-                {
-                    state.mode = InputMode::Detail;
-                }
-            }
+            Action::ClearDeltaFilter => state.deltas.clear_filter(),
             Action::OpenFilter => state.mode = InputMode::Filter,
-            Action::FilterChar(c) => {
-                state.filter.input.push(c);
-                self.refilter();
-            }
-            Action::FilterBackspace => {
-                state.filter.input.pop();
-                self.refilter();
-            }
-            Action::FilterAccept => state.mode = InputMode::Normal,
-            Action::FilterClear => self.clear_filter_or_back(),
+            Action::FilterClear => return self.clear_filter_or_back(),
             Action::OpenCommand => {
                 state.mode = InputMode::Command;
                 state.command.input.clear();
             }
-            Action::CommandChar(c) => state.command.input.push(c),
-            Action::CommandBackspace => {
-                if state.command.input.pop().is_none() {
-                    state.mode = InputMode::Normal;
-                }
-            }
-            Action::CommandComplete => {
-                if let Some(completed) = command::complete(&state.command.input) {
-                    state.command.input = completed;
-                }
-            }
-            Action::CommandCancel => {
-                state.mode = InputMode::Normal;
-                state.command.input.clear();
-            }
-            Action::CommandRun => {
-                state.mode = InputMode::Normal;
-                let input = std::mem::take(&mut state.command.input);
-                self.run_command(&input);
-            }
             Action::DrillDown => {
                 let Some(key) = self.table.selected() else {
-                    return;
+                    return Vec::new();
                 };
-                match nav::drill_down(&self.current(), &key, self.starter.indexes()) {
+                return match nav::drill_down(&self.current(), &key, self.starter.indexes()) {
                     Ok(Some(to)) => self.switch(to, true),
                     // A pod holds nothing to open: Enter shows its detail.
                     Ok(None) => self.open_detail(&key),
-                    Err(err) => self.state.command.error = Some(err.to_string()),
-                }
+                    Err(err) => {
+                        self.state.command.error = Some(err.to_string());
+                        Vec::new()
+                    }
+                };
             }
             Action::OpenDetail => {
                 if let Some(key) = self.table.selected() {
-                    self.open_detail(&key);
+                    return self.open_detail(&key);
                 }
             }
-            Action::DetailTab
-            | Action::ToggleManagedFields
-            | Action::Refresh
-            | Action::OpenDiff
-            | Action::Back => {}
             Action::TogglePanels => {
                 state.panels = !state.panels;
                 state.focus = Focus::Table;
+                self.layout = Layout::new(self.layout.area, state.panels);
             }
             Action::FocusNext => {
                 state.focus = match state.focus {
@@ -568,62 +653,33 @@ impl App {
                     _ => Focus::Table,
                 };
             }
-            Action::TogglePause => {
-                state.paused = !state.paused;
-                if state.paused {
-                    state.skipped = 0;
-                }
-            }
+            Action::TogglePause => state.deltas.toggle_pause(),
             Action::ToggleIndexes => {
-                if state.mode == InputMode::Indexes {
-                    state.mode = InputMode::Normal;
-                } else {
-                    state.mode = InputMode::Indexes;
-                    state.browser.names = self.table.index_names();
-                    let current = state.browser.current;
-                    self.browse_index(current);
-                }
-            }
-            Action::NextIndex | Action::PrevIndex => {
-                let count = state.browser.names.len().max(1);
-                let step = if action == Action::NextIndex {
-                    1
-                } else {
-                    count - 1
-                };
-                let next = (state.browser.current + step) % count;
-                self.browse_index(next);
-            }
-            Action::ChooseValue => {
-                let browser = &state.browser;
-                if let (Some(name), Some(value)) =
-                    (browser.name(), browser.values.get(browser.selected))
-                {
-                    state.filter.input = format!("{name}={}", value.value);
-                    state.mode = InputMode::Normal;
-                    self.refilter();
-                }
+                state.mode = InputMode::Indexes;
+                state.browser.names = self.table.index_names();
+                let current = state.browser.current;
+                self.browse_index(current);
             }
             Action::ToggleHelp => {
                 state.help_scroll = 0;
-                state.mode = match state.mode {
-                    InputMode::Help => InputMode::Normal,
-                    _ => InputMode::Help,
-                };
+                state.mode = InputMode::Help;
             }
+            _ => {}
         }
+        Vec::new()
     }
 
     /// Opens the detail of `key` in the table's kind: YAML fetched now, and its history.
-    fn open_detail(&mut self, key: &Key) {
+    fn open_detail(&mut self, key: &Key) -> Vec<Follow> {
         self.detail.open(self.view.kind, key);
         self.state.mode = InputMode::Detail;
+        Vec::new()
     }
 
     /// Runs a command line typed after `:`; an error is shown and changes nothing.
-    fn run_command(&mut self, input: &str) {
+    fn run_command(&mut self, input: &str) -> Vec<Follow> {
         match command::parse(input) {
-            Ok(Command::Quit) => self.quit = true,
+            Ok(Command::Quit) => vec![Follow::Quit],
             Ok(Command::Show { kind, scope }) => {
                 let scope = scope.unwrap_or_else(|| self.view.scope.clone());
                 let to = ViewSpec::new(kind, scope);
@@ -631,37 +687,45 @@ impl App {
                     // Already shown: the command asks for all of it again.
                     self.view.filter.clear();
                     self.state.filter.input.clear();
-                    self.refilter();
+                    self.refilter()
                 } else {
-                    self.switch(to, true);
+                    self.switch(to, true)
                 }
             }
-            Err(err) => self.state.command.error = Some(format!(":{}  {err}", input.trim())),
+            Err(err) => {
+                self.state.command.error = Some(format!(":{}  {err}", input.trim()));
+                Vec::new()
+            }
         }
     }
 
     /// Esc: first drops the filter typed over the view's own (a drill-down's `node=n1`
     /// stays), then goes back to the previous view. In the filter bar it drops the typed
     /// filter and closes the bar, never going back.
-    fn clear_filter_or_back(&mut self) {
+    fn clear_filter_or_back(&mut self) -> Vec<Follow> {
         let typing = self.state.mode == InputMode::Filter;
         self.state.mode = InputMode::Normal;
         if self.state.filter.input != self.view.filter {
             self.state.filter.input = self.view.filter.clone();
-            self.refilter();
-        } else if !typing {
-            if let Some(visit) = self.history.pop() {
-                self.switch(visit.view, false);
-                if visit.typed != self.view.filter {
-                    self.state.filter.input = visit.typed;
-                    self.refilter();
-                }
-                self.reselect = visit.selected;
-            } else if !self.view.filter.is_empty() {
-                self.view.filter.clear();
-                self.state.filter.input.clear();
-                self.refilter();
+            return self.refilter();
+        }
+        if typing {
+            return Vec::new();
+        }
+        if let Some(visit) = self.history.pop() {
+            let mut follow = self.switch(visit.view, false);
+            if visit.typed != self.view.filter {
+                self.state.filter.input = visit.typed;
+                follow.extend(self.refilter());
             }
+            self.reselect = visit.selected;
+            follow
+        } else if !self.view.filter.is_empty() {
+            self.view.filter.clear();
+            self.state.filter.input.clear();
+            self.refilter()
+        } else {
+            Vec::new()
         }
     }
 
@@ -669,7 +733,7 @@ impl App {
     /// `remember`: the same table when it shows the same kind and scope, a parked one, or a
     /// new one. A new informer starts before the old one is parked: if it cannot start, the
     /// error is shown and nothing changes.
-    fn switch(&mut self, to: ViewSpec, remember: bool) {
+    fn switch(&mut self, to: ViewSpec, remember: bool) -> Vec<Follow> {
         let same = to.kind == self.view.kind && to.scope == self.view.scope;
         let parked = self
             .parked
@@ -685,7 +749,7 @@ impl App {
                 Ok(table) => Some(table),
                 Err(err) => {
                     self.state.command.error = Some(err.to_string());
-                    return;
+                    return Vec::new();
                 }
             },
         };
@@ -726,10 +790,9 @@ impl App {
         self.view = to;
         self.events_seen = self.table.watch_events();
         self.rate_since = Instant::now();
-        self.switched = true;
-        self.rebuilt = true;
         self.keep_sort_shown();
-        self.refilter();
+        let _ = self.refilter();
+        vec![Follow::Table, Follow::Rows]
     }
 
     /// Sorts by the first column again when the sort column is not shown (a wide column
@@ -755,7 +818,8 @@ impl App {
         let entries = tap.snapshot();
         let keep = entries.len().saturating_sub(DELTA_CAPACITY);
         self.state
-            .replace_deltas(entries[keep..].iter().map(DeltaLine::from_entry));
+            .deltas
+            .replace(entries[keep..].iter().map(DeltaLine::from_entry));
         self.detail.set_tap(tap.clone());
     }
 
@@ -770,42 +834,49 @@ impl App {
         };
     }
 
-    /// Applies the filter bar's input to the table.
-    fn refilter(&mut self) {
+    /// Applies the filter bar's input to the table: the loop follows the rows of a view
+    /// rebuilt for new index terms.
+    fn refilter(&mut self) -> Vec<Follow> {
         let Some(query) = self.state.filter.parse() else {
-            return;
+            return Vec::new();
         };
         match self.table.set_query(query, self.state.sort) {
-            Ok(rebuilt) => self.rebuilt |= rebuilt,
-            Err(err) => self.state.filter.error = Some(err.to_string()),
+            Ok(true) => vec![Follow::Rows],
+            Ok(false) => Vec::new(),
+            Err(err) => {
+                self.state.filter.error = Some(err.to_string());
+                Vec::new()
+            }
         }
     }
 }
 
-/// Moves the selection of `view` for a movement action.
-pub fn move_selection<T: TableRow>(view: &mut LiveView<T>, state: &UiState, action: &Action) {
-    let position = view.selected_position().unwrap_or(state.offset);
-    let target = match action {
-        Action::Up => position.saturating_sub(1),
-        Action::Down => position + 1,
-        Action::PageUp => position.saturating_sub(state.page),
-        Action::PageDown => position + state.page,
-        Action::Top => 0,
-        _ => view.len().saturating_sub(1),
-    };
-    view.select_position(target);
+/// Copies out the `height` rows of `table` on screen (see [`App::window`]).
+fn window(
+    table: &dyn Table,
+    reselect: &mut Option<Key>,
+    state: &mut UiState,
+    height: usize,
+) -> Window {
+    if let Some(key) = reselect.as_ref()
+        && table.select_key(key)
+    {
+        *reselect = None;
+    }
+    table.capture(state, height, Timestamp::now())
 }
 
-fn browse(state: &mut UiState, action: &Action) {
-    let page = isize::try_from(state.page).unwrap_or(isize::MAX);
-    match action {
-        Action::Up => state.browser.step(-1),
-        Action::Down => state.browser.step(1),
-        Action::PageUp => state.browser.step(-page),
-        Action::PageDown => state.browser.step(page),
-        Action::Top => state.browser.selected = 0,
-        _ => state.browser.step(isize::MAX),
-    }
+/// The keys that move a selection or a scroll position.
+fn is_movement(action: &Action) -> bool {
+    matches!(
+        action,
+        Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom
+    )
 }
 
 /// The help overlay's first line after a movement key; drawing clamps it to the last page.
@@ -820,17 +891,27 @@ fn scroll_help(scroll: usize, page: usize, action: &Action) -> usize {
     }
 }
 
-/// Polls the terminal for input and forwards it until `stop` is set or the loop is gone.
-fn read_input(tx: &mpsc::UnboundedSender<std::io::Result<Event>>, stop: &AtomicBool) {
-    while !stop.load(Ordering::Relaxed) {
-        let event = match event::poll(Duration::from_millis(50)) {
-            Ok(false) => continue,
-            Ok(true) => event::read(),
-            Err(err) => Err(err),
-        };
-        let failed = event.is_err();
-        if tx.send(event).is_err() || failed {
-            return;
+/// SIGTERM and SIGHUP end the loop like `q`, so the terminal is restored on the way out
+/// (Ctrl-C arrives as a key in raw mode).
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    hangup: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn new() -> io::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Self {
+            term: signal(SignalKind::terminate())?,
+            hangup: signal(SignalKind::hangup())?,
+        })
+    }
+
+    /// The next signal. Cancel-safe, for the loop's `select!`.
+    async fn recv(&mut self) {
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.hangup.recv() => {}
         }
     }
 }

@@ -8,7 +8,6 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use ratatui::layout::Rect;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
@@ -21,7 +20,6 @@ use crate::informers::tap::{DiffUnavailable, Tap, TapEntry, TapKind};
 use crate::resources::ResourceKind;
 
 use super::action::Action;
-use super::draw::detail::content_rows;
 
 /// Which object the detail shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -452,14 +450,12 @@ impl DetailController {
         }
     }
 
-    /// The open detail, with its history brought up to date and sized for a frame of `area`:
-    /// what the draw function takes.
-    pub fn screen(&mut self, area: Rect) -> Option<&Detail> {
+    /// The open detail, with its history brought up to date: what a frame draws.
+    pub fn screen(&mut self) -> Option<&mut Detail> {
         let detail = self.open.as_mut()?;
         if let Some(tap) = &self.tap {
             detail.sync_history(tap.history(&detail.target.key));
         }
-        detail.set_page(content_rows(area));
         Some(detail)
     }
 }

@@ -1,627 +1,171 @@
-//! Rebindable keys: key specs (`j`, `ctrl-d`, `shift-tab`), the actions they can name, and
-//! the [`Keymap`] built from the `keys:` section of the configuration. Defaults live in
-//! `config/kscope.yaml`, so the file people copy documents every binding.
+//! Terminal keys to actions: a crossterm key event becomes the configuration's [`KeySpec`],
+//! looked up in the section of the mode the keyboard is talking to. The vocabulary itself
+//! (actions, key specs, the [`Keymap`]) is the configuration's, in [`crate::config::keys`].
 
-use std::collections::BTreeMap;
-use std::fmt;
-use std::str::FromStr;
+use crossterm::event::{KeyCode as Code, KeyEvent, KeyModifiers};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use super::action::{Focus, InputMode};
+use crate::config::keys::{Action, KeyCode, KeySpec, Keymap, NamedKey, Section};
 
-use super::action::{Action, InputMode};
-use super::state::Focus;
-use crate::config::ConfigError;
-
-/// Every action a key can name: (name in the `keys:` section, action, help line). Adding an
-/// action is one line here and its default keys in `config/kscope.yaml`.
-pub const ACTIONS: &[(&str, Action, &str)] = &[
-    ("quit", Action::Quit, "quit (Ctrl-C always quits)"),
-    ("up", Action::Up, "move the selection up"),
-    ("down", Action::Down, "move the selection down"),
-    ("page-up", Action::PageUp, "page up"),
-    ("page-down", Action::PageDown, "page down"),
-    ("top", Action::Top, "first row"),
-    (
-        "bottom",
-        Action::Bottom,
-        "last row (delta panel: follow the newest)",
-    ),
-    ("sort-next", Action::SortNext, "sort by the next column"),
-    (
-        "sort-reverse",
-        Action::SortReverse,
-        "reverse the sort order",
-    ),
-    (
-        "open-filter",
-        Action::OpenFilter,
-        "filter: app=web,node=n1 · app in (a,b) · !app · text",
-    ),
-    (
-        "filter-backspace",
-        Action::FilterBackspace,
-        "delete a character",
-    ),
-    (
-        "filter-accept",
-        Action::FilterAccept,
-        "keep the filter and return",
-    ),
-    (
-        "filter-clear",
-        Action::FilterClear,
-        "clear the filter, else back to the previous view",
-    ),
-    (
-        "toggle-panels",
-        Action::TogglePanels,
-        "show / hide the delta and workqueue panels",
-    ),
-    (
-        "focus-next",
-        Action::FocusNext,
-        "move focus between the table and the delta panel",
-    ),
-    (
-        "toggle-pause",
-        Action::TogglePause,
-        "pause / resume the delta stream",
-    ),
-    ("toggle-help", Action::ToggleHelp, "this help"),
-    ("toggle-indexes", Action::ToggleIndexes, "index browser"),
-    ("next-index", Action::NextIndex, "browse the next index"),
-    ("prev-index", Action::PrevIndex, "browse the previous index"),
-    (
-        "choose-value",
-        Action::ChooseValue,
-        "filter the table by the value",
-    ),
-    (
-        "open-delta-filter",
-        Action::OpenDeltaFilter,
-        "filter deltas: text in the key · app=web (index)",
-    ),
-    (
-        "clear-delta-filter",
-        Action::ClearDeltaFilter,
-        "clear the delta filter",
-    ),
-    (
-        "open-delta-diff",
-        Action::OpenDeltaDiff,
-        "show the selected delta's full diff",
-    ),
-    (
-        "open-detail",
-        Action::OpenDetail,
-        "open the selected object: YAML and history",
-    ),
-    (
-        "detail-tab",
-        Action::DetailTab,
-        "switch between the YAML and History tabs",
-    ),
-    (
-        "toggle-managed-fields",
-        Action::ToggleManagedFields,
-        "show / hide metadata.managedFields",
-    ),
-    ("refresh", Action::Refresh, "fetch the object again"),
-    (
-        "open-diff",
-        Action::OpenDiff,
-        "full diff of the selected history entry",
-    ),
-    ("back", Action::Back, "back: diff → history → table"),
-    (
-        "open-command",
-        Action::OpenCommand,
-        "command: pods nodes deploy rs ns [-n NS | -A] · :q quits",
-    ),
-    (
-        "command-backspace",
-        Action::CommandBackspace,
-        "delete a character",
-    ),
-    (
-        "command-complete",
-        Action::CommandComplete,
-        "complete the command name",
-    ),
-    ("command-run", Action::CommandRun, "run the command"),
-    (
-        "command-cancel",
-        Action::CommandCancel,
-        "close the command bar",
-    ),
-    (
-        "toggle-wide",
-        Action::ToggleWide,
-        "show / hide the wide columns",
-    ),
-    (
-        "drill-down",
-        Action::DrillDown,
-        "open the row: ns/node → pods, deploy → rs, rs → pods, pod → detail",
-    ),
-];
-
-/// The action named `name` in the configuration.
-pub fn action_named(name: &str) -> Option<&'static Action> {
-    ACTIONS.iter().find(|(n, ..)| *n == name).map(|(_, a, _)| a)
+/// The spec a terminal key event matches, if it is a key kscope can bind.
+pub fn spec_of(event: KeyEvent) -> Option<KeySpec> {
+    let named = |key| Some(KeyCode::Named(key));
+    let code = match event.code {
+        Code::Char(c) => Some(KeyCode::Char(c)),
+        Code::F(n) => Some(KeyCode::F(n)),
+        Code::Enter => named(NamedKey::Enter),
+        Code::Esc => named(NamedKey::Esc),
+        Code::Tab => named(NamedKey::Tab),
+        Code::BackTab => named(NamedKey::BackTab),
+        Code::Backspace => named(NamedKey::Backspace),
+        Code::Delete => named(NamedKey::Delete),
+        Code::Insert => named(NamedKey::Insert),
+        Code::Home => named(NamedKey::Home),
+        Code::End => named(NamedKey::End),
+        Code::PageUp => named(NamedKey::PageUp),
+        Code::PageDown => named(NamedKey::PageDown),
+        Code::Up => named(NamedKey::Up),
+        Code::Down => named(NamedKey::Down),
+        Code::Left => named(NamedKey::Left),
+        Code::Right => named(NamedKey::Right),
+        _ => None,
+    }?;
+    let has = |m| event.modifiers.contains(m);
+    Some(KeySpec::pressed(
+        code,
+        has(KeyModifiers::CONTROL),
+        has(KeyModifiers::ALT),
+        has(KeyModifiers::SHIFT),
+    ))
 }
 
-/// The name and help line of `action`, if a key can be bound to it.
-pub fn describe(action: &Action) -> Option<(&'static str, &'static str)> {
-    ACTIONS
-        .iter()
-        .find(|(_, a, _)| a == action)
-        .map(|(n, _, h)| (*n, *h))
-}
-
-/// A group of bindings under `keys:`; which one applies depends on the mode and focus.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Section {
-    /// The main screen.
-    Normal,
-    /// The main screen with the delta panel focused: looked up before `normal`.
-    Deltas,
-    /// Typing a filter (table or delta panel); unbound plain keys type text.
-    Filter,
-    Help,
-    Indexes,
-    /// The detail of one object: YAML, history, a diff.
-    Detail,
-    /// Typing a command (`:`); unbound plain keys type text.
-    Command,
-}
-
-impl Section {
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Normal => "normal",
-            Self::Deltas => "deltas",
-            Self::Filter => "filter",
-            Self::Help => "help",
-            Self::Indexes => "indexes",
-            Self::Detail => "detail",
-            Self::Command => "command",
-        }
-    }
-
-    /// The section that maps keys in `mode`.
-    fn of(mode: InputMode) -> Self {
-        match mode {
-            InputMode::Normal => Self::Normal,
-            InputMode::Filter | InputMode::DeltaFilter => Self::Filter,
-            InputMode::Help => Self::Help,
-            InputMode::Indexes => Self::Indexes,
-            InputMode::Detail => Self::Detail,
-            InputMode::Command => Self::Command,
-        }
+/// The section that maps keys in `mode`.
+pub fn section_of(mode: InputMode) -> Section {
+    match mode {
+        InputMode::Normal => Section::Normal,
+        InputMode::Filter | InputMode::DeltaFilter => Section::Filter,
+        InputMode::Help => Section::Help,
+        InputMode::Indexes => Section::Indexes,
+        InputMode::Detail => Section::Detail,
+        InputMode::Command => Section::Command,
     }
 }
 
-/// One key as written in the configuration: a key code and its modifiers. Letters carry
-/// their case instead of SHIFT, because terminals disagree on whether they report it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct KeySpec {
-    code: KeyCodeOrd,
-    modifiers: u8,
-}
-
-/// `KeyCode` with an order, for stable iteration and error messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum KeyCodeOrd {
-    Char(char),
-    F(u8),
-    /// Index into [`NAMED`].
-    Named(usize),
-}
-
-/// Names of the non-character keys, first name is the one shown.
-const NAMED: &[(&[&str], KeyCode)] = &[
-    (&["enter", "return"], KeyCode::Enter),
-    (&["esc", "escape"], KeyCode::Esc),
-    (&["tab"], KeyCode::Tab),
-    (&["backtab"], KeyCode::BackTab),
-    (&["backspace"], KeyCode::Backspace),
-    (&["delete", "del"], KeyCode::Delete),
-    (&["insert", "ins"], KeyCode::Insert),
-    (&["home"], KeyCode::Home),
-    (&["end"], KeyCode::End),
-    (&["pgup", "pageup"], KeyCode::PageUp),
-    (&["pgdn", "pagedown"], KeyCode::PageDown),
-    (&["up"], KeyCode::Up),
-    (&["down"], KeyCode::Down),
-    (&["left"], KeyCode::Left),
-    (&["right"], KeyCode::Right),
-];
-
-const CTRL: u8 = 1;
-const ALT: u8 = 2;
-const SHIFT: u8 = 4;
-
-impl KeySpec {
-    /// The spec a terminal key event matches, if it is a key kscope can bind.
-    pub fn from_event(event: KeyEvent) -> Option<Self> {
-        let mut modifiers = 0;
-        if event.modifiers.contains(KeyModifiers::CONTROL) {
-            modifiers |= CTRL;
-        }
-        if event.modifiers.contains(KeyModifiers::ALT) {
-            modifiers |= ALT;
-        }
-        let shifted = event.modifiers.contains(KeyModifiers::SHIFT);
-        let code = match event.code {
-            KeyCode::Char(c) => KeyCodeOrd::Char(c),
-            KeyCode::F(n) => KeyCodeOrd::F(n),
-            other => KeyCodeOrd::Named(NAMED.iter().position(|(_, code)| *code == other)?),
-        };
-        // Case already says shift for characters, BackTab says it for Tab.
-        if shifted && !matches!(event.code, KeyCode::Char(_) | KeyCode::BackTab) {
-            modifiers |= SHIFT;
-        }
-        Some(Self { code, modifiers })
-    }
-
-    fn ctrl_c() -> Self {
-        Self {
-            code: KeyCodeOrd::Char('c'),
-            modifiers: CTRL,
-        }
-    }
-}
-
-impl FromStr for KeySpec {
-    type Err = String;
-
-    /// `j`, `G`, `?`, `-`, `space`, `enter`, `f5`, `ctrl-d`, `alt-x`, `shift-tab`, `shift-j`.
-    fn from_str(spec: &str) -> Result<Self, String> {
-        let mut rest = spec;
-        let mut modifiers = 0;
-        while rest.chars().count() > 1 {
-            let lower = rest.to_ascii_lowercase();
-            let (bit, len) = if lower.starts_with("ctrl-") {
-                (CTRL, 5)
-            } else if lower.starts_with("alt-") {
-                (ALT, 4)
-            } else if lower.starts_with("shift-") {
-                (SHIFT, 6)
-            } else {
-                break;
-            };
-            modifiers |= bit;
-            rest = &rest[len..];
-        }
-        let mut chars = rest.chars();
-        let code = match (chars.next(), chars.next()) {
-            (None, _) => return Err(format!("empty key in {spec:?}")),
-            (Some(c), None) => {
-                if modifiers & SHIFT != 0 && c.is_alphabetic() {
-                    modifiers &= !SHIFT;
-                    KeyCodeOrd::Char(c.to_uppercase().next().unwrap_or(c))
-                } else {
-                    KeyCodeOrd::Char(c)
-                }
-            }
-            _ => {
-                let mut lower = rest.to_ascii_lowercase();
-                if lower == "tab" && modifiers & SHIFT != 0 {
-                    modifiers &= !SHIFT;
-                    lower = "backtab".into();
-                }
-                if lower == "space" {
-                    KeyCodeOrd::Char(' ')
-                } else if let Some(n) = lower.strip_prefix('f').and_then(|n| n.parse::<u8>().ok())
-                    && (1..=24).contains(&n)
-                {
-                    KeyCodeOrd::F(n)
-                } else if let Some(index) = NAMED
-                    .iter()
-                    .position(|(names, _)| names.contains(&lower.as_str()))
-                {
-                    KeyCodeOrd::Named(index)
-                } else {
-                    return Err(format!(
-                        "unknown key {spec:?}; expected a character, space, enter, esc, tab, \
-                         backtab, backspace, delete, insert, home, end, pgup, pgdn, up, down, \
-                         left, right or f1..f24, optionally after ctrl-, alt- or shift-"
-                    ));
-                }
-            }
-        };
-        Ok(Self { code, modifiers })
-    }
-}
-
-impl fmt::Display for KeySpec {
-    /// The spec as it would be written in the configuration.
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        for (bit, name) in [(CTRL, "ctrl-"), (ALT, "alt-"), (SHIFT, "shift-")] {
-            if self.modifiers & bit != 0 {
-                f.write_str(name)?;
-            }
-        }
-        match self.code {
-            KeyCodeOrd::Char(' ') => f.write_str("space"),
-            KeyCodeOrd::Char(c) => write!(f, "{c}"),
-            KeyCodeOrd::F(n) => write!(f, "f{n}"),
-            KeyCodeOrd::Named(i) => {
-                let name = NAMED
-                    .get(i)
-                    .and_then(|(names, _)| names.first())
-                    .unwrap_or(&"?");
-                f.write_str(name)
-            }
-        }
-    }
-}
-
-/// Where a binding was written, for error messages.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Origin {
-    pub file: String,
-    pub line: u64,
-    pub column: u64,
-}
-
-/// An action's keys in one section, in the order they were written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Bound {
-    action: Action,
-    keys: Vec<(KeySpec, Origin)>,
-    /// Which merged file set it: conflicts are reported against the later file.
-    layer: usize,
-}
-
-/// The keys of every section: what each key asks for, and what the help overlay lists.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Keymap {
-    /// Per section, each bound action with its keys, in the order written.
-    sections: BTreeMap<Section, Vec<(Action, Vec<KeySpec>)>>,
-}
-
-/// Collects the configuration's `keys:` sections, file by file: a file that lists an action
-/// replaces that action's keys in that section. Keeps where each key was written for errors.
-#[derive(Debug, Default)]
-pub struct KeymapBuilder {
-    sections: BTreeMap<Section, Vec<Bound>>,
-    layers: usize,
-}
-
-impl KeymapBuilder {
-    /// Starts a new file's bindings: they win conflicts against earlier files'.
-    pub fn next_layer(&mut self) {
-        self.layers += 1;
-    }
-
-    /// Binds `action` (a name from [`ACTIONS`]) in `section` to `keys`, replacing its keys.
-    /// `at` is where the action name was written; each key comes with its own place.
-    pub fn bind(
-        &mut self,
-        section: Section,
-        action: &str,
-        at: Origin,
-        keys: Vec<(String, Origin)>,
-    ) -> Result<(), ConfigError> {
-        let key_path = |suffix: &str| format!("keys.{}.{action}{suffix}", section.name());
-        let Some(resolved) = action_named(action) else {
-            return Err(invalid(
-                &at,
-                key_path(""),
-                format!(
-                    "unknown action; expected one of {}",
-                    ACTIONS
-                        .iter()
-                        .map(|(n, ..)| *n)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-        };
-        let mut parsed = Vec::with_capacity(keys.len());
-        for (text, origin) in keys {
-            let spec = text
-                .parse::<KeySpec>()
-                .map_err(|message| invalid(&origin, key_path(""), message))?;
-            if spec == KeySpec::ctrl_c() && *resolved != Action::Quit {
-                return Err(invalid(
-                    &origin,
-                    key_path(""),
-                    "ctrl-c always quits and cannot be bound".into(),
-                ));
-            }
-            if !parsed.iter().any(|(s, _)| *s == spec) {
-                parsed.push((spec, origin));
-            }
-        }
-        let bound = Bound {
-            action: resolved.clone(),
-            keys: parsed,
-            layer: self.layers,
-        };
-        let list = self.sections.entry(section).or_default();
-        match list.iter_mut().find(|b| b.action == *resolved) {
-            Some(existing) => *existing = bound,
-            None => list.push(bound),
-        }
-        Ok(())
-    }
-
-    /// The keymap, or an error naming the later binding of a key bound to two actions in one
-    /// section.
-    pub fn build(self) -> Result<Keymap, ConfigError> {
-        for (section, list) in &self.sections {
-            let mut seen: BTreeMap<KeySpec, (&Bound, &Origin)> = BTreeMap::new();
-            for bound in list {
-                for (spec, origin) in &bound.keys {
-                    let Some(&(other, other_origin)) = seen.get(spec) else {
-                        seen.insert(*spec, (bound, origin));
-                        continue;
-                    };
-                    let later = (bound.layer, origin.line, origin.column)
-                        > (other.layer, other_origin.line, other_origin.column);
-                    let (here, at, there) = if later {
-                        (bound, origin, other)
-                    } else {
-                        (other, other_origin, bound)
-                    };
-                    let name = |b: &Bound| describe(&b.action).map_or("?", |(n, _)| n);
-                    return Err(invalid(
-                        at,
-                        format!("keys.{}.{}", section.name(), name(here)),
-                        format!(
-                            "{spec} is also bound to {} in {}",
-                            name(there),
-                            section.name()
-                        ),
-                    ));
-                }
-            }
-        }
-        let sections = self
-            .sections
-            .into_iter()
-            .map(|(section, list)| {
-                let list = list
-                    .into_iter()
-                    .map(|b| (b.action, b.keys.into_iter().map(|(s, _)| s).collect()))
-                    .collect();
-                (section, list)
-            })
-            .collect();
-        Ok(Keymap { sections })
-    }
-}
-
-impl Keymap {
-    /// The action `event` asks for in `mode` with `focus`. Ctrl-C always quits; in the filter
-    /// modes, a plain character nobody bound is typed.
-    pub fn action(&self, mode: InputMode, focus: Focus, event: KeyEvent) -> Option<Action> {
-        let spec = KeySpec::from_event(event)?;
-        if spec == KeySpec::ctrl_c() {
-            return Some(Action::Quit);
-        }
-        let section = Section::of(mode);
-        let first = (section == Section::Normal && focus == Focus::Deltas)
-            .then(|| self.lookup(Section::Deltas, spec))
-            .flatten();
-        let plain = spec.modifiers & (CTRL | ALT) == 0;
-        let typed = match (section, event.code) {
-            (Section::Filter, KeyCode::Char(c)) if plain => Some(Action::FilterChar(c)),
-            (Section::Command, KeyCode::Char(c)) if plain => Some(Action::CommandChar(c)),
-            _ => None,
-        };
-        first.or_else(|| self.lookup(section, spec)).or(typed)
-    }
-
-    fn lookup(&self, section: Section, spec: KeySpec) -> Option<Action> {
-        self.sections
-            .get(&section)?
-            .iter()
-            .find(|(_, keys)| keys.contains(&spec))
-            .map(|(action, _)| action.clone())
-    }
-
-    /// The keys bound to `action` in `section`, as written (`j`, `down`).
-    pub fn keys(&self, section: Section, action: &Action) -> Vec<KeySpec> {
-        self.sections
-            .get(&section)
-            .and_then(|list| list.iter().find(|(a, _)| a == action))
-            .map(|(_, keys)| keys.clone())
-            .unwrap_or_default()
-    }
-
-    /// For the help overlay: each action bound in `section` with its keys and help line, in
-    /// the order of [`ACTIONS`].
-    pub fn help(&self, section: Section) -> Vec<(String, &'static str)> {
-        ACTIONS
-            .iter()
-            .filter_map(|(_, action, help)| {
-                let keys = self.keys(section, action);
-                (!keys.is_empty()).then(|| {
-                    let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
-                    (keys.join(" "), *help)
-                })
-            })
-            .collect()
-    }
-}
-
-fn invalid(at: &Origin, key: String, message: String) -> ConfigError {
-    ConfigError::Invalid {
-        file: at.file.clone(),
-        line: at.line,
-        column: at.column,
-        key: Some(key),
-        message,
-    }
+/// The action `event` asks for in `mode` with `focus`: on the main screen with the delta
+/// panel focused, its own keys come first.
+pub fn map_key(keymap: &Keymap, mode: InputMode, focus: Focus, event: KeyEvent) -> Option<Action> {
+    let section = section_of(mode);
+    let first = (section == Section::Normal && focus == Focus::Deltas).then_some(Section::Deltas);
+    keymap.action(section, first, spec_of(event)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
 
     fn spec(s: &str) -> KeySpec {
         s.parse().unwrap()
     }
 
-    fn event(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+    fn event(code: Code, modifiers: KeyModifiers) -> KeyEvent {
         KeyEvent::new(code, modifiers)
     }
 
     #[test]
-    fn key_specs_parse_and_print_back() {
-        for (text, shown) in [
-            ("j", "j"),
-            ("G", "G"),
-            ("?", "?"),
-            ("-", "-"),
-            ("space", "space"),
-            ("Enter", "enter"),
-            ("return", "enter"),
-            ("escape", "esc"),
-            ("pageup", "pgup"),
-            ("pgdn", "pgdn"),
-            ("ctrl-c", "ctrl-c"),
-            ("ctrl-alt-x", "ctrl-alt-x"),
-            ("shift-tab", "backtab"),
-            ("shift-j", "J"),
-            ("shift-up", "shift-up"),
-            ("f5", "f5"),
-        ] {
-            assert_eq!(spec(text).to_string(), shown, "{text}");
-        }
-        for bad in ["", "ctrl-", "pageupp", "f0", "f25", "hyper-x"] {
-            assert!(bad.parse::<KeySpec>().is_err(), "{bad:?}");
-        }
-    }
-
-    #[test]
     fn events_match_specs_whatever_the_terminal_says_about_shift() {
-        let from = |code, m| KeySpec::from_event(event(code, m));
+        let from = |code, m| spec_of(event(code, m));
+        assert_eq!(from(Code::Char('G'), KeyModifiers::SHIFT), Some(spec("G")));
+        assert_eq!(from(Code::Char('G'), KeyModifiers::NONE), Some(spec("G")));
         assert_eq!(
-            from(KeyCode::Char('G'), KeyModifiers::SHIFT),
-            Some(spec("G"))
-        );
-        assert_eq!(
-            from(KeyCode::Char('G'), KeyModifiers::NONE),
-            Some(spec("G"))
-        );
-        assert_eq!(
-            from(KeyCode::BackTab, KeyModifiers::SHIFT),
+            from(Code::BackTab, KeyModifiers::SHIFT),
             Some(spec("shift-tab"))
         );
         assert_eq!(
-            from(KeyCode::Char('d'), KeyModifiers::CONTROL),
+            from(Code::Char('d'), KeyModifiers::CONTROL),
             Some(spec("ctrl-d"))
         );
+        assert_eq!(from(Code::PageDown, KeyModifiers::NONE), Some(spec("pgdn")));
+        assert_eq!(from(Code::Up, KeyModifiers::SHIFT), Some(spec("shift-up")));
+        assert_eq!(from(Code::F(3), KeyModifiers::NONE), Some(spec("f3")));
+        assert_eq!(from(Code::CapsLock, KeyModifiers::NONE), None);
+    }
+
+    #[test]
+    fn same_key_differs_by_mode_and_focus() {
+        let keys = Config::built_in().unwrap().keys;
+        let map = |mode, focus, code| map_key(&keys, mode, focus, event(code, KeyModifiers::NONE));
+        let q = Code::Char('q');
+        assert_eq!(map(InputMode::Normal, Focus::Table, q), Some(Action::Quit));
         assert_eq!(
-            from(KeyCode::PageDown, KeyModifiers::NONE),
-            Some(spec("pgdn"))
+            map(InputMode::Filter, Focus::Table, q),
+            Some(Action::FilterChar('q'))
         );
-        assert_eq!(from(KeyCode::F(3), KeyModifiers::NONE), Some(spec("f3")));
-        assert_eq!(from(KeyCode::CapsLock, KeyModifiers::NONE), None);
+        assert_eq!(
+            map(InputMode::DeltaFilter, Focus::Table, q),
+            Some(Action::FilterChar('q'))
+        );
+        assert_eq!(
+            map(InputMode::Help, Focus::Table, q),
+            Some(Action::ToggleHelp)
+        );
+        let ctrl_c = event(Code::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(
+            map_key(&keys, InputMode::Filter, Focus::Table, ctrl_c),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            map(InputMode::Normal, Focus::Deltas, Code::Enter),
+            Some(Action::OpenDeltaDiff)
+        );
+        assert_eq!(
+            map(InputMode::Normal, Focus::Deltas, Code::Esc),
+            Some(Action::ClearDeltaFilter)
+        );
+        assert_eq!(
+            map(InputMode::Normal, Focus::Table, Code::Esc),
+            Some(Action::FilterClear)
+        );
+        assert_eq!(
+            map(InputMode::Normal, Focus::Deltas, Code::Char('j')),
+            Some(Action::Down)
+        );
+    }
+
+    #[test]
+    fn command_and_detail_keys() {
+        let keys = Config::built_in().unwrap().keys;
+        let map = |mode, code| map_key(&keys, mode, Focus::Table, event(code, KeyModifiers::NONE));
+        assert_eq!(
+            map(InputMode::Normal, Code::Char(':')),
+            Some(Action::OpenCommand)
+        );
+        for (code, action) in [
+            (Code::Char('q'), Action::CommandChar('q')),
+            (Code::Char('-'), Action::CommandChar('-')),
+            (Code::Enter, Action::CommandRun),
+            (Code::Esc, Action::CommandCancel),
+            (Code::Tab, Action::CommandComplete),
+            (Code::Backspace, Action::CommandBackspace),
+        ] {
+            assert_eq!(map(InputMode::Command, code), Some(action));
+        }
+        for (code, action) in [
+            (Code::Char('y'), Action::OpenDetail),
+            (Code::Enter, Action::DrillDown),
+        ] {
+            assert_eq!(map(InputMode::Normal, code), Some(action));
+        }
+        for (code, action) in [
+            (Code::Esc, Action::Back),
+            (Code::Char('q'), Action::Back),
+            (Code::Tab, Action::DetailTab),
+            (Code::Char('m'), Action::ToggleManagedFields),
+            (Code::Char('r'), Action::Refresh),
+            (Code::Enter, Action::OpenDiff),
+            (Code::Char('G'), Action::Bottom),
+        ] {
+            assert_eq!(map(InputMode::Detail, code), Some(action));
+        }
     }
 }

@@ -8,15 +8,20 @@
 pub mod action;
 pub mod app;
 pub mod command;
+pub mod deltas;
 pub mod detail;
 pub mod draw;
+pub mod effect;
 pub mod keymap;
+pub mod layout;
 pub mod nav;
 pub mod state;
 pub mod table;
 pub mod terminal;
 
 use std::path::Path;
+
+use crossterm::event::EventStream;
 
 use crate::client::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
 use crate::config::{Config, ConfigError};
@@ -95,7 +100,7 @@ pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
     .with_keymap(config.keys);
     let result = {
         let mut guard = TerminalGuard::enter()?;
-        app.run(guard.terminal()).await
+        app.run(guard.terminal(), EventStream::new(), &mut ()).await
     };
     if let Some(sim) = sim {
         sim.shutdown().await;

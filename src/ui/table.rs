@@ -5,13 +5,14 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use parking_lot::Mutex;
 use tokio::sync::watch;
 
 use crate::client::cluster::{Cluster, NamespaceScope};
 use crate::client::lister_watcher::KubeListerWatcher;
 use crate::index_views::columns::TableRow;
 use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
-use crate::index_views::live::{SortSpec, ViewColumn, ViewWorker, Window};
+use crate::index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use crate::index_views::query::{Query, QueryError, Term};
 use crate::index_views::registry::{IndexRegistry, ValueCount};
 use crate::informers::indexer::IndexerError;
@@ -26,7 +27,6 @@ use crate::resources::{
 
 use super::UiError;
 use super::action::Action;
-use super::app::{capture, move_selection};
 use super::state::UiState;
 
 /// What the event loop asks of the table, whatever its kind.
@@ -56,8 +56,8 @@ pub trait Table {
     /// Every column of the rows, wide and index columns included, in cell order.
     fn columns(&self) -> Vec<ViewColumn>;
 
-    /// Moves the selection for a movement action.
-    fn move_selection(&self, state: &UiState, action: &Action);
+    /// Moves the selection for a movement action; `page` rows for PgUp/PgDn.
+    fn move_selection(&self, state: &UiState, action: &Action, page: usize);
 
     /// How the rows are sorted now.
     fn sort(&self) -> SortSpec;
@@ -174,23 +174,20 @@ impl<T: TableRow> Table for ResourceTable<T> {
         self.base.view().lock().columns()
     }
 
-    fn move_selection(&self, state: &UiState, action: &Action) {
-        move_selection(&mut self.worker().view().lock(), state, action);
+    fn move_selection(&self, state: &UiState, action: &Action, page: usize) {
+        move_selection(&mut self.worker().view().lock(), state, action, page);
     }
 
     fn sort(&self) -> SortSpec {
-        self.base.view().lock().sort()
+        self.base.sort()
     }
 
-    /// Sorts every live view the same way, so switching between them keeps the order. The
-    /// rows a re-sort replaced are released on a blocking-pool thread, not the UI's.
+    /// Sorts every live view the same way, so switching between them keeps the order; each
+    /// re-sorts on its own job thread.
     fn set_sort(&self, sort: SortSpec) {
-        let mut replaced = vec![self.base.view().lock().set_sort(sort)];
+        self.base.set_sort(sort);
         if let Some((_, worker)) = &self.filtered {
-            replaced.push(worker.view().lock().set_sort(sort));
-        }
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn_blocking(move || drop(replaced));
+            worker.set_sort(sort);
         }
     }
 
@@ -333,4 +330,39 @@ impl TableStarter {
             ResourceKind::Secrets => Box::new(ResourceTable::<Secret>::start(self, scope, sort)?),
         })
     }
+}
+
+/// Makes sure the selection is in the view, scrolls to keep it visible, and copies out the
+/// rows that fit: the view's lock is held only for this copy.
+pub fn capture<T: TableRow>(
+    view: &Mutex<LiveView<T>>,
+    state: &mut UiState,
+    height: usize,
+    now: Timestamp,
+) -> Window {
+    let mut view = view.lock();
+    if view.selected_position().is_none() && !view.is_empty() {
+        view.select_position(state.offset);
+    }
+    let offset = state.follow(view.selected_position(), height, view.len());
+    view.window(offset, height, now)
+}
+
+/// Moves the selection of `view` for a movement action.
+pub fn move_selection<T: TableRow>(
+    view: &mut LiveView<T>,
+    state: &UiState,
+    action: &Action,
+    page: usize,
+) {
+    let position = view.selected_position().unwrap_or(state.offset);
+    let target = match action {
+        Action::Up => position.saturating_sub(1),
+        Action::Down => position + 1,
+        Action::PageUp => position.saturating_sub(page),
+        Action::PageDown => position + page,
+        Action::Top => 0,
+        _ => view.len().saturating_sub(1),
+    };
+    view.select_position(target);
 }

@@ -4,6 +4,7 @@
 
 mod cli_errors;
 mod common;
+mod layers;
 mod reflector_convergence;
 mod reflector_scale;
 mod resources_kinds;

@@ -16,11 +16,10 @@ use kscope::resources::ResourceKind;
 use kscope::sim::{Sim, SimConfig, SimHandle};
 use kscope::ui::action::{Action, InputMode};
 use kscope::ui::detail::{Detail, DetailController, DetailTarget, FetchState};
-use kscope::ui::draw::{self, Header, QueueStats, Screen};
+use kscope::ui::draw::{self, Header, Parts, QueueStats};
 use kscope::ui::state::UiState;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::layout::Rect;
 use ratatui::style::Color;
 use serde_json::{Value, json};
 
@@ -155,43 +154,31 @@ fn header() -> Header {
     }
 }
 
-/// Draws the main screen with the detail over it, as the app does.
+/// Draws the main screen with the detail over it, through the app's own frame.
 fn terminal(detail: &mut Detail, width: u16, height: u16, color: bool) -> Terminal<TestBackend> {
-    detail.set_page(draw::detail::content_rows(Rect::new(0, 0, width, height)));
     let mut state = UiState::new(false);
     state.mode = InputMode::Detail;
-    let window = Window {
-        offset: 0,
-        total: 40,
-        rows: Vec::new(),
-        selected: None,
-    };
     let header = header();
     let queue = QueueStats::default();
-    let screen = Screen {
-        state: &state,
+    let parts = Parts {
         header: &header,
         // The detail covers the table: no rows, no columns.
         columns: &[],
         with_namespace: true,
-        window: &window,
         queue: &queue,
         now: at(NOW),
         color,
     };
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
-    terminal
-        .draw(|frame| {
-            draw::draw(frame, &screen);
-            draw::detail::draw(
-                frame,
-                detail,
-                &screen.state.keymap,
-                screen.now,
-                screen.color,
-            );
-        })
-        .expect("draws");
+    draw::frame(&mut terminal, &mut state, Some(detail), &parts, |_, _| {
+        Window {
+            offset: 0,
+            total: 40,
+            rows: Vec::new(),
+            selected: None,
+        }
+    })
+    .expect("draws");
     terminal
 }
 
@@ -398,9 +385,7 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
         .expect("fetched in time")
         .expect("a result");
     controller.finish(fetched);
-    let detail = controller
-        .screen(Rect::new(0, 0, 100, 30))
-        .expect("detail open");
+    let detail = controller.screen().expect("detail open");
     assert!(
         matches!(detail.fetch, FetchState::Loaded { .. }),
         "{:?}",
@@ -413,9 +398,7 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
     assert_eq!(detail.history.len(), 1);
     // The history follows the tap while the detail is open.
     record("2");
-    let detail = controller
-        .screen(Rect::new(0, 0, 100, 30))
-        .expect("detail open");
+    let detail = controller.screen().expect("detail open");
     let rvs: Vec<&str> = detail
         .history
         .iter()
@@ -437,9 +420,7 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
         message: None,
     });
     assert!(controller.open_entry(ResourceKind::Pods, from_panel));
-    let detail = controller
-        .screen(Rect::new(0, 0, 100, 30))
-        .expect("detail open");
+    let detail = controller.screen().expect("detail open");
     let diff = detail.diff.as_ref().expect("diff shown");
     let lines = diff.doc.as_ref().expect("diff computed").lines.clone();
     assert_eq!(lines.len(), 1, "{lines:?}");
@@ -542,9 +523,7 @@ async fn a_real_sim_secret_shows_masked_values_only() {
         .expect("a result");
     controller.finish(fetched);
     controller.apply(&Action::ToggleManagedFields);
-    let detail = controller
-        .screen(Rect::new(0, 0, 100, 40))
-        .expect("detail open");
+    let detail = controller.screen().expect("detail open");
     assert!(
         matches!(detail.fetch, FetchState::Loaded { .. }),
         "{:?}",

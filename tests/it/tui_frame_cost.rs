@@ -9,9 +9,10 @@ use kscope::index_views::live::{LiveView, SortSpec};
 use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
 use kscope::resources::{Pod, Timestamp, decode};
-use kscope::ui::app::capture;
 use kscope::ui::draw::{self, Header, QueueStats, Screen};
+use kscope::ui::layout::Layout;
 use kscope::ui::state::UiState;
+use kscope::ui::table::capture;
 use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -56,7 +57,7 @@ fn frames_follow_the_selection_while_rows_change() {
     };
     let queue = QueueStats::default();
     let area = ratatui::layout::Rect::new(0, 0, 160, 50);
-    let rows = draw::table_rows(area, &state);
+    let rows = Layout::new(area, state.panels).table_rows();
     let columns = view.lock().columns();
 
     let frames = 120;
@@ -79,13 +80,16 @@ fn frames_follow_the_selection_while_rows_change() {
         assert_eq!(window.rows.len(), rows);
         let shown = window.selected.expect("selected") - window.offset;
         assert!(shown < rows, "the selection is on screen");
+        let layout = Layout::new(area, state.panels);
         let screen = Screen {
             state: &state,
             header: &header,
+            layout: &layout,
             columns: &columns,
             with_namespace: true,
             window: &window,
             queue: &queue,
+            detail: None,
             now: std::time::SystemTime::now(),
             color: true,
         };

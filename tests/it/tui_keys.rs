@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kscope::client::cluster::{Cluster, NamespaceScope};
 use kscope::config::Config;
+use kscope::config::keys::Section;
 use kscope::index_views::columns::TableRow;
 use kscope::index_views::definitions::{
     IndexDefinition, IndexField, IndexSource, default_index_definitions,
@@ -18,7 +19,7 @@ use kscope::ui::action::{Action, InputMode};
 use kscope::ui::app::App;
 use kscope::ui::command::{self, Command, CommandError};
 use kscope::ui::detail::DetailController;
-use kscope::ui::keymap::Section;
+use kscope::ui::effect::Follow;
 use kscope::ui::nav::{self, ViewSpec};
 use kscope::ui::state::UiState;
 use kscope::ui::table;
@@ -33,7 +34,7 @@ fn key(code: KeyCode) -> KeyEvent {
 fn map_key(mode: InputMode, key: KeyEvent) -> Option<Action> {
     let mut state = UiState::new(true);
     state.mode = mode;
-    kscope::ui::action::map_key(&state, key)
+    kscope::ui::keymap::map_key(&state.keymap, state.mode, state.focus, key)
 }
 
 #[test]
@@ -281,13 +282,13 @@ fn each_kind_gets_the_indexes_that_apply_to_it() {
     );
 }
 
-/// Types `:command` and Enter.
-fn run_command(app: &mut App, command: &str) {
+/// Types `:command` and Enter; returns what Enter asks the event loop to follow.
+fn run_command(app: &mut App, command: &str) -> Vec<Follow> {
     app.apply(Action::OpenCommand);
     for c in command.chars() {
         app.apply(Action::CommandChar(c));
     }
-    app.apply(Action::CommandRun);
+    app.apply(Action::CommandRun)
 }
 
 /// Waits until the visible rows satisfy `ok` (keeping the header's sync current), returning
@@ -419,10 +420,15 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     let nodes = wait_rows(&mut app, "nodes", |w| w.total == 4).await;
     // The delta panel shows the nodes informer's tap, none of the pods'.
     assert!(
-        app.state().deltas.iter().all(|d| !d.key.contains('/')),
+        app.state()
+            .deltas
+            .lines
+            .iter()
+            .all(|d| !d.key.contains('/')),
         "{:?}",
         app.state()
             .deltas
+            .lines
             .iter()
             .map(|d| &d.key)
             .collect::<Vec<_>>()
@@ -529,8 +535,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     // A command with no flag keeps the scope; :q quits.
     run_command(&mut app, "deploy");
     assert_eq!(app.current().scope, NamespaceScope::One(ns));
-    run_command(&mut app, "q");
-    assert!(app.quitting());
+    assert_eq!(run_command(&mut app, "q"), [Follow::Quit]);
     drop(app);
     sim.shutdown().await;
 }

@@ -13,17 +13,20 @@ use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
 use kscope::informers::indexer::IndexerWriter;
 use kscope::resources::{Pod, Timestamp, decode};
+use kscope::ui::action::Focus;
 use kscope::ui::action::{Action, InputMode};
-use kscope::ui::app::capture;
-use kscope::ui::draw::{self, Header, QueueStats, Screen};
-use kscope::ui::state::{DeltaLine, Focus, UiState};
+use kscope::ui::deltas::DeltaLine;
+use kscope::ui::draw::{self, Header, Parts, QueueStats};
+use kscope::ui::layout::Layout;
+use kscope::ui::state::UiState;
+use kscope::ui::table::capture;
 use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
-use tmux::{Session, tmux};
+use tmux::Session;
 
 /// 2026-01-01T00:00:00Z.
 const NOW: i64 = 1_767_225_600;
@@ -86,7 +89,7 @@ fn state_with_deltas() -> UiState {
         delta(11, "BOOKMARK", "", ""),
         delta(12, "MODIFIED", "shop/web-2", "spec.nodeName status.podIP"),
     ] {
-        state.push_delta(line);
+        state.deltas.push(line);
     }
     state
 }
@@ -124,10 +127,6 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
     let view =
         Mutex::new(LiveView::new(registry, Query::default(), SortSpec::default()).expect("view"));
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
-    let area = ratatui::layout::Rect::new(0, 0, width, height);
-    let rows = draw::table_rows(area, state);
-    state.delta_rows = draw::delta_rows(area, state);
-    let window = capture(&view, state, rows, Timestamp::from_seconds(NOW));
     let columns = view.lock().columns();
     let header = Header {
         context: "kscope-demo".into(),
@@ -140,20 +139,24 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
         events_per_second: 3.0,
     };
     let queue = queue();
-    let screen = Screen {
-        state,
+    let parts = Parts {
         header: &header,
         columns: &columns,
         with_namespace: true,
-        window: &window,
         queue: &queue,
         now: at(0),
         color: true,
     };
+    draw::frame(&mut terminal, state, None, &parts, |state, rows| {
+        capture(&view, state, rows, Timestamp::from_seconds(NOW))
+    })
+    .expect("draws");
     terminal
-        .draw(|frame| draw::draw(frame, &screen))
-        .expect("draws");
-    terminal
+}
+
+/// The delta panel's lines in a `width`x`height` frame with the panels on.
+fn page(width: u16, height: u16) -> usize {
+    Layout::new(ratatui::layout::Rect::new(0, 0, width, height), true).delta_rows()
 }
 
 fn text(terminal: &Terminal<TestBackend>) -> String {
@@ -188,9 +191,9 @@ fn delta_selection_held_while_new_entries_arrive() {
     render(&mut state, 100, 30);
     // From the newest (seq 12) up past the bookmark to the watch restart.
     for _ in 0..2 {
-        state.move_delta_cursor(&Action::Up);
+        state.deltas.move_cursor(&Action::Up, page(100, 30));
     }
-    state.push_delta(delta(13, "ADDED", "shop/web-4", ""));
+    state.deltas.push(delta(13, "ADDED", "shop/web-4", ""));
     let terminal = render(&mut state, 100, 30);
     insta::assert_snapshot!(text(&terminal));
     let buffer = terminal.backend().buffer();
@@ -198,7 +201,10 @@ fn delta_selection_held_while_new_entries_arrive() {
     assert!(reversed(buffer, selected));
     let newest = row_of(buffer, "shop/web-2 rv 512").expect("shown");
     assert!(!reversed(buffer, newest));
-    assert_eq!(state.selected_delta().map(|d| d.seq), Some(10));
+    assert_eq!(
+        state.deltas.selected(page(100, 30)).map(|d| d.seq),
+        Some(10)
+    );
 }
 
 #[test]
@@ -208,12 +214,14 @@ fn delta_filter_by_index_value_keeps_the_set_it_was_made_with() {
     let (_registry, indexer) = registry();
     state.mode = InputMode::DeltaFilter;
     for c in "app=web".chars() {
-        state.edit_delta_filter(&Action::FilterChar(c), |n, v| indexer.index_keys(n, v));
+        state
+            .deltas
+            .edit_filter(&Action::FilterChar(c), |n, v| indexer.index_keys(n, v));
     }
     // shop/web-1 is deleted after the filter is made: its deltas still match.
     assert!(indexer.remove("shop/web-1").is_some());
-    state.push_delta(delta(13, "DELETED", "shop/web-1", ""));
-    state.push_delta(delta(14, "ADDED", "shop/web-9", ""));
+    state.deltas.push(delta(13, "DELETED", "shop/web-1", ""));
+    state.deltas.push(delta(14, "ADDED", "shop/web-9", ""));
     let terminal = render(&mut state, 100, 30);
     insta::assert_snapshot!(text(&terminal));
     let shown = text(&terminal);
@@ -227,7 +235,9 @@ fn delta_filter_error_is_in_the_status_line() {
     let mut state = state_with_deltas();
     state.mode = InputMode::DeltaFilter;
     let (registry, _store) = registry();
-    state.set_delta_filter("team=a", |n, v| registry.indexer().index_keys(n, v));
+    state
+        .deltas
+        .set_filter("team=a", |n, v| registry.indexer().index_keys(n, v));
     let shown = text(&render(&mut state, 100, 30));
     assert!(
         shown.contains("deltas: team=a█  index with name team does not exist"),
@@ -272,7 +282,7 @@ fn panels_collapse_at_40x10() {
     state.focus = Focus::Deltas;
     let shown = text(&render(&mut state, 40, 10));
     insta::assert_snapshot!(shown);
-    assert_eq!(state.delta_rows, 0);
+    assert_eq!(page(40, 10), 0, "no delta panel");
     assert!(!shown.contains("deltas"), "{shown}");
 }
 
@@ -288,8 +298,7 @@ fn delta_title(screen: &str) -> &str {
 /// filter work through the event loop, and the workqueue panel gets its adds/s from the tick.
 #[test]
 fn demo_delta_cursor_filter_and_rebound_keys() {
-    if tmux(&["-V"]).is_none() {
-        eprintln!("skipped: tmux is not installed");
+    if crate::common::tools::required("tmux", "to run kscope in a real terminal").is_none() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("kscope-tui-panels-{}", std::process::id()));

@@ -6,17 +6,19 @@ use std::time::{Duration, SystemTime};
 
 use kscope::index_views::columns::TableRow;
 use kscope::index_views::definitions::{IndexDefinition, IndexSource, default_index_definitions};
-use kscope::index_views::live::{LiveView, SortSpec, Window};
+use kscope::index_views::live::{LiveView, SortSpec};
 use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
 use kscope::informers::indexer::IndexerWriter;
 use kscope::resources::{
     Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret, Timestamp, decode,
 };
+use kscope::ui::action::Focus;
 use kscope::ui::action::InputMode;
-use kscope::ui::app::capture;
-use kscope::ui::draw::{self, Header, QueueStats, Screen};
-use kscope::ui::state::{DeltaLine, Focus, UiState};
+use kscope::ui::deltas::DeltaLine;
+use kscope::ui::draw::{self, Header, Parts, QueueStats};
+use kscope::ui::state::UiState;
+use kscope::ui::table::capture;
 use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -100,7 +102,7 @@ fn state_with_deltas() -> UiState {
         (4, "DELETED", "data/db-01", ""),
         (5, "Deleted", "data/db-01", ""),
     ] {
-        state.push_delta(DeltaLine {
+        state.deltas.push(DeltaLine {
             seq,
             at: at(NOW - 10 + i64::try_from(seq).expect("small")),
             kind,
@@ -176,24 +178,20 @@ fn draw_frame<T: TableRow>(
 ) -> Terminal<TestBackend> {
     let backend = TestBackend::new(width, height);
     let mut terminal = Terminal::new(backend).expect("test terminal");
-    let area = ratatui::layout::Rect::new(0, 0, width, height);
-    let rows = draw::table_rows(area, state);
-    let window: Window = capture(view, state, rows, Timestamp::from_seconds(NOW));
     let columns = view.lock().columns();
     let queue = queue();
-    let screen = Screen {
-        state,
+    let parts = Parts {
         header,
         columns: &columns,
         with_namespace,
-        window: &window,
         queue: &queue,
         now: at(NOW),
         color,
     };
-    terminal
-        .draw(|frame| draw::draw(frame, &screen))
-        .expect("draws");
+    draw::frame(&mut terminal, state, None, &parts, |state, rows| {
+        capture(view, state, rows, Timestamp::from_seconds(NOW))
+    })
+    .expect("draws");
     terminal
 }
 

@@ -9,38 +9,23 @@ use ratatui::style::Color;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use super::{MIN_HEIGHT, MIN_WIDTH, Theme};
+use super::Theme;
+use crate::config::keys::{Keymap, Section};
 use crate::index_views::detail::{DiffSign, age};
 use crate::ui::action::Action;
 use crate::ui::detail::{Detail, DetailTab, DiffScreen, FetchState};
-use crate::ui::keymap::{Keymap, Section};
 
-/// Rows of the header the overlay leaves visible.
-const HEADER_ROWS: u16 = 2;
-/// The border (2) and the tab line.
-const CHROME_ROWS: u16 = 3;
-
-/// The overlay's area in a frame of `area`; `None` when the frame is too small to draw.
-fn body(area: Rect) -> Option<Rect> {
-    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        return None;
-    }
-    let [_, body] =
-        Layout::vertical([Constraint::Length(HEADER_ROWS), Constraint::Min(0)]).areas(area);
-    Some(body)
-}
-
-/// Lines of YAML, history or diff that fit in a frame of `area`.
-pub fn content_rows(area: Rect) -> usize {
-    body(area).map_or(1, |b| usize::from(b.height.saturating_sub(CHROME_ROWS)))
-}
-
-/// Draws the open detail over the table, panels and status line of the frame.
-pub fn draw(frame: &mut Frame, detail: &Detail, keymap: &Keymap, now: SystemTime, color: bool) {
+/// Draws the open detail over the table, panels and status line, in the layout's `area`
+/// (below the header).
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    detail: &Detail,
+    keymap: &Keymap,
+    now: SystemTime,
+    color: bool,
+) {
     let theme = Theme { color };
-    let Some(area) = body(frame.area()) else {
-        return;
-    };
     let block = Block::bordered()
         .title(Span::styled(title(detail, now), theme.title()))
         .title_bottom(Span::styled(key_hint(keymap), theme.dim()));

@@ -8,8 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::Theme;
+use crate::config::keys::{ACTIONS, Keymap, Section};
 use crate::ui::action::Action;
-use crate::ui::keymap::{ACTIONS, Keymap, Section};
 
 /// Draws the overlay from line `scroll` on, when it is taller than `area`.
 pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, scroll: usize, theme: Theme) {

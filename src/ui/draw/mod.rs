@@ -12,26 +12,22 @@ pub use table::shown;
 
 use std::time::SystemTime;
 
-use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::backend::Backend;
+use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use ratatui::{Frame, Terminal};
 
 use crate::index_views::live::{ViewColumn, Window};
 use crate::informers::workqueue::WorkqueueMetrics;
 
-use super::action::{Action, InputMode};
+use super::action::{Action, Focus, InputMode};
 use super::command;
-use super::keymap::Section;
-use super::state::{Focus, UiState};
-
-/// Narrower or shorter than this, only a "too small" line is drawn.
-pub const MIN_WIDTH: u16 = 40;
-pub const MIN_HEIGHT: u16 = 10;
-/// Panels need this much room besides the table; below it they collapse.
-const PANELS_MIN_HEIGHT: u16 = 20;
-const PANELS_MIN_WIDTH: u16 = 60;
+use super::detail::Detail;
+use super::layout::{Layout, MIN_HEIGHT, MIN_WIDTH};
+use super::state::UiState;
+use crate::config::keys::Section;
 
 /// What the header says about the cluster and the informer.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,18 +78,67 @@ impl From<&WorkqueueMetrics> for QueueStats {
     }
 }
 
-/// Everything one frame shows, copied out before drawing.
+/// Everything one frame shows, copied out and laid out before drawing.
 pub struct Screen<'a> {
     pub state: &'a UiState,
     pub header: &'a Header,
+    /// Where each part goes, computed for the frame's size before drawing.
+    pub layout: &'a Layout,
     /// The view's columns in cell order, wide, index and NAMESPACE columns included.
     pub columns: &'a [ViewColumn],
     /// Namespaced kind in all namespaces: a NAMESPACE column from the keys.
     pub with_namespace: bool,
     pub window: &'a Window,
     pub queue: &'a QueueStats,
+    /// The open detail, drawn over everything but the header.
+    pub detail: Option<&'a Detail>,
     pub now: SystemTime,
     pub color: bool,
+}
+
+/// What a frame shows besides the UI's state, the rows and the detail.
+pub struct Parts<'a> {
+    pub header: &'a Header,
+    pub columns: &'a [ViewColumn],
+    pub with_namespace: bool,
+    pub queue: &'a QueueStats,
+    pub now: SystemTime,
+    pub color: bool,
+}
+
+/// One frame, as the event loop draws it (and the snapshot tests, through the same code):
+/// lays the terminal's area out, copies the window of rows that fits out of the view with
+/// `window` (the only moment a view's lock is held), sizes the detail's page, then renders
+/// from immutable state. Returns the layout, for the page sizes of the next keys.
+pub fn frame<B: Backend>(
+    terminal: &mut Terminal<B>,
+    state: &mut UiState,
+    detail: Option<&mut Detail>,
+    parts: &Parts,
+    window: impl FnOnce(&mut UiState, usize) -> Window,
+) -> Result<Layout, B::Error> {
+    // The area the draw will render into: resized first, as the draw itself would.
+    terminal.autoresize()?;
+    let layout = Layout::new(terminal.get_frame().area(), state.panels);
+    let window = window(state, layout.table_rows());
+    let detail = detail.map(|detail| {
+        detail.set_page(layout.detail_rows());
+        &*detail
+    });
+    let screen = Screen {
+        state,
+        header: parts.header,
+        layout: &layout,
+        columns: parts.columns,
+        with_namespace: parts.with_namespace,
+        window: &window,
+        queue: parts.queue,
+        detail,
+        now: parts.now,
+        color: parts.color,
+    };
+    terminal.draw(|f| draw(f, &screen))?;
+    Ok(layout)
 }
 
 /// Colours, or none at all when NO_COLOR is set (reverse video still marks the selection).
@@ -142,63 +187,13 @@ pub fn no_color_requested() -> bool {
     std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
 }
 
-/// Where each part of the screen goes.
-pub struct Areas {
-    pub header: Rect,
-    pub table: Rect,
-    pub panels: Option<Rect>,
-    pub status: Rect,
-}
-
-/// Splits the frame; `None` when it is too small to use.
-pub fn layout(area: Rect, state: &UiState) -> Option<Areas> {
-    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
-        return None;
-    }
-    let [header, body, status] = Layout::vertical([
-        Constraint::Length(2),
-        Constraint::Min(3),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    let room = area.height >= PANELS_MIN_HEIGHT && area.width >= PANELS_MIN_WIDTH;
-    if state.panels && room {
-        let [table, panels] =
-            Layout::vertical([Constraint::Min(5), Constraint::Percentage(40)]).areas(body);
-        Some(Areas {
-            header,
-            table,
-            panels: Some(panels),
-            status,
-        })
-    } else {
-        Some(Areas {
-            header,
-            table: body,
-            panels: None,
-            status,
-        })
-    }
-}
-
-/// Table rows that fit in `area` (below the column titles).
-pub fn table_rows(area: Rect, state: &UiState) -> usize {
-    layout(area, state).map_or(0, |a| usize::from(a.table.height.saturating_sub(1)))
-}
-
-/// Delta lines that fit in the delta panel (inside its border); 0 when it is not shown.
-pub fn delta_rows(area: Rect, state: &UiState) -> usize {
-    layout(area, state)
-        .and_then(|a| a.panels)
-        .map_or(0, |p| usize::from(p.height.saturating_sub(2)))
-}
-
-/// Draws one frame.
+/// Draws one frame: the whole screen, overlays included. The event loop and the snapshot
+/// tests both draw through this.
 pub fn draw(frame: &mut Frame, screen: &Screen) {
     let theme = Theme {
         color: screen.color,
     };
-    let Some(areas) = layout(frame.area(), screen.state) else {
+    let Some(areas) = screen.layout.areas else {
         frame.render_widget(
             Paragraph::new(format!("terminal too small: need {MIN_WIDTH}x{MIN_HEIGHT}")),
             frame.area(),
@@ -226,6 +221,16 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
         | InputMode::Detail
         | InputMode::Command => {}
     }
+    if let Some(detail) = screen.detail {
+        detail::draw(
+            frame,
+            areas.detail,
+            detail,
+            &screen.state.keymap,
+            screen.now,
+            screen.color,
+        );
+    }
 }
 
 /// The bottom line: the command bar while typing a command (with a hint) or after one failed,
@@ -244,7 +249,7 @@ fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, panels: bool, the
     } else if let Some(error) = &bar.error {
         Line::from(Span::styled(error.clone(), theme.error()))
     } else if screen.state.mode == InputMode::DeltaFilter {
-        let deltas = &screen.state.delta_filter;
+        let deltas = &screen.state.deltas.filter;
         let mut spans = vec![
             Span::styled("deltas: ", theme.title()),
             Span::raw(deltas.input.clone()),

@@ -8,7 +8,9 @@ use ratatui::widgets::{Block, Paragraph, Sparkline};
 
 use super::{Screen, Theme, seconds};
 use crate::resources::Timestamp;
-use crate::ui::state::{DeltaClass, DeltaLine, Focus, QueueHistory};
+use crate::ui::action::Focus;
+use crate::ui::deltas::{DeltaClass, DeltaLine};
+use crate::ui::state::QueueHistory;
 
 /// The workqueue box takes this share of the width, within these bounds: wide enough for
 /// its numbers, and at most what a full minute of sparkline needs.
@@ -36,25 +38,25 @@ fn age(line: &DeltaLine, now: std::time::SystemTime) -> String {
 }
 
 fn draw_deltas(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
-    let state = screen.state;
+    let state = &screen.state.deltas;
+    let focused = screen.state.focus == Focus::Deltas;
     let height = usize::from(area.height.saturating_sub(2));
-    let window = state.delta_window(height);
+    let window = state.window(height);
     let mut title = String::from(" deltas ");
     if state.paused {
         title.push_str(&format!("(paused, {} skipped) ", state.skipped));
     }
-    if state.delta_filter.is_active() {
+    if state.filter.is_active() {
         title.push_str(&format!(
             "[{}] {}/{} ",
-            state.delta_filter.input,
+            state.filter.input,
             window.matching,
-            state.deltas.len()
+            state.lines.len()
         ));
     }
-    if state.delta_cursor.selected.is_some() {
+    if state.cursor.selected.is_some() {
         title.push_str(&format!("↓{} newer ", window.newer));
     }
-    let focused = state.focus == Focus::Deltas;
     let mut block = Block::bordered().title(title);
     if focused {
         block = block.border_style(theme.title());

@@ -1,0 +1,672 @@
+//! The key and action vocabulary of the `keys:` configuration: the actions a key can name,
+//! key specs (`j`, `ctrl-d`, `shift-tab`) and the [`Keymap`] built from the sections. It
+//! knows no terminal library and no UI type, so the configuration is checked (by `kscope
+//! get` as by the TUI) without the UI; the UI turns terminal events into [`KeySpec`]s.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use super::ConfigError;
+
+/// One user intent. The event loop maps keys to these; the state applies them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Quit,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    /// Sort by the next column.
+    SortNext,
+    /// Reverse the sort order.
+    SortReverse,
+    /// Open the filter bar.
+    OpenFilter,
+    /// A character typed into the filter bar.
+    FilterChar(char),
+    FilterBackspace,
+    /// Keep the filter and go back to the table.
+    FilterAccept,
+    /// Clear the filter and go back to the table.
+    FilterClear,
+    /// Show or hide the delta stream and workqueue panels.
+    TogglePanels,
+    /// Move the keyboard focus between the table and the delta stream.
+    FocusNext,
+    /// Pause or resume the delta stream tail.
+    TogglePause,
+    ToggleHelp,
+    /// Open or close the index browser.
+    ToggleIndexes,
+    /// Browse the next or previous index.
+    NextIndex,
+    PrevIndex,
+    /// Filter the table by the browsed index value.
+    ChooseValue,
+    /// Type a filter for the delta panel.
+    OpenDeltaFilter,
+    ClearDeltaFilter,
+    /// Open the full diff of the delta panel's selected entry.
+    OpenDeltaDiff,
+    /// Open the selected object's detail (YAML and history).
+    OpenDetail,
+    /// Switch between the detail's YAML and History tabs.
+    DetailTab,
+    /// Show or hide `metadata.managedFields` in the detail.
+    ToggleManagedFields,
+    /// Fetch the detail's object again.
+    Refresh,
+    /// Open the full diff of the selected history entry.
+    OpenDiff,
+    /// Leave the detail's current screen: diff → history → table.
+    Back,
+    /// Open the command bar (`:`).
+    OpenCommand,
+    /// A character typed into the command bar.
+    CommandChar(char),
+    CommandBackspace,
+    /// Complete the command name being typed.
+    CommandComplete,
+    /// Run the typed command.
+    CommandRun,
+    /// Close the command bar without running anything.
+    CommandCancel,
+    /// Show or hide the wide columns (`kubectl get -o wide`'s).
+    ToggleWide,
+    /// Open what the selected row contains: a namespace's or node's pods, a deployment's
+    /// replicasets, a replicaset's pods.
+    DrillDown,
+}
+
+/// Every action a key can name: (name in the `keys:` section, action, help line). Adding an
+/// action is one line here and its default keys in `config/kscope.yaml`.
+pub const ACTIONS: &[(&str, Action, &str)] = &[
+    ("quit", Action::Quit, "quit (Ctrl-C always quits)"),
+    ("up", Action::Up, "move the selection up"),
+    ("down", Action::Down, "move the selection down"),
+    ("page-up", Action::PageUp, "page up"),
+    ("page-down", Action::PageDown, "page down"),
+    ("top", Action::Top, "first row"),
+    (
+        "bottom",
+        Action::Bottom,
+        "last row (delta panel: follow the newest)",
+    ),
+    ("sort-next", Action::SortNext, "sort by the next column"),
+    (
+        "sort-reverse",
+        Action::SortReverse,
+        "reverse the sort order",
+    ),
+    (
+        "open-filter",
+        Action::OpenFilter,
+        "filter: app=web,node=n1 · app in (a,b) · !app · text",
+    ),
+    (
+        "filter-backspace",
+        Action::FilterBackspace,
+        "delete a character",
+    ),
+    (
+        "filter-accept",
+        Action::FilterAccept,
+        "keep the filter and return",
+    ),
+    (
+        "filter-clear",
+        Action::FilterClear,
+        "clear the filter, else back to the previous view",
+    ),
+    (
+        "toggle-panels",
+        Action::TogglePanels,
+        "show / hide the delta and workqueue panels",
+    ),
+    (
+        "focus-next",
+        Action::FocusNext,
+        "move focus between the table and the delta panel",
+    ),
+    (
+        "toggle-pause",
+        Action::TogglePause,
+        "pause / resume the delta stream",
+    ),
+    ("toggle-help", Action::ToggleHelp, "this help"),
+    ("toggle-indexes", Action::ToggleIndexes, "index browser"),
+    ("next-index", Action::NextIndex, "browse the next index"),
+    ("prev-index", Action::PrevIndex, "browse the previous index"),
+    (
+        "choose-value",
+        Action::ChooseValue,
+        "filter the table by the value",
+    ),
+    (
+        "open-delta-filter",
+        Action::OpenDeltaFilter,
+        "filter deltas: text in the key · app=web (index)",
+    ),
+    (
+        "clear-delta-filter",
+        Action::ClearDeltaFilter,
+        "clear the delta filter",
+    ),
+    (
+        "open-delta-diff",
+        Action::OpenDeltaDiff,
+        "show the selected delta's full diff",
+    ),
+    (
+        "open-detail",
+        Action::OpenDetail,
+        "open the selected object: YAML and history",
+    ),
+    (
+        "detail-tab",
+        Action::DetailTab,
+        "switch between the YAML and History tabs",
+    ),
+    (
+        "toggle-managed-fields",
+        Action::ToggleManagedFields,
+        "show / hide metadata.managedFields",
+    ),
+    ("refresh", Action::Refresh, "fetch the object again"),
+    (
+        "open-diff",
+        Action::OpenDiff,
+        "full diff of the selected history entry",
+    ),
+    ("back", Action::Back, "back: diff → history → table"),
+    (
+        "open-command",
+        Action::OpenCommand,
+        "command: pods nodes deploy rs ns [-n NS | -A] · :q quits",
+    ),
+    (
+        "command-backspace",
+        Action::CommandBackspace,
+        "delete a character",
+    ),
+    (
+        "command-complete",
+        Action::CommandComplete,
+        "complete the command name",
+    ),
+    ("command-run", Action::CommandRun, "run the command"),
+    (
+        "command-cancel",
+        Action::CommandCancel,
+        "close the command bar",
+    ),
+    (
+        "toggle-wide",
+        Action::ToggleWide,
+        "show / hide the wide columns",
+    ),
+    (
+        "drill-down",
+        Action::DrillDown,
+        "open the row: ns/node → pods, deploy → rs, rs → pods, pod → detail",
+    ),
+];
+
+/// The action named `name` in the configuration.
+pub fn action_named(name: &str) -> Option<&'static Action> {
+    ACTIONS.iter().find(|(n, ..)| *n == name).map(|(_, a, _)| a)
+}
+
+/// The name and help line of `action`, if a key can be bound to it.
+pub fn describe(action: &Action) -> Option<(&'static str, &'static str)> {
+    ACTIONS
+        .iter()
+        .find(|(_, a, _)| a == action)
+        .map(|(n, _, h)| (*n, *h))
+}
+
+/// A group of bindings under `keys:`; which one applies depends on the mode and focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Section {
+    /// The main screen.
+    Normal,
+    /// The main screen with the delta panel focused: looked up before `normal`.
+    Deltas,
+    /// Typing a filter (table or delta panel); unbound plain keys type text.
+    Filter,
+    Help,
+    Indexes,
+    /// The detail of one object: YAML, history, a diff.
+    Detail,
+    /// Typing a command (`:`); unbound plain keys type text.
+    Command,
+}
+
+impl Section {
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Normal => "normal",
+            Self::Deltas => "deltas",
+            Self::Filter => "filter",
+            Self::Help => "help",
+            Self::Indexes => "indexes",
+            Self::Detail => "detail",
+            Self::Command => "command",
+        }
+    }
+}
+
+/// One key as written in the configuration: a key code and its modifiers. Letters carry
+/// their case instead of SHIFT, because terminals disagree on whether they report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KeySpec {
+    code: KeyCode,
+    modifiers: u8,
+}
+
+/// A key, with an order for stable iteration and error messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum KeyCode {
+    Char(char),
+    F(u8),
+    Named(NamedKey),
+}
+
+/// The keys that are not characters or function keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NamedKey {
+    Enter,
+    Esc,
+    Tab,
+    BackTab,
+    Backspace,
+    Delete,
+    Insert,
+    Home,
+    End,
+    PageUp,
+    PageDown,
+    Up,
+    Down,
+    Left,
+    Right,
+}
+
+/// Names of the non-character keys, first name is the one shown.
+const NAMED: &[(&[&str], NamedKey)] = &[
+    (&["enter", "return"], NamedKey::Enter),
+    (&["esc", "escape"], NamedKey::Esc),
+    (&["tab"], NamedKey::Tab),
+    (&["backtab"], NamedKey::BackTab),
+    (&["backspace"], NamedKey::Backspace),
+    (&["delete", "del"], NamedKey::Delete),
+    (&["insert", "ins"], NamedKey::Insert),
+    (&["home"], NamedKey::Home),
+    (&["end"], NamedKey::End),
+    (&["pgup", "pageup"], NamedKey::PageUp),
+    (&["pgdn", "pagedown"], NamedKey::PageDown),
+    (&["up"], NamedKey::Up),
+    (&["down"], NamedKey::Down),
+    (&["left"], NamedKey::Left),
+    (&["right"], NamedKey::Right),
+];
+
+const CTRL: u8 = 1;
+const ALT: u8 = 2;
+const SHIFT: u8 = 4;
+
+impl KeySpec {
+    /// The spec of a key pressed with these modifiers. Characters carry their case instead
+    /// of SHIFT and BackTab says it for Tab, because terminals disagree on whether they
+    /// report it.
+    pub fn pressed(code: KeyCode, ctrl: bool, alt: bool, shift: bool) -> Self {
+        let mut modifiers = 0;
+        if ctrl {
+            modifiers |= CTRL;
+        }
+        if alt {
+            modifiers |= ALT;
+        }
+        if shift && !matches!(code, KeyCode::Char(_) | KeyCode::Named(NamedKey::BackTab)) {
+            modifiers |= SHIFT;
+        }
+        Self { code, modifiers }
+    }
+
+    fn ctrl_c() -> Self {
+        Self {
+            code: KeyCode::Char('c'),
+            modifiers: CTRL,
+        }
+    }
+}
+
+impl FromStr for KeySpec {
+    type Err = String;
+
+    /// `j`, `G`, `?`, `-`, `space`, `enter`, `f5`, `ctrl-d`, `alt-x`, `shift-tab`, `shift-j`.
+    fn from_str(spec: &str) -> Result<Self, String> {
+        let mut rest = spec;
+        let mut modifiers = 0;
+        while rest.chars().count() > 1 {
+            let lower = rest.to_ascii_lowercase();
+            let (bit, len) = if lower.starts_with("ctrl-") {
+                (CTRL, 5)
+            } else if lower.starts_with("alt-") {
+                (ALT, 4)
+            } else if lower.starts_with("shift-") {
+                (SHIFT, 6)
+            } else {
+                break;
+            };
+            modifiers |= bit;
+            rest = &rest[len..];
+        }
+        let mut chars = rest.chars();
+        let code = match (chars.next(), chars.next()) {
+            (None, _) => return Err(format!("empty key in {spec:?}")),
+            (Some(c), None) => {
+                if modifiers & SHIFT != 0 && c.is_alphabetic() {
+                    modifiers &= !SHIFT;
+                    KeyCode::Char(c.to_uppercase().next().unwrap_or(c))
+                } else {
+                    KeyCode::Char(c)
+                }
+            }
+            _ => {
+                let mut lower = rest.to_ascii_lowercase();
+                if lower == "tab" && modifiers & SHIFT != 0 {
+                    modifiers &= !SHIFT;
+                    lower = "backtab".into();
+                }
+                if lower == "space" {
+                    KeyCode::Char(' ')
+                } else if let Some(n) = lower.strip_prefix('f').and_then(|n| n.parse::<u8>().ok())
+                    && (1..=24).contains(&n)
+                {
+                    KeyCode::F(n)
+                } else if let Some((_, key)) = NAMED
+                    .iter()
+                    .find(|(names, _)| names.contains(&lower.as_str()))
+                {
+                    KeyCode::Named(*key)
+                } else {
+                    return Err(format!(
+                        "unknown key {spec:?}; expected a character, space, enter, esc, tab, \
+                         backtab, backspace, delete, insert, home, end, pgup, pgdn, up, down, \
+                         left, right or f1..f24, optionally after ctrl-, alt- or shift-"
+                    ));
+                }
+            }
+        };
+        Ok(Self { code, modifiers })
+    }
+}
+
+impl fmt::Display for KeySpec {
+    /// The spec as it would be written in the configuration.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        for (bit, name) in [(CTRL, "ctrl-"), (ALT, "alt-"), (SHIFT, "shift-")] {
+            if self.modifiers & bit != 0 {
+                f.write_str(name)?;
+            }
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("space"),
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::F(n) => write!(f, "f{n}"),
+            KeyCode::Named(key) => {
+                let name = NAMED
+                    .iter()
+                    .find(|(_, named)| *named == key)
+                    .and_then(|(names, _)| names.first())
+                    .unwrap_or(&"?");
+                f.write_str(name)
+            }
+        }
+    }
+}
+
+/// Where a binding was written, for error messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub file: String,
+    pub line: u64,
+    pub column: u64,
+}
+
+/// An action's keys in one section, in the order they were written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Bound {
+    action: Action,
+    keys: Vec<(KeySpec, Origin)>,
+    /// Which merged file set it: conflicts are reported against the later file.
+    layer: usize,
+}
+
+/// The keys of every section: what each key asks for, and what the help overlay lists.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Keymap {
+    /// Per section, each bound action with its keys, in the order written.
+    sections: BTreeMap<Section, Vec<(Action, Vec<KeySpec>)>>,
+}
+
+/// Collects the configuration's `keys:` sections, file by file: a file that lists an action
+/// replaces that action's keys in that section. Keeps where each key was written for errors.
+#[derive(Debug, Default)]
+pub struct KeymapBuilder {
+    sections: BTreeMap<Section, Vec<Bound>>,
+    layers: usize,
+}
+
+impl KeymapBuilder {
+    /// Starts a new file's bindings: they win conflicts against earlier files'.
+    pub fn next_layer(&mut self) {
+        self.layers += 1;
+    }
+
+    /// Binds `action` (a name from [`ACTIONS`]) in `section` to `keys`, replacing its keys.
+    /// `at` is where the action name was written; each key comes with its own place.
+    pub fn bind(
+        &mut self,
+        section: Section,
+        action: &str,
+        at: Origin,
+        keys: Vec<(String, Origin)>,
+    ) -> Result<(), ConfigError> {
+        let key_path = |suffix: &str| format!("keys.{}.{action}{suffix}", section.name());
+        let Some(resolved) = action_named(action) else {
+            return Err(invalid(
+                &at,
+                key_path(""),
+                format!(
+                    "unknown action; expected one of {}",
+                    ACTIONS
+                        .iter()
+                        .map(|(n, ..)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        };
+        let mut parsed = Vec::with_capacity(keys.len());
+        for (text, origin) in keys {
+            let spec = text
+                .parse::<KeySpec>()
+                .map_err(|message| invalid(&origin, key_path(""), message))?;
+            if spec == KeySpec::ctrl_c() && *resolved != Action::Quit {
+                return Err(invalid(
+                    &origin,
+                    key_path(""),
+                    "ctrl-c always quits and cannot be bound".into(),
+                ));
+            }
+            if !parsed.iter().any(|(s, _)| *s == spec) {
+                parsed.push((spec, origin));
+            }
+        }
+        let bound = Bound {
+            action: resolved.clone(),
+            keys: parsed,
+            layer: self.layers,
+        };
+        let list = self.sections.entry(section).or_default();
+        match list.iter_mut().find(|b| b.action == *resolved) {
+            Some(existing) => *existing = bound,
+            None => list.push(bound),
+        }
+        Ok(())
+    }
+
+    /// The keymap, or an error naming the later binding of a key bound to two actions in one
+    /// section.
+    pub fn build(self) -> Result<Keymap, ConfigError> {
+        for (section, list) in &self.sections {
+            let mut seen: BTreeMap<KeySpec, (&Bound, &Origin)> = BTreeMap::new();
+            for bound in list {
+                for (spec, origin) in &bound.keys {
+                    let Some(&(other, other_origin)) = seen.get(spec) else {
+                        seen.insert(*spec, (bound, origin));
+                        continue;
+                    };
+                    let later = (bound.layer, origin.line, origin.column)
+                        > (other.layer, other_origin.line, other_origin.column);
+                    let (here, at, there) = if later {
+                        (bound, origin, other)
+                    } else {
+                        (other, other_origin, bound)
+                    };
+                    let name = |b: &Bound| describe(&b.action).map_or("?", |(n, _)| n);
+                    return Err(invalid(
+                        at,
+                        format!("keys.{}.{}", section.name(), name(here)),
+                        format!(
+                            "{spec} is also bound to {} in {}",
+                            name(there),
+                            section.name()
+                        ),
+                    ));
+                }
+            }
+        }
+        let sections = self
+            .sections
+            .into_iter()
+            .map(|(section, list)| {
+                let list = list
+                    .into_iter()
+                    .map(|b| (b.action, b.keys.into_iter().map(|(s, _)| s).collect()))
+                    .collect();
+                (section, list)
+            })
+            .collect();
+        Ok(Keymap { sections })
+    }
+}
+
+impl Keymap {
+    /// The action `spec` asks for in `section`, looking in `first` before (the delta
+    /// panel's keys over the main screen's). Ctrl-C always quits; in the typing sections, a
+    /// plain character nobody bound is typed.
+    pub fn action(
+        &self,
+        section: Section,
+        first: Option<Section>,
+        spec: KeySpec,
+    ) -> Option<Action> {
+        if spec == KeySpec::ctrl_c() {
+            return Some(Action::Quit);
+        }
+        let plain = spec.modifiers & (CTRL | ALT) == 0;
+        let typed = match (section, spec.code) {
+            (Section::Filter, KeyCode::Char(c)) if plain => Some(Action::FilterChar(c)),
+            (Section::Command, KeyCode::Char(c)) if plain => Some(Action::CommandChar(c)),
+            _ => None,
+        };
+        first
+            .and_then(|first| self.lookup(first, spec))
+            .or_else(|| self.lookup(section, spec))
+            .or(typed)
+    }
+
+    fn lookup(&self, section: Section, spec: KeySpec) -> Option<Action> {
+        self.sections
+            .get(&section)?
+            .iter()
+            .find(|(_, keys)| keys.contains(&spec))
+            .map(|(action, _)| action.clone())
+    }
+
+    /// The keys bound to `action` in `section`, as written (`j`, `down`).
+    pub fn keys(&self, section: Section, action: &Action) -> Vec<KeySpec> {
+        self.sections
+            .get(&section)
+            .and_then(|list| list.iter().find(|(a, _)| a == action))
+            .map(|(_, keys)| keys.clone())
+            .unwrap_or_default()
+    }
+
+    /// For the help overlay: each action bound in `section` with its keys and help line, in
+    /// the order of [`ACTIONS`].
+    pub fn help(&self, section: Section) -> Vec<(String, &'static str)> {
+        ACTIONS
+            .iter()
+            .filter_map(|(_, action, help)| {
+                let keys = self.keys(section, action);
+                (!keys.is_empty()).then(|| {
+                    let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
+                    (keys.join(" "), *help)
+                })
+            })
+            .collect()
+    }
+}
+
+fn invalid(at: &Origin, key: String, message: String) -> ConfigError {
+    ConfigError::Invalid {
+        file: at.file.clone(),
+        line: at.line,
+        column: at.column,
+        key: Some(key),
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(s: &str) -> KeySpec {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn key_specs_parse_and_print_back() {
+        for (text, shown) in [
+            ("j", "j"),
+            ("G", "G"),
+            ("?", "?"),
+            ("-", "-"),
+            ("space", "space"),
+            ("Enter", "enter"),
+            ("return", "enter"),
+            ("escape", "esc"),
+            ("pageup", "pgup"),
+            ("pgdn", "pgdn"),
+            ("ctrl-c", "ctrl-c"),
+            ("ctrl-alt-x", "ctrl-alt-x"),
+            ("shift-tab", "backtab"),
+            ("shift-j", "J"),
+            ("shift-up", "shift-up"),
+            ("f5", "f5"),
+        ] {
+            assert_eq!(spec(text).to_string(), shown, "{text}");
+        }
+        for bad in ["", "ctrl-", "pageupp", "f0", "f25", "hyper-x"] {
+            assert!(bad.parse::<KeySpec>().is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! What handling an action asks for beyond a component's own state: components return an
+//! [`Effect`] to the app, the app returns [`Follow`]s to the event loop, instead of setting
+//! flags that something must remember to read.
+
+/// A component's request to the app.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// The component's mode ends: back to the main screen.
+    Close,
+    /// Open the full diff of tap entry `seq` (the delta panel's selection).
+    OpenEntry(u64),
+    /// Fetch the detail's object again and re-read its history.
+    Refresh,
+}
+
+/// What the event loop must do after an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Follow {
+    Quit,
+    /// The table was replaced: follow the new one's status, tap and rows.
+    Table,
+    /// The view on screen was rebuilt: follow its rows.
+    Rows,
+}

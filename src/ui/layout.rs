@@ -1,0 +1,110 @@
+//! Where each part of the screen goes, computed from the terminal's size before a frame is
+//! drawn: the event loop sizes pages and windows from it, and drawing only reads it.
+
+use ratatui::layout::{Constraint, Layout as Split, Rect};
+
+/// Narrower or shorter than this, only a "too small" line is drawn.
+pub const MIN_WIDTH: u16 = 40;
+pub const MIN_HEIGHT: u16 = 10;
+/// Panels need this much room besides the table; below it they collapse.
+const PANELS_MIN_HEIGHT: u16 = 20;
+const PANELS_MIN_WIDTH: u16 = 60;
+/// Rows of the header the detail overlay leaves visible.
+const HEADER_ROWS: u16 = 2;
+/// The detail's border (2) and tab line.
+const DETAIL_CHROME_ROWS: u16 = 3;
+
+/// The parts of a frame big enough to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Areas {
+    pub header: Rect,
+    pub table: Rect,
+    pub panels: Option<Rect>,
+    pub status: Rect,
+    /// The detail overlay: everything below the header.
+    pub detail: Rect,
+}
+
+/// One frame's layout: the whole area, and its parts unless it is too small to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub area: Rect,
+    pub areas: Option<Areas>,
+}
+
+impl Layout {
+    /// Splits `area`, with the delta and workqueue panels when `panels` asks for them and
+    /// there is room.
+    pub fn new(area: Rect, panels: bool) -> Self {
+        Self {
+            area,
+            areas: areas(area, panels),
+        }
+    }
+
+    /// Table rows that fit below the column titles.
+    pub fn table_rows(&self) -> usize {
+        self.areas
+            .map_or(0, |a| usize::from(a.table.height.saturating_sub(1)))
+    }
+
+    /// Delta lines that fit in the delta panel (inside its border); 0 when it is not shown.
+    pub fn delta_rows(&self) -> usize {
+        self.areas
+            .and_then(|a| a.panels)
+            .map_or(0, |p| usize::from(p.height.saturating_sub(2)))
+    }
+
+    /// Lines of YAML, history or diff that fit in the detail overlay.
+    pub fn detail_rows(&self) -> usize {
+        self.areas.map_or(1, |a| {
+            usize::from(a.detail.height.saturating_sub(DETAIL_CHROME_ROWS))
+        })
+    }
+}
+
+fn areas(area: Rect, panels: bool) -> Option<Areas> {
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        return None;
+    }
+    let [header, body, status] = Split::vertical([
+        Constraint::Length(2),
+        Constraint::Min(3),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let [_, detail] =
+        Split::vertical([Constraint::Length(HEADER_ROWS), Constraint::Min(0)]).areas(area);
+    let room = area.height >= PANELS_MIN_HEIGHT && area.width >= PANELS_MIN_WIDTH;
+    let (table, panels) = if panels && room {
+        let [table, panels] =
+            Split::vertical([Constraint::Min(5), Constraint::Percentage(40)]).areas(body);
+        (table, Some(panels))
+    } else {
+        (body, None)
+    };
+    Some(Areas {
+        header,
+        table,
+        panels,
+        status,
+        detail,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panels_collapse_when_there_is_no_room() {
+        let big = Layout::new(Rect::new(0, 0, 120, 40), true);
+        assert!(big.delta_rows() > 0);
+        assert_eq!(big.detail_rows(), 40 - 2 - 3);
+        let small = Layout::new(Rect::new(0, 0, 50, 15), true);
+        assert_eq!(small.delta_rows(), 0);
+        assert_eq!(small.table_rows(), 15 - 3 - 1);
+        let tiny = Layout::new(Rect::new(0, 0, 30, 5), true);
+        assert_eq!((tiny.table_rows(), tiny.detail_rows()), (0, 1));
+    }
+}
