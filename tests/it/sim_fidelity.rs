@@ -172,3 +172,39 @@ async fn health_endpoints_answer_ok() {
     }
     sim.shutdown().await;
 }
+
+#[tokio::test]
+async fn delete_collection_removes_what_the_selector_matches() {
+    use k8s_openapi::api::core::v1::Secret;
+    use kube::api::{DeleteParams, ListParams};
+    let (sim, client) = start(SimConfig::with_size(5, 1, 2)).await;
+    let secrets: Api<Secret> = Api::all(client.clone());
+    let tls = ListParams::default().fields("type=kubernetes.io/tls");
+    let before = secrets.list(&tls).await.expect("list").items.len();
+    assert_eq!(before, 2);
+    let namespaced: Api<Secret> = Api::namespaced(client, "payments-prod");
+    let deleted = namespaced
+        .delete_collection(&DeleteParams::default(), &tls)
+        .await
+        .expect("deletecollection");
+    let gone = deleted.left().expect("the deleted objects").items;
+    assert_eq!(gone.len(), 1);
+    assert_eq!(secrets.list(&tls).await.expect("list").items.len(), 1);
+    // A dry run deletes nothing.
+    let dry = DeleteParams {
+        dry_run: true,
+        ..DeleteParams::default()
+    };
+    let rv = sim.position().rv;
+    namespaced
+        .delete_collection(&dry, &ListParams::default())
+        .await
+        .expect("dry run");
+    assert_eq!(sim.position().rv, rv);
+    let err = secrets
+        .delete_collection(&DeleteParams::default(), &ListParams::default())
+        .await
+        .expect_err("all namespaces at once");
+    assert!(matches!(err, kube::Error::Api(s) if s.code == 405));
+    sim.shutdown().await;
+}
