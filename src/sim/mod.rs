@@ -40,7 +40,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use churn::ChurnSettings;
 pub use config::SimConfig;
-pub use faults::{FaultParseError, FaultSpec, Faults};
+use faults::FaultsFired;
+pub use faults::{FaultParseError, FaultSpec, Faults, FaultsFiredSnapshot};
 pub use resources::Resource;
 pub use store::Position;
 
@@ -82,6 +83,7 @@ pub enum SimError {
 pub(crate) struct Shared {
     store: Store,
     faults: RwLock<Faults>,
+    fired: FaultsFired,
     token: String,
     bookmark_interval: Duration,
     shutdown: CancellationToken,
@@ -139,6 +141,7 @@ impl Sim {
         let shared = Arc::new(Shared {
             store: loaded,
             faults: RwLock::new(Faults::default()),
+            fired: FaultsFired::default(),
             token,
             bookmark_interval: config.bookmark_interval,
             shutdown: CancellationToken::new(),
@@ -268,6 +271,11 @@ impl SimHandle {
     /// Changes per second; 0 stops the churn.
     pub fn set_churn_rate(&self, rate: f64) {
         self.shared.churn.send_modify(|c| c.rate = rate.max(0.0));
+    }
+
+    /// How many times each fault has fired.
+    pub fn faults_fired(&self) -> FaultsFiredSnapshot {
+        self.shared.fired.snapshot()
     }
 
     pub fn faults(&self) -> Faults {

@@ -21,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use super::Shared;
-use super::faults::RequestFault;
+use super::faults::{FaultsFired, RequestFault};
 use super::manifests;
 use super::resources::Resource;
 use status::ApiError;
@@ -283,8 +283,14 @@ async fn handle(
         ));
     }
     match fault {
-        RequestFault::InternalError => return Err(ApiError::internal("simulated fault")),
-        RequestFault::Throttle => return Err(ApiError::too_many_requests()),
+        RequestFault::InternalError => {
+            FaultsFired::bump(&shared.fired.internal_errors);
+            return Err(ApiError::internal("simulated fault"));
+        }
+        RequestFault::Throttle => {
+            FaultsFired::bump(&shared.fired.throttled);
+            return Err(ApiError::too_many_requests());
+        }
         RequestFault::None => {}
     }
     let as_table = table::wants_table(&headers, &params)?;

@@ -16,6 +16,7 @@ use super::status::{ApiError, json_body};
 use super::table::{self, IncludeObject};
 use super::{Params, Target};
 use crate::sim::Shared;
+use crate::sim::faults::FaultsFired;
 use crate::sim::object::StoredObject;
 use crate::sim::resources::Resource;
 use crate::sim::store::{Event, EventType, Position, ReadAt, StoreError};
@@ -71,6 +72,7 @@ pub(crate) fn watch(
         shared: shared.clone(),
     };
     if faults.watch_gone() {
+        FaultsFired::bump(&shared.fired.watches_gone);
         watcher.fail_gone(&StoreError::TooOld {
             requested: rv.unwrap_or(0),
             oldest: shared.store.compacted(),
@@ -223,6 +225,7 @@ impl Watcher {
                     }
                 } => {
                     self.done = true;
+                    FaultsFired::bump(&self.shared.fired.watches_dropped);
                     return Some(Err(std::io::Error::other("watch dropped by fault injection")));
                 }
                 () = tick => {
