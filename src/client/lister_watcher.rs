@@ -310,6 +310,22 @@ async fn body_frames(
 ) -> Result<impl Stream<Item = Result<Bytes, kube::Error>> + Unpin + use<>, kube::Error> {
     let response = client.send(request.map(kube::client::Body::from)).await?;
     let code = response.status();
+    if code.is_redirection() {
+        // An API server never redirects; a proxy or a wrong URL does. Said as what it is,
+        // rather than as the JSON error its HTML body would give.
+        let location = response
+            .headers()
+            .get(http::header::LOCATION)
+            .and_then(|l| l.to_str().ok())
+            .unwrap_or("nowhere given")
+            .to_string();
+        let status = Status::failure(
+            &format!("the server answered with a redirect to {location}, which an API server never sends: is the kubeconfig's server URL right?"),
+            "Redirect",
+        )
+        .with_code(code.as_u16());
+        return Err(kube::Error::Api(Box::new(status)));
+    }
     if code.is_client_error() || code.is_server_error() {
         let body = response.into_body().collect().await?.to_bytes();
         // Not every error body is a Status: a proxy may answer in plain text or HTML.

@@ -327,9 +327,7 @@ mod tests {
             r#"{{"apiVersion":"v1","kind":"Secret","metadata":{{"name":"db","namespace":"shop","resourceVersion":"3"}},"type":"Opaque","data":"{value}"}}"#
         );
         let line = Bytes::from(format!(r#"{{"type":"MODIFIED","object":{object}}}"#));
-        let err = decode_watch_line::<Secret>(&line)
-            .err()
-            .expect("data as a string does not decode");
+        let err = decode_watch_line::<Secret>(&line).expect_err("data as a string does not decode");
         let mut text = err.to_string();
         let mut source = std::error::Error::source(&err);
         while let Some(cause) = source {

@@ -215,7 +215,7 @@ pub fn gives_up(err: &ReflectorError) -> bool {
     match err {
         ReflectorError::ListWatch(e) => match e {
             ListWatchError::Api { status, .. } => {
-                matches!(status.code, 400 | 401 | 403 | 404 | 406 | 422)
+                matches!(status.code, 300..=399 | 400 | 401 | 403 | 404 | 406 | 422)
             }
             ListWatchError::Transport { .. }
             | ListWatchError::MalformedResponse { .. }

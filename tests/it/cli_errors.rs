@@ -398,3 +398,45 @@ async fn silent_and_failing_servers_end_at_the_sync_deadline() {
         );
     }
 }
+
+/// A server that redirects is said to redirect (not "EOF while parsing" its HTML), and a
+/// kubeconfig without a current-context says what is missing and how to name one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redirect_and_no_current_context() {
+    let redirecting = Router::new().route(
+        "/api/v1/pods",
+        get(|| async {
+            Response::builder()
+                .status(StatusCode::FOUND)
+                .header("location", "https://login.example.com/")
+                .header("content-type", "text/html")
+                .body(Body::from("<html>moved</html>"))
+                .expect("response")
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, redirecting).await });
+    let dir = temp_dir("redirect");
+    let kubeconfig = plain_kubeconfig(&dir, &format!("http://{addr}"), "t");
+    let out = kscope(&dir, &["get", "pods", "-A", "--kubeconfig", &kubeconfig]).await;
+    assert_one_line_error(&out, "redirect to https://login.example.com/");
+
+    let path = dir.join("no-current");
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: Config\n\
+         clusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:9\n\
+         users:\n- name: u\n  user:\n    token: t\n\
+         contexts:\n- name: dev\n  context:\n    cluster: c\n    user: u\n",
+    )
+    .expect("write kubeconfig");
+    let out = kscope(
+        &dir,
+        &["get", "pods", "--kubeconfig", path.to_str().expect("utf-8")],
+    )
+    .await;
+    assert_one_line_error(&out, "no current-context is set (its contexts: dev)");
+}
