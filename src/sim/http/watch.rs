@@ -13,7 +13,7 @@ use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use super::list::{Filter, parse_rv};
 use super::status::{ApiError, json_body};
-use super::table;
+use super::table::{self, IncludeObject};
 use super::{Params, Target};
 use crate::sim::Shared;
 use crate::sim::faults::FaultsFired;
@@ -34,7 +34,7 @@ pub(crate) fn watch(
     shared: Arc<Shared>,
     target: Target,
     params: &Params,
-    as_table: bool,
+    as_table: Option<IncludeObject>,
 ) -> Result<Response, ApiError> {
     let filter = Filter::parse(&target, params)?;
     let rv = parse_rv(params)?;
@@ -107,17 +107,17 @@ struct Watcher {
     bookmarks: Option<Interval>,
     done: bool,
     /// Objects go out as one-row Tables (kubectl's `get -w`).
-    as_table: bool,
+    as_table: Option<IncludeObject>,
 }
 
 impl Watcher {
     /// An object as this watch sends it.
     fn push_object(&self, buf: &mut BytesMut, event_type: &str, object: &StoredObject) {
-        if self.as_table {
+        if let Some(include) = self.as_table {
             push_event(
                 buf,
                 event_type,
-                &table::table(self.resource, &[object], None, None),
+                &table::table(self.resource, include, &[object], None, None),
             );
         } else {
             push_event(buf, event_type, &object.json);
