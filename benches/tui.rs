@@ -166,7 +166,7 @@ struct Seen {
     app_value: String,
     pod_name: String,
     /// While recording: each step's (kind, wall, UI-thread CPU).
-    steps: Option<Vec<(Step, Duration, Duration)>>,
+    steps: Option<Vec<Timed>>,
     /// The condition a keystroke waits for, when it was sent, and who to tell once a frame
     /// shows it.
     waiting: Option<Waiting>,
@@ -177,22 +177,55 @@ struct Waiting {
     tell: oneshot::Sender<Instant>,
 }
 
+/// One step of the loop on the UI thread: what it was, its wall time, the thread's CPU time
+/// in it, and the time the thread spent runnable but waiting for a core (the kernel's
+/// schedstat): on a loaded machine a step can take long without waiting on anything of
+/// kscope's.
+#[derive(Clone, Copy)]
+struct Timed {
+    step: Step,
+    wall: Duration,
+    cpu: Duration,
+    runnable: Duration,
+}
+
+impl Timed {
+    /// The wall time not spent waiting for a core: work, and waits on locks or I/O.
+    fn own(&self) -> Duration {
+        self.wall.saturating_sub(self.runnable)
+    }
+}
+
+/// The calling thread's time spent runnable but not running, from
+/// /proc/thread-self/schedstat (zero where the kernel does not keep it).
+fn runqueue_wait() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse().ok())
+        .map_or(Duration::ZERO, Duration::from_nanos)
+}
+
 /// The benchmark's view into the real loop.
 struct Watcher {
     seen: Rc<RefCell<Seen>>,
-    step_started: Option<(Instant, Duration)>,
+    step_started: Option<(Instant, Duration, Duration)>,
 }
 
 impl Observer for Watcher {
     fn started(&mut self) {
-        self.step_started = Some((Instant::now(), thread_cpu()));
+        self.step_started = Some((Instant::now(), thread_cpu(), runqueue_wait()));
     }
 
     fn finished(&mut self, step: Step) {
-        if let Some((wall, cpu)) = self.step_started.take()
+        if let Some((wall, cpu, runnable)) = self.step_started.take()
             && let Some(steps) = &mut self.seen.borrow_mut().steps
         {
-            steps.push((step, wall.elapsed(), thread_cpu() - cpu));
+            steps.push(Timed {
+                step,
+                wall: wall.elapsed(),
+                cpu: thread_cpu() - cpu,
+                runnable: runqueue_wait().saturating_sub(runnable),
+            });
         }
     }
 
@@ -311,7 +344,7 @@ struct Frames {
 struct Stalls {
     rounds: usize,
     typed: String,
-    steps: Vec<(Step, Duration, Duration)>,
+    steps: Vec<Timed>,
 }
 
 async fn script(s: Script, sim: &SimHandle, pods: usize, measure: Duration, full: bool) -> Report {
@@ -341,11 +374,11 @@ async fn script(s: Script, sim: &SimHandle, pods: usize, measure: Duration, full
     tokio::time::sleep(measure).await;
     let steps = s.seen.borrow_mut().steps.take().unwrap_or_default();
     let seconds = wall.elapsed().as_secs_f64();
-    let draws = steps.iter().filter(|(step, ..)| *step == Step::Draw);
+    let draws = steps.iter().filter(|t| t.step == Step::Draw);
     let frames = Frames {
         seconds,
-        draw_wall: draws.clone().map(|(_, wall, _)| *wall).collect(),
-        draw_cpu: draws.map(|(_, _, cpu)| *cpu).collect(),
+        draw_wall: draws.clone().map(|t| t.wall).collect(),
+        draw_cpu: draws.map(|t| t.cpu).collect(),
         ui_cpu: thread_cpu() - ui,
         process_cpu: process_cpu() - process,
         groups: cpu_by_thread_group()
@@ -591,20 +624,33 @@ impl Report {
             groups.join(", ")
         );
         let st = &self.stalls;
-        let walls: Vec<Duration> = st.steps.iter().map(|(_, wall, _)| *wall).collect();
-        let longest = st.steps.iter().max_by_key(|(_, wall, _)| *wall);
+        let walls: Vec<Duration> = st.steps.iter().map(|t| t.wall).collect();
+        let owns: Vec<Duration> = st.steps.iter().map(Timed::own).collect();
+        let describe = |t: Option<&Timed>| {
+            t.map_or("-".into(), |t| {
+                format!(
+                    "a {} step: {:.2} ms wall, {:.2} ms CPU, {:.2} ms waiting for a core",
+                    format!("{:?}", t.step).to_lowercase(),
+                    ms(t.wall),
+                    ms(t.cpu),
+                    ms(t.runnable)
+                )
+            })
+        };
         let _ = writeln!(
             out,
             "UI-thread stalls while re-sorting and typing fuzzy text under churn ({} rounds of \
-             `s`, `/{}` typed at 40 ms a key, Esc): {} steps of the loop, wall {}; the longest \
-             was a {} step ({:.2} ms wall, {:.2} ms CPU).\n",
+             `s`, `/{}` typed at 40 ms a key, Esc), {} steps of the loop:\n\n\
+             - wall: {}; the longest was {}.\n\
+             - wall less the waits for a core (work, and waits on locks): {}; the longest was \
+             {}.\n",
             st.rounds,
             st.typed,
             walls.len(),
             stats(&walls),
-            longest.map_or("-".into(), |(step, ..)| format!("{step:?}").to_lowercase()),
-            longest.map_or(0.0, |(_, wall, _)| ms(*wall)),
-            longest.map_or(0.0, |(_, _, cpu)| ms(*cpu)),
+            describe(st.steps.iter().max_by_key(|t| t.wall)),
+            stats(&owns),
+            describe(st.steps.iter().max_by_key(|t| t.own())),
         );
         let _ = writeln!(
             out,
