@@ -1,6 +1,11 @@
 //! Decode time and heap held per pod: a full k8s-openapi `Pod` against kscope's projection,
 //! both decoded from the realistic fixture. Heap is measured with a counting global allocator
 //! (bytes requested and still live after the decode) and printed before the timings.
+//!
+//! `KSCOPE_DECODE_LOOP=<path>:<count>` decodes the fixture `count` times by one path and exits,
+//! for `valgrind --tool=callgrind` (instruction counts repeat on a shared machine; timings do
+//! not). The paths are the names of the `decode_pod` and `decode_wire` benchmarks below;
+//! `KSCOPE_DECODE_POD=<file>` decodes another pod than the fixture.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
@@ -19,6 +24,7 @@ struct Counting;
 static LIVE: AtomicIsize = AtomicIsize::new(0);
 static ALLOCS: AtomicUsize = AtomicUsize::new(0);
 
+#[allow(unsafe_code)] // A global allocator cannot be written without it.
 // SAFETY: forwards every call to the system allocator unchanged; only counts on the side.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
@@ -97,7 +103,88 @@ fn print_memory() {
     );
 }
 
+type PodPath = Box<dyn FnMut(&[u8]) -> Pod>;
+
+/// One decode of the fixture into the projection, by each path a pod can take: `decode` is
+/// kscope's own (what a watch event's object goes through).
+fn pod_paths() -> Vec<(&'static str, PodPath)> {
+    let mut copy = Vec::new();
+    let mut copy_with_buffers = Vec::new();
+    let mut buffers = simd_json::Buffers::default();
+    vec![
+        ("projection", Box::new(|json| decode::<Pod>(json).unwrap())),
+        // The skipping serde Deserializer alone, without serde_json's fallback: the same work as
+        // `decode` on a pod it reads.
+        (
+            "skipping_serde",
+            Box::new(|json| kscope::resources::decode::read::<Pod>(json).unwrap()),
+        ),
+        // The same projection with serde_json reading every byte.
+        (
+            "projection_reading_everything",
+            Box::new(|json| serde_json::from_slice::<Pod>(json).unwrap()),
+        ),
+        // simd-json parses in place, so each decode copies the (shared, immutable) line first.
+        (
+            "simd_json",
+            Box::new(move |json| {
+                copy.clear();
+                copy.extend_from_slice(json);
+                simd_json::serde::from_slice::<Pod>(&mut copy).unwrap()
+            }),
+        ),
+        (
+            "simd_json_reused_buffers",
+            Box::new(move |json| {
+                copy_with_buffers.clear();
+                copy_with_buffers.extend_from_slice(json);
+                simd_json::serde::from_slice_with_buffers::<Pod>(
+                    &mut copy_with_buffers,
+                    &mut buffers,
+                )
+                .unwrap()
+            }),
+        ),
+    ]
+}
+
+fn watch_line() -> bytes::Bytes {
+    let fixture = std::str::from_utf8(FIXTURE).unwrap().trim();
+    bytes::Bytes::from(format!(r#"{{"type":"MODIFIED","object":{fixture}}}"#))
+}
+
+/// `KSCOPE_DECODE_LOOP=<path>:<count>` (see the module doc).
+fn decode_loop(spec: &str) {
+    let (path, count) = spec
+        .split_once(':')
+        .expect("KSCOPE_DECODE_LOOP=<path>:<count>");
+    let count: usize = count.parse().expect("a count");
+    if path == "watch_line" {
+        let line = watch_line();
+        for _ in 0..count {
+            black_box(decode_watch_line::<Pod>(black_box(&line)).unwrap());
+        }
+        return;
+    }
+    // `KSCOPE_DECODE_POD=<file>`: another pod than the fixture (a sim pod, say).
+    let pod = std::env::var("KSCOPE_DECODE_POD").map_or_else(
+        |_| FIXTURE.to_vec(),
+        |path| std::fs::read(path).expect("the pod's file"),
+    );
+    let (_, mut decode) = pod_paths()
+        .into_iter()
+        .find(|(name, _)| *name == path)
+        .expect("a path named in pod_paths or watch_line");
+    for _ in 0..count {
+        black_box(decode(black_box(&pod)));
+    }
+}
+
 fn bench(c: &mut Criterion) {
+    if let Ok(spec) = std::env::var("KSCOPE_DECODE_LOOP") {
+        decode_loop(&spec);
+        std::process::exit(0);
+    }
     print_memory();
     let mut group = c.benchmark_group("decode_pod");
     group.bench_function("k8s_openapi_full", |b| {
@@ -105,13 +192,9 @@ fn bench(c: &mut Criterion) {
             serde_json::from_slice::<k8s_openapi::api::core::v1::Pod>(black_box(FIXTURE)).unwrap()
         })
     });
-    group.bench_function("projection", |b| {
-        b.iter(|| decode::<Pod>(black_box(FIXTURE)).unwrap())
-    });
-    // The same projection with serde_json reading every byte.
-    group.bench_function("projection_reading_everything", |b| {
-        b.iter(|| serde_json::from_slice::<Pod>(black_box(FIXTURE)).unwrap())
-    });
+    for (name, mut decode) in pod_paths() {
+        group.bench_function(name, |b| b.iter(|| decode(black_box(FIXTURE))));
+    }
     group.finish();
 
     // The informer's two decode paths end to end: a list page and one watch line.
@@ -120,7 +203,7 @@ fn bench(c: &mut Criterion) {
         r#"{{"kind":"PodList","metadata":{{"resourceVersion":"1","continue":"x"}},"items":[{}]}}"#,
         vec![fixture; 500].join(",")
     );
-    let line = bytes::Bytes::from(format!(r#"{{"type":"MODIFIED","object":{fixture}}}"#));
+    let line = watch_line();
     let mut group = c.benchmark_group("decode_wire");
     group.bench_function("list_page_500_pods", |b| {
         b.iter(|| decode_list::<Pod>(black_box(list.as_bytes())).unwrap())

@@ -27,7 +27,7 @@ fn main() {
     if let Some(i) = args.iter().position(|a| a == "--child") {
         let which = args
             .get(i + 1)
-            .expect("--child needs kscope or kube-rs")
+            .expect("--child needs kscope, kube-rs or kube-rs-lean")
             .clone();
         let kubeconfig = args
             .iter()

@@ -44,6 +44,7 @@ const TAP_CAPACITY: usize = 4096;
 /// Longest wait for an asynchronous result (a fuzzy search, a relist) before giving up on it.
 const PATIENCE: Duration = Duration::from_secs(120);
 
+#[allow(unsafe_code)] // libc: the thread CPU clock has no safe std API.
 fn clock(id: libc::clockid_t) -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -66,6 +67,7 @@ fn process_cpu() -> Duration {
 
 /// CPU time of this process's threads, summed by name: `sim` and `client` are the two
 /// runtimes' threads (workers and blocking pool), `ui` the main thread.
+#[allow(unsafe_code)] // libc: sysconf for the clock tick.
 fn cpu_by_thread_group() -> BTreeMap<String, Duration> {
     // SAFETY: sysconf has no preconditions.
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;

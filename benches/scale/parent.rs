@@ -14,7 +14,11 @@ use super::procfs;
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 const MIB: f64 = 1024.0 * 1024.0;
-const CLIENTS: [&str; 2] = ["kscope", "kube-rs"];
+/// kscope, kube-rs's reflector as most controllers run it, and as kube-rs's documentation
+/// recommends for memory (managedFields dropped before the store).
+const CLIENTS: [&str; 3] = ["kscope", "kube-rs", "kube-rs-lean"];
+/// The kube-rs clients kscope is compared with, each in a table of its own.
+const BASELINES: [&str; 2] = ["kube-rs", "kube-rs-lean"];
 /// The sim's watch history, in events: room for a client that falls behind, so it lags
 /// instead of relisting at once, and for the backlog drain.
 const HISTORY: u64 = 200_000;
@@ -131,7 +135,7 @@ pub fn main(full: bool) {
     let plan = Plan::new(full);
     if !full {
         println!(
-            "scale: smoke run only ({} pods, both clients); run `cargo bench --bench scale` for \
+            "scale: smoke run only ({} pods, every client); run `cargo bench --bench scale` for \
              the benchmark",
             plan.sizes
                 .iter()
@@ -184,7 +188,12 @@ struct Step {
     client_cpu: f64,
     lag_start: i64,
     lag_end: i64,
+    /// Events received and queued inside the client (kscope's DeltaFIFO and handler queue;
+    /// kube-rs's reflector has no queue of its own, so 0).
     backlog: u64,
+    /// Bytes the server sent that the client had not read from its sockets yet: the backlog
+    /// on the wire side, which every client has.
+    unread: u64,
     relisted: bool,
     kept_up: bool,
     /// The lag grew, but the client had no backlog and used under half a core: the sim (on
@@ -448,6 +457,51 @@ impl SimProc {
             .ok_or_else(|| "the mark pod has no numeric resourceVersion".into())
     }
 
+    /// Deletes the newest pods until `target` are left (the churn's additions), so that each
+    /// client syncs as many pods as the one before it. The deletes are in the watch history
+    /// like any change: a parked client catches up on them before its next drain, untimed.
+    async fn restore_pods(&self, target: u64) -> Result<(), String> {
+        use k8s_openapi::api::core::v1::Pod;
+        use kube::api::{Api, DeleteParams, ListParams};
+        let surplus = self.pods().await.saturating_sub(target) as usize;
+        if surplus == 0 {
+            return Ok(());
+        }
+        let all: Api<Pod> = Api::all(self.admin.clone());
+        let mut pods = Vec::new();
+        let mut params = ListParams::default().limit(500);
+        loop {
+            let page = all
+                .list_metadata(&params)
+                .await
+                .map_err(|e| format!("listing pods: {e}"))?;
+            pods.extend(page.items.into_iter().map(|p| {
+                let created = p.metadata.creation_timestamp.map(|t| t.0);
+                (created, p.metadata.namespace, p.metadata.name)
+            }));
+            match page.metadata.continue_.filter(|c| !c.is_empty()) {
+                Some(token) => params = params.continue_token(&token),
+                None => break,
+            }
+        }
+        pods.sort_by_key(|pod| std::cmp::Reverse(pod.0));
+        let now = DeleteParams {
+            grace_period_seconds: Some(0),
+            ..DeleteParams::default()
+        };
+        for (_, namespace, name) in pods.into_iter().take(surplus) {
+            let (Some(namespace), Some(name)) = (namespace, name) else {
+                continue;
+            };
+            Api::<Pod>::namespaced(self.admin.clone(), &namespace)
+                .delete(&name, &now)
+                .await
+                .map_err(|e| format!("deleting {namespace}/{name}: {e}"))?;
+        }
+        eprintln!("scale: deleted the {surplus} pods the churn added");
+        Ok(())
+    }
+
     async fn set_churn(&self, rate: f64) {
         let body = serde_json::json!({ "rate": rate, "paused": false }).to_string();
         self.admin("PUT", "/sim/churn", body.into_bytes()).await;
@@ -589,6 +643,7 @@ impl ChildProc {
     }
 
     /// Stops (`SIGSTOP`) or resumes (`SIGCONT`) the child.
+    #[allow(unsafe_code)] // libc: kill(2) has no safe std API for SIGSTOP/SIGCONT.
     fn signal(&self, signal: libc::c_int) -> Result<(), String> {
         let pid = self
             .child
@@ -637,6 +692,10 @@ async fn start_client(
     };
     sim.set_churn(0.0).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
+    // The earlier clients' churn grew the sim: each client syncs the same number of pods.
+    if let Err(failure) = sim.restore_pods(pods as u64).await {
+        eprintln!("scale: could not bring the sim back to {pods} pods: {failure}");
+    }
     result.expected = sim.pods().await;
     // Leave room for the sim and the rest of the machine.
     let available = procfs::mem_available().unwrap_or(u64::MAX);
@@ -732,6 +791,7 @@ async fn measure(
         let lag_start = sim_a as i64 - num(&a, "rv") as i64;
         let lag_end = sim_b as i64 - num(&b, "rv") as i64;
         let backlog = num(&b, "backlog") as u64;
+        let unread = num(&b, "unread") as u64;
         let relisted = num(&b, "relists") > num(&a, "relists");
         // Keeping up: the lag stays within about a second of writes and does not grow by
         // more than a tenth of what was written in the window; nothing relisted.
@@ -750,6 +810,7 @@ async fn measure(
             lag_start,
             lag_end,
             backlog,
+            unread,
             relisted,
             kept_up,
             sim_bound,
@@ -881,13 +942,28 @@ fn load_range(loads: &[f64]) -> String {
 fn render(results: &[SizeResult], plan: &Plan) -> String {
     let mut s = String::new();
     for size in results {
-        let find = |n: &str| size.clients.iter().find(|c| c.name == n);
-        let (Some(k), Some(r)) = (find("kscope"), find("kube-rs")) else {
-            continue;
-        };
+        for baseline in BASELINES {
+            render_pair(&mut s, size, baseline);
+        }
+    }
+    s.push_str(&legend(plan));
+    s
+}
+
+/// One size's table: kscope beside the kube-rs client `baseline`.
+fn render_pair(s: &mut String, size: &SizeResult, baseline: &str) {
+    let find = |n: &str| size.clients.iter().find(|c| c.name == n);
+    let (Some(k), Some(r)) = (find("kscope"), find(baseline)) else {
+        return;
+    };
+    {
         s.push_str(&format!(
-            "\n### {} pods (sim ready in {:.0} s; load average {})\n\n| | kscope | kube-rs | kscope/kube-rs |\n|---|---:|---:|---:|\n",
+            "\n### {} pods, kscope and {} (sim ready in {:.0} s; load average {})\n\n| | kscope | {baseline} | kscope/{baseline} |\n|---|---:|---:|---:|\n",
             size.pods,
+            match baseline {
+                "kube-rs-lean" => "kube-rs with managedFields dropped before its store",
+                _ => "kube-rs's reflector as it comes",
+            },
             size.sim_start_s,
             load_range(&size.loads)
         ));
@@ -917,10 +993,30 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
             ratio(k.cpu_sync, r.cpu_sync),
         );
         row(
+            "time to synced per pod (µs)",
+            val(k, &|c| {
+                format!("{:.1}", c.sync_s * 1e6 / c.objects.max(1) as f64)
+            }),
+            val(r, &|c| {
+                format!("{:.1}", c.sync_s * 1e6 / c.objects.max(1) as f64)
+            }),
+            String::new(),
+        );
+        row(
             "peak RSS (MiB)",
             mib(k.peak),
             mib(r.peak),
             ratio(k.peak as f64, r.peak as f64),
+        );
+        row(
+            "peak RSS per pod in store (KiB)",
+            val(k, &|c| {
+                format!("{:.2}", c.peak as f64 / 1024.0 / c.objects.max(1) as f64)
+            }),
+            val(r, &|c| {
+                format!("{:.2}", c.peak as f64 / 1024.0 / c.objects.max(1) as f64)
+            }),
+            String::new(),
         );
         row(
             "steady RSS after sync (MiB)",
@@ -1067,7 +1163,7 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
             let listed: Vec<String> = paired.iter().map(|q| format!("{q:.2}")).collect();
             paired.sort_by(f64::total_cmp);
             row(
-                "backlog drain, round by round (kscope/kube-rs)",
+                &format!("backlog drain, round by round (kscope/{baseline})"),
                 String::new(),
                 String::new(),
                 format!(
@@ -1090,7 +1186,8 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
         }
         s.push_str(
             "\nChurn steps (target w/s → sim w/s made, client pod events/s, lag in RVs at \
-             window start→end, backlog at end):\n\n",
+             window start→end, backlog queued in the client + bytes unread on its sockets at \
+             end):\n\n",
         );
         for c in [k, r] {
             let steps: Vec<String> = c
@@ -1098,7 +1195,7 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
                 .iter()
                 .map(|st| {
                     format!(
-                        "{:.0}→{:.0} w/s, {:.0} ev/s at {:.0}% CPU, lag {}→{}, backlog {}{}{}",
+                        "{:.0}→{:.0} w/s, {:.0} ev/s at {:.0}% CPU, lag {}→{}, backlog {} + {:.0} KiB unread{}{}",
                         st.target,
                         st.sim_rate,
                         st.client_rate,
@@ -1106,6 +1203,7 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
                         st.lag_start,
                         st.lag_end,
                         st.backlog,
+                        st.unread as f64 / 1024.0,
                         if st.relisted { ", RELISTED" } else { "" },
                         match (st.kept_up, st.sim_bound) {
                             (true, _) => "",
@@ -1118,7 +1216,11 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
             s.push_str(&format!("- {}: {}\n", c.name, steps.join("; ")));
         }
     }
-    s.push_str(&format!(
+}
+
+/// What the tables measure, once after them.
+fn legend(plan: &Plan) -> String {
+    format!(
         "\nChurn steps: {:?} writes/s, {} s warm-up + {} s window each; a client keeps up when \
          its lag behind the sim's newest resourceVersion stays under ~1.5 s of writes and does \
          not grow; a growing lag with no client backlog and under half a core of client CPU is \
@@ -1145,8 +1247,7 @@ fn render(results: &[SizeResult], plan: &Plan) -> String {
             ),
             None => "CPUs: not pinned; the sim and the client share the machine's cores.".into(),
         }
-    ));
-    s
+    )
 }
 
 const BEGIN: &str = "<!-- scale:begin (written by `cargo bench --bench scale`) -->";

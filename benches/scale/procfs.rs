@@ -125,3 +125,45 @@ pub fn machine() -> String {
         .unwrap_or_default();
     format!("{model}, {cores} cores, {total_gib:.0} GiB RAM, Linux {kernel}, {rustc}")
 }
+
+/// Bytes received on this process's TCP sockets that it has not read yet (the Recv-Q of
+/// /proc/self/net/tcp and tcp6, for the sockets among /proc/self/fd): a client's backlog
+/// still on the wire side, which a client without a queue of its own (kube-rs's reflector
+/// decodes and stores inline) has only there.
+pub fn unread_socket_bytes() -> u64 {
+    let Ok(fds) = std::fs::read_dir("/proc/self/fd") else {
+        return 0;
+    };
+    let inodes: std::collections::HashSet<String> = fds
+        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+        .filter_map(|target| {
+            let target = target.to_string_lossy().into_owned();
+            Some(
+                target
+                    .strip_prefix("socket:[")?
+                    .strip_suffix(']')?
+                    .to_string(),
+            )
+        })
+        .collect();
+    let mut unread = 0;
+    for table in ["/proc/self/net/tcp", "/proc/self/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // sl local remote st tx_queue:rx_queue tr:when retrnsmt uid timeout inode ...
+            let (Some(queues), Some(inode)) = (fields.get(4), fields.get(9)) else {
+                continue;
+            };
+            if !inodes.contains(*inode) {
+                continue;
+            }
+            if let Some((_, rx)) = queues.split_once(':') {
+                unread += u64::from_str_radix(rx, 16).unwrap_or(0);
+            }
+        }
+    }
+    unread
+}

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::informers::lister_watcher::{BoxError, innermost_cause};
 use crate::resources::{PathError, ResourceKind};
 
 /// A person is waiting on "loading…": past this, say the server did not answer.
@@ -26,10 +27,20 @@ pub enum FetchError {
         reason: String,
         message: String,
     },
-    #[error("{object}: cannot reach the API server: {message}")]
-    Unreachable { object: String, message: String },
-    #[error("{object}: malformed JSON from the API server: {message}")]
-    Malformed { object: String, message: String },
+    #[error("{object}: cannot reach the API server: {}", innermost_cause(.source.as_ref()))]
+    Unreachable {
+        object: String,
+        #[source]
+        source: BoxError,
+    },
+    #[error("{object}: no answer from the API server within {}s", .waited.as_secs())]
+    Silent { object: String, waited: Duration },
+    #[error("{object}: malformed JSON from the API server: {source}")]
+    Malformed {
+        object: String,
+        #[source]
+        source: BoxError,
+    },
     #[error(transparent)]
     Path(#[from] PathError),
 }
@@ -52,13 +63,13 @@ pub async fn fetch_object(
         .body(Vec::new())
         .map_err(|e| FetchError::Unreachable {
             object: object.clone(),
-            message: e.to_string(),
+            source: e.into(),
         })?;
     let label = object.clone();
     let Ok(answer) = tokio::time::timeout(FETCH_TIMEOUT, client.request_text(request)).await else {
-        return Err(FetchError::Unreachable {
+        return Err(FetchError::Silent {
             object,
-            message: format!("no answer within {}s", FETCH_TIMEOUT.as_secs()),
+            waited: FETCH_TIMEOUT,
         });
     };
     let text = answer.map_err(|err| match err {
@@ -77,26 +88,15 @@ pub async fn fetch_object(
         },
         kube::Error::FromUtf8(e) => FetchError::Malformed {
             object,
-            message: e.to_string(),
+            source: e.into(),
         },
         other => FetchError::Unreachable {
             object,
-            message: innermost_cause(&other),
+            source: other.into(),
         },
     })?;
     serde_json::from_str(&text).map_err(|e| FetchError::Malformed {
         object: label,
-        message: e.to_string(),
+        source: e.into(),
     })
-}
-
-/// The innermost cause says what happened ("Connection refused"); the outer ones only wrap it.
-fn innermost_cause(err: &kube::Error) -> String {
-    let mut message = err.to_string();
-    let mut source = std::error::Error::source(err);
-    while let Some(cause) = source {
-        message = cause.to_string();
-        source = cause.source();
-    }
-    message
 }

@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 use super::cluster::{Cluster, NamespaceScope};
 use super::wire::{decode_list, decode_watch_line, peek_continue_token};
 use crate::informers::lister_watcher::{
-    ListPage, ListParams, ListWatchError, ListerWatcher, WatchParams, WatchStream,
+    BoxError, ListPage, ListParams, ListWatchError, ListerWatcher, WatchParams, WatchStream,
 };
 use crate::resources::{KubeResource, ResourceKind};
 
@@ -93,7 +93,7 @@ impl KubeListerWatcher {
         self
     }
 
-    fn request(&self, query: &[(&str, &str)]) -> Result<http::Request<Vec<u8>>, String> {
+    fn request(&self, query: &[(&str, &str)]) -> Result<http::Request<Vec<u8>>, http::Error> {
         let mut params = form_urlencoded::Serializer::new(String::new());
         params.extend_pairs(query);
         if let Some(selector) = &self.label_selector {
@@ -111,7 +111,6 @@ impl KubeListerWatcher {
         http::Request::get(url)
             .header(http::header::ACCEPT, "application/json")
             .body(Vec::new())
-            .map_err(|e| e.to_string())
     }
 
     fn error(&self, verb: &'static str, err: kube::Error) -> ListWatchError {
@@ -131,10 +130,10 @@ impl KubeListerWatcher {
             query.push(("continue", token));
         }
         self.request(&query)
-            .map_err(|message| ListWatchError::InvalidRequest {
+            .map_err(|source| ListWatchError::InvalidRequest {
                 verb: "list",
                 resource: self.resource.clone(),
-                message,
+                source,
             })
     }
 
@@ -186,17 +185,14 @@ fn kube_error(resource: &str, verb: &'static str, err: kube::Error) -> ListWatch
         kube::Error::SerdeError(e) => ListWatchError::MalformedResponse {
             verb,
             resource: resource.to_string(),
-            message: e.to_string(),
+            source: e.into(),
         },
-        other => {
-            let (message, connection_refused) = transport_cause(&other);
-            ListWatchError::Transport {
-                verb,
-                resource: resource.to_string(),
-                message,
-                connection_refused,
-            }
-        }
+        other => ListWatchError::Transport {
+            verb,
+            resource: resource.to_string(),
+            connection_refused: is_connection_refused(&other),
+            source: other.into(),
+        },
     }
 }
 
@@ -292,20 +288,19 @@ impl<S: Stream<Item = Result<Bytes, kube::Error>> + Unpin> WatchLines<S> {
     }
 }
 
-/// The innermost cause of a transport error, which is what tells a person what happened
-/// ("Connection refused"), and whether it was a refused connection.
-fn transport_cause(err: &kube::Error) -> (String, bool) {
-    let mut message = err.to_string();
-    let mut refused = false;
+/// Whether a transport error comes down to a refused connection.
+fn is_connection_refused(err: &kube::Error) -> bool {
     let mut source = std::error::Error::source(err);
     while let Some(cause) = source {
-        message = cause.to_string();
-        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
-            refused |= io.kind() == std::io::ErrorKind::ConnectionRefused;
+        if cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
+        {
+            return true;
         }
         source = cause.source();
     }
-    (message, refused)
+    false
 }
 
 impl<T> ListerWatcher<T> for KubeListerWatcher
@@ -319,16 +314,14 @@ where
         // Decoding a page takes milliseconds: off the runtime's threads, so that the next
         // page's request and response move meanwhile.
         let decoded = tokio::task::spawn_blocking(move || decode_list::<T>(&body)).await;
-        let decoded = decoded.map_err(|e| ListWatchError::MalformedResponse {
+        let malformed = |source: BoxError| ListWatchError::MalformedResponse {
             verb: "list",
             resource: self.resource.clone(),
-            message: e.to_string(),
-        })?;
-        let page = decoded.map_err(|message| ListWatchError::MalformedResponse {
-            verb: "list",
-            resource: self.resource.clone(),
-            message,
-        })?;
+            source,
+        };
+        let page = decoded
+            .map_err(|e| malformed(e.into()))?
+            .map_err(|e| malformed(e.into()))?;
         for error in &page.malformed {
             tracing::warn!(resource = %self.resource, %error, "skipped a list item that did not decode");
         }
@@ -346,10 +339,10 @@ where
         }
         let request = self
             .request(&query)
-            .map_err(|message| ListWatchError::InvalidRequest {
+            .map_err(|source| ListWatchError::InvalidRequest {
                 verb: "watch",
                 resource: self.resource.clone(),
-                message,
+                source,
             })?;
         let frames = body_frames(&self.client, request)
             .await

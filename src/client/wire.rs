@@ -10,7 +10,7 @@ use serde_json::value::RawValue;
 
 use crate::informers::lister_watcher::{ListPage, ListWatchError, RawWatchEvent, WatchEvent};
 use crate::resources::KubeResource;
-use crate::resources::decode::read;
+use crate::resources::decode::{ListParts, list_parts, read};
 use crate::resources::decode_object;
 
 #[derive(Deserialize)]
@@ -67,7 +67,7 @@ struct OwnedListMeta {
 /// [`crate::resources::decode`]). The common case, every item valid, is one pass straight into
 /// `T`; when that fails the items are split as raw JSON and decoded one by one, so a malformed
 /// item is skipped (and reported) without losing the others.
-pub fn decode_list<T: KubeResource>(body: &[u8]) -> Result<ListPage<T>, String> {
+pub fn decode_list<T: KubeResource>(body: &[u8]) -> Result<ListPage<T>, serde_json::Error> {
     let typed = read::<TypedList<T>>(body).ok();
     if let Some(list) = typed {
         let (resource_version, continue_token) = list.metadata.map_or_else(
@@ -94,18 +94,36 @@ pub fn decode_list<T: KubeResource>(body: &[u8]) -> Result<ListPage<T>, String> 
     decode_list_item_by_item(body)
 }
 
-fn decode_list_item_by_item<T: KubeResource>(body: &[u8]) -> Result<ListPage<T>, String> {
-    let wire: WireList<'_> = serde_json::from_slice(body).map_err(|e| e.to_string())?;
-    let raw_items = wire.items.unwrap_or_default();
+/// The items are split with the skipping scan, as laxly as the one-pass read takes them (an
+/// item with a malformed member no projection reads is kept); serde_json splits what the scan
+/// refuses, and its error is the page's.
+fn decode_list_item_by_item<T: KubeResource>(
+    body: &[u8],
+) -> Result<ListPage<T>, serde_json::Error> {
+    let parts = match list_parts::<WireListMeta<'_>>(body) {
+        Ok(parts) => parts,
+        Err(_) => {
+            let wire: WireList<'_> = serde_json::from_slice(body)?;
+            let items = wire.items.map(|raw| {
+                let texts = raw.into_iter().map(|item| item.get().as_bytes());
+                texts.collect()
+            });
+            ListParts {
+                metadata: wire.metadata,
+                items,
+            }
+        }
+    };
+    let raw_items = parts.items.unwrap_or_default();
     let mut items = Vec::with_capacity(raw_items.len());
     let mut malformed = Vec::new();
     for (index, raw) in raw_items.into_iter().enumerate() {
-        match decode_object::<T>(raw.get().as_bytes()) {
+        match decode_object::<T>(raw) {
             Ok(obj) => items.push(Arc::new(obj)),
             Err(e) => malformed.push(format!("list item {index}: {e}")),
         }
     }
-    let (resource_version, continue_token) = match wire.metadata {
+    let (resource_version, continue_token) = match parts.metadata {
         Some(meta) => (
             meta.resource_version
                 .map(|rv| rv.into_owned())
@@ -184,9 +202,9 @@ type ObjectEvent<T> = fn(Arc<T>) -> WatchEvent<T>;
 fn decode_object_event<T: KubeResource>(line: &Bytes) -> Option<RawWatchEvent<T>> {
     let mut rest: &[u8] = line;
     for token in [&b"{"[..], b"\"type\"", b":"] {
-        rest = rest.trim_ascii_start().strip_prefix(token)?;
+        rest = trim_start(rest).strip_prefix(token)?;
     }
-    let rest = rest.trim_ascii_start();
+    let rest = trim_start(rest);
     let (event, mut rest): (ObjectEvent<T>, &[u8]) =
         if let Some(r) = rest.strip_prefix(b"\"MODIFIED\"") {
             (WatchEvent::Modified, r)
@@ -198,9 +216,9 @@ fn decode_object_event<T: KubeResource>(line: &Bytes) -> Option<RawWatchEvent<T>
             return None;
         };
     for token in [&b","[..], b"\"object\"", b":"] {
-        rest = rest.trim_ascii_start().strip_prefix(token)?;
+        rest = trim_start(rest).strip_prefix(token)?;
     }
-    let object = rest.trim_ascii().strip_suffix(b"}")?.trim_ascii_end();
+    let object = trim_end(trim_end(trim_start(rest)).strip_suffix(b"}")?);
     let obj = decode_object::<T>(object).ok()?;
     Some(RawWatchEvent {
         event: event(Arc::new(obj)),
@@ -208,17 +226,33 @@ fn decode_object_event<T: KubeResource>(line: &Bytes) -> Option<RawWatchEvent<T>
     })
 }
 
+/// JSON's whitespace: space, tab, line feed and carriage return. (`trim_ascii` also trims a
+/// form feed, which serde_json refuses.)
+fn is_json_whitespace(byte: &u8) -> bool {
+    matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+fn trim_start(text: &[u8]) -> &[u8] {
+    let start = text.iter().position(|b| !is_json_whitespace(b));
+    &text[start.unwrap_or(text.len())..]
+}
+
+fn trim_end(text: &[u8]) -> &[u8] {
+    let end = text.iter().rposition(|b| !is_json_whitespace(b));
+    &text[..end.map_or(0, |i| i + 1)]
+}
+
 fn decode_any_watch_line<T: KubeResource>(
     line: &Bytes,
 ) -> Result<RawWatchEvent<T>, ListWatchError> {
-    let malformed = |e: serde_json::Error| ListWatchError::MalformedEvent(e.to_string());
+    let malformed = |e: serde_json::Error| ListWatchError::MalformedEvent(e.into());
     let wire: WireEvent<'_> = serde_json::from_slice(line).map_err(malformed)?;
     let raw = wire.object.get();
     let raw_object = line.slice_ref(raw.as_bytes());
     let object = || {
         decode_object::<T>(raw.as_bytes())
             .map(Arc::new)
-            .map_err(|e| ListWatchError::MalformedEvent(e.to_string()))
+            .map_err(|e| ListWatchError::MalformedEvent(e.into()))
     };
     let event = match wire.event_type.as_ref() {
         "ADDED" => WatchEvent::Added(object()?),
@@ -232,10 +266,15 @@ fn decode_any_watch_line<T: KubeResource>(
         }
         "ERROR" => WatchEvent::Error(Box::new(serde_json::from_str(raw).map_err(malformed)?)),
         other => {
-            return Err(ListWatchError::MalformedEvent(format!(
-                "unknown watch event type {other:?}"
-            )));
+            return Err(ListWatchError::MalformedEvent(
+                UnknownEventType(other.to_string()).into(),
+            ));
         }
     };
     Ok(RawWatchEvent { event, raw_object })
 }
+
+/// A watch event whose type is none of ADDED, MODIFIED, DELETED, BOOKMARK and ERROR.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown watch event type {0:?}")]
+pub struct UnknownEventType(pub String);

@@ -39,8 +39,10 @@ pub struct GetArgs {
 /// The query of `--filter` and `--index NAME=VALUE` terms together.
 fn query(args: &GetArgs) -> Result<Query, CommandError> {
     let mut query = match &args.filter {
-        Some(text) => Query::parse(text)
-            .map_err(|e| CommandError::Usage(format!("--filter {text:?}: {e}")))?,
+        Some(text) => Query::parse(text).map_err(|source| CommandError::Filter {
+            text: text.clone(),
+            source,
+        })?,
         None => Query::default(),
     };
     for term in &args.index {
@@ -86,9 +88,7 @@ async fn get<T: TableRow + ToJson>(
         tokio::time::sleep(duration).await;
     }
     let indexer = informer.indexer();
-    let selected = query
-        .select(indexer)
-        .map_err(|e| CommandError::Usage(e.to_string()))?;
+    let selected = query.select(indexer)?;
     let mut keys: Vec<Key> = FuzzyFilter::default()
         .filter(&query.text, selected)
         .into_iter()

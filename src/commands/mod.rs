@@ -11,10 +11,11 @@ use std::path::PathBuf;
 
 use crate::client::cluster::{ClusterArgs, ClusterError, NamespaceScope};
 use crate::client::lister_watcher::KubeListerWatcher;
-use crate::config::Config;
+use crate::config::{Config, ConfigError};
 use crate::index_views::definitions::{Indexable, index_funcs};
-use crate::informers::indexer::IndexerWriter;
-use crate::informers::lister_watcher::ListWatchError;
+use crate::index_views::query::{ParseError, QueryError};
+use crate::informers::indexer::{IndexerError, IndexerWriter};
+use crate::informers::lister_watcher::{ListWatchError, innermost_cause};
 use crate::informers::reflector::ReflectorError;
 use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::tap::Tap;
@@ -29,6 +30,18 @@ pub enum CommandError {
     UnknownResource(#[from] UnknownResource),
     #[error("{0}")]
     Usage(String),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Indexes(#[from] IndexerError),
+    #[error("--filter {text:?}: {source}")]
+    Filter {
+        text: String,
+        #[source]
+        source: ParseError,
+    },
+    #[error(transparent)]
+    Query(#[from] QueryError),
     #[error("{}", describe_reflector_error(.0))]
     Sync(Arc<ReflectorError>),
     #[error("writing output: {0}")]
@@ -52,8 +65,11 @@ fn describe_reflector_error(err: &ReflectorError) -> String {
             ),
             _ => err.to_string(),
         },
-        ReflectorError::ListWatch(ListWatchError::Transport { message, .. }) => {
-            format!("cannot reach the API server: {message}")
+        ReflectorError::ListWatch(ListWatchError::Transport { source, .. }) => {
+            format!(
+                "cannot reach the API server: {}",
+                innermost_cause(source.as_ref())
+            )
         }
         _ => err.to_string(),
     }
@@ -110,8 +126,7 @@ pub async fn start_informer<T: Indexable>(
     kind: ResourceKind,
     tap: Option<Tap>,
 ) -> Result<(RunningInformer<T>, NamespaceScope), CommandError> {
-    let config =
-        Config::load(args.config.as_deref()).map_err(|e| CommandError::Usage(e.to_string()))?;
+    let config = Config::load(args.config.as_deref())?;
     let cluster = args.cluster.connect().await?;
     let scope = args.cluster.scope(&cluster);
     let lister_watcher = KubeListerWatcher::for_kind(
@@ -121,8 +136,7 @@ pub async fn start_informer<T: Indexable>(
         args.selector.clone(),
         args.field_selector.clone(),
     );
-    let writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))
-        .map_err(|e| CommandError::Usage(e.to_string()))?;
+    let writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))?;
     let mut informer_config = InformerConfig::new(kind.plural());
     informer_config.tap = tap;
     Ok((

@@ -101,7 +101,11 @@ pub struct RawWatchEvent<T> {
 /// the watch.
 pub type WatchStream<T> = BoxStream<'static, Result<RawWatchEvent<T>, ListWatchError>>;
 
-/// What can go wrong talking to the API server.
+/// The cause of a failed decode or request, kept as the error it was.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What can go wrong talking to the API server. Each message is one line for a person and
+/// names the innermost cause; the cause itself stays reachable as the error's source.
 #[derive(Debug, thiserror::Error)]
 pub enum ListWatchError {
     #[error("{verb} {resource}: {} ({} {})", .status.message, .status.code, .status.reason)]
@@ -110,28 +114,41 @@ pub enum ListWatchError {
         resource: String,
         status: Box<Status>,
     },
-    #[error("{verb} {resource}: {message}")]
+    #[error("{verb} {resource}: {}", innermost_cause(.source.as_ref()))]
     Transport {
         verb: &'static str,
         resource: String,
-        message: String,
+        #[source]
+        source: BoxError,
         /// Nothing listens at the server's address (yet): worth retrying after a backoff.
         connection_refused: bool,
     },
-    #[error("{verb} {resource}: malformed response: {message}")]
+    #[error("{verb} {resource}: malformed response: {source}")]
     MalformedResponse {
         verb: &'static str,
         resource: String,
-        message: String,
+        #[source]
+        source: BoxError,
     },
-    #[error("{verb} {resource}: cannot build the request: {message}")]
+    #[error("{verb} {resource}: cannot build the request: {source}")]
     InvalidRequest {
         verb: &'static str,
         resource: String,
-        message: String,
+        #[source]
+        source: http::Error,
     },
     #[error("malformed watch event skipped: {0}")]
-    MalformedEvent(String),
+    MalformedEvent(#[source] BoxError),
+}
+
+/// The innermost cause of `err`, which is what tells a person what happened ("Connection
+/// refused") where the outer layers only say that a request failed.
+pub fn innermost_cause(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut innermost = err;
+    while let Some(cause) = innermost.source() {
+        innermost = cause;
+    }
+    innermost.to_string()
 }
 
 impl ListWatchError {

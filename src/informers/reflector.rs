@@ -257,6 +257,7 @@ where
         items.retain(|obj| meta_namespace_key(obj.as_ref()).is_ok());
         self.count_malformed(before - items.len());
         let objects = items.len();
+        tracing::info!(resource = %self.resource, objects, resource_version = %list_resource_version, "listed");
         if let Err(err) = self.store.replace(items, &list_resource_version) {
             tracing::error!(resource = %self.resource, error = %err, "store refused a list of keyed objects");
         }
@@ -394,6 +395,7 @@ where
                 }
             };
             bump(&self.metrics.watches);
+            tracing::debug!(resource = %self.resource, resource_version = %params.resource_version, "watching");
             self.tap_record(
                 TapKind::WatchStart,
                 TapRecord {
@@ -429,7 +431,8 @@ where
         while let Some(item) = stream.next().await {
             let raw = match item {
                 Ok(raw) => raw,
-                Err(ListWatchError::MalformedEvent(message)) => {
+                Err(ListWatchError::MalformedEvent(cause)) => {
+                    let message = cause.to_string();
                     bump(&self.metrics.decode_errors);
                     tracing::warn!(resource = %self.resource, %message, "skipped a malformed watch event");
                     self.tap_message(TapKind::Error, message);

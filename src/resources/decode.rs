@@ -22,9 +22,15 @@
 //! validated as serde_json validates it. Any error hands the whole text to serde_json, so an
 //! error is reported in serde_json's words, and anything this decoder does not read itself
 //! (an enum written as an object) is still decoded.
+//!
+//! The one module where `unsafe` is allowed (Cargo.toml's `[lints]` deny it everywhere else):
+//! the scan's SIMD loads, its calls into code built for the CPU features it detected, and a
+//! string it has seen to be ASCII. Each unsafe block says why it is sound
+//! (`clippy::undocumented_unsafe_blocks` is denied), and Miri runs this module's tests
+//! (docs/fuzzing.md).
+#![allow(unsafe_code)]
 
 mod de;
-mod reader;
 
 use memchr::memchr2;
 use serde::Deserialize;
@@ -39,7 +45,6 @@ pub struct Malformed {
 }
 
 pub use de::Error;
-pub(crate) use reader::{Reader, read_members};
 
 /// Decodes one JSON value (an object, a list body) into `T`, skipping every member `T` does not
 /// read. On any error serde_json reads the text instead, so that the error is its own.
@@ -54,6 +59,24 @@ pub fn read<'a, T: Deserialize<'a>>(json: &'a [u8]) -> Result<T, Error> {
     let value = T::deserialize(&mut de)?;
     de.end()?;
     Ok(value)
+}
+
+/// A list body, split so that its items can be decoded one by one.
+pub struct ListParts<'a, M> {
+    pub metadata: Option<M>,
+    /// The text of each element of `items`; `None` when `items` is absent or `null`.
+    pub items: Option<Vec<&'a [u8]>>,
+}
+
+/// Splits a list body: `metadata` decoded into `M`, each element of `items` kept as its text,
+/// checked for structure only (as a skipped value is), and other members skipped. An item
+/// whose unread members are malformed is then taken as a one-pass read of the page takes it,
+/// and one item that does not decode loses only itself.
+pub fn list_parts<'a, M: Deserialize<'a>>(json: &'a [u8]) -> Result<ListParts<'a, M>, Error> {
+    let mut de = de::Deserializer::new(json);
+    let parts = de.list_parts()?;
+    de.end()?;
+    Ok(parts)
 }
 
 /// Bit `i` of `x` xor all bits below it: set from an opening quote up to (not including) its

@@ -5,7 +5,6 @@
 use serde::Deserialize;
 use smallvec::SmallVec;
 
-use super::decode::{self, Reader, read_members};
 use super::packed::{Builder, Packed, Rows, Str, StrMap};
 use super::time::Timestamp;
 
@@ -57,34 +56,7 @@ pub(crate) struct WireMeta<'a> {
     pub owner_references: Option<SmallVec<[WireOwner<'a>; 1]>>,
 }
 
-impl<'a> WireMeta<'a> {
-    /// The members the derive reads, read by hand into `self` (see [`Reader`]).
-    pub(crate) fn read(&mut self, r: &mut Reader<'a>) -> Result<(), decode::Error> {
-        // Every member named: a field added to the struct must be read here too.
-        let Self {
-            name,
-            namespace,
-            uid,
-            resource_version,
-            creation_timestamp,
-            deletion_timestamp,
-            labels,
-            annotations,
-            owner_references,
-        } = self;
-        read_members!(r, |r| {
-            b"name" => *name = r.opt_str()?,
-            b"namespace" => *namespace = r.opt_str()?,
-            b"uid" => *uid = r.opt_str()?,
-            b"resourceVersion" => *resource_version = r.opt_str()?,
-            b"creationTimestamp" => *creation_timestamp = r.opt_timestamp()?,
-            b"deletionTimestamp" => *deletion_timestamp = r.opt_timestamp()?,
-            b"labels" => *labels = r.opt(Reader::str_map)?,
-            b"annotations" => *annotations = r.opt(Reader::str_map)?,
-            b"ownerReferences" => *owner_references = r.list(WireOwner::read, SmallVec::push)?,
-        })
-    }
-
+impl WireMeta<'_> {
     /// Pushes the shared scalar slots `NAME..FIRST_KIND_SLOT`.
     pub(crate) fn push_scalars<'b, const N: usize>(&'b self, b: &mut Builder<'b, N>) {
         b.push_opt(self.name.as_ref());
@@ -124,24 +96,6 @@ pub(crate) struct WireOwner<'a> {
     controller: Option<bool>,
 }
 
-impl<'a> WireOwner<'a> {
-    fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
-        let mut owner = WireOwner {
-            kind: None,
-            name: None,
-            uid: None,
-            controller: None,
-        };
-        read_members!(r, |r| {
-            b"kind" => owner.kind = r.opt_str()?,
-            b"name" => owner.name = r.opt_str()?,
-            b"uid" => owner.uid = r.opt_str()?,
-            b"controller" => owner.controller = r.opt_bool()?,
-        })?;
-        Ok(owner)
-    }
-}
-
 /// `spec.selector` of a workload; only `matchLabels` is kept.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
@@ -161,22 +115,6 @@ pub(crate) struct WireContainer<'a> {
     pub image: Option<Str<'a>>,
     #[serde(borrow)]
     pub restart_policy: Option<Str<'a>>,
-}
-
-impl<'a> WireContainer<'a> {
-    pub(crate) fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
-        let mut container = WireContainer {
-            name: None,
-            image: None,
-            restart_policy: None,
-        };
-        read_members!(r, |r| {
-            b"name" => container.name = r.opt_str()?,
-            b"image" => container.image = r.opt_str()?,
-            b"restartPolicy" => container.restart_policy = r.opt_str()?,
-        })?;
-        Ok(container)
-    }
 }
 
 /// Pushes containers as (name, image) rows.

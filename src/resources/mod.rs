@@ -111,13 +111,6 @@ pub trait KubeResource: Object + DeserializeOwned + Clone + Debug {
         None
     }
 
-    /// A hand-written decoder, for the kinds whose events dominate a watch (pods): `None` when
-    /// the kind has none or the text is not what it reads, and [`decode_object`] then decodes
-    /// through serde.
-    fn decode_by_hand(_json: &[u8]) -> Option<Self> {
-        None
-    }
-
     /// The managing controller as (kind, name).
     fn controller_owner(&self) -> Option<(&str, &str)> {
         self.controller_owner_key().map(meta::split_owner)
@@ -310,11 +303,8 @@ pub fn decode<T: KubeResource>(json: &[u8]) -> Result<T, DecodeError> {
     })
 }
 
-/// [`decode::from_slice`], after the kind's hand-written decoder if it has one
-/// ([`KubeResource::decode_by_hand`]).
+/// [`decode::from_slice`] into a projection: what a list item or a watch event's object goes
+/// through.
 pub(crate) fn decode_object<T: KubeResource>(json: &[u8]) -> Result<T, serde_json::Error> {
-    match T::decode_by_hand(json) {
-        Some(obj) => Ok(obj),
-        None => decode::from_slice(json),
-    }
+    decode::from_slice(json)
 }

@@ -215,10 +215,6 @@ impl<'b, const N: usize> Builder<'b, N> {
 pub(crate) struct Str<'a>(Cow<'a, str>);
 
 impl<'a> Str<'a> {
-    pub(crate) fn new(text: Cow<'a, str>) -> Self {
-        Self(text)
-    }
-
     pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
@@ -260,13 +256,13 @@ impl<'a, const SKIP: bool> StrMap<'a, SKIP> {
     }
 
     /// Whether the member named `key` is skipped without being decoded.
-    pub(crate) fn skips(key: &Str<'_>) -> bool {
+    fn skips(key: &Str<'_>) -> bool {
         SKIP && key.as_str() == LAST_APPLIED_ANNOTATION
     }
 
     /// The map of `entries`, given in the order read: sorted by key, and of equal keys the one
     /// read last (last wins, as in Go).
-    pub(crate) fn from_entries(mut entries: SmallVec<[(Str<'a>, Str<'a>); 8]>) -> Self {
+    fn from_entries(mut entries: SmallVec<[(Str<'a>, Str<'a>); 8]>) -> Self {
         if !entries.is_sorted_by(|a, b| a.0 < b.0) {
             entries.sort_by(|a, b| a.0.cmp(&b.0));
             let mut deduped: SmallVec<[(Str<'a>, Str<'a>); 8]> = SmallVec::new();

@@ -5,7 +5,6 @@ use std::borrow::Cow;
 use serde::de::IgnoredAny;
 use smallvec::SmallVec;
 
-use super::decode::{self, Reader, read_members};
 use super::meta::{self, Container, FIRST_KIND_SLOT, OwnerRef, WireContainer, WireMeta, non_empty};
 use super::packed::{Builder, Labels, PackError, Packed, Str};
 use super::time::Timestamp;
@@ -168,16 +167,7 @@ impl Pod {
     }
 }
 
-object_impls!(Pod, ResourceKind::Pods, {
-    fn controller_owner_key(&self) -> Option<&str> {
-        Pod::controller_owner_key(self)
-    }
-
-    /// Pod events are most of a cluster's watch traffic (see [`Reader`]).
-    fn decode_by_hand(json: &[u8]) -> Option<Self> {
-        Pod::from_wire(&WirePod::read(json).ok()?).ok()
-    }
-});
+object_impls!(Pod, ResourceKind::Pods, owners);
 
 /// A pod as decoded from the wire. Its lists are read into inline vectors sized for a typical
 /// pod (five conditions, one or two containers, one owner): no allocation and no regrowth per
@@ -194,7 +184,7 @@ struct WirePod<'a> {
     status: Option<Box<WirePodStatus<'a>>>,
 }
 
-#[derive(serde::Deserialize, Default)]
+#[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct WirePodSpec<'a> {
     #[serde(borrow)]
@@ -205,7 +195,7 @@ struct WirePodSpec<'a> {
     init_containers: Option<Vec<WireContainer<'a>>>,
 }
 
-#[derive(serde::Deserialize, Default)]
+#[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct WirePodStatus<'a> {
     #[serde(borrow)]
@@ -224,7 +214,7 @@ struct WirePodStatus<'a> {
     init_container_statuses: Option<Vec<WireContainerStatus<'a>>>,
 }
 
-#[derive(serde::Deserialize, Default)]
+#[derive(serde::Deserialize)]
 struct WireCondition<'a> {
     #[serde(borrow, rename = "type")]
     type_: Option<Str<'a>>,
@@ -234,7 +224,7 @@ struct WireCondition<'a> {
     reason: Option<Str<'a>>,
 }
 
-#[derive(serde::Deserialize, Default)]
+#[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct WireContainerStatus<'a> {
     #[serde(borrow)]
@@ -250,7 +240,7 @@ struct WireContainerStatus<'a> {
     last_state: Option<WireState<'a>>,
 }
 
-#[derive(serde::Deserialize, Default)]
+#[derive(serde::Deserialize)]
 struct WireState<'a> {
     #[serde(borrow)]
     waiting: Option<WireWaiting<'a>>,
@@ -259,13 +249,13 @@ struct WireState<'a> {
     terminated: Option<WireTerminated<'a>>,
 }
 
-#[derive(serde::Deserialize, Default)]
+#[derive(serde::Deserialize)]
 struct WireWaiting<'a> {
     #[serde(borrow)]
     reason: Option<Str<'a>>,
 }
 
-#[derive(serde::Deserialize, Default)]
+#[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct WireTerminated<'a> {
     #[serde(borrow)]
@@ -275,168 +265,6 @@ struct WireTerminated<'a> {
     #[serde(default)]
     signal: i64,
     finished_at: Option<Timestamp>,
-}
-
-/// The hand-written reading of the `Wire*` structs above: the members their derive reads, and
-/// nothing else (see [`Reader`]). An error hands the text to the derive.
-impl<'a> WirePod<'a> {
-    fn read(json: &'a [u8]) -> Result<Self, decode::Error> {
-        let mut r = Reader::new(json);
-        let mut pod = WirePod {
-            metadata: Box::default(),
-            spec: None,
-            status: None,
-        };
-        read_members!(r, |r| {
-            b"metadata" => pod.metadata.read(r)?,
-            b"spec" => pod.spec = r.opt(WirePodSpec::read)?,
-            b"status" => pod.status = r.opt(WirePodStatus::read)?,
-        })?;
-        r.end()?;
-        Ok(pod)
-    }
-}
-
-impl<'a> WirePodSpec<'a> {
-    /// Boxed (see [`WirePod`]), and read into the box.
-    fn read(r: &mut Reader<'a>) -> Result<Box<Self>, decode::Error> {
-        let mut this = Box::<Self>::default();
-        // Every member named: a field added to the struct must be read here too.
-        let Self {
-            node_name,
-            containers,
-            init_containers,
-        } = &mut *this;
-        read_members!(r, |r| {
-            b"nodeName" => *node_name = r.opt_str()?,
-            b"containers" => *containers = r.list(WireContainer::read, SmallVec::push)?,
-            b"initContainers" => *init_containers = r.list(WireContainer::read, Vec::push)?,
-        })?;
-        Ok(this)
-    }
-}
-
-impl<'a> WirePodStatus<'a> {
-    /// Boxed (see [`WirePod`]), and read into the box.
-    fn read(r: &mut Reader<'a>) -> Result<Box<Self>, decode::Error> {
-        let mut this = Box::<Self>::default();
-        // Every member named: a field added to the struct must be read here too.
-        let Self {
-            phase,
-            reason,
-            pod_ip,
-            host_ip,
-            conditions,
-            container_statuses,
-            init_container_statuses,
-        } = &mut *this;
-        read_members!(r, |r| {
-            b"phase" => *phase = r.opt_str()?,
-            b"reason" => *reason = r.opt_str()?,
-            b"podIP" => *pod_ip = r.opt_str()?,
-            b"hostIP" => *host_ip = r.opt_str()?,
-            b"conditions" => *conditions = r.list(WireCondition::read, SmallVec::push)?,
-            b"containerStatuses" => {
-                *container_statuses = r.list(WireContainerStatus::read, SmallVec::push)?
-            },
-            b"initContainerStatuses" => {
-                *init_container_statuses = r.list(WireContainerStatus::read, Vec::push)?
-            },
-        })?;
-        Ok(this)
-    }
-}
-
-impl<'a> WireCondition<'a> {
-    fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
-        let mut condition = Self::default();
-        // Every member named: a field added to the struct must be read here too.
-        let Self {
-            type_,
-            status,
-            reason,
-        } = &mut condition;
-        read_members!(r, |r| {
-            b"type" => *type_ = r.opt_str()?,
-            b"status" => *status = r.opt_str()?,
-            b"reason" => *reason = r.opt_str()?,
-        })?;
-        Ok(condition)
-    }
-}
-
-impl<'a> WireContainerStatus<'a> {
-    fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
-        let mut status = Self::default();
-        // Every member named: a field added to the struct must be read here too.
-        let Self {
-            name,
-            ready,
-            restart_count,
-            started,
-            state,
-            last_state,
-        } = &mut status;
-        read_members!(r, |r| {
-            b"name" => *name = r.opt_str()?,
-            b"ready" => *ready = r.bool()?,
-            b"restartCount" => *restart_count = r.i64()?,
-            b"started" => *started = r.opt_bool()?,
-            b"state" => *state = r.opt(WireState::read)?,
-            b"lastState" => *last_state = r.opt(WireState::read)?,
-        })?;
-        Ok(status)
-    }
-}
-
-impl<'a> WireState<'a> {
-    fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
-        let mut state = Self::default();
-        // Every member named: a field added to the struct must be read here too.
-        let Self {
-            waiting,
-            running,
-            terminated,
-        } = &mut state;
-        read_members!(r, |r| {
-            b"waiting" => *waiting = r.opt(WireWaiting::read)?,
-            b"running" => *running = r.opt(|r| r.skip().map(|()| IgnoredAny))?,
-            b"terminated" => *terminated = r.opt(WireTerminated::read)?,
-        })?;
-        Ok(state)
-    }
-}
-
-impl<'a> WireWaiting<'a> {
-    fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
-        let mut waiting = Self::default();
-        // Every member named: a field added to the struct must be read here too.
-        let Self { reason } = &mut waiting;
-        read_members!(r, |r| {
-            b"reason" => *reason = r.opt_str()?,
-        })?;
-        Ok(waiting)
-    }
-}
-
-impl<'a> WireTerminated<'a> {
-    fn read(r: &mut Reader<'a>) -> Result<Self, decode::Error> {
-        let mut terminated = Self::default();
-        // Every member named: a field added to the struct must be read here too.
-        let Self {
-            reason,
-            exit_code,
-            signal,
-            finished_at,
-        } = &mut terminated;
-        read_members!(r, |r| {
-            b"reason" => *reason = r.opt_str()?,
-            b"exitCode" => *exit_code = r.i64()?,
-            b"signal" => *signal = r.i64()?,
-            b"finishedAt" => *finished_at = r.opt_timestamp()?,
-        })?;
-        Ok(terminated)
-    }
 }
 
 fn text<'b>(s: &'b Option<Str<'_>>) -> &'b str {
@@ -468,6 +296,7 @@ struct Summary<'b> {
     reason: Cow<'b, str>,
     ready: u32,
     total: u32,
+    /// Summed with saturation: the counts are the server's, and a wrapped sum showed 0.
     restarts: i64,
     last_restart: Option<Timestamp>,
 }
@@ -535,15 +364,15 @@ fn summarize<'b>(
         s.reason = Cow::Borrowed("SchedulingGated");
     }
 
-    let mut sidecar_restarts = 0;
+    let mut sidecar_restarts: i64 = 0;
     let mut sidecar_last_restart = None;
     let mut initializing = false;
     for (i, c) in init_statuses.iter().enumerate() {
-        s.restarts += c.restart_count;
+        s.restarts = s.restarts.saturating_add(c.restart_count);
         s.last_restart = later(s.last_restart, c.last_finished());
         let sidecar = sidecar_named(text(&c.name));
         if sidecar {
-            sidecar_restarts += c.restart_count;
+            sidecar_restarts = sidecar_restarts.saturating_add(c.restart_count);
             sidecar_last_restart = later(sidecar_last_restart, c.last_finished());
         }
         let terminated = c.terminated();
@@ -577,7 +406,7 @@ fn summarize<'b>(
         s.last_restart = sidecar_last_restart;
         let mut has_running = false;
         for c in statuses.iter().rev() {
-            s.restarts += c.restart_count;
+            s.restarts = s.restarts.saturating_add(c.restart_count);
             s.last_restart = later(s.last_restart, c.last_finished());
             let waiting = c.waiting_reason();
             match c.terminated() {

@@ -15,12 +15,12 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::Shared;
-use super::http::write::delete_cascading;
+use super::gc::delete_cascading;
 use super::manifests::{self, PodFactory, PodState};
 use super::object::{SelectableFields, StoredObject};
 use super::resources::Resource;
 use super::store::{Key, Txn};
-use super::workload::{node_slot, pod_ip};
+use super::workload::{node_ip, node_slot, pod_ip};
 
 /// The churn's run-time settings.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -455,14 +455,6 @@ fn owning_replicaset(txn: &Txn<'_>, key: &str, pod: &StoredObject) -> Option<Str
     let owner: PodOwner = serde_json::from_slice(&pod.json).ok()?;
     let rs = owner.metadata.owner_references.into_iter().next()?.name;
     Some(format!("{}/{rs}", owner.metadata.namespace))
-}
-
-/// The InternalIP of a generated node, from its name (`ip-10-a-b-c...`).
-pub(crate) fn node_ip(node: &str) -> String {
-    node.strip_prefix("ip-")
-        .and_then(|rest| rest.split('.').next())
-        .map(|ip| ip.replace('-', "."))
-        .unwrap_or_else(|| "10.0.0.1".to_string())
 }
 
 /// Drops one entry (the first in hash order, so in effect a random one) from a full cache.

@@ -93,6 +93,14 @@ pub fn node_slot(i: usize) -> NodeSlot {
     }
 }
 
+/// The InternalIP of a generated node, from its name (`ip-10-a-b-c...`).
+pub fn node_ip(node: &str) -> String {
+    node.strip_prefix("ip-")
+        .and_then(|rest| rest.split('.').next())
+        .map(|ip| ip.replace('-', "."))
+        .unwrap_or_else(|| "10.0.0.1".to_string())
+}
+
 /// Pod IPs are handed out from 10.64.0.0/10 in order, so they never collide.
 pub fn pod_ip(n: u64) -> String {
     let n = n % (1 << 22);

@@ -16,7 +16,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("resources", &["informers"]),
     ("client", &["informers", "resources"]),
     ("index_views", &["informers", "resources", "client"]),
-    ("config", &["index_views", "informers", "resources", "duration"]),
+    (
+        "config",
+        &["index_views", "informers", "resources", "duration"],
+    ),
     (
         "commands",
         &[
@@ -105,7 +108,10 @@ fn each_layer_imports_only_the_layers_below_it() {
             continue;
         }
         let Some(may_import) = allowed.get(top) else {
-            violations.push(format!("{}: module `{top}` has no layer here", relative.display()));
+            violations.push(format!(
+                "{}: module `{top}` has no layer here",
+                relative.display()
+            ));
             continue;
         };
         let code = code_of(file);
@@ -127,7 +133,11 @@ fn each_layer_imports_only_the_layers_below_it() {
     }
     violations.sort();
     violations.dedup();
-    assert!(violations.is_empty(), "layer violations:\n{}", violations.join("\n"));
+    assert!(
+        violations.is_empty(),
+        "layer violations:\n{}",
+        violations.join("\n")
+    );
 }
 
 /// The file-level import cycles, as the project's shared tool finds them.

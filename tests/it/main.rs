@@ -4,6 +4,7 @@
 
 mod cli_errors;
 mod common;
+mod layers;
 mod reflector_convergence;
 mod reflector_scale;
 mod resources_kinds;
@@ -12,6 +13,7 @@ mod secrets;
 mod sim_errors;
 mod sim_kubectl;
 mod sim_protocol;
+mod sim_writes;
 mod tui_detail;
 mod tui_frame_cost;
 mod tui_keys;

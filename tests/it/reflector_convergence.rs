@@ -12,6 +12,7 @@ use kscope::informers::backoff::Backoff;
 use kscope::informers::indexer::IndexerWriter;
 use kscope::informers::informer::Notification;
 use kscope::informers::object::Object;
+use kscope::informers::reflector::ReflectorMetricsSnapshot;
 use kscope::informers::running::{InformerConfig, RunningInformer};
 use kscope::resources::{Pod, ResourceKind};
 use kscope::sim::{Faults, Resource, Sim, SimConfig, SimHandle};
@@ -97,7 +98,9 @@ fn store_state(informer: &RunningInformer<Pod>) -> BTreeMap<String, String> {
 }
 
 /// Waits until the store equals the sim's truth, then checks the handlers agree.
-async fn assert_converges(run: Run, what: &str) {
+/// Waits for the store to equal the sim's truth; returns what the Reflector counted, so that
+/// a fault test can check its fault fired.
+async fn assert_converges(run: Run, what: &str) -> ReflectorMetricsSnapshot {
     let deadline = Instant::now() + Duration::from_secs(90);
     let truth = loop {
         let truth = run.sim.truth(Resource::Pods);
@@ -135,6 +138,7 @@ async fn assert_converges(run: Run, what: &str) {
         truth.len()
     );
     run.sim.shutdown().await;
+    metrics
 }
 
 async fn wait_synced(run: &Run) {
@@ -148,8 +152,12 @@ async fn wait_synced(run: &Run) {
 }
 
 /// Churn for a while (each config stops its churn with churn_for), then compare.
-async fn churn_and_converge(config: SimConfig, churn_for: Duration, what: &str) {
-    churn_and_converge_with(config, InformerConfig::new("pods"), churn_for, what).await;
+async fn churn_and_converge(
+    config: SimConfig,
+    churn_for: Duration,
+    what: &str,
+) -> ReflectorMetricsSnapshot {
+    churn_and_converge_with(config, InformerConfig::new("pods"), churn_for, what).await
 }
 
 async fn churn_and_converge_with(
@@ -157,11 +165,11 @@ async fn churn_and_converge_with(
     informer_config: InformerConfig,
     churn_for: Duration,
     what: &str,
-) {
+) -> ReflectorMetricsSnapshot {
     let run = start_with(config, informer_config).await;
     wait_synced(&run).await;
     tokio::time::sleep(churn_for + Duration::from_millis(500)).await;
-    assert_converges(run, what).await;
+    assert_converges(run, what).await
 }
 
 fn churning(seed: u64, rate: f64, churn_for: Duration) -> SimConfig {
@@ -174,12 +182,13 @@ fn churning(seed: u64, rate: f64, churn_for: Duration) -> SimConfig {
 async fn converges_under_churn_for_several_seeds() {
     for seed in [1, 7, 42] {
         let churn_for = Duration::from_secs(4);
-        churn_and_converge(
+        let metrics = churn_and_converge(
             churning(seed, 300.0, churn_for),
             churn_for,
             &format!("seed {seed}"),
         )
         .await;
+        assert_eq!(metrics.errors, 0, "no fault, no failed round: {metrics:?}");
     }
 }
 
@@ -190,27 +199,39 @@ async fn converges_when_watches_are_dropped() {
         drop_watch_every: Some(Duration::from_millis(700)),
         ..Faults::default()
     };
-    churn_and_converge(
+    let metrics = churn_and_converge(
         churning(3, 200.0, churn_for).faults(faults),
         churn_for,
         "watch drops",
     )
     .await;
+    // A dropped watch is a clean end of stream: re-watched from the last resourceVersion,
+    // never a relist.
+    assert!(metrics.watches >= 4, "the drops fired: {metrics:?}");
+    assert_eq!(
+        metrics.lists, 1,
+        "drops re-watch without relisting: {metrics:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn converges_when_watches_get_410() {
     let churn_for = Duration::from_secs(6);
+    // The 410 is decided at each watch's start, and a watch lasts minutes: dropping watches
+    // often makes enough starts for the 410s to fire (with one watch, half the runs had none).
     let faults = Faults {
         watch_gone_ratio: 0.5,
+        drop_watch_every: Some(Duration::from_millis(500)),
         ..Faults::default()
     };
-    churn_and_converge(
+    let metrics = churn_and_converge(
         churning(4, 200.0, churn_for).faults(faults),
         churn_for,
         "watch 410s",
     )
     .await;
+    assert!(metrics.expired > 0, "the 410s fired: {metrics:?}");
+    assert!(metrics.lists > 1, "a 410 relists: {metrics:?}");
 }
 
 /// A failed page fails the whole list, as in client-go: a ten-page list gets through only
@@ -233,13 +254,14 @@ async fn converges_with_500s_and_429s() {
         Duration::from_secs(120),
         1.0,
     );
-    churn_and_converge_with(
+    let metrics = churn_and_converge_with(
         churning(5, 200.0, churn_for).faults(faults),
         informer_config,
         churn_for,
         "500s and 429s",
     )
     .await;
+    assert!(metrics.errors > 0, "the 500s and 429s fired: {metrics:?}");
 }
 
 /// Slow pages under churn with a short history: continue tokens expire mid-list (410 on

@@ -1,7 +1,7 @@
 //! The pod projection against the realistic fixture, a full k8s-openapi decode of the same
 //! bytes, and kubectl's STATUS column logic.
 
-use kscope::client::wire::decode_list;
+use kscope::client::wire::{decode_list, decode_watch_line};
 use kscope::informers::keys::meta_namespace_key;
 use kscope::informers::object::Object;
 use kscope::resources::{
@@ -185,7 +185,7 @@ fn escaped_strings_and_unsorted_duplicate_keys() {
     let json = br#"{"metadata":{"name":"a\u0062c","labels":{"z":"1","a":"x\"y","z":"2"}}}"#;
     let pod: Pod = kscope::resources::decode::read(json).unwrap();
     assert_eq!(pod, decode::<Pod>(json).unwrap());
-    assert_eq!(Pod::decode_by_hand(json).as_ref(), Some(&pod));
+    assert_eq!(pod, serde_json::from_slice::<Pod>(json).unwrap());
     assert_eq!(pod.name(), "abc");
     assert_eq!(
         pod.labels().iter().collect::<Vec<_>>(),
@@ -196,8 +196,7 @@ fn escaped_strings_and_unsorted_duplicate_keys() {
 }
 
 /// Decodes a pod made of a base (name, namespace) and `extra` merged over it, checking that
-/// kscope's skipping decoder (without serde_json's fallback) and its hand-written one read it
-/// as serde_json does.
+/// kscope's skipping decoder (without serde_json's fallback) reads it as serde_json does.
 fn pod(extra: Value) -> Pod {
     let mut v = json!({"metadata": {"name": "p", "namespace": "ns"}});
     merge(&mut v, extra);
@@ -205,14 +204,11 @@ fn pod(extra: Value) -> Pod {
     let skimmed: Pod = kscope::resources::decode::read(&json).unwrap();
     let whole: Pod = serde_json::from_slice(&json).unwrap();
     assert_eq!(skimmed, whole, "{v}");
-    assert_eq!(Pod::decode_by_hand(&json).as_ref(), Some(&whole), "{v}");
     skimmed
 }
 
 #[test]
-fn the_hand_written_decoder_reads_what_the_derive_reads() {
-    let whole: Pod = serde_json::from_slice(FIXTURE).unwrap();
-    assert_eq!(Pod::decode_by_hand(FIXTURE), Some(whole));
+fn nulls_escapes_and_unread_members_read_as_serde_json_reads_them() {
     // Nulls where the wire form has an Option, escapes in values and in label keys, members
     // no projection reads (at every level), unsorted labels, the last-applied annotation,
     // non-ASCII text.
@@ -250,7 +246,7 @@ fn the_hand_written_decoder_reads_what_the_derive_reads() {
 }
 
 #[test]
-fn what_the_hand_written_decoder_does_not_read_goes_to_serde() {
+fn what_the_skipping_decoder_does_not_read_goes_to_serde_json() {
     for json in [
         // An escaped member name: serde reads it as `name`.
         &br#"{"metadata":{"n\u0061me":"x"}}"#[..],
@@ -260,7 +256,7 @@ fn what_the_hand_written_decoder_does_not_read_goes_to_serde() {
         br#"{"status":{"containerStatuses":[{"name":"c","restartCount":1.5}]}}"#,
         br#"{"metadata":null}"#,
         br#"{"metadata":{}} trailing"#,
-        // Read by serde, refused by the hand-written reader: a member name it does not match.
+        // A member name no projection reads, not ASCII.
         "{\"metadata\":{\"name\":\"p\",\"ñ\":1}}".as_bytes(),
         // Refused by both.
         br#"{"metadata":{},"metadata":{}}"#,
@@ -270,7 +266,6 @@ fn what_the_hand_written_decoder_does_not_read_goes_to_serde() {
         br#"{"status":{"containerStatuses":[{"name":"c","restartCount":9223372036854775808}]}}"#,
     ] {
         let text = String::from_utf8_lossy(json);
-        assert_eq!(Pod::decode_by_hand(json), None, "{text}");
         let by_serde = serde_json::from_slice::<Pod>(json).ok();
         assert_eq!(decode::<Pod>(json).ok(), by_serde, "{text}");
     }
@@ -279,13 +274,12 @@ fn what_the_hand_written_decoder_does_not_read_goes_to_serde() {
 }
 
 #[test]
-fn a_member_name_in_the_last_sixteen_bytes_is_read_by_hand() {
-    // The scan does not classify the text's last sixteen bytes; the reader checks such a name
-    // itself.
+fn a_member_name_in_the_last_sixteen_bytes_is_read() {
+    // The scan does not classify the text's last sixteen bytes by lanes.
     let json = br#"{"metadata":{"name":"p"},"status":{"initContainerStatuses":null}}"#;
-    let by_hand = Pod::decode_by_hand(json).unwrap();
-    assert_eq!(by_hand, serde_json::from_slice::<Pod>(json).unwrap());
-    assert_eq!(by_hand.name(), "p");
+    let skimmed = kscope::resources::decode::read::<Pod>(json).unwrap();
+    assert_eq!(skimmed, serde_json::from_slice::<Pod>(json).unwrap());
+    assert_eq!(skimmed.name(), "p");
 }
 
 #[test]
@@ -560,6 +554,40 @@ fn status_sidecar_init_containers() {
 }
 
 #[test]
+fn restart_counts_past_any_sum_saturate() {
+    // A server's numbers, summed: this overflowed (a panic in a debug build, RESTARTS 0 in a
+    // release build).
+    let max = i64::MAX;
+    let app = |name: &str, count: i64| json!({"name": name, "ready": true, "restartCount": count});
+    let p = pod(json!({
+        "spec": {"containers": containers(&["a", "b"])},
+        "status": {"containerStatuses": [app("a", max), app("b", max)]},
+    }));
+    assert_eq!(p.restarts(), u32::MAX);
+    let sidecars = pod(json!({
+        "spec": {
+            "initContainers": [{"name": "s", "restartPolicy": "Always"},
+                               {"name": "t", "restartPolicy": "Always"}],
+            "containers": containers(&["a"]),
+        },
+        "status": {
+            "conditions": [{"type": "Initialized", "status": "True"}],
+            "initContainerStatuses": [
+                {"name": "s", "ready": true, "started": true, "restartCount": max},
+                {"name": "t", "ready": true, "started": true, "restartCount": max},
+            ],
+            "containerStatuses": [app("a", max)],
+        },
+    }));
+    assert_eq!(sidecars.restarts(), u32::MAX);
+    let negative = pod(json!({
+        "spec": {"containers": containers(&["a", "b"])},
+        "status": {"containerStatuses": [app("a", i64::MIN), app("b", i64::MIN)]},
+    }));
+    assert_eq!(negative.restarts(), 0);
+}
+
+#[test]
 fn malformed_pods_are_typed_errors() {
     for bad in [
         &b"{"[..],
@@ -600,6 +628,64 @@ fn a_malformed_list_item_fails_alone() {
     let empty = decode_list::<Pod>(br#"{"metadata":{"continue":""},"items":null}"#).unwrap();
     assert!(empty.items.is_empty() && empty.continue_token.is_none());
     assert!(decode_list::<Pod>(br#"{"items":[{}"#).is_err());
+}
+
+#[test]
+fn a_list_item_with_a_malformed_unread_member_is_kept_when_another_fails() {
+    // The first item reads (its managedFields are skipped, checked for structure only), the
+    // second does not: the page is read item by item, and that must keep the first.
+    let fixture = std::str::from_utf8(FIXTURE).unwrap().trim();
+    let lax = fixture.replacen(
+        r#""managedFields":["#,
+        r#""managedFields":[{"a":01 "b" tru},"#,
+        1,
+    );
+    assert!(lax != fixture, "the fixture has managedFields");
+    assert!(decode::<Pod>(lax.as_bytes()).is_ok());
+    let list = format!(
+        r#"{{"kind":"PodList","x":[1 2],"metadata":{{"resourceVersion":"42","y":tru}},
+            "items":[{lax},{{"metadata":{{"name":5}}}},{{"metadata":{{"name":"b"}}}}]}}"#
+    );
+    let page = decode_list::<Pod>(list.as_bytes()).unwrap();
+    assert_eq!(page.resource_version, "42");
+    let names: Vec<_> = page.items.iter().map(|p| p.name()).collect();
+    assert_eq!(names, ["checkout-api-7d9f8c6b5d-x2k4p", "b"]);
+    assert_eq!(page.malformed.len(), 1);
+    assert!(
+        page.malformed[0].starts_with("list item 1:"),
+        "{:?}",
+        page.malformed
+    );
+    // Brackets that do not balance still lose the page: its items cannot be told apart.
+    let broken = format!(r#"{{"items":[{lax},{{"metadata":{{"name":5]}}]}}"#);
+    assert!(decode_list::<Pod>(broken.as_bytes()).is_err());
+}
+
+#[test]
+fn a_watch_line_takes_json_whitespace_only() {
+    let fixture = std::str::from_utf8(FIXTURE).unwrap().trim();
+    let line = |a: &str, b: &str, c: &str| {
+        bytes::Bytes::from(format!(
+            r#"{a}{{{b}"type"{b}:{b}"ADDED"{b},{b}"object"{b}:{b}{fixture}{c}}}{a}"#
+        ))
+    };
+    for ws in [" ", "\t", "\n", "\r", " \r\n\t"] {
+        assert!(
+            decode_watch_line::<Pod>(&line(ws, ws, ws)).is_ok(),
+            "{ws:?}"
+        );
+    }
+    // A form feed is ASCII whitespace, not JSON whitespace (nor is a vertical tab).
+    for odd in ["\u{c}", "\u{b}"] {
+        for (a, b, c) in [(odd, "", ""), ("", odd, ""), ("", "", odd)] {
+            let text = line(a, b, c);
+            assert!(serde_json::from_slice::<serde_json::Value>(&text).is_err());
+            assert!(
+                decode_watch_line::<Pod>(&text).is_err(),
+                "{a:?} {b:?} {c:?}"
+            );
+        }
+    }
 }
 
 #[test]

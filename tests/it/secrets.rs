@@ -41,8 +41,18 @@ fn assert_no_value(text: &str, values: &[String], what: &str) {
     }
 }
 
+/// The run's log. A missing or empty log fails the test: "no value in the log" means
+/// nothing if there was no log to look in.
 fn log(dir: &Path) -> String {
-    std::fs::read_to_string(dir.join("state/kscope/kscope.log")).unwrap_or_default()
+    let path = dir.join("state/kscope/kscope.log");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("kscope's log {} is missing: {e}", path.display()));
+    assert!(
+        !text.trim().is_empty(),
+        "kscope's log {} is empty",
+        path.display()
+    );
+    text
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

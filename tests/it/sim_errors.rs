@@ -80,7 +80,11 @@ async fn malformed_and_invalid_bodies() {
         assert_status(code, &status, "BadRequest");
     }
     let protobuf = "application/vnd.kubernetes.protobuf";
+    // An envelope with no object in it does not decode: 400, as a real server answers.
     let (code, status) = call(&client, Method::POST, PODS, protobuf, "k8s\0").await;
+    assert_eq!(code, StatusCode::BAD_REQUEST);
+    assert_status(code, &status, "BadRequest");
+    let (code, status) = call(&client, Method::POST, PODS, "application/cbor", "{}").await;
     assert_eq!(code, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     assert_status(code, &status, "UnsupportedMediaType");
     let wrong_kind = r#"{"kind":"Node","apiVersion":"v1","metadata":{"name":"x"}}"#;

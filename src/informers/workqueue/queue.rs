@@ -372,6 +372,7 @@ impl<T: Item> Queue<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::informers::workqueue::test_support::next;
     use std::collections::HashSet;
     use std::time::Duration;
 
@@ -398,7 +399,7 @@ mod tests {
         }
         assert_eq!(q.len(), 3);
         for name in ["c", "a", "b"] {
-            let item = q.get().await.unwrap();
+            let item = next(&q).await.unwrap();
             assert_eq!(item, key(name));
             q.done(&item);
         }
@@ -413,8 +414,8 @@ mod tests {
         q.add(key("a"));
         q.add(key("a"));
         assert_eq!(q.len(), 2);
-        assert_eq!(q.get().await, Some(key("a")));
-        assert_eq!(q.get().await, Some(key("b")));
+        assert_eq!(next(&q).await, Some(key("a")));
+        assert_eq!(next(&q).await, Some(key("b")));
         assert!(blocks(&q).await, "a was handed out once only");
         let m = q.metrics();
         assert_eq!((m.adds, m.coalesced_adds), (2, 2));
@@ -424,7 +425,7 @@ mod tests {
     async fn adds_during_processing_collapse_into_one_more_run() {
         let q = Queue::new();
         q.add(key("a"));
-        let a = q.get().await.unwrap();
+        let a = next(&q).await.unwrap();
         q.add(key("a"));
         q.add(key("a"));
         q.add(key("a"));
@@ -432,7 +433,7 @@ mod tests {
         assert!(blocks(&q).await, "a second worker must not get it");
         q.done(&a);
         assert_eq!(q.len(), 1);
-        let again = q.get().await.unwrap();
+        let again = next(&q).await.unwrap();
         assert_eq!(again, a);
         q.done(&again);
         assert!(blocks(&q).await, "exactly one more run");
@@ -447,7 +448,7 @@ mod tests {
         q.done(&key("a"));
         q.done(&key("zzz"));
         assert_eq!(q.len(), 1, "a is queued once, not pushed again");
-        assert_eq!(q.get().await, Some(key("a")));
+        assert_eq!(next(&q).await, Some(key("a")));
         assert!(blocks(&q).await);
     }
 
@@ -464,7 +465,7 @@ mod tests {
                 let (q, in_flight) = (q.clone(), in_flight.clone());
                 let (overlaps, runs) = (overlaps.clone(), runs.clone());
                 tokio::spawn(async move {
-                    while let Some(item) = q.get().await {
+                    while let Some(item) = next(&q).await {
                         if !in_flight.lock().insert(item.clone()) {
                             overlaps.fetch_add(1, Ordering::Relaxed);
                         }
@@ -514,16 +515,16 @@ mod tests {
     async fn shut_down_hands_out_what_is_queued_then_returns_none() {
         let q = Queue::<Key>::new();
         q.add(key("held"));
-        let held = q.get().await;
+        let held = next(&q).await;
         q.add(key("queued"));
         q.shut_down();
         assert!(q.is_shutting_down());
         assert_eq!(
-            q.get().await,
+            next(&q).await,
             Some(key("queued")),
             "queued items are still handed out"
         );
-        assert_eq!(q.get().await, None, "then get says the queue is shut down");
+        assert_eq!(next(&q).await, None, "then get says the queue is shut down");
         q.add(key("late"));
         assert_eq!(q.metrics().adds, 2, "adds after shutdown are ignored");
         assert_eq!(q.metrics().in_flight, 2);
@@ -539,7 +540,7 @@ mod tests {
         let q = Queue::<Key>::new();
         let idle = tokio::spawn({
             let q = q.clone();
-            async move { q.get().await }
+            async move { next(&q).await }
         });
         tokio::task::yield_now().await;
         q.shut_down();
@@ -557,7 +558,7 @@ mod tests {
             let q = q.clone();
             async move {
                 let mut seen = Vec::new();
-                while let Some(item) = q.get().await {
+                while let Some(item) = next(&q).await {
                     tokio::time::sleep(Duration::from_secs(1)).await;
                     seen.push(item.clone());
                     q.done(&item);
@@ -575,7 +576,7 @@ mod tests {
         );
         assert_eq!(worker.await.unwrap(), [key("a"), key("b")]);
         q.add(key("late"));
-        assert_eq!(q.get().await, None);
+        assert_eq!(next(&q).await, None);
     }
 
     #[tokio::test(start_paused = true)]
@@ -583,7 +584,7 @@ mod tests {
         let q = Queue::<Key>::new();
         q.add(key("a"));
         q.add(key("b"));
-        let a = q.get().await.unwrap();
+        let a = next(&q).await.unwrap();
         let drain = tokio::spawn({
             let q = q.clone();
             async move { q.shut_down_with_drain().await }
@@ -608,14 +609,14 @@ mod tests {
     async fn drain_waits_for_in_flight_items_even_with_nothing_queued() {
         let q = Queue::<Key>::new();
         q.add(key("a"));
-        let a = q.get().await.unwrap();
+        let a = next(&q).await.unwrap();
         let start = Instant::now();
         let worker = tokio::spawn({
             let q = q.clone();
             async move {
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 q.done(&a);
-                q.get().await
+                next(&q).await
             }
         });
         tokio::time::timeout(Duration::from_secs(60), q.shut_down_with_drain())
@@ -629,7 +630,7 @@ mod tests {
     async fn drain_of_an_idle_queue_returns_at_once() {
         let q = Queue::<Key>::new();
         q.shut_down_with_drain().await;
-        assert_eq!(q.get().await, None);
+        assert_eq!(next(&q).await, None);
     }
 
     #[tokio::test]
@@ -637,7 +638,7 @@ mod tests {
         let q = Queue::<Key>::new();
         let patient = tokio::spawn({
             let q = q.clone();
-            async move { q.get().await }
+            async move { next(&q).await }
         });
         // A get that gives up after registering must pass its wake-up on.
         let hasty = tokio::time::timeout(ms(1), q.get()).await;
@@ -658,9 +659,9 @@ mod tests {
         assert_eq!((m.adds, m.coalesced_adds, m.depth), (2, 1, 2));
 
         tokio::time::advance(ms(3)).await;
-        let a = q.get().await.unwrap();
+        let a = next(&q).await.unwrap();
         tokio::time::advance(ms(2)).await;
-        let b = q.get().await.unwrap();
+        let b = next(&q).await.unwrap();
         let m = q.metrics();
         assert_eq!((m.depth, m.in_flight), (0, 2));
         assert_eq!(m.queue_latency.count(), 2);
@@ -684,7 +685,7 @@ mod tests {
         assert!((m.work_duration.sum() - 0.022).abs() < 1e-9);
         assert_eq!((m.in_flight, m.unfinished_work_seconds), (0, 0.0));
         tokio::time::advance(ms(1)).await;
-        q.get().await.unwrap();
+        next(&q).await.unwrap();
         let m = q.metrics();
         assert_eq!(m.queue_latency.count(), 3);
         assert!((m.queue_latency.sum() - 0.009).abs() < 1e-9);

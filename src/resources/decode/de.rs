@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
-use super::{Malformed, Scan};
+use super::{ListParts, Malformed, Scan};
 
 /// Objects and arrays nested deeper than this are refused, as serde_json refuses them, before
 /// the stack runs out.
@@ -31,7 +31,7 @@ impl de::Error for Error {
     }
 }
 
-pub(super) type Result<T> = std::result::Result<T, Error>;
+type Result<T> = std::result::Result<T, Error>;
 
 pub struct Deserializer<'de> {
     scan: Scan<'de>,
@@ -83,8 +83,77 @@ impl<'de> Deserializer<'de> {
     }
 }
 
+impl<'de> Deserializer<'de> {
+    /// A list body's `metadata` and its items' texts (see [`super::list_parts`]).
+    pub fn list_parts<M: de::Deserialize<'de>>(&mut self) -> Result<ListParts<'de, M>> {
+        if self.next()? != b'{' {
+            return Err(self.scan.malformed("expected an object").into());
+        }
+        self.scan.pos += 1;
+        let mut parts = ListParts {
+            metadata: None,
+            items: None,
+        };
+        let (mut metadata_seen, mut items_seen) = (false, false);
+        let mut first = true;
+        while let Some(next) = self
+            .scan
+            .next_item(&mut first, b'}', "expected ',' or '}'")?
+        {
+            if next != b'"' {
+                return Err(self.scan.malformed("expected a member name").into());
+            }
+            let name = text(&mut self.scan)?;
+            self.scan.expect(b':', "expected ':'")?;
+            // A member named twice is an error, as serde's derive makes it.
+            let seen = match name.as_ref() {
+                "metadata" => &mut metadata_seen,
+                "items" => &mut items_seen,
+                _ => {
+                    self.scan.value()?;
+                    continue;
+                }
+            };
+            if std::mem::replace(seen, true) {
+                return Err(Error::Data(format!("duplicate member {name:?}")));
+            }
+            if name == "metadata" {
+                parts.metadata = de::Deserialize::deserialize(&mut *self)?;
+            } else {
+                parts.items = self.item_texts()?;
+            }
+        }
+        self.scan.pos += 1;
+        Ok(parts)
+    }
+
+    /// `null`, or an array's elements as texts, each checked for structure only.
+    fn item_texts(&mut self) -> Result<Option<Vec<&'de [u8]>>> {
+        match self.next()? {
+            b'n' => literal(&mut self.scan, b"null").map(|()| None),
+            b'[' => {
+                self.scan.pos += 1;
+                let mut items = Vec::new();
+                let mut first = true;
+                while self
+                    .scan
+                    .next_item(&mut first, b']', "expected ',' or ']'")?
+                    .is_some()
+                {
+                    let start = self.scan.pos;
+                    self.scan.value()?;
+                    items.push(&self.scan.json[start..self.scan.pos]);
+                }
+                self.scan.pos += 1;
+                Ok(Some(items))
+            }
+            _ => Err(Error::Data("items is neither an array nor null".into())),
+        }
+    }
+}
+
 /// `word` (`null`, `true` or `false`) at `pos`.
-pub(super) fn literal(scan: &mut Scan<'_>, word: &'static [u8]) -> Result<()> {
+fn literal(scan: &mut Scan<'_>, word: &'static [u8]) -> Result<()> {
     let at = scan.pos;
     if scan.json.get(at..at + word.len()) != Some(word) {
         return Err(scan.malformed("expected a literal").into());
@@ -95,13 +164,15 @@ pub(super) fn literal(scan: &mut Scan<'_>, word: &'static [u8]) -> Result<()> {
 
 /// The string at `pos` (its opening quote), validated as serde_json validates it: borrowed
 /// from the text unless it has escapes.
-pub(super) fn text<'de>(scan: &mut Scan<'de>) -> Result<Cow<'de, str>> {
+fn text<'de>(scan: &mut Scan<'de>) -> Result<Cow<'de, str>> {
     let start = scan.pos + 1;
     let seen = scan.string()?;
     let raw = &scan.json[start..scan.pos - 1];
     let text = if seen.printable_ascii {
         debug_assert!(std::str::from_utf8(raw).is_ok());
         // SAFETY: `Scan::string` saw only bytes below 0x80, which are UTF-8 on their own.
+        // Checked instead, every string and member name costs a call: +27% instructions for a
+        // pod (docs/benchmarks.md).
         unsafe { std::str::from_utf8_unchecked(raw) }
     } else if raw.iter().any(|&b| b < 0x20) {
         return Err(scan.malformed("control character in a string").into());
@@ -117,7 +188,7 @@ pub(super) fn text<'de>(scan: &mut Scan<'de>) -> Result<Cow<'de, str>> {
 }
 
 /// A JSON integer as serde_json gives it to a visitor.
-pub(super) enum Integer {
+enum Integer {
     Unsigned(u64),
     /// Below zero.
     Negative(i64),
@@ -125,7 +196,7 @@ pub(super) enum Integer {
 
 /// The integer at `pos`. Anything else (a fraction, an exponent, `-0`, more than 64 bits) is
 /// an error, so that serde_json reads it and rounds it its own way; no projection reads one.
-pub(super) fn integer(scan: &mut Scan<'_>) -> Result<Integer> {
+fn integer(scan: &mut Scan<'_>) -> Result<Integer> {
     let json = scan.json;
     let start = scan.pos;
     let negative = json.get(start) == Some(&b'-');

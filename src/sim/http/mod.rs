@@ -55,12 +55,32 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// A subresource of one object: its status alone, or its scale (autoscaling/v1 Scale).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Subresource {
+    Status,
+    Scale,
+}
+
+impl Subresource {
+    /// The subresource `name` of `resource`, if the real server serves it.
+    fn of(resource: Resource, name: &str) -> Option<Self> {
+        match (name, resource) {
+            ("status", Resource::Secrets) => None,
+            ("status", _) => Some(Subresource::Status),
+            ("scale", Resource::Deployments | Resource::ReplicaSets) => Some(Subresource::Scale),
+            _ => None,
+        }
+    }
+}
+
 /// What a resource URL names.
 #[derive(Debug, Clone)]
 pub(crate) struct Target {
     pub resource: Resource,
     pub namespace: Option<String>,
     pub name: Option<String>,
+    pub subresource: Option<Subresource>,
 }
 
 impl Target {
@@ -106,13 +126,29 @@ fn parse_path(path: &str) -> Result<Route, ApiError> {
     let find = |plural: &str| {
         Resource::from_path(group, version, plural).ok_or_else(ApiError::unknown_path)
     };
+    let subresource = |resource: Resource, name: &str| {
+        Subresource::of(resource, name).ok_or_else(ApiError::unknown_path)
+    };
     let target = match rest {
         [plural] => Target {
             resource: find(plural)?,
             namespace: None,
             name: None,
+            subresource: None,
         },
-        [plural, name] => {
+        // `namespaces/NS/PLURAL` lists PLURAL in NS unless PLURAL is a subresource of the
+        // namespace itself (`namespaces/NS/status`).
+        ["namespaces", ns, plural]
+            if Resource::from_path(group, version, plural).is_some_and(Resource::namespaced) =>
+        {
+            Target {
+                resource: find(plural)?,
+                namespace: Some((*ns).to_string()),
+                name: None,
+                subresource: None,
+            }
+        }
+        [plural, name, sub @ ..] if sub.len() <= 1 => {
             let resource = find(plural)?;
             if resource.namespaced() {
                 return Err(ApiError::unknown_path());
@@ -121,9 +157,10 @@ fn parse_path(path: &str) -> Result<Route, ApiError> {
                 resource,
                 namespace: None,
                 name: Some((*name).to_string()),
+                subresource: sub.first().map(|s| subresource(resource, s)).transpose()?,
             }
         }
-        ["namespaces", ns, plural, name @ ..] if name.len() <= 1 => {
+        ["namespaces", ns, plural, rest @ ..] if rest.len() <= 2 => {
             let resource = find(plural)?;
             if !resource.namespaced() {
                 return Err(ApiError::unknown_path());
@@ -131,7 +168,8 @@ fn parse_path(path: &str) -> Result<Route, ApiError> {
             Target {
                 resource,
                 namespace: Some((*ns).to_string()),
-                name: name.first().map(|n| (*n).to_string()),
+                name: rest.first().map(|n| (*n).to_string()),
+                subresource: rest.get(1).map(|s| subresource(resource, s)).transpose()?,
             }
         }
         _ => return Err(ApiError::unknown_path()),
@@ -210,17 +248,20 @@ async fn handle(
         RequestFault::None => {}
     }
     let as_table = table::wants_table(&headers);
-    match (method, target.name.is_some()) {
-        (Method::GET, false) if params.flag("watch") => {
+    let named = target.name.is_some();
+    match (method, named, target.subresource) {
+        (Method::GET, false, _) if params.flag("watch") => {
             watch::watch(shared, target, &params, as_table)
         }
-        (Method::GET, false) => list::list(&shared, &target, &params, as_table).await,
-        (Method::GET, true) => list::get(&shared, &target, as_table),
-        (Method::POST, false) => write::create(&shared, &target, &params, &headers, &body),
-        (Method::PUT, true) => write::replace(&shared, &target, &headers, &body),
-        (Method::PATCH, true) => write::patch(&shared, &target, &params, &headers, &body),
-        (Method::DELETE, true) => write::delete(&shared, &target, &params, &body),
-        (method, _) => Err(ApiError::method_not_allowed(method.as_str())),
+        (Method::GET, false, _) => list::list(&shared, &target, &params, as_table).await,
+        (Method::GET, true, Some(Subresource::Scale)) => write::get_scale(&shared, &target),
+        (Method::GET, true, _) => list::get(&shared, &target, as_table),
+        (Method::POST, false, _) => write::create(&shared, &target, &params, &headers, &body),
+        (Method::PUT, true, _) => write::replace(&shared, &target, &params, &headers, &body),
+        (Method::PATCH, true, _) => write::patch(&shared, &target, &params, &headers, &body),
+        (Method::DELETE, true, None) => write::delete(&shared, &target, &params, &body),
+        (Method::DELETE, false, _) => write::delete_collection(&shared, &target, &params, &body),
+        (method, _, _) => Err(ApiError::method_not_allowed(method.as_str())),
     }
 }
 
@@ -233,7 +274,8 @@ fn verb(method: &Method, target: &Target, params: &Params) -> &'static str {
         (&Method::POST, _) => "create",
         (&Method::PUT, _) => "update",
         (&Method::PATCH, _) => "patch",
-        (&Method::DELETE, _) => "delete",
+        (&Method::DELETE, true) => "delete",
+        (&Method::DELETE, false) => "deletecollection",
         _ => "access",
     }
 }
@@ -266,6 +308,16 @@ mod tests {
         assert!(target("/api/v1/pods/p1").is_none());
         assert!(target("/api/v1/namespaces/ns1/nodes").is_none());
         assert!(target("/api/v1/widgets").is_none());
-        assert!(target("/api/v1/namespaces/ns1/pods/p1/status").is_none());
+        let t = target("/api/v1/namespaces/ns1/pods/p1/status").unwrap();
+        assert_eq!(t.subresource, Some(Subresource::Status));
+        let t = target("/apis/apps/v1/namespaces/ns1/deployments/d/scale").unwrap();
+        assert_eq!(t.subresource, Some(Subresource::Scale));
+        let t = target("/api/v1/namespaces/ns1/status").unwrap();
+        assert_eq!(
+            (t.resource, t.name.as_deref(), t.subresource),
+            (Resource::Namespaces, Some("ns1"), Some(Subresource::Status))
+        );
+        assert!(target("/api/v1/namespaces/ns1/pods/p1/scale").is_none());
+        assert!(target("/api/v1/namespaces/ns1/pods/p1/exec2").is_none());
     }
 }

@@ -143,6 +143,51 @@ impl ApiError {
         .with_details(json!({"name": name, "group": resource.group(), "kind": resource.plural()}))
     }
 
+    /// 409 for a failed precondition or a write that cannot be made as asked.
+    pub fn conflict_because(resource: Resource, name: &str, why: &str) -> Self {
+        Self::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {} \"{name}\": {why}",
+                resource.plural()
+            ),
+        )
+        .with_details(json!({"name": name, "group": resource.group(), "kind": resource.plural()}))
+    }
+
+    /// 403 for content created in a namespace being deleted.
+    pub fn namespace_terminating(resource: Resource, name: &str, namespace: &str) -> Self {
+        Self::new(
+            403,
+            "Forbidden",
+            format!(
+                "{} \"{name}\" is forbidden: unable to create new content in namespace \
+                 {namespace} because it is being terminated",
+                resource.plural()
+            ),
+        )
+        .with_details(json!({
+            "name": name,
+            "kind": resource.plural(),
+            "causes": [{
+                "reason": "NamespaceTerminating",
+                "message": format!("namespace {namespace} is being terminated"),
+                "field": "metadata.namespace",
+            }],
+        }))
+    }
+
+    /// 422 with no field cause, as a JSON patch that fails against the object gets.
+    pub fn unprocessable() -> Self {
+        Self::new(
+            422,
+            "Invalid",
+            "the server rejected our request due to an error in our request",
+        )
+        .with_details(json!({}))
+    }
+
     /// 410 for an expired resourceVersion or continue token.
     pub fn expired(message: impl Into<String>) -> Self {
         Self::new(410, "Expired", message)
@@ -175,6 +220,8 @@ impl ApiError {
     pub fn invalid(kind: &str, name: &str, field: &str, cause: &str, detail: &str) -> Self {
         let (reason, short) = match cause {
             "FieldValueRequired" => (cause, "Required value"),
+            "FieldValueNotSupported" => (cause, "Unsupported value"),
+            "FieldValueForbidden" => (cause, "Forbidden"),
             _ => (cause, "Invalid value"),
         };
         let message = if detail.is_empty() {
@@ -220,6 +267,11 @@ impl ApiError {
             "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
             "retryAfterSeconds": 1
         }))
+    }
+
+    /// The HTTP status code.
+    pub fn code(&self) -> u16 {
+        self.code
     }
 
     /// The Status object.

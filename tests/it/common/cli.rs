@@ -14,12 +14,14 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs `kscope ARGS` with its log under `dir` and no KUBECONFIG from the environment.
+/// Runs `kscope ARGS` with its log under `dir`, kscope's own debug lines included (so that a
+/// test can read what was logged), and no KUBECONFIG from the environment.
 pub async fn kscope(dir: &Path, args: &[&str]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kscope"));
     command
         .args(args)
         .env("XDG_STATE_HOME", dir.join("state"))
+        .env("KSCOPE_LOG", "kscope=debug")
         .env_remove("KUBECONFIG");
     tokio::task::spawn_blocking(move || command.output().expect("kscope runs"))
         .await

@@ -1,0 +1,91 @@
+//! Request bodies: the media types a real server decodes objects from (JSON, YAML, and the
+//! protobuf client-go sends for built-in kinds), and the write options every verb takes.
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, header};
+use serde_json::Value;
+
+use crate::sim::http::Params;
+use crate::sim::http::status::ApiError;
+
+/// The Content-Type's media type without parameters; JSON when absent.
+pub(super) fn media_type(headers: &HeaderMap) -> String {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|m| m.trim().to_ascii_lowercase())
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| "application/json".to_string())
+}
+
+const OBJECT_MEDIA_TYPES: &str =
+    "application/json, application/yaml, application/vnd.kubernetes.protobuf";
+
+/// An object body as JSON, whatever it was sent as.
+pub(super) fn decode_object(headers: &HeaderMap, body: &Bytes) -> Result<Value, ApiError> {
+    let value: Value = match media_type(headers).as_str() {
+        "application/json" => serde_json::from_slice(body).map_err(|e| {
+            ApiError::bad_request(format!("couldn't get version/kind; json parse error: {e}"))
+        })?,
+        "application/yaml" => yaml(body)?,
+        "application/vnd.kubernetes.protobuf" => super::proto::decode(body).map_err(|e| {
+            ApiError::bad_request(format!("the body of the request could not be decoded: {e}"))
+        })?,
+        _ => return Err(ApiError::unsupported_media_type(OBJECT_MEDIA_TYPES)),
+    };
+    if !value.is_object() {
+        return Err(ApiError::bad_request(
+            "couldn't get version/kind; json parse error: expected a JSON object",
+        ));
+    }
+    Ok(value)
+}
+
+/// A YAML document (an apply configuration or a YAML object body) as JSON.
+pub(super) fn yaml(body: &[u8]) -> Result<Value, ApiError> {
+    let text = std::str::from_utf8(body)
+        .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?;
+    serde_saphyr::from_str::<Value>(text)
+        .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
+}
+
+/// The options of a create, update, patch or delete that the sim honours.
+#[derive(Debug, Clone, Default)]
+pub(super) struct WriteOptions {
+    /// `dryRun=All`: everything but the write.
+    pub dry_run: bool,
+    /// The field manager the change is recorded under.
+    pub manager: Option<String>,
+}
+
+impl WriteOptions {
+    /// Reads the query; `options_kind` (CreateOptions, UpdateOptions...) names the 422.
+    pub fn parse(params: &Params, options_kind: &str) -> Result<Self, ApiError> {
+        let dry_run = match params.get("dryRun") {
+            None => false,
+            Some("All") => true,
+            Some(other) => return Err(unsupported_dry_run(options_kind, other)),
+        };
+        Ok(Self {
+            dry_run,
+            manager: params.get("fieldManager").map(str::to_string),
+        })
+    }
+
+    /// The manager to record: the one given, else the default a real server derives from
+    /// the client (its user agent's program name; the sim cannot see one, so `unknown`).
+    pub fn manager_or(&self, default: &str) -> String {
+        self.manager.clone().unwrap_or_else(|| default.to_string())
+    }
+}
+
+pub(super) fn unsupported_dry_run(options_kind: &str, value: &str) -> ApiError {
+    ApiError::invalid(
+        &format!("{options_kind}.meta.k8s.io"),
+        "",
+        "dryRun",
+        "FieldValueNotSupported",
+        &format!("[]string{{\"{value}\"}}: supported values: \"All\""),
+    )
+}

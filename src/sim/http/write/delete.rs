@@ -1,0 +1,251 @@
+//! DELETE of one object and of a collection: preconditions, dry runs, graceful deletion of
+//! objects with finalizers (and of namespaces, which go Terminating and take their contents
+//! with them), cascades through owners, and the ReplicaSet controller's replacement pod.
+
+use axum::body::Bytes;
+use axum::http::StatusCode;
+use axum::response::Response;
+use bytes::{BufMut, BytesMut};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::body::unsupported_dry_run;
+use super::respond;
+use crate::sim::Shared;
+use crate::sim::gc;
+use crate::sim::http::list::Filter;
+use crate::sim::http::status::ApiError;
+use crate::sim::http::{Params, Target};
+use crate::sim::resources::Resource;
+use crate::sim::store::Txn;
+use crate::sim::workload::SYSTEM_NAMESPACES;
+
+/// The DeleteOptions body (all optional), as the real server reads it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DeleteOptions {
+    preconditions: Option<Preconditions>,
+    propagation_policy: Option<String>,
+    orphan_dependents: Option<bool>,
+    dry_run: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Preconditions {
+    uid: Option<String>,
+    resource_version: Option<String>,
+}
+
+/// What a delete request asks for, from the query and the body together.
+struct Deletion {
+    preconditions: Preconditions,
+    orphan: bool,
+    dry_run: bool,
+}
+
+impl Deletion {
+    fn parse(params: &Params, body: &Bytes) -> Result<Self, ApiError> {
+        let options: DeleteOptions = if body.is_empty() {
+            DeleteOptions::default()
+        } else {
+            serde_json::from_slice(body)
+                .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?
+        };
+        let policy = params
+            .get("propagationPolicy")
+            .or(options.propagation_policy.as_deref());
+        let orphan = match policy {
+            Some("Orphan") => true,
+            Some("Background" | "Foreground") => false,
+            Some(other) => {
+                return Err(ApiError::invalid(
+                    "DeleteOptions.meta.k8s.io",
+                    "",
+                    "propagationPolicy",
+                    "FieldValueNotSupported",
+                    &format!(
+                        "\"{other}\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
+                    ),
+                ));
+            }
+            None => options.orphan_dependents.unwrap_or(false),
+        };
+        let dry_run = match params.get("dryRun") {
+            Some("All") => true,
+            Some(other) => return Err(unsupported_dry_run("DeleteOptions", other)),
+            None => match options.dry_run.as_deref() {
+                None | Some([]) => false,
+                Some([all]) if all == "All" => true,
+                Some(other) => return Err(unsupported_dry_run("DeleteOptions", &other.join(","))),
+            },
+        };
+        Ok(Self {
+            preconditions: options.preconditions.unwrap_or_default(),
+            orphan,
+            dry_run,
+        })
+    }
+}
+
+pub(crate) fn delete(
+    shared: &Shared,
+    target: &Target,
+    params: &Params,
+    body: &Bytes,
+) -> Result<Response, ApiError> {
+    let deletion = Deletion::parse(params, body)?;
+    let name = target.name.as_deref().unwrap_or("");
+    let resource = target.resource;
+    if resource == Resource::Namespaces
+        && SYSTEM_NAMESPACES.contains(&name)
+        && name != "kube-node-lease"
+    {
+        return Err(ApiError::forbidden(
+            resource,
+            name,
+            "this namespace may not be deleted",
+        ));
+    }
+    let stored = shared
+        .store
+        .write(|txn| delete_one(txn, target, name, &deletion))?;
+    Ok(respond(StatusCode::OK, stored))
+}
+
+fn check_preconditions(
+    resource: Resource,
+    name: &str,
+    want: &Preconditions,
+    current: &Value,
+) -> Result<(), ApiError> {
+    let meta = &current["metadata"];
+    let failed = |what: &str, wanted: &str, field: &str| {
+        ApiError::conflict_because(
+            resource,
+            name,
+            &format!(
+                "Precondition failed: {what} in precondition: {wanted}, {what} in object meta: {}",
+                meta[field].as_str().unwrap_or("")
+            ),
+        )
+    };
+    if let Some(uid) = &want.uid
+        && meta["uid"].as_str() != Some(uid)
+    {
+        return Err(failed("UID", uid, "uid"));
+    }
+    if let Some(rv) = &want.resource_version
+        && meta["resourceVersion"].as_str() != Some(rv)
+    {
+        return Err(failed("ResourceVersion", rv, "resourceVersion"));
+    }
+    Ok(())
+}
+
+/// Deletes (or, with finalizers, starts deleting) `name`; returns the object as the response
+/// carries it.
+fn delete_one(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    name: &str,
+    deletion: &Deletion,
+) -> Result<Bytes, ApiError> {
+    let resource = target.resource;
+    let key = target.key(name);
+    let object = txn
+        .get(resource, &key)
+        .ok_or_else(|| ApiError::not_found(resource, name))?;
+    let current = object
+        .decode()
+        .map_err(|e| ApiError::internal(&e.to_string()))?;
+    check_preconditions(resource, name, &deletion.preconditions, &current)?;
+    let graceful = resource == Resource::Namespaces || gc::has_finalizers(&current);
+    if graceful {
+        if current["metadata"]["deletionTimestamp"].is_string() {
+            return Ok(object.json.clone());
+        }
+        let mut value = gc::deleting(current, resource);
+        if deletion.dry_run {
+            return Ok(Bytes::from(value.to_string()));
+        }
+        let marked = txn.put(resource, &key, &mut value)?;
+        if resource == Resource::Namespaces {
+            if !deletion.orphan {
+                gc::empty_namespace(txn, name)?;
+            } else {
+                gc::finish_namespace(txn, name)?;
+            }
+        }
+        return Ok(marked.json.clone());
+    }
+    if deletion.dry_run {
+        return Ok(object.json.clone());
+    }
+    let owner = (resource == Resource::Pods)
+        .then(|| object.controller_uid.clone())
+        .flatten();
+    let last = gc::delete_cascading(txn, resource, &key, deletion.orphan)?
+        .ok_or_else(|| ApiError::not_found(resource, name))?;
+    if let Some(namespace) = target.namespace.as_deref() {
+        if let Some(owner) = owner {
+            gc::replace_deleted_pod(txn, namespace, &owner)?;
+        }
+        gc::finish_namespace(txn, namespace)?;
+    }
+    Ok(last.json.clone())
+}
+
+/// DELETE on a collection: every object the selectors match, each as a single delete would
+/// go; the answer lists them as they were left.
+pub(crate) fn delete_collection(
+    shared: &Shared,
+    target: &Target,
+    params: &Params,
+    body: &Bytes,
+) -> Result<Response, ApiError> {
+    let deletion = Deletion::parse(params, body)?;
+    let filter = Filter::parse(target, params)?;
+    let resource = target.resource;
+    let prefix = target.prefix();
+    let (rv, items) = shared.store.write(|txn| {
+        let keys = txn.find(resource, |k, o| {
+            k.starts_with(&prefix) && filter.matches(k, o)
+        });
+        let mut items = Vec::with_capacity(keys.len());
+        for key in keys {
+            let name = key.rsplit_once('/').map_or(&*key, |(_, n)| n);
+            if resource == Resource::Namespaces && SYSTEM_NAMESPACES.contains(&name) {
+                continue;
+            }
+            let one = Target {
+                name: Some(name.to_string()),
+                namespace: key.split_once('/').map(|(ns, _)| ns.to_string()),
+                ..target.clone()
+            };
+            match delete_one(txn, &one, name, &deletion) {
+                Ok(item) => items.push(item),
+                Err(e) if e.code() == 404 => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok::<_, ApiError>((txn.next_resource_version() - 1, items))
+    })?;
+    let mut body = BytesMut::new();
+    body.put_slice(
+        format!(
+            "{{\"kind\":\"{}\",\"apiVersion\":\"{}\",\"metadata\":{{\"resourceVersion\":\"{rv}\"}},\"items\":[",
+            resource.list_kind(),
+            resource.api_version()
+        )
+        .as_bytes(),
+    );
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            body.put_u8(b',');
+        }
+        body.put_slice(item);
+    }
+    body.put_slice(b"]}");
+    Ok(respond(StatusCode::OK, body.freeze()))
+}

@@ -1,0 +1,228 @@
+//! Writes: create, update (PUT), patch and delete, on the main resource and its /status and
+//! /scale subresources, each honouring `dryRun=All`. Each stored change bumps the global
+//! resourceVersion once; a dry run or a change that changes nothing stores nothing.
+
+mod body;
+mod defaults;
+mod delete;
+mod proto;
+mod scale;
+mod update;
+mod validate;
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::status::{ApiError, json_body};
+use super::{Params, Subresource, Target};
+use crate::sim::Shared;
+use crate::sim::manifests;
+use crate::sim::patch::{self, PatchError, PatchType};
+use crate::sim::resources::Resource;
+use crate::sim::store::Txn;
+use body::WriteOptions;
+pub(crate) use delete::{delete, delete_collection};
+pub(crate) use scale::get_scale;
+
+fn respond(code: StatusCode, json: Bytes) -> Response {
+    (code, json_body(json)).into_response()
+}
+
+/// Refuses content in a namespace that does not exist or is being deleted.
+fn namespace_accepts(txn: &Txn<'_>, target: &Target, name: &str) -> Result<(), ApiError> {
+    let Some(ns) = target
+        .namespace
+        .as_deref()
+        .filter(|_| target.resource.namespaced())
+    else {
+        return Ok(());
+    };
+    let namespace = txn
+        .get(Resource::Namespaces, ns)
+        .ok_or_else(|| ApiError::not_found(Resource::Namespaces, ns))?;
+    let terminating = namespace
+        .decode()
+        .map_err(|e| ApiError::internal(&e.to_string()))?["metadata"]["deletionTimestamp"]
+        .is_string();
+    if terminating {
+        return Err(ApiError::namespace_terminating(target.resource, name, ns));
+    }
+    Ok(())
+}
+
+pub(crate) fn create(
+    shared: &Shared,
+    target: &Target,
+    params: &Params,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<Response, ApiError> {
+    let options = WriteOptions::parse(params, "CreateOptions")?;
+    let mut value = body::decode_object(headers, body)?;
+    let stored = shared
+        .store
+        .write(|txn| create_in(txn, target, &options, &mut value))?;
+    Ok(respond(StatusCode::CREATED, stored))
+}
+
+/// Creates `value` at `target` (a collection URL, or a named one for server-side apply).
+fn create_in(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    options: &WriteOptions,
+    value: &mut Value,
+) -> Result<Bytes, ApiError> {
+    validate::check_kind(target, value)?;
+    validate::check_shape(value)?;
+    let resource = target.resource;
+    if !value["metadata"].is_object() {
+        value["metadata"] = json!({});
+    }
+    if resource.namespaced() {
+        let ns = target.namespace.as_deref().ok_or_else(|| {
+            ApiError::bad_request("the server could not find the requested resource")
+        })?;
+        if let Some(body_ns) = value["metadata"]["namespace"].as_str().filter(|n| *n != ns) {
+            return Err(ApiError::bad_request(format!(
+                "the namespace of the provided object ({body_ns}) does not match the namespace sent on the request ({ns})"
+            )));
+        }
+        value["metadata"]["namespace"] = json!(ns);
+    }
+    let name = match (
+        value["metadata"]["name"].as_str(),
+        value["metadata"]["generateName"].as_str(),
+    ) {
+        (Some(name), _) if !name.is_empty() => name.to_string(),
+        (_, Some(prefix)) if !prefix.is_empty() => {
+            format!("{prefix}{}", manifests::safe_suffix(&mut rand::rng(), 5))
+        }
+        _ => {
+            return Err(ApiError::invalid(
+                resource.kind(),
+                "",
+                "metadata.name",
+                "FieldValueRequired",
+                "name or generateName is required",
+            ));
+        }
+    };
+    value["metadata"]["name"] = json!(name);
+    if let Some(meta) = value["metadata"].as_object_mut() {
+        meta.remove("resourceVersion");
+    }
+    validate::validate(resource, &name, value)?;
+    defaults::populate_new(resource, value, &options.manager_or("unknown"));
+    namespace_accepts(txn, target, &name)?;
+    let key = target.key(&name);
+    if txn.get(resource, &key).is_some() {
+        return Err(ApiError::already_exists(resource, &name));
+    }
+    if options.dry_run {
+        return Ok(Bytes::from(value.to_string()));
+    }
+    Ok(txn.put(resource, &key, value)?.json.clone())
+}
+
+/// Checks a body's resourceVersion precondition against the stored object.
+fn check_resource_version(
+    resource: Resource,
+    name: &str,
+    value: &Value,
+    current: &Value,
+) -> Result<(), ApiError> {
+    match value["metadata"]["resourceVersion"].as_str() {
+        Some(rv)
+            if !rv.is_empty() && Some(rv) != current["metadata"]["resourceVersion"].as_str() =>
+        {
+            Err(ApiError::conflict(resource, name))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn current_value(txn: &Txn<'_>, target: &Target, name: &str) -> Result<Value, ApiError> {
+    txn.get(target.resource, &target.key(name))
+        .ok_or_else(|| ApiError::not_found(target.resource, name))?
+        .decode()
+        .map_err(|e| ApiError::internal(&e.to_string()))
+}
+
+pub(crate) fn replace(
+    shared: &Shared,
+    target: &Target,
+    params: &Params,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<Response, ApiError> {
+    let options = WriteOptions::parse(params, "UpdateOptions")?;
+    let value = body::decode_object(headers, body)?;
+    let name = target.name.as_deref().unwrap_or("");
+    if target.subresource == Some(Subresource::Scale) {
+        let stored = shared
+            .store
+            .write(|txn| scale::update(txn, target, name, &options, &value))?;
+        return Ok(respond(StatusCode::OK, stored));
+    }
+    validate::check_kind(target, &value)?;
+    validate::check_shape(&value)?;
+    if let Some(body_name) = value["metadata"]["name"].as_str().filter(|n| *n != name) {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({body_name}) does not match the name on the URL ({name})"
+        )));
+    }
+    let stored = shared.store.write(|txn| {
+        let current = current_value(txn, target, name)?;
+        check_resource_version(target.resource, name, &value, &current)?;
+        update::update_existing(txn, target, name, &current, value, &options)
+    })?;
+    Ok(respond(StatusCode::OK, stored))
+}
+
+fn patch_error(e: PatchError) -> ApiError {
+    match e {
+        PatchError::Malformed(m) => ApiError::bad_request(m),
+        PatchError::NotApplicable(_) => ApiError::unprocessable(),
+        PatchError::Strategic(e) if e.is_bad_request() => ApiError::bad_request(e.to_string()),
+        PatchError::Strategic(e) => ApiError::internal(&e.to_string()),
+    }
+}
+
+pub(crate) fn patch(
+    shared: &Shared,
+    target: &Target,
+    params: &Params,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<Response, ApiError> {
+    let options = WriteOptions::parse(params, "PatchOptions")?;
+    let kind = PatchType::from_media_type(&body::media_type(headers))
+        .filter(|k| *k != PatchType::Apply)
+        .ok_or_else(|| ApiError::unsupported_media_type(PatchType::ACCEPTED))?;
+    let name = target.name.as_deref().unwrap_or("");
+    let stored = shared.store.write(|txn| {
+        let current = current_value(txn, target, name)?;
+        if target.subresource == Some(Subresource::Scale) {
+            let mut scale = scale::of(&current);
+            patch::apply(kind, &mut scale, body).map_err(patch_error)?;
+            return scale::update(txn, target, name, &options, &scale);
+        }
+        let mut value = current.clone();
+        patch::apply(kind, &mut value, body).map_err(patch_error)?;
+        validate::check_shape(&value)?;
+        if value["metadata"]["name"] != current["metadata"]["name"] {
+            return Err(ApiError::invalid(
+                target.resource.kind(),
+                name,
+                "metadata.name",
+                "FieldValueInvalid",
+                "field is immutable",
+            ));
+        }
+        check_resource_version(target.resource, name, &value, &current)?;
+        update::update_existing(txn, target, name, &current, value, &options)
+    })?;
+    Ok(respond(StatusCode::OK, stored))
+}

@@ -1,0 +1,137 @@
+//! The common end of PUT and PATCH: what the server keeps from the stored object, what the
+//! subresource may change, generation, finalizers on an object being deleted, and the rule
+//! that a write that changes nothing is not stored.
+
+use axum::body::Bytes;
+use serde_json::{Value, json};
+
+use super::body::WriteOptions;
+use super::{defaults, validate};
+use crate::sim::gc;
+use crate::sim::http::status::ApiError;
+use crate::sim::http::{Subresource, Target};
+use crate::sim::store::Txn;
+
+/// Metadata only the server sets; a client's values for them are ignored.
+const SERVER_METADATA: [&str; 7] = [
+    "uid",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "name",
+    "namespace",
+    "generation",
+];
+
+/// Stores `value` as the new state of an existing object and returns what the client sees.
+pub(super) fn update_existing(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    name: &str,
+    current: &Value,
+    value: Value,
+    options: &WriteOptions,
+) -> Result<Bytes, ApiError> {
+    let resource = target.resource;
+    let mut value = match target.subresource {
+        // A status write changes the status alone.
+        Some(Subresource::Status) => {
+            let mut next = current.clone();
+            next["status"] = value["status"].clone();
+            next
+        }
+        _ => {
+            let mut next = value;
+            if !current["status"].is_null() {
+                next["status"] = current["status"].clone();
+            }
+            next
+        }
+    };
+    defaults::normalize(resource, &mut value);
+    validate::validate(resource, name, &value)?;
+    for field in SERVER_METADATA {
+        match &current["metadata"][field] {
+            Value::Null => {
+                if let Some(meta) = value["metadata"].as_object_mut() {
+                    meta.remove(field);
+                }
+            }
+            kept => value["metadata"][field] = kept.clone(),
+        }
+    }
+    for field in ["managedFields", "resourceVersion"] {
+        match &current["metadata"][field] {
+            Value::Null => {
+                if let Some(meta) = value["metadata"].as_object_mut() {
+                    meta.remove(field);
+                }
+            }
+            kept => value["metadata"][field] = kept.clone(),
+        }
+    }
+    value["kind"] = current["kind"].clone();
+    value["apiVersion"] = current["apiVersion"].clone();
+    if value["spec"] != current["spec"]
+        && let Some(generation) = current["metadata"]["generation"].as_u64()
+    {
+        value["metadata"]["generation"] = json!(generation + 1);
+    }
+    let deleting = current["metadata"]["deletionTimestamp"].is_string();
+    if deleting {
+        check_no_new_finalizers(target, name, current, &value)?;
+    }
+    if value == *current {
+        return Ok(Bytes::from(value.to_string()));
+    }
+    let finished = deleting && finalizers(&value).is_empty();
+    if options.dry_run {
+        return Ok(Bytes::from(value.to_string()));
+    }
+    let key = target.key(name);
+    let stored = txn.put(resource, &key, &mut value)?;
+    if finished {
+        // The last finalizer is gone: the object goes, as the garbage collector would take it.
+        let last = gc::delete_cascading(txn, resource, &key, false)?;
+        if let Some(ns) = target.namespace.as_deref() {
+            gc::finish_namespace(txn, ns)?;
+        }
+        return Ok(last.map_or_else(|| stored.json.clone(), |o| o.json.clone()));
+    }
+    Ok(stored.json.clone())
+}
+
+pub(super) fn finalizers(value: &Value) -> Vec<&str> {
+    value["metadata"]["finalizers"]
+        .as_array()
+        .map(|f| f.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// An object being deleted may lose finalizers but not gain them.
+fn check_no_new_finalizers(
+    target: &Target,
+    name: &str,
+    current: &Value,
+    value: &Value,
+) -> Result<(), ApiError> {
+    let before = finalizers(current);
+    let added: Vec<&str> = finalizers(value)
+        .into_iter()
+        .filter(|f| !before.contains(f))
+        .collect();
+    if added.is_empty() {
+        return Ok(());
+    }
+    let quoted: Vec<String> = added.iter().map(|f| format!("\"{f}\"")).collect();
+    Err(ApiError::invalid(
+        target.resource.kind(),
+        name,
+        "metadata.finalizers",
+        "FieldValueForbidden",
+        &format!(
+            "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{}}}",
+            quoted.join(", ")
+        ),
+    ))
+}

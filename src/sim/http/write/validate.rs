@@ -1,0 +1,186 @@
+//! The checks a real server makes before storing an object: the structural ones decoding
+//! into typed objects makes (400), and per-kind validation (422).
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use crate::sim::http::Target;
+use crate::sim::http::status::ApiError;
+use crate::sim::resources::Resource;
+
+/// The structural checks decoding into typed objects does on the real server: metadata,
+/// spec and status are objects, labels and annotations are maps of strings.
+pub(super) fn check_shape(value: &Value) -> Result<(), ApiError> {
+    let wrong = |field: &str, want: &str| {
+        ApiError::bad_request(format!(
+            "json: cannot unmarshal {} into Go struct field {field} of type {want}",
+            json_type(field_value(value, field))
+        ))
+    };
+    if !value.is_object() {
+        return Err(ApiError::bad_request(format!(
+            "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+            json_type(value)
+        )));
+    }
+    for field in ["metadata", "spec", "status"] {
+        let v = &value[field];
+        if !(v.is_null() || v.is_object()) {
+            return Err(wrong(field, "object"));
+        }
+    }
+    for field in ["labels", "annotations"] {
+        let v = &value["metadata"][field];
+        let ok = v.is_null()
+            || v.as_object()
+                .is_some_and(|m| m.values().all(|x| x.is_string()));
+        if !ok {
+            return Err(wrong(&format!("metadata.{field}"), "map[string]string"));
+        }
+    }
+    Ok(())
+}
+
+fn field_value<'a>(value: &'a Value, path: &str) -> &'a Value {
+    path.split('.').fold(value, |v, k| &v[k])
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+pub(super) fn check_kind(target: &Target, value: &Value) -> Result<(), ApiError> {
+    let r = target.resource;
+    if let Some(kind) = value["kind"].as_str().filter(|k| *k != r.kind()) {
+        return Err(ApiError::bad_request(format!(
+            "the kind in the data ({kind}) does not match the expected kind ({})",
+            r.kind()
+        )));
+    }
+    if let Some(av) = value["apiVersion"]
+        .as_str()
+        .filter(|v| *v != r.api_version())
+    {
+        return Err(ApiError::bad_request(format!(
+            "the API version in the data ({av}) does not match the expected API version ({})",
+            r.api_version()
+        )));
+    }
+    Ok(())
+}
+
+/// DNS-1123 label (namespaces) or subdomain (everything else).
+pub(super) fn validate_name(resource: Resource, name: &str) -> Result<(), ApiError> {
+    let label = resource == Resource::Namespaces;
+    let max = if label { 63 } else { 253 };
+    let ok_char =
+        |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || (!label && c == '.');
+    let alnum = |c: Option<char>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    if name.len() <= max
+        && name.chars().all(ok_char)
+        && alnum(name.chars().next())
+        && alnum(name.chars().last())
+    {
+        return Ok(());
+    }
+    let what = if label {
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character"
+    } else {
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
+    };
+    Err(ApiError::invalid(
+        resource.kind(),
+        name,
+        "metadata.name",
+        "FieldValueInvalid",
+        &format!("\"{name}\": {what}"),
+    ))
+}
+
+/// The per-kind validation the real server would fail with 422.
+pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<(), ApiError> {
+    validate_name(resource, name)?;
+    let required =
+        |field: &str| ApiError::invalid(resource.kind(), name, field, "FieldValueRequired", "");
+    match resource {
+        Resource::Pods => {
+            let containers = value["spec"]["containers"]
+                .as_array()
+                .filter(|c| !c.is_empty())
+                .ok_or_else(|| required("spec.containers"))?;
+            for (i, c) in containers.iter().enumerate() {
+                if c["name"].as_str().is_none_or(str::is_empty) {
+                    return Err(required(&format!("spec.containers[{i}].name")));
+                }
+                if c["image"].as_str().is_none_or(str::is_empty) {
+                    return Err(required(&format!("spec.containers[{i}].image")));
+                }
+            }
+        }
+        Resource::Deployments | Resource::ReplicaSets => {
+            let selector = value["spec"]["selector"]["matchLabels"]
+                .as_object()
+                .ok_or_else(|| required("spec.selector"))?;
+            let labels = &value["spec"]["template"]["metadata"]["labels"];
+            if selector.iter().any(|(k, v)| &labels[k] != v) {
+                return Err(ApiError::invalid(
+                    resource.kind(),
+                    name,
+                    "spec.template.metadata.labels",
+                    "FieldValueInvalid",
+                    &format!("{labels}: `selector` does not match template `labels`"),
+                ));
+            }
+            if value["spec"]["template"]["spec"]["containers"]
+                .as_array()
+                .is_none_or(Vec::is_empty)
+            {
+                return Err(required("spec.template.spec.containers"));
+            }
+        }
+        Resource::Secrets => {
+            let not_base64 = value["data"].as_object().and_then(|data| {
+                data.iter().find(|(_, v)| {
+                    v.as_str().is_none_or(|s| {
+                        base64::engine::general_purpose::STANDARD.decode(s).is_err()
+                    })
+                })
+            });
+            if let Some((key, _)) = not_base64 {
+                return Err(ApiError::invalid(
+                    resource.kind(),
+                    name,
+                    &format!("data[{key}]"),
+                    "FieldValueInvalid",
+                    "illegal base64 data",
+                ));
+            }
+        }
+        Resource::Namespaces | Resource::Nodes => {}
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_validated() {
+        assert!(validate_name(Resource::Pods, "web-1.a").is_ok());
+        assert!(validate_name(Resource::Namespaces, "web.a").is_err());
+        assert_eq!(
+            validate_name(Resource::Pods, "Web")
+                .unwrap_err()
+                .to_status()["code"],
+            422
+        );
+    }
+}

@@ -1,0 +1,486 @@
+//! Writes real clients rely on, driven by kubectl (and kube's client where kubectl has no
+//! flag for it): strategic merge patches that keep list items, dry runs that store nothing,
+//! finalizers, namespace termination, preconditions, /status and /scale, and the errors bad
+//! input gets.
+
+use k8s_openapi::api::core::v1::Secret;
+use kube::api::{Api, DeleteParams, Preconditions};
+
+use crate::common::kubectl::Kubectl;
+
+const TWO_CONTAINERS: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: two
+  namespace: default
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: two}
+  template:
+    metadata:
+      labels: {app: two}
+    spec:
+      containers:
+      - name: app
+        image: app:1
+      - name: proxy
+        image: proxy:1
+"#;
+
+/// `name=image` of each container of Deployment `two`.
+async fn containers(fx: &Kubectl) -> String {
+    fx.ok(&[
+        "get",
+        "deploy",
+        "two",
+        "-n",
+        "default",
+        "-o",
+        "jsonpath={range .spec.template.spec.containers[*]}{.name}={.image} {end}",
+    ])
+    .await
+    .trim()
+    .to_string()
+}
+
+#[tokio::test]
+async fn client_side_apply_twice_keeps_the_other_container() {
+    let Some(fx) = Kubectl::start("apply").await else {
+        return;
+    };
+    let file = fx.file("two.yaml", TWO_CONTAINERS);
+    assert!(fx.ok(&["apply", "-f", &file]).await.contains("created"));
+    fx.file("two.yaml", &TWO_CONTAINERS.replace("app:1", "app:2"));
+    assert!(fx.ok(&["apply", "-f", &file]).await.contains("configured"));
+    assert_eq!(containers(&fx).await, "app=app:2 proxy=proxy:1");
+    let stored = fx
+        .ok(&["get", "deploy", "two", "-n", "default", "-o", "json"])
+        .await;
+    assert!(
+        !stored.contains("$setElementOrder") && !stored.contains("\"$patch"),
+        "a directive was stored: {stored}"
+    );
+    // Applying the same file again changes nothing, so nothing is written.
+    let before = fx.sim.position().rv;
+    fx.ok(&["apply", "-f", &file]).await;
+    assert_eq!(fx.sim.position().rv, before);
+}
+
+#[tokio::test]
+async fn diff_and_server_dry_runs_store_nothing() {
+    let Some(fx) = Kubectl::start("dryrun").await else {
+        return;
+    };
+    let file = fx.file("two.yaml", TWO_CONTAINERS);
+    fx.ok(&["apply", "-f", &file]).await;
+    let before = fx.sim.position().rv;
+    fx.file("two.yaml", &TWO_CONTAINERS.replace("app:1", "app:3"));
+    let (same, diff, _) = fx.run(&["diff", "-f", &file]).await;
+    let changed = |l: &&str| l.starts_with('+') && l.contains("image: app:3");
+    assert!(!same && diff.lines().any(|l| changed(&l)), "{diff}");
+    assert!(
+        fx.ok(&["apply", "--dry-run=server", "-f", &file])
+            .await
+            .contains("(server dry run)")
+    );
+    fx.ok(&[
+        "scale",
+        "deploy",
+        "two",
+        "-n",
+        "default",
+        "--replicas=5",
+        "--dry-run=server",
+    ])
+    .await;
+    let pod = fx.file(
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: dry, namespace: default}\nspec:\n  containers: [{name: c, image: busybox}]\n",
+    );
+    fx.ok(&["create", "--dry-run=server", "-f", &pod]).await;
+    fx.ok(&[
+        "delete",
+        "--dry-run=server",
+        "deploy",
+        "two",
+        "-n",
+        "default",
+    ])
+    .await;
+    assert_eq!(fx.sim.position().rv, before, "a dry run stored something");
+    assert_eq!(containers(&fx).await, "app=app:1 proxy=proxy:1");
+    let (ok, _, err) = fx.run(&["get", "pod", "dry", "-n", "default"]).await;
+    assert!(!ok && err.contains("NotFound"), "{err}");
+}
+
+#[tokio::test]
+async fn patch_strategic_merge_and_json() {
+    let Some(fx) = Kubectl::start("patch").await else {
+        return;
+    };
+    fx.ok(&["apply", "-f", &fx.file("two.yaml", TWO_CONTAINERS)])
+        .await;
+    let deploy = ["patch", "deploy", "two", "-n", "default"];
+    let patch = |kind: &'static str, body: &'static str| {
+        let mut args = deploy.to_vec();
+        args.extend(["--type", kind, "-p", body]);
+        args
+    };
+    fx.ok(&patch(
+        "strategic",
+        r#"{"spec":{"template":{"spec":{"containers":[{"name":"proxy","image":"proxy:2"}]}}}}"#,
+    ))
+    .await;
+    assert_eq!(containers(&fx).await, "app=app:1 proxy=proxy:2");
+    fx.ok(&patch(
+        "json",
+        r#"[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"app:9"}]"#,
+    ))
+    .await;
+    assert_eq!(containers(&fx).await, "app=app:9 proxy=proxy:2");
+    // A merge patch replaces lists whole.
+    fx.ok(&patch(
+        "merge",
+        r#"{"spec":{"template":{"spec":{"containers":[{"name":"solo","image":"solo:1"}]}}}}"#,
+    ))
+    .await;
+    assert_eq!(containers(&fx).await, "solo=solo:1");
+    let before = fx.sim.position().rv;
+    let (ok, _, err) = fx
+        .run(&patch(
+            "json",
+            r#"[{"op":"test","path":"/spec/replicas","value":42}]"#,
+        ))
+        .await;
+    assert!(
+        !ok && err.contains("the server rejected our request due to an error in our request"),
+        "{err}"
+    );
+    let (ok, _, err) = fx
+        .run(&patch(
+            "strategic",
+            r#"{"spec":{"template":{"spec":{"containers":[{"image":"nameless"}]}}}}"#,
+        ))
+        .await;
+    assert!(
+        !ok && err.contains("does not contain declared merge key: name"),
+        "{err}"
+    );
+    assert_eq!(
+        fx.sim.position().rv,
+        before,
+        "a failed patch stored something"
+    );
+}
+
+#[tokio::test]
+async fn status_and_scale_subresources() {
+    let Some(fx) = Kubectl::start("subresources").await else {
+        return;
+    };
+    fx.ok(&["apply", "-f", &fx.file("two.yaml", TWO_CONTAINERS)])
+        .await;
+    let fx = &fx;
+    let get = |path: &'static str| async move {
+        fx.ok(&["get", "deploy", "two", "-n", "default", "-o", path])
+            .await
+    };
+    fx.ok(&[
+        "patch",
+        "deploy",
+        "two",
+        "-n",
+        "default",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"replicas":7},"spec":{"replicas":4}}"#,
+    ])
+    .await;
+    assert_eq!(get("jsonpath={.status.replicas}").await, "7");
+    assert_eq!(
+        get("jsonpath={.spec.replicas}").await,
+        "1",
+        "status write changed spec"
+    );
+    fx.ok(&[
+        "patch",
+        "deploy",
+        "two",
+        "-n",
+        "default",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"replicas":9}}"#,
+    ])
+    .await;
+    assert_eq!(
+        get("jsonpath={.status.replicas}").await,
+        "7",
+        "main write changed status"
+    );
+    assert!(
+        fx.ok(&["scale", "deploy", "two", "-n", "default", "--replicas=3"])
+            .await
+            .contains("scaled")
+    );
+    assert_eq!(get("jsonpath={.spec.replicas}").await, "3");
+    let scale = fx
+        .ok(&[
+            "get",
+            "--raw",
+            "/apis/apps/v1/namespaces/default/deployments/two/scale",
+        ])
+        .await;
+    let scale: serde_json::Value = serde_json::from_str(&scale).expect("Scale JSON");
+    assert_eq!(scale["kind"], "Scale");
+    assert_eq!(scale["spec"]["replicas"], 3);
+    assert_eq!(scale["status"]["selector"], "app=two");
+    let (ok, _, err) = fx
+        .run(&[
+            "get",
+            "--raw",
+            "/apis/apps/v1/namespaces/default/deployments/two/exec",
+        ])
+        .await;
+    assert!(!ok && err.contains("NotFound"), "{err}");
+}
+
+const HELD: &str = r#"apiVersion: v1
+kind: Secret
+metadata:
+  name: held
+  namespace: NS
+  finalizers: [example.com/hold]
+stringData: {a: b}
+"#;
+
+#[tokio::test]
+async fn finalizers_hold_a_delete_and_namespaces_terminate() {
+    let Some(fx) = Kubectl::start("finalizers").await else {
+        return;
+    };
+    fx.ok(&[
+        "create",
+        "-f",
+        &fx.file("held.yaml", &HELD.replace("NS", "default")),
+    ])
+    .await;
+    fx.ok(&["delete", "secret", "held", "-n", "default", "--wait=false"])
+        .await;
+    let deleting = fx
+        .ok(&[
+            "get",
+            "secret",
+            "held",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.metadata.deletionTimestamp}",
+        ])
+        .await;
+    assert!(!deleting.is_empty(), "no deletionTimestamp");
+    let (ok, _, err) = fx
+        .run(&[
+            "patch",
+            "secret",
+            "held",
+            "-n",
+            "default",
+            "--type=json",
+            "-p",
+            r#"[{"op":"add","path":"/metadata/finalizers/-","value":"late"}]"#,
+        ])
+        .await;
+    assert!(!ok && err.contains("no new finalizers"), "{err}");
+    fx.ok(&[
+        "patch",
+        "secret",
+        "held",
+        "-n",
+        "default",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":null}}"#,
+    ])
+    .await;
+    let (ok, _, err) = fx.run(&["get", "secret", "held", "-n", "default"]).await;
+    assert!(!ok && err.contains("NotFound"), "{err}");
+
+    // A namespace goes Terminating, refuses new content, and goes once it is empty.
+    fx.ok(&[
+        "create",
+        "-f",
+        &fx.file(
+            "ns.yaml",
+            "apiVersion: v1\nkind: Namespace\nmetadata: {name: doomed}\n",
+        ),
+    ])
+    .await;
+    fx.ok(&[
+        "create",
+        "-f",
+        &fx.file("held2.yaml", &HELD.replace("NS", "doomed")),
+    ])
+    .await;
+    let plain = HELD
+        .replace("NS", "doomed")
+        .replace("held", "plain")
+        .replace("  finalizers: [example.com/hold]\n", "");
+    fx.ok(&["create", "-f", &fx.file("plain.yaml", &plain)])
+        .await;
+    fx.ok(&["delete", "namespace", "doomed", "--wait=false"])
+        .await;
+    let phase = fx
+        .ok(&["get", "ns", "doomed", "-o", "jsonpath={.status.phase}"])
+        .await;
+    assert_eq!(phase, "Terminating");
+    let (ok, _, err) = fx.run(&["get", "secret", "plain", "-n", "doomed"]).await;
+    assert!(!ok && err.contains("NotFound"), "{err}");
+    let (ok, _, err) = fx
+        .run(&["create", "-f", &fx.file("again.yaml", &plain)])
+        .await;
+    assert!(!ok && err.contains("being terminated"), "{err}");
+    fx.ok(&[
+        "patch",
+        "secret",
+        "held",
+        "-n",
+        "doomed",
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"finalizers":[]}}"#,
+    ])
+    .await;
+    let (ok, _, err) = fx.run(&["get", "ns", "doomed"]).await;
+    assert!(!ok && err.contains("NotFound"), "{err}");
+}
+
+#[tokio::test]
+async fn delete_preconditions_conflict() {
+    let Some(fx) = Kubectl::start("preconditions").await else {
+        return;
+    };
+    fx.ok(&[
+        "create",
+        "-f",
+        &fx.file(
+            "held.yaml",
+            &HELD
+                .replace("NS", "default")
+                .replace("  finalizers: [example.com/hold]\n", ""),
+        ),
+    ])
+    .await;
+    let secrets: Api<Secret> = Api::namespaced(fx.sim.client().await.expect("client"), "default");
+    let wrong = DeleteParams {
+        preconditions: Some(Preconditions {
+            uid: Some("not-the-uid".into()),
+            resource_version: None,
+        }),
+        ..DeleteParams::default()
+    };
+    let err = secrets.delete("held", &wrong).await.expect_err("409");
+    let kube::Error::Api(status) = err else {
+        panic!("not an API error: {err}");
+    };
+    assert_eq!((status.code, status.reason.as_str()), (409, "Conflict"));
+    assert!(
+        status.message.contains("Precondition failed: UID"),
+        "{}",
+        status.message
+    );
+    let secret = secrets.get("held").await.expect("still there");
+    let right = DeleteParams {
+        preconditions: Some(Preconditions {
+            uid: secret.metadata.uid.clone(),
+            resource_version: secret.metadata.resource_version.clone(),
+        }),
+        ..DeleteParams::default()
+    };
+    secrets.delete("held", &right).await.expect("deleted");
+    assert!(secrets.get_opt("held").await.expect("get").is_none());
+}
+
+#[tokio::test]
+async fn kubectl_create_sends_protobuf_and_it_is_decoded() {
+    let Some(fx) = Kubectl::start("protobuf").await else {
+        return;
+    };
+    assert!(fx.ok(&["create", "ns", "team"]).await.contains("created"));
+    fx.ok(&[
+        "create",
+        "deployment",
+        "web",
+        "-n",
+        "team",
+        "--image=nginx:1.27",
+        "--replicas=2",
+        "--port=80",
+    ])
+    .await;
+    fx.ok(&[
+        "create",
+        "secret",
+        "generic",
+        "creds",
+        "-n",
+        "team",
+        "--from-literal=user=admin",
+    ])
+    .await;
+    let deployment: serde_json::Value = serde_json::from_str(
+        &fx.ok(&["get", "deploy", "web", "-n", "team", "-o", "json"])
+            .await,
+    )
+    .expect("JSON");
+    let spec = &deployment["spec"];
+    assert_eq!(spec["replicas"], 2);
+    assert_eq!(spec["selector"]["matchLabels"]["app"], "web");
+    let container = &spec["template"]["spec"]["containers"][0];
+    assert_eq!(
+        (&container["name"], &container["image"]),
+        (
+            &serde_json::json!("nginx"),
+            &serde_json::json!("nginx:1.27")
+        )
+    );
+    assert_eq!(container["ports"][0]["containerPort"], 80);
+    // Go's zero values are not stored as fields, and the server's defaults are.
+    assert!(container.get("workingDir").is_none() && container.get("stdin").is_none());
+    assert_eq!(spec["strategy"]["type"], "RollingUpdate");
+    let user = fx
+        .ok(&[
+            "get",
+            "secret",
+            "creds",
+            "-n",
+            "team",
+            "-o",
+            "jsonpath={.data.user}",
+        ])
+        .await;
+    assert_eq!(user, "YWRtaW4=");
+}
+
+#[tokio::test]
+async fn an_undecodable_protobuf_body_is_a_400_and_stores_nothing() {
+    let Some(fx) = Kubectl::start("badproto").await else {
+        return;
+    };
+    let client = fx.sim.client().await.expect("client");
+    let before = fx.sim.position().rv;
+    for body in [&b"k8s\0\x0a\x05\x01"[..], b"not protobuf"] {
+        let request = http::Request::post("/api/v1/namespaces")
+            .header("content-type", "application/vnd.kubernetes.protobuf")
+            .body(body.to_vec())
+            .expect("request");
+        let err = client.request_text(request).await.expect_err("refused");
+        let kube::Error::Api(status) = err else {
+            panic!("not an API error: {err}");
+        };
+        assert_eq!((status.code, status.reason.as_str()), (400, "BadRequest"));
+    }
+    assert_eq!(fx.sim.position().rv, before);
+}
