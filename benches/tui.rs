@@ -189,6 +189,9 @@ struct Timed {
     wall: Duration,
     cpu: Duration,
     runnable: Duration,
+    /// Times the thread blocked (a lock parked it, a read waited) and major page faults.
+    blocked: i64,
+    faults: i64,
 }
 
 impl Timed {
@@ -207,19 +210,37 @@ fn runqueue_wait() -> Duration {
         .map_or(Duration::ZERO, Duration::from_nanos)
 }
 
+/// The calling thread's voluntary context switches and major page faults so far.
+#[allow(unsafe_code)] // libc: getrusage has no safe std API.
+fn blocks_and_faults() -> (i64, i64) {
+    // SAFETY: an all-zero rusage is a valid value, and getrusage only writes into it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable rusage; RUSAGE_THREAD is supported on Linux.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    if rc != 0 {
+        return (0, 0);
+    }
+    (usage.ru_nvcsw, usage.ru_majflt)
+}
+
 /// The benchmark's view into the real loop.
 struct Watcher {
     seen: Rc<RefCell<Seen>>,
-    step_started: Option<(Instant, Duration, Duration)>,
+    step_started: Option<(Instant, Duration, Duration, (i64, i64))>,
 }
 
 impl Observer for Watcher {
     fn started(&mut self) {
-        self.step_started = Some((Instant::now(), thread_cpu(), runqueue_wait()));
+        self.step_started = Some((
+            Instant::now(),
+            thread_cpu(),
+            runqueue_wait(),
+            blocks_and_faults(),
+        ));
     }
 
     fn finished(&mut self, step: Step) {
-        if let Some((wall, cpu, runnable)) = self.step_started.take()
+        if let Some((wall, cpu, runnable, (blocked, faults))) = self.step_started.take()
             && let Some(steps) = &mut self.seen.borrow_mut().steps
         {
             steps.push(Timed {
@@ -227,6 +248,8 @@ impl Observer for Watcher {
                 wall: wall.elapsed(),
                 cpu: thread_cpu() - cpu,
                 runnable: runqueue_wait().saturating_sub(runnable),
+                blocked: blocks_and_faults().0 - blocked,
+                faults: blocks_and_faults().1 - faults,
             });
         }
     }
@@ -631,11 +654,14 @@ impl Report {
         let describe = |t: Option<&Timed>| {
             t.map_or("-".into(), |t| {
                 format!(
-                    "a {} step: {:.2} ms wall, {:.2} ms CPU, {:.2} ms waiting for a core",
+                    "a {} step: {:.2} ms wall, {:.2} ms CPU, {:.2} ms waiting for a core, \
+                     blocked {} times, {} major page faults",
                     format!("{:?}", t.step).to_lowercase(),
                     ms(t.wall),
                     ms(t.cpu),
-                    ms(t.runnable)
+                    ms(t.runnable),
+                    t.blocked,
+                    t.faults
                 )
             })
         };
@@ -653,6 +679,24 @@ impl Report {
             describe(st.steps.iter().max_by_key(|t| t.wall)),
             stats(&owns),
             describe(st.steps.iter().max_by_key(|t| t.own())),
+        );
+        let mut own: Vec<&Timed> = st.steps.iter().collect();
+        own.sort_by_key(|t| std::cmp::Reverse(t.own()));
+        let _ = writeln!(
+            out,
+            "The five longest, wall less waits for a core: {}.\n",
+            own.iter()
+                .take(5)
+                .map(|t| format!(
+                    "{:?} {:.2} ms ({:.2} CPU, blocked {}, faults {})",
+                    t.step,
+                    ms(t.own()),
+                    ms(t.cpu),
+                    t.blocked,
+                    t.faults
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
         );
         let _ = writeln!(
             out,
