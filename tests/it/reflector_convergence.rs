@@ -232,11 +232,15 @@ async fn converges_when_watches_are_dropped() {
         "the sim dropped watches: {fired:?}"
     );
     // A dropped watch is a clean end of stream: re-watched from the last resourceVersion,
-    // never a relist.
-    assert!(metrics.watches >= 4, "the drops fired: {metrics:?}");
-    assert_eq!(
-        metrics.lists, 1,
+    // not relisted (once the churn stops, a drop within a second of a watch that saw nothing
+    // is client-go's "very short watch", which does relist).
+    assert!(
+        metrics.watches >= metrics.lists + 3,
         "drops re-watch without relisting: {metrics:?}"
+    );
+    assert_eq!(
+        metrics.expired, 0,
+        "no 410 without the 410 fault: {metrics:?}"
     );
 }
 
