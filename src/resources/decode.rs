@@ -750,6 +750,40 @@ mod tests {
     }
 
     #[test]
+    fn a_list_splits_into_its_metadata_and_item_texts() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct ListMeta {
+            #[serde(rename = "resourceVersion")]
+            resource_version: String,
+        }
+        let body = br#"{"kind":[1 2],"metadata":{"resourceVersion":"7","x":tru},"items":[ {"a":01} , 5,"s" ,{"b":[]}]}"#;
+        let parts = list_parts::<ListMeta>(body).unwrap();
+        let meta = ListMeta {
+            resource_version: "7".into(),
+        };
+        assert_eq!(parts.metadata, Some(meta));
+        let items: [&[u8]; 4] = [br#"{"a":01}"#, b"5", br#""s""#, br#"{"b":[]}"#];
+        assert_eq!(parts.items.as_deref(), Some(&items[..]));
+        let none = list_parts::<ListMeta>(br#"{"items":null}"#).unwrap();
+        assert!(none.metadata.is_none() && none.items.is_none());
+        for bad in [
+            &br#"{"items":[{"a":1]}"#[..],
+            br#"{"items":{}}"#,
+            br#"{"items":[],"items":[]}"#,
+            br#"{"metadata":{"resourceVersion":7}}"#,
+            br#"{"items":[1 2]}"#,
+            br#"{"items":[]} x"#,
+            b"[]",
+        ] {
+            assert!(
+                list_parts::<ListMeta>(bad).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
     fn an_unread_scalar_does_not_swallow_what_follows_it() {
         for bad in [
             r#"{"metadata":{"x":0"uid":"u","name":"a"}}"#,

@@ -688,6 +688,25 @@ fn a_watch_line_takes_json_whitespace_only() {
     }
 }
 
+/// The fuzz target's checks (docs/fuzzing.md), shared so that `cargo test` runs them too.
+#[path = "../../fuzz/src/differential.rs"]
+mod differential;
+
+#[test]
+fn the_decoders_agree_with_serde_json_on_mutated_pods_pages_and_lines() {
+    // Bounded to a few seconds of a debug build; the fuzz target runs these without end.
+    let fixture = std::str::from_utf8(FIXTURE).unwrap().trim();
+    let list = format!(r#"{{"metadata":{{"resourceVersion":"1"}},"items":[{fixture},{fixture}]}}"#);
+    let line = format!(r#"{{"type":"MODIFIED","object":{fixture}}}"#);
+    for seed in [FIXTURE, list.as_bytes(), line.as_bytes(), b"", b"{}", b"[]"] {
+        differential::check_bytes(seed);
+    }
+    for seed in 0u64..600 {
+        let seed = seed.to_le_bytes();
+        differential::check_structured(&mut differential::Choices::new(&seed));
+    }
+}
+
 #[test]
 fn pod_kind_paths() {
     assert_eq!(Pod::KIND, ResourceKind::Pods);

@@ -26,7 +26,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
 
-use tmux::{Session, tmux};
+use tmux::Session;
 
 /// 2026-01-01T00:00:00Z.
 const NOW: i64 = 1_767_225_600;
@@ -298,8 +298,7 @@ fn delta_title(screen: &str) -> &str {
 /// filter work through the event loop, and the workqueue panel gets its adds/s from the tick.
 #[test]
 fn demo_delta_cursor_filter_and_rebound_keys() {
-    if tmux(&["-V"]).is_none() {
-        eprintln!("skipped: tmux is not installed");
+    if crate::common::tools::required("tmux", "to run kscope in a real terminal").is_none() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("kscope-tui-panels-{}", std::process::id()));

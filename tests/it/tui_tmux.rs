@@ -1,9 +1,9 @@
 //! End to end: `kscope --demo` in a real terminal (tmux), driven by keys and read back from
-//! the screen. Skipped, with the reason printed, when tmux is not installed.
+//! the screen. Skipped, with the reason printed, when tmux is not installed (a failure in CI).
 
 use crate::common::tmux;
 
-use tmux::{Session, tmux};
+use tmux::Session;
 
 /// The table's rows: the lines between the column titles and the panels (or the status line).
 fn table_rows(screen: &str) -> Vec<&str> {
@@ -29,8 +29,7 @@ fn delta_lines(screen: &str) -> Vec<String> {
 
 #[test]
 fn demo_filters_by_an_index_streams_deltas_and_switches_kinds() {
-    if tmux(&["-V"]).is_none() {
-        eprintln!("skipped: tmux is not installed");
+    if crate::common::tools::required("tmux", "to run kscope in a real terminal").is_none() {
         return;
     }
     let state = std::env::temp_dir().join(format!("kscope-tui-tmux-{}", std::process::id()));
