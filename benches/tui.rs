@@ -1,38 +1,39 @@
-//! TUI frame cost (issue #6): the App on 150,000 simulated pods with 1,000 changes per second,
-//! drawn into a 200x50 `CrosstermBackend` over `io::sink()` (so ratatui's diff and the escape
-//! encoding count), as the event loop would: woken by row changes and tap entries, at most 60
-//! frames a second. Measures the UI thread's CPU per frame (thread CPU clock) and its wall
-//! time, the process CPU per second split by runtime (the sim and the client run on separate
-//! Tokio runtimes with named threads), and keystroke-to-updated-screen latency for the keys
-//! issue #6 names.
+//! TUI frame cost (issues #6 and #25): the App on 150,000 simulated pods with 1,000 changes per
+//! second, run by its own event loop (`App::run`) with keys sent through a channel as the
+//! terminal's events and frames drawn into a 200x50 `CrosstermBackend` over `io::sink()` (so
+//! ratatui's diff and the escape encoding count). An `Observer` in the loop times each step
+//! on the UI thread (wall and thread CPU clock) and tells the script when a frame shows a
+//! keystroke's result. Measures the UI thread's CPU per frame, the process CPU per second
+//! split by runtime (the sim and the client run on separate Tokio runtimes with named
+//! threads), the longest UI-thread stall while re-sorting and typing fuzzy text, and
+//! keystroke-to-drawn latency, the wait for the next frame included.
 //!
-//! `cargo bench --bench tui` runs it in full (`KSCOPE_TUI_PODS` changes the size). Without
-//! `--bench` (as under `cargo test --all-targets`) it is a smoke run: 2,000 pods, 100 changes a
-//! second, one second of frames, nothing asserted about time.
+//! `cargo bench --bench tui` runs it in full (`KSCOPE_TUI_PODS` changes the size) and writes
+//! its block into docs/benchmarks.md (`KSCOPE_TUI_NO_DOCS` to skip). Without `--bench` (as
+//! under `cargo test --all-targets`) it is a smoke run: 2,000 pods, 100 changes a second, one
+//! second of frames, nothing asserted about time.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::io::Sink;
-use std::sync::Arc;
+use std::path::Path;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use kscope::client::cluster::{Cluster, NamespaceScope};
 use kscope::config::Config;
-use kscope::informers::tap::TapEntry;
+use kscope::index_views::live::SortSpec;
 use kscope::resources::ResourceKind;
 use kscope::sim::{Sim, SimConfig, SimHandle};
-use kscope::ui::app::App;
+use kscope::ui::app::{App, Observer, Step};
 use kscope::ui::detail::DetailController;
-use kscope::ui::keymap::map_key;
 use kscope::ui::nav::ViewSpec;
 use kscope::ui::table::TableStarter;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use tokio::sync::broadcast;
+use tokio::sync::oneshot;
 
-/// The event loop's frame interval (60 fps).
-const FRAME: Duration = Duration::from_micros(16_667);
 const WIDTH: u16 = 200;
 const HEIGHT: u16 = 50;
 const CHURN: f64 = 1_000.0;
@@ -42,8 +43,6 @@ const SMOKE_CHURN: f64 = 100.0;
 const TAP_CAPACITY: usize = 4096;
 /// Longest wait for an asynchronous result (a fuzzy search, a relist) before giving up on it.
 const PATIENCE: Duration = Duration::from_secs(120);
-
-type Term = Terminal<CrosstermBackend<Sink>>;
 
 #[allow(unsafe_code)] // libc: the thread CPU clock has no safe std API.
 fn clock(id: libc::clockid_t) -> Duration {
@@ -116,6 +115,24 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
+/// Mean, p50, p99 and max of some durations, as table cells.
+fn cells(samples: &[Duration]) -> String {
+    if samples.is_empty() {
+        return "- | - | - | -".into();
+    }
+    let mut sorted = samples.to_vec();
+    sorted.sort();
+    let at = |q: f64| sorted[((sorted.len() - 1) as f64 * q).round() as usize];
+    let mean = sorted.iter().sum::<Duration>() / sorted.len() as u32;
+    format!(
+        "{:.2} ms | {:.2} ms | {:.2} ms | {:.2} ms",
+        ms(mean),
+        ms(at(0.5)),
+        ms(at(0.99)),
+        ms(sorted[sorted.len() - 1])
+    )
+}
+
 /// Mean, p50, p99 and max of some durations, in ms.
 fn stats(samples: &[Duration]) -> String {
     if samples.is_empty() {
@@ -134,7 +151,141 @@ fn stats(samples: &[Duration]) -> String {
     )
 }
 
-/// One keystroke's cost until its updated screen was drawn.
+/// What the observer saw of the loop, shared with the script that types (both run on the UI
+/// thread, in one task).
+#[derive(Default)]
+struct Seen {
+    /// The app as of the last frame.
+    listed: bool,
+    rows: usize,
+    watch_events: u64,
+    resource: String,
+    text: String,
+    sort: SortSpec,
+    detail_fetched: bool,
+    /// An app label's value of middling frequency, and the name of a pod on screen, once
+    /// listed: what the script types.
+    app_value: String,
+    pod_name: String,
+    /// While recording: each step's (kind, wall, UI-thread CPU).
+    steps: Option<Vec<Timed>>,
+    /// The condition a keystroke waits for, when it was sent, and who to tell once a frame
+    /// shows it.
+    waiting: Option<Waiting>,
+}
+
+struct Waiting {
+    ready: Box<dyn Fn(&App) -> bool>,
+    tell: oneshot::Sender<Instant>,
+}
+
+/// One step of the loop on the UI thread: what it was, its wall time, the thread's CPU time
+/// in it, and the time the thread spent runnable but waiting for a core (the kernel's
+/// schedstat): on a loaded machine a step can take long without waiting on anything of
+/// kscope's.
+#[derive(Clone, Copy)]
+struct Timed {
+    step: Step,
+    wall: Duration,
+    cpu: Duration,
+    runnable: Duration,
+    /// Times the thread blocked (a lock parked it, a read waited) and major page faults.
+    blocked: i64,
+    faults: i64,
+}
+
+impl Timed {
+    /// The wall time not spent waiting for a core: work, and waits on locks or I/O.
+    fn own(&self) -> Duration {
+        self.wall.saturating_sub(self.runnable)
+    }
+}
+
+/// The calling thread's time spent runnable but not running, from
+/// /proc/thread-self/schedstat (zero where the kernel does not keep it).
+fn runqueue_wait() -> Duration {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse().ok())
+        .map_or(Duration::ZERO, Duration::from_nanos)
+}
+
+/// The calling thread's voluntary context switches and major page faults so far.
+#[allow(unsafe_code)] // libc: getrusage has no safe std API.
+fn blocks_and_faults() -> (i64, i64) {
+    // SAFETY: an all-zero rusage is a valid value, and getrusage only writes into it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable rusage; RUSAGE_THREAD is supported on Linux.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    if rc != 0 {
+        return (0, 0);
+    }
+    (usage.ru_nvcsw, usage.ru_majflt)
+}
+
+/// The benchmark's view into the real loop.
+struct Watcher {
+    seen: Rc<RefCell<Seen>>,
+    step_started: Option<(Instant, Duration, Duration, (i64, i64))>,
+}
+
+impl Observer for Watcher {
+    fn started(&mut self) {
+        self.step_started = Some((
+            Instant::now(),
+            thread_cpu(),
+            runqueue_wait(),
+            blocks_and_faults(),
+        ));
+    }
+
+    fn finished(&mut self, step: Step) {
+        if let Some((wall, cpu, runnable, (blocked, faults))) = self.step_started.take()
+            && let Some(steps) = &mut self.seen.borrow_mut().steps
+        {
+            steps.push(Timed {
+                step,
+                wall: wall.elapsed(),
+                cpu: thread_cpu() - cpu,
+                runnable: runqueue_wait().saturating_sub(runnable),
+                blocked: blocks_and_faults().0 - blocked,
+                faults: blocks_and_faults().1 - faults,
+            });
+        }
+    }
+
+    fn drawn(&mut self, app: &App) -> bool {
+        let mut seen = self.seen.borrow_mut();
+        seen.listed = app.header().listed;
+        seen.rows = app.rows();
+        seen.watch_events = app.table().watch_events();
+        seen.resource.clone_from(&app.header().resource);
+        seen.text = app.table().text();
+        seen.sort = app.table().shown_sort();
+        seen.detail_fetched = app.detail_fetched();
+        if seen.listed && seen.app_value.is_empty() {
+            let values = app.table().value_counts("app");
+            if let Some(v) = values.get(values.len() / 2) {
+                seen.app_value = v.value.to_string();
+            }
+        }
+        if seen.listed
+            && seen.pod_name.is_empty()
+            && let Some(key) = app.table().selected()
+        {
+            seen.pod_name = key.rsplit('/').next().unwrap_or_default().to_string();
+        }
+        if seen.waiting.as_ref().is_some_and(|w| (w.ready)(app))
+            && let Some(waiting) = seen.waiting.take()
+        {
+            // The script may have given up waiting.
+            let _ = waiting.tell.send(Instant::now());
+        }
+        true
+    }
+}
+
+/// One keystroke's cost until a frame showed its result.
 struct Latency {
     what: String,
     wall: Duration,
@@ -142,26 +293,60 @@ struct Latency {
     rows: usize,
 }
 
-/// A stopwatch on both clocks.
-struct Watch {
-    wall: Instant,
-    cpu: Duration,
+/// Types into the real loop and waits on what its frames show.
+struct Script {
+    keys: futures::channel::mpsc::UnboundedSender<std::io::Result<Event>>,
+    seen: Rc<RefCell<Seen>>,
 }
 
-impl Watch {
-    fn start() -> Self {
-        Self {
-            wall: Instant::now(),
-            cpu: thread_cpu(),
+impl Script {
+    fn send(&self, code: KeyCode) {
+        let modifiers = if matches!(code, KeyCode::Char(c) if c.is_ascii_uppercase()) {
+            KeyModifiers::SHIFT
+        } else {
+            KeyModifiers::NONE
+        };
+        let event = Event::Key(KeyEvent::new(code, modifiers));
+        self.keys.unbounded_send(Ok(event)).expect("the loop runs");
+    }
+
+    /// Sends `code` and waits for the first frame for which `ready` holds: the time from the
+    /// key to that frame, the wait for the next frame included.
+    async fn press(
+        &self,
+        code: KeyCode,
+        what: &str,
+        ready: impl Fn(&App) -> bool + 'static,
+    ) -> Latency {
+        let (tell, told) = oneshot::channel();
+        self.seen.borrow_mut().waiting = Some(Waiting {
+            ready: Box::new(ready),
+            tell,
+        });
+        let (wall, cpu) = (Instant::now(), thread_cpu());
+        self.send(code);
+        let what = match tokio::time::timeout(PATIENCE, told).await {
+            Ok(Ok(_)) => what.to_string(),
+            _ => format!("{what} (gave up)"),
+        };
+        Latency {
+            what,
+            wall: wall.elapsed(),
+            cpu: thread_cpu() - cpu,
+            rows: self.seen.borrow().rows,
         }
     }
 
-    fn stop(&self, what: impl Into<String>, rows: usize) -> Latency {
-        Latency {
-            what: what.into(),
-            wall: self.wall.elapsed(),
-            cpu: thread_cpu() - self.cpu,
-            rows,
+    /// A key whose result is whatever the next frame shows.
+    async fn next_frame(&self, code: KeyCode, what: &str) -> Latency {
+        self.press(code, what, |_| true).await
+    }
+
+    async fn until(&self, ready: impl Fn(&Seen) -> bool, what: &str) {
+        let deadline = Instant::now() + PATIENCE;
+        while !ready(&self.seen.borrow()) {
+            assert!(Instant::now() < deadline, "{what}: gave up");
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
     }
 }
@@ -177,253 +362,32 @@ struct Frames {
     groups: BTreeMap<String, Duration>,
     pod_events: u64,
     sim_writes: u64,
+    load: String,
 }
 
-struct Bench {
-    app: App,
-    terminal: Term,
-    taps: broadcast::Receiver<Arc<TapEntry>>,
-    /// Whether a frame is due (something changed since the last one).
-    dirty: bool,
-    last_draw: Option<Instant>,
-    /// While measuring stalls: the wall time of every step the UI thread took (a key
-    /// applied, a frame drawn, tap entries taken in).
-    stalls: Option<Vec<Duration>>,
+/// The longest steps of the loop while re-sorting and typing fuzzy text.
+struct Stalls {
+    rounds: usize,
+    typed: String,
+    steps: Vec<Timed>,
 }
 
-impl Bench {
-    /// One frame, as the event loop draws it.
-    fn draw(&mut self) {
-        let started = Instant::now();
-        self.app
-            .draw(&mut self.terminal)
-            .expect("draws into a sink");
-        if let Some(stalls) = &mut self.stalls {
-            stalls.push(started.elapsed());
-        }
-        self.dirty = false;
-        self.last_draw = Some(Instant::now());
-    }
-
-    fn rows(&mut self) -> usize {
-        self.app.window(1).total
-    }
-
-    /// Runs the event loop's wake-and-draw cycle for `length` (no input), recording each
-    /// frame's draw when `frames` is given.
-    async fn run_loop(&mut self, length: Duration, mut frames: Option<&mut Frames>) {
-        let mut version = self.app.table().version();
-        let mut tick = tokio::time::interval(Duration::from_secs(1));
-        let end = Instant::now() + length;
-        while Instant::now() < end {
-            let next_frame = self.last_draw.map_or_else(Instant::now, |t| t + FRAME);
-            if self.dirty && Instant::now() >= next_frame {
-                let watch = Watch::start();
-                self.draw();
-                if let Some(frames) = frames.as_deref_mut() {
-                    frames.draw_cpu.push(thread_cpu() - watch.cpu);
-                    frames.draw_wall.push(watch.wall.elapsed());
-                }
-                continue;
-            }
-            tokio::select! {
-                changed = version.changed() => {
-                    if changed.is_err() {
-                        version = self.app.table().version();
-                    }
-                    self.dirty = true;
-                }
-                entry = self.taps.recv() => {
-                    let started = Instant::now();
-                    self.app.take_taps(entry, &mut self.taps);
-                    if let Some(stalls) = &mut self.stalls {
-                        stalls.push(started.elapsed());
-                    }
-                    self.dirty = true;
-                }
-                _ = tick.tick() => self.dirty = true,
-                _ = tokio::time::sleep_until(end.into()) => {}
-                _ = tokio::time::sleep_until(next_frame.into()), if self.dirty => {}
-            }
-        }
-    }
-
-    fn key(&mut self, code: KeyCode) {
-        self.dirty = true;
-        let modifiers = if matches!(code, KeyCode::Char(c) if c.is_ascii_uppercase()) {
-            KeyModifiers::SHIFT
-        } else {
-            KeyModifiers::NONE
-        };
-        let started = Instant::now();
-        let state = self.app.state();
-        if let Some(action) = map_key(
-            &state.keymap,
-            state.mode,
-            state.focus,
-            KeyEvent::new(code, modifiers),
-        ) {
-            self.app.apply(action);
-        }
-        if let Some(stalls) = &mut self.stalls {
-            stalls.push(started.elapsed());
-        }
-    }
-
-    /// A key whose result is ready once applied: apply, then draw.
-    fn press(&mut self, code: KeyCode, what: &str) -> Latency {
-        let watch = Watch::start();
-        self.key(code);
-        self.draw();
-        let rows = self.rows();
-        watch.stop(what, rows)
-    }
-
-    /// Types `text` one key at a time, each applied and drawn.
-    fn type_text(&mut self, text: &str, what: &str) -> Vec<Latency> {
-        text.chars()
-            .map(|c| self.press(KeyCode::Char(c), &format!("{what} '{c}'")))
-            .collect()
-    }
-
-    /// A key whose rows come later: apply, draw, then wait for `ready` and draw again.
-    async fn press_until(
-        &mut self,
-        code: KeyCode,
-        what: &str,
-        ready: impl Fn(&mut Self) -> bool,
-    ) -> Latency {
-        let watch = Watch::start();
-        self.key(code);
-        self.draw();
-        let deadline = Instant::now() + PATIENCE;
-        // As the event loop: woken by a row change, a frame at most every FRAME.
-        while !ready(self) {
-            if Instant::now() > deadline {
-                return watch.stop(format!("{what} (gave up)"), self.rows());
-            }
-            let mut version = self.app.table().version();
-            tokio::select! {
-                _ = version.changed() => {}
-                _ = tokio::time::sleep(FRAME) => {}
-            }
-            let next_frame = self.last_draw.map_or_else(Instant::now, |t| t + FRAME);
-            tokio::time::sleep_until(next_frame.into()).await;
-            if ready(self) {
-                break;
-            }
-            self.draw();
-        }
-        self.draw();
-        let rows = self.rows();
-        watch.stop(what, rows)
-    }
-
-    /// Types free text one key at a time; each key's time runs until the view shows the
-    /// fuzzy result for the text so far.
-    async fn type_fuzzy(&mut self, text: &str) -> Vec<Latency> {
-        let mut latencies = Vec::new();
-        for (i, c) in text.char_indices() {
-            let typed = text[..i + c.len_utf8()].to_string();
-            latencies.push(
-                self.press_until(KeyCode::Char(c), &format!("fuzzy '{typed}'"), |b| {
-                    b.app.table().text() == typed
-                })
-                .await,
-            );
-        }
-        latencies
-    }
-
-    /// `:name` Enter: the time until the first frame showing rows of the new kind.
-    async fn switch(&mut self, name: &str, kind: &str) -> (Latency, Duration) {
-        self.key(KeyCode::Char(':'));
-        for c in name.chars() {
-            self.key(KeyCode::Char(c));
-        }
-        let watch = Watch::start();
-        let latency = self
-            .press_until(KeyCode::Enter, &format!(":{name} Enter"), |b| {
-                b.app.header().resource == kind && b.rows() > 0
-            })
-            .await;
-        // The event loop follows the new table's tap from the switch on; so does this one.
-        self.taps = self.app.table().tap().subscribe();
-        let deadline = Instant::now() + PATIENCE;
-        loop {
-            let status = self.app.table().status().borrow().clone();
-            self.app.update_sync(&status);
-            if status.listed || Instant::now() > deadline {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        (latency, watch.wall.elapsed())
-    }
-}
-
-async fn bench(sim: &SimHandle, config: kube::Config, pods: usize, measure: Duration, full: bool) {
-    let cluster = Cluster::from_config(config, "tui-bench".into()).expect("cluster");
-    let indexes = Config::built_in().expect("built-in config").indexes;
-    let detail = DetailController::new(cluster.client.clone(), None);
+async fn script(s: Script, sim: &SimHandle, pods: usize, measure: Duration, full: bool) -> Report {
     let started = Instant::now();
-    let app = App::new(
-        TableStarter::new(cluster, indexes, TAP_CAPACITY),
-        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
-        true,
-        detail,
+    s.until(
+        |seen| seen.listed && seen.rows >= pods * 9 / 10,
+        "pods synced",
     )
-    .expect("app");
-    let taps = app.table().tap().subscribe();
-    let terminal = Terminal::with_options(
-        CrosstermBackend::new(std::io::sink()),
-        TerminalOptions {
-            viewport: Viewport::Fixed(Rect::new(0, 0, WIDTH, HEIGHT)),
-        },
-    )
-    .expect("terminal");
-    let mut b = Bench {
-        app,
-        terminal,
-        taps,
-        dirty: true,
-        last_draw: None,
-        stalls: None,
-    };
-    loop {
-        let status = b.app.table().status().borrow().clone();
-        b.app.update_sync(&status);
-        if status.listed && b.rows() >= pods * 9 / 10 {
-            break;
-        }
-        assert!(started.elapsed() < PATIENCE, "pods never synced");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    .await;
     let sync = started.elapsed();
     // Settle until the watch delivers: a list slower than the sim's history (10,000 events,
     // 10 s of churn) gets 410 Expired and relists before it watches.
-    let settle = Duration::from_secs(2).min(measure);
-    loop {
-        let before = b.app.table().watch_events();
-        b.run_loop(settle, None).await;
-        if b.app.table().watch_events() > before {
-            break;
-        }
-        assert!(started.elapsed() < PATIENCE, "the watch never delivered");
-    }
+    let before = s.seen.borrow().watch_events;
+    s.until(|seen| seen.watch_events > before, "the watch delivers")
+        .await;
 
-    // Frames under churn.
-    let mut frames = Frames {
-        seconds: 0.0,
-        draw_cpu: Vec::new(),
-        draw_wall: Vec::new(),
-        ui_cpu: Duration::ZERO,
-        process_cpu: Duration::ZERO,
-        groups: BTreeMap::new(),
-        pod_events: 0,
-        sim_writes: 0,
-    };
-    let events = b.app.table().watch_events();
+    // Frames under churn, no input.
+    let events = s.seen.borrow().watch_events;
     let writes = sim.position().rv;
     let (process, groups, ui, wall) = (
         process_cpu(),
@@ -431,54 +395,57 @@ async fn bench(sim: &SimHandle, config: kube::Config, pods: usize, measure: Dura
         thread_cpu(),
         Instant::now(),
     );
-    b.run_loop(measure, Some(&mut frames)).await;
-    frames.seconds = wall.elapsed().as_secs_f64();
-    frames.ui_cpu = thread_cpu() - ui;
-    frames.process_cpu = process_cpu() - process;
-    frames.groups = cpu_by_thread_group()
-        .into_iter()
-        .map(|(g, cpu)| {
-            let before = groups.get(&g).copied().unwrap_or_default();
-            (g, cpu.saturating_sub(before))
-        })
-        .collect();
-    frames.pod_events = b.app.table().watch_events() - events;
-    frames.sim_writes = sim.position().rv - writes;
-    let load = load_average();
-
-    // Stalls: re-sorting and typing fuzzy text under churn, frames drawn as they come.
-    let fuzzy_text = {
-        let window = b.app.window(usize::from(HEIGHT));
-        let key = window
-            .rows
-            .get(window.rows.len() / 3)
-            .map(|r| r.key.to_string())
-            .expect("rows on screen");
-        let name = key.rsplit('/').next().unwrap_or_default().to_string();
-        name.chars()
-            .rev()
-            .take(5)
-            .collect::<Vec<_>>()
+    s.seen.borrow_mut().steps = Some(Vec::new());
+    tokio::time::sleep(measure).await;
+    let steps = s.seen.borrow_mut().steps.take().unwrap_or_default();
+    let seconds = wall.elapsed().as_secs_f64();
+    let draws = steps.iter().filter(|t| t.step == Step::Draw);
+    let frames = Frames {
+        seconds,
+        draw_wall: draws.clone().map(|t| t.wall).collect(),
+        draw_cpu: draws.map(|t| t.cpu).collect(),
+        ui_cpu: thread_cpu() - ui,
+        process_cpu: process_cpu() - process,
+        groups: cpu_by_thread_group()
             .into_iter()
-            .rev()
-            .collect::<String>()
+            .map(|(g, cpu)| {
+                let before = groups.get(&g).copied().unwrap_or_default();
+                (g, cpu.saturating_sub(before))
+            })
+            .collect(),
+        pod_events: s.seen.borrow().watch_events - events,
+        sim_writes: sim.position().rv - writes,
+        load: load_average(),
     };
-    b.stalls = Some(Vec::new());
+
+    // Stalls: re-sorting and typing fuzzy text under churn, as fast as a person types.
+    let typed = fuzzy_text(&s).await;
+    s.seen.borrow_mut().steps = Some(Vec::new());
     let stall_end = Instant::now() + measure;
     let mut rounds = 0;
     while Instant::now() < stall_end {
-        b.key(KeyCode::Char('s'));
-        b.run_loop(Duration::from_millis(100), None).await;
-        b.key(KeyCode::Char('/'));
-        for c in fuzzy_text.chars() {
-            b.key(KeyCode::Char(c));
-            b.run_loop(Duration::from_millis(40), None).await;
+        s.send(KeyCode::Char('s'));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        s.send(KeyCode::Char('/'));
+        for c in typed.chars() {
+            s.send(KeyCode::Char(c));
+            tokio::time::sleep(Duration::from_millis(40)).await;
         }
-        b.key(KeyCode::Esc);
-        b.run_loop(Duration::from_millis(100), None).await;
+        s.send(KeyCode::Esc);
+        tokio::time::sleep(Duration::from_millis(100)).await;
         rounds += 1;
     }
-    let stalls = b.stalls.take().unwrap_or_default();
+    let steps = s.seen.borrow_mut().steps.take().unwrap_or_default();
+    let stalls = Stalls {
+        rounds,
+        typed: typed.clone(),
+        steps,
+    };
+    // Back to the first column, ascending, and every row.
+    while s.seen.borrow().sort != SortSpec::default() {
+        s.send(KeyCode::Char('s'));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 
     // Keystrokes, each after a moment of ordinary frames.
     let pause = Duration::from_millis(if full { 300 } else { 20 });
@@ -488,141 +455,307 @@ async fn bench(sim: &SimHandle, config: kube::Config, pods: usize, measure: Dura
         (KeyCode::Char('G'), "G (last row)"),
         (KeyCode::Char('g'), "g (first row)"),
         (KeyCode::PageDown, "PgDn"),
-        (KeyCode::Char('s'), "s (sort by next column)"),
-        (KeyCode::Char('s'), "s (sort by next column)"),
     ] {
-        b.run_loop(pause, None).await;
-        keys.push(b.press(code, what));
+        tokio::time::sleep(pause).await;
+        keys.push(s.next_frame(code, what).await);
     }
-    let app_value = {
-        let values = b.app.table().value_counts("app");
-        values
-            .get(values.len() / 2)
-            .map(|v| v.value.to_string())
-            .expect("pods have app labels")
-    };
-    b.run_loop(pause, None).await;
-    keys.extend(b.type_text(&format!("/app={app_value}"), "/app="));
-    b.run_loop(pause, None).await;
-    // Back to every row: no index view, and no text left from the chars before `=`.
-    keys.push(
-        b.press_until(KeyCode::Esc, "Esc (clear app= filter)", |b| {
-            b.app.table().text().is_empty()
-        })
-        .await,
-    );
-    // Free text: a piece of the name of a pod on screen, typed char by char.
-    let fuzzy = {
-        let window = b.app.window(usize::from(HEIGHT));
-        let key = window
-            .rows
-            .get(window.rows.len() / 2)
-            .map(|r| r.key.to_string())
-            .expect("rows on screen");
-        let name = key.rsplit('/').next().unwrap_or_default();
-        name.chars()
-            .rev()
-            .take(6)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect::<String>()
-    };
-    b.run_loop(pause, None).await;
-    keys.push(b.press(KeyCode::Char('/'), "/ (open filter)"));
-    keys.extend(b.type_fuzzy(&fuzzy).await);
-    b.run_loop(pause, None).await;
-    keys.push(
-        b.press_until(KeyCode::Esc, "Esc (clear fuzzy filter)", |b| {
-            b.app.table().text().is_empty()
-        })
-        .await,
-    );
-    b.run_loop(pause, None).await;
-    let watch = Watch::start();
-    b.key(KeyCode::Char('y'));
-    b.draw();
-    if b.app.finish_fetch().await {
-        b.draw();
-    }
-    keys.push(watch.stop("y (detail YAML shown)", b.rows()));
-    b.run_loop(pause, None).await;
-    keys.push(b.press(KeyCode::Esc, "Esc (close detail)"));
-    b.run_loop(pause, None).await;
-    let (nodes, nodes_listed) = b.switch("nodes", "nodes").await;
-    b.run_loop(pause, None).await;
-    let (pods_back, pods_listed) = b.switch("pods", "pods").await;
-
-    println!(
-        "stalls: {rounds} rounds of s, /{fuzzy_text} typed, Esc; {} UI-thread steps: {}",
-        stalls.len(),
-        stats(&stalls)
-    );
-    print_report(
-        pods,
-        sync,
-        &frames,
-        &load,
-        &keys,
-        [(nodes, nodes_listed), (pods_back, pods_listed)],
-    );
-}
-
-fn print_report(
-    pods: usize,
-    sync: Duration,
-    frames: &Frames,
-    load: &str,
-    keys: &[Latency],
-    switches: [(Latency, Duration); 2],
-) {
-    let n = frames.draw_cpu.len().max(1);
-    println!(
-        "tui: {pods} pods, {WIDTH}x{HEIGHT}, panels on; synced in {:.1} s",
-        sync.as_secs_f64()
-    );
-    println!(
-        "frames: {} in {:.1} s ({:.1} fps), load average {load}",
-        frames.draw_cpu.len(),
-        frames.seconds,
-        frames.draw_cpu.len() as f64 / frames.seconds
-    );
-    println!("  draw CPU (UI thread): {}", stats(&frames.draw_cpu));
-    println!("  draw wall:            {}", stats(&frames.draw_wall));
-    println!(
-        "  UI thread CPU incl. wakes and tap intake: {:.2} ms per frame, {:.0} ms/s",
-        ms(frames.ui_cpu) / n as f64,
-        ms(frames.ui_cpu) / frames.seconds
-    );
-    let groups: Vec<String> = frames
-        .groups
-        .iter()
-        .map(|(g, cpu)| format!("{g} {:.0}", ms(*cpu) / frames.seconds))
-        .collect();
-    println!(
-        "  process CPU {:.0} ms/s (by thread: {} ms/s)",
-        ms(frames.process_cpu) / frames.seconds,
-        groups.join(", ")
-    );
-    println!(
-        "  churn delivered: {:.0} pod watch events/s at the informer, {:.0} writes/s at the sim",
-        frames.pod_events as f64 / frames.seconds,
-        frames.sim_writes as f64 / frames.seconds
-    );
-    println!("| keystroke | wall ms | UI CPU ms | rows |");
-    println!("|---|---:|---:|---:|");
-    for k in keys.iter().chain(switches.iter().map(|(k, _)| k)) {
-        println!(
-            "| {} | {:.2} | {:.2} | {} |",
-            k.what,
-            ms(k.wall),
-            ms(k.cpu),
-            k.rows
+    for column in 1..=2 {
+        tokio::time::sleep(pause).await;
+        let want = SortSpec {
+            column,
+            descending: false,
+        };
+        keys.push(
+            s.press(
+                KeyCode::Char('s'),
+                "s (rows re-sorted by the next column)",
+                move |app| app.table().shown_sort() == want,
+            )
+            .await,
         );
     }
-    for (k, listed) in &switches {
-        println!("{}: listed after {:.0} ms", k.what, ms(*listed));
+    tokio::time::sleep(pause).await;
+    let app_value = s.seen.borrow().app_value.clone();
+    for c in format!("/app={app_value}").chars() {
+        keys.push(
+            s.next_frame(KeyCode::Char(c), &format!("/app= '{c}'"))
+                .await,
+        );
     }
+    tokio::time::sleep(pause).await;
+    keys.push(
+        s.press(KeyCode::Esc, "Esc (clear app= filter)", |app| {
+            app.table().text().is_empty() && app.current().filter.is_empty()
+        })
+        .await,
+    );
+    tokio::time::sleep(pause).await;
+    keys.push(s.next_frame(KeyCode::Char('/'), "/ (open filter)").await);
+    for (i, c) in typed.char_indices() {
+        let text = typed[..i + c.len_utf8()].to_string();
+        let what = format!("fuzzy '{text}'");
+        keys.push(
+            s.press(KeyCode::Char(c), &what, move |app| {
+                app.table().text() == text
+            })
+            .await,
+        );
+    }
+    tokio::time::sleep(pause).await;
+    keys.push(
+        s.press(KeyCode::Esc, "Esc (clear fuzzy filter)", |app| {
+            app.table().text().is_empty()
+        })
+        .await,
+    );
+    tokio::time::sleep(pause).await;
+    keys.push(
+        s.press(
+            KeyCode::Char('y'),
+            "y (detail YAML shown)",
+            App::detail_fetched,
+        )
+        .await,
+    );
+    tokio::time::sleep(pause).await;
+    keys.push(s.next_frame(KeyCode::Esc, "Esc (close detail)").await);
+    let mut switches = Vec::new();
+    for (name, kind) in [("nodes", "nodes"), ("pods", "pods")] {
+        tokio::time::sleep(pause).await;
+        s.send(KeyCode::Char(':'));
+        for c in name.chars() {
+            s.send(KeyCode::Char(c));
+        }
+        let kind = kind.to_string();
+        let listed_since = Instant::now();
+        let latency = s
+            .press(KeyCode::Enter, &format!(":{name} Enter"), move |app| {
+                app.header().resource == kind && app.rows() > 0
+            })
+            .await;
+        s.until(|seen| seen.listed, "the new table listed").await;
+        switches.push((latency, listed_since.elapsed()));
+    }
+    s.send(KeyCode::Char('q'));
+    Report {
+        pods,
+        sync,
+        frames,
+        stalls,
+        keys,
+        switches,
+    }
+}
+
+/// A piece of the name of a pod on screen, to type as fuzzy text.
+async fn fuzzy_text(s: &Script) -> String {
+    s.until(|seen| !seen.pod_name.is_empty(), "a pod on screen")
+        .await;
+    let name = s.seen.borrow().pod_name.clone();
+    let chars: Vec<char> = name.chars().collect();
+    chars[chars.len().saturating_sub(5)..].iter().collect()
+}
+
+async fn bench(sim: &SimHandle, config: kube::Config, pods: usize, measure: Duration, full: bool) {
+    let cluster = Cluster::from_config(config, "tui-bench".into()).expect("cluster");
+    let indexes = Config::built_in().expect("built-in config").indexes;
+    let detail = DetailController::new(cluster.client.clone(), None);
+    let app = App::new(
+        TableStarter::new(cluster, indexes, TAP_CAPACITY),
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+        true,
+        detail,
+    )
+    .expect("app");
+    let mut terminal = Terminal::with_options(
+        CrosstermBackend::new(std::io::sink()),
+        TerminalOptions {
+            viewport: Viewport::Fixed(Rect::new(0, 0, WIDTH, HEIGHT)),
+        },
+    )
+    .expect("terminal");
+    let seen = Rc::new(RefCell::new(Seen::default()));
+    let (keys, events) = futures::channel::mpsc::unbounded();
+    let mut watcher = Watcher {
+        seen: seen.clone(),
+        step_started: None,
+    };
+    let script = script(Script { keys, seen }, sim, pods, measure, full);
+    let (ran, report) = tokio::join!(app.run(&mut terminal, events, &mut watcher), script);
+    ran.expect("the loop ran");
+    let block = report.render();
+    println!("{block}");
+    if full && std::env::var_os("KSCOPE_TUI_NO_DOCS").is_none() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/benchmarks.md");
+        match write_docs(&path, &block) {
+            Ok(()) => println!("tui: results written to {}", path.display()),
+            Err(e) => eprintln!("tui: could not update {}: {e}", path.display()),
+        }
+    }
+}
+
+struct Report {
+    pods: usize,
+    sync: Duration,
+    frames: Frames,
+    stalls: Stalls,
+    keys: Vec<Latency>,
+    switches: Vec<(Latency, Duration)>,
+}
+
+impl Report {
+    fn render(&self) -> String {
+        use std::fmt::Write;
+        let f = &self.frames;
+        let mut out = String::new();
+        let n = f.draw_cpu.len().max(1);
+        let _ = writeln!(
+            out,
+            "{} pods, {WIDTH}x{HEIGHT}, panels on, through the real event loop; synced in {:.1} s.\n",
+            self.pods,
+            self.sync.as_secs_f64()
+        );
+        let _ = writeln!(
+            out,
+            "Frames under churn (no input): {} in {:.1} s ({:.1} fps), load average {}; the sim \
+             wrote {:.0} objects/s, the pod informer received {:.0} watch events/s.\n",
+            f.draw_cpu.len(),
+            f.seconds,
+            f.draw_cpu.len() as f64 / f.seconds,
+            f.load,
+            f.sim_writes as f64 / f.seconds,
+            f.pod_events as f64 / f.seconds,
+        );
+        let _ = writeln!(
+            out,
+            "| per frame | mean | p50 | p99 | max |\n|---|---:|---:|---:|---:|"
+        );
+        let _ = writeln!(out, "| draw, UI-thread CPU | {} |", cells(&f.draw_cpu));
+        let _ = writeln!(out, "| draw, wall | {} |", cells(&f.draw_wall));
+        let _ = writeln!(
+            out,
+            "| all UI-thread CPU (wakes, tap intake, draws) / frames | {:.2} ms | | | |\n",
+            ms(f.ui_cpu) / n as f64
+        );
+        let groups: Vec<String> = f
+            .groups
+            .iter()
+            .map(|(g, cpu)| format!("{g} {:.0}", ms(*cpu) / f.seconds))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Process CPU {:.0} ms/s (by thread: {} ms/s).\n",
+            ms(f.process_cpu) / f.seconds,
+            groups.join(", ")
+        );
+        let st = &self.stalls;
+        let walls: Vec<Duration> = st.steps.iter().map(|t| t.wall).collect();
+        let owns: Vec<Duration> = st.steps.iter().map(Timed::own).collect();
+        let describe = |t: Option<&Timed>| {
+            t.map_or("-".into(), |t| {
+                format!(
+                    "a {} step: {:.2} ms wall, {:.2} ms CPU, {:.2} ms waiting for a core, \
+                     blocked {} times, {} major page faults",
+                    format!("{:?}", t.step).to_lowercase(),
+                    ms(t.wall),
+                    ms(t.cpu),
+                    ms(t.runnable),
+                    t.blocked,
+                    t.faults
+                )
+            })
+        };
+        let _ = writeln!(
+            out,
+            "UI-thread stalls while re-sorting and typing fuzzy text under churn ({} rounds of \
+             `s`, `/{}` typed at 40 ms a key, Esc), {} steps of the loop:\n\n\
+             - wall: {}; the longest was {}.\n\
+             - wall less the waits for a core (work, and waits on locks): {}; the longest was \
+             {}.\n",
+            st.rounds,
+            st.typed,
+            walls.len(),
+            stats(&walls),
+            describe(st.steps.iter().max_by_key(|t| t.wall)),
+            stats(&owns),
+            describe(st.steps.iter().max_by_key(|t| t.own())),
+        );
+        let mut own: Vec<&Timed> = st.steps.iter().collect();
+        own.sort_by_key(|t| std::cmp::Reverse(t.own()));
+        let _ = writeln!(
+            out,
+            "The five longest, wall less waits for a core: {}.\n",
+            own.iter()
+                .take(5)
+                .map(|t| format!(
+                    "{:?} {:.2} ms ({:.2} CPU, blocked {}, faults {})",
+                    t.step,
+                    ms(t.own()),
+                    ms(t.cpu),
+                    t.blocked,
+                    t.faults
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        let _ = writeln!(
+            out,
+            "Keystroke to the first frame showing its result, the wait for that frame included:\n"
+        );
+        let _ = writeln!(
+            out,
+            "| keystroke | wall ms | UI CPU ms | rows |\n|---|---:|---:|---:|"
+        );
+        for k in self.keys.iter().chain(self.switches.iter().map(|(k, _)| k)) {
+            let _ = writeln!(
+                out,
+                "| {} | {:.2} | {:.2} | {} |",
+                k.what,
+                ms(k.wall),
+                ms(k.cpu),
+                k.rows
+            );
+        }
+        for (k, listed) in &self.switches {
+            let _ = writeln!(out, "\n{}: listed after {:.0} ms.", k.what, ms(*listed));
+        }
+        out
+    }
+}
+
+const BEGIN: &str = "<!-- tui:begin (written by `cargo bench --bench tui`) -->";
+const END: &str = "<!-- tui:end -->";
+
+/// Replaces the block between the markers (or appends one) with this run's.
+fn write_docs(path: &Path, block: &str) -> std::io::Result<()> {
+    let existing = std::fs::read_to_string(path).unwrap_or_default();
+    let section = format!(
+        "{BEGIN}\nLatest run: {}, on {}.\n\n{block}{END}",
+        jiff::Timestamp::now()
+            .round(jiff::Unit::Second)
+            .unwrap_or(jiff::Timestamp::now()),
+        machine()
+    );
+    let updated = match (existing.find(BEGIN), existing.find(END)) {
+        (Some(b), Some(e)) if e > b => {
+            format!("{}{section}{}", &existing[..b], &existing[e + END.len()..])
+        }
+        _ => format!("{existing}\n## TUI frame cost\n\n{section}\n"),
+    };
+    std::fs::write(path, updated)
+}
+
+/// The CPU model and how many cores this process may use.
+fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split(':').nth(1))
+        .map_or("an unknown CPU", str::trim)
+        .to_string();
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{model}, {cores} cores")
 }
 
 fn main() {

@@ -51,7 +51,10 @@ fn main() -> ExitCode {
             // Library errors already say what caused them, so the chain is not repeated.
             tracing::error!("{err}");
             eprintln!("error: {err}");
-            ExitCode::FAILURE
+            match err.downcast_ref::<kscope::commands::CommandError>() {
+                Some(command) => ExitCode::from(command.exit_code()),
+                None => ExitCode::FAILURE,
+            }
         }
     }
 }

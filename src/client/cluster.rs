@@ -31,6 +31,11 @@ pub enum ClusterError {
         #[source]
         source: KubeconfigError,
     },
+    #[error(
+        "kubeconfig {path}: no current-context is set{}; name one with --context or `kubectl config use-context NAME`",
+        if .contexts.is_empty() { " and it has no contexts".to_string() } else { format!(" (its contexts: {})", .contexts.join(", ")) }
+    )]
+    NoCurrentContext { path: String, contexts: Vec<String> },
     #[error("context {0:?} does not exist in the kubeconfig")]
     UnknownContext(String),
     #[error(
@@ -143,7 +148,15 @@ impl ClusterArgs {
                 }
                 name.clone()
             }
-            None => kubeconfig.current_context.clone().unwrap_or_default(),
+            None => match kubeconfig.current_context.clone().filter(|c| !c.is_empty()) {
+                Some(current) => current,
+                None => {
+                    return Err(ClusterError::NoCurrentContext {
+                        path,
+                        contexts: kubeconfig.contexts.iter().map(|c| c.name.clone()).collect(),
+                    });
+                }
+            },
         };
         let options = KubeConfigOptions {
             context: Some(context.clone()).filter(|c| !c.is_empty()),

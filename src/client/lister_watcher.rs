@@ -5,6 +5,7 @@
 //! stored type (see [`super::wire`]), skipping malformed items and events instead of failing.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use futures::{Stream, StreamExt};
@@ -31,6 +32,50 @@ pub struct KubeListerWatcher {
     field_selector: Option<String>,
     /// The next list page, requested as soon as the current one's continue token is known.
     prefetch: Arc<Mutex<Option<Prefetch>>>,
+    limits: WireLimits,
+}
+
+/// Bounds on what a server may make kscope wait for or hold. The defaults are far from what a
+/// 150,000-pod cluster needs (a page of 500 pods is ~5 MB, an object at most ~1.5 MB, and
+/// API servers send a bookmark about every minute) and close enough to catch a server that
+/// misbehaves.
+#[derive(Debug, Clone, Copy)]
+pub struct WireLimits {
+    /// A watch line (one event) longer than this ends the watch with an error.
+    pub max_watch_line: usize,
+    /// A list body larger than this fails the list.
+    pub max_list_body: usize,
+    /// A list response that sends nothing for this long fails.
+    pub list_stall: Duration,
+    /// A list response that takes longer than this in all fails (a server trickling bytes).
+    pub list_deadline: Duration,
+    /// A watch that delivers nothing, not even a bookmark, for this long is restarted.
+    pub watch_idle: Duration,
+}
+
+impl Default for WireLimits {
+    fn default() -> Self {
+        Self {
+            max_watch_line: 16 << 20,
+            max_list_body: 3 << 30,
+            list_stall: Duration::from_secs(30),
+            list_deadline: Duration::from_secs(300),
+            watch_idle: Duration::from_secs(180),
+        }
+    }
+}
+
+/// A response that broke one of the [`WireLimits`].
+#[derive(Debug, thiserror::Error)]
+pub enum LimitError {
+    #[error("a watch event longer than {limit} bytes")]
+    WatchLineTooLong { limit: usize },
+    #[error("a list body larger than {limit} bytes")]
+    ListBodyTooLarge { limit: usize },
+    #[error("the list response stalled: nothing for {}s", .after.as_secs())]
+    ListStalled { after: Duration },
+    #[error("the list response took longer than {}s", .after.as_secs())]
+    ListTooSlow { after: Duration },
 }
 
 /// A list page being fetched ahead for the request `uri`. Dropping it cancels the fetch.
@@ -58,7 +103,13 @@ impl KubeListerWatcher {
             label_selector: None,
             field_selector: None,
             prefetch: Arc::default(),
+            limits: WireLimits::default(),
         }
+    }
+
+    pub fn with_limits(mut self, limits: WireLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// A lister-watcher for `kind` in `scope`, named for messages (`pods in namespace web`).
@@ -147,7 +198,13 @@ impl KubeListerWatcher {
         {
             return body;
         }
-        fetch_body(self.client.clone(), request, self.resource.clone()).await
+        fetch_body(
+            self.client.clone(),
+            request,
+            self.resource.clone(),
+            self.limits,
+        )
+        .await
     }
 
     /// client-go's pager asks for the next page with the continue token, no
@@ -170,6 +227,7 @@ impl KubeListerWatcher {
             self.client.clone(),
             request,
             self.resource.clone(),
+            self.limits,
         ));
         *self.prefetch.lock() = Some(Prefetch { uri, body });
     }
@@ -202,14 +260,44 @@ async fn fetch_body(
     client: kube::Client,
     request: http::Request<Vec<u8>>,
     resource: String,
+    limits: WireLimits,
 ) -> Result<Vec<u8>, ListWatchError> {
     let error = |e| kube_error(&resource, "list", e);
-    let mut frames = body_frames(&client, request).await.map_err(error)?;
-    let mut body = Vec::new();
-    while let Some(frame) = frames.next().await {
-        body.extend_from_slice(&frame.map_err(error)?);
-    }
-    Ok(body)
+    let limit = |e: LimitError| ListWatchError::MalformedResponse {
+        verb: "list",
+        resource: resource.clone(),
+        source: e.into(),
+    };
+    let read = async {
+        let mut frames = body_frames(&client, request).await.map_err(error)?;
+        let mut body = Vec::new();
+        loop {
+            let frame = tokio::time::timeout(limits.list_stall, frames.next())
+                .await
+                .map_err(|_| {
+                    limit(LimitError::ListStalled {
+                        after: limits.list_stall,
+                    })
+                })?;
+            let Some(frame) = frame else {
+                return Ok(body);
+            };
+            let frame = frame.map_err(error)?;
+            if body.len() + frame.len() > limits.max_list_body {
+                return Err(limit(LimitError::ListBodyTooLarge {
+                    limit: limits.max_list_body,
+                }));
+            }
+            body.extend_from_slice(&frame);
+        }
+    };
+    tokio::time::timeout(limits.list_deadline, read)
+        .await
+        .unwrap_or_else(|_| {
+            Err(limit(LimitError::ListTooSlow {
+                after: limits.list_deadline,
+            }))
+        })
 }
 
 /// Sends `request` and returns its body as the frames the connection delivered, or the API's
@@ -222,6 +310,22 @@ async fn body_frames(
 ) -> Result<impl Stream<Item = Result<Bytes, kube::Error>> + Unpin + use<>, kube::Error> {
     let response = client.send(request.map(kube::client::Body::from)).await?;
     let code = response.status();
+    if code.is_redirection() {
+        // An API server never redirects; a proxy or a wrong URL does. Said as what it is,
+        // rather than as the JSON error its HTML body would give.
+        let location = response
+            .headers()
+            .get(http::header::LOCATION)
+            .and_then(|l| l.to_str().ok())
+            .unwrap_or("nowhere given")
+            .to_string();
+        let status = Status::failure(
+            &format!("the server answered with a redirect to {location}, which an API server never sends: is the kubeconfig's server URL right?"),
+            "Redirect",
+        )
+        .with_code(code.as_u16());
+        return Err(kube::Error::Api(Box::new(status)));
+    }
     if code.is_client_error() || code.is_server_error() {
         let body = response.into_body().collect().await?.to_bytes();
         // Not every error body is a Status: a proxy may answer in plain text or HTML.
@@ -244,21 +348,31 @@ struct WatchLines<S> {
     partial: BytesMut,
     /// The body ended or failed: no more lines, even if polled again.
     ended: bool,
+    /// A line longer than this is an error, so a line with no end cannot take all memory.
+    max_line: usize,
+}
+
+/// Why a watch body gave no more lines.
+#[derive(Debug)]
+enum LineError {
+    Body(kube::Error),
+    TooLong(LimitError),
 }
 
 impl<S: Stream<Item = Result<Bytes, kube::Error>> + Unpin> WatchLines<S> {
-    fn new(frames: S) -> Self {
+    fn new(frames: S, max_line: usize) -> Self {
         Self {
             frames,
             current: Bytes::new(),
             partial: BytesMut::new(),
             ended: false,
+            max_line,
         }
     }
 
     /// The next line with its newline (without one at the end of the body); `None` at the
     /// end of the body and after an error.
-    async fn next_line(&mut self) -> Option<Result<Bytes, kube::Error>> {
+    async fn next_line(&mut self) -> Option<Result<Bytes, LineError>> {
         while !self.ended {
             if let Some(end) = memchr::memchr(b'\n', &self.current) {
                 let line = self.current.split_to(end + 1);
@@ -268,6 +382,14 @@ impl<S: Stream<Item = Result<Bytes, kube::Error>> + Unpin> WatchLines<S> {
                 self.partial.extend_from_slice(&line);
                 return Some(Ok(self.partial.split().freeze()));
             }
+            if self.partial.len() + self.current.len() > self.max_line {
+                self.ended = true;
+                self.partial = BytesMut::new();
+                self.current = Bytes::new();
+                return Some(Err(LineError::TooLong(LimitError::WatchLineTooLong {
+                    limit: self.max_line,
+                })));
+            }
             self.partial
                 .extend_from_slice(&std::mem::take(&mut self.current));
             match self.frames.next().await {
@@ -276,7 +398,7 @@ impl<S: Stream<Item = Result<Bytes, kube::Error>> + Unpin> WatchLines<S> {
                     // The cut line is not a line.
                     self.ended = true;
                     self.partial.clear();
-                    return Some(Err(e));
+                    return Some(Err(LineError::Body(e)));
                 }
                 None => {
                     self.ended = true;
@@ -348,17 +470,45 @@ where
             .await
             .map_err(|e| self.error("watch", e))?;
         let resource = self.resource.clone();
-        let lines = futures::stream::unfold(WatchLines::new(frames), move |mut lines| {
+        let idle = self.limits.watch_idle;
+        let lines = WatchLines::new(frames, self.limits.max_watch_line);
+        let lines = futures::stream::unfold(lines, move |mut lines| {
             let resource = resource.clone();
             async move {
                 loop {
-                    match lines.next_line().await {
+                    let Ok(next) = tokio::time::timeout(idle, lines.next_line()).await else {
+                        // Not even a bookmark for minutes: the connection may be dead without
+                        // a reset. A clean end, so the Reflector re-watches from where it was.
+                        tracing::info!(%resource, idle_s = idle.as_secs(), "watch idle; restarting it");
+                        return None;
+                    };
+                    match next {
                         None => return None,
                         Some(Ok(line)) if line.iter().all(u8::is_ascii_whitespace) => continue,
-                        Some(Ok(line)) => return Some((decode_watch_line::<T>(&line), lines)),
+                        Some(Ok(line)) => {
+                            let event = decode_watch_line::<T>(&line);
+                            // The body ended inside a line that does not decode: a cut, which
+                            // ends the watch as a clean close does (client-go's StreamWatcher
+                            // stops on an unexpected EOF without reporting an error), not a
+                            // malformed event.
+                            if event.is_err() && !line.ends_with(b"\n") {
+                                tracing::debug!(%resource, "watch stream ended inside an event");
+                                return None;
+                            }
+                            return Some((event, lines));
+                        }
+                        // Past the cap, the watch fails: the Reflector relists.
+                        Some(Err(LineError::TooLong(limit))) => {
+                            let error = ListWatchError::MalformedResponse {
+                                verb: "watch",
+                                resource: resource.clone(),
+                                source: limit.into(),
+                            };
+                            return Some((Err(error), lines));
+                        }
                         // A connection cut mid-stream ends the watch like a clean close: the
                         // Reflector re-watches from the last resourceVersion it saw.
-                        Some(Err(e)) => {
+                        Some(Err(LineError::Body(e))) => {
                             tracing::debug!(%resource, error = %e, "watch stream ended");
                             return None;
                         }
@@ -377,7 +527,7 @@ mod tests {
     async fn lines_of(frames: &[&'static [u8]]) -> (Vec<Bytes>, Vec<Bytes>) {
         let frames: Vec<Bytes> = frames.iter().map(|f| Bytes::from_static(f)).collect();
         let stream = futures::stream::iter(frames.clone().into_iter().map(Ok));
-        let mut lines = WatchLines::new(stream);
+        let mut lines = WatchLines::new(stream, 1 << 20);
         let mut out = Vec::new();
         while let Some(line) = lines.next_line().await {
             out.push(line.unwrap());
@@ -416,9 +566,26 @@ mod tests {
             Ok(Bytes::from_static(b"{}\n{\"cut")),
             Err(kube::Error::LinesCodecMaxLineLengthExceeded),
         ];
-        let mut lines = WatchLines::new(futures::stream::iter(frames));
+        let mut lines = WatchLines::new(futures::stream::iter(frames), 1 << 20);
         assert_eq!(lines.next_line().await.unwrap().unwrap(), "{}\n");
         assert!(lines.next_line().await.unwrap().is_err());
         assert!(lines.next_line().await.is_none(), "the cut line is dropped");
+    }
+
+    /// A line with no end is cut off at the cap, not buffered until memory runs out.
+    #[tokio::test]
+    async fn a_line_past_the_cap_is_an_error_and_frees_what_it_held() {
+        let endless = futures::stream::iter(
+            (0..1_000).map(|_| Ok::<_, kube::Error>(Bytes::from_static(&[b'x'; 4096]))),
+        );
+        let mut lines = WatchLines::new(endless, 64 << 10);
+        match lines.next_line().await {
+            Some(Err(LineError::TooLong(LimitError::WatchLineTooLong { limit }))) => {
+                assert_eq!(limit, 64 << 10);
+            }
+            other => panic!("expected the cap, got {other:?}"),
+        }
+        assert!(lines.partial.capacity() == 0, "the partial line is freed");
+        assert!(lines.next_line().await.is_none(), "and the body ends there");
     }
 }

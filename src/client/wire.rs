@@ -120,7 +120,7 @@ fn decode_list_item_by_item<T: KubeResource>(
     for (index, raw) in raw_items.into_iter().enumerate() {
         match decode_object::<T>(raw) {
             Ok(obj) => items.push(Arc::new(obj)),
-            Err(e) => malformed.push(format!("list item {index}: {e}")),
+            Err(e) => malformed.push(format!("list item {index}: {}", DecodeFailure::from(e))),
         }
     }
     let (resource_version, continue_token) = match parts.metadata {
@@ -245,14 +245,15 @@ fn trim_end(text: &[u8]) -> &[u8] {
 fn decode_any_watch_line<T: KubeResource>(
     line: &Bytes,
 ) -> Result<RawWatchEvent<T>, ListWatchError> {
-    let malformed = |e: serde_json::Error| ListWatchError::MalformedEvent(e.into());
+    let malformed =
+        |e: serde_json::Error| ListWatchError::MalformedEvent(DecodeFailure::from(e).into());
     let wire: WireEvent<'_> = serde_json::from_slice(line).map_err(malformed)?;
     let raw = wire.object.get();
     let raw_object = line.slice_ref(raw.as_bytes());
     let object = || {
         decode_object::<T>(raw.as_bytes())
             .map(Arc::new)
-            .map_err(|e| ListWatchError::MalformedEvent(e.into()))
+            .map_err(|e| ListWatchError::MalformedEvent(DecodeFailure::from(e).into()))
     };
     let event = match wire.event_type.as_ref() {
         "ADDED" => WatchEvent::Added(object()?),
@@ -278,3 +279,78 @@ fn decode_any_watch_line<T: KubeResource>(
 #[derive(Debug, thiserror::Error)]
 #[error("unknown watch event type {0:?}")]
 pub struct UnknownEventType(pub String);
+
+/// Why an object did not decode, with every quoted value in serde's message masked: serde
+/// quotes the offending value (`invalid type: string "c2VjcmV0", expected a map`), and for a
+/// Secret that value is its payload. The serde error itself is not kept as a source, since
+/// whoever printed the chain would print the value.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct DecodeFailure {
+    message: String,
+}
+
+impl From<serde_json::Error> for DecodeFailure {
+    fn from(err: serde_json::Error) -> Self {
+        Self {
+            message: mask_quoted(&err.to_string()),
+        }
+    }
+}
+
+/// `text` with what is between each pair of double quotes replaced by `…`.
+fn mask_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut parts = text.split('"');
+    if let Some(first) = parts.next() {
+        out.push_str(first);
+    }
+    let mut inside = true;
+    for part in parts {
+        out.push('"');
+        out.push_str(if inside { "…" } else { part });
+        inside = !inside;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::resources::Secret;
+
+    /// A Secret whose `data` arrives as a string: the decode error must not carry it.
+    #[test]
+    fn decode_errors_never_carry_a_secret_value() {
+        let value = "c3VwZXItc2VjcmV0LXZhbHVl";
+        let object = format!(
+            r#"{{"apiVersion":"v1","kind":"Secret","metadata":{{"name":"db","namespace":"shop","resourceVersion":"3"}},"type":"Opaque","data":"{value}"}}"#
+        );
+        let line = Bytes::from(format!(r#"{{"type":"MODIFIED","object":{object}}}"#));
+        let err = decode_watch_line::<Secret>(&line).expect_err("data as a string does not decode");
+        let mut text = err.to_string();
+        let mut source = std::error::Error::source(&err);
+        while let Some(cause) = source {
+            text.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        assert!(!text.contains(value), "{text}");
+        assert!(text.contains("malformed watch event"), "{text}");
+
+        let list = format!(r#"{{"metadata":{{"resourceVersion":"3"}},"items":[{object}]}}"#);
+        let page = decode_list::<Secret>(list.as_bytes()).expect("the page decodes");
+        assert!(page.items.is_empty());
+        assert_eq!(page.malformed.len(), 1);
+        assert!(!page.malformed[0].contains(value), "{}", page.malformed[0]);
+    }
+
+    #[test]
+    fn every_quoted_span_is_masked() {
+        assert_eq!(
+            mask_quoted(r#"invalid type: string "abc", expected a map at line 1"#),
+            r#"invalid type: string "…", expected a map at line 1"#
+        );
+        assert_eq!(mask_quoted(r#"a "b" c "d"#), r#"a "…" c "…"#);
+        assert_eq!(mask_quoted("no quotes"), "no quotes");
+    }
+}

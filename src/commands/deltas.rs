@@ -92,14 +92,17 @@ async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
     let mut entries = tap.subscribe();
     let (informer, _) = start_informer::<T>(&args.informer, kind, Some(tap)).await?;
 
-    let streamed = print_entries(&informer, &mut entries, args.duration, out).await;
+    let streamed = print_entries(&informer, kind.plural(), &mut entries, args.duration, out).await;
     informer.shutdown().await;
     streamed
 }
 
 /// Prints entries until the deadline, an interrupt, or a fatal error before the first sync.
+/// A stream that ends before its informer ever synced is an error (exit code 3): what it
+/// printed was never a whole picture.
 async fn print_entries<T: KubeResource>(
     informer: &RunningInformer<T>,
+    resource: &str,
     entries: &mut tokio::sync::broadcast::Receiver<std::sync::Arc<TapEntry>>,
     duration: Option<Duration>,
     out: &mut impl Write,
@@ -114,6 +117,7 @@ async fn print_entries<T: KubeResource>(
     let synced = informer.wait_for_sync(gives_up);
     tokio::pin!(synced);
     let mut sync_pending = true;
+    let started = std::time::Instant::now();
     loop {
         tokio::select! {
             result = &mut synced, if sync_pending => {
@@ -136,5 +140,12 @@ async fn print_entries<T: KubeResource>(
         }
     }
     out.flush()?;
+    if sync_pending {
+        return Err(CommandError::NotSynced {
+            resource: resource.to_string(),
+            waited: started.elapsed(),
+            last_error: informer.status().borrow().last_error.clone(),
+        });
+    }
     Ok(())
 }

@@ -13,9 +13,18 @@ use crate::informers::keys::Key;
 use crate::resources::{Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret};
 
 use super::output::{OutputFormat, ToJson, print_objects};
-use super::{CommandError, InformerArgs, gives_up, start_informer};
+use super::{CommandError, InformerArgs, check_current, start_informer, wait_for_sync_reporting};
 
 /// Print objects from an informer's store, like `kubectl get`.
+///
+/// Exit codes: 0 printed a current store; 1 an error (bad flags, refused, unreachable); 3
+/// the store did not sync within --sync-timeout; 4 after --watch-for the informer was not
+/// current (relisting, backing off after failures, or behind), so nothing was printed
+/// (with --allow-stale it is printed, and the exit code is still 4).
+///
+/// Secrets: kscope keeps their key names, never a value; `-o json` prints each value as a
+/// marker that is not base64, so applying the output back is refused by the API server
+/// instead of blanking the Secret.
 #[derive(Debug, Clone, clap::Args)]
 pub struct GetArgs {
     #[command(flatten)]
@@ -34,6 +43,13 @@ pub struct GetArgs {
     /// After syncing, keep watching this long (e.g. 30s) before printing.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub watch_for: Option<Duration>,
+    /// How long to wait for the first list before giving up (exit code 3).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION", default_value = "60s")]
+    pub sync_timeout: Duration,
+    /// Print the store even when, after --watch-for, the informer is not current (exit
+    /// code 4 all the same).
+    #[arg(long)]
+    pub allow_stale: bool,
 }
 
 /// The query of `--filter` and `--index NAME=VALUE` terms together.
@@ -80,12 +96,25 @@ async fn get<T: TableRow + ToJson>(
 ) -> Result<(), CommandError> {
     let query = query(args)?;
     let (informer, scope) = start_informer::<T>(&args.informer, kind, None).await?;
-    informer
-        .wait_for_sync(gives_up)
-        .await
-        .map_err(CommandError::Sync)?;
+    let resource = kind.plural();
+    wait_for_sync_reporting(&informer, resource, args.sync_timeout).await?;
+    let mut stale = None;
     if let Some(duration) = args.watch_for {
         tokio::time::sleep(duration).await;
+        if let Err(err) = check_current(&informer, resource, STORE_DRAIN).await {
+            if !args.allow_stale {
+                informer.shutdown().await;
+                return Err(err);
+            }
+            stale = Some(err);
+        }
+    }
+    let undecodable = informer.status().borrow().undecodable_in_last_list;
+    if undecodable > 0 {
+        eprintln!(
+            "kscope: warning: {undecodable} list item(s) of {resource} did not decode and are \
+             missing from this output (see the log)"
+        );
     }
     let indexer = informer.indexer();
     let selected = query.select(indexer)?;
@@ -103,12 +132,29 @@ async fn get<T: TableRow + ToJson>(
             (NamespaceScope::One(ns), true) => eprintln!("No resources found in {ns} namespace."),
             _ => eprintln!("No resources found"),
         }
-        return Ok(());
+    } else {
+        let with_namespace = kind.namespaced() && scope == NamespaceScope::All;
+        print_objects(out, &objects, args.output, with_namespace)?;
     }
-    let with_namespace = kind.namespaced() && scope == NamespaceScope::All;
-    print_objects(out, &objects, args.output, with_namespace)?;
-    Ok(())
+    match stale {
+        Some(CommandError::NotCurrent {
+            resource,
+            state,
+            last_error,
+            ..
+        }) => Err(CommandError::NotCurrent {
+            resource,
+            state,
+            last_error,
+            printed: true,
+        }),
+        Some(other) => Err(other),
+        None => Ok(()),
+    }
 }
+
+/// After --watch-for, how long the store may take to apply what the Reflector has queued.
+const STORE_DRAIN: Duration = Duration::from_secs(5);
 
 #[cfg(test)]
 mod tests {
@@ -127,6 +173,8 @@ mod tests {
             filter: filter.map(str::to_string),
             output: OutputFormat::Table,
             watch_for: None,
+            sync_timeout: Duration::from_secs(60),
+            allow_stale: false,
         }
     }
 

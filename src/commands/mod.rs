@@ -6,6 +6,7 @@ pub mod get;
 pub mod output;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use std::path::PathBuf;
 
@@ -16,7 +17,8 @@ use crate::index_views::definitions::{Indexable, index_funcs};
 use crate::index_views::query::{ParseError, QueryError};
 use crate::informers::indexer::{IndexerError, IndexerWriter};
 use crate::informers::lister_watcher::{ListWatchError, innermost_cause};
-use crate::informers::reflector::ReflectorError;
+use crate::informers::object::Object;
+use crate::informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
 use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::tap::Tap;
 use crate::resources::{ResourceKind, UnknownResource};
@@ -46,6 +48,138 @@ pub enum CommandError {
     Sync(Arc<ReflectorError>),
     #[error("writing output: {0}")]
     Io(#[from] std::io::Error),
+    #[error("{resource} did not sync within {}s{}", .waited.as_secs(), last_error_text(.last_error))]
+    NotSynced {
+        resource: String,
+        waited: Duration,
+        last_error: Option<Arc<ReflectorError>>,
+    },
+    #[error(
+        "{resource} is not current: {state}{}; {}",
+        last_error_text(.last_error),
+        if *.printed { "printed anyway (--allow-stale)" } else { "printed nothing (--allow-stale prints it anyway)" }
+    )]
+    NotCurrent {
+        resource: String,
+        state: String,
+        last_error: Option<Arc<ReflectorError>>,
+        printed: bool,
+    },
+}
+
+impl CommandError {
+    /// The process's exit code: 3 when the store never synced, 4 when it was not current at
+    /// the moment it was read (documented in `kscope get --help`), 1 for anything else.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::NotSynced { .. } => 3,
+            Self::NotCurrent { .. } => 4,
+            _ => 1,
+        }
+    }
+}
+
+fn last_error_text(err: &Option<Arc<ReflectorError>>) -> String {
+    err.as_deref()
+        .map(|e| format!(" (last error: {})", describe_reflector_error(e)))
+        .unwrap_or_default()
+}
+
+/// Waits for the informer's first list, at most `timeout`. Each failed round is said on
+/// stderr as it happens, so that a person knows what is being waited on; errors that
+/// `gives_up` accepts end the wait at once.
+pub async fn wait_for_sync_reporting<T: Object>(
+    informer: &RunningInformer<T>,
+    resource: &str,
+    timeout: Duration,
+) -> Result<(), CommandError> {
+    let mut status = informer.status();
+    let synced = informer.wait_for_sync(gives_up);
+    tokio::pin!(synced);
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    let mut reported = 0;
+    loop {
+        tokio::select! {
+            result = &mut synced => return result.map_err(CommandError::Sync),
+            changed = status.changed() => {
+                if changed.is_err() {
+                    // The Reflector is gone: the sync future says how it ended.
+                    return (&mut synced).await.map_err(CommandError::Sync);
+                }
+                let now = status.borrow_and_update().clone();
+                // An error that ends the wait is said once, by the caller.
+                if now.failed_rounds > reported
+                    && let Some(err) = now.last_error.as_deref().filter(|e| !gives_up(e))
+                {
+                    reported = now.failed_rounds;
+                    eprintln!(
+                        "kscope: {resource} not synced yet (attempt {} failed: {}); retrying",
+                        now.failed_rounds,
+                        describe_reflector_error(err)
+                    );
+                }
+            }
+            () = &mut deadline => {
+                return Err(CommandError::NotSynced {
+                    resource: resource.to_string(),
+                    waited: timeout,
+                    last_error: status.borrow().last_error.clone(),
+                });
+            }
+        }
+    }
+}
+
+/// Whether the store is current: the Reflector is watching, and what it queued has been
+/// applied (given up to `drain` to be). The error says what it is doing instead.
+pub async fn check_current<T: Object>(
+    informer: &RunningInformer<T>,
+    resource: &str,
+    drain: Duration,
+) -> Result<(), CommandError> {
+    let not_current = |state: String, status: &ReflectorStatus| CommandError::NotCurrent {
+        resource: resource.to_string(),
+        state,
+        last_error: status.last_error.clone(),
+        printed: false,
+    };
+    let status = informer.status().borrow().clone();
+    match &status.phase {
+        ReflectorPhase::Watching => {}
+        ReflectorPhase::BackingOff => {
+            return Err(not_current(
+                format!(
+                    "its list and watch failed {} time(s) in a row and it is backing off",
+                    status.failed_rounds
+                ),
+                &status,
+            ));
+        }
+        ReflectorPhase::Listing { pages, objects } => {
+            return Err(not_current(
+                format!("it is relisting ({pages} pages, {objects} objects so far)"),
+                &status,
+            ));
+        }
+        ReflectorPhase::Starting => {
+            return Err(not_current("it has not started".into(), &status));
+        }
+    }
+    let queue = informer.informer().store();
+    let drained = tokio::time::timeout(drain, async {
+        while !queue.is_empty() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    if drained.is_err() {
+        return Err(not_current(
+            format!("{} changes received are not applied yet", queue.len()),
+            &status,
+        ));
+    }
+    Ok(())
 }
 
 fn describe_reflector_error(err: &ReflectorError) -> String {
@@ -81,14 +215,16 @@ pub fn gives_up(err: &ReflectorError) -> bool {
     match err {
         ReflectorError::ListWatch(e) => match e {
             ListWatchError::Api { status, .. } => {
-                matches!(status.code, 400 | 401 | 403 | 404 | 406 | 422)
+                matches!(status.code, 300..=399 | 400 | 401 | 403 | 404 | 406 | 422)
             }
             ListWatchError::Transport { .. }
             | ListWatchError::MalformedResponse { .. }
             | ListWatchError::InvalidRequest { .. } => true,
             ListWatchError::MalformedEvent(_) => false,
         },
-        ReflectorError::VeryShortWatch { .. } => false,
+        ReflectorError::VeryShortWatch { .. } | ReflectorError::ResourceVersionWentBack { .. } => {
+            false
+        }
     }
 }
 

@@ -169,12 +169,18 @@ impl ToJson for Namespace {
     }
 }
 
-/// The keys of `data`, each with an empty value: kscope never keeps a Secret's values.
+/// What a Secret's value is printed as. kscope never keeps a value, and an empty one (as
+/// this once was) applied back with kubectl blanks the Secret; this is not base64, so an API
+/// server refuses it and applying the output back fails, changing nothing.
+pub const REDACTED_SECRET_VALUE: &str = "<redacted by kscope: not base64, cannot be applied>";
+
+/// The keys of `data`, each with [`REDACTED_SECRET_VALUE`]: kscope never keeps a Secret's
+/// values.
 impl ToJson for Secret {
     fn to_json(&self) -> Value {
         let keys: Map<String, Value> = self
             .data_keys()
-            .map(|k| (k.to_string(), Value::String(String::new())))
+            .map(|k| (k.to_string(), Value::String(REDACTED_SECRET_VALUE.into())))
             .collect();
         json!({
             "apiVersion": "v1",

@@ -137,7 +137,7 @@ pub enum ListWatchError {
         #[source]
         source: http::Error,
     },
-    #[error("malformed watch event skipped: {0}")]
+    #[error("malformed watch event: {0}")]
     MalformedEvent(#[source] BoxError),
 }
 

@@ -38,6 +38,17 @@ pub enum ReflectorError {
         "very short watch: {resource}: unexpected watch close - watch lasted less than a second and no items received"
     )]
     VeryShortWatch { resource: String },
+    /// The server sent a resourceVersion older than one it had sent before: it is not the
+    /// server (or not the history) the store came from, so the store is relisted from
+    /// scratch rather than merged with it.
+    #[error(
+        "watch {resource}: the server went back from resourceVersion {from} to {to}: it is not the one the store came from; relisting"
+    )]
+    ResourceVersionWentBack {
+        resource: String,
+        from: String,
+        to: String,
+    },
 }
 
 impl ReflectorError {
@@ -88,6 +99,17 @@ impl ReflectorMetrics {
     }
 }
 
+/// Whether `new` is older than `last`. resourceVersions are opaque to clients, but every
+/// API server in use sends increasing integers (etcd's revisions): an older one after a
+/// reconnect means another server or a restored one. Values that are not integers are never
+/// compared.
+fn went_back(last: &str, new: &str) -> bool {
+    matches!(
+        (last.parse::<u64>(), new.parse::<u64>()),
+        (Ok(last), Ok(new)) if new < last
+    )
+}
+
 fn bump(counter: &AtomicU64) {
     counter.fetch_add(1, Ordering::Relaxed);
 }
@@ -104,6 +126,10 @@ pub struct ReflectorStatus {
     pub listed: bool,
     /// The error that ended the last round, cleared by the next successful list.
     pub last_error: Option<Arc<ReflectorError>>,
+    /// Rounds that failed since the last successful list.
+    pub failed_rounds: u64,
+    /// Items of the last list that did not decode: the store lacks them.
+    pub undecodable_in_last_list: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -133,6 +159,8 @@ pub struct Reflector<T, L, S> {
     resource_version_unavailable: bool,
     /// The server honoured paging for a list at "0"; later relists page too.
     paginated_result: bool,
+    /// Items of the list under way that did not decode or had no key.
+    undecodable: u64,
     metrics: Arc<ReflectorMetrics>,
     status: watch::Sender<ReflectorStatus>,
     tap: Option<Tap>,
@@ -156,6 +184,7 @@ where
             last_sync_resource_version: String::new(),
             resource_version_unavailable: false,
             paginated_result: false,
+            undecodable: 0,
             metrics: Arc::default(),
             status: watch::channel(ReflectorStatus::default()).0,
             tap: None,
@@ -207,7 +236,10 @@ where
                     err.to_string(),
                 );
                 let err = Arc::new(err);
-                self.status.send_modify(|s| s.last_error = Some(err));
+                self.status.send_modify(|s| {
+                    s.last_error = Some(err);
+                    s.failed_rounds += 1;
+                });
             }
             self.status
                 .send_modify(|s| s.phase = ReflectorPhase::BackingOff);
@@ -238,6 +270,7 @@ where
 
     async fn list(&mut self) -> Result<(), ReflectorError> {
         bump(&self.metrics.lists);
+        self.undecodable = 0;
         let resource_version = self.relist_resource_version();
         let listed = match self.list_pages(&resource_version).await {
             Err(err) if err.is_expired() || err.is_too_large_resource_version() => {
@@ -247,6 +280,7 @@ where
                     format!("list at resourceVersion {resource_version:?}: {err}"),
                 );
                 self.resource_version_unavailable = true;
+                self.undecodable = 0;
                 let fresh = self.relist_resource_version();
                 self.list_pages(&fresh).await?
             }
@@ -268,10 +302,13 @@ where
         self.last_sync_resource_version = list_resource_version;
         self.resource_version_unavailable = false;
         let rv = self.last_sync_resource_version.clone();
+        let undecodable = self.undecodable;
         self.status.send_modify(|s| {
             s.last_sync_resource_version = rv;
             s.listed = true;
             s.last_error = None;
+            s.failed_rounds = 0;
+            s.undecodable_in_last_list = undecodable;
         });
         Ok(())
     }
@@ -355,7 +392,8 @@ where
         );
     }
 
-    fn count_malformed(&self, n: usize) {
+    fn count_malformed(&mut self, n: usize) {
+        self.undecodable += n as u64;
         if n > 0 {
             self.metrics
                 .decode_errors
@@ -431,12 +469,12 @@ where
         while let Some(item) = stream.next().await {
             let raw = match item {
                 Ok(raw) => raw,
-                Err(ListWatchError::MalformedEvent(cause)) => {
-                    let message = cause.to_string();
+                // client-go's StreamWatcher ends the watch on an event it cannot decode, and
+                // the Reflector relists: skipping it could lose a delete for good (the next
+                // event moves the resourceVersion past it), and the store would keep a ghost.
+                Err(err @ ListWatchError::MalformedEvent(_)) => {
                     bump(&self.metrics.decode_errors);
-                    tracing::warn!(resource = %self.resource, %message, "skipped a malformed watch event");
-                    self.tap_message(TapKind::Error, message);
-                    continue;
+                    return Err(err.into());
                 }
                 Err(err) => return Err(err.into()),
             };
@@ -449,6 +487,16 @@ where
                 WatchEvent::Bookmark { resource_version } => Some(resource_version.clone()),
                 WatchEvent::Error(_) => None,
             };
+            if let Some(rv) = &resource_version
+                && went_back(&self.last_sync_resource_version, rv)
+            {
+                self.resource_version_unavailable = true;
+                return Err(ReflectorError::ResourceVersionWentBack {
+                    resource: self.resource.clone(),
+                    from: self.last_sync_resource_version.clone(),
+                    to: rv.clone(),
+                });
+            }
             // The key and copies are made only for a tap: most informers have none.
             if let Some(tap) = &self.tap {
                 let key = match &raw.event {
@@ -944,27 +992,72 @@ mod tests {
         running.cancel.cancel();
     }
 
+    /// A delete that cannot be decoded must not be lost: the watch ends, and the relist's
+    /// Replace removes what the server no longer has.
     #[tokio::test(start_paused = true)]
-    async fn malformed_events_are_skipped_and_counted() {
+    async fn a_malformed_event_ends_the_watch_and_relists() {
         let server = FakeServer::default();
-        server.list_ok("10", None, &[]);
+        server.list_ok("10", None, &[obj("ns/a", 9, ""), obj("ns/b", 9, "")]);
         server.watch(WatchScript::Events(
             vec![
+                event(WatchEvent::Modified(obj("ns/b", 11, ""))),
                 Err(ListWatchError::MalformedEvent(
                     "expected value at line 1".into(),
                 )),
-                event(WatchEvent::Added(obj("ns/a", 11, ""))),
-                event(WatchEvent::Added(obj("ns/", 12, ""))),
+                event(WatchEvent::Added(obj("ns/c", 13, ""))),
             ],
             false,
         ));
+        server.list_ok("13", None, &[obj("ns/b", 11, ""), obj("ns/c", 13, "")]);
         let running = start(&server);
-        settle().await;
+        // Past the backoff (800 ms, jittered) before the relist.
+        tokio::time::sleep(Duration::from_secs(5)).await;
         assert_eq!(
             running.store.ops(),
-            ["replace [] 10", "add a 11", "add  12"]
+            ["replace [a,b] 10", "update b 11", "replace [b,c] 13"],
+            "nothing after the malformed event is applied; the relist is"
+        );
+        assert_eq!(
+            server.calls(),
+            [
+                list("0", Some(500), None),
+                watch("10"),
+                list("11", None, None),
+                watch("13")
+            ]
         );
         assert_eq!(running.metrics.snapshot().decode_errors, 1);
+        running.cancel.cancel();
+    }
+
+    /// A server whose resourceVersions go back is another server (or a restored one): its
+    /// events are not merged into the store; it is relisted with a consistent read.
+    #[tokio::test(start_paused = true)]
+    async fn a_resource_version_going_back_relists_from_scratch() {
+        let server = FakeServer::default();
+        server.list_ok("4688", None, &[obj("ns/old", 4000, "")]);
+        server.watch(WatchScript::Events(
+            vec![event(WatchEvent::Added(obj("ns/new", 120, "")))],
+            false,
+        ));
+        server.list_ok("130", None, &[obj("ns/new", 120, "")]);
+        let running = start(&server);
+        // Past the backoff (800 ms, jittered) before the relist.
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert_eq!(
+            running.store.ops(),
+            ["replace [old] 4688", "replace [new] 130"],
+            "the older server's event is not applied"
+        );
+        assert_eq!(
+            server.calls(),
+            [
+                list("0", Some(500), None),
+                watch("4688"),
+                list("", Some(500), None),
+                watch("130")
+            ]
+        );
         running.cancel.cancel();
     }
 

@@ -41,6 +41,7 @@ async fn state(State(shared): State<Arc<Shared>>) -> Response {
             "compactedResourceVersion": shared.store.compacted().to_string(),
             "churn": churn,
             "faults": faults,
+            "faultsFired": shared.fired.snapshot(),
             "counts": counts,
         })
         .to_string(),

@@ -341,12 +341,25 @@ impl Churn {
         let (namespace, name) = deployment.split_once('/').unwrap_or(("", deployment));
         let hash = manifests::safe_suffix(&mut self.rng, 10);
         let new_rs = format!("{namespace}/{name}-{hash}");
-        let version = format!(
+        let mut version = format!(
             "{}.{}.{}",
             self.rng.random_range(1..4),
             self.rng.random_range(0..30),
             self.rng.random_range(0..10)
         );
+        // A rollout to the version already running would make a second ReplicaSet with the
+        // same template, which the Deployment controller never does.
+        let running = txn
+            .get(Resource::Deployments, deployment)
+            .and_then(|d| d.decode().ok())
+            .and_then(|d| {
+                d["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/version"]
+                    .as_str()
+                    .map(str::to_string)
+            });
+        if running.as_deref() == Some(version.as_str()) {
+            version.push_str("-1");
+        }
         let replicas = pods.len() as u64;
         self.plan.push_back(Op::UpdateTemplate {
             deployment: deployment.to_string(),

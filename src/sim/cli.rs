@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::faults::{FaultSpec, Faults};
-use super::{Sim, SimConfig, SimError};
+use super::{Sim, SimConfig, SimError, SimHandle};
 use crate::duration::parse_duration;
 
 /// Serve a simulated Kubernetes API server on loopback.
@@ -30,6 +30,10 @@ pub struct SimArgs {
     /// Allow a non-loopback --listen address.
     #[arg(long)]
     pub allow_remote: bool,
+    /// Serve this many independent clusters (their own seeds, CAs and tokens), with contexts
+    /// kscope-sim-1 … kscope-sim-N in the kubeconfig.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub clusters: u16,
     /// Write a kubeconfig (context kscope-sim) for the sim to this file.
     #[arg(long, value_name = "FILE")]
     pub kubeconfig_out: Option<PathBuf>,
@@ -65,6 +69,24 @@ impl clap::builder::ValueParserFactory for FaultSpec {
 }
 
 impl SimArgs {
+    /// The configuration of cluster `i` of `--clusters`: its own seed and, for a fixed
+    /// port or token, the next port and its own token.
+    pub fn cluster_config(&self, i: u16) -> SimConfig {
+        let mut config = self.config();
+        if i == 0 {
+            return config;
+        }
+        config.seed = self.seed.wrapping_add(u64::from(i));
+        config.churn_seed = config.seed;
+        if config.listen.port() != 0 {
+            config
+                .listen
+                .set_port(config.listen.port().saturating_add(i));
+        }
+        config.token = self.token.as_ref().map(|t| format!("{t}-{}", i + 1));
+        config
+    }
+
     pub fn config(&self) -> SimConfig {
         let mut faults = Faults::default();
         for spec in &self.faults {
@@ -91,16 +113,34 @@ impl SimArgs {
 
 /// Starts the sim, writes the kubeconfig, prints the ready line and serves until Ctrl-C.
 pub async fn run(args: SimArgs) -> Result<(), SimError> {
-    let sim = Sim::start(args.config()).await?;
+    let mut sims = Vec::new();
+    for i in 0..args.clusters {
+        sims.push(Sim::start(args.cluster_config(i)).await?);
+    }
+    let kubeconfig = match sims.as_slice() {
+        [one] => one.kubeconfig_yaml().to_string(),
+        many => {
+            let names: Vec<String> = (1..=many.len())
+                .map(|i| format!("kscope-sim-{i}"))
+                .collect();
+            let named: Vec<(&str, &SimHandle)> =
+                names.iter().map(String::as_str).zip(many).collect();
+            super::kubeconfig_for(&named)?
+        }
+    };
     if let Some(path) = &args.kubeconfig_out {
-        write_private(path, sim.kubeconfig_yaml()).map_err(|source| SimError::WriteFile {
+        write_private(path, &kubeconfig).map_err(|source| SimError::WriteFile {
             path: path.display().to_string(),
             source,
         })?;
     }
-    println!("kscope sim ready at {}", sim.url());
+    for sim in &sims {
+        println!("kscope sim ready at {}", sim.url());
+    }
     let _ = tokio::signal::ctrl_c().await;
-    sim.shutdown().await;
+    for sim in sims {
+        sim.shutdown().await;
+    }
     Ok(())
 }
 

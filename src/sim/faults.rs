@@ -1,6 +1,7 @@
 //! Injected faults: the failures a reflector must survive, switchable at run time.
 
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use rand::Rng;
@@ -30,6 +31,41 @@ pub struct Faults {
     /// Resources (plural names) every request for which is refused with 403, as RBAC would
     /// refuse a user without a role binding for them.
     pub forbidden: Vec<String>,
+}
+
+/// How many times each fault fired since the sim started, so that a test can tell that the
+/// failure it meant to survive really happened.
+#[derive(Debug, Default)]
+pub(crate) struct FaultsFired {
+    pub internal_errors: AtomicU64,
+    pub throttled: AtomicU64,
+    pub watches_gone: AtomicU64,
+    pub watches_dropped: AtomicU64,
+}
+
+/// A plain copy of the fault counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct FaultsFiredSnapshot {
+    pub internal_errors: u64,
+    pub throttled: u64,
+    pub watches_gone: u64,
+    pub watches_dropped: u64,
+}
+
+impl FaultsFired {
+    pub fn bump(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn snapshot(&self) -> FaultsFiredSnapshot {
+        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        FaultsFiredSnapshot {
+            internal_errors: get(&self.internal_errors),
+            throttled: get(&self.throttled),
+            watches_gone: get(&self.watches_gone),
+            watches_dropped: get(&self.watches_dropped),
+        }
+    }
 }
 
 /// What a request should suffer, decided once per request.

@@ -15,9 +15,9 @@ struct File<'a> {
     #[serde(rename = "apiVersion")]
     api_version: &'a str,
     kind: &'a str,
-    clusters: [Named<'a, Cluster<'a>>; 1],
-    users: [Named<'a, User<'a>>; 1],
-    contexts: [Named<'a, Context<'a>>; 1],
+    clusters: Vec<Named<'a, Cluster<'a>>>,
+    users: Vec<Named<'a, User<'a>>>,
+    contexts: Vec<Named<'a, Context<'a>>>,
     current_context: &'a str,
 }
 
@@ -61,36 +61,67 @@ struct ContextInfo<'a> {
     user: &'a str,
 }
 
+/// One cluster of a kubeconfig: its context, cluster and user all go by `name`.
+pub struct Entry<'a> {
+    pub name: &'a str,
+    pub url: &'a str,
+    pub ca_pem: &'a str,
+    pub token: &'a str,
+}
+
 /// The kubeconfig text for a sim at `url` serving a certificate from `ca_pem`, with `token`.
 pub fn kubeconfig_yaml(url: &str, ca_pem: &str, token: &str) -> Result<String, SimError> {
+    kubeconfig_yaml_many(&[Entry {
+        name: CONTEXT,
+        url,
+        ca_pem,
+        token,
+    }])
+}
+
+/// A kubeconfig with a context per entry; the first is the current one.
+pub fn kubeconfig_yaml_many(entries: &[Entry<'_>]) -> Result<String, SimError> {
+    let current = entries
+        .first()
+        .map(|e| e.name)
+        .ok_or_else(|| SimError::Kubeconfig("no cluster to write".into()))?;
     let file = File {
         api_version: "v1",
         kind: "Config",
-        clusters: [Named {
-            name: CONTEXT,
-            item: Cluster {
-                cluster: ClusterInfo {
-                    server: url,
-                    certificate_authority_data: STANDARD.encode(ca_pem),
+        clusters: entries
+            .iter()
+            .map(|e| Named {
+                name: e.name,
+                item: Cluster {
+                    cluster: ClusterInfo {
+                        server: e.url,
+                        certificate_authority_data: STANDARD.encode(e.ca_pem),
+                    },
                 },
-            },
-        }],
-        users: [Named {
-            name: CONTEXT,
-            item: User {
-                user: UserInfo { token },
-            },
-        }],
-        contexts: [Named {
-            name: CONTEXT,
-            item: Context {
-                context: ContextInfo {
-                    cluster: CONTEXT,
-                    user: CONTEXT,
+            })
+            .collect(),
+        users: entries
+            .iter()
+            .map(|e| Named {
+                name: e.name,
+                item: User {
+                    user: UserInfo { token: e.token },
                 },
-            },
-        }],
-        current_context: CONTEXT,
+            })
+            .collect(),
+        contexts: entries
+            .iter()
+            .map(|e| Named {
+                name: e.name,
+                item: Context {
+                    context: ContextInfo {
+                        cluster: e.name,
+                        user: e.name,
+                    },
+                },
+            })
+            .collect(),
+        current_context: current,
     };
     serde_saphyr::to_string(&file).map_err(|e| SimError::Kubeconfig(e.to_string()))
 }

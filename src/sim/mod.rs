@@ -40,7 +40,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use churn::ChurnSettings;
 pub use config::SimConfig;
-pub use faults::{FaultParseError, FaultSpec, Faults};
+use faults::FaultsFired;
+pub use faults::{FaultParseError, FaultSpec, Faults, FaultsFiredSnapshot};
 pub use resources::Resource;
 pub use store::Position;
 
@@ -82,17 +83,19 @@ pub enum SimError {
 pub(crate) struct Shared {
     store: Store,
     faults: RwLock<Faults>,
+    fired: FaultsFired,
     token: String,
     bookmark_interval: Duration,
     shutdown: CancellationToken,
     churn: tokio::sync::watch::Sender<ChurnSettings>,
+    /// The history window the sim was started with, which faults without one restore.
+    history: usize,
 }
 
 impl Shared {
     fn set_faults(&self, faults: Faults) {
-        if let Some(history) = faults.history {
-            self.store.set_history_limit(history);
-        }
+        self.store
+            .set_history_limit(faults.history.unwrap_or(self.history));
         *self.faults.write() = faults;
     }
 }
@@ -138,15 +141,18 @@ impl Sim {
         let shared = Arc::new(Shared {
             store: loaded,
             faults: RwLock::new(Faults::default()),
+            fired: FaultsFired::default(),
             token,
             bookmark_interval: config.bookmark_interval,
             shutdown: CancellationToken::new(),
             churn,
+            history: config.history,
         });
         shared.set_faults(config.faults.clone());
         let url = format!("https://{addr}");
         let cert = tls::serving_cert()?;
         let kubeconfig = kubeconfig::kubeconfig_yaml(&url, &cert.ca_pem, &shared.token)?;
+        let ca_pem = cert.ca_pem.clone();
         let app = http::router(shared.clone());
         let stop = shared.shutdown.clone();
         let listener =
@@ -172,6 +178,7 @@ impl Sim {
             shared,
             url,
             addr,
+            ca_pem,
             kubeconfig,
             tasks: vec![server, churn],
         })
@@ -202,8 +209,24 @@ pub struct SimHandle {
     shared: Arc<Shared>,
     url: String,
     addr: SocketAddr,
+    /// The CA its serving certificate chains to.
+    ca_pem: String,
     kubeconfig: String,
     tasks: Vec<JoinHandle<()>>,
+}
+
+/// One kubeconfig for several sims: a context (and cluster and user) named after each.
+pub fn kubeconfig_for(sims: &[(&str, &SimHandle)]) -> Result<String, SimError> {
+    let entries: Vec<kubeconfig::Entry<'_>> = sims
+        .iter()
+        .map(|(name, sim)| kubeconfig::Entry {
+            name,
+            url: &sim.url,
+            ca_pem: &sim.ca_pem,
+            token: &sim.shared.token,
+        })
+        .collect();
+    kubeconfig::kubeconfig_yaml_many(&entries)
 }
 
 impl SimHandle {
@@ -248,6 +271,11 @@ impl SimHandle {
     /// Changes per second; 0 stops the churn.
     pub fn set_churn_rate(&self, rate: f64) {
         self.shared.churn.send_modify(|c| c.rate = rate.max(0.0));
+    }
+
+    /// How many times each fault has fired.
+    pub fn faults_fired(&self) -> FaultsFiredSnapshot {
+        self.shared.fired.snapshot()
     }
 
     pub fn faults(&self) -> Faults {

@@ -174,6 +174,30 @@ enum Field {
     NodeName,
     Phase,
     PodIp,
+    /// Read from the object's JSON (the rarely selected ones, not kept beside each object):
+    /// the path, and how a missing value reads (`false` for booleans, as the real server's
+    /// field sets have it).
+    Path(&'static [&'static str], &'static str),
+}
+
+/// The field selectors beyond name and namespace that kube-apiserver supports per kind.
+fn path_field(resource: Resource, field: &str) -> Option<Field> {
+    let path: &'static [&'static str] = match (resource, field) {
+        (Resource::Pods, "spec.restartPolicy") => &["spec", "restartPolicy"],
+        (Resource::Pods, "spec.schedulerName") => &["spec", "schedulerName"],
+        (Resource::Pods, "spec.serviceAccountName") => &["spec", "serviceAccountName"],
+        (Resource::Pods, "spec.hostNetwork") => &["spec", "hostNetwork"],
+        (Resource::Pods, "status.nominatedNodeName") => &["status", "nominatedNodeName"],
+        (Resource::Nodes, "spec.unschedulable") => &["spec", "unschedulable"],
+        (Resource::Secrets, "type") => &["type"],
+        (Resource::Namespaces, "status.phase") => &["status", "phase"],
+        _ => return None,
+    };
+    let missing = match field {
+        "spec.hostNetwork" | "spec.unschedulable" => "false",
+        _ => "",
+    };
+    Some(Field::Path(path, missing))
 }
 
 /// A parsed field selector: `field=value` / `field==value` / `field!=value`, ANDed.
@@ -205,7 +229,8 @@ impl FieldSelector {
                 ("spec.nodeName", Resource::Pods) => Field::NodeName,
                 ("status.phase", Resource::Pods) => Field::Phase,
                 ("status.podIP", Resource::Pods) => Field::PodIp,
-                (other, _) => return Err(SelectorError::UnsupportedField(other.to_string())),
+                (other, resource) => path_field(resource, other)
+                    .ok_or_else(|| SelectorError::UnsupportedField(other.to_string()))?,
             };
             terms.push((field, equal, value.trim().to_string()));
         }
@@ -217,13 +242,25 @@ impl FieldSelector {
     }
 
     pub fn matches(&self, namespace: &str, name: &str, obj: &StoredObject) -> bool {
+        let mut decoded = None;
         self.0.iter().all(|(field, equal, value)| {
+            let from_json;
             let actual = match field {
                 Field::Name => name,
                 Field::Namespace => namespace,
                 Field::NodeName => obj.fields.node_name.as_deref().unwrap_or(""),
                 Field::Phase => obj.fields.phase.as_deref().unwrap_or(""),
                 Field::PodIp => obj.fields.pod_ip.as_deref().unwrap_or(""),
+                Field::Path(path, missing) => {
+                    let object = decoded.get_or_insert_with(|| obj.decode().unwrap_or_default());
+                    from_json = match path.iter().fold(&*object, |v, k| &v[*k]) {
+                        serde_json::Value::String(s) => s.clone(),
+                        serde_json::Value::Bool(b) => b.to_string(),
+                        serde_json::Value::Null => (*missing).to_string(),
+                        other => other.to_string(),
+                    };
+                    &from_json
+                }
             };
             (actual == value) == *equal
         })
@@ -291,5 +328,21 @@ mod tests {
             Err(SelectorError::UnsupportedField("spec.nodeName".into()))
         );
         assert!(FieldSelector::parse(Resource::Pods, "nonsense").is_err());
+        assert!(FieldSelector::parse(Resource::Secrets, "spec.restartPolicy=x").is_err());
+        let secret = StoredObject::encode(&serde_json::json!({
+            "metadata": {"name": "s", "resourceVersion": "1"}, "type": "kubernetes.io/tls"
+        }))
+        .unwrap();
+        let tls = FieldSelector::parse(Resource::Secrets, "type=kubernetes.io/tls").unwrap();
+        assert!(tls.matches("ns", "s", &secret));
+        let node = StoredObject::encode(&serde_json::json!({
+            "metadata": {"name": "n", "resourceVersion": "1"}, "spec": {}
+        }))
+        .unwrap();
+        let schedulable =
+            FieldSelector::parse(Resource::Nodes, "spec.unschedulable=false").unwrap();
+        assert!(schedulable.matches("", "n", &node));
+        let cordoned = FieldSelector::parse(Resource::Nodes, "spec.unschedulable==true").unwrap();
+        assert!(!cordoned.matches("", "n", &node));
     }
 }

@@ -415,7 +415,23 @@ fn build_app(
     if plan.has_old {
         let hash = manifests::safe_suffix(&mut rng, 10);
         let rs_uid = manifests::uid(&mut rng);
-        let rs = manifests::replicaset(&deployment, &hash, &rs_uid, 0, 1, &created);
+        // The revision before: the same app at the previous version, so the Deployment owns
+        // one ReplicaSet per pod template, as the Deployment controller leaves it.
+        let previous = previous_version(&version);
+        let old_app = AppSpec {
+            image: &format!(
+                "registry.example.com/{}/{}:{previous}",
+                plan.team, plan.name
+            ),
+            version: &previous,
+            ..app
+        };
+        let old = manifests::deployment(
+            &old_app,
+            &manifests::pod_template(&old_app),
+            plan.replicas as u32,
+        );
+        let rs = manifests::replicaset(&old, &hash, &rs_uid, 0, 1, &created);
         out.push(encode(Resource::ReplicaSets, rs_key(&rs), next_rv(), rs)?);
     }
     let hash = manifests::safe_suffix(&mut rng, 10);
@@ -473,6 +489,20 @@ fn build_app(
     Ok(())
 }
 
+/// The release before `version` (`1.4.2` → `1.4.1`, `1.4.0` → `1.3.9`, `1.0.0` → `0.9.9`).
+fn previous_version(version: &str) -> String {
+    let parts: Vec<u32> = version.split('.').filter_map(|p| p.parse().ok()).collect();
+    let [major, minor, patch] = parts.as_slice() else {
+        return format!("{version}-previous");
+    };
+    match (major, minor, patch) {
+        (_, _, p) if *p > 0 => format!("{major}.{minor}.{}", p - 1),
+        (_, m, _) if *m > 0 => format!("{major}.{}.9", m - 1),
+        (0, 0, 0) => "0.0.0-previous".to_string(),
+        _ => format!("{}.9.9", major - 1),
+    }
+}
+
 /// `team-env` names, numbered once every combination is used.
 fn namespace_names(n: usize) -> Vec<String> {
     (0..n)
@@ -507,6 +537,25 @@ mod tests {
         assert_eq!(count(Resource::Namespaces), 7);
         assert_eq!(count(Resource::Secrets), 7 + 3 * 3);
         assert!(a.iter().enumerate().all(|(i, g)| g.rv == i as u64 + 1));
+        // A Deployment's ReplicaSets each have their own pod template.
+        let mut templates = std::collections::BTreeMap::new();
+        for g in a.iter().filter(|g| g.resource == Resource::ReplicaSets) {
+            let rs = g.object.decode().unwrap();
+            let owner = rs["metadata"]["ownerReferences"][0]["uid"].to_string();
+            let mut template = rs["spec"]["template"].clone();
+            template["metadata"]["labels"]
+                .as_object_mut()
+                .unwrap()
+                .remove("pod-template-hash");
+            let seen = templates.entry(owner).or_insert_with(Vec::new);
+            assert!(
+                !seen.contains(&template),
+                "two ReplicaSets share a template"
+            );
+            seen.push(template);
+        }
+        assert!(templates.values().any(|t| t.len() == 2));
+        assert_eq!(previous_version("1.4.0"), "1.3.9");
         let b = generate(&spec, 1).unwrap();
         assert!(
             a.iter()

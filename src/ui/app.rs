@@ -86,19 +86,33 @@ struct Visit {
 /// Tables kept running after they were switched away from.
 const PARKED: usize = 2;
 
-/// Called after each frame the loop draws, with the app as drawn and when the frame was
-/// done: how a benchmark or test watching the real loop tells that a keystroke's result is
-/// on screen. Returning false ends the loop.
-pub trait Observer {
-    fn drawn(&mut self, app: &App, at: Instant) -> bool;
+/// One thing the loop did on its thread between two waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A frame laid out, copied out and drawn.
+    Draw,
+    /// A terminal event handled (a key's action applied).
+    Input,
+    /// Tap entries taken into the delta panel.
+    Taps,
+    /// Anything else: a row or status change, the clock tick, a finished fetch.
+    Other,
 }
 
-/// Watches nothing: the TUI as people run it.
-impl Observer for () {
-    fn drawn(&mut self, _: &App, _: Instant) -> bool {
+/// Watches the real loop from inside, for the benchmark and tests: told when each step
+/// starts and ends (on the loop's thread, so it can read that thread's CPU clock), and shown
+/// the app after each frame, which is how it tells that a keystroke's result is on screen.
+pub trait Observer {
+    fn started(&mut self) {}
+    fn finished(&mut self, _step: Step) {}
+    /// After each frame, with the app as drawn; false ends the loop.
+    fn drawn(&mut self, _app: &App) -> bool {
         true
     }
 }
+
+/// Watches nothing: the TUI as people run it.
+impl Observer for () {}
 
 /// The running TUI: one table at a time, swapped by commands and drill-downs.
 pub struct App {
@@ -199,6 +213,16 @@ impl App {
         self.table.as_ref()
     }
 
+    /// Rows in the view on screen.
+    pub fn rows(&self) -> usize {
+        self.table.rows()
+    }
+
+    /// Whether an object's detail is open and its fetch has come back.
+    pub fn detail_fetched(&self) -> bool {
+        self.detail.fetched_shown()
+    }
+
     /// The layout of the last frame (or of the size given to [`App::resize`]).
     pub fn layout(&self) -> &Layout {
         &self.layout
@@ -276,12 +300,13 @@ impl App {
             if dirty && Instant::now() >= next_frame {
                 // Every frame reads the status: the resourceVersion moves without waking
                 // this loop, and a wake-up for the other fields only asks for a frame.
+                observer.started();
                 self.update_sync(&status.borrow_and_update());
                 self.draw(terminal)?;
                 dirty = false;
-                let at = Instant::now();
-                last_draw = Some(at);
-                if !observer.drawn(self, at) {
+                last_draw = Some(Instant::now());
+                observer.finished(Step::Draw);
+                if !observer.drawn(self) {
                     return Ok(());
                 }
                 continue;
@@ -304,6 +329,12 @@ impl App {
                 () = signals.recv() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = tokio::time::sleep_until(next_frame.into()), if dirty => Wake::Frame,
+            };
+            observer.started();
+            let step = match &wake {
+                Wake::Input(_) => Step::Input,
+                Wake::Tap(_) => Step::Taps,
+                _ => Step::Other,
             };
             let mut follow = Vec::new();
             match wake {
@@ -334,6 +365,7 @@ impl App {
                 Wake::Closed(Closed::Status) => status_open = false,
                 Wake::Closed(Closed::Taps) => taps_open = false,
             }
+            observer.finished(step);
             for follow in follow {
                 match follow {
                     Follow::Quit => return Ok(()),
@@ -475,99 +507,58 @@ impl App {
     /// screen's, as with every overlay.
     fn apply_help(&mut self, action: Action) -> Vec<Follow> {
         let page = self.page();
-        let state = &mut self.state;
-        match action {
-            Action::ToggleHelp => {
-                state.help_scroll = 0;
-                state.mode = InputMode::Normal;
-            }
-            action if is_movement(&action) => {
-                state.help_scroll = scroll_help(state.help_scroll, page, &action);
-            }
-            action => return self.apply_normal(action),
-        }
-        Vec::new()
+        let effect = self.state.help.handle(&action, page);
+        self.follow_effect(effect, action)
     }
 
     fn apply_indexes(&mut self, action: Action) -> Vec<Follow> {
-        let page = isize::try_from(self.page()).unwrap_or(isize::MAX);
-        let browser = &mut self.state.browser;
-        match action {
-            Action::ToggleIndexes => self.state.mode = InputMode::Normal,
-            Action::NextIndex | Action::PrevIndex => {
-                let count = browser.names.len().max(1);
-                let step = if action == Action::NextIndex {
-                    1
-                } else {
-                    count - 1
-                };
-                let next = (browser.current + step) % count;
-                self.browse_index(next);
-            }
-            Action::ChooseValue => {
-                if let (Some(name), Some(value)) =
-                    (browser.name(), browser.values.get(browser.selected))
-                {
-                    self.state.filter.input = format!("{name}={}", value.value);
-                    self.state.mode = InputMode::Normal;
-                    return self.refilter();
-                }
-            }
-            Action::Up => browser.step(-1),
-            Action::Down => browser.step(1),
-            Action::PageUp => browser.step(-page),
-            Action::PageDown => browser.step(page),
-            Action::Top => browser.selected = 0,
-            Action::Bottom => browser.step(isize::MAX),
-            action => return self.apply_normal(action),
-        }
-        Vec::new()
+        let page = self.page();
+        let effect = self.state.browser.handle(&action, page);
+        self.follow_effect(effect, action)
     }
 
     fn apply_filter(&mut self, action: Action) -> Vec<Follow> {
-        match action {
-            Action::FilterChar(c) => {
-                self.state.filter.input.push(c);
-                self.refilter()
-            }
-            Action::FilterBackspace => {
-                self.state.filter.input.pop();
-                self.refilter()
-            }
-            Action::FilterAccept => {
-                self.state.mode = InputMode::Normal;
-                Vec::new()
-            }
-            Action::FilterClear => self.clear_filter_or_back(),
-            action => self.apply_normal(action),
-        }
+        let effect = self.state.filter.handle(action.clone());
+        self.follow_effect(effect, action)
     }
 
     fn apply_command(&mut self, action: Action) -> Vec<Follow> {
-        let state = &mut self.state;
-        match action {
-            Action::CommandChar(c) => state.command.input.push(c),
-            Action::CommandBackspace if state.command.input.pop().is_none() => {
-                state.mode = InputMode::Normal;
+        let effect = self.state.command.handle(action.clone());
+        self.follow_effect(effect, action)
+    }
+
+    /// Does what a component's `effect` asks; `action` is the one it handled.
+    fn follow_effect(&mut self, effect: Option<Effect>, action: Action) -> Vec<Follow> {
+        match effect {
+            None => Vec::new(),
+            Some(Effect::Close) => {
+                self.state.mode = InputMode::Normal;
+                Vec::new()
             }
-            Action::CommandComplete => {
-                if let Some(completed) = command::complete(&state.command.input) {
-                    state.command.input = completed;
+            Some(Effect::Pass) => self.apply_normal(action),
+            Some(Effect::Refilter) => self.refilter(),
+            Some(Effect::ClearFilter) => self.clear_filter_or_back(),
+            Some(Effect::Run(input)) => {
+                self.state.mode = InputMode::Normal;
+                self.run_command(&input)
+            }
+            Some(Effect::Browse(index)) => {
+                self.browse_index(index);
+                Vec::new()
+            }
+            Some(Effect::Filter(query)) => {
+                self.state.filter.input = query;
+                self.state.mode = InputMode::Normal;
+                self.refilter()
+            }
+            Some(Effect::OpenEntry(seq)) => {
+                if self.detail.open_seq(self.view.kind, seq) {
+                    self.state.mode = InputMode::Detail;
                 }
+                Vec::new()
             }
-            Action::CommandCancel => {
-                state.mode = InputMode::Normal;
-                state.command.input.clear();
-            }
-            Action::CommandRun => {
-                state.mode = InputMode::Normal;
-                let input = std::mem::take(&mut state.command.input);
-                return self.run_command(&input);
-            }
-            Action::CommandBackspace => {}
-            action => return self.apply_normal(action),
+            Some(Effect::Refresh) => Vec::new(),
         }
-        Vec::new()
     }
 
     /// The main screen's actions; movement goes to the focused panel.
@@ -575,12 +566,8 @@ impl App {
         let deltas_focused = self.state.panels && self.state.focus == Focus::Deltas;
         if deltas_focused && (is_movement(&action) || action == Action::OpenDeltaDiff) {
             let page = self.layout.delta_rows();
-            if let Some(Effect::OpenEntry(seq)) = self.state.deltas.handle(&action, page)
-                && self.detail.open_seq(self.view.kind, seq)
-            {
-                self.state.mode = InputMode::Detail;
-            }
-            return Vec::new();
+            let effect = self.state.deltas.handle(&action, page);
+            return self.follow_effect(effect, action);
         }
         let state = &mut self.state;
         match action {
@@ -660,10 +647,7 @@ impl App {
                 let current = state.browser.current;
                 self.browse_index(current);
             }
-            Action::ToggleHelp => {
-                state.help_scroll = 0;
-                state.mode = InputMode::Help;
-            }
+            Action::ToggleHelp => state.mode = InputMode::Help,
             _ => {}
         }
         Vec::new()
@@ -877,18 +861,6 @@ fn is_movement(action: &Action) -> bool {
             | Action::Top
             | Action::Bottom
     )
-}
-
-/// The help overlay's first line after a movement key; drawing clamps it to the last page.
-fn scroll_help(scroll: usize, page: usize, action: &Action) -> usize {
-    match action {
-        Action::Up => scroll.saturating_sub(1),
-        Action::Down => scroll + 1,
-        Action::PageUp => scroll.saturating_sub(page),
-        Action::PageDown => scroll + page,
-        Action::Top => 0,
-        _ => usize::MAX,
-    }
 }
 
 /// SIGTERM and SIGHUP end the loop like `q`, so the terminal is restored on the way out

@@ -4,6 +4,9 @@
 use crate::client::cluster::NamespaceScope;
 use crate::resources::ResourceKind;
 
+use super::action::Action;
+use super::effect::Effect;
+
 /// Every command name with what it opens, in the order hints list them.
 const COMMANDS: &[(&str, Target)] = &[
     ("pods", Target::Kind(ResourceKind::Pods)),
@@ -190,4 +193,56 @@ pub struct CommandBar {
     pub input: String,
     /// Why the last command (or drill-down) did nothing; shown until the next key.
     pub error: Option<String>,
+}
+
+impl CommandBar {
+    /// A key typed into the command line: Enter runs it, Esc or a backspace on nothing
+    /// closes it.
+    pub fn handle(&mut self, action: Action) -> Option<Effect> {
+        match action {
+            Action::CommandChar(c) => self.input.push(c),
+            Action::CommandBackspace => {
+                if self.input.pop().is_none() {
+                    return Some(Effect::Close);
+                }
+            }
+            Action::CommandComplete => {
+                if let Some(completed) = complete(&self.input) {
+                    self.input = completed;
+                }
+            }
+            Action::CommandCancel => {
+                self.input.clear();
+                return Some(Effect::Close);
+            }
+            Action::CommandRun => return Some(Effect::Run(std::mem::take(&mut self.input))),
+            _ => return Some(Effect::Pass),
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_line_types_completes_runs_and_closes() {
+        let mut bar = CommandBar::default();
+        for c in "dep".chars() {
+            assert_eq!(bar.handle(Action::CommandChar(c)), None);
+        }
+        assert_eq!(bar.handle(Action::CommandComplete), None);
+        assert_eq!(bar.input, "deployments ");
+        assert_eq!(
+            bar.handle(Action::CommandRun),
+            Some(Effect::Run("deployments ".into()))
+        );
+        assert_eq!(bar.input, "");
+        assert_eq!(bar.handle(Action::CommandBackspace), Some(Effect::Close));
+        bar.handle(Action::CommandChar('x'));
+        assert_eq!(bar.handle(Action::CommandCancel), Some(Effect::Close));
+        assert_eq!(bar.input, "");
+        assert_eq!(bar.handle(Action::SortNext), Some(Effect::Pass));
+    }
 }

@@ -20,6 +20,7 @@ use crate::informers::tap::{DiffUnavailable, Tap, TapEntry, TapKind};
 use crate::resources::ResourceKind;
 
 use super::action::Action;
+use super::effect::Effect;
 
 /// Which object the detail shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,16 +65,6 @@ pub struct DiffScreen {
     pub scroll: usize,
     /// The entry the diff is computed from, to recompute it when managedFields are toggled.
     source: Arc<TapEntry>,
-}
-
-/// What the detail asks of its owner after an action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DetailOutcome {
-    Stay,
-    /// Esc from the top level: the detail is closed.
-    Closed,
-    /// Fetch the object again and re-read its history.
-    Refresh,
 }
 
 /// The open detail view.
@@ -212,17 +203,17 @@ impl Detail {
     }
 
     /// Applies one action; says whether the owner must close or refresh the detail.
-    pub fn apply(&mut self, action: &Action) -> DetailOutcome {
+    pub fn apply(&mut self, action: &Action) -> Option<Effect> {
         if self.help {
             if matches!(action, Action::ToggleHelp | Action::Back) {
                 self.help = false;
             }
-            return DetailOutcome::Stay;
+            return None;
         }
         match action {
             Action::ToggleHelp => self.help = true,
             Action::Back if self.diff.is_some() => self.diff = None,
-            Action::Back => return DetailOutcome::Closed,
+            Action::Back => return Some(Effect::Close),
             Action::DetailTab if self.diff.is_none() => {
                 self.tab = match self.tab {
                     DetailTab::Yaml => DetailTab::History,
@@ -230,7 +221,7 @@ impl Detail {
                 };
             }
             Action::ToggleManagedFields => self.toggle_managed_fields(),
-            Action::Refresh => return DetailOutcome::Refresh,
+            Action::Refresh => return Some(Effect::Refresh),
             Action::OpenDiff if self.diff.is_none() && self.tab == DetailTab::History => {
                 self.open_diff();
             }
@@ -242,7 +233,7 @@ impl Detail {
             | Action::Bottom => self.scroll(action),
             _ => {}
         }
-        DetailOutcome::Stay
+        None
     }
 
     fn toggle_managed_fields(&mut self) {
@@ -354,6 +345,13 @@ impl DetailController {
         self.open.is_some()
     }
 
+    /// Whether the open detail shows a finished fetch (its object, or why it failed).
+    pub fn fetched_shown(&self) -> bool {
+        self.open
+            .as_ref()
+            .is_some_and(|d| !matches!(d.fetch, FetchState::Loading { .. }))
+    }
+
     /// Opens the detail of `key` and starts fetching it. Must run inside a Tokio runtime.
     pub fn open(&mut self, kind: ResourceKind, key: &str) {
         let target = DetailTarget {
@@ -392,15 +390,15 @@ impl DetailController {
             return false;
         };
         match detail.apply(action) {
-            DetailOutcome::Stay => true,
-            DetailOutcome::Closed => {
+            Some(Effect::Close) => {
                 self.open = None;
                 false
             }
-            DetailOutcome::Refresh => {
+            Some(Effect::Refresh) => {
                 self.refresh();
                 true
             }
+            _ => true,
         }
     }
 

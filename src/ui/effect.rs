@@ -11,6 +11,18 @@ pub enum Effect {
     OpenEntry(u64),
     /// Fetch the detail's object again and re-read its history.
     Refresh,
+    /// The filter bar's text changed: apply it to the table.
+    Refilter,
+    /// Esc in the filter bar: drop the typed filter (never goes back a view).
+    ClearFilter,
+    /// Run the command line typed.
+    Run(String),
+    /// Show the values of index number `n` in the browser.
+    Browse(usize),
+    /// Filter the table by this query (`NAME=VALUE` from the index browser).
+    Filter(String),
+    /// Not this component's action: the main screen's.
+    Pass,
 }
 
 /// What the event loop must do after an action.

@@ -58,6 +58,13 @@ pub enum UiError {
     Terminal(#[from] std::io::Error),
 }
 
+/// A backend that cannot fail (ratatui's TestBackend) runs the same loop.
+impl From<std::convert::Infallible> for UiError {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
+}
+
 /// Where the TUI gets its cluster from.
 #[derive(Debug, Clone)]
 pub enum Source {

@@ -13,9 +13,10 @@ use crate::index_views::live::SortSpec;
 use crate::index_views::query::{ParseError, Query};
 use crate::index_views::registry::ValueCount;
 
-use super::action::{Focus, InputMode};
+use super::action::{Action, Focus, InputMode};
 use super::command::CommandBar;
 use super::deltas::DeltaPanel;
+use super::effect::Effect;
 
 /// Seconds of workqueue history the sparklines show.
 pub const QUEUE_HISTORY: usize = 60;
@@ -91,6 +92,21 @@ impl FilterBar {
             }
         }
     }
+
+    /// A key typed into the filter bar: a character or backspace refilters at once, Enter
+    /// keeps the filter, Esc drops what was typed.
+    pub fn handle(&mut self, action: Action) -> Option<Effect> {
+        match action {
+            Action::FilterChar(c) => self.input.push(c),
+            Action::FilterBackspace => {
+                self.input.pop();
+            }
+            Action::FilterAccept => return Some(Effect::Close),
+            Action::FilterClear => return Some(Effect::ClearFilter),
+            _ => return Some(Effect::Pass),
+        }
+        Some(Effect::Refilter)
+    }
 }
 
 /// The index browser: one index's values with their counts, most frequent first.
@@ -113,6 +129,65 @@ impl IndexBrowser {
         let last = self.values.len().saturating_sub(1);
         self.selected = self.selected.saturating_add_signed(delta).min(last);
     }
+
+    /// A key in the browser, `page` values to a page: movement moves the selection, the
+    /// index keys ask for another index's values, Enter filters by the value.
+    pub fn handle(&mut self, action: &Action, page: usize) -> Option<Effect> {
+        let page = isize::try_from(page).unwrap_or(isize::MAX);
+        match action {
+            Action::ToggleIndexes => return Some(Effect::Close),
+            Action::NextIndex | Action::PrevIndex => {
+                let count = self.names.len().max(1);
+                let step = if *action == Action::NextIndex {
+                    1
+                } else {
+                    count - 1
+                };
+                return Some(Effect::Browse((self.current + step) % count));
+            }
+            Action::ChooseValue => {
+                let name = self.name()?;
+                let value = self.values.get(self.selected)?;
+                return Some(Effect::Filter(format!("{name}={}", value.value)));
+            }
+            Action::Up => self.step(-1),
+            Action::Down => self.step(1),
+            Action::PageUp => self.step(-page),
+            Action::PageDown => self.step(page),
+            Action::Top => self.selected = 0,
+            Action::Bottom => self.step(isize::MAX),
+            _ => return Some(Effect::Pass),
+        }
+        None
+    }
+}
+
+/// The help overlay: the keys as bound, scrolled when taller than the screen.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Help {
+    /// First line shown; drawing clamps it to the last page.
+    pub scroll: usize,
+}
+
+impl Help {
+    /// A key in the help overlay, `page` lines to a page.
+    pub fn handle(&mut self, action: &Action, page: usize) -> Option<Effect> {
+        let scroll = self.scroll;
+        self.scroll = match action {
+            Action::ToggleHelp => {
+                self.scroll = 0;
+                return Some(Effect::Close);
+            }
+            Action::Up => scroll.saturating_sub(1),
+            Action::Down => scroll + 1,
+            Action::PageUp => scroll.saturating_sub(page),
+            Action::PageDown => scroll + page,
+            Action::Top => 0,
+            Action::Bottom => usize::MAX,
+            _ => return Some(Effect::Pass),
+        };
+        None
+    }
 }
 
 /// Everything the person changed, apart from the rows themselves.
@@ -133,8 +208,7 @@ pub struct UiState {
     pub command: CommandBar,
     /// Wide columns shown.
     pub wide: bool,
-    /// First line of the help overlay shown, when it is taller than the screen.
-    pub help_scroll: usize,
+    pub help: Help,
 }
 
 impl UiState {
@@ -153,7 +227,7 @@ impl UiState {
             keymap: Arc::new(built_in_keymap()),
             command: CommandBar::default(),
             wide: false,
-            help_scroll: 0,
+            help: Help::default(),
         }
     }
 
@@ -191,6 +265,64 @@ mod tests {
         assert_eq!(state.follow(Some(8), 10, 100), 3);
         assert_eq!(state.follow(Some(1), 10, 100), 1);
         assert_eq!(state.follow(Some(1), 10, 5), 0);
+    }
+
+    #[test]
+    fn the_filter_bar_refilters_on_each_key_and_closes() {
+        let mut bar = FilterBar::default();
+        assert_eq!(bar.handle(Action::FilterChar('a')), Some(Effect::Refilter));
+        assert_eq!(bar.handle(Action::FilterBackspace), Some(Effect::Refilter));
+        assert_eq!(bar.input, "");
+        assert_eq!(bar.handle(Action::FilterAccept), Some(Effect::Close));
+        assert_eq!(bar.handle(Action::FilterClear), Some(Effect::ClearFilter));
+        assert_eq!(bar.handle(Action::SortNext), Some(Effect::Pass));
+    }
+
+    #[test]
+    fn the_index_browser_moves_browses_and_chooses() {
+        let value = |v: &str, count| ValueCount {
+            value: v.into(),
+            count,
+        };
+        let mut browser = IndexBrowser {
+            names: vec!["app".into(), "node".into()],
+            current: 0,
+            values: vec![value("web", 3), value("db", 2), value("cache", 1)],
+            selected: 0,
+        };
+        assert_eq!(browser.handle(&Action::PageDown, 2), None);
+        assert_eq!(browser.selected, 2);
+        assert_eq!(browser.handle(&Action::Up, 2), None);
+        assert_eq!(
+            browser.handle(&Action::ChooseValue, 2),
+            Some(Effect::Filter("app=db".into()))
+        );
+        assert_eq!(
+            browser.handle(&Action::NextIndex, 2),
+            Some(Effect::Browse(1))
+        );
+        assert_eq!(
+            browser.handle(&Action::PrevIndex, 2),
+            Some(Effect::Browse(1))
+        );
+        assert_eq!(
+            browser.handle(&Action::ToggleIndexes, 2),
+            Some(Effect::Close)
+        );
+        assert_eq!(browser.handle(&Action::SortNext, 2), Some(Effect::Pass));
+    }
+
+    #[test]
+    fn help_scrolls_and_closes_at_the_top() {
+        let mut help = Help::default();
+        assert_eq!(help.handle(&Action::PageDown, 10), None);
+        assert_eq!(help.handle(&Action::Up, 10), None);
+        assert_eq!(help.scroll, 9);
+        assert_eq!(help.handle(&Action::Bottom, 10), None);
+        assert_eq!(help.scroll, usize::MAX);
+        assert_eq!(help.handle(&Action::ToggleHelp, 10), Some(Effect::Close));
+        assert_eq!(help.scroll, 0);
+        assert_eq!(help.handle(&Action::Quit, 10), Some(Effect::Pass));
     }
 
     #[test]

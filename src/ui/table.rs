@@ -53,6 +53,12 @@ pub trait Table {
     /// result is applied (so a caller can tell when a keystroke's rows are in).
     fn text(&self) -> String;
 
+    /// Rows in the view on screen.
+    fn rows(&self) -> usize;
+
+    /// The order the rows on screen show: the sort asked for once its re-sort is in.
+    fn shown_sort(&self) -> SortSpec;
+
     /// Every column of the rows, wide and index columns included, in cell order.
     fn columns(&self) -> Vec<ViewColumn>;
 
@@ -168,6 +174,14 @@ impl<T: TableRow> Table for ResourceTable<T> {
 
     fn text(&self) -> String {
         self.worker().view().lock().text().to_string()
+    }
+
+    fn rows(&self) -> usize {
+        self.worker().view().lock().len()
+    }
+
+    fn shown_sort(&self) -> SortSpec {
+        self.worker().view().lock().sort()
     }
 
     fn columns(&self) -> Vec<ViewColumn> {

@@ -7,6 +7,8 @@ use crate::common::cli;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::process::Output;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::Router;
 use axum::body::Body;
@@ -166,37 +168,64 @@ async fn misbehaving_server() -> SocketAddr {
             .body(Body::from(FORBIDDEN))
             .expect("response")
     });
-    let list_or_watch = |query: Query<std::collections::HashMap<String, String>>| async move {
-        if query.get("watch").map(String::as_str) == Some("true") {
-            let lines = [
-                format!(r#"{{"type":"ADDED","object":{}}}"#, pod("c", 11)),
-                r#"{"type":"MODIFIED","object":{"metadata":{"name":["not","a","name"]}}}"#
-                    .to_string(),
-                "this is not json".to_string(),
-                format!(r#"{{"type":"MODIFIED","object":{}}}"#, pod("a", 12)),
-            ];
-            let body = lines.join("\n") + "\n";
-            // Keep the stream open after the events, like a real watch.
-            let stream = futures::stream::iter([Ok::<_, std::io::Error>(body)])
-                .chain(futures::stream::pending());
-            Response::builder()
-                .header("content-type", "application/json")
-                .body(Body::from_stream(stream))
-                .expect("response")
-        } else {
-            let items = [
-                pod("a", 5),
-                r#"{"metadata":{"name":7}}"#.to_string(),
-                pod("b", 6),
-            ];
-            let body = format!(
-                r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"10"}},"items":[{}]}}"#,
-                items.join(",")
-            );
-            Response::builder()
-                .header("content-type", "application/json")
-                .body(Body::from(body))
-                .expect("response")
+    // The first list has a, an item that does not decode, and b; its watch adds c, then sends
+    // b's DELETED in a shape that does not decode. Later lists are the truth after that
+    // delete: a and c (and the bad item again).
+    let lists = Arc::new(AtomicUsize::new(0));
+    let list_or_watch = move |query: Query<std::collections::HashMap<String, String>>| {
+        let lists = lists.clone();
+        async move {
+            if query.get("watch").map(String::as_str) == Some("true") {
+                let lines = if lists.load(Ordering::SeqCst) == 1 {
+                    vec![
+                        format!(r#"{{"type":"ADDED","object":{}}}"#, pod("c", 11)),
+                        r#"{"type":"DELETED","object":{"metadata":{"name":["b"],"namespace":"web"}}}"#
+                            .to_string(),
+                        format!(r#"{{"type":"MODIFIED","object":{}}}"#, pod("a", 13)),
+                    ]
+                } else {
+                    vec![format!(
+                        r#"{{"type":"MODIFIED","object":{}}}"#,
+                        pod("a", 13)
+                    )]
+                };
+                let body = lines.join("\n") + "\n";
+                // Keep the stream open after the events, like a real watch.
+                let stream = futures::stream::iter([Ok::<_, std::io::Error>(body)])
+                    .chain(futures::stream::pending());
+                Response::builder()
+                    .header("content-type", "application/json")
+                    .body(Body::from_stream(stream))
+                    .expect("response")
+            } else {
+                let (items, rv) = if lists.fetch_add(1, Ordering::SeqCst) == 0 {
+                    (
+                        vec![
+                            pod("a", 5),
+                            r#"{"metadata":{"name":7}}"#.to_string(),
+                            pod("b", 6),
+                        ],
+                        10,
+                    )
+                } else {
+                    (
+                        vec![
+                            pod("a", 5),
+                            r#"{"metadata":{"name":7}}"#.to_string(),
+                            pod("c", 11),
+                        ],
+                        12,
+                    )
+                };
+                let body = format!(
+                    r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{"resourceVersion":"{rv}"}},"items":[{}]}}"#,
+                    items.join(",")
+                );
+                Response::builder()
+                    .header("content-type", "application/json")
+                    .body(Body::from(body))
+                    .expect("response")
+            }
         }
     };
     let app = Router::new()
@@ -223,7 +252,7 @@ async fn forbidden_says_which_resource_and_verb() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn malformed_items_and_events_are_skipped_and_the_rest_kept() {
+async fn a_malformed_delete_relists_and_leaves_no_ghost() {
     let dir = temp_dir("malformed");
     let addr = misbehaving_server().await;
     let kubeconfig = plain_kubeconfig(&dir, &format!("http://{addr}"), "t");
@@ -237,15 +266,27 @@ async fn malformed_items_and_events_are_skipped_and_the_rest_kept() {
             "--kubeconfig",
             &kubeconfig,
             "--watch-for",
-            "1s",
+            "3s",
             "-o",
             "name",
         ],
     )
     .await;
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stdout(&out), "pod/a\npod/b\npod/c\n");
+    assert_eq!(
+        stdout(&out),
+        "pod/a\npod/c\n",
+        "b's delete did not decode: the relist removed b"
+    );
+    assert!(
+        stderr(&out).contains("1 list item"),
+        "the item that did not decode is reported: {}",
+        stderr(&out)
+    );
 
+    let dir = temp_dir("malformed-deltas");
+    let addr = misbehaving_server().await;
+    let kubeconfig = plain_kubeconfig(&dir, &format!("http://{addr}"), "t");
     let out = kscope(
         &dir,
         &[
@@ -256,7 +297,7 @@ async fn malformed_items_and_events_are_skipped_and_the_rest_kept() {
             "--kubeconfig",
             &kubeconfig,
             "--for",
-            "1s",
+            "3s",
         ],
     )
     .await;
@@ -270,16 +311,132 @@ async fn malformed_items_and_events_are_skipped_and_the_rest_kept() {
         .filter(|l| l["type"] == "ERROR")
         .filter_map(|l| l["message"].as_str())
         .collect();
-    assert_eq!(
-        errors.len(),
-        3,
-        "one list item and two watch lines skipped: {errors:?}"
+    assert!(
+        errors.iter().any(|e| e.contains("malformed watch event")),
+        "the malformed event is in the stream: {errors:?}"
     );
-    let modified = lines
+    assert!(
+        errors.iter().any(|e| e.contains("list item")),
+        "so is the list item: {errors:?}"
+    );
+    let relists = lines.iter().filter(|l| l["type"] == "RELIST").count();
+    assert!(relists >= 2, "the malformed event relisted: {lines:?}");
+    let deleted = lines
         .iter()
-        .find(|l| l["type"] == "MODIFIED")
-        .expect("the good MODIFIED event");
-    assert_eq!(modified["key"], "web/a");
+        .find(|l| l["type"] == "Deleted" && l["key"] == "web/b");
+    assert!(deleted.is_some(), "the relist deletes b: {lines:?}");
     let log = std::fs::read_to_string(dir.join("state/kscope/kscope.log")).unwrap_or_default();
-    assert!(log.contains("skipped"), "skips are logged: {log}");
+    assert!(
+        log.contains("malformed watch event"),
+        "the failure is logged: {log}"
+    );
+}
+
+/// A server that accepts connections and never answers, and one that answers every list with
+/// a 500: `get` gives up at its --sync-timeout with exit code 3, saying what it waited on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_and_failing_servers_end_at_the_sync_deadline() {
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let silent_addr = silent.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = silent.accept().await {
+            held.push(socket);
+        }
+    });
+    let failing = Router::new().route(
+        "/api/v1/pods",
+        get(|| async {
+            Response::builder()
+                .status(StatusCode::INTERNAL_SERVER_ERROR)
+                .header("content-type", "application/json")
+                .body(Body::from(
+                    r#"{"kind":"Status","apiVersion":"v1","status":"Failure","message":"etcd is down","reason":"InternalError","code":500}"#,
+                ))
+                .expect("response")
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let failing_addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, failing).await });
+
+    for (name, addr, cause) in [
+        ("silent", silent_addr, "did not sync within 3s"),
+        ("failing", failing_addr, "etcd is down"),
+    ] {
+        let dir = temp_dir(name);
+        let kubeconfig = plain_kubeconfig(&dir, &format!("http://{addr}"), "t");
+        let started = std::time::Instant::now();
+        let out = kscope(
+            &dir,
+            &[
+                "get",
+                "pods",
+                "-A",
+                "--kubeconfig",
+                &kubeconfig,
+                "--sync-timeout",
+                "3s",
+            ],
+        )
+        .await;
+        let waited = started.elapsed();
+        assert_eq!(out.status.code(), Some(3), "{name}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(cause) && stderr(&out).contains("did not sync"),
+            "{name}: the cause is said: {}",
+            stderr(&out)
+        );
+        assert!(stdout(&out).is_empty(), "{name}: nothing printed");
+        assert!(
+            waited < std::time::Duration::from_secs(30),
+            "{name}: bounded by the deadline, took {waited:?}"
+        );
+    }
+}
+
+/// A server that redirects is said to redirect (not "EOF while parsing" its HTML), and a
+/// kubeconfig without a current-context says what is missing and how to name one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redirect_and_no_current_context() {
+    let redirecting = Router::new().route(
+        "/api/v1/pods",
+        get(|| async {
+            Response::builder()
+                .status(StatusCode::FOUND)
+                .header("location", "https://login.example.com/")
+                .header("content-type", "text/html")
+                .body(Body::from("<html>moved</html>"))
+                .expect("response")
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, redirecting).await });
+    let dir = temp_dir("redirect");
+    let kubeconfig = plain_kubeconfig(&dir, &format!("http://{addr}"), "t");
+    let out = kscope(&dir, &["get", "pods", "-A", "--kubeconfig", &kubeconfig]).await;
+    assert_one_line_error(&out, "redirect to https://login.example.com/");
+
+    let path = dir.join("no-current");
+    std::fs::write(
+        &path,
+        "apiVersion: v1\nkind: Config\n\
+         clusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:9\n\
+         users:\n- name: u\n  user:\n    token: t\n\
+         contexts:\n- name: dev\n  context:\n    cluster: c\n    user: u\n",
+    )
+    .expect("write kubeconfig");
+    let out = kscope(
+        &dir,
+        &["get", "pods", "--kubeconfig", path.to_str().expect("utf-8")],
+    )
+    .await;
+    assert_one_line_error(&out, "no current-context is set (its contexts: dev)");
 }

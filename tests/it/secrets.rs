@@ -114,6 +114,29 @@ async fn get_secrets_prints_kubectls_columns_and_no_values() {
     let json = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(json.contains("\"tls.key\""), "keys are listed");
     assert_no_value(&json, &values, "get -o json");
+    // Applied back, an empty value would blank the Secret; the marker is not base64, which an
+    // API server refuses.
+    let printed: serde_json::Value = serde_json::from_str(&json).expect("-o json is JSON");
+    let items = printed["items"].as_array().expect("a list");
+    let mut seen = 0;
+    for item in items {
+        for value in item["data"]
+            .as_object()
+            .into_iter()
+            .flat_map(|d| d.values())
+        {
+            let value = value.as_str().expect("a string");
+            assert_eq!(value, kscope::commands::output::REDACTED_SECRET_VALUE);
+            assert!(
+                base64::engine::general_purpose::STANDARD
+                    .decode(value)
+                    .is_err(),
+                "not base64: {value}"
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen > 0, "some Secret has data: {json}");
     assert_no_value(&log(&dir), &values, "the log");
     sim.shutdown().await;
 }

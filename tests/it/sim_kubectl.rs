@@ -155,3 +155,104 @@ async fn get_pods_watch_sees_a_change() {
         "watch did not show the change: {seen:?}"
     );
 }
+
+#[tokio::test]
+async fn field_selectors_a_real_server_supports() {
+    let Some(fx) = Kubectl::start("fieldselectors").await else {
+        return;
+    };
+    let count = |out: String| out.lines().filter(|l| !l.is_empty()).count();
+    let pods = fx.sim.truth(kscope::sim::Resource::Pods).len();
+    let always = fx
+        .ok(&[
+            "get",
+            "pods",
+            "-A",
+            "--field-selector",
+            "spec.restartPolicy=Always",
+            "-o",
+            "name",
+        ])
+        .await;
+    assert_eq!(count(always), pods);
+    let host = fx
+        .ok(&[
+            "get",
+            "pods",
+            "-A",
+            "--field-selector",
+            "spec.hostNetwork=true",
+            "-o",
+            "name",
+        ])
+        .await;
+    assert_eq!(count(host), 0);
+    // One TLS Secret per application namespace (two here).
+    let tls = fx
+        .ok(&[
+            "get",
+            "secrets",
+            "-A",
+            "--field-selector",
+            "type=kubernetes.io/tls",
+            "-o",
+            "name",
+        ])
+        .await;
+    assert_eq!(count(tls), 2);
+    let schedulable = fx
+        .ok(&[
+            "get",
+            "nodes",
+            "--field-selector",
+            "spec.unschedulable=false",
+            "-o",
+            "name",
+        ])
+        .await;
+    assert_eq!(count(schedulable), 3);
+    let (ok, _, err) = fx
+        .run(&[
+            "get",
+            "secrets",
+            "-A",
+            "--field-selector",
+            "spec.nodeName=x",
+        ])
+        .await;
+    assert!(!ok && err.contains("field label not supported"), "{err}");
+}
+
+#[tokio::test]
+async fn api_resources_come_from_aggregated_discovery() {
+    let Some(fx) = Kubectl::start("discovery").await else {
+        return;
+    };
+    let (ok, out, log) = fx.run(&["api-resources", "-v=6"]).await;
+    assert!(ok, "{log}");
+    for (name, version, kind) in [
+        ("namespaces", "v1", "Namespace"),
+        ("pods", "v1", "Pod"),
+        ("secrets", "v1", "Secret"),
+        ("deployments", "apps/v1", "Deployment"),
+        ("replicasets", "apps/v1", "ReplicaSet"),
+    ] {
+        assert!(
+            out.lines().any(|l| {
+                let cells: Vec<&str> = l.split_whitespace().collect();
+                cells.first() == Some(&name)
+                    && cells.contains(&version)
+                    && cells.last() == Some(&kind)
+            }),
+            "{name} missing from {out}"
+        );
+    }
+    // One answer per root: no group-version was fetched on its own.
+    let gets: Vec<&str> = log.lines().filter(|l| l.contains(" GET ")).collect();
+    assert!(
+        gets.iter()
+            .all(|l| !l.contains("/api/v1?") && !l.contains("/apis/apps/v1?")),
+        "{gets:?}"
+    );
+    assert!(gets.iter().any(|l| l.contains("/apis?")), "{gets:?}");
+}

@@ -484,3 +484,160 @@ async fn an_undecodable_protobuf_body_is_a_400_and_stores_nothing() {
     }
     assert_eq!(fx.sim.position().rv, before);
 }
+
+/// The managers of Deployment `name` and their operations, from managedFields.
+async fn managers(fx: &Kubectl, name: &str) -> Vec<(String, String)> {
+    let out = fx
+        .ok(&[
+            "get",
+            "deploy",
+            name,
+            "-n",
+            "default",
+            "--show-managed-fields",
+            "-o",
+            "json",
+        ])
+        .await;
+    let object: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    object["metadata"]["managedFields"]
+        .as_array()
+        .expect("managedFields")
+        .iter()
+        .map(|m| {
+            (
+                m["manager"].as_str().unwrap_or("").to_string(),
+                m["operation"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn server_side_apply_owns_fields_and_conflicts() {
+    let Some(fx) = Kubectl::start("ssa").await else {
+        return;
+    };
+    let config = TWO_CONTAINERS.replace(
+        "  namespace: default\n",
+        "  namespace: default\n  labels: {team: a}\n",
+    );
+    let file = fx.file("two.yaml", &config);
+    assert!(
+        fx.ok(&["apply", "--server-side", "-f", &file])
+            .await
+            .contains("serverside-applied")
+    );
+    assert_eq!(
+        managers(&fx, "two").await,
+        [("kubectl".into(), "Apply".into())]
+    );
+    fx.ok(&[
+        "patch",
+        "deploy",
+        "two",
+        "-n",
+        "default",
+        "--type=merge",
+        "--field-manager=autoscaler",
+        "-p",
+        r#"{"spec":{"replicas":4}}"#,
+    ])
+    .await;
+    fx.file("two.yaml", &config.replace("replicas: 1", "replicas: 2"));
+    let before = fx.sim.position().rv;
+    let (ok, _, err) = fx.run(&["apply", "--server-side", "-f", &file]).await;
+    assert!(
+        !ok && err.contains("conflict with \"autoscaler\" using apps/v1: .spec.replicas"),
+        "{err}"
+    );
+    assert_eq!(
+        fx.sim.position().rv,
+        before,
+        "a refused apply stored something"
+    );
+    fx.ok(&["apply", "--server-side", "--force-conflicts", "-f", &file])
+        .await;
+    let replicas = fx
+        .ok(&[
+            "get",
+            "deploy",
+            "two",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.spec.replicas}",
+        ])
+        .await;
+    assert_eq!(replicas, "2");
+    // Forced, the field left the autoscaler, which owned nothing else and is gone.
+    assert_eq!(
+        managers(&fx, "two").await,
+        [("kubectl".into(), "Apply".into())]
+    );
+    // A field the applier stops applying, and nobody else owns, is removed; the other
+    // container stays, as the list merges by name.
+    let fewer = config
+        .replace("replicas: 1", "replicas: 2")
+        .replace("  labels: {team: a}\n", "")
+        .replace("      - name: proxy\n        image: proxy:1\n", "");
+    fx.file("two.yaml", &fewer);
+    fx.ok(&["apply", "--server-side", "-f", &file]).await;
+    let labels = fx
+        .ok(&[
+            "get",
+            "deploy",
+            "two",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.metadata.labels.team}",
+        ])
+        .await;
+    assert_eq!(labels, "", "the label the applier dropped is still there");
+    assert_eq!(containers(&fx).await, "app=app:1");
+    let before = fx.sim.position().rv;
+    fx.file("two.yaml", &fewer.replace("app:1", "app:5"));
+    fx.ok(&["apply", "--server-side", "--dry-run=server", "-f", &file])
+        .await;
+    assert_eq!(fx.sim.position().rv, before);
+    // Apply creates what is not there, and needs a field manager.
+    let pod = fx.file(
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: applied, namespace: default}\nspec:\n  containers: [{name: c, image: busybox}]\n",
+    );
+    assert!(
+        fx.ok(&["apply", "--server-side", "-f", &pod])
+            .await
+            .contains("serverside-applied")
+    );
+    fx.ok(&["get", "pod", "applied", "-n", "default"]).await;
+}
+
+#[tokio::test]
+async fn strict_field_validation_refuses_unknown_fields() {
+    let Some(fx) = Kubectl::start("strict").await else {
+        return;
+    };
+    let typo = TWO_CONTAINERS.replace("        image: proxy:1\n", "        imagee: proxy:1\n");
+    let file = fx.file("typo.yaml", &typo);
+    let before = fx.sim.position().rv;
+    let (ok, _, err) = fx.run(&["create", "-f", &file]).await;
+    assert!(
+        !ok && err.contains(
+            "strict decoding error: unknown field \"spec.template.spec.containers[1].imagee\""
+        ),
+        "{err}"
+    );
+    assert_eq!(
+        fx.sim.position().rv,
+        before,
+        "a refused create stored something"
+    );
+    // Without Strict the unknown field is dropped, as decoding into the Go types drops it.
+    fx.ok(&["create", "--validate=false", "-f", &file]).await;
+    let stored = fx
+        .ok(&["get", "deploy", "two", "-n", "default", "-o", "json"])
+        .await;
+    assert!(!stored.contains("imagee"), "{stored}");
+}

@@ -255,14 +255,11 @@ fn diff_of_a_history_entry() {
     assert_eq!(fg(&plain, "-"), Color::Reset);
 
     // Esc goes back to the history, then closes the detail.
-    assert_eq!(
-        detail.apply(&Action::Back),
-        kscope::ui::detail::DetailOutcome::Stay
-    );
+    assert_eq!(detail.apply(&Action::Back), None);
     assert!(detail.diff.is_none());
     assert_eq!(
         detail.apply(&Action::Back),
-        kscope::ui::detail::DetailOutcome::Closed
+        Some(kscope::ui::effect::Effect::Close)
     );
 }
 

@@ -648,3 +648,65 @@ async fn secrets_open_by_command_and_enter_shows_their_detail() {
     drop(app);
     sim.shutdown().await;
 }
+
+/// Keys through the real event loop (`App::run` over a TestBackend): `:no` Enter makes the
+/// loop follow the new table, so its frames show the nodes; `q` then ends it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_event_loop_switches_tables_and_quits_on_keys() {
+    use crossterm::event::Event;
+    use futures::channel::mpsc::UnboundedSender;
+    use kscope::ui::app::Observer;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    /// Types `q` once a frame shows the three nodes; ends the loop itself past a deadline.
+    struct QuitOnNodes {
+        keys: UnboundedSender<std::io::Result<Event>>,
+        nodes_shown: bool,
+        deadline: Instant,
+    }
+    impl Observer for QuitOnNodes {
+        fn drawn(&mut self, app: &App) -> bool {
+            if !self.nodes_shown && app.header().resource == "nodes" && app.rows() == 3 {
+                self.nodes_shown = true;
+                let q = Event::Key(key(KeyCode::Char('q')));
+                self.keys.unbounded_send(Ok(q)).expect("the loop listens");
+            }
+            Instant::now() < self.deadline
+        }
+    }
+
+    let sim = Sim::start(SimConfig::with_size(30, 3, 2))
+        .await
+        .expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let app = start_app(
+        cluster,
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+    );
+    let (keys, events) = futures::channel::mpsc::unbounded();
+    for code in [
+        KeyCode::Char(':'),
+        KeyCode::Char('n'),
+        KeyCode::Char('o'),
+        KeyCode::Enter,
+    ] {
+        keys.unbounded_send(Ok(Event::Key(key(code))))
+            .expect("the loop listens");
+    }
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).expect("terminal");
+    let mut observer = QuitOnNodes {
+        keys,
+        nodes_shown: false,
+        deadline: Instant::now() + Duration::from_secs(60),
+    };
+    app.run(&mut terminal, events, &mut observer)
+        .await
+        .expect("the loop ran");
+    assert!(observer.nodes_shown, "a frame showed the nodes");
+    assert!(Instant::now() < observer.deadline, "q ended the loop");
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("nodes"), "{screen}");
+    sim.shutdown().await;
+}

@@ -10,7 +10,7 @@ use bytes::{BufMut, BytesMut};
 use serde::{Deserialize, Serialize};
 
 use super::status::{ApiError, json_body};
-use super::table;
+use super::table::{self, IncludeObject};
 use super::{Params, Target};
 use crate::sim::Shared;
 use crate::sim::object::StoredObject;
@@ -148,7 +148,8 @@ pub(crate) async fn list(
     shared: &Shared,
     target: &Target,
     params: &Params,
-    as_table: bool,
+    as_table: Option<IncludeObject>,
+    metadata_only: bool,
 ) -> Result<Response, ApiError> {
     let filter = Filter::parse(target, params)?;
     let limit = match params.get("limit") {
@@ -191,7 +192,10 @@ pub(crate) async fn list(
         other => other,
     };
     let page = page.map_err(|e| match (e, start.is_some()) {
-        (StoreError::TooOld { .. }, true) => ApiError::continue_expired(),
+        (StoreError::TooOld { .. }, true) => ApiError::continue_expired(encode_continue(
+            shared.store.position().rv,
+            start.as_deref().unwrap_or(""),
+        )),
         (StoreError::TooOld { requested, oldest }, false) => ApiError::expired(format!(
             "The resourceVersion for the provided list is too old: {requested} ({oldest})"
         )),
@@ -201,14 +205,33 @@ pub(crate) async fn list(
         .next_key
         .as_deref()
         .map(|k| encode_continue(page.rv, k));
-    if as_table {
+    if let Some(include) = as_table {
         let items: Vec<&StoredObject> = page.items.iter().map(|o| o.as_ref()).collect();
         return Ok(json_body(table::table(
             target.resource,
+            include,
             &items,
             Some(page.rv),
             continue_token.as_deref(),
         )));
+    }
+    if metadata_only {
+        let items = page
+            .items
+            .iter()
+            .map(|o| partial_metadata(o))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut metadata = serde_json::json!({"resourceVersion": page.rv.to_string()});
+        if let Some(token) = continue_token {
+            metadata["continue"] = serde_json::json!(token);
+        }
+        let list = serde_json::json!({
+            "kind": "PartialObjectMetadataList",
+            "apiVersion": "meta.k8s.io/v1",
+            "metadata": metadata,
+            "items": items,
+        });
+        return Ok(json_body(list.to_string()));
     }
     let size: usize = page.items.iter().map(|o| o.json.len() + 1).sum();
     let mut body = BytesMut::with_capacity(size + 256);
@@ -235,19 +258,47 @@ pub(crate) async fn list(
     Ok(json_body(body.freeze()))
 }
 
-pub(crate) fn get(shared: &Shared, target: &Target, as_table: bool) -> Result<Response, ApiError> {
+pub(crate) fn get(
+    shared: &Shared,
+    target: &Target,
+    as_table: Option<IncludeObject>,
+    metadata_only: bool,
+) -> Result<Response, ApiError> {
     let name = target.name.as_deref().unwrap_or("");
     let object = shared
         .store
         .get(target.resource, &target.key(name))
         .ok_or_else(|| ApiError::not_found(target.resource, name))?;
-    if as_table {
+    if let Some(include) = as_table {
         return Ok(json_body(table::table(
             target.resource,
+            include,
             &[&object],
             None,
             None,
         )));
     }
+    if metadata_only {
+        return Ok(json_body(partial_metadata(&object)?.to_string()));
+    }
     Ok(json_body(object.json.clone()))
+}
+
+/// Only the metadata of an object: what `as=PartialObjectMetadata` asks for.
+#[derive(Deserialize)]
+struct OnlyMetadata<'a> {
+    #[serde(borrow)]
+    metadata: &'a serde_json::value::RawValue,
+}
+
+fn partial_metadata(object: &StoredObject) -> Result<serde_json::Value, ApiError> {
+    let only: OnlyMetadata<'_> =
+        serde_json::from_slice(&object.json).map_err(|e| ApiError::internal(&e.to_string()))?;
+    let metadata: serde_json::Value = serde_json::from_str(only.metadata.get())
+        .map_err(|e| ApiError::internal(&e.to_string()))?;
+    Ok(serde_json::json!({
+        "kind": "PartialObjectMetadata",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": metadata,
+    }))
 }

@@ -1,6 +1,7 @@
 //! The HTTP face of the sim: authentication, URL parsing into Kubernetes request targets,
 //! and dispatch to list, watch, get and the writes.
 
+mod aggregated;
 mod discovery;
 mod list;
 pub(crate) mod status;
@@ -20,7 +21,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use super::Shared;
-use super::faults::RequestFault;
+use super::faults::{FaultsFired, RequestFault};
+use super::manifests;
 use super::resources::Resource;
 use status::ApiError;
 
@@ -28,10 +30,28 @@ use status::ApiError;
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/version", get(discovery::version))
+        .route("/healthz", get(health))
+        .route("/livez", get(health))
+        .route("/readyz", get(health))
         .nest("/sim", super::admin::router())
         .fallback(api)
         .layer(middleware::from_fn_with_state(shared.clone(), authenticate))
         .with_state(shared)
+}
+
+/// `/healthz`, `/livez`, `/readyz`: `ok`, or with `?verbose` the checks as the real server
+/// lists them. The sim is ready once it serves at all.
+async fn health(uri: Uri) -> Response {
+    let verbose = uri
+        .query()
+        .is_some_and(|q| q.split('&').any(|p| p == "verbose"));
+    let body = if verbose {
+        let name = uri.path().trim_start_matches('/');
+        format!("[+]ping ok\n[+]log ok\n[+]etcd ok\n{name} check passed\n")
+    } else {
+        "ok".to_string()
+    };
+    ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
 }
 
 /// Every request needs the bearer token; without it, a 401 Status as the real server sends.
@@ -42,12 +62,17 @@ async fn authenticate(State(shared): State<Arc<Shared>>, request: Request, next:
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim);
-    match presented {
+    let mut response = match presented {
         Some(token) if constant_time_eq(token.as_bytes(), shared.token.as_bytes()) => {
             next.run(request).await
         }
         _ => ApiError::unauthorized().into_response(),
+    };
+    // Every answer names its audit event, as the real server's do.
+    if let Ok(id) = header::HeaderValue::from_str(&manifests::uid(&mut rand::rng())) {
+        response.headers_mut().insert("audit-id", id);
     }
+    response
 }
 
 /// Compares without an early exit, so timing does not reveal a prefix of the token.
@@ -65,11 +90,18 @@ pub(crate) enum Subresource {
 impl Subresource {
     /// The subresource `name` of `resource`, if the real server serves it.
     fn of(resource: Resource, name: &str) -> Option<Self> {
-        match (name, resource) {
-            ("status", Resource::Secrets) => None,
-            ("status", _) => Some(Subresource::Status),
-            ("scale", Resource::Deployments | Resource::ReplicaSets) => Some(Subresource::Scale),
-            _ => None,
+        [Subresource::Status, Subresource::Scale]
+            .into_iter()
+            .find(|sub| sub.name_for(resource) == Some(name))
+    }
+
+    /// This subresource's URL segment, if `resource` has it.
+    fn name_for(self, resource: Resource) -> Option<&'static str> {
+        match (self, resource) {
+            (Subresource::Status, Resource::Secrets) => None,
+            (Subresource::Status, _) => Some("status"),
+            (Subresource::Scale, Resource::Deployments | Resource::ReplicaSets) => Some("scale"),
+            (Subresource::Scale, _) => None,
         }
     }
 }
@@ -225,7 +257,15 @@ async fn handle(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let target = match parse_path(uri.path())? {
-        Route::Discovery(doc) if method == Method::GET => return Ok(discovery::serve(doc)),
+        Route::Discovery(doc) if method == Method::GET => {
+            return Ok(match doc {
+                discovery::Doc::CoreVersions if aggregated::wanted(&headers) => {
+                    aggregated::serve(true)
+                }
+                discovery::Doc::Groups if aggregated::wanted(&headers) => aggregated::serve(false),
+                doc => discovery::serve(doc),
+            });
+        }
         Route::Discovery(_) => return Err(ApiError::method_not_allowed(method.as_str())),
         Route::Resource(target) => target,
     };
@@ -243,19 +283,29 @@ async fn handle(
         ));
     }
     match fault {
-        RequestFault::InternalError => return Err(ApiError::internal("simulated fault")),
-        RequestFault::Throttle => return Err(ApiError::too_many_requests()),
+        RequestFault::InternalError => {
+            FaultsFired::bump(&shared.fired.internal_errors);
+            return Err(ApiError::internal("simulated fault"));
+        }
+        RequestFault::Throttle => {
+            FaultsFired::bump(&shared.fired.throttled);
+            return Err(ApiError::too_many_requests());
+        }
         RequestFault::None => {}
     }
-    let as_table = table::wants_table(&headers);
+    let as_table = table::wants_table(&headers, &params)?;
+    let metadata_only = table::wants_metadata(&headers);
+    let (target, params) = named_watch(target, params, &method);
     let named = target.name.is_some();
     match (method, named, target.subresource) {
         (Method::GET, false, _) if params.flag("watch") => {
             watch::watch(shared, target, &params, as_table)
         }
-        (Method::GET, false, _) => list::list(&shared, &target, &params, as_table).await,
+        (Method::GET, false, _) => {
+            list::list(&shared, &target, &params, as_table, metadata_only).await
+        }
         (Method::GET, true, Some(Subresource::Scale)) => write::get_scale(&shared, &target),
-        (Method::GET, true, _) => list::get(&shared, &target, as_table),
+        (Method::GET, true, _) => list::get(&shared, &target, as_table, metadata_only),
         (Method::POST, false, _) => write::create(&shared, &target, &params, &headers, &body),
         (Method::PUT, true, _) => write::replace(&shared, &target, &params, &headers, &body),
         (Method::PATCH, true, _) => write::patch(&shared, &target, &params, &headers, &body),
@@ -263,6 +313,31 @@ async fn handle(
         (Method::DELETE, false, _) => write::delete_collection(&shared, &target, &params, &body),
         (method, _, _) => Err(ApiError::method_not_allowed(method.as_str())),
     }
+}
+
+/// The legacy watch of one object (`GET .../pods/NAME?watch=true`) is a watch of its
+/// collection narrowed to that name, as the real server serves it.
+fn named_watch(target: Target, mut params: Params, method: &Method) -> (Target, Params) {
+    let Some(name) = target
+        .name
+        .clone()
+        .filter(|_| method == Method::GET && params.flag("watch") && target.subresource.is_none())
+    else {
+        return (target, params);
+    };
+    let by_name = format!("metadata.name={name}");
+    let selector = match params.get("fieldSelector") {
+        Some(other) => format!("{other},{by_name}"),
+        None => by_name,
+    };
+    params.0.insert("fieldSelector".into(), selector);
+    (
+        Target {
+            name: None,
+            ..target
+        },
+        params,
+    )
 }
 
 /// The RBAC verb a request needs, as an authorizer names it.

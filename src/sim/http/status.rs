@@ -19,6 +19,8 @@ pub struct ApiError {
     message: String,
     details: Option<Value>,
     retry_after: Option<u64>,
+    /// `metadata.continue` of the Status: where an inconsistent list may go on from.
+    list_continue: Option<String>,
 }
 
 impl ApiError {
@@ -29,6 +31,7 @@ impl ApiError {
             message: message.into(),
             details: None,
             retry_after: None,
+            list_continue: None,
         }
     }
 
@@ -156,6 +159,11 @@ impl ApiError {
         .with_details(json!({"name": name, "group": resource.group(), "kind": resource.plural()}))
     }
 
+    /// 409 for a server-side apply that would take fields other managers own.
+    pub fn apply_conflict(message: String, details: Value) -> Self {
+        Self::new(409, "Conflict", message).with_details(details)
+    }
+
     /// 403 for content created in a namespace being deleted.
     pub fn namespace_terminating(resource: Resource, name: &str, namespace: &str) -> Self {
         Self::new(
@@ -193,15 +201,19 @@ impl ApiError {
         Self::new(410, "Expired", message)
     }
 
-    pub fn continue_expired() -> Self {
-        Self::expired(
+    /// 410 for an expired continue token; `next` is the token that continues the list from
+    /// where it was, at the newest state.
+    pub fn continue_expired(next: String) -> Self {
+        let mut e = Self::expired(
             "The provided continue parameter is too old to display a consistent list result. \
              You can start a new list without the continue parameter, or use the continue token \
              in this response to retrieve the remainder of the results. Continuing with the \
              provided token results in an inconsistent list - objects that were created, \
              modified, or deleted between the time the first chunk was returned and now may show \
              up in the list.",
-        )
+        );
+        e.list_continue = Some(next);
+        e
     }
 
     /// 415; `accepted` lists the media types this request could have used.
@@ -287,6 +299,9 @@ impl ApiError {
         });
         if let Some(details) = &self.details {
             status["details"] = details.clone();
+        }
+        if let Some(token) = &self.list_continue {
+            status["metadata"]["continue"] = json!(token);
         }
         status
     }

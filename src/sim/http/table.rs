@@ -5,17 +5,56 @@
 use axum::http::{HeaderMap, header};
 use serde_json::{Value, json};
 
+use super::Params;
+use super::status::ApiError;
 use crate::sim::manifests::now_seconds;
 use crate::sim::object::StoredObject;
 use crate::sim::resources::Resource;
 
-/// Whether the client prefers a Table (kubectl's `as=Table;g=meta.k8s.io` Accept).
-pub(crate) fn wants_table(headers: &HeaderMap) -> bool {
+/// Whether the client asks for metadata only (`as=PartialObjectMetadataList` or
+/// `as=PartialObjectMetadata`, as kube's metadata API and client-go's metadata informers do).
+pub(crate) fn wants_metadata(headers: &HeaderMap) -> bool {
     headers
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .and_then(|accept| accept.split(',').next())
-        .is_some_and(|first| first.contains("as=Table") && first.contains("g=meta.k8s.io"))
+        .is_some_and(|first| first.contains("as=PartialObjectMetadata"))
+}
+
+/// What each Table row carries besides its cells (`includeObject`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IncludeObject {
+    None,
+    Metadata,
+    Object,
+}
+
+/// Whether the client prefers a Table (kubectl's `as=Table;g=meta.k8s.io` Accept), and
+/// with what in each row.
+pub(crate) fn wants_table(
+    headers: &HeaderMap,
+    params: &Params,
+) -> Result<Option<IncludeObject>, ApiError> {
+    let table = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|accept| accept.split(',').next())
+        .is_some_and(|first| first.contains("as=Table") && first.contains("g=meta.k8s.io"));
+    if !table {
+        return Ok(None);
+    }
+    match params.get("includeObject") {
+        None | Some("Metadata") => Ok(Some(IncludeObject::Metadata)),
+        Some("None") => Ok(Some(IncludeObject::None)),
+        Some("Object") => Ok(Some(IncludeObject::Object)),
+        Some(other) => Err(ApiError::invalid(
+            "TableOptions.meta.k8s.io",
+            "",
+            "includeObject",
+            "FieldValueNotSupported",
+            &format!("\"{other}\": supported values: \"Metadata\", \"None\", \"Object\""),
+        )),
+    }
 }
 
 fn column(name: &str, kind: &str, priority: u8, description: &str) -> Value {
@@ -401,21 +440,27 @@ fn cells(resource: Resource, obj: &Value) -> Vec<Value> {
     }
 }
 
-fn row(resource: Resource, object: &StoredObject) -> Value {
+fn row(resource: Resource, include: IncludeObject, object: &StoredObject) -> Value {
     let obj = object.decode().unwrap_or(Value::Null);
-    json!({
-        "cells": cells(resource, &obj),
-        "object": {
-            "kind": "PartialObjectMetadata",
-            "apiVersion": "meta.k8s.io/v1",
-            "metadata": obj["metadata"],
-        },
-    })
+    let mut row = json!({"cells": cells(resource, &obj)});
+    match include {
+        IncludeObject::None => {}
+        IncludeObject::Metadata => {
+            row["object"] = json!({
+                "kind": "PartialObjectMetadata",
+                "apiVersion": "meta.k8s.io/v1",
+                "metadata": obj["metadata"],
+            });
+        }
+        IncludeObject::Object => row["object"] = obj,
+    }
+    row
 }
 
 /// A Table of `objects`, with list metadata.
 pub(crate) fn table(
     resource: Resource,
+    include: IncludeObject,
     objects: &[&StoredObject],
     rv: Option<u64>,
     continue_token: Option<&str>,
@@ -427,7 +472,7 @@ pub(crate) fn table(
     if let Some(token) = continue_token {
         metadata["continue"] = json!(token);
     }
-    let rows: Vec<Value> = objects.iter().map(|o| row(resource, o)).collect();
+    let rows: Vec<Value> = objects.iter().map(|o| row(resource, include, o)).collect();
     json!({
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
@@ -467,8 +512,18 @@ mod tests {
                 .parse()
                 .unwrap(),
         );
-        assert!(wants_table(&headers));
+        let params =
+            |q: &str| Params::from_uri(&format!("/api/v1/pods?{q}").parse().unwrap()).unwrap();
+        assert_eq!(
+            wants_table(&headers, &params("")).unwrap(),
+            Some(IncludeObject::Metadata)
+        );
+        assert_eq!(
+            wants_table(&headers, &params("includeObject=None")).unwrap(),
+            Some(IncludeObject::None)
+        );
+        assert!(wants_table(&headers, &params("includeObject=All")).is_err());
         headers.insert(header::ACCEPT, "application/json".parse().unwrap());
-        assert!(!wants_table(&headers));
+        assert_eq!(wants_table(&headers, &params("")).unwrap(), None);
     }
 }

@@ -13,9 +13,10 @@ use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use super::list::{Filter, parse_rv};
 use super::status::{ApiError, json_body};
-use super::table;
+use super::table::{self, IncludeObject};
 use super::{Params, Target};
 use crate::sim::Shared;
+use crate::sim::faults::FaultsFired;
 use crate::sim::object::StoredObject;
 use crate::sim::resources::Resource;
 use crate::sim::store::{Event, EventType, Position, ReadAt, StoreError};
@@ -33,7 +34,7 @@ pub(crate) fn watch(
     shared: Arc<Shared>,
     target: Target,
     params: &Params,
-    as_table: bool,
+    as_table: Option<IncludeObject>,
 ) -> Result<Response, ApiError> {
     let filter = Filter::parse(&target, params)?;
     let rv = parse_rv(params)?;
@@ -71,6 +72,7 @@ pub(crate) fn watch(
         shared: shared.clone(),
     };
     if faults.watch_gone() {
+        FaultsFired::bump(&shared.fired.watches_gone);
         watcher.fail_gone(&StoreError::TooOld {
             requested: rv.unwrap_or(0),
             oldest: shared.store.compacted(),
@@ -105,17 +107,17 @@ struct Watcher {
     bookmarks: Option<Interval>,
     done: bool,
     /// Objects go out as one-row Tables (kubectl's `get -w`).
-    as_table: bool,
+    as_table: Option<IncludeObject>,
 }
 
 impl Watcher {
     /// An object as this watch sends it.
     fn push_object(&self, buf: &mut BytesMut, event_type: &str, object: &StoredObject) {
-        if self.as_table {
+        if let Some(include) = self.as_table {
             push_event(
                 buf,
                 event_type,
-                &table::table(self.resource, &[object], None, None),
+                &table::table(self.resource, include, &[object], None, None),
             );
         } else {
             push_event(buf, event_type, &object.json);
@@ -223,6 +225,7 @@ impl Watcher {
                     }
                 } => {
                     self.done = true;
+                    FaultsFired::bump(&self.shared.fired.watches_dropped);
                     return Some(Err(std::io::Error::other("watch dropped by fault injection")));
                 }
                 () = tick => {

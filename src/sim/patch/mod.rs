@@ -2,6 +2,7 @@
 //! over JSON: RFC 7386 merge patch, RFC 6902 JSON patch, and strategic merge patch (built-in
 //! kinds only, as on a real server).
 
+pub mod fieldset;
 pub mod strategic;
 
 use serde_json::{Map, Value};

@@ -211,7 +211,7 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
             frame,
             frame.area(),
             &screen.state.keymap,
-            screen.state.help_scroll,
+            screen.state.help.scroll,
             theme,
         ),
         InputMode::Indexes => indexes::draw(frame, areas.table, &screen.state.browser, theme),

@@ -57,11 +57,21 @@ pub(super) struct WriteOptions {
     pub dry_run: bool,
     /// The field manager the change is recorded under.
     pub manager: Option<String>,
+    /// Server-side apply takes fields other managers own.
+    pub force: bool,
+    /// `fieldValidation=Strict`: a field the kind does not declare is an error.
+    pub strict: bool,
+    /// The client's program, the manager when none is given (`kubectl`, `python`...).
+    user_agent: Option<String>,
 }
 
 impl WriteOptions {
     /// Reads the query; `options_kind` (CreateOptions, UpdateOptions...) names the 422.
-    pub fn parse(params: &Params, options_kind: &str) -> Result<Self, ApiError> {
+    pub fn parse(
+        params: &Params,
+        headers: &HeaderMap,
+        options_kind: &str,
+    ) -> Result<Self, ApiError> {
         let dry_run = match params.get("dryRun") {
             None => false,
             Some("All") => true,
@@ -70,13 +80,24 @@ impl WriteOptions {
         Ok(Self {
             dry_run,
             manager: params.get("fieldManager").map(str::to_string),
+            force: params.flag("force"),
+            strict: params.get("fieldValidation") == Some("Strict"),
+            user_agent: headers
+                .get(header::USER_AGENT)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|ua| ua.split('/').next())
+                .filter(|program| !program.is_empty())
+                .map(str::to_string),
         })
     }
 
-    /// The manager to record: the one given, else the default a real server derives from
-    /// the client (its user agent's program name; the sim cannot see one, so `unknown`).
-    pub fn manager_or(&self, default: &str) -> String {
-        self.manager.clone().unwrap_or_else(|| default.to_string())
+    /// The manager to record: the one given, else the client's program as its user agent
+    /// names it, as a real server derives it.
+    pub fn manager(&self) -> String {
+        self.manager
+            .clone()
+            .or_else(|| self.user_agent.clone())
+            .unwrap_or_else(|| "unknown".to_string())
     }
 }
 

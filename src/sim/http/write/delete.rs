@@ -204,6 +204,10 @@ pub(crate) fn delete_collection(
     params: &Params,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
+    // As on a real server, a namespaced kind's collection is deleted one namespace at a time.
+    if target.resource.namespaced() && target.namespace.is_none() {
+        return Err(ApiError::method_not_allowed("DELETE"));
+    }
     let deletion = Deletion::parse(params, body)?;
     let filter = Filter::parse(target, params)?;
     let resource = target.resource;

@@ -5,6 +5,7 @@
 mod body;
 mod defaults;
 mod delete;
+mod managed;
 mod proto;
 mod scale;
 mod update;
@@ -25,6 +26,7 @@ use crate::sim::store::Txn;
 use body::WriteOptions;
 pub(crate) use delete::{delete, delete_collection};
 pub(crate) use scale::get_scale;
+use update::Ownership;
 
 fn respond(code: StatusCode, json: Bytes) -> Response {
     (code, json_body(json)).into_response()
@@ -59,23 +61,26 @@ pub(crate) fn create(
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
-    let options = WriteOptions::parse(params, "CreateOptions")?;
+    let options = WriteOptions::parse(params, headers, "CreateOptions")?;
     let mut value = body::decode_object(headers, body)?;
     let stored = shared
         .store
-        .write(|txn| create_in(txn, target, &options, &mut value))?;
+        .write(|txn| create_in(txn, target, &options, &mut value, None))?;
     Ok(respond(StatusCode::CREATED, stored))
 }
 
-/// Creates `value` at `target` (a collection URL, or a named one for server-side apply).
+/// Creates `value` at `target` (a collection URL, or a named one for server-side apply,
+/// when `applied` is the configuration its manager then owns).
 fn create_in(
     txn: &mut Txn<'_>,
     target: &Target,
     options: &WriteOptions,
     value: &mut Value,
+    applied: Option<&Value>,
 ) -> Result<Bytes, ApiError> {
     validate::check_kind(target, value)?;
     validate::check_shape(value)?;
+    strict_decoding(target, options, value)?;
     let resource = target.resource;
     if !value["metadata"].is_object() {
         value["metadata"] = json!({});
@@ -114,7 +119,10 @@ fn create_in(
         meta.remove("resourceVersion");
     }
     validate::validate(resource, &name, value)?;
-    defaults::populate_new(resource, value, &options.manager_or("unknown"));
+    defaults::populate_new(resource, value, &options.manager());
+    if let Some(config) = applied {
+        managed::applied_on_create(value, config, &options.manager());
+    }
     namespace_accepts(txn, target, &name)?;
     let key = target.key(&name);
     if txn.get(resource, &key).is_some() {
@@ -124,6 +132,33 @@ fn create_in(
         return Ok(Bytes::from(value.to_string()));
     }
     Ok(txn.put(resource, &key, value)?.json.clone())
+}
+
+/// `fieldValidation=Strict`: the 400 a real server's strict decoding gives an object with
+/// fields its kind does not declare.
+/// Without Strict, the unknown fields are dropped, as decoding into typed objects drops them.
+fn strict_decoding(
+    target: &Target,
+    options: &WriteOptions,
+    value: &mut Value,
+) -> Result<(), ApiError> {
+    let kind = target.resource.kind();
+    if !options.strict {
+        proto::prune_unknown(kind, value);
+        return Ok(());
+    }
+    let unknown = proto::unknown_fields(kind, value);
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let fields: Vec<String> = unknown
+        .iter()
+        .map(|f| format!("unknown field \"{f}\""))
+        .collect();
+    Err(ApiError::bad_request(format!(
+        "{kind} in version \"v1\" cannot be handled as a {kind}: strict decoding error: {}",
+        fields.join(", ")
+    )))
 }
 
 /// Checks a body's resourceVersion precondition against the stored object.
@@ -157,8 +192,8 @@ pub(crate) fn replace(
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
-    let options = WriteOptions::parse(params, "UpdateOptions")?;
-    let value = body::decode_object(headers, body)?;
+    let options = WriteOptions::parse(params, headers, "UpdateOptions")?;
+    let mut value = body::decode_object(headers, body)?;
     let name = target.name.as_deref().unwrap_or("");
     if target.subresource == Some(Subresource::Scale) {
         let stored = shared
@@ -168,6 +203,7 @@ pub(crate) fn replace(
     }
     validate::check_kind(target, &value)?;
     validate::check_shape(&value)?;
+    strict_decoding(target, &options, &mut value)?;
     if let Some(body_name) = value["metadata"]["name"].as_str().filter(|n| *n != name) {
         return Err(ApiError::bad_request(format!(
             "the name of the object ({body_name}) does not match the name on the URL ({name})"
@@ -176,7 +212,15 @@ pub(crate) fn replace(
     let stored = shared.store.write(|txn| {
         let current = current_value(txn, target, name)?;
         check_resource_version(target.resource, name, &value, &current)?;
-        update::update_existing(txn, target, name, &current, value, &options)
+        update::update_existing(
+            txn,
+            target,
+            name,
+            &current,
+            value,
+            &options,
+            Ownership::Update,
+        )
     })?;
     Ok(respond(StatusCode::OK, stored))
 }
@@ -197,10 +241,21 @@ pub(crate) fn patch(
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
-    let options = WriteOptions::parse(params, "PatchOptions")?;
+    let options = WriteOptions::parse(params, headers, "PatchOptions")?;
     let kind = PatchType::from_media_type(&body::media_type(headers))
-        .filter(|k| *k != PatchType::Apply)
         .ok_or_else(|| ApiError::unsupported_media_type(PatchType::ACCEPTED))?;
+    if kind == PatchType::Apply {
+        return apply(shared, target, &options, body);
+    }
+    if options.force {
+        return Err(ApiError::invalid(
+            "PatchOptions.meta.k8s.io",
+            "",
+            "force",
+            "FieldValueForbidden",
+            "may not be specified for non-apply patch",
+        ));
+    }
     let name = target.name.as_deref().unwrap_or("");
     let stored = shared.store.write(|txn| {
         let current = current_value(txn, target, name)?;
@@ -212,6 +267,7 @@ pub(crate) fn patch(
         let mut value = current.clone();
         patch::apply(kind, &mut value, body).map_err(patch_error)?;
         validate::check_shape(&value)?;
+        strict_decoding(target, &options, &mut value)?;
         if value["metadata"]["name"] != current["metadata"]["name"] {
             return Err(ApiError::invalid(
                 target.resource.kind(),
@@ -222,7 +278,84 @@ pub(crate) fn patch(
             ));
         }
         check_resource_version(target.resource, name, &value, &current)?;
-        update::update_existing(txn, target, name, &current, value, &options)
+        update::update_existing(
+            txn,
+            target,
+            name,
+            &current,
+            value,
+            &options,
+            Ownership::Update,
+        )
     })?;
     Ok(respond(StatusCode::OK, stored))
+}
+
+/// Server-side apply (`application/apply-patch+yaml`): creates the object if it is not
+/// there, else merges the configuration under its manager's ownership.
+fn apply(
+    shared: &Shared,
+    target: &Target,
+    options: &WriteOptions,
+    body: &Bytes,
+) -> Result<Response, ApiError> {
+    let Some(manager) = options.manager.clone() else {
+        return Err(ApiError::invalid(
+            "PatchOptions.meta.k8s.io",
+            "",
+            "fieldManager",
+            "FieldValueRequired",
+            "is required for apply patch",
+        ));
+    };
+    let mut config = body::yaml(body)?;
+    if !config.is_object() {
+        return Err(ApiError::bad_request(
+            "error decoding YAML: the configuration is not an object",
+        ));
+    }
+    for (field, what) in [("apiVersion", "APIVersion"), ("kind", "Kind")] {
+        if config[field].as_str().is_none_or(str::is_empty) {
+            return Err(ApiError::bad_request(format!("Object '{what}' is missing")));
+        }
+    }
+    validate::check_kind(target, &config)?;
+    validate::check_shape(&config)?;
+    strict_decoding(target, options, &mut config)?;
+    let name = target.name.as_deref().unwrap_or("");
+    if let Some(given) = config["metadata"]["name"].as_str().filter(|n| *n != name) {
+        return Err(ApiError::bad_request(format!(
+            "the name of the object ({given}) does not match the name on the URL ({name})"
+        )));
+    }
+    let resource = target.resource;
+    let (code, stored) = shared.store.write(|txn| {
+        let Some(object) = txn.get(resource, &target.key(name)) else {
+            let mut value = config.clone();
+            value["metadata"]["name"] = json!(name);
+            let stored = create_in(txn, target, options, &mut value, Some(&config))?;
+            return Ok((StatusCode::CREATED, stored));
+        };
+        let current = object
+            .decode()
+            .map_err(|e| ApiError::internal(&e.to_string()))?;
+        let merged = managed::apply(
+            &current,
+            &config,
+            &manager,
+            options.force,
+            (resource.kind(), resource.group(), name),
+        )?;
+        let stored = update::update_existing(
+            txn,
+            target,
+            name,
+            &current,
+            merged,
+            options,
+            Ownership::AsGiven,
+        )?;
+        Ok::<_, ApiError>((StatusCode::OK, stored))
+    })?;
+    Ok(respond(code, stored))
 }

@@ -89,7 +89,15 @@ pub(super) fn update(
         subresource: None::<Subresource>,
         ..target.clone()
     };
-    let stored = update::update_existing(txn, &main, name, &current, next, options)?;
+    let stored = update::update_existing(
+        txn,
+        &main,
+        name,
+        &current,
+        next,
+        options,
+        update::Ownership::Update,
+    )?;
     let object: Value =
         serde_json::from_slice(&stored).map_err(|e| ApiError::internal(&e.to_string()))?;
     Ok(Bytes::from(of(&object).to_string()))

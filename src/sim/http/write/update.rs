@@ -6,7 +6,7 @@ use axum::body::Bytes;
 use serde_json::{Value, json};
 
 use super::body::WriteOptions;
-use super::{defaults, validate};
+use super::{defaults, managed, validate};
 use crate::sim::gc;
 use crate::sim::http::status::ApiError;
 use crate::sim::http::{Subresource, Target};
@@ -23,6 +23,15 @@ const SERVER_METADATA: [&str; 7] = [
     "generation",
 ];
 
+/// Whose the changed fields become.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ownership {
+    /// An update: its manager takes what it changed.
+    Update,
+    /// Server-side apply has already worked out the managedFields.
+    AsGiven,
+}
+
 /// Stores `value` as the new state of an existing object and returns what the client sees.
 pub(super) fn update_existing(
     txn: &mut Txn<'_>,
@@ -31,6 +40,7 @@ pub(super) fn update_existing(
     current: &Value,
     value: Value,
     options: &WriteOptions,
+    ownership: Ownership,
 ) -> Result<Bytes, ApiError> {
     let resource = target.resource;
     let mut value = match target.subresource {
@@ -60,7 +70,11 @@ pub(super) fn update_existing(
             kept => value["metadata"][field] = kept.clone(),
         }
     }
-    for field in ["managedFields", "resourceVersion"] {
+    let fields = match ownership {
+        Ownership::Update => &["managedFields", "resourceVersion"][..],
+        Ownership::AsGiven => &["resourceVersion"][..],
+    };
+    for &field in fields {
         match &current["metadata"][field] {
             Value::Null => {
                 if let Some(meta) = value["metadata"].as_object_mut() {
@@ -76,6 +90,10 @@ pub(super) fn update_existing(
         && let Some(generation) = current["metadata"]["generation"].as_u64()
     {
         value["metadata"]["generation"] = json!(generation + 1);
+    }
+    if ownership == Ownership::Update {
+        let status = target.subresource == Some(Subresource::Status);
+        managed::record_update(current, &mut value, &options.manager(), status);
     }
     let deleting = current["metadata"]["deletionTimestamp"].is_string();
     if deleting {
