@@ -484,7 +484,7 @@ where
                     };
                     match next {
                         None => return None,
-                        Some(Ok(line)) if line.iter().all(u8::is_ascii_whitespace) => continue,
+                        Some(Ok(line)) if line.iter().all(|b| b" \t\r\n".contains(b)) => continue,
                         Some(Ok(line)) => {
                             let event = decode_watch_line::<T>(&line);
                             // The body ended inside a line that does not decode: a cut, which
