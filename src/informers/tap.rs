@@ -243,35 +243,24 @@ impl Tap {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::informers::testing::record_watch;
 
     /// Keeps a copy of every raw object as it is.
     fn copy(raw: Bytes) -> Option<Bytes> {
         Some(Bytes::copy_from_slice(&raw))
     }
 
-    fn watch(tap: &Tap, key: &str, rv: u64, raw: &str) {
-        tap.record(
-            TapKind::Watch(WatchEventType::Modified),
-            TapRecord {
-                key: Some(key.into()),
-                resource_version: Some(rv.to_string()),
-                raw: Some(Bytes::from(raw.to_string())),
-                message: None,
-            },
-        );
-    }
-
     #[test]
     fn changed_paths_against_the_previous_version_of_the_key() {
         let tap = Tap::new(10, copy);
-        watch(
+        record_watch(
             &tap,
             "ns/a",
             1,
             r#"{"metadata":{"resourceVersion":"1","labels":{"app":"web"}},"status":{"phase":"Pending","containerStatuses":[{"ready":false,"restartCount":0}]}}"#,
         );
-        watch(&tap, "ns/b", 2, r#"{"metadata":{"resourceVersion":"2"}}"#);
-        watch(
+        record_watch(&tap, "ns/b", 2, r#"{"metadata":{"resourceVersion":"2"}}"#);
+        record_watch(
             &tap,
             "ns/a",
             3,
@@ -298,8 +287,8 @@ mod tests {
     #[test]
     fn full_diff_has_old_and_new_values_or_says_why_not() {
         let tap = Tap::new(10, copy);
-        watch(&tap, "ns/a", 1, r#"{"status":{"phase":"Pending"}}"#);
-        watch(&tap, "ns/a", 2, r#"{"status":{"phase":"Running"}}"#);
+        record_watch(&tap, "ns/a", 1, r#"{"status":{"phase":"Pending"}}"#);
+        record_watch(&tap, "ns/a", 2, r#"{"status":{"phase":"Running"}}"#);
         tap.record(
             TapKind::Delta(DeltaType::Updated),
             TapRecord {
@@ -323,13 +312,13 @@ mod tests {
     #[test]
     fn ring_is_bounded_and_forgets_evicted_raw_objects() {
         let tap = Tap::new(2, copy);
-        watch(&tap, "ns/a", 1, r#"{"v":1}"#);
-        watch(&tap, "ns/b", 2, r#"{"v":2}"#);
-        watch(&tap, "ns/c", 3, r#"{"v":3}"#);
+        record_watch(&tap, "ns/a", 1, r#"{"v":1}"#);
+        record_watch(&tap, "ns/b", 2, r#"{"v":2}"#);
+        record_watch(&tap, "ns/c", 3, r#"{"v":3}"#);
         let entries = tap.snapshot();
         assert_eq!(entries.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2]);
         // ns/a's raw was evicted with its entry: a new version has nothing to diff against.
-        watch(&tap, "ns/a", 4, r#"{"v":4}"#);
+        record_watch(&tap, "ns/a", 4, r#"{"v":4}"#);
         assert!(tap.snapshot()[1].previous_raw.is_none());
     }
 
@@ -356,9 +345,9 @@ mod tests {
     #[test]
     fn relist_forgets_previous_versions() {
         let tap = Tap::new(10, copy);
-        watch(&tap, "ns/a", 1, r#"{"v":1}"#);
+        record_watch(&tap, "ns/a", 1, r#"{"v":1}"#);
         tap.record(TapKind::Relist { objects: 1 }, TapRecord::default());
-        watch(&tap, "ns/a", 2, r#"{"v":2}"#);
+        record_watch(&tap, "ns/a", 2, r#"{"v":2}"#);
         assert!(tap.snapshot()[2].previous_raw.is_none());
     }
 
@@ -366,7 +355,7 @@ mod tests {
     async fn subscribers_receive_entries_as_they_happen() {
         let tap = Tap::new(4, copy);
         let mut rx = tap.subscribe();
-        watch(&tap, "ns/a", 1, "{}");
+        record_watch(&tap, "ns/a", 1, "{}");
         let entry = rx.recv().await.unwrap();
         assert_eq!(entry.key.as_deref(), Some("ns/a"));
         assert_eq!(entry.kind.label(), "MODIFIED");

@@ -1,4 +1,4 @@
-//! A minimal object type for the informer layer's unit tests.
+//! A minimal object type for the informer layer's unit tests, and a way to feed a tap.
 
 use std::sync::Arc;
 
@@ -38,4 +38,17 @@ pub fn obj(key: &str, rv: u64, label: &str) -> Arc<TestObj> {
         resource_version: rv.to_string(),
         label: label.to_string(),
     })
+}
+
+/// Records a MODIFIED watch event of `raw` for `key` at `rv` into `tap`.
+pub fn record_watch(tap: &super::tap::Tap, key: &str, rv: u64, raw: &str) {
+    tap.record(
+        super::tap::TapKind::Watch(super::lister_watcher::WatchEventType::Modified),
+        super::tap::TapRecord {
+            key: Some(key.into()),
+            resource_version: Some(rv.to_string()),
+            raw: Some(bytes::Bytes::from(raw.to_string())),
+            message: None,
+        },
+    );
 }

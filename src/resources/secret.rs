@@ -238,9 +238,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for KeysOnly<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::informers::lister_watcher::WatchEventType;
     use crate::informers::object::Object;
-    use crate::informers::tap::{Tap, TapKind, TapRecord};
+    use crate::informers::tap::Tap;
+    use crate::informers::testing::record_watch;
     use crate::resources::decode;
 
     const SECRET: &str = r#"{
@@ -285,18 +285,6 @@ mod tests {
         assert_eq!(secret.secret_type(), None);
     }
 
-    fn watch(tap: &Tap, key: &str, rv: u64, raw: &str) {
-        tap.record(
-            TapKind::Watch(WatchEventType::Modified),
-            TapRecord {
-                key: Some(key.into()),
-                resource_version: Some(rv.to_string()),
-                raw: Some(Bytes::from(raw.to_string())),
-                message: None,
-            },
-        );
-    }
-
     /// A Secret's values, and the last-applied annotation holding them, are masked before
     /// the ring keeps the raw object: the changed paths and the diff carry masks only.
     #[test]
@@ -315,8 +303,8 @@ mod tests {
             })
             .to_string()
         };
-        watch(&tap, "ns/db", 1, &secret("c2VjcmV0LW9uZQ==", "plain-one"));
-        watch(&tap, "ns/db", 2, &secret("c2VjcmV0LXR3b29v", "plain-twooo"));
+        record_watch(&tap, "ns/db", 1, &secret("c2VjcmV0LW9uZQ==", "plain-one"));
+        record_watch(&tap, "ns/db", 2, &secret("c2VjcmV0LXR3b29v", "plain-twooo"));
         let entries = tap.snapshot();
         let broadcast = rx.try_recv().unwrap();
         for entry in entries.iter().chain([&broadcast]) {
@@ -350,7 +338,7 @@ mod tests {
     fn other_kinds_are_kept_byte_for_byte() {
         let tap = Tap::new(10, keepable_raw);
         let pod = r#"{"kind":"Pod","apiVersion":"v1","spec":{"volumes":[{"secret":{"secretName":"Secret"}}]}}"#;
-        watch(&tap, "ns/p", 1, pod);
+        record_watch(&tap, "ns/p", 1, pod);
         assert_eq!(tap.snapshot()[0].raw.as_deref(), Some(pod.as_bytes()));
     }
 }
