@@ -12,6 +12,7 @@ use tokio::sync::{Notify, watch};
 
 use super::indexer::Indexer;
 use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key, KeyError, meta_namespace_key};
+use super::metrics::InformerMetrics;
 use super::object::Object;
 
 type Hasher = foldhash::fast::RandomState;
@@ -26,6 +27,12 @@ pub enum DeltaType {
     Replaced,
     /// A periodic resync of an object already known.
     Sync,
+    /// A whole relist in one item (AtomicFIFO).
+    ReplacedAll,
+    /// A resync of the whole store in one item (AtomicFIFO).
+    SyncAll,
+    /// A bookmark queued in order (AtomicFIFO).
+    Bookmark,
 }
 
 impl DeltaType {
@@ -36,6 +43,9 @@ impl DeltaType {
             Self::Deleted => "Deleted",
             Self::Replaced => "Replaced",
             Self::Sync => "Sync",
+            Self::ReplacedAll => "ReplacedAll",
+            Self::SyncAll => "SyncAll",
+            Self::Bookmark => "Bookmark",
         }
     }
 }
@@ -73,6 +83,11 @@ impl<T> Delta<T> {
         }
     }
 
+    /// A deletion inferred from a relist rather than seen.
+    pub fn is_tombstone(&self) -> bool {
+        matches!(self, Self::Deleted(DeltaObject::Tombstone(_)))
+    }
+
     /// The object, or for a tombstone the last state it knew.
     pub fn object(&self) -> Option<&Arc<T>> {
         match self {
@@ -95,6 +110,9 @@ pub trait ReflectorStore<T>: Send + Sync {
     /// A successful list: `list` is the whole truth as of `resource_version`.
     fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) -> Result<(), KeyError>;
     fn resync(&self) -> Result<(), KeyError>;
+
+    /// A watch bookmark moved the resourceVersion on without a change.
+    fn bookmark(&self, _resource_version: &str) {}
 
     /// The object the store already holds for `obj`'s key at `obj`'s resourceVersion, if
     /// any. A resourceVersion names one state of an object, so a relist can hand that one on
@@ -137,6 +155,7 @@ pub struct DeltaFifo<T> {
     /// The Indexer the popped deltas are applied to: client-go's `knownObjects`.
     known_objects: Option<Indexer<T>>,
     synced: Arc<watch::Sender<bool>>,
+    metrics: Arc<InformerMetrics>,
 }
 
 impl<T> Clone for DeltaFifo<T> {
@@ -146,6 +165,7 @@ impl<T> Clone for DeltaFifo<T> {
             notify: self.notify.clone(),
             known_objects: self.known_objects.clone(),
             synced: self.synced.clone(),
+            metrics: self.metrics.clone(),
         }
     }
 }
@@ -155,6 +175,11 @@ impl<T: Object> DeltaFifo<T> {
     /// informer's Indexer). Without it, deletes of keys not queued are dropped and resync
     /// does nothing, as in client-go.
     pub fn new(known_objects: Option<Indexer<T>>) -> Self {
+        Self::with_metrics(known_objects, Arc::default())
+    }
+
+    /// As [`DeltaFifo::new`], counting what is queued and seen into `metrics`.
+    pub fn with_metrics(known_objects: Option<Indexer<T>>, metrics: Arc<InformerMetrics>) -> Self {
         Self {
             state: Arc::new(Mutex::new(FifoState {
                 items: HashMap::default(),
@@ -168,6 +193,7 @@ impl<T: Object> DeltaFifo<T> {
             notify: Arc::new(Notify::new()),
             known_objects,
             synced: Arc::new(watch::channel(false).0),
+            metrics,
         }
     }
 
@@ -181,6 +207,7 @@ impl<T: Object> DeltaFifo<T> {
             None => {
                 state.queue.push_back(key.clone());
                 state.items.insert(key, vec![delta]);
+                self.metrics.set_queued(state.queue.len());
             }
         }
         if std::mem::take(&mut state.pop_waiting) {
@@ -217,6 +244,10 @@ impl<T: Object> DeltaFifo<T> {
                     }
                     let deltas = state.items.remove(&key).unwrap_or_default();
                     let result = process(key, deltas, is_in_initial_list);
+                    self.metrics.set_queued(state.queue.len());
+                    if state.queue.is_empty() {
+                        self.metrics.caught_up();
+                    }
                     self.publish_synced_locked(&state);
                     return Ok(result);
                 }
@@ -291,6 +322,7 @@ impl<T: Object> DeltaFifo<T> {
     /// Add and Update: queue the delta and count the queue as populated.
     fn queue_change(&self, obj: Arc<T>, delta: fn(Arc<T>) -> Delta<T>) -> Result<(), KeyError> {
         let key = meta_namespace_key(obj.as_ref())?;
+        self.metrics.saw_on_wire(obj.resource_version());
         let mut state = self.state.lock();
         self.mark_populated_locked(&mut state);
         self.queue_action_locked(&mut state, key, delta(obj));
@@ -311,6 +343,7 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
     /// nothing a consumer could have seen to delete.
     fn delete(&self, obj: Arc<T>) -> Result<(), KeyError> {
         let key = meta_namespace_key(obj.as_ref())?;
+        self.metrics.saw_on_wire(obj.resource_version());
         let mut state = self.state.lock();
         self.mark_populated_locked(&mut state);
         let queued = state.items.contains_key(&key);
@@ -343,6 +376,7 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
             .into_iter()
             .map(|obj| Ok((meta_namespace_key(obj.as_ref())?, obj)))
             .collect::<Result<Vec<_>, KeyError>>()?;
+        self.metrics.saw_on_wire(Some(resource_version));
         let mut state = self.state.lock();
         let mut listed: HashSet<Key, Hasher> =
             HashSet::with_capacity_and_hasher(keyed.len(), Hasher::default());
@@ -391,12 +425,23 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
         }
 
         state.last_replace_resource_version = Some(resource_version.to_string());
+        if state.queue.is_empty() {
+            self.metrics.caught_up();
+        }
         if !state.populated {
             state.populated = true;
             state.initial_population_count = listed.len() + queued_deletions;
         }
         self.publish_synced_locked(&state);
         Ok(())
+    }
+
+    /// Nothing is queued for a bookmark: with nothing queued either, the store is at it.
+    fn bookmark(&self, resource_version: &str) {
+        self.metrics.saw_on_wire(Some(resource_version));
+        if self.state.lock().queue.is_empty() {
+            self.metrics.caught_up();
+        }
     }
 
     /// A Sync delta for every known key that has nothing queued: a queued delta is newer

@@ -1,5 +1,5 @@
-//! client-go's shared index informer: pops deltas from the DeltaFIFO, applies them to the
-//! Indexer and hands notifications to every registered handler.
+//! client-go's shared index informer: pops deltas from its FIFO (classic, real or atomic),
+//! applies them to the Indexer and hands notifications to every registered handler.
 //!
 //! Each handler is a stream with its own unbounded buffer (client-go's processorListener), so
 //! a slow handler never stalls the informer or the other handlers.
@@ -11,13 +11,20 @@ use std::time::Duration;
 
 use futures::Stream;
 use parking_lot::Mutex;
+use tokio::sync::broadcast;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use super::delta_fifo::{Delta, DeltaFifo, Deltas, ReflectorStore};
+use super::delta_fifo::{Delta, DeltaType, ReflectorStore};
+use super::fifo::{Fifo, FifoItem, FifoKind, HandedItem, Handoff};
 use super::indexer::{Indexer, IndexerWriter};
-use super::keys::{DeltaObject, Key};
+use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key};
+use super::metrics::{InformerMetrics, InformerMetricsSnapshot};
 use super::object::Object;
 use super::tap::{Tap, TapKind, TapRecord};
+
+/// Handoffs kept for a subscriber that lags; older ones are dropped for it (it is told how
+/// many).
+const HANDOFF_BUFFER: usize = 4096;
 
 /// What a handler is told: client-go's OnAdd / OnUpdate / OnDelete.
 #[derive(Debug)]
@@ -94,13 +101,15 @@ impl<T> Stream for EventHandlerRegistration<T> {
     }
 }
 
-/// The shared side of an informer: its store to read, its DeltaFIFO for the Reflector, and
+/// The shared side of an informer: its store to read, its FIFO for the Reflector, and
 /// handler registration. Cloning is cheap and shares it. What applies deltas to the store is
 /// the [`ProcessLoop`] made with it, which owns the store's only writer and runs once.
 pub struct SharedIndexInformer<T> {
     indexer: Indexer<T>,
-    fifo: DeltaFifo<T>,
+    fifo: Fifo<T>,
     listeners: Listeners<T>,
+    metrics: Arc<InformerMetrics>,
+    handoffs: broadcast::Sender<Arc<Handoff>>,
 }
 
 type Listeners<T> = Arc<Mutex<Vec<UnboundedSender<Notification<T>>>>>;
@@ -111,6 +120,8 @@ impl<T> Clone for SharedIndexInformer<T> {
             indexer: self.indexer.clone(),
             fifo: self.fifo.clone(),
             listeners: self.listeners.clone(),
+            metrics: self.metrics.clone(),
+            handoffs: self.handoffs.clone(),
         }
     }
 }
@@ -119,11 +130,14 @@ impl<T> Clone for SharedIndexInformer<T> {
 /// notifies the handlers. [`ProcessLoop::run`] consumes it, so a store is never filled twice.
 pub struct ProcessLoop<T> {
     writer: IndexerWriter<T>,
-    fifo: DeltaFifo<T>,
+    fifo: Fifo<T>,
     listeners: Listeners<T>,
     resync_period: Option<Duration>,
     /// Records every delta as it is applied.
     tap: Option<Tap>,
+    metrics: Arc<InformerMetrics>,
+    handoffs: broadcast::Sender<Arc<Handoff>>,
+    next_handoff: u64,
 }
 
 impl<T: Object> SharedIndexInformer<T> {
@@ -136,22 +150,59 @@ impl<T: Object> SharedIndexInformer<T> {
         resync_period: Option<Duration>,
         tap: Option<Tap>,
     ) -> (Self, ProcessLoop<T>) {
+        Self::with_fifo(writer, resync_period, tap, FifoKind::default())
+    }
+
+    /// As [`SharedIndexInformer::new`], with the FIFO of `fifo` between the Reflector and the
+    /// store.
+    pub fn with_fifo(
+        writer: IndexerWriter<T>,
+        resync_period: Option<Duration>,
+        tap: Option<Tap>,
+        fifo: FifoKind,
+    ) -> (Self, ProcessLoop<T>) {
         let indexer = writer.reader();
-        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        let metrics = Arc::new(InformerMetrics::default());
+        let fifo = Fifo::new(fifo, indexer.clone(), metrics.clone());
         let listeners = Listeners::default();
+        let handoffs = broadcast::channel(HANDOFF_BUFFER).0;
         let process = ProcessLoop {
             writer,
             fifo: fifo.clone(),
             listeners: listeners.clone(),
             resync_period: resync_period.filter(|p| !p.is_zero()),
             tap,
+            metrics: metrics.clone(),
+            handoffs: handoffs.clone(),
+            next_handoff: 0,
         };
         let informer = Self {
             indexer,
             fifo,
             listeners,
+            metrics,
+            handoffs,
         };
         (informer, process)
+    }
+
+    /// Which FIFO this informer runs.
+    pub fn fifo_kind(&self) -> FifoKind {
+        self.fifo.kind()
+    }
+
+    /// Queued items, processing latency, and the store's resourceVersion against the
+    /// newest one handed to the FIFO: atomics only, cheap enough to read every frame.
+    pub fn metrics(&self) -> InformerMetricsSnapshot {
+        self.metrics.snapshot()
+    }
+
+    /// Every pop from now on, as the process loop hands it to the handlers: what a
+    /// controller on this pipeline is given, grouped as it is given. Bounded: a subscriber
+    /// that falls more than a few thousand pops behind is told how many it missed. Nothing
+    /// is built while no one subscribes.
+    pub fn subscribe_handoffs(&self) -> broadcast::Receiver<Arc<Handoff>> {
+        self.handoffs.subscribe()
     }
 
     /// The read side: the indexed store the informer keeps.
@@ -160,7 +211,7 @@ impl<T: Object> SharedIndexInformer<T> {
     }
 
     /// The write side, for the Reflector.
-    pub fn store(&self) -> &DeltaFifo<T> {
+    pub fn store(&self) -> &Fifo<T> {
         &self.fifo
     }
 
@@ -204,7 +255,7 @@ impl<T: Object> SharedIndexInformer<T> {
         EventHandlerRegistration { rx }
     }
 
-    /// Closes the DeltaFIFO: the process loop returns once what is queued has been processed.
+    /// Closes the FIFO: the process loop returns once what is queued has been processed.
     pub fn stop(&self) {
         self.fifo.close();
     }
@@ -213,26 +264,28 @@ impl<T: Object> SharedIndexInformer<T> {
 impl<T: Object> ProcessLoop<T> {
     /// Runs the process loop (and the resync timer) until [`SharedIndexInformer::stop`] and
     /// the queue is drained. Handlers' streams end afterwards.
-    pub async fn run(self) {
+    pub async fn run(mut self) {
+        let fifo = self.fifo.clone();
+        let batch_size = fifo.kind().batch_size();
+        let resync_period = self.resync_period;
         let process = async {
-            while self
-                .fifo
-                .pop(|key, deltas, is_in_initial_list| {
-                    self.process_deltas(key, deltas, is_in_initial_list)
+            while fifo
+                .pop(batch_size, |items, is_in_initial_list| {
+                    self.process_items(items, is_in_initial_list)
                 })
                 .await
                 .is_ok()
             {}
         };
         let resync = async {
-            match self.resync_period {
+            match resync_period {
                 Some(period) => {
                     let mut ticks =
                         tokio::time::interval_at(tokio::time::Instant::now() + period, period);
                     loop {
                         ticks.tick().await;
                         // Keys come from the indexer, which has only keyed objects.
-                        let _ = self.fifo.resync();
+                        let _ = fifo.resync();
                     }
                 }
                 None => std::future::pending::<()>().await,
@@ -245,40 +298,167 @@ impl<T: Object> ProcessLoop<T> {
         self.listeners.lock().clear();
     }
 
-    /// client-go's processDeltas: apply each delta to the Indexer, then notify.
-    fn process_deltas(&self, key: Key, deltas: Deltas<T>, is_in_initial_list: bool) {
+    /// One pop: client-go's processDeltas for each item (its batch processing applies the
+    /// items of a batch in order, as here), timed for the latency histogram.
+    fn process_items(&mut self, items: Vec<FifoItem<T>>, is_in_initial_list: bool) {
+        let started = std::time::Instant::now();
+        self.publish_handoff(&items, is_in_initial_list);
+        let count = items.len();
         let mut listeners = self.listeners.lock();
-        for delta in deltas {
-            if let Some(tap) = &self.tap {
-                tap.record(
-                    TapKind::Delta(delta.delta_type()),
-                    TapRecord {
-                        key: Some(key.clone()),
-                        resource_version: delta
-                            .object()
-                            .and_then(|o| o.resource_version())
-                            .map(str::to_string),
-                        ..TapRecord::default()
-                    },
-                );
-            }
-            let notification = match delta {
-                Delta::Deleted(obj) => {
-                    self.writer.remove(&key);
-                    Notification::Delete { obj }
+        for item in items {
+            match item {
+                FifoItem::Deltas { key, deltas } => {
+                    for delta in deltas {
+                        self.apply_delta(&mut listeners, &key, delta, is_in_initial_list);
+                    }
                 }
-                Delta::Added(obj)
-                | Delta::Updated(obj)
-                | Delta::Replaced(obj)
-                | Delta::Sync(obj) => match self.writer.insert(key.clone(), obj.clone()) {
+                FifoItem::ReplacedAll {
+                    resource_version,
+                    objects,
+                } => self.replace_all(
+                    &mut listeners,
+                    &resource_version,
+                    objects,
+                    is_in_initial_list,
+                ),
+                FifoItem::SyncAll => {
+                    self.tap_whole(DeltaType::SyncAll, None, self.writer.len());
+                    for obj in self.writer.list() {
+                        let notification = Notification::Update {
+                            old: obj.clone(),
+                            new: obj,
+                        };
+                        listeners.retain(|tx| tx.send(notification.clone()).is_ok());
+                    }
+                }
+                FifoItem::Bookmark { resource_version } => {
+                    self.metrics.applied(Some(&resource_version));
+                }
+            }
+        }
+        drop(listeners);
+        self.metrics.observe_pop(count, started.elapsed());
+    }
+
+    fn publish_handoff(&mut self, items: &[FifoItem<T>], is_in_initial_list: bool) {
+        if self.handoffs.receiver_count() == 0 {
+            return;
+        }
+        let handoff = Handoff {
+            seq: self.next_handoff,
+            fifo: self.fifo.kind(),
+            is_in_initial_list,
+            items: items.iter().map(HandedItem::of).collect(),
+        };
+        self.next_handoff += 1;
+        // No receiver left since the check: nothing to tell.
+        let _ = self.handoffs.send(Arc::new(handoff));
+    }
+
+    /// Applies one delta to the Indexer, then notifies.
+    fn apply_delta(
+        &self,
+        listeners: &mut Vec<UnboundedSender<Notification<T>>>,
+        key: &Key,
+        delta: Delta<T>,
+        is_in_initial_list: bool,
+    ) {
+        let resource_version = delta
+            .object()
+            .and_then(|o| o.resource_version())
+            .map(str::to_string);
+        self.metrics.applied(resource_version.as_deref());
+        if let Some(tap) = &self.tap {
+            tap.record(
+                TapKind::Delta(delta.delta_type()),
+                TapRecord {
+                    key: Some(key.clone()),
+                    resource_version,
+                    ..TapRecord::default()
+                },
+            );
+        }
+        let notification = match delta {
+            Delta::Deleted(obj) => {
+                self.writer.remove(key);
+                Notification::Delete { obj }
+            }
+            Delta::Added(obj) | Delta::Updated(obj) | Delta::Replaced(obj) | Delta::Sync(obj) => {
+                match self.writer.insert(key.clone(), obj.clone()) {
                     Some(old) => Notification::Update { old, new: obj },
                     None => Notification::Add {
                         obj,
                         is_in_initial_list,
                     },
+                }
+            }
+        };
+        listeners.retain(|tx| tx.send(notification.clone()).is_ok());
+    }
+
+    /// client-go's processReplacedAllInfo: the store becomes the list; handlers are told of
+    /// each stored object the list lacks (as a tombstone), then of each listed one.
+    fn replace_all(
+        &self,
+        listeners: &mut Vec<UnboundedSender<Notification<T>>>,
+        resource_version: &str,
+        objects: Vec<(Key, Arc<T>)>,
+        is_in_initial_list: bool,
+    ) {
+        self.tap_whole(
+            DeltaType::ReplacedAll,
+            Some(resource_version),
+            objects.len(),
+        );
+        let listed: std::collections::HashSet<&Key, foldhash::fast::RandomState> =
+            objects.iter().map(|(k, _)| k).collect();
+        let gone: Vec<Key> = self
+            .writer
+            .list_keys()
+            .into_iter()
+            .filter(|k| !listed.contains(k))
+            .collect();
+        drop(listed);
+        let mut deletions = Vec::with_capacity(gone.len());
+        for key in gone {
+            let obj = self.writer.remove(&key);
+            deletions.push(DeletedFinalStateUnknown { key, obj });
+        }
+        let mut replacements = Vec::with_capacity(objects.len());
+        for (key, obj) in objects {
+            let old = self.writer.insert(key, obj.clone());
+            replacements.push((old, obj));
+        }
+        self.metrics.applied(Some(resource_version));
+        for tombstone in deletions {
+            let notification = Notification::Delete {
+                obj: DeltaObject::Tombstone(tombstone),
+            };
+            listeners.retain(|tx| tx.send(notification.clone()).is_ok());
+        }
+        for (old, new) in replacements {
+            let notification = match old {
+                Some(old) => Notification::Update { old, new },
+                None => Notification::Add {
+                    obj: new,
+                    is_in_initial_list,
                 },
             };
             listeners.retain(|tx| tx.send(notification.clone()).is_ok());
+        }
+    }
+
+    /// Records a whole-store item in the tap.
+    fn tap_whole(&self, kind: DeltaType, resource_version: Option<&str>, objects: usize) {
+        if let Some(tap) = &self.tap {
+            tap.record(
+                TapKind::Delta(kind),
+                TapRecord {
+                    resource_version: resource_version.map(str::to_string),
+                    message: Some(format!("{objects} objects")),
+                    ..TapRecord::default()
+                },
+            );
         }
     }
 }

@@ -519,8 +519,9 @@ where
                 WatchEvent::Added(obj) => self.store.add(obj),
                 WatchEvent::Modified(obj) => self.store.update(obj),
                 WatchEvent::Deleted(obj) => self.store.delete(obj),
-                WatchEvent::Bookmark { .. } => {
+                WatchEvent::Bookmark { resource_version } => {
                     bump(&self.metrics.bookmarks);
+                    self.store.bookmark(&resource_version);
                     Ok(())
                 }
                 WatchEvent::Error(status) => {
