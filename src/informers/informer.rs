@@ -707,6 +707,195 @@ mod tests {
         run.await.unwrap();
     }
 
+    /// The same feed through each FIFO: the store and every handler's adds minus deletes end
+    /// the same, whatever each FIFO merged or batched on the way.
+    #[tokio::test]
+    async fn every_fifo_converges_to_the_same_store() {
+        let mut ends = Vec::new();
+        for kind in FifoKind::ALL {
+            let (informer, process) =
+                SharedIndexInformer::with_fifo(IndexerWriter::default(), None, None, kind);
+            assert_eq!(informer.fifo_kind(), kind);
+            let mut handler = informer.add_event_handler();
+            let run = spawn_run(process);
+            let store = informer.store();
+            store
+                .replace(
+                    (0..20).map(|i| obj(&format!("ns/p{i}"), i, "")).collect(),
+                    "20",
+                )
+                .unwrap();
+            for i in 0..20 {
+                store
+                    .update(obj(&format!("ns/p{}", i % 7), 100 + i, ""))
+                    .unwrap();
+            }
+            store.delete(obj("ns/p3", 130, "")).unwrap();
+            store.bookmark("140");
+            store.resync().unwrap();
+            store
+                .replace(
+                    (0..20)
+                        .filter(|i| i % 3 != 0)
+                        .map(|i| obj(&format!("ns/p{i}"), 200 + i, ""))
+                        .collect(),
+                    "250",
+                )
+                .unwrap();
+            store.add(obj("ns/late", 260, "")).unwrap();
+            informer.stop();
+            run.await.unwrap();
+            let mut view = std::collections::BTreeMap::new();
+            while let Some(n) = handler.recv().await {
+                match n {
+                    Notification::Add { obj, .. } => {
+                        assert!(
+                            view.insert(obj.name.clone(), obj.resource_version.clone())
+                                .is_none(),
+                            "{kind}: add of known {}",
+                            obj.name
+                        );
+                    }
+                    Notification::Update { new, .. } => {
+                        assert!(
+                            view.insert(new.name.clone(), new.resource_version.clone())
+                                .is_some(),
+                            "{kind}: update of unknown"
+                        );
+                    }
+                    Notification::Delete { obj } => {
+                        let key = obj.key().unwrap();
+                        assert!(
+                            view.remove(&key["ns/".len()..]).is_some(),
+                            "{kind}: delete of unknown {key}"
+                        );
+                    }
+                }
+            }
+            let store: std::collections::BTreeMap<String, String> = informer
+                .indexer()
+                .list()
+                .iter()
+                .map(|o| (o.name.clone(), o.resource_version.clone()))
+                .collect();
+            assert_eq!(view, store, "{kind}: handlers agree with the store");
+            let metrics = informer.metrics();
+            assert_eq!(metrics.queued_items, 0, "{kind}");
+            assert_eq!(metrics.store_resource_version, 260, "{kind}");
+            assert_eq!(metrics.resource_version_lag(), 0, "{kind}");
+            assert!(
+                metrics.pops > 0 && metrics.popped_items >= metrics.pops,
+                "{kind}"
+            );
+            ends.push(store);
+        }
+        assert_eq!(ends[0].len(), 14, "13 listed, and the late one");
+        assert!(ends.iter().all(|e| *e == ends[0]), "{ends:#?}");
+    }
+
+    /// A key updated twice between two pops: the classic FIFO hands one key with both
+    /// deltas; the in-order ones hand each update as its own item (here in one batch with
+    /// the other key, since the batch ends at a repeated key).
+    #[tokio::test]
+    async fn handoffs_show_merging_under_classic_and_order_under_real() {
+        let mut seen = Vec::new();
+        for kind in [FifoKind::Classic, FifoKind::Real] {
+            let (informer, process) =
+                SharedIndexInformer::with_fifo(IndexerWriter::default(), None, None, kind);
+            let mut handoffs = informer.subscribe_handoffs();
+            let store = informer.store();
+            store
+                .replace(vec![obj("ns/a", 1, ""), obj("ns/b", 1, "")], "1")
+                .unwrap();
+            store.update(obj("ns/a", 2, "")).unwrap();
+            store.update(obj("ns/b", 3, "")).unwrap();
+            store.update(obj("ns/a", 4, "")).unwrap();
+            informer.stop();
+            process.run().await;
+            let mut shapes = Vec::new();
+            while let Ok(h) = handoffs.try_recv() {
+                assert_eq!(h.fifo, kind);
+                let items: Vec<String> = h
+                    .items
+                    .iter()
+                    .map(|i| match i {
+                        HandedItem::Deltas { key, deltas } => format!(
+                            "{key}[{}]",
+                            deltas
+                                .iter()
+                                .map(|d| format!(
+                                    "{}@{}",
+                                    d.delta_type.as_str(),
+                                    d.resource_version.as_deref().unwrap_or("?")
+                                ))
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        ),
+                        other => format!("{other:?}"),
+                    })
+                    .collect();
+                shapes.push(items.join(", "));
+            }
+            seen.push(shapes);
+        }
+        assert_eq!(
+            seen[0],
+            [
+                "ns/a[Replaced@1 Updated@2 Updated@4]",
+                "ns/b[Replaced@1 Updated@3]"
+            ],
+            "classic merges per key, in the order keys were first queued"
+        );
+        assert_eq!(
+            seen[1],
+            [
+                "ns/a[Replaced@1], ns/b[Replaced@1]",
+                "ns/a[Updated@2], ns/b[Updated@3]",
+                "ns/a[Updated@4]"
+            ],
+            "real hands every event, in arrival order"
+        );
+    }
+
+    /// client-go's processReplacedAllInfo: deletions of what the list lacks, as tombstones
+    /// with the stored object, then the listed objects as updates or adds; a SyncAll is an
+    /// update of every stored object to itself.
+    #[tokio::test]
+    async fn atomic_replaced_all_and_sync_all_notify_like_client_go() {
+        let (informer, process) =
+            SharedIndexInformer::with_fifo(IndexerWriter::default(), None, None, FifoKind::Atomic);
+        let mut handler = informer.add_event_handler();
+        let store = informer.store();
+        store
+            .replace(vec![obj("ns/a", 1, ""), obj("ns/b", 2, "")], "2")
+            .unwrap();
+        store
+            .replace(vec![obj("ns/b", 3, ""), obj("ns/c", 4, "")], "4")
+            .unwrap();
+        store.resync().unwrap();
+        informer.stop();
+        process.run().await;
+        let mut got = Vec::new();
+        while let Some(n) = handler.recv().await {
+            got.push(describe(&n));
+        }
+        // The store lists in no particular order.
+        got[5..].sort();
+        assert_eq!(
+            got,
+            [
+                "add a 1 initial=true",
+                "add b 2 initial=true",
+                "delete ns/a tombstone=true last=1",
+                "update b 2->3",
+                "add c 4 initial=false",
+                "update b 3->3",
+                "update c 4->4",
+            ]
+        );
+        assert!(informer.has_synced());
+    }
+
     #[tokio::test]
     async fn relist_replaces_state_and_handlers_see_adds_minus_deletes() {
         let (informer, process) = SharedIndexInformer::new(IndexerWriter::default(), None, None);
