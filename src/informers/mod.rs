@@ -2,6 +2,7 @@
 //! Nothing here knows about the UI.
 
 pub mod backoff;
+pub mod compare;
 pub mod delta_fifo;
 pub mod diff;
 pub mod fifo;
