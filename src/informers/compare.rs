@@ -3,10 +3,10 @@
 //! hand a controller differs: deltas merged or not, their order, and how a relist or a resync
 //! is delivered.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::delta_fifo::{DeltaType, ReflectorStore};
+use super::delta_fifo::{DeltaType, Hasher, ReflectorStore};
 use super::fifo::{FifoKind, HandedDelta, HandedItem, Handoff};
 use super::keys::{Key, KeyError};
 
@@ -64,6 +64,21 @@ where
 
     fn known_copy(&self, obj: &T) -> Option<Arc<T>> {
         self.first.known_copy(obj)
+    }
+
+    /// Only if both stream: otherwise both are handed the whole state at once.
+    fn streams_listed(&self) -> bool {
+        self.first.streams_listed() && self.second.streams_listed()
+    }
+
+    fn add_listed(&self, obj: Arc<T>) -> Result<(), KeyError> {
+        self.first.add_listed(obj.clone())?;
+        self.second.add_listed(obj)
+    }
+
+    fn finish_listed(&self, listed: &HashSet<Key, Hasher>, resource_version: &str) {
+        self.first.finish_listed(listed, resource_version);
+        self.second.finish_listed(listed, resource_version);
     }
 }
 

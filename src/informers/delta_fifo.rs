@@ -15,7 +15,8 @@ use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key, KeyError, meta_nam
 use super::metrics::InformerMetrics;
 use super::object::Object;
 
-type Hasher = foldhash::fast::RandomState;
+/// The hasher of the FIFOs' key sets.
+pub type Hasher = foldhash::fast::RandomState;
 
 /// The kind of change a delta records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -113,6 +114,25 @@ pub trait ReflectorStore<T>: Send + Sync {
 
     /// A watch bookmark moved the resourceVersion on without a change.
     fn bookmark(&self, _resource_version: &str) {}
+
+    /// Whether this store takes a watch-list's initial state object by object as it streams
+    /// in ([`ReflectorStore::add_listed`], then [`ReflectorStore::finish_listed`]), so the
+    /// store fills before the stream ends. Otherwise the Reflector gathers the state and
+    /// calls [`ReflectorStore::replace`] at its end, as client-go does.
+    fn streams_listed(&self) -> bool {
+        false
+    }
+
+    /// One object of a watch-list's initial state, queued now as a Replace would queue it.
+    /// Called only when [`ReflectorStore::streams_listed`].
+    fn add_listed(&self, _obj: Arc<T>) -> Result<(), KeyError> {
+        Ok(())
+    }
+
+    /// The streamed initial state is complete at `resource_version` and holds the keys
+    /// `listed`: the deletions a Replace would make are queued, and the first one counts
+    /// the store as populated. Called only when [`ReflectorStore::streams_listed`].
+    fn finish_listed(&self, _listed: &HashSet<Key, Hasher>, _resource_version: &str) {}
 
     /// The object the store already holds for `obj`'s key at `obj`'s resourceVersion, if
     /// any. A resourceVersion names one state of an object, so a relist can hand that one on
@@ -385,44 +405,7 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
             self.queue_action_locked(&mut state, key, Delta::Replaced(obj));
         }
 
-        let mut queued_deletions = 0;
-        let missing_queued: Vec<(Key, Option<Arc<T>>)> = state
-            .items
-            .iter()
-            .filter(|(key, _)| !listed.contains(*key))
-            .map(|(key, deltas)| (key.clone(), deltas.last().and_then(|d| d.object().cloned())))
-            .collect();
-        for (key, obj) in missing_queued {
-            queued_deletions += 1;
-            let tombstone = DeletedFinalStateUnknown {
-                key: key.clone(),
-                obj,
-            };
-            self.queue_action_locked(
-                &mut state,
-                key,
-                Delta::Deleted(DeltaObject::Tombstone(tombstone)),
-            );
-        }
-
-        if let Some(known) = &self.known_objects {
-            for key in known.list_keys() {
-                if listed.contains(&key) || state.items.contains_key(&key) {
-                    continue;
-                }
-                let obj = known.get_by_key(&key);
-                queued_deletions += 1;
-                let tombstone = DeletedFinalStateUnknown {
-                    key: key.clone(),
-                    obj,
-                };
-                self.queue_action_locked(
-                    &mut state,
-                    key,
-                    Delta::Deleted(DeltaObject::Tombstone(tombstone)),
-                );
-            }
-        }
+        let queued_deletions = self.delete_missing_locked(&mut state, &listed);
 
         state.last_replace_resource_version = Some(resource_version.to_string());
         if state.queue.is_empty() {
@@ -444,6 +427,39 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
         }
     }
 
+    fn streams_listed(&self) -> bool {
+        true
+    }
+
+    /// A Replaced delta now; a key new to the queue before the first list is complete
+    /// counts towards the initial population.
+    fn add_listed(&self, obj: Arc<T>) -> Result<(), KeyError> {
+        let key = meta_namespace_key(obj.as_ref())?;
+        self.metrics.saw_on_wire(obj.resource_version());
+        let mut state = self.state.lock();
+        if !state.populated && !state.items.contains_key(&key) {
+            state.initial_population_count += 1;
+        }
+        self.queue_action_locked(&mut state, key, Delta::Replaced(obj));
+        Ok(())
+    }
+
+    /// The deletions of [`ReflectorStore::replace`] for what the streamed state lacked.
+    fn finish_listed(&self, listed: &HashSet<Key, Hasher>, resource_version: &str) {
+        self.metrics.saw_on_wire(Some(resource_version));
+        let mut state = self.state.lock();
+        let deletions = self.delete_missing_locked(&mut state, listed);
+        state.last_replace_resource_version = Some(resource_version.to_string());
+        if !state.populated {
+            state.populated = true;
+            state.initial_population_count += deletions;
+        }
+        if state.queue.is_empty() {
+            self.metrics.caught_up();
+        }
+        self.publish_synced_locked(&state);
+    }
+
     /// A Sync delta for every known key that has nothing queued: a queued delta is newer
     /// than what the resync would say.
     fn resync(&self) -> Result<(), KeyError> {
@@ -460,6 +476,56 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
             }
         }
         Ok(())
+    }
+}
+
+impl<T: Object> DeltaFifo<T> {
+    /// A tombstone for every queued key missing from `listed`, and for every known key
+    /// missing from it and not queued. Returns how many were queued.
+    fn delete_missing_locked(
+        &self,
+        state: &mut FifoState<T>,
+        listed: &HashSet<Key, Hasher>,
+    ) -> usize {
+        let mut queued_deletions = 0;
+        let missing_queued: Vec<(Key, Option<Arc<T>>)> = state
+            .items
+            .iter()
+            .filter(|(key, _)| !listed.contains(*key))
+            .map(|(key, deltas)| (key.clone(), deltas.last().and_then(|d| d.object().cloned())))
+            .collect();
+        for (key, obj) in missing_queued {
+            queued_deletions += 1;
+            let tombstone = DeletedFinalStateUnknown {
+                key: key.clone(),
+                obj,
+            };
+            self.queue_action_locked(
+                state,
+                key,
+                Delta::Deleted(DeltaObject::Tombstone(tombstone)),
+            );
+        }
+
+        if let Some(known) = &self.known_objects {
+            for key in known.list_keys() {
+                if listed.contains(&key) || state.items.contains_key(&key) {
+                    continue;
+                }
+                let obj = known.get_by_key(&key);
+                queued_deletions += 1;
+                let tombstone = DeletedFinalStateUnknown {
+                    key: key.clone(),
+                    obj,
+                };
+                self.queue_action_locked(
+                    state,
+                    key,
+                    Delta::Deleted(DeltaObject::Tombstone(tombstone)),
+                );
+            }
+        }
+        queued_deletions
     }
 }
 

@@ -3,11 +3,12 @@
 //! The process loop pops [`FifoItem`]s from a [`Fifo`] whichever it is, and can publish each
 //! pop as a [`Handoff`]: what a controller's handlers are handed, and in what groups.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use super::delta_fifo::{DeltaFifo, DeltaType, Deltas, FifoClosed, ReflectorStore};
+use super::delta_fifo::{DeltaFifo, DeltaType, Deltas, FifoClosed, Hasher, ReflectorStore};
 use super::indexer::Indexer;
 use super::keys::{Key, KeyError};
 use super::metrics::InformerMetrics;
@@ -243,6 +244,27 @@ impl<T: Object> ReflectorStore<T> for Fifo<T> {
         match self {
             Self::Classic(f) => f.known_copy(obj),
             Self::InOrder(f) => f.known_copy(obj),
+        }
+    }
+
+    fn streams_listed(&self) -> bool {
+        match self {
+            Self::Classic(f) => f.streams_listed(),
+            Self::InOrder(f) => f.streams_listed(),
+        }
+    }
+
+    fn add_listed(&self, obj: Arc<T>) -> Result<(), KeyError> {
+        match self {
+            Self::Classic(f) => f.add_listed(obj),
+            Self::InOrder(f) => f.add_listed(obj),
+        }
+    }
+
+    fn finish_listed(&self, listed: &HashSet<Key, Hasher>, resource_version: &str) {
+        match self {
+            Self::Classic(f) => f.finish_listed(listed, resource_version),
+            Self::InOrder(f) => f.finish_listed(listed, resource_version),
         }
     }
 }

@@ -14,14 +14,12 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio::sync::{Notify, watch};
 
-use super::delta_fifo::{Delta, FifoClosed, ReflectorStore};
+use super::delta_fifo::{Delta, FifoClosed, Hasher, ReflectorStore};
 use super::fifo::FifoItem;
 use super::indexer::Indexer;
 use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key, KeyError, meta_namespace_key};
 use super::metrics::InformerMetrics;
 use super::object::Object;
-
-type Hasher = foldhash::fast::RandomState;
 
 /// client-go's default batch size for PopBatch.
 pub const DEFAULT_BATCH_SIZE: usize = 1000;
@@ -250,7 +248,19 @@ impl<T: Object> RealFifo<T> {
     /// (unless its last queued item is a deletion), then for each known key the list lacks
     /// and nothing queued names, then a Replaced item per listed object.
     fn reconcile_locked(&self, state: &mut RealState<T>, keyed: Vec<(Key, Arc<T>)>) {
-        let listed: HashSet<&Key, Hasher> = keyed.iter().map(|(k, _)| k).collect();
+        let listed: HashSet<Key, Hasher> = keyed.iter().map(|(k, _)| k.clone()).collect();
+        self.delete_missing_locked(state, &listed);
+        for (key, obj) in keyed {
+            self.push_delta_locked(state, key, Delta::Replaced(obj));
+        }
+    }
+
+    /// The tombstones of [`RealFifo::reconcile_locked`], queued; returns how many.
+    fn delete_missing_locked(
+        &self,
+        state: &mut RealState<T>,
+        listed: &HashSet<Key, Hasher>,
+    ) -> usize {
         let mut queued_order: Vec<Key> = Vec::new();
         let mut last_queued: HashMap<Key, Option<&Delta<T>>, Hasher> = HashMap::default();
         for item in &state.items {
@@ -282,8 +292,8 @@ impl<T: Object> RealFifo<T> {
             let obj = self.known_objects.get_by_key(&key);
             tombstones.push(DeletedFinalStateUnknown { key, obj });
         }
-        drop(listed);
         drop(last_queued);
+        let deletions = tombstones.len();
         for tombstone in tombstones {
             let key = tombstone.key.clone();
             self.push_delta_locked(
@@ -292,9 +302,7 @@ impl<T: Object> RealFifo<T> {
                 Delta::Deleted(DeltaObject::Tombstone(tombstone)),
             );
         }
-        for (key, obj) in keyed {
-            self.push_delta_locked(state, key, Delta::Replaced(obj));
-        }
+        deletions
     }
 }
 
@@ -387,6 +395,40 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
             }
         }
         Ok(())
+    }
+
+    /// A RealFIFO queues a watch-list's objects as they arrive; an AtomicFIFO's relist is one
+    /// item, which exists only once the whole state is in.
+    fn streams_listed(&self) -> bool {
+        !self.atomic
+    }
+
+    fn add_listed(&self, obj: Arc<T>) -> Result<(), KeyError> {
+        let key = meta_namespace_key(obj.as_ref())?;
+        self.metrics.saw_on_wire(obj.resource_version());
+        let mut state = self.state.lock();
+        if !state.populated {
+            state.initial_population_count += 1;
+        }
+        self.push_delta_locked(&mut state, key, Delta::Replaced(obj));
+        Ok(())
+    }
+
+    /// The deletions come after the listed objects here (a Replace queues them first): they
+    /// are known only once the stream has ended.
+    fn finish_listed(&self, listed: &HashSet<Key, Hasher>, resource_version: &str) {
+        self.metrics.saw_on_wire(Some(resource_version));
+        let mut state = self.state.lock();
+        let deletions = self.delete_missing_locked(&mut state, listed);
+        state.last_replace_resource_version = Some(resource_version.to_string());
+        if !state.populated {
+            state.populated = true;
+            state.initial_population_count += deletions;
+        }
+        if state.items.is_empty() && state.in_flight == 0 {
+            self.metrics.caught_up();
+        }
+        self.publish_synced_locked(&state);
     }
 
     /// An AtomicFIFO queues the bookmark so the store's resourceVersion moves in order; a

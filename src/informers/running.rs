@@ -17,7 +17,9 @@ use super::informer::SharedIndexInformer;
 use super::lister_watcher::ListerWatcher;
 use super::metrics::InformerMetricsSnapshot;
 use super::object::Object;
-use super::reflector::{Reflector, ReflectorError, ReflectorMetrics, ReflectorStatus};
+use super::reflector::{
+    InitialListMode, Reflector, ReflectorError, ReflectorMetrics, ReflectorStatus,
+};
 use super::tap::Tap;
 
 /// What to start an informer with.
@@ -31,6 +33,8 @@ pub struct InformerConfig {
     pub backoff: Backoff,
     /// The FIFO between the Reflector and the store.
     pub fifo: FifoKind,
+    /// How the Reflector gets its initial state (watch-list by default, as client-go 1.35).
+    pub initial_list: InitialListMode,
 }
 
 impl InformerConfig {
@@ -42,6 +46,7 @@ impl InformerConfig {
             tap: None,
             backoff: Backoff::default(),
             fifo: FifoKind::default(),
+            initial_list: InitialListMode::default(),
         }
     }
 }
@@ -122,7 +127,8 @@ impl<T: Object> RunningInformer<T> {
     ) -> Self {
         let mut reflector = Reflector::new(config.resource, lister_watcher, store)
             .with_page_size(config.page_size)
-            .with_backoff(config.backoff);
+            .with_backoff(config.backoff)
+            .with_initial_list(config.initial_list);
         if let Some(tap) = config.tap {
             reflector = reflector.with_tap(tap);
         }
