@@ -735,6 +735,36 @@ mod tests {
         assert!(fifo.has_synced());
     }
 
+    /// A watch-list's state queued as it streams: popped keys count towards the first list,
+    /// which is complete (and its deletions queued) only at the end marker.
+    #[tokio::test]
+    async fn a_streamed_first_list_syncs_at_its_end_with_its_deletions() {
+        let indexer = IndexerWriter::default();
+        indexer.add(obj("ns/stale", 1, "")).unwrap();
+        let fifo = DeltaFifo::new(Some(indexer.reader()));
+        assert!(fifo.streams_listed());
+        fifo.add_listed(obj("ns/a", 2, "")).unwrap();
+        fifo.add_listed(obj("ns/b", 3, "")).unwrap();
+        let (key, _, initial) = pop_one(&fifo).await;
+        assert_eq!((key.as_str(), initial), ("ns/a", true));
+        assert!(!fifo.has_synced(), "the stream has not ended");
+        fifo.add_listed(obj("ns/a", 4, "")).unwrap();
+        let listed: HashSet<Key, Hasher> = ["ns/a", "ns/b"].into_iter().map(Key::from).collect();
+        fifo.finish_listed(&listed, "5");
+        assert_eq!(fifo.last_replace_resource_version().as_deref(), Some("5"));
+        let mut rest = drain(&fifo).await;
+        rest.sort();
+        assert_eq!(
+            rest,
+            [
+                ("ns/a".into(), vec!["Replaced:4".into()], true),
+                ("ns/b".into(), vec!["Replaced:3".into()], true),
+                ("ns/stale".into(), vec!["Deleted:1:tombstone".into()], true),
+            ]
+        );
+        assert!(fifo.has_synced());
+    }
+
     #[tokio::test]
     async fn an_empty_first_list_is_synced_at_once() {
         let fifo = DeltaFifo::<TestObj>::new(Some(IndexerWriter::default().reader()));

@@ -959,6 +959,30 @@ mod tests {
         assert_eq!(fifo.pop(1, |_, _| ()).await, Err(FifoClosed));
     }
 
+    /// A streamed state: Replaced items as they arrive, the deletions at the end marker.
+    #[tokio::test]
+    async fn a_streamed_first_list_queues_deletions_at_its_end() {
+        let fifo = real(&[obj("ns/stale", 1, "")]);
+        assert!(fifo.streams_listed());
+        assert!(!atomic().streams_listed(), "a ReplacedAll is one item");
+        fifo.add_listed(obj("ns/a", 2, "")).unwrap();
+        let first = fifo
+            .pop(10, |items, initial| (items.len(), initial))
+            .await
+            .unwrap();
+        assert_eq!(first, (1, true));
+        assert!(!fifo.has_synced());
+        fifo.add_listed(obj("ns/b", 3, "")).unwrap();
+        let listed: HashSet<Key, Hasher> = ["ns/a", "ns/b"].into_iter().map(Key::from).collect();
+        fifo.finish_listed(&listed, "5");
+        assert!(!fifo.has_synced());
+        assert_eq!(
+            drain(&fifo).await,
+            ["ns/b:Replaced:3", "ns/stale:Deleted:1:tombstone"]
+        );
+        assert!(fifo.has_synced());
+    }
+
     #[tokio::test]
     async fn queued_items_and_lag_are_counted() {
         let metrics = Arc::new(InformerMetrics::default());
