@@ -1433,4 +1433,43 @@ mod tests {
         assert_eq!(running.store.ops(), ["finish [] 5"]);
         running.cancel.cancel();
     }
+
+    /// A stream cut before its end marker is retried, up to three times in a round; then
+    /// the round lists.
+    #[tokio::test(start_paused = true)]
+    async fn a_watch_list_cut_before_its_end_three_times_falls_back() {
+        let server = FakeServer::default();
+        for _ in 0..3 {
+            server.watch(WatchScript::Events(
+                vec![event(WatchEvent::Added(obj("ns/a", 3, "")))],
+                true,
+            ));
+        }
+        server.list_ok("10", None, &[obj("ns/a", 3, "")]);
+        let running = start_with(
+            &server,
+            InitialListMode::WatchList,
+            RecordingStore::streaming(),
+        );
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        assert_eq!(
+            server.calls(),
+            [
+                watch_list(""),
+                watch_list(""),
+                watch_list(""),
+                list("0", Some(500), None),
+                watch("10")
+            ]
+        );
+        let reason = running
+            .status
+            .borrow()
+            .initial_list
+            .clone()
+            .unwrap()
+            .fallback_reason;
+        assert!(reason.unwrap().contains("3 times"));
+        running.cancel.cancel();
+    }
 }

@@ -9,7 +9,8 @@
 //! Falls back to a list where client-go does: the watch is refused (an error that is neither
 //! a retryable one nor an expired resourceVersion) or fails mid-stream. Also, where client-go
 //! would wait on: a server that ignores sendInitialEvents (a bookmark without the end marker
-//! before the state ended), and an expired resourceVersion twice in one round.
+//! before the state ended), an expired resourceVersion twice in one round, and a stream cut
+//! before its end marker three times in one round.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -28,6 +29,9 @@ use super::{InitialListMode, InitialListStatus, Reflector, ReflectorError, Refle
 
 /// Phase updates while streaming are sent every this many objects (each wakes receivers).
 const PROGRESS_EVERY: u64 = 500;
+/// Streams cut before their end marker, in one round, before the round lists instead: a
+/// state too large to stream before the connection drops would otherwise never arrive.
+const MAX_EARLY_ENDS: u32 = 3;
 
 /// A watch-list past its initial state: the stream to go on watching with.
 pub(super) struct Streamed<T> {
@@ -88,6 +92,7 @@ where
     /// is in the status).
     pub(super) async fn watch_list(&mut self) -> Result<Option<Streamed<T>>, ReflectorError> {
         let mut expired_before = false;
+        let mut early_ends = 0;
         loop {
             let resource_version = if self.resource_version_unavailable {
                 String::new()
@@ -122,6 +127,12 @@ where
                         Ok(Initial::Complete(streamed)) => return Ok(Some(streamed)),
                         Ok(Initial::Ignored(reason)) => return Ok(self.fall_back(reason)),
                         Ok(Initial::EndedEarly) => {
+                            early_ends += 1;
+                            if early_ends >= MAX_EARLY_ENDS {
+                                return Ok(self.fall_back(format!(
+                                    "the watch-list ended before its initial state {early_ends} times"
+                                )));
+                            }
                             tracing::debug!(resource = %self.resource, "watch-list ended before its initial state; retrying");
                             self.backoff.wait().await;
                             continue;
