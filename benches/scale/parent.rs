@@ -851,11 +851,12 @@ async fn measure(
 ) -> Result<(), String> {
     let synced = child.wait_for("synced", plan.sync_timeout).await?;
     result.sync_s = num(&synced, "sync_s");
-    result.first_row_s = num(&synced, "first_row_s");
     result.cpu_sync = num(&synced, "cpu");
     result.objects = num(&synced, "objects") as u64;
     let steady = child.wait_for("steady", plan.sync_timeout).await?;
     result.steady_rss = num(&steady, "rss") as u64;
+    // Set by the handler's first object, which may come just after the synced line.
+    result.first_row_s = num(&steady, "first_row_s");
     result.peak = num(&steady, "peak") as u64;
     if result.objects != result.expected {
         eprintln!(

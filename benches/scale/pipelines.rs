@@ -151,10 +151,17 @@ fn render(
             .filter(|s| s.kept_up)
             .map(|s| s.sim_rate)
             .fold(0.0f64, f64::max);
+        // Where the ladder stopped for the sim (it could write or deliver no faster, the
+        // client idle and without backlog), the client's own limit is higher.
+        let bound = r
+            .steps
+            .last()
+            .filter(|s| s.sim_bound || s.sim_saturated)
+            .map_or("", |_| " (sim-bound)");
         let ratio = wire.map_or("–".to_string(), |(w, _)| format!("{:.2}×", r.sync_s / w));
         let _ = writeln!(
             out,
-            "| {} / {} | {:.0} ms | {:.2} s | {ratio} | {:.2} s | {:.0} MiB | {:.0} writes/s |",
+            "| {} / {} | {:.0} ms | {:.2} s | {ratio} | {:.2} s | {:.0} MiB | {:.0} writes/s{bound} |",
             p.fifo,
             p.mode,
             r.first_row_s * 1e3,

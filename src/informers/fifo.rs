@@ -8,11 +8,12 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use super::delta_fifo::{DeltaFifo, DeltaType, Deltas, FifoClosed, Hasher, ReflectorStore};
+use super::delta_fifo::{DeltaFifo, DeltaType, FifoClosed, Hasher, ReflectorStore};
 use super::indexer::Indexer;
 use super::keys::{Key, KeyError};
 use super::metrics::InformerMetrics;
 use super::object::Object;
+pub use super::real_fifo::FifoItem;
 use super::real_fifo::{DEFAULT_BATCH_SIZE, RealFifo};
 
 /// Which FIFO an informer runs.
@@ -70,23 +71,6 @@ impl FromStr for FifoKind {
             other => Err(UnknownFifo(other.to_string())),
         }
     }
-}
-
-/// One item a pop hands the process loop.
-#[derive(Debug)]
-pub enum FifoItem<T> {
-    /// Deltas of one key: all those queued since the key was last popped (classic), or
-    /// exactly one (in order).
-    Deltas { key: Key, deltas: Deltas<T> },
-    /// A whole relist, to reconcile against the store (AtomicFIFO).
-    ReplacedAll {
-        resource_version: String,
-        objects: Vec<(Key, Arc<T>)>,
-    },
-    /// A resync of everything in the store (AtomicFIFO).
-    SyncAll,
-    /// The store is at this resourceVersion once what came before is applied (AtomicFIFO).
-    Bookmark { resource_version: String },
 }
 
 /// The informer's FIFO, whichever kind. Cloning is cheap and shares the queue.

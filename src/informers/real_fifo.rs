@@ -14,8 +14,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio::sync::{Notify, watch};
 
-use super::delta_fifo::{Delta, FifoClosed, Hasher, ReflectorStore};
-use super::fifo::FifoItem;
+use super::delta_fifo::{Delta, Deltas, FifoClosed, Hasher, ReflectorStore};
 use super::indexer::Indexer;
 use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key, KeyError, meta_namespace_key};
 use super::metrics::InformerMetrics;
@@ -23,6 +22,23 @@ use super::object::Object;
 
 /// client-go's default batch size for PopBatch.
 pub const DEFAULT_BATCH_SIZE: usize = 1000;
+
+/// One item a pop hands the process loop.
+#[derive(Debug)]
+pub enum FifoItem<T> {
+    /// Deltas of one key: all those queued since the key was last popped (classic), or
+    /// exactly one (in order).
+    Deltas { key: Key, deltas: Deltas<T> },
+    /// A whole relist, to reconcile against the store (AtomicFIFO).
+    ReplacedAll {
+        resource_version: String,
+        objects: Vec<(Key, Arc<T>)>,
+    },
+    /// A resync of everything in the store (AtomicFIFO).
+    SyncAll,
+    /// The store is at this resourceVersion once what came before is applied (AtomicFIFO).
+    Bookmark { resource_version: String },
+}
 
 struct RealState<T> {
     items: VecDeque<FifoItem<T>>,
