@@ -576,7 +576,12 @@ mod tests {
     /// client-go's TestRealFIFOW_ReplaceMakesDeletionsForObjectsOnlyInQueue.
     #[tokio::test]
     async fn replace_makes_deletions_for_objects_only_in_the_queue() {
-        let cases: [(&str, fn(&RealFifo<TestObj>), &[&str]); 5] = [
+        type Case = (
+            &'static str,
+            fn(&RealFifo<TestObj>),
+            &'static [&'static str],
+        );
+        let cases: [Case; 5] = [
             (
                 "added then replaced without it",
                 |f| {
