@@ -89,6 +89,7 @@ fn header_for(kind: ResourceKind, scope: &str) -> Header {
         events_per_second: 12.0,
         stale_since: None,
         undecodable: 0,
+        filter: String::new(),
     }
 }
 

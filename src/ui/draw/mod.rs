@@ -48,6 +48,8 @@ pub struct Header {
     pub stale_since: Option<SystemTime>,
     /// Items of the last list that did not decode: the table lacks them.
     pub undecodable: u64,
+    /// The filter the rows match (not what is being typed, which may not parse yet).
+    pub filter: String,
 }
 
 /// Everything one frame shows, copied out and laid out before drawing.
