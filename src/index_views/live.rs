@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use super::columns::{ColumnKind, SortKey, SortKeyBuilder, SortValue, TableRow};
+use super::columns::{ColumnKind, RowHealth, SortKey, SortKeyBuilder, SortValue, TableRow};
 use super::definitions::{IndexDefinition, IndexSource};
 use super::fuzzy::text_matches;
 use super::query::{Query, QueryError};
@@ -35,11 +35,12 @@ pub struct SortSpec {
     pub descending: bool,
 }
 
-/// One visible row: the object's key and its cells.
+/// One visible row: the object's key, its cells and how it is doing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
     pub key: Key,
     pub cells: Vec<String>,
+    pub health: RowHealth,
 }
 
 /// The rows a table shows, copied out of the view.
@@ -383,11 +384,13 @@ impl<T: TableRow> LiveView<T> {
         let mut columns: Vec<ViewColumn> = T::COLUMNS
             .iter()
             .map(|c| column(c.name.to_string(), c.kind, c.wide))
-            .chain(self.index_columns.iter().map(|c| ViewColumn {
-                empty: indexer
-                    .with_index(&c.name, |index| index.is_empty())
-                    .unwrap_or(true),
-                ..column(c.title.clone(), ColumnKind::Text, false)
+            .chain(self.index_columns.iter().map(|c| {
+                ViewColumn {
+                    empty: indexer
+                        .with_index(&c.name, |index| index.is_empty())
+                        .unwrap_or(true),
+                    ..column(c.title.clone(), ColumnKind::Text, false)
+                }
             }))
             .collect();
         if T::KIND.namespaced() {
@@ -703,6 +706,7 @@ impl<T: TableRow> LiveView<T> {
                 Some(Row {
                     key: e.key.clone(),
                     cells,
+                    health: obj.health(),
                 })
             })
             .collect();

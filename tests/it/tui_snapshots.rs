@@ -688,3 +688,54 @@ fn stale_rows_are_dimmed_and_the_header_says_since_when() {
         "watching again: nothing dimmed"
     );
 }
+
+/// Rows are coloured by health: a crashing pod red, a pending one yellow, a running one
+/// plain; with no colour, none.
+#[test]
+fn rows_are_coloured_by_health() {
+    let pod = |name: &str, phase: &str, waiting: Option<&str>| {
+        let state = waiting.map_or_else(
+            || r#"{"running":{}}"#.to_string(),
+            |reason| format!(r#"{{"waiting":{{"reason":"{reason}"}}}}"#),
+        );
+        format!(
+            r#"{{"metadata":{{"name":"{name}","namespace":"shop","creationTimestamp":"2026-01-01T00:00:00Z"}},
+                "spec":{{"containers":[{{"name":"c","image":"i"}}]}},
+                "status":{{"phase":"{phase}","containerStatuses":[{{"name":"c","ready":{ready},
+                "restartCount":0,"state":{state}}}]}}}}"#,
+            ready = waiting.is_none()
+        )
+    };
+    let view = view_of(store_of::<Pod>([
+        pod("a-crashing", "Running", Some("CrashLoopBackOff")),
+        pod("b-creating", "Pending", Some("ContainerCreating")),
+        pod("c-running", "Running", None),
+    ]));
+    let mut state = UiState::new(false);
+    // The selection is drawn reversed: select the row not checked.
+    view.lock().select_position(2);
+    let terminal = draw_frame(&view, &mut state, &header(), true, 100, 10, true);
+    let buffer = terminal.backend().buffer();
+    let fg_of = |name: &str| {
+        let y = (0..buffer.area.height)
+            .find(|&y| {
+                (0..buffer.area.width)
+                    .map(|x| buffer[(x, y)].symbol())
+                    .collect::<String>()
+                    .contains(name)
+            })
+            .unwrap_or_else(|| panic!("{name} on screen"));
+        buffer[(0, y)].fg
+    };
+    assert_eq!(fg_of("a-crashing"), Color::Red);
+    assert_eq!(fg_of("b-creating"), Color::Yellow);
+    let terminal = draw_frame(&view, &mut state, &header(), true, 100, 10, false);
+    assert!(
+        terminal
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .all(|c| c.fg == Color::Reset)
+    );
+}

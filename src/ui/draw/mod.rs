@@ -148,6 +148,19 @@ impl Theme {
         self.fg(Color::Red).add_modifier(Modifier::BOLD)
     }
 
+    /// A row's colour by its health; standard ANSI colours, which dark and light terminal
+    /// themes both map to readable shades.
+    fn health(self, health: crate::index_views::columns::RowHealth) -> Style {
+        use crate::index_views::columns::RowHealth;
+        match health {
+            RowHealth::Normal => Style::default(),
+            RowHealth::Failing => self.fg(Color::Red),
+            RowHealth::Pending => self.fg(Color::Yellow),
+            RowHealth::Terminating => self.fg(Color::Magenta),
+            RowHealth::Completed => self.dim(),
+        }
+    }
+
     /// Rows that are not current: dimmed, with colour or without.
     fn stale(self) -> Style {
         self.dim().add_modifier(Modifier::DIM)

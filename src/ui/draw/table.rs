@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::{Screen, Theme};
+use crate::index_views::columns::RowHealth;
 use crate::ui::table_pane::shown;
 
 /// Columns are not narrowed below this many characters.
@@ -86,15 +87,19 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     fit(&mut widths, usize::from(area.width), keep);
     let selected = screen.window.selected;
     let stale = screen.header.stale_since.is_some();
+    let health: Vec<RowHealth> = screen.window.rows.iter().map(|r| r.health).collect();
     let table_rows = rows.into_iter().enumerate().map(|(i, cells)| {
         let row = Row::new(cells.into_iter().map(|c| Cell::from(c.to_string())));
-        let style = match (stale, selected == Some(screen.window.offset + i)) {
-            (false, false) => return row,
-            (false, true) => theme.selected(),
-            (true, false) => theme.stale(),
-            (true, true) => theme.stale().patch(theme.selected()),
+        let style = if stale {
+            theme.stale()
+        } else {
+            theme.health(health[i])
         };
-        row.style(style)
+        if selected == Some(screen.window.offset + i) {
+            row.style(style.patch(theme.selected()))
+        } else {
+            row.style(style)
+        }
     });
     let constraints = widths
         .iter()
