@@ -65,6 +65,8 @@ pub struct ViewColumn {
     /// The NAMESPACE column of a namespaced kind: last in the cells, but drawn first and
     /// only when the view spans namespaces, as kubectl does.
     pub namespace: bool,
+    /// A label or annotation index's column, after the kind's own.
+    pub index: bool,
     /// An index column whose index has no value on any object of the store (an `app`
     /// label index on nodes): a column of `<none>` that tables leave out.
     pub empty: bool,
@@ -378,6 +380,7 @@ impl<T: TableRow> LiveView<T> {
             kind,
             wide,
             namespace: false,
+            index: false,
             empty: false,
         };
         let indexer = self.registry.indexer();
@@ -386,6 +389,7 @@ impl<T: TableRow> LiveView<T> {
             .map(|c| column(c.name.to_string(), c.kind, c.wide))
             .chain(self.index_columns.iter().map(|c| {
                 ViewColumn {
+                    index: true,
                     empty: indexer
                         .with_index(&c.name, |index| index.is_empty())
                         .unwrap_or(true),

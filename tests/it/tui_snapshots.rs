@@ -739,3 +739,46 @@ fn rows_are_coloured_by_health() {
             .all(|c| c.fg == Color::Reset)
     );
 }
+
+/// At 80x24 with long names, NAME gives way with an ellipsis: STATUS and RESTARTS stay
+/// whole ("CrashLoopBackOff", "6 (5d ago)").
+#[test]
+fn long_names_give_way_to_status_at_80x24() {
+    let pod = |name: &str, waiting: Option<&str>, restarts: u32| {
+        let state = waiting.map_or_else(
+            || r#"{"running":{}}"#.to_string(),
+            |reason| format!(r#"{{"waiting":{{"reason":"{reason}"}}}}"#),
+        );
+        format!(
+            r#"{{"metadata":{{"name":"{name}","namespace":"payments-production",
+                "creationTimestamp":"2025-12-20T00:00:00Z","labels":{{"app":"payments-gateway-api"}}}},
+                "spec":{{"containers":[{{"name":"c","image":"i"}}]}},
+                "status":{{"phase":"Running","containerStatuses":[{{"name":"c","ready":{ready},
+                "restartCount":{restarts},"state":{state},
+                "lastState":{{"terminated":{{"exitCode":1,"finishedAt":"2025-12-27T00:00:00Z"}}}}}}]}}}}"#,
+            ready = waiting.is_none()
+        )
+    };
+    let view = view_of(store_of::<Pod>([
+        pod(
+            "payments-gateway-api-7f9c8d6b5-x2x9q",
+            Some("CrashLoopBackOff"),
+            6,
+        ),
+        pod("payments-gateway-api-7f9c8d6b5-zr4kp", None, 0),
+        pod(
+            "payments-gateway-api-7f9c8d6b5-mm2lq",
+            Some("ImagePullBackOff"),
+            0,
+        ),
+    ]));
+    let mut state = UiState::new(true);
+    let text = render_kind(&view, &mut state, &header(), 80, 24);
+    assert!(text.contains("CrashLoopBackOff"), "{text}");
+    assert!(text.contains("6 (5d ago)"), "{text}");
+    assert!(
+        text.contains("…d6b5-x2x9q"),
+        "the end of a name stays: {text}"
+    );
+    insta::assert_snapshot!(text);
+}
