@@ -15,10 +15,12 @@
 mod admin;
 mod churn;
 pub mod cli;
+mod companions;
 mod config;
 mod faults;
 mod gc;
 mod http;
+mod kinds;
 mod kubeconfig;
 mod manifests;
 mod object;

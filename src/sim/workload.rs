@@ -5,6 +5,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
+use super::companions::{self, AppSummary, Companion, PodSummary};
 use super::manifests::{self, AppSpec, NodeSpec, PodFactory, PodState};
 use super::object::StoredObject;
 use super::resources::Resource;
@@ -194,17 +195,19 @@ pub fn generate(spec: &WorkloadSpec, first_rv: u64) -> Result<Vec<Generated>, se
     let plans = plan_apps(spec, &namespaces, &mut rng, rv);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = plans.len().div_ceil(threads).max(1);
-    let built: Vec<Result<Vec<Generated>, serde_json::Error>> = std::thread::scope(|s| {
+    type Built = (Vec<Generated>, Vec<AppSummary>);
+    let built: Vec<Result<Built, serde_json::Error>> = std::thread::scope(|s| {
         let workers: Vec<_> = plans
             .chunks(chunk)
             .map(|part| {
                 let nodes = &nodes;
                 s.spawn(move || {
                     let mut objects = Vec::new();
+                    let mut apps = Vec::with_capacity(part.len());
                     for plan in part {
-                        build_app(plan, nodes, &mut objects)?;
+                        apps.push(build_app(plan, nodes, &mut objects)?);
                     }
-                    Ok(objects)
+                    Ok((objects, apps))
                 })
             })
             .collect();
@@ -216,12 +219,102 @@ pub fn generate(spec: &WorkloadSpec, first_rv: u64) -> Result<Vec<Generated>, se
             })
             .collect()
     });
+    let mut apps = Vec::with_capacity(plans.len());
     for part in built {
-        out.extend(part?);
+        let (objects, summaries) = part?;
+        out.extend(objects);
+        apps.extend(summaries);
     }
     let next_rv = out.last().map_or(first_rv, |g| g.rv + 1);
     secrets(spec, &namespaces, next_rv, &mut out)?;
+    let node_names: Vec<String> = nodes.into_iter().map(|n| n.name).collect();
+    add_companions(spec, &namespaces, &node_names, &apps, threads, &mut out)?;
     Ok(out)
+}
+
+/// The objects around the workloads (see [`companions`]), after everything else and from
+/// their own random streams, so the rest of the cluster is as it was without them. Built
+/// and encoded on every core, numbered in order.
+fn add_companions(
+    spec: &WorkloadSpec,
+    namespaces: &[String],
+    nodes: &[String],
+    apps: &[AppSummary],
+    threads: usize,
+    out: &mut Vec<Generated>,
+) -> Result<(), serde_json::Error> {
+    let all: Vec<&str> = SYSTEM_NAMESPACES
+        .iter()
+        .copied()
+        .chain(namespaces.iter().map(String::as_str))
+        .collect();
+    let mut groups: Vec<Vec<Companion>> = vec![companions::for_cluster(
+        &all,
+        nodes,
+        spec.seed,
+        spec.birth - 90 * 86_400,
+    )];
+    for (i, ns) in namespaces.iter().enumerate() {
+        let team = ns.split('-').next().unwrap_or("platform");
+        groups.push(companions::for_namespace(
+            ns,
+            team,
+            spec.seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            spec.birth - 30 * 86_400 + i as i64 * 97,
+        ));
+    }
+    let chunk = apps.len().div_ceil(threads).max(1);
+    let per_app: Vec<Vec<Companion>> = std::thread::scope(|s| {
+        let workers: Vec<_> = apps
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, part)| {
+                s.spawn(move || {
+                    part.iter()
+                        .enumerate()
+                        .flat_map(|(i, app)| companions::for_app(app, 20 + (c * chunk + i) as u64))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    groups.extend(per_app);
+    let mut rv = out.last().map_or(1, |g| g.rv + 1);
+    let mut starts = Vec::with_capacity(groups.len());
+    for group in &groups {
+        starts.push(rv);
+        rv += group.len() as u64;
+    }
+    let encoded: Vec<Result<Vec<Generated>, serde_json::Error>> = std::thread::scope(|s| {
+        let workers: Vec<_> = groups
+            .into_iter()
+            .zip(starts)
+            .map(|(group, start)| {
+                s.spawn(move || {
+                    group
+                        .into_iter()
+                        .zip(start..)
+                        .map(|(c, rv)| encode(c.resource, c.key, rv, c.value))
+                        .collect()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(serde::de::Error::custom("generator thread panicked")))
+            })
+            .collect()
+    });
+    for part in encoded {
+        out.extend(part?);
+    }
+    Ok(())
 }
 
 /// A service-account token Secret in every namespace; an application namespace also gets
@@ -373,12 +466,13 @@ fn plan_apps(
     plans
 }
 
-/// Builds one application's Deployment, ReplicaSets and pods.
+/// Builds one application's Deployment, ReplicaSets and pods; returns what its
+/// companions need to know of it.
 fn build_app(
     plan: &AppPlan,
     nodes: &[NodeSlot],
     out: &mut Vec<Generated>,
-) -> Result<(), serde_json::Error> {
+) -> Result<AppSummary, serde_json::Error> {
     let mut rng = StdRng::seed_from_u64(plan.seed);
     let mut rv = plan.first_rv;
     let mut next_rv = || {
@@ -454,6 +548,18 @@ fn build_app(
         deployment,
     )?);
     out.push(encode(Resource::ReplicaSets, rs_key(&rs), next_rv(), rs)?);
+    let mut summary = AppSummary {
+        namespace: plan.namespace.clone(),
+        name: plan.name.clone(),
+        team: plan.team.clone(),
+        tier: plan.tier,
+        replicas: plan.replicas,
+        created: created_secs,
+        deployment_uid: uid.clone(),
+        replicaset: rs_name.clone(),
+        seed: plan.seed,
+        pods: Vec::with_capacity(plan.replicas),
+    };
     for i in 0..plan.replicas {
         let pod_name = format!("{rs_name}-{}", manifests::safe_suffix(&mut rng, 5));
         let node = &nodes[rng.random_range(0..nodes.len())];
@@ -469,16 +575,22 @@ fn build_app(
         };
         let pod_uid = manifests::uid(&mut rng);
         let created = created_secs + 3_600 + rng.random_range(0..600);
+        let ip = pod_ip(plan.first_pod + i as u64);
         let pod = factory.pod(
-            &mut rng,
-            &pod_name,
-            &pod_uid,
-            &node.name,
-            &node.ip,
-            &pod_ip(plan.first_pod + i as u64),
-            created,
-            state,
+            &mut rng, &pod_name, &pod_uid, &node.name, &node.ip, &ip, created, state,
         );
+        summary.pods.push(PodSummary {
+            name: pod_name.clone(),
+            uid: pod_uid,
+            node: node.name.clone(),
+            ip,
+            ready: state == PodState::Running,
+            problem: match state {
+                PodState::Pending => Some("Pending"),
+                PodState::CrashLoop { .. } => Some("CrashLoopBackOff"),
+                _ => None,
+            },
+        });
         out.push(encode(
             Resource::Pods,
             format!("{ns}/{pod_name}"),
@@ -486,7 +598,7 @@ fn build_app(
             pod,
         )?);
     }
-    Ok(())
+    Ok(summary)
 }
 
 /// The release before `version` (`1.4.2` → `1.4.1`, `1.4.0` → `1.3.9`, `1.0.0` → `0.9.9`).

@@ -78,7 +78,7 @@ pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str)
             value["metadata"]["generation"] = json!(1);
             value["status"] = json!({});
         }
-        Resource::Secrets | Resource::Nodes => {}
+        _ => {}
     }
     normalize(resource, value);
 }

@@ -163,7 +163,7 @@ pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<
                 ));
             }
         }
-        Resource::Namespaces | Resource::Nodes => {}
+        _ => {}
     }
     Ok(())
 }
