@@ -13,6 +13,7 @@ mod secrets;
 mod sim_clusters;
 mod sim_errors;
 mod sim_fidelity;
+mod sim_kinds;
 mod sim_kubectl;
 mod sim_protocol;
 mod sim_writes;
