@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::Shared;
+use super::churn_kinds;
 use super::gc::delete_cascading;
 use super::manifests::{self, PodFactory, PodState};
 use super::object::{SelectableFields, StoredObject};
@@ -107,6 +108,12 @@ enum Op {
         replicas: u64,
     },
     Cordon(String, bool),
+    /// The endpoints controllers catch up with the pods of app `.1` in namespace `.0`.
+    SyncEndpoints(String, String),
+    /// A node's kubelet renews its Lease.
+    RenewLease(String),
+    /// The kubelet records a BackOff Event for crashing pod `.0`.
+    BackOff(String),
 }
 
 pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Duration>) {
@@ -213,6 +220,10 @@ impl Churn {
         self.refresh(txn);
         if self.deployments.is_empty() {
             return;
+        }
+        if !self.nodes.is_empty() && self.rng.random_bool(0.125) {
+            let node = self.nodes[self.rng.random_range(0..self.nodes.len())].to_string();
+            self.plan.push_back(Op::RenewLease(node));
         }
         let deployment = self.deployments[self.rng.random_range(0..self.deployments.len())].clone();
         let roll: f64 = self.rng.random();
@@ -405,8 +416,31 @@ impl Churn {
         self.plan.push_back(Op::Cordon(node.to_string(), false));
     }
 
-    /// Performs one write; `false` when its target is gone (nothing written).
+    /// Performs one write; `false` when its target is gone (nothing written). A change to
+    /// a pod is followed (later in the plan) by its app's Endpoints catching up.
     fn perform(&mut self, txn: &mut Txn<'_>, op: Op) -> bool {
+        let pod = match &op {
+            Op::CreatePod(p) | Op::MarkRunning(p) => Some(format!("{}/{}", p.namespace, p.name)),
+            Op::DeletePod(key) | Op::Crash(key) | Op::Recover(key) => Some(key.clone()),
+            _ => None,
+        };
+        let app_before = pod.as_deref().and_then(|key| churn_kinds::app_of(txn, key));
+        let crashed = matches!(op, Op::Crash(_)).then(|| pod.clone()).flatten();
+        let done = self.perform_one(txn, op);
+        if done && let Some(key) = pod {
+            let app = app_before.or_else(|| churn_kinds::app_of(txn, &key));
+            if let (Some(app), Some((namespace, _))) = (app, key.split_once('/')) {
+                self.plan
+                    .push_back(Op::SyncEndpoints(namespace.to_string(), app));
+            }
+            if let Some(crashed) = crashed {
+                self.plan.push_back(Op::BackOff(crashed));
+            }
+        }
+        done
+    }
+
+    fn perform_one(&mut self, txn: &mut Txn<'_>, op: Op) -> bool {
         match op {
             Op::CreatePod(pod) => {
                 put_pod(txn, &mut self.pods, &pod, PodState::Pending, &mut self.rng)
@@ -451,6 +485,9 @@ impl Churn {
                 }
                 modify(txn, Resource::Nodes, &node, |n| cordon(n, on))
             }
+            Op::SyncEndpoints(namespace, app) => churn_kinds::sync_endpoints(txn, &namespace, &app),
+            Op::RenewLease(node) => churn_kinds::renew_node_lease(txn, &node),
+            Op::BackOff(key) => churn_kinds::record_back_off(txn, &key),
         }
     }
 }

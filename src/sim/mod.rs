@@ -14,6 +14,7 @@
 
 mod admin;
 mod churn;
+mod churn_kinds;
 pub mod cli;
 mod companions;
 mod config;
