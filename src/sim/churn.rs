@@ -114,6 +114,8 @@ enum Op {
     RenewLease(String),
     /// The kubelet records a BackOff Event for crashing pod `.0`.
     BackOff(String),
+    /// The widget controller flips the Ready condition of the widget picked by `.0`.
+    FlipWidget(usize),
 }
 
 pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Duration>) {
@@ -224,6 +226,10 @@ impl Churn {
         if !self.nodes.is_empty() && self.rng.random_bool(0.125) {
             let node = self.nodes[self.rng.random_range(0..self.nodes.len())].to_string();
             self.plan.push_back(Op::RenewLease(node));
+        }
+        if self.rng.random_bool(0.05) {
+            let pick = self.rng.random_range(0..usize::MAX);
+            self.plan.push_back(Op::FlipWidget(pick));
         }
         let deployment = self.deployments[self.rng.random_range(0..self.deployments.len())].clone();
         let roll: f64 = self.rng.random();
@@ -488,6 +494,7 @@ impl Churn {
             Op::SyncEndpoints(namespace, app) => churn_kinds::sync_endpoints(txn, &namespace, &app),
             Op::RenewLease(node) => churn_kinds::renew_node_lease(txn, &node),
             Op::BackOff(key) => churn_kinds::record_back_off(txn, &key),
+            Op::FlipWidget(pick) => churn_kinds::flip_widget(txn, pick),
         }
     }
 }

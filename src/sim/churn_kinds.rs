@@ -130,6 +130,31 @@ pub(crate) fn sync_endpoints(txn: &mut Txn<'_>, namespace: &str, app: &str) -> b
     wrote
 }
 
+/// A Widget's controller flips its Ready condition (and phase): the demo custom
+/// resource's status moving. `false` if the cluster has no widgets.
+pub(crate) fn flip_widget(txn: &mut Txn<'_>, pick: usize) -> bool {
+    let Some(widgets) = txn
+        .custom_resources()
+        .iter()
+        .copied()
+        .find(|r| r.plural() == "widgets" && r.group() == "example.com")
+    else {
+        return false;
+    };
+    let keys = txn.find(widgets, |_, _| true);
+    let Some(key) = keys.get(pick % keys.len().max(1)) else {
+        return false;
+    };
+    matches!(
+        txn.modify_member(widgets, key, "status", |status| {
+            let ready = status["conditions"][0]["status"] == "True";
+            let at = manifests::timestamp(manifests::now_seconds());
+            *status = crate::sim::crd::widget_status(!ready, &at);
+        }),
+        Ok(Some(_))
+    )
+}
+
 /// The kubelet of `node` renews its Lease; `false` if the node has none.
 pub(crate) fn renew_node_lease(txn: &mut Txn<'_>, node: &str) -> bool {
     let key = format!("kube-node-lease/{node}");

@@ -167,6 +167,8 @@ pub enum ReadAt {
 }
 
 struct State {
+    /// The store's [`Store::instance`], for writes that register custom resources.
+    instance: u64,
     rv: u64,
     epoch: u64,
     compacted: u64,
@@ -271,9 +273,11 @@ pub struct Store {
 impl Store {
     pub fn new(history_limit: usize) -> Self {
         let (changes, _) = watch::channel(Position { epoch: 0, rv: 0 });
+        let instance = INSTANCES.fetch_add(1, Ordering::Relaxed);
         Self {
-            instance: INSTANCES.fetch_add(1, Ordering::Relaxed),
+            instance,
             state: RwLock::new(State {
+                instance,
                 rv: 0,
                 epoch: 0,
                 compacted: 0,
@@ -498,6 +502,11 @@ pub struct Txn<'a> {
 impl Txn<'_> {
     pub fn get(&self, resource: Resource, key: &str) -> Option<Arc<StoredObject>> {
         self.state.table(resource)?.latest(key)
+    }
+
+    /// The [`Store::instance`] of the store written to.
+    pub fn cluster(&self) -> u64 {
+        self.state.instance
     }
 
     /// The custom resources served now.
