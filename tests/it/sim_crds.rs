@@ -415,3 +415,72 @@ async fn python_client_watches_a_custom_resource() {
         "{out}"
     );
 }
+
+#[tokio::test]
+async fn deleting_a_crd_deletes_its_objects_for_watchers() {
+    use futures::{StreamExt, TryStreamExt};
+    use kube::api::{
+        Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, WatchEvent,
+        WatchParams,
+    };
+    let sim = kscope::sim::Sim::start(kscope::sim::SimConfig::with_size(40, 3, 2))
+        .await
+        .expect("sim starts");
+    let client = sim.client().await.expect("client");
+    let widgets = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("example.com", "v1", "Widget"),
+        "widgets",
+    );
+    let api: Api<DynamicObject> = Api::all_with(client.clone(), &widgets);
+    let list = api
+        .list(&ListParams::default())
+        .await
+        .expect("list widgets");
+    let before = list.items.len();
+    assert!(before > 0);
+    let rv = list.metadata.resource_version.expect("list rv");
+    let mut events = api
+        .watch(&WatchParams::default().timeout(30), &rv)
+        .await
+        .expect("watch widgets")
+        .boxed();
+    let crds = ApiResource::from_gvk_with_plural(
+        &GroupVersionKind::gvk("apiextensions.k8s.io", "v1", "CustomResourceDefinition"),
+        "customresourcedefinitions",
+    );
+    let definitions: Api<DynamicObject> = Api::all_with(client.clone(), &crds);
+    definitions
+        .delete("widgets.example.com", &DeleteParams::default())
+        .await
+        .expect("delete the CRD");
+    let mut deleted = 0;
+    let collect = async {
+        while let Some(event) = events.try_next().await.expect("watch event") {
+            match event {
+                WatchEvent::Deleted(_) => deleted += 1,
+                WatchEvent::Modified(_) => {}
+                other => panic!("unexpected {other:?}"),
+            }
+            if deleted == before {
+                break;
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), collect)
+        .await
+        .expect("every widget's DELETED arrives");
+    assert_eq!(deleted, before);
+    assert!(
+        definitions
+            .get_opt("widgets.example.com")
+            .await
+            .expect("get")
+            .is_none()
+    );
+    let gone = api.list(&ListParams::default()).await;
+    assert!(
+        matches!(&gone, Err(kube::Error::Api(s)) if s.code == 404),
+        "{gone:?}"
+    );
+    sim.shutdown().await;
+}
