@@ -489,8 +489,8 @@ mod tests {
         assert_eq!(
             rendered,
             [
-                "spec.size: Unsupported value: \"huge\": supported values: \"small\", \"medium\", \"large\"",
                 "spec.replicas: Invalid value: 20: spec.replicas in body should be less than or equal to 10",
+                "spec.size: Unsupported value: \"huge\": supported values: \"small\", \"medium\", \"large\"",
                 "spec.tags: Too many: 3: must have at most 2 items",
             ]
         );
