@@ -33,6 +33,8 @@ pub struct ChurnSettings {
 
 /// Pod IPs for churned pods start here, clear of the generated ones.
 const CHURN_IP_BASE: u64 = 2_000_000;
+/// Mixed into the churn seed for the follow-up writes' random stream.
+const SIDE_STREAM: u64 = 0x51de_51de_51de_51de;
 /// A drain evicts at most this many pods, so one drain does not monopolise the churn.
 const MAX_DRAINED_PODS: usize = 100;
 /// The longest a single wake-up may write, so a high rate never starves readers.
@@ -108,19 +110,12 @@ enum Op {
         replicas: u64,
     },
     Cordon(String, bool),
-    /// The endpoints controllers catch up with the pods of app `.1` in namespace `.0`.
-    SyncEndpoints(String, String),
-    /// A node's kubelet renews its Lease.
-    RenewLease(String),
-    /// The kubelet records a BackOff Event for crashing pod `.0`.
-    BackOff(String),
-    /// The widget controller flips the Ready condition of the widget picked by `.0`.
-    FlipWidget(usize),
 }
 
 pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Duration>) {
     let mut churn = Churn {
         rng: StdRng::seed_from_u64(seed),
+        side: StdRng::seed_from_u64(seed ^ SIDE_STREAM),
         plan: VecDeque::new(),
         deployments: Vec::new(),
         nodes: Vec::new(),
@@ -179,6 +174,8 @@ pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Durati
 
 struct Churn {
     rng: StdRng,
+    /// The follow-up writes' own stream (see [`Churn::perform`]).
+    side: StdRng,
     plan: VecDeque<Op>,
     deployments: Vec<Key>,
     nodes: Vec<Key>,
@@ -203,8 +200,10 @@ impl Churn {
                 self.plan_action(txn);
                 continue;
             };
+            // Every store write counts, the follow-ups' too, so the rate is the store's.
+            let before = txn.next_resource_version();
             if self.perform(txn, op) {
-                done += 1;
+                done += (txn.next_resource_version() - before).max(1) as usize;
             }
         }
     }
@@ -222,14 +221,6 @@ impl Churn {
         self.refresh(txn);
         if self.deployments.is_empty() {
             return;
-        }
-        if !self.nodes.is_empty() && self.rng.random_bool(0.125) {
-            let node = self.nodes[self.rng.random_range(0..self.nodes.len())].to_string();
-            self.plan.push_back(Op::RenewLease(node));
-        }
-        if self.rng.random_bool(0.05) {
-            let pick = self.rng.random_range(0..usize::MAX);
-            self.plan.push_back(Op::FlipWidget(pick));
         }
         let deployment = self.deployments[self.rng.random_range(0..self.deployments.len())].clone();
         let roll: f64 = self.rng.random();
@@ -422,8 +413,12 @@ impl Churn {
         self.plan.push_back(Op::Cordon(node.to_string(), false));
     }
 
-    /// Performs one write; `false` when its target is gone (nothing written). A change to
-    /// a pod is followed (later in the plan) by its app's Endpoints catching up.
+    /// Performs one change; `false` when its target is gone (nothing written). A change
+    /// to a pod is followed at once by what other controllers make of it (its app's
+    /// Endpoints and EndpointSlice, a BackOff Event), and now and then a node Lease is
+    /// renewed or a Widget's status moves. Those follow-up writes count in the churn rate
+    /// but draw on their own random stream, so the pods' changes are the same sequence as
+    /// without them.
     fn perform(&mut self, txn: &mut Txn<'_>, op: Op) -> bool {
         let pod = match &op {
             Op::CreatePod(p) | Op::MarkRunning(p) => Some(format!("{}/{}", p.namespace, p.name)),
@@ -436,11 +431,19 @@ impl Churn {
         if done && let Some(key) = pod {
             let app = app_before.or_else(|| churn_kinds::app_of(txn, &key));
             if let (Some(app), Some((namespace, _))) = (app, key.split_once('/')) {
-                self.plan
-                    .push_back(Op::SyncEndpoints(namespace.to_string(), app));
+                churn_kinds::sync_endpoints(txn, namespace, &app);
             }
             if let Some(crashed) = crashed {
-                self.plan.push_back(Op::BackOff(crashed));
+                churn_kinds::record_back_off(txn, &crashed);
+            }
+        }
+        if done {
+            if !self.nodes.is_empty() && self.side.random_bool(0.125) {
+                let node = &self.nodes[self.side.random_range(0..self.nodes.len())];
+                churn_kinds::renew_node_lease(txn, node);
+            }
+            if self.side.random_bool(0.05) {
+                churn_kinds::flip_widget(txn, self.side.random_range(0..usize::MAX));
             }
         }
         done
@@ -491,10 +494,6 @@ impl Churn {
                 }
                 modify(txn, Resource::Nodes, &node, |n| cordon(n, on))
             }
-            Op::SyncEndpoints(namespace, app) => churn_kinds::sync_endpoints(txn, &namespace, &app),
-            Op::RenewLease(node) => churn_kinds::renew_node_lease(txn, &node),
-            Op::BackOff(key) => churn_kinds::record_back_off(txn, &key),
-            Op::FlipWidget(pick) => churn_kinds::flip_widget(txn, pick),
         }
     }
 }

@@ -2,37 +2,7 @@
 //! discovery, their Table columns as kubectl prints them (pkg/printers), and the field
 //! selectors the real server supports for each beyond `metadata.name`/`metadata.namespace`.
 
-use super::resources::{Column, Descriptor, Resource, SelectableField};
-
-/// Handles of the built-in kinds, each the index of its descriptor in [`BUILT_IN`].
-#[allow(non_upper_case_globals)]
-impl Resource {
-    pub const Namespaces: Resource = Resource::at(0);
-    pub const Nodes: Resource = Resource::at(1);
-    pub const Pods: Resource = Resource::at(2);
-    pub const Deployments: Resource = Resource::at(3);
-    pub const ReplicaSets: Resource = Resource::at(4);
-    pub const Secrets: Resource = Resource::at(5);
-    pub const Services: Resource = Resource::at(6);
-    pub const Endpoints: Resource = Resource::at(7);
-    pub const ConfigMaps: Resource = Resource::at(8);
-    pub const Events: Resource = Resource::at(9);
-    pub const ServiceAccounts: Resource = Resource::at(10);
-    pub const PersistentVolumeClaims: Resource = Resource::at(11);
-    pub const PersistentVolumes: Resource = Resource::at(12);
-    pub const EndpointSlices: Resource = Resource::at(13);
-    pub const StatefulSets: Resource = Resource::at(14);
-    pub const DaemonSets: Resource = Resource::at(15);
-    pub const ControllerRevisions: Resource = Resource::at(16);
-    pub const Jobs: Resource = Resource::at(17);
-    pub const CronJobs: Resource = Resource::at(18);
-    pub const Leases: Resource = Resource::at(19);
-    pub const EventsV1: Resource = Resource::at(20);
-    pub const Ingresses: Resource = Resource::at(21);
-    pub const PodDisruptionBudgets: Resource = Resource::at(22);
-    pub const HorizontalPodAutoscalers: Resource = Resource::at(23);
-    pub const CustomResourceDefinitions: Resource = Resource::at(24);
-}
+use super::descriptor::{Column, Descriptor, SelectableField};
 
 const NAMESPACES_COLUMNS: &[Column] = &[
     Column::new("Name", "string", "Name must be unique within a namespace."),
@@ -1119,6 +1089,7 @@ pub static BUILT_IN: [Descriptor; COUNT] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::resources::Resource;
 
     #[test]
     fn handles_name_their_descriptors() {

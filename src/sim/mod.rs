@@ -19,6 +19,7 @@ pub mod cli;
 mod companions;
 mod config;
 mod crd;
+mod descriptor;
 mod faults;
 mod gc;
 mod http;

@@ -10,120 +10,14 @@ use std::collections::HashMap;
 use std::sync::LazyLock;
 
 use parking_lot::RwLock;
-use serde_json::Value;
 
+pub use super::descriptor::{Column, CustomSchema, Descriptor, VERBS};
 use super::kinds::{BUILT_IN, COUNT};
 
 /// One served resource type: an index into the built-in descriptors, or past them into
 /// the registered custom ones. Equal handles name the same storage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Resource(u16);
-
-/// A Table column as the server prints it. Built-in kinds compute their cells in code;
-/// a custom resource's come from its `jsonPath`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Column {
-    pub name: &'static str,
-    /// `string`, `integer`, `number`, `boolean` or `date`.
-    pub type_: &'static str,
-    pub format: &'static str,
-    pub priority: u8,
-    pub description: &'static str,
-    /// For a custom resource's printer column: the JSONPath its cell is read from.
-    pub json_path: &'static str,
-}
-
-impl Column {
-    /// A built-in column of priority 0 (always shown).
-    pub const fn new(name: &'static str, type_: &'static str, description: &'static str) -> Self {
-        let format = if matches!(name.as_bytes(), b"Name") {
-            "name"
-        } else {
-            ""
-        };
-        Self {
-            name,
-            type_,
-            format,
-            priority: 0,
-            description,
-            json_path: "",
-        }
-    }
-
-    /// The same column shown only by `-o wide`.
-    pub const fn wide(self) -> Self {
-        Self {
-            priority: 1,
-            ..self
-        }
-    }
-}
-
-/// A field a field selector may name beyond `metadata.name`/`metadata.namespace`: its
-/// label, where it is in the object, and what an absent value compares as.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SelectableField {
-    pub label: &'static str,
-    pub path: &'static [&'static str],
-    pub missing: &'static str,
-}
-
-impl SelectableField {
-    pub const fn new(label: &'static str, path: &'static [&'static str]) -> Self {
-        Self {
-            label,
-            path,
-            missing: "",
-        }
-    }
-}
-
-/// What a custom resource's CustomResourceDefinition says about its objects' content.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CustomSchema {
-    /// `metadata.name` of the CRD (`plural.group`).
-    pub definition: &'static str,
-    /// The served version's `openAPIV3Schema`, structural (validated when registered).
-    pub schema: Value,
-}
-
-/// Everything the server needs to know about one resource type.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Descriptor {
-    /// API group: "" for core.
-    pub group: &'static str,
-    pub version: &'static str,
-    /// `group/version`, or the version alone for core.
-    pub api_version: &'static str,
-    pub plural: &'static str,
-    pub singular: &'static str,
-    pub kind: &'static str,
-    pub list_kind: &'static str,
-    pub short_names: &'static [&'static str],
-    pub categories: &'static [&'static str],
-    pub namespaced: bool,
-    /// Whether it has a `/status` subresource.
-    pub status: bool,
-    /// Whether it has a `/scale` subresource (autoscaling/v1 Scale).
-    pub scale: bool,
-    pub columns: &'static [Column],
-    pub fields: &'static [SelectableField],
-    /// Set for custom resources.
-    pub custom: Option<&'static CustomSchema>,
-}
-
-/// The verbs every served resource allows.
-pub const VERBS: [&str; 8] = [
-    "create",
-    "delete",
-    "deletecollection",
-    "get",
-    "list",
-    "patch",
-    "update",
-    "watch",
-];
 
 /// At most this many custom descriptors are ever made in one process: each registration
 /// or change of a CRD's names, columns or schema makes one, and they live as long as the
@@ -160,11 +54,6 @@ impl Resource {
         }
         all
     };
-
-    /// The handle of built-in descriptor `i` (see [`super::kinds`]).
-    pub(super) const fn at(i: u16) -> Resource {
-        Resource(i)
-    }
 
     /// Position in per-resource tables.
     pub fn index(self) -> usize {
@@ -294,6 +183,36 @@ pub fn leak_str(s: &str) -> &'static str {
 pub fn leak_strs(items: &[String]) -> &'static [&'static str] {
     let strs: Vec<&'static str> = items.iter().map(|s| leak_str(s)).collect();
     Box::leak(strs.into_boxed_slice())
+}
+
+/// Handles of the built-in kinds, each the index of its descriptor in [`BUILT_IN`].
+#[allow(non_upper_case_globals)]
+impl Resource {
+    pub const Namespaces: Resource = Resource(0);
+    pub const Nodes: Resource = Resource(1);
+    pub const Pods: Resource = Resource(2);
+    pub const Deployments: Resource = Resource(3);
+    pub const ReplicaSets: Resource = Resource(4);
+    pub const Secrets: Resource = Resource(5);
+    pub const Services: Resource = Resource(6);
+    pub const Endpoints: Resource = Resource(7);
+    pub const ConfigMaps: Resource = Resource(8);
+    pub const Events: Resource = Resource(9);
+    pub const ServiceAccounts: Resource = Resource(10);
+    pub const PersistentVolumeClaims: Resource = Resource(11);
+    pub const PersistentVolumes: Resource = Resource(12);
+    pub const EndpointSlices: Resource = Resource(13);
+    pub const StatefulSets: Resource = Resource(14);
+    pub const DaemonSets: Resource = Resource(15);
+    pub const ControllerRevisions: Resource = Resource(16);
+    pub const Jobs: Resource = Resource(17);
+    pub const CronJobs: Resource = Resource(18);
+    pub const Leases: Resource = Resource(19);
+    pub const EventsV1: Resource = Resource(20);
+    pub const Ingresses: Resource = Resource(21);
+    pub const PodDisruptionBudgets: Resource = Resource(22);
+    pub const HorizontalPodAutoscalers: Resource = Resource(23);
+    pub const CustomResourceDefinitions: Resource = Resource(24);
 }
 
 impl std::fmt::Display for Resource {

@@ -4,6 +4,7 @@
 mod aggregated;
 mod discovery;
 mod list;
+mod printing;
 pub(crate) mod status;
 mod table;
 mod table_kinds;

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::table::{age, human_duration, template_columns, text};
+use super::printing::{age, human_duration, template_columns, text};
 use crate::sim::manifests::now_seconds;
 use crate::sim::resources::Resource;
 
