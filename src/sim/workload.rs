@@ -194,36 +194,15 @@ pub fn generate(spec: &WorkloadSpec, first_rv: u64) -> Result<Vec<Generated>, se
     }
     let plans = plan_apps(spec, &namespaces, &mut rng, rv);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = plans.len().div_ceil(threads).max(1);
-    type Built = (Vec<Generated>, Vec<AppSummary>);
-    let built: Vec<Result<Built, serde_json::Error>> = std::thread::scope(|s| {
-        let workers: Vec<_> = plans
-            .chunks(chunk)
-            .map(|part| {
-                let nodes = &nodes;
-                s.spawn(move || {
-                    let mut objects = Vec::new();
-                    let mut apps = Vec::with_capacity(part.len());
-                    for plan in part {
-                        apps.push(build_app(plan, nodes, &mut objects)?);
-                    }
-                    Ok((objects, apps))
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err(serde::de::Error::custom("generator thread panicked")))
-            })
-            .collect()
-    });
+    let built = in_parallel(plans.iter().collect(), threads, |_, plan| {
+        let mut objects = Vec::new();
+        let app = build_app(plan, &nodes, &mut objects)?;
+        Ok((objects, app))
+    })?;
     let mut apps = Vec::with_capacity(plans.len());
-    for part in built {
-        let (objects, summaries) = part?;
+    for (objects, app) in built {
         out.extend(objects);
-        apps.extend(summaries);
+        apps.push(app);
     }
     let next_rv = out.last().map_or(first_rv, |g| g.rv + 1);
     secrets(spec, &namespaces, next_rv, &mut out)?;
@@ -263,45 +242,50 @@ fn add_companions(
             spec.birth - 30 * 86_400 + i as i64 * 97,
         ));
     }
-    let chunk = apps.len().div_ceil(threads).max(1);
-    let per_app: Vec<Vec<Companion>> = std::thread::scope(|s| {
-        let workers: Vec<_> = apps
-            .chunks(chunk)
-            .enumerate()
-            .map(|(c, part)| {
-                s.spawn(move || {
-                    part.iter()
-                        .enumerate()
-                        .flat_map(|(i, app)| companions::for_app(app, 20 + (c * chunk + i) as u64))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| w.join().unwrap_or_default())
-            .collect()
-    });
+    let per_app = in_parallel(apps.iter().collect(), threads, |i, app| {
+        Ok(companions::for_app(app, 20 + i as u64))
+    })?;
     groups.extend(per_app);
     let mut rv = out.last().map_or(1, |g| g.rv + 1);
-    let mut starts = Vec::with_capacity(groups.len());
-    for group in &groups {
-        starts.push(rv);
+    let mut numbered = Vec::with_capacity(groups.len());
+    for group in groups {
+        let start = rv;
         rv += group.len() as u64;
+        numbered.push((start, group));
     }
-    let encoded: Vec<Result<Vec<Generated>, serde_json::Error>> = std::thread::scope(|s| {
-        let workers: Vec<_> = groups
+    let encoded = in_parallel(numbered, threads, |_, (start, group)| {
+        group
             .into_iter()
-            .zip(starts)
-            .map(|(group, start)| {
-                s.spawn(move || {
-                    group
-                        .into_iter()
-                        .zip(start..)
-                        .map(|(c, rv)| encode(c.resource, c.key, rv, c.value))
-                        .collect()
-                })
-            })
+            .zip(start..)
+            .map(|(c, rv)| encode(c.resource, c.key, rv, c.value))
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    out.extend(encoded.into_iter().flatten());
+    Ok(())
+}
+
+/// `f` of each of `items` (with its position) on up to `threads` threads, the results in
+/// the items' order, so the output does not depend on the thread count.
+fn in_parallel<T: Send, R: Send>(
+    items: Vec<T>,
+    threads: usize,
+    f: impl Fn(usize, T) -> Result<R, serde_json::Error> + Sync,
+) -> Result<Vec<R>, serde_json::Error> {
+    let chunk = items.len().div_ceil(threads.max(1)).max(1);
+    let mut parts: Vec<Vec<(usize, T)>> = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        if i % chunk == 0 {
+            parts.push(Vec::with_capacity(chunk));
+        }
+        if let Some(part) = parts.last_mut() {
+            part.push((i, item));
+        }
+    }
+    let f = &f;
+    let done: Vec<Result<Vec<R>, serde_json::Error>> = std::thread::scope(|s| {
+        let workers: Vec<_> = parts
+            .into_iter()
+            .map(|part| s.spawn(move || part.into_iter().map(|(i, t)| f(i, t)).collect()))
             .collect();
         workers
             .into_iter()
@@ -311,10 +295,11 @@ fn add_companions(
             })
             .collect()
     });
-    for part in encoded {
+    let mut out = Vec::new();
+    for part in done {
         out.extend(part?);
     }
-    Ok(())
+    Ok(out)
 }
 
 /// A service-account token Secret in every namespace; an application namespace also gets
@@ -648,6 +633,28 @@ mod tests {
         assert_eq!(count(Resource::Nodes), 4);
         assert_eq!(count(Resource::Namespaces), 7);
         assert_eq!(count(Resource::Secrets), 7 + 3 * 3);
+        // Companions: per application, per application namespace, per cluster.
+        let apps = count(Resource::Deployments);
+        assert_eq!(count(Resource::Services), apps + 3 + 2);
+        assert_eq!(count(Resource::ServiceAccounts), apps + 7);
+        assert_eq!(count(Resource::Endpoints), apps + 1);
+        assert_eq!(count(Resource::StatefulSets), 3);
+        assert_eq!(count(Resource::PersistentVolumeClaims), 9);
+        assert_eq!(count(Resource::PersistentVolumes), 9);
+        assert_eq!(count(Resource::Jobs), 6);
+        assert_eq!(count(Resource::Leases), 4 + 3);
+        let listed: usize = a
+            .iter()
+            .filter(|g| g.resource == Resource::Endpoints)
+            .map(|g| {
+                let e = g.object.decode().unwrap();
+                ["addresses", "notReadyAddresses"]
+                    .iter()
+                    .map(|f| e["subsets"][0][f].as_array().map_or(0, Vec::len))
+                    .sum::<usize>()
+            })
+            .sum();
+        assert_eq!(listed, 103 + 2, "every pod, and the API server's two");
         assert!(a.iter().enumerate().all(|(i, g)| g.rv == i as u64 + 1));
         // A Deployment's ReplicaSets each have their own pod template.
         let mut templates = std::collections::BTreeMap::new();
