@@ -55,6 +55,38 @@ impl ReflectorError {
     fn is_expired(&self) -> bool {
         matches!(self, Self::ListWatch(e) if e.is_expired())
     }
+
+    /// client-go's `isTooLargeResourceVersionError`: the server has not reached the
+    /// resourceVersion the store is at.
+    fn is_too_large_resource_version(&self) -> bool {
+        matches!(self, Self::ListWatch(e) if e.is_too_large_resource_version())
+    }
+}
+
+/// Evidence that the server is not the one the store came from, for which the store is
+/// relisted from scratch (a consistent read) instead of resumed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerChange {
+    /// The server has not reached the store's resourceVersion (504 "Too large resource
+    /// version"): it is another server, or this one restored from an older state.
+    ResourceVersionTooLarge { resource_version: String },
+    /// The server sent a resourceVersion older than one it had sent before.
+    ResourceVersionWentBack { from: String, to: String },
+}
+
+impl std::fmt::Display for ServerChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::ResourceVersionTooLarge { resource_version } => write!(
+                f,
+                "the server has not reached resourceVersion {resource_version}"
+            ),
+            Self::ResourceVersionWentBack { from, to } => write!(
+                f,
+                "the server went back from resourceVersion {from} to {to}"
+            ),
+        }
+    }
 }
 
 /// Counters of what the Reflector went through.
@@ -130,6 +162,11 @@ pub struct ReflectorStatus {
     pub failed_rounds: u64,
     /// Items of the last list that did not decode: the store lacks them.
     pub undecodable_in_last_list: u64,
+    /// The last time the server was found not to be the one the store came from, and why;
+    /// the store was then relisted from scratch.
+    pub server_changed: Option<ServerChange>,
+    /// How many times that happened.
+    pub server_changes: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -426,10 +463,9 @@ where
                     continue;
                 }
                 Err(err) => {
-                    if err.is_expired() {
-                        bump(&self.metrics.expired);
-                    }
-                    return Err(err.into());
+                    let err = ReflectorError::from(err);
+                    self.note_watch_error(&err);
+                    return Err(err);
                 }
             };
             bump(&self.metrics.watches);
@@ -451,13 +487,39 @@ where
                     continue;
                 }
                 Err(err) => {
-                    if err.is_expired() {
-                        bump(&self.metrics.expired);
-                    }
+                    self.note_watch_error(&err);
                     return Err(err);
                 }
             }
         }
+    }
+
+    /// Counts a watch that ended in an error, and makes the next list a consistent read
+    /// when the error shows the server is not the one the store came from.
+    fn note_watch_error(&mut self, err: &ReflectorError) {
+        if err.is_expired() {
+            bump(&self.metrics.expired);
+        }
+        if err.is_too_large_resource_version() {
+            self.server_changed(ServerChange::ResourceVersionTooLarge {
+                resource_version: self.last_sync_resource_version.clone(),
+            });
+        }
+    }
+
+    /// The server is not the one the store came from: the next list reads from scratch
+    /// (resourceVersion ""), and the reason is kept in the status and the tap.
+    fn server_changed(&mut self, change: ServerChange) {
+        self.resource_version_unavailable = true;
+        tracing::warn!(resource = %self.resource, reason = %change, "not the server the store came from; relisting from scratch");
+        self.tap_message(
+            TapKind::Error,
+            format!("not the server the store came from ({change}): relisting from scratch"),
+        );
+        self.status.send_modify(|s| {
+            s.server_changed = Some(change);
+            s.server_changes += 1;
+        });
     }
 
     async fn handle_watch(
@@ -490,7 +552,10 @@ where
             if let Some(rv) = &resource_version
                 && went_back(&self.last_sync_resource_version, rv)
             {
-                self.resource_version_unavailable = true;
+                self.server_changed(ServerChange::ResourceVersionWentBack {
+                    from: self.last_sync_resource_version.clone(),
+                    to: rv.clone(),
+                });
                 return Err(ReflectorError::ResourceVersionWentBack {
                     resource: self.resource.clone(),
                     from: self.last_sync_resource_version.clone(),
@@ -1057,6 +1122,76 @@ mod tests {
                 list("", Some(500), None),
                 watch("130")
             ]
+        );
+        running.cancel.cancel();
+    }
+
+    /// The Status kube-apiserver sends for a resourceVersion it has not reached.
+    fn too_large(requested: u64, current: u64) -> Box<Status> {
+        serde_json::from_value(serde_json::json!({
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": format!("Timeout: Too large resource version: {requested}, current: {current}"),
+            "reason": "Timeout", "code": 504,
+            "details": {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}], "retryAfterSeconds": 1}
+        }))
+        .unwrap()
+    }
+
+    /// A server that has not reached the store's resourceVersion (restarted with less
+    /// history, or another one) answers the watch with 504: the store is relisted with a
+    /// consistent read (client-go's isTooLargeResourceVersionError), not at the RV it lacks,
+    /// and the status says why.
+    #[tokio::test(start_paused = true)]
+    async fn a_too_large_resource_version_on_watch_relists_from_scratch() {
+        let server = FakeServer::default();
+        server.list_ok("4688", None, &[obj("ns/old", 4000, "")]);
+        server.watch(WatchScript::Fail(ListWatchError::Api {
+            verb: "watch",
+            resource: "pods".into(),
+            status: too_large(4688, 130),
+        }));
+        server.list_ok("130", None, &[obj("ns/new", 120, "")]);
+        // The same answer as an ERROR event of an open watch.
+        server.watch(WatchScript::Events(
+            vec![event(WatchEvent::Error(too_large(130, 20)))],
+            false,
+        ));
+        server.list_ok("25", None, &[obj("ns/newer", 21, "")]);
+        let running = start(&server);
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        assert_eq!(
+            server.calls(),
+            [
+                list("0", Some(500), None),
+                watch("4688"),
+                list("", Some(500), None),
+                watch("130"),
+                list("", Some(500), None),
+                watch("25"),
+            ]
+        );
+        assert_eq!(
+            running.store.ops(),
+            [
+                "replace [old] 4688",
+                "replace [new] 130",
+                "replace [newer] 25"
+            ]
+        );
+        let status = running.status.borrow().clone();
+        assert_eq!(status.server_changes, 2);
+        assert_eq!(
+            status.server_changed,
+            Some(ServerChange::ResourceVersionTooLarge {
+                resource_version: "130".into()
+            })
+        );
+        assert!(
+            running.tap.snapshot().iter().any(|e| e
+                .message
+                .as_deref()
+                .is_some_and(|m| m.contains("not the server the store came from"))),
+            "the tap says why the store was relisted"
         );
         running.cancel.cancel();
     }

@@ -16,6 +16,7 @@ mod sim_fidelity;
 mod sim_kubectl;
 mod sim_protocol;
 mod sim_writes;
+mod stale;
 mod tui_detail;
 mod tui_frame_cost;
 mod tui_keys;
