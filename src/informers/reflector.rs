@@ -310,7 +310,13 @@ where
         self.undecodable = 0;
         let resource_version = self.relist_resource_version();
         let listed = match self.list_pages(&resource_version).await {
-            Err(err) if err.is_expired() || err.is_too_large_resource_version() => {
+            Err(err) if err.is_too_large_resource_version() => {
+                self.server_changed(ServerChange::ResourceVersionTooLarge { resource_version });
+                self.undecodable = 0;
+                let fresh = self.relist_resource_version();
+                self.list_pages(&fresh).await?
+            }
+            Err(err) if err.is_expired() => {
                 bump(&self.metrics.expired);
                 self.tap_message(
                     TapKind::Expired,

@@ -3,8 +3,13 @@
 //! server was killed and restarted (with a lower resourceVersion, or a new CA) ends equal to
 //! the new truth or says that it is not current.
 
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::Stdio;
 use std::time::Duration;
 
+use crate::common::cli;
 use futures::StreamExt;
 use kscope::sim::{Sim, SimConfig};
 
@@ -83,4 +88,248 @@ async fn a_watch_from_an_unreached_resource_version_is_504_too_large() {
     let rv: u64 = rv.expect("an RV").parse().expect("numeric");
     assert!(rv > next, "events after {next}, got {rv}");
     sim.shutdown().await;
+}
+
+/// A `kscope sim` process, killed (SIGKILL) when dropped.
+struct SimProcess {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl SimProcess {
+    /// Starts `kscope sim ARGS` and waits for its ready line.
+    async fn start(dir: &Path, args: &[&str]) -> Self {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kscope"))
+            .arg("sim")
+            .args(args)
+            .env("XDG_STATE_HOME", dir.join("state"))
+            .env_remove("KSCOPE_SIM_TOKEN")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("kscope sim runs");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let line = tokio::time::timeout(
+            Duration::from_secs(60),
+            tokio::task::spawn_blocking(move || {
+                let mut line = String::new();
+                BufReader::new(stdout).read_line(&mut line).map(|_| line)
+            }),
+        )
+        .await
+        .expect("the sim is ready within a minute")
+        .expect("join")
+        .expect("read the ready line");
+        let port = line
+            .trim()
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or_else(|| panic!("no port in {line:?}"));
+        Self { child, port }
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for SimProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A kube client from a kubeconfig file.
+async fn client_for(kubeconfig: &Path) -> kube::Client {
+    let yaml = std::fs::read_to_string(kubeconfig).expect("kubeconfig");
+    let parsed = kube::config::Kubeconfig::from_yaml(&yaml).expect("kubeconfig parses");
+    let config =
+        kube::Config::from_custom_kubeconfig(parsed, &kube::config::KubeConfigOptions::default())
+            .await
+            .expect("kube config");
+    kube::Client::try_from(config).expect("client")
+}
+
+/// The sim's truth for pods: `namespace/name` → resourceVersion.
+async fn truth(client: &kube::Client) -> BTreeMap<String, String> {
+    let (code, body) = get_raw(client, "/sim/truth/pods").await;
+    assert_eq!(code, 200, "{body}");
+    serde_json::from_value(body).expect("a map of keys to RVs")
+}
+
+fn sim_rv(state: &serde_json::Value) -> u64 {
+    state["resourceVersion"]
+        .as_str()
+        .and_then(|rv| rv.parse().ok())
+        .expect("the sim's RV")
+}
+
+/// The pods `kscope get -o json` printed: `namespace/name` → resourceVersion.
+fn printed(stdout: &[u8]) -> BTreeMap<String, String> {
+    let list: serde_json::Value = serde_json::from_slice(stdout).expect("-o json prints JSON");
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|pod| {
+            let meta = &pod["metadata"];
+            (
+                format!(
+                    "{}/{}",
+                    meta["namespace"].as_str().expect("namespace"),
+                    meta["name"].as_str().expect("name")
+                ),
+                meta["resourceVersion"]
+                    .as_str()
+                    .expect("resourceVersion")
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Runs `kscope get pods -A --watch-for WATCH -o json` in the background.
+fn get_in_background(
+    dir: &Path,
+    kubeconfig: &Path,
+    watch_for: &str,
+) -> tokio::task::JoinHandle<std::process::Output> {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_kscope"));
+    command
+        .args(["get", "pods", "-A", "-o", "json", "--watch-for", watch_for])
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env("KSCOPE_LOG", "kscope=debug")
+        .env_remove("KUBECONFIG");
+    tokio::task::spawn_blocking(move || command.output().expect("kscope get runs"))
+}
+
+/// Waits (bounded) until `kscope get`'s log says it is watching.
+async fn wait_until_watching(dir: &Path) {
+    let log = dir.join("state/kscope/kscope.log");
+    tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            if text.contains("watching") {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("kscope get watches within a minute");
+}
+
+/// The restart: a sim that churned to a high resourceVersion is killed during a
+/// `get --watch-for`, and another sim (other seed, lower resourceVersion) starts on the same
+/// port with the same state directory, so the same kubeconfig reaches it. kscope must not
+/// resume from its old resourceVersion and merge the two clusters: it relists from scratch,
+/// and what it prints is exactly the new sim's truth.
+async fn restart_with_state_dir(run: u32) {
+    let dir = cli::temp_dir(&format!("restart-{run}"));
+    let _ = std::fs::remove_dir_all(dir.join("state"));
+    let state_dir = dir.join("sim-state");
+    let _ = std::fs::remove_dir_all(&state_dir);
+    let kubeconfig = dir.join("kubeconfig");
+    let state_arg = state_dir.to_str().expect("utf-8");
+    let kubeconfig_arg = kubeconfig.to_str().expect("utf-8");
+    let common = [
+        "--pods",
+        "300",
+        "--nodes",
+        "4",
+        "--namespaces",
+        "3",
+        "--state-dir",
+        state_arg,
+    ];
+    let mut first = SimProcess::start(
+        &dir,
+        &[
+            &common[..],
+            &[
+                "--seed",
+                "7",
+                "--churn",
+                "300",
+                "--kubeconfig-out",
+                kubeconfig_arg,
+            ],
+        ]
+        .concat(),
+    )
+    .await;
+    let port = first.port.to_string();
+    let client = client_for(&kubeconfig).await;
+    let get = get_in_background(&dir, &kubeconfig, "30s");
+    wait_until_watching(&dir).await;
+    // Let the first cluster's resourceVersion climb well past where the second starts.
+    let (_, state) = get_raw(&client, "/sim/state").await;
+    let started_at = sim_rv(&state);
+    tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let (_, state) = get_raw(&client, "/sim/state").await;
+            if sim_rv(&state) > started_at + 1500 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("the first sim churns");
+    let old_truth = truth(&client).await;
+    first.kill();
+
+    let second = SimProcess::start(
+        &dir,
+        &[
+            &common[..],
+            &[
+                "--seed",
+                "8",
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+                "--churn",
+                "20",
+                "--churn-for",
+                "5s",
+            ],
+        ]
+        .concat(),
+    )
+    .await;
+    assert_eq!(second.port.to_string(), port);
+    // The same kubeconfig (CA and token from the state directory) reaches the new sim.
+    let client = client_for(&kubeconfig).await;
+    let (_, state) = get_raw(&client, "/sim/state").await;
+    assert!(
+        sim_rv(&state) < started_at + 1500,
+        "the second sim starts lower: {state}"
+    );
+
+    let out = get.await.expect("join");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "run {run}: {stderr}");
+    let new_truth = truth(&client).await;
+    assert_ne!(old_truth, new_truth, "two different clusters");
+    assert_eq!(
+        printed(&out.stdout),
+        new_truth,
+        "run {run}: the store is the new sim's truth, nothing of the old one"
+    );
+    let log = std::fs::read_to_string(dir.join("state/kscope/kscope.log")).unwrap_or_default();
+    assert!(
+        log.contains("not the server the store came from"),
+        "run {run}: the relist from scratch is logged with its reason"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sim_killed_and_restarted_lower_is_relisted_not_merged() {
+    for run in 0..3 {
+        restart_with_state_dir(run).await;
+    }
 }
