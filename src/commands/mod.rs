@@ -222,9 +222,9 @@ pub fn gives_up(err: &ReflectorError) -> bool {
             | ListWatchError::InvalidRequest { .. } => true,
             ListWatchError::MalformedEvent(_) => false,
         },
-        ReflectorError::VeryShortWatch { .. } | ReflectorError::ResourceVersionWentBack { .. } => {
-            false
-        }
+        ReflectorError::VeryShortWatch { .. }
+        | ReflectorError::ResourceVersionWentBack { .. }
+        | ReflectorError::ServerChanged { .. } => false,
     }
 }
 

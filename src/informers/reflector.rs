@@ -17,7 +17,7 @@ use super::backoff::Backoff;
 use super::delta_fifo::ReflectorStore;
 use super::keys::meta_namespace_key;
 use super::lister_watcher::{
-    ListParams, ListWatchError, ListerWatcher, WatchEvent, WatchParams, WatchStream,
+    ListParams, ListWatchError, ListerWatcher, ServerIdentity, WatchEvent, WatchParams, WatchStream,
 };
 use super::object::Object;
 use super::tap::{Tap, TapKind, TapRecord};
@@ -49,6 +49,12 @@ pub enum ReflectorError {
         from: String,
         to: String,
     },
+    /// After a reconnect, another server answered (see [`ServerChange`]).
+    #[error("watch {resource}: {change}: it is not the server the store came from; relisting")]
+    ServerChanged {
+        resource: String,
+        change: ServerChange,
+    },
 }
 
 impl ReflectorError {
@@ -72,6 +78,11 @@ pub enum ServerChange {
     ResourceVersionTooLarge { resource_version: String },
     /// The server sent a resourceVersion older than one it had sent before.
     ResourceVersionWentBack { from: String, to: String },
+    /// The server presented another certificate than the one the store was listed from.
+    CertificateChanged {
+        from: ServerIdentity,
+        to: ServerIdentity,
+    },
 }
 
 impl std::fmt::Display for ServerChange {
@@ -84,6 +95,12 @@ impl std::fmt::Display for ServerChange {
             Self::ResourceVersionWentBack { from, to } => write!(
                 f,
                 "the server went back from resourceVersion {from} to {to}"
+            ),
+            Self::CertificateChanged { from, to } => write!(
+                f,
+                "the server's certificate changed from {} to {}",
+                short(&from.0),
+                short(&to.0)
             ),
         }
     }
@@ -142,6 +159,11 @@ fn went_back(last: &str, new: &str) -> bool {
     )
 }
 
+/// A fingerprint cut to what a person compares by eye (`sha256:` and 16 hex digits).
+fn short(fingerprint: &str) -> &str {
+    fingerprint.get(..23).unwrap_or(fingerprint)
+}
+
 fn bump(counter: &AtomicU64) {
     counter.fetch_add(1, Ordering::Relaxed);
 }
@@ -198,6 +220,8 @@ pub struct Reflector<T, L, S> {
     paginated_result: bool,
     /// Items of the list under way that did not decode or had no key.
     undecodable: u64,
+    /// The server the store's last list came from, when the transport tells servers apart.
+    listed_from: Option<ServerIdentity>,
     metrics: Arc<ReflectorMetrics>,
     status: watch::Sender<ReflectorStatus>,
     tap: Option<Tap>,
@@ -222,6 +246,7 @@ where
             resource_version_unavailable: false,
             paginated_result: false,
             undecodable: 0,
+            listed_from: None,
             metrics: Arc::default(),
             status: watch::channel(ReflectorStatus::default()).0,
             tap: None,
@@ -344,6 +369,7 @@ where
         );
         self.last_sync_resource_version = list_resource_version;
         self.resource_version_unavailable = false;
+        self.listed_from = self.lister_watcher.server_identity();
         let rv = self.last_sync_resource_version.clone();
         let undecodable = self.undecodable;
         self.status.send_modify(|s| {
@@ -475,6 +501,13 @@ where
                 }
             };
             bump(&self.metrics.watches);
+            if let Some(change) = self.certificate_change() {
+                self.server_changed(change.clone());
+                return Err(ReflectorError::ServerChanged {
+                    resource: self.resource.clone(),
+                    change,
+                });
+            }
             tracing::debug!(resource = %self.resource, resource_version = %params.resource_version, "watching");
             self.tap_record(
                 TapKind::WatchStart,
@@ -498,6 +531,16 @@ where
                 }
             }
         }
+    }
+
+    /// The server that answered the watch is not the one the store was listed from. (Among
+    /// the API servers of one HA cluster, each with its own certificate, this costs a relist
+    /// when a reconnect lands on another one: a relist is always safe, a merge of two
+    /// clusters never is.)
+    fn certificate_change(&self) -> Option<ServerChange> {
+        let from = self.listed_from.clone()?;
+        let to = self.lister_watcher.server_identity()?;
+        (from != to).then_some(ServerChange::CertificateChanged { from, to })
     }
 
     /// Counts a watch that ended in an error, and makes the next list a consistent read
@@ -678,6 +721,9 @@ mod tests {
         lists: Arc<Mutex<VecDeque<ListResult>>>,
         watches: Arc<Mutex<VecDeque<WatchScript>>>,
         watch_timeouts: Arc<Mutex<Vec<Duration>>>,
+        /// Who answers each call in turn; the last one keeps answering.
+        identities: Arc<Mutex<VecDeque<ServerIdentity>>>,
+        identity: Arc<Mutex<Option<ServerIdentity>>>,
     }
 
     impl FakeServer {
@@ -701,10 +747,23 @@ mod tests {
         fn calls(&self) -> Vec<Call> {
             self.calls.lock().iter().map(|(_, c)| c.clone()).collect()
         }
+
+        fn answered_by(&self, servers: &[&str]) {
+            self.identities
+                .lock()
+                .extend(servers.iter().map(|s| ServerIdentity(s.to_string())));
+        }
+
+        fn next_identity(&self) {
+            if let Some(next) = self.identities.lock().pop_front() {
+                *self.identity.lock() = Some(next);
+            }
+        }
     }
 
     impl ListerWatcher<TestObj> for FakeServer {
         async fn list(&self, params: &ListParams) -> Result<ListPage<TestObj>, ListWatchError> {
+            self.next_identity();
             self.calls
                 .lock()
                 .push((Instant::now(), Call::List(params.clone())));
@@ -721,6 +780,7 @@ mod tests {
         ) -> Result<WatchStream<TestObj>, ListWatchError> {
             assert!(params.allow_bookmarks);
             self.watch_timeouts.lock().push(params.timeout);
+            self.next_identity();
             self.calls.lock().push((
                 Instant::now(),
                 Call::Watch {
@@ -736,6 +796,10 @@ mod tests {
                 }
                 None => std::future::pending().await,
             }
+        }
+
+        fn server_identity(&self) -> Option<ServerIdentity> {
+            self.identity.lock().clone()
         }
     }
 
@@ -1199,6 +1263,51 @@ mod tests {
                 .is_some_and(|m| m.contains("not the server the store came from"))),
             "the tap says why the store was relisted"
         );
+        running.cancel.cancel();
+    }
+
+    /// A watch answered by a server with another certificate than the list's is not
+    /// followed: the store is relisted from scratch from the new server.
+    #[tokio::test(start_paused = true)]
+    async fn another_certificate_after_a_reconnect_relists_from_scratch() {
+        let server = FakeServer::default();
+        server.answered_by(&["sha256:aaaa", "sha256:aaaa", "sha256:bbbb"]);
+        server.list_ok("10", None, &[obj("ns/a", 10, "")]);
+        server.watch(WatchScript::Events(
+            vec![event(WatchEvent::Added(obj("ns/b", 11, "")))],
+            true,
+        ));
+        // Never read: the watch is refused for its certificate.
+        server.watch(WatchScript::Events(
+            vec![event(WatchEvent::Added(obj("ns/ghost", 12, "")))],
+            false,
+        ));
+        server.list_ok("20", None, &[obj("ns/c", 15, "")]);
+        let running = start(&server);
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert_eq!(
+            server.calls(),
+            [
+                list("0", Some(500), None),
+                watch("10"),
+                watch("11"),
+                list("", Some(500), None),
+                watch("20"),
+            ]
+        );
+        assert_eq!(
+            running.store.ops(),
+            ["replace [a] 10", "add b 11", "replace [c] 20"]
+        );
+        let status = running.status.borrow().clone();
+        assert_eq!(
+            status.server_changed,
+            Some(ServerChange::CertificateChanged {
+                from: ServerIdentity("sha256:aaaa".into()),
+                to: ServerIdentity("sha256:bbbb".into()),
+            })
+        );
+        assert_eq!(status.server_changes, 1);
         running.cancel.cancel();
     }
 
