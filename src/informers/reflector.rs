@@ -369,6 +369,11 @@ where
         );
         self.last_sync_resource_version = list_resource_version;
         self.resource_version_unavailable = false;
+        // A relist that another server answered is that server's state, right as it is;
+        // the change is still worth saying.
+        if let Some(change) = self.certificate_change() {
+            self.note_server_change(change);
+        }
         self.listed_from = self.lister_watcher.server_identity();
         let rv = self.last_sync_resource_version.clone();
         let undecodable = self.undecodable;
@@ -560,10 +565,15 @@ where
     /// (resourceVersion ""), and the reason is kept in the status and the tap.
     fn server_changed(&mut self, change: ServerChange) {
         self.resource_version_unavailable = true;
-        tracing::warn!(resource = %self.resource, reason = %change, "not the server the store came from; relisting from scratch");
+        self.note_server_change(change);
+    }
+
+    /// Says (log, tap, status) that the server is not the one the store came from.
+    fn note_server_change(&self, change: ServerChange) {
+        tracing::warn!(resource = %self.resource, reason = %change, "not the server the store came from; the store is relisted from the new one");
         self.tap_message(
             TapKind::Error,
-            format!("not the server the store came from ({change}): relisting from scratch"),
+            format!("not the server the store came from ({change}): the store is relisted from the new one"),
         );
         self.status.send_modify(|s| {
             s.server_changed = Some(change);

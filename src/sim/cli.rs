@@ -60,7 +60,9 @@ pub struct SimArgs {
     pub bookmark_interval: Duration,
     /// Keep the CA, the serving certificate and key, and the token in DIR (made if missing)
     /// and reuse them at the next start, so a restarted sim is reachable with the same
-    /// kubeconfig. With --clusters N, cluster K > 1 keeps its own in DIR/cluster-K.
+    /// kubeconfig. Delete DIR/tls.crt and DIR/tls.key to have the kept CA issue a new
+    /// serving certificate (a rotation). With --clusters N, cluster K > 1 keeps its own in
+    /// DIR/cluster-K.
     #[arg(long, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
     /// Bearer token to require: KSCOPE_SIM_TOKEN (see below).

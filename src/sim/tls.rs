@@ -41,9 +41,12 @@ pub(crate) struct Identity {
     pub token: String,
 }
 
-/// The files of a state directory: the CA clients trust, the serving chain and its key, and
-/// the bearer token.
-const STATE_FILES: [&str; 4] = ["ca.crt", "tls.crt", "tls.key", "token"];
+/// The files of a state directory: the CA clients trust and its key, the serving chain and
+/// its key, and the bearer token.
+const STATE_FILES: [&str; 5] = ["ca.crt", "ca.key", "tls.crt", "tls.key", "token"];
+/// The serving certificate's files: without them (and with the rest), a state directory
+/// gets a new serving certificate from its CA, as a server whose certificate was rotated.
+const SERVING_FILES: [&str; 2] = ["tls.crt", "tls.key"];
 
 /// The sim's identity: the one kept in `state_dir` if it holds one, else a fresh one (saved
 /// there when a directory is given). A `token` given (KSCOPE_SIM_TOKEN) wins over the kept
@@ -59,36 +62,46 @@ pub(crate) fn identity(
             token: token.unwrap_or_else(random_token),
         });
     };
-    let present: Vec<bool> = STATE_FILES.iter().map(|f| dir.join(f).exists()).collect();
-    if present.iter().all(|p| *p) {
-        let read = |name: &str| {
-            let path = dir.join(name);
-            std::fs::read_to_string(&path).map_err(|source| state_error(path, source))
-        };
-        let ca_pem = read("ca.crt")?;
-        let chain = read("tls.crt")?;
-        let key = read("tls.key")?;
-        let kept_token = read("token")?.trim().to_string();
-        let chain = CertificateDer::pem_slice_iter(chain.as_bytes())
+    let missing: Vec<&str> = STATE_FILES
+        .into_iter()
+        .filter(|f| !dir.join(f).exists())
+        .collect();
+    let read = |name: &str| {
+        let path = dir.join(name);
+        std::fs::read_to_string(&path).map_err(|source| state_error(path, source))
+    };
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        write_private(&path, text).map_err(|source| state_error(path, source))
+    };
+    if missing.is_empty() {
+        let chain = CertificateDer::pem_slice_iter(read("tls.crt")?.as_bytes())
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| SimError::Tls(format!("{}: {e}", dir.join("tls.crt").display())))?;
-        let key = PrivateKeyDer::from_pem_slice(key.as_bytes())
+        let key = PrivateKeyDer::from_pem_slice(read("tls.key")?.as_bytes())
             .map_err(|e| SimError::Tls(format!("{}: {e}", dir.join("tls.key").display())))?;
+        let kept_token = read("token")?.trim().to_string();
         return Ok(Identity {
             cert: ServingCert {
-                ca_pem,
+                ca_pem: read("ca.crt")?,
                 config: server_config(chain, key)?,
             },
             token: token.unwrap_or(kept_token),
         });
     }
-    if present.iter().any(|p| *p) {
-        let missing: Vec<&str> = STATE_FILES
-            .iter()
-            .zip(&present)
-            .filter(|(_, p)| !**p)
-            .map(|(f, _)| *f)
-            .collect();
+    if missing == SERVING_FILES {
+        let ca_pem = read("ca.crt")?;
+        let ca_key = KeyPair::from_pem(&read("ca.key")?).map_err(cert_error)?;
+        let (cert, pems) = issue(&ca_pem, ca_key)?;
+        write("tls.crt", &pems.chain)?;
+        write("tls.key", &pems.key)?;
+        let kept_token = read("token")?.trim().to_string();
+        return Ok(Identity {
+            cert,
+            token: token.unwrap_or(kept_token),
+        });
+    }
+    if missing.len() < STATE_FILES.len() {
         return Err(SimError::Tls(format!(
             "state directory {} is incomplete (missing {}): remove it or restore the files",
             dir.display(),
@@ -96,17 +109,14 @@ pub(crate) fn identity(
         )));
     }
     std::fs::create_dir_all(dir).map_err(|source| state_error(dir.to_path_buf(), source))?;
-    let (cert, pems) = serving_cert()?;
+    let (ca_pem, ca_key) = new_ca()?;
+    write("ca.key", &ca_key.serialize_pem())?;
+    let (cert, pems) = issue(&ca_pem, ca_key)?;
     let new_token = token.unwrap_or_else(random_token);
-    for (name, text) in [
-        ("ca.crt", cert.ca_pem.as_str()),
-        ("tls.crt", pems.chain.as_str()),
-        ("tls.key", pems.key.as_str()),
-        ("token", new_token.as_str()),
-    ] {
-        let path = dir.join(name);
-        write_private(&path, text).map_err(|source| state_error(path, source))?;
-    }
+    write("ca.crt", &ca_pem)?;
+    write("tls.crt", &pems.chain)?;
+    write("tls.key", &pems.key)?;
+    write("token", &new_token)?;
     Ok(Identity {
         cert,
         token: new_token,
@@ -141,6 +151,13 @@ pub(crate) struct ServingPems {
 
 /// A fresh CA and a serving certificate for 127.0.0.1, ::1 and localhost.
 pub(crate) fn serving_cert() -> Result<(ServingCert, ServingPems), SimError> {
+    let (ca_pem, ca_key) = new_ca()?;
+    issue(&ca_pem, ca_key)
+}
+
+/// The CA's certificate fields; the same each time, so a kept CA key issues certificates
+/// that chain to the kept CA certificate.
+fn ca_params() -> Result<CertificateParams, SimError> {
     let mut ca_params = CertificateParams::new(Vec::<String>::new()).map_err(cert_error)?;
     ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     ca_params
@@ -151,10 +168,21 @@ pub(crate) fn serving_cert() -> Result<(ServingCert, ServingPems), SimError> {
         KeyUsagePurpose::KeyCertSign,
         KeyUsagePurpose::CrlSign,
     ];
-    let ca_key = KeyPair::generate().map_err(cert_error)?;
-    let ca_cert = ca_params.self_signed(&ca_key).map_err(cert_error)?;
-    let issuer = Issuer::new(ca_params, ca_key);
+    Ok(ca_params)
+}
 
+/// A fresh CA: its certificate (PEM) and key.
+fn new_ca() -> Result<(String, KeyPair), SimError> {
+    let ca_key = KeyPair::generate().map_err(cert_error)?;
+    let ca_cert = ca_params()?.self_signed(&ca_key).map_err(cert_error)?;
+    Ok((ca_cert.pem(), ca_key))
+}
+
+/// A serving certificate for 127.0.0.1, ::1 and localhost from the CA `ca_pem` whose key
+/// is `ca_key`.
+fn issue(ca_pem: &str, ca_key: KeyPair) -> Result<(ServingCert, ServingPems), SimError> {
+    let ca_der = CertificateDer::from_pem_slice(ca_pem.as_bytes()).map_err(cert_error)?;
+    let issuer = Issuer::new(ca_params()?, ca_key);
     let mut params = CertificateParams::new(vec![
         "127.0.0.1".to_string(),
         "::1".to_string(),
@@ -170,16 +198,16 @@ pub(crate) fn serving_cert() -> Result<(ServingCert, ServingPems), SimError> {
     let key = KeyPair::generate().map_err(cert_error)?;
     let cert = params.signed_by(&key, &issuer).map_err(cert_error)?;
     let pems = ServingPems {
-        chain: format!("{}{}", cert.pem(), ca_cert.pem()),
+        chain: format!("{}{ca_pem}", cert.pem()),
         key: key.serialize_pem(),
     };
     let config = server_config(
-        vec![cert.der().clone(), ca_cert.der().clone()],
+        vec![cert.der().clone(), ca_der],
         PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
     )?;
     Ok((
         ServingCert {
-            ca_pem: ca_cert.pem(),
+            ca_pem: ca_pem.to_string(),
             config,
         },
         pems,
@@ -354,9 +382,22 @@ mod tests {
         // KSCOPE_SIM_TOKEN wins over the kept token.
         let env = identity(Some(&dir), Some("from-env".into()), || "x".into()).unwrap();
         assert_eq!(env.token, "from-env");
+        // Without its serving certificate, the kept CA issues another one that the first's
+        // clients still trust.
+        let chain = std::fs::read_to_string(dir.join("tls.crt")).unwrap();
+        std::fs::remove_file(dir.join("tls.crt")).unwrap();
         std::fs::remove_file(dir.join("tls.key")).unwrap();
+        let rotated = identity(Some(&dir), None, || "x".into()).unwrap();
+        assert_eq!(rotated.token, "tok-1");
+        assert_ne!(std::fs::read_to_string(dir.join("tls.crt")).unwrap(), chain);
+        let trusted_by_first = ServingCert {
+            ca_pem: first.cert.ca_pem.clone(),
+            config: rotated.cert.config,
+        };
+        assert!(negotiated(&trusted_by_first).is_some());
+        std::fs::remove_file(dir.join("token")).unwrap();
         let err = identity(Some(&dir), None, || "x".into()).err().unwrap();
-        assert!(err.to_string().contains("missing tls.key"), "{err}");
+        assert!(err.to_string().contains("missing token"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

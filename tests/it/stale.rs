@@ -333,3 +333,97 @@ async fn a_sim_killed_and_restarted_lower_is_relisted_not_merged() {
         restart_with_state_dir(run).await;
     }
 }
+
+/// A sim restarted on the same port WITHOUT its state directory has a new CA: the old
+/// kubeconfig's CA does not trust it. kscope does not print the dead cluster's pods as
+/// current: `get --watch-for` exits 4, printing nothing, and says the certificate is not
+/// trusted (not a vague "cannot reach").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sim_restarted_with_a_new_ca_is_untrusted_and_get_is_not_current() {
+    let dir = cli::temp_dir("new-ca");
+    let _ = std::fs::remove_dir_all(dir.join("state"));
+    let kubeconfig = dir.join("kubeconfig");
+    let size = ["--pods", "50", "--nodes", "2", "--namespaces", "1"];
+    let mut first = SimProcess::start(
+        &dir,
+        &[
+            &size[..],
+            &["--kubeconfig-out", kubeconfig.to_str().expect("utf-8")],
+        ]
+        .concat(),
+    )
+    .await;
+    let port = first.port;
+    let get = get_in_background(&dir, &kubeconfig, "15s");
+    wait_until_watching(&dir).await;
+    first.kill();
+    let _second = SimProcess::start(
+        &dir,
+        &[
+            &size[..],
+            &["--seed", "2", "--listen", &format!("127.0.0.1:{port}")],
+        ]
+        .concat(),
+    )
+    .await;
+    let out = get.await.expect("join");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "not current: {stderr}");
+    assert!(out.stdout.is_empty(), "nothing printed: {stderr}");
+    assert!(
+        stderr.contains("pods is not current")
+            && stderr.contains("certificate is not trusted")
+            && stderr.contains("invalid peer certificate"),
+        "the cause is said: {stderr}"
+    );
+}
+
+/// A sim restarted with the same CA but a new serving certificate (the state directory's
+/// tls.crt and tls.key removed) and a higher resourceVersion: nothing in the resourceVersions
+/// gives the change away, the certificate does. kscope relists from scratch, says why in its
+/// log, and prints exactly the new truth.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sim_restarted_with_another_certificate_is_relisted() {
+    let dir = cli::temp_dir("rotated");
+    let _ = std::fs::remove_dir_all(dir.join("state"));
+    let state_dir = dir.join("sim-state");
+    let _ = std::fs::remove_dir_all(&state_dir);
+    let kubeconfig = dir.join("kubeconfig");
+    let state = ["--state-dir", state_dir.to_str().expect("utf-8")];
+    let mut first = SimProcess::start(
+        &dir,
+        &[
+            &state[..],
+            &["--pods", "50", "--nodes", "2", "--namespaces", "1"],
+            &["--kubeconfig-out", kubeconfig.to_str().expect("utf-8")],
+        ]
+        .concat(),
+    )
+    .await;
+    let port = first.port;
+    let get = get_in_background(&dir, &kubeconfig, "15s");
+    wait_until_watching(&dir).await;
+    first.kill();
+    std::fs::remove_file(state_dir.join("tls.crt")).expect("tls.crt");
+    std::fs::remove_file(state_dir.join("tls.key")).expect("tls.key");
+    let _second = SimProcess::start(
+        &dir,
+        &[
+            &state[..],
+            &["--pods", "400", "--nodes", "4", "--namespaces", "2"],
+            &["--seed", "3", "--listen", &format!("127.0.0.1:{port}")],
+        ]
+        .concat(),
+    )
+    .await;
+    let client = client_for(&kubeconfig).await;
+    let out = get.await.expect("join");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(printed(&out.stdout), truth(&client).await);
+    let log = std::fs::read_to_string(dir.join("state/kscope/kscope.log")).unwrap_or_default();
+    assert!(
+        log.contains("certificate changed from sha256:"),
+        "the relist's reason is the certificate"
+    );
+}
