@@ -565,6 +565,8 @@ where
     /// (resourceVersion ""), and the reason is kept in the status and the tap.
     fn server_changed(&mut self, change: ServerChange) {
         self.resource_version_unavailable = true;
+        // Whatever the store came from, the relist replaces it, and is not another change.
+        self.listed_from = None;
         self.note_server_change(change);
     }
 
