@@ -208,29 +208,22 @@ pub struct TextResult {
     generation: u64,
 }
 
-/// A re-sort to run off the view's lock: the rows as they were when it was asked for, and
-/// what it needs to read their objects' sort values.
+/// A re-sort to run off the view's lock: the members' objects, copied out of the view a
+/// chunk at a time ([`LiveView::copy_members`]), and what it needs to read their sort
+/// values. The copy is in key order and holds the objects the view has applied, so the job
+/// neither looks a key up in the store nor sorts keys.
 pub struct SortJob<T> {
-    rows: SortedRows,
-    registry: IndexRegistry<T>,
+    objects: Vec<(Key, Arc<T>)>,
     index_columns: Arc<[IndexColumn<T>]>,
     sort: SortSpec,
     text: String,
 }
 
 impl<T: TableRow> SortJob<T> {
-    /// Reads the snapshot's objects from the store and sorts them. An object changed or
-    /// gone since is put right when the result is swapped in (its key was recorded).
+    /// Sorts the copied objects. An object changed, added or gone since the copy began is
+    /// put right when the result is swapped in (its key was recorded).
     pub fn run(self) -> SortResult<T> {
-        let indexer = self.registry.indexer();
-        let mut objects: Vec<(Key, Arc<T>)> = self
-            .rows
-            .iter()
-            .filter_map(|e| Some((e.key.clone(), indexer.get_by_key(&e.key)?)))
-            .collect();
-        drop(self.rows);
-        objects.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let (members, base) = sorted(objects, self.sort, &self.index_columns);
+        let (members, base) = sorted(self.objects, self.sort, &self.index_columns);
         let text = (!self.text.is_empty()).then(|| {
             let rows = SortedRows::from_sorted(
                 base.iter()
@@ -499,26 +492,47 @@ impl<T: TableRow> LiveView<T> {
     /// object. Returns the rows it replaced. Interactive re-sorts go through
     /// [`ViewWorker::set_sort`], off the lock.
     pub fn set_sort(&mut self, sort: SortSpec) -> ReplacedRows {
-        match self.sort_job(sort) {
-            Some(job) => self.finish_sort(job.run()),
-            None => ReplacedRows::none(),
-        }
+        let Some(mut job) = self.sort_job(sort) else {
+            return ReplacedRows::none();
+        };
+        while self.copy_members(&mut job, usize::MAX) {}
+        self.finish_sort(job.run())
     }
 
     /// A re-sort by `sort` to run off the lock, or `None` when the rows are sorted so
-    /// already. Changes from now on are recorded for [`LiveView::finish_sort`].
+    /// already. Changes from now on are recorded for [`LiveView::finish_sort`]; the
+    /// members are copied into it with [`LiveView::copy_members`].
     pub fn sort_job(&mut self, sort: SortSpec) -> Option<SortJob<T>> {
         if sort == self.sort {
             return None;
         }
         self.changed = Some(Changed::new());
         Some(SortJob {
-            rows: self.base.clone(),
-            registry: self.registry.clone(),
+            objects: Vec::with_capacity(self.members.len()),
             index_columns: self.index_columns.clone(),
             sort,
             text: self.text().to_string(),
         })
+    }
+
+    /// Copies up to `count` more members into `job`, in key order after the last one it
+    /// has; false once every member is copied. Between two calls the lock may be released:
+    /// a member added, changed or removed meanwhile is among the keys recorded since
+    /// [`LiveView::sort_job`], and [`LiveView::finish_sort`] applies it again.
+    pub fn copy_members(&self, job: &mut SortJob<T>, count: usize) -> bool {
+        use std::ops::Bound;
+        let after = match job.objects.last() {
+            Some((key, _)) => Bound::Excluded(key.clone()),
+            None => Bound::Unbounded,
+        };
+        let before = job.objects.len();
+        job.objects.extend(
+            self.members
+                .range((after, Bound::Unbounded))
+                .take(count)
+                .map(|(key, member)| (key.clone(), member.obj.clone())),
+        );
+        job.objects.len() - before == count
     }
 
     /// Swaps in a finished re-sort and re-applies the keys changed while it ran. Returns
@@ -756,6 +770,9 @@ impl Jobs {
     }
 }
 
+/// Members copied into a re-sort per hold of the view's lock: about 0.2 ms at 150,000 pods.
+const COPY_CHUNK: usize = 4096;
+
 /// Re-sorts a snapshot of the view and swaps it in, unless another sort was asked for since.
 fn resort<T: TableRow>(
     view: &Mutex<LiveView<T>>,
@@ -763,9 +780,11 @@ fn resort<T: TableRow>(
     version: &watch::Sender<u64>,
     sort: SortSpec,
 ) {
-    let Some(job) = view.lock().sort_job(sort) else {
+    let Some(mut job) = view.lock().sort_job(sort) else {
         return;
     };
+    // A chunk at a time, so the UI and the worker never wait for the whole copy.
+    while view.lock().copy_members(&mut job, COPY_CHUNK) {}
     let result = job.run();
     let mut locked = view.lock();
     if wanted.lock().sort != sort {
@@ -1179,26 +1198,33 @@ mod tests {
         let mut view = LiveView::new(registry, Query::default(), SortSpec::default()).unwrap();
         assert_eq!(names(&view), ["ns/a", "ns/ab", "ns/b", "ns/c"]);
 
-        // A re-sort by restarts, while b moves, c goes and d comes.
+        // A re-sort by restarts, copied two members at a time: after the first two are
+        // copied, b moves, c goes, d comes, and aa comes before the copy's last key.
         let by_restarts = SortSpec {
             column: RESTARTS,
             descending: false,
         };
-        let job = view.sort_job(by_restarts).expect("another order");
+        let mut job = view.sort_job(by_restarts).expect("another order");
+        assert!(
+            view.copy_members(&mut job, 2),
+            "a and ab copied, more to come"
+        );
         store.add(pod("ns", "b", "web", 9, 2)).unwrap();
         store.remove("ns/c");
         store.add(pod("ns", "d", "web", 1, 2)).unwrap();
-        for key in ["ns/b", "ns/c", "ns/d"] {
+        store.add(pod("ns", "aa", "web", 4, 2)).unwrap();
+        for key in ["ns/b", "ns/c", "ns/d", "ns/aa"] {
             view.apply(&key.into());
         }
         assert_eq!(
             names(&view),
-            ["ns/a", "ns/ab", "ns/b", "ns/d"],
+            ["ns/a", "ns/aa", "ns/ab", "ns/b", "ns/d"],
             "old order meanwhile"
         );
+        while view.copy_members(&mut job, 2) {}
         let result = job.run();
         drop(view.finish_sort(result));
-        assert_eq!(names(&view), ["ns/ab", "ns/d", "ns/a", "ns/b"]);
+        assert_eq!(names(&view), ["ns/ab", "ns/d", "ns/a", "ns/aa", "ns/b"]);
         assert_eq!(view.sort(), by_restarts);
         assert!(view.sort_job(by_restarts).is_none(), "sorted so already");
 
@@ -1212,17 +1238,18 @@ mod tests {
         let result = job.run(|| false).expect("not cancelled");
         drop(view.finish_text(result));
         assert_eq!(view.text(), "a");
-        assert_eq!(names(&view), ["ns/a2", "ns/a", "ns/ab"]);
+        assert_eq!(names(&view), ["ns/a2", "ns/a", "ns/aa", "ns/ab"]);
 
         // A pass over rows a re-sort replaced is not swapped in.
         let job = view.text_job("ab").expect("text");
-        let resort = view.sort_job(SortSpec::default()).expect("another order");
+        let mut resort = view.sort_job(SortSpec::default()).expect("another order");
+        while view.copy_members(&mut resort, usize::MAX) {}
         let sorted = resort.run();
         drop(view.finish_sort(sorted));
         let result = job.run(|| false).expect("not cancelled");
         assert!(view.finish_text(result).is_none());
         assert_eq!(view.text(), "a");
-        assert_eq!(names(&view), ["ns/a", "ns/a2", "ns/ab"]);
+        assert_eq!(names(&view), ["ns/a", "ns/a2", "ns/aa", "ns/ab"]);
     }
 
     #[tokio::test]

@@ -30,7 +30,7 @@ use super::action::{Action, Focus, InputMode};
 use super::command::{self, Command};
 use super::deltas::{DELTA_CAPACITY, DeltaLine};
 use super::detail::{DetailController, Fetched};
-use super::draw::{self, Header, Parts, QueueStats};
+use super::draw::{self, Header, Parts};
 use super::effect::{Effect, Follow};
 use super::keymap::map_key;
 use super::layout::Layout;
@@ -128,8 +128,6 @@ pub struct App {
     view: ViewSpec,
     /// Views Esc goes back to, newest last.
     history: Vec<Visit>,
-    /// The row to select once it shows up in a view gone back to; any movement forgets it.
-    reselect: Option<Key>,
     state: UiState,
     header: Header,
     detail: DetailController,
@@ -167,7 +165,6 @@ impl App {
             switched_taps: None,
             view,
             history: Vec::new(),
-            reselect: None,
             state: UiState::new(panels),
             header,
             detail,
@@ -236,12 +233,9 @@ impl App {
     /// Copies out the `height` rows on screen, selecting the first when nothing is (or the
     /// row selected before, once it is back).
     pub fn window(&mut self, height: usize) -> Window {
-        window(
-            self.table.as_ref(),
-            &mut self.reselect,
-            &mut self.state,
-            height,
-        )
+        self.state
+            .table
+            .window(self.table.as_ref(), height, Timestamp::now())
     }
 
     /// Brings the header up to date with the informer's status.
@@ -354,6 +348,7 @@ impl App {
                     self.state
                         .queue
                         .sample(queue.adds, queue.depth, Instant::now());
+                    self.state.queue.show(&queue);
                     dirty = true;
                 }
                 Wake::Frame => {}
@@ -432,23 +427,22 @@ impl App {
     where
         UiError: From<B::Error>,
     {
-        let queue = QueueStats::from(&self.table.queue_metrics());
+        self.state.queue.show(&self.table.queue_metrics());
         let columns = self.table.columns();
         let parts = Parts {
             header: &self.header,
             columns: &columns,
             with_namespace: self.view.with_namespace(),
-            queue: &queue,
             now: SystemTime::now(),
             color: self.color,
         };
-        let (table, reselect) = (&self.table, &mut self.reselect);
+        let table = &self.table;
         self.layout = draw::frame(
             terminal,
             &mut self.state,
             self.detail.screen(),
             &parts,
-            |state, rows| window(table.as_ref(), reselect, state, rows),
+            |state, rows| state.table.window(table.as_ref(), rows, Timestamp::now()),
         )?;
         Ok(())
     }
@@ -561,7 +555,8 @@ impl App {
         }
     }
 
-    /// The main screen's actions; movement goes to the focused panel.
+    /// The main screen's actions: movement goes to the focused panel, the table's own keys
+    /// to the table, and the rest are the screen's.
     fn apply_normal(&mut self, action: Action) -> Vec<Follow> {
         let deltas_focused = self.state.panels && self.state.focus == Focus::Deltas;
         if deltas_focused && (is_movement(&action) || action == Action::OpenDeltaDiff) {
@@ -569,65 +564,36 @@ impl App {
             let effect = self.state.deltas.handle(&action, page);
             return self.follow_effect(effect, action);
         }
+        let (page, with_namespace) = (self.page(), self.view.with_namespace());
+        let table = self.table.as_ref();
+        match self
+            .state
+            .table
+            .handle(&action, table, page, with_namespace)
+        {
+            None => Vec::new(),
+            Some(_) => self.apply_screen(action),
+        }
+    }
+
+    /// The main screen's keys that belong to no component: they open a mode or a panel,
+    /// or what the selected row holds.
+    fn apply_screen(&mut self, action: Action) -> Vec<Follow> {
         let state = &mut self.state;
         match action {
-            action if is_movement(&action) => {
-                self.reselect = None;
-                self.table
-                    .move_selection(state, &action, self.layout.table_rows().max(1));
-            }
-            Action::SortNext => {
-                let shown = draw::shown(
-                    &self.table.columns(),
-                    state.wide,
-                    self.view.with_namespace(),
-                );
-                let next = shown
-                    .iter()
-                    .position(|&i| i == state.sort.column)
-                    .and_then(|at| shown.get((at + 1) % shown.len()))
-                    .copied()
-                    .unwrap_or_default();
-                state.sort = SortSpec {
-                    column: next,
-                    descending: false,
-                };
-                self.table.set_sort(state.sort);
-            }
-            Action::SortReverse => {
-                state.sort.descending = !state.sort.descending;
-                self.table.set_sort(state.sort);
-            }
-            Action::ToggleWide => {
-                state.wide = !state.wide;
-                self.keep_sort_shown();
-            }
-            Action::OpenDeltaFilter => state.mode = InputMode::DeltaFilter,
-            Action::ClearDeltaFilter => state.deltas.clear_filter(),
-            Action::OpenFilter => state.mode = InputMode::Filter,
-            Action::FilterClear => return self.clear_filter_or_back(),
-            Action::OpenCommand => {
-                state.mode = InputMode::Command;
-                state.command.input.clear();
-            }
-            Action::DrillDown => {
-                let Some(key) = self.table.selected() else {
-                    return Vec::new();
-                };
-                return match nav::drill_down(&self.current(), &key, self.starter.indexes()) {
-                    Ok(Some(to)) => self.switch(to, true),
-                    // A pod holds nothing to open: Enter shows its detail.
-                    Ok(None) => self.open_detail(&key),
-                    Err(err) => {
-                        self.state.command.error = Some(err.to_string());
-                        Vec::new()
-                    }
-                };
-            }
+            Action::DrillDown => return self.drill_down(),
             Action::OpenDetail => {
                 if let Some(key) = self.table.selected() {
                     return self.open_detail(&key);
                 }
+            }
+            Action::FilterClear => return self.clear_filter_or_back(),
+            Action::OpenDeltaFilter => state.mode = InputMode::DeltaFilter,
+            Action::ClearDeltaFilter => state.deltas.clear_filter(),
+            Action::OpenFilter => state.mode = InputMode::Filter,
+            Action::OpenCommand => {
+                state.mode = InputMode::Command;
+                state.command.input.clear();
             }
             Action::TogglePanels => {
                 state.panels = !state.panels;
@@ -651,6 +617,22 @@ impl App {
             _ => {}
         }
         Vec::new()
+    }
+
+    /// Enter: the selected row's contents (a namespace or node's pods, a deployment's
+    /// replicasets...), or its detail when it holds nothing to open.
+    fn drill_down(&mut self) -> Vec<Follow> {
+        let Some(key) = self.table.selected() else {
+            return Vec::new();
+        };
+        match nav::drill_down(&self.current(), &key, self.starter.indexes()) {
+            Ok(Some(to)) => self.switch(to, true),
+            Ok(None) => self.open_detail(&key),
+            Err(err) => {
+                self.state.command.error = Some(err.to_string());
+                Vec::new()
+            }
+        }
     }
 
     /// Opens the detail of `key` in the table's kind: YAML fetched now, and its history.
@@ -702,7 +684,7 @@ impl App {
                 self.state.filter.input = visit.typed;
                 follow.extend(self.refilter());
             }
-            self.reselect = visit.selected;
+            self.state.table.reselect(visit.selected);
             follow
         } else if !self.view.filter.is_empty() {
             self.view.filter.clear();
@@ -757,12 +739,8 @@ impl App {
             }
             self.load_deltas();
         }
-        self.reselect = None;
         let state = &mut self.state;
         state.mode = InputMode::Normal;
-        // A table kept running keeps its order.
-        state.sort = self.table.sort();
-        state.offset = 0;
         state.filter.input = to.filter.clone();
         state.filter.error = None;
         state.browser = IndexBrowser::default();
@@ -774,23 +752,12 @@ impl App {
         self.view = to;
         self.events_seen = self.table.watch_events();
         self.rate_since = Instant::now();
-        self.keep_sort_shown();
+        let with_namespace = self.view.with_namespace();
+        self.state
+            .table
+            .switched(self.table.as_ref(), with_namespace, None);
         let _ = self.refilter();
         vec![Follow::Table, Follow::Rows]
-    }
-
-    /// Sorts by the first column again when the sort column is not shown (a wide column
-    /// out of wide mode, NAMESPACE in one namespace).
-    fn keep_sort_shown(&mut self) {
-        let shown = draw::shown(
-            &self.table.columns(),
-            self.state.wide,
-            self.view.with_namespace(),
-        );
-        if !shown.contains(&self.state.sort.column) {
-            self.state.sort = SortSpec::default();
-            self.table.set_sort(self.state.sort);
-        }
     }
 
     /// Shows the new table's latest tap entries in the delta panel, and has the loop follow
@@ -824,7 +791,7 @@ impl App {
         let Some(query) = self.state.filter.parse() else {
             return Vec::new();
         };
-        match self.table.set_query(query, self.state.sort) {
+        match self.table.set_query(query, self.state.table.sort) {
             Ok(true) => vec![Follow::Rows],
             Ok(false) => Vec::new(),
             Err(err) => {
@@ -833,21 +800,6 @@ impl App {
             }
         }
     }
-}
-
-/// Copies out the `height` rows of `table` on screen (see [`App::window`]).
-fn window(
-    table: &dyn Table,
-    reselect: &mut Option<Key>,
-    state: &mut UiState,
-    height: usize,
-) -> Window {
-    if let Some(key) = reselect.as_ref()
-        && table.select_key(key)
-    {
-        *reselect = None;
-    }
-    table.capture(state, height, Timestamp::now())
 }
 
 /// The keys that move a selection or a scroll position.

@@ -14,6 +14,38 @@ const HEADER_ROWS: u16 = 2;
 /// The detail's border (2) and tab line.
 const DETAIL_CHROME_ROWS: u16 = 3;
 
+/// The first visible row of a list whose selection must stay on screen.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Scroll {
+    offset: usize,
+}
+
+impl Scroll {
+    /// Position of the first visible row.
+    pub fn offset(self) -> usize {
+        self.offset
+    }
+
+    /// Back to the top (a new list).
+    pub fn reset(&mut self) {
+        self.offset = 0;
+    }
+
+    /// The first visible row that keeps `selected` on screen in `height` rows of `total`,
+    /// moving as little as possible.
+    pub fn follow(&mut self, selected: Option<usize>, height: usize, total: usize) -> usize {
+        if let Some(pos) = selected {
+            if pos < self.offset {
+                self.offset = pos;
+            } else if height > 0 && pos >= self.offset + height {
+                self.offset = pos + 1 - height;
+            }
+        }
+        self.offset = self.offset.min(total.saturating_sub(height));
+        self.offset
+    }
+}
+
 /// The parts of a frame big enough to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Areas {
@@ -95,6 +127,16 @@ fn areas(area: Rect, panels: bool) -> Option<Areas> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scroll_moves_only_to_keep_the_selection_visible() {
+        let mut scroll = Scroll::default();
+        assert_eq!(scroll.follow(Some(3), 10, 100), 0);
+        assert_eq!(scroll.follow(Some(12), 10, 100), 3);
+        assert_eq!(scroll.follow(Some(8), 10, 100), 3);
+        assert_eq!(scroll.follow(Some(1), 10, 100), 1);
+        assert_eq!(scroll.follow(Some(1), 10, 5), 0);
+    }
 
     #[test]
     fn panels_collapse_when_there_is_no_room() {

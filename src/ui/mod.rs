@@ -15,8 +15,10 @@ pub mod effect;
 pub mod keymap;
 pub mod layout;
 pub mod nav;
+pub mod queue;
 pub mod state;
 pub mod table;
+pub mod table_pane;
 pub mod terminal;
 
 use std::path::Path;

@@ -1,15 +1,12 @@
-//! The TUI's own state: modes, the filter being typed, scroll positions, the delta panel,
-//! the workqueue's last minute, and the keymap in force. Rows live in the view; this holds
-//! only what the person did. Plain data, so it can be built by hand in tests; page sizes
-//! come from the frame's layout, computed before drawing.
+//! The TUI's own state: the component of each mode (table, filter bar, command bar, index
+//! browser, delta and workqueue panels, help), the mode and focus, and the keymap in force.
+//! Rows live in the view; this holds only what the person did. Plain data, so it can be
+//! built by hand in tests; page sizes come from the frame's layout, computed before drawing.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::Instant;
 
 use crate::config::Config;
 use crate::config::keys::Keymap;
-use crate::index_views::live::SortSpec;
 use crate::index_views::query::{ParseError, Query};
 use crate::index_views::registry::ValueCount;
 
@@ -17,58 +14,8 @@ use super::action::{Action, Focus, InputMode};
 use super::command::CommandBar;
 use super::deltas::DeltaPanel;
 use super::effect::Effect;
-
-/// Seconds of workqueue history the sparklines show.
-pub const QUEUE_HISTORY: usize = 60;
-
-/// One second of the workqueue, for the sparklines.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct QueueSample {
-    pub adds_per_second: f64,
-    pub depth: usize,
-}
-
-/// The last [`QUEUE_HISTORY`] samples of the view's workqueue, taken on the clock tick; the
-/// rate comes from the adds counter's growth between two samples.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct QueueHistory {
-    /// Oldest first.
-    pub samples: VecDeque<QueueSample>,
-    last: Option<(u64, Instant)>,
-}
-
-impl QueueHistory {
-    /// Records the counter `adds` and `depth` at `at`. The first sample after a (re)start
-    /// only sets the baseline.
-    pub fn sample(&mut self, adds: u64, depth: usize, at: Instant) {
-        if let Some((before, then)) = self.last {
-            let elapsed = at.saturating_duration_since(then).as_secs_f64();
-            let adds_per_second = if elapsed > 0.0 {
-                adds.saturating_sub(before) as f64 / elapsed
-            } else {
-                0.0
-            };
-            if self.samples.len() == QUEUE_HISTORY {
-                self.samples.pop_front();
-            }
-            self.samples.push_back(QueueSample {
-                adds_per_second,
-                depth,
-            });
-        }
-        self.last = Some((adds, at));
-    }
-
-    /// Forgets the baseline: the view (and so the queue and its counters) was replaced.
-    pub fn restart(&mut self) {
-        self.last = None;
-    }
-
-    /// The newest rate, if two samples were taken.
-    pub fn adds_per_second(&self) -> Option<f64> {
-        self.samples.back().map(|s| s.adds_per_second)
-    }
-}
+use super::queue::QueuePanel;
+use super::table_pane::TablePane;
 
 /// The filter bar: what is typed and whether it parses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -194,20 +141,16 @@ impl Help {
 #[derive(Debug, Clone)]
 pub struct UiState {
     pub mode: InputMode,
+    pub table: TablePane,
     pub filter: FilterBar,
-    pub sort: SortSpec,
-    /// Position of the first visible table row.
-    pub offset: usize,
     pub panels: bool,
     pub focus: Focus,
     pub deltas: DeltaPanel,
     pub browser: IndexBrowser,
-    pub queue: QueueHistory,
+    pub queue: QueuePanel,
     pub keymap: Arc<Keymap>,
     /// The command bar (`:`).
     pub command: CommandBar,
-    /// Wide columns shown.
-    pub wide: bool,
     pub help: Help,
 }
 
@@ -216,32 +159,17 @@ impl UiState {
     pub fn new(panels: bool) -> Self {
         Self {
             mode: InputMode::default(),
+            table: TablePane::default(),
             filter: FilterBar::default(),
-            sort: SortSpec::default(),
-            offset: 0,
             panels,
             focus: Focus::default(),
             deltas: DeltaPanel::default(),
             browser: IndexBrowser::default(),
-            queue: QueueHistory::default(),
+            queue: QueuePanel::default(),
             keymap: Arc::new(built_in_keymap()),
             command: CommandBar::default(),
-            wide: false,
             help: Help::default(),
         }
-    }
-
-    /// The first visible row that keeps `selected` on screen, moving as little as possible.
-    pub fn follow(&mut self, selected: Option<usize>, height: usize, total: usize) -> usize {
-        if let Some(pos) = selected {
-            if pos < self.offset {
-                self.offset = pos;
-            } else if height > 0 && pos >= self.offset + height {
-                self.offset = pos + 1 - height;
-            }
-        }
-        self.offset = self.offset.min(total.saturating_sub(height));
-        self.offset
     }
 }
 
@@ -256,16 +184,6 @@ fn built_in_keymap() -> Keymap {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn offset_moves_only_to_keep_the_selection_visible() {
-        let mut state = UiState::new(false);
-        assert_eq!(state.follow(Some(3), 10, 100), 0);
-        assert_eq!(state.follow(Some(12), 10, 100), 3);
-        assert_eq!(state.follow(Some(8), 10, 100), 3);
-        assert_eq!(state.follow(Some(1), 10, 100), 1);
-        assert_eq!(state.follow(Some(1), 10, 5), 0);
-    }
 
     #[test]
     fn the_filter_bar_refilters_on_each_key_and_closes() {
@@ -336,38 +254,5 @@ mod tests {
         bar.input = "app=web api".into();
         assert_eq!(bar.parse().map(|q| q.text), Some("api".to_string()));
         assert_eq!(bar.error, None);
-    }
-
-    #[test]
-    fn queue_history_rates_and_bounds() {
-        let start = Instant::now();
-        let at = |s: u64| start + std::time::Duration::from_millis(s * 1000);
-        let mut history = QueueHistory::default();
-        history.sample(100, 3, at(0));
-        assert_eq!(history.adds_per_second(), None);
-        history.sample(130, 5, at(1));
-        history.sample(130, 0, at(3));
-        assert_eq!(
-            history.samples.iter().copied().collect::<Vec<_>>(),
-            [
-                QueueSample {
-                    adds_per_second: 30.0,
-                    depth: 5
-                },
-                QueueSample {
-                    adds_per_second: 0.0,
-                    depth: 0
-                }
-            ]
-        );
-        // A replaced queue starts from its own counter.
-        history.restart();
-        history.sample(7, 1, at(4));
-        assert_eq!(history.samples.len(), 2);
-        for s in 5..100 {
-            history.sample(7 + s, 1, at(s));
-        }
-        assert_eq!(history.samples.len(), QUEUE_HISTORY);
-        assert_eq!(history.adds_per_second(), Some(1.0));
     }
 }

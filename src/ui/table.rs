@@ -27,14 +27,14 @@ use crate::resources::{
 
 use super::UiError;
 use super::action::Action;
-use super::state::UiState;
+use super::layout::Scroll;
 
 /// What the event loop asks of the table, whatever its kind.
 pub trait Table {
     fn kind(&self) -> ResourceKind;
 
-    /// Copies out the rows that fit in `height`, keeping the selection visible.
-    fn capture(&self, state: &mut UiState, height: usize, now: Timestamp) -> Window;
+    /// Copies out the rows that fit in `height`, scrolled to keep the selection visible.
+    fn capture(&self, scroll: &mut Scroll, height: usize, now: Timestamp) -> Window;
 
     /// Bumped when the rows on screen may have changed; a new receiver after `set_query`
     /// replaced the view.
@@ -62,8 +62,9 @@ pub trait Table {
     /// Every column of the rows, wide and index columns included, in cell order.
     fn columns(&self) -> Vec<ViewColumn>;
 
-    /// Moves the selection for a movement action; `page` rows for PgUp/PgDn.
-    fn move_selection(&self, state: &UiState, action: &Action, page: usize);
+    /// Moves the selection for a movement action; `page` rows for PgUp/PgDn. With nothing
+    /// selected it moves from `offset`, the first visible row.
+    fn move_selection(&self, offset: usize, action: &Action, page: usize);
 
     /// How the rows are sorted now.
     fn sort(&self) -> SortSpec;
@@ -152,8 +153,8 @@ impl<T: TableRow> Table for ResourceTable<T> {
         T::KIND
     }
 
-    fn capture(&self, state: &mut UiState, height: usize, now: Timestamp) -> Window {
-        capture(self.worker().view(), state, height, now)
+    fn capture(&self, scroll: &mut Scroll, height: usize, now: Timestamp) -> Window {
+        capture(self.worker().view(), scroll, height, now)
     }
 
     fn version(&self) -> watch::Receiver<u64> {
@@ -188,8 +189,8 @@ impl<T: TableRow> Table for ResourceTable<T> {
         self.base.view().lock().columns()
     }
 
-    fn move_selection(&self, state: &UiState, action: &Action, page: usize) {
-        move_selection(&mut self.worker().view().lock(), state, action, page);
+    fn move_selection(&self, offset: usize, action: &Action, page: usize) {
+        move_selection(&mut self.worker().view().lock(), offset, action, page);
     }
 
     fn sort(&self) -> SortSpec {
@@ -350,26 +351,26 @@ impl TableStarter {
 /// rows that fit: the view's lock is held only for this copy.
 pub fn capture<T: TableRow>(
     view: &Mutex<LiveView<T>>,
-    state: &mut UiState,
+    scroll: &mut Scroll,
     height: usize,
     now: Timestamp,
 ) -> Window {
     let mut view = view.lock();
     if view.selected_position().is_none() && !view.is_empty() {
-        view.select_position(state.offset);
+        view.select_position(scroll.offset());
     }
-    let offset = state.follow(view.selected_position(), height, view.len());
+    let offset = scroll.follow(view.selected_position(), height, view.len());
     view.window(offset, height, now)
 }
 
 /// Moves the selection of `view` for a movement action.
 pub fn move_selection<T: TableRow>(
     view: &mut LiveView<T>,
-    state: &UiState,
+    offset: usize,
     action: &Action,
     page: usize,
 ) {
-    let position = view.selected_position().unwrap_or(state.offset);
+    let position = view.selected_position().unwrap_or(offset);
     let target = match action {
         Action::Up => position.saturating_sub(1),
         Action::Down => position + 1,

@@ -16,7 +16,7 @@ use kscope::resources::ResourceKind;
 use kscope::sim::{Sim, SimConfig, SimHandle};
 use kscope::ui::action::{Action, InputMode};
 use kscope::ui::detail::{Detail, DetailController, DetailTarget, FetchState};
-use kscope::ui::draw::{self, Header, Parts, QueueStats};
+use kscope::ui::draw::{self, Header, Parts};
 use kscope::ui::state::UiState;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -159,13 +159,11 @@ fn terminal(detail: &mut Detail, width: u16, height: u16, color: bool) -> Termin
     let mut state = UiState::new(false);
     state.mode = InputMode::Detail;
     let header = header();
-    let queue = QueueStats::default();
     let parts = Parts {
         header: &header,
         // The detail covers the table: no rows, no columns.
         columns: &[],
         with_namespace: true,
-        queue: &queue,
         now: at(NOW),
         color,
     };

@@ -9,7 +9,7 @@ use kscope::index_views::live::{LiveView, SortSpec};
 use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
 use kscope::resources::{Pod, Timestamp, decode};
-use kscope::ui::draw::{self, Header, QueueStats, Screen};
+use kscope::ui::draw::{self, Header, Screen};
 use kscope::ui::layout::Layout;
 use kscope::ui::state::UiState;
 use kscope::ui::table::capture;
@@ -55,7 +55,6 @@ fn frames_follow_the_selection_while_rows_change() {
         error: None,
         events_per_second: 1000.0,
     };
-    let queue = QueueStats::default();
     let area = ratatui::layout::Rect::new(0, 0, 160, 50);
     let rows = Layout::new(area, state.panels).table_rows();
     let columns = view.lock().columns();
@@ -74,7 +73,12 @@ fn frames_follow_the_selection_while_rows_change() {
             let next = v.selected_position().map_or(0, |p| p + 1);
             v.select_position(next);
         }
-        let window = capture(&view, &mut state, rows, Timestamp::from_seconds(NOW));
+        let window = capture(
+            &view,
+            &mut state.table.scroll,
+            rows,
+            Timestamp::from_seconds(NOW),
+        );
         assert_eq!(window.total, PODS);
         assert_eq!(window.selected, Some(frame), "one row down per frame");
         assert_eq!(window.rows.len(), rows);
@@ -88,7 +92,6 @@ fn frames_follow_the_selection_while_rows_change() {
             columns: &columns,
             with_namespace: true,
             window: &window,
-            queue: &queue,
             detail: None,
             now: std::time::SystemTime::now(),
             color: true,

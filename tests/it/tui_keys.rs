@@ -336,7 +336,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
         (0..presses)
             .map(|_| {
                 app.apply(Action::SortNext);
-                columns[app.state().sort.column].name.clone()
+                columns[app.state().table.sort.column].name.clone()
             })
             .collect()
     };
@@ -411,10 +411,10 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     // :nodes, Enter on a node: that node's pods in every namespace, by the node index.
     // Sorted by READY: a parked table keeps its order.
     app.apply(Action::SortNext);
-    let sorted = app.state().sort;
+    let sorted = app.state().table.sort;
     assert_eq!(sorted.column, 1);
     run_command(&mut app, "no");
-    assert_eq!(app.state().sort, SortSpec::default(), "a new table");
+    assert_eq!(app.state().table.sort, SortSpec::default(), "a new table");
     assert_eq!(app.table().kind(), ResourceKind::Nodes);
     assert_eq!(app.header().scope, "cluster");
     let nodes = wait_rows(&mut app, "nodes", |w| w.total == 4).await;
@@ -441,7 +441,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     // the order it had.
     assert!(app.table().status().borrow().listed);
     assert!(app.window(50).total > 0, "rows without waiting for a list");
-    assert_eq!(app.state().sort, sorted);
+    assert_eq!(app.state().table.sort, sorted);
     assert_eq!(app.table().sort(), sorted);
     assert_eq!(
         app.current(),

@@ -16,8 +16,9 @@ use kscope::resources::{Pod, Timestamp, decode};
 use kscope::ui::action::Focus;
 use kscope::ui::action::{Action, InputMode};
 use kscope::ui::deltas::DeltaLine;
-use kscope::ui::draw::{self, Header, Parts, QueueStats};
+use kscope::ui::draw::{self, Header, Parts};
 use kscope::ui::layout::Layout;
+use kscope::ui::queue::QueueStats;
 use kscope::ui::state::UiState;
 use kscope::ui::table::capture;
 use parking_lot::Mutex;
@@ -138,17 +139,21 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
         error: None,
         events_per_second: 3.0,
     };
-    let queue = queue();
+    state.queue.stats = queue();
     let parts = Parts {
         header: &header,
         columns: &columns,
         with_namespace: true,
-        queue: &queue,
         now: at(0),
         color: true,
     };
     draw::frame(&mut terminal, state, None, &parts, |state, rows| {
-        capture(&view, state, rows, Timestamp::from_seconds(NOW))
+        capture(
+            &view,
+            &mut state.table.scroll,
+            rows,
+            Timestamp::from_seconds(NOW),
+        )
     })
     .expect("draws");
     terminal

@@ -16,7 +16,8 @@ use kscope::resources::{
 use kscope::ui::action::Focus;
 use kscope::ui::action::InputMode;
 use kscope::ui::deltas::DeltaLine;
-use kscope::ui::draw::{self, Header, Parts, QueueStats};
+use kscope::ui::draw::{self, Header, Parts};
+use kscope::ui::queue::QueueStats;
 use kscope::ui::state::UiState;
 use kscope::ui::table::capture;
 use parking_lot::Mutex;
@@ -179,17 +180,21 @@ fn draw_frame<T: TableRow>(
     let backend = TestBackend::new(width, height);
     let mut terminal = Terminal::new(backend).expect("test terminal");
     let columns = view.lock().columns();
-    let queue = queue();
+    state.queue.stats = queue();
     let parts = Parts {
         header,
         columns: &columns,
         with_namespace,
-        queue: &queue,
         now: at(NOW),
         color,
     };
     draw::frame(&mut terminal, state, None, &parts, |state, rows| {
-        capture(view, state, rows, Timestamp::from_seconds(NOW))
+        capture(
+            view,
+            &mut state.table.scroll,
+            rows,
+            Timestamp::from_seconds(NOW),
+        )
     })
     .expect("draws");
     terminal
@@ -228,11 +233,11 @@ fn filter_by_index_shows_only_matching_rows_and_the_count() {
     let mut state = UiState::new(false);
     state.mode = InputMode::Filter;
     state.filter.input = "app=web".into();
-    state.sort = SortSpec {
+    state.table.sort = SortSpec {
         column: 3,
         descending: true,
     };
-    view.lock().set_sort(state.sort);
+    view.lock().set_sort(state.table.sort);
     insta::assert_snapshot!(render(&view, &mut state, 100, 20));
 }
 
@@ -279,7 +284,12 @@ fn selection_stays_on_its_object_while_rows_move() {
     );
     let mut state = UiState::new(false);
     view.lock().select_position(5);
-    let before = capture(&view, &mut state, 10, Timestamp::from_seconds(NOW));
+    let before = capture(
+        &view,
+        &mut state.table.scroll,
+        10,
+        Timestamp::from_seconds(NOW),
+    );
     let key = view.lock().selected().cloned().expect("selected");
     // New rows sorting before the selection push it down.
     for name in ["aa-1", "aa-2", "aa-3"] {
@@ -287,7 +297,12 @@ fn selection_stays_on_its_object_while_rows_move() {
         store.add(p).expect("add");
         view.lock().apply(&format!("data/{name}").as_str().into());
     }
-    let after = capture(&view, &mut state, 10, Timestamp::from_seconds(NOW));
+    let after = capture(
+        &view,
+        &mut state.table.scroll,
+        10,
+        Timestamp::from_seconds(NOW),
+    );
     assert_eq!(view.lock().selected(), Some(&key));
     assert_eq!(after.selected, before.selected.map(|p| p + 3));
     let row = &after.rows[after.selected.expect("visible") - after.offset];
@@ -376,7 +391,7 @@ fn nodes_table() {
 fn nodes_table_wide() {
     let view = nodes();
     let mut state = UiState::new(false);
-    state.wide = true;
+    state.table.wide = true;
     let header = header_for(ResourceKind::Nodes, "cluster");
     insta::assert_snapshot!(render_kind(&view, &mut state, &header, 120, 10));
 }
@@ -539,7 +554,7 @@ fn command_error_in_the_status_line() {
 fn pods_wide_mode() {
     let view = view("app=web");
     let mut state = UiState::new(false);
-    state.wide = true;
+    state.table.wide = true;
     state.filter.input = "app=web".into();
     insta::assert_snapshot!(render(&view, &mut state, 120, 10));
 }
@@ -569,11 +584,11 @@ fn label_and_annotation_indexes_get_columns() {
     let view = view_of(registry);
     let mut state = UiState::new(false);
     // Sorting by the TEAM column (after the pod's 7 columns and APP) puts <none> after it.
-    state.sort = SortSpec {
+    state.table.sort = SortSpec {
         column: Pod::COLUMNS.len() + 1,
         descending: true,
     };
-    view.lock().set_sort(state.sort);
+    view.lock().set_sort(state.table.sort);
     let text = render(&view, &mut state, 120, 10);
     assert!(text.contains("TEAM↓"), "{text}");
     insta::assert_snapshot!(text);
@@ -620,11 +635,11 @@ fn sorted_by_namespace_descending() {
     let mut state = UiState::new(false);
     let columns = view.lock().columns();
     let namespace = columns.iter().position(|c| c.namespace).expect("NAMESPACE");
-    state.sort = SortSpec {
+    state.table.sort = SortSpec {
         column: namespace,
         descending: true,
     };
-    view.lock().set_sort(state.sort);
+    view.lock().set_sort(state.table.sort);
     let text = render(&view, &mut state, 80, 10);
     assert!(text.contains("NAMESPACE↓ NAME "), "{text}");
     insta::assert_snapshot!(text);

@@ -8,8 +8,6 @@ mod indexes;
 mod panels;
 mod table;
 
-pub use table::shown;
-
 use std::time::SystemTime;
 
 use ratatui::backend::Backend;
@@ -20,7 +18,6 @@ use ratatui::widgets::Paragraph;
 use ratatui::{Frame, Terminal};
 
 use crate::index_views::live::{ViewColumn, Window};
-use crate::informers::workqueue::WorkqueueMetrics;
 
 use super::action::{Action, Focus, InputMode};
 use super::command;
@@ -47,37 +44,6 @@ pub struct Header {
     pub events_per_second: f64,
 }
 
-/// Workqueue numbers as the panel shows them.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct QueueStats {
-    pub depth: usize,
-    pub adds: u64,
-    pub coalesced_adds: u64,
-    pub in_flight: usize,
-    pub retries: u64,
-    /// Seconds.
-    pub latency_p50: Option<f64>,
-    pub latency_p99: Option<f64>,
-    pub work_p50: Option<f64>,
-    pub work_p99: Option<f64>,
-}
-
-impl From<&WorkqueueMetrics> for QueueStats {
-    fn from(m: &WorkqueueMetrics) -> Self {
-        Self {
-            depth: m.depth,
-            adds: m.adds,
-            coalesced_adds: m.coalesced_adds,
-            in_flight: m.in_flight,
-            retries: m.retries,
-            latency_p50: m.queue_latency.quantile(0.5),
-            latency_p99: m.queue_latency.quantile(0.99),
-            work_p50: m.work_duration.quantile(0.5),
-            work_p99: m.work_duration.quantile(0.99),
-        }
-    }
-}
-
 /// Everything one frame shows, copied out and laid out before drawing.
 pub struct Screen<'a> {
     pub state: &'a UiState,
@@ -89,7 +55,6 @@ pub struct Screen<'a> {
     /// Namespaced kind in all namespaces: a NAMESPACE column from the keys.
     pub with_namespace: bool,
     pub window: &'a Window,
-    pub queue: &'a QueueStats,
     /// The open detail, drawn over everything but the header.
     pub detail: Option<&'a Detail>,
     pub now: SystemTime,
@@ -101,7 +66,6 @@ pub struct Parts<'a> {
     pub header: &'a Header,
     pub columns: &'a [ViewColumn],
     pub with_namespace: bool,
-    pub queue: &'a QueueStats,
     pub now: SystemTime,
     pub color: bool,
 }
@@ -132,7 +96,6 @@ pub fn frame<B: Backend>(
         columns: parts.columns,
         with_namespace: parts.with_namespace,
         window: &window,
-        queue: parts.queue,
         detail,
         now: parts.now,
         color: parts.color,

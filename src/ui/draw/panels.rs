@@ -10,7 +10,7 @@ use super::{Screen, Theme, seconds};
 use crate::resources::Timestamp;
 use crate::ui::action::Focus;
 use crate::ui::deltas::{DeltaClass, DeltaLine};
-use crate::ui::state::QueueHistory;
+use crate::ui::queue::QueuePanel;
 
 /// The workqueue box takes this share of the width, within these bounds: wide enough for
 /// its numbers, and at most what a full minute of sparkline needs.
@@ -91,9 +91,9 @@ fn draw_deltas(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
 }
 
 fn draw_queue(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
-    let q = screen.queue;
-    let history = &screen.state.queue;
-    let rate = history
+    let panel = &screen.state.queue;
+    let q = &panel.stats;
+    let rate = panel
         .adds_per_second()
         .map_or_else(|| "-".to_string(), |r| format!("{r:.1}"));
     let row = |label: &str, value: String| {
@@ -129,20 +129,20 @@ fn draw_queue(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     .areas(inner);
     frame.render_widget(Paragraph::new(lines), stats);
     if sparks.width >= SPARK_LABEL + SPARK_MIN {
-        draw_sparklines(frame, sparks, history, theme);
+        draw_sparklines(frame, sparks, panel, theme);
     }
 }
 
 /// Adds per second over the top half, depth over the bottom, newest on the right.
-fn draw_sparklines(frame: &mut Frame, area: Rect, history: &QueueHistory, theme: Theme) {
+fn draw_sparklines(frame: &mut Frame, area: Rect, panel: &QueuePanel, theme: Theme) {
     let [adds, depth] = Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(area);
-    let adds_data: Vec<u64> = history
-        .samples
+    let adds_data: Vec<u64> = panel
+        .samples()
         .iter()
         .map(|s| s.adds_per_second.round() as u64)
         .collect();
-    let depth_data: Vec<u64> = history
-        .samples
+    let depth_data: Vec<u64> = panel
+        .samples()
         .iter()
         .map(|s| u64::try_from(s.depth).unwrap_or(u64::MAX))
         .collect();

@@ -6,26 +6,11 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use crate::index_views::live::ViewColumn;
-
 use super::{Screen, Theme};
+use crate::ui::table_pane::shown;
 
 /// Columns are not narrowed below this many characters.
 const MIN_COLUMN: usize = 6;
-
-/// The columns on screen, in screen order, as positions in `columns`: NAMESPACE first when
-/// the view spans namespaces, then the narrow ones as `kubectl get` shows them without
-/// `-o wide`, or all of them in wide mode. Sorting cycles through these.
-pub fn shown(columns: &[ViewColumn], wide: bool, with_namespace: bool) -> Vec<usize> {
-    let namespace = columns
-        .iter()
-        .position(|c| c.namespace)
-        .filter(|_| with_namespace);
-    namespace
-        .into_iter()
-        .chain((0..columns.len()).filter(|&i| !columns[i].namespace && (wide || !columns[i].wide)))
-        .collect()
-}
 
 /// Narrows the widest columns until the row fits in `width` (with one space between
 /// columns), sparing the first `keep` (NAMESPACE, NAME) until the others are down to
@@ -67,8 +52,9 @@ fn empty_message(screen: &Screen, theme: Theme) -> Line<'static> {
 }
 
 pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
-    let shown = shown(screen.columns, screen.state.wide, screen.with_namespace);
-    let sort = screen.state.sort;
+    let pane = &screen.state.table;
+    let shown = shown(screen.columns, pane.wide, screen.with_namespace);
+    let sort = pane.sort;
     let mut titles: Vec<String> = Vec::with_capacity(shown.len());
     for &i in &shown {
         let arrow = match (sort.column == i, sort.descending) {
