@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::common::cli;
 use futures::StreamExt;
-use kscope::sim::{Sim, SimConfig};
+use kscope::sim::{Faults, Resource, Sim, SimConfig};
 
 /// The body and code of a GET through kube's client, whatever the code.
 async fn get_raw(client: &kube::Client, path: &str) -> (u16, serde_json::Value) {
@@ -425,5 +425,101 @@ async fn a_sim_restarted_with_another_certificate_is_relisted() {
     assert!(
         log.contains("certificate changed from sha256:"),
         "the relist's reason is the certificate"
+    );
+}
+
+/// What one `get --watch-for` under combined faults ended as.
+#[derive(Debug)]
+enum Outcome {
+    /// Exit 0, and what it printed is the truth.
+    Current,
+    /// A non-zero exit that says the store is not current (or never synced).
+    SaidNotCurrent,
+}
+
+/// One seed of the first probe: churn with watches dropped every 3 s, 30% of watches
+/// answered 410, 10% of requests 500, 5% 429, and a 200-event history.
+async fn under_combined_faults(seed: u64) -> (Outcome, kscope::sim::FaultsFiredSnapshot) {
+    let faults = Faults {
+        drop_watch_every: Some(Duration::from_secs(3)),
+        watch_gone_ratio: 0.3,
+        error_ratio: 0.1,
+        throttle_ratio: 0.05,
+        history: Some(200),
+        ..Faults::default()
+    };
+    let sim = Sim::start(
+        SimConfig::with_size(1_000, 10, 4)
+            .seed(seed)
+            .churn(200.0, Some(Duration::from_secs(20)))
+            .faults(faults),
+    )
+    .await
+    .expect("sim");
+    let dir = cli::temp_dir(&format!("combined-{seed}"));
+    let kubeconfig = dir.join("kubeconfig");
+    std::fs::write(&kubeconfig, sim.kubeconfig_yaml()).expect("kubeconfig");
+    let out = cli::kscope(
+        &dir,
+        &[
+            "get",
+            "pods",
+            "-A",
+            "-o",
+            "json",
+            "--watch-for",
+            "30s",
+            "--kubeconfig",
+            kubeconfig.to_str().expect("utf-8"),
+        ],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    let outcome = match out.status.code() {
+        Some(0) => {
+            assert_eq!(
+                printed(&out.stdout),
+                sim.truth(Resource::Pods),
+                "seed {seed}: exit 0 prints the truth, never a stale store ({stderr})"
+            );
+            Outcome::Current
+        }
+        Some(3 | 4) => {
+            assert!(
+                stderr.contains("is not current") || stderr.contains("did not sync"),
+                "seed {seed}: a non-zero exit says why: {stderr}"
+            );
+            assert!(out.stdout.is_empty(), "seed {seed}: nothing printed");
+            eprintln!("seed {seed}: {}", stderr.lines().last().unwrap_or_default());
+            Outcome::SaidNotCurrent
+        }
+        other => panic!("seed {seed}: exit {other:?}: {stderr}"),
+    };
+    let fired = sim.faults_fired();
+    sim.shutdown().await;
+    (outcome, fired)
+}
+
+/// The combined-faults probe for seeds 22, 33 and 44, at once: each `get` either
+/// prints exactly the truth or exits non-zero saying it is not current.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn combined_faults_never_print_a_stale_store_as_current() {
+    let runs = futures::future::join_all([22, 33, 44].map(under_combined_faults)).await;
+    let mut total = kscope::sim::FaultsFiredSnapshot::default();
+    for (seed, (outcome, fired)) in [22, 33, 44].into_iter().zip(&runs) {
+        eprintln!("seed {seed}: {outcome:?}, faults fired {fired:?}");
+        total.watches_dropped += fired.watches_dropped;
+        total.internal_errors += fired.internal_errors;
+        total.throttled += fired.throttled;
+        total.watches_gone += fired.watches_gone;
+    }
+    // An informer makes few requests (a dozen watches and a few lists a seed; fewer when it
+    // spends the run backing off), so the faults are counted over the three runs, and 500s
+    // and 429s together, as in reflector_convergence.
+    assert!(
+        total.watches_dropped > 0
+            && total.watches_gone > 0
+            && total.internal_errors + total.throttled > 0,
+        "watches were dropped and answered 410, and requests 500 or 429: {total:?}"
     );
 }
