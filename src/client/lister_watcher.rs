@@ -14,6 +14,7 @@ use kube::core::Status;
 use parking_lot::Mutex;
 
 use super::cluster::{Cluster, NamespaceScope};
+pub use super::limits::WireLimits;
 use super::transport::PeerCertificate;
 use super::wire::{decode_list, decode_watch_line, peek_continue_token};
 use crate::informers::lister_watcher::{
@@ -41,36 +42,6 @@ pub struct KubeListerWatcher {
 
 /// Where the last response's [`PeerCertificate`] is kept.
 type ServerSeen = Arc<Mutex<Option<ServerIdentity>>>;
-
-/// Bounds on what a server may make kscope wait for or hold. The defaults are far from what a
-/// 150,000-pod cluster needs (a page of 500 pods is ~5 MB, an object at most ~1.5 MB, and
-/// API servers send a bookmark about every minute) and close enough to catch a server that
-/// misbehaves.
-#[derive(Debug, Clone, Copy)]
-pub struct WireLimits {
-    /// A watch line (one event) longer than this ends the watch with an error.
-    pub max_watch_line: usize,
-    /// A list body larger than this fails the list.
-    pub max_list_body: usize,
-    /// A list response that sends nothing for this long fails.
-    pub list_stall: Duration,
-    /// A list response that takes longer than this in all fails (a server trickling bytes).
-    pub list_deadline: Duration,
-    /// A watch that delivers nothing, not even a bookmark, for this long is restarted.
-    pub watch_idle: Duration,
-}
-
-impl Default for WireLimits {
-    fn default() -> Self {
-        Self {
-            max_watch_line: 16 << 20,
-            max_list_body: 3 << 30,
-            list_stall: Duration::from_secs(30),
-            list_deadline: Duration::from_secs(300),
-            watch_idle: Duration::from_secs(180),
-        }
-    }
-}
 
 /// A response that broke one of the [`WireLimits`].
 #[derive(Debug, thiserror::Error)]
@@ -138,6 +109,7 @@ impl KubeListerWatcher {
             None => kind.plural().to_string(),
         };
         Self::new(cluster.client.clone(), kind.list_path(namespace), resource)
+            .with_limits(cluster.limits)
             .with_label_selector(label_selector)
             .with_field_selector(field_selector)
     }
