@@ -523,3 +523,205 @@ async fn combined_faults_never_print_a_stale_store_as_current() {
         "watches were dropped and answered 410, and requests 500 or 429: {total:?}"
     );
 }
+
+/// Serves `app` on a free loopback port, over plain HTTP.
+async fn serve(app: axum::Router) -> std::net::SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    addr
+}
+
+fn plain_kubeconfig(dir: &Path, addr: std::net::SocketAddr) -> std::path::PathBuf {
+    let path = dir.join("kubeconfig");
+    let yaml = format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: test\n\
+         clusters:\n- name: test\n  cluster:\n    server: http://{addr}\n\
+         users:\n- name: test\n  user:\n    token: t\n\
+         contexts:\n- name: test\n  context:\n    cluster: test\n    user: test\n"
+    );
+    std::fs::write(&path, yaml).expect("write kubeconfig");
+    path
+}
+
+fn json_response(body: axum::body::Body) -> axum::response::Response {
+    axum::response::Response::builder()
+        .header("content-type", "application/json")
+        .body(body)
+        .expect("response")
+}
+
+/// A server that sends its list one byte a second: `get` gives up at --list-timeout with
+/// the cause on stderr, long before the list would end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_trickled_at_one_byte_a_second_fails_at_the_list_timeout() {
+    let list =
+        r#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[]}"#;
+    let app = axum::Router::new().route(
+        "/api/v1/pods",
+        axum::routing::get(move || async move {
+            let bytes = futures::stream::iter(list.bytes()).then(|b| async move {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                Ok::<_, std::io::Error>(vec![b])
+            });
+            json_response(axum::body::Body::from_stream(bytes))
+        }),
+    );
+    let addr = serve(app).await;
+    let dir = cli::temp_dir("trickle");
+    let kubeconfig = plain_kubeconfig(&dir, addr);
+    let started = std::time::Instant::now();
+    let out = cli::kscope(
+        &dir,
+        &[
+            "get",
+            "pods",
+            "-A",
+            "--kubeconfig",
+            kubeconfig.to_str().expect("utf-8"),
+            "--list-timeout",
+            "3s",
+            "--sync-timeout",
+            "30s",
+        ],
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the list response took longer than 3s"),
+        "the cause is said: {stderr}"
+    );
+    assert!(out.stdout.is_empty());
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "bounded by the list timeout, not the {}-byte list",
+        list.len()
+    );
+}
+
+/// What the endless-line server saw of its watches.
+#[derive(Default)]
+struct Endless {
+    lists: std::sync::atomic::AtomicU64,
+    watches: std::sync::atomic::AtomicU64,
+    closed: std::sync::atomic::AtomicU64,
+    /// The most bytes one watch got out before its client went away.
+    most_sent: std::sync::atomic::AtomicU64,
+}
+
+/// Counts a watch's bytes; its drop is the client closing the watch.
+struct WatchSent {
+    seen: std::sync::Arc<Endless>,
+    sent: u64,
+}
+
+impl Drop for WatchSent {
+    fn drop(&mut self) {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.seen.most_sent.fetch_max(self.sent, SeqCst);
+        self.seen.closed.fetch_add(1, SeqCst);
+    }
+}
+
+/// The peak resident memory of process `pid` so far, in KiB (Linux's VmHWM).
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// A watch whose one line never ends (64 KiB chunks of one string, as fast as kscope reads):
+/// at --max-watch-event kscope ends the watch, freeing the line, and relists; its memory
+/// stays bounded however much the server sends; and `get` says it is not current.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endless_watch_line_is_cut_at_the_cap_and_relisted() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let seen = std::sync::Arc::new(Endless::default());
+    let state = seen.clone();
+    let app = axum::Router::new().route(
+        "/api/v1/pods",
+        axum::routing::get(
+            move |query: axum::extract::Query<std::collections::HashMap<String, String>>| {
+                let seen = state.clone();
+                async move {
+                    if query.get("watch").map(String::as_str) != Some("true") {
+                        seen.lists.fetch_add(1, SeqCst);
+                        return json_response(axum::body::Body::from(
+                            r#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[]}"#,
+                        ));
+                    }
+                    seen.watches.fetch_add(1, SeqCst);
+                    let start = r#"{"type":"ADDED","object":{"metadata":{"name":""#;
+                    let guard = WatchSent { seen, sent: 0 };
+                    let chunks = futures::stream::unfold(guard, move |mut guard| async move {
+                        let chunk = if guard.sent == 0 {
+                            start.as_bytes().to_vec()
+                        } else {
+                            vec![b'x'; 64 << 10]
+                        };
+                        guard.sent += chunk.len() as u64;
+                        Some((Ok::<_, std::io::Error>(chunk), guard))
+                    });
+                    json_response(axum::body::Body::from_stream(chunks))
+                }
+            },
+        ),
+    );
+    let addr = serve(app).await;
+    let dir = cli::temp_dir("endless");
+    let kubeconfig = plain_kubeconfig(&dir, addr);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kscope"))
+        .args(["get", "pods", "-A", "--watch-for", "8s"])
+        .args(["--max-watch-event", "1MiB"])
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env_remove("KUBECONFIG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kscope get runs");
+    let pid = child.id();
+    let mut peak = 0;
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while child.try_wait().expect("wait").is_none() {
+        assert!(std::time::Instant::now() < deadline, "get ends");
+        if let Some(kib) = peak_rss_kib(pid) {
+            peak = peak.max(kib);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let out = child.wait_with_output().expect("output");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "not current: {stderr}");
+    assert!(
+        stderr.contains("a watch event longer than 1048576 bytes"),
+        "the cause is said: {stderr}"
+    );
+    let (lists, watches) = (seen.lists.load(SeqCst), seen.watches.load(SeqCst));
+    assert!(
+        lists >= 2,
+        "each cut watch relists: {lists} lists, {watches} watches"
+    );
+    assert!(watches >= 2, "{watches} watches");
+    // Each watch was closed by kscope soon after the cap: what the server got out is the
+    // cap plus what the sockets and one read buffer hold, not an unbounded line.
+    let most = seen.most_sent.load(SeqCst);
+    assert!(
+        most < 16 << 20,
+        "a watch sent {most} bytes before kscope closed it"
+    );
+    eprintln!(
+        "{lists} lists, {watches} watches, at most {most} bytes a watch, peak RSS {peak} KiB"
+    );
+    assert!(peak > 0, "the peak RSS was read");
+    assert!(
+        peak < 150 << 10,
+        "kscope's peak RSS stays bounded: {peak} KiB"
+    );
+}
