@@ -458,12 +458,23 @@ impl SimProc {
     }
 
     /// Deletes the newest pods until `target` are left (the churn's additions), so that each
-    /// client syncs as many pods as the one before it. The deletes are in the watch history
-    /// like any change: a parked client catches up on them before its next drain, untimed.
+    /// client syncs as many pods as the one before it. The sim's ReplicaSet controller
+    /// replaces a deleted pod its ReplicaSet still wants, as a cluster's does, so each
+    /// ReplicaSet is first scaled down by the pods about to go (its Deployment is left as
+    /// the churn set it: only the pod count matters here). The writes are in the watch
+    /// history like any change: a parked client catches up on them before its next drain,
+    /// untimed.
     async fn restore_pods(&self, target: u64) -> Result<(), String> {
+        use std::collections::BTreeMap;
+
+        use k8s_openapi::api::apps::v1::ReplicaSet;
         use k8s_openapi::api::core::v1::Pod;
-        use kube::api::{Api, DeleteParams, ListParams};
-        let surplus = self.pods().await.saturating_sub(target) as usize;
+        use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams};
+        let count = self.pods().await;
+        if count < target {
+            return self.fill_pods(target - count).await;
+        }
+        let surplus = (count - target) as usize;
         if surplus == 0 {
             return Ok(());
         }
@@ -475,30 +486,92 @@ impl SimProc {
                 .list_metadata(&params)
                 .await
                 .map_err(|e| format!("listing pods: {e}"))?;
-            pods.extend(page.items.into_iter().map(|p| {
+            pods.extend(page.items.into_iter().filter_map(|p| {
+                let owner = p
+                    .metadata
+                    .owner_references
+                    .unwrap_or_default()
+                    .into_iter()
+                    .find(|o| o.kind == "ReplicaSet")
+                    .map(|o| o.name);
                 let created = p.metadata.creation_timestamp.map(|t| t.0);
-                (created, p.metadata.namespace, p.metadata.name)
+                Some((created, p.metadata.namespace?, p.metadata.name?, owner))
             }));
             match page.metadata.continue_.filter(|c| !c.is_empty()) {
                 Some(token) => params = params.continue_token(&token),
                 None => break,
             }
         }
+        // Pods per ReplicaSet now, and the newest `surplus` pods grouped by theirs.
+        let mut owned: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for (_, namespace, _, owner) in &pods {
+            if let Some(owner) = owner {
+                *owned.entry((namespace.clone(), owner.clone())).or_default() += 1;
+            }
+        }
         pods.sort_by_key(|pod| std::cmp::Reverse(pod.0));
+        let mut going: BTreeMap<(String, Option<String>), Vec<String>> = BTreeMap::new();
+        for (_, namespace, name, owner) in pods.into_iter().take(surplus) {
+            going.entry((namespace, owner)).or_default().push(name);
+        }
         let now = DeleteParams {
             grace_period_seconds: Some(0),
             ..DeleteParams::default()
         };
-        for (_, namespace, name) in pods.into_iter().take(surplus) {
-            let (Some(namespace), Some(name)) = (namespace, name) else {
-                continue;
-            };
-            Api::<Pod>::namespaced(self.admin.clone(), &namespace)
-                .delete(&name, &now)
-                .await
-                .map_err(|e| format!("deleting {namespace}/{name}: {e}"))?;
+        for ((namespace, owner), names) in going {
+            if let Some(owner) = owner {
+                let left = owned
+                    .get(&(namespace.clone(), owner.clone()))
+                    .copied()
+                    .unwrap_or_default()
+                    .saturating_sub(names.len());
+                let scale = serde_json::json!({ "spec": { "replicas": left } });
+                Api::<ReplicaSet>::namespaced(self.admin.clone(), &namespace)
+                    .patch(&owner, &PatchParams::default(), &Patch::Merge(&scale))
+                    .await
+                    .map_err(|e| format!("scaling {namespace}/{owner} to {left}: {e}"))?;
+            }
+            let pods = Api::<Pod>::namespaced(self.admin.clone(), &namespace);
+            for name in names {
+                pods.delete(&name, &now)
+                    .await
+                    .map_err(|e| format!("deleting {namespace}/{name}: {e}"))?;
+            }
         }
-        eprintln!("scale: deleted the {surplus} pods the churn added");
+        let left = self.pods().await;
+        eprintln!("scale: deleted the {surplus} pods the churn added; {left} pods left");
+        if left > target {
+            return Err(format!("{left} pods left, not {target}"));
+        }
+        Ok(())
+    }
+
+    /// Creates `missing` pods (the churn scaled some ReplicaSets down), owned by nothing so
+    /// that no controller of the sim's acts on them, beside the first pod's namespace.
+    async fn fill_pods(&self, missing: u64) -> Result<(), String> {
+        use k8s_openapi::api::core::v1::Pod;
+        use kube::api::{Api, ListParams, PostParams};
+        let first = Api::<Pod>::all(self.admin.clone())
+            .list(&ListParams::default().limit(1))
+            .await
+            .map_err(|e| format!("listing a pod for its namespace: {e}"))?;
+        let namespace = first
+            .items
+            .first()
+            .and_then(|p| p.metadata.namespace.clone())
+            .ok_or("no pod with a namespace to fill beside")?;
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"generateName": "scale-fill-", "labels": {"app": "scale-fill"}},
+            "spec": {"containers": [{"name": "fill", "image": "registry.k8s.io/pause:3.10"}]},
+        }))
+        .map_err(|e| format!("the fill pod: {e}"))?;
+        let pods = Api::<Pod>::namespaced(self.admin.clone(), &namespace);
+        for _ in 0..missing {
+            pods.create(&PostParams::default(), &pod)
+                .await
+                .map_err(|e| format!("creating a fill pod in {namespace}: {e}"))?;
+        }
+        eprintln!("scale: created {missing} pods the churn had taken away");
         Ok(())
     }
 

@@ -157,6 +157,8 @@ impl App {
             listed: false,
             error: None,
             events_per_second: 0.0,
+            stale_since: None,
+            undecodable: 0,
         };
         let mut app = Self {
             starter,
@@ -238,10 +240,18 @@ impl App {
             .window(self.table.as_ref(), height, Timestamp::now())
     }
 
-    /// Brings the header up to date with the informer's status.
+    /// Brings the header up to date with the informer's status: rows listed but not
+    /// watched are stale from the first status that says so until it watches again.
     pub fn update_sync(&mut self, status: &ReflectorStatus) {
         self.header.sync = describe_sync(status);
         self.header.listed = status.listed;
+        let stale = status.listed && status.phase != ReflectorPhase::Watching;
+        self.header.stale_since = match self.header.stale_since {
+            _ if !stale => None,
+            Some(since) => Some(since),
+            None => Some(SystemTime::now()),
+        };
+        self.header.undecodable = status.undecodable_in_last_list;
         self.header.error = status
             .last_error
             .clone()
@@ -749,6 +759,8 @@ impl App {
         self.header.sync = "starting".into();
         self.header.listed = false;
         self.header.error = None;
+        self.header.stale_since = None;
+        self.header.undecodable = 0;
         self.view = to;
         self.events_seen = self.table.watch_events();
         self.rate_since = Instant::now();

@@ -151,6 +151,8 @@ fn header() -> Header {
         listed: true,
         error: None,
         events_per_second: 3.0,
+        stale_since: None,
+        undecodable: 0,
     }
 }
 

@@ -54,6 +54,8 @@ fn frames_follow_the_selection_while_rows_change() {
         listed: true,
         error: None,
         events_per_second: 1000.0,
+        stale_since: None,
+        undecodable: 0,
     };
     let area = ratatui::layout::Rect::new(0, 0, 160, 50);
     let rows = Layout::new(area, state.panels).table_rows();

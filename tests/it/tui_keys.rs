@@ -610,6 +610,87 @@ async fn a_forbidden_resource_shows_its_error_and_others_still_work() {
     sim.shutdown().await;
 }
 
+/// Waits until the header satisfies `ok`, keeping it current with the informer's status.
+async fn wait_header(app: &mut App, what: &str, ok: impl Fn(&kscope::ui::draw::Header) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let status = app.table().status().borrow().clone();
+        app.update_sync(&status);
+        if ok(app.header()) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}: {:?}",
+            app.header()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Pods listed, then the server fails every request: the watch ends, the relists fail, and
+/// the table is marked stale (its rows kept but dimmed, the header saying since when and
+/// why) until the server answers again and the informer watches.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_that_stops_watching_is_marked_stale_until_it_recovers() {
+    // Watches end every 1.5 s (each watch takes the faults in force when it starts; one
+    // under a second is "very short", an error itself), so the failing server below is
+    // met at the next reconnect.
+    let mut dropping = Faults::default();
+    dropping.apply(
+        &"drop-watch=1500ms"
+            .parse::<FaultSpec>()
+            .expect("fault parses"),
+    );
+    let sim = Sim::start(SimConfig::with_size(12, 2, 1).faults(dropping.clone()))
+        .await
+        .expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let mut app = start_app(
+        cluster,
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+    );
+    wait_rows(&mut app, "pods", |w| w.total == 12).await;
+    wait_header(&mut app, "watching", |h| {
+        h.stale_since.is_none() && h.sync.starts_with("watching")
+    })
+    .await;
+
+    let mut failing = dropping;
+    failing.apply(&"error-500=1".parse::<FaultSpec>().expect("fault parses"));
+    sim.set_faults(failing);
+    wait_header(&mut app, "stale", |h| {
+        h.stale_since.is_some() && h.error.is_some()
+    })
+    .await;
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 20)).expect("terminal");
+    app.draw(&mut terminal).expect("draws");
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("STALE"), "{screen}");
+    assert!(
+        screen.contains("12 rows"),
+        "the last rows are kept: {screen}"
+    );
+    assert!(
+        sim.faults_fired().internal_errors > 0,
+        "the 500s were served: {:?}",
+        app.header()
+    );
+
+    sim.set_faults(Faults::default());
+    wait_header(&mut app, "watching again", |h| {
+        h.stale_since.is_none() && h.sync.starts_with("watching")
+    })
+    .await;
+    app.draw(&mut terminal).expect("draws");
+    let screen = terminal.backend().to_string();
+    assert!(!screen.contains("STALE"), "{screen}");
+    drop(app);
+    sim.shutdown().await;
+}
+
 /// `:sec` lists the sim's Secrets with kubectl's columns; a Secret has nothing to drill into,
 /// so Enter opens its detail.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

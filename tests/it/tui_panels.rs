@@ -138,6 +138,8 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
         listed: true,
         error: None,
         events_per_second: 3.0,
+        stale_since: None,
+        undecodable: 0,
     };
     state.queue.stats = queue();
     let parts = Parts {

@@ -87,6 +87,8 @@ fn header_for(kind: ResourceKind, scope: &str) -> Header {
         listed: true,
         error: None,
         events_per_second: 12.0,
+        stale_since: None,
+        undecodable: 0,
     }
 }
 
@@ -643,4 +645,45 @@ fn sorted_by_namespace_descending() {
     let text = render(&view, &mut state, 80, 10);
     assert!(text.contains("NAMESPACE↓ NAME "), "{text}");
     insta::assert_snapshot!(text);
+}
+
+/// Rows listed but no longer watched (here the watch failed and relists are refused) are
+/// dimmed, and the header says first, before anything a narrow terminal would cut, that
+/// they are stale and since when; list items that did not decode are counted.
+#[test]
+fn stale_rows_are_dimmed_and_the_header_says_since_when() {
+    let view = view("");
+    let mut state = UiState::new(false);
+    let mut header = header();
+    header.sync = "backing off".into();
+    header.error = Some("list pods: connection refused (os error 111)".into());
+    header.stale_since = Some(at(NOW - 75));
+    header.undecodable = 2;
+    for color in [true, false] {
+        let terminal = draw_frame(&view, &mut state, &header, true, 140, 10, color);
+        let buffer = terminal.backend().buffer();
+        let row = (0..buffer.area.height)
+            .find(|&y| {
+                let line: String = (0..buffer.area.width)
+                    .map(|x| buffer[(x, y)].symbol())
+                    .collect();
+                line.contains("db-01")
+            })
+            .unwrap_or_else(|| panic!("a pod row on screen: {}", terminal.backend()));
+        assert!(
+            buffer[(0, row)].modifier.contains(Modifier::DIM),
+            "a stale row is dimmed (colour {color})"
+        );
+    }
+    insta::assert_snapshot!(render_kind(&view, &mut state, &header, 140, 10));
+    header.stale_since = None;
+    let terminal = draw_frame(&view, &mut state, &header, true, 140, 10, true);
+    let buffer = terminal.backend().buffer();
+    assert!(
+        buffer
+            .content()
+            .iter()
+            .all(|c| !c.modifier.contains(Modifier::DIM)),
+        "watching again: nothing dimmed"
+    );
 }

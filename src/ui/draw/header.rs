@@ -1,5 +1,6 @@
 //! Two header lines: where we are connected, and what the informer is doing (and why it
-//! fails, when it does).
+//! fails, when it does). Rows that are not current say so first, with since when, so a
+//! narrow terminal cuts anything but that.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -7,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Screen, Theme};
+use crate::resources::Timestamp;
 
 pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     let h = screen.header;
@@ -17,11 +19,30 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     ]);
     let mut second = vec![
         Span::styled(h.resource.clone(), theme.title()),
-        Span::raw(format!(
-            " [{}] {} rows · {} · {:.0} ev/s",
-            h.scope, screen.window.total, h.sync, h.events_per_second
-        )),
+        Span::raw(format!(" [{}] ", h.scope)),
     ];
+    if let Some(since) = h.stale_since {
+        let secs = screen
+            .now
+            .duration_since(since)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+        let age = Timestamp::from_seconds(0).human_since(Timestamp::from_seconds(secs));
+        second.push(Span::styled(
+            format!("STALE {age}, not watching"),
+            theme.error(),
+        ));
+        second.push(Span::raw(" · "));
+    }
+    second.push(Span::raw(format!(
+        "{} rows · {} · {:.0} ev/s",
+        screen.window.total, h.sync, h.events_per_second
+    )));
+    if h.undecodable > 0 {
+        second.push(Span::styled(
+            format!(" · {} list items undecodable, not shown", h.undecodable),
+            theme.warn(),
+        ));
+    }
     if let Some(error) = &h.error {
         second.push(Span::styled(format!(" · {error}"), theme.error()));
     }

@@ -42,6 +42,12 @@ pub struct Header {
     pub error: Option<String>,
     /// Watch events per second over the last second.
     pub events_per_second: f64,
+    /// Since when the rows are not current: the informer has listed but is not watching
+    /// (backing off after an error, or relisting), so changes since then are missing. `None`
+    /// while watching, and before the first list (there are no rows to distrust).
+    pub stale_since: Option<SystemTime>,
+    /// Items of the last list that did not decode: the table lacks them.
+    pub undecodable: u64,
 }
 
 /// Everything one frame shows, copied out and laid out before drawing.
@@ -138,6 +144,11 @@ impl Theme {
 
     fn error(self) -> Style {
         self.fg(Color::Red).add_modifier(Modifier::BOLD)
+    }
+
+    /// Rows that are not current: dimmed, with colour or without.
+    fn stale(self) -> Style {
+        self.dim().add_modifier(Modifier::DIM)
     }
 
     fn selected(self) -> Style {

@@ -85,13 +85,16 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     let keep = usize::from(screen.with_namespace) + 1;
     fit(&mut widths, usize::from(area.width), keep);
     let selected = screen.window.selected;
+    let stale = screen.header.stale_since.is_some();
     let table_rows = rows.into_iter().enumerate().map(|(i, cells)| {
         let row = Row::new(cells.into_iter().map(|c| Cell::from(c.to_string())));
-        if selected == Some(screen.window.offset + i) {
-            row.style(theme.selected())
-        } else {
-            row
-        }
+        let style = match (stale, selected == Some(screen.window.offset + i)) {
+            (false, false) => return row,
+            (false, true) => theme.selected(),
+            (true, false) => theme.stale(),
+            (true, true) => theme.stale().patch(theme.selected()),
+        };
+        row.style(style)
     });
     let constraints = widths
         .iter()
