@@ -90,3 +90,56 @@ fn demo_filters_by_an_index_streams_deltas_and_switches_kinds() {
     session.wait_exit("q");
     let _ = std::fs::remove_dir_all(state);
 }
+
+/// SIGTERM, SIGINT and SIGHUP each end kscope as `q` does: the shell it ran from gets its
+/// screen back (the alternate screen left, the cursor shown).
+#[test]
+fn every_signal_restores_the_terminal() {
+    let tools = crate::common::tools::required("tmux", "to run kscope in a real terminal").and(
+        crate::common::tools::required("pgrep", "to find kscope's pid"),
+    );
+    if tools.is_none() {
+        return;
+    }
+    for signal in ["TERM", "INT", "HUP"] {
+        let name = format!("kscope-signal-{signal}-{}", std::process::id());
+        // A shell that outlives kscope, so its terminal can be looked at afterwards.
+        let session = Session::start(name.clone(), "sh");
+        session.keys(&[&format!("{} --demo", env!("CARGO_BIN_EXE_kscope")), "Enter"]);
+        session.wait_for("the demo table", |s| s.contains("watching at rv"));
+        let flag = |format: &str| {
+            crate::common::tmux::tmux(&["display-message", "-p", "-t", &name, format])
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        };
+        assert_eq!(flag("#{alternate_on}"), "1", "the TUI owns the screen");
+        // kscope is the shell's child.
+        let shell = flag("#{pane_pid}");
+        let children = std::process::Command::new("pgrep")
+            .args(["-P", &shell])
+            .output()
+            .expect("pgrep runs");
+        let pid = String::from_utf8_lossy(&children.stdout).trim().to_string();
+        assert!(!pid.is_empty(), "kscope runs under the shell {shell}");
+        let killed = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .expect("kill runs");
+        assert!(killed.success());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while flag("#{alternate_on}") != "0" {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "SIG{signal} left the alternate screen on:\n{}",
+                session.screen()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert_eq!(
+            flag("#{cursor_flag}"),
+            "1",
+            "SIG{signal}: the cursor is shown"
+        );
+    }
+}
