@@ -298,6 +298,21 @@ async fn a_crd_created_with_kubectl_serves_its_resource_until_deleted() {
         ])
         .await;
     assert!(!ok && err.contains("NotFound"), "{err}");
+    // A CRD's scope cannot change.
+    let (ok, _, err) = fx
+        .run(&[
+            "patch",
+            "crd",
+            "gadgets.example.com",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"scope":"Cluster"}}"#,
+        ])
+        .await;
+    assert!(
+        !ok && err.contains(r#"spec.scope: Invalid value: "Cluster": field is immutable"#),
+        "{err}"
+    );
     // Deleting the CRD deletes its objects and its resource.
     fx.ok(&["delete", "crd", "gadgets.example.com"]).await;
     // kubectl's discovery cache may still name the resource; the server no longer has it.
