@@ -138,7 +138,12 @@ impl Sim {
         let loaded = tokio::task::spawn_blocking(move || load(&store, &spec).map(|()| store))
             .await
             .map_err(|e| SimError::Workload(e.to_string()))??;
-        let token = config.token.clone().unwrap_or_else(random_token);
+        let identity = tls::identity(
+            config.state_dir.as_deref(),
+            config.token.clone(),
+            random_token,
+        )?;
+        let token = identity.token;
         let (churn, _) = tokio::sync::watch::channel(ChurnSettings {
             rate: config.churn_rate,
             paused: false,
@@ -155,7 +160,7 @@ impl Sim {
         });
         shared.set_faults(config.faults.clone());
         let url = format!("https://{addr}");
-        let cert = tls::serving_cert()?;
+        let cert = identity.cert;
         let kubeconfig = kubeconfig::kubeconfig_yaml(&url, &cert.ca_pem, &shared.token)?;
         let ca_pem = cert.ca_pem.clone();
         let app = http::router(shared.clone());

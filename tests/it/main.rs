@@ -18,6 +18,7 @@ mod sim_kinds;
 mod sim_kubectl;
 mod sim_protocol;
 mod sim_writes;
+mod stale;
 mod tui_detail;
 mod tui_frame_cost;
 mod tui_keys;

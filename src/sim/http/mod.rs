@@ -311,7 +311,7 @@ async fn handle(
     let named = target.name.is_some();
     match (method, named, target.subresource) {
         (Method::GET, false, _) if params.flag("watch") => {
-            watch::watch(shared, target, &params, as_table)
+            watch::watch(shared, target, &params, as_table).await
         }
         (Method::GET, false, _) => {
             list::list(&shared, &target, &params, as_table, metadata_only).await

@@ -297,9 +297,15 @@ impl ApiError {
         .with_details(json!({"causes": [{"message": message}]}))
     }
 
-    /// 504 for a resourceVersion the server has not reached.
-    pub fn too_large_rv() -> Self {
-        Self::new(504, "Timeout", "Too large resource version").with_details(json!({
+    /// 504 for a resourceVersion the server has not reached, as kube-apiserver's watch cache
+    /// answers it (`storage.NewTooLargeResourceVersionError`: a Timeout whose cause says why).
+    pub fn too_large_rv(requested: u64, current: u64) -> Self {
+        Self::new(
+            504,
+            "Timeout",
+            format!("Timeout: Too large resource version: {requested}, current: {current}"),
+        )
+        .with_details(json!({
             "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
             "retryAfterSeconds": 1
         }))
@@ -335,7 +341,7 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::TooOld { .. } => ApiError::expired(e.to_string()),
-            StoreError::TooNew { .. } => ApiError::too_large_rv(),
+            StoreError::TooNew { requested, current } => ApiError::too_large_rv(requested, current),
             StoreError::Encode(m) => ApiError::internal(&m),
         }
     }
