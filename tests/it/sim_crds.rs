@@ -298,6 +298,34 @@ async fn a_crd_created_with_kubectl_serves_its_resource_until_deleted() {
         ])
         .await;
     assert!(!ok && err.contains("NotFound"), "{err}");
+    // Client-side apply of a custom resource, twice: kubectl sends a merge patch.
+    let applied = fx.file(
+        "applied.yaml",
+        &GADGET
+            .replace("name: g1", "name: g3")
+            .replace("  unknown: dropped\n", ""),
+    );
+    fx.ok(&["apply", "-f", &applied]).await;
+    let again = fx.file(
+        "applied2.yaml",
+        &GADGET
+            .replace("name: g1", "name: g3")
+            .replace("  unknown: dropped\n", "  count: 4\n"),
+    );
+    let out = fx.ok(&["apply", "-f", &again]).await;
+    assert!(out.contains("gadget.example.com/g3 configured"), "{out}");
+    let count = fx
+        .ok(&[
+            "get",
+            "gadget",
+            "g3",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.spec.count}",
+        ])
+        .await;
+    assert_eq!(count, "4");
     // A CRD's scope cannot change.
     let (ok, _, err) = fx
         .run(&[
