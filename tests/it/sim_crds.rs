@@ -108,6 +108,14 @@ async fn demo_crds_are_served() {
         words(wide.lines().next().unwrap_or("")).contains("PHASE"),
         "{wide}"
     );
+    // The CRD's schema is published in OpenAPI v3, so kubectl explain reads it.
+    let explained = fx.ok(&["explain", "widgets.spec"]).await;
+    assert!(
+        explained.contains("size")
+            && explained.contains("replicas")
+            && explained.contains("Widget"),
+        "{explained}"
+    );
     let policies = fx.ok(&["get", "clusterpolicies"]).await;
     assert_eq!(
         words(policies.lines().next().unwrap_or("")),
