@@ -118,6 +118,17 @@ fn core_event(
     })
 }
 
+/// How many companions [`for_app`] makes for `app`, known before they are built so that
+/// they can be numbered in parallel.
+pub fn count_for_app(app: &AppSummary) -> usize {
+    5 + usize::from(app.replicas >= 2)
+        + usize::from(app.replicas >= 3)
+        + usize::from(matches!(app.tier, "frontend" | "edge"))
+        + 1
+        + app.pods.iter().filter(|p| p.problem.is_some()).count()
+        + usize::from(!app.pods.is_empty())
+}
+
 /// The companions of one application, drawn from its own random stream.
 pub fn for_app(app: &AppSummary, service_number: u64) -> Vec<Companion> {
     let mut rng = StdRng::seed_from_u64(app.seed ^ COMPANIONS_STREAM);

@@ -227,33 +227,40 @@ fn add_companions(
         .copied()
         .chain(namespaces.iter().map(String::as_str))
         .collect();
-    let mut groups: Vec<Vec<Companion>> = vec![companions::for_cluster(
-        &all,
-        nodes,
-        spec.seed,
-        spec.birth - 90 * 86_400,
-    )];
+    let mut rv = out.last().map_or(1, |g| g.rv + 1);
+    let mut number = |group: Vec<Companion>, out: &mut Vec<Generated>| {
+        for c in group {
+            out.push(encode(c.resource, c.key, rv, c.value)?);
+            rv += 1;
+        }
+        Ok::<_, serde_json::Error>(())
+    };
+    number(
+        companions::for_cluster(&all, nodes, spec.seed, spec.birth - 90 * 86_400),
+        out,
+    )?;
     for (i, ns) in namespaces.iter().enumerate() {
         let team = ns.split('-').next().unwrap_or("platform");
-        groups.push(companions::for_namespace(
+        let group = companions::for_namespace(
             ns,
             team,
             spec.seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
             spec.birth - 30 * 86_400 + i as i64 * 97,
-        ));
+        );
+        number(group, out)?;
     }
-    let per_app = in_parallel(apps.iter().collect(), threads, |i, app| {
-        Ok(companions::for_app(app, 20 + i as u64))
-    })?;
-    groups.extend(per_app);
-    let mut rv = out.last().map_or(1, |g| g.rv + 1);
-    let mut numbered = Vec::with_capacity(groups.len());
-    for group in groups {
-        let start = rv;
-        rv += group.len() as u64;
-        numbered.push((start, group));
+    // Each application's companions are built and encoded by one worker, so only a few
+    // applications' JSON trees exist at once; their numbers are known beforehand.
+    let mut numbered = Vec::with_capacity(apps.len());
+    for app in apps {
+        numbered.push((rv, app));
+        rv += companions::count_for_app(app) as u64;
     }
-    let encoded = in_parallel(numbered, threads, |_, (start, group)| {
+    let encoded = in_parallel(numbered, threads, |i, (start, app)| {
+        let group = companions::for_app(app, 20 + i as u64);
+        if group.len() != companions::count_for_app(app) {
+            return Err(serde::de::Error::custom("companion count mismatch"));
+        }
         group
             .into_iter()
             .zip(start..)

@@ -108,6 +108,14 @@ async fn demo_crds_are_served() {
         words(wide.lines().next().unwrap_or("")).contains("PHASE"),
         "{wide}"
     );
+    // The CRD's schema is published in OpenAPI v3, so kubectl explain reads it.
+    let explained = fx.ok(&["explain", "widgets.spec"]).await;
+    assert!(
+        explained.contains("size")
+            && explained.contains("replicas")
+            && explained.contains("Widget"),
+        "{explained}"
+    );
     let policies = fx.ok(&["get", "clusterpolicies"]).await;
     assert_eq!(
         words(policies.lines().next().unwrap_or("")),
@@ -298,6 +306,49 @@ async fn a_crd_created_with_kubectl_serves_its_resource_until_deleted() {
         ])
         .await;
     assert!(!ok && err.contains("NotFound"), "{err}");
+    // Client-side apply of a custom resource, twice: kubectl sends a merge patch.
+    let applied = fx.file(
+        "applied.yaml",
+        &GADGET
+            .replace("name: g1", "name: g3")
+            .replace("  unknown: dropped\n", ""),
+    );
+    fx.ok(&["apply", "-f", &applied]).await;
+    let again = fx.file(
+        "applied2.yaml",
+        &GADGET
+            .replace("name: g1", "name: g3")
+            .replace("  unknown: dropped\n", "  count: 4\n"),
+    );
+    let out = fx.ok(&["apply", "-f", &again]).await;
+    assert!(out.contains("gadget.example.com/g3 configured"), "{out}");
+    let count = fx
+        .ok(&[
+            "get",
+            "gadget",
+            "g3",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.spec.count}",
+        ])
+        .await;
+    assert_eq!(count, "4");
+    // A CRD's scope cannot change.
+    let (ok, _, err) = fx
+        .run(&[
+            "patch",
+            "crd",
+            "gadgets.example.com",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"scope":"Cluster"}}"#,
+        ])
+        .await;
+    assert!(
+        !ok && err.contains(r#"spec.scope: Invalid value: "Cluster": field is immutable"#),
+        "{err}"
+    );
     // Deleting the CRD deletes its objects and its resource.
     fx.ok(&["delete", "crd", "gadgets.example.com"]).await;
     // kubectl's discovery cache may still name the resource; the server no longer has it.

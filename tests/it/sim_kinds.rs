@@ -285,3 +285,26 @@ async fn create_configmap_sends_protobuf_and_is_stored() {
         .await;
     assert!(!ok && err.contains("already exists"), "{err}");
 }
+
+#[tokio::test]
+async fn kubectl_describes_the_new_kinds() {
+    let Some(fx) = Kubectl::start("kinds-describe").await else {
+        return;
+    };
+    let ns = "payments-prod";
+    for (kind, name, expect) in [
+        ("statefulset", "payments-db", "Pods Status:"),
+        ("cronjob", "payments-report", "Schedule:"),
+        ("persistentvolumeclaim", "data-payments-db-0", "Status:"),
+        ("service", "payments-api", "Endpoints:"),
+        ("widget", "payments-widget-0", "Spec:"),
+    ] {
+        let out = fx.ok(&["describe", kind, name, "-n", ns]).await;
+        assert!(out.contains(expect), "{kind}: {out}");
+    }
+    // Describing a Deployment finds its Events by field selector.
+    let out = fx
+        .ok(&["describe", "deployment", "payments-api", "-n", ns])
+        .await;
+    assert!(out.contains("ScalingReplicaSet"), "{out}");
+}

@@ -143,8 +143,45 @@ fn openapi(gv: &GroupVersion) -> Value {
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": "v1.32.3"},
         "paths": paths,
-        "components": {"schemas": {}},
+        "components": {"schemas": custom_schemas(gv)},
     })
+}
+
+/// The schemas of the custom resources of `gv`, from their CRDs, named and tagged as the
+/// real server publishes them, so that `kubectl explain` can read them. (Built-in kinds'
+/// schemas are not published.)
+fn custom_schemas(gv: &GroupVersion) -> serde_json::Map<String, Value> {
+    let mut schemas = serde_json::Map::new();
+    for r in &gv.resources {
+        let Some(custom) = r.descriptor().custom else {
+            continue;
+        };
+        let mut schema = custom.schema.clone();
+        for (field, description) in [
+            (
+                "apiVersion",
+                "APIVersion defines the versioned schema of this representation of an object.",
+            ),
+            (
+                "kind",
+                "Kind is a string value representing the REST resource this object represents.",
+            ),
+        ] {
+            schema["properties"][field] = json!({"type": "string", "description": description});
+        }
+        schema["properties"]["metadata"] = json!({
+            "type": "object",
+            "description": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+        });
+        schema["x-kubernetes-group-version-kind"] =
+            json!([{"group": gv.group, "version": gv.version, "kind": r.kind()}]);
+        let reversed: Vec<&str> = gv.group.split('.').rev().collect();
+        schemas.insert(
+            format!("{}.{}.{}", reversed.join("."), gv.version, r.kind()),
+            schema,
+        );
+    }
+    schemas
 }
 
 /// A resource's entry in an `APIResourceList`, and its subresources' entries.

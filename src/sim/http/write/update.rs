@@ -10,6 +10,7 @@ use super::{defaults, managed, validate};
 use crate::sim::gc;
 use crate::sim::http::status::ApiError;
 use crate::sim::http::{Subresource, Target};
+use crate::sim::resources::Resource;
 use crate::sim::store::Txn;
 
 /// Metadata only the server sets; a client's values for them are ignored.
@@ -68,6 +69,18 @@ pub(super) fn update_existing(
     };
     defaults::normalize(resource, &mut value);
     validate::validate(resource, name, &value)?;
+    // A CRD's scope decides its objects' keys: the real server refuses to change it.
+    if resource == Resource::CustomResourceDefinitions
+        && value["spec"]["scope"] != current["spec"]["scope"]
+    {
+        return Err(ApiError::invalid(
+            "CustomResourceDefinition.apiextensions.k8s.io",
+            name,
+            "spec.scope",
+            "FieldValueInvalid",
+            &format!("{}: field is immutable", value["spec"]["scope"]),
+        ));
+    }
     for field in SERVER_METADATA {
         match &current["metadata"][field] {
             Value::Null => {
