@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use kube::config::{KubeConfigOptions, Kubeconfig, KubeconfigError};
 
+use super::limits::WireLimits;
+
 /// The cluster flags shared by every command that talks to a cluster.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ClusterArgs {
@@ -20,6 +22,8 @@ pub struct ClusterArgs {
     /// All namespaces.
     #[arg(short = 'A', long, conflicts_with = "namespace")]
     pub all_namespaces: bool,
+    #[command(flatten)]
+    pub limits: WireLimits,
 }
 
 /// Why kscope could not set up a client. Messages never include credentials.
@@ -66,6 +70,8 @@ pub struct Cluster {
     pub server: String,
     /// The namespace of the context (or "default", or the service account's).
     pub default_namespace: String,
+    /// What the server may make lists and watches wait for or hold.
+    pub limits: WireLimits,
 }
 
 impl std::fmt::Debug for Cluster {
@@ -139,7 +145,7 @@ impl ClusterArgs {
         let Some(kubeconfig) = kubeconfig else {
             let config = kube::Config::incluster()
                 .map_err(|e| ClusterError::NoConfiguration(e.to_string()))?;
-            return Cluster::from_config(config, "in-cluster".into());
+            return Ok(Cluster::from_config(config, "in-cluster".into())?.with_limits(self.limits));
         };
         let context = match &self.context {
             Some(name) => {
@@ -165,7 +171,7 @@ impl ClusterArgs {
         let config = kube::Config::from_custom_kubeconfig(kubeconfig, &options)
             .await
             .map_err(|source| ClusterError::Kubeconfig { path, source })?;
-        Cluster::from_config(config, context)
+        Ok(Cluster::from_config(config, context)?.with_limits(self.limits))
     }
 }
 
@@ -190,7 +196,13 @@ impl Cluster {
             context,
             server,
             default_namespace,
+            limits: WireLimits::default(),
         })
+    }
+
+    pub fn with_limits(mut self, limits: WireLimits) -> Self {
+        self.limits = limits;
+        self
     }
 }
 

@@ -14,9 +14,12 @@ use kube::core::Status;
 use parking_lot::Mutex;
 
 use super::cluster::{Cluster, NamespaceScope};
+pub use super::limits::WireLimits;
+use super::transport::PeerCertificate;
 use super::wire::{decode_list, decode_watch_line, peek_continue_token};
 use crate::informers::lister_watcher::{
-    BoxError, ListPage, ListParams, ListWatchError, ListerWatcher, WatchParams, WatchStream,
+    BoxError, ListPage, ListParams, ListWatchError, ListerWatcher, ServerIdentity, WatchParams,
+    WatchStream,
 };
 use crate::resources::{KubeResource, ResourceKind};
 
@@ -33,37 +36,12 @@ pub struct KubeListerWatcher {
     /// The next list page, requested as soon as the current one's continue token is known.
     prefetch: Arc<Mutex<Option<Prefetch>>>,
     limits: WireLimits,
+    /// The server that sent the last answer (see [`ListerWatcher::server_identity`]).
+    server: ServerSeen,
 }
 
-/// Bounds on what a server may make kscope wait for or hold. The defaults are far from what a
-/// 150,000-pod cluster needs (a page of 500 pods is ~5 MB, an object at most ~1.5 MB, and
-/// API servers send a bookmark about every minute) and close enough to catch a server that
-/// misbehaves.
-#[derive(Debug, Clone, Copy)]
-pub struct WireLimits {
-    /// A watch line (one event) longer than this ends the watch with an error.
-    pub max_watch_line: usize,
-    /// A list body larger than this fails the list.
-    pub max_list_body: usize,
-    /// A list response that sends nothing for this long fails.
-    pub list_stall: Duration,
-    /// A list response that takes longer than this in all fails (a server trickling bytes).
-    pub list_deadline: Duration,
-    /// A watch that delivers nothing, not even a bookmark, for this long is restarted.
-    pub watch_idle: Duration,
-}
-
-impl Default for WireLimits {
-    fn default() -> Self {
-        Self {
-            max_watch_line: 16 << 20,
-            max_list_body: 3 << 30,
-            list_stall: Duration::from_secs(30),
-            list_deadline: Duration::from_secs(300),
-            watch_idle: Duration::from_secs(180),
-        }
-    }
-}
+/// Where the last response's [`PeerCertificate`] is kept.
+type ServerSeen = Arc<Mutex<Option<ServerIdentity>>>;
 
 /// A response that broke one of the [`WireLimits`].
 #[derive(Debug, thiserror::Error)]
@@ -104,6 +82,7 @@ impl KubeListerWatcher {
             field_selector: None,
             prefetch: Arc::default(),
             limits: WireLimits::default(),
+            server: Arc::default(),
         }
     }
 
@@ -130,6 +109,7 @@ impl KubeListerWatcher {
             None => kind.plural().to_string(),
         };
         Self::new(cluster.client.clone(), kind.list_path(namespace), resource)
+            .with_limits(cluster.limits)
             .with_label_selector(label_selector)
             .with_field_selector(field_selector)
     }
@@ -203,6 +183,7 @@ impl KubeListerWatcher {
             request,
             self.resource.clone(),
             self.limits,
+            self.server.clone(),
         )
         .await
     }
@@ -228,6 +209,7 @@ impl KubeListerWatcher {
             request,
             self.resource.clone(),
             self.limits,
+            self.server.clone(),
         ));
         *self.prefetch.lock() = Some(Prefetch { uri, body });
     }
@@ -261,6 +243,7 @@ async fn fetch_body(
     request: http::Request<Vec<u8>>,
     resource: String,
     limits: WireLimits,
+    server: ServerSeen,
 ) -> Result<Vec<u8>, ListWatchError> {
     let error = |e| kube_error(&resource, "list", e);
     let limit = |e: LimitError| ListWatchError::MalformedResponse {
@@ -269,7 +252,9 @@ async fn fetch_body(
         source: e.into(),
     };
     let read = async {
-        let mut frames = body_frames(&client, request).await.map_err(error)?;
+        let mut frames = body_frames(&client, request, &server)
+            .await
+            .map_err(error)?;
         let mut body = Vec::new();
         loop {
             let frame = tokio::time::timeout(limits.list_stall, frames.next())
@@ -301,14 +286,18 @@ async fn fetch_body(
 }
 
 /// Sends `request` and returns its body as the frames the connection delivered, or the API's
-/// error, for lists and watches alike. kube's `request_stream` does the same behind a reader,
+/// error, for lists and watches alike; notes in `server` which server answered. kube's `request_stream` does the same behind a reader,
 /// which watches would copy every line out of; its error mapping is private, so it is
 /// repeated here.
 async fn body_frames(
     client: &kube::Client,
     request: http::Request<Vec<u8>>,
+    server: &ServerSeen,
 ) -> Result<impl Stream<Item = Result<Bytes, kube::Error>> + Unpin + use<>, kube::Error> {
     let response = client.send(request.map(kube::client::Body::from)).await?;
+    if let Some(peer) = response.extensions().get::<PeerCertificate>() {
+        *server.lock() = Some(ServerIdentity(peer.0.clone()));
+    }
     let code = response.status();
     if code.is_redirection() {
         // An API server never redirects; a proxy or a wrong URL does. Said as what it is,
@@ -470,7 +459,7 @@ where
                 resource: self.resource.clone(),
                 source,
             })?;
-        let frames = body_frames(&self.client, request)
+        let frames = body_frames(&self.client, request, &self.server)
             .await
             .map_err(|e| self.error("watch", e))?;
         let resource = self.resource.clone();
@@ -521,6 +510,10 @@ where
             }
         });
         Ok(lines.boxed())
+    }
+
+    fn server_identity(&self) -> Option<ServerIdentity> {
+        self.server.lock().clone()
     }
 }
 

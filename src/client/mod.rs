@@ -6,6 +6,7 @@
 
 pub mod cluster;
 pub mod fetch;
+pub mod limits;
 pub mod lister_watcher;
 pub mod transport;
 pub mod wire;

@@ -19,6 +19,10 @@
 //!
 //! The buffer is allocated with the connection: 256 KiB for each open watch or pooled
 //! connection, a few MiB for the explorer's watches.
+//!
+//! Each TLS connection also carries the fingerprint of the certificate the server presented
+//! ([`PeerCertificate`], in every response's extensions), so that a client can tell when it
+//! reconnected to another server than the one its cache came from.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -26,6 +30,7 @@ use std::task::{Context, Poll};
 
 use http::Uri;
 use hyper::rt::{Read, ReadBufCursor, Write};
+use hyper_rustls::MaybeHttpsStream;
 use hyper_timeout::TimeoutConnector;
 use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
 use hyper_util::rt::{TokioExecutor, TokioIo};
@@ -46,7 +51,7 @@ pub fn client(config: kube::Config) -> Result<kube::Client, kube::Error> {
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     let https = config.rustls_https_connector_with_connector(BufferedConnector(http))?;
-    let mut connector = TimeoutConnector::new(https);
+    let mut connector = TimeoutConnector::new(FingerprintingConnector(https));
     connector.set_connect_timeout(config.connect_timeout);
     connector.set_read_timeout(config.read_timeout);
     connector.set_write_timeout(config.write_timeout);
@@ -59,6 +64,111 @@ pub fn client(config: kube::Config) -> Result<kube::Client, kube::Error> {
         .map_err(BoxError::from)
         .service(hyper);
     Ok(kube::client::ClientBuilder::new(service, config.default_namespace).build())
+}
+
+/// The SHA-256 of the certificate a TLS server presented on a connection (`sha256:` and
+/// hex), found in the extensions of every response that came over it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PeerCertificate(pub String);
+
+impl PeerCertificate {
+    fn of(der: &[u8]) -> Self {
+        let digest = ring::digest::digest(&ring::digest::SHA256, der);
+        let hex: String = digest.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+        Self(format!("sha256:{hex}"))
+    }
+}
+
+/// The HTTPS connector, with each TLS connection labelled with its [`PeerCertificate`].
+#[derive(Clone)]
+struct FingerprintingConnector<C>(C);
+
+impl<C> Service<Uri> for FingerprintingConnector<C>
+where
+    C: Service<Uri, Response = MaybeHttpsStream<BufferedTcp>>,
+    C::Future: Send + 'static,
+{
+    type Response = Fingerprinted;
+    type Error = C::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Fingerprinted, C::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        let connecting = self.0.call(uri);
+        Box::pin(async move {
+            let stream = connecting.await?;
+            let peer = match &stream {
+                MaybeHttpsStream::Https(tls) => tls
+                    .inner()
+                    .get_ref()
+                    .1
+                    .peer_certificates()
+                    .and_then(|chain| chain.first())
+                    .map(|leaf| PeerCertificate::of(leaf)),
+                MaybeHttpsStream::Http(_) => None,
+            };
+            Ok(Fingerprinted { stream, peer })
+        })
+    }
+}
+
+/// A connection and the certificate its server presented (none over plain HTTP).
+struct Fingerprinted {
+    stream: MaybeHttpsStream<BufferedTcp>,
+    peer: Option<PeerCertificate>,
+}
+
+impl Connection for Fingerprinted {
+    fn connected(&self) -> Connected {
+        let connected = self.stream.connected();
+        match &self.peer {
+            Some(peer) => connected.extra(peer.clone()),
+            None => connected,
+        }
+    }
+}
+
+impl Read for Fingerprinted {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: ReadBufCursor<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl Write for Fingerprinted {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
 }
 
 /// hyper's TCP connector, with each connection's reads buffered.

@@ -203,13 +203,40 @@ fn describe_reflector_error(err: &ReflectorError) -> String {
             _ => err.to_string(),
         },
         ReflectorError::ListWatch(ListWatchError::Transport { source, .. }) => {
-            format!(
-                "cannot reach the API server: {}",
-                innermost_cause(source.as_ref())
-            )
+            match untrusted_certificate(source.as_ref()) {
+                Some(cause) => format!(
+                    "the API server's certificate is not trusted ({cause}): it is not the \
+                     server the kubeconfig's certificate-authority names, or it was restarted \
+                     with a new CA"
+                ),
+                None => format!(
+                    "cannot reach the API server: {}",
+                    innermost_cause(source.as_ref())
+                ),
+            }
         }
         _ => err.to_string(),
     }
+}
+
+/// The TLS verdict on the server's certificate, if that is why a request failed. An
+/// `io::Error` hides what it wraps from `source()`, so each is opened with `get_ref`.
+fn untrusted_certificate(err: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut next = Some(err);
+    while let Some(current) = next {
+        if let Some(tls @ rustls::Error::InvalidCertificate(_)) =
+            current.downcast_ref::<rustls::Error>()
+        {
+            return Some(tls.to_string());
+        }
+        next = match current.downcast_ref::<std::io::Error>() {
+            Some(io) => io
+                .get_ref()
+                .map(|inner| inner as &(dyn std::error::Error + 'static)),
+            None => current.source(),
+        };
+    }
+    None
 }
 
 /// Errors that will not go away by retrying, so a command should stop at once: refused
@@ -225,9 +252,9 @@ pub fn gives_up(err: &ReflectorError) -> bool {
             | ListWatchError::InvalidRequest { .. } => true,
             ListWatchError::MalformedEvent(_) => false,
         },
-        ReflectorError::VeryShortWatch { .. } | ReflectorError::ResourceVersionWentBack { .. } => {
-            false
-        }
+        ReflectorError::VeryShortWatch { .. }
+        | ReflectorError::ResourceVersionWentBack { .. }
+        | ReflectorError::ServerChanged { .. } => false,
     }
 }
 

@@ -185,7 +185,7 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
     (
         "open-command",
         Action::OpenCommand,
-        "command: pods nodes deploy rs ns [-n NS | -A] · :q quits",
+        "command line: switch the table (:pods, :deploy -n web …) · :q quits",
     ),
     (
         "command-backspace",

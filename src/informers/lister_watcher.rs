@@ -202,6 +202,18 @@ impl ListWatchError {
     }
 }
 
+/// What tells one API server from another, as the transport saw it: the SHA-256 of the
+/// certificate it served (`sha256:` and hex). Two answers with different identities came from
+/// different servers (or from one whose certificate was replaced).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerIdentity(pub String);
+
+impl std::fmt::Display for ServerIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Lists and watches one resource. client-go's `ListerWatcher`.
 pub trait ListerWatcher<T>: Send + Sync + 'static {
     fn list(
@@ -213,4 +225,10 @@ pub trait ListerWatcher<T>: Send + Sync + 'static {
         &self,
         params: &WatchParams,
     ) -> impl Future<Output = Result<WatchStream<T>, ListWatchError>> + Send;
+
+    /// The identity of the server that sent the last answer, when the transport knows one
+    /// (TLS); `None` otherwise.
+    fn server_identity(&self) -> Option<ServerIdentity> {
+        None
+    }
 }

@@ -17,7 +17,7 @@ use super::backoff::Backoff;
 use super::delta_fifo::ReflectorStore;
 use super::keys::meta_namespace_key;
 use super::lister_watcher::{
-    ListParams, ListWatchError, ListerWatcher, WatchEvent, WatchParams, WatchStream,
+    ListParams, ListWatchError, ListerWatcher, ServerIdentity, WatchEvent, WatchParams, WatchStream,
 };
 use super::object::Object;
 use super::tap::{Tap, TapKind, TapRecord};
@@ -105,11 +105,60 @@ pub enum ReflectorError {
         from: String,
         to: String,
     },
+    /// After a reconnect, another server answered (see [`ServerChange`]).
+    #[error("watch {resource}: {change}: it is not the server the store came from; relisting")]
+    ServerChanged {
+        resource: String,
+        change: ServerChange,
+    },
 }
 
 impl ReflectorError {
     fn is_expired(&self) -> bool {
         matches!(self, Self::ListWatch(e) if e.is_expired())
+    }
+
+    /// client-go's `isTooLargeResourceVersionError`: the server has not reached the
+    /// resourceVersion the store is at.
+    fn is_too_large_resource_version(&self) -> bool {
+        matches!(self, Self::ListWatch(e) if e.is_too_large_resource_version())
+    }
+}
+
+/// Evidence that the server is not the one the store came from, for which the store is
+/// relisted from scratch (a consistent read) instead of resumed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerChange {
+    /// The server has not reached the store's resourceVersion (504 "Too large resource
+    /// version"): it is another server, or this one restored from an older state.
+    ResourceVersionTooLarge { resource_version: String },
+    /// The server sent a resourceVersion older than one it had sent before.
+    ResourceVersionWentBack { from: String, to: String },
+    /// The server presented another certificate than the one the store was listed from.
+    CertificateChanged {
+        from: ServerIdentity,
+        to: ServerIdentity,
+    },
+}
+
+impl std::fmt::Display for ServerChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::ResourceVersionTooLarge { resource_version } => write!(
+                f,
+                "the server has not reached resourceVersion {resource_version}"
+            ),
+            Self::ResourceVersionWentBack { from, to } => write!(
+                f,
+                "the server went back from resourceVersion {from} to {to}"
+            ),
+            Self::CertificateChanged { from, to } => write!(
+                f,
+                "the server's certificate changed from {} to {}",
+                short(&from.0),
+                short(&to.0)
+            ),
+        }
     }
 }
 
@@ -166,6 +215,11 @@ fn went_back(last: &str, new: &str) -> bool {
     )
 }
 
+/// A fingerprint cut to what a person compares by eye (`sha256:` and 16 hex digits).
+fn short(fingerprint: &str) -> &str {
+    fingerprint.get(..23).unwrap_or(fingerprint)
+}
+
 fn bump(counter: &AtomicU64) {
     counter.fetch_add(1, Ordering::Relaxed);
 }
@@ -189,6 +243,11 @@ pub struct ReflectorStatus {
     /// How the last round's initial state was read; `None` before the first round got one.
     /// While a watch-list streams, the phase is `Listing` with no pages.
     pub initial_list: Option<InitialListStatus>,
+    /// The last time the server was found not to be the one the store came from, and why;
+    /// the store was then relisted from scratch.
+    pub server_changed: Option<ServerChange>,
+    /// How many times that happened.
+    pub server_changes: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -220,6 +279,8 @@ pub struct Reflector<T, L, S> {
     paginated_result: bool,
     /// Items of the list under way that did not decode or had no key.
     undecodable: u64,
+    /// The server the store's last list came from, when the transport tells servers apart.
+    listed_from: Option<ServerIdentity>,
     metrics: Arc<ReflectorMetrics>,
     status: watch::Sender<ReflectorStatus>,
     tap: Option<Tap>,
@@ -245,6 +306,7 @@ where
             resource_version_unavailable: false,
             paginated_result: false,
             undecodable: 0,
+            listed_from: None,
             metrics: Arc::default(),
             status: watch::channel(ReflectorStatus::default()).0,
             tap: None,
@@ -356,7 +418,13 @@ where
         self.undecodable = 0;
         let resource_version = self.relist_resource_version();
         let listed = match self.list_pages(&resource_version).await {
-            Err(err) if err.is_expired() || err.is_too_large_resource_version() => {
+            Err(err) if err.is_too_large_resource_version() => {
+                self.server_changed(ServerChange::ResourceVersionTooLarge { resource_version });
+                self.undecodable = 0;
+                let fresh = self.relist_resource_version();
+                self.list_pages(&fresh).await?
+            }
+            Err(err) if err.is_expired() => {
                 bump(&self.metrics.expired);
                 self.tap_message(
                     TapKind::Expired,
@@ -384,6 +452,12 @@ where
         );
         self.last_sync_resource_version = list_resource_version;
         self.resource_version_unavailable = false;
+        // A relist that another server answered is that server's state, right as it is;
+        // the change is still worth saying.
+        if let Some(change) = self.certificate_change() {
+            self.note_server_change(change);
+        }
+        self.listed_from = self.lister_watcher.server_identity();
         let rv = self.last_sync_resource_version.clone();
         let undecodable = self.undecodable;
         self.status.send_modify(|s| {
@@ -507,9 +581,7 @@ where
                 match self.handle_watch(stream, started, events).await {
                     Ok(()) => continue,
                     Err(err) => {
-                        if err.is_expired() {
-                            bump(&self.metrics.expired);
-                        }
+                        self.note_watch_error(&err);
                         return Err(err);
                     }
                 }
@@ -531,13 +603,19 @@ where
                     continue;
                 }
                 Err(err) => {
-                    if err.is_expired() {
-                        bump(&self.metrics.expired);
-                    }
-                    return Err(err.into());
+                    let err = ReflectorError::from(err);
+                    self.note_watch_error(&err);
+                    return Err(err);
                 }
             };
             bump(&self.metrics.watches);
+            if let Some(change) = self.certificate_change() {
+                self.server_changed(change.clone());
+                return Err(ReflectorError::ServerChanged {
+                    resource: self.resource.clone(),
+                    change,
+                });
+            }
             tracing::debug!(resource = %self.resource, resource_version = %params.resource_version, "watching");
             self.tap_record(
                 TapKind::WatchStart,
@@ -556,9 +634,7 @@ where
                     continue;
                 }
                 Err(err) => {
-                    if err.is_expired() {
-                        bump(&self.metrics.expired);
-                    }
+                    self.note_watch_error(&err);
                     return Err(err);
                 }
             }
@@ -572,6 +648,51 @@ where
     }
 
     /// `events` were already received on this stream (a watch-list's initial state).
+    /// The server that answered the watch is not the one the store was listed from. (Among
+    /// the API servers of one HA cluster, each with its own certificate, this costs a relist
+    /// when a reconnect lands on another one: a relist is always safe, a merge of two
+    /// clusters never is.)
+    fn certificate_change(&self) -> Option<ServerChange> {
+        let from = self.listed_from.clone()?;
+        let to = self.lister_watcher.server_identity()?;
+        (from != to).then_some(ServerChange::CertificateChanged { from, to })
+    }
+
+    /// Counts a watch that ended in an error, and makes the next list a consistent read
+    /// when the error shows the server is not the one the store came from.
+    fn note_watch_error(&mut self, err: &ReflectorError) {
+        if err.is_expired() {
+            bump(&self.metrics.expired);
+        }
+        if err.is_too_large_resource_version() {
+            self.server_changed(ServerChange::ResourceVersionTooLarge {
+                resource_version: self.last_sync_resource_version.clone(),
+            });
+        }
+    }
+
+    /// The server is not the one the store came from: the next list reads from scratch
+    /// (resourceVersion ""), and the reason is kept in the status and the tap.
+    fn server_changed(&mut self, change: ServerChange) {
+        self.resource_version_unavailable = true;
+        // Whatever the store came from, the relist replaces it, and is not another change.
+        self.listed_from = None;
+        self.note_server_change(change);
+    }
+
+    /// Says (log, tap, status) that the server is not the one the store came from.
+    fn note_server_change(&self, change: ServerChange) {
+        tracing::warn!(resource = %self.resource, reason = %change, "not the server the store came from; the store is relisted from the new one");
+        self.tap_message(
+            TapKind::Error,
+            format!("not the server the store came from ({change}): the store is relisted from the new one"),
+        );
+        self.status.send_modify(|s| {
+            s.server_changed = Some(change);
+            s.server_changes += 1;
+        });
+    }
+
     async fn handle_watch(
         &mut self,
         mut stream: WatchStream<T>,
@@ -604,7 +725,10 @@ where
             if let Some(rv) = &resource_version
                 && went_back(&self.last_sync_resource_version, rv)
             {
-                self.resource_version_unavailable = true;
+                self.server_changed(ServerChange::ResourceVersionWentBack {
+                    from: self.last_sync_resource_version.clone(),
+                    to: rv.clone(),
+                });
                 return Err(ReflectorError::ResourceVersionWentBack {
                     resource: self.resource.clone(),
                     from: self.last_sync_resource_version.clone(),
@@ -725,6 +849,9 @@ mod tests {
         lists: Arc<Mutex<VecDeque<ListResult>>>,
         watches: Arc<Mutex<VecDeque<WatchScript>>>,
         watch_timeouts: Arc<Mutex<Vec<Duration>>>,
+        /// Who answers each call in turn; the last one keeps answering.
+        identities: Arc<Mutex<VecDeque<ServerIdentity>>>,
+        identity: Arc<Mutex<Option<ServerIdentity>>>,
     }
 
     impl FakeServer {
@@ -748,10 +875,23 @@ mod tests {
         fn calls(&self) -> Vec<Call> {
             self.calls.lock().iter().map(|(_, c)| c.clone()).collect()
         }
+
+        fn answered_by(&self, servers: &[&str]) {
+            self.identities
+                .lock()
+                .extend(servers.iter().map(|s| ServerIdentity(s.to_string())));
+        }
+
+        fn next_identity(&self) {
+            if let Some(next) = self.identities.lock().pop_front() {
+                *self.identity.lock() = Some(next);
+            }
+        }
     }
 
     impl ListerWatcher<TestObj> for FakeServer {
         async fn list(&self, params: &ListParams) -> Result<ListPage<TestObj>, ListWatchError> {
+            self.next_identity();
             self.calls
                 .lock()
                 .push((Instant::now(), Call::List(params.clone())));
@@ -768,6 +908,7 @@ mod tests {
         ) -> Result<WatchStream<TestObj>, ListWatchError> {
             assert!(params.allow_bookmarks);
             self.watch_timeouts.lock().push(params.timeout);
+            self.next_identity();
             let resource_version = params.resource_version.clone();
             let call = if params.send_initial_events {
                 Call::WatchList { resource_version }
@@ -784,6 +925,10 @@ mod tests {
                 }
                 None => std::future::pending().await,
             }
+        }
+
+        fn server_identity(&self) -> Option<ServerIdentity> {
+            self.identity.lock().clone()
         }
     }
 
@@ -1213,6 +1358,121 @@ mod tests {
                 watch("130")
             ]
         );
+        running.cancel.cancel();
+    }
+
+    /// The Status kube-apiserver sends for a resourceVersion it has not reached.
+    fn too_large(requested: u64, current: u64) -> Box<Status> {
+        serde_json::from_value(serde_json::json!({
+            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+            "message": format!("Timeout: Too large resource version: {requested}, current: {current}"),
+            "reason": "Timeout", "code": 504,
+            "details": {"causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}], "retryAfterSeconds": 1}
+        }))
+        .unwrap()
+    }
+
+    /// A server that has not reached the store's resourceVersion (restarted with less
+    /// history, or another one) answers the watch with 504: the store is relisted with a
+    /// consistent read (client-go's isTooLargeResourceVersionError), not at the RV it lacks,
+    /// and the status says why.
+    #[tokio::test(start_paused = true)]
+    async fn a_too_large_resource_version_on_watch_relists_from_scratch() {
+        let server = FakeServer::default();
+        server.list_ok("4688", None, &[obj("ns/old", 4000, "")]);
+        server.watch(WatchScript::Fail(ListWatchError::Api {
+            verb: "watch",
+            resource: "pods".into(),
+            status: too_large(4688, 130),
+        }));
+        server.list_ok("130", None, &[obj("ns/new", 120, "")]);
+        // The same answer as an ERROR event of an open watch.
+        server.watch(WatchScript::Events(
+            vec![event(WatchEvent::Error(too_large(130, 20)))],
+            false,
+        ));
+        server.list_ok("25", None, &[obj("ns/newer", 21, "")]);
+        let running = start(&server);
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        assert_eq!(
+            server.calls(),
+            [
+                list("0", Some(500), None),
+                watch("4688"),
+                list("", Some(500), None),
+                watch("130"),
+                list("", Some(500), None),
+                watch("25"),
+            ]
+        );
+        assert_eq!(
+            running.store.ops(),
+            [
+                "replace [old] 4688",
+                "replace [new] 130",
+                "replace [newer] 25"
+            ]
+        );
+        let status = running.status.borrow().clone();
+        assert_eq!(status.server_changes, 2);
+        assert_eq!(
+            status.server_changed,
+            Some(ServerChange::ResourceVersionTooLarge {
+                resource_version: "130".into()
+            })
+        );
+        assert!(
+            running.tap.snapshot().iter().any(|e| e
+                .message
+                .as_deref()
+                .is_some_and(|m| m.contains("not the server the store came from"))),
+            "the tap says why the store was relisted"
+        );
+        running.cancel.cancel();
+    }
+
+    /// A watch answered by a server with another certificate than the list's is not
+    /// followed: the store is relisted from scratch from the new server.
+    #[tokio::test(start_paused = true)]
+    async fn another_certificate_after_a_reconnect_relists_from_scratch() {
+        let server = FakeServer::default();
+        server.answered_by(&["sha256:aaaa", "sha256:aaaa", "sha256:bbbb"]);
+        server.list_ok("10", None, &[obj("ns/a", 10, "")]);
+        server.watch(WatchScript::Events(
+            vec![event(WatchEvent::Added(obj("ns/b", 11, "")))],
+            true,
+        ));
+        // Never read: the watch is refused for its certificate.
+        server.watch(WatchScript::Events(
+            vec![event(WatchEvent::Added(obj("ns/ghost", 12, "")))],
+            false,
+        ));
+        server.list_ok("20", None, &[obj("ns/c", 15, "")]);
+        let running = start(&server);
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert_eq!(
+            server.calls(),
+            [
+                list("0", Some(500), None),
+                watch("10"),
+                watch("11"),
+                list("", Some(500), None),
+                watch("20"),
+            ]
+        );
+        assert_eq!(
+            running.store.ops(),
+            ["replace [a] 10", "add b 11", "replace [c] 20"]
+        );
+        let status = running.status.borrow().clone();
+        assert_eq!(
+            status.server_changed,
+            Some(ServerChange::CertificateChanged {
+                from: ServerIdentity("sha256:aaaa".into()),
+                to: ServerIdentity("sha256:bbbb".into()),
+            })
+        );
+        assert_eq!(status.server_changes, 1);
         running.cancel.cancel();
     }
 

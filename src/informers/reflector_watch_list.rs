@@ -313,6 +313,11 @@ where
         bump(&self.metrics.lists);
         self.last_sync_resource_version = resource_version.to_string();
         self.resource_version_unavailable = false;
+        // As after a list: another server's state is right as it is, and worth saying.
+        if let Some(change) = self.certificate_change() {
+            self.note_server_change(change);
+        }
+        self.listed_from = self.lister_watcher.server_identity();
         self.tap_message(
             TapKind::Relist { objects },
             format!(

@@ -10,6 +10,10 @@ use crate::duration::parse_duration;
 
 /// Serve a simulated Kubernetes API server on loopback.
 #[derive(Debug, Clone, clap::Args)]
+#[command(
+    after_help = "Environment:\n  KSCOPE_SIM_TOKEN  Bearer token to require (random, or the one kept in --state-dir, if \
+unset). Read from the environment only, so it never shows in a process list."
+)]
 pub struct SimArgs {
     /// Number of pods.
     #[arg(long, default_value_t = 1000)]
@@ -54,8 +58,14 @@ pub struct SimArgs {
     /// Interval between BOOKMARK events on watches that allow them.
     #[arg(long, value_parser = parse_duration, default_value = "60s", value_name = "DURATION")]
     pub bookmark_interval: Duration,
-    /// Bearer token to require (random if unset). Taken from the environment only, so it
-    /// never shows in a process list.
+    /// Keep the CA, the serving certificate and key, and the token in DIR (made if missing)
+    /// and reuse them at the next start, so a restarted sim is reachable with the same
+    /// kubeconfig. Delete DIR/tls.crt and DIR/tls.key to have the kept CA issue a new
+    /// serving certificate (a rotation). With --clusters N, cluster K > 1 keeps its own in
+    /// DIR/cluster-K.
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// Bearer token to require: KSCOPE_SIM_TOKEN (see below).
     #[arg(skip = std::env::var("KSCOPE_SIM_TOKEN").ok())]
     pub token: Option<String>,
 }
@@ -84,6 +94,10 @@ impl SimArgs {
                 .set_port(config.listen.port().saturating_add(i));
         }
         config.token = self.token.as_ref().map(|t| format!("{t}-{}", i + 1));
+        config.state_dir = self
+            .state_dir
+            .as_ref()
+            .map(|dir| dir.join(format!("cluster-{}", i + 1)));
         config
     }
 
@@ -107,6 +121,7 @@ impl SimArgs {
             allow_remote: self.allow_remote,
             token: self.token.clone(),
             birth: None,
+            state_dir: self.state_dir.clone(),
         }
     }
 }
@@ -129,7 +144,7 @@ pub async fn run(args: SimArgs) -> Result<(), SimError> {
         }
     };
     if let Some(path) = &args.kubeconfig_out {
-        write_private(path, &kubeconfig).map_err(|source| SimError::WriteFile {
+        super::tls::write_private(path, &kubeconfig).map_err(|source| SimError::WriteFile {
             path: path.display().to_string(),
             source,
         })?;
@@ -142,17 +157,4 @@ pub async fn run(args: SimArgs) -> Result<(), SimError> {
         sim.shutdown().await;
     }
     Ok(())
-}
-
-/// Writes a file only its owner can read: it holds the token.
-fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    options.open(path)?.write_all(text.as_bytes())
 }

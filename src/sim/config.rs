@@ -1,6 +1,7 @@
 //! What a simulated cluster looks like and how it misbehaves.
 
 use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use super::faults::Faults;
@@ -36,6 +37,9 @@ pub struct SimConfig {
     /// `WorkloadSpec::birth`); `None` = shortly before the sim starts, so ages look like a
     /// live cluster's. Pin it where two sims must produce the same bytes.
     pub birth: Option<i64>,
+    /// Keeps the CA, the serving certificate and key, and the token here across restarts;
+    /// `None` makes fresh ones each start.
+    pub state_dir: Option<PathBuf>,
 }
 
 impl Default for SimConfig {
@@ -55,6 +59,7 @@ impl Default for SimConfig {
             allow_remote: false,
             token: None,
             birth: None,
+            state_dir: None,
         }
     }
 }
@@ -94,6 +99,12 @@ impl SimConfig {
     /// Pins the cluster's timeline, so the same seed gives byte-identical objects.
     pub fn born_at(mut self, unix_seconds: i64) -> Self {
         self.birth = Some(unix_seconds);
+        self
+    }
+
+    /// Keeps the sim's CA, serving certificate and token in `dir` across restarts.
+    pub fn state_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.state_dir = Some(dir.into());
         self
     }
 

@@ -14,11 +14,16 @@
 
 mod admin;
 mod churn;
+mod churn_kinds;
 pub mod cli;
+mod companions;
 mod config;
+mod crd;
+mod descriptor;
 mod faults;
 mod gc;
 mod http;
+mod kinds;
 mod kubeconfig;
 mod manifests;
 mod object;
@@ -133,7 +138,12 @@ impl Sim {
         let loaded = tokio::task::spawn_blocking(move || load(&store, &spec).map(|()| store))
             .await
             .map_err(|e| SimError::Workload(e.to_string()))??;
-        let token = config.token.clone().unwrap_or_else(random_token);
+        let identity = tls::identity(
+            config.state_dir.as_deref(),
+            config.token.clone(),
+            random_token,
+        )?;
+        let token = identity.token;
         let (churn, _) = tokio::sync::watch::channel(ChurnSettings {
             rate: config.churn_rate,
             paused: false,
@@ -150,7 +160,7 @@ impl Sim {
         });
         shared.set_faults(config.faults.clone());
         let url = format!("https://{addr}");
-        let cert = tls::serving_cert()?;
+        let cert = identity.cert;
         let kubeconfig = kubeconfig::kubeconfig_yaml(&url, &cert.ca_pem, &shared.token)?;
         let ca_pem = cert.ca_pem.clone();
         let app = http::router(shared.clone());
@@ -195,6 +205,21 @@ fn load(store: &Store, spec: &workload::WorkloadSpec) -> Result<(), SimError> {
             .into_iter()
             .map(|g| (g.resource, store::Key::from(g.key), g.rv, g.object)),
     );
+    let namespaces: Vec<String> = store
+        .truth(Resource::Namespaces)
+        .into_keys()
+        .filter(|ns| !workload::SYSTEM_NAMESPACES.contains(&ns.as_str()))
+        .collect();
+    let (served, objects) = crd::demo(
+        store.instance(),
+        &namespaces,
+        spec.seed,
+        spec.birth - 60 * 86_400,
+        store.position().rv + 1,
+    )
+    .map_err(|e| SimError::Workload(e.to_string()))?;
+    store.load(objects);
+    store.write(|txn| served.into_iter().for_each(|r| txn.serve(r)));
     Ok(())
 }
 

@@ -159,6 +159,7 @@ impl App {
             events_per_second: 0.0,
             stale_since: None,
             undecodable: 0,
+            filter: String::new(),
         };
         let mut app = Self {
             starter,
@@ -438,6 +439,7 @@ impl App {
         UiError: From<B::Error>,
     {
         self.state.queue.show(&self.table.queue_metrics());
+        self.header.filter = self.table.applied().to_string();
         let columns = self.table.columns();
         let parts = Parts {
             header: &self.header,
@@ -827,10 +829,11 @@ fn is_movement(action: &Action) -> bool {
     )
 }
 
-/// SIGTERM and SIGHUP end the loop like `q`, so the terminal is restored on the way out
-/// (Ctrl-C arrives as a key in raw mode).
+/// SIGTERM, SIGINT and SIGHUP end the loop like `q`, so the terminal is restored on the way
+/// out (Ctrl-C itself arrives as a key in raw mode; SIGINT comes from `kill -INT`).
 struct Signals {
     term: tokio::signal::unix::Signal,
+    interrupt: tokio::signal::unix::Signal,
     hangup: tokio::signal::unix::Signal,
 }
 
@@ -839,6 +842,7 @@ impl Signals {
         use tokio::signal::unix::{SignalKind, signal};
         Ok(Self {
             term: signal(SignalKind::terminate())?,
+            interrupt: signal(SignalKind::interrupt())?,
             hangup: signal(SignalKind::hangup())?,
         })
     }
@@ -847,6 +851,7 @@ impl Signals {
     async fn recv(&mut self) {
         tokio::select! {
             _ = self.term.recv() => {}
+            _ = self.interrupt.recv() => {}
             _ = self.hangup.recv() => {}
         }
     }

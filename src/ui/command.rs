@@ -56,9 +56,9 @@ pub enum Command {
 /// Why a command line cannot be run; the message is shown as is in the status line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CommandError {
-    #[error("type a command: pods, nodes, deploy, rs, ns (with -n NS or -A), or q")]
+    #[error("type a command: {names} (with -n NS or -A), or q", names = PRIMARY[..PRIMARY.len() - 1].join(", "))]
     Empty,
-    #[error("unknown command {0:?}; try pods (po), nodes (no), deploy (dp), rs, ns, or q")]
+    #[error("unknown command {0:?}; commands: {names}", names = listed().join(", "))]
     Unknown(String),
     #[error("{0} needs a namespace: -n NAMESPACE")]
     MissingNamespace(String),
@@ -72,6 +72,26 @@ pub enum CommandError {
     NoArguments(String),
     #[error("unexpected argument {0:?}; use -n NAMESPACE or -A")]
     UnexpectedArgument(String),
+}
+
+/// Every command with its other names, `pods (po, pod)`, in the order hints list them.
+pub fn listed() -> Vec<String> {
+    PRIMARY
+        .iter()
+        .filter_map(|primary| {
+            let (_, target) = COMMANDS.iter().find(|(name, _)| name == primary)?;
+            let others: Vec<&str> = COMMANDS
+                .iter()
+                .filter(|(name, t)| t == target && name != primary)
+                .map(|(name, _)| *name)
+                .collect();
+            Some(if others.is_empty() {
+                (*primary).to_string()
+            } else {
+                format!("{primary} ({})", others.join(", "))
+            })
+        })
+        .collect()
 }
 
 /// Parses a command line (without the `:`).

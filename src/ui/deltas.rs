@@ -9,6 +9,7 @@ use std::time::SystemTime;
 
 use tokio::sync::broadcast;
 
+use crate::index_views::query::{Query, Term};
 use crate::informers::indexer::IndexerError;
 use crate::informers::keys::Key;
 use crate::informers::tap::TapEntry;
@@ -122,10 +123,12 @@ impl DeltaLine {
     }
 }
 
-/// The delta panel's filter: plain words must be substrings of the key; `NAME=VALUE` terms
-/// keep the keys that index `NAME` gave for `VALUE` when the filter was made, so deltas of
-/// objects deleted since still match. Entries without a key (relists, watch starts, errors)
-/// always match: they explain what happened to the filtered objects.
+/// The delta panel's filter, in the table filter's query language: plain words must be
+/// substrings of the key; `NAME=VALUE` and `NAME in (A,B)` terms keep the keys that index
+/// `NAME` gave for those values when the filter was made, so deltas of objects deleted since
+/// still match. Entries about the informer rather than an object (relists, watch starts,
+/// errors) always match, as they explain what happened to the filtered objects; bookmarks
+/// do not, as they say nothing about any object.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DeltaFilter {
     pub input: String,
@@ -145,35 +148,46 @@ impl DeltaFilter {
         mut index_keys: impl FnMut(&str, &str) -> Result<Vec<Key>, IndexerError>,
     ) {
         self.input = input.to_string();
-        let mut words = Vec::new();
-        let mut keys: Option<HashSet<Key>> = None;
-        for token in input.split([' ', ',']).filter(|t| !t.is_empty()) {
-            let Some((name, value)) = token.split_once('=') else {
-                words.push(token.to_string());
-                continue;
-            };
-            if name.is_empty() || value.is_empty() {
-                self.error = Some(format!("{token}: expected NAME=VALUE"));
+        let query = match Query::parse(input) {
+            Ok(query) => query,
+            Err(err) => {
+                self.error = Some(err.to_string());
                 return;
             }
-            let found = match index_keys(name, value) {
-                Ok(found) => found,
-                Err(err) => {
-                    self.error = Some(err.to_string());
+        };
+        let mut keys: Option<HashSet<Key>> = None;
+        for term in &query.terms {
+            let (name, values) = match term {
+                Term::Eq { index, value } => (index, std::slice::from_ref(value)),
+                Term::In { index, values } => (index, values.as_slice()),
+                other => {
+                    self.error = Some(format!(
+                        "{other}: the delta filter takes NAME=VALUE and NAME in (A,B) terms, \
+                         which name the objects to follow"
+                    ));
                     return;
                 }
             };
+            let mut found = HashSet::new();
+            for value in values {
+                match index_keys(name, value) {
+                    Ok(keys) => found.extend(keys),
+                    Err(err) => {
+                        self.error = Some(err.to_string());
+                        return;
+                    }
+                }
+            }
             keys = Some(match keys {
-                None => found.into_iter().collect(),
+                None => found,
                 Some(mut kept) => {
-                    let found: HashSet<Key> = found.into_iter().collect();
                     kept.retain(|k| found.contains(k));
                     kept
                 }
             });
         }
         self.error = None;
-        self.words = words;
+        self.words = query.text.split_whitespace().map(str::to_string).collect();
         self.keys = keys;
     }
 
@@ -187,7 +201,7 @@ impl DeltaFilter {
 
     pub fn matches(&self, line: &DeltaLine) -> bool {
         if line.key.is_empty() {
-            return true;
+            return line.kind != "BOOKMARK" || !self.is_active();
         }
         self.words.iter().all(|w| line.key.contains(w.as_str()))
             && self
@@ -476,6 +490,7 @@ mod tests {
     fn index_keys(name: &str, value: &str) -> Result<Vec<Key>, IndexerError> {
         match (name, value) {
             ("app", "web") => Ok(vec!["shop/web-1".into(), "shop/web-2".into()]),
+            ("app", "db") => Ok(vec!["data/db-1".into()]),
             ("app", _) => Ok(Vec::new()),
             ("namespace", "shop") => Ok(vec!["shop/web-1".into(), "shop/web-2".into()]),
             ("namespace", _) => Ok(Vec::new()),
@@ -499,10 +514,11 @@ mod tests {
             line(3, "ADDED", "data/db-1"),
             line(4, "DELETED", "shop/web-2"),
             line(5, "ADDED", "shop/web-3"),
+            line(6, "BOOKMARK", ""),
         ];
         let mut filter = DeltaFilter::default();
         assert!(!filter.is_active());
-        assert_eq!(matching(&filter, &lines), [1, 2, 3, 4, 5]);
+        assert_eq!(matching(&filter, &lines), [1, 2, 3, 4, 5, 6]);
         filter.set("web", index_keys);
         assert_eq!(matching(&filter, &lines), [1, 2, 4, 5]);
         // The value set is taken now: web-3 was not in it, web-2 was (deleted later or not).
@@ -524,7 +540,24 @@ mod tests {
         );
         assert_eq!(matching(&filter, &lines), [1, 2, 4]);
         filter.set("app=", index_keys);
-        assert_eq!(filter.error.as_deref(), Some("app=: expected NAME=VALUE"));
+        assert_eq!(
+            filter.error.as_deref(),
+            Some("column 5: expected a value, the query ended")
+        );
+        filter.set("app=(", index_keys);
+        assert!(filter.error.is_some(), "a bad term is an error");
+        filter.set("app!=web", index_keys);
+        assert!(
+            filter
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("NAME=VALUE")),
+            "{filter:?}"
+        );
+        assert_eq!(matching(&filter, &lines), [1, 2, 4], "still app=web");
+        filter.set("app in (web,db)", index_keys);
+        assert_eq!(filter.error, None);
+        assert_eq!(matching(&filter, &lines), [1, 2, 3, 4]);
         filter.clear();
         assert_eq!(filter, DeltaFilter::default());
     }

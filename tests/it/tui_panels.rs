@@ -140,6 +140,7 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
         events_per_second: 3.0,
         stale_since: None,
         undecodable: 0,
+        filter: String::new(),
     };
     state.queue.stats = queue();
     let parts = Parts {
@@ -232,7 +233,11 @@ fn delta_filter_by_index_value_keeps_the_set_it_was_made_with() {
     let terminal = render(&mut state, 100, 30);
     insta::assert_snapshot!(text(&terminal));
     let shown = text(&terminal);
-    assert!(shown.contains("[app=web] 10/14"), "{shown}");
+    assert!(shown.contains("[app=web] 9/14"), "{shown}");
+    assert!(
+        !shown.contains("BOOKMARK"),
+        "a bookmark is no object's: {shown}"
+    );
     assert!(!shown.contains("data/db-1"), "{shown}");
     assert!(!shown.contains("web-9"), "{shown}");
 }

@@ -90,3 +90,57 @@ fn demo_filters_by_an_index_streams_deltas_and_switches_kinds() {
     session.wait_exit("q");
     let _ = std::fs::remove_dir_all(state);
 }
+
+/// SIGTERM, SIGINT and SIGHUP each end kscope as `q` does: the shell it ran from gets its
+/// screen back (the alternate screen left, the cursor shown).
+#[test]
+fn every_signal_restores_the_terminal() {
+    let tools = crate::common::tools::required("tmux", "to run kscope in a real terminal").and(
+        crate::common::tools::required("pgrep", "to find kscope's pid"),
+    );
+    if tools.is_none() {
+        return;
+    }
+    // One shell that outlives each kscope, so its terminal can be looked at afterwards
+    // (and one session: tmux's server may still be exiting when a last session ends).
+    let name = format!("kscope-signals-{}", std::process::id());
+    let session = Session::start(name.clone(), "sh");
+    for signal in ["TERM", "INT", "HUP"] {
+        session.keys(&[&format!("{} --demo", env!("CARGO_BIN_EXE_kscope")), "Enter"]);
+        session.wait_for("the demo table", |s| s.contains("watching at rv"));
+        let flag = |format: &str| {
+            crate::common::tmux::tmux(&["display-message", "-p", "-t", &name, format])
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        };
+        assert_eq!(flag("#{alternate_on}"), "1", "the TUI owns the screen");
+        // kscope is the shell's child.
+        let shell = flag("#{pane_pid}");
+        let children = std::process::Command::new("pgrep")
+            .args(["-P", &shell])
+            .output()
+            .expect("pgrep runs");
+        let pid = String::from_utf8_lossy(&children.stdout).trim().to_string();
+        assert!(!pid.is_empty(), "kscope runs under the shell {shell}");
+        let killed = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .expect("kill runs");
+        assert!(killed.success());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        // Leaving the alternate screen and showing the cursor are two escape sequences:
+        // wait for both.
+        while (flag("#{alternate_on}"), flag("#{cursor_flag}")) != ("0".into(), "1".into()) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "SIG{signal} left the terminal unrestored:\n{}",
+                session.screen()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        // The next run waits for its own table, not this one's on the screen.
+        session.keys(&["clear", "Enter"]);
+        session.wait_for("a cleared screen", |s| !s.contains("watching at rv"));
+    }
+}

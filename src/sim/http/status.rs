@@ -5,6 +5,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use crate::sim::crd::schema::FieldError;
 use crate::sim::resources::Resource;
 use crate::sim::store::StoreError;
 
@@ -253,6 +254,29 @@ impl ApiError {
         }))
     }
 
+    /// 422 with every field error, as validation of a custom resource or a CRD reports
+    /// them: one cause each, the message listing them (in brackets when several).
+    pub fn invalid_all(kind: &str, name: &str, errors: &[FieldError]) -> Self {
+        let rendered: Vec<String> = errors.iter().map(FieldError::render).collect();
+        let listed = match rendered.as_slice() {
+            [one] => one.clone(),
+            many => format!("[{}]", many.join(", ")),
+        };
+        let causes: Vec<Value> = errors
+            .iter()
+            .map(|e| {
+                let message = if e.detail.is_empty() {
+                    e.short.to_string()
+                } else {
+                    format!("{}: {}", e.short, e.detail)
+                };
+                json!({"reason": e.reason, "message": message, "field": e.field})
+            })
+            .collect();
+        Self::new(422, "Invalid", format!("{kind} \"{name}\" is invalid: {listed}"))
+            .with_details(json!({"name": name, "group": kind.split_once('.').map_or("", |(_, g)| g), "kind": kind.split_once('.').map_or(kind, |(k, _)| k), "causes": causes}))
+    }
+
     pub fn too_many_requests() -> Self {
         let mut e = Self::new(
             429,
@@ -273,9 +297,15 @@ impl ApiError {
         .with_details(json!({"causes": [{"message": message}]}))
     }
 
-    /// 504 for a resourceVersion the server has not reached.
-    pub fn too_large_rv() -> Self {
-        Self::new(504, "Timeout", "Too large resource version").with_details(json!({
+    /// 504 for a resourceVersion the server has not reached, as kube-apiserver's watch cache
+    /// answers it (`storage.NewTooLargeResourceVersionError`: a Timeout whose cause says why).
+    pub fn too_large_rv(requested: u64, current: u64) -> Self {
+        Self::new(
+            504,
+            "Timeout",
+            format!("Timeout: Too large resource version: {requested}, current: {current}"),
+        )
+        .with_details(json!({
             "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
             "retryAfterSeconds": 1
         }))
@@ -311,7 +341,7 @@ impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::TooOld { .. } => ApiError::expired(e.to_string()),
-            StoreError::TooNew { .. } => ApiError::too_large_rv(),
+            StoreError::TooNew { requested, current } => ApiError::too_large_rv(requested, current),
             StoreError::Encode(m) => ApiError::internal(&m),
         }
     }

@@ -29,8 +29,11 @@ const BATCH: usize = 1024;
 const EVENT_FRAMING: usize = 32;
 /// Events (initial ADDED ones or changes) are sent in chunks of about this size.
 const CHUNK: usize = 256 * 1024;
+/// How long a watch from a resourceVersion the store has not reached waits for it before
+/// failing with 504, as kube-apiserver's watch cache does (its `blockTimeout`).
+const TOO_LARGE_WAIT: Duration = Duration::from_secs(3);
 
-pub(crate) fn watch(
+pub(crate) async fn watch(
     shared: Arc<Shared>,
     target: Target,
     params: &Params,
@@ -89,6 +92,7 @@ pub(crate) fn watch(
     } else if initial_events || matches!(rv, None | Some(0)) {
         watcher.send_initial_state(initial_events && bookmarks);
     } else if let Some(rv) = rv {
+        wait_until_reached(&shared, rv).await?;
         watcher.last_rv = rv;
     }
     let stream = futures::stream::unfold(watcher, |mut w| async move {
@@ -96,6 +100,31 @@ pub(crate) fn watch(
         Some((item, w))
     });
     Ok(json_body(Body::from_stream(stream)))
+}
+
+/// Waits (a bounded time) for the store to reach `rv`. A client asking for a version the
+/// server has not reached was most likely talking to another server (or to this one before a
+/// restore): the real server answers 504 "Too large resource version" rather than making it
+/// wait for the future or sending what it has.
+async fn wait_until_reached(shared: &Shared, rv: u64) -> Result<(), ApiError> {
+    let mut changes = shared.store.subscribe();
+    let reached = tokio::time::timeout(TOO_LARGE_WAIT, async {
+        loop {
+            if changes.borrow_and_update().rv >= rv {
+                return true;
+            }
+            if changes.changed().await.is_err() {
+                return false;
+            }
+        }
+    })
+    .await
+    .unwrap_or(false);
+    if reached {
+        Ok(())
+    } else {
+        Err(ApiError::too_large_rv(rv, shared.store.position().rv))
+    }
 }
 
 struct Watcher {

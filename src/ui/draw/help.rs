@@ -1,6 +1,7 @@
-//! The help overlay: the keys bound on the main screen and with the delta panel focused,
-//! then one line each for the filter bar and index browser keys that differ from the main
-//! screen's, by action name (the names the `keys:` configuration uses). All from the keymap.
+//! The help overlay: every key bound on the main screen, with the delta panel focused, and
+//! in the filter bar, command bar and index browser where they differ from the main
+//! screen's, each with what it does in words; then every command with its other names. All
+//! from the keymap and the command table, wrapped to the overlay's width.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
@@ -10,45 +11,103 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use super::Theme;
 use crate::config::keys::{ACTIONS, Keymap, Section};
 use crate::ui::action::Action;
+use crate::ui::command;
+
+/// Width of the keys column.
+const KEYS: usize = 14;
+/// The overlay's widest.
+const MAX_WIDTH: u16 = 100;
+
+/// Words of `text` in lines of at most `width` characters (a longer word gets a line of
+/// its own, cut by the frame).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let needed = if line.is_empty() { 0 } else { 1 } + word.chars().count();
+        if !line.is_empty() && line.chars().count() + needed > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
+}
+
+/// The overlay's lines for a frame `width` wide inside its border.
+fn lines(keymap: &Keymap, width: usize, theme: Theme) -> Vec<Line<'static>> {
+    let text_width = width.saturating_sub(KEYS).max(10);
+    let mut lines: Vec<Line> = Vec::new();
+    let entry = |lines: &mut Vec<Line>, keys: String, what: &str| {
+        for (i, part) in wrap(what, text_width).into_iter().enumerate() {
+            let keys = if i == 0 { keys.clone() } else { String::new() };
+            // Keys as wide as the column still get a space before their words.
+            let keys = format!("{keys:<w$} ", w = KEYS - 1);
+            lines.push(Line::from(vec![
+                Span::styled(keys, theme.title()),
+                Span::raw(part),
+            ]));
+        }
+    };
+    let commands = format!(
+        "command line: {} [-n NS | -A]",
+        command::listed()
+            .into_iter()
+            .filter(|c| !c.starts_with("quit"))
+            .map(|c| c.split(' ').next().unwrap_or_default().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    for (section, title) in [
+        (Section::Normal, None),
+        (Section::Deltas, Some("with the delta panel focused")),
+        (Section::Filter, Some("in the filter bar")),
+        (Section::Command, Some("in the command bar")),
+        (Section::Indexes, Some("in the index browser")),
+    ] {
+        let own: Vec<(String, &str)> = ACTIONS
+            .iter()
+            .filter_map(|(_, action, what)| {
+                let keys = keymap.keys(section, action);
+                let inherited = matches!(
+                    section,
+                    Section::Filter | Section::Command | Section::Indexes
+                ) && keys == keymap.keys(Section::Normal, action);
+                if keys.is_empty() || inherited {
+                    return None;
+                }
+                let keys: Vec<String> = keys.iter().map(ToString::to_string).collect();
+                let what = if *action == Action::OpenCommand {
+                    commands.as_str()
+                } else {
+                    what
+                };
+                Some((keys.join(" "), what))
+            })
+            .collect();
+        if own.is_empty() {
+            continue;
+        }
+        if let Some(title) = title {
+            lines.push(Line::styled(format!("{title}:"), theme.dim()));
+        }
+        for (keys, what) in own {
+            entry(&mut lines, keys, what);
+        }
+    }
+    lines.push(Line::styled("commands (after :):", theme.dim()));
+    let listed = command::listed().join(" · ");
+    entry(&mut lines, String::new(), &listed);
+    lines
+}
 
 /// Draws the overlay from line `scroll` on, when it is taller than `area`.
 pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, scroll: usize, theme: Theme) {
-    let key_line = |(keys, what): (String, &'static str)| {
-        Line::from(vec![
-            Span::styled(format!("{keys:<14}"), theme.title()),
-            Span::raw(what),
-        ])
-    };
-    let mut lines: Vec<Line> = keymap
-        .help(Section::Normal)
-        .into_iter()
-        .map(key_line)
-        .collect();
-    let deltas = keymap.help(Section::Deltas);
-    if !deltas.is_empty() {
-        lines.push(Line::styled("delta panel focused:", theme.dim()));
-        lines.extend(deltas.into_iter().map(key_line));
-    }
-    for (section, title) in [
-        (Section::Filter, "filter bar"),
-        (Section::Command, "command bar"),
-        (Section::Indexes, "index browser"),
-    ] {
-        let own: Vec<String> = ACTIONS
-            .iter()
-            .filter_map(|(name, action, _)| {
-                let keys = keymap.keys(section, action);
-                let first = keys.first()?;
-                (keys != keymap.keys(Section::Normal, action)).then(|| format!("{first} {name}"))
-            })
-            .collect();
-        if !own.is_empty() {
-            lines.push(Line::from(vec![
-                Span::styled(format!("{title}: "), theme.dim()),
-                Span::raw(own.join(" · ")),
-            ]));
-        }
-    }
+    let popup_width = area.width.saturating_sub(4).min(MAX_WIDTH);
+    let mut lines = lines(keymap, usize::from(popup_width.saturating_sub(2)), theme);
     let room = usize::from(area.height.saturating_sub(2)).max(1);
     let total = lines.len();
     let mut title = String::from(" keys (Esc closes) ");
@@ -75,7 +134,7 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, scroll: usize, theme
     let [row] = Layout::vertical([Constraint::Length(height)])
         .flex(Flex::Center)
         .areas(area);
-    let [popup] = Layout::horizontal([Constraint::Length(area.width.saturating_sub(4).min(96))])
+    let [popup] = Layout::horizontal([Constraint::Length(popup_width)])
         .flex(Flex::Center)
         .areas(row);
     frame.render_widget(Clear, popup);
@@ -83,4 +142,19 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, scroll: usize, theme
         Paragraph::new(lines).block(Block::bordered().title(title)),
         popup,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_wrap_to_the_width() {
+        assert_eq!(wrap("a bb ccc dddd", 6), ["a bb", "ccc", "dddd"]);
+        assert_eq!(wrap("short", 80), ["short"]);
+        assert_eq!(
+            wrap("averyveryverylongword x", 5),
+            ["averyveryverylongword", "x"]
+        );
+    }
 }

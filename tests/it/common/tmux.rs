@@ -17,10 +17,11 @@ pub fn tmux(args: &[&str]) -> Option<String> {
 pub struct Session(pub String);
 
 impl Session {
-    /// Starts `command` in a 120x40 session named `name`.
+    /// Starts `command` in a 120x40 session named `name`. Tried a few times: when another
+    /// test's session, the server's last, has just ended, the server may still be exiting.
     pub fn start(name: String, command: &str) -> Self {
         let session = Session(name);
-        tmux(&[
+        let args = [
             "new-session",
             "-d",
             "-s",
@@ -30,8 +31,14 @@ impl Session {
             "-y",
             "40",
             command,
-        ])
-        .expect("tmux starts kscope");
+        ];
+        let started = (0..5).any(|attempt| {
+            if attempt > 0 {
+                std::thread::sleep(Duration::from_millis(300));
+            }
+            tmux(&args).is_some()
+        });
+        assert!(started, "tmux starts {command}");
         session
     }
 

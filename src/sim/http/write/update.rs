@@ -10,6 +10,7 @@ use super::{defaults, managed, validate};
 use crate::sim::gc;
 use crate::sim::http::status::ApiError;
 use crate::sim::http::{Subresource, Target};
+use crate::sim::resources::Resource;
 use crate::sim::store::Txn;
 
 /// Metadata only the server sets; a client's values for them are ignored.
@@ -50,16 +51,36 @@ pub(super) fn update_existing(
             next["status"] = value["status"].clone();
             next
         }
+        // Where status is a subresource, the main resource leaves it alone.
         _ => {
             let mut next = value;
-            if !current["status"].is_null() {
-                next["status"] = current["status"].clone();
+            if resource.descriptor().status {
+                match &current["status"] {
+                    Value::Null => {
+                        if let Some(object) = next.as_object_mut() {
+                            object.remove("status");
+                        }
+                    }
+                    kept => next["status"] = kept.clone(),
+                }
             }
             next
         }
     };
     defaults::normalize(resource, &mut value);
     validate::validate(resource, name, &value)?;
+    // A CRD's scope decides its objects' keys: the real server refuses to change it.
+    if resource == Resource::CustomResourceDefinitions
+        && value["spec"]["scope"] != current["spec"]["scope"]
+    {
+        return Err(ApiError::invalid(
+            "CustomResourceDefinition.apiextensions.k8s.io",
+            name,
+            "spec.scope",
+            "FieldValueInvalid",
+            &format!("{}: field is immutable", value["spec"]["scope"]),
+        ));
+    }
     for field in SERVER_METADATA {
         match &current["metadata"][field] {
             Value::Null => {
@@ -108,6 +129,7 @@ pub(super) fn update_existing(
     }
     let key = target.key(name);
     let stored = txn.put(resource, &key, &mut value)?;
+    super::follow_definitions(txn, target, name)?;
     if finished {
         // The last finalizer is gone: the object goes, as the garbage collector would take it.
         let last = gc::delete_cascading(txn, resource, &key, false)?;
