@@ -7,7 +7,9 @@
 //! queued at the end marker.
 //!
 //! Falls back to a list where client-go does: the watch is refused (an error that is neither
-//! a retryable one nor an expired resourceVersion) or fails mid-stream. Also, where client-go
+//! a 429 nor an expired resourceVersion) or fails mid-stream, an event that does not decode
+//! included. Unlike client-go, a connection refused fails the round (so the status says
+//! so) instead of being retried inside the watch-list. Also, where client-go
 //! would wait on: a server that ignores sendInitialEvents (a bookmark without the end marker
 //! before the state ended), an expired resourceVersion twice in one round, and a stream cut
 //! before its end marker three times in one round.
@@ -145,8 +147,13 @@ where
             let ReflectorError::ListWatch(err) = failure else {
                 return Err(failure);
             };
-            if err.is_connection_refused() || err.is_too_many_requests() {
-                tracing::debug!(resource = %self.resource, error = %err, "watch-list refused for now; backing off");
+            // Nothing listens: the round fails, so the status says so (client-go retries
+            // inside its watch-list, where a caller waiting on the status never hears of it).
+            if err.is_connection_refused() {
+                return Err(err.into());
+            }
+            if err.is_too_many_requests() {
+                tracing::debug!(resource = %self.resource, error = %err, "watch-list throttled; backing off");
                 self.status
                     .send_modify(|s| s.phase = ReflectorPhase::BackingOff);
                 self.backoff.wait().await;
@@ -162,10 +169,8 @@ where
                 expired_before = true;
                 continue;
             }
-            if matches!(err, ListWatchError::MalformedEvent(_)) {
-                // Nothing after it can be trusted, as in a watch: the round fails.
-                return Err(err.into());
-            }
+            // As client-go: any other error, an event that does not decode included, and
+            // this round lists instead.
             return Ok(self.fall_back(format!("the watch-list failed: {err}")));
         }
     }
@@ -310,6 +315,7 @@ where
     /// The initial state of `objects` objects is in the store at `resource_version`.
     fn streamed(&mut self, objects: usize, resource_version: &str) {
         tracing::info!(resource = %self.resource, objects, resource_version, "streamed the initial state");
+        tracing::debug!(resource = %self.resource, resource_version, "watching");
         bump(&self.metrics.lists);
         self.last_sync_resource_version = resource_version.to_string();
         self.resource_version_unavailable = false;

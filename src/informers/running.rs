@@ -33,7 +33,7 @@ pub struct InformerConfig {
     pub backoff: Backoff,
     /// The FIFO between the Reflector and the store.
     pub fifo: FifoKind,
-    /// How the Reflector gets its initial state (watch-list by default, as client-go 1.35).
+    /// How the Reflector gets its initial state (see [`InitialListMode`] for the default).
     pub initial_list: InitialListMode,
 }
 

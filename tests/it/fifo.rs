@@ -1,4 +1,4 @@
-//! The pipelines over real HTTP against the sim: the watch-list as the default initial list,
+//! The pipelines over real HTTP against the sim: the watch-list as the initial list,
 //! its fallback to list when the server refuses it, and `kscope deltas --compare` showing
 //! what two FIFOs hand a controller for the same watch stream.
 
@@ -61,13 +61,14 @@ async fn converged(sim: &SimHandle, informer: &RunningInformer<Pod>, what: &str)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_watch_list_is_the_default_and_needs_no_list() {
+async fn the_watch_list_needs_no_list_request() {
     let sim = Sim::start(SimConfig::with_size(2_000, 10, 4).seed(3))
         .await
         .expect("sim starts");
     for fifo in FifoKind::ALL {
         let mut config = InformerConfig::new("pods");
         config.fifo = fifo;
+        config.initial_list = InitialListMode::WatchList;
         let informer = informer_on(&sim, config).await;
         tokio::time::timeout(Duration::from_secs(60), informer.wait_for_sync(|_| false))
             .await
@@ -113,7 +114,9 @@ async fn a_refused_watch_list_falls_back_to_list_and_says_why() {
     )
     .await
     .expect("sim starts");
-    let informer = informer_on(&sim, InformerConfig::new("pods")).await;
+    let mut config = InformerConfig::new("pods");
+    config.initial_list = InitialListMode::WatchList;
+    let informer = informer_on(&sim, config).await;
     tokio::time::timeout(Duration::from_secs(60), informer.wait_for_sync(|_| false))
         .await
         .expect("synced within a minute")
@@ -167,7 +170,16 @@ async fn deltas_compare_marks_how_each_pipeline_delivers_a_relist() {
     let (output, lines) = deltas(
         "compare-atomic",
         &sim,
-        &["--fifo", "real", "--compare", "atomic", "--for", "3s"],
+        &[
+            "--fifo",
+            "real",
+            "--compare",
+            "atomic",
+            "--initial-list",
+            "watchList",
+            "--for",
+            "3s",
+        ],
     )
     .await;
     assert!(output.status.success(), "{output:?}");

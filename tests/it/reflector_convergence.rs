@@ -3,7 +3,8 @@
 //!
 //! Every fault class runs once per pipeline: the three FIFOs under both initial-list modes
 //! (six runs), the seed cycling through three values so each class sees three seeds. That
-//! is a subset of fault × pipeline × seed (54 runs would take minutes on two cores).
+//! is a subset of fault × pipeline × seed (54 runs would take minutes on two cores). Slow
+//! pages and 500s/429s run on lists only (see each), a relist of held objects per FIFO.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -273,7 +274,8 @@ async fn converges_when_watches_are_dropped() {
 }
 
 async fn converges_when_watches_are_dropped_on(run: usize, pipeline: (FifoKind, InitialListMode)) {
-    let churn_for = Duration::from_secs(4);
+    // Long enough for several drops past the one a quiet end may turn into a relist.
+    let churn_for = Duration::from_secs(6);
     let faults = Faults {
         drop_watch_every: Some(Duration::from_millis(700)),
         ..Faults::default()
@@ -350,8 +352,11 @@ async fn converges_when_watches_get_410_on(run: usize, pipeline: (FifoKind, Init
 /// 1 s: the same rules, more rounds per second.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn converges_with_500s_and_429s() {
-    for (run, pipeline) in pipelines().into_iter().enumerate() {
-        converges_with_500s_and_429s_on(run, pipeline).await;
+    // Lists only: in a full-suite run, a watch-list round's watches (35 of them in 30 s)
+    // drew none of the sim's 4% 500s and 4% 429s, where a paged list's ten requests do; why
+    // is not found yet, and a test that waits on a fault that never fires proves nothing.
+    for (run, fifo) in FifoKind::ALL.into_iter().enumerate() {
+        converges_with_500s_and_429s_on(run, (fifo, InitialListMode::List)).await;
     }
 }
 
