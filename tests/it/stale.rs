@@ -725,3 +725,75 @@ async fn an_endless_watch_line_is_cut_at_the_cap_and_relisted() {
         "kscope's peak RSS stays bounded: {peak} KiB"
     );
 }
+
+/// The Reflector's health is in the delta stream at the level it deserves: `kscope deltas`
+/// against a sim that fails every request, then recovers, shows a WARN for the backoff (why,
+/// and the next retry) and an INFO when it watches again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deltas_show_backing_off_and_recovering_as_health() {
+    let sim = Sim::start(SimConfig::with_size(20, 2, 1).faults(Faults {
+        error_ratio: 1.0,
+        ..Faults::default()
+    }))
+    .await
+    .expect("sim");
+    let dir = cli::temp_dir("health");
+    let kubeconfig = dir.join("kubeconfig");
+    std::fs::write(&kubeconfig, sim.kubeconfig_yaml()).expect("kubeconfig");
+    let kubeconfig = kubeconfig.to_str().expect("utf-8").to_string();
+    let deltas = {
+        let dir = dir.clone();
+        tokio::spawn(async move {
+            cli::kscope(
+                &dir,
+                &[
+                    "deltas",
+                    "pods",
+                    "-A",
+                    "--for",
+                    "12s",
+                    "--kubeconfig",
+                    &kubeconfig,
+                ],
+            )
+            .await
+        })
+    };
+    // Let a few attempts fail before the sim recovers.
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while sim.faults_fired().internal_errors < 2 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the sim fails the first lists");
+    sim.set_faults(Faults::default());
+    let out = deltas.await.expect("join");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let health: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every line is JSON"))
+        .filter(|l: &serde_json::Value| l["type"] == "HEALTH")
+        .collect();
+    let warn = health
+        .iter()
+        .find(|l| l["level"] == "warn")
+        .unwrap_or_else(|| panic!("a WARN for the backoff: {health:?}"));
+    let message = warn["message"].as_str().expect("message");
+    assert!(
+        message.contains("backing off")
+            && message.contains("failed attempt(s) in a row: list pods: Internal error occurred")
+            && message.contains("next retry in"),
+        "{message}"
+    );
+    let last = health.last().expect("health lines");
+    assert_eq!(last["level"], "info", "it ends watching: {health:?}");
+    assert!(
+        last["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("synced and watching")),
+        "{last}"
+    );
+    sim.shutdown().await;
+}
