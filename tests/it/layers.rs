@@ -14,7 +14,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("logging", &[]),
     ("informers", &[]),
     ("resources", &["informers"]),
-    ("client", &["informers", "resources"]),
+    ("client", &["informers", "resources", "duration"]),
     ("index_views", &["informers", "resources", "client"]),
     (
         "config",

@@ -209,11 +209,9 @@ fn get_in_background(
 
 /// Waits (bounded) until `kscope get`'s log says it is watching.
 async fn wait_until_watching(dir: &Path) {
-    let log = dir.join("state/kscope/kscope.log");
     tokio::time::timeout(Duration::from_secs(60), async {
         loop {
-            let text = std::fs::read_to_string(&log).unwrap_or_default();
-            if text.contains("watching") {
+            if cli::log(dir).contains("watching") {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -320,7 +318,7 @@ async fn restart_with_state_dir(run: u32) {
         new_truth,
         "run {run}: the store is the new sim's truth, nothing of the old one"
     );
-    let log = std::fs::read_to_string(dir.join("state/kscope/kscope.log")).unwrap_or_default();
+    let log = cli::log(&dir);
     assert!(
         log.contains("not the server the store came from"),
         "run {run}: the relist from scratch is logged with its reason"
@@ -334,6 +332,21 @@ async fn a_sim_killed_and_restarted_lower_is_relisted_not_merged() {
     }
 }
 
+/// Starts `kscope sim ARGS` writing `kubeconfig`, a 15 s `get --watch-for` on it, and kills
+/// the sim once `get` watches. Returns the sim's port and the running `get`.
+async fn watched_then_killed(
+    dir: &Path,
+    args: &[&str],
+    kubeconfig: &Path,
+) -> (u16, tokio::task::JoinHandle<std::process::Output>) {
+    let out = ["--kubeconfig-out", kubeconfig.to_str().expect("utf-8")];
+    let mut sim = SimProcess::start(dir, &[args, &out[..]].concat()).await;
+    let get = get_in_background(dir, kubeconfig, "15s");
+    wait_until_watching(dir).await;
+    sim.kill();
+    (sim.port, get)
+}
+
 /// A sim restarted on the same port WITHOUT its state directory has a new CA: the old
 /// kubeconfig's CA does not trust it. kscope does not print the dead cluster's pods as
 /// current: `get --watch-for` exits 4, printing nothing, and says the certificate is not
@@ -344,19 +357,7 @@ async fn a_sim_restarted_with_a_new_ca_is_untrusted_and_get_is_not_current() {
     let _ = std::fs::remove_dir_all(dir.join("state"));
     let kubeconfig = dir.join("kubeconfig");
     let size = ["--pods", "50", "--nodes", "2", "--namespaces", "1"];
-    let mut first = SimProcess::start(
-        &dir,
-        &[
-            &size[..],
-            &["--kubeconfig-out", kubeconfig.to_str().expect("utf-8")],
-        ]
-        .concat(),
-    )
-    .await;
-    let port = first.port;
-    let get = get_in_background(&dir, &kubeconfig, "15s");
-    wait_until_watching(&dir).await;
-    first.kill();
+    let (port, get) = watched_then_killed(&dir, &size, &kubeconfig).await;
     let _second = SimProcess::start(
         &dir,
         &[
@@ -390,20 +391,12 @@ async fn a_sim_restarted_with_another_certificate_is_relisted() {
     let _ = std::fs::remove_dir_all(&state_dir);
     let kubeconfig = dir.join("kubeconfig");
     let state = ["--state-dir", state_dir.to_str().expect("utf-8")];
-    let mut first = SimProcess::start(
-        &dir,
-        &[
-            &state[..],
-            &["--pods", "50", "--nodes", "2", "--namespaces", "1"],
-            &["--kubeconfig-out", kubeconfig.to_str().expect("utf-8")],
-        ]
-        .concat(),
-    )
-    .await;
-    let port = first.port;
-    let get = get_in_background(&dir, &kubeconfig, "15s");
-    wait_until_watching(&dir).await;
-    first.kill();
+    let first = [
+        &state[..],
+        &["--pods", "50", "--nodes", "2", "--namespaces", "1"],
+    ]
+    .concat();
+    let (port, get) = watched_then_killed(&dir, &first, &kubeconfig).await;
     std::fs::remove_file(state_dir.join("tls.crt")).expect("tls.crt");
     std::fs::remove_file(state_dir.join("tls.key")).expect("tls.key");
     let _second = SimProcess::start(
@@ -421,7 +414,7 @@ async fn a_sim_restarted_with_another_certificate_is_relisted() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert_eq!(printed(&out.stdout), truth(&client).await);
-    let log = std::fs::read_to_string(dir.join("state/kscope/kscope.log")).unwrap_or_default();
+    let log = cli::log(&dir);
     assert!(
         log.contains("certificate changed from sha256:"),
         "the relist's reason is the certificate"
@@ -534,18 +527,6 @@ async fn serve(app: axum::Router) -> std::net::SocketAddr {
     addr
 }
 
-fn plain_kubeconfig(dir: &Path, addr: std::net::SocketAddr) -> std::path::PathBuf {
-    let path = dir.join("kubeconfig");
-    let yaml = format!(
-        "apiVersion: v1\nkind: Config\ncurrent-context: test\n\
-         clusters:\n- name: test\n  cluster:\n    server: http://{addr}\n\
-         users:\n- name: test\n  user:\n    token: t\n\
-         contexts:\n- name: test\n  context:\n    cluster: test\n    user: test\n"
-    );
-    std::fs::write(&path, yaml).expect("write kubeconfig");
-    path
-}
-
 fn json_response(body: axum::body::Body) -> axum::response::Response {
     axum::response::Response::builder()
         .header("content-type", "application/json")
@@ -571,7 +552,7 @@ async fn a_list_trickled_at_one_byte_a_second_fails_at_the_list_timeout() {
     );
     let addr = serve(app).await;
     let dir = cli::temp_dir("trickle");
-    let kubeconfig = plain_kubeconfig(&dir, addr);
+    let kubeconfig = cli::plain_kubeconfig(&dir, &format!("http://{addr}"), "t");
     let started = std::time::Instant::now();
     let out = cli::kscope(
         &dir,
@@ -580,7 +561,7 @@ async fn a_list_trickled_at_one_byte_a_second_fails_at_the_list_timeout() {
             "pods",
             "-A",
             "--kubeconfig",
-            kubeconfig.to_str().expect("utf-8"),
+            &kubeconfig,
             "--list-timeout",
             "3s",
             "--sync-timeout",
@@ -674,7 +655,7 @@ async fn an_endless_watch_line_is_cut_at_the_cap_and_relisted() {
     );
     let addr = serve(app).await;
     let dir = cli::temp_dir("endless");
-    let kubeconfig = plain_kubeconfig(&dir, addr);
+    let kubeconfig = cli::plain_kubeconfig(&dir, &format!("http://{addr}"), "t");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kscope"))
         .args(["get", "pods", "-A", "--watch-for", "8s"])
         .args(["--max-watch-event", "1MiB"])
