@@ -242,6 +242,41 @@ impl SortKeyBuilder {
     }
 }
 
+/// How a row is doing, for its colour: what a k9s user reads at a glance (a crashing pod
+/// among running ones).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RowHealth {
+    #[default]
+    Normal,
+    /// Failing: CrashLoopBackOff, an image that does not pull, a NotReady node.
+    Failing,
+    /// Not there yet: pending, creating, not all ready.
+    Pending,
+    /// Being deleted.
+    Terminating,
+    /// Done (a Completed or Succeeded pod): nothing to watch.
+    Completed,
+}
+
+/// kubectl's STATUS words for a pod that is failing rather than starting.
+fn pod_status_fails(status: &str) -> bool {
+    let reason = status.strip_prefix("Init:").unwrap_or(status);
+    reason.contains("BackOff")
+        || reason.contains("Err")
+        || matches!(
+            reason,
+            "OOMKilled"
+                | "Evicted"
+                | "Failed"
+                | "Unknown"
+                | "NodeLost"
+                | "DeadlineExceeded"
+                | "InvalidImageName"
+        )
+        || reason.starts_with("Signal:")
+        || reason.starts_with("ExitCode:")
+}
+
 /// A kind that renders as a table row.
 pub trait TableRow: Indexable {
     /// Every column after NAMESPACE (which callers add for all-namespace views of namespaced
@@ -275,6 +310,11 @@ pub trait TableRow: Indexable {
 
     fn sort_key(&self, column: usize) -> SortKey {
         self.sort_value(column).into_key()
+    }
+
+    /// How the row is doing, for its colour.
+    fn health(&self) -> RowHealth {
+        RowHealth::Normal
     }
 }
 
@@ -322,6 +362,17 @@ impl TableRow for Pod {
         }
     }
 
+    fn health(&self) -> RowHealth {
+        let status = self.status();
+        match status {
+            "Terminating" => RowHealth::Terminating,
+            "Completed" | "Succeeded" => RowHealth::Completed,
+            _ if pod_status_fails(status) => RowHealth::Failing,
+            "Running" if self.ready_containers() >= self.total_containers() => RowHealth::Normal,
+            _ => RowHealth::Pending,
+        }
+    }
+
     fn cells(&self, now: Timestamp) -> Vec<String> {
         vec![
             self.name().to_string(),
@@ -347,6 +398,14 @@ impl TableRow for Node {
         wide("MEMORY"),
     ];
 
+    fn health(&self) -> RowHealth {
+        match self.status() {
+            "Ready" => RowHealth::Normal,
+            "Ready,SchedulingDisabled" => RowHealth::Pending,
+            _ => RowHealth::Failing,
+        }
+    }
+
     fn cells(&self, now: Timestamp) -> Vec<String> {
         vec![
             self.name().to_string(),
@@ -363,6 +422,13 @@ impl TableRow for Node {
 
 impl TableRow for Namespace {
     const COLUMNS: &'static [Column] = &[text("NAME"), text("STATUS"), AGE];
+
+    fn health(&self) -> RowHealth {
+        match self.phase() {
+            Some("Terminating") => RowHealth::Terminating,
+            _ => RowHealth::Normal,
+        }
+    }
 
     fn cells(&self, now: Timestamp) -> Vec<String> {
         vec![
@@ -384,6 +450,15 @@ impl TableRow for Deployment {
         wide("IMAGES"),
         wide("SELECTOR"),
     ];
+
+    fn health(&self) -> RowHealth {
+        let replicas = self.replicas();
+        if replicas.ready < replicas.desired {
+            RowHealth::Pending
+        } else {
+            RowHealth::Normal
+        }
+    }
 
     fn cells(&self, now: Timestamp) -> Vec<String> {
         let replicas = self.replicas();
@@ -411,6 +486,15 @@ impl TableRow for ReplicaSet {
         wide("IMAGES"),
         wide("SELECTOR"),
     ];
+
+    fn health(&self) -> RowHealth {
+        let replicas = self.replicas();
+        if replicas.ready < replicas.desired {
+            RowHealth::Pending
+        } else {
+            RowHealth::Normal
+        }
+    }
 
     fn cells(&self, now: Timestamp) -> Vec<String> {
         let replicas = self.replicas();
@@ -453,6 +537,48 @@ fn selector<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> String {
 mod tests {
     use super::*;
     use crate::resources::decode;
+
+    #[test]
+    fn rows_say_how_they_are_doing() {
+        let pod = |phase: &str, waiting: Option<&str>, ready: bool| -> Pod {
+            let state = match waiting {
+                Some(reason) => format!(r#"{{"waiting":{{"reason":"{reason}"}}}}"#),
+                None => r#"{"running":{}}"#.to_string(),
+            };
+            let json = format!(
+                r#"{{"metadata":{{"name":"p","namespace":"n"}},
+                    "spec":{{"containers":[{{"name":"c","image":"i"}}]}},
+                    "status":{{"phase":"{phase}","containerStatuses":[{{"name":"c","ready":{ready},
+                    "restartCount":0,"state":{state}}}]}}}}"#
+            );
+            decode(json.as_bytes()).unwrap()
+        };
+        assert_eq!(pod("Running", None, true).health(), RowHealth::Normal);
+        assert_eq!(pod("Running", None, false).health(), RowHealth::Pending);
+        assert_eq!(
+            pod("Running", Some("CrashLoopBackOff"), false).health(),
+            RowHealth::Failing
+        );
+        assert_eq!(
+            pod("Pending", Some("ErrImagePull"), false).health(),
+            RowHealth::Failing
+        );
+        assert_eq!(
+            pod("Pending", Some("ContainerCreating"), false).health(),
+            RowHealth::Pending
+        );
+        let succeeded: Pod =
+            decode(br#"{"metadata":{"name":"j"},"status":{"phase":"Succeeded"}}"#).unwrap();
+        assert_eq!(succeeded.health(), RowHealth::Completed);
+        let not_ready: Node = decode(
+            br#"{"metadata":{"name":"n"},"status":{"conditions":[{"type":"Ready","status":"False"}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(not_ready.health(), RowHealth::Failing);
+        let terminating: Namespace =
+            decode(br#"{"metadata":{"name":"x"},"status":{"phase":"Terminating"}}"#).unwrap();
+        assert_eq!(terminating.health(), RowHealth::Terminating);
+    }
 
     #[test]
     fn every_kind_has_one_cell_per_column() {

@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use super::columns::{ColumnKind, SortKey, SortKeyBuilder, SortValue, TableRow};
+use super::columns::{ColumnKind, RowHealth, SortKey, SortKeyBuilder, SortValue, TableRow};
 use super::definitions::{IndexDefinition, IndexSource};
 use super::fuzzy::text_matches;
 use super::query::{Query, QueryError};
@@ -35,11 +35,12 @@ pub struct SortSpec {
     pub descending: bool,
 }
 
-/// One visible row: the object's key and its cells.
+/// One visible row: the object's key, its cells and how it is doing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
     pub key: Key,
     pub cells: Vec<String>,
+    pub health: RowHealth,
 }
 
 /// The rows a table shows, copied out of the view.
@@ -64,6 +65,11 @@ pub struct ViewColumn {
     /// The NAMESPACE column of a namespaced kind: last in the cells, but drawn first and
     /// only when the view spans namespaces, as kubectl does.
     pub namespace: bool,
+    /// A label or annotation index's column, after the kind's own.
+    pub index: bool,
+    /// An index column whose index has no value on any object of the store (an `app`
+    /// label index on nodes): a column of `<none>` that tables leave out.
+    pub empty: bool,
 }
 
 /// Whether an index gets a column of its own: indexes read from a label or an annotation,
@@ -77,6 +83,8 @@ pub fn is_index_column(definition: &IndexDefinition) -> bool {
 
 /// An index shown as a column: its title and the function giving a row's values.
 struct IndexColumn<T> {
+    /// The index's name, as the registry knows it.
+    name: String,
     title: String,
     values: IndexFunc<T>,
 }
@@ -321,6 +329,7 @@ impl<T: TableRow> LiveView<T> {
             .iter()
             .filter(|d| is_index_column(d))
             .map(|d| IndexColumn {
+                name: d.name.clone(),
                 title: d.name.to_uppercase(),
                 values: d.index_func::<T>(),
             })
@@ -371,15 +380,22 @@ impl<T: TableRow> LiveView<T> {
             kind,
             wide,
             namespace: false,
+            index: false,
+            empty: false,
         };
+        let indexer = self.registry.indexer();
         let mut columns: Vec<ViewColumn> = T::COLUMNS
             .iter()
             .map(|c| column(c.name.to_string(), c.kind, c.wide))
-            .chain(
-                self.index_columns
-                    .iter()
-                    .map(|c| column(c.title.clone(), ColumnKind::Text, false)),
-            )
+            .chain(self.index_columns.iter().map(|c| {
+                ViewColumn {
+                    index: true,
+                    empty: indexer
+                        .with_index(&c.name, |index| index.is_empty())
+                        .unwrap_or(true),
+                    ..column(c.title.clone(), ColumnKind::Text, false)
+                }
+            }))
             .collect();
         if T::KIND.namespaced() {
             columns.push(ViewColumn {
@@ -694,6 +710,7 @@ impl<T: TableRow> LiveView<T> {
                 Some(Row {
                     key: e.key.clone(),
                     cells,
+                    health: obj.health(),
                 })
             })
             .collect();

@@ -72,6 +72,40 @@ impl Term {
     }
 }
 
+/// The term as the query language writes it (`app=web`, `app in (a,b)`, `!app`).
+impl fmt::Display for Term {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Eq { index, value } => write!(f, "{index}={value}"),
+            Self::Ne { index, value } => write!(f, "{index}!={value}"),
+            Self::In { index, values } => write!(f, "{index} in ({})", values.join(",")),
+            Self::NotIn { index, values } => write!(f, "{index} notin ({})", values.join(",")),
+            Self::Missing { index } => write!(f, "!{index}"),
+        }
+    }
+}
+
+/// The query as it would be typed: its terms, comma-separated, then its text.
+impl fmt::Display for Query {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for term in &self.terms {
+            if !first {
+                f.write_str(",")?;
+            }
+            write!(f, "{term}")?;
+            first = false;
+        }
+        if !self.text.is_empty() {
+            if !first {
+                f.write_str(" ")?;
+            }
+            f.write_str(&self.text)?;
+        }
+        Ok(())
+    }
+}
+
 /// A parsed query: index terms (ANDed) and free text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Query {
@@ -432,6 +466,20 @@ mod tests {
             index: index.into(),
             value: value.into(),
         }
+    }
+
+    #[test]
+    fn a_query_prints_as_it_parses() {
+        let typed = "app=web, node==n1 tier!=db team in (a, b) x notin (c) !owner web-7f";
+        let query = Query::parse(typed).unwrap();
+        let printed = query.to_string();
+        assert_eq!(
+            printed,
+            "app=web,node=n1,tier!=db,team in (a,b),x notin (c),!owner web-7f"
+        );
+        assert_eq!(Query::parse(&printed).unwrap(), query);
+        assert_eq!(Query::default().to_string(), "");
+        assert_eq!(Query::parse("nginx").unwrap().to_string(), "nginx");
     }
 
     #[test]

@@ -28,9 +28,18 @@ pub(crate) fn router() -> Router<Arc<Shared>> {
 
 async fn state(State(shared): State<Arc<Shared>>) -> Response {
     let position = shared.store.position();
-    let counts: serde_json::Map<String, serde_json::Value> = Resource::ALL
+    // Keyed as kubectl names a resource across groups: `plural` in core, else `plural.group`.
+    let counts: serde_json::Map<String, serde_json::Value> = shared
+        .store
+        .served()
         .into_iter()
-        .map(|r| (r.plural().to_string(), json!(shared.store.count(r))))
+        .map(|r| {
+            let name = match r.group() {
+                "" => r.plural().to_string(),
+                group => format!("{}.{group}", r.plural()),
+            };
+            (name, json!(shared.store.count(r)))
+        })
         .collect();
     let churn = *shared.churn.borrow();
     let faults = shared.faults.read().clone();

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::Shared;
+use super::churn_kinds;
 use super::gc::delete_cascading;
 use super::manifests::{self, PodFactory, PodState};
 use super::object::{SelectableFields, StoredObject};
@@ -32,6 +33,8 @@ pub struct ChurnSettings {
 
 /// Pod IPs for churned pods start here, clear of the generated ones.
 const CHURN_IP_BASE: u64 = 2_000_000;
+/// Mixed into the churn seed for the follow-up writes' random stream.
+const SIDE_STREAM: u64 = 0x51de_51de_51de_51de;
 /// A drain evicts at most this many pods, so one drain does not monopolise the churn.
 const MAX_DRAINED_PODS: usize = 100;
 /// The longest a single wake-up may write, so a high rate never starves readers.
@@ -112,6 +115,7 @@ enum Op {
 pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Duration>) {
     let mut churn = Churn {
         rng: StdRng::seed_from_u64(seed),
+        side: StdRng::seed_from_u64(seed ^ SIDE_STREAM),
         plan: VecDeque::new(),
         deployments: Vec::new(),
         nodes: Vec::new(),
@@ -170,6 +174,8 @@ pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Durati
 
 struct Churn {
     rng: StdRng,
+    /// The follow-up writes' own stream (see [`Churn::perform`]).
+    side: StdRng,
     plan: VecDeque<Op>,
     deployments: Vec<Key>,
     nodes: Vec<Key>,
@@ -194,8 +200,10 @@ impl Churn {
                 self.plan_action(txn);
                 continue;
             };
+            // Every store write counts, the follow-ups' too, so the rate is the store's.
+            let before = txn.next_resource_version();
             if self.perform(txn, op) {
-                done += 1;
+                done += (txn.next_resource_version() - before).max(1) as usize;
             }
         }
     }
@@ -405,8 +413,43 @@ impl Churn {
         self.plan.push_back(Op::Cordon(node.to_string(), false));
     }
 
-    /// Performs one write; `false` when its target is gone (nothing written).
+    /// Performs one change; `false` when its target is gone (nothing written). A change
+    /// to a pod is followed at once by what other controllers make of it (its app's
+    /// Endpoints and EndpointSlice, a BackOff Event), and now and then a node Lease is
+    /// renewed or a Widget's status moves. Those follow-up writes count in the churn rate
+    /// but draw on their own random stream, so the pods' changes are the same sequence as
+    /// without them.
     fn perform(&mut self, txn: &mut Txn<'_>, op: Op) -> bool {
+        let pod = match &op {
+            Op::CreatePod(p) | Op::MarkRunning(p) => Some(format!("{}/{}", p.namespace, p.name)),
+            Op::DeletePod(key) | Op::Crash(key) | Op::Recover(key) => Some(key.clone()),
+            _ => None,
+        };
+        let app_before = pod.as_deref().and_then(|key| churn_kinds::app_of(txn, key));
+        let crashed = matches!(op, Op::Crash(_)).then(|| pod.clone()).flatten();
+        let done = self.perform_one(txn, op);
+        if done && let Some(key) = pod {
+            let app = app_before.or_else(|| churn_kinds::app_of(txn, &key));
+            if let (Some(app), Some((namespace, _))) = (app, key.split_once('/')) {
+                churn_kinds::sync_endpoints(txn, namespace, &app);
+            }
+            if let Some(crashed) = crashed {
+                churn_kinds::record_back_off(txn, &crashed);
+            }
+        }
+        if done {
+            if !self.nodes.is_empty() && self.side.random_bool(0.125) {
+                let node = &self.nodes[self.side.random_range(0..self.nodes.len())];
+                churn_kinds::renew_node_lease(txn, node);
+            }
+            if self.side.random_bool(0.05) {
+                churn_kinds::flip_widget(txn, self.side.random_range(0..usize::MAX));
+            }
+        }
+        done
+    }
+
+    fn perform_one(&mut self, txn: &mut Txn<'_>, op: Op) -> bool {
         match op {
             Op::CreatePod(pod) => {
                 put_pod(txn, &mut self.pods, &pod, PodState::Pending, &mut self.rng)

@@ -92,7 +92,7 @@ pub(crate) fn mark_deleting(
 /// (those with finalizers wait for them), then the namespace once it is empty.
 pub(crate) fn empty_namespace(txn: &mut Txn<'_>, namespace: &str) -> Result<(), StoreError> {
     let prefix = format!("{namespace}/");
-    for resource in Resource::ALL.into_iter().filter(|r| r.namespaced()) {
+    for resource in txn.served().into_iter().filter(|r| r.namespaced()) {
         for key in txn.find(resource, |k, _| k.starts_with(&prefix)) {
             delete_dependent(txn, resource, &key)?;
         }
@@ -110,7 +110,8 @@ pub(crate) fn finish_namespace(txn: &mut Txn<'_>, namespace: &str) -> Result<(),
         return Ok(());
     }
     let prefix = format!("{namespace}/");
-    let occupied = Resource::ALL
+    let occupied = txn
+        .served()
         .into_iter()
         .filter(|r| r.namespaced())
         .any(|r| !txn.scan(r, &prefix).is_empty());
@@ -130,7 +131,7 @@ fn dependents(
     match resource {
         Resource::Namespaces => {
             let prefix = format!("{key}/");
-            Resource::ALL
+            txn.served()
                 .into_iter()
                 .filter(|r| r.namespaced())
                 .flat_map(|r| {
@@ -152,7 +153,7 @@ fn dependents(
                 .map(|k| (child, k))
                 .collect()
         }
-        Resource::Nodes | Resource::Pods | Resource::Secrets => Vec::new(),
+        _ => Vec::new(),
     }
 }
 

@@ -14,11 +14,16 @@
 
 mod admin;
 mod churn;
+mod churn_kinds;
 pub mod cli;
+mod companions;
 mod config;
+mod crd;
+mod descriptor;
 mod faults;
 mod gc;
 mod http;
+mod kinds;
 mod kubeconfig;
 mod manifests;
 mod object;
@@ -200,6 +205,21 @@ fn load(store: &Store, spec: &workload::WorkloadSpec) -> Result<(), SimError> {
             .into_iter()
             .map(|g| (g.resource, store::Key::from(g.key), g.rv, g.object)),
     );
+    let namespaces: Vec<String> = store
+        .truth(Resource::Namespaces)
+        .into_keys()
+        .filter(|ns| !workload::SYSTEM_NAMESPACES.contains(&ns.as_str()))
+        .collect();
+    let (served, objects) = crd::demo(
+        store.instance(),
+        &namespaces,
+        spec.seed,
+        spec.birth - 60 * 86_400,
+        store.position().rv + 1,
+    )
+    .map_err(|e| SimError::Workload(e.to_string()))?;
+    store.load(objects);
+    store.write(|txn| served.into_iter().for_each(|r| txn.serve(r)));
     Ok(())
 }
 

@@ -180,24 +180,15 @@ enum Field {
     Path(&'static [&'static str], &'static str),
 }
 
-/// The field selectors beyond name and namespace that kube-apiserver supports per kind.
+/// The field selectors beyond name and namespace that kube-apiserver supports for
+/// `resource`, as its descriptor lists them.
 fn path_field(resource: Resource, field: &str) -> Option<Field> {
-    let path: &'static [&'static str] = match (resource, field) {
-        (Resource::Pods, "spec.restartPolicy") => &["spec", "restartPolicy"],
-        (Resource::Pods, "spec.schedulerName") => &["spec", "schedulerName"],
-        (Resource::Pods, "spec.serviceAccountName") => &["spec", "serviceAccountName"],
-        (Resource::Pods, "spec.hostNetwork") => &["spec", "hostNetwork"],
-        (Resource::Pods, "status.nominatedNodeName") => &["status", "nominatedNodeName"],
-        (Resource::Nodes, "spec.unschedulable") => &["spec", "unschedulable"],
-        (Resource::Secrets, "type") => &["type"],
-        (Resource::Namespaces, "status.phase") => &["status", "phase"],
-        _ => return None,
-    };
-    let missing = match field {
-        "spec.hostNetwork" | "spec.unschedulable" => "false",
-        _ => "",
-    };
-    Some(Field::Path(path, missing))
+    resource
+        .descriptor()
+        .fields
+        .iter()
+        .find(|f| f.label == field)
+        .map(|f| Field::Path(f.path, f.missing))
 }
 
 /// A parsed field selector: `field=value` / `field==value` / `field!=value`, ANDed.

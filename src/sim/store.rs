@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::RwLock;
 use serde_json::Value;
@@ -21,6 +22,9 @@ pub type Key = Arc<str>;
 /// Resource versions jump to the next multiple of this on an epoch restart, so every RV a
 /// client kept from before is older than the new history.
 const EPOCH_STRIDE: u64 = 1_000_000_000;
+
+/// Numbers the stores of a process, so each cluster's custom resources are its own.
+static INSTANCES: AtomicU64 = AtomicU64::new(0);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventType {
@@ -163,10 +167,15 @@ pub enum ReadAt {
 }
 
 struct State {
+    /// The store's [`Store::instance`], for writes that register custom resources.
+    instance: u64,
     rv: u64,
     epoch: u64,
     compacted: u64,
-    tables: [Table; Resource::ALL.len()],
+    /// By [`Resource::index`]; grown when a custom resource is first written.
+    tables: Vec<Table>,
+    /// The custom resources this cluster's CRDs currently serve.
+    custom: Vec<Resource>,
     log: VecDeque<Arc<Event>>,
     history_limit: usize,
     /// Live pods by `spec.nodeName`, so that a drain finds a node's pods without a scan of
@@ -205,13 +214,27 @@ impl State {
 }
 
 impl State {
+    fn table(&self, resource: Resource) -> Option<&Table> {
+        self.tables.get(resource.index())
+    }
+
+    fn table_mut(&mut self, resource: Resource) -> &mut Table {
+        let i = resource.index();
+        if self.tables.len() <= i {
+            self.tables.resize_with(i + 1, Table::default);
+        }
+        &mut self.tables[i]
+    }
+
     fn compact_to_limit(&mut self) {
         while self.log.len() > self.history_limit {
             let Some(event) = self.log.pop_front() else {
                 break;
             };
             self.compacted = event.rv;
-            let table = &mut self.tables[event.resource.index()];
+            let Some(table) = self.tables.get_mut(event.resource.index()) else {
+                continue;
+            };
             if table
                 .chains
                 .get_mut(&event.key)
@@ -241,6 +264,8 @@ impl State {
 
 /// The shared store. Reads take a read lock for as long as it takes to clone `Arc`s.
 pub struct Store {
+    /// Which store of the process this is (see [`Resource::register`]).
+    instance: u64,
     state: RwLock<State>,
     changes: watch::Sender<Position>,
 }
@@ -248,12 +273,18 @@ pub struct Store {
 impl Store {
     pub fn new(history_limit: usize) -> Self {
         let (changes, _) = watch::channel(Position { epoch: 0, rv: 0 });
+        let instance = INSTANCES.fetch_add(1, Ordering::Relaxed);
         Self {
+            instance,
             state: RwLock::new(State {
+                instance,
                 rv: 0,
                 epoch: 0,
                 compacted: 0,
-                tables: Default::default(),
+                tables: std::iter::repeat_with(Table::default)
+                    .take(Resource::ALL.len())
+                    .collect(),
+                custom: Vec::new(),
                 log: VecDeque::new(),
                 history_limit: history_limit.max(1),
                 pods_by_node: HashMap::new(),
@@ -271,7 +302,7 @@ impl Store {
             if resource == Resource::Pods {
                 state.index_pod(&key, None, Some(&object));
             }
-            state.tables[resource.index()].insert(
+            state.table_mut(resource).insert(
                 key,
                 Chain(SmallVec::from_buf([Version {
                     rv,
@@ -286,6 +317,29 @@ impl Store {
         };
         drop(state);
         self.changes.send_replace(position);
+    }
+
+    /// Which store of the process this is, the cluster its custom resources belong to.
+    pub fn instance(&self) -> u64 {
+        self.instance
+    }
+
+    /// Every resource served now, built-in and custom.
+    pub fn served(&self) -> Vec<Resource> {
+        let mut all: Vec<Resource> = Resource::ALL.to_vec();
+        all.extend(self.state.read().custom.iter().copied());
+        all
+    }
+
+    /// Resolves a URL's group, version and plural among the built-in kinds and the
+    /// custom resources served now; `None` is the real server's 404.
+    pub fn resolve_path(&self, group: &str, version: &str, plural: &str) -> Option<Resource> {
+        Resource::built_in_at(group, version, plural).or_else(|| {
+            self.state.read().custom.iter().copied().find(|r| {
+                let d = r.descriptor();
+                d.group == group && d.version == version && d.plural == plural
+            })
+        })
     }
 
     pub fn position(&self) -> Position {
@@ -313,7 +367,7 @@ impl Store {
 
     /// The current version of one object.
     pub fn get(&self, resource: Resource, key: &str) -> Option<Arc<StoredObject>> {
-        self.state.read().tables[resource.index()].latest(key)
+        self.state.read().table(resource)?.latest(key)
     }
 
     /// Lists keys under `prefix` from `start` (inclusive) at one snapshot, up to `limit`
@@ -336,7 +390,9 @@ impl Store {
         let limit = limit.unwrap_or(usize::MAX);
         let mut items = Vec::with_capacity(limit.min(1024));
         let mut next_key = None;
-        for (key, chain) in state.tables[resource.index()].range(from, prefix) {
+        let empty = Table::default();
+        let table = state.table(resource).unwrap_or(&empty);
+        for (key, chain) in table.range(from, prefix) {
             let Some(object) = chain.at(rv) else {
                 continue;
             };
@@ -412,7 +468,10 @@ impl Store {
     /// The current state as key → resourceVersion, to compare a client's cache with.
     pub fn truth(&self, resource: Resource) -> BTreeMap<String, String> {
         let state = self.state.read();
-        state.tables[resource.index()]
+        let Some(table) = state.table(resource) else {
+            return BTreeMap::new();
+        };
+        table
             .range("", "")
             .filter_map(|(key, chain)| {
                 let v = chain.latest()?;
@@ -425,11 +484,13 @@ impl Store {
     /// Number of live objects per resource.
     pub fn count(&self, resource: Resource) -> usize {
         let state = self.state.read();
-        state.tables[resource.index()]
-            .chains
-            .values()
-            .filter(|c| c.latest().is_some_and(|v| v.object.is_some()))
-            .count()
+        state.table(resource).map_or(0, |table| {
+            table
+                .chains
+                .values()
+                .filter(|c| c.latest().is_some_and(|v| v.object.is_some()))
+                .count()
+        })
     }
 }
 
@@ -440,12 +501,44 @@ pub struct Txn<'a> {
 
 impl Txn<'_> {
     pub fn get(&self, resource: Resource, key: &str) -> Option<Arc<StoredObject>> {
-        self.state.tables[resource.index()].latest(key)
+        self.state.table(resource)?.latest(key)
+    }
+
+    /// The [`Store::instance`] of the store written to.
+    pub fn cluster(&self) -> u64 {
+        self.state.instance
+    }
+
+    /// The custom resources served now.
+    pub fn custom_resources(&self) -> &[Resource] {
+        &self.state.custom
+    }
+
+    /// Starts serving custom resource `resource` (no-op if it is served).
+    pub fn serve(&mut self, resource: Resource) {
+        if !self.state.custom.contains(&resource) {
+            self.state.custom.push(resource);
+        }
+    }
+
+    /// Stops serving custom resource `resource`; its objects must be deleted first.
+    pub fn unserve(&mut self, resource: Resource) {
+        self.state.custom.retain(|r| *r != resource);
+    }
+
+    /// Every resource served now, built-in and custom.
+    pub fn served(&self) -> Vec<Resource> {
+        let mut all: Vec<Resource> = Resource::ALL.to_vec();
+        all.extend(self.state.custom.iter().copied());
+        all
     }
 
     /// Live keys of `resource` whose object satisfies `pred`.
     pub fn find(&self, resource: Resource, pred: impl Fn(&str, &StoredObject) -> bool) -> Vec<Key> {
-        self.state.tables[resource.index()]
+        let Some(table) = self.state.table(resource) else {
+            return Vec::new();
+        };
+        table
             .range("", "")
             .filter(|(key, chain)| {
                 chain
@@ -468,7 +561,10 @@ impl Txn<'_> {
 
     /// Live objects whose key starts with `prefix`, in key order.
     pub fn scan(&self, resource: Resource, prefix: &str) -> Vec<(Key, Arc<StoredObject>)> {
-        self.state.tables[resource.index()]
+        let Some(table) = self.state.table(resource) else {
+            return Vec::new();
+        };
+        table
             .range(prefix, prefix)
             .filter_map(|(k, chain)| Some((k.clone(), chain.latest()?.object.clone()?)))
             .collect()
@@ -590,7 +686,7 @@ impl Txn<'_> {
     ) {
         let state = &mut *self.state;
         state.rv = rv;
-        let table = &mut state.tables[resource.index()];
+        let table = state.table_mut(resource);
         let new = Version {
             rv,
             object: version.clone(),

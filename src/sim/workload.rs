@@ -5,6 +5,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
+use super::companions::{self, AppSummary, Companion, PodSummary};
 use super::manifests::{self, AppSpec, NodeSpec, PodFactory, PodState};
 use super::object::StoredObject;
 use super::resources::Resource;
@@ -193,20 +194,98 @@ pub fn generate(spec: &WorkloadSpec, first_rv: u64) -> Result<Vec<Generated>, se
     }
     let plans = plan_apps(spec, &namespaces, &mut rng, rv);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = plans.len().div_ceil(threads).max(1);
-    let built: Vec<Result<Vec<Generated>, serde_json::Error>> = std::thread::scope(|s| {
-        let workers: Vec<_> = plans
-            .chunks(chunk)
-            .map(|part| {
-                let nodes = &nodes;
-                s.spawn(move || {
-                    let mut objects = Vec::new();
-                    for plan in part {
-                        build_app(plan, nodes, &mut objects)?;
-                    }
-                    Ok(objects)
-                })
-            })
+    let built = in_parallel(plans.iter().collect(), threads, |_, plan| {
+        let mut objects = Vec::new();
+        let app = build_app(plan, &nodes, &mut objects)?;
+        Ok((objects, app))
+    })?;
+    let mut apps = Vec::with_capacity(plans.len());
+    for (objects, app) in built {
+        out.extend(objects);
+        apps.push(app);
+    }
+    let next_rv = out.last().map_or(first_rv, |g| g.rv + 1);
+    secrets(spec, &namespaces, next_rv, &mut out)?;
+    let node_names: Vec<String> = nodes.into_iter().map(|n| n.name).collect();
+    add_companions(spec, &namespaces, &node_names, &apps, threads, &mut out)?;
+    Ok(out)
+}
+
+/// The objects around the workloads (see [`companions`]), after everything else and from
+/// their own random streams, so the rest of the cluster is as it was without them. Built
+/// and encoded on every core, numbered in order.
+fn add_companions(
+    spec: &WorkloadSpec,
+    namespaces: &[String],
+    nodes: &[String],
+    apps: &[AppSummary],
+    threads: usize,
+    out: &mut Vec<Generated>,
+) -> Result<(), serde_json::Error> {
+    let all: Vec<&str> = SYSTEM_NAMESPACES
+        .iter()
+        .copied()
+        .chain(namespaces.iter().map(String::as_str))
+        .collect();
+    let mut groups: Vec<Vec<Companion>> = vec![companions::for_cluster(
+        &all,
+        nodes,
+        spec.seed,
+        spec.birth - 90 * 86_400,
+    )];
+    for (i, ns) in namespaces.iter().enumerate() {
+        let team = ns.split('-').next().unwrap_or("platform");
+        groups.push(companions::for_namespace(
+            ns,
+            team,
+            spec.seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            spec.birth - 30 * 86_400 + i as i64 * 97,
+        ));
+    }
+    let per_app = in_parallel(apps.iter().collect(), threads, |i, app| {
+        Ok(companions::for_app(app, 20 + i as u64))
+    })?;
+    groups.extend(per_app);
+    let mut rv = out.last().map_or(1, |g| g.rv + 1);
+    let mut numbered = Vec::with_capacity(groups.len());
+    for group in groups {
+        let start = rv;
+        rv += group.len() as u64;
+        numbered.push((start, group));
+    }
+    let encoded = in_parallel(numbered, threads, |_, (start, group)| {
+        group
+            .into_iter()
+            .zip(start..)
+            .map(|(c, rv)| encode(c.resource, c.key, rv, c.value))
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    out.extend(encoded.into_iter().flatten());
+    Ok(())
+}
+
+/// `f` of each of `items` (with its position) on up to `threads` threads, the results in
+/// the items' order, so the output does not depend on the thread count.
+fn in_parallel<T: Send, R: Send>(
+    items: Vec<T>,
+    threads: usize,
+    f: impl Fn(usize, T) -> Result<R, serde_json::Error> + Sync,
+) -> Result<Vec<R>, serde_json::Error> {
+    let chunk = items.len().div_ceil(threads.max(1)).max(1);
+    let mut parts: Vec<Vec<(usize, T)>> = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        if i % chunk == 0 {
+            parts.push(Vec::with_capacity(chunk));
+        }
+        if let Some(part) = parts.last_mut() {
+            part.push((i, item));
+        }
+    }
+    let f = &f;
+    let done: Vec<Result<Vec<R>, serde_json::Error>> = std::thread::scope(|s| {
+        let workers: Vec<_> = parts
+            .into_iter()
+            .map(|part| s.spawn(move || part.into_iter().map(|(i, t)| f(i, t)).collect()))
             .collect();
         workers
             .into_iter()
@@ -216,11 +295,10 @@ pub fn generate(spec: &WorkloadSpec, first_rv: u64) -> Result<Vec<Generated>, se
             })
             .collect()
     });
-    for part in built {
+    let mut out = Vec::new();
+    for part in done {
         out.extend(part?);
     }
-    let next_rv = out.last().map_or(first_rv, |g| g.rv + 1);
-    secrets(spec, &namespaces, next_rv, &mut out)?;
     Ok(out)
 }
 
@@ -373,12 +451,13 @@ fn plan_apps(
     plans
 }
 
-/// Builds one application's Deployment, ReplicaSets and pods.
+/// Builds one application's Deployment, ReplicaSets and pods; returns what its
+/// companions need to know of it.
 fn build_app(
     plan: &AppPlan,
     nodes: &[NodeSlot],
     out: &mut Vec<Generated>,
-) -> Result<(), serde_json::Error> {
+) -> Result<AppSummary, serde_json::Error> {
     let mut rng = StdRng::seed_from_u64(plan.seed);
     let mut rv = plan.first_rv;
     let mut next_rv = || {
@@ -454,6 +533,18 @@ fn build_app(
         deployment,
     )?);
     out.push(encode(Resource::ReplicaSets, rs_key(&rs), next_rv(), rs)?);
+    let mut summary = AppSummary {
+        namespace: plan.namespace.clone(),
+        name: plan.name.clone(),
+        team: plan.team.clone(),
+        tier: plan.tier,
+        replicas: plan.replicas,
+        created: created_secs,
+        deployment_uid: uid.clone(),
+        replicaset: rs_name.clone(),
+        seed: plan.seed,
+        pods: Vec::with_capacity(plan.replicas),
+    };
     for i in 0..plan.replicas {
         let pod_name = format!("{rs_name}-{}", manifests::safe_suffix(&mut rng, 5));
         let node = &nodes[rng.random_range(0..nodes.len())];
@@ -469,16 +560,22 @@ fn build_app(
         };
         let pod_uid = manifests::uid(&mut rng);
         let created = created_secs + 3_600 + rng.random_range(0..600);
+        let ip = pod_ip(plan.first_pod + i as u64);
         let pod = factory.pod(
-            &mut rng,
-            &pod_name,
-            &pod_uid,
-            &node.name,
-            &node.ip,
-            &pod_ip(plan.first_pod + i as u64),
-            created,
-            state,
+            &mut rng, &pod_name, &pod_uid, &node.name, &node.ip, &ip, created, state,
         );
+        summary.pods.push(PodSummary {
+            name: pod_name.clone(),
+            uid: pod_uid,
+            node: node.name.clone(),
+            ip,
+            ready: state == PodState::Running,
+            problem: match state {
+                PodState::Pending => Some("Pending"),
+                PodState::CrashLoop { .. } => Some("CrashLoopBackOff"),
+                _ => None,
+            },
+        });
         out.push(encode(
             Resource::Pods,
             format!("{ns}/{pod_name}"),
@@ -486,7 +583,7 @@ fn build_app(
             pod,
         )?);
     }
-    Ok(())
+    Ok(summary)
 }
 
 /// The release before `version` (`1.4.2` → `1.4.1`, `1.4.0` → `1.3.9`, `1.0.0` → `0.9.9`).
@@ -536,6 +633,28 @@ mod tests {
         assert_eq!(count(Resource::Nodes), 4);
         assert_eq!(count(Resource::Namespaces), 7);
         assert_eq!(count(Resource::Secrets), 7 + 3 * 3);
+        // Companions: per application, per application namespace, per cluster.
+        let apps = count(Resource::Deployments);
+        assert_eq!(count(Resource::Services), apps + 3 + 2);
+        assert_eq!(count(Resource::ServiceAccounts), apps + 7);
+        assert_eq!(count(Resource::Endpoints), apps + 1);
+        assert_eq!(count(Resource::StatefulSets), 3);
+        assert_eq!(count(Resource::PersistentVolumeClaims), 9);
+        assert_eq!(count(Resource::PersistentVolumes), 9);
+        assert_eq!(count(Resource::Jobs), 6);
+        assert_eq!(count(Resource::Leases), 4 + 3);
+        let listed: usize = a
+            .iter()
+            .filter(|g| g.resource == Resource::Endpoints)
+            .map(|g| {
+                let e = g.object.decode().unwrap();
+                ["addresses", "notReadyAddresses"]
+                    .iter()
+                    .map(|f| e["subsets"][0][f].as_array().map_or(0, Vec::len))
+                    .sum::<usize>()
+            })
+            .sum();
+        assert_eq!(listed, 103 + 2, "every pod, and the API server's two");
         assert!(a.iter().enumerate().all(|(i, g)| g.rv == i as u64 + 1));
         // A Deployment's ReplicaSets each have their own pod template.
         let mut templates = std::collections::BTreeMap::new();

@@ -159,6 +159,7 @@ impl App {
             events_per_second: 0.0,
             stale_since: None,
             undecodable: 0,
+            filter: String::new(),
         };
         let mut app = Self {
             starter,
@@ -438,6 +439,7 @@ impl App {
         UiError: From<B::Error>,
     {
         self.state.queue.show(&self.table.queue_metrics());
+        self.header.filter = self.table.applied().to_string();
         let columns = self.table.columns();
         let parts = Parts {
             header: &self.header,

@@ -53,6 +53,10 @@ pub trait Table {
     /// result is applied (so a caller can tell when a keystroke's rows are in).
     fn text(&self) -> String;
 
+    /// The filter the rows on screen match: the index terms of the view on screen and the
+    /// text whose fuzzy pass is in, whatever is typed meanwhile.
+    fn applied(&self) -> Query;
+
     /// Rows in the view on screen.
     fn rows(&self) -> usize;
 
@@ -175,6 +179,16 @@ impl<T: TableRow> Table for ResourceTable<T> {
 
     fn text(&self) -> String {
         self.worker().view().lock().text().to_string()
+    }
+
+    fn applied(&self) -> Query {
+        Query {
+            terms: self
+                .filtered
+                .as_ref()
+                .map_or_else(Vec::new, |(terms, _)| terms.clone()),
+            text: self.text(),
+        }
     }
 
     fn rows(&self) -> usize {

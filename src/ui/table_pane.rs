@@ -13,15 +13,17 @@ use super::table::Table;
 
 /// The columns on screen, in screen order, as positions in `columns`: NAMESPACE first when
 /// the view spans namespaces, then the narrow ones as `kubectl get` shows them without
-/// `-o wide`, or all of them in wide mode. Sorting cycles through these.
+/// `-o wide`, or all of them in wide mode; never an index column with no value anywhere.
+/// Sorting cycles through these.
 pub fn shown(columns: &[ViewColumn], wide: bool, with_namespace: bool) -> Vec<usize> {
     let namespace = columns
         .iter()
         .position(|c| c.namespace)
         .filter(|_| with_namespace);
+    let listed = |c: &ViewColumn| !c.namespace && !c.empty && (wide || !c.wide);
     namespace
         .into_iter()
-        .chain((0..columns.len()).filter(|&i| !columns[i].namespace && (wide || !columns[i].wide)))
+        .chain((0..columns.len()).filter(|&i| listed(&columns[i])))
         .collect()
 }
 

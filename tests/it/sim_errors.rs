@@ -183,7 +183,7 @@ async fn unknown_paths_and_missing_objects() {
     for path in [
         "/api/v1/widgets",
         "/apis/apps/v1/pods",
-        "/apis/batch/v1/jobs",
+        "/apis/batch/v2/jobs",
         "/api/v1/namespaces/default/pods/x/log",
         "/openapi/v2",
         "/nonsense",

@@ -153,6 +153,7 @@ fn header() -> Header {
         events_per_second: 3.0,
         stale_since: None,
         undecodable: 0,
+        filter: String::new(),
     }
 }
 

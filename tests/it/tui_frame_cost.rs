@@ -56,6 +56,7 @@ fn frames_follow_the_selection_while_rows_change() {
         events_per_second: 1000.0,
         stale_since: None,
         undecodable: 0,
+        filter: String::new(),
     };
     let area = ratatui::layout::Rect::new(0, 0, 160, 50);
     let rows = Layout::new(area, state.panels).table_rows();

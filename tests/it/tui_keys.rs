@@ -12,6 +12,7 @@ use kscope::index_views::definitions::{
     IndexDefinition, IndexField, IndexSource, default_index_definitions,
 };
 use kscope::index_views::live::{SortSpec, Window};
+use kscope::index_views::query::Query;
 use kscope::resources::Pod;
 use kscope::resources::ResourceKind;
 use kscope::sim::{FaultSpec, Faults, Sim, SimConfig};
@@ -606,6 +607,68 @@ async fn a_forbidden_resource_shows_its_error_and_others_still_work() {
     assert_eq!(app.table().kind(), ResourceKind::Pods);
     wait_rows(&mut app, "pods again", |w| w.total == 10).await;
     assert_eq!(app.header().error, None);
+    drop(app);
+    sim.shutdown().await;
+}
+
+/// A half-typed or unusable filter (`phase=Running,app=`, an unknown index) changes nothing
+/// on screen but the error: the rows stay those of the filter last applied, and the header
+/// names that filter, not what is typed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_header_names_the_filter_the_rows_match_while_the_typed_one_fails() {
+    let sim = Sim::start(SimConfig::with_size(30, 3, 2))
+        .await
+        .expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let mut app = start_app(
+        cluster,
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+    );
+    wait_rows(&mut app, "pods", |w| w.total == 30).await;
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 20)).expect("terminal");
+    app.apply(Action::OpenFilter);
+    let mut errors = Vec::new();
+    let keys = "phase=Running,app="
+        .chars()
+        .map(Action::FilterChar)
+        .chain(std::iter::repeat_n(Action::FilterBackspace, 5))
+        .chain(",team=x".chars().map(Action::FilterChar));
+    for key in keys {
+        let before = app.table().applied().to_string();
+        app.apply(key);
+        let Some(error) = app.state().filter.error.clone() else {
+            // Free text narrows off the UI thread: wait for its pass to be in.
+            let typed = Query::parse(&app.state().filter.input).expect("parses");
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while app.table().applied() != typed {
+                assert!(Instant::now() < deadline, "{typed:?} never applied");
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            continue;
+        };
+        assert_eq!(
+            app.table().applied().to_string(),
+            before,
+            "a failing key changes nothing"
+        );
+        app.draw(&mut terminal).expect("draws");
+        let screen = terminal.backend().to_string();
+        assert!(
+            screen.contains(&format!("{} rows matching {before}", app.rows())),
+            "{screen}"
+        );
+        errors.push(error);
+    }
+    assert!(
+        errors.iter().any(|e| e.contains("expected a value")),
+        "{errors:?}"
+    );
+    assert!(
+        errors.last().is_some_and(|e| e.contains("unknown index")),
+        "{errors:?}"
+    );
     drop(app);
     sim.shutdown().await;
 }

@@ -140,6 +140,7 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
         events_per_second: 3.0,
         stale_since: None,
         undecodable: 0,
+        filter: String::new(),
     };
     state.queue.stats = queue();
     let parts = Parts {

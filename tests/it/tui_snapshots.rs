@@ -89,6 +89,7 @@ fn header_for(kind: ResourceKind, scope: &str) -> Header {
         events_per_second: 12.0,
         stale_since: None,
         undecodable: 0,
+        filter: String::new(),
     }
 }
 
@@ -686,4 +687,98 @@ fn stale_rows_are_dimmed_and_the_header_says_since_when() {
             .all(|c| !c.modifier.contains(Modifier::DIM)),
         "watching again: nothing dimmed"
     );
+}
+
+/// Rows are coloured by health: a crashing pod red, a pending one yellow, a running one
+/// plain; with no colour, none.
+#[test]
+fn rows_are_coloured_by_health() {
+    let pod = |name: &str, phase: &str, waiting: Option<&str>| {
+        let state = waiting.map_or_else(
+            || r#"{"running":{}}"#.to_string(),
+            |reason| format!(r#"{{"waiting":{{"reason":"{reason}"}}}}"#),
+        );
+        format!(
+            r#"{{"metadata":{{"name":"{name}","namespace":"shop","creationTimestamp":"2026-01-01T00:00:00Z"}},
+                "spec":{{"containers":[{{"name":"c","image":"i"}}]}},
+                "status":{{"phase":"{phase}","containerStatuses":[{{"name":"c","ready":{ready},
+                "restartCount":0,"state":{state}}}]}}}}"#,
+            ready = waiting.is_none()
+        )
+    };
+    let view = view_of(store_of::<Pod>([
+        pod("a-crashing", "Running", Some("CrashLoopBackOff")),
+        pod("b-creating", "Pending", Some("ContainerCreating")),
+        pod("c-running", "Running", None),
+    ]));
+    let mut state = UiState::new(false);
+    // The selection is drawn reversed: select the row not checked.
+    view.lock().select_position(2);
+    let terminal = draw_frame(&view, &mut state, &header(), true, 100, 10, true);
+    let buffer = terminal.backend().buffer();
+    let fg_of = |name: &str| {
+        let y = (0..buffer.area.height)
+            .find(|&y| {
+                (0..buffer.area.width)
+                    .map(|x| buffer[(x, y)].symbol())
+                    .collect::<String>()
+                    .contains(name)
+            })
+            .unwrap_or_else(|| panic!("{name} on screen"));
+        buffer[(0, y)].fg
+    };
+    assert_eq!(fg_of("a-crashing"), Color::Red);
+    assert_eq!(fg_of("b-creating"), Color::Yellow);
+    let terminal = draw_frame(&view, &mut state, &header(), true, 100, 10, false);
+    assert!(
+        terminal
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .all(|c| c.fg == Color::Reset)
+    );
+}
+
+/// At 80x24 with long names, NAME gives way with an ellipsis: STATUS and RESTARTS stay
+/// whole ("CrashLoopBackOff", "6 (5d ago)").
+#[test]
+fn long_names_give_way_to_status_at_80x24() {
+    let pod = |name: &str, waiting: Option<&str>, restarts: u32| {
+        let state = waiting.map_or_else(
+            || r#"{"running":{}}"#.to_string(),
+            |reason| format!(r#"{{"waiting":{{"reason":"{reason}"}}}}"#),
+        );
+        format!(
+            r#"{{"metadata":{{"name":"{name}","namespace":"payments-production",
+                "creationTimestamp":"2025-12-20T00:00:00Z","labels":{{"app":"payments-gateway-api"}}}},
+                "spec":{{"containers":[{{"name":"c","image":"i"}}]}},
+                "status":{{"phase":"Running","containerStatuses":[{{"name":"c","ready":{ready},
+                "restartCount":{restarts},"state":{state},
+                "lastState":{{"terminated":{{"exitCode":1,"finishedAt":"2025-12-27T00:00:00Z"}}}}}}]}}}}"#,
+            ready = waiting.is_none()
+        )
+    };
+    let view = view_of(store_of::<Pod>([
+        pod(
+            "payments-gateway-api-7f9c8d6b5-x2x9q",
+            Some("CrashLoopBackOff"),
+            6,
+        ),
+        pod("payments-gateway-api-7f9c8d6b5-zr4kp", None, 0),
+        pod(
+            "payments-gateway-api-7f9c8d6b5-mm2lq",
+            Some("ImagePullBackOff"),
+            0,
+        ),
+    ]));
+    let mut state = UiState::new(true);
+    let text = render_kind(&view, &mut state, &header(), 80, 24);
+    assert!(text.contains("CrashLoopBackOff"), "{text}");
+    assert!(text.contains("6 (5d ago)"), "{text}");
+    assert!(
+        text.contains("…d6b5-x2x9q"),
+        "the end of a name stays: {text}"
+    );
+    insta::assert_snapshot!(text);
 }

@@ -7,7 +7,8 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::Subresource;
-use crate::sim::resources::Resource;
+use super::discovery::group_versions;
+use crate::sim::resources::{Resource, VERBS};
 
 /// The media type of the answer; client-go reads it to know the form it got.
 const MEDIA_TYPE: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
@@ -27,7 +28,8 @@ pub(super) fn wanted(headers: &HeaderMap) -> bool {
 }
 
 fn resource(r: Resource) -> Value {
-    let response_kind = json!({"group": r.group(), "version": "v1", "kind": r.kind()});
+    let d = r.descriptor();
+    let response_kind = json!({"group": d.group, "version": d.version, "kind": d.kind});
     let mut subresources = Vec::new();
     for sub in [Subresource::Status, Subresource::Scale] {
         let Some(name) = sub.name_for(r) else {
@@ -44,17 +46,17 @@ fn resource(r: Resource) -> Value {
         }));
     }
     let mut out = json!({
-        "resource": r.plural(),
+        "resource": d.plural,
         "responseKind": response_kind,
-        "scope": if r.namespaced() { "Namespaced" } else { "Cluster" },
-        "singularResource": r.singular(),
-        "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+        "scope": if d.namespaced { "Namespaced" } else { "Cluster" },
+        "singularResource": d.singular,
+        "verbs": VERBS,
     });
-    if !r.short_names().is_empty() {
-        out["shortNames"] = json!(r.short_names());
+    if !d.short_names.is_empty() {
+        out["shortNames"] = json!(d.short_names);
     }
-    if r.namespaced() {
-        out["categories"] = json!(["all"]);
+    if !d.categories.is_empty() {
+        out["categories"] = json!(d.categories);
     }
     if !subresources.is_empty() {
         out["subresources"] = json!(subresources);
@@ -62,30 +64,31 @@ fn resource(r: Resource) -> Value {
     out
 }
 
-/// The list for `/api` (`core`) or `/apis` (every named group).
-pub(super) fn serve(core: bool) -> Response {
-    let mut groups: Vec<&str> = Resource::ALL
-        .into_iter()
-        .map(Resource::group)
-        .filter(|g| g.is_empty() == core)
-        .collect();
-    groups.dedup();
+/// The list for `/api` (`core`) or `/apis` (every named group), of the `served` resources.
+pub(super) fn serve(served: &[Resource], core: bool) -> Response {
+    let all = group_versions(served);
+    let mut groups: Vec<&str> = Vec::new();
+    for gv in all.iter().filter(|gv| gv.group.is_empty() == core) {
+        if !groups.contains(&gv.group) {
+            groups.push(gv.group);
+        }
+    }
     let items: Vec<Value> = groups
         .into_iter()
         .map(|group| {
-            let resources: Vec<Value> = Resource::ALL
-                .into_iter()
-                .filter(|r| r.group() == group)
-                .map(resource)
+            let versions: Vec<Value> = all
+                .iter()
+                .filter(|gv| gv.group == group)
+                .map(|gv| {
+                    let resources: Vec<Value> = gv.resources.iter().map(|r| resource(*r)).collect();
+                    json!({"version": gv.version, "resources": resources, "freshness": "Current"})
+                })
                 .collect();
             let mut metadata = json!({"creationTimestamp": null});
             if !group.is_empty() {
                 metadata["name"] = json!(group);
             }
-            json!({
-                "metadata": metadata,
-                "versions": [{"version": "v1", "resources": resources, "freshness": "Current"}],
-            })
+            json!({"metadata": metadata, "versions": versions})
         })
         .collect();
     let body = json!({

@@ -1,24 +1,82 @@
 //! Legacy (unaggregated) discovery documents: enough for kubectl and kube's `Discovery`
-//! to find the served resources.
+//! to find the served resources, built-in and custom.
 
 use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::status::json_body;
-use crate::sim::resources::Resource;
+use crate::sim::resources::{Resource, VERBS};
+use crate::sim::store::Store;
+
+/// One served group-version and its resources.
+#[derive(Debug, Clone)]
+pub(crate) struct GroupVersion {
+    pub group: &'static str,
+    pub version: &'static str,
+    pub resources: Vec<Resource>,
+}
+
+impl GroupVersion {
+    /// `group/version`, or the version alone for core.
+    pub fn name(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_string()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// The group-version `group`/`version`, if anything is served there.
+    pub fn served(store: &Store, group: &str, version: &str) -> Option<Self> {
+        served_group(store, group)?
+            .into_iter()
+            .find(|gv| gv.version == version)
+    }
+}
+
+/// The group-versions of `served`, in the order their groups first appear (core first,
+/// as the built-in kinds are listed), each group's versions in order of appearance.
+pub(crate) fn group_versions(served: &[Resource]) -> Vec<GroupVersion> {
+    let mut out: Vec<GroupVersion> = Vec::new();
+    for r in served {
+        let (group, version) = (r.group(), r.version());
+        match out
+            .iter_mut()
+            .find(|gv| gv.group == group && gv.version == version)
+        {
+            Some(gv) => gv.resources.push(*r),
+            None => out.push(GroupVersion {
+                group,
+                version,
+                resources: vec![*r],
+            }),
+        }
+    }
+    out
+}
+
+/// The versions of named group `group`, if it is served.
+pub(crate) fn served_group(store: &Store, group: &str) -> Option<Vec<GroupVersion>> {
+    let versions: Vec<GroupVersion> = group_versions(&store.served())
+        .into_iter()
+        .filter(|gv| gv.group == group)
+        .collect();
+    (!versions.is_empty()).then_some(versions)
+}
 
 /// Which discovery document a path names.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) enum Doc {
     CoreVersions,
     Groups,
-    AppsGroup,
-    /// The resource list of a group ("" = core).
-    Resources(&'static str),
+    /// One named group (`/apis/GROUP`) and its versions.
+    Group(Vec<GroupVersion>),
+    /// The resource list of a group-version.
+    Resources(GroupVersion),
     /// The OpenAPI v3 index of group-versions.
     OpenApiIndex,
-    /// The OpenAPI v3 document of a group ("" = core).
-    OpenApi(&'static str),
+    /// The OpenAPI v3 document of a group-version.
+    OpenApi(GroupVersion),
 }
 
 pub(crate) async fn version() -> Response {
@@ -40,25 +98,30 @@ pub(crate) async fn version() -> Response {
     )
 }
 
-fn apps_group() -> Value {
+/// An `APIGroup` entry: its versions, the first preferred.
+fn api_group(versions: &[GroupVersion]) -> Value {
+    let entries: Vec<Value> = versions
+        .iter()
+        .map(|gv| json!({"groupVersion": gv.name(), "version": gv.version}))
+        .collect();
     json!({
-        "name": "apps",
-        "versions": [{"groupVersion": "apps/v1", "version": "v1"}],
-        "preferredVersion": {"groupVersion": "apps/v1", "version": "v1"},
+        "name": versions.first().map_or("", |gv| gv.group),
+        "versions": entries,
+        "preferredVersion": entries.first().cloned().unwrap_or(Value::Null),
     })
 }
 
-/// The OpenAPI v3 document of a group: only what kubectl reads, namely that PATCH of each
-/// kind accepts `fieldValidation`, so it leaves validation to the server instead of
-/// downloading schemas for client-side validation.
-fn openapi(group: &str) -> Value {
+/// The OpenAPI v3 document of a group-version: only what kubectl reads, namely that
+/// PATCH of each kind accepts `fieldValidation`, so it leaves validation to the server
+/// instead of downloading schemas for client-side validation.
+fn openapi(gv: &GroupVersion) -> Value {
     let mut paths = serde_json::Map::new();
-    for r in Resource::ALL.into_iter().filter(|r| r.group() == group) {
-        let base = if group.is_empty() {
-            "/api/v1".to_string()
-        } else {
-            format!("/apis/{group}/v1")
-        };
+    let base = if gv.group.is_empty() {
+        format!("/api/{}", gv.version)
+    } else {
+        format!("/apis/{}", gv.name())
+    };
+    for r in &gv.resources {
         let path = if r.namespaced() {
             format!("{base}/namespaces/{{namespace}}/{}/{{name}}", r.plural())
         } else {
@@ -70,7 +133,7 @@ fn openapi(group: &str) -> Value {
             json!({"patch": {
                 "operationId": format!("patch{}", r.kind()),
                 "x-kubernetes-action": "patch",
-                "x-kubernetes-group-version-kind": {"group": group, "version": "v1", "kind": r.kind()},
+                "x-kubernetes-group-version-kind": {"group": gv.group, "version": gv.version, "kind": r.kind()},
                 "parameters": [query("dryRun"), query("fieldManager"), query("fieldValidation"), query("force")],
                 "responses": {"200": {"description": "OK"}},
             }}),
@@ -84,52 +147,100 @@ fn openapi(group: &str) -> Value {
     })
 }
 
-pub(crate) fn serve(doc: Doc) -> Response {
+/// A resource's entry in an `APIResourceList`, and its subresources' entries.
+fn api_resources(r: Resource) -> Vec<Value> {
+    let d = r.descriptor();
+    let mut out = vec![json!({
+        "name": d.plural,
+        "singularName": d.singular,
+        "namespaced": d.namespaced,
+        "kind": d.kind,
+        "verbs": VERBS,
+        "shortNames": d.short_names,
+        "categories": d.categories,
+    })];
+    for (present, sub, kind) in [
+        (d.status, "status", json!({"kind": d.kind})),
+        (
+            d.scale,
+            "scale",
+            json!({"group": "autoscaling", "version": "v1", "kind": "Scale"}),
+        ),
+    ] {
+        if present {
+            let mut entry = json!({
+                "name": format!("{}/{sub}", d.plural),
+                "singularName": "",
+                "namespaced": d.namespaced,
+                "verbs": ["get", "patch", "update"],
+            });
+            if let (Some(e), Some(k)) = (entry.as_object_mut(), kind.as_object()) {
+                e.extend(k.clone());
+            }
+            out.push(entry);
+        }
+    }
+    out
+}
+
+pub(crate) fn serve(served: &[Resource], doc: Doc) -> Response {
     let body = match doc {
-        Doc::OpenApiIndex => json!({"paths": {
-            "api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=kscope-sim-1"},
-            "apis/apps/v1": {"serverRelativeURL": "/openapi/v3/apis/apps/v1?hash=kscope-sim-1"},
-        }}),
-        Doc::OpenApi(group) => openapi(group),
+        Doc::OpenApiIndex => {
+            let paths: serde_json::Map<String, Value> = group_versions(served)
+                .iter()
+                .map(|gv| {
+                    let path = if gv.group.is_empty() {
+                        format!("api/{}", gv.version)
+                    } else {
+                        format!("apis/{}", gv.name())
+                    };
+                    let url = format!("/openapi/v3/{path}?hash=kscope-sim-1");
+                    (path, json!({"serverRelativeURL": url}))
+                })
+                .collect();
+            json!({ "paths": paths })
+        }
+        Doc::OpenApi(gv) => openapi(&gv),
         Doc::CoreVersions => json!({
             "kind": "APIVersions",
             "versions": ["v1"],
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:6443"}],
         }),
         Doc::Groups => {
-            json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": [apps_group()]})
+            let all = group_versions(served);
+            let mut names: Vec<&str> = Vec::new();
+            for gv in &all {
+                if !names.contains(&gv.group) {
+                    names.push(gv.group);
+                }
+            }
+            let groups: Vec<Value> = names
+                .into_iter()
+                .filter(|g| !g.is_empty())
+                .map(|g| {
+                    let versions: Vec<GroupVersion> =
+                        all.iter().filter(|gv| gv.group == g).cloned().collect();
+                    api_group(&versions)
+                })
+                .collect();
+            json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
         }
-        Doc::AppsGroup => {
-            let mut group = apps_group();
+        Doc::Group(versions) => {
+            let mut group = api_group(&versions);
             group["kind"] = json!("APIGroup");
             group["apiVersion"] = json!("v1");
             group
         }
-        Doc::Resources(group) => {
-            let resources: Vec<Value> = Resource::ALL
-                .into_iter()
-                .filter(|r| r.group() == group)
-                .map(|r| {
-                    json!({
-                        "name": r.plural(),
-                        "singularName": r.singular(),
-                        "namespaced": r.namespaced(),
-                        "kind": r.kind(),
-                        "verbs": ["create", "delete", "get", "list", "patch", "update", "watch"],
-                        "shortNames": r.short_names(),
-                        "categories": if r.namespaced() { json!(["all"]) } else { json!([]) },
-                    })
-                })
+        Doc::Resources(gv) => {
+            let resources: Vec<Value> = gv
+                .resources
+                .iter()
+                .flat_map(|r| api_resources(*r))
                 .collect();
-            let group_version = if group.is_empty() {
-                "v1".to_string()
-            } else {
-                format!("{group}/v1")
-            };
             json!({
                 "kind": "APIResourceList",
                 "apiVersion": "v1",
-                "groupVersion": group_version,
+                "groupVersion": gv.name(),
                 "resources": resources,
             })
         }

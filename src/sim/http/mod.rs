@@ -4,8 +4,10 @@
 mod aggregated;
 mod discovery;
 mod list;
+mod printing;
 pub(crate) mod status;
 mod table;
+mod table_kinds;
 mod watch;
 pub(crate) mod write;
 
@@ -24,6 +26,7 @@ use super::Shared;
 use super::faults::{FaultsFired, RequestFault};
 use super::manifests;
 use super::resources::Resource;
+use super::store::Store;
 use status::ApiError;
 
 /// The server's routes: discovery, the admin endpoint, and every resource path.
@@ -97,11 +100,10 @@ impl Subresource {
 
     /// This subresource's URL segment, if `resource` has it.
     fn name_for(self, resource: Resource) -> Option<&'static str> {
-        match (self, resource) {
-            (Subresource::Status, Resource::Secrets) => None,
-            (Subresource::Status, _) => Some("status"),
-            (Subresource::Scale, Resource::Deployments | Resource::ReplicaSets) => Some("scale"),
-            (Subresource::Scale, _) => None,
+        let d = resource.descriptor();
+        match self {
+            Subresource::Status => d.status.then_some("status"),
+            Subresource::Scale => d.scale.then_some("scale"),
         }
     }
 }
@@ -138,26 +140,37 @@ enum Route {
     Resource(Target),
 }
 
-fn parse_path(path: &str) -> Result<Route, ApiError> {
+fn parse_path(path: &str, store: &Store) -> Result<Route, ApiError> {
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let doc = |doc| Ok(Route::Discovery(doc));
+    let group_version = |group: &str, version: &str| {
+        discovery::GroupVersion::served(store, group, version).ok_or_else(ApiError::unknown_path)
+    };
     let (group, version, rest) = match segments.as_slice() {
-        ["api"] => return Ok(Route::Discovery(discovery::Doc::CoreVersions)),
-        ["apis"] => return Ok(Route::Discovery(discovery::Doc::Groups)),
-        ["api", "v1"] => return Ok(Route::Discovery(discovery::Doc::Resources(""))),
-        ["apis", "apps"] => return Ok(Route::Discovery(discovery::Doc::AppsGroup)),
-        ["apis", "apps", "v1"] => return Ok(Route::Discovery(discovery::Doc::Resources("apps"))),
-        ["openapi", "v3"] => return Ok(Route::Discovery(discovery::Doc::OpenApiIndex)),
-        ["openapi", "v3", "api", "v1"] => return Ok(Route::Discovery(discovery::Doc::OpenApi(""))),
-        ["openapi", "v3", "apis", "apps", "v1"] => {
-            return Ok(Route::Discovery(discovery::Doc::OpenApi("apps")));
+        ["api"] => return doc(discovery::Doc::CoreVersions),
+        ["apis"] => return doc(discovery::Doc::Groups),
+        ["api", "v1"] => return doc(discovery::Doc::Resources(group_version("", "v1")?)),
+        ["apis", group] => {
+            return doc(discovery::Doc::Group(
+                discovery::served_group(store, group).ok_or_else(ApiError::unknown_path)?,
+            ));
+        }
+        ["apis", group, version] => {
+            return doc(discovery::Doc::Resources(group_version(group, version)?));
+        }
+        ["openapi", "v3"] => return doc(discovery::Doc::OpenApiIndex),
+        ["openapi", "v3", "api", "v1"] => {
+            return doc(discovery::Doc::OpenApi(group_version("", "v1")?));
+        }
+        ["openapi", "v3", "apis", group, version] => {
+            return doc(discovery::Doc::OpenApi(group_version(group, version)?));
         }
         ["api", "v1", rest @ ..] => ("", "v1", rest),
         ["apis", group, version, rest @ ..] => (*group, *version, rest),
         _ => return Err(ApiError::unknown_path()),
     };
-    let find = |plural: &str| {
-        Resource::from_path(group, version, plural).ok_or_else(ApiError::unknown_path)
-    };
+    let resolve = |plural: &str| store.resolve_path(group, version, plural);
+    let find = |plural: &str| resolve(plural).ok_or_else(ApiError::unknown_path);
     let subresource = |resource: Resource, name: &str| {
         Subresource::of(resource, name).ok_or_else(ApiError::unknown_path)
     };
@@ -170,16 +183,12 @@ fn parse_path(path: &str) -> Result<Route, ApiError> {
         },
         // `namespaces/NS/PLURAL` lists PLURAL in NS unless PLURAL is a subresource of the
         // namespace itself (`namespaces/NS/status`).
-        ["namespaces", ns, plural]
-            if Resource::from_path(group, version, plural).is_some_and(Resource::namespaced) =>
-        {
-            Target {
-                resource: find(plural)?,
-                namespace: Some((*ns).to_string()),
-                name: None,
-                subresource: None,
-            }
-        }
+        ["namespaces", ns, plural] if resolve(plural).is_some_and(Resource::namespaced) => Target {
+            resource: find(plural)?,
+            namespace: Some((*ns).to_string()),
+            name: None,
+            subresource: None,
+        },
         [plural, name, sub @ ..] if sub.len() <= 1 => {
             let resource = find(plural)?;
             if resource.namespaced() {
@@ -256,14 +265,17 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let target = match parse_path(uri.path())? {
+    let target = match parse_path(uri.path(), &shared.store)? {
         Route::Discovery(doc) if method == Method::GET => {
+            let served = shared.store.served();
             return Ok(match doc {
                 discovery::Doc::CoreVersions if aggregated::wanted(&headers) => {
-                    aggregated::serve(true)
+                    aggregated::serve(&served, true)
                 }
-                discovery::Doc::Groups if aggregated::wanted(&headers) => aggregated::serve(false),
-                doc => discovery::serve(doc),
+                discovery::Doc::Groups if aggregated::wanted(&headers) => {
+                    aggregated::serve(&served, false)
+                }
+                doc => discovery::serve(&served, doc),
             });
         }
         Route::Discovery(_) => return Err(ApiError::method_not_allowed(method.as_str())),
@@ -360,7 +372,7 @@ mod tests {
     use super::*;
 
     fn target(path: &str) -> Option<Target> {
-        match parse_path(path) {
+        match parse_path(path, &Store::new(10)) {
             Ok(Route::Resource(t)) => Some(t),
             _ => None,
         }

@@ -5,6 +5,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use crate::sim::crd::schema::FieldError;
 use crate::sim::resources::Resource;
 use crate::sim::store::StoreError;
 
@@ -251,6 +252,29 @@ impl ApiError {
             "kind": kind,
             "causes": [{"reason": reason, "message": cause_message, "field": field}]
         }))
+    }
+
+    /// 422 with every field error, as validation of a custom resource or a CRD reports
+    /// them: one cause each, the message listing them (in brackets when several).
+    pub fn invalid_all(kind: &str, name: &str, errors: &[FieldError]) -> Self {
+        let rendered: Vec<String> = errors.iter().map(FieldError::render).collect();
+        let listed = match rendered.as_slice() {
+            [one] => one.clone(),
+            many => format!("[{}]", many.join(", ")),
+        };
+        let causes: Vec<Value> = errors
+            .iter()
+            .map(|e| {
+                let message = if e.detail.is_empty() {
+                    e.short.to_string()
+                } else {
+                    format!("{}: {}", e.short, e.detail)
+                };
+                json!({"reason": e.reason, "message": message, "field": e.field})
+            })
+            .collect();
+        Self::new(422, "Invalid", format!("{kind} \"{name}\" is invalid: {listed}"))
+            .with_details(json!({"name": name, "group": kind.split_once('.').map_or("", |(_, g)| g), "kind": kind.split_once('.').map_or(kind, |(k, _)| k), "causes": causes}))
     }
 
     pub fn too_many_requests() -> Self {

@@ -6,8 +6,8 @@ use axum::http::{HeaderMap, header};
 use serde_json::{Value, json};
 
 use super::Params;
+use super::printing::{age, template_columns, text};
 use super::status::ApiError;
-use crate::sim::manifests::now_seconds;
 use crate::sim::object::StoredObject;
 use crate::sim::resources::Resource;
 
@@ -57,267 +57,21 @@ pub(crate) fn wants_table(
     }
 }
 
-fn column(name: &str, kind: &str, priority: u8, description: &str) -> Value {
-    let format = if name == "Name" { "name" } else { "" };
-    json!({"name": name, "type": kind, "format": format, "description": description, "priority": priority})
-}
-
 fn columns(resource: Resource) -> Vec<Value> {
-    let name = column(
-        "Name",
-        "string",
-        0,
-        "Name must be unique within a namespace.",
-    );
-    let age = column(
-        "Age",
-        "string",
-        0,
-        "CreationTimestamp is a timestamp representing the server time when this object was created.",
-    );
-    match resource {
-        Resource::Pods => vec![
-            name,
-            column(
-                "Ready",
-                "string",
-                0,
-                "The aggregate readiness state of this pod for accepting traffic.",
-            ),
-            column(
-                "Status",
-                "string",
-                0,
-                "The aggregate status of the containers in this pod.",
-            ),
-            column(
-                "Restarts",
-                "string",
-                0,
-                "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.",
-            ),
-            age,
-            column(
-                "IP",
-                "string",
-                1,
-                "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.",
-            ),
-            column(
-                "Node",
-                "string",
-                1,
-                "NodeName is a request to schedule this pod onto a specific node.",
-            ),
-            column(
-                "Nominated Node",
-                "string",
-                1,
-                "nominatedNodeName is set only when this pod preempts other pods on the node.",
-            ),
-            column(
-                "Readiness Gates",
-                "string",
-                1,
-                "If specified, all readiness gates will be evaluated for pod readiness.",
-            ),
-        ],
-        Resource::Deployments => vec![
-            name,
-            column("Ready", "string", 0, "Number of the pod with ready state"),
-            column(
-                "Up-to-date",
-                "string",
-                0,
-                "Total number of non-terminated pods targeted by this deployment that have the desired template spec.",
-            ),
-            column(
-                "Available",
-                "string",
-                0,
-                "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.",
-            ),
-            age,
-            column(
-                "Containers",
-                "string",
-                1,
-                "Names of each container in the template.",
-            ),
-            column(
-                "Images",
-                "string",
-                1,
-                "Images referenced by each container in the template.",
-            ),
-            column("Selector", "string", 1, "Label selector for pods."),
-        ],
-        Resource::ReplicaSets => vec![
-            name,
-            column(
-                "Desired",
-                "integer",
-                0,
-                "Replicas is the number of desired replicas.",
-            ),
-            column(
-                "Current",
-                "integer",
-                0,
-                "Replicas is the most recently observed number of replicas.",
-            ),
-            column(
-                "Ready",
-                "integer",
-                0,
-                "The number of ready replicas for this replica set.",
-            ),
-            age,
-            column(
-                "Containers",
-                "string",
-                1,
-                "Names of each container in the template.",
-            ),
-            column(
-                "Images",
-                "string",
-                1,
-                "Images referenced by each container in the template.",
-            ),
-            column("Selector", "string", 1, "Label selector for pods."),
-        ],
-        Resource::Nodes => vec![
-            name,
-            column("Status", "string", 0, "The status of the node"),
-            column("Roles", "string", 0, "The roles of the node"),
-            age,
-            column(
-                "Version",
-                "string",
-                0,
-                "Kubelet Version reported by the node.",
-            ),
-            column(
-                "Internal-IP",
-                "string",
-                1,
-                "List of addresses reachable to the node. Queried from cloud provider, if available.",
-            ),
-            column(
-                "External-IP",
-                "string",
-                1,
-                "List of addresses reachable to the node. Queried from cloud provider, if available.",
-            ),
-            column(
-                "OS-Image",
-                "string",
-                1,
-                "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).",
-            ),
-            column(
-                "Kernel-Version",
-                "string",
-                1,
-                "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).",
-            ),
-            column(
-                "Container-Runtime",
-                "string",
-                1,
-                "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).",
-            ),
-        ],
-        Resource::Namespaces => vec![
-            name,
-            column("Status", "string", 0, "The status of the namespace"),
-            age,
-        ],
-        Resource::Secrets => vec![
-            name,
-            column(
-                "Type",
-                "string",
-                0,
-                "Used to facilitate programmatic handling of secret data.",
-            ),
-            column(
-                "Data",
-                "string",
-                0,
-                "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'.",
-            ),
-            age,
-        ],
-    }
-}
-
-/// Kubernetes' `duration.HumanDuration`, as the Age column shows it.
-fn human_duration(seconds: i64) -> String {
-    let s = seconds.max(0);
-    let (m, h, d) = (s / 60, s / 3600, s / 86_400);
-    match s {
-        _ if s < 120 => format!("{s}s"),
-        _ if m < 10 => match s % 60 {
-            0 => format!("{m}m"),
-            rest => format!("{m}m{rest}s"),
-        },
-        _ if h < 3 => format!("{m}m"),
-        _ if h < 8 => match m % 60 {
-            0 => format!("{h}h"),
-            rest => format!("{h}h{rest}m"),
-        },
-        _ if h < 48 => format!("{h}h"),
-        _ if h < 192 => match h % 24 {
-            0 => format!("{d}d"),
-            rest => format!("{d}d{rest}h"),
-        },
-        _ if d < 365 * 2 => format!("{d}d"),
-        _ if d < 365 * 8 => match d % 365 {
-            0 => format!("{}y", d / 365),
-            rest => format!("{}y{rest}d", d / 365),
-        },
-        _ => format!("{}y", d / 365),
-    }
-}
-
-fn age(obj: &Value) -> String {
-    obj["metadata"]["creationTimestamp"]
-        .as_str()
-        .and_then(|t| t.parse::<jiff::Timestamp>().ok())
-        .map_or_else(
-            || "<unknown>".to_string(),
-            |t| human_duration(now_seconds() - t.as_second()),
-        )
-}
-
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or("").to_string()
-}
-
-fn template_columns(template: &Value, selector: &Value) -> [String; 3] {
-    let containers = template["spec"]["containers"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let join = |field: &str| {
-        containers
-            .iter()
-            .map(|c| text(&c[field]))
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    let selector = selector["matchLabels"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| format!("{k}={}", text(v)))
-                .collect::<Vec<_>>()
-                .join(",")
+    resource
+        .descriptor()
+        .columns
+        .iter()
+        .map(|c| {
+            json!({
+                "name": c.name,
+                "type": c.type_,
+                "format": c.format,
+                "description": c.description,
+                "priority": c.priority,
+            })
         })
-        .unwrap_or_default();
-    [join("name"), join("image"), selector]
+        .collect()
 }
 
 fn pod_cells(pod: &Value) -> Vec<Value> {
@@ -437,6 +191,7 @@ fn cells(resource: Resource, obj: &Value) -> Vec<Value> {
             json!(obj["data"].as_object().map_or(0, |d| d.len())),
             json!(age(obj)),
         ],
+        _ => super::table_kinds::cells(resource, obj),
     }
 }
 
@@ -487,21 +242,6 @@ pub(crate) fn table(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ages_read_like_kubectl() {
-        for (s, want) in [
-            (5, "5s"),
-            (150, "2m30s"),
-            (3 * 3600, "3h"),
-            (5 * 3600 + 60, "5h1m"),
-            (3 * 86_400 + 7200, "3d2h"),
-            (637 * 86_400, "637d"),
-            (800 * 86_400, "2y70d"),
-        ] {
-            assert_eq!(human_duration(s), want);
-        }
-    }
 
     #[test]
     fn table_accept_header() {

@@ -33,9 +33,14 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
         ));
         second.push(Span::raw(" · "));
     }
+    second.push(Span::raw(format!("{} rows", screen.window.total)));
+    if !h.filter.is_empty() {
+        second.push(Span::raw(" matching "));
+        second.push(Span::styled(h.filter.clone(), theme.title()));
+    }
     second.push(Span::raw(format!(
-        "{} rows · {} · {:.0} ev/s",
-        screen.window.total, h.sync, h.events_per_second
+        " · {} · {:.0} ev/s",
+        h.sync, h.events_per_second
     )));
     if h.undecodable > 0 {
         second.push(Span::styled(

@@ -48,6 +48,8 @@ pub struct Header {
     pub stale_since: Option<SystemTime>,
     /// Items of the last list that did not decode: the table lacks them.
     pub undecodable: u64,
+    /// The filter the rows match (not what is being typed, which may not parse yet).
+    pub filter: String,
 }
 
 /// Everything one frame shows, copied out and laid out before drawing.
@@ -144,6 +146,19 @@ impl Theme {
 
     fn error(self) -> Style {
         self.fg(Color::Red).add_modifier(Modifier::BOLD)
+    }
+
+    /// A row's colour by its health; standard ANSI colours, which dark and light terminal
+    /// themes both map to readable shades.
+    fn health(self, health: crate::index_views::columns::RowHealth) -> Style {
+        use crate::index_views::columns::RowHealth;
+        match health {
+            RowHealth::Normal => Style::default(),
+            RowHealth::Failing => self.fg(Color::Red),
+            RowHealth::Pending => self.fg(Color::Yellow),
+            RowHealth::Terminating => self.fg(Color::Magenta),
+            RowHealth::Completed => self.dim(),
+        }
     }
 
     /// Rows that are not current: dimmed, with colour or without.

@@ -7,29 +7,90 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::{Screen, Theme};
+use crate::index_views::columns::RowHealth;
+use crate::index_views::live::ViewColumn;
 use crate::ui::table_pane::shown;
 
-/// Columns are not narrowed below this many characters.
+/// Columns are not narrowed below this many characters; those that give first (index and
+/// wide columns) go down to `MIN_FIRST`.
 const MIN_COLUMN: usize = 6;
+const MIN_FIRST: usize = 3;
 
-/// Narrows the widest columns until the row fits in `width` (with one space between
-/// columns), sparing the first `keep` (NAMESPACE, NAME) until the others are down to
-/// `MIN_COLUMN`: an image or selector is cut before the name that identifies the row.
-fn fit(widths: &mut [usize], width: usize, keep: usize) {
+/// How soon a column gives up width when a row does not fit: index and wide columns first,
+/// then the names (NAMESPACE, NAME), and last the columns that say how the object is doing
+/// (READY, STATUS, RESTARTS, AGE), which a cut would make lie ("CrashLo").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Give {
+    First,
+    Names,
+    Last,
+}
+
+fn give(column: &ViewColumn, position: usize) -> Give {
+    if column.index || column.wide {
+        Give::First
+    } else if column.namespace || (position == 0 && column.name == "NAME") {
+        Give::Names
+    } else {
+        Give::Last
+    }
+}
+
+/// Narrows columns until the row fits in `width` (one space between columns). First titles
+/// wider than every cell below them lose their slack (a cut title costs less than a cut
+/// value); then the widest of the columns that give first, down to `MIN_FIRST`, then the
+/// widest of the next down to `MIN_COLUMN`, and so on. `cells` is each column's widest cell.
+fn fit(widths: &mut [usize], cells: &[usize], gives: &[Give], width: usize) {
     let total = |w: &[usize]| w.iter().sum::<usize>() + w.len().saturating_sub(1);
     let mut over = total(widths).saturating_sub(width);
-    while over > 0 {
-        let widest = |from: usize| {
-            (from..widths.len())
-                .filter(|&i| widths[i] > MIN_COLUMN)
-                .max_by_key(|&i| (widths[i], i))
-        };
-        let Some(i) = widest(keep.min(widths.len())).or_else(|| widest(0)) else {
-            return;
-        };
-        widths[i] -= 1;
-        over -= 1;
+    for (w, &cell) in widths.iter_mut().zip(cells) {
+        let slack = w.saturating_sub(cell.max(MIN_FIRST)).min(over);
+        *w -= slack;
+        over -= slack;
     }
+    for class in [Give::First, Give::Names, Give::Last] {
+        let least = if class == Give::First {
+            MIN_FIRST
+        } else {
+            MIN_COLUMN
+        };
+        while over > 0 {
+            let Some(i) = (0..widths.len())
+                .filter(|&i| gives.get(i) == Some(&class) && widths[i] > least)
+                .max_by_key(|&i| (widths[i], i))
+            else {
+                break;
+            };
+            widths[i] -= 1;
+            over -= 1;
+        }
+    }
+}
+
+/// `text` in `width` characters: cut with an ellipsis when longer.
+fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// `text` in `width` characters, an ellipsis in the middle when longer: names differ at
+/// their ends (`web-7f9c8d6b5-x2x9q`), so both ends stay.
+fn cut_middle(text: &str, width: usize) -> String {
+    let count = text.chars().count();
+    if count <= width {
+        return text.to_string();
+    }
+    let keep = width.saturating_sub(1);
+    let head = keep / 2;
+    let tail = keep - head;
+    let mut cut: String = text.chars().take(head).collect();
+    cut.push('…');
+    cut.extend(text.chars().skip(count - tail));
+    cut
 }
 
 /// Why there are no rows, for the empty table's body.
@@ -65,7 +126,7 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
         titles.push(format!("{}{arrow}", screen.columns[i].name));
     }
     // Widths from the titles and the visible rows only.
-    let mut widths: Vec<usize> = titles.iter().map(|t| t.chars().count()).collect();
+    let mut cell_widths = vec![0; titles.len()];
     let rows: Vec<Vec<&str>> = screen
         .window
         .rows
@@ -78,31 +139,47 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
         })
         .collect();
     for cells in &rows {
-        for (w, cell) in widths.iter_mut().zip(cells) {
+        for (w, cell) in cell_widths.iter_mut().zip(cells) {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let keep = usize::from(screen.with_namespace) + 1;
-    fit(&mut widths, usize::from(area.width), keep);
+    let mut widths: Vec<usize> = titles
+        .iter()
+        .zip(&cell_widths)
+        .map(|(t, &cell)| t.chars().count().max(cell))
+        .collect();
+    let gives: Vec<Give> = shown.iter().map(|&i| give(&screen.columns[i], i)).collect();
+    fit(&mut widths, &cell_widths, &gives, usize::from(area.width));
     let selected = screen.window.selected;
     let stale = screen.header.stale_since.is_some();
+    let health: Vec<RowHealth> = screen.window.rows.iter().map(|r| r.health).collect();
     let table_rows = rows.into_iter().enumerate().map(|(i, cells)| {
-        let row = Row::new(cells.into_iter().map(|c| Cell::from(c.to_string())));
-        let style = match (stale, selected == Some(screen.window.offset + i)) {
-            (false, false) => return row,
-            (false, true) => theme.selected(),
-            (true, false) => theme.stale(),
-            (true, true) => theme.stale().patch(theme.selected()),
+        let row =
+            Row::new(cells.into_iter().zip(&widths).zip(&gives).map(
+                |((c, &w), give)| match give {
+                    Give::Names => Cell::from(cut_middle(c, w)),
+                    _ => Cell::from(cut(c, w)),
+                },
+            ));
+        let style = if stale {
+            theme.stale()
+        } else {
+            theme.health(health[i])
         };
-        row.style(style)
+        if selected == Some(screen.window.offset + i) {
+            row.style(style.patch(theme.selected()))
+        } else {
+            row.style(style)
+        }
     });
     let constraints = widths
         .iter()
         .map(|&w| Constraint::Length(u16::try_from(w).unwrap_or(u16::MAX)));
     let header = Row::new(
         titles
-            .into_iter()
-            .map(|t| Cell::from(Span::styled(t, theme.title()))),
+            .iter()
+            .zip(&widths)
+            .map(|(t, &w)| Cell::from(Span::styled(cut(t, w), theme.title()))),
     );
     frame.render_widget(Table::new(table_rows, constraints).header(header), area);
     if screen.window.total == 0 {
@@ -119,15 +196,46 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fit_cuts_the_widest_columns_after_the_name_first() {
-        let mut widths = [13, 30, 5, 40, 20];
-        fit(&mut widths, 80, 2);
-        assert_eq!(widths, [13, 30, 5, 14, 14]);
-        let mut widths = [13, 30, 5, 7, 7];
-        fit(&mut widths, 40, 2);
-        assert_eq!(widths, [10, 9, 5, 6, 6]);
+    fn fit_gives_index_columns_first_then_names_and_status_last() {
+        use Give::{First, Last, Names};
+        // NAMESPACE NAME READY STATUS RESTARTS AGE APP: 116 wide with the spaces.
+        let gives = [Names, Names, Last, Last, Last, Last, First];
+        let start = [13, 40, 5, 16, 12, 4, 20];
+        // No title is wider than its cells here.
+        let cells = start;
+        let status = |w: &[usize]| w[2..6].to_vec();
+        let total = |w: &[usize]| w.iter().sum::<usize>() + w.len() - 1;
+        let mut widths = start;
+        fit(&mut widths, &cells, &gives, 120);
+        assert_eq!(widths, start, "fits already");
+        fit(&mut widths, &cells, &gives, 100);
+        assert_eq!(widths, [13, 40, 5, 16, 12, 4, 4], "APP first");
+        fit(&mut widths, &cells, &gives, 64);
+        assert_eq!(total(&widths), 64);
+        assert_eq!(
+            status(&widths),
+            status(&start),
+            "the names give, not STATUS"
+        );
+        assert!(widths[0] < 13 && widths[1] < 40 && widths[6] == 3);
+        fit(&mut widths, &cells, &gives, 40);
+        assert_eq!(widths[..2], [6, 6], "names at their least");
+        assert!(status(&widths) < status(&start), "then the status columns");
         let mut widths = [8, 8];
-        fit(&mut widths, 100, 1);
+        fit(&mut widths, &[8, 8], &[Names, Last], 100);
         assert_eq!(widths, [8, 8]);
+        // RESTARTS over cells of one digit gives its title's slack before STATUS is cut.
+        let mut widths = [7, 8];
+        fit(&mut widths, &[7, 1], &[Last, Last], 12);
+        assert_eq!(widths, [7, 4]);
+    }
+
+    #[test]
+    fn long_cells_end_in_an_ellipsis() {
+        assert_eq!(cut("checkout-api-7f9c", 10), "checkout-…");
+        assert_eq!(cut("web", 10), "web");
+        assert_eq!(cut("héllo", 5), "héllo");
+        assert_eq!(cut_middle("web-7f9c8d6b5-x2x9q", 11), "web-7…x2x9q");
+        assert_eq!(cut_middle("web", 11), "web");
     }
 }

@@ -4,6 +4,7 @@
 use base64::Engine as _;
 use serde_json::{Value, json};
 
+use crate::sim::crd;
 use crate::sim::manifests::{self, fields_v1, managed_entry};
 use crate::sim::resources::Resource;
 
@@ -78,7 +79,22 @@ pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str)
             value["metadata"]["generation"] = json!(1);
             value["status"] = json!({});
         }
-        Resource::Secrets | Resource::Nodes => {}
+        Resource::CustomResourceDefinitions => {
+            value["metadata"]["generation"] = json!(1);
+            crd::populate_new(value);
+        }
+        custom => {
+            if let Some(schema) = custom.descriptor().custom {
+                value["metadata"]["generation"] = json!(1);
+                // With a status subresource, a create's status is the server's to set.
+                if custom.descriptor().status
+                    && let Some(object) = value.as_object_mut()
+                {
+                    object.remove("status");
+                }
+                crd::schema::apply_defaults(value, &schema.schema);
+            }
+        }
     }
     normalize(resource, value);
 }
@@ -143,6 +159,10 @@ fn default_pod_spec(spec: &mut Value) {
 /// What the server does on every write: a Secret's write-only stringData is folded into
 /// data (base64) and its type defaults to Opaque.
 pub(super) fn normalize(resource: Resource, value: &mut Value) {
+    if let Some(schema) = resource.descriptor().custom {
+        crd::schema::apply_defaults(value, &schema.schema);
+        return;
+    }
     if resource != Resource::Secrets {
         return;
     }

@@ -170,6 +170,7 @@ fn delete_one(
             return Ok(Bytes::from(value.to_string()));
         }
         let marked = txn.put(resource, &key, &mut value)?;
+        super::follow_definitions(txn, target, name)?;
         if resource == Resource::Namespaces {
             if !deletion.orphan {
                 gc::empty_namespace(txn, name)?;
@@ -187,6 +188,7 @@ fn delete_one(
         .flatten();
     let last = gc::delete_cascading(txn, resource, &key, deletion.orphan)?
         .ok_or_else(|| ApiError::not_found(resource, name))?;
+    super::follow_definitions(txn, target, name)?;
     if let Some(namespace) = target.namespace.as_deref() {
         if let Some(owner) = owner {
             gc::replace_deleted_pod(txn, namespace, &owner)?;

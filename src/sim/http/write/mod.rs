@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use super::status::{ApiError, json_body};
 use super::{Params, Subresource, Target};
 use crate::sim::Shared;
+use crate::sim::crd;
 use crate::sim::manifests;
 use crate::sim::patch::{self, PatchError, PatchType};
 use crate::sim::resources::Resource;
@@ -131,7 +132,18 @@ fn create_in(
     if options.dry_run {
         return Ok(Bytes::from(value.to_string()));
     }
-    Ok(txn.put(resource, &key, value)?.json.clone())
+    let stored = txn.put(resource, &key, value)?.json.clone();
+    follow_definitions(txn, target, &name)?;
+    Ok(stored)
+}
+
+/// A write to a CustomResourceDefinition changes what is served, in the same transaction.
+fn follow_definitions(txn: &mut Txn<'_>, target: &Target, name: &str) -> Result<(), ApiError> {
+    if target.resource != Resource::CustomResourceDefinitions {
+        return Ok(());
+    }
+    let cluster = txn.cluster();
+    crd::reconcile(txn, cluster, name).map_err(|e| ApiError::internal(&e.to_string()))
 }
 
 /// `fieldValidation=Strict`: the 400 a real server's strict decoding gives an object with
@@ -143,11 +155,18 @@ fn strict_decoding(
     value: &mut Value,
 ) -> Result<(), ApiError> {
     let kind = target.resource.kind();
+    let version = target.resource.version();
+    let unknown = match target.resource.descriptor().custom {
+        Some(custom) => crd::schema::prune(value, &custom.schema, ""),
+        None if !options.strict => {
+            proto::prune_unknown(kind, value);
+            return Ok(());
+        }
+        None => proto::unknown_fields(kind, value),
+    };
     if !options.strict {
-        proto::prune_unknown(kind, value);
         return Ok(());
     }
-    let unknown = proto::unknown_fields(kind, value);
     if unknown.is_empty() {
         return Ok(());
     }
@@ -156,7 +175,7 @@ fn strict_decoding(
         .map(|f| format!("unknown field \"{f}\""))
         .collect();
     Err(ApiError::bad_request(format!(
-        "{kind} in version \"v1\" cannot be handled as a {kind}: strict decoding error: {}",
+        "{kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {}",
         fields.join(", ")
     )))
 }
@@ -246,6 +265,12 @@ pub(crate) fn patch(
         .ok_or_else(|| ApiError::unsupported_media_type(PatchType::ACCEPTED))?;
     if kind == PatchType::Apply {
         return apply(shared, target, &options, body);
+    }
+    // Custom resources have no patch strategies: the real server refuses the media type.
+    if kind == PatchType::Strategic && !target.resource.built_in() {
+        return Err(ApiError::unsupported_media_type(
+            "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+        ));
     }
     if options.force {
         return Err(ApiError::invalid(

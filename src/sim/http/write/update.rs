@@ -50,10 +50,18 @@ pub(super) fn update_existing(
             next["status"] = value["status"].clone();
             next
         }
+        // Where status is a subresource, the main resource leaves it alone.
         _ => {
             let mut next = value;
-            if !current["status"].is_null() {
-                next["status"] = current["status"].clone();
+            if resource.descriptor().status {
+                match &current["status"] {
+                    Value::Null => {
+                        if let Some(object) = next.as_object_mut() {
+                            object.remove("status");
+                        }
+                    }
+                    kept => next["status"] = kept.clone(),
+                }
             }
             next
         }
@@ -108,6 +116,7 @@ pub(super) fn update_existing(
     }
     let key = target.key(name);
     let stored = txn.put(resource, &key, &mut value)?;
+    super::follow_definitions(txn, target, name)?;
     if finished {
         // The last finalizer is gone: the object goes, as the garbage collector would take it.
         let last = gc::delete_cascading(txn, resource, &key, false)?;

@@ -4,6 +4,7 @@
 use base64::Engine as _;
 use serde_json::Value;
 
+use crate::sim::crd;
 use crate::sim::http::Target;
 use crate::sim::http::status::ApiError;
 use crate::sim::resources::Resource;
@@ -163,7 +164,29 @@ pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<
                 ));
             }
         }
-        Resource::Namespaces | Resource::Nodes => {}
+        Resource::CustomResourceDefinitions => {
+            let errors = crd::validate_definition(name, value);
+            if !errors.is_empty() {
+                return Err(ApiError::invalid_all(
+                    "CustomResourceDefinition.apiextensions.k8s.io",
+                    name,
+                    &errors,
+                ));
+            }
+        }
+        custom => {
+            if let Some(schema) = custom.descriptor().custom {
+                // The server defaults before it validates.
+                let mut defaulted = value.clone();
+                crd::schema::apply_defaults(&mut defaulted, &schema.schema);
+                let mut errors = Vec::new();
+                crd::schema::validate(&defaulted, &schema.schema, "", &mut errors);
+                if !errors.is_empty() {
+                    let kind = format!("{}.{}", custom.kind(), custom.group());
+                    return Err(ApiError::invalid_all(&kind, name, &errors));
+                }
+            }
+        }
     }
     Ok(())
 }

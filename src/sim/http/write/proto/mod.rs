@@ -99,6 +99,8 @@ fn root(kind: &str) -> Option<&'static Message> {
         Resource::Deployments => &schema::APPS_V1_DEPLOYMENT,
         Resource::ReplicaSets => &schema::APPS_V1_REPLICA_SET,
         Resource::Secrets => &schema::CORE_V1_SECRET,
+        Resource::ConfigMaps => &schema::CORE_V1_CONFIG_MAP,
+        _ => return None,
     })
 }
 

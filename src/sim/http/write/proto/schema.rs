@@ -313,6 +313,21 @@ pub(super) static CORE_V1_CLUSTER_TRUST_BUNDLE_PROJECTION: Message = Message {
     ],
 };
 
+pub(super) static CORE_V1_CONFIG_MAP: Message = Message {
+    name: "ConfigMap",
+    fields: &[
+        Field(
+            1,
+            "metadata",
+            Label::Single,
+            Ty::Message(&META_V1_OBJECT_META),
+        ),
+        Field(2, "data", Label::Map, Ty::String),
+        Field(3, "binaryData", Label::Map, Ty::Bytes),
+        Field(4, "immutable", Label::Single, Ty::Bool),
+    ],
+};
+
 pub(super) static CORE_V1_CONFIG_MAP_ENV_SOURCE: Message = Message {
     name: "ConfigMapEnvSource",
     fields: &[

@@ -1,0 +1,325 @@
+//! The churn of the kinds around the workloads, as their controllers make it: an
+//! application's Endpoints and EndpointSlice follow its pods, node Leases are renewed,
+//! and a crashing container's BackOff Event counts up.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::manifests;
+use super::object::StoredObject;
+use super::resources::Resource;
+use super::store::Txn;
+
+/// The `app` label of live pod `key`, which names its Service and Endpoints.
+pub(crate) fn app_of(txn: &Txn<'_>, key: &str) -> Option<String> {
+    let pod = txn.get(Resource::Pods, key)?;
+    label(&pod, "app")
+}
+
+fn label(object: &StoredObject, name: &str) -> Option<String> {
+    object
+        .labels
+        .iter()
+        .find(|(k, _)| &**k == name)
+        .map(|(_, v)| v.to_string())
+}
+
+/// A pod as the endpoints controllers list it.
+struct Member {
+    ip: String,
+    node: String,
+    name: String,
+    uid: String,
+    ready: bool,
+}
+
+fn members(txn: &Txn<'_>, namespace: &str, app: &str) -> Vec<Member> {
+    txn.scan(Resource::Pods, &format!("{namespace}/{app}-"))
+        .into_iter()
+        .filter(|(_, pod)| label(pod, "app").as_deref() == Some(app))
+        .filter_map(|(key, pod)| {
+            let ip = pod.fields.pod_ip.as_deref()?.to_string();
+            let value = pod.decode().ok()?;
+            if value["metadata"]["deletionTimestamp"].is_string() {
+                return None;
+            }
+            let ready = value["status"]["conditions"].as_array().is_some_and(|cs| {
+                cs.iter()
+                    .any(|c| c["type"] == "Ready" && c["status"] == "True")
+            });
+            Some(Member {
+                ip,
+                node: pod.fields.node_name.as_deref().unwrap_or("").to_string(),
+                name: key.rsplit_once('/').map_or(&*key, |(_, n)| n).to_string(),
+                uid: pod.uid.to_string(),
+                ready,
+            })
+        })
+        .collect()
+}
+
+/// Rewrites the Endpoints and EndpointSlice of `app` in `namespace` from its live pods, as
+/// the endpoints and endpointslice controllers do; `false` if it has neither or nothing
+/// changed.
+pub(crate) fn sync_endpoints(txn: &mut Txn<'_>, namespace: &str, app: &str) -> bool {
+    let pods = members(txn, namespace, app);
+    let at = manifests::timestamp(manifests::now_seconds());
+    let target =
+        |m: &Member| json!({"kind": "Pod", "namespace": namespace, "name": m.name, "uid": m.uid});
+    let mut wrote = false;
+    let key = format!("{namespace}/{app}");
+    if let Some(mut endpoints) = txn
+        .get(Resource::Endpoints, &key)
+        .and_then(|o| o.decode().ok())
+    {
+        let address = |m: &Member| json!({"ip": m.ip, "nodeName": m.node, "targetRef": target(m)});
+        let ready: Vec<Value> = pods.iter().filter(|m| m.ready).map(address).collect();
+        let not_ready: Vec<Value> = pods.iter().filter(|m| !m.ready).map(address).collect();
+        let ports = endpoints["subsets"][0]["ports"].clone();
+        let mut subset = json!({"ports": ports});
+        if !ready.is_empty() {
+            subset["addresses"] = json!(ready);
+        }
+        if !not_ready.is_empty() {
+            subset["notReadyAddresses"] = json!(not_ready);
+        }
+        let subsets = if pods.is_empty() {
+            json!([])
+        } else {
+            json!([subset])
+        };
+        if endpoints["subsets"] != subsets {
+            endpoints["subsets"] = subsets;
+            endpoints["metadata"]["annotations"]["endpoints.kubernetes.io/last-change-trigger-time"] =
+                json!(at);
+            wrote |= txn.put(Resource::Endpoints, &key, &mut endpoints).is_ok();
+        }
+    }
+    let slices: Vec<(Arc<str>, Arc<StoredObject>)> = txn
+        .scan(Resource::EndpointSlices, &format!("{namespace}/{app}-"))
+        .into_iter()
+        .filter(|(_, s)| label(s, "kubernetes.io/service-name").as_deref() == Some(app))
+        .collect();
+    if let Some((slice_key, slice)) = slices.first()
+        && let Ok(mut slice) = slice.decode()
+    {
+        let endpoints: Vec<Value> = pods
+            .iter()
+            .map(|m| {
+                json!({
+                    "addresses": [m.ip],
+                    "conditions": {"ready": m.ready, "serving": m.ready, "terminating": false},
+                    "nodeName": m.node,
+                    "targetRef": target(m),
+                })
+            })
+            .collect();
+        let endpoints = json!(endpoints);
+        if slice["endpoints"] != endpoints {
+            slice["endpoints"] = endpoints;
+            slice["metadata"]["annotations"]["endpoints.kubernetes.io/last-change-trigger-time"] =
+                json!(at);
+            let generation = slice["metadata"]["generation"].as_u64().unwrap_or(1);
+            slice["metadata"]["generation"] = json!(generation + 1);
+            wrote |= txn
+                .put(Resource::EndpointSlices, slice_key, &mut slice)
+                .is_ok();
+        }
+    }
+    wrote
+}
+
+/// A Widget's controller flips its Ready condition (and phase): the demo custom
+/// resource's status moving. `false` if the cluster has no widgets.
+pub(crate) fn flip_widget(txn: &mut Txn<'_>, pick: usize) -> bool {
+    let Some(widgets) = txn
+        .custom_resources()
+        .iter()
+        .copied()
+        .find(|r| r.plural() == "widgets" && r.group() == "example.com")
+    else {
+        return false;
+    };
+    let keys = txn.find(widgets, |_, _| true);
+    let Some(key) = keys.get(pick % keys.len().max(1)) else {
+        return false;
+    };
+    matches!(
+        txn.modify_member(widgets, key, "status", |status| {
+            let ready = status["conditions"][0]["status"] == "True";
+            let at = manifests::timestamp(manifests::now_seconds());
+            *status = crate::sim::crd::widget_status(!ready, &at);
+        }),
+        Ok(Some(_))
+    )
+}
+
+/// The kubelet of `node` renews its Lease; `false` if the node has none.
+pub(crate) fn renew_node_lease(txn: &mut Txn<'_>, node: &str) -> bool {
+    let key = format!("kube-node-lease/{node}");
+    matches!(
+        txn.modify_member(Resource::Leases, &key, "spec", |spec| {
+            let now = manifests::timestamp(manifests::now_seconds());
+            spec["renewTime"] = json!(format!("{}.000000Z", now.trim_end_matches('Z')));
+        }),
+        Ok(Some(_))
+    )
+}
+
+/// The kubelet reports that pod `key`'s container `app` is backing off: its BackOff
+/// Event counts up, or is created on the first crash.
+pub(crate) fn record_back_off(txn: &mut Txn<'_>, key: &str) -> bool {
+    let Some((namespace, name)) = key.split_once('/') else {
+        return false;
+    };
+    let Some(pod) = txn.get(Resource::Pods, key) else {
+        return false;
+    };
+    let now = manifests::timestamp(manifests::now_seconds());
+    let existing = txn
+        .scan(Resource::Events, &format!("{namespace}/{name}."))
+        .into_iter()
+        .find_map(|(k, e)| {
+            let v = e.decode().ok()?;
+            (v["reason"] == "BackOff" && v["involvedObject"]["uid"] == *pod.uid).then_some((k, v))
+        });
+    match existing {
+        Some((event_key, mut event)) => {
+            let count = event["count"].as_u64().unwrap_or(1);
+            event["count"] = json!(count + 1);
+            event["lastTimestamp"] = json!(now);
+            txn.put(Resource::Events, &event_key, &mut event).is_ok()
+        }
+        None => {
+            let event_name = format!("{name}.{:016x}", txn.next_resource_version());
+            let mut event = json!({
+                "kind": "Event",
+                "apiVersion": "v1",
+                "metadata": {"name": event_name, "namespace": namespace, "uid": manifests::uid(&mut rand::rng()), "creationTimestamp": now},
+                "involvedObject": {"kind": "Pod", "namespace": namespace, "name": name, "uid": &*pod.uid, "apiVersion": "v1", "fieldPath": "spec.containers{app}"},
+                "reason": "BackOff",
+                "message": format!("Back-off restarting failed container app in pod {name}_{namespace}({})", pod.uid),
+                "source": {"component": "kubelet", "host": pod.fields.node_name.as_deref().unwrap_or("")},
+                "firstTimestamp": now,
+                "lastTimestamp": now,
+                "count": 1,
+                "type": "Warning",
+                "eventTime": null,
+                "reportingComponent": "kubelet",
+                "reportingInstance": pod.fields.node_name.as_deref().unwrap_or(""),
+            });
+            txn.put(
+                Resource::Events,
+                &format!("{namespace}/{event_name}"),
+                &mut event,
+            )
+            .is_ok()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::store::{Key, Store};
+    use crate::sim::workload::{WorkloadSpec, generate};
+
+    fn cluster() -> Store {
+        let spec = WorkloadSpec {
+            pods: 60,
+            nodes: 3,
+            namespaces: 2,
+            seed: 11,
+            birth: 1_741_944_000,
+        };
+        let store = Store::new(1000);
+        store.load(
+            generate(&spec, 1)
+                .unwrap()
+                .into_iter()
+                .map(|g| (g.resource, Key::from(g.key), g.rv, g.object)),
+        );
+        store
+    }
+
+    fn ips(value: &Value) -> Vec<String> {
+        let mut ips: Vec<String> = value["subsets"][0]["addresses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .chain(
+                value["subsets"][0]["notReadyAddresses"]
+                    .as_array()
+                    .into_iter()
+                    .flatten(),
+            )
+            .map(|a| a["ip"].as_str().unwrap().to_string())
+            .collect();
+        ips.sort();
+        ips
+    }
+
+    #[test]
+    fn endpoints_follow_a_deleted_pod() {
+        let store = cluster();
+        store.write(|txn| {
+            let (key, pod) = txn
+                .scan(Resource::Pods, "")
+                .into_iter()
+                .find(|(_, p)| p.fields.pod_ip.is_some())
+                .unwrap();
+            let ip = pod.fields.pod_ip.as_deref().unwrap().to_string();
+            let app = app_of(txn, &key).unwrap();
+            let namespace = key.split_once('/').unwrap().0.to_string();
+            let endpoints_key = format!("{namespace}/{app}");
+            let before = txn
+                .get(Resource::Endpoints, &endpoints_key)
+                .unwrap()
+                .decode()
+                .unwrap();
+            assert!(ips(&before).contains(&ip));
+            txn.delete(Resource::Pods, &key).unwrap();
+            assert!(sync_endpoints(txn, &namespace, &app));
+            let after = txn
+                .get(Resource::Endpoints, &endpoints_key)
+                .unwrap()
+                .decode()
+                .unwrap();
+            assert!(!ips(&after).contains(&ip), "{after}");
+            assert_eq!(ips(&after).len() + 1, ips(&before).len());
+            let slice = txn
+                .scan(Resource::EndpointSlices, &format!("{namespace}/{app}-"))
+                .into_iter()
+                .find(|(_, s)| label(s, "kubernetes.io/service-name").as_deref() == Some(&*app))
+                .unwrap()
+                .1
+                .decode()
+                .unwrap();
+            assert!(!slice.to_string().contains(&format!("\"{ip}\"")));
+            // Nothing changed since: nothing written.
+            assert!(!sync_endpoints(txn, &namespace, &app));
+        });
+    }
+
+    #[test]
+    fn back_off_events_count_up() {
+        let store = cluster();
+        store.write(|txn| {
+            let (key, _) = txn.scan(Resource::Pods, "").into_iter().next().unwrap();
+            assert!(record_back_off(txn, &key));
+            assert!(record_back_off(txn, &key));
+            let (ns, name) = key.split_once('/').unwrap();
+            let events: Vec<Value> = txn
+                .scan(Resource::Events, &format!("{ns}/{name}."))
+                .into_iter()
+                .map(|(_, e)| e.decode().unwrap())
+                .filter(|e| e["reason"] == "BackOff" && e["involvedObject"]["name"] == name)
+                .collect();
+            assert_eq!(events.len(), 1);
+            assert!(events[0]["count"].as_u64().unwrap() >= 2);
+            let node = txn.find(Resource::Nodes, |_, _| true)[0].to_string();
+            assert!(renew_node_lease(txn, &node));
+        });
+    }
+}
