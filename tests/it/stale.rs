@@ -327,6 +327,7 @@ async fn restart_with_state_dir(run: u32) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sim_killed_and_restarted_lower_is_relisted_not_merged() {
+    let _heavy = crate::common::HEAVY.lock().await;
     for run in 0..3 {
         restart_with_state_dir(run).await;
     }
@@ -353,6 +354,7 @@ async fn watched_then_killed(
 /// trusted (not a vague "cannot reach").
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sim_restarted_with_a_new_ca_is_untrusted_and_get_is_not_current() {
+    let _heavy = crate::common::HEAVY.lock().await;
     let dir = cli::temp_dir("new-ca");
     let _ = std::fs::remove_dir_all(dir.join("state"));
     let kubeconfig = dir.join("kubeconfig");
@@ -385,6 +387,7 @@ async fn a_sim_restarted_with_a_new_ca_is_untrusted_and_get_is_not_current() {
 /// log, and prints exactly the new truth.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sim_restarted_with_another_certificate_is_relisted() {
+    let _heavy = crate::common::HEAVY.lock().await;
     let dir = cli::temp_dir("rotated");
     let _ = std::fs::remove_dir_all(dir.join("state"));
     let state_dir = dir.join("sim-state");
@@ -497,6 +500,7 @@ async fn under_combined_faults(seed: u64) -> (Outcome, kscope::sim::FaultsFiredS
 /// prints exactly the truth or exits non-zero saying it is not current.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn combined_faults_never_print_a_stale_store_as_current() {
+    let _heavy = crate::common::HEAVY.lock().await;
     let runs = futures::future::join_all([22, 33, 44].map(under_combined_faults)).await;
     let mut total = kscope::sim::FaultsFiredSnapshot::default();
     for (seed, (outcome, fired)) in [22, 33, 44].into_iter().zip(&runs) {
