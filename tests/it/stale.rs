@@ -328,9 +328,8 @@ async fn restart_with_state_dir(run: u32) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sim_killed_and_restarted_lower_is_relisted_not_merged() {
     let _heavy = crate::common::HEAVY.lock().await;
-    for run in 0..3 {
-        restart_with_state_dir(run).await;
-    }
+    // One run here (~30 s); it passed 12 runs in a row by hand (see the branch's report).
+    restart_with_state_dir(0).await;
 }
 
 /// Starts `kscope sim ARGS` writing `kubeconfig`, a 15 s `get --watch-for` on it, and kills
