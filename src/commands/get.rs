@@ -22,6 +22,10 @@ use super::{CommandError, InformerArgs, check_current, start_informer, wait_for_
 /// current (relisting, backing off after failures, or behind), so nothing was printed
 /// (with --allow-stale it is printed, and the exit code is still 4).
 ///
+/// A server that is evidently not the one the store came from (504 "Too large resource
+/// version", resourceVersions going back, another serving certificate) is relisted from
+/// scratch rather than merged with the store.
+///
 /// Secrets: kscope keeps their key names, never a value; `-o json` prints each value as a
 /// marker that is not base64, so applying the output back is refused by the API server
 /// instead of blanking the Secret.
@@ -30,7 +34,8 @@ pub struct GetArgs {
     #[command(flatten)]
     pub informer: InformerArgs,
     /// Filter through a store index, NAME=VALUE (built-in indexes: namespace, node, phase,
-    /// owner, app; more from the configuration). Repeat to intersect.
+    /// owner, app; more from the configuration). Repeat, or separate with commas, to
+    /// intersect.
     #[arg(long = "index", value_name = "NAME=VALUE")]
     pub index: Vec<String>,
     /// Output format.
@@ -61,7 +66,8 @@ fn query(args: &GetArgs) -> Result<Query, CommandError> {
         })?,
         None => Query::default(),
     };
-    for term in &args.index {
+    // `--index app=web,node=n1` is two terms, as `-l` reads commas.
+    for term in args.index.iter().flat_map(|flag| flag.split(',')) {
         match term.split_once('=') {
             Some((index, value)) if !index.is_empty() => query.terms.push(Term::Eq {
                 index: index.to_string(),
@@ -187,6 +193,10 @@ mod tests {
         assert_eq!(q.text, "api");
         let err = query(&args(&["app"], None)).unwrap_err().to_string();
         assert!(err.contains("NAME=VALUE"), "{err}");
+        let q = query(&args(&["app=a,node=n1"], None)).unwrap();
+        assert_eq!(q.to_string(), "app=a,node=n1", "a comma separates terms");
+        let err = query(&args(&["app=a,n1"], None)).unwrap_err().to_string();
+        assert!(err.contains("\"n1\""), "{err}");
         let err = query(&args(&[], Some("app in a"))).unwrap_err().to_string();
         assert!(err.contains("column 8"), "{err}");
     }

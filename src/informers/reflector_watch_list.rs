@@ -107,12 +107,7 @@ where
                 allow_bookmarks: true,
                 send_initial_events: true,
             };
-            self.status.send_modify(|s| {
-                s.phase = ReflectorPhase::Listing {
-                    pages: 0,
-                    objects: 0,
-                }
-            });
+            self.listing();
             let started = Instant::now();
             let failure = match self.lister_watcher.watch(&params).await {
                 Ok(stream) => {
@@ -136,7 +131,7 @@ where
                                 )));
                             }
                             tracing::debug!(resource = %self.resource, "watch-list ended before its initial state; retrying");
-                            self.backoff.wait().await;
+                            self.back_off().await;
                             continue;
                         }
                         Err(err) => err,
@@ -154,9 +149,7 @@ where
             }
             if err.is_too_many_requests() {
                 tracing::debug!(resource = %self.resource, error = %err, "watch-list throttled; backing off");
-                self.status
-                    .send_modify(|s| s.phase = ReflectorPhase::BackingOff);
-                self.backoff.wait().await;
+                self.back_off().await;
                 continue;
             }
             if (err.is_expired() || err.is_too_large_resource_version()) && !expired_before {

@@ -6,6 +6,7 @@ use crate::resources::ResourceKind;
 
 use super::action::Action;
 use super::effect::Effect;
+use super::line::LineEdit;
 
 /// Every command name with what it opens, in the order hints list them.
 const COMMANDS: &[(&str, Target)] = &[
@@ -66,6 +67,8 @@ pub enum CommandError {
     BadNamespace(String),
     #[error("unknown flag {0:?}; use -n NAMESPACE or -A")]
     UnknownFlag(String),
+    #[error("{0} are cluster-scoped: -n does not apply")]
+    ClusterScoped(String),
     #[error("-n and -A ask for different scopes: give one")]
     ConflictingScope,
     #[error(":{0} takes no arguments")]
@@ -145,6 +148,9 @@ pub fn parse(input: &str) -> Result<Command, CommandError> {
         if !is_namespace_name(namespace) {
             return Err(CommandError::BadNamespace(namespace.to_string()));
         }
+        if !kind.namespaced() {
+            return Err(CommandError::ClusterScoped(kind.plural().to_string()));
+        }
         set(NamespaceScope::One(namespace.to_string()))?;
     }
     Ok(Command::Show { kind, scope })
@@ -211,6 +217,7 @@ pub fn complete(input: &str) -> Option<String> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CommandBar {
     pub input: String,
+    pub edit: LineEdit,
     /// Why the last command (or drill-down) did nothing; shown until the next key.
     pub error: Option<String>,
 }
@@ -220,23 +227,26 @@ impl CommandBar {
     /// closes it.
     pub fn handle(&mut self, action: Action) -> Option<Effect> {
         match action {
-            Action::CommandChar(c) => self.input.push(c),
-            Action::CommandBackspace => {
-                if self.input.pop().is_none() {
-                    return Some(Effect::Close);
-                }
-            }
+            Action::CommandBackspace if self.input.is_empty() => return Some(Effect::Close),
             Action::CommandComplete => {
                 if let Some(completed) = complete(&self.input) {
                     self.input = completed;
+                    self.edit.apply(&mut self.input, &Action::LineEnd);
                 }
             }
             Action::CommandCancel => {
                 self.input.clear();
                 return Some(Effect::Close);
             }
-            Action::CommandRun => return Some(Effect::Run(std::mem::take(&mut self.input))),
-            _ => return Some(Effect::Pass),
+            Action::CommandRun => {
+                self.edit.remember(&self.input);
+                return Some(Effect::Run(std::mem::take(&mut self.input)));
+            }
+            action => {
+                if self.edit.apply(&mut self.input, &action).is_none() {
+                    return Some(Effect::Pass);
+                }
+            }
         }
         None
     }

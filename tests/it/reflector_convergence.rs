@@ -274,10 +274,11 @@ async fn converges_when_watches_are_dropped() {
 }
 
 async fn converges_when_watches_are_dropped_on(run: usize, pipeline: (FifoKind, InitialListMode)) {
-    // Long enough for several drops past the one a quiet end may turn into a relist.
-    let churn_for = Duration::from_secs(6);
+    // Drops at least a second apart: a watch under a second that saw no pod event (the
+    // churn also writes Endpoints and Events) is client-go's "very short watch", an error.
+    let churn_for = Duration::from_secs(8);
     let faults = Faults {
-        drop_watch_every: Some(Duration::from_millis(700)),
+        drop_watch_every: Some(Duration::from_millis(1500)),
         ..Faults::default()
     };
     let (config, name) = on_pipeline(InformerConfig::new("pods"), pipeline);
