@@ -35,6 +35,7 @@ use super::effect::{Effect, Follow};
 use super::keymap::map_key;
 use super::layout::Layout;
 use super::nav::{self, HISTORY, ViewSpec};
+use super::queue::InformerStats;
 use super::state::{IndexBrowser, UiState};
 use super::table::{Table, TableStarter};
 
@@ -442,6 +443,8 @@ impl App {
         UiError: From<B::Error>,
     {
         self.state.queue.show(&self.table.queue_metrics());
+        let (fifo, informer) = self.table.informer_metrics();
+        self.state.queue.informer = Some(InformerStats::new(fifo, &informer));
         self.header.filter = self.table.applied().to_string();
         let columns = self.table.columns();
         let parts = Parts {

@@ -100,7 +100,8 @@ pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
         }
     };
     let detail = DetailController::new(cluster.client.clone(), None);
-    let starter = TableStarter::new(cluster, config.indexes, TAP_CAPACITY);
+    let starter =
+        TableStarter::new(cluster, config.indexes, TAP_CAPACITY).with_pipeline(config.informers);
     let app = App::new(
         starter,
         ViewSpec::new(ResourceKind::Pods, scope),

@@ -5,6 +5,8 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
+use crate::informers::fifo::FifoKind;
+use crate::informers::metrics::InformerMetricsSnapshot;
 use crate::informers::workqueue::WorkqueueMetrics;
 
 /// Seconds of workqueue history the sparklines show.
@@ -48,12 +50,40 @@ impl From<&WorkqueueMetrics> for QueueStats {
     }
 }
 
+/// The informer's numbers beside the view's workqueue: which FIFO, what it holds, how long a
+/// pop takes to process, and how far the store's resourceVersion is behind the wire's.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InformerStats {
+    pub fifo: &'static str,
+    pub queued: u64,
+    /// Seconds.
+    pub processing_p50: Option<f64>,
+    pub processing_p99: Option<f64>,
+    pub store_resource_version: u64,
+    pub resource_version_lag: u64,
+}
+
+impl InformerStats {
+    pub fn new(fifo: FifoKind, m: &InformerMetricsSnapshot) -> Self {
+        Self {
+            fifo: fifo.as_str(),
+            queued: m.queued_items,
+            processing_p50: m.latency_quantile(0.5).map(|d| d.as_secs_f64()),
+            processing_p99: m.latency_quantile(0.99).map(|d| d.as_secs_f64()),
+            store_resource_version: m.store_resource_version,
+            resource_version_lag: m.resource_version_lag(),
+        }
+    }
+}
+
 /// The panel: the newest numbers, and the last [`QUEUE_HISTORY`] samples taken on the clock
 /// tick, the rate coming from the adds counter's growth between two samples.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct QueuePanel {
     /// The numbers of the next frame.
     pub stats: QueueStats,
+    /// The informer's, when known.
+    pub informer: Option<InformerStats>,
     /// Oldest first.
     samples: VecDeque<QueueSample>,
     last: Option<(u64, Instant)>,

@@ -10,13 +10,16 @@ use tokio::sync::watch;
 
 use crate::client::cluster::{Cluster, NamespaceScope};
 use crate::client::lister_watcher::KubeListerWatcher;
+use crate::config::InformerSettings;
 use crate::index_views::columns::TableRow;
 use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
 use crate::index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use crate::index_views::query::{Query, QueryError, Term};
 use crate::index_views::registry::{IndexRegistry, ValueCount};
+use crate::informers::fifo::FifoKind;
 use crate::informers::indexer::IndexerError;
 use crate::informers::keys::Key;
+use crate::informers::metrics::InformerMetricsSnapshot;
 use crate::informers::reflector::ReflectorStatus;
 use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::tap::Tap;
@@ -48,6 +51,10 @@ pub trait Table {
 
     /// The on-screen view's workqueue.
     fn queue_metrics(&self) -> WorkqueueMetrics;
+
+    /// The informer's own numbers (its FIFO's queue, processing latency, resourceVersions)
+    /// and which FIFO it runs.
+    fn informer_metrics(&self) -> (FifoKind, InformerMetricsSnapshot);
 
     /// The free text narrowing the view on screen: the typed text once its fuzzy search's
     /// result is applied (so a caller can tell when a keystroke's rows are in).
@@ -126,6 +133,8 @@ impl<T: TableRow> ResourceTable<T> {
         let tap = Tap::new(starter.tap_capacity, crate::resources::secret::keepable_raw);
         let mut config = InformerConfig::new(T::KIND.plural());
         config.tap = Some(tap.clone());
+        config.fifo = starter.pipeline.fifo;
+        config.initial_list = starter.pipeline.initial_list;
         let informer = RunningInformer::start(
             config,
             KubeListerWatcher::for_kind(&starter.cluster, T::KIND, scope, None, None),
@@ -175,6 +184,10 @@ impl<T: TableRow> Table for ResourceTable<T> {
 
     fn queue_metrics(&self) -> WorkqueueMetrics {
         self.worker().queue_metrics()
+    }
+
+    fn informer_metrics(&self) -> (FifoKind, InformerMetricsSnapshot) {
+        (self.informer.fifo_kind(), self.informer.informer_metrics())
     }
 
     fn text(&self) -> String {
@@ -317,6 +330,7 @@ pub struct TableStarter {
     cluster: Cluster,
     indexes: Vec<IndexDefinition>,
     tap_capacity: usize,
+    pipeline: InformerSettings,
 }
 
 impl TableStarter {
@@ -325,7 +339,15 @@ impl TableStarter {
             cluster,
             indexes,
             tap_capacity,
+            pipeline: InformerSettings::default(),
         }
+    }
+
+    /// Starts informers with this FIFO and initial-list mode (the configuration's
+    /// `informers:`) instead of the defaults.
+    pub fn with_pipeline(mut self, pipeline: InformerSettings) -> Self {
+        self.pipeline = pipeline;
+        self
     }
 
     pub fn cluster(&self) -> &Cluster {

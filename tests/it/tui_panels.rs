@@ -280,6 +280,27 @@ fn workqueue_with_sparklines_and_adds_per_second() {
     assert!(shown.contains("work      30µs/900µs"), "{shown}");
 }
 
+/// The informer's numbers sit under the workqueue's: its FIFO and what it holds, how long
+/// a pop takes to process, and how far the store is behind the wire.
+#[test]
+fn the_informer_beside_the_workqueue() {
+    let mut state = state_with_deltas();
+    sample_queue(&mut state);
+    state.queue.informer = Some(kscope::ui::queue::InformerStats {
+        fifo: "real",
+        queued: 12,
+        processing_p50: Some(0.00004),
+        processing_p99: Some(0.0012),
+        store_resource_version: 5120,
+        resource_version_lag: 3,
+    });
+    let shown = text(&render(&mut state, 120, 36));
+    insta::assert_snapshot!(shown);
+    assert!(shown.contains("fifo      real 12"), "{shown}");
+    assert!(shown.contains("process   40µs/1.2ms"), "{shown}");
+    assert!(shown.contains("rv lag    3 (at 5120)"), "{shown}");
+}
+
 #[test]
 fn panels_at_60x20() {
     let mut state = state_with_deltas();

@@ -103,7 +103,7 @@ fn draw_queue(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
         ])
     };
     // Most telling first: a short box cuts the last lines.
-    let lines = vec![
+    let mut lines = vec![
         row("depth", q.depth.to_string()),
         row("adds/s", rate),
         row(
@@ -118,6 +118,26 @@ fn draw_queue(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
         row("retries", q.retries.to_string()),
         row("coalesced", q.coalesced_adds.to_string()),
     ];
+    if let Some(i) = &panel.informer {
+        lines.extend([
+            row("fifo", format!("{} {}", i.fifo, i.queued)),
+            row(
+                "process",
+                format!(
+                    "{}/{}",
+                    seconds(i.processing_p50),
+                    seconds(i.processing_p99)
+                ),
+            ),
+            row(
+                "rv lag",
+                format!(
+                    "{} (at {})",
+                    i.resource_version_lag, i.store_resource_version
+                ),
+            ),
+        ]);
+    }
     let block = Block::bordered().title(" workqueue p50/p99 ");
     let inner = block.inner(area);
     frame.render_widget(block, area);
