@@ -44,8 +44,20 @@ pub const FRAME: Duration = Duration::from_micros(16_667);
 /// Ages and the event rate change with time alone.
 const TICK: Duration = Duration::from_secs(1);
 
-/// The informer's progress in a few words, for the header (its error is shown apart).
+/// The informer's progress in a few words, for the header (its error is shown apart), with
+/// how it read its initial state (`via watch-list`, or `via list: why it fell back`).
 pub fn describe_sync(status: &ReflectorStatus) -> String {
+    let phase = describe_phase(status);
+    match &status.initial_list {
+        None => phase,
+        Some(initial) => match &initial.fallback_reason {
+            None => format!("{phase} · via {}", initial.mode),
+            Some(why) => format!("{phase} · via {} ({why})", initial.mode),
+        },
+    }
+}
+
+fn describe_phase(status: &ReflectorStatus) -> String {
     match &status.phase {
         ReflectorPhase::Starting => "starting".to_string(),
         ReflectorPhase::Listing { pages, objects } => {

@@ -898,3 +898,33 @@ async fn the_event_loop_switches_tables_and_quits_on_keys() {
     assert!(screen.contains("nodes"), "{screen}");
     sim.shutdown().await;
 }
+
+/// The header says how the informer read its initial state, and why it fell back to a list.
+#[test]
+fn the_header_says_how_the_first_state_was_read() {
+    use kscope::informers::reflector::{
+        InitialListMode, InitialListStatus, ReflectorPhase, ReflectorStatus,
+    };
+    let mut status = ReflectorStatus {
+        phase: ReflectorPhase::Watching,
+        last_sync_resource_version: "42".into(),
+        ..ReflectorStatus::default()
+    };
+    assert_eq!(kscope::ui::app::describe_sync(&status), "watching at rv 42");
+    status.initial_list = Some(InitialListStatus {
+        mode: InitialListMode::WatchList,
+        fallback_reason: None,
+    });
+    assert_eq!(
+        kscope::ui::app::describe_sync(&status),
+        "watching at rv 42 · via watchList"
+    );
+    status.initial_list = Some(InitialListStatus {
+        mode: InitialListMode::List,
+        fallback_reason: Some("the server refused the watch-list (422)".into()),
+    });
+    assert_eq!(
+        kscope::ui::app::describe_sync(&status),
+        "watching at rv 42 · via list (the server refused the watch-list (422))"
+    );
+}
