@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use parking_lot::RwLock;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -124,6 +125,7 @@ pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Durati
         next_ip: CHURN_IP_BASE,
         pods: PodCache::default(),
         revisions: Revisions::default(),
+        adopted: shared.controllers.adopted(),
     };
     let mut settings = shared.churn.subscribe();
     let mut stop_at = churn_for.map(|d| Instant::now() + d);
@@ -185,6 +187,8 @@ struct Churn {
     /// Pod factories and templates by ReplicaSet.
     pods: PodCache,
     revisions: Revisions,
+    /// Deployments a client wrote: the controllers drive them, so the churn leaves them be.
+    adopted: Arc<RwLock<HashSet<Key>>>,
 }
 
 impl Churn {
@@ -223,6 +227,9 @@ impl Churn {
             return;
         }
         let deployment = self.deployments[self.rng.random_range(0..self.deployments.len())].clone();
+        if self.adopted.read().contains(&deployment) {
+            return;
+        }
         let roll: f64 = self.rng.random();
         if roll < 0.45 {
             self.plan_crash(txn, &deployment);

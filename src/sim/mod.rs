@@ -18,6 +18,7 @@ mod churn_kinds;
 pub mod cli;
 mod companions;
 mod config;
+mod controllers;
 mod crd;
 mod descriptor;
 mod faults;
@@ -95,6 +96,8 @@ pub(crate) struct Shared {
     churn: tokio::sync::watch::Sender<ChurnSettings>,
     /// The history window the sim was started with, which faults without one restore.
     history: usize,
+    /// What reacts to client writes (see [`controllers`]).
+    controllers: controllers::Controllers,
 }
 
 impl Shared {
@@ -157,6 +160,7 @@ impl Sim {
             shutdown: CancellationToken::new(),
             churn,
             history: config.history,
+            controllers: controllers::Controllers::default(),
         });
         shared.set_faults(config.faults.clone());
         let url = format!("https://{addr}");
@@ -183,6 +187,7 @@ impl Sim {
             config.churn_seed,
             config.churn_for,
         ));
+        let controllers = tokio::spawn(controllers::run(shared.clone()));
         tracing::info!(%url, "sim ready");
         Ok(SimHandle {
             shared,
@@ -190,7 +195,7 @@ impl Sim {
             addr,
             ca_pem,
             kubeconfig,
-            tasks: vec![server, churn],
+            tasks: vec![server, churn, controllers],
         })
     }
 }
