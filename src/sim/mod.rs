@@ -303,6 +303,12 @@ impl SimHandle {
         self.shared.churn.send_modify(|c| c.rate = rate.max(0.0));
     }
 
+    /// Turns the controllers, scheduler and kubelets that react to client writes on (the
+    /// default) or off, for tests of the write path alone.
+    pub fn set_controllers(&self, on: bool) {
+        self.shared.controllers.set_enabled(on);
+    }
+
     /// How many times each fault has fired.
     pub fn faults_fired(&self) -> FaultsFiredSnapshot {
         self.shared.fired.snapshot()

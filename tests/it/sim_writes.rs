@@ -72,6 +72,8 @@ async fn diff_and_server_dry_runs_store_nothing() {
     let Some(fx) = Kubectl::start("dryrun").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     let file = fx.file("two.yaml", TWO_CONTAINERS);
     fx.ok(&["apply", "-f", &file]).await;
     let before = fx.sim.position().rv;
@@ -119,6 +121,8 @@ async fn patch_strategic_merge_and_json() {
     let Some(fx) = Kubectl::start("patch").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     fx.ok(&["apply", "-f", &fx.file("two.yaml", TWO_CONTAINERS)])
         .await;
     let deploy = ["patch", "deploy", "two", "-n", "default"];
@@ -179,6 +183,8 @@ async fn status_and_scale_subresources() {
     let Some(fx) = Kubectl::start("subresources").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     fx.ok(&["apply", "-f", &fx.file("two.yaml", TWO_CONTAINERS)])
         .await;
     let fx = &fx;
@@ -518,6 +524,8 @@ async fn server_side_apply_owns_fields_and_conflicts() {
     let Some(fx) = Kubectl::start("ssa").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     let config = TWO_CONTAINERS.replace(
         "  namespace: default\n",
         "  namespace: default\n  labels: {team: a}\n",

@@ -15,6 +15,7 @@ mod replicaset;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet, VecDeque};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use parking_lot::{Mutex, RwLock};
@@ -55,15 +56,35 @@ struct Queue {
 
 /// The controllers' queue, shared by the HTTP handlers (which report client writes) and the
 /// controllers' task.
-#[derive(Default)]
 pub(crate) struct Controllers {
+    /// Off, client writes get no reaction (as on a cluster without kube-controller-manager).
+    enabled: AtomicBool,
     queue: Mutex<Queue>,
     wake: Notify,
     /// Deployments a client wrote, which the churn must leave to these controllers.
     adopted: Arc<RwLock<HashSet<Key>>>,
 }
 
+impl Default for Controllers {
+    fn default() -> Self {
+        Self {
+            enabled: AtomicBool::new(true),
+            queue: Mutex::default(),
+            wake: Notify::new(),
+            adopted: Arc::default(),
+        }
+    }
+}
+
 impl Controllers {
+    /// Turns the reactions on or off; off, what is queued is dropped.
+    pub(crate) fn set_enabled(&self, on: bool) {
+        self.enabled.store(on, Ordering::Relaxed);
+        if !on {
+            *self.queue.lock() = Queue::default();
+        }
+    }
+
     /// The set of Deployments the churn must not touch.
     pub(crate) fn adopted(&self) -> Arc<RwLock<HashSet<Key>>> {
         self.adopted.clone()
@@ -71,6 +92,9 @@ impl Controllers {
 
     /// A client created or changed `key`: the controllers that own its kind react.
     pub(crate) fn client_wrote(&self, resource: Resource, key: &str) {
+        if !self.enabled.load(Ordering::Relaxed) {
+            return;
+        }
         let key = Key::from(key);
         let work = match resource {
             Resource::Deployments => {
@@ -86,7 +110,7 @@ impl Controllers {
 
     /// Queues `work`, each now or after its delay.
     fn push(&self, work: Vec<(Work, Option<Duration>)>) {
-        if work.is_empty() {
+        if work.is_empty() || !self.enabled.load(Ordering::Relaxed) {
             return;
         }
         let mut queue = self.queue.lock();
@@ -146,7 +170,14 @@ pub(crate) async fn run(shared: Arc<Shared>) {
     loop {
         match controllers.next() {
             Ok(work) => {
-                let follow = shared.store.write(|txn| reconcile(txn, &work));
+                let follow = shared.store.write(|txn| {
+                    if let Work::Deployment(key) = &work
+                        && txn.get(Resource::Deployments, key).is_none()
+                    {
+                        controllers.adopted.write().remove(key);
+                    }
+                    reconcile(txn, &work)
+                });
                 controllers.push(follow);
                 // One reconcile per turn, so a burst never holds the runtime.
                 tokio::task::yield_now().await;

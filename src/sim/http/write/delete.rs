@@ -110,6 +110,10 @@ pub(crate) fn delete(
     let stored = shared
         .store
         .write(|txn| delete_one(txn, target, name, &deletion))?;
+    if !deletion.dry_run && resource == Resource::Deployments {
+        // Lets the controllers forget it.
+        shared.controllers.client_wrote(resource, &target.key(name));
+    }
     Ok(respond(StatusCode::OK, stored))
 }
 
