@@ -430,6 +430,15 @@ mod tests {
             Action::CommandComplete,
             Action::CommandRun,
             Action::CommandCancel,
+            Action::LineLeft,
+            Action::LineRight,
+            Action::LineStart,
+            Action::LineEnd,
+            Action::LineDelete,
+            Action::LineDeleteWord,
+            Action::LineDeleteToStart,
+            Action::LineHistoryPrevious,
+            Action::LineHistoryNext,
         ];
         for (name, action, _) in ACTIONS {
             if !elsewhere.contains(action) {
@@ -477,6 +486,15 @@ mod tests {
             | Action::OpenDiff
             | Action::Back
             | Action::OpenCommand
+            | Action::LineLeft
+            | Action::LineRight
+            | Action::LineStart
+            | Action::LineEnd
+            | Action::LineDelete
+            | Action::LineDeleteWord
+            | Action::LineDeleteToStart
+            | Action::LineHistoryPrevious
+            | Action::LineHistoryNext
             | Action::CommandBackspace
             | Action::CommandComplete
             | Action::CommandRun
@@ -488,7 +506,7 @@ mod tests {
             ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
             ACTIONS.len()
         );
-        assert_eq!(ACTIONS.len(), 37);
+        assert_eq!(ACTIONS.len(), 46);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use tokio::sync::broadcast::error::RecvError;
 use crate::duration::parse_duration;
 use crate::informers::lister_watcher::WatchEventType;
 use crate::informers::running::RunningInformer;
-use crate::informers::tap::{Tap, TapEntry, TapKind};
+use crate::informers::tap::{HealthLevel, Tap, TapEntry, TapKind};
 use crate::resources::{
     Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
@@ -36,6 +36,9 @@ pub struct DeltaLine<'a> {
     pub source: &'static str,
     #[serde(rename = "type")]
     pub event_type: &'static str,
+    /// `info` or `warn` for the Reflector's health (type HEALTH) and errors (ERROR).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -61,6 +64,11 @@ impl<'a> DeltaLine<'a> {
             seq: entry.seq,
             source,
             event_type,
+            level: match entry.kind {
+                TapKind::Health(level) => Some(level.as_str()),
+                TapKind::Error => Some(HealthLevel::Warn.as_str()),
+                _ => None,
+            },
             key: entry.key.as_deref(),
             resource_version: entry.resource_version.as_deref(),
             changed: (entry.kind == TapKind::Watch(WatchEventType::Modified))

@@ -22,6 +22,10 @@ use super::{CommandError, InformerArgs, check_current, start_informer, wait_for_
 /// current (relisting, backing off after failures, or behind), so nothing was printed
 /// (with --allow-stale it is printed, and the exit code is still 4).
 ///
+/// A server that is evidently not the one the store came from (504 "Too large resource
+/// version", resourceVersions going back, another serving certificate) is relisted from
+/// scratch rather than merged with the store.
+///
 /// Secrets: kscope keeps their key names, never a value; `-o json` prints each value as a
 /// marker that is not base64, so applying the output back is refused by the API server
 /// instead of blanking the Secret.

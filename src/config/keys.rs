@@ -65,6 +65,18 @@ pub enum Action {
     Back,
     /// Open the command bar (`:`).
     OpenCommand,
+    /// Line editing in the filter, delta filter and command bars: the cursor one character
+    /// left or right, to the start or end; delete the character under the cursor, the word
+    /// before it, everything before it; the previous or next line kept.
+    LineLeft,
+    LineRight,
+    LineStart,
+    LineEnd,
+    LineDelete,
+    LineDeleteWord,
+    LineDeleteToStart,
+    LineHistoryPrevious,
+    LineHistoryNext,
     /// A character typed into the command bar.
     CommandChar(char),
     CommandBackspace,
@@ -186,6 +198,35 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "open-command",
         Action::OpenCommand,
         "command line: switch the table (:pods, :deploy -n web …) · :q quits",
+    ),
+    ("cursor-left", Action::LineLeft, "move the cursor left"),
+    ("cursor-right", Action::LineRight, "move the cursor right"),
+    ("line-start", Action::LineStart, "to the start of the line"),
+    ("line-end", Action::LineEnd, "to the end of the line"),
+    (
+        "delete-forward",
+        Action::LineDelete,
+        "delete the character under the cursor",
+    ),
+    (
+        "delete-word",
+        Action::LineDeleteWord,
+        "delete the word before the cursor",
+    ),
+    (
+        "delete-to-start",
+        Action::LineDeleteToStart,
+        "delete everything before the cursor",
+    ),
+    (
+        "history-previous",
+        Action::LineHistoryPrevious,
+        "the previous line typed",
+    ),
+    (
+        "history-next",
+        Action::LineHistoryNext,
+        "the next line typed",
     ),
     (
         "command-backspace",

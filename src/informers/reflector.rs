@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use futures::StreamExt;
 use rand::Rng;
@@ -20,7 +20,7 @@ use super::lister_watcher::{
     ListParams, ListWatchError, ListerWatcher, ServerIdentity, WatchEvent, WatchParams, WatchStream,
 };
 use super::object::Object;
-use super::tap::{Tap, TapKind, TapRecord};
+use super::tap::{HealthLevel, Tap, TapKind, TapRecord};
 
 /// client-go's default list page size.
 pub const DEFAULT_PAGE_SIZE: u32 = 500;
@@ -189,6 +189,11 @@ pub struct ReflectorStatus {
     pub server_changed: Option<ServerChange>,
     /// How many times that happened.
     pub server_changes: u64,
+    /// Since when the Reflector has not been watching (listing, backing off); `None` while
+    /// it watches. At the start, the time it started.
+    pub not_watching_since: Option<SystemTime>,
+    /// When a backoff under way ends and the next attempt starts.
+    pub next_retry_at: Option<SystemTime>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -303,13 +308,84 @@ where
                     s.failed_rounds += 1;
                 });
             }
-            self.status
-                .send_modify(|s| s.phase = ReflectorPhase::BackingOff);
             tokio::select! {
                 () = cancel.cancelled() => return,
-                () = self.backoff.wait() => {}
+                () = self.back_off() => {}
             }
         }
+    }
+
+    /// Waits the next backoff delay, saying in the status and the tap (WARN) since when the
+    /// Reflector has not been watching, why, and when it tries again.
+    async fn back_off(&mut self) {
+        let delay = self.backoff.next_delay();
+        let now = SystemTime::now();
+        let retry_at = now + delay;
+        self.status.send_modify(|s| {
+            s.phase = ReflectorPhase::BackingOff;
+            s.not_watching_since.get_or_insert(now);
+            s.next_retry_at = Some(retry_at);
+        });
+        let status = self.status.borrow().clone();
+        let since = status
+            .not_watching_since
+            .and_then(|since| now.duration_since(since).ok())
+            .unwrap_or_default();
+        let why = status
+            .last_error
+            .as_ref()
+            .map(|e| format!(": {e}"))
+            .unwrap_or_default();
+        let message = format!(
+            "backing off, not watching for {:.1}s after {} failed attempt(s) in a row{why}; next retry in {:.1}s",
+            since.as_secs_f64(),
+            status.failed_rounds,
+            delay.as_secs_f64(),
+        );
+        tracing::warn!(resource = %self.resource, "{message}");
+        self.tap_message(TapKind::Health(HealthLevel::Warn), message);
+        tokio::time::sleep(delay).await;
+        self.status.send_modify(|s| s.next_retry_at = None);
+    }
+
+    /// The Reflector watches (again): said in the status and, after a time without
+    /// watching, in the tap (INFO).
+    fn watching(&self) {
+        let mut was_not_watching = None;
+        self.status.send_if_modified(|s| {
+            if s.phase == ReflectorPhase::Watching {
+                return false;
+            }
+            was_not_watching = s.not_watching_since.take();
+            s.phase = ReflectorPhase::Watching;
+            s.next_retry_at = None;
+            true
+        });
+        let Some(since) = was_not_watching else {
+            return;
+        };
+        let after = SystemTime::now()
+            .duration_since(since)
+            .unwrap_or_default()
+            .as_secs_f64();
+        let message = format!(
+            "synced and watching from resourceVersion {}, after {after:.1}s not watching",
+            self.last_sync_resource_version
+        );
+        tracing::info!(resource = %self.resource, "{message}");
+        self.tap_message(TapKind::Health(HealthLevel::Info), message);
+    }
+
+    /// The Reflector stops watching to list: the status says since when.
+    fn listing(&self) {
+        let now = SystemTime::now();
+        self.status.send_modify(|s| {
+            s.phase = ReflectorPhase::Listing {
+                pages: 0,
+                objects: 0,
+            };
+            s.not_watching_since.get_or_insert(now);
+        });
     }
 
     async fn list_and_watch(&mut self) -> Result<(), ReflectorError> {
@@ -407,12 +483,7 @@ where
         };
         let mut items = Vec::new();
         let mut pages = 0u64;
-        self.status.send_modify(|s| {
-            s.phase = ReflectorPhase::Listing {
-                pages: 0,
-                objects: 0,
-            }
-        });
+        self.listing();
         loop {
             let page = match self.lister_watcher.list(&params).await {
                 Ok(page) => page,
@@ -494,9 +565,9 @@ where
                 Ok(stream) => stream,
                 Err(err) if err.is_connection_refused() || err.is_too_many_requests() => {
                     tracing::debug!(resource = %self.resource, error = %err, "watch refused; backing off");
-                    self.status
-                        .send_modify(|s| s.phase = ReflectorPhase::BackingOff);
-                    self.backoff.wait().await;
+                    let err = Arc::new(ReflectorError::from(err));
+                    self.status.send_modify(|s| s.last_error = Some(err));
+                    self.back_off().await;
                     continue;
                 }
                 Err(err) => {
@@ -521,13 +592,14 @@ where
                     ..TapRecord::default()
                 },
             );
-            self.status
-                .send_modify(|s| s.phase = ReflectorPhase::Watching);
+            self.watching();
             match self.handle_watch(stream, started).await {
                 Ok(()) => continue,
                 Err(err) if matches!(&err, ReflectorError::ListWatch(e) if e.is_too_many_requests()) =>
                 {
-                    self.backoff.wait().await;
+                    let err = Arc::new(err);
+                    self.status.send_modify(|s| s.last_error = Some(err));
+                    self.back_off().await;
                     continue;
                 }
                 Err(err) => {
@@ -966,7 +1038,7 @@ mod tests {
         assert_eq!(
             kinds,
             [
-                "RELIST", "WATCH", "ADDED", "BOOKMARK", "MODIFIED", "DELETED"
+                "RELIST", "WATCH", "HEALTH", "ADDED", "BOOKMARK", "MODIFIED", "DELETED"
             ]
         );
         running.cancel.cancel();
@@ -1320,6 +1392,65 @@ mod tests {
             })
         );
         assert_eq!(status.server_changes, 1);
+        running.cancel.cancel();
+    }
+
+    /// Backing off and watching again are health entries in the tap (WARN with why, since
+    /// when and the next retry; INFO when it watches again), and the status says since when
+    /// it has not watched and when it retries.
+    #[tokio::test(start_paused = true)]
+    async fn health_changes_are_in_the_tap_and_the_status() {
+        let server = FakeServer::default();
+        server.list_err(api_error(500, "InternalError"));
+        server.list_ok("7", None, &[obj("ns/a", 7, "")]);
+        server.watch(WatchScript::Events(vec![], false));
+        let mut running = start(&server);
+        running
+            .status
+            .wait_for(|s| s.phase == ReflectorPhase::BackingOff)
+            .await
+            .unwrap();
+        let backing_off = running.status.borrow().clone();
+        assert!(backing_off.not_watching_since.is_some());
+        let retry = backing_off.next_retry_at.expect("a next retry time");
+        let wait = retry
+            .duration_since(backing_off.not_watching_since.unwrap())
+            .unwrap();
+        assert!(wait >= Duration::from_millis(800), "{wait:?}");
+        running
+            .status
+            .wait_for(|s| s.phase == ReflectorPhase::Watching)
+            .await
+            .unwrap();
+        let watching = running.status.borrow().clone();
+        assert_eq!(
+            (watching.not_watching_since, watching.next_retry_at),
+            (None, None)
+        );
+        let health: Vec<(HealthLevel, String)> = running
+            .tap
+            .snapshot()
+            .iter()
+            .filter_map(|e| match e.kind {
+                TapKind::Health(level) => Some((level, e.message.clone().unwrap_or_default())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(health.len(), 2, "{health:?}");
+        assert_eq!(health[0].0, HealthLevel::Warn);
+        assert!(
+            health[0].1.contains("after 1 failed attempt(s) in a row: list pods: test (500 InternalError); next retry in"),
+            "{}",
+            health[0].1
+        );
+        assert_eq!(health[1].0, HealthLevel::Info);
+        assert!(
+            health[1]
+                .1
+                .starts_with("synced and watching from resourceVersion 7, after"),
+            "{}",
+            health[1].1
+        );
         running.cancel.cancel();
     }
 

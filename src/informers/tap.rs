@@ -34,6 +34,25 @@ pub enum TapKind {
     Expired,
     /// A watch or list ended with an error, or a malformed event was skipped.
     Error,
+    /// The Reflector's health changed: it backs off (WARN: why, since when, next retry), or
+    /// it watches again (INFO).
+    Health(HealthLevel),
+}
+
+/// How much a health entry deserves attention, as a log level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HealthLevel {
+    Info,
+    Warn,
+}
+
+impl HealthLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Info => "info",
+            Self::Warn => "warn",
+        }
+    }
 }
 
 impl TapKind {
@@ -45,6 +64,7 @@ impl TapKind {
             Self::WatchStart => "WATCH",
             Self::Expired => "EXPIRED",
             Self::Error => "ERROR",
+            Self::Health(_) => "HEALTH",
         }
     }
 }

@@ -247,10 +247,13 @@ impl App {
         self.header.sync = describe_sync(status);
         self.header.listed = status.listed;
         let stale = status.listed && status.phase != ReflectorPhase::Watching;
+        // Since the informer stopped watching, as it says; else since this table saw it.
         self.header.stale_since = match self.header.stale_since {
             _ if !stale => None,
-            Some(since) => Some(since),
-            None => Some(SystemTime::now()),
+            seen => status
+                .not_watching_since
+                .or(seen)
+                .or_else(|| Some(SystemTime::now())),
         };
         self.header.undecodable = status.undecodable_in_last_list;
         self.header.error = status

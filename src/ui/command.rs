@@ -6,6 +6,7 @@ use crate::resources::ResourceKind;
 
 use super::action::Action;
 use super::effect::Effect;
+use super::line::LineEdit;
 
 /// Every command name with what it opens, in the order hints list them.
 const COMMANDS: &[(&str, Target)] = &[
@@ -211,6 +212,7 @@ pub fn complete(input: &str) -> Option<String> {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CommandBar {
     pub input: String,
+    pub edit: LineEdit,
     /// Why the last command (or drill-down) did nothing; shown until the next key.
     pub error: Option<String>,
 }
@@ -220,23 +222,26 @@ impl CommandBar {
     /// closes it.
     pub fn handle(&mut self, action: Action) -> Option<Effect> {
         match action {
-            Action::CommandChar(c) => self.input.push(c),
-            Action::CommandBackspace => {
-                if self.input.pop().is_none() {
-                    return Some(Effect::Close);
-                }
-            }
+            Action::CommandBackspace if self.input.is_empty() => return Some(Effect::Close),
             Action::CommandComplete => {
                 if let Some(completed) = complete(&self.input) {
                     self.input = completed;
+                    self.edit.apply(&mut self.input, &Action::LineEnd);
                 }
             }
             Action::CommandCancel => {
                 self.input.clear();
                 return Some(Effect::Close);
             }
-            Action::CommandRun => return Some(Effect::Run(std::mem::take(&mut self.input))),
-            _ => return Some(Effect::Pass),
+            Action::CommandRun => {
+                self.edit.remember(&self.input);
+                return Some(Effect::Run(std::mem::take(&mut self.input)));
+            }
+            action => {
+                if self.edit.apply(&mut self.input, &action).is_none() {
+                    return Some(Effect::Pass);
+                }
+            }
         }
         None
     }

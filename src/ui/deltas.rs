@@ -16,6 +16,7 @@ use crate::informers::tap::TapEntry;
 
 use super::action::Action;
 use super::effect::Effect;
+use super::line::LineEdit;
 
 /// Delta lines kept for the tail; older ones are dropped.
 pub const DELTA_CAPACITY: usize = 512;
@@ -239,6 +240,8 @@ pub struct DeltaPanel {
     pub lines: VecDeque<DeltaLine>,
     pub cursor: DeltaCursor,
     pub filter: DeltaFilter,
+    /// The filter line's cursor and history.
+    pub filter_edit: LineEdit,
     pub paused: bool,
     /// Tap entries the tail missed because it fell behind or was paused.
     pub skipped: u64,
@@ -425,18 +428,22 @@ impl DeltaPanel {
     ) -> Option<Effect> {
         let mut input = self.filter.input.clone();
         match action {
-            Action::FilterChar(c) => input.push(*c),
-            Action::FilterBackspace => {
-                input.pop();
-            }
             Action::FilterClear => {
                 self.clear_filter();
-                return Some(Effect::Close);
+                Some(Effect::Close)
             }
-            _ => return Some(Effect::Close),
+            action => match self.filter_edit.apply(&mut input, action) {
+                Some(true) => {
+                    self.set_filter(&input, index_keys);
+                    None
+                }
+                Some(false) => None,
+                None => {
+                    self.filter_edit.remember(&input);
+                    Some(Effect::Close)
+                }
+            },
         }
-        self.set_filter(&input, index_keys);
-        None
     }
 
     pub fn clear_filter(&mut self) {

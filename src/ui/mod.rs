@@ -14,6 +14,7 @@ pub mod draw;
 pub mod effect;
 pub mod keymap;
 pub mod layout;
+pub mod line;
 pub mod nav;
 pub mod queue;
 pub mod state;

@@ -14,13 +14,15 @@ use super::action::{Action, Focus, InputMode};
 use super::command::CommandBar;
 use super::deltas::DeltaPanel;
 use super::effect::Effect;
+use super::line::LineEdit;
 use super::queue::QueuePanel;
 use super::table_pane::TablePane;
 
-/// The filter bar: what is typed and whether it parses.
+/// The filter bar: what is typed, where the cursor is, and whether it parses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FilterBar {
     pub input: String,
+    pub edit: LineEdit,
     /// Why the input cannot be used (a parse error names its column).
     pub error: Option<String>,
 }
@@ -40,19 +42,21 @@ impl FilterBar {
         }
     }
 
-    /// A key typed into the filter bar: a character or backspace refilters at once, Enter
-    /// keeps the filter, Esc drops what was typed.
+    /// A key typed into the filter bar: an edit that changes the text refilters at once,
+    /// Enter keeps the filter (and the line, for Up), Esc drops what was typed.
     pub fn handle(&mut self, action: Action) -> Option<Effect> {
         match action {
-            Action::FilterChar(c) => self.input.push(c),
-            Action::FilterBackspace => {
-                self.input.pop();
+            Action::FilterAccept => {
+                self.edit.remember(&self.input);
+                Some(Effect::Close)
             }
-            Action::FilterAccept => return Some(Effect::Close),
-            Action::FilterClear => return Some(Effect::ClearFilter),
-            _ => return Some(Effect::Pass),
+            Action::FilterClear => Some(Effect::ClearFilter),
+            action => match self.edit.apply(&mut self.input, &action) {
+                Some(true) => Some(Effect::Refilter),
+                Some(false) => None,
+                None => Some(Effect::Pass),
+            },
         }
-        Some(Effect::Refilter)
     }
 }
 
@@ -247,7 +251,7 @@ mod tests {
     fn filter_errors_name_the_column() {
         let mut bar = FilterBar {
             input: "app in a".into(),
-            error: None,
+            ..FilterBar::default()
         };
         assert!(bar.parse().is_none());
         assert!(bar.error.as_deref().is_some_and(|e| e.contains("column 8")));

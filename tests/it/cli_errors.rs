@@ -5,7 +5,6 @@
 use crate::common::cli;
 
 use std::net::SocketAddr;
-use std::path::Path;
 use std::process::Output;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,7 +14,7 @@ use axum::body::Body;
 use axum::extract::Query;
 use axum::http::{Response, StatusCode};
 use axum::routing::get;
-use cli::{kscope, temp_dir};
+use cli::{kscope, plain_kubeconfig, temp_dir};
 use futures::StreamExt;
 use kscope::sim::{Sim, SimConfig};
 
@@ -40,18 +39,6 @@ fn assert_one_line_error(out: &Output, expected: &str) {
     assert!(err.starts_with("error: "), "{err}");
     assert!(err.contains(expected), "expected {expected:?} in {err:?}");
     assert!(!err.contains("panicked"), "{err}");
-}
-
-fn plain_kubeconfig(dir: &Path, server: &str, token: &str) -> String {
-    let path = dir.join("kubeconfig");
-    let yaml = format!(
-        "apiVersion: v1\nkind: Config\ncurrent-context: test\n\
-         clusters:\n- name: test\n  cluster:\n    server: {server}\n\
-         users:\n- name: test\n  user:\n    token: {token}\n\
-         contexts:\n- name: test\n  context:\n    cluster: test\n    user: test\n"
-    );
-    std::fs::write(&path, yaml).expect("write kubeconfig");
-    path.display().to_string()
 }
 
 #[tokio::test]
@@ -325,7 +312,7 @@ async fn a_malformed_delete_relists_and_leaves_no_ghost() {
         .iter()
         .find(|l| l["type"] == "Deleted" && l["key"] == "web/b");
     assert!(deleted.is_some(), "the relist deletes b: {lines:?}");
-    let log = std::fs::read_to_string(dir.join("state/kscope/kscope.log")).unwrap_or_default();
+    let log = cli::log(&dir);
     assert!(
         log.contains("malformed watch event"),
         "the failure is logged: {log}"

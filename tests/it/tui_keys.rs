@@ -74,6 +74,45 @@ fn filter_bar_keys_type_text() {
     assert_eq!(filter(KeyCode::Backspace), Some(Action::FilterBackspace));
     assert_eq!(filter(KeyCode::Enter), Some(Action::FilterAccept));
     assert_eq!(filter(KeyCode::Esc), Some(Action::FilterClear));
+    assert_eq!(filter(KeyCode::Left), Some(Action::LineLeft));
+    assert_eq!(filter(KeyCode::Home), Some(Action::LineStart));
+    assert_eq!(filter(KeyCode::Up), Some(Action::LineHistoryPrevious));
+    let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+    assert_eq!(
+        map_key(InputMode::Filter, ctrl('w')),
+        Some(Action::LineDeleteWord)
+    );
+    assert_eq!(
+        map_key(InputMode::Command, ctrl('u')),
+        Some(Action::LineDeleteToStart)
+    );
+    assert_eq!(
+        map_key(InputMode::Command, key(KeyCode::Down)),
+        Some(Action::LineHistoryNext)
+    );
+}
+
+/// Keys typed into the filter bar edit at the cursor, and Up brings back the filter
+/// accepted before: what a shell user expects of a line.
+#[test]
+fn the_filter_bar_edits_at_the_cursor_and_keeps_its_lines() {
+    use kscope::ui::effect::Effect;
+    let mut bar = kscope::ui::state::FilterBar::default();
+    for c in "app=wb".chars() {
+        bar.handle(Action::FilterChar(c));
+    }
+    assert_eq!(bar.handle(Action::LineLeft), None);
+    assert_eq!(bar.handle(Action::FilterChar('e')), Some(Effect::Refilter));
+    assert_eq!(bar.input, "app=web");
+    assert_eq!(bar.handle(Action::FilterAccept), Some(Effect::Close));
+    bar.input.clear();
+    assert_eq!(
+        bar.handle(Action::LineHistoryPrevious),
+        Some(Effect::Refilter)
+    );
+    assert_eq!(bar.input, "app=web");
+    assert_eq!(bar.handle(Action::LineDeleteWord), Some(Effect::Refilter));
+    assert_eq!(bar.input, "");
 }
 
 #[test]

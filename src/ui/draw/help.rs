@@ -13,10 +13,25 @@ use crate::config::keys::{ACTIONS, Keymap, Section};
 use crate::ui::action::Action;
 use crate::ui::command;
 
+/// The keys every input line shares, listed once.
+const LINE_EDITING: &[Action] = &[
+    Action::FilterBackspace,
+    Action::CommandBackspace,
+    Action::LineLeft,
+    Action::LineRight,
+    Action::LineStart,
+    Action::LineEnd,
+    Action::LineDelete,
+    Action::LineDeleteWord,
+    Action::LineDeleteToStart,
+    Action::LineHistoryPrevious,
+    Action::LineHistoryNext,
+];
+
 /// Width of the keys column.
 const KEYS: usize = 14;
 /// The overlay's widest.
-const MAX_WIDTH: u16 = 100;
+const MAX_WIDTH: u16 = 120;
 
 /// Words of `text` in lines of at most `width` characters (a longer word gets a line of
 /// its own, cut by the frame).
@@ -70,6 +85,7 @@ fn lines(keymap: &Keymap, width: usize, theme: Theme) -> Vec<Line<'static>> {
     ] {
         let own: Vec<(String, &str)> = ACTIONS
             .iter()
+            .filter(|(_, action, _)| !LINE_EDITING.contains(action))
             .filter_map(|(_, action, what)| {
                 let keys = keymap.keys(section, action);
                 let inherited = matches!(
@@ -97,6 +113,32 @@ fn lines(keymap: &Keymap, width: usize, theme: Theme) -> Vec<Line<'static>> {
         for (keys, what) in own {
             entry(&mut lines, keys, what);
         }
+    }
+    // The line-editing keys, the same in every bar, as one entry.
+    let editing: Vec<String> = LINE_EDITING
+        .iter()
+        .filter_map(|action| {
+            let (_, _, what) = ACTIONS.iter().find(|(_, a, _)| a == action)?;
+            let keys: Vec<String> = keymap
+                .keys(Section::Filter, action)
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            (!keys.is_empty()).then(|| format!("{} {what}", keys.join("/")))
+        })
+        .fold(Vec::new(), |mut kept, entry| {
+            // Backspace is one action per bar, with the same key and words.
+            if !kept.contains(&entry) {
+                kept.push(entry);
+            }
+            kept
+        });
+    if !editing.is_empty() {
+        lines.push(Line::styled(
+            "editing a line (filter, command):",
+            theme.dim(),
+        ));
+        entry(&mut lines, String::new(), &editing.join(" · "));
     }
     lines.push(Line::styled("commands (after :):", theme.dim()));
     let listed = command::listed().join(" · ");

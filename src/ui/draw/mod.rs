@@ -23,6 +23,7 @@ use super::action::{Action, Focus, InputMode};
 use super::command;
 use super::detail::Detail;
 use super::layout::{Layout, MIN_HEIGHT, MIN_WIDTH};
+use super::line::LineEdit;
 use super::state::UiState;
 use crate::config::keys::Section;
 
@@ -222,28 +223,45 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
     }
 }
 
+/// A line being typed, as it fits in `width`: the cursor shown on its character (or after
+/// the text), a long line scrolled to keep it on screen.
+fn typed_spans(text: &str, edit: &LineEdit, width: usize, theme: Theme) -> Vec<Span<'static>> {
+    let shown = edit.visible(text, width);
+    let at = match shown.at {
+        Some(c) => Span::styled(c.to_string(), theme.selected()),
+        None => Span::styled("█", theme.dim()),
+    };
+    vec![Span::raw(shown.before), at, Span::raw(shown.after)]
+}
+
 /// The bottom line: the command bar while typing a command (with a hint) or after one failed,
 /// the delta panel's filter or the table's filter bar while typing or when a filter is set,
 /// else a key hint.
 fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, panels: bool, theme: Theme) {
     let filter = &screen.state.filter;
     let bar = &screen.state.command;
+    // Room for what is typed, leaving some for the hint or error after it.
+    let typing = usize::from(area.width).saturating_sub(10) * 2 / 3;
     let line = if screen.state.mode == InputMode::Command {
-        Line::from(vec![
-            Span::styled(":", theme.title()),
-            Span::raw(bar.input.clone()),
-            Span::styled("█", theme.dim()),
-            Span::styled(format!("  {}", command::hint(&bar.input)), theme.dim()),
-        ])
+        let mut spans = vec![Span::styled(":", theme.title())];
+        spans.extend(typed_spans(&bar.input, &bar.edit, typing, theme));
+        spans.push(Span::styled(
+            format!("  {}", command::hint(&bar.input)),
+            theme.dim(),
+        ));
+        Line::from(spans)
     } else if let Some(error) = &bar.error {
         Line::from(Span::styled(error.clone(), theme.error()))
     } else if screen.state.mode == InputMode::DeltaFilter {
-        let deltas = &screen.state.deltas.filter;
-        let mut spans = vec![
-            Span::styled("deltas: ", theme.title()),
-            Span::raw(deltas.input.clone()),
-            Span::styled("█", theme.dim()),
-        ];
+        let panel = &screen.state.deltas;
+        let deltas = &panel.filter;
+        let mut spans = vec![Span::styled("deltas: ", theme.title())];
+        spans.extend(typed_spans(
+            &deltas.input,
+            &panel.filter_edit,
+            typing,
+            theme,
+        ));
         match &deltas.error {
             Some(error) => spans.push(Span::styled(format!("  {error}"), theme.error())),
             None => spans.push(Span::styled(
@@ -253,12 +271,11 @@ fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, panels: bool, the
         }
         Line::from(spans)
     } else if screen.state.mode == InputMode::Filter || !filter.input.is_empty() {
-        let mut spans = vec![
-            Span::styled("/", theme.title()),
-            Span::raw(filter.input.clone()),
-        ];
+        let mut spans = vec![Span::styled("/", theme.title())];
         if screen.state.mode == InputMode::Filter {
-            spans.push(Span::styled("█", theme.dim()));
+            spans.extend(typed_spans(&filter.input, &filter.edit, typing, theme));
+        } else {
+            spans.push(Span::raw(filter.input.clone()));
         }
         match &filter.error {
             Some(error) => spans.push(Span::styled(format!("  {error}"), theme.error())),

@@ -27,3 +27,21 @@ pub async fn kscope(dir: &Path, args: &[&str]) -> Output {
         .await
         .expect("join")
 }
+
+/// A kubeconfig file under `dir` for `server` (plain HTTP is fine) with a bearer `token`.
+pub fn plain_kubeconfig(dir: &Path, server: &str, token: &str) -> String {
+    let path = dir.join("kubeconfig");
+    let yaml = format!(
+        "apiVersion: v1\nkind: Config\ncurrent-context: test\n\
+         clusters:\n- name: test\n  cluster:\n    server: {server}\n\
+         users:\n- name: test\n  user:\n    token: {token}\n\
+         contexts:\n- name: test\n  context:\n    cluster: test\n    user: test\n"
+    );
+    std::fs::write(&path, yaml).expect("write kubeconfig");
+    path.display().to_string()
+}
+
+/// What kscope logged in a run of [`kscope`] under `dir` (empty if nothing was).
+pub fn log(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("state/kscope/kscope.log")).unwrap_or_default()
+}
