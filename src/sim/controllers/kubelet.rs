@@ -108,15 +108,16 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
     match progress(&pod) {
         0 => {
             let Some(node) = pick_node(txn, &pod) else {
-                pod["status"]["conditions"] = json!([{
-                    "type": "PodScheduled", "status": "False", "lastProbeTime": null,
-                    "lastTransitionTime": now, "reason": "Unschedulable",
-                    "message": "0/0 nodes are available: no node matches the pod's node selector.",
-                }]);
-                if txn
-                    .get(Resource::Pods, key)
-                    .is_some_and(|o| decode(&o).is_ok_and(|c| c["status"] != pod["status"]))
-                {
+                let nodes = txn.find(Resource::Nodes, |_, _| true).len();
+                let message = format!(
+                    "0/{nodes} nodes are available: {nodes} node(s) didn't match Pod's node affinity/selector. preemption: 0/{nodes} nodes are available: {nodes} Preemption is not helpful for scheduling."
+                );
+                // Written once, not at every retry: only a new reason is news.
+                if pod["status"]["conditions"][0]["message"] != message.as_str() {
+                    pod["status"]["conditions"] = json!([{
+                        "type": "PodScheduled", "status": "False", "lastProbeTime": null,
+                        "lastTransitionTime": now, "reason": "Unschedulable", "message": message,
+                    }]);
                     txn.put(Resource::Pods, key, &mut pod)?;
                 }
                 return Ok(vec![(Work::Pod(key.into()), Some(UNSCHEDULABLE_RETRY))]);
