@@ -26,6 +26,7 @@ mod gc;
 mod http;
 mod kinds;
 mod kubeconfig;
+mod logs;
 mod manifests;
 mod object;
 mod patch;

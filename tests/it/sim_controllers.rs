@@ -220,3 +220,215 @@ async fn event_reasons(fx: &Kubectl, name: &str) -> Vec<String> {
     about.sort();
     about.into_iter().map(|(_, r)| r).collect()
 }
+
+/// A seeded pod matching `pred`, as (namespace, name, pod).
+async fn seeded_pod(
+    fx: &Kubectl,
+    pred: impl Fn(&Value) -> bool,
+) -> Option<(String, String, Value)> {
+    let pods = json(fx, &["get", "pods", "-A"]).await;
+    pods["items"].as_array()?.iter().find(|p| pred(p)).map(|p| {
+        (
+            p["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+            p["metadata"]["name"].as_str().unwrap_or("").to_string(),
+            p.clone(),
+        )
+    })
+}
+
+fn restarts(pod: &Value) -> u64 {
+    pod["status"]["containerStatuses"]
+        .as_array()
+        .map(|ss| ss.iter().filter_map(|s| s["restartCount"].as_u64()).sum())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn kubectl_logs() {
+    let Some(fx) = Kubectl::start_with("logs", SimConfig::with_size(400, 4, 2)).await else {
+        return;
+    };
+    let (ns, pod, value) = seeded_pod(&fx, |p| {
+        p["status"]["phase"] == "Running" && restarts(p) == 0
+    })
+    .await
+    .expect("a running pod");
+    let container = value["spec"]["containers"][0]["name"]
+        .as_str()
+        .expect("container")
+        .to_string();
+    let all = fx.ok(&["logs", &pod, "-n", &ns, "-c", &container]).await;
+    assert!(all.lines().count() > 10, "{all}");
+    let tail = fx
+        .ok(&["logs", &pod, "-n", &ns, "-c", &container, "--tail=5"])
+        .await;
+    assert_eq!(tail.lines().count(), 5, "{tail}");
+    // Deterministic: the same pod's old lines read the same again.
+    let again = fx
+        .ok(&["logs", &pod, "-n", &ns, "-c", &container, "--tail=50"])
+        .await;
+    assert!(
+        again.contains(tail.lines().next().expect("a line")),
+        "{tail}\n---\n{again}"
+    );
+    let stamped = fx
+        .ok(&[
+            "logs",
+            &pod,
+            "-n",
+            &ns,
+            "-c",
+            &container,
+            "--tail=2",
+            "--timestamps",
+        ])
+        .await;
+    for line in stamped.lines() {
+        let (ts, _) = line.split_once(' ').expect("timestamp first");
+        assert!(ts.parse::<jiff::Timestamp>().is_ok(), "{line}");
+    }
+    let limited = fx
+        .ok(&[
+            "logs",
+            &pod,
+            "-n",
+            &ns,
+            "-c",
+            &container,
+            "--limit-bytes=10",
+        ])
+        .await;
+    assert_eq!(limited.len(), 10, "{limited:?}");
+    let recent = fx
+        .ok(&[
+            "logs",
+            &pod,
+            "-n",
+            &ns,
+            "-c",
+            &container,
+            "--since=30s",
+            "--timestamps",
+        ])
+        .await;
+    let cutoff = jiff::Timestamp::now().as_second() - 40;
+    for line in recent.lines() {
+        let ts: jiff::Timestamp = line.split_once(' ').expect("ts").0.parse().expect("ts");
+        assert!(ts.as_second() >= cutoff, "{line} is older than --since=30s");
+    }
+
+    let (ok, _, err) = fx.run(&["logs", &pod, "-n", &ns, "-c", "nosuch"]).await;
+    assert!(
+        !ok && err.contains(&format!("container nosuch is not valid for pod {pod}")),
+        "{err}"
+    );
+    let (ok, _, err) = fx
+        .run(&["logs", &pod, "-n", &ns, "-c", &container, "--previous"])
+        .await;
+    assert!(
+        !ok && err.contains(&format!(
+            "previous terminated container \"{container}\" in pod \"{pod}\" not found"
+        )),
+        "{err}"
+    );
+
+    // A crashing pod's previous container ended with a stack trace.
+    let (cns, crashing, value) = seeded_pod(&fx, |p| restarts(p) > 0)
+        .await
+        .expect("a crashing pod");
+    let crashed = value["status"]["containerStatuses"]
+        .as_array()
+        .and_then(|ss| ss.iter().find(|s| s["restartCount"].as_u64() > Some(0)))
+        .and_then(|s| s["name"].as_str())
+        .expect("crashed container")
+        .to_string();
+    let previous = fx
+        .ok(&["logs", &crashing, "-n", &cns, "-c", &crashed, "--previous"])
+        .await;
+    assert!(previous.contains("goroutine 1 [running]"), "{previous}");
+
+    // Follow: lines written after the request arrive on the open stream.
+    let started = jiff::Timestamp::now();
+    let mut follow = fx
+        .command(&[
+            "logs",
+            &pod,
+            "-n",
+            &ns,
+            "-c",
+            &container,
+            "-f",
+            "--tail=1",
+            "--timestamps",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl logs -f");
+    let stdout = follow.stdout.take().expect("stdout");
+    let newer = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .find(|line| {
+                line.split_once(' ')
+                    .and_then(|(ts, _)| ts.parse::<jiff::Timestamp>().ok())
+                    .is_some_and(|ts| ts > started)
+            })
+    });
+    let line = tokio::time::timeout(CONVERGE, newer).await;
+    let _ = follow.kill();
+    let _ = follow.wait();
+    let line = line.expect("a new line within the bound").expect("join");
+    assert!(line.is_some(), "the follow ended without a new line");
+}
+
+#[tokio::test]
+async fn pods_that_never_ran_have_no_logs() {
+    let Some(fx) = Kubectl::start("nologs").await else {
+        return;
+    };
+    let manifest = fx.file(
+        "stuck.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: stuck, namespace: default}\nspec:\n  nodeSelector: {disktype: none-such}\n  containers: [{name: main, image: nginx:1.27}]\n",
+    );
+    fx.ok(&["create", "-f", &manifest]).await;
+    let deadline = Instant::now() + CONVERGE;
+    loop {
+        let pod = json(&fx, &["get", "pod", "stuck", "-n", "default"]).await;
+        let scheduled = &pod["status"]["conditions"][0];
+        if scheduled["reason"] == "Unschedulable" {
+            assert_eq!(scheduled["status"], "False");
+            assert!(pod["spec"]["nodeName"].is_null());
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "stuck never reported Unschedulable: {pod:#}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let (ok, _, err) = fx.run(&["logs", "stuck", "-n", "default"]).await;
+    assert!(
+        !ok && err.contains("pod stuck does not have a host assigned"),
+        "{err}"
+    );
+
+    // A pod that fits runs, and then has a log.
+    fx.ok(&["run", "hello", "-n", "default", "--image=nginx:1.27"])
+        .await;
+    fx.ok(&[
+        "wait",
+        "--for=condition=Ready",
+        "pod/hello",
+        "-n",
+        "default",
+        "--timeout=60s",
+    ])
+    .await;
+    let out = fx.ok(&["logs", "hello", "-n", "default"]).await;
+    assert!(!out.is_empty());
+}
