@@ -49,6 +49,8 @@ async fn client_side_apply_twice_keeps_the_other_container() {
     let Some(fx) = Kubectl::start("apply").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     let file = fx.file("two.yaml", TWO_CONTAINERS);
     assert!(fx.ok(&["apply", "-f", &file]).await.contains("created"));
     fx.file("two.yaml", &TWO_CONTAINERS.replace("app:1", "app:2"));
@@ -475,6 +477,8 @@ async fn an_undecodable_protobuf_body_is_a_400_and_stores_nothing() {
     let Some(fx) = Kubectl::start("badproto").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     let client = fx.sim.client().await.expect("client");
     let before = fx.sim.position().rv;
     for body in [&b"k8s\0\x0a\x05\x01"[..], b"not protobuf"] {
@@ -627,6 +631,8 @@ async fn strict_field_validation_refuses_unknown_fields() {
     let Some(fx) = Kubectl::start("strict").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     let typo = TWO_CONTAINERS.replace("        image: proxy:1\n", "        imagee: proxy:1\n");
     let file = fx.file("typo.yaml", &typo);
     let before = fx.sim.position().rv;
