@@ -16,6 +16,10 @@ struct Cli {
     /// Without a command: open the TUI on a simulated cluster started in this process.
     #[arg(long)]
     demo: bool,
+    /// Never write to the cluster. kscope has no write action yet, so this is the only mode
+    /// and the header says so; the flag is accepted for scripts and aliases that pass it.
+    #[arg(long)]
+    readonly: bool,
     /// Without a command: configuration file merged over the built-in one (default:
     /// $XDG_CONFIG_HOME/kscope/config.yaml if it exists).
     #[arg(long, value_name = "FILE")]

@@ -43,7 +43,7 @@ pub enum ClusterError {
     #[error("context {0:?} does not exist in the kubeconfig")]
     UnknownContext(String),
     #[error(
-        "no kubeconfig found (set --kubeconfig or KUBECONFIG) and not running in a cluster: {0}"
+        "no kubeconfig found (set --kubeconfig or KUBECONFIG) and not running in a cluster: {0}; try `kscope --demo` for a simulated cluster"
     )]
     NoConfiguration(String),
     #[error("cannot create a client: {0}")]
@@ -53,6 +53,16 @@ pub enum ClusterError {
 /// Parser errors may add a multi-line excerpt of the file; the one-line error keeps the
 /// message (with its line and column).
 fn first_line(err: &KubeconfigError) -> String {
+    // kube quotes the path with `'{:?}'`, which doubles the quotes: say it plainly, and
+    // what to do when there is no kubeconfig at all.
+    if let KubeconfigError::ReadConfig(io, path) = err {
+        let hint = if io.kind() == std::io::ErrorKind::NotFound {
+            "; try `kscope --demo` for a simulated cluster"
+        } else {
+            ""
+        };
+        return format!("cannot read {}: {io}{hint}", path.display());
+    }
     let message = err.to_string();
     message
         .lines()

@@ -34,7 +34,8 @@ pub struct GetArgs {
     #[command(flatten)]
     pub informer: InformerArgs,
     /// Filter through a store index, NAME=VALUE (built-in indexes: namespace, node, phase,
-    /// owner, app; more from the configuration). Repeat to intersect.
+    /// owner, app; more from the configuration). Repeat, or separate with commas, to
+    /// intersect.
     #[arg(long = "index", value_name = "NAME=VALUE")]
     pub index: Vec<String>,
     /// Output format.
@@ -65,7 +66,8 @@ fn query(args: &GetArgs) -> Result<Query, CommandError> {
         })?,
         None => Query::default(),
     };
-    for term in &args.index {
+    // `--index app=web,node=n1` is two terms, as `-l` reads commas.
+    for term in args.index.iter().flat_map(|flag| flag.split(',')) {
         match term.split_once('=') {
             Some((index, value)) if !index.is_empty() => query.terms.push(Term::Eq {
                 index: index.to_string(),
@@ -189,6 +191,10 @@ mod tests {
         assert_eq!(q.text, "api");
         let err = query(&args(&["app"], None)).unwrap_err().to_string();
         assert!(err.contains("NAME=VALUE"), "{err}");
+        let q = query(&args(&["app=a,node=n1"], None)).unwrap();
+        assert_eq!(q.to_string(), "app=a,node=n1", "a comma separates terms");
+        let err = query(&args(&["app=a,n1"], None)).unwrap_err().to_string();
+        assert!(err.contains("\"n1\""), "{err}");
         let err = query(&args(&[], Some("app in a"))).unwrap_err().to_string();
         assert!(err.contains("column 8"), "{err}");
     }

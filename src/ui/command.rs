@@ -67,6 +67,8 @@ pub enum CommandError {
     BadNamespace(String),
     #[error("unknown flag {0:?}; use -n NAMESPACE or -A")]
     UnknownFlag(String),
+    #[error("{0} are cluster-scoped: -n does not apply")]
+    ClusterScoped(String),
     #[error("-n and -A ask for different scopes: give one")]
     ConflictingScope,
     #[error(":{0} takes no arguments")]
@@ -145,6 +147,9 @@ pub fn parse(input: &str) -> Result<Command, CommandError> {
         };
         if !is_namespace_name(namespace) {
             return Err(CommandError::BadNamespace(namespace.to_string()));
+        }
+        if !kind.namespaced() {
+            return Err(CommandError::ClusterScoped(kind.plural().to_string()));
         }
         set(NamespaceScope::One(namespace.to_string()))?;
     }

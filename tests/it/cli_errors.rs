@@ -49,6 +49,25 @@ async fn unreachable_server() {
     assert_one_line_error(&out, "cannot reach the API server");
 }
 
+/// A kubeconfig that is not there: the path said once, unquoted, and the demo suggested.
+#[tokio::test]
+async fn a_missing_kubeconfig_suggests_the_demo() {
+    let dir = temp_dir("missing-kubeconfig");
+    let missing = dir.join("nothing-here.yaml");
+    let out = kscope(
+        &dir,
+        &["get", "pods", "--kubeconfig", missing.to_str().unwrap()],
+    )
+    .await;
+    assert_one_line_error(&out, "kscope --demo");
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!("cannot read {}: ", missing.display())),
+        "{err}"
+    );
+    assert!(!err.contains("'\""), "no doubled quotes: {err}");
+}
+
 #[tokio::test]
 async fn kubeconfig_that_does_not_parse_and_missing_context() {
     let dir = temp_dir("badconfig");

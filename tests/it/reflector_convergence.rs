@@ -213,9 +213,11 @@ async fn converges_under_churn_for_several_seeds() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn converges_when_watches_are_dropped() {
-    let churn_for = Duration::from_secs(6);
+    // Drops at least a second apart: a watch under a second that saw no pod event (the
+    // churn also writes Endpoints and Events) is client-go's "very short watch", an error.
+    let churn_for = Duration::from_secs(8);
     let faults = Faults {
-        drop_watch_every: Some(Duration::from_millis(700)),
+        drop_watch_every: Some(Duration::from_millis(1500)),
         ..Faults::default()
     };
     let Counted {

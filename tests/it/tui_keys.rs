@@ -213,6 +213,11 @@ fn commands_parse_with_aliases_and_scopes() {
         ("", CommandError::Empty),
         ("configmaps", CommandError::Unknown("configmaps".into())),
         ("pods -n", CommandError::MissingNamespace("-n".into())),
+        ("nodes -n foo", CommandError::ClusterScoped("nodes".into())),
+        (
+            "ns -n foo",
+            CommandError::ClusterScoped("namespaces".into()),
+        ),
         ("pods -x", CommandError::UnknownFlag("-x".into())),
         ("pods -n Web_1", CommandError::BadNamespace("Web_1".into())),
         ("pods -n web -A", CommandError::ConflictingScope),

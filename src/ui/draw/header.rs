@@ -14,6 +14,7 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     let h = screen.header;
     let first = Line::from(vec![
         Span::styled("kscope ", theme.title()),
+        Span::styled("read-only ", theme.dim()),
         Span::raw(format!("ctx {} ", h.context)),
         Span::styled(h.server.clone(), theme.dim()),
     ]);
