@@ -184,6 +184,39 @@ async fn deployment_cascade_scale_and_delete() {
         "{killed:?}"
     );
 
+    // A restart changes the template: a second ReplicaSet (revision 2) takes over, the
+    // first is scaled to zero.
+    fx.ok(&["rollout", "restart", "deploy/web", "-n", "default"])
+        .await;
+    rollout_status(&fx).await;
+    let restarted = wait_for_running(&fx, 1).await;
+    assert_ne!(
+        restarted[0]["metadata"]["name"],
+        left[0]["metadata"]["name"]
+    );
+    let rss = json(&fx, &["get", "rs", "-n", "default", "-l", "app=web"]).await;
+    let mut replicas: Vec<(String, u64)> = rss["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|rs| {
+            (
+                rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+                rs["spec"]["replicas"].as_u64().unwrap_or(99),
+            )
+        })
+        .collect();
+    replicas.sort();
+    assert_eq!(replicas, [("1".to_string(), 0), ("2".to_string(), 1)]);
+    let d = json(&fx, &["get", "deploy/web", "-n", "default"]).await;
+    assert_eq!(
+        d["metadata"]["annotations"]["deployment.kubernetes.io/revision"],
+        "2"
+    );
+
     fx.ok(&["delete", "deploy/web", "-n", "default"]).await;
     let deadline = Instant::now() + CONVERGE;
     loop {
