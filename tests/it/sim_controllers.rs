@@ -465,3 +465,118 @@ async fn pods_that_never_ran_have_no_logs() {
     let out = fx.ok(&["logs", "hello", "-n", "default"]).await;
     assert!(!out.is_empty());
 }
+
+#[tokio::test]
+async fn foreground_and_orphan_deletion() {
+    let Some(fx) = Kubectl::start("gcmodes").await else {
+        return;
+    };
+    for name in ["fg", "orphan"] {
+        fx.ok(&[
+            "create",
+            "deployment",
+            name,
+            "--image=nginx:1.27",
+            "--replicas=2",
+            "-n",
+            "default",
+        ])
+        .await;
+        let deploy = format!("deploy/{name}");
+        fx.ok(&[
+            "rollout",
+            "status",
+            &deploy,
+            "-n",
+            "default",
+            "--timeout=60s",
+        ])
+        .await;
+    }
+    let owned = |name: &'static str| {
+        let fx = &fx;
+        async move {
+            let selector = format!("app={name}");
+            let rss = json(fx, &["get", "rs", "-n", "default", "-l", &selector]).await;
+            let pods = json(fx, &["get", "pods", "-n", "default", "-l", &selector]).await;
+            let count = |v: &Value| v["items"].as_array().map_or(0, Vec::len);
+            (count(&rss), count(&pods))
+        }
+    };
+    assert_eq!(owned("fg").await, (1, 2));
+
+    // Foreground: the Deployment is marked first, and goes after what it owns (kubectl
+    // waits for it to be gone).
+    let mut watch = fx
+        .command(&[
+            "get",
+            "deploy/fg",
+            "-n",
+            "default",
+            "-w",
+            "-o",
+            "json",
+            "--output-watch-events",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl get -w");
+    let stdout = watch.stdout.take().expect("stdout");
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        let stream = serde_json::Deserializer::from_reader(stdout).into_iter::<Value>();
+        for event in stream.map_while(Result::ok) {
+            if tx.send(event).is_err() {
+                break;
+            }
+        }
+    });
+    // The watch is open (its first event is the Deployment as it is) before the delete.
+    let first = tokio::time::timeout(CONVERGE, rx.recv())
+        .await
+        .expect("the watch starts");
+    assert_eq!(first.expect("an event")["type"], "ADDED");
+    fx.ok(&[
+        "delete",
+        "deploy/fg",
+        "-n",
+        "default",
+        "--cascade=foreground",
+        "--timeout=60s",
+    ])
+    .await;
+    assert_eq!(owned("fg").await, (0, 0));
+    let mut seen = Vec::new();
+    while let Ok(Some(event)) = tokio::time::timeout(CONVERGE, rx.recv()).await {
+        let finalizers = event["object"]["metadata"]["finalizers"].clone();
+        let kind = event["type"].as_str().unwrap_or("").to_string();
+        let done = kind == "DELETED";
+        seen.push((kind, finalizers));
+        if done {
+            break;
+        }
+    }
+    let _ = watch.kill();
+    let _ = watch.wait();
+    assert!(
+        seen.iter()
+            .any(|(kind, f)| kind == "MODIFIED" && f[0] == "foregroundDeletion"),
+        "{seen:?}"
+    );
+    assert_eq!(
+        seen.last().map(|(k, _)| k.as_str()),
+        Some("DELETED"),
+        "{seen:?}"
+    );
+
+    // Orphan: what it owned stays.
+    fx.ok(&[
+        "delete",
+        "deploy/orphan",
+        "-n",
+        "default",
+        "--cascade=orphan",
+    ])
+    .await;
+    assert_eq!(owned("orphan").await, (1, 2));
+}

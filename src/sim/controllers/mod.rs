@@ -43,6 +43,8 @@ enum Work {
     ReplicaSet(Key),
     /// The scheduler or kubelet's next step for a pod.
     Pod(Key),
+    /// The garbage collector's foreground deletion of an owner.
+    Foreground(Resource, Key),
 }
 
 #[derive(Default)]
@@ -106,6 +108,13 @@ impl Controllers {
             _ => return,
         };
         self.push(vec![(work, None)]);
+    }
+
+    /// A client deleted `key` in the foreground: the garbage collector deletes what it owns,
+    /// then it, a moment later.
+    pub(crate) fn delete_in_foreground(&self, resource: Resource, key: &str) {
+        let work = Work::Foreground(resource, Key::from(key));
+        self.push(vec![(work, Some(STEP_DELAY))]);
     }
 
     /// Queues `work`, each now or after its delay.
@@ -204,6 +213,9 @@ fn reconcile(txn: &mut Txn<'_>, work: &Work) -> FollowUps {
         Work::Deployment(key) => deployment::reconcile(txn, key),
         Work::ReplicaSet(key) => replicaset::reconcile(txn, key),
         Work::Pod(key) => kubelet::reconcile(txn, key),
+        Work::Foreground(resource, key) => {
+            super::gc::finish_foreground(txn, *resource, key).map(|()| Vec::new())
+        }
     };
     result.unwrap_or_else(|e| {
         tracing::warn!(?work, error = %e, "reconcile failed");

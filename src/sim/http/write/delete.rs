@@ -41,6 +41,8 @@ struct Preconditions {
 struct Deletion {
     preconditions: Preconditions,
     orphan: bool,
+    /// Dependents go first, the object is kept (marked) until they are gone.
+    foreground: bool,
     dry_run: bool,
 }
 
@@ -83,6 +85,7 @@ impl Deletion {
         Ok(Self {
             preconditions: options.preconditions.unwrap_or_default(),
             orphan,
+            foreground: policy == Some("Foreground"),
             dry_run,
         })
     }
@@ -110,7 +113,11 @@ pub(crate) fn delete(
     let stored = shared
         .store
         .write(|txn| delete_one(txn, target, name, &deletion))?;
-    if !deletion.dry_run && resource == Resource::Deployments {
+    if !deletion.dry_run && deletion.foreground && gc::owns_dependents(resource) {
+        shared
+            .controllers
+            .delete_in_foreground(resource, &target.key(name));
+    } else if !deletion.dry_run && resource == Resource::Deployments {
         // Lets the controllers forget it.
         shared.controllers.client_wrote(resource, &target.key(name));
     }
@@ -186,6 +193,14 @@ fn delete_one(
     }
     if deletion.dry_run {
         return Ok(object.json.clone());
+    }
+    if deletion.foreground && gc::owns_dependents(resource) {
+        // The garbage collector deletes the dependents, then the object (see
+        // `controllers`): until then it is marked, its finalizer saying why.
+        let mut value = gc::deleting(current, resource);
+        value["metadata"]["finalizers"] = serde_json::json!([gc::FOREGROUND_DELETION]);
+        let marked = txn.put(resource, &key, &mut value)?;
+        return Ok(marked.json.clone());
     }
     let owner = (resource == Resource::Pods)
         .then(|| object.controller_uid.clone())
