@@ -160,7 +160,33 @@ async fn deployment_cascade_scale_and_delete() {
     fx.ok(&["scale", "deploy/web", "--replicas=5", "-n", "default"])
         .await;
     rollout_status(&fx).await;
-    wait_for_running(&fx, 5).await;
+    let five = wait_for_running(&fx, 5).await;
+    // A pod deleted from under its ReplicaSet is replaced through the scheduler and a kubelet.
+    let names = |pods: &[Value]| -> Vec<String> {
+        pods.iter()
+            .filter_map(|p| p["metadata"]["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    let before = names(&five);
+    fx.ok(&["delete", "pod", &before[0], "-n", "default"]).await;
+    let deadline = Instant::now() + CONVERGE;
+    let replacement = loop {
+        let now = names(&wait_for_running(&fx, 5).await);
+        if let Some(new) = now.iter().find(|n| !before.contains(n)) {
+            assert!(!now.contains(&before[0]), "{now:?}");
+            break new.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no replacement for {}",
+            before[0]
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(
+        event_reasons(&fx, &replacement).await,
+        ["Scheduled", "Pulling", "Pulled", "Created", "Started"]
+    );
     fx.ok(&["scale", "deploy/web", "--replicas=1", "-n", "default"])
         .await;
     rollout_status(&fx).await;

@@ -117,6 +117,39 @@ impl Controllers {
         self.push(vec![(work, Some(STEP_DELAY))]);
     }
 
+    /// A client deleted `pod`: if its ReplicaSet belongs to a Deployment these controllers
+    /// drive, its controller makes the replacement (through the scheduler and a kubelet),
+    /// and this says so; otherwise the pod is the seeded workload's to replace.
+    pub(crate) fn pod_deleted(&self, txn: &Txn<'_>, pod: &serde_json::Value) -> bool {
+        if !self.enabled.load(Ordering::Relaxed) {
+            return false;
+        }
+        let Some(rs_key) = owner_key(pod, "ReplicaSet") else {
+            return false;
+        };
+        let deployment = txn
+            .get(Resource::ReplicaSets, &rs_key)
+            .and_then(|rs| rs.decode().ok())
+            .and_then(|rs| owner_key(&rs, "Deployment"));
+        if !deployment.is_some_and(|d| self.adopted.read().contains(&d)) {
+            return false;
+        }
+        self.push(vec![(Work::ReplicaSet(rs_key), None)]);
+        true
+    }
+
+    /// A client deleted `pod`: its kubelet stops the containers, and says so.
+    pub(crate) fn pod_killed(
+        &self,
+        txn: &mut Txn<'_>,
+        pod: &serde_json::Value,
+    ) -> Result<(), super::store::StoreError> {
+        if !self.enabled.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        kubelet::kill(txn, pod)
+    }
+
     /// Queues `work`, each now or after its delay.
     fn push(&self, work: Vec<(Work, Option<Duration>)>) {
         if work.is_empty() || !self.enabled.load(Ordering::Relaxed) {

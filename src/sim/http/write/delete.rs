@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::body::unsupported_dry_run;
 use super::respond;
 use crate::sim::Shared;
+use crate::sim::controllers::Controllers;
 use crate::sim::gc;
 use crate::sim::http::list::Filter;
 use crate::sim::http::status::ApiError;
@@ -112,7 +113,7 @@ pub(crate) fn delete(
     }
     let stored = shared
         .store
-        .write(|txn| delete_one(txn, target, name, &deletion))?;
+        .write(|txn| delete_one(txn, target, name, &deletion, &shared.controllers))?;
     if !deletion.dry_run && deletion.foreground && gc::owns_dependents(resource) {
         shared
             .controllers
@@ -161,6 +162,7 @@ fn delete_one(
     target: &Target,
     name: &str,
     deletion: &Deletion,
+    controllers: &Controllers,
 ) -> Result<Bytes, ApiError> {
     let resource = target.resource;
     let key = target.key(name);
@@ -202,6 +204,9 @@ fn delete_one(
         let marked = txn.put(resource, &key, &mut value)?;
         return Ok(marked.json.clone());
     }
+    if resource == Resource::Pods {
+        controllers.pod_killed(txn, &current)?;
+    }
     let owner = (resource == Resource::Pods)
         .then(|| object.controller_uid.clone())
         .flatten();
@@ -209,7 +214,8 @@ fn delete_one(
         .ok_or_else(|| ApiError::not_found(resource, name))?;
     super::follow_definitions(txn, target, name)?;
     if let Some(namespace) = target.namespace.as_deref() {
-        if let Some(owner) = owner {
+        let taken_over = owner.is_some() && controllers.pod_deleted(txn, &current);
+        if let Some(owner) = owner.filter(|_| !taken_over) {
             gc::replace_deleted_pod(txn, namespace, &owner)?;
         }
         gc::finish_namespace(txn, namespace)?;
@@ -248,7 +254,7 @@ pub(crate) fn delete_collection(
                 namespace: key.split_once('/').map(|(ns, _)| ns.to_string()),
                 ..target.clone()
             };
-            match delete_one(txn, &one, name, &deletion) {
+            match delete_one(txn, &one, name, &deletion, &shared.controllers) {
                 Ok(item) => items.push(item),
                 Err(e) if e.code() == 404 => {}
                 Err(e) => return Err(e),
