@@ -242,6 +242,27 @@ async fn deployment_cascade_scale_and_delete() {
         d["metadata"]["annotations"]["deployment.kubernetes.io/revision"],
         "2"
     );
+    // Rolling (maxSurge 1, maxUnavailable 0 at one replica): the new pod first, then the
+    // old one goes.
+    let scaling = event_messages(&fx, "web").await;
+    let tail: Vec<&str> = scaling
+        .iter()
+        .rev()
+        .take(2)
+        .rev()
+        .map(String::as_str)
+        .collect();
+    let new_rs = restarted[0]["metadata"]["ownerReferences"][0]["name"]
+        .as_str()
+        .expect("owner");
+    assert_eq!(
+        tail,
+        [
+            format!("Scaled up replica set {new_rs} from 0 to 1"),
+            format!("Scaled down replica set {rs_name} from 1 to 0"),
+        ],
+        "{scaling:#?}"
+    );
 
     fx.ok(&["delete", "deploy/web", "-n", "default"]).await;
     let deadline = Instant::now() + CONVERGE;
@@ -257,6 +278,23 @@ async fn deployment_cascade_scale_and_delete() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// The messages of the events about `name` in the default namespace, in write order.
+async fn event_messages(fx: &Kubectl, name: &str) -> Vec<String> {
+    let events = json(fx, &["get", "events", "-n", "default"]).await;
+    let mut about: Vec<(u64, String)> = events["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|e| e["involvedObject"]["name"] == name)
+        .filter_map(|e| {
+            let rv = e["metadata"]["resourceVersion"].as_str()?.parse().ok()?;
+            Some((rv, e["message"].as_str()?.to_string()))
+        })
+        .collect();
+    about.sort();
+    about.into_iter().map(|(_, m)| m).collect()
 }
 
 /// The reasons of the events about `name` in the default namespace, in the order they were

@@ -35,6 +35,36 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
     let new = owned
         .iter()
         .find(|(_, rs)| same_template(&rs["spec"]["template"], template));
+    let spec = |rs: &Value| rs["spec"]["replicas"].as_u64().unwrap_or(0);
+    let count = |rs: &Value, field: &str| rs["status"][field].as_u64().unwrap_or(0);
+    let is_new = |k: &String| new.is_some_and(|(n, _)| n == k);
+    let old_spec: u64 = owned
+        .iter()
+        .filter(|(k, _)| !is_new(k))
+        .map(|(_, rs)| spec(rs))
+        .sum();
+    let old_running: u64 = owned
+        .iter()
+        .filter(|(k, _)| !is_new(k))
+        .map(|(_, rs)| count(rs, "replicas"))
+        .sum();
+    let recreate = d["spec"]["strategy"]["type"] == "Recreate";
+    let (max_surge, max_unavailable) = limits(&d, desired);
+    // What the new ReplicaSet may grow to now: Recreate waits for the old pods to be gone,
+    // RollingUpdate keeps the total within desired + maxSurge.
+    let allowed = |current: u64| {
+        if current > desired {
+            desired
+        } else if recreate {
+            if old_spec == 0 && old_running == 0 {
+                desired
+            } else {
+                current
+            }
+        } else {
+            desired.min(current + (desired + max_surge).saturating_sub(old_spec + current))
+        }
+    };
     let (new_key, new_rs) = match new {
         Some((k, rs)) => (k.clone(), rs.clone()),
         None => {
@@ -46,7 +76,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
                 &d,
                 &hash,
                 &manifests::uid(&mut rng),
-                desired as u32,
+                allowed(0) as u32,
                 revision as u32,
                 &now,
             );
@@ -58,8 +88,10 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
                 .to_string();
             let rs_key = format!("{namespace}/{name}");
             txn.put(Resource::ReplicaSets, &rs_key, &mut rs)?;
-            let message = format!("Scaled up replica set {name} from 0 to {desired}");
-            scaling(txn, &d, &message)?;
+            if allowed(0) > 0 {
+                let message = format!("Scaled up replica set {name} from 0 to {}", allowed(0));
+                scaling(txn, &d, &message)?;
+            }
             follow.push((Work::ReplicaSet(rs_key.as_str().into()), None));
             (rs_key, rs)
         }
@@ -70,23 +102,39 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             meta["annotations"][REVISION] = revision;
         })?;
     }
-    let new_replicas = new_rs["spec"]["replicas"].as_u64().unwrap_or(0);
-    if new_replicas != desired {
-        resize(txn, &d, &new_key, &new_rs, desired)?;
+    let new_replicas = spec(&new_rs);
+    if allowed(new_replicas) != new_replicas {
+        resize(txn, &d, &new_key, &new_rs, allowed(new_replicas))?;
         follow.push((Work::ReplicaSet(new_key.as_str().into()), None));
     }
-    let new_available = new_rs["status"]["availableReplicas"].as_u64().unwrap_or(0);
     let mut total = 0;
     let mut ready = 0;
     let mut available = 0;
-    for (rs_key, rs) in &owned {
-        let status = &rs["status"];
-        total += status["replicas"].as_u64().unwrap_or(0);
-        ready += status["readyReplicas"].as_u64().unwrap_or(0);
-        available += status["availableReplicas"].as_u64().unwrap_or(0);
-        let replicas = rs["spec"]["replicas"].as_u64().unwrap_or(0);
-        if *rs_key != new_key && replicas > 0 && new_available >= desired {
-            resize(txn, &d, rs_key, rs, 0)?;
+    for (_, rs) in &owned {
+        total += count(rs, "replicas");
+        ready += count(rs, "readyReplicas");
+        available += count(rs, "availableReplicas");
+    }
+    // Old ReplicaSets shrink, oldest first: their unavailable pods freely, the available
+    // ones only while desired - maxUnavailable stay available (Recreate: all at once).
+    let mut removable = available.saturating_sub(desired.saturating_sub(max_unavailable));
+    let mut old: Vec<&(String, Value)> = owned.iter().filter(|(k, _)| *k != new_key).collect();
+    old.sort_by_key(|(_, rs)| revision(rs));
+    for (rs_key, rs) in old {
+        let current = spec(rs);
+        if current == 0 {
+            continue;
+        }
+        let target = if recreate {
+            0
+        } else {
+            let unhealthy = current.saturating_sub(count(rs, "availableReplicas"));
+            let healthy = (current - unhealthy).min(removable);
+            removable -= healthy;
+            current - unhealthy - healthy
+        };
+        if target != current {
+            resize(txn, &d, rs_key, rs, target)?;
             follow.push((Work::ReplicaSet(rs_key.as_str().into()), None));
         }
     }
@@ -173,6 +221,38 @@ fn scaling(txn: &mut Txn<'_>, d: &Value, message: &str) -> Result<(), StoreError
         message,
         &events::DEPLOYMENT_CONTROLLER,
     )
+}
+
+/// maxSurge and maxUnavailable for `desired` replicas: a count or a percentage (surge
+/// rounded up, unavailable down, 25% each by default), and never both zero.
+fn limits(d: &Value, desired: u64) -> (u64, u64) {
+    let rolling = &d["spec"]["strategy"]["rollingUpdate"];
+    let resolve = |v: &Value, round_up: bool| match v {
+        Value::Number(n) => n.as_u64().unwrap_or(0),
+        Value::String(p) => {
+            let percent = p.trim_end_matches('%').parse::<u64>().unwrap_or(25);
+            let scaled = desired * percent;
+            if round_up {
+                scaled.div_ceil(100)
+            } else {
+                scaled / 100
+            }
+        }
+        _ => {
+            if round_up {
+                (desired * 25).div_ceil(100)
+            } else {
+                desired * 25 / 100
+            }
+        }
+    };
+    let surge = resolve(&rolling["maxSurge"], true);
+    let unavailable = resolve(&rolling["maxUnavailable"], false);
+    if surge == 0 && unavailable == 0 {
+        (0, 1)
+    } else {
+        (surge, unavailable)
+    }
 }
 
 fn revision(rs: &Value) -> u64 {
