@@ -126,6 +126,7 @@ pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Durati
         pods: PodCache::default(),
         revisions: Revisions::default(),
         adopted: shared.controllers.adopted(),
+        shared: shared.clone(),
     };
     let mut settings = shared.churn.subscribe();
     let mut stop_at = churn_for.map(|d| Instant::now() + d);
@@ -189,6 +190,8 @@ struct Churn {
     revisions: Revisions,
     /// Deployments a client wrote: the controllers drive them, so the churn leaves them be.
     adopted: Arc<RwLock<HashSet<Key>>>,
+    /// For telling the controllers of a recovery in a Deployment they drive.
+    shared: Arc<Shared>,
 }
 
 impl Churn {
@@ -426,7 +429,45 @@ impl Churn {
     /// renewed or a Widget's status moves. Those follow-up writes count in the churn rate
     /// but draw on their own random stream, so the pods' changes are the same sequence as
     /// without them.
+    /// Whether `op` (planned before a client took its Deployment over) touches a Deployment
+    /// the controllers now drive.
+    fn touches_adopted(&self, op: &Op) -> bool {
+        let adopted = self.adopted.read();
+        if adopted.is_empty() {
+            return false;
+        }
+        // Pods are named `<replicaset>-<suffix>`, ReplicaSets `<deployment>-<hash>`.
+        let parent = |key: &str| key.rsplit_once('-').map(|(p, _)| p.to_string());
+        let deployment = match op {
+            Op::CreatePod(p) | Op::MarkRunning(p) => {
+                parent(&format!("{}/{}", p.namespace, p.rs_name))
+            }
+            Op::DeletePod(key) | Op::Crash(key) | Op::Recover(key) => {
+                parent(key).and_then(|rs| parent(&rs))
+            }
+            Op::ScaleReplicaSet(key, _) => parent(key),
+            Op::ScaleDeployment(key, _) => Some(key.clone()),
+            Op::UpdateTemplate { deployment, .. } | Op::CreateReplicaSet { deployment, .. } => {
+                Some(deployment.clone())
+            }
+            Op::Cordon(..) => None,
+        };
+        deployment.is_some_and(|d| adopted.contains(d.as_str()))
+    }
+
     fn perform(&mut self, txn: &mut Txn<'_>, op: Op) -> bool {
+        if self.touches_adopted(&op) {
+            // Of what was planned only a recovery still happens (a crash must not stay), and
+            // the pod's ReplicaSet controller recounts.
+            let Op::Recover(key) = op else {
+                return false;
+            };
+            let done = modify_status(txn, &key, recover);
+            if done {
+                self.shared.controllers.pod_changed(txn, &key);
+            }
+            return done;
+        }
         let pod = match &op {
             Op::CreatePod(p) | Op::MarkRunning(p) => Some(format!("{}/{}", p.namespace, p.name)),
             Op::DeletePod(key) | Op::Crash(key) | Op::Recover(key) => Some(key.clone()),

@@ -644,3 +644,78 @@ async fn foreground_and_orphan_deletion() {
     .await;
     assert_eq!(owned("orphan").await, (1, 2));
 }
+
+#[tokio::test]
+async fn scaling_a_seeded_deployment_converges() {
+    let Some(fx) =
+        Kubectl::start_with("seeded", SimConfig::with_size(60, 3, 2).churn(50.0, None)).await
+    else {
+        return;
+    };
+    let deployments = json(&fx, &["get", "deploy", "-A"]).await;
+    let pods = json(&fx, &["get", "pods", "-A"]).await;
+    let pods = pods["items"].as_array().expect("items");
+    // Healthy by its pods (a seeded status may count a crash-looping pod as ready).
+    let all_ready = |d: &Value| {
+        let ns = &d["metadata"]["namespace"];
+        let prefix = format!("{}-", d["metadata"]["name"].as_str().unwrap_or(""));
+        pods.iter()
+            .filter(|p| {
+                p["metadata"]["namespace"] == *ns
+                    && p["metadata"]["name"]
+                        .as_str()
+                        .is_some_and(|n| n.starts_with(&prefix))
+            })
+            .all(|p| {
+                p["status"]["containerStatuses"]
+                    .as_array()
+                    .is_some_and(|ss| ss.iter().all(|s| s["ready"] == true))
+            })
+    };
+    let healthy = deployments["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|d| {
+            let s = &d["status"];
+            s["readyReplicas"] == d["spec"]["replicas"]
+                && s["replicas"] == d["spec"]["replicas"]
+                && all_ready(d)
+        })
+        .expect("a healthy seeded Deployment");
+    let ns = healthy["metadata"]["namespace"].as_str().expect("ns");
+    let name = format!(
+        "deploy/{}",
+        healthy["metadata"]["name"].as_str().expect("name")
+    );
+    let wanted = healthy["spec"]["replicas"].as_u64().expect("replicas") + 2;
+    let replicas = format!("--replicas={wanted}");
+    fx.ok(&["scale", &name, "-n", ns, &replicas]).await;
+    let (ok, out, err) = fx
+        .run(&["rollout", "status", &name, "-n", ns, "--timeout=60s"])
+        .await;
+    let d = json(&fx, &["get", &name, "-n", ns]).await;
+    let rss = fx.ok(&["get", "rs,pods", "-n", ns, "-o", "wide"]).await;
+    assert!(
+        ok && out.contains("successfully rolled out"),
+        "{out}{err}\n{:#}\n{:#}\n{rss}",
+        d["status"],
+        d["spec"]
+    );
+    assert_eq!(
+        d["status"]["availableReplicas"], wanted,
+        "{:#}",
+        d["status"]
+    );
+    // No new ReplicaSet: the seeded one has the template already.
+    let rss = json(&fx, &["get", "rs", "-n", ns]).await;
+    let owned: Vec<&Value> = rss["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|rs| rs["metadata"]["ownerReferences"][0]["uid"] == d["metadata"]["uid"])
+        .filter(|rs| rs["spec"]["replicas"].as_u64() > Some(0))
+        .collect();
+    assert_eq!(owned.len(), 1, "{owned:#?}");
+    assert_eq!(owned[0]["status"]["readyReplicas"], wanted);
+}

@@ -166,7 +166,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         "availableReplicas": available,
         "unavailableReplicas": total.saturating_sub(available),
         "conditions": [
-            if available >= desired {
+            if available >= desired.saturating_sub(max_unavailable) {
                 condition("Available", true, "MinimumReplicasAvailable", "Deployment has minimum availability.".into())
             } else {
                 condition("Available", false, "MinimumReplicasUnavailable", "Deployment does not have minimum availability.".into())

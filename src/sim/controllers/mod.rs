@@ -138,6 +138,16 @@ impl Controllers {
         true
     }
 
+    /// Something other than these controllers changed pod `key` (the churn's recovery of a
+    /// crash it made before a client took the Deployment over): its ReplicaSet recounts.
+    pub(crate) fn pod_changed(&self, txn: &Txn<'_>, key: &str) {
+        if let Some(pod) = txn.get(Resource::Pods, key).and_then(|p| p.decode().ok())
+            && let Some(rs_key) = owner_key(&pod, "ReplicaSet")
+        {
+            self.push(vec![(Work::ReplicaSet(rs_key), None)]);
+        }
+    }
+
     /// A client deleted `pod`: its kubelet stops the containers, and says so.
     pub(crate) fn pod_killed(
         &self,
