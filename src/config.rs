@@ -16,6 +16,8 @@ use serde_saphyr::{Location, Spanned};
 pub mod keys;
 
 use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
+use crate::informers::fifo::FifoKind;
+use crate::informers::reflector::InitialListMode;
 
 use self::keys::{Keymap, KeymapBuilder, Origin, Section};
 
@@ -31,6 +33,15 @@ pub struct Config {
     pub indexes: Vec<IndexDefinition>,
     /// Key bindings, checked for conflicts after every file is merged.
     pub keys: Keymap,
+    /// How informers fill their stores.
+    pub informers: InformerSettings,
+}
+
+/// `informers:`: the pipeline between the watch and the store.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InformerSettings {
+    pub fifo: FifoKind,
+    pub initial_list: InitialListMode,
 }
 
 /// Why a configuration file could not be used.
@@ -78,13 +89,21 @@ impl Config {
     pub fn merged(user: Option<(&str, &str)>) -> Result<Self, ConfigError> {
         let mut indexes = Vec::new();
         let mut keys = KeymapBuilder::default();
-        merge(&mut indexes, &mut keys, DEFAULT_CONFIG_NAME, DEFAULT_CONFIG)?;
+        let mut informers = InformerSettings::default();
+        merge(
+            &mut indexes,
+            &mut keys,
+            &mut informers,
+            DEFAULT_CONFIG_NAME,
+            DEFAULT_CONFIG,
+        )?;
         if let Some((file, text)) = user {
-            merge(&mut indexes, &mut keys, file, text)?;
+            merge(&mut indexes, &mut keys, &mut informers, file, text)?;
         }
         Ok(Config {
             indexes,
             keys: keys.build()?,
+            informers,
         })
     }
 }
@@ -93,10 +112,35 @@ impl Config {
 fn merge(
     indexes: &mut Vec<IndexDefinition>,
     keymap: &mut KeymapBuilder,
+    informers: &mut InformerSettings,
     file: &str,
     text: &str,
 ) -> Result<(), ConfigError> {
     let parsed = parse(file, text)?;
+    if let Some(section) = parsed.informers {
+        let invalid = |at: Location, key: &str, message: String| ConfigError::Invalid {
+            file: file.to_string(),
+            line: at.line(),
+            column: at.column(),
+            key: Some(format!("informers.{key}")),
+            message,
+        };
+        if let Some(fifo) = section.fifo {
+            informers.fifo =
+                fifo.value
+                    .parse()
+                    .map_err(|e: crate::informers::fifo::UnknownFifo| {
+                        invalid(fifo.referenced, "fifo", e.to_string())
+                    })?;
+        }
+        if let Some(mode) = section.initial_list {
+            informers.initial_list = mode.value.parse().map_err(
+                |e: crate::informers::reflector::UnknownInitialListMode| {
+                    invalid(mode.referenced, "initialList", e.to_string())
+                },
+            )?;
+        }
+    }
     for (name, spec) in parsed.indexes.map(|s| s.0).unwrap_or_default() {
         let definition = spec.definition(file, &name)?;
         match indexes.iter_mut().find(|d| d.name == definition.name) {
@@ -139,6 +183,16 @@ struct ConfigFile {
     indexes: Option<Entries<IndexSpec>>,
     #[serde(default)]
     keys: Option<KeysSection>,
+    #[serde(default)]
+    informers: Option<InformersSection>,
+}
+
+/// `informers:` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct InformersSection {
+    fifo: Option<Spanned<String>>,
+    initial_list: Option<Spanned<String>>,
 }
 
 /// A map in file order, with where each name was written.
@@ -288,6 +342,7 @@ fn parse(file: &str, text: &str) -> Result<ConfigFile, ConfigError> {
         return Ok(ConfigFile {
             indexes: None,
             keys: None,
+            informers: None,
         });
     }
     let options = serde_saphyr::options! { with_snippet: false };
@@ -319,6 +374,31 @@ mod tests {
         let names: Vec<&str> = config.indexes.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["namespace", "node", "phase", "owner", "app"]);
         assert_eq!(config.indexes, default_index_definitions());
+    }
+
+    #[test]
+    fn informers_section_chooses_the_fifo_and_the_initial_list() {
+        let built_in = Config::built_in().unwrap().informers;
+        assert_eq!(
+            built_in,
+            InformerSettings {
+                fifo: FifoKind::Classic,
+                initial_list: InitialListMode::List
+            }
+        );
+        let mine = user("informers:\n  fifo: atomic\n  initialList: watchList\n")
+            .unwrap()
+            .informers;
+        assert_eq!(mine.fifo, FifoKind::Atomic);
+        assert_eq!(mine.initial_list, InitialListMode::WatchList);
+        let only_fifo = user("informers:\n  fifo: real\n").unwrap().informers;
+        assert_eq!(only_fifo.initial_list, InitialListMode::List);
+        let err = user("informers:\n  fifo: fast\n").unwrap_err().to_string();
+        assert!(
+            err.starts_with("my.yaml:2:9: informers.fifo: unknown FIFO"),
+            "{err}"
+        );
+        assert!(user("informers:\n  pipeline: real\n").is_err());
     }
 
     #[test]

@@ -29,6 +29,9 @@ struct Counters {
     objects: AtomicU64,
     errors: AtomicU64,
     relists: AtomicU64,
+    /// When the consumer got its first object, in microseconds since the client started
+    /// (0: not yet): the first table rows.
+    first_row_us: AtomicU64,
 }
 
 fn emit(value: serde_json::Value) {
@@ -55,6 +58,7 @@ fn snapshot(kind: &str, counters: &Counters, start: Instant) -> serde_json::Valu
         "rss": rss,
         "peak": peak,
         "cpu": procfs::cpu_seconds(),
+        "first_row_s": counters.first_row_us.load(Ordering::Relaxed) as f64 / 1e6,
     })
 }
 
@@ -113,11 +117,24 @@ async fn run(which: &str, kubeconfig: &str) {
     .await
     .unwrap_or_else(|e| panic!("the sim's kubeconfig is not usable: {e}"));
 
-    let (sync, keep) = match which {
-        "kscope" => kscope_client(config, counters.clone()).await,
-        "kube-rs" => kube_rs_client(config, counters.clone(), false).await,
-        "kube-rs-lean" => kube_rs_client(config, counters.clone(), true).await,
-        other => panic!("unknown client {other:?}: expected kscope, kube-rs or kube-rs-lean"),
+    let (sync, keep) = match which.split_once(':') {
+        _ if which == "kscope" => kscope_client(config, counters.clone(), None).await,
+        // kscope:FIFO:MODE, one pipeline of the pipelines bench.
+        Some(("kscope", pipeline)) => {
+            let (fifo, mode) = pipeline
+                .split_once(':')
+                .unwrap_or_else(|| panic!("kscope:FIFO:MODE expected, got {which:?}"));
+            let fifo = fifo.parse().unwrap_or_else(|e| panic!("{e}"));
+            let mode = mode.parse().unwrap_or_else(|e| panic!("{e}"));
+            kscope_client(config, counters.clone(), Some((fifo, mode))).await
+        }
+        _ => match which {
+            "kube-rs" => kube_rs_client(config, counters.clone(), false).await,
+            "kube-rs-lean" => kube_rs_client(config, counters.clone(), true).await,
+            other => {
+                panic!("unknown client {other:?}: expected kscope, kube-rs or kube-rs-lean")
+            }
+        },
     };
     let mut synced = snapshot("synced", &counters, start);
     synced["sync_s"] = json!(sync.as_secs_f64());
@@ -137,7 +154,16 @@ async fn run(which: &str, kubeconfig: &str) {
 /// Keeps a client's tasks and stores alive until the process ends.
 type Keep = Box<dyn std::any::Any + Send>;
 
-async fn kscope_client(config: kube::Config, counters: Arc<Counters>) -> (Duration, Keep) {
+/// kscope's informer; `pipeline` chooses its FIFO and initial-list mode (default: the
+/// informer's defaults).
+async fn kscope_client(
+    config: kube::Config,
+    counters: Arc<Counters>,
+    pipeline: Option<(
+        kscope::informers::fifo::FifoKind,
+        kscope::informers::reflector::InitialListMode,
+    )>,
+) -> (Duration, Keep) {
     use kscope::client::cluster::{Cluster, NamespaceScope};
     use kscope::index_views::definitions::{default_index_definitions, index_funcs};
     use kscope::informers::indexer::IndexerWriter;
@@ -160,8 +186,13 @@ async fn kscope_client(config: kube::Config, counters: Arc<Counters>) -> (Durati
     );
     let indexer = IndexerWriter::new(index_funcs::<Pod>(&default_index_definitions()))
         .expect("the default index definitions are valid");
+    let mut informer_config = InformerConfig::new("pods");
+    if let Some((fifo, mode)) = pipeline {
+        informer_config.fifo = fifo;
+        informer_config.initial_list = mode;
+    }
     let informer = Arc::new(RunningInformer::start(
-        InformerConfig::new("pods"),
+        informer_config,
         lister_watcher,
         indexer,
     ));
@@ -181,7 +212,10 @@ async fn kscope_client(config: kube::Config, counters: Arc<Counters>) -> (Durati
                     },
                 };
                 note_rv(&counters, rv);
-                counters.events.fetch_add(1, Ordering::Relaxed);
+                if counters.events.fetch_add(1, Ordering::Relaxed) == 0 {
+                    let at = started.elapsed().as_micros().max(1) as u64;
+                    counters.first_row_us.store(at, Ordering::Relaxed);
+                }
                 counters
                     .pending
                     .store(handler.pending() as u64, Ordering::Relaxed);

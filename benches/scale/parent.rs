@@ -12,6 +12,9 @@ use tokio::sync::mpsc;
 
 use super::procfs;
 
+#[path = "pipelines.rs"]
+mod pipelines;
+
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 const MIB: f64 = 1024.0 * 1024.0;
 /// kscope, kube-rs's reflector as most controllers run it, and as kube-rs's documentation
@@ -149,6 +152,16 @@ pub fn main(full: bool) {
         .build()
         .expect("cannot build a tokio runtime");
     let started = Instant::now();
+    // KSCOPE_SCALE_PIPELINES=1: kscope's pipelines against each other and the wire only.
+    let pipelines_only = full && std::env::var_os("KSCOPE_SCALE_PIPELINES").is_some();
+    if !full || pipelines_only {
+        let table = runtime.block_on(pipelines::run(&plan));
+        println!("{table}");
+        if pipelines_only {
+            println!("scale: total {:.0} s", started.elapsed().as_secs_f64());
+            return;
+        }
+    }
     let results = runtime.block_on(run(&plan));
     let table = render(&results, &plan);
     println!("{table}");
@@ -209,6 +222,8 @@ struct ClientResult {
     expected: u64,
     objects: u64,
     sync_s: f64,
+    /// From the client's start to its first object, as the synced line reports it.
+    first_row_s: f64,
     cpu_sync: f64,
     peak: u64,
     steady_rss: u64,
@@ -840,6 +855,8 @@ async fn measure(
     result.objects = num(&synced, "objects") as u64;
     let steady = child.wait_for("steady", plan.sync_timeout).await?;
     result.steady_rss = num(&steady, "rss") as u64;
+    // Set by the handler's first object, which may come just after the synced line.
+    result.first_row_s = num(&steady, "first_row_s");
     result.peak = num(&steady, "peak") as u64;
     if result.objects != result.expected {
         eprintln!(

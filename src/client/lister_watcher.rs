@@ -448,6 +448,10 @@ where
         if params.allow_bookmarks {
             query.push(("allowWatchBookmarks", "true"));
         }
+        if params.send_initial_events {
+            query.push(("sendInitialEvents", "true"));
+            query.push(("resourceVersionMatch", "NotOlderThan"));
+        }
         let request = self
             .request(&query)
             .map_err(|source| ListWatchError::InvalidRequest {

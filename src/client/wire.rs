@@ -46,6 +46,15 @@ struct WireBookmark {
 struct WireBookmarkMeta {
     #[serde(rename = "resourceVersion")]
     resource_version: String,
+    #[serde(default)]
+    annotations: Option<WireBookmarkAnnotations>,
+}
+
+/// The one annotation a bookmark carries that a client reads.
+#[derive(Deserialize)]
+struct WireBookmarkAnnotations {
+    #[serde(default, rename = "k8s.io/initial-events-end")]
+    initial_events_end: Option<String>,
 }
 
 /// A list body decoded in one pass, straight into the stored type.
@@ -261,8 +270,14 @@ fn decode_any_watch_line<T: KubeResource>(
         "DELETED" => WatchEvent::Deleted(object()?),
         "BOOKMARK" => {
             let bookmark: WireBookmark = serde_json::from_str(raw).map_err(malformed)?;
+            let initial_events_end = bookmark
+                .metadata
+                .annotations
+                .and_then(|a| a.initial_events_end)
+                .is_some_and(|v| v == "true");
             WatchEvent::Bookmark {
                 resource_version: bookmark.metadata.resource_version,
+                initial_events_end,
             }
         }
         "ERROR" => WatchEvent::Error(Box::new(serde_json::from_str(raw).map_err(malformed)?)),

@@ -1,12 +1,17 @@
-//! `kscope deltas`: the tap as JSON lines, one per watch event, delta, relist or error.
+//! `kscope deltas`: the tap as JSON lines, one per watch event, delta, relist or error; with
+//! `--handoffs` also what each pop hands the handlers, and with `--compare FIFO` a second
+//! pipeline on the same watch stream, its handoffs, and where the two differ.
 
 use std::io::Write;
+use std::sync::Arc;
 use std::time::Duration;
 
 use k8s_openapi::jiff;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::duration::parse_duration;
+use crate::informers::compare::{Difference, PipelineComparison};
+use crate::informers::fifo::{FifoKind, HandedItem, Handoff};
 use crate::informers::lister_watcher::WatchEventType;
 use crate::informers::running::RunningInformer;
 use crate::informers::tap::{HealthLevel, Tap, TapEntry, TapKind};
@@ -14,7 +19,7 @@ use crate::resources::{
     Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
 
-use super::{CommandError, InformerArgs, gives_up, start_informer};
+use super::{CommandError, InformerArgs, gives_up, prepare_informer};
 
 /// Stream raw watch events and DeltaFIFO deltas as JSON lines.
 #[derive(Debug, Clone, clap::Args)]
@@ -24,6 +29,15 @@ pub struct DeltasArgs {
     /// Stop after this long (default: until interrupted).
     #[arg(long = "for", value_parser = parse_duration, value_name = "DURATION")]
     pub duration: Option<Duration>,
+    /// Also print what each pop from the FIFO hands the handlers (`source: handoff`): one
+    /// key's merged deltas (classic), or a batch of in-order items.
+    #[arg(long)]
+    pub handoffs: bool,
+    /// Run a second pipeline with this FIFO on the same watch stream, print both pipelines'
+    /// handoffs, and mark where they differ (`source: compare`: merged, order, relist,
+    /// resync).
+    #[arg(long, value_name = "FIFO")]
+    pub compare: Option<FifoKind>,
 }
 
 /// One tap entry as a JSON line, fields in reading order.
@@ -79,6 +93,135 @@ impl<'a> DeltaLine<'a> {
     }
 }
 
+/// One delta of a handoff.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandedDeltaLine<'a> {
+    #[serde(rename = "type")]
+    pub delta_type: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<&'a str>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub tombstone: bool,
+}
+
+/// One item of a handoff: a key and its deltas, or a whole-store item.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandedItemLine<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deltas: Option<Vec<HandedDeltaLine<'a>>>,
+    /// ReplacedAll, SyncAll or Bookmark.
+    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    pub item_type: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objects: Option<usize>,
+}
+
+impl<'a> HandedItemLine<'a> {
+    fn new(item: &'a HandedItem) -> Self {
+        let whole = |item_type, resource_version, objects| Self {
+            key: None,
+            deltas: None,
+            item_type: Some(item_type),
+            resource_version,
+            objects,
+        };
+        match item {
+            HandedItem::Deltas { key, deltas } => Self {
+                key: Some(key),
+                deltas: Some(
+                    deltas
+                        .iter()
+                        .map(|d| HandedDeltaLine {
+                            delta_type: d.delta_type.as_str(),
+                            resource_version: d.resource_version.as_deref(),
+                            tombstone: d.tombstone,
+                        })
+                        .collect(),
+                ),
+                item_type: None,
+                resource_version: None,
+                objects: None,
+            },
+            HandedItem::ReplacedAll {
+                resource_version,
+                objects,
+            } => whole("ReplacedAll", Some(resource_version), Some(*objects)),
+            HandedItem::SyncAll => whole("SyncAll", None, None),
+            HandedItem::Bookmark { resource_version } => {
+                whole("Bookmark", Some(resource_version), None)
+            }
+        }
+    }
+}
+
+/// What one pop handed a pipeline's handlers.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandoffLine<'a> {
+    pub time: String,
+    /// Always `handoff`.
+    pub source: &'static str,
+    pub fifo: &'static str,
+    pub seq: u64,
+    pub initial: bool,
+    pub items: Vec<HandedItemLine<'a>>,
+}
+
+impl<'a> HandoffLine<'a> {
+    pub fn new(handoff: &'a Handoff) -> Self {
+        Self {
+            time: now(),
+            source: "handoff",
+            fifo: handoff.fifo.as_str(),
+            seq: handoff.seq,
+            initial: handoff.is_in_initial_list,
+            items: handoff.items.iter().map(HandedItemLine::new).collect(),
+        }
+    }
+}
+
+/// Where the two compared pipelines hand different things.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DifferenceLine<'a> {
+    pub time: String,
+    /// Always `compare`.
+    pub source: &'static str,
+    /// merged, order, relist or resync.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The pipeline whose handoff (`seq`) shows it.
+    pub fifo: &'static str,
+    pub seq: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<&'a str>,
+    pub message: &'a str,
+}
+
+impl<'a> DifferenceLine<'a> {
+    pub fn new(difference: &'a Difference) -> Self {
+        Self {
+            time: now(),
+            source: "compare",
+            kind: difference.kind.as_str(),
+            fifo: difference.fifo.as_str(),
+            seq: difference.seq,
+            key: difference.key.as_deref(),
+            message: &difference.message,
+        }
+    }
+}
+
+fn now() -> String {
+    jiff::Timestamp::now().to_string()
+}
+
 pub async fn run(args: &DeltasArgs, out: &mut impl Write) -> Result<(), CommandError> {
     let kind = args.informer.kind()?;
     match kind {
@@ -98,11 +241,85 @@ async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
 ) -> Result<(), CommandError> {
     let tap = Tap::new(4096, crate::resources::secret::keepable_raw);
     let mut entries = tap.subscribe();
-    let (informer, _) = start_informer::<T>(&args.informer, kind, Some(tap)).await?;
-
-    let streamed = print_entries(&informer, kind.plural(), &mut entries, args.duration, out).await;
+    let prepared = prepare_informer::<T>(&args.informer, kind, Some(tap)).await?;
+    let fifo = prepared.config.fifo;
+    let (informer, handoffs) = match args.compare {
+        Some(other) => {
+            let comparison = PipelineComparison::new(fifo, other)
+                .map_err(|e| CommandError::Usage(format!("--compare {other}: {e}")))?;
+            let (informer, second) = RunningInformer::start_compared(
+                prepared.config,
+                prepared.lister_watcher,
+                prepared.writer,
+                other,
+                prepared.other_writer,
+            );
+            let receivers = vec![
+                informer.informer().subscribe_handoffs(),
+                second.subscribe_handoffs(),
+            ];
+            (informer, Some((receivers, Some(comparison))))
+        }
+        None => {
+            let informer =
+                RunningInformer::start(prepared.config, prepared.lister_watcher, prepared.writer);
+            let receivers = vec![informer.informer().subscribe_handoffs()];
+            (informer, args.handoffs.then_some((receivers, None)))
+        }
+    };
+    let handoffs = handoffs.map(|(receivers, comparison)| Handoffs {
+        merged: merge_handoffs(receivers),
+        comparison,
+    });
+    let streamed = print_entries(
+        &informer,
+        kind.plural(),
+        &mut entries,
+        handoffs,
+        args.duration,
+        out,
+    )
+    .await;
     informer.shutdown().await;
     streamed
+}
+
+/// The handoff streams printed, merged into one, and the comparison reading them.
+struct Handoffs {
+    merged: tokio::sync::mpsc::Receiver<Result<Arc<Handoff>, u64>>,
+    comparison: Option<PipelineComparison>,
+}
+
+/// Handoffs kept between the pipelines' streams and the printer.
+const HANDOFF_QUEUE: usize = 1024;
+
+/// One channel fed by every receiver: a handoff, or how many a lagging receiver missed.
+fn merge_handoffs(
+    receivers: Vec<tokio::sync::broadcast::Receiver<Arc<Handoff>>>,
+) -> tokio::sync::mpsc::Receiver<Result<Arc<Handoff>, u64>> {
+    let (tx, rx) = tokio::sync::mpsc::channel(HANDOFF_QUEUE);
+    for mut receiver in receivers {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            loop {
+                let next = match receiver.recv().await {
+                    Ok(handoff) => Ok(handoff),
+                    Err(RecvError::Lagged(missed)) => Err(missed),
+                    Err(RecvError::Closed) => return,
+                };
+                if tx.send(next).await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    rx
+}
+
+fn write_line(out: &mut impl Write, line: &impl serde::Serialize) -> Result<(), CommandError> {
+    serde_json::to_writer(&mut *out, line).map_err(std::io::Error::from)?;
+    writeln!(out)?;
+    Ok(())
 }
 
 /// Prints entries until the deadline, an interrupt, or a fatal error before the first sync.
@@ -112,6 +329,7 @@ async fn print_entries<T: KubeResource>(
     informer: &RunningInformer<T>,
     resource: &str,
     entries: &mut tokio::sync::broadcast::Receiver<std::sync::Arc<TapEntry>>,
+    mut handoffs: Option<Handoffs>,
     duration: Option<Duration>,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
@@ -132,11 +350,27 @@ async fn print_entries<T: KubeResource>(
                 sync_pending = false;
                 result.map_err(CommandError::Sync)?;
             }
-            entry = entries.recv() => match entry {
-                Ok(entry) => {
-                    serde_json::to_writer(&mut *out, &DeltaLine::new(&entry)).map_err(std::io::Error::from)?;
-                    writeln!(out)?;
+            Some(handoff) = async {
+                match handoffs.as_mut() {
+                    Some(h) => h.merged.recv().await,
+                    None => std::future::pending().await,
                 }
+            } => match handoff {
+                Ok(handoff) => {
+                    write_line(out, &HandoffLine::new(&handoff))?;
+                    if let Some(comparison) = handoffs.as_mut().and_then(|h| h.comparison.as_mut()) {
+                        for difference in comparison.observe(&handoff) {
+                            write_line(out, &DifferenceLine::new(&difference))?;
+                        }
+                    }
+                }
+                Err(missed) => {
+                    tracing::warn!(missed, "handoff output fell behind");
+                    eprintln!("kscope: output fell behind; {missed} handoffs skipped");
+                }
+            },
+            entry = entries.recv() => match entry {
+                Ok(entry) => write_line(out, &DeltaLine::new(&entry))?,
                 Err(RecvError::Lagged(missed)) => {
                     tracing::warn!(missed, "deltas output fell behind the tap");
                     eprintln!("kscope: output fell behind; {missed} entries skipped");

@@ -174,6 +174,8 @@ mod tests {
                 selector: None,
                 field_selector: None,
                 config: None,
+                fifo: None,
+                initial_list: None,
             },
             index: index.iter().map(|s| s.to_string()).collect(),
             filter: filter.map(str::to_string),

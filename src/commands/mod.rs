@@ -15,10 +15,13 @@ use crate::client::lister_watcher::KubeListerWatcher;
 use crate::config::{Config, ConfigError};
 use crate::index_views::definitions::{Indexable, index_funcs};
 use crate::index_views::query::{ParseError, QueryError};
+use crate::informers::fifo::FifoKind;
 use crate::informers::indexer::{IndexerError, IndexerWriter};
 use crate::informers::lister_watcher::{ListWatchError, innermost_cause};
 use crate::informers::object::Object;
-use crate::informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
+use crate::informers::reflector::{
+    InitialListMode, ReflectorError, ReflectorPhase, ReflectorStatus,
+};
 use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::tap::Tap;
 use crate::resources::{ResourceKind, UnknownResource};
@@ -273,6 +276,15 @@ pub struct InformerArgs {
     /// $XDG_CONFIG_HOME/kscope/config.yaml if it exists).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// The FIFO between the watch and the store: classic (DeltaFIFO, merging per key),
+    /// real (RealFIFO, every event in order) or atomic (AtomicFIFO). Default: the config's
+    /// informers.fifo.
+    #[arg(long, value_name = "FIFO")]
+    pub fifo: Option<FifoKind>,
+    /// How the initial state is read: watchList (streamed as watch events, falling back to
+    /// list where client-go does) or list. Default: the config's informers.initialList.
+    #[arg(long, value_name = "MODE")]
+    pub initial_list: Option<InitialListMode>,
 }
 
 impl InformerArgs {
@@ -289,6 +301,30 @@ pub async fn start_informer<T: Indexable>(
     kind: ResourceKind,
     tap: Option<Tap>,
 ) -> Result<(RunningInformer<T>, NamespaceScope), CommandError> {
+    let prepared = prepare_informer::<T>(args, kind, tap).await?;
+    Ok((
+        RunningInformer::start(prepared.config, prepared.lister_watcher, prepared.writer),
+        prepared.scope,
+    ))
+}
+
+/// What an informer is started from: its settings (flags over the config file), how it
+/// reaches the cluster, and its store's writer.
+pub struct PreparedInformer<T> {
+    pub config: InformerConfig,
+    pub lister_watcher: KubeListerWatcher,
+    pub writer: IndexerWriter<T>,
+    /// A second writer with the same indexes, for a second pipeline to compare with.
+    pub other_writer: IndexerWriter<T>,
+    pub scope: NamespaceScope,
+}
+
+/// Connects and prepares, without starting, an informer on `kind` in the flags' scope.
+pub async fn prepare_informer<T: Indexable>(
+    args: &InformerArgs,
+    kind: ResourceKind,
+    tap: Option<Tap>,
+) -> Result<PreparedInformer<T>, CommandError> {
     let config = Config::load(args.config.as_deref())?;
     let cluster = args.cluster.connect().await?;
     let scope = args.cluster.scope(&cluster);
@@ -300,10 +336,16 @@ pub async fn start_informer<T: Indexable>(
         args.field_selector.clone(),
     );
     let writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))?;
+    let other_writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))?;
     let mut informer_config = InformerConfig::new(kind.plural());
     informer_config.tap = tap;
-    Ok((
-        RunningInformer::start(informer_config, lister_watcher, writer),
+    informer_config.fifo = args.fifo.unwrap_or(config.informers.fifo);
+    informer_config.initial_list = args.initial_list.unwrap_or(config.informers.initial_list);
+    Ok(PreparedInformer {
+        config: informer_config,
+        lister_watcher,
+        writer,
+        other_writer,
         scope,
-    ))
+    })
 }

@@ -12,9 +12,11 @@ use tokio::sync::{Notify, watch};
 
 use super::indexer::Indexer;
 use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key, KeyError, meta_namespace_key};
+use super::metrics::InformerMetrics;
 use super::object::Object;
 
-type Hasher = foldhash::fast::RandomState;
+/// The hasher of the FIFOs' key sets.
+pub type Hasher = foldhash::fast::RandomState;
 
 /// The kind of change a delta records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -26,6 +28,12 @@ pub enum DeltaType {
     Replaced,
     /// A periodic resync of an object already known.
     Sync,
+    /// A whole relist in one item (AtomicFIFO).
+    ReplacedAll,
+    /// A resync of the whole store in one item (AtomicFIFO).
+    SyncAll,
+    /// A bookmark queued in order (AtomicFIFO).
+    Bookmark,
 }
 
 impl DeltaType {
@@ -36,6 +44,9 @@ impl DeltaType {
             Self::Deleted => "Deleted",
             Self::Replaced => "Replaced",
             Self::Sync => "Sync",
+            Self::ReplacedAll => "ReplacedAll",
+            Self::SyncAll => "SyncAll",
+            Self::Bookmark => "Bookmark",
         }
     }
 }
@@ -73,6 +84,11 @@ impl<T> Delta<T> {
         }
     }
 
+    /// A deletion inferred from a relist rather than seen.
+    pub fn is_tombstone(&self) -> bool {
+        matches!(self, Self::Deleted(DeltaObject::Tombstone(_)))
+    }
+
     /// The object, or for a tombstone the last state it knew.
     pub fn object(&self) -> Option<&Arc<T>> {
         match self {
@@ -95,6 +111,28 @@ pub trait ReflectorStore<T>: Send + Sync {
     /// A successful list: `list` is the whole truth as of `resource_version`.
     fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) -> Result<(), KeyError>;
     fn resync(&self) -> Result<(), KeyError>;
+
+    /// A watch bookmark moved the resourceVersion on without a change.
+    fn bookmark(&self, _resource_version: &str) {}
+
+    /// Whether this store takes a watch-list's initial state object by object as it streams
+    /// in ([`ReflectorStore::add_listed`], then [`ReflectorStore::finish_listed`]), so the
+    /// store fills before the stream ends. Otherwise the Reflector gathers the state and
+    /// calls [`ReflectorStore::replace`] at its end, as client-go does.
+    fn streams_listed(&self) -> bool {
+        false
+    }
+
+    /// One object of a watch-list's initial state, queued now as a Replace would queue it.
+    /// Called only when [`ReflectorStore::streams_listed`].
+    fn add_listed(&self, _obj: Arc<T>) -> Result<(), KeyError> {
+        Ok(())
+    }
+
+    /// The streamed initial state is complete at `resource_version` and holds the keys
+    /// `listed`: the deletions a Replace would make are queued, and the first one counts
+    /// the store as populated. Called only when [`ReflectorStore::streams_listed`].
+    fn finish_listed(&self, _listed: &HashSet<Key, Hasher>, _resource_version: &str) {}
 
     /// The object the store already holds for `obj`'s key at `obj`'s resourceVersion, if
     /// any. A resourceVersion names one state of an object, so a relist can hand that one on
@@ -137,6 +175,7 @@ pub struct DeltaFifo<T> {
     /// The Indexer the popped deltas are applied to: client-go's `knownObjects`.
     known_objects: Option<Indexer<T>>,
     synced: Arc<watch::Sender<bool>>,
+    metrics: Arc<InformerMetrics>,
 }
 
 impl<T> Clone for DeltaFifo<T> {
@@ -146,6 +185,7 @@ impl<T> Clone for DeltaFifo<T> {
             notify: self.notify.clone(),
             known_objects: self.known_objects.clone(),
             synced: self.synced.clone(),
+            metrics: self.metrics.clone(),
         }
     }
 }
@@ -155,6 +195,11 @@ impl<T: Object> DeltaFifo<T> {
     /// informer's Indexer). Without it, deletes of keys not queued are dropped and resync
     /// does nothing, as in client-go.
     pub fn new(known_objects: Option<Indexer<T>>) -> Self {
+        Self::with_metrics(known_objects, Arc::default())
+    }
+
+    /// As [`DeltaFifo::new`], counting what is queued and seen into `metrics`.
+    pub fn with_metrics(known_objects: Option<Indexer<T>>, metrics: Arc<InformerMetrics>) -> Self {
         Self {
             state: Arc::new(Mutex::new(FifoState {
                 items: HashMap::default(),
@@ -168,6 +213,7 @@ impl<T: Object> DeltaFifo<T> {
             notify: Arc::new(Notify::new()),
             known_objects,
             synced: Arc::new(watch::channel(false).0),
+            metrics,
         }
     }
 
@@ -181,6 +227,7 @@ impl<T: Object> DeltaFifo<T> {
             None => {
                 state.queue.push_back(key.clone());
                 state.items.insert(key, vec![delta]);
+                self.metrics.set_queued(state.queue.len());
             }
         }
         if std::mem::take(&mut state.pop_waiting) {
@@ -217,6 +264,10 @@ impl<T: Object> DeltaFifo<T> {
                     }
                     let deltas = state.items.remove(&key).unwrap_or_default();
                     let result = process(key, deltas, is_in_initial_list);
+                    self.metrics.set_queued(state.queue.len());
+                    if state.queue.is_empty() {
+                        self.metrics.caught_up();
+                    }
                     self.publish_synced_locked(&state);
                     return Ok(result);
                 }
@@ -291,6 +342,7 @@ impl<T: Object> DeltaFifo<T> {
     /// Add and Update: queue the delta and count the queue as populated.
     fn queue_change(&self, obj: Arc<T>, delta: fn(Arc<T>) -> Delta<T>) -> Result<(), KeyError> {
         let key = meta_namespace_key(obj.as_ref())?;
+        self.metrics.saw_on_wire(obj.resource_version());
         let mut state = self.state.lock();
         self.mark_populated_locked(&mut state);
         self.queue_action_locked(&mut state, key, delta(obj));
@@ -311,6 +363,7 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
     /// nothing a consumer could have seen to delete.
     fn delete(&self, obj: Arc<T>) -> Result<(), KeyError> {
         let key = meta_namespace_key(obj.as_ref())?;
+        self.metrics.saw_on_wire(obj.resource_version());
         let mut state = self.state.lock();
         self.mark_populated_locked(&mut state);
         let queued = state.items.contains_key(&key);
@@ -343,6 +396,7 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
             .into_iter()
             .map(|obj| Ok((meta_namespace_key(obj.as_ref())?, obj)))
             .collect::<Result<Vec<_>, KeyError>>()?;
+        self.metrics.saw_on_wire(Some(resource_version));
         let mut state = self.state.lock();
         let mut listed: HashSet<Key, Hasher> =
             HashSet::with_capacity_and_hasher(keyed.len(), Hasher::default());
@@ -351,52 +405,59 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
             self.queue_action_locked(&mut state, key, Delta::Replaced(obj));
         }
 
-        let mut queued_deletions = 0;
-        let missing_queued: Vec<(Key, Option<Arc<T>>)> = state
-            .items
-            .iter()
-            .filter(|(key, _)| !listed.contains(*key))
-            .map(|(key, deltas)| (key.clone(), deltas.last().and_then(|d| d.object().cloned())))
-            .collect();
-        for (key, obj) in missing_queued {
-            queued_deletions += 1;
-            let tombstone = DeletedFinalStateUnknown {
-                key: key.clone(),
-                obj,
-            };
-            self.queue_action_locked(
-                &mut state,
-                key,
-                Delta::Deleted(DeltaObject::Tombstone(tombstone)),
-            );
-        }
-
-        if let Some(known) = &self.known_objects {
-            for key in known.list_keys() {
-                if listed.contains(&key) || state.items.contains_key(&key) {
-                    continue;
-                }
-                let obj = known.get_by_key(&key);
-                queued_deletions += 1;
-                let tombstone = DeletedFinalStateUnknown {
-                    key: key.clone(),
-                    obj,
-                };
-                self.queue_action_locked(
-                    &mut state,
-                    key,
-                    Delta::Deleted(DeltaObject::Tombstone(tombstone)),
-                );
-            }
-        }
+        let queued_deletions = self.delete_missing_locked(&mut state, &listed);
 
         state.last_replace_resource_version = Some(resource_version.to_string());
+        if state.queue.is_empty() {
+            self.metrics.caught_up();
+        }
         if !state.populated {
             state.populated = true;
             state.initial_population_count = listed.len() + queued_deletions;
         }
         self.publish_synced_locked(&state);
         Ok(())
+    }
+
+    /// Nothing is queued for a bookmark: with nothing queued either, the store is at it.
+    fn bookmark(&self, resource_version: &str) {
+        self.metrics.saw_on_wire(Some(resource_version));
+        if self.state.lock().queue.is_empty() {
+            self.metrics.caught_up();
+        }
+    }
+
+    fn streams_listed(&self) -> bool {
+        true
+    }
+
+    /// A Replaced delta now; a key new to the queue before the first list is complete
+    /// counts towards the initial population.
+    fn add_listed(&self, obj: Arc<T>) -> Result<(), KeyError> {
+        let key = meta_namespace_key(obj.as_ref())?;
+        self.metrics.saw_on_wire(obj.resource_version());
+        let mut state = self.state.lock();
+        if !state.populated && !state.items.contains_key(&key) {
+            state.initial_population_count += 1;
+        }
+        self.queue_action_locked(&mut state, key, Delta::Replaced(obj));
+        Ok(())
+    }
+
+    /// The deletions of [`ReflectorStore::replace`] for what the streamed state lacked.
+    fn finish_listed(&self, listed: &HashSet<Key, Hasher>, resource_version: &str) {
+        self.metrics.saw_on_wire(Some(resource_version));
+        let mut state = self.state.lock();
+        let deletions = self.delete_missing_locked(&mut state, listed);
+        state.last_replace_resource_version = Some(resource_version.to_string());
+        if !state.populated {
+            state.populated = true;
+            state.initial_population_count += deletions;
+        }
+        if state.queue.is_empty() {
+            self.metrics.caught_up();
+        }
+        self.publish_synced_locked(&state);
     }
 
     /// A Sync delta for every known key that has nothing queued: a queued delta is newer
@@ -415,6 +476,56 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
             }
         }
         Ok(())
+    }
+}
+
+impl<T: Object> DeltaFifo<T> {
+    /// A tombstone for every queued key missing from `listed`, and for every known key
+    /// missing from it and not queued. Returns how many were queued.
+    fn delete_missing_locked(
+        &self,
+        state: &mut FifoState<T>,
+        listed: &HashSet<Key, Hasher>,
+    ) -> usize {
+        let mut queued_deletions = 0;
+        let missing_queued: Vec<(Key, Option<Arc<T>>)> = state
+            .items
+            .iter()
+            .filter(|(key, _)| !listed.contains(*key))
+            .map(|(key, deltas)| (key.clone(), deltas.last().and_then(|d| d.object().cloned())))
+            .collect();
+        for (key, obj) in missing_queued {
+            queued_deletions += 1;
+            let tombstone = DeletedFinalStateUnknown {
+                key: key.clone(),
+                obj,
+            };
+            self.queue_action_locked(
+                state,
+                key,
+                Delta::Deleted(DeltaObject::Tombstone(tombstone)),
+            );
+        }
+
+        if let Some(known) = &self.known_objects {
+            for key in known.list_keys() {
+                if listed.contains(&key) || state.items.contains_key(&key) {
+                    continue;
+                }
+                let obj = known.get_by_key(&key);
+                queued_deletions += 1;
+                let tombstone = DeletedFinalStateUnknown {
+                    key: key.clone(),
+                    obj,
+                };
+                self.queue_action_locked(
+                    state,
+                    key,
+                    Delta::Deleted(DeltaObject::Tombstone(tombstone)),
+                );
+            }
+        }
+        queued_deletions
     }
 }
 
@@ -621,6 +732,36 @@ mod tests {
         assert_eq!((key.as_str(), third), ("ns/c", false));
         // A later Replace does not reset the initial population.
         fifo.replace(vec![obj("ns/a", 4, "")], "4").unwrap();
+        assert!(fifo.has_synced());
+    }
+
+    /// A watch-list's state queued as it streams: popped keys count towards the first list,
+    /// which is complete (and its deletions queued) only at the end marker.
+    #[tokio::test]
+    async fn a_streamed_first_list_syncs_at_its_end_with_its_deletions() {
+        let indexer = IndexerWriter::default();
+        indexer.add(obj("ns/stale", 1, "")).unwrap();
+        let fifo = DeltaFifo::new(Some(indexer.reader()));
+        assert!(fifo.streams_listed());
+        fifo.add_listed(obj("ns/a", 2, "")).unwrap();
+        fifo.add_listed(obj("ns/b", 3, "")).unwrap();
+        let (key, _, initial) = pop_one(&fifo).await;
+        assert_eq!((key.as_str(), initial), ("ns/a", true));
+        assert!(!fifo.has_synced(), "the stream has not ended");
+        fifo.add_listed(obj("ns/a", 4, "")).unwrap();
+        let listed: HashSet<Key, Hasher> = ["ns/a", "ns/b"].into_iter().map(Key::from).collect();
+        fifo.finish_listed(&listed, "5");
+        assert_eq!(fifo.last_replace_resource_version().as_deref(), Some("5"));
+        let mut rest = drain(&fifo).await;
+        rest.sort();
+        assert_eq!(
+            rest,
+            [
+                ("ns/a".into(), vec!["Replaced:4".into()], true),
+                ("ns/b".into(), vec!["Replaced:3".into()], true),
+                ("ns/stale".into(), vec!["Deleted:1:tombstone".into()], true),
+            ]
+        );
         assert!(fifo.has_synced());
     }
 

@@ -1,5 +1,5 @@
-//! client-go's shared index informer: pops deltas from the DeltaFIFO, applies them to the
-//! Indexer and hands notifications to every registered handler.
+//! client-go's shared index informer: pops deltas from its FIFO (classic, real or atomic),
+//! applies them to the Indexer and hands notifications to every registered handler.
 //!
 //! Each handler is a stream with its own unbounded buffer (client-go's processorListener), so
 //! a slow handler never stalls the informer or the other handlers.
@@ -11,13 +11,20 @@ use std::time::Duration;
 
 use futures::Stream;
 use parking_lot::Mutex;
+use tokio::sync::broadcast;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
-use super::delta_fifo::{Delta, DeltaFifo, Deltas, ReflectorStore};
+use super::delta_fifo::{Delta, DeltaType, ReflectorStore};
+use super::fifo::{Fifo, FifoItem, FifoKind, HandedItem, Handoff};
 use super::indexer::{Indexer, IndexerWriter};
-use super::keys::{DeltaObject, Key};
+use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key};
+use super::metrics::{InformerMetrics, InformerMetricsSnapshot};
 use super::object::Object;
 use super::tap::{Tap, TapKind, TapRecord};
+
+/// Handoffs kept for a subscriber that lags; older ones are dropped for it (it is told how
+/// many).
+const HANDOFF_BUFFER: usize = 4096;
 
 /// What a handler is told: client-go's OnAdd / OnUpdate / OnDelete.
 #[derive(Debug)]
@@ -94,13 +101,15 @@ impl<T> Stream for EventHandlerRegistration<T> {
     }
 }
 
-/// The shared side of an informer: its store to read, its DeltaFIFO for the Reflector, and
+/// The shared side of an informer: its store to read, its FIFO for the Reflector, and
 /// handler registration. Cloning is cheap and shares it. What applies deltas to the store is
 /// the [`ProcessLoop`] made with it, which owns the store's only writer and runs once.
 pub struct SharedIndexInformer<T> {
     indexer: Indexer<T>,
-    fifo: DeltaFifo<T>,
+    fifo: Fifo<T>,
     listeners: Listeners<T>,
+    metrics: Arc<InformerMetrics>,
+    handoffs: broadcast::Sender<Arc<Handoff>>,
 }
 
 type Listeners<T> = Arc<Mutex<Vec<UnboundedSender<Notification<T>>>>>;
@@ -111,6 +120,8 @@ impl<T> Clone for SharedIndexInformer<T> {
             indexer: self.indexer.clone(),
             fifo: self.fifo.clone(),
             listeners: self.listeners.clone(),
+            metrics: self.metrics.clone(),
+            handoffs: self.handoffs.clone(),
         }
     }
 }
@@ -119,11 +130,14 @@ impl<T> Clone for SharedIndexInformer<T> {
 /// notifies the handlers. [`ProcessLoop::run`] consumes it, so a store is never filled twice.
 pub struct ProcessLoop<T> {
     writer: IndexerWriter<T>,
-    fifo: DeltaFifo<T>,
+    fifo: Fifo<T>,
     listeners: Listeners<T>,
     resync_period: Option<Duration>,
     /// Records every delta as it is applied.
     tap: Option<Tap>,
+    metrics: Arc<InformerMetrics>,
+    handoffs: broadcast::Sender<Arc<Handoff>>,
+    next_handoff: u64,
 }
 
 impl<T: Object> SharedIndexInformer<T> {
@@ -136,22 +150,59 @@ impl<T: Object> SharedIndexInformer<T> {
         resync_period: Option<Duration>,
         tap: Option<Tap>,
     ) -> (Self, ProcessLoop<T>) {
+        Self::with_fifo(writer, resync_period, tap, FifoKind::default())
+    }
+
+    /// As [`SharedIndexInformer::new`], with the FIFO of `fifo` between the Reflector and the
+    /// store.
+    pub fn with_fifo(
+        writer: IndexerWriter<T>,
+        resync_period: Option<Duration>,
+        tap: Option<Tap>,
+        fifo: FifoKind,
+    ) -> (Self, ProcessLoop<T>) {
         let indexer = writer.reader();
-        let fifo = DeltaFifo::new(Some(indexer.clone()));
+        let metrics = Arc::new(InformerMetrics::default());
+        let fifo = Fifo::new(fifo, indexer.clone(), metrics.clone());
         let listeners = Listeners::default();
+        let handoffs = broadcast::channel(HANDOFF_BUFFER).0;
         let process = ProcessLoop {
             writer,
             fifo: fifo.clone(),
             listeners: listeners.clone(),
             resync_period: resync_period.filter(|p| !p.is_zero()),
             tap,
+            metrics: metrics.clone(),
+            handoffs: handoffs.clone(),
+            next_handoff: 0,
         };
         let informer = Self {
             indexer,
             fifo,
             listeners,
+            metrics,
+            handoffs,
         };
         (informer, process)
+    }
+
+    /// Which FIFO this informer runs.
+    pub fn fifo_kind(&self) -> FifoKind {
+        self.fifo.kind()
+    }
+
+    /// Queued items, processing latency, and the store's resourceVersion against the
+    /// newest one handed to the FIFO: atomics only, cheap enough to read every frame.
+    pub fn metrics(&self) -> InformerMetricsSnapshot {
+        self.metrics.snapshot()
+    }
+
+    /// Every pop from now on, as the process loop hands it to the handlers: what a
+    /// controller on this pipeline is given, grouped as it is given. Bounded: a subscriber
+    /// that falls more than a few thousand pops behind is told how many it missed. Nothing
+    /// is built while no one subscribes.
+    pub fn subscribe_handoffs(&self) -> broadcast::Receiver<Arc<Handoff>> {
+        self.handoffs.subscribe()
     }
 
     /// The read side: the indexed store the informer keeps.
@@ -160,7 +211,7 @@ impl<T: Object> SharedIndexInformer<T> {
     }
 
     /// The write side, for the Reflector.
-    pub fn store(&self) -> &DeltaFifo<T> {
+    pub fn store(&self) -> &Fifo<T> {
         &self.fifo
     }
 
@@ -204,7 +255,7 @@ impl<T: Object> SharedIndexInformer<T> {
         EventHandlerRegistration { rx }
     }
 
-    /// Closes the DeltaFIFO: the process loop returns once what is queued has been processed.
+    /// Closes the FIFO: the process loop returns once what is queued has been processed.
     pub fn stop(&self) {
         self.fifo.close();
     }
@@ -213,26 +264,28 @@ impl<T: Object> SharedIndexInformer<T> {
 impl<T: Object> ProcessLoop<T> {
     /// Runs the process loop (and the resync timer) until [`SharedIndexInformer::stop`] and
     /// the queue is drained. Handlers' streams end afterwards.
-    pub async fn run(self) {
+    pub async fn run(mut self) {
+        let fifo = self.fifo.clone();
+        let batch_size = fifo.kind().batch_size();
+        let resync_period = self.resync_period;
         let process = async {
-            while self
-                .fifo
-                .pop(|key, deltas, is_in_initial_list| {
-                    self.process_deltas(key, deltas, is_in_initial_list)
+            while fifo
+                .pop(batch_size, |items, is_in_initial_list| {
+                    self.process_items(items, is_in_initial_list)
                 })
                 .await
                 .is_ok()
             {}
         };
         let resync = async {
-            match self.resync_period {
+            match resync_period {
                 Some(period) => {
                     let mut ticks =
                         tokio::time::interval_at(tokio::time::Instant::now() + period, period);
                     loop {
                         ticks.tick().await;
                         // Keys come from the indexer, which has only keyed objects.
-                        let _ = self.fifo.resync();
+                        let _ = fifo.resync();
                     }
                 }
                 None => std::future::pending::<()>().await,
@@ -245,40 +298,167 @@ impl<T: Object> ProcessLoop<T> {
         self.listeners.lock().clear();
     }
 
-    /// client-go's processDeltas: apply each delta to the Indexer, then notify.
-    fn process_deltas(&self, key: Key, deltas: Deltas<T>, is_in_initial_list: bool) {
+    /// One pop: client-go's processDeltas for each item (its batch processing applies the
+    /// items of a batch in order, as here), timed for the latency histogram.
+    fn process_items(&mut self, items: Vec<FifoItem<T>>, is_in_initial_list: bool) {
+        let started = std::time::Instant::now();
+        self.publish_handoff(&items, is_in_initial_list);
+        let count = items.len();
         let mut listeners = self.listeners.lock();
-        for delta in deltas {
-            if let Some(tap) = &self.tap {
-                tap.record(
-                    TapKind::Delta(delta.delta_type()),
-                    TapRecord {
-                        key: Some(key.clone()),
-                        resource_version: delta
-                            .object()
-                            .and_then(|o| o.resource_version())
-                            .map(str::to_string),
-                        ..TapRecord::default()
-                    },
-                );
-            }
-            let notification = match delta {
-                Delta::Deleted(obj) => {
-                    self.writer.remove(&key);
-                    Notification::Delete { obj }
+        for item in items {
+            match item {
+                FifoItem::Deltas { key, deltas } => {
+                    for delta in deltas {
+                        self.apply_delta(&mut listeners, &key, delta, is_in_initial_list);
+                    }
                 }
-                Delta::Added(obj)
-                | Delta::Updated(obj)
-                | Delta::Replaced(obj)
-                | Delta::Sync(obj) => match self.writer.insert(key.clone(), obj.clone()) {
+                FifoItem::ReplacedAll {
+                    resource_version,
+                    objects,
+                } => self.replace_all(
+                    &mut listeners,
+                    &resource_version,
+                    objects,
+                    is_in_initial_list,
+                ),
+                FifoItem::SyncAll => {
+                    self.tap_whole(DeltaType::SyncAll, None, self.writer.len());
+                    for obj in self.writer.list() {
+                        let notification = Notification::Update {
+                            old: obj.clone(),
+                            new: obj,
+                        };
+                        listeners.retain(|tx| tx.send(notification.clone()).is_ok());
+                    }
+                }
+                FifoItem::Bookmark { resource_version } => {
+                    self.metrics.applied(Some(&resource_version));
+                }
+            }
+        }
+        drop(listeners);
+        self.metrics.observe_pop(count, started.elapsed());
+    }
+
+    fn publish_handoff(&mut self, items: &[FifoItem<T>], is_in_initial_list: bool) {
+        if self.handoffs.receiver_count() == 0 {
+            return;
+        }
+        let handoff = Handoff {
+            seq: self.next_handoff,
+            fifo: self.fifo.kind(),
+            is_in_initial_list,
+            items: items.iter().map(HandedItem::of).collect(),
+        };
+        self.next_handoff += 1;
+        // No receiver left since the check: nothing to tell.
+        let _ = self.handoffs.send(Arc::new(handoff));
+    }
+
+    /// Applies one delta to the Indexer, then notifies.
+    fn apply_delta(
+        &self,
+        listeners: &mut Vec<UnboundedSender<Notification<T>>>,
+        key: &Key,
+        delta: Delta<T>,
+        is_in_initial_list: bool,
+    ) {
+        let resource_version = delta
+            .object()
+            .and_then(|o| o.resource_version())
+            .map(str::to_string);
+        self.metrics.applied(resource_version.as_deref());
+        if let Some(tap) = &self.tap {
+            tap.record(
+                TapKind::Delta(delta.delta_type()),
+                TapRecord {
+                    key: Some(key.clone()),
+                    resource_version,
+                    ..TapRecord::default()
+                },
+            );
+        }
+        let notification = match delta {
+            Delta::Deleted(obj) => {
+                self.writer.remove(key);
+                Notification::Delete { obj }
+            }
+            Delta::Added(obj) | Delta::Updated(obj) | Delta::Replaced(obj) | Delta::Sync(obj) => {
+                match self.writer.insert(key.clone(), obj.clone()) {
                     Some(old) => Notification::Update { old, new: obj },
                     None => Notification::Add {
                         obj,
                         is_in_initial_list,
                     },
+                }
+            }
+        };
+        listeners.retain(|tx| tx.send(notification.clone()).is_ok());
+    }
+
+    /// client-go's processReplacedAllInfo: the store becomes the list; handlers are told of
+    /// each stored object the list lacks (as a tombstone), then of each listed one.
+    fn replace_all(
+        &self,
+        listeners: &mut Vec<UnboundedSender<Notification<T>>>,
+        resource_version: &str,
+        objects: Vec<(Key, Arc<T>)>,
+        is_in_initial_list: bool,
+    ) {
+        self.tap_whole(
+            DeltaType::ReplacedAll,
+            Some(resource_version),
+            objects.len(),
+        );
+        let listed: std::collections::HashSet<&Key, foldhash::fast::RandomState> =
+            objects.iter().map(|(k, _)| k).collect();
+        let gone: Vec<Key> = self
+            .writer
+            .list_keys()
+            .into_iter()
+            .filter(|k| !listed.contains(k))
+            .collect();
+        drop(listed);
+        let mut deletions = Vec::with_capacity(gone.len());
+        for key in gone {
+            let obj = self.writer.remove(&key);
+            deletions.push(DeletedFinalStateUnknown { key, obj });
+        }
+        let mut replacements = Vec::with_capacity(objects.len());
+        for (key, obj) in objects {
+            let old = self.writer.insert(key, obj.clone());
+            replacements.push((old, obj));
+        }
+        self.metrics.applied(Some(resource_version));
+        for tombstone in deletions {
+            let notification = Notification::Delete {
+                obj: DeltaObject::Tombstone(tombstone),
+            };
+            listeners.retain(|tx| tx.send(notification.clone()).is_ok());
+        }
+        for (old, new) in replacements {
+            let notification = match old {
+                Some(old) => Notification::Update { old, new },
+                None => Notification::Add {
+                    obj: new,
+                    is_in_initial_list,
                 },
             };
             listeners.retain(|tx| tx.send(notification.clone()).is_ok());
+        }
+    }
+
+    /// Records a whole-store item in the tap.
+    fn tap_whole(&self, kind: DeltaType, resource_version: Option<&str>, objects: usize) {
+        if let Some(tap) = &self.tap {
+            tap.record(
+                TapKind::Delta(kind),
+                TapRecord {
+                    resource_version: resource_version.map(str::to_string),
+                    message: Some(format!("{objects} objects")),
+                    ..TapRecord::default()
+                },
+            );
         }
     }
 }
@@ -525,6 +705,195 @@ mod tests {
         assert!(resynced.is_resync());
         informer.stop();
         run.await.unwrap();
+    }
+
+    /// The same feed through each FIFO: the store and every handler's adds minus deletes end
+    /// the same, whatever each FIFO merged or batched on the way.
+    #[tokio::test]
+    async fn every_fifo_converges_to_the_same_store() {
+        let mut ends = Vec::new();
+        for kind in FifoKind::ALL {
+            let (informer, process) =
+                SharedIndexInformer::with_fifo(IndexerWriter::default(), None, None, kind);
+            assert_eq!(informer.fifo_kind(), kind);
+            let mut handler = informer.add_event_handler();
+            let run = spawn_run(process);
+            let store = informer.store();
+            store
+                .replace(
+                    (0..20).map(|i| obj(&format!("ns/p{i}"), i, "")).collect(),
+                    "20",
+                )
+                .unwrap();
+            for i in 0..20 {
+                store
+                    .update(obj(&format!("ns/p{}", i % 7), 100 + i, ""))
+                    .unwrap();
+            }
+            store.delete(obj("ns/p3", 130, "")).unwrap();
+            store.bookmark("140");
+            store.resync().unwrap();
+            store
+                .replace(
+                    (0..20)
+                        .filter(|i| i % 3 != 0)
+                        .map(|i| obj(&format!("ns/p{i}"), 200 + i, ""))
+                        .collect(),
+                    "250",
+                )
+                .unwrap();
+            store.add(obj("ns/late", 260, "")).unwrap();
+            informer.stop();
+            run.await.unwrap();
+            let mut view = std::collections::BTreeMap::new();
+            while let Some(n) = handler.recv().await {
+                match n {
+                    Notification::Add { obj, .. } => {
+                        assert!(
+                            view.insert(obj.name.clone(), obj.resource_version.clone())
+                                .is_none(),
+                            "{kind}: add of known {}",
+                            obj.name
+                        );
+                    }
+                    Notification::Update { new, .. } => {
+                        assert!(
+                            view.insert(new.name.clone(), new.resource_version.clone())
+                                .is_some(),
+                            "{kind}: update of unknown"
+                        );
+                    }
+                    Notification::Delete { obj } => {
+                        let key = obj.key().unwrap();
+                        assert!(
+                            view.remove(&key["ns/".len()..]).is_some(),
+                            "{kind}: delete of unknown {key}"
+                        );
+                    }
+                }
+            }
+            let store: std::collections::BTreeMap<String, String> = informer
+                .indexer()
+                .list()
+                .iter()
+                .map(|o| (o.name.clone(), o.resource_version.clone()))
+                .collect();
+            assert_eq!(view, store, "{kind}: handlers agree with the store");
+            let metrics = informer.metrics();
+            assert_eq!(metrics.queued_items, 0, "{kind}");
+            assert_eq!(metrics.store_resource_version, 260, "{kind}");
+            assert_eq!(metrics.resource_version_lag(), 0, "{kind}");
+            assert!(
+                metrics.pops > 0 && metrics.popped_items >= metrics.pops,
+                "{kind}"
+            );
+            ends.push(store);
+        }
+        assert_eq!(ends[0].len(), 14, "13 listed, and the late one");
+        assert!(ends.iter().all(|e| *e == ends[0]), "{ends:#?}");
+    }
+
+    /// A key updated twice between two pops: the classic FIFO hands one key with both
+    /// deltas; the in-order ones hand each update as its own item (here in one batch with
+    /// the other key, since the batch ends at a repeated key).
+    #[tokio::test]
+    async fn handoffs_show_merging_under_classic_and_order_under_real() {
+        let mut seen = Vec::new();
+        for kind in [FifoKind::Classic, FifoKind::Real] {
+            let (informer, process) =
+                SharedIndexInformer::with_fifo(IndexerWriter::default(), None, None, kind);
+            let mut handoffs = informer.subscribe_handoffs();
+            let store = informer.store();
+            store
+                .replace(vec![obj("ns/a", 1, ""), obj("ns/b", 1, "")], "1")
+                .unwrap();
+            store.update(obj("ns/a", 2, "")).unwrap();
+            store.update(obj("ns/b", 3, "")).unwrap();
+            store.update(obj("ns/a", 4, "")).unwrap();
+            informer.stop();
+            process.run().await;
+            let mut shapes = Vec::new();
+            while let Ok(h) = handoffs.try_recv() {
+                assert_eq!(h.fifo, kind);
+                let items: Vec<String> = h
+                    .items
+                    .iter()
+                    .map(|i| match i {
+                        HandedItem::Deltas { key, deltas } => format!(
+                            "{key}[{}]",
+                            deltas
+                                .iter()
+                                .map(|d| format!(
+                                    "{}@{}",
+                                    d.delta_type.as_str(),
+                                    d.resource_version.as_deref().unwrap_or("?")
+                                ))
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        ),
+                        other => format!("{other:?}"),
+                    })
+                    .collect();
+                shapes.push(items.join(", "));
+            }
+            seen.push(shapes);
+        }
+        assert_eq!(
+            seen[0],
+            [
+                "ns/a[Replaced@1 Updated@2 Updated@4]",
+                "ns/b[Replaced@1 Updated@3]"
+            ],
+            "classic merges per key, in the order keys were first queued"
+        );
+        assert_eq!(
+            seen[1],
+            [
+                "ns/a[Replaced@1], ns/b[Replaced@1]",
+                "ns/a[Updated@2], ns/b[Updated@3]",
+                "ns/a[Updated@4]"
+            ],
+            "real hands every event, in arrival order"
+        );
+    }
+
+    /// client-go's processReplacedAllInfo: deletions of what the list lacks, as tombstones
+    /// with the stored object, then the listed objects as updates or adds; a SyncAll is an
+    /// update of every stored object to itself.
+    #[tokio::test]
+    async fn atomic_replaced_all_and_sync_all_notify_like_client_go() {
+        let (informer, process) =
+            SharedIndexInformer::with_fifo(IndexerWriter::default(), None, None, FifoKind::Atomic);
+        let mut handler = informer.add_event_handler();
+        let store = informer.store();
+        store
+            .replace(vec![obj("ns/a", 1, ""), obj("ns/b", 2, "")], "2")
+            .unwrap();
+        store
+            .replace(vec![obj("ns/b", 3, ""), obj("ns/c", 4, "")], "4")
+            .unwrap();
+        store.resync().unwrap();
+        informer.stop();
+        process.run().await;
+        let mut got = Vec::new();
+        while let Some(n) = handler.recv().await {
+            got.push(describe(&n));
+        }
+        // The store lists in no particular order.
+        got[5..].sort();
+        assert_eq!(
+            got,
+            [
+                "add a 1 initial=true",
+                "add b 2 initial=true",
+                "delete ns/a tombstone=true last=1",
+                "update b 2->3",
+                "add c 4 initial=false",
+                "update b 3->3",
+                "update c 4->4",
+            ]
+        );
+        assert!(informer.has_synced());
     }
 
     #[tokio::test]

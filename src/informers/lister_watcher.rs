@@ -37,6 +37,10 @@ pub struct WatchParams {
     /// The server closes the stream cleanly after this long.
     pub timeout: Duration,
     pub allow_bookmarks: bool,
+    /// The watch-list: the current state first, as ADDED events from a state not older than
+    /// `resource_version` (sendInitialEvents=true, resourceVersionMatch=NotOlderThan), ended
+    /// by a bookmark marked as the end of the initial events.
+    pub send_initial_events: bool,
 }
 
 /// The `type` of a watch event.
@@ -71,6 +75,9 @@ pub enum WatchEvent<T> {
     /// Only moves the resourceVersion on.
     Bookmark {
         resource_version: String,
+        /// Annotated `k8s.io/initial-events-end: "true"`: a watch-list's initial state is
+        /// complete.
+        initial_events_end: bool,
     },
     /// Ends the watch; a 410 means the resourceVersion is too old.
     Error(Box<Status>),

@@ -1,14 +1,18 @@
-//! A port of client-go's informer pipeline: DeltaFIFO → Indexer → handlers → workqueue.
+//! A port of client-go's informer pipeline: DeltaFIFO (or RealFIFO/AtomicFIFO) → Indexer → handlers → workqueue.
 //! Nothing here knows about the UI.
 
 pub mod backoff;
+pub mod compare;
 pub mod delta_fifo;
 pub mod diff;
+pub mod fifo;
 pub mod indexer;
 pub mod informer;
 pub mod keys;
 pub mod lister_watcher;
+pub mod metrics;
 pub mod object;
+pub mod real_fifo;
 pub mod reflector;
 pub mod running;
 pub mod tap;

@@ -29,6 +29,67 @@ pub const MIN_WATCH_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 /// A watch that ends sooner than this without a single event counts as a failure.
 const VERY_SHORT_WATCH: Duration = Duration::from_secs(1);
 
+#[path = "reflector_watch_list.rs"]
+mod watch_list;
+
+/// How a Reflector gets the state its store starts from.
+///
+/// The default is still the paged list: client-go defaults to the watch-list since 1.35,
+/// but `get`'s list timeout, the TUI's "listed before rows" and other tests of the tree
+/// assume a list; making WatchList the default is one line here (and in the built-in
+/// config) once they do not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum InitialListMode {
+    /// client-go's streaming watch-list (WatchListClient, on by default since 1.35): one
+    /// watch sends the state as events, ended by a marked bookmark, and goes on watching.
+    WatchList,
+    /// A paged list, then a watch from its resourceVersion.
+    #[default]
+    List,
+}
+
+impl InitialListMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::WatchList => "watchList",
+            Self::List => "list",
+        }
+    }
+}
+
+impl std::fmt::Display for InitialListMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A name that is neither watchList nor list.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown initial-list mode {0:?}: expected watchList or list")]
+pub struct UnknownInitialListMode(pub String);
+
+impl std::str::FromStr for InitialListMode {
+    type Err = UnknownInitialListMode;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "watchList" | "watch-list" | "watchlist" => Ok(Self::WatchList),
+            "list" => Ok(Self::List),
+            other => Err(UnknownInitialListMode(other.to_string())),
+        }
+    }
+}
+
+/// How the last round got its initial state, and why if not as configured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InitialListStatus {
+    /// The mode the round used.
+    pub mode: InitialListMode,
+    /// Why a watch-list round fell back to a list (the server refused or ignored the
+    /// watch-list, or it failed); `None` when the configured mode was used.
+    pub fallback_reason: Option<String>,
+}
+
 /// Why a list-and-watch round ended.
 #[derive(Debug, thiserror::Error)]
 pub enum ReflectorError {
@@ -184,6 +245,9 @@ pub struct ReflectorStatus {
     pub failed_rounds: u64,
     /// Items of the last list that did not decode: the store lacks them.
     pub undecodable_in_last_list: u64,
+    /// How the last round's initial state was read; `None` before the first round got one.
+    /// While a watch-list streams, the phase is `Listing` with no pages.
+    pub initial_list: Option<InitialListStatus>,
     /// The last time the server was found not to be the one the store came from, and why;
     /// the store was then relisted from scratch.
     pub server_changed: Option<ServerChange>,
@@ -230,6 +294,7 @@ pub struct Reflector<T, L, S> {
     metrics: Arc<ReflectorMetrics>,
     status: watch::Sender<ReflectorStatus>,
     tap: Option<Tap>,
+    initial_list: InitialListMode,
     _object: std::marker::PhantomData<fn() -> T>,
 }
 
@@ -255,8 +320,15 @@ where
             metrics: Arc::default(),
             status: watch::channel(ReflectorStatus::default()).0,
             tap: None,
+            initial_list: InitialListMode::default(),
             _object: std::marker::PhantomData,
         }
+    }
+
+    /// How each round gets its initial state (a list by default; see [`InitialListMode`]).
+    pub fn with_initial_list(mut self, mode: InitialListMode) -> Self {
+        self.initial_list = mode;
+        self
     }
 
     /// Records raw watch events, relists and errors into `tap`.
@@ -388,9 +460,25 @@ where
         });
     }
 
+    /// client-go's ListAndWatch: a watch-list that goes on as the watch, or where it cannot
+    /// be had, a list and then a watch.
     async fn list_and_watch(&mut self) -> Result<(), ReflectorError> {
-        self.list().await?;
-        self.watch().await
+        let streamed = match self.initial_list {
+            InitialListMode::WatchList => self.watch_list().await?,
+            InitialListMode::List => None,
+        };
+        if streamed.is_none() {
+            self.list().await?;
+            if self.initial_list == InitialListMode::List {
+                self.status.send_modify(|s| {
+                    s.initial_list = Some(InitialListStatus {
+                        mode: InitialListMode::List,
+                        fallback_reason: None,
+                    })
+                });
+            }
+        }
+        self.watch(streamed).await
     }
 
     /// client-go's `relistResourceVersion`.
@@ -552,13 +640,32 @@ where
 
     /// Watches from the last synced resourceVersion until the watch cannot go on. A clean end
     /// re-watches without relisting; an error returns so the caller relists.
-    async fn watch(&mut self) -> Result<(), ReflectorError> {
+    /// `streamed` is a watch-list's stream past its initial state, to go on with first.
+    async fn watch(
+        &mut self,
+        mut streamed: Option<watch_list::Streamed<T>>,
+    ) -> Result<(), ReflectorError> {
         loop {
-            let jitter = rand::rng().random_range(0.0..1.0);
+            if let Some(watch_list::Streamed {
+                stream,
+                started,
+                events,
+            }) = streamed.take()
+            {
+                self.watching();
+                match self.handle_watch(stream, started, events).await {
+                    Ok(()) => continue,
+                    Err(err) => {
+                        self.note_watch_error(&err);
+                        return Err(err);
+                    }
+                }
+            }
             let params = WatchParams {
                 resource_version: self.last_sync_resource_version.clone(),
-                timeout: self.min_watch_timeout + self.min_watch_timeout.mul_f64(jitter),
+                timeout: self.watch_timeout(),
                 allow_bookmarks: true,
+                send_initial_events: false,
             };
             let started = Instant::now();
             let stream = match self.lister_watcher.watch(&params).await {
@@ -593,7 +700,7 @@ where
                 },
             );
             self.watching();
-            match self.handle_watch(stream, started).await {
+            match self.handle_watch(stream, started, 0).await {
                 Ok(()) => continue,
                 Err(err) if matches!(&err, ReflectorError::ListWatch(e) if e.is_too_many_requests()) =>
                 {
@@ -610,6 +717,13 @@ where
         }
     }
 
+    /// A random timeout between the minimum and twice it.
+    fn watch_timeout(&self) -> Duration {
+        let jitter = rand::rng().random_range(0.0..1.0);
+        self.min_watch_timeout + self.min_watch_timeout.mul_f64(jitter)
+    }
+
+    /// `events` were already received on this stream (a watch-list's initial state).
     /// The server that answered the watch is not the one the store was listed from. (Among
     /// the API servers of one HA cluster, each with its own certificate, this costs a relist
     /// when a reconnect lands on another one: a relist is always safe, a merge of two
@@ -659,8 +773,8 @@ where
         &mut self,
         mut stream: WatchStream<T>,
         started: Instant,
+        mut events: u64,
     ) -> Result<(), ReflectorError> {
-        let mut events = 0u64;
         while let Some(item) = stream.next().await {
             let raw = match item {
                 Ok(raw) => raw,
@@ -679,7 +793,9 @@ where
                 WatchEvent::Added(obj) | WatchEvent::Modified(obj) | WatchEvent::Deleted(obj) => {
                     obj.resource_version().map(str::to_string)
                 }
-                WatchEvent::Bookmark { resource_version } => Some(resource_version.clone()),
+                WatchEvent::Bookmark {
+                    resource_version, ..
+                } => Some(resource_version.clone()),
                 WatchEvent::Error(_) => None,
             };
             if let Some(rv) = &resource_version
@@ -717,8 +833,11 @@ where
                 WatchEvent::Added(obj) => self.store.add(obj),
                 WatchEvent::Modified(obj) => self.store.update(obj),
                 WatchEvent::Deleted(obj) => self.store.delete(obj),
-                WatchEvent::Bookmark { .. } => {
+                WatchEvent::Bookmark {
+                    resource_version, ..
+                } => {
                     bump(&self.metrics.bookmarks);
+                    self.store.bookmark(&resource_version);
                     Ok(())
                 }
                 WatchEvent::Error(status) => {
@@ -789,6 +908,7 @@ mod tests {
     enum Call {
         List(ListParams),
         Watch { resource_version: String },
+        WatchList { resource_version: String },
     }
 
     enum WatchScript {
@@ -865,12 +985,13 @@ mod tests {
             assert!(params.allow_bookmarks);
             self.watch_timeouts.lock().push(params.timeout);
             self.next_identity();
-            self.calls.lock().push((
-                Instant::now(),
-                Call::Watch {
-                    resource_version: params.resource_version.clone(),
-                },
-            ));
+            let resource_version = params.resource_version.clone();
+            let call = if params.send_initial_events {
+                Call::WatchList { resource_version }
+            } else {
+                Call::Watch { resource_version }
+            };
+            self.calls.lock().push((Instant::now(), call));
             let next = self.watches.lock().pop_front();
             match next {
                 Some(WatchScript::Fail(err)) => Err(err),
@@ -887,11 +1008,16 @@ mod tests {
         }
     }
 
-    /// Records what the Reflector did to its store.
+    /// Records what the Reflector did to its store; `streaming` takes a watch-list's state
+    /// object by object.
     #[derive(Clone, Default)]
-    struct RecordingStore(Arc<Mutex<Vec<String>>>);
+    struct RecordingStore(Arc<Mutex<Vec<String>>>, bool);
 
     impl RecordingStore {
+        fn streaming() -> Self {
+            Self(Arc::default(), true)
+        }
+
         fn ops(&self) -> Vec<String> {
             self.0.lock().clone()
         }
@@ -925,6 +1051,29 @@ mod tests {
         }
         fn resync(&self) -> Result<(), KeyError> {
             Ok(())
+        }
+        fn streams_listed(&self) -> bool {
+            self.1
+        }
+        fn add_listed(&self, o: Arc<TestObj>) -> Result<(), KeyError> {
+            self.0
+                .lock()
+                .push(format!("listed {} {}", o.name, o.resource_version));
+            Ok(())
+        }
+        fn finish_listed(
+            &self,
+            listed: &std::collections::HashSet<
+                crate::informers::keys::Key,
+                crate::informers::delta_fifo::Hasher,
+            >,
+            rv: &str,
+        ) {
+            let mut keys: Vec<&str> = listed.iter().map(|k| &k["ns/".len()..]).collect();
+            keys.sort();
+            self.0
+                .lock()
+                .push(format!("finish [{}] {rv}", keys.join(",")));
         }
     }
 
@@ -965,10 +1114,16 @@ mod tests {
         cancel: CancellationToken,
     }
 
+    /// A Reflector that lists, as client-go did before the watch-list.
     fn start(server: &FakeServer) -> Running {
-        let store = RecordingStore::default();
+        start_with(server, InitialListMode::List, RecordingStore::default())
+    }
+
+    fn start_with(server: &FakeServer, mode: InitialListMode, store: RecordingStore) -> Running {
         let tap = Tap::new(100, Some);
-        let reflector = Reflector::new("pods", server.clone(), store.clone()).with_tap(tap.clone());
+        let reflector = Reflector::new("pods", server.clone(), store.clone())
+            .with_tap(tap.clone())
+            .with_initial_list(mode);
         let running = Running {
             store,
             metrics: reflector.metrics(),
@@ -994,6 +1149,7 @@ mod tests {
                 event(WatchEvent::Added(obj("ns/d", 11, ""))),
                 event(WatchEvent::Bookmark {
                     resource_version: "12".into(),
+                    initial_events_end: false,
                 }),
                 event(WatchEvent::Modified(obj("ns/a", 13, ""))),
                 event(WatchEvent::Deleted(obj("ns/b", 14, ""))),
@@ -1142,6 +1298,7 @@ mod tests {
         server.watch(WatchScript::Events(
             vec![event(WatchEvent::Bookmark {
                 resource_version: "15".into(),
+                initial_events_end: false,
             })],
             true,
         ));
@@ -1473,6 +1630,241 @@ mod tests {
         let calls = server.calls.lock().clone();
         assert!(calls[1].0 - calls[0].0 >= Duration::from_millis(800));
         assert!(calls[2].0 - calls[1].0 >= Duration::from_millis(1600));
+        running.cancel.cancel();
+    }
+
+    fn watch_list(rv: &str) -> Call {
+        Call::WatchList {
+            resource_version: rv.into(),
+        }
+    }
+
+    fn end_marker(rv: &str) -> Result<RawWatchEvent<TestObj>, ListWatchError> {
+        event(WatchEvent::Bookmark {
+            resource_version: rv.into(),
+            initial_events_end: true,
+        })
+    }
+
+    /// The state streams in object by object, the end marker completes it, and the same
+    /// stream goes on as the watch.
+    #[tokio::test(start_paused = true)]
+    async fn watch_list_streams_the_state_then_goes_on_watching_the_same_stream() {
+        let server = FakeServer::default();
+        server.watch(WatchScript::Events(
+            vec![
+                event(WatchEvent::Added(obj("ns/a", 3, ""))),
+                event(WatchEvent::Added(obj("ns/b", 4, ""))),
+                event(WatchEvent::Added(obj("ns/gone", 5, ""))),
+                event(WatchEvent::Deleted(obj("ns/gone", 5, ""))),
+                end_marker("10"),
+                event(WatchEvent::Modified(obj("ns/a", 11, ""))),
+            ],
+            false,
+        ));
+        let running = start_with(
+            &server,
+            InitialListMode::WatchList,
+            RecordingStore::streaming(),
+        );
+        settle().await;
+        assert_eq!(server.calls(), [watch_list("")], "one request, no list");
+        assert_eq!(
+            running.store.ops(),
+            [
+                "listed a 3",
+                "listed b 4",
+                "listed gone 5",
+                "finish [a,b] 10",
+                "update a 11"
+            ]
+        );
+        let status = running.status.borrow().clone();
+        assert!(status.listed);
+        assert_eq!(status.last_sync_resource_version, "11");
+        assert_eq!(
+            status.initial_list,
+            Some(InitialListStatus {
+                mode: InitialListMode::WatchList,
+                fallback_reason: None
+            })
+        );
+        assert_eq!(status.phase, ReflectorPhase::Watching);
+        running.cancel.cancel();
+    }
+
+    /// A store that takes only whole states gets one Replace at the end marker, as
+    /// client-go's temporary store hands it.
+    #[tokio::test(start_paused = true)]
+    async fn watch_list_into_a_store_that_does_not_stream_is_one_replace() {
+        let server = FakeServer::default();
+        server.watch(WatchScript::Events(
+            vec![
+                event(WatchEvent::Added(obj("ns/a", 3, ""))),
+                event(WatchEvent::Added(obj("ns/b", 4, ""))),
+                event(WatchEvent::Modified(obj("ns/a", 6, ""))),
+                end_marker("10"),
+            ],
+            false,
+        ));
+        let running = start_with(
+            &server,
+            InitialListMode::WatchList,
+            RecordingStore::default(),
+        );
+        settle().await;
+        assert_eq!(running.store.ops(), ["replace [a,b] 10"]);
+        running.cancel.cancel();
+    }
+
+    /// A server with the WatchList feature off refuses it: this round lists, and says why.
+    #[tokio::test(start_paused = true)]
+    async fn a_refused_watch_list_falls_back_to_list_and_records_why() {
+        let server = FakeServer::default();
+        server.watch(WatchScript::Fail(api_error(422, "Invalid")));
+        server.list_ok("10", None, &[obj("ns/a", 1, "")]);
+        let running = start_with(
+            &server,
+            InitialListMode::WatchList,
+            RecordingStore::streaming(),
+        );
+        settle().await;
+        assert_eq!(
+            server.calls(),
+            [watch_list(""), list("0", Some(500), None), watch("10")]
+        );
+        assert_eq!(running.store.ops(), ["replace [a] 10"]);
+        let initial = running.status.borrow().initial_list.clone().unwrap();
+        assert_eq!(initial.mode, InitialListMode::List);
+        let reason = initial.fallback_reason.unwrap();
+        assert!(reason.contains("422"), "{reason}");
+        running.cancel.cancel();
+    }
+
+    /// A server that ignores sendInitialEvents sends a plain bookmark: fall back.
+    #[tokio::test(start_paused = true)]
+    async fn an_ignored_watch_list_falls_back_to_list() {
+        let server = FakeServer::default();
+        server.watch(WatchScript::Events(
+            vec![event(WatchEvent::Bookmark {
+                resource_version: "9".into(),
+                initial_events_end: false,
+            })],
+            false,
+        ));
+        server.list_ok("10", None, &[]);
+        let running = start_with(
+            &server,
+            InitialListMode::WatchList,
+            RecordingStore::streaming(),
+        );
+        settle().await;
+        assert_eq!(
+            server.calls(),
+            [watch_list(""), list("0", Some(500), None), watch("10")]
+        );
+        let reason = running
+            .status
+            .borrow()
+            .initial_list
+            .clone()
+            .unwrap()
+            .fallback_reason;
+        assert!(reason.unwrap().contains("ignores sendInitialEvents"));
+        running.cancel.cancel();
+    }
+
+    /// After a 410 the watch-list asks again from "" (a consistent read) without listing; a
+    /// second 410 in the round falls back.
+    #[tokio::test(start_paused = true)]
+    async fn an_expired_watch_list_retries_from_scratch_then_falls_back() {
+        let server = FakeServer::default();
+        server.watch(WatchScript::Events(
+            vec![
+                end_marker("10"),
+                event(WatchEvent::Error(Box::new(
+                    Status::failure("too old resource version", "Expired").with_code(410),
+                ))),
+            ],
+            true,
+        ));
+        server.watch(WatchScript::Fail(api_error(410, "Expired")));
+        server.watch(WatchScript::Fail(api_error(410, "Expired")));
+        server.list_ok("20", None, &[]);
+        let running = start_with(
+            &server,
+            InitialListMode::WatchList,
+            RecordingStore::streaming(),
+        );
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert_eq!(
+            server.calls(),
+            [
+                watch_list(""),
+                watch_list("10"),
+                watch_list(""),
+                list("", Some(500), None),
+                watch("20")
+            ]
+        );
+        running.cancel.cancel();
+    }
+
+    /// A 429 is waited out and the watch-list asked again.
+    #[tokio::test(start_paused = true)]
+    async fn a_throttled_watch_list_backs_off_and_retries() {
+        let server = FakeServer::default();
+        server.watch(WatchScript::Fail(api_error(429, "TooManyRequests")));
+        server.watch(WatchScript::Events(vec![end_marker("5")], false));
+        let running = start_with(
+            &server,
+            InitialListMode::WatchList,
+            RecordingStore::streaming(),
+        );
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert_eq!(server.calls(), [watch_list(""), watch_list("")]);
+        let calls = server.calls.lock().clone();
+        assert!(calls[1].0 - calls[0].0 >= Duration::from_millis(800));
+        assert_eq!(running.store.ops(), ["finish [] 5"]);
+        running.cancel.cancel();
+    }
+
+    /// A stream cut before its end marker is retried, up to three times in a round; then
+    /// the round lists.
+    #[tokio::test(start_paused = true)]
+    async fn a_watch_list_cut_before_its_end_three_times_falls_back() {
+        let server = FakeServer::default();
+        for _ in 0..3 {
+            server.watch(WatchScript::Events(
+                vec![event(WatchEvent::Added(obj("ns/a", 3, "")))],
+                true,
+            ));
+        }
+        server.list_ok("10", None, &[obj("ns/a", 3, "")]);
+        let running = start_with(
+            &server,
+            InitialListMode::WatchList,
+            RecordingStore::streaming(),
+        );
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        assert_eq!(
+            server.calls(),
+            [
+                watch_list(""),
+                watch_list(""),
+                watch_list(""),
+                list("0", Some(500), None),
+                watch("10")
+            ]
+        );
+        let reason = running
+            .status
+            .borrow()
+            .initial_list
+            .clone()
+            .unwrap()
+            .fallback_reason;
+        assert!(reason.unwrap().contains("3 times"));
         running.cancel.cancel();
     }
 }

@@ -9,11 +9,17 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::backoff::Backoff;
+use super::compare::TeeStore;
+use super::delta_fifo::ReflectorStore;
+use super::fifo::FifoKind;
 use super::indexer::{Indexer, IndexerWriter};
 use super::informer::SharedIndexInformer;
 use super::lister_watcher::ListerWatcher;
+use super::metrics::InformerMetricsSnapshot;
 use super::object::Object;
-use super::reflector::{Reflector, ReflectorError, ReflectorMetrics, ReflectorStatus};
+use super::reflector::{
+    InitialListMode, Reflector, ReflectorError, ReflectorMetrics, ReflectorStatus,
+};
 use super::tap::Tap;
 
 /// What to start an informer with.
@@ -25,6 +31,10 @@ pub struct InformerConfig {
     pub tap: Option<Tap>,
     /// Between failed list-and-watch rounds; client-go's 800 ms doubling to 30 s by default.
     pub backoff: Backoff,
+    /// The FIFO between the Reflector and the store.
+    pub fifo: FifoKind,
+    /// How the Reflector gets its initial state (see [`InitialListMode`] for the default).
+    pub initial_list: InitialListMode,
 }
 
 impl InformerConfig {
@@ -35,6 +45,8 @@ impl InformerConfig {
             page_size: super::reflector::DEFAULT_PAGE_SIZE,
             tap: None,
             backoff: Backoff::default(),
+            fifo: FifoKind::default(),
+            initial_list: InitialListMode::default(),
         }
     }
 }
@@ -58,12 +70,65 @@ impl<T: Object> RunningInformer<T> {
         lister_watcher: L,
         writer: IndexerWriter<T>,
     ) -> Self {
+        let (informer, process) = SharedIndexInformer::with_fifo(
+            writer,
+            config.resync_period,
+            config.tap.clone(),
+            config.fifo,
+        );
+        let store = informer.store().clone();
+        let mut running = Self::run_with(config, lister_watcher, informer, store);
+        running.tasks.spawn(process.run());
+        running
+    }
+
+    /// As [`RunningInformer::start`], with a second pipeline fed the same watch stream
+    /// through a FIFO of kind `other` into its own store `other_writer`: the two informers'
+    /// handoffs show what each pipeline hands a controller for the same events. The second
+    /// one has no tap and no resync timer of its own; a resync is fed to both.
+    pub fn start_compared<L: ListerWatcher<T>>(
+        config: InformerConfig,
+        lister_watcher: L,
+        writer: IndexerWriter<T>,
+        other: FifoKind,
+        other_writer: IndexerWriter<T>,
+    ) -> (Self, SharedIndexInformer<T>) {
         let (informer, process) =
-            SharedIndexInformer::new(writer, config.resync_period, config.tap.clone());
-        let mut reflector =
-            Reflector::new(config.resource, lister_watcher, informer.store().clone())
-                .with_page_size(config.page_size)
-                .with_backoff(config.backoff);
+            SharedIndexInformer::with_fifo(writer, None, config.tap.clone(), config.fifo);
+        let (second, second_process) =
+            SharedIndexInformer::with_fifo(other_writer, None, None, other);
+        let store = TeeStore::new(informer.store().clone(), second.store().clone());
+        let resync_period = config.resync_period.filter(|p| !p.is_zero());
+        let mut running = Self::run_with(config, lister_watcher, informer, store.clone());
+        running.tasks.spawn(process.run());
+        running.tasks.spawn(second_process.run());
+        let shutdown = {
+            let second = second.clone();
+            let cancel = running.cancel.clone();
+            async move {
+                cancel.cancelled().await;
+                second.stop();
+            }
+        };
+        running.tasks.spawn(shutdown);
+        if let Some(period) = resync_period {
+            running
+                .tasks
+                .spawn(resync_both::<T, _>(store, period, running.cancel.clone()));
+        }
+        (running, second)
+    }
+
+    fn run_with<L: ListerWatcher<T>, S: ReflectorStore<T> + 'static>(
+        config: InformerConfig,
+        lister_watcher: L,
+        informer: SharedIndexInformer<T>,
+        store: S,
+    ) -> Self {
+        let mut reflector = Reflector::new(config.resource, lister_watcher, store)
+            .with_page_size(config.page_size)
+            .with_backoff(config.backoff)
+            .with_initial_list(config.initial_list);
         if let Some(tap) = config.tap {
             reflector = reflector.with_tap(tap);
         }
@@ -72,7 +137,6 @@ impl<T: Object> RunningInformer<T> {
         let cancel = CancellationToken::new();
         let mut tasks = JoinSet::new();
         tasks.spawn(reflector.run(cancel.clone()));
-        tasks.spawn(process.run());
         Self {
             informer,
             status,
@@ -96,6 +160,15 @@ impl<T: Object> RunningInformer<T> {
 
     pub fn metrics(&self) -> &ReflectorMetrics {
         &self.metrics
+    }
+
+    /// The informer's own metrics (queue, latency, store resourceVersion and lag).
+    pub fn informer_metrics(&self) -> InformerMetricsSnapshot {
+        self.informer.metrics()
+    }
+
+    pub fn fifo_kind(&self) -> FifoKind {
+        self.informer.fifo_kind()
     }
 
     /// Waits until the first list is in the Indexer. Returns the Reflector's error instead if
@@ -125,6 +198,25 @@ impl<T: Object> RunningInformer<T> {
         self.cancel.cancel();
         self.informer.stop();
         while self.tasks.join_next().await.is_some() {}
+    }
+}
+
+/// One resync timer for both pipelines of a comparison, so both see it at the same point of
+/// the stream.
+async fn resync_both<T: Object, S: ReflectorStore<T>>(
+    store: S,
+    period: Duration,
+    cancel: CancellationToken,
+) {
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    loop {
+        tokio::select! {
+            () = cancel.cancelled() => return,
+            _ = ticks.tick() => {
+                // Keys come from the stores, which hold only keyed objects.
+                let _ = store.resync();
+            }
+        }
     }
 }
 

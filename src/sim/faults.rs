@@ -31,6 +31,9 @@ pub struct Faults {
     /// Resources (plural names) every request for which is refused with 403, as RBAC would
     /// refuse a user without a role binding for them.
     pub forbidden: Vec<String>,
+    /// Watches asking for the initial state as events (sendInitialEvents, the watch-list)
+    /// are refused with 422, as a server with the WatchList feature off refuses them.
+    pub refuse_watch_list: bool,
 }
 
 /// How many times each fault fired since the sim started, so that a test can tell that the
@@ -109,6 +112,7 @@ impl Faults {
             FaultSpec::Throttle(r) => self.throttle_ratio = *r,
             FaultSpec::ListDelay(d) => self.list_delay = Some(*d),
             FaultSpec::History(n) => self.history = Some(*n),
+            FaultSpec::RefuseWatchList(refuse) => self.refuse_watch_list = *refuse,
             FaultSpec::Forbid(resources) => {
                 for r in resources {
                     if !self.forbids(*r) {
@@ -129,6 +133,8 @@ pub enum FaultSpec {
     Throttle(f64),
     ListDelay(Duration),
     History(usize),
+    /// `refuse-watch-list=true`
+    RefuseWatchList(bool),
     /// `forbid=nodes,pods`: repeatable, each adds to the refused set.
     Forbid(Vec<Resource>),
 }
@@ -137,7 +143,8 @@ pub enum FaultSpec {
 pub enum FaultParseError {
     #[error(
         "unknown fault {0:?}; expected drop-watch=DURATION, watch-410=RATIO, error-500=RATIO, \
-         throttle-429=RATIO, list-delay=DURATION, history=EVENTS or forbid=RESOURCE[,RESOURCE]"
+         throttle-429=RATIO, list-delay=DURATION, history=EVENTS, refuse-watch-list=BOOL or \
+         forbid=RESOURCE[,RESOURCE]"
     )]
     Unknown(String),
     #[error("bad value in {0:?}: {1}")]
@@ -167,6 +174,9 @@ impl FromStr for FaultSpec {
             "throttle-429" => Ok(FaultSpec::Throttle(ratio()?)),
             "list-delay" => Ok(FaultSpec::ListDelay(parse_duration(value).map_err(bad)?)),
             "history" => Ok(FaultSpec::History(
+                value.parse().map_err(|e| bad(format!("{e}")))?,
+            )),
+            "refuse-watch-list" => Ok(FaultSpec::RefuseWatchList(
                 value.parse().map_err(|e| bad(format!("{e}")))?,
             )),
             "forbid" => value
@@ -225,6 +235,10 @@ mod tests {
             Ok(FaultSpec::Forbid(vec![Resource::Nodes, Resource::Pods]))
         );
         assert!("forbid=nodes,widgets".parse::<FaultSpec>().is_err());
+        assert_eq!(
+            "refuse-watch-list=true".parse::<FaultSpec>(),
+            Ok(FaultSpec::RefuseWatchList(true))
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 mod cli_errors;
 mod common;
+mod fifo;
 mod layers;
 mod reflector_convergence;
 mod reflector_scale;

@@ -1,5 +1,10 @@
 //! The bar for the informer: once churn stops, the store holds exactly the sim's objects at
 //! the same resourceVersions, whatever the sim did to the watch on the way — over real HTTP.
+//!
+//! Every fault class runs once per pipeline: the three FIFOs under both initial-list modes
+//! (six runs), the seed cycling through three values so each class sees three seeds. That
+//! is a subset of fault × pipeline × seed (54 runs would take minutes on two cores). Slow
+//! pages and 500s/429s run on lists only (see each), a relist of held objects per FIFO.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -9,10 +14,11 @@ use kscope::client::cluster::{Cluster, NamespaceScope};
 use kscope::client::lister_watcher::KubeListerWatcher;
 use kscope::index_views::definitions::{default_index_definitions, index_funcs};
 use kscope::informers::backoff::Backoff;
+use kscope::informers::fifo::FifoKind;
 use kscope::informers::indexer::IndexerWriter;
 use kscope::informers::informer::Notification;
 use kscope::informers::object::Object;
-use kscope::informers::reflector::ReflectorMetricsSnapshot;
+use kscope::informers::reflector::{InitialListMode, ReflectorMetricsSnapshot};
 use kscope::informers::running::{InformerConfig, RunningInformer};
 use kscope::resources::{Pod, ResourceKind};
 use kscope::sim::{Faults, FaultsFiredSnapshot, Resource, Sim, SimConfig, SimHandle};
@@ -28,8 +34,29 @@ struct Run {
     handler_view: oneshot::Receiver<HashMap<String, String>>,
 }
 
-async fn start(config: SimConfig) -> Run {
-    start_with(config, InformerConfig::new("pods")).await
+/// The three FIFOs under both initial-list modes.
+fn pipelines() -> Vec<(FifoKind, InitialListMode)> {
+    FifoKind::ALL
+        .into_iter()
+        .flat_map(|fifo| {
+            [InitialListMode::WatchList, InitialListMode::List].map(|mode| (fifo, mode))
+        })
+        .collect()
+}
+
+/// `config` with the pipeline set, and a name for messages.
+fn on_pipeline(
+    mut config: InformerConfig,
+    (fifo, mode): (FifoKind, InitialListMode),
+) -> (InformerConfig, String) {
+    config.fifo = fifo;
+    config.initial_list = mode;
+    (config, format!("{fifo}/{mode}"))
+}
+
+/// One of three seeds per pipeline run: base, base+10, base+20.
+fn seed(base: u64, run: usize) -> u64 {
+    base + 10 * (run as u64 % 3)
 }
 
 async fn start_with(config: SimConfig, informer_config: InformerConfig) -> Run {
@@ -162,10 +189,6 @@ async fn wait_synced(run: &Run) {
 }
 
 /// Churn for a while (each config stops its churn with churn_for), then compare.
-async fn churn_and_converge(config: SimConfig, churn_for: Duration, what: &str) -> Counted {
-    churn_and_converge_with(config, InformerConfig::new("pods"), churn_for, what).await
-}
-
 async fn churn_and_converge_with(
     config: SimConfig,
     informer_config: InformerConfig,
@@ -175,6 +198,32 @@ async fn churn_and_converge_with(
     let run = start_with(config, informer_config).await;
     wait_synced(&run).await;
     tokio::time::sleep(churn_for + Duration::from_millis(500)).await;
+    assert_converges(run, what).await
+}
+
+/// As [`churn_and_converge_with`], and after the churn waits (at most 30 s, the sim's
+/// watches still being dropped and restarted) until `fired` holds: a watch-list round makes
+/// one request where a paged list makes ten, so a fault given as a ratio of requests may
+/// need more watch restarts than the churn lasts to fire.
+async fn churn_fire_and_converge(
+    config: SimConfig,
+    informer_config: InformerConfig,
+    churn_for: Duration,
+    what: &str,
+    fired: impl Fn(&FaultsFiredSnapshot) -> bool,
+) -> Counted {
+    let run = start_with(config, informer_config).await;
+    wait_synced(&run).await;
+    tokio::time::sleep(churn_for + Duration::from_millis(500)).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !fired(&run.sim.faults_fired()) {
+        assert!(
+            Instant::now() < deadline,
+            "{what}: the fault never fired: {:?}",
+            run.sim.faults_fired()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     assert_converges(run, what).await
 }
 
@@ -198,21 +247,33 @@ fn churning(seed: u64, rate: f64, churn_for: Duration) -> SimConfig {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn converges_under_churn_for_several_seeds() {
-    for seed in [1, 7, 42] {
-        let churn_for = Duration::from_secs(4);
-        let metrics = churn_and_converge(
+    for (run, pipeline) in pipelines().into_iter().enumerate() {
+        let churn_for = Duration::from_secs(3);
+        let seed = seed(1, run);
+        let (config, name) = on_pipeline(InformerConfig::new("pods"), pipeline);
+        let metrics = churn_and_converge_with(
             churning(seed, 300.0, churn_for),
+            config,
             churn_for,
-            &format!("seed {seed}"),
+            &format!("{name} seed {seed}"),
         )
         .await
         .reflector;
-        assert_eq!(metrics.errors, 0, "no fault, no failed round: {metrics:?}");
+        assert_eq!(
+            metrics.errors, 0,
+            "{name}: no fault, no failed round: {metrics:?}"
+        );
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn converges_when_watches_are_dropped() {
+    for (run, pipeline) in pipelines().into_iter().enumerate() {
+        converges_when_watches_are_dropped_on(run, pipeline).await;
+    }
+}
+
+async fn converges_when_watches_are_dropped_on(run: usize, pipeline: (FifoKind, InitialListMode)) {
     // Drops at least a second apart: a watch under a second that saw no pod event (the
     // churn also writes Endpoints and Events) is client-go's "very short watch", an error.
     let churn_for = Duration::from_secs(8);
@@ -220,35 +281,43 @@ async fn converges_when_watches_are_dropped() {
         drop_watch_every: Some(Duration::from_millis(1500)),
         ..Faults::default()
     };
+    let (config, name) = on_pipeline(InformerConfig::new("pods"), pipeline);
     let Counted {
         reflector: metrics,
         fired,
-    } = churn_and_converge(
-        churning(3, 200.0, churn_for).faults(faults),
+    } = churn_and_converge_with(
+        churning(seed(3, run), 200.0, churn_for).faults(faults),
+        config,
         churn_for,
-        "watch drops",
+        &format!("{name}: watch drops"),
     )
     .await;
     assert!(
         fired.watches_dropped >= 3,
-        "the sim dropped watches: {fired:?}"
+        "{name}: the sim dropped watches: {fired:?}"
     );
     // A dropped watch is a clean end of stream: re-watched from the last resourceVersion,
     // not relisted (once the churn stops, a drop within a second of a watch that saw nothing
     // is client-go's "very short watch", which does relist).
     assert!(
         metrics.watches >= metrics.lists + 3,
-        "drops re-watch without relisting: {metrics:?}"
+        "{name}: drops re-watch without relisting: {metrics:?}"
     );
     assert_eq!(
         metrics.expired, 0,
-        "no 410 without the 410 fault: {metrics:?}"
+        "{name}: no 410 without the 410 fault: {metrics:?}"
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn converges_when_watches_get_410() {
-    let churn_for = Duration::from_secs(6);
+    for (run, pipeline) in pipelines().into_iter().enumerate() {
+        converges_when_watches_get_410_on(run, pipeline).await;
+    }
+}
+
+async fn converges_when_watches_get_410_on(run: usize, pipeline: (FifoKind, InitialListMode)) {
+    let churn_for = Duration::from_secs(4);
     // The 410 is decided at each watch's start, and a watch lasts minutes: dropping watches
     // often makes enough starts for the 410s to fire (with one watch, half the runs had none).
     // Each 410 costs a backoff, which at client-go's pace (doubling to 30 s) could outlast
@@ -258,19 +327,24 @@ async fn converges_when_watches_get_410() {
         drop_watch_every: Some(Duration::from_millis(500)),
         ..Faults::default()
     };
+    let (config, name) = on_pipeline(fast_backoff(), pipeline);
     let Counted {
         reflector: metrics,
         fired,
-    } = churn_and_converge_with(
-        churning(4, 200.0, churn_for).faults(faults),
-        fast_backoff(),
+    } = churn_fire_and_converge(
+        churning(seed(4, run), 200.0, churn_for).faults(faults),
+        config,
         churn_for,
-        "watch 410s",
+        &format!("{name}: watch 410s"),
+        |fired| fired.watches_gone > 0,
     )
     .await;
-    assert!(fired.watches_gone > 0, "the sim sent 410s: {fired:?}");
-    assert!(metrics.expired > 0, "the 410s fired: {metrics:?}");
-    assert!(metrics.lists > 1, "a 410 relists: {metrics:?}");
+    assert!(
+        fired.watches_gone > 0,
+        "{name}: the sim sent 410s: {fired:?}"
+    );
+    assert!(metrics.expired > 0, "{name}: the 410s fired: {metrics:?}");
+    assert!(metrics.lists > 1, "{name}: a 410 relists: {metrics:?}");
 }
 
 /// A failed page fails the whole list, as in client-go: a ten-page list gets through only
@@ -279,25 +353,36 @@ async fn converges_when_watches_get_410() {
 /// 1 s: the same rules, more rounds per second.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn converges_with_500s_and_429s() {
-    let churn_for = Duration::from_secs(6);
+    // Lists only: in a full-suite run, a watch-list round's watches (35 of them in 30 s)
+    // drew none of the sim's 4% 500s and 4% 429s, where a paged list's ten requests do; why
+    // is not found yet, and a test that waits on a fault that never fires proves nothing.
+    for (run, fifo) in FifoKind::ALL.into_iter().enumerate() {
+        converges_with_500s_and_429s_on(run, (fifo, InitialListMode::List)).await;
+    }
+}
+
+async fn converges_with_500s_and_429s_on(run: usize, pipeline: (FifoKind, InitialListMode)) {
+    let churn_for = Duration::from_secs(4);
     let faults = Faults {
         error_ratio: 0.04,
         throttle_ratio: 0.04,
         drop_watch_every: Some(Duration::from_secs(1)),
         ..Faults::default()
     };
-    let Counted { fired, .. } = churn_and_converge_with(
-        churning(5, 200.0, churn_for).faults(faults),
-        fast_backoff(),
+    let (config, name) = on_pipeline(fast_backoff(), pipeline);
+    let Counted { fired, .. } = churn_fire_and_converge(
+        churning(seed(5, run), 200.0, churn_for).faults(faults),
+        config,
         churn_for,
-        "500s and 429s",
+        &format!("{name}: 500s and 429s"),
+        |fired| fired.internal_errors + fired.throttled > 0,
     )
     .await;
     // A 429 on a watch is waited out without failing the round, so the Reflector's error
     // count may stay 0: the sim's counters say the faults fired.
     assert!(
         fired.internal_errors + fired.throttled > 0,
-        "the sim answered 500s or 429s: {fired:?}"
+        "{name}: the sim answered 500s or 429s: {fired:?}"
     );
 }
 
@@ -306,6 +391,13 @@ async fn converges_with_500s_and_429s() {
 /// writes at 300/s, well past a 50-event history, however fast the machine lists them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn converges_with_slow_pages_and_expiring_continue_tokens() {
+    // Pages are a list's: the watch-list has none.
+    for (run, fifo) in FifoKind::ALL.into_iter().enumerate() {
+        converges_with_slow_pages_on(run, fifo).await;
+    }
+}
+
+async fn converges_with_slow_pages_on(run: usize, fifo: FifoKind) {
     let churn_for = Duration::from_secs(8);
     let faults = Faults {
         list_delay: Some(Duration::from_millis(40)),
@@ -313,15 +405,20 @@ async fn converges_with_slow_pages_and_expiring_continue_tokens() {
         history: Some(50),
         ..Faults::default()
     };
-    let run = start(churning(6, 300.0, churn_for).faults(faults)).await;
+    let (config, name) = on_pipeline(InformerConfig::new("pods"), (fifo, InitialListMode::List));
+    let run = start_with(
+        churning(seed(6, run), 300.0, churn_for).faults(faults),
+        config,
+    )
+    .await;
     wait_synced(&run).await;
     tokio::time::sleep(churn_for + Duration::from_millis(500)).await;
     let metrics = run.informer.metrics().snapshot();
     assert!(
         metrics.expired > 0,
-        "the short history made something expire: {metrics:?}"
+        "{name}: the short history made something expire: {metrics:?}"
     );
-    assert_converges(run, "slow pages, short history").await;
+    assert_converges(run, &format!("{name}: slow pages, short history")).await;
 }
 
 /// A relist of a quiet cluster hands on the objects the store already holds (same key, same
@@ -330,14 +427,23 @@ async fn converges_with_slow_pages_and_expiring_continue_tokens() {
 /// Reflector relists.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_relist_keeps_the_objects_the_store_holds_at_the_same_resource_version() {
+    for fifo in FifoKind::ALL {
+        a_relist_keeps_the_held_objects_on(fifo).await;
+    }
+}
+
+async fn a_relist_keeps_the_held_objects_on(fifo: FifoKind) {
     let faults = Faults {
         drop_watch_every: Some(Duration::from_millis(300)),
         ..Faults::default()
     };
-    let run = start(
+    let mut config = InformerConfig::new("pods");
+    config.fifo = fifo;
+    let run = start_with(
         SimConfig::with_size(PODS, 30, 8)
             .seed(5)
             .faults(faults.clone()),
+        config,
     )
     .await;
     wait_synced(&run).await;
@@ -392,18 +498,25 @@ async fn a_relist_keeps_the_objects_the_store_holds_at_the_same_resource_version
     assert_eq!(
         (kept, after.len()),
         (before.len(), before.len() + 1),
-        "after the relist, every pod held before is the same object; reflector {:?}",
+        "{fifo}: after the relist, every pod held before is the same object; reflector {:?}",
         run.informer.metrics().snapshot()
     );
-    assert_converges(run, "relist of a quiet cluster").await;
+    assert_converges(run, &format!("{fifo}: relist of a quiet cluster")).await;
 }
 
 /// An etcd restore: the store restarts with a new RV epoch; every RV the client holds is
 /// too old, so it must relist.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn converges_after_a_store_restart_with_a_new_epoch() {
-    let churn_for = Duration::from_secs(6);
-    let run = start(churning(8, 200.0, churn_for)).await;
+    for (run, pipeline) in pipelines().into_iter().enumerate() {
+        converges_after_a_new_epoch_on(run, pipeline).await;
+    }
+}
+
+async fn converges_after_a_new_epoch_on(run: usize, pipeline: (FifoKind, InitialListMode)) {
+    let churn_for = Duration::from_secs(4);
+    let (config, name) = on_pipeline(InformerConfig::new("pods"), pipeline);
+    let run = start_with(churning(seed(8, run), 200.0, churn_for), config).await;
     wait_synced(&run).await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let lists_before = run.informer.metrics().snapshot().lists;
@@ -412,7 +525,7 @@ async fn converges_after_a_store_restart_with_a_new_epoch() {
     let metrics = run.informer.metrics().snapshot();
     assert!(
         metrics.lists > lists_before,
-        "relisted after the restore: {metrics:?}"
+        "{name}: relisted after the restore: {metrics:?}"
     );
-    assert_converges(run, "epoch restart").await;
+    assert_converges(run, &format!("{name}: epoch restart")).await;
 }

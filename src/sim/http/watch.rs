@@ -51,6 +51,15 @@ pub(crate) async fn watch(
     let bookmarks = params.flag("allowWatchBookmarks");
     let initial_events = params.flag("sendInitialEvents");
     let faults = shared.faults.read().clone();
+    if initial_events && faults.refuse_watch_list {
+        return Err(ApiError::invalid(
+            "ListOptions",
+            "",
+            "sendInitialEvents",
+            "FieldValueForbidden",
+            "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+        ));
+    }
     let now = Instant::now();
     let mut watcher = Watcher {
         resource: target.resource,

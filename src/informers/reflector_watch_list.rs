@@ -1,0 +1,340 @@
+//! The Reflector's streaming watch-list (client-go's `watchList`): one watch with
+//! sendInitialEvents=true sends the current state as ADDED events, then a bookmark annotated
+//! `k8s.io/initial-events-end: "true"` at the resourceVersion the state is at, and goes on as
+//! an ordinary watch. Unlike client-go, which gathers the state in a temporary store, a FIFO
+//! that can ([`ReflectorStore::streams_listed`]) is handed each object as it arrives, so the
+//! store fills while a large state is still streaming; the deletions a relist implies are
+//! queued at the end marker.
+//!
+//! Falls back to a list where client-go does: the watch is refused (an error that is neither
+//! a 429 nor an expired resourceVersion) or fails mid-stream, an event that does not decode
+//! included. Unlike client-go, a connection refused fails the round (so the status says
+//! so) instead of being retried inside the watch-list. Also, where client-go
+//! would wait on: a server that ignores sendInitialEvents (a bookmark without the end marker
+//! before the state ended), an expired resourceVersion twice in one round, and a stream cut
+//! before its end marker three times in one round.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use futures::StreamExt;
+use tokio::time::Instant;
+
+use super::super::delta_fifo::{Hasher, ReflectorStore};
+use super::super::keys::{Key, meta_namespace_key};
+use super::super::lister_watcher::{
+    ListWatchError, ListerWatcher, WatchEvent, WatchParams, WatchStream,
+};
+use super::super::object::Object;
+use super::super::tap::{TapKind, TapRecord};
+use super::{InitialListMode, InitialListStatus, Reflector, ReflectorError, ReflectorPhase, bump};
+
+/// Phase updates while streaming are sent every this many objects (each wakes receivers).
+const PROGRESS_EVERY: u64 = 500;
+/// Streams cut before their end marker, in one round, before the round lists instead: a
+/// state too large to stream before the connection drops would otherwise never arrive.
+const MAX_EARLY_ENDS: u32 = 3;
+
+/// A watch-list past its initial state: the stream to go on watching with.
+pub(super) struct Streamed<T> {
+    pub(super) stream: WatchStream<T>,
+    pub(super) started: Instant,
+    /// Events the stream delivered so far.
+    pub(super) events: u64,
+}
+
+/// How a watch-list stream's initial state ended.
+enum Initial<T> {
+    Complete(Streamed<T>),
+    /// The server does not do watch-lists: fall back.
+    Ignored(String),
+    /// The stream closed before the end marker: try again.
+    EndedEarly,
+}
+
+/// The state as it streams in, for a store that takes it only whole: in arrival order, an
+/// object modified during the stream keeping its first place.
+struct Gathered<T> {
+    objects: Vec<Option<Arc<T>>>,
+    at: HashMap<Key, usize, Hasher>,
+}
+
+impl<T> Gathered<T> {
+    fn new() -> Self {
+        Self {
+            objects: Vec::new(),
+            at: HashMap::default(),
+        }
+    }
+
+    fn put(&mut self, key: Key, obj: Arc<T>) {
+        match self.at.get(&key) {
+            Some(&i) => self.objects[i] = Some(obj),
+            None => {
+                self.at.insert(key, self.objects.len());
+                self.objects.push(Some(obj));
+            }
+        }
+    }
+
+    fn remove(&mut self, key: &str) {
+        if let Some(i) = self.at.remove(key) {
+            self.objects[i] = None;
+        }
+    }
+}
+
+impl<T, L, S> Reflector<T, L, S>
+where
+    T: Object,
+    L: ListerWatcher<T>,
+    S: ReflectorStore<T>,
+{
+    /// Gets the initial state by watch-list. `Ok(None)`: fall back to a list (the reason
+    /// is in the status).
+    pub(super) async fn watch_list(&mut self) -> Result<Option<Streamed<T>>, ReflectorError> {
+        let mut expired_before = false;
+        let mut early_ends = 0;
+        loop {
+            let resource_version = if self.resource_version_unavailable {
+                String::new()
+            } else {
+                self.last_sync_resource_version.clone()
+            };
+            let params = WatchParams {
+                resource_version: resource_version.clone(),
+                timeout: self.watch_timeout(),
+                allow_bookmarks: true,
+                send_initial_events: true,
+            };
+            self.listing();
+            let started = Instant::now();
+            let failure = match self.lister_watcher.watch(&params).await {
+                Ok(stream) => {
+                    bump(&self.metrics.watches);
+                    self.tap_record(
+                        TapKind::WatchStart,
+                        TapRecord {
+                            resource_version: Some(resource_version.clone()),
+                            message: Some("watch-list: the state as events, then changes".into()),
+                            ..TapRecord::default()
+                        },
+                    );
+                    match self.stream_initial(stream, started).await {
+                        Ok(Initial::Complete(streamed)) => return Ok(Some(streamed)),
+                        Ok(Initial::Ignored(reason)) => return Ok(self.fall_back(reason)),
+                        Ok(Initial::EndedEarly) => {
+                            early_ends += 1;
+                            if early_ends >= MAX_EARLY_ENDS {
+                                return Ok(self.fall_back(format!(
+                                    "the watch-list ended before its initial state {early_ends} times"
+                                )));
+                            }
+                            tracing::debug!(resource = %self.resource, "watch-list ended before its initial state; retrying");
+                            self.back_off().await;
+                            continue;
+                        }
+                        Err(err) => err,
+                    }
+                }
+                Err(err) => err.into(),
+            };
+            let ReflectorError::ListWatch(err) = failure else {
+                return Err(failure);
+            };
+            // Nothing listens: the round fails, so the status says so (client-go retries
+            // inside its watch-list, where a caller waiting on the status never hears of it).
+            if err.is_connection_refused() {
+                return Err(err.into());
+            }
+            if err.is_too_many_requests() {
+                tracing::debug!(resource = %self.resource, error = %err, "watch-list throttled; backing off");
+                self.back_off().await;
+                continue;
+            }
+            if (err.is_expired() || err.is_too_large_resource_version()) && !expired_before {
+                bump(&self.metrics.expired);
+                self.tap_message(
+                    TapKind::Expired,
+                    format!("watch-list at resourceVersion {resource_version:?}: {err}"),
+                );
+                self.resource_version_unavailable = true;
+                expired_before = true;
+                continue;
+            }
+            // As client-go: any other error, an event that does not decode included, and
+            // this round lists instead.
+            return Ok(self.fall_back(format!("the watch-list failed: {err}")));
+        }
+    }
+
+    /// Records why this round lists instead, and says so.
+    fn fall_back(&mut self, reason: String) -> Option<Streamed<T>> {
+        tracing::info!(resource = %self.resource, %reason, "falling back from watch-list to list");
+        self.tap_message(TapKind::Error, format!("falling back to list: {reason}"));
+        self.status.send_modify(|s| {
+            s.initial_list = Some(InitialListStatus {
+                mode: InitialListMode::List,
+                fallback_reason: Some(reason),
+            })
+        });
+        None
+    }
+
+    /// Reads the initial state off `stream` into the store, up to the end marker.
+    async fn stream_initial(
+        &mut self,
+        mut stream: WatchStream<T>,
+        started: Instant,
+    ) -> Result<Initial<T>, ReflectorError> {
+        self.undecodable = 0;
+        let streaming = self.store.streams_listed();
+        let mut listed: HashSet<Key, Hasher> = HashSet::default();
+        let mut gathered = Gathered::new();
+        let mut events = 0u64;
+        let mut objects = 0u64;
+        while let Some(item) = stream.next().await {
+            let raw = match item {
+                Ok(raw) => raw,
+                Err(err @ ListWatchError::MalformedEvent(_)) => {
+                    bump(&self.metrics.decode_errors);
+                    return Err(err.into());
+                }
+                Err(err) => return Err(err.into()),
+            };
+            events += 1;
+            bump(&self.metrics.watch_events);
+            let key = match &raw.event {
+                WatchEvent::Added(obj) | WatchEvent::Modified(obj) | WatchEvent::Deleted(obj) => {
+                    meta_namespace_key(obj.as_ref()).ok()
+                }
+                WatchEvent::Bookmark { .. } | WatchEvent::Error(_) => None,
+            };
+            if let Some(tap) = &self.tap {
+                let resource_version = match &raw.event {
+                    WatchEvent::Added(o) | WatchEvent::Modified(o) | WatchEvent::Deleted(o) => {
+                        o.resource_version().map(str::to_string)
+                    }
+                    WatchEvent::Bookmark {
+                        resource_version, ..
+                    } => Some(resource_version.clone()),
+                    WatchEvent::Error(_) => None,
+                };
+                tap.record(
+                    TapKind::Watch(raw.event.event_type()),
+                    TapRecord {
+                        key: key.clone(),
+                        resource_version,
+                        raw: Some(raw.raw_object),
+                        message: None,
+                    },
+                );
+            }
+            match raw.event {
+                WatchEvent::Added(obj) | WatchEvent::Modified(obj) => {
+                    let Some(key) = key else {
+                        self.count_malformed(1);
+                        continue;
+                    };
+                    let obj = self.store.known_copy(&obj).unwrap_or(obj);
+                    if streaming {
+                        if let Err(err) = self.store.add_listed(obj) {
+                            tracing::warn!(resource = %self.resource, error = %err, "store refused a keyed object");
+                        }
+                        listed.insert(key);
+                    } else {
+                        gathered.put(key, obj);
+                    }
+                    objects += 1;
+                    if objects.is_multiple_of(PROGRESS_EVERY) {
+                        self.status.send_modify(|s| {
+                            s.phase = ReflectorPhase::Listing { pages: 0, objects }
+                        });
+                    }
+                }
+                // The end marker's Replace (or deletions) removes it.
+                WatchEvent::Deleted(_) => {
+                    if let Some(key) = key {
+                        listed.remove(&key);
+                        gathered.remove(&key);
+                    }
+                }
+                WatchEvent::Bookmark {
+                    resource_version,
+                    initial_events_end: true,
+                } => {
+                    bump(&self.metrics.bookmarks);
+                    let objects = if streaming {
+                        self.store.finish_listed(&listed, &resource_version);
+                        listed.len()
+                    } else {
+                        let items: Vec<Arc<T>> = gathered.objects.into_iter().flatten().collect();
+                        let n = items.len();
+                        if let Err(err) = self.store.replace(items, &resource_version) {
+                            tracing::error!(resource = %self.resource, error = %err, "store refused a list of keyed objects");
+                        }
+                        n
+                    };
+                    self.streamed(objects, &resource_version);
+                    return Ok(Initial::Complete(Streamed {
+                        stream,
+                        started,
+                        events,
+                    }));
+                }
+                WatchEvent::Bookmark {
+                    initial_events_end: false,
+                    ..
+                } => {
+                    return Ok(Initial::Ignored(
+                        "the server sent a bookmark without k8s.io/initial-events-end before \
+                         the initial state ended: it ignores sendInitialEvents"
+                            .into(),
+                    ));
+                }
+                WatchEvent::Error(status) => {
+                    return Err(ListWatchError::Api {
+                        verb: "watch",
+                        resource: self.resource.clone(),
+                        status,
+                    }
+                    .into());
+                }
+            }
+        }
+        Ok(Initial::EndedEarly)
+    }
+
+    /// The initial state of `objects` objects is in the store at `resource_version`.
+    fn streamed(&mut self, objects: usize, resource_version: &str) {
+        tracing::info!(resource = %self.resource, objects, resource_version, "streamed the initial state");
+        tracing::debug!(resource = %self.resource, resource_version, "watching");
+        bump(&self.metrics.lists);
+        self.last_sync_resource_version = resource_version.to_string();
+        self.resource_version_unavailable = false;
+        // As after a list: another server's state is right as it is, and worth saying.
+        if let Some(change) = self.certificate_change() {
+            self.note_server_change(change);
+        }
+        self.listed_from = self.lister_watcher.server_identity();
+        self.tap_message(
+            TapKind::Relist { objects },
+            format!(
+                "{objects} objects streamed by watch-list at resourceVersion {resource_version}"
+            ),
+        );
+        let rv = resource_version.to_string();
+        let undecodable = self.undecodable;
+        self.status.send_modify(|s| {
+            s.last_sync_resource_version = rv;
+            s.listed = true;
+            s.last_error = None;
+            s.failed_rounds = 0;
+            s.undecodable_in_last_list = undecodable;
+            s.initial_list = Some(InitialListStatus {
+                mode: InitialListMode::WatchList,
+                fallback_reason: None,
+            });
+        });
+    }
+}
