@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use parking_lot::RwLock;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -124,6 +125,8 @@ pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Durati
         next_ip: CHURN_IP_BASE,
         pods: PodCache::default(),
         revisions: Revisions::default(),
+        adopted: shared.controllers.adopted(),
+        shared: shared.clone(),
     };
     let mut settings = shared.churn.subscribe();
     let mut stop_at = churn_for.map(|d| Instant::now() + d);
@@ -185,6 +188,10 @@ struct Churn {
     /// Pod factories and templates by ReplicaSet.
     pods: PodCache,
     revisions: Revisions,
+    /// Deployments a client wrote: the controllers drive them, so the churn leaves them be.
+    adopted: Arc<RwLock<HashSet<Key>>>,
+    /// For telling the controllers of a recovery in a Deployment they drive.
+    shared: Arc<Shared>,
 }
 
 impl Churn {
@@ -223,6 +230,9 @@ impl Churn {
             return;
         }
         let deployment = self.deployments[self.rng.random_range(0..self.deployments.len())].clone();
+        if self.adopted.read().contains(&deployment) {
+            return;
+        }
         let roll: f64 = self.rng.random();
         if roll < 0.45 {
             self.plan_crash(txn, &deployment);
@@ -419,7 +429,45 @@ impl Churn {
     /// renewed or a Widget's status moves. Those follow-up writes count in the churn rate
     /// but draw on their own random stream, so the pods' changes are the same sequence as
     /// without them.
+    /// Whether `op` (planned before a client took its Deployment over) touches a Deployment
+    /// the controllers now drive.
+    fn touches_adopted(&self, op: &Op) -> bool {
+        let adopted = self.adopted.read();
+        if adopted.is_empty() {
+            return false;
+        }
+        // Pods are named `<replicaset>-<suffix>`, ReplicaSets `<deployment>-<hash>`.
+        let parent = |key: &str| key.rsplit_once('-').map(|(p, _)| p.to_string());
+        let deployment = match op {
+            Op::CreatePod(p) | Op::MarkRunning(p) => {
+                parent(&format!("{}/{}", p.namespace, p.rs_name))
+            }
+            Op::DeletePod(key) | Op::Crash(key) | Op::Recover(key) => {
+                parent(key).and_then(|rs| parent(&rs))
+            }
+            Op::ScaleReplicaSet(key, _) => parent(key),
+            Op::ScaleDeployment(key, _) => Some(key.clone()),
+            Op::UpdateTemplate { deployment, .. } | Op::CreateReplicaSet { deployment, .. } => {
+                Some(deployment.clone())
+            }
+            Op::Cordon(..) => None,
+        };
+        deployment.is_some_and(|d| adopted.contains(d.as_str()))
+    }
+
     fn perform(&mut self, txn: &mut Txn<'_>, op: Op) -> bool {
+        if self.touches_adopted(&op) {
+            // Of what was planned only a recovery still happens (a crash must not stay), and
+            // the pod's ReplicaSet controller recounts.
+            let Op::Recover(key) = op else {
+                return false;
+            };
+            let done = modify_status(txn, &key, recover);
+            if done {
+                self.shared.controllers.pod_changed(txn, &key);
+            }
+            return done;
+        }
         let pod = match &op {
             Op::CreatePod(p) | Op::MarkRunning(p) => Some(format!("{}/{}", p.namespace, p.name)),
             Op::DeletePod(key) | Op::Crash(key) | Op::Recover(key) => Some(key.clone()),

@@ -121,6 +121,37 @@ pub(crate) fn finish_namespace(txn: &mut Txn<'_>, namespace: &str) -> Result<(),
     Ok(())
 }
 
+/// The finalizer of an object being deleted in the foreground, until its dependents are gone.
+pub(crate) const FOREGROUND_DELETION: &str = "foregroundDeletion";
+
+/// Whether objects of `resource` can have dependents the garbage collector deletes.
+pub(crate) fn owns_dependents(resource: Resource) -> bool {
+    resource == Resource::Deployments || resource == Resource::ReplicaSets
+}
+
+/// The garbage collector's foreground deletion of `key` (marked with
+/// [`FOREGROUND_DELETION`]): its dependents are deleted, then it is.
+pub(crate) fn finish_foreground(
+    txn: &mut Txn<'_>,
+    resource: Resource,
+    key: &str,
+) -> Result<(), StoreError> {
+    let Some(current) = txn.get(resource, key) else {
+        return Ok(());
+    };
+    let value = current.decode().map_err(encode_error)?;
+    let marked = value["metadata"]["finalizers"]
+        .as_array()
+        .is_some_and(|f| f.iter().any(|f| f == FOREGROUND_DELETION));
+    if !marked {
+        return Ok(());
+    }
+    for (r, k) in dependents(txn, resource, key, &current) {
+        delete_dependent(txn, r, &k)?;
+    }
+    txn.delete(resource, key).map(drop)
+}
+
 /// What the garbage collector would delete with `current`.
 fn dependents(
     txn: &Txn<'_>,

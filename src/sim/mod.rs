@@ -18,6 +18,7 @@ mod churn_kinds;
 pub mod cli;
 mod companions;
 mod config;
+mod controllers;
 mod crd;
 mod descriptor;
 mod faults;
@@ -25,6 +26,7 @@ mod gc;
 mod http;
 mod kinds;
 mod kubeconfig;
+mod logs;
 mod manifests;
 mod object;
 mod patch;
@@ -95,6 +97,8 @@ pub(crate) struct Shared {
     churn: tokio::sync::watch::Sender<ChurnSettings>,
     /// The history window the sim was started with, which faults without one restore.
     history: usize,
+    /// What reacts to client writes (see [`controllers`]).
+    controllers: controllers::Controllers,
 }
 
 impl Shared {
@@ -157,6 +161,7 @@ impl Sim {
             shutdown: CancellationToken::new(),
             churn,
             history: config.history,
+            controllers: controllers::Controllers::default(),
         });
         shared.set_faults(config.faults.clone());
         let url = format!("https://{addr}");
@@ -183,6 +188,7 @@ impl Sim {
             config.churn_seed,
             config.churn_for,
         ));
+        let controllers = tokio::spawn(controllers::run(shared.clone()));
         tracing::info!(%url, "sim ready");
         Ok(SimHandle {
             shared,
@@ -190,7 +196,7 @@ impl Sim {
             addr,
             ca_pem,
             kubeconfig,
-            tasks: vec![server, churn],
+            tasks: vec![server, churn, controllers],
         })
     }
 }
@@ -296,6 +302,12 @@ impl SimHandle {
     /// Changes per second; 0 stops the churn.
     pub fn set_churn_rate(&self, rate: f64) {
         self.shared.churn.send_modify(|c| c.rate = rate.max(0.0));
+    }
+
+    /// Turns the controllers, scheduler and kubelets that react to client writes on (the
+    /// default) or off, for tests of the write path alone.
+    pub fn set_controllers(&self, on: bool) {
+        self.shared.controllers.set_enabled(on);
     }
 
     /// How many times each fault has fired.

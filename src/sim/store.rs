@@ -559,6 +559,11 @@ impl Txn<'_> {
             .unwrap_or_default()
     }
 
+    /// How many live pods are bound to `node`.
+    pub fn pod_count_on_node(&self, node: &str) -> usize {
+        self.state.pods_by_node.get(node).map_or(0, BTreeSet::len)
+    }
+
     /// Live objects whose key starts with `prefix`, in key order.
     pub fn scan(&self, resource: Resource, prefix: &str) -> Vec<(Key, Arc<StoredObject>)> {
         let Some(table) = self.state.table(resource) else {

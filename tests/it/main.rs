@@ -12,6 +12,7 @@ mod resources_kinds;
 mod resources_pod;
 mod secrets;
 mod sim_clusters;
+mod sim_controllers;
 mod sim_crds;
 mod sim_errors;
 mod sim_fidelity;

@@ -49,6 +49,8 @@ async fn client_side_apply_twice_keeps_the_other_container() {
     let Some(fx) = Kubectl::start("apply").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     let file = fx.file("two.yaml", TWO_CONTAINERS);
     assert!(fx.ok(&["apply", "-f", &file]).await.contains("created"));
     fx.file("two.yaml", &TWO_CONTAINERS.replace("app:1", "app:2"));
@@ -72,6 +74,8 @@ async fn diff_and_server_dry_runs_store_nothing() {
     let Some(fx) = Kubectl::start("dryrun").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     let file = fx.file("two.yaml", TWO_CONTAINERS);
     fx.ok(&["apply", "-f", &file]).await;
     let before = fx.sim.position().rv;
@@ -119,6 +123,8 @@ async fn patch_strategic_merge_and_json() {
     let Some(fx) = Kubectl::start("patch").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     fx.ok(&["apply", "-f", &fx.file("two.yaml", TWO_CONTAINERS)])
         .await;
     let deploy = ["patch", "deploy", "two", "-n", "default"];
@@ -179,6 +185,8 @@ async fn status_and_scale_subresources() {
     let Some(fx) = Kubectl::start("subresources").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     fx.ok(&["apply", "-f", &fx.file("two.yaml", TWO_CONTAINERS)])
         .await;
     let fx = &fx;
@@ -469,6 +477,8 @@ async fn an_undecodable_protobuf_body_is_a_400_and_stores_nothing() {
     let Some(fx) = Kubectl::start("badproto").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     let client = fx.sim.client().await.expect("client");
     let before = fx.sim.position().rv;
     for body in [&b"k8s\0\x0a\x05\x01"[..], b"not protobuf"] {
@@ -518,6 +528,8 @@ async fn server_side_apply_owns_fields_and_conflicts() {
     let Some(fx) = Kubectl::start("ssa").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     let config = TWO_CONTAINERS.replace(
         "  namespace: default\n",
         "  namespace: default\n  labels: {team: a}\n",
@@ -619,6 +631,8 @@ async fn strict_field_validation_refuses_unknown_fields() {
     let Some(fx) = Kubectl::start("strict").await else {
         return;
     };
+    // The write path alone: no controller reacts and writes meanwhile.
+    fx.sim.set_controllers(false);
     let typo = TWO_CONTAINERS.replace("        image: proxy:1\n", "        imagee: proxy:1\n");
     let file = fx.file("typo.yaml", &typo);
     let before = fx.sim.position().rv;

@@ -31,18 +31,26 @@ fn resource(r: Resource) -> Value {
     let d = r.descriptor();
     let response_kind = json!({"group": d.group, "version": d.version, "kind": d.kind});
     let mut subresources = Vec::new();
-    for sub in [Subresource::Status, Subresource::Scale] {
+    for sub in [Subresource::Status, Subresource::Scale, Subresource::Log] {
         let Some(name) = sub.name_for(r) else {
             continue;
         };
-        let kind = match sub {
-            Subresource::Status => response_kind.clone(),
-            Subresource::Scale => json!({"group": "autoscaling", "version": "v1", "kind": "Scale"}),
+        let (kind, verbs) = match sub {
+            Subresource::Status => (response_kind.clone(), json!(["get", "patch", "update"])),
+            Subresource::Scale => (
+                json!({"group": "autoscaling", "version": "v1", "kind": "Scale"}),
+                json!(["get", "patch", "update"]),
+            ),
+            // A log is plain text, of no kind.
+            Subresource::Log => (
+                json!({"group": "", "version": "", "kind": ""}),
+                json!(["get"]),
+            ),
         };
         subresources.push(json!({
             "subresource": name,
             "responseKind": kind,
-            "verbs": ["get", "patch", "update"],
+            "verbs": verbs,
         }));
     }
     let mut out = json!({

@@ -217,6 +217,15 @@ fn api_resources(r: Resource) -> Vec<Value> {
             out.push(entry);
         }
     }
+    if d.plural == "pods" && d.group.is_empty() {
+        out.push(json!({
+            "name": "pods/log",
+            "singularName": "",
+            "namespaced": true,
+            "kind": "Pod",
+            "verbs": ["get"],
+        }));
+    }
     out
 }
 

@@ -4,6 +4,7 @@
 mod aggregated;
 mod discovery;
 mod list;
+mod logs;
 mod printing;
 pub(crate) mod status;
 mod table;
@@ -88,11 +89,16 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 pub(crate) enum Subresource {
     Status,
     Scale,
+    /// A pod's container log (`pods/NAME/log`).
+    Log,
 }
 
 impl Subresource {
     /// The subresource `name` of `resource`, if the real server serves it.
     fn of(resource: Resource, name: &str) -> Option<Self> {
+        if resource == Resource::Pods && name == "log" {
+            return Some(Subresource::Log);
+        }
         [Subresource::Status, Subresource::Scale]
             .into_iter()
             .find(|sub| sub.name_for(resource) == Some(name))
@@ -104,6 +110,7 @@ impl Subresource {
         match self {
             Subresource::Status => d.status.then_some("status"),
             Subresource::Scale => d.scale.then_some("scale"),
+            Subresource::Log => (resource == Resource::Pods).then_some("log"),
         }
     }
 }
@@ -317,6 +324,10 @@ async fn handle(
             list::list(&shared, &target, &params, as_table, metadata_only).await
         }
         (Method::GET, true, Some(Subresource::Scale)) => write::get_scale(&shared, &target),
+        (Method::GET, true, Some(Subresource::Log)) => logs::logs(shared, &target, &params).await,
+        (method, true, Some(Subresource::Log)) => {
+            Err(ApiError::method_not_allowed(method.as_str()))
+        }
         (Method::GET, true, _) => list::get(&shared, &target, as_table, metadata_only),
         (Method::POST, false, _) => write::create(&shared, &target, &params, &headers, &body),
         (Method::PUT, true, _) => write::replace(&shared, &target, &params, &headers, &body),

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::body::unsupported_dry_run;
 use super::respond;
 use crate::sim::Shared;
+use crate::sim::controllers::Controllers;
 use crate::sim::gc;
 use crate::sim::http::list::Filter;
 use crate::sim::http::status::ApiError;
@@ -41,6 +42,8 @@ struct Preconditions {
 struct Deletion {
     preconditions: Preconditions,
     orphan: bool,
+    /// Dependents go first, the object is kept (marked) until they are gone.
+    foreground: bool,
     dry_run: bool,
 }
 
@@ -83,6 +86,7 @@ impl Deletion {
         Ok(Self {
             preconditions: options.preconditions.unwrap_or_default(),
             orphan,
+            foreground: policy == Some("Foreground"),
             dry_run,
         })
     }
@@ -109,7 +113,15 @@ pub(crate) fn delete(
     }
     let stored = shared
         .store
-        .write(|txn| delete_one(txn, target, name, &deletion))?;
+        .write(|txn| delete_one(txn, target, name, &deletion, &shared.controllers))?;
+    if !deletion.dry_run && deletion.foreground && gc::owns_dependents(resource) {
+        shared
+            .controllers
+            .delete_in_foreground(resource, &target.key(name));
+    } else if !deletion.dry_run && resource == Resource::Deployments {
+        // Lets the controllers forget it.
+        shared.controllers.client_wrote(resource, &target.key(name));
+    }
     Ok(respond(StatusCode::OK, stored))
 }
 
@@ -150,6 +162,7 @@ fn delete_one(
     target: &Target,
     name: &str,
     deletion: &Deletion,
+    controllers: &Controllers,
 ) -> Result<Bytes, ApiError> {
     let resource = target.resource;
     let key = target.key(name);
@@ -183,6 +196,17 @@ fn delete_one(
     if deletion.dry_run {
         return Ok(object.json.clone());
     }
+    if deletion.foreground && gc::owns_dependents(resource) {
+        // The garbage collector deletes the dependents, then the object (see
+        // `controllers`): until then it is marked, its finalizer saying why.
+        let mut value = gc::deleting(current, resource);
+        value["metadata"]["finalizers"] = serde_json::json!([gc::FOREGROUND_DELETION]);
+        let marked = txn.put(resource, &key, &mut value)?;
+        return Ok(marked.json.clone());
+    }
+    if resource == Resource::Pods {
+        controllers.pod_killed(txn, &current)?;
+    }
     let owner = (resource == Resource::Pods)
         .then(|| object.controller_uid.clone())
         .flatten();
@@ -190,7 +214,8 @@ fn delete_one(
         .ok_or_else(|| ApiError::not_found(resource, name))?;
     super::follow_definitions(txn, target, name)?;
     if let Some(namespace) = target.namespace.as_deref() {
-        if let Some(owner) = owner {
+        let taken_over = owner.is_some() && controllers.pod_deleted(txn, &current);
+        if let Some(owner) = owner.filter(|_| !taken_over) {
             gc::replace_deleted_pod(txn, namespace, &owner)?;
         }
         gc::finish_namespace(txn, namespace)?;
@@ -229,7 +254,7 @@ pub(crate) fn delete_collection(
                 namespace: key.split_once('/').map(|(ns, _)| ns.to_string()),
                 ..target.clone()
             };
-            match delete_one(txn, &one, name, &deletion) {
+            match delete_one(txn, &one, name, &deletion, &shared.controllers) {
                 Ok(item) => items.push(item),
                 Err(e) if e.code() == 404 => {}
                 Err(e) => return Err(e),

@@ -67,6 +67,13 @@ pub(crate) fn create(
     let stored = shared
         .store
         .write(|txn| create_in(txn, target, &options, &mut value, None))?;
+    if !options.dry_run
+        && let Some(name) = value["metadata"]["name"].as_str()
+    {
+        shared
+            .controllers
+            .client_wrote(target.resource, &target.key(name));
+    }
     Ok(respond(StatusCode::CREATED, stored))
 }
 
@@ -218,6 +225,7 @@ pub(crate) fn replace(
         let stored = shared
             .store
             .write(|txn| scale::update(txn, target, name, &options, &value))?;
+        wrote(shared, target, &options, name);
         return Ok(respond(StatusCode::OK, stored));
     }
     validate::check_kind(target, &value)?;
@@ -241,7 +249,17 @@ pub(crate) fn replace(
             Ownership::Update,
         )
     })?;
+    wrote(shared, target, &options, name);
     Ok(respond(StatusCode::OK, stored))
+}
+
+/// Tells the controllers a client changed `name` (a dry run changes nothing).
+fn wrote(shared: &Shared, target: &Target, options: &WriteOptions, name: &str) {
+    if !options.dry_run {
+        shared
+            .controllers
+            .client_wrote(target.resource, &target.key(name));
+    }
 }
 
 fn patch_error(e: PatchError) -> ApiError {
@@ -313,6 +331,7 @@ pub(crate) fn patch(
             Ownership::Update,
         )
     })?;
+    wrote(shared, target, &options, name);
     Ok(respond(StatusCode::OK, stored))
 }
 
@@ -382,5 +401,6 @@ fn apply(
         )?;
         Ok::<_, ApiError>((StatusCode::OK, stored))
     })?;
+    wrote(shared, target, options, name);
     Ok(respond(code, stored))
 }

@@ -1,0 +1,286 @@
+//! What kube-controller-manager, the scheduler and the kubelets do after a client's write:
+//! a Deployment gets a ReplicaSet, the ReplicaSet pods, the pods nodes and then running
+//! containers, and each status follows. Every step is its own write through the store, so a
+//! watcher sees the cascade as a real cluster's, one resourceVersion at a time.
+//!
+//! The controllers react to client writes only (the HTTP layer reports them): the seeded
+//! workload is already consistent and the churn drives it, so a Deployment a client touched
+//! is adopted here and left alone by the churn.
+
+mod deployment;
+mod events;
+mod kubelet;
+mod replicaset;
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use parking_lot::{Mutex, RwLock};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use super::Shared;
+use super::resources::Resource;
+use super::store::{Key, Txn};
+
+/// How long each pod step (scheduling, creating containers, starting them) takes: short, so
+/// a cascade is over in a second or two, and long enough to be seen.
+const STEP_DELAY: Duration = Duration::from_millis(250);
+/// The most reconciles waiting at once; beyond it a client write's reaction is dropped (and
+/// logged) rather than letting the queue grow without bound.
+const MAX_PENDING: usize = 20_000;
+/// The most pods a ReplicaSet creates or deletes in one reconcile (the real controller's
+/// burst is 500); the rest follow in the next reconciles.
+const BURST: usize = 500;
+
+/// One thing to reconcile.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Work {
+    Deployment(Key),
+    ReplicaSet(Key),
+    /// The scheduler or kubelet's next step for a pod.
+    Pod(Key),
+    /// The garbage collector's foreground deletion of an owner.
+    Foreground(Resource, Key),
+}
+
+#[derive(Default)]
+struct Queue {
+    ready: VecDeque<Work>,
+    queued: HashSet<Work>,
+    /// Steps due later, earliest first; `seq` keeps equal instants in order.
+    later: BinaryHeap<Reverse<(Instant, u64, Work)>>,
+    seq: u64,
+}
+
+/// The controllers' queue, shared by the HTTP handlers (which report client writes) and the
+/// controllers' task.
+pub(crate) struct Controllers {
+    /// Off, client writes get no reaction (as on a cluster without kube-controller-manager).
+    enabled: AtomicBool,
+    queue: Mutex<Queue>,
+    wake: Notify,
+    /// Deployments a client wrote, which the churn must leave to these controllers.
+    adopted: Arc<RwLock<HashSet<Key>>>,
+}
+
+impl Default for Controllers {
+    fn default() -> Self {
+        Self {
+            enabled: AtomicBool::new(true),
+            queue: Mutex::default(),
+            wake: Notify::new(),
+            adopted: Arc::default(),
+        }
+    }
+}
+
+impl Controllers {
+    /// Turns the reactions on or off; off, what is queued is dropped.
+    pub(crate) fn set_enabled(&self, on: bool) {
+        self.enabled.store(on, Ordering::Relaxed);
+        if !on {
+            *self.queue.lock() = Queue::default();
+        }
+    }
+
+    /// The set of Deployments the churn must not touch.
+    pub(crate) fn adopted(&self) -> Arc<RwLock<HashSet<Key>>> {
+        self.adopted.clone()
+    }
+
+    /// A client created or changed `key`: the controllers that own its kind react.
+    pub(crate) fn client_wrote(&self, resource: Resource, key: &str) {
+        if !self.enabled.load(Ordering::Relaxed) {
+            return;
+        }
+        let key = Key::from(key);
+        let work = match resource {
+            Resource::Deployments => {
+                self.adopted.write().insert(key.clone());
+                Work::Deployment(key)
+            }
+            Resource::ReplicaSets => Work::ReplicaSet(key),
+            Resource::Pods => Work::Pod(key),
+            _ => return,
+        };
+        self.push(vec![(work, None)]);
+    }
+
+    /// A client deleted `key` in the foreground: the garbage collector deletes what it owns,
+    /// then it, a moment later.
+    pub(crate) fn delete_in_foreground(&self, resource: Resource, key: &str) {
+        let work = Work::Foreground(resource, Key::from(key));
+        self.push(vec![(work, Some(STEP_DELAY))]);
+    }
+
+    /// A client deleted `pod`: if its ReplicaSet belongs to a Deployment these controllers
+    /// drive, its controller makes the replacement (through the scheduler and a kubelet),
+    /// and this says so; otherwise the pod is the seeded workload's to replace.
+    pub(crate) fn pod_deleted(&self, txn: &Txn<'_>, pod: &serde_json::Value) -> bool {
+        if !self.enabled.load(Ordering::Relaxed) {
+            return false;
+        }
+        let Some(rs_key) = owner_key(pod, "ReplicaSet") else {
+            return false;
+        };
+        let deployment = txn
+            .get(Resource::ReplicaSets, &rs_key)
+            .and_then(|rs| rs.decode().ok())
+            .and_then(|rs| owner_key(&rs, "Deployment"));
+        if !deployment.is_some_and(|d| self.adopted.read().contains(&d)) {
+            return false;
+        }
+        self.push(vec![(Work::ReplicaSet(rs_key), None)]);
+        true
+    }
+
+    /// Something other than these controllers changed pod `key` (the churn's recovery of a
+    /// crash it made before a client took the Deployment over): its ReplicaSet recounts.
+    pub(crate) fn pod_changed(&self, txn: &Txn<'_>, key: &str) {
+        if let Some(pod) = txn.get(Resource::Pods, key).and_then(|p| p.decode().ok())
+            && let Some(rs_key) = owner_key(&pod, "ReplicaSet")
+        {
+            self.push(vec![(Work::ReplicaSet(rs_key), None)]);
+        }
+    }
+
+    /// A client deleted `pod`: its kubelet stops the containers, and says so.
+    pub(crate) fn pod_killed(
+        &self,
+        txn: &mut Txn<'_>,
+        pod: &serde_json::Value,
+    ) -> Result<(), super::store::StoreError> {
+        if !self.enabled.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        kubelet::kill(txn, pod)
+    }
+
+    /// Queues `work`, each now or after its delay.
+    fn push(&self, work: Vec<(Work, Option<Duration>)>) {
+        if work.is_empty() || !self.enabled.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut queue = self.queue.lock();
+        let now = Instant::now();
+        for (item, delay) in work {
+            if queue.queued.len() + queue.later.len() >= MAX_PENDING {
+                tracing::warn!(?item, "controllers' queue is full; dropping a reconcile");
+                continue;
+            }
+            match delay {
+                None => {
+                    if queue.queued.insert(item.clone()) {
+                        queue.ready.push_back(item);
+                    }
+                }
+                Some(delay) => {
+                    queue.seq += 1;
+                    let seq = queue.seq;
+                    queue.later.push(Reverse((now + delay, seq, item)));
+                }
+            }
+        }
+        drop(queue);
+        self.wake.notify_one();
+    }
+
+    /// The next piece of work due now, or when the next one falls due.
+    fn next(&self) -> Result<Work, Option<Instant>> {
+        let mut queue = self.queue.lock();
+        let now = Instant::now();
+        while let Some(Reverse((at, _, _))) = queue.later.peek() {
+            if *at > now {
+                break;
+            }
+            if let Some(Reverse((_, _, item))) = queue.later.pop()
+                && queue.queued.insert(item.clone())
+            {
+                queue.ready.push_back(item);
+            }
+        }
+        match queue.ready.pop_front() {
+            Some(item) => {
+                queue.queued.remove(&item);
+                Ok(item)
+            }
+            None => Err(queue.later.peek().map(|Reverse((at, _, _))| *at)),
+        }
+    }
+}
+
+/// Follow-up work a reconcile asks for.
+type FollowUps = Vec<(Work, Option<Duration>)>;
+
+/// The controllers' task: reconciles what the queue holds until the sim shuts down.
+pub(crate) async fn run(shared: Arc<Shared>) {
+    let controllers = &shared.controllers;
+    loop {
+        match controllers.next() {
+            Ok(work) => {
+                let follow = shared.store.write(|txn| {
+                    if let Work::Deployment(key) = &work
+                        && txn.get(Resource::Deployments, key).is_none()
+                    {
+                        controllers.adopted.write().remove(key);
+                    }
+                    reconcile(txn, &work)
+                });
+                controllers.push(follow);
+                // One reconcile per turn, so a burst never holds the runtime.
+                tokio::task::yield_now().await;
+            }
+            Err(due) => {
+                let sleep = async {
+                    match due {
+                        Some(at) => tokio::time::sleep_until(at).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    () = shared.shutdown.cancelled() => return,
+                    () = controllers.wake.notified() => {}
+                    () = sleep => {}
+                }
+            }
+        }
+    }
+}
+
+fn reconcile(txn: &mut Txn<'_>, work: &Work) -> FollowUps {
+    let result = match work {
+        Work::Deployment(key) => deployment::reconcile(txn, key),
+        Work::ReplicaSet(key) => replicaset::reconcile(txn, key),
+        Work::Pod(key) => kubelet::reconcile(txn, key),
+        Work::Foreground(resource, key) => {
+            super::gc::finish_foreground(txn, *resource, key).map(|()| Vec::new())
+        }
+    };
+    result.unwrap_or_else(|e| {
+        tracing::warn!(?work, error = %e, "reconcile failed");
+        Vec::new()
+    })
+}
+
+/// The `namespace/name` key of the controlling owner of kind `kind` named in `value`.
+fn owner_key(value: &serde_json::Value, kind: &str) -> Option<Key> {
+    let namespace = value["metadata"]["namespace"].as_str()?;
+    value["metadata"]["ownerReferences"]
+        .as_array()?
+        .iter()
+        .find(|r| r["controller"].as_bool() == Some(true) && r["kind"] == kind)
+        .and_then(|r| r["name"].as_str())
+        .map(|name| Key::from(format!("{namespace}/{name}")))
+}
+
+fn decode(
+    object: &super::object::StoredObject,
+) -> Result<serde_json::Value, super::store::StoreError> {
+    object
+        .decode()
+        .map_err(|e| super::store::StoreError::Encode(e.to_string()))
+}

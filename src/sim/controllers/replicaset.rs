@@ -1,0 +1,116 @@
+//! The ReplicaSet controller: as many pods as `spec.replicas` asks (new ones unscheduled,
+//! for the scheduler), extras deleted (those not ready first), and a status that counts
+//! what is ready; its Deployment is reconciled after each change.
+
+use serde_json::{Value, json};
+
+use super::super::gc;
+use super::super::manifests::{self, PodFactory, PodState};
+use super::super::resources::Resource;
+use super::super::store::{StoreError, Txn};
+use super::{BURST, FollowUps, STEP_DELAY, Work, decode, events, kubelet, owner_key};
+
+pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, StoreError> {
+    let Some(stored) = txn.get(Resource::ReplicaSets, key) else {
+        return Ok(Vec::new());
+    };
+    let rs = decode(&stored)?;
+    if rs["metadata"]["deletionTimestamp"].is_string() {
+        return Ok(Vec::new());
+    }
+    let uid = stored.uid.clone();
+    let desired = rs["spec"]["replicas"].as_u64().unwrap_or(1) as usize;
+    let mut pods: Vec<(String, Value)> = txn
+        .scan(Resource::Pods, &format!("{key}-"))
+        .into_iter()
+        .filter(|(_, o)| o.controller_uid.as_deref() == Some(&*uid))
+        .filter_map(|(k, o)| Some((k.to_string(), o.decode().ok()?)))
+        .filter(|(_, p)| !p["metadata"]["deletionTimestamp"].is_string())
+        .collect();
+    let mut follow = FollowUps::new();
+    if pods.len() < desired {
+        let factory = PodFactory::new(&rs);
+        let mut rng = rand::rng();
+        let rs_name = rs["metadata"]["name"].as_str().unwrap_or("pod");
+        let namespace = rs["metadata"]["namespace"].as_str().unwrap_or("default");
+        for _ in 0..(desired - pods.len()).min(BURST) {
+            let name = format!("{rs_name}-{}", manifests::safe_suffix(&mut rng, 5));
+            let pod_key = format!("{namespace}/{name}");
+            if txn.get(Resource::Pods, &pod_key).is_some() {
+                continue;
+            }
+            let uid = manifests::uid(&mut rng);
+            let mut pod = factory.pod(
+                &mut rng,
+                &name,
+                &uid,
+                "",
+                "",
+                "",
+                manifests::now_seconds(),
+                PodState::Pending,
+            );
+            kubelet::unscheduled(&mut pod);
+            txn.put(Resource::Pods, &pod_key, &mut pod)?;
+            events::normal(
+                txn,
+                &rs,
+                None,
+                "SuccessfulCreate",
+                &format!("Created pod: {name}"),
+                &events::REPLICASET_CONTROLLER,
+            )?;
+            follow.push((Work::Pod(pod_key.as_str().into()), Some(STEP_DELAY)));
+            pods.push((pod_key, pod));
+        }
+        if desired > pods.len() {
+            follow.push((Work::ReplicaSet(key.into()), None));
+        }
+    } else if pods.len() > desired {
+        // The least far along go first, as the real controller's ranking does.
+        pods.sort_by_key(|(_, p)| (kubelet::progress(p), std::cmp::Reverse(created(p))));
+        let extra: Vec<(String, Value)> = pods.drain(..(pods.len() - desired).min(BURST)).collect();
+        for (pod_key, pod) in extra {
+            kubelet::kill(txn, &pod)?;
+            gc::delete_cascading(txn, Resource::Pods, &pod_key, false)?;
+            let name = pod["metadata"]["name"].as_str().unwrap_or("");
+            events::normal(
+                txn,
+                &rs,
+                None,
+                "SuccessfulDelete",
+                &format!("Deleted pod: {name}"),
+                &events::REPLICASET_CONTROLLER,
+            )?;
+        }
+        if pods.len() > desired {
+            follow.push((Work::ReplicaSet(key.into()), None));
+        }
+    }
+    let ready = pods.iter().filter(|(_, p)| kubelet::is_ready(p)).count();
+    let status = json!({
+        "replicas": pods.len(),
+        "fullyLabeledReplicas": pods.len(),
+        "readyReplicas": ready,
+        "availableReplicas": ready,
+        "observedGeneration": rs["metadata"]["generation"].as_u64().unwrap_or(1),
+    });
+    let current = txn
+        .get(Resource::ReplicaSets, key)
+        .map(|o| decode(&o))
+        .transpose()?;
+    if current.is_some_and(|c| c["status"] != status) {
+        txn.modify_member(Resource::ReplicaSets, key, "status", |s| *s = status)?;
+    }
+    if let Some(owner) = owner_key(&rs, "Deployment") {
+        follow.push((Work::Deployment(owner), None));
+    }
+    Ok(follow)
+}
+
+fn created(pod: &Value) -> String {
+    pod["metadata"]["creationTimestamp"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}

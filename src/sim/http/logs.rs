@@ -1,0 +1,330 @@
+//! `GET /api/v1/namespaces/NS/pods/NAME/log`: what the kubelet serves through the API
+//! server, with its options (container, previous, tailLines, sinceSeconds, sinceTime,
+//! timestamps, limitBytes, follow) and its refusals, over logs made up on demand.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::response::Response;
+use bytes::Bytes;
+use serde_json::Value;
+
+use super::status::ApiError;
+use super::{Params, Target};
+use crate::sim::Shared;
+use crate::sim::logs::ContainerLog;
+use crate::sim::resources::Resource;
+
+/// A follow re-reads the pod at least this often, so it ends soon after the container does.
+const FOLLOW_RECHECK: Duration = Duration::from_secs(2);
+
+/// What a log request asks for.
+struct Options {
+    container: Option<String>,
+    previous: bool,
+    follow: bool,
+    timestamps: bool,
+    tail_lines: Option<u64>,
+    since_ms: Option<i64>,
+    limit_bytes: Option<u64>,
+}
+
+fn number(params: &Params, name: &str) -> Result<Option<i64>, ApiError> {
+    params
+        .get(name)
+        .map(|v| {
+            v.parse::<i64>().map_err(|_| {
+                ApiError::bad_request(format!("invalid value for {name}: {v:?} is not a number"))
+            })
+        })
+        .transpose()
+}
+
+impl Options {
+    fn parse(params: &Params, now_ms: i64) -> Result<Self, ApiError> {
+        let positive = |name: &str, v: Option<i64>| match v {
+            Some(n) if n < 1 => Err(ApiError::invalid(
+                "PodLogOptions",
+                "",
+                name,
+                "FieldValueInvalid",
+                "must be greater than 0",
+            )),
+            other => Ok(other),
+        };
+        let since_seconds = positive("sinceSeconds", number(params, "sinceSeconds")?)?;
+        let since_time = params
+            .get("sinceTime")
+            .map(|t| {
+                t.parse::<jiff::Timestamp>()
+                    .map(|t| t.as_millisecond())
+                    .map_err(|e| ApiError::bad_request(format!("invalid sinceTime {t:?}: {e}")))
+            })
+            .transpose()?;
+        if since_seconds.is_some() && since_time.is_some() {
+            return Err(ApiError::invalid(
+                "PodLogOptions",
+                "",
+                "sinceSeconds",
+                "FieldValueForbidden",
+                "at most one of `sinceTime` or `sinceSeconds` may be specified",
+            ));
+        }
+        let tail_lines = number(params, "tailLines")?;
+        if tail_lines.is_some_and(|n| n < 0) {
+            return Err(ApiError::invalid(
+                "PodLogOptions",
+                "",
+                "tailLines",
+                "FieldValueInvalid",
+                "must be greater than or equal to 0",
+            ));
+        }
+        Ok(Self {
+            container: params.get("container").map(str::to_string),
+            previous: params.flag("previous"),
+            follow: params.flag("follow"),
+            timestamps: params.flag("timestamps"),
+            tail_lines: tail_lines.map(|n| n as u64),
+            since_ms: since_seconds.map(|s| now_ms - s * 1_000).or(since_time),
+            limit_bytes: positive("limitBytes", number(params, "limitBytes")?)?.map(|n| n as u64),
+        })
+    }
+}
+
+fn millis(value: &Value) -> Option<i64> {
+    value
+        .as_str()?
+        .parse::<jiff::Timestamp>()
+        .ok()
+        .map(|t| t.as_millisecond())
+}
+
+/// The instance of `container` of `pod` to read, or the real server's refusal.
+fn instance(pod: &Value, options: &Options) -> Result<(String, ContainerLog, bool), ApiError> {
+    let name = pod["metadata"]["name"].as_str().unwrap_or("");
+    let containers: Vec<&str> = pod["spec"]["containers"]
+        .as_array()
+        .map(|cs| cs.iter().filter_map(|c| c["name"].as_str()).collect())
+        .unwrap_or_default();
+    let container = match &options.container {
+        Some(c) if containers.contains(&c.as_str()) => c.clone(),
+        Some(c) => {
+            return Err(ApiError::bad_request(format!(
+                "container {c} is not valid for pod {name}"
+            )));
+        }
+        None if containers.len() == 1 => containers[0].to_string(),
+        None => {
+            return Err(ApiError::bad_request(format!(
+                "a container name must be specified for pod {name}, choose one of: [{}]",
+                containers.join(" ")
+            )));
+        }
+    };
+    if pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty) {
+        return Err(ApiError::bad_request(format!(
+            "pod {name} does not have a host assigned"
+        )));
+    }
+    let status = pod["status"]["containerStatuses"]
+        .as_array()
+        .and_then(|ss| ss.iter().find(|s| s["name"] == container.as_str()));
+    let waiting_reason = |s: Option<&Value>| {
+        s.and_then(|s| s["state"]["waiting"]["reason"].as_str())
+            .unwrap_or("ContainerCreating")
+            .to_string()
+    };
+    let Some(status) = status else {
+        return Err(ApiError::bad_request(format!(
+            "container \"{container}\" in pod \"{name}\" is waiting to start: {}",
+            waiting_reason(None)
+        )));
+    };
+    let app = pod["metadata"]["labels"]["app"]
+        .as_str()
+        .or(pod["metadata"]["labels"]["app.kubernetes.io/name"].as_str())
+        .unwrap_or(name);
+    let uid = pod["metadata"]["uid"].as_str().unwrap_or("");
+    let restarts = status["restartCount"].as_u64().unwrap_or(0);
+    let last = &status["lastState"]["terminated"];
+    let log = |restart: u64, started: i64, finished: Option<i64>, crashed: bool| {
+        ContainerLog::new(app, uid, &container, restart, started, finished, crashed)
+    };
+    let running_since = millis(&status["state"]["running"]["startedAt"]);
+    let last_run = millis(&last["startedAt"]).zip(millis(&last["finishedAt"]));
+    let crashed = last["exitCode"].as_i64().is_some_and(|c| c != 0);
+    // A container waiting to restart serves its last run's log, as the kubelet does.
+    let (current, current_restart) = match (running_since, last_run) {
+        (Some(started), _) => (Some((started, None, false)), restarts),
+        (None, Some((started, finished))) if restarts > 0 => {
+            (Some((started, Some(finished), crashed)), restarts - 1)
+        }
+        _ => (None, restarts),
+    };
+    if !options.previous {
+        let Some((started, finished, crashed_now)) = current else {
+            let reason = waiting_reason(Some(status));
+            if reason == "ErrImagePull" || reason == "ImagePullBackOff" {
+                return Err(ApiError::bad_request(format!(
+                    "container \"{container}\" in pod \"{name}\" is waiting to start: trying and failing to pull image"
+                )));
+            }
+            return Err(ApiError::bad_request(format!(
+                "container \"{container}\" in pod \"{name}\" is waiting to start: {reason}"
+            )));
+        };
+        let live = finished.is_none();
+        return Ok((
+            container.clone(),
+            log(current_restart, started, finished, crashed_now),
+            live,
+        ));
+    }
+    // The kubelet's previous container is the last terminated one, whatever runs now.
+    let previous = last_run.map(|(s, f)| (restarts.saturating_sub(1), s, f, crashed));
+    let Some((restart, s, f, crashed)) = previous else {
+        return Err(ApiError::bad_request(format!(
+            "previous terminated container \"{container}\" in pod \"{name}\" not found"
+        )));
+    };
+    let log = log(restart, s, Some(f), crashed);
+    Ok((container, log, false))
+}
+
+fn render(log: &ContainerLog, i: u64, timestamps: bool, out: &mut String) {
+    let (t, line) = log.line(i);
+    if timestamps {
+        let ts = jiff::Timestamp::from_millisecond(t).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        out.push_str(&format!("{ts:.9} "));
+    }
+    out.push_str(&line);
+    out.push('\n');
+}
+
+pub(crate) async fn logs(
+    shared: Arc<Shared>,
+    target: &Target,
+    params: &Params,
+) -> Result<Response, ApiError> {
+    let name = target.name.as_deref().unwrap_or("");
+    let key = target.key(name);
+    let now_ms = jiff::Timestamp::now().as_millisecond();
+    let options = Options::parse(params, now_ms)?;
+    let pod = shared
+        .store
+        .get(Resource::Pods, &key)
+        .ok_or_else(|| ApiError::not_found(Resource::Pods, name))?
+        .decode()
+        .map_err(|e| ApiError::internal(&e.to_string()))?;
+    let (container, log, live) = instance(&pod, &options)?;
+    let written = log.written_by(now_ms);
+    let mut first = ContainerLog::first_retained(written);
+    if let Some(since) = options.since_ms {
+        while first < written && log.line(first).0 < since {
+            first += 1;
+        }
+    }
+    if let Some(tail) = options.tail_lines {
+        first = first.max(written.saturating_sub(tail));
+    }
+    let mut text = String::new();
+    for i in first..written {
+        render(&log, i, options.timestamps, &mut text);
+    }
+    let mut budget = options.limit_bytes.unwrap_or(u64::MAX);
+    let head = cut(text, &mut budget);
+    let response = Response::builder().header("content-type", "text/plain");
+    if !(options.follow && live) || budget == 0 {
+        return response
+            .body(Body::from(head))
+            .map_err(|e| ApiError::internal(&e.to_string()));
+    }
+    let follow = Follow {
+        shared,
+        key,
+        uid: pod["metadata"]["uid"].as_str().unwrap_or("").to_string(),
+        container,
+        log,
+        next: written,
+        timestamps: options.timestamps,
+        budget,
+    };
+    let head = futures::stream::once(async move { Ok::<_, std::io::Error>(head) });
+    let rest = futures::stream::unfold(follow, |mut f| async move {
+        f.next_chunk().await.map(|chunk| (Ok(chunk), f))
+    });
+    response
+        .body(Body::from_stream(futures::StreamExt::chain(head, rest)))
+        .map_err(|e| ApiError::internal(&e.to_string()))
+}
+
+/// `text` cut to at most `budget` bytes (at a character boundary), the budget spent.
+fn cut(mut text: String, budget: &mut u64) -> Bytes {
+    if text.len() as u64 > *budget {
+        let mut end = *budget as usize;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    *budget -= text.len() as u64;
+    Bytes::from(text)
+}
+
+/// A followed log: new lines as the container writes them, until it stops running, the
+/// pod goes, the byte limit is reached or the sim shuts down.
+struct Follow {
+    shared: Arc<Shared>,
+    key: String,
+    uid: String,
+    container: String,
+    log: ContainerLog,
+    next: u64,
+    timestamps: bool,
+    budget: u64,
+}
+
+impl Follow {
+    async fn next_chunk(&mut self) -> Option<Bytes> {
+        loop {
+            if self.budget == 0 || !self.still_running() {
+                return None;
+            }
+            let due = self.log.time_of(self.next);
+            let now = jiff::Timestamp::now().as_millisecond();
+            if due > now {
+                let wait = Duration::from_millis((due - now) as u64).min(FOLLOW_RECHECK);
+                tokio::select! {
+                    () = self.shared.shutdown.cancelled() => return None,
+                    () = tokio::time::sleep(wait) => {}
+                }
+                continue;
+            }
+            let written = self.log.written_by(now);
+            let mut text = String::new();
+            for i in self.next..written {
+                render(&self.log, i, self.timestamps, &mut text);
+            }
+            self.next = written.max(self.next + 1);
+            return Some(cut(text, &mut self.budget));
+        }
+    }
+
+    /// Whether the followed container still runs in the same pod.
+    fn still_running(&self) -> bool {
+        let Some(pod) = self.shared.store.get(Resource::Pods, &self.key) else {
+            return false;
+        };
+        if *pod.uid != *self.uid {
+            return false;
+        }
+        pod.decode().is_ok_and(|p| {
+            p["status"]["containerStatuses"]
+                .as_array()
+                .and_then(|ss| ss.iter().find(|s| s["name"] == self.container.as_str()))
+                .is_some_and(|s| s["state"]["running"].is_object())
+        })
+    }
+}

@@ -1,0 +1,721 @@
+//! The sim's controllers, scheduler and kubelets react to kubectl's writes as a cluster's
+//! do: a Deployment gets a ReplicaSet and running pods on nodes, `kubectl rollout status`
+//! completes, scaling converges, Events tell the cascade, and deleting it removes it all.
+
+use std::time::{Duration, Instant};
+
+use kscope::sim::SimConfig;
+use serde_json::Value;
+
+use crate::common::kubectl::Kubectl;
+
+/// How long a convergence may take before the test gives up (a bound, not a measure).
+const CONVERGE: Duration = Duration::from_secs(60);
+
+async fn json(fx: &Kubectl, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.extend(["-o", "json"]);
+    serde_json::from_str(&fx.ok(&all).await).expect("kubectl prints JSON")
+}
+
+/// The pods the Deployment `web` owns, through its ReplicaSets.
+async fn web_pods(fx: &Kubectl) -> Vec<Value> {
+    let pods = json(fx, &["get", "pods", "-n", "default", "-l", "app=web"]).await;
+    pods["items"].as_array().cloned().unwrap_or_default()
+}
+
+/// Polls until `web` has exactly `n` pods, all Running and ready on a node.
+async fn wait_for_running(fx: &Kubectl, n: usize) -> Vec<Value> {
+    let deadline = Instant::now() + CONVERGE;
+    loop {
+        let pods = web_pods(fx).await;
+        let running = pods.iter().filter(|p| {
+            p["status"]["phase"] == "Running"
+                && p["spec"]["nodeName"]
+                    .as_str()
+                    .is_some_and(|n| !n.is_empty())
+                && p["status"]["containerStatuses"][0]["ready"] == true
+        });
+        if pods.len() == n && running.count() == n {
+            return pods;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "web never had {n} running pods: {pods:#?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn rollout_status(fx: &Kubectl) {
+    let out = fx
+        .ok(&[
+            "rollout",
+            "status",
+            "deploy/web",
+            "-n",
+            "default",
+            "--timeout=60s",
+        ])
+        .await;
+    assert!(out.contains("successfully rolled out"), "{out}");
+}
+
+#[tokio::test]
+async fn deployment_cascade_scale_and_delete() {
+    // Churn runs meanwhile: the controllers and the churn must not fight over `web`.
+    let config = SimConfig::with_size(40, 3, 2).churn(50.0, None);
+    let Some(fx) = Kubectl::start_with("controllers", config).await else {
+        return;
+    };
+    let out = fx
+        .ok(&[
+            "create",
+            "deployment",
+            "web",
+            "--image=nginx:1.27",
+            "--replicas=3",
+            "-n",
+            "default",
+        ])
+        .await;
+    assert!(out.contains("deployment.apps/web created"), "{out}");
+    rollout_status(&fx).await;
+
+    let d = json(&fx, &["get", "deploy/web", "-n", "default"]).await;
+    let status = &d["status"];
+    for field in [
+        "replicas",
+        "readyReplicas",
+        "availableReplicas",
+        "updatedReplicas",
+    ] {
+        assert_eq!(status[field], 3, "{field}: {status:#}");
+    }
+    assert_eq!(status["observedGeneration"], d["metadata"]["generation"]);
+    let condition = |kind: &str| {
+        status["conditions"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["type"] == kind).cloned())
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(condition("Available")["status"], "True");
+    assert_eq!(condition("Progressing")["reason"], "NewReplicaSetAvailable");
+
+    let rss = json(&fx, &["get", "rs", "-n", "default", "-l", "app=web"]).await;
+    let rss = rss["items"].as_array().cloned().unwrap_or_default();
+    assert_eq!(rss.len(), 1, "{rss:#?}");
+    let rs = &rss[0];
+    let hash = rs["metadata"]["labels"]["pod-template-hash"]
+        .as_str()
+        .expect("pod-template-hash");
+    assert_eq!(rs["metadata"]["name"], format!("web-{hash}"));
+    assert_eq!(
+        rs["metadata"]["ownerReferences"][0]["uid"],
+        d["metadata"]["uid"]
+    );
+    assert_eq!(rs["status"]["readyReplicas"], 3);
+
+    let pods = wait_for_running(&fx, 3).await;
+    let nodes = json(&fx, &["get", "nodes"]).await;
+    let node_names: Vec<&str> = nodes["items"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .filter_map(|n| n["metadata"]["name"].as_str())
+        .collect();
+    for pod in &pods {
+        assert_eq!(
+            pod["metadata"]["ownerReferences"][0]["uid"],
+            rs["metadata"]["uid"]
+        );
+        assert_eq!(pod["metadata"]["labels"]["pod-template-hash"], hash);
+        let node = pod["spec"]["nodeName"].as_str().expect("bound");
+        assert!(node_names.contains(&node), "{node} is not a node");
+        assert!(pod["status"]["podIP"].is_string());
+    }
+
+    // The pod's story, in the order the kubelet told it.
+    let pod_name = pods[0]["metadata"]["name"].as_str().expect("name");
+    let reasons = event_reasons(&fx, pod_name).await;
+    assert_eq!(
+        reasons,
+        ["Scheduled", "Pulling", "Pulled", "Created", "Started"],
+        "events of {pod_name}"
+    );
+    let rs_name = rs["metadata"]["name"].as_str().expect("name");
+    // One per pod: each names its pod, so none aggregates with another.
+    assert_eq!(event_reasons(&fx, rs_name).await, ["SuccessfulCreate"; 3]);
+    let table = fx.ok(&["get", "events", "-n", "default"]).await;
+    assert!(
+        table.contains("ScalingReplicaSet") && table.contains("Scheduled"),
+        "{table}"
+    );
+    let described = fx.ok(&["describe", "deploy/web", "-n", "default"]).await;
+    assert!(
+        described.contains(&format!("Scaled up replica set {rs_name} from 0 to 3")),
+        "{described}"
+    );
+
+    fx.ok(&["scale", "deploy/web", "--replicas=5", "-n", "default"])
+        .await;
+    rollout_status(&fx).await;
+    let five = wait_for_running(&fx, 5).await;
+    // A pod deleted from under its ReplicaSet is replaced through the scheduler and a kubelet.
+    let names = |pods: &[Value]| -> Vec<String> {
+        pods.iter()
+            .filter_map(|p| p["metadata"]["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    let before = names(&five);
+    fx.ok(&["delete", "pod", &before[0], "-n", "default"]).await;
+    let deadline = Instant::now() + CONVERGE;
+    let replacement = loop {
+        let now = names(&wait_for_running(&fx, 5).await);
+        if let Some(new) = now.iter().find(|n| !before.contains(n)) {
+            assert!(!now.contains(&before[0]), "{now:?}");
+            break new.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no replacement for {}",
+            before[0]
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(
+        event_reasons(&fx, &replacement).await,
+        ["Scheduled", "Pulling", "Pulled", "Created", "Started"]
+    );
+    fx.ok(&["scale", "deploy/web", "--replicas=1", "-n", "default"])
+        .await;
+    rollout_status(&fx).await;
+    let left = wait_for_running(&fx, 1).await;
+    let d = json(&fx, &["get", "deploy/web", "-n", "default"]).await;
+    assert_eq!(d["status"]["replicas"], 1, "{:#}", d["status"]);
+    let rs_events = event_reasons(&fx, rs_name).await;
+    assert!(
+        rs_events.contains(&"SuccessfulDelete".to_string()),
+        "{rs_events:?}"
+    );
+    let gone = pods
+        .iter()
+        .filter_map(|p| p["metadata"]["name"].as_str())
+        .find(|n| left[0]["metadata"]["name"] != *n)
+        .expect("a deleted pod");
+    let killed = event_reasons(&fx, gone).await;
+    assert_eq!(
+        killed.last().map(String::as_str),
+        Some("Killing"),
+        "{killed:?}"
+    );
+
+    // A restart changes the template: a second ReplicaSet (revision 2) takes over, the
+    // first is scaled to zero.
+    fx.ok(&["rollout", "restart", "deploy/web", "-n", "default"])
+        .await;
+    rollout_status(&fx).await;
+    let restarted = wait_for_running(&fx, 1).await;
+    assert_ne!(
+        restarted[0]["metadata"]["name"],
+        left[0]["metadata"]["name"]
+    );
+    let rss = json(&fx, &["get", "rs", "-n", "default", "-l", "app=web"]).await;
+    let mut replicas: Vec<(String, u64)> = rss["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|rs| {
+            (
+                rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+                rs["spec"]["replicas"].as_u64().unwrap_or(99),
+            )
+        })
+        .collect();
+    replicas.sort();
+    assert_eq!(replicas, [("1".to_string(), 0), ("2".to_string(), 1)]);
+    let d = json(&fx, &["get", "deploy/web", "-n", "default"]).await;
+    assert_eq!(
+        d["metadata"]["annotations"]["deployment.kubernetes.io/revision"],
+        "2"
+    );
+    // Rolling (maxSurge 1, maxUnavailable 0 at one replica): the new pod first, then the
+    // old one goes.
+    let scaling = event_messages(&fx, "web").await;
+    let tail: Vec<&str> = scaling
+        .iter()
+        .rev()
+        .take(2)
+        .rev()
+        .map(String::as_str)
+        .collect();
+    let new_rs = restarted[0]["metadata"]["ownerReferences"][0]["name"]
+        .as_str()
+        .expect("owner");
+    assert_eq!(
+        tail,
+        [
+            format!("Scaled up replica set {new_rs} from 0 to 1"),
+            format!("Scaled down replica set {rs_name} from 1 to 0"),
+        ],
+        "{scaling:#?}"
+    );
+
+    fx.ok(&["delete", "deploy/web", "-n", "default"]).await;
+    let deadline = Instant::now() + CONVERGE;
+    loop {
+        let rss = json(&fx, &["get", "rs", "-n", "default", "-l", "app=web"]).await;
+        let none_left = rss["items"].as_array().is_some_and(Vec::is_empty);
+        if none_left && web_pods(&fx).await.is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "web's ReplicaSets or pods remain"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The messages of the events about `name` in the default namespace, in write order.
+async fn event_messages(fx: &Kubectl, name: &str) -> Vec<String> {
+    let events = json(fx, &["get", "events", "-n", "default"]).await;
+    let mut about: Vec<(u64, String)> = events["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|e| e["involvedObject"]["name"] == name)
+        .filter_map(|e| {
+            let rv = e["metadata"]["resourceVersion"].as_str()?.parse().ok()?;
+            Some((rv, e["message"].as_str()?.to_string()))
+        })
+        .collect();
+    about.sort();
+    about.into_iter().map(|(_, m)| m).collect()
+}
+
+/// The reasons of the events about `name` in the default namespace, in the order they were
+/// written (their resourceVersions).
+async fn event_reasons(fx: &Kubectl, name: &str) -> Vec<String> {
+    let events = json(fx, &["get", "events", "-n", "default"]).await;
+    let mut about: Vec<(u64, String)> = events["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|e| e["involvedObject"]["name"] == name)
+        .map(|e| {
+            let rv = e["metadata"]["resourceVersion"]
+                .as_str()
+                .and_then(|rv| rv.parse().ok())
+                .expect("resourceVersion");
+            (rv, e["reason"].as_str().unwrap_or("").to_string())
+        })
+        .collect();
+    about.sort();
+    about.into_iter().map(|(_, r)| r).collect()
+}
+
+/// A seeded pod matching `pred`, as (namespace, name, pod).
+async fn seeded_pod(
+    fx: &Kubectl,
+    pred: impl Fn(&Value) -> bool,
+) -> Option<(String, String, Value)> {
+    let pods = json(fx, &["get", "pods", "-A"]).await;
+    pods["items"].as_array()?.iter().find(|p| pred(p)).map(|p| {
+        (
+            p["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+            p["metadata"]["name"].as_str().unwrap_or("").to_string(),
+            p.clone(),
+        )
+    })
+}
+
+fn restarts(pod: &Value) -> u64 {
+    pod["status"]["containerStatuses"]
+        .as_array()
+        .map(|ss| ss.iter().filter_map(|s| s["restartCount"].as_u64()).sum())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn kubectl_logs() {
+    let Some(fx) = Kubectl::start_with("logs", SimConfig::with_size(400, 4, 2)).await else {
+        return;
+    };
+    let (ns, pod, value) = seeded_pod(&fx, |p| {
+        p["status"]["phase"] == "Running" && restarts(p) == 0
+    })
+    .await
+    .expect("a running pod");
+    let container = value["spec"]["containers"][0]["name"]
+        .as_str()
+        .expect("container")
+        .to_string();
+    let all = fx.ok(&["logs", &pod, "-n", &ns, "-c", &container]).await;
+    assert!(all.lines().count() > 10, "{all}");
+    let tail = fx
+        .ok(&["logs", &pod, "-n", &ns, "-c", &container, "--tail=5"])
+        .await;
+    assert_eq!(tail.lines().count(), 5, "{tail}");
+    // Deterministic: the same pod's old lines read the same again.
+    let again = fx
+        .ok(&["logs", &pod, "-n", &ns, "-c", &container, "--tail=50"])
+        .await;
+    assert!(
+        again.contains(tail.lines().next().expect("a line")),
+        "{tail}\n---\n{again}"
+    );
+    let stamped = fx
+        .ok(&[
+            "logs",
+            &pod,
+            "-n",
+            &ns,
+            "-c",
+            &container,
+            "--tail=2",
+            "--timestamps",
+        ])
+        .await;
+    for line in stamped.lines() {
+        let (ts, _) = line.split_once(' ').expect("timestamp first");
+        assert!(ts.parse::<jiff::Timestamp>().is_ok(), "{line}");
+    }
+    let limited = fx
+        .ok(&[
+            "logs",
+            &pod,
+            "-n",
+            &ns,
+            "-c",
+            &container,
+            "--limit-bytes=10",
+        ])
+        .await;
+    assert_eq!(limited.len(), 10, "{limited:?}");
+    let recent = fx
+        .ok(&[
+            "logs",
+            &pod,
+            "-n",
+            &ns,
+            "-c",
+            &container,
+            "--since=30s",
+            "--timestamps",
+        ])
+        .await;
+    let cutoff = jiff::Timestamp::now().as_second() - 40;
+    for line in recent.lines() {
+        let ts: jiff::Timestamp = line.split_once(' ').expect("ts").0.parse().expect("ts");
+        assert!(ts.as_second() >= cutoff, "{line} is older than --since=30s");
+    }
+
+    let (ok, _, err) = fx.run(&["logs", &pod, "-n", &ns, "-c", "nosuch"]).await;
+    assert!(
+        !ok && err.contains(&format!("container nosuch is not valid for pod {pod}")),
+        "{err}"
+    );
+    let (ok, _, err) = fx
+        .run(&["logs", &pod, "-n", &ns, "-c", &container, "--previous"])
+        .await;
+    assert!(
+        !ok && err.contains(&format!(
+            "previous terminated container \"{container}\" in pod \"{pod}\" not found"
+        )),
+        "{err}"
+    );
+
+    // A crashing pod's previous container ended with a stack trace.
+    let (cns, crashing, value) = seeded_pod(&fx, |p| restarts(p) > 0)
+        .await
+        .expect("a crashing pod");
+    let crashed = value["status"]["containerStatuses"]
+        .as_array()
+        .and_then(|ss| ss.iter().find(|s| s["restartCount"].as_u64() > Some(0)))
+        .and_then(|s| s["name"].as_str())
+        .expect("crashed container")
+        .to_string();
+    let previous = fx
+        .ok(&["logs", &crashing, "-n", &cns, "-c", &crashed, "--previous"])
+        .await;
+    assert!(previous.contains("goroutine 1 [running]"), "{previous}");
+
+    // Follow: lines written after the request arrive on the open stream.
+    let started = jiff::Timestamp::now();
+    let mut follow = fx
+        .command(&[
+            "logs",
+            &pod,
+            "-n",
+            &ns,
+            "-c",
+            &container,
+            "-f",
+            "--tail=1",
+            "--timestamps",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl logs -f");
+    let stdout = follow.stdout.take().expect("stdout");
+    let newer = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .find(|line| {
+                line.split_once(' ')
+                    .and_then(|(ts, _)| ts.parse::<jiff::Timestamp>().ok())
+                    .is_some_and(|ts| ts > started)
+            })
+    });
+    let line = tokio::time::timeout(CONVERGE, newer).await;
+    let _ = follow.kill();
+    let _ = follow.wait();
+    let line = line.expect("a new line within the bound").expect("join");
+    assert!(line.is_some(), "the follow ended without a new line");
+}
+
+#[tokio::test]
+async fn pods_that_never_ran_have_no_logs() {
+    let Some(fx) = Kubectl::start("nologs").await else {
+        return;
+    };
+    let manifest = fx.file(
+        "stuck.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: stuck, namespace: default}\nspec:\n  nodeSelector: {disktype: none-such}\n  containers: [{name: main, image: nginx:1.27}]\n",
+    );
+    fx.ok(&["create", "-f", &manifest]).await;
+    let deadline = Instant::now() + CONVERGE;
+    loop {
+        let pod = json(&fx, &["get", "pod", "stuck", "-n", "default"]).await;
+        let scheduled = &pod["status"]["conditions"][0];
+        if scheduled["reason"] == "Unschedulable" {
+            assert_eq!(scheduled["status"], "False");
+            assert!(pod["spec"]["nodeName"].is_null());
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "stuck never reported Unschedulable: {pod:#}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let (ok, _, err) = fx.run(&["logs", "stuck", "-n", "default"]).await;
+    assert!(
+        !ok && err.contains("pod stuck does not have a host assigned"),
+        "{err}"
+    );
+
+    // A pod that fits runs, and then has a log.
+    fx.ok(&["run", "hello", "-n", "default", "--image=nginx:1.27"])
+        .await;
+    fx.ok(&[
+        "wait",
+        "--for=condition=Ready",
+        "pod/hello",
+        "-n",
+        "default",
+        "--timeout=60s",
+    ])
+    .await;
+    let out = fx.ok(&["logs", "hello", "-n", "default"]).await;
+    assert!(!out.is_empty());
+}
+
+#[tokio::test]
+async fn foreground_and_orphan_deletion() {
+    let Some(fx) = Kubectl::start("gcmodes").await else {
+        return;
+    };
+    for name in ["fg", "orphan"] {
+        fx.ok(&[
+            "create",
+            "deployment",
+            name,
+            "--image=nginx:1.27",
+            "--replicas=2",
+            "-n",
+            "default",
+        ])
+        .await;
+        let deploy = format!("deploy/{name}");
+        fx.ok(&[
+            "rollout",
+            "status",
+            &deploy,
+            "-n",
+            "default",
+            "--timeout=60s",
+        ])
+        .await;
+    }
+    let owned = |name: &'static str| {
+        let fx = &fx;
+        async move {
+            let selector = format!("app={name}");
+            let rss = json(fx, &["get", "rs", "-n", "default", "-l", &selector]).await;
+            let pods = json(fx, &["get", "pods", "-n", "default", "-l", &selector]).await;
+            let count = |v: &Value| v["items"].as_array().map_or(0, Vec::len);
+            (count(&rss), count(&pods))
+        }
+    };
+    assert_eq!(owned("fg").await, (1, 2));
+
+    // Foreground: the Deployment is marked first, and goes after what it owns (kubectl
+    // waits for it to be gone).
+    let mut watch = fx
+        .command(&[
+            "get",
+            "deploy/fg",
+            "-n",
+            "default",
+            "-w",
+            "-o",
+            "json",
+            "--output-watch-events",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl get -w");
+    let stdout = watch.stdout.take().expect("stdout");
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        let stream = serde_json::Deserializer::from_reader(stdout).into_iter::<Value>();
+        for event in stream.map_while(Result::ok) {
+            if tx.send(event).is_err() {
+                break;
+            }
+        }
+    });
+    // The watch is open (its first event is the Deployment as it is) before the delete.
+    let first = tokio::time::timeout(CONVERGE, rx.recv())
+        .await
+        .expect("the watch starts");
+    assert_eq!(first.expect("an event")["type"], "ADDED");
+    fx.ok(&[
+        "delete",
+        "deploy/fg",
+        "-n",
+        "default",
+        "--cascade=foreground",
+        "--timeout=60s",
+    ])
+    .await;
+    assert_eq!(owned("fg").await, (0, 0));
+    let mut seen = Vec::new();
+    while let Ok(Some(event)) = tokio::time::timeout(CONVERGE, rx.recv()).await {
+        let finalizers = event["object"]["metadata"]["finalizers"].clone();
+        let kind = event["type"].as_str().unwrap_or("").to_string();
+        let done = kind == "DELETED";
+        seen.push((kind, finalizers));
+        if done {
+            break;
+        }
+    }
+    let _ = watch.kill();
+    let _ = watch.wait();
+    assert!(
+        seen.iter()
+            .any(|(kind, f)| kind == "MODIFIED" && f[0] == "foregroundDeletion"),
+        "{seen:?}"
+    );
+    assert_eq!(
+        seen.last().map(|(k, _)| k.as_str()),
+        Some("DELETED"),
+        "{seen:?}"
+    );
+
+    // Orphan: what it owned stays.
+    fx.ok(&[
+        "delete",
+        "deploy/orphan",
+        "-n",
+        "default",
+        "--cascade=orphan",
+    ])
+    .await;
+    assert_eq!(owned("orphan").await, (1, 2));
+}
+
+#[tokio::test]
+async fn scaling_a_seeded_deployment_converges() {
+    let Some(fx) =
+        Kubectl::start_with("seeded", SimConfig::with_size(60, 3, 2).churn(50.0, None)).await
+    else {
+        return;
+    };
+    let deployments = json(&fx, &["get", "deploy", "-A"]).await;
+    let pods = json(&fx, &["get", "pods", "-A"]).await;
+    let pods = pods["items"].as_array().expect("items");
+    // Healthy by its pods (a seeded status may count a crash-looping pod as ready).
+    let all_ready = |d: &Value| {
+        let ns = &d["metadata"]["namespace"];
+        let prefix = format!("{}-", d["metadata"]["name"].as_str().unwrap_or(""));
+        pods.iter()
+            .filter(|p| {
+                p["metadata"]["namespace"] == *ns
+                    && p["metadata"]["name"]
+                        .as_str()
+                        .is_some_and(|n| n.starts_with(&prefix))
+            })
+            .all(|p| {
+                p["status"]["containerStatuses"]
+                    .as_array()
+                    .is_some_and(|ss| ss.iter().all(|s| s["ready"] == true))
+            })
+    };
+    let healthy = deployments["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|d| {
+            let s = &d["status"];
+            s["readyReplicas"] == d["spec"]["replicas"]
+                && s["replicas"] == d["spec"]["replicas"]
+                && all_ready(d)
+        })
+        .expect("a healthy seeded Deployment");
+    let ns = healthy["metadata"]["namespace"].as_str().expect("ns");
+    let name = format!(
+        "deploy/{}",
+        healthy["metadata"]["name"].as_str().expect("name")
+    );
+    let wanted = healthy["spec"]["replicas"].as_u64().expect("replicas") + 2;
+    let replicas = format!("--replicas={wanted}");
+    fx.ok(&["scale", &name, "-n", ns, &replicas]).await;
+    let (ok, out, err) = fx
+        .run(&["rollout", "status", &name, "-n", ns, "--timeout=60s"])
+        .await;
+    let d = json(&fx, &["get", &name, "-n", ns]).await;
+    let rss = fx.ok(&["get", "rs,pods", "-n", ns, "-o", "wide"]).await;
+    assert!(
+        ok && out.contains("successfully rolled out"),
+        "{out}{err}\n{:#}\n{:#}\n{rss}",
+        d["status"],
+        d["spec"]
+    );
+    assert_eq!(
+        d["status"]["availableReplicas"], wanted,
+        "{:#}",
+        d["status"]
+    );
+    // No new ReplicaSet: the seeded one has the template already.
+    let rss = json(&fx, &["get", "rs", "-n", ns]).await;
+    let owned: Vec<&Value> = rss["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|rs| rs["metadata"]["ownerReferences"][0]["uid"] == d["metadata"]["uid"])
+        .filter(|rs| rs["spec"]["replicas"].as_u64() > Some(0))
+        .collect();
+    assert_eq!(owned.len(), 1, "{owned:#?}");
+    assert_eq!(owned[0]["status"]["readyReplicas"], wanted);
+}
