@@ -371,6 +371,8 @@ impl SimProc {
         .args(["--namespaces", &namespaces.to_string()])
         .args(["--seed", "1"])
         .args(["--history", &HISTORY.to_string()])
+        // The bench's own writes (restoring the pod count, marks) must stay as written.
+        .arg("--no-controllers")
         .arg("--kubeconfig-out")
         .arg(&kubeconfig)
         .stdin(Stdio::null())

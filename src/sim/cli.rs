@@ -65,6 +65,10 @@ pub struct SimArgs {
     /// DIR/cluster-K.
     #[arg(long, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// Leave client writes alone: no controller, scheduler or kubelet reacts to them (the
+    /// seeded churn still runs). For benchmarks whose own writes must stay as written.
+    #[arg(long)]
+    pub no_controllers: bool,
     /// Bearer token to require: KSCOPE_SIM_TOKEN (see below).
     #[arg(skip = std::env::var("KSCOPE_SIM_TOKEN").ok())]
     pub token: Option<String>,
@@ -122,6 +126,7 @@ impl SimArgs {
             token: self.token.clone(),
             birth: None,
             state_dir: self.state_dir.clone(),
+            controllers: !self.no_controllers,
         }
     }
 }

@@ -40,6 +40,8 @@ pub struct SimConfig {
     /// Keeps the CA, the serving certificate and key, and the token here across restarts;
     /// `None` makes fresh ones each start.
     pub state_dir: Option<PathBuf>,
+    /// Whether controllers, the scheduler and kubelets react to client writes.
+    pub controllers: bool,
 }
 
 impl Default for SimConfig {
@@ -60,6 +62,7 @@ impl Default for SimConfig {
             token: None,
             birth: None,
             state_dir: None,
+            controllers: true,
         }
     }
 }

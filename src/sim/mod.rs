@@ -164,6 +164,7 @@ impl Sim {
             controllers: controllers::Controllers::default(),
         });
         shared.set_faults(config.faults.clone());
+        shared.controllers.set_enabled(config.controllers);
         let url = format!("https://{addr}");
         let cert = identity.cert;
         let kubeconfig = kubeconfig::kubeconfig_yaml(&url, &cert.ca_pem, &shared.token)?;
