@@ -41,7 +41,7 @@ pub struct KubeListerWatcher {
 }
 
 /// Where the last response's [`PeerCertificate`] is kept.
-type ServerSeen = Arc<Mutex<Option<ServerIdentity>>>;
+pub(crate) type ServerSeen = Arc<Mutex<Option<ServerIdentity>>>;
 
 /// A response that broke one of the [`WireLimits`].
 #[derive(Debug, thiserror::Error)]
@@ -286,10 +286,10 @@ async fn fetch_body(
 }
 
 /// Sends `request` and returns its body as the frames the connection delivered, or the API's
-/// error, for lists and watches alike; notes in `server` which server answered. kube's `request_stream` does the same behind a reader,
+/// error, for lists, watches and logs alike; notes in `server` which server answered. kube's `request_stream` does the same behind a reader,
 /// which watches would copy every line out of; its error mapping is private, so it is
 /// repeated here.
-async fn body_frames(
+pub(crate) async fn body_frames(
     client: &kube::Client,
     request: http::Request<Vec<u8>>,
     server: &ServerSeen,

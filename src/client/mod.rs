@@ -8,5 +8,6 @@ pub mod cluster;
 pub mod fetch;
 pub mod limits;
 pub mod lister_watcher;
+pub mod logs;
 pub mod transport;
 pub mod wire;
