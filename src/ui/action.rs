@@ -17,6 +17,10 @@ pub enum InputMode {
     Detail,
     /// Typing a command (`:`).
     Command,
+    /// A pod's or workload's logs over the table.
+    Logs,
+    /// Typing the log view's search.
+    LogSearch,
 }
 
 /// Which panel the movement keys scroll.

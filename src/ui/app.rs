@@ -18,9 +18,10 @@ use tokio::sync::broadcast;
 
 use crate::client::cluster::NamespaceScope;
 use crate::commands::CommandError;
+use crate::config::LogSettings;
 use crate::config::keys::Keymap;
 use crate::index_views::live::{SortSpec, Window};
-use crate::informers::keys::Key;
+use crate::informers::keys::{Key, split_meta_namespace_key};
 use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
 use crate::informers::tap::TapEntry;
 use crate::resources::{ResourceKind, Timestamp};
@@ -34,6 +35,7 @@ use super::draw::{self, Header, Parts};
 use super::effect::{Effect, Follow};
 use super::keymap::map_key;
 use super::layout::Layout;
+use super::logs::{Arrival, LogController, LogFollow, LogTarget};
 use super::nav::{self, HISTORY, ViewSpec};
 use super::queue::InformerStats;
 use super::state::{IndexBrowser, UiState};
@@ -77,6 +79,7 @@ enum Wake {
     Tick,
     Frame,
     Fetched(Fetched),
+    Logs(Arrival),
     Signal,
     Closed(Closed),
 }
@@ -144,6 +147,8 @@ pub struct App {
     state: UiState,
     header: Header,
     detail: DetailController,
+    /// The log view's readers; the view itself is in the state.
+    logs: LogController,
     color: bool,
     /// The last frame's layout: the page sizes of the movement keys.
     layout: Layout,
@@ -160,6 +165,7 @@ impl App {
         mut detail: DetailController,
     ) -> Result<Self, UiError> {
         let table = starter.start(view.kind, &view.scope, SortSpec::default())?;
+        let logs = LogController::new(starter.cluster().client.clone(), LogSettings::default());
         detail.set_tap(table.tap().clone());
         let header = Header {
             context: starter.cluster().context.clone(),
@@ -184,6 +190,7 @@ impl App {
             state: UiState::new(panels),
             header,
             detail,
+            logs,
             color: !draw::no_color_requested(),
             layout: Layout::new(Rect::default(), panels),
             events_seen: 0,
@@ -199,6 +206,24 @@ impl App {
     pub fn with_keymap(mut self, keymap: Keymap) -> Self {
         self.state.keymap = Arc::new(keymap);
         self
+    }
+
+    /// Keeps and asks for logs as `settings` (the configuration's) say.
+    pub fn with_log_settings(mut self, settings: LogSettings) -> Self {
+        self.logs = LogController::new(self.starter.cluster().client.clone(), settings);
+        self
+    }
+
+    /// Waits for the log view's next batch (or stream change) and takes it, as the event
+    /// loop does; false when none can come.
+    pub async fn next_logs(&mut self) -> bool {
+        match self.logs.arrived().await {
+            Some(arrival) => {
+                self.logs.take(self.state.logs.as_mut(), arrival);
+                true
+            }
+            None => false,
+        }
     }
 
     /// What the table shows now, with the filter as currently typed.
@@ -347,6 +372,7 @@ impl App {
                     entry => Wake::Tap(entry),
                 },
                 Some(fetched) = self.detail.fetched() => Wake::Fetched(fetched),
+                Some(arrival) = self.logs.arrived() => Wake::Logs(arrival),
                 () = signals.recv() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = tokio::time::sleep_until(next_frame.into()), if dirty => Wake::Frame,
@@ -381,6 +407,10 @@ impl App {
                 Wake::Frame => {}
                 Wake::Fetched(fetched) => {
                     self.detail.finish(fetched);
+                    dirty = true;
+                }
+                Wake::Logs(arrival) => {
+                    self.logs.take(self.state.logs.as_mut(), arrival);
                     dirty = true;
                 }
                 Wake::Closed(Closed::Rows) => rows_open = false,
@@ -500,6 +530,18 @@ impl App {
             return vec![Follow::Quit];
         }
         match self.state.mode {
+            InputMode::Logs => self.apply_logs(&action),
+            InputMode::LogSearch => {
+                let effect = self
+                    .state
+                    .logs
+                    .as_mut()
+                    .and_then(|v| v.handle_search(&action));
+                if effect == Some(Effect::Close) {
+                    self.state.mode = InputMode::Logs;
+                }
+                Vec::new()
+            }
             InputMode::Detail => self.apply_detail(&action),
             InputMode::Help => self.apply_help(action),
             InputMode::Indexes => self.apply_indexes(action),
@@ -518,6 +560,62 @@ impl App {
             InputMode::Command => self.apply_command(action),
             InputMode::Normal => self.apply_normal(action),
         }
+    }
+
+    fn apply_logs(&mut self, action: &Action) -> Vec<Follow> {
+        let Some(view) = self.state.logs.as_mut() else {
+            self.state.mode = InputMode::Normal;
+            return Vec::new();
+        };
+        match self.logs.apply(view, action) {
+            LogFollow::Open => {}
+            LogFollow::Search => self.state.mode = InputMode::LogSearch,
+            LogFollow::Closed => {
+                self.state.logs = None;
+                self.state.mode = InputMode::Normal;
+            }
+        }
+        Vec::new()
+    }
+
+    /// `l` (or `p` for the previous instances) on the selected row: a pod's log, or the
+    /// logs of every pod a workload selects.
+    fn open_logs(&mut self, previous: bool) -> Vec<Follow> {
+        let Some(key) = self.table.selected() else {
+            return Vec::new();
+        };
+        let (namespace, name) = split_meta_namespace_key(&key);
+        let Some(namespace) = namespace.map(str::to_string) else {
+            self.state.command.error = Some(format!("{} have no logs", self.view.kind.plural()));
+            return Vec::new();
+        };
+        let kind = self.view.kind;
+        let target = match kind {
+            ResourceKind::Pods => LogTarget::Pod {
+                namespace,
+                name: name.to_string(),
+            },
+            ResourceKind::Deployments | ResourceKind::ReplicaSets => {
+                match kind.object_path(Some(&namespace), name) {
+                    Ok(path) => LogTarget::Workload {
+                        what: format!("{} {namespace}/{name}", kind.kind().to_lowercase()),
+                        namespace,
+                        path,
+                    },
+                    Err(err) => {
+                        self.state.command.error = Some(err.to_string());
+                        return Vec::new();
+                    }
+                }
+            }
+            _ => {
+                self.state.command.error = Some(format!("{} have no logs", kind.plural()));
+                return Vec::new();
+            }
+        };
+        self.state.logs = Some(self.logs.open(target, previous));
+        self.state.mode = InputMode::Logs;
+        Vec::new()
     }
 
     fn apply_detail(&mut self, action: &Action) -> Vec<Follow> {
@@ -581,7 +679,7 @@ impl App {
                 }
                 Vec::new()
             }
-            Some(Effect::Refresh) => Vec::new(),
+            Some(Effect::Refresh | Effect::Save) => Vec::new(),
         }
     }
 
@@ -618,6 +716,8 @@ impl App {
                 }
             }
             Action::FilterClear => return self.clear_filter_or_back(),
+            Action::OpenLogs => return self.open_logs(false),
+            Action::OpenPreviousLogs => return self.open_logs(true),
             Action::OpenDeltaFilter => state.mode = InputMode::DeltaFilter,
             Action::ClearDeltaFilter => state.deltas.clear_filter(),
             Action::OpenFilter => state.mode = InputMode::Filter,

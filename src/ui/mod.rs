@@ -15,6 +15,7 @@ pub mod effect;
 pub mod keymap;
 pub mod layout;
 pub mod line;
+pub mod logs;
 pub mod nav;
 pub mod queue;
 pub mod state;
@@ -108,7 +109,8 @@ pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
         true,
         detail,
     )?
-    .with_keymap(config.keys);
+    .with_keymap(config.keys)
+    .with_log_settings(config.logs);
     let result = {
         let mut guard = TerminalGuard::enter()?;
         app.run(guard.terminal(), EventStream::new(), &mut ()).await

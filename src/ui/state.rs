@@ -15,6 +15,7 @@ use super::command::CommandBar;
 use super::deltas::DeltaPanel;
 use super::effect::Effect;
 use super::line::LineEdit;
+use super::logs::view::LogView;
 use super::queue::QueuePanel;
 use super::table_pane::TablePane;
 
@@ -156,6 +157,8 @@ pub struct UiState {
     /// The command bar (`:`).
     pub command: CommandBar,
     pub help: Help,
+    /// The log view, while open (its readers are the app's).
+    pub logs: Option<LogView>,
 }
 
 impl UiState {
@@ -173,6 +176,7 @@ impl UiState {
             keymap: Arc::new(built_in_keymap()),
             command: CommandBar::default(),
             help: Help::default(),
+            logs: None,
         }
     }
 }

@@ -82,6 +82,10 @@ fn lines(keymap: &Keymap, width: usize, theme: Theme) -> Vec<Line<'static>> {
         (Section::Filter, Some("in the filter bar")),
         (Section::Command, Some("in the command bar")),
         (Section::Indexes, Some("in the index browser")),
+        (
+            Section::Logs,
+            Some("in the log view (l on a pod or workload)"),
+        ),
     ] {
         let own: Vec<(String, &str)> = ACTIONS
             .iter()

@@ -5,6 +5,7 @@ pub mod detail;
 mod header;
 mod help;
 mod indexes;
+mod logs;
 mod panels;
 mod table;
 
@@ -98,6 +99,10 @@ pub fn frame<B: Backend>(
         detail.set_page(layout.detail_rows());
         &*detail
     });
+    if let Some(logs) = &mut state.logs {
+        let (rows, width) = layout.log_size();
+        logs.prepare(rows, width);
+    }
     let screen = Screen {
         state,
         header: parts.header,
@@ -209,7 +214,20 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
         | InputMode::Filter
         | InputMode::DeltaFilter
         | InputMode::Detail
-        | InputMode::Command => {}
+        | InputMode::Command
+        | InputMode::Logs
+        | InputMode::LogSearch => {}
+    }
+    if let Some(view) = &screen.state.logs {
+        let typing = screen.state.mode == InputMode::LogSearch;
+        logs::draw(
+            frame,
+            areas.detail,
+            view,
+            &screen.state.keymap,
+            typing,
+            theme,
+        );
     }
     if let Some(detail) = screen.detail {
         detail::draw(
