@@ -41,7 +41,7 @@ pub struct Config {
 
 /// `logs:`: what the log view asks for and how much it keeps, so that a container writing
 /// 50,000 lines a second cannot grow it without bound.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogSettings {
     /// Lines kept; the oldest go first.
     pub capacity: usize,
@@ -49,6 +49,8 @@ pub struct LogSettings {
     pub tail_lines: u64,
     /// A longer line is cut there, with a mark.
     pub max_line_bytes: usize,
+    /// Where saved logs go (default: `$XDG_STATE_HOME/kscope/logs`).
+    pub save_dir: Option<PathBuf>,
 }
 
 impl Default for LogSettings {
@@ -57,6 +59,7 @@ impl Default for LogSettings {
             capacity: 100_000,
             tail_lines: 1_000,
             max_line_bytes: 16 << 10,
+            save_dir: None,
         }
     }
 }
@@ -231,6 +234,7 @@ struct LogsSection {
     capacity: Option<Spanned<u64>>,
     tail_lines: Option<Spanned<u64>>,
     max_line_bytes: Option<Spanned<u64>>,
+    save_dir: Option<String>,
 }
 
 /// Bounds that keep a log view's memory within what a terminal needs: 10 million lines of
@@ -262,6 +266,9 @@ impl LogsSection {
         }
         if let Some(v) = self.max_line_bytes {
             logs.max_line_bytes = to_usize(check(v, "maxLineBytes", MAX_LOG_LINE)?);
+        }
+        if let Some(dir) = self.save_dir {
+            logs.save_dir = Some(PathBuf::from(dir));
         }
         Ok(())
     }

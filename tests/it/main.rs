@@ -24,6 +24,7 @@ mod stale;
 mod tui_detail;
 mod tui_frame_cost;
 mod tui_keys;
+mod tui_logs;
 mod tui_panels;
 mod tui_snapshots;
 mod tui_tmux;

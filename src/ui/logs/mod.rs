@@ -384,7 +384,7 @@ impl LogController {
     /// Writes what the view keeps to a file in a background task; the view says where.
     fn save(&mut self, view: &mut LogView) {
         let text = view.saved_text();
-        let dir = save_dir();
+        let dir = self.settings.save_dir.clone().unwrap_or_else(save_dir);
         let name: String = view
             .title
             .chars()

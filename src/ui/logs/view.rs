@@ -301,8 +301,8 @@ impl LogView {
             }
             shown.reverse();
         } else {
-            // No blank space after the last line while there are lines above to show.
-            let mut index = self.view_index(self.top).min(len.saturating_sub(rows));
+            let start = self.view_index(self.top);
+            let mut index = start;
             while index < len && used < rows {
                 let Some(id) = self.view_at(index) else { break };
                 let Some(line) = self.ring.get(id) else { break };
@@ -311,6 +311,23 @@ impl LogView {
                 shown.push((id, taken));
                 index += 1;
             }
+            // No blank space after the last line while there are lines above to show.
+            let mut before = Vec::new();
+            let mut index = start;
+            while index > 0 && used < rows {
+                index -= 1;
+                let Some(id) = self.view_at(index) else { break };
+                let Some(line) = self.ring.get(id) else { break };
+                let taken = self.rows_of(line, width);
+                if used + taken > rows {
+                    break;
+                }
+                used += taken;
+                before.push((id, taken));
+            }
+            before.reverse();
+            before.append(&mut shown);
+            shown = before;
             if let Some(&(id, _)) = shown.first() {
                 self.top = id;
             }
