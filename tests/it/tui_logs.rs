@@ -9,12 +9,13 @@ use kscope::client::logs::{LogError, LogLine, LogOptions, open_log};
 use kscope::config::{Config, LogSettings};
 use kscope::index_views::live::Window;
 use kscope::resources::ResourceKind;
-use kscope::sim::{Sim, SimConfig, SimHandle};
+use kscope::sim::{Faults, Sim, SimConfig, SimHandle};
 use kscope::ui::action::{Action, InputMode};
 use kscope::ui::app::App;
 use kscope::ui::detail::DetailController;
 use kscope::ui::draw::{self, Header, Parts};
 use kscope::ui::logs::view::{LogView, Source, SourceState};
+use kscope::ui::logs::{LogController, LogTarget};
 use kscope::ui::nav::ViewSpec;
 use kscope::ui::state::UiState;
 use kscope::ui::table::TableStarter;
@@ -171,6 +172,35 @@ async fn pod_logs_over_http_follow_tail_and_refuse_as_the_kubelet_does() {
         err.to_string().contains("pod nosuch not found (404)"),
         "{err}"
     );
+
+    // RBAC's 403, for the log and for the view that could not read the pod.
+    let mut faults = Faults::default();
+    faults.apply(&"forbid=pods".parse().expect("fault"));
+    sim.set_faults(faults);
+    let err = read_all(&cluster, &ns, &pod, &with(&|_| {}))
+        .await
+        .expect_err("forbidden");
+    assert!(matches!(err, LogError::Forbidden { .. }), "{err:?}");
+    assert!(
+        err.to_string()
+            .starts_with(&format!("pod {pod}: reading logs is forbidden (403)")),
+        "{err}"
+    );
+    let mut logs = LogController::new(cluster.client.clone(), LogSettings::default());
+    let target = LogTarget::Pod {
+        namespace: ns.clone(),
+        name: pod.clone(),
+    };
+    let mut view = logs.open(target, false);
+    while view.notice.is_none() {
+        let arrival = tokio::time::timeout(BOUND, logs.arrived())
+            .await
+            .expect("an answer within the bound")
+            .expect("the controller's channel");
+        logs.take(Some(&mut view), arrival);
+    }
+    let notice = view.notice.unwrap_or_default();
+    assert!(notice.contains("forbidden (403)"), "{notice}");
     sim.shutdown().await;
 }
 

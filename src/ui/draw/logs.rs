@@ -243,10 +243,16 @@ fn log_lines(view: &LogView, width: u16, theme: Theme) -> Vec<Line<'static>> {
         let text = &*line.text;
         let mut at = 0;
         if let Some(matcher) = &view.search.matcher {
-            for found in matcher.find_iter(text) {
-                spans.push((text[at..found.start()].to_string(), text_style));
-                spans.push((text[found.start()..found.end()].to_string(), highlight));
-                at = found.end();
+            for found in matcher.find_all(text) {
+                // A match ends on a character boundary: it is valid UTF-8 text matched.
+                let (Some(before), Some(hit)) =
+                    (text.get(at..found.start), text.get(found.clone()))
+                else {
+                    continue;
+                };
+                spans.push((before.to_string(), text_style));
+                spans.push((hit.to_string(), highlight));
+                at = found.end;
             }
         }
         spans.push((text[at..].to_string(), text_style));

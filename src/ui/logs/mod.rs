@@ -9,6 +9,7 @@
 //! 50,000 lines a second never holds the UI thread for more than a batch, and a UI that falls
 //! behind slows the readers instead of growing a queue.
 
+pub mod matcher;
 pub mod ring;
 pub mod view;
 

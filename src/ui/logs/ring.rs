@@ -89,6 +89,18 @@ impl LogRing {
             .map(move |(i, line)| (first + i as u64, line))
     }
 
+    /// The lines at positions `range` (0 is the oldest kept) with their ids.
+    pub fn range(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> impl DoubleEndedIterator<Item = (u64, &Line)> {
+        let first = self.dropped + range.start as u64;
+        self.lines
+            .range(range)
+            .enumerate()
+            .map(move |(i, line)| (first + i as u64, line))
+    }
+
     /// Keeps `line` in time order (see the module's doc), dropping the oldest when full.
     pub fn push(&mut self, line: Line) -> Pushed {
         let dropped = self.lines.len() >= self.capacity;

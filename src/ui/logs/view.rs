@@ -5,7 +5,6 @@
 
 use std::collections::VecDeque;
 
-use aho_corasick::AhoCorasick;
 use unicode_width::UnicodeWidthStr;
 
 use crate::client::logs::LogLine;
@@ -14,6 +13,7 @@ pub use crate::config::keys::LogRange;
 use super::super::action::Action;
 use super::super::effect::Effect;
 use super::super::line::LineEdit;
+use super::matcher::Matcher;
 use super::ring::{Line, LogRing};
 
 /// Where one source's stream stands.
@@ -59,7 +59,7 @@ pub struct Search {
     pub edit: LineEdit,
     /// The search in force (`None`: nothing typed). Lower-case text matches either case;
     /// text with a capital matches exactly ("smart case").
-    pub matcher: Option<AhoCorasick>,
+    pub matcher: Option<Matcher>,
     pub matches: VecDeque<u64>,
     /// The match n/N moved to.
     pub current: Option<u64>,
@@ -192,20 +192,10 @@ impl LogView {
             self.filter = false;
             return;
         }
-        let exact = input.chars().any(char::is_uppercase);
-        // One literal pattern of bounded length: building it cannot fail.
-        let Ok(matcher) = AhoCorasick::builder()
-            .ascii_case_insensitive(!exact)
-            .build([input])
-        else {
+        let Some(matcher) = Matcher::new(input) else {
             return;
         };
-        self.search.matches = self
-            .ring
-            .iter()
-            .filter(|(_, line)| matcher.is_match(&*line.text))
-            .map(|(id, _)| id)
-            .collect();
+        self.search.matches = matcher.matches(&self.ring).into();
         self.search.matcher = Some(matcher);
     }
 
