@@ -206,7 +206,11 @@ fn demo_logs_follow_new_lines_and_search_highlights() {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
         let styled = tmux::tmux(&["capture-pane", "-p", "-e", "-t", &name]).unwrap_or_default();
-        if styled.contains(";43m") || styled.contains("[43m") || styled.contains("[43;") {
+        // Yellow background, as SGR 43 or tmux's indexed 48;5;3.
+        if ["[43m", ";43m", "[43;", "48;5;3m"]
+            .iter()
+            .any(|sgr| styled.contains(sgr))
+        {
             break;
         }
         assert!(
