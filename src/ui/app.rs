@@ -601,7 +601,13 @@ impl App {
             .table
             .handle(&action, table, page, with_namespace)
         {
-            None => Vec::new(),
+            None => {
+                // The selected object's history is kept beyond the tap's ring from now on.
+                if let Some(key) = self.table.selected() {
+                    self.table.tap().keep_history(&key);
+                }
+                Vec::new()
+            }
             Some(_) => self.apply_screen(action),
         }
     }

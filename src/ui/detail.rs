@@ -17,7 +17,7 @@ use crate::index_views::detail::{
     DiffDoc, HistoryRow, YamlDoc, diff_doc, history_row, history_rows, yaml,
 };
 use crate::informers::keys::split_meta_namespace_key;
-use crate::informers::tap::{DiffUnavailable, Tap, TapEntry, TapKind};
+use crate::informers::tap::{DiffUnavailable, HistorySpan, Tap, TapEntry, TapKind};
 use crate::resources::ResourceKind;
 
 use super::action::Action;
@@ -92,6 +92,8 @@ pub struct Detail {
     pub wrap: bool,
     /// Newest first.
     pub history: Vec<HistoryRow>,
+    /// How far back the history goes.
+    pub history_span: HistorySpan,
     pub history_selected: usize,
     pub diff: Option<DiffScreen>,
     /// The detail's key list is shown over it.
@@ -122,6 +124,7 @@ impl Detail {
             hscroll: 0,
             wrap: false,
             history: Vec::new(),
+            history_span: HistorySpan::Ring,
             history_selected: 0,
             diff: None,
             help: false,
@@ -454,6 +457,9 @@ impl DetailController {
             kind,
             key: key.to_owned(),
         };
+        if let Some(tap) = &self.tap {
+            tap.keep_history(key);
+        }
         self.open = Some(Detail::on_tab(target, tab, SystemTime::now()));
         self.refresh();
     }
@@ -505,6 +511,7 @@ impl DetailController {
         };
         if let Some(tap) = &self.tap {
             detail.set_history(tap.history(&detail.target.key));
+            detail.history_span = tap.history_span(&detail.target.key);
         }
         let now = SystemTime::now();
         detail.fetch = FetchState::Loading { since: now };
@@ -567,6 +574,7 @@ impl DetailController {
         let detail = self.open.as_mut()?;
         if let Some(tap) = &self.tap {
             detail.sync_history(tap.history(&detail.target.key));
+            detail.history_span = tap.history_span(&detail.target.key);
         }
         Some(detail)
     }

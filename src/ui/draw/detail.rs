@@ -13,6 +13,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 use super::Theme;
 use crate::config::keys::{Keymap, Section};
 use crate::index_views::detail::{DiffSign, age};
+use crate::informers::tap::HistorySpan;
 use crate::ui::action::Action;
 use crate::ui::detail::{Detail, DetailTab, DiffScreen, FetchState};
 
@@ -214,15 +215,23 @@ fn yaml_line(line: &str, theme: Theme) -> Line<'_> {
 }
 
 fn history_lines(detail: &Detail, height: usize, now: SystemTime, theme: Theme) -> Vec<Line<'_>> {
+    let span = match detail.history_span {
+        HistorySpan::Since(since) => format!(
+            "every entry for this object since {} ago is kept (up to 256)",
+            age(since, now)
+        ),
+        HistorySpan::Ring => {
+            "only the tap's newest entries are kept for this object (select it to keep more)"
+                .to_owned()
+        }
+    };
     if detail.history.is_empty() {
-        return vec![Line::styled(
-            "no tap entries for this object are kept (the ring holds the newest only)",
-            theme.dim(),
-        )];
+        return vec![Line::styled(format!("no entries yet: {span}"), theme.dim())];
     }
-    // Scroll so the selected entry stays in view.
+    // Scroll so the selected entry stays in view; the last line says how far back it goes.
+    let height = height.saturating_sub(1).max(1);
     let first = (detail.history_selected + 1).saturating_sub(height);
-    detail
+    let mut lines: Vec<Line> = detail
         .history
         .iter()
         .enumerate()
@@ -249,7 +258,9 @@ fn history_lines(detail: &Detail, height: usize, now: SystemTime, theme: Theme) 
                 line
             }
         })
-        .collect()
+        .collect();
+    lines.push(Line::styled(span, theme.dim()));
+    lines
 }
 
 fn diff_bar<'a>(diff: &DiffScreen, now: SystemTime, theme: Theme) -> Line<'a> {
