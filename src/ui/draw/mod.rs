@@ -1,6 +1,7 @@
 //! Drawing: pure functions from an immutable [`Screen`] to a frame. Nothing here locks,
 //! awaits or reads a clock; `now` comes in with the screen, so tests are deterministic.
 
+mod contexts;
 pub mod detail;
 mod header;
 mod help;
@@ -206,6 +207,7 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
             theme,
         ),
         InputMode::Indexes => indexes::draw(frame, areas.table, &screen.state.browser, theme),
+        InputMode::Contexts => contexts::draw(frame, areas.table, &screen.state.contexts, theme),
         InputMode::Normal
         | InputMode::Filter
         | InputMode::DeltaFilter
