@@ -33,6 +33,7 @@ use super::deltas::{DELTA_CAPACITY, DeltaLine};
 use super::detail::{DetailController, DetailTab, Fetched};
 use super::draw::{self, Header, Parts};
 use super::effect::{Effect, Follow};
+use super::favourites::Favourites;
 use super::keymap::map_key;
 use super::layout::Layout;
 use super::nav::{self, HISTORY, ViewSpec};
@@ -148,6 +149,8 @@ pub struct App {
     detail: DetailController,
     /// The kube contexts `:ctx` switches between.
     contexts: ContextSwitcher,
+    /// Each context's last namespaces, for the number keys.
+    favourites: Favourites,
     color: bool,
     /// The last frame's layout: the page sizes of the movement keys.
     layout: Layout,
@@ -177,11 +180,13 @@ impl App {
             stale_since: None,
             undecodable: 0,
             filter: String::new(),
+            favourites: Vec::new(),
         };
         let contexts =
             ContextSwitcher::single(starter.cluster().context.clone(), starter.cluster().clone());
         let mut app = Self {
             contexts,
+            favourites: Favourites::default(),
             starter,
             table,
             parked: Vec::new(),
@@ -207,6 +212,22 @@ impl App {
     pub fn with_contexts(mut self, contexts: ContextSwitcher) -> Self {
         self.contexts = contexts;
         self
+    }
+
+    /// Remembers namespace favourites in these (the file under the XDG state directory)
+    /// instead of in memory only.
+    pub fn with_favourites(mut self, favourites: Favourites) -> Self {
+        self.favourites = favourites;
+        self.note_namespace();
+        self
+    }
+
+    /// The namespace shown, if one is, becomes the context's favourite 1.
+    fn note_namespace(&mut self) {
+        if let NamespaceScope::One(ns) = &self.view.scope {
+            self.favourites.used(&self.header.context, ns);
+        }
+        self.header.favourites = self.favourites.namespaces(&self.header.context).to_vec();
     }
 
     /// The next finished `:ctx` connection. Cancel-safe, for the event loop's `select!`.
@@ -730,6 +751,7 @@ impl App {
                 state.mode = InputMode::Command;
                 state.command.input.clear();
             }
+            Action::FavouriteNamespace(n) => return self.favourite_namespace(n),
             Action::TogglePanels => {
                 state.panels = !state.panels;
                 state.focus = Focus::Table;
@@ -768,6 +790,33 @@ impl App {
                 Vec::new()
             }
         }
+    }
+
+    /// The number keys: the kind in favourite namespace `n`, or in all namespaces for 0.
+    fn favourite_namespace(&mut self, n: u8) -> Vec<Follow> {
+        let scope = match n {
+            0 => NamespaceScope::All,
+            n => match self.header.favourites.get(usize::from(n) - 1) {
+                Some(ns) => NamespaceScope::One(ns.clone()),
+                None => {
+                    self.state.command.error = Some(format!(
+                        "no favourite namespace {n} yet: namespaces shown with :pods -n NS or Enter on a namespace become favourites"
+                    ));
+                    return Vec::new();
+                }
+            },
+        };
+        if !self.view.kind.namespaced() {
+            self.state.command.error = Some(format!(
+                "{} are cluster-scoped: no namespace applies",
+                self.view.kind
+            ));
+            return Vec::new();
+        }
+        if scope == self.view.scope {
+            return Vec::new();
+        }
+        self.switch(ViewSpec::new(self.view.kind, scope), true)
     }
 
     /// Opens the detail of `key` in the table's kind: YAML fetched now, and its history.
@@ -894,6 +943,8 @@ impl App {
 
     /// The screen follows the table now shown, of `to`.
     fn shown(&mut self, to: ViewSpec) -> Vec<Follow> {
+        self.view.scope = to.scope.clone();
+        self.note_namespace();
         let state = &mut self.state;
         state.mode = InputMode::Normal;
         state.filter.input = to.filter.clone();

@@ -13,6 +13,7 @@ pub mod deltas;
 pub mod detail;
 pub mod draw;
 pub mod effect;
+pub mod favourites;
 pub mod keymap;
 pub mod layout;
 pub mod line;
@@ -38,6 +39,7 @@ use crate::sim::{Sim, SimConfig, SimError};
 use self::app::App;
 use self::contexts::ContextSwitcher;
 use self::detail::DetailController;
+use self::favourites::Favourites;
 use self::nav::ViewSpec;
 use self::table::TableStarter;
 use self::terminal::TerminalGuard;
@@ -144,6 +146,10 @@ pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
     )?
     .with_keymap(config.keys)
     .with_contexts(contexts);
+    let app = match crate::logging::state_dir() {
+        Some(dir) => app.with_favourites(Favourites::load(dir.join("namespaces.json"))),
+        None => app,
+    };
     let result = {
         let mut guard = TerminalGuard::enter()?;
         app.run(guard.terminal(), EventStream::new(), &mut ()).await

@@ -230,7 +230,7 @@ fn commands_parse_with_aliases_and_scopes() {
 
 #[test]
 fn command_hints_and_completion() {
-    assert!(command::hint("").starts_with("pods nodes deploy rs ns secrets quit"));
+    assert!(command::hint("").starts_with("pods nodes deploy rs ns secrets ctx quit"));
     assert_eq!(command::hint("n"), "nodes no node namespaces ns namespace");
     assert_eq!(command::hint("no"), "Enter shows nodes");
     assert!(command::hint("po -n").contains("needs a namespace"));
@@ -1038,4 +1038,63 @@ async fn ctx_switches_between_two_simulated_clusters() {
     drop(app);
     let _ = sim.kill();
     let _ = sim.wait();
+}
+
+/// The number keys as k9s's: each namespace shown becomes favourite 1 of the context, `2`
+/// goes back to the one before, `0` shows all namespaces; favourites outlive the app, kept
+/// in the state directory's file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn number_keys_switch_to_favourite_namespaces_remembered_between_runs() {
+    use kscope::ui::favourites::Favourites;
+
+    let sim = Sim::start(SimConfig::with_size(60, 2, 3))
+        .await
+        .expect("sim");
+    let config = sim.kube_config().await.expect("config");
+    let cluster = Cluster::from_config(config.clone(), "sim".into()).expect("cluster");
+    let dir = crate::common::cli::temp_dir("favourites");
+    let file = dir.join("namespaces.json");
+    let mut app = start_app(
+        cluster,
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+    )
+    .with_favourites(Favourites::load(file.clone()));
+    let window = wait_rows(&mut app, "pods", |w| w.total == 60).await;
+    let mut namespaces: Vec<String> = window
+        .rows
+        .iter()
+        .filter_map(|r| r.key.split_once('/').map(|(ns, _)| ns.to_owned()))
+        .collect();
+    namespaces.dedup();
+    assert!(namespaces.len() >= 2, "{namespaces:?}");
+    let (a, b) = (namespaces[0].clone(), namespaces[1].clone());
+    assert!(app.header().favourites.is_empty());
+
+    run_command(&mut app, &format!("pods -n {a}"));
+    run_command(&mut app, &format!("pods -n {b}"));
+    assert_eq!(app.header().favourites, [b.clone(), a.clone()]);
+    app.apply(Action::FavouriteNamespace(2));
+    assert_eq!(app.current().scope, NamespaceScope::One(a.clone()));
+    assert_eq!(
+        app.header().favourites,
+        [a.clone(), b.clone()],
+        "a is the newest now"
+    );
+    app.apply(Action::FavouriteNamespace(0));
+    assert_eq!(app.current().scope, NamespaceScope::All);
+    app.apply(Action::FavouriteNamespace(7));
+    let error = app.state().command.error.clone().unwrap_or_default();
+    assert!(error.contains("no favourite namespace 7"), "{error}");
+    drop(app);
+
+    // A new run on the same context reads them back.
+    let cluster = Cluster::from_config(config, "sim".into()).expect("cluster");
+    let app = start_app(
+        cluster,
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+    )
+    .with_favourites(Favourites::load(file));
+    assert_eq!(app.header().favourites, [a, b]);
+    drop(app);
+    sim.shutdown().await;
 }

@@ -90,6 +90,7 @@ fn header_for(kind: ResourceKind, scope: &str) -> Header {
         stale_since: None,
         undecodable: 0,
         filter: String::new(),
+        favourites: Vec::new(),
     }
 }
 

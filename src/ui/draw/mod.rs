@@ -52,6 +52,8 @@ pub struct Header {
     pub undecodable: u64,
     /// The filter the rows match (not what is being typed, which may not parse yet).
     pub filter: String,
+    /// The context's favourite namespaces, most recently used first (keys 1–9).
+    pub favourites: Vec<String>,
 }
 
 /// Everything one frame shows, copied out and laid out before drawing.
