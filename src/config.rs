@@ -605,6 +605,9 @@ mod tests {
             Action::ClearDeltaFilter,
             Action::OpenDeltaDiff,
             Action::DetailTab,
+            Action::ScrollLeft,
+            Action::ScrollRight,
+            Action::ToggleWrap,
             Action::ToggleManagedFields,
             Action::Refresh,
             Action::OpenDiff,
@@ -627,7 +630,6 @@ mod tests {
             Action::PrevMatch,
             Action::ToggleLogFilter,
             Action::ToggleTimestamps,
-            Action::ToggleWrap,
             Action::TogglePrevious,
             Action::SaveLogs,
         ];
@@ -672,7 +674,11 @@ mod tests {
             | Action::ClearDeltaFilter
             | Action::OpenDeltaDiff
             | Action::OpenDetail
+            | Action::Describe
             | Action::DetailTab
+            | Action::ScrollLeft
+            | Action::ScrollRight
+            | Action::ToggleWrap
             | Action::ToggleManagedFields
             | Action::Refresh
             | Action::OpenDiff
@@ -693,6 +699,7 @@ mod tests {
             | Action::CommandCancel
             | Action::ToggleWide
             | Action::DrillDown
+            | Action::FavouriteNamespace(_)
             | Action::OpenLogs
             | Action::OpenPreviousLogs
             | Action::OpenLogSearch
@@ -700,7 +707,6 @@ mod tests {
             | Action::PrevMatch
             | Action::ToggleLogFilter
             | Action::ToggleTimestamps
-            | Action::ToggleWrap
             | Action::TogglePrevious
             | Action::SaveLogs => true,
             // Each range the log view offers is named once.
@@ -712,7 +718,7 @@ mod tests {
             ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
             ACTIONS.len()
         );
-        assert_eq!(ACTIONS.len(), 62);
+        assert_eq!(ACTIONS.len(), 75);
     }
 
     #[test]

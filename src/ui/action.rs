@@ -21,6 +21,8 @@ pub enum InputMode {
     Logs,
     /// Typing the log view's search.
     LogSearch,
+    /// Picking a kube context to switch to (`:ctx`).
+    Contexts,
 }
 
 /// Which panel the movement keys scroll.

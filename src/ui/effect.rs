@@ -23,6 +23,8 @@ pub enum Effect {
     Filter(String),
     /// Save what the log view keeps to a file.
     Save,
+    /// Connect to this kube context and show it instead.
+    SwitchContext(String),
     /// Not this component's action: the main screen's.
     Pass,
 }

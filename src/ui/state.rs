@@ -12,6 +12,7 @@ use crate::index_views::registry::ValueCount;
 
 use super::action::{Action, Focus, InputMode};
 use super::command::CommandBar;
+use super::contexts::ContextPicker;
 use super::deltas::DeltaPanel;
 use super::effect::Effect;
 use super::line::LineEdit;
@@ -159,6 +160,8 @@ pub struct UiState {
     pub help: Help,
     /// The log view, while open (its readers are the app's).
     pub logs: Option<LogView>,
+    /// The `:ctx` picker.
+    pub contexts: ContextPicker,
 }
 
 impl UiState {
@@ -177,6 +180,7 @@ impl UiState {
             command: CommandBar::default(),
             help: Help::default(),
             logs: None,
+            contexts: ContextPicker::default(),
         }
     }
 }

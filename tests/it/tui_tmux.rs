@@ -64,9 +64,9 @@ fn demo_filters_by_an_index_streams_deltas_and_switches_kinds() {
     }
 
     // Close and reopen the delta panel, then see new events arrive in it.
-    session.keys(&["d"]);
+    session.keys(&["t"]);
     session.wait_for("the panels to close", |s| !s.contains("┌ deltas"));
-    session.keys(&["d"]);
+    session.keys(&["t"]);
     let first = session.wait_for("the delta panel", |s| !delta_lines(s).is_empty());
     let first = delta_lines(&first);
     session.wait_for("new deltas", |s| {
@@ -145,6 +145,45 @@ fn every_signal_restores_the_terminal() {
     }
 }
 
+/// `d` describes the selected pod as kubectl describe does, down to its Events; `:ctx`
+/// switches the demo to its second cluster without a restart.
+#[test]
+fn demo_describes_a_pod_and_switches_context() {
+    if crate::common::tools::required("tmux", "to run kscope in a real terminal").is_none() {
+        return;
+    }
+    let state = std::env::temp_dir().join(format!("kscope-tui-ctx-{}", std::process::id()));
+    let command = format!(
+        "env XDG_STATE_HOME={} {} --demo",
+        state.display(),
+        env!("CARGO_BIN_EXE_kscope")
+    );
+    let session = Session::start(format!("kscope-ctx-{}", std::process::id()), &command);
+    session.wait_for("the initial list", |s| {
+        s.contains("watching at rv") && table_rows(s).len() > 5
+    });
+
+    session.keys(&["d"]);
+    session.wait_for("the describe", |s| {
+        s.contains(" Describe ") && s.contains("Name:") && s.contains("Containers:")
+    });
+    session.keys(&["G"]);
+    session.wait_for("its Events", |s| s.contains("Events:"));
+    session.keys(&["Escape"]);
+    session.wait_for("the table again", |s| !s.contains(" Describe "));
+
+    session.keys(&[":", "ctx kscope-demo-2", "Enter"]);
+    let screen = session.wait_for("the second cluster", |s| {
+        s.contains("ctx kscope-demo-2") && s.contains("watching at rv") && table_rows(s).len() > 5
+    });
+    assert!(
+        screen.contains("switched to context kscope-demo-2"),
+        "{screen}"
+    );
+    session.keys(&["q"]);
+    session.wait_exit("q");
+}
+
 /// The log view's lines: between its streams line and its search bar, inside the box.
 fn log_lines(screen: &str) -> Vec<String> {
     screen
@@ -219,7 +258,9 @@ fn demo_logs_follow_new_lines_and_search_highlights() {
         );
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
+    // Esc drops the search, a second closes the view (sent apart: ESC ESC reads as alt-esc).
     session.keys(&["Escape"]);
+    session.wait_for("the search dropped", |s| s.contains("/ to search"));
     session.keys(&["Escape"]);
     session.wait_for("the table again", |s| {
         !s.contains("following") && s.contains("pods [")
