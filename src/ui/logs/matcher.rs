@@ -17,7 +17,7 @@ const MAX_THREADS: usize = 4;
 #[derive(Debug, Clone)]
 pub enum Matcher {
     /// SIMD substring search, for text with a capital or no letters at all.
-    Exact(Finder<'static>),
+    Exact(Box<Finder<'static>>),
     /// Either ASCII case.
     Caseless(AhoCorasick),
 }
@@ -30,7 +30,9 @@ impl Matcher {
         }
         let has_letters = needle.chars().any(|c| c.is_ascii_alphabetic());
         if needle.chars().any(char::is_uppercase) || !has_letters {
-            return Some(Self::Exact(Finder::new(needle.as_bytes()).into_owned()));
+            return Some(Self::Exact(Box::new(
+                Finder::new(needle.as_bytes()).into_owned(),
+            )));
         }
         // One literal pattern: building it fails only past limits a typed line cannot reach.
         AhoCorasick::builder()

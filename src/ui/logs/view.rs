@@ -417,10 +417,8 @@ impl LogView {
             Action::OpenLogSearch => return Some(Effect::Pass),
             Action::NextMatch => self.step_match(true),
             Action::PrevMatch => self.step_match(false),
-            Action::ToggleLogFilter => {
-                if self.search.matcher.is_some() {
-                    self.filter = !self.filter;
-                }
+            Action::ToggleLogFilter if self.search.matcher.is_some() => {
+                self.filter = !self.filter;
             }
             Action::ToggleTimestamps => self.timestamps = !self.timestamps,
             Action::ToggleWrap => self.wrap = !self.wrap,
