@@ -9,6 +9,7 @@ use std::time::Duration;
 use k8s_openapi::jiff;
 use tokio::sync::broadcast::error::RecvError;
 
+use crate::client::cluster::Cluster;
 use crate::duration::parse_duration;
 use crate::informers::compare::{Difference, PipelineComparison};
 use crate::informers::fifo::{FifoKind, HandedItem, Handoff};
@@ -16,7 +17,8 @@ use crate::informers::lister_watcher::WatchEventType;
 use crate::informers::running::RunningInformer;
 use crate::informers::tap::{HealthLevel, Tap, TapEntry, TapKind};
 use crate::resources::{
-    Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
+    Deployment, GenericObject, Kind, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind,
+    Secret,
 };
 
 use super::{CommandError, InformerArgs, gives_up, prepare_informer};
@@ -223,25 +225,28 @@ fn now() -> String {
 }
 
 pub async fn run(args: &DeltasArgs, out: &mut impl Write) -> Result<(), CommandError> {
-    let kind = args.informer.kind()?;
-    match kind {
-        ResourceKind::Pods => stream::<Pod>(args, kind, out).await,
-        ResourceKind::Nodes => stream::<Node>(args, kind, out).await,
-        ResourceKind::Namespaces => stream::<Namespace>(args, kind, out).await,
-        ResourceKind::Deployments => stream::<Deployment>(args, kind, out).await,
-        ResourceKind::ReplicaSets => stream::<ReplicaSet>(args, kind, out).await,
-        ResourceKind::Secrets => stream::<Secret>(args, kind, out).await,
+    let (cluster, kind) = args.informer.resolve().await?;
+    let cluster = &cluster;
+    match kind.built_in() {
+        Some(ResourceKind::Pods) => stream::<Pod>(args, cluster, &kind, out).await,
+        Some(ResourceKind::Nodes) => stream::<Node>(args, cluster, &kind, out).await,
+        Some(ResourceKind::Namespaces) => stream::<Namespace>(args, cluster, &kind, out).await,
+        Some(ResourceKind::Deployments) => stream::<Deployment>(args, cluster, &kind, out).await,
+        Some(ResourceKind::ReplicaSets) => stream::<ReplicaSet>(args, cluster, &kind, out).await,
+        Some(ResourceKind::Secrets) => stream::<Secret>(args, cluster, &kind, out).await,
+        None => stream::<GenericObject>(args, cluster, &kind, out).await,
     }
 }
 
 async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
     args: &DeltasArgs,
-    kind: ResourceKind,
+    cluster: &Cluster,
+    kind: &Kind,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
     let tap = Tap::new(4096, crate::resources::secret::keepable_raw);
     let mut entries = tap.subscribe();
-    let prepared = prepare_informer::<T>(&args.informer, kind, Some(tap)).await?;
+    let prepared = prepare_informer::<T>(&args.informer, cluster, kind, Some(tap))?;
     let fifo = prepared.config.fifo;
     let (informer, handoffs) = match args.compare {
         Some(other) => {
@@ -273,7 +278,7 @@ async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
     });
     let streamed = print_entries(
         &informer,
-        kind.plural(),
+        &kind.to_string(),
         &mut entries,
         handoffs,
         args.duration,

@@ -23,7 +23,7 @@ use crate::index_views::live::{SortSpec, Window};
 use crate::informers::keys::Key;
 use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
 use crate::informers::tap::TapEntry;
-use crate::resources::{ResourceKind, Timestamp};
+use crate::resources::{Kind, Timestamp};
 
 use super::UiError;
 use super::action::{Action, Focus, InputMode};
@@ -134,7 +134,7 @@ pub struct App {
     /// Tables switched away from, oldest first, with what they show, kept running (informer,
     /// indexes, views), so that going back to one, or drilling down into a kind already
     /// listed, shows it at once instead of listing again: 150,000 pods take seconds to list.
-    parked: Vec<(ResourceKind, NamespaceScope, Box<dyn Table>)>,
+    parked: Vec<(Kind, NamespaceScope, Box<dyn Table>)>,
     /// The new table's tap, subscribed to when the table was switched, for the loop.
     switched_taps: Option<broadcast::Receiver<Arc<TapEntry>>>,
     /// What the table shows; its `filter` is the one the view opened with.
@@ -149,6 +149,8 @@ pub struct App {
     layout: Layout,
     events_seen: u64,
     rate_since: Instant,
+    /// Why the kind on screen is no longer there, once discovery stops finding it.
+    gone: Option<String>,
 }
 
 impl App {
@@ -159,12 +161,12 @@ impl App {
         panels: bool,
         mut detail: DetailController,
     ) -> Result<Self, UiError> {
-        let table = starter.start(view.kind, &view.scope, SortSpec::default())?;
+        let table = starter.start(&view.kind, &view.scope, SortSpec::default())?;
         detail.set_tap(table.tap().clone());
         let header = Header {
             context: starter.cluster().context.clone(),
             server: starter.cluster().server.clone(),
-            resource: view.kind.plural().to_string(),
+            resource: view.kind.to_string(),
             scope: view.scope_label(),
             sync: String::new(),
             listed: false,
@@ -188,8 +190,10 @@ impl App {
             layout: Layout::new(Rect::default(), panels),
             events_seen: 0,
             rate_since: Instant::now(),
+            gone: None,
         };
         app.state.filter.input = app.view.filter.clone();
+        app.state.command.discovery = app.starter.catalog().current();
         // The loop follows the table it starts with; nothing to follow yet.
         let _ = app.refilter();
         Ok(app)
@@ -269,10 +273,13 @@ impl App {
                 .or_else(|| Some(SystemTime::now())),
         };
         self.header.undecodable = status.undecodable_in_last_list;
-        self.header.error = status
-            .last_error
-            .clone()
-            .map(|err| CommandError::Sync(err).to_string());
+        self.header.error = match &self.gone {
+            Some(gone) => Some(gone.clone()),
+            None => status
+                .last_error
+                .clone()
+                .map(|err| CommandError::Sync(err).to_string()),
+        };
     }
 
     /// Runs until the person quits (or the events end, or `observer` says so), then stops
@@ -371,6 +378,7 @@ impl App {
                 }
                 Wake::Tick => {
                     self.update_rate();
+                    self.follow_catalog();
                     let queue = self.table.queue_metrics();
                     self.state
                         .queue
@@ -576,7 +584,7 @@ impl App {
                 self.refilter()
             }
             Some(Effect::OpenEntry(seq)) => {
-                if self.detail.open_seq(self.view.kind, seq) {
+                if self.detail.open_seq(self.view.kind.clone(), seq) {
                     self.state.mode = InputMode::Detail;
                 }
                 Vec::new()
@@ -667,14 +675,14 @@ impl App {
 
     /// Opens the detail of `key` in the table's kind: YAML fetched now, and its history.
     fn open_detail(&mut self, key: &Key) -> Vec<Follow> {
-        self.detail.open(self.view.kind, key);
+        self.detail.open(self.view.kind.clone(), key);
         self.state.mode = InputMode::Detail;
         Vec::new()
     }
 
     /// Runs a command line typed after `:`; an error is shown and changes nothing.
     fn run_command(&mut self, input: &str) -> Vec<Follow> {
-        match command::parse(input) {
+        match command::parse(input, &self.state.command.discovery) {
             Ok(Command::Quit) => vec![Follow::Quit],
             Ok(Command::Show { kind, scope }) => {
                 let scope = scope.unwrap_or_else(|| self.view.scope.clone());
@@ -741,7 +749,7 @@ impl App {
                 let (_, _, table) = self.parked.remove(at);
                 Some(table)
             }
-            (false, None) => match self.starter.start(to.kind, &to.scope, SortSpec::default()) {
+            (false, None) => match self.starter.start(&to.kind, &to.scope, SortSpec::default()) {
                 Ok(table) => Some(table),
                 Err(err) => {
                     self.state.command.error = Some(err.to_string());
@@ -762,7 +770,7 @@ impl App {
         if let Some(table) = table {
             let old = std::mem::replace(&mut self.table, table);
             self.parked
-                .push((self.view.kind, self.view.scope.clone(), old));
+                .push((self.view.kind.clone(), self.view.scope.clone(), old));
             if self.parked.len() > PARKED {
                 let (_, _, oldest) = self.parked.remove(0);
                 tokio::spawn(oldest.shutdown());
@@ -774,13 +782,14 @@ impl App {
         state.filter.input = to.filter.clone();
         state.filter.error = None;
         state.browser = IndexBrowser::default();
-        self.header.resource = to.kind.plural().to_string();
+        self.header.resource = to.kind.to_string();
         self.header.scope = to.scope_label();
         self.header.sync = "starting".into();
         self.header.listed = false;
         self.header.error = None;
         self.header.stale_since = None;
         self.header.undecodable = 0;
+        self.gone = None;
         self.view = to;
         self.events_seen = self.table.watch_events();
         self.rate_since = Instant::now();
@@ -790,6 +799,20 @@ impl App {
             .switched(self.table.as_ref(), with_namespace, None);
         let _ = self.refilter();
         vec![Follow::Table, Follow::Rows]
+    }
+
+    /// Takes in what discovery found last (commands for CRDs created meanwhile), and says
+    /// in the header when the kind on screen is no longer served (its CRD was deleted).
+    fn follow_catalog(&mut self) {
+        let catalog = self.starter.catalog();
+        self.state.command.discovery = catalog.current();
+        self.gone = (!catalog.serves(&self.view.kind)).then(|| {
+            format!(
+                "{} is no longer served by the API server: its CustomResourceDefinition was \
+                 deleted",
+                self.view.kind
+            )
+        });
     }
 
     /// Shows the new table's latest tap entries in the delta panel, and has the loop follow

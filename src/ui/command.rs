@@ -1,54 +1,35 @@
-//! Command mode (`:`), as in k9s: `:pods -n web`, `:deploy -A`, `:q`. Parsing and the hints
-//! shown while typing are plain functions, so they are tested without a terminal.
+//! Command mode (`:`), as in k9s: `:pods -n web`, `:deploy -A`, `:widgets`, `:q`. Any
+//! resource discovery found is a command, named as kubectl names it. Parsing and the hints
+//! shown while typing are plain functions of a discovery, so they are tested without a
+//! terminal.
+
+use std::sync::Arc;
 
 use crate::client::cluster::NamespaceScope;
-use crate::resources::ResourceKind;
+use crate::client::discovery::Discovery;
+use crate::resources::{ApiResource, Kind, ResourceKind};
 
 use super::action::Action;
 use super::effect::Effect;
 use super::line::LineEdit;
 
-/// Every command name with what it opens, in the order hints list them.
-const COMMANDS: &[(&str, Target)] = &[
-    ("pods", Target::Kind(ResourceKind::Pods)),
-    ("po", Target::Kind(ResourceKind::Pods)),
-    ("pod", Target::Kind(ResourceKind::Pods)),
-    ("nodes", Target::Kind(ResourceKind::Nodes)),
-    ("no", Target::Kind(ResourceKind::Nodes)),
-    ("node", Target::Kind(ResourceKind::Nodes)),
-    ("deployments", Target::Kind(ResourceKind::Deployments)),
-    ("deploy", Target::Kind(ResourceKind::Deployments)),
-    ("dp", Target::Kind(ResourceKind::Deployments)),
-    ("deployment", Target::Kind(ResourceKind::Deployments)),
-    ("replicasets", Target::Kind(ResourceKind::ReplicaSets)),
-    ("rs", Target::Kind(ResourceKind::ReplicaSets)),
-    ("replicaset", Target::Kind(ResourceKind::ReplicaSets)),
-    ("namespaces", Target::Kind(ResourceKind::Namespaces)),
-    ("ns", Target::Kind(ResourceKind::Namespaces)),
-    ("namespace", Target::Kind(ResourceKind::Namespaces)),
-    ("secrets", Target::Kind(ResourceKind::Secrets)),
-    ("sec", Target::Kind(ResourceKind::Secrets)),
-    ("secret", Target::Kind(ResourceKind::Secrets)),
-    ("quit", Target::Quit),
-    ("q", Target::Quit),
-    ("q!", Target::Quit),
+/// kscope's own names for built-in kinds, beside kubectl's (k9s users type them).
+const ALIASES: &[(&str, ResourceKind)] = &[
+    ("dp", ResourceKind::Deployments),
+    ("sec", ResourceKind::Secrets),
 ];
 
-/// The names hints offer when nothing matches yet: one per command.
-const PRIMARY: &[&str] = &["pods", "nodes", "deploy", "rs", "ns", "secrets", "quit"];
+const QUIT: &[&str] = &["quit", "q", "q!"];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Target {
-    Kind(ResourceKind),
-    Quit,
-}
+/// The built-in kinds first in hints, by the names people type most.
+const PRIMARY: &[&str] = &["pods", "nodes", "deploy", "rs", "ns", "secrets"];
 
 /// A parsed command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     /// Show `kind`; `scope` is `None` when no flag names one (the current scope stays).
     Show {
-        kind: ResourceKind,
+        kind: Kind,
         scope: Option<NamespaceScope>,
     },
     Quit,
@@ -57,9 +38,12 @@ pub enum Command {
 /// Why a command line cannot be run; the message is shown as is in the status line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CommandError {
-    #[error("type a command: {names} (with -n NS or -A), or q", names = PRIMARY[..PRIMARY.len() - 1].join(", "))]
+    #[error(
+        "type a resource as for kubectl (pods, svc, deploy, cm, widgets.example.com...) with \
+         -n NS or -A, or q"
+    )]
     Empty,
-    #[error("unknown command {0:?}; commands: {names}", names = listed().join(", "))]
+    #[error("unknown command {0:?}: the server serves no such resource (Tab completes names)")]
     Unknown(String),
     #[error("{0} needs a namespace: -n NAMESPACE")]
     MissingNamespace(String),
@@ -75,46 +59,117 @@ pub enum CommandError {
     NoArguments(String),
     #[error("unexpected argument {0:?}; use -n NAMESPACE or -A")]
     UnexpectedArgument(String),
+    #[error("{0} cannot be listed and watched (its verbs lack list or watch)")]
+    NotListable(String),
 }
 
-/// Every command with its other names, `pods (po, pod)`, in the order hints list them.
-pub fn listed() -> Vec<String> {
-    PRIMARY
-        .iter()
-        .filter_map(|primary| {
-            let (_, target) = COMMANDS.iter().find(|(name, _)| name == primary)?;
-            let others: Vec<&str> = COMMANDS
+/// The names a resource answers to in command mode: plural, short names, singular, and the
+/// plural with its group (for resources outside the core group).
+fn names(resource: &ApiResource) -> Vec<String> {
+    let mut names = vec![resource.plural.clone()];
+    names.extend(resource.short_names.iter().cloned());
+    if !resource.singular.is_empty() && resource.singular != resource.plural {
+        names.push(resource.singular.clone());
+    }
+    if let Some(kind) = resource.built_in() {
+        names.extend(
+            ALIASES
                 .iter()
-                .filter(|(name, t)| t == target && name != primary)
-                .map(|(name, _)| *name)
-                .collect();
-            Some(if others.is_empty() {
-                (*primary).to_string()
-            } else {
-                format!("{primary} ({})", others.join(", "))
-            })
-        })
+                .filter(|(_, k)| *k == kind)
+                .map(|(a, _)| a.to_string()),
+        );
+    }
+    if !resource.group.is_empty() {
+        names.push(resource.group_resource());
+    }
+    names.dedup();
+    names
+}
+
+/// Every listable resource of `discovery` with its names, built-in kinds first, in the
+/// order hints list them.
+fn commands(discovery: &Discovery) -> Vec<(&ApiResource, Vec<String>)> {
+    let mut listed: Vec<(&ApiResource, Vec<String>)> = discovery
+        .preferred()
+        .into_iter()
+        .filter(|r| r.listable())
+        .map(|r| (r.as_ref(), names(r)))
+        .collect();
+    let rank = |r: &ApiResource| match r.built_in() {
+        Some(kind) => ResourceKind::ALL
+            .iter()
+            .position(|k| *k == kind)
+            .unwrap_or(0),
+        None => ResourceKind::ALL.len(),
+    };
+    listed.sort_by_key(|(r, _)| rank(r));
+    listed
+}
+
+/// The name hints offer for a resource: a built-in kind's usual one, else its first short
+/// name, else its plural (with the group when another group serves the same plural).
+fn primary(resource: &ApiResource, discovery: &Discovery) -> String {
+    if let Some(kind) = resource.built_in() {
+        let at = ResourceKind::ALL.iter().position(|k| *k == kind);
+        if let Some(name) = at.and_then(|i| PRIMARY.get(i)) {
+            return (*name).to_string();
+        }
+    }
+    match resource.short_names.first() {
+        Some(short) => short.clone(),
+        None => {
+            let shared = discovery
+                .preferred()
+                .iter()
+                .filter(|r| r.plural == resource.plural)
+                .count()
+                > 1;
+            match shared {
+                true => resource.group_resource(),
+                false => resource.plural.clone(),
+            }
+        }
+    }
+}
+
+/// One name per listable resource, in the order hints list them, then `quit`.
+pub fn listed(discovery: &Discovery) -> Vec<String> {
+    commands(discovery)
+        .into_iter()
+        .map(|(r, _)| primary(r, discovery))
+        .chain(std::iter::once("quit".to_string()))
         .collect()
 }
 
-/// Parses a command line (without the `:`).
-pub fn parse(input: &str) -> Result<Command, CommandError> {
+/// The kind `name` names: kscope's aliases, then kubectl's resolution.
+fn resolve(name: &str, discovery: &Discovery) -> Option<Kind> {
+    let lower = name.to_ascii_lowercase();
+    if let Some((_, kind)) = ALIASES.iter().find(|(a, _)| *a == lower) {
+        return Some(Kind::BuiltIn(*kind));
+    }
+    discovery
+        .resolve(&lower)
+        .ok()
+        .or_else(|| lower.parse::<ResourceKind>().ok().map(Kind::BuiltIn))
+}
+
+/// Parses a command line (without the `:`): a resource named as for kubectl, among those
+/// `discovery` found, or `q`.
+pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError> {
     let mut words = input.split_whitespace();
     let name = words.next().ok_or(CommandError::Empty)?;
-    let target = COMMANDS
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|&(_, t)| t)
-        .ok_or_else(|| CommandError::Unknown(name.to_string()))?;
-    let kind = match target {
-        Target::Quit => {
-            return match words.next() {
-                None => Ok(Command::Quit),
-                Some(_) => Err(CommandError::NoArguments(name.to_string())),
-            };
-        }
-        Target::Kind(kind) => kind,
-    };
+    if QUIT.iter().any(|q| q.eq_ignore_ascii_case(name)) {
+        return match words.next() {
+            None => Ok(Command::Quit),
+            Some(_) => Err(CommandError::NoArguments(name.to_string())),
+        };
+    }
+    let kind = resolve(name, discovery).ok_or_else(|| CommandError::Unknown(name.to_string()))?;
+    if let Kind::Api(resource) = &kind
+        && !resource.listable()
+    {
+        return Err(CommandError::NotListable(kind.to_string()));
+    }
     let mut scope = None;
     let mut set = |new: NamespaceScope| match &scope {
         Some(old) if *old != new => Err(CommandError::ConflictingScope),
@@ -149,7 +204,7 @@ pub fn parse(input: &str) -> Result<Command, CommandError> {
             return Err(CommandError::BadNamespace(namespace.to_string()));
         }
         if !kind.namespaced() {
-            return Err(CommandError::ClusterScoped(kind.plural().to_string()));
+            return Err(CommandError::ClusterScoped(kind.to_string()));
         }
         set(NamespaceScope::One(namespace.to_string()))?;
     }
@@ -166,28 +221,42 @@ fn is_namespace_name(name: &str) -> bool {
         && !name.ends_with('-')
 }
 
+/// Every name a command may start with, each with the resource it names (`None` for quit).
+fn all_names(discovery: &Discovery) -> Vec<(String, Option<&ApiResource>)> {
+    commands(discovery)
+        .into_iter()
+        .flat_map(|(r, names)| names.into_iter().map(move |n| (n, Some(r))))
+        .chain(QUIT.iter().map(|q| (q.to_string(), None)))
+        .collect()
+}
+
 /// What the status line offers while `input` is typed: the command names the first word
 /// could become, then, once it is a command, what Enter would do or why it cannot.
-pub fn hint(input: &str) -> String {
+pub fn hint(input: &str, discovery: &Discovery) -> String {
     let first = input.split_whitespace().next().unwrap_or("");
     let typing_name = !input.contains(char::is_whitespace) || first.is_empty();
     if typing_name {
-        let matching: Vec<&str> = COMMANDS
+        let lower = first.to_ascii_lowercase();
+        let names = all_names(discovery);
+        let matching: Vec<&str> = names
             .iter()
-            .map(|&(n, _)| n)
-            .filter(|n| !first.is_empty() && n.starts_with(&first.to_ascii_lowercase()))
+            .map(|(n, _)| n.as_str())
+            .filter(|n| !first.is_empty() && n.starts_with(&lower))
             .collect();
         if !matching.is_empty() && !matching.iter().any(|n| n.eq_ignore_ascii_case(first)) {
             return matching.join(" ");
         }
-        if matching.is_empty() && !first.is_empty() {
-            return format!("no command starts with {first:?}: {}", PRIMARY.join(" "));
+        if matching.is_empty() && !first.is_empty() && resolve(first, discovery).is_none() {
+            return format!(
+                "no command starts with {first:?}: {}",
+                listed(discovery).join(" ")
+            );
         }
         if first.is_empty() {
-            return format!("{} · [-n NAMESPACE | -A]", PRIMARY.join(" "));
+            return format!("{} · [-n NAMESPACE | -A]", listed(discovery).join(" "));
         }
     }
-    match parse(input) {
+    match parse(input, discovery) {
         Ok(Command::Quit) => "Enter quits".into(),
         Ok(Command::Show { kind, scope }) => match (kind.namespaced(), scope) {
             (false, _) => format!("Enter shows {kind}"),
@@ -202,15 +271,23 @@ pub fn hint(input: &str) -> String {
 }
 
 /// Completes the command name being typed when exactly one command starts with it.
-pub fn complete(input: &str) -> Option<String> {
+pub fn complete(input: &str, discovery: &Discovery) -> Option<String> {
     if input.contains(char::is_whitespace) || input.is_empty() {
         return None;
     }
     let lower = input.to_ascii_lowercase();
-    let mut kinds = COMMANDS.iter().filter(|(n, _)| n.starts_with(&lower));
-    let (first, target) = kinds.next()?;
-    // Aliases of one command complete to its first (longest) name.
-    kinds.all(|(_, t)| t == target).then(|| format!("{first} "))
+    let names = all_names(discovery);
+    let mut matching = names.iter().filter(|(n, _)| n.starts_with(&lower));
+    let (first, target) = matching.next()?;
+    let same = |a: &Option<&ApiResource>, b: &Option<&ApiResource>| match (a, b) {
+        (Some(a), Some(b)) => a == b,
+        (None, None) => true,
+        _ => false,
+    };
+    // The names of one resource complete to its first: the plural.
+    matching
+        .all(|(_, t)| same(t, target))
+        .then(|| format!("{first} "))
 }
 
 /// The command bar: what is typed after `:`, and the last command's error.
@@ -220,6 +297,8 @@ pub struct CommandBar {
     pub edit: LineEdit,
     /// Why the last command (or drill-down) did nothing; shown until the next key.
     pub error: Option<String>,
+    /// The resources commands name, as last discovered.
+    pub discovery: Arc<Discovery>,
 }
 
 impl CommandBar {
@@ -229,7 +308,7 @@ impl CommandBar {
         match action {
             Action::CommandBackspace if self.input.is_empty() => return Some(Effect::Close),
             Action::CommandComplete => {
-                if let Some(completed) = complete(&self.input) {
+                if let Some(completed) = complete(&self.input, &self.discovery) {
                     self.input = completed;
                     self.edit.apply(&mut self.input, &Action::LineEnd);
                 }
@@ -274,5 +353,89 @@ mod tests {
         assert_eq!(bar.handle(Action::CommandCancel), Some(Effect::Close));
         assert_eq!(bar.input, "");
         assert_eq!(bar.handle(Action::SortNext), Some(Effect::Pass));
+    }
+
+    fn resource(
+        group: &str,
+        plural: &str,
+        kind: &str,
+        short: &[&str],
+        namespaced: bool,
+    ) -> std::sync::Arc<ApiResource> {
+        std::sync::Arc::new(ApiResource::new(
+            group,
+            "v1",
+            plural,
+            kind.to_lowercase(),
+            kind,
+            namespaced,
+            short.iter().map(|s| s.to_string()).collect(),
+            Vec::new(),
+            vec!["list".into(), "watch".into()],
+        ))
+    }
+
+    #[test]
+    fn discovered_resources_are_commands_hints_and_completions() {
+        let d = Discovery::from_resources(vec![
+            resource("", "pods", "Pod", &["po"], true),
+            resource("", "services", "Service", &["svc"], true),
+            resource("", "configmaps", "ConfigMap", &["cm"], true),
+            resource(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                "CustomResourceDefinition",
+                &["crd", "crds"],
+                false,
+            ),
+            resource("example.com", "widgets", "Widget", &[], true),
+        ]);
+        let Ok(Command::Show { kind, scope }) = parse("svc -n web", &d) else {
+            panic!("svc parses");
+        };
+        assert_eq!(
+            (kind.plural(), scope),
+            ("services", Some(NamespaceScope::One("web".into())))
+        );
+        for name in [
+            "widgets",
+            "widget",
+            "widgets.example.com",
+            "widgets.v1.example.com",
+            "WIDGETS",
+        ] {
+            assert!(
+                matches!(parse(name, &d), Ok(Command::Show { .. })),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            parse("crd -n x", &d),
+            Err(CommandError::ClusterScoped(
+                "customresourcedefinitions.apiextensions.k8s.io".into()
+            ))
+        );
+        assert_eq!(
+            parse("po", &d)
+                .ok()
+                .map(|c| matches!(c, Command::Show { kind, .. } if kind == ResourceKind::Pods)),
+            Some(true)
+        );
+        assert_eq!(complete("wid", &d), Some("widgets ".into()));
+        assert_eq!(complete("c", &d), None, "configmaps and crds");
+        assert_eq!(
+            complete("cu", &d),
+            Some("customresourcedefinitions ".into())
+        );
+        assert_eq!(hint("wi", &d), "widgets widget widgets.example.com");
+        assert!(
+            hint("", &d).starts_with("pods svc cm crd widgets quit"),
+            "{}",
+            hint("", &d)
+        );
+        assert_eq!(
+            hint("widgets", &d),
+            "Enter shows widgets.example.com in the current scope · -n NAMESPACE | -A"
+        );
     }
 }

@@ -349,7 +349,7 @@ fn resource_kind_paths() {
     );
     assert_eq!(
         Pods.object_path(None, "p"),
-        Err(PathError::NamespaceRequired("pods"))
+        Err(PathError::NamespaceRequired("pods".into()))
     );
     assert_eq!(Nodes.list_path(Some("ignored")), "/api/v1/nodes");
     assert_eq!(
