@@ -82,7 +82,12 @@ fn names(resource: &ApiResource) -> Vec<String> {
     if !resource.group.is_empty() {
         names.push(resource.group_resource());
     }
-    names.dedup();
+    let mut seen = Vec::with_capacity(names.len());
+    names.retain(|n| {
+        let new = !seen.contains(n);
+        seen.push(n.clone());
+        new
+    });
     names
 }
 

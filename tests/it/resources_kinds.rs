@@ -4,8 +4,8 @@ use kscope::client::wire::decode_list;
 use kscope::informers::keys::meta_namespace_key;
 use kscope::informers::object::Object;
 use kscope::resources::{
-    ConditionStatus, Container, Deployment, KubeResource, Namespace, Node, OwnerRef, PathError,
-    ReplicaSet, Replicas, ResourceKind, Timestamp, decode,
+    BuiltIn, ConditionStatus, Container, Deployment, KubeResource, Namespace, Node, OwnerRef,
+    PathError, ReplicaSet, Replicas, ResourceKind, Timestamp, decode,
 };
 use serde_json::json;
 
