@@ -21,8 +21,15 @@ const ALIASES: &[(&str, ResourceKind)] = &[
 
 const QUIT: &[&str] = &["quit", "q", "q!"];
 
-/// The built-in kinds first in hints, by the names people type most.
-const PRIMARY: &[&str] = &["pods", "nodes", "deploy", "rs", "ns", "secrets"];
+/// The built-in kinds first in hints, in this order, by the names people type most.
+const PRIMARY: &[(ResourceKind, &str)] = &[
+    (ResourceKind::Pods, "pods"),
+    (ResourceKind::Nodes, "nodes"),
+    (ResourceKind::Deployments, "deploy"),
+    (ResourceKind::ReplicaSets, "rs"),
+    (ResourceKind::Namespaces, "ns"),
+    (ResourceKind::Secrets, "secrets"),
+];
 
 /// A parsed command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,9 +75,6 @@ pub enum CommandError {
 fn names(resource: &ApiResource) -> Vec<String> {
     let mut names = vec![resource.plural.clone()];
     names.extend(resource.short_names.iter().cloned());
-    if !resource.singular.is_empty() && resource.singular != resource.plural {
-        names.push(resource.singular.clone());
-    }
     if let Some(kind) = resource.built_in() {
         names.extend(
             ALIASES
@@ -78,6 +82,9 @@ fn names(resource: &ApiResource) -> Vec<String> {
                 .filter(|(_, k)| *k == kind)
                 .map(|(a, _)| a.to_string()),
         );
+    }
+    if !resource.singular.is_empty() && resource.singular != resource.plural {
+        names.push(resource.singular.clone());
     }
     if !resource.group.is_empty() {
         names.push(resource.group_resource());
@@ -100,12 +107,10 @@ fn commands(discovery: &Discovery) -> Vec<(&ApiResource, Vec<String>)> {
         .filter(|r| r.listable())
         .map(|r| (r.as_ref(), names(r)))
         .collect();
-    let rank = |r: &ApiResource| match r.built_in() {
-        Some(kind) => ResourceKind::ALL
-            .iter()
-            .position(|k| *k == kind)
-            .unwrap_or(0),
-        None => ResourceKind::ALL.len(),
+    let rank = |r: &ApiResource| {
+        r.built_in()
+            .and_then(|kind| PRIMARY.iter().position(|(k, _)| *k == kind))
+            .unwrap_or(PRIMARY.len())
     };
     listed.sort_by_key(|(r, _)| rank(r));
     listed
@@ -114,11 +119,11 @@ fn commands(discovery: &Discovery) -> Vec<(&ApiResource, Vec<String>)> {
 /// The name hints offer for a resource: a built-in kind's usual one, else its first short
 /// name, else its plural (with the group when another group serves the same plural).
 fn primary(resource: &ApiResource, discovery: &Discovery) -> String {
-    if let Some(kind) = resource.built_in() {
-        let at = ResourceKind::ALL.iter().position(|k| *k == kind);
-        if let Some(name) = at.and_then(|i| PRIMARY.get(i)) {
-            return (*name).to_string();
-        }
+    if let Some((_, name)) = PRIMARY
+        .iter()
+        .find(|(k, _)| Some(*k) == resource.built_in())
+    {
+        return (*name).to_string();
     }
     match resource.short_names.first() {
         Some(short) => short.clone(),
@@ -138,11 +143,31 @@ fn primary(resource: &ApiResource, discovery: &Discovery) -> String {
 }
 
 /// One name per listable resource, in the order hints list them, then `quit`.
-pub fn listed(discovery: &Discovery) -> Vec<String> {
+fn primaries(discovery: &Discovery) -> Vec<String> {
     commands(discovery)
         .into_iter()
         .map(|(r, _)| primary(r, discovery))
         .chain(std::iter::once("quit".to_string()))
+        .collect()
+}
+
+/// Every command with its other names, `pods (po, pod)`, in the order hints list them (the
+/// group-qualified names left out).
+pub fn listed(discovery: &Discovery) -> Vec<String> {
+    commands(discovery)
+        .into_iter()
+        .map(|(r, names)| {
+            let primary = primary(r, discovery);
+            let others: Vec<String> = names
+                .into_iter()
+                .filter(|n| *n != primary && !n.contains('.'))
+                .collect();
+            match others.is_empty() {
+                true => primary,
+                false => format!("{primary} ({})", others.join(", ")),
+            }
+        })
+        .chain(std::iter::once(format!("quit ({})", QUIT[1..].join(", "))))
         .collect()
 }
 
@@ -254,11 +279,11 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
         if matching.is_empty() && !first.is_empty() && resolve(first, discovery).is_none() {
             return format!(
                 "no command starts with {first:?}: {}",
-                listed(discovery).join(" ")
+                primaries(discovery).join(" ")
             );
         }
         if first.is_empty() {
-            return format!("{} · [-n NAMESPACE | -A]", listed(discovery).join(" "));
+            return format!("{} · [-n NAMESPACE | -A]", primaries(discovery).join(" "));
         }
     }
     match parse(input, discovery) {

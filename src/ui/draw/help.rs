@@ -72,7 +72,7 @@ fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Ve
         commands
             .iter()
             .filter(|c| !c.starts_with("quit"))
-            .map(String::as_str)
+            .map(|c| c.split(' ').next().unwrap_or_default())
             .collect::<Vec<_>>()
             .join(" ")
     );
