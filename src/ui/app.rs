@@ -193,7 +193,6 @@ impl App {
             gone: None,
         };
         app.state.filter.input = app.view.filter.clone();
-        app.state.command.discovery = app.starter.catalog().current();
         // The loop follows the table it starts with; nothing to follow yet.
         let _ = app.refilter();
         Ok(app)
@@ -273,6 +272,17 @@ impl App {
                 .or_else(|| Some(SystemTime::now())),
         };
         self.header.undecodable = status.undecodable_in_last_list;
+        // A discovered kind whose CRD was deleted is said so, whatever the informer says.
+        let served = self.starter.catalog().serves(&self.view.kind);
+        if served {
+            self.gone = None;
+        } else if self.gone.is_none() {
+            self.gone = Some(format!(
+                "{} is no longer served by the API server: its CustomResourceDefinition was \
+                 deleted",
+                self.view.kind
+            ));
+        }
         self.header.error = match &self.gone {
             Some(gone) => Some(gone.clone()),
             None => status
@@ -378,7 +388,6 @@ impl App {
                 }
                 Wake::Tick => {
                     self.update_rate();
-                    self.follow_catalog();
                     let queue = self.table.queue_metrics();
                     self.state
                         .queue
@@ -555,6 +564,8 @@ impl App {
     }
 
     fn apply_command(&mut self, action: Action) -> Vec<Follow> {
+        // What discovery found last: a CRD created meanwhile is a command.
+        self.state.command.discovery = self.starter.catalog().current();
         let effect = self.state.command.handle(action.clone());
         self.follow_effect(effect, action)
     }
@@ -799,20 +810,6 @@ impl App {
             .switched(self.table.as_ref(), with_namespace, None);
         let _ = self.refilter();
         vec![Follow::Table, Follow::Rows]
-    }
-
-    /// Takes in what discovery found last (commands for CRDs created meanwhile), and says
-    /// in the header when the kind on screen is no longer served (its CRD was deleted).
-    fn follow_catalog(&mut self) {
-        let catalog = self.starter.catalog();
-        self.state.command.discovery = catalog.current();
-        self.gone = (!catalog.serves(&self.view.kind)).then(|| {
-            format!(
-                "{} is no longer served by the API server: its CustomResourceDefinition was \
-                 deleted",
-                self.view.kind
-            )
-        });
     }
 
     /// Shows the new table's latest tap entries in the delta panel, and has the loop follow

@@ -5,6 +5,7 @@
 mod cli_errors;
 mod common;
 mod fifo;
+mod kinds;
 mod layers;
 mod reflector_convergence;
 mod reflector_scale;
