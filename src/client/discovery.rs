@@ -189,7 +189,7 @@ impl Discovery {
         let lower = category.to_ascii_lowercase();
         self.preferred()
             .into_iter()
-            .filter(|r| r.categories.iter().any(|c| *c == lower))
+            .filter(|r| r.categories.contains(&lower))
             .collect()
     }
 }

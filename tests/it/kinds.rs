@@ -455,3 +455,74 @@ spec:
   model: alpha
   count: 2
 "#;
+
+/// Lists every page of `lister_watcher` (500 a page, as the Reflector asks); returns the
+/// names and how long it took.
+async fn list_all<T: kscope::informers::object::Object, L: ListerWatcher<T>>(
+    lister_watcher: &L,
+) -> (Vec<String>, Duration) {
+    let started = Instant::now();
+    let mut names = Vec::new();
+    let mut params = ListParams {
+        limit: Some(500),
+        ..ListParams::default()
+    };
+    loop {
+        let page = lister_watcher.list(&params).await.expect("lists");
+        names.extend(page.items.iter().map(|o| o.name().to_string()));
+        match page.continue_token {
+            Some(token) => params.continue_token = Some(token),
+            None => break,
+        }
+    }
+    names.sort();
+    (names, started.elapsed())
+}
+
+/// The two ways a discovered kind can be read, on the same objects: the server's Table form
+/// (what kscope does) and the plain objects (client-side columns would evaluate JSONPath on
+/// top of this decode). Both keep the same objects; the times and sizes are printed for
+/// docs/benchmarks.md, not asserted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn table_form_and_plain_lists_keep_the_same_objects() {
+    let mut config = SimConfig::with_size(3000, 10, 5);
+    config.controllers = false;
+    let sim = Sim::start(config).await.expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let discovery = Discovery::run(&cluster.client).await.expect("discovers");
+    let pods = discovery.resolve_resource("pods").cloned().expect("pods");
+    let all = NamespaceScope::All;
+    let table = KubeListerWatcher::for_kind(&cluster, Kind::Api(pods), &all, None, None);
+    let plain = KubeListerWatcher::new(cluster.client.clone(), "/api/v1/pods", "pods")
+        .with_limits(cluster.limits);
+    let (table_names, table_time) = list_all::<GenericObject, _>(&table).await;
+    let (plain_names, plain_time) = list_all::<GenericObject, _>(&plain).await;
+    let (pod_names, pod_time) = list_all::<kscope::resources::Pod, _>(&plain).await;
+    assert_eq!(table_names.len(), 3000);
+    assert_eq!(table_names, plain_names);
+    assert_eq!(table_names, pod_names);
+    let size = |accept: &'static str, query: &'static str| {
+        let client = cluster.client.clone();
+        async move {
+            let request = http::Request::get(format!("/api/v1/pods?limit=500{query}"))
+                .header(http::header::ACCEPT, accept)
+                .body(Vec::new())
+                .expect("request");
+            let started = Instant::now();
+            let len = client.request_text(request).await.expect("answers").len();
+            (len, started.elapsed())
+        }
+    };
+    let table_accept = kscope::client::table_form::TABLE_ACCEPT;
+    eprintln!(
+        "3000 pods listed: Table+Object into the generic projection {table_time:?}, plain JSON \
+         into the generic projection {plain_time:?}, plain JSON into the pod projection \
+         {pod_time:?}; one 500-item page (bytes, time to receive): plain {:?}, Table+Object \
+         {:?}, Table+Metadata {:?}",
+        size("application/json", "").await,
+        size(table_accept, "&includeObject=Object").await,
+        size(table_accept, "&includeObject=Metadata").await,
+    );
+    sim.shutdown().await;
+}

@@ -160,10 +160,11 @@ fn camel_split(s: &str) -> Vec<String> {
     }
     // An uppercase run followed by lowercase gives its last letter to the lowercase run.
     for i in 0..runs.len().saturating_sub(1) {
-        if runs[i].0 == Class::Upper && runs[i + 1].0 == Class::Lower {
-            if let Some(c) = runs[i].1.pop() {
-                runs[i + 1].1.insert(0, c);
-            }
+        if runs[i].0 == Class::Upper
+            && runs[i + 1].0 == Class::Lower
+            && let Some(c) = runs[i].1.pop()
+        {
+            runs[i + 1].1.insert(0, c);
         }
     }
     runs.into_iter()
@@ -174,8 +175,14 @@ fn camel_split(s: &str) -> Vec<String> {
 
 pub(super) fn secret(_ctx: &Ctx<'_>, out: &mut Out, secret: &Secret) {
     let meta = &secret.metadata;
-    out.w(0, &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")));
-    out.w(0, &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")));
+    out.w(
+        0,
+        &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")),
+    );
+    out.w(
+        0,
+        &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")),
+    );
     labels(out, "", "Labels", meta.labels.as_ref());
     annotations(out, "Annotations", meta.annotations.as_ref());
     out.w(
