@@ -24,6 +24,8 @@ use kscope::ui::table::TableStarter;
 
 use crate::common::cli::kscope;
 use crate::common::kubectl::Kubectl;
+use crate::sim_crds::GADGET_CRD;
+use crate::tui_keys::run_command;
 
 /// Columns whose cells tell time (the server renders them at each request): compared by
 /// presence only.
@@ -214,14 +216,6 @@ fn start_app(cluster: Cluster, catalog: Catalog, view: ViewSpec) -> App {
     App::new(starter, view, false, detail).expect("app")
 }
 
-fn run_command(app: &mut App, command: &str) {
-    app.apply(Action::OpenCommand);
-    for c in command.chars() {
-        app.apply(Action::CommandChar(c));
-    }
-    app.apply(Action::CommandRun);
-}
-
 /// Waits (bounded) until `ok` holds of the rows on screen, the header kept current.
 async fn wait_rows(app: &mut App, what: &str, ok: impl Fn(&App, &Window) -> bool) -> Window {
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -408,43 +402,6 @@ async fn a_secret_listed_generically_keeps_no_value() {
         "the Table's columns are learned"
     );
 }
-
-const GADGET_CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.example.com
-spec:
-  group: example.com
-  scope: Namespaced
-  names:
-    plural: gadgets
-    singular: gadget
-    kind: Gadget
-    shortNames: [gd]
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    additionalPrinterColumns:
-    - name: Model
-      type: string
-      jsonPath: .spec.model
-    - name: Count
-      type: integer
-      jsonPath: .spec.count
-    - name: Age
-      type: date
-      jsonPath: .metadata.creationTimestamp
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              model: {type: string}
-              count: {type: integer}
-"#;
 
 const GADGET: &str = r#"apiVersion: example.com/v1
 kind: Gadget

@@ -356,7 +356,7 @@ fn each_kind_gets_the_indexes_that_apply_to_it() {
 }
 
 /// Types `:command` and Enter; returns what Enter asks the event loop to follow.
-fn run_command(app: &mut App, command: &str) -> Vec<Follow> {
+pub(crate) fn run_command(app: &mut App, command: &str) -> Vec<Follow> {
     app.apply(Action::OpenCommand);
     for c in command.chars() {
         app.apply(Action::CommandChar(c));
