@@ -9,7 +9,6 @@ use std::time::Duration;
 use k8s_openapi::jiff;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::client::cluster::Cluster;
 use crate::duration::parse_duration;
 use crate::informers::compare::{Difference, PipelineComparison};
 use crate::informers::fifo::{FifoKind, HandedItem, Handoff};
@@ -17,11 +16,10 @@ use crate::informers::lister_watcher::WatchEventType;
 use crate::informers::running::RunningInformer;
 use crate::informers::tap::{HealthLevel, Tap, TapEntry, TapKind};
 use crate::resources::{
-    Deployment, GenericObject, Kind, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind,
-    Secret,
+    Deployment, GenericObject, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
 
-use super::{CommandError, InformerArgs, gives_up, prepare_informer};
+use super::{CommandError, InformerArgs, Resolved, gives_up, prepare_informer};
 
 /// Stream raw watch events and DeltaFIFO deltas as JSON lines.
 #[derive(Debug, Clone, clap::Args)]
@@ -225,28 +223,27 @@ fn now() -> String {
 }
 
 pub async fn run(args: &DeltasArgs, out: &mut impl Write) -> Result<(), CommandError> {
-    let (cluster, kind) = args.informer.resolve().await?;
-    let cluster = &cluster;
-    match kind.built_in() {
-        Some(ResourceKind::Pods) => stream::<Pod>(args, cluster, &kind, out).await,
-        Some(ResourceKind::Nodes) => stream::<Node>(args, cluster, &kind, out).await,
-        Some(ResourceKind::Namespaces) => stream::<Namespace>(args, cluster, &kind, out).await,
-        Some(ResourceKind::Deployments) => stream::<Deployment>(args, cluster, &kind, out).await,
-        Some(ResourceKind::ReplicaSets) => stream::<ReplicaSet>(args, cluster, &kind, out).await,
-        Some(ResourceKind::Secrets) => stream::<Secret>(args, cluster, &kind, out).await,
-        None => stream::<GenericObject>(args, cluster, &kind, out).await,
+    let r = &args.informer.resolve().await?;
+    match r.kind.built_in() {
+        Some(ResourceKind::Pods) => stream::<Pod>(args, r, out).await,
+        Some(ResourceKind::Nodes) => stream::<Node>(args, r, out).await,
+        Some(ResourceKind::Namespaces) => stream::<Namespace>(args, r, out).await,
+        Some(ResourceKind::Deployments) => stream::<Deployment>(args, r, out).await,
+        Some(ResourceKind::ReplicaSets) => stream::<ReplicaSet>(args, r, out).await,
+        Some(ResourceKind::Secrets) => stream::<Secret>(args, r, out).await,
+        None => stream::<GenericObject>(args, r, out).await,
     }
 }
 
 async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
     args: &DeltasArgs,
-    cluster: &Cluster,
-    kind: &Kind,
+    resolved: &Resolved,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
+    let kind = &resolved.kind;
     let tap = Tap::new(4096, crate::resources::secret::keepable_raw);
     let mut entries = tap.subscribe();
-    let prepared = prepare_informer::<T>(&args.informer, cluster, kind, Some(tap))?;
+    let prepared = prepare_informer::<T>(&args.informer, resolved, Some(tap))?;
     let fifo = prepared.config.fifo;
     let (informer, handoffs) = match args.compare {
         Some(other) => {

@@ -5,18 +5,19 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::client::cluster::Cluster;
 use crate::client::cluster::NamespaceScope;
 use crate::duration::parse_duration;
 use crate::index_views::columns::TableRow;
 use crate::index_views::query::{FuzzyFilter, Query, Term};
 use crate::informers::keys::Key;
 use crate::resources::{
-    Deployment, GenericObject, Kind, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
+    Deployment, GenericObject, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
 
 use super::output::{OutputFormat, ToJson, print_objects};
-use super::{CommandError, InformerArgs, check_current, start_informer, wait_for_sync_reporting};
+use super::{
+    CommandError, InformerArgs, Resolved, check_current, start_informer, wait_for_sync_reporting,
+};
 
 /// Print objects from an informer's store, like `kubectl get`.
 ///
@@ -88,27 +89,26 @@ fn query(args: &GetArgs) -> Result<Query, CommandError> {
 
 pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandError> {
     let query = query(args)?;
-    let (cluster, kind) = args.informer.resolve().await?;
-    let c = &cluster;
-    match kind.built_in() {
-        Some(ResourceKind::Pods) => get::<Pod>(args, query, c, &kind, out).await,
-        Some(ResourceKind::Nodes) => get::<Node>(args, query, c, &kind, out).await,
-        Some(ResourceKind::Namespaces) => get::<Namespace>(args, query, c, &kind, out).await,
-        Some(ResourceKind::Deployments) => get::<Deployment>(args, query, c, &kind, out).await,
-        Some(ResourceKind::ReplicaSets) => get::<ReplicaSet>(args, query, c, &kind, out).await,
-        Some(ResourceKind::Secrets) => get::<Secret>(args, query, c, &kind, out).await,
-        None => get::<GenericObject>(args, query, c, &kind, out).await,
+    let r = &args.informer.resolve().await?;
+    match r.kind.built_in() {
+        Some(ResourceKind::Pods) => get::<Pod>(args, query, r, out).await,
+        Some(ResourceKind::Nodes) => get::<Node>(args, query, r, out).await,
+        Some(ResourceKind::Namespaces) => get::<Namespace>(args, query, r, out).await,
+        Some(ResourceKind::Deployments) => get::<Deployment>(args, query, r, out).await,
+        Some(ResourceKind::ReplicaSets) => get::<ReplicaSet>(args, query, r, out).await,
+        Some(ResourceKind::Secrets) => get::<Secret>(args, query, r, out).await,
+        None => get::<GenericObject>(args, query, r, out).await,
     }
 }
 
 async fn get<T: TableRow + ToJson>(
     args: &GetArgs,
     query: Query,
-    cluster: &Cluster,
-    kind: &Kind,
+    resolved: &Resolved,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
-    let (informer, scope) = start_informer::<T>(&args.informer, cluster, kind, None).await?;
+    let kind = &resolved.kind;
+    let (informer, scope) = start_informer::<T>(&args.informer, resolved, None).await?;
     let resource = &kind.to_string();
     wait_for_sync_reporting(&informer, resource, args.sync_timeout).await?;
     let mut stale = None;

@@ -294,10 +294,12 @@ pub struct InformerArgs {
 }
 
 impl InformerArgs {
-    /// Connects, and resolves the resource named on the command line: a kind with a
+    /// Reads the configuration (a bad one is reported before connecting to anything),
+    /// connects, and resolves the resource named on the command line: a kind with a
     /// hand-written projection by its name alone, any other through discovery, as kubectl
     /// resolves it.
-    pub async fn resolve(&self) -> Result<(Cluster, Kind), CommandError> {
+    pub async fn resolve(&self) -> Result<Resolved, CommandError> {
+        let config = Config::load(self.config.as_deref())?;
         let cluster = self.cluster.connect().await?;
         let kind = match self.resource.parse::<ResourceKind>() {
             Ok(kind) => Kind::BuiltIn(kind),
@@ -305,19 +307,29 @@ impl InformerArgs {
                 .await?
                 .resolve(&self.resource)?,
         };
-        Ok((cluster, kind))
+        Ok(Resolved {
+            config,
+            cluster,
+            kind,
+        })
     }
+}
+
+/// What `get` and `deltas` start from: the configuration, the cluster, the kind.
+pub struct Resolved {
+    pub config: Config,
+    pub cluster: Cluster,
+    pub kind: Kind,
 }
 
 /// Starts an informer on `kind` in the flags' scope with the configured indexes. Returns it
 /// with the scope it watches.
 pub async fn start_informer<T: Indexable>(
     args: &InformerArgs,
-    cluster: &Cluster,
-    kind: &Kind,
+    resolved: &Resolved,
     tap: Option<Tap>,
 ) -> Result<(RunningInformer<T>, NamespaceScope), CommandError> {
-    let prepared = prepare_informer::<T>(args, cluster, kind, tap)?;
+    let prepared = prepare_informer::<T>(args, resolved, tap)?;
     Ok((
         RunningInformer::start(prepared.config, prepared.lister_watcher, prepared.writer),
         prepared.scope,
@@ -338,11 +350,14 @@ pub struct PreparedInformer<T> {
 /// Prepares, without starting, an informer on `kind` in the flags' scope.
 pub fn prepare_informer<T: Indexable>(
     args: &InformerArgs,
-    cluster: &Cluster,
-    kind: &Kind,
+    resolved: &Resolved,
     tap: Option<Tap>,
 ) -> Result<PreparedInformer<T>, CommandError> {
-    let config = Config::load(args.config.as_deref())?;
+    let Resolved {
+        config,
+        cluster,
+        kind,
+    } = resolved;
     let scope = args.cluster.scope(cluster);
     let lister_watcher = KubeListerWatcher::for_kind(
         cluster,

@@ -674,6 +674,10 @@ impl App {
         let Some(key) = self.table.selected() else {
             return Vec::new();
         };
+        let discovery = self.starter.catalog().current();
+        if let Some(to) = nav::crd_resources(&self.view, &key, &discovery) {
+            return self.switch(to, true);
+        }
         match nav::drill_down(&self.current(), &key, self.starter.indexes()) {
             Ok(Some(to)) => self.switch(to, true),
             Ok(None) => self.open_detail(&key),

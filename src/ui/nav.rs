@@ -2,6 +2,7 @@
 //! Enter on a row leads (k9s's drill-down). Plain data and functions, tested without a cluster.
 
 use crate::client::cluster::NamespaceScope;
+use crate::client::discovery::Discovery;
 use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
 use crate::informers::keys::split_meta_namespace_key;
 use crate::resources::{Kind, ResourceKind};
@@ -100,4 +101,21 @@ pub fn drill_down(
         },
     };
     Ok(Some(spec))
+}
+
+/// Where Enter on a CustomResourceDefinition's row leads: the resources it defines (its
+/// name is `plural.group`), in the scope the person was in, once discovery serves them.
+/// `None` for any other kind's row, or a CRD not served (yet).
+pub fn crd_resources(from: &ViewSpec, key: &str, discovery: &Discovery) -> Option<ViewSpec> {
+    let is_crds = from.kind.group() == "apiextensions.k8s.io"
+        && from.kind.plural() == "customresourcedefinitions";
+    if !is_crds {
+        return None;
+    }
+    let (_, name) = split_meta_namespace_key(key);
+    let resource = discovery.resolve_resource(name)?;
+    Some(ViewSpec::new(
+        crate::resources::Kind::of(resource.clone()),
+        from.scope.clone(),
+    ))
 }

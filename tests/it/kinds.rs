@@ -314,6 +314,24 @@ async fn the_tui_lists_any_kind_and_follows_crds_as_they_come_and_go() {
         assert!(text.contains(column), "{column}:\n{text}");
     }
 
+    // Enter on its CRD opens its resources.
+    run_command(&mut app, "crd");
+    let window = wait_rows(&mut app, "crds", |_, w| {
+        w.rows.iter().any(|r| r.key == "gadgets.example.com")
+    })
+    .await;
+    let at = window
+        .rows
+        .iter()
+        .position(|r| r.key == "gadgets.example.com");
+    app.apply(Action::Top);
+    for _ in 0..at.unwrap_or(0) {
+        app.apply(Action::Down);
+    }
+    app.apply(Action::DrillDown);
+    assert_eq!(app.current().kind.plural(), "gadgets");
+    wait_rows(&mut app, "gadgets again", |_, w| w.total == 1).await;
+
     // Deleted while its table is open: the header says so.
     fx.ok(&["delete", "crd", "gadgets.example.com"]).await;
     wait_rows(&mut app, "the CRD's deletion", |app, _| {
@@ -354,6 +372,16 @@ async fn a_kind_the_user_may_not_list_says_so_and_the_others_keep_working() {
         w.total > 0 && app.header().error.is_none()
     })
     .await;
+    // The selected Service's YAML, fetched from its discovered path.
+    app.apply(Action::OpenDetail);
+    let fetched = tokio::time::timeout(Duration::from_secs(15), app.finish_fetch()).await;
+    assert_eq!(fetched, Ok(true), "the fetch finishes");
+    assert!(app.detail_fetched());
+    let text = screen(&mut app);
+    assert!(
+        text.contains("kind: Service") && text.contains("clusterIP"),
+        "{text}"
+    );
     sim.shutdown().await;
 }
 
@@ -482,4 +510,71 @@ async fn table_form_and_plain_lists_keep_the_same_objects() {
         size(table_accept, "&includeObject=Metadata").await,
     );
     sim.shutdown().await;
+}
+
+/// `kscope deltas` on a custom resource: a patch made with kubectl is a MODIFIED watch
+/// event of that object, with the paths it changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deltas_stream_a_custom_resources_changes() {
+    let mut config = SimConfig::with_size(10, 2, 2);
+    config.controllers = false;
+    let Some(fx) = Kubectl::start_with("kinds-deltas", config).await else {
+        return;
+    };
+    let name = fx
+        .ok(&[
+            "get",
+            "widgets",
+            "-A",
+            "-o",
+            "jsonpath={.items[0].metadata.namespace}/{.items[0].metadata.name}",
+        ])
+        .await;
+    let (ns, widget) = name.split_once('/').expect("namespace/name");
+    let kubeconfig = kubeconfig(&fx);
+    let dir = fx.dir.clone();
+    let run = tokio::spawn(async move {
+        kscope(
+            &dir,
+            &[
+                "deltas",
+                "widgets.example.com",
+                "-A",
+                "--kubeconfig",
+                &kubeconfig,
+                "--for",
+                "6s",
+            ],
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    fx.ok(&[
+        "patch",
+        "widget",
+        widget,
+        "-n",
+        ns,
+        "--type=merge",
+        "-p",
+        r#"{"metadata":{"labels":{"patched":"yes"}}}"#,
+    ])
+    .await;
+    let out = run.await.expect("join");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let modified: Vec<&serde_json::Value> = lines
+        .iter()
+        .filter(|l| l["source"] == "watch" && l["type"] == "MODIFIED" && l["key"] == name.as_str())
+        .collect();
+    assert_eq!(modified.len(), 1, "{lines:#?}");
+    let changed = modified[0]["changed"].to_string();
+    assert!(changed.contains("labels"), "{changed}");
 }
