@@ -236,40 +236,60 @@ impl Catalog {
             Ok(d) => (d, None),
             Err(e) => (Discovery::built_ins(), Some(e)),
         };
-        let crds = discovery.resolve("customresourcedefinitions.apiextensions.k8s.io");
         let catalog = Self::new(discovery);
+        let task = tokio::spawn(catalog.clone().follow_crds(cluster.clone()));
+        (catalog, CatalogWatch { task: Some(task) }, error)
+    }
+
+    /// The built-in kinds now, what `cluster` serves once discovered in the background, and
+    /// kept current as [`Catalog::keep_current`] keeps it (for a cluster switched to while
+    /// the TUI runs).
+    pub fn follow(cluster: &Cluster) -> (Self, CatalogWatch) {
+        let catalog = Self::default();
+        let (kept, cluster) = (catalog.clone(), cluster.clone());
+        let task = tokio::spawn(async move {
+            match Discovery::run(&cluster.client).await {
+                Ok(discovery) => kept.replace(discovery),
+                Err(e) => tracing::warn!(error = %e, "discovery failed: only the built-in kinds"),
+            }
+            kept.follow_crds(cluster).await;
+        });
+        (catalog, CatalogWatch { task: Some(task) })
+    }
+
+    /// Watches CustomResourceDefinitions (if the server serves them) and discovers again
+    /// after each change, settled for [`SETTLE`].
+    async fn follow_crds(self, cluster: Cluster) {
+        let crds = self
+            .current()
+            .resolve("customresourcedefinitions.apiextensions.k8s.io");
         let Ok(crds @ Kind::Api(_)) = crds else {
-            return (catalog, CatalogWatch { task: None }, error);
+            return;
         };
         let tap = Tap::new(64, crate::resources::secret::keepable_raw);
         let mut entries = tap.subscribe();
         let mut config = InformerConfig::new(crds.to_string());
         config.tap = Some(tap);
         let lister_watcher =
-            KubeListerWatcher::for_kind(cluster, crds, &NamespaceScope::All, None, None);
-        let informer = RunningInformer::start(
+            KubeListerWatcher::for_kind(&cluster, crds, &NamespaceScope::All, None, None);
+        let _informer = RunningInformer::start(
             config,
             lister_watcher,
             IndexerWriter::<GenericObject>::default(),
         );
-        let (client, kept) = (cluster.client.clone(), catalog.clone());
-        let task = tokio::spawn(async move {
-            let _informer = informer;
-            loop {
-                match entries.recv().await {
-                    Ok(entry) if matches!(entry.kind, TapKind::Watch(_)) => {}
-                    Ok(_) | Err(RecvError::Lagged(_)) => continue,
-                    Err(RecvError::Closed) => return,
-                }
-                tokio::time::sleep(SETTLE).await;
-                while entries.try_recv().is_ok() {}
-                match Discovery::run(&client).await {
-                    Ok(discovery) => kept.replace(discovery),
-                    Err(e) => tracing::warn!(error = %e, "rediscovery after a CRD change failed"),
-                }
+        loop {
+            match entries.recv().await {
+                Ok(entry) if matches!(entry.kind, TapKind::Watch(_)) => {}
+                Ok(_) | Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return,
             }
-        });
-        (catalog, CatalogWatch { task: Some(task) }, error)
+            tokio::time::sleep(SETTLE).await;
+            while entries.try_recv().is_ok() {}
+            match Discovery::run(&cluster.client).await {
+                Ok(discovery) => self.replace(discovery),
+                Err(e) => tracing::warn!(error = %e, "rediscovery after a CRD change failed"),
+            }
+        }
     }
 }
 

@@ -21,6 +21,17 @@ const ALIASES: &[(&str, ResourceKind)] = &[
 
 const QUIT: &[&str] = &["quit", "q", "q!"];
 
+/// The kube contexts: `:ctx` lists them, `:ctx NAME` switches to one.
+const CONTEXT: &[&str] = &["ctx", "context", "contexts"];
+
+/// What a command name names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target<'a> {
+    Resource(&'a ApiResource),
+    Context,
+    Quit,
+}
+
 /// The built-in kinds first in hints, in this order, by the names people type most.
 const PRIMARY: &[(ResourceKind, &str)] = &[
     (ResourceKind::Pods, "pods"),
@@ -39,6 +50,8 @@ pub enum Command {
         kind: Kind,
         scope: Option<NamespaceScope>,
     },
+    /// `:ctx` (pick from the list) or `:ctx NAME` (switch to it).
+    Context(Option<String>),
     Quit,
 }
 
@@ -142,12 +155,12 @@ fn primary(resource: &ApiResource, discovery: &Discovery) -> String {
     }
 }
 
-/// One name per listable resource, in the order hints list them, then `quit`.
+/// One name per listable resource, in the order hints list them, then `ctx` and `quit`.
 fn primaries(discovery: &Discovery) -> Vec<String> {
     commands(discovery)
         .into_iter()
         .map(|(r, _)| primary(r, discovery))
-        .chain(std::iter::once("quit".to_string()))
+        .chain([CONTEXT[0].to_string(), QUIT[0].to_string()])
         .collect()
 }
 
@@ -167,7 +180,7 @@ pub fn listed(discovery: &Discovery) -> Vec<String> {
                 false => format!("{primary} ({})", others.join(", ")),
             }
         })
-        .chain(std::iter::once(format!("quit ({})", QUIT[1..].join(", "))))
+        .chain([CONTEXT, QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
         .collect()
 }
 
@@ -192,6 +205,13 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
         return match words.next() {
             None => Ok(Command::Quit),
             Some(_) => Err(CommandError::NoArguments(name.to_string())),
+        };
+    }
+    if CONTEXT.iter().any(|c| c.eq_ignore_ascii_case(name)) {
+        let context = words.next().map(str::to_owned);
+        return match words.next() {
+            None => Ok(Command::Context(context)),
+            Some(extra) => Err(CommandError::UnexpectedArgument(extra.to_string())),
         };
     }
     let kind = resolve(name, discovery).ok_or_else(|| CommandError::Unknown(name.to_string()))?;
@@ -251,12 +271,13 @@ fn is_namespace_name(name: &str) -> bool {
         && !name.ends_with('-')
 }
 
-/// Every name a command may start with, each with the resource it names (`None` for quit).
-fn all_names(discovery: &Discovery) -> Vec<(String, Option<&ApiResource>)> {
+/// Every name a command may start with, each with what it names.
+fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
     commands(discovery)
         .into_iter()
-        .flat_map(|(r, names)| names.into_iter().map(move |n| (n, Some(r))))
-        .chain(QUIT.iter().map(|q| (q.to_string(), None)))
+        .flat_map(|(r, names)| names.into_iter().map(move |n| (n, Target::Resource(r))))
+        .chain(CONTEXT.iter().map(|c| (c.to_string(), Target::Context)))
+        .chain(QUIT.iter().map(|q| (q.to_string(), Target::Quit)))
         .collect()
 }
 
@@ -288,6 +309,8 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
     }
     match parse(input, discovery) {
         Ok(Command::Quit) => "Enter quits".into(),
+        Ok(Command::Context(None)) => "Enter lists the contexts · :ctx NAME switches".into(),
+        Ok(Command::Context(Some(name))) => format!("Enter switches to context {name}"),
         Ok(Command::Show { kind, scope }) => match (kind.namespaced(), scope) {
             (false, _) => format!("Enter shows {kind}"),
             (true, None) => format!("Enter shows {kind} in the current scope · -n NAMESPACE | -A"),
@@ -309,14 +332,9 @@ pub fn complete(input: &str, discovery: &Discovery) -> Option<String> {
     let names = all_names(discovery);
     let mut matching = names.iter().filter(|(n, _)| n.starts_with(&lower));
     let (first, target) = matching.next()?;
-    let same = |a: &Option<&ApiResource>, b: &Option<&ApiResource>| match (a, b) {
-        (Some(a), Some(b)) => a == b,
-        (None, None) => true,
-        _ => false,
-    };
-    // The names of one resource complete to its first: the plural.
+    // The names of one command complete to its first (a resource's plural).
     matching
-        .all(|(_, t)| same(t, target))
+        .all(|(_, t)| t == target)
         .then(|| format!("{first} "))
 }
 
@@ -459,7 +477,7 @@ mod tests {
         );
         assert_eq!(hint("wi", &d), "widgets widget widgets.example.com");
         assert!(
-            hint("", &d).starts_with("pods svc cm crd widgets quit"),
+            hint("", &d).starts_with("pods svc cm crd widgets ctx quit"),
             "{}",
             hint("", &d)
         );

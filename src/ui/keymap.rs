@@ -45,7 +45,8 @@ pub fn section_of(mode: InputMode) -> Section {
         InputMode::Normal => Section::Normal,
         InputMode::Filter | InputMode::DeltaFilter => Section::Filter,
         InputMode::Help => Section::Help,
-        InputMode::Indexes => Section::Indexes,
+        // The context picker lists like the index browser and takes its keys.
+        InputMode::Indexes | InputMode::Contexts => Section::Indexes,
         InputMode::Detail => Section::Detail,
         InputMode::Command => Section::Command,
     }
@@ -152,6 +153,8 @@ mod tests {
         }
         for (code, action) in [
             (Code::Char('y'), Action::OpenDetail),
+            (Code::Char('d'), Action::Describe),
+            (Code::Char('t'), Action::TogglePanels),
             (Code::Enter, Action::DrillDown),
         ] {
             assert_eq!(map(InputMode::Normal, code), Some(action));
@@ -161,6 +164,8 @@ mod tests {
             (Code::Char('q'), Action::Back),
             (Code::Tab, Action::DetailTab),
             (Code::Char('m'), Action::ToggleManagedFields),
+            (Code::Char('w'), Action::ToggleWrap),
+            (Code::Right, Action::ScrollRight),
             (Code::Char('r'), Action::Refresh),
             (Code::Enter, Action::OpenDiff),
             (Code::Char('G'), Action::Bottom),

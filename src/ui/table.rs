@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 
 use crate::client::cluster::{Cluster, NamespaceScope};
-use crate::client::discovery::Catalog;
+use crate::client::discovery::{Catalog, CatalogWatch};
 use crate::client::lister_watcher::KubeListerWatcher;
 use crate::config::InformerSettings;
 use crate::index_views::columns::TableRow;
@@ -346,6 +346,8 @@ pub struct TableStarter {
     tap_capacity: usize,
     pipeline: InformerSettings,
     catalog: Catalog,
+    /// Keeps `catalog` current while this starter is in use (after a context switch).
+    _catalog_watch: Option<CatalogWatch>,
 }
 
 impl TableStarter {
@@ -357,6 +359,7 @@ impl TableStarter {
             tap_capacity,
             pipeline: InformerSettings::default(),
             catalog: Catalog::default(),
+            _catalog_watch: None,
         }
     }
 
@@ -379,6 +382,20 @@ impl TableStarter {
 
     pub fn cluster(&self) -> &Cluster {
         &self.cluster
+    }
+
+    /// The same indexes, tap size and pipeline on another cluster (after `:ctx`), with a
+    /// catalog of its own, discovered in the background.
+    pub fn for_cluster(&self, cluster: Cluster) -> Self {
+        let (catalog, watch) = Catalog::follow(&cluster);
+        Self {
+            cluster,
+            indexes: self.indexes.clone(),
+            tap_capacity: self.tap_capacity,
+            pipeline: self.pipeline,
+            catalog,
+            _catalog_watch: Some(watch),
+        }
     }
 
     /// The configured index definitions, all kinds together.
