@@ -130,7 +130,8 @@ fn commands(discovery: &Discovery) -> Vec<(&ApiResource, Vec<String>)> {
 }
 
 /// The name hints offer for a resource: a built-in kind's usual one, else its first short
-/// name, else its plural (with the group when another group serves the same plural).
+/// name or its plural that names it, else its plural with its group (`events.events.k8s.io`,
+/// whose `events` and `ev` are the core group's).
 fn primary(resource: &ApiResource, discovery: &Discovery) -> String {
     if let Some((_, name)) = PRIMARY
         .iter()
@@ -138,21 +139,18 @@ fn primary(resource: &ApiResource, discovery: &Discovery) -> String {
     {
         return (*name).to_string();
     }
-    match resource.short_names.first() {
-        Some(short) => short.clone(),
-        None => {
-            let shared = discovery
-                .preferred()
-                .iter()
-                .filter(|r| r.plural == resource.plural)
-                .count()
-                > 1;
-            match shared {
-                true => resource.group_resource(),
-                false => resource.plural.clone(),
-            }
-        }
-    }
+    // The first of its short names and plural that resolves to it, not to another group's.
+    resource
+        .short_names
+        .iter()
+        .chain(std::iter::once(&resource.plural))
+        .find(|name| {
+            discovery
+                .resolve_resource(name)
+                .is_some_and(|r| r.as_ref() == resource)
+        })
+        .cloned()
+        .unwrap_or_else(|| resource.group_resource())
 }
 
 /// One name per listable resource, in the order hints list them, then `ctx` and `quit`.
@@ -437,6 +435,8 @@ mod tests {
                 false,
             ),
             resource("example.com", "widgets", "Widget", &[], true),
+            resource("", "events", "Event", &["ev"], true),
+            resource("events.k8s.io", "events", "Event", &["ev"], true),
         ]);
         let Ok(Command::Show { kind, scope }) = parse("svc -n web", &d) else {
             panic!("svc parses");
@@ -477,7 +477,7 @@ mod tests {
         );
         assert_eq!(hint("wi", &d), "widgets widget widgets.example.com");
         assert!(
-            hint("", &d).starts_with("pods svc cm crd widgets ctx quit"),
+            hint("", &d).starts_with("pods svc cm crd widgets ev events.events.k8s.io ctx quit"),
             "{}",
             hint("", &d)
         );
