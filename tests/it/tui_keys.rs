@@ -964,39 +964,18 @@ fn the_header_says_how_the_first_state_was_read() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctx_switches_between_two_simulated_clusters() {
     use std::collections::BTreeSet;
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command as Process, Stdio};
     use std::sync::Arc;
 
     use kscope::client::cluster::ClusterArgs;
     use kscope::ui::contexts::ContextSwitcher;
 
     let dir = crate::common::cli::temp_dir("ctx-switch");
-    let kubeconfig = dir.join("kubeconfig");
-    let mut sim = Process::new(env!("CARGO_BIN_EXE_kscope"))
-        .args(["sim", "--clusters", "2", "--pods", "30", "--nodes", "2"])
-        .args(["--namespaces", "2", "--kubeconfig-out"])
-        .arg(&kubeconfig)
-        .env("XDG_STATE_HOME", dir.join("state"))
-        .env_remove("KSCOPE_SIM_TOKEN")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("kscope sim starts");
-    let stdout = sim.stdout.take().expect("stdout");
-    let ready = tokio::task::spawn_blocking(move || {
-        BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-            .filter(|l| l.starts_with("kscope sim ready at"))
-            .take(2)
-            .count()
-    });
-    let ready = tokio::time::timeout(Duration::from_secs(60), ready)
-        .await
-        .expect("both clusters ready in time")
-        .expect("join");
-    assert_eq!(ready, 2);
+    let (mut sim, kubeconfig) = crate::common::cli::sim_clusters(
+        &dir,
+        2,
+        &["--pods", "30", "--nodes", "2", "--namespaces", "2"],
+    )
+    .await;
 
     let args = ClusterArgs {
         kubeconfig: Some(kubeconfig.clone()),
