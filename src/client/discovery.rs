@@ -636,4 +636,80 @@ mod tests {
         assert_eq!(d.preferred().len(), 7, "widgets v1beta1 is not preferred");
         assert_eq!(d.category("all").len(), 7);
     }
+
+    /// A server answering only the legacy form: `/api`, `/apis`, then each group version,
+    /// the preferred one first whatever order the group lists its versions in.
+    #[tokio::test]
+    async fn the_legacy_walk_fetches_every_group_version() {
+        let answer = |path: &str| -> Option<&'static str> {
+            Some(match path {
+                "/api" => r#"{"kind":"APIVersions","versions":["v1"]}"#,
+                "/apis" => {
+                    r#"{"kind":"APIGroupList","groups":[{"name":"example.com",
+                    "versions":[{"groupVersion":"example.com/v1beta1","version":"v1beta1"},
+                    {"groupVersion":"example.com/v1","version":"v1"}],
+                    "preferredVersion":{"groupVersion":"example.com/v1","version":"v1"}}]}"#
+                }
+                "/api/v1" => {
+                    r#"{"kind":"APIResourceList","groupVersion":"v1","resources":[
+                    {"name":"services","singularName":"service","namespaced":true,"kind":"Service",
+                     "verbs":["get","list","watch"],"shortNames":["svc"],"categories":["all"]},
+                    {"name":"services/status","singularName":"","namespaced":true,"kind":"Service",
+                     "verbs":["get"]}]}"#
+                }
+                "/apis/example.com/v1" => {
+                    r#"{"kind":"APIResourceList","resources":[
+                    {"name":"widgets","singularName":"","namespaced":true,"kind":"Widget",
+                     "verbs":["list","watch"]}]}"#
+                }
+                "/apis/example.com/v1beta1" => {
+                    r#"{"kind":"APIResourceList","resources":[
+                    {"name":"widgets","singularName":"widget","namespaced":true,"kind":"Widget",
+                     "verbs":["list"]}]}"#
+                }
+                _ => return None,
+            })
+        };
+        let service = tower::service_fn(move |request: http::Request<kube::client::Body>| {
+            let body = answer(request.uri().path());
+            async move {
+                let (status, body) = match body {
+                    Some(body) => (200, body),
+                    None => (404, r#"{"kind":"Status","code":404}"#),
+                };
+                http::Response::builder()
+                    .status(status)
+                    .body(http_body_util::Full::new(bytes::Bytes::from_static(
+                        body.as_bytes(),
+                    )))
+            }
+        });
+        let client = kube::Client::new(service, "default");
+        let discovery = Discovery::run(&client).await.expect("discovers");
+        let listed: Vec<String> = discovery
+            .resources()
+            .iter()
+            .map(|r| format!("{}/{}/{} {}", r.group, r.version, r.plural, r.singular))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                "/v1/services service",
+                "example.com/v1/widgets widget",
+                "example.com/v1beta1/widgets widget"
+            ],
+            "subresources skipped, the preferred version first, singulars from the kind"
+        );
+        assert_eq!(
+            discovery
+                .resolve_resource("widgets")
+                .map(|r| r.version.as_str()),
+            Some("v1")
+        );
+        assert!(
+            discovery
+                .resolve_resource("svc")
+                .is_some_and(|r| r.listable())
+        );
+    }
 }
