@@ -583,3 +583,64 @@ async fn deltas_stream_a_custom_resources_changes() {
     let changed = modified[1]["changed"].to_string();
     assert!(changed.contains("labels"), "{changed}");
 }
+
+/// Discovery of about 200 resources (the sim's own and 180 CRDs in 20 groups): each one
+/// is found, and the time of a discovery is printed for docs/benchmarks.md, not asserted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_of_two_hundred_resources() {
+    let sim = Sim::start(SimConfig::with_size(10, 2, 2))
+        .await
+        .expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    for i in 0..180 {
+        let (plural, group) = (format!("things{i}"), format!("g{}.example.com", i % 20));
+        let crd = serde_json::json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": format!("{plural}.{group}")},
+            "spec": {
+                "group": group,
+                "scope": "Namespaced",
+                "names": {"plural": plural, "singular": format!("thing{i}"), "kind": format!("Thing{i}")},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object",
+                        "x-kubernetes-preserve-unknown-fields": true}}}],
+            },
+        });
+        let request =
+            http::Request::post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
+                .header(http::header::CONTENT_TYPE, "application/json")
+                .body(serde_json::to_vec(&crd).expect("json"))
+                .expect("request");
+        cluster
+            .client
+            .request_text(request)
+            .await
+            .expect("CRD created");
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let discovery = loop {
+        let discovery = Discovery::run(&cluster.client).await.expect("discovers");
+        if discovery.resolve("things179.g19.example.com").is_ok() {
+            break discovery;
+        }
+        assert!(Instant::now() < deadline, "the CRDs are never served");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let total = discovery.resources().len();
+    assert!(total >= 200, "{total}");
+    let mut times: Vec<Duration> = Vec::new();
+    for _ in 0..5 {
+        let started = Instant::now();
+        let again = Discovery::run(&cluster.client).await.expect("discovers");
+        times.push(started.elapsed());
+        assert_eq!(again.resources().len(), total);
+    }
+    times.sort();
+    eprintln!(
+        "discovery of {total} resources: median {:?} of 5 ({times:?})",
+        times[2]
+    );
+    sim.shutdown().await;
+}
