@@ -24,7 +24,7 @@ use crate::index_views::live::{SortSpec, Window};
 use crate::informers::keys::{Key, split_meta_namespace_key};
 use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
 use crate::informers::tap::TapEntry;
-use crate::resources::{ResourceKind, Timestamp};
+use crate::resources::{Kind, ResourceKind, Timestamp};
 
 use super::UiError;
 use super::action::{Action, Focus, InputMode};
@@ -140,7 +140,7 @@ pub struct App {
     /// Tables switched away from, oldest first, with what they show, kept running (informer,
     /// indexes, views), so that going back to one, or drilling down into a kind already
     /// listed, shows it at once instead of listing again: 150,000 pods take seconds to list.
-    parked: Vec<(ResourceKind, NamespaceScope, Box<dyn Table>)>,
+    parked: Vec<(Kind, NamespaceScope, Box<dyn Table>)>,
     /// The new table's tap, subscribed to when the table was switched, for the loop.
     switched_taps: Option<broadcast::Receiver<Arc<TapEntry>>>,
     /// What the table shows; its `filter` is the one the view opened with.
@@ -161,6 +161,8 @@ pub struct App {
     layout: Layout,
     events_seen: u64,
     rate_since: Instant,
+    /// Why the kind on screen is no longer there, once discovery stops finding it.
+    gone: Option<String>,
 }
 
 impl App {
@@ -171,13 +173,13 @@ impl App {
         panels: bool,
         mut detail: DetailController,
     ) -> Result<Self, UiError> {
-        let table = starter.start(view.kind, &view.scope, SortSpec::default())?;
+        let table = starter.start(&view.kind, &view.scope, SortSpec::default())?;
         let logs = LogController::new(starter.cluster().client.clone(), LogSettings::default());
         detail.set_tap(table.tap().clone());
         let header = Header {
             context: starter.cluster().context.clone(),
             server: starter.cluster().server.clone(),
-            resource: view.kind.plural().to_string(),
+            resource: view.kind.to_string(),
             scope: view.scope_label(),
             sync: String::new(),
             listed: false,
@@ -207,6 +209,7 @@ impl App {
             layout: Layout::new(Rect::default(), panels),
             events_seen: 0,
             rate_since: Instant::now(),
+            gone: None,
         };
         app.state.filter.input = app.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -334,10 +337,24 @@ impl App {
                 .or_else(|| Some(SystemTime::now())),
         };
         self.header.undecodable = status.undecodable_in_last_list;
-        self.header.error = status
-            .last_error
-            .clone()
-            .map(|err| CommandError::Sync(err).to_string());
+        // A discovered kind whose CRD was deleted is said so, whatever the informer says.
+        let served = self.starter.catalog().serves(&self.view.kind);
+        if served {
+            self.gone = None;
+        } else if self.gone.is_none() {
+            self.gone = Some(format!(
+                "{} is no longer served by the API server: its CustomResourceDefinition was \
+                 deleted",
+                self.view.kind
+            ));
+        }
+        self.header.error = match &self.gone {
+            Some(gone) => Some(gone.clone()),
+            None => status
+                .last_error
+                .clone()
+                .map(|err| CommandError::Sync(err).to_string()),
+        };
     }
 
     /// Runs until the person quits (or the events end, or `observer` says so), then stops
@@ -638,29 +655,35 @@ impl App {
             self.state.command.error = Some(format!("{} have no logs", self.view.kind.plural()));
             return Vec::new();
         };
-        let kind = self.view.kind;
-        let target = match kind {
-            ResourceKind::Pods => LogTarget::Pod {
+        let kind = self.view.kind.clone();
+        // Pods, and the workloads whose spec.selector picks their pods.
+        let workload = matches!(
+            (kind.group(), kind.plural()),
+            (
+                "apps",
+                "deployments" | "replicasets" | "statefulsets" | "daemonsets"
+            ) | ("batch", "jobs")
+        );
+        let target = if kind == ResourceKind::Pods {
+            LogTarget::Pod {
                 namespace,
                 name: name.to_string(),
-            },
-            ResourceKind::Deployments | ResourceKind::ReplicaSets => {
-                match kind.object_path(Some(&namespace), name) {
-                    Ok(path) => LogTarget::Workload {
-                        what: format!("{} {namespace}/{name}", kind.kind().to_lowercase()),
-                        namespace,
-                        path,
-                    },
-                    Err(err) => {
-                        self.state.command.error = Some(err.to_string());
-                        return Vec::new();
-                    }
+            }
+        } else if workload {
+            match kind.object_path(Some(&namespace), name) {
+                Ok(path) => LogTarget::Workload {
+                    what: format!("{} {namespace}/{name}", kind.kind().to_lowercase()),
+                    namespace,
+                    path,
+                },
+                Err(err) => {
+                    self.state.command.error = Some(err.to_string());
+                    return Vec::new();
                 }
             }
-            _ => {
-                self.state.command.error = Some(format!("{} have no logs", kind.plural()));
-                return Vec::new();
-            }
+        } else {
+            self.state.command.error = Some(format!("{} have no logs", kind.plural()));
+            return Vec::new();
         };
         self.state.logs = Some(self.logs.open(target, previous));
         self.state.mode = InputMode::Logs;
@@ -694,6 +717,8 @@ impl App {
     }
 
     fn apply_command(&mut self, action: Action) -> Vec<Follow> {
+        // What discovery found last: a CRD created meanwhile is a command.
+        self.state.command.discovery = self.starter.catalog().current();
         let effect = self.state.command.handle(action.clone());
         self.follow_effect(effect, action)
     }
@@ -723,7 +748,7 @@ impl App {
                 self.refilter()
             }
             Some(Effect::OpenEntry(seq)) => {
-                if self.detail.open_seq(self.view.kind, seq) {
+                if self.detail.open_seq(self.view.kind.clone(), seq) {
                     self.state.mode = InputMode::Detail;
                 }
                 Vec::new()
@@ -768,8 +793,8 @@ impl App {
             NamespaceScope::All => NamespaceScope::All,
             NamespaceScope::One(_) => NamespaceScope::One(cluster.default_namespace.clone()),
         };
-        let to = ViewSpec::new(self.view.kind, scope);
-        let table = match starter.start(to.kind, &to.scope, SortSpec::default()) {
+        let to = ViewSpec::new(self.view.kind.clone(), scope);
+        let table = match starter.start(&to.kind, &to.scope, SortSpec::default()) {
             Ok(table) => table,
             Err(err) => {
                 self.state.command.error = Some(format!("context {context}: {err}"));
@@ -837,7 +862,7 @@ impl App {
             Action::Describe => {
                 if let Some(key) = self.table.selected() {
                     self.detail
-                        .open_on(self.view.kind, &key, DetailTab::Describe);
+                        .open_on(self.view.kind.clone(), &key, DetailTab::Describe);
                     self.state.mode = InputMode::Detail;
                 }
             }
@@ -882,6 +907,10 @@ impl App {
         let Some(key) = self.table.selected() else {
             return Vec::new();
         };
+        let discovery = self.starter.catalog().current();
+        if let Some(to) = nav::crd_resources(&self.view, &key, &discovery) {
+            return self.switch(to, true);
+        }
         match nav::drill_down(&self.current(), &key, self.starter.indexes()) {
             Ok(Some(to)) => self.switch(to, true),
             Ok(None) => self.open_detail(&key),
@@ -916,19 +945,19 @@ impl App {
         if scope == self.view.scope {
             return Vec::new();
         }
-        self.switch(ViewSpec::new(self.view.kind, scope), true)
+        self.switch(ViewSpec::new(self.view.kind.clone(), scope), true)
     }
 
     /// Opens the detail of `key` in the table's kind: YAML fetched now, and its history.
     fn open_detail(&mut self, key: &Key) -> Vec<Follow> {
-        self.detail.open(self.view.kind, key);
+        self.detail.open(self.view.kind.clone(), key);
         self.state.mode = InputMode::Detail;
         Vec::new()
     }
 
     /// Runs a command line typed after `:`; an error is shown and changes nothing.
     fn run_command(&mut self, input: &str) -> Vec<Follow> {
-        match command::parse(input) {
+        match command::parse(input, &self.state.command.discovery) {
             Ok(Command::Quit) => vec![Follow::Quit],
             Ok(Command::Context(Some(context))) => {
                 self.switch_context(context);
@@ -1010,7 +1039,7 @@ impl App {
                 let (_, _, table) = self.parked.remove(at);
                 Some(table)
             }
-            (false, None) => match self.starter.start(to.kind, &to.scope, SortSpec::default()) {
+            (false, None) => match self.starter.start(&to.kind, &to.scope, SortSpec::default()) {
                 Ok(table) => Some(table),
                 Err(err) => {
                     self.state.command.error = Some(err.to_string());
@@ -1031,7 +1060,7 @@ impl App {
         if let Some(table) = table {
             let old = std::mem::replace(&mut self.table, table);
             self.parked
-                .push((self.view.kind, self.view.scope.clone(), old));
+                .push((self.view.kind.clone(), self.view.scope.clone(), old));
             if self.parked.len() > PARKED {
                 let (_, _, oldest) = self.parked.remove(0);
                 tokio::spawn(oldest.shutdown());
@@ -1050,13 +1079,14 @@ impl App {
         state.filter.input = to.filter.clone();
         state.filter.error = None;
         state.browser = IndexBrowser::default();
-        self.header.resource = to.kind.plural().to_string();
+        self.header.resource = to.kind.to_string();
         self.header.scope = to.scope_label();
         self.header.sync = "starting".into();
         self.header.listed = false;
         self.header.error = None;
         self.header.stale_since = None;
         self.header.undecodable = 0;
+        self.gone = None;
         self.view = to;
         self.events_seen = self.table.watch_events();
         self.rate_since = Instant::now();

@@ -44,6 +44,7 @@ use self::favourites::Favourites;
 use self::nav::ViewSpec;
 use self::table::TableStarter;
 use self::terminal::TerminalGuard;
+use crate::client::discovery::Catalog;
 
 /// The header's scope when every namespace is shown.
 pub const ALL_NAMESPACES: &str = "all namespaces";
@@ -137,8 +138,14 @@ pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
         }
     };
     let detail = DetailController::new(cluster.client.clone(), None);
-    let starter =
-        TableStarter::new(cluster, config.indexes, TAP_CAPACITY).with_pipeline(config.informers);
+    let (catalog, _catalog_watch, discovery_error) = Catalog::keep_current(&cluster).await;
+    if let Some(err) = discovery_error {
+        // The TUI still shows the built-in kinds; the log says why the others are missing.
+        tracing::warn!(error = %err, "discovery failed: only the built-in kinds are commands");
+    }
+    let starter = TableStarter::new(cluster, config.indexes, TAP_CAPACITY)
+        .with_pipeline(config.informers)
+        .with_catalog(catalog);
     let app = App::new(
         starter,
         ViewSpec::new(ResourceKind::Pods, scope),

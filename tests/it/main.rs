@@ -6,6 +6,7 @@ mod cli_errors;
 mod common;
 mod describe;
 mod fifo;
+mod kinds;
 mod layers;
 mod reflector_convergence;
 mod reflector_scale;

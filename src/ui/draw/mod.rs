@@ -210,6 +210,7 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
             frame,
             frame.area(),
             &screen.state.keymap,
+            &command::listed(&screen.state.command.discovery),
             screen.state.help.scroll,
             theme,
         ),
@@ -269,7 +270,7 @@ fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, panels: bool, the
         let mut spans = vec![Span::styled(":", theme.title())];
         spans.extend(typed_spans(&bar.input, &bar.edit, typing, theme));
         spans.push(Span::styled(
-            format!("  {}", command::hint(&bar.input)),
+            format!("  {}", command::hint(&bar.input, &bar.discovery)),
             theme.dim(),
         ));
         Line::from(spans)
