@@ -255,6 +255,8 @@ pub enum RowHealth {
     Pending,
     /// Being deleted.
     Terminating,
+    /// A Warning Event.
+    Warning,
     /// Done (a Completed or Succeeded pod): nothing to watch.
     Completed,
 }
@@ -610,6 +612,11 @@ impl TableRow for GenericObject {
             .enumerate()
             .map(|(i, c)| match (c.kind, self.cell(i)) {
                 (ColumnKind::Age, _) => age(self, now),
+                // An Event's LAST SEEN ages on screen too (the server printed it once); its
+                // repeats `(x4 over 20m)` are the server's.
+                (_, cell) if c.name == LAST_SEEN && self.last_seen().is_some() => {
+                    last_seen_cell(self, cell, now)
+                }
                 (_, Some(cell)) => cell.to_string(),
                 // No Table cells yet (an object not read in Table form): its name at least.
                 (_, None) if i == 0 => self.name().to_string(),
@@ -622,9 +629,44 @@ impl TableRow for GenericObject {
         cells
     }
 
+    /// An Event's LAST SEEN sorts by time, newest first, events of the same second by
+    /// resourceVersion (newest first too), so that rows of one second never reshuffle.
+    fn sort_value(&self, columns: &[Column], column: usize) -> SortValue<'_> {
+        match (columns.get(column), self.last_seen()) {
+            (Some(c), Some(seen)) if c.name == LAST_SEEN => {
+                let rv = self
+                    .resource_version()
+                    .and_then(|rv| rv.parse::<u64>().ok())
+                    .unwrap_or(0);
+                // Seconds in the high half and the resourceVersion's low 32 bits below: two
+                // events a second apart never tie, and 2^32 writes within one second do
+                // not happen.
+                let key = (seen.seconds() << 32) | i64::from(rv as u32);
+                SortValue::Number(Some(key.saturating_neg()))
+            }
+            (Some(c), _) if c.kind == ColumnKind::Age => SortValue::age(self.created()),
+            (Some(c), _) if column == 0 && c.name == "NAME" => {
+                SortValue::Text(Cow::Borrowed(self.name()))
+            }
+            (Some(c), _) => {
+                let mut cells = self.cells(columns, Timestamp::from_seconds(0));
+                let cell = if column < cells.len() {
+                    cells.swap_remove(column)
+                } else {
+                    String::new()
+                };
+                SortValue::from_cell(c.kind, cell)
+            }
+            (None, _) => SortValue::Number(None),
+        }
+    }
+
     fn health(&self) -> RowHealth {
         if self.deleted().is_some() {
             return RowHealth::Terminating;
+        }
+        if self.is_warning() {
+            return RowHealth::Warning;
         }
         match self.health() {
             Some(h) => match (h.condition, h.status) {
@@ -636,6 +678,21 @@ impl TableRow for GenericObject {
             },
             None => RowHealth::Normal,
         }
+    }
+}
+
+/// The server's name of an Event's last-seen column.
+const LAST_SEEN: &str = "LAST SEEN";
+
+/// `3m`, or `3m (x4 over 20m)` keeping the server's repeats: the time since the event was
+/// last seen, at `now`.
+fn last_seen_cell(obj: &GenericObject, printed: Option<&str>, now: Timestamp) -> String {
+    let since = obj
+        .last_seen()
+        .map_or_else(|| "<unknown>".to_owned(), |t| t.human_since(now));
+    match printed.and_then(|p| p.find(" (x")) {
+        Some(at) => format!("{since}{}", &printed.unwrap_or_default()[at..]),
+        None => since,
     }
 }
 

@@ -63,9 +63,24 @@ pub struct GenericObject {
     generation: Option<i64>,
     controller: Option<u32>,
     health: Option<Health>,
+    /// An Event's: when it was last seen (its series', else its last timestamp, else its
+    /// event time), kept so that LAST SEEN ages on screen and sorts by time.
+    last_seen: Option<Timestamp>,
+    /// An Event of type Warning, highlighted.
+    warning: bool,
 }
 
 impl GenericObject {
+    /// When an Event was last seen; `None` for other kinds.
+    pub fn last_seen(&self) -> Option<Timestamp> {
+        self.last_seen
+    }
+
+    /// An Event of type Warning.
+    pub fn is_warning(&self) -> bool {
+        self.warning
+    }
+
     pub fn annotations(&self) -> Labels<'_> {
         Labels::new(self.strings.rows(ANNOTATIONS))
     }
@@ -141,6 +156,15 @@ impl GenericObject {
             b.push(&cell.0);
         }
         b.end_section();
+        let last_seen = [
+            object.series.as_ref().and_then(|s| s.0.as_deref()),
+            object.last_timestamp.0.as_deref(),
+            object.deprecated_last_timestamp.0.as_deref(),
+            object.event_time.0.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|t| Timestamp::parse(t).ok());
         Ok(Self {
             strings: b.finish()?,
             created: meta.creation_timestamp,
@@ -148,6 +172,8 @@ impl GenericObject {
             generation: meta.generation,
             controller,
             health: health.map(|(health, _)| health),
+            last_seen,
+            warning: object.type_.0.as_deref() == Some("Warning"),
         })
     }
 }
@@ -171,6 +197,45 @@ struct WireGeneric<'a> {
     object: Option<Box<WireGeneric<'a>>>,
     #[serde(borrow, default)]
     rows: Option<Vec<WireGeneric<'a>>>,
+    // An Event's (core/v1 or events.k8s.io/v1); read leniently: in another kind a member of
+    // the same name may hold anything.
+    #[serde(default, rename = "type")]
+    type_: LenientText,
+    #[serde(default, rename = "lastTimestamp")]
+    last_timestamp: LenientText,
+    #[serde(default, rename = "deprecatedLastTimestamp")]
+    deprecated_last_timestamp: LenientText,
+    #[serde(default, rename = "eventTime")]
+    event_time: LenientText,
+    #[serde(default)]
+    series: Option<LenientSeries>,
+}
+
+/// A string member, or `None` when it holds anything else.
+#[derive(Default)]
+struct LenientText(Option<String>);
+
+impl<'de> Deserialize<'de> for LenientText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) => Self(Some(s)),
+            _ => Self(None),
+        })
+    }
+}
+
+/// An Event series' `lastObservedTime`, or `None` for anything else.
+struct LenientSeries(Option<String>);
+
+impl<'de> Deserialize<'de> for LenientSeries {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Self(
+            match serde_json::Value::deserialize(d)?.get_mut("lastObservedTime") {
+                Some(serde_json::Value::String(s)) => Some(std::mem::take(s)),
+                _ => None,
+            },
+        ))
+    }
 }
 
 /// `status`, of which only the conditions are read; anything but an object is no status.

@@ -644,3 +644,88 @@ async fn discovery_of_two_hundred_resources() {
     );
     sim.shutdown().await;
 }
+
+/// `:events` sorts by LAST SEEN, newest first, and events of the same second by their
+/// resourceVersion (so that they never reshuffle, k9s #2618); LAST SEEN ages on screen
+/// rather than staying what the server printed; Warnings stand out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_sort_by_last_seen_with_a_stable_tie_break_and_warnings_stand_out() {
+    use kscope::index_views::columns::RowHealth;
+    use kscope::resources::Timestamp;
+
+    let sim = Sim::start(SimConfig::with_size(4, 1, 1))
+        .await
+        .expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let namespace = "kscope-events";
+    let post = |path: String, body: serde_json::Value| {
+        let client = cluster.client.clone();
+        async move {
+            let request = http::Request::post(path)
+                .header("content-type", "application/json")
+                .body(body.to_string().into_bytes())
+                .expect("request");
+            client.request_text(request).await.expect("created")
+        }
+    };
+    post(
+        "/api/v1/namespaces".into(),
+        serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}),
+    )
+    .await;
+    let at = |seconds_ago: i64| {
+        Timestamp::from_seconds(Timestamp::now().seconds() - seconds_ago).to_string()
+    };
+    // Three in one second (created in this order: rising resourceVersions), one older.
+    for (name, kind, seconds_ago) in [
+        ("same-a", "Normal", 90),
+        ("same-b", "Warning", 90),
+        ("same-c", "Normal", 90),
+        ("older", "Normal", 600),
+    ] {
+        post(
+            format!("/api/v1/namespaces/{namespace}/events"),
+            serde_json::json!({
+                "apiVersion": "v1", "kind": "Event",
+                "metadata": {"name": name, "namespace": namespace},
+                "involvedObject": {"kind": "Pod", "name": "web", "namespace": namespace},
+                "reason": "Tested", "message": format!("event {name}"), "type": kind,
+                "firstTimestamp": at(seconds_ago), "lastTimestamp": at(seconds_ago),
+                "count": 1, "source": {"component": "test"}
+            }),
+        )
+        .await;
+    }
+    let catalog = Catalog::new(Discovery::run(&cluster.client).await.expect("discovers"));
+    let pods = ViewSpec::new(kscope::resources::ResourceKind::Pods, NamespaceScope::All);
+    let mut app = start_app(cluster, catalog, pods);
+    wait_rows(&mut app, "pods", |_, w| w.total == 4).await;
+    run_command(&mut app, &format!("events -n {namespace}"));
+    let window = wait_rows(&mut app, "the events", |_, w| w.total == 4).await;
+    let names: Vec<&str> = window
+        .rows
+        .iter()
+        .map(|r| r.key.rsplit('/').next().unwrap_or_default())
+        .collect();
+    assert_eq!(names, ["same-c", "same-b", "same-a", "older"]);
+    let health: Vec<RowHealth> = window.rows.iter().map(|r| r.health).collect();
+    assert_eq!(
+        health,
+        [
+            RowHealth::Normal,
+            RowHealth::Warning,
+            RowHealth::Normal,
+            RowHealth::Normal
+        ]
+    );
+    // LAST SEEN is the time since, computed now: 90 s ago reads 90s (or 91s), not the
+    // server's print.
+    let last_seen = &window.rows[0].cells[0];
+    assert!(
+        last_seen == "90s" || last_seen == "91s" || last_seen == "92s",
+        "{last_seen}"
+    );
+    assert_eq!(window.rows[3].cells[0], "10m");
+    sim.shutdown().await;
+}

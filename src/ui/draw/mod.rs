@@ -168,6 +168,8 @@ impl Theme {
             RowHealth::Pending => self.fg(Color::Yellow),
             RowHealth::Terminating => self.fg(Color::Magenta),
             RowHealth::Completed => self.dim(),
+            // Bold as well, so that a Warning stands out under NO_COLOR too.
+            RowHealth::Warning => self.fg(Color::Yellow).add_modifier(Modifier::BOLD),
         }
     }
 
