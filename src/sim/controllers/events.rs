@@ -22,6 +22,22 @@ pub(super) const REPLICASET_CONTROLLER: Source<'static> = Source {
     component: "replicaset-controller",
     host: None,
 };
+pub(super) const STATEFULSET_CONTROLLER: Source<'static> = Source {
+    component: "statefulset-controller",
+    host: None,
+};
+pub(super) const DAEMONSET_CONTROLLER: Source<'static> = Source {
+    component: "daemonset-controller",
+    host: None,
+};
+pub(super) const JOB_CONTROLLER: Source<'static> = Source {
+    component: "job-controller",
+    host: None,
+};
+pub(super) const CRONJOB_CONTROLLER: Source<'static> = Source {
+    component: "cronjob-controller",
+    host: None,
+};
 pub(super) const SCHEDULER: Source<'static> = Source {
     component: "default-scheduler",
     host: None,
@@ -43,6 +59,30 @@ pub(super) fn normal(
     message: &str,
     source: &Source<'_>,
 ) -> Result<(), StoreError> {
+    record(txn, object, field_path, "Normal", reason, message, source)
+}
+
+/// Records a Warning event about `object`.
+pub(super) fn warning(
+    txn: &mut Txn<'_>,
+    object: &Value,
+    field_path: Option<&str>,
+    reason: &str,
+    message: &str,
+    source: &Source<'_>,
+) -> Result<(), StoreError> {
+    record(txn, object, field_path, "Warning", reason, message, source)
+}
+
+fn record(
+    txn: &mut Txn<'_>,
+    object: &Value,
+    field_path: Option<&str>,
+    kind: &str,
+    reason: &str,
+    message: &str,
+    source: &Source<'_>,
+) -> Result<(), StoreError> {
     let meta = &object["metadata"];
     let namespace = meta["namespace"].as_str().unwrap_or("default");
     let name = meta["name"].as_str().unwrap_or("");
@@ -50,6 +90,7 @@ pub(super) fn normal(
     let now = manifests::timestamp(manifests::now_seconds());
     let same = |e: &Value| {
         e["involvedObject"]["uid"] == uid
+            && e["type"] == kind
             && e["reason"] == reason
             && e["message"] == message
             && e["source"]["component"] == source.component
@@ -99,7 +140,7 @@ pub(super) fn normal(
         "firstTimestamp": now,
         "lastTimestamp": now,
         "count": 1,
-        "type": "Normal",
+        "type": kind,
         "eventTime": null,
         "reportingComponent": source.component,
         "reportingInstance": source.host.unwrap_or(""),
