@@ -138,6 +138,7 @@ fn children(resource: Resource) -> &'static [Resource] {
             &[Resource::Pods, Resource::ControllerRevisions]
         }
         Resource::CronJobs => &[Resource::Jobs],
+        Resource::Services => &[Resource::EndpointSlices],
         _ => &[],
     }
 }

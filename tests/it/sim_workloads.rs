@@ -672,3 +672,123 @@ spec:
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn endpoints_follow_ready_pods() {
+    let Some(fx) = Kubectl::start("endpoints").await else {
+        return;
+    };
+    fx.ok(&[
+        "create",
+        "deployment",
+        "web",
+        "--image=nginx:1.27",
+        "--replicas=2",
+        "-n",
+        "default",
+    ])
+    .await;
+    fx.ok(&[
+        "expose",
+        "deployment",
+        "web",
+        "--port=80",
+        "--target-port=8080",
+        "-n",
+        "default",
+    ])
+    .await;
+    fx.ok(&[
+        "rollout",
+        "status",
+        "deploy/web",
+        "-n",
+        "default",
+        "--timeout=90s",
+    ])
+    .await;
+    let addresses = |v: &Value| -> Vec<String> {
+        let mut ips: Vec<String> = v["subsets"][0]["addresses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["ip"].as_str().map(str::to_string))
+            .collect();
+        ips.sort();
+        ips
+    };
+    let pod_ips = |pods: &[Value]| -> Vec<String> {
+        let mut ips: Vec<String> = pods
+            .iter()
+            .filter_map(|p| p["status"]["podIP"].as_str().map(str::to_string))
+            .collect();
+        ips.sort();
+        ips
+    };
+    let pods = items(&fx, &["get", "pods", "-n", "default", "-l", "app=web"]).await;
+    let ips = pod_ips(&pods);
+    assert_eq!(ips.len(), 2);
+    let endpoints = wait_until(
+        &fx,
+        &["get", "endpoints/web", "-n", "default"],
+        "web's two addresses",
+        |v| addresses(v) == ips,
+    )
+    .await;
+    assert_eq!(endpoints["subsets"][0]["ports"][0]["port"], 8080);
+    let slices = items(
+        &fx,
+        &[
+            "get",
+            "endpointslices",
+            "-n",
+            "default",
+            "-l",
+            "kubernetes.io/service-name=web",
+        ],
+    )
+    .await;
+    assert_eq!(slices.len(), 1, "{slices:#?}");
+    let ready: Vec<&Value> = slices[0]["endpoints"]
+        .as_array()
+        .expect("endpoints")
+        .iter()
+        .filter(|e| e["conditions"]["ready"] == true)
+        .collect();
+    assert_eq!(ready.len(), 2);
+
+    // Down to one pod: one address.
+    fx.ok(&["scale", "deploy/web", "--replicas=1", "-n", "default"])
+        .await;
+    let endpoints = wait_until(
+        &fx,
+        &["get", "endpoints/web", "-n", "default"],
+        "web's one address",
+        |v| addresses(v).len() == 1,
+    )
+    .await;
+    let pods = items(&fx, &["get", "pods", "-n", "default", "-l", "app=web"]).await;
+    assert_eq!(addresses(&endpoints), pod_ips(&pods));
+
+    // The Service gone, its Endpoints and slices go too.
+    fx.ok(&["delete", "service/web", "-n", "default"]).await;
+    wait_until(
+        &fx,
+        &[
+            "get",
+            "endpointslices",
+            "-n",
+            "default",
+            "-l",
+            "kubernetes.io/service-name=web",
+        ],
+        "web's slices gone",
+        |v| v["items"].as_array().is_some_and(Vec::is_empty),
+    )
+    .await;
+    let deadline = Instant::now() + CONVERGE;
+    while fx.run(&["get", "endpoints/web", "-n", "default"]).await.0 {
+        assert!(Instant::now() < deadline, "web's Endpoints never went");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}

@@ -22,8 +22,14 @@ fn int_or_string(v: Option<&IntOrString>) -> String {
 }
 
 fn head(out: &mut Out, meta: &ObjectMeta) {
-    out.w(0, &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")));
-    out.w(0, &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")));
+    out.w(
+        0,
+        &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")),
+    );
+    out.w(
+        0,
+        &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")),
+    );
 }
 
 pub(super) fn deployment(ctx: &Ctx<'_>, out: &mut Out, d: &Deployment) {
@@ -40,7 +46,10 @@ pub(super) fn deployment(ctx: &Ctx<'_>, out: &mut Out, d: &Deployment) {
     );
     labels(out, "", "Labels", meta.labels.as_ref());
     annotations(out, "Annotations", meta.annotations.as_ref());
-    out.w(0, &format!("Selector:\t{}\n", selector_text(Some(&spec.selector))));
+    out.w(
+        0,
+        &format!("Selector:\t{}\n", selector_text(Some(&spec.selector))),
+    );
     out.w(
         0,
         &format!(
@@ -62,7 +71,10 @@ pub(super) fn deployment(ctx: &Ctx<'_>, out: &mut Out, d: &Deployment) {
     );
     out.w(
         0,
-        &format!("MinReadySeconds:\t{}\n", spec.min_ready_seconds.unwrap_or(0)),
+        &format!(
+            "MinReadySeconds:\t{}\n",
+            spec.min_ready_seconds.unwrap_or(0)
+        ),
     );
     if let Some(ru) = &strategy.rolling_update {
         out.w(
@@ -77,25 +89,18 @@ pub(super) fn deployment(ctx: &Ctx<'_>, out: &mut Out, d: &Deployment) {
     pod_template(out, &spec.template);
     conditions(
         out,
-        status
-            .conditions
-            .iter()
-            .flatten()
-            .map(|c| {
-                (
-                    c.type_.as_deref().unwrap_or(""),
-                    c.status.as_deref().unwrap_or(""),
-                    c.reason.as_deref(),
-                )
-            }),
+        status.conditions.iter().flatten().map(|c| {
+            (
+                c.type_.as_deref().unwrap_or(""),
+                c.status.as_deref().unwrap_or(""),
+                c.reason.as_deref(),
+            )
+        }),
     );
     let (old, new) = replica_sets(ctx, d);
     if !old.is_empty() || new.is_some() {
         out.w(0, &format!("OldReplicaSets:\t{}\n", rs_list(&old)));
-        out.w(
-            0,
-            &format!("NewReplicaSet:\t{}\n", rs_list(new.as_slice())),
-        );
+        out.w(0, &format!("NewReplicaSet:\t{}\n", rs_list(new.as_slice())));
     }
     ctx.events(out);
 }
@@ -125,9 +130,9 @@ fn replica_sets(ctx: &Ctx<'_>, d: &Deployment) -> (Vec<ReplicaSet>, Option<Repli
             .then_with(|| a.metadata.name.cmp(&b.metadata.name))
     });
     let template = Some(without_hash(&d.spec.template));
-    let new_index = owned.iter().position(|rs| {
-        rs.spec.template.as_ref().map(without_hash) == template
-    });
+    let new_index = owned
+        .iter()
+        .position(|rs| rs.spec.template.as_ref().map(without_hash) == template);
     let new = new_index.map(|i| owned.remove(i));
     let old = owned
         .into_iter()
@@ -162,7 +167,10 @@ fn rs_list(sets: &[ReplicaSet]) -> String {
     }
 }
 
-fn conditions<'a>(out: &mut Out, conditions: impl Iterator<Item = (&'a str, &'a str, Option<&'a str>)>) {
+fn conditions<'a>(
+    out: &mut Out,
+    conditions: impl Iterator<Item = (&'a str, &'a str, Option<&'a str>)>,
+) {
     let mut conditions = conditions.peekable();
     if conditions.peek().is_none() {
         return;
@@ -170,7 +178,10 @@ fn conditions<'a>(out: &mut Out, conditions: impl Iterator<Item = (&'a str, &'a 
     out.w(0, "Conditions:\n  Type\tStatus\tReason\n");
     out.w(1, "----\t------\t------\n");
     for (type_, status, reason) in conditions {
-        out.w(1, &format!("{type_} \t{status}\t{}\n", reason.unwrap_or("")));
+        out.w(
+            1,
+            &format!("{type_} \t{status}\t{}\n", reason.unwrap_or("")),
+        );
     }
 }
 
@@ -203,7 +214,10 @@ pub(super) fn replica_set(ctx: &Ctx<'_>, out: &mut Out, rs: &ReplicaSet) {
     let meta = &rs.metadata;
     let spec = rs.spec.clone();
     head(out, meta);
-    out.w(0, &format!("Selector:\t{}\n", selector_text(Some(&spec.selector))));
+    out.w(
+        0,
+        &format!("Selector:\t{}\n", selector_text(Some(&spec.selector))),
+    );
     labels(out, "", "Labels", meta.labels.as_ref());
     annotations(out, "Annotations", meta.annotations.as_ref());
     if let Some(by) = controller(meta) {
@@ -249,7 +263,10 @@ pub(super) fn stateful_set(ctx: &Ctx<'_>, out: &mut Out, sts: &StatefulSet) {
             rfc1123z(meta.creation_timestamp.as_ref())
         ),
     );
-    out.w(0, &format!("Selector:\t{}\n", selector_text(Some(&spec.selector))));
+    out.w(
+        0,
+        &format!("Selector:\t{}\n", selector_text(Some(&spec.selector))),
+    );
     labels(out, "", "Labels", meta.labels.as_ref());
     annotations(out, "Annotations", meta.annotations.as_ref());
     out.w(
@@ -273,7 +290,10 @@ pub(super) fn stateful_set(ctx: &Ctx<'_>, out: &mut Out, sts: &StatefulSet) {
     {
         out.w(1, &format!("Partition:\t{partition}\n"));
         if let Some(max) = &ru.max_unavailable {
-            out.w(1, &format!("MaxUnavailable:\t{}\n", int_or_string(Some(max))));
+            out.w(
+                1,
+                &format!("MaxUnavailable:\t{}\n", int_or_string(Some(max))),
+            );
         }
     }
     let status = pods_status(ctx, meta.uid.as_deref())
@@ -396,7 +416,11 @@ pub(super) fn job(ctx: &Ctx<'_>, out: &mut Out, job: &Job) {
             0,
             &format!(
                 "Completed Indexes:\t{}\n",
-                if indexes.is_empty() { "<none>" } else { indexes }
+                if indexes.is_empty() {
+                    "<none>"
+                } else {
+                    indexes
+                }
             ),
         );
     }

@@ -174,8 +174,14 @@ fn camel_split(s: &str) -> Vec<String> {
 
 pub(super) fn secret(_ctx: &Ctx<'_>, out: &mut Out, secret: &Secret) {
     let meta = &secret.metadata;
-    out.w(0, &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")));
-    out.w(0, &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")));
+    out.w(
+        0,
+        &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")),
+    );
+    out.w(
+        0,
+        &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")),
+    );
     labels(out, "", "Labels", meta.labels.as_ref());
     annotations(out, "Annotations", meta.annotations.as_ref());
     out.w(

@@ -340,7 +340,10 @@ fn annotations(out: &mut Out, title: &str, annotations: Option<&BTreeMap<String,
         if value.len() + key.len() + 2 > MAX_ANNOTATION_LEN || value.contains('\n') {
             out.w(0, &format!("{key}:\n"));
             for line in value.split('\n') {
-                out.w(0, &format!("\t  {}\n", shorten(line, MAX_ANNOTATION_LEN - 2)));
+                out.w(
+                    0,
+                    &format!("\t  {}\n", shorten(line, MAX_ANNOTATION_LEN - 2)),
+                );
             }
         } else {
             out.w(0, &format!("{key}: {value}\n"));

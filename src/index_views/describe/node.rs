@@ -35,7 +35,11 @@ pub(super) fn node(ctx: &Ctx<'_>, out: &mut Out, node: &Node) {
         0,
         &format!(
             "Roles:\t{}\n",
-            if roles.is_empty() { "<none>".to_owned() } else { roles.join(",") }
+            if roles.is_empty() {
+                "<none>".to_owned()
+            } else {
+                roles.join(",")
+            }
         ),
     );
     labels(out, "", "Labels", meta.labels.as_ref());
@@ -76,7 +80,10 @@ pub(super) fn node(ctx: &Ctx<'_>, out: &mut Out, node: &Node) {
             let holder = lease.as_ref().and_then(|l| l.holder_identity.clone());
             out.w(
                 1,
-                &format!("HolderIdentity:\t{}\n", holder.as_deref().unwrap_or("<unset>")),
+                &format!(
+                    "HolderIdentity:\t{}\n",
+                    holder.as_deref().unwrap_or("<unset>")
+                ),
             );
             let time = |t: Option<&k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime>| {
                 t.map_or("<unset>".to_owned(), |t| {

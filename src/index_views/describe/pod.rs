@@ -12,33 +12,50 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use super::quantity::{self, Amount};
 use super::writer::Out;
 use super::{
-    Ctx, annotations, controller, format_selector, go_bool, go_bool_ptr, labels, or_none,
-    rfc1123z, title_bool,
+    Ctx, annotations, controller, format_selector, go_bool, go_bool_ptr, labels, or_none, rfc1123z,
+    title_bool,
 };
 
 pub(super) fn pod(ctx: &Ctx<'_>, out: &mut Out, pod: &Pod) {
     let meta = &pod.metadata;
     let spec = pod.spec.clone().unwrap_or_default();
     let status = pod.status.clone().unwrap_or_default();
-    out.w(0, &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")));
-    out.w(0, &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")));
+    out.w(
+        0,
+        &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")),
+    );
+    out.w(
+        0,
+        &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")),
+    );
     if let Some(priority) = spec.priority {
         out.w(0, &format!("Priority:\t{priority}\n"));
     }
-    if let Some(class) = spec.priority_class_name.as_deref().filter(|s| !s.is_empty()) {
+    if let Some(class) = spec
+        .priority_class_name
+        .as_deref()
+        .filter(|s| !s.is_empty())
+    {
         out.w(0, &format!("Priority Class Name:\t{class}\n"));
     }
     if let Some(class) = spec.runtime_class_name.as_deref().filter(|s| !s.is_empty()) {
         out.w(0, &format!("Runtime Class Name:\t{class}\n"));
     }
-    if let Some(sa) = spec.service_account_name.as_deref().filter(|s| !s.is_empty()) {
+    if let Some(sa) = spec
+        .service_account_name
+        .as_deref()
+        .filter(|s| !s.is_empty())
+    {
         out.w(0, &format!("Service Account:\t{sa}\n"));
     }
     match spec.node_name.as_deref().filter(|s| !s.is_empty()) {
         None => out.w(0, "Node:\t<none>\n"),
         Some(node) => out.w(
             0,
-            &format!("Node:\t{node}/{}\n", status.host_ip.as_deref().unwrap_or("")),
+            &format!(
+                "Node:\t{node}/{}\n",
+                status.host_ip.as_deref().unwrap_or("")
+            ),
         ),
     }
     if let Some(start) = &status.start_time {
@@ -51,7 +68,10 @@ pub(super) fn pod(ctx: &Ctx<'_>, out: &mut Out, pod: &Pod) {
         Some(deleted) if phase != "Failed" && phase != "Succeeded" => {
             out.w(
                 0,
-                &format!("Status:\tTerminating (lasts {})\n", ctx.since(Some(deleted))),
+                &format!(
+                    "Status:\tTerminating (lasts {})\n",
+                    ctx.since(Some(deleted))
+                ),
             );
             out.w(
                 0,
@@ -85,7 +105,10 @@ pub(super) fn pod(ctx: &Ctx<'_>, out: &mut Out, pod: &Pod) {
             );
         }
     }
-    out.w(0, &format!("IP:\t{}\n", status.pod_ip.as_deref().unwrap_or("")));
+    out.w(
+        0,
+        &format!("IP:\t{}\n", status.pod_ip.as_deref().unwrap_or("")),
+    );
     match status.pod_ips.as_deref().unwrap_or_default() {
         [] => out.w(0, "IPs:\t<none>\n"),
         ips => {
@@ -98,7 +121,11 @@ pub(super) fn pod(ctx: &Ctx<'_>, out: &mut Out, pod: &Pod) {
     if let Some(by) = controller(meta) {
         out.w(0, &format!("Controlled By:\t{by}\n"));
     }
-    if let Some(node) = status.nominated_node_name.as_deref().filter(|s| !s.is_empty()) {
+    if let Some(node) = status
+        .nominated_node_name
+        .as_deref()
+        .filter(|s| !s.is_empty())
+    {
         out.w(0, &format!("NominatedNodeName:\t{node}\n"));
     }
     if let Some(resources) = &spec.resources {
@@ -107,7 +134,10 @@ pub(super) fn pod(ctx: &Ctx<'_>, out: &mut Out, pod: &Pod) {
     }
     let env = EnvResolver { pod };
     if let Some(init) = spec.init_containers.as_deref().filter(|c| !c.is_empty()) {
-        let statuses = status.init_container_statuses.as_deref().unwrap_or_default();
+        let statuses = status
+            .init_container_statuses
+            .as_deref()
+            .unwrap_or_default();
         containers(out, "Init Containers", init, Some(statuses), Some(&env), "");
     }
     containers(
@@ -118,7 +148,11 @@ pub(super) fn pod(ctx: &Ctx<'_>, out: &mut Out, pod: &Pod) {
         Some(&env),
         "",
     );
-    if let Some(ephemeral) = spec.ephemeral_containers.as_deref().filter(|c| !c.is_empty()) {
+    if let Some(ephemeral) = spec
+        .ephemeral_containers
+        .as_deref()
+        .filter(|c| !c.is_empty())
+    {
         let as_containers: Vec<Container> = ephemeral
             .iter()
             .map(|e| Container {
@@ -177,10 +211,17 @@ pub(super) fn pod(ctx: &Ctx<'_>, out: &mut Out, pod: &Pod) {
         .unwrap_or_else(|| qos_class(&spec).to_owned());
     out.w(0, &format!("QoS Class:\t{qos}\n"));
     labels(out, "", "Node-Selectors", spec.node_selector.as_ref());
-    tolerations(out, "", "Tolerations", spec.tolerations.as_deref().unwrap_or_default());
+    tolerations(
+        out,
+        "",
+        "Tolerations",
+        spec.tolerations.as_deref().unwrap_or_default(),
+    );
     topology_spread(
         out,
-        spec.topology_spread_constraints.as_deref().unwrap_or_default(),
+        spec.topology_spread_constraints
+            .as_deref()
+            .unwrap_or_default(),
         "",
     );
     ctx.events(out);
@@ -195,7 +236,11 @@ pub(super) fn pod_template(out: &mut Out, template: &PodTemplateSpec) {
         annotations(out, "  Annotations", meta.annotations.as_ref());
     }
     let spec = template.spec.clone().unwrap_or_default();
-    if let Some(sa) = spec.service_account_name.as_deref().filter(|s| !s.is_empty()) {
+    if let Some(sa) = spec
+        .service_account_name
+        .as_deref()
+        .filter(|s| !s.is_empty())
+    {
         out.w(1, &format!("Service Account:\t{sa}\n"));
     }
     if let Some(init) = spec.init_containers.as_deref().filter(|c| !c.is_empty()) {
@@ -205,10 +250,16 @@ pub(super) fn pod_template(out: &mut Out, template: &PodTemplateSpec) {
     volumes(out, spec.volumes.as_deref().unwrap_or_default(), "  ");
     topology_spread(
         out,
-        spec.topology_spread_constraints.as_deref().unwrap_or_default(),
+        spec.topology_spread_constraints
+            .as_deref()
+            .unwrap_or_default(),
         "  ",
     );
-    if let Some(class) = spec.priority_class_name.as_deref().filter(|s| !s.is_empty()) {
+    if let Some(class) = spec
+        .priority_class_name
+        .as_deref()
+        .filter(|s| !s.is_empty())
+    {
         out.w(1, &format!("Priority Class Name:\t{class}\n"));
     }
     labels(out, "  ", "Node-Selectors", spec.node_selector.as_ref());
@@ -243,14 +294,20 @@ impl EnvResolver<'_> {
             "status.hostIP" => status.and_then(|s| s.host_ip.clone()),
             "status.podIP" => status.and_then(|s| s.pod_ip.clone()),
             "status.podIPs" => status.and_then(|s| {
-                s.pod_ips
-                    .as_ref()
-                    .map(|ips| ips.iter().map(|ip| ip.ip.clone()).collect::<Vec<_>>().join(","))
+                s.pod_ips.as_ref().map(|ips| {
+                    ips.iter()
+                        .map(|ip| ip.ip.clone())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
             }),
             "status.hostIPs" => status.and_then(|s| {
-                s.host_ips
-                    .as_ref()
-                    .map(|ips| ips.iter().map(|ip| ip.ip.clone()).collect::<Vec<_>>().join(","))
+                s.host_ips.as_ref().map(|ips| {
+                    ips.iter()
+                        .map(|ip| ip.ip.clone())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
             }),
             _ => keyed("metadata.labels['", meta.labels.as_ref())
                 .or_else(|| keyed("metadata.annotations['", meta.annotations.as_ref())),
@@ -383,7 +440,14 @@ fn containers(
         out.w(2, &format!("Mounts:{none}\n"));
         mounts.sort_by(|a, b| a.mount_path.cmp(&b.mount_path));
         for m in &mounts {
-            let mut flags = vec![if m.read_only == Some(true) { "ro" } else { "rw" }.to_owned()];
+            let mut flags = vec![
+                if m.read_only == Some(true) {
+                    "ro"
+                } else {
+                    "rw"
+                }
+                .to_owned(),
+            ];
             if let Some(sub) = m.sub_path.as_deref().filter(|s| !s.is_empty()) {
                 flags.push(format!("path={sub:?}"));
             }
@@ -392,7 +456,11 @@ fn containers(
                 &format!("{} from {} ({})\n", m.mount_path, m.name, flags.join(",")),
             );
         }
-        if let Some(devices) = container.volume_devices.as_deref().filter(|d| !d.is_empty()) {
+        if let Some(devices) = container
+            .volume_devices
+            .as_deref()
+            .filter(|d| !d.is_empty())
+        {
             let mut devices = devices.to_vec();
             devices.sort_by(|a, b| a.device_path.cmp(&b.device_path));
             out.w(2, &format!("Devices:{none}\n"));
@@ -425,7 +493,8 @@ fn environment(out: &mut Out, container: &Container, env: Option<&EnvResolver<'_
                 &format!("{}:\t{value} ({version}:{})\n", e.name, field.field_path),
             );
         } else if let Some(field) = &from.resource_field_ref {
-            let mut value = resource_field_value(container, &field.resource, field.divisor.as_ref());
+            let mut value =
+                resource_field_value(container, &field.resource, field.divisor.as_ref());
             if value == "0" && matches!(field.resource.as_str(), "limits.cpu" | "limits.memory") {
                 value = "node allocatable".to_owned();
             }
@@ -458,7 +527,11 @@ fn environment(out: &mut Out, container: &Container, env: Option<&EnvResolver<'_
 
 /// A container's resource, as the downward API would expose it: rounded up to the divisor
 /// (1 core, 1 byte by default).
-fn resource_field_value(container: &Container, resource: &str, divisor: Option<&Quantity>) -> String {
+fn resource_field_value(
+    container: &Container,
+    resource: &str,
+    divisor: Option<&Quantity>,
+) -> String {
     let Some((section, name)) = resource.split_once('.') else {
         return String::new();
     };
@@ -483,7 +556,10 @@ fn container_state(out: &mut Out, name: &str, state: Option<&ContainerState>) {
     let state = state.cloned().unwrap_or_default();
     if let Some(running) = &state.running {
         out.w(2, &format!("{name}:\tRunning\n"));
-        out.w(3, &format!("Started:\t{}\n", rfc1123z(running.started_at.as_ref())));
+        out.w(
+            3,
+            &format!("Started:\t{}\n", rfc1123z(running.started_at.as_ref())),
+        );
     } else if let Some(waiting) = &state.waiting {
         out.w(2, &format!("{name}:\tWaiting\n"));
         if let Some(reason) = waiting.reason.as_deref().filter(|r| !r.is_empty()) {
@@ -501,21 +577,33 @@ fn container_state(out: &mut Out, name: &str, state: Option<&ContainerState>) {
         if let Some(signal) = t.signal.filter(|s| *s > 0) {
             out.w(3, &format!("Signal:\t{signal}\n"));
         }
-        out.w(3, &format!("Started:\t{}\n", rfc1123z(t.started_at.as_ref())));
-        out.w(3, &format!("Finished:\t{}\n", rfc1123z(t.finished_at.as_ref())));
+        out.w(
+            3,
+            &format!("Started:\t{}\n", rfc1123z(t.started_at.as_ref())),
+        );
+        out.w(
+            3,
+            &format!("Finished:\t{}\n", rfc1123z(t.finished_at.as_ref())),
+        );
     } else {
         out.w(2, &format!("{name}:\tWaiting\n"));
     }
 }
 
 fn describe_resources(out: &mut Out, resources: &ResourceRequirements, level: usize) {
-    for (title, list) in [("Limits", &resources.limits), ("Requests", &resources.requests)] {
+    for (title, list) in [
+        ("Limits", &resources.limits),
+        ("Requests", &resources.requests),
+    ] {
         let Some(list) = list.as_ref().filter(|l| !l.is_empty()) else {
             continue;
         };
         out.w(level, &format!("{title}:\n"));
         for (name, q) in sorted_resources(list) {
-            out.w(level + 1, &format!("{name}:\t{}\n", quantity::canonical(&q.0)));
+            out.w(
+                level + 1,
+                &format!("{name}:\t{}\n", quantity::canonical(&q.0)),
+            );
         }
     }
 }
@@ -557,7 +645,11 @@ fn describe_probe(probe: &Probe) -> String {
         );
     }
     if let Some(http) = &probe.http_get {
-        let scheme = http.scheme.as_deref().unwrap_or("HTTP").to_ascii_lowercase();
+        let scheme = http
+            .scheme
+            .as_deref()
+            .unwrap_or("HTTP")
+            .to_ascii_lowercase();
         let host = http.host.as_deref().unwrap_or("");
         let port = port_text(&http.port);
         let host = match host.contains(':') {
@@ -750,7 +842,11 @@ fn topology_spread(out: &mut Out, constraints: &[TopologySpreadConstraint], spac
         if let Some(selector) = c.label_selector.as_ref().and_then(format_selector) {
             text.push_str(&format!(
                 " for selector {}",
-                if selector.is_empty() { "<none>" } else { &selector }
+                if selector.is_empty() {
+                    "<none>"
+                } else {
+                    &selector
+                }
             ));
         }
         out.w(0, &format!("{text}\n"));

@@ -10,8 +10,14 @@ use super::{Ctx, annotations, labels};
 pub(super) fn service(ctx: &Ctx<'_>, out: &mut Out, service: &Service) {
     let meta = &service.metadata;
     let spec = service.spec.clone().unwrap_or_default();
-    out.w(0, &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")));
-    out.w(0, &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")));
+    out.w(
+        0,
+        &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")),
+    );
+    out.w(
+        0,
+        &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")),
+    );
     labels(out, "", "Labels", meta.labels.as_ref());
     annotations(out, "Annotations", meta.annotations.as_ref());
     let selector = spec
@@ -22,7 +28,10 @@ pub(super) fn service(ctx: &Ctx<'_>, out: &mut Out, service: &Service) {
         .collect::<Vec<_>>()
         .join(",");
     out.w(0, &format!("Selector:\t{selector}\n"));
-    out.w(0, &format!("Type:\t{}\n", spec.type_.as_deref().unwrap_or("")));
+    out.w(
+        0,
+        &format!("Type:\t{}\n", spec.type_.as_deref().unwrap_or("")),
+    );
     if let Some(policy) = &spec.ip_family_policy {
         out.w(0, &format!("IP Family Policy:\t{policy}\n"));
     }
@@ -30,7 +39,10 @@ pub(super) fn service(ctx: &Ctx<'_>, out: &mut Out, service: &Service) {
         Some(families) => out.w(0, &format!("IP Families:\t{}\n", families.join(","))),
         None => out.w(0, "IP Families:\t<none>\n"),
     }
-    out.w(0, &format!("IP:\t{}\n", spec.cluster_ip.as_deref().unwrap_or("")));
+    out.w(
+        0,
+        &format!("IP:\t{}\n", spec.cluster_ip.as_deref().unwrap_or("")),
+    );
     match spec.cluster_ips.as_ref().filter(|f| !f.is_empty()) {
         Some(ips) => out.w(0, &format!("IPs:\t{}\n", ips.join(","))),
         None => out.w(0, "IPs:\t<none>\n"),
@@ -65,7 +77,11 @@ pub(super) fn service(ctx: &Ctx<'_>, out: &mut Out, service: &Service) {
     }
     let slices = ctx.related::<EndpointSlice>("endpointslices");
     for port in spec.ports.iter().flatten() {
-        let name = port.name.as_deref().filter(|s| !s.is_empty()).unwrap_or("<unset>");
+        let name = port
+            .name
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .unwrap_or("<unset>");
         let protocol = port.protocol.as_deref().unwrap_or("TCP");
         out.w(0, &format!("Port:\t{name}\t{}/{protocol}\n", port.port));
         match &port.target_port {
@@ -90,7 +106,11 @@ pub(super) fn service(ctx: &Ctx<'_>, out: &mut Out, service: &Service) {
             spec.session_affinity.as_deref().unwrap_or("")
         ),
     );
-    if let Some(policy) = spec.external_traffic_policy.as_deref().filter(|s| !s.is_empty()) {
+    if let Some(policy) = spec
+        .external_traffic_policy
+        .as_deref()
+        .filter(|s| !s.is_empty())
+    {
         out.w(0, &format!("External Traffic Policy:\t{policy}\n"));
     }
     if let Some(policy) = &spec.internal_traffic_policy {
@@ -104,7 +124,10 @@ pub(super) fn service(ctx: &Ctx<'_>, out: &mut Out, service: &Service) {
         .as_ref()
         .filter(|r| !r.is_empty())
     {
-        out.w(0, &format!("LoadBalancer Source Ranges:\t{}\n", ranges.join(",")));
+        out.w(
+            0,
+            &format!("LoadBalancer Source Ranges:\t{}\n", ranges.join(",")),
+        );
     }
     ctx.events(out);
 }

@@ -119,7 +119,10 @@ fn a_secret_shows_sizes_never_values() {
     };
     let text = describe(&sources, now()).join("\n");
     assert!(text.contains("password:  7 bytes"), "{text}");
-    assert!(!text.contains("hunter2") && !text.contains("aHVudGVyMg"), "{text}");
+    assert!(
+        !text.contains("hunter2") && !text.contains("aHVudGVyMg"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -137,7 +140,12 @@ fn a_custom_resource_goes_through_the_generic_describer() {
     let text = describe(&sources, now()).join("\n");
     let fields: Vec<(usize, Vec<&str>)> = text
         .lines()
-        .map(|l| (l.len() - l.trim_start().len(), l.split_whitespace().collect()))
+        .map(|l| {
+            (
+                l.len() - l.trim_start().len(),
+                l.split_whitespace().collect(),
+            )
+        })
         .collect();
     for (indent, words) in [
         (0, vec!["API", "Version:", "example.com/v1"]),
@@ -145,10 +153,20 @@ fn a_custom_resource_goes_through_the_generic_describer() {
         (4, vec!["Type:", "Ready"]),
         (2, vec!["Observed", "Generation:", "2"]),
     ] {
-        assert!(fields.contains(&(indent, words.clone())), "{words:?} in {text}");
+        assert!(
+            fields.contains(&(indent, words.clone())),
+            "{words:?} in {text}"
+        );
     }
-    assert!(!text.contains("managedFields") && !text.contains("Managed Fields"), "{text}");
-    assert_eq!(fields.last(), Some(&(0, vec!["Events:", "<none>"])), "{text}");
+    assert!(
+        !text.contains("managedFields") && !text.contains("Managed Fields"),
+        "{text}"
+    );
+    assert_eq!(
+        fields.last(),
+        Some(&(0, vec!["Events:", "<none>"])),
+        "{text}"
+    );
 }
 
 #[test]

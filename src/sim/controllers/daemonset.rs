@@ -90,7 +90,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         misplaced.extend(pods_here.drain(1..));
     }
     for (pod_key, pod) in &misplaced {
-        delete_pod(txn, &ds, pod_key, pod)?;
+        follow.extend(delete_pod(txn, &ds, pod_key, pod)?);
     }
     // Rolling update: replace pods of older templates while few enough are unavailable.
     let max_unavailable = max_unavailable(&ds, nodes.len() as u64);
@@ -112,7 +112,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             if pod["metadata"]["labels"]["controller-revision-hash"] != hash.as_str()
                 && kubelet::is_ready(pod)
             {
-                delete_pod(txn, &ds, pod_key, pod)?;
+                follow.extend(delete_pod(txn, &ds, pod_key, pod)?);
                 budget -= 1;
                 follow.push((Work::DaemonSet(key.into()), Some(STEP_DELAY)));
             }
@@ -209,8 +209,13 @@ fn create_pod(
     Ok(pod_key)
 }
 
-fn delete_pod(txn: &mut Txn<'_>, ds: &Value, pod_key: &str, pod: &Value) -> Result<(), StoreError> {
-    kubelet::kill(txn, pod)?;
+fn delete_pod(
+    txn: &mut Txn<'_>,
+    ds: &Value,
+    pod_key: &str,
+    pod: &Value,
+) -> Result<FollowUps, StoreError> {
+    let follow = kubelet::kill(txn, pod)?;
     gc::delete_cascading(txn, Resource::Pods, pod_key, false)?;
     let pod_name = pod["metadata"]["name"].as_str().unwrap_or("");
     events::normal(
@@ -220,7 +225,8 @@ fn delete_pod(txn: &mut Txn<'_>, ds: &Value, pod_key: &str, pod: &Value) -> Resu
         "SuccessfulDelete",
         &format!("Deleted pod: {pod_name}"),
         &events::DAEMONSET_CONTROLLER,
-    )
+    )?;
+    Ok(follow)
 }
 
 /// The rolling update's maxUnavailable over `nodes` nodes: a count or a percentage

@@ -134,7 +134,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
     let mut active_count = active.len() as u64;
     if past_backoff || done {
         for (pod_key, pod) in &active {
-            kubelet::kill(txn, pod)?;
+            follow.extend(kubelet::kill(txn, pod)?);
             gc::delete_cascading(txn, Resource::Pods, pod_key, false)?;
             let name = pod["metadata"]["name"].as_str().unwrap_or("");
             events::normal(

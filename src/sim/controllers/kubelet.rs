@@ -12,7 +12,7 @@ use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
 use super::super::workload::{node_ip, pod_ip};
-use super::{FollowUps, STEP_DELAY, Work, decode, events, owner_work, pods};
+use super::{FollowUps, STEP_DELAY, Work, decode, endpoints, events, owner_work, pods};
 
 /// How long an unschedulable pod waits before the scheduler tries it again.
 const UNSCHEDULABLE_RETRY: Duration = Duration::from_secs(5);
@@ -74,13 +74,15 @@ fn containers(pod: &Value) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-/// The kubelet stops a pod's containers: a Killing event for each started one.
-pub(super) fn kill(txn: &mut Txn<'_>, pod: &Value) -> Result<(), StoreError> {
+/// The kubelet stops a pod's containers: a Killing event for each started one. The
+/// Services selecting the pod are to recount their endpoints.
+pub(super) fn kill(txn: &mut Txn<'_>, pod: &Value) -> Result<FollowUps, StoreError> {
+    let services = endpoints::services_selecting(txn, pod);
     let Some(node) = pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) else {
-        return Ok(());
+        return Ok(services);
     };
     if !matches!(progress(pod), 3 | 4) {
-        return Ok(());
+        return Ok(services);
     }
     for (name, _) in containers(pod) {
         events::normal(
@@ -92,7 +94,7 @@ pub(super) fn kill(txn: &mut Txn<'_>, pod: &Value) -> Result<(), StoreError> {
             &events::kubelet(node),
         )?;
     }
-    Ok(())
+    Ok(services)
 }
 
 /// The next step for pod `key`.
@@ -206,6 +208,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             }
             let mut follow = next_steps(&pod, key);
             follow.extend(owner_work(&pod).map(|w| (w, None)));
+            follow.extend(endpoints::services_selecting(txn, &pod));
             Ok(follow)
         }
         3 | 4 => lifecycle(txn, key, pod),
@@ -567,6 +570,7 @@ fn lifecycle(txn: &mut Txn<'_>, key: &str, mut pod: Value) -> Result<FollowUps, 
     };
     if is_ready(&pod) != is_ready(&before) || pods::finished(&pod) {
         follow.extend(owner_work(&pod).map(|w| (w, None)));
+        follow.extend(endpoints::services_selecting(txn, &pod));
     }
     Ok(follow)
 }

@@ -10,6 +10,7 @@
 pub(crate) mod cronjob;
 mod daemonset;
 mod deployment;
+mod endpoints;
 mod events;
 pub(crate) mod job;
 mod kubelet;
@@ -51,6 +52,8 @@ enum Work {
     DaemonSet(Key),
     Job(Key),
     CronJob(Key),
+    /// The endpoints and EndpointSlice controllers' work for a Service.
+    Service(Key),
     /// The scheduler or kubelet's next step for a pod.
     Pod(Key),
     /// The garbage collector's foreground deletion of an owner.
@@ -118,6 +121,7 @@ impl Controllers {
             Resource::DaemonSets => Work::DaemonSet(key),
             Resource::Jobs => Work::Job(key),
             Resource::CronJobs => Work::CronJob(key),
+            Resource::Services => Work::Service(key),
             Resource::Pods => Work::Pod(key),
             _ => return,
         };
@@ -175,7 +179,9 @@ impl Controllers {
         if !self.enabled.load(Ordering::Relaxed) {
             return Ok(());
         }
-        kubelet::kill(txn, pod)
+        let follow = kubelet::kill(txn, pod)?;
+        self.push(follow);
+        Ok(())
     }
 
     /// Queues `work`, each now or after its delay.
@@ -277,6 +283,7 @@ fn reconcile(txn: &mut Txn<'_>, work: &Work) -> FollowUps {
         Work::DaemonSet(key) => daemonset::reconcile(txn, key),
         Work::Job(key) => job::reconcile(txn, key),
         Work::CronJob(key) => cronjob::reconcile(txn, key),
+        Work::Service(key) => endpoints::reconcile(txn, key),
         Work::Pod(key) => kubelet::reconcile(txn, key),
         Work::Foreground(resource, key) => {
             super::gc::finish_foreground(txn, *resource, key).map(|()| Vec::new())

@@ -78,7 +78,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         if !parallel && !all_healthy && kubelet::is_ready(pod) {
             break;
         }
-        delete_pod(txn, &sts, pod_key, pod)?;
+        follow.extend(delete_pod(txn, &sts, pod_key, pod)?);
         follow.push((Work::StatefulSet(key.into()), Some(STEP_DELAY)));
     }
     // A rolling update replaces the highest ordinal not yet at the update revision, once
@@ -89,7 +89,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             *o >= partition && p["metadata"]["labels"][REVISION_LABEL] != update_revision.as_str()
         });
         if let Some((_, pod_key, pod)) = stale {
-            delete_pod(txn, &sts, pod_key, pod)?;
+            follow.extend(delete_pod(txn, &sts, pod_key, pod)?);
             follow.push((Work::StatefulSet(key.into()), Some(STEP_DELAY)));
         }
     }
@@ -211,8 +211,8 @@ fn delete_pod(
     sts: &Value,
     pod_key: &str,
     pod: &Value,
-) -> Result<(), StoreError> {
-    kubelet::kill(txn, pod)?;
+) -> Result<FollowUps, StoreError> {
+    let follow = kubelet::kill(txn, pod)?;
     gc::delete_cascading(txn, Resource::Pods, pod_key, false)?;
     let name = sts["metadata"]["name"].as_str().unwrap_or("");
     let pod_name = pod["metadata"]["name"].as_str().unwrap_or("");
@@ -223,7 +223,8 @@ fn delete_pod(
         "SuccessfulDelete",
         &format!("delete Pod {pod_name} in StatefulSet {name} successful"),
         &events::STATEFULSET_CONTROLLER,
-    )
+    )?;
+    Ok(follow)
 }
 
 /// A claim from a volume claim template, bound at once (the sim has no provisioner to wait

@@ -118,8 +118,10 @@ pub(crate) fn delete(
         shared
             .controllers
             .delete_in_foreground(resource, &target.key(name));
-    } else if !deletion.dry_run && resource == Resource::Deployments {
-        // Lets the controllers forget it.
+    } else if !deletion.dry_run
+        && (resource == Resource::Deployments || resource == Resource::Services)
+    {
+        // Lets the controllers forget it (a Service's Endpoints go with it).
         shared.controllers.client_wrote(resource, &target.key(name));
     }
     Ok(respond(StatusCode::OK, stored))
