@@ -792,3 +792,79 @@ async fn endpoints_follow_ready_pods() {
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 }
+
+#[tokio::test]
+async fn failing_probes_repeat_as_one_event_in_both_apis() {
+    let Some(fx) = Kubectl::start("probes").await else {
+        return;
+    };
+    let path = fx.file(
+        "probe.yaml",
+        r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: probe, namespace: default}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+    readinessProbe:
+      exec: {command: ["false"]}
+      periodSeconds: 1
+"#,
+    );
+    fx.ok(&["apply", "-f", &path]).await;
+    let unhealthy = |v: &Value| {
+        v["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|e| e["reason"] == "Unhealthy" && e["involvedObject"]["name"] == "probe")
+            .cloned()
+    };
+    let events = wait_until(
+        &fx,
+        &["get", "events", "-n", "default"],
+        "Unhealthy counted thrice",
+        |v| unhealthy(v).is_some_and(|e| e["count"].as_u64() >= Some(3)),
+    )
+    .await;
+    let core = unhealthy(&events).expect("Unhealthy");
+    assert_eq!(core["type"], "Warning");
+    assert_eq!(core["message"], "Readiness probe failed: ");
+    assert_eq!(core["involvedObject"]["fieldPath"], "spec.containers{app}");
+    let pod = json(&fx, &["get", "pod/probe", "-n", "default"]).await;
+    assert_eq!(pod["status"]["phase"], "Running");
+    assert_eq!(pod["status"]["containerStatuses"][0]["ready"], false);
+
+    // The same event, by the same name, through events.k8s.io/v1, its repeats a series.
+    let v1 = items(&fx, &["get", "events.v1.events.k8s.io", "-n", "default"]).await;
+    let twin = v1
+        .iter()
+        .find(|e| e["metadata"]["name"] == core["metadata"]["name"])
+        .expect("the event in events.k8s.io/v1");
+    assert_eq!(twin["regarding"]["name"], "probe");
+    assert_eq!(twin["note"], "Readiness probe failed: ");
+    assert_eq!(twin["reportingController"], "kubelet");
+    assert!(
+        twin["series"]["count"].as_u64() >= core["count"].as_u64(),
+        "{twin:#}"
+    );
+    assert!(twin["series"]["lastObservedTime"].is_string());
+    for event in v1.iter().filter(|e| e["regarding"]["name"] == "probe") {
+        assert!(
+            events["items"]
+                .as_array()
+                .expect("items")
+                .iter()
+                .any(|c| c["metadata"]["name"] == event["metadata"]["name"]),
+            "{event:#} has no core/v1 twin"
+        );
+    }
+    let table = fx
+        .ok(&["events", "-n", "default", "--for", "pod/probe"])
+        .await;
+    for reason in ["Scheduled", "Pulled", "Started", "Unhealthy"] {
+        assert!(table.contains(reason), "{reason} missing from:\n{table}");
+    }
+}

@@ -24,7 +24,8 @@ pub(super) fn services_selecting(txn: &Txn<'_>, pod: &Value) -> FollowUps {
         .filter_map(|(key, svc)| {
             let svc = svc.decode().ok()?;
             let selector = svc["spec"]["selector"].as_object()?;
-            (!selector.is_empty() && selects(selector, labels)).then_some((Work::Service(key), None))
+            (!selector.is_empty() && selects(selector, labels))
+                .then_some((Work::Service(key), None))
         })
         .collect()
 }
