@@ -69,6 +69,11 @@ pub struct SimArgs {
     /// seeded churn still runs). For benchmarks whose own writes must stay as written.
     #[arg(long)]
     pub no_controllers: bool,
+    /// Install the demo's Widget controller: a Deployment in widget-system that reconciles
+    /// Widgets (owned ConfigMaps, status conditions, retries) and serves controller-runtime
+    /// metrics at pods/NAME:8080/proxy/metrics.
+    #[arg(long, conflicts_with = "no_controllers")]
+    pub widget_controller: bool,
     /// Bearer token to require: KSCOPE_SIM_TOKEN (see below).
     #[arg(skip = std::env::var("KSCOPE_SIM_TOKEN").ok())]
     pub token: Option<String>,
@@ -127,6 +132,7 @@ impl SimArgs {
             birth: None,
             state_dir: self.state_dir.clone(),
             controllers: !self.no_controllers,
+            widget_controller: self.widget_controller,
         }
     }
 }

@@ -42,6 +42,10 @@ pub struct SimConfig {
     pub state_dir: Option<PathBuf>,
     /// Whether controllers, the scheduler and kubelets react to client writes.
     pub controllers: bool,
+    /// Whether the demo's Widget controller is installed (a Deployment in `widget-system`
+    /// reconciling Widgets, with /metrics through pods/proxy). Off by default: it adds a
+    /// namespace, a Deployment and a pod to the generated cluster. Needs `controllers`.
+    pub widget_controller: bool,
 }
 
 impl Default for SimConfig {
@@ -63,6 +67,7 @@ impl Default for SimConfig {
             birth: None,
             state_dir: None,
             controllers: true,
+            widget_controller: false,
         }
     }
 }
@@ -108,6 +113,12 @@ impl SimConfig {
     /// Keeps the sim's CA, serving certificate and token in `dir` across restarts.
     pub fn state_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.state_dir = Some(dir.into());
+        self
+    }
+
+    /// Installs the demo's Widget controller (see [`SimConfig::widget_controller`]).
+    pub fn widget_controller(mut self, on: bool) -> Self {
+        self.widget_controller = on;
         self
     }
 

@@ -34,6 +34,7 @@ mod resources;
 mod selectors;
 mod store;
 mod tls;
+pub(crate) mod widgets;
 mod workload;
 
 use std::collections::BTreeMap;
@@ -99,6 +100,8 @@ pub(crate) struct Shared {
     history: usize,
     /// What reacts to client writes (see [`controllers`]).
     controllers: controllers::Controllers,
+    /// What the demo's Widget controller serves at /metrics (see [`widgets`]).
+    widget_metrics: widgets::WidgetMetrics,
 }
 
 impl Shared {
@@ -162,6 +165,7 @@ impl Sim {
             churn,
             history: config.history,
             controllers: controllers::Controllers::default(),
+            widget_metrics: widgets::WidgetMetrics::default(),
         });
         shared.set_faults(config.faults.clone());
         shared.controllers.set_enabled(config.controllers);
@@ -190,6 +194,10 @@ impl Sim {
             config.churn_for,
         ));
         let controllers = tokio::spawn(controllers::run(shared.clone()));
+        let mut tasks = vec![server, churn, controllers];
+        if config.widget_controller && config.controllers {
+            tasks.push(tokio::spawn(widgets::run(shared.clone())));
+        }
         tracing::info!(%url, "sim ready");
         Ok(SimHandle {
             shared,
@@ -197,7 +205,7 @@ impl Sim {
             addr,
             ca_pem,
             kubeconfig,
-            tasks: vec![server, churn, controllers],
+            tasks,
         })
     }
 }
