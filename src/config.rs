@@ -502,6 +502,9 @@ mod tests {
             Action::ClearDeltaFilter,
             Action::OpenDeltaDiff,
             Action::DetailTab,
+            Action::ScrollLeft,
+            Action::ScrollRight,
+            Action::ToggleWrap,
             Action::ToggleManagedFields,
             Action::Refresh,
             Action::OpenDiff,
@@ -560,7 +563,11 @@ mod tests {
             | Action::ClearDeltaFilter
             | Action::OpenDeltaDiff
             | Action::OpenDetail
+            | Action::Describe
             | Action::DetailTab
+            | Action::ScrollLeft
+            | Action::ScrollRight
+            | Action::ToggleWrap
             | Action::ToggleManagedFields
             | Action::Refresh
             | Action::OpenDiff
@@ -586,7 +593,7 @@ mod tests {
             ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
             ACTIONS.len()
         );
-        assert_eq!(ACTIONS.len(), 46);
+        assert_eq!(ACTIONS.len(), 50);
     }
 
     #[test]

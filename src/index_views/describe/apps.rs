@@ -105,8 +105,8 @@ pub(super) fn deployment(ctx: &Ctx<'_>, out: &mut Out, d: &Deployment) {
     ctx.events(out);
 }
 
-/// The Deployment's old ReplicaSets that still want pods, and its new one (the oldest whose
-/// template is the Deployment's), as kubectl finds them.
+/// The Deployment's old ReplicaSets (all of them, scaled to zero too) and its new one (the
+/// oldest whose template is the Deployment's), as kubectl finds them.
 fn replica_sets(ctx: &Ctx<'_>, d: &Deployment) -> (Vec<ReplicaSet>, Option<ReplicaSet>) {
     let uid = d.metadata.uid.as_deref();
     let mut owned: Vec<ReplicaSet> = ctx
@@ -134,11 +134,7 @@ fn replica_sets(ctx: &Ctx<'_>, d: &Deployment) -> (Vec<ReplicaSet>, Option<Repli
         .iter()
         .position(|rs| rs.spec.template.as_ref().map(without_hash) == template);
     let new = new_index.map(|i| owned.remove(i));
-    let old = owned
-        .into_iter()
-        .filter(|rs| rs.spec.replicas.unwrap_or(1) != 0)
-        .collect();
-    (old, new)
+    (owned, new)
 }
 
 fn without_hash(template: &PodTemplateSpec) -> PodTemplateSpec {

@@ -1,7 +1,7 @@
 //! kubectl's generic describer, for every kind without its own (CustomResources included),
 //! and its Secret describer, which prints the sizes of a Secret's values, never the values.
 
-use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use serde_json::{Map, Value};
 
 use super::writer::Out;
@@ -160,10 +160,11 @@ fn camel_split(s: &str) -> Vec<String> {
     }
     // An uppercase run followed by lowercase gives its last letter to the lowercase run.
     for i in 0..runs.len().saturating_sub(1) {
-        if runs[i].0 == Class::Upper && runs[i + 1].0 == Class::Lower {
-            if let Some(c) = runs[i].1.pop() {
-                runs[i + 1].1.insert(0, c);
-            }
+        if runs[i].0 == Class::Upper
+            && runs[i + 1].0 == Class::Lower
+            && let Some(c) = runs[i].1.pop()
+        {
+            runs[i + 1].1.insert(0, c);
         }
     }
     runs.into_iter()
@@ -199,6 +200,31 @@ pub(super) fn secret(_ctx: &Ctx<'_>, out: &mut Out, secret: &Secret) {
     for (key, value) in secret.string_data.iter().flatten() {
         out.w(0, &format!("{key}:\t{} bytes\n", value.len()));
     }
+}
+
+/// kubectl's ConfigMap describer: every value in full, binary ones by size.
+pub(super) fn config_map(ctx: &Ctx<'_>, out: &mut Out, cm: &ConfigMap) {
+    let meta = &cm.metadata;
+    out.w(
+        0,
+        &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")),
+    );
+    out.w(
+        0,
+        &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")),
+    );
+    labels(out, "", "Labels", meta.labels.as_ref());
+    annotations(out, "Annotations", meta.annotations.as_ref());
+    out.w(0, "\nData\n====\n");
+    for (key, value) in cm.data.iter().flatten() {
+        out.w(0, &format!("{key}:\n----\n{value}\n\n"));
+    }
+    out.w(0, "\nBinaryData\n====\n");
+    for (key, value) in cm.binary_data.iter().flatten() {
+        out.w(0, &format!("{key}: {} bytes\n", value.0.len()));
+    }
+    out.w(0, "\n");
+    ctx.events(out);
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::client::fetch::{FetchError, fetch_list, fetch_path};
 use crate::resources::Timestamp;
 
 use writer::Out;
@@ -155,6 +156,43 @@ fn related_requests(object: &Value) -> Option<Vec<ListRequest>> {
     })
 }
 
+/// GETs the object at `path` (`label` names it in errors), then what its describe reads
+/// (its Events and related lists, at once), and renders the describe: the TUI runs this off
+/// its thread. A list that fails is said in the describe; only the object's own GET failing
+/// fails the whole.
+pub async fn fetch_described(
+    client: &kube::Client,
+    path: String,
+    label: String,
+) -> Result<(Value, Vec<String>), FetchError> {
+    let object = fetch_path(client, path, label.clone()).await?;
+    let list = |request: ListRequest| {
+        let what = format!("{} of {label}", request.what);
+        async move {
+            let items = fetch_list(client, request.uri(), what)
+                .await
+                .map_err(|e| e.to_string());
+            (request.what, items)
+        }
+    };
+    let events = events_request(&object).map(list);
+    let related = futures::future::join_all(related(&object).into_iter().map(list));
+    let (events, related) = match events {
+        Some(events) => {
+            let (events, related) = futures::join!(events, related);
+            (Some(events.1), related)
+        }
+        None => (None, related.await),
+    };
+    let sources = DescribeSources {
+        object,
+        events,
+        related,
+    };
+    let lines = describe(&sources, Timestamp::now());
+    Ok((sources.object, lines))
+}
+
 /// The describe text, a line each, as `kubectl describe` prints it at `now`.
 pub fn describe(sources: &DescribeSources, now: Timestamp) -> Vec<String> {
     let mut out = Out::default();
@@ -170,6 +208,7 @@ pub fn describe(sources: &DescribeSources, now: Timestamp) -> Vec<String> {
         (Some(""), Some("Node")) => typed(&ctx, &mut out, node::node),
         (Some(""), Some("Service")) => typed(&ctx, &mut out, service::service),
         (Some(""), Some("Secret")) => typed(&ctx, &mut out, generic::secret),
+        (Some(""), Some("ConfigMap")) => typed(&ctx, &mut out, generic::config_map),
         (Some("apps"), Some("Deployment")) => typed(&ctx, &mut out, apps::deployment),
         (Some("apps"), Some("ReplicaSet")) => typed(&ctx, &mut out, apps::replica_set),
         (Some("apps"), Some("StatefulSet")) => typed(&ctx, &mut out, apps::stateful_set),

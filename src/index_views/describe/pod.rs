@@ -347,16 +347,11 @@ fn containers(
             out.w(2, &format!("Image ID:\t{}\n", status.image_id));
         }
         let ports = container.ports.as_deref().unwrap_or_default();
+        // kubectl 1.32's form (1.34 adds the port's name).
         let port = |number: fn(&k8s_openapi::api::core::v1::ContainerPort) -> i32| {
             ports
                 .iter()
-                .map(|p| {
-                    let protocol = p.protocol.as_deref().unwrap_or("TCP");
-                    match p.name.as_deref().filter(|n| !n.is_empty()) {
-                        Some(name) => format!("{}/{protocol} ({name})", number(p)),
-                        None => format!("{}/{protocol}", number(p)),
-                    }
-                })
+                .map(|p| format!("{}/{}", number(p), p.protocol.as_deref().unwrap_or("TCP")))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
@@ -608,18 +603,9 @@ fn describe_resources(out: &mut Out, resources: &ResourceRequirements, level: us
     }
 }
 
-/// Resource names in kubectl's order: cpu, memory, ephemeral-storage first, then the rest
-/// alphabetically.
+/// Resource names in kubectl's order: alphabetical (`SortableResourceNames`).
 pub(super) fn sorted_resources(list: &BTreeMap<String, Quantity>) -> Vec<(&String, &Quantity)> {
-    let rank = |name: &str| match name {
-        "cpu" => 0,
-        "memory" => 1,
-        "ephemeral-storage" => 2,
-        _ => 3,
-    };
-    let mut entries: Vec<_> = list.iter().collect();
-    entries.sort_by(|a, b| rank(a.0).cmp(&rank(b.0)).then_with(|| a.0.cmp(b.0)));
-    entries
+    list.iter().collect()
 }
 
 fn port_text(port: &IntOrString) -> String {
