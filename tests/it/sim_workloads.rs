@@ -308,6 +308,36 @@ async fn daemonset_runs_one_pod_per_node() {
     )
     .await;
     assert_eq!(pods["items"].as_array().map_or(0, Vec::len), nodes.len());
+
+    // A node joins: it gets a daemon pod; it leaves: the pod goes.
+    let path = fx.file(
+        "node.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: joined, labels: {kubernetes.io/hostname: joined}}\n",
+    );
+    fx.ok(&["apply", "-f", &path]).await;
+    let on_joined = |v: &Value| {
+        v["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["spec"]["nodeName"] == "joined" && p["status"]["phase"] == "Running")
+            .count()
+    };
+    wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "app=agent"],
+        "a pod on the new node",
+        |v| on_joined(v) == 1 && v["items"].as_array().map_or(0, Vec::len) == nodes.len() + 1,
+    )
+    .await;
+    fx.ok(&["delete", "node", "joined"]).await;
+    wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "app=agent"],
+        "the new node's pod gone",
+        |v| v["items"].as_array().map_or(0, Vec::len) == nodes.len(),
+    )
+    .await;
 }
 
 #[tokio::test]

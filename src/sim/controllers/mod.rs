@@ -78,6 +78,9 @@ pub(crate) struct Controllers {
     wake: Notify,
     /// Deployments a client wrote, which the churn must leave to these controllers.
     adopted: Arc<RwLock<HashSet<Key>>>,
+    /// DaemonSets a client wrote: a node a client adds, changes or removes is news to them
+    /// (the seeded ones, whose pods the workload does not generate, are left alone).
+    daemonsets: RwLock<HashSet<Key>>,
 }
 
 impl Default for Controllers {
@@ -87,6 +90,7 @@ impl Default for Controllers {
             queue: Mutex::default(),
             wake: Notify::new(),
             adopted: Arc::default(),
+            daemonsets: RwLock::default(),
         }
     }
 }
@@ -118,7 +122,20 @@ impl Controllers {
             }
             Resource::ReplicaSets => Work::ReplicaSet(key),
             Resource::StatefulSets => Work::StatefulSet(key),
-            Resource::DaemonSets => Work::DaemonSet(key),
+            Resource::DaemonSets => {
+                self.daemonsets.write().insert(key.clone());
+                Work::DaemonSet(key)
+            }
+            Resource::Nodes => {
+                let work = self
+                    .daemonsets
+                    .read()
+                    .iter()
+                    .map(|k| (Work::DaemonSet(k.clone()), None))
+                    .collect();
+                self.push(work);
+                return;
+            }
             Resource::Jobs => Work::Job(key),
             Resource::CronJobs => Work::CronJob(key),
             Resource::Services => Work::Service(key),
@@ -251,6 +268,11 @@ pub(crate) async fn run(shared: Arc<Shared>) {
                         && txn.get(Resource::Deployments, key).is_none()
                     {
                         controllers.adopted.write().remove(key);
+                    }
+                    if let Work::DaemonSet(key) = &work
+                        && txn.get(Resource::DaemonSets, key).is_none()
+                    {
+                        controllers.daemonsets.write().remove(key);
                     }
                     reconcile(txn, &work)
                 });

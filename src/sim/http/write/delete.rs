@@ -119,9 +119,13 @@ pub(crate) fn delete(
             .controllers
             .delete_in_foreground(resource, &target.key(name));
     } else if !deletion.dry_run
-        && (resource == Resource::Deployments || resource == Resource::Services)
+        && matches!(
+            resource,
+            Resource::Deployments | Resource::Services | Resource::Nodes
+        )
     {
-        // Lets the controllers forget it (a Service's Endpoints go with it).
+        // Lets the controllers forget it (a Service's Endpoints go with it, a node's
+        // daemon pods with the node).
         shared.controllers.client_wrote(resource, &target.key(name));
     }
     Ok(respond(StatusCode::OK, stored))
