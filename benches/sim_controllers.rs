@@ -125,7 +125,7 @@ async fn main() -> anyhow::Result<()> {
         let mut round = 0u32;
         while Instant::now() < until {
             round += 1;
-            let replicas = if round % 2 == 0 { 1 } else { 10 };
+            let replicas = if round.is_multiple_of(2) { 1 } else { 10 };
             for i in 0..APPS {
                 let patch = json!({"spec": {"replicas": replicas}});
                 deployments
