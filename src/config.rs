@@ -587,13 +587,14 @@ mod tests {
             | Action::CommandRun
             | Action::CommandCancel
             | Action::ToggleWide
+            | Action::FavouriteNamespace(_)
             | Action::DrillDown => true,
         };
         assert_eq!(
             ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
             ACTIONS.len()
         );
-        assert_eq!(ACTIONS.len(), 50);
+        assert_eq!(ACTIONS.len(), 60);
     }
 
     #[test]

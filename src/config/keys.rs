@@ -98,6 +98,9 @@ pub enum Action {
     /// Open what the selected row contains: a namespace's or node's pods, a deployment's
     /// replicasets, a replicaset's pods.
     DrillDown,
+    /// Show the kind in favourite namespace N (1–9, the most recently used first), or in
+    /// all namespaces (0), as k9s's number keys.
+    FavouriteNamespace(u8),
 }
 
 /// Every action a key can name: (name in the `keys:` section, action, help line). Adding an
@@ -272,6 +275,56 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "drill-down",
         Action::DrillDown,
         "open the row: ns/node → pods, deploy → rs, rs → pods, pod → detail",
+    ),
+    (
+        "namespace-0",
+        Action::FavouriteNamespace(0),
+        "all namespaces",
+    ),
+    (
+        "namespace-1",
+        Action::FavouriteNamespace(1),
+        "favourite namespaces: 1 the last one shown, 2–9 the ones before it",
+    ),
+    (
+        "namespace-2",
+        Action::FavouriteNamespace(2),
+        "favourite namespace 2",
+    ),
+    (
+        "namespace-3",
+        Action::FavouriteNamespace(3),
+        "favourite namespace 3",
+    ),
+    (
+        "namespace-4",
+        Action::FavouriteNamespace(4),
+        "favourite namespace 4",
+    ),
+    (
+        "namespace-5",
+        Action::FavouriteNamespace(5),
+        "favourite namespace 5",
+    ),
+    (
+        "namespace-6",
+        Action::FavouriteNamespace(6),
+        "favourite namespace 6",
+    ),
+    (
+        "namespace-7",
+        Action::FavouriteNamespace(7),
+        "favourite namespace 7",
+    ),
+    (
+        "namespace-8",
+        Action::FavouriteNamespace(8),
+        "favourite namespace 8",
+    ),
+    (
+        "namespace-9",
+        Action::FavouriteNamespace(9),
+        "favourite namespace 9",
     ),
 ];
 

@@ -697,9 +697,11 @@ impl<T: TableRow> LiveView<T> {
     /// these rows only.
     pub fn window(&self, offset: usize, height: usize, now: Timestamp) -> Window {
         let indexer = self.registry.indexer();
-        let rows = self
+        // A row whose object just left the store (its delete not yet applied to this view)
+        // is skipped and the next one fills its place, so the window never comes up short.
+        let rows: Vec<Row> = self
             .rows()
-            .range(offset, height)
+            .range(offset, usize::MAX)
             .filter_map(|e| {
                 let obj = indexer.get_by_key(&e.key)?;
                 let mut cells = obj.cells(now);
@@ -713,12 +715,22 @@ impl<T: TableRow> LiveView<T> {
                     health: obj.health(),
                 })
             })
+            .take(height)
             .collect();
+        // The selection as the rows shown place it (skipped rows shift those below them).
+        let selected = match self.selected() {
+            Some(key) => rows
+                .iter()
+                .position(|r| &r.key == key)
+                .map(|i| offset + i)
+                .or_else(|| self.selected_position()),
+            None => None,
+        };
         Window {
             offset,
             total: self.len(),
             rows,
-            selected: self.selected_position(),
+            selected,
         }
     }
 }
@@ -1027,6 +1039,30 @@ mod tests {
     }
 
     const RESTARTS: usize = 3;
+
+    /// An object deleted from the store before its delete reaches the view: the window
+    /// still fills its height, and the selection is where the rows shown put it (the "last
+    /// row vanished after End then Up" newcomers saw).
+    #[test]
+    fn a_window_stays_full_while_a_delete_is_on_its_way() {
+        let (registry, store) = registry();
+        for name in ["a", "b", "c", "d", "e"] {
+            store.add(pod("ns", name, "web", 0, 1)).unwrap();
+        }
+        let sort = SortSpec {
+            column: 0,
+            descending: false,
+        };
+        let mut view = LiveView::new(registry.clone(), Query::default(), sort).unwrap();
+        view.select(Some("ns/d".into()));
+        store.remove("ns/b");
+        let window = view.window(0, 3, Timestamp::now());
+        let keys: Vec<&str> = window.rows.iter().map(|r| &*r.key).collect();
+        assert_eq!(keys, ["ns/a", "ns/c", "ns/d"]);
+        assert_eq!(window.selected, Some(2), "d is the third row shown");
+        assert!(view.apply(&"ns/b".into()));
+        assert_eq!(view.window(0, 3, Timestamp::now()).selected, Some(2));
+    }
 
     #[test]
     fn rows_follow_updates_one_key_at_a_time() {

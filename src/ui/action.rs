@@ -17,6 +17,8 @@ pub enum InputMode {
     Detail,
     /// Typing a command (`:`).
     Command,
+    /// Picking a kube context to switch to (`:ctx`).
+    Contexts,
 }
 
 /// Which panel the movement keys scroll.

@@ -28,10 +28,12 @@ use crate::resources::{ResourceKind, Timestamp};
 use super::UiError;
 use super::action::{Action, Focus, InputMode};
 use super::command::{self, Command};
+use super::contexts::{Connected, ContextPicker, ContextSwitcher};
 use super::deltas::{DELTA_CAPACITY, DeltaLine};
 use super::detail::{DetailController, DetailTab, Fetched};
 use super::draw::{self, Header, Parts};
 use super::effect::{Effect, Follow};
+use super::favourites::Favourites;
 use super::keymap::map_key;
 use super::layout::Layout;
 use super::nav::{self, HISTORY, ViewSpec};
@@ -77,6 +79,7 @@ enum Wake {
     Tick,
     Frame,
     Fetched(Fetched),
+    Context(Connected),
     Signal,
     Closed(Closed),
 }
@@ -144,6 +147,10 @@ pub struct App {
     state: UiState,
     header: Header,
     detail: DetailController,
+    /// The kube contexts `:ctx` switches between.
+    contexts: ContextSwitcher,
+    /// Each context's last namespaces, for the number keys.
+    favourites: Favourites,
     color: bool,
     /// The last frame's layout: the page sizes of the movement keys.
     layout: Layout,
@@ -173,8 +180,13 @@ impl App {
             stale_since: None,
             undecodable: 0,
             filter: String::new(),
+            favourites: Vec::new(),
         };
+        let contexts =
+            ContextSwitcher::single(starter.cluster().context.clone(), starter.cluster().clone());
         let mut app = Self {
+            contexts,
+            favourites: Favourites::default(),
             starter,
             table,
             parked: Vec::new(),
@@ -193,6 +205,34 @@ impl App {
         // The loop follows the table it starts with; nothing to follow yet.
         let _ = app.refilter();
         Ok(app)
+    }
+
+    /// Switches between these contexts on `:ctx` (the kubeconfig's, or the demo's clusters)
+    /// instead of only the one it started on.
+    pub fn with_contexts(mut self, contexts: ContextSwitcher) -> Self {
+        self.contexts = contexts;
+        self
+    }
+
+    /// Remembers namespace favourites in these (the file under the XDG state directory)
+    /// instead of in memory only.
+    pub fn with_favourites(mut self, favourites: Favourites) -> Self {
+        self.favourites = favourites;
+        self.note_namespace();
+        self
+    }
+
+    /// The namespace shown, if one is, becomes the context's favourite 1.
+    fn note_namespace(&mut self) {
+        if let NamespaceScope::One(ns) = &self.view.scope {
+            self.favourites.used(&self.header.context, ns);
+        }
+        self.header.favourites = self.favourites.namespaces(&self.header.context).to_vec();
+    }
+
+    /// The next finished `:ctx` connection. Cancel-safe, for the event loop's `select!`.
+    pub async fn context_connected(&mut self) -> Option<Connected> {
+        self.contexts.connected().await
     }
 
     /// Uses `keymap` (the configuration's) instead of the built-in keys.
@@ -347,6 +387,7 @@ impl App {
                     entry => Wake::Tap(entry),
                 },
                 Some(fetched) = self.detail.fetched() => Wake::Fetched(fetched),
+                Some(connected) = self.contexts.connected() => Wake::Context(connected),
                 () = signals.recv() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = tokio::time::sleep_until(next_frame.into()), if dirty => Wake::Frame,
@@ -381,6 +422,10 @@ impl App {
                 Wake::Frame => {}
                 Wake::Fetched(fetched) => {
                     self.detail.finish(fetched);
+                    dirty = true;
+                }
+                Wake::Context(connected) => {
+                    follow = self.finish_context(connected);
                     dirty = true;
                 }
                 Wake::Closed(Closed::Rows) => rows_open = false,
@@ -516,6 +561,10 @@ impl App {
                 Vec::new()
             }
             InputMode::Command => self.apply_command(action),
+            InputMode::Contexts => {
+                let effect = self.state.contexts.handle(&action);
+                self.follow_effect(effect, action)
+            }
             InputMode::Normal => self.apply_normal(action),
         }
     }
@@ -582,7 +631,71 @@ impl App {
                 Vec::new()
             }
             Some(Effect::Refresh) => Vec::new(),
+            Some(Effect::SwitchContext(context)) => {
+                self.state.mode = InputMode::Normal;
+                self.switch_context(context);
+                Vec::new()
+            }
         }
+    }
+
+    /// Starts connecting to `context`; the tables switch once it answers
+    /// ([`App::finish_context`]), and until then the old cluster stays on screen.
+    fn switch_context(&mut self, context: String) {
+        if context == self.header.context {
+            self.state.command.error = Some(format!("already on context {context}"));
+            return;
+        }
+        self.state.command.error = Some(format!("connecting to context {context}…"));
+        self.contexts.connect(context);
+    }
+
+    /// A `:ctx` connection finished: on success every table of the old cluster stops (in
+    /// the background) and the same kind shows from the new one, in all namespaces if that
+    /// was the scope, else in the new context's namespace; on failure nothing changes but
+    /// the message saying why.
+    pub fn finish_context(&mut self, connected: Connected) -> Vec<Follow> {
+        let Some((context, result)) = self.contexts.finish(connected) else {
+            return Vec::new();
+        };
+        let cluster = match result {
+            Ok(cluster) => cluster,
+            Err(err) => {
+                self.state.command.error = Some(format!("context {context}: {err}"));
+                return Vec::new();
+            }
+        };
+        let starter = self.starter.for_cluster(cluster.clone());
+        let scope = match &self.view.scope {
+            NamespaceScope::All => NamespaceScope::All,
+            NamespaceScope::One(_) => NamespaceScope::One(cluster.default_namespace.clone()),
+        };
+        let to = ViewSpec::new(self.view.kind, scope);
+        let table = match starter.start(to.kind, &to.scope, SortSpec::default()) {
+            Ok(table) => table,
+            Err(err) => {
+                self.state.command.error = Some(format!("context {context}: {err}"));
+                return Vec::new();
+            }
+        };
+        let old = std::mem::replace(&mut self.table, table);
+        let stopping: Vec<_> = std::iter::once(old.shutdown())
+            .chain(
+                std::mem::take(&mut self.parked)
+                    .into_iter()
+                    .map(|(_, _, table)| table.shutdown()),
+            )
+            .collect();
+        // The old cluster's informers stop off the loop.
+        tokio::spawn(futures::future::join_all(stopping));
+        self.starter = starter;
+        self.detail = DetailController::new(cluster.client.clone(), None);
+        self.history.clear();
+        self.header.context = cluster.context.clone();
+        self.header.server = cluster.server.clone();
+        self.state.command.error = Some(format!("switched to context {context}"));
+        self.load_deltas();
+        self.shown(to)
     }
 
     /// The main screen's actions: movement goes to the focused panel, the table's own keys
@@ -638,6 +751,7 @@ impl App {
                 state.mode = InputMode::Command;
                 state.command.input.clear();
             }
+            Action::FavouriteNamespace(n) => return self.favourite_namespace(n),
             Action::TogglePanels => {
                 state.panels = !state.panels;
                 state.focus = Focus::Table;
@@ -678,6 +792,33 @@ impl App {
         }
     }
 
+    /// The number keys: the kind in favourite namespace `n`, or in all namespaces for 0.
+    fn favourite_namespace(&mut self, n: u8) -> Vec<Follow> {
+        let scope = match n {
+            0 => NamespaceScope::All,
+            n => match self.header.favourites.get(usize::from(n) - 1) {
+                Some(ns) => NamespaceScope::One(ns.clone()),
+                None => {
+                    self.state.command.error = Some(format!(
+                        "no favourite namespace {n} yet: namespaces shown with :pods -n NS or Enter on a namespace become favourites"
+                    ));
+                    return Vec::new();
+                }
+            },
+        };
+        if !self.view.kind.namespaced() {
+            self.state.command.error = Some(format!(
+                "{} are cluster-scoped: no namespace applies",
+                self.view.kind
+            ));
+            return Vec::new();
+        }
+        if scope == self.view.scope {
+            return Vec::new();
+        }
+        self.switch(ViewSpec::new(self.view.kind, scope), true)
+    }
+
     /// Opens the detail of `key` in the table's kind: YAML fetched now, and its history.
     fn open_detail(&mut self, key: &Key) -> Vec<Follow> {
         self.detail.open(self.view.kind, key);
@@ -689,6 +830,21 @@ impl App {
     fn run_command(&mut self, input: &str) -> Vec<Follow> {
         match command::parse(input) {
             Ok(Command::Quit) => vec![Follow::Quit],
+            Ok(Command::Context(Some(context))) => {
+                self.switch_context(context);
+                Vec::new()
+            }
+            Ok(Command::Context(None)) => {
+                match self.contexts.contexts() {
+                    Ok((names, _)) => {
+                        let current = Some(self.header.context.clone());
+                        self.state.contexts = ContextPicker::new(names, current);
+                        self.state.mode = InputMode::Contexts;
+                    }
+                    Err(err) => self.state.command.error = Some(format!(":ctx  {err}")),
+                }
+                Vec::new()
+            }
             Ok(Command::Show { kind, scope }) => {
                 let scope = scope.unwrap_or_else(|| self.view.scope.clone());
                 let to = ViewSpec::new(kind, scope);
@@ -782,6 +938,13 @@ impl App {
             }
             self.load_deltas();
         }
+        self.shown(to)
+    }
+
+    /// The screen follows the table now shown, of `to`.
+    fn shown(&mut self, to: ViewSpec) -> Vec<Follow> {
+        self.view.scope = to.scope.clone();
+        self.note_namespace();
         let state = &mut self.state;
         state.mode = InputMode::Normal;
         state.filter.input = to.filter.clone();

@@ -29,17 +29,24 @@ const COMMANDS: &[(&str, Target)] = &[
     ("secrets", Target::Kind(ResourceKind::Secrets)),
     ("sec", Target::Kind(ResourceKind::Secrets)),
     ("secret", Target::Kind(ResourceKind::Secrets)),
+    ("ctx", Target::Context),
+    ("context", Target::Context),
+    ("contexts", Target::Context),
     ("quit", Target::Quit),
     ("q", Target::Quit),
     ("q!", Target::Quit),
 ];
 
 /// The names hints offer when nothing matches yet: one per command.
-const PRIMARY: &[&str] = &["pods", "nodes", "deploy", "rs", "ns", "secrets", "quit"];
+const PRIMARY: &[&str] = &[
+    "pods", "nodes", "deploy", "rs", "ns", "secrets", "ctx", "quit",
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target {
     Kind(ResourceKind),
+    /// The kube contexts: `:ctx` lists them, `:ctx NAME` switches to one.
+    Context,
     Quit,
 }
 
@@ -51,6 +58,8 @@ pub enum Command {
         kind: ResourceKind,
         scope: Option<NamespaceScope>,
     },
+    /// `:ctx` (pick from the list) or `:ctx NAME` (switch to it).
+    Context(Option<String>),
     Quit,
 }
 
@@ -111,6 +120,13 @@ pub fn parse(input: &str) -> Result<Command, CommandError> {
             return match words.next() {
                 None => Ok(Command::Quit),
                 Some(_) => Err(CommandError::NoArguments(name.to_string())),
+            };
+        }
+        Target::Context => {
+            let context = words.next().map(str::to_owned);
+            return match words.next() {
+                None => Ok(Command::Context(context)),
+                Some(extra) => Err(CommandError::UnexpectedArgument(extra.to_string())),
             };
         }
         Target::Kind(kind) => kind,
@@ -189,6 +205,8 @@ pub fn hint(input: &str) -> String {
     }
     match parse(input) {
         Ok(Command::Quit) => "Enter quits".into(),
+        Ok(Command::Context(None)) => "Enter lists the contexts · :ctx NAME switches".into(),
+        Ok(Command::Context(Some(name))) => format!("Enter switches to context {name}"),
         Ok(Command::Show { kind, scope }) => match (kind.namespaced(), scope) {
             (false, _) => format!("Enter shows {kind}"),
             (true, None) => format!("Enter shows {kind} in the current scope · -n NAMESPACE | -A"),

@@ -45,7 +45,8 @@ pub fn section_of(mode: InputMode) -> Section {
         InputMode::Normal => Section::Normal,
         InputMode::Filter | InputMode::DeltaFilter => Section::Filter,
         InputMode::Help => Section::Help,
-        InputMode::Indexes => Section::Indexes,
+        // The context picker lists like the index browser and takes its keys.
+        InputMode::Indexes | InputMode::Contexts => Section::Indexes,
         InputMode::Detail => Section::Detail,
         InputMode::Command => Section::Command,
     }

@@ -12,6 +12,7 @@ use crate::index_views::registry::ValueCount;
 
 use super::action::{Action, Focus, InputMode};
 use super::command::CommandBar;
+use super::contexts::ContextPicker;
 use super::deltas::DeltaPanel;
 use super::effect::Effect;
 use super::line::LineEdit;
@@ -156,6 +157,8 @@ pub struct UiState {
     /// The command bar (`:`).
     pub command: CommandBar,
     pub help: Help,
+    /// The `:ctx` picker.
+    pub contexts: ContextPicker,
 }
 
 impl UiState {
@@ -173,6 +176,7 @@ impl UiState {
             keymap: Arc::new(built_in_keymap()),
             command: CommandBar::default(),
             help: Help::default(),
+            contexts: ContextPicker::default(),
         }
     }
 }

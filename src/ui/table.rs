@@ -354,6 +354,16 @@ impl TableStarter {
         &self.cluster
     }
 
+    /// The same indexes, tap size and pipeline on another cluster (after `:ctx`).
+    pub fn for_cluster(&self, cluster: Cluster) -> Self {
+        Self {
+            cluster,
+            indexes: self.indexes.clone(),
+            tap_capacity: self.tap_capacity,
+            pipeline: self.pipeline,
+        }
+    }
+
     /// The configured index definitions, all kinds together.
     pub fn indexes(&self) -> &[IndexDefinition] {
         &self.indexes

@@ -44,6 +44,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "informers",
             "duration",
             "sim",
+            "logging",
         ],
     ),
 ];

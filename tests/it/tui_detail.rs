@@ -154,6 +154,7 @@ fn header() -> Header {
         stale_since: None,
         undecodable: 0,
         filter: String::new(),
+        favourites: Vec::new(),
     }
 }
 

@@ -230,7 +230,7 @@ fn commands_parse_with_aliases_and_scopes() {
 
 #[test]
 fn command_hints_and_completion() {
-    assert!(command::hint("").starts_with("pods nodes deploy rs ns secrets quit"));
+    assert!(command::hint("").starts_with("pods nodes deploy rs ns secrets ctx quit"));
     assert_eq!(command::hint("n"), "nodes no node namespaces ns namespace");
     assert_eq!(command::hint("no"), "Enter shows nodes");
     assert!(command::hint("po -n").contains("needs a namespace"));
@@ -927,4 +927,153 @@ fn the_header_says_how_the_first_state_was_read() {
         kscope::ui::app::describe_sync(&status),
         "watching at rv 42 · via list (the server refused the watch-list (422))"
     );
+}
+
+/// `:ctx` over the kubeconfig `kscope sim --clusters 2` writes: the picker lists both
+/// contexts with the current one selected, `:ctx kscope-sim-2` connects in the background
+/// and then shows the second cluster's pods (other names: another seed), a context that is
+/// not in the kubeconfig is refused with the reason and changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctx_switches_between_two_simulated_clusters() {
+    use std::collections::BTreeSet;
+    use std::sync::Arc;
+
+    use kscope::client::cluster::ClusterArgs;
+    use kscope::ui::contexts::ContextSwitcher;
+
+    let dir = crate::common::cli::temp_dir("ctx-switch");
+    let (mut sim, kubeconfig) = crate::common::cli::sim_clusters(
+        &dir,
+        2,
+        &["--pods", "30", "--nodes", "2", "--namespaces", "2"],
+    )
+    .await;
+
+    let args = ClusterArgs {
+        kubeconfig: Some(kubeconfig.clone()),
+        all_namespaces: true,
+        ..ClusterArgs::default()
+    };
+    let cluster = args.connect().await.expect("first context");
+    let (list_args, connect_args) = (args.clone(), args.clone());
+    let contexts = ContextSwitcher::new(
+        Arc::new(move || list_args.context_names()),
+        Arc::new(move |context: String| {
+            let args = connect_args.with_context(&context);
+            Box::pin(async move { args.connect().await })
+        }),
+    );
+    let first_context = cluster.context.clone();
+    let mut app = start_app(
+        cluster,
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+    )
+    .with_contexts(contexts);
+    let keys =
+        |w: &Window| -> BTreeSet<String> { w.rows.iter().map(|r| r.key.to_string()).collect() };
+    let first = keys(&wait_rows(&mut app, "the first cluster's pods", |w| w.total == 30).await);
+
+    run_command(&mut app, "ctx");
+    assert_eq!(app.state().mode, InputMode::Contexts);
+    assert_eq!(app.state().contexts.names, ["kscope-sim-1", "kscope-sim-2"]);
+    assert_eq!(
+        app.state().contexts.names[app.state().contexts.selected],
+        first_context
+    );
+    app.apply(Action::ToggleIndexes);
+    assert_eq!(app.state().mode, InputMode::Normal, "Esc closes the picker");
+
+    run_command(&mut app, "ctx nosuch");
+    let connected = tokio::time::timeout(Duration::from_secs(30), app.context_connected())
+        .await
+        .expect("answered in time")
+        .expect("a result");
+    assert!(app.finish_context(connected).is_empty());
+    let error = app.state().command.error.clone().unwrap_or_default();
+    assert!(
+        error.contains("nosuch") && error.contains("does not exist"),
+        "{error}"
+    );
+    assert_eq!(app.header().context, first_context, "nothing changed");
+
+    run_command(&mut app, "ctx");
+    app.apply(Action::Down);
+    let follow = app.apply(Action::ChooseValue);
+    assert!(follow.is_empty(), "the switch waits for the connection");
+    let connected = tokio::time::timeout(Duration::from_secs(30), app.context_connected())
+        .await
+        .expect("connected in time")
+        .expect("a result");
+    let follow = app.finish_context(connected);
+    assert_eq!(follow, [Follow::Table, Follow::Rows]);
+    assert_eq!(app.header().context, "kscope-sim-2");
+    let second = keys(&wait_rows(&mut app, "the second cluster's pods", |w| w.total == 30).await);
+    assert!(first.is_disjoint(&second), "{first:?} {second:?}");
+    assert!(
+        app.history().is_empty(),
+        "Esc does not go back to the other cluster"
+    );
+
+    drop(app);
+    let _ = sim.kill();
+    let _ = sim.wait();
+}
+
+/// The number keys as k9s's: each namespace shown becomes favourite 1 of the context, `2`
+/// goes back to the one before, `0` shows all namespaces; favourites outlive the app, kept
+/// in the state directory's file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn number_keys_switch_to_favourite_namespaces_remembered_between_runs() {
+    use kscope::ui::favourites::Favourites;
+
+    let sim = Sim::start(SimConfig::with_size(60, 2, 3))
+        .await
+        .expect("sim");
+    let config = sim.kube_config().await.expect("config");
+    let cluster = Cluster::from_config(config.clone(), "sim".into()).expect("cluster");
+    let dir = crate::common::cli::temp_dir("favourites");
+    let file = dir.join("namespaces.json");
+    let mut app = start_app(
+        cluster,
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+    )
+    .with_favourites(Favourites::load(file.clone()));
+    let window = wait_rows(&mut app, "pods", |w| w.total == 60).await;
+    let mut namespaces: Vec<String> = window
+        .rows
+        .iter()
+        .filter_map(|r| r.key.split_once('/').map(|(ns, _)| ns.to_owned()))
+        .collect();
+    namespaces.dedup();
+    assert!(namespaces.len() >= 2, "{namespaces:?}");
+    let (a, b) = (namespaces[0].clone(), namespaces[1].clone());
+    assert!(app.header().favourites.is_empty());
+
+    run_command(&mut app, &format!("pods -n {a}"));
+    run_command(&mut app, &format!("pods -n {b}"));
+    assert_eq!(app.header().favourites, [b.clone(), a.clone()]);
+    app.apply(Action::FavouriteNamespace(2));
+    assert_eq!(app.current().scope, NamespaceScope::One(a.clone()));
+    assert_eq!(
+        app.header().favourites,
+        [a.clone(), b.clone()],
+        "a is the newest now"
+    );
+    app.apply(Action::FavouriteNamespace(0));
+    assert_eq!(app.current().scope, NamespaceScope::All);
+    app.apply(Action::FavouriteNamespace(7));
+    let error = app.state().command.error.clone().unwrap_or_default();
+    assert!(error.contains("no favourite namespace 7"), "{error}");
+    drop(app);
+
+    // A new run on the same context reads them back.
+    let cluster = Cluster::from_config(config, "sim".into()).expect("cluster");
+    let app = start_app(
+        cluster,
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+    )
+    .with_favourites(Favourites::load(file));
+    assert_eq!(app.header().favourites, [a, b]);
+    drop(app);
+    sim.shutdown().await;
 }

@@ -90,6 +90,7 @@ fn header_for(kind: ResourceKind, scope: &str) -> Header {
         stale_since: None,
         undecodable: 0,
         filter: String::new(),
+        favourites: Vec::new(),
     }
 }
 
@@ -796,4 +797,22 @@ fn help_overlay_at_160x45_is_whole() {
     assert!(text.contains("secrets (sec, secret)"), "{text}");
     assert!(text.contains("in the filter bar:"), "{text}");
     insta::assert_snapshot!(text);
+}
+
+/// The `:ctx` picker, the current context marked and selected, at every size.
+#[test]
+fn context_picker_at_160x45_80x24_and_40x10() {
+    use kscope::ui::contexts::ContextPicker;
+    let view = view("");
+    for (width, height) in [(160, 45), (80, 24), (40, 10)] {
+        let mut state = UiState::new(false);
+        state.mode = InputMode::Contexts;
+        state.contexts = ContextPicker::new(
+            vec!["prod-eu".into(), "kscope-demo".into(), "staging".into()],
+            Some("kscope-demo".into()),
+        );
+        let text = render(&view, &mut state, width, height);
+        assert!(text.contains("* kscope-demo"), "{text}");
+        insta::assert_snapshot!(format!("context_picker_{width}x{height}"), text);
+    }
 }

@@ -144,3 +144,42 @@ fn every_signal_restores_the_terminal() {
         session.wait_for("a cleared screen", |s| !s.contains("watching at rv"));
     }
 }
+
+/// `d` describes the selected pod as kubectl describe does, down to its Events; `:ctx`
+/// switches the demo to its second cluster without a restart.
+#[test]
+fn demo_describes_a_pod_and_switches_context() {
+    if crate::common::tools::required("tmux", "to run kscope in a real terminal").is_none() {
+        return;
+    }
+    let state = std::env::temp_dir().join(format!("kscope-tui-ctx-{}", std::process::id()));
+    let command = format!(
+        "env XDG_STATE_HOME={} {} --demo",
+        state.display(),
+        env!("CARGO_BIN_EXE_kscope")
+    );
+    let session = Session::start(format!("kscope-ctx-{}", std::process::id()), &command);
+    session.wait_for("the initial list", |s| {
+        s.contains("watching at rv") && table_rows(s).len() > 5
+    });
+
+    session.keys(&["d"]);
+    session.wait_for("the describe", |s| {
+        s.contains(" Describe ") && s.contains("Name:") && s.contains("Containers:")
+    });
+    session.keys(&["G"]);
+    session.wait_for("its Events", |s| s.contains("Events:"));
+    session.keys(&["Escape"]);
+    session.wait_for("the table again", |s| !s.contains(" Describe "));
+
+    session.keys(&[":", "ctx kscope-demo-2", "Enter"]);
+    let screen = session.wait_for("the second cluster", |s| {
+        s.contains("ctx kscope-demo-2") && s.contains("watching at rv") && table_rows(s).len() > 5
+    });
+    assert!(
+        screen.contains("switched to context kscope-demo-2"),
+        "{screen}"
+    );
+    session.keys(&["q"]);
+    session.wait_exit("q");
+}

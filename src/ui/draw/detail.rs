@@ -140,21 +140,40 @@ fn tab_bar<'a>(detail: &Detail, width: usize, theme: Theme) -> Line<'a> {
 }
 
 fn describe_lines<'a>(detail: &'a Detail, height: usize, theme: Theme) -> Vec<Line<'a>> {
+    text_lines(
+        detail,
+        &detail.describe,
+        detail.describe_scroll,
+        height,
+        theme,
+        describe_line,
+    )
+}
+
+/// `lines` from `scroll` on, each drawn by `line`; or why there are none yet: the fetch
+/// failed, or is still running.
+fn text_lines<'a>(
+    detail: &'a Detail,
+    lines: &'a [String],
+    scroll: usize,
+    height: usize,
+    theme: Theme,
+    line: fn(&'a str, Theme) -> Line<'a>,
+) -> Vec<Line<'a>> {
     if let FetchState::Failed { error, .. } = &detail.fetch {
         return vec![
             Line::styled(error.as_str(), theme.error()),
             Line::styled("r fetches again", theme.dim()),
         ];
     }
-    if detail.describe.is_empty() {
+    if lines.is_empty() {
         return vec![Line::styled("loading…", theme.dim())];
     }
-    detail
-        .describe
+    lines
         .iter()
-        .skip(detail.describe_scroll)
+        .skip(scroll)
         .take(height)
-        .map(|line| describe_line(line, theme))
+        .map(|l| line(l, theme))
         .collect()
 }
 
@@ -178,23 +197,14 @@ fn describe_line(line: &str, theme: Theme) -> Line<'_> {
 }
 
 fn yaml_lines<'a>(detail: &'a Detail, height: usize, theme: Theme) -> Vec<Line<'a>> {
-    if let FetchState::Failed { error, .. } = &detail.fetch {
-        return vec![
-            Line::styled(error.as_str(), theme.error()),
-            Line::styled("r fetches again", theme.dim()),
-        ];
-    }
-    if detail.yaml.lines.is_empty() {
-        return vec![Line::styled("loading…", theme.dim())];
-    }
-    detail
-        .yaml
-        .lines
-        .iter()
-        .skip(detail.yaml_scroll)
-        .take(height)
-        .map(|line| yaml_line(line, theme))
-        .collect()
+    text_lines(
+        detail,
+        &detail.yaml.lines,
+        detail.yaml_scroll,
+        height,
+        theme,
+        yaml_line,
+    )
 }
 
 /// Keys in colour, values plain.

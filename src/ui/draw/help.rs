@@ -86,6 +86,8 @@ fn lines(keymap: &Keymap, width: usize, theme: Theme) -> Vec<Line<'static>> {
         let own: Vec<(String, &str)> = ACTIONS
             .iter()
             .filter(|(_, action, _)| !LINE_EDITING.contains(action))
+            // Favourites 2–9 are said with 1.
+            .filter(|(_, action, _)| !matches!(action, Action::FavouriteNamespace(2..)))
             .filter_map(|(_, action, what)| {
                 let keys = keymap.keys(section, action);
                 let inherited = matches!(

@@ -1,6 +1,7 @@
 //! Drawing: pure functions from an immutable [`Screen`] to a frame. Nothing here locks,
 //! awaits or reads a clock; `now` comes in with the screen, so tests are deterministic.
 
+mod contexts;
 pub mod detail;
 mod header;
 mod help;
@@ -51,6 +52,8 @@ pub struct Header {
     pub undecodable: u64,
     /// The filter the rows match (not what is being typed, which may not parse yet).
     pub filter: String,
+    /// The context's favourite namespaces, most recently used first (keys 1–9).
+    pub favourites: Vec<String>,
 }
 
 /// Everything one frame shows, copied out and laid out before drawing.
@@ -206,6 +209,7 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
             theme,
         ),
         InputMode::Indexes => indexes::draw(frame, areas.table, &screen.state.browser, theme),
+        InputMode::Contexts => contexts::draw(frame, areas.table, &screen.state.contexts, theme),
         InputMode::Normal
         | InputMode::Filter
         | InputMode::DeltaFilter
