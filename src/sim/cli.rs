@@ -73,6 +73,11 @@ pub struct SimArgs {
     /// 50,000): a container too noisy to read line by line, for the log view.
     #[arg(long, value_name = "APP[=RATE]", value_parser = |s: &str| s.parse::<super::NoisyLogs>())]
     pub noisy_logs: Option<super::NoisyLogs>,
+    /// Install the demo's Widget controller: a Deployment in widget-system that reconciles
+    /// Widgets (owned ConfigMaps, status conditions, retries) and serves controller-runtime
+    /// metrics at pods/NAME:8080/proxy/metrics.
+    #[arg(long, conflicts_with = "no_controllers")]
+    pub widget_controller: bool,
     /// Bearer token to require: KSCOPE_SIM_TOKEN (see below).
     #[arg(skip = std::env::var("KSCOPE_SIM_TOKEN").ok())]
     pub token: Option<String>,
@@ -132,6 +137,7 @@ impl SimArgs {
             state_dir: self.state_dir.clone(),
             controllers: !self.no_controllers,
             noisy_logs: self.noisy_logs.clone(),
+            widget_controller: self.widget_controller,
         }
     }
 }

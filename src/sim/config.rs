@@ -44,6 +44,10 @@ pub struct SimConfig {
     pub controllers: bool,
     /// An app whose containers write their logs very fast.
     pub noisy_logs: Option<super::NoisyLogs>,
+    /// Whether the demo's Widget controller is installed (a Deployment in `widget-system`
+    /// reconciling Widgets, with /metrics through pods/proxy). Off by default: it adds a
+    /// namespace, a Deployment and a pod to the generated cluster. Needs `controllers`.
+    pub widget_controller: bool,
 }
 
 impl Default for SimConfig {
@@ -66,6 +70,7 @@ impl Default for SimConfig {
             state_dir: None,
             controllers: true,
             noisy_logs: None,
+            widget_controller: false,
         }
     }
 }
@@ -111,6 +116,12 @@ impl SimConfig {
     /// Keeps the sim's CA, serving certificate and token in `dir` across restarts.
     pub fn state_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.state_dir = Some(dir.into());
+        self
+    }
+
+    /// Installs the demo's Widget controller (see [`SimConfig::widget_controller`]).
+    pub fn widget_controller(mut self, on: bool) -> Self {
+        self.widget_controller = on;
         self
     }
 

@@ -96,7 +96,13 @@ impl Faults {
 
     /// Whether requests for `resource` are refused with 403.
     pub fn forbids(&self, resource: Resource) -> bool {
-        self.forbidden.iter().any(|r| r == resource.plural())
+        self.forbids_name(resource.plural())
+    }
+
+    /// Whether requests for `name` (a plural, or a subresource such as `pods/proxy`) are
+    /// refused with 403.
+    pub fn forbids_name(&self, name: &str) -> bool {
+        self.forbidden.iter().any(|r| r == name)
     }
 
     pub fn watch_gone(&self) -> bool {
@@ -113,10 +119,10 @@ impl Faults {
             FaultSpec::ListDelay(d) => self.list_delay = Some(*d),
             FaultSpec::History(n) => self.history = Some(*n),
             FaultSpec::RefuseWatchList(refuse) => self.refuse_watch_list = *refuse,
-            FaultSpec::Forbid(resources) => {
-                for r in resources {
-                    if !self.forbids(*r) {
-                        self.forbidden.push(r.plural().to_string());
+            FaultSpec::Forbid(names) => {
+                for name in names {
+                    if !self.forbids_name(name) {
+                        self.forbidden.push(name.clone());
                     }
                 }
             }
@@ -135,8 +141,9 @@ pub enum FaultSpec {
     History(usize),
     /// `refuse-watch-list=true`
     RefuseWatchList(bool),
-    /// `forbid=nodes,pods`: repeatable, each adds to the refused set.
-    Forbid(Vec<Resource>),
+    /// `forbid=nodes,pods`: repeatable, each adds to the refused set (plurals, or
+    /// `pods/proxy` for the pod proxy alone).
+    Forbid(Vec<String>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -144,7 +151,7 @@ pub enum FaultParseError {
     #[error(
         "unknown fault {0:?}; expected drop-watch=DURATION, watch-410=RATIO, error-500=RATIO, \
          throttle-429=RATIO, list-delay=DURATION, history=EVENTS, refuse-watch-list=BOOL or \
-         forbid=RESOURCE[,RESOURCE]"
+         forbid=RESOURCE[,RESOURCE] (or pods/proxy)"
     )]
     Unknown(String),
     #[error("bad value in {0:?}: {1}")]
@@ -181,9 +188,11 @@ impl FromStr for FaultSpec {
             )),
             "forbid" => value
                 .split(',')
-                .map(|name| {
-                    Resource::from_name(name.trim())
-                        .ok_or_else(|| bad(format!("the sim serves no resource {name:?}")))
+                .map(|name| match name.trim() {
+                    sub @ "pods/proxy" => Ok(sub.to_string()),
+                    name => Resource::from_name(name)
+                        .map(|r| r.plural().to_string())
+                        .ok_or_else(|| bad(format!("the sim serves no resource {name:?}"))),
                 })
                 .collect::<Result<Vec<_>, _>>()
                 .map(FaultSpec::Forbid),
@@ -232,7 +241,7 @@ mod tests {
         assert!("explode=1".parse::<FaultSpec>().is_err());
         assert_eq!(
             "forbid=nodes,pod".parse::<FaultSpec>(),
-            Ok(FaultSpec::Forbid(vec![Resource::Nodes, Resource::Pods]))
+            Ok(FaultSpec::Forbid(vec!["nodes".into(), "pods".into()]))
         );
         assert!("forbid=nodes,widgets".parse::<FaultSpec>().is_err());
         assert_eq!(
@@ -244,10 +253,17 @@ mod tests {
     #[test]
     fn forbid_adds_up_without_duplicates() {
         let mut f = Faults::default();
-        f.apply(&FaultSpec::Forbid(vec![Resource::Nodes]));
-        f.apply(&FaultSpec::Forbid(vec![Resource::Nodes, Resource::Pods]));
-        assert_eq!(f.forbidden, ["nodes", "pods"]);
-        assert!(f.forbids(Resource::Pods) && !f.forbids(Resource::Namespaces));
+        f.apply(&FaultSpec::Forbid(vec!["nodes".into()]));
+        f.apply(&FaultSpec::Forbid(vec![
+            "nodes".into(),
+            "pods/proxy".into(),
+        ]));
+        assert_eq!(f.forbidden, ["nodes", "pods/proxy"]);
+        assert!(f.forbids_name("pods/proxy") && !f.forbids(Resource::Pods));
+        assert_eq!(
+            "forbid=pods/proxy".parse::<FaultSpec>(),
+            Ok(FaultSpec::Forbid(vec!["pods/proxy".into()]))
+        );
     }
 
     #[test]

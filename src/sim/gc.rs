@@ -126,7 +126,21 @@ pub(crate) const FOREGROUND_DELETION: &str = "foregroundDeletion";
 
 /// Whether objects of `resource` can have dependents the garbage collector deletes.
 pub(crate) fn owns_dependents(resource: Resource) -> bool {
-    resource == Resource::Deployments || resource == Resource::ReplicaSets
+    !children(resource).is_empty()
+}
+
+/// The kinds whose objects an object of `resource` controls.
+fn children(resource: Resource) -> &'static [Resource] {
+    match resource {
+        Resource::Deployments => &[Resource::ReplicaSets],
+        Resource::ReplicaSets | Resource::Jobs => &[Resource::Pods],
+        Resource::StatefulSets | Resource::DaemonSets => {
+            &[Resource::Pods, Resource::ControllerRevisions]
+        }
+        Resource::CronJobs => &[Resource::Jobs],
+        Resource::Services => &[Resource::EndpointSlices],
+        _ => &[],
+    }
 }
 
 /// The garbage collector's foreground deletion of `key` (marked with
@@ -172,19 +186,23 @@ fn dependents(
                 })
                 .collect()
         }
-        Resource::Deployments | Resource::ReplicaSets => {
-            let child = if resource == Resource::Deployments {
-                Resource::ReplicaSets
-            } else {
-                Resource::Pods
-            };
+        _ => {
             let uid = current.uid.clone();
-            txn.find(child, |_, o| o.controller_uid.as_deref() == Some(&*uid))
-                .into_iter()
-                .map(|k| (child, k))
+            // Dependents share their owner's namespace.
+            let prefix = key
+                .split_once('/')
+                .map_or(String::new(), |(ns, _)| format!("{ns}/"));
+            children(resource)
+                .iter()
+                .flat_map(|&child| {
+                    txn.scan(child, &prefix)
+                        .into_iter()
+                        .filter(|(_, o)| o.controller_uid.as_deref() == Some(&*uid))
+                        .map(move |(k, _)| (child, k))
+                        .collect::<Vec<_>>()
+                })
                 .collect()
         }
-        _ => Vec::new(),
     }
 }
 

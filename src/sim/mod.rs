@@ -34,6 +34,7 @@ mod resources;
 mod selectors;
 mod store;
 mod tls;
+pub(crate) mod widgets;
 mod workload;
 
 use std::collections::BTreeMap;
@@ -102,6 +103,8 @@ pub(crate) struct Shared {
     controllers: controllers::Controllers,
     /// The app whose containers write logs very fast.
     noisy_logs: Option<logs::NoisyLogs>,
+    /// What the demo's Widget controller serves at /metrics (see [`widgets`]).
+    widget_metrics: widgets::WidgetMetrics,
 }
 
 impl Shared {
@@ -166,6 +169,7 @@ impl Sim {
             history: config.history,
             controllers: controllers::Controllers::default(),
             noisy_logs: config.noisy_logs.clone(),
+            widget_metrics: widgets::WidgetMetrics::default(),
         });
         shared.set_faults(config.faults.clone());
         shared.controllers.set_enabled(config.controllers);
@@ -194,6 +198,10 @@ impl Sim {
             config.churn_for,
         ));
         let controllers = tokio::spawn(controllers::run(shared.clone()));
+        let mut tasks = vec![server, churn, controllers];
+        if config.widget_controller && config.controllers {
+            tasks.push(tokio::spawn(widgets::run(shared.clone())));
+        }
         tracing::info!(%url, "sim ready");
         Ok(SimHandle {
             shared,
@@ -201,7 +209,7 @@ impl Sim {
             addr,
             ca_pem,
             kubeconfig,
-            tasks: vec![server, churn, controllers],
+            tasks,
         })
     }
 }

@@ -109,7 +109,13 @@ pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
         }
         Source::Demo(args) => {
             // Two clusters, so that `:ctx` has somewhere to go: a busy one and a small one.
-            let sim = Sim::start(SimConfig::with_size(3000, 30, 8).churn(5.0, None)).await?;
+            // The busy one runs the demo's Widget controller, with its metrics.
+            let sim = Sim::start(
+                SimConfig::with_size(3000, 30, 8)
+                    .churn(5.0, None)
+                    .widget_controller(true),
+            )
+            .await?;
             let second =
                 Sim::start(SimConfig::with_size(400, 6, 3).seed(2).churn(1.0, None)).await?;
             let configs = [

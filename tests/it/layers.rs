@@ -31,7 +31,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "duration",
         ],
     ),
-    ("sim", &["duration"]),
+    // The demo's Widget controller runs kscope's informers and workqueue inside the sim.
+    ("sim", &["duration", "informers"]),
     (
         "ui",
         &[

@@ -21,6 +21,8 @@ mod sim_fidelity;
 mod sim_kinds;
 mod sim_kubectl;
 mod sim_protocol;
+mod sim_widgets;
+mod sim_workloads;
 mod sim_writes;
 mod stale;
 mod tui_detail;

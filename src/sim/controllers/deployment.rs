@@ -273,7 +273,7 @@ fn same_template(rs_template: &Value, template: &Value) -> bool {
 
 /// A stable hash of the template, spelled as the controller spells its pod-template-hash
 /// (no vowels, so it never spells a word).
-fn template_hash(template: &Value) -> String {
+pub(super) fn template_hash(template: &Value) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     // A fixed-key hasher, so the same template gets the same name across restarts.
     let mut hasher = std::hash::DefaultHasher::new();

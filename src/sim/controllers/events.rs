@@ -22,6 +22,22 @@ pub(super) const REPLICASET_CONTROLLER: Source<'static> = Source {
     component: "replicaset-controller",
     host: None,
 };
+pub(super) const STATEFULSET_CONTROLLER: Source<'static> = Source {
+    component: "statefulset-controller",
+    host: None,
+};
+pub(super) const DAEMONSET_CONTROLLER: Source<'static> = Source {
+    component: "daemonset-controller",
+    host: None,
+};
+pub(super) const JOB_CONTROLLER: Source<'static> = Source {
+    component: "job-controller",
+    host: None,
+};
+pub(super) const CRONJOB_CONTROLLER: Source<'static> = Source {
+    component: "cronjob-controller",
+    host: None,
+};
 pub(super) const SCHEDULER: Source<'static> = Source {
     component: "default-scheduler",
     host: None,
@@ -43,6 +59,30 @@ pub(super) fn normal(
     message: &str,
     source: &Source<'_>,
 ) -> Result<(), StoreError> {
+    record(txn, object, field_path, "Normal", reason, message, source)
+}
+
+/// Records a Warning event about `object`.
+pub(super) fn warning(
+    txn: &mut Txn<'_>,
+    object: &Value,
+    field_path: Option<&str>,
+    reason: &str,
+    message: &str,
+    source: &Source<'_>,
+) -> Result<(), StoreError> {
+    record(txn, object, field_path, "Warning", reason, message, source)
+}
+
+fn record(
+    txn: &mut Txn<'_>,
+    object: &Value,
+    field_path: Option<&str>,
+    kind: &str,
+    reason: &str,
+    message: &str,
+    source: &Source<'_>,
+) -> Result<(), StoreError> {
     let meta = &object["metadata"];
     let namespace = meta["namespace"].as_str().unwrap_or("default");
     let name = meta["name"].as_str().unwrap_or("");
@@ -50,6 +90,7 @@ pub(super) fn normal(
     let now = manifests::timestamp(manifests::now_seconds());
     let same = |e: &Value| {
         e["involvedObject"]["uid"] == uid
+            && e["type"] == kind
             && e["reason"] == reason
             && e["message"] == message
             && e["source"]["component"] == source.component
@@ -63,7 +104,7 @@ pub(super) fn normal(
         event["count"] = json!(count + 1);
         event["lastTimestamp"] = json!(now);
         txn.put(Resource::Events, &key, &mut event)?;
-        return Ok(());
+        return mirror(txn, &key, &event);
     }
     let mut involved = json!({
         "kind": object["kind"],
@@ -99,15 +140,48 @@ pub(super) fn normal(
         "firstTimestamp": now,
         "lastTimestamp": now,
         "count": 1,
-        "type": "Normal",
+        "type": kind,
         "eventTime": null,
         "reportingComponent": source.component,
         "reportingInstance": source.host.unwrap_or(""),
     });
-    txn.put(
-        Resource::Events,
-        &format!("{namespace}/{event_name}"),
-        &mut event,
-    )?;
+    let key = format!("{namespace}/{event_name}");
+    txn.put(Resource::Events, &key, &mut event)?;
+    mirror(txn, &key, &event)
+}
+
+/// The same event as events.k8s.io/v1 serves it: the core fields under their new names
+/// (`regarding`, `note`, `reportingController`), the old ones as `deprecated*`, and a
+/// repeat counted in `series`.
+fn mirror(txn: &mut Txn<'_>, key: &str, event: &Value) -> Result<(), StoreError> {
+    let micro = |t: &Value| {
+        t.as_str()
+            .map(|t| json!(format!("{}.000000Z", t.trim_end_matches('Z'))))
+            .unwrap_or(Value::Null)
+    };
+    let count = event["count"].as_u64().unwrap_or(1);
+    let mut v1 = json!({
+        "kind": "Event",
+        "apiVersion": "events.k8s.io/v1",
+        "metadata": event["metadata"].clone(),
+        "eventTime": micro(&event["firstTimestamp"]),
+        "reportingController": event["reportingComponent"],
+        "reportingInstance": event["reportingInstance"],
+        "reason": event["reason"],
+        "regarding": event["involvedObject"],
+        "note": event["message"],
+        "type": event["type"],
+        "deprecatedSource": event["source"],
+        "deprecatedFirstTimestamp": event["firstTimestamp"],
+        "deprecatedLastTimestamp": event["lastTimestamp"],
+        "deprecatedCount": count,
+    });
+    if count > 1 {
+        v1["series"] = json!({"count": count, "lastObservedTime": micro(&event["lastTimestamp"])});
+    }
+    if let Some(meta) = v1["metadata"].as_object_mut() {
+        meta.remove("resourceVersion");
+    }
+    txn.put(Resource::EventsV1, key, &mut v1)?;
     Ok(())
 }

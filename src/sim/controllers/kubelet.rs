@@ -12,7 +12,7 @@ use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
 use super::super::workload::{node_ip, pod_ip};
-use super::{FollowUps, STEP_DELAY, Work, decode, events, owner_key};
+use super::{FollowUps, STEP_DELAY, Work, decode, endpoints, events, owner_work, pods};
 
 /// How long an unschedulable pod waits before the scheduler tries it again.
 const UNSCHEDULABLE_RETRY: Duration = Duration::from_secs(5);
@@ -31,9 +31,11 @@ pub(super) fn unscheduled(pod: &mut Value) {
 }
 
 /// How far along a pod is: unscheduled 0, scheduled 1, creating containers 2, running but
-/// not ready 3, ready 4.
+/// not ready 3, ready 4, finished (Succeeded or Failed) 5.
 pub(super) fn progress(pod: &Value) -> u8 {
-    if is_ready(pod) {
+    if pods::finished(pod) {
+        5
+    } else if is_ready(pod) {
         4
     } else if pod["status"]["phase"] == "Running" {
         3
@@ -72,13 +74,15 @@ fn containers(pod: &Value) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-/// The kubelet stops a pod's containers: a Killing event for each started one.
-pub(super) fn kill(txn: &mut Txn<'_>, pod: &Value) -> Result<(), StoreError> {
+/// The kubelet stops a pod's containers: a Killing event for each started one. The
+/// Services selecting the pod are to recount their endpoints.
+pub(super) fn kill(txn: &mut Txn<'_>, pod: &Value) -> Result<FollowUps, StoreError> {
+    let services = endpoints::services_selecting(txn, pod);
     let Some(node) = pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) else {
-        return Ok(());
+        return Ok(services);
     };
-    if progress(pod) < 3 {
-        return Ok(());
+    if !matches!(progress(pod), 3 | 4) {
+        return Ok(services);
     }
     for (name, _) in containers(pod) {
         events::normal(
@@ -90,7 +94,7 @@ pub(super) fn kill(txn: &mut Txn<'_>, pod: &Value) -> Result<(), StoreError> {
             &events::kubelet(node),
         )?;
     }
-    Ok(())
+    Ok(services)
 }
 
 /// The next step for pod `key`.
@@ -173,28 +177,26 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             let node = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
             let mut rng = rand::rng();
             let ip = pod_ip(rng.random_range(POD_IP_RANGE));
-            let statuses: Vec<Value> = containers(&pod)
+            let specs = container_specs(&pod);
+            let statuses: Vec<Value> = specs
                 .iter()
-                .map(|(name, image)| json!({
-                    "name": name, "image": image,
-                    "imageID": format!("{}@sha256:{}", image.split(':').next().unwrap_or(image), manifests::hex(&mut rng, 64)),
-                    "containerID": format!("containerd://{}", manifests::hex(&mut rng, 64)),
-                    "ready": true, "restartCount": 0, "started": true,
-                    "state": {"running": {"startedAt": now}}, "lastState": {},
-                }))
+                .map(|c| {
+                    let image = c["image"].as_str().unwrap_or("");
+                    json!({
+                        "name": c["name"], "image": image,
+                        "imageID": format!("{}@sha256:{}", image.split(':').next().unwrap_or(image), manifests::hex(&mut rng, 64)),
+                        "containerID": format!("containerd://{}", manifests::hex(&mut rng, 64)),
+                        "ready": Plan::of(c, "Always").probe_passes, "restartCount": 0, "started": true,
+                        "state": {"running": {"startedAt": now}}, "lastState": {},
+                    })
+                })
                 .collect();
             let status = &mut pod["status"];
             status["phase"] = json!("Running");
             status["podIP"] = json!(ip);
             status["podIPs"] = json!([{"ip": ip}]);
             status["containerStatuses"] = json!(statuses);
-            status["conditions"] = json!([
-                condition("PodReadyToStartContainers"),
-                condition("Initialized"),
-                condition("Ready"),
-                condition("ContainersReady"),
-                condition("PodScheduled"),
-            ]);
+            set_conditions(&mut pod, &now);
             txn.put(Resource::Pods, key, &mut pod)?;
             let source = events::kubelet(&node);
             for (name, _) in containers(&pod) {
@@ -204,15 +206,378 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
                 let started = format!("Started container {name}");
                 events::normal(txn, &pod, Some(&path), "Started", &started, &source)?;
             }
-            Ok(owner_key(&pod, "ReplicaSet")
-                .map(|rs| vec![(Work::ReplicaSet(rs), None)])
-                .unwrap_or_default())
+            let mut follow = next_steps(&pod, key);
+            follow.extend(owner_work(&pod).map(|w| (w, None)));
+            follow.extend(endpoints::services_selecting(txn, &pod));
+            Ok(follow)
         }
+        3 | 4 => lifecycle(txn, key, pod),
         _ => Ok(Vec::new()),
     }
 }
 
-/// The least loaded schedulable node whose labels satisfy the pod's nodeSelector.
+/// What a container does once started, read from its spec as a kubelet would see it happen:
+/// a script that says `exit N` (or is `false`) ends with N, after `sleep S` if it says so;
+/// under a restartPolicy other than Always every container runs to an end (exit 0 unless
+/// it says otherwise); a readiness probe whose command is `false` or exits non-zero fails.
+struct Plan {
+    /// How long it runs and how it ends, if it ends.
+    ends: Option<(Duration, i64)>,
+    probe_passes: bool,
+    /// The readiness probe's period.
+    probe_period: Duration,
+}
+
+/// How long a finite container runs when its script does not say.
+const DEFAULT_RUN: Duration = Duration::from_secs(1);
+/// The longest a script's `sleep` is taken at its word.
+const MAX_RUN: Duration = Duration::from_secs(3_600);
+
+impl Plan {
+    fn of(container: &Value, restart_policy: &str) -> Plan {
+        let words = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|w| w.as_str())
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let mut script = words(&container["command"]);
+        script.extend(words(&container["args"]));
+        let script = script.join(" ");
+        let exit = explicit_exit(&script);
+        let run = number_after(&script, "sleep ")
+            .map_or(DEFAULT_RUN, |s| Duration::from_secs_f64(s).min(MAX_RUN));
+        let ends = match exit {
+            Some(code) => Some((run, code)),
+            None if restart_policy != "Always" => Some((run, 0)),
+            None => None,
+        };
+        let probe = &container["readinessProbe"];
+        let probe_script = words(&probe["exec"]["command"]).join(" ");
+        let probe_passes =
+            probe_script.is_empty() || explicit_exit(&probe_script).is_none_or(|c| c == 0);
+        let probe_period =
+            Duration::from_secs(probe["periodSeconds"].as_u64().unwrap_or(10).max(1));
+        Plan {
+            ends,
+            probe_passes,
+            probe_period,
+        }
+    }
+}
+
+/// The exit code a script states: `exit N`, or a bare `false`.
+fn explicit_exit(script: &str) -> Option<i64> {
+    if let Some(code) = number_after(script, "exit ") {
+        return Some(code as i64);
+    }
+    script
+        .split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|')
+        .any(|w| w == "false")
+        .then_some(1)
+}
+
+/// The number that follows the first `word` in `script`.
+fn number_after(script: &str, word: &str) -> Option<f64> {
+    let (_, rest) = script.split_once(word)?;
+    let digits: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    digits.parse().ok()
+}
+
+fn container_specs(pod: &Value) -> Vec<Value> {
+    pod["spec"]["containers"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn restart_policy(pod: &Value) -> &str {
+    pod["spec"]["restartPolicy"].as_str().unwrap_or("Always")
+}
+
+/// When the kubelet next looks at a started pod: when a container is due to end or to be
+/// restarted, or its failing readiness probe runs again.
+fn next_steps(pod: &Value, key: &str) -> FollowUps {
+    let now = now_ms();
+    let policy = restart_policy(pod);
+    let specs = container_specs(pod);
+    let mut due: Option<i64> = None;
+    let mut soonest = |at: i64| due = Some(due.map_or(at, |d| d.min(at)));
+    for status in pod["status"]["containerStatuses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let Some(spec) = specs.iter().find(|c| c["name"] == status["name"]) else {
+            continue;
+        };
+        let plan = Plan::of(spec, policy);
+        let state = &status["state"];
+        if let Some(started) = millis(&state["running"]["startedAt"]) {
+            if let Some((run, _)) = plan.ends {
+                soonest(started + run.as_millis() as i64);
+            }
+            if !plan.probe_passes {
+                soonest(now + plan.probe_period.as_millis() as i64);
+            }
+        } else if let Some(at) = restart_at(status) {
+            soonest(at);
+        }
+    }
+    due.map(|at| {
+        let wait = Duration::from_millis(at.saturating_sub(now).max(0) as u64);
+        vec![(Work::Pod(key.into()), Some(wait.max(STEP_DELAY)))]
+    })
+    .unwrap_or_default()
+}
+
+/// The base of the kubelet's crash-loop back-off, doubled at each restart up to its cap.
+const BACKOFF_BASE: Duration = Duration::from_secs(10);
+const BACKOFF_CAP: Duration = Duration::from_secs(300);
+
+/// How long the kubelet waits before restarting a container that has restarted `restarts`
+/// times: the first restart is at once, then 10s, 20s, 40s... up to 5m.
+fn backoff(restarts: u64) -> Duration {
+    if restarts == 0 {
+        return STEP_DELAY;
+    }
+    let doubled = BACKOFF_BASE.saturating_mul(1 << (restarts - 1).min(16) as u32);
+    doubled.min(BACKOFF_CAP)
+}
+
+/// Go's spelling of a whole-second duration (`10s`, `1m20s`, `5m0s`).
+fn go_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    if s < 60 {
+        format!("{s}s")
+    } else {
+        format!("{}m{}s", s / 60, s % 60)
+    }
+}
+
+/// Whether the kubelet restarts a container that exited with `code` under `policy`.
+fn restarts_after(policy: &str, code: i64) -> bool {
+    policy == "Always" || (policy == "OnFailure" && code != 0)
+}
+
+/// The exit code of a container's last ended instance (0 if none ended).
+fn last_exit(status: &Value) -> i64 {
+    status["state"]["terminated"]["exitCode"]
+        .as_i64()
+        .or_else(|| status["lastState"]["terminated"]["exitCode"].as_i64())
+        .unwrap_or(0)
+}
+
+/// When a container that ended and is to be restarted will be (Unix milliseconds).
+fn restart_at(status: &Value) -> Option<i64> {
+    let ended = &status["state"]["terminated"];
+    let waiting = &status["state"]["waiting"];
+    let finished = if ended.is_object() {
+        millis(&ended["finishedAt"])?
+    } else if waiting["reason"] == "CrashLoopBackOff" {
+        millis(&status["lastState"]["terminated"]["finishedAt"])?
+    } else {
+        return None;
+    };
+    let restarts = status["restartCount"].as_u64().unwrap_or(0);
+    Some(finished + backoff(restarts).as_millis() as i64)
+}
+
+fn millis(v: &Value) -> Option<i64> {
+    v.as_str()?
+        .parse::<jiff::Timestamp>()
+        .ok()
+        .map(|t| t.as_millisecond())
+}
+
+fn now_ms() -> i64 {
+    jiff::Timestamp::now().as_millisecond()
+}
+
+/// Sets the pod's conditions from its containers' readiness (or completion).
+fn set_conditions(pod: &mut Value, now: &str) {
+    let statuses = pod["status"]["containerStatuses"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let finished = pods::finished(pod);
+    let ready = !finished && !statuses.is_empty() && statuses.iter().all(|s| s["ready"] == true);
+    let previous = pod["status"]["conditions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let condition = |kind: &str, ok: bool, reason: Option<&str>, message: Option<&str>| {
+        let status = if ok { "True" } else { "False" };
+        let transition = previous
+            .iter()
+            .find(|c| c["type"] == kind && c["status"] == status)
+            .map_or(json!(now), |c| c["lastTransitionTime"].clone());
+        let mut c = json!({"type": kind, "status": status, "lastProbeTime": null, "lastTransitionTime": transition});
+        if let Some(reason) = reason {
+            c["reason"] = json!(reason);
+        }
+        if let Some(message) = message {
+            c["message"] = json!(message);
+        }
+        c
+    };
+    let unready: Vec<String> = statuses
+        .iter()
+        .filter(|s| s["ready"] != true)
+        .filter_map(|s| s["name"].as_str().map(str::to_string))
+        .collect();
+    let message = format!("containers with unready status: [{}]", unready.join(" "));
+    let (reason, message) = if finished {
+        (Some("PodCompleted"), None)
+    } else if ready {
+        (None, None)
+    } else {
+        (Some("ContainersNotReady"), Some(message.as_str()))
+    };
+    pod["status"]["conditions"] = json!([
+        condition("PodReadyToStartContainers", !finished, None, None),
+        condition(
+            "Initialized",
+            true,
+            finished.then_some("PodCompleted"),
+            None
+        ),
+        condition("Ready", ready, reason, message),
+        condition("ContainersReady", ready, reason, message),
+        condition("PodScheduled", true, None, None),
+    ]);
+}
+
+/// A running pod's containers end, crash, wait in back-off and restart, as their plans say;
+/// the pod finishes when they all ended and none is to restart.
+fn lifecycle(txn: &mut Txn<'_>, key: &str, mut pod: Value) -> Result<FollowUps, StoreError> {
+    let before = pod.clone();
+    let now_at = now_ms();
+    let now = manifests::timestamp(manifests::now_seconds());
+    let node = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
+    let policy = restart_policy(&pod).to_string();
+    let specs = container_specs(&pod);
+    let pod_name = pod["metadata"]["name"].as_str().unwrap_or("").to_string();
+    let namespace = pod["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let uid = pod["metadata"]["uid"].as_str().unwrap_or("").to_string();
+    let mut statuses = pod["status"]["containerStatuses"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    // Events are recorded after the pod's write, so each names the pod's new version.
+    let mut normal: Vec<(String, &str, String)> = Vec::new();
+    let mut warnings: Vec<(String, &str, String)> = Vec::new();
+    let mut rng = rand::rng();
+    for status in &mut statuses {
+        let Some(spec) = specs.iter().find(|c| c["name"] == status["name"]) else {
+            continue;
+        };
+        let plan = Plan::of(spec, &policy);
+        let name = status["name"].as_str().unwrap_or("").to_string();
+        let path = format!("spec.containers{{{name}}}");
+        let restarts = status["restartCount"].as_u64().unwrap_or(0);
+        if let Some(started) = millis(&status["state"]["running"]["startedAt"]) {
+            if let Some((run, code)) = plan.ends
+                && started + run.as_millis() as i64 <= now_at
+            {
+                let terminated = json!({"terminated": {
+                    "exitCode": code, "reason": if code == 0 { "Completed" } else { "Error" },
+                    "startedAt": status["state"]["running"]["startedAt"], "finishedAt": now,
+                    "containerID": status["containerID"],
+                }});
+                let restart = restarts_after(&policy, code);
+                status["ready"] = json!(false);
+                status["started"] = json!(false);
+                if restart && restarts > 0 {
+                    let wait = go_duration(backoff(restarts));
+                    status["lastState"] = terminated;
+                    status["state"] = json!({"waiting": {
+                        "reason": "CrashLoopBackOff",
+                        "message": format!("back-off {wait} restarting failed container={name} pod={pod_name}_{namespace}({uid})"),
+                    }});
+                    warnings.push((path, "BackOff", format!("Back-off restarting failed container {name} in pod {pod_name}_{namespace}({uid})")));
+                } else {
+                    status["state"] = terminated;
+                }
+            } else if !plan.probe_passes {
+                warnings.push((path, "Unhealthy", "Readiness probe failed: ".to_string()));
+            }
+        } else if let Some(at) = restart_at(status)
+            && at <= now_at
+            && restarts_after(&policy, last_exit(status))
+        {
+            let previous = if status["state"]["terminated"].is_object() {
+                status["state"].clone()
+            } else {
+                status["lastState"].clone()
+            };
+            status["lastState"] = previous;
+            status["restartCount"] = json!(restarts + 1);
+            status["state"] = json!({"running": {"startedAt": now}});
+            status["containerID"] = json!(format!("containerd://{}", manifests::hex(&mut rng, 64)));
+            status["ready"] = json!(plan.probe_passes);
+            status["started"] = json!(true);
+            let image = status["image"].as_str().unwrap_or("").to_string();
+            normal.push((
+                path.clone(),
+                "Pulled",
+                format!("Container image \"{image}\" already present on machine"),
+            ));
+            normal.push((
+                path.clone(),
+                "Created",
+                format!("Created container: {name}"),
+            ));
+            normal.push((path, "Started", format!("Started container {name}")));
+        }
+    }
+    // Every container ended and none is to restart: the pod is done.
+    let done = statuses
+        .iter()
+        .all(|s| s["state"]["terminated"].is_object() && !restarts_after(&policy, last_exit(s)));
+    if done {
+        let failed = statuses
+            .iter()
+            .any(|s| s["state"]["terminated"]["exitCode"] != 0);
+        pod["status"]["phase"] = json!(if failed { "Failed" } else { "Succeeded" });
+    }
+    pod["status"]["containerStatuses"] = json!(statuses);
+    set_conditions(&mut pod, &now);
+    if pod != before {
+        txn.put(Resource::Pods, key, &mut pod)?;
+    }
+    let source = events::kubelet(&node);
+    for (path, reason, message) in &normal {
+        events::normal(txn, &pod, Some(path), reason, message, &source)?;
+    }
+    for (path, reason, message) in &warnings {
+        events::warning(txn, &pod, Some(path), reason, message, &source)?;
+    }
+    let mut follow = if done {
+        Vec::new()
+    } else {
+        next_steps(&pod, key)
+    };
+    if is_ready(&pod) != is_ready(&before) || pods::finished(&pod) {
+        follow.extend(owner_work(&pod).map(|w| (w, None)));
+        follow.extend(endpoints::services_selecting(txn, &pod));
+    }
+    Ok(follow)
+}
+
+/// The least loaded schedulable node whose labels satisfy the pod's nodeSelector and whose
+/// name its required node affinity allows (a DaemonSet's pods name their node so); a
+/// cordoned node only for a pod that tolerates it.
 fn pick_node(txn: &Txn<'_>, pod: &Value) -> Option<String> {
     let selector: Vec<(&str, &str)> = pod["spec"]["nodeSelector"]
         .as_object()
@@ -222,12 +587,20 @@ fn pick_node(txn: &Txn<'_>, pod: &Value) -> Option<String> {
                 .collect()
         })
         .unwrap_or_default();
-    let fits = |_: &str, node: &super::super::object::StoredObject| {
+    let names = required_node_names(pod);
+    let tolerates_cordon = pod["spec"]["tolerations"].as_array().is_some_and(|ts| {
+        ts.iter().any(|t| {
+            t["key"] == "node.kubernetes.io/unschedulable"
+                || (t["key"].is_null() && t["operator"] == "Exists")
+        })
+    });
+    let fits = |name: &str, node: &super::super::object::StoredObject| {
         let cordoned = node
             .json
             .windows(UNSCHEDULABLE.len())
             .any(|w| w == UNSCHEDULABLE);
-        !cordoned
+        (!cordoned || tolerates_cordon)
+            && names.as_ref().is_none_or(|n| n.iter().any(|n| n == name))
             && selector.iter().all(|(k, v)| {
                 node.labels
                     .iter()
@@ -238,6 +611,22 @@ fn pick_node(txn: &Txn<'_>, pod: &Value) -> Option<String> {
         .into_iter()
         .min_by_key(|node| txn.pod_count_on_node(node))
         .map(|node| node.to_string())
+}
+
+/// The node names a pod's required node affinity allows through `metadata.name` fields, if
+/// it names any.
+pub(super) fn required_node_names(pod: &Value) -> Option<Vec<String>> {
+    let terms = pod["spec"]["affinity"]["nodeAffinity"]
+        ["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+        .as_array()?;
+    let names: Vec<String> = terms
+        .iter()
+        .flat_map(|t| t["matchFields"].as_array().cloned().unwrap_or_default())
+        .filter(|f| f["key"] == "metadata.name" && f["operator"] == "In")
+        .flat_map(|f| f["values"].as_array().cloned().unwrap_or_default())
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    (!names.is_empty()).then_some(names)
 }
 
 /// How a cordoned node's spec reads in its JSON.

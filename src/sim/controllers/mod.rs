@@ -7,10 +7,17 @@
 //! workload is already consistent and the churn drives it, so a Deployment a client touched
 //! is adopted here and left alone by the churn.
 
+pub(crate) mod cronjob;
+mod daemonset;
 mod deployment;
+mod endpoints;
 mod events;
+pub(crate) mod job;
 mod kubelet;
+mod pods;
 mod replicaset;
+mod revisions;
+mod statefulset;
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashSet, VecDeque};
@@ -41,6 +48,12 @@ const BURST: usize = 500;
 enum Work {
     Deployment(Key),
     ReplicaSet(Key),
+    StatefulSet(Key),
+    DaemonSet(Key),
+    Job(Key),
+    CronJob(Key),
+    /// The endpoints and EndpointSlice controllers' work for a Service.
+    Service(Key),
     /// The scheduler or kubelet's next step for a pod.
     Pod(Key),
     /// The garbage collector's foreground deletion of an owner.
@@ -65,6 +78,9 @@ pub(crate) struct Controllers {
     wake: Notify,
     /// Deployments a client wrote, which the churn must leave to these controllers.
     adopted: Arc<RwLock<HashSet<Key>>>,
+    /// DaemonSets a client wrote: a node a client adds, changes or removes is news to them
+    /// (the seeded ones, whose pods the workload does not generate, are left alone).
+    daemonsets: RwLock<HashSet<Key>>,
 }
 
 impl Default for Controllers {
@@ -74,6 +90,7 @@ impl Default for Controllers {
             queue: Mutex::default(),
             wake: Notify::new(),
             adopted: Arc::default(),
+            daemonsets: RwLock::default(),
         }
     }
 }
@@ -104,6 +121,24 @@ impl Controllers {
                 Work::Deployment(key)
             }
             Resource::ReplicaSets => Work::ReplicaSet(key),
+            Resource::StatefulSets => Work::StatefulSet(key),
+            Resource::DaemonSets => {
+                self.daemonsets.write().insert(key.clone());
+                Work::DaemonSet(key)
+            }
+            Resource::Nodes => {
+                let work = self
+                    .daemonsets
+                    .read()
+                    .iter()
+                    .map(|k| (Work::DaemonSet(k.clone()), None))
+                    .collect();
+                self.push(work);
+                return;
+            }
+            Resource::Jobs => Work::Job(key),
+            Resource::CronJobs => Work::CronJob(key),
+            Resource::Services => Work::Service(key),
             Resource::Pods => Work::Pod(key),
             _ => return,
         };
@@ -123,6 +158,10 @@ impl Controllers {
     pub(crate) fn pod_deleted(&self, txn: &Txn<'_>, pod: &serde_json::Value) -> bool {
         if !self.enabled.load(Ordering::Relaxed) {
             return false;
+        }
+        if let Some(work) = owner_work(pod).filter(|w| !matches!(w, Work::ReplicaSet(_))) {
+            self.push(vec![(work, None)]);
+            return true;
         }
         let Some(rs_key) = owner_key(pod, "ReplicaSet") else {
             return false;
@@ -157,7 +196,9 @@ impl Controllers {
         if !self.enabled.load(Ordering::Relaxed) {
             return Ok(());
         }
-        kubelet::kill(txn, pod)
+        let follow = kubelet::kill(txn, pod)?;
+        self.push(follow);
+        Ok(())
     }
 
     /// Queues `work`, each now or after its delay.
@@ -228,6 +269,11 @@ pub(crate) async fn run(shared: Arc<Shared>) {
                     {
                         controllers.adopted.write().remove(key);
                     }
+                    if let Work::DaemonSet(key) = &work
+                        && txn.get(Resource::DaemonSets, key).is_none()
+                    {
+                        controllers.daemonsets.write().remove(key);
+                    }
                     reconcile(txn, &work)
                 });
                 controllers.push(follow);
@@ -255,6 +301,11 @@ fn reconcile(txn: &mut Txn<'_>, work: &Work) -> FollowUps {
     let result = match work {
         Work::Deployment(key) => deployment::reconcile(txn, key),
         Work::ReplicaSet(key) => replicaset::reconcile(txn, key),
+        Work::StatefulSet(key) => statefulset::reconcile(txn, key),
+        Work::DaemonSet(key) => daemonset::reconcile(txn, key),
+        Work::Job(key) => job::reconcile(txn, key),
+        Work::CronJob(key) => cronjob::reconcile(txn, key),
+        Work::Service(key) => endpoints::reconcile(txn, key),
         Work::Pod(key) => kubelet::reconcile(txn, key),
         Work::Foreground(resource, key) => {
             super::gc::finish_foreground(txn, *resource, key).map(|()| Vec::new())
@@ -275,6 +326,46 @@ fn owner_key(value: &serde_json::Value, kind: &str) -> Option<Key> {
         .find(|r| r["controller"].as_bool() == Some(true) && r["kind"] == kind)
         .and_then(|r| r["name"].as_str())
         .map(|name| Key::from(format!("{namespace}/{name}")))
+}
+
+/// The reconcile of the controller that owns `pod`, if one of these controllers does.
+fn owner_work(pod: &serde_json::Value) -> Option<Work> {
+    [
+        ("ReplicaSet", Work::ReplicaSet as fn(Key) -> Work),
+        ("StatefulSet", Work::StatefulSet),
+        ("DaemonSet", Work::DaemonSet),
+        ("Job", Work::Job),
+    ]
+    .into_iter()
+    .find_map(|(kind, work)| owner_key(pod, kind).map(work))
+}
+
+/// The objects of `resource` under `prefix` whose controller is `uid`, decoded.
+fn owned(
+    txn: &Txn<'_>,
+    resource: Resource,
+    prefix: &str,
+    uid: &str,
+) -> Vec<(String, serde_json::Value)> {
+    txn.scan(resource, prefix)
+        .into_iter()
+        .filter(|(_, o)| o.controller_uid.as_deref() == Some(uid))
+        .filter_map(|(k, o)| Some((k.to_string(), o.decode().ok()?)))
+        .collect()
+}
+
+/// Sets `status` of `key` unless it already is that.
+fn set_status(
+    txn: &mut Txn<'_>,
+    resource: Resource,
+    key: &str,
+    current: &serde_json::Value,
+    status: serde_json::Value,
+) -> Result<(), super::store::StoreError> {
+    if current["status"] != status {
+        txn.modify_member(resource, key, "status", |s| *s = status)?;
+    }
+    Ok(())
 }
 
 fn decode(

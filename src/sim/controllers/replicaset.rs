@@ -71,7 +71,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         pods.sort_by_key(|(_, p)| (kubelet::progress(p), std::cmp::Reverse(created(p))));
         let extra: Vec<(String, Value)> = pods.drain(..(pods.len() - desired).min(BURST)).collect();
         for (pod_key, pod) in extra {
-            kubelet::kill(txn, &pod)?;
+            follow.extend(kubelet::kill(txn, &pod)?);
             gc::delete_cascading(txn, Resource::Pods, &pod_key, false)?;
             let name = pod["metadata"]["name"].as_str().unwrap_or("");
             events::normal(

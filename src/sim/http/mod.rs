@@ -6,6 +6,7 @@ mod discovery;
 mod list;
 mod logs;
 mod printing;
+mod proxy;
 pub(crate) mod status;
 mod table;
 mod table_kinds;
@@ -145,6 +146,12 @@ impl Target {
 enum Route {
     Discovery(discovery::Doc),
     Resource(Target),
+    /// `pods/NAME[:PORT]/proxy/PATH` in a namespace.
+    PodProxy {
+        namespace: String,
+        name_port: String,
+        path: String,
+    },
 }
 
 fn parse_path(path: &str, store: &Store) -> Result<Route, ApiError> {
@@ -171,6 +178,22 @@ fn parse_path(path: &str, store: &Store) -> Result<Route, ApiError> {
         }
         ["openapi", "v3", "apis", group, version] => {
             return doc(discovery::Doc::OpenApi(group_version(group, version)?));
+        }
+        [
+            "api",
+            "v1",
+            "namespaces",
+            ns,
+            "pods",
+            name,
+            "proxy",
+            path @ ..,
+        ] => {
+            return Ok(Route::PodProxy {
+                namespace: (*ns).to_string(),
+                name_port: (*name).to_string(),
+                path: path.join("/"),
+            });
         }
         ["api", "v1", rest @ ..] => ("", "v1", rest),
         ["apis", group, version, rest @ ..] => (*group, *version, rest),
@@ -286,6 +309,11 @@ async fn handle(
             });
         }
         Route::Discovery(_) => return Err(ApiError::method_not_allowed(method.as_str())),
+        Route::PodProxy {
+            namespace,
+            name_port,
+            path,
+        } => return proxy::pod_proxy(&shared, &method, &namespace, &name_port, &path),
         Route::Resource(target) => target,
     };
     let params = Params::from_uri(&uri)?;

@@ -97,6 +97,32 @@ impl ApiError {
         .with_details(details)
     }
 
+    /// 503 as the API server's proxy answers when it cannot reach the backend.
+    pub fn service_unavailable(message: impl Into<String>) -> Self {
+        Self::new(503, "ServiceUnavailable", message)
+    }
+
+    /// 403 for a subresource RBAC refuses (`pods/proxy`).
+    pub fn rbac_forbidden_subresource(
+        resource: Resource,
+        subresource: &str,
+        verb: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Self {
+        Self::new(
+            403,
+            "Forbidden",
+            format!(
+                "{} \"{name}\" is forbidden: User \"{SIM_USER}\" cannot {verb} resource \"{}/{subresource}\" in API group \"{}\" in the namespace \"{namespace}\"",
+                resource.plural(),
+                resource.plural(),
+                resource.group(),
+            ),
+        )
+        .with_details(json!({"name": name, "kind": resource.plural()}))
+    }
+
     pub fn not_found(resource: Resource, name: &str) -> Self {
         Self::new(
             404,

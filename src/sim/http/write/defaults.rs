@@ -79,6 +79,54 @@ pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str)
             value["metadata"]["generation"] = json!(1);
             value["status"] = json!({});
         }
+        Resource::StatefulSets => {
+            let spec = &mut value["spec"];
+            set_default(spec, "replicas", json!(1));
+            set_default(spec, "podManagementPolicy", json!("OrderedReady"));
+            set_default(
+                spec,
+                "updateStrategy",
+                json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}),
+            );
+            set_default(spec, "revisionHistoryLimit", json!(10));
+            set_default(spec, "minReadySeconds", json!(0));
+            set_default(
+                spec,
+                "persistentVolumeClaimRetentionPolicy",
+                json!({"whenDeleted": "Retain", "whenScaled": "Retain"}),
+            );
+            default_pod_spec(&mut spec["template"]["spec"]);
+            value["metadata"]["generation"] = json!(1);
+            value["status"] = json!({"replicas": 0, "availableReplicas": 0});
+        }
+        Resource::DaemonSets => {
+            let spec = &mut value["spec"];
+            set_default(
+                spec,
+                "updateStrategy",
+                json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}}),
+            );
+            set_default(spec, "revisionHistoryLimit", json!(10));
+            default_pod_spec(&mut spec["template"]["spec"]);
+            value["metadata"]["generation"] = json!(1);
+            value["status"] = json!({"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "numberMisscheduled": 0, "numberReady": 0});
+        }
+        Resource::Jobs => {
+            default_pod_spec(&mut value["spec"]["template"]["spec"]);
+            crate::sim::controllers::job::default_new(value);
+            value["metadata"]["generation"] = json!(1);
+            value["status"] = json!({});
+        }
+        Resource::CronJobs => {
+            let spec = &mut value["spec"];
+            set_default(spec, "concurrencyPolicy", json!("Allow"));
+            set_default(spec, "suspend", json!(false));
+            set_default(spec, "successfulJobsHistoryLimit", json!(3));
+            set_default(spec, "failedJobsHistoryLimit", json!(1));
+            default_pod_spec(&mut spec["jobTemplate"]["spec"]["template"]["spec"]);
+            value["metadata"]["generation"] = json!(1);
+            value["status"] = json!({});
+        }
         Resource::CustomResourceDefinitions => {
             value["metadata"]["generation"] = json!(1);
             crd::populate_new(value);

@@ -118,8 +118,14 @@ pub(crate) fn delete(
         shared
             .controllers
             .delete_in_foreground(resource, &target.key(name));
-    } else if !deletion.dry_run && resource == Resource::Deployments {
-        // Lets the controllers forget it.
+    } else if !deletion.dry_run
+        && matches!(
+            resource,
+            Resource::Deployments | Resource::Services | Resource::Nodes
+        )
+    {
+        // Lets the controllers forget it (a Service's Endpoints go with it, a node's
+        // daemon pods with the node).
         shared.controllers.client_wrote(resource, &target.key(name));
     }
     Ok(respond(StatusCode::OK, stored))

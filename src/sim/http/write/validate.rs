@@ -125,10 +125,25 @@ pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<
                 }
             }
         }
-        Resource::Deployments | Resource::ReplicaSets => {
+        Resource::Deployments
+        | Resource::ReplicaSets
+        | Resource::StatefulSets
+        | Resource::DaemonSets => {
             let selector = value["spec"]["selector"]["matchLabels"]
                 .as_object()
                 .ok_or_else(|| required("spec.selector"))?;
+            if selector.is_empty() {
+                return Err(ApiError::invalid(
+                    resource.kind(),
+                    name,
+                    "spec.selector",
+                    "FieldValueInvalid",
+                    &format!(
+                        "v1.LabelSelector{{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}}: empty selector is invalid for {}",
+                        resource.singular()
+                    ),
+                ));
+            }
             let labels = &value["spec"]["template"]["metadata"]["labels"];
             if selector.iter().any(|(k, v)| &labels[k] != v) {
                 return Err(ApiError::invalid(
@@ -136,7 +151,10 @@ pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<
                     name,
                     "spec.template.metadata.labels",
                     "FieldValueInvalid",
-                    &format!("{labels}: `selector` does not match template `labels`"),
+                    &format!(
+                        "{}: `selector` does not match template `labels`",
+                        go_string_map(labels)
+                    ),
                 ));
             }
             if value["spec"]["template"]["spec"]["containers"]
@@ -144,6 +162,35 @@ pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<
                 .is_none_or(Vec::is_empty)
             {
                 return Err(required("spec.template.spec.containers"));
+            }
+        }
+        Resource::Jobs => {
+            let policy = value["spec"]["template"]["spec"]["restartPolicy"]
+                .as_str()
+                .unwrap_or("Always");
+            if policy != "OnFailure" && policy != "Never" {
+                return Err(ApiError::invalid(
+                    resource.kind(),
+                    name,
+                    "spec.template.spec.restartPolicy",
+                    "FieldValueNotSupported",
+                    &format!("\"{policy}\": supported values: \"OnFailure\", \"Never\""),
+                ));
+            }
+        }
+        Resource::CronJobs => {
+            let schedule = value["spec"]["schedule"].as_str().unwrap_or("");
+            if schedule.is_empty() {
+                return Err(required("spec.schedule"));
+            }
+            if let Err(e) = crate::sim::controllers::cronjob::parse_schedule(schedule) {
+                return Err(ApiError::invalid(
+                    resource.kind(),
+                    name,
+                    "spec.schedule",
+                    "FieldValueInvalid",
+                    &format!("\"{schedule}\": {e}"),
+                ));
             }
         }
         Resource::Secrets => {
@@ -189,6 +236,21 @@ pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<
         }
     }
     Ok(())
+}
+
+/// A label map as Go's `%#v` prints a `map[string]string`, keys sorted, as the server's
+/// messages quote it.
+fn go_string_map(labels: &Value) -> String {
+    let Some(map) = labels.as_object().filter(|m| !m.is_empty()) else {
+        return "map[string]string(nil)".to_string();
+    };
+    let mut pairs: Vec<(&String, &Value)> = map.iter().collect();
+    pairs.sort_by_key(|(k, _)| *k);
+    let inner: Vec<String> = pairs
+        .iter()
+        .map(|(k, v)| format!("{k:?}:{:?}", v.as_str().unwrap_or("")))
+        .collect();
+    format!("map[string]string{{{}}}", inner.join(", "))
 }
 
 #[cfg(test)]

@@ -100,6 +100,8 @@ fn root(kind: &str) -> Option<&'static Message> {
         Resource::ReplicaSets => &schema::APPS_V1_REPLICA_SET,
         Resource::Secrets => &schema::CORE_V1_SECRET,
         Resource::ConfigMaps => &schema::CORE_V1_CONFIG_MAP,
+        Resource::Jobs => &schema::BATCH_V1_JOB,
+        Resource::CronJobs => &schema::BATCH_V1_CRON_JOB,
         _ => return None,
     })
 }

@@ -1,0 +1,101 @@
+//! Pods made from a workload's template, as kube-controller-manager's pod control makes
+//! them: the template's labels and spec, the owner as controller, and nothing the scheduler
+//! or kubelet fills in (they follow, each in its own write).
+
+use serde_json::{Value, json};
+
+use super::super::manifests::{self, fields_v1, managed_entry};
+
+/// A new pod `name` of `owner` (a decoded object with kind and apiVersion) from `template`,
+/// with `labels` added to the template's.
+pub(super) fn from_template(
+    owner: &Value,
+    template: &Value,
+    name: &str,
+    labels: &[(&str, String)],
+) -> Value {
+    let meta = &owner["metadata"];
+    let now = manifests::timestamp(manifests::now_seconds());
+    let mut pod_labels = template["metadata"]["labels"].clone();
+    if !pod_labels.is_object() {
+        pod_labels = json!({});
+    }
+    for (k, v) in labels {
+        pod_labels[*k] = json!(v);
+    }
+    let mut metadata = json!({
+        "name": name,
+        "namespace": meta["namespace"],
+        "uid": manifests::uid(&mut rand::rng()),
+        "creationTimestamp": now,
+        "labels": pod_labels,
+        "ownerReferences": [{
+            "apiVersion": owner["apiVersion"],
+            "kind": owner["kind"],
+            "name": meta["name"],
+            "uid": meta["uid"],
+            "controller": true,
+            "blockOwnerDeletion": true,
+        }],
+    });
+    if owner["kind"] != "StatefulSet" {
+        metadata["generateName"] = json!(format!("{}-", meta["name"].as_str().unwrap_or("")));
+    }
+    if let Some(annotations) = template["metadata"]["annotations"]
+        .as_object()
+        .filter(|a| !a.is_empty())
+    {
+        metadata["annotations"] = json!(annotations);
+    }
+    let mut spec = template["spec"].clone();
+    if spec["tolerations"].is_null() {
+        spec["tolerations"] = json!([
+            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+        ]);
+    }
+    for (field, value) in [
+        ("priority", json!(0)),
+        ("enableServiceLinks", json!(true)),
+        ("preemptionPolicy", json!("PreemptLowerPriority")),
+        ("serviceAccountName", json!("default")),
+        ("serviceAccount", json!("default")),
+    ] {
+        if spec[field].is_null() {
+            spec[field] = value;
+        }
+    }
+    let mut owned = json!({"f:metadata": fields_v1(&metadata), "f:spec": fields_v1(&spec)});
+    if let Some(m) = owned["f:metadata"].as_object_mut() {
+        for k in ["f:name", "f:namespace", "f:uid", "f:creationTimestamp"] {
+            m.remove(k);
+        }
+    }
+    metadata["managedFields"] = json!([managed_entry(
+        "kube-controller-manager",
+        "v1",
+        &now,
+        owned,
+        None
+    )]);
+    json!({
+        "kind": "Pod",
+        "apiVersion": "v1",
+        "metadata": metadata,
+        "spec": spec,
+        "status": {"phase": "Pending", "qosClass": "BestEffort"},
+    })
+}
+
+/// Whether a pod is done: its phase is Succeeded or Failed.
+pub(super) fn finished(pod: &Value) -> bool {
+    matches!(
+        pod["status"]["phase"].as_str(),
+        Some("Succeeded" | "Failed")
+    )
+}
+
+/// Whether a pod is being deleted.
+pub(super) fn terminating(pod: &Value) -> bool {
+    pod["metadata"]["deletionTimestamp"].is_string()
+}

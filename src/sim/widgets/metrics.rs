@@ -1,0 +1,187 @@
+//! The controller's /metrics: its workqueue's and reconciler's numbers in the Prometheus
+//! text format (0.0.4), under the names and labels controller-runtime registers.
+
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+
+use crate::informers::workqueue::Histogram;
+
+use super::{CONTROLLER, WidgetMetrics};
+
+/// The exposition, or `None` while the controller has not started.
+pub(crate) fn render(metrics: &WidgetMetrics) -> Option<String> {
+    let queue = metrics.queue.lock().as_ref()?.metrics();
+    let queue_labels = format!("controller=\"{CONTROLLER}\",name=\"{CONTROLLER}\"");
+    let labels = format!("controller=\"{CONTROLLER}\"");
+    let mut text = String::new();
+    let mut add = |name: &str, kind: &str, help: &str, samples: &[String]| {
+        let _ = writeln!(text, "# HELP {name} {help}");
+        let _ = writeln!(text, "# TYPE {name} {kind}");
+        for s in samples {
+            let _ = writeln!(text, "{s}");
+        }
+    };
+    add(
+        "controller_runtime_active_workers",
+        "gauge",
+        "Number of currently used workers per controller",
+        &[format!(
+            "controller_runtime_active_workers{{{labels}}} {}",
+            metrics.active_workers.load(Ordering::Relaxed)
+        )],
+    );
+    add(
+        "controller_runtime_max_concurrent_reconciles",
+        "gauge",
+        "Maximum number of concurrent reconciles per controller",
+        &[format!(
+            "controller_runtime_max_concurrent_reconciles{{{labels}}} 1"
+        )],
+    );
+    let success = metrics.success.load(Ordering::Relaxed);
+    let errors = metrics.errors.load(Ordering::Relaxed);
+    add(
+        "controller_runtime_reconcile_errors_total",
+        "counter",
+        "Total number of reconciliation errors per controller",
+        &[format!(
+            "controller_runtime_reconcile_errors_total{{{labels}}} {errors}"
+        )],
+    );
+    add(
+        "controller_runtime_reconcile_time_seconds",
+        "histogram",
+        "Length of time per reconciliation per controller",
+        &histogram(
+            "controller_runtime_reconcile_time_seconds",
+            &labels,
+            &metrics.reconcile_time.lock(),
+        ),
+    );
+    add(
+        "controller_runtime_reconcile_total",
+        "counter",
+        "Total number of reconciliations per controller",
+        &[
+            format!("controller_runtime_reconcile_total{{{labels},result=\"error\"}} {errors}"),
+            format!("controller_runtime_reconcile_total{{{labels},result=\"requeue\"}} 0"),
+            format!("controller_runtime_reconcile_total{{{labels},result=\"requeue_after\"}} 0"),
+            format!("controller_runtime_reconcile_total{{{labels},result=\"success\"}} {success}"),
+        ],
+    );
+    add(
+        "workqueue_adds_total",
+        "counter",
+        "Total number of adds handled by workqueue",
+        &[format!(
+            "workqueue_adds_total{{{queue_labels}}} {}",
+            queue.adds
+        )],
+    );
+    add(
+        "workqueue_depth",
+        "gauge",
+        "Current depth of workqueue",
+        &[format!("workqueue_depth{{{queue_labels}}} {}", queue.depth)],
+    );
+    add(
+        "workqueue_longest_running_processor_seconds",
+        "gauge",
+        "How many seconds has the longest running processor for workqueue been running.",
+        &[format!(
+            "workqueue_longest_running_processor_seconds{{{queue_labels}}} {}",
+            number(queue.longest_running_processor_seconds)
+        )],
+    );
+    add(
+        "workqueue_queue_duration_seconds",
+        "histogram",
+        "How long in seconds an item stays in workqueue before being requested",
+        &histogram(
+            "workqueue_queue_duration_seconds",
+            &queue_labels,
+            &queue.queue_latency,
+        ),
+    );
+    add(
+        "workqueue_retries_total",
+        "counter",
+        "Total number of retries handled by workqueue",
+        &[format!(
+            "workqueue_retries_total{{{queue_labels}}} {}",
+            queue.retries
+        )],
+    );
+    add(
+        "workqueue_unfinished_work_seconds",
+        "gauge",
+        "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
+        &[format!(
+            "workqueue_unfinished_work_seconds{{{queue_labels}}} {}",
+            number(queue.unfinished_work_seconds)
+        )],
+    );
+    add(
+        "workqueue_work_duration_seconds",
+        "histogram",
+        "How long in seconds processing an item from workqueue takes.",
+        &histogram(
+            "workqueue_work_duration_seconds",
+            &queue_labels,
+            &queue.work_duration,
+        ),
+    );
+    Some(text)
+}
+
+/// A histogram's `_bucket`, `_sum` and `_count` samples.
+fn histogram(name: &str, labels: &str, h: &Histogram) -> Vec<String> {
+    let mut samples: Vec<String> = h
+        .buckets()
+        .map(|(bound, count)| {
+            format!(
+                "{name}_bucket{{{labels},le=\"{}\"}} {count}",
+                bound_label(bound)
+            )
+        })
+        .collect();
+    samples.push(format!("{name}_sum{{{labels}}} {}", number(h.sum())));
+    samples.push(format!("{name}_count{{{labels}}} {}", h.count()));
+    samples
+}
+
+/// A bucket bound as Go's Prometheus client prints it: `1e-08`, `0.001`, `1`, `+Inf`.
+fn bound_label(bound: f64) -> String {
+    if bound.is_infinite() {
+        return "+Inf".to_string();
+    }
+    if bound < 1e-4 {
+        let exponent = bound.log10().round() as i32;
+        return format!("1e-{:02}", -exponent);
+    }
+    number(bound)
+}
+
+/// A sample value: integers without a fraction, as the Go client prints them.
+fn number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_print_as_the_go_client_does() {
+        assert_eq!(bound_label(1e-8), "1e-08");
+        assert_eq!(bound_label(1e-3), "0.001");
+        assert_eq!(bound_label(1.0), "1");
+        assert_eq!(bound_label(10.0), "10");
+        assert_eq!(bound_label(f64::INFINITY), "+Inf");
+        assert_eq!(number(0.25), "0.25");
+    }
+}

@@ -1,0 +1,900 @@
+//! The sim's StatefulSet, DaemonSet, Job and CronJob controllers and its kubelets' crash
+//! loops, driven by kubectl over real HTTP: workloads converge as `kubectl rollout status`
+//! and `kubectl wait` see them, in the order the real controllers keep, with their Events.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::kubectl::Kubectl;
+
+/// How long a convergence may take before the test gives up (a bound, not a measure).
+const CONVERGE: Duration = Duration::from_secs(90);
+
+async fn json(fx: &Kubectl, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.extend(["-o", "json"]);
+    serde_json::from_str(&fx.ok(&all).await).expect("kubectl prints JSON")
+}
+
+async fn items(fx: &Kubectl, args: &[&str]) -> Vec<Value> {
+    json(fx, args).await["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Polls `check` over `kubectl get ARGS -o json` until it holds; panics with the last
+/// state past [`CONVERGE`].
+async fn wait_until(
+    fx: &Kubectl,
+    args: &[&str],
+    what: &str,
+    check: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = Instant::now() + CONVERGE;
+    loop {
+        let value = json(fx, args).await;
+        if check(&value) {
+            return value;
+        }
+        assert!(Instant::now() < deadline, "never {what}: {value:#}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// `(reason, message)` of the events about `name` in `default`, in write order.
+async fn events_about(fx: &Kubectl, name: &str) -> Vec<(String, String)> {
+    let mut about: Vec<(u64, String, String)> = items(fx, &["get", "events", "-n", "default"])
+        .await
+        .iter()
+        .filter(|e| e["involvedObject"]["name"] == name)
+        .map(|e| {
+            (
+                e["metadata"]["resourceVersion"]
+                    .as_str()
+                    .and_then(|rv| rv.parse().ok())
+                    .expect("resourceVersion"),
+                e["reason"].as_str().unwrap_or("").to_string(),
+                e["message"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    about.sort();
+    about.into_iter().map(|(_, r, m)| (r, m)).collect()
+}
+
+fn names(pods: &[Value]) -> Vec<String> {
+    let mut names: Vec<String> = pods
+        .iter()
+        .filter_map(|p| p["metadata"]["name"].as_str().map(str::to_string))
+        .collect();
+    names.sort();
+    names
+}
+
+const STATEFULSET: &str = r#"
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: default}
+spec:
+  serviceName: db
+  replicas: 3
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: postgres, image: "postgres:16"}]
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 1Gi}}
+"#;
+
+#[tokio::test]
+async fn statefulset_is_ordered_up_and_down() {
+    let Some(fx) = Kubectl::start("sts").await else {
+        return;
+    };
+    let path = fx.file("sts.yaml", STATEFULSET);
+    fx.ok(&["apply", "-f", &path]).await;
+    let out = fx
+        .ok(&[
+            "rollout",
+            "status",
+            "sts/db",
+            "-n",
+            "default",
+            "--timeout=90s",
+        ])
+        .await;
+    assert!(
+        out.contains("partitioned roll out complete: 3 new pods have been updated"),
+        "{out}"
+    );
+    let pods = items(&fx, &["get", "pods", "-n", "default", "-l", "app=db"]).await;
+    assert_eq!(names(&pods), ["db-0", "db-1", "db-2"]);
+    for pod in &pods {
+        assert_eq!(pod["status"]["phase"], "Running");
+        let name = pod["metadata"]["name"].as_str().expect("name");
+        assert_eq!(pod["spec"]["hostname"], name);
+        assert_eq!(pod["spec"]["subdomain"], "db");
+        assert_eq!(
+            pod["metadata"]["labels"]["statefulset.kubernetes.io/pod-name"],
+            name
+        );
+        let claim = &pod["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"];
+        assert_eq!(claim, &format!("data-{name}"));
+    }
+    let claims = items(&fx, &["get", "pvc", "-n", "default", "-l", "app=db"]).await;
+    assert_eq!(names(&claims), ["data-db-0", "data-db-1", "data-db-2"]);
+    assert!(claims.iter().all(|c| c["status"]["phase"] == "Bound"));
+
+    // Ordered: each pod was created after the one before it was ready, so the creations
+    // come in ordinal order.
+    let created: Vec<String> = events_about(&fx, "db")
+        .await
+        .into_iter()
+        .filter(|(r, m)| r == "SuccessfulCreate" && m.starts_with("create Pod"))
+        .map(|(_, m)| m)
+        .collect();
+    assert_eq!(
+        created,
+        [0, 1, 2].map(|i| format!("create Pod db-{i} in StatefulSet db successful"))
+    );
+    let sts = json(&fx, &["get", "sts/db", "-n", "default"]).await;
+    let status = &sts["status"];
+    assert_eq!(status["readyReplicas"], 3, "{status:#}");
+    assert_eq!(status["currentRevision"], status["updateRevision"]);
+    let revision = status["updateRevision"].as_str().expect("revision");
+    let revisions = items(&fx, &["get", "controllerrevisions", "-n", "default"]).await;
+    assert!(
+        revisions.iter().any(|r| r["metadata"]["name"] == revision),
+        "{revision} not among {:?}",
+        names(&revisions)
+    );
+
+    // Down to one: the highest ordinals go, highest first.
+    fx.ok(&["scale", "sts/db", "--replicas=1", "-n", "default"])
+        .await;
+    wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "app=db"],
+        "one db pod",
+        |v| names(v["items"].as_array().map_or(&[][..], Vec::as_slice)) == ["db-0"],
+    )
+    .await;
+    let deleted: Vec<String> = events_about(&fx, "db")
+        .await
+        .into_iter()
+        .filter(|(r, _)| r == "SuccessfulDelete")
+        .map(|(_, m)| m)
+        .collect();
+    assert_eq!(
+        deleted,
+        [2, 1].map(|i| format!("delete Pod db-{i} in StatefulSet db successful"))
+    );
+    // The claims stay, as the default retention policy keeps them.
+    let claims = items(&fx, &["get", "pvc", "-n", "default", "-l", "app=db"]).await;
+    assert_eq!(claims.len(), 3);
+
+    // A template change rolls out to a new revision.
+    fx.ok(&[
+        "set",
+        "image",
+        "sts/db",
+        "postgres=postgres:17",
+        "-n",
+        "default",
+    ])
+    .await;
+    let out = fx
+        .ok(&[
+            "rollout",
+            "status",
+            "sts/db",
+            "-n",
+            "default",
+            "--timeout=90s",
+        ])
+        .await;
+    assert!(
+        out.contains("partitioned roll out complete: 1 new pods have been updated"),
+        "{out}"
+    );
+    let pod = json(&fx, &["get", "pod/db-0", "-n", "default"]).await;
+    assert_eq!(pod["spec"]["containers"][0]["image"], "postgres:17");
+    let sts = json(&fx, &["get", "sts/db", "-n", "default"]).await;
+    assert_ne!(sts["status"]["updateRevision"], revision);
+
+    fx.ok(&["delete", "sts/db", "-n", "default"]).await;
+    wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "app=db"],
+        "db's pods gone",
+        |v| v["items"].as_array().is_some_and(Vec::is_empty),
+    )
+    .await;
+}
+
+const DAEMONSET: &str = r#"
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: "fluent/fluent-bit:3.1"}]
+"#;
+
+#[tokio::test]
+async fn daemonset_runs_one_pod_per_node() {
+    let Some(fx) = Kubectl::start("ds").await else {
+        return;
+    };
+    let path = fx.file("ds.yaml", DAEMONSET);
+    fx.ok(&["apply", "-f", &path]).await;
+    let out = fx
+        .ok(&[
+            "rollout",
+            "status",
+            "ds/agent",
+            "-n",
+            "default",
+            "--timeout=90s",
+        ])
+        .await;
+    assert!(out.contains("successfully rolled out"), "{out}");
+    let nodes = names(&items(&fx, &["get", "nodes"]).await);
+    let pods = items(&fx, &["get", "pods", "-n", "default", "-l", "app=agent"]).await;
+    let mut on: Vec<String> = pods
+        .iter()
+        .map(|p| p["spec"]["nodeName"].as_str().expect("bound").to_string())
+        .collect();
+    on.sort();
+    assert_eq!(on, nodes, "one pod on each node");
+    assert!(pods.iter().all(|p| p["status"]["phase"] == "Running"));
+    let ds = json(&fx, &["get", "ds/agent", "-n", "default"]).await;
+    let status = &ds["status"];
+    for field in [
+        "desiredNumberScheduled",
+        "currentNumberScheduled",
+        "numberReady",
+        "numberAvailable",
+        "updatedNumberScheduled",
+    ] {
+        assert_eq!(status[field], nodes.len(), "{field}: {status:#}");
+    }
+    let created = events_about(&fx, "agent")
+        .await
+        .into_iter()
+        .filter(|(r, m)| r == "SuccessfulCreate" && m.starts_with("Created pod: agent-"))
+        .count();
+    assert_eq!(created, nodes.len());
+
+    // A new template replaces every pod.
+    fx.ok(&[
+        "set",
+        "image",
+        "ds/agent",
+        "agent=fluent/fluent-bit:3.2",
+        "-n",
+        "default",
+    ])
+    .await;
+    fx.ok(&[
+        "rollout",
+        "status",
+        "ds/agent",
+        "-n",
+        "default",
+        "--timeout=90s",
+    ])
+    .await;
+    let pods = wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "app=agent"],
+        "every agent pod at the new image",
+        |v| {
+            let pods = v["items"].as_array().map_or(&[][..], Vec::as_slice);
+            pods.len() == nodes.len()
+                && pods
+                    .iter()
+                    .all(|p| p["spec"]["containers"][0]["image"] == "fluent/fluent-bit:3.2")
+        },
+    )
+    .await;
+    assert_eq!(pods["items"].as_array().map_or(0, Vec::len), nodes.len());
+
+    // A node joins: it gets a daemon pod; it leaves: the pod goes.
+    let path = fx.file(
+        "node.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: joined, labels: {kubernetes.io/hostname: joined}}\n",
+    );
+    fx.ok(&["apply", "-f", &path]).await;
+    let on_joined = |v: &Value| {
+        v["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["spec"]["nodeName"] == "joined" && p["status"]["phase"] == "Running")
+            .count()
+    };
+    wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "app=agent"],
+        "a pod on the new node",
+        |v| on_joined(v) == 1 && v["items"].as_array().map_or(0, Vec::len) == nodes.len() + 1,
+    )
+    .await;
+    fx.ok(&["delete", "node", "joined"]).await;
+    wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "app=agent"],
+        "the new node's pod gone",
+        |v| v["items"].as_array().map_or(0, Vec::len) == nodes.len(),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn jobs_complete_or_fail_as_their_pods_do() {
+    let Some(fx) = Kubectl::start("jobs").await else {
+        return;
+    };
+    fx.ok(&[
+        "create",
+        "job",
+        "pi",
+        "-n",
+        "default",
+        "--image=busybox:1.36",
+        "--",
+        "sh",
+        "-c",
+        "echo 3.14159; sleep 1",
+    ])
+    .await;
+    let out = fx
+        .ok(&[
+            "wait",
+            "--for=condition=complete",
+            "job/pi",
+            "-n",
+            "default",
+            "--timeout=90s",
+        ])
+        .await;
+    assert!(out.contains("condition met"), "{out}");
+    let job = json(&fx, &["get", "job/pi", "-n", "default"]).await;
+    assert_eq!(job["status"]["succeeded"], 1, "{:#}", job["status"]);
+    assert!(job["status"]["completionTime"].is_string());
+    let pods = items(&fx, &["get", "pods", "-n", "default", "-l", "job-name=pi"]).await;
+    assert_eq!(pods.len(), 1);
+    assert_eq!(pods[0]["status"]["phase"], "Succeeded");
+    assert_eq!(
+        pods[0]["status"]["containerStatuses"][0]["state"]["terminated"]["reason"],
+        "Completed"
+    );
+    let table = fx
+        .ok(&["get", "pods", "-n", "default", "-l", "job-name=pi"])
+        .await;
+    assert!(table.contains("Completed"), "{table}");
+    let reasons: Vec<String> = events_about(&fx, "pi")
+        .await
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    assert_eq!(reasons, ["SuccessfulCreate", "Completed"]);
+
+    // Three completions, two at a time.
+    let path = fx.file(
+        "batch.yaml",
+        r#"
+apiVersion: batch/v1
+kind: Job
+metadata: {name: batch, namespace: default}
+spec:
+  completions: 3
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: work, image: "busybox:1.36", command: [sh, -c, "sleep 1"]}]
+"#,
+    );
+    fx.ok(&["apply", "-f", &path]).await;
+    fx.ok(&[
+        "wait",
+        "--for=condition=complete",
+        "job/batch",
+        "-n",
+        "default",
+        "--timeout=90s",
+    ])
+    .await;
+    let pods = items(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "job-name=batch"],
+    )
+    .await;
+    assert_eq!(pods.len(), 3);
+    assert!(pods.iter().all(|p| p["status"]["phase"] == "Succeeded"));
+
+    // A pod that exits 1 with no retries allowed fails the Job.
+    let path = fx.file(
+        "fails.yaml",
+        r#"
+apiVersion: batch/v1
+kind: Job
+metadata: {name: fails, namespace: default}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: work, image: "busybox:1.36", command: [sh, -c, "exit 3"]}]
+"#,
+    );
+    fx.ok(&["apply", "-f", &path]).await;
+    fx.ok(&[
+        "wait",
+        "--for=condition=failed",
+        "job/fails",
+        "-n",
+        "default",
+        "--timeout=90s",
+    ])
+    .await;
+    let job = json(&fx, &["get", "job/fails", "-n", "default"]).await;
+    let failed = job["status"]["conditions"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["type"] == "Failed").cloned())
+        .expect("Failed condition");
+    assert_eq!(failed["reason"], "BackoffLimitExceeded");
+    let pods = items(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "job-name=fails"],
+    )
+    .await;
+    assert_eq!(pods[0]["status"]["phase"], "Failed");
+    assert_eq!(
+        pods[0]["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"],
+        3
+    );
+    let warnings = items(
+        &fx,
+        &[
+            "get",
+            "events",
+            "-n",
+            "default",
+            "--field-selector",
+            "type=Warning",
+        ],
+    )
+    .await;
+    assert!(
+        warnings.iter().any(
+            |e| e["reason"] == "BackoffLimitExceeded" && e["involvedObject"]["name"] == "fails"
+        ),
+        "{warnings:#?}"
+    );
+
+    // A Job whose pods would restart for ever is refused, as by the real server.
+    let (ok, _, err) = fx
+        .run(&[
+            "apply",
+            "-f",
+            &fx.file(
+                "always.yaml",
+                &std::fs::read_to_string(&path)
+                    .expect("manifest")
+                    .replace("restartPolicy: Never", "restartPolicy: Always")
+                    .replace("name: fails", "name: always"),
+            ),
+        ])
+        .await;
+    assert!(
+        !ok && err.contains("spec.template.spec.restartPolicy: Unsupported value: \"Always\""),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn cronjob_creates_jobs_on_its_schedule() {
+    let Some(fx) = Kubectl::start("cron").await else {
+        return;
+    };
+    fx.ok(&[
+        "create",
+        "cronjob",
+        "tick",
+        "-n",
+        "default",
+        "--image=busybox:1.36",
+        "--schedule=* * * * *",
+        "--",
+        "sh",
+        "-c",
+        "date",
+    ])
+    .await;
+    // Its last run was three minutes ago: the run missed since is due now (rather than
+    // waiting for the next minute).
+    let then = jiff::Timestamp::now() - jiff::SignedDuration::from_secs(180);
+    let then = then.strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let patch = format!(r#"{{"status":{{"lastScheduleTime":"{then}"}}}}"#);
+    fx.ok(&[
+        "patch",
+        "cronjob/tick",
+        "-n",
+        "default",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        &patch,
+    ])
+    .await;
+    let jobs = wait_until(
+        &fx,
+        &["get", "jobs", "-n", "default"],
+        "a Job from tick",
+        |v| {
+            v["items"].as_array().is_some_and(|jobs| {
+                jobs.iter()
+                    .any(|j| j["metadata"]["ownerReferences"][0]["name"] == "tick")
+            })
+        },
+    )
+    .await;
+    let job = jobs["items"]
+        .as_array()
+        .and_then(|jobs| {
+            jobs.iter()
+                .find(|j| j["metadata"]["ownerReferences"][0]["name"] == "tick")
+                .cloned()
+        })
+        .expect("job");
+    let job_name = job["metadata"]["name"].as_str().expect("name").to_string();
+    assert!(job_name.starts_with("tick-"), "{job_name}");
+    assert!(
+        job["metadata"]["annotations"]["batch.kubernetes.io/cronjob-scheduled-timestamp"]
+            .is_string()
+    );
+    fx.ok(&[
+        "wait",
+        "--for=condition=complete",
+        &format!("job/{job_name}"),
+        "-n",
+        "default",
+        "--timeout=90s",
+    ])
+    .await;
+    let cj = wait_until(
+        &fx,
+        &["get", "cronjob/tick", "-n", "default"],
+        "tick saw its job complete",
+        |v| v["status"]["lastSuccessfulTime"].is_string() && v["status"]["active"].is_null(),
+    )
+    .await;
+    assert!(
+        cj["status"]["lastScheduleTime"]
+            .as_str()
+            .is_some_and(|t| t > then.as_str())
+    );
+    let events = events_about(&fx, "tick").await;
+    assert!(
+        events.contains(&("SuccessfulCreate".into(), format!("Created job {job_name}"))),
+        "{events:?}"
+    );
+    assert!(
+        events.contains(&(
+            "SawCompletedJob".into(),
+            format!("Saw completed job: {job_name}, status: Complete")
+        )),
+        "{events:?}"
+    );
+    // Deleting the CronJob takes its Jobs and their pods with it.
+    fx.ok(&["delete", "cronjob/tick", "-n", "default"]).await;
+    wait_until(
+        &fx,
+        &["get", "jobs", "-n", "default"],
+        "tick's jobs gone",
+        |v| v["items"].as_array().is_some_and(Vec::is_empty),
+    )
+    .await;
+
+    // An unparseable schedule is refused.
+    let (ok, _, err) = fx
+        .run(&[
+            "create",
+            "cronjob",
+            "bad",
+            "-n",
+            "default",
+            "--image=busybox",
+            "--schedule=61 * * * *",
+        ])
+        .await;
+    assert!(!ok && err.contains("spec.schedule: Invalid value"), "{err}");
+}
+
+#[tokio::test]
+async fn crashing_containers_loop_with_backoff() {
+    let Some(fx) = Kubectl::start("crash").await else {
+        return;
+    };
+    fx.ok(&[
+        "create",
+        "deployment",
+        "crash",
+        "-n",
+        "default",
+        "--image=busybox:1.36",
+        "--",
+        "sh",
+        "-c",
+        "echo starting; exit 2",
+    ])
+    .await;
+    let pods = wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "app=crash"],
+        "crash in CrashLoopBackOff",
+        |v| {
+            v["items"][0]["status"]["containerStatuses"][0]["state"]["waiting"]["reason"]
+                == "CrashLoopBackOff"
+        },
+    )
+    .await;
+    let pod = &pods["items"][0];
+    let status = &pod["status"]["containerStatuses"][0];
+    assert!(status["restartCount"].as_u64() >= Some(1), "{status:#}");
+    assert_eq!(status["lastState"]["terminated"]["exitCode"], 2);
+    assert_eq!(status["lastState"]["terminated"]["reason"], "Error");
+    assert_eq!(status["ready"], false);
+    let message = status["state"]["waiting"]["message"].as_str().unwrap_or("");
+    assert!(
+        message.starts_with("back-off 10s restarting failed container=busybox"),
+        "{message}"
+    );
+    let name = pod["metadata"]["name"].as_str().expect("name");
+    let events = events_about(&fx, name).await;
+    assert!(
+        events.iter().any(|(r, m)| r == "BackOff"
+            && m.starts_with("Back-off restarting failed container busybox in pod")),
+        "{events:?}"
+    );
+    // The previous container's log ends in its crash.
+    let previous = fx.ok(&["logs", name, "-n", "default", "--previous"]).await;
+    assert!(!previous.is_empty());
+    let deployment = json(&fx, &["get", "deploy/crash", "-n", "default"]).await;
+    assert_ne!(deployment["status"]["availableReplicas"], 1);
+}
+
+#[tokio::test]
+async fn a_selector_that_does_not_match_its_template_is_refused() {
+    let Some(fx) = Kubectl::start("selector").await else {
+        return;
+    };
+    let path = fx.file(
+        "bad.yaml",
+        r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: bad, namespace: default}
+spec:
+  selector: {matchLabels: {app: one}}
+  template:
+    metadata: {labels: {app: other}}
+    spec:
+      containers: [{name: app, image: nginx}]
+"#,
+    );
+    let (ok, _, err) = fx.run(&["apply", "-f", &path]).await;
+    assert!(!ok);
+    assert!(
+        err.contains(r#"The Deployment "bad" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: `selector` does not match template `labels`"#),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn endpoints_follow_ready_pods() {
+    let Some(fx) = Kubectl::start("endpoints").await else {
+        return;
+    };
+    fx.ok(&[
+        "create",
+        "deployment",
+        "web",
+        "--image=nginx:1.27",
+        "--replicas=2",
+        "-n",
+        "default",
+    ])
+    .await;
+    fx.ok(&[
+        "expose",
+        "deployment",
+        "web",
+        "--port=80",
+        "--target-port=8080",
+        "-n",
+        "default",
+    ])
+    .await;
+    fx.ok(&[
+        "rollout",
+        "status",
+        "deploy/web",
+        "-n",
+        "default",
+        "--timeout=90s",
+    ])
+    .await;
+    let addresses = |v: &Value| -> Vec<String> {
+        let mut ips: Vec<String> = v["subsets"][0]["addresses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["ip"].as_str().map(str::to_string))
+            .collect();
+        ips.sort();
+        ips
+    };
+    let pod_ips = |pods: &[Value]| -> Vec<String> {
+        let mut ips: Vec<String> = pods
+            .iter()
+            .filter_map(|p| p["status"]["podIP"].as_str().map(str::to_string))
+            .collect();
+        ips.sort();
+        ips
+    };
+    let pods = items(&fx, &["get", "pods", "-n", "default", "-l", "app=web"]).await;
+    let ips = pod_ips(&pods);
+    assert_eq!(ips.len(), 2);
+    let endpoints = wait_until(
+        &fx,
+        &["get", "endpoints/web", "-n", "default"],
+        "web's two addresses",
+        |v| addresses(v) == ips,
+    )
+    .await;
+    assert_eq!(endpoints["subsets"][0]["ports"][0]["port"], 8080);
+    let slices = items(
+        &fx,
+        &[
+            "get",
+            "endpointslices",
+            "-n",
+            "default",
+            "-l",
+            "kubernetes.io/service-name=web",
+        ],
+    )
+    .await;
+    assert_eq!(slices.len(), 1, "{slices:#?}");
+    let ready: Vec<&Value> = slices[0]["endpoints"]
+        .as_array()
+        .expect("endpoints")
+        .iter()
+        .filter(|e| e["conditions"]["ready"] == true)
+        .collect();
+    assert_eq!(ready.len(), 2);
+
+    // Down to one pod: one address.
+    fx.ok(&["scale", "deploy/web", "--replicas=1", "-n", "default"])
+        .await;
+    let endpoints = wait_until(
+        &fx,
+        &["get", "endpoints/web", "-n", "default"],
+        "web's one address",
+        |v| addresses(v).len() == 1,
+    )
+    .await;
+    let pods = items(&fx, &["get", "pods", "-n", "default", "-l", "app=web"]).await;
+    assert_eq!(addresses(&endpoints), pod_ips(&pods));
+
+    // The Service gone, its Endpoints and slices go too.
+    fx.ok(&["delete", "service/web", "-n", "default"]).await;
+    wait_until(
+        &fx,
+        &[
+            "get",
+            "endpointslices",
+            "-n",
+            "default",
+            "-l",
+            "kubernetes.io/service-name=web",
+        ],
+        "web's slices gone",
+        |v| v["items"].as_array().is_some_and(Vec::is_empty),
+    )
+    .await;
+    let deadline = Instant::now() + CONVERGE;
+    while fx.run(&["get", "endpoints/web", "-n", "default"]).await.0 {
+        assert!(Instant::now() < deadline, "web's Endpoints never went");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+#[tokio::test]
+async fn failing_probes_repeat_as_one_event_in_both_apis() {
+    let Some(fx) = Kubectl::start("probes").await else {
+        return;
+    };
+    let path = fx.file(
+        "probe.yaml",
+        r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: probe, namespace: default}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+    readinessProbe:
+      exec: {command: ["false"]}
+      periodSeconds: 1
+"#,
+    );
+    fx.ok(&["apply", "-f", &path]).await;
+    let unhealthy = |v: &Value| {
+        v["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|e| e["reason"] == "Unhealthy" && e["involvedObject"]["name"] == "probe")
+            .cloned()
+    };
+    let events = wait_until(
+        &fx,
+        &["get", "events", "-n", "default"],
+        "Unhealthy counted thrice",
+        |v| unhealthy(v).is_some_and(|e| e["count"].as_u64() >= Some(3)),
+    )
+    .await;
+    let core = unhealthy(&events).expect("Unhealthy");
+    assert_eq!(core["type"], "Warning");
+    assert_eq!(core["message"], "Readiness probe failed: ");
+    assert_eq!(core["involvedObject"]["fieldPath"], "spec.containers{app}");
+    let pod = json(&fx, &["get", "pod/probe", "-n", "default"]).await;
+    assert_eq!(pod["status"]["phase"], "Running");
+    assert_eq!(pod["status"]["containerStatuses"][0]["ready"], false);
+
+    // The same event, by the same name, through events.k8s.io/v1, its repeats a series.
+    let v1 = items(&fx, &["get", "events.v1.events.k8s.io", "-n", "default"]).await;
+    let twin = v1
+        .iter()
+        .find(|e| e["metadata"]["name"] == core["metadata"]["name"])
+        .expect("the event in events.k8s.io/v1");
+    assert_eq!(twin["regarding"]["name"], "probe");
+    assert_eq!(twin["note"], "Readiness probe failed: ");
+    assert_eq!(twin["reportingController"], "kubelet");
+    assert!(
+        twin["series"]["count"].as_u64() >= core["count"].as_u64(),
+        "{twin:#}"
+    );
+    assert!(twin["series"]["lastObservedTime"].is_string());
+    for event in v1.iter().filter(|e| e["regarding"]["name"] == "probe") {
+        assert!(
+            events["items"]
+                .as_array()
+                .expect("items")
+                .iter()
+                .any(|c| c["metadata"]["name"] == event["metadata"]["name"]),
+            "{event:#} has no core/v1 twin"
+        );
+    }
+    let table = fx
+        .ok(&["events", "-n", "default", "--for", "pod/probe"])
+        .await;
+    for reason in ["Scheduled", "Pulled", "Started", "Unhealthy"] {
+        assert!(table.contains(reason), "{reason} missing from:\n{table}");
+    }
+}
