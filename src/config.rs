@@ -506,6 +506,8 @@ mod tests {
             Action::OpenDeltaFilter,
             Action::ClearDeltaFilter,
             Action::OpenDeltaDiff,
+            Action::NextFifo,
+            Action::ToggleSideBySide,
             Action::DetailTab,
             Action::ToggleManagedFields,
             Action::Refresh,
@@ -564,6 +566,8 @@ mod tests {
             | Action::OpenDeltaFilter
             | Action::ClearDeltaFilter
             | Action::OpenDeltaDiff
+            | Action::NextFifo
+            | Action::ToggleSideBySide
             | Action::OpenDetail
             | Action::DetailTab
             | Action::ToggleManagedFields
@@ -591,7 +595,7 @@ mod tests {
             ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
             ACTIONS.len()
         );
-        assert_eq!(ACTIONS.len(), 46);
+        assert_eq!(ACTIONS.len(), 48);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! shown while typing are plain functions, so they are tested without a terminal.
 
 use crate::client::cluster::NamespaceScope;
+use crate::informers::fifo::FifoKind;
 use crate::resources::ResourceKind;
 
 use super::action::Action;
@@ -29,6 +30,7 @@ const COMMANDS: &[(&str, Target)] = &[
     ("secrets", Target::Kind(ResourceKind::Secrets)),
     ("sec", Target::Kind(ResourceKind::Secrets)),
     ("secret", Target::Kind(ResourceKind::Secrets)),
+    ("fifo", Target::Fifo),
     ("quit", Target::Quit),
     ("q", Target::Quit),
     ("q!", Target::Quit),
@@ -40,6 +42,8 @@ const PRIMARY: &[&str] = &["pods", "nodes", "deploy", "rs", "ns", "secrets", "qu
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target {
     Kind(ResourceKind),
+    /// The FIFO of the table's informer (see [`Command::Fifo`]).
+    Fifo,
     Quit,
 }
 
@@ -50,6 +54,12 @@ pub enum Command {
     Show {
         kind: ResourceKind,
         scope: Option<NamespaceScope>,
+    },
+    /// Restart the table's informer with `fifo`, and with `compare`'s pipeline beside it on
+    /// the same watch stream, shown side by side in the delta panel.
+    Fifo {
+        fifo: FifoKind,
+        compare: Option<FifoKind>,
     },
     Quit,
 }
@@ -75,6 +85,12 @@ pub enum CommandError {
     NoArguments(String),
     #[error("unexpected argument {0:?}; use -n NAMESPACE or -A")]
     UnexpectedArgument(String),
+    #[error("fifo takes a FIFO (classic, real or atomic), or two to compare side by side")]
+    FifoArguments,
+    #[error("unknown FIFO {0:?}: classic, real or atomic")]
+    UnknownFifo(String),
+    #[error("both pipelines would be {0}: compare two different FIFOs")]
+    SameFifo(FifoKind),
 }
 
 /// Every command with its other names, `pods (po, pod)`, in the order hints list them.
@@ -113,6 +129,7 @@ pub fn parse(input: &str) -> Result<Command, CommandError> {
                 Some(_) => Err(CommandError::NoArguments(name.to_string())),
             };
         }
+        Target::Fifo => return parse_fifo(words),
         Target::Kind(kind) => kind,
     };
     let mut scope = None;
@@ -156,6 +173,28 @@ pub fn parse(input: &str) -> Result<Command, CommandError> {
     Ok(Command::Show { kind, scope })
 }
 
+/// `:fifo classic|real|atomic [OTHER]`: one FIFO, or two to compare side by side.
+fn parse_fifo<'a>(words: impl Iterator<Item = &'a str>) -> Result<Command, CommandError> {
+    let fifos = words
+        .map(|w| {
+            w.parse::<FifoKind>()
+                .map_err(|_| CommandError::UnknownFifo(w.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    match fifos[..] {
+        [fifo] => Ok(Command::Fifo {
+            fifo,
+            compare: None,
+        }),
+        [fifo, other] if fifo == other => Err(CommandError::SameFifo(fifo)),
+        [fifo, other] => Ok(Command::Fifo {
+            fifo,
+            compare: Some(other),
+        }),
+        _ => Err(CommandError::FifoArguments),
+    }
+}
+
 /// A DNS-1123 label, as namespace names must be.
 fn is_namespace_name(name: &str) -> bool {
     name.len() <= 63
@@ -189,6 +228,18 @@ pub fn hint(input: &str) -> String {
     }
     match parse(input) {
         Ok(Command::Quit) => "Enter quits".into(),
+        Ok(Command::Fifo {
+            fifo,
+            compare: None,
+        }) => format!(
+            "Enter restarts the table's informer with the {fifo} FIFO · add another FIFO to compare"
+        ),
+        Ok(Command::Fifo {
+            fifo,
+            compare: Some(other),
+        }) => format!(
+            "Enter restarts the table's informer with {fifo} and {other} side by side on one watch stream"
+        ),
         Ok(Command::Show { kind, scope }) => match (kind.namespaced(), scope) {
             (false, _) => format!("Enter shows {kind}"),
             (true, None) => format!("Enter shows {kind} in the current scope · -n NAMESPACE | -A"),
@@ -274,5 +325,37 @@ mod tests {
         assert_eq!(bar.handle(Action::CommandCancel), Some(Effect::Close));
         assert_eq!(bar.input, "");
         assert_eq!(bar.handle(Action::SortNext), Some(Effect::Pass));
+    }
+
+    #[test]
+    fn fifo_takes_one_fifo_or_two_different_ones() {
+        assert_eq!(
+            parse("fifo real"),
+            Ok(Command::Fifo {
+                fifo: FifoKind::Real,
+                compare: None
+            })
+        );
+        assert_eq!(
+            parse("fifo classic atomic"),
+            Ok(Command::Fifo {
+                fifo: FifoKind::Classic,
+                compare: Some(FifoKind::Atomic)
+            })
+        );
+        assert_eq!(parse("fifo"), Err(CommandError::FifoArguments));
+        assert_eq!(
+            parse("fifo real real"),
+            Err(CommandError::SameFifo(FifoKind::Real))
+        );
+        assert_eq!(
+            parse("fifo fast"),
+            Err(CommandError::UnknownFifo("fast".into()))
+        );
+        assert_eq!(
+            parse("fifo classic real atomic"),
+            Err(CommandError::FifoArguments)
+        );
+        assert!(hint("fifo classic real").contains("side by side"));
     }
 }

@@ -22,6 +22,7 @@ mod sim_protocol;
 mod sim_writes;
 mod stale;
 mod tui_detail;
+mod tui_fifo;
 mod tui_frame_cost;
 mod tui_keys;
 mod tui_panels;
