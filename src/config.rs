@@ -509,6 +509,9 @@ mod tests {
             Action::NextFifo,
             Action::ToggleSideBySide,
             Action::DetailTab,
+            Action::ScrollLeft,
+            Action::ScrollRight,
+            Action::ToggleWrap,
             Action::ToggleManagedFields,
             Action::Refresh,
             Action::OpenDiff,
@@ -569,7 +572,11 @@ mod tests {
             | Action::NextFifo
             | Action::ToggleSideBySide
             | Action::OpenDetail
+            | Action::Describe
             | Action::DetailTab
+            | Action::ScrollLeft
+            | Action::ScrollRight
+            | Action::ToggleWrap
             | Action::ToggleManagedFields
             | Action::Refresh
             | Action::OpenDiff
@@ -595,7 +602,7 @@ mod tests {
             ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
             ACTIONS.len()
         );
-        assert_eq!(ACTIONS.len(), 48);
+        assert_eq!(ACTIONS.len(), 52);
     }
 
     #[test]

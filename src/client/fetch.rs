@@ -58,6 +58,32 @@ pub async fn fetch_object(
         Some(ns) => format!("{} {ns}/{name}", kind.kind()),
         None => format!("{} {name}", kind.kind()),
     };
+    fetch_path(client, path, object).await
+}
+
+/// GETs a list (`uri` with its query) and returns its items; `what` names it in errors
+/// ("events of Pod shop/web"). Lists are read whole: the describe's lists are an object's
+/// Events and the few objects it owns, and the server pages nothing a selector does not
+/// already narrow.
+pub async fn fetch_list(
+    client: &kube::Client,
+    uri: String,
+    what: String,
+) -> Result<Vec<Value>, FetchError> {
+    let mut list = fetch_path(client, uri, what).await?;
+    Ok(match list.get_mut("items").map(Value::take) {
+        Some(Value::Array(items)) => items,
+        _ => Vec::new(),
+    })
+}
+
+/// One GET of `path` whose answer is JSON, bounded by [`FETCH_TIMEOUT`]; `object` names it
+/// in errors (`Pod shop/web`).
+pub async fn fetch_path(
+    client: &kube::Client,
+    path: String,
+    object: String,
+) -> Result<Value, FetchError> {
     let request = http::Request::get(path)
         .header(http::header::ACCEPT, "application/json")
         .body(Vec::new())

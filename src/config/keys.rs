@@ -57,8 +57,15 @@ pub enum Action {
     ToggleSideBySide,
     /// Open the selected object's detail (YAML and history).
     OpenDetail,
-    /// Switch between the detail's YAML and History tabs.
+    /// Open the selected object's detail on its describe (`kubectl describe`).
+    Describe,
+    /// Switch between the detail's Describe, YAML and History tabs.
     DetailTab,
+    /// Scroll the detail's text sideways, for lines wider than the screen.
+    ScrollLeft,
+    ScrollRight,
+    /// Wrap the detail's long lines instead of cutting them.
+    ToggleWrap,
     /// Show or hide `metadata.managedFields` in the detail.
     ToggleManagedFields,
     /// Fetch the detail's object again.
@@ -179,7 +186,7 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
     (
         "next-fifo",
         Action::NextFifo,
-        "restart the informer with the next FIFO (classic, real, atomic)",
+        "restart the informer with the next FIFO",
     ),
     (
         "toggle-side-by-side",
@@ -192,10 +199,22 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "open the selected object: YAML and history",
     ),
     (
+        "describe",
+        Action::Describe,
+        "describe the selected object, as kubectl describe, with its Events",
+    ),
+    (
         "detail-tab",
         Action::DetailTab,
-        "switch between the YAML and History tabs",
+        "switch between the Describe, YAML and History tabs",
     ),
+    ("scroll-left", Action::ScrollLeft, "scroll long lines left"),
+    (
+        "scroll-right",
+        Action::ScrollRight,
+        "scroll long lines right",
+    ),
+    ("toggle-wrap", Action::ToggleWrap, "wrap / cut long lines"),
     (
         "toggle-managed-fields",
         Action::ToggleManagedFields,

@@ -3,6 +3,7 @@
 
 pub mod columns;
 pub mod definitions;
+pub mod describe;
 pub mod detail;
 pub mod fuzzy;
 pub mod live;

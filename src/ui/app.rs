@@ -31,7 +31,7 @@ use super::UiError;
 use super::action::{Action, Focus, InputMode};
 use super::command::{self, Command};
 use super::deltas::{DELTA_CAPACITY, DeltaLine, SideBySide};
-use super::detail::{DetailController, Fetched};
+use super::detail::{DetailController, DetailTab, Fetched};
 use super::draw::{self, Header, Parts};
 use super::effect::{Effect, Follow};
 use super::keymap::map_key;
@@ -629,6 +629,13 @@ impl App {
             Action::OpenDetail => {
                 if let Some(key) = self.table.selected() {
                     return self.open_detail(&key);
+                }
+            }
+            Action::Describe => {
+                if let Some(key) = self.table.selected() {
+                    self.detail
+                        .open_on(self.view.kind, &key, DetailTab::Describe);
+                    self.state.mode = InputMode::Detail;
                 }
             }
             Action::FilterClear => return self.clear_filter_or_back(),

@@ -1,5 +1,5 @@
-//! The detail overlay: one object as YAML, fetched on demand, and its history of tap entries
-//! with each entry's full diff.
+//! The detail overlay: one object described as `kubectl describe` does and as YAML, fetched
+//! on demand, and its history of tap entries with each entry's full diff.
 //!
 //! [`Detail`] is plain state that draws and tests build by hand; [`DetailController`] owns the
 //! open detail and runs its fetches as background tasks whose results come back through a
@@ -11,7 +11,8 @@ use std::time::SystemTime;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::client::fetch::{FetchError, fetch_object};
+use crate::client::fetch::FetchError;
+use crate::index_views::describe;
 use crate::index_views::detail::{
     DiffDoc, HistoryRow, YamlDoc, diff_doc, history_row, history_rows, yaml,
 };
@@ -32,10 +33,15 @@ pub struct DetailTarget {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DetailTab {
+    /// `kubectl describe`, ending with the object's Events.
+    Describe,
     #[default]
     Yaml,
     History,
 }
+
+/// How often an open describe is fetched again, so its status and Events stay live.
+pub const DESCRIBE_REFRESH: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Where the GET of the object stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +83,13 @@ pub struct Detail {
     pub show_managed_fields: bool,
     /// First YAML line shown.
     pub yaml_scroll: usize,
+    /// The describe text, a line each, made off the UI thread with the fetch.
+    pub describe: Vec<String>,
+    pub describe_scroll: usize,
+    /// Columns scrolled off the left of the describe, YAML and diff; ignored when wrapping.
+    pub hscroll: usize,
+    /// Long lines wrap instead of being cut.
+    pub wrap: bool,
     /// Newest first.
     pub history: Vec<HistoryRow>,
     pub history_selected: usize,
@@ -85,6 +98,9 @@ pub struct Detail {
     pub help: bool,
     /// Content lines shown last frame: the page for PgUp/PgDn and the end for G.
     pub page: usize,
+    /// Content columns shown last frame: a sideways scroll stops once the widest line's
+    /// end is in view.
+    pub columns: usize,
     /// The last fetched object, kept to re-render when managedFields are toggled.
     object: Option<Value>,
     /// Newest first, as `history`.
@@ -101,14 +117,33 @@ impl Detail {
             yaml: YamlDoc::default(),
             show_managed_fields: false,
             yaml_scroll: 0,
+            describe: Vec::new(),
+            describe_scroll: 0,
+            hscroll: 0,
+            wrap: false,
             history: Vec::new(),
             history_selected: 0,
             diff: None,
             help: false,
             page: 1,
+            columns: 80,
             object: None,
             entries: Vec::new(),
         }
+    }
+
+    /// A detail waiting for its first fetch, showing `tab`.
+    pub fn on_tab(target: DetailTarget, tab: DetailTab, now: SystemTime) -> Self {
+        Self {
+            tab,
+            ..Self::new(target, now)
+        }
+    }
+
+    /// The fetched object and its describe, shown from now on.
+    pub fn loaded_with(&mut self, object: Value, describe: Vec<String>, at: SystemTime) {
+        self.describe = describe;
+        self.loaded(object, at);
     }
 
     /// The fetched object, shown from now on.
@@ -135,8 +170,10 @@ impl Detail {
     pub fn failed(&mut self, error: String, at: SystemTime) {
         self.fetch = FetchState::Failed { error, at };
         self.yaml = YamlDoc::default();
+        self.describe = Vec::new();
         self.object = None;
         self.yaml_scroll = 0;
+        self.describe_scroll = 0;
     }
 
     /// Like [`Detail::set_history`], but keeps the rows when no entry came or went: the
@@ -216,9 +253,20 @@ impl Detail {
             Action::Back => return Some(Effect::Close),
             Action::DetailTab if self.diff.is_none() => {
                 self.tab = match self.tab {
+                    DetailTab::Describe => DetailTab::Yaml,
                     DetailTab::Yaml => DetailTab::History,
-                    DetailTab::History => DetailTab::Yaml,
+                    DetailTab::History => DetailTab::Describe,
                 };
+                self.hscroll = 0;
+            }
+            Action::ScrollLeft => self.hscroll = self.hscroll.saturating_sub(HSCROLL_STEP),
+            Action::ScrollRight if !self.wrap => {
+                let end = self.widest().saturating_sub(self.columns);
+                self.hscroll = (self.hscroll + HSCROLL_STEP).min(end);
+            }
+            Action::ToggleWrap => {
+                self.wrap = !self.wrap;
+                self.hscroll = 0;
             }
             Action::ToggleManagedFields => self.toggle_managed_fields(),
             Action::Refresh => return Some(Effect::Refresh),
@@ -257,10 +305,18 @@ impl Detail {
             diff.scroll = step(diff.scroll, scroll_end(lines, page) + 1, page, action);
         } else if self.tab == DetailTab::History {
             self.history_selected = step(self.history_selected, self.history.len(), page, action);
+        } else if self.tab == DetailTab::Describe {
+            let end = scroll_end(self.describe.len(), page);
+            self.describe_scroll = step(self.describe_scroll, end + 1, page, action);
         } else {
             let end = scroll_end(self.yaml.lines.len(), page);
             self.yaml_scroll = step(self.yaml_scroll, end + 1, page, action);
         }
+    }
+
+    /// Sets the text's width from the columns the content had last frame.
+    pub fn set_columns(&mut self, columns: usize) {
+        self.columns = columns.max(1);
     }
 
     /// Sets the page size from the rows the content had last frame, keeping scrolls in range.
@@ -269,10 +325,35 @@ impl Detail {
         self.clamp();
     }
 
+    /// The widest line of the text shown, in characters: how far it scrolls sideways.
+    fn widest(&self) -> usize {
+        let width = |lines: &mut dyn Iterator<Item = usize>| lines.max().unwrap_or(0);
+        match (&self.diff, self.tab) {
+            (Some(diff), _) => diff.doc.as_ref().map_or(0, |d| {
+                width(&mut d.lines.iter().map(|l| {
+                    l.path.chars().count()
+                        + l.old.as_ref().map_or(0, |o| o.chars().count())
+                        + l.new.as_ref().map_or(0, |n| n.chars().count())
+                        + 6
+                }))
+            }),
+            (None, DetailTab::Describe) => {
+                width(&mut self.describe.iter().map(|l| l.chars().count()))
+            }
+            (None, DetailTab::Yaml) => {
+                width(&mut self.yaml.lines.iter().map(|l| l.chars().count()))
+            }
+            (None, DetailTab::History) => 0,
+        }
+    }
+
     fn clamp(&mut self) {
         self.yaml_scroll = self
             .yaml_scroll
             .min(scroll_end(self.yaml.lines.len(), self.page));
+        self.describe_scroll = self
+            .describe_scroll
+            .min(scroll_end(self.describe.len(), self.page));
         self.history_selected = self
             .history_selected
             .min(self.history.len().saturating_sub(1));
@@ -283,6 +364,9 @@ impl Detail {
         }
     }
 }
+
+/// Columns a sideways scroll moves.
+const HSCROLL_STEP: usize = 8;
 
 /// `position` moved by `action` within `0..len`.
 fn step(position: usize, len: usize, page: usize, action: &Action) -> usize {
@@ -308,7 +392,7 @@ fn scroll_end(lines: usize, page: usize) -> usize {
 pub struct Fetched {
     generation: u64,
     at: SystemTime,
-    result: Result<Value, FetchError>,
+    result: Result<(Value, Vec<String>), FetchError>,
 }
 
 /// Owns the open detail (if any) and fetches its object in the background.
@@ -318,6 +402,10 @@ pub struct DetailController {
     open: Option<Detail>,
     /// Counts fetches, so the result of one made for an earlier object or refresh is dropped.
     generation: u64,
+    /// When the last fetch started and whether it is still running: an open describe is
+    /// fetched again [`DESCRIBE_REFRESH`] after the last one ended.
+    fetched_at: Option<SystemTime>,
+    in_flight: bool,
     tx: mpsc::UnboundedSender<Fetched>,
     rx: mpsc::UnboundedReceiver<Fetched>,
 }
@@ -331,6 +419,8 @@ impl DetailController {
             tap,
             open: None,
             generation: 0,
+            fetched_at: None,
+            in_flight: false,
             tx,
             rx,
         }
@@ -352,13 +442,19 @@ impl DetailController {
             .is_some_and(|d| !matches!(d.fetch, FetchState::Loading { .. }))
     }
 
-    /// Opens the detail of `key` and starts fetching it. Must run inside a Tokio runtime.
+    /// Opens the detail of `key` on its YAML and starts fetching it. Must run inside a
+    /// Tokio runtime.
     pub fn open(&mut self, kind: ResourceKind, key: &str) {
+        self.open_on(kind, key, DetailTab::Yaml);
+    }
+
+    /// Opens the detail of `key` on `tab` and starts fetching it.
+    pub fn open_on(&mut self, kind: ResourceKind, key: &str, tab: DetailTab) {
         let target = DetailTarget {
             kind,
             key: key.to_owned(),
         };
-        self.open = Some(Detail::new(target, SystemTime::now()));
+        self.open = Some(Detail::on_tab(target, tab, SystemTime::now()));
         self.refresh();
     }
 
@@ -410,17 +506,17 @@ impl DetailController {
         if let Some(tap) = &self.tap {
             detail.set_history(tap.history(&detail.target.key));
         }
-        detail.fetch = FetchState::Loading {
-            since: SystemTime::now(),
-        };
+        let now = SystemTime::now();
+        detail.fetch = FetchState::Loading { since: now };
         self.generation += 1;
+        self.fetched_at = Some(now);
+        self.in_flight = true;
         let generation = self.generation;
         let client = self.client.clone();
         let tx = self.tx.clone();
         let target = detail.target.clone();
         tokio::spawn(async move {
-            let (namespace, name) = split_meta_namespace_key(&target.key);
-            let result = fetch_object(&client, target.kind, namespace, name).await;
+            let result = fetch_described(&client, &target).await;
             // The receiver lives as long as the controller; if it is gone, nobody waits.
             let _ = tx.send(Fetched {
                 generation,
@@ -428,6 +524,21 @@ impl DetailController {
                 result,
             });
         });
+    }
+
+    /// Fetches an open describe again once [`DESCRIBE_REFRESH`] has passed since the last
+    /// fetch, so its status and Events stay current while a person reads it.
+    fn refresh_describe_when_due(&mut self, now: SystemTime) {
+        let due = self
+            .fetched_at
+            .is_none_or(|at| now.duration_since(at).unwrap_or_default() >= DESCRIBE_REFRESH);
+        let describing = self
+            .open
+            .as_ref()
+            .is_some_and(|d| d.tab == DetailTab::Describe && d.diff.is_none());
+        if describing && due && !self.in_flight {
+            self.refresh();
+        }
     }
 
     /// The next finished fetch. Cancel-safe, for the event loop's `select!`.
@@ -440,9 +551,11 @@ impl DetailController {
         if fetched.generation != self.generation {
             return;
         }
+        self.in_flight = false;
+        self.fetched_at = Some(fetched.at);
         if let Some(detail) = &mut self.open {
             match fetched.result {
-                Ok(object) => detail.loaded(object, fetched.at),
+                Ok((object, describe)) => detail.loaded_with(object, describe, fetched.at),
                 Err(err) => detail.failed(err.to_string(), fetched.at),
             }
         }
@@ -450,10 +563,25 @@ impl DetailController {
 
     /// The open detail, with its history brought up to date: what a frame draws.
     pub fn screen(&mut self) -> Option<&mut Detail> {
+        self.refresh_describe_when_due(SystemTime::now());
         let detail = self.open.as_mut()?;
         if let Some(tap) = &self.tap {
             detail.sync_history(tap.history(&detail.target.key));
         }
         Some(detail)
     }
+}
+
+/// Fetches the object and its describe (see [`describe::fetch_described`]).
+async fn fetch_described(
+    client: &kube::Client,
+    target: &DetailTarget,
+) -> Result<(Value, Vec<String>), FetchError> {
+    let (namespace, name) = split_meta_namespace_key(&target.key);
+    let path = target.kind.object_path(namespace, name)?;
+    let label = match namespace.filter(|_| target.kind.namespaced()) {
+        Some(ns) => format!("{} {ns}/{name}", target.kind.kind()),
+        None => format!("{} {name}", target.kind.kind()),
+    };
+    describe::fetch_described(client, path, label).await
 }

@@ -152,6 +152,8 @@ mod tests {
         }
         for (code, action) in [
             (Code::Char('y'), Action::OpenDetail),
+            (Code::Char('d'), Action::Describe),
+            (Code::Char('t'), Action::TogglePanels),
             (Code::Enter, Action::DrillDown),
         ] {
             assert_eq!(map(InputMode::Normal, code), Some(action));
@@ -161,6 +163,8 @@ mod tests {
             (Code::Char('q'), Action::Back),
             (Code::Tab, Action::DetailTab),
             (Code::Char('m'), Action::ToggleManagedFields),
+            (Code::Char('w'), Action::ToggleWrap),
+            (Code::Right, Action::ScrollRight),
             (Code::Char('r'), Action::Refresh),
             (Code::Enter, Action::OpenDiff),
             (Code::Char('G'), Action::Bottom),

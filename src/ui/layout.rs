@@ -88,6 +88,12 @@ impl Layout {
     }
 
     /// Lines of YAML, history or diff that fit in the detail overlay.
+    /// Columns of the detail's text inside its border.
+    pub fn detail_columns(&self) -> usize {
+        self.areas
+            .map_or(1, |a| usize::from(a.detail.width.saturating_sub(2)))
+    }
+
     pub fn detail_rows(&self) -> usize {
         self.areas.map_or(1, |a| {
             usize::from(a.detail.height.saturating_sub(DETAIL_CHROME_ROWS))

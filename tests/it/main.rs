@@ -4,6 +4,7 @@
 
 mod cli_errors;
 mod common;
+mod describe;
 mod fifo;
 mod layers;
 mod reflector_convergence;

@@ -196,6 +196,75 @@ fn yaml_tab_hides_managed_fields() {
     insta::assert_snapshot!(text);
 }
 
+/// The Describe tab of a pod with a long Events message, as `d` opens it.
+fn described() -> Detail {
+    let mut detail = detail();
+    let mut object = pod("Running", 43);
+    object["metadata"]["uid"] = json!("u-1");
+    let events = vec![json!({
+        "type": "Warning", "reason": "BackOff", "count": 4,
+        "message": "Back-off restarting failed container web in pod web-03_shop(u-1): the readiness probe failed on http://10.0.0.7:80/ready with status 503 three times in a row",
+        "source": {"component": "kubelet"},
+        "firstTimestamp": "2025-12-31T23:40:00Z", "lastTimestamp": "2025-12-31T23:58:00Z",
+        "involvedObject": {"kind": "Pod", "name": "web-03"}
+    })];
+    let sources = kscope::index_views::describe::DescribeSources {
+        object: object.clone(),
+        events: Some(Ok(events)),
+        related: Vec::new(),
+    };
+    let lines = kscope::index_views::describe::describe(
+        &sources,
+        kscope::resources::Timestamp::from_seconds(NOW),
+    );
+    detail.loaded_with(object, lines, at(NOW - 5));
+    detail.tab = kscope::ui::detail::DetailTab::Describe;
+    detail
+}
+
+#[test]
+fn describe_tab_at_160x45_80x24_and_40x10() {
+    for (width, height) in [(160, 45), (80, 24), (40, 10)] {
+        let mut detail = described();
+        let text = render(&mut detail, width, height);
+        assert!(text.contains("Describe"), "{text}");
+        if height > 20 {
+            assert!(text.contains("│Node:         node-1/ "), "{text}");
+        }
+        if height > 40 {
+            assert!(
+                text.contains("Warning  BackOff  2m (x4 over 20m)  kubelet"),
+                "{text}"
+            );
+        }
+        insta::assert_snapshot!(format!("describe_tab_{width}x{height}"), text);
+    }
+}
+
+#[test]
+fn long_describe_lines_scroll_sideways_and_wrap() {
+    let mut detail = described();
+    let cut = render(&mut detail, 100, 45);
+    assert!(cut.contains("long lines cut"), "{cut}");
+    assert!(!cut.contains("three times in a row"), "{cut}");
+    for _ in 0..40 {
+        detail.apply(&Action::ScrollRight);
+    }
+    let scrolled = render(&mut detail, 100, 45);
+    assert!(scrolled.contains("three times in a row"), "{scrolled}");
+    assert!(
+        !scrolled.contains("Name:   "),
+        "the start scrolled off: {scrolled}"
+    );
+    detail.apply(&Action::ToggleWrap);
+    let wrapped = render(&mut detail, 100, 45);
+    assert!(
+        wrapped.contains("Name:   ") && wrapped.contains("in a row"),
+        "{wrapped}"
+    );
+    assert!(wrapped.contains("wrapped (w)"), "{wrapped}");
+}
+
 #[test]
 fn yaml_tab_with_managed_fields_shown() {
     let mut detail = detail();
@@ -533,6 +602,15 @@ async fn a_real_sim_secret_shows_masked_values_only() {
     assert_eq!(detail.yaml.masked, 3, "two data values and the annotation");
     for value in &values {
         assert!(!yaml.contains(value.as_str()), "{value} shown:\n{yaml}");
+    }
+    // The describe, as kubectl's, gives sizes only.
+    let described = detail.describe.join("\n");
+    assert!(described.contains("password:  24 bytes"), "{described}");
+    for value in &values {
+        assert!(
+            !described.contains(value.as_str()),
+            "{value} shown:\n{described}"
+        );
     }
     sim.shutdown().await;
 }

@@ -54,7 +54,7 @@ fn main_screen_keys() {
         (KeyCode::Char('S'), Action::SortReverse),
         (KeyCode::Char('/'), Action::OpenFilter),
         (KeyCode::Esc, Action::FilterClear),
-        (KeyCode::Char('d'), Action::TogglePanels),
+        (KeyCode::Char('t'), Action::TogglePanels),
         (KeyCode::Tab, Action::FocusNext),
         (KeyCode::Char(' '), Action::TogglePause),
         (KeyCode::Char('?'), Action::ToggleHelp),

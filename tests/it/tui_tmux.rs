@@ -64,9 +64,9 @@ fn demo_filters_by_an_index_streams_deltas_and_switches_kinds() {
     }
 
     // Close and reopen the delta panel, then see new events arrive in it.
-    session.keys(&["d"]);
+    session.keys(&["t"]);
     session.wait_for("the panels to close", |s| !s.contains("┌ deltas"));
-    session.keys(&["d"]);
+    session.keys(&["t"]);
     let first = session.wait_for("the delta panel", |s| !delta_lines(s).is_empty());
     let first = delta_lines(&first);
     session.wait_for("new deltas", |s| {

@@ -1,5 +1,6 @@
-//! The detail overlay: everything below the header, with tabs for the object's YAML and its
-//! tap history, the full diff of one history entry, and the detail's own key list.
+//! The detail overlay: everything below the header, with tabs for the object's describe, its
+//! YAML and its tap history, the full diff of one history entry, and the detail's own key
+//! list. Long lines scroll sideways or wrap.
 
 use std::time::SystemTime;
 
@@ -7,7 +8,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::style::Color;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
 use super::Theme;
 use crate::config::keys::{Keymap, Section};
@@ -34,18 +35,36 @@ pub fn draw(
     frame.render_widget(block, area);
     let [bar, content] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
     let height = usize::from(content.height);
+    fn text<'a>(detail: &Detail, lines: Vec<Line<'a>>) -> Paragraph<'a> {
+        let paragraph = Paragraph::new(lines);
+        match detail.wrap {
+            true => paragraph.wrap(Wrap { trim: false }),
+            false => paragraph.scroll((0, u16::try_from(detail.hscroll).unwrap_or(u16::MAX))),
+        }
+    }
     match &detail.diff {
         Some(diff) => {
             frame.render_widget(Paragraph::new(diff_bar(diff, now, theme)), bar);
-            frame.render_widget(Paragraph::new(diff_lines(diff, height, theme)), content);
+            frame.render_widget(text(detail, diff_lines(diff, height, theme)), content);
         }
         None => {
-            frame.render_widget(Paragraph::new(tab_bar(detail, theme)), bar);
-            let lines = match detail.tab {
-                DetailTab::Yaml => yaml_lines(detail, height, theme),
-                DetailTab::History => history_lines(detail, height, now, theme),
-            };
-            frame.render_widget(Paragraph::new(lines), content);
+            let width = usize::from(content.width);
+            frame.render_widget(Paragraph::new(tab_bar(detail, width, theme)), bar);
+            match detail.tab {
+                DetailTab::Describe => {
+                    frame.render_widget(
+                        text(detail, describe_lines(detail, height, theme)),
+                        content,
+                    );
+                }
+                DetailTab::Yaml => {
+                    frame.render_widget(text(detail, yaml_lines(detail, height, theme)), content);
+                }
+                DetailTab::History => frame.render_widget(
+                    Paragraph::new(history_lines(detail, height, now, theme)),
+                    content,
+                ),
+            }
         }
     }
     if detail.help {
@@ -70,7 +89,7 @@ fn title(detail: &Detail, now: SystemTime) -> String {
     format!(" {} {} · {state} ", target.kind.kind(), target.key)
 }
 
-fn tab_bar<'a>(detail: &Detail, theme: Theme) -> Line<'a> {
+fn tab_bar<'a>(detail: &Detail, width: usize, theme: Theme) -> Line<'a> {
     let tab = |label: String, on: bool| {
         if on {
             Span::styled(label, theme.selected())
@@ -79,6 +98,8 @@ fn tab_bar<'a>(detail: &Detail, theme: Theme) -> Line<'a> {
         }
     };
     let mut spans = vec![
+        tab(" Describe ".into(), detail.tab == DetailTab::Describe),
+        Span::raw(" "),
         tab(" YAML ".into(), detail.tab == DetailTab::Yaml),
         Span::raw(" "),
         tab(
@@ -87,10 +108,25 @@ fn tab_bar<'a>(detail: &Detail, theme: Theme) -> Line<'a> {
         ),
     ];
     let mut notes = Vec::new();
-    if let Some(hidden) = detail.yaml.hidden_managed_fields {
+    let lines: &[String] = match detail.tab {
+        DetailTab::Describe => &detail.describe,
+        DetailTab::Yaml => &detail.yaml.lines,
+        DetailTab::History => &[],
+    };
+    let widest = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+    if detail.wrap {
+        notes.push("wrapped (w)".to_owned());
+    } else if detail.hscroll > 0 {
+        notes.push(format!("→ col {} (←/→, w wraps)", detail.hscroll + 1));
+    } else if widest > width {
+        notes.push("long lines cut (→ scrolls, w wraps)".to_owned());
+    }
+    if detail.tab == DetailTab::Yaml
+        && let Some(hidden) = detail.yaml.hidden_managed_fields
+    {
         notes.push(format!("managedFields: {hidden} hidden (m)"));
     }
-    if detail.yaml.masked > 0 {
+    if detail.tab == DetailTab::Yaml && detail.yaml.masked > 0 {
         notes.push(format!("{} secret values masked", detail.yaml.masked));
     }
     if !notes.is_empty() {
@@ -100,6 +136,44 @@ fn tab_bar<'a>(detail: &Detail, theme: Theme) -> Line<'a> {
         ));
     }
     Line::from(spans)
+}
+
+fn describe_lines<'a>(detail: &'a Detail, height: usize, theme: Theme) -> Vec<Line<'a>> {
+    if let FetchState::Failed { error, .. } = &detail.fetch {
+        return vec![
+            Line::styled(error.as_str(), theme.error()),
+            Line::styled("r fetches again", theme.dim()),
+        ];
+    }
+    if detail.describe.is_empty() {
+        return vec![Line::styled("loading…", theme.dim())];
+    }
+    detail
+        .describe
+        .iter()
+        .skip(detail.describe_scroll)
+        .take(height)
+        .map(|line| describe_line(line, theme))
+        .collect()
+}
+
+/// Section titles (`Containers:`, `Events:`) in colour, field names dim-free, Warning
+/// events marked.
+fn describe_line(line: &str, theme: Theme) -> Line<'_> {
+    let trimmed = line.trim_start();
+    if trimmed.starts_with("Warning ") {
+        return Line::styled(line, theme.fg(Color::Yellow));
+    }
+    if !line.starts_with(' ') && line.ends_with(':') {
+        return Line::styled(line, theme.title());
+    }
+    match line.find(":  ").or_else(|| line.find(":\t")) {
+        Some(colon) => Line::from(vec![
+            Span::styled(&line[..=colon], theme.fg(Color::Cyan)),
+            Span::raw(&line[colon + 1..]),
+        ]),
+        None => Line::raw(line),
+    }
 }
 
 fn yaml_lines<'a>(detail: &'a Detail, height: usize, theme: Theme) -> Vec<Line<'a>> {
@@ -247,11 +321,13 @@ fn diff_lines(diff: &DiffScreen, height: usize, theme: Theme) -> Vec<Line<'_>> {
 /// The bottom line's reminder, with the keys as bound: ` Tab yaml/history · m managedFields · … `.
 fn key_hint(keymap: &Keymap) -> String {
     let hints: Vec<String> = [
-        (Action::DetailTab, "yaml/history"),
+        (Action::DetailTab, "describe/yaml/history"),
         (Action::ToggleManagedFields, "managedFields"),
         (Action::Refresh, "refresh"),
         (Action::Back, "back"),
         (Action::ToggleHelp, "keys"),
+        (Action::ScrollRight, "scroll"),
+        (Action::ToggleWrap, "wrap"),
     ]
     .iter()
     .filter_map(|(action, what)| {

@@ -146,11 +146,41 @@ fn lines(keymap: &Keymap, width: usize, theme: Theme) -> Vec<Line<'static>> {
     lines
 }
 
-/// Draws the overlay from line `scroll` on, when it is taller than `area`.
+/// A frame this wide shows the help in two columns when one would not fit its height.
+const TWO_COLUMNS_FROM: u16 = 150;
+
+/// Draws the overlay from line `scroll` on, when it is taller than `area`; on a wide frame
+/// in two columns first, so that the whole help fits where it can.
 pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, scroll: usize, theme: Theme) {
+    let room = usize::from(area.height.saturating_sub(2)).max(1);
+    if area.width >= TWO_COLUMNS_FROM {
+        let popup_width = area.width.saturating_sub(4).min(2 * MAX_WIDTH);
+        let column = usize::from(popup_width.saturating_sub(3) / 2);
+        let lines = lines(keymap, column, theme);
+        let total = lines.len();
+        if total > room && total <= 2 * room {
+            let half = total.div_ceil(2);
+            let mut left = lines;
+            let right = left.split_off(half);
+            let height = u16::try_from(half + 2).unwrap_or(u16::MAX);
+            let popup = centred(area, popup_width, height);
+            let block = Block::bordered().title(" keys (Esc closes) ");
+            let inner = block.inner(popup);
+            frame.render_widget(Clear, popup);
+            frame.render_widget(block, popup);
+            let [l, _, r] = Layout::horizontal([
+                Constraint::Fill(1),
+                Constraint::Length(1),
+                Constraint::Fill(1),
+            ])
+            .areas(inner);
+            frame.render_widget(Paragraph::new(left), l);
+            frame.render_widget(Paragraph::new(right), r);
+            return;
+        }
+    }
     let popup_width = area.width.saturating_sub(4).min(MAX_WIDTH);
     let mut lines = lines(keymap, usize::from(popup_width.saturating_sub(2)), theme);
-    let room = usize::from(area.height.saturating_sub(2)).max(1);
     let total = lines.len();
     let mut title = String::from(" keys (Esc closes) ");
     if total > room {
@@ -173,17 +203,23 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, scroll: usize, theme
         );
     }
     let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
-    let [row] = Layout::vertical([Constraint::Length(height)])
-        .flex(Flex::Center)
-        .areas(area);
-    let [popup] = Layout::horizontal([Constraint::Length(popup_width)])
-        .flex(Flex::Center)
-        .areas(row);
+    let popup = centred(area, popup_width, height);
     frame.render_widget(Clear, popup);
     frame.render_widget(
         Paragraph::new(lines).block(Block::bordered().title(title)),
         popup,
     );
+}
+
+/// A `width` × `height` rectangle in the middle of `area`.
+fn centred(area: Rect, width: u16, height: u16) -> Rect {
+    let [row] = Layout::vertical([Constraint::Length(height)])
+        .flex(Flex::Center)
+        .areas(area);
+    let [popup] = Layout::horizontal([Constraint::Length(width)])
+        .flex(Flex::Center)
+        .areas(row);
+    popup
 }
 
 #[cfg(test)]

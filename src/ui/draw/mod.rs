@@ -96,6 +96,7 @@ pub fn frame<B: Backend>(
     let window = window(state, layout.table_rows());
     let detail = detail.map(|detail| {
         detail.set_page(layout.detail_rows());
+        detail.set_columns(layout.detail_columns());
         &*detail
     });
     let screen = Screen {
@@ -307,6 +308,7 @@ fn key_hint(state: &UiState, panels: bool, width: usize) -> String {
         (Section::Normal, &[Action::Quit], "quit"),
         (Section::Normal, &[Action::OpenCommand], "command"),
         (Section::Normal, &[Action::OpenFilter], "filter"),
+        (Section::Normal, &[Action::Describe], "describe"),
         (
             Section::Normal,
             &[Action::SortNext, Action::SortReverse],
