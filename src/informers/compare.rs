@@ -73,9 +73,9 @@ where
         self.first.streams_listed() && self.second.streams_listed()
     }
 
-    fn add_listed(&self, obj: Arc<T>) -> Result<(), KeyError> {
-        self.first.add_listed(obj.clone())?;
-        self.second.add_listed(obj)
+    fn add_listed(&self, objs: Vec<Arc<T>>) -> Result<(), KeyError> {
+        self.first.add_listed(objs.clone())?;
+        self.second.add_listed(objs)
     }
 
     fn finish_listed(&self, listed: &HashSet<Key, Hasher>, resource_version: &str) {

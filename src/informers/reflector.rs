@@ -1054,10 +1054,11 @@ mod tests {
         fn streams_listed(&self) -> bool {
             self.1
         }
-        fn add_listed(&self, o: Arc<TestObj>) -> Result<(), KeyError> {
-            self.0
-                .lock()
-                .push(format!("listed {} {}", o.name, o.resource_version));
+        fn add_listed(&self, objs: Vec<Arc<TestObj>>) -> Result<(), KeyError> {
+            let mut log = self.0.lock();
+            for o in objs {
+                log.push(format!("listed {} {}", o.name, o.resource_version));
+            }
             Ok(())
         }
         fn finish_listed(
