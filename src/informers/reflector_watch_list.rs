@@ -29,7 +29,7 @@ use super::super::object::Object;
 use super::super::tap::{TapKind, TapRecord};
 use super::{
     InitialListMode, InitialListStatus, Reflector, ReflectorError, ReflectorPhase, ServerChange,
-    bump,
+    bump, went_back,
 };
 
 /// Phase updates while streaming are sent every this many objects (each wakes receivers).
@@ -348,6 +348,15 @@ where
         tracing::info!(resource = %self.resource, objects, resource_version, "streamed the initial state");
         tracing::debug!(resource = %self.resource, resource_version, "watching");
         bump(&self.metrics.lists);
+        // A state older than the store's: a server that did not wait to reach the asked
+        // resourceVersion (as NotOlderThan asks), another one or a restored one. The store
+        // now holds that state whole, so it is right as it is, and worth saying.
+        if went_back(&self.last_sync_resource_version, resource_version) {
+            self.note_server_change(ServerChange::ResourceVersionWentBack {
+                from: self.last_sync_resource_version.clone(),
+                to: resource_version.to_string(),
+            });
+        }
         self.last_sync_resource_version = resource_version.to_string();
         self.resource_version_unavailable = false;
         // As after a list: another server's state is right as it is, and worth saying.
