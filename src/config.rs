@@ -35,6 +35,33 @@ pub struct Config {
     pub keys: Keymap,
     /// How informers fill their stores.
     pub informers: InformerSettings,
+    /// How much of a log the log view asks for and keeps.
+    pub logs: LogSettings,
+}
+
+/// `logs:`: what the log view asks for and how much it keeps, so that a container writing
+/// 50,000 lines a second cannot grow it without bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogSettings {
+    /// Lines kept; the oldest go first.
+    pub capacity: usize,
+    /// Lines asked for when the view opens (and on `0`).
+    pub tail_lines: u64,
+    /// A longer line is cut there, with a mark.
+    pub max_line_bytes: usize,
+    /// Where saved logs go (default: `$XDG_STATE_HOME/kscope/logs`).
+    pub save_dir: Option<PathBuf>,
+}
+
+impl Default for LogSettings {
+    fn default() -> Self {
+        Self {
+            capacity: 100_000,
+            tail_lines: 1_000,
+            max_line_bytes: 16 << 10,
+            save_dir: None,
+        }
+    }
 }
 
 /// `informers:`: the pipeline between the watch and the store.
@@ -90,20 +117,28 @@ impl Config {
         let mut indexes = Vec::new();
         let mut keys = KeymapBuilder::default();
         let mut informers = InformerSettings::default();
+        let mut logs = LogSettings::default();
         merge(
             &mut indexes,
             &mut keys,
-            &mut informers,
+            (&mut informers, &mut logs),
             DEFAULT_CONFIG_NAME,
             DEFAULT_CONFIG,
         )?;
         if let Some((file, text)) = user {
-            merge(&mut indexes, &mut keys, &mut informers, file, text)?;
+            merge(
+                &mut indexes,
+                &mut keys,
+                (&mut informers, &mut logs),
+                file,
+                text,
+            )?;
         }
         Ok(Config {
             indexes,
             keys: keys.build()?,
             informers,
+            logs,
         })
     }
 }
@@ -112,11 +147,14 @@ impl Config {
 fn merge(
     indexes: &mut Vec<IndexDefinition>,
     keymap: &mut KeymapBuilder,
-    informers: &mut InformerSettings,
+    (informers, logs): (&mut InformerSettings, &mut LogSettings),
     file: &str,
     text: &str,
 ) -> Result<(), ConfigError> {
     let parsed = parse(file, text)?;
+    if let Some(section) = parsed.logs {
+        section.merge(file, logs)?;
+    }
     if let Some(section) = parsed.informers {
         let invalid = |at: Location, key: &str, message: String| ConfigError::Invalid {
             file: file.to_string(),
@@ -185,6 +223,55 @@ struct ConfigFile {
     keys: Option<KeysSection>,
     #[serde(default)]
     informers: Option<InformersSection>,
+    #[serde(default)]
+    logs: Option<LogsSection>,
+}
+
+/// `logs:` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct LogsSection {
+    capacity: Option<Spanned<u64>>,
+    tail_lines: Option<Spanned<u64>>,
+    max_line_bytes: Option<Spanned<u64>>,
+    save_dir: Option<String>,
+}
+
+/// Bounds that keep a log view's memory within what a terminal needs: 10 million lines of
+/// at most 1 MiB.
+const MAX_LOG_CAPACITY: u64 = 10_000_000;
+const MAX_LOG_LINE: u64 = 1 << 20;
+
+impl LogsSection {
+    fn merge(self, file: &str, logs: &mut LogSettings) -> Result<(), ConfigError> {
+        let check = |value: Spanned<u64>, key: &str, max: u64| {
+            if (1..=max).contains(&value.value) {
+                Ok(value.value)
+            } else {
+                Err(ConfigError::Invalid {
+                    file: file.to_string(),
+                    line: value.referenced.line(),
+                    column: value.referenced.column(),
+                    key: Some(format!("logs.{key}")),
+                    message: format!("must be between 1 and {max}"),
+                })
+            }
+        };
+        let to_usize = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        if let Some(v) = self.capacity {
+            logs.capacity = to_usize(check(v, "capacity", MAX_LOG_CAPACITY)?);
+        }
+        if let Some(v) = self.tail_lines {
+            logs.tail_lines = check(v, "tailLines", MAX_LOG_CAPACITY)?;
+        }
+        if let Some(v) = self.max_line_bytes {
+            logs.max_line_bytes = to_usize(check(v, "maxLineBytes", MAX_LOG_LINE)?);
+        }
+        if let Some(dir) = self.save_dir {
+            logs.save_dir = Some(PathBuf::from(dir));
+        }
+        Ok(())
+    }
 }
 
 /// `informers:` as written.
@@ -239,6 +326,7 @@ struct KeysSection {
     indexes: Option<Entries<KeyList>>,
     detail: Option<Entries<KeyList>>,
     command: Option<Entries<KeyList>>,
+    logs: Option<Entries<KeyList>>,
 }
 
 impl KeysSection {
@@ -251,6 +339,7 @@ impl KeysSection {
             (Section::Indexes, self.indexes),
             (Section::Detail, self.detail),
             (Section::Command, self.command),
+            (Section::Logs, self.logs),
         ]
         .into_iter()
         .filter_map(|(section, entries)| Some((section, entries?)))
@@ -343,6 +432,7 @@ fn parse(file: &str, text: &str) -> Result<ConfigFile, ConfigError> {
             indexes: None,
             keys: None,
             informers: None,
+            logs: None,
         });
     }
     let options = serde_saphyr::options! { with_snippet: false };
@@ -374,6 +464,18 @@ mod tests {
         let names: Vec<&str> = config.indexes.iter().map(|d| d.name.as_str()).collect();
         assert_eq!(names, ["namespace", "node", "phase", "owner", "app"]);
         assert_eq!(config.indexes, default_index_definitions());
+    }
+
+    #[test]
+    fn logs_section_bounds_the_log_view() {
+        let built_in = Config::built_in().unwrap().logs;
+        assert_eq!(built_in, LogSettings::default());
+        let mine = user("logs:\n  capacity: 500\n").unwrap().logs;
+        assert_eq!(mine.capacity, 500);
+        assert_eq!(mine.tail_lines, built_in.tail_lines);
+        let err = user("logs:\n  capacity: 0\n").unwrap_err().to_string();
+        assert!(err.contains("logs.capacity: must be between 1"), "{err}");
+        assert!(user("logs:\n  size: 1\n").is_err());
     }
 
     #[test]
@@ -491,6 +593,7 @@ mod tests {
                 Section::Indexes,
                 Section::Detail,
                 Section::Command,
+                Section::Logs,
             ]
             .into_iter()
             .any(|s| !keys.keys(s, action).is_empty());
@@ -529,8 +632,16 @@ mod tests {
             Action::LineDeleteToStart,
             Action::LineHistoryPrevious,
             Action::LineHistoryNext,
+            Action::OpenLogSearch,
+            Action::NextMatch,
+            Action::PrevMatch,
+            Action::ToggleLogFilter,
+            Action::ToggleTimestamps,
+            Action::TogglePrevious,
+            Action::SaveLogs,
         ];
-        for (name, action, _) in ACTIONS {
+        let log_ranges = |a: &Action| matches!(a, Action::LogRange(_));
+        for (name, action, _) in ACTIONS.iter().filter(|(_, a, _)| !log_ranges(a)) {
             if !elsewhere.contains(action) {
                 assert!(
                     !keys.keys(Section::Normal, action).is_empty(),
@@ -596,13 +707,27 @@ mod tests {
             | Action::CommandRun
             | Action::CommandCancel
             | Action::ToggleWide
-            | Action::DrillDown => true,
+            | Action::DrillDown
+            | Action::FavouriteNamespace(_)
+            | Action::OpenLogs
+            | Action::OpenPreviousLogs
+            | Action::OpenLogSearch
+            | Action::NextMatch
+            | Action::PrevMatch
+            | Action::ToggleLogFilter
+            | Action::ToggleTimestamps
+            | Action::TogglePrevious
+            | Action::SaveLogs => true,
+            // Each range the log view offers is named once.
+            Action::LogRange(range) => ACTIONS
+                .iter()
+                .any(|(_, a, _)| *a == Action::LogRange(*range)),
         };
         assert_eq!(
             ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
             ACTIONS.len()
         );
-        assert_eq!(ACTIONS.len(), 52);
+        assert_eq!(ACTIONS.len(), 77);
     }
 
     #[test]

@@ -185,6 +185,30 @@ impl ClusterArgs {
     }
 }
 
+impl ClusterArgs {
+    /// The kubeconfig's context names, in its order, with its current one: what `:ctx`
+    /// offers. Read again each time, so a context added meanwhile shows.
+    pub fn context_names(&self) -> Result<(Vec<String>, Option<String>), ClusterError> {
+        let (kubeconfig, path) = match &self.kubeconfig {
+            Some(path) => (Kubeconfig::read_from(path), path.display().to_string()),
+            None => (Kubeconfig::read(), kubeconfig_env_description()),
+        };
+        let kubeconfig = kubeconfig.map_err(|source| ClusterError::Kubeconfig { path, source })?;
+        let names = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
+        Ok((names, kubeconfig.current_context.filter(|c| !c.is_empty())))
+    }
+
+    /// These flags with `context` instead of theirs: to connect to another context of the
+    /// same kubeconfig. The namespace flag stays; the context's own namespace applies when
+    /// there is none.
+    pub fn with_context(&self, context: &str) -> Self {
+        Self {
+            context: Some(context.to_owned()),
+            ..self.clone()
+        }
+    }
+}
+
 fn kubeconfig_env_description() -> String {
     match std::env::var("KUBECONFIG") {
         Ok(paths) if !paths.is_empty() => paths,

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::informers::lister_watcher::{BoxError, innermost_cause};
-use crate::resources::{PathError, ResourceKind};
+use crate::resources::{Kind, PathError};
 
 /// A person is waiting on "loading…": past this, say the server did not answer.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(15);
@@ -49,10 +49,11 @@ pub enum FetchError {
 /// namespaced ones.
 pub async fn fetch_object(
     client: &kube::Client,
-    kind: ResourceKind,
+    kind: impl Into<Kind>,
     namespace: Option<&str>,
     name: &str,
 ) -> Result<Value, FetchError> {
+    let kind = kind.into();
     let path = kind.object_path(namespace, name)?;
     let object = match namespace.filter(|_| kind.namespaced()) {
         Some(ns) => format!("{} {ns}/{name}", kind.kind()),

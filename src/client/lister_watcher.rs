@@ -15,13 +15,14 @@ use parking_lot::Mutex;
 
 use super::cluster::{Cluster, NamespaceScope};
 pub use super::limits::WireLimits;
+use super::table_form::{TABLE_ACCEPT, decode_table_list, learn_columns, row_object};
 use super::transport::PeerCertificate;
 use super::wire::{decode_list, decode_watch_line, peek_continue_token};
 use crate::informers::lister_watcher::{
     BoxError, ListPage, ListParams, ListWatchError, ListerWatcher, ServerIdentity, WatchParams,
     WatchStream,
 };
-use crate::resources::{KubeResource, ResourceKind};
+use crate::resources::{ApiResource, Kind, KubeResource};
 
 /// A [`ListerWatcher`] over kube's HTTP client, for one collection path such as
 /// `/api/v1/pods` or `/apis/apps/v1/namespaces/web/deployments`.
@@ -38,10 +39,13 @@ pub struct KubeListerWatcher {
     limits: WireLimits,
     /// The server that sent the last answer (see [`ListerWatcher::server_identity`]).
     server: ServerSeen,
+    /// Lists and watches in the server's Table form, whose columns are learned into this
+    /// resource, rather than as the objects alone (see [`super::table_form`]).
+    table: Option<Arc<ApiResource>>,
 }
 
 /// Where the last response's [`PeerCertificate`] is kept.
-type ServerSeen = Arc<Mutex<Option<ServerIdentity>>>;
+pub(crate) type ServerSeen = Arc<Mutex<Option<ServerIdentity>>>;
 
 /// A response that broke one of the [`WireLimits`].
 #[derive(Debug, thiserror::Error)]
@@ -83,7 +87,14 @@ impl KubeListerWatcher {
             prefetch: Arc::default(),
             limits: WireLimits::default(),
             server: Arc::default(),
+            table: None,
         }
+    }
+
+    /// Lists and watches in Table form, learning the server's columns into `resource`.
+    pub fn as_table(mut self, resource: Arc<ApiResource>) -> Self {
+        self.table = Some(resource);
+        self
     }
 
     pub fn with_limits(mut self, limits: WireLimits) -> Self {
@@ -92,26 +103,32 @@ impl KubeListerWatcher {
     }
 
     /// A lister-watcher for `kind` in `scope`, named for messages (`pods in namespace web`).
+    /// A discovered kind is listed and watched in Table form, for its server-side columns.
     pub fn for_kind(
         cluster: &Cluster,
-        kind: ResourceKind,
+        kind: impl Into<Kind>,
         scope: &NamespaceScope,
         label_selector: Option<String>,
         field_selector: Option<String>,
     ) -> Self {
+        let kind = kind.into();
         let namespace = if kind.namespaced() {
             scope.namespace()
         } else {
             None
         };
         let resource = match namespace {
-            Some(ns) => format!("{} in namespace {ns}", kind.plural()),
-            None => kind.plural().to_string(),
+            Some(ns) => format!("{kind} in namespace {ns}"),
+            None => kind.to_string(),
         };
-        Self::new(cluster.client.clone(), kind.list_path(namespace), resource)
+        let lister_watcher = Self::new(cluster.client.clone(), kind.list_path(namespace), resource)
             .with_limits(cluster.limits)
             .with_label_selector(label_selector)
-            .with_field_selector(field_selector)
+            .with_field_selector(field_selector);
+        match kind {
+            Kind::Api(resource) => lister_watcher.as_table(resource),
+            Kind::BuiltIn(_) => lister_watcher,
+        }
     }
 
     pub fn with_label_selector(mut self, selector: Option<String>) -> Self {
@@ -127,6 +144,10 @@ impl KubeListerWatcher {
     fn request(&self, query: &[(&str, &str)]) -> Result<http::Request<Vec<u8>>, http::Error> {
         let mut params = form_urlencoded::Serializer::new(String::new());
         params.extend_pairs(query);
+        if self.table.is_some() {
+            // The whole object in each row: its conditions give the health column.
+            params.append_pair("includeObject", "Object");
+        }
         if let Some(selector) = &self.label_selector {
             params.append_pair("labelSelector", selector);
         }
@@ -139,8 +160,12 @@ impl KubeListerWatcher {
         } else {
             format!("{}?{params}", self.collection_path)
         };
+        let accept = match self.table {
+            Some(_) => TABLE_ACCEPT,
+            None => "application/json",
+        };
         http::Request::get(url)
-            .header(http::header::ACCEPT, "application/json")
+            .header(http::header::ACCEPT, accept)
             .body(Vec::new())
     }
 
@@ -286,10 +311,10 @@ async fn fetch_body(
 }
 
 /// Sends `request` and returns its body as the frames the connection delivered, or the API's
-/// error, for lists and watches alike; notes in `server` which server answered. kube's `request_stream` does the same behind a reader,
+/// error, for lists, watches and logs alike; notes in `server` which server answered. kube's `request_stream` does the same behind a reader,
 /// which watches would copy every line out of; its error mapping is private, so it is
 /// repeated here.
-async fn body_frames(
+pub(crate) async fn body_frames(
     client: &kube::Client,
     request: http::Request<Vec<u8>>,
     server: &ServerSeen,
@@ -424,7 +449,12 @@ where
         self.prefetch_next(params, &body);
         // Decoding a page takes milliseconds: off the runtime's threads, so that the next
         // page's request and response move meanwhile.
-        let decoded = tokio::task::spawn_blocking(move || decode_list::<T>(&body)).await;
+        let table = self.table.clone();
+        let decoded = tokio::task::spawn_blocking(move || match table {
+            Some(resource) => decode_table_list::<T>(&body, &resource),
+            None => decode_list::<T>(&body),
+        })
+        .await;
         let malformed = |source: BoxError| ListWatchError::MalformedResponse {
             verb: "list",
             resource: self.resource.clone(),
@@ -463,10 +493,12 @@ where
             .await
             .map_err(|e| self.error("watch", e))?;
         let resource = self.resource.clone();
+        let table = self.table.clone();
         let idle = self.limits.watch_idle;
         let lines = WatchLines::new(frames, self.limits.max_watch_line);
         let lines = futures::stream::unfold(lines, move |mut lines| {
             let resource = resource.clone();
+            let table = table.clone();
             async move {
                 loop {
                     let Ok(next) = tokio::time::timeout(idle, lines.next_line()).await else {
@@ -479,7 +511,12 @@ where
                         None => return None,
                         Some(Ok(line)) if line.iter().all(|b| b" \t\r\n".contains(b)) => continue,
                         Some(Ok(line)) => {
-                            let event = decode_watch_line::<T>(&line);
+                            let mut event = decode_watch_line::<T>(&line);
+                            if let (Some(api), Ok(event)) = (&table, &mut event) {
+                                // The tap keeps the object, not the Table around it.
+                                learn_columns(&event.raw_object, api);
+                                event.raw_object = row_object(&event.raw_object);
+                            }
                             // The body ended inside a line that does not decode: a cut, which
                             // ends the watch as a clean close does (client-go's StreamWatcher
                             // stops on an unexpected EOF without reporting an error), not a

@@ -1,12 +1,16 @@
 //! Talking to an API server: kubeconfig and kube's client stack, the Reflector's lists and
-//! watches over HTTP and their wire format, and GETs of full objects.
+//! watches over HTTP and their wire format (objects, or the server's Table form), discovery,
+//! and GETs of full objects.
 //!
 //! This layer sits above `informers` (whose `ListerWatcher` it implements) and `resources`
 //! (whose projections it decodes into).
 
 pub mod cluster;
+pub mod discovery;
 pub mod fetch;
 pub mod limits;
 pub mod lister_watcher;
+pub mod logs;
+pub mod table_form;
 pub mod transport;
 pub mod wire;

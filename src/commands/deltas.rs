@@ -16,10 +16,10 @@ use crate::informers::lister_watcher::WatchEventType;
 use crate::informers::running::RunningInformer;
 use crate::informers::tap::{HealthLevel, Tap, TapEntry, TapKind};
 use crate::resources::{
-    Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
+    Deployment, GenericObject, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
 
-use super::{CommandError, InformerArgs, gives_up, prepare_informer};
+use super::{CommandError, InformerArgs, Resolved, gives_up, prepare_informer};
 
 /// Stream raw watch events and DeltaFIFO deltas as JSON lines.
 #[derive(Debug, Clone, clap::Args)]
@@ -223,25 +223,27 @@ fn now() -> String {
 }
 
 pub async fn run(args: &DeltasArgs, out: &mut impl Write) -> Result<(), CommandError> {
-    let kind = args.informer.kind()?;
-    match kind {
-        ResourceKind::Pods => stream::<Pod>(args, kind, out).await,
-        ResourceKind::Nodes => stream::<Node>(args, kind, out).await,
-        ResourceKind::Namespaces => stream::<Namespace>(args, kind, out).await,
-        ResourceKind::Deployments => stream::<Deployment>(args, kind, out).await,
-        ResourceKind::ReplicaSets => stream::<ReplicaSet>(args, kind, out).await,
-        ResourceKind::Secrets => stream::<Secret>(args, kind, out).await,
+    let r = &args.informer.resolve().await?;
+    match r.kind.built_in() {
+        Some(ResourceKind::Pods) => stream::<Pod>(args, r, out).await,
+        Some(ResourceKind::Nodes) => stream::<Node>(args, r, out).await,
+        Some(ResourceKind::Namespaces) => stream::<Namespace>(args, r, out).await,
+        Some(ResourceKind::Deployments) => stream::<Deployment>(args, r, out).await,
+        Some(ResourceKind::ReplicaSets) => stream::<ReplicaSet>(args, r, out).await,
+        Some(ResourceKind::Secrets) => stream::<Secret>(args, r, out).await,
+        None => stream::<GenericObject>(args, r, out).await,
     }
 }
 
 async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
     args: &DeltasArgs,
-    kind: ResourceKind,
+    resolved: &Resolved,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
+    let kind = &resolved.kind;
     let tap = Tap::new(4096, crate::resources::secret::keepable_raw);
     let mut entries = tap.subscribe();
-    let prepared = prepare_informer::<T>(&args.informer, kind, Some(tap)).await?;
+    let prepared = prepare_informer::<T>(&args.informer, resolved, Some(tap))?;
     let fifo = prepared.config.fifo;
     let (informer, handoffs) = match args.compare {
         Some(other) => {
@@ -273,7 +275,7 @@ async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
     });
     let streamed = print_entries(
         &informer,
-        kind.plural(),
+        &kind.to_string(),
         &mut entries,
         handoffs,
         args.duration,

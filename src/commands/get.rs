@@ -10,10 +10,14 @@ use crate::duration::parse_duration;
 use crate::index_views::columns::TableRow;
 use crate::index_views::query::{FuzzyFilter, Query, Term};
 use crate::informers::keys::Key;
-use crate::resources::{Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret};
+use crate::resources::{
+    Deployment, GenericObject, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
+};
 
 use super::output::{OutputFormat, ToJson, print_objects};
-use super::{CommandError, InformerArgs, check_current, start_informer, wait_for_sync_reporting};
+use super::{
+    CommandError, InformerArgs, Resolved, check_current, start_informer, wait_for_sync_reporting,
+};
 
 /// Print objects from an informer's store, like `kubectl get`.
 ///
@@ -84,25 +88,28 @@ fn query(args: &GetArgs) -> Result<Query, CommandError> {
 }
 
 pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandError> {
-    let kind = args.informer.kind()?;
-    match kind {
-        ResourceKind::Pods => get::<Pod>(args, kind, out).await,
-        ResourceKind::Nodes => get::<Node>(args, kind, out).await,
-        ResourceKind::Namespaces => get::<Namespace>(args, kind, out).await,
-        ResourceKind::Deployments => get::<Deployment>(args, kind, out).await,
-        ResourceKind::ReplicaSets => get::<ReplicaSet>(args, kind, out).await,
-        ResourceKind::Secrets => get::<Secret>(args, kind, out).await,
+    let query = query(args)?;
+    let r = &args.informer.resolve().await?;
+    match r.kind.built_in() {
+        Some(ResourceKind::Pods) => get::<Pod>(args, query, r, out).await,
+        Some(ResourceKind::Nodes) => get::<Node>(args, query, r, out).await,
+        Some(ResourceKind::Namespaces) => get::<Namespace>(args, query, r, out).await,
+        Some(ResourceKind::Deployments) => get::<Deployment>(args, query, r, out).await,
+        Some(ResourceKind::ReplicaSets) => get::<ReplicaSet>(args, query, r, out).await,
+        Some(ResourceKind::Secrets) => get::<Secret>(args, query, r, out).await,
+        None => get::<GenericObject>(args, query, r, out).await,
     }
 }
 
 async fn get<T: TableRow + ToJson>(
     args: &GetArgs,
-    kind: ResourceKind,
+    query: Query,
+    resolved: &Resolved,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
-    let query = query(args)?;
-    let (informer, scope) = start_informer::<T>(&args.informer, kind, None).await?;
-    let resource = kind.plural();
+    let kind = &resolved.kind;
+    let (informer, scope) = start_informer::<T>(&args.informer, resolved, None).await?;
+    let resource = &kind.to_string();
     wait_for_sync_reporting(&informer, resource, args.sync_timeout).await?;
     let mut stale = None;
     if let Some(duration) = args.watch_for {
@@ -140,7 +147,7 @@ async fn get<T: TableRow + ToJson>(
         }
     } else {
         let with_namespace = kind.namespaced() && scope == NamespaceScope::All;
-        print_objects(out, &objects, args.output, with_namespace)?;
+        print_objects(out, &objects, kind, args.output, with_namespace)?;
     }
     match stale {
         Some(CommandError::NotCurrent {

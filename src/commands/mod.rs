@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use std::path::PathBuf;
 
-use crate::client::cluster::{ClusterArgs, ClusterError, NamespaceScope};
+use crate::client::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
+use crate::client::discovery::{Discovery, DiscoveryError, UnknownName};
 use crate::client::lister_watcher::KubeListerWatcher;
 use crate::config::{Config, ConfigError};
 use crate::index_views::definitions::{Indexable, index_funcs};
@@ -24,7 +25,7 @@ use crate::informers::reflector::{
 };
 use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::tap::Tap;
-use crate::resources::{ResourceKind, UnknownResource};
+use crate::resources::{Kind, ResourceKind, UnknownResource};
 
 /// Why a command failed. One line each, for a person.
 #[derive(Debug, thiserror::Error)]
@@ -33,6 +34,10 @@ pub enum CommandError {
     Cluster(#[from] ClusterError),
     #[error(transparent)]
     UnknownResource(#[from] UnknownResource),
+    #[error(transparent)]
+    UnknownName(#[from] UnknownName),
+    #[error(transparent)]
+    Discovery(#[from] DiscoveryError),
     #[error("{0}")]
     Usage(String),
     #[error(transparent)]
@@ -262,7 +267,8 @@ pub fn gives_up(err: &ReflectorError) -> bool {
 /// and the configuration whose indexes the store gets.
 #[derive(Debug, Clone, clap::Args)]
 pub struct InformerArgs {
-    /// pods (po), nodes (no), namespaces (ns), deployments (deploy), replicasets (rs).
+    /// Any resource the server serves, named as for kubectl: pods (po), svc, deploy.apps,
+    /// widgets.example.com, widgets.v1.example.com...
     pub resource: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -288,20 +294,42 @@ pub struct InformerArgs {
 }
 
 impl InformerArgs {
-    /// The resource named on the command line.
-    pub fn kind(&self) -> Result<ResourceKind, CommandError> {
-        Ok(self.resource.parse()?)
+    /// Reads the configuration (a bad one is reported before connecting to anything),
+    /// connects, and resolves the resource named on the command line: a kind with a
+    /// hand-written projection by its name alone, any other through discovery, as kubectl
+    /// resolves it.
+    pub async fn resolve(&self) -> Result<Resolved, CommandError> {
+        let config = Config::load(self.config.as_deref())?;
+        let cluster = self.cluster.connect().await?;
+        let kind = match self.resource.parse::<ResourceKind>() {
+            Ok(kind) => Kind::BuiltIn(kind),
+            Err(_) => Discovery::run(&cluster.client)
+                .await?
+                .resolve(&self.resource)?,
+        };
+        Ok(Resolved {
+            config,
+            cluster,
+            kind,
+        })
     }
 }
 
-/// Connects, and starts an informer on `kind` in the flags' scope with the configured
-/// indexes. Returns it with the scope it watches.
+/// What `get` and `deltas` start from: the configuration, the cluster, the kind.
+pub struct Resolved {
+    pub config: Config,
+    pub cluster: Cluster,
+    pub kind: Kind,
+}
+
+/// Starts an informer on `kind` in the flags' scope with the configured indexes. Returns it
+/// with the scope it watches.
 pub async fn start_informer<T: Indexable>(
     args: &InformerArgs,
-    kind: ResourceKind,
+    resolved: &Resolved,
     tap: Option<Tap>,
 ) -> Result<(RunningInformer<T>, NamespaceScope), CommandError> {
-    let prepared = prepare_informer::<T>(args, kind, tap).await?;
+    let prepared = prepare_informer::<T>(args, resolved, tap)?;
     Ok((
         RunningInformer::start(prepared.config, prepared.lister_watcher, prepared.writer),
         prepared.scope,
@@ -319,25 +347,28 @@ pub struct PreparedInformer<T> {
     pub scope: NamespaceScope,
 }
 
-/// Connects and prepares, without starting, an informer on `kind` in the flags' scope.
-pub async fn prepare_informer<T: Indexable>(
+/// Prepares, without starting, an informer on `kind` in the flags' scope.
+pub fn prepare_informer<T: Indexable>(
     args: &InformerArgs,
-    kind: ResourceKind,
+    resolved: &Resolved,
     tap: Option<Tap>,
 ) -> Result<PreparedInformer<T>, CommandError> {
-    let config = Config::load(args.config.as_deref())?;
-    let cluster = args.cluster.connect().await?;
-    let scope = args.cluster.scope(&cluster);
-    let lister_watcher = KubeListerWatcher::for_kind(
-        &cluster,
+    let Resolved {
+        config,
+        cluster,
         kind,
+    } = resolved;
+    let scope = args.cluster.scope(cluster);
+    let lister_watcher = KubeListerWatcher::for_kind(
+        cluster,
+        kind.clone(),
         &scope,
         args.selector.clone(),
         args.field_selector.clone(),
     );
     let writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))?;
     let other_writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))?;
-    let mut informer_config = InformerConfig::new(kind.plural());
+    let mut informer_config = InformerConfig::new(kind.to_string());
     informer_config.tap = tap;
     informer_config.fifo = args.fifo.unwrap_or(config.informers.fifo);
     informer_config.initial_list = args.initial_list.unwrap_or(config.informers.initial_list);

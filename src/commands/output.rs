@@ -7,8 +7,8 @@ use serde_json::{Map, Value, json};
 
 use crate::index_views::columns::TableRow;
 use crate::resources::{
-    Deployment, KubeResource, Labels, Namespace, Node, OwnerRef, Pod, ReplicaSet, ResourceKind,
-    Secret, Timestamp,
+    Deployment, GenericObject, Kind, KubeResource, Labels, Namespace, Node, OwnerRef, Pod,
+    ReplicaSet, Secret, Timestamp,
 };
 
 /// `-o` formats.
@@ -44,20 +44,11 @@ pub fn write_table(out: &mut impl Write, headers: &[&str], rows: &[Vec<String>])
     Ok(())
 }
 
-/// kubectl's `-o name` prefix: `pod`, `node`, `deployment.apps`.
-fn name_prefix(kind: ResourceKind) -> String {
-    let singular = kind.kind().to_lowercase();
-    if kind.group().is_empty() {
-        singular
-    } else {
-        format!("{singular}.{}", kind.group())
-    }
-}
-
 /// What `-o json` shows of a stored object: the fields kscope keeps, in the API's shape,
 /// plus kubectl's derived columns under `kscope`.
 pub trait ToJson: KubeResource {
-    fn to_json(&self) -> Value;
+    /// The object as a member of a List of `kind`.
+    fn to_json(&self, kind: &Kind) -> Value;
 }
 
 fn labels_json(labels: Labels<'_>) -> Value {
@@ -100,7 +91,7 @@ fn owners_json<'a>(owners: impl ExactSizeIterator<Item = OwnerRef<'a>>) -> Optio
 }
 
 impl ToJson for Pod {
-    fn to_json(&self) -> Value {
+    fn to_json(&self, _: &Kind) -> Value {
         let containers = |cs: Vec<(&str, &str)>| -> Value {
             cs.into_iter()
                 .map(|(name, image)| json!({"name": name, "image": image}))
@@ -141,7 +132,7 @@ impl ToJson for Pod {
 }
 
 impl ToJson for Node {
-    fn to_json(&self) -> Value {
+    fn to_json(&self, _: &Kind) -> Value {
         json!({
             "apiVersion": "v1",
             "kind": "Node",
@@ -159,7 +150,7 @@ impl ToJson for Node {
 }
 
 impl ToJson for Namespace {
-    fn to_json(&self) -> Value {
+    fn to_json(&self, _: &Kind) -> Value {
         json!({
             "apiVersion": "v1",
             "kind": "Namespace",
@@ -177,7 +168,7 @@ pub const REDACTED_SECRET_VALUE: &str = "<redacted by kscope: not base64, cannot
 /// The keys of `data`, each with [`REDACTED_SECRET_VALUE`]: kscope never keeps a Secret's
 /// values.
 impl ToJson for Secret {
-    fn to_json(&self) -> Value {
+    fn to_json(&self, _: &Kind) -> Value {
         let keys: Map<String, Value> = self
             .data_keys()
             .map(|k| (k.to_string(), Value::String(REDACTED_SECRET_VALUE.into())))
@@ -199,7 +190,7 @@ impl ToJson for Secret {
 macro_rules! workload_json {
     ($ty:ty, $kind:literal) => {
         impl ToJson for $ty {
-            fn to_json(&self) -> Value {
+            fn to_json(&self, _: &Kind) -> Value {
                 let r = self.replicas();
                 json!({
                     "apiVersion": "apps/v1",
@@ -231,17 +222,52 @@ macro_rules! workload_json {
 workload_json!(Deployment, "Deployment");
 workload_json!(ReplicaSet, "ReplicaSet");
 
-/// Prints `objects` in `format`. `with_namespace` adds kubectl's NAMESPACE column.
+/// What kscope keeps of a discovered kind's object: its metadata, and its Table cells under
+/// `kscope` (the rest of the object is never kept).
+impl ToJson for GenericObject {
+    fn to_json(&self, kind: &Kind) -> Value {
+        let api_version = match kind {
+            Kind::Api(resource) => resource.api_version(),
+            Kind::BuiltIn(k) => k.api_version().to_string(),
+        };
+        json!({
+            "apiVersion": api_version,
+            "kind": kind.kind(),
+            "metadata": metadata(self, |m| {
+                if let Some(generation) = self.generation() {
+                    m.insert("generation".into(), json!(generation));
+                }
+                if !self.annotations().is_empty() {
+                    m.insert("annotations".into(), labels_json(self.annotations()));
+                }
+                if let Some(owners) = owners_json(self.owner_references()) {
+                    m.insert("ownerReferences".into(), owners);
+                }
+                if self.finalizers().len() > 0 {
+                    m.insert("finalizers".into(), json!(self.finalizers().collect::<Vec<_>>()));
+                }
+                if let Some(deleted) = self.deleted() {
+                    m.insert("deletionTimestamp".into(), json!(deleted.to_string()));
+                }
+            }),
+            "kscope": {"cells": self.table_cells().collect::<Vec<_>>()},
+        })
+    }
+}
+
+/// Prints `objects` of `kind` in `format`. `with_namespace` adds kubectl's NAMESPACE column.
 pub fn print_objects<T: TableRow + ToJson>(
     out: &mut impl Write,
     objects: &[std::sync::Arc<T>],
+    kind: &Kind,
     format: OutputFormat,
     with_namespace: bool,
 ) -> io::Result<()> {
     match format {
         OutputFormat::Name => {
+            let prefix = kind.name_prefix();
             for obj in objects {
-                writeln!(out, "{}/{}", name_prefix(T::KIND), obj.name())?;
+                writeln!(out, "{prefix}/{}", obj.name())?;
             }
             Ok(())
         }
@@ -250,7 +276,7 @@ pub fn print_objects<T: TableRow + ToJson>(
                 "apiVersion": "v1",
                 "kind": "List",
                 "metadata": {"resourceVersion": ""},
-                "items": objects.iter().map(|o| o.to_json()).collect::<Vec<_>>(),
+                "items": objects.iter().map(|o| o.to_json(kind)).collect::<Vec<_>>(),
             });
             serde_json::to_writer_pretty(&mut *out, &list)?;
             writeln!(out)
@@ -258,17 +284,18 @@ pub fn print_objects<T: TableRow + ToJson>(
         OutputFormat::Table | OutputFormat::Wide => {
             let wide = format == OutputFormat::Wide;
             let now = Timestamp::now();
-            let shown: Vec<bool> = T::COLUMNS.iter().map(|c| wide || !c.wide).collect();
+            let columns = T::columns(kind);
+            let shown: Vec<bool> = columns.iter().map(|c| wide || !c.wide).collect();
             let mut headers: Vec<&str> = Vec::new();
             if with_namespace {
                 headers.push("NAMESPACE");
             }
             headers.extend(
-                T::COLUMNS
+                columns
                     .iter()
                     .zip(&shown)
                     .filter(|(_, s)| **s)
-                    .map(|(c, _)| c.name),
+                    .map(|(c, _)| c.name.as_ref()),
             );
             let rows: Vec<Vec<String>> = objects
                 .iter()
@@ -278,7 +305,7 @@ pub fn print_objects<T: TableRow + ToJson>(
                         row.push(obj.namespace().unwrap_or_default().to_string());
                     }
                     row.extend(
-                        obj.cells(now)
+                        obj.cells(&columns, now)
                             .into_iter()
                             .zip(&shown)
                             .filter(|(_, s)| **s)

@@ -102,6 +102,51 @@ pub enum Action {
     /// Open what the selected row contains: a namespace's or node's pods, a deployment's
     /// replicasets, a replicaset's pods.
     DrillDown,
+    /// Show the kind in favourite namespace N (1–9, the most recently used first), or in
+    /// all namespaces (0), as k9s's number keys.
+    FavouriteNamespace(u8),
+    /// The selected pod's log (a container picker when it has several), or all the pods of
+    /// the selected workload, interleaved.
+    OpenLogs,
+    /// The same, for the previous (terminated) instance of each container.
+    OpenPreviousLogs,
+    /// Type a search in the log view.
+    OpenLogSearch,
+    /// The next or previous line matching the search.
+    NextMatch,
+    PrevMatch,
+    /// Show only the lines that match the search, or all again.
+    ToggleLogFilter,
+    ToggleTimestamps,
+    /// Switch between the current and the previous instance of the containers.
+    TogglePrevious,
+    /// Ask for another part of the log.
+    LogRange(LogRange),
+    /// Save the lines kept (or matching) to a file.
+    SaveLogs,
+}
+
+/// Which part of the log to ask for, as k9s's 0–5 keys choose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LogRange {
+    /// The newest lines (the configuration's `tailLines`).
+    Tail,
+    /// The lines written in the last this many seconds.
+    Since(u32),
+    /// Everything the kubelet still keeps.
+    All,
+}
+
+impl LogRange {
+    pub fn label(self, tail: u64) -> String {
+        match self {
+            Self::Tail => format!("tail {tail}"),
+            Self::Since(s) if s % 3600 == 0 => format!("since {}h", s / 3600),
+            Self::Since(s) if s % 60 == 0 => format!("since {}m", s / 60),
+            Self::Since(s) => format!("since {s}s"),
+            Self::All => "all".into(),
+        }
+    }
 }
 
 /// Every action a key can name: (name in the `keys:` section, action, help line). Adding an
@@ -287,6 +332,115 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         Action::DrillDown,
         "open the row: ns/node → pods, deploy → rs, rs → pods, pod → detail",
     ),
+    (
+        "logs",
+        Action::OpenLogs,
+        "logs of the pod, or of all the pods of a deployment or replicaset",
+    ),
+    (
+        "previous-logs",
+        Action::OpenPreviousLogs,
+        "logs of the previous (crashed) container instances",
+    ),
+    ("log-search", Action::OpenLogSearch, "search the log"),
+    ("next-match", Action::NextMatch, "next match"),
+    ("prev-match", Action::PrevMatch, "previous match"),
+    (
+        "log-filter",
+        Action::ToggleLogFilter,
+        "show only matching lines / all lines",
+    ),
+    (
+        "log-timestamps",
+        Action::ToggleTimestamps,
+        "show / hide timestamps",
+    ),
+    (
+        "log-previous",
+        Action::TogglePrevious,
+        "previous / current container instances",
+    ),
+    (
+        "log-tail",
+        Action::LogRange(LogRange::Tail),
+        "the newest lines",
+    ),
+    (
+        "log-since-1m",
+        Action::LogRange(LogRange::Since(60)),
+        "the last minute",
+    ),
+    (
+        "log-since-5m",
+        Action::LogRange(LogRange::Since(300)),
+        "the last 5 minutes",
+    ),
+    (
+        "log-since-15m",
+        Action::LogRange(LogRange::Since(900)),
+        "the last 15 minutes",
+    ),
+    (
+        "log-since-1h",
+        Action::LogRange(LogRange::Since(3600)),
+        "the last hour",
+    ),
+    (
+        "log-all",
+        Action::LogRange(LogRange::All),
+        "everything the kubelet keeps",
+    ),
+    ("log-save", Action::SaveLogs, "save the lines to a file"),
+    (
+        "namespace-0",
+        Action::FavouriteNamespace(0),
+        "all namespaces",
+    ),
+    (
+        "namespace-1",
+        Action::FavouriteNamespace(1),
+        "favourite namespaces: 1 the last one shown, 2–9 the ones before it",
+    ),
+    (
+        "namespace-2",
+        Action::FavouriteNamespace(2),
+        "favourite namespace 2",
+    ),
+    (
+        "namespace-3",
+        Action::FavouriteNamespace(3),
+        "favourite namespace 3",
+    ),
+    (
+        "namespace-4",
+        Action::FavouriteNamespace(4),
+        "favourite namespace 4",
+    ),
+    (
+        "namespace-5",
+        Action::FavouriteNamespace(5),
+        "favourite namespace 5",
+    ),
+    (
+        "namespace-6",
+        Action::FavouriteNamespace(6),
+        "favourite namespace 6",
+    ),
+    (
+        "namespace-7",
+        Action::FavouriteNamespace(7),
+        "favourite namespace 7",
+    ),
+    (
+        "namespace-8",
+        Action::FavouriteNamespace(8),
+        "favourite namespace 8",
+    ),
+    (
+        "namespace-9",
+        Action::FavouriteNamespace(9),
+        "favourite namespace 9",
+    ),
 ];
 
 /// The action named `name` in the configuration.
@@ -317,6 +471,8 @@ pub enum Section {
     Detail,
     /// Typing a command (`:`); unbound plain keys type text.
     Command,
+    /// The log view.
+    Logs,
 }
 
 impl Section {
@@ -329,6 +485,7 @@ impl Section {
             Self::Indexes => "indexes",
             Self::Detail => "detail",
             Self::Command => "command",
+            Self::Logs => "logs",
         }
     }
 }

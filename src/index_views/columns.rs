@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use crate::informers::object::Object;
 use crate::resources::{
-    Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, Secret, Timestamp,
+    ConditionStatus, Deployment, GenericObject, HealthCondition, Kind, KubeResource, Namespace,
+    Node, Pod, ReplicaSet, Secret, Timestamp,
 };
 
 use super::definitions::Indexable;
@@ -25,9 +26,9 @@ pub enum ColumnKind {
     Age,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Column {
-    pub name: &'static str,
+    pub name: Cow<'static, str>,
     pub kind: ColumnKind,
     /// Shown only with `-o wide` (and in the TUI's wide mode).
     pub wide: bool,
@@ -35,7 +36,7 @@ pub struct Column {
 
 const fn text(name: &'static str) -> Column {
     Column {
-        name,
+        name: Cow::Borrowed(name),
         kind: ColumnKind::Text,
         wide: false,
     }
@@ -43,7 +44,7 @@ const fn text(name: &'static str) -> Column {
 
 const fn number(name: &'static str) -> Column {
     Column {
-        name,
+        name: Cow::Borrowed(name),
         kind: ColumnKind::Number,
         wide: false,
     }
@@ -51,14 +52,14 @@ const fn number(name: &'static str) -> Column {
 
 const fn wide(name: &'static str) -> Column {
     Column {
-        name,
+        name: Cow::Borrowed(name),
         kind: ColumnKind::Text,
         wide: true,
     }
 }
 
 const AGE: Column = Column {
-    name: "AGE",
+    name: Cow::Borrowed("AGE"),
     kind: ColumnKind::Age,
     wide: false,
 };
@@ -254,6 +255,8 @@ pub enum RowHealth {
     Pending,
     /// Being deleted.
     Terminating,
+    /// A Warning Event.
+    Warning,
     /// Done (a Completed or Succeeded pod): nothing to watch.
     Completed,
 }
@@ -279,24 +282,25 @@ fn pod_status_fails(status: &str) -> bool {
 
 /// A kind that renders as a table row.
 pub trait TableRow: Indexable {
-    /// Every column after NAMESPACE (which callers add for all-namespace views of namespaced
-    /// kinds) in order, the wide ones included.
-    const COLUMNS: &'static [Column];
+    /// Every column of a table of `kind` after NAMESPACE (which callers add for
+    /// all-namespace views of namespaced kinds) in order, the wide ones included: a
+    /// hand-written projection's own, or the server's for a discovered kind.
+    fn columns(kind: &Kind) -> Cow<'static, [Column]>;
 
-    /// One cell per entry of [`TableRow::COLUMNS`].
-    fn cells(&self, now: Timestamp) -> Vec<String>;
+    /// One cell per entry of `columns` (what [`TableRow::columns`] gave).
+    fn cells(&self, columns: &[Column], now: Timestamp) -> Vec<String>;
 
-    /// What the row sorts by in `column`. Kinds with many rows override this to read the
-    /// value in place instead of formatting every cell.
-    fn sort_value(&self, column: usize) -> SortValue<'_> {
-        match Self::COLUMNS.get(column) {
+    /// What the row sorts by in `column` of `columns`. Kinds with many rows override this to
+    /// read the value in place instead of formatting every cell.
+    fn sort_value(&self, columns: &[Column], column: usize) -> SortValue<'_> {
+        match columns.get(column) {
             Some(c) if c.kind == ColumnKind::Age => SortValue::age(self.created()),
             Some(c) if column == 0 && c.name == "NAME" => {
                 SortValue::Text(Cow::Borrowed(self.name()))
             }
             Some(c) => {
                 // Ages are handled above, so `now` does not change the result.
-                let mut cells = self.cells(Timestamp::from_seconds(0));
+                let mut cells = self.cells(columns, Timestamp::from_seconds(0));
                 let cell = if column < cells.len() {
                     cells.swap_remove(column)
                 } else {
@@ -308,8 +312,8 @@ pub trait TableRow: Indexable {
         }
     }
 
-    fn sort_key(&self, column: usize) -> SortKey {
-        self.sort_value(column).into_key()
+    fn sort_key(&self, columns: &[Column], column: usize) -> SortKey {
+        self.sort_value(columns, column).into_key()
     }
 
     /// How the row is doing, for its colour.
@@ -338,8 +342,9 @@ fn joined<'a>(values: impl Iterator<Item = &'a str>) -> String {
     }
 }
 
-impl TableRow for Pod {
-    const COLUMNS: &'static [Column] = &[
+impl Pod {
+    /// kubectl's columns for this kind.
+    pub const COLUMNS: &'static [Column] = &[
         text("NAME"),
         number("READY"),
         text("STATUS"),
@@ -348,8 +353,14 @@ impl TableRow for Pod {
         wide("IP"),
         wide("NODE"),
     ];
+}
 
-    fn sort_value(&self, column: usize) -> SortValue<'_> {
+impl TableRow for Pod {
+    fn columns(_: &Kind) -> Cow<'static, [Column]> {
+        Cow::Borrowed(Self::COLUMNS)
+    }
+
+    fn sort_value(&self, _: &[Column], column: usize) -> SortValue<'_> {
         match column {
             0 => SortValue::Text(Cow::Borrowed(self.name())),
             1 => SortValue::Number(Some(self.ready_containers().into())),
@@ -373,7 +384,7 @@ impl TableRow for Pod {
         }
     }
 
-    fn cells(&self, now: Timestamp) -> Vec<String> {
+    fn cells(&self, _: &[Column], now: Timestamp) -> Vec<String> {
         vec![
             self.name().to_string(),
             format!("{}/{}", self.ready_containers(), self.total_containers()),
@@ -386,8 +397,9 @@ impl TableRow for Pod {
     }
 }
 
-impl TableRow for Node {
-    const COLUMNS: &'static [Column] = &[
+impl Node {
+    /// kubectl's columns for this kind.
+    pub const COLUMNS: &'static [Column] = &[
         text("NAME"),
         text("STATUS"),
         text("ROLES"),
@@ -397,6 +409,12 @@ impl TableRow for Node {
         wide("CPU"),
         wide("MEMORY"),
     ];
+}
+
+impl TableRow for Node {
+    fn columns(_: &Kind) -> Cow<'static, [Column]> {
+        Cow::Borrowed(Self::COLUMNS)
+    }
 
     fn health(&self) -> RowHealth {
         match self.status() {
@@ -406,7 +424,7 @@ impl TableRow for Node {
         }
     }
 
-    fn cells(&self, now: Timestamp) -> Vec<String> {
+    fn cells(&self, _: &[Column], now: Timestamp) -> Vec<String> {
         vec![
             self.name().to_string(),
             self.status().to_string(),
@@ -420,8 +438,15 @@ impl TableRow for Node {
     }
 }
 
+impl Namespace {
+    /// kubectl's columns for this kind.
+    pub const COLUMNS: &'static [Column] = &[text("NAME"), text("STATUS"), AGE];
+}
+
 impl TableRow for Namespace {
-    const COLUMNS: &'static [Column] = &[text("NAME"), text("STATUS"), AGE];
+    fn columns(_: &Kind) -> Cow<'static, [Column]> {
+        Cow::Borrowed(Self::COLUMNS)
+    }
 
     fn health(&self) -> RowHealth {
         match self.phase() {
@@ -430,7 +455,7 @@ impl TableRow for Namespace {
         }
     }
 
-    fn cells(&self, now: Timestamp) -> Vec<String> {
+    fn cells(&self, _: &[Column], now: Timestamp) -> Vec<String> {
         vec![
             self.name().to_string(),
             or_none(self.phase()),
@@ -439,8 +464,9 @@ impl TableRow for Namespace {
     }
 }
 
-impl TableRow for Deployment {
-    const COLUMNS: &'static [Column] = &[
+impl Deployment {
+    /// kubectl's columns for this kind.
+    pub const COLUMNS: &'static [Column] = &[
         text("NAME"),
         number("READY"),
         number("UP-TO-DATE"),
@@ -450,6 +476,12 @@ impl TableRow for Deployment {
         wide("IMAGES"),
         wide("SELECTOR"),
     ];
+}
+
+impl TableRow for Deployment {
+    fn columns(_: &Kind) -> Cow<'static, [Column]> {
+        Cow::Borrowed(Self::COLUMNS)
+    }
 
     fn health(&self) -> RowHealth {
         let replicas = self.replicas();
@@ -460,7 +492,7 @@ impl TableRow for Deployment {
         }
     }
 
-    fn cells(&self, now: Timestamp) -> Vec<String> {
+    fn cells(&self, _: &[Column], now: Timestamp) -> Vec<String> {
         let replicas = self.replicas();
         vec![
             self.name().to_string(),
@@ -475,8 +507,9 @@ impl TableRow for Deployment {
     }
 }
 
-impl TableRow for ReplicaSet {
-    const COLUMNS: &'static [Column] = &[
+impl ReplicaSet {
+    /// kubectl's columns for this kind.
+    pub const COLUMNS: &'static [Column] = &[
         text("NAME"),
         number("DESIRED"),
         number("CURRENT"),
@@ -486,6 +519,12 @@ impl TableRow for ReplicaSet {
         wide("IMAGES"),
         wide("SELECTOR"),
     ];
+}
+
+impl TableRow for ReplicaSet {
+    fn columns(_: &Kind) -> Cow<'static, [Column]> {
+        Cow::Borrowed(Self::COLUMNS)
+    }
 
     fn health(&self) -> RowHealth {
         let replicas = self.replicas();
@@ -496,7 +535,7 @@ impl TableRow for ReplicaSet {
         }
     }
 
-    fn cells(&self, now: Timestamp) -> Vec<String> {
+    fn cells(&self, _: &[Column], now: Timestamp) -> Vec<String> {
         let replicas = self.replicas();
         vec![
             self.name().to_string(),
@@ -511,16 +550,167 @@ impl TableRow for ReplicaSet {
     }
 }
 
-impl TableRow for Secret {
-    const COLUMNS: &'static [Column] = &[text("NAME"), text("TYPE"), number("DATA"), AGE];
+impl Secret {
+    /// kubectl's columns for this kind.
+    pub const COLUMNS: &'static [Column] = &[text("NAME"), text("TYPE"), number("DATA"), AGE];
+}
 
-    fn cells(&self, now: Timestamp) -> Vec<String> {
+impl TableRow for Secret {
+    fn columns(_: &Kind) -> Cow<'static, [Column]> {
+        Cow::Borrowed(Self::COLUMNS)
+    }
+
+    fn cells(&self, _: &[Column], now: Timestamp) -> Vec<String> {
         vec![
             self.name().to_string(),
             self.secret_type().unwrap_or_default().to_string(),
             self.data_count().to_string(),
             age(self, now),
         ]
+    }
+}
+
+/// The title of the health column every discovered kind gets, after the server's columns.
+pub const HEALTH: &str = "HEALTH";
+
+/// A server Table column as a table column: kubectl uppercases the names, prints
+/// priority > 0 columns only in wide output, and the `Age` column (its value rendered at the
+/// time of the request) is computed here from the creation time, so it ages on screen.
+fn server_column(definition: &crate::resources::ColumnDefinition) -> Column {
+    let name = definition.name.to_uppercase();
+    let kind = match definition.type_.as_str() {
+        _ if name == "AGE" => ColumnKind::Age,
+        "integer" | "number" => ColumnKind::Number,
+        _ => ColumnKind::Text,
+    };
+    Column {
+        name: Cow::Owned(name),
+        kind,
+        wide: definition.priority > 0,
+    }
+}
+
+/// A discovered kind's columns are the server's; rows keep the cells it printed.
+impl TableRow for GenericObject {
+    fn columns(kind: &Kind) -> Cow<'static, [Column]> {
+        let mut columns: Vec<Column> = match kind {
+            Kind::Api(resource) => resource.columns().iter().map(server_column).collect(),
+            Kind::BuiltIn(_) => Vec::new(),
+        };
+        if columns.is_empty() {
+            // No list answered yet: what every kind has.
+            columns.extend([text("NAME"), AGE]);
+        }
+        columns.push(wide(HEALTH));
+        Cow::Owned(columns)
+    }
+
+    fn cells(&self, columns: &[Column], now: Timestamp) -> Vec<String> {
+        let server = columns.len().saturating_sub(1);
+        let mut cells: Vec<String> = columns[..server]
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match (c.kind, self.cell(i)) {
+                (ColumnKind::Age, _) => age(self, now),
+                // An Event's LAST SEEN ages on screen too (the server printed it once); its
+                // repeats `(x4 over 20m)` are the server's.
+                (_, cell) if c.name == LAST_SEEN && self.last_seen().is_some() => {
+                    last_seen_cell(self, cell, now)
+                }
+                (_, Some(cell)) => cell.to_string(),
+                // No Table cells yet (an object not read in Table form): its name at least.
+                (_, None) if i == 0 => self.name().to_string(),
+                (_, None) => String::new(),
+            })
+            .collect();
+        if columns.len() > server {
+            cells.push(health_cell(self));
+        }
+        cells
+    }
+
+    /// An Event's LAST SEEN sorts by time, newest first, events of the same second by
+    /// resourceVersion (newest first too), so that rows of one second never reshuffle.
+    fn sort_value(&self, columns: &[Column], column: usize) -> SortValue<'_> {
+        match (columns.get(column), self.last_seen()) {
+            (Some(c), Some(seen)) if c.name == LAST_SEEN => {
+                let rv = self
+                    .resource_version()
+                    .and_then(|rv| rv.parse::<u64>().ok())
+                    .unwrap_or(0);
+                // Seconds in the high half and the resourceVersion's low 32 bits below: two
+                // events a second apart never tie, and 2^32 writes within one second do
+                // not happen.
+                let key = (seen.seconds() << 32) | i64::from(rv as u32);
+                SortValue::Number(Some(key.saturating_neg()))
+            }
+            (Some(c), _) if c.kind == ColumnKind::Age => SortValue::age(self.created()),
+            (Some(c), _) if column == 0 && c.name == "NAME" => {
+                SortValue::Text(Cow::Borrowed(self.name()))
+            }
+            (Some(c), _) => {
+                let mut cells = self.cells(columns, Timestamp::from_seconds(0));
+                let cell = if column < cells.len() {
+                    cells.swap_remove(column)
+                } else {
+                    String::new()
+                };
+                SortValue::from_cell(c.kind, cell)
+            }
+            (None, _) => SortValue::Number(None),
+        }
+    }
+
+    fn health(&self) -> RowHealth {
+        if self.deleted().is_some() {
+            return RowHealth::Terminating;
+        }
+        if self.is_warning() {
+            return RowHealth::Warning;
+        }
+        match self.health() {
+            Some(h) => match (h.condition, h.status) {
+                (_, ConditionStatus::True) => RowHealth::Normal,
+                (HealthCondition::Progressing, ConditionStatus::False) => RowHealth::Failing,
+                (HealthCondition::Progressing, _) => RowHealth::Pending,
+                (_, ConditionStatus::False) => RowHealth::Failing,
+                (_, ConditionStatus::Unknown) => RowHealth::Pending,
+            },
+            None => RowHealth::Normal,
+        }
+    }
+}
+
+/// The server's name of an Event's last-seen column.
+const LAST_SEEN: &str = "LAST SEEN";
+
+/// `3m`, or `3m (x4 over 20m)` keeping the server's repeats: the time since the event was
+/// last seen, at `now`.
+fn last_seen_cell(obj: &GenericObject, printed: Option<&str>, now: Timestamp) -> String {
+    let since = obj
+        .last_seen()
+        .map_or_else(|| "<unknown>".to_owned(), |t| t.human_since(now));
+    match printed.and_then(|p| p.find(" (x")) {
+        Some(at) => format!("{since}{}", &printed.unwrap_or_default()[at..]),
+        None => since,
+    }
+}
+
+/// `Ready=False (Broken)`: the condition the health comes from, its status and reason.
+fn health_cell(obj: &GenericObject) -> String {
+    match obj.health() {
+        None => "<none>".into(),
+        Some(h) => {
+            let status = match h.status {
+                ConditionStatus::True => "True",
+                ConditionStatus::False => "False",
+                ConditionStatus::Unknown => "Unknown",
+            };
+            match obj.health_reason() {
+                Some(reason) => format!("{}={status} ({reason})", h.condition.as_str()),
+                None => format!("{}={status}", h.condition.as_str()),
+            }
+        }
     }
 }
 
@@ -537,6 +727,51 @@ fn selector<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> String {
 mod tests {
     use super::*;
     use crate::resources::decode;
+
+    #[test]
+    fn discovered_kinds_show_the_server_columns_an_age_and_a_health_cell() {
+        use crate::resources::{ApiResource, ColumnDefinition};
+        let resource = ApiResource::new(
+            "example.com",
+            "v1",
+            "widgets",
+            "widget",
+            "Widget",
+            true,
+            vec![],
+            vec![],
+            vec![],
+        );
+        let def = |name: &str, type_: &str, priority| ColumnDefinition {
+            name: name.into(),
+            type_: type_.into(),
+            format: String::new(),
+            priority,
+        };
+        resource.learn_columns(&[
+            def("Name", "string", 0),
+            def("Size", "integer", 0),
+            def("Age", "date", 0),
+            def("Color", "string", 1),
+        ]);
+        let kind = Kind::Api(std::sync::Arc::new(resource));
+        let columns = GenericObject::columns(&kind);
+        let names: Vec<&str> = columns.iter().map(|c| c.name.as_ref()).collect();
+        assert_eq!(names, ["NAME", "SIZE", "AGE", "COLOR", "HEALTH"]);
+        assert_eq!(columns[1].kind, ColumnKind::Number);
+        assert!(columns[3].wide && columns[4].wide && !columns[2].wide);
+        let row = br#"{"cells":["w1",3,"5m","blue"],"object":{"metadata":{"name":"w1",
+            "creationTimestamp":"2024-01-01T00:00:00Z"},
+            "status":{"conditions":[{"type":"Ready","status":"False","reason":"Broken"}]}}}"#;
+        let w: GenericObject = decode::from_slice(row).unwrap();
+        let now = Timestamp::parse("2024-01-01T00:10:00Z").unwrap();
+        assert_eq!(
+            w.cells(&columns, now),
+            ["w1", "3", "10m", "blue", "Ready=False (Broken)"]
+        );
+        assert_eq!(w.sort_key(&columns, 1), SortKey::Number(Some(3)));
+        assert_eq!(TableRow::health(&w), RowHealth::Failing);
+    }
 
     #[test]
     fn rows_say_how_they_are_doing() {
@@ -584,17 +819,17 @@ mod tests {
     fn every_kind_has_one_cell_per_column() {
         let now = Timestamp::now();
         let pod: Pod = decode(include_bytes!("../../tests/fixtures/pod-realistic.json")).unwrap();
-        assert_eq!(pod.cells(now).len(), Pod::COLUMNS.len());
+        assert_eq!(pod.cells(Pod::COLUMNS, now).len(), Pod::COLUMNS.len());
         let node: Node = decode(
             br#"{"metadata":{"name":"n1","labels":{"node-role.kubernetes.io/control-plane":""}}}"#,
         )
         .unwrap();
-        let cells = node.cells(now);
+        let cells = node.cells(Node::COLUMNS, now);
         assert_eq!(cells.len(), Node::COLUMNS.len());
         assert_eq!(cells[..3], ["n1", "Unknown", "control-plane"]);
         let ns: Namespace =
             decode(br#"{"metadata":{"name":"web"},"status":{"phase":"Active"}}"#).unwrap();
-        assert_eq!(ns.cells(now)[..2], ["web", "Active"]);
+        assert_eq!(ns.cells(Namespace::COLUMNS, now)[..2], ["web", "Active"]);
         let deploy: Deployment = decode(
             br#"{"metadata":{"name":"d","namespace":"web"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},
                 "template":{"spec":{"containers":[{"name":"c","image":"nginx:1"}]}}},
@@ -602,11 +837,17 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            deploy.cells(now),
+            deploy.cells(Deployment::COLUMNS, now),
             ["d", "2/3", "3", "2", "<unknown>", "c", "nginx:1", "app=web"]
         );
-        assert_eq!(deploy.sort_key(1), SortKey::Number(Some(2)));
-        assert_eq!(deploy.sort_key(0), SortKey::Text("d".into()));
+        assert_eq!(
+            deploy.sort_key(Deployment::COLUMNS, 1),
+            SortKey::Number(Some(2))
+        );
+        assert_eq!(
+            deploy.sort_key(Deployment::COLUMNS, 0),
+            SortKey::Text("d".into())
+        );
         let mut builder = SortKeyBuilder::with_capacity(3);
         for text in ["Running", "Pending", "Running"] {
             builder.push(SortValue::Text(Cow::Borrowed(text)));
@@ -622,9 +863,12 @@ mod tests {
         assert!(keys[3].is(&SortValue::Number(Some(2))));
         assert!(!keys[3].is(&SortValue::Text(Cow::Borrowed("2"))));
         assert_eq!(keys[3], SortKey::Number(Some(2)));
-        assert_eq!(deploy.sort_key(4), SortKey::Number(None));
         assert_eq!(
-            pod.sort_key(3),
+            deploy.sort_key(Deployment::COLUMNS, 4),
+            SortKey::Number(None)
+        );
+        assert_eq!(
+            pod.sort_key(Pod::COLUMNS, 3),
             SortKey::Number(Some(pod.restarts().into()))
         );
         assert_eq!(
@@ -636,6 +880,9 @@ mod tests {
             SortKey::Number(None)
         );
         let rs: ReplicaSet = decode(br#"{"metadata":{"name":"r","namespace":"web"},"spec":{"replicas":2},"status":{"replicas":2,"readyReplicas":1}}"#).unwrap();
-        assert_eq!(rs.cells(now)[..4], ["r", "2", "2", "1"]);
+        assert_eq!(
+            rs.cells(ReplicaSet::COLUMNS, now)[..4],
+            ["r", "2", "2", "1"]
+        );
     }
 }

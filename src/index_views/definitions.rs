@@ -9,7 +9,9 @@ use smallvec::smallvec;
 
 use crate::informers::indexer::{IndexFunc, IndexValues, index_func};
 use crate::informers::object::Object;
-use crate::resources::{Deployment, KubeResource, Namespace, Node, Pod, ReplicaSet, Secret};
+use crate::resources::{
+    Deployment, GenericObject, KubeResource, Namespace, Node, Pod, ReplicaSet, Secret,
+};
 
 /// A projection field an index can read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -233,6 +235,21 @@ impl Indexable for Secret {
     fn field_values(&self, field: IndexField) -> IndexValues<'_> {
         match field {
             IndexField::Namespace => one(self.namespace()),
+            _ => IndexValues::new(),
+        }
+    }
+}
+
+/// A discovered kind keeps its annotations and owners, whatever else it has.
+impl Indexable for GenericObject {
+    fn annotation(&self, key: &str) -> Option<&str> {
+        GenericObject::annotation(self, key)
+    }
+
+    fn field_values(&self, field: IndexField) -> IndexValues<'_> {
+        match field {
+            IndexField::Namespace => one(self.namespace()),
+            IndexField::Owner => owner(self),
             _ => IndexValues::new(),
         }
     }

@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use super::columns::{ColumnKind, RowHealth, SortKey, SortKeyBuilder, SortValue, TableRow};
+use super::columns::{Column, ColumnKind, RowHealth, SortKey, SortKeyBuilder, SortValue, TableRow};
 use super::definitions::{IndexDefinition, IndexSource};
 use super::fuzzy::text_matches;
 use super::query::{Query, QueryError};
@@ -28,7 +28,7 @@ use crate::informers::workqueue::{Queue, WorkqueueMetrics};
 use crate::resources::Timestamp;
 
 /// Which column a view sorts by (an index into [`LiveView::columns`]: the kind's
-/// [`TableRow::COLUMNS`], then its index columns, then NAMESPACE) and which way.
+/// [`TableRow::columns`], then its index columns, then NAMESPACE) and which way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct SortSpec {
     pub column: usize,
@@ -110,11 +110,12 @@ impl<T> IndexColumn<T> {
 /// namespace.
 fn sort_value<'a, T: TableRow>(
     obj: &'a T,
+    columns: &[Column],
     column: usize,
     index_columns: &[IndexColumn<T>],
 ) -> SortValue<'a> {
-    match column.checked_sub(T::COLUMNS.len()) {
-        None => obj.sort_value(column),
+    match column.checked_sub(columns.len()) {
+        None => obj.sort_value(columns, column),
         Some(i) => match index_columns.get(i) {
             Some(c) => SortValue::Text(c.text(obj)),
             None if i == index_columns.len() => {
@@ -222,6 +223,7 @@ pub struct TextResult {
 /// neither looks a key up in the store nor sorts keys.
 pub struct SortJob<T> {
     objects: Vec<(Key, Arc<T>)>,
+    columns: Vec<Column>,
     index_columns: Arc<[IndexColumn<T>]>,
     sort: SortSpec,
     text: String,
@@ -231,7 +233,7 @@ impl<T: TableRow> SortJob<T> {
     /// Sorts the copied objects. An object changed, added or gone since the copy began is
     /// put right when the result is swapped in (its key was recorded).
     pub fn run(self) -> SortResult<T> {
-        let (members, base) = sorted(self.objects, self.sort, &self.index_columns);
+        let (members, base) = sorted(self.objects, self.sort, &self.columns, &self.index_columns);
         let text = (!self.text.is_empty()).then(|| {
             let rows = SortedRows::from_sorted(
                 base.iter()
@@ -265,11 +267,17 @@ pub struct SortResult<T> {
 fn sorted<T: TableRow>(
     objects: Vec<(Key, Arc<T>)>,
     sort: SortSpec,
+    columns: &[Column],
     index_columns: &[IndexColumn<T>],
 ) -> (BTreeMap<Key, Member<T>>, SortedRows) {
     let mut keys = SortKeyBuilder::with_capacity(objects.len());
     for (_, obj) in &objects {
-        keys.push(sort_value(obj.as_ref(), sort.column, index_columns));
+        keys.push(sort_value(
+            obj.as_ref(),
+            columns,
+            sort.column,
+            index_columns,
+        ));
     }
     let mut entries = Vec::with_capacity(objects.len());
     let mut members = Vec::with_capacity(objects.len());
@@ -345,7 +353,8 @@ impl<T: TableRow> LiveView<T> {
                 Some((key, obj))
             })
             .collect();
-        let (members, base) = sorted(objects, sort, &index_columns);
+        let columns = T::columns(registry.kind());
+        let (members, base) = sorted(objects, sort, &columns, &index_columns);
         let text = query.text.clone();
         let mut view = Self {
             registry,
@@ -384,7 +393,8 @@ impl<T: TableRow> LiveView<T> {
             empty: false,
         };
         let indexer = self.registry.indexer();
-        let mut columns: Vec<ViewColumn> = T::COLUMNS
+        let kind = self.registry.kind();
+        let mut columns: Vec<ViewColumn> = T::columns(kind)
             .iter()
             .map(|c| column(c.name.to_string(), c.kind, c.wide))
             .chain(self.index_columns.iter().map(|c| {
@@ -397,7 +407,7 @@ impl<T: TableRow> LiveView<T> {
                 }
             }))
             .collect();
-        if T::KIND.namespaced() {
+        if kind.namespaced() {
             columns.push(ViewColumn {
                 namespace: true,
                 ..column("NAMESPACE".into(), ColumnKind::Text, false)
@@ -439,8 +449,9 @@ impl<T: TableRow> LiveView<T> {
             .indexer()
             .get_by_key(key)
             .filter(|o| self.terms.matches(o));
+        let columns = T::columns(self.registry.kind());
         let new = obj.as_ref().map(|o| {
-            let value = sort_value(o.as_ref(), self.sort.column, &self.index_columns);
+            let value = sort_value(o.as_ref(), &columns, self.sort.column, &self.index_columns);
             (value, o.clone())
         });
         // Most updates leave the sort value alone: keep the row, and its key unallocated.
@@ -525,6 +536,7 @@ impl<T: TableRow> LiveView<T> {
         self.changed = Some(Changed::new());
         Some(SortJob {
             objects: Vec::with_capacity(self.members.len()),
+            columns: T::columns(self.registry.kind()).into_owned(),
             index_columns: self.index_columns.clone(),
             sort,
             text: self.text().to_string(),
@@ -697,14 +709,18 @@ impl<T: TableRow> LiveView<T> {
     /// these rows only.
     pub fn window(&self, offset: usize, height: usize, now: Timestamp) -> Window {
         let indexer = self.registry.indexer();
-        let rows = self
+        let kind = self.registry.kind();
+        let columns = T::columns(kind);
+        // A row whose object just left the store (its delete not yet applied to this view)
+        // is skipped and the next one fills its place, so the window never comes up short.
+        let rows: Vec<Row> = self
             .rows()
-            .range(offset, height)
+            .range(offset, usize::MAX)
             .filter_map(|e| {
                 let obj = indexer.get_by_key(&e.key)?;
-                let mut cells = obj.cells(now);
+                let mut cells = obj.cells(&columns, now);
                 cells.extend(self.index_columns.iter().map(|c| c.cell(&obj)));
-                if T::KIND.namespaced() {
+                if kind.namespaced() {
                     cells.push(obj.namespace().unwrap_or("").to_string());
                 }
                 Some(Row {
@@ -713,12 +729,22 @@ impl<T: TableRow> LiveView<T> {
                     health: obj.health(),
                 })
             })
+            .take(height)
             .collect();
+        // The selection as the rows shown place it (skipped rows shift those below them).
+        let selected = match self.selected() {
+            Some(key) => rows
+                .iter()
+                .position(|r| &r.key == key)
+                .map(|i| offset + i)
+                .or_else(|| self.selected_position()),
+            None => None,
+        };
         Window {
             offset,
             total: self.len(),
             rows,
-            selected: self.selected_position(),
+            selected,
         }
     }
 }
@@ -1027,6 +1053,30 @@ mod tests {
     }
 
     const RESTARTS: usize = 3;
+
+    /// An object deleted from the store before its delete reaches the view: the window
+    /// still fills its height, and the selection is where the rows shown put it (the "last
+    /// row vanished after End then Up" newcomers saw).
+    #[test]
+    fn a_window_stays_full_while_a_delete_is_on_its_way() {
+        let (registry, store) = registry();
+        for name in ["a", "b", "c", "d", "e"] {
+            store.add(pod("ns", name, "web", 0, 1)).unwrap();
+        }
+        let sort = SortSpec {
+            column: 0,
+            descending: false,
+        };
+        let mut view = LiveView::new(registry.clone(), Query::default(), sort).unwrap();
+        view.select(Some("ns/d".into()));
+        store.remove("ns/b");
+        let window = view.window(0, 3, Timestamp::now());
+        let keys: Vec<&str> = window.rows.iter().map(|r| &*r.key).collect();
+        assert_eq!(keys, ["ns/a", "ns/c", "ns/d"]);
+        assert_eq!(window.selected, Some(2), "d is the third row shown");
+        assert!(view.apply(&"ns/b".into()));
+        assert_eq!(view.window(0, 3, Timestamp::now()).selected, Some(2));
+    }
 
     #[test]
     fn rows_follow_updates_one_key_at_a_time() {

@@ -9,6 +9,7 @@ use parking_lot::RwLock;
 use super::definitions::{IndexDefinition, Indexable};
 use super::query::{Query, QueryError, Term};
 use crate::informers::indexer::{IndexFunc, Indexer, IndexerError, IndexerWriter, KeySet};
+use crate::resources::{BuiltIn, Kind};
 
 /// One value of an index and how many objects have it: a line of the index browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,8 +18,10 @@ pub struct ValueCount {
     pub count: usize,
 }
 
-/// An Indexer and the definitions of its indexes. Cloning is cheap and shares both.
+/// An Indexer and the definitions of its indexes, for a store of one kind. Cloning is cheap
+/// and shares both.
 pub struct IndexRegistry<T> {
+    kind: Kind,
     indexer: Indexer<T>,
     definitions: Arc<RwLock<Vec<IndexDefinition>>>,
 }
@@ -26,16 +29,29 @@ pub struct IndexRegistry<T> {
 impl<T> Clone for IndexRegistry<T> {
     fn clone(&self) -> Self {
         Self {
+            kind: self.kind.clone(),
             indexer: self.indexer.clone(),
             definitions: self.definitions.clone(),
         }
     }
 }
 
-impl<T: Indexable> IndexRegistry<T> {
-    /// A new, empty store with `definitions` as its indexes: the registry reads it, and the
-    /// writer returned with it goes to the informer that fills it.
+impl<T: Indexable + BuiltIn> IndexRegistry<T> {
+    /// A new, empty store of the projection's own kind with `definitions` as its indexes:
+    /// the registry reads it, and the writer returned with it goes to the informer that
+    /// fills it.
     pub fn new(
+        definitions: Vec<IndexDefinition>,
+    ) -> Result<(Self, IndexerWriter<T>), IndexerError> {
+        Self::for_kind(T::KIND.into(), definitions)
+    }
+}
+
+impl<T: Indexable> IndexRegistry<T> {
+    /// [`IndexRegistry::new`] for a store of `kind`, which a generic projection does not
+    /// know by itself.
+    pub fn for_kind(
+        kind: Kind,
         definitions: Vec<IndexDefinition>,
     ) -> Result<(Self, IndexerWriter<T>), IndexerError> {
         let writer = IndexerWriter::new(
@@ -44,10 +60,16 @@ impl<T: Indexable> IndexRegistry<T> {
                 .map(|d| (d.name.clone(), d.index_func::<T>())),
         )?;
         let registry = Self {
+            kind,
             indexer: writer.reader(),
             definitions: Arc::new(RwLock::new(definitions)),
         };
         Ok((registry, writer))
+    }
+
+    /// The kind of the objects in the store.
+    pub fn kind(&self) -> &Kind {
+        &self.kind
     }
 
     /// The store, for readers.

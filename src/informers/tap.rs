@@ -148,6 +148,33 @@ struct Ring {
     next_seq: u64,
     /// The newest raw object per key among the entries in the ring.
     last_raw: HashMap<Key, Bytes, foldhash::fast::RandomState>,
+    /// Keys whose history is kept beyond the ring (the objects a person selected or opened),
+    /// least recently asked for first.
+    kept: VecDeque<KeptHistory>,
+}
+
+/// Keys whose history the tap keeps beyond its ring, and entries kept per key: bounded, so
+/// a person browsing many objects, or one object changing fast, costs a fixed amount.
+const KEPT_KEYS: usize = 32;
+const KEPT_ENTRIES: usize = 256;
+
+/// One key's history, kept from `since` on (or from its oldest entry, once more than
+/// [`KEPT_ENTRIES`] came).
+struct KeptHistory {
+    key: Key,
+    since: SystemTime,
+    entries: VecDeque<Arc<TapEntry>>,
+    /// Entries dropped for the cap: the history is then complete only from the oldest kept.
+    dropped: bool,
+}
+
+/// How far back a key's history goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistorySpan {
+    /// Every entry for the key since this time is kept.
+    Since(SystemTime),
+    /// Only what the ring still holds: its newest entries across all keys.
+    Ring,
 }
 
 /// A cheap handle to one informer's tap.
@@ -184,6 +211,7 @@ impl Tap {
                 capacity,
                 next_seq: 0,
                 last_raw: HashMap::default(),
+                kept: VecDeque::new(),
             })),
             tx: broadcast::channel(capacity).0,
             keep_raw,
@@ -225,6 +253,15 @@ impl Tap {
             ring.last_raw.remove(key);
         }
         ring.entries.push_back(entry.clone());
+        if let Some(key) = &entry.key
+            && let Some(kept) = ring.kept.iter_mut().find(|k| k.key == *key)
+        {
+            if kept.entries.len() == KEPT_ENTRIES {
+                kept.entries.pop_front();
+                kept.dropped = true;
+            }
+            kept.entries.push_back(entry.clone());
+        }
         drop(ring);
         // No subscribers is fine: the ring still keeps the entry.
         let _ = self.tx.send(entry);
@@ -242,15 +279,66 @@ impl Tap {
         ring.entries.get(index).filter(|e| e.seq == seq).cloned()
     }
 
-    /// The entries kept for one key, oldest first: an object's recent history.
+    /// The entries kept for one key, oldest first: an object's recent history, all of it
+    /// since [`Tap::keep_history`] was asked for the key (up to a bound), else what the ring
+    /// still holds.
     pub fn history(&self, key: &str) -> Vec<Arc<TapEntry>> {
-        self.ring
-            .lock()
-            .entries
+        let ring = self.ring.lock();
+        if let Some(kept) = ring.kept.iter().find(|k| &*k.key == key) {
+            return kept.entries.iter().cloned().collect();
+        }
+        ring.entries
             .iter()
             .filter(|e| e.key.as_deref() == Some(key))
             .cloned()
             .collect()
+    }
+
+    /// Keeps `key`'s history from now on beyond the ring, starting with what the ring holds
+    /// of it: for the object a person selects or opens, whose history the ring's newest
+    /// entries of every other object would push out. The least recently asked for of
+    /// [`KEPT_KEYS`] keys is let go.
+    pub fn keep_history(&self, key: &str) {
+        let mut ring = self.ring.lock();
+        if let Some(i) = ring.kept.iter().position(|k| &*k.key == key) {
+            if let Some(kept) = ring.kept.remove(i) {
+                ring.kept.push_back(kept);
+            }
+            return;
+        }
+        let mut entries: VecDeque<Arc<TapEntry>> = ring
+            .entries
+            .iter()
+            .filter(|e| e.key.as_deref() == Some(key))
+            .cloned()
+            .collect();
+        let dropped = entries.len() > KEPT_ENTRIES;
+        while entries.len() > KEPT_ENTRIES {
+            entries.pop_front();
+        }
+        // What the ring held of the key is complete back to the ring's oldest entry.
+        let since = ring.entries.front().map_or_else(SystemTime::now, |e| e.at);
+        if ring.kept.len() == KEPT_KEYS {
+            ring.kept.pop_front();
+        }
+        ring.kept.push_back(KeptHistory {
+            key: key.into(),
+            since,
+            entries,
+            dropped,
+        });
+    }
+
+    /// How far back [`Tap::history`] of `key` goes.
+    pub fn history_span(&self, key: &str) -> HistorySpan {
+        let ring = self.ring.lock();
+        match ring.kept.iter().find(|k| &*k.key == key) {
+            Some(kept) if kept.dropped => {
+                HistorySpan::Since(kept.entries.front().map_or(kept.since, |e| e.at))
+            }
+            Some(kept) => HistorySpan::Since(kept.since),
+            None => HistorySpan::Ring,
+        }
     }
 
     /// Entries from now on. A subscriber that falls behind by more than the ring's capacity
@@ -264,6 +352,53 @@ impl Tap {
 mod tests {
     use super::*;
     use crate::informers::testing::record_watch;
+
+    #[test]
+    fn a_kept_key_keeps_its_history_after_the_ring_moved_on() {
+        let tap = Tap::new(4, copy);
+        let record = |key: &str, rv: &str| {
+            tap.record(
+                TapKind::Watch(WatchEventType::Modified),
+                TapRecord {
+                    key: Some(key.into()),
+                    resource_version: Some(rv.into()),
+                    raw: None,
+                    message: None,
+                },
+            );
+        };
+        record("shop/web", "1");
+        assert_eq!(tap.history_span("shop/web"), HistorySpan::Ring);
+        tap.keep_history("shop/web");
+        assert!(matches!(
+            tap.history_span("shop/web"),
+            HistorySpan::Since(_)
+        ));
+        for rv in 2..10 {
+            record("shop/other", &rv.to_string());
+        }
+        record("shop/web", "10");
+        let rvs = |key: &str| -> Vec<String> {
+            tap.history(key)
+                .iter()
+                .filter_map(|e| e.resource_version.clone())
+                .collect()
+        };
+        assert_eq!(
+            rvs("shop/web"),
+            ["1", "10"],
+            "older than the ring, still kept"
+        );
+        assert_eq!(rvs("shop/other"), ["7", "8", "9"], "the ring alone");
+        for rv in 0..KEPT_ENTRIES + 5 {
+            record("shop/web", &format!("x{rv}"));
+        }
+        assert_eq!(tap.history("shop/web").len(), KEPT_ENTRIES, "bounded");
+        for i in 0..KEPT_KEYS {
+            tap.keep_history(&format!("ns/k{i}"));
+        }
+        assert_eq!(tap.history_span("shop/web"), HistorySpan::Ring, "let go");
+    }
 
     /// Keeps a copy of every raw object as it is.
     fn copy(raw: Bytes) -> Option<Bytes> {

@@ -46,6 +46,7 @@ pub(crate) struct WireMeta<'a> {
     pub uid: Option<Str<'a>>,
     #[serde(borrow)]
     pub resource_version: Option<Str<'a>>,
+    pub generation: Option<i64>,
     pub creation_timestamp: Option<Timestamp>,
     pub deletion_timestamp: Option<Timestamp>,
     #[serde(borrow)]
@@ -54,6 +55,8 @@ pub(crate) struct WireMeta<'a> {
     pub annotations: Option<StrMap<'a, true>>,
     #[serde(borrow)]
     pub owner_references: Option<SmallVec<[WireOwner<'a>; 1]>>,
+    #[serde(borrow)]
+    pub finalizers: Option<SmallVec<[Str<'a>; 2]>>,
 }
 
 impl WireMeta<'_> {

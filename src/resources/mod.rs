@@ -28,6 +28,13 @@ macro_rules! object_impls {
         object_impls!($ty, $kind, {});
     };
     ($ty:ty, $kind:expr, { $($extra:tt)* }) => {
+        object_impls!(@object $ty, { $($extra)* });
+
+        impl $crate::resources::BuiltIn for $ty {
+            const KIND: $crate::resources::ResourceKind = $kind;
+        }
+    };
+    (@object $ty:ty, { $($extra:tt)* }) => {
         impl $crate::informers::object::Object for $ty {
             fn namespace(&self) -> Option<&str> {
                 self.strings.meta_namespace()
@@ -43,8 +50,6 @@ macro_rules! object_impls {
         }
 
         impl $crate::resources::KubeResource for $ty {
-            const KIND: $crate::resources::ResourceKind = $kind;
-
             fn uid(&self) -> &str {
                 self.strings.meta_uid()
             }
@@ -77,6 +82,8 @@ macro_rules! object_impls {
 }
 
 pub mod decode;
+mod generic;
+mod kind;
 mod meta;
 mod node;
 mod packed;
@@ -85,6 +92,8 @@ pub mod secret;
 mod time;
 mod workloads;
 
+pub use generic::{GenericObject, Health, HealthCondition};
+pub use kind::{ApiResource, ColumnDefinition, Kind};
 pub use meta::{Container, OwnerRef};
 pub use node::{ConditionStatus, Namespace, Node};
 pub use packed::{LAST_APPLIED_ANNOTATION, Labels};
@@ -95,9 +104,6 @@ pub use workloads::{Deployment, ReplicaSet, Replicas};
 
 /// A kind kscope lists and watches, stored as its projection.
 pub trait KubeResource: Object + DeserializeOwned + Clone + Debug {
-    /// Which kind this is: its API coordinates and URL paths.
-    const KIND: ResourceKind;
-
     fn uid(&self) -> &str;
 
     /// `metadata.labels`, sorted by key.
@@ -125,7 +131,13 @@ pub trait KubeResource: Object + DeserializeOwned + Clone + Debug {
     }
 }
 
-/// The kinds kscope can show, as named on the command line.
+/// A projection written for one kind, which it knows at compile time.
+pub trait BuiltIn: KubeResource {
+    /// Which kind this is: its API coordinates and URL paths.
+    const KIND: ResourceKind;
+}
+
+/// The kinds with a hand-written projection, as named on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ResourceKind {
     Pods,
@@ -148,7 +160,7 @@ pub struct UnknownResource(pub String);
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PathError {
     #[error("{0} are namespaced: a namespace is needed to address one by name")]
-    NamespaceRequired(&'static str),
+    NamespaceRequired(String),
 }
 
 impl ResourceKind {
@@ -244,7 +256,9 @@ impl ResourceKind {
     /// The path of one object (`/api/v1/namespaces/{ns}/pods/{name}`, `/api/v1/nodes/{name}`).
     pub fn object_path(self, namespace: Option<&str>, name: &str) -> Result<String, PathError> {
         match namespace {
-            None if self.namespaced() => Err(PathError::NamespaceRequired(self.plural())),
+            None if self.namespaced() => {
+                Err(PathError::NamespaceRequired(self.plural().to_string()))
+            }
             _ => Ok(format!("{}/{name}", self.list_path(namespace))),
         }
     }
@@ -296,7 +310,7 @@ pub enum DecodeError {
 
 /// Decodes one object (a GET response, or a watch event's `object`), reading only what its
 /// projection keeps (see [`decode`](mod@decode)).
-pub fn decode<T: KubeResource>(json: &[u8]) -> Result<T, DecodeError> {
+pub fn decode<T: BuiltIn>(json: &[u8]) -> Result<T, DecodeError> {
     decode_object(json).map_err(|source| DecodeError::Object {
         kind: T::KIND.kind(),
         source,

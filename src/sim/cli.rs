@@ -69,6 +69,10 @@ pub struct SimArgs {
     /// seeded churn still runs). For benchmarks whose own writes must stay as written.
     #[arg(long)]
     pub no_controllers: bool,
+    /// The pods of app APP (their `app` label) write RATE log lines a second (default
+    /// 50,000): a container too noisy to read line by line, for the log view.
+    #[arg(long, value_name = "APP[=RATE]", value_parser = |s: &str| s.parse::<super::NoisyLogs>())]
+    pub noisy_logs: Option<super::NoisyLogs>,
     /// Bearer token to require: KSCOPE_SIM_TOKEN (see below).
     #[arg(skip = std::env::var("KSCOPE_SIM_TOKEN").ok())]
     pub token: Option<String>,
@@ -127,6 +131,7 @@ impl SimArgs {
             birth: None,
             state_dir: self.state_dir.clone(),
             controllers: !self.no_controllers,
+            noisy_logs: self.noisy_logs.clone(),
         }
     }
 }

@@ -42,6 +42,8 @@ pub struct SimConfig {
     pub state_dir: Option<PathBuf>,
     /// Whether controllers, the scheduler and kubelets react to client writes.
     pub controllers: bool,
+    /// An app whose containers write their logs very fast.
+    pub noisy_logs: Option<super::NoisyLogs>,
 }
 
 impl Default for SimConfig {
@@ -63,6 +65,7 @@ impl Default for SimConfig {
             birth: None,
             state_dir: None,
             controllers: true,
+            noisy_logs: None,
         }
     }
 }

@@ -8,6 +8,48 @@ use std::hash::{Hash, Hasher};
 /// The newest lines a container's log keeps, as after the kubelet's rotation.
 pub(crate) const RETAINED_LINES: u64 = 5_000;
 
+/// An app whose containers write far more than any other (`kscope sim --noisy-logs
+/// APP=RATE`): what the log view is measured against, 50,000 lines a second by default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoisyLogs {
+    /// The pods' `app` (or `app.kubernetes.io/name`) label.
+    pub app: String,
+    pub lines_per_second: u32,
+}
+
+/// What a noisy app writes unless told otherwise.
+const NOISY_DEFAULT_RATE: u32 = 50_000;
+/// A faster app could not be served: one line a microsecond.
+const NOISY_MAX_RATE: u32 = 1_000_000;
+
+impl std::str::FromStr for NoisyLogs {
+    type Err = String;
+
+    /// `APP` (50,000 lines a second) or `APP=RATE`.
+    fn from_str(spec: &str) -> Result<Self, String> {
+        let (app, rate) = match spec.split_once('=') {
+            Some((app, rate)) => {
+                let rate = rate
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|r| (1..=NOISY_MAX_RATE).contains(r))
+                    .ok_or_else(|| {
+                        format!("{rate:?}: lines per second must be 1 to {NOISY_MAX_RATE}")
+                    })?;
+                (app, rate)
+            }
+            None => (spec, NOISY_DEFAULT_RATE),
+        };
+        if app.is_empty() {
+            return Err("expected APP or APP=LINES_PER_SECOND".into());
+        }
+        Ok(Self {
+            app: app.to_string(),
+            lines_per_second: rate,
+        })
+    }
+}
+
 /// How an app writes its log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Style {
@@ -24,8 +66,8 @@ enum Style {
 pub(crate) struct ContainerLog {
     seed: u64,
     style: Style,
-    /// Milliseconds between lines.
-    period_ms: i64,
+    /// Microseconds between lines.
+    period_us: i64,
     /// When the instance started and, for a terminated one, ended (Unix milliseconds).
     started_ms: i64,
     finished_ms: Option<i64>,
@@ -57,22 +99,30 @@ impl ContainerLog {
             1 => Style::Access,
             _ => Style::Klog,
         };
-        const PERIODS: [i64; 5] = [250, 500, 1_000, 2_000, 5_000];
+        const PERIODS: [i64; 5] = [250_000, 500_000, 1_000_000, 2_000_000, 5_000_000];
         Self {
             seed: hash((uid, container, restart)),
             style,
-            period_ms: PERIODS[(app_hash / 3 % PERIODS.len() as u64) as usize],
+            period_us: PERIODS[(app_hash / 3 % PERIODS.len() as u64) as usize],
             started_ms,
             finished_ms,
             crashed,
         }
     }
 
-    /// When line `i` is written.
+    /// The same log written at `noisy`'s rate when the app is the noisy one.
+    pub(crate) fn noisy(mut self, app: &str, noisy: Option<&NoisyLogs>) -> Self {
+        if let Some(noisy) = noisy.filter(|n| n.app == app) {
+            self.period_us = (1_000_000 / i64::from(noisy.lines_per_second.max(1))).max(1);
+        }
+        self
+    }
+
+    /// When line `i` is written (Unix milliseconds).
     pub(crate) fn time_of(&self, i: u64) -> i64 {
         // A little jitter within the period keeps lines from ticking like a clock.
-        let jitter = (hash((self.seed, i)) % (self.period_ms as u64 / 2).max(1)) as i64;
-        self.started_ms + i as i64 * self.period_ms + jitter
+        let jitter = (hash((self.seed, i)) % (self.period_us as u64 / 2).max(1)) as i64;
+        self.started_ms + (i as i64 * self.period_us + jitter) / 1_000
     }
 
     /// How many lines are written by `now_ms` (or by the end, for a terminated instance).
@@ -81,7 +131,7 @@ impl ContainerLog {
         if end < self.started_ms {
             return 0;
         }
-        let mut n = ((end - self.started_ms) / self.period_ms) as u64 + 1;
+        let mut n = ((end - self.started_ms) * 1_000 / self.period_us) as u64 + 1;
         while n > 0 && self.time_of(n - 1) > end {
             n -= 1;
         }
@@ -205,6 +255,26 @@ mod tests {
         assert!(last <= 1_000_000 + 60_000);
         let other = ContainerLog::new("web", "uid-2", "app", 0, 1_000_000, None, false);
         assert_ne!(log.line(3).1, other.line(3).1);
+    }
+
+    #[test]
+    fn a_noisy_app_writes_at_its_rate() {
+        let noisy: NoisyLogs = "web".parse().unwrap();
+        assert_eq!(noisy.lines_per_second, 50_000);
+        assert_eq!("web=10".parse::<NoisyLogs>().unwrap().lines_per_second, 10);
+        assert!("web=0".parse::<NoisyLogs>().is_err());
+        assert!("=5".parse::<NoisyLogs>().is_err());
+        let log =
+            ContainerLog::new("web", "u", "app", 0, 0, None, false).noisy("web", Some(&noisy));
+        let second = log.written_by(1_000);
+        assert!((49_000..=50_001).contains(&second), "{second}");
+        let quiet = ContainerLog::new("db", "u", "app", 0, 0, None, false).noisy("db", None);
+        assert!(quiet.written_by(1_000) <= 5);
+        let mut last = 0;
+        for i in (0..second).step_by(997) {
+            assert!(log.time_of(i) >= last);
+            last = log.time_of(i);
+        }
     }
 
     #[test]

@@ -49,6 +49,7 @@ pub use churn::ChurnSettings;
 pub use config::SimConfig;
 use faults::FaultsFired;
 pub use faults::{FaultParseError, FaultSpec, Faults, FaultsFiredSnapshot};
+pub use logs::NoisyLogs;
 pub use resources::Resource;
 pub use store::Position;
 
@@ -99,6 +100,8 @@ pub(crate) struct Shared {
     history: usize,
     /// What reacts to client writes (see [`controllers`]).
     controllers: controllers::Controllers,
+    /// The app whose containers write logs very fast.
+    noisy_logs: Option<logs::NoisyLogs>,
 }
 
 impl Shared {
@@ -162,6 +165,7 @@ impl Sim {
             churn,
             history: config.history,
             controllers: controllers::Controllers::default(),
+            noisy_logs: config.noisy_logs.clone(),
         });
         shared.set_faults(config.faults.clone());
         shared.controllers.set_enabled(config.controllers);

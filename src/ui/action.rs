@@ -17,6 +17,12 @@ pub enum InputMode {
     Detail,
     /// Typing a command (`:`).
     Command,
+    /// A pod's or workload's logs over the table.
+    Logs,
+    /// Typing the log view's search.
+    LogSearch,
+    /// Picking a kube context to switch to (`:ctx`).
+    Contexts,
 }
 
 /// Which panel the movement keys scroll.

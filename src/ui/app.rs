@@ -18,24 +18,28 @@ use tokio::sync::{broadcast, mpsc};
 
 use crate::client::cluster::NamespaceScope;
 use crate::commands::CommandError;
+use crate::config::LogSettings;
 use crate::config::keys::Keymap;
 use crate::index_views::live::{SortSpec, Window};
 use crate::informers::compare::merge_handoffs;
 use crate::informers::fifo::{FifoKind, Handoff};
-use crate::informers::keys::Key;
+use crate::informers::keys::{Key, split_meta_namespace_key};
 use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
 use crate::informers::tap::TapEntry;
-use crate::resources::{ResourceKind, Timestamp};
+use crate::resources::{Kind, ResourceKind, Timestamp};
 
 use super::UiError;
 use super::action::{Action, Focus, InputMode};
 use super::command::{self, Command};
+use super::contexts::{Connected, ContextPicker, ContextSwitcher};
 use super::deltas::{DELTA_CAPACITY, DeltaLine, SideBySide};
 use super::detail::{DetailController, DetailTab, Fetched};
 use super::draw::{self, Header, Parts};
 use super::effect::{Effect, Follow};
+use super::favourites::Favourites;
 use super::keymap::map_key;
 use super::layout::Layout;
+use super::logs::{Arrival, LogController, LogFollow, LogTarget};
 use super::nav::{self, HISTORY, ViewSpec};
 use super::queue::InformerStats;
 use super::state::{IndexBrowser, UiState};
@@ -81,6 +85,8 @@ enum Wake {
     Tick,
     Frame,
     Fetched(Fetched),
+    Logs(Arrival),
+    Context(Connected),
     Signal,
     Closed(Closed),
 }
@@ -138,7 +144,7 @@ pub struct App {
     /// Tables switched away from, oldest first, with what they show, kept running (informer,
     /// indexes, views), so that going back to one, or drilling down into a kind already
     /// listed, shows it at once instead of listing again: 150,000 pods take seconds to list.
-    parked: Vec<(ResourceKind, NamespaceScope, Box<dyn Table>)>,
+    parked: Vec<(Kind, NamespaceScope, Box<dyn Table>)>,
     /// The new table's tap, subscribed to when the table was switched, for the loop.
     switched_taps: Option<broadcast::Receiver<Arc<TapEntry>>>,
     /// Both pipelines' handoffs, while the table runs two for the side-by-side view.
@@ -150,11 +156,19 @@ pub struct App {
     state: UiState,
     header: Header,
     detail: DetailController,
+    /// The log view's readers; the view itself is in the state.
+    logs: LogController,
+    /// The kube contexts `:ctx` switches between.
+    contexts: ContextSwitcher,
+    /// Each context's last namespaces, for the number keys.
+    favourites: Favourites,
     color: bool,
     /// The last frame's layout: the page sizes of the movement keys.
     layout: Layout,
     events_seen: u64,
     rate_since: Instant,
+    /// Why the kind on screen is no longer there, once discovery stops finding it.
+    gone: Option<String>,
 }
 
 impl App {
@@ -165,12 +179,13 @@ impl App {
         panels: bool,
         mut detail: DetailController,
     ) -> Result<Self, UiError> {
-        let table = starter.start(view.kind, &view.scope, SortSpec::default())?;
+        let table = starter.start(&view.kind, &view.scope, SortSpec::default())?;
+        let logs = LogController::new(starter.cluster().client.clone(), LogSettings::default());
         detail.set_tap(table.tap().clone());
         let header = Header {
             context: starter.cluster().context.clone(),
             server: starter.cluster().server.clone(),
-            resource: view.kind.plural().to_string(),
+            resource: view.kind.to_string(),
             scope: view.scope_label(),
             sync: String::new(),
             listed: false,
@@ -179,8 +194,13 @@ impl App {
             stale_since: None,
             undecodable: 0,
             filter: String::new(),
+            favourites: Vec::new(),
         };
+        let contexts =
+            ContextSwitcher::single(starter.cluster().context.clone(), starter.cluster().clone());
         let mut app = Self {
+            contexts,
+            favourites: Favourites::default(),
             starter,
             table,
             parked: Vec::new(),
@@ -191,10 +211,12 @@ impl App {
             state: UiState::new(panels),
             header,
             detail,
+            logs,
             color: !draw::no_color_requested(),
             layout: Layout::new(Rect::default(), panels),
             events_seen: 0,
             rate_since: Instant::now(),
+            gone: None,
         };
         app.state.filter.input = app.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -202,10 +224,56 @@ impl App {
         Ok(app)
     }
 
+    /// Switches between these contexts on `:ctx` (the kubeconfig's, or the demo's clusters)
+    /// instead of only the one it started on.
+    pub fn with_contexts(mut self, contexts: ContextSwitcher) -> Self {
+        self.contexts = contexts;
+        self
+    }
+
+    /// Remembers namespace favourites in these (the file under the XDG state directory)
+    /// instead of in memory only.
+    pub fn with_favourites(mut self, favourites: Favourites) -> Self {
+        self.favourites = favourites;
+        self.note_namespace();
+        self
+    }
+
+    /// The namespace shown, if one is, becomes the context's favourite 1.
+    fn note_namespace(&mut self) {
+        if let NamespaceScope::One(ns) = &self.view.scope {
+            self.favourites.used(&self.header.context, ns);
+        }
+        self.header.favourites = self.favourites.namespaces(&self.header.context).to_vec();
+    }
+
+    /// The next finished `:ctx` connection. Cancel-safe, for the event loop's `select!`.
+    pub async fn context_connected(&mut self) -> Option<Connected> {
+        self.contexts.connected().await
+    }
+
     /// Uses `keymap` (the configuration's) instead of the built-in keys.
     pub fn with_keymap(mut self, keymap: Keymap) -> Self {
         self.state.keymap = Arc::new(keymap);
         self
+    }
+
+    /// Keeps and asks for logs as `settings` (the configuration's) say.
+    pub fn with_log_settings(mut self, settings: LogSettings) -> Self {
+        self.logs = LogController::new(self.starter.cluster().client.clone(), settings);
+        self
+    }
+
+    /// Waits for the log view's next batch (or stream change) and takes it, as the event
+    /// loop does; false when none can come.
+    pub async fn next_logs(&mut self) -> bool {
+        match self.logs.arrived().await {
+            Some(arrival) => {
+                self.logs.take(self.state.logs.as_mut(), arrival);
+                true
+            }
+            None => false,
+        }
     }
 
     /// What the table shows now, with the filter as currently typed.
@@ -277,10 +345,24 @@ impl App {
                 .or_else(|| Some(SystemTime::now())),
         };
         self.header.undecodable = status.undecodable_in_last_list;
-        self.header.error = status
-            .last_error
-            .clone()
-            .map(|err| CommandError::Sync(err).to_string());
+        // A discovered kind whose CRD was deleted is said so, whatever the informer says.
+        let served = self.starter.catalog().serves(&self.view.kind);
+        if served {
+            self.gone = None;
+        } else if self.gone.is_none() {
+            self.gone = Some(format!(
+                "{} is no longer served by the API server: its CustomResourceDefinition was \
+                 deleted",
+                self.view.kind
+            ));
+        }
+        self.header.error = match &self.gone {
+            Some(gone) => Some(gone.clone()),
+            None => status
+                .last_error
+                .clone()
+                .map(|err| CommandError::Sync(err).to_string()),
+        };
     }
 
     /// Runs until the person quits (or the events end, or `observer` says so), then stops
@@ -356,6 +438,8 @@ impl App {
                 },
                 Some(fetched) = self.detail.fetched() => Wake::Fetched(fetched),
                 handoff = next_handoff(&mut self.handoffs) => Wake::Handoff(handoff),
+                Some(arrival) = self.logs.arrived() => Wake::Logs(arrival),
+                Some(connected) = self.contexts.connected() => Wake::Context(connected),
                 () = signals.recv() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = tokio::time::sleep_until(next_frame.into()), if dirty => Wake::Frame,
@@ -395,6 +479,14 @@ impl App {
                 Wake::Frame => {}
                 Wake::Fetched(fetched) => {
                     self.detail.finish(fetched);
+                    dirty = true;
+                }
+                Wake::Logs(arrival) => {
+                    self.logs.take(self.state.logs.as_mut(), arrival);
+                    dirty = true;
+                }
+                Wake::Context(connected) => {
+                    follow = self.finish_context(connected);
                     dirty = true;
                 }
                 Wake::Closed(Closed::Rows) => rows_open = false,
@@ -514,6 +606,18 @@ impl App {
             return vec![Follow::Quit];
         }
         match self.state.mode {
+            InputMode::Logs => self.apply_logs(&action),
+            InputMode::LogSearch => {
+                let effect = self
+                    .state
+                    .logs
+                    .as_mut()
+                    .and_then(|v| v.handle_search(&action));
+                if effect == Some(Effect::Close) {
+                    self.state.mode = InputMode::Logs;
+                }
+                Vec::new()
+            }
             InputMode::Detail => self.apply_detail(&action),
             InputMode::Help => self.apply_help(action),
             InputMode::Indexes => self.apply_indexes(action),
@@ -530,8 +634,74 @@ impl App {
                 Vec::new()
             }
             InputMode::Command => self.apply_command(action),
+            InputMode::Contexts => {
+                let effect = self.state.contexts.handle(&action);
+                self.follow_effect(effect, action)
+            }
             InputMode::Normal => self.apply_normal(action),
         }
+    }
+
+    fn apply_logs(&mut self, action: &Action) -> Vec<Follow> {
+        let Some(view) = self.state.logs.as_mut() else {
+            self.state.mode = InputMode::Normal;
+            return Vec::new();
+        };
+        match self.logs.apply(view, action) {
+            LogFollow::Open => {}
+            LogFollow::Search => self.state.mode = InputMode::LogSearch,
+            LogFollow::Closed => {
+                self.state.logs = None;
+                self.state.mode = InputMode::Normal;
+            }
+        }
+        Vec::new()
+    }
+
+    /// `l` (or `p` for the previous instances) on the selected row: a pod's log, or the
+    /// logs of every pod a workload selects.
+    fn open_logs(&mut self, previous: bool) -> Vec<Follow> {
+        let Some(key) = self.table.selected() else {
+            return Vec::new();
+        };
+        let (namespace, name) = split_meta_namespace_key(&key);
+        let Some(namespace) = namespace.map(str::to_string) else {
+            self.state.command.error = Some(format!("{} have no logs", self.view.kind.plural()));
+            return Vec::new();
+        };
+        let kind = self.view.kind.clone();
+        // Pods, and the workloads whose spec.selector picks their pods.
+        let workload = matches!(
+            (kind.group(), kind.plural()),
+            (
+                "apps",
+                "deployments" | "replicasets" | "statefulsets" | "daemonsets"
+            ) | ("batch", "jobs")
+        );
+        let target = if kind == ResourceKind::Pods {
+            LogTarget::Pod {
+                namespace,
+                name: name.to_string(),
+            }
+        } else if workload {
+            match kind.object_path(Some(&namespace), name) {
+                Ok(path) => LogTarget::Workload {
+                    what: format!("{} {namespace}/{name}", kind.kind().to_lowercase()),
+                    namespace,
+                    path,
+                },
+                Err(err) => {
+                    self.state.command.error = Some(err.to_string());
+                    return Vec::new();
+                }
+            }
+        } else {
+            self.state.command.error = Some(format!("{} have no logs", kind.plural()));
+            return Vec::new();
+        };
+        self.state.logs = Some(self.logs.open(target, previous));
+        self.state.mode = InputMode::Logs;
+        Vec::new()
     }
 
     fn apply_detail(&mut self, action: &Action) -> Vec<Follow> {
@@ -561,6 +731,8 @@ impl App {
     }
 
     fn apply_command(&mut self, action: Action) -> Vec<Follow> {
+        // What discovery found last: a CRD created meanwhile is a command.
+        self.state.command.discovery = self.starter.catalog().current();
         let effect = self.state.command.handle(action.clone());
         self.follow_effect(effect, action)
     }
@@ -590,13 +762,77 @@ impl App {
                 self.refilter()
             }
             Some(Effect::OpenEntry(seq)) => {
-                if self.detail.open_seq(self.view.kind, seq) {
+                if self.detail.open_seq(self.view.kind.clone(), seq) {
                     self.state.mode = InputMode::Detail;
                 }
                 Vec::new()
             }
-            Some(Effect::Refresh) => Vec::new(),
+            Some(Effect::Refresh | Effect::Save) => Vec::new(),
+            Some(Effect::SwitchContext(context)) => {
+                self.state.mode = InputMode::Normal;
+                self.switch_context(context);
+                Vec::new()
+            }
         }
+    }
+
+    /// Starts connecting to `context`; the tables switch once it answers
+    /// ([`App::finish_context`]), and until then the old cluster stays on screen.
+    fn switch_context(&mut self, context: String) {
+        if context == self.header.context {
+            self.state.command.error = Some(format!("already on context {context}"));
+            return;
+        }
+        self.state.command.error = Some(format!("connecting to context {context}…"));
+        self.contexts.connect(context);
+    }
+
+    /// A `:ctx` connection finished: on success every table of the old cluster stops (in
+    /// the background) and the same kind shows from the new one, in all namespaces if that
+    /// was the scope, else in the new context's namespace; on failure nothing changes but
+    /// the message saying why.
+    pub fn finish_context(&mut self, connected: Connected) -> Vec<Follow> {
+        let Some((context, result)) = self.contexts.finish(connected) else {
+            return Vec::new();
+        };
+        let cluster = match result {
+            Ok(cluster) => cluster,
+            Err(err) => {
+                self.state.command.error = Some(format!("context {context}: {err}"));
+                return Vec::new();
+            }
+        };
+        let starter = self.starter.for_cluster(cluster.clone());
+        let scope = match &self.view.scope {
+            NamespaceScope::All => NamespaceScope::All,
+            NamespaceScope::One(_) => NamespaceScope::One(cluster.default_namespace.clone()),
+        };
+        let to = ViewSpec::new(self.view.kind.clone(), scope);
+        let table = match starter.start(&to.kind, &to.scope, SortSpec::default()) {
+            Ok(table) => table,
+            Err(err) => {
+                self.state.command.error = Some(format!("context {context}: {err}"));
+                return Vec::new();
+            }
+        };
+        let old = std::mem::replace(&mut self.table, table);
+        let stopping: Vec<_> = std::iter::once(old.shutdown())
+            .chain(
+                std::mem::take(&mut self.parked)
+                    .into_iter()
+                    .map(|(_, _, table)| table.shutdown()),
+            )
+            .collect();
+        // The old cluster's informers stop off the loop.
+        tokio::spawn(futures::future::join_all(stopping));
+        self.starter = starter;
+        self.detail = DetailController::new(cluster.client.clone(), None);
+        self.history.clear();
+        self.header.context = cluster.context.clone();
+        self.header.server = cluster.server.clone();
+        self.state.command.error = Some(format!("switched to context {context}"));
+        self.load_deltas();
+        self.shown(to)
     }
 
     /// The main screen's actions: movement goes to the focused panel, the table's own keys
@@ -615,7 +851,13 @@ impl App {
             .table
             .handle(&action, table, page, with_namespace)
         {
-            None => Vec::new(),
+            None => {
+                // The selected object's history is kept beyond the tap's ring from now on.
+                if let Some(key) = self.table.selected() {
+                    self.table.tap().keep_history(&key);
+                }
+                Vec::new()
+            }
             Some(_) => self.apply_screen(action),
         }
     }
@@ -634,11 +876,13 @@ impl App {
             Action::Describe => {
                 if let Some(key) = self.table.selected() {
                     self.detail
-                        .open_on(self.view.kind, &key, DetailTab::Describe);
+                        .open_on(self.view.kind.clone(), &key, DetailTab::Describe);
                     self.state.mode = InputMode::Detail;
                 }
             }
             Action::FilterClear => return self.clear_filter_or_back(),
+            Action::OpenLogs => return self.open_logs(false),
+            Action::OpenPreviousLogs => return self.open_logs(true),
             Action::OpenDeltaFilter => state.mode = InputMode::DeltaFilter,
             Action::ClearDeltaFilter => state.deltas.clear_filter(),
             Action::OpenFilter => state.mode = InputMode::Filter,
@@ -646,6 +890,7 @@ impl App {
                 state.mode = InputMode::Command;
                 state.command.input.clear();
             }
+            Action::FavouriteNamespace(n) => return self.favourite_namespace(n),
             Action::TogglePanels => {
                 state.panels = !state.panels;
                 state.focus = Focus::Table;
@@ -693,6 +938,10 @@ impl App {
         let Some(key) = self.table.selected() else {
             return Vec::new();
         };
+        let discovery = self.starter.catalog().current();
+        if let Some(to) = nav::crd_resources(&self.view, &key, &discovery) {
+            return self.switch(to, true);
+        }
         match nav::drill_down(&self.current(), &key, self.starter.indexes()) {
             Ok(Some(to)) => self.switch(to, true),
             Ok(None) => self.open_detail(&key),
@@ -703,18 +952,60 @@ impl App {
         }
     }
 
+    /// The number keys: the kind in favourite namespace `n`, or in all namespaces for 0.
+    fn favourite_namespace(&mut self, n: u8) -> Vec<Follow> {
+        let scope = match n {
+            0 => NamespaceScope::All,
+            n => match self.header.favourites.get(usize::from(n) - 1) {
+                Some(ns) => NamespaceScope::One(ns.clone()),
+                None => {
+                    self.state.command.error = Some(format!(
+                        "no favourite namespace {n} yet: namespaces shown with :pods -n NS or Enter on a namespace become favourites"
+                    ));
+                    return Vec::new();
+                }
+            },
+        };
+        if !self.view.kind.namespaced() {
+            self.state.command.error = Some(format!(
+                "{} are cluster-scoped: no namespace applies",
+                self.view.kind
+            ));
+            return Vec::new();
+        }
+        if scope == self.view.scope {
+            return Vec::new();
+        }
+        self.switch(ViewSpec::new(self.view.kind.clone(), scope), true)
+    }
+
     /// Opens the detail of `key` in the table's kind: YAML fetched now, and its history.
     fn open_detail(&mut self, key: &Key) -> Vec<Follow> {
-        self.detail.open(self.view.kind, key);
+        self.detail.open(self.view.kind.clone(), key);
         self.state.mode = InputMode::Detail;
         Vec::new()
     }
 
     /// Runs a command line typed after `:`; an error is shown and changes nothing.
     fn run_command(&mut self, input: &str) -> Vec<Follow> {
-        match command::parse(input) {
+        match command::parse(input, &self.state.command.discovery) {
             Ok(Command::Quit) => vec![Follow::Quit],
             Ok(Command::Fifo { fifo, compare }) => self.restart_with(fifo, compare),
+            Ok(Command::Context(Some(context))) => {
+                self.switch_context(context);
+                Vec::new()
+            }
+            Ok(Command::Context(None)) => {
+                match self.contexts.contexts() {
+                    Ok((names, _)) => {
+                        let current = Some(self.header.context.clone());
+                        self.state.contexts = ContextPicker::new(names, current);
+                        self.state.mode = InputMode::Contexts;
+                    }
+                    Err(err) => self.state.command.error = Some(format!(":ctx  {err}")),
+                }
+                Vec::new()
+            }
             Ok(Command::Show { kind, scope }) => {
                 let scope = scope.unwrap_or_else(|| self.view.scope.clone());
                 let to = ViewSpec::new(kind, scope);
@@ -780,7 +1071,7 @@ impl App {
                 let (_, _, table) = self.parked.remove(at);
                 Some(table)
             }
-            (false, None) => match self.starter.start(to.kind, &to.scope, SortSpec::default()) {
+            (false, None) => match self.starter.start(&to.kind, &to.scope, SortSpec::default()) {
                 Ok(table) => Some(table),
                 Err(err) => {
                     self.state.command.error = Some(err.to_string());
@@ -801,25 +1092,33 @@ impl App {
         if let Some(table) = table {
             let old = std::mem::replace(&mut self.table, table);
             self.parked
-                .push((self.view.kind, self.view.scope.clone(), old));
+                .push((self.view.kind.clone(), self.view.scope.clone(), old));
             if self.parked.len() > PARKED {
                 let (_, _, oldest) = self.parked.remove(0);
                 tokio::spawn(oldest.shutdown());
             }
             self.load_deltas();
         }
+        self.shown(to)
+    }
+
+    /// The screen follows the table now shown, of `to`.
+    fn shown(&mut self, to: ViewSpec) -> Vec<Follow> {
+        self.view.scope = to.scope.clone();
+        self.note_namespace();
         let state = &mut self.state;
         state.mode = InputMode::Normal;
         state.filter.input = to.filter.clone();
         state.filter.error = None;
         state.browser = IndexBrowser::default();
-        self.header.resource = to.kind.plural().to_string();
+        self.header.resource = to.kind.to_string();
         self.header.scope = to.scope_label();
         self.header.sync = "starting".into();
         self.header.listed = false;
         self.header.error = None;
         self.header.stale_since = None;
         self.header.undecodable = 0;
+        self.gone = None;
         self.view = to;
         self.events_seen = self.table.watch_events();
         self.rate_since = Instant::now();
@@ -839,7 +1138,7 @@ impl App {
     fn restart_with(&mut self, fifo: FifoKind, compare: Option<FifoKind>) -> Vec<Follow> {
         self.starter.set_fifo(fifo, compare);
         let sort = self.state.table.sort;
-        let table = match self.starter.start(self.view.kind, &self.view.scope, sort) {
+        let table = match self.starter.start(&self.view.kind, &self.view.scope, sort) {
             Ok(table) => table,
             Err(err) => {
                 self.state.command.error = Some(err.to_string());

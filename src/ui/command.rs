@@ -1,60 +1,62 @@
-//! Command mode (`:`), as in k9s: `:pods -n web`, `:deploy -A`, `:q`. Parsing and the hints
-//! shown while typing are plain functions, so they are tested without a terminal.
+//! Command mode (`:`), as in k9s: `:pods -n web`, `:deploy -A`, `:widgets`, `:q`. Any
+//! resource discovery found is a command, named as kubectl names it. Parsing and the hints
+//! shown while typing are plain functions of a discovery, so they are tested without a
+//! terminal.
+
+use std::sync::Arc;
 
 use crate::client::cluster::NamespaceScope;
+use crate::client::discovery::Discovery;
 use crate::informers::fifo::FifoKind;
-use crate::resources::ResourceKind;
+use crate::resources::{ApiResource, Kind, ResourceKind};
 
 use super::action::Action;
 use super::effect::Effect;
 use super::line::LineEdit;
 
-/// Every command name with what it opens, in the order hints list them.
-const COMMANDS: &[(&str, Target)] = &[
-    ("pods", Target::Kind(ResourceKind::Pods)),
-    ("po", Target::Kind(ResourceKind::Pods)),
-    ("pod", Target::Kind(ResourceKind::Pods)),
-    ("nodes", Target::Kind(ResourceKind::Nodes)),
-    ("no", Target::Kind(ResourceKind::Nodes)),
-    ("node", Target::Kind(ResourceKind::Nodes)),
-    ("deployments", Target::Kind(ResourceKind::Deployments)),
-    ("deploy", Target::Kind(ResourceKind::Deployments)),
-    ("dp", Target::Kind(ResourceKind::Deployments)),
-    ("deployment", Target::Kind(ResourceKind::Deployments)),
-    ("replicasets", Target::Kind(ResourceKind::ReplicaSets)),
-    ("rs", Target::Kind(ResourceKind::ReplicaSets)),
-    ("replicaset", Target::Kind(ResourceKind::ReplicaSets)),
-    ("namespaces", Target::Kind(ResourceKind::Namespaces)),
-    ("ns", Target::Kind(ResourceKind::Namespaces)),
-    ("namespace", Target::Kind(ResourceKind::Namespaces)),
-    ("secrets", Target::Kind(ResourceKind::Secrets)),
-    ("sec", Target::Kind(ResourceKind::Secrets)),
-    ("secret", Target::Kind(ResourceKind::Secrets)),
-    ("fifo", Target::Fifo),
-    ("quit", Target::Quit),
-    ("q", Target::Quit),
-    ("q!", Target::Quit),
+/// kscope's own names for built-in kinds, beside kubectl's (k9s users type them).
+const ALIASES: &[(&str, ResourceKind)] = &[
+    ("dp", ResourceKind::Deployments),
+    ("sec", ResourceKind::Secrets),
 ];
 
-/// The names hints offer when nothing matches yet: one per command.
-const PRIMARY: &[&str] = &["pods", "nodes", "deploy", "rs", "ns", "secrets", "quit"];
+const QUIT: &[&str] = &["quit", "q", "q!"];
 
+/// The kube contexts: `:ctx` lists them, `:ctx NAME` switches to one.
+const CONTEXT: &[&str] = &["ctx", "context", "contexts"];
+
+/// The table's informer pipeline (see [`Command::Fifo`]).
+const FIFO: &str = "fifo";
+
+/// What a command name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Target {
-    Kind(ResourceKind),
-    /// The FIFO of the table's informer (see [`Command::Fifo`]).
+enum Target<'a> {
+    Resource(&'a ApiResource),
+    Context,
     Fifo,
     Quit,
 }
+
+/// The built-in kinds first in hints, in this order, by the names people type most.
+const PRIMARY: &[(ResourceKind, &str)] = &[
+    (ResourceKind::Pods, "pods"),
+    (ResourceKind::Nodes, "nodes"),
+    (ResourceKind::Deployments, "deploy"),
+    (ResourceKind::ReplicaSets, "rs"),
+    (ResourceKind::Namespaces, "ns"),
+    (ResourceKind::Secrets, "secrets"),
+];
 
 /// A parsed command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     /// Show `kind`; `scope` is `None` when no flag names one (the current scope stays).
     Show {
-        kind: ResourceKind,
+        kind: Kind,
         scope: Option<NamespaceScope>,
     },
+    /// `:ctx` (pick from the list) or `:ctx NAME` (switch to it).
+    Context(Option<String>),
     /// Restart the table's informer with `fifo`, and with `compare`'s pipeline beside it on
     /// the same watch stream, shown side by side in the delta panel.
     Fifo {
@@ -67,9 +69,12 @@ pub enum Command {
 /// Why a command line cannot be run; the message is shown as is in the status line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CommandError {
-    #[error("type a command: {names} (with -n NS or -A), or q", names = PRIMARY[..PRIMARY.len() - 1].join(", "))]
+    #[error(
+        "type a resource as for kubectl (pods, svc, deploy, cm, widgets.example.com...) with \
+         -n NS or -A, or q"
+    )]
     Empty,
-    #[error("unknown command {0:?}; commands: {names}", names = listed().join(", "))]
+    #[error("unknown command {0:?}: the server serves no such resource (Tab completes names)")]
     Unknown(String),
     #[error("{0} needs a namespace: -n NAMESPACE")]
     MissingNamespace(String),
@@ -85,6 +90,8 @@ pub enum CommandError {
     NoArguments(String),
     #[error("unexpected argument {0:?}; use -n NAMESPACE or -A")]
     UnexpectedArgument(String),
+    #[error("{0} cannot be listed and watched (its verbs lack list or watch)")]
+    NotListable(String),
     #[error("fifo takes a FIFO (classic, real or atomic), or two to compare side by side")]
     FifoArguments,
     #[error("unknown FIFO {0:?}: classic, real or atomic")]
@@ -93,45 +100,144 @@ pub enum CommandError {
     SameFifo(FifoKind),
 }
 
-/// Every command with its other names, `pods (po, pod)`, in the order hints list them.
-pub fn listed() -> Vec<String> {
-    PRIMARY
-        .iter()
-        .filter_map(|primary| {
-            let (_, target) = COMMANDS.iter().find(|(name, _)| name == primary)?;
-            let others: Vec<&str> = COMMANDS
+/// The names a resource answers to in command mode: plural, short names, singular, and the
+/// plural with its group (for resources outside the core group).
+fn names(resource: &ApiResource) -> Vec<String> {
+    let mut names = vec![resource.plural.clone()];
+    names.extend(resource.short_names.iter().cloned());
+    if let Some(kind) = resource.built_in() {
+        names.extend(
+            ALIASES
                 .iter()
-                .filter(|(name, t)| t == target && name != primary)
-                .map(|(name, _)| *name)
-                .collect();
-            Some(if others.is_empty() {
-                (*primary).to_string()
-            } else {
-                format!("{primary} ({})", others.join(", "))
-            })
+                .filter(|(_, k)| *k == kind)
+                .map(|(a, _)| a.to_string()),
+        );
+    }
+    if !resource.singular.is_empty() && resource.singular != resource.plural {
+        names.push(resource.singular.clone());
+    }
+    if !resource.group.is_empty() {
+        names.push(resource.group_resource());
+    }
+    let mut seen = Vec::with_capacity(names.len());
+    names.retain(|n| {
+        let new = !seen.contains(n);
+        seen.push(n.clone());
+        new
+    });
+    names
+}
+
+/// Every listable resource of `discovery` with its names, built-in kinds first, in the
+/// order hints list them.
+fn commands(discovery: &Discovery) -> Vec<(&ApiResource, Vec<String>)> {
+    let mut listed: Vec<(&ApiResource, Vec<String>)> = discovery
+        .preferred()
+        .into_iter()
+        .filter(|r| r.listable())
+        .map(|r| (r.as_ref(), names(r)))
+        .collect();
+    let rank = |r: &ApiResource| {
+        r.built_in()
+            .and_then(|kind| PRIMARY.iter().position(|(k, _)| *k == kind))
+            .unwrap_or(PRIMARY.len())
+    };
+    listed.sort_by_key(|(r, _)| rank(r));
+    listed
+}
+
+/// The name hints offer for a resource: a built-in kind's usual one, else its first short
+/// name or its plural that names it, else its plural with its group (`events.events.k8s.io`,
+/// whose `events` and `ev` are the core group's).
+fn primary(resource: &ApiResource, discovery: &Discovery) -> String {
+    if let Some((_, name)) = PRIMARY
+        .iter()
+        .find(|(k, _)| Some(*k) == resource.built_in())
+    {
+        return (*name).to_string();
+    }
+    // The first of its short names and plural that resolves to it, not to another group's.
+    resource
+        .short_names
+        .iter()
+        .chain(std::iter::once(&resource.plural))
+        .find(|name| {
+            discovery
+                .resolve_resource(name)
+                .is_some_and(|r| r.as_ref() == resource)
         })
+        .cloned()
+        .unwrap_or_else(|| resource.group_resource())
+}
+
+/// One name per listable resource, in the order hints list them, then `ctx` and `quit`.
+fn primaries(discovery: &Discovery) -> Vec<String> {
+    commands(discovery)
+        .into_iter()
+        .map(|(r, _)| primary(r, discovery))
+        .chain([CONTEXT[0].to_string(), QUIT[0].to_string()])
         .collect()
 }
 
-/// Parses a command line (without the `:`).
-pub fn parse(input: &str) -> Result<Command, CommandError> {
+/// Every command with its other names, `pods (po, pod)`, in the order hints list them (the
+/// group-qualified names left out).
+pub fn listed(discovery: &Discovery) -> Vec<String> {
+    commands(discovery)
+        .into_iter()
+        .map(|(r, names)| {
+            let primary = primary(r, discovery);
+            let others: Vec<String> = names
+                .into_iter()
+                .filter(|n| *n != primary && !n.contains('.'))
+                .collect();
+            match others.is_empty() {
+                true => primary,
+                false => format!("{primary} ({})", others.join(", ")),
+            }
+        })
+        .chain([CONTEXT, QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
+        .collect()
+}
+
+/// The kind `name` names: kscope's aliases, then kubectl's resolution.
+fn resolve(name: &str, discovery: &Discovery) -> Option<Kind> {
+    let lower = name.to_ascii_lowercase();
+    if let Some((_, kind)) = ALIASES.iter().find(|(a, _)| *a == lower) {
+        return Some(Kind::BuiltIn(*kind));
+    }
+    discovery
+        .resolve(&lower)
+        .ok()
+        .or_else(|| lower.parse::<ResourceKind>().ok().map(Kind::BuiltIn))
+}
+
+/// Parses a command line (without the `:`): a resource named as for kubectl, among those
+/// `discovery` found, or `q`.
+pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError> {
     let mut words = input.split_whitespace();
     let name = words.next().ok_or(CommandError::Empty)?;
-    let target = COMMANDS
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|&(_, t)| t)
-        .ok_or_else(|| CommandError::Unknown(name.to_string()))?;
-    let kind = match target {
-        Target::Quit => {
-            return match words.next() {
-                None => Ok(Command::Quit),
-                Some(_) => Err(CommandError::NoArguments(name.to_string())),
-            };
-        }
-        Target::Fifo => return parse_fifo(words),
-        Target::Kind(kind) => kind,
-    };
+    if QUIT.iter().any(|q| q.eq_ignore_ascii_case(name)) {
+        return match words.next() {
+            None => Ok(Command::Quit),
+            Some(_) => Err(CommandError::NoArguments(name.to_string())),
+        };
+    }
+    if CONTEXT.iter().any(|c| c.eq_ignore_ascii_case(name)) {
+        let context = words.next().map(str::to_owned);
+        return match words.next() {
+            None => Ok(Command::Context(context)),
+            Some(extra) => Err(CommandError::UnexpectedArgument(extra.to_string())),
+        };
+    }
+    if name.eq_ignore_ascii_case(FIFO) {
+        return parse_fifo(words);
+    }
+    let kind = resolve(name, discovery).ok_or_else(|| CommandError::Unknown(name.to_string()))?;
+    if let Kind::Api(resource) = &kind
+        && !resource.listable()
+    {
+        return Err(CommandError::NotListable(kind.to_string()));
+    }
     let mut scope = None;
     let mut set = |new: NamespaceScope| match &scope {
         Some(old) if *old != new => Err(CommandError::ConflictingScope),
@@ -166,7 +272,7 @@ pub fn parse(input: &str) -> Result<Command, CommandError> {
             return Err(CommandError::BadNamespace(namespace.to_string()));
         }
         if !kind.namespaced() {
-            return Err(CommandError::ClusterScoped(kind.plural().to_string()));
+            return Err(CommandError::ClusterScoped(kind.to_string()));
         }
         set(NamespaceScope::One(namespace.to_string()))?;
     }
@@ -205,29 +311,47 @@ fn is_namespace_name(name: &str) -> bool {
         && !name.ends_with('-')
 }
 
+/// Every name a command may start with, each with what it names.
+fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
+    commands(discovery)
+        .into_iter()
+        .flat_map(|(r, names)| names.into_iter().map(move |n| (n, Target::Resource(r))))
+        .chain(CONTEXT.iter().map(|c| (c.to_string(), Target::Context)))
+        .chain([(FIFO.to_string(), Target::Fifo)])
+        .chain(QUIT.iter().map(|q| (q.to_string(), Target::Quit)))
+        .collect()
+}
+
 /// What the status line offers while `input` is typed: the command names the first word
 /// could become, then, once it is a command, what Enter would do or why it cannot.
-pub fn hint(input: &str) -> String {
+pub fn hint(input: &str, discovery: &Discovery) -> String {
     let first = input.split_whitespace().next().unwrap_or("");
     let typing_name = !input.contains(char::is_whitespace) || first.is_empty();
     if typing_name {
-        let matching: Vec<&str> = COMMANDS
+        let lower = first.to_ascii_lowercase();
+        let names = all_names(discovery);
+        let matching: Vec<&str> = names
             .iter()
-            .map(|&(n, _)| n)
-            .filter(|n| !first.is_empty() && n.starts_with(&first.to_ascii_lowercase()))
+            .map(|(n, _)| n.as_str())
+            .filter(|n| !first.is_empty() && n.starts_with(&lower))
             .collect();
         if !matching.is_empty() && !matching.iter().any(|n| n.eq_ignore_ascii_case(first)) {
             return matching.join(" ");
         }
-        if matching.is_empty() && !first.is_empty() {
-            return format!("no command starts with {first:?}: {}", PRIMARY.join(" "));
+        if matching.is_empty() && !first.is_empty() && resolve(first, discovery).is_none() {
+            return format!(
+                "no command starts with {first:?}: {}",
+                primaries(discovery).join(" ")
+            );
         }
         if first.is_empty() {
-            return format!("{} · [-n NAMESPACE | -A]", PRIMARY.join(" "));
+            return format!("{} · [-n NAMESPACE | -A]", primaries(discovery).join(" "));
         }
     }
-    match parse(input) {
+    match parse(input, discovery) {
         Ok(Command::Quit) => "Enter quits".into(),
+        Ok(Command::Context(None)) => "Enter lists the contexts · :ctx NAME switches".into(),
+        Ok(Command::Context(Some(name))) => format!("Enter switches to context {name}"),
         Ok(Command::Fifo {
             fifo,
             compare: None,
@@ -253,15 +377,18 @@ pub fn hint(input: &str) -> String {
 }
 
 /// Completes the command name being typed when exactly one command starts with it.
-pub fn complete(input: &str) -> Option<String> {
+pub fn complete(input: &str, discovery: &Discovery) -> Option<String> {
     if input.contains(char::is_whitespace) || input.is_empty() {
         return None;
     }
     let lower = input.to_ascii_lowercase();
-    let mut kinds = COMMANDS.iter().filter(|(n, _)| n.starts_with(&lower));
-    let (first, target) = kinds.next()?;
-    // Aliases of one command complete to its first (longest) name.
-    kinds.all(|(_, t)| t == target).then(|| format!("{first} "))
+    let names = all_names(discovery);
+    let mut matching = names.iter().filter(|(n, _)| n.starts_with(&lower));
+    let (first, target) = matching.next()?;
+    // The names of one command complete to its first (a resource's plural).
+    matching
+        .all(|(_, t)| t == target)
+        .then(|| format!("{first} "))
 }
 
 /// The command bar: what is typed after `:`, and the last command's error.
@@ -271,6 +398,8 @@ pub struct CommandBar {
     pub edit: LineEdit,
     /// Why the last command (or drill-down) did nothing; shown until the next key.
     pub error: Option<String>,
+    /// The resources commands name, as last discovered.
+    pub discovery: Arc<Discovery>,
 }
 
 impl CommandBar {
@@ -280,7 +409,7 @@ impl CommandBar {
         match action {
             Action::CommandBackspace if self.input.is_empty() => return Some(Effect::Close),
             Action::CommandComplete => {
-                if let Some(completed) = complete(&self.input) {
+                if let Some(completed) = complete(&self.input, &self.discovery) {
                     self.input = completed;
                     self.edit.apply(&mut self.input, &Action::LineEnd);
                 }
@@ -308,6 +437,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn fifo_takes_one_fifo_or_two_different_ones() {
+        let d = Discovery::built_ins();
+        assert_eq!(
+            parse("fifo real", &d),
+            Ok(Command::Fifo {
+                fifo: FifoKind::Real,
+                compare: None
+            })
+        );
+        assert_eq!(
+            parse("fifo classic atomic", &d),
+            Ok(Command::Fifo {
+                fifo: FifoKind::Classic,
+                compare: Some(FifoKind::Atomic)
+            })
+        );
+        assert_eq!(parse("fifo", &d), Err(CommandError::FifoArguments));
+        assert_eq!(
+            parse("fifo real real", &d),
+            Err(CommandError::SameFifo(FifoKind::Real))
+        );
+        assert_eq!(
+            parse("fifo fast", &d),
+            Err(CommandError::UnknownFifo("fast".into()))
+        );
+        assert_eq!(
+            parse("fifo classic real atomic", &d),
+            Err(CommandError::FifoArguments)
+        );
+        assert!(hint("fifo classic real", &d).contains("side by side"));
+    }
+
+    #[test]
     fn the_command_line_types_completes_runs_and_closes() {
         let mut bar = CommandBar::default();
         for c in "dep".chars() {
@@ -327,35 +489,89 @@ mod tests {
         assert_eq!(bar.handle(Action::SortNext), Some(Effect::Pass));
     }
 
+    fn resource(
+        group: &str,
+        plural: &str,
+        kind: &str,
+        short: &[&str],
+        namespaced: bool,
+    ) -> std::sync::Arc<ApiResource> {
+        std::sync::Arc::new(ApiResource::new(
+            group,
+            "v1",
+            plural,
+            kind.to_lowercase(),
+            kind,
+            namespaced,
+            short.iter().map(|s| s.to_string()).collect(),
+            Vec::new(),
+            vec!["list".into(), "watch".into()],
+        ))
+    }
+
     #[test]
-    fn fifo_takes_one_fifo_or_two_different_ones() {
+    fn discovered_resources_are_commands_hints_and_completions() {
+        let d = Discovery::from_resources(vec![
+            resource("", "pods", "Pod", &["po"], true),
+            resource("", "services", "Service", &["svc"], true),
+            resource("", "configmaps", "ConfigMap", &["cm"], true),
+            resource(
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                "CustomResourceDefinition",
+                &["crd", "crds"],
+                false,
+            ),
+            resource("example.com", "widgets", "Widget", &[], true),
+            resource("", "events", "Event", &["ev"], true),
+            resource("events.k8s.io", "events", "Event", &["ev"], true),
+        ]);
+        let Ok(Command::Show { kind, scope }) = parse("svc -n web", &d) else {
+            panic!("svc parses");
+        };
         assert_eq!(
-            parse("fifo real"),
-            Ok(Command::Fifo {
-                fifo: FifoKind::Real,
-                compare: None
-            })
+            (kind.plural(), scope),
+            ("services", Some(NamespaceScope::One("web".into())))
+        );
+        for name in [
+            "widgets",
+            "widget",
+            "widgets.example.com",
+            "widgets.v1.example.com",
+            "WIDGETS",
+        ] {
+            assert!(
+                matches!(parse(name, &d), Ok(Command::Show { .. })),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            parse("crd -n x", &d),
+            Err(CommandError::ClusterScoped(
+                "customresourcedefinitions.apiextensions.k8s.io".into()
+            ))
         );
         assert_eq!(
-            parse("fifo classic atomic"),
-            Ok(Command::Fifo {
-                fifo: FifoKind::Classic,
-                compare: Some(FifoKind::Atomic)
-            })
+            parse("po", &d)
+                .ok()
+                .map(|c| matches!(c, Command::Show { kind, .. } if kind == ResourceKind::Pods)),
+            Some(true)
         );
-        assert_eq!(parse("fifo"), Err(CommandError::FifoArguments));
+        assert_eq!(complete("wid", &d), Some("widgets ".into()));
+        assert_eq!(complete("c", &d), None, "configmaps and crds");
         assert_eq!(
-            parse("fifo real real"),
-            Err(CommandError::SameFifo(FifoKind::Real))
+            complete("cu", &d),
+            Some("customresourcedefinitions ".into())
+        );
+        assert_eq!(hint("wi", &d), "widgets widget widgets.example.com");
+        assert!(
+            hint("", &d).starts_with("pods svc cm crd widgets ev events.events.k8s.io ctx quit"),
+            "{}",
+            hint("", &d)
         );
         assert_eq!(
-            parse("fifo fast"),
-            Err(CommandError::UnknownFifo("fast".into()))
+            hint("widgets", &d),
+            "Enter shows widgets.example.com in the current scope · -n NAMESPACE | -A"
         );
-        assert_eq!(
-            parse("fifo classic real atomic"),
-            Err(CommandError::FifoArguments)
-        );
-        assert!(hint("fifo classic real").contains("side by side"));
     }
 }

@@ -17,8 +17,8 @@ use crate::index_views::detail::{
     DiffDoc, HistoryRow, YamlDoc, diff_doc, history_row, history_rows, yaml,
 };
 use crate::informers::keys::split_meta_namespace_key;
-use crate::informers::tap::{DiffUnavailable, Tap, TapEntry, TapKind};
-use crate::resources::ResourceKind;
+use crate::informers::tap::{DiffUnavailable, HistorySpan, Tap, TapEntry, TapKind};
+use crate::resources::Kind;
 
 use super::action::Action;
 use super::effect::Effect;
@@ -26,7 +26,7 @@ use super::effect::Effect;
 /// Which object the detail shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DetailTarget {
-    pub kind: ResourceKind,
+    pub kind: Kind,
     /// `namespace/name`, or `name` for cluster-scoped kinds: the store key.
     pub key: String,
 }
@@ -92,6 +92,8 @@ pub struct Detail {
     pub wrap: bool,
     /// Newest first.
     pub history: Vec<HistoryRow>,
+    /// How far back the history goes.
+    pub history_span: HistorySpan,
     pub history_selected: usize,
     pub diff: Option<DiffScreen>,
     /// The detail's key list is shown over it.
@@ -122,6 +124,7 @@ impl Detail {
             hscroll: 0,
             wrap: false,
             history: Vec::new(),
+            history_span: HistorySpan::Ring,
             history_selected: 0,
             diff: None,
             help: false,
@@ -444,23 +447,26 @@ impl DetailController {
 
     /// Opens the detail of `key` on its YAML and starts fetching it. Must run inside a
     /// Tokio runtime.
-    pub fn open(&mut self, kind: ResourceKind, key: &str) {
+    pub fn open(&mut self, kind: impl Into<Kind>, key: &str) {
         self.open_on(kind, key, DetailTab::Yaml);
     }
 
     /// Opens the detail of `key` on `tab` and starts fetching it.
-    pub fn open_on(&mut self, kind: ResourceKind, key: &str, tab: DetailTab) {
+    pub fn open_on(&mut self, kind: impl Into<Kind>, key: &str, tab: DetailTab) {
         let target = DetailTarget {
-            kind,
+            kind: kind.into(),
             key: key.to_owned(),
         };
+        if let Some(tap) = &self.tap {
+            tap.keep_history(key);
+        }
         self.open = Some(Detail::on_tab(target, tab, SystemTime::now()));
         self.refresh();
     }
 
     /// Opens the detail of the object a tap entry (from the delta panel) is about, on that
     /// entry's full diff. Returns false for entries about no object (relists, errors).
-    pub fn open_entry(&mut self, kind: ResourceKind, entry: Arc<TapEntry>) -> bool {
+    pub fn open_entry(&mut self, kind: impl Into<Kind>, entry: Arc<TapEntry>) -> bool {
         let Some(key) = entry.key.clone() else {
             return false;
         };
@@ -473,7 +479,7 @@ impl DetailController {
 
     /// Opens the full diff of tap entry `seq` (the delta panel's selection). False when the
     /// tap no longer keeps it or it is about no object.
-    pub fn open_seq(&mut self, kind: ResourceKind, seq: u64) -> bool {
+    pub fn open_seq(&mut self, kind: impl Into<Kind>, seq: u64) -> bool {
         match self.tap.as_ref().and_then(|tap| tap.entry(seq)) {
             Some(entry) => self.open_entry(kind, entry),
             None => false,
@@ -505,6 +511,7 @@ impl DetailController {
         };
         if let Some(tap) = &self.tap {
             detail.set_history(tap.history(&detail.target.key));
+            detail.history_span = tap.history_span(&detail.target.key);
         }
         let now = SystemTime::now();
         detail.fetch = FetchState::Loading { since: now };
@@ -567,6 +574,7 @@ impl DetailController {
         let detail = self.open.as_mut()?;
         if let Some(tap) = &self.tap {
             detail.sync_history(tap.history(&detail.target.key));
+            detail.history_span = tap.history_span(&detail.target.key);
         }
         Some(detail)
     }

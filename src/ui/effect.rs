@@ -21,6 +21,10 @@ pub enum Effect {
     Browse(usize),
     /// Filter the table by this query (`NAME=VALUE` from the index browser).
     Filter(String),
+    /// Save what the log view keeps to a file.
+    Save,
+    /// Connect to this kube context and show it instead.
+    SwitchContext(String),
     /// Not this component's action: the main screen's.
     Pass,
 }

@@ -43,11 +43,13 @@ pub fn spec_of(event: KeyEvent) -> Option<KeySpec> {
 pub fn section_of(mode: InputMode) -> Section {
     match mode {
         InputMode::Normal => Section::Normal,
-        InputMode::Filter | InputMode::DeltaFilter => Section::Filter,
+        InputMode::Filter | InputMode::DeltaFilter | InputMode::LogSearch => Section::Filter,
         InputMode::Help => Section::Help,
-        InputMode::Indexes => Section::Indexes,
+        // The context picker lists like the index browser and takes its keys.
+        InputMode::Indexes | InputMode::Contexts => Section::Indexes,
         InputMode::Detail => Section::Detail,
         InputMode::Command => Section::Command,
+        InputMode::Logs => Section::Logs,
     }
 }
 

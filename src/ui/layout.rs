@@ -13,6 +13,8 @@ const PANELS_MIN_WIDTH: u16 = 60;
 const HEADER_ROWS: u16 = 2;
 /// The detail's border (2) and tab line.
 const DETAIL_CHROME_ROWS: u16 = 3;
+/// The log view's border (2), its streams line and its search bar.
+const LOG_CHROME_ROWS: u16 = 4;
 
 /// The first visible row of a list whose selection must stay on screen.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -85,6 +87,16 @@ impl Layout {
         self.areas
             .and_then(|a| a.panels)
             .map_or(0, |p| usize::from(p.height.saturating_sub(2)))
+    }
+
+    /// Log lines that fit in the log view, and its width.
+    pub fn log_size(&self) -> (usize, usize) {
+        self.areas.map_or((1, 1), |a| {
+            (
+                usize::from(a.detail.height.saturating_sub(LOG_CHROME_ROWS)),
+                usize::from(a.detail.width.saturating_sub(2)),
+            )
+        })
     }
 
     /// Lines of YAML, history or diff that fit in the detail overlay.

@@ -8,13 +8,16 @@
 pub mod action;
 pub mod app;
 pub mod command;
+pub mod contexts;
 pub mod deltas;
 pub mod detail;
 pub mod draw;
 pub mod effect;
+pub mod favourites;
 pub mod keymap;
 pub mod layout;
 pub mod line;
+pub mod logs;
 pub mod nav;
 pub mod queue;
 pub mod state;
@@ -23,6 +26,7 @@ pub mod table_pane;
 pub mod terminal;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crossterm::event::EventStream;
 
@@ -34,13 +38,18 @@ use crate::resources::ResourceKind;
 use crate::sim::{Sim, SimConfig, SimError};
 
 use self::app::App;
+use self::contexts::ContextSwitcher;
 use self::detail::DetailController;
+use self::favourites::Favourites;
 use self::nav::ViewSpec;
 use self::table::TableStarter;
 use self::terminal::TerminalGuard;
+use crate::client::discovery::Catalog;
 
 /// The header's scope when every namespace is shown.
 pub const ALL_NAMESPACES: &str = "all namespaces";
+/// The demo's first simulated cluster's context; the second is `kscope-demo-2`.
+const DEMO_CONTEXT: &str = "kscope-demo";
 /// Tap entries kept for the delta panel's history.
 const TAP_CAPACITY: usize = 4096;
 
@@ -83,37 +92,78 @@ pub enum Source {
 pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
     // A bad configuration (indexes or keys) is reported before connecting to anything.
     let config = Config::load(config)?;
-    let (cluster, scope, sim) = match &source {
+    let (cluster, scope, sims, contexts) = match &source {
         Source::Kube(args) => {
             let cluster = args.connect().await?;
             let scope = args.scope(&cluster);
-            (cluster, scope, None)
+            let list_args = args.clone();
+            let connect_args = args.clone();
+            let contexts = ContextSwitcher::new(
+                Arc::new(move || list_args.context_names()),
+                Arc::new(move |context| {
+                    let args = connect_args.with_context(&context);
+                    Box::pin(async move { args.connect().await })
+                }),
+            );
+            (cluster, scope, Vec::new(), contexts)
         }
         Source::Demo(args) => {
+            // Two clusters, so that `:ctx` has somewhere to go: a busy one and a small one.
             let sim = Sim::start(SimConfig::with_size(3000, 30, 8).churn(5.0, None)).await?;
-            let cluster = Cluster::from_config(sim.kube_config().await?, "kscope-demo".into())?;
+            let second =
+                Sim::start(SimConfig::with_size(400, 6, 3).seed(2).churn(1.0, None)).await?;
+            let configs = [
+                (DEMO_CONTEXT.to_owned(), sim.kube_config().await?),
+                (format!("{DEMO_CONTEXT}-2"), second.kube_config().await?),
+            ];
+            let cluster = Cluster::from_config(configs[0].1.clone(), DEMO_CONTEXT.into())?;
             let scope = match &args.namespace {
                 Some(ns) => NamespaceScope::One(ns.clone()),
                 None => NamespaceScope::All,
             };
-            (cluster, scope, Some(sim))
+            let names: Vec<String> = configs.iter().map(|(name, _)| name.clone()).collect();
+            let contexts = ContextSwitcher::new(
+                Arc::new(move || Ok((names.clone(), Some(DEMO_CONTEXT.to_owned())))),
+                Arc::new(move |context| {
+                    let config = configs.iter().find(|(name, _)| *name == context).cloned();
+                    Box::pin(async move {
+                        match config {
+                            Some((name, config)) => Cluster::from_config(config, name),
+                            None => Err(ClusterError::UnknownContext(context)),
+                        }
+                    })
+                }),
+            );
+            (cluster, scope, vec![sim, second], contexts)
         }
     };
     let detail = DetailController::new(cluster.client.clone(), None);
-    let starter =
-        TableStarter::new(cluster, config.indexes, TAP_CAPACITY).with_pipeline(config.informers);
+    let (catalog, _catalog_watch, discovery_error) = Catalog::keep_current(&cluster).await;
+    if let Some(err) = discovery_error {
+        // The TUI still shows the built-in kinds; the log says why the others are missing.
+        tracing::warn!(error = %err, "discovery failed: only the built-in kinds are commands");
+    }
+    let starter = TableStarter::new(cluster, config.indexes, TAP_CAPACITY)
+        .with_pipeline(config.informers)
+        .with_catalog(catalog);
     let app = App::new(
         starter,
         ViewSpec::new(ResourceKind::Pods, scope),
         true,
         detail,
     )?
-    .with_keymap(config.keys);
+    .with_keymap(config.keys)
+    .with_log_settings(config.logs)
+    .with_contexts(contexts);
+    let app = match crate::logging::state_dir() {
+        Some(dir) => app.with_favourites(Favourites::load(dir.join("namespaces.json"))),
+        None => app,
+    };
     let result = {
         let mut guard = TerminalGuard::enter()?;
         app.run(guard.terminal(), EventStream::new(), &mut ()).await
     };
-    if let Some(sim) = sim {
+    for sim in sims {
         sim.shutdown().await;
     }
     result

@@ -2,9 +2,10 @@
 //! Enter on a row leads (k9s's drill-down). Plain data and functions, tested without a cluster.
 
 use crate::client::cluster::NamespaceScope;
+use crate::client::discovery::Discovery;
 use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
 use crate::informers::keys::split_meta_namespace_key;
-use crate::resources::ResourceKind;
+use crate::resources::{Kind, ResourceKind};
 
 use super::ALL_NAMESPACES;
 
@@ -14,7 +15,7 @@ pub const HISTORY: usize = 32;
 /// One view of the table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ViewSpec {
-    pub kind: ResourceKind,
+    pub kind: Kind,
     /// The namespace scope. Cluster-scoped kinds keep it too, so that `:pods` after `:nodes`
     /// shows the namespace the person was in.
     pub scope: NamespaceScope,
@@ -23,9 +24,9 @@ pub struct ViewSpec {
 }
 
 impl ViewSpec {
-    pub fn new(kind: ResourceKind, scope: NamespaceScope) -> Self {
+    pub fn new(kind: impl Into<Kind>, scope: NamespaceScope) -> Self {
         Self {
-            kind,
+            kind: kind.into(),
             scope,
             filter: String::new(),
         }
@@ -74,26 +75,47 @@ pub fn drill_down(
         Some(ns) => NamespaceScope::One(ns.to_string()),
         None => from.scope.clone(),
     };
-    let spec = match from.kind {
+    let Some(kind) = from.kind.built_in() else {
+        // A discovered kind holds nothing to open: Enter shows its detail.
+        return Ok(None);
+    };
+    let spec = match kind {
         ResourceKind::Pods | ResourceKind::Secrets => return Ok(None),
         ResourceKind::Namespaces => {
             ViewSpec::new(ResourceKind::Pods, NamespaceScope::One(name.to_string()))
         }
         ResourceKind::Nodes => ViewSpec {
-            kind: ResourceKind::Pods,
+            kind: ResourceKind::Pods.into(),
             scope: NamespaceScope::All,
             filter: format!("{}={name}", index(IndexField::Node)?),
         },
         ResourceKind::Deployments => ViewSpec {
-            kind: ResourceKind::ReplicaSets,
+            kind: ResourceKind::ReplicaSets.into(),
             scope: in_namespace(),
             filter: format!("{}=Deployment/{name}", index(IndexField::Owner)?),
         },
         ResourceKind::ReplicaSets => ViewSpec {
-            kind: ResourceKind::Pods,
+            kind: ResourceKind::Pods.into(),
             scope: in_namespace(),
             filter: format!("{}=ReplicaSet/{name}", index(IndexField::Owner)?),
         },
     };
     Ok(Some(spec))
+}
+
+/// Where Enter on a CustomResourceDefinition's row leads: the resources it defines (its
+/// name is `plural.group`), in the scope the person was in, once discovery serves them.
+/// `None` for any other kind's row, or a CRD not served (yet).
+pub fn crd_resources(from: &ViewSpec, key: &str, discovery: &Discovery) -> Option<ViewSpec> {
+    let is_crds = from.kind.group() == "apiextensions.k8s.io"
+        && from.kind.plural() == "customresourcedefinitions";
+    if !is_crds {
+        return None;
+    }
+    let (_, name) = split_meta_namespace_key(key);
+    let resource = discovery.resolve_resource(name)?;
+    Some(ViewSpec::new(
+        crate::resources::Kind::of(resource.clone()),
+        from.scope.clone(),
+    ))
 }

@@ -12,9 +12,11 @@ use crate::index_views::registry::ValueCount;
 
 use super::action::{Action, Focus, InputMode};
 use super::command::CommandBar;
+use super::contexts::ContextPicker;
 use super::deltas::DeltaPanel;
 use super::effect::Effect;
 use super::line::LineEdit;
+use super::logs::view::LogView;
 use super::queue::QueuePanel;
 use super::table_pane::TablePane;
 
@@ -156,6 +158,10 @@ pub struct UiState {
     /// The command bar (`:`).
     pub command: CommandBar,
     pub help: Help,
+    /// The log view, while open (its readers are the app's).
+    pub logs: Option<LogView>,
+    /// The `:ctx` picker.
+    pub contexts: ContextPicker,
 }
 
 impl UiState {
@@ -173,6 +179,8 @@ impl UiState {
             keymap: Arc::new(built_in_keymap()),
             command: CommandBar::default(),
             help: Help::default(),
+            logs: None,
+            contexts: ContextPicker::default(),
         }
     }
 }

@@ -10,6 +10,7 @@ use parking_lot::Mutex;
 use tokio::sync::{broadcast, watch};
 
 use crate::client::cluster::{Cluster, NamespaceScope};
+use crate::client::discovery::{Catalog, CatalogWatch};
 use crate::client::lister_watcher::KubeListerWatcher;
 use crate::config::InformerSettings;
 use crate::index_views::columns::TableRow;
@@ -27,7 +28,8 @@ use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::tap::Tap;
 use crate::informers::workqueue::WorkqueueMetrics;
 use crate::resources::{
-    Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret, Timestamp,
+    Deployment, GenericObject, Kind, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
+    Timestamp,
 };
 
 use super::UiError;
@@ -36,7 +38,7 @@ use super::layout::Scroll;
 
 /// What the event loop asks of the table, whatever its kind.
 pub trait Table {
-    fn kind(&self) -> ResourceKind;
+    fn kind(&self) -> &Kind;
 
     /// Copies out the rows that fit in `height`, scrolled to keep the selection visible.
     fn capture(&self, scroll: &mut Scroll, height: usize, now: Timestamp) -> Window;
@@ -122,6 +124,7 @@ pub trait Table {
 
 /// A kind's table: its informer, registry, and an unfiltered and a filtered view.
 pub struct ResourceTable<T> {
+    kind: Kind,
     informer: RunningInformer<T>,
     registry: IndexRegistry<T>,
     /// The unfiltered view, kept current even while a filter is on, so clearing the filter
@@ -135,20 +138,23 @@ pub struct ResourceTable<T> {
 }
 
 impl<T: TableRow> ResourceTable<T> {
-    /// Starts an informer on `T` with `indexes` (those that apply to `T`), and its base view.
+    /// Starts an informer on `kind`, stored as `T`, with the configured indexes that apply
+    /// to it, and its base view.
     pub fn start(
         starter: &TableStarter,
+        kind: &Kind,
         scope: &NamespaceScope,
         sort: SortSpec,
     ) -> Result<Self, UiError> {
-        let (registry, writer) = IndexRegistry::<T>::new(indexes_for(T::KIND, &starter.indexes))?;
+        let indexes = indexes_for(kind, &starter.indexes);
+        let (registry, writer) = IndexRegistry::<T>::for_kind(kind.clone(), indexes)?;
         let tap = Tap::new(starter.tap_capacity, crate::resources::secret::keepable_raw);
-        let mut config = InformerConfig::new(T::KIND.plural());
+        let mut config = InformerConfig::new(kind.to_string());
         config.tap = Some(tap.clone());
         config.fifo = starter.pipeline.fifo;
         config.initial_list = starter.pipeline.initial_list;
         let lister_watcher =
-            KubeListerWatcher::for_kind(&starter.cluster, T::KIND, scope, None, None);
+            KubeListerWatcher::for_kind(&starter.cluster, kind.clone(), scope, None, None);
         let (informer, compared) = match starter.compare {
             // The second store is never viewed: it needs no indexes.
             Some(other) => {
@@ -170,6 +176,7 @@ impl<T: TableRow> ResourceTable<T> {
             sort,
         )?;
         Ok(Self {
+            kind: kind.clone(),
             informer,
             registry,
             base,
@@ -186,8 +193,8 @@ impl<T: TableRow> ResourceTable<T> {
 }
 
 impl<T: TableRow> Table for ResourceTable<T> {
-    fn kind(&self) -> ResourceKind {
-        T::KIND
+    fn kind(&self) -> &Kind {
+        &self.kind
     }
 
     fn capture(&self, scroll: &mut Scroll, height: usize, now: Timestamp) -> Window {
@@ -342,19 +349,26 @@ impl<T: TableRow> Table for ResourceTable<T> {
 }
 
 /// The configured indexes that can have values on `kind`: label indexes on every kind;
-/// annotation indexes on pods (the only projection keeping annotations); field indexes on
-/// the kinds whose `Indexable` impl answers that field.
-pub fn indexes_for(kind: ResourceKind, indexes: &[IndexDefinition]) -> Vec<IndexDefinition> {
+/// annotation indexes on the projections keeping annotations (pods, and every discovered
+/// kind); field indexes on the kinds whose `Indexable` impl answers that field.
+pub fn indexes_for(kind: &Kind, indexes: &[IndexDefinition]) -> Vec<IndexDefinition> {
     use ResourceKind as K;
+    let built_in = kind.built_in();
     let applies = |source: &IndexSource| match source {
         IndexSource::Label(_) => true,
-        IndexSource::Annotation(_) => kind == K::Pods,
+        IndexSource::Annotation(_) => matches!(built_in, Some(K::Pods) | None),
         IndexSource::Field(field) => match field {
             IndexField::Namespace => kind.namespaced(),
-            IndexField::Node => matches!(kind, K::Pods | K::Nodes),
-            IndexField::Phase => matches!(kind, K::Pods | K::Namespaces),
-            IndexField::Owner | IndexField::Images => {
-                matches!(kind, K::Pods | K::Deployments | K::ReplicaSets)
+            IndexField::Node => matches!(built_in, Some(K::Pods | K::Nodes)),
+            IndexField::Phase => matches!(built_in, Some(K::Pods | K::Namespaces)),
+            IndexField::Owner => {
+                matches!(
+                    built_in,
+                    Some(K::Pods | K::Deployments | K::ReplicaSets) | None
+                )
+            }
+            IndexField::Images => {
+                matches!(built_in, Some(K::Pods | K::Deployments | K::ReplicaSets))
             }
         },
     };
@@ -372,19 +386,35 @@ pub struct TableStarter {
     indexes: Vec<IndexDefinition>,
     tap_capacity: usize,
     pipeline: InformerSettings,
+    catalog: Catalog,
+    /// Keeps `catalog` current while this starter is in use (after a context switch).
+    _catalog_watch: Option<CatalogWatch>,
     /// A second pipeline's FIFO, run beside each new table's on the same watch stream.
     compare: Option<FifoKind>,
 }
 
 impl TableStarter {
+    /// A starter knowing only the built-in kinds until [`TableStarter::with_catalog`].
     pub fn new(cluster: Cluster, indexes: Vec<IndexDefinition>, tap_capacity: usize) -> Self {
         Self {
             cluster,
             indexes,
             tap_capacity,
             pipeline: InformerSettings::default(),
+            catalog: Catalog::default(),
+            _catalog_watch: None,
             compare: None,
         }
+    }
+
+    /// Uses `catalog` (what discovery found, kept current) for the kinds commands name.
+    pub fn with_catalog(mut self, catalog: Catalog) -> Self {
+        self.catalog = catalog;
+        self
+    }
+
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
     }
 
     /// Starts informers with this FIFO and initial-list mode (the configuration's
@@ -405,31 +435,51 @@ impl TableStarter {
         &self.cluster
     }
 
+    /// The same indexes, tap size and pipeline on another cluster (after `:ctx`), with a
+    /// catalog of its own, discovered in the background.
+    pub fn for_cluster(&self, cluster: Cluster) -> Self {
+        let (catalog, watch) = Catalog::follow(&cluster);
+        Self {
+            cluster,
+            indexes: self.indexes.clone(),
+            tap_capacity: self.tap_capacity,
+            pipeline: self.pipeline,
+            compare: self.compare,
+            catalog,
+            _catalog_watch: Some(watch),
+        }
+    }
+
     /// The configured index definitions, all kinds together.
     pub fn indexes(&self) -> &[IndexDefinition] {
         &self.indexes
     }
 
-    /// Starts an informer and an unfiltered view of `kind` in `scope`.
+    /// Starts an informer and an unfiltered view of `kind` in `scope`: a hand-written
+    /// projection's for a built-in kind, the generic one for any other.
     pub fn start(
         &self,
-        kind: ResourceKind,
+        kind: &Kind,
         scope: &NamespaceScope,
         sort: SortSpec,
     ) -> Result<Box<dyn Table>, UiError> {
-        Ok(match kind {
-            ResourceKind::Pods => Box::new(ResourceTable::<Pod>::start(self, scope, sort)?),
-            ResourceKind::Nodes => Box::new(ResourceTable::<Node>::start(self, scope, sort)?),
-            ResourceKind::Namespaces => {
-                Box::new(ResourceTable::<Namespace>::start(self, scope, sort)?)
+        use ResourceKind as K;
+        Ok(match kind.built_in() {
+            Some(K::Pods) => Box::new(ResourceTable::<Pod>::start(self, kind, scope, sort)?),
+            Some(K::Nodes) => Box::new(ResourceTable::<Node>::start(self, kind, scope, sort)?),
+            Some(K::Namespaces) => {
+                Box::new(ResourceTable::<Namespace>::start(self, kind, scope, sort)?)
             }
-            ResourceKind::Deployments => {
-                Box::new(ResourceTable::<Deployment>::start(self, scope, sort)?)
+            Some(K::Deployments) => {
+                Box::new(ResourceTable::<Deployment>::start(self, kind, scope, sort)?)
             }
-            ResourceKind::ReplicaSets => {
-                Box::new(ResourceTable::<ReplicaSet>::start(self, scope, sort)?)
+            Some(K::ReplicaSets) => {
+                Box::new(ResourceTable::<ReplicaSet>::start(self, kind, scope, sort)?)
             }
-            ResourceKind::Secrets => Box::new(ResourceTable::<Secret>::start(self, scope, sort)?),
+            Some(K::Secrets) => Box::new(ResourceTable::<Secret>::start(self, kind, scope, sort)?),
+            None => Box::new(ResourceTable::<GenericObject>::start(
+                self, kind, scope, sort,
+            )?),
         })
     }
 }

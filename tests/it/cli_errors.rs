@@ -96,7 +96,7 @@ async fn kubeconfig_that_does_not_parse_and_missing_context() {
     assert_one_line_error(&out, "context \"prod\" does not exist");
 
     let out = kscope(&dir, &["get", "widgets", "--kubeconfig", &kubeconfig]).await;
-    assert_one_line_error(&out, "unknown resource type \"widgets\"");
+    assert_one_line_error(&out, "discovery: GET /api");
 
     let out = kscope(
         &dir,

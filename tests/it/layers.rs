@@ -43,6 +43,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "informers",
             "duration",
             "sim",
+            "logging",
         ],
     ),
 ];

@@ -4,8 +4,8 @@ use kscope::client::wire::decode_list;
 use kscope::informers::keys::meta_namespace_key;
 use kscope::informers::object::Object;
 use kscope::resources::{
-    ConditionStatus, Container, Deployment, KubeResource, Namespace, Node, OwnerRef, PathError,
-    ReplicaSet, Replicas, ResourceKind, Timestamp, decode,
+    BuiltIn, ConditionStatus, Container, Deployment, KubeResource, Namespace, Node, OwnerRef,
+    PathError, ReplicaSet, Replicas, ResourceKind, Timestamp, decode,
 };
 use serde_json::json;
 
@@ -349,7 +349,7 @@ fn resource_kind_paths() {
     );
     assert_eq!(
         Pods.object_path(None, "p"),
-        Err(PathError::NamespaceRequired("pods"))
+        Err(PathError::NamespaceRequired("pods".into()))
     );
     assert_eq!(Nodes.list_path(Some("ignored")), "/api/v1/nodes");
     assert_eq!(

@@ -5,8 +5,8 @@ use kscope::client::wire::{decode_list, decode_watch_line};
 use kscope::informers::keys::meta_namespace_key;
 use kscope::informers::object::Object;
 use kscope::resources::{
-    Container, DecodeError, KubeResource, LAST_APPLIED_ANNOTATION, OwnerRef, Pod, ResourceKind,
-    Timestamp, decode,
+    BuiltIn, Container, DecodeError, KubeResource, LAST_APPLIED_ANNOTATION, OwnerRef, Pod,
+    ResourceKind, Timestamp, decode,
 };
 use serde_json::{Value, json};
 

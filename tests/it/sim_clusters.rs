@@ -1,10 +1,9 @@
 //! `kscope sim --clusters N`: N independent clusters behind one kubeconfig, one context
 //! each, driven with kubectl.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use crate::common::cli::temp_dir;
+use crate::common::cli::{sim_clusters, temp_dir};
 use crate::common::tools;
 
 #[tokio::test]
@@ -13,41 +12,12 @@ async fn clusters_each_get_a_context_and_their_own_contents() {
         return;
     };
     let dir = temp_dir("clusters");
-    let kubeconfig = dir.join("kubeconfig");
-    let mut sim = Command::new(env!("CARGO_BIN_EXE_kscope"))
-        .args([
-            "sim",
-            "--clusters",
-            "2",
-            "--pods",
-            "30",
-            "--nodes",
-            "2",
-            "--namespaces",
-            "2",
-        ])
-        .arg("--kubeconfig-out")
-        .arg(&kubeconfig)
-        .env("XDG_STATE_HOME", dir.join("state"))
-        .env_remove("KSCOPE_SIM_TOKEN")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("kscope sim starts");
-    let stdout = sim.stdout.take().expect("stdout");
-    let ready = tokio::task::spawn_blocking(move || {
-        BufReader::new(stdout)
-            .lines()
-            .map_while(Result::ok)
-            .filter(|l| l.starts_with("kscope sim ready at"))
-            .take(2)
-            .count()
-    });
-    let ready = tokio::time::timeout(std::time::Duration::from_secs(60), ready)
-        .await
-        .expect("both clusters ready in time")
-        .expect("join");
-    assert_eq!(ready, 2);
+    let (mut sim, kubeconfig) = sim_clusters(
+        &dir,
+        2,
+        &["--pods", "30", "--nodes", "2", "--namespaces", "2"],
+    )
+    .await;
     let run = |args: &[&str]| {
         let output = Command::new(&kubectl)
             .args(args)

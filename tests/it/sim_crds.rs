@@ -10,7 +10,9 @@ use std::process::Stdio;
 use crate::common::kubectl::Kubectl;
 use crate::common::tools;
 
-const GADGET_CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
+/// A namespaced CRD with printer columns (Model, Count, Age); `tests/it/kinds.rs` creates it
+/// too.
+pub(crate) const GADGET_CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
 metadata:
   name: gadgets.example.com

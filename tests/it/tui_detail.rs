@@ -94,7 +94,7 @@ fn delta(seq: u64, kind: DeltaType, age: i64, rv: &str) -> Arc<TapEntry> {
 fn detail() -> Detail {
     let mut detail = Detail::new(
         DetailTarget {
-            kind: ResourceKind::Pods,
+            kind: ResourceKind::Pods.into(),
             key: "shop/web-03".into(),
         },
         at(NOW - 6),
@@ -154,6 +154,7 @@ fn header() -> Header {
         stale_since: None,
         undecodable: 0,
         filter: String::new(),
+        favourites: Vec::new(),
     }
 }
 
@@ -365,7 +366,7 @@ fn diffs_of_deltas_come_from_their_watch_event_additions_read_as_fields() {
 fn fetch_error_state() {
     let mut detail = Detail::new(
         DetailTarget {
-            kind: ResourceKind::Pods,
+            kind: ResourceKind::Pods.into(),
             key: "shop/gone".into(),
         },
         at(NOW - 3),
@@ -515,7 +516,7 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
 fn secret_values_never_reach_the_screen() {
     let mut detail = Detail::new(
         DetailTarget {
-            kind: ResourceKind::Secrets,
+            kind: ResourceKind::Secrets.into(),
             key: "shop/db-creds".into(),
         },
         at(NOW - 2),

@@ -95,6 +95,7 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
         stale_since: None,
         undecodable: 0,
         filter: String::new(),
+        favourites: Vec::new(),
     };
     let parts = Parts {
         header: &header,

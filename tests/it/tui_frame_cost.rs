@@ -57,6 +57,7 @@ fn frames_follow_the_selection_while_rows_change() {
         stale_since: None,
         undecodable: 0,
         filter: String::new(),
+        favourites: Vec::new(),
     };
     let area = ratatui::layout::Rect::new(0, 0, 160, 50);
     let rows = Layout::new(area, state.panels).table_rows();

@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kscope::client::cluster::{Cluster, NamespaceScope};
+use kscope::client::discovery::Discovery;
 use kscope::config::Config;
 use kscope::config::keys::Section;
-use kscope::index_views::columns::TableRow;
 use kscope::index_views::definitions::{
     IndexDefinition, IndexField, IndexSource, default_index_definitions,
 };
@@ -168,7 +168,12 @@ fn command_drill_down_and_wide_keys() {
 
 #[test]
 fn commands_parse_with_aliases_and_scopes() {
-    let show = |kind, scope| Ok(Command::Show { kind, scope });
+    let show = |kind: ResourceKind, scope| {
+        Ok(Command::Show {
+            kind: kind.into(),
+            scope,
+        })
+    };
     let one = |ns: &str| Some(NamespaceScope::One(ns.into()));
     for (input, want) in [
         ("pods", show(ResourceKind::Pods, None)),
@@ -207,7 +212,11 @@ fn commands_parse_with_aliases_and_scopes() {
         ("q", Ok(Command::Quit)),
         ("quit", Ok(Command::Quit)),
     ] {
-        assert_eq!(command::parse(input), want, "{input:?}");
+        assert_eq!(
+            command::parse(input, &Discovery::default()),
+            want,
+            "{input:?}"
+        );
     }
     for (input, want) in [
         ("", CommandError::Empty),
@@ -224,21 +233,40 @@ fn commands_parse_with_aliases_and_scopes() {
         ("pods web", CommandError::UnexpectedArgument("web".into())),
         ("q now", CommandError::NoArguments("q".into())),
     ] {
-        assert_eq!(command::parse(input), Err(want), "{input:?}");
+        assert_eq!(
+            command::parse(input, &Discovery::default()),
+            Err(want),
+            "{input:?}"
+        );
     }
 }
 
 #[test]
 fn command_hints_and_completion() {
-    assert!(command::hint("").starts_with("pods nodes deploy rs ns secrets quit"));
-    assert_eq!(command::hint("n"), "nodes no node namespaces ns namespace");
-    assert_eq!(command::hint("no"), "Enter shows nodes");
-    assert!(command::hint("po -n").contains("needs a namespace"));
-    assert!(command::hint("x").contains("no command starts with \"x\""));
-    assert_eq!(command::complete("dep"), Some("deployments ".into()));
-    assert_eq!(command::complete("re"), Some("replicasets ".into()));
-    assert_eq!(command::complete("n"), None);
-    assert_eq!(command::complete("pods "), None);
+    assert!(
+        command::hint("", &Discovery::default())
+            .starts_with("pods nodes deploy rs ns secrets ctx quit")
+    );
+    assert_eq!(
+        command::hint("n", &Discovery::default()),
+        "nodes no node namespaces ns namespace"
+    );
+    assert_eq!(
+        command::hint("no", &Discovery::default()),
+        "Enter shows nodes"
+    );
+    assert!(command::hint("po -n", &Discovery::default()).contains("needs a namespace"));
+    assert!(command::hint("x", &Discovery::default()).contains("no command starts with \"x\""));
+    assert_eq!(
+        command::complete("dep", &Discovery::default()),
+        Some("deployments ".into())
+    );
+    assert_eq!(
+        command::complete("re", &Discovery::default()),
+        Some("replicasets ".into())
+    );
+    assert_eq!(command::complete("n", &Discovery::default()), None);
+    assert_eq!(command::complete("pods ", &Discovery::default()), None);
 }
 
 #[test]
@@ -256,7 +284,7 @@ fn enter_drills_down_from_each_kind() {
     assert_eq!(
         drill(ResourceKind::Nodes, "node-1"),
         Some(ViewSpec {
-            kind: ResourceKind::Pods,
+            kind: ResourceKind::Pods.into(),
             scope: NamespaceScope::All,
             filter: "node=node-1".into(),
         })
@@ -264,7 +292,7 @@ fn enter_drills_down_from_each_kind() {
     assert_eq!(
         drill(ResourceKind::Deployments, "shop/web"),
         Some(ViewSpec {
-            kind: ResourceKind::ReplicaSets,
+            kind: ResourceKind::ReplicaSets.into(),
             scope: NamespaceScope::One("shop".into()),
             filter: "owner=Deployment/web".into(),
         })
@@ -272,7 +300,7 @@ fn enter_drills_down_from_each_kind() {
     assert_eq!(
         drill(ResourceKind::ReplicaSets, "shop/web-5d8f7"),
         Some(ViewSpec {
-            kind: ResourceKind::Pods,
+            kind: ResourceKind::Pods.into(),
             scope: NamespaceScope::One("shop".into()),
             filter: "owner=ReplicaSet/web-5d8f7".into(),
         })
@@ -305,8 +333,8 @@ fn each_kind_gets_the_indexes_that_apply_to_it() {
         "owner-email",
         IndexSource::Annotation("example.com/owner".into()),
     ));
-    let names = |kind| -> Vec<String> {
-        table::indexes_for(kind, &indexes)
+    let names = |kind: ResourceKind| -> Vec<String> {
+        table::indexes_for(&kind.into(), &indexes)
             .into_iter()
             .map(|d| d.name)
             .collect()
@@ -328,7 +356,7 @@ fn each_kind_gets_the_indexes_that_apply_to_it() {
 }
 
 /// Types `:command` and Enter; returns what Enter asks the event loop to follow.
-fn run_command(app: &mut App, command: &str) -> Vec<Follow> {
+pub(crate) fn run_command(app: &mut App, command: &str) -> Vec<Follow> {
     app.apply(Action::OpenCommand);
     for c in command.chars() {
         app.apply(Action::CommandChar(c));
@@ -461,7 +489,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     }
     app.apply(Action::FilterAccept);
     run_command(&mut app, "rs");
-    assert_eq!(app.table().kind(), ResourceKind::ReplicaSets);
+    assert_eq!(*app.table().kind(), ResourceKind::ReplicaSets);
     assert_eq!(app.current().filter, "");
     app.apply(Action::FilterClear);
     assert_eq!(app.current().filter, "phase=Running");
@@ -476,7 +504,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     assert_eq!(sorted.column, 1);
     run_command(&mut app, "no");
     assert_eq!(app.state().table.sort, SortSpec::default(), "a new table");
-    assert_eq!(app.table().kind(), ResourceKind::Nodes);
+    assert_eq!(*app.table().kind(), ResourceKind::Nodes);
     assert_eq!(app.header().scope, "cluster");
     let nodes = wait_rows(&mut app, "nodes", |w| w.total == 4).await;
     // The delta panel shows the nodes informer's tap, none of the pods'.
@@ -507,7 +535,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     assert_eq!(
         app.current(),
         ViewSpec {
-            kind: ResourceKind::Pods,
+            kind: ResourceKind::Pods.into(),
             scope: NamespaceScope::All,
             filter: format!("node={node}"),
         }
@@ -520,14 +548,14 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     assert!(on_node.rows.iter().all(|r| r.cells[node_column] == *node));
     // Enter on a pod opens its detail over the table; Esc closes it.
     app.apply(Action::DrillDown);
-    assert_eq!(app.table().kind(), ResourceKind::Pods);
+    assert_eq!(*app.table().kind(), ResourceKind::Pods);
     assert_eq!(app.state().mode, InputMode::Detail);
     app.apply(Action::Back);
     assert_eq!(app.state().mode, InputMode::Normal);
 
     // Esc: the node filter is the view's own, so Esc goes back, to the same node.
     app.apply(Action::FilterClear);
-    assert_eq!(app.table().kind(), ResourceKind::Nodes);
+    assert_eq!(*app.table().kind(), ResourceKind::Nodes);
     assert!(app.history().len() == 1, "{:?}", app.history());
     wait_rows(&mut app, "the node selected again", |w| {
         w.selected
@@ -553,9 +581,9 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     app.apply(Action::FilterAccept);
     app.apply(Action::FilterClear);
     assert_eq!(app.current().filter, "");
-    assert_eq!(app.table().kind(), ResourceKind::Pods);
+    assert_eq!(*app.table().kind(), ResourceKind::Pods);
     app.apply(Action::FilterClear);
-    assert_eq!(app.table().kind(), ResourceKind::Namespaces);
+    assert_eq!(*app.table().kind(), ResourceKind::Namespaces);
 
     // Deployments in every namespace → a deployment's replicasets → a replicaset's pods.
     run_command(&mut app, "dp -A");
@@ -567,7 +595,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     assert_eq!(
         app.current(),
         ViewSpec {
-            kind: ResourceKind::ReplicaSets,
+            kind: ResourceKind::ReplicaSets.into(),
             scope: NamespaceScope::One(ns.clone()),
             filter: format!("owner=Deployment/{deployment}"),
         }
@@ -631,7 +659,7 @@ async fn a_refused_resource_shows_its_error_and_commands_still_work() {
     assert!(error.contains("unauthorized"), "{error}");
     assert_eq!(app.window(10).total, 0);
     run_command(&mut app, "nodes");
-    assert_eq!(app.table().kind(), ResourceKind::Nodes);
+    assert_eq!(*app.table().kind(), ResourceKind::Nodes);
     assert_eq!(app.header().error, None);
     drop(app);
     sim.shutdown().await;
@@ -651,7 +679,7 @@ async fn a_forbidden_resource_shows_its_error_and_others_still_work() {
     let mut app = start_app(cluster, pods);
     wait_rows(&mut app, "pods", |w| w.total == 10).await;
     run_command(&mut app, "nodes");
-    assert_eq!(app.table().kind(), ResourceKind::Nodes);
+    assert_eq!(*app.table().kind(), ResourceKind::Nodes);
     let deadline = Instant::now() + Duration::from_secs(30);
     while app.header().error.is_none() {
         assert!(Instant::now() < deadline, "no error: {:?}", app.header());
@@ -664,7 +692,7 @@ async fn a_forbidden_resource_shows_its_error_and_others_still_work() {
     assert!(error.contains(r#"cannot list resource "nodes""#), "{error}");
     assert_eq!(app.window(10).total, 0);
     run_command(&mut app, "pods");
-    assert_eq!(app.table().kind(), ResourceKind::Pods);
+    assert_eq!(*app.table().kind(), ResourceKind::Pods);
     wait_rows(&mut app, "pods again", |w| w.total == 10).await;
     assert_eq!(app.header().error, None);
     drop(app);
@@ -827,7 +855,7 @@ async fn secrets_open_by_command_and_enter_shows_their_detail() {
     let mut app = start_app(cluster, pods);
     wait_rows(&mut app, "pods", |w| w.total > 0).await;
     run_command(&mut app, "sec");
-    assert_eq!(app.table().kind(), ResourceKind::Secrets);
+    assert_eq!(*app.table().kind(), ResourceKind::Secrets);
     // A token in each of 6 namespaces; credentials, TLS and registry in the 2 app ones.
     let window = wait_rows(&mut app, "secrets", |w| w.total == 12).await;
     let names: Vec<String> = app
@@ -943,4 +971,153 @@ fn the_header_says_how_the_first_state_was_read() {
         kscope::ui::app::describe_sync(&status),
         "watching at rv 42 · via list (the server refused the watch-list (422))"
     );
+}
+
+/// `:ctx` over the kubeconfig `kscope sim --clusters 2` writes: the picker lists both
+/// contexts with the current one selected, `:ctx kscope-sim-2` connects in the background
+/// and then shows the second cluster's pods (other names: another seed), a context that is
+/// not in the kubeconfig is refused with the reason and changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctx_switches_between_two_simulated_clusters() {
+    use std::collections::BTreeSet;
+    use std::sync::Arc;
+
+    use kscope::client::cluster::ClusterArgs;
+    use kscope::ui::contexts::ContextSwitcher;
+
+    let dir = crate::common::cli::temp_dir("ctx-switch");
+    let (mut sim, kubeconfig) = crate::common::cli::sim_clusters(
+        &dir,
+        2,
+        &["--pods", "30", "--nodes", "2", "--namespaces", "2"],
+    )
+    .await;
+
+    let args = ClusterArgs {
+        kubeconfig: Some(kubeconfig.clone()),
+        all_namespaces: true,
+        ..ClusterArgs::default()
+    };
+    let cluster = args.connect().await.expect("first context");
+    let (list_args, connect_args) = (args.clone(), args.clone());
+    let contexts = ContextSwitcher::new(
+        Arc::new(move || list_args.context_names()),
+        Arc::new(move |context: String| {
+            let args = connect_args.with_context(&context);
+            Box::pin(async move { args.connect().await })
+        }),
+    );
+    let first_context = cluster.context.clone();
+    let mut app = start_app(
+        cluster,
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+    )
+    .with_contexts(contexts);
+    let keys =
+        |w: &Window| -> BTreeSet<String> { w.rows.iter().map(|r| r.key.to_string()).collect() };
+    let first = keys(&wait_rows(&mut app, "the first cluster's pods", |w| w.total == 30).await);
+
+    run_command(&mut app, "ctx");
+    assert_eq!(app.state().mode, InputMode::Contexts);
+    assert_eq!(app.state().contexts.names, ["kscope-sim-1", "kscope-sim-2"]);
+    assert_eq!(
+        app.state().contexts.names[app.state().contexts.selected],
+        first_context
+    );
+    app.apply(Action::ToggleIndexes);
+    assert_eq!(app.state().mode, InputMode::Normal, "Esc closes the picker");
+
+    run_command(&mut app, "ctx nosuch");
+    let connected = tokio::time::timeout(Duration::from_secs(30), app.context_connected())
+        .await
+        .expect("answered in time")
+        .expect("a result");
+    assert!(app.finish_context(connected).is_empty());
+    let error = app.state().command.error.clone().unwrap_or_default();
+    assert!(
+        error.contains("nosuch") && error.contains("does not exist"),
+        "{error}"
+    );
+    assert_eq!(app.header().context, first_context, "nothing changed");
+
+    run_command(&mut app, "ctx");
+    app.apply(Action::Down);
+    let follow = app.apply(Action::ChooseValue);
+    assert!(follow.is_empty(), "the switch waits for the connection");
+    let connected = tokio::time::timeout(Duration::from_secs(30), app.context_connected())
+        .await
+        .expect("connected in time")
+        .expect("a result");
+    let follow = app.finish_context(connected);
+    assert_eq!(follow, [Follow::Table, Follow::Rows]);
+    assert_eq!(app.header().context, "kscope-sim-2");
+    let second = keys(&wait_rows(&mut app, "the second cluster's pods", |w| w.total == 30).await);
+    assert!(first.is_disjoint(&second), "{first:?} {second:?}");
+    assert!(
+        app.history().is_empty(),
+        "Esc does not go back to the other cluster"
+    );
+
+    drop(app);
+    let _ = sim.kill();
+    let _ = sim.wait();
+}
+
+/// The number keys as k9s's: each namespace shown becomes favourite 1 of the context, `2`
+/// goes back to the one before, `0` shows all namespaces; favourites outlive the app, kept
+/// in the state directory's file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn number_keys_switch_to_favourite_namespaces_remembered_between_runs() {
+    use kscope::ui::favourites::Favourites;
+
+    let sim = Sim::start(SimConfig::with_size(60, 2, 3))
+        .await
+        .expect("sim");
+    let config = sim.kube_config().await.expect("config");
+    let cluster = Cluster::from_config(config.clone(), "sim".into()).expect("cluster");
+    let dir = crate::common::cli::temp_dir("favourites");
+    let file = dir.join("namespaces.json");
+    let mut app = start_app(
+        cluster,
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+    )
+    .with_favourites(Favourites::load(file.clone()));
+    let window = wait_rows(&mut app, "pods", |w| w.total == 60).await;
+    let mut namespaces: Vec<String> = window
+        .rows
+        .iter()
+        .filter_map(|r| r.key.split_once('/').map(|(ns, _)| ns.to_owned()))
+        .collect();
+    namespaces.dedup();
+    assert!(namespaces.len() >= 2, "{namespaces:?}");
+    let (a, b) = (namespaces[0].clone(), namespaces[1].clone());
+    assert!(app.header().favourites.is_empty());
+
+    run_command(&mut app, &format!("pods -n {a}"));
+    run_command(&mut app, &format!("pods -n {b}"));
+    assert_eq!(app.header().favourites, [b.clone(), a.clone()]);
+    app.apply(Action::FavouriteNamespace(2));
+    assert_eq!(app.current().scope, NamespaceScope::One(a.clone()));
+    assert_eq!(
+        app.header().favourites,
+        [a.clone(), b.clone()],
+        "a is the newest now"
+    );
+    app.apply(Action::FavouriteNamespace(0));
+    assert_eq!(app.current().scope, NamespaceScope::All);
+    app.apply(Action::FavouriteNamespace(7));
+    let error = app.state().command.error.clone().unwrap_or_default();
+    assert!(error.contains("no favourite namespace 7"), "{error}");
+    drop(app);
+
+    // A new run on the same context reads them back.
+    let cluster = Cluster::from_config(config, "sim".into()).expect("cluster");
+    let app = start_app(
+        cluster,
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+    )
+    .with_favourites(Favourites::load(file));
+    assert_eq!(app.header().favourites, [a, b]);
+    drop(app);
+    sim.shutdown().await;
 }

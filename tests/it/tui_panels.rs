@@ -141,6 +141,7 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
         stale_since: None,
         undecodable: 0,
         filter: String::new(),
+        favourites: Vec::new(),
     };
     state.queue.stats = queue();
     let parts = Parts {

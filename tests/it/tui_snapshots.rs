@@ -11,7 +11,7 @@ use kscope::index_views::query::Query;
 use kscope::index_views::registry::IndexRegistry;
 use kscope::informers::indexer::IndexerWriter;
 use kscope::resources::{
-    Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret, Timestamp, decode,
+    BuiltIn, Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret, Timestamp, decode,
 };
 use kscope::ui::action::Focus;
 use kscope::ui::action::InputMode;
@@ -90,6 +90,7 @@ fn header_for(kind: ResourceKind, scope: &str) -> Header {
         stale_since: None,
         undecodable: 0,
         filter: String::new(),
+        favourites: Vec::new(),
     }
 }
 
@@ -139,7 +140,7 @@ fn render(view: &Mutex<LiveView<Pod>>, state: &mut UiState, width: u16, height: 
 
 /// Draws one frame of any kind's view under `header`; NAMESPACE is shown for namespaced
 /// kinds in all namespaces, as the app does.
-fn render_kind<T: TableRow>(
+fn render_kind<T: TableRow + BuiltIn>(
     view: &Mutex<LiveView<T>>,
     state: &mut UiState,
     header: &Header,
@@ -352,7 +353,7 @@ fn created(age_seconds: i64) -> jiff::Timestamp {
 }
 
 /// A registry of `T` with the default indexes, holding `objects` (JSON).
-fn store_of<T: TableRow>(objects: impl IntoIterator<Item = String>) -> IndexRegistry<T> {
+fn store_of<T: TableRow + BuiltIn>(objects: impl IntoIterator<Item = String>) -> IndexRegistry<T> {
     let (registry, store) = IndexRegistry::new(default_index_definitions()).expect("indexes");
     for json in objects {
         let obj: T = decode(json.as_bytes()).expect("object decodes");
@@ -548,7 +549,7 @@ fn command_mode_shows_matching_commands() {
 fn command_error_in_the_status_line() {
     let view = view("");
     let mut state = UiState::new(false);
-    let error = kscope::ui::command::parse("pods -x").expect_err("a bad flag");
+    let error = kscope::ui::command::parse("pods -x", &Default::default()).expect_err("a bad flag");
     state.command.error = Some(format!(":pods -x  {error}"));
     insta::assert_snapshot!(render(&view, &mut state, 100, 10));
 }
@@ -796,4 +797,22 @@ fn help_overlay_at_160x45_is_whole() {
     assert!(text.contains("secrets (sec, secret)"), "{text}");
     assert!(text.contains("in the filter bar:"), "{text}");
     insta::assert_snapshot!(text);
+}
+
+/// The `:ctx` picker, the current context marked and selected, at every size.
+#[test]
+fn context_picker_at_160x45_80x24_and_40x10() {
+    use kscope::ui::contexts::ContextPicker;
+    let view = view("");
+    for (width, height) in [(160, 45), (80, 24), (40, 10)] {
+        let mut state = UiState::new(false);
+        state.mode = InputMode::Contexts;
+        state.contexts = ContextPicker::new(
+            vec!["prod-eu".into(), "kscope-demo".into(), "staging".into()],
+            Some("kscope-demo".into()),
+        );
+        let text = render(&view, &mut state, width, height);
+        assert!(text.contains("* kscope-demo"), "{text}");
+        insta::assert_snapshot!(format!("context_picker_{width}x{height}"), text);
+    }
 }

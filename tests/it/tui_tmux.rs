@@ -144,3 +144,128 @@ fn every_signal_restores_the_terminal() {
         session.wait_for("a cleared screen", |s| !s.contains("watching at rv"));
     }
 }
+
+/// `d` describes the selected pod as kubectl describe does, down to its Events; `:ctx`
+/// switches the demo to its second cluster without a restart.
+#[test]
+fn demo_describes_a_pod_and_switches_context() {
+    if crate::common::tools::required("tmux", "to run kscope in a real terminal").is_none() {
+        return;
+    }
+    let state = std::env::temp_dir().join(format!("kscope-tui-ctx-{}", std::process::id()));
+    let command = format!(
+        "env XDG_STATE_HOME={} {} --demo",
+        state.display(),
+        env!("CARGO_BIN_EXE_kscope")
+    );
+    let session = Session::start(format!("kscope-ctx-{}", std::process::id()), &command);
+    session.wait_for("the initial list", |s| {
+        s.contains("watching at rv") && table_rows(s).len() > 5
+    });
+
+    session.keys(&["d"]);
+    session.wait_for("the describe", |s| {
+        s.contains(" Describe ") && s.contains("Name:") && s.contains("Containers:")
+    });
+    session.keys(&["G"]);
+    session.wait_for("its Events", |s| s.contains("Events:"));
+    session.keys(&["Escape"]);
+    session.wait_for("the table again", |s| !s.contains(" Describe "));
+
+    session.keys(&[":", "ctx kscope-demo-2", "Enter"]);
+    let screen = session.wait_for("the second cluster", |s| {
+        s.contains("ctx kscope-demo-2") && s.contains("watching at rv") && table_rows(s).len() > 5
+    });
+    assert!(
+        screen.contains("switched to context kscope-demo-2"),
+        "{screen}"
+    );
+    session.keys(&["q"]);
+    session.wait_exit("q");
+}
+
+/// The log view's lines: between its streams line and its search bar, inside the box.
+fn log_lines(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .skip_while(|l| !(l.starts_with('┌') && l.contains("following")))
+        .skip(2)
+        .take_while(|l| !l.starts_with('└'))
+        .map(|l| l.trim_start_matches('│').trim_end_matches('│').to_string())
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('/'))
+        .collect()
+}
+
+#[test]
+fn demo_logs_follow_new_lines_and_search_highlights() {
+    if crate::common::tools::required("tmux", "to run kscope in a real terminal").is_none() {
+        return;
+    }
+    let state = std::env::temp_dir().join(format!("kscope-logs-tmux-{}", std::process::id()));
+    let command = format!(
+        "env XDG_STATE_HOME={} {} --demo",
+        state.display(),
+        env!("CARGO_BIN_EXE_kscope")
+    );
+    let name = format!("kscope-logs-{}", std::process::id());
+    let session = Session::start(name.clone(), &command);
+    session.wait_for("the initial list", |s| {
+        s.contains("watching at rv") && table_rows(s).len() > 5
+    });
+    // A running pod that never restarted has a log to follow.
+    session.keys(&["/", "phase=Running", "Enter"]);
+    session.wait_for("running pods", |s| {
+        s.contains("/phase=Running") && s.contains("matches")
+    });
+    session.keys(&["l"]);
+    let screen = session.wait_for("the log view or its container picker", |s| {
+        s.contains("following") && (s.contains("containers:") || s.contains("streaming"))
+    });
+    if screen.contains("containers:") {
+        // Several containers: all of them, each line tagged.
+        session.keys(&["Enter"]);
+    }
+    let first = session.wait_for("log lines", |s| log_lines(s).len() > 3);
+    let first = log_lines(&first);
+    let screen = session.wait_for("a new line", |s| {
+        let now = log_lines(s);
+        !now.is_empty() && now.last() != first.last()
+    });
+
+    // Search for the start of the newest line: the bar counts matches, the text is lit.
+    let newest = log_lines(&screen).last().cloned().expect("a line");
+    let needle: String = newest.trim().chars().take(6).collect();
+    session.keys(&["/"]);
+    session.keys(&["-l", &needle]);
+    session.keys(&["Enter"]);
+    session.wait_for("the search's matches", |s| {
+        s.contains(&format!("/{needle}")) && s.contains("matches")
+    });
+    // Captured with its escapes: a yellow background marks the matches (NO_COLOR unset).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let styled = tmux::tmux(&["capture-pane", "-p", "-e", "-t", &name]).unwrap_or_default();
+        // Yellow background, as SGR 43 or tmux's indexed 48;5;3.
+        if ["[43m", ";43m", "[43;", "48;5;3m"]
+            .iter()
+            .any(|sgr| styled.contains(sgr))
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no highlighted match for {needle:?}:\n{styled}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    // Esc drops the search, a second closes the view (sent apart: ESC ESC reads as alt-esc).
+    session.keys(&["Escape"]);
+    session.wait_for("the search dropped", |s| s.contains("/ to search"));
+    session.keys(&["Escape"]);
+    session.wait_for("the table again", |s| {
+        !s.contains("following") && s.contains("pods [")
+    });
+    session.keys(&["q"]);
+    session.wait_exit("q");
+    let _ = std::fs::remove_dir_all(state);
+}

@@ -3,12 +3,13 @@
 use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Pod, PodTemplateSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::pod::pod_template;
 use super::writer::Out;
-use super::{Ctx, annotations, controller, go_bool, labels, rfc1123z, selector_text};
+use super::{
+    Ctx, annotations, controller, go_bool, labels, name_and_namespace, rfc1123z, selector_text,
+};
 
 /// The label the Deployment controller adds to each ReplicaSet's template.
 const POD_TEMPLATE_HASH: &str = "pod-template-hash";
@@ -21,22 +22,11 @@ fn int_or_string(v: Option<&IntOrString>) -> String {
     }
 }
 
-fn head(out: &mut Out, meta: &ObjectMeta) {
-    out.w(
-        0,
-        &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")),
-    );
-    out.w(
-        0,
-        &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")),
-    );
-}
-
 pub(super) fn deployment(ctx: &Ctx<'_>, out: &mut Out, d: &Deployment) {
     let meta = &d.metadata;
     let spec = d.spec.clone();
     let status = d.status.clone().unwrap_or_default();
-    head(out, meta);
+    name_and_namespace(out, meta);
     out.w(
         0,
         &format!(
@@ -209,7 +199,7 @@ fn pods_status(ctx: &Ctx<'_>, uid: Option<&str>) -> Result<String, String> {
 pub(super) fn replica_set(ctx: &Ctx<'_>, out: &mut Out, rs: &ReplicaSet) {
     let meta = &rs.metadata;
     let spec = rs.spec.clone();
-    head(out, meta);
+    name_and_namespace(out, meta);
     out.w(
         0,
         &format!("Selector:\t{}\n", selector_text(Some(&spec.selector))),
@@ -251,7 +241,7 @@ pub(super) fn replica_set(ctx: &Ctx<'_>, out: &mut Out, rs: &ReplicaSet) {
 pub(super) fn stateful_set(ctx: &Ctx<'_>, out: &mut Out, sts: &StatefulSet) {
     let meta = &sts.metadata;
     let spec = sts.spec.clone();
-    head(out, meta);
+    name_and_namespace(out, meta);
     out.w(
         0,
         &format!(
@@ -340,7 +330,7 @@ pub(super) fn job(ctx: &Ctx<'_>, out: &mut Out, job: &Job) {
     let meta = &job.metadata;
     let spec = job.spec.clone().unwrap_or_default();
     let status = job.status.clone().unwrap_or_default();
-    head(out, meta);
+    name_and_namespace(out, meta);
     out.w(
         0,
         &format!("Selector:\t{}\n", selector_text(spec.selector.as_ref())),

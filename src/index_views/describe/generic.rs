@@ -5,7 +5,7 @@ use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use serde_json::{Map, Value};
 
 use super::writer::Out;
-use super::{Ctx, annotations, labels};
+use super::{Ctx, annotations, labels, meta_head};
 
 /// Fields the generic describer prints above, or never.
 const SKIP: [&str; 5] = [
@@ -175,16 +175,7 @@ fn camel_split(s: &str) -> Vec<String> {
 
 pub(super) fn secret(_ctx: &Ctx<'_>, out: &mut Out, secret: &Secret) {
     let meta = &secret.metadata;
-    out.w(
-        0,
-        &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")),
-    );
-    out.w(
-        0,
-        &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")),
-    );
-    labels(out, "", "Labels", meta.labels.as_ref());
-    annotations(out, "Annotations", meta.annotations.as_ref());
+    meta_head(out, meta);
     out.w(
         0,
         &format!("\nType:\t{}\n", secret.type_.as_deref().unwrap_or("")),
@@ -205,16 +196,7 @@ pub(super) fn secret(_ctx: &Ctx<'_>, out: &mut Out, secret: &Secret) {
 /// kubectl's ConfigMap describer: every value in full, binary ones by size.
 pub(super) fn config_map(ctx: &Ctx<'_>, out: &mut Out, cm: &ConfigMap) {
     let meta = &cm.metadata;
-    out.w(
-        0,
-        &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")),
-    );
-    out.w(
-        0,
-        &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")),
-    );
-    labels(out, "", "Labels", meta.labels.as_ref());
-    annotations(out, "Annotations", meta.annotations.as_ref());
+    meta_head(out, meta);
     out.w(0, "\nData\n====\n");
     for (key, value) in cm.data.iter().flatten() {
         out.w(0, &format!("{key}:\n----\n{value}\n\n"));

@@ -402,6 +402,25 @@ fn shorten(s: &str, max: usize) -> String {
     format!("{}...", &s[..end])
 }
 
+/// `Name:` and `Namespace:`, as every describer starts.
+fn name_and_namespace(out: &mut Out, meta: &ObjectMeta) {
+    out.w(
+        0,
+        &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")),
+    );
+    out.w(
+        0,
+        &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")),
+    );
+}
+
+/// Name, namespace, labels and annotations: the head of most describers.
+fn meta_head(out: &mut Out, meta: &ObjectMeta) {
+    name_and_namespace(out, meta);
+    labels(out, "", "Labels", meta.labels.as_ref());
+    annotations(out, "Annotations", meta.annotations.as_ref());
+}
+
 /// `Kind/name` of the managing controller, as kubectl's "Controlled By".
 fn controller(meta: &ObjectMeta) -> Option<String> {
     meta.owner_references

@@ -12,22 +12,15 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use super::quantity::{self, Amount};
 use super::writer::Out;
 use super::{
-    Ctx, annotations, controller, format_selector, go_bool, go_bool_ptr, labels, or_none, rfc1123z,
-    title_bool,
+    Ctx, annotations, controller, format_selector, go_bool, go_bool_ptr, labels,
+    name_and_namespace, or_none, rfc1123z, title_bool,
 };
 
 pub(super) fn pod(ctx: &Ctx<'_>, out: &mut Out, pod: &Pod) {
     let meta = &pod.metadata;
     let spec = pod.spec.clone().unwrap_or_default();
     let status = pod.status.clone().unwrap_or_default();
-    out.w(
-        0,
-        &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")),
-    );
-    out.w(
-        0,
-        &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")),
-    );
+    name_and_namespace(out, meta);
     if let Some(priority) = spec.priority {
         out.w(0, &format!("Priority:\t{priority}\n"));
     }

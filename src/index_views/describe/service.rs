@@ -5,21 +5,12 @@ use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
 use super::writer::Out;
-use super::{Ctx, annotations, labels};
+use super::{Ctx, meta_head};
 
 pub(super) fn service(ctx: &Ctx<'_>, out: &mut Out, service: &Service) {
     let meta = &service.metadata;
     let spec = service.spec.clone().unwrap_or_default();
-    out.w(
-        0,
-        &format!("Name:\t{}\n", meta.name.as_deref().unwrap_or("")),
-    );
-    out.w(
-        0,
-        &format!("Namespace:\t{}\n", meta.namespace.as_deref().unwrap_or("")),
-    );
-    labels(out, "", "Labels", meta.labels.as_ref());
-    annotations(out, "Annotations", meta.annotations.as_ref());
+    meta_head(out, meta);
     let selector = spec
         .selector
         .iter()
@@ -141,45 +132,34 @@ fn endpoints(slices: &[EndpointSlice], port_name: &str) -> String {
     let mut list: Vec<String> = Vec::new();
     let mut count = 0;
     let mut more = false;
-    for slice in slices {
-        let ports = slice.ports.as_deref().unwrap_or_default();
-        let ready = |e: &k8s_openapi::api::discovery::v1::Endpoint| {
-            e.conditions.as_ref().and_then(|c| c.ready).unwrap_or(true)
-        };
-        if ports.is_empty() {
-            for e in slice.endpoints.iter().flatten() {
-                if list.len() == MAX {
-                    more = true;
-                }
-                if !ready(e) {
-                    continue;
-                }
-                if !more && let Some(address) = e.addresses.first() {
-                    list.push(address.clone());
-                }
-                count += 1;
+    // Each ready endpoint counts; the first MAX are listed, as `address` or `address:port`.
+    let mut take = |endpoints: &[k8s_openapi::api::discovery::v1::Endpoint], port: Option<i32>| {
+        for e in endpoints {
+            if list.len() == MAX {
+                more = true;
             }
-            continue;
-        }
-        for port in ports {
-            if port.name.as_deref().unwrap_or("") != port_name {
+            if !e.conditions.as_ref().and_then(|c| c.ready).unwrap_or(true) {
                 continue;
             }
-            for e in slice.endpoints.iter().flatten() {
-                if list.len() == MAX {
-                    more = true;
-                }
-                if !ready(e) {
-                    continue;
-                }
-                if !more && let Some(address) = e.addresses.first() {
-                    let number = port.port.unwrap_or(0);
-                    list.push(match address.contains(':') {
-                        true => format!("[{address}]:{number}"),
-                        false => format!("{address}:{number}"),
-                    });
-                }
-                count += 1;
+            if !more && let Some(address) = e.addresses.first() {
+                list.push(match (port, address.contains(':')) {
+                    (None, _) => address.clone(),
+                    (Some(number), true) => format!("[{address}]:{number}"),
+                    (Some(number), false) => format!("{address}:{number}"),
+                });
+            }
+            count += 1;
+        }
+    };
+    for slice in slices {
+        let endpoints = slice.endpoints.as_deref().unwrap_or_default();
+        let ports = slice.ports.as_deref().unwrap_or_default();
+        if ports.is_empty() {
+            take(endpoints, None);
+        }
+        for port in ports {
+            if port.name.as_deref().unwrap_or("") == port_name {
+                take(endpoints, Some(port.port.unwrap_or(0)));
             }
         }
     }

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::status::ApiError;
 use super::{Params, Target};
 use crate::sim::Shared;
-use crate::sim::logs::ContainerLog;
+use crate::sim::logs::{ContainerLog, NoisyLogs};
 use crate::sim::resources::Resource;
 
 /// A follow re-reads the pod at least this often, so it ends soon after the container does.
@@ -102,7 +102,11 @@ fn millis(value: &Value) -> Option<i64> {
 }
 
 /// The instance of `container` of `pod` to read, or the real server's refusal.
-fn instance(pod: &Value, options: &Options) -> Result<(String, ContainerLog, bool), ApiError> {
+fn instance(
+    pod: &Value,
+    options: &Options,
+    noisy: Option<&NoisyLogs>,
+) -> Result<(String, ContainerLog, bool), ApiError> {
     let name = pod["metadata"]["name"].as_str().unwrap_or("");
     let containers: Vec<&str> = pod["spec"]["containers"]
         .as_array()
@@ -151,6 +155,7 @@ fn instance(pod: &Value, options: &Options) -> Result<(String, ContainerLog, boo
     let last = &status["lastState"]["terminated"];
     let log = |restart: u64, started: i64, finished: Option<i64>, crashed: bool| {
         ContainerLog::new(app, uid, &container, restart, started, finished, crashed)
+            .noisy(app, noisy)
     };
     let running_since = millis(&status["state"]["running"]["startedAt"]);
     let last_run = millis(&last["startedAt"]).zip(millis(&last["finishedAt"]));
@@ -218,7 +223,7 @@ pub(crate) async fn logs(
         .ok_or_else(|| ApiError::not_found(Resource::Pods, name))?
         .decode()
         .map_err(|e| ApiError::internal(&e.to_string()))?;
-    let (container, log, live) = instance(&pod, &options)?;
+    let (container, log, live) = instance(&pod, &options, shared.noisy_logs.as_ref())?;
     let written = log.written_by(now_ms);
     let mut first = ContainerLog::first_retained(written);
     if let Some(since) = options.since_ms {

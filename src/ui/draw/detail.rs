@@ -13,6 +13,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 use super::Theme;
 use crate::config::keys::{Keymap, Section};
 use crate::index_views::detail::{DiffSign, age};
+use crate::informers::tap::HistorySpan;
 use crate::ui::action::Action;
 use crate::ui::detail::{Detail, DetailTab, DiffScreen, FetchState};
 
@@ -139,21 +140,40 @@ fn tab_bar<'a>(detail: &Detail, width: usize, theme: Theme) -> Line<'a> {
 }
 
 fn describe_lines<'a>(detail: &'a Detail, height: usize, theme: Theme) -> Vec<Line<'a>> {
+    text_lines(
+        detail,
+        &detail.describe,
+        detail.describe_scroll,
+        height,
+        theme,
+        describe_line,
+    )
+}
+
+/// `lines` from `scroll` on, each drawn by `line`; or why there are none yet: the fetch
+/// failed, or is still running.
+fn text_lines<'a>(
+    detail: &'a Detail,
+    lines: &'a [String],
+    scroll: usize,
+    height: usize,
+    theme: Theme,
+    line: fn(&'a str, Theme) -> Line<'a>,
+) -> Vec<Line<'a>> {
     if let FetchState::Failed { error, .. } = &detail.fetch {
         return vec![
             Line::styled(error.as_str(), theme.error()),
             Line::styled("r fetches again", theme.dim()),
         ];
     }
-    if detail.describe.is_empty() {
+    if lines.is_empty() {
         return vec![Line::styled("loading…", theme.dim())];
     }
-    detail
-        .describe
+    lines
         .iter()
-        .skip(detail.describe_scroll)
+        .skip(scroll)
         .take(height)
-        .map(|line| describe_line(line, theme))
+        .map(|l| line(l, theme))
         .collect()
 }
 
@@ -177,23 +197,14 @@ fn describe_line(line: &str, theme: Theme) -> Line<'_> {
 }
 
 fn yaml_lines<'a>(detail: &'a Detail, height: usize, theme: Theme) -> Vec<Line<'a>> {
-    if let FetchState::Failed { error, .. } = &detail.fetch {
-        return vec![
-            Line::styled(error.as_str(), theme.error()),
-            Line::styled("r fetches again", theme.dim()),
-        ];
-    }
-    if detail.yaml.lines.is_empty() {
-        return vec![Line::styled("loading…", theme.dim())];
-    }
-    detail
-        .yaml
-        .lines
-        .iter()
-        .skip(detail.yaml_scroll)
-        .take(height)
-        .map(|line| yaml_line(line, theme))
-        .collect()
+    text_lines(
+        detail,
+        &detail.yaml.lines,
+        detail.yaml_scroll,
+        height,
+        theme,
+        yaml_line,
+    )
 }
 
 /// Keys in colour, values plain.
@@ -214,15 +225,23 @@ fn yaml_line(line: &str, theme: Theme) -> Line<'_> {
 }
 
 fn history_lines(detail: &Detail, height: usize, now: SystemTime, theme: Theme) -> Vec<Line<'_>> {
+    let span = match detail.history_span {
+        HistorySpan::Since(since) => format!(
+            "every entry for this object since {} ago is kept (up to 256)",
+            age(since, now)
+        ),
+        HistorySpan::Ring => {
+            "only the tap's newest entries are kept for this object (select it to keep more)"
+                .to_owned()
+        }
+    };
     if detail.history.is_empty() {
-        return vec![Line::styled(
-            "no tap entries for this object are kept (the ring holds the newest only)",
-            theme.dim(),
-        )];
+        return vec![Line::styled(format!("no entries yet: {span}"), theme.dim())];
     }
-    // Scroll so the selected entry stays in view.
+    // Scroll so the selected entry stays in view; the last line says how far back it goes.
+    let height = height.saturating_sub(1).max(1);
     let first = (detail.history_selected + 1).saturating_sub(height);
-    detail
+    let mut lines: Vec<Line> = detail
         .history
         .iter()
         .enumerate()
@@ -249,7 +268,9 @@ fn history_lines(detail: &Detail, height: usize, now: SystemTime, theme: Theme) 
                 line
             }
         })
-        .collect()
+        .collect();
+    lines.push(Line::styled(span, theme.dim()));
+    lines
 }
 
 fn diff_bar<'a>(diff: &DiffScreen, now: SystemTime, theme: Theme) -> Line<'a> {

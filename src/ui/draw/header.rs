@@ -12,12 +12,21 @@ use crate::resources::Timestamp;
 
 pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     let h = screen.header;
-    let first = Line::from(vec![
+    let mut first = vec![
         Span::styled("kscope ", theme.title()),
         Span::styled("read-only ", theme.dim()),
         Span::raw(format!("ctx {} ", h.context)),
         Span::styled(h.server.clone(), theme.dim()),
-    ]);
+    ];
+    if !h.favourites.is_empty() {
+        // k9s's namespace keys: `0 all 1 shop 2 web`.
+        let mut keys = String::from("  0 all");
+        for (i, ns) in h.favourites.iter().enumerate() {
+            keys.push_str(&format!(" {} {ns}", i + 1));
+        }
+        first.push(Span::styled(keys, theme.dim()));
+    }
+    let first = Line::from(first);
     let mut second = vec![
         Span::styled(h.resource.clone(), theme.title()),
         Span::raw(format!(" [{}] ", h.scope)),

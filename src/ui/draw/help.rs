@@ -11,7 +11,6 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use super::Theme;
 use crate::config::keys::{ACTIONS, Keymap, Section};
 use crate::ui::action::Action;
-use crate::ui::command;
 
 /// The keys every input line shares, listed once.
 const LINE_EDITING: &[Action] = &[
@@ -53,7 +52,7 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 /// The overlay's lines for a frame `width` wide inside its border.
-fn lines(keymap: &Keymap, width: usize, theme: Theme) -> Vec<Line<'static>> {
+fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Vec<Line<'static>> {
     let text_width = width.saturating_sub(KEYS).max(10);
     let mut lines: Vec<Line> = Vec::new();
     let entry = |lines: &mut Vec<Line>, keys: String, what: &str| {
@@ -67,12 +66,13 @@ fn lines(keymap: &Keymap, width: usize, theme: Theme) -> Vec<Line<'static>> {
             ]));
         }
     };
+    let listed = commands.join(" · ");
     let commands = format!(
         "command line: {} [-n NS | -A]",
-        command::listed()
-            .into_iter()
+        commands
+            .iter()
             .filter(|c| !c.starts_with("quit"))
-            .map(|c| c.split(' ').next().unwrap_or_default().to_string())
+            .map(|c| c.split(' ').next().unwrap_or_default())
             .collect::<Vec<_>>()
             .join(" ")
     );
@@ -82,15 +82,21 @@ fn lines(keymap: &Keymap, width: usize, theme: Theme) -> Vec<Line<'static>> {
         (Section::Filter, Some("in the filter bar")),
         (Section::Command, Some("in the command bar")),
         (Section::Indexes, Some("in the index browser")),
+        (
+            Section::Logs,
+            Some("in the log view (l on a pod or workload)"),
+        ),
     ] {
         let own: Vec<(String, &str)> = ACTIONS
             .iter()
             .filter(|(_, action, _)| !LINE_EDITING.contains(action))
+            // Favourites 2–9 are said with 1.
+            .filter(|(_, action, _)| !matches!(action, Action::FavouriteNamespace(2..)))
             .filter_map(|(_, action, what)| {
                 let keys = keymap.keys(section, action);
                 let inherited = matches!(
                     section,
-                    Section::Filter | Section::Command | Section::Indexes
+                    Section::Filter | Section::Command | Section::Indexes | Section::Logs
                 ) && keys == keymap.keys(Section::Normal, action);
                 if keys.is_empty() || inherited {
                     return None;
@@ -141,7 +147,6 @@ fn lines(keymap: &Keymap, width: usize, theme: Theme) -> Vec<Line<'static>> {
         entry(&mut lines, String::new(), &editing.join(" · "));
     }
     lines.push(Line::styled("commands (after :):", theme.dim()));
-    let listed = command::listed().join(" · ");
     entry(&mut lines, String::new(), &listed);
     lines
 }
@@ -150,13 +155,21 @@ fn lines(keymap: &Keymap, width: usize, theme: Theme) -> Vec<Line<'static>> {
 const TWO_COLUMNS_FROM: u16 = 150;
 
 /// Draws the overlay from line `scroll` on, when it is taller than `area`; on a wide frame
-/// in two columns first, so that the whole help fits where it can.
-pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, scroll: usize, theme: Theme) {
+/// in two columns first, so that the whole help fits where it can. `commands` are the names
+/// command mode takes (see [`crate::ui::command::listed`]).
+pub fn draw(
+    frame: &mut Frame,
+    area: Rect,
+    keymap: &Keymap,
+    commands: &[String],
+    scroll: usize,
+    theme: Theme,
+) {
     let room = usize::from(area.height.saturating_sub(2)).max(1);
     if area.width >= TWO_COLUMNS_FROM {
         let popup_width = area.width.saturating_sub(4).min(2 * MAX_WIDTH);
         let column = usize::from(popup_width.saturating_sub(3) / 2);
-        let lines = lines(keymap, column, theme);
+        let lines = lines(keymap, commands, column, theme);
         let total = lines.len();
         if total > room && total <= 2 * room {
             let half = total.div_ceil(2);
@@ -180,7 +193,12 @@ pub fn draw(frame: &mut Frame, area: Rect, keymap: &Keymap, scroll: usize, theme
         }
     }
     let popup_width = area.width.saturating_sub(4).min(MAX_WIDTH);
-    let mut lines = lines(keymap, usize::from(popup_width.saturating_sub(2)), theme);
+    let mut lines = lines(
+        keymap,
+        commands,
+        usize::from(popup_width.saturating_sub(2)),
+        theme,
+    );
     let total = lines.len();
     let mut title = String::from(" keys (Esc closes) ");
     if total > room {

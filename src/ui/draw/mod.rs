@@ -1,10 +1,12 @@
 //! Drawing: pure functions from an immutable [`Screen`] to a frame. Nothing here locks,
 //! awaits or reads a clock; `now` comes in with the screen, so tests are deterministic.
 
+mod contexts;
 pub mod detail;
 mod header;
 mod help;
 mod indexes;
+mod logs;
 mod panels;
 mod table;
 
@@ -51,6 +53,8 @@ pub struct Header {
     pub undecodable: u64,
     /// The filter the rows match (not what is being typed, which may not parse yet).
     pub filter: String,
+    /// The context's favourite namespaces, most recently used first (keys 1–9).
+    pub favourites: Vec<String>,
 }
 
 /// Everything one frame shows, copied out and laid out before drawing.
@@ -99,6 +103,10 @@ pub fn frame<B: Backend>(
         detail.set_columns(layout.detail_columns());
         &*detail
     });
+    if let Some(logs) = &mut state.logs {
+        let (rows, width) = layout.log_size();
+        logs.prepare(rows, width);
+    }
     let screen = Screen {
         state,
         header: parts.header,
@@ -160,6 +168,8 @@ impl Theme {
             RowHealth::Pending => self.fg(Color::Yellow),
             RowHealth::Terminating => self.fg(Color::Magenta),
             RowHealth::Completed => self.dim(),
+            // Bold as well, so that a Warning stands out under NO_COLOR too.
+            RowHealth::Warning => self.fg(Color::Yellow).add_modifier(Modifier::BOLD),
         }
     }
 
@@ -202,15 +212,30 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
             frame,
             frame.area(),
             &screen.state.keymap,
+            &command::listed(&screen.state.command.discovery),
             screen.state.help.scroll,
             theme,
         ),
         InputMode::Indexes => indexes::draw(frame, areas.table, &screen.state.browser, theme),
+        InputMode::Contexts => contexts::draw(frame, areas.table, &screen.state.contexts, theme),
         InputMode::Normal
         | InputMode::Filter
         | InputMode::DeltaFilter
         | InputMode::Detail
-        | InputMode::Command => {}
+        | InputMode::Command
+        | InputMode::Logs
+        | InputMode::LogSearch => {}
+    }
+    if let Some(view) = &screen.state.logs {
+        let typing = screen.state.mode == InputMode::LogSearch;
+        logs::draw(
+            frame,
+            areas.detail,
+            view,
+            &screen.state.keymap,
+            typing,
+            theme,
+        );
     }
     if let Some(detail) = screen.detail {
         detail::draw(
@@ -247,7 +272,7 @@ fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, panels: bool, the
         let mut spans = vec![Span::styled(":", theme.title())];
         spans.extend(typed_spans(&bar.input, &bar.edit, typing, theme));
         spans.push(Span::styled(
-            format!("  {}", command::hint(&bar.input)),
+            format!("  {}", command::hint(&bar.input, &bar.discovery)),
             theme.dim(),
         ));
         Line::from(spans)

@@ -1,0 +1,514 @@
+//! The projection of any kind without a hand-written one: its metadata, the cells of the
+//! server's Table row (kubectl's columns, for custom resources their
+//! `additionalPrinterColumns`) and its health from `status.conditions`, never the rest of the
+//! object. A Secret's data is never read (`data` is not a member this projection names).
+//!
+//! It decodes from three shapes: an object, a Table row (`{"cells": [...], "object": {...}}`,
+//! a list page's item in Table form) and a one-row Table (a watch event's object in Table
+//! form). Members of unexpected types in `status` are read as absent, not as an error: a
+//! custom resource's status is whatever its controller writes.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::meta::{FIRST_KIND_SLOT, WireMeta, controller_owner_key, non_empty, owner_refs};
+use super::packed::{Builder, Labels, PackError, Packed, Str};
+use super::time::Timestamp;
+use super::{ConditionStatus, OwnerRef};
+
+const HEALTH_REASON: usize = FIRST_KIND_SLOT;
+const LABELS: usize = 1;
+const ANNOTATIONS: usize = 2;
+const OWNERS: usize = 3;
+const FINALIZERS: usize = 4;
+const CELLS: usize = 5;
+const SECTIONS: usize = 6;
+
+/// Which condition says how an object is doing, in the order they are looked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HealthCondition {
+    Ready,
+    Available,
+    Progressing,
+}
+
+impl HealthCondition {
+    const ALL: [Self; 3] = [Self::Ready, Self::Available, Self::Progressing];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ready => "Ready",
+            Self::Available => "Available",
+            Self::Progressing => "Progressing",
+        }
+    }
+}
+
+/// The health an object's conditions give: the first of Ready, Available and Progressing it
+/// has, with its status (and reason, kept apart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Health {
+    pub condition: HealthCondition,
+    pub status: ConditionStatus,
+}
+
+/// Any kind's object as kscope keeps it when no hand-written projection exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenericObject {
+    strings: Packed<SECTIONS>,
+    created: Option<Timestamp>,
+    deleted: Option<Timestamp>,
+    generation: Option<i64>,
+    controller: Option<u32>,
+    health: Option<Health>,
+    /// An Event's: when it was last seen (its series', else its last timestamp, else its
+    /// event time), kept so that LAST SEEN ages on screen and sorts by time.
+    last_seen: Option<Timestamp>,
+    /// An Event of type Warning, highlighted.
+    warning: bool,
+}
+
+impl GenericObject {
+    /// When an Event was last seen; `None` for other kinds.
+    pub fn last_seen(&self) -> Option<Timestamp> {
+        self.last_seen
+    }
+
+    /// An Event of type Warning.
+    pub fn is_warning(&self) -> bool {
+        self.warning
+    }
+
+    pub fn annotations(&self) -> Labels<'_> {
+        Labels::new(self.strings.rows(ANNOTATIONS))
+    }
+
+    pub fn annotation(&self, key: &str) -> Option<&str> {
+        self.annotations().get(key)
+    }
+
+    pub fn owner_references(&self) -> impl ExactSizeIterator<Item = OwnerRef<'_>> {
+        owner_refs(self.strings.rows(OWNERS), self.controller)
+    }
+
+    pub fn controller_owner_key(&self) -> Option<&str> {
+        controller_owner_key(self.strings.rows(OWNERS), self.controller)
+    }
+
+    pub fn finalizers(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.strings.rows::<1>(FINALIZERS).iter().map(|[f]| f)
+    }
+
+    pub fn generation(&self) -> Option<i64> {
+        self.generation
+    }
+
+    pub fn deleted(&self) -> Option<Timestamp> {
+        self.deleted
+    }
+
+    /// The cells of the server's Table row, in its columns' order; none when the object was
+    /// not read from a Table.
+    pub fn table_cells(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.strings.rows::<1>(CELLS).iter().map(|[c]| c)
+    }
+
+    /// Cell `i`, or `None` past the row's end.
+    pub fn cell(&self, i: usize) -> Option<&str> {
+        let cells = self.strings.rows::<1>(CELLS);
+        (i < cells.len()).then(|| cells.row(i)[0])
+    }
+
+    pub fn health(&self) -> Option<Health> {
+        self.health
+    }
+
+    /// The reason of the condition [`GenericObject::health`] comes from, if it gave one.
+    pub fn health_reason(&self) -> Option<&str> {
+        non_empty(self.strings.get(HEALTH_REASON))
+    }
+
+    fn from_wire(w: &WireGeneric<'_>) -> Result<Self, PackError> {
+        // A row's object is the object; a one-row Table's row is the row.
+        let row = w.rows.as_ref().and_then(|rows| rows.first()).unwrap_or(w);
+        let object = row.object.as_deref().unwrap_or(row);
+        let meta = object.metadata.as_ref();
+        let empty = WireMeta::default();
+        let meta = meta.unwrap_or(&empty);
+        let health = object.status.as_ref().and_then(WireStatus::health);
+        let mut b = Builder::<SECTIONS>::new();
+        meta.push_scalars(&mut b);
+        b.push(health.and_then(|(_, reason)| reason).unwrap_or(""));
+        b.end_section();
+        b.push_map(meta.labels.as_ref());
+        b.end_section();
+        b.push_map(meta.annotations.as_ref());
+        b.end_section();
+        let controller = meta.push_owners(&mut b);
+        b.end_section();
+        for finalizer in meta.finalizers.as_deref().unwrap_or_default() {
+            b.push(finalizer.as_str());
+        }
+        b.end_section();
+        for cell in row.cells.as_deref().unwrap_or_default() {
+            b.push(&cell.0);
+        }
+        b.end_section();
+        let last_seen = [
+            object.series.as_ref().and_then(|s| s.0.as_deref()),
+            object.last_timestamp.0.as_deref(),
+            object.deprecated_last_timestamp.0.as_deref(),
+            object.event_time.0.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|t| Timestamp::parse(t).ok());
+        Ok(Self {
+            strings: b.finish()?,
+            created: meta.creation_timestamp,
+            deleted: meta.deletion_timestamp,
+            generation: meta.generation,
+            controller,
+            health: health.map(|(health, _)| health),
+            last_seen,
+            warning: object.type_.0.as_deref() == Some("Warning"),
+        })
+    }
+}
+
+object_impls!(@object GenericObject, {
+    fn controller_owner_key(&self) -> Option<&str> {
+        GenericObject::controller_owner_key(self)
+    }
+});
+
+/// Every shape a generic object arrives in; see the module's documentation.
+#[derive(Deserialize, Default)]
+struct WireGeneric<'a> {
+    #[serde(borrow, default)]
+    metadata: Option<WireMeta<'a>>,
+    #[serde(default)]
+    status: Option<WireStatus>,
+    #[serde(default)]
+    cells: Option<Vec<Cell>>,
+    #[serde(borrow, default)]
+    object: Option<Box<WireGeneric<'a>>>,
+    #[serde(borrow, default)]
+    rows: Option<Vec<WireGeneric<'a>>>,
+    // An Event's (core/v1 or events.k8s.io/v1); read leniently: in another kind a member of
+    // the same name may hold anything.
+    #[serde(default, rename = "type")]
+    type_: LenientText,
+    #[serde(default, rename = "lastTimestamp")]
+    last_timestamp: LenientText,
+    #[serde(default, rename = "deprecatedLastTimestamp")]
+    deprecated_last_timestamp: LenientText,
+    #[serde(default, rename = "eventTime")]
+    event_time: LenientText,
+    #[serde(default)]
+    series: Option<LenientSeries>,
+}
+
+/// A string member, or `None` when it holds anything else.
+#[derive(Default)]
+struct LenientText(Option<String>);
+
+impl<'de> Deserialize<'de> for LenientText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) => Self(Some(s)),
+            _ => Self(None),
+        })
+    }
+}
+
+/// An Event series' `lastObservedTime`, or `None` for anything else.
+struct LenientSeries(Option<String>);
+
+impl<'de> Deserialize<'de> for LenientSeries {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(Self(
+            match serde_json::Value::deserialize(d)?.get_mut("lastObservedTime") {
+                Some(serde_json::Value::String(s)) => Some(std::mem::take(s)),
+                _ => None,
+            },
+        ))
+    }
+}
+
+/// `status`, of which only the conditions are read; anything but an object is no status.
+#[derive(Default)]
+struct WireStatus {
+    conditions: Vec<WireCondition>,
+}
+
+struct WireCondition {
+    type_: Option<String>,
+    status: Option<String>,
+    reason: Option<String>,
+}
+
+impl WireStatus {
+    /// The first of Ready, Available and Progressing among the conditions, with its reason.
+    fn health(&self) -> Option<(Health, Option<&str>)> {
+        HealthCondition::ALL.into_iter().find_map(|condition| {
+            let c = self
+                .conditions
+                .iter()
+                .find(|c| c.type_.as_deref() == Some(condition.as_str()))?;
+            let status = match c.status.as_deref() {
+                Some("True") => ConditionStatus::True,
+                Some("False") => ConditionStatus::False,
+                _ => ConditionStatus::Unknown,
+            };
+            Some((Health { condition, status }, c.reason.as_deref()))
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for WireStatus {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = WireStatus;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a status")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<WireStatus, M::Error> {
+                let mut status = WireStatus::default();
+                while let Some(key) = map.next_key::<Str<'de>>()? {
+                    if key.as_str() == "conditions" {
+                        status.conditions = map.next_value::<Conditions>()?.0;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(status)
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<WireStatus, S::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(WireStatus::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<WireStatus, E> {
+                Ok(WireStatus::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<WireStatus, E> {
+                Ok(WireStatus::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<WireStatus, E> {
+                Ok(WireStatus::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<WireStatus, E> {
+                Ok(WireStatus::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<WireStatus, E> {
+                Ok(WireStatus::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<WireStatus, E> {
+                Ok(WireStatus::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `status.conditions`: a list of objects; anything else in it is skipped.
+struct Conditions(Vec<WireCondition>);
+
+impl<'de> Deserialize<'de> for Conditions {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Conditions;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of conditions")
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Conditions, S::Error> {
+                let mut out = Vec::new();
+                while let Some(c) = seq.next_element::<Lenient<ConditionFields>>()? {
+                    if let Some(ConditionFields(c)) = c.0 {
+                        out.push(c);
+                    }
+                }
+                Ok(Conditions(out))
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Conditions, M::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Conditions(Vec::new()))
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Conditions, E> {
+                Ok(Conditions(Vec::new()))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Conditions, E> {
+                Ok(Conditions(Vec::new()))
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Conditions, E> {
+                Ok(Conditions(Vec::new()))
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Conditions, E> {
+                Ok(Conditions(Vec::new()))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Conditions, E> {
+                Ok(Conditions(Vec::new()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Conditions, E> {
+                Ok(Conditions(Vec::new()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One condition's type, status and reason; members of other types read as absent.
+struct ConditionFields(WireCondition);
+
+impl<'de> Deserialize<'de> for ConditionFields {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ConditionFields;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a condition")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<ConditionFields, M::Error> {
+                let mut c = WireCondition {
+                    type_: None,
+                    status: None,
+                    reason: None,
+                };
+                while let Some(key) = map.next_key::<Str<'de>>()? {
+                    let slot = match key.as_str() {
+                        "type" => &mut c.type_,
+                        "status" => &mut c.status,
+                        "reason" => &mut c.reason,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = map.next_value::<Lenient<String>>()?.0;
+                }
+                Ok(ConditionFields(c))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A value of type `T`, or `None` when the JSON holds something else (which is skipped).
+struct Lenient<T>(Option<T>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lenient<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Buffered as a JSON value: conditions are small, and only a value that is there can
+        // be tried as `T` and dropped if it is not one.
+        let value = serde_json::Value::deserialize(d)?;
+        Ok(Lenient(T::deserialize(value).ok()))
+    }
+}
+
+/// A Table cell as kubectl prints it: a string up to its first line break (then `...`), a
+/// number or boolean as written, nothing for null, and lists and objects as Go's `%v` does.
+struct Cell(String);
+
+impl<'de> Deserialize<'de> for Cell {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        Ok(Cell(match &value {
+            serde_json::Value::String(s) => match s.find(['\n', '\r', '\x0c']) {
+                Some(at) => format!("{}...", &s[..at]),
+                None => s.clone(),
+            },
+            other => go_value(other),
+        }))
+    }
+}
+
+/// How Go's `fmt.Sprint` prints a decoded JSON value (maps sorted by key, as Go's `fmt`
+/// sorts them).
+fn go_value(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Null => String::new(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(go_value).collect();
+            format!("[{}]", items.join(" "))
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let entries: Vec<String> = entries
+                .into_iter()
+                .map(|(k, v)| format!("{k}:{}", go_value(v)))
+                .collect();
+            format!("map[{}]", entries.join(" "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::informers::object::Object;
+    use crate::resources::KubeResource;
+    use crate::resources::decode::from_slice;
+
+    #[test]
+    fn a_table_row_keeps_metadata_cells_and_health_not_the_rest() {
+        let row = br#"{"cells":["w1","blue",3,null,["a","b"],"two\nlines"],
+            "object":{"kind":"Widget","metadata":{"name":"w1","namespace":"web","uid":"u1",
+            "resourceVersion":"7","generation":2,"labels":{"app":"x"},"annotations":{"a":"b"},
+            "finalizers":["f1"],"creationTimestamp":"2024-01-01T00:00:00Z",
+            "ownerReferences":[{"kind":"Gadget","name":"g","uid":"u0","controller":true}]},
+            "spec":{"secret":"never kept"},
+            "status":{"conditions":[{"type":"Progressing","status":"True"},
+                {"type":"Ready","status":"False","reason":"Broken"}]}}}"#;
+        let w: GenericObject = from_slice(row).unwrap();
+        assert_eq!(w.name(), "w1");
+        assert_eq!(w.namespace(), Some("web"));
+        assert_eq!(w.uid(), "u1");
+        assert_eq!(w.resource_version(), Some("7"));
+        assert_eq!(w.generation(), Some(2));
+        assert_eq!(w.labels().get("app"), Some("x"));
+        assert_eq!(w.annotation("a"), Some("b"));
+        assert_eq!(w.finalizers().collect::<Vec<_>>(), ["f1"]);
+        assert_eq!(w.controller_owner_key(), Some("Gadget/g"));
+        assert_eq!(
+            w.table_cells().collect::<Vec<_>>(),
+            ["w1", "blue", "3", "", "[a b]", "two..."]
+        );
+        assert_eq!(
+            w.health(),
+            Some(Health {
+                condition: HealthCondition::Ready,
+                status: ConditionStatus::False
+            })
+        );
+        assert_eq!(w.health_reason(), Some("Broken"));
+        assert!(!format!("{w:?}").contains("never kept"));
+    }
+
+    #[test]
+    fn a_one_row_table_and_a_plain_object_decode_and_odd_statuses_are_no_status() {
+        let table = br#"{"kind":"Table","columnDefinitions":[{"name":"Name","type":"string"}],
+            "rows":[{"cells":["w2"],"object":{"metadata":{"name":"w2"}}}]}"#;
+        let w: GenericObject = from_slice(table).unwrap();
+        assert_eq!((w.name(), w.cell(0)), ("w2", Some("w2")));
+        for status in [
+            r#""ok""#,
+            "3",
+            "[1]",
+            r#"{"conditions":"none"}"#,
+            r#"{"conditions":[1,{"type":5,"status":"True"}]}"#,
+        ] {
+            let json = format!(r#"{{"metadata":{{"name":"w3"}},"status":{status}}}"#);
+            let w: GenericObject = from_slice(json.as_bytes()).unwrap();
+            assert_eq!((w.name(), w.health()), ("w3", None), "{status}");
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! Switching clusters without a restart (`:ctx`, as in k9s): the kube contexts a person can
+//! switch to, a picker over them, and the connection to the chosen one, made in the
+//! background so the screen stays live while a slow or unreachable server is tried.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use crate::client::cluster::{Cluster, ClusterError};
+
+use super::action::Action;
+use super::effect::Effect;
+
+/// Connects to the context named; boxed so the kubeconfig's contexts and the demo's
+/// simulated clusters are one type.
+pub type Connect = Arc<
+    dyn Fn(String) -> Pin<Box<dyn Future<Output = Result<Cluster, ClusterError>> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// Lists the contexts a person can switch to and their current one, read when asked.
+pub type ListContexts =
+    Arc<dyn Fn() -> Result<(Vec<String>, Option<String>), ClusterError> + Send + Sync>;
+
+/// A connection attempt that finished, for the event loop.
+pub struct Connected {
+    pub context: String,
+    pub result: Result<Cluster, ClusterError>,
+    generation: u64,
+}
+
+/// The contexts and the connection in flight, if any.
+pub struct ContextSwitcher {
+    list: ListContexts,
+    connect: Connect,
+    /// Counts attempts: a later `:ctx` supersedes an earlier one still connecting.
+    generation: u64,
+    connecting: Option<String>,
+    tx: mpsc::UnboundedSender<Connected>,
+    rx: mpsc::UnboundedReceiver<Connected>,
+}
+
+impl ContextSwitcher {
+    pub fn new(list: ListContexts, connect: Connect) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        Self {
+            list,
+            connect,
+            generation: 0,
+            connecting: None,
+            tx,
+            rx,
+        }
+    }
+
+    /// A switcher offering only `context`, already connected: nothing to switch to.
+    pub fn single(context: String, cluster: Cluster) -> Self {
+        let name = context.clone();
+        Self::new(
+            Arc::new(move || Ok((vec![name.clone()], Some(name.clone())))),
+            Arc::new(move |_| {
+                let cluster = cluster.clone();
+                Box::pin(async move { Ok(cluster) })
+            }),
+        )
+    }
+
+    pub fn contexts(&self) -> Result<(Vec<String>, Option<String>), ClusterError> {
+        (self.list)()
+    }
+
+    /// The context being connected to, while it is.
+    pub fn connecting(&self) -> Option<&str> {
+        self.connecting.as_deref()
+    }
+
+    /// Starts connecting to `context` in the background. Must run inside a Tokio runtime.
+    pub fn connect(&mut self, context: String) {
+        self.generation += 1;
+        self.connecting = Some(context.clone());
+        let generation = self.generation;
+        let connect = self.connect.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let result = connect(context.clone()).await;
+            // The receiver lives as long as the switcher; if it is gone, nobody waits.
+            let _ = tx.send(Connected {
+                context,
+                result,
+                generation,
+            });
+        });
+    }
+
+    /// The next finished attempt. Cancel-safe, for the event loop's `select!`.
+    pub async fn connected(&mut self) -> Option<Connected> {
+        self.rx.recv().await
+    }
+
+    /// The attempt's result, unless a later attempt superseded it.
+    pub fn finish(
+        &mut self,
+        connected: Connected,
+    ) -> Option<(String, Result<Cluster, ClusterError>)> {
+        if connected.generation != self.generation {
+            return None;
+        }
+        self.connecting = None;
+        Some((connected.context, connected.result))
+    }
+}
+
+/// The `:ctx` picker: the contexts, the current one marked, one selected.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextPicker {
+    pub names: Vec<String>,
+    pub current: Option<String>,
+    pub selected: usize,
+}
+
+impl ContextPicker {
+    /// A picker over `names` with the selection on the current context.
+    pub fn new(names: Vec<String>, current: Option<String>) -> Self {
+        let selected = current
+            .as_ref()
+            .and_then(|c| names.iter().position(|n| n == c))
+            .unwrap_or(0);
+        Self {
+            names,
+            current,
+            selected,
+        }
+    }
+
+    /// Moves, chooses (`Effect::SwitchContext`) or closes (`Effect::Close`).
+    pub fn handle(&mut self, action: &Action) -> Option<Effect> {
+        let last = self.names.len().saturating_sub(1);
+        match action {
+            Action::Up => self.selected = self.selected.saturating_sub(1),
+            Action::Down => self.selected = (self.selected + 1).min(last),
+            Action::Top => self.selected = 0,
+            Action::Bottom => self.selected = last,
+            Action::ChooseValue => {
+                return self
+                    .names
+                    .get(self.selected)
+                    .map(|name| Effect::SwitchContext(name.clone()));
+            }
+            Action::Back | Action::ToggleIndexes => return Some(Effect::Close),
+            _ => {}
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_picker_starts_on_the_current_context_and_chooses_the_selected() {
+        let names = vec!["a".to_owned(), "b".to_owned(), "c".to_owned()];
+        let mut picker = ContextPicker::new(names, Some("b".into()));
+        assert_eq!(picker.selected, 1);
+        picker.handle(&Action::Down);
+        picker.handle(&Action::Down);
+        assert_eq!(picker.selected, 2, "stops at the last");
+        assert_eq!(
+            picker.handle(&Action::ChooseValue),
+            Some(Effect::SwitchContext("c".into()))
+        );
+        assert_eq!(picker.handle(&Action::Back), Some(Effect::Close));
+        assert_eq!(
+            ContextPicker::new(Vec::new(), None).handle(&Action::ChooseValue),
+            None
+        );
+    }
+}

@@ -1,0 +1,44 @@
+//! The `:ctx` picker: the kubeconfig's contexts over the table, the current one marked.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use super::Theme;
+use crate::ui::contexts::ContextPicker;
+
+pub fn draw(frame: &mut Frame, area: Rect, picker: &ContextPicker, theme: Theme) {
+    let [popup] = Layout::horizontal([Constraint::Length(area.width.min(64))])
+        .flex(Flex::Center)
+        .areas(area);
+    let height = usize::from(popup.height.saturating_sub(2));
+    let title = format!(" contexts ({}) · Enter switches · Esc ", picker.names.len());
+    let lines: Vec<Line> = if picker.names.is_empty() {
+        vec![Line::styled("the kubeconfig has no contexts", theme.dim())]
+    } else {
+        // Scroll so the selected context stays in view.
+        let first = (picker.selected + 1).saturating_sub(height);
+        picker
+            .names
+            .iter()
+            .enumerate()
+            .skip(first)
+            .take(height)
+            .map(|(i, name)| {
+                let current = picker.current.as_deref() == Some(name.as_str());
+                let line = Line::raw(format!("{} {name}", if current { "*" } else { " " }));
+                if i == picker.selected {
+                    line.style(theme.selected())
+                } else {
+                    line
+                }
+            })
+            .collect()
+    };
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(title)),
+        popup,
+    );
+}
