@@ -485,16 +485,21 @@ mod tests {
             built_in,
             InformerSettings {
                 fifo: FifoKind::Classic,
-                initial_list: InitialListMode::List
+                initial_list: InitialListMode::WatchList
             }
         );
-        let mine = user("informers:\n  fifo: atomic\n  initialList: watchList\n")
+        assert_eq!(
+            built_in,
+            InformerSettings::default(),
+            "config and code agree"
+        );
+        let mine = user("informers:\n  fifo: atomic\n  initialList: list\n")
             .unwrap()
             .informers;
         assert_eq!(mine.fifo, FifoKind::Atomic);
-        assert_eq!(mine.initial_list, InitialListMode::WatchList);
+        assert_eq!(mine.initial_list, InitialListMode::List);
         let only_fifo = user("informers:\n  fifo: real\n").unwrap().informers;
-        assert_eq!(only_fifo.initial_list, InitialListMode::List);
+        assert_eq!(only_fifo.initial_list, InitialListMode::WatchList);
         let err = user("informers:\n  fifo: fast\n").unwrap_err().to_string();
         assert!(
             err.starts_with("my.yaml:2:9: informers.fifo: unknown FIFO"),
@@ -604,6 +609,8 @@ mod tests {
             Action::OpenDeltaFilter,
             Action::ClearDeltaFilter,
             Action::OpenDeltaDiff,
+            Action::NextFifo,
+            Action::ToggleSideBySide,
             Action::DetailTab,
             Action::ScrollLeft,
             Action::ScrollRight,
@@ -673,6 +680,8 @@ mod tests {
             | Action::OpenDeltaFilter
             | Action::ClearDeltaFilter
             | Action::OpenDeltaDiff
+            | Action::NextFifo
+            | Action::ToggleSideBySide
             | Action::OpenDetail
             | Action::Describe
             | Action::DetailTab
@@ -718,7 +727,7 @@ mod tests {
             ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
             ACTIONS.len()
         );
-        assert_eq!(ACTIONS.len(), 75);
+        assert_eq!(ACTIONS.len(), 77);
     }
 
     #[test]

@@ -118,7 +118,15 @@ async fn run(which: &str, kubeconfig: &str) {
     .unwrap_or_else(|e| panic!("the sim's kubeconfig is not usable: {e}"));
 
     let (sync, keep) = match which.split_once(':') {
-        _ if which == "kscope" => kscope_client(config, counters.clone(), None).await,
+        // Against kube-rs, whose watcher lists in pages by default: the same footing, a
+        // paged list then a watch (the watch-list is the pipelines bench's).
+        _ if which == "kscope" => {
+            let pipeline = (
+                kscope::informers::fifo::FifoKind::Classic,
+                kscope::informers::reflector::InitialListMode::List,
+            );
+            kscope_client(config, counters.clone(), pipeline).await
+        }
         // kscope:FIFO:MODE, one pipeline of the pipelines bench.
         Some(("kscope", pipeline)) => {
             let (fifo, mode) = pipeline
@@ -126,7 +134,7 @@ async fn run(which: &str, kubeconfig: &str) {
                 .unwrap_or_else(|| panic!("kscope:FIFO:MODE expected, got {which:?}"));
             let fifo = fifo.parse().unwrap_or_else(|e| panic!("{e}"));
             let mode = mode.parse().unwrap_or_else(|e| panic!("{e}"));
-            kscope_client(config, counters.clone(), Some((fifo, mode))).await
+            kscope_client(config, counters.clone(), (fifo, mode)).await
         }
         _ => match which {
             "kube-rs" => kube_rs_client(config, counters.clone(), false).await,
@@ -154,15 +162,14 @@ async fn run(which: &str, kubeconfig: &str) {
 /// Keeps a client's tasks and stores alive until the process ends.
 type Keep = Box<dyn std::any::Any + Send>;
 
-/// kscope's informer; `pipeline` chooses its FIFO and initial-list mode (default: the
-/// informer's defaults).
+/// kscope's informer with `pipeline`'s FIFO and initial-list mode.
 async fn kscope_client(
     config: kube::Config,
     counters: Arc<Counters>,
-    pipeline: Option<(
+    (fifo, mode): (
         kscope::informers::fifo::FifoKind,
         kscope::informers::reflector::InitialListMode,
-    )>,
+    ),
 ) -> (Duration, Keep) {
     use kscope::client::cluster::{Cluster, NamespaceScope};
     use kscope::index_views::definitions::{default_index_definitions, index_funcs};
@@ -187,10 +194,8 @@ async fn kscope_client(
     let indexer = IndexerWriter::new(index_funcs::<Pod>(&default_index_definitions()))
         .expect("the default index definitions are valid");
     let mut informer_config = InformerConfig::new("pods");
-    if let Some((fifo, mode)) = pipeline {
-        informer_config.fifo = fifo;
-        informer_config.initial_list = mode;
-    }
+    informer_config.fifo = fifo;
+    informer_config.initial_list = mode;
     let informer = Arc::new(RunningInformer::start(
         informer_config,
         lister_watcher,

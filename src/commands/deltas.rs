@@ -10,7 +10,7 @@ use k8s_openapi::jiff;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::duration::parse_duration;
-use crate::informers::compare::{Difference, PipelineComparison};
+use crate::informers::compare::{Difference, PipelineComparison, merge_handoffs};
 use crate::informers::fifo::{FifoKind, HandedItem, Handoff};
 use crate::informers::lister_watcher::WatchEventType;
 use crate::informers::running::RunningInformer;
@@ -290,32 +290,6 @@ async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
 struct Handoffs {
     merged: tokio::sync::mpsc::Receiver<Result<Arc<Handoff>, u64>>,
     comparison: Option<PipelineComparison>,
-}
-
-/// Handoffs kept between the pipelines' streams and the printer.
-const HANDOFF_QUEUE: usize = 1024;
-
-/// One channel fed by every receiver: a handoff, or how many a lagging receiver missed.
-fn merge_handoffs(
-    receivers: Vec<tokio::sync::broadcast::Receiver<Arc<Handoff>>>,
-) -> tokio::sync::mpsc::Receiver<Result<Arc<Handoff>, u64>> {
-    let (tx, rx) = tokio::sync::mpsc::channel(HANDOFF_QUEUE);
-    for mut receiver in receivers {
-        let tx = tx.clone();
-        tokio::spawn(async move {
-            loop {
-                let next = match receiver.recv().await {
-                    Ok(handoff) => Ok(handoff),
-                    Err(RecvError::Lagged(missed)) => Err(missed),
-                    Err(RecvError::Closed) => return,
-                };
-                if tx.send(next).await.is_err() {
-                    return;
-                }
-            }
-        });
-    }
-    rx
 }
 
 fn write_line(out: &mut impl Write, line: &impl serde::Serialize) -> Result<(), CommandError> {

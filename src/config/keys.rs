@@ -51,6 +51,10 @@ pub enum Action {
     ClearDeltaFilter,
     /// Open the full diff of the delta panel's selected entry.
     OpenDeltaDiff,
+    /// Restart the table's informer with the next FIFO (classic, real, atomic).
+    NextFifo,
+    /// Show two pipelines side by side in the delta panel, or one again.
+    ToggleSideBySide,
     /// Open the selected object's detail (YAML and history).
     OpenDetail,
     /// Open the selected object's detail on its describe (`kubectl describe`).
@@ -223,6 +227,16 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "open-delta-diff",
         Action::OpenDeltaDiff,
         "show the selected delta's full diff",
+    ),
+    (
+        "next-fifo",
+        Action::NextFifo,
+        "restart the informer with the next FIFO",
+    ),
+    (
+        "toggle-side-by-side",
+        Action::ToggleSideBySide,
+        "two pipelines side by side, marking where they differ",
     ),
     (
         "open-detail",

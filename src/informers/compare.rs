@@ -6,6 +6,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use tokio::sync::{broadcast, mpsc};
+
 use super::delta_fifo::{DeltaType, Hasher, ReflectorStore};
 use super::fifo::{FifoKind, HandedDelta, HandedItem, Handoff};
 use super::keys::{Key, KeyError};
@@ -71,15 +73,43 @@ where
         self.first.streams_listed() && self.second.streams_listed()
     }
 
-    fn add_listed(&self, obj: Arc<T>) -> Result<(), KeyError> {
-        self.first.add_listed(obj.clone())?;
-        self.second.add_listed(obj)
+    fn add_listed(&self, objs: Vec<Arc<T>>) -> Result<(), KeyError> {
+        self.first.add_listed(objs.clone())?;
+        self.second.add_listed(objs)
     }
 
     fn finish_listed(&self, listed: &HashSet<Key, Hasher>, resource_version: &str) {
         self.first.finish_listed(listed, resource_version);
         self.second.finish_listed(listed, resource_version);
     }
+}
+
+/// Handoffs kept between the pipelines' broadcasts and the one reader of [`merge_handoffs`].
+const MERGED_HANDOFFS: usize = 1024;
+
+/// One channel fed by every receiver, for a reader of both pipelines at once: a handoff, or
+/// how many a lagging receiver missed. Each receiver's task ends when its informer stops or
+/// the channel's reader goes away.
+pub fn merge_handoffs(
+    receivers: Vec<broadcast::Receiver<Arc<Handoff>>>,
+) -> mpsc::Receiver<Result<Arc<Handoff>, u64>> {
+    let (tx, rx) = mpsc::channel(MERGED_HANDOFFS);
+    for mut receiver in receivers {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            loop {
+                let next = match receiver.recv().await {
+                    Ok(handoff) => Ok(handoff),
+                    Err(broadcast::error::RecvError::Lagged(missed)) => Err(missed),
+                    Err(broadcast::error::RecvError::Closed) => return,
+                };
+                if tx.send(next).await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    rx
 }
 
 /// What kind of difference a [`Difference`] marks.
@@ -154,7 +184,7 @@ struct Matched {
 
 /// Reads the handoffs of two informers with different FIFOs, in any interleaving, and marks
 /// their differences.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct PipelineComparison {
     kinds: [FifoKind; 2],
     next_index: [u64; 2],

@@ -123,9 +123,11 @@ pub trait ReflectorStore<T>: Send + Sync {
         false
     }
 
-    /// One object of a watch-list's initial state, queued now as a Replace would queue it.
-    /// Called only when [`ReflectorStore::streams_listed`].
-    fn add_listed(&self, _obj: Arc<T>) -> Result<(), KeyError> {
+    /// Objects of a watch-list's initial state that arrived together, in order, queued now
+    /// as a Replace would queue them: one call per batch, so the process loop is woken once
+    /// for it rather than once per object. An object without a key is skipped (the first
+    /// such error is returned). Called only when [`ReflectorStore::streams_listed`].
+    fn add_listed(&self, _objs: Vec<Arc<T>>) -> Result<(), KeyError> {
         Ok(())
     }
 
@@ -433,15 +435,24 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
 
     /// A Replaced delta now; a key new to the queue before the first list is complete
     /// counts towards the initial population.
-    fn add_listed(&self, obj: Arc<T>) -> Result<(), KeyError> {
-        let key = meta_namespace_key(obj.as_ref())?;
-        self.metrics.saw_on_wire(obj.resource_version());
+    fn add_listed(&self, objs: Vec<Arc<T>>) -> Result<(), KeyError> {
+        let mut refused = None;
         let mut state = self.state.lock();
-        if !state.populated && !state.items.contains_key(&key) {
-            state.initial_population_count += 1;
+        for obj in objs {
+            let key = match meta_namespace_key(obj.as_ref()) {
+                Ok(key) => key,
+                Err(err) => {
+                    refused.get_or_insert(err);
+                    continue;
+                }
+            };
+            self.metrics.saw_on_wire(obj.resource_version());
+            if !state.populated && !state.items.contains_key(&key) {
+                state.initial_population_count += 1;
+            }
+            self.queue_action_locked(&mut state, key, Delta::Replaced(obj));
         }
-        self.queue_action_locked(&mut state, key, Delta::Replaced(obj));
-        Ok(())
+        refused.map_or(Ok(()), Err)
     }
 
     /// The deletions of [`ReflectorStore::replace`] for what the streamed state lacked.
@@ -743,12 +754,12 @@ mod tests {
         indexer.add(obj("ns/stale", 1, "")).unwrap();
         let fifo = DeltaFifo::new(Some(indexer.reader()));
         assert!(fifo.streams_listed());
-        fifo.add_listed(obj("ns/a", 2, "")).unwrap();
-        fifo.add_listed(obj("ns/b", 3, "")).unwrap();
+        fifo.add_listed(vec![obj("ns/a", 2, "")]).unwrap();
+        fifo.add_listed(vec![obj("ns/b", 3, "")]).unwrap();
         let (key, _, initial) = pop_one(&fifo).await;
         assert_eq!((key.as_str(), initial), ("ns/a", true));
         assert!(!fifo.has_synced(), "the stream has not ended");
-        fifo.add_listed(obj("ns/a", 4, "")).unwrap();
+        fifo.add_listed(vec![obj("ns/a", 4, "")]).unwrap();
         let listed: HashSet<Key, Hasher> = ["ns/a", "ns/b"].into_iter().map(Key::from).collect();
         fifo.finish_listed(&listed, "5");
         assert_eq!(fifo.last_replace_resource_version().as_deref(), Some("5"));

@@ -238,10 +238,10 @@ impl<T: Object> ReflectorStore<T> for Fifo<T> {
         }
     }
 
-    fn add_listed(&self, obj: Arc<T>) -> Result<(), KeyError> {
+    fn add_listed(&self, objs: Vec<Arc<T>>) -> Result<(), KeyError> {
         match self {
-            Self::Classic(f) => f.add_listed(obj),
-            Self::InOrder(f) => f.add_listed(obj),
+            Self::Classic(f) => f.add_listed(objs),
+            Self::InOrder(f) => f.add_listed(objs),
         }
     }
 

@@ -419,15 +419,24 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
         !self.atomic
     }
 
-    fn add_listed(&self, obj: Arc<T>) -> Result<(), KeyError> {
-        let key = meta_namespace_key(obj.as_ref())?;
-        self.metrics.saw_on_wire(obj.resource_version());
+    fn add_listed(&self, objs: Vec<Arc<T>>) -> Result<(), KeyError> {
+        let mut refused = None;
         let mut state = self.state.lock();
-        if !state.populated {
-            state.initial_population_count += 1;
+        for obj in objs {
+            let key = match meta_namespace_key(obj.as_ref()) {
+                Ok(key) => key,
+                Err(err) => {
+                    refused.get_or_insert(err);
+                    continue;
+                }
+            };
+            self.metrics.saw_on_wire(obj.resource_version());
+            if !state.populated {
+                state.initial_population_count += 1;
+            }
+            self.push_delta_locked(&mut state, key, Delta::Replaced(obj));
         }
-        self.push_delta_locked(&mut state, key, Delta::Replaced(obj));
-        Ok(())
+        refused.map_or(Ok(()), Err)
     }
 
     /// The deletions come after the listed objects here (a Replace queues them first): they
@@ -986,14 +995,14 @@ mod tests {
         let fifo = real(&[obj("ns/stale", 1, "")]);
         assert!(fifo.streams_listed());
         assert!(!atomic().streams_listed(), "a ReplacedAll is one item");
-        fifo.add_listed(obj("ns/a", 2, "")).unwrap();
+        fifo.add_listed(vec![obj("ns/a", 2, "")]).unwrap();
         let first = fifo
             .pop(10, |items, initial| (items.len(), initial))
             .await
             .unwrap();
         assert_eq!(first, (1, true));
         assert!(!fifo.has_synced());
-        fifo.add_listed(obj("ns/b", 3, "")).unwrap();
+        fifo.add_listed(vec![obj("ns/b", 3, "")]).unwrap();
         let listed: HashSet<Key, Hasher> = ["ns/a", "ns/b"].into_iter().map(Key::from).collect();
         fifo.finish_listed(&listed, "5");
         assert!(!fifo.has_synced());

@@ -34,17 +34,16 @@ mod watch_list;
 
 /// How a Reflector gets the state its store starts from.
 ///
-/// The default is still the paged list: client-go defaults to the watch-list since 1.35,
-/// but `get`'s list timeout, the TUI's "listed before rows" and other tests of the tree
-/// assume a list; making WatchList the default is one line here (and in the built-in
-/// config) once they do not.
+/// The default is the streaming watch-list, as in client-go since 1.35 (feature
+/// WatchListClient): a store fills as the state streams in, so a table shows rows before a
+/// large state has been read, and the server sends it without building one huge list.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum InitialListMode {
     /// client-go's streaming watch-list (WatchListClient, on by default since 1.35): one
     /// watch sends the state as events, ended by a marked bookmark, and goes on watching.
+    #[default]
     WatchList,
     /// A paged list, then a watch from its resourceVersion.
-    #[default]
     List,
 }
 
@@ -325,7 +324,7 @@ where
         }
     }
 
-    /// How each round gets its initial state (a list by default; see [`InitialListMode`]).
+    /// How each round gets its initial state (a watch-list by default; see [`InitialListMode`]).
     pub fn with_initial_list(mut self, mode: InitialListMode) -> Self {
         self.initial_list = mode;
         self
@@ -1055,10 +1054,11 @@ mod tests {
         fn streams_listed(&self) -> bool {
             self.1
         }
-        fn add_listed(&self, o: Arc<TestObj>) -> Result<(), KeyError> {
-            self.0
-                .lock()
-                .push(format!("listed {} {}", o.name, o.resource_version));
+        fn add_listed(&self, objs: Vec<Arc<TestObj>>) -> Result<(), KeyError> {
+            let mut log = self.0.lock();
+            for o in objs {
+                log.push(format!("listed {} {}", o.name, o.resource_version));
+            }
             Ok(())
         }
         fn finish_listed(

@@ -17,7 +17,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use tokio::time::Instant;
 
 use super::super::delta_fifo::{Hasher, ReflectorStore};
@@ -27,7 +27,10 @@ use super::super::lister_watcher::{
 };
 use super::super::object::Object;
 use super::super::tap::{TapKind, TapRecord};
-use super::{InitialListMode, InitialListStatus, Reflector, ReflectorError, ReflectorPhase, bump};
+use super::{
+    InitialListMode, InitialListStatus, Reflector, ReflectorError, ReflectorPhase, ServerChange,
+    bump, went_back,
+};
 
 /// Phase updates while streaming are sent every this many objects (each wakes receivers).
 const PROGRESS_EVERY: u64 = 500;
@@ -152,7 +155,14 @@ where
                 self.back_off().await;
                 continue;
             }
-            if (err.is_expired() || err.is_too_large_resource_version()) && !expired_before {
+            // A resourceVersion the server has not reached: another server, or this one
+            // restored (said as a list says it); then, as for an expired one, from scratch.
+            if err.is_too_large_resource_version() && !expired_before {
+                self.server_changed(ServerChange::ResourceVersionTooLarge { resource_version });
+                expired_before = true;
+                continue;
+            }
+            if err.is_expired() && !expired_before {
                 bump(&self.metrics.expired);
                 self.tap_message(
                     TapKind::Expired,
@@ -193,7 +203,23 @@ where
         let mut gathered = Gathered::new();
         let mut events = 0u64;
         let mut objects = 0u64;
-        while let Some(item) = stream.next().await {
+        // Streamed objects not yet handed to the store.
+        let mut pending: Vec<Arc<T>> = Vec::new();
+        loop {
+            // Objects that arrived together go to the store together: one lock and at most
+            // one wake-up of the process loop per batch, not per object (150,000 wake-ups
+            // cost a third more CPU than a list's Replace). An object waits only while the
+            // next one is already here, so rows show as soon as they arrive.
+            let next = match stream.next().now_or_never() {
+                Some(next) => next,
+                None => {
+                    self.hand_listed(&mut pending);
+                    stream.next().await
+                }
+            };
+            let Some(item) = next else {
+                break;
+            };
             let raw = match item {
                 Ok(raw) => raw,
                 Err(err @ ListWatchError::MalformedEvent(_)) => {
@@ -238,8 +264,9 @@ where
                     };
                     let obj = self.store.known_copy(&obj).unwrap_or(obj);
                     if streaming {
-                        if let Err(err) = self.store.add_listed(obj) {
-                            tracing::warn!(resource = %self.resource, error = %err, "store refused a keyed object");
+                        pending.push(obj);
+                        if pending.len() as u64 >= PROGRESS_EVERY {
+                            self.hand_listed(&mut pending);
                         }
                         listed.insert(key);
                     } else {
@@ -265,6 +292,7 @@ where
                 } => {
                     bump(&self.metrics.bookmarks);
                     let objects = if streaming {
+                        self.hand_listed(&mut pending);
                         self.store.finish_listed(&listed, &resource_version);
                         listed.len()
                     } else {
@@ -305,11 +333,30 @@ where
         Ok(Initial::EndedEarly)
     }
 
+    /// Hands the streamed objects gathered so far to the store, in one call.
+    fn hand_listed(&mut self, pending: &mut Vec<Arc<T>>) {
+        if pending.is_empty() {
+            return;
+        }
+        if let Err(err) = self.store.add_listed(std::mem::take(pending)) {
+            tracing::warn!(resource = %self.resource, error = %err, "store refused a keyed object");
+        }
+    }
+
     /// The initial state of `objects` objects is in the store at `resource_version`.
     fn streamed(&mut self, objects: usize, resource_version: &str) {
         tracing::info!(resource = %self.resource, objects, resource_version, "streamed the initial state");
         tracing::debug!(resource = %self.resource, resource_version, "watching");
         bump(&self.metrics.lists);
+        // A state older than the store's: a server that did not wait to reach the asked
+        // resourceVersion (as NotOlderThan asks), another one or a restored one. The store
+        // now holds that state whole, so it is right as it is, and worth saying.
+        if went_back(&self.last_sync_resource_version, resource_version) {
+            self.note_server_change(ServerChange::ResourceVersionWentBack {
+                from: self.last_sync_resource_version.clone(),
+                to: resource_version.to_string(),
+            });
+        }
         self.last_sync_resource_version = resource_version.to_string();
         self.resource_version_unavailable = false;
         // As after a list: another server's state is right as it is, and worth saying.

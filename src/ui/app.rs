@@ -14,13 +14,15 @@ use futures::{Stream, StreamExt};
 use ratatui::Terminal;
 use ratatui::backend::Backend;
 use ratatui::layout::Rect;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 
 use crate::client::cluster::NamespaceScope;
 use crate::commands::CommandError;
 use crate::config::LogSettings;
 use crate::config::keys::Keymap;
 use crate::index_views::live::{SortSpec, Window};
+use crate::informers::compare::merge_handoffs;
+use crate::informers::fifo::{FifoKind, Handoff};
 use crate::informers::keys::{Key, split_meta_namespace_key};
 use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
 use crate::informers::tap::TapEntry;
@@ -30,7 +32,7 @@ use super::UiError;
 use super::action::{Action, Focus, InputMode};
 use super::command::{self, Command};
 use super::contexts::{Connected, ContextPicker, ContextSwitcher};
-use super::deltas::{DELTA_CAPACITY, DeltaLine};
+use super::deltas::{DELTA_CAPACITY, DeltaLine, SideBySide};
 use super::detail::{DetailController, DetailTab, Fetched};
 use super::draw::{self, Header, Parts};
 use super::effect::{Effect, Follow};
@@ -78,6 +80,8 @@ enum Wake {
     Rows,
     Status,
     Tap(Result<Arc<TapEntry>, broadcast::error::RecvError>),
+    /// A compared table's handoff (or how many were missed); `None` once its pipelines stop.
+    Handoff(Option<Result<Arc<Handoff>, u64>>),
     Tick,
     Frame,
     Fetched(Fetched),
@@ -143,6 +147,8 @@ pub struct App {
     parked: Vec<(Kind, NamespaceScope, Box<dyn Table>)>,
     /// The new table's tap, subscribed to when the table was switched, for the loop.
     switched_taps: Option<broadcast::Receiver<Arc<TapEntry>>>,
+    /// Both pipelines' handoffs, while the table runs two for the side-by-side view.
+    handoffs: Option<mpsc::Receiver<Result<Arc<Handoff>, u64>>>,
     /// What the table shows; its `filter` is the one the view opened with.
     view: ViewSpec,
     /// Views Esc goes back to, newest last.
@@ -199,6 +205,7 @@ impl App {
             table,
             parked: Vec::new(),
             switched_taps: None,
+            handoffs: None,
             view,
             history: Vec::new(),
             state: UiState::new(panels),
@@ -326,6 +333,7 @@ impl App {
     /// watched are stale from the first status that says so until it watches again.
     pub fn update_sync(&mut self, status: &ReflectorStatus) {
         self.header.sync = describe_sync(status);
+        self.state.deltas.pipeline = describe_pipeline(self.table.pipelines(), status);
         self.header.listed = status.listed;
         let stale = status.listed && status.phase != ReflectorPhase::Watching;
         // Since the informer stopped watching, as it says; else since this table saw it.
@@ -429,6 +437,7 @@ impl App {
                     entry => Wake::Tap(entry),
                 },
                 Some(fetched) = self.detail.fetched() => Wake::Fetched(fetched),
+                handoff = next_handoff(&mut self.handoffs) => Wake::Handoff(handoff),
                 Some(arrival) = self.logs.arrived() => Wake::Logs(arrival),
                 Some(connected) = self.contexts.connected() => Wake::Context(connected),
                 () = signals.recv() => Wake::Signal,
@@ -453,6 +462,11 @@ impl App {
                     self.take_taps(entry, &mut taps);
                     dirty |= self.state.panels;
                 }
+                Wake::Handoff(Some(handoff)) => {
+                    self.state.deltas.take_handoff(handoff);
+                    dirty |= self.state.panels;
+                }
+                Wake::Handoff(None) => self.handoffs = None,
                 Wake::Tick => {
                     self.update_rate();
                     let queue = self.table.queue_metrics();
@@ -889,6 +903,23 @@ impl App {
                 };
             }
             Action::TogglePause => state.deltas.toggle_pause(),
+            Action::NextFifo => {
+                let (fifo, compare) = self.table.pipelines();
+                let at = FifoKind::ALL.iter().position(|f| *f == fifo).unwrap_or(0);
+                let next = FifoKind::ALL[(at + 1) % FifoKind::ALL.len()];
+                // Side by side stays on, against the FIFO just left if it was the other.
+                let compare = compare.map(|c| if c == next { fifo } else { c });
+                return self.restart_with(next, compare);
+            }
+            Action::ToggleSideBySide => {
+                let (fifo, compare) = self.table.pipelines();
+                let compare = match (compare, fifo) {
+                    (Some(_), _) => None,
+                    (None, FifoKind::Classic) => Some(FifoKind::Real),
+                    (None, _) => Some(FifoKind::Classic),
+                };
+                return self.restart_with(fifo, compare);
+            }
             Action::ToggleIndexes => {
                 state.mode = InputMode::Indexes;
                 state.browser.names = self.table.index_names();
@@ -959,6 +990,7 @@ impl App {
     fn run_command(&mut self, input: &str) -> Vec<Follow> {
         match command::parse(input, &self.state.command.discovery) {
             Ok(Command::Quit) => vec![Follow::Quit],
+            Ok(Command::Fifo { fifo, compare }) => self.restart_with(fifo, compare),
             Ok(Command::Context(Some(context))) => {
                 self.switch_context(context);
                 Vec::new()
@@ -1098,6 +1130,38 @@ impl App {
         vec![Follow::Table, Follow::Rows]
     }
 
+    /// Restarts the table's informer with `fifo`, and `compare`'s pipeline beside it on the
+    /// same watch stream (tables started from here on run them too). A second pipeline
+    /// added to a running informer would start mid-stream, without the initial state; a
+    /// restart puts both on one stream from its first event, for the price of one relist.
+    /// If the new informer cannot start, the error is shown and nothing changes.
+    fn restart_with(&mut self, fifo: FifoKind, compare: Option<FifoKind>) -> Vec<Follow> {
+        self.starter.set_fifo(fifo, compare);
+        let sort = self.state.table.sort;
+        let table = match self.starter.start(&self.view.kind, &self.view.scope, sort) {
+            Ok(table) => table,
+            Err(err) => {
+                self.state.command.error = Some(err.to_string());
+                return Vec::new();
+            }
+        };
+        let selected = self.table.selected();
+        let old = std::mem::replace(&mut self.table, table);
+        tokio::spawn(old.shutdown());
+        self.load_deltas();
+        self.header.sync = "starting".into();
+        self.header.listed = false;
+        self.header.error = None;
+        self.header.stale_since = None;
+        self.events_seen = self.table.watch_events();
+        let with_namespace = self.view.with_namespace();
+        self.state
+            .table
+            .switched(self.table.as_ref(), with_namespace, selected);
+        let _ = self.refilter();
+        vec![Follow::Table, Follow::Rows]
+    }
+
     /// Shows the new table's latest tap entries in the delta panel, and has the loop follow
     /// its tap from here (subscribed before the entries are read: none is missed, and
     /// [`App::take_taps`] skips those already shown).
@@ -1110,6 +1174,15 @@ impl App {
             .deltas
             .replace(entries[keep..].iter().map(DeltaLine::from_entry));
         self.detail.set_tap(tap.clone());
+        // A compared table's two pipelines side by side, from their next handoffs on.
+        let side_by_side = match self.table.pipelines() {
+            (fifo, Some(other)) => SideBySide::new(fifo, other).ok(),
+            (_, None) => None,
+        };
+        self.handoffs = side_by_side
+            .is_some()
+            .then(|| merge_handoffs(self.table.subscribe_handoffs()));
+        self.state.deltas.side_by_side = side_by_side;
     }
 
     /// Shows index number `current` in the browser, with its values counted now.
@@ -1137,6 +1210,35 @@ impl App {
                 Vec::new()
             }
         }
+    }
+}
+
+/// The table's pipeline for the delta panel: its FIFO (and the compared one) and how its
+/// informer read its initial state, with why when it fell back to a list.
+pub fn describe_pipeline(
+    (fifo, compare): (FifoKind, Option<FifoKind>),
+    status: &ReflectorStatus,
+) -> String {
+    let fifos = match compare {
+        Some(other) => format!("{fifo} | {other}"),
+        None => fifo.to_string(),
+    };
+    match &status.initial_list {
+        None => fifos,
+        Some(initial) => match &initial.fallback_reason {
+            None => format!("{fifos} · via {}", initial.mode),
+            Some(why) => format!("{fifos} · via {} ({why})", initial.mode),
+        },
+    }
+}
+
+/// The next handoff of a compared table, or never without one.
+async fn next_handoff(
+    handoffs: &mut Option<mpsc::Receiver<Result<Arc<Handoff>, u64>>>,
+) -> Option<Result<Arc<Handoff>, u64>> {
+    match handoffs {
+        Some(receiver) => receiver.recv().await,
+        None => std::future::pending().await,
     }
 }
 

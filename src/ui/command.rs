@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::client::cluster::NamespaceScope;
 use crate::client::discovery::Discovery;
+use crate::informers::fifo::FifoKind;
 use crate::resources::{ApiResource, Kind, ResourceKind};
 
 use super::action::Action;
@@ -24,11 +25,15 @@ const QUIT: &[&str] = &["quit", "q", "q!"];
 /// The kube contexts: `:ctx` lists them, `:ctx NAME` switches to one.
 const CONTEXT: &[&str] = &["ctx", "context", "contexts"];
 
+/// The table's informer pipeline (see [`Command::Fifo`]).
+const FIFO: &str = "fifo";
+
 /// What a command name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target<'a> {
     Resource(&'a ApiResource),
     Context,
+    Fifo,
     Quit,
 }
 
@@ -52,6 +57,12 @@ pub enum Command {
     },
     /// `:ctx` (pick from the list) or `:ctx NAME` (switch to it).
     Context(Option<String>),
+    /// Restart the table's informer with `fifo`, and with `compare`'s pipeline beside it on
+    /// the same watch stream, shown side by side in the delta panel.
+    Fifo {
+        fifo: FifoKind,
+        compare: Option<FifoKind>,
+    },
     Quit,
 }
 
@@ -81,6 +92,12 @@ pub enum CommandError {
     UnexpectedArgument(String),
     #[error("{0} cannot be listed and watched (its verbs lack list or watch)")]
     NotListable(String),
+    #[error("fifo takes a FIFO (classic, real or atomic), or two to compare side by side")]
+    FifoArguments,
+    #[error("unknown FIFO {0:?}: classic, real or atomic")]
+    UnknownFifo(String),
+    #[error("both pipelines would be {0}: compare two different FIFOs")]
+    SameFifo(FifoKind),
 }
 
 /// The names a resource answers to in command mode: plural, short names, singular, and the
@@ -212,6 +229,9 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
             Some(extra) => Err(CommandError::UnexpectedArgument(extra.to_string())),
         };
     }
+    if name.eq_ignore_ascii_case(FIFO) {
+        return parse_fifo(words);
+    }
     let kind = resolve(name, discovery).ok_or_else(|| CommandError::Unknown(name.to_string()))?;
     if let Kind::Api(resource) = &kind
         && !resource.listable()
@@ -259,6 +279,28 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
     Ok(Command::Show { kind, scope })
 }
 
+/// `:fifo classic|real|atomic [OTHER]`: one FIFO, or two to compare side by side.
+fn parse_fifo<'a>(words: impl Iterator<Item = &'a str>) -> Result<Command, CommandError> {
+    let fifos = words
+        .map(|w| {
+            w.parse::<FifoKind>()
+                .map_err(|_| CommandError::UnknownFifo(w.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    match fifos[..] {
+        [fifo] => Ok(Command::Fifo {
+            fifo,
+            compare: None,
+        }),
+        [fifo, other] if fifo == other => Err(CommandError::SameFifo(fifo)),
+        [fifo, other] => Ok(Command::Fifo {
+            fifo,
+            compare: Some(other),
+        }),
+        _ => Err(CommandError::FifoArguments),
+    }
+}
+
 /// A DNS-1123 label, as namespace names must be.
 fn is_namespace_name(name: &str) -> bool {
     name.len() <= 63
@@ -275,6 +317,7 @@ fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
         .into_iter()
         .flat_map(|(r, names)| names.into_iter().map(move |n| (n, Target::Resource(r))))
         .chain(CONTEXT.iter().map(|c| (c.to_string(), Target::Context)))
+        .chain([(FIFO.to_string(), Target::Fifo)])
         .chain(QUIT.iter().map(|q| (q.to_string(), Target::Quit)))
         .collect()
 }
@@ -309,6 +352,18 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
         Ok(Command::Quit) => "Enter quits".into(),
         Ok(Command::Context(None)) => "Enter lists the contexts · :ctx NAME switches".into(),
         Ok(Command::Context(Some(name))) => format!("Enter switches to context {name}"),
+        Ok(Command::Fifo {
+            fifo,
+            compare: None,
+        }) => format!(
+            "Enter restarts the table's informer with the {fifo} FIFO · add another FIFO to compare"
+        ),
+        Ok(Command::Fifo {
+            fifo,
+            compare: Some(other),
+        }) => format!(
+            "Enter restarts the table's informer with {fifo} and {other} side by side on one watch stream"
+        ),
         Ok(Command::Show { kind, scope }) => match (kind.namespaced(), scope) {
             (false, _) => format!("Enter shows {kind}"),
             (true, None) => format!("Enter shows {kind} in the current scope · -n NAMESPACE | -A"),
@@ -380,6 +435,39 @@ impl CommandBar {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fifo_takes_one_fifo_or_two_different_ones() {
+        let d = Discovery::built_ins();
+        assert_eq!(
+            parse("fifo real", &d),
+            Ok(Command::Fifo {
+                fifo: FifoKind::Real,
+                compare: None
+            })
+        );
+        assert_eq!(
+            parse("fifo classic atomic", &d),
+            Ok(Command::Fifo {
+                fifo: FifoKind::Classic,
+                compare: Some(FifoKind::Atomic)
+            })
+        );
+        assert_eq!(parse("fifo", &d), Err(CommandError::FifoArguments));
+        assert_eq!(
+            parse("fifo real real", &d),
+            Err(CommandError::SameFifo(FifoKind::Real))
+        );
+        assert_eq!(
+            parse("fifo fast", &d),
+            Err(CommandError::UnknownFifo("fast".into()))
+        );
+        assert_eq!(
+            parse("fifo classic real atomic", &d),
+            Err(CommandError::FifoArguments)
+        );
+        assert!(hint("fifo classic real", &d).contains("side by side"));
+    }
 
     #[test]
     fn the_command_line_types_completes_runs_and_closes() {

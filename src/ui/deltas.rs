@@ -10,6 +10,8 @@ use std::time::SystemTime;
 use tokio::sync::broadcast;
 
 use crate::index_views::query::{Query, Term};
+use crate::informers::compare::{DifferenceKind, PipelineComparison, SameFifo};
+use crate::informers::fifo::{FifoKind, HandedItem, Handoff};
 use crate::informers::indexer::IndexerError;
 use crate::informers::keys::Key;
 use crate::informers::tap::TapEntry;
@@ -20,6 +22,10 @@ use super::line::LineEdit;
 
 /// Delta lines kept for the tail; older ones are dropped.
 pub const DELTA_CAPACITY: usize = 512;
+/// Handoffs kept per pipeline in the side-by-side view; older ones are dropped.
+pub const HANDOFF_CAPACITY: usize = 256;
+/// Items of one handoff written out; a larger batch says how many more it held.
+const ITEMS_SHOWN: usize = 4;
 /// One tap entry as the delta panel shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeltaLine {
@@ -233,6 +239,140 @@ pub struct DeltaWindow<'a> {
     pub newer: usize,
 }
 
+/// One pop of one pipeline, as the side-by-side view shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandoffLine {
+    pub seq: u64,
+    /// Handed while the initial list was being processed.
+    pub initial: bool,
+    /// The items: `ns/a Updated@2 Updated@4` for a key's deltas, `ReplacedAll 3 objects
+    /// @12`, `SyncAll`; a batch's items separated by ` | `.
+    pub text: String,
+    /// Where it differs from what the other pipeline handed, once that is known.
+    pub marks: Vec<DifferenceKind>,
+}
+
+impl HandoffLine {
+    fn of(handoff: &Handoff) -> Self {
+        let mut items: Vec<String> = handoff
+            .items
+            .iter()
+            .take(ITEMS_SHOWN)
+            .map(describe_item)
+            .collect();
+        if handoff.items.len() > ITEMS_SHOWN {
+            items.push(format!("+{} more", handoff.items.len() - ITEMS_SHOWN));
+        }
+        Self {
+            seq: handoff.seq,
+            initial: handoff.is_in_initial_list,
+            text: items.join(" | "),
+            marks: Vec::new(),
+        }
+    }
+}
+
+fn describe_item(item: &HandedItem) -> String {
+    match item {
+        HandedItem::Deltas { key, deltas } => {
+            let mut text = key.to_string();
+            for d in deltas {
+                text.push_str(&format!(
+                    " {}@{}{}",
+                    d.delta_type.as_str(),
+                    d.resource_version.as_deref().unwrap_or("?"),
+                    if d.tombstone { "(tombstone)" } else { "" }
+                ));
+            }
+            text
+        }
+        HandedItem::ReplacedAll {
+            resource_version,
+            objects,
+        } => format!("ReplacedAll {objects} objects @{resource_version}"),
+        HandedItem::SyncAll => "SyncAll".to_string(),
+        HandedItem::Bookmark { resource_version } => format!("Bookmark @{resource_version}"),
+    }
+}
+
+/// Two pipelines on the same watch stream, side by side: what each pop of each hands the
+/// handlers, marked where the two differ (deltas merged or not, order, how a relist or a
+/// resync is delivered), so a controller author sees why a handler got what it got.
+#[derive(Debug, Clone)]
+pub struct SideBySide {
+    /// The table's pipeline, then the compared one.
+    pub fifos: [FifoKind; 2],
+    /// Each pipeline's handoffs, newest last.
+    pub columns: [VecDeque<HandoffLine>; 2],
+    comparison: PipelineComparison,
+    /// Differences found since the view started, by kind (merged, order, relist, resync).
+    pub counts: [u64; 4],
+    /// The newest difference, said in full.
+    pub latest: Option<String>,
+    /// Handoffs the view missed because it fell behind.
+    pub skipped: u64,
+}
+
+const KINDS: [DifferenceKind; 4] = [
+    DifferenceKind::Merged,
+    DifferenceKind::Order,
+    DifferenceKind::Relist,
+    DifferenceKind::Resync,
+];
+
+impl SideBySide {
+    pub fn new(first: FifoKind, second: FifoKind) -> Result<Self, SameFifo> {
+        Ok(Self {
+            fifos: [first, second],
+            columns: [VecDeque::new(), VecDeque::new()],
+            comparison: PipelineComparison::new(first, second)?,
+            counts: [0; 4],
+            latest: None,
+            skipped: 0,
+        })
+    }
+
+    /// Takes one pipeline's handoff, and marks the differences it shows (on it, or on the
+    /// other pipeline's handoff it completes an order difference with).
+    pub fn take(&mut self, handoff: &Handoff) {
+        let Some(side) = self.fifos.iter().position(|f| *f == handoff.fifo) else {
+            return;
+        };
+        let column = &mut self.columns[side];
+        if column.len() == HANDOFF_CAPACITY {
+            column.pop_front();
+        }
+        column.push_back(HandoffLine::of(handoff));
+        for difference in self.comparison.observe(handoff) {
+            if let Some(at) = KINDS.iter().position(|k| *k == difference.kind) {
+                self.counts[at] += 1;
+            }
+            let Some(marked) = self.fifos.iter().position(|f| *f == difference.fifo) else {
+                continue;
+            };
+            if let Some(line) = self.columns[marked]
+                .iter_mut()
+                .rev()
+                .find(|l| l.seq == difference.seq)
+                && !line.marks.contains(&difference.kind)
+            {
+                line.marks.push(difference.kind);
+            }
+            self.latest = Some(difference.message);
+        }
+    }
+
+    /// The differences counted so far, as `merged 1 · order 0 · relist 0 · resync 0`.
+    pub fn summary(&self) -> String {
+        KINDS
+            .iter()
+            .zip(self.counts)
+            .map(|(k, n)| format!("{} {n}", k.as_str()))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    }
+}
+
 /// The delta panel's state.
 #[derive(Debug, Clone, Default)]
 pub struct DeltaPanel {
@@ -245,6 +385,11 @@ pub struct DeltaPanel {
     pub paused: bool,
     /// Tap entries the tail missed because it fell behind or was paused.
     pub skipped: u64,
+    /// The table's pipeline in a few words: its FIFO and how it read its initial state
+    /// (and why, when it fell back to a list).
+    pub pipeline: String,
+    /// Two pipelines side by side instead of the tail, when the table runs two.
+    pub side_by_side: Option<SideBySide>,
 }
 
 impl DeltaPanel {
@@ -297,6 +442,18 @@ impl DeltaPanel {
         self.skipped += if self.paused { 0 } else { keep as u64 };
         for entry in &batch[keep..] {
             self.push(DeltaLine::from_entry(entry));
+        }
+    }
+
+    /// Takes a handoff into the side-by-side view, if shown, or counts those missed. The
+    /// pause does not hold it: the comparison needs every handoff of both pipelines.
+    pub fn take_handoff(&mut self, handoff: Result<Arc<Handoff>, u64>) {
+        let Some(view) = &mut self.side_by_side else {
+            return;
+        };
+        match handoff {
+            Ok(handoff) => view.take(&handoff),
+            Err(missed) => view.skipped += missed,
         }
     }
 

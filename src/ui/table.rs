@@ -4,9 +4,10 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use parking_lot::Mutex;
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 use crate::client::cluster::{Cluster, NamespaceScope};
 use crate::client::discovery::{Catalog, CatalogWatch};
@@ -17,8 +18,9 @@ use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
 use crate::index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use crate::index_views::query::{Query, QueryError, Term};
 use crate::index_views::registry::{IndexRegistry, ValueCount};
-use crate::informers::fifo::FifoKind;
-use crate::informers::indexer::IndexerError;
+use crate::informers::fifo::{FifoKind, Handoff};
+use crate::informers::indexer::{IndexerError, IndexerWriter};
+use crate::informers::informer::SharedIndexInformer;
 use crate::informers::keys::Key;
 use crate::informers::metrics::InformerMetricsSnapshot;
 use crate::informers::reflector::ReflectorStatus;
@@ -108,6 +110,14 @@ pub trait Table {
     /// with another's.
     fn tap(&self) -> &Tap;
 
+    /// The FIFO this table's informer runs, and the one a second pipeline on the same
+    /// watch stream runs, if the table was started to compare two.
+    fn pipelines(&self) -> (FifoKind, Option<FifoKind>);
+
+    /// What each pop hands the handlers, per pipeline (the table's first). Only a compared
+    /// table's: an informer with no subscriber spends nothing describing its handoffs.
+    fn subscribe_handoffs(&self) -> Vec<broadcast::Receiver<Arc<Handoff>>>;
+
     /// Stops the views and the informer; the future ends when the informer's tasks have.
     fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
 }
@@ -123,6 +133,8 @@ pub struct ResourceTable<T> {
     /// The view of the filter's index terms, when it has any.
     filtered: Option<(Vec<Term>, ViewWorker<T>)>,
     tap: Tap,
+    /// The second pipeline of a compared table, fed the same watch stream.
+    compared: Option<SharedIndexInformer<T>>,
 }
 
 impl<T: TableRow> ResourceTable<T> {
@@ -141,11 +153,22 @@ impl<T: TableRow> ResourceTable<T> {
         config.tap = Some(tap.clone());
         config.fifo = starter.pipeline.fifo;
         config.initial_list = starter.pipeline.initial_list;
-        let informer = RunningInformer::start(
-            config,
-            KubeListerWatcher::for_kind(&starter.cluster, kind.clone(), scope, None, None),
-            writer,
-        );
+        let lister_watcher =
+            KubeListerWatcher::for_kind(&starter.cluster, kind.clone(), scope, None, None);
+        let (informer, compared) = match starter.compare {
+            // The second store is never viewed: it needs no indexes.
+            Some(other) => {
+                let (informer, second) = RunningInformer::start_compared(
+                    config,
+                    lister_watcher,
+                    writer,
+                    other,
+                    IndexerWriter::default(),
+                );
+                (informer, Some(second))
+            }
+            None => (RunningInformer::start(config, lister_watcher, writer), None),
+        };
         let base = ViewWorker::start(
             informer.informer(),
             registry.clone(),
@@ -159,6 +182,7 @@ impl<T: TableRow> ResourceTable<T> {
             base,
             filtered: None,
             tap,
+            compared,
         })
     }
 
@@ -301,6 +325,23 @@ impl<T: TableRow> Table for ResourceTable<T> {
         &self.tap
     }
 
+    fn pipelines(&self) -> (FifoKind, Option<FifoKind>) {
+        (
+            self.informer.fifo_kind(),
+            self.compared.as_ref().map(SharedIndexInformer::fifo_kind),
+        )
+    }
+
+    fn subscribe_handoffs(&self) -> Vec<broadcast::Receiver<Arc<Handoff>>> {
+        match &self.compared {
+            Some(second) => vec![
+                self.informer.informer().subscribe_handoffs(),
+                second.subscribe_handoffs(),
+            ],
+            None => Vec::new(),
+        }
+    }
+
     fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
         let Self { informer, .. } = *self;
         Box::pin(informer.shutdown())
@@ -348,6 +389,8 @@ pub struct TableStarter {
     catalog: Catalog,
     /// Keeps `catalog` current while this starter is in use (after a context switch).
     _catalog_watch: Option<CatalogWatch>,
+    /// A second pipeline's FIFO, run beside each new table's on the same watch stream.
+    compare: Option<FifoKind>,
 }
 
 impl TableStarter {
@@ -360,6 +403,7 @@ impl TableStarter {
             pipeline: InformerSettings::default(),
             catalog: Catalog::default(),
             _catalog_watch: None,
+            compare: None,
         }
     }
 
@@ -380,6 +424,13 @@ impl TableStarter {
         self
     }
 
+    /// Tables started from here on run `fifo`, and beside it `compare`'s on the same watch
+    /// stream when given (`:fifo`).
+    pub fn set_fifo(&mut self, fifo: FifoKind, compare: Option<FifoKind>) {
+        self.pipeline.fifo = fifo;
+        self.compare = compare;
+    }
+
     pub fn cluster(&self) -> &Cluster {
         &self.cluster
     }
@@ -393,6 +444,7 @@ impl TableStarter {
             indexes: self.indexes.clone(),
             tap_capacity: self.tap_capacity,
             pipeline: self.pipeline,
+            compare: self.compare,
             catalog,
             _catalog_watch: Some(watch),
         }

@@ -257,6 +257,8 @@ async fn forbidden_says_which_resource_and_verb() {
     );
 }
 
+/// List mode: the misbehaving server is a list-and-watch server (it neither streams an
+/// initial state nor sends bookmarks), and what is tested is a list item that does not decode.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_malformed_delete_relists_and_leaves_no_ghost() {
     let dir = temp_dir("malformed");
@@ -275,6 +277,8 @@ async fn a_malformed_delete_relists_and_leaves_no_ghost() {
             "3s",
             "-o",
             "name",
+            "--initial-list",
+            "list",
         ],
     )
     .await;
@@ -304,6 +308,8 @@ async fn a_malformed_delete_relists_and_leaves_no_ghost() {
             &kubeconfig,
             "--for",
             "3s",
+            "--initial-list",
+            "list",
         ],
     )
     .await;

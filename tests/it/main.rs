@@ -26,6 +26,7 @@ mod sim_workloads;
 mod sim_writes;
 mod stale;
 mod tui_detail;
+mod tui_fifo;
 mod tui_frame_cost;
 mod tui_keys;
 mod tui_logs;

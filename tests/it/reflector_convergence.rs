@@ -4,7 +4,7 @@
 //! Every fault class runs once per pipeline: the three FIFOs under both initial-list modes
 //! (six runs), the seed cycling through three values so each class sees three seeds. That
 //! is a subset of fault × pipeline × seed (54 runs would take minutes on two cores). Slow
-//! pages and 500s/429s run on lists only (see each), a relist of held objects per FIFO.
+//! pages run on lists only (the watch-list has none), a relist of held objects per FIFO.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -344,29 +344,45 @@ async fn converges_when_watches_get_410_on(run: usize, pipeline: (FifoKind, Init
         "{name}: the sim sent 410s: {fired:?}"
     );
     assert!(metrics.expired > 0, "{name}: the 410s fired: {metrics:?}");
-    assert!(metrics.lists > 1, "{name}: a 410 relists: {metrics:?}");
+    // A 410 makes a fresh read of the state: a relist, or where the 410s hit the watch-list
+    // itself (twice in its round), the list it falls back to in the same round.
+    let fell_back = pipeline.1 == InitialListMode::WatchList && metrics.list_pages > 0;
+    assert!(
+        metrics.lists > 1 || fell_back,
+        "{name}: a 410 relists: {metrics:?}"
+    );
 }
 
 /// A failed page fails the whole list, as in client-go: a ten-page list gets through only
 /// about 43% of the time at these ratios. client-go's backoff (800 ms doubling to 30 s)
 /// would make the first sync's time a lottery, so the rounds here back off from 50 ms to
 /// 1 s: the same rules, more rounds per second.
+///
+/// The sim rolls its faults per request. A paged list is ten requests; a watch-list round is
+/// one, and once it has streamed the state the Reflector makes a request only when a watch
+/// is dropped. At one drop a second the first of 8% faults came after 4 to 24 watches (by
+/// hand, three runs), and 30 s of waiting missed it about one run in twelve (0.92^30). The
+/// watch-list runs drop their watches every 250 ms, but after the churn a watch that saw
+/// nothing is a very short watch and backs off, so a loaded machine made only 15 requests
+/// in 30 s: they also answer 10% 500s and 10% 429s (15 requests miss both 3.5% of the
+/// time, 30 of them 0.1%).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn converges_with_500s_and_429s() {
-    // Lists only: in a full-suite run, a watch-list round's watches (35 of them in 30 s)
-    // drew none of the sim's 4% 500s and 4% 429s, where a paged list's ten requests do; why
-    // is not found yet, and a test that waits on a fault that never fires proves nothing.
-    for (run, fifo) in FifoKind::ALL.into_iter().enumerate() {
-        converges_with_500s_and_429s_on(run, (fifo, InitialListMode::List)).await;
+    for (run, pipeline) in pipelines().into_iter().enumerate() {
+        converges_with_500s_and_429s_on(run, pipeline).await;
     }
 }
 
 async fn converges_with_500s_and_429s_on(run: usize, pipeline: (FifoKind, InitialListMode)) {
     let churn_for = Duration::from_secs(4);
+    let (drop_every, ratio) = match pipeline.1 {
+        InitialListMode::List => (Duration::from_secs(1), 0.04),
+        InitialListMode::WatchList => (Duration::from_millis(250), 0.1),
+    };
     let faults = Faults {
-        error_ratio: 0.04,
-        throttle_ratio: 0.04,
-        drop_watch_every: Some(Duration::from_secs(1)),
+        error_ratio: ratio,
+        throttle_ratio: ratio,
+        drop_watch_every: Some(drop_every),
         ..Faults::default()
     };
     let (config, name) = on_pipeline(fast_backoff(), pipeline);
@@ -522,10 +538,16 @@ async fn converges_after_a_new_epoch_on(run: usize, pipeline: (FifoKind, Initial
     let lists_before = run.informer.metrics().snapshot().lists;
     run.sim.restart_epoch();
     tokio::time::sleep(churn_for).await;
-    let metrics = run.informer.metrics().snapshot();
-    assert!(
-        metrics.lists > lists_before,
-        "{name}: relisted after the restore: {metrics:?}"
-    );
+    // A list counts when it starts, a watch-list once its state has streamed: wait for it
+    // (bounded) rather than a fixed time, which a loaded machine outlasts.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while run.informer.metrics().snapshot().lists == lists_before {
+        assert!(
+            Instant::now() < deadline,
+            "{name}: relisted after the restore: {:?}",
+            run.informer.metrics().snapshot()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert_converges(run, &format!("{name}: epoch restart")).await;
 }

@@ -1,4 +1,5 @@
-//! The Kubernetes per-cluster limit: 150,000 pods sync into the informer over real HTTP.
+//! The Kubernetes per-cluster limit: 150,000 pods sync into the informer over real HTTP,
+//! by the watch-list (the default) and by a paged list.
 
 use std::time::{Duration, Instant};
 
@@ -6,15 +7,23 @@ use kscope::client::cluster::{Cluster, NamespaceScope};
 use kscope::client::lister_watcher::KubeListerWatcher;
 use kscope::index_views::definitions::{default_index_definitions, index_funcs};
 use kscope::informers::indexer::IndexerWriter;
+use kscope::informers::reflector::{InitialListMode, InitialListStatus};
 use kscope::informers::running::{InformerConfig, RunningInformer};
 use kscope::resources::{Pod, ResourceKind};
-use kscope::sim::{Resource, Sim, SimConfig};
+use kscope::sim::{Resource, Sim, SimConfig, SimHandle};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn syncs_150k_pods_with_default_indexes() {
     let sim = Sim::start(SimConfig::with_size(150_000, 500, 50))
         .await
         .expect("sim");
+    for mode in [InitialListMode::WatchList, InitialListMode::List] {
+        sync_150k(&sim, mode).await;
+    }
+    sim.shutdown().await;
+}
+
+async fn sync_150k(sim: &SimHandle, mode: InitialListMode) {
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("client");
     let lister_watcher = KubeListerWatcher::for_kind(
@@ -25,23 +34,42 @@ async fn syncs_150k_pods_with_default_indexes() {
         None,
     );
     let indexer = IndexerWriter::new(index_funcs::<Pod>(&default_index_definitions())).unwrap();
+    let mut config = InformerConfig::new("pods");
+    config.initial_list = mode;
     let started = Instant::now();
-    let informer = RunningInformer::start(InformerConfig::new("pods"), lister_watcher, indexer);
+    let informer = RunningInformer::start(config, lister_watcher, indexer);
     tokio::time::timeout(Duration::from_secs(600), informer.wait_for_sync(|_| false))
         .await
         .expect("synced in time")
         .expect("no fatal error");
     let took = started.elapsed();
     let truth = sim.truth(Resource::Pods);
-    assert_eq!(informer.indexer().len(), truth.len());
+    assert_eq!(informer.indexer().len(), truth.len(), "{mode}");
     assert_eq!(truth.len(), 150_000);
+    assert_eq!(
+        informer.status().borrow().initial_list,
+        Some(InitialListStatus {
+            mode,
+            fallback_reason: None
+        }),
+        "the sim serves both modes"
+    );
     let metrics = informer.metrics().snapshot();
-    assert_eq!(metrics.list_pages, 300, "pages of 500");
+    match mode {
+        InitialListMode::List => assert_eq!(metrics.list_pages, 300, "pages of 500"),
+        InitialListMode::WatchList => {
+            assert_eq!(metrics.list_pages, 0, "no list: {metrics:?}");
+            assert_eq!(metrics.watches, 1, "one watch streams it all: {metrics:?}");
+            assert!(
+                metrics.watch_events > 150_000,
+                "every pod, then the end bookmark: {metrics:?}"
+            );
+        }
+    }
     let phases = informer.indexer().list_index_values("phase").unwrap();
     assert!(!phases.is_empty());
     eprintln!(
-        "synced 150,000 pods in {took:?} (this build's profile; see the scale benchmark for release numbers)"
+        "{mode}: synced 150,000 pods in {took:?} (this build's profile; see the scale benchmark for release numbers)"
     );
     informer.shutdown().await;
-    sim.shutdown().await;
 }

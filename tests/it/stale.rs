@@ -537,41 +537,45 @@ fn json_response(body: axum::body::Body) -> axum::response::Response {
         .expect("response")
 }
 
-/// A server that sends its list one byte a second: `get` gives up at --list-timeout with
-/// the cause on stderr, long before the list would end.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_list_trickled_at_one_byte_a_second_fails_at_the_list_timeout() {
-    let list =
-        r#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[]}"#;
+/// A server that sends everything one byte a second: its list, and to a watch, the same
+/// bytes (a watch-list never gets a whole event).
+async fn trickling_server() -> std::net::SocketAddr {
     let app = axum::Router::new().route(
         "/api/v1/pods",
         axum::routing::get(move || async move {
-            let bytes = futures::stream::iter(list.bytes()).then(|b| async move {
+            let bytes = futures::stream::iter(TRICKLED_LIST.bytes()).then(|b| async move {
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 Ok::<_, std::io::Error>(vec![b])
             });
             json_response(axum::body::Body::from_stream(bytes))
         }),
     );
-    let addr = serve(app).await;
-    let dir = cli::temp_dir("trickle");
+    serve(app).await
+}
+
+const TRICKLED_LIST: &str =
+    r#"{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[]}"#;
+
+/// `get` against the trickling server, with a 3 s list timeout and `extra` flags: fails
+/// with the list timeout on stderr, long before the list would end.
+async fn assert_trickle_fails_at_the_list_timeout(name: &str, extra: &[&str]) {
+    let addr = trickling_server().await;
+    let dir = cli::temp_dir(name);
     let kubeconfig = cli::plain_kubeconfig(&dir, &format!("http://{addr}"), "t");
     let started = std::time::Instant::now();
-    let out = cli::kscope(
-        &dir,
-        &[
-            "get",
-            "pods",
-            "-A",
-            "--kubeconfig",
-            &kubeconfig,
-            "--list-timeout",
-            "3s",
-            "--sync-timeout",
-            "30s",
-        ],
-    )
-    .await;
+    let mut args = vec![
+        "get",
+        "pods",
+        "-A",
+        "--kubeconfig",
+        &kubeconfig,
+        "--list-timeout",
+        "3s",
+        "--sync-timeout",
+        "30s",
+    ];
+    args.extend_from_slice(extra);
+    let out = cli::kscope(&dir, &args).await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
     assert!(
@@ -582,8 +586,23 @@ async fn a_list_trickled_at_one_byte_a_second_fails_at_the_list_timeout() {
     assert!(
         started.elapsed() < Duration::from_secs(30),
         "bounded by the list timeout, not the {}-byte list",
-        list.len()
+        TRICKLED_LIST.len()
     );
+}
+
+/// List mode: `get` gives up at --list-timeout with the cause on stderr.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_trickled_at_one_byte_a_second_fails_at_the_list_timeout() {
+    assert_trickle_fails_at_the_list_timeout("trickle", &["--initial-list", "list"]).await;
+}
+
+/// Watch-list mode (the default): the watch-list delivers no event within the watch idle
+/// timeout, so it is cut; after three cuts before the end marker the round falls back to a
+/// list, and that fails at --list-timeout as above.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_list_trickled_falls_back_to_a_list_that_fails_at_the_list_timeout() {
+    assert_trickle_fails_at_the_list_timeout("trickle-watch-list", &["--watch-idle-timeout", "2s"])
+        .await;
 }
 
 /// What the endless-line server saw of its watches.

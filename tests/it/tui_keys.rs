@@ -384,6 +384,19 @@ async fn wait_rows(app: &mut App, what: &str, ok: impl Fn(&Window) -> bool) -> W
     }
 }
 
+/// Waits (at most 60 s) until the table's informer has its initial state.
+async fn wait_listed(app: &mut App, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !app.table().status().borrow().listed {
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what} to be listed: {:?}",
+            app.header()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// The TUI's App on `cluster`, showing `view`, panels hidden.
 fn start_app(cluster: Cluster, view: ViewSpec) -> App {
     let indexes = Config::built_in().expect("built-in config").indexes;
@@ -401,6 +414,9 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     let pods = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
     let mut app = start_app(cluster, pods.clone());
     wait_rows(&mut app, "pods", |w| w.total > 0).await;
+    // With the watch-list (the default) rows show while the state streams: wait for its
+    // end, so that the parked table below is known to have been synced before it parked.
+    wait_listed(&mut app, "pods").await;
 
     // s cycles through the columns on screen in screen order: NAMESPACE, wide ones in
     // wide mode, and index columns included.

@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Paragraph, Sparkline};
 use super::{Screen, Theme, seconds};
 use crate::resources::Timestamp;
 use crate::ui::action::Focus;
-use crate::ui::deltas::{DeltaClass, DeltaLine};
+use crate::ui::deltas::{DeltaClass, DeltaLine, HandoffLine, SideBySide};
 use crate::ui::queue::QueuePanel;
 
 /// The workqueue box takes this share of the width, within these bounds: wide enough for
@@ -23,7 +23,11 @@ const SPARK_LABEL: u16 = 7;
 const SPARK_MIN: u16 = 8;
 
 pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
-    let queue_width = (area.width * 9 / 20).clamp(QUEUE_MIN_WIDTH, QUEUE_MAX_WIDTH);
+    // Two columns of handoffs need the width more than the queue's sparklines do.
+    let queue_width = match screen.state.deltas.side_by_side {
+        Some(_) => QUEUE_MIN_WIDTH,
+        None => (area.width * 9 / 20).clamp(QUEUE_MIN_WIDTH, QUEUE_MAX_WIDTH),
+    };
     let [deltas, queue] =
         Layout::horizontal([Constraint::Min(20), Constraint::Length(queue_width)]).areas(area);
     draw_deltas(frame, deltas, screen, theme);
@@ -40,9 +44,16 @@ fn age(line: &DeltaLine, now: std::time::SystemTime) -> String {
 fn draw_deltas(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     let state = &screen.state.deltas;
     let focused = screen.state.focus == Focus::Deltas;
+    if let Some(view) = &state.side_by_side {
+        draw_side_by_side(frame, area, view, &state.pipeline, focused, theme);
+        return;
+    }
     let height = usize::from(area.height.saturating_sub(2));
     let window = state.window(height);
     let mut title = String::from(" deltas ");
+    if !state.pipeline.is_empty() {
+        title.push_str(&format!("· {} ", state.pipeline));
+    }
     if state.paused {
         title.push_str(&format!("(paused, {} skipped) ", state.skipped));
     }
@@ -88,6 +99,75 @@ fn draw_deltas(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
         })
         .collect();
     frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// Two pipelines' handoffs in two columns, newest at the bottom, a difference marked on the
+/// handoff that shows it (`≠merged`); the differences counted, and the newest said in
+/// full, on the last two lines.
+fn draw_side_by_side(
+    frame: &mut Frame,
+    area: Rect,
+    view: &SideBySide,
+    pipeline: &str,
+    focused: bool,
+    theme: Theme,
+) {
+    let mut title = format!(" handoffs side by side · {pipeline} ");
+    if view.skipped > 0 {
+        title.push_str(&format!("({} skipped) ", view.skipped));
+    }
+    let mut block = Block::bordered().title(title);
+    if focused {
+        block = block.border_style(theme.title());
+    }
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [columns, latest] =
+        Layout::vertical([Constraint::Fill(1), Constraint::Length(2)]).areas(inner);
+    let halves: [Rect; 2] =
+        Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)]).areas(columns);
+    for (side, half) in halves.into_iter().enumerate() {
+        let rows = usize::from(half.height.saturating_sub(1));
+        let column = &view.columns[side];
+        let mut lines = vec![Line::styled(
+            format!("{} FIFO", view.fifos[side]),
+            theme.title(),
+        )];
+        lines.extend(
+            column
+                .iter()
+                .skip(column.len().saturating_sub(rows))
+                .map(|h| handoff_line(h, theme)),
+        );
+        frame.render_widget(Paragraph::new(lines), half);
+    }
+    let latest_text = view
+        .latest
+        .as_deref()
+        .unwrap_or("no difference yet: both handed the same");
+    frame.render_widget(
+        Paragraph::new(vec![
+            Line::styled(format!("differences: {}", view.summary()), theme.warn()),
+            Line::styled(latest_text.to_string(), theme.warn()),
+        ]),
+        latest,
+    );
+}
+
+fn handoff_line(handoff: &HandoffLine, theme: Theme) -> Line<'static> {
+    let mut spans = vec![Span::styled(
+        format!(
+            "#{:<4}{} ",
+            handoff.seq,
+            if handoff.initial { "i" } else { " " }
+        ),
+        theme.dim(),
+    )];
+    for mark in &handoff.marks {
+        spans.push(Span::styled(format!("≠{} ", mark.as_str()), theme.warn()));
+    }
+    spans.push(Span::raw(handoff.text.clone()));
+    Line::from(spans)
 }
 
 fn draw_queue(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
