@@ -614,3 +614,73 @@ fn container_picker_and_a_refusal() {
         "{text}"
     );
 }
+
+/// `l` on a StatefulSet (a kind found by discovery, with no projection of its own) reads the
+/// pods its selector picks, as for a Deployment.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn l_on_a_statefulset_reads_its_pods() {
+    use kscope::client::discovery::{Catalog, Discovery};
+
+    let (sim, cluster) = sim().await;
+    // One a client made, which the sim's StatefulSet controller and kubelets run (the
+    // seeded ones are listed with their status but have no pods behind them).
+    let (ns, name) = ("default".to_string(), "logdb".to_string());
+    let set = serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {
+            "replicas": 2, "serviceName": name, "podManagementPolicy": "Parallel",
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "db", "image": "postgres:16"}]}
+            }
+        }
+    });
+    let request = http::Request::post(format!("/apis/apps/v1/namespaces/{ns}/statefulsets"))
+        .header("content-type", "application/json")
+        .body(set.to_string().into_bytes())
+        .expect("request");
+    cluster.client.request_text(request).await.expect("created");
+    let deadline = Instant::now() + BOUND;
+    while get(
+        &cluster,
+        &format!("/apis/apps/v1/namespaces/{ns}/statefulsets/{name}"),
+    )
+    .await["status"]["readyReplicas"]
+        .as_u64()
+        < Some(2)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the StatefulSet's pods never got ready"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let discovery = Discovery::run(&cluster.client).await.expect("discovers");
+    let kind = discovery.resolve("sts").expect("statefulsets are served");
+    let indexes = Config::built_in().expect("built-in config").indexes;
+    let detail = DetailController::new(cluster.client.clone(), None);
+    let starter =
+        TableStarter::new(cluster.clone(), indexes, 64).with_catalog(Catalog::new(discovery));
+    let view = ViewSpec::new(kind, NamespaceScope::One(ns.clone()));
+    let mut app = App::new(starter, view, false, detail)
+        .expect("app")
+        .with_log_settings(LogSettings {
+            tail_lines: 10,
+            ..LogSettings::default()
+        });
+    select(&mut app, &name).await;
+    app.apply(Action::OpenLogs);
+    wait_logs(&mut app, "two of its pods streaming", |v| {
+        v.sources
+            .iter()
+            .filter(|s| s.state == SourceState::Streaming && s.pod.starts_with(&name))
+            .count()
+            >= 2
+    })
+    .await;
+    let view = app.state().logs.as_ref().expect("open");
+    assert_eq!(view.title, format!("statefulset {ns}/{name}"));
+    sim.shutdown().await;
+}
