@@ -22,6 +22,7 @@ use tokio::time::Instant;
 use crate::informers::indexer::{Indexer, IndexerWriter};
 use crate::informers::informer::Notification;
 use crate::informers::keys::DeltaObject;
+use crate::informers::reflector::InitialListMode;
 use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::workqueue::{Histogram, RateLimitingQueue};
 
@@ -83,8 +84,12 @@ pub(crate) async fn run(shared: Arc<Shared>) {
     };
     *shared.widget_metrics.queue.lock() = Some(queue.clone());
     let start = |resource: Resource| {
+        // The store is read in place: a list, then a watch. It has no streamed initial
+        // state, so a watch-list would only wait for a bookmark that never comes.
+        let mut config = InformerConfig::new(resource.plural());
+        config.initial_list = InitialListMode::List;
         RunningInformer::start(
-            InformerConfig::new(resource.plural()),
+            config,
             StoreSource {
                 shared: shared.clone(),
                 resource,
