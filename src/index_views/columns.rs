@@ -640,8 +640,12 @@ impl TableRow for GenericObject {
                     .unwrap_or(0);
                 // Seconds in the high half and the resourceVersion's low 32 bits below: two
                 // events a second apart never tie, and 2^32 writes within one second do
-                // not happen.
-                let key = (seen.seconds() << 32) | i64::from(rv as u32);
+                // not happen. Saturating: times past 2038 (or malformed ones) all sort as
+                // the newest rather than overflow.
+                let key = seen
+                    .seconds()
+                    .saturating_mul(1 << 32)
+                    .saturating_add(i64::from(rv as u32));
                 SortValue::Number(Some(key.saturating_neg()))
             }
             (Some(c), _) if c.kind == ColumnKind::Age => SortValue::age(self.created()),
