@@ -1,16 +1,22 @@
-//! Index definitions: a name and where its values come from (a label, an annotation, or a
-//! projection field), turned into Indexer index functions for any kind that can answer them.
+//! Index definitions: a name, where its values come from (a label, an annotation, a
+//! projection field or a JSONPath) and which kinds it applies to, turned into Indexer index
+//! functions for the kinds that can answer them.
 
 use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use smallvec::smallvec;
 
+use super::jsonpath::FieldPath;
+use crate::client::discovery::Discovery;
 use crate::informers::indexer::{IndexFunc, IndexValues, index_func};
 use crate::informers::object::Object;
 use crate::resources::{
-    Deployment, GenericObject, KubeResource, Namespace, Node, Pod, ReplicaSet, Secret,
+    Deployment, FieldIndex, FieldIndexes, GenericObject, Kind, KubeResource, Namespace, Node, Pod,
+    ReplicaSet, ResourceKind, Secret,
 };
 
 /// A projection field an index can read.
@@ -66,6 +72,9 @@ pub enum IndexSource {
     Label(String),
     Annotation(String),
     Field(IndexField),
+    /// A JSONPath into the object, evaluated when a discovered kind's object is decoded
+    /// (the generic projection keeps only its values).
+    Path(FieldPath),
 }
 
 impl fmt::Display for IndexSource {
@@ -74,6 +83,7 @@ impl fmt::Display for IndexSource {
             Self::Label(key) => write!(f, "label {key}"),
             Self::Annotation(key) => write!(f, "annotation {key}"),
             Self::Field(field) => write!(f, "field {}", field.as_str()),
+            Self::Path(path) => write!(f, "field {path}"),
         }
     }
 }
@@ -83,6 +93,9 @@ impl fmt::Display for IndexSource {
 pub struct IndexDefinition {
     pub name: String,
     pub source: IndexSource,
+    /// The kinds it applies to as written (`widgets.example.com`, `svc`), resolved through
+    /// discovery as command names are; `None`: every kind that can answer its source.
+    pub kinds: Option<Vec<String>>,
 }
 
 impl IndexDefinition {
@@ -90,7 +103,30 @@ impl IndexDefinition {
         Self {
             name: name.into(),
             source,
+            kinds: None,
         }
+    }
+
+    /// The same index, on `kinds` only.
+    pub fn with_kinds(mut self, kinds: Vec<String>) -> Self {
+        self.kinds = Some(kinds);
+        self
+    }
+
+    /// Whether `kind` gets this index: its source can have values on the kind (label indexes
+    /// on every kind; annotation indexes on the projections keeping annotations, pods and
+    /// every discovered kind; a projection field on the kinds whose projection has it;
+    /// JSONPath on discovered kinds, whose projection evaluates it) and, when the index is
+    /// scoped, one of its kinds names this one in `discovery`.
+    pub fn applies_to(&self, kind: &Kind, discovery: &Discovery) -> bool {
+        source_applies(&self.source, kind)
+            && self.kinds.as_ref().is_none_or(|names| {
+                names.iter().any(|name| {
+                    discovery
+                        .resolve(name)
+                        .is_ok_and(|k| k.group() == kind.group() && k.plural() == kind.plural())
+                })
+            })
     }
 
     /// The Indexer function for this definition on kind `T`.
@@ -110,8 +146,122 @@ impl IndexDefinition {
                     .unwrap_or_default())
             }),
             IndexSource::Field(field) => index_func(move |obj: &T| Ok(obj.field_values(field))),
+            IndexSource::Path(_) => {
+                let name = self.name.clone();
+                index_func(move |obj: &T| Ok(obj.path_values(&name)))
+            }
         }
     }
+}
+
+fn source_applies(source: &IndexSource, kind: &Kind) -> bool {
+    use ResourceKind as K;
+    let built_in = kind.built_in();
+    match source {
+        IndexSource::Label(_) => true,
+        IndexSource::Annotation(_) => matches!(built_in, Some(K::Pods) | None),
+        IndexSource::Field(field) => match field {
+            IndexField::Namespace => kind.namespaced(),
+            IndexField::Node => matches!(built_in, Some(K::Pods | K::Nodes)),
+            IndexField::Phase => matches!(built_in, Some(K::Pods | K::Namespaces)),
+            IndexField::Owner => {
+                matches!(
+                    built_in,
+                    Some(K::Pods | K::Deployments | K::ReplicaSets) | None
+                )
+            }
+            IndexField::Images => {
+                matches!(built_in, Some(K::Pods | K::Deployments | K::ReplicaSets))
+            }
+        },
+        IndexSource::Path(_) => built_in.is_none(),
+    }
+}
+
+/// The definitions of `indexes` that apply to `kind` (see [`IndexDefinition::applies_to`]).
+pub fn indexes_for(
+    kind: &Kind,
+    indexes: &[IndexDefinition],
+    discovery: &Discovery,
+) -> Vec<IndexDefinition> {
+    indexes
+        .iter()
+        .filter(|d| d.applies_to(kind, discovery))
+        .cloned()
+        .collect()
+}
+
+/// A field index by JSONPath as a generic projection evaluates it while decoding. An object
+/// the path does not fit (a member of a string...) is left out of the index and counted; the
+/// first is logged, once per index, so that a path wrong for every object does not flood
+/// the log.
+pub struct PathIndex {
+    name: String,
+    path: FieldPath,
+    misfits: AtomicU64,
+}
+
+impl PathIndex {
+    pub fn new(name: impl Into<String>, path: FieldPath) -> Self {
+        Self {
+            name: name.into(),
+            path,
+            misfits: AtomicU64::new(0),
+        }
+    }
+
+    /// Objects left out of the index because the path does not fit them.
+    pub fn misfits(&self) -> u64 {
+        self.misfits.load(Ordering::Relaxed)
+    }
+}
+
+impl FieldIndex for PathIndex {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn values(&self, object: &serde_json::Value) -> Option<Vec<String>> {
+        match self.path.values(object) {
+            Ok(values) => Some(values),
+            Err(error) => {
+                if self.misfits.fetch_add(1, Ordering::Relaxed) == 0 {
+                    let name = object
+                        .pointer("/metadata/name")
+                        .and_then(|n| n.as_str())
+                        .unwrap_or_default();
+                    tracing::warn!(
+                        index = %self.name,
+                        path = %self.path,
+                        object = name,
+                        %error,
+                        "an object left out of a field index: its path does not fit \
+                         (logged for the first such object only)"
+                    );
+                }
+                None
+            }
+        }
+    }
+}
+
+/// The JSONPath indexes among `definitions`, for a generic projection to evaluate.
+pub fn path_indexes(definitions: &[IndexDefinition]) -> Vec<Arc<PathIndex>> {
+    definitions
+        .iter()
+        .filter_map(|d| match &d.source {
+            IndexSource::Path(path) => Some(Arc::new(PathIndex::new(&d.name, path.clone()))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `indexes` as the decoder takes them.
+pub fn decode_fields(indexes: &[Arc<PathIndex>]) -> FieldIndexes {
+    indexes
+        .iter()
+        .map(|i| i.clone() as Arc<dyn FieldIndex>)
+        .collect()
 }
 
 /// The indexes every kind gets unless the configuration says otherwise (what the built-in
@@ -144,6 +294,11 @@ pub trait Indexable: KubeResource {
 
     /// The values of `field`; none where the kind has no such field.
     fn field_values(&self, field: IndexField) -> IndexValues<'_>;
+
+    /// The values of the JSONPath index `index`, for kinds that keep them.
+    fn path_values(&self, _index: &str) -> IndexValues<'_> {
+        IndexValues::new()
+    }
 }
 
 fn one(value: Option<&str>) -> IndexValues<'_> {
@@ -252,6 +407,16 @@ impl Indexable for GenericObject {
             IndexField::Owner => owner(self),
             _ => IndexValues::new(),
         }
+    }
+
+    fn path_values(&self, index: &str) -> IndexValues<'_> {
+        let mut values = IndexValues::new();
+        for value in GenericObject::field_values(self, index) {
+            if !values.iter().any(|v| v == value) {
+                values.push(Cow::Borrowed(value));
+            }
+        }
+        values
     }
 }
 

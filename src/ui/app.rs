@@ -1194,6 +1194,9 @@ impl App {
             Some(name) => self.table.value_counts(name),
             None => Vec::new(),
         };
+        browser.misfits = browser
+            .name()
+            .map_or(0, |name| self.table.index_misfits(name));
     }
 
     /// Applies the filter bar's input to the table: the loop follows the rows of a view

@@ -9,7 +9,7 @@ use kscope::client::discovery::Discovery;
 use kscope::config::Config;
 use kscope::config::keys::Section;
 use kscope::index_views::definitions::{
-    IndexDefinition, IndexField, IndexSource, default_index_definitions,
+    self, IndexDefinition, IndexField, IndexSource, default_index_definitions,
 };
 use kscope::index_views::live::{SortSpec, Window};
 use kscope::index_views::query::Query;
@@ -23,7 +23,6 @@ use kscope::ui::detail::DetailController;
 use kscope::ui::effect::Follow;
 use kscope::ui::nav::{self, ViewSpec};
 use kscope::ui::state::UiState;
-use kscope::ui::table;
 use kscope::ui::table::TableStarter;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
@@ -334,7 +333,7 @@ fn each_kind_gets_the_indexes_that_apply_to_it() {
         IndexSource::Annotation("example.com/owner".into()),
     ));
     let names = |kind: ResourceKind| -> Vec<String> {
-        table::indexes_for(&kind.into(), &indexes)
+        definitions::indexes_for(&kind.into(), &indexes, &Discovery::built_ins())
             .into_iter()
             .map(|d| d.name)
             .collect()
