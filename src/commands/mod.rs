@@ -14,7 +14,9 @@ use crate::client::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope}
 use crate::client::discovery::{Discovery, DiscoveryError, UnknownName};
 use crate::client::lister_watcher::KubeListerWatcher;
 use crate::config::{Config, ConfigError};
-use crate::index_views::definitions::{Indexable, index_funcs};
+use crate::index_views::definitions::{
+    Indexable, decode_fields, index_funcs, indexes_for, path_indexes,
+};
 use crate::index_views::query::{ParseError, QueryError};
 use crate::informers::fifo::FifoKind;
 use crate::informers::indexer::{IndexerError, IndexerWriter};
@@ -301,16 +303,18 @@ impl InformerArgs {
     pub async fn resolve(&self) -> Result<Resolved, CommandError> {
         let config = Config::load(self.config.as_deref())?;
         let cluster = self.cluster.connect().await?;
-        let kind = match self.resource.parse::<ResourceKind>() {
-            Ok(kind) => Kind::BuiltIn(kind),
-            Err(_) => Discovery::run(&cluster.client)
-                .await?
-                .resolve(&self.resource)?,
+        let (kind, discovery) = match self.resource.parse::<ResourceKind>() {
+            Ok(kind) => (Kind::BuiltIn(kind), Discovery::built_ins()),
+            Err(_) => {
+                let discovery = Discovery::run(&cluster.client).await?;
+                (discovery.resolve(&self.resource)?, discovery)
+            }
         };
         Ok(Resolved {
             config,
             cluster,
             kind,
+            discovery,
         })
     }
 }
@@ -320,6 +324,8 @@ pub struct Resolved {
     pub config: Config,
     pub cluster: Cluster,
     pub kind: Kind,
+    /// What the names in the indexes' `kinds` resolve against.
+    pub discovery: Discovery,
 }
 
 /// Starts an informer on `kind` in the flags' scope with the configured indexes. Returns it
@@ -357,7 +363,10 @@ pub fn prepare_informer<T: Indexable>(
         config,
         cluster,
         kind,
+        discovery,
     } = resolved;
+    let indexes = indexes_for(kind, &config.indexes, discovery);
+    let paths = path_indexes(&indexes);
     let scope = args.cluster.scope(cluster);
     let lister_watcher = KubeListerWatcher::for_kind(
         cluster,
@@ -365,9 +374,10 @@ pub fn prepare_informer<T: Indexable>(
         &scope,
         args.selector.clone(),
         args.field_selector.clone(),
-    );
-    let writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))?;
-    let other_writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))?;
+    )
+    .with_field_indexes(decode_fields(&paths));
+    let writer = IndexerWriter::new(index_funcs::<T>(&indexes))?;
+    let other_writer = IndexerWriter::new(index_funcs::<T>(&indexes))?;
     let mut informer_config = InformerConfig::new(kind.to_string());
     informer_config.tap = tap;
     informer_config.fifo = args.fifo.unwrap_or(config.informers.fifo);
