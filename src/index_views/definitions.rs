@@ -264,6 +264,72 @@ pub fn decode_fields(indexes: &[Arc<PathIndex>]) -> FieldIndexes {
         .collect()
 }
 
+/// Why `:index` cannot add the index it was given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IndexCommandError {
+    #[error("index NAME label=KEY | annotation=KEY | field=JSONPATH [kinds=a,b]")]
+    Usage,
+    #[error("{0:?} is not a source: label=KEY, annotation=KEY or field=JSONPATH")]
+    Source(String),
+    #[error("empty {0}")]
+    Empty(&'static str),
+    #[error("field {field:?}: {message}")]
+    Field { field: String, message: String },
+}
+
+impl IndexDefinition {
+    /// The index `:index` describes: `NAME label=KEY`, `NAME annotation=KEY`,
+    /// `NAME field=JSONPATH` (or a projection field's name), each optionally followed by
+    /// `kinds=a,b`. A JSONPath may hold spaces (`[?(@.type == "Ready")]`).
+    pub fn parse_command(args: &str) -> Result<Self, IndexCommandError> {
+        let args = args.trim();
+        let (name, rest) = args
+            .split_once(char::is_whitespace)
+            .ok_or(IndexCommandError::Usage)?;
+        let (source, kinds) = match rest.rsplit_once(" kinds=") {
+            Some((source, kinds)) => (source.trim(), Some(kinds.trim())),
+            None => (rest.trim(), None),
+        };
+        let (what, value) = source
+            .split_once('=')
+            .ok_or_else(|| IndexCommandError::Source(source.to_string()))?;
+        let value = value.trim();
+        if value.is_empty() {
+            return Err(IndexCommandError::Empty("value"));
+        }
+        let source = match what.trim() {
+            "label" => IndexSource::Label(value.to_string()),
+            "annotation" => IndexSource::Annotation(value.to_string()),
+            "field" => match value.parse::<IndexField>() {
+                Ok(field) => IndexSource::Field(field),
+                Err(_) => IndexSource::Path(FieldPath::parse(value).map_err(|e| {
+                    IndexCommandError::Field {
+                        field: value.to_string(),
+                        message: e.to_string(),
+                    }
+                })?),
+            },
+            other => return Err(IndexCommandError::Source(other.to_string())),
+        };
+        let definition = IndexDefinition::new(name, source);
+        match kinds {
+            None => Ok(definition),
+            Some(kinds) => {
+                let kinds: Vec<String> = kinds
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|k| !k.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                if kinds.is_empty() {
+                    return Err(IndexCommandError::Empty("kinds"));
+                }
+                Ok(definition.with_kinds(kinds))
+            }
+        }
+    }
+}
+
 /// The indexes every kind gets unless the configuration says otherwise (what the built-in
 /// `config/kscope.yaml` says; a test keeps the two equal): namespace, node,
 /// phase, owner, and `app` = label app.
@@ -468,6 +534,50 @@ mod tests {
         let def = IndexDefinition::new("a", IndexSource::Annotation(key.to_string()));
         let values = def.index_func::<Pod>()(&pod).unwrap();
         assert_eq!(values.as_slice(), [Cow::Borrowed(value)]);
+    }
+
+    #[test]
+    fn index_commands_parse() {
+        let parse = IndexDefinition::parse_command;
+        assert_eq!(
+            parse("team label=team"),
+            Ok(IndexDefinition::new(
+                "team",
+                IndexSource::Label("team".into())
+            ))
+        );
+        assert_eq!(
+            parse("c annotation=example.com/commit kinds=svc, widgets"),
+            Ok(
+                IndexDefinition::new("c", IndexSource::Annotation("example.com/commit".into()))
+                    .with_kinds(vec!["svc".into(), "widgets".into()])
+            )
+        );
+        let ready =
+            parse(r#"ready field=.status.conditions[?(@.type == "Ready")].status kinds=widgets"#)
+                .unwrap();
+        assert!(
+            matches!(&ready.source, IndexSource::Path(p) if p.as_str().contains("== \"Ready\""))
+        );
+        assert_eq!(ready.kinds, Some(vec!["widgets".to_string()]));
+        assert_eq!(
+            parse("n field=node").map(|d| d.source),
+            Ok(IndexSource::Field(IndexField::Node))
+        );
+        assert_eq!(parse("team"), Err(IndexCommandError::Usage));
+        assert!(matches!(
+            parse("t colour=x"),
+            Err(IndexCommandError::Source(_))
+        ));
+        assert!(matches!(
+            parse("t field=.spec["),
+            Err(IndexCommandError::Field { .. })
+        ));
+        assert_eq!(parse("t label="), Err(IndexCommandError::Empty("value")));
+        assert_eq!(
+            parse("t label=x kinds=,"),
+            Err(IndexCommandError::Empty("kinds"))
+        );
     }
 
     #[test]

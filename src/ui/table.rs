@@ -98,6 +98,11 @@ pub trait Table {
     /// Objects left out of JSONPath index `name` because its path does not fit them.
     fn index_misfits(&self, name: &str) -> u64;
 
+    /// Adds an index to the running informer's store, backfilled from the objects it holds,
+    /// and rebuilds the views so that they show its column. A JSONPath index cannot be
+    /// backfilled (the store keeps no object to evaluate it on): restart the table instead.
+    fn add_index(&mut self, definition: IndexDefinition) -> Result<(), UiError>;
+
     /// An index's values with their counts, most frequent first.
     fn value_counts(&self, name: &str) -> Vec<ValueCount>;
 
@@ -316,6 +321,25 @@ impl<T: TableRow> Table for ResourceTable<T> {
             .sum()
     }
 
+    fn add_index(&mut self, definition: IndexDefinition) -> Result<(), UiError> {
+        self.registry.add(definition)?;
+        // A view's index columns are fixed when it is built.
+        let sort = self.base.sort();
+        let text = self.text();
+        let informer = self.informer.informer();
+        self.base = ViewWorker::start(informer, self.registry.clone(), Query::default(), sort)?;
+        if let Some((terms, _)) = self.filtered.take() {
+            let query = Query {
+                terms: terms.clone(),
+                text: String::new(),
+            };
+            let worker = ViewWorker::start(informer, self.registry.clone(), query, sort)?;
+            self.filtered = Some((terms, worker));
+        }
+        self.worker().set_text(&text);
+        Ok(())
+    }
+
     fn value_counts(&self, name: &str) -> Vec<ValueCount> {
         self.registry.value_counts(name).unwrap_or_default()
     }
@@ -440,6 +464,16 @@ impl TableStarter {
     /// The configured index definitions, all kinds together.
     pub fn indexes(&self) -> &[IndexDefinition] {
         &self.indexes
+    }
+
+    /// Adds an index for the tables started from here on (`:index`); a name in use is an
+    /// error.
+    pub fn add_index(&mut self, definition: IndexDefinition) -> Result<(), IndexerError> {
+        if self.indexes.iter().any(|d| d.name == definition.name) {
+            return Err(IndexerError::IndexConflict(definition.name));
+        }
+        self.indexes.push(definition);
+        Ok(())
     }
 
     /// Starts an informer and an unfiltered view of `kind` in `scope`: a hand-written

@@ -325,3 +325,83 @@ async fn a_bad_json_path_in_the_config_is_placed_at_file_line_column() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_index_added_at_run_time_is_backfilled_or_relisted() {
+    let Some(fx) = Kubectl::start_with("kinds-index-runtime", sim_config()).await else {
+        return;
+    };
+    let all = widgets(&fx).await;
+    let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let (catalog, _watch, error) = Catalog::keep_current(&cluster).await;
+    assert!(error.is_none(), "{error:?}");
+    let view = ViewSpec::new(
+        catalog.current().resolve("widgets").expect("widgets"),
+        NamespaceScope::All,
+    );
+    let mut app = start_app(cluster, catalog, view);
+    wait_rows(&mut app, "widgets", |w| w.total == all.len()).await;
+    let status = |app: &App| app.state().command.error.clone().unwrap_or_default();
+
+    // A label index: backfilled from the store at once, with its column.
+    run_command(&mut app, "index squad label=team");
+    assert!(
+        status(&app).contains("added to widgets.example.com and backfilled"),
+        "{}",
+        status(&app)
+    );
+    assert!(app.table().index_names().contains(&"squad".to_string()));
+    assert!(
+        app.table()
+            .columns()
+            .iter()
+            .any(|c| c.index && c.name == "SQUAD")
+    );
+    let team = |w: &Value| w["metadata"]["labels"]["team"].as_str().map(str::to_string);
+    let some = all
+        .values()
+        .find_map(team)
+        .expect("a widget with a team label");
+    filter(&mut app, &format!("squad={some}"));
+    let want = filtered(&all, team, &some);
+    let window = wait_rows(&mut app, "squad", |w| w.total == want.len()).await;
+    assert_eq!(keys(&window), want);
+
+    // The same name again is refused; a source that does not parse is said.
+    run_command(&mut app, "index squad label=x");
+    assert!(status(&app).contains("squad"), "{}", status(&app));
+    run_command(&mut app, "index bad field=.spec[");
+    assert!(
+        status(&app).contains("invalid JSONPath"),
+        "{}",
+        status(&app)
+    );
+
+    // A JSONPath on a discovered kind: the store keeps no object, so the table relists.
+    run_command(&mut app, "index size field=.spec.size kinds=widgets");
+    assert!(
+        status(&app).contains("relisting widgets.example.com"),
+        "{}",
+        status(&app)
+    );
+    let size = |w: &Value| w["spec"]["size"].as_str().map(str::to_string);
+    let some = all.values().find_map(size).expect("a widget with a size");
+    let want = filtered(&all, size, &some);
+    filter(&mut app, &format!("size={some}"));
+    let window = wait_rows(&mut app, "size", |w| w.total == want.len() && w.total > 0).await;
+    assert_eq!(keys(&window), want);
+
+    // An index for other kinds is kept for them and said not to apply here.
+    run_command(&mut app, "index zone label=zone kinds=svc");
+    assert!(
+        status(&app).contains("does not apply to widgets"),
+        "{}",
+        status(&app)
+    );
+    assert!(!app.table().index_names().contains(&"zone".to_string()));
+    run_command(&mut app, "svc -A");
+    wait_rows(&mut app, "services", |w| w.total > 0).await;
+    assert!(app.table().index_names().contains(&"zone".to_string()));
+    assert!(!app.table().index_names().contains(&"size".to_string()));
+}
