@@ -14,6 +14,7 @@ use crate::resources::{
     Deployment, GenericObject, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
 
+use super::custom_columns::{GetOutput, print_selected};
 use super::output::{OutputFormat, ToJson, print_objects};
 use super::{
     CommandError, InformerArgs, Resolved, check_current, start_informer, wait_for_sync_reporting,
@@ -42,9 +43,10 @@ pub struct GetArgs {
     /// intersect.
     #[arg(long = "index", value_name = "NAME=VALUE")]
     pub index: Vec<String>,
-    /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value = "table")]
-    pub output: OutputFormat,
+    /// Output format: table, wide, name, json, custom-columns=HEADER:JSONPATH,... or
+    /// custom-columns-file=FILE (read from the server's whole objects, as kubectl).
+    #[arg(short = 'o', long, default_value = "table", value_parser = GetOutput::parse)]
+    pub output: GetOutput,
     /// Filter with the query language: `app=web,node=n1`, `app in (a,b)`, `app!=web`,
     /// `!app`, and free text fuzzy-matched on namespace/name.
     #[arg(long, value_name = "QUERY")]
@@ -140,14 +142,22 @@ async fn get<T: TableRow + ToJson>(
     let objects: Vec<Arc<T>> = keys.iter().filter_map(|k| indexer.get_by_key(k)).collect();
     informer.shutdown().await;
 
-    if objects.is_empty() && matches!(args.output, OutputFormat::Table | OutputFormat::Wide) {
+    // Custom columns print their header even over nothing, as kubectl's printer does.
+    if let Some(columns) = &args.output.columns {
+        let i = &args.informer;
+        let selectors = (i.selector.as_deref(), i.field_selector.as_deref());
+        let client = &resolved.cluster.client;
+        print_selected(out, columns, client, (kind, &scope), selectors, &keys).await?;
+    } else if objects.is_empty()
+        && matches!(args.output.format, OutputFormat::Table | OutputFormat::Wide)
+    {
         match (&scope, kind.namespaced()) {
             (NamespaceScope::One(ns), true) => eprintln!("No resources found in {ns} namespace."),
             _ => eprintln!("No resources found"),
         }
     } else {
         let with_namespace = kind.namespaced() && scope == NamespaceScope::All;
-        print_objects(out, &objects, kind, args.output, with_namespace)?;
+        print_objects(out, &objects, kind, args.output.format, with_namespace)?;
     }
     match stale {
         Some(CommandError::NotCurrent {
@@ -186,7 +196,7 @@ mod tests {
             },
             index: index.iter().map(|s| s.to_string()).collect(),
             filter: filter.map(str::to_string),
-            output: OutputFormat::Table,
+            output: GetOutput::parse("table").unwrap(),
             watch_for: None,
             sync_timeout: Duration::from_secs(60),
             allow_stale: false,

@@ -1,6 +1,7 @@
 //! The non-interactive commands (`kscope get`, `kscope deltas`): start an informer on the
 //! cluster, wait for it to sync, print. Shared set-up lives here.
 
+pub mod custom_columns;
 pub mod deltas;
 pub mod get;
 pub mod output;
@@ -58,6 +59,8 @@ pub enum CommandError {
     Sync(Arc<ReflectorError>),
     #[error("writing output: {0}")]
     Io(#[from] std::io::Error),
+    #[error(transparent)]
+    CustomColumns(#[from] custom_columns::CustomColumnsError),
     #[error("{resource} did not sync within {}s{}", .waited.as_secs(), last_error_text(.last_error))]
     NotSynced {
         resource: String,

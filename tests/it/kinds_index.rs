@@ -405,3 +405,127 @@ async fn an_index_added_at_run_time_is_backfilled_or_relisted() {
     assert!(app.table().index_names().contains(&"zone".to_string()));
     assert!(!app.table().index_names().contains(&"size".to_string()));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn custom_columns_print_what_kubectl_prints() {
+    let Some(fx) = Kubectl::start_with("kinds-index-columns", sim_config()).await else {
+        return;
+    };
+    let kubeconfig = fx.dir.join("kubeconfig").display().to_string();
+    let template = fx.file(
+        "columns.txt",
+        "NAME          REPLICAS         IMAGE\n.metadata.name {.spec.replicas} .spec.template.spec.containers[*].image\n",
+    );
+    let cases: Vec<(&str, Vec<&str>, String)> = vec![
+        (
+            "pods",
+            vec!["-A"],
+            "NAME:.metadata.name,NS:.metadata.namespace,NODE:.spec.nodeName,\
+             IMAGES:.spec.containers[*].image,\
+             READY:.status.conditions[?(@.type==\"Ready\")].status,\
+             RESTARTS:.status.containerStatuses[0].restartCount,LABELS:.metadata.labels,\
+             NOTHING:.spec.nothing"
+                .to_string(),
+        ),
+        (
+            "svc",
+            vec!["-A"],
+            "NAME:.metadata.name,TYPE:.spec.type,PORTS:.spec.ports[*].port,SELECTOR:.spec.selector"
+                .to_string(),
+        ),
+        (
+            "widgets",
+            vec!["-A"],
+            "N:.metadata.name,SIZE:.spec.size,REPLICAS:.spec.replicas,\
+             READY:{.status.conditions[?(@.type==\"Ready\")].status}"
+                .to_string(),
+        ),
+        (
+            "nodes",
+            vec![],
+            "NAME:.metadata.name,CAPACITY:.status.capacity.cpu,TAINTS:.spec.taints".to_string(),
+        ),
+    ];
+    for (resource, flags, spec) in cases {
+        let output = format!("custom-columns={spec}");
+        let mut args = vec!["get", resource];
+        args.extend(&flags);
+        args.extend(["-o", &output]);
+        let want = fx.ok(&args).await;
+        assert!(want.lines().count() > 1, "{resource}: {want}");
+        args.extend(["--kubeconfig", &kubeconfig]);
+        let out = kscope(&fx.dir, &args).await;
+        assert!(
+            out.status.success(),
+            "{resource}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{resource}");
+    }
+    // From a file, over deployments; and over nothing, a header alone.
+    let output = format!("custom-columns-file={template}");
+    for scope in [&["-A"][..], &["-n", "default"][..]] {
+        let mut args = vec!["get", "deploy", "-o", &output];
+        args.extend(scope);
+        let want = fx.ok(&args).await;
+        assert_eq!(want.lines().count() > 1, scope == ["-A"], "{want}");
+        args.extend(["--kubeconfig", &kubeconfig]);
+        let out = kscope(&fx.dir, &args).await;
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            want,
+            "deployments {scope:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn custom_columns_never_print_a_secret_value() {
+    let Some(fx) = Kubectl::start_with("kinds-index-secret", sim_config()).await else {
+        return;
+    };
+    let kubeconfig = fx.dir.join("kubeconfig").display().to_string();
+    let list: Value =
+        serde_json::from_str(&fx.ok(&["get", "secrets", "-A", "-o", "json"]).await).expect("JSON");
+    let values: Vec<String> = list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|s| s["data"].as_object())
+        .flat_map(|data| data.values().filter_map(Value::as_str).map(str::to_string))
+        .filter(|v| v.len() >= 4)
+        .collect();
+    assert!(!values.is_empty(), "the sim's secrets hold data");
+    let spec = "custom-columns=N:.metadata.name,DATA:.data,ONE:.data.*";
+    let out = kscope(
+        &fx.dir,
+        &[
+            "get",
+            "secrets",
+            "-A",
+            "-o",
+            spec,
+            "--kubeconfig",
+            &kubeconfig,
+        ],
+    )
+    .await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.lines().count() > 1, "{printed}");
+    for value in &values {
+        assert!(
+            !printed.contains(value.as_str()),
+            "a Secret value printed:\n{printed}"
+        );
+    }
+}
