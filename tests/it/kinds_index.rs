@@ -10,10 +10,9 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use kscope::client::cluster::{Cluster, NamespaceScope};
-use kscope::client::discovery::Catalog;
+use kscope::client::discovery::{Catalog, CatalogWatch};
 use kscope::config::Config;
 use kscope::index_views::live::Window;
-use kscope::resources::ResourceKind;
 use kscope::sim::SimConfig;
 use kscope::ui::action::Action;
 use kscope::ui::app::App;
@@ -208,11 +207,19 @@ async fn a_field_index_on_a_custom_resource_selects_what_kubectl_json_gives() {
     );
 }
 
-fn start_app(cluster: Cluster, catalog: Catalog, view: ViewSpec) -> App {
+/// The App over the sim with [`CONFIG`]'s indexes, showing `resource` in every namespace,
+/// with the discovery watch that keeps its catalog current.
+async fn start_app(fx: &Kubectl, resource: &str) -> (App, CatalogWatch) {
+    let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let (catalog, watch, error) = Catalog::keep_current(&cluster).await;
+    assert!(error.is_none(), "{error:?}");
+    let kind = catalog.current().resolve(resource).expect("served");
+    let view = ViewSpec::new(kind, NamespaceScope::All);
     let config = Config::merged(Some(("test.yaml", CONFIG))).expect("config");
     let detail = DetailController::new(cluster.client.clone(), None);
     let starter = TableStarter::new(cluster, config.indexes, 64).with_catalog(catalog);
-    App::new(starter, view, false, detail).expect("app")
+    (App::new(starter, view, false, detail).expect("app"), watch)
 }
 
 /// Waits (bounded) until `ok` holds of the rows on screen.
@@ -255,12 +262,7 @@ async fn the_tui_offers_an_index_only_on_its_kinds_and_filters_by_it() {
         return;
     };
     let all = widgets(&fx).await;
-    let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
-        .expect("cluster");
-    let (catalog, _watch, error) = Catalog::keep_current(&cluster).await;
-    assert!(error.is_none(), "{error:?}");
-    let pods = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
-    let mut app = start_app(cluster, catalog, pods);
+    let (mut app, _watch) = start_app(&fx, "pods").await;
     wait_rows(&mut app, "pods", |w| w.total > 0).await;
     let names = app.table().index_names();
     assert_eq!(names, ["namespace", "node", "phase", "owner"], "pods");
@@ -332,15 +334,7 @@ async fn an_index_added_at_run_time_is_backfilled_or_relisted() {
         return;
     };
     let all = widgets(&fx).await;
-    let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
-        .expect("cluster");
-    let (catalog, _watch, error) = Catalog::keep_current(&cluster).await;
-    assert!(error.is_none(), "{error:?}");
-    let view = ViewSpec::new(
-        catalog.current().resolve("widgets").expect("widgets"),
-        NamespaceScope::All,
-    );
-    let mut app = start_app(cluster, catalog, view);
+    let (mut app, _watch) = start_app(&fx, "widgets").await;
     wait_rows(&mut app, "widgets", |w| w.total == all.len()).await;
     let status = |app: &App| app.state().command.error.clone().unwrap_or_default();
 
