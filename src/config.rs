@@ -16,7 +16,7 @@ use serde_saphyr::{Location, Spanned};
 
 pub mod keys;
 
-use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
+use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource, check_path_kinds};
 use crate::index_views::jsonpath::FieldPath;
 use crate::informers::fifo::FifoKind;
 use crate::informers::reflector::InitialListMode;
@@ -461,7 +461,10 @@ impl IndexSpec {
                     format!("{:?} is not a resource name", kind.value),
                 ));
             }
-            names.push(kind.value.trim().to_string());
+            let name = kind.value.trim().to_string();
+            check_path_kinds(&definition.source, std::slice::from_ref(&name))
+                .map_err(|e| invalid(kind.referenced, key(".kinds"), e.to_string()))?;
+            names.push(name);
         }
         Ok(definition.with_kinds(names))
     }
@@ -689,6 +692,11 @@ mod tests {
         let e = err("indexes:\n  r: {field: '.spec['}\n");
         assert!(
             e.starts_with("my.yaml:2:21: indexes.r.field: invalid JSONPath at character 7"),
+            "{e}"
+        );
+        let e = err("indexes:\n  r:\n    field: .spec.nodeName\n    kinds: [widgets, pods]\n");
+        assert!(
+            e.starts_with("my.yaml:4:22: indexes.r.kinds: pods have a hand-written projection"),
             "{e}"
         );
         let e = err("indexes:\n  r: {field: .x, kinds: []}\n");

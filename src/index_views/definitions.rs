@@ -275,6 +275,33 @@ pub enum IndexCommandError {
     Empty(&'static str),
     #[error("field {field:?}: {message}")]
     Field { field: String, message: String },
+    #[error("{0}")]
+    HandWritten(HandWrittenKind),
+}
+
+/// A JSONPath index scoped to a kind with a hand-written projection, which keeps no
+/// object to evaluate it on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{kind} have a hand-written projection, which does not evaluate JSONPath: index them by \
+     label, annotation or a projection field (namespace, node, phase, owner, images)"
+)]
+pub struct HandWrittenKind {
+    pub kind: String,
+}
+
+/// Refuses `kinds` naming a kind with a hand-written projection for a JSONPath `source`:
+/// such an index would never be offered anywhere.
+pub fn check_path_kinds(source: &IndexSource, kinds: &[String]) -> Result<(), HandWrittenKind> {
+    if !matches!(source, IndexSource::Path(_)) {
+        return Ok(());
+    }
+    match kinds.iter().find_map(|k| k.parse::<ResourceKind>().ok()) {
+        Some(kind) => Err(HandWrittenKind {
+            kind: kind.plural().to_string(),
+        }),
+        None => Ok(()),
+    }
 }
 
 impl IndexDefinition {
@@ -324,6 +351,8 @@ impl IndexDefinition {
                 if kinds.is_empty() {
                     return Err(IndexCommandError::Empty("kinds"));
                 }
+                check_path_kinds(&definition.source, &kinds)
+                    .map_err(IndexCommandError::HandWritten)?;
                 Ok(definition.with_kinds(kinds))
             }
         }
@@ -578,6 +607,11 @@ mod tests {
             parse("t label=x kinds=,"),
             Err(IndexCommandError::Empty("kinds"))
         );
+        assert!(matches!(
+            parse("t field=.spec.nodeName kinds=widgets,po"),
+            Err(IndexCommandError::HandWritten(HandWrittenKind { kind })) if kind == "pods"
+        ));
+        assert!(parse("t label=x kinds=po").is_ok());
     }
 
     #[test]
