@@ -1,20 +1,25 @@
 //! `kscope get`: sync an informer, optionally keep watching, print the store (through an
 //! index when asked).
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::Value;
+
 use crate::client::cluster::NamespaceScope;
+use crate::client::fetch::{FetchError, ListRequest, fetch_all, fetch_object};
 use crate::duration::parse_duration;
 use crate::index_views::columns::TableRow;
 use crate::index_views::query::{FuzzyFilter, Query, Term};
 use crate::informers::keys::Key;
+use crate::resources::secret::{is_secret, mask_secret};
 use crate::resources::{
-    Deployment, GenericObject, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
+    Deployment, GenericObject, Kind, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
 
-use super::output::{OutputFormat, ToJson, print_objects};
+use super::output::{OutputFormat, list_of, print_table, write_object};
 use super::{
     CommandError, InformerArgs, Resolved, check_current, start_informer, wait_for_sync_reporting,
 };
@@ -30,13 +35,21 @@ use super::{
 /// version", resourceVersions going back, another serving certificate) is relisted from
 /// scratch rather than merged with the store.
 ///
-/// Secrets: kscope keeps their key names, never a value; `-o json` prints each value as a
-/// marker that is not base64, so applying the output back is refused by the API server
-/// instead of blanking the Secret.
+/// `-o json` and `-o yaml` print the whole objects, read from the server (the store keeps
+/// less), as kubectl prints them: a List, or the object itself for one NAME.
+///
+/// Secrets: kscope never prints a value. `-o json|yaml` print each `data`/`stringData`
+/// value (and the last-applied annotation) as a mask with its size, said on stderr; the mask
+/// is not base64, so applying the output back is refused by the API server instead of
+/// blanking the Secret.
 #[derive(Debug, Clone, clap::Args)]
 pub struct GetArgs {
     #[command(flatten)]
     pub informer: InformerArgs,
+    /// Only the objects of these names, in this order (in the namespace of -n or the
+    /// context's).
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
     /// Filter through a store index, NAME=VALUE (built-in indexes: namespace, node, phase,
     /// owner, app; more from the configuration). Repeat, or separate with commas, to
     /// intersect.
@@ -45,6 +58,10 @@ pub struct GetArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, default_value = "table")]
     pub output: OutputFormat,
+    /// Keep `metadata.managedFields` in `-o json|yaml` (left out by default, as kubectl
+    /// leaves them out).
+    #[arg(long)]
+    pub show_managed_fields: bool,
     /// Filter with the query language: `app=web,node=n1`, `app in (a,b)`, `app!=web`,
     /// `!app`, and free text fuzzy-matched on namespace/name.
     #[arg(long, value_name = "QUERY")]
@@ -89,7 +106,16 @@ fn query(args: &GetArgs) -> Result<Query, CommandError> {
 
 pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandError> {
     let query = query(args)?;
+    if !args.names.is_empty() && args.informer.cluster.all_namespaces {
+        return Err(CommandError::Usage(
+            "a resource cannot be retrieved by name across all namespaces".into(),
+        ));
+    }
     let r = &args.informer.resolve().await?;
+    // Whole objects with nothing for the store to select: straight from the server.
+    if args.output.prints_objects() && query.is_empty() && args.watch_for.is_none() {
+        return print_full_objects(args, r, None, out).await;
+    }
     match r.kind.built_in() {
         Some(ResourceKind::Pods) => get::<Pod>(args, query, r, out).await,
         Some(ResourceKind::Nodes) => get::<Node>(args, query, r, out).await,
@@ -101,7 +127,7 @@ pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandErro
     }
 }
 
-async fn get<T: TableRow + ToJson>(
+async fn get<T: TableRow>(
     args: &GetArgs,
     query: Query,
     resolved: &Resolved,
@@ -137,17 +163,40 @@ async fn get<T: TableRow + ToJson>(
         .map(|(key, _)| key)
         .collect();
     keys.sort();
+    let mut missing = Vec::new();
+    if !args.names.is_empty() {
+        let selected: HashSet<Key> = keys.into_iter().collect();
+        keys = Vec::new();
+        for name in &args.names {
+            let key: Key = match scope.namespace().filter(|_| kind.namespaced()) {
+                Some(ns) => format!("{ns}/{name}").into(),
+                None => name.as_str().into(),
+            };
+            match selected.contains(&key) {
+                true => keys.push(key),
+                false => missing.push(name.clone()),
+            }
+        }
+    }
     let objects: Vec<Arc<T>> = keys.iter().filter_map(|k| indexer.get_by_key(k)).collect();
     informer.shutdown().await;
 
-    if objects.is_empty() && matches!(args.output, OutputFormat::Table | OutputFormat::Wide) {
+    if args.output.prints_objects() {
+        print_full_objects(args, resolved, Some(keys.into_iter().collect()), out).await?;
+    } else if objects.is_empty()
+        && missing.is_empty()
+        && matches!(args.output, OutputFormat::Table | OutputFormat::Wide)
+    {
         match (&scope, kind.namespaced()) {
             (NamespaceScope::One(ns), true) => eprintln!("No resources found in {ns} namespace."),
             _ => eprintln!("No resources found"),
         }
     } else {
         let with_namespace = kind.namespaced() && scope == NamespaceScope::All;
-        print_objects(out, &objects, kind, args.output, with_namespace)?;
+        if !objects.is_empty() {
+            print_table(out, &objects, kind, args.output, with_namespace)?;
+        }
+        not_found(kind, &missing)?;
     }
     match stale {
         Some(CommandError::NotCurrent {
@@ -163,6 +212,112 @@ async fn get<T: TableRow + ToJson>(
         }),
         Some(other) => Err(other),
         None => Ok(()),
+    }
+}
+
+/// Says each missing name as kubectl does; an error if there was any.
+fn not_found(kind: &Kind, missing: &[String]) -> Result<(), CommandError> {
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let resource = match kind.group() {
+        "" => kind.plural().to_string(),
+        group => format!("{}.{group}", kind.plural()),
+    };
+    for name in missing {
+        eprintln!("Error from server (NotFound): {resource} {name:?} not found");
+    }
+    Err(CommandError::NotFound {
+        missing: missing.len(),
+    })
+}
+
+/// Prints the whole objects, read from the server: those named on the command line (one
+/// GET each), else a list with the command's selectors, of which only the `selected` keys
+/// when the store selected them. Secrets are masked.
+async fn print_full_objects(
+    args: &GetArgs,
+    resolved: &Resolved,
+    selected: Option<HashSet<Key>>,
+    out: &mut impl Write,
+) -> Result<(), CommandError> {
+    let kind = &resolved.kind;
+    let client = &resolved.cluster.client;
+    let scope = args.informer.cluster.scope(&resolved.cluster);
+    let namespace = scope.namespace().filter(|_| kind.namespaced());
+    let mut missing = Vec::new();
+    let mut objects = Vec::new();
+    if args.names.is_empty() {
+        let request = ListRequest {
+            kind,
+            namespace,
+            label_selector: args.informer.selector.as_deref(),
+            field_selector: args.informer.field_selector.as_deref(),
+        };
+        objects = fetch_all(client, &request).await?;
+        if let Some(selected) = &selected {
+            objects.retain(|o| selected.contains(&key_of(o)));
+        }
+    } else {
+        for name in &args.names {
+            if selected.as_ref().is_some_and(|s| {
+                let key: Key = match namespace {
+                    Some(ns) => format!("{ns}/{name}").into(),
+                    None => name.as_str().into(),
+                };
+                !s.contains(&key)
+            }) {
+                missing.push(name.clone());
+                continue;
+            }
+            match fetch_object(client, kind.clone(), namespace, name).await {
+                Ok(object) => objects.push(object),
+                Err(FetchError::NotFound { .. }) => missing.push(name.clone()),
+                Err(other) => return Err(other.into()),
+            }
+        }
+    }
+    if !args.show_managed_fields {
+        for object in &mut objects {
+            if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+                meta.remove("managedFields");
+            }
+        }
+    }
+    let masked: usize = objects
+        .iter_mut()
+        .filter(|o| is_secret(o))
+        .map(|o| usize::from(mask_secret(o) > 0))
+        .sum();
+    if masked > 0 {
+        eprintln!(
+            "kscope: the values of {masked} Secret(s) are masked: kscope never prints a \
+             Secret's values"
+        );
+    }
+    // kubectl prints one named object as itself, anything else as a List.
+    let printed = match (args.names.len(), objects.len()) {
+        (1, 1) => objects.pop(),
+        (_, 0) if !missing.is_empty() => None,
+        _ => Some(list_of(objects)),
+    };
+    if let Some(value) = printed {
+        write_object(out, &value, args.output)?;
+    }
+    not_found(kind, &missing)
+}
+
+/// The store's key of a listed object: `namespace/name`, or `name`.
+fn key_of(object: &Value) -> Key {
+    let meta = |field: &str| {
+        object
+            .pointer(&format!("/metadata/{field}"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    match meta("namespace") {
+        "" => meta("name").into(),
+        ns => format!("{ns}/{}", meta("name")).into(),
     }
 }
 
@@ -184,9 +339,11 @@ mod tests {
                 fifo: None,
                 initial_list: None,
             },
+            names: Vec::new(),
             index: index.iter().map(|s| s.to_string()).collect(),
             filter: filter.map(str::to_string),
             output: OutputFormat::Table,
+            show_managed_fields: false,
             watch_for: None,
             sync_timeout: Duration::from_secs(60),
             allow_stale: false,

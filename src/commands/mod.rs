@@ -4,6 +4,7 @@
 pub mod deltas;
 pub mod get;
 pub mod output;
+pub mod yaml;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,6 +55,10 @@ pub enum CommandError {
     Query(#[from] QueryError),
     #[error("{}", describe_reflector_error(.0))]
     Sync(Arc<ReflectorError>),
+    #[error(transparent)]
+    Fetch(#[from] crate::client::fetch::FetchError),
+    #[error("{missing} of the objects named were not found")]
+    NotFound { missing: usize },
     #[error("writing output: {0}")]
     Io(#[from] std::io::Error),
     #[error("{resource} did not sync within {}s{}", .waited.as_secs(), last_error_text(.last_error))]
