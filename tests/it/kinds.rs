@@ -33,7 +33,7 @@ const CLOCK_COLUMNS: [&str; 3] = ["AGE", "LAST SEEN", "DURATION"];
 
 /// A table as kubectl and `kscope get` print it: the header's columns, and each row cut at
 /// the header's column starts (cells may hold spaces: "LAST SEEN", event messages).
-fn parse_table(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
+pub(crate) fn parse_table(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let mut lines = text.lines();
     let header = lines.next().unwrap_or_default();
     let mut starts = Vec::new();
@@ -68,7 +68,7 @@ fn parse_table(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
 }
 
 /// The rows with clock cells blanked (kept non-empty checks), sorted.
-fn comparable(names: &[String], rows: &[Vec<String>]) -> Vec<Vec<String>> {
+pub(crate) fn comparable(names: &[String], rows: &[Vec<String>]) -> Vec<Vec<String>> {
     let mut rows: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
