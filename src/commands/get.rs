@@ -19,7 +19,7 @@ use crate::resources::{
     Deployment, GenericObject, Kind, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
 
-use super::output::{OutputFormat, list_of, print_table, write_object};
+use super::output::{OutputFormat, TableShape, list_of, print_table, write_object};
 use super::{
     CommandError, InformerArgs, Resolved, check_current, start_informer, wait_for_sync_reporting,
 };
@@ -111,28 +111,133 @@ pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandErro
             "a resource cannot be retrieved by name across all namespaces".into(),
         ));
     }
-    let r = &args.informer.resolve().await?;
-    // Whole objects with nothing for the store to select: straight from the server.
+    let kinds = args.informer.resolve_all().await?;
+    if !args.names.is_empty() && kinds.several {
+        return Err(CommandError::Usage(
+            "NAME arguments need exactly one resource type (not a list or a category)".into(),
+        ));
+    }
+    let mut parts: Vec<(&Resolved, Part)> = Vec::with_capacity(kinds.resolved.len());
+    let mut failed = 0;
+    for resolved in &kinds.resolved {
+        match part(args, &query, resolved, kinds.several).await {
+            Ok(part) => parts.push((resolved, part)),
+            // Of several kinds, one that cannot be read is said and the others printed.
+            Err(err) if kinds.several => {
+                eprintln!("error: {}: {err}", resolved.kind);
+                failed += 1;
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    if args.output.prints_objects() {
+        let mut objects: Vec<Value> = parts
+            .iter_mut()
+            .flat_map(|(_, p)| std::mem::take(&mut p.objects))
+            .collect();
+        let missing = parts.iter().any(|(_, p)| !p.missing.is_empty());
+        // kubectl prints one named object as itself, anything else as a List.
+        let printed = match (args.names.len(), objects.len()) {
+            (1, 1) => objects.pop(),
+            (_, 0) if missing => None,
+            _ => Some(list_of(objects)),
+        };
+        if let Some(value) = printed {
+            write_object(out, &value, args.output)?;
+        }
+    } else {
+        // Tables one after another with a blank line between, as `kubectl get all`.
+        let separator: &[u8] = match args.output {
+            OutputFormat::Name => b"",
+            _ => b"\n",
+        };
+        let mut first = true;
+        for (_, part) in parts.iter().filter(|(_, p)| !p.text.is_empty()) {
+            if !first {
+                out.write_all(separator)?;
+            }
+            out.write_all(&part.text)?;
+            first = false;
+        }
+        let missing = parts.iter().any(|(_, p)| !p.missing.is_empty());
+        if first && !missing && failed == 0 && args.output != OutputFormat::Name {
+            let scope = kinds
+                .resolved
+                .first()
+                .map(|r| args.informer.cluster.scope(&r.cluster));
+            let namespaced = kinds.resolved.iter().any(|r| r.kind.namespaced());
+            match scope {
+                Some(NamespaceScope::One(ns)) if namespaced => {
+                    eprintln!("No resources found in {ns} namespace.")
+                }
+                _ => eprintln!("No resources found"),
+            }
+        }
+    }
+    for (resolved, part) in &parts {
+        not_found(&resolved.kind, &part.missing)?;
+    }
+    if failed > 0 {
+        return Err(CommandError::SomeKindsFailed { failed });
+    }
+    match parts.into_iter().find_map(|(_, p)| p.stale) {
+        Some(CommandError::NotCurrent {
+            resource,
+            state,
+            last_error,
+            ..
+        }) => Err(CommandError::NotCurrent {
+            resource,
+            state,
+            last_error,
+            printed: true,
+        }),
+        Some(other) => Err(other),
+        None => Ok(()),
+    }
+}
+
+/// One kind's share of the output.
+#[derive(Default)]
+struct Part {
+    /// Its table or `-o name` lines; nothing when no object matched.
+    text: Vec<u8>,
+    /// Its whole objects, for `-o json|yaml`.
+    objects: Vec<Value>,
+    /// Names asked for that are not there.
+    missing: Vec<String>,
+    /// Why the store was not current after --watch-for, when --allow-stale printed it.
+    stale: Option<CommandError>,
+}
+
+/// Reads one kind: whole objects straight from the server when the store has nothing to
+/// select, else through an informer's store. `several` names rows `kind.group/name`.
+async fn part(
+    args: &GetArgs,
+    query: &Query,
+    r: &Resolved,
+    several: bool,
+) -> Result<Part, CommandError> {
     if args.output.prints_objects() && query.is_empty() && args.watch_for.is_none() {
-        return print_full_objects(args, r, None, out).await;
+        return full_objects(args, r, None).await;
     }
     match r.kind.built_in() {
-        Some(ResourceKind::Pods) => get::<Pod>(args, query, r, out).await,
-        Some(ResourceKind::Nodes) => get::<Node>(args, query, r, out).await,
-        Some(ResourceKind::Namespaces) => get::<Namespace>(args, query, r, out).await,
-        Some(ResourceKind::Deployments) => get::<Deployment>(args, query, r, out).await,
-        Some(ResourceKind::ReplicaSets) => get::<ReplicaSet>(args, query, r, out).await,
-        Some(ResourceKind::Secrets) => get::<Secret>(args, query, r, out).await,
-        None => get::<GenericObject>(args, query, r, out).await,
+        Some(ResourceKind::Pods) => get::<Pod>(args, query, r, several).await,
+        Some(ResourceKind::Nodes) => get::<Node>(args, query, r, several).await,
+        Some(ResourceKind::Namespaces) => get::<Namespace>(args, query, r, several).await,
+        Some(ResourceKind::Deployments) => get::<Deployment>(args, query, r, several).await,
+        Some(ResourceKind::ReplicaSets) => get::<ReplicaSet>(args, query, r, several).await,
+        Some(ResourceKind::Secrets) => get::<Secret>(args, query, r, several).await,
+        None => get::<GenericObject>(args, query, r, several).await,
     }
 }
 
 async fn get<T: TableRow>(
     args: &GetArgs,
-    query: Query,
+    query: &Query,
     resolved: &Resolved,
-    out: &mut impl Write,
-) -> Result<(), CommandError> {
+    several: bool,
+) -> Result<Part, CommandError> {
     let kind = &resolved.kind;
     let (informer, scope) = start_informer::<T>(&args.informer, resolved, None).await?;
     let resource = &kind.to_string();
@@ -182,37 +287,25 @@ async fn get<T: TableRow>(
     informer.shutdown().await;
 
     if args.output.prints_objects() {
-        print_full_objects(args, resolved, Some(keys.into_iter().collect()), out).await?;
-    } else if objects.is_empty()
-        && missing.is_empty()
-        && matches!(args.output, OutputFormat::Table | OutputFormat::Wide)
-    {
-        match (&scope, kind.namespaced()) {
-            (NamespaceScope::One(ns), true) => eprintln!("No resources found in {ns} namespace."),
-            _ => eprintln!("No resources found"),
-        }
-    } else {
+        let mut part = full_objects(args, resolved, Some(keys.into_iter().collect())).await?;
+        part.stale = stale;
+        return Ok(part);
+    }
+    let mut text = Vec::new();
+    if !objects.is_empty() {
         let with_namespace = kind.namespaced() && scope == NamespaceScope::All;
-        if !objects.is_empty() {
-            print_table(out, &objects, kind, args.output, with_namespace)?;
-        }
-        not_found(kind, &missing)?;
+        let shape = TableShape {
+            with_namespace,
+            with_kind: several,
+        };
+        print_table(&mut text, &objects, kind, args.output, shape)?;
     }
-    match stale {
-        Some(CommandError::NotCurrent {
-            resource,
-            state,
-            last_error,
-            ..
-        }) => Err(CommandError::NotCurrent {
-            resource,
-            state,
-            last_error,
-            printed: true,
-        }),
-        Some(other) => Err(other),
-        None => Ok(()),
-    }
+    Ok(Part {
+        text,
+        objects: Vec::new(),
+        missing,
+        stale,
+    })
 }
 
 /// Says each missing name as kubectl does; an error if there was any.
@@ -232,15 +325,15 @@ fn not_found(kind: &Kind, missing: &[String]) -> Result<(), CommandError> {
     })
 }
 
-/// Prints the whole objects, read from the server: those named on the command line (one
-/// GET each), else a list with the command's selectors, of which only the `selected` keys
-/// when the store selected them. Secrets are masked.
-async fn print_full_objects(
+/// The whole objects, read from the server: those named on the command line (one GET
+/// each), else a list with the command's selectors, of which only the `selected` keys when
+/// the store selected them. Secrets are masked (and said so), managed fields left out
+/// unless asked for.
+async fn full_objects(
     args: &GetArgs,
     resolved: &Resolved,
     selected: Option<HashSet<Key>>,
-    out: &mut impl Write,
-) -> Result<(), CommandError> {
+) -> Result<Part, CommandError> {
     let kind = &resolved.kind;
     let client = &resolved.cluster.client;
     let scope = args.informer.cluster.scope(&resolved.cluster);
@@ -295,16 +388,11 @@ async fn print_full_objects(
              Secret's values"
         );
     }
-    // kubectl prints one named object as itself, anything else as a List.
-    let printed = match (args.names.len(), objects.len()) {
-        (1, 1) => objects.pop(),
-        (_, 0) if !missing.is_empty() => None,
-        _ => Some(list_of(objects)),
-    };
-    if let Some(value) = printed {
-        write_object(out, &value, args.output)?;
-    }
-    not_found(kind, &missing)
+    Ok(Part {
+        objects,
+        missing,
+        ..Part::default()
+    })
 }
 
 /// The store's key of a listed object: `namespace/name`, or `name`.

@@ -57,6 +57,8 @@ pub enum CommandError {
     Sync(Arc<ReflectorError>),
     #[error(transparent)]
     Fetch(#[from] crate::client::fetch::FetchError),
+    #[error("{failed} of the resource types could not be read")]
+    SomeKindsFailed { failed: usize },
     #[error("{missing} of the objects named were not found")]
     NotFound { missing: usize },
     #[error("writing output: {0}")]
@@ -318,6 +320,70 @@ impl InformerArgs {
             kind,
         })
     }
+
+    /// As [`InformerArgs::resolve`], for what `kscope get` takes: one resource, several
+    /// separated by commas (`pods,svc`), or a category (`all`) expanded to its resources in
+    /// discovery order as kubectl expands it; each kind once. `several` is whether more than
+    /// one was asked for (kubectl then names each row `kind.group/name`).
+    pub async fn resolve_all(&self) -> Result<ResolvedKinds, CommandError> {
+        let names: Vec<&str> = self
+            .resource
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .collect();
+        if names.is_empty() {
+            return Err(CommandError::Usage(
+                "name a resource type, e.g. pods, svc, all".into(),
+            ));
+        }
+        let config = Config::load(self.config.as_deref())?;
+        let cluster = self.cluster.connect().await?;
+        let mut discovery: Option<Discovery> = None;
+        let mut kinds: Vec<Kind> = Vec::new();
+        let mut several = names.len() > 1;
+        for name in names {
+            if let Ok(kind) = name.parse::<ResourceKind>() {
+                kinds.push(Kind::BuiltIn(kind));
+                continue;
+            }
+            let discovered = match &mut discovery {
+                Some(d) => d,
+                None => discovery.insert(Discovery::run(&cluster.client).await?),
+            };
+            let category = discovered.category(name);
+            if category.is_empty() {
+                kinds.push(discovered.resolve(name)?);
+            } else {
+                several = true;
+                kinds.extend(category.into_iter().map(|r| Kind::of(r.clone())));
+            }
+        }
+        let mut unique: Vec<Kind> = Vec::with_capacity(kinds.len());
+        for kind in kinds {
+            if !unique.contains(&kind) {
+                unique.push(kind);
+            }
+        }
+        Ok(ResolvedKinds {
+            resolved: unique
+                .into_iter()
+                .map(|kind| Resolved {
+                    config: config.clone(),
+                    cluster: cluster.clone(),
+                    kind,
+                })
+                .collect(),
+            several,
+        })
+    }
+}
+
+/// What [`InformerArgs::resolve_all`] resolved: each kind, and whether several were asked
+/// for.
+pub struct ResolvedKinds {
+    pub resolved: Vec<Resolved>,
+    pub several: bool,
 }
 
 /// What `get` and `deltas` start from: the configuration, the cluster, the kind.

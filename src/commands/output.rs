@@ -187,18 +187,27 @@ pub fn write_table(out: &mut impl Write, headers: &[&str], rows: &[Vec<String>])
     Ok(())
 }
 
+/// How a table is laid out beyond its kind's columns.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TableShape {
+    /// kubectl's NAMESPACE column first.
+    pub with_namespace: bool,
+    /// Names as `kind.group/name`, as kubectl shows them when several kinds were asked for.
+    pub with_kind: bool,
+}
+
 /// Prints `objects` of `kind` as a table or names (whole objects are printed by
-/// [`write_object`]). `with_namespace` adds kubectl's NAMESPACE column.
+/// [`write_object`]).
 pub fn print_table<T: TableRow>(
     out: &mut impl Write,
     objects: &[std::sync::Arc<T>],
     kind: &Kind,
     format: OutputFormat,
-    with_namespace: bool,
+    shape: TableShape,
 ) -> io::Result<()> {
+    let prefix = kind.name_prefix();
     match format {
         OutputFormat::Name => {
-            let prefix = kind.name_prefix();
             for obj in objects {
                 writeln!(out, "{prefix}/{}", obj.name())?;
             }
@@ -209,8 +218,11 @@ pub fn print_table<T: TableRow>(
             let now = Timestamp::now();
             let columns = T::columns(kind);
             let shown: Vec<bool> = columns.iter().map(|c| wide || !c.wide).collect();
+            let name_column = columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case("name"));
             let mut headers: Vec<&str> = Vec::new();
-            if with_namespace {
+            if shape.with_namespace {
                 headers.push("NAMESPACE");
             }
             headers.extend(
@@ -224,11 +236,17 @@ pub fn print_table<T: TableRow>(
                 .iter()
                 .map(|obj| {
                     let mut row = Vec::with_capacity(headers.len());
-                    if with_namespace {
+                    if shape.with_namespace {
                         row.push(obj.namespace().unwrap_or_default().to_string());
                     }
+                    let mut cells = obj.cells(&columns, now);
+                    if shape.with_kind
+                        && let Some(cell) = name_column.and_then(|i| cells.get_mut(i))
+                    {
+                        *cell = format!("{prefix}/{cell}");
+                    }
                     row.extend(
-                        obj.cells(&columns, now)
+                        cells
                             .into_iter()
                             .zip(&shown)
                             .filter(|(_, s)| **s)

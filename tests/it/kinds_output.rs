@@ -245,3 +245,63 @@ async fn secrets_print_as_kubectl_prints_them_with_every_value_masked() {
             .is_err()
     );
 }
+
+/// The tables of a `get all`, split at the blank lines between them.
+fn tables(text: &str) -> Vec<String> {
+    text.split("\n\n")
+        .map(|t| format!("{}\n", t.trim_end()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_all_prints_every_kind_of_the_category_as_kubectl_does() {
+    let Some(fx) = still_sim("output-all").await else {
+        return;
+    };
+    let want = fx.ok(&["get", "all", "-A"]).await;
+    let (ok, got, err) = run(&fx, &["get", "all", "-A"]).await;
+    assert!(ok, "{err}");
+    let (want_tables, got_tables) = (tables(&want), tables(&got));
+    assert!(want_tables.len() > 5, "the sim serves many kinds in `all`");
+    assert_eq!(got_tables.len(), want_tables.len(), "{got}");
+    for (got, want) in got_tables.iter().zip(&want_tables) {
+        let (want_names, want_rows) = parse_table(want);
+        let (got_names, got_rows) = parse_table(got);
+        assert_eq!(got_names, want_names, "{got}\nkubectl:\n{want}");
+        // kscope's pod projection adds the last restart's age to RESTARTS (`32 (12d ago)`),
+        // as the API server does; the sim prints the count alone.
+        let restarts = |names: &[String], rows: Vec<Vec<String>>| -> Vec<Vec<String>> {
+            let at = names.iter().position(|n| n == "RESTARTS");
+            rows.into_iter()
+                .map(|mut row| {
+                    if let Some(cell) = at.and_then(|i| row.get_mut(i)) {
+                        *cell = cell.split(" (").next().unwrap_or_default().to_string();
+                    }
+                    row
+                })
+                .collect()
+        };
+        let got_rows = restarts(&got_names, got_rows);
+        assert_eq!(
+            comparable(&got_names, &got_rows),
+            comparable(&want_names, &want_rows),
+            "{got}\nkubectl:\n{want}"
+        );
+    }
+    // Names and whole objects across the category, and a namespace with one kind in it.
+    for args in [
+        vec!["get", "all", "-A", "-o", "name"],
+        vec!["get", "all", "-n", "default"],
+        vec!["get", "all", "-n", "kube-system", "-o", "json"],
+        vec!["get", "all", "-n", "kube-system", "-o", "yaml"],
+        vec!["get", "svc,deploy", "-A", "-o", "name"],
+    ] {
+        let want = fx.ok(&args).await;
+        let (ok, got, err) = run(&fx, &args).await;
+        assert!(ok, "{args:?}: {err}");
+        assert!(got == want, "{args:?}:\n{}", first_difference(&want, &got));
+    }
+    let (ok, got, err) = run(&fx, &["get", "all", "-n", "nothing-here"]).await;
+    assert!(ok && got.is_empty(), "{got}");
+    assert!(err.contains("No resources found in nothing-here namespace."));
+}
