@@ -332,7 +332,9 @@ async fn the_tui_lists_any_kind_and_follows_crds_as_they_come_and_go() {
     assert_eq!(app.current().kind.plural(), "gadgets");
     wait_rows(&mut app, "gadgets again", |_, w| w.total == 1).await;
 
-    // Deleted while its table is open: the header says so.
+    // Deleted while its table is open: the header says so, and its informer stops (its
+    // Reflector ends, closing its status) instead of retrying.
+    let status = app.table().status();
     fx.ok(&["delete", "crd", "gadgets.example.com"]).await;
     wait_rows(&mut app, "the CRD's deletion", |app, _| {
         app.header()
@@ -343,6 +345,31 @@ async fn the_tui_lists_any_kind_and_follows_crds_as_they_come_and_go() {
     .await;
     let text = screen(&mut app);
     assert!(text.contains("no longer served"), "{text}");
+    assert!(text.contains("(gone)") && text.contains("STALE"), "{text}");
+    let mut status = status;
+    let stopped = tokio::time::timeout(Duration::from_secs(10), async {
+        while status.changed().await.is_ok() {}
+    })
+    .await;
+    assert!(stopped.is_ok(), "the gone kind's Reflector stops");
+    // Back again: the same command starts a fresh informer on it.
+    fx.ok(&["apply", "-f", &crd]).await;
+    fx.ok(&["create", "-f", &fx.file("gadget.yaml", GADGET)])
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while catalog.current().resolve("gadgets").is_err() {
+        assert!(Instant::now() < deadline, "gadgets never discovered again");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    run_command(&mut app, "gd -A");
+    assert_eq!(app.current().kind.plural(), "gadgets");
+    wait_rows(&mut app, "gadgets back", |app, w| {
+        w.total == 1 && app.header().listed && app.header().error.is_none()
+    })
+    .await;
+    assert!(app.table().status().has_changed().is_ok(), "watching again");
+    let text = screen(&mut app);
+    assert!(!text.contains("(gone)") && text.contains("g1"), "{text}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
