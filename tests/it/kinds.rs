@@ -756,3 +756,60 @@ async fn events_sort_by_last_seen_with_a_stable_tie_break_and_warnings_stand_out
     assert_eq!(window.rows[3].cells[0], "10m");
     sim.shutdown().await;
 }
+
+/// A CronJob's LAST SCHEDULE ages on screen like AGE (the server printed it when the list
+/// was read), while a Job's DURATION stays what the server printed: the rows captured as
+/// of two days later say so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn times_since_age_on_screen_and_durations_do_not() {
+    use kscope::resources::Timestamp;
+    use kscope::ui::layout::Scroll;
+
+    let mut config = SimConfig::with_size(10, 2, 2);
+    config.controllers = false;
+    let sim = Sim::start(config).await.expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let catalog = Catalog::new(Discovery::run(&cluster.client).await.expect("discovers"));
+    let pods = ViewSpec::new(kscope::resources::ResourceKind::Pods, NamespaceScope::All);
+    let mut app = start_app(cluster, catalog, pods);
+    wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
+    let two_days = |now: Timestamp| Timestamp::from_seconds(now.seconds() + 2 * 86_400);
+    let column = |app: &App, name: &str| {
+        app.table()
+            .columns()
+            .iter()
+            .position(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no {name} column"))
+    };
+    for (command, aging, fixed) in [
+        ("cj -A", "LAST SCHEDULE", None),
+        ("job -A", "AGE", Some("DURATION")),
+    ] {
+        run_command(&mut app, command);
+        let window = wait_rows(&mut app, command, |_, w| w.total > 0).await;
+        let now = Timestamp::now();
+        let later = app
+            .table()
+            .capture(&mut Scroll::default(), 50, two_days(now));
+        let at = column(&app, aging);
+        for (row, aged) in window.rows.iter().zip(&later.rows) {
+            assert_eq!(row.key, aged.key);
+            let (before, after) = (&row.cells[at], &aged.cells[at]);
+            let days = |cell: &str| cell.trim_end_matches('d').parse::<i64>().ok();
+            assert_eq!(
+                days(after),
+                days(before).map(|d| d + 2),
+                "{aging} of {}: {before} then {after}",
+                row.key
+            );
+        }
+        if let Some(fixed) = fixed {
+            let at = column(&app, fixed);
+            for (row, aged) in window.rows.iter().zip(&later.rows) {
+                assert_eq!(row.cells[at], aged.cells[at], "{fixed} stays");
+            }
+        }
+    }
+    sim.shutdown().await;
+}
