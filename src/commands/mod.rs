@@ -3,6 +3,7 @@
 
 pub mod deltas;
 pub mod get;
+pub mod go_numbers;
 pub mod output;
 pub mod yaml;
 

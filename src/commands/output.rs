@@ -95,7 +95,7 @@ impl serde_json::ser::Formatter for GoJsonFormatter {
     ) -> io::Result<()> {
         let mut rest = fragment;
         while let Some(at) = rest.find(['<', '>', '&', '\u{2028}', '\u{2029}']) {
-            writer.write_all(rest[..at].as_bytes())?;
+            writer.write_all(&rest.as_bytes()[..at])?;
             let c = rest[at..].chars().next().unwrap_or('&');
             write!(writer, "\\u{:04x}", c as u32)?;
             rest = &rest[at + c.len_utf8()..];
@@ -104,7 +104,7 @@ impl serde_json::ser::Formatter for GoJsonFormatter {
     }
 
     fn write_f64<W: ?Sized + Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
-        writer.write_all(go_json_float(value).as_bytes())
+        writer.write_all(super::go_numbers::go_json_float(value).as_bytes())
     }
 
     fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
@@ -134,33 +134,6 @@ impl serde_json::ser::Formatter for GoJsonFormatter {
     fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
         self.pretty.end_object_value(w)
     }
-}
-
-/// A float as Go's encoding/json writes it: plain digits between 1e-6 and 1e21, otherwise
-/// an exponent without a leading zero (`1e-7`, `1e+21`).
-pub(super) fn go_json_float(f: f64) -> String {
-    let magnitude = f.abs();
-    if magnitude != 0.0 && !(1e-6..1e21).contains(&magnitude) {
-        let text = go_exponent(&format!("{f:e}"));
-        match text.split_once("e-0") {
-            Some((mantissa, digit)) => format!("{mantissa}e-{digit}"),
-            None => text,
-        }
-    } else {
-        format!("{f}")
-    }
-}
-
-/// Rust's `1.5e-7` as Go's `%e` writes it: a sign and at least two exponent digits.
-pub(super) fn go_exponent(rust: &str) -> String {
-    let Some((mantissa, exponent)) = rust.split_once('e') else {
-        return rust.to_string();
-    };
-    let (sign, digits) = match exponent.strip_prefix('-') {
-        Some(d) => ('-', d),
-        None => ('+', exponent),
-    };
-    format!("{mantissa}e{sign}{digits:0>2}")
 }
 
 /// Prints rows under headers, columns padded like kubectl's tabwriter (3 spaces apart).

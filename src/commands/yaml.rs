@@ -720,7 +720,7 @@ fn valid_time(time: &str, zoned: bool) -> bool {
 /// A float as kubectl's YAML shows it: Go's JSON text of the float read back by go-yaml,
 /// so an integral value is an integer and any other is Go's shortest `%g`.
 fn yaml_float(f: f64) -> String {
-    let json = super::output::go_json_float(f);
+    let json = super::go_numbers::go_json_float(f);
     if !json.contains(['.', 'e', 'E']) {
         return json;
     }
@@ -736,7 +736,7 @@ fn yaml_float(f: f64) -> String {
         .and_then(|(_, e)| e.parse().ok())
         .unwrap_or(0);
     if !(-4..6).contains(&exponent) {
-        super::output::go_exponent(&exponent_form)
+        super::go_numbers::go_exponent(&exponent_form)
     } else {
         format!("{f}")
     }

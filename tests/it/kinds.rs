@@ -297,15 +297,7 @@ async fn the_tui_lists_any_kind_and_follows_crds_as_they_come_and_go() {
         "{:?}",
         app.state().command.error
     );
-    let crd = fx.file("crd.yaml", GADGET_CRD);
-    fx.ok(&["apply", "-f", &crd]).await;
-    fx.ok(&["create", "-f", &fx.file("gadget.yaml", GADGET)])
-        .await;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while catalog.current().resolve("gadgets").is_err() {
-        assert!(Instant::now() < deadline, "gadgets never discovered");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    create_gadgets(&fx, &catalog).await;
     run_command(&mut app, "gd -A");
     assert_eq!(app.current().kind.plural(), "gadgets");
     wait_rows(&mut app, "gadgets", |_, w| w.total == 1).await;
@@ -353,14 +345,7 @@ async fn the_tui_lists_any_kind_and_follows_crds_as_they_come_and_go() {
     .await;
     assert!(stopped.is_ok(), "the gone kind's Reflector stops");
     // Back again: the same command starts a fresh informer on it.
-    fx.ok(&["apply", "-f", &crd]).await;
-    fx.ok(&["create", "-f", &fx.file("gadget.yaml", GADGET)])
-        .await;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while catalog.current().resolve("gadgets").is_err() {
-        assert!(Instant::now() < deadline, "gadgets never discovered again");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    create_gadgets(&fx, &catalog).await;
     run_command(&mut app, "gd -A");
     assert_eq!(app.current().kind.plural(), "gadgets");
     wait_rows(&mut app, "gadgets back", |app, w| {
@@ -370,6 +355,19 @@ async fn the_tui_lists_any_kind_and_follows_crds_as_they_come_and_go() {
     assert!(app.table().status().has_changed().is_ok(), "watching again");
     let text = screen(&mut app);
     assert!(!text.contains("(gone)") && text.contains("g1"), "{text}");
+}
+
+/// Creates the Gadget CRD and one Gadget with kubectl; returns once the catalog serves them.
+async fn create_gadgets(fx: &Kubectl, catalog: &Catalog) {
+    fx.ok(&["apply", "-f", &fx.file("crd.yaml", GADGET_CRD)])
+        .await;
+    fx.ok(&["create", "-f", &fx.file("gadget.yaml", GADGET)])
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while catalog.current().resolve("gadgets").is_err() {
+        assert!(Instant::now() < deadline, "gadgets never discovered");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
