@@ -157,6 +157,7 @@ pub async fn fetch_all(
     let base = kind.list_path(request.namespace.filter(|_| kind.namespaced()));
     let mut items = Vec::new();
     let mut continue_token: Option<String> = None;
+    let mut restarts = LIST_RESTARTS;
     loop {
         let mut query = form_urlencoded::Serializer::new(String::new());
         query.append_pair("limit", &PAGE_SIZE.to_string());
@@ -169,8 +170,18 @@ pub async fn fetch_all(
         if let Some(token) = &continue_token {
             query.append_pair("continue", token);
         }
-        let mut page =
-            fetch_path(client, format!("{base}?{}", query.finish()), what.clone()).await?;
+        let uri = format!("{base}?{}", query.finish());
+        let mut page = match fetch_retrying(client, uri, &what).await {
+            Ok(page) => page,
+            // The continue token expired mid-list: read the list again from its start.
+            Err(FetchError::Api { code: 410, .. }) if continue_token.is_some() && restarts > 0 => {
+                restarts -= 1;
+                items.clear();
+                continue_token = None;
+                continue;
+            }
+            Err(err) => return Err(err),
+        };
         let (api_version, item_kind) = list_item_type(&page, kind);
         if let Some(Value::Array(page_items)) = page.get_mut("items").map(Value::take) {
             for mut item in page_items {
@@ -198,6 +209,36 @@ pub async fn fetch_all(
             .map(str::to_string);
         if continue_token.is_none() {
             return Ok(items);
+        }
+    }
+}
+
+/// How many times [`fetch_all`] reads a list again when its continue token expires.
+const LIST_RESTARTS: u32 = 3;
+
+/// How many times a page is asked for again after a 429 or a 5xx, and the first wait (it
+/// doubles each time): about six seconds in all at most.
+const PAGE_RETRIES: u32 = 5;
+const FIRST_RETRY_WAIT: Duration = Duration::from_millis(200);
+
+/// One page, asked for again after a 429 (throttled) or a 5xx, as client-go retries them.
+async fn fetch_retrying(
+    client: &kube::Client,
+    uri: String,
+    what: &str,
+) -> Result<Value, FetchError> {
+    let mut wait = FIRST_RETRY_WAIT;
+    let mut attempt = 0;
+    loop {
+        match fetch_path(client, uri.clone(), what.to_string()).await {
+            Err(FetchError::Api { code, .. })
+                if (code == 429 || code >= 500) && attempt < PAGE_RETRIES =>
+            {
+                attempt += 1;
+                tokio::time::sleep(wait).await;
+                wait *= 2;
+            }
+            other => return other,
         }
     }
 }

@@ -287,7 +287,9 @@ async fn get<T: TableRow>(
     informer.shutdown().await;
 
     if args.output.prints_objects() {
-        let mut part = full_objects(args, resolved, Some(keys.into_iter().collect())).await?;
+        // Only a query has the store select; else the server's list is the answer.
+        let selected = (!query.is_empty()).then(|| keys.into_iter().collect());
+        let mut part = full_objects(args, resolved, selected).await?;
         part.stale = stale;
         return Ok(part);
     }
