@@ -7,7 +7,7 @@
 //! strings.
 //!
 //! Not reproduced: what go-yaml's own parse of the JSON does to a raw U+0085 (NEL) or
-//! U+FEFF inside a string, and keys longer than 128 characters (written `? key`).
+//! U+FEFF inside a string.
 
 use std::cmp::Ordering;
 
@@ -106,8 +106,16 @@ impl Emitter {
                 entries.sort_by(|a, b| natural_order(a.0, b.0));
                 for (key, value) in entries {
                     self.write_indent(indent);
-                    self.string(key, indent + BEST_INDENT, true);
-                    self.write_indicator(":", false, false, false);
+                    if is_simple_key(key) {
+                        self.string(key, indent + BEST_INDENT, true);
+                        self.write_indicator(":", false, false, false);
+                    } else {
+                        // `? key` then `: value` on a line of its own.
+                        self.write_indicator("?", true, false, true);
+                        self.string(key, indent + BEST_INDENT, false);
+                        self.write_indent(indent);
+                        self.write_indicator(":", true, false, true);
+                    }
                     self.node(value, Some(indent), Context::MappingValue);
                 }
             }
@@ -370,6 +378,11 @@ impl Emitter {
             self.column = 0;
         }
     }
+}
+
+/// Whether libyaml writes `key` as a simple key (`key: value`): one line, at most 128 bytes.
+fn is_simple_key(key: &str) -> bool {
+    key.len() <= 128 && !key.chars().any(is_break)
 }
 
 fn is_break(c: char) -> bool {
@@ -793,6 +806,16 @@ mod tests {
              thirteen fourteen\n    fifteen sixteen seventeen\n  quoted: '''one two three \
              four five six seven eight nine ten eleven twelve thirteen\n    fourteen fifteen \
              sixteen seventeen'\n"
+        );
+    }
+
+    #[test]
+    fn keys_past_128_bytes_are_complex_keys() {
+        let long = "k".repeat(130);
+        let value = json!({"data": {long.clone(): "value", "short": "x"}});
+        assert_eq!(
+            to_yaml(&value),
+            format!("data:\n  ? {long}\n  : value\n  short: x\n")
         );
     }
 
