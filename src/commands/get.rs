@@ -19,6 +19,7 @@ use crate::resources::{
     Deployment, GenericObject, Kind, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
 
+use super::custom_columns::{GetOutput, print_selected};
 use super::output::{OutputFormat, TableShape, list_of, print_table, write_object};
 use super::{
     CommandError, InformerArgs, Resolved, check_current, start_informer, wait_for_sync_reporting,
@@ -55,9 +56,10 @@ pub struct GetArgs {
     /// intersect.
     #[arg(long = "index", value_name = "NAME=VALUE")]
     pub index: Vec<String>,
-    /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value = "table")]
-    pub output: OutputFormat,
+    /// Output format: table, wide, name, json, yaml, custom-columns=HEADER:JSONPATH,... or
+    /// custom-columns-file=FILE (read from the server's whole objects, as kubectl).
+    #[arg(short = 'o', long, default_value = "table", value_parser = GetOutput::parse)]
+    pub output: GetOutput,
     /// Keep `metadata.managedFields` in `-o json|yaml` (left out by default, as kubectl
     /// leaves them out).
     #[arg(long)]
@@ -130,7 +132,7 @@ pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandErro
             Err(err) => return Err(err),
         }
     }
-    if args.output.prints_objects() {
+    if args.output.format.prints_objects() {
         let mut objects: Vec<Value> = parts
             .iter_mut()
             .flat_map(|(_, p)| std::mem::take(&mut p.objects))
@@ -143,11 +145,11 @@ pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandErro
             _ => Some(list_of(objects)),
         };
         if let Some(value) = printed {
-            write_object(out, &value, args.output)?;
+            write_object(out, &value, args.output.format)?;
         }
     } else {
         // Tables one after another with a blank line between, as `kubectl get all`.
-        let separator: &[u8] = match args.output {
+        let separator: &[u8] = match args.output.format {
             OutputFormat::Name => b"",
             _ => b"\n",
         };
@@ -160,7 +162,8 @@ pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandErro
             first = false;
         }
         let missing = parts.iter().any(|(_, p)| !p.missing.is_empty());
-        if first && !missing && failed == 0 && args.output != OutputFormat::Name {
+        let headed = args.output.columns.is_some();
+        if first && !missing && failed == 0 && !headed && args.output.format != OutputFormat::Name {
             let scope = kinds
                 .resolved
                 .first()
@@ -218,7 +221,7 @@ async fn part(
     r: &Resolved,
     several: bool,
 ) -> Result<Part, CommandError> {
-    if args.output.prints_objects() && query.is_empty() && args.watch_for.is_none() {
+    if args.output.format.prints_objects() && query.is_empty() && args.watch_for.is_none() {
         return full_objects(args, r, None).await;
     }
     match r.kind.built_in() {
@@ -286,7 +289,7 @@ async fn get<T: TableRow>(
     let objects: Vec<Arc<T>> = keys.iter().filter_map(|k| indexer.get_by_key(k)).collect();
     informer.shutdown().await;
 
-    if args.output.prints_objects() {
+    if args.output.format.prints_objects() {
         // Only a query has the store select; else the server's list is the answer.
         let selected = (!query.is_empty()).then(|| keys.into_iter().collect());
         let mut part = full_objects(args, resolved, selected).await?;
@@ -294,13 +297,19 @@ async fn get<T: TableRow>(
         return Ok(part);
     }
     let mut text = Vec::new();
-    if !objects.is_empty() {
+    // Custom columns print their header even over nothing, as kubectl's printer does.
+    if let Some(columns) = &args.output.columns {
+        let i = &args.informer;
+        let selectors = (i.selector.as_deref(), i.field_selector.as_deref());
+        let client = &resolved.cluster.client;
+        print_selected(&mut text, columns, client, (kind, &scope), selectors, &keys).await?;
+    } else if !objects.is_empty() {
         let with_namespace = kind.namespaced() && scope == NamespaceScope::All;
         let shape = TableShape {
             with_namespace,
             with_kind: several,
         };
-        print_table(&mut text, &objects, kind, args.output, shape)?;
+        print_table(&mut text, &objects, kind, args.output.format, shape)?;
     }
     Ok(Part {
         text,
@@ -432,7 +441,7 @@ mod tests {
             names: Vec::new(),
             index: index.iter().map(|s| s.to_string()).collect(),
             filter: filter.map(str::to_string),
-            output: OutputFormat::Table,
+            output: GetOutput::parse("table").unwrap(),
             show_managed_fields: false,
             watch_for: None,
             sync_timeout: Duration::from_secs(60),

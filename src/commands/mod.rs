@@ -1,6 +1,7 @@
 //! The non-interactive commands (`kscope get`, `kscope deltas`): start an informer on the
 //! cluster, wait for it to sync, print. Shared set-up lives here.
 
+pub mod custom_columns;
 pub mod deltas;
 pub mod get;
 pub mod go_numbers;
@@ -16,7 +17,9 @@ use crate::client::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope}
 use crate::client::discovery::{Discovery, DiscoveryError, UnknownName};
 use crate::client::lister_watcher::KubeListerWatcher;
 use crate::config::{Config, ConfigError};
-use crate::index_views::definitions::{Indexable, index_funcs};
+use crate::index_views::definitions::{
+    Indexable, decode_fields, index_funcs, indexes_for, path_indexes,
+};
 use crate::index_views::query::{ParseError, QueryError};
 use crate::informers::fifo::FifoKind;
 use crate::informers::indexer::{IndexerError, IndexerWriter};
@@ -64,6 +67,8 @@ pub enum CommandError {
     NotFound { missing: usize },
     #[error("writing output: {0}")]
     Io(#[from] std::io::Error),
+    #[error(transparent)]
+    CustomColumns(#[from] custom_columns::CustomColumnsError),
     #[error("{resource} did not sync within {}s{}", .waited.as_secs(), last_error_text(.last_error))]
     NotSynced {
         resource: String,
@@ -309,16 +314,18 @@ impl InformerArgs {
     pub async fn resolve(&self) -> Result<Resolved, CommandError> {
         let config = Config::load(self.config.as_deref())?;
         let cluster = self.cluster.connect().await?;
-        let kind = match self.resource.parse::<ResourceKind>() {
-            Ok(kind) => Kind::BuiltIn(kind),
-            Err(_) => Discovery::run(&cluster.client)
-                .await?
-                .resolve(&self.resource)?,
+        let (kind, discovery) = match self.resource.parse::<ResourceKind>() {
+            Ok(kind) => (Kind::BuiltIn(kind), Discovery::built_ins()),
+            Err(_) => {
+                let discovery = Discovery::run(&cluster.client).await?;
+                (discovery.resolve(&self.resource)?, discovery)
+            }
         };
         Ok(Resolved {
             config,
             cluster,
             kind,
+            discovery,
         })
     }
 
@@ -366,6 +373,7 @@ impl InformerArgs {
                 unique.push(kind);
             }
         }
+        let discovery = discovery.unwrap_or_else(Discovery::built_ins);
         Ok(ResolvedKinds {
             resolved: unique
                 .into_iter()
@@ -373,6 +381,7 @@ impl InformerArgs {
                     config: config.clone(),
                     cluster: cluster.clone(),
                     kind,
+                    discovery: discovery.clone(),
                 })
                 .collect(),
             several,
@@ -392,6 +401,8 @@ pub struct Resolved {
     pub config: Config,
     pub cluster: Cluster,
     pub kind: Kind,
+    /// What the names in the indexes' `kinds` resolve against.
+    pub discovery: Discovery,
 }
 
 /// Starts an informer on `kind` in the flags' scope with the configured indexes. Returns it
@@ -429,7 +440,10 @@ pub fn prepare_informer<T: Indexable>(
         config,
         cluster,
         kind,
+        discovery,
     } = resolved;
+    let indexes = indexes_for(kind, &config.indexes, discovery);
+    let paths = path_indexes(&indexes);
     let scope = args.cluster.scope(cluster);
     let lister_watcher = KubeListerWatcher::for_kind(
         cluster,
@@ -437,9 +451,10 @@ pub fn prepare_informer<T: Indexable>(
         &scope,
         args.selector.clone(),
         args.field_selector.clone(),
-    );
-    let writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))?;
-    let other_writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))?;
+    )
+    .with_field_indexes(decode_fields(&paths));
+    let writer = IndexerWriter::new(index_funcs::<T>(&indexes))?;
+    let other_writer = IndexerWriter::new(index_funcs::<T>(&indexes))?;
     let mut informer_config = InformerConfig::new(kind.to_string());
     informer_config.tap = tap;
     informer_config.fifo = args.fifo.unwrap_or(config.informers.fifo);

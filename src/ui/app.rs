@@ -21,6 +21,7 @@ use crate::client::discovery::Catalog;
 use crate::commands::CommandError;
 use crate::config::LogSettings;
 use crate::config::keys::Keymap;
+use crate::index_views::definitions::{IndexDefinition, IndexSource};
 use crate::index_views::live::{SortSpec, Window};
 use crate::informers::compare::merge_handoffs;
 use crate::informers::fifo::{FifoKind, Handoff};
@@ -984,7 +985,7 @@ impl App {
         if let Some(to) = nav::crd_resources(&self.view, &key, &discovery) {
             return self.switch(to, true);
         }
-        match nav::drill_down(&self.current(), &key, self.starter.indexes()) {
+        match nav::drill_down(&self.current(), &key, self.starter.indexes(), &discovery) {
             Ok(Some(to)) => self.switch(to, true),
             Ok(None) => self.open_detail(&key),
             Err(err) => {
@@ -1033,6 +1034,7 @@ impl App {
         match command::parse(input, &self.state.command.discovery) {
             Ok(Command::Quit) => vec![Follow::Quit],
             Ok(Command::Fifo { fifo, compare }) => self.restart_with(fifo, compare),
+            Ok(Command::Index(definition)) => self.add_index(definition),
             Ok(Command::Context(Some(context))) => {
                 self.switch_context(context);
                 Vec::new()
@@ -1184,6 +1186,71 @@ impl App {
     /// If the new informer cannot start, the error is shown and nothing changes.
     fn restart_with(&mut self, fifo: FifoKind, compare: Option<FifoKind>) -> Vec<Follow> {
         self.starter.set_fifo(fifo, compare);
+        self.restart()
+    }
+
+    /// `:index`: the index goes to every table started from here on, and at once to the
+    /// table on screen and the parked ones it applies to, backfilled from their stores. A
+    /// JSONPath index on a discovered kind needs the objects, which the store does not keep:
+    /// that table's informer is restarted (a relist), and a parked one is dropped, to start
+    /// anew when it is next shown. The outcome is said in the status line.
+    fn add_index(&mut self, definition: IndexDefinition) -> Vec<Follow> {
+        let name = definition.name.clone();
+        self.state.command.error = None;
+        if let Err(err) = self.starter.add_index(definition.clone()) {
+            self.state.command.error = Some(format!(":index {name}  {err}"));
+            return Vec::new();
+        }
+        let discovery = self.starter.catalog().current();
+        let relist = matches!(definition.source, IndexSource::Path(_));
+        let parked = std::mem::take(&mut self.parked);
+        for (kind, scope, mut table) in parked {
+            let keep = !definition.applies_to(&kind, &discovery)
+                || (!relist && table.add_index(definition.clone()).is_ok());
+            if keep {
+                self.parked.push((kind, scope, table));
+            } else {
+                tokio::spawn(table.shutdown());
+            }
+        }
+        let kind = self.view.kind.clone();
+        if !definition.applies_to(&kind, &discovery) {
+            self.state.command.error = Some(format!(
+                ":index {name} added ({}); it does not apply to {kind}",
+                definition.source
+            ));
+            return Vec::new();
+        }
+        if relist {
+            let follow = self.restart();
+            if self.state.command.error.is_none() {
+                self.state.command.error = Some(format!(
+                    ":index {name} added: relisting {kind}, whose store keeps no object to \
+                     evaluate {} on",
+                    definition.source
+                ));
+            }
+            return follow;
+        }
+        if let Err(err) = self.table.add_index(definition) {
+            self.state.command.error = Some(format!(":index {name}  {err}"));
+            return Vec::new();
+        }
+        let values = self.table.value_counts(&name).len();
+        self.state.command.error = Some(format!(
+            ":index {name} added to {kind} and backfilled: {values} values"
+        ));
+        let with_namespace = self.view.with_namespace();
+        let selected = self.table.selected();
+        self.state
+            .table
+            .switched(self.table.as_ref(), with_namespace, selected);
+        let _ = self.refilter();
+        vec![Follow::Table, Follow::Rows]
+    }
+
+    /// Restarts the table on screen with a new informer from the starter (a relist).
+    fn restart(&mut self) -> Vec<Follow> {
         let sort = self.state.table.sort;
         let table = match self.starter.start(&self.view.kind, &self.view.scope, sort) {
             Ok(table) => table,
@@ -1241,6 +1308,9 @@ impl App {
             Some(name) => self.table.value_counts(name),
             None => Vec::new(),
         };
+        browser.misfits = browser
+            .name()
+            .map_or(0, |name| self.table.index_misfits(name));
     }
 
     /// Applies the filter bar's input to the table: the loop follows the rows of a view

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::client::cluster::NamespaceScope;
 use crate::client::discovery::Discovery;
+use crate::index_views::definitions::{IndexCommandError, IndexDefinition};
 use crate::informers::fifo::FifoKind;
 use crate::resources::{ApiResource, Kind, ResourceKind};
 
@@ -28,6 +29,9 @@ const CONTEXT: &[&str] = &["ctx", "context", "contexts"];
 /// The table's informer pipeline (see [`Command::Fifo`]).
 const FIFO: &str = "fifo";
 
+/// Adds an index at run time (see [`Command::Index`]).
+const INDEX: &str = "index";
+
 /// What a command name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target<'a> {
@@ -36,6 +40,7 @@ enum Target<'a> {
     Category(&'a str),
     Context,
     Fifo,
+    Index,
     Quit,
 }
 
@@ -65,6 +70,9 @@ pub enum Command {
         fifo: FifoKind,
         compare: Option<FifoKind>,
     },
+    /// `:index NAME label=KEY | annotation=KEY | field=JSONPATH [kinds=a,b]`: add an index to
+    /// the running informers, backfilled at once.
+    Index(IndexDefinition),
     Quit,
 }
 
@@ -105,6 +113,8 @@ pub enum CommandError {
          (`kscope get {category}` prints them all)"
     )]
     Category { category: String, kinds: String },
+    #[error(transparent)]
+    Index(#[from] IndexCommandError),
 }
 
 /// The names a resource answers to in command mode: plural, short names, singular, and the
@@ -239,6 +249,10 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
     if name.eq_ignore_ascii_case(FIFO) {
         return parse_fifo(words);
     }
+    if name.eq_ignore_ascii_case(INDEX) {
+        let args = input.trim_start()[name.len()..].trim();
+        return Ok(Command::Index(IndexDefinition::parse_command(args)?));
+    }
     let Some(kind) = resolve(name, discovery) else {
         let members = discovery.category(name);
         return Err(match members.is_empty() {
@@ -357,6 +371,7 @@ fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
         )
         .chain(CONTEXT.iter().map(|c| (c.to_string(), Target::Context)))
         .chain([(FIFO.to_string(), Target::Fifo)])
+        .chain([(INDEX.to_string(), Target::Index)])
         .chain(QUIT.iter().map(|q| (q.to_string(), Target::Quit)))
         .collect()
 }
@@ -403,6 +418,12 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
         }) => format!(
             "Enter restarts the table's informer with {fifo} and {other} side by side on one watch stream"
         ),
+        Ok(Command::Index(index)) => {
+            format!(
+                "Enter adds index {} ({}) to the tables it applies to",
+                index.name, index.source
+            )
+        }
         Ok(Command::Show { kind, scope }) => match (kind.namespaced(), scope) {
             (false, _) => format!("Enter shows {kind}"),
             (true, None) => format!("Enter shows {kind} in the current scope · -n NAMESPACE | -A"),
