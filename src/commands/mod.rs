@@ -4,7 +4,9 @@
 pub mod custom_columns;
 pub mod deltas;
 pub mod get;
+pub mod go_numbers;
 pub mod output;
+pub mod yaml;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,6 +59,12 @@ pub enum CommandError {
     Query(#[from] QueryError),
     #[error("{}", describe_reflector_error(.0))]
     Sync(Arc<ReflectorError>),
+    #[error(transparent)]
+    Fetch(#[from] crate::client::fetch::FetchError),
+    #[error("{failed} of the resource types could not be read")]
+    SomeKindsFailed { failed: usize },
+    #[error("{missing} of the objects named were not found")]
+    NotFound { missing: usize },
     #[error("writing output: {0}")]
     Io(#[from] std::io::Error),
     #[error(transparent)]
@@ -320,6 +328,72 @@ impl InformerArgs {
             discovery,
         })
     }
+
+    /// As [`InformerArgs::resolve`], for what `kscope get` takes: one resource, several
+    /// separated by commas (`pods,svc`), or a category (`all`) expanded to its resources in
+    /// discovery order as kubectl expands it; each kind once. `several` is whether more than
+    /// one was asked for (kubectl then names each row `kind.group/name`).
+    pub async fn resolve_all(&self) -> Result<ResolvedKinds, CommandError> {
+        let names: Vec<&str> = self
+            .resource
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .collect();
+        if names.is_empty() {
+            return Err(CommandError::Usage(
+                "name a resource type, e.g. pods, svc, all".into(),
+            ));
+        }
+        let config = Config::load(self.config.as_deref())?;
+        let cluster = self.cluster.connect().await?;
+        let mut discovery: Option<Discovery> = None;
+        let mut kinds: Vec<Kind> = Vec::new();
+        let mut several = names.len() > 1;
+        for name in names {
+            if let Ok(kind) = name.parse::<ResourceKind>() {
+                kinds.push(Kind::BuiltIn(kind));
+                continue;
+            }
+            let discovered = match &mut discovery {
+                Some(d) => d,
+                None => discovery.insert(Discovery::run(&cluster.client).await?),
+            };
+            let category = discovered.category(name);
+            if category.is_empty() {
+                kinds.push(discovered.resolve(name)?);
+            } else {
+                several = true;
+                kinds.extend(category.into_iter().map(|r| Kind::of(r.clone())));
+            }
+        }
+        let mut unique: Vec<Kind> = Vec::with_capacity(kinds.len());
+        for kind in kinds {
+            if !unique.contains(&kind) {
+                unique.push(kind);
+            }
+        }
+        let discovery = discovery.unwrap_or_else(Discovery::built_ins);
+        Ok(ResolvedKinds {
+            resolved: unique
+                .into_iter()
+                .map(|kind| Resolved {
+                    config: config.clone(),
+                    cluster: cluster.clone(),
+                    kind,
+                    discovery: discovery.clone(),
+                })
+                .collect(),
+            several,
+        })
+    }
+}
+
+/// What [`InformerArgs::resolve_all`] resolved: each kind, and whether several were asked
+/// for.
+pub struct ResolvedKinds {
+    pub resolved: Vec<Resolved>,
+    pub several: bool,
 }
 
 /// What `get` and `deltas` start from: the configuration, the cluster, the kind.

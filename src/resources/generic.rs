@@ -107,6 +107,10 @@ pub struct GenericObject {
     last_seen: Option<Timestamp>,
     /// An Event of type Warning, highlighted.
     warning: bool,
+    /// When the Table row's cells were read (`None` for an object not read in Table form):
+    /// a cell printing a time since (a CronJob's LAST SCHEDULE, a `date` printer column)
+    /// was the server's at that moment, and ages on screen from it.
+    read_at: Option<Timestamp>,
 }
 
 impl GenericObject {
@@ -118,6 +122,11 @@ impl GenericObject {
     /// An Event of type Warning.
     pub fn is_warning(&self) -> bool {
         self.warning
+    }
+
+    /// When the cells were read from the server's Table.
+    pub fn read_at(&self) -> Option<Timestamp> {
+        self.read_at
     }
 
     pub fn annotations(&self) -> Labels<'_> {
@@ -228,6 +237,7 @@ impl GenericObject {
             health: health.map(|(health, _)| health),
             last_seen,
             warning: object.type_.0.as_deref() == Some("Warning"),
+            read_at: row.cells.is_some().then(Timestamp::now),
         })
     }
 }

@@ -17,6 +17,7 @@ use ratatui::layout::Rect;
 use tokio::sync::{broadcast, mpsc};
 
 use crate::client::cluster::NamespaceScope;
+use crate::client::discovery::Catalog;
 use crate::commands::CommandError;
 use crate::config::LogSettings;
 use crate::config::keys::Keymap;
@@ -25,7 +26,8 @@ use crate::index_views::live::{SortSpec, Window};
 use crate::informers::compare::merge_handoffs;
 use crate::informers::fifo::{FifoKind, Handoff};
 use crate::informers::keys::{Key, split_meta_namespace_key};
-use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
+use crate::informers::lister_watcher::ListWatchError;
+use crate::informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
 use crate::informers::tap::TapEntry;
 use crate::resources::{Kind, ResourceKind, Timestamp};
 
@@ -172,9 +174,32 @@ pub struct App {
     layout: Layout,
     events_seen: u64,
     rate_since: Instant,
-    /// Why the kind on screen is no longer there, once discovery stops finding it.
-    gone: Option<String>,
+    /// Why the kind on screen is no longer there, once discovery stops finding it; its
+    /// informer is stopped from then on.
+    gone: Option<Gone>,
 }
+
+/// A kind the server stopped serving while its table was open.
+struct Gone {
+    message: String,
+    since: SystemTime,
+}
+
+/// Whether `kind` is known to be no longer served: discovery ran (the built-in kinds a
+/// catalog holds before it, or after it failed, say nothing of discovered ones) and does not
+/// find it, or the server answered its list or watch 404.
+fn not_served(catalog: &Catalog, kind: &Kind, status: &ReflectorStatus) -> bool {
+    let answered_not_found = matches!(
+        status.last_error.as_deref(),
+        Some(ReflectorError::ListWatch(ListWatchError::Api { status, .. })) if status.code == 404
+    );
+    let discovered = catalog.current().resolve_resource(CRDS).is_some();
+    !catalog.serves(kind) && (discovered || answered_not_found)
+}
+
+/// The resource whose changes discovery follows: served wherever discovery found more than
+/// the built-in kinds.
+const CRDS: &str = "customresourcedefinitions.apiextensions.k8s.io";
 
 impl App {
     /// Starts the table of `view` (and its filter). Must run inside a Tokio runtime.
@@ -352,24 +377,41 @@ impl App {
                 .or_else(|| Some(SystemTime::now())),
         };
         self.header.undecodable = status.undecodable_in_last_list;
-        // A discovered kind whose CRD was deleted is said so, whatever the informer says.
-        let served = self.starter.catalog().serves(&self.view.kind);
-        if served {
-            self.gone = None;
-        } else if self.gone.is_none() {
-            self.gone = Some(format!(
-                "{} is no longer served by the API server: its CustomResourceDefinition was \
-                 deleted",
-                self.view.kind
-            ));
+        // A discovered kind whose CRD was deleted: its informer stops retrying, and what
+        // rows it still holds stay, shown as not current, until another command replaces the
+        // table.
+        let catalog = self.starter.catalog();
+        if self.gone.is_none() && not_served(catalog, &self.view.kind, status) {
+            self.table.stop_watching();
+            self.gone = Some(Gone {
+                message: format!(
+                    "{kind} is no longer served by the API server: its \
+                     CustomResourceDefinition was deleted; stopped watching, the rows are the \
+                     last seen (gone) · :{kind} once it is back",
+                    kind = self.view.kind
+                ),
+                since: SystemTime::now(),
+            });
         }
-        self.header.error = match &self.gone {
-            Some(gone) => Some(gone.clone()),
-            None => status
-                .last_error
-                .clone()
-                .map(|err| CommandError::Sync(err).to_string()),
-        };
+        // Parked tables of kinds gone so are stopped for good.
+        let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.parked)
+            .into_iter()
+            .partition(|(kind, _, table)| not_served(catalog, kind, &table.status().borrow()));
+        self.parked = kept;
+        for (_, _, table) in gone {
+            tokio::spawn(table.shutdown());
+        }
+        if let Some(gone) = &self.gone {
+            self.header.resource = format!("{} (gone)", self.view.kind);
+            self.header.sync = "stopped: not served".into();
+            self.header.stale_since = Some(gone.since);
+            self.header.error = Some(gone.message.clone());
+            return;
+        }
+        self.header.error = status
+            .last_error
+            .clone()
+            .map(|err| CommandError::Sync(err).to_string());
     }
 
     /// Runs until the person quits (or the events end, or `observer` says so), then stops
@@ -1080,7 +1122,7 @@ impl App {
             Ok(Command::Show { kind, scope }) => {
                 let scope = scope.unwrap_or_else(|| self.view.scope.clone());
                 let to = ViewSpec::new(kind, scope);
-                if to.kind == self.view.kind && to.scope == self.view.scope {
+                if to.kind == self.view.kind && to.scope == self.view.scope && self.gone.is_none() {
                     // Already shown: the command asks for all of it again.
                     self.view.filter.clear();
                     self.state.filter.input.clear();
@@ -1131,7 +1173,8 @@ impl App {
     /// new one. A new informer starts before the old one is parked: if it cannot start, the
     /// error is shown and nothing changes.
     fn switch(&mut self, to: ViewSpec, remember: bool) -> Vec<Follow> {
-        let same = to.kind == self.view.kind && to.scope == self.view.scope;
+        // A table whose kind is gone is never reused: the kind back is a fresh informer.
+        let same = to.kind == self.view.kind && to.scope == self.view.scope && self.gone.is_none();
         let parked = self
             .parked
             .iter()
@@ -1162,8 +1205,12 @@ impl App {
         }
         if let Some(table) = table {
             let old = std::mem::replace(&mut self.table, table);
-            self.parked
-                .push((self.view.kind.clone(), self.view.scope.clone(), old));
+            if self.gone.is_some() {
+                tokio::spawn(old.shutdown());
+            } else {
+                self.parked
+                    .push((self.view.kind.clone(), self.view.scope.clone(), old));
+            }
             if self.parked.len() > PARKED {
                 let (_, _, oldest) = self.parked.remove(0);
                 tokio::spawn(oldest.shutdown());

@@ -36,6 +36,8 @@ const INDEX: &str = "index";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target<'a> {
     Resource(&'a ApiResource),
+    /// A category of resources (`all`), as `kscope get` takes it.
+    Category(&'a str),
     Context,
     Fifo,
     Index,
@@ -106,6 +108,11 @@ pub enum CommandError {
     UnknownFifo(String),
     #[error("both pipelines would be {0}: compare two different FIFOs")]
     SameFifo(FifoKind),
+    #[error(
+        "{category} is a category: {kinds}. A table shows one kind: open one of them \
+         (`kscope get {category}` prints them all)"
+    )]
+    Category { category: String, kinds: String },
     #[error(transparent)]
     Index(#[from] IndexCommandError),
 }
@@ -246,7 +253,21 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
         let args = input.trim_start()[name.len()..].trim();
         return Ok(Command::Index(IndexDefinition::parse_command(args)?));
     }
-    let kind = resolve(name, discovery).ok_or_else(|| CommandError::Unknown(name.to_string()))?;
+    let Some(kind) = resolve(name, discovery) else {
+        let members = discovery.category(name);
+        return Err(match members.is_empty() {
+            true => CommandError::Unknown(name.to_string()),
+            false => CommandError::Category {
+                category: name.to_ascii_lowercase(),
+                kinds: members
+                    .iter()
+                    .filter(|r| r.listable())
+                    .map(|r| primary(r, discovery))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            },
+        });
+    };
     if let Kind::Api(resource) = &kind
         && !resource.listable()
     {
@@ -325,11 +346,29 @@ fn is_namespace_name(name: &str) -> bool {
         && !name.ends_with('-')
 }
 
+/// The categories of the listable resources (`all`, `api-extensions`...), each once.
+fn categories(discovery: &Discovery) -> Vec<&str> {
+    let mut found: Vec<&str> = Vec::new();
+    for r in discovery.preferred().into_iter().filter(|r| r.listable()) {
+        for category in &r.categories {
+            if !found.contains(&category.as_str()) {
+                found.push(category);
+            }
+        }
+    }
+    found
+}
+
 /// Every name a command may start with, each with what it names.
 fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
     commands(discovery)
         .into_iter()
         .flat_map(|(r, names)| names.into_iter().map(move |n| (n, Target::Resource(r))))
+        .chain(
+            categories(discovery)
+                .into_iter()
+                .map(|c| (c.to_string(), Target::Category(c))),
+        )
         .chain(CONTEXT.iter().map(|c| (c.to_string(), Target::Context)))
         .chain([(FIFO.to_string(), Target::Fifo)])
         .chain([(INDEX.to_string(), Target::Index)])
@@ -528,6 +567,44 @@ mod tests {
             Vec::new(),
             vec!["list".into(), "watch".into()],
         ))
+    }
+
+    #[test]
+    fn categories_complete_and_say_which_kinds_they_hold() {
+        let in_all = |group: &str, plural: &str, kind: &str, short: &[&str]| {
+            let r = resource(group, plural, kind, short, true);
+            std::sync::Arc::new(ApiResource::new(
+                r.group.clone(),
+                "v1",
+                r.plural.clone(),
+                r.singular.clone(),
+                r.kind.clone(),
+                true,
+                r.short_names.clone(),
+                vec!["all".into()],
+                r.verbs.clone(),
+            ))
+        };
+        let d = Discovery::from_resources(vec![
+            in_all("", "pods", "Pod", &["po"]),
+            in_all("", "services", "Service", &["svc"]),
+            resource("", "configmaps", "ConfigMap", &["cm"], true),
+            in_all("example.com", "widgets", "Widget", &["wd"]),
+        ]);
+        assert_eq!(complete("al", &d), Some("all ".into()));
+        let err = parse("all", &d).unwrap_err();
+        assert_eq!(
+            err,
+            CommandError::Category {
+                category: "all".into(),
+                kinds: "pods svc wd".into()
+            }
+        );
+        assert!(hint("all", &d).contains("all is a category: pods svc wd"));
+        assert_eq!(
+            parse("nothing", &d),
+            Err(CommandError::Unknown("nothing".into()))
+        );
     }
 
     #[test]

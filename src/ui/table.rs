@@ -128,6 +128,10 @@ pub trait Table {
     /// table's: an informer with no subscriber spends nothing describing its handoffs.
     fn subscribe_handoffs(&self) -> Vec<broadcast::Receiver<Arc<Handoff>>>;
 
+    /// Stops the informer's list and watch for good, keeping the rows: the kind is no
+    /// longer served. A table stopped so is never reused.
+    fn stop_watching(&self);
+
     /// Stops the views and the informer; the future ends when the informer's tasks have.
     fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
 }
@@ -382,6 +386,10 @@ impl<T: TableRow> Table for ResourceTable<T> {
             ],
             None => Vec::new(),
         }
+    }
+
+    fn stop_watching(&self) {
+        self.informer.stop_watching();
     }
 
     fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
