@@ -845,6 +845,7 @@ mod tests {
             | Action::CommandCancel
             | Action::ToggleWide
             | Action::DrillDown
+            | Action::JumpToOwner
             | Action::FavouriteNamespace(_)
             | Action::OpenLogs
             | Action::OpenPreviousLogs
@@ -864,7 +865,7 @@ mod tests {
             ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
             ACTIONS.len()
         );
-        assert_eq!(ACTIONS.len(), 77);
+        assert_eq!(ACTIONS.len(), 78);
     }
 
     #[test]

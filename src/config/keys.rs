@@ -99,9 +99,12 @@ pub enum Action {
     CommandCancel,
     /// Show or hide the wide columns (`kubectl get -o wide`'s).
     ToggleWide,
-    /// Open what the selected row contains: a namespace's or node's pods, a deployment's
-    /// replicasets, a replicaset's pods.
+    /// Open what the selected row contains: a namespace's, node's or Service's pods, a
+    /// deployment's replicasets, a workload's pods, a CronJob's Jobs.
     DrillDown,
+    /// Show the selected object's controller (a pod's ReplicaSet, a ReplicaSet's
+    /// Deployment), selected in its kind's table: the owner reference followed up.
+    JumpToOwner,
     /// Show the kind in favourite namespace N (1–9, the most recently used first), or in
     /// all namespaces (0), as k9s's number keys.
     FavouriteNamespace(u8),
@@ -330,7 +333,12 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
     (
         "drill-down",
         Action::DrillDown,
-        "open the row: ns/node → pods, deploy → rs, rs → pods, pod → detail",
+        "open the row: ns/node/svc → pods, deploy → rs, rs/sts/ds/job → pods, cj → jobs, else detail",
+    ),
+    (
+        "jump-to-owner",
+        Action::JumpToOwner,
+        "show the row's controller (pod → rs → deploy), selected in its table",
     ),
     (
         "logs",

@@ -924,6 +924,7 @@ impl App {
         let state = &mut self.state;
         match action {
             Action::DrillDown => return self.drill_down(),
+            Action::JumpToOwner => return self.jump_to_owner(),
             Action::OpenDetail => {
                 if let Some(key) = self.table.selected() {
                     return self.open_detail(&key);
@@ -1016,6 +1017,38 @@ impl App {
                 Vec::new()
             }
         }
+    }
+
+    /// `J`: the selected object's controller (its owner reference marked controller),
+    /// selected in its kind's table in the object's namespace; Esc comes back.
+    fn jump_to_owner(&mut self) -> Vec<Follow> {
+        let Some(key) = self.table.selected() else {
+            return Vec::new();
+        };
+        let Some(owner) = self.table.controller_owner(&key) else {
+            self.state.command.error = Some(format!("{key} has no controller"));
+            return Vec::new();
+        };
+        let Some((kind, name)) = owner.split_once('/') else {
+            return Vec::new();
+        };
+        let discovery = self.starter.catalog().current();
+        let Ok(kind) = discovery.resolve(kind) else {
+            self.state.command.error = Some(format!(
+                "{key} is controlled by {owner}, a kind the server does not serve"
+            ));
+            return Vec::new();
+        };
+        let (namespace, _) = split_meta_namespace_key(&key);
+        let (scope, owner_key) = match namespace {
+            Some(ns) if kind.namespaced() => {
+                (NamespaceScope::One(ns.to_string()), format!("{ns}/{name}"))
+            }
+            _ => (self.view.scope.clone(), name.to_string()),
+        };
+        let follow = self.switch(ViewSpec::new(kind, scope), true);
+        self.state.table.reselect(Some(Key::from(owner_key)));
+        follow
     }
 
     /// A Service's selector arrived: its pods, through label indexes (added, and backfilled,

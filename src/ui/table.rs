@@ -15,7 +15,7 @@ use crate::client::lister_watcher::KubeListerWatcher;
 use crate::config::InformerSettings;
 use crate::index_views::columns::TableRow;
 use crate::index_views::definitions::{
-    IndexDefinition, PathIndex, decode_fields, indexes_for, path_indexes,
+    IndexDefinition, IndexField, PathIndex, decode_fields, indexes_for, path_indexes,
 };
 use crate::index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use crate::index_views::query::{Query, QueryError, Term};
@@ -114,6 +114,9 @@ pub trait Table {
 
     /// Selects the row of `key` if it is in the view; says whether it was.
     fn select_key(&self, key: &Key) -> bool;
+
+    /// `Kind/name` of the controller owning the object of `key`, if it has one.
+    fn controller_owner(&self, key: &Key) -> Option<String>;
 
     /// The tap of this table's informer: its watch events and deltas, for the delta panel
     /// and the detail's history. Each table has its own, so a kind's entries never mix
@@ -350,6 +353,12 @@ impl<T: TableRow> Table for ResourceTable<T> {
 
     fn index_keys(&self, name: &str, value: &str) -> Result<Vec<Key>, IndexerError> {
         self.registry.indexer().index_keys(name, value)
+    }
+
+    fn controller_owner(&self, key: &Key) -> Option<String> {
+        let object = self.informer.indexer().get_by_key(key)?;
+        let owner = object.field_values(IndexField::Owner).first()?.to_string();
+        Some(owner)
     }
 
     fn selected(&self) -> Option<Key> {

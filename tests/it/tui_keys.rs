@@ -1359,3 +1359,68 @@ async fn enter_on_a_service_shows_the_pods_its_selector_picks() {
     drop(app);
     sim.shutdown().await;
 }
+
+/// J follows a pod's controller up: its ReplicaSet, then that one's Deployment, each selected
+/// in its own table; Esc comes back down.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn j_jumps_from_a_pod_to_its_replicaset_and_deployment() {
+    let sim = Sim::start(SimConfig::with_size(20, 2, 2))
+        .await
+        .expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let discovery = Discovery::run(&cluster.client).await.expect("discovers");
+    let indexes = Config::built_in().expect("built-in config").indexes;
+    let detail = DetailController::new(cluster.client.clone(), None);
+    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(Catalog::new(discovery));
+    let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
+    let mut app = App::new(starter, view, false, detail).expect("app");
+    let pods = wait_rows(&mut app, "pods", |w| w.total > 0).await;
+    let pod = pods.rows[0].key.clone();
+    // A seeded pod's name is its ReplicaSet's, then a suffix; that one's is its Deployment's.
+    let (namespace, pod_name) = pod.split_once('/').expect("namespaced");
+    let replicaset = &pod_name[..pod_name.rfind('-').expect("suffix")];
+    let deployment = &replicaset[..replicaset.rfind('-').expect("hash")];
+
+    app.apply(Action::JumpToOwner);
+    assert_eq!(*app.table().kind(), ResourceKind::ReplicaSets);
+    let want = format!("{namespace}/{replicaset}");
+    wait_selected(&mut app, &want).await;
+    app.apply(Action::JumpToOwner);
+    assert_eq!(*app.table().kind(), ResourceKind::Deployments);
+    let want = format!("{namespace}/{deployment}");
+    wait_selected(&mut app, &want).await;
+    // A Deployment has no controller: said, and nothing moves.
+    app.apply(Action::JumpToOwner);
+    assert_eq!(*app.table().kind(), ResourceKind::Deployments);
+    assert!(
+        app.state()
+            .command
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("has no controller")),
+        "{:?}",
+        app.state().command.error
+    );
+    app.apply(Action::FilterClear);
+    assert_eq!(*app.table().kind(), ResourceKind::ReplicaSets);
+    drop(app);
+    sim.shutdown().await;
+}
+
+/// Waits (at most 60 s) until the row of `want` is selected, drawing windows as frames do.
+async fn wait_selected(app: &mut App, want: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        app.window(50);
+        if app.table().selected().as_deref() == Some(want) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {want} to be selected: {:?}",
+            app.table().selected()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
