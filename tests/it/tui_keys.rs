@@ -1126,6 +1126,21 @@ async fn ctx_switches_between_two_simulated_clusters() {
         app.history().is_empty(),
         "Esc does not go back to the other cluster"
     );
+    // The log view reads from the new cluster too: its pods exist only there.
+    app.window(50);
+    app.apply(Action::OpenLogs);
+    assert_eq!(app.state().mode, InputMode::Logs);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while app.state().logs.as_ref().is_some_and(|v| v.ring.len() == 0) {
+        let more = tokio::time::timeout_at(deadline.into(), app.next_logs()).await;
+        let view = app.state().logs.as_ref().expect("the log view is open");
+        assert!(
+            more.is_ok_and(|more| more),
+            "no log lines from the second cluster: {:?} {:?}",
+            view.notice,
+            view.sources
+        );
+    }
 
     drop(app);
     let _ = sim.kill();
