@@ -43,6 +43,7 @@ use super::layout::Layout;
 use super::logs::{Arrival, LogController, LogFollow, LogTarget};
 use super::nav::{self, HISTORY, ViewSpec};
 use super::queue::InformerStats;
+use super::selectors::{Selected, SelectorFetcher};
 use super::state::{IndexBrowser, UiState};
 use super::table::{Table, TableStarter};
 
@@ -88,6 +89,7 @@ enum Wake {
     Fetched(Fetched),
     Logs(Arrival),
     Context(Connected),
+    Selector(Selected),
     Signal,
     Closed(Closed),
 }
@@ -161,6 +163,8 @@ pub struct App {
     logs: LogController,
     /// The kube contexts `:ctx` switches between.
     contexts: ContextSwitcher,
+    /// Services' selectors, fetched for Enter.
+    selectors: SelectorFetcher,
     /// Each context's last namespaces, for the number keys.
     favourites: Favourites,
     color: bool,
@@ -182,6 +186,7 @@ impl App {
     ) -> Result<Self, UiError> {
         let table = starter.start(&view.kind, &view.scope, SortSpec::default())?;
         let logs = LogController::new(starter.cluster().client.clone(), LogSettings::default());
+        let selectors = SelectorFetcher::new(starter.cluster().client.clone());
         detail.set_tap(table.tap().clone());
         let header = Header {
             context: starter.cluster().context.clone(),
@@ -201,6 +206,7 @@ impl App {
             ContextSwitcher::single(starter.cluster().context.clone(), starter.cluster().clone());
         let mut app = Self {
             contexts,
+            selectors,
             favourites: Favourites::default(),
             starter,
             table,
@@ -441,6 +447,7 @@ impl App {
                 handoff = next_handoff(&mut self.handoffs) => Wake::Handoff(handoff),
                 Some(arrival) = self.logs.arrived() => Wake::Logs(arrival),
                 Some(connected) = self.contexts.connected() => Wake::Context(connected),
+                Some(selected) = self.selectors.selected() => Wake::Selector(selected),
                 () = signals.recv() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = tokio::time::sleep_until(next_frame.into()), if dirty => Wake::Frame,
@@ -488,6 +495,10 @@ impl App {
                 }
                 Wake::Context(connected) => {
                     follow = self.finish_context(connected);
+                    dirty = true;
+                }
+                Wake::Selector(selected) => {
+                    follow = self.finish_selector(selected);
                     dirty = true;
                 }
                 Wake::Closed(Closed::Rows) => rows_open = false,
@@ -828,6 +839,8 @@ impl App {
         tokio::spawn(futures::future::join_all(stopping));
         self.starter = starter;
         self.detail = DetailController::new(cluster.client.clone(), None);
+        self.logs = self.logs.for_client(cluster.client.clone());
+        self.selectors = SelectorFetcher::new(cluster.client.clone());
         self.history.clear();
         self.header.context = cluster.context.clone();
         self.header.server = cluster.server.clone();
@@ -943,6 +956,16 @@ impl App {
         if let Some(to) = nav::crd_resources(&self.view, &key, &discovery) {
             return self.switch(to, true);
         }
+        if (self.view.kind.group(), self.view.kind.plural()) == ("", "services") {
+            let (namespace, name) = split_meta_namespace_key(&key);
+            if let Some(namespace) = namespace {
+                self.state.command.error =
+                    Some(format!("reading service {namespace}/{name}'s selector…"));
+                self.selectors
+                    .fetch(self.view.kind.clone(), namespace.into(), name.into());
+                return Vec::new();
+            }
+        }
         match nav::drill_down(&self.current(), &key, self.starter.indexes(), &discovery) {
             Ok(Some(to)) => self.switch(to, true),
             Ok(None) => self.open_detail(&key),
@@ -950,6 +973,52 @@ impl App {
                 self.state.command.error = Some(err.to_string());
                 Vec::new()
             }
+        }
+    }
+
+    /// A Service's selector arrived: its pods, through label indexes (added, and backfilled,
+    /// for labels none reads); or why it selects none.
+    pub fn finish_selector(&mut self, selected: Selected) -> Vec<Follow> {
+        let Some(selected) = self.selectors.finish(selected) else {
+            return Vec::new();
+        };
+        let service = format!("service {}/{}", selected.namespace, selected.name);
+        let selector = match selected.result {
+            Ok(selector) => selector,
+            Err(err) => {
+                self.state.command.error = Some(format!("{service}: {err}"));
+                return Vec::new();
+            }
+        };
+        let (to, added) =
+            nav::selected_pods(&selected.namespace, &selector, self.starter.indexes());
+        let mut follow = Vec::new();
+        for definition in added {
+            follow.extend(self.add_index(definition));
+        }
+        let filter = to.filter.clone();
+        follow.extend(self.switch(to, true));
+        if self
+            .state
+            .command
+            .error
+            .as_deref()
+            .is_none_or(|e| e.starts_with(":index"))
+        {
+            self.state.command.error = Some(format!("pods {service} selects: {filter}"));
+        }
+        follow
+    }
+
+    /// Waits (at most `patience`) for the Service selector asked for by Enter and follows
+    /// it, as the event loop does; false when none came.
+    pub async fn next_selector(&mut self, patience: Duration) -> bool {
+        match tokio::time::timeout(patience, self.selectors.selected()).await {
+            Ok(Some(selected)) => {
+                self.finish_selector(selected);
+                true
+            }
+            _ => false,
         }
     }
 
