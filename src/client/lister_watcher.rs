@@ -94,7 +94,7 @@ impl KubeListerWatcher {
         }
     }
 
-    /// Has the field indexes `fields` evaluated on each object decoded (none: none).
+    /// Evaluates `fields` on each object it decodes (an empty list: nothing to evaluate).
     pub fn with_field_indexes(mut self, fields: FieldIndexes) -> Self {
         self.fields = (!fields.is_empty()).then_some(fields);
         self

@@ -65,6 +65,11 @@ impl FieldPath {
     /// Every value the path selects in `object`, in document order. A member that is absent
     /// selects nothing; one of the wrong type on the way is an error.
     pub fn find<'a>(&self, object: &'a Value) -> Result<Vec<&'a Value>, FieldTypeMismatch> {
+        // Most field paths are members and items only (`.spec.nodeName`): followed directly,
+        // at a fraction of the general evaluation's cost (which builds every node's path).
+        if let Some(found) = follow_members(&self.query.segments, object) {
+            return found.map(|v| v.into_iter().collect());
+        }
         // Evaluating a parsed query only fails on a query that is not a path to values,
         // which the parser does not produce: that case reads as nothing selected.
         let found: Vec<&Value> = js_path_process(&self.query, object)
@@ -177,6 +182,39 @@ fn go_number(n: &serde_json::Number) -> String {
     }
     let plain = format!("{f}");
     plain.strip_suffix(".0").unwrap_or(&plain).to_string()
+}
+
+/// The value a path of members and items only selects (none when a member is absent or a
+/// value on the way is null), or the mismatch it meets; `None` for any other path.
+fn follow_members<'a>(
+    segments: &[Segment],
+    object: &'a Value,
+) -> Option<Result<Option<&'a Value>, FieldTypeMismatch>> {
+    let simple =
+        |s: &Segment| matches!(s, Segment::Selector(Selector::Name(_) | Selector::Index(_)));
+    if !segments.iter().all(simple) {
+        return None;
+    }
+    let mut value = object;
+    for segment in segments {
+        let next = match (segment, value) {
+            (Segment::Selector(Selector::Name(name)), Value::Object(map)) => map.get(name),
+            (Segment::Selector(Selector::Index(i)), Value::Array(items)) => {
+                let at = match usize::try_from(*i) {
+                    Ok(at) => Some(at),
+                    Err(_) => items.len().checked_sub(i.unsigned_abs() as usize),
+                };
+                at.and_then(|at| items.get(at))
+            }
+            (_, Value::Null) => None,
+            _ => return Some(first_mismatch(segments, object).map_or(Ok(None), Err)),
+        };
+        match next {
+            Some(next) => value = next,
+            None => return Some(Ok(None)),
+        }
+    }
+    Some(Ok(Some(value)))
 }
 
 /// Follows the path's leading members and items while each is one name or one index, to
@@ -488,6 +526,34 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn members_and_items_followed_directly_select_what_the_general_evaluation_does() {
+        let pod = pod();
+        for path in [
+            ".spec.nodeName",
+            ".spec.containers[1].image",
+            ".spec.containers[-2].image",
+            ".spec.containers[5].image",
+            ".spec.containers[-9].image",
+            ".spec.absent.deeper",
+            ".metadata.labels['app.kubernetes.io/name']",
+            ".spec",
+        ] {
+            let parsed = FieldPath::parse(path).unwrap();
+            let direct = follow_members(&parsed.query.segments, &pod)
+                .expect("a path of members and items")
+                .unwrap();
+            let general: Vec<&Value> = js_path_process(&parsed.query, &pod)
+                .unwrap()
+                .into_iter()
+                .map(|r| r.val)
+                .collect();
+            assert_eq!(direct.into_iter().collect::<Vec<_>>(), general, "{path}");
+        }
+        let parsed = FieldPath::parse(".spec.containers[*].image").unwrap();
+        assert!(follow_members(&parsed.query.segments, &pod).is_none());
     }
 
     #[test]
