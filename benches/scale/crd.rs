@@ -184,10 +184,10 @@ fn render(
             let _ = writeln!(out, "| {} | FAILED: {failure} | | | | | | | | |", r.name);
             continue;
         }
-        let ratio = |f: fn(&ClientResult) -> f64| {
-            baseline.map_or("–".to_string(), |b| {
-                format!("{:.3}", f(r) / f(b).max(1e-9))
-            })
+        // No ratio against a baseline too small to measure (the smoke run's CPU ticks).
+        let ratio = |f: fn(&ClientResult) -> f64| match baseline.map(f) {
+            Some(b) if b > 0.0 => format!("{:.3}", f(r) / b),
+            _ => "–".to_string(),
         };
         let _ = writeln!(
             out,

@@ -24,7 +24,9 @@ pub async fn run(plan: &Plan) -> String {
             .min(available.saturating_sub((1.5 * GIB) as u64));
         let mut child = ChildProc::spawn(name, &sim.kubeconfig, mem_cap, plan.pin.map(|p| p.1));
         let steady = async {
-            child.wait_for("synced", plan.sync_timeout).await?;
+            let synced = child.wait_for("synced", plan.sync_timeout).await?;
+            result.sync_s = num(&synced, "sync_s");
+            result.cpu_sync = num(&synced, "cpu");
             child.wait_for("steady", plan.sync_timeout).await
         }
         .await;
@@ -42,10 +44,12 @@ pub async fn run(plan: &Plan) -> String {
         let _ = writeln!(
             out,
             "\n### Heap at {pods} pods (load average {load:.1})\n\n\
-             - {} pods in store; RSS {:.0} MiB ({:.0} B per pod), peak {:.0} MiB ({:.0} B per \
+             - {} pods in store, synced in {:.2} s with {:.2} s of CPU; RSS {:.0} MiB ({:.0} B per pod), peak {:.0} MiB ({:.0} B per \
              pod); C heap in use {:.0} MiB ({:.0} B per pod).\n- The store by structure, bytes \
              per pod (requested sizes, before malloc's header and rounding): {}",
             result.objects,
+            result.sync_s,
+            result.cpu_sync,
             num(&steady, "rss") / MIB,
             per_pod(num(&steady, "rss")),
             num(&steady, "peak") / MIB,
