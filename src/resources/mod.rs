@@ -56,7 +56,24 @@ macro_rules! object_impls {
     };
     (@object $ty:ty, { $($extra:tt)* }) => {
         object_impls!(@object $ty, strings, { $($extra)* });
+        object_impls!(@heap $ty);
+    };
+    (@object $ty:ty, $labels:ident, { $($extra:tt)* }) => {
+        object_impls!(@meta $ty, $labels, { $($extra)* });
 
+        impl<'de> ::serde::Deserialize<'de> for $ty {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let wire = ::serde::Deserialize::deserialize(d)?;
+                <$ty>::from_wire(&wire).map_err(<D::Error as ::serde::de::Error>::custom)
+            }
+        }
+    };
+    // All but `Deserialize`, for a projection that decodes in its own way.
+    (@meta $ty:ty, { $($extra:tt)* }) => {
+        object_impls!(@meta $ty, strings, { $($extra)* });
+        object_impls!(@heap $ty);
+    };
+    (@heap $ty:ty) => {
         impl $ty {
             /// Heap bytes owned by this projection (its inline size is `size_of::<Self>()`).
             pub fn heap_bytes(&self) -> usize {
@@ -64,7 +81,7 @@ macro_rules! object_impls {
             }
         }
     };
-    (@object $ty:ty, $labels:ident, { $($extra:tt)* }) => {
+    (@meta $ty:ty, $labels:ident, { $($extra:tt)* }) => {
         impl $crate::informers::object::Object for $ty {
             fn namespace(&self) -> Option<&str> {
                 self.strings.meta_namespace()
@@ -94,13 +111,6 @@ macro_rules! object_impls {
 
             $($extra)*
         }
-
-        impl<'de> ::serde::Deserialize<'de> for $ty {
-            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let wire = ::serde::Deserialize::deserialize(d)?;
-                <$ty>::from_wire(&wire).map_err(<D::Error as ::serde::de::Error>::custom)
-            }
-        }
     };
 }
 
@@ -115,7 +125,9 @@ pub mod secret;
 mod time;
 mod workloads;
 
-pub use generic::{GenericObject, Health, HealthCondition};
+pub use generic::{
+    FieldIndex, FieldIndexes, GenericObject, Health, HealthCondition, decoding_with,
+};
 pub use kind::{ApiResource, ColumnDefinition, Kind};
 pub use meta::{Container, OwnerRef};
 pub use node::{ConditionStatus, Namespace, Node};

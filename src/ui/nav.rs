@@ -1,6 +1,8 @@
 //! Where the table is: which kind, in which namespace scope, with which filter; and where
 //! Enter on a row leads (k9s's drill-down). Plain data and functions, tested without a cluster.
 
+use std::collections::BTreeMap;
+
 use crate::client::cluster::NamespaceScope;
 use crate::client::discovery::Discovery;
 use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
@@ -55,13 +57,14 @@ pub enum DrillError {
 }
 
 /// Where Enter on the row `key` of `from` leads: a namespace to its pods, a node to the pods
-/// on it, a deployment to its replicasets, a replicaset to its pods. `None` for pods (Enter
-/// on a pod is the detail view's). Owner and node filters use whichever configured index
-/// reads that field.
+/// on it, a deployment to its replicasets, a replicaset, statefulset, daemonset or job to its
+/// pods, a cronjob to its jobs. `None` for pods and every other kind (Enter shows the detail).
+/// Owner and node filters use whichever configured index reads that field.
 pub fn drill_down(
     from: &ViewSpec,
     key: &str,
     indexes: &[IndexDefinition],
+    discovery: &Discovery,
 ) -> Result<Option<ViewSpec>, DrillError> {
     let (namespace, name) = split_meta_namespace_key(key);
     let index = |field: IndexField| {
@@ -75,9 +78,26 @@ pub fn drill_down(
         Some(ns) => NamespaceScope::One(ns.to_string()),
         None => from.scope.clone(),
     };
+    let owned = |kind: Kind, owner: &str| -> Result<ViewSpec, DrillError> {
+        Ok(ViewSpec {
+            kind,
+            scope: in_namespace(),
+            filter: format!("{}={owner}/{name}", index(IndexField::Owner)?),
+        })
+    };
     let Some(kind) = from.kind.built_in() else {
-        // A discovered kind holds nothing to open: Enter shows its detail.
-        return Ok(None);
+        // The workloads whose controller owns pods (or, for a CronJob, Jobs); any other
+        // discovered kind holds nothing to open, and Enter shows its detail.
+        return match (from.kind.group(), from.kind.plural()) {
+            ("apps", "statefulsets") => owned(ResourceKind::Pods.into(), "StatefulSet").map(Some),
+            ("apps", "daemonsets") => owned(ResourceKind::Pods.into(), "DaemonSet").map(Some),
+            ("batch", "jobs") => owned(ResourceKind::Pods.into(), "Job").map(Some),
+            ("batch", "cronjobs") => match discovery.resolve("jobs.batch") {
+                Ok(jobs) => owned(jobs, "CronJob").map(Some),
+                Err(_) => Ok(None),
+            },
+            _ => Ok(None),
+        };
     };
     let spec = match kind {
         ResourceKind::Pods | ResourceKind::Secrets => return Ok(None),
@@ -89,18 +109,57 @@ pub fn drill_down(
             scope: NamespaceScope::All,
             filter: format!("{}={name}", index(IndexField::Node)?),
         },
-        ResourceKind::Deployments => ViewSpec {
-            kind: ResourceKind::ReplicaSets.into(),
-            scope: in_namespace(),
-            filter: format!("{}=Deployment/{name}", index(IndexField::Owner)?),
-        },
-        ResourceKind::ReplicaSets => ViewSpec {
-            kind: ResourceKind::Pods.into(),
-            scope: in_namespace(),
-            filter: format!("{}=ReplicaSet/{name}", index(IndexField::Owner)?),
-        },
+        ResourceKind::Deployments => owned(ResourceKind::ReplicaSets.into(), "Deployment")?,
+        ResourceKind::ReplicaSets => owned(ResourceKind::Pods.into(), "ReplicaSet")?,
     };
     Ok(Some(spec))
+}
+
+/// Where Enter on a Service leads, once its selector is known: its namespace's pods with one
+/// term per label of `selector`, each through an index that reads that label on pods. For a
+/// label no such index reads, a new one (named after the label, scoped to pods) is returned,
+/// to be added before the view is shown.
+pub fn selected_pods(
+    namespace: &str,
+    selector: &BTreeMap<String, String>,
+    indexes: &[IndexDefinition],
+) -> (ViewSpec, Vec<IndexDefinition>) {
+    let on_pods = |d: &IndexDefinition| {
+        d.kinds.as_ref().is_none_or(|kinds| {
+            kinds
+                .iter()
+                .any(|k| matches!(k.as_str(), "pods" | "pod" | "po"))
+        })
+    };
+    let mut added: Vec<IndexDefinition> = Vec::new();
+    let mut terms = Vec::new();
+    for (label, value) in selector {
+        let reads =
+            |d: &&IndexDefinition| d.source == IndexSource::Label(label.clone()) && on_pods(d);
+        let name = match indexes.iter().chain(&added).find(reads) {
+            Some(d) => d.name.clone(),
+            None => {
+                let taken = |name: &str| indexes.iter().chain(&added).any(|d| d.name == name);
+                let name = if taken(label) {
+                    format!("label:{label}")
+                } else {
+                    label.clone()
+                };
+                let mut definition =
+                    IndexDefinition::new(name.clone(), IndexSource::Label(label.clone()));
+                definition.kinds = Some(vec!["pods".into()]);
+                added.push(definition);
+                name
+            }
+        };
+        terms.push(format!("{name}={value}"));
+    }
+    let view = ViewSpec {
+        kind: ResourceKind::Pods.into(),
+        scope: NamespaceScope::One(namespace.to_string()),
+        filter: terms.join(","),
+    };
+    (view, added)
 }
 
 /// Where Enter on a CustomResourceDefinition's row leads: the resources it defines (its
