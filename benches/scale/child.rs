@@ -355,7 +355,7 @@ async fn kube_rs_widgets_client(
     use kube::api::{Api, DynamicObject, GroupVersionKind};
     use kube::runtime::WatchStreamExt;
     use kube::runtime::reflector::store::Writer;
-    use kube::runtime::watcher::{self, Event};
+    use kube::runtime::watcher;
 
     let started = Instant::now();
     config.default_retry = false;
@@ -370,54 +370,7 @@ async fn kube_rs_widgets_client(
     let stream = watcher::watcher(api, watcher::Config::default())
         .default_backoff()
         .reflect(writer);
-    {
-        let counters = counters.clone();
-        tokio::spawn(async move {
-            let mut stream = std::pin::pin!(stream);
-            let mut reported = 0u64;
-            while let Some(item) = stream.next().await {
-                match item {
-                    Ok(Event::Apply(obj) | Event::Delete(obj) | Event::InitApply(obj)) => {
-                        note_rv(&counters, obj.metadata.resource_version.as_deref());
-                        counters.events.fetch_add(1, Ordering::Relaxed);
-                    }
-                    Ok(Event::Init) => {
-                        counters.relists.fetch_add(1, Ordering::Relaxed);
-                    }
-                    Ok(Event::InitDone) => {}
-                    Err(e) => {
-                        counters.errors.fetch_add(1, Ordering::Relaxed);
-                        if reported < 5 {
-                            reported += 1;
-                            eprintln!("kube-rs watcher error: {e}");
-                        }
-                    }
-                }
-            }
-        });
-    }
-    {
-        let counters = counters.clone();
-        let store = store.clone();
-        tokio::spawn(async move {
-            let mut every = tokio::time::interval(Duration::from_millis(50));
-            loop {
-                every.tick().await;
-                counters
-                    .objects
-                    .store(store.len() as u64, Ordering::Relaxed);
-            }
-        });
-    }
-    store
-        .wait_until_ready()
-        .await
-        .expect("the reflector's writer ended before the first list");
-    let sync = started.elapsed();
-    counters
-        .objects
-        .store(store.len() as u64, Ordering::Relaxed);
-    (sync, Box::new(store))
+    follow_kube_rs(stream, store, counters, started).await
 }
 
 /// A handler on `informer`, as the explorer has one (it sees every object once, like the
@@ -486,7 +439,7 @@ async fn kube_rs_client(
     use k8s_openapi::api::core::v1::Pod;
     use kube::ResourceExt;
     use kube::api::Api;
-    use kube::runtime::watcher::{self, Event};
+    use kube::runtime::watcher;
     use kube::runtime::{WatchStreamExt, reflector};
 
     let started = Instant::now();
@@ -503,7 +456,25 @@ async fn kube_rs_client(
     } else {
         futures::future::Either::Right(events)
     };
-    let stream = events.reflect(writer);
+    follow_kube_rs(events.reflect(writer), store, counters, started).await
+}
+
+/// Consumes a kube-rs reflector's stream into the counters, and waits until its store has
+/// the first list.
+async fn follow_kube_rs<K>(
+    stream: impl futures::Stream<
+        Item = kube::runtime::watcher::Result<kube::runtime::watcher::Event<K>>,
+    > + Send
+    + 'static,
+    store: kube::runtime::reflector::Store<K>,
+    counters: Arc<Counters>,
+    started: Instant,
+) -> (Duration, Keep)
+where
+    K: kube::Resource + Clone + Send + Sync + 'static,
+    K::DynamicType: Eq + std::hash::Hash + Clone + Send + Sync,
+{
+    use kube::runtime::watcher::Event;
     {
         let counters = counters.clone();
         tokio::spawn(async move {
@@ -511,8 +482,8 @@ async fn kube_rs_client(
             let mut reported = 0u64;
             while let Some(item) = stream.next().await {
                 match item {
-                    Ok(Event::Apply(pod) | Event::Delete(pod) | Event::InitApply(pod)) => {
-                        note_rv(&counters, pod.metadata.resource_version.as_deref());
+                    Ok(Event::Apply(obj) | Event::Delete(obj) | Event::InitApply(obj)) => {
+                        note_rv(&counters, obj.meta().resource_version.as_deref());
                         counters.events.fetch_add(1, Ordering::Relaxed);
                     }
                     Ok(Event::Init) => {

@@ -7,9 +7,6 @@
 //! kscope asks for, the body thrown away, which is what the sim alone costs.
 
 use std::fmt::Write as _;
-use std::time::Instant;
-
-use futures::AsyncReadExt;
 
 use super::{ChildProc, ClientResult, GIB, MIB, Plan, SimProc, num, procfs};
 
@@ -29,35 +26,12 @@ const TABLE_ACCEPT: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,applica
 
 /// One unpaginated GET of every Widget, read to the end and thrown away: seconds and bytes.
 async fn wire_seconds(sim: &SimProc, table: bool) -> Result<(f64, u64), String> {
-    let (uri, accept) = if table {
-        (format!("{LIST_PATH}?includeObject=Object"), TABLE_ACCEPT)
+    if table {
+        let uri = format!("{LIST_PATH}?includeObject=Object");
+        super::pipelines::wire_get(sim, &uri, TABLE_ACCEPT).await
     } else {
-        (LIST_PATH.to_string(), "application/json")
-    };
-    let request = http::Request::get(&uri)
-        .header("accept", accept)
-        .body(Vec::new())
-        .map_err(|e| e.to_string())?;
-    let started = Instant::now();
-    let body = sim
-        .admin
-        .request_stream(request)
-        .await
-        .map_err(|e| format!("GET {uri}: {e}"))?;
-    let mut body = std::pin::pin!(body);
-    let mut buf = vec![0u8; 1 << 20];
-    let mut bytes = 0u64;
-    loop {
-        let n = body
-            .read(&mut buf)
-            .await
-            .map_err(|e| format!("reading the list: {e}"))?;
-        if n == 0 {
-            break;
-        }
-        bytes += n as u64;
+        super::pipelines::wire_get(sim, LIST_PATH, "application/json").await
     }
-    Ok((started.elapsed().as_secs_f64(), bytes))
 }
 
 /// The best of `runs` GETs, as the wire's own time without a passing slowdown.
