@@ -127,6 +127,17 @@ async fn run(which: &str, kubeconfig: &str) {
             );
             kscope_client(config, counters.clone(), pipeline).await
         }
+        // kscope-crd:FIFO:MODE, the CRD mode's Widgets through that pipeline in Table form;
+        // kscope-crd-json:FIFO:MODE the same as plain JSON (no cells).
+        Some((client @ ("kscope-crd" | "kscope-crd-json"), pipeline)) => {
+            let (fifo, mode) = pipeline
+                .split_once(':')
+                .unwrap_or_else(|| panic!("{client}:FIFO:MODE expected, got {which:?}"));
+            let fifo = fifo.parse().unwrap_or_else(|e| panic!("{e}"));
+            let mode = mode.parse().unwrap_or_else(|e| panic!("{e}"));
+            let table = client == "kscope-crd";
+            kscope_widgets_client(config, counters.clone(), (fifo, mode), table).await
+        }
         // kscope:FIFO:MODE, one pipeline of the pipelines bench.
         Some(("kscope", pipeline)) => {
             let (fifo, mode) = pipeline
@@ -138,6 +149,7 @@ async fn run(which: &str, kubeconfig: &str) {
         }
         _ => match which {
             "kube-rs" => kube_rs_client(config, counters.clone(), false).await,
+            "kube-rs-crd" => kube_rs_widgets_client(config, counters.clone()).await,
             "kube-rs-lean" => kube_rs_client(config, counters.clone(), true).await,
             other => {
                 panic!("unknown client {other:?}: expected kscope, kube-rs or kube-rs-lean")
@@ -153,10 +165,72 @@ async fn run(which: &str, kubeconfig: &str) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
-    emit(snapshot("steady", &counters, start));
+    let mut steady = snapshot("steady", &counters, start);
+    steady["heap_in_use"] = json!(procfs::heap_in_use());
+    if let Some(report) = HEAP_REPORT.get() {
+        steady["heap"] = report();
+    }
+    emit(steady);
 
     let _keep = keep;
     let _ = reporter.await;
+}
+
+/// Where a kscope pod store's heap goes, by structure (set by the pod client, read at steady).
+static HEAP_REPORT: std::sync::OnceLock<Box<dyn Fn() -> serde_json::Value + Send + Sync>> =
+    std::sync::OnceLock::new();
+
+/// The heap a pod store holds, by structure, counted from its contents and table capacities
+/// (requested sizes: malloc adds its header and rounding on top of each allocation).
+fn pod_store_heap(
+    indexer: &kscope::informers::indexer::Indexer<kscope::resources::Pod>,
+) -> serde_json::Value {
+    use kscope::informers::indexer::KeySet;
+    use kscope::informers::keys::Key;
+    use kscope::resources::Pod;
+    use std::mem::size_of;
+    // An Arc's allocation: its two counts, then the value.
+    const ARC: usize = 16;
+    let objects = indexer.list();
+    let n = objects.len().max(1);
+    let packed: usize = objects.iter().map(|p| p.heap_bytes()).sum();
+    let inline = objects.len() * (ARC + size_of::<Pod>());
+    let keys: usize = indexer.list_keys().iter().map(|k| ARC + k.len()).sum();
+    drop(objects);
+    let mut indexes = serde_json::Map::new();
+    let mut index_total = 0;
+    for name in indexer.index_names() {
+        let stats = indexer.with_index(&name, |index| {
+            let table = index.capacity() * (size_of::<(std::sync::Arc<str>, KeySet)>() + 1);
+            let values: usize = index.keys().map(|v| ARC + v.len()).sum();
+            let sets: usize = index
+                .values()
+                .map(|set| set.capacity() * (size_of::<Key>() + 1))
+                .sum();
+            let entries: usize = index.values().map(|set| set.len()).sum();
+            (index.len(), table + values + sets, entries)
+        });
+        if let Ok((values, bytes, entries)) = stats {
+            index_total += bytes;
+            indexes.insert(
+                name.to_string(),
+                json!({"values": values, "entries": entries, "bytes_per_object": bytes as f64 / n as f64}),
+            );
+        }
+    }
+    let items_table = indexer.items_capacity() * (size_of::<(Key, std::sync::Arc<Pod>)>() + 1);
+    let per = |b: usize| b as f64 / n as f64;
+    json!({
+        "objects": n,
+        // A pod's shared template strings count in full for each pod that shares them.
+        "packed_strings_shared_counted_per_pod": per(packed),
+        "pod_inline_and_arc": per(inline),
+        "keys": per(keys),
+        "items_table": per(items_table),
+        "indexes_total": per(index_total),
+        "indexes": indexes,
+        "sum_but_strings": per(inline + keys + items_table + index_total),
+    })
 }
 
 /// Keeps a client's tasks and stores alive until the process ends.
@@ -174,9 +248,6 @@ async fn kscope_client(
     use kscope::client::cluster::{Cluster, NamespaceScope};
     use kscope::index_views::definitions::{default_index_definitions, index_funcs};
     use kscope::informers::indexer::IndexerWriter;
-    use kscope::informers::informer::Notification;
-    use kscope::informers::keys::DeltaObject;
-    use kscope::informers::object::Object;
     use kscope::informers::running::{InformerConfig, RunningInformer};
     use kscope::resources::{Pod, ResourceKind};
 
@@ -201,8 +272,117 @@ async fn kscope_client(
         lister_watcher,
         indexer,
     ));
-    // A handler, as the explorer has one: it sees every object once, like the stream
-    // kube-rs's reflector hands back.
+    watch_kscope_informer(&informer, &counters, started);
+    informer
+        .wait_for_sync(|_| false)
+        .await
+        .expect("kscope's informer never gives up on an error");
+    let sync = started.elapsed();
+    counters
+        .objects
+        .store(informer.indexer().len() as u64, Ordering::Relaxed);
+    let reader = informer.indexer().clone();
+    let _ = HEAP_REPORT.set(Box::new(move || pod_store_heap(&reader)));
+    (sync, Box::new(informer))
+}
+
+/// The group, version and kind the CRD mode lists (the sim's `--widgets`).
+const WIDGETS: (&str, &str, &str) = ("example.com", "v1", "Widget");
+
+/// kscope over the Widgets as the explorer reads a discovered kind: discovery, then the
+/// resource's Table form into `GenericObject`s with the default indexes, and one handler.
+/// Without `table`, the objects as plain JSON (no cells): what the sim's Table printing costs.
+async fn kscope_widgets_client(
+    config: kube::Config,
+    counters: Arc<Counters>,
+    (fifo, mode): (
+        kscope::informers::fifo::FifoKind,
+        kscope::informers::reflector::InitialListMode,
+    ),
+    table: bool,
+) -> (Duration, Keep) {
+    use kscope::client::cluster::{Cluster, NamespaceScope};
+    use kscope::client::discovery::Discovery;
+    use kscope::client::lister_watcher::KubeListerWatcher;
+    use kscope::index_views::definitions::{default_index_definitions, index_funcs};
+    use kscope::informers::indexer::IndexerWriter;
+    use kscope::informers::running::{InformerConfig, RunningInformer};
+    use kscope::resources::GenericObject;
+
+    let started = Instant::now();
+    let cluster = Cluster::from_config(config, "kscope-sim".into())
+        .expect("cannot build a client for the sim");
+    let discovery = Discovery::run(&cluster.client)
+        .await
+        .expect("discovery of the sim failed");
+    let kind = discovery
+        .resolve(&format!("widgets.{}", WIDGETS.0))
+        .expect("the sim serves widgets.example.com");
+    let lister_watcher = if table {
+        KubeListerWatcher::for_kind(&cluster, kind, &NamespaceScope::All, None, None)
+    } else {
+        KubeListerWatcher::new(cluster.client.clone(), kind.list_path(None), "widgets")
+            .with_limits(cluster.limits)
+    };
+    let indexer = IndexerWriter::new(index_funcs::<GenericObject>(&default_index_definitions()))
+        .expect("the default index definitions are valid");
+    let mut informer_config = InformerConfig::new("widgets");
+    informer_config.fifo = fifo;
+    informer_config.initial_list = mode;
+    let informer = Arc::new(RunningInformer::start(
+        informer_config,
+        lister_watcher,
+        indexer,
+    ));
+    watch_kscope_informer(&informer, &counters, started);
+    informer
+        .wait_for_sync(|_| false)
+        .await
+        .expect("kscope's informer never gives up on an error");
+    let sync = started.elapsed();
+    counters
+        .objects
+        .store(informer.indexer().len() as u64, Ordering::Relaxed);
+    (sync, Box::new(informer))
+}
+
+/// kube-rs's reflector over `DynamicObject`, as a Rust developer reads a custom resource
+/// without generated types: the kind pinned by discovery, the default watcher.
+async fn kube_rs_widgets_client(
+    mut config: kube::Config,
+    counters: Arc<Counters>,
+) -> (Duration, Keep) {
+    use kube::api::{Api, DynamicObject, GroupVersionKind};
+    use kube::runtime::WatchStreamExt;
+    use kube::runtime::reflector::store::Writer;
+    use kube::runtime::watcher;
+
+    let started = Instant::now();
+    config.default_retry = false;
+    let client = kube::Client::try_from(config).expect("cannot build a client for the sim");
+    let gvk = GroupVersionKind::gvk(WIDGETS.0, WIDGETS.1, WIDGETS.2);
+    let (resource, _) = kube::discovery::pinned_kind(&client, &gvk)
+        .await
+        .expect("the sim serves widgets.example.com");
+    let writer = Writer::<DynamicObject>::new(resource.clone());
+    let store = writer.as_reader();
+    let api = Api::<DynamicObject>::all_with(client, &resource);
+    let stream = watcher::watcher(api, watcher::Config::default())
+        .default_backoff()
+        .reflect(writer);
+    follow_kube_rs(stream, store, counters, started).await
+}
+
+/// A handler on `informer`, as the explorer has one (it sees every object once, like the
+/// stream kube-rs's reflector hands back), and the counters kept from its metrics.
+fn watch_kscope_informer<T: kscope::resources::KubeResource>(
+    informer: &Arc<kscope::informers::running::RunningInformer<T>>,
+    counters: &Arc<Counters>,
+    started: Instant,
+) {
+    use kscope::informers::informer::Notification;
+    use kscope::informers::keys::DeltaObject;
+
     let mut handler = informer.informer().add_event_handler();
     {
         let counters = counters.clone();
@@ -246,15 +426,6 @@ async fn kscope_client(
             }
         });
     }
-    informer
-        .wait_for_sync(|_| false)
-        .await
-        .expect("kscope's informer never gives up on an error");
-    let sync = started.elapsed();
-    counters
-        .objects
-        .store(informer.indexer().len() as u64, Ordering::Relaxed);
-    (sync, Box::new(informer))
 }
 
 /// kube-rs's reflector over typed Pods. `lean` drops managedFields before the store, as
@@ -268,7 +439,7 @@ async fn kube_rs_client(
     use k8s_openapi::api::core::v1::Pod;
     use kube::ResourceExt;
     use kube::api::Api;
-    use kube::runtime::watcher::{self, Event};
+    use kube::runtime::watcher;
     use kube::runtime::{WatchStreamExt, reflector};
 
     let started = Instant::now();
@@ -285,7 +456,25 @@ async fn kube_rs_client(
     } else {
         futures::future::Either::Right(events)
     };
-    let stream = events.reflect(writer);
+    follow_kube_rs(events.reflect(writer), store, counters, started).await
+}
+
+/// Consumes a kube-rs reflector's stream into the counters, and waits until its store has
+/// the first list.
+async fn follow_kube_rs<K>(
+    stream: impl futures::Stream<
+        Item = kube::runtime::watcher::Result<kube::runtime::watcher::Event<K>>,
+    > + Send
+    + 'static,
+    store: kube::runtime::reflector::Store<K>,
+    counters: Arc<Counters>,
+    started: Instant,
+) -> (Duration, Keep)
+where
+    K: kube::Resource + Clone + Send + Sync + 'static,
+    K::DynamicType: Eq + std::hash::Hash + Clone + Send + Sync,
+{
+    use kube::runtime::watcher::Event;
     {
         let counters = counters.clone();
         tokio::spawn(async move {
@@ -293,8 +482,8 @@ async fn kube_rs_client(
             let mut reported = 0u64;
             while let Some(item) = stream.next().await {
                 match item {
-                    Ok(Event::Apply(pod) | Event::Delete(pod) | Event::InitApply(pod)) => {
-                        note_rv(&counters, pod.metadata.resource_version.as_deref());
+                    Ok(Event::Apply(obj) | Event::Delete(obj) | Event::InitApply(obj)) => {
+                        note_rv(&counters, obj.meta().resource_version.as_deref());
                         counters.events.fetch_add(1, Ordering::Relaxed);
                     }
                     Ok(Event::Init) => {

@@ -12,6 +12,10 @@ use tokio::sync::mpsc;
 
 use super::procfs;
 
+#[path = "crd.rs"]
+mod crd;
+#[path = "heap.rs"]
+mod heap;
 #[path = "pipelines.rs"]
 mod pipelines;
 
@@ -152,6 +156,21 @@ pub fn main(full: bool) {
         .build()
         .expect("cannot build a tokio runtime");
     let started = Instant::now();
+    // KSCOPE_SCALE_HEAP=1: where a kscope pod store's memory goes, nothing else.
+    if full && std::env::var_os("KSCOPE_SCALE_HEAP").is_some() {
+        println!("{}", runtime.block_on(heap::run(&plan)));
+        return;
+    }
+    // KSCOPE_SCALE_CRD=1: the CRD mode only (its sizes are Widgets).
+    let crd_only = full && std::env::var_os("KSCOPE_SCALE_CRD").is_some();
+    if !full || crd_only {
+        let table = runtime.block_on(crd::run(&plan));
+        println!("{table}");
+        if crd_only {
+            println!("scale: total {:.0} s", started.elapsed().as_secs_f64());
+            return;
+        }
+    }
     // KSCOPE_SCALE_PIPELINES=1: kscope's pipelines against each other and the wire only.
     let pipelines_only = full && std::env::var_os("KSCOPE_SCALE_PIPELINES").is_some();
     if !full || pipelines_only {
@@ -355,8 +374,13 @@ struct SimProc {
 
 impl SimProc {
     async fn start(pods: usize, plan: &Plan) -> Self {
+        Self::start_with_widgets(pods, 0, plan).await
+    }
+
+    /// A sim with `widgets` bulk Widgets (about 3 KB each) besides its pods.
+    async fn start_with_widgets(pods: usize, widgets: usize, plan: &Plan) -> Self {
         let kubeconfig = std::env::temp_dir().join(format!(
-            "kscope-scale-{}-{pods}.kubeconfig",
+            "kscope-scale-{}-{pods}-{widgets}.kubeconfig",
             std::process::id()
         ));
         let nodes = (pods / 50).max(3);
@@ -367,6 +391,7 @@ impl SimProc {
         )
         .arg("sim")
         .args(["--pods", &pods.to_string()])
+        .args(["--widgets", &widgets.to_string()])
         .args(["--nodes", &nodes.to_string()])
         .args(["--namespaces", &namespaces.to_string()])
         .args(["--seed", "1"])
@@ -433,10 +458,15 @@ impl SimProc {
 
     /// Pods in the sim now.
     async fn pods(&self) -> u64 {
+        self.count("pods").await
+    }
+
+    /// Objects of `resource` (`plural` or `plural.group`) in the sim now.
+    async fn count(&self, resource: &str) -> u64 {
         let state = self.admin("GET", "/sim/state", Vec::new()).await;
-        state["counts"]["pods"]
+        state["counts"][resource]
             .as_u64()
-            .unwrap_or_else(|| panic!("sim state without a pod count: {state}"))
+            .unwrap_or_else(|| panic!("sim state without a count of {resource}: {state}"))
     }
 
     /// Creates a pod and returns its resourceVersion: a pod event newer than every write

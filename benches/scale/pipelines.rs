@@ -21,9 +21,11 @@ struct PipelineResult {
     result: ClientResult,
 }
 
-/// The wire: one unpaginated list of every pod, read to the end and thrown away.
-async fn wire_seconds(sim: &SimProc) -> Result<(f64, u64), String> {
-    let request = http::Request::get("/api/v1/pods")
+/// The wire: one unpaginated GET of `uri` (asking for `accept`), read to the end and thrown
+/// away: seconds and bytes.
+pub(super) async fn wire_get(sim: &SimProc, uri: &str, accept: &str) -> Result<(f64, u64), String> {
+    let request = http::Request::get(uri)
+        .header("accept", accept)
         .body(Vec::new())
         .map_err(|e| e.to_string())?;
     let started = Instant::now();
@@ -31,7 +33,7 @@ async fn wire_seconds(sim: &SimProc) -> Result<(f64, u64), String> {
         .admin
         .request_stream(request)
         .await
-        .map_err(|e| format!("GET /api/v1/pods: {e}"))?;
+        .map_err(|e| format!("GET {uri}: {e}"))?;
     let mut body = std::pin::pin!(body);
     let mut buf = vec![0u8; 1 << 20];
     let mut bytes = 0u64;
@@ -46,6 +48,11 @@ async fn wire_seconds(sim: &SimProc) -> Result<(f64, u64), String> {
         bytes += n as u64;
     }
     Ok((started.elapsed().as_secs_f64(), bytes))
+}
+
+/// The wire for pods: one unpaginated list of every pod.
+async fn wire_seconds(sim: &SimProc) -> Result<(f64, u64), String> {
+    wire_get(sim, "/api/v1/pods", "application/json").await
 }
 
 pub async fn run(plan: &Plan) -> String {

@@ -167,3 +167,12 @@ pub fn unread_socket_bytes() -> u64 {
     }
     unread
 }
+
+/// Bytes the C heap has handed out and not had back (glibc's `mallinfo2().uordblks`): the
+/// heap in use, without what malloc holds free.
+#[allow(unsafe_code)] // libc: mallinfo2 has no safe wrapper.
+pub fn heap_in_use() -> u64 {
+    // SAFETY: mallinfo2 only reads the allocator's statistics and returns them by value.
+    let info = unsafe { libc::mallinfo2() };
+    info.uordblks as u64
+}

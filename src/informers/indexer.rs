@@ -226,6 +226,11 @@ impl<T: Object> Indexer<T> {
         self.len() == 0
     }
 
+    /// Entries the key → object table has room for (for memory accounting in benches).
+    pub fn items_capacity(&self) -> usize {
+        self.state.read().items.capacity()
+    }
+
     pub fn list(&self) -> Vec<Arc<T>> {
         self.state.read().items.values().cloned().collect()
     }

@@ -15,8 +15,28 @@ use crate::informers::object::Object;
 
 /// Implements `Object`, `KubeResource`, `Deserialize` and `heap_bytes` for a projection with
 /// the shared scalar slots, a `strings: Packed<_>` field, a `LABELS` section constant in scope,
-/// a `created` field and a `from_wire` fn; `owners` also forwards its `controller_owner_key`.
+/// a `created` field and a `from_wire` fn; `owners` also forwards its `controller_owner_key`,
+/// and `labels = FIELD` reads the labels from that field's packed strings instead.
 macro_rules! object_impls {
+    // Labels (section `LABELS`) in the packed strings of field `$shared` rather than `strings`.
+    ($ty:ty, $kind:expr, owners, labels = $shared:ident) => {
+        object_impls!(@object $ty, $shared, {
+            fn controller_owner_key(&self) -> Option<&str> {
+                <$ty>::controller_owner_key(self)
+            }
+        });
+        impl $ty {
+            /// Heap bytes of this projection's strings, its own and those it shares (its
+            /// inline size is `size_of::<Self>()`).
+            pub fn heap_bytes(&self) -> usize {
+                self.strings.heap_bytes() + self.$shared.heap_bytes()
+            }
+        }
+
+        impl $crate::resources::BuiltIn for $ty {
+            const KIND: $crate::resources::ResourceKind = $kind;
+        }
+    };
     ($ty:ty, $kind:expr, owners) => {
         object_impls!($ty, $kind, {
             fn controller_owner_key(&self) -> Option<&str> {
@@ -35,7 +55,11 @@ macro_rules! object_impls {
         }
     };
     (@object $ty:ty, { $($extra:tt)* }) => {
-        object_impls!(@meta $ty, { $($extra)* });
+        object_impls!(@object $ty, strings, { $($extra)* });
+        object_impls!(@heap $ty);
+    };
+    (@object $ty:ty, $labels:ident, { $($extra:tt)* }) => {
+        object_impls!(@meta $ty, $labels, { $($extra)* });
 
         impl<'de> ::serde::Deserialize<'de> for $ty {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -46,6 +70,18 @@ macro_rules! object_impls {
     };
     // All but `Deserialize`, for a projection that decodes in its own way.
     (@meta $ty:ty, { $($extra:tt)* }) => {
+        object_impls!(@meta $ty, strings, { $($extra)* });
+        object_impls!(@heap $ty);
+    };
+    (@heap $ty:ty) => {
+        impl $ty {
+            /// Heap bytes owned by this projection (its inline size is `size_of::<Self>()`).
+            pub fn heap_bytes(&self) -> usize {
+                self.strings.heap_bytes()
+            }
+        }
+    };
+    (@meta $ty:ty, $labels:ident, { $($extra:tt)* }) => {
         impl $crate::informers::object::Object for $ty {
             fn namespace(&self) -> Option<&str> {
                 self.strings.meta_namespace()
@@ -66,7 +102,7 @@ macro_rules! object_impls {
             }
 
             fn labels(&self) -> $crate::resources::Labels<'_> {
-                $crate::resources::Labels::new(self.strings.rows(LABELS))
+                $crate::resources::Labels::new(self.$labels.rows(LABELS))
             }
 
             fn created(&self) -> Option<$crate::resources::Timestamp> {
@@ -74,13 +110,6 @@ macro_rules! object_impls {
             }
 
             $($extra)*
-        }
-
-        impl $ty {
-            /// Heap bytes owned by this projection (its inline size is `size_of::<Self>()`).
-            pub fn heap_bytes(&self) -> usize {
-                self.strings.heap_bytes()
-            }
         }
     };
 }

@@ -9,8 +9,11 @@
 //! exactly once, into the packed buffer.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasher, Hasher};
 use std::marker::PhantomData;
+use std::sync::{Arc, Weak};
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use smallvec::SmallVec;
@@ -210,6 +213,125 @@ impl<'b, const N: usize> Builder<'b, N> {
     }
 }
 
+impl<'b, const N: usize> Builder<'b, N> {
+    /// The end offsets `finish` would store, and the text's length; `None` past 4 GiB.
+    fn ends(&self) -> Option<(SmallVec<[u32; 48]>, usize)> {
+        let mut ends = SmallVec::with_capacity(self.parts.len() - self.glued.len());
+        let mut glued = self.glued.iter().peekable();
+        let mut len = 0usize;
+        for (i, part) in self.parts.iter().enumerate() {
+            len += part.len();
+            if glued.next_if_eq(&&i).is_none() {
+                ends.push(u32::try_from(len).ok()?);
+            }
+        }
+        Some((ends, len))
+    }
+
+    /// Whether `packed` holds exactly what `finish` would make of these parts.
+    fn same_as(&self, packed: &Packed<N>, ends: &[u32], len: usize) -> bool {
+        if packed.sections != self.sections
+            || &*packed.strings.ends != ends
+            || packed.strings.text.len() != len
+        {
+            return false;
+        }
+        let mut rest = packed.strings.text.as_bytes();
+        self.parts
+            .iter()
+            .all(|part| match rest.split_at_checked(part.len()) {
+                Some((head, tail)) if head == part.as_bytes() => {
+                    rest = tail;
+                    true
+                }
+                _ => false,
+            })
+    }
+
+    /// Like [`Builder::finish`], but shared: an equal set of strings that `interner` still
+    /// holds is handed back instead of a new copy (and nothing is copied for it).
+    pub(crate) fn finish_interned(
+        self,
+        interner: &Interner<N>,
+    ) -> Result<Arc<Packed<N>>, PackError> {
+        let (ends, len) = self.ends().ok_or(PackError::TooLarge)?;
+        let mut hasher = interner.hash.build_hasher();
+        for part in &self.parts {
+            hasher.write(part.as_bytes());
+        }
+        for end in ends.iter().chain(&self.sections) {
+            hasher.write_u32(*end);
+        }
+        let hash = hasher.finish();
+        let mut table = interner.table.lock();
+        if let Some(held) = table.entries.get(&hash).and_then(|candidates| {
+            candidates
+                .iter()
+                .filter_map(Weak::upgrade)
+                .find(|held| self.same_as(held, &ends, len))
+        }) {
+            return Ok(held);
+        }
+        let packed = Arc::new(self.finish()?);
+        table.add(hash, Arc::downgrade(&packed));
+        Ok(packed)
+    }
+}
+
+/// Equal sets of packed strings shared between objects (the pods of one template have the
+/// same labels, owners and containers). It holds them weakly, so an object's removal frees
+/// its strings once no other object shares them; the emptied entries are swept whenever the
+/// table has doubled since the last sweep, so it stays within twice the sets alive (plus 1,024).
+pub(crate) struct Interner<const N: usize> {
+    hash: foldhash::fast::RandomState,
+    table: parking_lot::Mutex<InternTable<N>>,
+}
+
+struct InternTable<const N: usize> {
+    entries: HashMap<u64, SmallVec<[Weak<Packed<N>>; 1]>, foldhash::fast::RandomState>,
+    held: usize,
+    sweep_at: usize,
+}
+
+impl<const N: usize> Default for Interner<N> {
+    fn default() -> Self {
+        Self {
+            hash: foldhash::fast::RandomState::default(),
+            table: parking_lot::Mutex::new(InternTable {
+                entries: HashMap::default(),
+                held: 0,
+                sweep_at: SWEEP_FLOOR,
+            }),
+        }
+    }
+}
+
+/// Entries an interner holds before its first sweep.
+const SWEEP_FLOOR: usize = 1024;
+
+impl<const N: usize> InternTable<N> {
+    fn add(&mut self, hash: u64, weak: Weak<Packed<N>>) {
+        self.entries.entry(hash).or_default().push(weak);
+        self.held += 1;
+        if self.held > self.sweep_at {
+            self.entries.retain(|_, candidates| {
+                candidates.retain(|w| w.strong_count() > 0);
+                !candidates.is_empty()
+            });
+            self.held = self.entries.values().map(SmallVec::len).sum();
+            self.sweep_at = (self.held * 2).max(SWEEP_FLOOR);
+        }
+    }
+}
+
+#[cfg(test)]
+impl<const N: usize> Interner<N> {
+    /// Entries held, live or not yet swept.
+    fn held(&self) -> usize {
+        self.table.lock().held
+    }
+}
+
 /// A JSON string borrowed from the input when it has no escapes, owned otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Str<'a>(Cow<'a, str>);
@@ -342,6 +464,64 @@ impl fmt::Debug for Labels<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn template<'b>(app: &'b str, owner: &'b str) -> Builder<'b, 2> {
+        let mut b = Builder::<2>::new();
+        b.push("app");
+        b.push(app);
+        b.end_section();
+        b.push_joined("ReplicaSet", "/", owner);
+        b.end_section();
+        b
+    }
+
+    #[test]
+    fn interned_equal_strings_are_one_allocation_and_unequal_ones_are_not() {
+        let interner = Interner::<2>::default();
+        let a = template("web", "web-7d9f")
+            .finish_interned(&interner)
+            .unwrap();
+        let b = template("web", "web-7d9f")
+            .finish_interned(&interner)
+            .unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        assert_eq!(*a, template("web", "web-7d9f").finish().unwrap());
+        // The same text split or sectioned differently is not the same set of strings.
+        let c = template("web", "web-7d9")
+            .finish_interned(&interner)
+            .unwrap();
+        let d = template("webw", "eb-7d9f")
+            .finish_interned(&interner)
+            .unwrap();
+        for other in [&c, &d] {
+            assert!(!Arc::ptr_eq(&a, other));
+            assert_ne!(**other, *a);
+        }
+        assert_eq!(d.rows::<2>(0).row(0), ["app", "webw"]);
+        assert_eq!(a.rows::<1>(1).row(0), ["ReplicaSet/web-7d9f"]);
+    }
+
+    #[test]
+    fn an_interner_lets_go_of_sets_no_object_holds_and_sweeps_their_entries() {
+        let interner = Interner::<2>::default();
+        let names: Vec<String> = (0..5_000).map(|i| format!("rs-{i}")).collect();
+        let kept = template("kept", "kept-1")
+            .finish_interned(&interner)
+            .unwrap();
+        for name in &names {
+            drop(template("web", name).finish_interned(&interner).unwrap());
+        }
+        assert!(
+            interner.held() <= 2 * SWEEP_FLOOR + 1,
+            "{}",
+            interner.held()
+        );
+        let again = template("kept", "kept-1")
+            .finish_interned(&interner)
+            .unwrap();
+        assert!(Arc::ptr_eq(&kept, &again));
+        assert_eq!(Arc::strong_count(&kept), 2);
+    }
 
     #[test]
     fn a_joined_string_is_one_string_and_sections_count_strings() {

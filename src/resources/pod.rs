@@ -1,12 +1,13 @@
 //! The pod projection: what the pod table, its indexes and its drill-downs need, ~1 KB a pod.
 
 use std::borrow::Cow;
+use std::sync::{Arc, LazyLock};
 
 use serde::de::IgnoredAny;
 use smallvec::SmallVec;
 
 use super::meta::{self, Container, FIRST_KIND_SLOT, OwnerRef, WireContainer, WireMeta, non_empty};
-use super::packed::{Builder, Labels, PackError, Packed, Str};
+use super::packed::{Builder, Interner, Labels, PackError, Packed, Str};
 use super::time::Timestamp;
 use super::{KubeResource, ResourceKind};
 
@@ -16,12 +17,19 @@ const POD_IP: usize = FIRST_KIND_SLOT + 2;
 const HOST_IP: usize = FIRST_KIND_SLOT + 3;
 const STATUS: usize = FIRST_KIND_SLOT + 4;
 
-const LABELS: usize = 1;
-const ANNOTATIONS: usize = 2;
-const OWNERS: usize = 3;
-const CONTAINERS: usize = 4;
-const INIT_CONTAINERS: usize = 5;
-const SECTIONS: usize = 6;
+/// A pod's own strings: the scalars, then its annotations (often per pod, such as a CNI's).
+const ANNOTATIONS: usize = 1;
+const OWN_SECTIONS: usize = 2;
+
+// The sections of a pod's template strings (see `Pod::template`).
+const LABELS: usize = 0;
+const OWNERS: usize = 1;
+const CONTAINERS: usize = 2;
+const INIT_CONTAINERS: usize = 3;
+const TEMPLATE_SECTIONS: usize = 4;
+
+/// The template strings of every pod decoded in this process, shared between equal ones.
+static TEMPLATES: LazyLock<Interner<TEMPLATE_SECTIONS>> = LazyLock::new(Interner::default);
 
 /// A pod as kscope stores it.
 ///
@@ -29,7 +37,11 @@ const SECTIONS: usize = 6;
 /// dropped (often larger than everything else together); open the full object for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pod {
-    strings: Packed<SECTIONS>,
+    /// The pod's own strings: name, uid, node, IPs, status, annotations.
+    strings: Packed<OWN_SECTIONS>,
+    /// Labels, owners and containers, which the pods of one template share: one allocation
+    /// for all of them (about half a pod's strings), not a copy each.
+    template: Arc<Packed<TEMPLATE_SECTIONS>>,
     created: Option<Timestamp>,
     deleted: Option<Timestamp>,
     last_restart: Option<Timestamp>,
@@ -54,12 +66,12 @@ impl Pod {
     }
 
     pub fn owner_references(&self) -> impl ExactSizeIterator<Item = OwnerRef<'_>> {
-        meta::owner_refs(self.strings.rows(OWNERS), self.controller)
+        meta::owner_refs(self.template.rows(OWNERS), self.controller)
     }
 
     /// The managing controller as `kind/name`, e.g. `ReplicaSet/web-7d9f8c6b5d`.
     pub fn controller_owner_key(&self) -> Option<&str> {
-        meta::controller_owner_key(self.strings.rows(OWNERS), self.controller)
+        meta::controller_owner_key(self.template.rows(OWNERS), self.controller)
     }
 
     /// `spec.nodeName`; `None` until scheduled.
@@ -109,11 +121,11 @@ impl Pod {
     }
 
     pub fn containers(&self) -> impl ExactSizeIterator<Item = Container<'_>> {
-        meta::containers(self.strings.rows(CONTAINERS))
+        meta::containers(self.template.rows(CONTAINERS))
     }
 
     pub fn init_containers(&self) -> impl ExactSizeIterator<Item = Container<'_>> {
-        meta::containers(self.strings.rows(INIT_CONTAINERS))
+        meta::containers(self.template.rows(INIT_CONTAINERS))
     }
 
     /// `status.podIP` (the first of `podIPs`).
@@ -135,17 +147,18 @@ impl Pod {
         let status = w.status.as_deref();
         let summary = summarize(&w.metadata, spec, status);
 
-        let mut b = Builder::<SECTIONS>::new();
-        w.metadata.push_scalars(&mut b);
-        b.push_opt(spec.and_then(|s| s.node_name.as_ref()));
-        b.push_opt(status.and_then(|s| s.phase.as_ref()));
-        b.push_opt(status.and_then(|s| s.pod_ip.as_ref()));
-        b.push_opt(status.and_then(|s| s.host_ip.as_ref()));
-        b.push_cow(summary.reason);
-        b.end_section();
+        let mut own = Builder::<OWN_SECTIONS>::new();
+        w.metadata.push_scalars(&mut own);
+        own.push_opt(spec.and_then(|s| s.node_name.as_ref()));
+        own.push_opt(status.and_then(|s| s.phase.as_ref()));
+        own.push_opt(status.and_then(|s| s.pod_ip.as_ref()));
+        own.push_opt(status.and_then(|s| s.host_ip.as_ref()));
+        own.push_cow(summary.reason);
+        own.end_section();
+        own.push_map(w.metadata.annotations.as_ref());
+        own.end_section();
+        let mut b = Builder::<TEMPLATE_SECTIONS>::new();
         b.push_map(w.metadata.labels.as_ref());
-        b.end_section();
-        b.push_map(w.metadata.annotations.as_ref());
         b.end_section();
         let controller = w.metadata.push_owners(&mut b);
         b.end_section();
@@ -155,7 +168,8 @@ impl Pod {
         b.end_section();
 
         Ok(Self {
-            strings: b.finish()?,
+            strings: own.finish()?,
+            template: b.finish_interned(&TEMPLATES)?,
             created: w.metadata.creation_timestamp,
             deleted: w.metadata.deletion_timestamp,
             last_restart: summary.last_restart,
@@ -167,7 +181,7 @@ impl Pod {
     }
 }
 
-object_impls!(Pod, ResourceKind::Pods, owners);
+object_impls!(Pod, ResourceKind::Pods, owners, labels = template);
 
 /// A pod as decoded from the wire. Its lists are read into inline vectors sized for a typical
 /// pod (five conditions, one or two containers, one owner): no allocation and no regrowth per

@@ -18,6 +18,10 @@ pub struct SimArgs {
     /// Number of pods.
     #[arg(long, default_value_t = 1000)]
     pub pods: usize,
+    /// Widgets (example.com/v1) of about 3 KB each on top of the demo's, spread over the
+    /// application namespaces: a large custom resource for benchmarks.
+    #[arg(long, default_value_t = 0)]
+    pub widgets: usize,
     /// Number of nodes.
     #[arg(long, default_value_t = 20)]
     pub nodes: usize,
@@ -121,6 +125,7 @@ impl SimArgs {
         }
         SimConfig {
             pods: self.pods,
+            widgets: self.widgets,
             nodes: self.nodes,
             namespaces: self.namespaces,
             seed: self.seed,

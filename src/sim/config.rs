@@ -11,6 +11,8 @@ use super::faults::Faults;
 #[derive(Debug, Clone)]
 pub struct SimConfig {
     pub pods: usize,
+    /// Widgets of about 3 KB each beyond the demo's (see `crd::bulk_widgets`).
+    pub widgets: usize,
     pub nodes: usize,
     /// Application namespaces; `default`, `kube-node-lease`, `kube-public` and `kube-system`
     /// always exist on top of these.
@@ -54,6 +56,7 @@ impl Default for SimConfig {
     fn default() -> Self {
         Self {
             pods: 1000,
+            widgets: 0,
             nodes: 20,
             namespaces: 8,
             seed: 1,

@@ -145,9 +145,11 @@ impl Sim {
                 .unwrap_or_else(|| manifests::now_seconds() - DEFAULT_AGE_OF_NEWEST_APPS),
         };
         let store = Store::new(config.history);
-        let loaded = tokio::task::spawn_blocking(move || load(&store, &spec).map(|()| store))
-            .await
-            .map_err(|e| SimError::Workload(e.to_string()))??;
+        let widgets = config.widgets;
+        let loaded =
+            tokio::task::spawn_blocking(move || load(&store, &spec, widgets).map(|()| store))
+                .await
+                .map_err(|e| SimError::Workload(e.to_string()))??;
         let identity = tls::identity(
             config.state_dir.as_deref(),
             config.token.clone(),
@@ -215,7 +217,7 @@ impl Sim {
 }
 
 /// Generates the initial cluster (on every core) into the store.
-fn load(store: &Store, spec: &workload::WorkloadSpec) -> Result<(), SimError> {
+fn load(store: &Store, spec: &workload::WorkloadSpec, widgets: usize) -> Result<(), SimError> {
     let first_rv = store.position().rv + 1;
     let generated =
         workload::generate(spec, first_rv).map_err(|e| SimError::Workload(e.to_string()))?;
@@ -238,6 +240,20 @@ fn load(store: &Store, spec: &workload::WorkloadSpec) -> Result<(), SimError> {
     )
     .map_err(|e| SimError::Workload(e.to_string()))?;
     store.load(objects);
+    if widgets > 0
+        && let Some(&resource) = served.iter().find(|r| r.plural() == "widgets")
+    {
+        let bulk = crd::bulk_widgets(
+            resource,
+            &namespaces,
+            widgets,
+            spec.seed,
+            spec.birth,
+            store.position().rv + 1,
+        )
+        .map_err(|e| SimError::Workload(e.to_string()))?;
+        store.load(bulk);
+    }
     store.write(|txn| served.into_iter().for_each(|r| txn.serve(r)));
     Ok(())
 }

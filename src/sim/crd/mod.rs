@@ -423,6 +423,57 @@ pub fn demo(
     Ok((served, out))
 }
 
+/// `count` Widgets of about 3 KB each (24 `spec.settings` of ~100 bytes make most of it),
+/// spread over `namespaces` and numbered from `first_rv`: a custom resource as large as a
+/// cluster's pods, for the scale benchmark's CRD mode.
+pub fn bulk_widgets(
+    widgets: Resource,
+    namespaces: &[String],
+    count: usize,
+    seed: u64,
+    born: i64,
+    first_rv: u64,
+) -> Result<Vec<Seeded>, CrdError> {
+    let mut rng = StdRng::seed_from_u64(seed ^ BULK_STREAM);
+    let mut out = Vec::with_capacity(count);
+    for i in 0..count {
+        let ns = namespaces
+            .get(i % namespaces.len().max(1))
+            .map_or("default", String::as_str);
+        let team = ns.split('-').next().unwrap_or("platform");
+        let name = format!("{team}-bulk-{i:06}");
+        let at = manifests::timestamp(born + (i as i64 % 86_400));
+        let settings: serde_json::Map<String, Value> = (0..24)
+            .map(|k| {
+                let value = format!(
+                    "https://{team}-svc-{:04}.{ns}.svc.cluster.local:{}/v1/settings/{k}?token={:016x}",
+                    rng.random_range(0..10_000),
+                    rng.random_range(1024..65_535),
+                    rng.random::<u64>(),
+                );
+                (format!("setting-{k:02}"), json!(value))
+            })
+            .collect();
+        let rv = first_rv + i as u64;
+        let tier = ["gold", "silver", "bronze"][i % 3];
+        let size = ["small", "medium", "large"][rng.random_range(0..3)];
+        let value = json!({
+            "apiVersion": "example.com/v1",
+            "kind": "Widget",
+            "metadata": {"name": name, "namespace": ns, "uid": manifests::uid(&mut rng), "resourceVersion": rv.to_string(), "creationTimestamp": at, "generation": 1, "labels": {"team": team, "app.kubernetes.io/name": "bulk", "tier": tier}},
+            "spec": {"size": size, "replicas": rng.random_range(1..6), "color": "blue", "settings": settings},
+            "status": widget_status(rng.random_bool(0.8), &at),
+        });
+        let object = StoredObject::encode(&value)
+            .map_err(|e| CrdError::Store(StoreError::Encode(e.to_string())))?;
+        out.push((widgets, Key::from(format!("{ns}/{name}")), rv, object));
+    }
+    Ok(out)
+}
+
+/// Mixed into the seed for the bulk Widgets' random stream.
+const BULK_STREAM: u64 = 0xb01c_b01c_b01c_b01c;
+
 /// Mixed into the seed for the demo custom resources' random stream.
 const DEMO_STREAM: u64 = 0xc2d0_de70_c2d0_de70;
 
@@ -453,6 +504,7 @@ fn demo_definitions(created: &str, uids: [&str; 2]) -> [Value; 2] {
                     "size": {"type": "string", "enum": ["small", "medium", "large"]},
                     "replicas": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1},
                     "color": {"type": "string", "default": "blue"},
+                    "settings": {"type": "object", "additionalProperties": {"type": "string"}},
                 },
             },
             "status": {
@@ -539,4 +591,30 @@ fn demo_definitions(created: &str, uids: [&str; 2]) -> [Value; 2] {
             }),
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bulk_widgets_are_about_3_kb_each_with_distinct_keys_and_versions() {
+        let namespaces = ["payments-prod".to_string(), "search-dev".to_string()];
+        let (served, _) = demo(u64::MAX - 7, &namespaces, 1, 1_700_000_000, 1).unwrap();
+        let widgets = served[0];
+        assert_eq!(widgets.plural(), "widgets");
+        let bulk = bulk_widgets(widgets, &namespaces, 50, 1, 1_700_000_000, 100).unwrap();
+        assert_eq!(bulk.len(), 50);
+        let keys: std::collections::HashSet<_> = bulk.iter().map(|b| b.1.clone()).collect();
+        assert_eq!(keys.len(), 50);
+        for (i, (resource, key, rv, object)) in bulk.iter().enumerate() {
+            assert_eq!(*resource, widgets);
+            assert_eq!(*rv, 100 + i as u64);
+            let size = object.json.len();
+            assert!((2_500..=3_500).contains(&size), "{key}: {size} bytes");
+            let value: Value = serde_json::from_slice(&object.json).unwrap();
+            assert_eq!(value["metadata"]["resourceVersion"], json!(rv.to_string()));
+            assert_eq!(value["spec"]["settings"].as_object().unwrap().len(), 24);
+        }
+    }
 }
