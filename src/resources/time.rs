@@ -2,13 +2,30 @@
 //! and all a table needs (AGE, restart times) at the API's own one-second precision.
 
 use std::fmt;
+use std::num::NonZeroI64;
 
 use k8s_openapi::jiff;
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 
 /// Seconds since 1970-01-01T00:00:00Z (fractions, as in MicroTime, are truncated).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Timestamp(i64);
+///
+/// Kept with the sign bit flipped in a `NonZeroI64`, so that `Option<Timestamp>` takes 8
+/// bytes rather than 16: a pod keeps three of them, 150,000 pods 3.4 MiB less. The one
+/// second that cannot be held, `i64::MIN` (292 billion years BC), is taken as the next one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Timestamp(NonZeroI64);
+
+impl Ord for Timestamp {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.seconds().cmp(&other.seconds())
+    }
+}
+
+impl PartialOrd for Timestamp {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 /// A timestamp that is not RFC 3339.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -17,16 +34,25 @@ pub struct TimestampError(pub String);
 
 impl Timestamp {
     pub const fn from_seconds(seconds: i64) -> Self {
-        Self(seconds)
+        let seconds = if seconds == i64::MIN {
+            i64::MIN + 1
+        } else {
+            seconds
+        };
+        match NonZeroI64::new(seconds ^ i64::MIN) {
+            Some(flipped) => Self(flipped),
+            // Only i64::MIN flips to zero, and it was moved off above.
+            None => Self(NonZeroI64::MAX),
+        }
     }
 
     pub const fn seconds(self) -> i64 {
-        self.0
+        self.0.get() ^ i64::MIN
     }
 
     /// The current wall-clock time.
     pub fn now() -> Self {
-        Self(jiff::Timestamp::now().as_second())
+        Self::from_seconds(jiff::Timestamp::now().as_second())
     }
 
     /// Parses RFC 3339, the format of every `metav1.Time` on the wire. The form the API
@@ -34,17 +60,17 @@ impl Timestamp {
     /// directly in about a fifth of jiff's instructions; anything else goes to jiff.
     pub fn parse(s: &str) -> Result<Self, TimestampError> {
         if let Some(seconds) = utc_seconds(s.as_bytes()) {
-            return Ok(Self(seconds));
+            return Ok(Self::from_seconds(seconds));
         }
         s.parse::<jiff::Timestamp>()
-            .map(|t| Self(t.as_second()))
+            .map(|t| Self::from_seconds(t.as_second()))
             .map_err(|_| TimestampError(s.to_owned()))
     }
 
     /// Time from `self` to `now` the way kubectl prints AGE (`HumanDuration`): `45s`, `3m12s`,
     /// `5h2m`, `3d4h`, `2y10d`, and `<invalid>` for times more than a second in the future.
     pub fn human_since(self, now: Timestamp) -> String {
-        human_duration(now.0.saturating_sub(self.0))
+        human_duration(now.seconds().saturating_sub(self.seconds()))
     }
 }
 
@@ -147,9 +173,9 @@ fn human_duration(seconds: i64) -> String {
 
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match jiff::Timestamp::from_second(self.0) {
+        match jiff::Timestamp::from_second(self.seconds()) {
             Ok(t) => write!(f, "{t}"),
-            Err(_) => write!(f, "@{}", self.0),
+            Err(_) => write!(f, "@{}", self.seconds()),
         }
     }
 }
@@ -173,6 +199,21 @@ impl<'de> Deserialize<'de> for Timestamp {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_optional_timestamp_takes_eight_bytes_and_keeps_its_order() {
+        assert_eq!(std::mem::size_of::<Option<Timestamp>>(), 8);
+        let seconds = [i64::MIN + 1, -86_400, -1, 0, 1, 1_700_000_000, i64::MAX];
+        for pair in seconds.windows(2) {
+            let (a, b) = (
+                Timestamp::from_seconds(pair[0]),
+                Timestamp::from_seconds(pair[1]),
+            );
+            assert_eq!((a.seconds(), b.seconds()), (pair[0], pair[1]));
+            assert!(a < b, "{pair:?}");
+        }
+        assert_eq!(Timestamp::from_seconds(i64::MIN).seconds(), i64::MIN + 1);
+    }
 
     #[test]
     fn parses_rfc3339_and_micro_time() {
