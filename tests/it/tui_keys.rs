@@ -1131,7 +1131,7 @@ async fn ctx_switches_between_two_simulated_clusters() {
     app.apply(Action::OpenLogs);
     assert_eq!(app.state().mode, InputMode::Logs);
     let deadline = Instant::now() + Duration::from_secs(30);
-    while app.state().logs.as_ref().is_some_and(|v| v.ring.len() == 0) {
+    while app.state().logs.as_ref().is_some_and(|v| v.ring.is_empty()) {
         let more = tokio::time::timeout_at(deadline.into(), app.next_logs()).await;
         let view = app.state().logs.as_ref().expect("the log view is open");
         assert!(
