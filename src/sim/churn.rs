@@ -654,7 +654,7 @@ fn put_pod(
     let template = match state {
         PodState::Pending => templates.pending.as_ref(),
         PodState::Running => templates.running.as_ref(),
-        PodState::CrashLoop { .. } => None,
+        PodState::CrashLoop { .. } | PodState::Succeeded { .. } => None,
     };
     let rendered = template.and_then(|t| t.render(pod, txn.next_resource_version(), rng));
     if let Some(object) = rendered {

@@ -898,3 +898,161 @@ spec:
         assert!(table.contains(reason), "{reason} missing from:\n{table}");
     }
 }
+
+/// The `(name, uid)` of each pod, sorted by name.
+fn name_uids(pods: &[Value]) -> Vec<(String, String)> {
+    let mut all: Vec<(String, String)> = pods
+        .iter()
+        .map(|p| {
+            let meta = &p["metadata"];
+            (
+                meta["name"].as_str().unwrap_or("").to_string(),
+                meta["uid"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+#[tokio::test]
+async fn seeded_workloads_run_through_their_controllers() {
+    let Some(fx) = Kubectl::start("seeded-workloads").await else {
+        return;
+    };
+    let nodes = names(&items(&fx, &["get", "nodes"]).await);
+
+    // kube-system's DaemonSets have a running pod on every node, which they own.
+    let proxies = items(
+        &fx,
+        &[
+            "get",
+            "pods",
+            "-n",
+            "kube-system",
+            "-l",
+            "k8s-app=kube-proxy",
+        ],
+    )
+    .await;
+    let mut on: Vec<&str> = proxies
+        .iter()
+        .map(|p| p["spec"]["nodeName"].as_str().expect("bound"))
+        .collect();
+    on.sort();
+    assert_eq!(on, nodes, "one kube-proxy on each node");
+    for pod in &proxies {
+        assert_eq!(pod["status"]["phase"], "Running");
+        assert_eq!(pod["metadata"]["ownerReferences"][0]["kind"], "DaemonSet");
+        assert_eq!(pod["metadata"]["ownerReferences"][0]["name"], "kube-proxy");
+        assert!(
+            pod["metadata"]["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("kube-proxy-") && n.len() == "kube-proxy-".len() + 5),
+            "{}",
+            pod["metadata"]["name"]
+        );
+    }
+    let out = fx
+        .ok(&[
+            "rollout",
+            "status",
+            "ds/aws-node",
+            "-n",
+            "kube-system",
+            "--timeout=30s",
+        ])
+        .await;
+    assert!(out.contains("successfully rolled out"), "{out}");
+
+    // An application namespace's StatefulSet has its ordinals; its CronJob's Jobs their
+    // completed pods.
+    let ns = "payments-prod";
+    let db = items(&fx, &["get", "pods", "-n", ns, "-l", "app=payments-db"]).await;
+    assert_eq!(
+        names(&db),
+        ["payments-db-0", "payments-db-1", "payments-db-2"]
+    );
+    assert!(db.iter().all(|p| p["status"]["phase"] == "Running"));
+    let reports = items(&fx, &["get", "pods", "-n", ns, "-l", "app=payments-report"]).await;
+    assert_eq!(reports.len(), 2);
+    assert!(reports.iter().all(|p| p["status"]["phase"] == "Succeeded"
+        && p["metadata"]["ownerReferences"][0]["kind"] == "Job"));
+    let listed = fx
+        .ok(&["get", "pods", "-n", ns, "-l", "app=payments-report"])
+        .await;
+    assert_eq!(listed.matches("Completed").count(), 2, "{listed}");
+
+    // Scaled by a client, the seeded StatefulSet adds an ordinal and keeps the pods it has
+    // (they are at its revision already).
+    let before = name_uids(&db);
+    fx.ok(&["scale", "sts/payments-db", "-n", ns, "--replicas=4"])
+        .await;
+    let out = fx
+        .ok(&[
+            "rollout",
+            "status",
+            "sts/payments-db",
+            "-n",
+            ns,
+            "--timeout=90s",
+        ])
+        .await;
+    assert!(out.contains("4 new pods have been updated"), "{out}");
+    let after = name_uids(&items(&fx, &["get", "pods", "-n", ns, "-l", "app=payments-db"]).await);
+    assert_eq!(after.len(), 4, "{after:?}");
+    assert_eq!(after[..3], before[..], "the seeded pods were kept");
+    assert_eq!(after[3].0, "payments-db-3");
+
+    // A seeded daemon pod deleted is replaced on its node by its DaemonSet.
+    let victim = &proxies[0];
+    let victim_name = victim["metadata"]["name"].as_str().expect("name");
+    let victim_node = victim["spec"]["nodeName"].as_str().expect("node");
+    fx.ok(&["delete", "pod", victim_name, "-n", "kube-system"])
+        .await;
+    wait_until(
+        &fx,
+        &[
+            "get",
+            "pods",
+            "-n",
+            "kube-system",
+            "-l",
+            "k8s-app=kube-proxy",
+        ],
+        "the deleted kube-proxy replaced on its node",
+        |v| {
+            let pods = v["items"].as_array().map_or(&[][..], Vec::as_slice);
+            pods.len() == nodes.len()
+                && pods.iter().all(|p| p["metadata"]["name"] != victim_name)
+                && pods.iter().any(|p| {
+                    p["spec"]["nodeName"] == victim_node && p["status"]["phase"] == "Running"
+                })
+        },
+    )
+    .await;
+
+    // A Linux node joins: both seeded DaemonSets put a pod on it.
+    let path = fx.file(
+        "node.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: joined, labels: {kubernetes.io/hostname: joined, kubernetes.io/os: linux}}\n",
+    );
+    fx.ok(&["apply", "-f", &path]).await;
+    wait_until(
+        &fx,
+        &[
+            "get",
+            "pods",
+            "-n",
+            "kube-system",
+            "--field-selector",
+            "spec.nodeName=joined",
+        ],
+        "daemon pods on the new node",
+        |v| {
+            let pods = v["items"].as_array().map_or(&[][..], Vec::as_slice);
+            pods.len() == 2 && pods.iter().all(|p| p["status"]["phase"] == "Running")
+        },
+    )
+    .await;
+}

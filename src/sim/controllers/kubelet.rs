@@ -176,7 +176,12 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         2 => {
             let node = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
             let mut rng = rand::rng();
-            let ip = pod_ip(rng.random_range(POD_IP_RANGE));
+            // A pod on the host's network has its node's IP.
+            let ip = if pod["spec"]["hostNetwork"] == true {
+                node_ip(&node)
+            } else {
+                pod_ip(rng.random_range(POD_IP_RANGE))
+            };
             let specs = container_specs(&pod);
             let statuses: Vec<Value> = specs
                 .iter()

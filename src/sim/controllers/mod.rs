@@ -3,9 +3,11 @@
 //! containers, and each status follows. Every step is its own write through the store, so a
 //! watcher sees the cascade as a real cluster's, one resourceVersion at a time.
 //!
-//! The controllers react to client writes only (the HTTP layer reports them): the seeded
-//! workload is already consistent and the churn drives it, so a Deployment a client touched
-//! is adopted here and left alone by the churn.
+//! The controllers react to client writes (the HTTP layer reports them): the seeded
+//! workload is already consistent and the churn drives its Deployments, so a Deployment a
+//! client touched is adopted here and left alone by the churn. The seeded StatefulSets,
+//! DaemonSets and Jobs have the pods these controllers would have made, so a client's
+//! scale, a deleted pod or a new node is reconciled as for a workload a client made.
 
 pub(crate) mod cronjob;
 mod daemonset;
@@ -58,6 +60,8 @@ enum Work {
     Pod(Key),
     /// The garbage collector's foreground deletion of an owner.
     Foreground(Resource, Key),
+    /// A node came, changed or went: every DaemonSet looks again.
+    Nodes,
 }
 
 #[derive(Default)]
@@ -78,9 +82,6 @@ pub(crate) struct Controllers {
     wake: Notify,
     /// Deployments a client wrote, which the churn must leave to these controllers.
     adopted: Arc<RwLock<HashSet<Key>>>,
-    /// DaemonSets a client wrote: a node a client adds, changes or removes is news to them
-    /// (the seeded ones, whose pods the workload does not generate, are left alone).
-    daemonsets: RwLock<HashSet<Key>>,
 }
 
 impl Default for Controllers {
@@ -90,7 +91,6 @@ impl Default for Controllers {
             queue: Mutex::default(),
             wake: Notify::new(),
             adopted: Arc::default(),
-            daemonsets: RwLock::default(),
         }
     }
 }
@@ -122,20 +122,8 @@ impl Controllers {
             }
             Resource::ReplicaSets => Work::ReplicaSet(key),
             Resource::StatefulSets => Work::StatefulSet(key),
-            Resource::DaemonSets => {
-                self.daemonsets.write().insert(key.clone());
-                Work::DaemonSet(key)
-            }
-            Resource::Nodes => {
-                let work = self
-                    .daemonsets
-                    .read()
-                    .iter()
-                    .map(|k| (Work::DaemonSet(k.clone()), None))
-                    .collect();
-                self.push(work);
-                return;
-            }
+            Resource::DaemonSets => Work::DaemonSet(key),
+            Resource::Nodes => Work::Nodes,
             Resource::Jobs => Work::Job(key),
             Resource::CronJobs => Work::CronJob(key),
             Resource::Services => Work::Service(key),
@@ -269,11 +257,6 @@ pub(crate) async fn run(shared: Arc<Shared>) {
                     {
                         controllers.adopted.write().remove(key);
                     }
-                    if let Work::DaemonSet(key) = &work
-                        && txn.get(Resource::DaemonSets, key).is_none()
-                    {
-                        controllers.daemonsets.write().remove(key);
-                    }
                     reconcile(txn, &work)
                 });
                 controllers.push(follow);
@@ -310,6 +293,11 @@ fn reconcile(txn: &mut Txn<'_>, work: &Work) -> FollowUps {
         Work::Foreground(resource, key) => {
             super::gc::finish_foreground(txn, *resource, key).map(|()| Vec::new())
         }
+        Work::Nodes => Ok(txn
+            .scan(Resource::DaemonSets, "")
+            .into_iter()
+            .map(|(k, _)| (Work::DaemonSet(k), None))
+            .collect()),
     };
     result.unwrap_or_else(|e| {
         tracing::warn!(?work, error = %e, "reconcile failed");
