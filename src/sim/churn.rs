@@ -19,10 +19,11 @@ use super::Shared;
 use super::churn_kinds;
 use super::gc::delete_cascading;
 use super::manifests::{self, PodFactory, PodState};
+use super::manifests::{node_ip, pod_ip};
 use super::object::{SelectableFields, StoredObject};
 use super::resources::Resource;
 use super::store::{Key, Txn};
-use super::workload::{node_ip, node_slot, pod_ip};
+use super::workload::node_slot;
 
 /// The churn's run-time settings.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -1019,6 +1020,7 @@ mod tests {
             namespaces: 1,
             seed: 7,
             birth: 1_741_944_000,
+            workload_pods: false,
         };
         let generated = generate(&spec, 1).unwrap();
         let rs = generated

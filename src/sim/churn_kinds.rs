@@ -232,6 +232,7 @@ mod tests {
             namespaces: 2,
             seed: 11,
             birth: 1_741_944_000,
+            workload_pods: false,
         };
         let store = Store::new(1000);
         store.load(

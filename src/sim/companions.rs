@@ -8,7 +8,8 @@
 //! The StatefulSets, DaemonSets and Jobs have their pods, as their controllers would have
 //! made them (named, labelled and owned so, and at their current revision), so that those
 //! controllers take the seeded workloads for their own; they come on top of the pod count
-//! asked for, which is the Deployments'. Their statuses read as a healthy cluster's.
+//! asked for, which is the Deployments', when asked for (see `SimConfig::workload_pods`).
+//! Their statuses read as a healthy cluster's.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -16,7 +17,6 @@ use serde_json::{Value, json};
 
 use super::manifests;
 use super::resources::Resource;
-use super::workload;
 
 /// A generated pod as the objects that list pods (Endpoints, EndpointSlices) see it.
 #[derive(Debug, Clone)]
@@ -82,6 +82,8 @@ pub struct Nodes<'a> {
     pub names: &'a [String],
     /// When the first node joined (node `i` joined 37·i seconds later).
     pub born: i64,
+    /// Whether the workloads get their pods.
+    pub pods: bool,
 }
 
 impl Nodes<'_> {
@@ -124,7 +126,7 @@ fn workload_pod(
         name,
         &uid,
         node,
-        &workload::node_ip(node),
+        &manifests::node_ip(node),
         ip,
         created,
         state,
@@ -599,7 +601,7 @@ pub fn for_namespace(
     out.push(companion(Resource::ControllerRevisions, ns, revision));
     // Its pods, each started once the one before was ready, each on a node in its
     // volume's zone (the volumes' zones go round as the nodes' do).
-    for i in 0..replicas {
+    for i in (0..replicas).filter(|_| nodes.pods) {
         let pod_name = format!("{db}-{i}");
         let template = manifests::stateful_pod_template(&sts, &pod_name);
         let labels = manifests::stateful_pod_labels(&revision_name, &pod_name, i as u64);
@@ -611,7 +613,7 @@ pub fn for_namespace(
             &labels,
             &pod_name,
             node,
-            &workload::pod_ip(ips + i as u64),
+            &manifests::pod_ip(ips + i as u64),
             born + 30 + 40 * i as i64,
             manifests::PodState::Running,
         ));
@@ -718,6 +720,9 @@ pub fn for_namespace(
             },
         });
         jobs.push(companion(Resource::Jobs, ns, job.clone()));
+        if !nodes.pods {
+            continue;
+        }
         // Its one pod, run to completion and left there, as the Job controller leaves it.
         let pod_name = format!("{job_name}-{}", manifests::safe_suffix(&mut pods_rng, 5));
         let node = nodes.any(&mut pods_rng);
@@ -728,7 +733,7 @@ pub fn for_namespace(
             &[],
             &pod_name,
             node,
-            &workload::pod_ip(ips + replicas as u64 + day as u64),
+            &manifests::pod_ip(ips + replicas as u64 + day as u64),
             start,
             manifests::PodState::Succeeded { ran: took - 8 },
         ));
@@ -877,7 +882,7 @@ pub fn for_cluster(namespaces: &[&str], nodes: &Nodes<'_>, seed: u64, born: i64)
             ("controller-revision-hash", manifests::template_hash(&tpl)),
             ("pod-template-generation", "1".to_string()),
         ];
-        for (i, node) in nodes.names.iter().enumerate() {
+        for (i, node) in nodes.names.iter().enumerate().filter(|_| nodes.pods) {
             let pod_name = format!("{name}-{}", manifests::safe_suffix(&mut pods_rng, 5));
             out.push(workload_pod(
                 &mut pods_rng,
@@ -886,7 +891,7 @@ pub fn for_cluster(namespaces: &[&str], nodes: &Nodes<'_>, seed: u64, born: i64)
                 &labels,
                 &pod_name,
                 node,
-                &workload::node_ip(node),
+                &manifests::node_ip(node),
                 nodes.born + 37 * i as i64 + 20,
                 manifests::PodState::Running,
             ));

@@ -108,6 +108,20 @@ pub fn stateful_pod_labels(
     ]
 }
 
+/// The InternalIP of a generated node, from its name (`ip-10-a-b-c...`).
+pub fn node_ip(node: &str) -> String {
+    node.strip_prefix("ip-")
+        .and_then(|rest| rest.split('.').next())
+        .map(|ip| ip.replace('-', "."))
+        .unwrap_or_else(|| "10.0.0.1".to_string())
+}
+
+/// Pod IPs are handed out from 10.64.0.0/10 in order, so they never collide.
+pub fn pod_ip(n: u64) -> String {
+    let n = n % (1 << 22);
+    format!("10.{}.{}.{}", 64 + (n >> 16), (n >> 8) & 255, n & 255)
+}
+
 /// A version-4 UUID string.
 pub fn uid(rng: &mut impl Rng) -> String {
     let b: [u8; 16] = rng.random();

@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
 use super::companions::{self, AppSummary, Companion, PodSummary};
-use super::manifests::{self, AppSpec, NodeSpec, PodFactory, PodState};
+use super::manifests::{self, AppSpec, NodeSpec, PodFactory, PodState, pod_ip};
 use super::object::StoredObject;
 use super::resources::Resource;
 
@@ -22,6 +22,8 @@ pub struct WorkloadSpec {
     /// applications up to 20, and their pods an hour younger than their application. A
     /// parameter rather than the clock, so the same spec gives the same bytes.
     pub birth: i64,
+    /// Whether the StatefulSets, DaemonSets and Jobs get their pods.
+    pub workload_pods: bool,
 }
 
 /// How long before the birth time the first node joined (node `i` 37·i seconds later).
@@ -95,20 +97,6 @@ pub fn node_slot(i: usize) -> NodeSlot {
         name: format!("ip-10-{a}-{b}-{c}.eu-west-1.compute.internal"),
         ip: format!("10.{a}.{b}.{c}"),
     }
-}
-
-/// The InternalIP of a generated node, from its name (`ip-10-a-b-c...`).
-pub fn node_ip(node: &str) -> String {
-    node.strip_prefix("ip-")
-        .and_then(|rest| rest.split('.').next())
-        .map(|ip| ip.replace('-', "."))
-        .unwrap_or_else(|| "10.0.0.1".to_string())
-}
-
-/// Pod IPs are handed out from 10.64.0.0/10 in order, so they never collide.
-pub fn pod_ip(n: u64) -> String {
-    let n = n % (1 << 22);
-    format!("10.{}.{}.{}", 64 + (n >> 16), (n >> 8) & 255, n & 255)
 }
 
 /// What the sequential pass decides about one application; its objects are then built
@@ -241,6 +229,7 @@ fn add_companions(
     let nodes = companions::Nodes {
         names: nodes,
         born: spec.birth - NODES_AGE,
+        pods: spec.workload_pods,
     };
     number(
         companions::for_cluster(&all, &nodes, spec.seed, spec.birth - 90 * 86_400),
@@ -642,6 +631,7 @@ mod tests {
             namespaces: 3,
             seed: 7,
             birth: 1_741_944_000,
+            workload_pods: true,
         };
         let a = generate(&spec, 1).unwrap();
         let count = |r| a.iter().filter(|g| g.resource == r).count();

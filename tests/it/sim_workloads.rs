@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use kscope::sim::SimConfig;
+
 use crate::common::kubectl::Kubectl;
 
 /// How long a convergence may take before the test gives up (a bound, not a measure).
@@ -917,7 +919,8 @@ fn name_uids(pods: &[Value]) -> Vec<(String, String)> {
 
 #[tokio::test]
 async fn seeded_workloads_run_through_their_controllers() {
-    let Some(fx) = Kubectl::start("seeded-workloads").await else {
+    let config = SimConfig::with_size(40, 3, 2).workload_pods(true);
+    let Some(fx) = Kubectl::start_with("seeded-workloads", config).await else {
         return;
     };
     let nodes = names(&items(&fx, &["get", "nodes"]).await);

@@ -9,9 +9,9 @@ use rand::Rng;
 use serde_json::{Value, json};
 
 use super::super::manifests;
+use super::super::manifests::{node_ip, pod_ip};
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
-use super::super::workload::{node_ip, pod_ip};
 use super::{FollowUps, STEP_DELAY, Work, decode, endpoints, events, owner_work, pods};
 
 /// How long an unschedulable pod waits before the scheduler tries it again.

@@ -16,6 +16,7 @@ mod endpoints;
 mod events;
 pub(crate) mod job;
 mod kubelet;
+mod namespace;
 mod pods;
 mod replicaset;
 mod revisions;
@@ -62,6 +63,8 @@ enum Work {
     Foreground(Resource, Key),
     /// A node came, changed or went: every DaemonSet looks again.
     Nodes,
+    /// The namespace controller's work for a namespace (named by its key).
+    Namespace(Key),
 }
 
 #[derive(Default)]
@@ -131,6 +134,12 @@ impl Controllers {
             _ => return,
         };
         self.push(vec![(work, None)]);
+    }
+
+    /// A client deleted namespace `name`, or something in it: if it is Terminating, the
+    /// namespace controller deletes what is left in it, then it.
+    pub(crate) fn namespace_changed(&self, name: &str) {
+        self.push(vec![(Work::Namespace(Key::from(name)), None)]);
     }
 
     /// A client deleted `key` in the foreground: the garbage collector deletes what it owns,
@@ -293,6 +302,7 @@ fn reconcile(txn: &mut Txn<'_>, work: &Work) -> FollowUps {
         Work::Foreground(resource, key) => {
             super::gc::finish_foreground(txn, *resource, key).map(|()| Vec::new())
         }
+        Work::Namespace(name) => namespace::reconcile(txn, name),
         Work::Nodes => Ok(txn
             .scan(Resource::DaemonSets, "")
             .into_iter()
