@@ -1059,3 +1059,89 @@ async fn seeded_workloads_run_through_their_controllers() {
     )
     .await;
 }
+
+const LIVENESS: &str = r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: stuck, namespace: default}
+spec:
+  containers:
+  - name: app
+    image: "registry.example.com/stuck:1"
+    livenessProbe:
+      exec: {command: ["false"]}
+      periodSeconds: 1
+      failureThreshold: 2
+"#;
+
+const DEADLINE: &str = r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: bounded, namespace: default}
+spec:
+  activeDeadlineSeconds: 2
+  containers:
+  - name: app
+    image: "registry.example.com/bounded:1"
+"#;
+
+#[tokio::test]
+async fn failing_liveness_probes_restart_and_deadlines_fail_pods() {
+    let Some(fx) = Kubectl::start("liveness").await else {
+        return;
+    };
+    fx.ok(&["apply", "-f", &fx.file("stuck.yaml", LIVENESS)])
+        .await;
+    fx.ok(&["apply", "-f", &fx.file("bounded.yaml", DEADLINE)])
+        .await;
+    let pod = wait_until(
+        &fx,
+        &["get", "pod", "stuck", "-n", "default"],
+        "restarted by its liveness probe",
+        |p| p["status"]["containerStatuses"][0]["restartCount"].as_u64() >= Some(1),
+    )
+    .await;
+    let last = &pod["status"]["containerStatuses"][0]["lastState"]["terminated"];
+    assert_eq!(last["exitCode"], 137, "{pod:#}");
+    assert_eq!(last["reason"], "Error");
+    let events = events_about(&fx, "stuck").await;
+    let unhealthy = events
+        .iter()
+        .position(|(r, m)| r == "Unhealthy" && m == "Liveness probe failed: ")
+        .expect("Unhealthy");
+    let killing = events
+        .iter()
+        .position(|(r, m)| {
+            r == "Killing" && m == "Container app failed liveness probe, will be restarted"
+        })
+        .expect("Killing");
+    assert!(unhealthy < killing, "{events:?}");
+    let restarted = events
+        .iter()
+        .skip(killing)
+        .any(|(r, m)| r == "Started" && m == "Started container app");
+    assert!(restarted, "{events:?}");
+
+    let pod = wait_until(
+        &fx,
+        &["get", "pod", "bounded", "-n", "default"],
+        "failed past its deadline",
+        |p| p["status"]["phase"] == "Failed",
+    )
+    .await;
+    assert_eq!(pod["status"]["reason"], "DeadlineExceeded", "{pod:#}");
+    assert_eq!(
+        pod["status"]["message"],
+        "Pod was active on the node longer than the specified deadline"
+    );
+    assert_eq!(
+        pod["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"],
+        137
+    );
+    let events = events_about(&fx, "bounded").await;
+    assert!(
+        events.iter().any(|(r, m)| r == "DeadlineExceeded"
+            && m == "Pod was active on the node longer than the specified deadline"),
+        "{events:?}"
+    );
+}
