@@ -35,32 +35,14 @@ use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 use serde_json::Value;
 
+#[path = "common/cpu.rs"]
+mod cpu;
+use cpu::{process_cpu, thread_cpu};
+
 const WIDTH: u16 = 200;
 const HEIGHT: u16 = 50;
 const FRAME: Duration = Duration::from_micros(16_667);
 const PATIENCE: Duration = Duration::from_secs(60);
-
-#[allow(unsafe_code)] // libc: the CPU clocks have no safe std API.
-fn cpu_clock(id: libc::clockid_t) -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec and the clocks used are supported on Linux.
-    let rc = unsafe { libc::clock_gettime(id, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime");
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
-/// CPU time of the calling thread (the UI thread's, in the follow).
-fn thread_cpu() -> Duration {
-    cpu_clock(libc::CLOCK_THREAD_CPUTIME_ID)
-}
-
-/// CPU time of every thread of the process (a search's scanning threads included).
-fn process_cpu() -> Duration {
-    cpu_clock(libc::CLOCK_PROCESS_CPUTIME_ID)
-}
 
 /// Resident set size in MiB, from /proc/self/statm (pages of 4 KiB).
 fn rss_mib() -> f64 {

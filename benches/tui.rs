@@ -34,6 +34,10 @@ use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 use tokio::sync::oneshot;
 
+#[path = "common/cpu.rs"]
+mod cpu;
+use cpu::{process_cpu, thread_cpu};
+
 const WIDTH: u16 = 200;
 const HEIGHT: u16 = 50;
 const CHURN: f64 = 1_000.0;
@@ -43,27 +47,6 @@ const SMOKE_CHURN: f64 = 100.0;
 const TAP_CAPACITY: usize = 4096;
 /// Longest wait for an asynchronous result (a fuzzy search, a relist) before giving up on it.
 const PATIENCE: Duration = Duration::from_secs(120);
-
-#[allow(unsafe_code)] // libc: the thread CPU clock has no safe std API.
-fn clock(id: libc::clockid_t) -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; the clock ids used are supported on Linux.
-    let rc = unsafe { libc::clock_gettime(id, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime");
-    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-}
-
-/// CPU time of the calling thread: the UI thread's, as the loop runs on the main thread.
-fn thread_cpu() -> Duration {
-    clock(libc::CLOCK_THREAD_CPUTIME_ID)
-}
-
-fn process_cpu() -> Duration {
-    clock(libc::CLOCK_PROCESS_CPUTIME_ID)
-}
 
 /// CPU time of this process's threads, summed by name: `sim` and `client` are the two
 /// runtimes' threads (workers and blocking pool), `ui` the main thread.

@@ -942,7 +942,7 @@ impl App {
         if let Some(to) = nav::crd_resources(&self.view, &key, &discovery) {
             return self.switch(to, true);
         }
-        match nav::drill_down(&self.current(), &key, self.starter.indexes()) {
+        match nav::drill_down(&self.current(), &key, self.starter.indexes(), &discovery) {
             Ok(Some(to)) => self.switch(to, true),
             Ok(None) => self.open_detail(&key),
             Err(err) => {

@@ -55,13 +55,14 @@ pub enum DrillError {
 }
 
 /// Where Enter on the row `key` of `from` leads: a namespace to its pods, a node to the pods
-/// on it, a deployment to its replicasets, a replicaset to its pods. `None` for pods (Enter
-/// on a pod is the detail view's). Owner and node filters use whichever configured index
-/// reads that field.
+/// on it, a deployment to its replicasets, a replicaset, statefulset, daemonset or job to its
+/// pods, a cronjob to its jobs. `None` for pods and every other kind (Enter shows the detail).
+/// Owner and node filters use whichever configured index reads that field.
 pub fn drill_down(
     from: &ViewSpec,
     key: &str,
     indexes: &[IndexDefinition],
+    discovery: &Discovery,
 ) -> Result<Option<ViewSpec>, DrillError> {
     let (namespace, name) = split_meta_namespace_key(key);
     let index = |field: IndexField| {
@@ -75,9 +76,26 @@ pub fn drill_down(
         Some(ns) => NamespaceScope::One(ns.to_string()),
         None => from.scope.clone(),
     };
+    let owned = |kind: Kind, owner: &str| -> Result<ViewSpec, DrillError> {
+        Ok(ViewSpec {
+            kind,
+            scope: in_namespace(),
+            filter: format!("{}={owner}/{name}", index(IndexField::Owner)?),
+        })
+    };
     let Some(kind) = from.kind.built_in() else {
-        // A discovered kind holds nothing to open: Enter shows its detail.
-        return Ok(None);
+        // The workloads whose controller owns pods (or, for a CronJob, Jobs); any other
+        // discovered kind holds nothing to open, and Enter shows its detail.
+        return match (from.kind.group(), from.kind.plural()) {
+            ("apps", "statefulsets") => owned(ResourceKind::Pods.into(), "StatefulSet").map(Some),
+            ("apps", "daemonsets") => owned(ResourceKind::Pods.into(), "DaemonSet").map(Some),
+            ("batch", "jobs") => owned(ResourceKind::Pods.into(), "Job").map(Some),
+            ("batch", "cronjobs") => match discovery.resolve("jobs.batch") {
+                Ok(jobs) => owned(jobs, "CronJob").map(Some),
+                Err(_) => Ok(None),
+            },
+            _ => Ok(None),
+        };
     };
     let spec = match kind {
         ResourceKind::Pods | ResourceKind::Secrets => return Ok(None),
@@ -89,16 +107,8 @@ pub fn drill_down(
             scope: NamespaceScope::All,
             filter: format!("{}={name}", index(IndexField::Node)?),
         },
-        ResourceKind::Deployments => ViewSpec {
-            kind: ResourceKind::ReplicaSets.into(),
-            scope: in_namespace(),
-            filter: format!("{}=Deployment/{name}", index(IndexField::Owner)?),
-        },
-        ResourceKind::ReplicaSets => ViewSpec {
-            kind: ResourceKind::Pods.into(),
-            scope: in_namespace(),
-            filter: format!("{}=ReplicaSet/{name}", index(IndexField::Owner)?),
-        },
+        ResourceKind::Deployments => owned(ResourceKind::ReplicaSets.into(), "Deployment")?,
+        ResourceKind::ReplicaSets => owned(ResourceKind::Pods.into(), "ReplicaSet")?,
     };
     Ok(Some(spec))
 }

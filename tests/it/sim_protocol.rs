@@ -588,3 +588,115 @@ async fn deleted_replicaset_pod_is_replaced() {
     assert_eq!(sim.truth(Resource::Pods).len(), 30);
     sim.shutdown().await;
 }
+
+/// A watch-list from a resourceVersion waits until the sim has reached it and then sends the
+/// state not older than it; one the sim never reaches is the real server's 504 "Too large
+/// resource version" (after its 3 s wait), which client-go answers by starting again from "".
+#[tokio::test]
+async fn watch_list_from_a_resource_version_waits_for_it_or_answers_504() {
+    use k8s_openapi::api::core::v1::ConfigMap;
+    let (sim, client) = start(SimConfig::with_size(5, 1, 1)).await;
+    let pods: Api<Pod> = Api::all(client.clone());
+    let next = sim.position().rv + 1;
+    let writer = {
+        let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let cm: ConfigMap = serde_json::from_value(serde_json::json!({
+                "metadata": {"name": "moves-the-resource-version"}
+            }))
+            .unwrap();
+            config_maps.create(&Default::default(), &cm).await.unwrap();
+        })
+    };
+    let mut stream = pods
+        .watch(
+            &WatchParams::default().initial_events().timeout(10),
+            &next.to_string(),
+        )
+        .await
+        .expect("a resourceVersion reached within the wait is served")
+        .boxed();
+    let mut added = 0;
+    let end = loop {
+        match stream.try_next().await.unwrap() {
+            Some(WatchEvent::Added(_)) => added += 1,
+            Some(WatchEvent::Bookmark(b)) => break b.metadata.resource_version,
+            other => panic!("unexpected {other:?}"),
+        }
+    };
+    writer.await.unwrap();
+    assert_eq!(added, 5, "the whole state, not only what changed after it");
+    assert!(
+        end.parse::<u64>().unwrap() >= next,
+        "state at {end}, asked for {next}"
+    );
+
+    let ahead = sim.position().rv + 1_000;
+    let err = pods
+        .watch(
+            &WatchParams::default().initial_events().timeout(10),
+            &ahead.to_string(),
+        )
+        .await
+        .err()
+        .expect("a resourceVersion the sim never reaches is refused");
+    match err {
+        kube::Error::Api(status) => {
+            assert_eq!(status.code, 504);
+            assert!(
+                status.message.contains("Too large resource version"),
+                "{}",
+                status.message
+            );
+        }
+        other => panic!("expected the 504 status, got {other}"),
+    }
+    sim.shutdown().await;
+}
+
+/// The combinations of sendInitialEvents, resourceVersionMatch and continue the real server
+/// refuses get its 422 with its words, and sendInitialEvents=false sends changes only.
+#[tokio::test]
+async fn watch_options_are_checked_as_the_real_server_checks_them() {
+    let (sim, client) = start(SimConfig::with_size(5, 1, 1)).await;
+    let watch = |query: &str| {
+        http::Request::get(format!("/api/v1/pods?watch=true&timeoutSeconds=1&{query}"))
+            .body(Vec::new())
+            .unwrap()
+    };
+    for (query, message) in [
+        (
+            "sendInitialEvents=true",
+            "resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+        ),
+        (
+            "resourceVersionMatch=NotOlderThan",
+            "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+        ),
+        (
+            "sendInitialEvents=true&resourceVersionMatch=Exact",
+            r#"resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan""#,
+        ),
+    ] {
+        match client.request_text(watch(query)).await {
+            Err(kube::Error::Api(status)) => {
+                assert_eq!(status.code, 422, "{query}");
+                assert!(
+                    status.message.contains(message),
+                    "{query}: {}",
+                    status.message
+                );
+            }
+            other => panic!("{query}: expected a 422, got {other:?}"),
+        }
+    }
+    let changes_only = client
+        .request_text(watch(
+            "sendInitialEvents=false&resourceVersionMatch=NotOlderThan",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(changes_only.trim(), "", "no initial state was asked for");
+    sim.shutdown().await;
+}

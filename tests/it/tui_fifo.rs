@@ -260,7 +260,7 @@ async fn fifo_command_and_keys_restart_the_table_with_the_pipelines_shown() {
     }
     let mut driver = Driver {
         keys,
-        then: vec![key(KeyCode::Char('p'))],
+        then: vec![key(KeyCode::Char('F'))],
         seen: Vec::new(),
         deadline: Instant::now() + Duration::from_secs(90),
     };

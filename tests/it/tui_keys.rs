@@ -1,11 +1,12 @@
 //! The keymap: every key of the main screen, the filter bar, the command bar and the help
 //! overlay maps to the action its help line promises; commands parse; Enter drills down.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kscope::client::cluster::{Cluster, NamespaceScope};
-use kscope::client::discovery::Discovery;
+use kscope::client::discovery::{Catalog, Discovery};
 use kscope::config::Config;
 use kscope::config::keys::Section;
 use kscope::index_views::definitions::{
@@ -14,7 +15,7 @@ use kscope::index_views::definitions::{
 use kscope::index_views::live::{SortSpec, Window};
 use kscope::index_views::query::Query;
 use kscope::resources::Pod;
-use kscope::resources::ResourceKind;
+use kscope::resources::{ApiResource, ResourceKind};
 use kscope::sim::{FaultSpec, Faults, Sim, SimConfig};
 use kscope::ui::action::{Action, InputMode};
 use kscope::ui::app::App;
@@ -273,7 +274,8 @@ fn command_hints_and_completion() {
 fn enter_drills_down_from_each_kind() {
     let indexes = default_index_definitions();
     let from = |kind| ViewSpec::new(kind, NamespaceScope::All);
-    let drill = |kind, key: &str| nav::drill_down(&from(kind), key, &indexes).unwrap();
+    let none = Discovery::default();
+    let drill = |kind, key: &str| nav::drill_down(&from(kind), key, &indexes, &none).unwrap();
     assert_eq!(
         drill(ResourceKind::Namespaces, "web"),
         Some(ViewSpec::new(
@@ -315,15 +317,77 @@ fn enter_drills_down_from_each_kind() {
             _ => d.clone(),
         })
         .collect();
-    let rs = nav::drill_down(&from(ResourceKind::Deployments), "shop/web", &renamed);
+    let rs = nav::drill_down(
+        &from(ResourceKind::Deployments),
+        "shop/web",
+        &renamed,
+        &none,
+    );
     assert_eq!(rs.unwrap().unwrap().filter, "ctl=Deployment/web");
     let without: Vec<IndexDefinition> = indexes
         .iter()
         .filter(|d| d.source != IndexSource::Field(IndexField::Node))
         .cloned()
         .collect();
-    let err = nav::drill_down(&from(ResourceKind::Nodes), "node-1", &without).unwrap_err();
+    let err = nav::drill_down(&from(ResourceKind::Nodes), "node-1", &without, &none).unwrap_err();
     assert!(err.to_string().contains("node field"), "{err}");
+
+    // Discovered workloads: their controller owns pods, a CronJob's owns Jobs.
+    let api = |group: &str, plural: &str, kind: &str| {
+        Arc::new(ApiResource::new(
+            group,
+            "v1",
+            plural,
+            kind.to_lowercase(),
+            kind,
+            true,
+            Vec::new(),
+            Vec::new(),
+            vec!["list".into(), "watch".into()],
+        ))
+    };
+    let discovery = Discovery::from_resources(vec![
+        api("apps", "statefulsets", "StatefulSet"),
+        api("apps", "daemonsets", "DaemonSet"),
+        api("batch", "jobs", "Job"),
+        api("batch", "cronjobs", "CronJob"),
+        api("example.com", "widgets", "Widget"),
+    ]);
+    let discovered = |plural: &str| {
+        let kind = discovery.resolve(plural).expect("discovered");
+        nav::drill_down(
+            &ViewSpec::new(kind, NamespaceScope::All),
+            "shop/web",
+            &indexes,
+            &discovery,
+        )
+        .unwrap()
+    };
+    for (plural, owner) in [
+        ("statefulsets.apps", "StatefulSet"),
+        ("daemonsets.apps", "DaemonSet"),
+        ("jobs.batch", "Job"),
+    ] {
+        assert_eq!(
+            discovered(plural),
+            Some(ViewSpec {
+                kind: ResourceKind::Pods.into(),
+                scope: NamespaceScope::One("shop".into()),
+                filter: format!("owner={owner}/web"),
+            }),
+            "{plural}"
+        );
+    }
+    assert_eq!(
+        discovered("cronjobs.batch"),
+        Some(ViewSpec {
+            kind: discovery.resolve("jobs.batch").unwrap(),
+            scope: NamespaceScope::One("shop".into()),
+            filter: "owner=CronJob/web".into(),
+        })
+    );
+    // A custom resource owns nothing kscope can name: Enter shows its detail.
+    assert_eq!(discovered("widgets"), None);
 }
 
 #[test]
@@ -872,7 +936,12 @@ async fn secrets_open_by_command_and_enter_shows_their_detail() {
         .expect("a TLS Secret");
     assert_eq!(tls.cells[2], "2");
     assert_eq!(
-        nav::drill_down(&app.current(), &window.rows[0].key, &[]),
+        nav::drill_down(
+            &app.current(),
+            &window.rows[0].key,
+            &[],
+            &Discovery::default()
+        ),
         Ok(None)
     );
     app.apply(Action::DrillDown);
@@ -1118,6 +1187,64 @@ async fn number_keys_switch_to_favourite_namespaces_remembered_between_runs() {
     )
     .with_favourites(Favourites::load(file));
     assert_eq!(app.header().favourites, [a, b]);
+    drop(app);
+    sim.shutdown().await;
+}
+
+/// Enter on a StatefulSet a client made shows the pods its controller made for it, through
+/// the owner index, as Enter on a ReplicaSet does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enter_on_a_statefulset_shows_its_pods() {
+    use k8s_openapi::api::apps::v1::StatefulSet;
+    let sim = Sim::start(SimConfig::with_size(20, 2, 2))
+        .await
+        .expect("sim");
+    let config = sim.kube_config().await.expect("config");
+    let client = kube::Client::try_from(config.clone()).expect("client");
+    let web: StatefulSet = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "replicas": 2,
+            "serviceName": "web",
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27"}]}
+            }
+        }
+    }))
+    .expect("statefulset");
+    kube::Api::<StatefulSet>::namespaced(client, "default")
+        .create(&Default::default(), &web)
+        .await
+        .expect("created");
+    let cluster = Cluster::from_config(config, "sim".into()).expect("cluster");
+    let discovery = Discovery::run(&cluster.client).await.expect("discovers");
+    let indexes = Config::built_in().expect("built-in config").indexes;
+    let detail = DetailController::new(cluster.client.clone(), None);
+    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(Catalog::new(discovery));
+    let pods = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
+    let mut app = App::new(starter, pods, false, detail).expect("app");
+    wait_rows(&mut app, "pods", |w| w.total > 0).await;
+    run_command(&mut app, "sts -n default");
+    let window = wait_rows(&mut app, "statefulsets", |w| {
+        w.rows.iter().any(|r| &*r.key == "default/web")
+    })
+    .await;
+    let at = window
+        .rows
+        .iter()
+        .position(|r| &*r.key == "default/web")
+        .expect("the row");
+    for _ in 0..at {
+        app.apply(Action::Down);
+    }
+    app.apply(Action::DrillDown);
+    assert_eq!(*app.table().kind(), ResourceKind::Pods);
+    assert_eq!(app.current().filter, "owner=StatefulSet/web");
+    let pods = wait_rows(&mut app, "the statefulset's pods", |w| w.total == 2).await;
+    let names: Vec<&str> = pods.rows.iter().map(|r| &*r.key).collect();
+    assert_eq!(names, ["default/web-0", "default/web-1"]);
     drop(app);
     sim.shutdown().await;
 }

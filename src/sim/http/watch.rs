@@ -16,6 +16,7 @@ use super::status::{ApiError, json_body};
 use super::table::{self, IncludeObject};
 use super::{Params, Target};
 use crate::sim::Shared;
+use crate::sim::crd::schema::FieldError;
 use crate::sim::faults::FaultsFired;
 use crate::sim::object::StoredObject;
 use crate::sim::resources::Resource;
@@ -32,6 +33,7 @@ const CHUNK: usize = 256 * 1024;
 /// How long a watch from a resourceVersion the store has not reached waits for it before
 /// failing with 504, as kube-apiserver's watch cache does (its `blockTimeout`).
 const TOO_LARGE_WAIT: Duration = Duration::from_secs(3);
+const NOT_OLDER_THAN: &str = "NotOlderThan";
 
 pub(crate) async fn watch(
     shared: Arc<Shared>,
@@ -49,9 +51,9 @@ pub(crate) async fn watch(
         ),
     };
     let bookmarks = params.flag("allowWatchBookmarks");
-    let initial_events = params.flag("sendInitialEvents");
+    let send_initial_events = send_initial_events(params)?;
     let faults = shared.faults.read().clone();
-    if initial_events && faults.refuse_watch_list {
+    if send_initial_events.is_some() && faults.refuse_watch_list {
         return Err(ApiError::invalid(
             "ListOptions",
             "",
@@ -89,17 +91,77 @@ pub(crate) async fn watch(
             requested: rv.unwrap_or(0),
             oldest: shared.store.compacted(),
         });
-    } else if initial_events || matches!(rv, None | Some(0)) {
-        watcher.send_initial_state(initial_events && bookmarks);
-    } else if let Some(rv) = rv {
-        wait_until_reached(&shared, rv).await?;
-        watcher.last_rv = rv;
+    } else {
+        match (send_initial_events, rv) {
+            // The state as of a resourceVersion not older than the one asked for: the store
+            // must have reached it first, as the watch cache waits to be fresh enough.
+            (Some(true), Some(rv)) if rv > 0 => {
+                wait_until_reached(&shared, rv).await?;
+                watcher.send_initial_state(bookmarks);
+            }
+            (Some(true), _) => watcher.send_initial_state(bookmarks),
+            // The legacy watch from "" or "0" starts with the state, as ADDED events.
+            (None, None | Some(0)) => watcher.send_initial_state(false),
+            // Changes only: after `rv`, or from now.
+            (_, Some(rv)) if rv > 0 => {
+                wait_until_reached(&shared, rv).await?;
+                watcher.last_rv = rv;
+            }
+            (_, _) => watcher.last_rv = shared.store.position().rv,
+        }
     }
     let stream = futures::stream::unfold(watcher, |mut w| async move {
         let item = w.next().await?;
         Some((item, w))
     });
     Ok(json_body(Body::from_stream(stream)))
+}
+
+/// `sendInitialEvents` as given (`None` when absent), once the combination of it with
+/// `resourceVersionMatch` and `continue` is one kube-apiserver's validateWatchOptions accepts
+/// (with the WatchList feature on); otherwise the 422 it answers, listing every violation.
+fn send_initial_events(params: &Params) -> Result<Option<bool>, ApiError> {
+    let send = params
+        .get("sendInitialEvents")
+        .map(|_| params.flag("sendInitialEvents"));
+    let matching = params.get("resourceVersionMatch");
+    let forbidden = |detail: &str| FieldError {
+        field: "resourceVersionMatch".to_string(),
+        reason: "FieldValueForbidden",
+        short: "Forbidden",
+        detail: detail.to_string(),
+    };
+    let mut errors = Vec::new();
+    if send.is_some() && matching != Some(NOT_OLDER_THAN) {
+        errors.push(forbidden(
+            "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+        ));
+    }
+    if let Some(matching) = matching {
+        if send.is_none() {
+            errors.push(forbidden(
+                "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+            ));
+        }
+        if matching != NOT_OLDER_THAN {
+            errors.push(FieldError {
+                field: "resourceVersionMatch".to_string(),
+                reason: "FieldValueNotSupported",
+                short: "Unsupported value",
+                detail: format!("\"{matching}\": supported values: \"{NOT_OLDER_THAN}\""),
+            });
+        }
+        if params.get("continue").is_some() {
+            errors.push(forbidden(
+                "resourceVersionMatch is forbidden when continue is provided",
+            ));
+        }
+    }
+    if errors.is_empty() {
+        Ok(send)
+    } else {
+        Err(ApiError::invalid_all("ListOptions", "", &errors))
+    }
 }
 
 /// Waits (a bounded time) for the store to reach `rv`. A client asking for a version the
