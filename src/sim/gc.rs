@@ -42,7 +42,15 @@ pub(crate) fn delete_dependent(
     let Some(object) = txn.get(resource, key) else {
         return Ok(());
     };
-    let value = object.decode().map_err(encode_error)?;
+    let mut value = object.decode().map_err(encode_error)?;
+    if resource == Resource::Pods && only_job_tracking(&value) {
+        // The Job controller lets go of a deleted Job's pods: its finalizer is removed and
+        // the pod goes.
+        if let Some(meta) = value["metadata"].as_object_mut() {
+            meta.remove("finalizers");
+        }
+        txn.put(resource, key, &mut value)?;
+    }
     if has_finalizers(&value) {
         mark_deleting(txn, resource, key)?;
         return Ok(());
@@ -52,6 +60,15 @@ pub(crate) fn delete_dependent(
 
 fn encode_error(e: serde_json::Error) -> StoreError {
     StoreError::Encode(e.to_string())
+}
+
+/// The Job controller's finalizer on the pods it has not counted yet.
+pub(crate) const JOB_TRACKING: &str = "batch.kubernetes.io/job-tracking";
+
+fn only_job_tracking(value: &serde_json::Value) -> bool {
+    value["metadata"]["finalizers"]
+        .as_array()
+        .is_some_and(|f| !f.is_empty() && f.iter().all(|f| f == JOB_TRACKING))
 }
 
 pub(crate) fn has_finalizers(value: &serde_json::Value) -> bool {

@@ -1145,3 +1145,206 @@ async fn failing_liveness_probes_restart_and_deadlines_fail_pods() {
         "{events:?}"
     );
 }
+
+const INDEXED: &str = r#"
+apiVersion: batch/v1
+kind: Job
+metadata: {name: shards, namespace: default}
+spec:
+  completionMode: Indexed
+  completions: 3
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: shard
+        image: busybox:1.36
+        command: ["sh", "-c", "echo shard; sleep 1"]
+"#;
+
+const LONG: &str = r#"
+apiVersion: batch/v1
+kind: Job
+metadata: {name: NAME, namespace: default}
+spec:
+  backoffLimit: 6
+  DEADLINE
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: work
+        image: busybox:1.36
+        command: ["sh", "-c", "sleep 3600"]
+"#;
+
+fn finalizers(pod: &Value) -> Vec<String> {
+    pod["metadata"]["finalizers"]
+        .as_array()
+        .map(|f| {
+            f.iter()
+                .filter_map(|f| f.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn indexed_jobs_tracking_finalizers_and_deadlines() {
+    let Some(fx) = Kubectl::start("indexed").await else {
+        return;
+    };
+    // An Indexed Job runs a pod per index, each knowing its index.
+    fx.ok(&["apply", "-f", &fx.file("indexed.yaml", INDEXED)])
+        .await;
+    fx.ok(&[
+        "wait",
+        "--for=condition=complete",
+        "job/shards",
+        "-n",
+        "default",
+        "--timeout=90s",
+    ])
+    .await;
+    let job = json(&fx, &["get", "job/shards", "-n", "default"]).await;
+    assert_eq!(
+        job["status"]["completedIndexes"], "0-2",
+        "{:#}",
+        job["status"]
+    );
+    assert_eq!(job["status"]["succeeded"], 3);
+    let pods = items(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "job-name=shards"],
+    )
+    .await;
+    assert_eq!(pods.len(), 3);
+    let mut indexes: Vec<String> = Vec::new();
+    for pod in &pods {
+        let index = pod["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]
+            .as_str()
+            .expect("index annotation")
+            .to_string();
+        assert_eq!(
+            pod["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"],
+            index.as_str()
+        );
+        assert_eq!(pod["spec"]["hostname"], format!("shards-{index}"));
+        let name = pod["metadata"]["name"].as_str().expect("name");
+        assert!(name.starts_with(&format!("shards-{index}-")), "{name}");
+        assert_eq!(
+            pod["spec"]["containers"][0]["env"][0]["name"],
+            "JOB_COMPLETION_INDEX"
+        );
+        // Counted, so let go.
+        assert!(finalizers(pod).is_empty(), "{pod:#}");
+        indexes.push(index);
+    }
+    indexes.sort();
+    assert_eq!(indexes, ["0", "1", "2"]);
+
+    // A running pod carries the tracking finalizer; deleted, it is counted as failed
+    // before it goes, and replaced.
+    fx.ok(&[
+        "apply",
+        "-f",
+        &fx.file(
+            "long.yaml",
+            &LONG.replace("NAME", "long").replace("  DEADLINE\n", ""),
+        ),
+    ])
+    .await;
+    let running = wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "job-name=long"],
+        "the long job's pod running",
+        |v| {
+            v["items"]
+                .as_array()
+                .is_some_and(|p| p.len() == 1 && p[0]["status"]["phase"] == "Running")
+        },
+    )
+    .await;
+    let pod = &running["items"][0];
+    assert_eq!(finalizers(pod), ["batch.kubernetes.io/job-tracking"]);
+    let victim = pod["metadata"]["name"].as_str().expect("name").to_string();
+    fx.ok(&["delete", "pod", &victim, "-n", "default", "--timeout=60s"])
+        .await;
+    let job = wait_until(
+        &fx,
+        &["get", "job/long", "-n", "default"],
+        "the deleted pod counted as failed",
+        |j| j["status"]["failed"] == 1 && j["status"]["active"] == 1,
+    )
+    .await;
+    assert!(finished_condition(&job).is_none(), "{job:#}");
+    let pods = items(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "job-name=long"],
+    )
+    .await;
+    assert!(
+        pods.iter()
+            .all(|p| p["metadata"]["name"] != victim.as_str())
+    );
+    // The Job deleted, its pods go with it (their finalizer let go).
+    fx.ok(&["delete", "job", "long", "-n", "default"]).await;
+    wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "job-name=long"],
+        "the deleted Job's pods gone",
+        |v| v["items"].as_array().is_some_and(Vec::is_empty),
+    )
+    .await;
+
+    // Past activeDeadlineSeconds the Job fails and its pods are stopped.
+    fx.ok(&[
+        "apply",
+        "-f",
+        &fx.file(
+            "deadline.yaml",
+            &LONG
+                .replace("NAME", "bounded")
+                .replace("DEADLINE", "activeDeadlineSeconds: 2"),
+        ),
+    ])
+    .await;
+    fx.ok(&[
+        "wait",
+        "--for=condition=failed",
+        "job/bounded",
+        "-n",
+        "default",
+        "--timeout=60s",
+    ])
+    .await;
+    let job = json(&fx, &["get", "job/bounded", "-n", "default"]).await;
+    let failed = finished_condition(&job).expect("Failed");
+    assert_eq!(failed["reason"], "DeadlineExceeded", "{job:#}");
+    assert_eq!(
+        failed["message"],
+        "Job was active longer than specified deadline"
+    );
+    wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "job-name=bounded"],
+        "the bounded job's pods stopped",
+        |v| v["items"].as_array().is_some_and(Vec::is_empty),
+    )
+    .await;
+    let events = events_about(&fx, "bounded").await;
+    assert!(
+        events.iter().any(|(r, m)| r == "DeadlineExceeded"
+            && m == "Job was active longer than specified deadline"),
+        "{events:?}"
+    );
+}
+
+/// A Job's True Complete or Failed condition.
+fn finished_condition(job: &Value) -> Option<&Value> {
+    job["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| (c["type"] == "Complete" || c["type"] == "Failed") && c["status"] == "True")
+}

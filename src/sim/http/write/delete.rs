@@ -185,7 +185,7 @@ fn delete_one(
         if current["metadata"]["deletionTimestamp"].is_string() {
             return Ok(object.json.clone());
         }
-        let mut value = gc::deleting(current, resource);
+        let mut value = gc::deleting(current.clone(), resource);
         if deletion.dry_run {
             return Ok(Bytes::from(value.to_string()));
         }
@@ -194,6 +194,12 @@ fn delete_one(
         if resource == Resource::Namespaces {
             // The namespace controller empties it, then finalizes it, after this answer.
             controllers.namespace_changed(name);
+        }
+        if resource == Resource::Pods {
+            // Its kubelet stops it, and its controller (the Job's, whose finalizer holds it)
+            // hears of it.
+            controllers.pod_killed(txn, &current)?;
+            controllers.pod_deleted(txn, &current);
         }
         return Ok(marked.json.clone());
     }
