@@ -483,6 +483,9 @@ impl Churn {
                 churn_kinds::sync_endpoints(txn, namespace, &app);
             }
             if let Some(crashed) = crashed {
+                if churn_kinds::fails_liveness(txn, &crashed) {
+                    churn_kinds::record_liveness_kill(txn, &crashed);
+                }
                 churn_kinds::record_back_off(txn, &crashed);
             }
         }
@@ -516,7 +519,10 @@ impl Churn {
                 .is_some(),
             Op::Crash(key) => {
                 let name = key.split_once('/').map_or(key.as_str(), |(_, n)| n);
-                modify_status(txn, &key, |status| crash(status, name, &mut self.rng))
+                let liveness = churn_kinds::fails_liveness(txn, &key);
+                modify_status(txn, &key, |status| {
+                    crash(status, name, liveness, &mut self.rng)
+                })
             }
             Op::Recover(key) => modify_status(txn, &key, recover),
             Op::ScaleReplicaSet(key, replicas) => modify(txn, Resource::ReplicaSets, &key, |rs| {
@@ -882,12 +888,14 @@ fn set_condition(status: &mut Value, types: &[&str], ok: bool) {
 }
 
 /// The app container of pod `name` dies and waits in CrashLoopBackOff.
-fn crash(pod_status: &mut Value, name: &str, rng: &mut StdRng) {
+/// Pod `name`'s app container crashes: out of memory or an error, or (`liveness`) killed
+/// by the kubelet for failing its liveness probe.
+fn crash(pod_status: &mut Value, name: &str, liveness: bool, rng: &mut StdRng) {
     let at = now();
-    let (exit_code, reason) = if rng.random_bool(0.3) {
-        (137, "OOMKilled")
-    } else {
-        (1, "Error")
+    let (exit_code, reason) = match rng.random_bool(0.3) {
+        _ if liveness => (137, "Error"),
+        true => (137, "OOMKilled"),
+        false => (1, "Error"),
     };
     if let Some(status) = pod_status["containerStatuses"]
         .as_array_mut()
