@@ -917,6 +917,9 @@ fn name_uids(pods: &[Value]) -> Vec<(String, String)> {
     all
 }
 
+/// `kubectl get` of kube-system's kube-proxy pods.
+const KUBE_PROXIES: [&str; 6] = ["get", "pods", "-n", "kube-system", "-l", "k8s-app=kube-proxy"];
+
 #[tokio::test]
 async fn seeded_workloads_run_through_their_controllers() {
     let config = SimConfig::with_size(40, 3, 2).workload_pods(true);
@@ -926,18 +929,7 @@ async fn seeded_workloads_run_through_their_controllers() {
     let nodes = names(&items(&fx, &["get", "nodes"]).await);
 
     // kube-system's DaemonSets have a running pod on every node, which they own.
-    let proxies = items(
-        &fx,
-        &[
-            "get",
-            "pods",
-            "-n",
-            "kube-system",
-            "-l",
-            "k8s-app=kube-proxy",
-        ],
-    )
-    .await;
+    let proxies = items(&fx, &KUBE_PROXIES).await;
     let mut on: Vec<&str> = proxies
         .iter()
         .map(|p| p["spec"]["nodeName"].as_str().expect("bound"))
@@ -1015,14 +1007,7 @@ async fn seeded_workloads_run_through_their_controllers() {
         .await;
     wait_until(
         &fx,
-        &[
-            "get",
-            "pods",
-            "-n",
-            "kube-system",
-            "-l",
-            "k8s-app=kube-proxy",
-        ],
+        &KUBE_PROXIES,
         "the deleted kube-proxy replaced on its node",
         |v| {
             let pods = v["items"].as_array().map_or(&[][..], Vec::as_slice);
