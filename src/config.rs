@@ -3,7 +3,8 @@
 //!
 //! Each section is a top-level key (`indexes:`, `keys:`; columns later). A section merges by
 //! entry name: a user entry replaces the built-in one of the same name, a new name is added
-//! after the built-in ones; under `keys:` the entries are actions within a mode's section.
+//! after the built-in ones, and an index set to `null` (or `~`) is removed; under `keys:` the
+//! entries are actions within a mode's section.
 //! Unknown keys and bad values are errors that name the file, line and key.
 
 use std::fmt;
@@ -15,7 +16,8 @@ use serde_saphyr::{Location, Spanned};
 
 pub mod keys;
 
-use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
+use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource, check_path_kinds};
+use crate::index_views::jsonpath::FieldPath;
 use crate::informers::fifo::FifoKind;
 use crate::informers::reflector::InitialListMode;
 
@@ -180,7 +182,12 @@ fn merge(
         }
     }
     for (name, spec) in parsed.indexes.map(|s| s.0).unwrap_or_default() {
-        let definition = spec.definition(file, &name)?;
+        // `name: null` removes the index (a built-in one, or one an earlier file added).
+        let Some(spec) = spec else {
+            indexes.retain(|d| d.name != name.value);
+            continue;
+        };
+        let definition = spec.definition(file, text, &name)?;
         match indexes.iter_mut().find(|d| d.name == definition.name) {
             Some(existing) => *existing = definition,
             None => indexes.push(definition),
@@ -218,7 +225,7 @@ pub fn user_config_path() -> Option<PathBuf> {
 #[serde(deny_unknown_fields)]
 struct ConfigFile {
     #[serde(default)]
-    indexes: Option<Entries<IndexSpec>>,
+    indexes: Option<Entries<Option<IndexSpec>>>,
     #[serde(default)]
     keys: Option<KeysSection>,
     #[serde(default)]
@@ -347,19 +354,22 @@ impl KeysSection {
     }
 }
 
-/// One index's source: exactly one of the three keys.
+/// One index: exactly one of the three sources, and the kinds it applies to.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct IndexSpec {
     label: Option<Spanned<String>>,
     annotation: Option<Spanned<String>>,
     field: Option<Spanned<String>>,
+    kinds: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 impl IndexSpec {
+    /// The definition this entry of `file` (whose text is `text`) writes.
     fn definition(
         self,
         file: &str,
+        text: &str,
         name: &Spanned<String>,
     ) -> Result<IndexDefinition, ConfigError> {
         let key = |sub: &str| format!("indexes.{}{sub}", name.value);
@@ -411,15 +421,82 @@ impl IndexSpec {
         let source = match kind {
             "label" => IndexSource::Label(value.value),
             "annotation" => IndexSource::Annotation(value.value),
-            _ => IndexSource::Field(
-                value
-                    .value
-                    .parse::<IndexField>()
-                    .map_err(|e| invalid(at, key(".field"), e))?,
-            ),
+            _ if !is_json_path(&value.value) => {
+                IndexSource::Field(value.value.parse::<IndexField>().map_err(|e| {
+                    invalid(
+                        at,
+                        key(".field"),
+                        format!("{e}, or a JSONPath such as .spec.x"),
+                    )
+                })?)
+            }
+            _ => IndexSource::Path(FieldPath::parse(&value.value).map_err(|e| {
+                let (line, column) = position_in_scalar(text, at, &value.value, e.offset);
+                ConfigError::Invalid {
+                    file: file.to_string(),
+                    line,
+                    column,
+                    key: Some(key(".field")),
+                    message: e.to_string(),
+                }
+            })?),
         };
-        Ok(IndexDefinition::new(name.value.clone(), source))
+        let definition = IndexDefinition::new(name.value.clone(), source);
+        let Some(kinds) = self.kinds else {
+            return Ok(definition);
+        };
+        if kinds.value.is_empty() {
+            return Err(invalid(
+                kinds.referenced,
+                key(".kinds"),
+                "an empty list applies to no kind; leave kinds out for every kind".into(),
+            ));
+        }
+        let mut names = Vec::with_capacity(kinds.value.len());
+        for kind in kinds.value {
+            if kind.value.trim().is_empty() || kind.value.contains('/') {
+                return Err(invalid(
+                    kind.referenced,
+                    key(".kinds"),
+                    format!("{:?} is not a resource name", kind.value),
+                ));
+            }
+            let name = kind.value.trim().to_string();
+            check_path_kinds(&definition.source, std::slice::from_ref(&name))
+                .map_err(|e| invalid(kind.referenced, key(".kinds"), e.to_string()))?;
+            names.push(name);
+        }
+        Ok(definition.with_kinds(names))
     }
+}
+
+/// Whether a `field:` is a JSONPath (`.spec.x`, `{.spec.x}`, `$.spec.x`, `['x']`) rather than
+/// the name of a projection field.
+fn is_json_path(field: &str) -> bool {
+    field.trim_start().starts_with(['.', '{', '$', '['])
+}
+
+/// The line and column in `text` of character `offset` of the scalar `value` written at
+/// `at`: past the opening quote of a quoted scalar; a scalar whose text is not found as
+/// written there (escapes, folding) is placed at its start.
+fn position_in_scalar(text: &str, at: Location, value: &str, offset: usize) -> (u64, u64) {
+    let line = at.line();
+    let start = at.column();
+    let written = usize::try_from(line)
+        .ok()
+        .and_then(|l| text.lines().nth(l.checked_sub(1)?))
+        .and_then(|l| {
+            let from = usize::try_from(start).ok()?.checked_sub(1)?;
+            l.chars().skip(from).collect::<String>().into()
+        })
+        .unwrap_or_default();
+    let quoted = written.starts_with(['"', '\'']);
+    let inner = if quoted { &written[1..] } else { &written[..] };
+    if !inner.starts_with(value) {
+        return (line, start);
+    }
+    let shift = u64::try_from(offset).unwrap_or(0) + u64::from(quoted);
+    (line, start + shift)
 }
 
 fn parse(file: &str, text: &str) -> Result<ConfigFile, ConfigError> {
@@ -557,7 +634,7 @@ mod tests {
         assert_eq!(
             err("indexes:\n  node:\n    field: nodes\n"),
             "my.yaml:3:12: indexes.node.field: unknown field \"nodes\"; expected one of \
-             namespace, node, phase, owner, images"
+             namespace, node, phase, owner, images, or a JSONPath such as .spec.x"
         );
         assert_eq!(
             err("indexes:\n  team: {}\n"),
@@ -575,6 +652,66 @@ mod tests {
         assert!(e.starts_with("my.yaml:2:"), "{e}");
         let e = err("indexes: [\n");
         assert!(e.starts_with("my.yaml:"), "{e}");
+    }
+
+    #[test]
+    fn field_indexes_by_json_path_scoped_to_kinds() {
+        let config = user(
+            "indexes:\n  ready:\n    kinds: [widgets.example.com, svc]\n    field: '.status.conditions[?(@.type==\"Ready\")].status'\n  colour: {field: .spec.colour}\n",
+        )
+        .unwrap();
+        let ready = config.indexes.iter().find(|d| d.name == "ready").unwrap();
+        assert_eq!(
+            ready.kinds.as_deref(),
+            Some(&["widgets.example.com".to_string(), "svc".to_string()][..])
+        );
+        match &ready.source {
+            IndexSource::Path(path) => {
+                assert_eq!(
+                    path.as_str(),
+                    ".status.conditions[?(@.type==\"Ready\")].status"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        let colour = config.indexes.iter().find(|d| d.name == "colour").unwrap();
+        assert_eq!(colour.kinds, None);
+        assert!(matches!(colour.source, IndexSource::Path(_)));
+    }
+
+    #[test]
+    fn a_json_path_that_does_not_parse_is_placed_in_the_file() {
+        let err = |text: &str| user(text).unwrap_err().to_string();
+        // Plain: the column of the bad character itself.
+        let e = err("indexes:\n  ready:\n    field: .status.conditions[?(@.type==)].status\n");
+        assert!(
+            e.starts_with("my.yaml:3:41: indexes.ready.field: invalid JSONPath at character 30"),
+            "{e}"
+        );
+        // Quoted: past the quote.
+        let e = err("indexes:\n  r: {field: '.spec['}\n");
+        assert!(
+            e.starts_with("my.yaml:2:21: indexes.r.field: invalid JSONPath at character 7"),
+            "{e}"
+        );
+        let e = err("indexes:\n  r:\n    field: .spec.nodeName\n    kinds: [widgets, pods]\n");
+        assert!(
+            e.starts_with("my.yaml:4:22: indexes.r.kinds: pods have a hand-written projection"),
+            "{e}"
+        );
+        let e = err("indexes:\n  r: {field: .x, kinds: []}\n");
+        assert!(e.starts_with("my.yaml:2:"), "{e}");
+        assert!(e.contains("indexes.r.kinds: an empty list"), "{e}");
+    }
+
+    #[test]
+    fn null_removes_an_index() {
+        let config = user("indexes:\n  app: null\n  phase: ~\n  team: {label: team}\n").unwrap();
+        let names: Vec<&str> = config.indexes.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["namespace", "node", "owner", "team"]);
+        // Removing one that does not exist is not an error; re-adding it adds it at the end.
+        let config = user("indexes:\n  nothing: null\n").unwrap();
+        assert_eq!(config, Config::built_in().unwrap());
     }
 
     fn press(keys: &Keymap, section: Section, key: &str) -> Option<Action> {

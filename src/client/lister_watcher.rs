@@ -22,7 +22,7 @@ use crate::informers::lister_watcher::{
     BoxError, ListPage, ListParams, ListWatchError, ListerWatcher, ServerIdentity, WatchParams,
     WatchStream,
 };
-use crate::resources::{ApiResource, Kind, KubeResource};
+use crate::resources::{ApiResource, FieldIndexes, Kind, KubeResource, decoding_with};
 
 /// A [`ListerWatcher`] over kube's HTTP client, for one collection path such as
 /// `/api/v1/pods` or `/apis/apps/v1/namespaces/web/deployments`.
@@ -42,6 +42,8 @@ pub struct KubeListerWatcher {
     /// Lists and watches in the server's Table form, whose columns are learned into this
     /// resource, rather than as the objects alone (see [`super::table_form`]).
     table: Option<Arc<ApiResource>>,
+    /// The field indexes a generic projection evaluates as it decodes each object.
+    fields: Option<FieldIndexes>,
 }
 
 /// Where the last response's [`PeerCertificate`] is kept.
@@ -88,7 +90,14 @@ impl KubeListerWatcher {
             limits: WireLimits::default(),
             server: Arc::default(),
             table: None,
+            fields: None,
         }
+    }
+
+    /// Has the field indexes `fields` evaluated on each object decoded (none: none).
+    pub fn with_field_indexes(mut self, fields: FieldIndexes) -> Self {
+        self.fields = (!fields.is_empty()).then_some(fields);
+        self
     }
 
     /// Lists and watches in Table form, learning the server's columns into `resource`.
@@ -450,9 +459,12 @@ where
         // Decoding a page takes milliseconds: off the runtime's threads, so that the next
         // page's request and response move meanwhile.
         let table = self.table.clone();
-        let decoded = tokio::task::spawn_blocking(move || match table {
-            Some(resource) => decode_table_list::<T>(&body, &resource),
-            None => decode_list::<T>(&body),
+        let fields = self.fields.clone();
+        let decoded = tokio::task::spawn_blocking(move || {
+            decoding_with(fields.as_ref(), || match table {
+                Some(resource) => decode_table_list::<T>(&body, &resource),
+                None => decode_list::<T>(&body),
+            })
         })
         .await;
         let malformed = |source: BoxError| ListWatchError::MalformedResponse {
@@ -494,11 +506,13 @@ where
             .map_err(|e| self.error("watch", e))?;
         let resource = self.resource.clone();
         let table = self.table.clone();
+        let fields = self.fields.clone();
         let idle = self.limits.watch_idle;
         let lines = WatchLines::new(frames, self.limits.max_watch_line);
         let lines = futures::stream::unfold(lines, move |mut lines| {
             let resource = resource.clone();
             let table = table.clone();
+            let fields = fields.clone();
             async move {
                 loop {
                     let Ok(next) = tokio::time::timeout(idle, lines.next_line()).await else {
@@ -511,7 +525,8 @@ where
                         None => return None,
                         Some(Ok(line)) if line.iter().all(|b| b" \t\r\n".contains(b)) => continue,
                         Some(Ok(line)) => {
-                            let mut event = decode_watch_line::<T>(&line);
+                            let mut event =
+                                decoding_with(fields.as_ref(), || decode_watch_line::<T>(&line));
                             if let (Some(api), Ok(event)) = (&table, &mut event) {
                                 // The tap keeps the object, not the Table around it.
                                 learn_columns(&event.raw_object, api);

@@ -1,20 +1,26 @@
 //! `kscope get`: sync an informer, optionally keep watching, print the store (through an
 //! index when asked).
 
+use std::collections::HashSet;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::Value;
+
 use crate::client::cluster::NamespaceScope;
+use crate::client::fetch::{FetchError, ListRequest, fetch_all, fetch_object};
 use crate::duration::parse_duration;
 use crate::index_views::columns::TableRow;
 use crate::index_views::query::{FuzzyFilter, Query, Term};
 use crate::informers::keys::Key;
+use crate::resources::secret::{is_secret, mask_secret};
 use crate::resources::{
-    Deployment, GenericObject, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
+    Deployment, GenericObject, Kind, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
 
-use super::output::{OutputFormat, ToJson, print_objects};
+use super::custom_columns::{GetOutput, print_selected};
+use super::output::{OutputFormat, TableShape, list_of, print_table, write_object};
 use super::{
     CommandError, InformerArgs, Resolved, check_current, start_informer, wait_for_sync_reporting,
 };
@@ -30,21 +36,34 @@ use super::{
 /// version", resourceVersions going back, another serving certificate) is relisted from
 /// scratch rather than merged with the store.
 ///
-/// Secrets: kscope keeps their key names, never a value; `-o json` prints each value as a
-/// marker that is not base64, so applying the output back is refused by the API server
-/// instead of blanking the Secret.
+/// `-o json` and `-o yaml` print the whole objects, read from the server (the store keeps
+/// less), as kubectl prints them: a List, or the object itself for one NAME.
+///
+/// Secrets: kscope never prints a value. `-o json|yaml` print each `data`/`stringData`
+/// value (and the last-applied annotation) as a mask with its size, said on stderr; the mask
+/// is not base64, so applying the output back is refused by the API server instead of
+/// blanking the Secret.
 #[derive(Debug, Clone, clap::Args)]
 pub struct GetArgs {
     #[command(flatten)]
     pub informer: InformerArgs,
+    /// Only the objects of these names, in this order (in the namespace of -n or the
+    /// context's).
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
     /// Filter through a store index, NAME=VALUE (built-in indexes: namespace, node, phase,
     /// owner, app; more from the configuration). Repeat, or separate with commas, to
     /// intersect.
     #[arg(long = "index", value_name = "NAME=VALUE")]
     pub index: Vec<String>,
-    /// Output format.
-    #[arg(short = 'o', long, value_enum, default_value = "table")]
-    pub output: OutputFormat,
+    /// Output format: table, wide, name, json, yaml, custom-columns=HEADER:JSONPATH,... or
+    /// custom-columns-file=FILE (read from the server's whole objects, as kubectl).
+    #[arg(short = 'o', long, default_value = "table", value_parser = GetOutput::parse)]
+    pub output: GetOutput,
+    /// Keep `metadata.managedFields` in `-o json|yaml` (left out by default, as kubectl
+    /// leaves them out).
+    #[arg(long)]
+    pub show_managed_fields: bool,
     /// Filter with the query language: `app=web,node=n1`, `app in (a,b)`, `app!=web`,
     /// `!app`, and free text fuzzy-matched on namespace/name.
     #[arg(long, value_name = "QUERY")]
@@ -89,24 +108,139 @@ fn query(args: &GetArgs) -> Result<Query, CommandError> {
 
 pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandError> {
     let query = query(args)?;
-    let r = &args.informer.resolve().await?;
-    match r.kind.built_in() {
-        Some(ResourceKind::Pods) => get::<Pod>(args, query, r, out).await,
-        Some(ResourceKind::Nodes) => get::<Node>(args, query, r, out).await,
-        Some(ResourceKind::Namespaces) => get::<Namespace>(args, query, r, out).await,
-        Some(ResourceKind::Deployments) => get::<Deployment>(args, query, r, out).await,
-        Some(ResourceKind::ReplicaSets) => get::<ReplicaSet>(args, query, r, out).await,
-        Some(ResourceKind::Secrets) => get::<Secret>(args, query, r, out).await,
-        None => get::<GenericObject>(args, query, r, out).await,
+    if !args.names.is_empty() && args.informer.cluster.all_namespaces {
+        return Err(CommandError::Usage(
+            "a resource cannot be retrieved by name across all namespaces".into(),
+        ));
+    }
+    let kinds = args.informer.resolve_all().await?;
+    if !args.names.is_empty() && kinds.several {
+        return Err(CommandError::Usage(
+            "NAME arguments need exactly one resource type (not a list or a category)".into(),
+        ));
+    }
+    let mut parts: Vec<(&Resolved, Part)> = Vec::with_capacity(kinds.resolved.len());
+    let mut failed = 0;
+    for resolved in &kinds.resolved {
+        match part(args, &query, resolved, kinds.several).await {
+            Ok(part) => parts.push((resolved, part)),
+            // Of several kinds, one that cannot be read is said and the others printed.
+            Err(err) if kinds.several => {
+                eprintln!("error: {}: {err}", resolved.kind);
+                failed += 1;
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    if args.output.format.prints_objects() {
+        let mut objects: Vec<Value> = parts
+            .iter_mut()
+            .flat_map(|(_, p)| std::mem::take(&mut p.objects))
+            .collect();
+        let missing = parts.iter().any(|(_, p)| !p.missing.is_empty());
+        // kubectl prints one named object as itself, anything else as a List.
+        let printed = match (args.names.len(), objects.len()) {
+            (1, 1) => objects.pop(),
+            (_, 0) if missing => None,
+            _ => Some(list_of(objects)),
+        };
+        if let Some(value) = printed {
+            write_object(out, &value, args.output.format)?;
+        }
+    } else {
+        // Tables one after another with a blank line between, as `kubectl get all`.
+        let separator: &[u8] = match args.output.format {
+            OutputFormat::Name => b"",
+            _ => b"\n",
+        };
+        let mut first = true;
+        for (_, part) in parts.iter().filter(|(_, p)| !p.text.is_empty()) {
+            if !first {
+                out.write_all(separator)?;
+            }
+            out.write_all(&part.text)?;
+            first = false;
+        }
+        let missing = parts.iter().any(|(_, p)| !p.missing.is_empty());
+        let headed = args.output.columns.is_some();
+        if first && !missing && failed == 0 && !headed && args.output.format != OutputFormat::Name {
+            let scope = kinds
+                .resolved
+                .first()
+                .map(|r| args.informer.cluster.scope(&r.cluster));
+            let namespaced = kinds.resolved.iter().any(|r| r.kind.namespaced());
+            match scope {
+                Some(NamespaceScope::One(ns)) if namespaced => {
+                    eprintln!("No resources found in {ns} namespace.")
+                }
+                _ => eprintln!("No resources found"),
+            }
+        }
+    }
+    for (resolved, part) in &parts {
+        not_found(&resolved.kind, &part.missing)?;
+    }
+    if failed > 0 {
+        return Err(CommandError::SomeKindsFailed { failed });
+    }
+    match parts.into_iter().find_map(|(_, p)| p.stale) {
+        Some(CommandError::NotCurrent {
+            resource,
+            state,
+            last_error,
+            ..
+        }) => Err(CommandError::NotCurrent {
+            resource,
+            state,
+            last_error,
+            printed: true,
+        }),
+        Some(other) => Err(other),
+        None => Ok(()),
     }
 }
 
-async fn get<T: TableRow + ToJson>(
+/// One kind's share of the output.
+#[derive(Default)]
+struct Part {
+    /// Its table or `-o name` lines; nothing when no object matched.
+    text: Vec<u8>,
+    /// Its whole objects, for `-o json|yaml`.
+    objects: Vec<Value>,
+    /// Names asked for that are not there.
+    missing: Vec<String>,
+    /// Why the store was not current after --watch-for, when --allow-stale printed it.
+    stale: Option<CommandError>,
+}
+
+/// Reads one kind: whole objects straight from the server when the store has nothing to
+/// select, else through an informer's store. `several` names rows `kind.group/name`.
+async fn part(
     args: &GetArgs,
-    query: Query,
+    query: &Query,
+    r: &Resolved,
+    several: bool,
+) -> Result<Part, CommandError> {
+    if args.output.format.prints_objects() && query.is_empty() && args.watch_for.is_none() {
+        return full_objects(args, r, None).await;
+    }
+    match r.kind.built_in() {
+        Some(ResourceKind::Pods) => get::<Pod>(args, query, r, several).await,
+        Some(ResourceKind::Nodes) => get::<Node>(args, query, r, several).await,
+        Some(ResourceKind::Namespaces) => get::<Namespace>(args, query, r, several).await,
+        Some(ResourceKind::Deployments) => get::<Deployment>(args, query, r, several).await,
+        Some(ResourceKind::ReplicaSets) => get::<ReplicaSet>(args, query, r, several).await,
+        Some(ResourceKind::Secrets) => get::<Secret>(args, query, r, several).await,
+        None => get::<GenericObject>(args, query, r, several).await,
+    }
+}
+
+async fn get<T: TableRow>(
+    args: &GetArgs,
+    query: &Query,
     resolved: &Resolved,
-    out: &mut impl Write,
-) -> Result<(), CommandError> {
+    several: bool,
+) -> Result<Part, CommandError> {
     let kind = &resolved.kind;
     let (informer, scope) = start_informer::<T>(&args.informer, resolved, None).await?;
     let resource = &kind.to_string();
@@ -137,32 +271,152 @@ async fn get<T: TableRow + ToJson>(
         .map(|(key, _)| key)
         .collect();
     keys.sort();
+    let mut missing = Vec::new();
+    if !args.names.is_empty() {
+        let selected: HashSet<Key> = keys.into_iter().collect();
+        keys = Vec::new();
+        for name in &args.names {
+            let key: Key = match scope.namespace().filter(|_| kind.namespaced()) {
+                Some(ns) => format!("{ns}/{name}").into(),
+                None => name.as_str().into(),
+            };
+            match selected.contains(&key) {
+                true => keys.push(key),
+                false => missing.push(name.clone()),
+            }
+        }
+    }
     let objects: Vec<Arc<T>> = keys.iter().filter_map(|k| indexer.get_by_key(k)).collect();
     informer.shutdown().await;
 
-    if objects.is_empty() && matches!(args.output, OutputFormat::Table | OutputFormat::Wide) {
-        match (&scope, kind.namespaced()) {
-            (NamespaceScope::One(ns), true) => eprintln!("No resources found in {ns} namespace."),
-            _ => eprintln!("No resources found"),
+    if args.output.format.prints_objects() {
+        // Only a query has the store select; else the server's list is the answer.
+        let selected = (!query.is_empty()).then(|| keys.into_iter().collect());
+        let mut part = full_objects(args, resolved, selected).await?;
+        part.stale = stale;
+        return Ok(part);
+    }
+    let mut text = Vec::new();
+    // Custom columns print their header even over nothing, as kubectl's printer does.
+    if let Some(columns) = &args.output.columns {
+        let i = &args.informer;
+        let selectors = (i.selector.as_deref(), i.field_selector.as_deref());
+        let client = &resolved.cluster.client;
+        print_selected(&mut text, columns, client, (kind, &scope), selectors, &keys).await?;
+    } else if !objects.is_empty() {
+        let with_namespace = kind.namespaced() && scope == NamespaceScope::All;
+        let shape = TableShape {
+            with_namespace,
+            with_kind: several,
+        };
+        print_table(&mut text, &objects, kind, args.output.format, shape)?;
+    }
+    Ok(Part {
+        text,
+        objects: Vec::new(),
+        missing,
+        stale,
+    })
+}
+
+/// Says each missing name as kubectl does; an error if there was any.
+fn not_found(kind: &Kind, missing: &[String]) -> Result<(), CommandError> {
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let resource = match kind.group() {
+        "" => kind.plural().to_string(),
+        group => format!("{}.{group}", kind.plural()),
+    };
+    for name in missing {
+        eprintln!("Error from server (NotFound): {resource} {name:?} not found");
+    }
+    Err(CommandError::NotFound {
+        missing: missing.len(),
+    })
+}
+
+/// The whole objects, read from the server: those named on the command line (one GET
+/// each), else a list with the command's selectors, of which only the `selected` keys when
+/// the store selected them. Secrets are masked (and said so), managed fields left out
+/// unless asked for.
+async fn full_objects(
+    args: &GetArgs,
+    resolved: &Resolved,
+    selected: Option<HashSet<Key>>,
+) -> Result<Part, CommandError> {
+    let kind = &resolved.kind;
+    let client = &resolved.cluster.client;
+    let scope = args.informer.cluster.scope(&resolved.cluster);
+    let namespace = scope.namespace().filter(|_| kind.namespaced());
+    let mut missing = Vec::new();
+    let mut objects = Vec::new();
+    if args.names.is_empty() {
+        let request = ListRequest {
+            kind,
+            namespace,
+            label_selector: args.informer.selector.as_deref(),
+            field_selector: args.informer.field_selector.as_deref(),
+        };
+        objects = fetch_all(client, &request).await?;
+        if let Some(selected) = &selected {
+            objects.retain(|o| selected.contains(&key_of(o)));
         }
     } else {
-        let with_namespace = kind.namespaced() && scope == NamespaceScope::All;
-        print_objects(out, &objects, kind, args.output, with_namespace)?;
+        for name in &args.names {
+            if selected.as_ref().is_some_and(|s| {
+                let key: Key = match namespace {
+                    Some(ns) => format!("{ns}/{name}").into(),
+                    None => name.as_str().into(),
+                };
+                !s.contains(&key)
+            }) {
+                missing.push(name.clone());
+                continue;
+            }
+            match fetch_object(client, kind.clone(), namespace, name).await {
+                Ok(object) => objects.push(object),
+                Err(FetchError::NotFound { .. }) => missing.push(name.clone()),
+                Err(other) => return Err(other.into()),
+            }
+        }
     }
-    match stale {
-        Some(CommandError::NotCurrent {
-            resource,
-            state,
-            last_error,
-            ..
-        }) => Err(CommandError::NotCurrent {
-            resource,
-            state,
-            last_error,
-            printed: true,
-        }),
-        Some(other) => Err(other),
-        None => Ok(()),
+    if !args.show_managed_fields {
+        for object in &mut objects {
+            if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+                meta.remove("managedFields");
+            }
+        }
+    }
+    let masked: usize = objects
+        .iter_mut()
+        .filter(|o| is_secret(o))
+        .map(|o| usize::from(mask_secret(o) > 0))
+        .sum();
+    if masked > 0 {
+        eprintln!(
+            "kscope: the values of {masked} Secret(s) are masked: kscope never prints a \
+             Secret's values"
+        );
+    }
+    Ok(Part {
+        objects,
+        missing,
+        ..Part::default()
+    })
+}
+
+/// The store's key of a listed object: `namespace/name`, or `name`.
+fn key_of(object: &Value) -> Key {
+    let meta = |field: &str| {
+        object
+            .pointer(&format!("/metadata/{field}"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    match meta("namespace") {
+        "" => meta("name").into(),
+        ns => format!("{ns}/{}", meta("name")).into(),
     }
 }
 
@@ -184,9 +438,11 @@ mod tests {
                 fifo: None,
                 initial_list: None,
             },
+            names: Vec::new(),
             index: index.iter().map(|s| s.to_string()).collect(),
             filter: filter.map(str::to_string),
-            output: OutputFormat::Table,
+            output: GetOutput::parse("table").unwrap(),
+            show_managed_fields: false,
             watch_for: None,
             sync_timeout: Duration::from_secs(60),
             allow_stale: false,

@@ -1,9 +1,12 @@
 //! The non-interactive commands (`kscope get`, `kscope deltas`): start an informer on the
 //! cluster, wait for it to sync, print. Shared set-up lives here.
 
+pub mod custom_columns;
 pub mod deltas;
 pub mod get;
+pub mod go_numbers;
 pub mod output;
+pub mod yaml;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +17,9 @@ use crate::client::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope}
 use crate::client::discovery::{Discovery, DiscoveryError, UnknownName};
 use crate::client::lister_watcher::KubeListerWatcher;
 use crate::config::{Config, ConfigError};
-use crate::index_views::definitions::{Indexable, index_funcs};
+use crate::index_views::definitions::{
+    Indexable, decode_fields, index_funcs, indexes_for, path_indexes,
+};
 use crate::index_views::query::{ParseError, QueryError};
 use crate::informers::fifo::FifoKind;
 use crate::informers::indexer::{IndexerError, IndexerWriter};
@@ -54,8 +59,16 @@ pub enum CommandError {
     Query(#[from] QueryError),
     #[error("{}", describe_reflector_error(.0))]
     Sync(Arc<ReflectorError>),
+    #[error(transparent)]
+    Fetch(#[from] crate::client::fetch::FetchError),
+    #[error("{failed} of the resource types could not be read")]
+    SomeKindsFailed { failed: usize },
+    #[error("{missing} of the objects named were not found")]
+    NotFound { missing: usize },
     #[error("writing output: {0}")]
     Io(#[from] std::io::Error),
+    #[error(transparent)]
+    CustomColumns(#[from] custom_columns::CustomColumnsError),
     #[error("{resource} did not sync within {}s{}", .waited.as_secs(), last_error_text(.last_error))]
     NotSynced {
         resource: String,
@@ -301,18 +314,86 @@ impl InformerArgs {
     pub async fn resolve(&self) -> Result<Resolved, CommandError> {
         let config = Config::load(self.config.as_deref())?;
         let cluster = self.cluster.connect().await?;
-        let kind = match self.resource.parse::<ResourceKind>() {
-            Ok(kind) => Kind::BuiltIn(kind),
-            Err(_) => Discovery::run(&cluster.client)
-                .await?
-                .resolve(&self.resource)?,
+        let (kind, discovery) = match self.resource.parse::<ResourceKind>() {
+            Ok(kind) => (Kind::BuiltIn(kind), Discovery::built_ins()),
+            Err(_) => {
+                let discovery = Discovery::run(&cluster.client).await?;
+                (discovery.resolve(&self.resource)?, discovery)
+            }
         };
         Ok(Resolved {
             config,
             cluster,
             kind,
+            discovery,
         })
     }
+
+    /// As [`InformerArgs::resolve`], for what `kscope get` takes: one resource, several
+    /// separated by commas (`pods,svc`), or a category (`all`) expanded to its resources in
+    /// discovery order as kubectl expands it; each kind once. `several` is whether more than
+    /// one was asked for (kubectl then names each row `kind.group/name`).
+    pub async fn resolve_all(&self) -> Result<ResolvedKinds, CommandError> {
+        let names: Vec<&str> = self
+            .resource
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .collect();
+        if names.is_empty() {
+            return Err(CommandError::Usage(
+                "name a resource type, e.g. pods, svc, all".into(),
+            ));
+        }
+        let config = Config::load(self.config.as_deref())?;
+        let cluster = self.cluster.connect().await?;
+        let mut discovery: Option<Discovery> = None;
+        let mut kinds: Vec<Kind> = Vec::new();
+        let mut several = names.len() > 1;
+        for name in names {
+            if let Ok(kind) = name.parse::<ResourceKind>() {
+                kinds.push(Kind::BuiltIn(kind));
+                continue;
+            }
+            let discovered = match &mut discovery {
+                Some(d) => d,
+                None => discovery.insert(Discovery::run(&cluster.client).await?),
+            };
+            let category = discovered.category(name);
+            if category.is_empty() {
+                kinds.push(discovered.resolve(name)?);
+            } else {
+                several = true;
+                kinds.extend(category.into_iter().map(|r| Kind::of(r.clone())));
+            }
+        }
+        let mut unique: Vec<Kind> = Vec::with_capacity(kinds.len());
+        for kind in kinds {
+            if !unique.contains(&kind) {
+                unique.push(kind);
+            }
+        }
+        let discovery = discovery.unwrap_or_else(Discovery::built_ins);
+        Ok(ResolvedKinds {
+            resolved: unique
+                .into_iter()
+                .map(|kind| Resolved {
+                    config: config.clone(),
+                    cluster: cluster.clone(),
+                    kind,
+                    discovery: discovery.clone(),
+                })
+                .collect(),
+            several,
+        })
+    }
+}
+
+/// What [`InformerArgs::resolve_all`] resolved: each kind, and whether several were asked
+/// for.
+pub struct ResolvedKinds {
+    pub resolved: Vec<Resolved>,
+    pub several: bool,
 }
 
 /// What `get` and `deltas` start from: the configuration, the cluster, the kind.
@@ -320,6 +401,8 @@ pub struct Resolved {
     pub config: Config,
     pub cluster: Cluster,
     pub kind: Kind,
+    /// What the names in the indexes' `kinds` resolve against.
+    pub discovery: Discovery,
 }
 
 /// Starts an informer on `kind` in the flags' scope with the configured indexes. Returns it
@@ -357,7 +440,10 @@ pub fn prepare_informer<T: Indexable>(
         config,
         cluster,
         kind,
+        discovery,
     } = resolved;
+    let indexes = indexes_for(kind, &config.indexes, discovery);
+    let paths = path_indexes(&indexes);
     let scope = args.cluster.scope(cluster);
     let lister_watcher = KubeListerWatcher::for_kind(
         cluster,
@@ -365,9 +451,10 @@ pub fn prepare_informer<T: Indexable>(
         &scope,
         args.selector.clone(),
         args.field_selector.clone(),
-    );
-    let writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))?;
-    let other_writer = IndexerWriter::new(index_funcs::<T>(&config.indexes))?;
+    )
+    .with_field_indexes(decode_fields(&paths));
+    let writer = IndexerWriter::new(index_funcs::<T>(&indexes))?;
+    let other_writer = IndexerWriter::new(index_funcs::<T>(&indexes))?;
     let mut informer_config = InformerConfig::new(kind.to_string());
     informer_config.tap = tap;
     informer_config.fifo = args.fifo.unwrap_or(config.informers.fifo);

@@ -1,15 +1,13 @@
-//! kubectl-like printing of stored objects: aligned tables, `kind/name`, and a JSON List of
-//! what kscope keeps of each object.
+//! kubectl-like printing: aligned tables and `kind/name` of stored objects, and the full
+//! objects (fetched from the server) as `kubectl -o json|yaml` prints them, byte for byte.
 
 use std::io::{self, Write};
 
-use serde_json::{Map, Value, json};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
 
 use crate::index_views::columns::TableRow;
-use crate::resources::{
-    Deployment, GenericObject, Kind, KubeResource, Labels, Namespace, Node, OwnerRef, Pod,
-    ReplicaSet, Secret, Timestamp,
-};
+use crate::resources::{Kind, Timestamp};
 
 /// `-o` formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -18,6 +16,124 @@ pub enum OutputFormat {
     Wide,
     Name,
     Json,
+    Yaml,
+}
+
+impl OutputFormat {
+    /// Whether this format prints whole objects, which the store does not keep.
+    pub fn prints_objects(self) -> bool {
+        matches!(self, Self::Json | Self::Yaml)
+    }
+}
+
+/// What kubectl prints for several objects (or none): a `v1` List of them.
+pub fn list_of(items: Vec<Value>) -> Value {
+    serde_json::json!({
+        "apiVersion": "v1",
+        "items": items,
+        "kind": "List",
+        "metadata": {"resourceVersion": ""},
+    })
+}
+
+/// Prints `value` as `kubectl -o json` (`Json`) or `-o yaml` (`Yaml`) does.
+pub fn write_object(out: &mut impl Write, value: &Value, format: OutputFormat) -> io::Result<()> {
+    match format {
+        OutputFormat::Yaml => out.write_all(super::yaml::to_yaml(value).as_bytes()),
+        _ => {
+            let mut serializer =
+                serde_json::Serializer::with_formatter(&mut *out, GoJsonFormatter::default());
+            SortedKeys(value)
+                .serialize(&mut serializer)
+                .map_err(io::Error::other)?;
+            writeln!(out)
+        }
+    }
+}
+
+/// A JSON value whose object keys are written in byte order, as Go writes a map's, whatever
+/// order `serde_json` keeps them in.
+struct SortedKeys<'a>(&'a Value);
+
+impl Serialize for SortedKeys<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                let mut m = serializer.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    m.serialize_entry(k, &SortedKeys(v))?;
+                }
+                m.end()
+            }
+            Value::Array(items) => serializer.collect_seq(items.iter().map(SortedKeys)),
+            other => other.serialize(serializer),
+        }
+    }
+}
+
+/// Go's `json.MarshalIndent(v, "", "    ")`: four-space indentation, `<`, `>`, `&`, U+2028
+/// and U+2029 escaped as `\u003c`..., floats in Go's shortest form.
+struct GoJsonFormatter {
+    pretty: serde_json::ser::PrettyFormatter<'static>,
+}
+
+impl Default for GoJsonFormatter {
+    fn default() -> Self {
+        Self {
+            pretty: serde_json::ser::PrettyFormatter::with_indent(b"    "),
+        }
+    }
+}
+
+impl serde_json::ser::Formatter for GoJsonFormatter {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let mut rest = fragment;
+        while let Some(at) = rest.find(['<', '>', '&', '\u{2028}', '\u{2029}']) {
+            writer.write_all(&rest.as_bytes()[..at])?;
+            let c = rest[at..].chars().next().unwrap_or('&');
+            write!(writer, "\\u{:04x}", c as u32)?;
+            rest = &rest[at + c.len_utf8()..];
+        }
+        writer.write_all(rest.as_bytes())
+    }
+
+    fn write_f64<W: ?Sized + Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
+        writer.write_all(super::go_numbers::go_json_float(value).as_bytes())
+    }
+
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.pretty.begin_array(w)
+    }
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.pretty.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.pretty.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.pretty.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.pretty.begin_object(w)
+    }
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.pretty.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.pretty.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.pretty.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.pretty.end_object_value(w)
+    }
 }
 
 /// Prints rows under headers, columns padded like kubectl's tabwriter (3 spaces apart).
@@ -44,250 +160,42 @@ pub fn write_table(out: &mut impl Write, headers: &[&str], rows: &[Vec<String>])
     Ok(())
 }
 
-/// What `-o json` shows of a stored object: the fields kscope keeps, in the API's shape,
-/// plus kubectl's derived columns under `kscope`.
-pub trait ToJson: KubeResource {
-    /// The object as a member of a List of `kind`.
-    fn to_json(&self, kind: &Kind) -> Value;
+/// How a table is laid out beyond its kind's columns.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TableShape {
+    /// kubectl's NAMESPACE column first.
+    pub with_namespace: bool,
+    /// Names as `kind.group/name`, as kubectl shows them when several kinds were asked for.
+    pub with_kind: bool,
 }
 
-fn labels_json(labels: Labels<'_>) -> Value {
-    Value::Object(
-        labels
-            .iter()
-            .map(|(k, v)| (k.to_string(), Value::String(v.to_string())))
-            .collect(),
-    )
-}
-
-fn metadata(obj: &impl KubeResource, extra: impl FnOnce(&mut Map<String, Value>)) -> Value {
-    let mut meta = Map::new();
-    meta.insert("name".into(), json!(obj.name()));
-    if let Some(ns) = obj.namespace() {
-        meta.insert("namespace".into(), json!(ns));
-    }
-    meta.insert("uid".into(), json!(obj.uid()));
-    if let Some(rv) = obj.resource_version() {
-        meta.insert("resourceVersion".into(), json!(rv));
-    }
-    if let Some(created) = obj.created() {
-        meta.insert("creationTimestamp".into(), json!(created.to_string()));
-    }
-    if !obj.labels().is_empty() {
-        meta.insert("labels".into(), labels_json(obj.labels()));
-    }
-    extra(&mut meta);
-    Value::Object(meta)
-}
-
-fn owners_json<'a>(owners: impl ExactSizeIterator<Item = OwnerRef<'a>>) -> Option<Value> {
-    (owners.len() > 0).then(|| {
-        Value::Array(
-            owners
-                .map(|o| json!({"kind": o.kind, "name": o.name, "uid": o.uid, "controller": o.controller}))
-                .collect(),
-        )
-    })
-}
-
-impl ToJson for Pod {
-    fn to_json(&self, _: &Kind) -> Value {
-        let containers = |cs: Vec<(&str, &str)>| -> Value {
-            cs.into_iter()
-                .map(|(name, image)| json!({"name": name, "image": image}))
-                .collect()
-        };
-        json!({
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": metadata(self, |m| {
-                if !self.annotations().is_empty() {
-                    m.insert("annotations".into(), labels_json(self.annotations()));
-                }
-                if let Some(owners) = owners_json(self.owner_references()) {
-                    m.insert("ownerReferences".into(), owners);
-                }
-                if let Some(deleted) = self.deleted() {
-                    m.insert("deletionTimestamp".into(), json!(deleted.to_string()));
-                }
-            }),
-            "spec": {
-                "nodeName": self.node_name(),
-                "initContainers": containers(self.init_containers().map(|c| (c.name, c.image)).collect()),
-                "containers": containers(self.containers().map(|c| (c.name, c.image)).collect()),
-            },
-            "status": {
-                "phase": self.phase(),
-                "podIP": self.pod_ip(),
-                "hostIP": self.host_ip(),
-            },
-            "kscope": {
-                "status": self.status(),
-                "ready": format!("{}/{}", self.ready_containers(), self.total_containers()),
-                "restarts": self.restarts(),
-                "lastRestart": self.last_restart().map(|t| t.to_string()),
-            },
-        })
-    }
-}
-
-impl ToJson for Node {
-    fn to_json(&self, _: &Kind) -> Value {
-        json!({
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": metadata(self, |_| {}),
-            "spec": {"unschedulable": self.unschedulable()},
-            "status": {
-                "nodeInfo": {"kubeletVersion": self.kubelet_version()},
-                "capacity": {"cpu": self.cpu_capacity(), "memory": self.memory_capacity()},
-                "allocatable": {"cpu": self.cpu_allocatable(), "memory": self.memory_allocatable()},
-                "internalIP": self.internal_ip(),
-            },
-            "kscope": {"status": self.status(), "roles": self.roles().collect::<Vec<_>>()},
-        })
-    }
-}
-
-impl ToJson for Namespace {
-    fn to_json(&self, _: &Kind) -> Value {
-        json!({
-            "apiVersion": "v1",
-            "kind": "Namespace",
-            "metadata": metadata(self, |_| {}),
-            "status": {"phase": self.phase()},
-        })
-    }
-}
-
-/// What a Secret's value is printed as. kscope never keeps a value, and an empty one (as
-/// this once was) applied back with kubectl blanks the Secret; this is not base64, so an API
-/// server refuses it and applying the output back fails, changing nothing.
-pub const REDACTED_SECRET_VALUE: &str = "<redacted by kscope: not base64, cannot be applied>";
-
-/// The keys of `data`, each with [`REDACTED_SECRET_VALUE`]: kscope never keeps a Secret's
-/// values.
-impl ToJson for Secret {
-    fn to_json(&self, _: &Kind) -> Value {
-        let keys: Map<String, Value> = self
-            .data_keys()
-            .map(|k| (k.to_string(), Value::String(REDACTED_SECRET_VALUE.into())))
-            .collect();
-        json!({
-            "apiVersion": "v1",
-            "kind": "Secret",
-            "metadata": metadata(self, |m| {
-                if !self.annotations().is_empty() {
-                    m.insert("annotations".into(), labels_json(self.annotations()));
-                }
-            }),
-            "type": self.secret_type(),
-            "data": keys,
-        })
-    }
-}
-
-macro_rules! workload_json {
-    ($ty:ty, $kind:literal) => {
-        impl ToJson for $ty {
-            fn to_json(&self, _: &Kind) -> Value {
-                let r = self.replicas();
-                json!({
-                    "apiVersion": "apps/v1",
-                    "kind": $kind,
-                    "metadata": metadata(self, |m| {
-                        if let Some(owners) = owners_json(self.owner_references()) {
-                            m.insert("ownerReferences".into(), owners);
-                        }
-                    }),
-                    "spec": {
-                        "replicas": r.desired,
-                        "selector": {"matchLabels": labels_json(self.selector())},
-                        "template": {"spec": {"containers": self.containers()
-                            .map(|c| json!({"name": c.name, "image": c.image}))
-                            .collect::<Vec<_>>()}},
-                    },
-                    "status": {
-                        "replicas": r.current,
-                        "readyReplicas": r.ready,
-                        "updatedReplicas": r.updated,
-                        "availableReplicas": r.available,
-                    },
-                })
-            }
-        }
-    };
-}
-
-workload_json!(Deployment, "Deployment");
-workload_json!(ReplicaSet, "ReplicaSet");
-
-/// What kscope keeps of a discovered kind's object: its metadata, and its Table cells under
-/// `kscope` (the rest of the object is never kept).
-impl ToJson for GenericObject {
-    fn to_json(&self, kind: &Kind) -> Value {
-        let api_version = match kind {
-            Kind::Api(resource) => resource.api_version(),
-            Kind::BuiltIn(k) => k.api_version().to_string(),
-        };
-        json!({
-            "apiVersion": api_version,
-            "kind": kind.kind(),
-            "metadata": metadata(self, |m| {
-                if let Some(generation) = self.generation() {
-                    m.insert("generation".into(), json!(generation));
-                }
-                if !self.annotations().is_empty() {
-                    m.insert("annotations".into(), labels_json(self.annotations()));
-                }
-                if let Some(owners) = owners_json(self.owner_references()) {
-                    m.insert("ownerReferences".into(), owners);
-                }
-                if self.finalizers().len() > 0 {
-                    m.insert("finalizers".into(), json!(self.finalizers().collect::<Vec<_>>()));
-                }
-                if let Some(deleted) = self.deleted() {
-                    m.insert("deletionTimestamp".into(), json!(deleted.to_string()));
-                }
-            }),
-            "kscope": {"cells": self.table_cells().collect::<Vec<_>>()},
-        })
-    }
-}
-
-/// Prints `objects` of `kind` in `format`. `with_namespace` adds kubectl's NAMESPACE column.
-pub fn print_objects<T: TableRow + ToJson>(
+/// Prints `objects` of `kind` as a table or names (whole objects are printed by
+/// [`write_object`]).
+pub fn print_table<T: TableRow>(
     out: &mut impl Write,
     objects: &[std::sync::Arc<T>],
     kind: &Kind,
     format: OutputFormat,
-    with_namespace: bool,
+    shape: TableShape,
 ) -> io::Result<()> {
+    let prefix = kind.name_prefix();
     match format {
         OutputFormat::Name => {
-            let prefix = kind.name_prefix();
             for obj in objects {
                 writeln!(out, "{prefix}/{}", obj.name())?;
             }
             Ok(())
         }
-        OutputFormat::Json => {
-            let list = json!({
-                "apiVersion": "v1",
-                "kind": "List",
-                "metadata": {"resourceVersion": ""},
-                "items": objects.iter().map(|o| o.to_json(kind)).collect::<Vec<_>>(),
-            });
-            serde_json::to_writer_pretty(&mut *out, &list)?;
-            writeln!(out)
-        }
-        OutputFormat::Table | OutputFormat::Wide => {
+        OutputFormat::Table | OutputFormat::Wide | OutputFormat::Json | OutputFormat::Yaml => {
             let wide = format == OutputFormat::Wide;
             let now = Timestamp::now();
             let columns = T::columns(kind);
             let shown: Vec<bool> = columns.iter().map(|c| wide || !c.wide).collect();
+            let name_column = columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case("name"));
             let mut headers: Vec<&str> = Vec::new();
-            if with_namespace {
+            if shape.with_namespace {
                 headers.push("NAMESPACE");
             }
             headers.extend(
@@ -301,11 +209,17 @@ pub fn print_objects<T: TableRow + ToJson>(
                 .iter()
                 .map(|obj| {
                     let mut row = Vec::with_capacity(headers.len());
-                    if with_namespace {
+                    if shape.with_namespace {
                         row.push(obj.namespace().unwrap_or_default().to_string());
                     }
+                    let mut cells = obj.cells(&columns, now);
+                    if shape.with_kind
+                        && let Some(cell) = name_column.and_then(|i| cells.get_mut(i))
+                    {
+                        *cell = format!("{prefix}/{cell}");
+                    }
                     row.extend(
-                        obj.cells(&columns, now)
+                        cells
                             .into_iter()
                             .zip(&shown)
                             .filter(|(_, s)| **s)

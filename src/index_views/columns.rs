@@ -24,6 +24,10 @@ pub enum ColumnKind {
     Number,
     /// Sorted by creation time, not by the printed text.
     Age,
+    /// A time since something other than creation, as the server printed it when the row
+    /// was read (a CronJob's LAST SCHEDULE, a printer column of type `date`): shown aging
+    /// from then, and sorted by that time.
+    Since,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,7 +107,7 @@ impl<'a> SortValue<'a> {
     /// The sort value of a printed cell in a column of `kind`.
     pub fn from_cell(kind: ColumnKind, cell: String) -> Self {
         match kind {
-            ColumnKind::Text | ColumnKind::Age => Self::Text(Cow::Owned(cell)),
+            ColumnKind::Text | ColumnKind::Age | ColumnKind::Since => Self::Text(Cow::Owned(cell)),
             ColumnKind::Number => {
                 let digits =
                     cell.len() - cell.trim_start_matches(|c: char| c.is_ascii_digit()).len();
@@ -580,6 +584,10 @@ fn server_column(definition: &crate::resources::ColumnDefinition) -> Column {
     let name = definition.name.to_uppercase();
     let kind = match definition.type_.as_str() {
         _ if name == "AGE" => ColumnKind::Age,
+        "date" => ColumnKind::Since,
+        _ if definition.format == "date" || SINCE_COLUMNS.contains(&name.as_str()) => {
+            ColumnKind::Since
+        }
         "integer" | "number" => ColumnKind::Number,
         _ => ColumnKind::Text,
     };
@@ -588,6 +596,46 @@ fn server_column(definition: &crate::resources::ColumnDefinition) -> Column {
         kind,
         wide: definition.priority > 0,
     }
+}
+
+/// Built-in kinds' columns that print a time since (the server types them `string`).
+/// DURATION is not one: a finished Job's stays what it is.
+const SINCE_COLUMNS: [&str; 3] = ["LAST SCHEDULE", "LAST SUCCESSFUL", "LAST ACTIVITY"];
+
+/// A printed time since (`45s`, `3m12s`, `5h2m`, `3d4h`, `2y10d`, kubectl's
+/// `HumanDuration`) in seconds; `None` for anything else (`<none>`, `<invalid>`).
+fn parse_human_duration(text: &str) -> Option<i64> {
+    let mut total: i64 = 0;
+    let mut number: Option<i64> = None;
+    for c in text.chars() {
+        match c {
+            '0'..='9' => {
+                let digit = i64::from(c as u8 - b'0');
+                number = Some(number.unwrap_or(0).checked_mul(10)?.checked_add(digit)?);
+            }
+            's' | 'm' | 'h' | 'd' | 'y' => {
+                let unit = match c {
+                    's' => 1,
+                    'm' => 60,
+                    'h' => 3600,
+                    'd' => 86_400,
+                    _ => 365 * 86_400,
+                };
+                total = total.checked_add(number.take()?.checked_mul(unit)?)?;
+            }
+            _ => return None,
+        }
+    }
+    (number.is_none() && !text.is_empty()).then_some(total)
+}
+
+/// When a [`ColumnKind::Since`] cell's time was: the row's read time less what it printed.
+fn since_time(obj: &GenericObject, printed: &str) -> Option<Timestamp> {
+    let read_at = obj.read_at()?;
+    let since = parse_human_duration(printed)?;
+    Some(Timestamp::from_seconds(
+        read_at.seconds().saturating_sub(since),
+    ))
 }
 
 /// A discovered kind's columns are the server's; rows keep the cells it printed.
@@ -617,6 +665,11 @@ impl TableRow for GenericObject {
                 (_, cell) if c.name == LAST_SEEN && self.last_seen().is_some() => {
                     last_seen_cell(self, cell, now)
                 }
+                // What the server printed ages from when it was read.
+                (ColumnKind::Since, Some(cell)) => match since_time(self, cell) {
+                    Some(at) => at.human_since(now),
+                    None => cell.to_string(),
+                },
                 (_, Some(cell)) => cell.to_string(),
                 // No Table cells yet (an object not read in Table form): its name at least.
                 (_, None) if i == 0 => self.name().to_string(),
@@ -649,6 +702,9 @@ impl TableRow for GenericObject {
                 SortValue::Number(Some(key.saturating_neg()))
             }
             (Some(c), _) if c.kind == ColumnKind::Age => SortValue::age(self.created()),
+            (Some(c), _) if c.kind == ColumnKind::Since => {
+                SortValue::age(self.cell(column).and_then(|cell| since_time(self, cell)))
+            }
             (Some(c), _) if column == 0 && c.name == "NAME" => {
                 SortValue::Text(Cow::Borrowed(self.name()))
             }
@@ -731,6 +787,70 @@ fn selector<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> String {
 mod tests {
     use super::*;
     use crate::resources::decode;
+
+    /// A `date` printer column and a CronJob's LAST SCHEDULE age from when the row was read;
+    /// a DURATION stays what the server printed.
+    #[test]
+    fn times_since_age_on_screen_and_durations_stay() {
+        use crate::resources::{ApiResource, ColumnDefinition};
+        let resource = ApiResource::new(
+            "example.com",
+            "v1",
+            "runs",
+            "run",
+            "Run",
+            true,
+            vec![],
+            vec![],
+            vec![],
+        );
+        let def = |name: &str, type_: &str| ColumnDefinition {
+            name: name.into(),
+            type_: type_.into(),
+            format: String::new(),
+            priority: 0,
+        };
+        resource.learn_columns(&[
+            def("Name", "string"),
+            def("Finished", "date"),
+            def("Last Schedule", "string"),
+            def("Duration", "string"),
+        ]);
+        let kind = Kind::Api(std::sync::Arc::new(resource));
+        let columns = GenericObject::columns(&kind);
+        let kinds: Vec<ColumnKind> = columns.iter().map(|c| c.kind).collect();
+        assert_eq!(
+            kinds[..4],
+            [
+                ColumnKind::Text,
+                ColumnKind::Since,
+                ColumnKind::Since,
+                ColumnKind::Text
+            ]
+        );
+        let row = br#"{"cells":["r1","5m","2d3h","52s"],"object":{"metadata":{"name":"r1"}}}"#;
+        let r: GenericObject = decode::from_slice(row).unwrap();
+        let read = r.read_at().expect("read from a Table row");
+        let later = Timestamp::from_seconds(read.seconds() + 3600);
+        let cells = r.cells(&columns, later);
+        assert_eq!(cells[1..4], ["65m", "2d4h", "52s"]);
+        let older: GenericObject =
+            decode::from_slice(br#"{"cells":["r0","2d3h","<none>","1s"],"object":{}}"#).unwrap();
+        // Sorted by the time each printed, youngest first; `<none>` is no time.
+        assert!(r.sort_key(&columns, 1) < older.sort_key(&columns, 1));
+        assert_eq!(older.cells(&columns, later)[2], "<none>");
+        for (text, seconds) in [
+            ("45s", 45),
+            ("3m12s", 192),
+            ("5h2m", 18120),
+            ("2y10d", 63936000),
+        ] {
+            assert_eq!(parse_human_duration(text), Some(seconds), "{text}");
+        }
+        for text in ["", "<none>", "5", "m", "1.5h"] {
+            assert_eq!(parse_human_duration(text), None, "{text}");
+        }
+    }
 
     #[test]
     fn discovered_kinds_show_the_server_columns_an_age_and_a_health_cell() {

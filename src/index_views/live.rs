@@ -65,19 +65,20 @@ pub struct ViewColumn {
     /// The NAMESPACE column of a namespaced kind: last in the cells, but drawn first and
     /// only when the view spans namespaces, as kubectl does.
     pub namespace: bool,
-    /// A label or annotation index's column, after the kind's own.
+    /// A label, annotation or JSONPath index's column, after the kind's own.
     pub index: bool,
     /// An index column whose index has no value on any object of the store (an `app`
     /// label index on nodes): a column of `<none>` that tables leave out.
     pub empty: bool,
 }
 
-/// Whether an index gets a column of its own: indexes read from a label or an annotation,
-/// whose values no kubectl column shows (field indexes repeat NAMESPACE, NODE, STATUS...).
+/// Whether an index gets a column of its own: indexes read from a label, an annotation or a
+/// JSONPath, whose values no kubectl column shows (projection field indexes repeat
+/// NAMESPACE, NODE, STATUS...).
 pub fn is_index_column(definition: &IndexDefinition) -> bool {
     matches!(
         definition.source,
-        IndexSource::Label(_) | IndexSource::Annotation(_)
+        IndexSource::Label(_) | IndexSource::Annotation(_) | IndexSource::Path(_)
     )
 }
 

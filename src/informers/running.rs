@@ -193,6 +193,12 @@ impl<T: Object> RunningInformer<T> {
         }
     }
 
+    /// Stops the Reflector's list and watch for good, keeping the store and what reads it:
+    /// for a resource the server no longer serves, whose last objects stay readable.
+    pub fn stop_watching(&self) {
+        self.cancel.cancel();
+    }
+
     /// Stops the Reflector, lets the process loop drain what is queued, and waits for both.
     pub async fn shutdown(mut self) {
         self.cancel.cancel();

@@ -7,8 +7,13 @@
 //! a list page's item in Table form) and a one-row Table (a watch event's object in Table
 //! form). Members of unexpected types in `status` are read as absent, not as an error: a
 //! custom resource's status is whatever its controller writes.
+//!
+//! Field indexes by JSONPath that apply to the kind are evaluated while an object is decoded
+//! (see [`decoding_with`]) and only their values are kept, each under its index's name.
 
+use std::cell::RefCell;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -24,7 +29,41 @@ const ANNOTATIONS: usize = 2;
 const OWNERS: usize = 3;
 const FINALIZERS: usize = 4;
 const CELLS: usize = 5;
-const SECTIONS: usize = 6;
+/// `[index name, value]` rows: the values of the field indexes evaluated at decode time.
+const FIELDS: usize = 6;
+const SECTIONS: usize = 7;
+
+/// A field index the generic projection evaluates on each object as it decodes it, the only
+/// time it sees the whole object.
+pub trait FieldIndex: Send + Sync {
+    /// The index's name, under which its values are kept.
+    fn name(&self) -> &str;
+
+    /// The values `object` (the whole object, as the server sent it) has in this index;
+    /// `None` when the path does not fit the object, which then leaves it out of the index.
+    fn values(&self, object: &serde_json::Value) -> Option<Vec<String>>;
+}
+
+/// The field indexes of one kind's informer.
+pub type FieldIndexes = Arc<[Arc<dyn FieldIndex>]>;
+
+thread_local! {
+    /// The field indexes of the decode running on this thread, if any (a decode runs on one
+    /// thread, start to end, without awaiting).
+    static DECODE_FIELDS: RefCell<Option<FieldIndexes>> = const { RefCell::new(None) };
+}
+
+/// Runs `decode` with `fields` evaluated on every generic object it decodes. Decoding is
+/// generic over the stored type and cannot take them as an argument; the lister-watcher of a
+/// kind with field indexes wraps its decoding in this. Without field indexes, decoding reads
+/// only what it keeps; with them, each object is read whole into JSON once, to evaluate them.
+pub fn decoding_with<R>(fields: Option<&FieldIndexes>, decode: impl FnOnce() -> R) -> R {
+    let fields = fields.filter(|f| !f.is_empty()).cloned();
+    let previous = DECODE_FIELDS.with(|cell| cell.replace(fields));
+    let out = decode();
+    DECODE_FIELDS.with(|cell| *cell.borrow_mut() = previous);
+    out
+}
 
 /// Which condition says how an object is doing, in the order they are looked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -68,6 +107,10 @@ pub struct GenericObject {
     last_seen: Option<Timestamp>,
     /// An Event of type Warning, highlighted.
     warning: bool,
+    /// When the Table row's cells were read (`None` for an object not read in Table form):
+    /// a cell printing a time since (a CronJob's LAST SCHEDULE, a `date` printer column)
+    /// was the server's at that moment, and ages on screen from it.
+    read_at: Option<Timestamp>,
 }
 
 impl GenericObject {
@@ -79,6 +122,11 @@ impl GenericObject {
     /// An Event of type Warning.
     pub fn is_warning(&self) -> bool {
         self.warning
+    }
+
+    /// When the cells were read from the server's Table.
+    pub fn read_at(&self) -> Option<Timestamp> {
+        self.read_at
     }
 
     pub fn annotations(&self) -> Labels<'_> {
@@ -125,12 +173,22 @@ impl GenericObject {
         self.health
     }
 
+    /// The values of the field index `index`, as evaluated when the object was decoded.
+    pub fn field_values(&self, index: &str) -> impl Iterator<Item = &str> {
+        self.strings
+            .rows::<2>(FIELDS)
+            .iter()
+            .filter(move |[name, _]| *name == index)
+            .map(|[_, value]| value)
+    }
+
     /// The reason of the condition [`GenericObject::health`] comes from, if it gave one.
     pub fn health_reason(&self) -> Option<&str> {
         non_empty(self.strings.get(HEALTH_REASON))
     }
 
-    fn from_wire(w: &WireGeneric<'_>) -> Result<Self, PackError> {
+    /// The projection of `w`, keeping `fields`' values (index name, value).
+    fn from_wire(w: &WireGeneric<'_>, fields: Vec<(&str, String)>) -> Result<Self, PackError> {
         // A row's object is the object; a one-row Table's row is the row.
         let row = w.rows.as_ref().and_then(|rows| rows.first()).unwrap_or(w);
         let object = row.object.as_deref().unwrap_or(row);
@@ -156,6 +214,11 @@ impl GenericObject {
             b.push(&cell.0);
         }
         b.end_section();
+        for (name, value) in fields {
+            b.push(name);
+            b.push_cow(value.into());
+        }
+        b.end_section();
         let last_seen = [
             object.series.as_ref().and_then(|s| s.0.as_deref()),
             object.last_timestamp.0.as_deref(),
@@ -174,15 +237,41 @@ impl GenericObject {
             health: health.map(|(health, _)| health),
             last_seen,
             warning: object.type_.0.as_deref() == Some("Warning"),
+            read_at: row.cells.is_some().then(Timestamp::now),
         })
     }
 }
 
-object_impls!(@object GenericObject, {
+object_impls!(@meta GenericObject, {
     fn controller_owner_key(&self) -> Option<&str> {
         GenericObject::controller_owner_key(self)
     }
 });
+
+impl<'de> Deserialize<'de> for GenericObject {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let fields = DECODE_FIELDS.with(|cell| cell.borrow().clone());
+        let Some(fields) = fields else {
+            let wire = WireGeneric::deserialize(d)?;
+            return GenericObject::from_wire(&wire, Vec::new()).map_err(de::Error::custom);
+        };
+        let value = serde_json::Value::deserialize(d)?;
+        let wire = WireGeneric::deserialize(&value).map_err(de::Error::custom)?;
+        // The object: a row's, a one-row Table's row's, or the value itself.
+        let row = value
+            .get("rows")
+            .and_then(|rows| rows.get(0))
+            .unwrap_or(&value);
+        let object = row.get("object").unwrap_or(row);
+        let mut values = Vec::new();
+        for field in fields.iter() {
+            for v in field.values(object).unwrap_or_default() {
+                values.push((field.name(), v));
+            }
+        }
+        GenericObject::from_wire(&wire, values).map_err(de::Error::custom)
+    }
+}
 
 /// Every shape a generic object arrives in; see the module's documentation.
 #[derive(Deserialize, Default)]
@@ -491,6 +580,53 @@ mod tests {
         );
         assert_eq!(w.health_reason(), Some("Broken"));
         assert!(!format!("{w:?}").contains("never kept"));
+    }
+
+    /// A field index of the test's own: the string at `/spec/<member>`, if any.
+    struct Member(&'static str);
+
+    impl FieldIndex for Member {
+        fn name(&self) -> &str {
+            self.0
+        }
+
+        fn values(&self, object: &serde_json::Value) -> Option<Vec<String>> {
+            match object.get("spec")?.get(self.0)? {
+                serde_json::Value::String(s) => Some(vec![s.clone()]),
+                _ => None,
+            }
+        }
+    }
+
+    #[test]
+    fn field_indexes_are_evaluated_while_decoding_and_only_their_values_kept() {
+        let fields: FieldIndexes = Arc::from([
+            Arc::new(Member("colour")) as Arc<dyn FieldIndex>,
+            Arc::new(Member("size")),
+        ]);
+        let row = br#"{"cells":["w1"],"object":{"metadata":{"name":"w1"},
+            "spec":{"colour":"blue","size":3,"secret":"never kept"}}}"#;
+        let table = br#"{"kind":"Table","rows":[{"cells":["w2"],
+            "object":{"metadata":{"name":"w2"},"spec":{"colour":"red"}}}]}"#;
+        let plain = br#"{"metadata":{"name":"w3"},"spec":{"colour":"green"}}"#;
+        let decoded: Vec<GenericObject> = decoding_with(Some(&fields), || {
+            [&row[..], &table[..], &plain[..]]
+                .into_iter()
+                .map(|json| from_slice(json).unwrap())
+                .collect()
+        });
+        let colours: Vec<Vec<&str>> = decoded
+            .iter()
+            .map(|w| w.field_values("colour").collect())
+            .collect();
+        assert_eq!(colours, [["blue"], ["red"], ["green"]]);
+        // A value the index does not fit (a number) is left out.
+        assert_eq!(decoded[0].field_values("size").count(), 0);
+        assert_eq!(decoded[0].cell(0), Some("w1"));
+        assert!(!format!("{:?}", decoded[0]).contains("never kept"));
+        // Outside `decoding_with` nothing is evaluated.
+        let w: GenericObject = from_slice(plain).unwrap();
+        assert_eq!(w.field_values("colour").count(), 0);
     }
 
     #[test]

@@ -35,6 +35,17 @@ macro_rules! object_impls {
         }
     };
     (@object $ty:ty, { $($extra:tt)* }) => {
+        object_impls!(@meta $ty, { $($extra)* });
+
+        impl<'de> ::serde::Deserialize<'de> for $ty {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let wire = ::serde::Deserialize::deserialize(d)?;
+                <$ty>::from_wire(&wire).map_err(<D::Error as ::serde::de::Error>::custom)
+            }
+        }
+    };
+    // All but `Deserialize`, for a projection that decodes in its own way.
+    (@meta $ty:ty, { $($extra:tt)* }) => {
         impl $crate::informers::object::Object for $ty {
             fn namespace(&self) -> Option<&str> {
                 self.strings.meta_namespace()
@@ -65,13 +76,6 @@ macro_rules! object_impls {
             $($extra)*
         }
 
-        impl<'de> ::serde::Deserialize<'de> for $ty {
-            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let wire = ::serde::Deserialize::deserialize(d)?;
-                <$ty>::from_wire(&wire).map_err(<D::Error as ::serde::de::Error>::custom)
-            }
-        }
-
         impl $ty {
             /// Heap bytes owned by this projection (its inline size is `size_of::<Self>()`).
             pub fn heap_bytes(&self) -> usize {
@@ -92,7 +96,9 @@ pub mod secret;
 mod time;
 mod workloads;
 
-pub use generic::{GenericObject, Health, HealthCondition};
+pub use generic::{
+    FieldIndex, FieldIndexes, GenericObject, Health, HealthCondition, decoding_with,
+};
 pub use kind::{ApiResource, ColumnDefinition, Kind};
 pub use meta::{Container, OwnerRef};
 pub use node::{ConditionStatus, Namespace, Node};

@@ -17,14 +17,17 @@ use ratatui::layout::Rect;
 use tokio::sync::{broadcast, mpsc};
 
 use crate::client::cluster::NamespaceScope;
+use crate::client::discovery::Catalog;
 use crate::commands::CommandError;
 use crate::config::LogSettings;
 use crate::config::keys::Keymap;
+use crate::index_views::definitions::{IndexDefinition, IndexSource};
 use crate::index_views::live::{SortSpec, Window};
 use crate::informers::compare::merge_handoffs;
 use crate::informers::fifo::{FifoKind, Handoff};
 use crate::informers::keys::{Key, split_meta_namespace_key};
-use crate::informers::reflector::{ReflectorPhase, ReflectorStatus};
+use crate::informers::lister_watcher::ListWatchError;
+use crate::informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
 use crate::informers::tap::TapEntry;
 use crate::resources::{Kind, ResourceKind, Timestamp};
 
@@ -42,6 +45,7 @@ use super::layout::Layout;
 use super::logs::{Arrival, LogController, LogFollow, LogTarget};
 use super::nav::{self, HISTORY, ViewSpec};
 use super::queue::InformerStats;
+use super::selectors::{Selected, SelectorFetcher};
 use super::state::{IndexBrowser, UiState};
 use super::table::{Table, TableStarter};
 
@@ -87,6 +91,7 @@ enum Wake {
     Fetched(Fetched),
     Logs(Arrival),
     Context(Connected),
+    Selector(Selected),
     Signal,
     Closed(Closed),
 }
@@ -160,6 +165,8 @@ pub struct App {
     logs: LogController,
     /// The kube contexts `:ctx` switches between.
     contexts: ContextSwitcher,
+    /// Services' selectors, fetched for Enter.
+    selectors: SelectorFetcher,
     /// Each context's last namespaces, for the number keys.
     favourites: Favourites,
     color: bool,
@@ -167,9 +174,32 @@ pub struct App {
     layout: Layout,
     events_seen: u64,
     rate_since: Instant,
-    /// Why the kind on screen is no longer there, once discovery stops finding it.
-    gone: Option<String>,
+    /// Why the kind on screen is no longer there, once discovery stops finding it; its
+    /// informer is stopped from then on.
+    gone: Option<Gone>,
 }
+
+/// A kind the server stopped serving while its table was open.
+struct Gone {
+    message: String,
+    since: SystemTime,
+}
+
+/// Whether `kind` is known to be no longer served: discovery ran (the built-in kinds a
+/// catalog holds before it, or after it failed, say nothing of discovered ones) and does not
+/// find it, or the server answered its list or watch 404.
+fn not_served(catalog: &Catalog, kind: &Kind, status: &ReflectorStatus) -> bool {
+    let answered_not_found = matches!(
+        status.last_error.as_deref(),
+        Some(ReflectorError::ListWatch(ListWatchError::Api { status, .. })) if status.code == 404
+    );
+    let discovered = catalog.current().resolve_resource(CRDS).is_some();
+    !catalog.serves(kind) && (discovered || answered_not_found)
+}
+
+/// The resource whose changes discovery follows: served wherever discovery found more than
+/// the built-in kinds.
+const CRDS: &str = "customresourcedefinitions.apiextensions.k8s.io";
 
 impl App {
     /// Starts the table of `view` (and its filter). Must run inside a Tokio runtime.
@@ -181,6 +211,7 @@ impl App {
     ) -> Result<Self, UiError> {
         let table = starter.start(&view.kind, &view.scope, SortSpec::default())?;
         let logs = LogController::new(starter.cluster().client.clone(), LogSettings::default());
+        let selectors = SelectorFetcher::new(starter.cluster().client.clone());
         detail.set_tap(table.tap().clone());
         let header = Header {
             context: starter.cluster().context.clone(),
@@ -200,6 +231,7 @@ impl App {
             ContextSwitcher::single(starter.cluster().context.clone(), starter.cluster().clone());
         let mut app = Self {
             contexts,
+            selectors,
             favourites: Favourites::default(),
             starter,
             table,
@@ -345,24 +377,41 @@ impl App {
                 .or_else(|| Some(SystemTime::now())),
         };
         self.header.undecodable = status.undecodable_in_last_list;
-        // A discovered kind whose CRD was deleted is said so, whatever the informer says.
-        let served = self.starter.catalog().serves(&self.view.kind);
-        if served {
-            self.gone = None;
-        } else if self.gone.is_none() {
-            self.gone = Some(format!(
-                "{} is no longer served by the API server: its CustomResourceDefinition was \
-                 deleted",
-                self.view.kind
-            ));
+        // A discovered kind whose CRD was deleted: its informer stops retrying, and what
+        // rows it still holds stay, shown as not current, until another command replaces the
+        // table.
+        let catalog = self.starter.catalog();
+        if self.gone.is_none() && not_served(catalog, &self.view.kind, status) {
+            self.table.stop_watching();
+            self.gone = Some(Gone {
+                message: format!(
+                    "{kind} is no longer served by the API server: its \
+                     CustomResourceDefinition was deleted; stopped watching, the rows are the \
+                     last seen (gone) · :{kind} once it is back",
+                    kind = self.view.kind
+                ),
+                since: SystemTime::now(),
+            });
         }
-        self.header.error = match &self.gone {
-            Some(gone) => Some(gone.clone()),
-            None => status
-                .last_error
-                .clone()
-                .map(|err| CommandError::Sync(err).to_string()),
-        };
+        // Parked tables of kinds gone so are stopped for good.
+        let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.parked)
+            .into_iter()
+            .partition(|(kind, _, table)| not_served(catalog, kind, &table.status().borrow()));
+        self.parked = kept;
+        for (_, _, table) in gone {
+            tokio::spawn(table.shutdown());
+        }
+        if let Some(gone) = &self.gone {
+            self.header.resource = format!("{} (gone)", self.view.kind);
+            self.header.sync = "stopped: not served".into();
+            self.header.stale_since = Some(gone.since);
+            self.header.error = Some(gone.message.clone());
+            return;
+        }
+        self.header.error = status
+            .last_error
+            .clone()
+            .map(|err| CommandError::Sync(err).to_string());
     }
 
     /// Runs until the person quits (or the events end, or `observer` says so), then stops
@@ -440,6 +489,7 @@ impl App {
                 handoff = next_handoff(&mut self.handoffs) => Wake::Handoff(handoff),
                 Some(arrival) = self.logs.arrived() => Wake::Logs(arrival),
                 Some(connected) = self.contexts.connected() => Wake::Context(connected),
+                Some(selected) = self.selectors.selected() => Wake::Selector(selected),
                 () = signals.recv() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = tokio::time::sleep_until(next_frame.into()), if dirty => Wake::Frame,
@@ -487,6 +537,10 @@ impl App {
                 }
                 Wake::Context(connected) => {
                     follow = self.finish_context(connected);
+                    dirty = true;
+                }
+                Wake::Selector(selected) => {
+                    follow = self.finish_selector(selected);
                     dirty = true;
                 }
                 Wake::Closed(Closed::Rows) => rows_open = false,
@@ -827,6 +881,8 @@ impl App {
         tokio::spawn(futures::future::join_all(stopping));
         self.starter = starter;
         self.detail = DetailController::new(cluster.client.clone(), None);
+        self.logs = self.logs.for_client(cluster.client.clone());
+        self.selectors = SelectorFetcher::new(cluster.client.clone());
         self.history.clear();
         self.header.context = cluster.context.clone();
         self.header.server = cluster.server.clone();
@@ -942,6 +998,16 @@ impl App {
         if let Some(to) = nav::crd_resources(&self.view, &key, &discovery) {
             return self.switch(to, true);
         }
+        if (self.view.kind.group(), self.view.kind.plural()) == ("", "services") {
+            let (namespace, name) = split_meta_namespace_key(&key);
+            if let Some(namespace) = namespace {
+                self.state.command.error =
+                    Some(format!("reading service {namespace}/{name}'s selector…"));
+                self.selectors
+                    .fetch(self.view.kind.clone(), namespace.into(), name.into());
+                return Vec::new();
+            }
+        }
         match nav::drill_down(&self.current(), &key, self.starter.indexes(), &discovery) {
             Ok(Some(to)) => self.switch(to, true),
             Ok(None) => self.open_detail(&key),
@@ -949,6 +1015,52 @@ impl App {
                 self.state.command.error = Some(err.to_string());
                 Vec::new()
             }
+        }
+    }
+
+    /// A Service's selector arrived: its pods, through label indexes (added, and backfilled,
+    /// for labels none reads); or why it selects none.
+    pub fn finish_selector(&mut self, selected: Selected) -> Vec<Follow> {
+        let Some(selected) = self.selectors.finish(selected) else {
+            return Vec::new();
+        };
+        let service = format!("service {}/{}", selected.namespace, selected.name);
+        let selector = match selected.result {
+            Ok(selector) => selector,
+            Err(err) => {
+                self.state.command.error = Some(format!("{service}: {err}"));
+                return Vec::new();
+            }
+        };
+        let (to, added) =
+            nav::selected_pods(&selected.namespace, &selector, self.starter.indexes());
+        let mut follow = Vec::new();
+        for definition in added {
+            follow.extend(self.add_index(definition));
+        }
+        let filter = to.filter.clone();
+        follow.extend(self.switch(to, true));
+        if self
+            .state
+            .command
+            .error
+            .as_deref()
+            .is_none_or(|e| e.starts_with(":index"))
+        {
+            self.state.command.error = Some(format!("pods {service} selects: {filter}"));
+        }
+        follow
+    }
+
+    /// Waits (at most `patience`) for the Service selector asked for by Enter and follows
+    /// it, as the event loop does; false when none came.
+    pub async fn next_selector(&mut self, patience: Duration) -> bool {
+        match tokio::time::timeout(patience, self.selectors.selected()).await {
+            Ok(Some(selected)) => {
+                self.finish_selector(selected);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -991,6 +1103,7 @@ impl App {
         match command::parse(input, &self.state.command.discovery) {
             Ok(Command::Quit) => vec![Follow::Quit],
             Ok(Command::Fifo { fifo, compare }) => self.restart_with(fifo, compare),
+            Ok(Command::Index(definition)) => self.add_index(definition),
             Ok(Command::Context(Some(context))) => {
                 self.switch_context(context);
                 Vec::new()
@@ -1009,7 +1122,7 @@ impl App {
             Ok(Command::Show { kind, scope }) => {
                 let scope = scope.unwrap_or_else(|| self.view.scope.clone());
                 let to = ViewSpec::new(kind, scope);
-                if to.kind == self.view.kind && to.scope == self.view.scope {
+                if to.kind == self.view.kind && to.scope == self.view.scope && self.gone.is_none() {
                     // Already shown: the command asks for all of it again.
                     self.view.filter.clear();
                     self.state.filter.input.clear();
@@ -1060,7 +1173,8 @@ impl App {
     /// new one. A new informer starts before the old one is parked: if it cannot start, the
     /// error is shown and nothing changes.
     fn switch(&mut self, to: ViewSpec, remember: bool) -> Vec<Follow> {
-        let same = to.kind == self.view.kind && to.scope == self.view.scope;
+        // A table whose kind is gone is never reused: the kind back is a fresh informer.
+        let same = to.kind == self.view.kind && to.scope == self.view.scope && self.gone.is_none();
         let parked = self
             .parked
             .iter()
@@ -1091,8 +1205,12 @@ impl App {
         }
         if let Some(table) = table {
             let old = std::mem::replace(&mut self.table, table);
-            self.parked
-                .push((self.view.kind.clone(), self.view.scope.clone(), old));
+            if self.gone.is_some() {
+                tokio::spawn(old.shutdown());
+            } else {
+                self.parked
+                    .push((self.view.kind.clone(), self.view.scope.clone(), old));
+            }
             if self.parked.len() > PARKED {
                 let (_, _, oldest) = self.parked.remove(0);
                 tokio::spawn(oldest.shutdown());
@@ -1137,6 +1255,71 @@ impl App {
     /// If the new informer cannot start, the error is shown and nothing changes.
     fn restart_with(&mut self, fifo: FifoKind, compare: Option<FifoKind>) -> Vec<Follow> {
         self.starter.set_fifo(fifo, compare);
+        self.restart()
+    }
+
+    /// `:index`: the index goes to every table started from here on, and at once to the
+    /// table on screen and the parked ones it applies to, backfilled from their stores. A
+    /// JSONPath index on a discovered kind needs the objects, which the store does not keep:
+    /// that table's informer is restarted (a relist), and a parked one is dropped, to start
+    /// anew when it is next shown. The outcome is said in the status line.
+    fn add_index(&mut self, definition: IndexDefinition) -> Vec<Follow> {
+        let name = definition.name.clone();
+        self.state.command.error = None;
+        if let Err(err) = self.starter.add_index(definition.clone()) {
+            self.state.command.error = Some(format!(":index {name}  {err}"));
+            return Vec::new();
+        }
+        let discovery = self.starter.catalog().current();
+        let relist = matches!(definition.source, IndexSource::Path(_));
+        let parked = std::mem::take(&mut self.parked);
+        for (kind, scope, mut table) in parked {
+            let keep = !definition.applies_to(&kind, &discovery)
+                || (!relist && table.add_index(definition.clone()).is_ok());
+            if keep {
+                self.parked.push((kind, scope, table));
+            } else {
+                tokio::spawn(table.shutdown());
+            }
+        }
+        let kind = self.view.kind.clone();
+        if !definition.applies_to(&kind, &discovery) {
+            self.state.command.error = Some(format!(
+                ":index {name} added ({}); it does not apply to {kind}",
+                definition.source
+            ));
+            return Vec::new();
+        }
+        if relist {
+            let follow = self.restart();
+            if self.state.command.error.is_none() {
+                self.state.command.error = Some(format!(
+                    ":index {name} added: relisting {kind}, whose store keeps no object to \
+                     evaluate {} on",
+                    definition.source
+                ));
+            }
+            return follow;
+        }
+        if let Err(err) = self.table.add_index(definition) {
+            self.state.command.error = Some(format!(":index {name}  {err}"));
+            return Vec::new();
+        }
+        let values = self.table.value_counts(&name).len();
+        self.state.command.error = Some(format!(
+            ":index {name} added to {kind} and backfilled: {values} values"
+        ));
+        let with_namespace = self.view.with_namespace();
+        let selected = self.table.selected();
+        self.state
+            .table
+            .switched(self.table.as_ref(), with_namespace, selected);
+        let _ = self.refilter();
+        vec![Follow::Table, Follow::Rows]
+    }
+
+    /// Restarts the table on screen with a new informer from the starter (a relist).
+    fn restart(&mut self) -> Vec<Follow> {
         let sort = self.state.table.sort;
         let table = match self.starter.start(&self.view.kind, &self.view.scope, sort) {
             Ok(table) => table,
@@ -1194,6 +1377,9 @@ impl App {
             Some(name) => self.table.value_counts(name),
             None => Vec::new(),
         };
+        browser.misfits = browser
+            .name()
+            .map_or(0, |name| self.table.index_misfits(name));
     }
 
     /// Applies the filter bar's input to the table: the loop follows the rows of a view

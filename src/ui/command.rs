@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::client::cluster::NamespaceScope;
 use crate::client::discovery::Discovery;
+use crate::index_views::definitions::{IndexCommandError, IndexDefinition};
 use crate::informers::fifo::FifoKind;
 use crate::resources::{ApiResource, Kind, ResourceKind};
 
@@ -28,12 +29,18 @@ const CONTEXT: &[&str] = &["ctx", "context", "contexts"];
 /// The table's informer pipeline (see [`Command::Fifo`]).
 const FIFO: &str = "fifo";
 
+/// Adds an index at run time (see [`Command::Index`]).
+const INDEX: &str = "index";
+
 /// What a command name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target<'a> {
     Resource(&'a ApiResource),
+    /// A category of resources (`all`), as `kscope get` takes it.
+    Category(&'a str),
     Context,
     Fifo,
+    Index,
     Quit,
 }
 
@@ -63,6 +70,9 @@ pub enum Command {
         fifo: FifoKind,
         compare: Option<FifoKind>,
     },
+    /// `:index NAME label=KEY | annotation=KEY | field=JSONPATH [kinds=a,b]`: add an index to
+    /// the running informers, backfilled at once.
+    Index(IndexDefinition),
     Quit,
 }
 
@@ -98,6 +108,13 @@ pub enum CommandError {
     UnknownFifo(String),
     #[error("both pipelines would be {0}: compare two different FIFOs")]
     SameFifo(FifoKind),
+    #[error(
+        "{category} is a category: {kinds}. A table shows one kind: open one of them \
+         (`kscope get {category}` prints them all)"
+    )]
+    Category { category: String, kinds: String },
+    #[error(transparent)]
+    Index(#[from] IndexCommandError),
 }
 
 /// The names a resource answers to in command mode: plural, short names, singular, and the
@@ -232,7 +249,25 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
     if name.eq_ignore_ascii_case(FIFO) {
         return parse_fifo(words);
     }
-    let kind = resolve(name, discovery).ok_or_else(|| CommandError::Unknown(name.to_string()))?;
+    if name.eq_ignore_ascii_case(INDEX) {
+        let args = input.trim_start()[name.len()..].trim();
+        return Ok(Command::Index(IndexDefinition::parse_command(args)?));
+    }
+    let Some(kind) = resolve(name, discovery) else {
+        let members = discovery.category(name);
+        return Err(match members.is_empty() {
+            true => CommandError::Unknown(name.to_string()),
+            false => CommandError::Category {
+                category: name.to_ascii_lowercase(),
+                kinds: members
+                    .iter()
+                    .filter(|r| r.listable())
+                    .map(|r| primary(r, discovery))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            },
+        });
+    };
     if let Kind::Api(resource) = &kind
         && !resource.listable()
     {
@@ -311,13 +346,32 @@ fn is_namespace_name(name: &str) -> bool {
         && !name.ends_with('-')
 }
 
+/// The categories of the listable resources (`all`, `api-extensions`...), each once.
+fn categories(discovery: &Discovery) -> Vec<&str> {
+    let mut found: Vec<&str> = Vec::new();
+    for r in discovery.preferred().into_iter().filter(|r| r.listable()) {
+        for category in &r.categories {
+            if !found.contains(&category.as_str()) {
+                found.push(category);
+            }
+        }
+    }
+    found
+}
+
 /// Every name a command may start with, each with what it names.
 fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
     commands(discovery)
         .into_iter()
         .flat_map(|(r, names)| names.into_iter().map(move |n| (n, Target::Resource(r))))
+        .chain(
+            categories(discovery)
+                .into_iter()
+                .map(|c| (c.to_string(), Target::Category(c))),
+        )
         .chain(CONTEXT.iter().map(|c| (c.to_string(), Target::Context)))
         .chain([(FIFO.to_string(), Target::Fifo)])
+        .chain([(INDEX.to_string(), Target::Index)])
         .chain(QUIT.iter().map(|q| (q.to_string(), Target::Quit)))
         .collect()
 }
@@ -364,6 +418,12 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
         }) => format!(
             "Enter restarts the table's informer with {fifo} and {other} side by side on one watch stream"
         ),
+        Ok(Command::Index(index)) => {
+            format!(
+                "Enter adds index {} ({}) to the tables it applies to",
+                index.name, index.source
+            )
+        }
         Ok(Command::Show { kind, scope }) => match (kind.namespaced(), scope) {
             (false, _) => format!("Enter shows {kind}"),
             (true, None) => format!("Enter shows {kind} in the current scope · -n NAMESPACE | -A"),
@@ -507,6 +567,44 @@ mod tests {
             Vec::new(),
             vec!["list".into(), "watch".into()],
         ))
+    }
+
+    #[test]
+    fn categories_complete_and_say_which_kinds_they_hold() {
+        let in_all = |group: &str, plural: &str, kind: &str, short: &[&str]| {
+            let r = resource(group, plural, kind, short, true);
+            std::sync::Arc::new(ApiResource::new(
+                r.group.clone(),
+                "v1",
+                r.plural.clone(),
+                r.singular.clone(),
+                r.kind.clone(),
+                true,
+                r.short_names.clone(),
+                vec!["all".into()],
+                r.verbs.clone(),
+            ))
+        };
+        let d = Discovery::from_resources(vec![
+            in_all("", "pods", "Pod", &["po"]),
+            in_all("", "services", "Service", &["svc"]),
+            resource("", "configmaps", "ConfigMap", &["cm"], true),
+            in_all("example.com", "widgets", "Widget", &["wd"]),
+        ]);
+        assert_eq!(complete("al", &d), Some("all ".into()));
+        let err = parse("all", &d).unwrap_err();
+        assert_eq!(
+            err,
+            CommandError::Category {
+                category: "all".into(),
+                kinds: "pods svc wd".into()
+            }
+        );
+        assert!(hint("all", &d).contains("all is a category: pods svc wd"));
+        assert_eq!(
+            parse("nothing", &d),
+            Err(CommandError::Unknown("nothing".into()))
+        );
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod line;
 pub mod logs;
 pub mod nav;
 pub mod queue;
+pub mod selectors;
 pub mod state;
 pub mod table;
 pub mod table_pane;

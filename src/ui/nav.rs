@@ -1,6 +1,8 @@
 //! Where the table is: which kind, in which namespace scope, with which filter; and where
 //! Enter on a row leads (k9s's drill-down). Plain data and functions, tested without a cluster.
 
+use std::collections::BTreeMap;
+
 use crate::client::cluster::NamespaceScope;
 use crate::client::discovery::Discovery;
 use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
@@ -111,6 +113,53 @@ pub fn drill_down(
         ResourceKind::ReplicaSets => owned(ResourceKind::Pods.into(), "ReplicaSet")?,
     };
     Ok(Some(spec))
+}
+
+/// Where Enter on a Service leads, once its selector is known: its namespace's pods with one
+/// term per label of `selector`, each through an index that reads that label on pods. For a
+/// label no such index reads, a new one (named after the label, scoped to pods) is returned,
+/// to be added before the view is shown.
+pub fn selected_pods(
+    namespace: &str,
+    selector: &BTreeMap<String, String>,
+    indexes: &[IndexDefinition],
+) -> (ViewSpec, Vec<IndexDefinition>) {
+    let on_pods = |d: &IndexDefinition| {
+        d.kinds.as_ref().is_none_or(|kinds| {
+            kinds
+                .iter()
+                .any(|k| matches!(k.as_str(), "pods" | "pod" | "po"))
+        })
+    };
+    let mut added: Vec<IndexDefinition> = Vec::new();
+    let mut terms = Vec::new();
+    for (label, value) in selector {
+        let reads =
+            |d: &&IndexDefinition| d.source == IndexSource::Label(label.clone()) && on_pods(d);
+        let name = match indexes.iter().chain(&added).find(reads) {
+            Some(d) => d.name.clone(),
+            None => {
+                let taken = |name: &str| indexes.iter().chain(&added).any(|d| d.name == name);
+                let name = if taken(label) {
+                    format!("label:{label}")
+                } else {
+                    label.clone()
+                };
+                let mut definition =
+                    IndexDefinition::new(name.clone(), IndexSource::Label(label.clone()));
+                definition.kinds = Some(vec!["pods".into()]);
+                added.push(definition);
+                name
+            }
+        };
+        terms.push(format!("{name}={value}"));
+    }
+    let view = ViewSpec {
+        kind: ResourceKind::Pods.into(),
+        scope: NamespaceScope::One(namespace.to_string()),
+        filter: terms.join(","),
+    };
+    (view, added)
 }
 
 /// Where Enter on a CustomResourceDefinition's row leads: the resources it defines (its

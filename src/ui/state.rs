@@ -70,6 +70,8 @@ pub struct IndexBrowser {
     pub current: usize,
     pub values: Vec<ValueCount>,
     pub selected: usize,
+    /// Objects left out of a JSONPath index because the path does not fit them.
+    pub misfits: u64,
 }
 
 impl IndexBrowser {
@@ -219,6 +221,7 @@ mod tests {
             current: 0,
             values: vec![value("web", 3), value("db", 2), value("cache", 1)],
             selected: 0,
+            misfits: 0,
         };
         assert_eq!(browser.handle(&Action::PageDown, 2), None);
         assert_eq!(browser.selected, 2);

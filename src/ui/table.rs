@@ -14,7 +14,9 @@ use crate::client::discovery::{Catalog, CatalogWatch};
 use crate::client::lister_watcher::KubeListerWatcher;
 use crate::config::InformerSettings;
 use crate::index_views::columns::TableRow;
-use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
+use crate::index_views::definitions::{
+    IndexDefinition, PathIndex, decode_fields, indexes_for, path_indexes,
+};
 use crate::index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use crate::index_views::query::{Query, QueryError, Term};
 use crate::index_views::registry::{IndexRegistry, ValueCount};
@@ -28,8 +30,8 @@ use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::tap::Tap;
 use crate::informers::workqueue::WorkqueueMetrics;
 use crate::resources::{
-    Deployment, GenericObject, Kind, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
-    Timestamp,
+    Deployment, FieldIndex, GenericObject, Kind, Namespace, Node, Pod, ReplicaSet, ResourceKind,
+    Secret, Timestamp,
 };
 
 use super::UiError;
@@ -93,6 +95,14 @@ pub trait Table {
 
     fn index_names(&self) -> Vec<String>;
 
+    /// Objects left out of JSONPath index `name` because its path does not fit them.
+    fn index_misfits(&self, name: &str) -> u64;
+
+    /// Adds an index to the running informer's store, backfilled from the objects it holds,
+    /// and rebuilds the views so that they show its column. A JSONPath index cannot be
+    /// backfilled (the store keeps no object to evaluate it on): restart the table instead.
+    fn add_index(&mut self, definition: IndexDefinition) -> Result<(), UiError>;
+
     /// An index's values with their counts, most frequent first.
     fn value_counts(&self, name: &str) -> Vec<ValueCount>;
 
@@ -118,6 +128,10 @@ pub trait Table {
     /// table's: an informer with no subscriber spends nothing describing its handoffs.
     fn subscribe_handoffs(&self) -> Vec<broadcast::Receiver<Arc<Handoff>>>;
 
+    /// Stops the informer's list and watch for good, keeping the rows: the kind is no
+    /// longer served. A table stopped so is never reused.
+    fn stop_watching(&self);
+
     /// Stops the views and the informer; the future ends when the informer's tasks have.
     fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
 }
@@ -135,6 +149,8 @@ pub struct ResourceTable<T> {
     tap: Tap,
     /// The second pipeline of a compared table, fed the same watch stream.
     compared: Option<SharedIndexInformer<T>>,
+    /// The JSONPath indexes its objects are decoded with, counting the objects they miss.
+    paths: Vec<Arc<PathIndex>>,
 }
 
 impl<T: TableRow> ResourceTable<T> {
@@ -146,7 +162,8 @@ impl<T: TableRow> ResourceTable<T> {
         scope: &NamespaceScope,
         sort: SortSpec,
     ) -> Result<Self, UiError> {
-        let indexes = indexes_for(kind, &starter.indexes);
+        let indexes = indexes_for(kind, &starter.indexes, &starter.catalog.current());
+        let paths = path_indexes(&indexes);
         let (registry, writer) = IndexRegistry::<T>::for_kind(kind.clone(), indexes)?;
         let tap = Tap::new(starter.tap_capacity, crate::resources::secret::keepable_raw);
         let mut config = InformerConfig::new(kind.to_string());
@@ -154,7 +171,8 @@ impl<T: TableRow> ResourceTable<T> {
         config.fifo = starter.pipeline.fifo;
         config.initial_list = starter.pipeline.initial_list;
         let lister_watcher =
-            KubeListerWatcher::for_kind(&starter.cluster, kind.clone(), scope, None, None);
+            KubeListerWatcher::for_kind(&starter.cluster, kind.clone(), scope, None, None)
+                .with_field_indexes(decode_fields(&paths));
         let (informer, compared) = match starter.compare {
             // The second store is never viewed: it needs no indexes.
             Some(other) => {
@@ -183,6 +201,7 @@ impl<T: TableRow> ResourceTable<T> {
             filtered: None,
             tap,
             compared,
+            paths,
         })
     }
 
@@ -298,6 +317,33 @@ impl<T: TableRow> Table for ResourceTable<T> {
             .collect()
     }
 
+    fn index_misfits(&self, name: &str) -> u64 {
+        self.paths
+            .iter()
+            .filter(|p| p.name() == name)
+            .map(|p| p.misfits())
+            .sum()
+    }
+
+    fn add_index(&mut self, definition: IndexDefinition) -> Result<(), UiError> {
+        self.registry.add(definition)?;
+        // A view's index columns are fixed when it is built.
+        let sort = self.base.sort();
+        let text = self.text();
+        let informer = self.informer.informer();
+        self.base = ViewWorker::start(informer, self.registry.clone(), Query::default(), sort)?;
+        if let Some((terms, _)) = self.filtered.take() {
+            let query = Query {
+                terms: terms.clone(),
+                text: String::new(),
+            };
+            let worker = ViewWorker::start(informer, self.registry.clone(), query, sort)?;
+            self.filtered = Some((terms, worker));
+        }
+        self.worker().set_text(&text);
+        Ok(())
+    }
+
     fn value_counts(&self, name: &str) -> Vec<ValueCount> {
         self.registry.value_counts(name).unwrap_or_default()
     }
@@ -342,41 +388,14 @@ impl<T: TableRow> Table for ResourceTable<T> {
         }
     }
 
+    fn stop_watching(&self) {
+        self.informer.stop_watching();
+    }
+
     fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
         let Self { informer, .. } = *self;
         Box::pin(informer.shutdown())
     }
-}
-
-/// The configured indexes that can have values on `kind`: label indexes on every kind;
-/// annotation indexes on the projections keeping annotations (pods, and every discovered
-/// kind); field indexes on the kinds whose `Indexable` impl answers that field.
-pub fn indexes_for(kind: &Kind, indexes: &[IndexDefinition]) -> Vec<IndexDefinition> {
-    use ResourceKind as K;
-    let built_in = kind.built_in();
-    let applies = |source: &IndexSource| match source {
-        IndexSource::Label(_) => true,
-        IndexSource::Annotation(_) => matches!(built_in, Some(K::Pods) | None),
-        IndexSource::Field(field) => match field {
-            IndexField::Namespace => kind.namespaced(),
-            IndexField::Node => matches!(built_in, Some(K::Pods | K::Nodes)),
-            IndexField::Phase => matches!(built_in, Some(K::Pods | K::Namespaces)),
-            IndexField::Owner => {
-                matches!(
-                    built_in,
-                    Some(K::Pods | K::Deployments | K::ReplicaSets) | None
-                )
-            }
-            IndexField::Images => {
-                matches!(built_in, Some(K::Pods | K::Deployments | K::ReplicaSets))
-            }
-        },
-    };
-    indexes
-        .iter()
-        .filter(|d| applies(&d.source))
-        .cloned()
-        .collect()
 }
 
 /// Starts tables on one cluster, all with the configured indexes, each with a tap keeping
@@ -453,6 +472,16 @@ impl TableStarter {
     /// The configured index definitions, all kinds together.
     pub fn indexes(&self) -> &[IndexDefinition] {
         &self.indexes
+    }
+
+    /// Adds an index for the tables started from here on (`:index`); a name in use is an
+    /// error.
+    pub fn add_index(&mut self, definition: IndexDefinition) -> Result<(), IndexerError> {
+        if self.indexes.iter().any(|d| d.name == definition.name) {
+            return Err(IndexerError::IndexConflict(definition.name));
+        }
+        self.indexes.push(definition);
+        Ok(())
     }
 
     /// Starts an informer and an unfiltered view of `kind` in `scope`: a hand-written

@@ -33,7 +33,7 @@ const CLOCK_COLUMNS: [&str; 3] = ["AGE", "LAST SEEN", "DURATION"];
 
 /// A table as kubectl and `kscope get` print it: the header's columns, and each row cut at
 /// the header's column starts (cells may hold spaces: "LAST SEEN", event messages).
-fn parse_table(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
+pub(crate) fn parse_table(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
     let mut lines = text.lines();
     let header = lines.next().unwrap_or_default();
     let mut starts = Vec::new();
@@ -68,7 +68,7 @@ fn parse_table(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
 }
 
 /// The rows with clock cells blanked (kept non-empty checks), sorted.
-fn comparable(names: &[String], rows: &[Vec<String>]) -> Vec<Vec<String>> {
+pub(crate) fn comparable(names: &[String], rows: &[Vec<String>]) -> Vec<Vec<String>> {
     let mut rows: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
@@ -297,15 +297,7 @@ async fn the_tui_lists_any_kind_and_follows_crds_as_they_come_and_go() {
         "{:?}",
         app.state().command.error
     );
-    let crd = fx.file("crd.yaml", GADGET_CRD);
-    fx.ok(&["apply", "-f", &crd]).await;
-    fx.ok(&["create", "-f", &fx.file("gadget.yaml", GADGET)])
-        .await;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while catalog.current().resolve("gadgets").is_err() {
-        assert!(Instant::now() < deadline, "gadgets never discovered");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    create_gadgets(&fx, &catalog).await;
     run_command(&mut app, "gd -A");
     assert_eq!(app.current().kind.plural(), "gadgets");
     wait_rows(&mut app, "gadgets", |_, w| w.total == 1).await;
@@ -332,7 +324,9 @@ async fn the_tui_lists_any_kind_and_follows_crds_as_they_come_and_go() {
     assert_eq!(app.current().kind.plural(), "gadgets");
     wait_rows(&mut app, "gadgets again", |_, w| w.total == 1).await;
 
-    // Deleted while its table is open: the header says so.
+    // Deleted while its table is open: the header says so, and its informer stops (its
+    // Reflector ends, closing its status) instead of retrying.
+    let status = app.table().status();
     fx.ok(&["delete", "crd", "gadgets.example.com"]).await;
     wait_rows(&mut app, "the CRD's deletion", |app, _| {
         app.header()
@@ -343,6 +337,37 @@ async fn the_tui_lists_any_kind_and_follows_crds_as_they_come_and_go() {
     .await;
     let text = screen(&mut app);
     assert!(text.contains("no longer served"), "{text}");
+    assert!(text.contains("(gone)") && text.contains("STALE"), "{text}");
+    let mut status = status;
+    let stopped = tokio::time::timeout(Duration::from_secs(10), async {
+        while status.changed().await.is_ok() {}
+    })
+    .await;
+    assert!(stopped.is_ok(), "the gone kind's Reflector stops");
+    // Back again: the same command starts a fresh informer on it.
+    create_gadgets(&fx, &catalog).await;
+    run_command(&mut app, "gd -A");
+    assert_eq!(app.current().kind.plural(), "gadgets");
+    wait_rows(&mut app, "gadgets back", |app, w| {
+        w.total == 1 && app.header().listed && app.header().error.is_none()
+    })
+    .await;
+    assert!(app.table().status().has_changed().is_ok(), "watching again");
+    let text = screen(&mut app);
+    assert!(!text.contains("(gone)") && text.contains("g1"), "{text}");
+}
+
+/// Creates the Gadget CRD and one Gadget with kubectl; returns once the catalog serves them.
+async fn create_gadgets(fx: &Kubectl, catalog: &Catalog) {
+    fx.ok(&["apply", "-f", &fx.file("crd.yaml", GADGET_CRD)])
+        .await;
+    fx.ok(&["create", "-f", &fx.file("gadget.yaml", GADGET)])
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while catalog.current().resolve("gadgets").is_err() {
+        assert!(Instant::now() < deadline, "gadgets never discovered");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -727,5 +752,62 @@ async fn events_sort_by_last_seen_with_a_stable_tie_break_and_warnings_stand_out
         "{last_seen}"
     );
     assert_eq!(window.rows[3].cells[0], "10m");
+    sim.shutdown().await;
+}
+
+/// A CronJob's LAST SCHEDULE ages on screen like AGE (the server printed it when the list
+/// was read), while a Job's DURATION stays what the server printed: the rows captured as
+/// of two days later say so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn times_since_age_on_screen_and_durations_do_not() {
+    use kscope::resources::Timestamp;
+    use kscope::ui::layout::Scroll;
+
+    let mut config = SimConfig::with_size(10, 2, 2);
+    config.controllers = false;
+    let sim = Sim::start(config).await.expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let catalog = Catalog::new(Discovery::run(&cluster.client).await.expect("discovers"));
+    let pods = ViewSpec::new(kscope::resources::ResourceKind::Pods, NamespaceScope::All);
+    let mut app = start_app(cluster, catalog, pods);
+    wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
+    let two_days = |now: Timestamp| Timestamp::from_seconds(now.seconds() + 2 * 86_400);
+    let column = |app: &App, name: &str| {
+        app.table()
+            .columns()
+            .iter()
+            .position(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no {name} column"))
+    };
+    for (command, aging, fixed) in [
+        ("cj -A", "LAST SCHEDULE", None),
+        ("job -A", "AGE", Some("DURATION")),
+    ] {
+        run_command(&mut app, command);
+        let window = wait_rows(&mut app, command, |_, w| w.total > 0).await;
+        let now = Timestamp::now();
+        let later = app
+            .table()
+            .capture(&mut Scroll::default(), 50, two_days(now));
+        let at = column(&app, aging);
+        for (row, aged) in window.rows.iter().zip(&later.rows) {
+            assert_eq!(row.key, aged.key);
+            let (before, after) = (&row.cells[at], &aged.cells[at]);
+            let days = |cell: &str| cell.trim_end_matches('d').parse::<i64>().ok();
+            assert_eq!(
+                days(after),
+                days(before).map(|d| d + 2),
+                "{aging} of {}: {before} then {after}",
+                row.key
+            );
+        }
+        if let Some(fixed) = fixed {
+            let at = column(&app, fixed);
+            for (row, aged) in window.rows.iter().zip(&later.rows) {
+                assert_eq!(row.cells[at], aged.cells[at], "{fixed} stays");
+            }
+        }
+    }
     sim.shutdown().await;
 }

@@ -7,6 +7,8 @@ mod common;
 mod describe;
 mod fifo;
 mod kinds;
+mod kinds_index;
+mod kinds_output;
 mod layers;
 mod reflector_convergence;
 mod reflector_scale;

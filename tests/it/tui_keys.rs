@@ -1,6 +1,7 @@
 //! The keymap: every key of the main screen, the filter bar, the command bar and the help
 //! overlay maps to the action its help line promises; commands parse; Enter drills down.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -10,7 +11,7 @@ use kscope::client::discovery::{Catalog, Discovery};
 use kscope::config::Config;
 use kscope::config::keys::Section;
 use kscope::index_views::definitions::{
-    IndexDefinition, IndexField, IndexSource, default_index_definitions,
+    self, IndexDefinition, IndexField, IndexSource, default_index_definitions,
 };
 use kscope::index_views::live::{SortSpec, Window};
 use kscope::index_views::query::Query;
@@ -24,7 +25,6 @@ use kscope::ui::detail::DetailController;
 use kscope::ui::effect::Follow;
 use kscope::ui::nav::{self, ViewSpec};
 use kscope::ui::state::UiState;
-use kscope::ui::table;
 use kscope::ui::table::TableStarter;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
@@ -398,7 +398,7 @@ fn each_kind_gets_the_indexes_that_apply_to_it() {
         IndexSource::Annotation("example.com/owner".into()),
     ));
     let names = |kind: ResourceKind| -> Vec<String> {
-        table::indexes_for(&kind.into(), &indexes)
+        definitions::indexes_for(&kind.into(), &indexes, &Discovery::built_ins())
             .into_iter()
             .map(|d| d.name)
             .collect()
@@ -1245,6 +1245,117 @@ async fn enter_on_a_statefulset_shows_its_pods() {
     let pods = wait_rows(&mut app, "the statefulset's pods", |w| w.total == 2).await;
     let names: Vec<&str> = pods.rows.iter().map(|r| &*r.key).collect();
     assert_eq!(names, ["default/web-0", "default/web-1"]);
+    drop(app);
+    sim.shutdown().await;
+}
+
+/// Enter on a Service shows the pods its selector picks, exactly those the server's label
+/// selector gives: through the `app` index, and a label no index reads gets one made
+/// (backfilled at once) rather than a scan.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn enter_on_a_service_shows_the_pods_its_selector_picks() {
+    use k8s_openapi::api::core::v1::{Pod, Service};
+    let sim = Sim::start(SimConfig::with_size(60, 2, 2))
+        .await
+        .expect("sim");
+    let config = sim.kube_config().await.expect("config");
+    let client = kube::Client::try_from(config.clone()).expect("client");
+    let pods: kube::Api<Pod> = kube::Api::all(client.clone());
+    let some = pods.list(&Default::default()).await.expect("pods");
+    let chosen = some
+        .items
+        .iter()
+        .find(|p| {
+            p.metadata
+                .labels
+                .as_ref()
+                .is_some_and(|l| l.contains_key("pod-template-hash"))
+        })
+        .expect("a ReplicaSet's pod");
+    let labels = chosen.metadata.labels.clone().unwrap_or_default();
+    let namespace = chosen.metadata.namespace.clone().expect("namespaced");
+    let selector: BTreeMap<String, String> = ["app", "pod-template-hash"]
+        .into_iter()
+        .map(|k| (k.to_string(), labels[k].clone()))
+        .collect();
+    let service: Service = serde_json::from_value(serde_json::json!({
+        "metadata": {"name": "one-revision", "namespace": namespace},
+        "spec": {"selector": selector, "ports": [{"port": 80}]}
+    }))
+    .expect("service");
+    kube::Api::<Service>::namespaced(client.clone(), &namespace)
+        .create(&Default::default(), &service)
+        .await
+        .expect("created");
+    let label_selector = selector
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut expected: Vec<String> = kube::Api::<Pod>::namespaced(client, &namespace)
+        .list(&kube::api::ListParams::default().labels(&label_selector))
+        .await
+        .expect("selected pods")
+        .items
+        .iter()
+        .map(|p| {
+            format!(
+                "{namespace}/{}",
+                p.metadata.name.clone().unwrap_or_default()
+            )
+        })
+        .collect();
+    expected.sort();
+    assert!(!expected.is_empty());
+
+    let cluster = Cluster::from_config(config, "sim".into()).expect("cluster");
+    let discovery = Discovery::run(&cluster.client).await.expect("discovers");
+    let indexes = Config::built_in().expect("built-in config").indexes;
+    let detail = DetailController::new(cluster.client.clone(), None);
+    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(Catalog::new(discovery));
+    let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
+    let mut app = App::new(starter, view, false, detail).expect("app");
+    wait_rows(&mut app, "pods", |w| w.total > 0).await;
+    run_command(&mut app, &format!("svc -n {namespace}"));
+    let key = format!("{namespace}/one-revision");
+    let window = wait_rows(&mut app, "services", |w| {
+        w.rows.iter().any(|r| *r.key == *key)
+    })
+    .await;
+    let at = window
+        .rows
+        .iter()
+        .position(|r| *r.key == *key)
+        .expect("row");
+    for _ in 0..at {
+        app.apply(Action::Down);
+    }
+    app.apply(Action::DrillDown);
+    assert!(
+        app.next_selector(Duration::from_secs(30)).await,
+        "the selector arrives: {:?} {:?}",
+        app.state().command.error,
+        app.state().mode
+    );
+    assert_eq!(*app.table().kind(), ResourceKind::Pods);
+    assert_eq!(
+        app.current().filter,
+        format!(
+            "app={},pod-template-hash={}",
+            selector["app"], selector["pod-template-hash"]
+        )
+    );
+    let shown = wait_rows(&mut app, "the selected pods", |w| w.total == expected.len()).await;
+    let mut keys: Vec<String> = shown.rows.iter().map(|r| r.key.to_string()).collect();
+    keys.sort();
+    assert_eq!(keys, expected);
+    assert!(
+        app.table()
+            .index_names()
+            .iter()
+            .any(|n| n == "pod-template-hash"),
+        "an index was made for the label none read"
+    );
     drop(app);
     sim.shutdown().await;
 }

@@ -340,7 +340,7 @@ fn demo_delta_cursor_filter_and_rebound_keys() {
     std::fs::create_dir_all(&config).expect("config dir");
     std::fs::write(
         config.join("config.yaml"),
-        "keys:\n  normal:\n    quit: [x]\n  deltas:\n    open-delta-filter: [F]\n",
+        "keys:\n  normal:\n    quit: [x]\n  deltas:\n    open-delta-filter: [Z]\n",
     )
     .expect("config");
     let command = format!(
@@ -355,13 +355,13 @@ fn demo_delta_cursor_filter_and_rebound_keys() {
     });
     session.keys(&["Tab"]);
     session.wait_for("the delta keys in the hint", |s| {
-        s.contains("F filter deltas  enter diff") && s.contains("x quit")
+        s.contains("Z filter deltas  enter diff") && s.contains("x quit")
     });
     session.keys(&["k", "k"]);
     session.wait_for("the cursor held", |s| delta_title(s).contains("newer"));
     session.keys(&["G"]);
     session.wait_for("following again", |s| !delta_title(s).contains("newer"));
-    session.keys(&["F", "zzz-no-such-key", "Enter"]);
+    session.keys(&["Z", "zzz-no-such-key", "Enter"]);
     session.wait_for("the filter in the title", |s| {
         delta_title(s).contains("[zzz-no-such-key]")
     });

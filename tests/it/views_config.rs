@@ -1,6 +1,7 @@
 //! `kscope get` takes its indexes from the configuration: the built-in file, the user's file
 //! under $XDG_CONFIG_HOME, or `--config FILE`; bad files are reported with file, line and key,
-//! by `kscope get` and by the TUI (whose keys come from the same file) alike.
+//! by `kscope get` and by the TUI (whose keys come from the same file) alike; an index set
+//! to `null` in the user's file is removed.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -201,4 +202,53 @@ async fn bad_keys_are_reported_by_get_and_by_the_tui() {
         err.contains("config-home/kscope/config.yaml:3:15: keys.normal.down: unknown key"),
         "{err}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_built_in_index_set_to_null_in_the_users_file_is_removed() {
+    let sim = Sim::start(SimConfig::with_size(20, 2, 2).seed(3))
+        .await
+        .expect("sim starts");
+    let dir = Dir::new("removed");
+    let kubeconfig = dir.write("kubeconfig", sim.kubeconfig_yaml());
+    let kubeconfig = kubeconfig.to_string_lossy().into_owned();
+    let get = |index: &'static str| {
+        let kubeconfig = kubeconfig.clone();
+        let dir = &dir;
+        async move {
+            let args = [
+                "get",
+                "pods",
+                "-A",
+                "--kubeconfig",
+                &kubeconfig,
+                "--index",
+                index,
+            ];
+            kscope(dir, &args).await
+        }
+    };
+    let out = get("app=nothing-has-this").await;
+    assert!(
+        out.status.success(),
+        "app is built in: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.write(
+        "config-home/kscope/config.yaml",
+        "# no app index here\nindexes:\n  app: null\n",
+    );
+    let out = get("app=nothing-has-this").await;
+    assert!(!out.status.success(), "app was removed");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown index \"app\""), "{err}");
+    assert!(!err.contains(" app,") && !err.ends_with(" app"), "{err}");
+    // The other built-in indexes stay.
+    let out = get("phase=Running").await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!rows(&out).is_empty());
 }

@@ -37,9 +37,13 @@ pub fn draw(frame: &mut Frame, area: Rect, browser: &IndexBrowser, theme: Theme)
             }
         })
         .collect();
+    let mut block = Block::bordered().title(title);
+    if browser.misfits > 0 {
+        block = block.title_bottom(format!(
+            " {} left out: the path does not fit them (see the log) ",
+            browser.misfits
+        ));
+    }
     frame.render_widget(Clear, popup);
-    frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(title)),
-        popup,
-    );
+    frame.render_widget(Paragraph::new(lines).block(block), popup);
 }

@@ -120,6 +120,11 @@ impl LogController {
         }
     }
 
+    /// A controller with these settings reading from `client` (another context's).
+    pub fn for_client(&self, client: kube::Client) -> Self {
+        Self::new(client, self.settings.clone())
+    }
+
     /// Opens the view of `target`; the view is the caller's to keep in the UI state. Must run
     /// inside a Tokio runtime.
     pub fn open(&mut self, target: LogTarget, previous: bool) -> LogView {
