@@ -918,7 +918,14 @@ fn name_uids(pods: &[Value]) -> Vec<(String, String)> {
 }
 
 /// `kubectl get` of kube-system's kube-proxy pods.
-const KUBE_PROXIES: [&str; 6] = ["get", "pods", "-n", "kube-system", "-l", "k8s-app=kube-proxy"];
+const KUBE_PROXIES: [&str; 6] = [
+    "get",
+    "pods",
+    "-n",
+    "kube-system",
+    "-l",
+    "k8s-app=kube-proxy",
+];
 
 #[tokio::test]
 async fn seeded_workloads_run_through_their_controllers() {
