@@ -4,7 +4,8 @@
 //! controllers make (Deployments scaled up and down, Jobs run to completion, a Service's
 //! endpoints following), then that a paged list of every pod still takes what it did.
 //!
-//! `cargo bench --bench sim_controllers`. Under `cargo test` (no `--bench` argument) it
+//! `cargo bench --bench sim_controllers` (SIM_CTL_WORKLOAD_PODS=1 to seed the StatefulSets',
+//! DaemonSets' and Jobs' pods too). Under `cargo test` (no `--bench` argument) it
 //! runs as a smoke test on 2,000 pods for a second a phase. The CPU counted is the whole
 //! process's (the sim and this client), read from /proc/self/stat.
 
@@ -74,10 +75,15 @@ async fn main() -> anyhow::Result<()> {
         .and_then(|v| v.parse().ok())
         .unwrap_or(if benchmarking { 150_000 } else { 2_000 });
     let phase = Duration::from_secs(if benchmarking { 20 } else { 1 });
+    // SIM_CTL_WORKLOAD_PODS=1 also seeds the StatefulSets', DaemonSets' and Jobs' pods.
+    let workload_pods = std::env::var("SIM_CTL_WORKLOAD_PODS").is_ok_and(|v| v == "1");
     let started = Instant::now();
-    let sim = Sim::start(SimConfig::with_size(pods, pods / 300 + 1, 100)).await?;
+    let sim =
+        Sim::start(SimConfig::with_size(pods, pods / 300 + 1, 100).workload_pods(workload_pods))
+            .await?;
     println!(
-        "sim_controllers: loaded {pods} pods in {:.2} s",
+        "sim_controllers: loaded {pods} pods ({} in all) in {:.2} s",
+        sim.truth(kscope::sim::Resource::Pods).len(),
         started.elapsed().as_secs_f64()
     );
     let client = sim.client().await?;

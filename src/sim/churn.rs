@@ -19,10 +19,11 @@ use super::Shared;
 use super::churn_kinds;
 use super::gc::delete_cascading;
 use super::manifests::{self, PodFactory, PodState};
+use super::manifests::{node_ip, pod_ip};
 use super::object::{SelectableFields, StoredObject};
 use super::resources::Resource;
 use super::store::{Key, Txn};
-use super::workload::{node_ip, node_slot, pod_ip};
+use super::workload::node_slot;
 
 /// The churn's run-time settings.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -482,6 +483,9 @@ impl Churn {
                 churn_kinds::sync_endpoints(txn, namespace, &app);
             }
             if let Some(crashed) = crashed {
+                if churn_kinds::fails_liveness(txn, &crashed) {
+                    churn_kinds::record_liveness_kill(txn, &crashed);
+                }
                 churn_kinds::record_back_off(txn, &crashed);
             }
         }
@@ -515,7 +519,10 @@ impl Churn {
                 .is_some(),
             Op::Crash(key) => {
                 let name = key.split_once('/').map_or(key.as_str(), |(_, n)| n);
-                modify_status(txn, &key, |status| crash(status, name, &mut self.rng))
+                let liveness = churn_kinds::fails_liveness(txn, &key);
+                modify_status(txn, &key, |status| {
+                    crash(status, name, liveness, &mut self.rng)
+                })
             }
             Op::Recover(key) => modify_status(txn, &key, recover),
             Op::ScaleReplicaSet(key, replicas) => modify(txn, Resource::ReplicaSets, &key, |rs| {
@@ -654,7 +661,7 @@ fn put_pod(
     let template = match state {
         PodState::Pending => templates.pending.as_ref(),
         PodState::Running => templates.running.as_ref(),
-        PodState::CrashLoop { .. } => None,
+        PodState::CrashLoop { .. } | PodState::Succeeded { .. } => None,
     };
     let rendered = template.and_then(|t| t.render(pod, txn.next_resource_version(), rng));
     if let Some(object) = rendered {
@@ -881,12 +888,14 @@ fn set_condition(status: &mut Value, types: &[&str], ok: bool) {
 }
 
 /// The app container of pod `name` dies and waits in CrashLoopBackOff.
-fn crash(pod_status: &mut Value, name: &str, rng: &mut StdRng) {
+/// Pod `name`'s app container crashes: out of memory or an error, or (`liveness`) killed
+/// by the kubelet for failing its liveness probe.
+fn crash(pod_status: &mut Value, name: &str, liveness: bool, rng: &mut StdRng) {
     let at = now();
-    let (exit_code, reason) = if rng.random_bool(0.3) {
-        (137, "OOMKilled")
-    } else {
-        (1, "Error")
+    let (exit_code, reason) = match rng.random_bool(0.3) {
+        _ if liveness => (137, "Error"),
+        true => (137, "OOMKilled"),
+        false => (1, "Error"),
     };
     if let Some(status) = pod_status["containerStatuses"]
         .as_array_mut()
@@ -1019,6 +1028,7 @@ mod tests {
             namespaces: 1,
             seed: 7,
             birth: 1_741_944_000,
+            workload_pods: false,
         };
         let generated = generate(&spec, 1).unwrap();
         let rs = generated

@@ -170,6 +170,50 @@ pub(crate) fn renew_node_lease(txn: &mut Txn<'_>, node: &str) -> bool {
 /// The kubelet reports that pod `key`'s container `app` is backing off: its BackOff
 /// Event counts up, or is created on the first crash.
 pub(crate) fn record_back_off(txn: &mut Txn<'_>, key: &str) -> bool {
+    let Some(pod) = txn.get(Resource::Pods, key) else {
+        return false;
+    };
+    let (namespace, name) = key.split_once('/').unwrap_or(("", key));
+    let message = format!(
+        "Back-off restarting failed container app in pod {name}_{namespace}({})",
+        pod.uid
+    );
+    record_app_event(txn, key, "Warning", "BackOff", &message)
+}
+
+/// The kubelet reports that pod `key`'s container `app` failed its liveness probe and was
+/// killed to be restarted: the Unhealthy and Killing Events, each counting up.
+pub(crate) fn record_liveness_kill(txn: &mut Txn<'_>, key: &str) -> bool {
+    record_app_event(
+        txn,
+        key,
+        "Warning",
+        "Unhealthy",
+        "Liveness probe failed: HTTP probe failed with statuscode: 503",
+    ) && record_app_event(
+        txn,
+        key,
+        "Normal",
+        "Killing",
+        "Container app failed liveness probe, will be restarted",
+    )
+}
+
+/// Whether pod `key`'s app is one whose crashes are liveness failures: the caches, whose
+/// probe times out under load before they die.
+pub(crate) fn fails_liveness(txn: &Txn<'_>, key: &str) -> bool {
+    app_of(txn, key).is_some_and(|app| app.ends_with("-cache") || app.contains("-cache-"))
+}
+
+/// A kubelet Event about pod `key`'s container `app`: the one with the same reason and
+/// message counts up, or it is created.
+fn record_app_event(
+    txn: &mut Txn<'_>,
+    key: &str,
+    type_: &str,
+    reason: &str,
+    message: &str,
+) -> bool {
     let Some((namespace, name)) = key.split_once('/') else {
         return false;
     };
@@ -182,7 +226,10 @@ pub(crate) fn record_back_off(txn: &mut Txn<'_>, key: &str) -> bool {
         .into_iter()
         .find_map(|(k, e)| {
             let v = e.decode().ok()?;
-            (v["reason"] == "BackOff" && v["involvedObject"]["uid"] == *pod.uid).then_some((k, v))
+            (v["reason"] == reason
+                && v["message"] == message
+                && v["involvedObject"]["uid"] == *pod.uid)
+                .then_some((k, v))
         });
     match existing {
         Some((event_key, mut event)) => {
@@ -198,13 +245,13 @@ pub(crate) fn record_back_off(txn: &mut Txn<'_>, key: &str) -> bool {
                 "apiVersion": "v1",
                 "metadata": {"name": event_name, "namespace": namespace, "uid": manifests::uid(&mut rand::rng()), "creationTimestamp": now},
                 "involvedObject": {"kind": "Pod", "namespace": namespace, "name": name, "uid": &*pod.uid, "apiVersion": "v1", "fieldPath": "spec.containers{app}"},
-                "reason": "BackOff",
-                "message": format!("Back-off restarting failed container app in pod {name}_{namespace}({})", pod.uid),
+                "reason": reason,
+                "message": message,
                 "source": {"component": "kubelet", "host": pod.fields.node_name.as_deref().unwrap_or("")},
                 "firstTimestamp": now,
                 "lastTimestamp": now,
                 "count": 1,
-                "type": "Warning",
+                "type": type_,
                 "eventTime": null,
                 "reportingComponent": "kubelet",
                 "reportingInstance": pod.fields.node_name.as_deref().unwrap_or(""),
@@ -226,12 +273,17 @@ mod tests {
     use crate::sim::workload::{WorkloadSpec, generate};
 
     fn cluster() -> Store {
+        cluster_of(60)
+    }
+
+    fn cluster_of(pods: usize) -> Store {
         let spec = WorkloadSpec {
-            pods: 60,
+            pods,
             nodes: 3,
             namespaces: 2,
             seed: 11,
             birth: 1_741_944_000,
+            workload_pods: false,
         };
         let store = Store::new(1000);
         store.load(
@@ -320,6 +372,57 @@ mod tests {
             assert!(events[0]["count"].as_u64().unwrap() >= 2);
             let node = txn.find(Resource::Nodes, |_, _| true)[0].to_string();
             assert!(renew_node_lease(txn, &node));
+        });
+    }
+
+    #[test]
+    fn a_cache_crash_is_a_liveness_kill() {
+        // Enough applications that each namespace has its cache.
+        let store = cluster_of(400);
+        store.write(|txn| {
+            let pods = txn.scan(Resource::Pods, "");
+            let (cache, _) = pods
+                .iter()
+                .find(|(k, _)| fails_liveness(txn, k))
+                .expect("a cache pod");
+            assert!(app_of(txn, cache).unwrap().contains("-cache"));
+            assert!(pods.iter().any(|(k, _)| !fails_liveness(txn, k)));
+            assert!(record_liveness_kill(txn, cache));
+            assert!(record_liveness_kill(txn, cache));
+            let (ns, name) = cache.split_once('/').unwrap();
+            let mut reasons: Vec<(String, u64)> = txn
+                .scan(Resource::Events, &format!("{ns}/{name}."))
+                .into_iter()
+                .map(|(_, e)| e.decode().unwrap())
+                .filter(|e| e["involvedObject"]["name"] == name)
+                .map(|e| {
+                    (
+                        format!(
+                            "{} {}",
+                            e["reason"].as_str().unwrap(),
+                            e["message"].as_str().unwrap()
+                        ),
+                        e["count"].as_u64().unwrap(),
+                    )
+                })
+                .filter(|(r, _)| r.starts_with("Unhealthy") || r.starts_with("Killing"))
+                .collect();
+            reasons.sort();
+            assert_eq!(
+                reasons,
+                [
+                    (
+                        "Killing Container app failed liveness probe, will be restarted"
+                            .to_string(),
+                        2
+                    ),
+                    (
+                        "Unhealthy Liveness probe failed: HTTP probe failed with statuscode: 503"
+                            .to_string(),
+                        2
+                    ),
+                ]
+            );
         });
     }
 }

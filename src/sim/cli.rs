@@ -82,6 +82,10 @@ pub struct SimArgs {
     /// metrics at pods/NAME:8080/proxy/metrics.
     #[arg(long, conflicts_with = "no_controllers")]
     pub widget_controller: bool,
+    /// Give the seeded StatefulSets, DaemonSets and Jobs their pods (on top of --pods, which
+    /// are the Deployments'), so their controllers take them over as a client's.
+    #[arg(long)]
+    pub workload_pods: bool,
     /// Bearer token to require: KSCOPE_SIM_TOKEN (see below).
     #[arg(skip = std::env::var("KSCOPE_SIM_TOKEN").ok())]
     pub token: Option<String>,
@@ -143,6 +147,7 @@ impl SimArgs {
             controllers: !self.no_controllers,
             noisy_logs: self.noisy_logs.clone(),
             widget_controller: self.widget_controller,
+            workload_pods: self.workload_pods,
         }
     }
 }

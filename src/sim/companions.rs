@@ -5,8 +5,11 @@
 //! claims and volumes and its CronJob with the Jobs it ran; and the cluster's own
 //! DaemonSets, node and control-plane Leases, `kubernetes` Service and root-CA ConfigMaps.
 //!
-//! The pods of the StatefulSets, DaemonSets and Jobs are not generated (the pod count is
-//! the one asked for); their statuses read as a healthy cluster's.
+//! The StatefulSets, DaemonSets and Jobs have their pods, as their controllers would have
+//! made them (named, labelled and owned so, and at their current revision), so that those
+//! controllers take the seeded workloads for their own; they come on top of the pod count
+//! asked for, which is the Deployments', when asked for (see `SimConfig::workload_pods`).
+//! Their statuses read as a healthy cluster's.
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -65,6 +68,71 @@ fn companion(resource: Resource, namespace: &str, value: Value) -> Companion {
 
 /// Mixed into an application's seed for its companions' random stream.
 const COMPANIONS_STREAM: u64 = 0xc0a1_fa11_0c0a_1fa1;
+/// Mixed into the seed for the workload pods' own random stream, so that adding them left
+/// the other companions as they were.
+const PODS_STREAM: u64 = 0x90d5_90d5_90d5_90d5;
+
+/// Where a namespace's workload pods (StatefulSet and Job) take their IPs from, clear of
+/// the Deployments' pods below and the churn's above; each namespace has [`IPS_PER_NAMESPACE`].
+pub const NAMESPACE_POD_IPS: u64 = 1_500_000;
+pub const IPS_PER_NAMESPACE: u64 = 8;
+
+/// The nodes pods are placed on.
+pub struct Nodes<'a> {
+    pub names: &'a [String],
+    /// When the first node joined (node `i` joined 37·i seconds later).
+    pub born: i64,
+    /// Whether the workloads get their pods.
+    pub pods: bool,
+}
+
+impl Nodes<'_> {
+    /// A node picked at random.
+    fn any(&self, rng: &mut StdRng) -> &str {
+        match self.names.len() {
+            0 => "",
+            n => &self.names[rng.random_range(0..n)],
+        }
+    }
+
+    /// A node of zone `zone` (node `i` is in zone `i % 3`), or any if none is.
+    fn in_zone(&self, zone: usize, rng: &mut StdRng) -> &str {
+        let in_zone = self.names.len().saturating_sub(zone).div_ceil(3);
+        if in_zone == 0 {
+            return self.any(rng);
+        }
+        &self.names[zone + 3 * rng.random_range(0..in_zone)]
+    }
+}
+
+/// A running (or, with `ran`, completed) pod `name` of `owner` from `template`, on `node`.
+#[allow(clippy::too_many_arguments)]
+fn workload_pod(
+    rng: &mut StdRng,
+    owner: &Value,
+    template: &Value,
+    labels: &[(&str, String)],
+    name: &str,
+    node: &str,
+    ip: &str,
+    created: i64,
+    state: manifests::PodState,
+) -> Companion {
+    let namespace = owner["metadata"]["namespace"].as_str().unwrap_or("");
+    let factory = manifests::PodFactory::for_owner(owner, template, labels);
+    let uid = manifests::uid(rng);
+    let value = factory.pod(
+        rng,
+        name,
+        &uid,
+        node,
+        &manifests::node_ip(node),
+        ip,
+        created,
+        state,
+    );
+    companion(Resource::Pods, namespace, value)
+}
 
 /// A ClusterIP from 172.20.0.0/16 for service number `n`.
 fn cluster_ip(n: u64) -> String {
@@ -449,7 +517,8 @@ fn template(labels: &Value, name: &str, image: &str, port: u16) -> Value {
     })
 }
 
-/// A ControllerRevision of `owner` (StatefulSet or DaemonSet) holding its template.
+/// A ControllerRevision of `owner` (StatefulSet or DaemonSet) holding its template, named by
+/// the template's hash as the controllers name theirs.
 fn controller_revision(
     rng: &mut StdRng,
     namespace: &str,
@@ -459,12 +528,15 @@ fn controller_revision(
     template: &Value,
     created: &str,
 ) -> Value {
-    let name = format!("{owner_name}-{}", manifests::hex(rng, 10));
+    let hash = manifests::template_hash(template);
+    let name = format!("{owner_name}-{hash}");
+    let mut labels = template["metadata"]["labels"].clone();
+    labels["controller.kubernetes.io/hash"] = json!(hash);
     json!({
         "kind": "ControllerRevision",
         "apiVersion": "apps/v1",
         "metadata": metadata(&name, namespace, &manifests::uid(rng), created, json!({
-            "labels": template["metadata"]["labels"],
+            "labels": labels,
             "ownerReferences": owner("apps/v1", owner_kind, owner_name, owner_uid),
         })),
         "data": {"spec": {"template": {"$patch": "replace", "metadata": template["metadata"], "spec": template["spec"]}}},
@@ -474,8 +546,16 @@ fn controller_revision(
 
 /// An application namespace's database StatefulSet (with its headless Service, claims,
 /// volumes and revision) and its nightly report CronJob with the two Jobs it last ran.
-pub fn for_namespace(namespace: &str, team: &str, seed: u64, born: i64) -> Vec<Companion> {
+pub fn for_namespace(
+    namespace: &str,
+    team: &str,
+    seed: u64,
+    born: i64,
+    nodes: &Nodes<'_>,
+    ips: u64,
+) -> Vec<Companion> {
     let mut rng = StdRng::seed_from_u64(seed ^ COMPANIONS_STREAM);
+    let mut pods_rng = StdRng::seed_from_u64(seed ^ PODS_STREAM);
     let ns = namespace;
     let created = manifests::timestamp(born);
     let mut out = Vec::new();
@@ -500,28 +580,44 @@ pub fn for_namespace(namespace: &str, team: &str, seed: u64, born: i64) -> Vec<C
         .as_str()
         .unwrap_or("")
         .to_string();
-    out.push(companion(
-        Resource::StatefulSets,
-        ns,
-        json!({
-            "kind": "StatefulSet",
-            "apiVersion": "apps/v1",
-            "metadata": metadata(&db, ns, &sts_uid, &created, json!({"labels": labels, "generation": 1})),
-            "spec": {
-                "replicas": replicas,
-                "selector": {"matchLabels": {"app": db}},
-                "serviceName": db,
-                "template": tpl,
-                "volumeClaimTemplates": [{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "gp3", "resources": {"requests": {"storage": "20Gi"}}, "volumeMode": "Filesystem"}, "status": {"phase": "Pending"}}],
-                "podManagementPolicy": "OrderedReady",
-                "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
-                "revisionHistoryLimit": 10,
-                "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Retain", "whenScaled": "Retain"},
-            },
-            "status": {"observedGeneration": 1, "replicas": replicas, "readyReplicas": replicas, "currentReplicas": replicas, "updatedReplicas": replicas, "availableReplicas": replicas, "currentRevision": revision_name, "updateRevision": revision_name, "collisionCount": 0},
-        }),
-    ));
+    let sts = json!({
+        "kind": "StatefulSet",
+        "apiVersion": "apps/v1",
+        "metadata": metadata(&db, ns, &sts_uid, &created, json!({"labels": labels, "generation": 1})),
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": db}},
+            "serviceName": db,
+            "template": tpl,
+            "volumeClaimTemplates": [{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "gp3", "resources": {"requests": {"storage": "20Gi"}}, "volumeMode": "Filesystem"}, "status": {"phase": "Pending"}}],
+            "podManagementPolicy": "OrderedReady",
+            "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
+            "revisionHistoryLimit": 10,
+            "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Retain", "whenScaled": "Retain"},
+        },
+        "status": {"observedGeneration": 1, "replicas": replicas, "readyReplicas": replicas, "currentReplicas": replicas, "updatedReplicas": replicas, "availableReplicas": replicas, "currentRevision": revision_name, "updateRevision": revision_name, "collisionCount": 0},
+    });
+    out.push(companion(Resource::StatefulSets, ns, sts.clone()));
     out.push(companion(Resource::ControllerRevisions, ns, revision));
+    // Its pods, each started once the one before was ready, each on a node in its
+    // volume's zone (the volumes' zones go round as the nodes' do).
+    for i in (0..replicas).filter(|_| nodes.pods) {
+        let pod_name = format!("{db}-{i}");
+        let template = manifests::stateful_pod_template(&sts, &pod_name);
+        let labels = manifests::stateful_pod_labels(&revision_name, &pod_name, i as u64);
+        let node = nodes.in_zone(i % 3, &mut pods_rng);
+        out.push(workload_pod(
+            &mut pods_rng,
+            &sts,
+            &template,
+            &labels,
+            &pod_name,
+            node,
+            &manifests::pod_ip(ips + i as u64),
+            born + 30 + 40 * i as i64,
+            manifests::PodState::Running,
+        ));
+    }
     for i in 0..replicas {
         let claim = format!("data-{db}-{i}");
         let claim_uid = manifests::uid(&mut rng);
@@ -592,40 +688,54 @@ pub fn for_namespace(namespace: &str, team: &str, seed: u64, born: i64) -> Vec<C
         tpl["metadata"]["labels"] = labels.clone();
         let started = manifests::timestamp(start);
         let done = manifests::timestamp(start + took);
-        jobs.push(companion(
-            Resource::Jobs,
-            ns,
-            json!({
-                "kind": "Job",
-                "apiVersion": "batch/v1",
-                "metadata": metadata(&job_name, ns, &job_uid, &started, json!({"labels": labels,
-                    "annotations": {"batch.kubernetes.io/cronjob-scheduled-timestamp": started},
-                    "generation": 1,
-                    "ownerReferences": owner("batch/v1", "CronJob", &report, &cron_uid)})),
-                "spec": {
-                    "parallelism": 1,
-                    "completions": 1,
-                    "backoffLimit": 6,
-                    "completionMode": "NonIndexed",
-                    "suspend": false,
-                    "podReplacementPolicy": "TerminatingOrFailed",
-                    "manualSelector": false,
-                    "selector": {"matchLabels": {"batch.kubernetes.io/controller-uid": job_uid}},
-                    "template": tpl,
-                },
-                "status": {
-                    "startTime": started,
-                    "completionTime": done,
-                    "succeeded": 1,
-                    "ready": 0,
-                    "terminating": 0,
-                    "uncountedTerminatedPods": {},
-                    "conditions": [
-                        {"type": "SuccessCriteriaMet", "status": "True", "lastProbeTime": done, "lastTransitionTime": done, "reason": "CompletionsReached", "message": "Reached expected number of succeeded pods"},
-                        {"type": "Complete", "status": "True", "lastProbeTime": done, "lastTransitionTime": done, "reason": "CompletionsReached", "message": "Reached expected number of succeeded pods"},
-                    ],
-                },
-            }),
+        let job = json!({
+            "kind": "Job",
+            "apiVersion": "batch/v1",
+            "metadata": metadata(&job_name, ns, &job_uid, &started, json!({"labels": labels,
+                "annotations": {"batch.kubernetes.io/cronjob-scheduled-timestamp": started},
+                "generation": 1,
+                "ownerReferences": owner("batch/v1", "CronJob", &report, &cron_uid)})),
+            "spec": {
+                "parallelism": 1,
+                "completions": 1,
+                "backoffLimit": 6,
+                "completionMode": "NonIndexed",
+                "suspend": false,
+                "podReplacementPolicy": "TerminatingOrFailed",
+                "manualSelector": false,
+                "selector": {"matchLabels": {"batch.kubernetes.io/controller-uid": job_uid}},
+                "template": tpl,
+            },
+            "status": {
+                "startTime": started,
+                "completionTime": done,
+                "succeeded": 1,
+                "ready": 0,
+                "terminating": 0,
+                "uncountedTerminatedPods": {},
+                "conditions": [
+                    {"type": "SuccessCriteriaMet", "status": "True", "lastProbeTime": done, "lastTransitionTime": done, "reason": "CompletionsReached", "message": "Reached expected number of succeeded pods"},
+                    {"type": "Complete", "status": "True", "lastProbeTime": done, "lastTransitionTime": done, "reason": "CompletionsReached", "message": "Reached expected number of succeeded pods"},
+                ],
+            },
+        });
+        jobs.push(companion(Resource::Jobs, ns, job.clone()));
+        if !nodes.pods {
+            continue;
+        }
+        // Its one pod, run to completion and left there, as the Job controller leaves it.
+        let pod_name = format!("{job_name}-{}", manifests::safe_suffix(&mut pods_rng, 5));
+        let node = nodes.any(&mut pods_rng);
+        jobs.push(workload_pod(
+            &mut pods_rng,
+            &job,
+            &tpl,
+            &[],
+            &pod_name,
+            node,
+            &manifests::pod_ip(ips + replicas as u64 + day as u64),
+            start,
+            manifests::PodState::Succeeded { ran: took - 8 },
         ));
     }
     let last = manifests::timestamp(midnight - 86_400 + 2 * 3_600);
@@ -655,8 +765,9 @@ pub fn for_namespace(namespace: &str, team: &str, seed: u64, born: i64) -> Vec<C
 /// The cluster's own objects: the `kubernetes` Service and its endpoints, kube-dns,
 /// kube-system's DaemonSets, each node's Lease and the control plane's, and in every
 /// namespace the `default` ServiceAccount and the `kube-root-ca.crt` ConfigMap.
-pub fn for_cluster(namespaces: &[&str], nodes: &[String], seed: u64, born: i64) -> Vec<Companion> {
+pub fn for_cluster(namespaces: &[&str], nodes: &Nodes<'_>, seed: u64, born: i64) -> Vec<Companion> {
     let mut rng = StdRng::seed_from_u64(seed ^ COMPANIONS_STREAM ^ 0x5157);
+    let mut pods_rng = StdRng::seed_from_u64(seed ^ PODS_STREAM ^ 0x5157);
     let created = manifests::timestamp(born);
     let mut out = Vec::new();
     let root_ca = format!(
@@ -725,7 +836,7 @@ pub fn for_cluster(namespaces: &[&str], nodes: &[String], seed: u64, born: i64) 
             "status": {"loadBalancer": {}},
         }),
     ));
-    let count = nodes.len();
+    let count = nodes.names.len();
     for (name, image, port) in [
         (
             "kube-proxy",
@@ -757,20 +868,37 @@ pub fn for_cluster(namespaces: &[&str], nodes: &[String], seed: u64, born: i64) 
                 &created,
             ),
         ));
-        out.push(companion(
-            Resource::DaemonSets,
-            "kube-system",
-            json!({
-                "kind": "DaemonSet",
-                "apiVersion": "apps/v1",
-                "metadata": metadata(name, "kube-system", &uid, &created, json!({"labels": labels, "generation": 1, "annotations": {"deprecated.daemonset.template.generation": "1"}})),
-                "spec": {"selector": {"matchLabels": labels}, "template": tpl, "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "10%", "maxSurge": 0}}, "revisionHistoryLimit": 10},
-                "status": {"currentNumberScheduled": count, "desiredNumberScheduled": count, "numberAvailable": count, "numberMisscheduled": 0, "numberReady": count, "observedGeneration": 1, "updatedNumberScheduled": count},
-            }),
-        ));
+        let ds = json!({
+            "kind": "DaemonSet",
+            "apiVersion": "apps/v1",
+            "metadata": metadata(name, "kube-system", &uid, &created, json!({"labels": labels, "generation": 1, "annotations": {"deprecated.daemonset.template.generation": "1"}})),
+            "spec": {"selector": {"matchLabels": labels}, "template": tpl, "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "10%", "maxSurge": 0}}, "revisionHistoryLimit": 10},
+            "status": {"currentNumberScheduled": count, "desiredNumberScheduled": count, "numberAvailable": count, "numberMisscheduled": 0, "numberReady": count, "observedGeneration": 1, "updatedNumberScheduled": count},
+        });
+        out.push(companion(Resource::DaemonSets, "kube-system", ds.clone()));
+        // Its pod on every node, made once the node joined; on the host's network, so
+        // with the node's IP.
+        let labels = [
+            ("controller-revision-hash", manifests::template_hash(&tpl)),
+            ("pod-template-generation", "1".to_string()),
+        ];
+        for (i, node) in nodes.names.iter().enumerate().filter(|_| nodes.pods) {
+            let pod_name = format!("{name}-{}", manifests::safe_suffix(&mut pods_rng, 5));
+            out.push(workload_pod(
+                &mut pods_rng,
+                &ds,
+                &manifests::daemon_pod_template(&tpl, node),
+                &labels,
+                &pod_name,
+                node,
+                &manifests::node_ip(node),
+                nodes.born + 37 * i as i64 + 20,
+                manifests::PodState::Running,
+            ));
+        }
     }
     let renew = manifests::timestamp(born + 86_400 * 20);
-    for node in nodes {
+    for node in nodes.names {
         out.push(companion(
             Resource::Leases,
             "kube-node-lease",

@@ -50,6 +50,10 @@ pub struct SimConfig {
     /// reconciling Widgets, with /metrics through pods/proxy). Off by default: it adds a
     /// namespace, a Deployment and a pod to the generated cluster. Needs `controllers`.
     pub widget_controller: bool,
+    /// Whether the seeded StatefulSets, DaemonSets and Jobs have their pods (as their
+    /// controllers would have made them), on top of the Deployments' `pods`. Off by
+    /// default, so that `pods` is every pod of the cluster.
+    pub workload_pods: bool,
 }
 
 impl Default for SimConfig {
@@ -74,6 +78,7 @@ impl Default for SimConfig {
             controllers: true,
             noisy_logs: None,
             widget_controller: false,
+            workload_pods: false,
         }
     }
 }
@@ -125,6 +130,13 @@ impl SimConfig {
     /// Installs the demo's Widget controller (see [`SimConfig::widget_controller`]).
     pub fn widget_controller(mut self, on: bool) -> Self {
         self.widget_controller = on;
+        self
+    }
+
+    /// Gives the seeded StatefulSets, DaemonSets and Jobs their pods (see
+    /// [`SimConfig::workload_pods`]).
+    pub fn workload_pods(mut self, on: bool) -> Self {
+        self.workload_pods = on;
         self
     }
 

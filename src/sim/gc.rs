@@ -1,5 +1,5 @@
 //! What kube-controller-manager does after a delete: the garbage collector removes what an
-//! object owns (a namespace's contents, a Deployment's ReplicaSets, a ReplicaSet's pods), and
+//! object owns (a Deployment's ReplicaSets, a ReplicaSet's pods), and
 //! the ReplicaSet controller replaces a pod deleted from under it. Both the HTTP writes and
 //! the churn delete through here.
 
@@ -8,10 +8,10 @@ use std::sync::Arc;
 use rand::Rng;
 
 use super::manifests::{self, PodFactory, PodState};
+use super::manifests::{node_ip, pod_ip};
 use super::object::StoredObject;
 use super::resources::Resource;
 use super::store::{Key, StoreError, Txn};
-use super::workload::{node_ip, pod_ip};
 
 /// Deletes an object and, unless orphaning, what it owns. Returns the object's last state
 /// (at the delete's resourceVersion), or `None` if it did not exist.
@@ -34,11 +34,23 @@ pub(crate) fn delete_cascading(
 
 /// Deletes what an object being deleted owns: one with finalizers is only marked as being
 /// deleted, and goes when its finalizers are removed.
-fn delete_dependent(txn: &mut Txn<'_>, resource: Resource, key: &str) -> Result<(), StoreError> {
+pub(crate) fn delete_dependent(
+    txn: &mut Txn<'_>,
+    resource: Resource,
+    key: &str,
+) -> Result<(), StoreError> {
     let Some(object) = txn.get(resource, key) else {
         return Ok(());
     };
-    let value = object.decode().map_err(encode_error)?;
+    let mut value = object.decode().map_err(encode_error)?;
+    if resource == Resource::Pods && only_job_tracking(&value) {
+        // The Job controller lets go of a deleted Job's pods: its finalizer is removed and
+        // the pod goes.
+        if let Some(meta) = value["metadata"].as_object_mut() {
+            meta.remove("finalizers");
+        }
+        txn.put(resource, key, &mut value)?;
+    }
     if has_finalizers(&value) {
         mark_deleting(txn, resource, key)?;
         return Ok(());
@@ -48,6 +60,15 @@ fn delete_dependent(txn: &mut Txn<'_>, resource: Resource, key: &str) -> Result<
 
 fn encode_error(e: serde_json::Error) -> StoreError {
     StoreError::Encode(e.to_string())
+}
+
+/// The Job controller's finalizer on the pods it has not counted yet.
+pub(crate) const JOB_TRACKING: &str = "batch.kubernetes.io/job-tracking";
+
+fn only_job_tracking(value: &serde_json::Value) -> bool {
+    value["metadata"]["finalizers"]
+        .as_array()
+        .is_some_and(|f| !f.is_empty() && f.iter().all(|f| f == JOB_TRACKING))
 }
 
 pub(crate) fn has_finalizers(value: &serde_json::Value) -> bool {
@@ -86,39 +107,6 @@ pub(crate) fn mark_deleting(
     }
     let mut value = deleting(value, resource);
     txn.put(resource, key, &mut value).map(Some)
-}
-
-/// What the namespace controller does for a Terminating namespace: deletes its contents
-/// (those with finalizers wait for them), then the namespace once it is empty.
-pub(crate) fn empty_namespace(txn: &mut Txn<'_>, namespace: &str) -> Result<(), StoreError> {
-    let prefix = format!("{namespace}/");
-    for resource in txn.served().into_iter().filter(|r| r.namespaced()) {
-        for key in txn.find(resource, |k, _| k.starts_with(&prefix)) {
-            delete_dependent(txn, resource, &key)?;
-        }
-    }
-    finish_namespace(txn, namespace)
-}
-
-/// Deletes `namespace` if it is Terminating and nothing is left in it.
-pub(crate) fn finish_namespace(txn: &mut Txn<'_>, namespace: &str) -> Result<(), StoreError> {
-    let Some(object) = txn.get(Resource::Namespaces, namespace) else {
-        return Ok(());
-    };
-    let value = object.decode().map_err(encode_error)?;
-    if !value["metadata"]["deletionTimestamp"].is_string() {
-        return Ok(());
-    }
-    let prefix = format!("{namespace}/");
-    let occupied = txn
-        .served()
-        .into_iter()
-        .filter(|r| r.namespaced())
-        .any(|r| !txn.scan(r, &prefix).is_empty());
-    if !occupied {
-        txn.delete(Resource::Namespaces, namespace)?;
-    }
-    Ok(())
 }
 
 /// The finalizer of an object being deleted in the foreground, until its dependents are gone.

@@ -16,6 +16,112 @@ pub fn safe_suffix(rng: &mut impl Rng, len: usize) -> String {
         .collect()
 }
 
+/// A stable hash of a pod template, spelled as the controllers spell pod-template-hash and
+/// controller-revision-hash (no vowels, so it never spells a word). The seeded workloads and
+/// the controllers both name their revisions by it, so a controller finds a seeded
+/// workload's revision its own.
+pub fn template_hash(template: &Value) -> String {
+    use std::hash::{Hash, Hasher};
+    // A fixed-key hasher, so the same template gets the same name across restarts.
+    let mut hasher = std::hash::DefaultHasher::new();
+    template.to_string().hash(&mut hasher);
+    let mut n = hasher.finish();
+    (0..10)
+        .map(|_| {
+            let c = SAFE_ALPHABET[(n % SAFE_ALPHABET.len() as u64) as usize] as char;
+            n /= SAFE_ALPHABET.len() as u64;
+            c
+        })
+        .collect()
+}
+
+/// The tolerations the DaemonSet controller gives every daemon pod, so node conditions and
+/// cordons do not keep it off its node.
+const DAEMON_TOLERATIONS: [(&str, &str); 6] = [
+    ("node.kubernetes.io/not-ready", "NoExecute"),
+    ("node.kubernetes.io/unreachable", "NoExecute"),
+    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+    ("node.kubernetes.io/unschedulable", "NoSchedule"),
+];
+
+/// A DaemonSet's template as its pod for `node` gets it: tied to the node by required node
+/// affinity on `metadata.name`, with the daemon tolerations.
+pub fn daemon_pod_template(template: &Value, node: &str) -> Value {
+    let mut template = template.clone();
+    template["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = json!({
+        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}],
+    });
+    let mut tolerations = template["spec"]["tolerations"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for (key, effect) in DAEMON_TOLERATIONS {
+        if !tolerations.iter().any(|t| t["key"] == key) {
+            tolerations.push(json!({"key": key, "operator": "Exists", "effect": effect}));
+        }
+    }
+    template["spec"]["tolerations"] = json!(tolerations);
+    template
+}
+
+/// A StatefulSet's template as its pod `pod_name` gets it: a volume per claim template
+/// (claim `CLAIM-POD`), its own hostname and the governing Service as subdomain.
+pub fn stateful_pod_template(sts: &Value, pod_name: &str) -> Value {
+    let mut template = sts["spec"]["template"].clone();
+    for claim in sts["spec"]["volumeClaimTemplates"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let claim_name = claim["metadata"]["name"].as_str().unwrap_or("data");
+        let volume = json!({"name": claim_name, "persistentVolumeClaim": {"claimName": format!("{claim_name}-{pod_name}")}});
+        match template["spec"]["volumes"].as_array_mut() {
+            Some(volumes) => {
+                volumes.retain(|v| v["name"] != claim_name);
+                volumes.push(volume);
+            }
+            None => template["spec"]["volumes"] = json!([volume]),
+        }
+    }
+    template["spec"]["hostname"] = json!(pod_name);
+    if let Some(service) = sts["spec"]["serviceName"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+    {
+        template["spec"]["subdomain"] = json!(service);
+    }
+    template
+}
+
+/// The labels the StatefulSet controller adds to pod `ordinal` at `revision`.
+pub fn stateful_pod_labels(
+    revision: &str,
+    pod_name: &str,
+    ordinal: u64,
+) -> [(&'static str, String); 3] {
+    [
+        ("controller-revision-hash", revision.to_string()),
+        ("statefulset.kubernetes.io/pod-name", pod_name.to_string()),
+        ("apps.kubernetes.io/pod-index", ordinal.to_string()),
+    ]
+}
+
+/// The InternalIP of a generated node, from its name (`ip-10-a-b-c...`).
+pub fn node_ip(node: &str) -> String {
+    node.strip_prefix("ip-")
+        .and_then(|rest| rest.split('.').next())
+        .map(|ip| ip.replace('-', "."))
+        .unwrap_or_else(|| "10.0.0.1".to_string())
+}
+
+/// Pod IPs are handed out from 10.64.0.0/10 in order, so they never collide.
+pub fn pod_ip(n: u64) -> String {
+    let n = n % (1 << 22);
+    format!("10.{}.{}.{}", 64 + (n >> 16), (n >> 8) & 255, n & 255)
+}
+
 /// A version-4 UUID string.
 pub fn uid(rng: &mut impl Rng) -> String {
     let b: [u8; 16] = rng.random();
@@ -485,6 +591,10 @@ pub enum PodState {
     CrashLoop {
         restarts: u32,
     },
+    /// Its containers ran for `ran` seconds and exited 0 (a Job's pod).
+    Succeeded {
+        ran: i64,
+    },
 }
 
 /// Builds the pods of one ReplicaSet, as its controller and the kubelet would: the parts
@@ -496,35 +606,54 @@ pub struct PodFactory {
 }
 
 impl PodFactory {
+    /// The pods of a ReplicaSet, from its template.
     pub fn new(rs: &Value) -> Self {
-        let rs_meta = &rs["metadata"];
-        let template = &rs["spec"]["template"];
-        let rs_name = rs_meta["name"].as_str().unwrap_or("pod");
+        Self::for_owner(rs, &rs["spec"]["template"], &[])
+    }
+
+    /// The pods `owner` (a decoded workload with kind and apiVersion) makes from
+    /// `template`, with `labels` added to the template's, as its controller makes them:
+    /// named by it (a StatefulSet's) or generated from its name (the others').
+    pub fn for_owner(owner: &Value, template: &Value, labels: &[(&str, String)]) -> Self {
+        let owner_meta = &owner["metadata"];
+        let kind = owner["kind"].as_str().unwrap_or("ReplicaSet");
+        let owner_name = owner_meta["name"].as_str().unwrap_or("pod");
         let mut spec = template["spec"].clone();
-        spec["tolerations"] = json!([
-            {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
-            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
-        ]);
+        if spec["tolerations"].is_null() {
+            spec["tolerations"] = json!([
+                {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+                {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+            ]);
+        }
         spec["priority"] = json!(0);
         spec["enableServiceLinks"] = json!(true);
         spec["preemptionPolicy"] = json!("PreemptLowerPriority");
-        let metadata = json!({
-            "generateName": format!("{rs_name}-"),
-            "namespace": rs_meta["namespace"],
-            "labels": template["metadata"]["labels"],
+        let mut pod_labels = template["metadata"]["labels"].clone();
+        if !labels.is_empty() && !pod_labels.is_object() {
+            pod_labels = json!({});
+        }
+        for (k, v) in labels {
+            pod_labels[*k] = json!(v);
+        }
+        let mut metadata = json!({
+            "namespace": owner_meta["namespace"],
+            "labels": pod_labels,
             "annotations": template["metadata"]["annotations"],
             "ownerReferences": [{
-                "apiVersion": "apps/v1",
-                "kind": "ReplicaSet",
-                "name": rs_name,
-                "uid": rs_meta["uid"],
+                "apiVersion": owner["apiVersion"].as_str().unwrap_or("apps/v1"),
+                "kind": kind,
+                "name": owner_name,
+                "uid": owner_meta["uid"],
                 "controller": true,
                 "blockOwnerDeletion": true,
             }],
         });
+        if kind != "StatefulSet" {
+            metadata["generateName"] = json!(format!("{owner_name}-"));
+        }
         let mut owned =
             json!({"f:metadata": fields_v1(&metadata), "f:spec": fields_v1(&template["spec"])});
-        owned["f:metadata"]["f:ownerReferences"] = json!({".": {}, format!("k:{{\"uid\":\"{}\"}}", rs_meta["uid"].as_str().unwrap_or("")): {}});
+        owned["f:metadata"]["f:ownerReferences"] = json!({".": {}, format!("k:{{\"uid\":\"{}\"}}", owner_meta["uid"].as_str().unwrap_or("")): {}});
         let images = spec["containers"]
             .as_array()
             .map(|cs| {
@@ -566,6 +695,10 @@ impl PodFactory {
         pod["metadata"]["uid"] = json!(uid);
         pod["metadata"]["creationTimestamp"] = json!(created_at);
         pod["spec"]["nodeName"] = json!(node);
+        let succeeded = match state {
+            PodState::Succeeded { ran } => Some(timestamp(created + 7 + ran)),
+            _ => None,
+        };
         let running = state != PodState::Pending;
         let ready = state == PodState::Running;
         let statuses: Vec<Value> = self
@@ -577,7 +710,12 @@ impl PodFactory {
                     PodState::CrashLoop { restarts } if crashing => restarts,
                     _ => 0,
                 };
-                let (state_value, last_state) = if !running {
+                let (state_value, last_state) = if let Some(finished) = &succeeded {
+                    (
+                        json!({"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": started_at, "finishedAt": finished, "containerID": format!("containerd://{}", hex(rng, 64))}}),
+                        json!({}),
+                    )
+                } else if !running {
                     (json!({"waiting": {"reason": "ContainerCreating"}}), json!({}))
                 } else if crashing {
                     (
@@ -591,11 +729,11 @@ impl PodFactory {
                     "name": cname,
                     "state": state_value,
                     "lastState": last_state,
-                    "ready": running && !crashing,
+                    "ready": running && !crashing && succeeded.is_none(),
                     "restartCount": restarts,
                     "image": image,
                     "imageID": format!("{}@sha256:{}", image.split(':').next().unwrap_or(image), hex(rng, 64)),
-                    "started": running && !crashing,
+                    "started": running && !crashing && succeeded.is_none(),
                 });
                 if running {
                     status["containerID"] = json!(format!("containerd://{}", hex(rng, 64)));
@@ -604,15 +742,37 @@ impl PodFactory {
             })
             .collect();
         let condition = |t: &str, ok: bool, at: &str| json!({"type": t, "status": if ok { "True" } else { "False" }, "lastProbeTime": null, "lastTransitionTime": at});
-        let mut status = json!({
-            "phase": if running { "Running" } else { "Pending" },
-            "conditions": [
+        let conditions = match &succeeded {
+            Some(finished) => {
+                let completed = |t: &str, ok: bool, at: &str| {
+                    let mut c = condition(t, ok, at);
+                    c["reason"] = json!("PodCompleted");
+                    c
+                };
+                json!([
+                    condition("PodReadyToStartContainers", false, finished),
+                    completed("Initialized", true, &created_at),
+                    completed("Ready", false, finished),
+                    completed("ContainersReady", false, finished),
+                    condition("PodScheduled", true, &created_at),
+                ])
+            }
+            None => json!([
                 condition("PodReadyToStartContainers", running, &started_at),
                 condition("Initialized", true, &created_at),
                 condition("Ready", ready, &ready_at),
                 condition("ContainersReady", ready, &ready_at),
                 condition("PodScheduled", true, &created_at),
-            ],
+            ]),
+        };
+        let phase = match (&succeeded, running) {
+            (Some(_), _) => "Succeeded",
+            (None, true) => "Running",
+            (None, false) => "Pending",
+        };
+        let mut status = json!({
+            "phase": phase,
+            "conditions": conditions,
             "hostIP": host_ip,
             "hostIPs": [{"ip": host_ip}],
             "startTime": created_at,

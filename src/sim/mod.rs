@@ -143,6 +143,7 @@ impl Sim {
             birth: config
                 .birth
                 .unwrap_or_else(|| manifests::now_seconds() - DEFAULT_AGE_OF_NEWEST_APPS),
+            workload_pods: config.workload_pods,
         };
         let store = Store::new(config.history);
         let widgets = config.widgets;

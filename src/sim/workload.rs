@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
 use super::companions::{self, AppSummary, Companion, PodSummary};
-use super::manifests::{self, AppSpec, NodeSpec, PodFactory, PodState};
+use super::manifests::{self, AppSpec, NodeSpec, PodFactory, PodState, pod_ip};
 use super::object::StoredObject;
 use super::resources::Resource;
 
@@ -22,7 +22,12 @@ pub struct WorkloadSpec {
     /// applications up to 20, and their pods an hour younger than their application. A
     /// parameter rather than the clock, so the same spec gives the same bytes.
     pub birth: i64,
+    /// Whether the StatefulSets, DaemonSets and Jobs get their pods.
+    pub workload_pods: bool,
 }
+
+/// How long before the birth time the first node joined (node `i` 37·i seconds later).
+const NODES_AGE: i64 = 30 * 86_400;
 
 /// Mixed into the seed for the Secrets' own random stream.
 const SECRETS_STREAM: u64 = 0x5ec2_e75e_c2e7_5ec2;
@@ -94,20 +99,6 @@ pub fn node_slot(i: usize) -> NodeSlot {
     }
 }
 
-/// The InternalIP of a generated node, from its name (`ip-10-a-b-c...`).
-pub fn node_ip(node: &str) -> String {
-    node.strip_prefix("ip-")
-        .and_then(|rest| rest.split('.').next())
-        .map(|ip| ip.replace('-', "."))
-        .unwrap_or_else(|| "10.0.0.1".to_string())
-}
-
-/// Pod IPs are handed out from 10.64.0.0/10 in order, so they never collide.
-pub fn pod_ip(n: u64) -> String {
-    let n = n % (1 << 22);
-    format!("10.{}.{}.{}", 64 + (n >> 16), (n >> 8) & 255, n & 255)
-}
-
 /// What the sequential pass decides about one application; its objects are then built
 /// (in parallel) from its own seed, so the output does not depend on the thread count.
 struct AppPlan {
@@ -175,7 +166,7 @@ pub fn generate(spec: &WorkloadSpec, first_rv: u64) -> Result<Vec<Generated>, se
     for (i, slot) in nodes.iter().enumerate() {
         let (instance_type, cpu, memory_ki) = INSTANCE_TYPES[i % INSTANCE_TYPES.len()];
         let uid = manifests::uid(&mut rng);
-        let created = manifests::timestamp(spec.birth - 30 * 86_400 + i as i64 * 37);
+        let created = manifests::timestamp(spec.birth - NODES_AGE + i as i64 * 37);
         let pod_cidr = format!("100.{}.{}.0/24", 64 + i / 256, i % 256);
         let value = manifests::node(&NodeSpec {
             name: &slot.name,
@@ -235,8 +226,13 @@ fn add_companions(
         }
         Ok::<_, serde_json::Error>(())
     };
+    let nodes = companions::Nodes {
+        names: nodes,
+        born: spec.birth - NODES_AGE,
+        pods: spec.workload_pods,
+    };
     number(
-        companions::for_cluster(&all, nodes, spec.seed, spec.birth - 90 * 86_400),
+        companions::for_cluster(&all, &nodes, spec.seed, spec.birth - 90 * 86_400),
         out,
     )?;
     for (i, ns) in namespaces.iter().enumerate() {
@@ -246,6 +242,8 @@ fn add_companions(
             team,
             spec.seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
             spec.birth - 30 * 86_400 + i as i64 * 97,
+            &nodes,
+            companions::NAMESPACE_POD_IPS + i as u64 * companions::IPS_PER_NAMESPACE,
         );
         number(group, out)?;
     }
@@ -633,10 +631,68 @@ mod tests {
             namespaces: 3,
             seed: 7,
             birth: 1_741_944_000,
+            workload_pods: true,
         };
         let a = generate(&spec, 1).unwrap();
         let count = |r| a.iter().filter(|g| g.resource == r).count();
-        assert_eq!(count(Resource::Pods), 103);
+        // The Deployments' pods as asked, then the DaemonSets' (two per node), the
+        // StatefulSets' (three per namespace) and the Jobs' (two per namespace).
+        assert_eq!(count(Resource::Pods), 103 + 2 * 4 + 3 * 3 + 3 * 2);
+        let decoded = |r| {
+            a.iter()
+                .filter(move |g| g.resource == r)
+                .map(|g| g.object.decode().unwrap())
+        };
+        let pods: Vec<Value> = decoded(Resource::Pods).collect();
+        let owned_by = |kind: &str| {
+            pods.iter()
+                .filter(|p| p["metadata"]["ownerReferences"][0]["kind"] == kind)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(owned_by("ReplicaSet").len(), 103);
+        // Each seeded workload's pods are its controller's: owned by uid, at the revision
+        // its status and ControllerRevision name.
+        let revisions: Vec<String> = decoded(Resource::ControllerRevisions)
+            .map(|r| r["metadata"]["name"].as_str().unwrap().to_string())
+            .collect();
+        for sts in decoded(Resource::StatefulSets) {
+            let revision = sts["status"]["updateRevision"].as_str().unwrap();
+            assert!(revisions.iter().any(|r| r == revision));
+            let name = sts["metadata"]["name"].as_str().unwrap();
+            let mine: Vec<_> = owned_by("StatefulSet")
+                .into_iter()
+                .filter(|p| p["metadata"]["ownerReferences"][0]["uid"] == sts["metadata"]["uid"])
+                .collect();
+            let names: Vec<&str> = mine
+                .iter()
+                .map(|p| p["metadata"]["name"].as_str().unwrap())
+                .collect();
+            assert_eq!(names, [0, 1, 2].map(|i| format!("{name}-{i}")));
+            for pod in mine {
+                assert_eq!(
+                    pod["metadata"]["labels"]["controller-revision-hash"],
+                    revision
+                );
+                assert_eq!(pod["status"]["phase"], "Running");
+                assert_eq!(pod["spec"]["hostname"], pod["metadata"]["name"]);
+            }
+        }
+        for ds in decoded(Resource::DaemonSets) {
+            let mut nodes: Vec<&str> = owned_by("DaemonSet")
+                .into_iter()
+                .filter(|p| p["metadata"]["ownerReferences"][0]["uid"] == ds["metadata"]["uid"])
+                .map(|p| p["spec"]["nodeName"].as_str().unwrap())
+                .collect();
+            nodes.sort();
+            nodes.dedup();
+            assert_eq!(nodes.len(), 4, "one pod on each node");
+        }
+        let jobs = owned_by("Job");
+        assert_eq!(jobs.len(), 6);
+        assert!(jobs.iter().all(|p| p["status"]["phase"] == "Succeeded"));
+        assert!(jobs.iter().all(|p| {
+            p["status"]["containerStatuses"][0]["state"]["terminated"]["reason"] == "Completed"
+        }));
         assert_eq!(count(Resource::Nodes), 4);
         assert_eq!(count(Resource::Namespaces), 7);
         assert_eq!(count(Resource::Secrets), 7 + 3 * 3);

@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use kscope::sim::SimConfig;
+
 use crate::common::kubectl::Kubectl;
 
 /// How long a convergence may take before the test gives up (a bound, not a measure).
@@ -897,4 +899,444 @@ spec:
     for reason in ["Scheduled", "Pulled", "Started", "Unhealthy"] {
         assert!(table.contains(reason), "{reason} missing from:\n{table}");
     }
+}
+
+/// The `(name, uid)` of each pod, sorted by name.
+fn name_uids(pods: &[Value]) -> Vec<(String, String)> {
+    let mut all: Vec<(String, String)> = pods
+        .iter()
+        .map(|p| {
+            let meta = &p["metadata"];
+            (
+                meta["name"].as_str().unwrap_or("").to_string(),
+                meta["uid"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    all.sort();
+    all
+}
+
+/// `kubectl get` of kube-system's kube-proxy pods.
+const KUBE_PROXIES: [&str; 6] = [
+    "get",
+    "pods",
+    "-n",
+    "kube-system",
+    "-l",
+    "k8s-app=kube-proxy",
+];
+
+#[tokio::test]
+async fn seeded_workloads_run_through_their_controllers() {
+    let config = SimConfig::with_size(40, 3, 2).workload_pods(true);
+    let Some(fx) = Kubectl::start_with("seeded-workloads", config).await else {
+        return;
+    };
+    let nodes = names(&items(&fx, &["get", "nodes"]).await);
+
+    // kube-system's DaemonSets have a running pod on every node, which they own.
+    let proxies = items(&fx, &KUBE_PROXIES).await;
+    let mut on: Vec<&str> = proxies
+        .iter()
+        .map(|p| p["spec"]["nodeName"].as_str().expect("bound"))
+        .collect();
+    on.sort();
+    assert_eq!(on, nodes, "one kube-proxy on each node");
+    for pod in &proxies {
+        assert_eq!(pod["status"]["phase"], "Running");
+        assert_eq!(pod["metadata"]["ownerReferences"][0]["kind"], "DaemonSet");
+        assert_eq!(pod["metadata"]["ownerReferences"][0]["name"], "kube-proxy");
+        assert!(
+            pod["metadata"]["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("kube-proxy-") && n.len() == "kube-proxy-".len() + 5),
+            "{}",
+            pod["metadata"]["name"]
+        );
+    }
+    let out = fx
+        .ok(&[
+            "rollout",
+            "status",
+            "ds/aws-node",
+            "-n",
+            "kube-system",
+            "--timeout=30s",
+        ])
+        .await;
+    assert!(out.contains("successfully rolled out"), "{out}");
+
+    // An application namespace's StatefulSet has its ordinals; its CronJob's Jobs their
+    // completed pods.
+    let ns = "payments-prod";
+    let db = items(&fx, &["get", "pods", "-n", ns, "-l", "app=payments-db"]).await;
+    assert_eq!(
+        names(&db),
+        ["payments-db-0", "payments-db-1", "payments-db-2"]
+    );
+    assert!(db.iter().all(|p| p["status"]["phase"] == "Running"));
+    let reports = items(&fx, &["get", "pods", "-n", ns, "-l", "app=payments-report"]).await;
+    assert_eq!(reports.len(), 2);
+    assert!(reports.iter().all(|p| p["status"]["phase"] == "Succeeded"
+        && p["metadata"]["ownerReferences"][0]["kind"] == "Job"));
+    let listed = fx
+        .ok(&["get", "pods", "-n", ns, "-l", "app=payments-report"])
+        .await;
+    assert_eq!(listed.matches("Completed").count(), 2, "{listed}");
+
+    // Scaled by a client, the seeded StatefulSet adds an ordinal and keeps the pods it has
+    // (they are at its revision already).
+    let before = name_uids(&db);
+    fx.ok(&["scale", "sts/payments-db", "-n", ns, "--replicas=4"])
+        .await;
+    let out = fx
+        .ok(&[
+            "rollout",
+            "status",
+            "sts/payments-db",
+            "-n",
+            ns,
+            "--timeout=90s",
+        ])
+        .await;
+    assert!(out.contains("4 new pods have been updated"), "{out}");
+    let after = name_uids(&items(&fx, &["get", "pods", "-n", ns, "-l", "app=payments-db"]).await);
+    assert_eq!(after.len(), 4, "{after:?}");
+    assert_eq!(after[..3], before[..], "the seeded pods were kept");
+    assert_eq!(after[3].0, "payments-db-3");
+
+    // A seeded daemon pod deleted is replaced on its node by its DaemonSet.
+    let victim = &proxies[0];
+    let victim_name = victim["metadata"]["name"].as_str().expect("name");
+    let victim_node = victim["spec"]["nodeName"].as_str().expect("node");
+    fx.ok(&["delete", "pod", victim_name, "-n", "kube-system"])
+        .await;
+    wait_until(
+        &fx,
+        &KUBE_PROXIES,
+        "the deleted kube-proxy replaced on its node",
+        |v| {
+            let pods = v["items"].as_array().map_or(&[][..], Vec::as_slice);
+            pods.len() == nodes.len()
+                && pods.iter().all(|p| p["metadata"]["name"] != victim_name)
+                && pods.iter().any(|p| {
+                    p["spec"]["nodeName"] == victim_node && p["status"]["phase"] == "Running"
+                })
+        },
+    )
+    .await;
+
+    // A Linux node joins: both seeded DaemonSets put a pod on it.
+    let path = fx.file(
+        "node.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: joined, labels: {kubernetes.io/hostname: joined, kubernetes.io/os: linux}}\n",
+    );
+    fx.ok(&["apply", "-f", &path]).await;
+    wait_until(
+        &fx,
+        &[
+            "get",
+            "pods",
+            "-n",
+            "kube-system",
+            "--field-selector",
+            "spec.nodeName=joined",
+        ],
+        "daemon pods on the new node",
+        |v| {
+            let pods = v["items"].as_array().map_or(&[][..], Vec::as_slice);
+            pods.len() == 2 && pods.iter().all(|p| p["status"]["phase"] == "Running")
+        },
+    )
+    .await;
+}
+
+const LIVENESS: &str = r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: stuck, namespace: default}
+spec:
+  containers:
+  - name: app
+    image: "registry.example.com/stuck:1"
+    livenessProbe:
+      exec: {command: ["false"]}
+      periodSeconds: 1
+      failureThreshold: 2
+"#;
+
+const DEADLINE: &str = r#"
+apiVersion: v1
+kind: Pod
+metadata: {name: bounded, namespace: default}
+spec:
+  activeDeadlineSeconds: 2
+  containers:
+  - name: app
+    image: "registry.example.com/bounded:1"
+"#;
+
+#[tokio::test]
+async fn failing_liveness_probes_restart_and_deadlines_fail_pods() {
+    let Some(fx) = Kubectl::start("liveness").await else {
+        return;
+    };
+    fx.ok(&["apply", "-f", &fx.file("stuck.yaml", LIVENESS)])
+        .await;
+    fx.ok(&["apply", "-f", &fx.file("bounded.yaml", DEADLINE)])
+        .await;
+    let pod = wait_until(
+        &fx,
+        &["get", "pod", "stuck", "-n", "default"],
+        "restarted by its liveness probe",
+        |p| p["status"]["containerStatuses"][0]["restartCount"].as_u64() >= Some(1),
+    )
+    .await;
+    let last = &pod["status"]["containerStatuses"][0]["lastState"]["terminated"];
+    assert_eq!(last["exitCode"], 137, "{pod:#}");
+    assert_eq!(last["reason"], "Error");
+    let events = events_about(&fx, "stuck").await;
+    let unhealthy = events
+        .iter()
+        .position(|(r, m)| r == "Unhealthy" && m == "Liveness probe failed: ")
+        .expect("Unhealthy");
+    let killing = events
+        .iter()
+        .position(|(r, m)| {
+            r == "Killing" && m == "Container app failed liveness probe, will be restarted"
+        })
+        .expect("Killing");
+    assert!(unhealthy < killing, "{events:?}");
+    let restarted = events
+        .iter()
+        .skip(killing)
+        .any(|(r, m)| r == "Started" && m == "Started container app");
+    assert!(restarted, "{events:?}");
+
+    let pod = wait_until(
+        &fx,
+        &["get", "pod", "bounded", "-n", "default"],
+        "failed past its deadline",
+        |p| p["status"]["phase"] == "Failed",
+    )
+    .await;
+    assert_eq!(pod["status"]["reason"], "DeadlineExceeded", "{pod:#}");
+    assert_eq!(
+        pod["status"]["message"],
+        "Pod was active on the node longer than the specified deadline"
+    );
+    assert_eq!(
+        pod["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"],
+        137
+    );
+    let events = events_about(&fx, "bounded").await;
+    assert!(
+        events.iter().any(|(r, m)| r == "DeadlineExceeded"
+            && m == "Pod was active on the node longer than the specified deadline"),
+        "{events:?}"
+    );
+}
+
+const INDEXED: &str = r#"
+apiVersion: batch/v1
+kind: Job
+metadata: {name: shards, namespace: default}
+spec:
+  completionMode: Indexed
+  completions: 3
+  parallelism: 2
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: shard
+        image: busybox:1.36
+        command: ["sh", "-c", "echo shard; sleep 1"]
+"#;
+
+const LONG: &str = r#"
+apiVersion: batch/v1
+kind: Job
+metadata: {name: NAME, namespace: default}
+spec:
+  backoffLimit: 6
+  DEADLINE
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: work
+        image: busybox:1.36
+        command: ["sh", "-c", "sleep 3600"]
+"#;
+
+fn finalizers(pod: &Value) -> Vec<String> {
+    pod["metadata"]["finalizers"]
+        .as_array()
+        .map(|f| {
+            f.iter()
+                .filter_map(|f| f.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn indexed_jobs_tracking_finalizers_and_deadlines() {
+    let Some(fx) = Kubectl::start("indexed").await else {
+        return;
+    };
+    // An Indexed Job runs a pod per index, each knowing its index.
+    fx.ok(&["apply", "-f", &fx.file("indexed.yaml", INDEXED)])
+        .await;
+    fx.ok(&[
+        "wait",
+        "--for=condition=complete",
+        "job/shards",
+        "-n",
+        "default",
+        "--timeout=90s",
+    ])
+    .await;
+    let job = json(&fx, &["get", "job/shards", "-n", "default"]).await;
+    assert_eq!(
+        job["status"]["completedIndexes"], "0-2",
+        "{:#}",
+        job["status"]
+    );
+    assert_eq!(job["status"]["succeeded"], 3);
+    let pods = items(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "job-name=shards"],
+    )
+    .await;
+    assert_eq!(pods.len(), 3);
+    let mut indexes: Vec<String> = Vec::new();
+    for pod in &pods {
+        let index = pod["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]
+            .as_str()
+            .expect("index annotation")
+            .to_string();
+        assert_eq!(
+            pod["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"],
+            index.as_str()
+        );
+        assert_eq!(pod["spec"]["hostname"], format!("shards-{index}"));
+        let name = pod["metadata"]["name"].as_str().expect("name");
+        assert!(name.starts_with(&format!("shards-{index}-")), "{name}");
+        assert_eq!(
+            pod["spec"]["containers"][0]["env"][0]["name"],
+            "JOB_COMPLETION_INDEX"
+        );
+        // Counted, so let go.
+        assert!(finalizers(pod).is_empty(), "{pod:#}");
+        indexes.push(index);
+    }
+    indexes.sort();
+    assert_eq!(indexes, ["0", "1", "2"]);
+
+    // A running pod carries the tracking finalizer; deleted, it is counted as failed
+    // before it goes, and replaced.
+    fx.ok(&[
+        "apply",
+        "-f",
+        &fx.file(
+            "long.yaml",
+            &LONG.replace("NAME", "long").replace("  DEADLINE\n", ""),
+        ),
+    ])
+    .await;
+    let running = wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "job-name=long"],
+        "the long job's pod running",
+        |v| {
+            v["items"]
+                .as_array()
+                .is_some_and(|p| p.len() == 1 && p[0]["status"]["phase"] == "Running")
+        },
+    )
+    .await;
+    let pod = &running["items"][0];
+    assert_eq!(finalizers(pod), ["batch.kubernetes.io/job-tracking"]);
+    let victim = pod["metadata"]["name"].as_str().expect("name").to_string();
+    fx.ok(&["delete", "pod", &victim, "-n", "default", "--timeout=60s"])
+        .await;
+    let job = wait_until(
+        &fx,
+        &["get", "job/long", "-n", "default"],
+        "the deleted pod counted as failed",
+        |j| j["status"]["failed"] == 1 && j["status"]["active"] == 1,
+    )
+    .await;
+    assert!(finished_condition(&job).is_none(), "{job:#}");
+    let pods = items(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "job-name=long"],
+    )
+    .await;
+    assert!(
+        pods.iter()
+            .all(|p| p["metadata"]["name"] != victim.as_str())
+    );
+    // The Job deleted, its pods go with it (their finalizer let go).
+    fx.ok(&["delete", "job", "long", "-n", "default"]).await;
+    wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "job-name=long"],
+        "the deleted Job's pods gone",
+        |v| v["items"].as_array().is_some_and(Vec::is_empty),
+    )
+    .await;
+
+    // Past activeDeadlineSeconds the Job fails and its pods are stopped.
+    fx.ok(&[
+        "apply",
+        "-f",
+        &fx.file(
+            "deadline.yaml",
+            &LONG
+                .replace("NAME", "bounded")
+                .replace("DEADLINE", "activeDeadlineSeconds: 2"),
+        ),
+    ])
+    .await;
+    fx.ok(&[
+        "wait",
+        "--for=condition=failed",
+        "job/bounded",
+        "-n",
+        "default",
+        "--timeout=60s",
+    ])
+    .await;
+    let job = json(&fx, &["get", "job/bounded", "-n", "default"]).await;
+    let failed = finished_condition(&job).expect("Failed");
+    assert_eq!(failed["reason"], "DeadlineExceeded", "{job:#}");
+    assert_eq!(
+        failed["message"],
+        "Job was active longer than specified deadline"
+    );
+    wait_until(
+        &fx,
+        &["get", "pods", "-n", "default", "-l", "job-name=bounded"],
+        "the bounded job's pods stopped",
+        |v| v["items"].as_array().is_some_and(Vec::is_empty),
+    )
+    .await;
+    let events = events_about(&fx, "bounded").await;
+    assert!(
+        events.iter().any(|(r, m)| r == "DeadlineExceeded"
+            && m == "Job was active longer than specified deadline"),
+        "{events:?}"
+    );
+}
+
+/// A Job's True Complete or Failed condition.
+fn finished_condition(job: &Value) -> Option<&Value> {
+    job["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| (c["type"] == "Complete" || c["type"] == "Failed") && c["status"] == "True")
 }

@@ -316,7 +316,9 @@ async fn finalizers_hold_a_delete_and_namespaces_terminate() {
     let (ok, _, err) = fx.run(&["get", "secret", "held", "-n", "default"]).await;
     assert!(!ok && err.contains("NotFound"), "{err}");
 
-    // A namespace goes Terminating, refuses new content, and goes once it is empty.
+    // A namespace goes Terminating, refuses new content, has its content deleted by the
+    // namespace controller (those with finalizers wait for them, as the conditions say),
+    // and goes once it is empty.
     fx.ok(&[
         "create",
         "-f",
@@ -340,16 +342,43 @@ async fn finalizers_hold_a_delete_and_namespaces_terminate() {
         .await;
     fx.ok(&["delete", "namespace", "doomed", "--wait=false"])
         .await;
-    let phase = fx
-        .ok(&["get", "ns", "doomed", "-o", "jsonpath={.status.phase}"])
-        .await;
-    assert_eq!(phase, "Terminating");
-    let (ok, _, err) = fx.run(&["get", "secret", "plain", "-n", "doomed"]).await;
-    assert!(!ok && err.contains("NotFound"), "{err}");
+    let ns = namespace_json(&fx, "doomed").await.expect("still there");
+    assert_eq!(ns["status"]["phase"], "Terminating");
+    assert!(ns["metadata"]["deletionTimestamp"].is_string());
+    assert_eq!(ns["spec"]["finalizers"], serde_json::json!(["kubernetes"]));
     let (ok, _, err) = fx
         .run(&["create", "-f", &fx.file("again.yaml", &plain)])
         .await;
-    assert!(!ok && err.contains("being terminated"), "{err}");
+    assert!(
+        !ok && err.contains("(Forbidden)")
+            && err.contains(
+                "unable to create new content in namespace doomed because it is being terminated"
+            ),
+        "{err}"
+    );
+    let ns = poll(|| async {
+        let ns = namespace_json(&fx, "doomed").await?;
+        let held = condition(&ns, "NamespaceFinalizersRemaining");
+        (held["status"] == "True").then_some(ns)
+    })
+    .await;
+    let content = condition(&ns, "NamespaceContentRemaining");
+    assert_eq!(content["status"], "True", "{ns:#}");
+    assert_eq!(
+        content["message"],
+        "Some resources are remaining: secrets. has 1 resource instances"
+    );
+    assert_eq!(
+        condition(&ns, "NamespaceFinalizersRemaining")["message"],
+        "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances"
+    );
+    assert_eq!(
+        condition(&ns, "NamespaceDeletionContentFailure")["status"],
+        "False"
+    );
+    let (ok, _, err) = fx.run(&["get", "secret", "plain", "-n", "doomed"]).await;
+    assert!(!ok && err.contains("NotFound"), "{err}");
+    assert!(ns["spec"]["finalizers"] == serde_json::json!(["kubernetes"]));
     fx.ok(&[
         "patch",
         "secret",
@@ -361,8 +390,147 @@ async fn finalizers_hold_a_delete_and_namespaces_terminate() {
         r#"{"metadata":{"finalizers":[]}}"#,
     ])
     .await;
+    // kubectl waits for the namespace to go.
+    fx.ok(&["wait", "--for=delete", "namespace/doomed", "--timeout=60s"])
+        .await;
     let (ok, _, err) = fx.run(&["get", "ns", "doomed"]).await;
     assert!(!ok && err.contains("NotFound"), "{err}");
+}
+
+/// Namespace `name` as JSON, or `None` once it is gone.
+async fn namespace_json(fx: &Kubectl, name: &str) -> Option<serde_json::Value> {
+    let (ok, out, _) = fx.run(&["get", "ns", name, "-o", "json"]).await;
+    ok.then(|| serde_json::from_str(&out).expect("kubectl prints JSON"))
+}
+
+fn condition<'a>(ns: &'a serde_json::Value, kind: &str) -> &'a serde_json::Value {
+    ns["status"]["conditions"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["type"] == kind))
+        .unwrap_or(&serde_json::Value::Null)
+}
+
+/// Polls `check` until it gives a value; panics past a bound.
+async fn poll<T, F: std::future::Future<Output = Option<T>>>(check: impl Fn() -> F) -> T {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(std::time::Instant::now() < deadline, "never happened");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn deleting_a_namespace_deletes_its_content_one_by_one_and_kubectl_waits() {
+    use futures::TryStreamExt;
+    use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+    use kube::api::{WatchEvent, WatchParams};
+
+    let Some(fx) = Kubectl::start("nsdelete").await else {
+        return;
+    };
+    fx.ok(&["create", "namespace", "short-lived"]).await;
+    for i in 0..3 {
+        fx.ok(&[
+            "create",
+            "configmap",
+            &format!("cm-{i}"),
+            "-n",
+            "short-lived",
+            "--from-literal=a=b",
+        ])
+        .await;
+    }
+    let client = fx.sim.client().await.expect("client");
+    let rv = fx.sim.position().rv.to_string();
+    let configmaps: Api<ConfigMap> = Api::namespaced(client.clone(), "short-lived");
+    let namespaces: Api<Namespace> = Api::all(client);
+    let params = WatchParams::default().timeout(20);
+    let cm_watch = configmaps.watch(&params, &rv).await.expect("watch");
+    let ns_watch = namespaces
+        .watch(&params.clone().fields("metadata.name=short-lived"), &rv)
+        .await
+        .expect("watch");
+    // `kubectl delete ns` waits for the deletion by default, and succeeds.
+    let out = fx.ok(&["delete", "namespace", "short-lived"]).await;
+    assert!(out.contains("namespace \"short-lived\" deleted"), "{out}");
+    let (ok, _, err) = fx.run(&["get", "ns", "short-lived"]).await;
+    assert!(!ok && err.contains("NotFound"), "{err}");
+
+    let rv_of = |meta: &kube::api::ObjectMeta| -> u64 {
+        meta.resource_version
+            .as_deref()
+            .and_then(|rv| rv.parse().ok())
+            .expect("resourceVersion")
+    };
+    let mut deleted_cms: Vec<u64> = Vec::new();
+    let mut cm_watch = Box::pin(cm_watch);
+    while let Some(event) = cm_watch.try_next().await.expect("event") {
+        if let WatchEvent::Deleted(cm) = event {
+            deleted_cms.push(rv_of(&cm.metadata));
+            if deleted_cms.len() == 3 {
+                break;
+            }
+        }
+    }
+    assert_eq!(
+        deleted_cms.len(),
+        3,
+        "each ConfigMap's delete is its own event"
+    );
+    deleted_cms.dedup();
+    assert_eq!(deleted_cms.len(), 3, "at its own resourceVersion");
+    let mut ns_events = Vec::new();
+    let mut ns_watch = Box::pin(ns_watch);
+    while let Some(event) = ns_watch.try_next().await.expect("event") {
+        match event {
+            WatchEvent::Modified(ns) => {
+                let finalizers = ns.spec.and_then(|s| s.finalizers).unwrap_or_default();
+                let phase = ns.status.and_then(|s| s.phase).unwrap_or_default();
+                ns_events.push(format!("MODIFIED {phase} {finalizers:?}"));
+            }
+            WatchEvent::Deleted(ns) => {
+                assert!(
+                    rv_of(&ns.metadata) > *deleted_cms.iter().max().expect("some"),
+                    "the namespace goes after its content"
+                );
+                ns_events.push("DELETED".to_string());
+                break;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(
+        ns_events.first().map(String::as_str),
+        Some("MODIFIED Terminating [\"kubernetes\"]")
+    );
+    assert_eq!(
+        ns_events[ns_events.len() - 2..],
+        ["MODIFIED Terminating []".to_string(), "DELETED".to_string()],
+        "{ns_events:?}"
+    );
+}
+
+#[tokio::test]
+async fn system_namespaces_cannot_be_deleted() {
+    let Some(fx) = Kubectl::start("immortal").await else {
+        return;
+    };
+    for ns in ["default", "kube-system", "kube-public"] {
+        let (ok, _, err) = fx.run(&["delete", "namespace", ns]).await;
+        assert!(
+            !ok && err.contains(&format!(
+                "Error from server (Forbidden): namespaces \"{ns}\" is forbidden: this namespace may not be deleted"
+            )),
+            "{err}"
+        );
+        let phase = fx
+            .ok(&["get", "ns", ns, "-o", "jsonpath={.status.phase}"])
+            .await;
+        assert_eq!(phase, "Active");
+    }
 }
 
 #[tokio::test]

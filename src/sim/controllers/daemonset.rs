@@ -8,22 +8,12 @@ use std::collections::HashMap;
 use serde_json::{Value, json};
 
 use super::super::gc;
+use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
 use super::{
     BURST, FollowUps, STEP_DELAY, Work, decode, events, kubelet, owned, pods, revisions, set_status,
 };
-
-/// The tolerations the controller gives every daemon pod, so node conditions and cordons
-/// do not keep it off its node.
-const DAEMON_TOLERATIONS: [(&str, &str); 6] = [
-    ("node.kubernetes.io/not-ready", "NoExecute"),
-    ("node.kubernetes.io/unreachable", "NoExecute"),
-    ("node.kubernetes.io/disk-pressure", "NoSchedule"),
-    ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-    ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-    ("node.kubernetes.io/unschedulable", "NoSchedule"),
-];
 
 pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, StoreError> {
     let Some(stored) = txn.get(Resource::DaemonSets, key) else {
@@ -172,24 +162,8 @@ fn create_pod(
 ) -> Result<String, StoreError> {
     let name = ds["metadata"]["name"].as_str().unwrap_or("");
     let namespace = ds["metadata"]["namespace"].as_str().unwrap_or("");
-    let pod_name = format!(
-        "{name}-{}",
-        super::super::manifests::safe_suffix(&mut rand::rng(), 5)
-    );
-    let mut template = ds["spec"]["template"].clone();
-    template["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = json!({
-        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}],
-    });
-    let mut tolerations = template["spec"]["tolerations"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    for (key, effect) in DAEMON_TOLERATIONS {
-        if !tolerations.iter().any(|t| t["key"] == key) {
-            tolerations.push(json!({"key": key, "operator": "Exists", "effect": effect}));
-        }
-    }
-    template["spec"]["tolerations"] = json!(tolerations);
+    let pod_name = format!("{name}-{}", manifests::safe_suffix(&mut rand::rng(), 5));
+    let template = manifests::daemon_pod_template(&ds["spec"]["template"], node);
     let labels = [
         ("controller-revision-hash", hash.to_string()),
         ("pod-template-generation", generation.to_string()),

@@ -3,8 +3,6 @@
 //! available the older ReplicaSets are scaled to zero; the status sums them up, with the
 //! Available and Progressing conditions `kubectl rollout status` reads.
 
-use std::hash::{Hash, Hasher};
-
 use serde_json::{Value, json};
 
 use super::super::manifests;
@@ -69,7 +67,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         Some((k, rs)) => (k.clone(), rs.clone()),
         None => {
             let revision = owned.iter().map(|(_, rs)| revision(rs)).max().unwrap_or(0) + 1;
-            let hash = template_hash(template);
+            let hash = manifests::template_hash(template);
             let mut rng = rand::rng();
             let now = manifests::timestamp(manifests::now_seconds());
             let mut rs = manifests::replicaset(
@@ -269,21 +267,4 @@ fn same_template(rs_template: &Value, template: &Value) -> bool {
         labels.remove("pod-template-hash");
     }
     &without == template
-}
-
-/// A stable hash of the template, spelled as the controller spells its pod-template-hash
-/// (no vowels, so it never spells a word).
-pub(super) fn template_hash(template: &Value) -> String {
-    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    // A fixed-key hasher, so the same template gets the same name across restarts.
-    let mut hasher = std::hash::DefaultHasher::new();
-    template.to_string().hash(&mut hasher);
-    let mut n = hasher.finish();
-    (0..10)
-        .map(|_| {
-            let c = ALPHABET[(n % ALPHABET.len() as u64) as usize] as char;
-            n /= ALPHABET.len() as u64;
-            c
-        })
-        .collect()
 }

@@ -9,9 +9,9 @@ use rand::Rng;
 use serde_json::{Value, json};
 
 use super::super::manifests;
+use super::super::manifests::{node_ip, pod_ip};
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
-use super::super::workload::{node_ip, pod_ip};
 use super::{FollowUps, STEP_DELAY, Work, decode, endpoints, events, owner_work, pods};
 
 /// How long an unschedulable pod waits before the scheduler tries it again.
@@ -176,7 +176,12 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         2 => {
             let node = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
             let mut rng = rand::rng();
-            let ip = pod_ip(rng.random_range(POD_IP_RANGE));
+            // A pod on the host's network has its node's IP.
+            let ip = if pod["spec"]["hostNetwork"] == true {
+                node_ip(&node)
+            } else {
+                pod_ip(rng.random_range(POD_IP_RANGE))
+            };
             let specs = container_specs(&pod);
             let statuses: Vec<Value> = specs
                 .iter()
@@ -226,7 +231,23 @@ struct Plan {
     probe_passes: bool,
     /// The readiness probe's period.
     probe_period: Duration,
+    /// A failing liveness probe: its first failure after the start (initial delay and one
+    /// period), its period, and when it has failed `failureThreshold` times and the
+    /// container is killed.
+    liveness: Option<Liveness>,
 }
+
+#[derive(Clone, Copy)]
+struct Liveness {
+    first_failure: Duration,
+    period: Duration,
+    killed_after: Duration,
+}
+
+/// The exit code of a container the kubelet killed (SIGKILL).
+const KILLED_EXIT: i64 = 137;
+/// What the kubelet says of a pod past its activeDeadlineSeconds.
+const DEADLINE_MESSAGE: &str = "Pod was active on the node longer than the specified deadline";
 
 /// How long a finite container runs when its script does not say.
 const DEFAULT_RUN: Duration = Duration::from_secs(1);
@@ -256,16 +277,32 @@ impl Plan {
             None if restart_policy != "Always" => Some((run, 0)),
             None => None,
         };
+        let passes = |probe: &Value| {
+            let script = words(&probe["exec"]["command"]).join(" ");
+            script.is_empty() || explicit_exit(&script).is_none_or(|c| c == 0)
+        };
+        let period = |probe: &Value| {
+            Duration::from_secs(probe["periodSeconds"].as_u64().unwrap_or(10).max(1))
+        };
         let probe = &container["readinessProbe"];
-        let probe_script = words(&probe["exec"]["command"]).join(" ");
-        let probe_passes =
-            probe_script.is_empty() || explicit_exit(&probe_script).is_none_or(|c| c == 0);
-        let probe_period =
-            Duration::from_secs(probe["periodSeconds"].as_u64().unwrap_or(10).max(1));
+        let liveness = &container["livenessProbe"];
+        let liveness = (liveness.is_object() && !passes(liveness)).then(|| {
+            let delay = Duration::from_secs(liveness["initialDelaySeconds"].as_u64().unwrap_or(0));
+            let threshold = liveness["failureThreshold"]
+                .as_u64()
+                .unwrap_or(3)
+                .clamp(1, 1_000);
+            Liveness {
+                first_failure: delay + period(liveness),
+                period: period(liveness),
+                killed_after: delay + period(liveness) * threshold as u32,
+            }
+        });
         Plan {
             ends,
-            probe_passes,
-            probe_period,
+            probe_passes: passes(probe),
+            probe_period: period(probe),
+            liveness,
         }
     }
 }
@@ -324,6 +361,13 @@ fn next_steps(pod: &Value, key: &str) -> FollowUps {
             if let Some((run, _)) = plan.ends {
                 soonest(started + run.as_millis() as i64);
             }
+            if let Some(liveness) = plan.liveness {
+                // Each failure is seen, then the kill.
+                let kill = started + liveness.killed_after.as_millis() as i64;
+                let first = started + liveness.first_failure.as_millis() as i64;
+                let next = (now + liveness.period.as_millis() as i64).max(first);
+                soonest(next.min(kill));
+            }
             if !plan.probe_passes {
                 soonest(now + plan.probe_period.as_millis() as i64);
             }
@@ -331,11 +375,21 @@ fn next_steps(pod: &Value, key: &str) -> FollowUps {
             soonest(at);
         }
     }
+    if let Some(deadline) = active_deadline(pod) {
+        soonest(deadline);
+    }
     due.map(|at| {
         let wait = Duration::from_millis(at.saturating_sub(now).max(0) as u64);
         vec![(Work::Pod(key.into()), Some(wait.max(STEP_DELAY)))]
     })
     .unwrap_or_default()
+}
+
+/// When a pod with `spec.activeDeadlineSeconds` has been active on its node that long
+/// (Unix milliseconds).
+fn active_deadline(pod: &Value) -> Option<i64> {
+    let seconds = pod["spec"]["activeDeadlineSeconds"].as_i64()?;
+    Some(millis(&pod["status"]["startTime"])? + seconds.saturating_mul(1_000))
 }
 
 /// The base of the kubelet's crash-loop back-off, doubled at each restart up to its cap.
@@ -434,8 +488,13 @@ fn set_conditions(pod: &mut Value, now: &str) {
         .filter_map(|s| s["name"].as_str().map(str::to_string))
         .collect();
     let message = format!("containers with unready status: [{}]", unready.join(" "));
+    let ended = if pod["status"]["phase"] == "Failed" {
+        "PodFailed"
+    } else {
+        "PodCompleted"
+    };
     let (reason, message) = if finished {
-        (Some("PodCompleted"), None)
+        (Some(ended), None)
     } else if ready {
         (None, None)
     } else {
@@ -443,12 +502,7 @@ fn set_conditions(pod: &mut Value, now: &str) {
     };
     pod["status"]["conditions"] = json!([
         condition("PodReadyToStartContainers", !finished, None, None),
-        condition(
-            "Initialized",
-            true,
-            finished.then_some("PodCompleted"),
-            None
-        ),
+        condition("Initialized", true, finished.then_some(ended), None),
         condition("Ready", ready, reason, message),
         condition("ContainersReady", ready, reason, message),
         condition("PodScheduled", true, None, None),
@@ -474,9 +528,9 @@ fn lifecycle(txn: &mut Txn<'_>, key: &str, mut pod: Value) -> Result<FollowUps, 
         .as_array()
         .cloned()
         .unwrap_or_default();
-    // Events are recorded after the pod's write, so each names the pod's new version.
-    let mut normal: Vec<(String, &str, String)> = Vec::new();
-    let mut warnings: Vec<(String, &str, String)> = Vec::new();
+    // Events are recorded after the pod's write, so each names the pod's new version, in
+    // the order they happened (whether a warning, the field, reason and message).
+    let mut happened: Vec<(bool, String, &str, String)> = Vec::new();
     let mut rng = rand::rng();
     for status in &mut statuses {
         let Some(spec) = specs.iter().find(|c| c["name"] == status["name"]) else {
@@ -487,9 +541,36 @@ fn lifecycle(txn: &mut Txn<'_>, key: &str, mut pod: Value) -> Result<FollowUps, 
         let path = format!("spec.containers{{{name}}}");
         let restarts = status["restartCount"].as_u64().unwrap_or(0);
         if let Some(started) = millis(&status["state"]["running"]["startedAt"]) {
-            if let Some((run, code)) = plan.ends
-                && started + run.as_millis() as i64 <= now_at
-            {
+            let due = |after: Duration| started + after.as_millis() as i64 <= now_at;
+            // A failing liveness probe has the container killed (and restarted as a crashed
+            // one is), unless it ends of itself first.
+            let ends_first = plan.ends.is_some_and(|(run, _)| due(run));
+            let failing = plan
+                .liveness
+                .filter(|l| due(l.first_failure) && !ends_first);
+            if failing.is_some() {
+                happened.push((
+                    true,
+                    path.clone(),
+                    "Unhealthy",
+                    "Liveness probe failed: ".to_string(),
+                ));
+            }
+            let killed = failing.is_some_and(|l| due(l.killed_after));
+            if killed {
+                happened.push((
+                    false,
+                    path.clone(),
+                    "Killing",
+                    format!("Container {name} failed liveness probe, will be restarted"),
+                ));
+            }
+            let ends = if killed {
+                Some((Duration::ZERO, KILLED_EXIT))
+            } else {
+                plan.ends.filter(|(run, _)| due(*run))
+            };
+            if let Some((_, code)) = ends {
                 let terminated = json!({"terminated": {
                     "exitCode": code, "reason": if code == 0 { "Completed" } else { "Error" },
                     "startedAt": status["state"]["running"]["startedAt"], "finishedAt": now,
@@ -505,12 +586,17 @@ fn lifecycle(txn: &mut Txn<'_>, key: &str, mut pod: Value) -> Result<FollowUps, 
                         "reason": "CrashLoopBackOff",
                         "message": format!("back-off {wait} restarting failed container={name} pod={pod_name}_{namespace}({uid})"),
                     }});
-                    warnings.push((path, "BackOff", format!("Back-off restarting failed container {name} in pod {pod_name}_{namespace}({uid})")));
+                    happened.push((true, path, "BackOff", format!("Back-off restarting failed container {name} in pod {pod_name}_{namespace}({uid})")));
                 } else {
                     status["state"] = terminated;
                 }
             } else if !plan.probe_passes {
-                warnings.push((path, "Unhealthy", "Readiness probe failed: ".to_string()));
+                happened.push((
+                    true,
+                    path,
+                    "Unhealthy",
+                    "Readiness probe failed: ".to_string(),
+                ));
             }
         } else if let Some(at) = restart_at(status)
             && at <= now_at
@@ -528,24 +614,61 @@ fn lifecycle(txn: &mut Txn<'_>, key: &str, mut pod: Value) -> Result<FollowUps, 
             status["ready"] = json!(plan.probe_passes);
             status["started"] = json!(true);
             let image = status["image"].as_str().unwrap_or("").to_string();
-            normal.push((
+            happened.push((
+                false,
                 path.clone(),
                 "Pulled",
                 format!("Container image \"{image}\" already present on machine"),
             ));
-            normal.push((
+            happened.push((
+                false,
                 path.clone(),
                 "Created",
                 format!("Created container: {name}"),
             ));
-            normal.push((path, "Started", format!("Started container {name}")));
+            happened.push((false, path, "Started", format!("Started container {name}")));
         }
     }
+    // Active longer than its deadline: the kubelet kills its containers and fails it.
+    let past_deadline = active_deadline(&pod).is_some_and(|at| at <= now_at);
+    if past_deadline {
+        for status in &mut statuses {
+            if status["state"]["terminated"].is_object() {
+                continue;
+            }
+            let name = status["name"].as_str().unwrap_or("").to_string();
+            if status["state"]["running"].is_object() {
+                happened.push((
+                    false,
+                    format!("spec.containers{{{name}}}"),
+                    "Killing",
+                    format!("Stopping container {name}"),
+                ));
+            }
+            let started = status["state"]["running"]["startedAt"].clone();
+            status["state"] = json!({"terminated": {
+                "exitCode": KILLED_EXIT, "reason": "Error", "startedAt": started,
+                "finishedAt": now, "containerID": status["containerID"],
+            }});
+            status["ready"] = json!(false);
+            status["started"] = json!(false);
+        }
+        happened.push((
+            true,
+            String::new(),
+            "DeadlineExceeded",
+            DEADLINE_MESSAGE.to_string(),
+        ));
+        pod["status"]["phase"] = json!("Failed");
+        pod["status"]["reason"] = json!("DeadlineExceeded");
+        pod["status"]["message"] = json!(DEADLINE_MESSAGE);
+    }
     // Every container ended and none is to restart: the pod is done.
-    let done = statuses
-        .iter()
-        .all(|s| s["state"]["terminated"].is_object() && !restarts_after(&policy, last_exit(s)));
-    if done {
+    let done = past_deadline
+        || statuses.iter().all(|s| {
+            s["state"]["terminated"].is_object() && !restarts_after(&policy, last_exit(s))
+        });
+    if done && !past_deadline {
         let failed = statuses
             .iter()
             .any(|s| s["state"]["terminated"]["exitCode"] != 0);
@@ -557,11 +680,15 @@ fn lifecycle(txn: &mut Txn<'_>, key: &str, mut pod: Value) -> Result<FollowUps, 
         txn.put(Resource::Pods, key, &mut pod)?;
     }
     let source = events::kubelet(&node);
-    for (path, reason, message) in &normal {
-        events::normal(txn, &pod, Some(path), reason, message, &source)?;
-    }
-    for (path, reason, message) in &warnings {
-        events::warning(txn, &pod, Some(path), reason, message, &source)?;
+    // An event about the pod as a whole names no field.
+    let field = |path: &String| (!path.is_empty()).then(|| path.clone());
+    for (warning, path, reason, message) in &happened {
+        let field = field(path);
+        if *warning {
+            events::warning(txn, &pod, field.as_deref(), reason, message, &source)?;
+        } else {
+            events::normal(txn, &pod, field.as_deref(), reason, message, &source)?;
+        }
     }
     let mut follow = if done {
         Vec::new()

@@ -3,9 +3,11 @@
 //! containers, and each status follows. Every step is its own write through the store, so a
 //! watcher sees the cascade as a real cluster's, one resourceVersion at a time.
 //!
-//! The controllers react to client writes only (the HTTP layer reports them): the seeded
-//! workload is already consistent and the churn drives it, so a Deployment a client touched
-//! is adopted here and left alone by the churn.
+//! The controllers react to client writes (the HTTP layer reports them): the seeded
+//! workload is already consistent and the churn drives its Deployments, so a Deployment a
+//! client touched is adopted here and left alone by the churn. The seeded StatefulSets,
+//! DaemonSets and Jobs have the pods these controllers would have made, so a client's
+//! scale, a deleted pod or a new node is reconciled as for a workload a client made.
 
 pub(crate) mod cronjob;
 mod daemonset;
@@ -14,6 +16,7 @@ mod endpoints;
 mod events;
 pub(crate) mod job;
 mod kubelet;
+mod namespace;
 mod pods;
 mod replicaset;
 mod revisions;
@@ -58,6 +61,10 @@ enum Work {
     Pod(Key),
     /// The garbage collector's foreground deletion of an owner.
     Foreground(Resource, Key),
+    /// A node came, changed or went: every DaemonSet looks again.
+    Nodes,
+    /// The namespace controller's work for a namespace (named by its key).
+    Namespace(Key),
 }
 
 #[derive(Default)]
@@ -78,9 +85,6 @@ pub(crate) struct Controllers {
     wake: Notify,
     /// Deployments a client wrote, which the churn must leave to these controllers.
     adopted: Arc<RwLock<HashSet<Key>>>,
-    /// DaemonSets a client wrote: a node a client adds, changes or removes is news to them
-    /// (the seeded ones, whose pods the workload does not generate, are left alone).
-    daemonsets: RwLock<HashSet<Key>>,
 }
 
 impl Default for Controllers {
@@ -90,7 +94,6 @@ impl Default for Controllers {
             queue: Mutex::default(),
             wake: Notify::new(),
             adopted: Arc::default(),
-            daemonsets: RwLock::default(),
         }
     }
 }
@@ -122,20 +125,8 @@ impl Controllers {
             }
             Resource::ReplicaSets => Work::ReplicaSet(key),
             Resource::StatefulSets => Work::StatefulSet(key),
-            Resource::DaemonSets => {
-                self.daemonsets.write().insert(key.clone());
-                Work::DaemonSet(key)
-            }
-            Resource::Nodes => {
-                let work = self
-                    .daemonsets
-                    .read()
-                    .iter()
-                    .map(|k| (Work::DaemonSet(k.clone()), None))
-                    .collect();
-                self.push(work);
-                return;
-            }
+            Resource::DaemonSets => Work::DaemonSet(key),
+            Resource::Nodes => Work::Nodes,
             Resource::Jobs => Work::Job(key),
             Resource::CronJobs => Work::CronJob(key),
             Resource::Services => Work::Service(key),
@@ -143,6 +134,12 @@ impl Controllers {
             _ => return,
         };
         self.push(vec![(work, None)]);
+    }
+
+    /// A client deleted namespace `name`, or something in it: if it is Terminating, the
+    /// namespace controller deletes what is left in it, then it.
+    pub(crate) fn namespace_changed(&self, name: &str) {
+        self.push(vec![(Work::Namespace(Key::from(name)), None)]);
     }
 
     /// A client deleted `key` in the foreground: the garbage collector deletes what it owns,
@@ -269,11 +266,6 @@ pub(crate) async fn run(shared: Arc<Shared>) {
                     {
                         controllers.adopted.write().remove(key);
                     }
-                    if let Work::DaemonSet(key) = &work
-                        && txn.get(Resource::DaemonSets, key).is_none()
-                    {
-                        controllers.daemonsets.write().remove(key);
-                    }
                     reconcile(txn, &work)
                 });
                 controllers.push(follow);
@@ -310,6 +302,12 @@ fn reconcile(txn: &mut Txn<'_>, work: &Work) -> FollowUps {
         Work::Foreground(resource, key) => {
             super::gc::finish_foreground(txn, *resource, key).map(|()| Vec::new())
         }
+        Work::Namespace(name) => namespace::reconcile(txn, name),
+        Work::Nodes => Ok(txn
+            .scan(Resource::DaemonSets, "")
+            .into_iter()
+            .map(|(k, _)| (Work::DaemonSet(k), None))
+            .collect()),
     };
     result.unwrap_or_else(|e| {
         tracing::warn!(?work, error = %e, "reconcile failed");

@@ -6,7 +6,6 @@ use serde_json::{Value, json};
 use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
-use super::deployment::template_hash;
 use super::owned;
 
 /// The revision of `owner`'s current template: `(name, hash, number)`, made if there is none.
@@ -19,7 +18,7 @@ pub(super) fn current(
     let name = meta["name"].as_str().unwrap_or("");
     let uid = meta["uid"].as_str().unwrap_or("");
     let template = &owner["spec"]["template"];
-    let hash = template_hash(template);
+    let hash = manifests::template_hash(template);
     let revision_name = format!("{name}-{hash}");
     let revisions = owned(
         txn,

@@ -146,7 +146,6 @@ fn create_pod(
     let name = sts["metadata"]["name"].as_str().unwrap_or("");
     let namespace = sts["metadata"]["namespace"].as_str().unwrap_or("");
     let pod_name = format!("{name}-{ordinal}");
-    let mut template = sts["spec"]["template"].clone();
     for claim in sts["spec"]["volumeClaimTemplates"]
         .as_array()
         .into_iter()
@@ -170,27 +169,9 @@ fn create_pod(
                 &events::STATEFULSET_CONTROLLER,
             )?;
         }
-        let volume = json!({"name": claim_name, "persistentVolumeClaim": {"claimName": pvc_name}});
-        match template["spec"]["volumes"].as_array_mut() {
-            Some(volumes) => {
-                volumes.retain(|v| v["name"] != claim_name);
-                volumes.push(volume);
-            }
-            None => template["spec"]["volumes"] = json!([volume]),
-        }
     }
-    template["spec"]["hostname"] = json!(pod_name);
-    if let Some(service) = sts["spec"]["serviceName"]
-        .as_str()
-        .filter(|s| !s.is_empty())
-    {
-        template["spec"]["subdomain"] = json!(service);
-    }
-    let labels = [
-        (REVISION_LABEL, revision.to_string()),
-        ("statefulset.kubernetes.io/pod-name", pod_name.clone()),
-        ("apps.kubernetes.io/pod-index", ordinal.to_string()),
-    ];
+    let template = manifests::stateful_pod_template(sts, &pod_name);
+    let labels = manifests::stateful_pod_labels(revision, &pod_name, ordinal);
     let mut pod = pods::from_template(sts, &template, &pod_name, &labels);
     kubelet::unscheduled(&mut pod);
     let pod_key = format!("{namespace}/{pod_name}");

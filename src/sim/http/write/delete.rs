@@ -1,6 +1,7 @@
 //! DELETE of one object and of a collection: preconditions, dry runs, graceful deletion of
-//! objects with finalizers (and of namespaces, which go Terminating and take their contents
-//! with them), cascades through owners, and the ReplicaSet controller's replacement pod.
+//! objects with finalizers (and of namespaces, which go Terminating while the namespace
+//! controller deletes their contents), cascades through owners, and the ReplicaSet
+//! controller's replacement pod.
 
 use axum::body::Bytes;
 use axum::http::StatusCode;
@@ -184,18 +185,21 @@ fn delete_one(
         if current["metadata"]["deletionTimestamp"].is_string() {
             return Ok(object.json.clone());
         }
-        let mut value = gc::deleting(current, resource);
+        let mut value = gc::deleting(current.clone(), resource);
         if deletion.dry_run {
             return Ok(Bytes::from(value.to_string()));
         }
         let marked = txn.put(resource, &key, &mut value)?;
         super::follow_definitions(txn, target, name)?;
         if resource == Resource::Namespaces {
-            if !deletion.orphan {
-                gc::empty_namespace(txn, name)?;
-            } else {
-                gc::finish_namespace(txn, name)?;
-            }
+            // The namespace controller empties it, then finalizes it, after this answer.
+            controllers.namespace_changed(name);
+        }
+        if resource == Resource::Pods {
+            // Its kubelet stops it, and its controller (the Job's, whose finalizer holds it)
+            // hears of it.
+            controllers.pod_killed(txn, &current)?;
+            controllers.pod_deleted(txn, &current);
         }
         return Ok(marked.json.clone());
     }
@@ -224,7 +228,7 @@ fn delete_one(
         if let Some(owner) = owner.filter(|_| !taken_over) {
             gc::replace_deleted_pod(txn, namespace, &owner)?;
         }
-        gc::finish_namespace(txn, namespace)?;
+        controllers.namespace_changed(namespace);
     }
     Ok(last.json.clone())
 }

@@ -123,7 +123,14 @@ pub(super) fn update_existing(
     if value == *current {
         return Ok(Bytes::from(value.to_string()));
     }
-    let finished = deleting && finalizers(&value).is_empty();
+    // A namespace also waits for its own spec.finalizers, which the namespace controller
+    // removes once it is empty (and then deletes it).
+    let finished = deleting
+        && finalizers(&value).is_empty()
+        && (resource != Resource::Namespaces
+            || value["spec"]["finalizers"]
+                .as_array()
+                .is_none_or(|f| f.is_empty()));
     if options.dry_run {
         return Ok(Bytes::from(value.to_string()));
     }
@@ -132,10 +139,8 @@ pub(super) fn update_existing(
     super::follow_definitions(txn, target, name)?;
     if finished {
         // The last finalizer is gone: the object goes, as the garbage collector would take it.
+        // (In a Terminating namespace, the namespace controller sees it gone at its next look.)
         let last = gc::delete_cascading(txn, resource, &key, false)?;
-        if let Some(ns) = target.namespace.as_deref() {
-            gc::finish_namespace(txn, ns)?;
-        }
         return Ok(last.map_or_else(|| stored.json.clone(), |o| o.json.clone()));
     }
     Ok(stored.json.clone())

@@ -566,6 +566,7 @@ mod tests {
             namespaces: 2,
             seed: 3,
             birth: 1_741_944_000,
+            workload_pods: true,
         };
         for generated in crate::sim::workload::generate(&spec, 1).unwrap() {
             let object = generated.object.decode().unwrap();
