@@ -114,11 +114,17 @@ pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
             let sim = Sim::start(
                 SimConfig::with_size(3000, 30, 8)
                     .churn(5.0, None)
+                    .workload_pods(true)
                     .widget_controller(true),
             )
             .await?;
-            let second =
-                Sim::start(SimConfig::with_size(400, 6, 3).seed(2).churn(1.0, None)).await?;
+            let second = Sim::start(
+                SimConfig::with_size(400, 6, 3)
+                    .seed(2)
+                    .churn(1.0, None)
+                    .workload_pods(true),
+            )
+            .await?;
             let configs = [
                 (DEMO_CONTEXT.to_owned(), sim.kube_config().await?),
                 (format!("{DEMO_CONTEXT}-2"), second.kube_config().await?),
