@@ -461,6 +461,16 @@ async fn wait_listed(app: &mut App, what: &str) {
     }
 }
 
+/// The TUI's App on `cluster` with the kinds its discovery finds, showing all pods.
+async fn start_discovered_app(cluster: Cluster) -> App {
+    let discovery = Discovery::run(&cluster.client).await.expect("discovers");
+    let indexes = Config::built_in().expect("built-in config").indexes;
+    let detail = DetailController::new(cluster.client.clone(), None);
+    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(Catalog::new(discovery));
+    let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
+    App::new(starter, view, false, detail).expect("app")
+}
+
 /// The TUI's App on `cluster`, showing `view`, panels hidden.
 fn start_app(cluster: Cluster, view: ViewSpec) -> App {
     let indexes = Config::built_in().expect("built-in config").indexes;
@@ -1234,12 +1244,7 @@ async fn enter_on_a_statefulset_shows_its_pods() {
         .await
         .expect("created");
     let cluster = Cluster::from_config(config, "sim".into()).expect("cluster");
-    let discovery = Discovery::run(&cluster.client).await.expect("discovers");
-    let indexes = Config::built_in().expect("built-in config").indexes;
-    let detail = DetailController::new(cluster.client.clone(), None);
-    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(Catalog::new(discovery));
-    let pods = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
-    let mut app = App::new(starter, pods, false, detail).expect("app");
+    let mut app = start_discovered_app(cluster).await;
     wait_rows(&mut app, "pods", |w| w.total > 0).await;
     run_command(&mut app, "sts -n default");
     let window = wait_rows(&mut app, "statefulsets", |w| {
@@ -1324,12 +1329,7 @@ async fn enter_on_a_service_shows_the_pods_its_selector_picks() {
     assert!(!expected.is_empty());
 
     let cluster = Cluster::from_config(config, "sim".into()).expect("cluster");
-    let discovery = Discovery::run(&cluster.client).await.expect("discovers");
-    let indexes = Config::built_in().expect("built-in config").indexes;
-    let detail = DetailController::new(cluster.client.clone(), None);
-    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(Catalog::new(discovery));
-    let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
-    let mut app = App::new(starter, view, false, detail).expect("app");
+    let mut app = start_discovered_app(cluster).await;
     wait_rows(&mut app, "pods", |w| w.total > 0).await;
     run_command(&mut app, &format!("svc -n {namespace}"));
     let key = format!("{namespace}/one-revision");
@@ -1384,12 +1384,7 @@ async fn j_jumps_from_a_pod_to_its_replicaset_and_deployment() {
         .expect("sim");
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
-    let discovery = Discovery::run(&cluster.client).await.expect("discovers");
-    let indexes = Config::built_in().expect("built-in config").indexes;
-    let detail = DetailController::new(cluster.client.clone(), None);
-    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(Catalog::new(discovery));
-    let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
-    let mut app = App::new(starter, view, false, detail).expect("app");
+    let mut app = start_discovered_app(cluster).await;
     let pods = wait_rows(&mut app, "pods", |w| w.total > 0).await;
     let pod = pods.rows[0].key.clone();
     // A seeded pod's name is its ReplicaSet's, then a suffix; that one's is its Deployment's.
