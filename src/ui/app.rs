@@ -1067,6 +1067,7 @@ impl App {
         };
         let (to, added) =
             nav::selected_pods(&selected.namespace, &selector, self.starter.indexes());
+        self.state.command.error = None;
         let mut follow = Vec::new();
         for definition in added {
             follow.extend(self.add_index(definition));

@@ -1364,6 +1364,13 @@ async fn enter_on_a_service_shows_the_pods_its_selector_picks() {
     let mut keys: Vec<String> = shown.rows.iter().map(|r| r.key.to_string()).collect();
     keys.sort();
     assert_eq!(keys, expected);
+    let said = app.state().command.error.clone().unwrap_or_default();
+    assert!(
+        said.starts_with(&format!(
+            "pods service {namespace}/one-revision selects: app="
+        )),
+        "{said}"
+    );
     assert!(
         app.table()
             .index_names()
