@@ -1065,8 +1065,13 @@ impl App {
                 return Vec::new();
             }
         };
-        let (to, added) =
-            nav::selected_pods(&selected.namespace, &selector, self.starter.indexes());
+        let discovery = self.starter.catalog().current();
+        let (to, added) = nav::selected_pods(
+            &selected.namespace,
+            &selector,
+            self.starter.indexes(),
+            &discovery,
+        );
         self.state.command.error = None;
         let mut follow = Vec::new();
         for definition in added {

@@ -123,14 +123,10 @@ pub fn selected_pods(
     namespace: &str,
     selector: &BTreeMap<String, String>,
     indexes: &[IndexDefinition],
+    discovery: &Discovery,
 ) -> (ViewSpec, Vec<IndexDefinition>) {
-    let on_pods = |d: &IndexDefinition| {
-        d.kinds.as_ref().is_none_or(|kinds| {
-            kinds
-                .iter()
-                .any(|k| matches!(k.as_str(), "pods" | "pod" | "po"))
-        })
-    };
+    let pods = Kind::from(ResourceKind::Pods);
+    let on_pods = |d: &IndexDefinition| d.applies_to(&pods, discovery);
     let mut added: Vec<IndexDefinition> = Vec::new();
     let mut terms = Vec::new();
     for (label, value) in selector {
