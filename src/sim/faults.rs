@@ -4,7 +4,8 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use rand::Rng;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use super::resources::Resource;
@@ -71,6 +72,26 @@ impl FaultsFired {
     }
 }
 
+/// The rolls that decide which requests suffer a fault: one seeded sequence per sim, so
+/// that the same seed fails the same requests by arrival order (the 17th resource request,
+/// say), whatever the timing, and a test's faults fire the same way on every run.
+pub(crate) struct FaultRolls(parking_lot::Mutex<StdRng>);
+
+impl FaultRolls {
+    /// A stream apart from the cluster's own (which the same seed also drives).
+    const STREAM: u64 = 0xFA17_5EED;
+
+    pub fn new(seed: u64) -> Self {
+        Self(parking_lot::Mutex::new(StdRng::seed_from_u64(
+            seed ^ Self::STREAM,
+        )))
+    }
+
+    fn roll(&self) -> f64 {
+        self.0.lock().random()
+    }
+}
+
 /// What a request should suffer, decided once per request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RequestFault {
@@ -80,11 +101,11 @@ pub enum RequestFault {
 }
 
 impl Faults {
-    pub fn request_fault(&self) -> RequestFault {
+    pub(crate) fn request_fault(&self, rolls: &FaultRolls) -> RequestFault {
         if self.error_ratio <= 0.0 && self.throttle_ratio <= 0.0 {
             return RequestFault::None;
         }
-        let roll: f64 = rand::rng().random();
+        let roll = rolls.roll();
         if roll < self.error_ratio {
             RequestFault::InternalError
         } else if roll < self.error_ratio + self.throttle_ratio {
@@ -105,8 +126,8 @@ impl Faults {
         self.forbidden.iter().any(|r| r == name)
     }
 
-    pub fn watch_gone(&self) -> bool {
-        self.watch_gone_ratio > 0.0 && rand::rng().random::<f64>() < self.watch_gone_ratio
+    pub(crate) fn watch_gone(&self, rolls: &FaultRolls) -> bool {
+        self.watch_gone_ratio > 0.0 && rolls.roll() < self.watch_gone_ratio
     }
 
     /// Applies one `--fault name=value` setting.
@@ -222,6 +243,31 @@ mod millis {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The same seed fails the same requests, by arrival order: what makes a fault test's
+    /// "the fault fired" hold on every run rather than most.
+    #[test]
+    fn the_same_seed_rolls_the_same_faults() {
+        let faults = Faults {
+            error_ratio: 0.04,
+            throttle_ratio: 0.04,
+            ..Faults::default()
+        };
+        let sequence = |seed| {
+            let rolls = FaultRolls::new(seed);
+            (0..200)
+                .map(|_| faults.request_fault(&rolls))
+                .collect::<Vec<_>>()
+        };
+        for seed in [5, 15, 25] {
+            let first = sequence(seed);
+            assert_eq!(first, sequence(seed));
+            // 8% of 200 rolls fail: the share holds, not only the order.
+            let failed = first.iter().filter(|f| **f != RequestFault::None).count();
+            assert!((5..=30).contains(&failed), "seed {seed}: {failed} of 200");
+        }
+        assert_ne!(sequence(5), sequence(6));
+    }
 
     #[test]
     fn parses_fault_specs() {

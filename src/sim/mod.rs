@@ -48,7 +48,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use churn::ChurnSettings;
 pub use config::SimConfig;
-use faults::FaultsFired;
+use faults::{FaultRolls, FaultsFired};
 pub use faults::{FaultParseError, FaultSpec, Faults, FaultsFiredSnapshot};
 pub use logs::NoisyLogs;
 pub use resources::Resource;
@@ -93,6 +93,7 @@ pub(crate) struct Shared {
     store: Store,
     faults: RwLock<Faults>,
     fired: FaultsFired,
+    fault_rolls: FaultRolls,
     token: String,
     bookmark_interval: Duration,
     shutdown: CancellationToken,
@@ -165,6 +166,7 @@ impl Sim {
             store: loaded,
             faults: RwLock::new(Faults::default()),
             fired: FaultsFired::default(),
+            fault_rolls: FaultRolls::new(config.seed),
             token,
             bookmark_interval: config.bookmark_interval,
             shutdown: CancellationToken::new(),

@@ -319,7 +319,10 @@ async fn handle(
     let params = Params::from_uri(&uri)?;
     let (fault, forbidden) = {
         let faults = shared.faults.read();
-        (faults.request_fault(), faults.forbids(target.resource))
+        (
+            faults.request_fault(&shared.fault_rolls),
+            faults.forbids(target.resource),
+        )
     };
     if forbidden {
         return Err(ApiError::rbac_forbidden(

@@ -85,7 +85,7 @@ pub(crate) async fn watch(
         as_table,
         shared: shared.clone(),
     };
-    if faults.watch_gone() {
+    if faults.watch_gone(&shared.fault_rolls) {
         FaultsFired::bump(&shared.fired.watches_gone);
         watcher.fail_gone(&StoreError::TooOld {
             requested: rv.unwrap_or(0),
