@@ -115,6 +115,7 @@ macro_rules! object_impls {
 }
 
 pub mod decode;
+mod field_index;
 mod generic;
 mod kind;
 mod meta;
@@ -125,9 +126,8 @@ pub mod secret;
 mod time;
 mod workloads;
 
-pub use generic::{
-    FieldIndex, FieldIndexes, GenericObject, Health, HealthCondition, decoding_with,
-};
+pub use field_index::{FieldIndex, FieldIndexes, decoding_with};
+pub use generic::{GenericObject, Health, HealthCondition};
 pub use kind::{ApiResource, ColumnDefinition, Kind};
 pub use meta::{Container, OwnerRef};
 pub use node::{ConditionStatus, Namespace, Node};
