@@ -61,6 +61,10 @@ pub fn read<'a, T: Deserialize<'a>>(json: &'a [u8]) -> Result<T, Error> {
     Ok(value)
 }
 
+/// The newtype name under which this module's deserializer hands a value's text whole,
+/// borrowed and checked for structure only, to a visitor's `visit_borrowed_bytes`.
+pub(crate) const RAW_TEXT: &str = "kscope::RawText";
+
 /// [`read`] through `seed`.
 pub fn read_seed<'a, S: DeserializeSeed<'a>>(json: &'a [u8], seed: S) -> Result<S::Value, Error> {
     let mut de = de::Deserializer::new(json);

@@ -18,8 +18,8 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::decode::{read, read_seed};
-use super::packed::{PackError, Str};
+use super::decode::{RAW_TEXT, read, read_seed};
+use super::packed::{FieldValues, PackError, Str};
 
 /// A field index a projection evaluates on each object as it decodes it.
 pub trait FieldIndex: Send + Sync {
@@ -202,9 +202,6 @@ pub(crate) fn active_fields() -> Option<ActiveFields> {
     DECODE_FIELDS.with(|cell| cell.borrow().clone())
 }
 
-/// The values of field indexes an object has: (index name, value).
-pub(crate) type FieldValues<'a> = [(&'a str, String)];
-
 /// Decodes an object with its field indexes' values: its text is taken whole, read into the
 /// projection's wire type `W` as without field indexes, and read again for the indexes,
 /// keeping only what they reach. `project` makes the projection of the two.
@@ -244,9 +241,6 @@ pub(crate) fn reached(text: &[u8], reach: &Reach) -> Result<Value, serde_json::E
         }
     }
 }
-
-/// The name under which [`super::decode`]'s deserializer hands a value's text whole.
-pub(crate) const RAW_TEXT: &str = "kscope::RawText";
 
 /// A value's text, borrowed from the input: from [`super::decode`]'s deserializer, which
 /// knows [`RAW_TEXT`], or from serde_json's, as its raw value.
@@ -363,5 +357,40 @@ impl<'de> Visitor<'de> for InPart<'_> {
 
     fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
         Ok(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reaches_unite_and_read_only_what_they_name() {
+        let images = Reach::member(
+            "spec",
+            Reach::member(
+                "containers",
+                Reach::every(Reach::member("image", Reach::Whole)),
+            ),
+        );
+        let names = Reach::member("spec", Reach::every(Reach::member("name", Reach::Whole)));
+        let both = images.clone().union(names).settled();
+        assert!(both.reads(&["spec", "containers"]));
+        assert!(both.reads(&["spec", "volumes"]));
+        assert!(!both.reads(&["status"]));
+        assert_eq!(images.clone().union(Reach::Whole), Reach::Whole);
+        assert_eq!(Reach::Nothing.union(images.clone()), images);
+        let pod = br#"{"metadata":{"name":"p","uid":"u"},"spec":{"nodeName":"n1",
+            "containers":[{"name":"app","image":"a:1","env":[{"name":"X","value":"y"}]},
+                {"name":"sidecar","image":"s:2"}],"volumes":[{"name":"v","emptyDir":{}}]}}"#;
+        let read = reached(pod, &both).unwrap();
+        // Every member of spec is read for its `name`, which a list has none of (a list's
+        // items are read only past a wildcard or an index); a scalar is kept as it is.
+        assert_eq!(
+            read,
+            serde_json::json!({"spec":{"nodeName":"n1",
+                "containers":[{"image":"a:1"},{"image":"s:2"}],
+                "volumes":[]}})
+        );
     }
 }

@@ -2,9 +2,8 @@
 
 use smallvec::SmallVec;
 
-use super::field_index::FieldValues;
 use super::meta::{FIRST_KIND_SLOT, WireMeta, non_empty};
-use super::packed::{Builder, PackError, Packed, Str, StrMap};
+use super::packed::{Builder, FieldValues, PackError, Packed, Str, StrMap};
 use super::time::Timestamp;
 use super::{KubeResource, ResourceKind};
 

@@ -18,11 +18,13 @@ use std::sync::{Arc, Weak};
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use smallvec::SmallVec;
 
-use super::field_index::FieldValues;
-
 /// The annotation `kubectl apply` writes: a full copy of the applied manifest, often several
 /// KB. It is dropped at decode time; detail views GET the full object anyway.
 pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The values of field indexes an object has, (index name, value), as its projection
+/// keeps them (see [`Builder::push_field_values`]).
+pub(crate) type FieldValues<'a> = [(&'a str, String)];
 
 /// Packed strings: `text[ends[i-1]..ends[i]]` is string `i`.
 #[derive(Clone, PartialEq, Eq, Default)]

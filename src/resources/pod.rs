@@ -6,9 +6,8 @@ use std::sync::{Arc, LazyLock};
 use serde::de::IgnoredAny;
 use smallvec::SmallVec;
 
-use super::field_index::FieldValues;
 use super::meta::{self, Container, FIRST_KIND_SLOT, OwnerRef, WireContainer, WireMeta, non_empty};
-use super::packed::{Builder, Interner, Labels, PackError, Packed, Str};
+use super::packed::{Builder, FieldValues, Interner, Labels, PackError, Packed, Str};
 use super::time::Timestamp;
 use super::{KubeResource, ResourceKind};
 

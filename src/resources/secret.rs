@@ -11,9 +11,10 @@ use bytes::Bytes;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use super::field_index::FieldValues;
 use super::meta::{FIRST_KIND_SLOT, WireMeta, non_empty};
-use super::packed::{Builder, LAST_APPLIED_ANNOTATION, Labels, PackError, Packed, Str};
+use super::packed::{
+    Builder, FieldValues, LAST_APPLIED_ANNOTATION, Labels, PackError, Packed, Str,
+};
 use super::time::Timestamp;
 use super::{KubeResource, ResourceKind};
 

@@ -1,8 +1,7 @@
 //! The deployment and replica set projections.
 
-use super::field_index::FieldValues;
 use super::meta::{self, Container, OwnerRef, WireMeta, WirePodTemplate, WireSelector};
-use super::packed::{Builder, Labels, PackError, Packed};
+use super::packed::{Builder, FieldValues, Labels, PackError, Packed};
 use super::time::Timestamp;
 use super::{KubeResource, ResourceKind};
 

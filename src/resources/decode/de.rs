@@ -10,8 +10,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
-use super::{ListParts, Malformed, Scan};
-use crate::resources::field_index::RAW_TEXT;
+use super::{ListParts, Malformed, RAW_TEXT, Scan};
 
 /// Objects and arrays nested deeper than this are refused, as serde_json refuses them, before
 /// the stack runs out.
