@@ -51,23 +51,40 @@ fn sim_config() -> SimConfig {
     config
 }
 
-/// `namespace/name` of every widget kubectl lists, with its JSON.
-async fn widgets(fx: &Kubectl) -> BTreeMap<String, Value> {
-    let list: Value = serde_json::from_str(&fx.ok(&["get", "widgets", "-A", "-o", "json"]).await)
+/// `namespace/name` of every object of `resource` kubectl lists, with its JSON.
+async fn listed(fx: &Kubectl, resource: &str) -> BTreeMap<String, Value> {
+    let list: Value = serde_json::from_str(&fx.ok(&["get", resource, "-A", "-o", "json"]).await)
         .expect("kubectl prints JSON");
     list["items"]
         .as_array()
         .expect("items")
         .iter()
-        .map(|w| {
+        .map(|o| {
             let key = format!(
                 "{}/{}",
-                w["metadata"]["namespace"].as_str().unwrap_or_default(),
-                w["metadata"]["name"].as_str().unwrap_or_default()
+                o["metadata"]["namespace"].as_str().unwrap_or_default(),
+                o["metadata"]["name"].as_str().unwrap_or_default()
             );
-            (key, w.clone())
+            (key, o.clone())
         })
         .collect()
+}
+
+/// `kscope get RESOURCE -A --index INDEX` with the indexes of the config file `config`.
+async fn get_indexed(fx: &Kubectl, resource: &str, config: &str, index: &str) -> Output {
+    let kubeconfig = fx.dir.join("kubeconfig").display().to_string();
+    let args = [
+        "get",
+        resource,
+        "-A",
+        "--kubeconfig",
+        &kubeconfig,
+        "--config",
+        config,
+        "--index",
+        index,
+    ];
+    kscope(&fx.dir, &args).await
 }
 
 /// The widgets whose `value(widget)` is `want`: the client-side filter kscope must match.
@@ -115,25 +132,12 @@ async fn a_field_index_on_a_custom_resource_selects_what_kubectl_json_gives() {
         return;
     };
     let config = fx.file("config.yaml", CONFIG);
-    let kubeconfig = fx.dir.join("kubeconfig").display().to_string();
-    let all = widgets(&fx).await;
+    let all = listed(&fx, "widgets").await;
     assert!(all.len() >= 4, "the sim serves widgets: {all:?}");
     let get = |index: String| {
-        let (config, kubeconfig, dir) = (config.clone(), kubeconfig.clone(), fx.dir.clone());
-        async move {
-            let args = [
-                "get",
-                "widgets",
-                "-A",
-                "--kubeconfig",
-                &kubeconfig,
-                "--config",
-                &config,
-                "--index",
-                &index,
-            ];
-            kscope(&dir, &args).await
-        }
+        let config = config.clone();
+        let fx = &fx;
+        async move { get_indexed(fx, "widgets", &config, &index).await }
     };
     let mut seen = 0;
     for status in ["True", "False"] {
@@ -169,23 +173,7 @@ async fn a_field_index_on_a_custom_resource_selects_what_kubectl_json_gives() {
 
     // Scoped: pods are offered neither the widgets' indexes nor `app`, which is removed;
     // `colour` is on every kind, and no pod has one.
-    let pods = |index: &'static str| {
-        let (config, kubeconfig, dir) = (config.clone(), kubeconfig.clone(), fx.dir.clone());
-        async move {
-            let args = [
-                "get",
-                "pods",
-                "-A",
-                "--kubeconfig",
-                &kubeconfig,
-                "--config",
-                &config,
-                "--index",
-                index,
-            ];
-            kscope(&dir, &args).await
-        }
-    };
+    let pods = |index: &'static str| get_indexed(&fx, "pods", &config, index);
     assert!(rows(&pods("colour=blue").await).is_empty());
     for index in ["ready=True", "app=web"] {
         let out = pods(index).await;
@@ -213,16 +201,16 @@ async fn a_field_index_on_a_custom_resource_selects_what_kubectl_json_gives() {
     );
 }
 
-/// The App over the sim with [`CONFIG`]'s indexes, showing `resource` in every namespace,
+/// The App over the sim with `config`'s indexes, showing `resource` in every namespace,
 /// with the discovery watch that keeps its catalog current.
-async fn start_app(fx: &Kubectl, resource: &str) -> (App, CatalogWatch) {
+async fn start_app(fx: &Kubectl, resource: &str, config: &str) -> (App, CatalogWatch) {
     let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
     let (catalog, watch, error) = Catalog::keep_current(&cluster).await;
     assert!(error.is_none(), "{error:?}");
     let kind = catalog.current().resolve(resource).expect("served");
     let view = ViewSpec::new(kind, NamespaceScope::All);
-    let config = Config::merged(Some(("test.yaml", CONFIG))).expect("config");
+    let config = Config::merged(Some(("test.yaml", config))).expect("config");
     let detail = DetailController::new(cluster.client.clone(), None);
     let starter = TableStarter::new(cluster, config.indexes, 64).with_catalog(catalog);
     (App::new(starter, view, false, detail).expect("app"), watch)
@@ -267,8 +255,8 @@ async fn the_tui_offers_an_index_only_on_its_kinds_and_filters_by_it() {
     let Some(fx) = Kubectl::start_with("kinds-index-tui", sim_config()).await else {
         return;
     };
-    let all = widgets(&fx).await;
-    let (mut app, _watch) = start_app(&fx, "pods").await;
+    let all = listed(&fx, "widgets").await;
+    let (mut app, _watch) = start_app(&fx, "pods", CONFIG).await;
     wait_rows(&mut app, "pods", |w| w.total > 0).await;
     let names = app.table().index_names();
     assert_eq!(
@@ -347,8 +335,8 @@ async fn an_index_added_at_run_time_is_backfilled_or_relisted() {
     let Some(fx) = Kubectl::start_with("kinds-index-runtime", sim_config()).await else {
         return;
     };
-    let all = widgets(&fx).await;
-    let (mut app, _watch) = start_app(&fx, "widgets").await;
+    let all = listed(&fx, "widgets").await;
+    let (mut app, _watch) = start_app(&fx, "widgets", CONFIG).await;
     wait_rows(&mut app, "widgets", |w| w.total == all.len()).await;
     let status = |app: &App| app.state().command.error.clone().unwrap_or_default();
 
@@ -554,25 +542,6 @@ const POD_CONFIG: &str = "indexes:
     field: .spec.nodeName.zone
 ";
 
-/// `namespace/name` of every pod kubectl lists, with its JSON.
-async fn pods(fx: &Kubectl) -> BTreeMap<String, Value> {
-    let list: Value = serde_json::from_str(&fx.ok(&["get", "pods", "-A", "-o", "json"]).await)
-        .expect("kubectl prints JSON");
-    list["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|p| {
-            let key = format!(
-                "{}/{}",
-                p["metadata"]["namespace"].as_str().unwrap_or_default(),
-                p["metadata"]["name"].as_str().unwrap_or_default()
-            );
-            (key, p.clone())
-        })
-        .collect()
-}
-
 /// Every container image of a pod, each once.
 fn images(pod: &Value) -> BTreeSet<String> {
     pod["spec"]["containers"]
@@ -597,24 +566,11 @@ async fn a_field_index_on_pods_selects_what_kubectl_json_gives() {
         return;
     };
     let config = fx.file("config.yaml", POD_CONFIG);
-    let kubeconfig = fx.dir.join("kubeconfig").display().to_string();
-    let all = pods(&fx).await;
+    let all = listed(&fx, "pods").await;
     let get = |index: String| {
-        let (config, kubeconfig, dir) = (config.clone(), kubeconfig.clone(), fx.dir.clone());
-        async move {
-            let args = [
-                "get",
-                "pods",
-                "-A",
-                "--kubeconfig",
-                &kubeconfig,
-                "--config",
-                &config,
-                "--index",
-                &index,
-            ];
-            kscope(&dir, &args).await
-        }
+        let config = config.clone();
+        let fx = &fx;
+        async move { get_indexed(fx, "pods", &config, &index).await }
     };
     let every_image: BTreeSet<String> = all.values().flat_map(images).collect();
     assert!(
@@ -661,27 +617,13 @@ async fn a_field_index_on_pods_selects_what_kubectl_json_gives() {
     );
 }
 
-/// The App over the sim with `config`'s indexes, showing `resource` in every namespace.
-async fn start_app_with(fx: &Kubectl, resource: &str, config: &str) -> (App, CatalogWatch) {
-    let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
-        .expect("cluster");
-    let (catalog, watch, error) = Catalog::keep_current(&cluster).await;
-    assert!(error.is_none(), "{error:?}");
-    let kind = catalog.current().resolve(resource).expect("served");
-    let view = ViewSpec::new(kind, NamespaceScope::All);
-    let config = Config::merged(Some(("test.yaml", config))).expect("config");
-    let detail = DetailController::new(cluster.client.clone(), None);
-    let starter = TableStarter::new(cluster, config.indexes, 64).with_catalog(catalog);
-    (App::new(starter, view, false, detail).expect("app"), watch)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tui_filters_pods_by_a_json_path_index_and_adds_one_at_run_time() {
     let Some(fx) = Kubectl::start_with("kinds-index-pods-tui", sim_config()).await else {
         return;
     };
-    let all = pods(&fx).await;
-    let (mut app, _watch) = start_app_with(&fx, "pods", POD_CONFIG).await;
+    let all = listed(&fx, "pods").await;
+    let (mut app, _watch) = start_app(&fx, "pods", POD_CONFIG).await;
     wait_rows(&mut app, "pods", |w| w.total == all.len()).await;
     assert_eq!(
         app.table().index_names(),
@@ -789,41 +731,11 @@ async fn a_path_into_secret_values_is_refused_and_a_metadata_path_is_not() {
         "unscoped.yaml",
         "indexes:\n  token:\n    field: .data.token\n  secretname:\n    field: .metadata.name\n  kind:\n    field: .type\n",
     );
-    let get = |index: &'static str| {
-        let (file, kubeconfig, dir) = (file.clone(), kubeconfig.clone(), fx.dir.clone());
-        async move {
-            let args = [
-                "get",
-                "secrets",
-                "-A",
-                "--kubeconfig",
-                &kubeconfig,
-                "--config",
-                &file,
-                "--index",
-                index,
-            ];
-            kscope(&dir, &args).await
-        }
-    };
+    let get = |index: &'static str| get_indexed(&fx, "secrets", &file, index);
     let out = get("token=x").await;
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown index"));
-    let list: Value =
-        serde_json::from_str(&fx.ok(&["get", "secrets", "-A", "-o", "json"]).await).expect("JSON");
-    let secrets: BTreeMap<String, Value> = list["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|s| {
-            let key = format!(
-                "{}/{}",
-                s["metadata"]["namespace"].as_str().unwrap_or_default(),
-                s["metadata"]["name"].as_str().unwrap_or_default()
-            );
-            (key, s.clone())
-        })
-        .collect();
+    let secrets = listed(&fx, "secrets").await;
     let kind = |s: &Value| s["type"].as_str().map(str::to_string);
     let opaque = filtered(&secrets, kind, "Opaque");
     assert!(!opaque.is_empty(), "the sim has Opaque secrets");
