@@ -250,6 +250,24 @@ fn filter(app: &mut App, text: &str) {
     app.apply(Action::FilterAccept);
 }
 
+/// Filters the table on screen by `index` = the first value `value` gives of an object of
+/// `all`, and checks that exactly the objects of `all` with that value show.
+async fn filter_matches(
+    app: &mut App,
+    all: &BTreeMap<String, Value>,
+    index: &str,
+    value: impl Fn(&Value) -> Option<String> + Copy,
+) {
+    let some = all
+        .values()
+        .find_map(value)
+        .expect("an object with a value");
+    let want = filtered(all, value, &some);
+    filter(app, &format!("{index}={some}"));
+    let window = wait_rows(app, index, |w| w.total == want.len() && w.total > 0).await;
+    assert_eq!(keys(&window), want, "{index}={some}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tui_offers_an_index_only_on_its_kinds_and_filters_by_it() {
     let Some(fx) = Kubectl::start_with("kinds-index-tui", sim_config()).await else {
@@ -382,11 +400,7 @@ async fn an_index_added_at_run_time_is_backfilled_or_relisted() {
         status(&app)
     );
     let size = |w: &Value| w["spec"]["size"].as_str().map(str::to_string);
-    let some = all.values().find_map(size).expect("a widget with a size");
-    let want = filtered(&all, size, &some);
-    filter(&mut app, &format!("size={some}"));
-    let window = wait_rows(&mut app, "size", |w| w.total == want.len() && w.total > 0).await;
-    assert_eq!(keys(&window), want);
+    filter_matches(&mut app, &all, "size", size).await;
 
     // An index for other kinds is kept for them and said not to apply here.
     run_command(&mut app, "index zone label=zone kinds=svc");
@@ -680,11 +694,7 @@ async fn the_tui_filters_pods_by_a_json_path_index_and_adds_one_at_run_time() {
     run_command(&mut app, "index qos field=.status.qosClass kinds=pods");
     assert!(status(&app).contains("relisting pods"), "{}", status(&app));
     let qos = |p: &Value| p["status"]["qosClass"].as_str().map(str::to_string);
-    let some = all.values().find_map(qos).expect("a QoS class");
-    let want = filtered(&all, qos, &some);
-    filter(&mut app, &format!("qos={some}"));
-    let window = wait_rows(&mut app, "qos", |w| w.total == want.len() && w.total > 0).await;
-    assert_eq!(keys(&window), want);
+    filter_matches(&mut app, &all, "qos", qos).await;
 
     // On secrets, a path into their values is refused; a metadata path is not.
     run_command(&mut app, "index token field=.data.token kinds=secrets");
