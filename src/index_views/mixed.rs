@@ -422,7 +422,7 @@ impl Drop for MixedWorker {
 }
 
 /// Waits until one of `versions` changes; one whose sender is gone is no longer waited on.
-async fn any_changed(versions: &mut [Option<watch::Receiver<u64>>]) {
+pub async fn any_changed<T>(versions: &mut [Option<watch::Receiver<T>>]) {
     loop {
         let waits: Vec<_> = versions
             .iter_mut()
