@@ -79,19 +79,15 @@ const KEY_CHUNK: usize = 4096;
 pub struct ViewRows<T> {
     view: Arc<Mutex<LiveView<T>>>,
     indexer: Indexer<T>,
-    columns: Vec<Column>,
-    /// The column whose cell is the mixed table's STATUS.
-    status: Option<usize>,
+    kind: Kind,
 }
 
 impl<T: TableRow> ViewRows<T> {
     pub fn new(view: Arc<Mutex<LiveView<T>>>, indexer: Indexer<T>, kind: &Kind) -> Self {
-        let columns = T::columns(kind).into_owned();
         Self {
-            status: status_column(&columns),
             view,
             indexer,
-            columns,
+            kind: kind.clone(),
         }
     }
 }
@@ -120,12 +116,15 @@ impl<T: TableRow> MemberRows for ViewRows<T> {
         keys.truncate(cap);
         keys.sort_unstable();
         keys.dedup();
+        // Read each time: a discovered kind learns its columns from its first Table.
+        let columns = T::columns(&self.kind);
+        let status = status_column(&columns);
         let epoch = Timestamp::from_seconds(0);
         keys.into_iter()
             .filter_map(|key| {
                 let obj = self.indexer.get_by_key(&key)?;
-                let status = match self.status {
-                    Some(at) => obj.cells(&self.columns, epoch).swap_remove(at),
+                let status = match status {
+                    Some(at) => obj.cells(&columns, epoch).swap_remove(at),
                     None => String::new(),
                 };
                 Some(Summary {
