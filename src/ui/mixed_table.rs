@@ -590,7 +590,7 @@ mod tests {
         assert!(!both.listed);
         assert_eq!(both.phase, ReflectorPhase::Starting);
         assert_eq!(
-            combined(&[watching.clone()]).phase,
+            combined(std::slice::from_ref(&watching)).phase,
             ReflectorPhase::Watching
         );
         assert_eq!(member_state(&watching), MemberState::Watching);
