@@ -637,6 +637,9 @@ fn put_pod(
         return false;
     };
     let key = format!("{}/{}", pod.namespace, pod.name);
+    if state == PodState::Pending && txn.namespace_terminating(&key) {
+        return false;
+    }
     let cached = cache.0.get(&rs_key).filter(|c| c.uid == rs.uid);
     let templates = match cached {
         Some(templates) => templates,

@@ -72,6 +72,10 @@ const COMPANIONS_STREAM: u64 = 0xc0a1_fa11_0c0a_1fa1;
 /// the other companions as they were.
 const PODS_STREAM: u64 = 0x90d5_90d5_90d5_90d5;
 
+/// Mixed into the seed for the database Service's Endpoints and EndpointSlice, added after
+/// the rest, so that the other companions stayed as they were.
+const DB_ENDPOINTS_STREAM: u64 = 0xdb3d_b0e9_db3d_b0e9;
+
 /// Where a namespace's workload pods (StatefulSet and Job) take their IPs from, clear of
 /// the Deployments' pods below and the churn's above; each namespace has [`IPS_PER_NAMESPACE`].
 pub const NAMESPACE_POD_IPS: u64 = 1_500_000;
@@ -495,6 +499,77 @@ fn endpoint_slice(app: &AppSummary, service_uid: &str, at: &str, rng: &mut StdRn
     })
 }
 
+/// The Endpoints and EndpointSlice the controllers keep for the database's headless
+/// Service: its `pods` (none unless the workload pods are seeded) by their IPs, ready ones
+/// as addresses, as the sim's endpoints controller writes them once a pod changes.
+fn db_endpoints(
+    ns: &str,
+    db: &str,
+    team: &str,
+    service_uid: &str,
+    pods: &[&Value],
+    at: &str,
+    rng: &mut StdRng,
+) -> (Value, Value) {
+    let ready = |p: &Value| {
+        p["status"]["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|c| c["type"] == "Ready" && c["status"] == "True")
+    };
+    let target = |p: &Value| json!({"kind": "Pod", "namespace": ns, "name": p["metadata"]["name"], "uid": p["metadata"]["uid"]});
+    let address = |p: &&Value| json!({"ip": p["status"]["podIP"], "hostname": p["spec"]["hostname"], "nodeName": p["spec"]["nodeName"], "targetRef": target(p)});
+    let port = json!({"name": "postgres", "port": 5432, "protocol": "TCP"});
+    let mut subset = json!({"ports": [port]});
+    let addresses: Vec<Value> = pods.iter().filter(|p| ready(p)).map(address).collect();
+    let not_ready: Vec<Value> = pods.iter().filter(|p| !ready(p)).map(address).collect();
+    if !addresses.is_empty() {
+        subset["addresses"] = json!(addresses);
+    }
+    if !not_ready.is_empty() {
+        subset["notReadyAddresses"] = json!(not_ready);
+    }
+    let labels = json!({"app": db, "team": team, "service.kubernetes.io/headless": ""});
+    let endpoints = json!({
+        "kind": "Endpoints",
+        "apiVersion": "v1",
+        "metadata": metadata(db, ns, &manifests::uid(rng), at, json!({"labels": labels,
+            "annotations": {"endpoints.kubernetes.io/last-change-trigger-time": at}})),
+        "subsets": if pods.is_empty() { json!([]) } else { json!([subset]) },
+    });
+    let slice_endpoints: Vec<Value> = pods
+        .iter()
+        .map(|p| {
+            json!({
+                "addresses": [p["status"]["podIP"]],
+                "conditions": {"ready": ready(p), "serving": ready(p), "terminating": false},
+                "hostname": p["spec"]["hostname"],
+                "nodeName": p["spec"]["nodeName"],
+                "targetRef": target(p),
+            })
+        })
+        .collect();
+    let mut slice_labels = labels;
+    slice_labels["endpointslice.kubernetes.io/managed-by"] =
+        json!("endpointslice-controller.k8s.io");
+    slice_labels["kubernetes.io/service-name"] = json!(db);
+    let slice = json!({
+        "kind": "EndpointSlice",
+        "apiVersion": "discovery.k8s.io/v1",
+        "metadata": metadata(&format!("{db}-{}", manifests::safe_suffix(rng, 5)), ns, &manifests::uid(rng), at, json!({
+            "labels": slice_labels,
+            "annotations": {"endpoints.kubernetes.io/last-change-trigger-time": at},
+            "generateName": format!("{db}-"),
+            "generation": 1,
+            "ownerReferences": owner("v1", "Service", db, service_uid)})),
+        "addressType": "IPv4",
+        "endpoints": slice_endpoints,
+        "ports": [port],
+    });
+    (endpoints, slice)
+}
+
 /// A simple pod template for the workloads whose pods are not generated.
 fn template(labels: &Value, name: &str, image: &str, port: u16) -> Value {
     json!({
@@ -564,13 +639,14 @@ pub fn for_namespace(
     let sts_uid = manifests::uid(&mut rng);
     let tpl = template(&labels, "postgres", "docker.io/library/postgres:16.4", 5432);
     let replicas = 3;
+    let service_uid = manifests::uid(&mut rng);
     out.push(companion(
         Resource::Services,
         ns,
         json!({
             "kind": "Service",
             "apiVersion": "v1",
-            "metadata": metadata(&db, ns, &manifests::uid(&mut rng), &created, json!({"labels": labels})),
+            "metadata": metadata(&db, ns, &service_uid, &created, json!({"labels": labels})),
             "spec": {"type": "ClusterIP", "clusterIP": "None", "clusterIPs": ["None"], "selector": {"app": db}, "ports": [{"name": "postgres", "port": 5432, "targetPort": 5432, "protocol": "TCP"}], "ipFamilies": ["IPv4"], "ipFamilyPolicy": "SingleStack", "sessionAffinity": "None", "internalTrafficPolicy": "Cluster"},
             "status": {"loadBalancer": {}},
         }),
@@ -618,6 +694,23 @@ pub fn for_namespace(
             manifests::PodState::Running,
         ));
     }
+    let db_pods: Vec<&Value> = out
+        .iter()
+        .filter(|c| c.resource == Resource::Pods)
+        .map(|c| &c.value)
+        .collect();
+    let mut endpoints_rng = StdRng::seed_from_u64(seed ^ DB_ENDPOINTS_STREAM);
+    let (endpoints, slice) = db_endpoints(
+        ns,
+        &db,
+        team,
+        &service_uid,
+        &db_pods,
+        &created,
+        &mut endpoints_rng,
+    );
+    out.push(companion(Resource::Endpoints, ns, endpoints));
+    out.push(companion(Resource::EndpointSlices, ns, slice));
     for i in 0..replicas {
         let claim = format!("data-{db}-{i}");
         let claim_uid = manifests::uid(&mut rng);

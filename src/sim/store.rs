@@ -504,6 +504,16 @@ impl Txn<'_> {
         self.state.table(resource)?.latest(key)
     }
 
+    /// Whether the namespace of `key` (`namespace/name`) is being deleted, where the API
+    /// server's NamespaceLifecycle admission refuses new content (403): a controller's create
+    /// there fails, so the sim's controllers and churn make nothing in it.
+    pub fn namespace_terminating(&self, key: &str) -> bool {
+        let namespace = key.split_once('/').map_or(key, |(ns, _)| ns);
+        self.get(Resource::Namespaces, namespace)
+            .and_then(|ns| ns.decode().ok())
+            .is_some_and(|ns| ns["metadata"]["deletionTimestamp"].is_string())
+    }
+
     /// The [`Store::instance`] of the store written to.
     pub fn cluster(&self) -> u64 {
         self.state.instance

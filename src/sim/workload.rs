@@ -700,7 +700,7 @@ mod tests {
         let apps = count(Resource::Deployments);
         assert_eq!(count(Resource::Services), apps + 3 + 2);
         assert_eq!(count(Resource::ServiceAccounts), apps + 7);
-        assert_eq!(count(Resource::Endpoints), apps + 1);
+        assert_eq!(count(Resource::Endpoints), apps + 1 + 3);
         assert_eq!(count(Resource::StatefulSets), 3);
         assert_eq!(count(Resource::PersistentVolumeClaims), 9);
         assert_eq!(count(Resource::PersistentVolumes), 9);
@@ -717,7 +717,11 @@ mod tests {
                     .sum::<usize>()
             })
             .sum();
-        assert_eq!(listed, 103 + 2, "every pod, and the API server's two");
+        assert_eq!(
+            listed,
+            103 + 2 + 9,
+            "every Deployment pod, the API server's two, and the databases' pods"
+        );
         assert!(a.iter().enumerate().all(|(i, g)| g.rv == i as u64 + 1));
         // A Deployment's ReplicaSets each have their own pod template.
         let mut templates = std::collections::BTreeMap::new();

@@ -66,6 +66,9 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             follow.push((Work::DaemonSet(key.into()), None));
             break;
         }
+        if txn.namespace_terminating(key) {
+            break;
+        }
         let pod_key = create_pod(txn, &ds, node, &hash, generation)?;
         follow.push((Work::Pod(pod_key.as_str().into()), Some(STEP_DELAY)));
         created += 1;

@@ -78,7 +78,16 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         })
         .collect();
     let target = |p: &Value| json!({"kind": "Pod", "namespace": namespace, "name": p["metadata"]["name"], "uid": p["metadata"]["uid"]});
-    let address = |p: &Value| json!({"ip": p["status"]["podIP"], "nodeName": p["spec"]["nodeName"], "targetRef": target(p)});
+    let address = |p: &Value| {
+        let mut address = json!({"ip": p["status"]["podIP"], "nodeName": p["spec"]["nodeName"], "targetRef": target(p)});
+        // A pod named in the Service's domain (a StatefulSet's) is addressed by hostname too.
+        if let Some(host) = p["spec"]["hostname"].as_str().filter(|h| !h.is_empty())
+            && p["spec"]["subdomain"].as_str() == Some(name)
+        {
+            address["hostname"] = json!(host);
+        }
+        address
+    };
     let ready: Vec<Value> = selected
         .iter()
         .filter(|p| super::kubelet::is_ready(p))

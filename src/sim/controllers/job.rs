@@ -238,7 +238,12 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
                 !completed.contains(i)
                     && !active.iter().any(|(_, p)| completion_index(p) == Some(*i))
             });
-            for _ in 0..wanted.min(BURST as u64) {
+            let creates = if txn.namespace_terminating(key) {
+                0
+            } else {
+                wanted.min(BURST as u64)
+            };
+            for _ in 0..creates {
                 let index = if indexed {
                     let Some(index) = free.next() else { break };
                     Some(index)

@@ -28,7 +28,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         .filter(|(_, p)| !p["metadata"]["deletionTimestamp"].is_string())
         .collect();
     let mut follow = FollowUps::new();
-    if pods.len() < desired {
+    if pods.len() < desired && !txn.namespace_terminating(key) {
         let factory = PodFactory::new(&rs);
         let mut rng = rand::rng();
         let rs_name = rs["metadata"]["name"].as_str().unwrap_or("pod");
@@ -113,4 +113,55 @@ fn created(pod: &Value) -> String {
         .as_str()
         .unwrap_or("")
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::store::Store;
+    use super::*;
+
+    /// A ReplicaSet short of pods makes them, unless its namespace is being deleted, where
+    /// the API server would refuse each create.
+    #[test]
+    fn no_pods_are_made_in_a_terminating_namespace() {
+        let store = Store::new(100);
+        let rs = |ns: &str| {
+            json!({
+                "kind": "ReplicaSet", "apiVersion": "apps/v1",
+                "metadata": {"name": "web-5d8f", "namespace": ns, "uid": format!("uid-{ns}"), "generation": 1},
+                "spec": {
+                    "replicas": 2,
+                    "selector": {"matchLabels": {"app": "web"}},
+                    "template": {
+                        "metadata": {"labels": {"app": "web"}},
+                        "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]},
+                    },
+                },
+            })
+        };
+        store.write(|txn| {
+            for (ns, deleting) in [("live", false), ("doomed", true)] {
+                let mut namespace =
+                    json!({"kind": "Namespace", "apiVersion": "v1", "metadata": {"name": ns}});
+                if deleting {
+                    namespace["metadata"]["deletionTimestamp"] = json!("2026-12-01T22:00:00Z");
+                }
+                txn.put(Resource::Namespaces, ns, &mut namespace).unwrap();
+                txn.put(
+                    Resource::ReplicaSets,
+                    &format!("{ns}/web-5d8f"),
+                    &mut rs(ns),
+                )
+                .unwrap();
+            }
+        });
+        let pods_in = |ns: &str| {
+            store.write(|txn| {
+                reconcile(txn, &format!("{ns}/web-5d8f")).unwrap();
+                txn.scan(Resource::Pods, &format!("{ns}/")).len()
+            })
+        };
+        assert_eq!(pods_in("live"), 2);
+        assert_eq!(pods_in("doomed"), 0);
+    }
 }

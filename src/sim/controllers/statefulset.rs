@@ -58,7 +58,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             .filter(|(o, _, _)| *o < ordinal)
             .all(|(_, _, p)| healthy(p))
             && by_ordinal.iter().filter(|(o, _, _)| *o < ordinal).count() as u64 == ordinal;
-        if !parallel && !lower_ready {
+        if (!parallel && !lower_ready) || txn.namespace_terminating(key) {
             break;
         }
         let pod_key = create_pod(txn, &sts, ordinal, &update_revision)?;

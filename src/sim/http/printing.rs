@@ -35,13 +35,14 @@ pub(super) fn human_duration(seconds: i64) -> String {
 }
 
 pub(super) fn age(obj: &Value) -> String {
-    obj["metadata"]["creationTimestamp"]
-        .as_str()
-        .and_then(|t| t.parse::<jiff::Timestamp>().ok())
-        .map_or_else(
-            || "<unknown>".to_string(),
-            |t| human_duration(now_seconds() - t.as_second()),
-        )
+    since(&obj["metadata"]["creationTimestamp"]).unwrap_or_else(|| "<unknown>".to_string())
+}
+
+/// How long ago the RFC 3339 timestamp `t` was, as kubectl prints ages; `None` if `t` is
+/// not one.
+pub(super) fn since(t: &Value) -> Option<String> {
+    let t = t.as_str()?.parse::<jiff::Timestamp>().ok()?;
+    Some(human_duration(now_seconds() - t.as_second()))
 }
 
 pub(super) fn text(v: &Value) -> String {

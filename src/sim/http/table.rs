@@ -6,7 +6,7 @@ use axum::http::{HeaderMap, header};
 use serde_json::{Value, json};
 
 use super::Params;
-use super::printing::{age, template_columns, text};
+use super::printing::{age, since, template_columns, text};
 use super::status::ApiError;
 use crate::sim::object::StoredObject;
 use crate::sim::resources::Resource;
@@ -88,6 +88,16 @@ fn pod_cells(pod: &Value) -> Vec<Value> {
         .iter()
         .filter_map(|s| s["restartCount"].as_u64())
         .sum();
+    // kube-apiserver's pod printer adds when the last restart was: the latest finishedAt of
+    // the containers' last terminated states (RFC 3339 strings compare as times).
+    let last_restart = statuses
+        .iter()
+        .filter_map(|s| s["lastState"]["terminated"]["finishedAt"].as_str())
+        .max();
+    let restarts = match last_restart.and_then(|t| since(&json!(t))) {
+        Some(ago) if restarts > 0 => format!("{restarts} ({ago} ago)"),
+        _ => restarts.to_string(),
+    };
     let mut reason = text(&pod["status"]["phase"]);
     for s in &statuses {
         if let Some(r) = s["state"]["waiting"]["reason"].as_str() {
@@ -109,7 +119,7 @@ fn pod_cells(pod: &Value) -> Vec<Value> {
         json!(text(&pod["metadata"]["name"])),
         json!(format!("{ready}/{total}")),
         json!(reason),
-        json!(restarts.to_string()),
+        json!(restarts),
         json!(age(pod)),
         json!(or_none(&pod["status"]["podIP"])),
         json!(or_none(&pod["spec"]["nodeName"])),

@@ -42,14 +42,10 @@ fn namespace_accepts(txn: &Txn<'_>, target: &Target, name: &str) -> Result<(), A
     else {
         return Ok(());
     };
-    let namespace = txn
-        .get(Resource::Namespaces, ns)
-        .ok_or_else(|| ApiError::not_found(Resource::Namespaces, ns))?;
-    let terminating = namespace
-        .decode()
-        .map_err(|e| ApiError::internal(&e.to_string()))?["metadata"]["deletionTimestamp"]
-        .is_string();
-    if terminating {
+    if txn.get(Resource::Namespaces, ns).is_none() {
+        return Err(ApiError::not_found(Resource::Namespaces, ns));
+    }
+    if txn.namespace_terminating(ns) {
         return Err(ApiError::namespace_terminating(target.resource, name, ns));
     }
     Ok(())
