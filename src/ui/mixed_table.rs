@@ -405,10 +405,14 @@ impl Table for MixedTable {
     /// out, and the filter is an error only when no kind can take it.
     fn set_query(&mut self, query: Query, _sort: SortSpec) -> Result<bool, QueryError> {
         let mut first_error = None;
+        let mut rebuilt = false;
         for member in &mut self.members {
             let sort = member.table.sort();
             match member.table.set_query(query.clone(), sort) {
-                Ok(_) => member.left_out = None,
+                Ok(new_view) => {
+                    rebuilt |= new_view;
+                    member.left_out = None;
+                }
                 Err(err) => {
                     member.left_out = Some(err.to_string());
                     first_error.get_or_insert(err);
@@ -418,7 +422,7 @@ impl Table for MixedTable {
         self.refresh_inputs();
         match first_error {
             Some(err) if self.members.iter().all(|m| m.left_out.is_some()) => Err(err),
-            _ => Ok(true),
+            _ => Ok(rebuilt),
         }
     }
 
