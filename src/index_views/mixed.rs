@@ -354,6 +354,10 @@ impl MixedWorker {
         let (version_tx, version) = watch::channel(0u64);
         let shared = snapshot.clone();
         let task = tokio::spawn(async move {
+            // The snapshot before the current one: a frame may still hold it when it is
+            // replaced, so it is released at the next rebuild, off the UI thread (releasing
+            // 150,000 rows costs as much as building them).
+            let mut previous: Option<Arc<MixedRows>> = None;
             loop {
                 let inputs = inputs_rx.borrow_and_update().clone();
                 let mut versions: Vec<Option<watch::Receiver<u64>>> =
@@ -369,8 +373,10 @@ impl MixedWorker {
                 let Ok(built) = built else {
                     return;
                 };
-                *shared.lock() = Arc::new(built);
+                let replaced = std::mem::replace(&mut *shared.lock(), Arc::new(built));
                 version_tx.send_modify(|v| *v += 1);
+                let released = previous.replace(replaced);
+                tokio::task::spawn_blocking(move || drop(released));
                 let pause = started.elapsed().min(MAX_PAUSE);
                 tokio::select! {
                     changed = inputs_rx.changed() => if changed.is_err() { return },

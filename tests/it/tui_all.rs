@@ -212,6 +212,25 @@ async fn all_is_one_table_of_kubectls_get_all_rows_that_filters_and_opens_each_r
             format!("{namespace}/{web}")
         ))
     );
+    // The delta panel follows the selected row's kind: the Deployments' entries.
+    let deployments: BTreeSet<String> = by_name
+        .rows
+        .iter()
+        .filter(|r| r.cells[0] == "deployment.apps")
+        .map(|r| format!("{namespace}/{}", r.cells[1]))
+        .collect();
+    let keys: Vec<&str> = app
+        .state()
+        .deltas
+        .lines
+        .iter()
+        .map(|l| l.key.as_str())
+        .filter(|k| !k.is_empty())
+        .collect();
+    assert!(
+        !keys.is_empty() && keys.iter().all(|k| deployments.contains(*k)),
+        "{keys:?} {deployments:?}"
+    );
     app.apply(Action::DrillDown);
     assert!(app.category().is_none());
     assert_eq!(*app.table().kind(), ResourceKind::ReplicaSets);
