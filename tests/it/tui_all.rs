@@ -273,7 +273,12 @@ async fn a_label_filter_goes_through_each_kinds_app_index() {
         .expect("cluster");
     let mut app = start_app(cluster).await;
     run_command(&mut app, "all -A");
-    let all = wait_rows(&mut app, "all", |app, w| w.total > 0 && all_watching(app)).await;
+    // Every kind watching says nothing of the mixed snapshot, rebuilt off the UI thread,
+    // which may still lag behind: wait for the Deployment rows too.
+    let all = wait_rows(&mut app, "all", |app, w| {
+        all_watching(app) && w.rows.iter().any(|r| r.cells[0] == "deployment.apps")
+    })
+    .await;
     let app_label = kscope_label(&fx, &all).await;
     let expected: BTreeSet<String> = fx
         .ok(&[
