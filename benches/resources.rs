@@ -7,6 +7,9 @@
 //! not). The paths are the names of the `decode_pod` and `decode_wire` benchmarks below;
 //! `KSCOPE_DECODE_POD=<file>` decodes another pod than the fixture.
 //!
+//! `decode_pod/projection_3_paths` decodes the pod with three JSONPath field indexes, which
+//! read it a second time for only what their paths reach.
+//!
 //! `decode_generic` decodes a custom resource's Table row of about 3 KB into the generic
 //! projection, without field indexes and with JSONPath field indexes (which read the whole
 //! object into JSON to evaluate them).
@@ -117,8 +120,14 @@ fn pod_paths() -> Vec<(&'static str, PodPath)> {
     let mut copy = Vec::new();
     let mut copy_with_buffers = Vec::new();
     let mut buffers = simd_json::Buffers::default();
+    let fields = pod_path_fields();
     vec![
         ("projection", Box::new(|json| decode::<Pod>(json).unwrap())),
+        // With three JSONPath indexes: the pod read a second time for what they reach.
+        (
+            "projection_3_paths",
+            Box::new(move |json| decoding_with(Some(&fields), || decode::<Pod>(json).unwrap())),
+        ),
         // The skipping serde Deserializer alone, without serde_json's fallback: the same work as
         // `decode` on a pod it reads.
         (
@@ -152,6 +161,25 @@ fn pod_paths() -> Vec<(&'static str, PodPath)> {
             }),
         ),
     ]
+}
+
+/// The JSONPath indexes of `projection_3_paths`: a filter, a multi-valued path, a member.
+fn pod_path_fields() -> kscope::resources::FieldIndexes {
+    let definitions: Vec<IndexDefinition> = [
+        r#".status.conditions[?(@.type=="Ready")].status"#,
+        ".spec.containers[*].image",
+        ".spec.serviceAccountName",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, p)| {
+        IndexDefinition::new(
+            format!("f{i}"),
+            IndexSource::Path(FieldPath::parse(p).unwrap()),
+        )
+    })
+    .collect();
+    decode_fields(&path_indexes(&definitions))
 }
 
 fn watch_line() -> bytes::Bytes {

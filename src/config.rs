@@ -694,9 +694,9 @@ mod tests {
             e.starts_with("my.yaml:2:21: indexes.r.field: invalid JSONPath at character 7"),
             "{e}"
         );
-        let e = err("indexes:\n  r:\n    field: .spec.nodeName\n    kinds: [widgets, pods]\n");
+        let e = err("indexes:\n  r:\n    field: .data.token\n    kinds: [widgets, secrets]\n");
         assert!(
-            e.starts_with("my.yaml:4:22: indexes.r.kinds: pods have a hand-written projection"),
+            e.starts_with("my.yaml:4:22: indexes.r.kinds: .data.token: a field index on secrets"),
             "{e}"
         );
         let e = err("indexes:\n  r: {field: .x, kinds: []}\n");

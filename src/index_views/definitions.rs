@@ -15,8 +15,8 @@ use crate::client::discovery::Discovery;
 use crate::informers::indexer::{IndexFunc, IndexValues, index_func};
 use crate::informers::object::Object;
 use crate::resources::{
-    Deployment, FieldIndex, FieldIndexes, GenericObject, Kind, KubeResource, Namespace, Node, Pod,
-    ReplicaSet, ResourceKind, Secret,
+    Deployment, FieldIndex, FieldIndexes, GenericObject, Kind, KubeResource,
+    LAST_APPLIED_ANNOTATION, Namespace, Node, Pod, Reach, ReplicaSet, ResourceKind, Secret,
 };
 
 /// A projection field an index can read.
@@ -72,8 +72,8 @@ pub enum IndexSource {
     Label(String),
     Annotation(String),
     Field(IndexField),
-    /// A JSONPath into the object, evaluated when a discovered kind's object is decoded
-    /// (the generic projection keeps only its values).
+    /// A JSONPath into the object, evaluated when the object is decoded (the projection,
+    /// generic or hand-written, keeps only its values). Never into a Secret's values.
     Path(FieldPath),
 }
 
@@ -116,8 +116,9 @@ impl IndexDefinition {
     /// Whether `kind` gets this index: its source can have values on the kind (label indexes
     /// on every kind; annotation indexes on the projections keeping annotations, pods and
     /// every discovered kind; a projection field on the kinds whose projection has it;
-    /// JSONPath on discovered kinds, whose projection evaluates it) and, when the index is
-    /// scoped, one of its kinds names this one in `discovery`.
+    /// JSONPath on every kind, its projection evaluating it while decoding, except Secrets
+    /// when the path reads their values) and, when the index is scoped, one of its kinds
+    /// names this one in `discovery`.
     pub fn applies_to(&self, kind: &Kind, discovery: &Discovery) -> bool {
         source_applies(&self.source, kind)
             && self.kinds.as_ref().is_none_or(|names| {
@@ -174,8 +175,19 @@ fn source_applies(source: &IndexSource, kind: &Kind) -> bool {
                 matches!(built_in, Some(K::Pods | K::Deployments | K::ReplicaSets))
             }
         },
-        IndexSource::Path(_) => built_in.is_none(),
+        IndexSource::Path(path) => match built_in {
+            Some(K::Secrets) => !reads_secret_values(&path.reach()),
+            _ => true,
+        },
     }
+}
+
+/// Whether `reach` reads any of a Secret's values: its `data`, its `stringData` or the
+/// last-applied annotation, which holds them too.
+fn reads_secret_values(reach: &Reach) -> bool {
+    reach.reads(&["data"])
+        || reach.reads(&["stringData"])
+        || reach.reads(&["metadata", "annotations", LAST_APPLIED_ANNOTATION])
 }
 
 /// The definitions of `indexes` that apply to `kind` (see [`IndexDefinition::applies_to`]).
@@ -191,13 +203,15 @@ pub fn indexes_for(
         .collect()
 }
 
-/// A field index by JSONPath as a generic projection evaluates it while decoding. An object
+/// A field index by JSONPath as a projection evaluates it while decoding. An object
 /// the path does not fit (a member of a string...) is left out of the index and counted; the
 /// first is logged, once per index, so that a path wrong for every object does not flood
 /// the log.
 pub struct PathIndex {
     name: String,
     path: FieldPath,
+    /// What the path reads, worked out once.
+    reach: Reach,
     misfits: AtomicU64,
 }
 
@@ -205,6 +219,7 @@ impl PathIndex {
     pub fn new(name: impl Into<String>, path: FieldPath) -> Self {
         Self {
             name: name.into(),
+            reach: path.reach(),
             path,
             misfits: AtomicU64::new(0),
         }
@@ -219,6 +234,10 @@ impl PathIndex {
 impl FieldIndex for PathIndex {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    fn reach(&self) -> &Reach {
+        &self.reach
     }
 
     fn values(&self, object: &serde_json::Value) -> Option<Vec<String>> {
@@ -245,7 +264,7 @@ impl FieldIndex for PathIndex {
     }
 }
 
-/// The JSONPath indexes among `definitions`, for a generic projection to evaluate.
+/// The JSONPath indexes among `definitions`, for a projection to evaluate.
 pub fn path_indexes(definitions: &[IndexDefinition]) -> Vec<Arc<PathIndex>> {
     definitions
         .iter()
@@ -276,32 +295,34 @@ pub enum IndexCommandError {
     #[error("field {field:?}: {message}")]
     Field { field: String, message: String },
     #[error("{0}")]
-    HandWritten(HandWrittenKind),
+    SecretValues(SecretValuesPath),
 }
 
-/// A JSONPath index scoped to a kind with a hand-written projection, which keeps no
-/// object to evaluate it on.
+/// A JSONPath index on Secrets whose path reads their values, which kscope never reads.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{kind} have a hand-written projection, which does not evaluate JSONPath: index them by \
-     label, annotation or a projection field (namespace, node, phase, owner, images)"
+    "{path}: a field index on secrets may not read their values (data, stringData or the \
+     last-applied annotation); index them by label, annotation or a metadata path"
 )]
-pub struct HandWrittenKind {
-    pub kind: String,
+pub struct SecretValuesPath {
+    pub path: String,
 }
 
-/// Refuses `kinds` naming a kind with a hand-written projection for a JSONPath `source`:
-/// such an index would never be offered anywhere.
-pub fn check_path_kinds(source: &IndexSource, kinds: &[String]) -> Result<(), HandWrittenKind> {
-    if !matches!(source, IndexSource::Path(_)) {
+/// Refuses a JSONPath `source` that reads a Secret's values when `kinds` names secrets:
+/// such an index would never be offered there.
+pub fn check_path_kinds(source: &IndexSource, kinds: &[String]) -> Result<(), SecretValuesPath> {
+    let IndexSource::Path(path) = source else {
         return Ok(());
+    };
+    let secrets = kinds
+        .iter()
+        .any(|k| k.parse::<ResourceKind>() == Ok(ResourceKind::Secrets));
+    if secrets && reads_secret_values(&path.reach()) {
+        return Err(SecretValuesPath {
+            path: path.to_string(),
+        });
     }
-    match kinds.iter().find_map(|k| k.parse::<ResourceKind>().ok()) {
-        Some(kind) => Err(HandWrittenKind {
-            kind: kind.plural().to_string(),
-        }),
-        None => Ok(()),
-    }
+    Ok(())
 }
 
 impl IndexDefinition {
@@ -352,7 +373,7 @@ impl IndexDefinition {
                     return Err(IndexCommandError::Empty("kinds"));
                 }
                 check_path_kinds(&definition.source, &kinds)
-                    .map_err(IndexCommandError::HandWritten)?;
+                    .map_err(IndexCommandError::SecretValues)?;
                 Ok(definition.with_kinds(kinds))
             }
         }
@@ -380,7 +401,7 @@ pub fn index_funcs<T: Indexable>(definitions: &[IndexDefinition]) -> Vec<(String
         .collect()
 }
 
-/// A kind whose objects can be indexed by annotation and by [`IndexField`].
+/// A kind whose objects can be indexed by annotation, by [`IndexField`] and by JSONPath.
 pub trait Indexable: KubeResource {
     /// An annotation's value, for kinds that keep annotations.
     fn annotation(&self, _key: &str) -> Option<&str> {
@@ -390,10 +411,9 @@ pub trait Indexable: KubeResource {
     /// The values of `field`; none where the kind has no such field.
     fn field_values(&self, field: IndexField) -> IndexValues<'_>;
 
-    /// The values of the JSONPath index `index`, for kinds that keep them.
-    fn path_values(&self, _index: &str) -> IndexValues<'_> {
-        IndexValues::new()
-    }
+    /// The values of the JSONPath index `index`, as the object's projection kept them when
+    /// it was decoded.
+    fn path_values(&self, index: &str) -> IndexValues<'_>;
 }
 
 fn one(value: Option<&str>) -> IndexValues<'_> {
@@ -407,14 +427,15 @@ fn owner(obj: &impl KubeResource) -> IndexValues<'_> {
     one(obj.controller_owner_key())
 }
 
-fn images<'a>(images: impl Iterator<Item = &'a str>) -> IndexValues<'a> {
-    let mut values: IndexValues<'a> = IndexValues::new();
-    for image in images {
-        if !values.iter().any(|v| v == image) {
-            values.push(Cow::Borrowed(image));
+/// `values`, each once, in their first order (an index holds an object once per value).
+fn distinct<'a>(values: impl Iterator<Item = &'a str>) -> IndexValues<'a> {
+    let mut out: IndexValues<'a> = IndexValues::new();
+    for value in values {
+        if !out.iter().any(|v| v == value) {
+            out.push(Cow::Borrowed(value));
         }
     }
-    values
+    out
 }
 
 impl Indexable for Pod {
@@ -428,12 +449,16 @@ impl Indexable for Pod {
             IndexField::Node => one(self.node_name()),
             IndexField::Phase => one(self.phase()),
             IndexField::Owner => owner(self),
-            IndexField::Images => images(
+            IndexField::Images => distinct(
                 self.init_containers()
                     .chain(self.containers())
                     .map(|c| c.image),
             ),
         }
+    }
+
+    fn path_values(&self, index: &str) -> IndexValues<'_> {
+        distinct(self.indexed_values(index))
     }
 }
 
@@ -444,6 +469,10 @@ impl Indexable for Node {
             _ => IndexValues::new(),
         }
     }
+
+    fn path_values(&self, index: &str) -> IndexValues<'_> {
+        distinct(self.indexed_values(index))
+    }
 }
 
 impl Indexable for Namespace {
@@ -453,6 +482,10 @@ impl Indexable for Namespace {
             _ => IndexValues::new(),
         }
     }
+
+    fn path_values(&self, index: &str) -> IndexValues<'_> {
+        distinct(self.indexed_values(index))
+    }
 }
 
 impl Indexable for Deployment {
@@ -460,9 +493,13 @@ impl Indexable for Deployment {
         match field {
             IndexField::Namespace => one(self.namespace()),
             IndexField::Owner => owner(self),
-            IndexField::Images => images(self.containers().map(|c| c.image)),
+            IndexField::Images => distinct(self.containers().map(|c| c.image)),
             _ => IndexValues::new(),
         }
+    }
+
+    fn path_values(&self, index: &str) -> IndexValues<'_> {
+        distinct(self.indexed_values(index))
     }
 }
 
@@ -471,9 +508,13 @@ impl Indexable for ReplicaSet {
         match field {
             IndexField::Namespace => one(self.namespace()),
             IndexField::Owner => owner(self),
-            IndexField::Images => images(self.containers().map(|c| c.image)),
+            IndexField::Images => distinct(self.containers().map(|c| c.image)),
             _ => IndexValues::new(),
         }
+    }
+
+    fn path_values(&self, index: &str) -> IndexValues<'_> {
+        distinct(self.indexed_values(index))
     }
 }
 
@@ -487,6 +528,10 @@ impl Indexable for Secret {
             IndexField::Namespace => one(self.namespace()),
             _ => IndexValues::new(),
         }
+    }
+
+    fn path_values(&self, index: &str) -> IndexValues<'_> {
+        distinct(self.indexed_values(index))
     }
 }
 
@@ -505,13 +550,7 @@ impl Indexable for GenericObject {
     }
 
     fn path_values(&self, index: &str) -> IndexValues<'_> {
-        let mut values = IndexValues::new();
-        for value in GenericObject::field_values(self, index) {
-            if !values.iter().any(|v| v == value) {
-                values.push(Cow::Borrowed(value));
-            }
-        }
-        values
+        distinct(GenericObject::field_values(self, index))
     }
 }
 
@@ -521,7 +560,7 @@ mod tests {
 
     use super::*;
     use crate::informers::indexer::IndexerWriter;
-    use crate::resources::decode;
+    use crate::resources::{decode, decoding_with};
 
     fn fixture_pod() -> Pod {
         decode(include_bytes!("../../tests/fixtures/pod-realistic.json")).unwrap()
@@ -563,6 +602,159 @@ mod tests {
         let def = IndexDefinition::new("a", IndexSource::Annotation(key.to_string()));
         let values = def.index_func::<Pod>()(&pod).unwrap();
         assert_eq!(values.as_slice(), [Cow::Borrowed(value)]);
+    }
+
+    const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/pod-realistic.json");
+
+    fn path_definitions(paths: &[(&str, &str)]) -> Vec<IndexDefinition> {
+        paths
+            .iter()
+            .map(|(name, path)| {
+                IndexDefinition::new(*name, IndexSource::Path(FieldPath::parse(path).unwrap()))
+            })
+            .collect()
+    }
+
+    fn values_of<T: Indexable>(obj: &T, index: &str) -> Vec<String> {
+        obj.path_values(index)
+            .iter()
+            .map(|v| v.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn path_indexes_on_a_pod_are_evaluated_while_decoding() {
+        let definitions = path_definitions(&[
+            ("images", ".spec.containers[*].image"),
+            ("ready", r#".status.conditions[?(@.type=="Ready")].status"#),
+            ("sa", ".spec.serviceAccountName"),
+            ("qos", "{.status.qosClass}"),
+            ("app", ".metadata.labels.app"),
+            ("ports", ".spec.containers[0].ports[*].containerPort"),
+            ("misfit", ".spec.nodeName.zone"),
+        ]);
+        let paths = path_indexes(&definitions);
+        let fields = decode_fields(&paths);
+        // Through kscope's decoder, and through serde_json's (its fallback).
+        let pods: [Pod; 2] = decoding_with(Some(&fields), || {
+            [
+                decode::<Pod>(FIXTURE).unwrap(),
+                serde_json::from_slice::<Pod>(FIXTURE).unwrap(),
+            ]
+        });
+        let plain: Pod = decode(FIXTURE).unwrap();
+        for pod in &pods {
+            assert_eq!(
+                values_of(pod, "images"),
+                [
+                    "registry.example.com/payments/checkout-api:2.14.3",
+                    "docker.io/istio/proxyv2:1.22.3"
+                ]
+            );
+            assert_eq!(values_of(pod, "ready"), ["True"]);
+            assert_eq!(values_of(pod, "sa"), ["checkout-api"]);
+            assert_eq!(values_of(pod, "qos"), ["Burstable"]);
+            assert_eq!(values_of(pod, "app"), ["checkout-api"]);
+            assert_eq!(values_of(pod, "ports"), ["8080", "9090"]);
+            assert!(values_of(pod, "misfit").is_empty());
+            // The rest of the projection is what it is without indexes.
+            assert_eq!(pod.name(), plain.name());
+            assert_eq!(pod.status(), plain.status());
+            assert_eq!(
+                pod.annotations().iter().count(),
+                plain.annotations().iter().count()
+            );
+            assert_eq!(pod.node_name(), plain.node_name());
+        }
+        assert_eq!(paths[6].misfits(), 2);
+        assert!(values_of(&plain, "images").is_empty());
+        // The Indexer answers from them.
+        let indexer = IndexerWriter::new(index_funcs::<Pod>(&definitions)).unwrap();
+        indexer.add(Arc::new(pods[0].clone())).unwrap();
+        let mut images: Vec<String> = indexer
+            .list_index_values("images")
+            .unwrap()
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        images.sort();
+        assert_eq!(images.len(), 2);
+    }
+
+    /// What a path reads of an object, read alone, selects what the whole object gives.
+    #[test]
+    fn a_path_selects_the_same_from_what_it_reaches_as_from_the_whole_object() {
+        let whole: serde_json::Value = serde_json::from_slice(FIXTURE).unwrap();
+        for path in [
+            ".spec.containers[*].image",
+            ".spec.containers[-1].name",
+            ".spec.containers[0:1].env[*].name",
+            r#".status.conditions[?(@.type=="Ready")].status"#,
+            r#".spec.containers[?(@.name=="app")].resources.limits.memory"#,
+            ".metadata.labels['app.kubernetes.io/name']",
+            ".metadata.ownerReferences[*]['kind','name']",
+            ".spec.volumes[*].projected.sources[*].configMap.items[*].key",
+            "..fieldPath",
+            ".spec.*.podAntiAffinity",
+            ".status",
+            ".spec.nodeName.zone",
+            ".spec.containers.image",
+            ".metadata.missing.deeper",
+        ] {
+            let path = FieldPath::parse(path).unwrap();
+            let reached = crate::resources::field_index_reached(FIXTURE, &path.reach()).unwrap();
+            assert_eq!(path.values(&reached), path.values(&whole), "{path}");
+            if !matches!(path.reach(), Reach::Whole) {
+                assert!(
+                    reached.to_string().len() < whole.to_string().len() / 2,
+                    "{path}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_secret_path_index_reads_metadata_never_values() {
+        let secret = br#"{"kind":"Secret","apiVersion":"v1","type":"Opaque",
+            "metadata":{"name":"db","annotations":{"team":"payments",
+            "kubectl.kubernetes.io/last-applied-configuration":"{\"data\":{\"password\":\"aHVudGVyMg==\"}}"}},
+            "data":{"password":"aHVudGVyMg=="},"stringData":{"token":"hunter2"}}"#;
+        let definitions =
+            path_definitions(&[("team", ".metadata.annotations.team"), ("type", ".type")]);
+        let secrets = Kind::BuiltIn(ResourceKind::Secrets);
+        let discovery = Discovery::default();
+        for d in &definitions {
+            assert!(d.applies_to(&secrets, &discovery), "{}", d.name);
+        }
+        for values in [
+            ".data.password",
+            ".stringData",
+            "..password",
+            ".metadata.annotations",
+        ] {
+            let d = &path_definitions(&[("v", values)])[0];
+            assert!(!d.applies_to(&secrets, &discovery), "{values}");
+            assert!(d.applies_to(&Kind::BuiltIn(ResourceKind::Pods), &discovery));
+        }
+        let paths = path_indexes(&definitions);
+        let reach = paths
+            .iter()
+            .fold(Reach::Nothing, |r, p| r.union(p.reach().clone()));
+        let reached = crate::resources::field_index_reached(secret, &reach).unwrap();
+        let text = reached.to_string();
+        assert!(
+            !text.contains("aHVudGVyMg") && !text.contains("hunter2"),
+            "{text}"
+        );
+        let fields = decode_fields(&paths);
+        let decoded: Secret = decoding_with(Some(&fields), || decode(secret).unwrap());
+        assert_eq!(values_of(&decoded, "team"), ["payments"]);
+        assert_eq!(values_of(&decoded, "type"), ["Opaque"]);
+        let debug = format!("{decoded:?}");
+        assert!(
+            !debug.contains("aHVudGVyMg") && !debug.contains("hunter2"),
+            "{debug}"
+        );
     }
 
     #[test]
@@ -607,10 +799,28 @@ mod tests {
             parse("t label=x kinds=,"),
             Err(IndexCommandError::Empty("kinds"))
         );
-        assert!(matches!(
-            parse("t field=.spec.nodeName kinds=widgets,po"),
-            Err(IndexCommandError::HandWritten(HandWrittenKind { kind })) if kind == "pods"
-        ));
+        assert!(parse("t field=.spec.nodeName kinds=widgets,po").is_ok());
+        for values in [
+            ".data.token",
+            ".stringData",
+            "{.data['ca.crt']}",
+            "$..token",
+            ".*",
+            ".metadata.annotations",
+            ".metadata['annotations'][*]",
+            ".metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']",
+        ] {
+            assert!(
+                matches!(
+                    parse(&format!("t field={values} kinds=secret")),
+                    Err(IndexCommandError::SecretValues(SecretValuesPath { path })) if path == values
+                ),
+                "{values}"
+            );
+            assert!(parse(&format!("t field={values} kinds=po")).is_ok());
+        }
+        assert!(parse("t field=.metadata.annotations.team kinds=secrets").is_ok());
+        assert!(parse("t field=.type kinds=secrets").is_ok());
         assert!(parse("t label=x kinds=po").is_ok());
     }
 

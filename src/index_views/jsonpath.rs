@@ -18,6 +18,8 @@ use jsonpath_rust::parser::parse_json_path;
 use jsonpath_rust::query::js_path_process;
 use serde_json::Value;
 
+use crate::resources::Reach;
+
 /// A field's JSONPath, parsed once. Two paths are equal when written alike.
 #[derive(Clone)]
 pub struct FieldPath {
@@ -81,6 +83,18 @@ impl FieldPath {
             return Err(mismatch);
         }
         Ok(found)
+    }
+
+    /// The parts of an object the path reads, for a projection to read only those: members
+    /// named, each item of a list past a wildcard, an index or a slice, and whole what a
+    /// filter or a descendant segment looks into. A path that may refer to the root inside a
+    /// filter (`$` past its start) reads the whole object.
+    pub fn reach(&self) -> Reach {
+        let body = self.text.trim_start().trim_start_matches('{').trim_start();
+        if body.strip_prefix('$').unwrap_or(body).contains('$') {
+            return Reach::Whole;
+        }
+        segments_reach(&self.query.segments)
     }
 
     /// The index values of `object`: one per value selected (nulls select none), printed
@@ -182,6 +196,30 @@ fn go_number(n: &serde_json::Number) -> String {
     }
     let plain = format!("{f}");
     plain.strip_suffix(".0").unwrap_or(&plain).to_string()
+}
+
+/// What `segments` read of the value they start from (see [`FieldPath::reach`]).
+fn segments_reach(segments: &[Segment]) -> Reach {
+    let Some((first, rest)) = segments.split_first() else {
+        return Reach::Whole;
+    };
+    match first {
+        Segment::Descendant(_) => Reach::Whole,
+        Segment::Selector(selector) => selector_reach(selector, rest),
+        Segment::Selectors(selectors) => selectors.iter().fold(Reach::Nothing, |reach, s| {
+            reach.union(selector_reach(s, rest))
+        }),
+    }
+}
+
+fn selector_reach(selector: &Selector, rest: &[Segment]) -> Reach {
+    match selector {
+        Selector::Name(name) => Reach::member(name.clone(), segments_reach(rest)),
+        Selector::Wildcard | Selector::Index(_) | Selector::Slice(..) => {
+            Reach::every(segments_reach(rest))
+        }
+        Selector::Filter(_) => Reach::Whole,
+    }
 }
 
 /// The value a path of members and items only selects (none when a member is absent or a

@@ -34,7 +34,7 @@ mod de;
 
 use memchr::memchr2;
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, DeserializeSeed};
 
 /// The JSON is not well-formed where the scan needs it to be.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -57,6 +57,18 @@ pub fn from_slice<T: DeserializeOwned>(json: &[u8]) -> Result<T, serde_json::Err
 pub fn read<'a, T: Deserialize<'a>>(json: &'a [u8]) -> Result<T, Error> {
     let mut de = de::Deserializer::new(json);
     let value = T::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// The newtype name under which this module's deserializer hands a value's text whole,
+/// borrowed and checked for structure only, to a visitor's `visit_borrowed_bytes`.
+pub(crate) const RAW_TEXT: &str = "kscope::RawText";
+
+/// [`read`] through `seed`.
+pub fn read_seed<'a, S: DeserializeSeed<'a>>(json: &'a [u8], seed: S) -> Result<S::Value, Error> {
+    let mut de = de::Deserializer::new(json);
+    let value = seed.deserialize(&mut de)?;
     de.end()?;
     Ok(value)
 }

@@ -9,15 +9,14 @@
 //! custom resource's status is whatever its controller writes.
 //!
 //! Field indexes by JSONPath that apply to the kind are evaluated while an object is decoded
-//! (see [`decoding_with`]) and only their values are kept, each under its index's name.
+//! (see [`super::decoding_with`]) and only their values are kept, each under its index's name.
 
-use std::cell::RefCell;
 use std::fmt;
-use std::sync::Arc;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use super::field_index::decode_fields;
 use super::meta::{FIRST_KIND_SLOT, WireMeta, controller_owner_key, non_empty, owner_refs};
 use super::packed::{Builder, Labels, PackError, Packed, Str};
 use super::time::Timestamp;
@@ -32,38 +31,6 @@ const CELLS: usize = 5;
 /// `[index name, value]` rows: the values of the field indexes evaluated at decode time.
 const FIELDS: usize = 6;
 const SECTIONS: usize = 7;
-
-/// A field index the generic projection evaluates on each object as it decodes it, the only
-/// time it sees the whole object.
-pub trait FieldIndex: Send + Sync {
-    /// The index's name, under which its values are kept.
-    fn name(&self) -> &str;
-
-    /// The values `object` (the whole object, as the server sent it) has in this index;
-    /// `None` when the path does not fit the object, which then leaves it out of the index.
-    fn values(&self, object: &serde_json::Value) -> Option<Vec<String>>;
-}
-
-/// The field indexes of one kind's informer.
-pub type FieldIndexes = Arc<[Arc<dyn FieldIndex>]>;
-
-thread_local! {
-    /// The field indexes of the decode running on this thread, if any (a decode runs on one
-    /// thread, start to end, without awaiting).
-    static DECODE_FIELDS: RefCell<Option<FieldIndexes>> = const { RefCell::new(None) };
-}
-
-/// Runs `decode` with `fields` evaluated on every generic object it decodes. Decoding is
-/// generic over the stored type and cannot take them as an argument; the lister-watcher of a
-/// kind with field indexes wraps its decoding in this. Without field indexes, decoding reads
-/// only what it keeps; with them, each object is read whole into JSON once, to evaluate them.
-pub fn decoding_with<R>(fields: Option<&FieldIndexes>, decode: impl FnOnce() -> R) -> R {
-    let fields = fields.filter(|f| !f.is_empty()).cloned();
-    let previous = DECODE_FIELDS.with(|cell| cell.replace(fields));
-    let out = decode();
-    DECODE_FIELDS.with(|cell| *cell.borrow_mut() = previous);
-    out
-}
 
 /// Which condition says how an object is doing, in the order they are looked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -250,7 +217,7 @@ object_impls!(@meta GenericObject, {
 
 impl<'de> Deserialize<'de> for GenericObject {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let fields = DECODE_FIELDS.with(|cell| cell.borrow().clone());
+        let fields = decode_fields();
         let Some(fields) = fields else {
             let wire = WireGeneric::deserialize(d)?;
             return GenericObject::from_wire(&wire, Vec::new()).map_err(de::Error::custom);
@@ -542,10 +509,13 @@ fn go_value(value: &serde_json::Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::informers::object::Object;
     use crate::resources::KubeResource;
     use crate::resources::decode::from_slice;
+    use crate::resources::field_index::{FieldIndex, FieldIndexes, decoding_with};
 
     #[test]
     fn a_table_row_keeps_metadata_cells_and_health_not_the_rest() {

@@ -63,8 +63,25 @@ macro_rules! object_impls {
 
         impl<'de> ::serde::Deserialize<'de> for $ty {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                // With field indexes the object is read for them too (see `field_index`);
+                // without, as fast as the projection alone.
+                if let Some(fields) = $crate::resources::field_index::active_fields() {
+                    return $crate::resources::field_index::decode_with_fields(
+                        d,
+                        &fields,
+                        <$ty>::from_wire,
+                    );
+                }
                 let wire = ::serde::Deserialize::deserialize(d)?;
-                <$ty>::from_wire(&wire).map_err(<D::Error as ::serde::de::Error>::custom)
+                <$ty>::from_wire(&wire, &[]).map_err(<D::Error as ::serde::de::Error>::custom)
+            }
+        }
+
+        impl $ty {
+            /// The values of the JSONPath field index `index`, evaluated when the object
+            /// was decoded.
+            pub fn indexed_values(&self, index: &str) -> impl Iterator<Item = &str> {
+                self.strings.indexed_values(index)
             }
         }
     };
@@ -115,6 +132,7 @@ macro_rules! object_impls {
 }
 
 pub mod decode;
+mod field_index;
 mod generic;
 mod kind;
 mod meta;
@@ -125,9 +143,10 @@ pub mod secret;
 mod time;
 mod workloads;
 
-pub use generic::{
-    FieldIndex, FieldIndexes, GenericObject, Health, HealthCondition, decoding_with,
-};
+#[cfg(test)]
+pub(crate) use field_index::reached as field_index_reached;
+pub use field_index::{FieldIndex, FieldIndexes, Reach, decoding_with};
+pub use generic::{GenericObject, Health, HealthCondition};
 pub use kind::{ApiResource, ColumnDefinition, Kind};
 pub use meta::{Container, OwnerRef};
 pub use node::{ConditionStatus, Namespace, Node};

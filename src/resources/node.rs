@@ -3,7 +3,7 @@
 use smallvec::SmallVec;
 
 use super::meta::{FIRST_KIND_SLOT, WireMeta, non_empty};
-use super::packed::{Builder, PackError, Packed, Str, StrMap};
+use super::packed::{Builder, FieldValues, PackError, Packed, Str, StrMap};
 use super::time::Timestamp;
 use super::{KubeResource, ResourceKind};
 
@@ -110,7 +110,7 @@ impl Node {
         non_empty(self.strings.get(MEMORY_ALLOCATABLE))
     }
 
-    fn from_wire(w: &WireNode<'_>) -> Result<Self, PackError> {
+    fn from_wire(w: &WireNode<'_>, fields: &FieldValues<'_>) -> Result<Self, PackError> {
         let status = w.status.as_ref();
         let capacity = status.and_then(|s| s.capacity.as_ref());
         let allocatable = status.and_then(|s| s.allocatable.as_ref());
@@ -159,6 +159,7 @@ impl Node {
             b.push(role);
         }
         b.end_section();
+        b.push_field_values(fields);
 
         Ok(Self {
             strings: b.finish()?,
@@ -247,13 +248,14 @@ impl Namespace {
         non_empty(self.strings.get(PHASE))
     }
 
-    fn from_wire(w: &WireNamespace<'_>) -> Result<Self, PackError> {
+    fn from_wire(w: &WireNamespace<'_>, fields: &FieldValues<'_>) -> Result<Self, PackError> {
         let mut b = Builder::<NAMESPACE_SECTIONS>::new();
         w.metadata.push_scalars(&mut b);
         b.push_opt(w.status.as_ref().and_then(|s| s.phase.as_ref()));
         b.end_section();
         b.push_map(w.metadata.labels.as_ref());
         b.end_section();
+        b.push_field_values(fields);
         Ok(Self {
             strings: b.finish()?,
             created: w.metadata.creation_timestamp,

@@ -22,6 +22,10 @@ use smallvec::SmallVec;
 /// KB. It is dropped at decode time; detail views GET the full object anyway.
 pub const LAST_APPLIED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
+/// The values of field indexes an object has, (index name, value), as its projection
+/// keeps them (see [`Builder::push_field_values`]).
+pub(crate) type FieldValues<'a> = [(&'a str, String)];
+
 /// Packed strings: `text[ends[i-1]..ends[i]]` is string `i`.
 #[derive(Clone, PartialEq, Eq, Default)]
 pub(crate) struct PackedText {
@@ -83,6 +87,21 @@ impl<const N: usize> Packed<N> {
 
     pub(crate) fn heap_bytes(&self) -> usize {
         self.strings.heap_bytes()
+    }
+
+    /// The values of the field index `index`: the `[index name, value]` rows after the last
+    /// section (see [`Builder::push_field_values`]).
+    pub(crate) fn indexed_values(&self, index: &str) -> impl Iterator<Item = &str> {
+        let start = self.sections.last().copied().unwrap_or(0) as usize;
+        let end = self.strings.ends.len().max(start);
+        Rows::<2> {
+            strings: &self.strings,
+            start,
+            rows: (end - start) / 2,
+        }
+        .iter()
+        .filter(move |[name, _]| *name == index)
+        .map(|[_, value]| value)
     }
 }
 
@@ -185,6 +204,16 @@ impl<'b, const N: usize> Builder<'b, N> {
             let strings = self.parts.len() - self.glued.len();
             *slot = u32::try_from(strings).unwrap_or(u32::MAX);
             self.filled += 1;
+        }
+    }
+
+    /// Pushes field index values as `[index name, value]` rows after the last section, where
+    /// they take no section bound: an object without them costs nothing more.
+    pub(crate) fn push_field_values(&mut self, values: &'b FieldValues<'_>) {
+        debug_assert_eq!(self.filled, N, "field index values follow every section");
+        for (name, value) in values {
+            self.push(name);
+            self.push(value);
         }
     }
 

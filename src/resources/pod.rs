@@ -7,7 +7,7 @@ use serde::de::IgnoredAny;
 use smallvec::SmallVec;
 
 use super::meta::{self, Container, FIRST_KIND_SLOT, OwnerRef, WireContainer, WireMeta, non_empty};
-use super::packed::{Builder, Interner, Labels, PackError, Packed, Str};
+use super::packed::{Builder, FieldValues, Interner, Labels, PackError, Packed, Str};
 use super::time::Timestamp;
 use super::{KubeResource, ResourceKind};
 
@@ -142,7 +142,7 @@ impl Pod {
         self.deleted
     }
 
-    fn from_wire(w: &WirePod<'_>) -> Result<Self, PackError> {
+    fn from_wire(w: &WirePod<'_>, fields: &FieldValues<'_>) -> Result<Self, PackError> {
         let spec = w.spec.as_deref();
         let status = w.status.as_deref();
         let summary = summarize(&w.metadata, spec, status);
@@ -157,6 +157,7 @@ impl Pod {
         own.end_section();
         own.push_map(w.metadata.annotations.as_ref());
         own.end_section();
+        own.push_field_values(fields);
         let mut b = Builder::<TEMPLATE_SECTIONS>::new();
         b.push_map(w.metadata.labels.as_ref());
         b.end_section();

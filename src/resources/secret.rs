@@ -12,7 +12,9 @@ use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::meta::{FIRST_KIND_SLOT, WireMeta, non_empty};
-use super::packed::{Builder, LAST_APPLIED_ANNOTATION, Labels, PackError, Packed, Str};
+use super::packed::{
+    Builder, FieldValues, LAST_APPLIED_ANNOTATION, Labels, PackError, Packed, Str,
+};
 use super::time::Timestamp;
 use super::{KubeResource, ResourceKind};
 
@@ -58,7 +60,7 @@ impl Secret {
         self.strings.rows::<1>(DATA_KEYS).len()
     }
 
-    fn from_wire(w: &WireSecret<'_>) -> Result<Self, PackError> {
+    fn from_wire(w: &WireSecret<'_>, fields: &FieldValues<'_>) -> Result<Self, PackError> {
         let mut keys: Vec<&str> = w
             .data
             .iter()
@@ -79,6 +81,7 @@ impl Secret {
             b.push(key);
         }
         b.end_section();
+        b.push_field_values(fields);
         Ok(Self {
             strings: b.finish()?,
             created: w.metadata.creation_timestamp,

@@ -1,7 +1,7 @@
 //! The deployment and replica set projections.
 
 use super::meta::{self, Container, OwnerRef, WireMeta, WirePodTemplate, WireSelector};
-use super::packed::{Builder, Labels, PackError, Packed};
+use super::packed::{Builder, FieldValues, Labels, PackError, Packed};
 use super::time::Timestamp;
 use super::{KubeResource, ResourceKind};
 
@@ -25,7 +25,10 @@ pub struct Replicas {
 
 /// Pushes what both workload kinds keep, in section order (labels, selector, containers,
 /// owners); the scalar section holds only the shared metadata slots.
-fn build(w: &WireWorkload<'_>) -> Result<(Packed<SECTIONS>, Option<u32>), PackError> {
+fn build(
+    w: &WireWorkload<'_>,
+    fields: &FieldValues<'_>,
+) -> Result<(Packed<SECTIONS>, Option<u32>), PackError> {
     let spec = w.spec.as_ref();
     let mut b = Builder::<SECTIONS>::new();
     w.metadata.push_scalars(&mut b);
@@ -38,6 +41,7 @@ fn build(w: &WireWorkload<'_>) -> Result<(Packed<SECTIONS>, Option<u32>), PackEr
     b.end_section();
     let controller = w.metadata.push_owners(&mut b);
     b.end_section();
+    b.push_field_values(fields);
     Ok((b.finish()?, controller))
 }
 
@@ -86,8 +90,11 @@ macro_rules! workload_accessors {
                 meta::controller_owner_key(self.strings.rows(OWNERS), self.controller)
             }
 
-            fn from_wire(w: &WireWorkload<'_>) -> Result<Self, PackError> {
-                let (strings, controller) = build(w)?;
+            fn from_wire(
+                w: &WireWorkload<'_>,
+                fields: &FieldValues<'_>,
+            ) -> Result<Self, PackError> {
+                let (strings, controller) = build(w, fields)?;
                 Ok(Self {
                     strings,
                     created: w.metadata.creation_timestamp,

@@ -1,9 +1,10 @@
 //! Indexes for any kind, against the sim over real HTTP: a JSONPath field index on a custom
-//! resource selects exactly what a client-side filter of `kubectl get widgets -o json`
-//! selects (through `kscope get --index` and through the TUI's filter); an index scoped to
-//! kinds is offered, and gets a column, only on them; a path that does not fit an object
-//! leaves it out, counted and logged once; a bad JSONPath is placed at file:line:col; a
-//! built-in index can be removed. Skipped where kubectl is absent (failed under CI=true).
+//! resource, and on pods (a hand-written projection), selects exactly what a client-side
+//! filter of `kubectl get … -o json` selects (through `kscope get --index` and through the
+//! TUI's filter); an index scoped to kinds is offered, and gets a column, only on them; a
+//! path that does not fit an object leaves it out, counted and logged once; a bad JSONPath
+//! is placed at file:line:col; a path into a Secret's values is refused; a built-in index
+//! can be removed. Skipped where kubectl is absent (failed under CI=true).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Output;
@@ -26,8 +27,8 @@ use crate::common::kubectl::Kubectl;
 use crate::tui_keys::run_command;
 
 /// The indexes under test: a condition's status and a number on widgets only, a colour on
-/// every kind (discovered kinds evaluate it; the others are not offered it), one whose path
-/// meets a string where it wants an object, and the built-in `app` removed.
+/// every kind (none but widgets have one), one whose path meets a string where it wants an
+/// object, and the built-in `app` removed.
 const CONFIG: &str = "indexes:
   app: null
   ready:
@@ -50,23 +51,40 @@ fn sim_config() -> SimConfig {
     config
 }
 
-/// `namespace/name` of every widget kubectl lists, with its JSON.
-async fn widgets(fx: &Kubectl) -> BTreeMap<String, Value> {
-    let list: Value = serde_json::from_str(&fx.ok(&["get", "widgets", "-A", "-o", "json"]).await)
+/// `namespace/name` of every object of `resource` kubectl lists, with its JSON.
+async fn listed(fx: &Kubectl, resource: &str) -> BTreeMap<String, Value> {
+    let list: Value = serde_json::from_str(&fx.ok(&["get", resource, "-A", "-o", "json"]).await)
         .expect("kubectl prints JSON");
     list["items"]
         .as_array()
         .expect("items")
         .iter()
-        .map(|w| {
+        .map(|o| {
             let key = format!(
                 "{}/{}",
-                w["metadata"]["namespace"].as_str().unwrap_or_default(),
-                w["metadata"]["name"].as_str().unwrap_or_default()
+                o["metadata"]["namespace"].as_str().unwrap_or_default(),
+                o["metadata"]["name"].as_str().unwrap_or_default()
             );
-            (key, w.clone())
+            (key, o.clone())
         })
         .collect()
+}
+
+/// `kscope get RESOURCE -A --index INDEX` with the indexes of the config file `config`.
+async fn get_indexed(fx: &Kubectl, resource: &str, config: &str, index: &str) -> Output {
+    let kubeconfig = fx.dir.join("kubeconfig").display().to_string();
+    let args = [
+        "get",
+        resource,
+        "-A",
+        "--kubeconfig",
+        &kubeconfig,
+        "--config",
+        config,
+        "--index",
+        index,
+    ];
+    kscope(&fx.dir, &args).await
 }
 
 /// The widgets whose `value(widget)` is `want`: the client-side filter kscope must match.
@@ -114,25 +132,12 @@ async fn a_field_index_on_a_custom_resource_selects_what_kubectl_json_gives() {
         return;
     };
     let config = fx.file("config.yaml", CONFIG);
-    let kubeconfig = fx.dir.join("kubeconfig").display().to_string();
-    let all = widgets(&fx).await;
+    let all = listed(&fx, "widgets").await;
     assert!(all.len() >= 4, "the sim serves widgets: {all:?}");
     let get = |index: String| {
-        let (config, kubeconfig, dir) = (config.clone(), kubeconfig.clone(), fx.dir.clone());
-        async move {
-            let args = [
-                "get",
-                "widgets",
-                "-A",
-                "--kubeconfig",
-                &kubeconfig,
-                "--config",
-                &config,
-                "--index",
-                &index,
-            ];
-            kscope(&dir, &args).await
-        }
+        let config = config.clone();
+        let fx = &fx;
+        async move { get_indexed(fx, "widgets", &config, &index).await }
     };
     let mut seen = 0;
     for status in ["True", "False"] {
@@ -166,23 +171,12 @@ async fn a_field_index_on_a_custom_resource_selects_what_kubectl_json_gives() {
     let want = filtered(&all, replicas, &some);
     assert_eq!(rows(&get(format!("replicas={some}")).await), want);
 
-    // Scoped: pods are offered neither the widgets' indexes nor `app`, which is removed.
-    for index in ["ready=True", "colour=blue", "app=web"] {
-        let out = kscope(
-            &fx.dir,
-            &[
-                "get",
-                "pods",
-                "-A",
-                "--kubeconfig",
-                &kubeconfig,
-                "--config",
-                &config,
-                "--index",
-                index,
-            ],
-        )
-        .await;
+    // Scoped: pods are offered neither the widgets' indexes nor `app`, which is removed;
+    // `colour` is on every kind, and no pod has one.
+    let pods = |index: &'static str| get_indexed(&fx, "pods", &config, index);
+    assert!(rows(&pods("colour=blue").await).is_empty());
+    for index in ["ready=True", "app=web"] {
+        let out = pods(index).await;
         assert!(!out.status.success(), "pods --index {index}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("unknown index"), "{index}: {err}");
@@ -207,16 +201,16 @@ async fn a_field_index_on_a_custom_resource_selects_what_kubectl_json_gives() {
     );
 }
 
-/// The App over the sim with [`CONFIG`]'s indexes, showing `resource` in every namespace,
+/// The App over the sim with `config`'s indexes, showing `resource` in every namespace,
 /// with the discovery watch that keeps its catalog current.
-async fn start_app(fx: &Kubectl, resource: &str) -> (App, CatalogWatch) {
+async fn start_app(fx: &Kubectl, resource: &str, config: &str) -> (App, CatalogWatch) {
     let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
     let (catalog, watch, error) = Catalog::keep_current(&cluster).await;
     assert!(error.is_none(), "{error:?}");
     let kind = catalog.current().resolve(resource).expect("served");
     let view = ViewSpec::new(kind, NamespaceScope::All);
-    let config = Config::merged(Some(("test.yaml", CONFIG))).expect("config");
+    let config = Config::merged(Some(("test.yaml", config))).expect("config");
     let detail = DetailController::new(cluster.client.clone(), None);
     let starter = TableStarter::new(cluster, config.indexes, 64).with_catalog(catalog);
     (App::new(starter, view, false, detail).expect("app"), watch)
@@ -256,20 +250,46 @@ fn filter(app: &mut App, text: &str) {
     app.apply(Action::FilterAccept);
 }
 
+/// Filters the table on screen by `index` = the first value `value` gives of an object of
+/// `all`, and checks that exactly the objects of `all` with that value show.
+async fn filter_matches(
+    app: &mut App,
+    all: &BTreeMap<String, Value>,
+    index: &str,
+    value: impl Fn(&Value) -> Option<String> + Copy,
+) {
+    let some = all
+        .values()
+        .find_map(value)
+        .expect("an object with a value");
+    let want = filtered(all, value, &some);
+    filter(app, &format!("{index}={some}"));
+    let window = wait_rows(app, index, |w| w.total == want.len() && w.total > 0).await;
+    assert_eq!(keys(&window), want, "{index}={some}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tui_offers_an_index_only_on_its_kinds_and_filters_by_it() {
     let Some(fx) = Kubectl::start_with("kinds-index-tui", sim_config()).await else {
         return;
     };
-    let all = widgets(&fx).await;
-    let (mut app, _watch) = start_app(&fx, "pods").await;
+    let all = listed(&fx, "widgets").await;
+    let (mut app, _watch) = start_app(&fx, "pods", CONFIG).await;
     wait_rows(&mut app, "pods", |w| w.total > 0).await;
     let names = app.table().index_names();
-    assert_eq!(names, ["namespace", "node", "phase", "owner"], "pods");
-    assert!(
-        app.table().columns().iter().all(|c| !c.index),
-        "no index column on pods"
+    assert_eq!(
+        names,
+        ["namespace", "node", "phase", "owner", "colour"],
+        "pods"
     );
+    let index_columns: Vec<String> = app
+        .table()
+        .columns()
+        .into_iter()
+        .filter(|c| c.index)
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(index_columns, ["COLOUR"], "pods");
 
     run_command(&mut app, "widgets -A");
     assert_eq!(app.state().command.error, None);
@@ -333,8 +353,8 @@ async fn an_index_added_at_run_time_is_backfilled_or_relisted() {
     let Some(fx) = Kubectl::start_with("kinds-index-runtime", sim_config()).await else {
         return;
     };
-    let all = widgets(&fx).await;
-    let (mut app, _watch) = start_app(&fx, "widgets").await;
+    let all = listed(&fx, "widgets").await;
+    let (mut app, _watch) = start_app(&fx, "widgets", CONFIG).await;
     wait_rows(&mut app, "widgets", |w| w.total == all.len()).await;
     let status = |app: &App| app.state().command.error.clone().unwrap_or_default();
 
@@ -380,11 +400,7 @@ async fn an_index_added_at_run_time_is_backfilled_or_relisted() {
         status(&app)
     );
     let size = |w: &Value| w["spec"]["size"].as_str().map(str::to_string);
-    let some = all.values().find_map(size).expect("a widget with a size");
-    let want = filtered(&all, size, &some);
-    filter(&mut app, &format!("size={some}"));
-    let window = wait_rows(&mut app, "size", |w| w.total == want.len() && w.total > 0).await;
-    assert_eq!(keys(&window), want);
+    filter_matches(&mut app, &all, "size", size).await;
 
     // An index for other kinds is kept for them and said not to apply here.
     run_command(&mut app, "index zone label=zone kinds=svc");
@@ -522,4 +538,216 @@ async fn custom_columns_never_print_a_secret_value() {
             "a Secret value printed:\n{printed}"
         );
     }
+}
+
+/// JSONPath indexes on pods, whose projection is hand-written: a multi-valued path, a
+/// filter, a member, and a path that meets a string where it wants an object.
+const POD_CONFIG: &str = "indexes:
+  image:
+    kinds: [pods]
+    field: .spec.containers[*].image
+  podready:
+    kinds: [po]
+    field: '.status.conditions[?(@.type==\"Ready\")].status'
+  account:
+    field: .spec.serviceAccountName
+  zone:
+    kinds: [pods]
+    field: .spec.nodeName.zone
+";
+
+/// Every container image of a pod, each once.
+fn images(pod: &Value) -> BTreeSet<String> {
+    pod["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["image"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The pods having `image` among their containers' images.
+fn with_image(pods: &BTreeMap<String, Value>, image: &str) -> BTreeSet<String> {
+    pods.iter()
+        .filter(|(_, p)| images(p).contains(image))
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_field_index_on_pods_selects_what_kubectl_json_gives() {
+    let Some(fx) = Kubectl::start_with("kinds-index-pods", sim_config()).await else {
+        return;
+    };
+    let config = fx.file("config.yaml", POD_CONFIG);
+    let all = listed(&fx, "pods").await;
+    let get = |index: String| {
+        let config = config.clone();
+        let fx = &fx;
+        async move { get_indexed(fx, "pods", &config, &index).await }
+    };
+    let every_image: BTreeSet<String> = all.values().flat_map(images).collect();
+    assert!(
+        all.values().any(|p| images(p).len() >= 2),
+        "some pod has two images"
+    );
+    for image in &every_image {
+        let want = with_image(&all, image);
+        assert!(!want.is_empty());
+        assert_eq!(rows(&get(format!("image={image}")).await), want, "{image}");
+    }
+    let mut seen = 0;
+    for status in ["True", "False"] {
+        let want = filtered(&all, ready, status);
+        seen += want.len();
+        assert_eq!(
+            rows(&get(format!("podready={status}")).await),
+            want,
+            "{status}"
+        );
+    }
+    assert_eq!(seen, all.len(), "every pod has a Ready condition");
+    let account = |p: &Value| p["spec"]["serviceAccountName"].as_str().map(str::to_string);
+    let some = all.values().find_map(account).expect("a service account");
+    assert_eq!(
+        rows(&get(format!("account={some}")).await),
+        filtered(&all, account, &some)
+    );
+
+    // A pod whose node name is a string has no member `zone`: left out, logged once.
+    let before = log(&fx.dir).len();
+    assert!(rows(&get("zone=a".to_string()).await).is_empty());
+    let logged = log(&fx.dir).split_off(before);
+    assert_eq!(
+        logged
+            .matches("an object left out of a field index")
+            .count(),
+        1,
+        "{logged}"
+    );
+    assert!(
+        logged.contains("a string where an object was expected"),
+        "{logged}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tui_filters_pods_by_a_json_path_index_and_adds_one_at_run_time() {
+    let Some(fx) = Kubectl::start_with("kinds-index-pods-tui", sim_config()).await else {
+        return;
+    };
+    let all = listed(&fx, "pods").await;
+    let (mut app, _watch) = start_app(&fx, "pods", POD_CONFIG).await;
+    wait_rows(&mut app, "pods", |w| w.total == all.len()).await;
+    assert_eq!(
+        app.table().index_names(),
+        [
+            "namespace",
+            "node",
+            "phase",
+            "owner",
+            "app",
+            "image",
+            "podready",
+            "account",
+            "zone"
+        ]
+    );
+    let index_columns: Vec<String> = app
+        .table()
+        .columns()
+        .into_iter()
+        .filter(|c| c.index)
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(
+        index_columns,
+        ["APP", "IMAGE", "PODREADY", "ACCOUNT", "ZONE"]
+    );
+    for image in all.values().flat_map(images).collect::<BTreeSet<_>>() {
+        filter(&mut app, &format!("image={image}"));
+        let want = with_image(&all, &image);
+        let window = wait_rows(&mut app, &image, |w| w.total == want.len()).await;
+        assert_eq!(keys(&window), want, "image={image}");
+    }
+    filter(&mut app, "podready=False");
+    let want = filtered(&all, ready, "False");
+    let window = wait_rows(&mut app, "podready", |w| w.total == want.len()).await;
+    assert_eq!(keys(&window), want);
+    // Multi-valued: a pod with two images counts under each.
+    let counts: usize = app
+        .table()
+        .value_counts("image")
+        .iter()
+        .map(|c| c.count)
+        .sum();
+    assert_eq!(counts, all.values().map(|p| images(p).len()).sum::<usize>());
+    let on_nodes = all
+        .values()
+        .filter(|p| p["spec"]["nodeName"].is_string())
+        .count();
+    assert!(on_nodes > 0);
+    assert_eq!(app.table().index_misfits("zone"), on_nodes as u64);
+
+    // At run time: the pods are relisted, and the new index answers.
+    let status = |app: &App| app.state().command.error.clone().unwrap_or_default();
+    run_command(&mut app, "index qos field=.status.qosClass kinds=pods");
+    assert!(status(&app).contains("relisting pods"), "{}", status(&app));
+    let qos = |p: &Value| p["status"]["qosClass"].as_str().map(str::to_string);
+    filter_matches(&mut app, &all, "qos", qos).await;
+
+    // On secrets, a path into their values is refused; a metadata path is not.
+    run_command(&mut app, "index token field=.data.token kinds=secrets");
+    assert!(
+        status(&app).contains("may not read their values"),
+        "{}",
+        status(&app)
+    );
+    assert!(!app.table().index_names().contains(&"token".to_string()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_path_into_secret_values_is_refused_and_a_metadata_path_is_not() {
+    let Some(fx) = Kubectl::start_with("kinds-index-secret-paths", sim_config()).await else {
+        return;
+    };
+    let kubeconfig = fx.dir.join("kubeconfig").display().to_string();
+    // Scoped to secrets: refused where it is written.
+    let file = fx.file(
+        "scoped.yaml",
+        "indexes:\n  token:\n    field: .data.token\n    kinds: [pods, secrets]\n",
+    );
+    let out = kscope(
+        &fx.dir,
+        &[
+            "get",
+            "secrets",
+            "-A",
+            "--kubeconfig",
+            &kubeconfig,
+            "--config",
+            &file,
+        ],
+    )
+    .await;
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("scoped.yaml:4:19: indexes.token.kinds: .data.token: a field index on secrets may not read their values"),
+        "{err}"
+    );
+    // Unscoped: never offered on secrets; a metadata path is, and selects as kubectl's JSON.
+    let file = fx.file(
+        "unscoped.yaml",
+        "indexes:\n  token:\n    field: .data.token\n  secretname:\n    field: .metadata.name\n  kind:\n    field: .type\n",
+    );
+    let get = |index: &'static str| get_indexed(&fx, "secrets", &file, index);
+    let out = get("token=x").await;
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown index"));
+    let secrets = listed(&fx, "secrets").await;
+    let kind = |s: &Value| s["type"].as_str().map(str::to_string);
+    let opaque = filtered(&secrets, kind, "Opaque");
+    assert!(!opaque.is_empty(), "the sim has Opaque secrets");
+    assert_eq!(rows(&get("kind=Opaque").await), opaque);
 }

@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
 
-use super::{ListParts, Malformed, Scan};
+use super::{ListParts, Malformed, RAW_TEXT, Scan};
 
 /// Objects and arrays nested deeper than this are refused, as serde_json refuses them, before
 /// the stack runs out.
@@ -329,12 +329,20 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor.visit_unit()
     }
 
+    /// A newtype, or under [`RAW_TEXT`] the value's text, checked for structure only (as a
+    /// skipped value is).
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
+        if name != RAW_TEXT {
+            return visitor.visit_newtype_struct(self);
+        }
+        self.next()?;
+        let start = self.scan.pos;
+        self.scan.value()?;
+        visitor.visit_borrowed_bytes(&self.scan.json[start..self.scan.pos])
     }
 
     /// Unit variants written as strings; any other enum is left to serde_json (an error here
