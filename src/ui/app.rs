@@ -418,30 +418,14 @@ impl App {
                 .or_else(|| Some(SystemTime::now())),
         };
         self.header.undecodable = status.undecodable_in_last_list;
-        // A category's kinds are each said to be syncing, refused, failing or stale.
-        if let Some(mixed) = self.mixed() {
-            let (sync, mut error) = describe_members(&mixed.member_states());
-            let left_out: Vec<String> = mixed
-                .left_out()
-                .into_iter()
-                .map(|(kind, why)| format!("{kind} left out by the filter ({why})"))
-                .collect();
-            if !left_out.is_empty() {
-                let left_out = left_out.join(" · ");
-                error = Some(match error {
-                    Some(error) => format!("{error} · {left_out}"),
-                    None => left_out,
-                });
-            }
-            self.header.sync = sync;
-            self.header.error = error;
-            return;
-        }
         // A discovered kind whose CRD was deleted: its informer stops retrying, and what
         // rows it still holds stay, shown as not current, until another command replaces the
         // table.
         let catalog = self.starter.catalog();
-        if self.gone.is_none() && not_served(catalog, &self.view.kind, status) {
+        if self.gone.is_none()
+            && self.category.is_none()
+            && not_served(catalog, &self.view.kind, status)
+        {
             self.table.stop_watching();
             self.gone = Some(Gone {
                 message: format!(
@@ -460,6 +444,25 @@ impl App {
         self.parked = kept;
         for (_, _, table) in gone {
             tokio::spawn(table.shutdown());
+        }
+        // A category's kinds are each said to be syncing, refused, failing or stale.
+        if let Some(mixed) = self.mixed() {
+            let (sync, mut error) = describe_members(&mixed.member_states());
+            let left_out: Vec<String> = mixed
+                .left_out()
+                .into_iter()
+                .map(|(kind, why)| format!("{kind} left out by the filter ({why})"))
+                .collect();
+            if !left_out.is_empty() {
+                let left_out = left_out.join(" · ");
+                error = Some(match error {
+                    Some(error) => format!("{error} · {left_out}"),
+                    None => left_out,
+                });
+            }
+            self.header.sync = sync;
+            self.header.error = error;
+            return;
         }
         if let Some(gone) = &self.gone {
             self.header.resource = format!("{} (gone)", self.view.kind);

@@ -35,7 +35,7 @@ use super::UiError;
 use super::action::Action;
 use super::layout::Scroll;
 use super::nav::Category;
-use super::table::Table;
+use super::table::{Table, moved_to};
 
 /// One member kind of a mixed table.
 struct Member {
@@ -380,15 +380,7 @@ impl Table for MixedTable {
             .as_deref()
             .and_then(|id| rows.position(id))
             .unwrap_or(offset);
-        let target = match action {
-            Action::Up => position.saturating_sub(1),
-            Action::Down => position + 1,
-            Action::PageUp => position.saturating_sub(page),
-            Action::PageDown => position + page,
-            Action::Top => 0,
-            _ => rows.len().saturating_sub(1),
-        };
-        if let Some(id) = rows.id_at(target) {
+        if let Some(id) = rows.id_at(moved_to(position, action, page, rows.len())) {
             *selected = Some(id);
         }
     }

@@ -577,13 +577,18 @@ pub fn move_selection<T: TableRow>(
     page: usize,
 ) {
     let position = view.selected_position().unwrap_or(offset);
-    let target = match action {
+    view.select_position(moved_to(position, action, page, view.len()));
+}
+
+/// Where a movement action takes the selection from `position`, `page` rows to a page, in
+/// `len` rows (the caller clamps it).
+pub fn moved_to(position: usize, action: &Action, page: usize, len: usize) -> usize {
+    match action {
         Action::Up => position.saturating_sub(1),
         Action::Down => position + 1,
         Action::PageUp => position.saturating_sub(page),
         Action::PageDown => position + page,
         Action::Top => 0,
-        _ => view.len().saturating_sub(1),
-    };
-    view.select_position(target);
+        _ => len.saturating_sub(1),
+    }
 }

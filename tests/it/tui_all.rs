@@ -305,6 +305,16 @@ async fn a_label_filter_goes_through_each_kinds_app_index() {
         app.table().applied().to_string(),
         format!("app={app_label}")
     );
+
+    // `:index` on the category's table: added to each kind's store and backfilled at once.
+    run_command(&mut app, "index team label=team");
+    let said = app.state().command.error.clone().unwrap_or_default();
+    assert!(
+        said.starts_with(":index team added to the kinds of all and backfilled"),
+        "{said}"
+    );
+    assert!(app.table().index_names().contains(&"team".to_string()));
+    assert!(!app.table().value_counts("team").is_empty());
     drop(app);
 }
 
