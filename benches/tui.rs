@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use kscope::client::cluster::{Cluster, NamespaceScope};
+use kscope::client::discovery::{Catalog, Discovery};
 use kscope::config::Config;
 use kscope::index_views::live::SortSpec;
 use kscope::resources::ResourceKind;
@@ -503,7 +504,7 @@ async fn script(s: Script, sim: &SimHandle, pods: usize, measure: Duration, full
     tokio::time::sleep(pause).await;
     keys.push(s.next_frame(KeyCode::Esc, "Esc (close detail)").await);
     let mut switches = Vec::new();
-    for (name, kind) in [("nodes", "nodes"), ("pods", "pods")] {
+    for (name, kind) in [("nodes", "nodes"), ("pods", "pods"), ("all -A", "all")] {
         tokio::time::sleep(pause).await;
         s.send(KeyCode::Char(':'));
         for c in name.chars() {
@@ -519,6 +520,21 @@ async fn script(s: Script, sim: &SimHandle, pods: usize, measure: Duration, full
         s.until(|seen| seen.listed, "the new table listed").await;
         switches.push((latency, listed_since.elapsed()));
     }
+    // Frames of `:all -A` under churn: every pod among the category's other kinds' rows.
+    let (process, wall) = (process_cpu(), Instant::now());
+    s.seen.borrow_mut().steps = Some(Vec::new());
+    tokio::time::sleep(measure).await;
+    let steps = s.seen.borrow_mut().steps.take().unwrap_or_default();
+    let all_frames = AllFrames {
+        seconds: wall.elapsed().as_secs_f64(),
+        draw_cpu: steps
+            .iter()
+            .filter(|t| t.step == Step::Draw)
+            .map(|t| t.cpu)
+            .collect(),
+        process_cpu: process_cpu() - process,
+        rows: s.seen.borrow().rows,
+    };
     s.send(KeyCode::Char('q'));
     Report {
         pods,
@@ -527,6 +543,7 @@ async fn script(s: Script, sim: &SimHandle, pods: usize, measure: Duration, full
         stalls,
         keys,
         switches,
+        all_frames,
     }
 }
 
@@ -543,8 +560,10 @@ async fn bench(sim: &SimHandle, config: kube::Config, pods: usize, measure: Dura
     let cluster = Cluster::from_config(config, "tui-bench".into()).expect("cluster");
     let indexes = Config::built_in().expect("built-in config").indexes;
     let detail = DetailController::new(cluster.client.clone(), None);
+    // Discovered kinds, so that `:all` names the sim's categories.
+    let discovery = Discovery::run(&cluster.client).await.expect("discovers");
     let app = App::new(
-        TableStarter::new(cluster, indexes, TAP_CAPACITY),
+        TableStarter::new(cluster, indexes, TAP_CAPACITY).with_catalog(Catalog::new(discovery)),
         ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
         true,
         detail,
@@ -584,6 +603,15 @@ struct Report {
     stalls: Stalls,
     keys: Vec<Latency>,
     switches: Vec<(Latency, Duration)>,
+    all_frames: AllFrames,
+}
+
+/// Frames of the `:all -A` table under churn: its rows are rebuilt off the UI thread.
+struct AllFrames {
+    seconds: f64,
+    draw_cpu: Vec<Duration>,
+    process_cpu: Duration,
+    rows: usize,
 }
 
 impl Report {
@@ -702,6 +730,17 @@ impl Report {
         for (k, listed) in &self.switches {
             let _ = writeln!(out, "\n{}: listed after {:.0} ms.", k.what, ms(*listed));
         }
+        let a = &self.all_frames;
+        let _ = writeln!(
+            out,
+            "\n`:all -A` under churn ({} rows): {} frames in {:.1} s, draw UI-thread CPU {}; \
+             process CPU {:.0} ms/s (the mixed rows' rebuilds included).",
+            a.rows,
+            a.draw_cpu.len(),
+            a.seconds,
+            stats(&a.draw_cpu),
+            ms(a.process_cpu) / a.seconds.max(f64::EPSILON)
+        );
         out
     }
 }

@@ -43,6 +43,8 @@ use super::favourites::Favourites;
 use super::keymap::map_key;
 use super::layout::Layout;
 use super::logs::{Arrival, LogController, LogFollow, LogTarget};
+use super::mixed_table::{MixedTable, describe_members};
+use super::nav::Category;
 use super::nav::{self, HISTORY, ViewSpec};
 use super::queue::InformerStats;
 use super::selectors::{Selected, SelectorFetcher};
@@ -106,12 +108,15 @@ enum Closed {
 /// A view left for another, as Esc brings it back.
 struct Visit {
     view: ViewSpec,
+    /// The category the view showed, if it was one's (`:all`).
+    category: Option<Category>,
     /// The filter as typed when it was left (the view's own one, or more).
     typed: String,
     selected: Option<Key>,
 }
 
-/// Tables kept running after they were switched away from.
+/// Tables kept running after they were switched away from; after a category's view, as
+/// many more as it had kinds, so that going back to it lists nothing again.
 const PARKED: usize = 2;
 
 /// One thing the loop did on its thread between two waits.
@@ -177,6 +182,13 @@ pub struct App {
     /// Why the kind on screen is no longer there, once discovery stops finding it; its
     /// informer is stopped from then on.
     gone: Option<Gone>,
+    /// The category on screen, when the table is a category's mixed table (`:all`); the
+    /// view's kind is then its first kind.
+    category: Option<Category>,
+    /// How many tables may be parked (see [`PARKED`]).
+    park_cap: usize,
+    /// The kind whose tap the delta panel and the detail's history read.
+    tapped: Option<Kind>,
 }
 
 /// A kind the server stopped serving while its table was open.
@@ -249,6 +261,9 @@ impl App {
             events_seen: 0,
             rate_since: Instant::now(),
             gone: None,
+            category: None,
+            park_cap: PARKED,
+            tapped: None,
         };
         app.state.filter.input = app.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -313,6 +328,32 @@ impl App {
         ViewSpec {
             filter: self.state.filter.input.clone(),
             ..self.view.clone()
+        }
+    }
+
+    /// The category shown, when the table is a category's (`:all`).
+    pub fn category(&self) -> Option<&Category> {
+        self.category.as_ref()
+    }
+
+    /// The mixed table on screen, when a category is shown.
+    fn mixed(&self) -> Option<&MixedTable> {
+        self.table.as_any().downcast_ref::<MixedTable>()
+    }
+
+    fn mixed_mut(&mut self) -> Option<&mut MixedTable> {
+        self.table.as_any_mut().downcast_mut::<MixedTable>()
+    }
+
+    /// Whether rows need a NAMESPACE column: a namespaced kind (or a category with one)
+    /// across all namespaces.
+    fn with_namespace(&self) -> bool {
+        match &self.category {
+            Some(category) => {
+                self.view.scope == NamespaceScope::All
+                    && category.kinds.iter().any(Kind::namespaced)
+            }
+            None => self.view.with_namespace(),
         }
     }
 
@@ -381,7 +422,10 @@ impl App {
         // rows it still holds stay, shown as not current, until another command replaces the
         // table.
         let catalog = self.starter.catalog();
-        if self.gone.is_none() && not_served(catalog, &self.view.kind, status) {
+        if self.gone.is_none()
+            && self.category.is_none()
+            && not_served(catalog, &self.view.kind, status)
+        {
             self.table.stop_watching();
             self.gone = Some(Gone {
                 message: format!(
@@ -400,6 +444,25 @@ impl App {
         self.parked = kept;
         for (_, _, table) in gone {
             tokio::spawn(table.shutdown());
+        }
+        // A category's kinds are each said to be syncing, refused, failing or stale.
+        if let Some(mixed) = self.mixed() {
+            let (sync, mut error) = describe_members(&mixed.member_states());
+            let left_out: Vec<String> = mixed
+                .left_out()
+                .into_iter()
+                .map(|(kind, why)| format!("{kind} left out by the filter ({why})"))
+                .collect();
+            if !left_out.is_empty() {
+                let left_out = left_out.join(" · ");
+                error = Some(match error {
+                    Some(error) => format!("{error} · {left_out}"),
+                    None => left_out,
+                });
+            }
+            self.header.sync = sync;
+            self.header.error = error;
+            return;
         }
         if let Some(gone) = &self.gone {
             self.header.resource = format!("{} (gone)", self.view.kind);
@@ -622,7 +685,7 @@ impl App {
         let parts = Parts {
             header: &self.header,
             columns: &columns,
-            with_namespace: self.view.with_namespace(),
+            with_namespace: self.with_namespace(),
             now: SystemTime::now(),
             color: self.color,
         };
@@ -715,15 +778,14 @@ impl App {
     /// `l` (or `p` for the previous instances) on the selected row: a pod's log, or the
     /// logs of every pod a workload selects.
     fn open_logs(&mut self, previous: bool) -> Vec<Follow> {
-        let Some(key) = self.table.selected() else {
+        let Some((kind, key)) = self.table.selected_object() else {
             return Vec::new();
         };
         let (namespace, name) = split_meta_namespace_key(&key);
         let Some(namespace) = namespace.map(str::to_string) else {
-            self.state.command.error = Some(format!("{} have no logs", self.view.kind.plural()));
+            self.state.command.error = Some(format!("{} have no logs", kind.plural()));
             return Vec::new();
         };
-        let kind = self.view.kind.clone();
         // Pods, and the workloads whose spec.selector picks their pods.
         let workload = matches!(
             (kind.group(), kind.plural()),
@@ -816,7 +878,8 @@ impl App {
                 self.refilter()
             }
             Some(Effect::OpenEntry(seq)) => {
-                if self.detail.open_seq(self.view.kind.clone(), seq) {
+                // The panel shows the tap of the table's kind (a mixed table's selected row's).
+                if self.detail.open_seq(self.table.kind().clone(), seq) {
                     self.state.mode = InputMode::Detail;
                 }
                 Vec::new()
@@ -887,6 +950,8 @@ impl App {
         self.header.context = cluster.context.clone();
         self.header.server = cluster.server.clone();
         self.state.command.error = Some(format!("switched to context {context}"));
+        // A category's view comes back as its first kind's (not done: the category anew).
+        self.category = None;
         self.load_deltas();
         self.shown(to)
     }
@@ -900,22 +965,34 @@ impl App {
             let effect = self.state.deltas.handle(&action, page);
             return self.follow_effect(effect, action);
         }
-        let (page, with_namespace) = (self.page(), self.view.with_namespace());
+        let (page, with_namespace) = (self.page(), self.with_namespace());
         let table = self.table.as_ref();
-        match self
+        let handled = self
             .state
             .table
             .handle(&action, table, page, with_namespace)
-        {
-            None => {
-                // The selected object's history is kept beyond the tap's ring from now on.
-                if let Some(key) = self.table.selected() {
-                    self.table.tap().keep_history(&key);
-                }
-                Vec::new()
+            .is_none();
+        // In a category's table the panels follow the selected row's kind.
+        let mut follow = self.follow_row_kind();
+        if handled {
+            // The selected object's history is kept beyond the tap's ring from now on.
+            if let Some((_, key)) = self.table.selected_object() {
+                self.table.tap().keep_history(&key);
             }
-            Some(_) => self.apply_screen(action),
+        } else {
+            follow.extend(self.apply_screen(action));
         }
+        follow
+    }
+
+    /// Shows the deltas of the selected row's kind once the selection of a category's
+    /// table moved to a row of another kind.
+    fn follow_row_kind(&mut self) -> Vec<Follow> {
+        if self.category.is_none() || self.tapped.as_ref() == Some(self.table.kind()) {
+            return Vec::new();
+        }
+        self.load_deltas();
+        vec![Follow::Table]
     }
 
     /// The main screen's keys that belong to no component: they open a mode or a panel,
@@ -926,14 +1003,13 @@ impl App {
             Action::DrillDown => return self.drill_down(),
             Action::JumpToOwner => return self.jump_to_owner(),
             Action::OpenDetail => {
-                if let Some(key) = self.table.selected() {
-                    return self.open_detail(&key);
+                if let Some((kind, key)) = self.table.selected_object() {
+                    return self.open_detail(kind, &key);
                 }
             }
             Action::Describe => {
-                if let Some(key) = self.table.selected() {
-                    self.detail
-                        .open_on(self.view.kind.clone(), &key, DetailTab::Describe);
+                if let Some((kind, key)) = self.table.selected_object() {
+                    self.detail.open_on(kind, &key, DetailTab::Describe);
                     self.state.mode = InputMode::Detail;
                 }
             }
@@ -991,27 +1067,32 @@ impl App {
 
     /// Enter: the selected row's contents (a namespace or node's pods, a deployment's
     /// replicasets...), or its detail when it holds nothing to open.
+    /// In a category's table, Enter does what it does in the row's own kind's table.
     fn drill_down(&mut self) -> Vec<Follow> {
-        let Some(key) = self.table.selected() else {
+        let Some((kind, key)) = self.table.selected_object() else {
             return Vec::new();
         };
+        // The view Enter leads from: the row's kind's, without the category's filter.
+        let from = match &self.category {
+            Some(_) => ViewSpec::new(kind.clone(), self.view.scope.clone()),
+            None => self.current(),
+        };
         let discovery = self.starter.catalog().current();
-        if let Some(to) = nav::crd_resources(&self.view, &key, &discovery) {
+        if let Some(to) = nav::crd_resources(&from, &key, &discovery) {
             return self.switch(to, true);
         }
-        if (self.view.kind.group(), self.view.kind.plural()) == ("", "services") {
+        if (kind.group(), kind.plural()) == ("", "services") {
             let (namespace, name) = split_meta_namespace_key(&key);
             if let Some(namespace) = namespace {
                 self.state.command.error =
                     Some(format!("reading service {namespace}/{name}'s selector…"));
-                self.selectors
-                    .fetch(self.view.kind.clone(), namespace.into(), name.into());
+                self.selectors.fetch(kind, namespace.into(), name.into());
                 return Vec::new();
             }
         }
-        match nav::drill_down(&self.current(), &key, self.starter.indexes(), &discovery) {
+        match nav::drill_down(&from, &key, self.starter.indexes(), &discovery) {
             Ok(Some(to)) => self.switch(to, true),
-            Ok(None) => self.open_detail(&key),
+            Ok(None) => self.open_detail(kind, &key),
             Err(err) => {
                 self.state.command.error = Some(err.to_string());
                 Vec::new()
@@ -1022,10 +1103,11 @@ impl App {
     /// `J`: the selected object's controller (its owner reference marked controller),
     /// selected in its kind's table in the object's namespace; Esc comes back.
     fn jump_to_owner(&mut self) -> Vec<Follow> {
-        let Some(key) = self.table.selected() else {
+        let (Some(row), Some((_, key))) = (self.table.selected(), self.table.selected_object())
+        else {
             return Vec::new();
         };
-        let Some(owner) = self.table.controller_owner(&key) else {
+        let Some(owner) = self.table.controller_owner(&row) else {
             self.state.command.error = Some(format!("{key} has no controller"));
             return Vec::new();
         };
@@ -1117,6 +1199,12 @@ impl App {
                 }
             },
         };
+        if let Some(category) = self.category.clone() {
+            if scope == self.view.scope {
+                return Vec::new();
+            }
+            return self.show_category(category, scope, true);
+        }
         if !self.view.kind.namespaced() {
             self.state.command.error = Some(format!(
                 "{} are cluster-scoped: no namespace applies",
@@ -1130,9 +1218,9 @@ impl App {
         self.switch(ViewSpec::new(self.view.kind.clone(), scope), true)
     }
 
-    /// Opens the detail of `key` in the table's kind: YAML fetched now, and its history.
-    fn open_detail(&mut self, key: &Key) -> Vec<Follow> {
-        self.detail.open(self.view.kind.clone(), key);
+    /// Opens the detail of `key` of `kind`: YAML fetched now, and its history.
+    fn open_detail(&mut self, kind: Kind, key: &Key) -> Vec<Follow> {
+        self.detail.open(kind, key);
         self.state.mode = InputMode::Detail;
         Vec::new()
     }
@@ -1161,13 +1249,24 @@ impl App {
             Ok(Command::Show { kind, scope }) => {
                 let scope = scope.unwrap_or_else(|| self.view.scope.clone());
                 let to = ViewSpec::new(kind, scope);
-                if to.kind == self.view.kind && to.scope == self.view.scope && self.gone.is_none() {
+                let shown = self.category.is_none() && self.gone.is_none();
+                if shown && to.kind == self.view.kind && to.scope == self.view.scope {
                     // Already shown: the command asks for all of it again.
                     self.view.filter.clear();
                     self.state.filter.input.clear();
                     self.refilter()
                 } else {
                     self.switch(to, true)
+                }
+            }
+            Ok(Command::ShowCategory { category, scope }) => {
+                let scope = scope.unwrap_or_else(|| self.view.scope.clone());
+                if self.category.as_ref() == Some(&category) && scope == self.view.scope {
+                    self.view.filter.clear();
+                    self.state.filter.input.clear();
+                    self.refilter()
+                } else {
+                    self.show_category(category, scope, true)
                 }
             }
             Err(err) => {
@@ -1191,7 +1290,10 @@ impl App {
             return Vec::new();
         }
         if let Some(visit) = self.history.pop() {
-            let mut follow = self.switch(visit.view, false);
+            let mut follow = match visit.category {
+                Some(category) => self.show_category(category, visit.view.scope.clone(), false),
+                None => self.switch(visit.view, false),
+            };
             if visit.typed != self.view.filter {
                 self.state.filter.input = visit.typed;
                 follow.extend(self.refilter());
@@ -1213,7 +1315,19 @@ impl App {
     /// error is shown and nothing changes.
     fn switch(&mut self, to: ViewSpec, remember: bool) -> Vec<Follow> {
         // A table whose kind is gone is never reused: the kind back is a fresh informer.
-        let same = to.kind == self.view.kind && to.scope == self.view.scope && self.gone.is_none();
+        let same = to.kind == self.view.kind
+            && to.scope == self.view.scope
+            && self.gone.is_none()
+            && self.category.is_none();
+        // A category's table is taken apart (its kinds' tables parked, to be reused) once
+        // the table to show is known to be there.
+        let in_category = to.scope == self.view.scope
+            && self
+                .mixed()
+                .is_some_and(|m| m.kinds().any(|kind| *kind == to.kind));
+        if in_category {
+            self.park_members();
+        }
         let parked = self
             .parked
             .iter()
@@ -1232,31 +1346,119 @@ impl App {
                 }
             },
         };
-        if remember {
-            self.history.push(Visit {
-                view: self.view.clone(),
-                typed: self.state.filter.input.clone(),
-                selected: self.table.selected(),
-            });
-            if self.history.len() > HISTORY {
-                self.history.remove(0);
-            }
-        }
+        self.remember(remember);
+        self.park_members();
         if let Some(table) = table {
             let old = std::mem::replace(&mut self.table, table);
-            if self.gone.is_some() {
+            if self.gone.is_some() || self.category.is_some() {
+                // A gone kind's, or the emptied table of a category.
                 tokio::spawn(old.shutdown());
             } else {
                 self.parked
                     .push((self.view.kind.clone(), self.view.scope.clone(), old));
             }
-            if self.parked.len() > PARKED {
-                let (_, _, oldest) = self.parked.remove(0);
-                tokio::spawn(oldest.shutdown());
-            }
+            self.trim_parked();
             self.load_deltas();
         }
+        self.category = None;
         self.shown(to)
+    }
+
+    /// Keeps the view on screen for Esc, when `remember`.
+    fn remember(&mut self, remember: bool) {
+        if !remember {
+            return;
+        }
+        self.history.push(Visit {
+            view: self.view.clone(),
+            category: self.category.clone(),
+            typed: self.state.filter.input.clone(),
+            selected: self.table.selected(),
+        });
+        if self.history.len() > HISTORY {
+            self.history.remove(0);
+        }
+    }
+
+    /// Parks the kinds' tables of the category's table on screen, if one is.
+    fn park_members(&mut self) {
+        let scope = self.view.scope.clone();
+        let members = self.mixed_mut().map(MixedTable::take_members);
+        for (kind, table) in members.into_iter().flatten() {
+            self.parked.push((kind, scope.clone(), table));
+        }
+    }
+
+    /// Stops the oldest parked tables beyond the cap.
+    fn trim_parked(&mut self) {
+        while self.parked.len() > self.park_cap {
+            let (_, _, oldest) = self.parked.remove(0);
+            tokio::spawn(oldest.shutdown());
+        }
+    }
+
+    /// Shows every kind of `category` in `scope` in one table, remembering the current view
+    /// for Esc when `remember`. Each kind's table is the one already running (on screen,
+    /// in a category's table or parked) where there is one, else a new one; a kind that
+    /// cannot start is named in the header, and the others show.
+    fn show_category(
+        &mut self,
+        category: Category,
+        scope: NamespaceScope,
+        remember: bool,
+    ) -> Vec<Follow> {
+        let old_scope = self.view.scope.clone();
+        let single = (self.category.is_none() && self.gone.is_none() && old_scope == scope)
+            .then(|| self.view.kind.clone())
+            .filter(|kind| category.kinds.contains(kind));
+        self.park_members();
+        let mut members: Vec<(Kind, Box<dyn Table>)> = Vec::new();
+        let mut failed = Vec::new();
+        for kind in &category.kinds {
+            if single.as_ref() == Some(kind) {
+                continue;
+            }
+            let parked = self
+                .parked
+                .iter()
+                .position(|(k, s, _)| k == kind && *s == scope);
+            match parked {
+                Some(at) => members.push((kind.clone(), self.parked.remove(at).2)),
+                None => match self.starter.start(kind, &scope, SortSpec::default()) {
+                    Ok(table) => members.push((kind.clone(), table)),
+                    Err(err) => failed.push((kind.clone(), err.to_string())),
+                },
+            }
+        }
+        self.remember(remember);
+        let discovery = self.starter.catalog().current();
+        let mixed = MixedTable::new(
+            category.clone(),
+            members,
+            failed,
+            discovery,
+            SortSpec::default(),
+        );
+        let old = std::mem::replace(&mut self.table, Box::new(mixed));
+        match (&single, self.category.is_some() || self.gone.is_some()) {
+            (Some(kind), _) => {
+                let kind = kind.clone();
+                if let Some(mixed) = self.mixed_mut() {
+                    mixed.add_member(kind, old);
+                }
+            }
+            (None, true) => {
+                tokio::spawn(old.shutdown());
+            }
+            (None, false) => self.parked.push((self.view.kind.clone(), old_scope, old)),
+        }
+        self.park_cap = self.park_cap.max(PARKED + category.kinds.len());
+        self.trim_parked();
+        self.load_deltas();
+        let first = category.kinds.first().cloned();
+        self.category = Some(category);
+        let kind = first.unwrap_or_else(|| self.view.kind.clone());
+        self.shown(ViewSpec::new(kind, scope))
     }
 
     /// The screen follows the table now shown, of `to`.
@@ -1268,8 +1470,18 @@ impl App {
         state.filter.input = to.filter.clone();
         state.filter.error = None;
         state.browser = IndexBrowser::default();
-        self.header.resource = to.kind.to_string();
-        self.header.scope = to.scope_label();
+        (self.header.resource, self.header.scope) = match &self.category {
+            Some(category) => {
+                let namespaced = category.kinds.iter().any(Kind::namespaced);
+                let scope = match (&to.scope, namespaced) {
+                    (_, false) => "cluster".to_string(),
+                    (NamespaceScope::All, true) => super::ALL_NAMESPACES.to_string(),
+                    (NamespaceScope::One(ns), true) => format!("namespace {ns}"),
+                };
+                (category.name.clone(), scope)
+            }
+            None => (to.kind.to_string(), to.scope_label()),
+        };
         self.header.sync = "starting".into();
         self.header.listed = false;
         self.header.error = None;
@@ -1279,7 +1491,7 @@ impl App {
         self.view = to;
         self.events_seen = self.table.watch_events();
         self.rate_since = Instant::now();
-        let with_namespace = self.view.with_namespace();
+        let with_namespace = self.with_namespace();
         self.state
             .table
             .switched(self.table.as_ref(), with_namespace, None);
@@ -1321,6 +1533,9 @@ impl App {
                 tokio::spawn(table.shutdown());
             }
         }
+        if let Some(category) = self.category.clone() {
+            return self.add_category_index(definition, &category, relist);
+        }
         let kind = self.view.kind.clone();
         if !definition.applies_to(&kind, &discovery) {
             self.state.command.error = Some(format!(
@@ -1348,7 +1563,7 @@ impl App {
         self.state.command.error = Some(format!(
             ":index {name} added to {kind} and backfilled: {values} values"
         ));
-        let with_namespace = self.view.with_namespace();
+        let with_namespace = self.with_namespace();
         let selected = self.table.selected();
         self.state
             .table
@@ -1357,8 +1572,66 @@ impl App {
         vec![Follow::Table, Follow::Rows]
     }
 
-    /// Restarts the table on screen with a new informer from the starter (a relist).
+    /// `:index` on a category's table: added to the kinds it applies to, backfilled, or
+    /// relisting them all for a JSONPath index.
+    fn add_category_index(
+        &mut self,
+        definition: IndexDefinition,
+        category: &Category,
+        relist: bool,
+    ) -> Vec<Follow> {
+        let name = definition.name.clone();
+        let discovery = self.starter.catalog().current();
+        if !category
+            .kinds
+            .iter()
+            .any(|kind| definition.applies_to(kind, &discovery))
+        {
+            self.state.command.error = Some(format!(
+                ":index {name} added ({}); it applies to no kind of {}",
+                definition.source, category.name
+            ));
+            return Vec::new();
+        }
+        if relist {
+            let follow = self.restart();
+            if self.state.command.error.is_none() {
+                self.state.command.error = Some(format!(
+                    ":index {name} added: relisting the kinds of {}, whose stores keep no \
+                     object to evaluate {} on",
+                    category.name, definition.source
+                ));
+            }
+            return follow;
+        }
+        if let Err(err) = self.table.add_index(definition) {
+            self.state.command.error = Some(format!(":index {name}  {err}"));
+            return Vec::new();
+        }
+        let values = self.table.value_counts(&name).len();
+        self.state.command.error = Some(format!(
+            ":index {name} added to the kinds of {} and backfilled: {values} values",
+            category.name
+        ));
+        let _ = self.refilter();
+        vec![Follow::Table, Follow::Rows]
+    }
+
+    /// Restarts the table on screen with a new informer from the starter (a relist); a
+    /// category's table with a new one for each of its kinds, keeping its filter.
     fn restart(&mut self) -> Vec<Follow> {
+        if let Some(category) = self.category.clone() {
+            let members = self.mixed_mut().map(MixedTable::take_members);
+            for (_, table) in members.into_iter().flatten() {
+                tokio::spawn(table.shutdown());
+            }
+            let typed = self.state.filter.input.clone();
+            let scope = self.view.scope.clone();
+            let mut follow = self.show_category(category, scope, false);
+            self.state.filter.input = typed;
+            follow.extend(self.refilter());
+            return follow;
+        }
         let sort = self.state.table.sort;
         let table = match self.starter.start(&self.view.kind, &self.view.scope, sort) {
             Ok(table) => table,
@@ -1376,7 +1649,7 @@ impl App {
         self.header.error = None;
         self.header.stale_since = None;
         self.events_seen = self.table.watch_events();
-        let with_namespace = self.view.with_namespace();
+        let with_namespace = self.with_namespace();
         self.state
             .table
             .switched(self.table.as_ref(), with_namespace, selected);
@@ -1388,6 +1661,7 @@ impl App {
     /// its tap from here (subscribed before the entries are read: none is missed, and
     /// [`App::take_taps`] skips those already shown).
     fn load_deltas(&mut self) {
+        self.tapped = Some(self.table.kind().clone());
         let tap = self.table.tap();
         self.switched_taps = Some(tap.subscribe());
         let entries = tap.snapshot();

@@ -14,6 +14,7 @@ use crate::resources::{ApiResource, Kind, ResourceKind};
 use super::action::Action;
 use super::effect::Effect;
 use super::line::LineEdit;
+use super::nav::Category;
 
 /// kscope's own names for built-in kinds, beside kubectl's (k9s users type them).
 const ALIASES: &[(&str, ResourceKind)] = &[
@@ -62,6 +63,11 @@ pub enum Command {
         kind: Kind,
         scope: Option<NamespaceScope>,
     },
+    /// Show every kind of a category (`:all`) in one table; `scope` as for [`Command::Show`].
+    ShowCategory {
+        category: Category,
+        scope: Option<NamespaceScope>,
+    },
     /// `:ctx` (pick from the list) or `:ctx NAME` (switch to it).
     Context(Option<String>),
     /// Restart the table's informer with `fifo`, and with `compare`'s pipeline beside it on
@@ -108,11 +114,6 @@ pub enum CommandError {
     UnknownFifo(String),
     #[error("both pipelines would be {0}: compare two different FIFOs")]
     SameFifo(FifoKind),
-    #[error(
-        "{category} is a category: {kinds}. A table shows one kind: open one of them \
-         (`kscope get {category}` prints them all)"
-    )]
-    Category { category: String, kinds: String },
     #[error(transparent)]
     Index(#[from] IndexCommandError),
 }
@@ -187,11 +188,13 @@ fn primary(resource: &ApiResource, discovery: &Discovery) -> String {
         .unwrap_or_else(|| resource.group_resource())
 }
 
-/// One name per listable resource, in the order hints list them, then `ctx` and `quit`.
+/// One name per listable resource, in the order hints list them, then the categories, `ctx`
+/// and `quit`.
 fn primaries(discovery: &Discovery) -> Vec<String> {
     commands(discovery)
         .into_iter()
         .map(|(r, _)| primary(r, discovery))
+        .chain(categories(discovery).into_iter().map(str::to_string))
         .chain([CONTEXT[0].to_string(), QUIT[0].to_string()])
         .collect()
 }
@@ -254,25 +257,39 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
         return Ok(Command::Index(IndexDefinition::parse_command(args)?));
     }
     let Some(kind) = resolve(name, discovery) else {
-        let members = discovery.category(name);
-        return Err(match members.is_empty() {
-            true => CommandError::Unknown(name.to_string()),
-            false => CommandError::Category {
-                category: name.to_ascii_lowercase(),
-                kinds: members
-                    .iter()
-                    .filter(|r| r.listable())
-                    .map(|r| primary(r, discovery))
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            },
-        });
+        let kinds: Vec<Kind> = discovery
+            .category(name)
+            .into_iter()
+            .filter(|r| r.listable())
+            .map(|r| Kind::of(r.clone()))
+            .collect();
+        if kinds.is_empty() {
+            return Err(CommandError::Unknown(name.to_string()));
+        }
+        let namespaced = kinds.iter().any(Kind::namespaced);
+        let scope = parse_scope(words, namespaced, name)?;
+        let category = Category {
+            name: name.to_ascii_lowercase(),
+            kinds,
+        };
+        return Ok(Command::ShowCategory { category, scope });
     };
     if let Kind::Api(resource) = &kind
         && !resource.listable()
     {
         return Err(CommandError::NotListable(kind.to_string()));
     }
+    let scope = parse_scope(words, kind.namespaced(), &kind.to_string())?;
+    Ok(Command::Show { kind, scope })
+}
+
+/// The scope flags after a resource or category: `-n NS`, `--namespace=NS`, `-A`; `None`
+/// without any. `-n` on what is not `namespaced` (named `what`) is an error.
+fn parse_scope<'a>(
+    mut words: impl Iterator<Item = &'a str>,
+    namespaced: bool,
+    what: &str,
+) -> Result<Option<NamespaceScope>, CommandError> {
     let mut scope = None;
     let mut set = |new: NamespaceScope| match &scope {
         Some(old) if *old != new => Err(CommandError::ConflictingScope),
@@ -306,12 +323,12 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
         if !is_namespace_name(namespace) {
             return Err(CommandError::BadNamespace(namespace.to_string()));
         }
-        if !kind.namespaced() {
-            return Err(CommandError::ClusterScoped(kind.to_string()));
+        if !namespaced {
+            return Err(CommandError::ClusterScoped(what.to_string()));
         }
         set(NamespaceScope::One(namespace.to_string()))?;
     }
-    Ok(Command::Show { kind, scope })
+    Ok(scope)
 }
 
 /// `:fifo classic|real|atomic [OTHER]`: one FIFO, or two to compare side by side.
@@ -432,6 +449,24 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
                 format!("Enter shows {kind} in namespace {ns}")
             }
         },
+        Ok(Command::ShowCategory { category, scope }) => {
+            let kinds: Vec<String> = discovery
+                .category(&category.name)
+                .into_iter()
+                .filter(|r| r.listable())
+                .map(|r| primary(r, discovery))
+                .collect();
+            let scope = match scope {
+                None => "the current scope".to_string(),
+                Some(NamespaceScope::All) => "all namespaces".to_string(),
+                Some(NamespaceScope::One(ns)) => format!("namespace {ns}"),
+            };
+            format!(
+                "Enter shows {} ({}) in one table, in {scope}",
+                category.name,
+                kinds.join(" ")
+            )
+        }
         Err(err) => err.to_string(),
     }
 }
@@ -592,15 +627,27 @@ mod tests {
             in_all("example.com", "widgets", "Widget", &["wd"]),
         ]);
         assert_eq!(complete("al", &d), Some("all ".into()));
-        let err = parse("all", &d).unwrap_err();
+        let Ok(Command::ShowCategory { category, scope }) = parse("all -n web", &d) else {
+            panic!("a category parses");
+        };
+        let kinds: Vec<&str> = category.kinds.iter().map(Kind::plural).collect();
         assert_eq!(
-            err,
-            CommandError::Category {
-                category: "all".into(),
-                kinds: "pods svc wd".into()
-            }
+            (category.name.as_str(), kinds, scope),
+            (
+                "all",
+                vec!["pods", "services", "widgets"],
+                Some(NamespaceScope::One("web".into()))
+            )
         );
-        assert!(hint("all", &d).contains("all is a category: pods svc wd"));
+        assert_eq!(
+            hint("all", &d),
+            "Enter shows all (pods svc wd) in one table, in the current scope"
+        );
+        assert_eq!(
+            parse("all -x", &d),
+            Err(CommandError::UnknownFlag("-x".into()))
+        );
+        assert!(hint("", &d).contains(" all ctx quit"), "{}", hint("", &d));
         assert_eq!(
             parse("nothing", &d),
             Err(CommandError::Unknown("nothing".into()))

@@ -18,6 +18,7 @@ pub mod keymap;
 pub mod layout;
 pub mod line;
 pub mod logs;
+pub mod mixed_table;
 pub mod nav;
 pub mod queue;
 pub mod selectors;

@@ -49,6 +49,13 @@ impl ViewSpec {
     }
 }
 
+/// A category shown as one table (`:all`): its name and its kinds, as discovery found them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Category {
+    pub name: String,
+    pub kinds: Vec<Kind>,
+}
+
 /// Why Enter on a row leads nowhere.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DrillError {

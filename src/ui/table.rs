@@ -2,6 +2,7 @@
 //! over it. The event loop holds a `Box<dyn Table>`, so switching kinds swaps one value and
 //! the loop itself stays free of type parameters.
 
+use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -18,6 +19,7 @@ use crate::index_views::definitions::{
     IndexDefinition, IndexField, PathIndex, decode_fields, indexes_for, path_indexes,
 };
 use crate::index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
+use crate::index_views::mixed::{MemberRows, ViewRows};
 use crate::index_views::query::{Query, QueryError, Term};
 use crate::index_views::registry::{IndexRegistry, ValueCount};
 use crate::informers::fifo::{FifoKind, Handoff};
@@ -137,6 +139,21 @@ pub trait Table {
 
     /// Stops the views and the informer; the future ends when the informer's tasks have.
     fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
+
+    /// The selected row's object: its kind and its key in that kind's store (a mixed
+    /// table's rows are of several kinds).
+    fn selected_object(&self) -> Option<(Kind, Key)> {
+        Some((self.kind().clone(), self.selected()?))
+    }
+
+    /// The rows of the view on screen, for a mixed table to read off the UI thread; `None`
+    /// for a table that is itself mixed.
+    fn member_rows(&self) -> Option<Arc<dyn MemberRows>>;
+
+    /// The concrete table, for the app to reach a mixed table's members.
+    fn as_any(&self) -> &dyn Any;
+
+    fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
 /// A kind's table: its informer, registry, and an unfiltered and a filtered view.
@@ -405,6 +422,20 @@ impl<T: TableRow> Table for ResourceTable<T> {
         let Self { informer, .. } = *self;
         Box::pin(informer.shutdown())
     }
+
+    fn member_rows(&self) -> Option<Arc<dyn MemberRows>> {
+        let view = self.worker().view().clone();
+        let indexer = self.informer.indexer().clone();
+        Some(Arc::new(ViewRows::new(view, indexer, &self.kind)))
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
 }
 
 /// Starts tables on one cluster, all with the configured indexes, each with a tap keeping
@@ -546,13 +577,18 @@ pub fn move_selection<T: TableRow>(
     page: usize,
 ) {
     let position = view.selected_position().unwrap_or(offset);
-    let target = match action {
+    view.select_position(moved_to(position, action, page, view.len()));
+}
+
+/// Where a movement action takes the selection from `position`, `page` rows to a page, in
+/// `len` rows (the caller clamps it).
+pub fn moved_to(position: usize, action: &Action, page: usize, len: usize) -> usize {
+    match action {
         Action::Up => position.saturating_sub(1),
         Action::Down => position + 1,
         Action::PageUp => position.saturating_sub(page),
         Action::PageDown => position + page,
         Action::Top => 0,
-        _ => view.len().saturating_sub(1),
-    };
-    view.select_position(target);
+        _ => len.saturating_sub(1),
+    }
 }

@@ -27,6 +27,7 @@ mod sim_widgets;
 mod sim_workloads;
 mod sim_writes;
 mod stale;
+mod tui_all;
 mod tui_detail;
 mod tui_fifo;
 mod tui_frame_cost;

@@ -269,3 +269,47 @@ fn demo_logs_follow_new_lines_and_search_highlights() {
     session.wait_exit("q");
     let _ = std::fs::remove_dir_all(state);
 }
+
+/// `:all -A` in a real terminal, through the real event loop: one table of every kind of
+/// the category, live, and the pods' table back at once from the category's running tables.
+#[test]
+fn demo_shows_all_kinds_in_one_table() {
+    if crate::common::tools::required("tmux", "to run kscope in a real terminal").is_none() {
+        return;
+    }
+    let state = std::env::temp_dir().join(format!("kscope-tui-tmux-all-{}", std::process::id()));
+    let command = format!(
+        "env XDG_STATE_HOME={} {} --demo",
+        state.display(),
+        env!("CARGO_BIN_EXE_kscope")
+    );
+    let session = Session::start(format!("kscope-e2e-all-{}", std::process::id()), &command);
+    session.wait_for("the initial list", |s| {
+        s.contains("watching at rv") && table_rows(s).len() > 5
+    });
+    session.keys(&[":all -A", "Enter"]);
+    let screen = session.wait_for("the category's table", |s| {
+        let rows = table_rows(s);
+        s.contains("all [all namespaces]")
+            && s.contains("KIND")
+            && s.contains(" kinds, ")
+            && rows.iter().any(|r| r.contains("cronjob.batch"))
+    });
+    // `G`: the last rows, sorted by KIND, are another kind's.
+    assert!(!screen.contains("widget.example.com"), "{screen}");
+    session.keys(&["G"]);
+    session.wait_for("the last rows", |s| {
+        table_rows(s)
+            .iter()
+            .any(|r| r.contains("widget.example.com"))
+    });
+    session.keys(&[":pods", "Enter"]);
+    session.wait_for("the pods table again", |s| {
+        s.contains("pods [all namespaces]")
+            && s.contains("watching at rv")
+            && table_rows(s).len() > 5
+    });
+    session.keys(&["q"]);
+    session.wait_exit("q");
+    let _ = std::fs::remove_dir_all(state);
+}

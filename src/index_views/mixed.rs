@@ -1,0 +1,606 @@
+//! The rows of a category (`:all`): every member kind's rows in one table, as `kubectl get
+//! all` lists them, with one KIND column and a STATUS cell each kind fills its own way.
+//!
+//! Each member kind keeps its own store and live view (its filter, its label index); the
+//! mixed rows are an immutable snapshot, [`MixedRows`], rebuilt off the UI thread by a
+//! [`MixedWorker`] whenever a member's view changes, and swapped in whole: a frame copies out
+//! a window of the snapshot it finds, never waiting for a rebuild.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::select_all;
+use parking_lot::Mutex;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use super::columns::{Column, ColumnKind, HEALTH, RowHealth, SortKey, SortValue, TableRow};
+use super::live::{LiveView, Row, SortSpec, ViewColumn, Window};
+use crate::informers::indexer::Indexer;
+use crate::informers::keys::{Key, split_meta_namespace_key};
+use crate::resources::{Kind, Timestamp};
+
+/// The mixed table's columns, in cell order: NAMESPACE last (drawn first when the view spans
+/// namespaces), as a kind's own view has it.
+pub const KIND: usize = 0;
+pub const NAME: usize = 1;
+pub const STATUS: usize = 2;
+pub const AGE: usize = 3;
+pub const NAMESPACE: usize = 4;
+
+/// The columns of a mixed table, as [`LiveView::columns`] describes a kind's.
+pub fn columns() -> Vec<ViewColumn> {
+    let column = |name: &str, kind| ViewColumn {
+        name: name.into(),
+        kind,
+        wide: false,
+        namespace: false,
+        index: false,
+        empty: false,
+    };
+    vec![
+        column("KIND", ColumnKind::Text),
+        column("NAME", ColumnKind::Text),
+        column("STATUS", ColumnKind::Text),
+        column("AGE", ColumnKind::Age),
+        ViewColumn {
+            namespace: true,
+            ..column("NAMESPACE", ColumnKind::Text)
+        },
+    ]
+}
+
+/// One object of a member kind, as the mixed table needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// Its key in its own kind's store.
+    pub key: Key,
+    /// Its kind's status-like cell (STATUS, else READY, else HEALTH); empty without one.
+    pub status: String,
+    pub created: Option<Timestamp>,
+    pub health: RowHealth,
+}
+
+/// A member kind's rows, read off the UI thread by the mixed table's worker.
+pub trait MemberRows: Send + Sync {
+    /// The objects of the member's view on screen (its filter applied), at most `cap`.
+    fn summaries(&self, cap: usize) -> Vec<Summary>;
+
+    /// The free text the member's view has applied.
+    fn text(&self) -> String;
+}
+
+/// Keys copied out of a member's view per hold of its lock.
+const KEY_CHUNK: usize = 4096;
+
+/// A kind's live view and store, read as a member of a mixed table.
+pub struct ViewRows<T> {
+    view: Arc<Mutex<LiveView<T>>>,
+    indexer: Indexer<T>,
+    kind: Kind,
+}
+
+impl<T: TableRow> ViewRows<T> {
+    pub fn new(view: Arc<Mutex<LiveView<T>>>, indexer: Indexer<T>, kind: &Kind) -> Self {
+        Self {
+            view,
+            indexer,
+            kind: kind.clone(),
+        }
+    }
+}
+
+/// The column a kind's summary reads: kubectl's STATUS, else READY, else kscope's HEALTH
+/// (which every discovered kind has).
+fn status_column(columns: &[Column]) -> Option<usize> {
+    ["STATUS", "READY", HEALTH]
+        .iter()
+        .find_map(|name| columns.iter().position(|c| c.name == *name))
+}
+
+impl<T: TableRow> MemberRows for ViewRows<T> {
+    fn summaries(&self, cap: usize) -> Vec<Summary> {
+        let mut keys: Vec<Key> = Vec::new();
+        // A chunk per hold of the lock, so the view's worker never waits for the whole copy;
+        // a row moved meanwhile may be read twice or missed, until the next rebuild.
+        loop {
+            let chunk = self.view.lock().keys(keys.len(), KEY_CHUNK);
+            let last = chunk.len() < KEY_CHUNK;
+            keys.extend(chunk);
+            if last || keys.len() >= cap {
+                break;
+            }
+        }
+        keys.truncate(cap);
+        keys.sort_unstable();
+        keys.dedup();
+        // Read each time: a discovered kind learns its columns from its first Table.
+        let columns = T::columns(&self.kind);
+        let status = status_column(&columns);
+        let epoch = Timestamp::from_seconds(0);
+        keys.into_iter()
+            .filter_map(|key| {
+                let obj = self.indexer.get_by_key(&key)?;
+                let status = match status {
+                    Some(at) => obj.cells(&columns, epoch).swap_remove(at),
+                    None => String::new(),
+                };
+                Some(Summary {
+                    key,
+                    status,
+                    created: obj.created(),
+                    health: obj.health(),
+                })
+            })
+            .collect()
+    }
+
+    fn text(&self) -> String {
+        self.view.lock().text().to_string()
+    }
+}
+
+/// A member kind as the worker reads it: its `kubectl get all` row prefix
+/// (`deployment.apps`), and its rows unless the filter left it out.
+#[derive(Clone)]
+pub struct MemberInput {
+    pub label: Arc<str>,
+    pub rows: Option<Arc<dyn MemberRows>>,
+    /// Bumped when its rows may have changed.
+    pub version: Option<watch::Receiver<u64>>,
+}
+
+/// One row of a mixed table.
+#[derive(Debug, Clone)]
+struct MixedRow {
+    member: usize,
+    /// Unique across kinds: `deployment.apps/default/web`.
+    id: Key,
+    summary: Summary,
+    sort: SortKey,
+}
+
+/// The rows most a mixed table holds; more are left out, and the snapshot says so.
+pub const ROW_CAP: usize = 500_000;
+
+/// An immutable snapshot of a mixed table's rows, sorted.
+#[derive(Default)]
+pub struct MixedRows {
+    labels: Vec<Arc<str>>,
+    rows: Vec<MixedRow>,
+    positions: HashMap<Key, usize>,
+    sort: SortSpec,
+    /// The text every member had applied when the snapshot was read, if they agreed.
+    text: Option<String>,
+    /// Rows left out over [`ROW_CAP`].
+    dropped: usize,
+}
+
+impl MixedRows {
+    /// Reads every member's rows and sorts them by `sort` (ties by kind, then key).
+    pub fn build(members: &[MemberInput], sort: SortSpec) -> Self {
+        let mut rows = Vec::new();
+        let mut texts: Vec<String> = Vec::new();
+        let mut dropped = 0;
+        for (member, input) in members.iter().enumerate() {
+            let Some(source) = &input.rows else {
+                continue;
+            };
+            texts.push(source.text());
+            let room = ROW_CAP.saturating_sub(rows.len());
+            let summaries = source.summaries(room.saturating_add(1));
+            dropped += summaries.len().saturating_sub(room);
+            rows.extend(summaries.into_iter().take(room).map(|summary| {
+                let sort = sort_key(&input.label, &summary, sort.column);
+                MixedRow {
+                    member,
+                    id: format!("{}/{}", input.label, summary.key).into(),
+                    summary,
+                    sort,
+                }
+            }));
+        }
+        rows.sort_unstable_by(|a, b| a.sort.cmp(&b.sort).then_with(|| a.id.cmp(&b.id)));
+        if sort.descending {
+            rows.reverse();
+        }
+        let positions = rows
+            .iter()
+            .enumerate()
+            .map(|(at, row)| (row.id.clone(), at))
+            .collect();
+        let text = match texts.split_first() {
+            Some((first, rest)) if rest.iter().all(|t| t == first) => Some(first.clone()),
+            Some(_) => None,
+            None => Some(String::new()),
+        };
+        Self {
+            labels: members.iter().map(|m| m.label.clone()).collect(),
+            rows,
+            positions,
+            sort,
+            text,
+            dropped,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    pub fn sort(&self) -> SortSpec {
+        self.sort
+    }
+
+    /// The text the rows were read with, when every member had applied the same.
+    pub fn text(&self) -> Option<&str> {
+        self.text.as_deref()
+    }
+
+    /// Rows left out because the table would pass [`ROW_CAP`].
+    pub fn dropped(&self) -> usize {
+        self.dropped
+    }
+
+    /// Where the row `id` is.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.positions.get(id).copied()
+    }
+
+    /// The row id at `position`, clamped to the rows.
+    pub fn id_at(&self, position: usize) -> Option<Key> {
+        let last = self.rows.len().checked_sub(1)?;
+        self.rows.get(position.min(last)).map(|r| r.id.clone())
+    }
+
+    /// The member and its own key of the row `id`.
+    pub fn member_of(&self, id: &str) -> Option<(usize, Key)> {
+        let row = &self.rows[self.position(id)?];
+        Some((row.member, row.summary.key.clone()))
+    }
+
+    /// Copies out `height` rows from `offset`, their ages as of `now`; `selected` is the
+    /// selected row's id.
+    pub fn window(
+        &self,
+        offset: usize,
+        height: usize,
+        now: Timestamp,
+        selected: Option<&str>,
+    ) -> Window {
+        let rows = self
+            .rows
+            .iter()
+            .skip(offset)
+            .take(height)
+            .map(|row| {
+                let label = self.labels.get(row.member).map_or("", |l| l.as_ref());
+                let (namespace, name) = split_meta_namespace_key(&row.summary.key);
+                let age = row
+                    .summary
+                    .created
+                    .map_or_else(|| "<unknown>".to_owned(), |t| t.human_since(now));
+                Row {
+                    key: row.id.clone(),
+                    cells: vec![
+                        label.to_string(),
+                        name.to_string(),
+                        row.summary.status.clone(),
+                        age,
+                        namespace.unwrap_or("").to_string(),
+                    ],
+                    health: row.summary.health,
+                }
+            })
+            .collect();
+        Window {
+            offset,
+            total: self.rows.len(),
+            rows,
+            selected: selected.and_then(|id| self.position(id)),
+        }
+    }
+}
+
+/// What a mixed row sorts by in `column`.
+fn sort_key(label: &str, summary: &Summary, column: usize) -> SortKey {
+    let (namespace, name) = split_meta_namespace_key(&summary.key);
+    let value = match column {
+        KIND => SortValue::Text(Cow::Borrowed(label)),
+        NAME => SortValue::Text(Cow::Borrowed(name)),
+        STATUS => SortValue::Text(Cow::Borrowed(summary.status.as_str())),
+        AGE => SortValue::age(summary.created),
+        _ => SortValue::Text(Cow::Borrowed(namespace.unwrap_or(""))),
+    };
+    value.into_key()
+}
+
+/// What the worker reads: the members and the order asked for.
+#[derive(Clone, Default)]
+struct Inputs {
+    members: Vec<MemberInput>,
+    sort: SortSpec,
+}
+
+/// The longest pause between two rebuilds under churn.
+const MAX_PAUSE: Duration = Duration::from_secs(1);
+
+/// Keeps a [`MixedRows`] snapshot current: rebuilt on a blocking thread whenever a member's
+/// rows or the inputs change, then swapped in and announced by a version bump. Under
+/// constant change it pauses after each rebuild for as long as the rebuild took, so it
+/// spends at most about half a core. Dropping it stops its task.
+pub struct MixedWorker {
+    inputs: watch::Sender<Inputs>,
+    snapshot: Arc<Mutex<Arc<MixedRows>>>,
+    version: watch::Receiver<u64>,
+    task: JoinHandle<()>,
+}
+
+impl MixedWorker {
+    /// Starts on the current Tokio runtime with `members`, sorted by `sort`.
+    pub fn start(members: Vec<MemberInput>, sort: SortSpec) -> Self {
+        let (inputs, mut inputs_rx) = watch::channel(Inputs { members, sort });
+        let snapshot = Arc::new(Mutex::new(Arc::new(MixedRows {
+            sort,
+            text: None,
+            ..MixedRows::default()
+        })));
+        let (version_tx, version) = watch::channel(0u64);
+        let shared = snapshot.clone();
+        let task = tokio::spawn(async move {
+            // The snapshot before the current one: a frame may still hold it when it is
+            // replaced, so it is released at the next rebuild, off the UI thread (releasing
+            // 150,000 rows costs as much as building them).
+            let mut previous: Option<Arc<MixedRows>> = None;
+            loop {
+                let inputs = inputs_rx.borrow_and_update().clone();
+                let mut versions: Vec<Option<watch::Receiver<u64>>> =
+                    inputs.members.iter().map(|m| m.version.clone()).collect();
+                for version in versions.iter_mut().flatten() {
+                    version.mark_unchanged();
+                }
+                let started = tokio::time::Instant::now();
+                let members = inputs.members;
+                let sort = inputs.sort;
+                let built =
+                    tokio::task::spawn_blocking(move || MixedRows::build(&members, sort)).await;
+                let Ok(built) = built else {
+                    return;
+                };
+                let replaced = std::mem::replace(&mut *shared.lock(), Arc::new(built));
+                version_tx.send_modify(|v| *v += 1);
+                let released = previous.replace(replaced);
+                tokio::task::spawn_blocking(move || drop(released));
+                let pause = started.elapsed().min(MAX_PAUSE);
+                tokio::select! {
+                    changed = inputs_rx.changed() => if changed.is_err() { return },
+                    () = any_changed(&mut versions) => {
+                        tokio::time::sleep(pause).await;
+                    }
+                }
+            }
+        });
+        Self {
+            inputs,
+            snapshot,
+            version,
+            task,
+        }
+    }
+
+    /// The rows as last rebuilt.
+    pub fn snapshot(&self) -> Arc<MixedRows> {
+        self.snapshot.lock().clone()
+    }
+
+    /// Bumped when a rebuilt snapshot is swapped in.
+    pub fn version(&self) -> watch::Receiver<u64> {
+        self.version.clone()
+    }
+
+    /// Replaces the members (their views changed: a new filter).
+    pub fn set_members(&self, members: Vec<MemberInput>) {
+        self.inputs.send_modify(|inputs| inputs.members = members);
+    }
+
+    /// Re-sorts from the next rebuild on, which this asks for.
+    pub fn set_sort(&self, sort: SortSpec) {
+        self.inputs.send_modify(|inputs| inputs.sort = sort);
+    }
+
+    /// The sort asked for last.
+    pub fn sort(&self) -> SortSpec {
+        self.inputs.borrow().sort
+    }
+}
+
+impl Drop for MixedWorker {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Waits until one of `versions` changes; one whose sender is gone is no longer waited on.
+pub async fn any_changed<T>(versions: &mut [Option<watch::Receiver<T>>]) {
+    loop {
+        let waits: Vec<_> = versions
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(at, v)| {
+                v.as_mut()
+                    .map(|v| Box::pin(async move { (at, v.changed().await) }))
+            })
+            .collect();
+        if waits.is_empty() {
+            return std::future::pending().await;
+        }
+        let ((at, result), _, rest) = select_all(waits).await;
+        drop(rest);
+        match result {
+            Ok(()) => return,
+            Err(_) => versions[at] = None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A member whose rows are given.
+    struct Fixed(Vec<Summary>, &'static str);
+
+    impl MemberRows for Fixed {
+        fn summaries(&self, cap: usize) -> Vec<Summary> {
+            self.0.iter().take(cap).cloned().collect()
+        }
+        fn text(&self) -> String {
+            self.1.to_string()
+        }
+    }
+
+    fn summary(key: &str, status: &str, created: i64) -> Summary {
+        Summary {
+            key: key.into(),
+            status: status.into(),
+            created: Some(Timestamp::from_seconds(created)),
+            health: RowHealth::Normal,
+        }
+    }
+
+    fn member(label: &str, rows: Vec<Summary>, text: &'static str) -> MemberInput {
+        MemberInput {
+            label: label.into(),
+            rows: Some(Arc::new(Fixed(rows, text))),
+            version: None,
+        }
+    }
+
+    fn names(rows: &MixedRows) -> Vec<String> {
+        let window = rows.window(0, usize::MAX, Timestamp::from_seconds(100), None);
+        window.rows.iter().map(|r| r.key.to_string()).collect()
+    }
+
+    #[test]
+    fn kinds_mix_in_one_order_with_their_own_status_and_a_unique_id() {
+        let members = vec![
+            member(
+                "pod",
+                vec![
+                    summary("a/web-1", "Running", 50),
+                    summary("a/db", "Pending", 90),
+                ],
+                "",
+            ),
+            member("deployment.apps", vec![summary("a/web", "1/1", 10)], ""),
+            member("service", vec![summary("a/web", "<none>", 70)], ""),
+        ];
+        let by_name = MixedRows::build(
+            &members,
+            SortSpec {
+                column: NAME,
+                descending: false,
+            },
+        );
+        assert_eq!(
+            names(&by_name),
+            [
+                "pod/a/db",
+                "deployment.apps/a/web",
+                "service/a/web",
+                "pod/a/web-1"
+            ]
+        );
+        let window = by_name.window(1, 1, Timestamp::from_seconds(100), Some("service/a/web"));
+        assert_eq!(
+            window.rows[0].cells,
+            ["deployment.apps", "web", "1/1", "90s", "a"]
+        );
+        assert_eq!((window.total, window.selected), (4, Some(2)));
+        assert_eq!(
+            by_name.member_of("service/a/web"),
+            Some((2, "a/web".into()))
+        );
+
+        // AGE: youngest first, as a kind's own table; reversed by `S`.
+        let by_age = MixedRows::build(
+            &members,
+            SortSpec {
+                column: AGE,
+                descending: false,
+            },
+        );
+        assert_eq!(names(&by_age)[0], "pod/a/db");
+        let oldest = MixedRows::build(
+            &members,
+            SortSpec {
+                column: AGE,
+                descending: true,
+            },
+        );
+        assert_eq!(names(&oldest)[0], "deployment.apps/a/web");
+        let by_kind = MixedRows::build(
+            &members,
+            SortSpec {
+                column: KIND,
+                descending: false,
+            },
+        );
+        assert_eq!(names(&by_kind)[0], "deployment.apps/a/web");
+    }
+
+    #[test]
+    fn a_member_left_out_adds_no_rows_and_texts_must_agree() {
+        let mut members = vec![
+            member("pod", vec![summary("a/p", "Running", 1)], "we"),
+            member("service", vec![summary("a/s", "", 1)], "we"),
+        ];
+        let rows = MixedRows::build(&members, SortSpec::default());
+        assert_eq!((rows.len(), rows.text()), (2, Some("we")));
+        members[1].rows = None;
+        let rows = MixedRows::build(&members, SortSpec::default());
+        assert_eq!(names(&rows), ["pod/a/p"]);
+        members.push(member("job.batch", vec![], "w"));
+        assert_eq!(MixedRows::build(&members, SortSpec::default()).text(), None);
+    }
+
+    #[tokio::test]
+    async fn the_worker_rebuilds_when_a_member_changes() {
+        let (tx, rx) = watch::channel(0u64);
+        let rows = Arc::new(Mutex::new(vec![summary("a/p", "Running", 1)]));
+        struct Shared(Arc<Mutex<Vec<Summary>>>);
+        impl MemberRows for Shared {
+            fn summaries(&self, cap: usize) -> Vec<Summary> {
+                self.0.lock().iter().take(cap).cloned().collect()
+            }
+            fn text(&self) -> String {
+                String::new()
+            }
+        }
+        let input = MemberInput {
+            label: "pod".into(),
+            rows: Some(Arc::new(Shared(rows.clone()))),
+            version: Some(rx),
+        };
+        let worker = MixedWorker::start(vec![input], SortSpec::default());
+        let mut version = worker.version();
+        version.changed().await.expect("first build");
+        assert_eq!(worker.snapshot().len(), 1);
+        rows.lock().push(summary("a/q", "Running", 2));
+        tx.send_modify(|v| *v += 1);
+        version.changed().await.expect("rebuilt");
+        assert_eq!(names(&worker.snapshot()), ["pod/a/p", "pod/a/q"]);
+        worker.set_sort(SortSpec {
+            column: AGE,
+            descending: false,
+        });
+        version.changed().await.expect("re-sorted");
+        assert_eq!(names(&worker.snapshot()), ["pod/a/q", "pod/a/p"]);
+    }
+}

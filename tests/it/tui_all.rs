@@ -1,0 +1,373 @@
+//! `:all` (and any category) as one table of every kind in it, against the sim: the rows are
+//! kubectl's `get all` rows, they filter by text and by each kind's label index, Enter and
+//! `y` act on the row's own kind, and a kind the server refuses is said so while the others
+//! list.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use kscope::client::cluster::{Cluster, NamespaceScope};
+use kscope::client::discovery::{Catalog, Discovery};
+use kscope::config::Config;
+use kscope::index_views::live::Window;
+use kscope::resources::ResourceKind;
+use kscope::sim::{Faults, Sim, SimConfig};
+use kscope::ui::action::{Action, InputMode};
+use kscope::ui::app::App;
+use kscope::ui::detail::DetailController;
+use kscope::ui::nav::ViewSpec;
+use kscope::ui::table::TableStarter;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use crate::common::kubectl::Kubectl;
+
+/// The App on `cluster` with the kinds its discovery finds, showing all pods.
+async fn start_app(cluster: Cluster) -> App {
+    let discovery = Discovery::run(&cluster.client).await.expect("discovers");
+    let indexes = Config::built_in().expect("built-in config").indexes;
+    let detail = DetailController::new(cluster.client.clone(), None);
+    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(Catalog::new(discovery));
+    let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
+    App::new(starter, view, false, detail).expect("app")
+}
+
+fn run_command(app: &mut App, command: &str) {
+    app.apply(Action::OpenCommand);
+    for c in command.chars() {
+        app.apply(Action::CommandChar(c));
+    }
+    app.apply(Action::CommandRun);
+}
+
+/// Waits (at most 60 s) until the rows satisfy `ok`, keeping the header current.
+async fn wait_rows(app: &mut App, what: &str, ok: impl Fn(&App, &Window) -> bool) -> Window {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let status = app.table().status().borrow().clone();
+        app.update_sync(&status);
+        let window = app.window(200);
+        if ok(app, &window) {
+            return window;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}: {:?} {window:?}",
+            app.header()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Whether the header says every kind of the category is watching.
+fn all_watching(app: &App) -> bool {
+    let kinds = app.category().map_or(0, |c| c.kinds.len());
+    app.header().sync == format!("{kinds} kinds, {kinds} watching")
+}
+
+/// The rows as kubectl's `get all -o name` names them: `deployment.apps/web`.
+fn names(window: &Window) -> BTreeSet<String> {
+    window
+        .rows
+        .iter()
+        .map(|r| format!("{}/{}", r.cells[0], r.cells[1]))
+        .collect()
+}
+
+fn screen(app: &mut App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
+    app.draw(&mut terminal).expect("draws");
+    terminal.backend().to_string()
+}
+
+/// The screen without what changes from run to run: the server's address (line one), the
+/// event rate, and ages (`5s`, `3m`), each replaced by a mark of the same width.
+fn stable(text: &str) -> String {
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let line = match line.find(" ev/s") {
+                Some(at) => {
+                    let start = line[..at].rfind(' ').map_or(0, |s| s + 1);
+                    format!(
+                        "{}{}{}",
+                        &line[..start],
+                        "#".repeat(at - start),
+                        &line[at..]
+                    )
+                }
+                None => line.to_string(),
+            };
+            line.split_inclusive(' ')
+                .map(|word| {
+                    let trimmed = word.trim_end();
+                    let is_age = trimmed.starts_with(|c: char| c.is_ascii_digit())
+                        && trimmed.ends_with(['s', 'm', 'h', 'd', 'y'])
+                        && trimmed
+                            .chars()
+                            .all(|c| c.is_ascii_digit() || "smhdy".contains(c));
+                    match is_age {
+                        true => format!("{}{}", "~".repeat(trimmed.len()), &word[trimmed.len()..]),
+                        false => word.to_string(),
+                    }
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn all_is_one_table_of_kubectls_get_all_rows_that_filters_and_opens_each_rows_kind() {
+    let Some(fx) = Kubectl::start_with("tui-all", SimConfig::with_size(12, 2, 2)).await else {
+        return;
+    };
+    let namespace = "checkout-prod";
+    let expected: BTreeSet<String> = fx
+        .ok(&["get", "all", "-n", namespace, "-o", "name"])
+        .await
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let kinds: BTreeSet<&str> = expected
+        .iter()
+        .filter_map(|n| n.split_once('/'))
+        .map(|(k, _)| k)
+        .collect();
+    assert!(kinds.len() >= 3, "the sim has several kinds: {expected:?}");
+
+    let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let mut app = start_app(cluster).await;
+    wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
+    run_command(&mut app, &format!("all -n {namespace}"));
+    assert_eq!(app.category().map(|c| c.name.as_str()), Some("all"));
+    assert_eq!(app.header().resource, "all");
+    let window = wait_rows(&mut app, "every kind of all", |app, w| {
+        names(w) == expected && all_watching(app)
+    })
+    .await;
+    assert_eq!(window.total, expected.len());
+    assert!(app.header().error.is_none(), "{:?}", app.header());
+
+    // Sorted by NAME (`s` moves to the next column), the kinds mixed.
+    app.apply(Action::SortNext);
+    let by_name = wait_rows(&mut app, "rows by name", |app, _| {
+        app.table().shown_sort().column == 1
+    })
+    .await;
+    let sorted: Vec<&str> = by_name.rows.iter().map(|r| r.cells[1].as_str()).collect();
+    let mut expected_order = sorted.clone();
+    expected_order.sort();
+    assert_eq!(sorted, expected_order);
+    let text = stable(&screen(&mut app, 100, 30));
+    insta::assert_snapshot!(text);
+
+    // `/` text: only rows whose name matches, of every kind that has one.
+    let web = by_name
+        .rows
+        .iter()
+        .find(|r| r.cells[0] == "deployment.apps")
+        .map(|r| r.cells[1].clone())
+        .expect("a deployment");
+    app.apply(Action::OpenFilter);
+    for c in web.chars() {
+        app.apply(Action::FilterChar(c));
+    }
+    app.apply(Action::FilterAccept);
+    let filtered = wait_rows(&mut app, "the text filter", |app, w| {
+        app.table().text() == web && w.total > 0
+    })
+    .await;
+    assert!(
+        filtered
+            .rows
+            .iter()
+            .all(|r| kscope::index_views::fuzzy::text_matches(
+                &format!("{namespace}/{}", r.cells[1]),
+                &web
+            )),
+        "{filtered:?}"
+    );
+    let filtered_kinds: BTreeSet<&str> =
+        filtered.rows.iter().map(|r| r.cells[0].as_str()).collect();
+    assert!(filtered_kinds.len() >= 2, "{filtered:?}");
+
+    // Enter on a Deployment's row opens its ReplicaSets, as in the deployments' table.
+    let at = filtered
+        .rows
+        .iter()
+        .position(|r| r.cells[0] == "deployment.apps")
+        .expect("the deployment row");
+    app.apply(Action::Top);
+    for _ in 0..at {
+        app.apply(Action::Down);
+    }
+    assert_eq!(
+        app.table()
+            .selected_object()
+            .map(|(k, key)| (k, key.to_string())),
+        Some((
+            ResourceKind::Deployments.into(),
+            format!("{namespace}/{web}")
+        ))
+    );
+    // The delta panel follows the selected row's kind: the Deployments' entries.
+    let deployments: BTreeSet<String> = by_name
+        .rows
+        .iter()
+        .filter(|r| r.cells[0] == "deployment.apps")
+        .map(|r| format!("{namespace}/{}", r.cells[1]))
+        .collect();
+    let keys: Vec<&str> = app
+        .state()
+        .deltas
+        .lines
+        .iter()
+        .map(|l| l.key.as_str())
+        .filter(|k| !k.is_empty())
+        .collect();
+    assert!(
+        !keys.is_empty() && keys.iter().all(|k| deployments.contains(*k)),
+        "{keys:?} {deployments:?}"
+    );
+    app.apply(Action::DrillDown);
+    assert!(app.category().is_none());
+    assert_eq!(*app.table().kind(), ResourceKind::ReplicaSets);
+    assert_eq!(app.current().filter, format!("owner=Deployment/{web}"));
+    wait_rows(&mut app, "its replicasets", |_, w| w.total > 0).await;
+
+    // Esc comes back to the category, its rows there at once from the kinds' running tables.
+    app.apply(Action::FilterClear);
+    assert_eq!(app.category().map(|c| c.name.as_str()), Some("all"));
+    wait_rows(&mut app, "all again", |_, w| w.total > 0).await;
+
+    // `y` on a Service's row: the Service's YAML.
+    app.apply(Action::FilterClear);
+    let all = wait_rows(&mut app, "all unfiltered", |_, w| w.total == expected.len()).await;
+    let at = all
+        .rows
+        .iter()
+        .position(|r| r.cells[0] == "service")
+        .expect("a service row");
+    app.apply(Action::Top);
+    for _ in 0..at {
+        app.apply(Action::Down);
+    }
+    app.apply(Action::OpenDetail);
+    assert_eq!(app.state().mode, InputMode::Detail);
+    let fetched = tokio::time::timeout(Duration::from_secs(15), app.finish_fetch()).await;
+    assert_eq!(fetched, Ok(true));
+    let text = screen(&mut app, 120, 30);
+    assert!(text.contains("kind: Service"), "{text}");
+    drop(app);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_label_filter_goes_through_each_kinds_app_index() {
+    let Some(fx) = Kubectl::start_with("tui-all-label", SimConfig::with_size(12, 2, 2)).await
+    else {
+        return;
+    };
+    let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let mut app = start_app(cluster).await;
+    run_command(&mut app, "all -A");
+    // Every kind watching says nothing of the mixed snapshot, rebuilt off the UI thread,
+    // which may still lag behind: wait for the Deployment rows too.
+    let all = wait_rows(&mut app, "all", |app, w| {
+        all_watching(app) && w.rows.iter().any(|r| r.cells[0] == "deployment.apps")
+    })
+    .await;
+    let app_label = kscope_label(&fx, &all).await;
+    let expected: BTreeSet<String> = fx
+        .ok(&[
+            "get",
+            "all",
+            "-A",
+            "-l",
+            &format!("app={app_label}"),
+            "-o",
+            "name",
+        ])
+        .await
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    app.apply(Action::OpenFilter);
+    for c in format!("app={app_label}").chars() {
+        app.apply(Action::FilterChar(c));
+    }
+    app.apply(Action::FilterAccept);
+    let filtered = wait_rows(&mut app, "the label filter", |_, w| names(w) == expected).await;
+    assert!(!filtered.rows.is_empty());
+    assert_eq!(
+        app.table().applied().to_string(),
+        format!("app={app_label}")
+    );
+
+    // `:index` on the category's table: added to each kind's store and backfilled at once.
+    run_command(&mut app, "index team label=team");
+    let said = app.state().command.error.clone().unwrap_or_default();
+    assert!(
+        said.starts_with(":index team added to the kinds of all and backfilled"),
+        "{said}"
+    );
+    assert!(app.table().index_names().contains(&"team".to_string()));
+    assert!(!app.table().value_counts("team").is_empty());
+    drop(app);
+}
+
+/// An `app` label some Deployment of the sim has, as kubectl reads it.
+async fn kscope_label(fx: &Kubectl, all: &Window) -> String {
+    let deployment = all
+        .rows
+        .iter()
+        .find(|r| r.cells[0] == "deployment.apps")
+        .expect("a deployment");
+    let namespace = &deployment.cells[4];
+    let label = fx
+        .ok(&[
+            "get",
+            "deployment",
+            &deployment.cells[1],
+            "-n",
+            namespace,
+            "-o",
+            "jsonpath={.metadata.labels.app}",
+        ])
+        .await;
+    assert!(!label.is_empty(), "the deployment has an app label");
+    label
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kind_refused_403_is_said_in_the_table_while_the_others_list() {
+    let mut config = SimConfig::with_size(12, 2, 2);
+    config.faults = Faults {
+        forbidden: vec!["deployments".into()],
+        ..Faults::default()
+    };
+    let sim = Sim::start(config).await.expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let mut app = start_app(cluster).await;
+    run_command(&mut app, "all -A");
+    let window = wait_rows(&mut app, "the refusal, and the others' rows", |app, w| {
+        let error = app.header().error.as_deref().unwrap_or("");
+        error.contains("deployments refused (403")
+            && w.rows.iter().any(|r| r.cells[0] == "pod")
+            && w.rows.iter().any(|r| r.cells[0] == "replicaset.apps")
+    })
+    .await;
+    assert!(window.rows.iter().all(|r| r.cells[0] != "deployment.apps"));
+    // The refused kind neither holds the table back (listed) nor marks it stale.
+    wait_rows(&mut app, "the rest watching", |app, _| {
+        app.header().listed && app.header().stale_since.is_none()
+    })
+    .await;
+    let text = screen(&mut app, 200, 10);
+    assert!(text.contains("deployments refused (403"), "{text}");
+    drop(app);
+    sim.shutdown().await;
+}
