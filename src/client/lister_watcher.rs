@@ -15,6 +15,7 @@ use parking_lot::Mutex;
 
 use super::cluster::{Cluster, NamespaceScope};
 pub use super::limits::WireLimits;
+use super::printer_columns::{crd_columns, crd_path};
 use super::table_form::{TABLE_ACCEPT, decode_table_list, learn_columns, row_object};
 use super::transport::PeerCertificate;
 use super::wire::{decode_list, decode_watch_line, peek_continue_token};
@@ -22,7 +23,10 @@ use crate::informers::lister_watcher::{
     BoxError, ListPage, ListParams, ListWatchError, ListerWatcher, ServerIdentity, WatchParams,
     WatchStream,
 };
-use crate::resources::{ApiResource, FieldIndexes, Kind, KubeResource, decoding_with};
+use crate::resources::{
+    ApiResource, ClientColumns, FieldIndexes, Kind, KubeResource, PrinterColumnCompiler,
+    decoding_with, decoding_with_columns,
+};
 
 /// A [`ListerWatcher`] over kube's HTTP client, for one collection path such as
 /// `/api/v1/pods` or `/apis/apps/v1/namespaces/web/deployments`.
@@ -44,6 +48,22 @@ pub struct KubeListerWatcher {
     table: Option<Arc<ApiResource>>,
     /// The field indexes a generic projection evaluates as it decodes each object.
     fields: Option<FieldIndexes>,
+    /// For a kind that may be a custom resource: how its printer columns are compiled, to
+    /// read it as plain JSON with the cells evaluated client-side rather than as a Table.
+    printer_columns: Option<Arc<dyn PrinterColumnCompiler>>,
+    /// How the kind is read, once its CRD (or that it has none) is known.
+    form: Arc<tokio::sync::OnceCell<Form>>,
+}
+
+/// How the objects are asked for and decoded.
+#[derive(Clone)]
+enum Form {
+    /// The objects, as plain JSON.
+    Plain,
+    /// The server's Table, whose columns are learned into the resource.
+    Table(Arc<ApiResource>),
+    /// A custom resource's objects as plain JSON, its printer columns evaluated on each.
+    Custom(Arc<ClientColumns>),
 }
 
 /// Where the last response's [`PeerCertificate`] is kept.
@@ -91,7 +111,17 @@ impl KubeListerWatcher {
             server: Arc::default(),
             table: None,
             fields: None,
+            printer_columns: None,
+            form: Arc::default(),
         }
+    }
+
+    /// Reads a custom resource as plain JSON, its CRD's printer columns compiled with
+    /// `compiler` and evaluated on each object, rather than in Table form; any other kind
+    /// (and a custom resource whose CRD cannot be read) keeps the Table form.
+    pub fn with_printer_columns(mut self, compiler: Arc<dyn PrinterColumnCompiler>) -> Self {
+        self.printer_columns = Some(compiler);
+        self
     }
 
     /// Evaluates `fields` on each object it decodes (an empty list: nothing to evaluate).
@@ -150,10 +180,77 @@ impl KubeListerWatcher {
         self
     }
 
-    fn request(&self, query: &[(&str, &str)]) -> Result<http::Request<Vec<u8>>, http::Error> {
+    /// How the kind is read: decided once, by reading its CRD when it may have one.
+    async fn form(&self) -> Result<Form, ListWatchError> {
+        let (Some(resource), Some(compiler)) = (&self.table, &self.printer_columns) else {
+            return Ok(match &self.table {
+                Some(resource) => Form::Table(resource.clone()),
+                None => Form::Plain,
+            });
+        };
+        self.form
+            .get_or_try_init(|| self.read_crd(resource, compiler.as_ref()))
+            .await
+            .cloned()
+    }
+
+    /// The form of `resource` as its CRD says: plain JSON with its printer columns, or the
+    /// Table form when it has no CRD (404), the user may not read it (403), or its columns
+    /// cannot be evaluated here. Any other failure is the list's, retried as lists are.
+    async fn read_crd(
+        &self,
+        resource: &Arc<ApiResource>,
+        compiler: &dyn PrinterColumnCompiler,
+    ) -> Result<Form, ListWatchError> {
+        let table = Form::Table(resource.clone());
+        let Some(path) = crd_path(resource) else {
+            return Ok(table);
+        };
+        let request = http::Request::get(&path)
+            .header(http::header::ACCEPT, "application/json")
+            .body(Vec::new())
+            .map_err(|source| ListWatchError::InvalidRequest {
+                verb: "list",
+                resource: self.resource.clone(),
+                source,
+            })?;
+        let body = fetch_body(
+            self.client.clone(),
+            request,
+            self.resource.clone(),
+            self.limits,
+            self.server.clone(),
+        )
+        .await;
+        let body = match body {
+            Ok(body) => body,
+            Err(ListWatchError::Api { status, .. }) if [403, 404].contains(&status.code) => {
+                tracing::debug!(resource = %self.resource, code = status.code, "no CRD read: listed in Table form");
+                return Ok(table);
+            }
+            Err(other) => return Err(other),
+        };
+        match crd_columns(&body, resource, compiler) {
+            Ok(crd) => {
+                resource.learn_columns(&crd.definitions);
+                let columns = ClientColumns::new(crd.columns, self.fields.clone());
+                Ok(Form::Custom(Arc::new(columns)))
+            }
+            Err(error) => {
+                tracing::warn!(resource = %self.resource, %error, "printer columns not evaluated here: listed in Table form");
+                Ok(table)
+            }
+        }
+    }
+
+    fn request(
+        &self,
+        form: &Form,
+        query: &[(&str, &str)],
+    ) -> Result<http::Request<Vec<u8>>, http::Error> {
         let mut params = form_urlencoded::Serializer::new(String::new());
         params.extend_pairs(query);
-        if self.table.is_some() {
+        if matches!(form, Form::Table(_)) {
             // The whole object in each row: its conditions give the health column.
             params.append_pair("includeObject", "Object");
         }
@@ -169,9 +266,9 @@ impl KubeListerWatcher {
         } else {
             format!("{}?{params}", self.collection_path)
         };
-        let accept = match self.table {
-            Some(_) => TABLE_ACCEPT,
-            None => "application/json",
+        let accept = match form {
+            Form::Table(_) => TABLE_ACCEPT,
+            Form::Plain | Form::Custom(_) => "application/json",
         };
         http::Request::get(url)
             .header(http::header::ACCEPT, accept)
@@ -182,7 +279,11 @@ impl KubeListerWatcher {
         kube_error(&self.resource, verb, err)
     }
 
-    fn list_request(&self, params: &ListParams) -> Result<http::Request<Vec<u8>>, ListWatchError> {
+    fn list_request(
+        &self,
+        form: &Form,
+        params: &ListParams,
+    ) -> Result<http::Request<Vec<u8>>, ListWatchError> {
         let limit = params.limit.map(|l| l.to_string());
         let mut query: Vec<(&str, &str)> = Vec::new();
         if !params.resource_version.is_empty() {
@@ -194,7 +295,7 @@ impl KubeListerWatcher {
         if let Some(token) = &params.continue_token {
             query.push(("continue", token));
         }
-        self.request(&query)
+        self.request(form, &query)
             .map_err(|source| ListWatchError::InvalidRequest {
                 verb: "list",
                 resource: self.resource.clone(),
@@ -225,7 +326,7 @@ impl KubeListerWatcher {
     /// client-go's pager asks for the next page with the continue token, no
     /// resourceVersion and the same limit as soon as it has a page: that request is sent
     /// now, so that the server prepares it while this page is decoded.
-    fn prefetch_next(&self, params: &ListParams, body: &[u8]) {
+    fn prefetch_next(&self, form: &Form, params: &ListParams, body: &[u8]) {
         let Some(token) = peek_continue_token(body) else {
             return;
         };
@@ -234,7 +335,7 @@ impl KubeListerWatcher {
             limit: params.limit,
             continue_token: Some(token),
         };
-        let Ok(request) = self.list_request(&next) else {
+        let Ok(request) = self.list_request(form, &next) else {
             return;
         };
         let uri = request.uri().to_string();
@@ -453,18 +554,21 @@ where
     T: KubeResource,
 {
     async fn list(&self, params: &ListParams) -> Result<ListPage<T>, ListWatchError> {
-        let request = self.list_request(params)?;
+        let form = self.form().await?;
+        let request = self.list_request(&form, params)?;
         let body = self.list_body(request).await?;
-        self.prefetch_next(params, &body);
+        self.prefetch_next(&form, params, &body);
         // Decoding a page takes milliseconds: off the runtime's threads, so that the next
         // page's request and response move meanwhile.
-        let table = self.table.clone();
         let fields = self.fields.clone();
-        let decoded = tokio::task::spawn_blocking(move || {
-            decoding_with(fields.as_ref(), || match table {
-                Some(resource) => decode_table_list::<T>(&body, &resource),
-                None => decode_list::<T>(&body),
-            })
+        let decoded = tokio::task::spawn_blocking(move || match form {
+            Form::Table(resource) => {
+                decoding_with(fields.as_ref(), || decode_table_list::<T>(&body, &resource))
+            }
+            Form::Plain => decoding_with(fields.as_ref(), || decode_list::<T>(&body)),
+            Form::Custom(columns) => {
+                decoding_with_columns(Some(&columns), || decode_list::<T>(&body))
+            }
         })
         .await;
         let malformed = |source: BoxError| ListWatchError::MalformedResponse {
@@ -494,24 +598,24 @@ where
             query.push(("sendInitialEvents", "true"));
             query.push(("resourceVersionMatch", "NotOlderThan"));
         }
-        let request = self
-            .request(&query)
-            .map_err(|source| ListWatchError::InvalidRequest {
-                verb: "watch",
-                resource: self.resource.clone(),
-                source,
-            })?;
+        let form = self.form().await?;
+        let request =
+            self.request(&form, &query)
+                .map_err(|source| ListWatchError::InvalidRequest {
+                    verb: "watch",
+                    resource: self.resource.clone(),
+                    source,
+                })?;
         let frames = body_frames(&self.client, request, &self.server)
             .await
             .map_err(|e| self.error("watch", e))?;
         let resource = self.resource.clone();
-        let table = self.table.clone();
         let fields = self.fields.clone();
         let idle = self.limits.watch_idle;
         let lines = WatchLines::new(frames, self.limits.max_watch_line);
         let lines = futures::stream::unfold(lines, move |mut lines| {
             let resource = resource.clone();
-            let table = table.clone();
+            let form = form.clone();
             let fields = fields.clone();
             async move {
                 loop {
@@ -525,9 +629,17 @@ where
                         None => return None,
                         Some(Ok(line)) if line.iter().all(|b| b" \t\r\n".contains(b)) => continue,
                         Some(Ok(line)) => {
-                            let mut event =
-                                decoding_with(fields.as_ref(), || decode_watch_line::<T>(&line));
-                            if let (Some(api), Ok(event)) = (&table, &mut event) {
+                            let mut event = match &form {
+                                Form::Custom(columns) => {
+                                    decoding_with_columns(Some(columns), || {
+                                        decode_watch_line::<T>(&line)
+                                    })
+                                }
+                                _ => {
+                                    decoding_with(fields.as_ref(), || decode_watch_line::<T>(&line))
+                                }
+                            };
+                            if let (Form::Table(api), Ok(event)) = (&form, &mut event) {
                                 // The tap keeps the object, not the Table around it.
                                 learn_columns(&event.raw_object, api);
                                 event.raw_object = row_object(&event.raw_object);

@@ -221,6 +221,10 @@ impl FieldIndex for PathIndex {
         &self.name
     }
 
+    fn leading_names(&self) -> Option<Vec<String>> {
+        Some(self.path.leading_names())
+    }
+
     fn values(&self, object: &serde_json::Value) -> Option<Vec<String>> {
         match self.path.values(object) {
             Ok(values) => Some(values),

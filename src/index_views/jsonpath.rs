@@ -83,6 +83,24 @@ impl FieldPath {
         Ok(found)
     }
 
+    /// The member names the path follows from the object's top before any other step
+    /// (`.status.conditions[?(@.type=="Ready")].status`: `status`, `conditions`): what a
+    /// decode must keep of an object to evaluate it there. Empty when the path may read
+    /// anywhere (it starts with another step, or a filter refers to the root).
+    pub fn leading_names(&self) -> Vec<String> {
+        if self.query.to_string().matches('$').count() > 1 {
+            return Vec::new();
+        }
+        self.query
+            .segments
+            .iter()
+            .map_while(|segment| match segment {
+                Segment::Selector(Selector::Name(name)) => Some(name.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The index values of `object`: one per value selected (nulls select none), printed
     /// as kubectl's `-o jsonpath` prints each.
     pub fn values(&self, object: &Value) -> Result<Vec<String>, FieldTypeMismatch> {
@@ -161,7 +179,7 @@ pub fn go_sprint(value: &Value) -> String {
 /// An integer as written; any other number as Go's `%v` prints a `float64`: the shortest
 /// digits, in exponent form below 1e-4 and from 1e6 up (strconv's `'g'` with the shortest
 /// precision decides at six digits).
-fn go_number(n: &serde_json::Number) -> String {
+pub(crate) fn go_number(n: &serde_json::Number) -> String {
     if n.is_i64() || n.is_u64() {
         return n.to_string();
     }

@@ -8,6 +8,7 @@ pub mod detail;
 pub mod fuzzy;
 pub mod jsonpath;
 pub mod live;
+pub mod printer_columns;
 pub mod query;
 pub mod registry;
 pub mod sorted;

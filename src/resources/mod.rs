@@ -126,7 +126,8 @@ mod time;
 mod workloads;
 
 pub use generic::{
-    FieldIndex, FieldIndexes, GenericObject, Health, HealthCondition, decoding_with,
+    ClientColumns, FieldIndex, FieldIndexes, GenericObject, Health, HealthCondition, NIL_CELL,
+    PrinterColumn, PrinterColumnCompiler, decoding_with, decoding_with_columns,
 };
 pub use kind::{ApiResource, ColumnDefinition, Kind};
 pub use meta::{Container, OwnerRef};

@@ -48,8 +48,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use churn::ChurnSettings;
 pub use config::SimConfig;
-use faults::{FaultRolls, FaultsFired};
 pub use faults::{FaultParseError, FaultSpec, Faults, FaultsFiredSnapshot};
+use faults::{FaultRolls, FaultsFired};
 pub use logs::NoisyLogs;
 pub use resources::Resource;
 pub use store::Position;
