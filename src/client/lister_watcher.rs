@@ -15,7 +15,7 @@ use parking_lot::Mutex;
 
 use super::cluster::{Cluster, NamespaceScope};
 pub use super::limits::WireLimits;
-use super::printer_columns::{crd_columns, crd_path};
+use super::printer_columns::{client_columns, crd_path};
 use super::table_form::{TABLE_ACCEPT, decode_table_list, learn_columns, row_object};
 use super::transport::PeerCertificate;
 use super::wire::{decode_list, decode_watch_line, peek_continue_token};
@@ -230,12 +230,8 @@ impl KubeListerWatcher {
             }
             Err(other) => return Err(other),
         };
-        match crd_columns(&body, resource, compiler) {
-            Ok(crd) => {
-                resource.learn_columns(&crd.definitions);
-                let columns = ClientColumns::new(crd.columns, self.fields.clone());
-                Ok(Form::Custom(Arc::new(columns)))
-            }
+        match client_columns(&body, resource, compiler, self.fields.clone()) {
+            Ok(columns) => Ok(Form::Custom(columns)),
             Err(error) => {
                 tracing::warn!(resource = %self.resource, %error, "printer columns not evaluated here: listed in Table form");
                 Ok(table)
@@ -684,6 +680,163 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::informers::object::Object as _;
+    use crate::resources::{GenericObject, PrinterColumn, Timestamp};
+
+    /// A printer column of the test's own: the string at `/spec/<member>`.
+    struct SpecMember(String);
+
+    impl PrinterColumn for SpecMember {
+        fn leading_names(&self) -> Vec<String> {
+            vec!["spec".into(), self.0.clone()]
+        }
+
+        fn cell(&self, object: &serde_json::Value, _: Timestamp) -> Option<String> {
+            Some(object.get("spec")?.get(&self.0)?.as_str()?.to_string())
+        }
+    }
+
+    struct SpecMembers;
+
+    impl PrinterColumnCompiler for SpecMembers {
+        fn compile(&self, _: &str, path: &str) -> Result<Arc<dyn PrinterColumn>, String> {
+            match path.strip_prefix(".spec.") {
+                Some(member) => Ok(Arc::new(SpecMember(member.to_string()))),
+                None => Err(format!("{path}: not a member of spec")),
+            }
+        }
+    }
+
+    const CRD: &str = r#"{"kind":"CustomResourceDefinition","spec":{"group":"example.com",
+        "names":{"plural":"widgets"},"versions":[{"name":"v1","additionalPrinterColumns":[
+        {"name":"Colour","type":"string","jsonPath":".spec.colour"},
+        {"name":"Owner","type":"string","jsonPath":".spec.owner","priority":1}]}]}}"#;
+
+    /// A server with one Widget, answering lists in either form, and the CRD when `crd` is
+    /// given (else 404); the Accept of each list is noted in `accepts`.
+    fn server(crd: Option<&'static str>, accepts: Arc<Mutex<Vec<String>>>) -> kube::Client {
+        let service = tower::service_fn(move |request: http::Request<kube::client::Body>| {
+            let accept = request
+                .headers()
+                .get(http::header::ACCEPT)
+                .and_then(|a| a.to_str().ok())
+                .unwrap_or_default()
+                .to_string();
+            let path = request.uri().path().to_string();
+            let answer = match path.as_str() {
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com" => {
+                    crd.map(str::to_string)
+                }
+                "/apis/example.com/v1/widgets" if accept.contains("as=Table") => {
+                    accepts.lock().push(accept);
+                    Some(
+                        r#"{"kind":"Table","metadata":{"resourceVersion":"5"},
+                        "columnDefinitions":[{"name":"Name","type":"string"}],
+                        "rows":[{"cells":["w1"],"object":{"metadata":{"name":"w1"}}}]}"#
+                            .to_string(),
+                    )
+                }
+                "/apis/example.com/v1/widgets" => {
+                    accepts.lock().push(accept);
+                    Some(
+                        r#"{"kind":"WidgetList","metadata":{"resourceVersion":"5"},
+                        "items":[{"metadata":{"name":"w1","namespace":"web"},
+                        "spec":{"colour":"blue","secret":"never kept"}}]}"#
+                            .to_string(),
+                    )
+                }
+                _ => None,
+            };
+            async move {
+                let (status, body) = match answer {
+                    Some(body) => (200, body),
+                    None => (404, r#"{"kind":"Status","code":404}"#.to_string()),
+                };
+                http::Response::builder()
+                    .status(status)
+                    .body(http_body_util::Full::new(Bytes::from(body)))
+            }
+        });
+        kube::Client::new(service, "default")
+    }
+
+    fn widgets() -> Arc<ApiResource> {
+        Arc::new(ApiResource::new(
+            "example.com",
+            "v1",
+            "widgets",
+            "widget",
+            "Widget",
+            true,
+            vec![],
+            vec![],
+            vec!["list".into(), "watch".into()],
+        ))
+    }
+
+    async fn list_once(
+        crd: Option<&'static str>,
+    ) -> (Vec<String>, Arc<ApiResource>, Arc<GenericObject>) {
+        let accepts = Arc::new(Mutex::new(Vec::new()));
+        let resource = widgets();
+        let lister_watcher = KubeListerWatcher::new(
+            server(crd, accepts.clone()),
+            resource.list_path(None),
+            "widgets",
+        )
+        .as_table(resource.clone())
+        .with_printer_columns(Arc::new(SpecMembers));
+        let page: ListPage<GenericObject> = lister_watcher
+            .list(&ListParams::default())
+            .await
+            .expect("lists");
+        let accepts = accepts.lock().clone();
+        (accepts, resource, page.items[0].clone())
+    }
+
+    #[tokio::test]
+    async fn a_custom_resource_is_listed_as_json_with_its_crds_columns_evaluated_here() {
+        let (accepts, resource, w1) = list_once(Some(CRD)).await;
+        assert_eq!(accepts, ["application/json"]);
+        let columns: Vec<(String, i32)> = resource
+            .columns()
+            .iter()
+            .map(|c| (c.name.clone(), c.priority))
+            .collect();
+        assert_eq!(
+            columns,
+            [
+                ("Name".into(), 0),
+                ("Colour".into(), 0),
+                ("Owner".into(), 1)
+            ]
+        );
+        assert_eq!(w1.name(), "w1");
+        assert_eq!(
+            w1.table_cells().collect::<Vec<_>>(),
+            ["w1", "blue", "<none>"]
+        );
+        assert!(w1.read_at().is_some());
+        assert!(!format!("{w1:?}").contains("never kept"));
+    }
+
+    #[tokio::test]
+    async fn a_kind_without_a_crd_or_with_columns_not_evaluated_here_keeps_the_table_form() {
+        let (accepts, _, w1) = list_once(None).await;
+        assert!(
+            accepts[0].starts_with("application/json;as=Table"),
+            "{accepts:?}"
+        );
+        assert_eq!(w1.table_cells().collect::<Vec<_>>(), ["w1"]);
+        let odd = r#"{"spec":{"group":"example.com","names":{"plural":"widgets"},
+            "versions":[{"name":"v1","additionalPrinterColumns":[
+            {"name":"Odd","type":"string","jsonPath":"..colour"}]}]}}"#;
+        let (accepts, _, _) = list_once(Some(odd)).await;
+        assert!(
+            accepts[0].starts_with("application/json;as=Table"),
+            "{accepts:?}"
+        );
+    }
 
     async fn lines_of(frames: &[&'static [u8]]) -> (Vec<Bytes>, Vec<Bytes>) {
         let frames: Vec<Bytes> = frames.iter().map(|f| Bytes::from_static(f)).collect();

@@ -9,7 +9,10 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::resources::{ApiResource, ColumnDefinition, PrinterColumn, PrinterColumnCompiler};
+use crate::resources::{
+    ApiResource, ClientColumns, ColumnDefinition, FieldIndexes, PrinterColumn,
+    PrinterColumnCompiler,
+};
 
 /// The CRD of a custom resource, of which only the printer columns are read.
 #[derive(Deserialize)]
@@ -79,14 +82,28 @@ pub enum PrinterColumnsError {
 }
 
 /// The Table's column definitions (NAME first) and the columns evaluated after the name.
-pub(crate) struct CrdColumns {
-    pub definitions: Vec<ColumnDefinition>,
-    pub columns: Vec<Arc<dyn PrinterColumn>>,
+struct CrdColumns {
+    definitions: Vec<ColumnDefinition>,
+    columns: Vec<Arc<dyn PrinterColumn>>,
+}
+
+/// What decoding `resource`'s objects evaluates, from its CRD (`crd`, as JSON): its printer
+/// columns compiled with `compiler`, and `fields`. The columns' definitions are learned
+/// into `resource`, for the table's headers.
+pub fn client_columns(
+    crd: &[u8],
+    resource: &ApiResource,
+    compiler: &dyn PrinterColumnCompiler,
+    fields: Option<FieldIndexes>,
+) -> Result<Arc<ClientColumns>, PrinterColumnsError> {
+    let crd = crd_columns(crd, resource, compiler)?;
+    resource.learn_columns(&crd.definitions);
+    Ok(Arc::new(ClientColumns::new(crd.columns, fields)))
 }
 
 /// The printer columns `crd` (a CRD's JSON) gives `resource`'s version, compiled with
 /// `compiler`.
-pub(crate) fn crd_columns(
+fn crd_columns(
     crd: &[u8],
     resource: &ApiResource,
     compiler: &dyn PrinterColumnCompiler,
