@@ -142,7 +142,8 @@ impl KubeListerWatcher {
     }
 
     /// A lister-watcher for `kind` in `scope`, named for messages (`pods in namespace web`).
-    /// A discovered kind is listed and watched in Table form, for its server-side columns.
+    /// A discovered kind is listed and watched in Table form, for its server-side columns;
+    /// [`KubeListerWatcher::with_printer_columns`] reads custom resources as plain JSON.
     pub fn for_kind(
         cluster: &Cluster,
         kind: impl Into<Kind>,
