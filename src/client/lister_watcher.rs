@@ -782,7 +782,7 @@ mod tests {
         let resource = widgets();
         let lister_watcher = KubeListerWatcher::new(
             server(crd, accepts.clone()),
-            resource.list_path(None),
+            "/apis/example.com/v1/widgets",
             "widgets",
         )
         .as_table(resource.clone())
