@@ -813,10 +813,7 @@ mod tests {
             ]
         );
         assert_eq!(w1.name(), "w1");
-        assert_eq!(
-            w1.table_cells().collect::<Vec<_>>(),
-            ["w1", "blue", "<none>"]
-        );
+        assert_eq!(w1.table_cells().collect::<Vec<_>>(), ["w1", "blue", ""]);
         assert!(w1.read_at().is_some());
         assert!(!format!("{w1:?}").contains("never kept"));
     }

@@ -102,8 +102,9 @@ pub trait PrinterColumnCompiler: Send + Sync {
     fn compile(&self, type_: &str, json_path: &str) -> Result<Arc<dyn PrinterColumn>, String>;
 }
 
-/// How kubectl prints a nil cell, which a missing value or one of the wrong type gives.
-pub const NIL_CELL: &str = "<none>";
+/// How kubectl prints a nil cell, which a missing value or one of the wrong type gives:
+/// as nothing (kubectl's table printer writes no `<none>` for it).
+pub const NIL_CELL: &str = "";
 
 /// What the decode of a custom resource read as plain JSON evaluates: its printer columns
 /// (after the name, which is always the first cell) and the kind's field indexes, with the
@@ -875,7 +876,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lenient<T> {
 }
 
 /// A Table cell as kubectl prints it: a string up to its first line break (then `...`), a
-/// number or boolean as written, `<none>` for null, and lists and objects as Go's `%v` does.
+/// number or boolean as written, nothing for null, and lists and objects as Go's `%v` does.
 struct Cell(String);
 
 impl<'de> Deserialize<'de> for Cell {
@@ -951,7 +952,7 @@ mod tests {
         assert_eq!(w.controller_owner_key(), Some("Gadget/g"));
         assert_eq!(
             w.table_cells().collect::<Vec<_>>(),
-            ["w1", "blue", "3", "<none>", "[a b]", "two..."]
+            ["w1", "blue", "3", "", "[a b]", "two..."]
         );
         assert_eq!(
             w.health(),
