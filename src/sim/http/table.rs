@@ -240,86 +240,6 @@ pub(crate) fn table(
     .into_bytes()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn printer_column_paths_select_as_kubectl_does() {
-        let obj = json!({"status": {"conditions": [{"type": "Ready", "status": "True"},
-                                                   {"type": "Synced", "status": "False"}]},
-                         "metadata": {"labels": {"a.b/c": "x"}},
-                         "spec": {"tags": ["t1", "t2"], "gone": null}});
-        let one = |p: &str| crd_path(&obj, p).first().map(|v| (*v).clone());
-        assert_eq!(one(".status.conditions[0].status"), Some(json!("True")));
-        assert_eq!(one(".status.conditions[-1].type"), Some(json!("Synced")));
-        assert_eq!(
-            one(r#".status.conditions[?(@.type=="Synced")].status"#),
-            Some(json!("False"))
-        );
-        assert_eq!(one(".metadata.labels['a.b/c']"), Some(json!("x")));
-        assert_eq!(crd_path(&obj, ".spec.tags[*]").len(), 2);
-        assert_eq!(one(".spec.gone"), Some(Value::Null));
-        assert_eq!(one(".spec.gone.deeper"), None);
-        assert_eq!(one(".status.conditions[2]"), None);
-        assert_eq!(one(".spec.tags.name"), None);
-        assert_eq!(one("status"), None);
-    }
-
-    #[test]
-    fn printer_cells_follow_the_column_type() {
-        let now = 1_000_000;
-        let cases = [
-            ("string", json!(3), json!("3")),
-            ("string", json!(2.5), json!("2.5")),
-            ("string", json!(1e22), json!("1e+22")),
-            ("string", json!(1234567.5), json!("1.2345675e+06")),
-            (
-                "string",
-                json!({"b": 1, "a": "<"}),
-                json!(r#"{"a":"\u003c","b":1}"#),
-            ),
-            ("string", Value::Null, json!("<no value>")),
-            ("integer", json!(2.9), json!(2)),
-            ("integer", json!("7"), Value::Null),
-            ("number", json!(4.0), json!(4)),
-            ("number", json!(4.5), json!(4.5)),
-            ("boolean", json!("true"), Value::Null),
-            ("date", json!("1970-01-01T00:00:00Z"), json!("11d")),
-            ("date", json!("soon"), json!("<invalid>")),
-            ("date", json!(""), json!("<unknown>")),
-            ("date", json!(5), Value::Null),
-        ];
-        for (type_, value, want) in cases {
-            assert_eq!(custom_cell(type_, &value, now), want, "{type_} {value}");
-        }
-    }
-
-    #[test]
-    fn table_accept_header() {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::ACCEPT,
-            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
-                .parse()
-                .unwrap(),
-        );
-        let params =
-            |q: &str| Params::from_uri(&format!("/api/v1/pods?{q}").parse().unwrap()).unwrap();
-        assert_eq!(
-            wants_table(&headers, &params("")).unwrap(),
-            Some(IncludeObject::Metadata)
-        );
-        assert_eq!(
-            wants_table(&headers, &params("includeObject=None")).unwrap(),
-            Some(IncludeObject::None)
-        );
-        assert!(wants_table(&headers, &params("includeObject=All")).is_err());
-        headers.insert(header::ACCEPT, "application/json".parse().unwrap());
-        assert_eq!(wants_table(&headers, &params("")).unwrap(), None);
-    }
-}
-
 /// A custom resource's cells as the apiextensions server's table convertor prints them:
 /// its name, then each printer column's first JSONPath result by the column's type (see
 /// [`custom_cell`]); nothing found, or a value of the wrong type, is a nil cell.
@@ -526,4 +446,84 @@ fn next_step(rest: &str) -> Option<(Step<'_>, &str)> {
         name => Step::Member(name),
     };
     Some((step, &after[end..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printer_column_paths_select_as_kubectl_does() {
+        let obj = json!({"status": {"conditions": [{"type": "Ready", "status": "True"},
+                                                   {"type": "Synced", "status": "False"}]},
+                         "metadata": {"labels": {"a.b/c": "x"}},
+                         "spec": {"tags": ["t1", "t2"], "gone": null}});
+        let one = |p: &str| crd_path(&obj, p).first().map(|v| (*v).clone());
+        assert_eq!(one(".status.conditions[0].status"), Some(json!("True")));
+        assert_eq!(one(".status.conditions[-1].type"), Some(json!("Synced")));
+        assert_eq!(
+            one(r#".status.conditions[?(@.type=="Synced")].status"#),
+            Some(json!("False"))
+        );
+        assert_eq!(one(".metadata.labels['a.b/c']"), Some(json!("x")));
+        assert_eq!(crd_path(&obj, ".spec.tags[*]").len(), 2);
+        assert_eq!(one(".spec.gone"), Some(Value::Null));
+        assert_eq!(one(".spec.gone.deeper"), None);
+        assert_eq!(one(".status.conditions[2]"), None);
+        assert_eq!(one(".spec.tags.name"), None);
+        assert_eq!(one("status"), None);
+    }
+
+    #[test]
+    fn printer_cells_follow_the_column_type() {
+        let now = 1_000_000;
+        let cases = [
+            ("string", json!(3), json!("3")),
+            ("string", json!(2.5), json!("2.5")),
+            ("string", json!(1e22), json!("1e+22")),
+            ("string", json!(1234567.5), json!("1.2345675e+06")),
+            (
+                "string",
+                json!({"b": 1, "a": "<"}),
+                json!(r#"{"a":"\u003c","b":1}"#),
+            ),
+            ("string", Value::Null, json!("<no value>")),
+            ("integer", json!(2.9), json!(2)),
+            ("integer", json!("7"), Value::Null),
+            ("number", json!(4.0), json!(4)),
+            ("number", json!(4.5), json!(4.5)),
+            ("boolean", json!("true"), Value::Null),
+            ("date", json!("1970-01-01T00:00:00Z"), json!("11d")),
+            ("date", json!("soon"), json!("<invalid>")),
+            ("date", json!(""), json!("<unknown>")),
+            ("date", json!(5), Value::Null),
+        ];
+        for (type_, value, want) in cases {
+            assert_eq!(custom_cell(type_, &value, now), want, "{type_} {value}");
+        }
+    }
+
+    #[test]
+    fn table_accept_header() {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ACCEPT,
+            "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+                .parse()
+                .unwrap(),
+        );
+        let params =
+            |q: &str| Params::from_uri(&format!("/api/v1/pods?{q}").parse().unwrap()).unwrap();
+        assert_eq!(
+            wants_table(&headers, &params("")).unwrap(),
+            Some(IncludeObject::Metadata)
+        );
+        assert_eq!(
+            wants_table(&headers, &params("includeObject=None")).unwrap(),
+            Some(IncludeObject::None)
+        );
+        assert!(wants_table(&headers, &params("includeObject=All")).is_err());
+        headers.insert(header::ACCEPT, "application/json".parse().unwrap());
+        assert_eq!(wants_table(&headers, &params("")).unwrap(), None);
+    }
 }
