@@ -538,7 +538,7 @@ pub(super) fn cells(resource: Resource, obj: &Value) -> Vec<Value> {
         Resource::CustomResourceDefinitions => {
             vec![name, json!(text(&obj["metadata"]["creationTimestamp"]))]
         }
-        custom => super::table::custom_cells(custom, obj),
+        custom => super::crd_table::custom_cells(custom, obj),
     }
 }
 
