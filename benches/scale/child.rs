@@ -127,16 +127,16 @@ async fn run(which: &str, kubeconfig: &str) {
             );
             kscope_client(config, counters.clone(), pipeline).await
         }
-        // kscope-crd:FIFO:MODE, the CRD mode's Widgets through that pipeline in Table form;
-        // kscope-crd-json:FIFO:MODE the same as plain JSON (no cells).
-        Some((client @ ("kscope-crd" | "kscope-crd-json"), pipeline)) => {
+        // kscope-crd:FIFO:MODE, the CRD mode's Widgets through that pipeline as kscope reads
+        // them (plain JSON, printer columns evaluated client-side); kscope-crd-table:FIFO:MODE
+        // in the server's Table form; kscope-crd-json:FIFO:MODE as plain JSON with no cells.
+        Some((client @ ("kscope-crd" | "kscope-crd-table" | "kscope-crd-json"), pipeline)) => {
             let (fifo, mode) = pipeline
                 .split_once(':')
                 .unwrap_or_else(|| panic!("{client}:FIFO:MODE expected, got {which:?}"));
             let fifo = fifo.parse().unwrap_or_else(|e| panic!("{e}"));
             let mode = mode.parse().unwrap_or_else(|e| panic!("{e}"));
-            let table = client == "kscope-crd";
-            kscope_widgets_client(config, counters.clone(), (fifo, mode), table).await
+            kscope_widgets_client(config, counters.clone(), (fifo, mode), client).await
         }
         // kscope:FIFO:MODE, one pipeline of the pipelines bench.
         Some(("kscope", pipeline)) => {
@@ -299,12 +299,13 @@ async fn kscope_widgets_client(
         kscope::informers::fifo::FifoKind,
         kscope::informers::reflector::InitialListMode,
     ),
-    table: bool,
+    client: &str,
 ) -> (Duration, Keep) {
     use kscope::client::cluster::{Cluster, NamespaceScope};
     use kscope::client::discovery::Discovery;
     use kscope::client::lister_watcher::KubeListerWatcher;
     use kscope::index_views::definitions::{default_index_definitions, index_funcs};
+    use kscope::index_views::printer_columns::KubectlPrinterColumns;
     use kscope::informers::indexer::IndexerWriter;
     use kscope::informers::running::{InformerConfig, RunningInformer};
     use kscope::resources::GenericObject;
@@ -318,11 +319,16 @@ async fn kscope_widgets_client(
     let kind = discovery
         .resolve(&format!("widgets.{}", WIDGETS.0))
         .expect("the sim serves widgets.example.com");
-    let lister_watcher = if table {
-        KubeListerWatcher::for_kind(&cluster, kind, &NamespaceScope::All, None, None)
-    } else {
-        KubeListerWatcher::new(cluster.client.clone(), kind.list_path(None), "widgets")
-            .with_limits(cluster.limits)
+    let lister_watcher = match client {
+        "kscope-crd" => {
+            KubeListerWatcher::for_kind(&cluster, kind, &NamespaceScope::All, None, None)
+                .with_printer_columns(Arc::new(KubectlPrinterColumns))
+        }
+        "kscope-crd-table" => {
+            KubeListerWatcher::for_kind(&cluster, kind, &NamespaceScope::All, None, None)
+        }
+        _ => KubeListerWatcher::new(cluster.client.clone(), kind.list_path(None), "widgets")
+            .with_limits(cluster.limits),
     };
     let indexer = IndexerWriter::new(index_funcs::<GenericObject>(&default_index_definitions()))
         .expect("the default index definitions are valid");

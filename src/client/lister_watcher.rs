@@ -15,6 +15,7 @@ use parking_lot::Mutex;
 
 use super::cluster::{Cluster, NamespaceScope};
 pub use super::limits::WireLimits;
+use super::printer_columns::{client_columns, crd_path};
 use super::table_form::{TABLE_ACCEPT, decode_table_list, learn_columns, row_object};
 use super::transport::PeerCertificate;
 use super::wire::{decode_list, decode_watch_line, peek_continue_token};
@@ -22,7 +23,10 @@ use crate::informers::lister_watcher::{
     BoxError, ListPage, ListParams, ListWatchError, ListerWatcher, ServerIdentity, WatchParams,
     WatchStream,
 };
-use crate::resources::{ApiResource, FieldIndexes, Kind, KubeResource, decoding_with};
+use crate::resources::{
+    ApiResource, ClientColumns, FieldIndexes, Kind, KubeResource, PrinterColumnCompiler,
+    decoding_with, decoding_with_columns,
+};
 
 /// A [`ListerWatcher`] over kube's HTTP client, for one collection path such as
 /// `/api/v1/pods` or `/apis/apps/v1/namespaces/web/deployments`.
@@ -44,6 +48,22 @@ pub struct KubeListerWatcher {
     table: Option<Arc<ApiResource>>,
     /// The field indexes a generic projection evaluates as it decodes each object.
     fields: Option<FieldIndexes>,
+    /// For a kind that may be a custom resource: how its printer columns are compiled, to
+    /// read it as plain JSON with the cells evaluated client-side rather than as a Table.
+    printer_columns: Option<Arc<dyn PrinterColumnCompiler>>,
+    /// How the kind is read, once its CRD (or that it has none) is known.
+    form: Arc<tokio::sync::OnceCell<Form>>,
+}
+
+/// How the objects are asked for and decoded.
+#[derive(Clone)]
+enum Form {
+    /// The objects, as plain JSON.
+    Plain,
+    /// The server's Table, whose columns are learned into the resource.
+    Table(Arc<ApiResource>),
+    /// A custom resource's objects as plain JSON, its printer columns evaluated on each.
+    Custom(Arc<ClientColumns>),
 }
 
 /// Where the last response's [`PeerCertificate`] is kept.
@@ -91,7 +111,17 @@ impl KubeListerWatcher {
             server: Arc::default(),
             table: None,
             fields: None,
+            printer_columns: None,
+            form: Arc::default(),
         }
+    }
+
+    /// Reads a custom resource as plain JSON, its CRD's printer columns compiled with
+    /// `compiler` and evaluated on each object, rather than in Table form; any other kind
+    /// (and a custom resource whose CRD cannot be read) keeps the Table form.
+    pub fn with_printer_columns(mut self, compiler: Arc<dyn PrinterColumnCompiler>) -> Self {
+        self.printer_columns = Some(compiler);
+        self
     }
 
     /// Evaluates `fields` on each object it decodes (an empty list: nothing to evaluate).
@@ -112,7 +142,8 @@ impl KubeListerWatcher {
     }
 
     /// A lister-watcher for `kind` in `scope`, named for messages (`pods in namespace web`).
-    /// A discovered kind is listed and watched in Table form, for its server-side columns.
+    /// A discovered kind is listed and watched in Table form, for its server-side columns;
+    /// [`KubeListerWatcher::with_printer_columns`] reads custom resources as plain JSON.
     pub fn for_kind(
         cluster: &Cluster,
         kind: impl Into<Kind>,
@@ -150,10 +181,73 @@ impl KubeListerWatcher {
         self
     }
 
-    fn request(&self, query: &[(&str, &str)]) -> Result<http::Request<Vec<u8>>, http::Error> {
+    /// How the kind is read: decided once, by reading its CRD when it may have one.
+    async fn form(&self) -> Result<Form, ListWatchError> {
+        let (Some(resource), Some(compiler)) = (&self.table, &self.printer_columns) else {
+            return Ok(match &self.table {
+                Some(resource) => Form::Table(resource.clone()),
+                None => Form::Plain,
+            });
+        };
+        self.form
+            .get_or_try_init(|| self.read_crd(resource, compiler.as_ref()))
+            .await
+            .cloned()
+    }
+
+    /// The form of `resource` as its CRD says: plain JSON with its printer columns, or the
+    /// Table form when it has no CRD (404), the user may not read it (403), or its columns
+    /// cannot be evaluated here. Any other failure is the list's, retried as lists are.
+    async fn read_crd(
+        &self,
+        resource: &Arc<ApiResource>,
+        compiler: &dyn PrinterColumnCompiler,
+    ) -> Result<Form, ListWatchError> {
+        let table = Form::Table(resource.clone());
+        let Some(path) = crd_path(resource) else {
+            return Ok(table);
+        };
+        let request = http::Request::get(&path)
+            .header(http::header::ACCEPT, "application/json")
+            .body(Vec::new())
+            .map_err(|source| ListWatchError::InvalidRequest {
+                verb: "list",
+                resource: self.resource.clone(),
+                source,
+            })?;
+        let body = fetch_body(
+            self.client.clone(),
+            request,
+            self.resource.clone(),
+            self.limits,
+            self.server.clone(),
+        )
+        .await;
+        let body = match body {
+            Ok(body) => body,
+            Err(ListWatchError::Api { status, .. }) if [403, 404].contains(&status.code) => {
+                tracing::debug!(resource = %self.resource, code = status.code, "no CRD read: listed in Table form");
+                return Ok(table);
+            }
+            Err(other) => return Err(other),
+        };
+        match client_columns(&body, resource, compiler, self.fields.clone()) {
+            Ok(columns) => Ok(Form::Custom(columns)),
+            Err(error) => {
+                tracing::warn!(resource = %self.resource, %error, "printer columns not evaluated here: listed in Table form");
+                Ok(table)
+            }
+        }
+    }
+
+    fn request(
+        &self,
+        form: &Form,
+        query: &[(&str, &str)],
+    ) -> Result<http::Request<Vec<u8>>, http::Error> {
         let mut params = form_urlencoded::Serializer::new(String::new());
         params.extend_pairs(query);
-        if self.table.is_some() {
+        if matches!(form, Form::Table(_)) {
             // The whole object in each row: its conditions give the health column.
             params.append_pair("includeObject", "Object");
         }
@@ -169,9 +263,9 @@ impl KubeListerWatcher {
         } else {
             format!("{}?{params}", self.collection_path)
         };
-        let accept = match self.table {
-            Some(_) => TABLE_ACCEPT,
-            None => "application/json",
+        let accept = match form {
+            Form::Table(_) => TABLE_ACCEPT,
+            Form::Plain | Form::Custom(_) => "application/json",
         };
         http::Request::get(url)
             .header(http::header::ACCEPT, accept)
@@ -182,7 +276,11 @@ impl KubeListerWatcher {
         kube_error(&self.resource, verb, err)
     }
 
-    fn list_request(&self, params: &ListParams) -> Result<http::Request<Vec<u8>>, ListWatchError> {
+    fn list_request(
+        &self,
+        form: &Form,
+        params: &ListParams,
+    ) -> Result<http::Request<Vec<u8>>, ListWatchError> {
         let limit = params.limit.map(|l| l.to_string());
         let mut query: Vec<(&str, &str)> = Vec::new();
         if !params.resource_version.is_empty() {
@@ -194,7 +292,7 @@ impl KubeListerWatcher {
         if let Some(token) = &params.continue_token {
             query.push(("continue", token));
         }
-        self.request(&query)
+        self.request(form, &query)
             .map_err(|source| ListWatchError::InvalidRequest {
                 verb: "list",
                 resource: self.resource.clone(),
@@ -225,7 +323,7 @@ impl KubeListerWatcher {
     /// client-go's pager asks for the next page with the continue token, no
     /// resourceVersion and the same limit as soon as it has a page: that request is sent
     /// now, so that the server prepares it while this page is decoded.
-    fn prefetch_next(&self, params: &ListParams, body: &[u8]) {
+    fn prefetch_next(&self, form: &Form, params: &ListParams, body: &[u8]) {
         let Some(token) = peek_continue_token(body) else {
             return;
         };
@@ -234,7 +332,7 @@ impl KubeListerWatcher {
             limit: params.limit,
             continue_token: Some(token),
         };
-        let Ok(request) = self.list_request(&next) else {
+        let Ok(request) = self.list_request(form, &next) else {
             return;
         };
         let uri = request.uri().to_string();
@@ -453,18 +551,21 @@ where
     T: KubeResource,
 {
     async fn list(&self, params: &ListParams) -> Result<ListPage<T>, ListWatchError> {
-        let request = self.list_request(params)?;
+        let form = self.form().await?;
+        let request = self.list_request(&form, params)?;
         let body = self.list_body(request).await?;
-        self.prefetch_next(params, &body);
+        self.prefetch_next(&form, params, &body);
         // Decoding a page takes milliseconds: off the runtime's threads, so that the next
         // page's request and response move meanwhile.
-        let table = self.table.clone();
         let fields = self.fields.clone();
-        let decoded = tokio::task::spawn_blocking(move || {
-            decoding_with(fields.as_ref(), || match table {
-                Some(resource) => decode_table_list::<T>(&body, &resource),
-                None => decode_list::<T>(&body),
-            })
+        let decoded = tokio::task::spawn_blocking(move || match form {
+            Form::Table(resource) => {
+                decoding_with(fields.as_ref(), || decode_table_list::<T>(&body, &resource))
+            }
+            Form::Plain => decoding_with(fields.as_ref(), || decode_list::<T>(&body)),
+            Form::Custom(columns) => {
+                decoding_with_columns(Some(&columns), || decode_list::<T>(&body))
+            }
         })
         .await;
         let malformed = |source: BoxError| ListWatchError::MalformedResponse {
@@ -494,24 +595,24 @@ where
             query.push(("sendInitialEvents", "true"));
             query.push(("resourceVersionMatch", "NotOlderThan"));
         }
-        let request = self
-            .request(&query)
-            .map_err(|source| ListWatchError::InvalidRequest {
-                verb: "watch",
-                resource: self.resource.clone(),
-                source,
-            })?;
+        let form = self.form().await?;
+        let request =
+            self.request(&form, &query)
+                .map_err(|source| ListWatchError::InvalidRequest {
+                    verb: "watch",
+                    resource: self.resource.clone(),
+                    source,
+                })?;
         let frames = body_frames(&self.client, request, &self.server)
             .await
             .map_err(|e| self.error("watch", e))?;
         let resource = self.resource.clone();
-        let table = self.table.clone();
         let fields = self.fields.clone();
         let idle = self.limits.watch_idle;
         let lines = WatchLines::new(frames, self.limits.max_watch_line);
         let lines = futures::stream::unfold(lines, move |mut lines| {
             let resource = resource.clone();
-            let table = table.clone();
+            let form = form.clone();
             let fields = fields.clone();
             async move {
                 loop {
@@ -525,9 +626,17 @@ where
                         None => return None,
                         Some(Ok(line)) if line.iter().all(|b| b" \t\r\n".contains(b)) => continue,
                         Some(Ok(line)) => {
-                            let mut event =
-                                decoding_with(fields.as_ref(), || decode_watch_line::<T>(&line));
-                            if let (Some(api), Ok(event)) = (&table, &mut event) {
+                            let mut event = match &form {
+                                Form::Custom(columns) => {
+                                    decoding_with_columns(Some(columns), || {
+                                        decode_watch_line::<T>(&line)
+                                    })
+                                }
+                                _ => {
+                                    decoding_with(fields.as_ref(), || decode_watch_line::<T>(&line))
+                                }
+                            };
+                            if let (Form::Table(api), Ok(event)) = (&form, &mut event) {
                                 // The tap keeps the object, not the Table around it.
                                 learn_columns(&event.raw_object, api);
                                 event.raw_object = row_object(&event.raw_object);
@@ -572,6 +681,163 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::informers::object::Object as _;
+    use crate::resources::{GenericObject, PrinterColumn, Reach, Timestamp};
+
+    /// A printer column of the test's own: the string at `/spec/<member>`.
+    struct SpecMember(String, Reach);
+
+    impl PrinterColumn for SpecMember {
+        fn reach(&self) -> &Reach {
+            &self.1
+        }
+
+        fn cell(&self, object: &serde_json::Value, _: Timestamp) -> Option<String> {
+            Some(object.get("spec")?.get(&self.0)?.as_str()?.to_string())
+        }
+    }
+
+    struct SpecMembers;
+
+    impl PrinterColumnCompiler for SpecMembers {
+        fn compile(&self, _: &str, path: &str) -> Result<Arc<dyn PrinterColumn>, String> {
+            match path.strip_prefix(".spec.") {
+                Some(member) => Ok(Arc::new(SpecMember(
+                    member.to_string(),
+                    Reach::member("spec", Reach::member(member, Reach::Whole)),
+                ))),
+                None => Err(format!("{path}: not a member of spec")),
+            }
+        }
+    }
+
+    const CRD: &str = r#"{"kind":"CustomResourceDefinition","spec":{"group":"example.com",
+        "names":{"plural":"widgets"},"versions":[{"name":"v1","additionalPrinterColumns":[
+        {"name":"Colour","type":"string","jsonPath":".spec.colour"},
+        {"name":"Owner","type":"string","jsonPath":".spec.owner","priority":1}]}]}}"#;
+
+    /// A server with one Widget, answering lists in either form, and the CRD when `crd` is
+    /// given (else 404); the Accept of each list is noted in `accepts`.
+    fn server(crd: Option<&'static str>, accepts: Arc<Mutex<Vec<String>>>) -> kube::Client {
+        let service = tower::service_fn(move |request: http::Request<kube::client::Body>| {
+            let accept = request
+                .headers()
+                .get(http::header::ACCEPT)
+                .and_then(|a| a.to_str().ok())
+                .unwrap_or_default()
+                .to_string();
+            let path = request.uri().path().to_string();
+            let answer = match path.as_str() {
+                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.example.com" => {
+                    crd.map(str::to_string)
+                }
+                "/apis/example.com/v1/widgets" if accept.contains("as=Table") => {
+                    accepts.lock().push(accept);
+                    Some(
+                        r#"{"kind":"Table","metadata":{"resourceVersion":"5"},
+                        "columnDefinitions":[{"name":"Name","type":"string"}],
+                        "rows":[{"cells":["w1"],"object":{"metadata":{"name":"w1"}}}]}"#
+                            .to_string(),
+                    )
+                }
+                "/apis/example.com/v1/widgets" => {
+                    accepts.lock().push(accept);
+                    Some(
+                        r#"{"kind":"WidgetList","metadata":{"resourceVersion":"5"},
+                        "items":[{"metadata":{"name":"w1","namespace":"web"},
+                        "spec":{"colour":"blue","secret":"never kept"}}]}"#
+                            .to_string(),
+                    )
+                }
+                _ => None,
+            };
+            async move {
+                let (status, body) = match answer {
+                    Some(body) => (200, body),
+                    None => (404, r#"{"kind":"Status","code":404}"#.to_string()),
+                };
+                http::Response::builder()
+                    .status(status)
+                    .body(http_body_util::Full::new(Bytes::from(body)))
+            }
+        });
+        kube::Client::new(service, "default")
+    }
+
+    fn widgets() -> Arc<ApiResource> {
+        Arc::new(ApiResource::new(
+            "example.com",
+            "v1",
+            "widgets",
+            "widget",
+            "Widget",
+            true,
+            vec![],
+            vec![],
+            vec!["list".into(), "watch".into()],
+        ))
+    }
+
+    async fn list_once(
+        crd: Option<&'static str>,
+    ) -> (Vec<String>, Arc<ApiResource>, Arc<GenericObject>) {
+        let accepts = Arc::new(Mutex::new(Vec::new()));
+        let resource = widgets();
+        let lister_watcher = KubeListerWatcher::new(
+            server(crd, accepts.clone()),
+            "/apis/example.com/v1/widgets",
+            "widgets",
+        )
+        .as_table(resource.clone())
+        .with_printer_columns(Arc::new(SpecMembers));
+        let page: ListPage<GenericObject> = lister_watcher
+            .list(&ListParams::default())
+            .await
+            .expect("lists");
+        let accepts = accepts.lock().clone();
+        (accepts, resource, page.items[0].clone())
+    }
+
+    #[tokio::test]
+    async fn a_custom_resource_is_listed_as_json_with_its_crds_columns_evaluated_here() {
+        let (accepts, resource, w1) = list_once(Some(CRD)).await;
+        assert_eq!(accepts, ["application/json"]);
+        let columns: Vec<(String, i32)> = resource
+            .columns()
+            .iter()
+            .map(|c| (c.name.clone(), c.priority))
+            .collect();
+        assert_eq!(
+            columns,
+            [
+                ("Name".into(), 0),
+                ("Colour".into(), 0),
+                ("Owner".into(), 1)
+            ]
+        );
+        assert_eq!(w1.name(), "w1");
+        assert_eq!(w1.table_cells().collect::<Vec<_>>(), ["w1", "blue", ""]);
+        assert!(w1.read_at().is_some());
+        assert!(!format!("{w1:?}").contains("never kept"));
+    }
+
+    #[tokio::test]
+    async fn a_kind_without_a_crd_or_with_columns_not_evaluated_here_keeps_the_table_form() {
+        let (accepts, _, w1) = list_once(None).await;
+        assert!(
+            accepts[0].starts_with("application/json;as=Table"),
+            "{accepts:?}"
+        );
+        assert_eq!(w1.table_cells().collect::<Vec<_>>(), ["w1"]);
+        let odd = r#"{"spec":{"group":"example.com","names":{"plural":"widgets"},
+            "versions":[{"name":"v1","additionalPrinterColumns":[
+            {"name":"Odd","type":"string","jsonPath":"..colour"}]}]}}"#;
+        let (accepts, _, _) = list_once(Some(odd)).await;
+        assert!(
+            accepts[0].starts_with("application/json;as=Table"),
+            "{accepts:?}"
+        );
+    }
 
     async fn lines_of(frames: &[&'static [u8]]) -> (Vec<Bytes>, Vec<Bytes>) {
         let frames: Vec<Bytes> = frames.iter().map(|f| Bytes::from_static(f)).collect();

@@ -11,6 +11,7 @@ pub mod fetch;
 pub mod limits;
 pub mod lister_watcher;
 pub mod logs;
+pub mod printer_columns;
 pub mod table_form;
 pub mod transport;
 pub mod wire;

@@ -1,9 +1,11 @@
 //! The server's Table form (`meta.k8s.io/v1` Table, as `kubectl get` asks for it), which is
-//! how kinds without a hand-written projection are listed and watched: the server prints
-//! kubectl's columns (for custom resources their `additionalPrinterColumns`), so kscope
-//! shows exactly what kubectl shows without evaluating any column itself. Each row carries
-//! its whole object (`includeObject=Object`), of which the generic projection keeps the
-//! metadata and the conditions. docs/benchmarks.md has the measurements behind the choice.
+//! how built-in kinds without a hand-written projection are listed and watched: their
+//! columns are Go printers in the API server, which only the server can print, so kscope
+//! shows exactly what kubectl shows. Custom resources are read as plain JSON with their
+//! printer columns evaluated client-side instead (see [`super::printer_columns`]), unless
+//! their CRD cannot be read. Each row carries its whole object (`includeObject=Object`), of
+//! which the generic projection keeps the metadata and the conditions. docs/benchmarks.md
+//! has the measurements behind the choice.
 //!
 //! A list answer is one Table whose rows are the items; a watch event's object is a Table
 //! of one row.

@@ -20,6 +20,7 @@ use crate::config::{Config, ConfigError};
 use crate::index_views::definitions::{
     Indexable, decode_fields, index_funcs, indexes_for, path_indexes,
 };
+use crate::index_views::printer_columns::KubectlPrinterColumns;
 use crate::index_views::query::{ParseError, QueryError};
 use crate::informers::fifo::FifoKind;
 use crate::informers::indexer::{IndexerError, IndexerWriter};
@@ -452,7 +453,8 @@ pub fn prepare_informer<T: Indexable>(
         args.selector.clone(),
         args.field_selector.clone(),
     )
-    .with_field_indexes(decode_fields(&paths));
+    .with_field_indexes(decode_fields(&paths))
+    .with_printer_columns(std::sync::Arc::new(KubectlPrinterColumns));
     let writer = IndexerWriter::new(index_funcs::<T>(&indexes))?;
     let other_writer = IndexerWriter::new(index_funcs::<T>(&indexes))?;
     let mut informer_config = InformerConfig::new(kind.to_string());

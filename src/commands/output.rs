@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-use crate::index_views::columns::TableRow;
+use crate::index_views::columns::{HEALTH, TableRow};
 use crate::resources::{Kind, Timestamp};
 
 /// `-o` formats.
@@ -190,7 +190,11 @@ pub fn print_table<T: TableRow>(
             let wide = format == OutputFormat::Wide;
             let now = Timestamp::now();
             let columns = T::columns(kind);
-            let shown: Vec<bool> = columns.iter().map(|c| wide || !c.wide).collect();
+            // The health column is kscope's own, not one kubectl prints.
+            let shown: Vec<bool> = columns
+                .iter()
+                .map(|c| (wide || !c.wide) && c.name != HEALTH)
+                .collect();
             let name_column = columns
                 .iter()
                 .position(|c| c.name.eq_ignore_ascii_case("name"));

@@ -175,7 +175,7 @@ pub fn go_sprint(value: &Value) -> String {
 /// An integer as written; any other number as Go's `%v` prints a `float64`: the shortest
 /// digits, in exponent form below 1e-4 and from 1e6 up (strconv's `'g'` with the shortest
 /// precision decides at six digits).
-fn go_number(n: &serde_json::Number) -> String {
+pub(crate) fn go_number(n: &serde_json::Number) -> String {
     if n.is_i64() || n.is_u64() {
         return n.to_string();
     }

@@ -9,6 +9,7 @@ pub mod fuzzy;
 pub mod jsonpath;
 pub mod live;
 pub mod mixed;
+pub mod printer_columns;
 pub mod query;
 pub mod registry;
 pub mod sorted;

@@ -120,9 +120,20 @@ impl Reach {
         }
     }
 
+    /// What is read of member `name` of an object: of a [`Reach::settled`] reach, by one
+    /// look-up; `None` when nothing is.
+    pub(crate) fn child(&self, name: &str) -> Option<&Reach> {
+        static WHOLE: Reach = Reach::Whole;
+        match self {
+            Self::Whole => Some(&WHOLE),
+            Self::Nothing => None,
+            Self::Part { members, every } => members.get(name).or(every.as_deref()),
+        }
+    }
+
     /// The same reach with `every` folded into each named member, so that a member's
     /// reach is found by one look-up while reading.
-    fn settled(self) -> Self {
+    pub(crate) fn settled(self) -> Self {
         match self {
             Self::Part { members, every } => {
                 let every = every.map(|e| Box::new(e.settled()));
@@ -272,7 +283,7 @@ impl<'de> Deserialize<'de> for RawText<'de> {
 /// Reads a JSON value into what `0` reaches of it, skipping the rest unread. A value of
 /// another type than the reach expects (a string where members are named) is kept as it is
 /// (a list or an object: empty), so that a path can still tell it does not fit.
-struct Reached<'r>(&'r Reach);
+pub(crate) struct Reached<'r>(pub(crate) &'r Reach);
 
 impl<'de> DeserializeSeed<'de> for Reached<'_> {
     type Value = Value;

@@ -10,13 +10,22 @@
 //!
 //! Field indexes by JSONPath that apply to the kind are evaluated while an object is decoded
 //! (see [`super::decoding_with`]) and only their values are kept, each under its index's name.
+//!
+//! A custom resource is read as plain JSON with its CRD's printer columns evaluated here, as
+//! the API server's table convertor evaluates them (see [`decoding_with_columns`]): only the
+//! members the columns' and field indexes' paths reach ([`Reach`]) are built as JSON, the
+//! rest of the object is skipped unread.
 
+use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
 
-use super::field_index::decode_fields;
+use super::field_index::{FieldIndexes, Reach, Reached, decode_fields};
 use super::meta::{FIRST_KIND_SLOT, WireMeta, controller_owner_key, non_empty, owner_refs};
 use super::packed::{Builder, Labels, PackError, Packed, Str};
 use super::time::Timestamp;
@@ -31,6 +40,119 @@ const CELLS: usize = 5;
 /// `[index name, value]` rows: the values of the field indexes evaluated at decode time.
 const FIELDS: usize = 6;
 const SECTIONS: usize = 7;
+
+/// A custom resource's printer column (an `additionalPrinterColumns` entry), evaluated on
+/// each object as it is decoded; the layer that knows kubectl's JSONPath dialect implements
+/// it, with the API server's rules for the column's type.
+pub trait PrinterColumn: Send + Sync {
+    /// The parts of an object its path reads; only these are read for it.
+    fn reach(&self) -> &Reach;
+
+    /// The cell as kubectl prints the server's, `now` being when the object is read (a
+    /// `date` column prints the time since); `None` for a nil cell.
+    fn cell(&self, object: &Value, now: Timestamp) -> Option<String>;
+}
+
+/// Makes printer columns of `additionalPrinterColumns` entries: handed to the client layer
+/// by the layer that knows kubectl's JSONPath dialect.
+pub trait PrinterColumnCompiler: Send + Sync {
+    /// The column of type `type_` (`string`, `integer`, `number`, `boolean`, `date`) whose
+    /// value is at `json_path`; an error says why the path does not parse.
+    fn compile(&self, type_: &str, json_path: &str) -> Result<Arc<dyn PrinterColumn>, String>;
+}
+
+/// How kubectl prints a nil cell, which a missing value or one of the wrong type gives:
+/// as nothing (kubectl's table printer writes no `<none>` for it).
+pub const NIL_CELL: &str = "";
+
+/// What the decode of a custom resource read as plain JSON evaluates: its printer columns
+/// (after the name, which is always the first cell) and the kind's field indexes, with the
+/// members of the object they reach.
+pub struct ClientColumns {
+    columns: Vec<Arc<dyn PrinterColumn>>,
+    fields: Option<FieldIndexes>,
+    /// The members of the object's top kept for the columns and indexes.
+    top: Reach,
+    /// Those of `metadata` when a path reaches into it (with what the projection reads),
+    /// `None` when none does and it is read straight into the projection.
+    metadata: Option<Reach>,
+    /// Those of `status`: the conditions (for the health) and what the paths reach.
+    status: Reach,
+}
+
+impl ClientColumns {
+    pub fn new(columns: Vec<Arc<dyn PrinterColumn>>, fields: Option<FieldIndexes>) -> Self {
+        let reaches = columns.iter().map(|c| c.reach().clone()).chain(
+            fields
+                .iter()
+                .flat_map(|f| f.iter())
+                .map(|f| f.reach().clone()),
+        );
+        let top = reaches.fold(Reach::Nothing, Reach::union).settled();
+        let metadata = top.child("metadata").map(|paths| {
+            META_MEMBERS
+                .iter()
+                .fold(paths.clone(), |kept, member| {
+                    kept.union(Reach::member(*member, Reach::Whole))
+                })
+                .settled()
+        });
+        let status = top
+            .child("status")
+            .cloned()
+            .unwrap_or_default()
+            .union(Reach::member("conditions", Reach::Whole))
+            .settled();
+        Self {
+            columns,
+            fields: fields.filter(|f| !f.is_empty()),
+            top,
+            metadata,
+            status,
+        }
+    }
+
+    /// The number of printer columns (the name not counted).
+    pub fn len(&self) -> usize {
+        self.columns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.columns.is_empty()
+    }
+}
+
+/// The members of `metadata` the projection reads.
+const META_MEMBERS: [&str; 11] = [
+    "name",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+];
+
+thread_local! {
+    /// The printer columns of the decode running on this thread, if any.
+    static DECODE_COLUMNS: RefCell<Option<Arc<ClientColumns>>> = const { RefCell::new(None) };
+}
+
+/// Runs `decode` with every generic object it decodes read as a plain custom resource with
+/// `columns` evaluated on it (and its field indexes; [`decoding_with`]'s are then unused).
+pub fn decoding_with_columns<R>(
+    columns: Option<&Arc<ClientColumns>>,
+    decode: impl FnOnce() -> R,
+) -> R {
+    let previous = DECODE_COLUMNS.with(|cell| cell.replace(columns.cloned()));
+    let out = decode();
+    DECODE_COLUMNS.with(|cell| *cell.borrow_mut() = previous);
+    out
+}
 
 /// Which condition says how an object is doing, in the order they are looked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -159,10 +281,48 @@ impl GenericObject {
         // A row's object is the object; a one-row Table's row is the row.
         let row = w.rows.as_ref().and_then(|rows| rows.first()).unwrap_or(w);
         let object = row.object.as_deref().unwrap_or(row);
-        let meta = object.metadata.as_ref();
+        let last_seen = [
+            object.series.as_ref().and_then(|s| s.0.as_deref()),
+            object.last_timestamp.0.as_deref(),
+            object.deprecated_last_timestamp.0.as_deref(),
+            object.event_time.0.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|t| Timestamp::parse(t).ok());
+        let cells = row
+            .cells
+            .as_ref()
+            .map(|cells| cells.iter().map(|c| c.0.as_str()));
+        let event = EventParts {
+            last_seen,
+            warning: object.type_.0.as_deref() == Some("Warning"),
+        };
+        let parts = Parts {
+            meta: object.metadata.as_ref(),
+            status: object.status.as_ref(),
+            event,
+            fields,
+        };
+        Self::from_parts(parts, cells, Timestamp::now)
+    }
+
+    /// The projection of an object's parts; `cells` (`None`: not read in Table form) were
+    /// read at `read_at`.
+    fn from_parts<'c>(
+        parts: Parts<'_, '_, '_>,
+        cells: Option<impl Iterator<Item = &'c str>>,
+        read_at: impl FnOnce() -> Timestamp,
+    ) -> Result<Self, PackError> {
+        let Parts {
+            meta,
+            status,
+            event,
+            fields,
+        } = parts;
         let empty = WireMeta::default();
         let meta = meta.unwrap_or(&empty);
-        let health = object.status.as_ref().and_then(WireStatus::health);
+        let health = status.and_then(WireStatus::health);
         let mut b = Builder::<SECTIONS>::new();
         meta.push_scalars(&mut b);
         b.push(health.and_then(|(_, reason)| reason).unwrap_or(""));
@@ -177,24 +337,18 @@ impl GenericObject {
             b.push(finalizer.as_str());
         }
         b.end_section();
-        for cell in row.cells.as_deref().unwrap_or_default() {
-            b.push(&cell.0);
-        }
+        let read_at = cells.map(|cells| {
+            for cell in cells {
+                b.push(cell);
+            }
+            read_at()
+        });
         b.end_section();
         for (name, value) in fields {
             b.push(name);
             b.push_cow(value.into());
         }
         b.end_section();
-        let last_seen = [
-            object.series.as_ref().and_then(|s| s.0.as_deref()),
-            object.last_timestamp.0.as_deref(),
-            object.deprecated_last_timestamp.0.as_deref(),
-            object.event_time.0.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
-        .find_map(|t| Timestamp::parse(t).ok());
         Ok(Self {
             strings: b.finish()?,
             created: meta.creation_timestamp,
@@ -202,11 +356,107 @@ impl GenericObject {
             generation: meta.generation,
             controller,
             health: health.map(|(health, _)| health),
-            last_seen,
-            warning: object.type_.0.as_deref() == Some("Warning"),
-            read_at: row.cells.is_some().then(Timestamp::now),
+            last_seen: event.last_seen,
+            warning: event.warning,
+            read_at,
         })
     }
+
+    /// A plain custom resource's projection with `columns` evaluated on what `map` (the
+    /// object's members) holds, reading only the members they reach.
+    fn read_custom<'de, M: MapAccess<'de>>(
+        mut map: M,
+        columns: &ClientColumns,
+    ) -> Result<Self, M::Error> {
+        let mut meta: Option<WireMeta<'de>> = None;
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<Str<'de>>()? {
+            let wanted = match key.as_str() {
+                "metadata" => match &columns.metadata {
+                    None => {
+                        meta = Some(map.next_value()?);
+                        continue;
+                    }
+                    Some(wanted) => wanted,
+                },
+                "status" => &columns.status,
+                other => match columns.top.child(other) {
+                    Some(wanted) => wanted,
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                },
+            };
+            let value = map.next_value_seed(Reached(wanted))?;
+            object.insert(key.as_str().to_string(), value);
+        }
+        let object = Value::Object(object);
+        let read = match (&meta, object.get("metadata")) {
+            (None, Some(value)) => Some(WireMeta::deserialize(value).map_err(de::Error::custom)?),
+            _ => None,
+        };
+        // Two lifetimes (the input's, the kept members'): one call each.
+        match &meta {
+            Some(meta) => Self::custom_from(Some(meta), &object, columns),
+            None => Self::custom_from(read.as_ref(), &object, columns),
+        }
+        .map_err(de::Error::custom)
+    }
+
+    /// [`GenericObject::read_custom`]'s projection of `object`, the members kept.
+    fn custom_from(
+        meta: Option<&WireMeta<'_>>,
+        object: &Value,
+        columns: &ClientColumns,
+    ) -> Result<Self, PackError> {
+        let status = match object.get("status") {
+            // Anything but an object reads as no status: this does not fail.
+            Some(value) => WireStatus::deserialize(value).ok(),
+            None => None,
+        };
+        let now = Timestamp::now();
+        let name = meta.and_then(|m| m.name.as_ref()).map_or("", Str::as_str);
+        let printed: Vec<Option<String>> = columns
+            .columns
+            .iter()
+            .map(|c| c.cell(object, now))
+            .collect();
+        let printed: Vec<Cow<'_, str>> = printed
+            .iter()
+            .map(|c| c.as_deref().map_or(Cow::Borrowed(NIL_CELL), first_line))
+            .collect();
+        let cells = std::iter::once(name).chain(printed.iter().map(|c| c.as_ref()));
+        let mut fields = Vec::new();
+        for field in columns.fields.iter().flat_map(|f| f.iter()) {
+            for value in field.values(object).unwrap_or_default() {
+                fields.push((field.name(), value));
+            }
+        }
+        let parts = Parts {
+            meta,
+            status: status.as_ref(),
+            event: EventParts::default(),
+            fields,
+        };
+        Self::from_parts(parts, Some(cells), || now)
+    }
+}
+
+/// What [`GenericObject::from_parts`] builds a projection of.
+struct Parts<'w, 'a, 'f> {
+    meta: Option<&'w WireMeta<'a>>,
+    status: Option<&'w WireStatus>,
+    event: EventParts,
+    /// The field indexes' values: (index name, value).
+    fields: Vec<(&'f str, String)>,
+}
+
+/// An Event's: when it was last seen, and whether it is a Warning.
+#[derive(Default)]
+struct EventParts {
+    last_seen: Option<Timestamp>,
+    warning: bool,
 }
 
 object_impls!(@meta GenericObject, {
@@ -217,6 +467,9 @@ object_impls!(@meta GenericObject, {
 
 impl<'de> Deserialize<'de> for GenericObject {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if let Some(columns) = DECODE_COLUMNS.with(|cell| cell.borrow().clone()) {
+            return d.deserialize_map(CustomResource(&columns));
+        }
         let fields = decode_fields();
         let Some(fields) = fields else {
             let wire = WireGeneric::deserialize(d)?;
@@ -237,6 +490,21 @@ impl<'de> Deserialize<'de> for GenericObject {
             }
         }
         GenericObject::from_wire(&wire, values).map_err(de::Error::custom)
+    }
+}
+
+/// A custom resource read as plain JSON, with its printer columns.
+struct CustomResource<'c>(&'c ClientColumns);
+
+impl<'de> Visitor<'de> for CustomResource<'_> {
+    type Value = GenericObject;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a custom resource")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<GenericObject, M::Error> {
+        GenericObject::read_custom(map, self.0)
     }
 }
 
@@ -473,12 +741,18 @@ impl<'de> Deserialize<'de> for Cell {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let value = serde_json::Value::deserialize(d)?;
         Ok(Cell(match &value {
-            serde_json::Value::String(s) => match s.find(['\n', '\r', '\x0c']) {
-                Some(at) => format!("{}...", &s[..at]),
-                None => s.clone(),
-            },
+            serde_json::Value::String(s) => first_line(s).into_owned(),
+            serde_json::Value::Null => NIL_CELL.to_string(),
             other => go_value(other),
         }))
+    }
+}
+
+/// A string cell as kubectl prints it: up to its first line break, then `...`.
+fn first_line(s: &str) -> Cow<'_, str> {
+    match s.find(['\n', '\r', '\x0c']) {
+        Some(at) => Cow::Owned(format!("{}...", &s[..at])),
+        None => Cow::Borrowed(s),
     }
 }
 
@@ -487,7 +761,7 @@ impl<'de> Deserialize<'de> for Cell {
 fn go_value(value: &serde_json::Value) -> String {
     use serde_json::Value;
     match value {
-        Value::Null => String::new(),
+        Value::Null => "<nil>".to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.to_string(),
         Value::String(s) => s.clone(),

@@ -146,7 +146,10 @@ mod workloads;
 #[cfg(test)]
 pub(crate) use field_index::reached as field_index_reached;
 pub use field_index::{FieldIndex, FieldIndexes, Reach, decoding_with};
-pub use generic::{GenericObject, Health, HealthCondition};
+pub use generic::{
+    ClientColumns, GenericObject, Health, HealthCondition, NIL_CELL, PrinterColumn,
+    PrinterColumnCompiler, decoding_with_columns,
+};
 pub use kind::{ApiResource, ColumnDefinition, Kind};
 pub use meta::{Container, OwnerRef};
 pub use node::{ConditionStatus, Namespace, Node};

@@ -20,6 +20,7 @@ use crate::index_views::definitions::{
 };
 use crate::index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use crate::index_views::mixed::{MemberRows, ViewRows};
+use crate::index_views::printer_columns::KubectlPrinterColumns;
 use crate::index_views::query::{Query, QueryError, Term};
 use crate::index_views::registry::{IndexRegistry, ValueCount};
 use crate::informers::fifo::{FifoKind, Handoff};
@@ -192,7 +193,8 @@ impl<T: TableRow> ResourceTable<T> {
         config.initial_list = starter.pipeline.initial_list;
         let lister_watcher =
             KubeListerWatcher::for_kind(&starter.cluster, kind.clone(), scope, None, None)
-                .with_field_indexes(decode_fields(&paths));
+                .with_field_indexes(decode_fields(&paths))
+                .with_printer_columns(Arc::new(KubectlPrinterColumns));
         let (informer, compared) = match starter.compare {
             // The second store is never viewed: it needs no indexes.
             Some(other) => {

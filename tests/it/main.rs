@@ -7,6 +7,7 @@ mod common;
 mod describe;
 mod fifo;
 mod kinds;
+mod kinds_crd_columns;
 mod kinds_index;
 mod kinds_output;
 mod layers;

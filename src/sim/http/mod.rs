@@ -2,6 +2,7 @@
 //! and dispatch to list, watch, get and the writes.
 
 mod aggregated;
+mod crd_table;
 mod discovery;
 mod list;
 mod logs;

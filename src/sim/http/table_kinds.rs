@@ -538,76 +538,13 @@ pub(super) fn cells(resource: Resource, obj: &Value) -> Vec<Value> {
         Resource::CustomResourceDefinitions => {
             vec![name, json!(text(&obj["metadata"]["creationTimestamp"]))]
         }
-        custom => custom_cells(custom, obj),
+        custom => super::crd_table::custom_cells(custom, obj),
     }
-}
-
-/// A custom resource's cells: its name, then each printer column read by its JSONPath;
-/// `date` columns print as ages, as the apiextensions server prints them.
-fn custom_cells(resource: Resource, obj: &Value) -> Vec<Value> {
-    resource
-        .descriptor()
-        .columns
-        .iter()
-        .map(|c| {
-            if c.json_path.is_empty() {
-                return json!(text(&obj["metadata"]["name"]));
-            }
-            let Some(value) = json_path(obj, c.json_path) else {
-                return Value::Null;
-            };
-            match (c.type_, value) {
-                ("date", v) => json!(since(v)),
-                (_, v @ (Value::String(_) | Value::Number(_) | Value::Bool(_))) => v.clone(),
-                (_, v) => json!(v.to_string()),
-            }
-        })
-        .collect()
-}
-
-/// The subset of JSONPath printer columns use: `.a.b[0].c` (and `.a['b.c']`).
-pub(crate) fn json_path<'a>(obj: &'a Value, path: &str) -> Option<&'a Value> {
-    let mut at = obj;
-    let mut rest = path.trim().trim_start_matches('{').trim_end_matches('}');
-    while !rest.is_empty() {
-        if let Some(after) = rest.strip_prefix("['") {
-            let end = after.find("']")?;
-            at = at.get(&after[..end])?;
-            rest = &after[end + 2..];
-        } else if let Some(after) = rest.strip_prefix('[') {
-            let end = after.find(']')?;
-            at = at.get(after[..end].parse::<usize>().ok()?)?;
-            rest = &after[end + 1..];
-        } else if let Some(after) = rest.strip_prefix('.') {
-            let end = after.find(['.', '[']).unwrap_or(after.len());
-            at = at.get(&after[..end])?;
-            rest = &after[end..];
-        } else {
-            return None;
-        }
-    }
-    Some(at)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_paths() {
-        let obj = json!({"status": {"conditions": [{"type": "Ready", "status": "True"}]},
-                         "metadata": {"labels": {"a.b/c": "x"}}});
-        assert_eq!(
-            json_path(&obj, ".status.conditions[0].status"),
-            Some(&json!("True"))
-        );
-        assert_eq!(
-            json_path(&obj, ".metadata.labels['a.b/c']"),
-            Some(&json!("x"))
-        );
-        assert_eq!(json_path(&obj, ".status.conditions[1]"), None);
-        assert_eq!(json_path(&obj, "status"), None);
-    }
 
     #[test]
     fn lists_are_cut_at_three() {
