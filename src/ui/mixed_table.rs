@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use parking_lot::Mutex;
 use tokio::sync::{broadcast, watch};
@@ -157,6 +158,10 @@ pub struct MixedTable {
     worker: MixedWorker,
     /// The selected row's id (`deployment.apps/default/web`).
     selected: Mutex<Option<Key>>,
+    /// Whether the user has chosen the selection. Until they do it stays on the top row, so
+    /// a kind whose rows arrive later and sort above the first kind's does not push the
+    /// view down to follow whichever row happened to come first.
+    chosen: AtomicBool,
     status: watch::Receiver<ReflectorStatus>,
     status_task: JoinHandle<()>,
     /// What the table answers for its kind and tap while it has no member (none started).
@@ -197,6 +202,7 @@ impl MixedTable {
             discovery,
             worker,
             selected: Mutex::new(None),
+            chosen: AtomicBool::new(false),
             status,
             status_task,
             idle_kind,
@@ -312,7 +318,7 @@ impl Table for MixedTable {
         let rows = self.snapshot();
         let mut selected = self.selected.lock();
         let position = selected.as_deref().and_then(|id| rows.position(id));
-        if position.is_none() && !rows.is_empty() {
+        if (position.is_none() || !self.chosen.load(Ordering::Relaxed)) && !rows.is_empty() {
             *selected = rows.id_at(scroll.offset());
         }
         let position = selected.as_deref().and_then(|id| rows.position(id));
@@ -382,6 +388,7 @@ impl Table for MixedTable {
             .unwrap_or(offset);
         if let Some(id) = rows.id_at(moved_to(position, action, page, rows.len())) {
             *selected = Some(id);
+            self.chosen.store(true, Ordering::Relaxed);
         }
     }
 
@@ -477,6 +484,7 @@ impl Table for MixedTable {
         let found = self.snapshot().position(key).is_some();
         if found {
             *self.selected.lock() = Some(key.clone());
+            self.chosen.store(true, Ordering::Relaxed);
         }
         found
     }

@@ -149,6 +149,8 @@ async fn all_is_one_table_of_kubectls_get_all_rows_that_filters_and_opens_each_r
     .await;
     assert_eq!(window.total, expected.len());
     assert!(app.header().error.is_none(), "{:?}", app.header());
+    // Kinds that arrive after the pods and sort above them leave the cursor on the top row.
+    assert_eq!((window.offset, window.selected), (0, Some(0)), "{window:?}");
 
     // Sorted by NAME (`s` moves to the next column), the kinds mixed.
     app.apply(Action::SortNext);
