@@ -64,8 +64,8 @@ where
         self.second.bookmark(resource_version);
     }
 
-    fn known_copy(&self, obj: &T) -> Option<Arc<T>> {
-        self.first.known_copy(obj)
+    fn known_copy(&self, key: &str, obj: &T) -> Option<Arc<T>> {
+        self.first.known_copy(key, obj)
     }
 
     /// Only if both stream: otherwise both are handed the whole state at once.
@@ -73,9 +73,9 @@ where
         self.first.streams_listed() && self.second.streams_listed()
     }
 
-    fn add_listed(&self, objs: Vec<Arc<T>>) -> Result<(), KeyError> {
-        self.first.add_listed(objs.clone())?;
-        self.second.add_listed(objs)
+    fn add_listed(&self, objs: Vec<(Key, Arc<T>)>) {
+        self.first.add_listed(objs.clone());
+        self.second.add_listed(objs);
     }
 
     fn finish_listed(&self, listed: &HashSet<Key, Hasher>, resource_version: &str) {

@@ -123,24 +123,23 @@ pub trait ReflectorStore<T>: Send + Sync {
         false
     }
 
-    /// Objects of a watch-list's initial state that arrived together, in order, queued now
-    /// as a Replace would queue them: one call per batch, so the process loop is woken once
-    /// for it rather than once per object. An object without a key is skipped (the first
-    /// such error is returned). Called only when [`ReflectorStore::streams_listed`].
-    fn add_listed(&self, _objs: Vec<Arc<T>>) -> Result<(), KeyError> {
-        Ok(())
-    }
+    /// Objects of a watch-list's initial state that arrived together, in order and with the
+    /// keys the Reflector made for them, queued now as a Replace would queue them: one call
+    /// per batch, so the process loop is woken once for it rather than once per object, and
+    /// one key per object shared by the queue, the store and the Reflector's listed set.
+    /// Called only when [`ReflectorStore::streams_listed`].
+    fn add_listed(&self, _objs: Vec<(Key, Arc<T>)>) {}
 
     /// The streamed initial state is complete at `resource_version` and holds the keys
     /// `listed`: the deletions a Replace would make are queued, and the first one counts
     /// the store as populated. Called only when [`ReflectorStore::streams_listed`].
     fn finish_listed(&self, _listed: &HashSet<Key, Hasher>, _resource_version: &str) {}
 
-    /// The object the store already holds for `obj`'s key at `obj`'s resourceVersion, if
+    /// The object the store already holds under `key` (`obj`'s) at `obj`'s resourceVersion, if
     /// any. A resourceVersion names one state of an object, so a relist can hand that one on
     /// instead of the copy it just decoded, and a relist of a large, quiet cluster does not
     /// hold the whole store twice until Replace has been applied. Not part of client-go.
-    fn known_copy(&self, _obj: &T) -> Option<Arc<T>> {
+    fn known_copy(&self, _key: &str, _obj: &T) -> Option<Arc<T>> {
         None
     }
 }
@@ -382,12 +381,11 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
 
     /// From knownObjects: what the informer has applied (a queued delta may be newer, but
     /// then its resourceVersion differs).
-    fn known_copy(&self, obj: &T) -> Option<Arc<T>> {
+    fn known_copy(&self, key: &str, obj: &T) -> Option<Arc<T>> {
         let known = self.known_objects.as_ref().filter(|k| !k.is_empty())?;
         let rv = obj.resource_version().filter(|rv| !rv.is_empty())?;
-        let key = meta_namespace_key(obj).ok()?;
         known
-            .get_by_key(&key)
+            .get_by_key(key)
             .filter(|held| held.resource_version() == Some(rv))
     }
 
@@ -435,24 +433,15 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
 
     /// A Replaced delta now; a key new to the queue before the first list is complete
     /// counts towards the initial population.
-    fn add_listed(&self, objs: Vec<Arc<T>>) -> Result<(), KeyError> {
-        let mut refused = None;
+    fn add_listed(&self, objs: Vec<(Key, Arc<T>)>) {
         let mut state = self.state.lock();
-        for obj in objs {
-            let key = match meta_namespace_key(obj.as_ref()) {
-                Ok(key) => key,
-                Err(err) => {
-                    refused.get_or_insert(err);
-                    continue;
-                }
-            };
+        for (key, obj) in objs {
             self.metrics.saw_on_wire(obj.resource_version());
             if !state.populated && !state.items.contains_key(&key) {
                 state.initial_population_count += 1;
             }
             self.queue_action_locked(&mut state, key, Delta::Replaced(obj));
         }
-        refused.map_or(Ok(()), Err)
     }
 
     /// The deletions of [`ReflectorStore::replace`] for what the streamed state lacked.
@@ -563,7 +552,7 @@ mod tests {
 
     use super::*;
     use crate::informers::indexer::IndexerWriter;
-    use crate::informers::testing::{TestObj, obj};
+    use crate::informers::testing::{TestObj, keyed, obj};
 
     /// A compact picture of a key's deltas: type, rv (or "?" for an unknown final state) and
     /// whether it is a tombstone.
@@ -636,23 +625,27 @@ mod tests {
         let indexer: IndexerWriter<TestObj> = IndexerWriter::default();
         let fifo = DeltaFifo::new(Some(indexer.reader()));
         assert!(
-            fifo.known_copy(&obj("ns/a", 1, "")).is_none(),
+            fifo.known_copy("ns/a", &obj("ns/a", 1, "")).is_none(),
             "nothing held"
         );
         let held = obj("ns/a", 1, "");
         indexer.add(held.clone()).unwrap();
-        let copy = fifo.known_copy(&obj("ns/a", 1, "")).expect("held at rv 1");
+        let copy = fifo
+            .known_copy("ns/a", &obj("ns/a", 1, ""))
+            .expect("held at rv 1");
         assert!(Arc::ptr_eq(&copy, &held));
         assert!(
-            fifo.known_copy(&obj("ns/a", 2, "")).is_none(),
+            fifo.known_copy("ns/a", &obj("ns/a", 2, "")).is_none(),
             "another state"
         );
         assert!(
-            fifo.known_copy(&obj("ns/b", 1, "")).is_none(),
+            fifo.known_copy("ns/b", &obj("ns/b", 1, "")).is_none(),
             "another key"
         );
         assert!(
-            DeltaFifo::<TestObj>::new(None).known_copy(&held).is_none(),
+            DeltaFifo::<TestObj>::new(None)
+                .known_copy("ns/a", &held)
+                .is_none(),
             "no knownObjects"
         );
     }
@@ -754,12 +747,12 @@ mod tests {
         indexer.add(obj("ns/stale", 1, "")).unwrap();
         let fifo = DeltaFifo::new(Some(indexer.reader()));
         assert!(fifo.streams_listed());
-        fifo.add_listed(vec![obj("ns/a", 2, "")]).unwrap();
-        fifo.add_listed(vec![obj("ns/b", 3, "")]).unwrap();
+        fifo.add_listed(vec![keyed("ns/a", 2, "")]);
+        fifo.add_listed(vec![keyed("ns/b", 3, "")]);
         let (key, _, initial) = pop_one(&fifo).await;
         assert_eq!((key.as_str(), initial), ("ns/a", true));
         assert!(!fifo.has_synced(), "the stream has not ended");
-        fifo.add_listed(vec![obj("ns/a", 4, "")]).unwrap();
+        fifo.add_listed(vec![keyed("ns/a", 4, "")]);
         let listed: HashSet<Key, Hasher> = ["ns/a", "ns/b"].into_iter().map(Key::from).collect();
         fifo.finish_listed(&listed, "5");
         assert_eq!(fifo.last_replace_resource_version().as_deref(), Some("5"));

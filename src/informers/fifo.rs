@@ -224,10 +224,10 @@ impl<T: Object> ReflectorStore<T> for Fifo<T> {
         }
     }
 
-    fn known_copy(&self, obj: &T) -> Option<Arc<T>> {
+    fn known_copy(&self, key: &str, obj: &T) -> Option<Arc<T>> {
         match self {
-            Self::Classic(f) => f.known_copy(obj),
-            Self::InOrder(f) => f.known_copy(obj),
+            Self::Classic(f) => f.known_copy(key, obj),
+            Self::InOrder(f) => f.known_copy(key, obj),
         }
     }
 
@@ -238,7 +238,7 @@ impl<T: Object> ReflectorStore<T> for Fifo<T> {
         }
     }
 
-    fn add_listed(&self, objs: Vec<Arc<T>>) -> Result<(), KeyError> {
+    fn add_listed(&self, objs: Vec<(Key, Arc<T>)>) {
         match self {
             Self::Classic(f) => f.add_listed(objs),
             Self::InOrder(f) => f.add_listed(objs),

@@ -419,24 +419,15 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
         !self.atomic
     }
 
-    fn add_listed(&self, objs: Vec<Arc<T>>) -> Result<(), KeyError> {
-        let mut refused = None;
+    fn add_listed(&self, objs: Vec<(Key, Arc<T>)>) {
         let mut state = self.state.lock();
-        for obj in objs {
-            let key = match meta_namespace_key(obj.as_ref()) {
-                Ok(key) => key,
-                Err(err) => {
-                    refused.get_or_insert(err);
-                    continue;
-                }
-            };
+        for (key, obj) in objs {
             self.metrics.saw_on_wire(obj.resource_version());
             if !state.populated {
                 state.initial_population_count += 1;
             }
             self.push_delta_locked(&mut state, key, Delta::Replaced(obj));
         }
-        refused.map_or(Ok(()), Err)
     }
 
     /// The deletions come after the listed objects here (a Replace queues them first): they
@@ -473,12 +464,11 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
         }
     }
 
-    fn known_copy(&self, obj: &T) -> Option<Arc<T>> {
+    fn known_copy(&self, key: &str, obj: &T) -> Option<Arc<T>> {
         let known = Some(&self.known_objects).filter(|k| !k.is_empty())?;
         let rv = obj.resource_version().filter(|rv| !rv.is_empty())?;
-        let key = meta_namespace_key(obj).ok()?;
         known
-            .get_by_key(&key)
+            .get_by_key(key)
             .filter(|held| held.resource_version() == Some(rv))
     }
 }
@@ -489,7 +479,7 @@ mod tests {
 
     use super::*;
     use crate::informers::indexer::IndexerWriter;
-    use crate::informers::testing::{TestObj, obj};
+    use crate::informers::testing::{TestObj, keyed, obj};
 
     /// An item as `key:Type:rv` (`:tombstone` for an inferred deletion), or a whole-store
     /// item by its type.
@@ -995,14 +985,14 @@ mod tests {
         let fifo = real(&[obj("ns/stale", 1, "")]);
         assert!(fifo.streams_listed());
         assert!(!atomic().streams_listed(), "a ReplacedAll is one item");
-        fifo.add_listed(vec![obj("ns/a", 2, "")]).unwrap();
+        fifo.add_listed(vec![keyed("ns/a", 2, "")]);
         let first = fifo
             .pop(10, |items, initial| (items.len(), initial))
             .await
             .unwrap();
         assert_eq!(first, (1, true));
         assert!(!fifo.has_synced());
-        fifo.add_listed(vec![obj("ns/b", 3, "")]).unwrap();
+        fifo.add_listed(vec![keyed("ns/b", 3, "")]);
         let listed: HashSet<Key, Hasher> = ["ns/a", "ns/b"].into_iter().map(Key::from).collect();
         fifo.finish_listed(&listed, "5");
         assert!(!fifo.has_synced());

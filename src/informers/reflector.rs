@@ -618,10 +618,12 @@ where
     /// the same state (see [`ReflectorStore::known_copy`]): a decoded duplicate is dropped
     /// with its page instead of living until Replace.
     fn extend_listed(&self, items: &mut Vec<Arc<T>>, page: Vec<Arc<T>>) {
-        items.extend(
-            page.into_iter()
-                .map(|obj| self.store.known_copy(&obj).unwrap_or(obj)),
-        );
+        items.extend(page.into_iter().map(|obj| {
+            meta_namespace_key(obj.as_ref())
+                .ok()
+                .and_then(|key| self.store.known_copy(&key, &obj))
+                .unwrap_or(obj)
+        }));
     }
 
     fn count_malformed(&mut self, n: usize) {
@@ -899,7 +901,7 @@ mod tests {
     use parking_lot::Mutex;
 
     use super::*;
-    use crate::informers::keys::KeyError;
+    use crate::informers::keys::{Key, KeyError};
     use crate::informers::lister_watcher::{ListPage, RawWatchEvent};
     use crate::informers::testing::{TestObj, obj};
 
@@ -1054,12 +1056,11 @@ mod tests {
         fn streams_listed(&self) -> bool {
             self.1
         }
-        fn add_listed(&self, objs: Vec<Arc<TestObj>>) -> Result<(), KeyError> {
+        fn add_listed(&self, objs: Vec<(Key, Arc<TestObj>)>) {
             let mut log = self.0.lock();
-            for o in objs {
+            for (_, o) in objs {
                 log.push(format!("listed {} {}", o.name, o.resource_version));
             }
-            Ok(())
         }
         fn finish_listed(
             &self,

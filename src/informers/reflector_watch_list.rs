@@ -203,8 +203,8 @@ where
         let mut gathered = Gathered::new();
         let mut events = 0u64;
         let mut objects = 0u64;
-        // Streamed objects not yet handed to the store.
-        let mut pending: Vec<Arc<T>> = Vec::new();
+        // Streamed objects not yet handed to the store, with their keys.
+        let mut pending: Vec<(Key, Arc<T>)> = Vec::new();
         loop {
             // Objects that arrived together go to the store together: one lock and at most
             // one wake-up of the process loop per batch, not per object (150,000 wake-ups
@@ -262,13 +262,14 @@ where
                         self.count_malformed(1);
                         continue;
                     };
-                    let obj = self.store.known_copy(&obj).unwrap_or(obj);
+                    let obj = self.store.known_copy(&key, &obj).unwrap_or(obj);
                     if streaming {
-                        pending.push(obj);
+                        // One key per object, shared by the set, the queue and the store.
+                        listed.insert(key.clone());
+                        pending.push((key, obj));
                         if pending.len() as u64 >= PROGRESS_EVERY {
                             self.hand_listed(&mut pending);
                         }
-                        listed.insert(key);
                     } else {
                         gathered.put(key, obj);
                     }
@@ -334,12 +335,9 @@ where
     }
 
     /// Hands the streamed objects gathered so far to the store, in one call.
-    fn hand_listed(&mut self, pending: &mut Vec<Arc<T>>) {
-        if pending.is_empty() {
-            return;
-        }
-        if let Err(err) = self.store.add_listed(std::mem::take(pending)) {
-            tracing::warn!(resource = %self.resource, error = %err, "store refused a keyed object");
+    fn hand_listed(&mut self, pending: &mut Vec<(Key, Arc<T>)>) {
+        if !pending.is_empty() {
+            self.store.add_listed(std::mem::take(pending));
         }
     }
 

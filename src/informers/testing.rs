@@ -40,6 +40,11 @@ pub fn obj(key: &str, rv: u64, label: &str) -> Arc<TestObj> {
     })
 }
 
+/// [`obj`] with its key, as the Reflector hands a streamed object to a FIFO.
+pub fn keyed(key: &str, rv: u64, label: &str) -> (super::keys::Key, Arc<TestObj>) {
+    (key.into(), obj(key, rv, label))
+}
+
 /// Records a MODIFIED watch event of `raw` for `key` at `rv` into `tap`.
 pub fn record_watch(tap: &super::tap::Tap, key: &str, rv: u64, raw: &str) {
     tap.record(
