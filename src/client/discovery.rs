@@ -241,22 +241,6 @@ impl Catalog {
         (catalog, CatalogWatch { task: Some(task) }, error)
     }
 
-    /// The built-in kinds now, what `cluster` serves once discovered in the background, and
-    /// kept current as [`Catalog::keep_current`] keeps it (for a cluster switched to while
-    /// the TUI runs).
-    pub fn follow(cluster: &Cluster) -> (Self, CatalogWatch) {
-        let catalog = Self::default();
-        let (kept, cluster) = (catalog.clone(), cluster.clone());
-        let task = tokio::spawn(async move {
-            match Discovery::run(&cluster.client).await {
-                Ok(discovery) => kept.replace(discovery),
-                Err(e) => tracing::warn!(error = %e, "discovery failed: only the built-in kinds"),
-            }
-            kept.follow_crds(cluster).await;
-        });
-        (catalog, CatalogWatch { task: Some(task) })
-    }
-
     /// Watches CustomResourceDefinitions (if the server serves them) and discovers again
     /// after each change, settled for [`SETTLE`].
     async fn follow_crds(self, cluster: Cluster) {

@@ -34,7 +34,7 @@ use crate::resources::{Kind, ResourceKind, Timestamp};
 use super::UiError;
 use super::action::{Action, Focus, InputMode};
 use super::command::{self, Command};
-use super::contexts::{Connected, ContextPicker, ContextSwitcher};
+use super::contexts::{Connected, ContextPicker, ContextSwitcher, Switched};
 use super::deltas::{DELTA_CAPACITY, DeltaLine, SideBySide};
 use super::detail::{DetailController, DetailTab, Fetched};
 use super::draw::{self, Header, Parts};
@@ -92,7 +92,7 @@ enum Wake {
     Frame,
     Fetched(Fetched),
     Logs(Arrival),
-    Context(Connected),
+    Context(Box<Connected>),
     Selector(Selected),
     Signal,
     Closed(Closed),
@@ -551,7 +551,7 @@ impl App {
                 Some(fetched) = self.detail.fetched() => Wake::Fetched(fetched),
                 handoff = next_handoff(&mut self.handoffs) => Wake::Handoff(handoff),
                 Some(arrival) = self.logs.arrived() => Wake::Logs(arrival),
-                Some(connected) = self.contexts.connected() => Wake::Context(connected),
+                Some(connected) = self.contexts.connected() => Wake::Context(Box::new(connected)),
                 Some(selected) = self.selectors.selected() => Wake::Selector(selected),
                 () = signals.recv() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
@@ -599,7 +599,7 @@ impl App {
                     dirty = true;
                 }
                 Wake::Context(connected) => {
-                    follow = self.finish_context(connected);
+                    follow = self.finish_context(*connected);
                     dirty = true;
                 }
                 Wake::Selector(selected) => {
@@ -905,26 +905,50 @@ impl App {
     }
 
     /// A `:ctx` connection finished: on success every table of the old cluster stops (in
-    /// the background) and the same kind shows from the new one, in all namespaces if that
-    /// was the scope, else in the new context's namespace; on failure nothing changes but
-    /// the message saying why.
+    /// the background) and the same kind, or the same category (`:all`) as the new cluster
+    /// serves it, shows from the new one, in all namespaces if that was the scope, else in
+    /// the new context's namespace; on failure nothing changes but the message saying why.
     pub fn finish_context(&mut self, connected: Connected) -> Vec<Follow> {
         let Some((context, result)) = self.contexts.finish(connected) else {
             return Vec::new();
         };
-        let cluster = match result {
-            Ok(cluster) => cluster,
+        let Switched {
+            cluster,
+            catalog,
+            catalog_watch,
+            discovery_error,
+        } = match result {
+            Ok(switched) => switched,
             Err(err) => {
                 self.state.command.error = Some(format!("context {context}: {err}"));
                 return Vec::new();
             }
         };
-        let starter = self.starter.for_cluster(cluster.clone());
+        let starter = self
+            .starter
+            .for_cluster(cluster.clone(), catalog, catalog_watch);
         let scope = match &self.view.scope {
             NamespaceScope::All => NamespaceScope::All,
             NamespaceScope::One(_) => NamespaceScope::One(cluster.default_namespace.clone()),
         };
-        let to = ViewSpec::new(self.view.kind.clone(), scope);
+        // A category is looked up again: the new cluster may serve other kinds in it.
+        let category = self.category.as_ref().map(|c| {
+            (
+                c.name.clone(),
+                Category::discovered(&c.name, &starter.catalog().current()),
+            )
+        });
+        let kind = match &category {
+            Some((_, Some(found))) => found.kinds[0].clone(),
+            Some((name, None)) => {
+                self.state.command.error = Some(format!(
+                    "context {context}: it serves nothing in the category {name}"
+                ));
+                return Vec::new();
+            }
+            None => self.view.kind.clone(),
+        };
+        let to = ViewSpec::new(kind, scope);
         let table = match starter.start(&to.kind, &to.scope, SortSpec::default()) {
             Ok(table) => table,
             Err(err) => {
@@ -949,11 +973,18 @@ impl App {
         self.history.clear();
         self.header.context = cluster.context.clone();
         self.header.server = cluster.server.clone();
-        self.state.command.error = Some(format!("switched to context {context}"));
-        // A category's view comes back as its first kind's (not done: the category anew).
+        self.state.command.error = Some(match discovery_error {
+            None => format!("switched to context {context}"),
+            Some(err) => format!("switched to context {context}; only the built-in kinds: {err}"),
+        });
         self.category = None;
         self.load_deltas();
-        self.shown(to)
+        let follow = self.shown(to.clone());
+        match category {
+            // The first kind's table, just started, is one of the category's.
+            Some((_, Some(found))) => self.show_category(found, to.scope, false),
+            _ => follow,
+        }
     }
 
     /// The main screen's actions: movement goes to the focused panel, the table's own keys

@@ -257,21 +257,11 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
         return Ok(Command::Index(IndexDefinition::parse_command(args)?));
     }
     let Some(kind) = resolve(name, discovery) else {
-        let kinds: Vec<Kind> = discovery
-            .category(name)
-            .into_iter()
-            .filter(|r| r.listable())
-            .map(|r| Kind::of(r.clone()))
-            .collect();
-        if kinds.is_empty() {
+        let Some(category) = Category::discovered(name, discovery) else {
             return Err(CommandError::Unknown(name.to_string()));
-        }
-        let namespaced = kinds.iter().any(Kind::namespaced);
-        let scope = parse_scope(words, namespaced, name)?;
-        let category = Category {
-            name: name.to_ascii_lowercase(),
-            kinds,
         };
+        let namespaced = category.kinds.iter().any(Kind::namespaced);
+        let scope = parse_scope(words, namespaced, name)?;
         return Ok(Command::ShowCategory { category, scope });
     };
     if let Kind::Api(resource) = &kind

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 
 use crate::client::cluster::{Cluster, ClusterError};
+use crate::client::discovery::{Catalog, CatalogWatch, DiscoveryError};
 
 use super::action::Action;
 use super::effect::Effect;
@@ -28,8 +29,19 @@ pub type ListContexts =
 /// A connection attempt that finished, for the event loop.
 pub struct Connected {
     pub context: String,
-    pub result: Result<Cluster, ClusterError>,
+    pub result: Result<Switched, ClusterError>,
     generation: u64,
+}
+
+/// A cluster connected to, with what it serves already discovered: a category or a custom
+/// resource on screen before the switch can then be shown from it at once.
+pub struct Switched {
+    pub cluster: Cluster,
+    pub catalog: Catalog,
+    /// Keeps `catalog` current (CRDs created or deleted) while it is kept.
+    pub catalog_watch: CatalogWatch,
+    /// Why only the built-in kinds are known, if discovery failed.
+    pub discovery_error: Option<DiscoveryError>,
 }
 
 /// The contexts and the connection in flight, if any.
@@ -77,7 +89,8 @@ impl ContextSwitcher {
         self.connecting.as_deref()
     }
 
-    /// Starts connecting to `context` in the background. Must run inside a Tokio runtime.
+    /// Starts connecting to `context` in the background, and discovering what it serves
+    /// (bounded by discovery's own timeout). Must run inside a Tokio runtime.
     pub fn connect(&mut self, context: String) {
         self.generation += 1;
         self.connecting = Some(context.clone());
@@ -85,7 +98,19 @@ impl ContextSwitcher {
         let connect = self.connect.clone();
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            let result = connect(context.clone()).await;
+            let result = match connect(context.clone()).await {
+                Ok(cluster) => {
+                    let (catalog, catalog_watch, discovery_error) =
+                        Catalog::keep_current(&cluster).await;
+                    Ok(Switched {
+                        cluster,
+                        catalog,
+                        catalog_watch,
+                        discovery_error,
+                    })
+                }
+                Err(err) => Err(err),
+            };
             // The receiver lives as long as the switcher; if it is gone, nobody waits.
             let _ = tx.send(Connected {
                 context,
@@ -104,7 +129,7 @@ impl ContextSwitcher {
     pub fn finish(
         &mut self,
         connected: Connected,
-    ) -> Option<(String, Result<Cluster, ClusterError>)> {
+    ) -> Option<(String, Result<Switched, ClusterError>)> {
         if connected.generation != self.generation {
             return None;
         }

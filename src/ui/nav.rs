@@ -56,6 +56,23 @@ pub struct Category {
     pub kinds: Vec<Kind>,
 }
 
+impl Category {
+    /// The kinds a person may list that `discovery` puts in the category `name`, as
+    /// kubectl's `get all` takes them; `None` when there are none.
+    pub fn discovered(name: &str, discovery: &Discovery) -> Option<Self> {
+        let kinds: Vec<Kind> = discovery
+            .category(name)
+            .into_iter()
+            .filter(|r| r.listable())
+            .map(|r| Kind::of(r.clone()))
+            .collect();
+        (!kinds.is_empty()).then(|| Self {
+            name: name.to_ascii_lowercase(),
+            kinds,
+        })
+    }
+}
+
 /// Why Enter on a row leads nowhere.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DrillError {

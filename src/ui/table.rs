@@ -496,10 +496,9 @@ impl TableStarter {
         &self.cluster
     }
 
-    /// The same indexes, tap size and pipeline on another cluster (after `:ctx`), with a
-    /// catalog of its own, discovered in the background.
-    pub fn for_cluster(&self, cluster: Cluster) -> Self {
-        let (catalog, watch) = Catalog::follow(&cluster);
+    /// The same indexes, tap size and pipeline on another cluster (after `:ctx`), with what
+    /// that cluster serves, kept current by `watch`.
+    pub fn for_cluster(&self, cluster: Cluster, catalog: Catalog, watch: CatalogWatch) -> Self {
         Self {
             cluster,
             indexes: self.indexes.clone(),

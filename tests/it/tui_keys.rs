@@ -1151,6 +1151,38 @@ async fn ctx_switches_between_two_simulated_clusters() {
             view.sources
         );
     }
+    app.apply(Action::Back);
+    assert_eq!(app.state().mode, InputMode::Normal);
+
+    // A category switches as a category: `:all` on the first cluster again, its kinds
+    // looked up there.
+    run_command(&mut app, "all -A");
+    let kinds = |w: &Window| -> BTreeSet<String> {
+        w.rows
+            .iter()
+            .filter_map(|r| r.key.split_once('/').map(|(k, _)| k.to_owned()))
+            .collect()
+    };
+    wait_rows(&mut app, "the second cluster's all", |w| kinds(w).len() >= 3).await;
+    run_command(&mut app, &format!("ctx {first_context}"));
+    let connected = tokio::time::timeout(Duration::from_secs(30), app.context_connected())
+        .await
+        .expect("connected in time")
+        .expect("a result");
+    app.finish_context(connected);
+    assert_eq!(app.header().context, first_context);
+    assert_eq!(app.category().map(|c| c.name.as_str()), Some("all"));
+    assert_eq!(app.header().resource, "all");
+    let all = wait_rows(&mut app, "the first cluster's all", |w| {
+        kinds(w).len() >= 3 && w.rows.iter().any(|r| r.key.starts_with("pod/"))
+    })
+    .await;
+    let pods: BTreeSet<String> = all
+        .rows
+        .iter()
+        .filter_map(|r| r.key.strip_prefix("pod/").map(str::to_owned))
+        .collect();
+    assert!(pods.is_subset(&first), "{pods:?} {first:?}");
 
     drop(app);
     let _ = sim.kill();
