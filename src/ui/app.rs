@@ -445,7 +445,14 @@ impl App {
         for (_, _, table) in gone {
             tokio::spawn(table.shutdown());
         }
-        // A category's kinds are each said to be syncing, refused, failing or stale.
+        // A category's kinds gone so leave it: their rows go, their informers stop.
+        let catalog = catalog.clone();
+        if let Some(mixed) = self.mixed_mut() {
+            for table in mixed.drop_gone(|kind, status| not_served(&catalog, kind, status)) {
+                tokio::spawn(table.shutdown());
+            }
+        }
+        // A category's kinds are each said to be syncing, refused, failing, stale or gone.
         if let Some(mixed) = self.mixed() {
             let (sync, mut error) = describe_members(&mixed.member_states());
             let left_out: Vec<String> = mixed

@@ -71,6 +71,9 @@ pub enum MemberState {
     Refused(String),
     /// Listed, but no longer watching: rows as last seen.
     Stale,
+    /// No longer served (its CustomResourceDefinition deleted): its rows are gone from the
+    /// table and nothing watches it.
+    Gone,
     /// Could not start, or failing otherwise.
     Failing(String),
 }
@@ -116,6 +119,10 @@ pub fn describe_members(members: &[(String, MemberState)]) -> (String, Option<St
             MemberState::Refused(why) => problems.push(format!("{kind} refused ({why})")),
             MemberState::Failing(why) => problems.push(format!("{kind} failing: {why}")),
             MemberState::Stale => problems.push(format!("{kind} stale (not watching)")),
+            MemberState::Gone => problems.push(format!(
+                "{kind} gone: no longer served (its CustomResourceDefinition was deleted), \
+                 its rows removed"
+            )),
             MemberState::Syncing | MemberState::Watching => {}
         }
     }
@@ -154,6 +161,8 @@ pub struct MixedTable {
     members: Vec<Member>,
     /// Kinds of the category that could not start, with why.
     failed: Vec<(Kind, String)>,
+    /// Kinds of the category no longer served since the table opened.
+    gone: Vec<Kind>,
     discovery: Arc<Discovery>,
     worker: MixedWorker,
     /// The selected row's id (`deployment.apps/default/web`).
@@ -163,6 +172,8 @@ pub struct MixedTable {
     /// view down to follow whichever row happened to come first.
     chosen: AtomicBool,
     status: watch::Receiver<ReflectorStatus>,
+    /// Where the members' combined status goes, whatever the members are.
+    status_tx: Arc<watch::Sender<ReflectorStatus>>,
     status_task: JoinHandle<()>,
     /// What the table answers for its kind and tap while it has no member (none started).
     idle_kind: Kind,
@@ -189,7 +200,9 @@ impl MixedTable {
             })
             .collect();
         let worker = MixedWorker::start(members.iter().map(Member::input).collect(), sort);
-        let (status, status_task) = follow_statuses(&members);
+        let (status_tx, status) = watch::channel(ReflectorStatus::default());
+        let status_tx = Arc::new(status_tx);
+        let status_task = follow_statuses(&members, status_tx.clone());
         let idle_kind = category
             .kinds
             .first()
@@ -199,11 +212,13 @@ impl MixedTable {
             category,
             members,
             failed,
+            gone: Vec::new(),
             discovery,
             worker,
             selected: Mutex::new(None),
             chosen: AtomicBool::new(false),
             status,
+            status_tx,
             status_task,
             idle_kind,
             idle_tap: Tap::new(1, crate::resources::secret::keepable_raw),
@@ -223,7 +238,7 @@ impl MixedTable {
             .sort_by_key(|m| kinds.iter().position(|k| *k == m.kind));
         self.refresh_inputs();
         self.status_task.abort();
-        (self.status, self.status_task) = follow_statuses(&self.members);
+        self.status_task = follow_statuses(&self.members, self.status_tx.clone());
     }
 
     pub fn category(&self) -> &Category {
@@ -245,6 +260,36 @@ impl MixedTable {
                     .iter()
                     .map(|(kind, why)| (kind.to_string(), MemberState::Failing(why.clone()))),
             )
+            .chain(
+                self.gone
+                    .iter()
+                    .map(|kind| (kind.to_string(), MemberState::Gone)),
+            )
+            .collect()
+    }
+
+    /// Takes out the members `gone` says are no longer served, their rows with them, and
+    /// gives back their tables to be stopped; the header names them from then on.
+    pub fn drop_gone(
+        &mut self,
+        gone: impl Fn(&Kind, &ReflectorStatus) -> bool,
+    ) -> Vec<Box<dyn Table>> {
+        let (dropped, kept): (Vec<Member>, Vec<Member>) = std::mem::take(&mut self.members)
+            .into_iter()
+            .partition(|m| gone(&m.kind, &m.table.status().borrow()));
+        self.members = kept;
+        if dropped.is_empty() {
+            return Vec::new();
+        }
+        self.refresh_inputs();
+        self.status_task.abort();
+        self.status_task = follow_statuses(&self.members, self.status_tx.clone());
+        dropped
+            .into_iter()
+            .map(|m| {
+                self.gone.push(m.kind);
+                m.table
+            })
             .collect()
     }
 
@@ -283,8 +328,9 @@ impl MixedTable {
     }
 }
 
-/// The combined status of `members`, kept current by a task.
-fn follow_statuses(members: &[Member]) -> (watch::Receiver<ReflectorStatus>, JoinHandle<()>) {
+/// Keeps `tx` at the combined status of `members`, from a task: a new task for new members
+/// sends on the same channel, so whoever holds its receiver goes on reading it.
+fn follow_statuses(members: &[Member], tx: Arc<watch::Sender<ReflectorStatus>>) -> JoinHandle<()> {
     let mut receivers: Vec<Option<watch::Receiver<ReflectorStatus>>> =
         members.iter().map(|m| Some(m.table.status())).collect();
     let read =
@@ -295,8 +341,8 @@ fn follow_statuses(members: &[Member]) -> (watch::Receiver<ReflectorStatus>, Joi
                 .map(|r| r.borrow_and_update().clone())
                 .collect()
         };
-    let (tx, rx) = watch::channel(combined(&read(&mut receivers)));
-    let task = tokio::spawn(async move {
+    tx.send_replace(combined(&read(&mut receivers)));
+    tokio::spawn(async move {
         loop {
             mixed::any_changed(&mut receivers).await;
             if receivers.iter().all(Option::is_none) {
@@ -304,8 +350,7 @@ fn follow_statuses(members: &[Member]) -> (watch::Receiver<ReflectorStatus>, Joi
             }
             tx.send_replace(combined(&read(&mut receivers)));
         }
-    });
-    (rx, task)
+    })
 }
 
 impl Table for MixedTable {

@@ -373,3 +373,45 @@ async fn a_kind_refused_403_is_said_in_the_table_while_the_others_list() {
     drop(app);
     sim.shutdown().await;
 }
+
+/// A CRD of the category deleted while its table is open: its rows leave the table, the
+/// header says it is gone, its informer stops, and the other kinds go on listing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kind_whose_crd_is_deleted_leaves_the_table_and_is_said_gone() {
+    let Some(fx) = Kubectl::start_with("tui-all-gone", SimConfig::with_size(12, 2, 2)).await else {
+        return;
+    };
+    let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    // A catalog that follows CRDs, as the TUI's does.
+    let (catalog, _watch, error) = Catalog::keep_current(&cluster).await;
+    assert!(error.is_none(), "{error:?}");
+    let indexes = Config::built_in().expect("built-in config").indexes;
+    let detail = DetailController::new(cluster.client.clone(), None);
+    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(catalog);
+    let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
+    let mut app = App::new(starter, view, false, detail).expect("app");
+    run_command(&mut app, "all -A");
+    let widget = "widget.example.com";
+    wait_rows(&mut app, "widgets among the rows", |app, w| {
+        all_watching(app) && w.rows.iter().any(|r| r.cells[0] == widget)
+    })
+    .await;
+    fx.ok(&["delete", "crd", "widgets.example.com"]).await;
+    let window = wait_rows(&mut app, "the widgets gone", |app, w| {
+        let error = app.header().error.as_deref().unwrap_or("");
+        error.contains("widgets.example.com gone") && w.rows.iter().all(|r| r.cells[0] != widget)
+    })
+    .await;
+    assert!(
+        window.rows.iter().any(|r| r.cells[0] == "pod"),
+        "{window:?}"
+    );
+    // The others still watch, and the table is not stale for the gone kind's sake.
+    wait_rows(&mut app, "the rest watching", |app, _| {
+        app.header().listed && app.header().stale_since.is_none()
+    })
+    .await;
+    let text = screen(&mut app, 220, 10);
+    assert!(text.contains("gone: no longer served"), "{text}");
+}

@@ -1163,7 +1163,10 @@ async fn ctx_switches_between_two_simulated_clusters() {
             .filter_map(|r| r.key.split_once('/').map(|(k, _)| k.to_owned()))
             .collect()
     };
-    wait_rows(&mut app, "the second cluster's all", |w| kinds(w).len() >= 3).await;
+    wait_rows(&mut app, "the second cluster's all", |w| {
+        kinds(w).len() >= 3
+    })
+    .await;
     run_command(&mut app, &format!("ctx {first_context}"));
     let connected = tokio::time::timeout(Duration::from_secs(30), app.context_connected())
         .await
