@@ -7,6 +7,7 @@
 //! walk: `/api`, `/apis`, then every group version's `APIResourceList`, concurrently. The
 //! whole of it is bounded by one timeout.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,6 +21,7 @@ use super::cluster::{Cluster, NamespaceScope};
 use super::lister_watcher::KubeListerWatcher;
 use crate::informers::indexer::IndexerWriter;
 use crate::informers::lister_watcher::{BoxError, innermost_cause};
+use crate::informers::object::Object;
 use crate::informers::running::{InformerConfig, RunningInformer};
 use crate::informers::tap::{Tap, TapKind};
 use crate::resources::{ApiResource, GenericObject, Kind, ResourceKind};
@@ -199,6 +201,9 @@ impl Discovery {
 #[derive(Clone, Default)]
 pub struct Catalog {
     discovery: Arc<RwLock<Arc<Discovery>>>,
+    /// Each CRD's `metadata.generation` by CRD name (`widgets.example.com`), as last seen:
+    /// it moves when the spec does, printer columns included.
+    crd_generations: Arc<RwLock<HashMap<String, i64>>>,
 }
 
 /// After a CRD changes, how long to wait for more changes before discovering again.
@@ -208,6 +213,7 @@ impl Catalog {
     pub fn new(discovery: Discovery) -> Self {
         Self {
             discovery: Arc::new(RwLock::new(Arc::new(discovery))),
+            crd_generations: Arc::default(),
         }
     }
 
@@ -218,6 +224,17 @@ impl Catalog {
 
     pub fn replace(&self, discovery: Discovery) {
         *self.discovery.write() = Arc::new(discovery);
+    }
+
+    /// The generation of the CRD that defines `kind`, if it is a custom resource whose CRD
+    /// has been seen: a table showing it with columns read at another generation is out of
+    /// date.
+    pub fn crd_generation(&self, kind: &Kind) -> Option<i64> {
+        let Kind::Api(resource) = kind else {
+            return None;
+        };
+        let name = format!("{}.{}", resource.plural, resource.group);
+        self.crd_generations.read().get(&name).copied()
     }
 
     /// Whether `kind` is still served (a built-in kind always is, as far as kscope knows).
@@ -256,19 +273,26 @@ impl Catalog {
         config.tap = Some(tap);
         let lister_watcher =
             KubeListerWatcher::for_kind(&cluster, crds, &NamespaceScope::All, None, None);
-        let _informer = RunningInformer::start(
-            config,
-            lister_watcher,
-            IndexerWriter::<GenericObject>::default(),
-        );
+        let store = IndexerWriter::<GenericObject>::default();
+        let held = store.reader();
+        let _informer = RunningInformer::start(config, lister_watcher, store);
         loop {
-            match entries.recv().await {
-                Ok(entry) if matches!(entry.kind, TapKind::Watch(_)) => {}
-                Ok(_) | Err(RecvError::Lagged(_)) => continue,
+            let changed = match entries.recv().await {
+                Ok(entry) => matches!(entry.kind, TapKind::Watch(_)),
+                // Entries were missed, a watch event perhaps.
+                Err(RecvError::Lagged(_)) => true,
                 Err(RecvError::Closed) => return,
-            }
+            };
             tokio::time::sleep(SETTLE).await;
             while entries.try_recv().is_ok() {}
+            *self.crd_generations.write() = held
+                .list()
+                .iter()
+                .filter_map(|crd| Some((crd.name().to_string(), crd.generation()?)))
+                .collect();
+            if !changed {
+                continue;
+            }
             match Discovery::run(&cluster.client).await {
                 Ok(discovery) => self.replace(discovery),
                 Err(e) => tracing::warn!(error = %e, "rediscovery after a CRD change failed"),

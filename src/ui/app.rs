@@ -189,6 +189,9 @@ pub struct App {
     park_cap: usize,
     /// The kind whose tap the delta panel and the detail's history read.
     tapped: Option<Kind>,
+    /// The generation of the CRD of the custom resource on screen when its table started:
+    /// its columns are that generation's.
+    crd_generation: Option<i64>,
 }
 
 /// A kind the server stopped serving while its table was open.
@@ -264,6 +267,7 @@ impl App {
             category: None,
             park_cap: PARKED,
             tapped: None,
+            crd_generation: None,
         };
         app.state.filter.input = app.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -588,6 +592,7 @@ impl App {
                 }
                 Wake::Handoff(None) => self.handoffs = None,
                 Wake::Tick => {
+                    follow = self.follow_crd_change();
                     self.update_rate();
                     let queue = self.table.queue_metrics();
                     self.state
@@ -667,6 +672,31 @@ impl App {
         taps: &mut broadcast::Receiver<Arc<TapEntry>>,
     ) {
         self.state.deltas.take_taps(first, taps);
+    }
+
+    /// A custom resource's table whose CRD changed since the table started (new printer
+    /// columns, say) is listed again, with the columns as the CRD has them now.
+    pub fn follow_crd_change(&mut self) -> Vec<Follow> {
+        if self.category.is_some() || self.gone.is_some() {
+            return Vec::new();
+        }
+        let now = self.starter.catalog().crd_generation(&self.view.kind);
+        match (self.crd_generation, now) {
+            (Some(was), Some(now)) if was != now => {
+                let follow = self.restart();
+                self.state.command.error = Some(format!(
+                    "{} changed (CRD generation {was} → {now}): listed again with its \
+                     columns as they are now",
+                    self.view.kind
+                ));
+                follow
+            }
+            (None, Some(_)) => {
+                self.crd_generation = now;
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
     }
 
     fn update_rate(&mut self) {
@@ -1526,6 +1556,7 @@ impl App {
         self.header.stale_since = None;
         self.header.undecodable = 0;
         self.gone = None;
+        self.crd_generation = self.starter.catalog().crd_generation(&to.kind);
         self.view = to;
         self.events_seen = self.table.watch_events();
         self.rate_since = Instant::now();
@@ -1681,6 +1712,7 @@ impl App {
         let selected = self.table.selected();
         let old = std::mem::replace(&mut self.table, table);
         tokio::spawn(old.shutdown());
+        self.crd_generation = self.starter.catalog().crd_generation(&self.view.kind);
         self.load_deltas();
         self.header.sync = "starting".into();
         self.header.listed = false;
