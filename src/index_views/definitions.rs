@@ -3,11 +3,13 @@
 //! functions for the kinds that can answer them.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use parking_lot::Mutex;
 use smallvec::smallvec;
 
 use super::jsonpath::FieldPath;
@@ -204,15 +206,40 @@ pub fn indexes_for(
 }
 
 /// A field index by JSONPath as a projection evaluates it while decoding. An object
-/// the path does not fit (a member of a string...) is left out of the index and counted; the
-/// first is logged, once per index, so that a path wrong for every object does not flood
-/// the log.
+/// the path does not fit (a member of a string...) is left out of the index and counted, by
+/// its key; the first is logged, once per index, so that a path wrong for every object does
+/// not flood the log.
 pub struct PathIndex {
     name: String,
     path: FieldPath,
     /// What the path reads, worked out once.
     reach: Reach,
-    misfits: AtomicU64,
+    /// Keys of the objects the path did not fit when they were last decoded (an object
+    /// that fits again leaves); at most [`MISFITS_KEPT`].
+    misfits: Mutex<HashSet<String>>,
+    logged: AtomicBool,
+}
+
+/// Misfit keys a path index keeps at most: a path wrong for every object of a large kind
+/// costs no more than this many keys.
+pub const MISFITS_KEPT: usize = 100_000;
+
+/// How many objects of a store a path index leaves out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Misfits {
+    pub count: usize,
+    /// More were left out than [`MISFITS_KEPT`]: `count` is a floor.
+    pub more: bool,
+}
+
+/// The misfits of several indexes (of one name, on several kinds) together.
+impl std::iter::Sum for Misfits {
+    fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Self::default(), |all, m| Self {
+            count: all.count + m.count,
+            more: all.more || m.more,
+        })
+    }
 }
 
 impl PathIndex {
@@ -221,13 +248,35 @@ impl PathIndex {
             name: name.into(),
             reach: path.reach(),
             path,
-            misfits: AtomicU64::new(0),
+            misfits: Mutex::default(),
+            logged: AtomicBool::new(false),
         }
     }
 
-    /// Objects left out of the index because the path does not fit them.
-    pub fn misfits(&self) -> u64 {
-        self.misfits.load(Ordering::Relaxed)
+    /// Objects left out of the index because the path does not fit them, of those for which
+    /// `held` says the store holds their key (a deleted object's key may linger here until
+    /// the kept keys are full, when such keys are dropped).
+    pub fn misfits(&self, held: impl Fn(&str) -> bool) -> Misfits {
+        let mut keys = self.misfits.lock();
+        let more = keys.len() >= MISFITS_KEPT;
+        if more {
+            keys.retain(|k| held(k));
+        }
+        Misfits {
+            count: keys.iter().filter(|k| held(k)).count(),
+            more: more && keys.len() >= MISFITS_KEPT,
+        }
+    }
+}
+
+/// An object's store key (`namespace/name`, or the name of a cluster-scoped one), from
+/// what the decode reached of its metadata.
+fn object_key(object: &serde_json::Value) -> String {
+    let text = |path: &str| object.pointer(path).and_then(|v| v.as_str());
+    let name = text("/metadata/name").unwrap_or_default();
+    match text("/metadata/namespace") {
+        Some(namespace) if !namespace.is_empty() => format!("{namespace}/{name}"),
+        _ => name.to_string(),
     }
 }
 
@@ -242,21 +291,28 @@ impl FieldIndex for PathIndex {
 
     fn values(&self, object: &serde_json::Value) -> Option<Vec<String>> {
         match self.path.values(object) {
-            Ok(values) => Some(values),
+            Ok(values) => {
+                let mut misfits = self.misfits.lock();
+                if !misfits.is_empty() {
+                    misfits.remove(&object_key(object));
+                }
+                Some(values)
+            }
             Err(error) => {
-                if self.misfits.fetch_add(1, Ordering::Relaxed) == 0 {
-                    let name = object
-                        .pointer("/metadata/name")
-                        .and_then(|n| n.as_str())
-                        .unwrap_or_default();
+                let key = object_key(object);
+                if !self.logged.swap(true, Ordering::Relaxed) {
                     tracing::warn!(
                         index = %self.name,
                         path = %self.path,
-                        object = name,
+                        object = key,
                         %error,
                         "an object left out of a field index: its path does not fit \
                          (logged for the first such object only)"
                     );
+                }
+                let mut misfits = self.misfits.lock();
+                if misfits.len() < MISFITS_KEPT {
+                    misfits.insert(key);
                 }
                 None
             }
@@ -606,6 +662,33 @@ mod tests {
 
     const FIXTURE: &[u8] = include_bytes!("../../tests/fixtures/pod-realistic.json");
 
+    #[test]
+    fn misfits_are_counted_by_object_and_leave_once_the_path_fits() {
+        let index = PathIndex::new("zone", FieldPath::parse(".spec.zone.name").unwrap());
+        let object = |zone: serde_json::Value| serde_json::json!({"metadata": {"namespace": "web", "name": "a"}, "spec": {"zone": zone}});
+        let flat = object(serde_json::json!("flat"));
+        // Decoded on every event and at every relist: still one object.
+        for _ in 0..3 {
+            assert_eq!(index.values(&flat), None);
+        }
+        let cluster_scoped = serde_json::json!({"metadata": {"name": "n1"}, "spec": {"zone": 7}});
+        assert_eq!(index.values(&cluster_scoped), None);
+        let held = |key: &str| ["web/a", "n1"].contains(&key);
+        assert_eq!(
+            index.misfits(held),
+            Misfits {
+                count: 2,
+                more: false
+            }
+        );
+        // Deleted from the store: not counted.
+        assert_eq!(index.misfits(|key| key == "web/a").count, 1);
+        // Its path fits now: it leaves.
+        let nested = object(serde_json::json!({"name": "z1"}));
+        assert_eq!(index.values(&nested), Some(vec!["z1".to_string()]));
+        assert_eq!(index.misfits(held).count, 1);
+    }
+
     fn path_definitions(paths: &[(&str, &str)]) -> Vec<IndexDefinition> {
         paths
             .iter()
@@ -666,7 +749,21 @@ mod tests {
             );
             assert_eq!(pod.node_name(), plain.node_name());
         }
-        assert_eq!(paths[6].misfits(), 2);
+        // Decoded twice, one object: one misfit, while the store holds it.
+        let held =
+            |key: &str| key == format!("{}/{}", plain.namespace().unwrap_or(""), plain.name());
+        assert_eq!(
+            paths[6].misfits(held),
+            Misfits {
+                count: 1,
+                more: false
+            }
+        );
+        assert_eq!(
+            paths[6].misfits(|_| false).count,
+            0,
+            "not in the store, not counted"
+        );
         assert!(values_of(&plain, "images").is_empty());
         // The Indexer answers from them.
         let indexer = IndexerWriter::new(index_funcs::<Pod>(&definitions)).unwrap();

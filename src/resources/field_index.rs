@@ -188,8 +188,10 @@ fn active(fields: &FieldIndexes) -> ActiveFields {
         if let Some(known) = last.as_ref().filter(|l| Arc::ptr_eq(&l.fields, fields)) {
             return known.clone();
         }
-        // The name, for a misfit's log line.
-        let name = Reach::member("metadata", Reach::member("name", Reach::Whole));
+        // The key, for counting misfits by object and for a misfit's log line.
+        let name = Reach::member("metadata", Reach::member("name", Reach::Whole)).union(
+            Reach::member("metadata", Reach::member("namespace", Reach::Whole)),
+        );
         let reach = fields
             .iter()
             .fold(name, |reach, field| reach.union(field.reach().clone()));

@@ -21,7 +21,7 @@ use crate::client::discovery::Catalog;
 use crate::commands::CommandError;
 use crate::config::LogSettings;
 use crate::config::keys::Keymap;
-use crate::index_views::definitions::{IndexDefinition, IndexSource};
+use crate::index_views::definitions::{IndexDefinition, IndexSource, Misfits};
 use crate::index_views::live::{SortSpec, Window};
 use crate::informers::compare::merge_handoffs;
 use crate::informers::fifo::{FifoKind, Handoff};
@@ -1762,7 +1762,7 @@ impl App {
         };
         browser.misfits = browser
             .name()
-            .map_or(0, |name| self.table.index_misfits(name));
+            .map_or_else(Misfits::default, |name| self.table.index_misfits(name));
     }
 
     /// Applies the filter bar's input to the table: the loop follows the rows of a view

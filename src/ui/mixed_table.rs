@@ -17,7 +17,7 @@ use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
 use crate::client::discovery::Discovery;
-use crate::index_views::definitions::IndexDefinition;
+use crate::index_views::definitions::{IndexDefinition, Misfits};
 use crate::index_views::live::{SortSpec, ViewColumn, Window};
 use crate::index_views::mixed::{self, MemberInput, MemberRows, MixedRows, MixedWorker};
 use crate::index_views::query::{Query, QueryError};
@@ -480,7 +480,7 @@ impl Table for MixedTable {
         names
     }
 
-    fn index_misfits(&self, name: &str) -> u64 {
+    fn index_misfits(&self, name: &str) -> Misfits {
         self.members
             .iter()
             .map(|m| m.table.index_misfits(name))

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::config::Config;
 use crate::config::keys::Keymap;
+use crate::index_views::definitions::Misfits;
 use crate::index_views::query::{ParseError, Query};
 use crate::index_views::registry::ValueCount;
 
@@ -71,7 +72,7 @@ pub struct IndexBrowser {
     pub values: Vec<ValueCount>,
     pub selected: usize,
     /// Objects left out of a JSONPath index because the path does not fit them.
-    pub misfits: u64,
+    pub misfits: Misfits,
 }
 
 impl IndexBrowser {
@@ -221,7 +222,7 @@ mod tests {
             current: 0,
             values: vec![value("web", 3), value("db", 2), value("cache", 1)],
             selected: 0,
-            misfits: 0,
+            misfits: Misfits::default(),
         };
         assert_eq!(browser.handle(&Action::PageDown, 2), None);
         assert_eq!(browser.selected, 2);

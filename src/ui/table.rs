@@ -16,7 +16,7 @@ use crate::client::lister_watcher::KubeListerWatcher;
 use crate::config::InformerSettings;
 use crate::index_views::columns::TableRow;
 use crate::index_views::definitions::{
-    IndexDefinition, IndexField, PathIndex, decode_fields, indexes_for, path_indexes,
+    IndexDefinition, IndexField, Misfits, PathIndex, decode_fields, indexes_for, path_indexes,
 };
 use crate::index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use crate::index_views::mixed::{MemberRows, ViewRows};
@@ -99,7 +99,7 @@ pub trait Table {
     fn index_names(&self) -> Vec<String>;
 
     /// Objects left out of JSONPath index `name` because its path does not fit them.
-    fn index_misfits(&self, name: &str) -> u64;
+    fn index_misfits(&self, name: &str) -> Misfits;
 
     /// Adds an index to the running informer's store, backfilled from the objects it holds,
     /// and rebuilds the views so that they show its column. A JSONPath index cannot be
@@ -339,11 +339,12 @@ impl<T: TableRow> Table for ResourceTable<T> {
             .collect()
     }
 
-    fn index_misfits(&self, name: &str) -> u64 {
+    fn index_misfits(&self, name: &str) -> Misfits {
+        let indexer = self.informer.indexer();
         self.paths
             .iter()
             .filter(|p| p.name() == name)
-            .map(|p| p.misfits())
+            .map(|p| p.misfits(|key| indexer.contains_key(key)))
             .sum()
     }
 

@@ -359,8 +359,15 @@ async fn the_tui_lists_any_kind_and_follows_crds_as_they_come_and_go() {
     // Its printer columns changed while the table is open: listed again with the new ones.
     let rename = r#"[{"op":"replace","path":"/spec/versions/0/additionalPrinterColumns/0",
         "value":{"name":"Maker","type":"string","jsonPath":".spec.model"}}]"#;
-    fx.ok(&["patch", "crd", "gadgets.example.com", "--type=json", "-p", rename])
-        .await;
+    fx.ok(&[
+        "patch",
+        "crd",
+        "gadgets.example.com",
+        "--type=json",
+        "-p",
+        rename,
+    ])
+    .await;
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         app.follow_crd_change();
@@ -371,7 +378,10 @@ async fn the_tui_lists_any_kind_and_follows_crds_as_they_come_and_go() {
             assert!(!text.contains("MODEL"), "{text}");
             break;
         }
-        assert!(Instant::now() < deadline, "the new column never showed:\n{text}");
+        assert!(
+            Instant::now() < deadline,
+            "the new column never showed:\n{text}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let said = app.state().command.error.clone().unwrap_or_default();

@@ -315,7 +315,7 @@ async fn the_tui_offers_an_index_only_on_its_kinds_and_filters_by_it() {
     let counts = app.table().value_counts("ready");
     let total: usize = counts.iter().map(|c| c.count).sum();
     assert_eq!(total, all.len());
-    assert_eq!(app.table().index_misfits("shade"), all.len() as u64);
+    assert_eq!(app.table().index_misfits("shade").count, all.len());
     assert!(app.table().value_counts("shade").is_empty());
 
     // Services: `colour` (every kind) is offered, the widgets' indexes are not.
@@ -687,7 +687,7 @@ async fn the_tui_filters_pods_by_a_json_path_index_and_adds_one_at_run_time() {
         .filter(|p| p["spec"]["nodeName"].is_string())
         .count();
     assert!(on_nodes > 0);
-    assert_eq!(app.table().index_misfits("zone"), on_nodes as u64);
+    assert_eq!(app.table().index_misfits("zone").count, on_nodes);
 
     // At run time: the pods are relisted, and the new index answers.
     let status = |app: &App| app.state().command.error.clone().unwrap_or_default();

@@ -38,10 +38,11 @@ pub fn draw(frame: &mut Frame, area: Rect, browser: &IndexBrowser, theme: Theme)
         })
         .collect();
     let mut block = Block::bordered().title(title);
-    if browser.misfits > 0 {
+    if browser.misfits.count > 0 {
         block = block.title_bottom(format!(
-            " {} left out: the path does not fit them (see the log) ",
-            browser.misfits
+            " {}{} left out: the path does not fit them (see the log) ",
+            browser.misfits.count,
+            if browser.misfits.more { "+" } else { "" }
         ));
     }
     frame.render_widget(Clear, popup);
