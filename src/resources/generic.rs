@@ -88,7 +88,15 @@ impl ClientColumns {
                 .flat_map(|f| f.iter())
                 .map(|f| f.reach().clone()),
         );
-        let top = reaches.fold(Reach::Nothing, Reach::union).settled();
+        // A field index counts the objects its path does not fit by their keys.
+        let keys = match fields.as_ref().is_some_and(|f| !f.is_empty()) {
+            true => Reach::member(
+                "metadata",
+                Reach::member("name", Reach::Whole).union(Reach::member("namespace", Reach::Whole)),
+            ),
+            false => Reach::Nothing,
+        };
+        let top = reaches.fold(keys, Reach::union).settled();
         let metadata = top.child("metadata").map(|paths| {
             META_MEMBERS
                 .iter()
