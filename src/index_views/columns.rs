@@ -294,6 +294,17 @@ pub trait TableRow: Indexable {
     /// One cell per entry of `columns` (what [`TableRow::columns`] gave).
     fn cells(&self, columns: &[Column], now: Timestamp) -> Vec<String>;
 
+    /// The cell of `column` alone, as [`TableRow::cells`] prints it; empty past the last.
+    /// Kinds with many rows override this so that one cell does not cost a whole row.
+    fn cell(&self, columns: &[Column], column: usize, now: Timestamp) -> String {
+        let mut cells = self.cells(columns, now);
+        if column < cells.len() {
+            cells.swap_remove(column)
+        } else {
+            String::new()
+        }
+    }
+
     /// What the row sorts by in `column` of `columns`. Kinds with many rows override this to
     /// read the value in place instead of formatting every cell.
     fn sort_value(&self, columns: &[Column], column: usize) -> SortValue<'_> {
@@ -302,16 +313,11 @@ pub trait TableRow: Indexable {
             Some(c) if column == 0 && c.name == "NAME" => {
                 SortValue::Text(Cow::Borrowed(self.name()))
             }
-            Some(c) => {
-                // Ages are handled above, so `now` does not change the result.
-                let mut cells = self.cells(columns, Timestamp::from_seconds(0));
-                let cell = if column < cells.len() {
-                    cells.swap_remove(column)
-                } else {
-                    String::new()
-                };
-                SortValue::from_cell(c.kind, cell)
-            }
+            // Ages are handled above, so `now` does not change the result.
+            Some(c) => SortValue::from_cell(
+                c.kind,
+                self.cell(columns, column, Timestamp::from_seconds(0)),
+            ),
             None => SortValue::Number(None),
         }
     }
@@ -388,16 +394,23 @@ impl TableRow for Pod {
         }
     }
 
-    fn cells(&self, _: &[Column], now: Timestamp) -> Vec<String> {
-        vec![
-            self.name().to_string(),
-            format!("{}/{}", self.ready_containers(), self.total_containers()),
-            self.status().to_string(),
-            self.restarts_column(now),
-            age(self, now),
-            or_none(self.pod_ip()),
-            or_none(self.node_name()),
-        ]
+    fn cells(&self, columns: &[Column], now: Timestamp) -> Vec<String> {
+        (0..Self::COLUMNS.len())
+            .map(|column| self.cell(columns, column, now))
+            .collect()
+    }
+
+    fn cell(&self, _: &[Column], column: usize, now: Timestamp) -> String {
+        match column {
+            0 => self.name().to_string(),
+            1 => format!("{}/{}", self.ready_containers(), self.total_containers()),
+            2 => self.status().to_string(),
+            3 => self.restarts_column(now),
+            4 => age(self, now),
+            5 => or_none(self.pod_ip()),
+            6 => or_none(self.node_name()),
+            _ => String::new(),
+        }
     }
 }
 

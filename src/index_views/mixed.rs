@@ -124,7 +124,7 @@ impl<T: TableRow> MemberRows for ViewRows<T> {
             .filter_map(|key| {
                 let obj = self.indexer.get_by_key(&key)?;
                 let status = match status {
-                    Some(at) => obj.cells(&columns, epoch).swap_remove(at),
+                    Some(at) => obj.cell(&columns, at, epoch),
                     None => String::new(),
                 };
                 Some(Summary {
