@@ -15,7 +15,7 @@ use futures::future::try_join_all;
 use parking_lot::RwLock;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 use super::cluster::{Cluster, NamespaceScope};
 use super::lister_watcher::KubeListerWatcher;
@@ -277,14 +277,21 @@ impl Catalog {
         let held = store.reader();
         let _informer = RunningInformer::start(config, lister_watcher, store);
         loop {
-            let changed = match entries.recv().await {
+            // A watch event changes the CRDs; missed entries may have been one. Entries
+            // that come while the changes settle count too.
+            let mut changed = match entries.recv().await {
                 Ok(entry) => matches!(entry.kind, TapKind::Watch(_)),
-                // Entries were missed, a watch event perhaps.
                 Err(RecvError::Lagged(_)) => true,
                 Err(RecvError::Closed) => return,
             };
             tokio::time::sleep(SETTLE).await;
-            while entries.try_recv().is_ok() {}
+            loop {
+                match entries.try_recv() {
+                    Ok(entry) => changed |= matches!(entry.kind, TapKind::Watch(_)),
+                    Err(TryRecvError::Lagged(_)) => changed = true,
+                    Err(TryRecvError::Empty | TryRecvError::Closed) => break,
+                }
+            }
             *self.crd_generations.write() = held
                 .list()
                 .iter()

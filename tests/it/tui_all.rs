@@ -81,7 +81,9 @@ fn screen(app: &mut App, width: u16, height: u16) -> String {
 }
 
 /// The screen without what changes from run to run: the server's address (line one), the
-/// event rate, and ages (`5s`, `3m`), each replaced by a mark of the same width.
+/// event rate, ages (`5s`, `3m`), and the scheduled minute a CronJob's Job is named after
+/// (`checkout-report-29919000`, which moves with the day), each replaced by a mark of the
+/// same width.
 fn stable(text: &str) -> String {
     text.lines()
         .skip(1)
@@ -106,9 +108,22 @@ fn stable(text: &str) -> String {
                         && trimmed
                             .chars()
                             .all(|c| c.is_ascii_digit() || "smhdy".contains(c));
-                    match is_age {
-                        true => format!("{}{}", "~".repeat(trimmed.len()), &word[trimmed.len()..]),
-                        false => word.to_string(),
+                    let scheduled = trimmed.len() > 9
+                        && trimmed.as_bytes()[trimmed.len() - 9] == b'-'
+                        && trimmed[trimmed.len() - 8..]
+                            .bytes()
+                            .all(|b| b.is_ascii_digit());
+                    match (is_age, scheduled) {
+                        (true, _) => {
+                            format!("{}{}", "~".repeat(trimmed.len()), &word[trimmed.len()..])
+                        }
+                        (false, true) => format!(
+                            "{}{}{}",
+                            &trimmed[..trimmed.len() - 8],
+                            "#".repeat(8),
+                            &word[trimmed.len()..]
+                        ),
+                        (false, false) => word.to_string(),
                     }
                 })
                 .collect::<String>()
