@@ -684,11 +684,15 @@ impl App {
         match (self.crd_generation, now) {
             (Some(was), Some(now)) if was != now => {
                 let follow = self.restart();
-                self.state.command.error = Some(format!(
-                    "{} changed (CRD generation {was} → {now}): listed again with its \
-                     columns as they are now",
-                    self.view.kind
-                ));
+                // Once per change: a restart that failed says why, and is not retried.
+                self.crd_generation = Some(now);
+                if !follow.is_empty() {
+                    self.state.command.error = Some(format!(
+                        "{} changed (CRD generation {was} → {now}): listed again with its \
+                         columns as they are now",
+                        self.view.kind
+                    ));
+                }
                 follow
             }
             (None, Some(_)) => {
