@@ -1,6 +1,8 @@
 //! End to end: `kscope --demo` in a real terminal (tmux), driven by keys and read back from
 //! the screen. Skipped, with the reason printed, when tmux is not installed (a failure in CI).
 
+use std::time::{Duration, Instant};
+
 use crate::common::tmux;
 
 use tmux::Session;
@@ -297,12 +299,26 @@ fn demo_shows_all_kinds_in_one_table() {
     });
     // `G`: the last rows, sorted by KIND, are another kind's.
     assert!(!screen.contains("widget.example.com"), "{screen}");
-    session.keys(&["G"]);
-    session.wait_for("the last rows", |s| {
+    // `G` goes to the last row there is: pressed again until the category's last kind has
+    // listed (its rows may still be on their way when the first kinds show).
+    let last_rows = |s: &str| {
         table_rows(s)
             .iter()
             .any(|r| r.contains("widget.example.com"))
-    });
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        session.keys(&["G"]);
+        std::thread::sleep(Duration::from_millis(500));
+        let screen = session.screen();
+        if last_rows(&screen) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for the last rows; screen:\n{screen}"
+        );
+    }
     session.keys(&[":pods", "Enter"]);
     session.wait_for("the pods table again", |s| {
         s.contains("pods [all namespaces]")
