@@ -88,15 +88,7 @@ impl ClientColumns {
                 .flat_map(|f| f.iter())
                 .map(|f| f.reach().clone()),
         );
-        // A field index counts the objects its path does not fit by their keys.
-        let keys = match fields.as_ref().is_some_and(|f| !f.is_empty()) {
-            true => Reach::member(
-                "metadata",
-                Reach::member("name", Reach::Whole).union(Reach::member("namespace", Reach::Whole)),
-            ),
-            false => Reach::Nothing,
-        };
-        let top = reaches.fold(keys, Reach::union).settled();
+        let top = reaches.fold(Reach::Nothing, Reach::union).settled();
         let metadata = top.child("metadata").map(|paths| {
             META_MEMBERS
                 .iter()
@@ -398,6 +390,15 @@ impl GenericObject {
             };
             let value = map.next_value_seed(Reached(wanted))?;
             object.insert(key.as_str().to_string(), value);
+        }
+        // No path reaches the metadata, which went straight into the projection: the field
+        // indexes still get the key, to count the objects their paths do not fit.
+        if let (Some(meta), Some(_)) = (&meta, &columns.fields) {
+            let text = |s: &Option<Str<'_>>| s.as_ref().map(|s| Value::from(s.as_str()));
+            let mut key = serde_json::Map::new();
+            key.extend(text(&meta.name).map(|name| ("name".to_string(), name)));
+            key.extend(text(&meta.namespace).map(|ns| ("namespace".to_string(), ns)));
+            object.insert("metadata".to_string(), Value::Object(key));
         }
         let object = Value::Object(object);
         let read = match (&meta, object.get("metadata")) {
@@ -879,6 +880,34 @@ mod tests {
         // Outside `decoding_with` nothing is evaluated.
         let w: GenericObject = from_slice(plain).unwrap();
         assert_eq!(w.field_values("colour").count(), 0);
+    }
+
+    /// A field index that indexes the key it is shown, as `namespace/name`.
+    struct Key;
+
+    impl FieldIndex for Key {
+        fn name(&self) -> &str {
+            "key"
+        }
+
+        fn values(&self, object: &serde_json::Value) -> Option<Vec<String>> {
+            let text = |p: &str| object.pointer(p)?.as_str().map(str::to_string);
+            Some(vec![format!(
+                "{}/{}",
+                text("/metadata/namespace")?,
+                text("/metadata/name")?
+            )])
+        }
+    }
+
+    #[test]
+    fn a_custom_resources_field_indexes_see_its_key_though_no_path_reaches_metadata() {
+        let fields: FieldIndexes = Arc::from([Arc::new(Key) as Arc<dyn FieldIndex>]);
+        let columns = Arc::new(ClientColumns::new(Vec::new(), Some(fields)));
+        let plain = br#"{"metadata":{"name":"w1","namespace":"web","uid":"u1"},"spec":{}}"#;
+        let w: GenericObject = decoding_with_columns(Some(&columns), || from_slice(plain).unwrap());
+        assert_eq!(w.field_values("key").collect::<Vec<_>>(), ["web/w1"]);
+        assert_eq!(w.uid(), "u1", "the metadata still goes into the projection");
     }
 
     #[test]
