@@ -274,13 +274,18 @@ impl MixedTable {
         &mut self,
         gone: impl Fn(&Kind, &ReflectorStatus) -> bool,
     ) -> Vec<Box<dyn Table>> {
+        // Asked every frame: nothing moves unless a member is gone.
+        if !self
+            .members
+            .iter()
+            .any(|m| gone(&m.kind, &m.table.status().borrow()))
+        {
+            return Vec::new();
+        }
         let (dropped, kept): (Vec<Member>, Vec<Member>) = std::mem::take(&mut self.members)
             .into_iter()
             .partition(|m| gone(&m.kind, &m.table.status().borrow()));
         self.members = kept;
-        if dropped.is_empty() {
-            return Vec::new();
-        }
         self.refresh_inputs();
         self.status_task.abort();
         self.status_task = follow_statuses(&self.members, self.status_tx.clone());

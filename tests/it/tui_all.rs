@@ -25,9 +25,14 @@ use crate::common::kubectl::Kubectl;
 /// The App on `cluster` with the kinds its discovery finds, showing all pods.
 async fn start_app(cluster: Cluster) -> App {
     let discovery = Discovery::run(&cluster.client).await.expect("discovers");
+    start_app_with(cluster, Catalog::new(discovery))
+}
+
+/// The App on `cluster` with the kinds `catalog` knows, showing all pods.
+fn start_app_with(cluster: Cluster, catalog: Catalog) -> App {
     let indexes = Config::built_in().expect("built-in config").indexes;
     let detail = DetailController::new(cluster.client.clone(), None);
-    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(Catalog::new(discovery));
+    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(catalog);
     let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
     App::new(starter, view, false, detail).expect("app")
 }
@@ -401,11 +406,7 @@ async fn a_kind_whose_crd_is_deleted_leaves_the_table_and_is_said_gone() {
     // A catalog that follows CRDs, as the TUI's does.
     let (catalog, _watch, error) = Catalog::keep_current(&cluster).await;
     assert!(error.is_none(), "{error:?}");
-    let indexes = Config::built_in().expect("built-in config").indexes;
-    let detail = DetailController::new(cluster.client.clone(), None);
-    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(catalog);
-    let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
-    let mut app = App::new(starter, view, false, detail).expect("app");
+    let mut app = start_app_with(cluster, catalog);
     run_command(&mut app, "all -A");
     let widget = "widget.example.com";
     wait_rows(&mut app, "widgets among the rows", |app, w| {
