@@ -170,10 +170,7 @@ pub async fn run(args: SimArgs) -> Result<(), SimError> {
         }
     };
     if let Some(path) = &args.kubeconfig_out {
-        super::tls::write_private(path, &kubeconfig).map_err(|source| SimError::WriteFile {
-            path: path.display().to_string(),
-            source,
-        })?;
+        super::write_kubeconfig(path, &kubeconfig)?;
     }
     for sim in &sims {
         println!("kscope sim ready at {}", sim.url());

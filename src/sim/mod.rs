@@ -278,6 +278,20 @@ pub struct SimHandle {
     tasks: Vec<JoinHandle<()>>,
 }
 
+/// Writes `kubeconfig` to `path`, readable by its owner only (it holds the sims' token),
+/// creating the directory it goes in.
+pub fn write_kubeconfig(path: &std::path::Path, kubeconfig: &str) -> Result<(), SimError> {
+    let written = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir),
+        _ => Ok(()),
+    }
+    .and_then(|()| tls::write_private(path, kubeconfig));
+    written.map_err(|source| SimError::WriteFile {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
 /// One kubeconfig for several sims: a context (and cluster and user) named after each.
 pub fn kubeconfig_for(sims: &[(&str, &SimHandle)]) -> Result<String, SimError> {
     let entries: Vec<kubeconfig::Entry<'_>> = sims

@@ -303,6 +303,13 @@ impl App {
         self.contexts.connected().await
     }
 
+    /// Starts with `notice` on the message line, until the first key (as a command's
+    /// message is).
+    pub fn with_notice(mut self, notice: String) -> Self {
+        self.state.command.error = Some(notice);
+        self
+    }
+
     /// Uses `keymap` (the configuration's) instead of the built-in keys.
     pub fn with_keymap(mut self, keymap: Keymap) -> Self {
         self.state.keymap = Arc::new(keymap);

@@ -27,7 +27,7 @@ pub mod table;
 pub mod table_pane;
 pub mod terminal;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crossterm::event::EventStream;
@@ -94,6 +94,7 @@ pub enum Source {
 pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
     // A bad configuration (indexes or keys) is reported before connecting to anything.
     let config = Config::load(config)?;
+    let mut demo_kubeconfig = None;
     let (cluster, scope, sims, contexts) = match &source {
         Source::Kube(args) => {
             let cluster = args.connect().await?;
@@ -126,9 +127,15 @@ pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
                     .workload_pods(true),
             )
             .await?;
+            let second_context = format!("{DEMO_CONTEXT}-2");
+            let kubeconfig = crate::sim::kubeconfig_for(&[
+                (DEMO_CONTEXT, &sim),
+                (second_context.as_str(), &second),
+            ])?;
+            demo_kubeconfig = Some(DemoKubeconfig::write(&kubeconfig));
             let configs = [
                 (DEMO_CONTEXT.to_owned(), sim.kube_config().await?),
-                (format!("{DEMO_CONTEXT}-2"), second.kube_config().await?),
+                (second_context, second.kube_config().await?),
             ];
             let cluster = Cluster::from_config(configs[0].1.clone(), DEMO_CONTEXT.into())?;
             let scope = match &args.namespace {
@@ -173,6 +180,10 @@ pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
         Some(dir) => app.with_favourites(Favourites::load(dir.join("namespaces.json"))),
         None => app,
     };
+    let app = match &demo_kubeconfig {
+        Some(demo) => app.with_notice(demo.notice.clone()),
+        None => app,
+    };
     let result = {
         let mut guard = TerminalGuard::enter()?;
         app.run(guard.terminal(), EventStream::new(), &mut ()).await
@@ -180,5 +191,56 @@ pub async fn run(source: Source, config: Option<&Path>) -> Result<(), UiError> {
     for sim in sims {
         sim.shutdown().await;
     }
+    if let Some(DemoKubeconfig {
+        path: Some(path), ..
+    }) = demo_kubeconfig
+    {
+        // Its clusters are gone with this process.
+        if let Err(err) = std::fs::remove_file(&path) {
+            tracing::warn!(path = %path.display(), error = %err, "could not remove the demo's kubeconfig");
+        }
+    }
     result
+}
+
+/// The demo clusters' kubeconfig, written where kubectl can be pointed at it, so that a
+/// person can start the cascades the demo shows (`kubectl create deployment …`).
+struct DemoKubeconfig {
+    /// Where it was written, if it was.
+    path: Option<PathBuf>,
+    /// What the message line says at start: how to use it, or why there is none.
+    notice: String,
+}
+
+impl DemoKubeconfig {
+    /// Writes `kubeconfig` to `demo.kubeconfig` in kscope's state directory.
+    fn write(kubeconfig: &str) -> Self {
+        let Some(path) = crate::logging::state_dir().map(|dir| dir.join("demo.kubeconfig")) else {
+            return Self {
+                path: None,
+                notice:
+                    "the demo's kubeconfig was not written: neither XDG_STATE_HOME nor HOME is set"
+                        .into(),
+            };
+        };
+        match crate::sim::write_kubeconfig(&path, kubeconfig) {
+            Ok(()) => {
+                tracing::info!(path = %path.display(), "wrote the demo clusters' kubeconfig");
+                Self {
+                    notice: format!(
+                        "kubectl --kubeconfig {} get pods   (contexts {DEMO_CONTEXT}, {DEMO_CONTEXT}-2)",
+                        path.display()
+                    ),
+                    path: Some(path),
+                }
+            }
+            Err(err) => {
+                tracing::warn!(error = %err, "could not write the demo's kubeconfig");
+                Self {
+                    path: None,
+                    notice: format!("the demo's kubeconfig was not written: {err}"),
+                }
+            }
+        }
+    }
 }

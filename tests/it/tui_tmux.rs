@@ -148,12 +148,16 @@ fn every_signal_restores_the_terminal() {
 }
 
 /// `d` describes the selected pod as kubectl describe does, down to its Events; `:ctx`
-/// switches the demo to its second cluster without a restart.
+/// switches the demo to its second cluster without a restart; kubectl, pointed at the
+/// kubeconfig the demo says it wrote, starts a cascade the TUI shows.
 #[test]
 fn demo_describes_a_pod_and_switches_context() {
-    if crate::common::tools::required("tmux", "to run kscope in a real terminal").is_none() {
+    let tools = crate::common::tools::required("tmux", "to run kscope in a real terminal").and(
+        crate::common::tools::required("kubectl", "to start a cascade in the demo"),
+    );
+    let Some(kubectl) = tools else {
         return;
-    }
+    };
     let state = std::env::temp_dir().join(format!("kscope-tui-ctx-{}", std::process::id()));
     let command = format!(
         "env XDG_STATE_HOME={} {} --demo",
@@ -161,9 +165,14 @@ fn demo_describes_a_pod_and_switches_context() {
         env!("CARGO_BIN_EXE_kscope")
     );
     let session = Session::start(format!("kscope-ctx-{}", std::process::id()), &command);
-    session.wait_for("the initial list", |s| {
+    let kubeconfig = state.join("kscope/demo.kubeconfig");
+    let screen = session.wait_for("the initial list", |s| {
         s.contains("watching at rv") && table_rows(s).len() > 5
     });
+    assert!(
+        screen.contains(&format!("kubectl --kubeconfig {}", kubeconfig.display())),
+        "the message line says how to reach the demo:\n{screen}"
+    );
 
     session.keys(&["d"]);
     session.wait_for("the describe", |s| {
@@ -182,8 +191,44 @@ fn demo_describes_a_pod_and_switches_context() {
         screen.contains("switched to context kscope-demo-2"),
         "{screen}"
     );
+
+    // A Deployment made with kubectl in the cluster on screen: its ReplicaSet's pods come
+    // up, and the deployments table shows it ready.
+    let created = std::process::Command::new(&kubectl)
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .args([
+            "--context",
+            "kscope-demo-2",
+            "create",
+            "deployment",
+            "tmux-web",
+        ])
+        .args(["--image=nginx:1.27", "--replicas=2", "-n", "default"])
+        .env("HOME", &state)
+        .output()
+        .expect("kubectl runs");
+    assert!(
+        created.status.success(),
+        "{}",
+        String::from_utf8_lossy(&created.stderr)
+    );
+    session.keys(&[":deploy", "Enter"]);
+    session.wait_for("the deployments table", |s| {
+        s.contains("deployments [all namespaces]") && s.contains("watching at rv")
+    });
+    session.keys(&["/", "tmux-web", "Enter"]);
+    session.wait_for("kubectl's Deployment ready in the TUI", |s| {
+        s.lines()
+            .any(|l| l.contains("tmux-web") && l.contains("2/2"))
+    });
     session.keys(&["q"]);
     session.wait_exit("q");
+    assert!(
+        !kubeconfig.exists(),
+        "the demo's kubeconfig goes with its clusters"
+    );
+    let _ = std::fs::remove_dir_all(state);
 }
 
 /// The log view's lines: between its streams line and its search bar, inside the box.
