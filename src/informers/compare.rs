@@ -3,12 +3,12 @@
 //! hand a controller differs: deltas merged or not, their order, and how a relist or a resync
 //! is delivered.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use tokio::sync::{broadcast, mpsc};
 
-use super::delta_fifo::{DeltaType, Hasher, ReflectorStore};
+use super::delta_fifo::{DeltaType, Listed, ReflectorStore};
 use super::fifo::{FifoKind, HandedDelta, HandedItem, Handoff};
 use super::keys::{Key, KeyError};
 
@@ -78,9 +78,13 @@ where
         self.second.add_listed(objs);
     }
 
-    fn finish_listed(&self, listed: &HashSet<Key, Hasher>, resource_version: &str) {
+    fn finish_listed(&self, listed: &Listed, resource_version: &str) {
         self.first.finish_listed(listed, resource_version);
         self.second.finish_listed(listed, resource_version);
+    }
+
+    fn knows_nothing(&self) -> bool {
+        self.first.knows_nothing() && self.second.knows_nothing()
     }
 }
 

@@ -102,6 +102,62 @@ impl<T> Delta<T> {
 /// The deltas of one key, oldest first.
 pub type Deltas<T> = Vec<Delta<T>>;
 
+/// The keys a streamed initial state held, as [`ReflectorStore::finish_listed`] needs them to
+/// queue the deletions a Replace would make.
+#[derive(Debug)]
+pub enum Listed {
+    /// Every key the state held: the store knew objects, or had some queued, when it began.
+    Keys(HashSet<Key, Hasher>),
+    /// The store knew nothing and had nothing queued when the state began to stream
+    /// ([`ReflectorStore::knows_nothing`]), so everything it holds at the end was streamed:
+    /// only these keys, deleted while it streamed and not added since, are missing from the
+    /// state. A first sync of 150,000 objects then keeps no set of their keys: a hash insert
+    /// per object while they stream and a lookup per key at the end, saved.
+    AllStreamedExcept(HashSet<Key, Hasher>),
+}
+
+impl Listed {
+    /// Whether the state held `key`.
+    pub fn contains(&self, key: &str) -> bool {
+        match self {
+            Self::Keys(keys) => keys.contains(key),
+            Self::AllStreamedExcept(gone) => !gone.contains(key),
+        }
+    }
+
+    /// Whether the state is known to lack nothing the store holds or has queued, so no
+    /// deletion needs looking for.
+    pub fn lacks_nothing(&self) -> bool {
+        matches!(self, Self::AllStreamedExcept(gone) if gone.is_empty())
+    }
+
+    /// `key` arrived in the state.
+    pub(super) fn streamed(&mut self, key: &Key) {
+        match self {
+            Self::Keys(keys) => {
+                keys.insert(key.clone());
+            }
+            Self::AllStreamedExcept(gone) => {
+                if !gone.is_empty() {
+                    gone.remove(key);
+                }
+            }
+        }
+    }
+
+    /// `key` was deleted while the state streamed.
+    pub(super) fn unlisted(&mut self, key: &Key) {
+        match self {
+            Self::Keys(keys) => {
+                keys.remove(key);
+            }
+            Self::AllStreamedExcept(gone) => {
+                gone.insert(key.clone());
+            }
+        }
+    }
+}
+
 /// What the Reflector calls on the store it feeds. Mirrors the part of client-go's `Store`
 /// interface that a Reflector uses.
 pub trait ReflectorStore<T>: Send + Sync {
@@ -133,7 +189,14 @@ pub trait ReflectorStore<T>: Send + Sync {
     /// The streamed initial state is complete at `resource_version` and holds the keys
     /// `listed`: the deletions a Replace would make are queued, and the first one counts
     /// the store as populated. Called only when [`ReflectorStore::streams_listed`].
-    fn finish_listed(&self, _listed: &HashSet<Key, Hasher>, _resource_version: &str) {}
+    fn finish_listed(&self, _listed: &Listed, _resource_version: &str) {}
+
+    /// Whether the store knows no object and has nothing queued: a watch-list's state that
+    /// begins streaming then needs no set of its keys ([`Listed::AllStreamedExcept`]). Only
+    /// the Reflector feeding it adds to it, so the answer holds until the state has ended.
+    fn knows_nothing(&self) -> bool {
+        false
+    }
 
     /// The object the store already holds under `key` (`obj`'s) at `obj`'s resourceVersion, if
     /// any. A resourceVersion names one state of an object, so a relist can hand that one on
@@ -405,7 +468,7 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
             self.queue_action_locked(&mut state, key, Delta::Replaced(obj));
         }
 
-        let queued_deletions = self.delete_missing_locked(&mut state, &listed);
+        let queued_deletions = self.delete_missing_locked(&mut state, |key| listed.contains(key));
 
         state.last_replace_resource_version = Some(resource_version.to_string());
         if state.queue.is_empty() {
@@ -431,6 +494,11 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
         true
     }
 
+    fn knows_nothing(&self) -> bool {
+        self.state.lock().items.is_empty()
+            && self.known_objects.as_ref().is_none_or(|k| k.is_empty())
+    }
+
     /// A Replaced delta now; a key new to the queue before the first list is complete
     /// counts towards the initial population.
     fn add_listed(&self, objs: Vec<(Key, Arc<T>)>) {
@@ -445,10 +513,14 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
     }
 
     /// The deletions of [`ReflectorStore::replace`] for what the streamed state lacked.
-    fn finish_listed(&self, listed: &HashSet<Key, Hasher>, resource_version: &str) {
+    fn finish_listed(&self, listed: &Listed, resource_version: &str) {
         self.metrics.saw_on_wire(Some(resource_version));
         let mut state = self.state.lock();
-        let deletions = self.delete_missing_locked(&mut state, listed);
+        let deletions = if listed.lacks_nothing() {
+            0
+        } else {
+            self.delete_missing_locked(&mut state, |key| listed.contains(key))
+        };
         state.last_replace_resource_version = Some(resource_version.to_string());
         if !state.populated {
             state.populated = true;
@@ -485,13 +557,13 @@ impl<T: Object> DeltaFifo<T> {
     fn delete_missing_locked(
         &self,
         state: &mut FifoState<T>,
-        listed: &HashSet<Key, Hasher>,
+        listed: impl Fn(&str) -> bool,
     ) -> usize {
         let mut queued_deletions = 0;
         let missing_queued: Vec<(Key, Option<Arc<T>>)> = state
             .items
             .iter()
-            .filter(|(key, _)| !listed.contains(*key))
+            .filter(|(key, _)| !listed(key))
             .map(|(key, deltas)| (key.clone(), deltas.last().and_then(|d| d.object().cloned())))
             .collect();
         for (key, obj) in missing_queued {
@@ -509,7 +581,7 @@ impl<T: Object> DeltaFifo<T> {
 
         if let Some(known) = &self.known_objects {
             for key in known.list_keys() {
-                if listed.contains(&key) || state.items.contains_key(&key) {
+                if listed(&key) || state.items.contains_key(&key) {
                     continue;
                 }
                 let obj = known.get_by_key(&key);
@@ -753,7 +825,8 @@ mod tests {
         assert_eq!((key.as_str(), initial), ("ns/a", true));
         assert!(!fifo.has_synced(), "the stream has not ended");
         fifo.add_listed(vec![keyed("ns/a", 4, "")]);
-        let listed: HashSet<Key, Hasher> = ["ns/a", "ns/b"].into_iter().map(Key::from).collect();
+        assert!(!fifo.knows_nothing(), "the store knows ns/stale");
+        let listed = Listed::Keys(["ns/a", "ns/b"].into_iter().map(Key::from).collect());
         fifo.finish_listed(&listed, "5");
         assert_eq!(fifo.last_replace_resource_version().as_deref(), Some("5"));
         let mut rest = drain(&fifo).await;
@@ -764,6 +837,47 @@ mod tests {
                 ("ns/a".into(), vec!["Replaced:4".into()], true),
                 ("ns/b".into(), vec!["Replaced:3".into()], true),
                 ("ns/stale".into(), vec!["Deleted:1:tombstone".into()], true),
+            ]
+        );
+        assert!(fifo.has_synced());
+    }
+
+    /// A first sync into an empty store keeps no set of the streamed keys: only a key deleted
+    /// while the state streamed, and not added again, gets a deletion at the end marker.
+    #[tokio::test]
+    async fn a_first_streamed_list_into_an_empty_store_deletes_only_what_it_saw_go() {
+        let indexer = IndexerWriter::default();
+        let fifo = DeltaFifo::new(Some(indexer.reader()));
+        assert!(fifo.knows_nothing());
+        fifo.add_listed(vec![
+            keyed("ns/a", 2, ""),
+            keyed("ns/b", 3, ""),
+            keyed("ns/c", 4, ""),
+        ]);
+        let (key, _, _) = pop_one(&fifo).await;
+        assert_eq!(key.as_str(), "ns/a");
+        let mut listed = Listed::AllStreamedExcept(Default::default());
+        for key in ["ns/a", "ns/b", "ns/c"] {
+            listed.streamed(&Key::from(key));
+        }
+        assert!(listed.lacks_nothing());
+        listed.unlisted(&Key::from("ns/a"));
+        listed.unlisted(&Key::from("ns/c"));
+        listed.streamed(&Key::from("ns/c"));
+        assert!(!listed.lacks_nothing());
+        assert!(listed.contains("ns/b") && listed.contains("ns/c") && !listed.contains("ns/a"));
+        // ns/a was popped (an indexer would hold it); here only the queue holds b and c, so
+        // nothing is deleted for a: the test indexer is empty.
+        indexer.add(obj("ns/a", 2, "")).unwrap();
+        fifo.finish_listed(&listed, "5");
+        let mut rest = drain(&fifo).await;
+        rest.sort();
+        assert_eq!(
+            rest,
+            [
+                ("ns/a".into(), vec!["Deleted:2:tombstone".into()], true),
+                ("ns/b".into(), vec!["Replaced:3".into()], true),
+                ("ns/c".into(), vec!["Replaced:4".into()], true),
             ]
         );
         assert!(fifo.has_synced());

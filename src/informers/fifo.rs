@@ -3,12 +3,11 @@
 //! The process loop pops [`FifoItem`]s from a [`Fifo`] whichever it is, and can publish each
 //! pop as a [`Handoff`]: what a controller's handlers are handed, and in what groups.
 
-use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use super::delta_fifo::{DeltaFifo, DeltaType, FifoClosed, Hasher, ReflectorStore};
+use super::delta_fifo::{DeltaFifo, DeltaType, FifoClosed, Listed, ReflectorStore};
 use super::indexer::Indexer;
 use super::keys::{Key, KeyError};
 use super::metrics::InformerMetrics;
@@ -245,10 +244,17 @@ impl<T: Object> ReflectorStore<T> for Fifo<T> {
         }
     }
 
-    fn finish_listed(&self, listed: &HashSet<Key, Hasher>, resource_version: &str) {
+    fn finish_listed(&self, listed: &Listed, resource_version: &str) {
         match self {
             Self::Classic(f) => f.finish_listed(listed, resource_version),
             Self::InOrder(f) => f.finish_listed(listed, resource_version),
+        }
+    }
+
+    fn knows_nothing(&self) -> bool {
+        match self {
+            Self::Classic(f) => f.knows_nothing(),
+            Self::InOrder(f) => f.knows_nothing(),
         }
     }
 }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio::sync::{Notify, watch};
 
-use super::delta_fifo::{Delta, Deltas, FifoClosed, Hasher, ReflectorStore};
+use super::delta_fifo::{Delta, Deltas, FifoClosed, Hasher, Listed, ReflectorStore};
 use super::indexer::Indexer;
 use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key, KeyError, meta_namespace_key};
 use super::metrics::InformerMetrics;
@@ -265,7 +265,7 @@ impl<T: Object> RealFifo<T> {
     /// and nothing queued names, then a Replaced item per listed object.
     fn reconcile_locked(&self, state: &mut RealState<T>, keyed: Vec<(Key, Arc<T>)>) {
         let listed: HashSet<Key, Hasher> = keyed.iter().map(|(k, _)| k.clone()).collect();
-        self.delete_missing_locked(state, &listed);
+        self.delete_missing_locked(state, |key| listed.contains(key));
         for (key, obj) in keyed {
             self.push_delta_locked(state, key, Delta::Replaced(obj));
         }
@@ -275,7 +275,7 @@ impl<T: Object> RealFifo<T> {
     fn delete_missing_locked(
         &self,
         state: &mut RealState<T>,
-        listed: &HashSet<Key, Hasher>,
+        listed: impl Fn(&str) -> bool,
     ) -> usize {
         let mut queued_order: Vec<Key> = Vec::new();
         let mut last_queued: HashMap<Key, Option<&Delta<T>>, Hasher> = HashMap::default();
@@ -289,7 +289,7 @@ impl<T: Object> RealFifo<T> {
         }
         let mut tombstones: Vec<DeletedFinalStateUnknown<T>> = Vec::new();
         for key in &queued_order {
-            if listed.contains(key) {
+            if listed(key) {
                 continue;
             }
             let last = last_queued.get(key).copied().flatten();
@@ -302,7 +302,7 @@ impl<T: Object> RealFifo<T> {
             });
         }
         for key in self.known_objects.list_keys() {
-            if listed.contains(&key) || last_queued.contains_key(&key) {
+            if listed(&key) || last_queued.contains_key(&key) {
                 continue;
             }
             let obj = self.known_objects.get_by_key(&key);
@@ -419,6 +419,11 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
         !self.atomic
     }
 
+    fn knows_nothing(&self) -> bool {
+        let state = self.state.lock();
+        state.items.is_empty() && state.in_flight == 0 && self.known_objects.is_empty()
+    }
+
     fn add_listed(&self, objs: Vec<(Key, Arc<T>)>) {
         let mut state = self.state.lock();
         for (key, obj) in objs {
@@ -432,10 +437,14 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
 
     /// The deletions come after the listed objects here (a Replace queues them first): they
     /// are known only once the stream has ended.
-    fn finish_listed(&self, listed: &HashSet<Key, Hasher>, resource_version: &str) {
+    fn finish_listed(&self, listed: &Listed, resource_version: &str) {
         self.metrics.saw_on_wire(Some(resource_version));
         let mut state = self.state.lock();
-        let deletions = self.delete_missing_locked(&mut state, listed);
+        let deletions = if listed.lacks_nothing() {
+            0
+        } else {
+            self.delete_missing_locked(&mut state, |key| listed.contains(key))
+        };
         state.last_replace_resource_version = Some(resource_version.to_string());
         if !state.populated {
             state.populated = true;
@@ -993,13 +1002,28 @@ mod tests {
         assert_eq!(first, (1, true));
         assert!(!fifo.has_synced());
         fifo.add_listed(vec![keyed("ns/b", 3, "")]);
-        let listed: HashSet<Key, Hasher> = ["ns/a", "ns/b"].into_iter().map(Key::from).collect();
+        assert!(!fifo.knows_nothing(), "the store knows ns/stale");
+        let listed = Listed::Keys(["ns/a", "ns/b"].into_iter().map(Key::from).collect());
         fifo.finish_listed(&listed, "5");
         assert!(!fifo.has_synced());
         assert_eq!(
             drain(&fifo).await,
             ["ns/b:Replaced:3", "ns/stale:Deleted:1:tombstone"]
         );
+        assert!(fifo.has_synced());
+    }
+
+    /// Into an empty store, a streamed state that lacks nothing queues no deletion and
+    /// syncs once its items are popped.
+    #[tokio::test]
+    async fn a_first_streamed_list_into_an_empty_store_queues_no_deletions() {
+        let fifo = real(&[]);
+        assert!(fifo.knows_nothing());
+        fifo.add_listed(vec![keyed("ns/a", 2, ""), keyed("ns/b", 3, "")]);
+        assert!(!fifo.knows_nothing(), "it has items queued");
+        fifo.finish_listed(&Listed::AllStreamedExcept(Default::default()), "5");
+        assert!(!fifo.has_synced());
+        assert_eq!(drain(&fifo).await, ["ns/a:Replaced:2", "ns/b:Replaced:3"]);
         assert!(fifo.has_synced());
     }
 

@@ -1062,14 +1062,10 @@ mod tests {
                 log.push(format!("listed {} {}", o.name, o.resource_version));
             }
         }
-        fn finish_listed(
-            &self,
-            listed: &std::collections::HashSet<
-                crate::informers::keys::Key,
-                crate::informers::delta_fifo::Hasher,
-            >,
-            rv: &str,
-        ) {
+        fn finish_listed(&self, listed: &crate::informers::delta_fifo::Listed, rv: &str) {
+            let crate::informers::delta_fifo::Listed::Keys(listed) = listed else {
+                panic!("this store knows objects: the Reflector must list their keys");
+            };
             let mut keys: Vec<&str> = listed.iter().map(|k| &k["ns/".len()..]).collect();
             keys.sort();
             self.0

@@ -14,13 +14,13 @@
 //! before the state ended), an expired resourceVersion twice in one round, and a stream cut
 //! before its end marker three times in one round.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures::{FutureExt, StreamExt};
 use tokio::time::Instant;
 
-use super::super::delta_fifo::{Hasher, ReflectorStore};
+use super::super::delta_fifo::{Hasher, Listed, ReflectorStore};
 use super::super::keys::{Key, meta_namespace_key};
 use super::super::lister_watcher::{
     ListWatchError, ListerWatcher, WatchEvent, WatchParams, WatchStream,
@@ -199,7 +199,14 @@ where
     ) -> Result<Initial<T>, ReflectorError> {
         self.undecodable = 0;
         let streaming = self.store.streams_listed();
-        let mut listed: HashSet<Key, Hasher> = HashSet::default();
+        // A store that knows nothing yet (a first sync) holds at the end only what streamed:
+        // no set of every key, and no older copy to look for.
+        let fresh = streaming && self.store.knows_nothing();
+        let mut listed = if fresh {
+            Listed::AllStreamedExcept(Default::default())
+        } else {
+            Listed::Keys(Default::default())
+        };
         let mut gathered = Gathered::new();
         let mut events = 0u64;
         let mut objects = 0u64;
@@ -262,10 +269,14 @@ where
                         self.count_malformed(1);
                         continue;
                     };
-                    let obj = self.store.known_copy(&key, &obj).unwrap_or(obj);
+                    let obj = if fresh {
+                        obj
+                    } else {
+                        self.store.known_copy(&key, &obj).unwrap_or(obj)
+                    };
                     if streaming {
                         // One key per object, shared by the set, the queue and the store.
-                        listed.insert(key.clone());
+                        listed.streamed(&key);
                         pending.push((key, obj));
                         if pending.len() as u64 >= PROGRESS_EVERY {
                             self.hand_listed(&mut pending);
@@ -283,7 +294,7 @@ where
                 // The end marker's Replace (or deletions) removes it.
                 WatchEvent::Deleted(_) => {
                     if let Some(key) = key {
-                        listed.remove(&key);
+                        listed.unlisted(&key);
                         gathered.remove(&key);
                     }
                 }
@@ -295,7 +306,14 @@ where
                     let objects = if streaming {
                         self.hand_listed(&mut pending);
                         self.store.finish_listed(&listed, &resource_version);
-                        listed.len()
+                        match &listed {
+                            Listed::Keys(keys) => keys.len(),
+                            // A server streams each object once: what streamed, less what
+                            // was deleted while it did.
+                            Listed::AllStreamedExcept(gone) => {
+                                (objects as usize).saturating_sub(gone.len())
+                            }
+                        }
                     } else {
                         let items: Vec<Arc<T>> = gathered.objects.into_iter().flatten().collect();
                         let n = items.len();
