@@ -408,9 +408,13 @@ fn retain_matching<T: Object>(
     indexer.with_index(term.index(), |idx| {
         match term.values() {
             Some((values, negated)) => keys.retain(|key| {
-                let found = values
-                    .iter()
-                    .any(|v| idx.get(v.as_str()).is_some_and(|s| s.contains(key)));
+                // Index sets answer for the store's own key: a key listed before this lock
+                // may be an object's earlier one (deleted and added again since).
+                let found = idx.held(key).is_some_and(|held| {
+                    values
+                        .iter()
+                        .any(|v| idx.get(v.as_str()).is_some_and(|s| s.contains(held)))
+                });
                 found != negated
             }),
             None => {

@@ -19,10 +19,118 @@ use super::keys::{DeltaObject, Key, KeyError, meta_namespace_key};
 use super::object::Object;
 
 type Hasher = foldhash::fast::RandomState;
-/// The set of keys that share one index value.
-pub type KeySet = HashSet<Key, Hasher>;
+
+/// A key as the store holds it, in an index set: hashed and compared by the address of its
+/// one allocation, which the store's table and every index set share (see
+/// [`IndexerWriter::insert`]). Growing a set of 150,000 keys then rehashes addresses instead
+/// of reading every key's text from wherever it lies in memory, and a probe compares two
+/// words instead of two strings.
+#[derive(Debug, Clone)]
+struct HeldKey(Key);
+
+impl std::hash::Hash for HeldKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(Arc::as_ptr(&self.0).cast::<u8>() as usize);
+    }
+}
+
+impl PartialEq for HeldKey {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for HeldKey {}
+
+/// The set of keys that share one index value. It holds the store's own key allocations, so
+/// it answers for a key as the store holds it ([`IndexView::held`]), not for any string
+/// with the same text.
+#[derive(Debug, Default)]
+pub struct KeySet(HashSet<HeldKey, Hasher>);
+
+impl KeySet {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Entries the set has room for (for memory accounting in benches).
+    pub fn capacity(&self) -> usize {
+        self.0.capacity()
+    }
+
+    pub fn iter(&self) -> KeySetIter<'_> {
+        KeySetIter(self.0.iter())
+    }
+
+    /// Whether the set holds `key`, a key as the store holds it (from this store's
+    /// [`Indexer::list_keys`], an index set or [`IndexView::held`], while the store still
+    /// holds its object).
+    pub fn contains(&self, key: &Key) -> bool {
+        self.0.contains(&HeldKey(key.clone()))
+    }
+
+    fn insert(&mut self, key: &Key) {
+        self.0.insert(HeldKey(key.clone()));
+    }
+
+    fn remove(&mut self, key: &Key) {
+        self.0.remove(&HeldKey(key.clone()));
+    }
+}
+
+impl<'a> IntoIterator for &'a KeySet {
+    type Item = &'a Key;
+    type IntoIter = KeySetIter<'a>;
+
+    fn into_iter(self) -> KeySetIter<'a> {
+        KeySetIter(self.0.iter())
+    }
+}
+
+/// The keys of a [`KeySet`], in no order.
+pub struct KeySetIter<'a>(std::collections::hash_set::Iter<'a, HeldKey>);
+
+impl<'a> Iterator for KeySetIter<'a> {
+    type Item = &'a Key;
+
+    fn next(&mut self) -> Option<&'a Key> {
+        self.0.next().map(|held| &held.0)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
 /// One index: value → the keys having it.
 pub type Index = HashMap<Arc<str>, KeySet, Hasher>;
+
+/// One index under the store's read lock, with the store's keys to look a key up by its text
+/// ([`IndexView::held`]): what [`Indexer::with_index`] hands its closure.
+pub struct IndexView<'a, T> {
+    index: &'a Index,
+    items: &'a HashMap<Key, Arc<T>, Hasher>,
+}
+
+impl<'a, T> IndexView<'a, T> {
+    /// The store's own key for `key`, if it holds an object under it: the key index sets
+    /// answer for.
+    pub fn held(&self, key: &str) -> Option<&'a Key> {
+        self.items.get_key_value(key).map(|(held, _)| held)
+    }
+}
+
+impl<T> Deref for IndexView<'_, T> {
+    type Target = Index;
+
+    fn deref(&self) -> &Index {
+        self.index
+    }
+}
 
 /// The values an index function returns for one object. Almost always a single value that
 /// borrows from the object, so computing it allocates nothing.
@@ -305,14 +413,17 @@ impl<T: Object> Indexer<T> {
     pub fn with_index<R>(
         &self,
         name: &str,
-        f: impl FnOnce(&Index) -> R,
+        f: impl FnOnce(IndexView<'_, T>) -> R,
     ) -> Result<R, IndexerError> {
         let state = self.state.read();
         let index = state
             .indices
             .get(name)
             .ok_or_else(|| IndexerError::UnknownIndex(name.to_string()))?;
-        Ok(f(index))
+        Ok(f(IndexView {
+            index,
+            items: &state.items,
+        }))
     }
 
     /// Every value index `name` currently has; values whose key set emptied are gone.
@@ -335,6 +446,10 @@ impl<T: Object> Indexer<T> {
         self.index_func_errors.load(Ordering::Relaxed)
     }
 
+    /// The values `func` gives `obj`; none if it fails (counted and logged). Inlined, with
+    /// the failure out of line: it runs five times per object applied, and the failure path's
+    /// arguments (the index name and key, for the log) cost a call frame each time.
+    #[inline(always)]
     fn compute<'a>(
         &self,
         func: &IndexFunc<T>,
@@ -344,12 +459,21 @@ impl<T: Object> Indexer<T> {
     ) -> IndexValues<'a> {
         match func(obj) {
             Ok(values) => values,
-            Err(err) => {
-                self.index_func_errors.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(index = name, key, error = %err, "index function failed; object left out of the index");
-                IndexValues::new()
-            }
+            Err(err) => self.index_func_failed(name, key, &err),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn index_func_failed<'a>(
+        &self,
+        name: &str,
+        key: &str,
+        err: &IndexFuncError,
+    ) -> IndexValues<'a> {
+        self.index_func_errors.fetch_add(1, Ordering::Relaxed);
+        tracing::warn!(index = name, key, error = %err, "index function failed; object left out of the index");
+        IndexValues::new()
     }
 
     /// client-go's `updateIndices`: recompute old and new values, skip the common case of one
@@ -389,12 +513,13 @@ impl<T: Object> Indexer<T> {
     }
 }
 
+/// Adds the store's key `key` to the set of `value`.
 fn add_key_to_index(index: &mut Index, value: Cow<'_, str>, key: &Key) {
     if let Some(set) = index.get_mut(value.as_ref()) {
-        set.insert(key.clone());
+        set.insert(key);
     } else {
         let mut set = KeySet::default();
-        set.insert(key.clone());
+        set.insert(key);
         index.insert(Arc::from(value.as_ref()), set);
     }
 }
@@ -457,6 +582,47 @@ mod tests {
         let by_index = indexer.by_index("app", "l1").unwrap();
         assert_eq!(by_index.len(), 1);
         assert_eq!(by_index[0].metadata.name.as_deref(), Some("pod1"));
+    }
+
+    /// Index sets hold the store's own key: an update keeps it, so sets still find the
+    /// object; after a delete and a new add they answer for the new key, not the old one,
+    /// and the view looks a key's text up to the one they answer for.
+    #[test]
+    fn index_sets_answer_for_the_key_the_store_holds() {
+        let indexer = IndexerWriter::new([("app", label_index("app"))]).unwrap();
+        indexer.add(pod("ns", "a", &[("app", "web")])).unwrap();
+        let first = indexer.list_keys().remove(0);
+        indexer.update(pod("ns", "a", &[("app", "db")])).unwrap();
+        indexer.update(pod("ns", "a", &[("app", "web")])).unwrap();
+        let held = |indexer: &IndexerWriter<Pod>| {
+            indexer
+                .with_index("app", |index| {
+                    let held = index.held("ns/a").cloned();
+                    let set = index.get("web");
+                    (held, set.map(|s| s.len()), set.map(|s| s.contains(&first)))
+                })
+                .unwrap()
+        };
+        let (key, len, has_first) = held(&indexer);
+        assert!(
+            key.is_some_and(|k| Arc::ptr_eq(&k, &first)),
+            "updates keep the key"
+        );
+        assert_eq!((len, has_first), (Some(1), Some(true)));
+
+        indexer.remove("ns/a");
+        indexer.add(pod("ns", "a", &[("app", "web")])).unwrap();
+        let (key, len, has_first) = held(&indexer);
+        let key = key.expect("the store holds ns/a again");
+        assert!(!Arc::ptr_eq(&key, &first), "a new add makes a new key");
+        assert_eq!((len, has_first), (Some(1), Some(false)));
+        let has_new = indexer
+            .with_index("app", |index| {
+                index.get("web").is_some_and(|s| s.contains(&key))
+            })
+            .unwrap();
+        assert!(has_new);
+        assert_eq!(sorted(indexer.index_keys("app", "web").unwrap()), ["ns/a"]);
     }
 
     #[test]
