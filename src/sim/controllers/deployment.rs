@@ -1,7 +1,9 @@
 //! The Deployment controller: the ReplicaSet whose template is the Deployment's (created,
-//! with the next revision, when there is none) is scaled to `spec.replicas`; once it is all
-//! available the older ReplicaSets are scaled to zero; the status sums them up, with the
-//! Available and Progressing conditions `kubectl rollout status` reads.
+//! or an old one taken back, at the next revision) is scaled to `spec.replicas`; once it is
+//! all available the older ReplicaSets are scaled to zero, and those beyond
+//! revisionHistoryLimit deleted. A paused Deployment only scales. The status sums them up,
+//! with the Available and Progressing conditions (the progress deadline's among them)
+//! `kubectl rollout status` reads.
 
 use std::time::Duration;
 
@@ -130,12 +132,15 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
                 resize(txn, &d, new_key, new_rs, allowed(new_replicas))?;
                 follow.push((Work::ReplicaSet(new_key.as_str().into()), None));
             }
-            // Old ReplicaSets shrink, oldest first: their unavailable pods freely, the
-            // available ones only while desired - maxUnavailable stay available (Recreate:
-            // all at once).
-            let mut removable = counts
-                .available
-                .saturating_sub(desired.saturating_sub(max_unavailable));
+            // Old ReplicaSets shrink, oldest first: their unavailable pods while the new
+            // ones not yet available leave room within desired - maxUnavailable, then any
+            // while that many stay available (Recreate: all at once).
+            let min_available = desired.saturating_sub(max_unavailable);
+            let new_unavailable = new_replicas.saturating_sub(count(new_rs, "availableReplicas"));
+            let mut unhealthy_room = (old_spec + new_replicas)
+                .saturating_sub(min_available)
+                .saturating_sub(new_unavailable);
+            let mut removable = counts.available.saturating_sub(min_available);
             let mut old: Vec<&(String, Value)> = owned.iter().collect();
             old.sort_by_key(|(_, rs)| revision(rs));
             for (rs_key, rs) in old {
@@ -146,10 +151,13 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
                 let target = if recreate {
                     0
                 } else {
-                    let unhealthy = current.saturating_sub(count(rs, "availableReplicas"));
-                    let healthy = (current - unhealthy).min(removable);
-                    removable -= healthy;
-                    current - unhealthy - healthy
+                    let unhealthy = current
+                        .saturating_sub(count(rs, "availableReplicas"))
+                        .min(unhealthy_room);
+                    unhealthy_room -= unhealthy;
+                    let more = (current - unhealthy).min(removable);
+                    removable -= more;
+                    current - unhealthy - more
                 };
                 if target != current {
                     resize(txn, &d, rs_key, rs, target)?;
@@ -321,6 +329,18 @@ fn after_step(current: Option<Value>, step: &Step<'_>, deadline: i64) -> Option<
             "Progressing",
             "True",
             reason,
+            &message,
+            step.now,
+            false,
+        ));
+    } else if c.is_none() {
+        // A Deployment without the condition starts its deadline's clock now.
+        let message = format!("Found new replica set \"{name}\"");
+        c = Some(condition(
+            None,
+            "Progressing",
+            "True",
+            "FoundNewReplicaSet",
             &message,
             step.now,
             false,
@@ -588,6 +608,11 @@ fn scale(
         for (rs, size) in active.into_iter().zip(sizes) {
             set(txn, rs, size.max(0) as u64)?;
         }
+    } else {
+        // Recreate spreads nothing; the sizes stay, noted as seen, and the rollout goes on.
+        for rs in active {
+            set(txn, rs, spec(&rs.1))?;
+        }
     }
     Ok(follow)
 }
@@ -805,4 +830,49 @@ fn created(object: &Value) -> &str {
     object["metadata"]["creationTimestamp"]
         .as_str()
         .unwrap_or("")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn template(image: &str) -> Value {
+        json!({
+            "metadata": {"labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "web", "image": image}]},
+        })
+    }
+
+    /// What `kubectl rollout undo` sends back (a null creationTimestamp, the hash label
+    /// gone) and what a later update leaves undefaulted both match the old ReplicaSet's.
+    #[test]
+    fn templates_compare_as_the_server_holds_them() {
+        let mut stored = template("nginx:1.27");
+        stored["metadata"]["labels"]["pod-template-hash"] = json!("5d8f");
+        stored["spec"]["restartPolicy"] = json!("Always");
+        stored["spec"]["securityContext"] = json!({});
+        stored["spec"]["containers"][0]["imagePullPolicy"] = json!("IfNotPresent");
+        stored["spec"]["containers"][0]["resources"] = json!({});
+        stored["spec"]["containers"][0]["terminationMessagePolicy"] = json!("File");
+        let mut undone = template("nginx:1.27");
+        undone["metadata"]["creationTimestamp"] = Value::Null;
+        assert!(same_template(&stored, &undone));
+        assert!(same_template(&stored, &template("nginx:1.27")));
+        assert!(!same_template(&stored, &template("nginx:1.28")));
+        let mut pulled = template("nginx:1.27");
+        pulled["spec"]["containers"][0]["imagePullPolicy"] = json!("Always");
+        assert!(!same_template(&stored, &pulled));
+    }
+
+    #[test]
+    fn revision_history_keeps_the_newest_within_its_bound() {
+        assert_eq!(add_history("", "1"), "1");
+        assert_eq!(add_history("1,3", "5"), "1,3,5");
+        let long = vec!["9999"; 400].join(",");
+        let kept = add_history(&long, "12345");
+        assert!(
+            kept.len() <= HISTORY_CHARS && kept.ends_with(",12345"),
+            "{kept}"
+        );
+    }
 }
