@@ -24,6 +24,7 @@ mod sim_fidelity;
 mod sim_kinds;
 mod sim_kubectl;
 mod sim_protocol;
+mod sim_rollouts;
 mod sim_widgets;
 mod sim_workloads;
 mod sim_writes;
