@@ -495,7 +495,12 @@ impl Churn {
                 churn_kinds::renew_node_lease(txn, node);
             }
             if self.side.random_bool(0.05) {
-                churn_kinds::flip_widget(txn, self.side.random_range(0..usize::MAX));
+                let pick = self.side.random_range(0..usize::MAX);
+                if self.shared.widget_metrics.runs() {
+                    churn_kinds::edit_widget(txn, pick, self.side.random_range(1..=5));
+                } else {
+                    churn_kinds::flip_widget(txn, pick);
+                }
             }
         }
         done

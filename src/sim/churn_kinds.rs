@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::manifests;
 use super::object::StoredObject;
 use super::resources::Resource;
-use super::store::Txn;
+use super::store::{Key, Txn};
 
 /// The `app` label of live pod `key`, which names its Service and Endpoints.
 pub(crate) fn app_of(txn: &Txn<'_>, key: &str) -> Option<String> {
@@ -130,29 +130,52 @@ pub(crate) fn sync_endpoints(txn: &mut Txn<'_>, namespace: &str, app: &str) -> b
     wrote
 }
 
-/// A Widget's controller flips its Ready condition (and phase): the demo custom
-/// resource's status moving. `false` if the cluster has no widgets.
-pub(crate) fn flip_widget(txn: &mut Txn<'_>, pick: usize) -> bool {
-    let Some(widgets) = txn
+/// The Widget `pick` chooses, if the cluster serves widgets and has any.
+fn pick_widget(txn: &Txn<'_>, pick: usize) -> Option<(Resource, Key)> {
+    let widgets = txn
         .custom_resources()
         .iter()
         .copied()
-        .find(|r| r.plural() == "widgets" && r.group() == "example.com")
-    else {
-        return false;
-    };
+        .find(|r| r.plural() == "widgets" && r.group() == "example.com")?;
     let keys = txn.find(widgets, |_, _| true);
-    let Some(key) = keys.get(pick % keys.len().max(1)) else {
+    let key = keys.get(pick % keys.len().max(1))?.clone();
+    Some((widgets, key))
+}
+
+/// With no Widget controller running, the churn stands in for one: a Widget's Ready
+/// condition (and phase) flips, the demo custom resource's status moving. `false` if the
+/// cluster has no widgets.
+pub(crate) fn flip_widget(txn: &mut Txn<'_>, pick: usize) -> bool {
+    let Some((widgets, key)) = pick_widget(txn, pick) else {
         return false;
     };
     matches!(
-        txn.modify_member(widgets, key, "status", |status| {
+        txn.modify_member(widgets, &key, "status", |status| {
             let ready = status["conditions"][0]["status"] == "True";
             let at = manifests::timestamp(manifests::now_seconds());
             *status = crate::sim::crd::widget_status(!ready, &at);
         }),
         Ok(Some(_))
     )
+}
+
+/// With the Widget controller running, the status is its to write: the churn edits a
+/// Widget's spec instead, as its owner would (`replicas` set to 1–5, the generation moving),
+/// and the controller reconciles the change. `false` if the cluster has no widgets.
+pub(crate) fn edit_widget(txn: &mut Txn<'_>, pick: usize, replicas: u64) -> bool {
+    let Some((widgets, key)) = pick_widget(txn, pick) else {
+        return false;
+    };
+    let Some(mut widget) = txn.get(widgets, &key).and_then(|w| w.decode().ok()) else {
+        return false;
+    };
+    if widget["spec"]["replicas"] == replicas {
+        return false;
+    }
+    widget["spec"]["replicas"] = json!(replicas);
+    let generation = widget["metadata"]["generation"].as_u64().unwrap_or(1);
+    widget["metadata"]["generation"] = json!(generation + 1);
+    txn.put(widgets, &key, &mut widget).is_ok()
 }
 
 /// The kubelet of `node` renews its Lease; `false` if the node has none.

@@ -321,3 +321,93 @@ async fn widget_controller_reconciles_and_serves_metrics() {
     // Reads of pods themselves are still allowed.
     fx.ok(&["get", "pod", &pod, "-n", "widget-system"]).await;
 }
+
+/// The controller's one pod, once the Deployment has it running.
+async fn controller_pod(fx: &Kubectl) -> String {
+    fx.ok(&[
+        "rollout",
+        "status",
+        "deploy/widget-controller",
+        "-n",
+        "widget-system",
+        "--timeout=90s",
+    ])
+    .await;
+    let pods = json(
+        fx,
+        &[
+            "get",
+            "pods",
+            "-n",
+            "widget-system",
+            "-l",
+            "control-plane=widget-controller",
+            "--field-selector=status.phase=Running",
+        ],
+    )
+    .await;
+    pods["items"][0]["metadata"]["name"]
+        .as_str()
+        .expect("a running controller pod")
+        .to_string()
+}
+
+/// The controller runs in its pod: scaled to 0, nothing reconciles a new Widget and no port
+/// serves metrics; scaled back, the new pod's controller lists every Widget again,
+/// reconciles the one it missed, and its numbers start afresh (a later process start time).
+#[tokio::test]
+async fn the_widget_controller_stops_with_its_pod_and_starts_afresh_in_the_next() {
+    let config = SimConfig::with_size(40, 3, 2).widget_controller(true);
+    let Some(fx) = Kubectl::start_with("widgets-restart", config).await else {
+        return;
+    };
+    let first = controller_pod(&fx).await;
+    wait_reconciled(&fx).await;
+    let started = value(&metrics(&fx, &first).await, "process_start_time_seconds");
+
+    let scale = |replicas: &'static str| {
+        [
+            "scale",
+            "deploy/widget-controller",
+            "-n",
+            "widget-system",
+            replicas,
+        ]
+    };
+    fx.ok(&scale("--replicas=0")).await;
+    let deadline = Instant::now() + CONVERGE;
+    while fx
+        .run(&["get", "pod", &first, "-n", "widget-system"])
+        .await
+        .0
+    {
+        assert!(Instant::now() < deadline, "the controller pod never went");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let path = fx.file(
+        "late.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: late, namespace: default}\nspec: {size: small}\n",
+    );
+    fx.ok(&["apply", "-f", &path]).await;
+    // Three of the controller's pod polls: a running controller would have reconciled it.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let (exists, _, _) = fx
+        .run(&["get", "configmap/late-config", "-n", "default"])
+        .await;
+    assert!(!exists, "a Widget was reconciled with no controller pod");
+    let late = json(&fx, &["get", "widget/late", "-n", "default"]).await;
+    assert!(late["status"].is_null(), "{late:#}");
+
+    fx.ok(&scale("--replicas=1")).await;
+    let second = controller_pod(&fx).await;
+    assert_ne!(second, first);
+    wait_reconciled(&fx).await;
+    let config = json(&fx, &["get", "configmap/late-config", "-n", "default"]).await;
+    assert_eq!(config["data"]["size"], "small");
+    let restarted = metrics(&fx, &second).await;
+    assert!(
+        value(&restarted, "process_start_time_seconds") > started,
+        "the new pod's process started at {} (the old one at {started})",
+        value(&restarted, "process_start_time_seconds")
+    );
+}

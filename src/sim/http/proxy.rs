@@ -86,7 +86,8 @@ pub(super) fn pod_proxy(
         )
             .into_response());
     }
-    let text = widgets::render(&shared.widget_metrics).ok_or_else(refused)?;
+    let pod_uid = pod["metadata"]["uid"].as_str().unwrap_or_default();
+    let text = widgets::render(&shared.widget_metrics, pod_uid).ok_or_else(refused)?;
     Ok((
         StatusCode::OK,
         [(

@@ -8,9 +8,11 @@ use crate::informers::workqueue::Histogram;
 
 use super::{CONTROLLER, WidgetMetrics};
 
-/// The exposition, or `None` while the controller has not started.
-pub(crate) fn render(metrics: &WidgetMetrics) -> Option<String> {
-    let queue = metrics.queue.lock().as_ref()?.metrics();
+/// The exposition of the controller running in the pod `pod_uid`, or `None` if none runs
+/// there (nothing listens on the port).
+pub(crate) fn render(metrics: &WidgetMetrics, pod_uid: &str) -> Option<String> {
+    let metrics = metrics.of(pod_uid)?;
+    let queue = metrics.queue.metrics();
     let queue_labels = format!("controller=\"{CONTROLLER}\",name=\"{CONTROLLER}\"");
     let labels = format!("controller=\"{CONTROLLER}\"");
     let mut text = String::new();
@@ -68,6 +70,15 @@ pub(crate) fn render(metrics: &WidgetMetrics) -> Option<String> {
             format!("controller_runtime_reconcile_total{{{labels},result=\"requeue_after\"}} 0"),
             format!("controller_runtime_reconcile_total{{{labels},result=\"success\"}} {success}"),
         ],
+    );
+    add(
+        "process_start_time_seconds",
+        "gauge",
+        "Start time of the process since unix epoch in seconds.",
+        &[format!(
+            "process_start_time_seconds {}",
+            number(metrics.started)
+        )],
     );
     add(
         "workqueue_adds_total",

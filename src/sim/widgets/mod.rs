@@ -45,19 +45,50 @@ const CRD_POLL: Duration = Duration::from_secs(1);
 /// The label tying a ConfigMap to the Widget it was made for.
 const OWNER_LABEL: &str = "widgets.example.com/name";
 
-/// What the controller's /metrics reads.
+/// How often the controller's pod is looked for while none runs, and looked at while one
+/// does.
+const POD_POLL: Duration = Duration::from_secs(1);
+
+/// What the controller's /metrics reads: the running controller process's numbers.
 #[derive(Default)]
 pub(crate) struct WidgetMetrics {
-    /// The workqueue, once the controller runs.
-    queue: Mutex<Option<RateLimitingQueue<String>>>,
+    process: Mutex<Option<Arc<ProcessMetrics>>>,
+}
+
+/// One run of the controller, in one pod: its numbers start at zero, as a restarted
+/// process's do.
+struct ProcessMetrics {
+    /// The pod it runs in: only that pod's port serves these.
+    pod_uid: String,
+    /// When it started, in seconds since the Unix epoch (`process_start_time_seconds`).
+    started: f64,
+    queue: RateLimitingQueue<String>,
     success: AtomicU64,
     errors: AtomicU64,
     reconcile_time: Mutex<Histogram>,
     active_workers: AtomicU64,
 }
 
+impl WidgetMetrics {
+    /// Whether the controller runs (in some pod).
+    pub(crate) fn runs(&self) -> bool {
+        self.process.lock().is_some()
+    }
+
+    /// The numbers of the controller running in the pod `pod_uid`, if one runs there.
+    fn of(&self, pod_uid: &str) -> Option<Arc<ProcessMetrics>> {
+        self.process
+            .lock()
+            .as_ref()
+            .filter(|p| p.pod_uid == pod_uid)
+            .cloned()
+    }
+}
+
 /// Creates the controller's namespace and Deployment (the controllers then bring its pod up
-/// through the scheduler and a kubelet) and runs its reconcile loop until shutdown.
+/// through the scheduler and a kubelet) and runs its reconcile loop while its pod runs: a
+/// pod that goes (deleted, or the Deployment scaled to 0) stops it, and the next one to run
+/// starts it afresh, relisting every Widget, with its numbers at zero.
 pub(crate) async fn run(shared: Arc<Shared>) {
     if let Err(e) = shared.store.write(install) {
         tracing::warn!(error = %e, "cannot install the widget controller");
@@ -75,6 +106,44 @@ pub(crate) async fn run(shared: Arc<Shared>) {
             () = tokio::time::sleep(CRD_POLL) => {}
         }
     };
+    loop {
+        let pod_uid = loop {
+            if let Some(uid) = running_pods(&shared).into_iter().next() {
+                break uid;
+            }
+            tokio::select! {
+                () = shared.shutdown.cancelled() => return,
+                () = tokio::time::sleep(POD_POLL) => {}
+            }
+        };
+        tracing::info!(pod_uid, "widget controller starting");
+        run_process(&shared, widgets, pod_uid).await;
+        *shared.widget_metrics.process.lock() = None;
+        if shared.shutdown.is_cancelled() {
+            return;
+        }
+    }
+}
+
+/// The uids of the controller's pods that are Running and not being deleted, oldest first.
+fn running_pods(shared: &Shared) -> Vec<String> {
+    shared.store.write(|txn| {
+        txn.scan(Resource::Pods, &format!("{NAMESPACE}/"))
+            .into_iter()
+            .filter_map(|(_, pod)| pod.decode().ok())
+            .filter(|pod| {
+                pod["metadata"]["labels"]["control-plane"] == NAME
+                    && pod["status"]["phase"] == "Running"
+                    && !pod["metadata"]["deletionTimestamp"].is_string()
+            })
+            .filter_map(|pod| pod["metadata"]["uid"].as_str().map(str::to_string))
+            .collect()
+    })
+}
+
+/// The controller process in pod `pod_uid`: informers, workqueue and worker, until the pod
+/// stops running or the sim shuts down.
+async fn run_process(shared: &Arc<Shared>, widgets: Resource, pod_uid: String) {
     let queue = match RateLimitingQueue::<String>::with_default_rate_limiter() {
         Ok(q) => q,
         Err(e) => {
@@ -82,7 +151,16 @@ pub(crate) async fn run(shared: Arc<Shared>) {
             return;
         }
     };
-    *shared.widget_metrics.queue.lock() = Some(queue.clone());
+    let process = Arc::new(ProcessMetrics {
+        pod_uid: pod_uid.clone(),
+        started: manifests::now_seconds() as f64,
+        queue: queue.clone(),
+        success: AtomicU64::new(0),
+        errors: AtomicU64::new(0),
+        reconcile_time: Mutex::new(Histogram::default()),
+        active_workers: AtomicU64::new(0),
+    });
+    *shared.widget_metrics.process.lock() = Some(process.clone());
     let start = |resource: Resource| {
         // The store is read in place: a list, then a watch. It has no streamed initial
         // state, so a watch-list would only wait for a bookmark that never comes.
@@ -102,7 +180,7 @@ pub(crate) async fn run(shared: Arc<Shared>) {
     let mut widget_events = widget_informer.informer().add_event_handler();
     let mut configmap_events = configmap_informer.informer().add_event_handler();
     let cache = widget_informer.indexer().clone();
-    let worker = worker(shared.clone(), widgets, cache, queue.clone());
+    let worker = worker(shared.clone(), process, widgets, cache, queue.clone());
     let feed = async {
         loop {
             tokio::select! {
@@ -117,10 +195,20 @@ pub(crate) async fn run(shared: Arc<Shared>) {
             }
         }
     };
+    let pod_gone = async {
+        loop {
+            tokio::time::sleep(POD_POLL).await;
+            if !running_pods(shared).contains(&pod_uid) {
+                tracing::info!(pod_uid, "widget controller's pod stopped running");
+                return;
+            }
+        }
+    };
     tokio::select! {
         () = shared.shutdown.cancelled() => {}
         () = feed => {}
         () = worker => {}
+        () = pod_gone => {}
     }
     queue.shut_down();
     widget_informer.shutdown().await;
@@ -189,12 +277,17 @@ fn enqueue_owner(queue: &RateLimitingQueue<String>, n: &Notification<Cached>) {
 /// re-adds it rate-limited.
 async fn worker(
     shared: Arc<Shared>,
+    metrics: Arc<ProcessMetrics>,
     widgets: Resource,
     cache: Indexer<Cached>,
     queue: RateLimitingQueue<String>,
 ) {
-    let metrics = &shared.widget_metrics;
     while let Some(key) = queue.get().await {
+        // A process whose pod is gone reconciles nothing more, however soon after it went.
+        if !running_pods(&shared).contains(&metrics.pod_uid) {
+            queue.done(&key);
+            return;
+        }
         metrics.active_workers.store(1, Ordering::Relaxed);
         let started = Instant::now();
         let attempt = queue.num_requeues(&key);
