@@ -157,19 +157,29 @@ fn instance(
         ContainerLog::new(app, uid, &container, restart, started, finished, crashed)
             .noisy(app, noisy)
     };
+    let run = |state: &Value| {
+        let crashed = state["exitCode"].as_i64().is_some_and(|c| c != 0);
+        millis(&state["startedAt"])
+            .zip(millis(&state["finishedAt"]))
+            .map(|(started, finished)| (started, finished, crashed))
+    };
     let running_since = millis(&status["state"]["running"]["startedAt"]);
-    let last_run = millis(&last["startedAt"]).zip(millis(&last["finishedAt"]));
-    let crashed = last["exitCode"].as_i64().is_some_and(|c| c != 0);
-    // A container waiting to restart serves its last run's log, as the kubelet does.
-    let (current, current_restart) = match (running_since, last_run) {
-        (Some(started), _) => (Some((started, None, false)), restarts),
-        (None, Some((started, finished))) if restarts > 0 => {
-            (Some((started, Some(finished), crashed)), restarts - 1)
+    let ended = run(&status["state"]["terminated"]);
+    let last_run = run(last);
+    // A container that ended (and is not to restart, or not yet) serves its log, and one
+    // waiting to restart serves its last run's, as the kubelet does.
+    let current = match (running_since, ended, last_run) {
+        (Some(started), _, _) => Some((restarts, started, None, false)),
+        (None, Some((started, finished, crashed)), _) => {
+            Some((restarts, started, Some(finished), crashed))
         }
-        _ => (None, restarts),
+        (None, None, Some((started, finished, crashed))) if restarts > 0 => {
+            Some((restarts - 1, started, Some(finished), crashed))
+        }
+        _ => None,
     };
     if !options.previous {
-        let Some((started, finished, crashed_now)) = current else {
+        let Some((restart, started, finished, crashed)) = current else {
             let reason = waiting_reason(Some(status));
             if reason == "ErrImagePull" || reason == "ImagePullBackOff" {
                 return Err(ApiError::bad_request(format!(
@@ -183,12 +193,12 @@ fn instance(
         let live = finished.is_none();
         return Ok((
             container.clone(),
-            log(current_restart, started, finished, crashed_now),
+            log(restart, started, finished, crashed),
             live,
         ));
     }
     // The kubelet's previous container is the last terminated one, whatever runs now.
-    let previous = last_run.map(|(s, f)| (restarts.saturating_sub(1), s, f, crashed));
+    let previous = last_run.map(|(s, f, crashed)| (restarts.saturating_sub(1), s, f, crashed));
     let Some((restart, s, f, crashed)) = previous else {
         return Err(ApiError::bad_request(format!(
             "previous terminated container \"{container}\" in pod \"{name}\" not found"
