@@ -530,6 +530,84 @@ async fn pods_that_never_ran_have_no_logs() {
     assert!(!out.is_empty());
 }
 
+/// A followed log sends every line the container writes, once and in order, however many
+/// share a millisecond: the lines the log holds for that window when read afterwards.
+#[tokio::test]
+async fn following_a_fast_log_sends_every_line_once() {
+    // Two lines most milliseconds, and two seconds of them well within the retained lines,
+    // so the log read afterwards still holds the whole followed window.
+    let config = SimConfig {
+        noisy_logs: Some("fast=1500".parse().expect("noisy spec")),
+        ..SimConfig::with_size(40, 3, 2)
+    };
+    let Some(fx) = Kubectl::start_with("fastlogs", config).await else {
+        return;
+    };
+    fx.ok(&["run", "fast", "-n", "default", "--image=nginx:1.27"])
+        .await;
+    fx.ok(&[
+        "wait",
+        "--for=condition=Ready",
+        "pod/fast",
+        "-n",
+        "default",
+        "--timeout=60s",
+    ])
+    .await;
+    let mut follow = fx
+        .command(&[
+            "logs",
+            "fast",
+            "-n",
+            "default",
+            "-f",
+            "--tail=0",
+            "--timestamps",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl logs -f");
+    let stdout = follow.stdout.take().expect("stdout");
+    let followed = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        let until = Instant::now() + Duration::from_secs(2);
+        std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .take_while(|_| Instant::now() < until)
+            .collect::<Vec<_>>()
+    });
+    let followed = tokio::time::timeout(CONVERGE, followed).await;
+    let _ = follow.kill();
+    let _ = follow.wait();
+    let followed = followed.expect("the follow kept sending").expect("join");
+    assert!(followed.len() >= 500, "{} lines in 2 s", followed.len());
+
+    let logged = fx
+        .ok(&["logs", "fast", "-n", "default", "--timestamps"])
+        .await;
+    let logged: Vec<&str> = logged.lines().collect();
+    let start = logged
+        .iter()
+        .position(|line| *line == followed[0])
+        .expect("the log still holds the followed window's first line");
+    let window = &logged[start..];
+    assert!(
+        window.len() >= followed.len(),
+        "{} lines followed, {} logged since",
+        followed.len(),
+        window.len()
+    );
+    if let Some(i) = followed.iter().zip(window).position(|(f, l)| f != l) {
+        panic!(
+            "followed line {i} of {} is\n{}\nbut the log has\n{}",
+            followed.len(),
+            followed[i],
+            window[i]
+        );
+    }
+}
+
 /// A container that ended without restarting (a Job's completed pod, a restartPolicy=Never
 /// pod that failed) still has its log, as on a kubelet, and following it returns that log
 /// and ends.
