@@ -118,6 +118,12 @@ impl ContainerLog {
         self
     }
 
+    /// When the instance started (Unix milliseconds), which tells one run of a container
+    /// from the next.
+    pub(crate) fn started_ms(&self) -> i64 {
+        self.started_ms
+    }
+
     /// When line `i` is written (Unix milliseconds).
     pub(crate) fn time_of(&self, i: u64) -> i64 {
         // A little jitter within the period keeps lines from ticking like a clock.
@@ -131,7 +137,11 @@ impl ContainerLog {
         if end < self.started_ms {
             return 0;
         }
-        let mut n = ((end - self.started_ms) * 1_000 / self.period_us) as u64 + 1;
+        // Line i falls in a millisecond up to `end` when i * period (plus a jitter under
+        // half a period) is short of the next millisecond: many lines share a millisecond
+        // of a fast log, and all of them are counted. Only the last candidate can be late.
+        let next_ms_us = ((end - self.started_ms + 1) * 1_000) as u64;
+        let mut n = next_ms_us.div_ceil(self.period_us as u64);
         while n > 0 && self.time_of(n - 1) > end {
             n -= 1;
         }
@@ -266,8 +276,9 @@ mod tests {
         assert!("=5".parse::<NoisyLogs>().is_err());
         let log =
             ContainerLog::new("web", "u", "app", 0, 0, None, false).noisy("web", Some(&noisy));
+        // By 1,000 ms: the first second's lines and those of millisecond 1,000 itself.
         let second = log.written_by(1_000);
-        assert!((49_000..=50_001).contains(&second), "{second}");
+        assert!((49_000..=50_050).contains(&second), "{second}");
         let quiet = ContainerLog::new("db", "u", "app", 0, 0, None, false).noisy("db", None);
         assert!(quiet.written_by(1_000) <= 5);
         let mut last = 0;
@@ -275,6 +286,21 @@ mod tests {
             assert!(log.time_of(i) >= last);
             last = log.time_of(i);
         }
+    }
+
+    #[test]
+    fn written_by_counts_every_line_of_the_millisecond() {
+        let noisy: NoisyLogs = "web".parse().unwrap();
+        let log =
+            ContainerLog::new("web", "u", "app", 0, 0, None, false).noisy("web", Some(&noisy));
+        for now in [0, 1, 2, 17, 999, 1_000, 123_457] {
+            let n = log.written_by(now);
+            assert!(log.time_of(n) > now, "line {n} is written by {now}");
+            assert!(n == 0 || log.time_of(n - 1) <= now, "{now}: {n}");
+        }
+        assert!(log.written_by(2) - log.written_by(1) >= 49);
+        let slow = ContainerLog::new("db", "u", "app", 0, 5_000, None, false);
+        assert_eq!(slow.written_by(4_999), 0);
     }
 
     #[test]

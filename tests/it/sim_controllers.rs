@@ -530,6 +530,168 @@ async fn pods_that_never_ran_have_no_logs() {
     assert!(!out.is_empty());
 }
 
+/// A followed log sends every line the container writes, once and in order, however many
+/// share a millisecond: the lines the log holds for that window when read afterwards.
+#[tokio::test]
+async fn following_a_fast_log_sends_every_line_once() {
+    // Two lines most milliseconds, and two seconds of them well within the retained lines,
+    // so the log read afterwards still holds the whole followed window.
+    let config = SimConfig {
+        noisy_logs: Some("fast=1500".parse().expect("noisy spec")),
+        ..SimConfig::with_size(40, 3, 2)
+    };
+    let Some(fx) = Kubectl::start_with("fastlogs", config).await else {
+        return;
+    };
+    fx.ok(&["run", "fast", "-n", "default", "--image=nginx:1.27"])
+        .await;
+    fx.ok(&[
+        "wait",
+        "--for=condition=Ready",
+        "pod/fast",
+        "-n",
+        "default",
+        "--timeout=60s",
+    ])
+    .await;
+    let mut follow = fx
+        .command(&[
+            "logs",
+            "fast",
+            "-n",
+            "default",
+            "-f",
+            "--tail=0",
+            "--timestamps",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl logs -f");
+    let stdout = follow.stdout.take().expect("stdout");
+    let followed = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        let until = Instant::now() + Duration::from_secs(2);
+        std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .take_while(|_| Instant::now() < until)
+            .collect::<Vec<_>>()
+    });
+    let followed = tokio::time::timeout(CONVERGE, followed).await;
+    let _ = follow.kill();
+    let _ = follow.wait();
+    let followed = followed.expect("the follow kept sending").expect("join");
+    assert!(followed.len() >= 500, "{} lines in 2 s", followed.len());
+
+    let logged = fx
+        .ok(&["logs", "fast", "-n", "default", "--timestamps"])
+        .await;
+    let logged: Vec<&str> = logged.lines().collect();
+    let start = logged
+        .iter()
+        .position(|line| *line == followed[0])
+        .expect("the log still holds the followed window's first line");
+    let window = &logged[start..];
+    assert!(
+        window.len() >= followed.len(),
+        "{} lines followed, {} logged since",
+        followed.len(),
+        window.len()
+    );
+    if let Some(i) = followed.iter().zip(window).position(|(f, l)| f != l) {
+        panic!(
+            "followed line {i} of {} is\n{}\nbut the log has\n{}",
+            followed.len(),
+            followed[i],
+            window[i]
+        );
+    }
+}
+
+/// A container that ended without restarting (a Job's completed pod, a restartPolicy=Never
+/// pod that failed) still has its log, as on a kubelet, and following it returns that log
+/// and ends.
+#[tokio::test]
+async fn containers_that_ended_have_logs() {
+    let config = SimConfig {
+        noisy_logs: Some("ended=100".parse().expect("noisy spec")),
+        ..SimConfig::with_size(40, 3, 2)
+    };
+    let Some(fx) = Kubectl::start_with("endedlogs", config).await else {
+        return;
+    };
+    let job = fx.file(
+        "jj.yaml",
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: jj, namespace: default}\nspec:\n  template:\n    metadata: {labels: {app: ended}}\n    spec:\n      restartPolicy: Never\n      containers: [{name: jj, image: \"busybox:1.36\", command: [sh, -c, \"sleep 1\"]}]\n",
+    );
+    fx.ok(&["apply", "-f", &job]).await;
+    fx.ok(&[
+        "run",
+        "exits",
+        "-n",
+        "default",
+        "--image=busybox:1.36",
+        "--restart=Never",
+        "--labels=app=ended",
+        "--",
+        "sh",
+        "-c",
+        "exit 2",
+    ])
+    .await;
+    fx.ok(&[
+        "wait",
+        "--for=condition=complete",
+        "job/jj",
+        "-n",
+        "default",
+        "--timeout=60s",
+    ])
+    .await;
+    let deadline = Instant::now() + CONVERGE;
+    loop {
+        let pod = json(&fx, &["get", "pod", "exits", "-n", "default"]).await;
+        if pod["status"]["phase"] == "Failed" {
+            let status = &pod["status"]["containerStatuses"][0];
+            assert_eq!(status["state"]["terminated"]["exitCode"], 2, "{pod:#}");
+            assert_eq!(status["restartCount"], 0, "{pod:#}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "exits never failed: {pod:#}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let pods = json(&fx, &["get", "pods", "-n", "default", "-l", "job-name=jj"]).await;
+    let status = &pods["items"][0]["status"]["containerStatuses"][0];
+    assert_eq!(
+        status["state"]["terminated"]["reason"], "Completed",
+        "{pods:#}"
+    );
+    assert_eq!(status["restartCount"], 0, "{pods:#}");
+
+    // A second at 100 lines a second, and no crash.
+    let completed = fx.ok(&["logs", "job/jj", "-n", "default"]).await;
+    assert!(completed.lines().count() >= 50, "{completed}");
+    assert!(!completed.contains("goroutine"), "{completed}");
+    // The failed one's ends with its crash.
+    let failed = fx.ok(&["logs", "pod/exits", "-n", "default"]).await;
+    assert!(failed.lines().count() >= 50, "{failed}");
+    assert!(
+        failed
+            .lines()
+            .last()
+            .is_some_and(|l| l.contains("server.go")),
+        "{failed}"
+    );
+    for (target, log) in [("job/jj", &completed), ("pod/exits", &failed)] {
+        let (ok, out, err) =
+            tokio::time::timeout(CONVERGE, fx.run(&["logs", target, "-n", "default", "-f"]))
+                .await
+                .unwrap_or_else(|_| panic!("kubectl logs -f {target} did not end"));
+        assert!(ok, "kubectl logs -f {target}: {err}");
+        assert_eq!(&out, log, "kubectl logs -f {target}");
+    }
+}
+
 #[tokio::test]
 async fn foreground_and_orphan_deletion() {
     let Some(fx) = Kubectl::start("gcmodes").await else {

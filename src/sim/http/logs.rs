@@ -14,10 +14,14 @@ use super::status::ApiError;
 use super::{Params, Target};
 use crate::sim::Shared;
 use crate::sim::logs::{ContainerLog, NoisyLogs};
+use crate::sim::object::StoredObject;
 use crate::sim::resources::Resource;
 
 /// A follow re-reads the pod at least this often, so it ends soon after the container does.
 const FOLLOW_RECHECK: Duration = Duration::from_secs(2);
+/// The most lines one chunk of a follow holds, so a reader far behind a fast log is sent
+/// bounded pieces rather than one buffer of everything it missed.
+const FOLLOW_CHUNK_LINES: u64 = 4_096;
 
 /// What a log request asks for.
 struct Options {
@@ -157,19 +161,29 @@ fn instance(
         ContainerLog::new(app, uid, &container, restart, started, finished, crashed)
             .noisy(app, noisy)
     };
+    let run = |state: &Value| {
+        let crashed = state["exitCode"].as_i64().is_some_and(|c| c != 0);
+        millis(&state["startedAt"])
+            .zip(millis(&state["finishedAt"]))
+            .map(|(started, finished)| (started, finished, crashed))
+    };
     let running_since = millis(&status["state"]["running"]["startedAt"]);
-    let last_run = millis(&last["startedAt"]).zip(millis(&last["finishedAt"]));
-    let crashed = last["exitCode"].as_i64().is_some_and(|c| c != 0);
-    // A container waiting to restart serves its last run's log, as the kubelet does.
-    let (current, current_restart) = match (running_since, last_run) {
-        (Some(started), _) => (Some((started, None, false)), restarts),
-        (None, Some((started, finished))) if restarts > 0 => {
-            (Some((started, Some(finished), crashed)), restarts - 1)
+    let ended = run(&status["state"]["terminated"]);
+    let last_run = run(last);
+    // A container that ended (and is not to restart, or not yet) serves its log, and one
+    // waiting to restart serves its last run's, as the kubelet does.
+    let current = match (running_since, ended, last_run) {
+        (Some(started), _, _) => Some((restarts, started, None, false)),
+        (None, Some((started, finished, crashed)), _) => {
+            Some((restarts, started, Some(finished), crashed))
         }
-        _ => (None, restarts),
+        (None, None, Some((started, finished, crashed))) if restarts > 0 => {
+            Some((restarts - 1, started, Some(finished), crashed))
+        }
+        _ => None,
     };
     if !options.previous {
-        let Some((started, finished, crashed_now)) = current else {
+        let Some((restart, started, finished, crashed)) = current else {
             let reason = waiting_reason(Some(status));
             if reason == "ErrImagePull" || reason == "ImagePullBackOff" {
                 return Err(ApiError::bad_request(format!(
@@ -183,12 +197,12 @@ fn instance(
         let live = finished.is_none();
         return Ok((
             container.clone(),
-            log(current_restart, started, finished, crashed_now),
+            log(restart, started, finished, crashed),
             live,
         ));
     }
     // The kubelet's previous container is the last terminated one, whatever runs now.
-    let previous = last_run.map(|(s, f)| (restarts.saturating_sub(1), s, f, crashed));
+    let previous = last_run.map(|(s, f, crashed)| (restarts.saturating_sub(1), s, f, crashed));
     let Some((restart, s, f, crashed)) = previous else {
         return Err(ApiError::bad_request(format!(
             "previous terminated container \"{container}\" in pod \"{name}\" not found"
@@ -217,10 +231,11 @@ pub(crate) async fn logs(
     let key = target.key(name);
     let now_ms = jiff::Timestamp::now().as_millisecond();
     let options = Options::parse(params, now_ms)?;
-    let pod = shared
+    let stored = shared
         .store
         .get(Resource::Pods, &key)
-        .ok_or_else(|| ApiError::not_found(Resource::Pods, name))?
+        .ok_or_else(|| ApiError::not_found(Resource::Pods, name))?;
+    let pod = stored
         .decode()
         .map_err(|e| ApiError::internal(&e.to_string()))?;
     let (container, log, live) = instance(&pod, &options, shared.noisy_logs.as_ref())?;
@@ -249,7 +264,7 @@ pub(crate) async fn logs(
     let follow = Follow {
         shared,
         key,
-        uid: pod["metadata"]["uid"].as_str().unwrap_or("").to_string(),
+        running_in: stored,
         container,
         log,
         next: written,
@@ -283,7 +298,9 @@ fn cut(mut text: String, budget: &mut u64) -> Bytes {
 struct Follow {
     shared: Arc<Shared>,
     key: String,
-    uid: String,
+    /// The pod's version last seen running the container: while the pod is unchanged it is
+    /// not decoded again.
+    running_in: Arc<StoredObject>,
     container: String,
     log: ContainerLog,
     next: u64,
@@ -297,39 +314,50 @@ impl Follow {
             if self.budget == 0 || !self.still_running() {
                 return None;
             }
-            let due = self.log.time_of(self.next);
             let now = jiff::Timestamp::now().as_millisecond();
-            if due > now {
-                let wait = Duration::from_millis((due - now) as u64).min(FOLLOW_RECHECK);
-                tokio::select! {
-                    () = self.shared.shutdown.cancelled() => return None,
-                    () = tokio::time::sleep(wait) => {}
-                }
-                continue;
-            }
             let written = self.log.written_by(now);
-            let mut text = String::new();
-            for i in self.next..written {
-                render(&self.log, i, self.timestamps, &mut text);
+            if written > self.next {
+                let end = written.min(self.next + FOLLOW_CHUNK_LINES);
+                let mut text = String::new();
+                for i in self.next..end {
+                    render(&self.log, i, self.timestamps, &mut text);
+                }
+                self.next = end;
+                return Some(cut(text, &mut self.budget));
             }
-            self.next = written.max(self.next + 1);
-            return Some(cut(text, &mut self.budget));
+            // Every line due by now is sent, so the next is due in a later millisecond.
+            let due = self.log.time_of(self.next).saturating_sub(now).max(1);
+            let wait = Duration::from_millis(due as u64).min(FOLLOW_RECHECK);
+            tokio::select! {
+                () = self.shared.shutdown.cancelled() => return None,
+                () = tokio::time::sleep(wait) => {}
+            }
         }
     }
 
-    /// Whether the followed container still runs in the same pod.
-    fn still_running(&self) -> bool {
+    /// Whether the followed run of the container still runs in the same pod (not ended,
+    /// nor ended and restarted between two looks).
+    fn still_running(&mut self) -> bool {
         let Some(pod) = self.shared.store.get(Resource::Pods, &self.key) else {
             return false;
         };
-        if *pod.uid != *self.uid {
+        if Arc::ptr_eq(&pod, &self.running_in) {
+            return true;
+        }
+        if pod.uid != self.running_in.uid {
             return false;
         }
-        pod.decode().is_ok_and(|p| {
+        let running = pod.decode().is_ok_and(|p| {
             p["status"]["containerStatuses"]
                 .as_array()
                 .and_then(|ss| ss.iter().find(|s| s["name"] == self.container.as_str()))
-                .is_some_and(|s| s["state"]["running"].is_object())
-        })
+                .is_some_and(|s| {
+                    millis(&s["state"]["running"]["startedAt"]) == Some(self.log.started_ms())
+                })
+        });
+        if running {
+            self.running_in = pod;
+        }
+        running
     }
 }
