@@ -1,11 +1,17 @@
-//! What kube-controller-manager does after a delete: the garbage collector removes what an
-//! object owns (a Deployment's ReplicaSets, a ReplicaSet's pods), and
-//! the ReplicaSet controller replaces a pod deleted from under it. Both the HTTP writes and
+//! What kube-controller-manager's garbage collector does after a delete: every object whose
+//! `metadata.ownerReferences` names the deleted object's uid (as its controller or not) is
+//! a dependent, deleted once none of its owners is left and otherwise only stripped of the
+//! reference. In the background (the default) the owner goes first and its dependents after
+//! it, one generation at a time; in the foreground the dependents go first; an orphaning
+//! delete leaves them, stripped of their references to it. The ReplicaSet controller's
+//! replacement of a seeded pod deleted from under it is here too. Both the HTTP writes and
 //! the churn delete through here.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use rand::Rng;
+use serde_json::Value;
 
 use super::manifests::{self, PodFactory, PodState};
 use super::manifests::{node_ip, pod_ip};
@@ -13,50 +19,288 @@ use super::object::StoredObject;
 use super::resources::Resource;
 use super::store::{Key, StoreError, Txn};
 
-/// Deletes an object and, unless orphaning, what it owns. Returns the object's last state
-/// (at the delete's resourceVersion), or `None` if it did not exist.
+/// What is told of each pod the collector deletes, before it goes: its kubelet stops it and
+/// the Services selecting it recount, as for a pod a client deletes.
+pub(crate) type OnPod<'a> = dyn FnMut(&mut Txn<'_>, &Value) -> Result<(), StoreError> + 'a;
+
+/// Deletes an object and, unless orphaning, its dependents, telling no one of the pods among
+/// them: for callers that delete only pods (which own no pods), or cannot queue work.
+/// Returns the object's last state (at the delete's resourceVersion), or `None` if it did
+/// not exist.
 pub(crate) fn delete_cascading(
     txn: &mut Txn<'_>,
     resource: Resource,
     key: &str,
     orphan: bool,
 ) -> Result<Option<Arc<StoredObject>>, StoreError> {
+    delete_reaping(txn, resource, key, orphan, &mut |_, _| Ok(()))
+}
+
+/// [`delete_cascading`], with `on_pod` told of each pod deleted as a dependent.
+pub(crate) fn delete_reaping(
+    txn: &mut Txn<'_>,
+    resource: Resource,
+    key: &str,
+    orphan: bool,
+    on_pod: &mut OnPod<'_>,
+) -> Result<Option<Arc<StoredObject>>, StoreError> {
     let Some(current) = txn.get(resource, key) else {
         return Ok(None);
     };
-    if !orphan {
-        for (r, k) in dependents(txn, resource, key, &current) {
-            delete_dependent(txn, r, &k)?;
+    if resource == Resource::Namespaces {
+        let prefix = format!("{key}/");
+        for r in txn.served().into_iter().filter(|r| r.namespaced()) {
+            for (k, _) in txn.scan(r, &prefix) {
+                remove(txn, r, &k, on_pod)?;
+            }
         }
+        return txn.delete(resource, key);
     }
-    txn.delete(resource, key)
+    let owner = Owner {
+        resource,
+        uid: current.uid.clone(),
+    };
+    let scope = scope(resource, key);
+    if orphan {
+        return orphan_dependents(txn, resource, key, &current, &owner, &scope);
+    }
+    // Background: the owner is gone at once, what it owned follows.
+    let last = txn.delete(resource, key)?;
+    let mut gone = HashSet::from([owner.uid.clone()]);
+    let mut generation = vec![owner];
+    while !generation.is_empty() {
+        let mut next = Vec::new();
+        for (r, k) in dependents(txn, &scope, &generation) {
+            if let Verdict::Delete = verdict(txn, r, &k, &gone)?
+                && let Some(uid) = remove(txn, r, &k, on_pod)?
+            {
+                next.push(Owner { resource: r, uid });
+            }
+        }
+        gone.extend(next.iter().map(|o| o.uid.clone()));
+        generation = next;
+    }
+    Ok(last)
 }
 
-/// Deletes what an object being deleted owns: one with finalizers is only marked as being
-/// deleted, and goes when its finalizers are removed.
+/// The namespace controller's delete of one object in a namespace it empties: one with
+/// finalizers is only marked as being deleted, and goes when they are removed. Its
+/// dependents are in the same namespace, and are deleted in their turn.
 pub(crate) fn delete_dependent(
     txn: &mut Txn<'_>,
     resource: Resource,
     key: &str,
 ) -> Result<(), StoreError> {
+    remove(txn, resource, key, &mut |_, _| Ok(())).map(drop)
+}
+
+/// An owner whose dependents are looked for.
+struct Owner {
+    resource: Resource,
+    uid: Arc<str>,
+}
+
+/// Where the dependents of `key` can be: a namespaced owner's share its namespace; a
+/// cluster-scoped one's may be anywhere.
+fn scope(resource: Resource, key: &str) -> String {
+    if resource.namespaced() {
+        key.split_once('/')
+            .map_or(String::new(), |(ns, _)| format!("{ns}/"))
+    } else {
+        String::new()
+    }
+}
+
+/// The objects within `scope` that may name one of `owners` in their ownerReferences (see
+/// [`verdict`] for the check): those it controls are found by the controller uid kept with
+/// each object, the others by their JSON naming its uid. Events (which outnumber the rest,
+/// name pods' uids and own nothing) and pods as non-controlled dependents of pods are not
+/// searched so, which keeps a cascade through thousands of pods to a few passes over the
+/// namespace.
+fn dependents(txn: &Txn<'_>, scope: &str, owners: &[Owner]) -> Vec<(Resource, Key)> {
+    let uids: HashSet<&str> = owners.iter().map(|o| &*o.uid).collect();
+    let only_pods = owners.iter().all(|o| o.resource == Resource::Pods);
+    let mut found = Vec::new();
+    for r in txn
+        .served()
+        .into_iter()
+        .filter(|r| scope.is_empty() || r.namespaced())
+    {
+        let skip_json = matches!(r, Resource::Events | Resource::EventsV1)
+            || (only_pods && r == Resource::Pods);
+        found.extend(
+            txn.scan(r, scope)
+                .into_iter()
+                .filter(|(_, o)| {
+                    o.controller_uid
+                        .as_deref()
+                        .is_some_and(|c| uids.contains(c))
+                        || (!skip_json && names_uid(&o.json, &uids))
+                })
+                .map(|(k, _)| (r, k)),
+        );
+    }
+    found
+}
+
+/// Whether `json` has a `"uid":"…"` member naming one of `uids` (the object's own, an owner's,
+/// or another reference's: [`verdict`] tells them apart).
+fn names_uid(json: &[u8], uids: &HashSet<&str>) -> bool {
+    const UID: &[u8] = b"\"uid\":\"";
+    memchr::memmem::find_iter(json, UID).any(|at| {
+        let rest = &json[at + UID.len()..];
+        let end = memchr::memchr(b'"', rest).unwrap_or(rest.len());
+        std::str::from_utf8(&rest[..end]).is_ok_and(|uid| uids.contains(uid))
+    })
+}
+
+/// What the collector does with an object that may depend on the owners in `gone`.
+enum Verdict {
+    /// It names none of them.
+    Unowned,
+    /// Another owner of it is still there: the references to those gone were removed.
+    Released,
+    /// None of its owners is left: it is to be deleted.
+    Delete,
+}
+
+/// Decides the fate of `key` now that the owners in `gone` are deleted; one that keeps an
+/// owner loses its references to the absent ones, in its own write.
+fn verdict(
+    txn: &mut Txn<'_>,
+    resource: Resource,
+    key: &str,
+    gone: &HashSet<Arc<str>>,
+) -> Result<Verdict, StoreError> {
     let Some(object) = txn.get(resource, key) else {
-        return Ok(());
+        return Ok(Verdict::Unowned);
     };
     let mut value = object.decode().map_err(encode_error)?;
-    if resource == Resource::Pods && only_job_tracking(&value) {
-        // The Job controller lets go of a deleted Job's pods: its finalizer is removed and
-        // the pod goes.
-        if let Some(meta) = value["metadata"].as_object_mut() {
-            meta.remove("finalizers");
+    let refs = value["metadata"]["ownerReferences"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let named = |r: &Value| r["uid"].as_str().is_some_and(|u| gone.contains(u));
+    if !refs.iter().any(named) {
+        return Ok(Verdict::Unowned);
+    }
+    let namespace = value["metadata"]["namespace"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let live: Vec<Value> = refs
+        .into_iter()
+        .filter(|r| !named(r) && owner_exists(txn, r, &namespace))
+        .collect();
+    if live.is_empty() {
+        return Ok(Verdict::Delete);
+    }
+    value["metadata"]["ownerReferences"] = Value::Array(live);
+    txn.put(resource, key, &mut value)?;
+    Ok(Verdict::Released)
+}
+
+/// Whether the owner an ownerReference names exists (with that uid). One of a kind not
+/// served is taken as there: the real collector, unable to look it up, keeps the dependent.
+fn owner_exists(txn: &Txn<'_>, reference: &Value, namespace: &str) -> bool {
+    let (Some(api_version), Some(kind), Some(name), Some(uid)) = (
+        reference["apiVersion"].as_str(),
+        reference["kind"].as_str(),
+        reference["name"].as_str(),
+        reference["uid"].as_str(),
+    ) else {
+        return false;
+    };
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    let Some(resource) = txn
+        .served()
+        .into_iter()
+        .find(|r| r.kind() == kind && r.group() == group)
+    else {
+        return true;
+    };
+    let key = if resource.namespaced() {
+        format!("{namespace}/{name}")
+    } else {
+        name.to_string()
+    };
+    txn.get(resource, &key).is_some_and(|o| &*o.uid == uid)
+}
+
+/// Deletes one object whose owners are gone: a pod is told of first, one with finalizers is
+/// only marked as being deleted (it goes when they are removed, its dependents then), one
+/// already being deleted is left to its finalizers. Returns its uid if it went now.
+fn remove(
+    txn: &mut Txn<'_>,
+    resource: Resource,
+    key: &str,
+    on_pod: &mut OnPod<'_>,
+) -> Result<Option<Arc<str>>, StoreError> {
+    let Some(object) = txn.get(resource, key) else {
+        return Ok(None);
+    };
+    let mut value = object.decode().map_err(encode_error)?;
+    if value["metadata"]["deletionTimestamp"].is_string() {
+        return Ok(None);
+    }
+    if resource == Resource::Pods {
+        on_pod(txn, &value)?;
+        if only_job_tracking(&value) {
+            // The Job controller lets go of a deleted Job's pods: its finalizer is removed
+            // and the pod goes.
+            if let Some(meta) = value["metadata"].as_object_mut() {
+                meta.remove("finalizers");
+            }
+            txn.put(resource, key, &mut value)?;
         }
-        txn.put(resource, key, &mut value)?;
     }
     if has_finalizers(&value) {
         mark_deleting(txn, resource, key)?;
-        return Ok(());
+        return Ok(None);
     }
-    delete_cascading(txn, resource, key, false).map(drop)
+    txn.delete(resource, key)?;
+    Ok(Some(object.uid.clone()))
 }
+
+/// The orphan finalizer's flow, in one go: the owner is marked with `orphan` and a
+/// deletionTimestamp, each dependent loses its reference to it (its own write), and with
+/// the finalizer done the owner goes.
+fn orphan_dependents(
+    txn: &mut Txn<'_>,
+    resource: Resource,
+    key: &str,
+    current: &StoredObject,
+    owner: &Owner,
+    scope: &str,
+) -> Result<Option<Arc<StoredObject>>, StoreError> {
+    let mut value = deleting(current.decode().map_err(encode_error)?, resource);
+    value["metadata"]["finalizers"] = serde_json::json!([ORPHAN]);
+    txn.put(resource, key, &mut value)?;
+    for (r, k) in dependents(txn, scope, std::slice::from_ref(owner)) {
+        let Some(object) = txn.get(r, &k) else {
+            continue;
+        };
+        let mut dependent = object.decode().map_err(encode_error)?;
+        let Some(refs) = dependent["metadata"]["ownerReferences"].as_array_mut() else {
+            continue;
+        };
+        let before = refs.len();
+        refs.retain(|r| r["uid"].as_str() != Some(&*owner.uid));
+        if refs.len() == before {
+            continue;
+        }
+        if refs.is_empty()
+            && let Some(meta) = dependent["metadata"].as_object_mut()
+        {
+            meta.remove("ownerReferences");
+        }
+        txn.put(r, &k, &mut dependent)?;
+    }
+    txn.delete(resource, key)
+}
+
+/// The finalizer of an object whose dependents are being orphaned.
+const ORPHAN: &str = "orphan";
 
 fn encode_error(e: serde_json::Error) -> StoreError {
     StoreError::Encode(e.to_string())
@@ -112,31 +356,28 @@ pub(crate) fn mark_deleting(
 /// The finalizer of an object being deleted in the foreground, until its dependents are gone.
 pub(crate) const FOREGROUND_DELETION: &str = "foregroundDeletion";
 
-/// Whether objects of `resource` can have dependents the garbage collector deletes.
+/// Whether a foreground delete of `resource` is worth the collector's wait: the workload
+/// kinds and Services, whose dependents a client waits to see go.
 pub(crate) fn owns_dependents(resource: Resource) -> bool {
-    !children(resource).is_empty()
-}
-
-/// The kinds whose objects an object of `resource` controls.
-fn children(resource: Resource) -> &'static [Resource] {
-    match resource {
-        Resource::Deployments => &[Resource::ReplicaSets],
-        Resource::ReplicaSets | Resource::Jobs => &[Resource::Pods],
-        Resource::StatefulSets | Resource::DaemonSets => {
-            &[Resource::Pods, Resource::ControllerRevisions]
-        }
-        Resource::CronJobs => &[Resource::Jobs],
-        Resource::Services => &[Resource::EndpointSlices],
-        _ => &[],
-    }
+    matches!(
+        resource,
+        Resource::Deployments
+            | Resource::ReplicaSets
+            | Resource::Jobs
+            | Resource::StatefulSets
+            | Resource::DaemonSets
+            | Resource::CronJobs
+            | Resource::Services
+    )
 }
 
 /// The garbage collector's foreground deletion of `key` (marked with
-/// [`FOREGROUND_DELETION`]): its dependents are deleted, then it is.
+/// [`FOREGROUND_DELETION`]): its dependents are deleted, each after its own, then it is.
 pub(crate) fn finish_foreground(
     txn: &mut Txn<'_>,
     resource: Resource,
     key: &str,
+    on_pod: &mut OnPod<'_>,
 ) -> Result<(), StoreError> {
     let Some(current) = txn.get(resource, key) else {
         return Ok(());
@@ -148,50 +389,46 @@ pub(crate) fn finish_foreground(
     if !marked {
         return Ok(());
     }
-    for (r, k) in dependents(txn, resource, key, &current) {
-        delete_dependent(txn, r, &k)?;
-    }
+    let owner = Owner {
+        resource,
+        uid: current.uid.clone(),
+    };
+    let mut gone = HashSet::from([owner.uid.clone()]);
+    let owners = [owner];
+    delete_dependents_first(txn, &scope(resource, key), &owners, &mut gone, on_pod)?;
     txn.delete(resource, key).map(drop)
 }
 
-/// What the garbage collector would delete with `current`.
-fn dependents(
-    txn: &Txn<'_>,
-    resource: Resource,
-    key: &str,
-    current: &StoredObject,
-) -> Vec<(Resource, Key)> {
-    match resource {
-        Resource::Namespaces => {
-            let prefix = format!("{key}/");
-            txn.served()
-                .into_iter()
-                .filter(|r| r.namespaced())
-                .flat_map(|r| {
-                    txn.find(r, |k, _| k.starts_with(&prefix))
-                        .into_iter()
-                        .map(move |k| (r, k))
-                })
-                .collect()
+/// Deletes what `owners` own, deepest first: the dependents of a generation go before it,
+/// so that a generation of thousands of pods is looked through once, not once a pod.
+fn delete_dependents_first(
+    txn: &mut Txn<'_>,
+    scope: &str,
+    owners: &[Owner],
+    gone: &mut HashSet<Arc<str>>,
+    on_pod: &mut OnPod<'_>,
+) -> Result<(), StoreError> {
+    let mut doomed = Vec::new();
+    for (r, k) in dependents(txn, scope, owners) {
+        // Each is decided once (ownership may go round in a cycle).
+        let Some(uid) = txn.get(r, &k).map(|o| o.uid.clone()) else {
+            continue;
+        };
+        if gone.contains(&uid) || !matches!(verdict(txn, r, &k, gone)?, Verdict::Delete) {
+            continue;
         }
-        _ => {
-            let uid = current.uid.clone();
-            // Dependents share their owner's namespace.
-            let prefix = key
-                .split_once('/')
-                .map_or(String::new(), |(ns, _)| format!("{ns}/"));
-            children(resource)
-                .iter()
-                .flat_map(|&child| {
-                    txn.scan(child, &prefix)
-                        .into_iter()
-                        .filter(|(_, o)| o.controller_uid.as_deref() == Some(&*uid))
-                        .map(move |(k, _)| (child, k))
-                        .collect::<Vec<_>>()
-                })
-                .collect()
-        }
+        gone.insert(uid.clone());
+        doomed.push((k, Owner { resource: r, uid }));
     }
+    if doomed.is_empty() {
+        return Ok(());
+    }
+    let (keys, generation): (Vec<Key>, Vec<Owner>) = doomed.into_iter().unzip();
+    delete_dependents_first(txn, scope, &generation, gone, on_pod)?;
+    for (k, owner) in keys.iter().zip(&generation) {
+        remove(txn, owner.resource, k, on_pod)?;
+    }
+    Ok(())
 }
 
 /// What the ReplicaSet controller does when one of its pods is deleted: a replacement from

@@ -300,7 +300,13 @@ fn reconcile(txn: &mut Txn<'_>, work: &Work) -> FollowUps {
         Work::Service(key) => endpoints::reconcile(txn, key),
         Work::Pod(key) => kubelet::reconcile(txn, key),
         Work::Foreground(resource, key) => {
-            super::gc::finish_foreground(txn, *resource, key).map(|()| Vec::new())
+            let mut follow = Vec::new();
+            let mut on_pod = |txn: &mut Txn<'_>, pod: &serde_json::Value| {
+                follow.extend(kubelet::kill(txn, pod)?);
+                Ok(())
+            };
+            let done = super::gc::finish_foreground(txn, *resource, key, &mut on_pod);
+            done.map(|()| follow)
         }
         Work::Namespace(name) => namespace::reconcile(txn, name),
         Work::Nodes => Ok(txn

@@ -220,7 +220,9 @@ fn delete_one(
     let owner = (resource == Resource::Pods)
         .then(|| object.controller_uid.clone())
         .flatten();
-    let last = gc::delete_cascading(txn, resource, &key, deletion.orphan)?
+    // The pods it takes with it are stopped and leave their Services, as this one would.
+    let mut on_pod = |txn: &mut Txn<'_>, pod: &Value| controllers.pod_killed(txn, pod);
+    let last = gc::delete_reaping(txn, resource, &key, deletion.orphan, &mut on_pod)?
         .ok_or_else(|| ApiError::not_found(resource, name))?;
     super::follow_definitions(txn, target, name)?;
     if let Some(namespace) = target.namespace.as_deref() {
