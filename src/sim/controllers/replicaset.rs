@@ -8,7 +8,7 @@ use super::super::gc;
 use super::super::manifests::{self, PodFactory, PodState};
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
-use super::{BURST, FollowUps, STEP_DELAY, Work, decode, events, kubelet, owner_key};
+use super::{BURST, FollowUps, STEP_DELAY, Work, decode, events, kubelet, owner_key, pods};
 
 pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, StoreError> {
     let Some(stored) = txn.get(Resource::ReplicaSets, key) else {
@@ -20,13 +20,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
     }
     let uid = stored.uid.clone();
     let desired = rs["spec"]["replicas"].as_u64().unwrap_or(1) as usize;
-    let mut pods: Vec<(String, Value)> = txn
-        .scan(Resource::Pods, &format!("{key}-"))
-        .into_iter()
-        .filter(|(_, o)| o.controller_uid.as_deref() == Some(&*uid))
-        .filter_map(|(k, o)| Some((k.to_string(), o.decode().ok()?)))
-        .filter(|(_, p)| !p["metadata"]["deletionTimestamp"].is_string())
-        .collect();
+    let mut pods = claim_pods(txn, key, &rs, &uid)?;
     let mut follow = FollowUps::new();
     if pods.len() < desired && !txn.namespace_terminating(key) {
         let factory = PodFactory::new(&rs);
@@ -106,6 +100,83 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         follow.push((Work::Deployment(owner), None));
     }
     Ok(follow)
+}
+
+/// The live pods of ReplicaSet `key` (controller uid `uid`) in its namespace, after it
+/// adopted the orphans its selector matches (a controller reference added, each its own
+/// write), as the real controller claims pods: so the pods an orphaning delete of its
+/// predecessor left count, and are not made again.
+fn claim_pods(
+    txn: &mut Txn<'_>,
+    key: &str,
+    rs: &Value,
+    uid: &str,
+) -> Result<Vec<(String, Value)>, StoreError> {
+    let namespace = key.split_once('/').map_or("", |(ns, _)| ns);
+    let selector = &rs["spec"]["selector"];
+    let mut pods = Vec::new();
+    for (pod_key, object) in txn.scan(Resource::Pods, &format!("{namespace}/")) {
+        let ours = object.controller_uid.as_deref() == Some(uid);
+        let orphan = object.controller_uid.is_none() && selects(selector, &object.labels);
+        if !ours && !orphan {
+            continue;
+        }
+        let mut pod = decode(&object)?;
+        if pods::terminating(&pod) {
+            continue;
+        }
+        if orphan {
+            add_controller(&mut pod, rs, uid);
+            txn.put(Resource::Pods, &pod_key, &mut pod)?;
+        }
+        pods.push((pod_key.to_string(), pod));
+    }
+    Ok(pods)
+}
+
+/// Makes `owner` (a decoded object with kind and apiVersion, of uid `uid`) the controller
+/// of `value`, which adopts it.
+pub(super) fn add_controller(value: &mut Value, owner: &Value, uid: &str) {
+    let reference = json!({
+        "apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": owner["metadata"]["name"],
+        "uid": uid, "controller": true, "blockOwnerDeletion": true,
+    });
+    match value["metadata"]["ownerReferences"].as_array_mut() {
+        Some(refs) => refs.push(reference),
+        None => value["metadata"]["ownerReferences"] = json!([reference]),
+    }
+}
+
+/// Whether `labels` satisfy a LabelSelector's `matchLabels` and `matchExpressions`; an empty
+/// one selects nothing, as a controller's selector may not be empty.
+pub(super) fn selects(selector: &Value, labels: &[(Box<str>, Box<str>)]) -> bool {
+    let get = |key: &str| labels.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v);
+    let match_labels = selector["matchLabels"].as_object();
+    let expressions = selector["matchExpressions"].as_array();
+    if match_labels.is_none_or(|m| m.is_empty()) && expressions.is_none_or(|e| e.is_empty()) {
+        return false;
+    }
+    let labels_match = match_labels
+        .into_iter()
+        .flatten()
+        .all(|(k, v)| v.as_str().is_some_and(|v| get(k) == Some(v)));
+    let expressions_match = expressions.into_iter().flatten().all(|e| {
+        let key = e["key"].as_str().unwrap_or("");
+        let values: Vec<&str> = e["values"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        match e["operator"].as_str() {
+            Some("In") => get(key).is_some_and(|v| values.contains(&v)),
+            Some("NotIn") => get(key).is_none_or(|v| !values.contains(&v)),
+            Some("Exists") => get(key).is_some(),
+            Some("DoesNotExist") => get(key).is_none(),
+            _ => false,
+        }
+    });
+    labels_match && expressions_match
 }
 
 fn created(pod: &Value) -> String {
