@@ -13,7 +13,7 @@ use super::super::gc;
 use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
-use super::{FollowUps, Work, decode, events};
+use super::{FollowUps, Work, decode, events, replicaset};
 
 const REVISION: &str = "deployment.kubernetes.io/revision";
 const REVISION_HISTORY: &str = "deployment.kubernetes.io/revision-history";
@@ -48,6 +48,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
     }
     let desired = d["spec"]["replicas"].as_u64().unwrap_or(1);
     let uid = stored.uid.clone();
+    adopt_replica_sets(txn, key, &d, &uid)?;
     let mut owned: Vec<(String, Value)> = txn
         .scan(Resource::ReplicaSets, &format!("{key}-"))
         .into_iter()
@@ -103,7 +104,9 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         // Paused or being scaled, a new template waits for its ReplicaSet.
         None if !rolling_out => None,
         None => {
-            let (rs_key, rs) = create(txn, &d, next_revision, allowed(0))?;
+            let Some((rs_key, rs)) = create(txn, &d, next_revision, allowed(0))? else {
+                return name_taken(txn, key, &d);
+            };
             follow.push((Work::ReplicaSet(rs_key.as_str().into()), None));
             Some((rs_key, rs))
         }
@@ -265,6 +268,9 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         "unavailableReplicas": counts.total.saturating_sub(counts.available),
         "conditions": conditions,
     });
+    if let Some(collisions) = d["status"].get("collisionCount") {
+        status["collisionCount"] = collisions.clone();
+    }
     if let Some(s) = status.as_object_mut() {
         // The real status omits zero counts.
         s.retain(|_, v| v.as_u64() != Some(0));
@@ -429,14 +435,15 @@ fn now_ms() -> i64 {
     jiff::Timestamp::now().as_millisecond()
 }
 
-/// Makes the ReplicaSet of the Deployment's template, at `revision`, with `replicas`.
+/// Makes the ReplicaSet of the Deployment's template, at `revision`, with `replicas`;
+/// `None` if its name is another's (see [`name_taken`]).
 fn create(
     txn: &mut Txn<'_>,
     d: &Value,
     revision: u64,
     replicas: u64,
-) -> Result<(String, Value), StoreError> {
-    let hash = manifests::template_hash(&d["spec"]["template"]);
+) -> Result<Option<(String, Value)>, StoreError> {
+    let hash = pod_template_hash(d);
     let mut rng = rand::rng();
     let now = manifests::timestamp(manifests::now_seconds());
     let uid = manifests::uid(&mut rng);
@@ -449,6 +456,9 @@ fn create(
     let name = rs["metadata"]["name"].as_str().unwrap_or("").to_string();
     let namespace = rs["metadata"]["namespace"].as_str().unwrap_or("");
     let rs_key = format!("{namespace}/{name}");
+    if txn.get(Resource::ReplicaSets, &rs_key).is_some() {
+        return Ok(None);
+    }
     txn.put(Resource::ReplicaSets, &rs_key, &mut rs)?;
     if replicas > 0 {
         scaling(
@@ -457,7 +467,7 @@ fn create(
             &format!("Scaled up replica set {name} from 0 to {replicas}"),
         )?;
     }
-    Ok((rs_key, rs))
+    Ok(Some((rs_key, rs)))
 }
 
 /// The template's existing ReplicaSet made the current one (see [`stamp`]).
@@ -830,6 +840,53 @@ fn created(object: &Value) -> &str {
     object["metadata"]["creationTimestamp"]
         .as_str()
         .unwrap_or("")
+}
+
+/// Adopts the orphaned ReplicaSets named after Deployment `key` that its selector matches
+/// (a controller reference added, each its own write), as the real controller claims them:
+/// what an orphaning delete left then serves the Deployment made again in its place. Only
+/// those named after it, the ones its reconcile lists.
+fn adopt_replica_sets(
+    txn: &mut Txn<'_>,
+    key: &str,
+    d: &Value,
+    uid: &str,
+) -> Result<(), StoreError> {
+    for (rs_key, object) in txn.scan(Resource::ReplicaSets, &format!("{key}-")) {
+        if object.controller_uid.is_some()
+            || !replicaset::selects(&d["spec"]["selector"], &object.labels)
+        {
+            continue;
+        }
+        let mut rs = decode(&object)?;
+        if rs["metadata"]["deletionTimestamp"].is_string() {
+            continue;
+        }
+        replicaset::add_controller(&mut rs, d, uid);
+        txn.put(Resource::ReplicaSets, &rs_key, &mut rs)?;
+    }
+    Ok(())
+}
+
+/// The pod-template-hash of the Deployment's template, which `status.collisionCount` (once
+/// a name it gave was taken) changes.
+fn pod_template_hash(d: &Value) -> String {
+    let template = &d["spec"]["template"];
+    match d["status"]["collisionCount"].as_u64() {
+        None | Some(0) => manifests::template_hash(template),
+        Some(n) => manifests::template_hash(&json!([template, n])),
+    }
+}
+
+/// The new ReplicaSet's name is another's, which a create would be refused (409): as the
+/// real controller, the Deployment counts a collision, so that the next name differs, and
+/// tries again.
+fn name_taken(txn: &mut Txn<'_>, key: &str, d: &Value) -> Result<FollowUps, StoreError> {
+    let collisions = d["status"]["collisionCount"].as_u64().unwrap_or(0) + 1;
+    txn.modify_member(Resource::Deployments, key, "status", |s| {
+        s["collisionCount"] = json!(collisions);
+    })?;
+    Ok(vec![(Work::Deployment(key.into()), None)])
 }
 
 #[cfg(test)]
