@@ -881,3 +881,374 @@ async fn scaling_a_seeded_deployment_converges() {
     assert_eq!(owned.len(), 1, "{owned:#?}");
     assert_eq!(owned[0]["status"]["readyReplicas"], wanted);
 }
+
+/// Creates Deployment `name` of nginx pods in `default` and waits for its rollout.
+async fn rolled_out(fx: &Kubectl, name: &str, replicas: u32) {
+    let replicas = format!("--replicas={replicas}");
+    fx.ok(&[
+        "create",
+        "deployment",
+        name,
+        "--image=nginx:1.27",
+        &replicas,
+        "-n",
+        "default",
+    ])
+    .await;
+    let deploy = format!("deploy/{name}");
+    fx.ok(&[
+        "rollout",
+        "status",
+        &deploy,
+        "-n",
+        "default",
+        "--timeout=60s",
+    ])
+    .await;
+}
+
+/// The items of `kind` in `default` labelled `app=<app>`.
+async fn items(fx: &Kubectl, kind: &str, app: &str) -> Vec<Value> {
+    let selector = format!("app={app}");
+    let list = json(fx, &["get", kind, "-n", "default", "-l", &selector]).await;
+    list["items"].as_array().cloned().unwrap_or_default()
+}
+
+fn name_of(v: &Value) -> String {
+    v["metadata"]["name"].as_str().unwrap_or("").to_string()
+}
+
+fn controller_uid(v: &Value) -> Value {
+    v["metadata"]["ownerReferences"]
+        .as_array()
+        .and_then(|refs| refs.iter().find(|r| r["controller"] == true))
+        .map_or(Value::Null, |r| r["uid"].clone())
+}
+
+/// `kubectl get <args> -w --output-watch-events -o json`, its events as they come.
+fn watch(
+    fx: &Kubectl,
+    args: &[&str],
+) -> (
+    std::process::Child,
+    tokio::sync::mpsc::UnboundedReceiver<Value>,
+) {
+    let mut all = vec!["get"];
+    all.extend(args);
+    all.extend(["-n", "default", "-w", "--output-watch-events", "-o", "json"]);
+    let mut child = fx
+        .command(&all)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl get -w");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        let stream = serde_json::Deserializer::from_reader(stdout).into_iter::<Value>();
+        for event in stream.map_while(Result::ok) {
+            if tx.send(event).is_err() {
+                break;
+            }
+        }
+    });
+    (child, rx)
+}
+
+/// The resourceVersions of the next `n` events of type `kind` on `rx`.
+async fn next_of(
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<Value>,
+    kind: &str,
+    n: usize,
+) -> Vec<u64> {
+    let mut rvs = Vec::new();
+    while rvs.len() < n {
+        let event = tokio::time::timeout(CONVERGE, rx.recv())
+            .await
+            .unwrap_or_else(|_| panic!("{n} {kind} events"))
+            .expect("the watch runs");
+        if event["type"] == kind {
+            let rv = event["object"]["metadata"]["resourceVersion"]
+                .as_str()
+                .and_then(|rv| rv.parse().ok())
+                .expect("resourceVersion");
+            rvs.push(rv);
+        }
+    }
+    rvs
+}
+
+/// How many addresses Service `ep`'s Endpoints and EndpointSlices list.
+async fn ep_addresses(fx: &Kubectl) -> (usize, usize) {
+    let endpoints = json(fx, &["get", "endpoints/ep", "-n", "default"]).await;
+    let addresses: usize = endpoints["subsets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| s["addresses"].as_array().map_or(0, Vec::len))
+        .sum();
+    let slices = json(
+        fx,
+        &[
+            "get",
+            "endpointslices",
+            "-n",
+            "default",
+            "-l",
+            "kubernetes.io/service-name=ep",
+        ],
+    )
+    .await;
+    let in_slices: usize = slices["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| s["endpoints"].as_array().map_or(0, Vec::len))
+        .sum();
+    (addresses, in_slices)
+}
+
+/// A Deployment's pods leave its Service's Endpoints and EndpointSlice when the Deployment
+/// is deleted, each stopped by its kubelet as if a client had deleted it.
+#[tokio::test]
+async fn deleting_a_deployment_takes_its_pods_out_of_endpoints() {
+    let Some(fx) = Kubectl::start("gcendpoints").await else {
+        return;
+    };
+    rolled_out(&fx, "ep", 2).await;
+    fx.ok(&["expose", "deploy/ep", "--port=80", "-n", "default"])
+        .await;
+    let deadline = Instant::now() + CONVERGE;
+    while ep_addresses(&fx).await != (2, 2) {
+        assert!(Instant::now() < deadline, "{:?}", ep_addresses(&fx).await);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let pods: Vec<String> = items(&fx, "pods", "ep").await.iter().map(name_of).collect();
+    fx.ok(&["delete", "deploy/ep", "-n", "default"]).await;
+    while ep_addresses(&fx).await != (0, 0) {
+        assert!(
+            Instant::now() < deadline,
+            "the deleted pods are still listed: {:?}",
+            ep_addresses(&fx).await
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(items(&fx, "pods", "ep").await.is_empty());
+    for pod in &pods {
+        let reasons = event_reasons(&fx, pod).await;
+        assert_eq!(
+            reasons.last().map(String::as_str),
+            Some("Killing"),
+            "{reasons:?}"
+        );
+    }
+}
+
+/// Any object naming a deleted owner's uid is collected, controller or not; one that has
+/// another owner left only loses its reference to the one deleted.
+#[tokio::test]
+async fn objects_owned_without_a_controller_reference_are_collected() {
+    let Some(fx) = Kubectl::start("gcowners").await else {
+        return;
+    };
+    for name in ["u2", "keep"] {
+        fx.ok(&[
+            "create",
+            "deployment",
+            name,
+            "--image=nginx:1.27",
+            "-n",
+            "default",
+        ])
+        .await;
+    }
+    let reference = |name: &str, d: &Value| {
+        serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment", "name": name,
+            "uid": d["metadata"]["uid"],
+        })
+    };
+    let u2 = json(&fx, &["get", "deploy/u2", "-n", "default"]).await;
+    let keep = json(&fx, &["get", "deploy/keep", "-n", "default"]).await;
+    let config_map = |name: &str, owners: Value| {
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": "default", "ownerReferences": owners},
+            "data": {"k": "v"},
+        })
+    };
+    for (name, owners) in [
+        ("u2-config", serde_json::json!([reference("u2", &u2)])),
+        (
+            "shared-config",
+            serde_json::json!([reference("u2", &u2), reference("keep", &keep)]),
+        ),
+    ] {
+        let path = fx.file(
+            &format!("{name}.json"),
+            &config_map(name, owners).to_string(),
+        );
+        fx.ok(&["create", "-f", &path]).await;
+    }
+    fx.ok(&["delete", "deploy/u2", "-n", "default"]).await;
+    let deadline = Instant::now() + CONVERGE;
+    while fx
+        .run(&["get", "configmap/u2-config", "-n", "default"])
+        .await
+        .0
+    {
+        assert!(Instant::now() < deadline, "u2-config outlived its owner");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let shared = json(&fx, &["get", "configmap/shared-config", "-n", "default"]).await;
+    assert_eq!(
+        shared["metadata"]["ownerReferences"],
+        serde_json::json!([reference("keep", &keep)]),
+        "{shared:#}"
+    );
+}
+
+/// An orphaning delete strips the dependents' references to the owner; a Deployment made
+/// again adopts the ReplicaSet left (and so its pods), and a ReplicaSet made again adopts
+/// the pods left, rather than making more.
+#[tokio::test]
+async fn orphans_lose_their_owner_and_are_adopted_again() {
+    let Some(fx) = Kubectl::start("gcadopt").await else {
+        return;
+    };
+    rolled_out(&fx, "orph", 2).await;
+    let pods: Vec<String> = items(&fx, "pods", "orph")
+        .await
+        .iter()
+        .map(name_of)
+        .collect();
+    fx.ok(&["delete", "deploy/orph", "-n", "default", "--cascade=orphan"])
+        .await;
+    let rss = items(&fx, "rs", "orph").await;
+    assert_eq!(rss.len(), 1);
+    assert!(
+        rss[0]["metadata"]["ownerReferences"]
+            .as_array()
+            .is_none_or(Vec::is_empty),
+        "{:#}",
+        rss[0]["metadata"]
+    );
+    rolled_out(&fx, "orph", 2).await;
+    let d = json(&fx, &["get", "deploy/orph", "-n", "default"]).await;
+    let deadline = Instant::now() + CONVERGE;
+    loop {
+        let rss = items(&fx, "rs", "orph").await;
+        let now = items(&fx, "pods", "orph").await;
+        let adopted = rss.len() == 1
+            && controller_uid(&rss[0]) == d["metadata"]["uid"]
+            && now.len() == 2
+            && now
+                .iter()
+                .all(|p| controller_uid(p) == rss[0]["metadata"]["uid"]);
+        if adopted {
+            let mut names: Vec<String> = now.iter().map(name_of).collect();
+            names.sort();
+            let mut before = pods.clone();
+            before.sort();
+            assert_eq!(names, before, "the pods are kept, not made again");
+            break;
+        }
+        assert!(Instant::now() < deadline, "{rss:#?}\n{now:#?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    let manifest = serde_json::json!({
+        "apiVersion": "apps/v1", "kind": "ReplicaSet",
+        "metadata": {"name": "bare", "namespace": "default"},
+        "spec": {
+            "replicas": 2,
+            "selector": {"matchLabels": {"app": "bare"}},
+            "template": {
+                "metadata": {"labels": {"app": "bare"}},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27"}]},
+            },
+        },
+    });
+    let path = fx.file("bare.json", &manifest.to_string());
+    fx.ok(&["create", "-f", &path]).await;
+    let deadline = Instant::now() + CONVERGE;
+    let first = loop {
+        let pods = items(&fx, "pods", "bare").await;
+        let running = pods
+            .iter()
+            .filter(|p| p["status"]["phase"] == "Running")
+            .count();
+        if running == 2 && pods.len() == 2 {
+            break pods;
+        }
+        assert!(Instant::now() < deadline, "bare never ran 2 pods");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    fx.ok(&["delete", "rs/bare", "-n", "default", "--cascade=orphan"])
+        .await;
+    for pod in items(&fx, "pods", "bare").await {
+        assert!(
+            pod["metadata"]["ownerReferences"]
+                .as_array()
+                .is_none_or(Vec::is_empty),
+            "{:#}",
+            pod["metadata"]
+        );
+    }
+    fx.ok(&["create", "-f", &path]).await;
+    let rs = json(&fx, &["get", "rs/bare", "-n", "default"]).await;
+    loop {
+        let now = items(&fx, "pods", "bare").await;
+        if now
+            .iter()
+            .all(|p| controller_uid(p) == rs["metadata"]["uid"])
+        {
+            let names = |pods: &[Value]| {
+                let mut names: Vec<String> = pods.iter().map(name_of).collect();
+                names.sort();
+                names
+            };
+            assert_eq!(
+                names(&now),
+                names(&first),
+                "the pods are kept, not made again"
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "{now:#?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Nothing more is made later either.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(items(&fx, "pods", "bare").await.len(), 2);
+}
+
+/// A background delete deletes the owner at once, then what it owned: the Deployment's
+/// DELETED comes before its ReplicaSet's, which comes before its pods'.
+#[tokio::test]
+async fn background_deletion_deletes_the_owner_first() {
+    let Some(fx) = Kubectl::start("gcorder").await else {
+        return;
+    };
+    rolled_out(&fx, "bg", 2).await;
+    let mut watches = [
+        (watch(&fx, &["deploy/bg"]), 1),
+        (watch(&fx, &["rs", "-l", "app=bg"]), 1),
+        (watch(&fx, &["pods", "-l", "app=bg"]), 2),
+    ];
+    // Each watch is open (it listed what there is) before the delete.
+    for ((_, rx), n) in &mut watches {
+        next_of(rx, "ADDED", *n).await;
+    }
+    fx.ok(&["delete", "deploy/bg", "-n", "default"]).await;
+    let mut deleted = Vec::new();
+    for ((child, rx), n) in &mut watches {
+        deleted.push(next_of(rx, "DELETED", *n).await);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let (deployment, rs, pods) = (deleted[0][0], deleted[1][0], &deleted[2]);
+    assert!(
+        deployment < rs && pods.iter().all(|p| rs < *p),
+        "Deployment at {deployment}, ReplicaSet at {rs}, pods at {pods:?}"
+    );
+}
