@@ -71,8 +71,8 @@ pub(crate) fn delete_reaping(
     while !generation.is_empty() {
         let mut next = Vec::new();
         for (r, k) in dependents(txn, &scope, &generation) {
-            if let Verdict::Delete = verdict(txn, r, &k, &gone)?
-                && let Some(uid) = remove(txn, r, &k, on_pod)?
+            if let Verdict::Delete(object, value) = verdict(txn, r, &k, &gone)?
+                && let Some(uid) = remove_decoded(txn, r, &k, &object, value, on_pod)?
             {
                 next.push(Owner { resource: r, uid });
             }
@@ -113,10 +113,10 @@ fn scope(resource: Resource, key: &str) -> String {
 
 /// The objects within `scope` that may name one of `owners` in their ownerReferences (see
 /// [`verdict`] for the check): those it controls are found by the controller uid kept with
-/// each object, the others by their JSON naming its uid. Events (which outnumber the rest,
-/// name pods' uids and own nothing) and pods as non-controlled dependents of pods are not
-/// searched so, which keeps a cascade through thousands of pods to a few passes over the
-/// namespace.
+/// each object, the others by their JSON naming its uid. Not searched, to keep a cascade
+/// through thousands of pods to a few passes over one namespace: Events (which outnumber the
+/// rest, name pods' uids and own nothing), and pods' JSON when the owners are pods or
+/// cluster-scoped (a node's delete would read every pod).
 fn dependents(txn: &Txn<'_>, scope: &str, owners: &[Owner]) -> Vec<(Resource, Key)> {
     let uids: HashSet<&str> = owners.iter().map(|o| &*o.uid).collect();
     let only_pods = owners.iter().all(|o| o.resource == Resource::Pods);
@@ -125,9 +125,9 @@ fn dependents(txn: &Txn<'_>, scope: &str, owners: &[Owner]) -> Vec<(Resource, Ke
         .served()
         .into_iter()
         .filter(|r| scope.is_empty() || r.namespaced())
+        .filter(|r| !matches!(*r, Resource::Events | Resource::EventsV1))
     {
-        let skip_json = matches!(r, Resource::Events | Resource::EventsV1)
-            || (only_pods && r == Resource::Pods);
+        let skip_json = r == Resource::Pods && (only_pods || scope.is_empty());
         found.extend(
             txn.scan(r, scope)
                 .into_iter()
@@ -160,8 +160,8 @@ enum Verdict {
     Unowned,
     /// Another owner of it is still there: the references to those gone were removed.
     Released,
-    /// None of its owners is left: it is to be deleted.
-    Delete,
+    /// None of its owners is left: it is to be deleted (here as it is, and decoded).
+    Delete(Arc<StoredObject>, Value),
 }
 
 /// Decides the fate of `key` now that the owners in `gone` are deleted; one that keeps an
@@ -193,7 +193,7 @@ fn verdict(
         .filter(|r| !named(r) && owner_exists(txn, r, &namespace))
         .collect();
     if live.is_empty() {
-        return Ok(Verdict::Delete);
+        return Ok(Verdict::Delete(object, value));
     }
     value["metadata"]["ownerReferences"] = Value::Array(live);
     txn.put(resource, key, &mut value)?;
@@ -239,7 +239,19 @@ fn remove(
     let Some(object) = txn.get(resource, key) else {
         return Ok(None);
     };
-    let mut value = object.decode().map_err(encode_error)?;
+    let value = object.decode().map_err(encode_error)?;
+    remove_decoded(txn, resource, key, &object, value, on_pod)
+}
+
+/// [`remove`] of `object`, decoded as `value`.
+fn remove_decoded(
+    txn: &mut Txn<'_>,
+    resource: Resource,
+    key: &str,
+    object: &StoredObject,
+    mut value: Value,
+    on_pod: &mut OnPod<'_>,
+) -> Result<Option<Arc<str>>, StoreError> {
     if value["metadata"]["deletionTimestamp"].is_string() {
         return Ok(None);
     }
@@ -414,7 +426,7 @@ fn delete_dependents_first(
         let Some(uid) = txn.get(r, &k).map(|o| o.uid.clone()) else {
             continue;
         };
-        if gone.contains(&uid) || !matches!(verdict(txn, r, &k, gone)?, Verdict::Delete) {
+        if gone.contains(&uid) || !matches!(verdict(txn, r, &k, gone)?, Verdict::Delete(..)) {
             continue;
         }
         gone.insert(uid.clone());
