@@ -1340,3 +1340,163 @@ fn finished_condition(job: &Value) -> Option<&Value> {
         .iter()
         .find(|c| (c["type"] == "Complete" || c["type"] == "Failed") && c["status"] == "True")
 }
+
+/// POSTs `body` (JSON) to `path` over the sim's HTTP API; the status code and the body.
+async fn post(fx: &Kubectl, path: &str, body: &str) -> (u16, Value) {
+    let client = fx.sim.client().await.expect("client");
+    let request = axum::http::Request::builder()
+        .method("POST")
+        .uri(path)
+        .header("Content-Type", "application/json")
+        .body(kube::client::Body::from(body.as_bytes().to_vec()))
+        .expect("request");
+    let response = client.send(request).await.expect("response");
+    let code = response.status().as_u16();
+    let bytes = response.into_body().collect_bytes().await.expect("body");
+    (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn invalid_objects_are_named_with_their_api_group() {
+    let Some(fx) = Kubectl::start("invalid-group").await else {
+        return;
+    };
+    let mismatched = r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"mism"},"spec":{"selector":{"matchLabels":{"app":"a"}},"template":{"metadata":{"labels":{"app":"b"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}"#;
+    let (code, status) = post(
+        &fx,
+        "/apis/apps/v1/namespaces/default/deployments",
+        mismatched,
+    )
+    .await;
+    assert_eq!(code, 422, "{status:#}");
+    assert_eq!(
+        status["message"],
+        r#"Deployment.apps "mism" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"b"}: `selector` does not match template `labels`"#
+    );
+    assert_eq!(status["details"]["group"], "apps");
+    assert_eq!(status["details"]["kind"], "Deployment");
+    assert_eq!(status["details"]["name"], "mism");
+
+    let job = r#"{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"},"spec":{"template":{"spec":{"restartPolicy":"Always","containers":[{"name":"c","image":"busybox"}]}}}}"#;
+    let (code, status) = post(&fx, "/apis/batch/v1/namespaces/default/jobs", job).await;
+    assert_eq!(code, 422, "{status:#}");
+    assert!(
+        status["message"].as_str().is_some_and(|m| m.starts_with(
+            r#"Job.batch "j" is invalid: spec.template.spec.restartPolicy: Unsupported value"#
+        )),
+        "{status:#}"
+    );
+    assert_eq!(status["details"]["group"], "batch");
+    assert_eq!(status["details"]["kind"], "Job");
+
+    // The core group has no suffix and no group.
+    let pod =
+        r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[]}}"#;
+    let (code, status) = post(&fx, "/api/v1/namespaces/default/pods", pod).await;
+    assert_eq!(code, 422, "{status:#}");
+    assert_eq!(
+        status["message"],
+        r#"Pod "p" is invalid: spec.containers: Required value"#
+    );
+    assert!(status["details"]["group"].is_null(), "{status:#}");
+
+    // A selector of expressions alone is a selector; its template must still satisfy it.
+    let expressions = |name: &str, label: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: default}}\nspec:\n  selector:\n    matchExpressions: [{{key: app, operator: In, values: [web, api]}}]\n  template:\n    metadata: {{labels: {{app: {label}}}}}\n    spec:\n      containers: [{{name: c, image: nginx}}]\n"
+        )
+    };
+    let path = fx.file("expr.yaml", &expressions("expr", "web"));
+    fx.ok(&["apply", "-f", &path]).await;
+    let path = fx.file("expr-bad.yaml", &expressions("expr-bad", "db"));
+    let (ok, _, err) = fx.run(&["apply", "-f", &path]).await;
+    assert!(
+        !ok && err.contains(r#"spec.template.metadata.labels: Invalid value: map[string]string{"app":"db"}: `selector` does not match template `labels`"#),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn workload_selectors_are_immutable() {
+    let Some(fx) = Kubectl::start("immutable-selector").await else {
+        return;
+    };
+    fx.ok(&[
+        "create",
+        "deployment",
+        "sel",
+        "-n",
+        "default",
+        "--image=nginx:1.27",
+    ])
+    .await;
+    let patch = r#"{"spec":{"selector":{"matchLabels":{"app":"other"}},"template":{"metadata":{"labels":{"app":"other"}}}}}"#;
+    let (ok, _, err) = fx
+        .run(&[
+            "patch",
+            "deployment/sel",
+            "-n",
+            "default",
+            "--type=merge",
+            "-p",
+            patch,
+        ])
+        .await;
+    assert!(
+        !ok && err.contains(r#"The Deployment "sel" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"other"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable"#),
+        "{err}"
+    );
+    // The rest of it still changes.
+    fx.ok(&["label", "deployment/sel", "-n", "default", "tier=web"])
+        .await;
+    fx.ok(&["scale", "deployment/sel", "-n", "default", "--replicas=2"])
+        .await;
+
+    fx.ok(&[
+        "create",
+        "job",
+        "once",
+        "-n",
+        "default",
+        "--image=busybox:1.36",
+        "--",
+        "true",
+    ])
+    .await;
+    let patch = r#"{"spec":{"selector":{"matchLabels":{"extra":"x"}}}}"#;
+    let (ok, _, err) = fx
+        .run(&[
+            "patch",
+            "job/once",
+            "-n",
+            "default",
+            "--type=merge",
+            "-p",
+            patch,
+        ])
+        .await;
+    assert!(
+        !ok && err.contains(r#"The Job "once" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"#)
+            && err.contains("field is immutable"),
+        "{err}"
+    );
+
+    let path = fx.file("sts.yaml", STATEFULSET);
+    fx.ok(&["apply", "-f", &path]).await;
+    let patch = r#"{"spec":{"selector":{"matchLabels":{"app":"db2"}},"template":{"metadata":{"labels":{"app":"db2"}}}}}"#;
+    let (ok, _, err) = fx
+        .run(&[
+            "patch",
+            "sts/db",
+            "-n",
+            "default",
+            "--type=merge",
+            "-p",
+            patch,
+        ])
+        .await;
+    assert!(
+        !ok && err.contains(r#"The StatefulSet "db" is invalid: spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"#),
+        "{err}"
+    );
+}
