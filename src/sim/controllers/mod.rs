@@ -257,6 +257,8 @@ type FollowUps = Vec<(Work, Option<Duration>)>;
 /// The controllers' task: reconciles what the queue holds until the sim shuts down.
 pub(crate) async fn run(shared: Arc<Shared>) {
     let controllers = &shared.controllers;
+    // The seeded CronJobs follow their schedules from the start, as on a running cluster.
+    controllers.push(shared.store.write(|txn| cronjob::at_start(txn)));
     loop {
         match controllers.next() {
             Ok(work) => {
