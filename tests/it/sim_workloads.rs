@@ -1341,6 +1341,173 @@ fn finished_condition(job: &Value) -> Option<&Value> {
         .find(|c| (c["type"] == "Complete" || c["type"] == "Failed") && c["status"] == "True")
 }
 
+/// A pod's PodScheduled condition once the scheduler has given up on it (bounded).
+async fn unschedulable_condition(fx: &Kubectl, pod: &str) -> Value {
+    let pod = wait_until(
+        fx,
+        &["get", "pod", pod, "-n", "default"],
+        &format!("{pod} unschedulable"),
+        |p| p["status"]["conditions"][0]["reason"] == "Unschedulable",
+    )
+    .await;
+    assert!(pod["spec"]["nodeName"].is_null(), "{pod:#}");
+    assert_eq!(pod["status"]["phase"], "Pending");
+    let condition = pod["status"]["conditions"][0].clone();
+    assert_eq!(condition["type"], "PodScheduled");
+    assert_eq!(condition["status"], "False");
+    condition
+}
+
+/// The FailedScheduling events about `pod`, once there is one whose message is `message`
+/// and that has counted at least `count` tries (bounded).
+async fn failed_scheduling(fx: &Kubectl, pod: &str, message: &str, count: u64) -> Vec<Value> {
+    let events = wait_until(
+        fx,
+        &["get", "events", "-n", "default"],
+        &format!("{pod}'s FailedScheduling event x{count}"),
+        |v| {
+            v["items"].as_array().is_some_and(|es| {
+                es.iter().any(|e| {
+                    e["involvedObject"]["name"] == pod
+                        && e["reason"] == "FailedScheduling"
+                        && e["message"] == message
+                        && e["count"].as_u64().is_some_and(|c| c >= count)
+                })
+            })
+        },
+    )
+    .await;
+    let about: Vec<Value> = events["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["involvedObject"]["name"] == pod && e["reason"] == "FailedScheduling")
+        .cloned()
+        .collect();
+    for event in &about {
+        assert_eq!(event["type"], "Warning", "{event:#}");
+        assert_eq!(event["source"]["component"], "default-scheduler");
+        assert_eq!(event["reportingComponent"], "default-scheduler");
+    }
+    about
+}
+
+/// A pod in `default` asking for `cpu` and `memory`.
+fn requesting(name: &str, cpu: &str, memory: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default}}\nspec:\n  containers:\n  - name: app\n    image: registry.example.com/{name}:1\n    resources: {{requests: {{cpu: \"{cpu}\", memory: {memory}}}}}\n"
+    )
+}
+
+async fn wait_running(fx: &Kubectl, pod: &str) -> Value {
+    wait_until(
+        fx,
+        &["get", "pod", pod, "-n", "default"],
+        &format!("{pod} running"),
+        |p| p["status"]["phase"] == "Running",
+    )
+    .await
+}
+
+#[tokio::test]
+async fn pods_too_big_for_every_node_wait_until_one_fits() {
+    let Some(fx) = Kubectl::start("too-big").await else {
+        return;
+    };
+    let path = fx.file("huge.yaml", &requesting("huge", "500", "4Ti"));
+    fx.ok(&["create", "-f", &path]).await;
+    let too_big = "0/3 nodes are available: 3 Insufficient cpu, 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod..";
+    let condition = unschedulable_condition(&fx, "huge").await;
+    assert_eq!(condition["message"], too_big);
+    // Every try is the same event counted up, not another one.
+    let events = failed_scheduling(&fx, "huge", too_big, 2).await;
+    assert_eq!(events.len(), 1, "{events:#?}");
+    let described = fx.ok(&["describe", "pod", "huge", "-n", "default"]).await;
+    assert!(
+        described.contains("FailedScheduling") && described.contains("default-scheduler"),
+        "{described}"
+    );
+
+    // A node with room joins: the pod goes there.
+    let path = fx.file(
+        "big.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: big, labels: {kubernetes.io/hostname: big, kubernetes.io/os: linux}}\nstatus:\n  capacity: {cpu: \"1000\", memory: 8Ti, pods: \"110\"}\n  allocatable: {cpu: \"1000\", memory: 8Ti, pods: \"110\"}\n",
+    );
+    fx.ok(&["apply", "-f", &path]).await;
+    let pod = wait_running(&fx, "huge").await;
+    assert_eq!(pod["spec"]["nodeName"], "big");
+
+    // What it holds is counted: a second one no longer fits there, until the first goes.
+    let path = fx.file("twin.yaml", &requesting("twin", "600", "1Gi"));
+    fx.ok(&["create", "-f", &path]).await;
+    let condition = unschedulable_condition(&fx, "twin").await;
+    assert_eq!(
+        condition["message"],
+        "0/4 nodes are available: 4 Insufficient cpu. preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod.."
+    );
+    fx.ok(&["delete", "pod", "huge", "-n", "default", "--wait=false"])
+        .await;
+    let pod = wait_running(&fx, "twin").await;
+    assert_eq!(pod["spec"]["nodeName"], "big");
+
+    // Made again asking for less, a pod that fitted nowhere runs.
+    let path = fx.file("lean.yaml", &requesting("lean", "2000", "1Gi"));
+    fx.ok(&["create", "-f", &path]).await;
+    unschedulable_condition(&fx, "lean").await;
+    fx.ok(&["delete", "pod", "lean", "-n", "default"]).await;
+    let path = fx.file("lean.yaml", &requesting("lean", "100m", "64Mi"));
+    fx.ok(&["create", "-f", &path]).await;
+    wait_running(&fx, "lean").await;
+}
+
+#[tokio::test]
+async fn unschedulable_reasons_are_counted_node_by_node() {
+    let Some(fx) = Kubectl::start("reasons").await else {
+        return;
+    };
+    let nodes = names(&items(&fx, &["get", "nodes"]).await);
+    let path = fx.file(
+        "picky.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: picky, namespace: default}\nspec:\n  nodeSelector: {disktype: none-such}\n  containers: [{name: app, image: nginx:1.27}]\n",
+    );
+    fx.ok(&["create", "-f", &path]).await;
+    let no_match = "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling..";
+    let condition = unschedulable_condition(&fx, "picky").await;
+    assert_eq!(condition["message"], no_match);
+    failed_scheduling(&fx, "picky", no_match, 1).await;
+
+    // One node cordoned, one tainted, the third too small: each is counted for its reason.
+    fx.ok(&["cordon", &nodes[0]]).await;
+    fx.ok(&["taint", "nodes", &nodes[1], "dedicated=gpu:NoSchedule"])
+        .await;
+    let path = fx.file("greedy.yaml", &requesting("greedy", "500", "1Gi"));
+    fx.ok(&["create", "-f", &path]).await;
+    let mixed = "0/3 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling..";
+    let condition = unschedulable_condition(&fx, "greedy").await;
+    assert_eq!(condition["message"], mixed);
+    failed_scheduling(&fx, "greedy", mixed, 1).await;
+
+    // A pod that fits goes to the one node left to it, or to the tainted one if it
+    // tolerates the taint.
+    let path = fx.file("plain.yaml", &requesting("plain", "100m", "64Mi"));
+    fx.ok(&["create", "-f", &path]).await;
+    assert_eq!(
+        wait_running(&fx, "plain").await["spec"]["nodeName"],
+        nodes[2].as_str()
+    );
+    let path = fx.file(
+        "tolerant.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: tolerant, namespace: default}\nspec:\n  nodeSelector: {kubernetes.io/hostname: NODE}\n  tolerations: [{key: dedicated, operator: Equal, value: gpu, effect: NoSchedule}]\n  containers: [{name: app, image: nginx:1.27}]\n"
+            .replace("NODE", &nodes[1])
+            .as_str(),
+    );
+    fx.ok(&["create", "-f", &path]).await;
+    assert_eq!(
+        wait_running(&fx, "tolerant").await["spec"]["nodeName"],
+        nodes[1].as_str()
+    );
+}
+
 /// POSTs `body` (JSON) to `path` over the sim's HTTP API; the status code and the body.
 async fn post(fx: &Kubectl, path: &str, body: &str) -> (u16, Value) {
     let client = fx.sim.client().await.expect("client");

@@ -61,7 +61,8 @@ enum Work {
     Pod(Key),
     /// The garbage collector's foreground deletion of an owner.
     Foreground(Resource, Key),
-    /// A node came, changed or went: every DaemonSet looks again.
+    /// A node came, changed or went: every DaemonSet looks again, and the pods waiting
+    /// for room try again.
     Nodes,
     /// The namespace controller's work for a namespace (named by its key).
     Namespace(Key),
@@ -85,6 +86,8 @@ pub(crate) struct Controllers {
     wake: Notify,
     /// Deployments a client wrote, which the churn must leave to these controllers.
     adopted: Arc<RwLock<HashSet<Key>>>,
+    /// What the scheduler knows of the nodes and the pods bound to them.
+    scheduler: Mutex<kubelet::Scheduler>,
 }
 
 impl Default for Controllers {
@@ -94,6 +97,7 @@ impl Default for Controllers {
             queue: Mutex::default(),
             wake: Notify::new(),
             adopted: Arc::default(),
+            scheduler: Mutex::default(),
         }
     }
 }
@@ -193,7 +197,9 @@ impl Controllers {
         if !self.enabled.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let follow = kubelet::kill(txn, pod)?;
+        let mut follow = kubelet::kill(txn, pod)?;
+        // Its room is free: the pods waiting for some try again.
+        follow.extend(self.scheduler.lock().retry());
         self.push(follow);
         Ok(())
     }
@@ -268,7 +274,7 @@ pub(crate) async fn run(shared: Arc<Shared>) {
                     {
                         controllers.adopted.write().remove(key);
                     }
-                    reconcile(txn, &work)
+                    reconcile(txn, &work, &mut controllers.scheduler.lock())
                 });
                 controllers.push(follow);
                 // One reconcile per turn, so a burst never holds the runtime.
@@ -291,7 +297,7 @@ pub(crate) async fn run(shared: Arc<Shared>) {
     }
 }
 
-fn reconcile(txn: &mut Txn<'_>, work: &Work) -> FollowUps {
+fn reconcile(txn: &mut Txn<'_>, work: &Work, scheduler: &mut kubelet::Scheduler) -> FollowUps {
     let result = match work {
         Work::Deployment(key) => deployment::reconcile(txn, key),
         Work::ReplicaSet(key) => replicaset::reconcile(txn, key),
@@ -300,15 +306,17 @@ fn reconcile(txn: &mut Txn<'_>, work: &Work) -> FollowUps {
         Work::Job(key) => job::reconcile(txn, key),
         Work::CronJob(key) => cronjob::reconcile(txn, key),
         Work::Service(key) => endpoints::reconcile(txn, key),
-        Work::Pod(key) => kubelet::reconcile(txn, key),
+        Work::Pod(key) => kubelet::reconcile(txn, key, scheduler),
         Work::Foreground(resource, key) => {
             super::gc::finish_foreground(txn, *resource, key).map(|()| Vec::new())
         }
         Work::Namespace(name) => namespace::reconcile(txn, name),
+        // Every DaemonSet looks again, and the pods that fit nowhere try again.
         Work::Nodes => Ok(txn
             .scan(Resource::DaemonSets, "")
             .into_iter()
             .map(|(k, _)| (Work::DaemonSet(k), None))
+            .chain(scheduler.retry())
             .collect()),
     };
     result.unwrap_or_else(|e| {
