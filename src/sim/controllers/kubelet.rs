@@ -994,6 +994,8 @@ struct Bound {
 pub(super) struct Scheduler {
     nodes: HashMap<Key, (Arc<StoredObject>, NodeFacts)>,
     usage: HashMap<Box<str>, Bound>,
+    /// The requests of the pods of each template (see [`template_of`]).
+    templates: HashMap<(Arc<str>, Box<str>), Requests>,
     /// Pods that fit nowhere at their last try.
     pending: HashSet<Key>,
 }
@@ -1025,7 +1027,7 @@ impl Scheduler {
                 unresolvable += 1;
                 continue;
             }
-            let bound = bound_on(&mut self.usage, txn, name);
+            let bound = bound_on(&mut self.usage, &mut self.templates, txn, name);
             let short = short_of(facts.allocatable, bound, wants);
             if !short.is_empty() {
                 for reason in short {
@@ -1094,7 +1096,12 @@ impl Scheduler {
 }
 
 /// The pods on `node`, summed again if the store's index holds another number of them.
-fn bound_on(usage: &mut HashMap<Box<str>, Bound>, txn: &Txn<'_>, node: &str) -> Bound {
+fn bound_on(
+    usage: &mut HashMap<Box<str>, Bound>,
+    templates: &mut HashMap<(Arc<str>, Box<str>), Requests>,
+    txn: &Txn<'_>,
+    node: &str,
+) -> Bound {
     let indexed = txn.pod_count_on_node(node);
     if let Some(bound) = usage.get(node).filter(|b| b.indexed == indexed) {
         return *bound;
@@ -1111,12 +1118,33 @@ fn bound_on(usage: &mut HashMap<Box<str>, Bound>, txn: &Txn<'_>, node: &str) -> 
             continue;
         }
         bound.live += 1;
-        if let Ok(requests) = serde_json::from_slice::<PodRequests>(&stored.json) {
-            bound.used = bound.used.plus(requests.total());
-        }
+        let requests = || {
+            serde_json::from_slice::<PodRequests>(&stored.json)
+                .map(|r| r.total())
+                .unwrap_or_default()
+        };
+        let used = match template_of(&stored) {
+            Some(template) => *templates.entry(template).or_insert_with(requests),
+            None => requests(),
+        };
+        bound.used = bound.used.plus(used);
     }
     usage.insert(node.into(), bound);
     bound
+}
+
+/// What makes pods ask for the same: their controller and the hash of the template (or
+/// revision) they were made from. A pod's requests cannot change, so the pods of one
+/// template are read once, not each of the 150,000 of a large cluster.
+fn template_of(stored: &StoredObject) -> Option<(Arc<str>, Box<str>)> {
+    let owner = stored.controller_uid.clone()?;
+    let hash = stored.labels.iter().find(|(k, _)| {
+        matches!(
+            &**k,
+            "pod-template-hash" | "controller-revision-hash" | "batch.kubernetes.io/controller-uid"
+        )
+    })?;
+    Some((owner, hash.1.clone()))
 }
 
 /// What the node lacks for the pod (the pod count first, then cpu and memory, as the real
@@ -1164,4 +1192,41 @@ pub(super) fn required_node_names(pod: &Value) -> Option<Vec<String>> {
         .filter_map(|v| v.as_str().map(str::to_string))
         .collect();
     (!names.is_empty()).then_some(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn init_containers_count_as_the_largest_of_them() {
+        let pod = json!({"spec": {
+            "containers": [
+                {"resources": {"requests": {"cpu": "250m", "memory": "64Mi"}}},
+                {"resources": {"requests": {"cpu": 1, "memory": "64Mi"}}},
+            ],
+            "initContainers": [
+                {"resources": {"requests": {"cpu": "2", "memory": "1Mi"}}},
+                {"resources": {"requests": {"cpu": "500m"}}},
+            ],
+        }});
+        let requests = requests_of(&pod);
+        assert_eq!(requests.cpu, 2_000);
+        assert_eq!(requests.memory, 128 * 1024 * 1024 * 1000);
+    }
+
+    #[test]
+    fn reasons_are_listed_as_sorted_text() {
+        let counts = HashMap::from([
+            (
+                "node(s) didn't match Pod's node affinity/selector".to_string(),
+                2988,
+            ),
+            ("Insufficient cpu".to_string(), 12),
+        ]);
+        assert_eq!(
+            histogram(&counts),
+            "12 Insufficient cpu, 2988 node(s) didn't match Pod's node affinity/selector"
+        );
+    }
 }
