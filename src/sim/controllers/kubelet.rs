@@ -998,6 +998,8 @@ pub(super) struct Scheduler {
     templates: HashMap<(Arc<str>, Box<str>), Requests>,
     /// Pods that fit nowhere at their last try.
     pending: HashSet<Key>,
+    /// Whether every node has been read and summed once (see [`Scheduler::warm`]).
+    warmed: bool,
 }
 
 impl Scheduler {
@@ -1083,6 +1085,30 @@ impl Scheduler {
             bound.live -= 1;
             bound.used = bound.used.minus(requests_of(pod));
         }
+    }
+
+    /// Reads and sums up to `max` nodes not seen yet, while the controllers are idle, so
+    /// that the first decision in a large cluster does not do thousands at once (holding
+    /// the store all along); whether some are left.
+    pub(super) fn warm(&mut self, txn: &Txn<'_>, max: usize) -> bool {
+        if self.warmed {
+            return false;
+        }
+        let mut done = 0;
+        for (name, stored) in txn.scan(Resource::Nodes, "") {
+            if self.usage.contains_key(&*name) && self.nodes.contains_key(&name) {
+                continue;
+            }
+            if done == max {
+                return true;
+            }
+            bound_on(&mut self.usage, &mut self.templates, txn, &name);
+            let facts = NodeFacts::of(&stored);
+            self.nodes.insert(name, (stored, facts));
+            done += 1;
+        }
+        self.warmed = true;
+        false
     }
 
     /// Room may have been made (a node came or changed, a pod went): the waiting pods try

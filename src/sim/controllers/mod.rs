@@ -46,6 +46,10 @@ const MAX_PENDING: usize = 20_000;
 /// burst is 500); the rest follow in the next reconciles.
 const BURST: usize = 500;
 
+/// How many nodes the scheduler sums at a time while the controllers are idle (a few
+/// milliseconds of the store's lock).
+const WARM_BATCH: usize = 50;
+
 /// One thing to reconcile.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Work {
@@ -281,6 +285,13 @@ pub(crate) async fn run(shared: Arc<Shared>) {
                 tokio::task::yield_now().await;
             }
             Err(due) => {
+                if shared
+                    .store
+                    .write(|txn| controllers.scheduler.lock().warm(txn, WARM_BATCH))
+                {
+                    tokio::task::yield_now().await;
+                    continue;
+                }
                 let sleep = async {
                     match due {
                         Some(at) => tokio::time::sleep_until(at).await,
