@@ -1340,3 +1340,330 @@ fn finished_condition(job: &Value) -> Option<&Value> {
         .iter()
         .find(|c| (c["type"] == "Complete" || c["type"] == "Failed") && c["status"] == "True")
 }
+
+/// A pod's PodScheduled condition once the scheduler has given up on it (bounded).
+async fn unschedulable_condition(fx: &Kubectl, pod: &str) -> Value {
+    let pod = wait_until(
+        fx,
+        &["get", "pod", pod, "-n", "default"],
+        &format!("{pod} unschedulable"),
+        |p| p["status"]["conditions"][0]["reason"] == "Unschedulable",
+    )
+    .await;
+    assert!(pod["spec"]["nodeName"].is_null(), "{pod:#}");
+    assert_eq!(pod["status"]["phase"], "Pending");
+    let condition = pod["status"]["conditions"][0].clone();
+    assert_eq!(condition["type"], "PodScheduled");
+    assert_eq!(condition["status"], "False");
+    condition
+}
+
+/// The FailedScheduling events about `pod`, once there is one whose message is `message`
+/// and that has counted at least `count` tries (bounded).
+async fn failed_scheduling(fx: &Kubectl, pod: &str, message: &str, count: u64) -> Vec<Value> {
+    let events = wait_until(
+        fx,
+        &["get", "events", "-n", "default"],
+        &format!("{pod}'s FailedScheduling event x{count}"),
+        |v| {
+            v["items"].as_array().is_some_and(|es| {
+                es.iter().any(|e| {
+                    e["involvedObject"]["name"] == pod
+                        && e["reason"] == "FailedScheduling"
+                        && e["message"] == message
+                        && e["count"].as_u64().is_some_and(|c| c >= count)
+                })
+            })
+        },
+    )
+    .await;
+    let about: Vec<Value> = events["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["involvedObject"]["name"] == pod && e["reason"] == "FailedScheduling")
+        .cloned()
+        .collect();
+    for event in &about {
+        assert_eq!(event["type"], "Warning", "{event:#}");
+        assert_eq!(event["source"]["component"], "default-scheduler");
+        assert_eq!(event["reportingComponent"], "default-scheduler");
+    }
+    about
+}
+
+/// A pod in `default` asking for `cpu` and `memory`.
+fn requesting(name: &str, cpu: &str, memory: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default}}\nspec:\n  containers:\n  - name: app\n    image: registry.example.com/{name}:1\n    resources: {{requests: {{cpu: \"{cpu}\", memory: {memory}}}}}\n"
+    )
+}
+
+async fn wait_running(fx: &Kubectl, pod: &str) -> Value {
+    wait_until(
+        fx,
+        &["get", "pod", pod, "-n", "default"],
+        &format!("{pod} running"),
+        |p| p["status"]["phase"] == "Running",
+    )
+    .await
+}
+
+#[tokio::test]
+async fn pods_too_big_for_every_node_wait_until_one_fits() {
+    let Some(fx) = Kubectl::start("too-big").await else {
+        return;
+    };
+    let path = fx.file("huge.yaml", &requesting("huge", "500", "4Ti"));
+    fx.ok(&["create", "-f", &path]).await;
+    let too_big = "0/3 nodes are available: 3 Insufficient cpu, 3 Insufficient memory. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod..";
+    let condition = unschedulable_condition(&fx, "huge").await;
+    assert_eq!(condition["message"], too_big);
+    // Every try is the same event counted up, not another one.
+    let events = failed_scheduling(&fx, "huge", too_big, 2).await;
+    assert_eq!(events.len(), 1, "{events:#?}");
+    let described = fx.ok(&["describe", "pod", "huge", "-n", "default"]).await;
+    assert!(
+        described.contains("FailedScheduling") && described.contains("default-scheduler"),
+        "{described}"
+    );
+
+    // A node with room joins: the pod goes there.
+    let path = fx.file(
+        "big.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: big, labels: {kubernetes.io/hostname: big, kubernetes.io/os: linux}}\nstatus:\n  capacity: {cpu: \"1000\", memory: 8Ti, pods: \"110\"}\n  allocatable: {cpu: \"1000\", memory: 8Ti, pods: \"110\"}\n",
+    );
+    fx.ok(&["apply", "-f", &path]).await;
+    let pod = wait_running(&fx, "huge").await;
+    assert_eq!(pod["spec"]["nodeName"], "big");
+
+    // What it holds is counted: a second one no longer fits there, until the first goes.
+    let path = fx.file("twin.yaml", &requesting("twin", "600", "1Gi"));
+    fx.ok(&["create", "-f", &path]).await;
+    let condition = unschedulable_condition(&fx, "twin").await;
+    assert_eq!(
+        condition["message"],
+        "0/4 nodes are available: 4 Insufficient cpu. preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod.."
+    );
+    fx.ok(&["delete", "pod", "huge", "-n", "default", "--wait=false"])
+        .await;
+    let pod = wait_running(&fx, "twin").await;
+    assert_eq!(pod["spec"]["nodeName"], "big");
+
+    // Made again asking for less, a pod that fitted nowhere runs.
+    let path = fx.file("lean.yaml", &requesting("lean", "2000", "1Gi"));
+    fx.ok(&["create", "-f", &path]).await;
+    unschedulable_condition(&fx, "lean").await;
+    fx.ok(&["delete", "pod", "lean", "-n", "default"]).await;
+    let path = fx.file("lean.yaml", &requesting("lean", "100m", "64Mi"));
+    fx.ok(&["create", "-f", &path]).await;
+    wait_running(&fx, "lean").await;
+}
+
+#[tokio::test]
+async fn unschedulable_reasons_are_counted_node_by_node() {
+    let Some(fx) = Kubectl::start("reasons").await else {
+        return;
+    };
+    let nodes = names(&items(&fx, &["get", "nodes"]).await);
+    let path = fx.file(
+        "picky.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: picky, namespace: default}\nspec:\n  nodeSelector: {disktype: none-such}\n  containers: [{name: app, image: nginx:1.27}]\n",
+    );
+    fx.ok(&["create", "-f", &path]).await;
+    let no_match = "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling..";
+    let condition = unschedulable_condition(&fx, "picky").await;
+    assert_eq!(condition["message"], no_match);
+    failed_scheduling(&fx, "picky", no_match, 1).await;
+
+    // One node cordoned, one tainted, the third too small: each is counted for its reason.
+    fx.ok(&["cordon", &nodes[0]]).await;
+    fx.ok(&["taint", "nodes", &nodes[1], "dedicated=gpu:NoSchedule"])
+        .await;
+    let path = fx.file("greedy.yaml", &requesting("greedy", "500", "1Gi"));
+    fx.ok(&["create", "-f", &path]).await;
+    let mixed = "0/3 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling..";
+    let condition = unschedulable_condition(&fx, "greedy").await;
+    assert_eq!(condition["message"], mixed);
+    failed_scheduling(&fx, "greedy", mixed, 1).await;
+
+    // A pod that fits goes to the one node left to it, or to the tainted one if it
+    // tolerates the taint.
+    let path = fx.file("plain.yaml", &requesting("plain", "100m", "64Mi"));
+    fx.ok(&["create", "-f", &path]).await;
+    assert_eq!(
+        wait_running(&fx, "plain").await["spec"]["nodeName"],
+        nodes[2].as_str()
+    );
+    let path = fx.file(
+        "tolerant.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: tolerant, namespace: default}\nspec:\n  nodeSelector: {kubernetes.io/hostname: NODE}\n  tolerations: [{key: dedicated, operator: Equal, value: gpu, effect: NoSchedule}]\n  containers: [{name: app, image: nginx:1.27}]\n"
+            .replace("NODE", &nodes[1])
+            .as_str(),
+    );
+    fx.ok(&["create", "-f", &path]).await;
+    assert_eq!(
+        wait_running(&fx, "tolerant").await["spec"]["nodeName"],
+        nodes[1].as_str()
+    );
+}
+
+/// POSTs `body` (JSON) to `path` over the sim's HTTP API; the status code and the body.
+async fn post(fx: &Kubectl, path: &str, body: &str) -> (u16, Value) {
+    let client = fx.sim.client().await.expect("client");
+    let request = axum::http::Request::builder()
+        .method("POST")
+        .uri(path)
+        .header("Content-Type", "application/json")
+        .body(kube::client::Body::from(body.as_bytes().to_vec()))
+        .expect("request");
+    let response = client.send(request).await.expect("response");
+    let code = response.status().as_u16();
+    let bytes = response.into_body().collect_bytes().await.expect("body");
+    (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn invalid_objects_are_named_with_their_api_group() {
+    let Some(fx) = Kubectl::start("invalid-group").await else {
+        return;
+    };
+    let mismatched = r#"{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"mism"},"spec":{"selector":{"matchLabels":{"app":"a"}},"template":{"metadata":{"labels":{"app":"b"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}"#;
+    let (code, status) = post(
+        &fx,
+        "/apis/apps/v1/namespaces/default/deployments",
+        mismatched,
+    )
+    .await;
+    assert_eq!(code, 422, "{status:#}");
+    assert_eq!(
+        status["message"],
+        r#"Deployment.apps "mism" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"b"}: `selector` does not match template `labels`"#
+    );
+    assert_eq!(status["details"]["group"], "apps");
+    assert_eq!(status["details"]["kind"], "Deployment");
+    assert_eq!(status["details"]["name"], "mism");
+
+    let job = r#"{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j"},"spec":{"template":{"spec":{"restartPolicy":"Always","containers":[{"name":"c","image":"busybox"}]}}}}"#;
+    let (code, status) = post(&fx, "/apis/batch/v1/namespaces/default/jobs", job).await;
+    assert_eq!(code, 422, "{status:#}");
+    assert!(
+        status["message"].as_str().is_some_and(|m| m.starts_with(
+            r#"Job.batch "j" is invalid: spec.template.spec.restartPolicy: Unsupported value"#
+        )),
+        "{status:#}"
+    );
+    assert_eq!(status["details"]["group"], "batch");
+    assert_eq!(status["details"]["kind"], "Job");
+
+    // The core group has no suffix and no group.
+    let pod =
+        r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[]}}"#;
+    let (code, status) = post(&fx, "/api/v1/namespaces/default/pods", pod).await;
+    assert_eq!(code, 422, "{status:#}");
+    assert_eq!(
+        status["message"],
+        r#"Pod "p" is invalid: spec.containers: Required value"#
+    );
+    assert!(status["details"]["group"].is_null(), "{status:#}");
+
+    // A selector of expressions alone is a selector; its template must still satisfy it.
+    let expressions = |name: &str, label: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}, namespace: default}}\nspec:\n  selector:\n    matchExpressions: [{{key: app, operator: In, values: [web, api]}}]\n  template:\n    metadata: {{labels: {{app: {label}}}}}\n    spec:\n      containers: [{{name: c, image: nginx}}]\n"
+        )
+    };
+    let path = fx.file("expr.yaml", &expressions("expr", "web"));
+    fx.ok(&["apply", "-f", &path]).await;
+    let path = fx.file("expr-bad.yaml", &expressions("expr-bad", "db"));
+    let (ok, _, err) = fx.run(&["apply", "-f", &path]).await;
+    assert!(
+        !ok && err.contains(r#"spec.template.metadata.labels: Invalid value: map[string]string{"app":"db"}: `selector` does not match template `labels`"#),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn workload_selectors_are_immutable() {
+    let Some(fx) = Kubectl::start("immutable-selector").await else {
+        return;
+    };
+    fx.ok(&[
+        "create",
+        "deployment",
+        "sel",
+        "-n",
+        "default",
+        "--image=nginx:1.27",
+    ])
+    .await;
+    let patch = r#"{"spec":{"selector":{"matchLabels":{"app":"other"}},"template":{"metadata":{"labels":{"app":"other"}}}}}"#;
+    let (ok, _, err) = fx
+        .run(&[
+            "patch",
+            "deployment/sel",
+            "-n",
+            "default",
+            "--type=merge",
+            "-p",
+            patch,
+        ])
+        .await;
+    assert!(
+        !ok && err.contains(r#"The Deployment "sel" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"other"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable"#),
+        "{err}"
+    );
+    // The rest of it still changes.
+    fx.ok(&["label", "deployment/sel", "-n", "default", "tier=web"])
+        .await;
+    fx.ok(&["scale", "deployment/sel", "-n", "default", "--replicas=2"])
+        .await;
+
+    fx.ok(&[
+        "create",
+        "job",
+        "once",
+        "-n",
+        "default",
+        "--image=busybox:1.36",
+        "--",
+        "true",
+    ])
+    .await;
+    let patch = r#"{"spec":{"selector":{"matchLabels":{"extra":"x"}}}}"#;
+    let (ok, _, err) = fx
+        .run(&[
+            "patch",
+            "job/once",
+            "-n",
+            "default",
+            "--type=merge",
+            "-p",
+            patch,
+        ])
+        .await;
+    assert!(
+        !ok && err.contains(r#"The Job "once" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"#)
+            && err.contains("field is immutable"),
+        "{err}"
+    );
+
+    let path = fx.file("sts.yaml", STATEFULSET);
+    fx.ok(&["apply", "-f", &path]).await;
+    let patch = r#"{"spec":{"selector":{"matchLabels":{"app":"db2"}},"template":{"metadata":{"labels":{"app":"db2"}}}}}"#;
+    let (ok, _, err) = fx
+        .run(&[
+            "patch",
+            "sts/db",
+            "-n",
+            "default",
+            "--type=merge",
+            "-p",
+            patch,
+        ])
+        .await;
+    assert!(
+        !ok && err.contains(r#"The StatefulSet "db" is invalid: spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"#),
+        "{err}"
+    );
+}

@@ -11,7 +11,7 @@ mod apps;
 mod generic;
 mod node;
 mod pod;
-mod quantity;
+pub(crate) mod quantity;
 mod service;
 mod writer;
 

@@ -7,7 +7,7 @@ use std::fmt;
 /// A quantity in thousandths of a unit (a millicore, a thousandth of a byte); fractions
 /// below that round up, as the API's own `MilliValue` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) struct Amount {
+pub(crate) struct Amount {
     milli: i128,
 }
 
@@ -28,7 +28,7 @@ impl Amount {
         self.milli == 0
     }
 
-    pub(super) fn milli(self) -> i128 {
+    pub(crate) fn milli(self) -> i128 {
         self.milli
     }
 
@@ -91,7 +91,7 @@ impl fmt::Display for Amount {
 }
 
 /// Parses a quantity; `None` for text that is not one.
-pub(super) fn parse(s: &str) -> Option<Amount> {
+pub(crate) fn parse(s: &str) -> Option<Amount> {
     parse_with_format(s).map(|(amount, _)| amount)
 }
 

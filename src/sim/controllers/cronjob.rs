@@ -106,10 +106,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             return Ok(Vec::new());
         }
     };
-    let zone = cj["spec"]["timeZone"]
-        .as_str()
-        .and_then(|z| TimeZone::get(z).ok())
-        .unwrap_or(TimeZone::UTC);
+    let zone = zone(&cj);
     let now = Timestamp::now();
     let since = cj["status"]["lastScheduleTime"]
         .as_str()
@@ -167,16 +164,44 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
     let current = decode(&txn.get(Resource::CronJobs, key).unwrap_or(stored))?;
     set_status(txn, Resource::CronJobs, key, &current, status)?;
     // Look again at the next schedule time.
-    let zoned = now.to_zoned(zone);
-    if let Ok(next) = cron.find_next_occurrence(&zoned, false) {
-        let wait = next.timestamp().duration_since(now);
-        let wait = Duration::try_from(wait).unwrap_or(Duration::from_secs(60));
-        follow.push((
-            Work::CronJob(key.into()),
-            Some(wait + Duration::from_millis(10)),
-        ));
+    if let Some(wait) = until_next(&cron, &zone, now) {
+        follow.push((Work::CronJob(key.into()), Some(wait)));
     }
     Ok(follow)
+}
+
+/// Every CronJob's next look, at its next schedule time: what the controllers start with,
+/// so that the seeded CronJobs run on their schedules with no client touching them. The
+/// seeded ones' history stands as it is (no catch-up run at start).
+pub(super) fn at_start(txn: &Txn<'_>) -> FollowUps {
+    let now = Timestamp::now();
+    txn.scan(Resource::CronJobs, "")
+        .into_iter()
+        .filter_map(|(key, stored)| {
+            let cj = stored.decode().ok()?;
+            let cron = parse_schedule(cj["spec"]["schedule"].as_str()?).ok()?;
+            let wait = until_next(&cron, &zone(&cj), now)?;
+            Some((Work::CronJob(key), Some(wait)))
+        })
+        .collect()
+}
+
+/// The CronJob's time zone (UTC unless it names a known one).
+fn zone(cj: &Value) -> TimeZone {
+    cj["spec"]["timeZone"]
+        .as_str()
+        .and_then(|z| TimeZone::get(z).ok())
+        .unwrap_or(TimeZone::UTC)
+}
+
+/// How long from `now` until just past the next schedule time (just past, so that the
+/// reconcile then finds it due).
+fn until_next(cron: &Cron, zone: &TimeZone, now: Timestamp) -> Option<Duration> {
+    let next = cron
+        .find_next_occurrence(&now.to_zoned(zone.clone()), false)
+        .ok()?;
+    let wait = Duration::try_from(next.timestamp().duration_since(now)).unwrap_or_default();
+    Some(wait + Duration::from_millis(10))
 }
 
 /// The latest schedule time in (`since`, `now`], if any.
@@ -273,4 +298,87 @@ fn delete_job(
         &format!("Deleted job {job_name}"),
         &events::CRONJOB_CONTROLLER,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cmp::Reverse;
+
+    use super::*;
+    use crate::sim::store::Store;
+    use crate::sim::{Sim, SimConfig};
+
+    #[test]
+    fn an_every_minute_cronjob_is_looked_at_within_the_minute() {
+        let store = Store::new(100);
+        store.write(|txn| {
+            let mut cj = json!({
+                "kind": "CronJob", "apiVersion": "batch/v1",
+                "metadata": {"name": "tick", "namespace": "default", "uid": "u"},
+                "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {}}},
+            });
+            txn.put(Resource::CronJobs, "default/tick", &mut cj)
+                .expect("put");
+        });
+        let queued = store.write(|txn| at_start(txn));
+        let [(Work::CronJob(key), Some(wait))] = queued.as_slice() else {
+            panic!("{queued:?}");
+        };
+        assert_eq!(&**key, "default/tick");
+        assert!(*wait <= Duration::from_millis(60_010), "{wait:?}");
+    }
+
+    #[tokio::test]
+    async fn seeded_cronjobs_are_due_at_their_next_schedule_time() {
+        let sim = Sim::start(SimConfig::with_size(40, 3, 2))
+            .await
+            .expect("sim starts");
+        let seeded = sim.shared.store.truth(Resource::CronJobs);
+        assert!(!seeded.is_empty());
+        // The nightly `0 2 * * *` (Etc/UTC) runs next at the coming 02:00.
+        let now = Timestamp::now();
+        let today = now.to_zoned(TimeZone::UTC).date();
+        let mut next = today
+            .at(2, 0, 0, 0)
+            .to_zoned(TimeZone::UTC)
+            .expect("02:00")
+            .timestamp();
+        if next <= now {
+            next += jiff::SignedDuration::from_hours(24);
+        }
+        let expected = Duration::try_from(next.duration_since(now)).expect("ahead");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let due: Vec<(String, Duration)> = {
+                let queue = sim.shared.controllers.queue.lock();
+                queue
+                    .later
+                    .iter()
+                    .filter_map(|Reverse((at, _, work))| match work {
+                        Work::CronJob(key) => Some((
+                            key.to_string(),
+                            at.saturating_duration_since(tokio::time::Instant::now()),
+                        )),
+                        _ => None,
+                    })
+                    .collect()
+            };
+            if due.len() == seeded.len() {
+                for (key, wait) in &due {
+                    assert!(seeded.contains_key(key), "{key}");
+                    assert!(
+                        wait.abs_diff(expected) < Duration::from_secs(5),
+                        "{key}: {wait:?}, not {expected:?}"
+                    );
+                }
+                break;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "seeded CronJobs never queued: {due:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        sim.shutdown().await;
+    }
 }

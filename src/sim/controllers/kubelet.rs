@@ -1,21 +1,24 @@
 //! The scheduler and the kubelets: an unscheduled pod is bound to the least loaded node that
-//! fits its nodeSelector, then its node's kubelet pulls the images and creates the
-//! containers (ContainerCreating), then starts them (Running and ready). One step per
-//! reconcile, each after a short delay.
+//! its filters allow (cordons, taints, node affinity, room for its requests), then its
+//! node's kubelet pulls the images and creates the containers (ContainerCreating), then
+//! starts them (Running and ready). One step per reconcile, each after a short delay.
 
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rand::Rng;
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::super::manifests;
 use super::super::manifests::{node_ip, pod_ip};
+use super::super::object::StoredObject;
 use super::super::resources::Resource;
-use super::super::store::{StoreError, Txn};
+use super::super::store::{Key, StoreError, Txn};
 use super::{FollowUps, STEP_DELAY, Work, decode, endpoints, events, owner_work, pods};
+use crate::index_views::describe::quantity;
 
-/// How long an unschedulable pod waits before the scheduler tries it again.
-const UNSCHEDULABLE_RETRY: Duration = Duration::from_secs(5);
 /// Pod IPs of the controllers' pods are drawn from here, clear of the seeded and churned ones.
 const POD_IP_RANGE: std::ops::Range<u64> = 4_000_000..4_194_304;
 
@@ -98,8 +101,13 @@ pub(super) fn kill(txn: &mut Txn<'_>, pod: &Value) -> Result<FollowUps, StoreErr
 }
 
 /// The next step for pod `key`.
-pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, StoreError> {
+pub(super) fn reconcile(
+    txn: &mut Txn<'_>,
+    key: &str,
+    scheduler: &mut Scheduler,
+) -> Result<FollowUps, StoreError> {
     let Some(stored) = txn.get(Resource::Pods, key) else {
+        scheduler.pending.remove(key);
         return Ok(Vec::new());
     };
     let mut pod = decode(&stored)?;
@@ -111,24 +119,14 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
     let again = vec![(Work::Pod(key.into()), Some(STEP_DELAY))];
     match progress(&pod) {
         0 => {
-            let Some(node) = pick_node(txn, &pod) else {
-                let nodes = txn.find(Resource::Nodes, |_, _| true).len();
-                let message = format!(
-                    "0/{nodes} nodes are available: {nodes} node(s) didn't match Pod's node affinity/selector. preemption: 0/{nodes} nodes are available: {nodes} Preemption is not helpful for scheduling."
-                );
-                // Written once, not at every retry: only a new reason is news.
-                if pod["status"]["conditions"][0]["message"] != message.as_str() {
-                    pod["status"]["conditions"] = json!([{
-                        "type": "PodScheduled", "status": "False", "lastProbeTime": null,
-                        "lastTransitionTime": now, "reason": "Unschedulable", "message": message,
-                    }]);
-                    txn.put(Resource::Pods, key, &mut pod)?;
-                }
-                return Ok(vec![(Work::Pod(key.into()), Some(UNSCHEDULABLE_RETRY))]);
+            let node = match scheduler.place(txn, &pod) {
+                Ok(node) => node,
+                Err(message) => return unschedulable(txn, scheduler, key, pod, &message, &now),
             };
             pod["spec"]["nodeName"] = json!(node);
             pod["status"]["conditions"] = json!([condition("PodScheduled")]);
             txn.put(Resource::Pods, key, &mut pod)?;
+            scheduler.bound(key, &node, &pod);
             let namespace = pod["metadata"]["namespace"].as_str().unwrap_or("");
             let name = pod["metadata"]["name"].as_str().unwrap_or("");
             let message = format!("Successfully assigned {namespace}/{name} to {node}");
@@ -216,7 +214,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             follow.extend(endpoints::services_selecting(txn, &pod));
             Ok(follow)
         }
-        3 | 4 => lifecycle(txn, key, pod),
+        3 | 4 => lifecycle(txn, key, pod, scheduler),
         _ => Ok(Vec::new()),
     }
 }
@@ -511,7 +509,12 @@ fn set_conditions(pod: &mut Value, now: &str) {
 
 /// A running pod's containers end, crash, wait in back-off and restart, as their plans say;
 /// the pod finishes when they all ended and none is to restart.
-fn lifecycle(txn: &mut Txn<'_>, key: &str, mut pod: Value) -> Result<FollowUps, StoreError> {
+fn lifecycle(
+    txn: &mut Txn<'_>,
+    key: &str,
+    mut pod: Value,
+    scheduler: &mut Scheduler,
+) -> Result<FollowUps, StoreError> {
     let before = pod.clone();
     let now_at = now_ms();
     let now = manifests::timestamp(manifests::now_seconds());
@@ -679,6 +682,9 @@ fn lifecycle(txn: &mut Txn<'_>, key: &str, mut pod: Value) -> Result<FollowUps, 
     if pod != before {
         txn.put(Resource::Pods, key, &mut pod)?;
     }
+    if done {
+        scheduler.finished(&node, &pod);
+    }
     let source = events::kubelet(&node);
     // An event about the pod as a whole names no field.
     let field = |path: &String| (!path.is_empty()).then(|| path.clone());
@@ -702,42 +708,500 @@ fn lifecycle(txn: &mut Txn<'_>, key: &str, mut pod: Value) -> Result<FollowUps, 
     Ok(follow)
 }
 
-/// The least loaded schedulable node whose labels satisfy the pod's nodeSelector and whose
-/// name its required node affinity allows (a DaemonSet's pods name their node so); a
-/// cordoned node only for a pod that tolerates it.
-fn pick_node(txn: &Txn<'_>, pod: &Value) -> Option<String> {
-    let selector: Vec<(&str, &str)> = pod["spec"]["nodeSelector"]
-        .as_object()
-        .map(|m| {
-            m.iter()
-                .map(|(k, v)| (k.as_str(), v.as_str().unwrap_or("")))
-                .collect()
-        })
-        .unwrap_or_default();
-    let names = required_node_names(pod);
-    let tolerates_cordon = pod["spec"]["tolerations"].as_array().is_some_and(|ts| {
-        ts.iter().any(|t| {
-            t["key"] == "node.kubernetes.io/unschedulable"
-                || (t["key"].is_null() && t["operator"] == "Exists")
-        })
-    });
-    let fits = |name: &str, node: &super::super::object::StoredObject| {
-        let cordoned = node
-            .json
-            .windows(UNSCHEDULABLE.len())
-            .any(|w| w == UNSCHEDULABLE);
-        (!cordoned || tolerates_cordon)
-            && names.as_ref().is_none_or(|n| n.iter().any(|n| n == name))
-            && selector.iter().all(|(k, v)| {
-                node.labels
-                    .iter()
-                    .any(|(lk, lv)| &**lk == *k && &**lv == *v)
+/// The scheduler's wait before it tries an unschedulable pod again: as long as the pod has
+/// been unschedulable, from a second up to ten (the real scheduler's backoff, 1s doubling
+/// to 10s). A node or a pod coming or going tries the waiting pods at once.
+const RETRY_FIRST: Duration = Duration::from_secs(1);
+const RETRY_CAP: Duration = Duration::from_secs(10);
+
+/// What the scheduler says when there is no node at all.
+const NO_NODES: &str = "no nodes available to schedule pods";
+
+/// A pod that fits no node stays Pending: PodScheduled=False (rewritten only when the
+/// reason changes), a FailedScheduling warning at every try (the recorder counts the
+/// repeats), and another try after the backoff.
+fn unschedulable(
+    txn: &mut Txn<'_>,
+    scheduler: &mut Scheduler,
+    key: &str,
+    mut pod: Value,
+    message: &str,
+    now: &str,
+) -> Result<FollowUps, StoreError> {
+    if pod["status"]["conditions"][0]["message"] != message {
+        pod["status"]["conditions"] = json!([{
+            "type": "PodScheduled", "status": "False", "lastProbeTime": null,
+            "lastTransitionTime": now, "reason": "Unschedulable", "message": message,
+        }]);
+        txn.put(Resource::Pods, key, &mut pod)?;
+    }
+    events::warning(
+        txn,
+        &pod,
+        None,
+        "FailedScheduling",
+        message,
+        &events::SCHEDULER,
+    )?;
+    scheduler.pending.insert(key.into());
+    let since = millis(&pod["status"]["conditions"][0]["lastTransitionTime"]).unwrap_or(now_ms());
+    let waited = Duration::from_millis(u64::try_from(now_ms() - since).unwrap_or(0));
+    Ok(vec![(
+        Work::Pod(key.into()),
+        Some(waited.clamp(RETRY_FIRST, RETRY_CAP)),
+    )])
+}
+
+/// CPU (millicores) and memory (thousandths of a byte): what a pod requests or what a node
+/// can hold.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Requests {
+    cpu: i128,
+    memory: i128,
+}
+
+impl Requests {
+    fn plus(self, other: Requests) -> Requests {
+        Requests {
+            cpu: self.cpu.saturating_add(other.cpu),
+            memory: self.memory.saturating_add(other.memory),
+        }
+    }
+
+    fn minus(self, other: Requests) -> Requests {
+        Requests {
+            cpu: self.cpu.saturating_sub(other.cpu),
+            memory: self.memory.saturating_sub(other.memory),
+        }
+    }
+
+    fn max(self, other: Requests) -> Requests {
+        Requests {
+            cpu: self.cpu.max(other.cpu),
+            memory: self.memory.max(other.memory),
+        }
+    }
+
+    fn from_map(map: &BTreeMap<String, Value>) -> Requests {
+        let amount = |name: &str| {
+            let text = match map.get(name) {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Number(n)) => n.to_string(),
+                _ => return 0,
+            };
+            quantity::parse(&text).map_or(0, |a| a.milli())
+        };
+        Requests {
+            cpu: amount("cpu"),
+            memory: amount("memory"),
+        }
+    }
+}
+
+/// The parts of a pod the scheduler sums, read without decoding the rest.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct PodRequests {
+    spec: PodRequestsSpec,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct PodRequestsSpec {
+    containers: Vec<ContainerRequests>,
+    init_containers: Vec<ContainerRequests>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ContainerRequests {
+    resources: ContainerResources,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ContainerResources {
+    requests: BTreeMap<String, Value>,
+}
+
+impl PodRequests {
+    /// The containers' requests added up, or the largest init container's where that is
+    /// more (init containers run one at a time, before the others), as the real scheduler
+    /// counts them.
+    fn total(&self) -> Requests {
+        let each = |cs: &[ContainerRequests]| {
+            cs.iter()
+                .map(|c| Requests::from_map(&c.resources.requests))
+                .collect::<Vec<_>>()
+        };
+        let running = each(&self.spec.containers)
+            .into_iter()
+            .fold(Requests::default(), Requests::plus);
+        each(&self.spec.init_containers)
+            .into_iter()
+            .fold(running, Requests::max)
+    }
+}
+
+fn requests_of(pod: &Value) -> Requests {
+    PodRequests::deserialize(pod)
+        .map(|r| r.total())
+        .unwrap_or_default()
+}
+
+/// A node as the scheduler's filters see it.
+struct NodeFacts {
+    labels: Arc<[(Box<str>, Box<str>)]>,
+    unschedulable: bool,
+    /// NoSchedule and NoExecute taints (PreferNoSchedule does not keep a pod off).
+    taints: Vec<(String, String, String)>,
+    /// What it can hold: cpu and memory, and pods; `None` where its status says nothing
+    /// (a node a client made without one), which keeps nothing off it.
+    allocatable: Option<(Requests, i128)>,
+}
+
+impl NodeFacts {
+    fn of(stored: &StoredObject) -> NodeFacts {
+        let node = stored.decode().unwrap_or_default();
+        let text = |v: &Value| v.as_str().unwrap_or("").to_string();
+        let taints = node["spec"]["taints"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|t| t["effect"] == "NoSchedule" || t["effect"] == "NoExecute")
+            .map(|t| (text(&t["key"]), text(&t["value"]), text(&t["effect"])))
+            .collect();
+        let allocatable = node["status"]["allocatable"].as_object().map(|a| {
+            let map: BTreeMap<String, Value> =
+                a.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            let pods = match a.get("pods") {
+                Some(Value::String(s)) => quantity::parse(s).map_or(0, |q| q.milli() / 1000),
+                Some(Value::Number(n)) => n.as_i64().map_or(0, i128::from),
+                _ => 0,
+            };
+            (Requests::from_map(&map), pods)
+        });
+        NodeFacts {
+            labels: stored.labels.clone(),
+            unschedulable: node["spec"]["unschedulable"] == true,
+            taints,
+            allocatable,
+        }
+    }
+
+    fn label(&self, key: &str) -> Option<&str> {
+        self.labels
+            .iter()
+            .find(|(k, _)| &**k == key)
+            .map(|(_, v)| &**v)
+    }
+
+    /// Why the pod may not go here whatever runs on the node, in the order of the real
+    /// scheduler's filters (unschedulable, taints, node affinity); `None` if it may.
+    fn refuses(&self, name: &str, pod: &Value) -> Option<String> {
+        let tolerations = pod["spec"]["tolerations"]
+            .as_array()
+            .map_or(&[][..], Vec::as_slice);
+        let tolerated = |key: &str, value: &str, effect: &str| {
+            tolerations.iter().any(|t| {
+                let t_key = t["key"].as_str().unwrap_or("");
+                let effect_ok = t["effect"]
+                    .as_str()
+                    .is_none_or(|e| e.is_empty() || e == effect);
+                let key_ok = t_key == key || (t_key.is_empty() && t["operator"] == "Exists");
+                let value_ok =
+                    t["operator"] == "Exists" || t["value"].as_str().unwrap_or("") == value;
+                effect_ok && key_ok && value_ok
             })
+        };
+        if self.unschedulable && !tolerated("node.kubernetes.io/unschedulable", "", "NoSchedule") {
+            return Some("node(s) were unschedulable".into());
+        }
+        if let Some((key, value, _)) = self.taints.iter().find(|(k, v, e)| !tolerated(k, v, e)) {
+            return Some(format!("node(s) had untolerated taint {{{key}: {value}}}"));
+        }
+        (!self.matches_affinity(name, pod))
+            .then(|| "node(s) didn't match Pod's node affinity/selector".into())
+    }
+
+    /// The pod's nodeSelector and its required node affinity (any one term, all of its
+    /// expressions and fields).
+    fn matches_affinity(&self, name: &str, pod: &Value) -> bool {
+        let selector_ok = pod["spec"]["nodeSelector"]
+            .as_object()
+            .is_none_or(|m| m.iter().all(|(k, v)| self.label(k) == v.as_str()));
+        let terms = &pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+            ["nodeSelectorTerms"];
+        let Some(terms) = terms.as_array() else {
+            return selector_ok;
+        };
+        let requirement = |r: &Value, actual: Option<&str>| {
+            let values: Vec<&str> = r["values"]
+                .as_array()
+                .map(|vs| vs.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let number = |s: &str| s.parse::<i64>().ok();
+            match r["operator"].as_str() {
+                Some("In") => actual.is_some_and(|a| values.contains(&a)),
+                Some("NotIn") => actual.is_none_or(|a| !values.contains(&a)),
+                Some("Exists") => actual.is_some(),
+                Some("DoesNotExist") => actual.is_none(),
+                Some("Gt") => actual
+                    .and_then(number)
+                    .zip(values.first().copied().and_then(number))
+                    .is_some_and(|(a, v)| a > v),
+                Some("Lt") => actual
+                    .and_then(number)
+                    .zip(values.first().copied().and_then(number))
+                    .is_some_and(|(a, v)| a < v),
+                _ => false,
+            }
+        };
+        let term_ok = |t: &Value| {
+            let expressions = t["matchExpressions"]
+                .as_array()
+                .map_or(&[][..], Vec::as_slice);
+            let fields = t["matchFields"].as_array().map_or(&[][..], Vec::as_slice);
+            (!expressions.is_empty() || !fields.is_empty())
+                && expressions
+                    .iter()
+                    .all(|r| requirement(r, r["key"].as_str().and_then(|k| self.label(k))))
+                && fields.iter().all(|r| {
+                    let actual = (r["key"] == "metadata.name").then_some(name);
+                    requirement(r, actual)
+                })
+        };
+        selector_ok && terms.iter().any(term_ok)
+    }
+}
+
+/// The pods on a node as the scheduler counts them.
+#[derive(Debug, Clone, Copy, Default)]
+struct Bound {
+    /// The pods the store's node index held when they were summed: when it holds another
+    /// number, pods came or went behind the scheduler's back and the node is summed again.
+    indexed: usize,
+    /// The unfinished ones, and their requests (a finished pod holds nothing).
+    live: i128,
+    used: Requests,
+}
+
+/// What the scheduler keeps between decisions, so that none reads every pod of the
+/// cluster: each node's facts, read again only when the node changes, and the requests of
+/// the pods bound to it, summed once per node (the seeded pods come bound) and then kept
+/// up to date as the scheduler binds pods and they finish.
+#[derive(Default)]
+pub(super) struct Scheduler {
+    nodes: HashMap<Key, (Arc<StoredObject>, NodeFacts)>,
+    usage: HashMap<Box<str>, Bound>,
+    /// The requests of the pods of each template (see [`template_of`]).
+    templates: HashMap<(Arc<str>, Box<str>), Requests>,
+    /// Pods that fit nowhere at their last try.
+    pending: HashSet<Key>,
+    /// Whether every node has been read and summed once (see [`Scheduler::warm`]).
+    warmed: bool,
+}
+
+impl Scheduler {
+    /// The least loaded node the pod fits, or why none: the real scheduler's message, with
+    /// every node's first failing filter counted.
+    fn place(&mut self, txn: &Txn<'_>, pod: &Value) -> Result<String, String> {
+        let wants = requests_of(pod);
+        let nodes = txn.scan(Resource::Nodes, "");
+        let mut reasons: HashMap<String, usize> = HashMap::new();
+        let (mut resolvable, mut unresolvable) = (0, 0);
+        let mut best: Option<(usize, &Key)> = None;
+        for (name, stored) in &nodes {
+            let facts = match self.nodes.get(name) {
+                Some((seen, facts)) if Arc::ptr_eq(seen, stored) => facts,
+                _ => {
+                    let facts = NodeFacts::of(stored);
+                    &self
+                        .nodes
+                        .entry(name.clone())
+                        .insert_entry((stored.clone(), facts))
+                        .into_mut()
+                        .1
+                }
+            };
+            if let Some(reason) = facts.refuses(name, pod) {
+                *reasons.entry(reason).or_default() += 1;
+                unresolvable += 1;
+                continue;
+            }
+            let bound = bound_on(&mut self.usage, &mut self.templates, txn, name);
+            let short = short_of(facts.allocatable, bound, wants);
+            if !short.is_empty() {
+                for reason in short {
+                    *reasons.entry(reason.to_string()).or_default() += 1;
+                }
+                resolvable += 1;
+                continue;
+            }
+            if best.is_none_or(|(count, _)| bound.indexed < count) {
+                best = Some((bound.indexed, name));
+            }
+        }
+        if let Some((_, name)) = best {
+            return Ok(name.to_string());
+        }
+        if nodes.is_empty() {
+            return Err(NO_NODES.into());
+        }
+        let total = nodes.len();
+        let mut preemption = HashMap::new();
+        if resolvable > 0 {
+            preemption.insert(
+                "No preemption victims found for incoming pod".to_string(),
+                resolvable,
+            );
+        }
+        if unresolvable > 0 {
+            preemption.insert(
+                "Preemption is not helpful for scheduling".to_string(),
+                unresolvable,
+            );
+        }
+        Err(format!(
+            "0/{total} nodes are available: {}. preemption: 0/{total} nodes are available: {}..",
+            histogram(&reasons),
+            histogram(&preemption)
+        ))
+    }
+
+    /// The scheduler bound pod `key` to `node`.
+    fn bound(&mut self, key: &str, node: &str, pod: &Value) {
+        self.pending.remove(key);
+        if let Some(bound) = self.usage.get_mut(node) {
+            bound.indexed += 1;
+            bound.live += 1;
+            bound.used = bound.used.plus(requests_of(pod));
+        }
+    }
+
+    /// A pod on `node` finished: what it requested is free again.
+    fn finished(&mut self, node: &str, pod: &Value) {
+        if let Some(bound) = self.usage.get_mut(node) {
+            bound.live -= 1;
+            bound.used = bound.used.minus(requests_of(pod));
+        }
+    }
+
+    /// Reads and sums up to `max` nodes not seen yet, while the controllers are idle, so
+    /// that the first decision in a large cluster does not do thousands at once (holding
+    /// the store all along); whether some are left.
+    pub(super) fn warm(&mut self, txn: &Txn<'_>, max: usize) -> bool {
+        if self.warmed {
+            return false;
+        }
+        let mut done = 0;
+        for (name, stored) in txn.scan(Resource::Nodes, "") {
+            if self.usage.contains_key(&*name) && self.nodes.contains_key(&name) {
+                continue;
+            }
+            if done == max {
+                return true;
+            }
+            bound_on(&mut self.usage, &mut self.templates, txn, &name);
+            let facts = NodeFacts::of(&stored);
+            self.nodes.insert(name, (stored, facts));
+            done += 1;
+        }
+        self.warmed = true;
+        false
+    }
+
+    /// Room may have been made (a node came or changed, a pod went): the waiting pods try
+    /// again now.
+    pub(super) fn retry(&mut self) -> FollowUps {
+        self.pending
+            .drain()
+            .map(|key| (Work::Pod(key), None))
+            .collect()
+    }
+}
+
+/// The pods on `node`, summed again if the store's index holds another number of them.
+fn bound_on(
+    usage: &mut HashMap<Box<str>, Bound>,
+    templates: &mut HashMap<(Arc<str>, Box<str>), Requests>,
+    txn: &Txn<'_>,
+    node: &str,
+) -> Bound {
+    let indexed = txn.pod_count_on_node(node);
+    if let Some(bound) = usage.get(node).filter(|b| b.indexed == indexed) {
+        return *bound;
+    }
+    let mut bound = Bound {
+        indexed,
+        ..Bound::default()
     };
-    txn.find(Resource::Nodes, fits)
-        .into_iter()
-        .min_by_key(|node| txn.pod_count_on_node(node))
-        .map(|node| node.to_string())
+    for key in txn.pods_on_node(node) {
+        let Some(stored) = txn.get(Resource::Pods, &key) else {
+            continue;
+        };
+        if matches!(stored.fields.phase.as_deref(), Some("Succeeded" | "Failed")) {
+            continue;
+        }
+        bound.live += 1;
+        let requests = || {
+            serde_json::from_slice::<PodRequests>(&stored.json)
+                .map(|r| r.total())
+                .unwrap_or_default()
+        };
+        let used = match template_of(&stored) {
+            Some(template) => *templates.entry(template).or_insert_with(requests),
+            None => requests(),
+        };
+        bound.used = bound.used.plus(used);
+    }
+    usage.insert(node.into(), bound);
+    bound
+}
+
+/// What makes pods ask for the same: their controller and the hash of the template (or
+/// revision) they were made from. A pod's requests cannot change, so the pods of one
+/// template are read once, not each of the 150,000 of a large cluster.
+fn template_of(stored: &StoredObject) -> Option<(Arc<str>, Box<str>)> {
+    let owner = stored.controller_uid.clone()?;
+    let hash = stored.labels.iter().find(|(k, _)| {
+        matches!(
+            &**k,
+            "pod-template-hash" | "controller-revision-hash" | "batch.kubernetes.io/controller-uid"
+        )
+    })?;
+    Some((owner, hash.1.clone()))
+}
+
+/// What the node lacks for the pod (the pod count first, then cpu and memory, as the real
+/// NodeResourcesFit reports them).
+fn short_of(
+    allocatable: Option<(Requests, i128)>,
+    bound: Bound,
+    wants: Requests,
+) -> Vec<&'static str> {
+    let Some((room, pods)) = allocatable else {
+        return Vec::new();
+    };
+    let mut short = Vec::new();
+    if bound.live + 1 > pods {
+        short.push("Too many pods");
+    }
+    if wants.cpu > 0 && wants.cpu > room.cpu - bound.used.cpu {
+        short.push("Insufficient cpu");
+    }
+    if wants.memory > 0 && wants.memory > room.memory - bound.used.memory {
+        short.push("Insufficient memory");
+    }
+    short
+}
+
+/// `count reason` for each reason, sorted as text and joined, as the scheduler's message
+/// lists them.
+fn histogram(counts: &HashMap<String, usize>) -> String {
+    let mut each: Vec<String> = counts.iter().map(|(r, c)| format!("{c} {r}")).collect();
+    each.sort();
+    each.join(", ")
 }
 
 /// The node names a pod's required node affinity allows through `metadata.name` fields, if
@@ -756,5 +1220,39 @@ pub(super) fn required_node_names(pod: &Value) -> Option<Vec<String>> {
     (!names.is_empty()).then_some(names)
 }
 
-/// How a cordoned node's spec reads in its JSON.
-const UNSCHEDULABLE: &[u8] = b"\"unschedulable\":true";
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn init_containers_count_as_the_largest_of_them() {
+        let pod = json!({"spec": {
+            "containers": [
+                {"resources": {"requests": {"cpu": "250m", "memory": "64Mi"}}},
+                {"resources": {"requests": {"cpu": 1, "memory": "64Mi"}}},
+            ],
+            "initContainers": [
+                {"resources": {"requests": {"cpu": "2", "memory": "1Mi"}}},
+                {"resources": {"requests": {"cpu": "500m"}}},
+            ],
+        }});
+        let requests = requests_of(&pod);
+        assert_eq!(requests.cpu, 2_000);
+        assert_eq!(requests.memory, 128 * 1024 * 1024 * 1000);
+    }
+
+    #[test]
+    fn reasons_are_listed_as_sorted_text() {
+        let counts = HashMap::from([
+            (
+                "node(s) didn't match Pod's node affinity/selector".to_string(),
+                2988,
+            ),
+            ("Insufficient cpu".to_string(), 12),
+        ]);
+        assert_eq!(
+            histogram(&counts),
+            "12 Insufficient cpu, 2988 node(s) didn't match Pod's node affinity/selector"
+        );
+    }
+}

@@ -46,6 +46,10 @@ const MAX_PENDING: usize = 20_000;
 /// burst is 500); the rest follow in the next reconciles.
 const BURST: usize = 500;
 
+/// How many nodes the scheduler sums at a time while the controllers are idle (a few
+/// milliseconds of the store's lock).
+const WARM_BATCH: usize = 50;
+
 /// One thing to reconcile.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Work {
@@ -61,7 +65,8 @@ enum Work {
     Pod(Key),
     /// The garbage collector's foreground deletion of an owner.
     Foreground(Resource, Key),
-    /// A node came, changed or went: every DaemonSet looks again.
+    /// A node came, changed or went: every DaemonSet looks again, and the pods waiting
+    /// for room try again.
     Nodes,
     /// The namespace controller's work for a namespace (named by its key).
     Namespace(Key),
@@ -85,6 +90,8 @@ pub(crate) struct Controllers {
     wake: Notify,
     /// Deployments a client wrote, which the churn must leave to these controllers.
     adopted: Arc<RwLock<HashSet<Key>>>,
+    /// What the scheduler knows of the nodes and the pods bound to them.
+    scheduler: Mutex<kubelet::Scheduler>,
 }
 
 impl Default for Controllers {
@@ -94,6 +101,7 @@ impl Default for Controllers {
             queue: Mutex::default(),
             wake: Notify::new(),
             adopted: Arc::default(),
+            scheduler: Mutex::default(),
         }
     }
 }
@@ -193,7 +201,9 @@ impl Controllers {
         if !self.enabled.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let follow = kubelet::kill(txn, pod)?;
+        let mut follow = kubelet::kill(txn, pod)?;
+        // Its room is free: the pods waiting for some try again.
+        follow.extend(self.scheduler.lock().retry());
         self.push(follow);
         Ok(())
     }
@@ -257,6 +267,8 @@ type FollowUps = Vec<(Work, Option<Duration>)>;
 /// The controllers' task: reconciles what the queue holds until the sim shuts down.
 pub(crate) async fn run(shared: Arc<Shared>) {
     let controllers = &shared.controllers;
+    // The seeded CronJobs follow their schedules from the start, as on a running cluster.
+    controllers.push(shared.store.write(|txn| cronjob::at_start(txn)));
     loop {
         match controllers.next() {
             Ok(work) => {
@@ -266,13 +278,20 @@ pub(crate) async fn run(shared: Arc<Shared>) {
                     {
                         controllers.adopted.write().remove(key);
                     }
-                    reconcile(txn, &work)
+                    reconcile(txn, &work, &mut controllers.scheduler.lock())
                 });
                 controllers.push(follow);
                 // One reconcile per turn, so a burst never holds the runtime.
                 tokio::task::yield_now().await;
             }
             Err(due) => {
+                if shared
+                    .store
+                    .write(|txn| controllers.scheduler.lock().warm(txn, WARM_BATCH))
+                {
+                    tokio::task::yield_now().await;
+                    continue;
+                }
                 let sleep = async {
                     match due {
                         Some(at) => tokio::time::sleep_until(at).await,
@@ -289,7 +308,7 @@ pub(crate) async fn run(shared: Arc<Shared>) {
     }
 }
 
-fn reconcile(txn: &mut Txn<'_>, work: &Work) -> FollowUps {
+fn reconcile(txn: &mut Txn<'_>, work: &Work, scheduler: &mut kubelet::Scheduler) -> FollowUps {
     let result = match work {
         Work::Deployment(key) => deployment::reconcile(txn, key),
         Work::ReplicaSet(key) => replicaset::reconcile(txn, key),
@@ -298,7 +317,7 @@ fn reconcile(txn: &mut Txn<'_>, work: &Work) -> FollowUps {
         Work::Job(key) => job::reconcile(txn, key),
         Work::CronJob(key) => cronjob::reconcile(txn, key),
         Work::Service(key) => endpoints::reconcile(txn, key),
-        Work::Pod(key) => kubelet::reconcile(txn, key),
+        Work::Pod(key) => kubelet::reconcile(txn, key, scheduler),
         Work::Foreground(resource, key) => {
             let mut follow = Vec::new();
             let mut on_pod = |txn: &mut Txn<'_>, pod: &serde_json::Value| {
@@ -309,10 +328,12 @@ fn reconcile(txn: &mut Txn<'_>, work: &Work) -> FollowUps {
             done.map(|()| follow)
         }
         Work::Namespace(name) => namespace::reconcile(txn, name),
+        // Every DaemonSet looks again, and the pods that fit nowhere try again.
         Work::Nodes => Ok(txn
             .scan(Resource::DaemonSets, "")
             .into_iter()
             .map(|(k, _)| (Work::DaemonSet(k), None))
+            .chain(scheduler.retry())
             .collect()),
     };
     result.unwrap_or_else(|e| {

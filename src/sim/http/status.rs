@@ -255,7 +255,9 @@ impl ApiError {
         .with_details(json!({}))
     }
 
-    /// 422 with one field cause, as validation failures look.
+    /// 422 with one field cause, as validation failures look. `kind` is group-qualified
+    /// (`Deployment.apps`) outside the core group, as the server names it in the message;
+    /// the details carry the kind and the group apart.
     pub fn invalid(kind: &str, name: &str, field: &str, cause: &str, detail: &str) -> Self {
         let (reason, short) = match cause {
             "FieldValueRequired" => (cause, "Required value"),
@@ -273,11 +275,8 @@ impl ApiError {
         } else {
             format!("{short}: {detail}")
         };
-        Self::new(422, "Invalid", message).with_details(json!({
-            "name": name,
-            "kind": kind,
-            "causes": [{"reason": reason, "message": cause_message, "field": field}]
-        }))
+        let causes = json!([{"reason": reason, "message": cause_message, "field": field}]);
+        Self::new(422, "Invalid", message).with_details(invalid_details(kind, name, causes))
     }
 
     /// 422 with every field error, as validation of a custom resource or a CRD reports
@@ -299,8 +298,12 @@ impl ApiError {
                 json!({"reason": e.reason, "message": message, "field": e.field})
             })
             .collect();
-        Self::new(422, "Invalid", format!("{kind} \"{name}\" is invalid: {listed}"))
-            .with_details(json!({"name": name, "group": kind.split_once('.').map_or("", |(_, g)| g), "kind": kind.split_once('.').map_or(kind, |(k, _)| k), "causes": causes}))
+        Self::new(
+            422,
+            "Invalid",
+            format!("{kind} \"{name}\" is invalid: {listed}"),
+        )
+        .with_details(invalid_details(kind, name, json!(causes)))
     }
 
     pub fn too_many_requests() -> Self {
@@ -361,6 +364,17 @@ impl ApiError {
         }
         status
     }
+}
+
+/// A 422's details: `Kind.group` split into its kind and group (which the server leaves out
+/// in the core group).
+fn invalid_details(kind: &str, name: &str, causes: Value) -> Value {
+    let (kind, group) = kind.split_once('.').unwrap_or((kind, ""));
+    let mut details = json!({"name": name, "kind": kind, "causes": causes});
+    if !group.is_empty() {
+        details["group"] = json!(group);
+    }
+    details
 }
 
 impl From<StoreError> for ApiError {

@@ -69,6 +69,7 @@ pub(super) fn update_existing(
     };
     defaults::normalize(resource, &mut value);
     validate::validate(resource, name, &value)?;
+    validate::validate_update(resource, name, current, &value)?;
     // A CRD's scope decides its objects' keys: the real server refuses to change it.
     if resource == Resource::CustomResourceDefinitions
         && value["spec"]["scope"] != current["spec"]["scope"]

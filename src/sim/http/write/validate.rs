@@ -97,7 +97,7 @@ pub(super) fn validate_name(resource: Resource, name: &str) -> Result<(), ApiErr
         "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"
     };
     Err(ApiError::invalid(
-        resource.kind(),
+        &qualified_kind(resource),
         name,
         "metadata.name",
         "FieldValueInvalid",
@@ -108,8 +108,8 @@ pub(super) fn validate_name(resource: Resource, name: &str) -> Result<(), ApiErr
 /// The per-kind validation the real server would fail with 422.
 pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<(), ApiError> {
     validate_name(resource, name)?;
-    let required =
-        |field: &str| ApiError::invalid(resource.kind(), name, field, "FieldValueRequired", "");
+    let kind = qualified_kind(resource);
+    let required = |field: &str| ApiError::invalid(&kind, name, field, "FieldValueRequired", "");
     match resource {
         Resource::Pods => {
             let containers = value["spec"]["containers"]
@@ -129,25 +129,28 @@ pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<
         | Resource::ReplicaSets
         | Resource::StatefulSets
         | Resource::DaemonSets => {
-            let selector = value["spec"]["selector"]["matchLabels"]
-                .as_object()
-                .ok_or_else(|| required("spec.selector"))?;
-            if selector.is_empty() {
+            let selector = &value["spec"]["selector"];
+            if !selector.is_object() {
+                return Err(required("spec.selector"));
+            }
+            let (match_labels, expressions) = selector_parts(selector);
+            if match_labels.is_empty() && expressions.is_empty() {
                 return Err(ApiError::invalid(
-                    resource.kind(),
+                    &kind,
                     name,
                     "spec.selector",
                     "FieldValueInvalid",
                     &format!(
-                        "v1.LabelSelector{{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}}: empty selector is invalid for {}",
+                        "{}: empty selector is invalid for {}",
+                        go_selector(selector),
                         resource.singular()
                     ),
                 ));
             }
             let labels = &value["spec"]["template"]["metadata"]["labels"];
-            if selector.iter().any(|(k, v)| &labels[k] != v) {
+            if !selector_matches(selector, labels) {
                 return Err(ApiError::invalid(
-                    resource.kind(),
+                    &kind,
                     name,
                     "spec.template.metadata.labels",
                     "FieldValueInvalid",
@@ -170,7 +173,7 @@ pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<
                 .unwrap_or("Always");
             if policy != "OnFailure" && policy != "Never" {
                 return Err(ApiError::invalid(
-                    resource.kind(),
+                    &kind,
                     name,
                     "spec.template.spec.restartPolicy",
                     "FieldValueNotSupported",
@@ -185,7 +188,7 @@ pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<
             }
             if let Err(e) = crate::sim::controllers::cronjob::parse_schedule(schedule) {
                 return Err(ApiError::invalid(
-                    resource.kind(),
+                    &kind,
                     name,
                     "spec.schedule",
                     "FieldValueInvalid",
@@ -203,7 +206,7 @@ pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<
             });
             if let Some((key, _)) = not_base64 {
                 return Err(ApiError::invalid(
-                    resource.kind(),
+                    &kind,
                     name,
                     &format!("data[{key}]"),
                     "FieldValueInvalid",
@@ -238,10 +241,126 @@ pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<
     Ok(())
 }
 
+/// The kind as the server names it in a 422: `Deployment.apps`, or `Pod` in the core group.
+fn qualified_kind(resource: Resource) -> String {
+    match resource.group() {
+        "" => resource.kind().to_string(),
+        group => format!("{}.{group}", resource.kind()),
+    }
+}
+
+/// The checks of an update that depend on the stored object: a workload's selector cannot
+/// change (its pods would be orphaned), which the real server refuses.
+pub(super) fn validate_update(
+    resource: Resource,
+    name: &str,
+    current: &Value,
+    value: &Value,
+) -> Result<(), ApiError> {
+    let immutable = matches!(
+        resource,
+        Resource::Deployments
+            | Resource::ReplicaSets
+            | Resource::StatefulSets
+            | Resource::DaemonSets
+            | Resource::Jobs
+    );
+    let (before, after) = (&current["spec"]["selector"], &value["spec"]["selector"]);
+    if !immutable || selector_parts(before) == selector_parts(after) {
+        return Ok(());
+    }
+    let kind = qualified_kind(resource);
+    // A StatefulSet's spec is immutable but for a few fields, and the server says so.
+    if resource == Resource::StatefulSets {
+        return Err(ApiError::invalid(
+            &kind,
+            name,
+            "spec",
+            "FieldValueForbidden",
+            "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+        ));
+    }
+    Err(ApiError::invalid(
+        &kind,
+        name,
+        "spec.selector",
+        "FieldValueInvalid",
+        &format!("{}: field is immutable", go_selector(after)),
+    ))
+}
+
+/// A label selector's matchLabels and matchExpressions, absent ones as empty.
+fn selector_parts(selector: &Value) -> (serde_json::Map<String, Value>, Vec<Value>) {
+    (
+        selector["matchLabels"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
+        selector["matchExpressions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default(),
+    )
+}
+
+/// Whether `labels` satisfy every term of `selector` (its labels and expressions).
+fn selector_matches(selector: &Value, labels: &Value) -> bool {
+    let (match_labels, expressions) = selector_parts(selector);
+    match_labels.iter().all(|(k, v)| &labels[k] == v)
+        && expressions.iter().all(|e| {
+            let key = e["key"].as_str().unwrap_or("");
+            let value = &labels[key];
+            let listed = e["values"].as_array().is_some_and(|vs| vs.contains(value));
+            match e["operator"].as_str() {
+                Some("In") => listed,
+                Some("NotIn") => !listed,
+                Some("Exists") => !value.is_null(),
+                Some("DoesNotExist") => value.is_null(),
+                _ => false,
+            }
+        })
+}
+
+/// A label selector as Go's `%#v` prints a `v1.LabelSelector`, as the server's messages
+/// quote it.
+fn go_selector(selector: &Value) -> String {
+    let labels = match &selector["matchLabels"] {
+        Value::Null => "map[string]string(nil)".to_string(),
+        labels => go_string_map(labels),
+    };
+    let expressions = match selector["matchExpressions"].as_array() {
+        None => "[]v1.LabelSelectorRequirement(nil)".to_string(),
+        Some(list) => {
+            let each: Vec<String> = list
+                .iter()
+                .map(|e| {
+                    let values = match e["values"].as_array() {
+                        None => "[]string(nil)".to_string(),
+                        Some(vs) => {
+                            let quoted: Vec<String> = vs
+                                .iter()
+                                .map(|v| format!("{:?}", v.as_str().unwrap_or("")))
+                                .collect();
+                            format!("[]string{{{}}}", quoted.join(", "))
+                        }
+                    };
+                    format!(
+                        "v1.LabelSelectorRequirement{{Key:{:?}, Operator:{:?}, Values:{values}}}",
+                        e["key"].as_str().unwrap_or(""),
+                        e["operator"].as_str().unwrap_or("")
+                    )
+                })
+                .collect();
+            format!("[]v1.LabelSelectorRequirement{{{}}}", each.join(", "))
+        }
+    };
+    format!("v1.LabelSelector{{MatchLabels:{labels}, MatchExpressions:{expressions}}}")
+}
+
 /// A label map as Go's `%#v` prints a `map[string]string`, keys sorted, as the server's
 /// messages quote it.
 fn go_string_map(labels: &Value) -> String {
-    let Some(map) = labels.as_object().filter(|m| !m.is_empty()) else {
+    let Some(map) = labels.as_object() else {
         return "map[string]string(nil)".to_string();
     };
     let mut pairs: Vec<(&String, &Value)> = map.iter().collect();
