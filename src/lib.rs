@@ -7,6 +7,7 @@ pub mod duration;
 pub mod index_views;
 pub mod informers;
 pub mod logging;
+pub(crate) mod quantity;
 pub mod resources;
 pub mod sim;
 pub mod ui;

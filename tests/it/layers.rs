@@ -11,11 +11,15 @@ use crate::common::tools;
 /// What each top-level module of `src/` may import from the crate, besides itself.
 const ALLOWED: &[(&str, &[&str])] = &[
     ("duration", &[]),
+    ("quantity", &[]),
     ("logging", &[]),
     ("informers", &[]),
     ("resources", &["informers"]),
     ("client", &["informers", "resources", "duration"]),
-    ("index_views", &["informers", "resources", "client"]),
+    (
+        "index_views",
+        &["informers", "resources", "client", "quantity"],
+    ),
     (
         "config",
         &["index_views", "informers", "resources", "duration"],
@@ -32,7 +36,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     // The demo's Widget controller runs kscope's informers and workqueue inside the sim.
-    ("sim", &["duration", "informers"]),
+    ("sim", &["duration", "informers", "quantity"]),
     (
         "ui",
         &[

@@ -312,7 +312,7 @@ pub(super) fn stateful_set(ctx: &Ctx<'_>, out: &mut Out, sts: &StatefulSet) {
                 .as_ref()
                 .and_then(|r| r.requests.as_ref())
                 .and_then(|r| r.get("storage"))
-                .map_or("<default>".to_owned(), |q| super::quantity::canonical(&q.0));
+                .map_or("<default>".to_owned(), |q| crate::quantity::canonical(&q.0));
             out.w(1, &format!("Capacity:\t{capacity}\n"));
             out.w(
                 1,

@@ -11,7 +11,6 @@ mod apps;
 mod generic;
 mod node;
 mod pod;
-pub(crate) mod quantity;
 mod service;
 mod writer;
 

@@ -7,9 +7,9 @@ use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Node, Pod};
 
 use super::pod::sorted_resources;
-use super::quantity::{self, Amount, Format};
 use super::writer::Out;
 use super::{Ctx, annotations, labels, rfc1123z};
+use crate::quantity::{self, Amount, Format};
 
 const ROLE_PREFIX: &str = "node-role.kubernetes.io/";
 

@@ -9,12 +9,12 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::quantity::{self, Amount};
 use super::writer::Out;
 use super::{
     Ctx, annotations, controller, format_selector, go_bool, go_bool_ptr, labels,
     name_and_namespace, or_none, rfc1123z, title_bool,
 };
+use crate::quantity::{self, Amount};
 
 pub(super) fn pod(ctx: &Ctx<'_>, out: &mut Out, pod: &Pod) {
     let meta = &pod.metadata;
