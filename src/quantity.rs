@@ -1,6 +1,6 @@
 //! Kubernetes resource quantities (`250m`, `512Mi`, `1.5`, `2e3`), exactly, in thousandths:
 //! enough to print them in the canonical form the API server and kubectl print, and to add
-//! them up for a node's allocated resources (describe) and for what fits on it (the sim's scheduler).
+//! them up: a node's allocated resources (describe), what fits on it (the sim's scheduler).
 
 use std::fmt;
 
