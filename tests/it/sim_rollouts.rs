@@ -316,3 +316,45 @@ async fn a_rollout_past_its_progress_deadline_fails_rollout_status() {
     let message = c["message"].as_str().unwrap_or_default();
     assert!(message.ends_with("has timed out progressing."), "{message}");
 }
+
+/// A pod counts as available only once it has been Ready for minReadySeconds: the
+/// ReplicaSet and the Deployment say ready before they say available, and the rollout
+/// completes once they do.
+#[tokio::test]
+async fn min_ready_seconds_holds_availability_back() {
+    let Some(fx) = Kubectl::start("rollouts-min-ready").await else {
+        return;
+    };
+    let manifest = fx.file(
+        "slow.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: slow, namespace: default}\n\
+         spec:\n  replicas: 2\n  minReadySeconds: 6\n  selector: {matchLabels: {app: slow}}\n\
+         \x20 template:\n    metadata: {labels: {app: slow}}\n\
+         \x20   spec: {containers: [{name: app, image: nginx:1.27}]}\n",
+    );
+    fx.ok(&["apply", "-f", &manifest]).await;
+    let deadline = Instant::now() + BOUND;
+    let ready_first = loop {
+        let status = get(&fx, "deploy/slow").await["status"].clone();
+        if status["readyReplicas"] == 2 {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "never ready: {status:#}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_ne!(
+        ready_first["availableReplicas"], 2,
+        "available as soon as ready: {ready_first:#}"
+    );
+    fx.ok(&[
+        "rollout",
+        "status",
+        "deploy/slow",
+        "-n",
+        "default",
+        "--timeout=30s",
+    ])
+    .await;
+    let status = get(&fx, "deploy/slow").await["status"].clone();
+    assert_eq!(status["availableReplicas"], 2, "{status:#}");
+}

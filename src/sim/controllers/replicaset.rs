@@ -82,11 +82,17 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         }
     }
     let ready = pods.iter().filter(|(_, p)| kubelet::is_ready(p)).count();
+    let min_ready = rs["spec"]["minReadySeconds"].as_i64().unwrap_or(0);
+    let (available, soonest) = availability(pods.iter().map(|(_, p)| p), min_ready);
+    if let Some(wait) = soonest {
+        // Looked at again when the next ready pod has been ready long enough.
+        follow.push((Work::ReplicaSet(key.into()), Some(wait)));
+    }
     let status = json!({
         "replicas": pods.len(),
         "fullyLabeledReplicas": pods.len(),
         "readyReplicas": ready,
-        "availableReplicas": ready,
+        "availableReplicas": available,
         "observedGeneration": rs["metadata"]["generation"].as_u64().unwrap_or(1),
     });
     let current = txn
@@ -100,6 +106,34 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         follow.push((Work::Deployment(owner), None));
     }
     Ok(follow)
+}
+
+/// How many of `pods` are available: Ready for at least `min_ready` seconds (the ReplicaSet's
+/// minReadySeconds), by their Ready condition's transition time; and how long until the next
+/// ready one is, if one is not yet.
+fn availability<'a>(
+    pods: impl Iterator<Item = &'a Value>,
+    min_ready: i64,
+) -> (usize, Option<std::time::Duration>) {
+    let now = jiff::Timestamp::now().as_second();
+    let mut available = 0;
+    let mut soonest: Option<i64> = None;
+    for pod in pods.filter(|p| kubelet::is_ready(p)) {
+        let since = pod["status"]["conditions"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["type"] == "Ready"))
+            .and_then(|c| c["lastTransitionTime"].as_str())
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+            .map_or(now, |t| t.as_second());
+        let left = since + min_ready - now;
+        if min_ready <= 0 || left <= 0 {
+            available += 1;
+        } else {
+            soonest = Some(soonest.map_or(left, |s| s.min(left)));
+        }
+    }
+    let wait = soonest.map(|s| std::time::Duration::from_secs(s.unsigned_abs()));
+    (available, wait)
 }
 
 /// The live pods of ReplicaSet `key` (controller uid `uid`) in its namespace, after it
