@@ -7,7 +7,7 @@
 //! replacement of a seeded pod deleted from under it is here too. Both the HTTP writes and
 //! the churn delete through here.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
 use rand::Rng;
@@ -111,47 +111,22 @@ fn scope(resource: Resource, key: &str) -> String {
     }
 }
 
-/// The objects within `scope` that may name one of `owners` in their ownerReferences (see
-/// [`verdict`] for the check): those it controls are found by the controller uid kept with
-/// each object, the others by their JSON naming its uid. Not searched, to keep a cascade
-/// through thousands of pods to a few passes over one namespace: Events (which outnumber the
-/// rest, name pods' uids and own nothing), and pods' JSON when the owners are pods or
-/// cluster-scoped (a node's delete would read every pod).
+/// The served objects within `scope` whose ownerReferences name one of `owners`, by resource
+/// then key (from the store's owner index; [`verdict`] then reads the references
+/// themselves). Events are left out: nothing owns them.
 fn dependents(txn: &Txn<'_>, scope: &str, owners: &[Owner]) -> Vec<(Resource, Key)> {
-    let uids: HashSet<&str> = owners.iter().map(|o| &*o.uid).collect();
-    let only_pods = owners.iter().all(|o| o.resource == Resource::Pods);
-    let mut found = Vec::new();
-    for r in txn
+    let served: HashSet<Resource> = txn
         .served()
         .into_iter()
         .filter(|r| scope.is_empty() || r.namespaced())
         .filter(|r| !matches!(*r, Resource::Events | Resource::EventsV1))
-    {
-        let skip_json = r == Resource::Pods && (only_pods || scope.is_empty());
-        found.extend(
-            txn.scan(r, scope)
-                .into_iter()
-                .filter(|(_, o)| {
-                    o.controller_uid
-                        .as_deref()
-                        .is_some_and(|c| uids.contains(c))
-                        || (!skip_json && names_uid(&o.json, &uids))
-                })
-                .map(|(k, _)| (r, k)),
-        );
-    }
-    found
-}
-
-/// Whether `json` has a `"uid":"…"` member naming one of `uids` (the object's own, an owner's,
-/// or another reference's: [`verdict`] tells them apart).
-fn names_uid(json: &[u8], uids: &HashSet<&str>) -> bool {
-    const UID: &[u8] = b"\"uid\":\"";
-    memchr::memmem::find_iter(json, UID).any(|at| {
-        let rest = &json[at + UID.len()..];
-        let end = memchr::memchr(b'"', rest).unwrap_or(rest.len());
-        std::str::from_utf8(&rest[..end]).is_ok_and(|uid| uids.contains(uid))
-    })
+        .collect();
+    let found: BTreeSet<(Resource, Key)> = owners
+        .iter()
+        .flat_map(|owner| txn.dependents_of(&owner.uid))
+        .filter(|(r, k)| served.contains(r) && k.starts_with(scope))
+        .collect();
+    found.into_iter().collect()
 }
 
 /// What the collector does with an object that may depend on the owners in `gone`.

@@ -32,6 +32,9 @@ pub struct StoredObject {
     pub uid: Arc<str>,
     /// UID of the controlling owner (ownerReferences with controller=true), for cascades.
     pub controller_uid: Option<Arc<str>>,
+    /// The UIDs of all its owners (every ownerReference), so that the garbage collector
+    /// finds an owner's dependents without reading every object's JSON.
+    pub owner_uids: Arc<[Arc<str>]>,
 }
 
 impl StoredObject {
@@ -51,11 +54,21 @@ impl StoredObject {
                     .collect()
             })
             .unwrap_or_default();
-        let controller_uid = meta["ownerReferences"].as_array().and_then(|refs| {
-            refs.iter()
-                .find(|r| r["controller"].as_bool() == Some(true))
-                .and_then(|r| r["uid"].as_str().map(Arc::from))
-        });
+        let references = meta["ownerReferences"]
+            .as_array()
+            .map_or(&[][..], Vec::as_slice);
+        let controller_uid: Option<Arc<str>> = references
+            .iter()
+            .find(|r| r["controller"].as_bool() == Some(true))
+            .and_then(|r| r["uid"].as_str().map(Arc::from));
+        let owner_uids = references
+            .iter()
+            .filter_map(|r| r["uid"].as_str())
+            .map(|uid| match &controller_uid {
+                Some(controller) if **controller == *uid => controller.clone(),
+                _ => Arc::from(uid),
+            })
+            .collect();
         Ok(Self {
             json,
             rv_span,
@@ -67,6 +80,7 @@ impl StoredObject {
             },
             uid: meta["uid"].as_str().map(Arc::from).unwrap_or_default(),
             controller_uid,
+            owner_uids,
         })
     }
 
@@ -87,6 +101,7 @@ impl StoredObject {
             fields,
             uid,
             controller_uid: like.controller_uid.clone(),
+            owner_uids: like.owner_uids.clone(),
         }
     }
 
@@ -109,6 +124,7 @@ impl StoredObject {
             fields: self.fields.clone(),
             uid: self.uid.clone(),
             controller_uid: self.controller_uid.clone(),
+            owner_uids: self.owner_uids.clone(),
         })
     }
 
@@ -177,6 +193,7 @@ impl StoredObject {
             fields,
             uid: self.uid.clone(),
             controller_uid: self.controller_uid.clone(),
+            owner_uids: self.owner_uids.clone(),
         })
     }
 

@@ -181,9 +181,44 @@ struct State {
     /// Live pods by `spec.nodeName`, so that a drain finds a node's pods without a scan of
     /// every pod.
     pods_by_node: HashMap<Box<str>, BTreeSet<Key>>,
+    /// Live objects by the uid of each owner they name, so that the garbage collector finds
+    /// an owner's dependents without a scan of every object in its namespace.
+    dependents: HashMap<Arc<str>, BTreeSet<(Resource, Key)>>,
 }
 
 impl State {
+    /// Moves `key` of `resource` in the owner index from the owners of `before` to those of
+    /// `after`.
+    fn index_owners(
+        &mut self,
+        resource: Resource,
+        key: &Key,
+        before: Option<&StoredObject>,
+        after: Option<&StoredObject>,
+    ) {
+        fn owners(o: Option<&StoredObject>) -> &[Arc<str>] {
+            o.map_or(&[], |o| &o.owner_uids)
+        }
+        let (old, new) = (owners(before), owners(after));
+        if old == new {
+            return;
+        }
+        for uid in old.iter().filter(|uid| !new.contains(uid)) {
+            if let Some(keys) = self.dependents.get_mut(uid) {
+                keys.remove(&(resource, key.clone()));
+                if keys.is_empty() {
+                    self.dependents.remove(uid);
+                }
+            }
+        }
+        for uid in new.iter().filter(|uid| !old.contains(uid)) {
+            self.dependents
+                .entry(uid.clone())
+                .or_default()
+                .insert((resource, key.clone()));
+        }
+    }
+
     /// Moves `key` in the node index from the node of `before` to the node of `after`.
     fn index_pod(
         &mut self,
@@ -288,6 +323,7 @@ impl Store {
                 log: VecDeque::new(),
                 history_limit: history_limit.max(1),
                 pods_by_node: HashMap::new(),
+                dependents: HashMap::new(),
             }),
             changes,
         }
@@ -302,6 +338,7 @@ impl Store {
             if resource == Resource::Pods {
                 state.index_pod(&key, None, Some(&object));
             }
+            state.index_owners(resource, &key, None, Some(&object));
             state.table_mut(resource).insert(
                 key,
                 Chain(SmallVec::from_buf([Version {
@@ -560,6 +597,16 @@ impl Txn<'_> {
             .collect()
     }
 
+    /// The live objects naming `uid` in their ownerReferences, by resource then key, served
+    /// or not.
+    pub fn dependents_of(&self, uid: &str) -> Vec<(Resource, Key)> {
+        self.state
+            .dependents
+            .get(uid)
+            .map(|keys| keys.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
     /// Keys of the live pods on `node`, in key order.
     pub fn pods_on_node(&self, node: &str) -> Vec<Key> {
         self.state
@@ -722,6 +769,7 @@ impl Txn<'_> {
         if resource == Resource::Pods {
             state.index_pod(&key, previous.as_deref(), version.as_deref());
         }
+        state.index_owners(resource, &key, previous.as_deref(), version.as_deref());
         state.log.push_back(Arc::new(Event {
             rv,
             resource,
@@ -752,6 +800,53 @@ mod tests {
                 v["metadata"]["name"].as_str().unwrap().to_string()
             })
             .collect()
+    }
+
+    #[test]
+    fn the_owner_index_follows_every_write() {
+        let store = Store::new(100);
+        let owned = |name: &str, owners: &[&str]| {
+            let refs: Vec<Value> = owners
+                .iter()
+                .map(|uid| json!({"apiVersion": "v1", "kind": "Pod", "name": "x", "uid": uid}))
+                .collect();
+            let mut cm = json!({"kind": "ConfigMap", "apiVersion": "v1",
+                "metadata": {"name": name, "namespace": "ns", "ownerReferences": refs}});
+            if owners.is_empty() {
+                cm["metadata"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("ownerReferences");
+            }
+            cm
+        };
+        let of = |uid: &str| {
+            store.write(|t| {
+                t.dependents_of(uid)
+                    .into_iter()
+                    .map(|(_, k)| k.to_string())
+                    .collect::<Vec<_>>()
+            })
+        };
+        store.write(|t| {
+            t.put(Resource::ConfigMaps, "ns/a", &mut owned("a", &["u1", "u2"]))
+                .unwrap();
+            t.put(Resource::ConfigMaps, "ns/b", &mut owned("b", &["u1"]))
+                .unwrap();
+        });
+        assert_eq!(of("u1"), ["ns/a", "ns/b"]);
+        assert_eq!(of("u2"), ["ns/a"]);
+        // A reference dropped, then the last one: the index lets go of the key.
+        store.write(|t| {
+            t.put(Resource::ConfigMaps, "ns/a", &mut owned("a", &["u2"]))
+                .unwrap();
+            t.put(Resource::ConfigMaps, "ns/b", &mut owned("b", &[]))
+                .unwrap();
+        });
+        assert_eq!(of("u1"), Vec::<String>::new());
+        assert_eq!(of("u2"), ["ns/a"]);
+        store.write(|t| t.delete(Resource::ConfigMaps, "ns/a").unwrap());
+        assert_eq!(of("u2"), Vec::<String>::new());
     }
 
     #[test]

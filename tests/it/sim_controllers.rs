@@ -1105,6 +1105,30 @@ async fn objects_owned_without_a_controller_reference_are_collected() {
         serde_json::json!([reference("keep", &keep)]),
         "{shared:#}"
     );
+
+    // A pod can own objects too (a generic ephemeral volume's claim is owned by its pod):
+    // they go with it.
+    let pods = json(&fx, &["get", "pods", "-n", "default", "-l", "app=keep"]).await;
+    let pod = &pods["items"][0];
+    let pod_name = pod["metadata"]["name"].as_str().expect("keep has a pod");
+    let by_pod = serde_json::json!([{
+        "apiVersion": "v1", "kind": "Pod", "name": pod_name, "uid": pod["metadata"]["uid"],
+    }]);
+    let path = fx.file(
+        "pod-config.json",
+        &config_map("pod-config", by_pod).to_string(),
+    );
+    fx.ok(&["create", "-f", &path]).await;
+    fx.ok(&["delete", "pod", pod_name, "-n", "default"]).await;
+    let deadline = Instant::now() + CONVERGE;
+    while fx
+        .run(&["get", "configmap/pod-config", "-n", "default"])
+        .await
+        .0
+    {
+        assert!(Instant::now() < deadline, "pod-config outlived its pod");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
 
 /// An orphaning delete strips the dependents' references to the owner; a Deployment made
