@@ -2,6 +2,13 @@
 //! indexes (namespace, node, label app), and a fourth (`phase`-like, sets of 45,000+ keys) for
 //! deletes and re-adds. Targets (2 cores): by_index of ~1,000 keys < 50 µs, Indexer updates
 //! ≥ 1,000,000/s, DeltaFIFO add+pop ≥ 500,000/s.
+//!
+//! `pipeline_churn`: the churn a whole informer absorbs, per FIFO, with no server to wait
+//! on. 150,000 realistic pods (the fixture's, renamed) are listed from memory; each sample
+//! then streams 10,000 MODIFIED watch lines through the real decode, Reflector, FIFO, store
+//! with the 5 default indexes and one handler, and ends when the handler has seen them all.
+//! The scale bench's churn ladder cannot rank the FIFOs: the sim writes slower than any of
+//! them reads.
 
 use std::borrow::Cow;
 use std::hint::black_box;
@@ -10,6 +17,9 @@ use std::sync::Arc;
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use kscope::informers::delta_fifo::{DeltaFifo, ReflectorStore};
 use kscope::informers::indexer::{IndexFunc, IndexerWriter, index_func};
+use kscope::informers::lister_watcher::{
+    ListPage, ListParams, ListWatchError, ListerWatcher, WatchParams, WatchStream,
+};
 use kscope::informers::object::Object;
 use smallvec::smallvec;
 
@@ -194,9 +204,151 @@ fn delta_fifo_benches(c: &mut Criterion) {
     group.finish();
 }
 
+/// A server held in memory: the list is `pods`, the one watch the lines sent on `lines`
+/// (a later watch waits forever, as an idle one would).
+struct ReplayServer {
+    pods: Vec<Arc<kscope::resources::Pod>>,
+    lines: parking_lot::Mutex<Option<tokio::sync::mpsc::Receiver<bytes::Bytes>>>,
+}
+
+impl ListerWatcher<kscope::resources::Pod> for ReplayServer {
+    async fn list(
+        &self,
+        _: &ListParams,
+    ) -> Result<ListPage<kscope::resources::Pod>, ListWatchError> {
+        Ok(ListPage {
+            items: self.pods.clone(),
+            resource_version: "1".into(),
+            continue_token: None,
+            malformed: Vec::new(),
+        })
+    }
+
+    async fn watch(
+        &self,
+        _: &WatchParams,
+    ) -> Result<WatchStream<kscope::resources::Pod>, ListWatchError> {
+        use futures::StreamExt;
+        let Some(lines) = self.lines.lock().take() else {
+            return Ok(futures::stream::pending().boxed());
+        };
+        Ok(futures::stream::unfold(lines, |mut lines| async move {
+            let line = lines.recv().await?;
+            Some((kscope::client::wire::decode_watch_line(&line), lines))
+        })
+        .boxed())
+    }
+}
+
+/// The realistic fixture as pod `i` of 150,000 at resourceVersion `rv`, one watch line.
+fn pod_line(fixture: &serde_json::Value, i: usize, rv: usize) -> bytes::Bytes {
+    let mut pod = fixture.clone();
+    let meta = &mut pod["metadata"];
+    meta["name"] = format!("checkout-api-7d9f8c6b5d-{i:06}").into();
+    meta["namespace"] = format!("team-{}", i % NAMESPACES).into();
+    meta["uid"] = format!("3f1c2a9e-8b7d-4c6e-9a1f-{i:012}").into();
+    meta["resourceVersion"] = rv.to_string().into();
+    pod["spec"]["nodeName"] = format!("node-{:04}", i % NODES).into();
+    let mut line =
+        serde_json::to_vec(&serde_json::json!({"type": "MODIFIED", "object": pod})).unwrap();
+    line.push(b'\n');
+    line.into()
+}
+
+fn pipeline_churn_benches(c: &mut Criterion) {
+    use futures::StreamExt;
+    use kscope::index_views::definitions::{default_index_definitions, index_funcs};
+    use kscope::informers::fifo::FifoKind;
+    use kscope::informers::reflector::InitialListMode;
+    use kscope::informers::running::{InformerConfig, RunningInformer};
+    use kscope::resources::Pod;
+
+    const BATCH: usize = 10_000;
+    let fixture: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/pod-realistic.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let pods: Vec<Arc<Pod>> = (0..PODS)
+        .map(|i| {
+            let line = pod_line(&fixture, i, 1);
+            match kscope::client::wire::decode_watch_line::<Pod>(&line)
+                .unwrap()
+                .event
+            {
+                kscope::informers::lister_watcher::WatchEvent::Modified(pod) => pod,
+                _ => unreachable!("a MODIFIED line"),
+            }
+        })
+        .collect();
+    // The lines of one sample, 10,000 pods spread over the store, at resourceVersions after
+    // `from`: made before the sample's clock starts.
+    let lines = |from: usize| -> Vec<bytes::Bytes> {
+        (0..BATCH)
+            .map(|i| pod_line(&fixture, (i * 15) % PODS, from + i))
+            .collect()
+    };
+    let mut next_rv = 2;
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let mut group = c.benchmark_group("pipeline_churn_150k");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    group.sample_size(10);
+    for fifo in [FifoKind::Classic, FifoKind::Real, FifoKind::Atomic] {
+        let (feed, watched) = tokio::sync::mpsc::channel(1024);
+        let server = ReplayServer {
+            pods: pods.clone(),
+            lines: parking_lot::Mutex::new(Some(watched)),
+        };
+        let mut config = InformerConfig::new("pods");
+        config.fifo = fifo;
+        config.initial_list = InitialListMode::List;
+        let (informer, mut handler) = runtime.block_on(async {
+            let writer =
+                IndexerWriter::new(index_funcs::<Pod>(&default_index_definitions())).unwrap();
+            let informer = RunningInformer::start(config, server, writer);
+            let mut handler = informer.informer().add_event_handler();
+            informer.wait_for_sync(|_| false).await.unwrap();
+            for _ in 0..PODS {
+                handler.next().await.unwrap();
+            }
+            (informer, handler)
+        });
+        group.bench_function(format!("{fifo}_modified"), |b| {
+            b.iter_custom(|iters| {
+                let mut took = std::time::Duration::ZERO;
+                for _ in 0..iters {
+                    let lines = lines(next_rv);
+                    next_rv += BATCH;
+                    runtime.block_on(async {
+                        let started = std::time::Instant::now();
+                        let send = async {
+                            for line in lines {
+                                feed.send(line).await.unwrap();
+                            }
+                        };
+                        let seen = async {
+                            for _ in 0..BATCH {
+                                handler.next().await.unwrap();
+                            }
+                        };
+                        futures::join!(send, seen);
+                        took += started.elapsed();
+                    });
+                }
+                took
+            });
+        });
+        drop(informer);
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20);
-    targets = indexer_benches, delta_fifo_benches
+    targets = indexer_benches, delta_fifo_benches, pipeline_churn_benches
 }
 criterion_main!(benches);
