@@ -1090,15 +1090,7 @@ async fn objects_owned_without_a_controller_reference_are_collected() {
         fx.ok(&["create", "-f", &path]).await;
     }
     fx.ok(&["delete", "deploy/u2", "-n", "default"]).await;
-    let deadline = Instant::now() + CONVERGE;
-    while fx
-        .run(&["get", "configmap/u2-config", "-n", "default"])
-        .await
-        .0
-    {
-        assert!(Instant::now() < deadline, "u2-config outlived its owner");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    wait_until_gone(&fx, "configmap/u2-config", "its owner").await;
     let shared = json(&fx, &["get", "configmap/shared-config", "-n", "default"]).await;
     assert_eq!(
         shared["metadata"]["ownerReferences"],
@@ -1120,13 +1112,15 @@ async fn objects_owned_without_a_controller_reference_are_collected() {
     );
     fx.ok(&["create", "-f", &path]).await;
     fx.ok(&["delete", "pod", pod_name, "-n", "default"]).await;
+    wait_until_gone(&fx, "configmap/pod-config", "its pod").await;
+}
+
+/// Polls until `object` in namespace default is gone, failing after [`CONVERGE`] as having
+/// outlived `owner`.
+async fn wait_until_gone(fx: &Kubectl, object: &str, owner: &str) {
     let deadline = Instant::now() + CONVERGE;
-    while fx
-        .run(&["get", "configmap/pod-config", "-n", "default"])
-        .await
-        .0
-    {
-        assert!(Instant::now() < deadline, "pod-config outlived its pod");
+    while fx.run(&["get", object, "-n", "default"]).await.0 {
+        assert!(Instant::now() < deadline, "{object} outlived {owner}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
