@@ -93,7 +93,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             on_node
                 .get(&***n)
                 .and_then(|p| p.first())
-                .is_none_or(|(_, p)| !kubelet::is_ready(p))
+                .is_none_or(|(_, p)| !pods::is_ready(p))
         })
         .count() as u64;
     let mut budget = max_unavailable.saturating_sub(unavailable);
@@ -103,7 +103,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
                 break;
             }
             if pod["metadata"]["labels"]["controller-revision-hash"] != hash.as_str()
-                && kubelet::is_ready(pod)
+                && pods::is_ready(pod)
             {
                 follow.extend(delete_pod(txn, &ds, pod_key, pod)?);
                 budget -= 1;
@@ -124,7 +124,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
                 .is_some_and(|n| !n.is_empty())
         })
         .count();
-    let ready = live.iter().filter(|p| kubelet::is_ready(p)).count();
+    let ready = live.iter().filter(|p| pods::is_ready(p)).count();
     let updated = live
         .iter()
         .filter(|p| p["metadata"]["labels"]["controller-revision-hash"] == hash.as_str())

@@ -90,12 +90,12 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
     };
     let ready: Vec<Value> = selected
         .iter()
-        .filter(|p| super::kubelet::is_ready(p))
+        .filter(|p| pods::is_ready(p))
         .map(address)
         .collect();
     let not_ready: Vec<Value> = selected
         .iter()
-        .filter(|p| !super::kubelet::is_ready(p))
+        .filter(|p| !pods::is_ready(p))
         .map(address)
         .collect();
     let mut subset = json!({"ports": ports});
@@ -144,7 +144,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
     let endpoints: Vec<Value> = selected
         .iter()
         .map(|p| {
-            let ready = super::kubelet::is_ready(p);
+            let ready = pods::is_ready(p);
             json!({
                 "addresses": [p["status"]["podIP"]],
                 "conditions": {"ready": ready, "serving": ready, "terminating": false},

@@ -260,7 +260,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             follow.push((Work::Job(key.into()), Some(wait.max(STEP_DELAY))));
         }
     }
-    let ready = active.iter().filter(|(_, p)| kubelet::is_ready(p)).count();
+    let ready = active.iter().filter(|(_, p)| pods::is_ready(p)).count();
     let mut status = json!({
         "startTime": start,
         "active": active_count,

@@ -38,7 +38,7 @@ pub(super) fn unscheduled(pod: &mut Value) {
 pub(super) fn progress(pod: &Value) -> u8 {
     if pods::finished(pod) {
         5
-    } else if is_ready(pod) {
+    } else if pods::is_ready(pod) {
         4
     } else if pod["status"]["phase"] == "Running" {
         3
@@ -52,13 +52,6 @@ pub(super) fn progress(pod: &Value) -> u8 {
     } else {
         0
     }
-}
-
-pub(super) fn is_ready(pod: &Value) -> bool {
-    pod["status"]["conditions"].as_array().is_some_and(|cs| {
-        cs.iter()
-            .any(|c| c["type"] == "Ready" && c["status"] == "True")
-    })
 }
 
 fn containers(pod: &Value) -> Vec<(String, String)> {
@@ -701,7 +694,7 @@ fn lifecycle(
     } else {
         next_steps(&pod, key)
     };
-    if is_ready(&pod) != is_ready(&before) || pods::finished(&pod) {
+    if pods::is_ready(&pod) != pods::is_ready(&before) || pods::finished(&pod) {
         follow.extend(owner_work(&pod).map(|w| (w, None)));
         follow.extend(endpoints::services_selecting(txn, &pod));
     }

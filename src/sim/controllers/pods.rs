@@ -95,6 +95,14 @@ pub(super) fn finished(pod: &Value) -> bool {
     )
 }
 
+/// Whether a pod's Ready condition is True.
+pub(super) fn is_ready(pod: &Value) -> bool {
+    pod["status"]["conditions"].as_array().is_some_and(|cs| {
+        cs.iter()
+            .any(|c| c["type"] == "Ready" && c["status"] == "True")
+    })
+}
+
 /// Whether a pod is being deleted.
 pub(super) fn terminating(pod: &Value) -> bool {
     pod["metadata"]["deletionTimestamp"].is_string()

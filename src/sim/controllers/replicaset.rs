@@ -81,7 +81,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             follow.push((Work::ReplicaSet(key.into()), None));
         }
     }
-    let ready = pods.iter().filter(|(_, p)| kubelet::is_ready(p)).count();
+    let ready = pods.iter().filter(|(_, p)| pods::is_ready(p)).count();
     let min_ready = rs["spec"]["minReadySeconds"].as_i64().unwrap_or(0);
     let (available, soonest) = availability(pods.iter().map(|(_, p)| p), min_ready);
     if let Some(wait) = soonest {
@@ -118,7 +118,7 @@ fn availability<'a>(
     let now = jiff::Timestamp::now().as_second();
     let mut available = 0;
     let mut soonest: Option<i64> = None;
-    for pod in pods.filter(|p| kubelet::is_ready(p)) {
+    for pod in pods.filter(|p| pods::is_ready(p)) {
         let since = pod["status"]["conditions"]
             .as_array()
             .and_then(|cs| cs.iter().find(|c| c["type"] == "Ready"))

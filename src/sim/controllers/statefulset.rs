@@ -46,7 +46,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             })
             .collect();
     by_ordinal.sort_by_key(|(o, _, _)| *o);
-    let healthy = |p: &Value| kubelet::is_ready(p) && !pods::terminating(p);
+    let healthy = |p: &Value| pods::is_ready(p) && !pods::terminating(p);
     let mut follow = FollowUps::new();
     // Create the missing ordinals, in order.
     for ordinal in 0..replicas {
@@ -75,7 +75,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         .filter(|(o, _, p)| *o >= replicas && !pods::terminating(p))
         .collect();
     for (_, pod_key, pod) in extra.iter().take(if parallel { extra.len() } else { 1 }) {
-        if !parallel && !all_healthy && kubelet::is_ready(pod) {
+        if !parallel && !all_healthy && pods::is_ready(pod) {
             break;
         }
         follow.extend(delete_pod(txn, &sts, pod_key, pod)?);
@@ -104,7 +104,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
             .count()
     };
     let updated = at(&update_revision);
-    let ready = live.iter().filter(|p| kubelet::is_ready(p)).count();
+    let ready = live.iter().filter(|p| pods::is_ready(p)).count();
     let previous_current = sts["status"]["currentRevision"]
         .as_str()
         .unwrap_or(&update_revision)
