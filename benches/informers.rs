@@ -15,12 +15,12 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use kscope::informers::delta_fifo::{DeltaFifo, ReflectorStore};
-use kscope::informers::indexer::{IndexFunc, IndexerWriter, index_func};
-use kscope::informers::lister_watcher::{
+use kscope_informers::delta_fifo::{DeltaFifo, ReflectorStore};
+use kscope_informers::indexer::{IndexFunc, IndexerWriter, index_func};
+use kscope_informers::lister_watcher::{
     ListPage, ListParams, ListWatchError, ListerWatcher, WatchParams, WatchStream,
 };
-use kscope::informers::object::Object;
+use kscope_informers::object::Object;
 use smallvec::smallvec;
 
 const PODS: usize = 150_000;
@@ -207,15 +207,15 @@ fn delta_fifo_benches(c: &mut Criterion) {
 /// A server held in memory: the list is `pods`, the one watch the lines sent on `lines`
 /// (a later watch waits forever, as an idle one would).
 struct ReplayServer {
-    pods: Vec<Arc<kscope::resources::Pod>>,
+    pods: Vec<Arc<kscope_resources::Pod>>,
     lines: parking_lot::Mutex<Option<tokio::sync::mpsc::Receiver<bytes::Bytes>>>,
 }
 
-impl ListerWatcher<kscope::resources::Pod> for ReplayServer {
+impl ListerWatcher<kscope_resources::Pod> for ReplayServer {
     async fn list(
         &self,
         _: &ListParams,
-    ) -> Result<ListPage<kscope::resources::Pod>, ListWatchError> {
+    ) -> Result<ListPage<kscope_resources::Pod>, ListWatchError> {
         Ok(ListPage {
             items: self.pods.clone(),
             resource_version: "1".into(),
@@ -227,14 +227,14 @@ impl ListerWatcher<kscope::resources::Pod> for ReplayServer {
     async fn watch(
         &self,
         _: &WatchParams,
-    ) -> Result<WatchStream<kscope::resources::Pod>, ListWatchError> {
+    ) -> Result<WatchStream<kscope_resources::Pod>, ListWatchError> {
         use futures::StreamExt;
         let Some(lines) = self.lines.lock().take() else {
             return Ok(futures::stream::pending().boxed());
         };
         Ok(futures::stream::unfold(lines, |mut lines| async move {
             let line = lines.recv().await?;
-            Some((kscope::client::wire::decode_watch_line(&line), lines))
+            Some((kscope_client::wire::decode_watch_line(&line), lines))
         })
         .boxed())
     }
@@ -257,11 +257,11 @@ fn pod_line(fixture: &serde_json::Value, i: usize, rv: usize) -> bytes::Bytes {
 
 fn pipeline_churn_benches(c: &mut Criterion) {
     use futures::StreamExt;
-    use kscope::index_views::definitions::{default_index_definitions, index_funcs};
-    use kscope::informers::fifo::FifoKind;
-    use kscope::informers::reflector::InitialListMode;
-    use kscope::informers::running::{InformerConfig, RunningInformer};
-    use kscope::resources::Pod;
+    use kscope_index_views::definitions::{default_index_definitions, index_funcs};
+    use kscope_informers::fifo::FifoKind;
+    use kscope_informers::reflector::InitialListMode;
+    use kscope_informers::running::{InformerConfig, RunningInformer};
+    use kscope_resources::Pod;
 
     const BATCH: usize = 10_000;
     let fixture: serde_json::Value = serde_json::from_slice(
@@ -275,11 +275,11 @@ fn pipeline_churn_benches(c: &mut Criterion) {
     let pods: Vec<Arc<Pod>> = (0..PODS)
         .map(|i| {
             let line = pod_line(&fixture, i, 1);
-            match kscope::client::wire::decode_watch_line::<Pod>(&line)
+            match kscope_client::wire::decode_watch_line::<Pod>(&line)
                 .unwrap()
                 .event
             {
-                kscope::informers::lister_watcher::WatchEvent::Modified(pod) => pod,
+                kscope_informers::lister_watcher::WatchEvent::Modified(pod) => pod,
                 _ => unreachable!("a MODIFIED line"),
             }
         })

@@ -19,17 +19,17 @@
 
 use std::time::{Duration, Instant};
 
-use kscope::client::cluster::{Cluster, NamespaceScope};
-use kscope::client::logs::LogLine;
-use kscope::config::{Config, LogSettings};
-use kscope::resources::ResourceKind;
-use kscope::sim::{NoisyLogs, Sim, SimConfig};
-use kscope::ui::action::Action;
-use kscope::ui::app::App;
-use kscope::ui::detail::DetailController;
-use kscope::ui::logs::view::LogView;
-use kscope::ui::nav::ViewSpec;
-use kscope::ui::table::TableStarter;
+use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_client::logs::LogLine;
+use kscope_config::{Config, LogSettings};
+use kscope_resources::ResourceKind;
+use kscope_sim::{NoisyLogs, Sim, SimConfig};
+use kscope_ui::action::Action;
+use kscope_ui::app::App;
+use kscope_ui::detail::DetailController;
+use kscope_ui::logs::view::LogView;
+use kscope_ui::nav::ViewSpec;
+use kscope_ui::table::TableStarter;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};

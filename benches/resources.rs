@@ -20,10 +20,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use kscope::client::wire::{decode_list, decode_watch_line};
-use kscope::index_views::definitions::{IndexDefinition, IndexSource, decode_fields, path_indexes};
-use kscope::index_views::jsonpath::FieldPath;
-use kscope::resources::{GenericObject, Pod, decode, decoding_with};
+use kscope_client::wire::{decode_list, decode_watch_line};
+use kscope_index_views::definitions::{IndexDefinition, IndexSource, decode_fields, path_indexes};
+use kscope_index_views::jsonpath::FieldPath;
+use kscope_resources::{GenericObject, Pod, decode, decoding_with};
 
 const FIXTURE: &[u8] = include_bytes!("../tests/fixtures/pod-realistic.json");
 
@@ -132,7 +132,7 @@ fn pod_paths() -> Vec<(&'static str, PodPath)> {
         // `decode` on a pod it reads.
         (
             "skipping_serde",
-            Box::new(|json| kscope::resources::decode::read::<Pod>(json).unwrap()),
+            Box::new(|json| kscope_resources::decode::read::<Pod>(json).unwrap()),
         ),
         // The same projection with serde_json reading every byte.
         (
@@ -164,7 +164,7 @@ fn pod_paths() -> Vec<(&'static str, PodPath)> {
 }
 
 /// The JSONPath indexes of `projection_3_paths`: a filter, a multi-valued path, a member.
-fn pod_path_fields() -> kscope::resources::FieldIndexes {
+fn pod_path_fields() -> kscope_resources::FieldIndexes {
     let definitions: Vec<IndexDefinition> = [
         r#".status.conditions[?(@.type=="Ready")].status"#,
         ".spec.containers[*].image",

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Pod;
-use kscope::sim::{Sim, SimConfig, SimHandle};
+use kscope_sim::{Sim, SimConfig, SimHandle};
 use kube::api::{Api, ListParams, Patch, PatchParams, PostParams};
 use serde_json::json;
 
@@ -83,7 +83,7 @@ async fn main() -> anyhow::Result<()> {
             .await?;
     println!(
         "sim_controllers: loaded {pods} pods ({} in all) in {:.2} s",
-        sim.truth(kscope::sim::Resource::Pods).len(),
+        sim.truth(kscope_sim::Resource::Pods).len(),
         started.elapsed().as_secs_f64()
     );
     let client = sim.client().await?;

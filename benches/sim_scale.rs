@@ -10,7 +10,7 @@ use std::time::Instant;
 use axum::http::Request;
 use k8s_openapi::api::core::v1::Pod;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ListMeta;
-use kscope::sim::{Sim, SimConfig};
+use kscope_sim::{Sim, SimConfig};
 use kube::api::{Api, ListParams};
 use kube::client::Body;
 use serde::Deserialize;

@@ -20,16 +20,16 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use kscope::client::cluster::{Cluster, NamespaceScope};
-use kscope::client::discovery::{Catalog, Discovery};
-use kscope::config::Config;
-use kscope::index_views::live::SortSpec;
-use kscope::resources::ResourceKind;
-use kscope::sim::{Sim, SimConfig, SimHandle};
-use kscope::ui::app::{App, Observer, Step};
-use kscope::ui::detail::DetailController;
-use kscope::ui::nav::ViewSpec;
-use kscope::ui::table::TableStarter;
+use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_client::discovery::{Catalog, Discovery};
+use kscope_config::Config;
+use kscope_index_views::live::SortSpec;
+use kscope_resources::ResourceKind;
+use kscope_sim::{Sim, SimConfig, SimHandle};
+use kscope_ui::app::{App, Observer, Step};
+use kscope_ui::detail::DetailController;
+use kscope_ui::nav::ViewSpec;
+use kscope_ui::table::TableStarter;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
@@ -44,7 +44,7 @@ const HEIGHT: u16 = 50;
 const CHURN: f64 = 1_000.0;
 /// The smoke run's churn: unoptimised, the full rate would only make it slow.
 const SMOKE_CHURN: f64 = 100.0;
-/// As `kscope::ui::run` sizes it.
+/// As `kscope_ui::run` sizes it.
 const TAP_CAPACITY: usize = 4096;
 /// Longest wait for an asynchronous result (a fuzzy search, a relist) before giving up on it.
 const PATIENCE: Duration = Duration::from_secs(120);

@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use kscope::informers::workqueue::Queue;
+use kscope_informers::workqueue::Queue;
 
 const KEYS: usize = 150_000;
 

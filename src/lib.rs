@@ -1,13 +1,6 @@
-//! kscope: client-go's informer pipeline in Rust, and a terminal explorer built on it.
+//! The `kscope` binary's library half: the headless commands (`get`, `deltas`), the demo's
+//! clusters and logging, so the integration tests can call what `main` calls.
 
-pub mod client;
 pub mod commands;
-pub mod config;
-pub mod duration;
-pub mod index_views;
-pub mod informers;
+pub mod demo;
 pub mod logging;
-pub(crate) mod quantity;
-pub mod resources;
-pub mod sim;
-pub mod ui;

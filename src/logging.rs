@@ -6,14 +6,6 @@ use std::path::PathBuf;
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::EnvFilter;
 
-/// `$XDG_STATE_HOME/kscope`, else `~/.local/state/kscope`.
-pub fn state_dir() -> Option<PathBuf> {
-    match std::env::var_os("XDG_STATE_HOME") {
-        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir).join("kscope")),
-        _ => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state/kscope")),
-    }
-}
-
 /// Why logging is off.
 #[derive(Debug, thiserror::Error)]
 pub enum LoggingError {
@@ -33,7 +25,7 @@ pub enum LoggingError {
 /// (default `info`). Keep the guard alive: dropping it flushes the log. Returns why logging
 /// is off when the directory cannot be made.
 pub fn init() -> Result<(WorkerGuard, PathBuf), LoggingError> {
-    let dir = state_dir().ok_or(LoggingError::NoStateDir)?;
+    let dir = kscope_config::state_dir().ok_or(LoggingError::NoStateDir)?;
     std::fs::create_dir_all(&dir).map_err(|source| LoggingError::CreateDir {
         dir: dir.clone(),
         source,

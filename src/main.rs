@@ -25,7 +25,7 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     config: Option<std::path::PathBuf>,
     #[command(flatten)]
-    cluster: kscope::client::cluster::ClusterArgs,
+    cluster: kscope_client::cluster::ClusterArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -35,7 +35,7 @@ enum Command {
     /// Stream raw watch events and DeltaFIFO deltas as JSON lines.
     Deltas(DeltasArgs),
     /// Serve a simulated Kubernetes API server (list/watch, churn, faults) on loopback.
-    Sim(kscope::sim::cli::SimArgs),
+    Sim(kscope_sim::cli::SimArgs),
 }
 
 fn main() -> ExitCode {
@@ -74,12 +74,20 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new()?;
     let Some(command) = cli.command else {
-        let source = if cli.demo {
-            kscope::ui::Source::Demo(cli.cluster)
-        } else {
-            kscope::ui::Source::Kube(cli.cluster)
-        };
-        runtime.block_on(kscope::ui::run(source, cli.config.as_deref()))?;
+        // A bad configuration (indexes or keys) is reported before connecting to anything.
+        let config = kscope_config::Config::load(cli.config.as_deref())?;
+        runtime.block_on(async {
+            if cli.demo {
+                let (demo, launch) = kscope::demo::Demo::start(&cli.cluster).await?;
+                let result = kscope_ui::run(launch, config).await;
+                demo.shutdown().await;
+                result?;
+            } else {
+                let launch = kscope_ui::Launch::connect(&cli.cluster).await?;
+                kscope_ui::run(launch, config).await?;
+            }
+            anyhow::Ok(())
+        })?;
         return Ok(());
     };
     let mut stdout = std::io::stdout().lock();
@@ -88,7 +96,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Deltas(args) => {
             runtime.block_on(kscope::commands::deltas::run(&args, &mut stdout))?
         }
-        Command::Sim(args) => runtime.block_on(kscope::sim::cli::run(args))?,
+        Command::Sim(args) => runtime.block_on(kscope_sim::cli::run(args))?,
     }
     stdout.flush()?;
     Ok(())

@@ -130,8 +130,8 @@ async fn run(which: &str, kubeconfig: &str) {
         // paged list then a watch (the watch-list is the pipelines bench's).
         _ if which == "kscope" => {
             let pipeline = (
-                kscope::informers::fifo::FifoKind::Classic,
-                kscope::informers::reflector::InitialListMode::List,
+                kscope_informers::fifo::FifoKind::Classic,
+                kscope_informers::reflector::InitialListMode::List,
             );
             kscope_client(config, counters.clone(), pipeline).await
         }
@@ -192,11 +192,11 @@ static HEAP_REPORT: std::sync::OnceLock<Box<dyn Fn() -> serde_json::Value + Send
 /// The heap a pod store holds, by structure, counted from its contents and table capacities
 /// (requested sizes: malloc adds its header and rounding on top of each allocation).
 fn pod_store_heap(
-    indexer: &kscope::informers::indexer::Indexer<kscope::resources::Pod>,
+    indexer: &kscope_informers::indexer::Indexer<kscope_resources::Pod>,
 ) -> serde_json::Value {
-    use kscope::informers::indexer::KeySet;
-    use kscope::informers::keys::Key;
-    use kscope::resources::Pod;
+    use kscope_informers::indexer::KeySet;
+    use kscope_informers::keys::Key;
+    use kscope_resources::Pod;
     use std::mem::size_of;
     // An Arc's allocation: its two counts, then the value.
     const ARC: usize = 16;
@@ -250,21 +250,21 @@ async fn kscope_client(
     config: kube::Config,
     counters: Arc<Counters>,
     (fifo, mode): (
-        kscope::informers::fifo::FifoKind,
-        kscope::informers::reflector::InitialListMode,
+        kscope_informers::fifo::FifoKind,
+        kscope_informers::reflector::InitialListMode,
     ),
 ) -> (Duration, Keep) {
-    use kscope::client::cluster::{Cluster, NamespaceScope};
-    use kscope::index_views::definitions::{default_index_definitions, index_funcs};
-    use kscope::informers::indexer::IndexerWriter;
-    use kscope::informers::running::{InformerConfig, RunningInformer};
-    use kscope::resources::{Pod, ResourceKind};
+    use kscope_client::cluster::{Cluster, NamespaceScope};
+    use kscope_index_views::definitions::{default_index_definitions, index_funcs};
+    use kscope_informers::indexer::IndexerWriter;
+    use kscope_informers::running::{InformerConfig, RunningInformer};
+    use kscope_resources::{Pod, ResourceKind};
 
     let started = Instant::now();
     // from_config turns kube's own retries off: the Reflector backs off by itself.
     let cluster = Cluster::from_config(config, "kscope-sim".into())
         .expect("cannot build a client for the sim");
-    let lister_watcher = kscope::client::lister_watcher::KubeListerWatcher::for_kind(
+    let lister_watcher = kscope_client::lister_watcher::KubeListerWatcher::for_kind(
         &cluster,
         ResourceKind::Pods,
         &NamespaceScope::All,
@@ -305,19 +305,19 @@ async fn kscope_widgets_client(
     config: kube::Config,
     counters: Arc<Counters>,
     (fifo, mode): (
-        kscope::informers::fifo::FifoKind,
-        kscope::informers::reflector::InitialListMode,
+        kscope_informers::fifo::FifoKind,
+        kscope_informers::reflector::InitialListMode,
     ),
     client: &str,
 ) -> (Duration, Keep) {
-    use kscope::client::cluster::{Cluster, NamespaceScope};
-    use kscope::client::discovery::Discovery;
-    use kscope::client::lister_watcher::KubeListerWatcher;
-    use kscope::index_views::definitions::{default_index_definitions, index_funcs};
-    use kscope::index_views::printer_columns::KubectlPrinterColumns;
-    use kscope::informers::indexer::IndexerWriter;
-    use kscope::informers::running::{InformerConfig, RunningInformer};
-    use kscope::resources::GenericObject;
+    use kscope_client::cluster::{Cluster, NamespaceScope};
+    use kscope_client::discovery::Discovery;
+    use kscope_client::lister_watcher::KubeListerWatcher;
+    use kscope_index_views::definitions::{default_index_definitions, index_funcs};
+    use kscope_index_views::printer_columns::KubectlPrinterColumns;
+    use kscope_informers::indexer::IndexerWriter;
+    use kscope_informers::running::{InformerConfig, RunningInformer};
+    use kscope_resources::GenericObject;
 
     let started = Instant::now();
     let cluster = Cluster::from_config(config, "kscope-sim".into())
@@ -390,13 +390,13 @@ async fn kube_rs_widgets_client(
 
 /// A handler on `informer`, as the explorer has one (it sees every object once, like the
 /// stream kube-rs's reflector hands back), and the counters kept from its metrics.
-fn watch_kscope_informer<T: kscope::resources::KubeResource>(
-    informer: &Arc<kscope::informers::running::RunningInformer<T>>,
+fn watch_kscope_informer<T: kscope_resources::KubeResource>(
+    informer: &Arc<kscope_informers::running::RunningInformer<T>>,
     counters: &Arc<Counters>,
     started: Instant,
 ) {
-    use kscope::informers::informer::Notification;
-    use kscope::informers::keys::DeltaObject;
+    use kscope_informers::informer::Notification;
+    use kscope_informers::keys::DeltaObject;
 
     let mut handler = informer.informer().add_event_handler();
     {

@@ -18,9 +18,9 @@ use std::cell::RefCell;
 use std::ops::Range;
 
 use bytes::Bytes;
-use kscope::client::wire::{decode_list, decode_watch_line};
-use kscope::informers::lister_watcher::WatchEvent;
-use kscope::resources::{Pod, decode};
+use kscope_client::wire::{decode_list, decode_watch_line};
+use kscope_informers::lister_watcher::WatchEvent;
+use kscope_resources::{Pod, decode};
 use serde::Deserialize;
 use serde::de::{self, IntoDeserializer, Visitor};
 use serde_json::value::RawValue;
@@ -62,7 +62,7 @@ pub fn check_bytes(data: &[u8]) {
 fn check_pod(json: &[u8], strict: bool) {
     let text = || String::from_utf8_lossy(json).into_owned();
     let ours = decode::<Pod>(json);
-    let skimmed = kscope::resources::decode::read::<Pod>(json);
+    let skimmed = kscope_resources::decode::read::<Pod>(json);
     let theirs = serde_json::from_slice::<Pod>(json);
     if let Ok(skimmed) = &skimmed {
         assert_eq!(
@@ -125,7 +125,7 @@ fn check_list(body: &[u8], strict: bool) {
 fn check_list_items(body: &[u8], items: &[Vec<u8>]) {
     let whole = items
         .iter()
-        .all(|i| kscope::resources::decode::read::<de::IgnoredAny>(i).is_ok());
+        .all(|i| kscope_resources::decode::read::<de::IgnoredAny>(i).is_ok());
     let page = decode_list::<Pod>(body);
     if !whole {
         return;

@@ -224,7 +224,7 @@ impl Cluster {
         config.default_retry = false;
         let server = config.cluster_url.to_string();
         let default_namespace = config.default_namespace.clone();
-        let client = crate::client::transport::client(config).map_err(ClusterError::Client)?;
+        let client = crate::transport::client(config).map_err(ClusterError::Client)?;
         Ok(Self {
             client,
             context,

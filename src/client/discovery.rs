@@ -19,12 +19,12 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 use super::cluster::{Cluster, NamespaceScope};
 use super::lister_watcher::KubeListerWatcher;
-use crate::informers::indexer::IndexerWriter;
-use crate::informers::lister_watcher::{BoxError, innermost_cause};
-use crate::informers::object::Object;
-use crate::informers::running::{InformerConfig, RunningInformer};
-use crate::informers::tap::{Tap, TapKind};
-use crate::resources::{ApiResource, GenericObject, Kind, ResourceKind};
+use kscope_informers::indexer::IndexerWriter;
+use kscope_informers::lister_watcher::{BoxError, innermost_cause};
+use kscope_informers::object::Object;
+use kscope_informers::running::{InformerConfig, RunningInformer};
+use kscope_informers::tap::{Tap, TapKind};
+use kscope_resources::{ApiResource, GenericObject, Kind, ResourceKind};
 
 /// The longest discovery may take, all requests together.
 pub const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -267,7 +267,7 @@ impl Catalog {
         let Ok(crds @ Kind::Api(_)) = crds else {
             return;
         };
-        let tap = Tap::new(64, crate::resources::secret::keepable_raw);
+        let tap = Tap::new(64, kscope_resources::secret::keepable_raw);
         let mut entries = tap.subscribe();
         let mut config = InformerConfig::new(crds.to_string());
         config.tap = Some(tap);

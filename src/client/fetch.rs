@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::informers::lister_watcher::{BoxError, innermost_cause};
-use crate::resources::{Kind, PathError};
+use kscope_informers::lister_watcher::{BoxError, innermost_cause};
+use kscope_resources::{Kind, PathError};
 
 /// A person is waiting on "loading…": past this, say the server did not answer.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(15);

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::duration::parse_duration;
+use kscope_units::duration::parse_duration;
 
 /// Bounds on what a server may make kscope wait for or hold. The defaults are far from what a
 /// 150,000-pod cluster needs (a page of 500 pods is ~5 MB, an object at most ~1.5 MB, and

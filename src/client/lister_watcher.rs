@@ -19,11 +19,11 @@ use super::printer_columns::{client_columns, crd_path};
 use super::table_form::{TABLE_ACCEPT, decode_table_list, learn_columns, row_object};
 use super::transport::PeerCertificate;
 use super::wire::{decode_list, decode_watch_line, peek_continue_token};
-use crate::informers::lister_watcher::{
+use kscope_informers::lister_watcher::{
     BoxError, ListPage, ListParams, ListWatchError, ListerWatcher, ServerIdentity, WatchParams,
     WatchStream,
 };
-use crate::resources::{
+use kscope_resources::{
     ApiResource, ClientColumns, FieldIndexes, Kind, KubeResource, PrinterColumnCompiler,
     decoding_with, decoding_with_columns,
 };
@@ -681,8 +681,8 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::informers::object::Object as _;
-    use crate::resources::{GenericObject, PrinterColumn, Reach, Timestamp};
+    use kscope_informers::object::Object as _;
+    use kscope_resources::{GenericObject, PrinterColumn, Reach, Timestamp};
 
     /// A printer column of the test's own: the string at `/spec/<member>`.
     struct SpecMember(String, Reach);

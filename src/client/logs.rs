@@ -7,7 +7,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
 
-use crate::informers::lister_watcher::{BoxError, innermost_cause};
+use kscope_informers::lister_watcher::{BoxError, innermost_cause};
 
 use super::lister_watcher::{ServerSeen, body_frames};
 

@@ -2,14 +2,14 @@
 //! `additionalPrinterColumns` for the version served (or, when it declares none, the API
 //! server's default AGE column), after the NAME column every custom resource's table has.
 //! With them kscope lists and watches custom resources as plain JSON and prints their
-//! cells itself (see [`crate::resources::ClientColumns`]), rather than have the server
+//! cells itself (see [`kscope_resources::ClientColumns`]), rather than have the server
 //! print Tables: docs/benchmarks.md has the measurements behind the choice.
 
 use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::resources::{
+use kscope_resources::{
     ApiResource, ClientColumns, ColumnDefinition, FieldIndexes, PrinterColumn,
     PrinterColumnCompiler,
 };

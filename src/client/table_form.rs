@@ -16,8 +16,8 @@ use serde_json::value::RawValue;
 use std::sync::Arc;
 
 use super::wire::DecodeFailure;
-use crate::informers::lister_watcher::ListPage;
-use crate::resources::{ApiResource, ColumnDefinition, KubeResource, decode_object};
+use kscope_informers::lister_watcher::ListPage;
+use kscope_resources::{ApiResource, ColumnDefinition, KubeResource, decode_object};
 
 /// kubectl's Accept for tables, with plain JSON as the fallback a server without Table
 /// support answers in (a generic projection decodes that too, without cells).
@@ -89,7 +89,7 @@ pub fn learn_columns(table: &[u8], resource: &ApiResource) {
     if !resource.columns().is_empty() {
         return;
     }
-    let read = crate::resources::decode::from_slice::<ColumnsOnly>(table);
+    let read = kscope_resources::decode::from_slice::<ColumnsOnly>(table);
     if let Ok(ColumnsOnly {
         column_definitions: Some(columns),
     }) = read
@@ -122,8 +122,8 @@ pub fn row_object(table: &Bytes) -> Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::informers::object::Object as _;
-    use crate::resources::GenericObject;
+    use kscope_informers::object::Object as _;
+    use kscope_resources::GenericObject;
 
     fn widgets() -> ApiResource {
         ApiResource::new(

@@ -1,6 +1,6 @@
 //! The wire format of lists and watches: list pages and watch lines decoded straight into
 //! the stored type, skipping what the projection does not read (see
-//! [`crate::resources::decode`]).
+//! [`kscope_resources::decode`]).
 
 use std::sync::Arc;
 
@@ -8,10 +8,10 @@ use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::informers::lister_watcher::{ListPage, ListWatchError, RawWatchEvent, WatchEvent};
-use crate::resources::KubeResource;
-use crate::resources::decode::{ListParts, list_parts, read};
-use crate::resources::decode_object;
+use kscope_informers::lister_watcher::{ListPage, ListWatchError, RawWatchEvent, WatchEvent};
+use kscope_resources::KubeResource;
+use kscope_resources::decode::{ListParts, list_parts, read};
+use kscope_resources::decode_object;
 
 #[derive(Deserialize)]
 struct WireList<'a> {
@@ -73,7 +73,7 @@ struct OwnedListMeta {
 }
 
 /// Decodes one list body, skipping what the projection does not read (see
-/// [`crate::resources::decode`]). The common case, every item valid, is one pass straight into
+/// [`kscope_resources::decode`]). The common case, every item valid, is one pass straight into
 /// `T`; when that fails the items are split as raw JSON and decoded one by one, so a malformed
 /// item is skipped (and reported) without losing the others.
 pub fn decode_list<T: KubeResource>(body: &[u8]) -> Result<ListPage<T>, serde_json::Error> {
@@ -332,7 +332,7 @@ fn mask_quoted(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::Secret;
+    use kscope_resources::Secret;
 
     /// A Secret whose `data` arrives as a string: the decode error must not carry it.
     #[test]

@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::client::cluster::NamespaceScope;
-use crate::client::fetch::{FetchError, fetch_list};
-use crate::index_views::jsonpath::{FieldPath, JsonPathSyntaxError, go_sprint};
-use crate::informers::keys::Key;
-use crate::resources::secret::mask_secret;
-use crate::resources::{Kind, ResourceKind};
+use kscope_client::cluster::NamespaceScope;
+use kscope_client::fetch::{FetchError, fetch_list};
+use kscope_index_views::jsonpath::{FieldPath, JsonPathSyntaxError, go_sprint};
+use kscope_informers::keys::Key;
+use kscope_resources::secret::mask_secret;
+use kscope_resources::{Kind, ResourceKind};
 
 use super::output::OutputFormat;
 

@@ -9,15 +9,15 @@ use std::time::Duration;
 use k8s_openapi::jiff;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::duration::parse_duration;
-use crate::informers::compare::{Difference, PipelineComparison, merge_handoffs};
-use crate::informers::fifo::{FifoKind, HandedItem, Handoff};
-use crate::informers::lister_watcher::WatchEventType;
-use crate::informers::running::RunningInformer;
-use crate::informers::tap::{HealthLevel, Tap, TapEntry, TapKind};
-use crate::resources::{
+use kscope_informers::compare::{Difference, PipelineComparison, merge_handoffs};
+use kscope_informers::fifo::{FifoKind, HandedItem, Handoff};
+use kscope_informers::lister_watcher::WatchEventType;
+use kscope_informers::running::RunningInformer;
+use kscope_informers::tap::{HealthLevel, Tap, TapEntry, TapKind};
+use kscope_resources::{
     Deployment, GenericObject, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
+use kscope_units::duration::parse_duration;
 
 use super::{CommandError, InformerArgs, Resolved, gives_up, prepare_informer};
 
@@ -235,13 +235,13 @@ pub async fn run(args: &DeltasArgs, out: &mut impl Write) -> Result<(), CommandE
     }
 }
 
-async fn stream<T: KubeResource + crate::index_views::definitions::Indexable>(
+async fn stream<T: KubeResource + kscope_index_views::definitions::Indexable>(
     args: &DeltasArgs,
     resolved: &Resolved,
     out: &mut impl Write,
 ) -> Result<(), CommandError> {
     let kind = &resolved.kind;
-    let tap = Tap::new(4096, crate::resources::secret::keepable_raw);
+    let tap = Tap::new(4096, kscope_resources::secret::keepable_raw);
     let mut entries = tap.subscribe();
     let prepared = prepare_informer::<T>(&args.informer, resolved, Some(tap))?;
     let fifo = prepared.config.fifo;

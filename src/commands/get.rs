@@ -8,16 +8,16 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::client::cluster::NamespaceScope;
-use crate::client::fetch::{FetchError, ListRequest, fetch_all, fetch_object};
-use crate::duration::parse_duration;
-use crate::index_views::columns::TableRow;
-use crate::index_views::query::{FuzzyFilter, Query, Term};
-use crate::informers::keys::Key;
-use crate::resources::secret::{is_secret, mask_secret};
-use crate::resources::{
+use kscope_client::cluster::NamespaceScope;
+use kscope_client::fetch::{FetchError, ListRequest, fetch_all, fetch_object};
+use kscope_index_views::columns::TableRow;
+use kscope_index_views::query::{FuzzyFilter, Query, Term};
+use kscope_informers::keys::Key;
+use kscope_resources::secret::{is_secret, mask_secret};
+use kscope_resources::{
     Deployment, GenericObject, Kind, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
+use kscope_units::duration::parse_duration;
 
 use super::custom_columns::{GetOutput, print_selected};
 use super::output::{OutputFormat, TableShape, list_of, print_table, write_object};
@@ -431,7 +431,7 @@ mod tests {
         GetArgs {
             informer: InformerArgs {
                 resource: "pods".into(),
-                cluster: crate::client::cluster::ClusterArgs::default(),
+                cluster: kscope_client::cluster::ClusterArgs::default(),
                 selector: None,
                 field_selector: None,
                 config: None,

@@ -13,25 +13,26 @@ use std::time::Duration;
 
 use std::path::PathBuf;
 
-use crate::client::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
-use crate::client::discovery::{Discovery, DiscoveryError, UnknownName};
-use crate::client::lister_watcher::KubeListerWatcher;
-use crate::config::{Config, ConfigError};
-use crate::index_views::definitions::{
+use kscope_client::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
+use kscope_client::discovery::{Discovery, DiscoveryError, UnknownName};
+use kscope_client::explain;
+use kscope_client::lister_watcher::KubeListerWatcher;
+use kscope_config::{Config, ConfigError};
+use kscope_index_views::definitions::{
     Indexable, decode_fields, index_funcs, indexes_for, path_indexes,
 };
-use crate::index_views::printer_columns::KubectlPrinterColumns;
-use crate::index_views::query::{ParseError, QueryError};
-use crate::informers::fifo::FifoKind;
-use crate::informers::indexer::{IndexerError, IndexerWriter};
-use crate::informers::lister_watcher::{ListWatchError, innermost_cause};
-use crate::informers::object::Object;
-use crate::informers::reflector::{
+use kscope_index_views::printer_columns::KubectlPrinterColumns;
+use kscope_index_views::query::{ParseError, QueryError};
+use kscope_informers::fifo::FifoKind;
+use kscope_informers::indexer::{IndexerError, IndexerWriter};
+use kscope_informers::lister_watcher::ListWatchError;
+use kscope_informers::object::Object;
+use kscope_informers::reflector::{
     InitialListMode, ReflectorError, ReflectorPhase, ReflectorStatus,
 };
-use crate::informers::running::{InformerConfig, RunningInformer};
-use crate::informers::tap::Tap;
-use crate::resources::{Kind, ResourceKind, UnknownResource};
+use kscope_informers::running::{InformerConfig, RunningInformer};
+use kscope_informers::tap::Tap;
+use kscope_resources::{Kind, ResourceKind, UnknownResource};
 
 /// Why a command failed. One line each, for a person.
 #[derive(Debug, thiserror::Error)]
@@ -58,10 +59,10 @@ pub enum CommandError {
     },
     #[error(transparent)]
     Query(#[from] QueryError),
-    #[error("{}", describe_reflector_error(.0))]
+    #[error("{}", explain::reflector_error(.0))]
     Sync(Arc<ReflectorError>),
     #[error(transparent)]
-    Fetch(#[from] crate::client::fetch::FetchError),
+    Fetch(#[from] kscope_client::fetch::FetchError),
     #[error("{failed} of the resource types could not be read")]
     SomeKindsFailed { failed: usize },
     #[error("{missing} of the objects named were not found")]
@@ -103,7 +104,7 @@ impl CommandError {
 
 fn last_error_text(err: &Option<Arc<ReflectorError>>) -> String {
     err.as_deref()
-        .map(|e| format!(" (last error: {})", describe_reflector_error(e)))
+        .map(|e| format!(" (last error: {})", explain::reflector_error(e)))
         .unwrap_or_default()
 }
 
@@ -138,7 +139,7 @@ pub async fn wait_for_sync_reporting<T: Object>(
                     eprintln!(
                         "kscope: {resource} not synced yet (attempt {} failed: {}); retrying",
                         now.failed_rounds,
-                        describe_reflector_error(err)
+                        explain::reflector_error(err)
                     );
                 }
             }
@@ -202,60 +203,6 @@ pub async fn check_current<T: Object>(
         ));
     }
     Ok(())
-}
-
-fn describe_reflector_error(err: &ReflectorError) -> String {
-    match err {
-        ReflectorError::ListWatch(ListWatchError::Api {
-            verb,
-            resource,
-            status,
-        }) => match status.code {
-            401 => format!(
-                "unauthorized: the server refused our credentials to {verb} {resource} ({})",
-                status.message
-            ),
-            403 => format!(
-                "forbidden: not allowed to {verb} {resource}: {}",
-                status.message
-            ),
-            _ => err.to_string(),
-        },
-        ReflectorError::ListWatch(ListWatchError::Transport { source, .. }) => {
-            match untrusted_certificate(source.as_ref()) {
-                Some(cause) => format!(
-                    "the API server's certificate is not trusted ({cause}): it is not the \
-                     server the kubeconfig's certificate-authority names, or it was restarted \
-                     with a new CA"
-                ),
-                None => format!(
-                    "cannot reach the API server: {}",
-                    innermost_cause(source.as_ref())
-                ),
-            }
-        }
-        _ => err.to_string(),
-    }
-}
-
-/// The TLS verdict on the server's certificate, if that is why a request failed. An
-/// `io::Error` hides what it wraps from `source()`, so each is opened with `get_ref`.
-fn untrusted_certificate(err: &(dyn std::error::Error + 'static)) -> Option<String> {
-    let mut next = Some(err);
-    while let Some(current) = next {
-        if let Some(tls @ rustls::Error::InvalidCertificate(_)) =
-            current.downcast_ref::<rustls::Error>()
-        {
-            return Some(tls.to_string());
-        }
-        next = match current.downcast_ref::<std::io::Error>() {
-            Some(io) => io
-                .get_ref()
-                .map(|inner| inner as &(dyn std::error::Error + 'static)),
-            None => current.source(),
-        };
-    }
-    None
 }
 
 /// Errors that will not go away by retrying, so a command should stop at once: refused

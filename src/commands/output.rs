@@ -6,8 +6,8 @@ use std::io::{self, Write};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-use crate::index_views::columns::{HEALTH, TableRow};
-use crate::resources::{Kind, Timestamp};
+use kscope_index_views::columns::{HEALTH, TableRow};
+use kscope_resources::{Kind, Timestamp};
 
 /// `-o` formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

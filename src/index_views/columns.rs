@@ -8,8 +8,8 @@ use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::informers::object::Object;
-use crate::resources::{
+use kscope_informers::object::Object;
+use kscope_resources::{
     ConditionStatus, Deployment, GenericObject, HealthCondition, Kind, KubeResource, Namespace,
     Node, Pod, ReplicaSet, Secret, Timestamp,
 };
@@ -352,22 +352,20 @@ fn joined<'a>(values: impl Iterator<Item = &'a str>) -> String {
     }
 }
 
-impl Pod {
-    /// kubectl's columns for this kind.
-    pub const COLUMNS: &'static [Column] = &[
-        text("NAME"),
-        number("READY"),
-        text("STATUS"),
-        number("RESTARTS"),
-        AGE,
-        wide("IP"),
-        wide("NODE"),
-    ];
-}
+/// kubectl's columns for Pods.
+pub const POD_COLUMNS: &[Column] = &[
+    text("NAME"),
+    number("READY"),
+    text("STATUS"),
+    number("RESTARTS"),
+    AGE,
+    wide("IP"),
+    wide("NODE"),
+];
 
 impl TableRow for Pod {
     fn columns(_: &Kind) -> Cow<'static, [Column]> {
-        Cow::Borrowed(Self::COLUMNS)
+        Cow::Borrowed(POD_COLUMNS)
     }
 
     fn sort_value(&self, _: &[Column], column: usize) -> SortValue<'_> {
@@ -395,7 +393,7 @@ impl TableRow for Pod {
     }
 
     fn cells(&self, columns: &[Column], now: Timestamp) -> Vec<String> {
-        (0..Self::COLUMNS.len())
+        (0..POD_COLUMNS.len())
             .map(|column| self.cell(columns, column, now))
             .collect()
     }
@@ -414,23 +412,21 @@ impl TableRow for Pod {
     }
 }
 
-impl Node {
-    /// kubectl's columns for this kind.
-    pub const COLUMNS: &'static [Column] = &[
-        text("NAME"),
-        text("STATUS"),
-        text("ROLES"),
-        AGE,
-        text("VERSION"),
-        wide("INTERNAL-IP"),
-        wide("CPU"),
-        wide("MEMORY"),
-    ];
-}
+/// kubectl's columns for Nodes.
+pub const NODE_COLUMNS: &[Column] = &[
+    text("NAME"),
+    text("STATUS"),
+    text("ROLES"),
+    AGE,
+    text("VERSION"),
+    wide("INTERNAL-IP"),
+    wide("CPU"),
+    wide("MEMORY"),
+];
 
 impl TableRow for Node {
     fn columns(_: &Kind) -> Cow<'static, [Column]> {
-        Cow::Borrowed(Self::COLUMNS)
+        Cow::Borrowed(NODE_COLUMNS)
     }
 
     fn health(&self) -> RowHealth {
@@ -455,14 +451,12 @@ impl TableRow for Node {
     }
 }
 
-impl Namespace {
-    /// kubectl's columns for this kind.
-    pub const COLUMNS: &'static [Column] = &[text("NAME"), text("STATUS"), AGE];
-}
+/// kubectl's columns for Namespaces.
+pub const NAMESPACE_COLUMNS: &[Column] = &[text("NAME"), text("STATUS"), AGE];
 
 impl TableRow for Namespace {
     fn columns(_: &Kind) -> Cow<'static, [Column]> {
-        Cow::Borrowed(Self::COLUMNS)
+        Cow::Borrowed(NAMESPACE_COLUMNS)
     }
 
     fn health(&self) -> RowHealth {
@@ -481,23 +475,21 @@ impl TableRow for Namespace {
     }
 }
 
-impl Deployment {
-    /// kubectl's columns for this kind.
-    pub const COLUMNS: &'static [Column] = &[
-        text("NAME"),
-        number("READY"),
-        number("UP-TO-DATE"),
-        number("AVAILABLE"),
-        AGE,
-        wide("CONTAINERS"),
-        wide("IMAGES"),
-        wide("SELECTOR"),
-    ];
-}
+/// kubectl's columns for Deployments.
+pub const DEPLOYMENT_COLUMNS: &[Column] = &[
+    text("NAME"),
+    number("READY"),
+    number("UP-TO-DATE"),
+    number("AVAILABLE"),
+    AGE,
+    wide("CONTAINERS"),
+    wide("IMAGES"),
+    wide("SELECTOR"),
+];
 
 impl TableRow for Deployment {
     fn columns(_: &Kind) -> Cow<'static, [Column]> {
-        Cow::Borrowed(Self::COLUMNS)
+        Cow::Borrowed(DEPLOYMENT_COLUMNS)
     }
 
     fn health(&self) -> RowHealth {
@@ -524,23 +516,21 @@ impl TableRow for Deployment {
     }
 }
 
-impl ReplicaSet {
-    /// kubectl's columns for this kind.
-    pub const COLUMNS: &'static [Column] = &[
-        text("NAME"),
-        number("DESIRED"),
-        number("CURRENT"),
-        number("READY"),
-        AGE,
-        wide("CONTAINERS"),
-        wide("IMAGES"),
-        wide("SELECTOR"),
-    ];
-}
+/// kubectl's columns for ReplicaSets.
+pub const REPLICASET_COLUMNS: &[Column] = &[
+    text("NAME"),
+    number("DESIRED"),
+    number("CURRENT"),
+    number("READY"),
+    AGE,
+    wide("CONTAINERS"),
+    wide("IMAGES"),
+    wide("SELECTOR"),
+];
 
 impl TableRow for ReplicaSet {
     fn columns(_: &Kind) -> Cow<'static, [Column]> {
-        Cow::Borrowed(Self::COLUMNS)
+        Cow::Borrowed(REPLICASET_COLUMNS)
     }
 
     fn health(&self) -> RowHealth {
@@ -567,14 +557,12 @@ impl TableRow for ReplicaSet {
     }
 }
 
-impl Secret {
-    /// kubectl's columns for this kind.
-    pub const COLUMNS: &'static [Column] = &[text("NAME"), text("TYPE"), number("DATA"), AGE];
-}
+/// kubectl's columns for Secrets.
+pub const SECRET_COLUMNS: &[Column] = &[text("NAME"), text("TYPE"), number("DATA"), AGE];
 
 impl TableRow for Secret {
     fn columns(_: &Kind) -> Cow<'static, [Column]> {
-        Cow::Borrowed(Self::COLUMNS)
+        Cow::Borrowed(SECRET_COLUMNS)
     }
 
     fn cells(&self, _: &[Column], now: Timestamp) -> Vec<String> {
@@ -593,7 +581,7 @@ pub const HEALTH: &str = "HEALTH";
 /// A server Table column as a table column: kubectl uppercases the names, prints
 /// priority > 0 columns only in wide output, and the `Age` column (its value rendered at the
 /// time of the request) is computed here from the creation time, so it ages on screen.
-fn server_column(definition: &crate::resources::ColumnDefinition) -> Column {
+fn server_column(definition: &kscope_resources::ColumnDefinition) -> Column {
     let name = definition.name.to_uppercase();
     let kind = match definition.type_.as_str() {
         _ if name == "AGE" => ColumnKind::Age,
@@ -799,13 +787,13 @@ fn selector<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resources::decode;
+    use kscope_resources::decode;
 
     /// A `date` printer column and a CronJob's LAST SCHEDULE age from when the row was read;
     /// a DURATION stays what the server printed.
     #[test]
     fn times_since_age_on_screen_and_durations_stay() {
-        use crate::resources::{ApiResource, ColumnDefinition};
+        use kscope_resources::{ApiResource, ColumnDefinition};
         let resource = ApiResource::new(
             "example.com",
             "v1",
@@ -867,7 +855,7 @@ mod tests {
 
     #[test]
     fn discovered_kinds_show_the_server_columns_an_age_and_a_health_cell() {
-        use crate::resources::{ApiResource, ColumnDefinition};
+        use kscope_resources::{ApiResource, ColumnDefinition};
         let resource = ApiResource::new(
             "example.com",
             "v1",
@@ -956,17 +944,17 @@ mod tests {
     fn every_kind_has_one_cell_per_column() {
         let now = Timestamp::now();
         let pod: Pod = decode(include_bytes!("../../tests/fixtures/pod-realistic.json")).unwrap();
-        assert_eq!(pod.cells(Pod::COLUMNS, now).len(), Pod::COLUMNS.len());
+        assert_eq!(pod.cells(POD_COLUMNS, now).len(), POD_COLUMNS.len());
         let node: Node = decode(
             br#"{"metadata":{"name":"n1","labels":{"node-role.kubernetes.io/control-plane":""}}}"#,
         )
         .unwrap();
-        let cells = node.cells(Node::COLUMNS, now);
-        assert_eq!(cells.len(), Node::COLUMNS.len());
+        let cells = node.cells(NODE_COLUMNS, now);
+        assert_eq!(cells.len(), NODE_COLUMNS.len());
         assert_eq!(cells[..3], ["n1", "Unknown", "control-plane"]);
         let ns: Namespace =
             decode(br#"{"metadata":{"name":"web"},"status":{"phase":"Active"}}"#).unwrap();
-        assert_eq!(ns.cells(Namespace::COLUMNS, now)[..2], ["web", "Active"]);
+        assert_eq!(ns.cells(NAMESPACE_COLUMNS, now)[..2], ["web", "Active"]);
         let deploy: Deployment = decode(
             br#"{"metadata":{"name":"d","namespace":"web"},"spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},
                 "template":{"spec":{"containers":[{"name":"c","image":"nginx:1"}]}}},
@@ -974,15 +962,15 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            deploy.cells(Deployment::COLUMNS, now),
+            deploy.cells(DEPLOYMENT_COLUMNS, now),
             ["d", "2/3", "3", "2", "<unknown>", "c", "nginx:1", "app=web"]
         );
         assert_eq!(
-            deploy.sort_key(Deployment::COLUMNS, 1),
+            deploy.sort_key(DEPLOYMENT_COLUMNS, 1),
             SortKey::Number(Some(2))
         );
         assert_eq!(
-            deploy.sort_key(Deployment::COLUMNS, 0),
+            deploy.sort_key(DEPLOYMENT_COLUMNS, 0),
             SortKey::Text("d".into())
         );
         let mut builder = SortKeyBuilder::with_capacity(3);
@@ -1001,11 +989,11 @@ mod tests {
         assert!(!keys[3].is(&SortValue::Text(Cow::Borrowed("2"))));
         assert_eq!(keys[3], SortKey::Number(Some(2)));
         assert_eq!(
-            deploy.sort_key(Deployment::COLUMNS, 4),
+            deploy.sort_key(DEPLOYMENT_COLUMNS, 4),
             SortKey::Number(None)
         );
         assert_eq!(
-            pod.sort_key(Pod::COLUMNS, 3),
+            pod.sort_key(POD_COLUMNS, 3),
             SortKey::Number(Some(pod.restarts().into()))
         );
         assert_eq!(
@@ -1017,9 +1005,6 @@ mod tests {
             SortKey::Number(None)
         );
         let rs: ReplicaSet = decode(br#"{"metadata":{"name":"r","namespace":"web"},"spec":{"replicas":2},"status":{"replicas":2,"readyReplicas":1}}"#).unwrap();
-        assert_eq!(
-            rs.cells(ReplicaSet::COLUMNS, now)[..4],
-            ["r", "2", "2", "1"]
-        );
+        assert_eq!(rs.cells(REPLICASET_COLUMNS, now)[..4], ["r", "2", "2", "1"]);
     }
 }

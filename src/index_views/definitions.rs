@@ -13,10 +13,10 @@ use parking_lot::Mutex;
 use smallvec::smallvec;
 
 use super::jsonpath::FieldPath;
-use crate::client::discovery::Discovery;
-use crate::informers::indexer::{IndexFunc, IndexValues, index_func};
-use crate::informers::object::Object;
-use crate::resources::{
+use kscope_client::discovery::Discovery;
+use kscope_informers::indexer::{IndexFunc, IndexValues, index_func};
+use kscope_informers::object::Object;
+use kscope_resources::{
     Deployment, FieldIndex, FieldIndexes, GenericObject, Kind, KubeResource,
     LAST_APPLIED_ANNOTATION, Namespace, Node, Pod, Reach, ReplicaSet, ResourceKind, Secret,
 };
@@ -615,8 +615,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::informers::indexer::IndexerWriter;
-    use crate::resources::{decode, decoding_with};
+    use kscope_informers::indexer::IndexerWriter;
+    use kscope_resources::{decode, decoding_with};
 
     fn fixture_pod() -> Pod {
         decode(include_bytes!("../../tests/fixtures/pod-realistic.json")).unwrap()
@@ -799,7 +799,7 @@ mod tests {
             ".metadata.missing.deeper",
         ] {
             let path = FieldPath::parse(path).unwrap();
-            let reached = crate::resources::field_index_reached(FIXTURE, &path.reach()).unwrap();
+            let reached = kscope_resources::field_index_reached(FIXTURE, &path.reach()).unwrap();
             assert_eq!(path.values(&reached), path.values(&whole), "{path}");
             if !matches!(path.reach(), Reach::Whole) {
                 assert!(
@@ -837,7 +837,7 @@ mod tests {
         let reach = paths
             .iter()
             .fold(Reach::Nothing, |r, p| r.union(p.reach().clone()));
-        let reached = crate::resources::field_index_reached(secret, &reach).unwrap();
+        let reached = kscope_resources::field_index_reached(secret, &reach).unwrap();
         let text = reached.to_string();
         assert!(
             !text.contains("aHVudGVyMg") && !text.contains("hunter2"),

@@ -7,12 +7,12 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use crate::informers::diff::Change;
-use crate::informers::lister_watcher::WatchEventType;
-use crate::informers::tap::{DiffUnavailable, TapEntry, TapKind};
-pub use crate::resources::secret::{is_secret, mask_secret};
-use crate::resources::secret::{mask_map, mask_value};
-use crate::resources::{LAST_APPLIED_ANNOTATION, Timestamp};
+use kscope_informers::diff::Change;
+use kscope_informers::lister_watcher::WatchEventType;
+use kscope_informers::tap::{DiffUnavailable, TapEntry, TapKind};
+pub use kscope_resources::secret::{is_secret, mask_secret};
+use kscope_resources::secret::{mask_map, mask_value};
+use kscope_resources::{LAST_APPLIED_ANNOTATION, Timestamp};
 
 /// Why an object could not be shown as YAML.
 #[derive(Debug, thiserror::Error)]
@@ -233,8 +233,8 @@ fn mask_secret_field(path: &str, value: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::informers::tap::{Tap, TapRecord};
     use bytes::Bytes;
+    use kscope_informers::tap::{Tap, TapRecord};
     use serde_json::json;
 
     fn pod() -> Value {
@@ -321,7 +321,7 @@ mod tests {
 
     #[test]
     fn diff_lines_hide_managed_fields_changes_unless_asked() {
-        let tap = Tap::new(8, crate::resources::secret::keepable_raw);
+        let tap = Tap::new(8, kscope_resources::secret::keepable_raw);
         let old = pod();
         let mut new = pod();
         new["status"]["phase"] = json!("Succeeded");
@@ -357,7 +357,7 @@ mod tests {
 
     #[test]
     fn secret_diffs_mask_old_and_new_values() {
-        let tap = Tap::new(8, crate::resources::secret::keepable_raw);
+        let tap = Tap::new(8, kscope_resources::secret::keepable_raw);
         let old = secret();
         let mut new = secret();
         new["data"]["password"] = json!("czNjcjN0LXBhc3M=");
@@ -410,7 +410,7 @@ mod tests {
 
     #[test]
     fn history_rows_summarize_each_entry() {
-        let tap = Tap::new(8, crate::resources::secret::keepable_raw);
+        let tap = Tap::new(8, kscope_resources::secret::keepable_raw);
         let mut new = pod();
         new["status"]["phase"] = json!("Failed");
         watch(&tap, WatchEventType::Added, 1, &pod());

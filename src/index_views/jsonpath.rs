@@ -18,7 +18,7 @@ use jsonpath_rust::parser::parse_json_path;
 use jsonpath_rust::query::js_path_process;
 use serde_json::Value;
 
-use crate::resources::Reach;
+use kscope_resources::Reach;
 
 /// A field's JSONPath, parsed once. Two paths are equal when written alike.
 #[derive(Clone)]

@@ -21,11 +21,11 @@ use super::fuzzy::text_matches;
 use super::query::{Query, QueryError};
 use super::registry::{IndexRegistry, TermMatcher};
 use super::sorted::{RowEntry, SortedRows};
-use crate::informers::indexer::IndexFunc;
-use crate::informers::informer::{Notification, SharedIndexInformer};
-use crate::informers::keys::{Key, meta_namespace_key};
-use crate::informers::workqueue::{Queue, WorkqueueMetrics};
-use crate::resources::Timestamp;
+use kscope_informers::indexer::IndexFunc;
+use kscope_informers::informer::{Notification, SharedIndexInformer};
+use kscope_informers::keys::{Key, meta_namespace_key};
+use kscope_informers::workqueue::{Queue, WorkqueueMetrics};
+use kscope_resources::Timestamp;
 
 /// Which column a view sorts by (an index into [`LiveView::columns`]: the kind's
 /// [`TableRow::columns`], then its index columns, then NAMESPACE) and which way.
@@ -1016,10 +1016,11 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::index_views::definitions::default_index_definitions;
-    use crate::informers::delta_fifo::ReflectorStore;
-    use crate::informers::indexer::IndexerWriter;
-    use crate::resources::{Pod, decode};
+    use crate::columns::POD_COLUMNS;
+    use crate::definitions::default_index_definitions;
+    use kscope_informers::delta_fifo::ReflectorStore;
+    use kscope_informers::indexer::IndexerWriter;
+    use kscope_resources::{Pod, decode};
 
     /// A pod in namespace `ns` with label app=`app` (none when empty) and `restarts` restarts.
     fn pod(ns: &str, name: &str, app: &str, restarts: u32, rv: u64) -> Arc<Pod> {
@@ -1160,12 +1161,12 @@ mod tests {
             .columns();
         let titles: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(
-            titles[Pod::COLUMNS.len()..],
+            titles[POD_COLUMNS.len()..],
             ["APP", "TIER", "NAMESPACE"],
             "field indexes repeat kubectl columns and get none; NAMESPACE comes last"
         );
         let tier = SortSpec {
-            column: Pod::COLUMNS.len() + 1,
+            column: POD_COLUMNS.len() + 1,
             descending: false,
         };
         let view = LiveView::new(registry, Query::default(), tier).unwrap();
@@ -1174,7 +1175,7 @@ mod tests {
         let tiers: Vec<&str> = window
             .rows
             .iter()
-            .map(|r| r.cells[Pod::COLUMNS.len() + 1].as_str())
+            .map(|r| r.cells[POD_COLUMNS.len() + 1].as_str())
             .collect();
         assert_eq!(tiers, ["<none>", "db", "web"]);
     }

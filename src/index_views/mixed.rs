@@ -18,9 +18,9 @@ use tokio::task::JoinHandle;
 
 use super::columns::{Column, ColumnKind, HEALTH, RowHealth, SortKey, SortValue, TableRow};
 use super::live::{LiveView, Row, SortSpec, ViewColumn, Window};
-use crate::informers::indexer::Indexer;
-use crate::informers::keys::{Key, split_meta_namespace_key};
-use crate::resources::{Kind, Timestamp};
+use kscope_informers::indexer::Indexer;
+use kscope_informers::keys::{Key, split_meta_namespace_key};
+use kscope_resources::{Kind, Timestamp};
 
 /// The mixed table's columns, in cell order: NAMESPACE last (drawn first when the view spans
 /// namespaces), as a kind's own view has it.

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::jsonpath::{FieldPath, go_number};
-use crate::resources::{PrinterColumn, PrinterColumnCompiler, Reach, Timestamp};
+use kscope_resources::{PrinterColumn, PrinterColumnCompiler, Reach, Timestamp};
 
 /// The type of a printer column, which decides which values it prints and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

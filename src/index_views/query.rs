@@ -14,9 +14,9 @@ use std::fmt;
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
-use crate::informers::indexer::{Indexer, IndexerError, KeySet};
-use crate::informers::keys::Key;
-use crate::informers::object::Object;
+use kscope_informers::indexer::{Indexer, IndexerError, KeySet};
+use kscope_informers::keys::Key;
+use kscope_informers::object::Object;
 
 /// One index term.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -462,8 +462,8 @@ mod tests {
     use smallvec::smallvec;
 
     use super::*;
-    use crate::informers::indexer::{IndexerWriter, index_func};
-    use crate::informers::testing::{TestObj, obj};
+    use kscope_informers::indexer::{IndexerWriter, index_func};
+    use kscope_informers::testing::{TestObj, obj};
 
     fn eq(index: &str, value: &str) -> Term {
         Term::Eq {

@@ -8,8 +8,8 @@ use parking_lot::RwLock;
 
 use super::definitions::{IndexDefinition, Indexable};
 use super::query::{Query, QueryError, Term};
-use crate::informers::indexer::{IndexFunc, Indexer, IndexerError, IndexerWriter, KeySet};
-use crate::resources::{BuiltIn, Kind};
+use kscope_informers::indexer::{IndexFunc, Indexer, IndexerError, IndexerWriter, KeySet};
+use kscope_resources::{BuiltIn, Kind};
 
 /// One value of an index and how many objects have it: a line of the index browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -169,8 +169,8 @@ impl<T> TermMatcher<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::index_views::definitions::{IndexSource, default_index_definitions};
-    use crate::resources::{Pod, decode};
+    use crate::definitions::{IndexSource, default_index_definitions};
+    use kscope_resources::{Pod, decode};
 
     fn pod(ns: &str, name: &str, labels: &str) -> Arc<Pod> {
         Arc::new(

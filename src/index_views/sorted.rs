@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use super::columns::SortKey;
-use crate::informers::keys::Key;
+use kscope_informers::keys::Key;
 
 /// Rows per block: inserts move up to this many entries, position lookups step over
 /// `len / MAX_BLOCK` blocks.

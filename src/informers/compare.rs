@@ -333,9 +333,9 @@ impl PipelineComparison {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::informers::indexer::IndexerWriter;
-    use crate::informers::informer::SharedIndexInformer;
-    use crate::informers::testing::{TestObj, obj};
+    use crate::indexer::IndexerWriter;
+    use crate::informer::SharedIndexInformer;
+    use crate::testing::{TestObj, obj};
 
     /// Feeds `feed` to two pipelines through a tee before either pops, then runs both and
     /// returns their handoffs and the differences found reading them in turn.

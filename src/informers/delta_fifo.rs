@@ -623,8 +623,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::informers::indexer::IndexerWriter;
-    use crate::informers::testing::{TestObj, keyed, obj};
+    use crate::indexer::IndexerWriter;
+    use crate::testing::{TestObj, keyed, obj};
 
     /// A compact picture of a key's deltas: type, rv (or "?" for an unknown final state) and
     /// whether it is a tombstone.

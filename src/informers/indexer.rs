@@ -527,7 +527,7 @@ fn add_key_to_index(index: &mut Index, value: Cow<'_, str>, key: &Key) {
 #[cfg(test)]
 mod tests {
     use k8s_openapi::api::core::v1::Pod;
-    use kube::api::ObjectMeta;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
     use smallvec::smallvec;
 
     use super::*;

@@ -470,8 +470,8 @@ mod tests {
     use tokio::time::Instant;
 
     use super::*;
-    use crate::informers::indexer::index_func;
-    use crate::informers::testing::{TestObj, obj};
+    use crate::indexer::index_func;
+    use crate::testing::{TestObj, obj};
 
     fn describe(n: &Notification<TestObj>) -> String {
         match n {

@@ -103,7 +103,7 @@ impl<T> DeltaObject<T> {
 #[cfg(test)]
 mod tests {
     use k8s_openapi::api::core::v1::{Namespace, Pod};
-    use kube::api::ObjectMeta;
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
     use super::*;
 

@@ -1,5 +1,5 @@
 //! What the Reflector needs of an API server: list pages and watch streams of one resource,
-//! as a trait. The HTTP implementation is `crate::client::lister_watcher`; this layer knows
+//! as a trait. The HTTP implementation is `kscope_client::lister_watcher`; this layer knows
 //! no HTTP and no resource type.
 
 use std::future::Future;
@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::stream::BoxStream;
-use kube::core::Status;
+use kube_core::Status;
 
 /// Options of one list call. An empty `resource_version` means unset: a consistent,
 /// most-recent read.
@@ -100,7 +100,7 @@ impl<T> WatchEvent<T> {
 pub struct RawWatchEvent<T> {
     pub event: WatchEvent<T>,
     /// A slice of the body frame the event came in: whoever keeps it past the event should
-    /// copy it (see [`crate::informers::tap::Tap::record`]).
+    /// copy it (see [`crate::tap::Tap::record`]).
     pub raw_object: Bytes,
 }
 

@@ -3,7 +3,7 @@
 //! Typed k8s-openapi objects get it through their `ObjectMeta`; kscope's compact projections
 //! (src/resources/) implement it directly, so the pipeline never needs the full object.
 
-use kube::Resource;
+use kube_core::Resource;
 
 /// An object the informer pipeline can key, store and version.
 pub trait Object: Send + Sync + 'static {

@@ -487,8 +487,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::informers::indexer::IndexerWriter;
-    use crate::informers::testing::{TestObj, keyed, obj};
+    use crate::indexer::IndexerWriter;
+    use crate::testing::{TestObj, keyed, obj};
 
     /// An item as `key:Type:rv` (`:tombstone` for an inferred deletion), or a whole-store
     /// item by its type.

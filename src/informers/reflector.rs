@@ -897,13 +897,13 @@ mod tests {
 
     use bytes::Bytes;
     use futures::stream;
-    use kube::core::Status;
+    use kube_core::Status;
     use parking_lot::Mutex;
 
     use super::*;
-    use crate::informers::keys::{Key, KeyError};
-    use crate::informers::lister_watcher::{ListPage, RawWatchEvent};
-    use crate::informers::testing::{TestObj, obj};
+    use crate::keys::{Key, KeyError};
+    use crate::lister_watcher::{ListPage, RawWatchEvent};
+    use crate::testing::{TestObj, obj};
 
     #[derive(Debug, Clone, PartialEq, Eq)]
     enum Call {
@@ -1062,8 +1062,8 @@ mod tests {
                 log.push(format!("listed {} {}", o.name, o.resource_version));
             }
         }
-        fn finish_listed(&self, listed: &crate::informers::delta_fifo::Listed, rv: &str) {
-            let crate::informers::delta_fifo::Listed::Keys(listed) = listed else {
+        fn finish_listed(&self, listed: &crate::delta_fifo::Listed, rv: &str) {
+            let crate::delta_fifo::Listed::Keys(listed) = listed else {
                 panic!("this store knows objects: the Reflector must list their keys");
             };
             let mut keys: Vec<&str> = listed.iter().map(|k| &k["ns/".len()..]).collect();

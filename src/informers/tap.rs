@@ -351,7 +351,7 @@ impl Tap {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::informers::testing::record_watch;
+    use crate::testing::record_watch;
 
     #[test]
     fn a_kept_key_keeps_its_history_after_the_ring_moved_on() {

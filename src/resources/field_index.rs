@@ -242,7 +242,7 @@ where
 }
 
 /// Of the object `text`, only what `reach` reads.
-pub(crate) fn reached(text: &[u8], reach: &Reach) -> Result<Value, serde_json::Error> {
+pub fn reached(text: &[u8], reach: &Reach) -> Result<Value, serde_json::Error> {
     match read_seed(text, Reached(reach)) {
         Ok(value) => Ok(value),
         // Read by serde_json, in its words if it fails too (see `decode::from_slice`).

@@ -795,10 +795,10 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::informers::object::Object;
-    use crate::resources::KubeResource;
-    use crate::resources::decode::from_slice;
-    use crate::resources::field_index::{FieldIndex, FieldIndexes, decoding_with};
+    use crate::KubeResource;
+    use crate::decode::from_slice;
+    use crate::field_index::{FieldIndex, FieldIndexes, decoding_with};
+    use kscope_informers::object::Object;
 
     #[test]
     fn a_table_row_keeps_metadata_cells_and_health_not_the_rest() {

@@ -138,7 +138,7 @@ fn mask_as(value: &Value, base64: bool, style: Style) -> Value {
 
 /// Masks one value of `data` (base64: the size is the decoded one) or `stringData`; the
 /// mask shows its size only.
-pub(crate) fn mask_value(value: &Value, base64: bool) -> Value {
+pub fn mask_value(value: &Value, base64: bool) -> Value {
     mask_as(value, base64, Style::SizeOnly)
 }
 
@@ -149,7 +149,7 @@ fn mask_map_as(map: &mut Map<String, Value>, base64: bool, style: Style) -> usiz
     map.len()
 }
 
-pub(crate) fn mask_map(map: &mut Map<String, Value>, base64: bool) -> usize {
+pub fn mask_map(map: &mut Map<String, Value>, base64: bool) -> usize {
     mask_map_as(map, base64, Style::SizeOnly)
 }
 
@@ -241,10 +241,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for KeysOnly<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::informers::object::Object;
-    use crate::informers::tap::Tap;
-    use crate::informers::testing::record_watch;
-    use crate::resources::decode;
+    use crate::decode;
+    use kscope_informers::object::Object;
+    use kscope_informers::tap::Tap;
+    use kscope_informers::testing::record_watch;
 
     const SECRET: &str = r#"{
         "apiVersion": "v1", "kind": "Secret",

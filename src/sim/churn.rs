@@ -1024,7 +1024,7 @@ fn cordon(node: &mut Value, on: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::workload::{WorkloadSpec, generate};
+    use crate::workload::{WorkloadSpec, generate};
 
     /// A pod filled into a template is the pod `PodFactory` renders, but for its random
     /// digests.

@@ -153,7 +153,7 @@ pub(crate) fn flip_widget(txn: &mut Txn<'_>, pick: usize) -> bool {
         txn.modify_member(widgets, &key, "status", |status| {
             let ready = status["conditions"][0]["status"] == "True";
             let at = manifests::timestamp(manifests::now_seconds());
-            *status = crate::sim::crd::widget_status(!ready, &at);
+            *status = crate::crd::widget_status(!ready, &at);
         }),
         Ok(Some(_))
     )
@@ -292,8 +292,8 @@ fn record_app_event(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::store::{Key, Store};
-    use crate::sim::workload::{WorkloadSpec, generate};
+    use crate::store::{Key, Store};
+    use crate::workload::{WorkloadSpec, generate};
 
     fn cluster() -> Store {
         cluster_of(60)

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::faults::{FaultSpec, Faults};
 use super::{Sim, SimConfig, SimError, SimHandle};
-use crate::duration::parse_duration;
+use kscope_units::duration::parse_duration;
 
 /// Serve a simulated Kubernetes API server on loopback.
 #[derive(Debug, Clone, clap::Args)]

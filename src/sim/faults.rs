@@ -9,7 +9,7 @@ use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use super::resources::Resource;
-use crate::duration::parse_duration;
+use kscope_units::duration::parse_duration;
 
 /// The active faults. All off by default.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -1089,7 +1089,7 @@ pub static BUILT_IN: [Descriptor; COUNT] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::resources::Resource;
+    use crate::resources::Resource;
 
     #[test]
     fn handles_name_their_descriptors() {

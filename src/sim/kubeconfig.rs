@@ -145,7 +145,7 @@ mod tests {
 
     #[tokio::test]
     async fn round_trips_through_kube() {
-        let cert = crate::sim::tls::serving_cert().unwrap().0;
+        let cert = crate::tls::serving_cert().unwrap().0;
         let yaml = kubeconfig_yaml("https://127.0.0.1:1234", &cert.ca_pem, "secret").unwrap();
         assert!(yaml.contains("current-context: kscope-sim"));
         assert!(yaml.contains("apiVersion: v1"));

@@ -1,7 +1,7 @@
 //! Where the keyboard's input goes: the mode and the focused panel. What a key asks for is an
 //! [`Action`] of the configuration's vocabulary; [`super::keymap::map_key`] finds it.
 
-pub use crate::config::keys::Action;
+pub use kscope_config::keys::Action;
 
 /// What the keyboard is talking to right now: the same key means different things in each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

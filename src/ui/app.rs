@@ -16,20 +16,19 @@ use ratatui::backend::Backend;
 use ratatui::layout::Rect;
 use tokio::sync::{broadcast, mpsc};
 
-use crate::client::cluster::NamespaceScope;
-use crate::client::discovery::Catalog;
-use crate::commands::CommandError;
-use crate::config::LogSettings;
-use crate::config::keys::Keymap;
-use crate::index_views::definitions::{IndexDefinition, IndexSource, Misfits};
-use crate::index_views::live::{SortSpec, Window};
-use crate::informers::compare::merge_handoffs;
-use crate::informers::fifo::{FifoKind, Handoff};
-use crate::informers::keys::{Key, split_meta_namespace_key};
-use crate::informers::lister_watcher::ListWatchError;
-use crate::informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
-use crate::informers::tap::TapEntry;
-use crate::resources::{Kind, ResourceKind, Timestamp};
+use kscope_client::cluster::NamespaceScope;
+use kscope_client::discovery::Catalog;
+use kscope_config::LogSettings;
+use kscope_config::keys::Keymap;
+use kscope_index_views::definitions::{IndexDefinition, IndexSource, Misfits};
+use kscope_index_views::live::{SortSpec, Window};
+use kscope_informers::compare::merge_handoffs;
+use kscope_informers::fifo::{FifoKind, Handoff};
+use kscope_informers::keys::{Key, split_meta_namespace_key};
+use kscope_informers::lister_watcher::ListWatchError;
+use kscope_informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
+use kscope_informers::tap::TapEntry;
+use kscope_resources::{Kind, ResourceKind, Timestamp};
 
 use super::UiError;
 use super::action::{Action, Focus, InputMode};
@@ -492,7 +491,7 @@ impl App {
         self.header.error = status
             .last_error
             .clone()
-            .map(|err| CommandError::Sync(err).to_string());
+            .map(|err| kscope_client::explain::reflector_error(&err));
     }
 
     /// Runs until the person quits (or the events end, or `observer` says so), then stops
@@ -1554,7 +1553,7 @@ impl App {
                 let namespaced = category.kinds.iter().any(Kind::namespaced);
                 let scope = match (&to.scope, namespaced) {
                     (_, false) => "cluster".to_string(),
-                    (NamespaceScope::All, true) => super::ALL_NAMESPACES.to_string(),
+                    (NamespaceScope::All, true) => super::nav::ALL_NAMESPACES.to_string(),
                     (NamespaceScope::One(ns), true) => format!("namespace {ns}"),
                 };
                 (category.name.clone(), scope)

@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
-use crate::client::cluster::NamespaceScope;
-use crate::client::discovery::Discovery;
-use crate::index_views::definitions::{IndexCommandError, IndexDefinition};
-use crate::informers::fifo::FifoKind;
-use crate::resources::{ApiResource, Kind, ResourceKind};
+use kscope_client::cluster::NamespaceScope;
+use kscope_client::discovery::Discovery;
+use kscope_index_views::definitions::{IndexCommandError, IndexDefinition};
+use kscope_informers::fifo::FifoKind;
+use kscope_resources::{ApiResource, Kind, ResourceKind};
 
 use super::action::Action;
 use super::effect::Effect;

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use crate::client::cluster::{Cluster, ClusterError};
-use crate::client::discovery::{Catalog, CatalogWatch, DiscoveryError};
+use kscope_client::cluster::{Cluster, ClusterError};
+use kscope_client::discovery::{Catalog, CatalogWatch, DiscoveryError};
 
 use super::action::Action;
 use super::effect::Effect;

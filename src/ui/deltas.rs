@@ -9,12 +9,12 @@ use std::time::SystemTime;
 
 use tokio::sync::broadcast;
 
-use crate::index_views::query::{Query, Term};
-use crate::informers::compare::{DifferenceKind, PipelineComparison, SameFifo};
-use crate::informers::fifo::{FifoKind, HandedItem, Handoff};
-use crate::informers::indexer::IndexerError;
-use crate::informers::keys::Key;
-use crate::informers::tap::TapEntry;
+use kscope_index_views::query::{Query, Term};
+use kscope_informers::compare::{DifferenceKind, PipelineComparison, SameFifo};
+use kscope_informers::fifo::{FifoKind, HandedItem, Handoff};
+use kscope_informers::indexer::IndexerError;
+use kscope_informers::keys::Key;
+use kscope_informers::tap::TapEntry;
 
 use super::action::Action;
 use super::effect::Effect;
@@ -615,9 +615,9 @@ mod tests {
 
     #[test]
     fn a_delta_line_works_out_its_changed_fields_when_first_read() {
-        use crate::informers::lister_watcher::WatchEventType;
-        use crate::informers::tap::{Tap, TapKind, TapRecord};
-        let tap = Tap::new(8, crate::resources::secret::keepable_raw);
+        use kscope_informers::lister_watcher::WatchEventType;
+        use kscope_informers::tap::{Tap, TapKind, TapRecord};
+        let tap = Tap::new(8, kscope_resources::secret::keepable_raw);
         for (rv, phase) in [("1", "Pending"), ("2", "Running")] {
             let raw = format!(
                 r#"{{"metadata":{{"name":"web","resourceVersion":"{rv}"}},"status":{{"phase":"{phase}"}}}}"#
@@ -735,9 +735,9 @@ mod tests {
         assert_eq!(line(1, "ERROR", "").class(), DeltaClass::Trouble);
         assert_eq!(line(1, "MODIFIED", "a/b").class(), DeltaClass::Object);
         assert_eq!(line(1, "Replaced", "a/b").class(), DeltaClass::Object);
-        use crate::informers::delta_fifo::DeltaType;
-        use crate::informers::lister_watcher::WatchEventType;
-        use crate::informers::tap::TapKind;
+        use kscope_informers::delta_fifo::DeltaType;
+        use kscope_informers::lister_watcher::WatchEventType;
+        use kscope_informers::tap::TapKind;
         for (kind, class) in [
             (TapKind::Relist { objects: 3 }, DeltaClass::Pipeline),
             (TapKind::WatchStart, DeltaClass::Pipeline),

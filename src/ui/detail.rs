@@ -11,14 +11,14 @@ use std::time::SystemTime;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::client::fetch::FetchError;
-use crate::index_views::describe;
-use crate::index_views::detail::{
+use kscope_client::fetch::FetchError;
+use kscope_index_views::describe;
+use kscope_index_views::detail::{
     DiffDoc, HistoryRow, YamlDoc, diff_doc, history_row, history_rows, yaml,
 };
-use crate::informers::keys::split_meta_namespace_key;
-use crate::informers::tap::{DiffUnavailable, HistorySpan, Tap, TapEntry, TapKind};
-use crate::resources::Kind;
+use kscope_informers::keys::split_meta_namespace_key;
+use kscope_informers::tap::{DiffUnavailable, HistorySpan, Tap, TapEntry, TapKind};
+use kscope_resources::Kind;
 
 use super::action::Action;
 use super::effect::Effect;

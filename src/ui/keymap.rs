@@ -1,11 +1,11 @@
 //! Terminal keys to actions: a crossterm key event becomes the configuration's [`KeySpec`],
 //! looked up in the section of the mode the keyboard is talking to. The vocabulary itself
-//! (actions, key specs, the [`Keymap`]) is the configuration's, in [`crate::config::keys`].
+//! (actions, key specs, the [`Keymap`]) is the configuration's, in [`kscope_config::keys`].
 
 use crossterm::event::{KeyCode as Code, KeyEvent, KeyModifiers};
 
 use super::action::{Focus, InputMode};
-use crate::config::keys::{Action, KeyCode, KeySpec, Keymap, NamedKey, Section};
+use kscope_config::keys::{Action, KeyCode, KeySpec, Keymap, NamedKey, Section};
 
 /// The spec a terminal key event matches, if it is a key kscope can bind.
 pub fn spec_of(event: KeyEvent) -> Option<KeySpec> {
@@ -64,7 +64,7 @@ pub fn map_key(keymap: &Keymap, mode: InputMode, focus: Focus, event: KeyEvent) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use kscope_config::Config;
 
     fn spec(s: &str) -> KeySpec {
         s.parse().unwrap()

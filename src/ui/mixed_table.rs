@@ -16,21 +16,21 @@ use parking_lot::Mutex;
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
-use crate::client::discovery::Discovery;
-use crate::index_views::definitions::{IndexDefinition, Misfits};
-use crate::index_views::live::{SortSpec, ViewColumn, Window};
-use crate::index_views::mixed::{self, MemberInput, MemberRows, MixedRows, MixedWorker};
-use crate::index_views::query::{Query, QueryError};
-use crate::index_views::registry::ValueCount;
-use crate::informers::fifo::{FifoKind, Handoff};
-use crate::informers::indexer::IndexerError;
-use crate::informers::keys::Key;
-use crate::informers::lister_watcher::ListWatchError;
-use crate::informers::metrics::InformerMetricsSnapshot;
-use crate::informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
-use crate::informers::tap::Tap;
-use crate::informers::workqueue::WorkqueueMetrics;
-use crate::resources::{Kind, ResourceKind, Timestamp};
+use kscope_client::discovery::Discovery;
+use kscope_index_views::definitions::{IndexDefinition, Misfits};
+use kscope_index_views::live::{SortSpec, ViewColumn, Window};
+use kscope_index_views::mixed::{self, MemberInput, MemberRows, MixedRows, MixedWorker};
+use kscope_index_views::query::{Query, QueryError};
+use kscope_index_views::registry::ValueCount;
+use kscope_informers::fifo::{FifoKind, Handoff};
+use kscope_informers::indexer::IndexerError;
+use kscope_informers::keys::Key;
+use kscope_informers::lister_watcher::ListWatchError;
+use kscope_informers::metrics::InformerMetricsSnapshot;
+use kscope_informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
+use kscope_informers::tap::Tap;
+use kscope_informers::workqueue::WorkqueueMetrics;
+use kscope_resources::{Kind, ResourceKind, Timestamp};
 
 use super::UiError;
 use super::action::Action;
@@ -221,7 +221,7 @@ impl MixedTable {
             status_tx,
             status_task,
             idle_kind,
-            idle_tap: Tap::new(1, crate::resources::secret::keepable_raw),
+            idle_tap: Tap::new(1, kscope_resources::secret::keepable_raw),
         }
     }
 

@@ -3,13 +3,14 @@
 
 use std::collections::BTreeMap;
 
-use crate::client::cluster::NamespaceScope;
-use crate::client::discovery::Discovery;
-use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource};
-use crate::informers::keys::split_meta_namespace_key;
-use crate::resources::{Kind, ResourceKind};
+use kscope_client::cluster::NamespaceScope;
+use kscope_client::discovery::Discovery;
+use kscope_index_views::definitions::{IndexDefinition, IndexField, IndexSource};
+use kscope_informers::keys::split_meta_namespace_key;
+use kscope_resources::{Kind, ResourceKind};
 
-use super::ALL_NAMESPACES;
+/// The header's scope when every namespace is shown.
+pub const ALL_NAMESPACES: &str = "all namespaces";
 
 /// Views kept for Esc to go back to; older ones are forgotten.
 pub const HISTORY: usize = 32;
@@ -194,7 +195,7 @@ pub fn crd_resources(from: &ViewSpec, key: &str, discovery: &Discovery) -> Optio
     let (_, name) = split_meta_namespace_key(key);
     let resource = discovery.resolve_resource(name)?;
     Some(ViewSpec::new(
-        crate::resources::Kind::of(resource.clone()),
+        kscope_resources::Kind::of(resource.clone()),
         from.scope.clone(),
     ))
 }

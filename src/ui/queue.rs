@@ -5,9 +5,9 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use crate::informers::fifo::FifoKind;
-use crate::informers::metrics::InformerMetricsSnapshot;
-use crate::informers::workqueue::WorkqueueMetrics;
+use kscope_informers::fifo::FifoKind;
+use kscope_informers::metrics::InformerMetricsSnapshot;
+use kscope_informers::workqueue::WorkqueueMetrics;
 
 /// Seconds of workqueue history the sparklines show.
 pub const QUEUE_HISTORY: usize = 60;

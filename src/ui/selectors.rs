@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::client::fetch::fetch_object;
-use crate::resources::Kind;
+use kscope_client::fetch::fetch_object;
+use kscope_resources::Kind;
 
 /// Fetches finished but not yet taken: one a keystroke, so a few are plenty.
 const CHANNEL: usize = 8;

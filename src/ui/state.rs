@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
-use crate::config::Config;
-use crate::config::keys::Keymap;
-use crate::index_views::definitions::Misfits;
-use crate::index_views::query::{ParseError, Query};
-use crate::index_views::registry::ValueCount;
+use kscope_config::Config;
+use kscope_config::keys::Keymap;
+use kscope_index_views::definitions::Misfits;
+use kscope_index_views::query::{ParseError, Query};
+use kscope_index_views::registry::ValueCount;
 
 use super::action::{Action, Focus, InputMode};
 use super::command::CommandBar;

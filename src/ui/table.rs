@@ -10,29 +10,29 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 use tokio::sync::{broadcast, watch};
 
-use crate::client::cluster::{Cluster, NamespaceScope};
-use crate::client::discovery::{Catalog, CatalogWatch};
-use crate::client::lister_watcher::KubeListerWatcher;
-use crate::config::InformerSettings;
-use crate::index_views::columns::TableRow;
-use crate::index_views::definitions::{
+use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_client::discovery::{Catalog, CatalogWatch};
+use kscope_client::lister_watcher::KubeListerWatcher;
+use kscope_config::InformerSettings;
+use kscope_index_views::columns::TableRow;
+use kscope_index_views::definitions::{
     IndexDefinition, IndexField, Misfits, PathIndex, decode_fields, indexes_for, path_indexes,
 };
-use crate::index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
-use crate::index_views::mixed::{MemberRows, ViewRows};
-use crate::index_views::printer_columns::KubectlPrinterColumns;
-use crate::index_views::query::{Query, QueryError, Term};
-use crate::index_views::registry::{IndexRegistry, ValueCount};
-use crate::informers::fifo::{FifoKind, Handoff};
-use crate::informers::indexer::{IndexerError, IndexerWriter};
-use crate::informers::informer::SharedIndexInformer;
-use crate::informers::keys::Key;
-use crate::informers::metrics::InformerMetricsSnapshot;
-use crate::informers::reflector::ReflectorStatus;
-use crate::informers::running::{InformerConfig, RunningInformer};
-use crate::informers::tap::Tap;
-use crate::informers::workqueue::WorkqueueMetrics;
-use crate::resources::{
+use kscope_index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
+use kscope_index_views::mixed::{MemberRows, ViewRows};
+use kscope_index_views::printer_columns::KubectlPrinterColumns;
+use kscope_index_views::query::{Query, QueryError, Term};
+use kscope_index_views::registry::{IndexRegistry, ValueCount};
+use kscope_informers::fifo::{FifoKind, Handoff};
+use kscope_informers::indexer::{IndexerError, IndexerWriter};
+use kscope_informers::informer::SharedIndexInformer;
+use kscope_informers::keys::Key;
+use kscope_informers::metrics::InformerMetricsSnapshot;
+use kscope_informers::reflector::ReflectorStatus;
+use kscope_informers::running::{InformerConfig, RunningInformer};
+use kscope_informers::tap::Tap;
+use kscope_informers::workqueue::WorkqueueMetrics;
+use kscope_resources::{
     Deployment, FieldIndex, GenericObject, Kind, Namespace, Node, Pod, ReplicaSet, ResourceKind,
     Secret, Timestamp,
 };
@@ -186,7 +186,7 @@ impl<T: TableRow> ResourceTable<T> {
         let indexes = indexes_for(kind, &starter.indexes, &starter.catalog.current());
         let paths = path_indexes(&indexes);
         let (registry, writer) = IndexRegistry::<T>::for_kind(kind.clone(), indexes)?;
-        let tap = Tap::new(starter.tap_capacity, crate::resources::secret::keepable_raw);
+        let tap = Tap::new(starter.tap_capacity, kscope_resources::secret::keepable_raw);
         let mut config = InformerConfig::new(kind.to_string());
         config.tap = Some(tap.clone());
         config.fifo = starter.pipeline.fifo;

@@ -2,9 +2,9 @@
 //! keys that change that. The rows themselves stay in the view behind [`Table`]; this holds
 //! only what the person chose.
 
-use crate::index_views::live::{SortSpec, ViewColumn, Window};
-use crate::informers::keys::Key;
-use crate::resources::Timestamp;
+use kscope_index_views::live::{SortSpec, ViewColumn, Window};
+use kscope_informers::keys::Key;
+use kscope_resources::Timestamp;
 
 use super::action::Action;
 use super::effect::Effect;

@@ -16,7 +16,7 @@ use axum::http::{Response, StatusCode};
 use axum::routing::get;
 use cli::{kscope, plain_kubeconfig, temp_dir};
 use futures::StreamExt;
-use kscope::sim::{Sim, SimConfig};
+use kscope_sim::{Sim, SimConfig};
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).trim().to_string()

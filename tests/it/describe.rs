@@ -3,8 +3,8 @@
 //! kscope's describe of a real object of the simulated cluster is compared line by line with
 //! what kubectl prints for it, against the same server over HTTP.
 
-use kscope::client::cluster::Cluster;
-use kscope::index_views::describe::fetch_described;
+use kscope_client::cluster::Cluster;
+use kscope_index_views::describe::fetch_described;
 
 use crate::common::kubectl::Kubectl;
 

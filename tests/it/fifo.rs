@@ -4,14 +4,14 @@
 
 use std::time::{Duration, Instant};
 
-use kscope::client::cluster::{Cluster, NamespaceScope};
-use kscope::client::lister_watcher::KubeListerWatcher;
-use kscope::informers::fifo::FifoKind;
-use kscope::informers::indexer::IndexerWriter;
-use kscope::informers::reflector::InitialListMode;
-use kscope::informers::running::{InformerConfig, RunningInformer};
-use kscope::resources::{Pod, ResourceKind};
-use kscope::sim::{Faults, Resource, Sim, SimConfig, SimHandle};
+use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_client::lister_watcher::KubeListerWatcher;
+use kscope_informers::fifo::FifoKind;
+use kscope_informers::indexer::IndexerWriter;
+use kscope_informers::reflector::InitialListMode;
+use kscope_informers::running::{InformerConfig, RunningInformer};
+use kscope_resources::{Pod, ResourceKind};
+use kscope_sim::{Faults, Resource, Sim, SimConfig, SimHandle};
 use serde_json::Value;
 
 use crate::common::cli::{kscope, temp_dir};
@@ -31,7 +31,7 @@ async fn informer_on(sim: &SimHandle, config: InformerConfig) -> RunningInformer
 
 /// Waits (bounded) for the store to hold exactly the sim's pods.
 async fn converged(sim: &SimHandle, informer: &RunningInformer<Pod>, what: &str) {
-    use kscope::informers::object::Object;
+    use kscope_informers::object::Object;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let truth = sim.truth(Resource::Pods);

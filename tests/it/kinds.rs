@@ -8,19 +8,19 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kscope::client::cluster::{Cluster, NamespaceScope};
-use kscope::client::discovery::{Catalog, Discovery};
-use kscope::client::lister_watcher::KubeListerWatcher;
-use kscope::config::Config;
-use kscope::index_views::live::Window;
-use kscope::informers::lister_watcher::{ListParams, ListerWatcher};
-use kscope::resources::{GenericObject, Kind};
-use kscope::sim::{Faults, Sim, SimConfig};
-use kscope::ui::action::Action;
-use kscope::ui::app::App;
-use kscope::ui::detail::DetailController;
-use kscope::ui::nav::ViewSpec;
-use kscope::ui::table::TableStarter;
+use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_client::discovery::{Catalog, Discovery};
+use kscope_client::lister_watcher::KubeListerWatcher;
+use kscope_config::Config;
+use kscope_index_views::live::Window;
+use kscope_informers::lister_watcher::{ListParams, ListerWatcher};
+use kscope_resources::{GenericObject, Kind};
+use kscope_sim::{Faults, Sim, SimConfig};
+use kscope_ui::action::Action;
+use kscope_ui::app::App;
+use kscope_ui::detail::DetailController;
+use kscope_ui::nav::ViewSpec;
+use kscope_ui::table::TableStarter;
 
 use crate::common::cli::kscope;
 use crate::common::kubectl::Kubectl;
@@ -251,7 +251,7 @@ async fn the_tui_lists_any_kind_and_follows_crds_as_they_come_and_go() {
         .expect("cluster");
     let (catalog, _watch, error) = Catalog::keep_current(&cluster).await;
     assert!(error.is_none(), "{error:?}");
-    let pods = ViewSpec::new(kscope::resources::ResourceKind::Pods, NamespaceScope::All);
+    let pods = ViewSpec::new(kscope_resources::ResourceKind::Pods, NamespaceScope::All);
     let mut app = start_app(cluster, catalog.clone(), pods);
     wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
 
@@ -412,7 +412,7 @@ async fn a_kind_the_user_may_not_list_says_so_and_the_others_keep_working() {
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
     let catalog = Catalog::new(Discovery::run(&cluster.client).await.expect("discovers"));
-    let pods = ViewSpec::new(kscope::resources::ResourceKind::Pods, NamespaceScope::All);
+    let pods = ViewSpec::new(kscope_resources::ResourceKind::Pods, NamespaceScope::All);
     let mut app = start_app(cluster, catalog, pods);
     wait_rows(&mut app, "pods", |_, w| w.total == 20).await;
     run_command(&mut app, "cm");
@@ -472,7 +472,7 @@ async fn a_secret_listed_generically_keeps_no_value() {
         None,
         None,
     );
-    let page: kscope::informers::lister_watcher::ListPage<GenericObject> = lister_watcher
+    let page: kscope_informers::lister_watcher::ListPage<GenericObject> = lister_watcher
         .list(&ListParams::default())
         .await
         .expect("lists");
@@ -499,7 +499,7 @@ spec:
 
 /// Lists every page of `lister_watcher` (500 a page, as the Reflector asks); returns the
 /// names and how long it took.
-async fn list_all<T: kscope::informers::object::Object, L: ListerWatcher<T>>(
+async fn list_all<T: kscope_informers::object::Object, L: ListerWatcher<T>>(
     lister_watcher: &L,
 ) -> (Vec<String>, Duration) {
     let started = Instant::now();
@@ -539,7 +539,7 @@ async fn table_form_and_plain_lists_keep_the_same_objects() {
         .with_limits(cluster.limits);
     let (table_names, table_time) = list_all::<GenericObject, _>(&table).await;
     let (plain_names, plain_time) = list_all::<GenericObject, _>(&plain).await;
-    let (pod_names, pod_time) = list_all::<kscope::resources::Pod, _>(&plain).await;
+    let (pod_names, pod_time) = list_all::<kscope_resources::Pod, _>(&plain).await;
     assert_eq!(table_names.len(), 3000);
     assert_eq!(table_names, plain_names);
     assert_eq!(table_names, pod_names);
@@ -555,7 +555,7 @@ async fn table_form_and_plain_lists_keep_the_same_objects() {
             (len, started.elapsed())
         }
     };
-    let table_accept = kscope::client::table_form::TABLE_ACCEPT;
+    let table_accept = kscope_client::table_form::TABLE_ACCEPT;
     eprintln!(
         "3000 pods listed: Table+Object into the generic projection {table_time:?}, plain JSON \
          into the generic projection {plain_time:?}, plain JSON into the pod projection \
@@ -706,8 +706,8 @@ async fn discovery_of_two_hundred_resources() {
 /// rather than staying what the server printed; Warnings stand out.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn events_sort_by_last_seen_with_a_stable_tie_break_and_warnings_stand_out() {
-    use kscope::index_views::columns::RowHealth;
-    use kscope::resources::Timestamp;
+    use kscope_index_views::columns::RowHealth;
+    use kscope_resources::Timestamp;
 
     let sim = Sim::start(SimConfig::with_size(4, 1, 1))
         .await
@@ -754,7 +754,7 @@ async fn events_sort_by_last_seen_with_a_stable_tie_break_and_warnings_stand_out
         .await;
     }
     let catalog = Catalog::new(Discovery::run(&cluster.client).await.expect("discovers"));
-    let pods = ViewSpec::new(kscope::resources::ResourceKind::Pods, NamespaceScope::All);
+    let pods = ViewSpec::new(kscope_resources::ResourceKind::Pods, NamespaceScope::All);
     let mut app = start_app(cluster, catalog, pods);
     wait_rows(&mut app, "pods", |_, w| w.total == 4).await;
     run_command(&mut app, &format!("events -n {namespace}"));
@@ -791,8 +791,8 @@ async fn events_sort_by_last_seen_with_a_stable_tie_break_and_warnings_stand_out
 /// of two days later say so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn times_since_age_on_screen_and_durations_do_not() {
-    use kscope::resources::Timestamp;
-    use kscope::ui::layout::Scroll;
+    use kscope_resources::Timestamp;
+    use kscope_ui::layout::Scroll;
 
     let mut config = SimConfig::with_size(10, 2, 2);
     config.controllers = false;
@@ -800,7 +800,7 @@ async fn times_since_age_on_screen_and_durations_do_not() {
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
     let catalog = Catalog::new(Discovery::run(&cluster.client).await.expect("discovers"));
-    let pods = ViewSpec::new(kscope::resources::ResourceKind::Pods, NamespaceScope::All);
+    let pods = ViewSpec::new(kscope_resources::ResourceKind::Pods, NamespaceScope::All);
     let mut app = start_app(cluster, catalog, pods);
     wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
     let two_days = |now: Timestamp| Timestamp::from_seconds(now.seconds() + 2 * 86_400);

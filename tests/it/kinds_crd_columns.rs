@@ -6,16 +6,16 @@
 
 use std::sync::Arc;
 
-use kscope::client::printer_columns::client_columns;
-use kscope::index_views::live::{LiveView, SortSpec};
-use kscope::index_views::printer_columns::KubectlPrinterColumns;
-use kscope::index_views::query::Query;
-use kscope::index_views::registry::IndexRegistry;
-use kscope::resources::decode::from_slice;
-use kscope::resources::{ApiResource, GenericObject, Kind, Timestamp, decoding_with_columns};
-use kscope::ui::draw::{self, Header, Parts};
-use kscope::ui::state::UiState;
-use kscope::ui::table::capture;
+use kscope_client::printer_columns::client_columns;
+use kscope_index_views::live::{LiveView, SortSpec};
+use kscope_index_views::printer_columns::KubectlPrinterColumns;
+use kscope_index_views::query::Query;
+use kscope_index_views::registry::IndexRegistry;
+use kscope_resources::decode::from_slice;
+use kscope_resources::{ApiResource, GenericObject, Kind, Timestamp, decoding_with_columns};
+use kscope_ui::draw::{self, Header, Parts};
+use kscope_ui::state::UiState;
+use kscope_ui::table::capture;
 use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -260,7 +260,7 @@ fn the_tui_table_of_a_custom_resource_shows_its_printer_columns() {
         context: "kscope-demo".into(),
         server: "https://127.0.0.1:6443/".into(),
         resource: "printers.example.com".into(),
-        scope: kscope::ui::ALL_NAMESPACES.into(),
+        scope: kscope_ui::ALL_NAMESPACES.into(),
         sync: "watching at rv 5".into(),
         listed: true,
         error: None,

@@ -10,16 +10,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use kscope::client::cluster::{Cluster, NamespaceScope};
-use kscope::client::discovery::{Catalog, CatalogWatch};
-use kscope::config::Config;
-use kscope::index_views::live::Window;
-use kscope::sim::SimConfig;
-use kscope::ui::action::Action;
-use kscope::ui::app::App;
-use kscope::ui::detail::DetailController;
-use kscope::ui::nav::ViewSpec;
-use kscope::ui::table::TableStarter;
+use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_client::discovery::{Catalog, CatalogWatch};
+use kscope_config::Config;
+use kscope_index_views::live::Window;
+use kscope_sim::SimConfig;
+use kscope_ui::action::Action;
+use kscope_ui::app::App;
+use kscope_ui::detail::DetailController;
+use kscope_ui::nav::ViewSpec;
+use kscope_ui::table::TableStarter;
 use serde_json::Value;
 
 use crate::common::cli::{kscope, log};

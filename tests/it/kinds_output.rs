@@ -2,7 +2,7 @@
 //! objects (which the store does not keep) as kubectl prints them, for a list and for one
 //! name; Secrets masked, and said so. Skipped where kubectl is absent (failed under CI=true).
 
-use kscope::sim::SimConfig;
+use kscope_sim::SimConfig;
 use serde_json::Value;
 
 use crate::common::cli::kscope;
@@ -203,7 +203,7 @@ async fn secrets_print_as_kubectl_prints_them_with_every_value_masked() {
     );
     let mut masked = kubectl.clone();
     for item in masked["items"].as_array_mut().expect("items") {
-        kscope::resources::secret::mask_secret(item);
+        kscope_resources::secret::mask_secret(item);
     }
     for format in ["json", "yaml"] {
         let (ok, got, err) = run(&fx, &["get", "secrets", "-A", "-o", format]).await;

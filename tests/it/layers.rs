@@ -1,152 +1,145 @@
-//! The layers of DESIGN.md's data flow, checked on the source: each top-level module imports
-//! only from the layers below it, the informer, resource, client and view layers name no
-//! terminal crate, and no two files import each other, directly or through a cycle.
+//! The layers of DESIGN.md's data flow are the workspace's crates, so the compiler refuses an
+//! import from a layer above. What it cannot refuse is a new dependency edge in a Cargo.toml:
+//! this checks the crate graph against the documented one (docs/architecture.md), that only
+//! the UI names a terminal crate, and that no two files of a crate import each other.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 use std::process::Command;
+
+use serde_json::Value;
 
 use crate::common::tools;
 
-/// What each top-level module of `src/` may import from the crate, besides itself.
-const ALLOWED: &[(&str, &[&str])] = &[
-    ("duration", &[]),
-    ("quantity", &[]),
-    ("logging", &[]),
-    ("informers", &[]),
-    ("resources", &["informers"]),
-    ("client", &["informers", "resources", "duration"]),
+/// Each kscope crate and the kscope crates it may depend on (normal dependencies).
+const GRAPH: &[(&str, &[&str])] = &[
+    ("kscope-units", &[]),
+    ("kscope-informers", &[]),
+    ("kscope-resources", &["kscope-informers"]),
     (
-        "index_views",
-        &["informers", "resources", "client", "quantity"],
+        "kscope-client",
+        &["kscope-informers", "kscope-resources", "kscope-units"],
     ),
     (
-        "config",
-        &["index_views", "informers", "resources", "duration"],
-    ),
-    (
-        "commands",
+        "kscope-index-views",
         &[
-            "config",
-            "index_views",
-            "client",
-            "resources",
-            "informers",
-            "duration",
+            "kscope-client",
+            "kscope-informers",
+            "kscope-resources",
+            "kscope-units",
+        ],
+    ),
+    (
+        "kscope-config",
+        &[
+            "kscope-index-views",
+            "kscope-informers",
+            "kscope-resources",
+            "kscope-units",
         ],
     ),
     // The demo's Widget controller runs kscope's informers and workqueue inside the sim.
-    ("sim", &["duration", "informers", "quantity"]),
+    ("kscope-sim", &["kscope-informers", "kscope-units"]),
     (
-        "ui",
+        "kscope-ui",
         &[
-            "commands",
-            "config",
-            "index_views",
-            "client",
-            "resources",
-            "informers",
-            "duration",
-            "sim",
-            "logging",
+            "kscope-client",
+            "kscope-config",
+            "kscope-index-views",
+            "kscope-informers",
+            "kscope-resources",
+            "kscope-units",
+        ],
+    ),
+    (
+        "kscope",
+        &[
+            "kscope-client",
+            "kscope-config",
+            "kscope-index-views",
+            "kscope-informers",
+            "kscope-resources",
+            "kscope-sim",
+            "kscope-ui",
+            "kscope-units",
         ],
     ),
 ];
 
-/// Layers that know nothing of a terminal.
-const NO_TERMINAL: &[&str] = &["informers", "resources", "client", "index_views"];
+/// The crates only the UI may depend on.
+const TERMINAL: &[&str] = &["ratatui", "crossterm"];
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("src/ is readable") {
-        let path = entry.expect("a directory entry").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
+fn metadata() -> Value {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "cargo metadata: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("cargo metadata prints JSON")
 }
 
-/// The file's code, comments left out, so that a doc comment may name another layer.
-fn code_of(path: &Path) -> String {
-    let text = std::fs::read_to_string(path).expect("a source file is readable");
-    text.lines()
-        .map(|line| match line.find("//") {
-            Some(at) => &line[..at],
-            None => line,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The top-level modules that `code` names as `crate::NAME`.
-fn crate_imports(code: &str) -> Vec<String> {
-    code.match_indices("crate::")
-        .filter(|(at, _)| {
-            // `kscope::crate::` never occurs; `$crate::` in a macro is the crate itself too.
-            !code[..*at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
-        })
-        .map(|(at, m)| {
-            code[at + m.len()..]
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect()
+/// Each workspace package's normal dependencies by name, and its manifest's directory.
+fn packages(metadata: &Value) -> BTreeMap<String, (BTreeSet<String>, String)> {
+    let packages = metadata["packages"].as_array().expect("packages");
+    packages
+        .iter()
+        .map(|p| {
+            let deps = p["dependencies"]
+                .as_array()
+                .expect("dependencies")
+                .iter()
+                .filter(|d| d["kind"].is_null())
+                .map(|d| d["name"].as_str().expect("a name").to_owned())
+                .collect();
+            let manifest = Path::new(p["manifest_path"].as_str().expect("a manifest"));
+            let dir = manifest
+                .parent()
+                .expect("a directory")
+                .display()
+                .to_string();
+            (p["name"].as_str().expect("a name").to_owned(), (deps, dir))
         })
         .collect()
 }
 
 #[test]
-fn each_layer_imports_only_the_layers_below_it() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let allowed: BTreeMap<&str, &[&str]> = ALLOWED.iter().copied().collect();
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
+fn the_crate_graph_is_the_documented_one() {
+    let packages = packages(&metadata());
+    let graph: BTreeMap<&str, &[&str]> = GRAPH.iter().copied().collect();
+    let names: BTreeSet<&str> = packages.keys().map(String::as_str).collect();
+    let documented: BTreeSet<&str> = graph.keys().copied().collect();
+    assert_eq!(names, documented, "every crate has its place in GRAPH");
     let mut violations = Vec::new();
-    for file in &files {
-        let relative = file.strip_prefix(&src).expect("under src/");
-        let top = relative
-            .components()
-            .next()
-            .and_then(|c| c.as_os_str().to_str())
-            .map(|c| c.trim_end_matches(".rs"))
-            .expect("a file name");
-        if matches!(top, "main" | "lib") {
-            continue;
+    for (name, (deps, _)) in &packages {
+        let ours: BTreeSet<&str> = deps
+            .iter()
+            .map(String::as_str)
+            .filter(|d| d.starts_with("kscope"))
+            .collect();
+        let allowed: BTreeSet<&str> = graph[name.as_str()].iter().copied().collect();
+        for extra in ours.difference(&allowed) {
+            violations.push(format!("{name} depends on {extra}"));
         }
-        let Some(may_import) = allowed.get(top) else {
-            violations.push(format!(
-                "{}: module `{top}` has no layer here",
-                relative.display()
-            ));
-            continue;
-        };
-        let code = code_of(file);
-        for imported in crate_imports(&code) {
-            if imported != top && !may_import.contains(&imported.as_str()) {
-                violations.push(format!(
-                    "{}: `{top}` imports `crate::{imported}`",
-                    relative.display()
-                ));
-            }
-        }
-        if NO_TERMINAL.contains(&top) {
-            for name in ["ratatui", "crossterm"] {
-                if code.contains(name) {
-                    violations.push(format!("{}: `{top}` names {name}", relative.display()));
-                }
+        if name != "kscope-ui" {
+            for terminal in TERMINAL.iter().filter(|t| deps.contains(**t)) {
+                violations.push(format!("{name} depends on {terminal}"));
             }
         }
     }
-    violations.sort();
-    violations.dedup();
     assert!(
         violations.is_empty(),
-        "layer violations:\n{}",
+        "the crate graph differs from the documented one:\n{}",
         violations.join("\n")
     );
 }
 
-/// The file-level import cycles, as the project's shared tool finds them.
+/// The file-level import cycles of each crate, as the project's shared tool finds them.
 #[test]
 fn no_two_files_import_each_other() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -161,13 +154,28 @@ fn no_two_files_import_each_other() {
         ));
         return;
     }
-    let out = Command::new(python)
-        .arg(&script)
-        .arg("src")
-        .current_dir(root)
-        .output()
-        .expect("python3 runs");
-    let report = String::from_utf8_lossy(&out.stdout);
-    let cycles: Vec<&str> = report.lines().filter(|l| l.starts_with("cycle")).collect();
-    assert!(cycles.is_empty(), "import cycles:\n{report}");
+    let mut reports = Vec::new();
+    for (name, (_, dir)) in packages(&metadata()) {
+        // The binary's package keeps its sources in src/, beside the member crates' folders.
+        let sources = if Path::new(&dir) == root {
+            root.join("src")
+        } else {
+            dir.into()
+        };
+        let out = Command::new(&python)
+            .arg(&script)
+            .arg(&sources)
+            .output()
+            .expect("python3 runs");
+        let report = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            report.contains("cycles among"),
+            "{name}: the cycle finder said nothing: {report}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if report.lines().any(|l| l.starts_with("cycle")) {
+            reports.push(format!("{name}:\n{report}"));
+        }
+    }
+    assert!(reports.is_empty(), "import cycles:\n{}", reports.join("\n"));
 }

@@ -3,14 +3,14 @@
 
 use std::time::{Duration, Instant};
 
-use kscope::client::cluster::{Cluster, NamespaceScope};
-use kscope::client::lister_watcher::KubeListerWatcher;
-use kscope::index_views::definitions::{default_index_definitions, index_funcs};
-use kscope::informers::indexer::IndexerWriter;
-use kscope::informers::reflector::{InitialListMode, InitialListStatus};
-use kscope::informers::running::{InformerConfig, RunningInformer};
-use kscope::resources::{Pod, ResourceKind};
-use kscope::sim::{Resource, Sim, SimConfig, SimHandle};
+use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_client::lister_watcher::KubeListerWatcher;
+use kscope_index_views::definitions::{default_index_definitions, index_funcs};
+use kscope_informers::indexer::IndexerWriter;
+use kscope_informers::reflector::{InitialListMode, InitialListStatus};
+use kscope_informers::running::{InformerConfig, RunningInformer};
+use kscope_resources::{Pod, ResourceKind};
+use kscope_sim::{Resource, Sim, SimConfig, SimHandle};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn syncs_150k_pods_with_default_indexes() {

@@ -1,9 +1,9 @@
 //! Nodes, namespaces, deployments and replica sets; resource names and URL paths.
 
-use kscope::client::wire::decode_list;
-use kscope::informers::keys::meta_namespace_key;
-use kscope::informers::object::Object;
-use kscope::resources::{
+use kscope_client::wire::decode_list;
+use kscope_informers::keys::meta_namespace_key;
+use kscope_informers::object::Object;
+use kscope_resources::{
     BuiltIn, ConditionStatus, Container, Deployment, KubeResource, Namespace, Node, OwnerRef,
     PathError, ReplicaSet, Replicas, ResourceKind, Timestamp, decode,
 };

@@ -1,10 +1,10 @@
 //! The pod projection against the realistic fixture, a full k8s-openapi decode of the same
 //! bytes, and kubectl's STATUS column logic.
 
-use kscope::client::wire::{decode_list, decode_watch_line};
-use kscope::informers::keys::meta_namespace_key;
-use kscope::informers::object::Object;
-use kscope::resources::{
+use kscope_client::wire::{decode_list, decode_watch_line};
+use kscope_informers::keys::meta_namespace_key;
+use kscope_informers::object::Object;
+use kscope_resources::{
     BuiltIn, Container, DecodeError, KubeResource, LAST_APPLIED_ANNOTATION, OwnerRef, Pod,
     ResourceKind, Timestamp, decode,
 };
@@ -183,7 +183,7 @@ fn last_applied_configuration_is_dropped() {
 #[test]
 fn escaped_strings_and_unsorted_duplicate_keys() {
     let json = br#"{"metadata":{"name":"a\u0062c","labels":{"z":"1","a":"x\"y","z":"2"}}}"#;
-    let pod: Pod = kscope::resources::decode::read(json).unwrap();
+    let pod: Pod = kscope_resources::decode::read(json).unwrap();
     assert_eq!(pod, decode::<Pod>(json).unwrap());
     assert_eq!(pod, serde_json::from_slice::<Pod>(json).unwrap());
     assert_eq!(pod.name(), "abc");
@@ -201,7 +201,7 @@ fn pod(extra: Value) -> Pod {
     let mut v = json!({"metadata": {"name": "p", "namespace": "ns"}});
     merge(&mut v, extra);
     let json = serde_json::to_vec(&v).unwrap();
-    let skimmed: Pod = kscope::resources::decode::read(&json).unwrap();
+    let skimmed: Pod = kscope_resources::decode::read(&json).unwrap();
     let whole: Pod = serde_json::from_slice(&json).unwrap();
     assert_eq!(skimmed, whole, "{v}");
     skimmed
@@ -277,7 +277,7 @@ fn what_the_skipping_decoder_does_not_read_goes_to_serde_json() {
 fn a_member_name_in_the_last_sixteen_bytes_is_read() {
     // The scan does not classify the text's last sixteen bytes by lanes.
     let json = br#"{"metadata":{"name":"p"},"status":{"initContainerStatuses":null}}"#;
-    let skimmed = kscope::resources::decode::read::<Pod>(json).unwrap();
+    let skimmed = kscope_resources::decode::read::<Pod>(json).unwrap();
     assert_eq!(skimmed, serde_json::from_slice::<Pod>(json).unwrap());
     assert_eq!(skimmed.name(), "p");
 }
@@ -286,7 +286,7 @@ fn a_member_name_in_the_last_sixteen_bytes_is_read() {
 fn the_skipping_decoder_reads_the_projection_as_serde_json_does() {
     let whole: Pod = serde_json::from_slice(FIXTURE).unwrap();
     assert_eq!(
-        kscope::resources::decode::read::<Pod>(FIXTURE).unwrap(),
+        kscope_resources::decode::read::<Pod>(FIXTURE).unwrap(),
         whole
     );
     assert_eq!(decode::<Pod>(FIXTURE).unwrap(), whole);
@@ -733,7 +733,7 @@ fn truncated_or_corrupted_input_never_panics() {
             let _ = decode::<Pod>(&bytes);
             // Where both decoders take the text, they read the same pod (kscope's may also
             // take it where the corruption is in a part the projection skips).
-            let skimmed = kscope::resources::decode::read::<Pod>(&bytes);
+            let skimmed = kscope_resources::decode::read::<Pod>(&bytes);
             if let (Ok(skimmed), Ok(whole)) = (skimmed, serde_json::from_slice::<Pod>(&bytes)) {
                 assert_eq!(skimmed, whole, "byte {i} set to {b}");
             }

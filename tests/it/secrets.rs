@@ -9,7 +9,7 @@ use std::time::Duration;
 use base64::Engine as _;
 use cli::{kscope, temp_dir};
 use k8s_openapi::api::core::v1::Secret;
-use kscope::sim::{Sim, SimConfig, SimHandle};
+use kscope_sim::{Sim, SimConfig, SimHandle};
 use kube::api::{Api, ListParams, Patch, PatchParams};
 
 async fn start(dir: &Path) -> (SimHandle, String, Api<Secret>) {

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use kscope::sim::SimConfig;
+use kscope_sim::SimConfig;
 use serde_json::Value;
 
 use crate::common::kubectl::Kubectl;

@@ -476,7 +476,7 @@ async fn deleting_a_crd_deletes_its_objects_for_watchers() {
         Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, WatchEvent,
         WatchParams,
     };
-    let sim = kscope::sim::Sim::start(kscope::sim::SimConfig::with_size(40, 3, 2))
+    let sim = kscope_sim::Sim::start(kscope_sim::SimConfig::with_size(40, 3, 2))
         .await
         .expect("sim starts");
     let client = sim.client().await.expect("client");

@@ -1,7 +1,7 @@
 //! Bad input gets the real server's Status errors, never a panic or a hang.
 
 use axum::http::{Method, Request, StatusCode};
-use kscope::sim::{FaultSpec, Faults, Sim, SimConfig, SimHandle};
+use kscope_sim::{FaultSpec, Faults, Sim, SimConfig, SimHandle};
 use kube::Client;
 use kube::client::Body;
 use serde_json::Value;

@@ -5,7 +5,7 @@
 
 use http::Request;
 use k8s_openapi::api::core::v1::Namespace;
-use kscope::sim::{Faults, Sim, SimConfig, SimHandle};
+use kscope_sim::{Faults, Sim, SimConfig, SimHandle};
 use kube::Client;
 use kube::api::{Api, PostParams};
 use serde_json::Value;

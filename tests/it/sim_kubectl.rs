@@ -26,7 +26,7 @@ async fn get_pods_all_namespaces() {
         return;
     };
     let out = fx.ok(&["get", "pods", "-A"]).await;
-    let truth = fx.sim.truth(kscope::sim::Resource::Pods);
+    let truth = fx.sim.truth(kscope_sim::Resource::Pods);
     assert_eq!(out.lines().count(), truth.len() + 1, "{out}");
     for key in truth.keys() {
         let (ns, name) = key.split_once('/').expect("namespaced key");
@@ -162,7 +162,7 @@ async fn field_selectors_a_real_server_supports() {
         return;
     };
     let count = |out: String| out.lines().filter(|l| !l.is_empty()).count();
-    let pods = fx.sim.truth(kscope::sim::Resource::Pods).len();
+    let pods = fx.sim.truth(kscope_sim::Resource::Pods).len();
     let always = fx
         .ok(&[
             "get",

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::Pod;
-use kscope::sim::{Faults, Resource, Sim, SimConfig, SimHandle};
+use kscope_sim::{Faults, Resource, Sim, SimConfig, SimHandle};
 use kube::api::{Api, ListParams, WatchEvent, WatchParams};
 use kube::{Client, ResourceExt};
 

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use kscope::sim::{FaultSpec, SimConfig};
+use kscope_sim::{FaultSpec, SimConfig};
 use serde_json::Value;
 
 use crate::common::kubectl::Kubectl;

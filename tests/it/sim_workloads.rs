@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use kscope::sim::SimConfig;
+use kscope_sim::SimConfig;
 
 use crate::common::kubectl::Kubectl;
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::common::cli;
 use futures::StreamExt;
-use kscope::sim::{Faults, Resource, Sim, SimConfig};
+use kscope_sim::{Faults, Resource, Sim, SimConfig};
 
 /// The body and code of a GET through kube's client, whatever the code.
 async fn get_raw(client: &kube::Client, path: &str) -> (u16, serde_json::Value) {
@@ -434,7 +434,7 @@ enum Outcome {
 
 /// One seed of the first probe: churn with watches dropped every 3 s, 30% of watches
 /// answered 410, 10% of requests 500, 5% 429, and a 200-event history.
-async fn under_combined_faults(seed: u64) -> (Outcome, kscope::sim::FaultsFiredSnapshot) {
+async fn under_combined_faults(seed: u64) -> (Outcome, kscope_sim::FaultsFiredSnapshot) {
     let faults = Faults {
         drop_watch_every: Some(Duration::from_secs(3)),
         watch_gone_ratio: 0.3,
@@ -501,7 +501,7 @@ async fn under_combined_faults(seed: u64) -> (Outcome, kscope::sim::FaultsFiredS
 async fn combined_faults_never_print_a_stale_store_as_current() {
     let _heavy = crate::common::HEAVY.lock().await;
     let runs = futures::future::join_all([22, 33, 44].map(under_combined_faults)).await;
-    let mut total = kscope::sim::FaultsFiredSnapshot::default();
+    let mut total = kscope_sim::FaultsFiredSnapshot::default();
     for (seed, (outcome, fired)) in [22, 33, 44].into_iter().zip(&runs) {
         eprintln!("seed {seed}: {outcome:?}, faults fired {fired:?}");
         total.watches_dropped += fired.watches_dropped;

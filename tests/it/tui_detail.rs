@@ -6,18 +6,18 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use bytes::Bytes;
-use kscope::client::cluster::Cluster;
-use kscope::client::fetch::{FetchError, fetch_object};
-use kscope::index_views::live::Window;
-use kscope::informers::delta_fifo::DeltaType;
-use kscope::informers::lister_watcher::WatchEventType;
-use kscope::informers::tap::{Tap, TapEntry, TapKind, TapRecord};
-use kscope::resources::ResourceKind;
-use kscope::sim::{Sim, SimConfig, SimHandle};
-use kscope::ui::action::{Action, InputMode};
-use kscope::ui::detail::{Detail, DetailController, DetailTarget, FetchState};
-use kscope::ui::draw::{self, Header, Parts};
-use kscope::ui::state::UiState;
+use kscope_client::cluster::Cluster;
+use kscope_client::fetch::{FetchError, fetch_object};
+use kscope_index_views::live::Window;
+use kscope_informers::delta_fifo::DeltaType;
+use kscope_informers::lister_watcher::WatchEventType;
+use kscope_informers::tap::{Tap, TapEntry, TapKind, TapRecord};
+use kscope_resources::ResourceKind;
+use kscope_sim::{Sim, SimConfig, SimHandle};
+use kscope_ui::action::{Action, InputMode};
+use kscope_ui::detail::{Detail, DetailController, DetailTarget, FetchState};
+use kscope_ui::draw::{self, Header, Parts};
+use kscope_ui::state::UiState;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
@@ -146,7 +146,7 @@ fn header() -> Header {
         context: "kscope-demo".into(),
         server: "https://127.0.0.1:6443/".into(),
         resource: "pods".into(),
-        scope: kscope::ui::ALL_NAMESPACES.into(),
+        scope: kscope_ui::ALL_NAMESPACES.into(),
         sync: "watching at rv 43".into(),
         listed: true,
         error: None,
@@ -209,17 +209,17 @@ fn described() -> Detail {
         "firstTimestamp": "2025-12-31T23:40:00Z", "lastTimestamp": "2025-12-31T23:58:00Z",
         "involvedObject": {"kind": "Pod", "name": "web-03"}
     })];
-    let sources = kscope::index_views::describe::DescribeSources {
+    let sources = kscope_index_views::describe::DescribeSources {
         object: object.clone(),
         events: Some(Ok(events)),
         related: Vec::new(),
     };
-    let lines = kscope::index_views::describe::describe(
+    let lines = kscope_index_views::describe::describe(
         &sources,
-        kscope::resources::Timestamp::from_seconds(NOW),
+        kscope_resources::Timestamp::from_seconds(NOW),
     );
     detail.loaded_with(object, lines, at(NOW - 5));
-    detail.tab = kscope::ui::detail::DetailTab::Describe;
+    detail.tab = kscope_ui::detail::DetailTab::Describe;
     detail
 }
 
@@ -330,7 +330,7 @@ fn diff_of_a_history_entry() {
     assert!(detail.diff.is_none());
     assert_eq!(
         detail.apply(&Action::Back),
-        Some(kscope::ui::effect::Effect::Close)
+        Some(kscope_ui::effect::Effect::Close)
     );
 }
 
@@ -433,7 +433,7 @@ async fn fetches_a_real_pod_from_the_sim_and_404s_a_missing_one() {
     assert_eq!(object["metadata"]["name"], name);
 
     // Through the controller, as the TUI does: loading, then the YAML.
-    let tap = Tap::new(16, kscope::resources::secret::keepable_raw);
+    let tap = Tap::new(16, kscope_resources::secret::keepable_raw);
     let record = |rv: &str| {
         tap.record(
             TapKind::Watch(WatchEventType::Modified),

@@ -7,26 +7,26 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use kscope::client::cluster::{Cluster, NamespaceScope};
-use kscope::config::Config;
-use kscope::index_views::definitions::default_index_definitions;
-use kscope::index_views::live::{LiveView, SortSpec};
-use kscope::index_views::query::Query;
-use kscope::index_views::registry::IndexRegistry;
-use kscope::informers::compare::{DifferenceKind, TeeStore};
-use kscope::informers::delta_fifo::ReflectorStore;
-use kscope::informers::fifo::{FifoKind, Handoff};
-use kscope::informers::indexer::IndexerWriter;
-use kscope::informers::informer::SharedIndexInformer;
-use kscope::resources::{Pod, ResourceKind, Timestamp, decode};
-use kscope::sim::{Sim, SimConfig};
-use kscope::ui::app::{App, Observer};
-use kscope::ui::deltas::SideBySide;
-use kscope::ui::detail::DetailController;
-use kscope::ui::draw::{self, Header, Parts};
-use kscope::ui::nav::ViewSpec;
-use kscope::ui::state::UiState;
-use kscope::ui::table::{TableStarter, capture};
+use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_config::Config;
+use kscope_index_views::definitions::default_index_definitions;
+use kscope_index_views::live::{LiveView, SortSpec};
+use kscope_index_views::query::Query;
+use kscope_index_views::registry::IndexRegistry;
+use kscope_informers::compare::{DifferenceKind, TeeStore};
+use kscope_informers::delta_fifo::ReflectorStore;
+use kscope_informers::fifo::{FifoKind, Handoff};
+use kscope_informers::indexer::IndexerWriter;
+use kscope_informers::informer::SharedIndexInformer;
+use kscope_resources::{Pod, ResourceKind, Timestamp, decode};
+use kscope_sim::{Sim, SimConfig};
+use kscope_ui::app::{App, Observer};
+use kscope_ui::deltas::SideBySide;
+use kscope_ui::detail::DetailController;
+use kscope_ui::draw::{self, Header, Parts};
+use kscope_ui::nav::ViewSpec;
+use kscope_ui::state::UiState;
+use kscope_ui::table::{TableStarter, capture};
 use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -87,7 +87,7 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
         context: "kscope-demo".into(),
         server: "https://127.0.0.1:6443/".into(),
         resource: "pods".into(),
-        scope: kscope::ui::ALL_NAMESPACES.into(),
+        scope: kscope_ui::ALL_NAMESPACES.into(),
         sync: "watching at rv 3 · via watchList".into(),
         listed: true,
         error: None,

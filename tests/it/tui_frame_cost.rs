@@ -4,15 +4,15 @@
 
 use std::sync::Arc;
 
-use kscope::index_views::definitions::default_index_definitions;
-use kscope::index_views::live::{LiveView, SortSpec};
-use kscope::index_views::query::Query;
-use kscope::index_views::registry::IndexRegistry;
-use kscope::resources::{Pod, Timestamp, decode};
-use kscope::ui::draw::{self, Header, Screen};
-use kscope::ui::layout::Layout;
-use kscope::ui::state::UiState;
-use kscope::ui::table::capture;
+use kscope_index_views::definitions::default_index_definitions;
+use kscope_index_views::live::{LiveView, SortSpec};
+use kscope_index_views::query::Query;
+use kscope_index_views::registry::IndexRegistry;
+use kscope_resources::{Pod, Timestamp, decode};
+use kscope_ui::draw::{self, Header, Screen};
+use kscope_ui::layout::Layout;
+use kscope_ui::state::UiState;
+use kscope_ui::table::capture;
 use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -49,7 +49,7 @@ fn frames_follow_the_selection_while_rows_change() {
         context: "bench".into(),
         server: "https://127.0.0.1".into(),
         resource: "pods".into(),
-        scope: kscope::ui::ALL_NAMESPACES.into(),
+        scope: kscope_ui::ALL_NAMESPACES.into(),
         sync: "watching".into(),
         listed: true,
         error: None,

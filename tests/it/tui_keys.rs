@@ -6,26 +6,26 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use kscope::client::cluster::{Cluster, NamespaceScope};
-use kscope::client::discovery::{Catalog, Discovery};
-use kscope::config::Config;
-use kscope::config::keys::Section;
-use kscope::index_views::definitions::{
+use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_client::discovery::{Catalog, Discovery};
+use kscope_config::Config;
+use kscope_config::keys::Section;
+use kscope_index_views::columns::POD_COLUMNS;
+use kscope_index_views::definitions::{
     self, IndexDefinition, IndexField, IndexSource, default_index_definitions,
 };
-use kscope::index_views::live::{SortSpec, Window};
-use kscope::index_views::query::Query;
-use kscope::resources::Pod;
-use kscope::resources::{ApiResource, ResourceKind};
-use kscope::sim::{FaultSpec, Faults, Sim, SimConfig};
-use kscope::ui::action::{Action, InputMode};
-use kscope::ui::app::App;
-use kscope::ui::command::{self, Command, CommandError};
-use kscope::ui::detail::DetailController;
-use kscope::ui::effect::Follow;
-use kscope::ui::nav::{self, ViewSpec};
-use kscope::ui::state::UiState;
-use kscope::ui::table::TableStarter;
+use kscope_index_views::live::{SortSpec, Window};
+use kscope_index_views::query::Query;
+use kscope_resources::{ApiResource, ResourceKind};
+use kscope_sim::{FaultSpec, Faults, Sim, SimConfig};
+use kscope_ui::action::{Action, InputMode};
+use kscope_ui::app::App;
+use kscope_ui::command::{self, Command, CommandError};
+use kscope_ui::detail::DetailController;
+use kscope_ui::effect::Follow;
+use kscope_ui::nav::{self, ViewSpec};
+use kscope_ui::state::UiState;
+use kscope_ui::table::TableStarter;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 fn key(code: KeyCode) -> KeyEvent {
@@ -36,7 +36,7 @@ fn key(code: KeyCode) -> KeyEvent {
 fn map_key(mode: InputMode, key: KeyEvent) -> Option<Action> {
     let mut state = UiState::new(true);
     state.mode = mode;
-    kscope::ui::keymap::map_key(&state.keymap, state.mode, state.focus, key)
+    kscope_ui::keymap::map_key(&state.keymap, state.mode, state.focus, key)
 }
 
 #[test]
@@ -97,8 +97,8 @@ fn filter_bar_keys_type_text() {
 /// accepted before: what a shell user expects of a line.
 #[test]
 fn the_filter_bar_edits_at_the_cursor_and_keeps_its_lines() {
-    use kscope::ui::effect::Effect;
-    let mut bar = kscope::ui::state::FilterBar::default();
+    use kscope_ui::effect::Effect;
+    let mut bar = kscope_ui::state::FilterBar::default();
     for c in "app=wb".chars() {
         bar.handle(Action::FilterChar(c));
     }
@@ -615,7 +615,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
         }
     );
     let on_node = wait_rows(&mut app, "the node's pods", |w| w.total > 0).await;
-    let node_column = Pod::COLUMNS
+    let node_column = POD_COLUMNS
         .iter()
         .position(|c| c.name == "NODE")
         .expect("NODE");
@@ -661,7 +661,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
 
     // Deployments in every namespace → a deployment's replicasets → a replicaset's pods.
     run_command(&mut app, "dp -A");
-    assert_eq!(app.header().scope, kscope::ui::ALL_NAMESPACES);
+    assert_eq!(app.header().scope, kscope_ui::ALL_NAMESPACES);
     let deployments = wait_rows(&mut app, "deployments", |w| w.total > 0).await;
     let (ns, deployment) = deployments.rows[0].key.split_once('/').expect("namespaced");
     let (ns, deployment) = (ns.to_string(), deployment.to_string());
@@ -836,7 +836,7 @@ async fn the_header_names_the_filter_the_rows_match_while_the_typed_one_fails() 
 }
 
 /// Waits until the header satisfies `ok`, keeping it current with the informer's status.
-async fn wait_header(app: &mut App, what: &str, ok: impl Fn(&kscope::ui::draw::Header) -> bool) {
+async fn wait_header(app: &mut App, what: &str, ok: impl Fn(&kscope_ui::draw::Header) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let status = app.table().status().borrow().clone();
@@ -966,7 +966,7 @@ async fn secrets_open_by_command_and_enter_shows_their_detail() {
 async fn the_event_loop_switches_tables_and_quits_on_keys() {
     use crossterm::event::Event;
     use futures::channel::mpsc::UnboundedSender;
-    use kscope::ui::app::Observer;
+    use kscope_ui::app::Observer;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
 
@@ -1025,7 +1025,7 @@ async fn the_event_loop_switches_tables_and_quits_on_keys() {
 /// The header says how the informer read its initial state, and why it fell back to a list.
 #[test]
 fn the_header_says_how_the_first_state_was_read() {
-    use kscope::informers::reflector::{
+    use kscope_informers::reflector::{
         InitialListMode, InitialListStatus, ReflectorPhase, ReflectorStatus,
     };
     let mut status = ReflectorStatus {
@@ -1033,13 +1033,13 @@ fn the_header_says_how_the_first_state_was_read() {
         last_sync_resource_version: "42".into(),
         ..ReflectorStatus::default()
     };
-    assert_eq!(kscope::ui::app::describe_sync(&status), "watching at rv 42");
+    assert_eq!(kscope_ui::app::describe_sync(&status), "watching at rv 42");
     status.initial_list = Some(InitialListStatus {
         mode: InitialListMode::WatchList,
         fallback_reason: None,
     });
     assert_eq!(
-        kscope::ui::app::describe_sync(&status),
+        kscope_ui::app::describe_sync(&status),
         "watching at rv 42 · via watchList"
     );
     status.initial_list = Some(InitialListStatus {
@@ -1047,7 +1047,7 @@ fn the_header_says_how_the_first_state_was_read() {
         fallback_reason: Some("the server refused the watch-list (422)".into()),
     });
     assert_eq!(
-        kscope::ui::app::describe_sync(&status),
+        kscope_ui::app::describe_sync(&status),
         "watching at rv 42 · via list (the server refused the watch-list (422))"
     );
 }
@@ -1061,8 +1061,8 @@ async fn ctx_switches_between_two_simulated_clusters() {
     use std::collections::BTreeSet;
     use std::sync::Arc;
 
-    use kscope::client::cluster::ClusterArgs;
-    use kscope::ui::contexts::ContextSwitcher;
+    use kscope_client::cluster::ClusterArgs;
+    use kscope_ui::contexts::ContextSwitcher;
 
     let dir = crate::common::cli::temp_dir("ctx-switch");
     let (mut sim, kubeconfig) = crate::common::cli::sim_clusters(
@@ -1197,7 +1197,7 @@ async fn ctx_switches_between_two_simulated_clusters() {
 /// in the state directory's file.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn number_keys_switch_to_favourite_namespaces_remembered_between_runs() {
-    use kscope::ui::favourites::Favourites;
+    use kscope_ui::favourites::Favourites;
 
     let sim = Sim::start(SimConfig::with_size(60, 2, 3))
         .await

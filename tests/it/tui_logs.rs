@@ -4,21 +4,21 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
-use kscope::client::cluster::{Cluster, NamespaceScope};
-use kscope::client::logs::{LogError, LogLine, LogOptions, open_log};
-use kscope::config::{Config, LogSettings};
-use kscope::index_views::live::Window;
-use kscope::resources::ResourceKind;
-use kscope::sim::{Faults, Sim, SimConfig, SimHandle};
-use kscope::ui::action::{Action, InputMode};
-use kscope::ui::app::App;
-use kscope::ui::detail::DetailController;
-use kscope::ui::draw::{self, Header, Parts};
-use kscope::ui::logs::view::{LogView, Source, SourceState};
-use kscope::ui::logs::{LogController, LogTarget};
-use kscope::ui::nav::ViewSpec;
-use kscope::ui::state::UiState;
-use kscope::ui::table::TableStarter;
+use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_client::logs::{LogError, LogLine, LogOptions, open_log};
+use kscope_config::{Config, LogSettings};
+use kscope_index_views::live::Window;
+use kscope_resources::ResourceKind;
+use kscope_sim::{Faults, Sim, SimConfig, SimHandle};
+use kscope_ui::action::{Action, InputMode};
+use kscope_ui::app::App;
+use kscope_ui::detail::DetailController;
+use kscope_ui::draw::{self, Header, Parts};
+use kscope_ui::logs::view::{LogView, Source, SourceState};
+use kscope_ui::logs::{LogController, LogTarget};
+use kscope_ui::nav::ViewSpec;
+use kscope_ui::state::UiState;
+use kscope_ui::table::TableStarter;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::{Color, Modifier};
@@ -599,7 +599,7 @@ fn log_view_at_40x10_filtered_while_typing_a_search() {
 #[test]
 fn container_picker_and_a_refusal() {
     let mut view = LogView::new("pod shop/web-1".into(), "shop".into(), 100, 100);
-    view.picker = Some(kscope::ui::logs::view::Picker {
+    view.picker = Some(kscope_ui::logs::view::Picker {
         pod: "web-1".into(),
         containers: vec!["app".into(), "istio-proxy".into()],
         selected: 1,
@@ -619,7 +619,7 @@ fn container_picker_and_a_refusal() {
 /// pods its selector picks, as for a Deployment.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn l_on_a_statefulset_reads_its_pods() {
-    use kscope::client::discovery::{Catalog, Discovery};
+    use kscope_client::discovery::{Catalog, Discovery};
 
     let (sim, cluster) = sim().await;
     // One a client made, which the sim's StatefulSet controller and kubelets run (the

@@ -7,20 +7,20 @@ use crate::common::tmux;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use kscope::index_views::definitions::default_index_definitions;
-use kscope::index_views::live::{LiveView, SortSpec};
-use kscope::index_views::query::Query;
-use kscope::index_views::registry::IndexRegistry;
-use kscope::informers::indexer::IndexerWriter;
-use kscope::resources::{Pod, Timestamp, decode};
-use kscope::ui::action::Focus;
-use kscope::ui::action::{Action, InputMode};
-use kscope::ui::deltas::DeltaLine;
-use kscope::ui::draw::{self, Header, Parts};
-use kscope::ui::layout::Layout;
-use kscope::ui::queue::QueueStats;
-use kscope::ui::state::UiState;
-use kscope::ui::table::capture;
+use kscope_index_views::definitions::default_index_definitions;
+use kscope_index_views::live::{LiveView, SortSpec};
+use kscope_index_views::query::Query;
+use kscope_index_views::registry::IndexRegistry;
+use kscope_informers::indexer::IndexerWriter;
+use kscope_resources::{Pod, Timestamp, decode};
+use kscope_ui::action::Focus;
+use kscope_ui::action::{Action, InputMode};
+use kscope_ui::deltas::DeltaLine;
+use kscope_ui::draw::{self, Header, Parts};
+use kscope_ui::layout::Layout;
+use kscope_ui::queue::QueueStats;
+use kscope_ui::state::UiState;
+use kscope_ui::table::capture;
 use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -133,7 +133,7 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
         context: "kscope-demo".into(),
         server: "https://127.0.0.1:6443/".into(),
         resource: "pods".into(),
-        scope: kscope::ui::ALL_NAMESPACES.into(),
+        scope: kscope_ui::ALL_NAMESPACES.into(),
         sync: "watching at rv 512".into(),
         listed: true,
         error: None,
@@ -287,7 +287,7 @@ fn workqueue_with_sparklines_and_adds_per_second() {
 fn the_informer_beside_the_workqueue() {
     let mut state = state_with_deltas();
     sample_queue(&mut state);
-    state.queue.informer = Some(kscope::ui::queue::InformerStats {
+    state.queue.informer = Some(kscope_ui::queue::InformerStats {
         fifo: "real",
         queued: 12,
         processing_p50: Some(0.00004),

@@ -4,22 +4,22 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use kscope::index_views::columns::TableRow;
-use kscope::index_views::definitions::{IndexDefinition, IndexSource, default_index_definitions};
-use kscope::index_views::live::{LiveView, SortSpec};
-use kscope::index_views::query::Query;
-use kscope::index_views::registry::IndexRegistry;
-use kscope::informers::indexer::IndexerWriter;
-use kscope::resources::{
+use kscope_index_views::columns::{POD_COLUMNS, TableRow};
+use kscope_index_views::definitions::{IndexDefinition, IndexSource, default_index_definitions};
+use kscope_index_views::live::{LiveView, SortSpec};
+use kscope_index_views::query::Query;
+use kscope_index_views::registry::IndexRegistry;
+use kscope_informers::indexer::IndexerWriter;
+use kscope_resources::{
     BuiltIn, Deployment, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret, Timestamp, decode,
 };
-use kscope::ui::action::Focus;
-use kscope::ui::action::InputMode;
-use kscope::ui::deltas::DeltaLine;
-use kscope::ui::draw::{self, Header, Parts};
-use kscope::ui::queue::QueueStats;
-use kscope::ui::state::UiState;
-use kscope::ui::table::capture;
+use kscope_ui::action::Focus;
+use kscope_ui::action::InputMode;
+use kscope_ui::deltas::DeltaLine;
+use kscope_ui::draw::{self, Header, Parts};
+use kscope_ui::queue::QueueStats;
+use kscope_ui::state::UiState;
+use kscope_ui::table::capture;
 use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -74,7 +74,7 @@ fn view(query: &str) -> Mutex<LiveView<Pod>> {
 }
 
 fn header() -> Header {
-    header_for(ResourceKind::Pods, kscope::ui::ALL_NAMESPACES)
+    header_for(ResourceKind::Pods, kscope_ui::ALL_NAMESPACES)
 }
 
 fn header_for(kind: ResourceKind, scope: &str) -> Header {
@@ -147,7 +147,7 @@ fn render_kind<T: TableRow + BuiltIn>(
     width: u16,
     height: u16,
 ) -> String {
-    let with_namespace = T::KIND.namespaced() && header.scope == kscope::ui::ALL_NAMESPACES;
+    let with_namespace = T::KIND.namespaced() && header.scope == kscope_ui::ALL_NAMESPACES;
     draw_frame(view, state, header, with_namespace, width, height, false)
         .backend()
         .to_string()
@@ -451,7 +451,7 @@ fn deployments_table_in_all_namespaces() {
         workload("data", "db", "db", None, 0),
     ]));
     let mut state = UiState::new(false);
-    let header = header_for(ResourceKind::Deployments, kscope::ui::ALL_NAMESPACES);
+    let header = header_for(ResourceKind::Deployments, kscope_ui::ALL_NAMESPACES);
     insta::assert_snapshot!(render_kind(&view, &mut state, &header, 100, 10));
 }
 
@@ -524,7 +524,7 @@ fn secrets_table_in_all_namespaces() {
         secret("data", "empty", "Opaque", &[], 1),
     ]));
     let mut state = UiState::new(false);
-    let header = header_for(ResourceKind::Secrets, kscope::ui::ALL_NAMESPACES);
+    let header = header_for(ResourceKind::Secrets, kscope_ui::ALL_NAMESPACES);
     let text = render_kind(&view, &mut state, &header, 100, 10);
     assert!(!text.contains("c2VjcmV0"), "{text}");
     insta::assert_snapshot!(text);
@@ -549,7 +549,7 @@ fn command_mode_shows_matching_commands() {
 fn command_error_in_the_status_line() {
     let view = view("");
     let mut state = UiState::new(false);
-    let error = kscope::ui::command::parse("pods -x", &Default::default()).expect_err("a bad flag");
+    let error = kscope_ui::command::parse("pods -x", &Default::default()).expect_err("a bad flag");
     state.command.error = Some(format!(":pods -x  {error}"));
     insta::assert_snapshot!(render(&view, &mut state, 100, 10));
 }
@@ -589,7 +589,7 @@ fn label_and_annotation_indexes_get_columns() {
     let mut state = UiState::new(false);
     // Sorting by the TEAM column (after the pod's 7 columns and APP) puts <none> after it.
     state.table.sort = SortSpec {
-        column: Pod::COLUMNS.len() + 1,
+        column: POD_COLUMNS.len() + 1,
         descending: true,
     };
     view.lock().set_sort(state.table.sort);
@@ -602,7 +602,7 @@ fn label_and_annotation_indexes_get_columns() {
 fn informer_error_in_header_and_empty_table() {
     let view = view_of(store_of::<Deployment>([]));
     let mut state = UiState::new(false);
-    let mut header = header_for(ResourceKind::Deployments, kscope::ui::ALL_NAMESPACES);
+    let mut header = header_for(ResourceKind::Deployments, kscope_ui::ALL_NAMESPACES);
     header.sync = "backing off".into();
     header.listed = false;
     header.error = Some(
@@ -802,7 +802,7 @@ fn help_overlay_at_160x45_is_whole() {
 /// The `:ctx` picker, the current context marked and selected, at every size.
 #[test]
 fn context_picker_at_160x45_80x24_and_40x10() {
-    use kscope::ui::contexts::ContextPicker;
+    use kscope_ui::contexts::ContextPicker;
     let view = view("");
     for (width, height) in [(160, 45), (80, 24), (40, 10)] {
         let mut state = UiState::new(false);

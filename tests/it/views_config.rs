@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use crate::common::tools;
-use kscope::sim::{Sim, SimConfig};
+use kscope_sim::{Sim, SimConfig};
 
 /// A private directory: kubeconfig, configuration files, XDG homes.
 struct Dir(PathBuf);

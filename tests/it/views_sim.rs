@@ -10,16 +10,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::common::tools;
-use kscope::client::lister_watcher::KubeListerWatcher;
-use kscope::config::Config;
-use kscope::index_views::live::{SortSpec, ViewWorker};
-use kscope::index_views::query::Query;
-use kscope::index_views::registry::IndexRegistry;
-use kscope::informers::informer::Notification;
-use kscope::informers::object::Object;
-use kscope::informers::running::{InformerConfig, RunningInformer};
-use kscope::resources::{Pod, ResourceKind};
-use kscope::sim::{Faults, Resource, Sim, SimConfig, SimHandle};
+use kscope_client::lister_watcher::KubeListerWatcher;
+use kscope_config::Config;
+use kscope_index_views::live::{SortSpec, ViewWorker};
+use kscope_index_views::query::Query;
+use kscope_index_views::registry::IndexRegistry;
+use kscope_informers::informer::Notification;
+use kscope_informers::object::Object;
+use kscope_informers::running::{InformerConfig, RunningInformer};
+use kscope_resources::{Pod, ResourceKind};
+use kscope_sim::{Faults, Resource, Sim, SimConfig, SimHandle};
 
 struct Kubectl {
     program: PathBuf,
@@ -269,7 +269,7 @@ async fn label_indexes_and_live_view_equal_kubectl_under_churn_and_relists() {
     .expect("the live view equals kubectl get -l");
     let window = view
         .lock()
-        .window(0, usize::MAX, kscope::resources::Timestamp::now());
+        .window(0, usize::MAX, kscope_resources::Timestamp::now());
     let names: Vec<&str> = window.rows.iter().map(|r| r.cells[0].as_str()).collect();
     assert!(names.windows(2).all(|w| w[0] <= w[1]), "{names:?}");
 

@@ -312,7 +312,9 @@ pub(super) fn stateful_set(ctx: &Ctx<'_>, out: &mut Out, sts: &StatefulSet) {
                 .as_ref()
                 .and_then(|r| r.requests.as_ref())
                 .and_then(|r| r.get("storage"))
-                .map_or("<default>".to_owned(), |q| crate::quantity::canonical(&q.0));
+                .map_or("<default>".to_owned(), |q| {
+                    kscope_units::quantity::canonical(&q.0)
+                });
             out.w(1, &format!("Capacity:\t{capacity}\n"));
             out.w(
                 1,
@@ -371,8 +373,8 @@ pub(super) fn job(ctx: &Ctx<'_>, out: &mut Out, job: &Job) {
             0,
             &format!(
                 "Duration:\t{}\n",
-                crate::resources::Timestamp::from_seconds(0)
-                    .human_since(crate::resources::Timestamp::from_seconds(seconds))
+                kscope_resources::Timestamp::from_seconds(0)
+                    .human_since(kscope_resources::Timestamp::from_seconds(seconds))
             ),
         );
     }

@@ -23,8 +23,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::client::fetch::{FetchError, fetch_list, fetch_path};
-use crate::resources::Timestamp;
+use kscope_client::fetch::{FetchError, fetch_list, fetch_path};
+use kscope_resources::Timestamp;
 
 use writer::Out;
 

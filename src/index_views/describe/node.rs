@@ -9,7 +9,7 @@ use k8s_openapi::api::core::v1::{Node, Pod};
 use super::pod::sorted_resources;
 use super::writer::Out;
 use super::{Ctx, annotations, labels, rfc1123z};
-use crate::quantity::{self, Amount, Format};
+use kscope_units::quantity::{self, Amount, Format};
 
 const ROLE_PREFIX: &str = "node-role.kubernetes.io/";
 
@@ -194,7 +194,7 @@ fn pod_requests_and_limits(pod: &Pod) -> [BTreeMap<String, (Amount, Format)>; 2]
     let add = |into: &mut BTreeMap<String, (Amount, Format)>, name: &str, text: &str| {
         if let Some((amount, format)) = quantity::parse_with_format(text) {
             into.entry(name.to_owned())
-                .and_modify(|(sum, _): &mut (Amount, Format)| *sum = sum.add(amount))
+                .and_modify(|(sum, _): &mut (Amount, Format)| *sum = sum.saturating_add(amount))
                 .or_insert((amount, format));
         }
     };
@@ -295,7 +295,7 @@ fn node_resources(ctx: &Ctx<'_>, out: &mut Out, node: &Node, pods: &[Pod]) {
             for (name, (amount, format)) in list {
                 total
                     .entry(name)
-                    .and_modify(|(sum, _)| *sum = sum.add(amount))
+                    .and_modify(|(sum, _)| *sum = sum.saturating_add(amount))
                     .or_insert((amount, format));
             }
         }

@@ -14,7 +14,7 @@ use super::{
     Ctx, annotations, controller, format_selector, go_bool, go_bool_ptr, labels,
     name_and_namespace, or_none, rfc1123z, title_bool,
 };
-use crate::quantity::{self, Amount};
+use kscope_units::quantity::{self, Amount};
 
 pub(super) fn pod(ctx: &Ctx<'_>, out: &mut Out, pod: &Pod) {
     let meta = &pod.metadata;

@@ -100,7 +100,7 @@ async fn waiting_loop<T: Item>(queue: Weak<Inner<T>>, wake: Arc<Notify>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::informers::workqueue::test_support::next;
+    use crate::workqueue::test_support::next;
     use std::sync::Arc;
 
     type Key = Arc<str>;

@@ -372,7 +372,7 @@ impl<T: Item> Queue<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::informers::workqueue::test_support::next;
+    use crate::workqueue::test_support::next;
     use std::collections::HashSet;
     use std::time::Duration;
 

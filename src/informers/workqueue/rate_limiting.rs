@@ -77,7 +77,7 @@ impl<T: Item, R: RateLimiter<T>> RateLimitingQueue<T, R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::informers::workqueue::test_support::next;
+    use crate::workqueue::test_support::next;
     use std::time::Duration;
     use tokio::time::Instant;
 
@@ -112,11 +112,8 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn custom_limiter() {
-        let limiter = crate::informers::workqueue::ItemFastSlowRateLimiter::new(
-            ms(1),
-            Duration::from_secs(1),
-            1,
-        );
+        let limiter =
+            crate::workqueue::ItemFastSlowRateLimiter::new(ms(1), Duration::from_secs(1), 1);
         let q = RateLimitingQueue::new(limiter).unwrap();
         let started = Instant::now();
         q.add_rate_limited(7u32);

@@ -305,8 +305,8 @@ mod tests {
     use std::cmp::Reverse;
 
     use super::*;
-    use crate::sim::store::Store;
-    use crate::sim::{Sim, SimConfig};
+    use crate::store::Store;
+    use crate::{Sim, SimConfig};
 
     #[test]
     fn an_every_minute_cronjob_is_looked_at_within_the_minute() {

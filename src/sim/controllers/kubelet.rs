@@ -17,7 +17,7 @@ use super::super::object::StoredObject;
 use super::super::resources::Resource;
 use super::super::store::{Key, StoreError, Txn};
 use super::{FollowUps, STEP_DELAY, Work, decode, endpoints, events, owner_work, pods};
-use crate::quantity;
+use kscope_units::quantity;
 
 /// Pod IPs of the controllers' pods are drawn from here, clear of the seeded and churned ones.
 const POD_IP_RANGE: std::ops::Range<u64> = 4_000_000..4_194_304;

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::Subresource;
 use super::discovery::group_versions;
-use crate::sim::resources::{Resource, VERBS};
+use crate::resources::{Resource, VERBS};
 
 /// The media type of the answer; client-go reads it to know the form it got.
 const MEDIA_TYPE: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";

@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use super::printing::{human_duration, text};
-use crate::sim::manifests::now_seconds;
-use crate::sim::resources::Resource;
+use crate::manifests::now_seconds;
+use crate::resources::Resource;
 
 /// A custom resource's cells as the apiextensions server's table convertor prints them:
 /// its name, then each printer column's first JSONPath result by the column's type (see

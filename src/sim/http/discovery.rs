@@ -5,8 +5,8 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::status::json_body;
-use crate::sim::resources::{Resource, VERBS};
-use crate::sim::store::Store;
+use crate::resources::{Resource, VERBS};
+use crate::store::Store;
 
 /// One served group-version and its resources.
 #[derive(Debug, Clone)]

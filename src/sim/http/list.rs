@@ -12,10 +12,10 @@ use serde::{Deserialize, Serialize};
 use super::status::{ApiError, json_body};
 use super::table::{self, IncludeObject};
 use super::{Params, Target};
-use crate::sim::Shared;
-use crate::sim::object::StoredObject;
-use crate::sim::selectors::{FieldSelector, LabelSelector};
-use crate::sim::store::{ReadAt, StoreError};
+use crate::Shared;
+use crate::object::StoredObject;
+use crate::selectors::{FieldSelector, LabelSelector};
+use crate::store::{ReadAt, StoreError};
 
 /// How long a list for a not-yet-reached resourceVersion waits before a 504, as the real
 /// server does.

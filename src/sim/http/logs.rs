@@ -12,10 +12,10 @@ use serde_json::Value;
 
 use super::status::ApiError;
 use super::{Params, Target};
-use crate::sim::Shared;
-use crate::sim::logs::{ContainerLog, NoisyLogs};
-use crate::sim::object::StoredObject;
-use crate::sim::resources::Resource;
+use crate::Shared;
+use crate::logs::{ContainerLog, NoisyLogs};
+use crate::object::StoredObject;
+use crate::resources::Resource;
 
 /// A follow re-reads the pod at least this often, so it ends soon after the container does.
 const FOLLOW_RECHECK: Duration = Duration::from_secs(2);

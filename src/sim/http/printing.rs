@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::sim::manifests::now_seconds;
+use crate::manifests::now_seconds;
 
 /// Kubernetes' `duration.HumanDuration`, as the Age column shows it.
 pub(super) fn human_duration(seconds: i64) -> String {

@@ -7,9 +7,9 @@ use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::status::ApiError;
-use crate::sim::Shared;
-use crate::sim::resources::Resource;
-use crate::sim::widgets;
+use crate::Shared;
+use crate::resources::Resource;
+use crate::widgets;
 
 pub(super) fn pod_proxy(
     shared: &Shared,

@@ -5,9 +5,9 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
-use crate::sim::crd::schema::FieldError;
-use crate::sim::resources::Resource;
-use crate::sim::store::StoreError;
+use crate::crd::schema::FieldError;
+use crate::resources::Resource;
+use crate::store::StoreError;
 
 /// The user RBAC messages name: the sim's token stands for it.
 const SIM_USER: &str = "kscope-sim";

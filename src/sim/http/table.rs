@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use super::Params;
 use super::printing::{age, since, template_columns, text};
 use super::status::ApiError;
-use crate::sim::object::StoredObject;
-use crate::sim::resources::Resource;
+use crate::object::StoredObject;
+use crate::resources::Resource;
 
 /// Whether the client asks for metadata only (`as=PartialObjectMetadataList` or
 /// `as=PartialObjectMetadata`, as kube's metadata API and client-go's metadata informers do).

@@ -5,8 +5,8 @@
 use serde_json::{Value, json};
 
 use super::printing::{age, human_duration, template_columns, text};
-use crate::sim::manifests::now_seconds;
-use crate::sim::resources::Resource;
+use crate::manifests::now_seconds;
+use crate::resources::Resource;
 
 /// How many endpoints, hosts... a cell lists before `+ N more...`, as the printers do.
 const LIST_MAX: usize = 3;

@@ -15,12 +15,12 @@ use super::list::{Filter, parse_rv};
 use super::status::{ApiError, json_body};
 use super::table::{self, IncludeObject};
 use super::{Params, Target};
-use crate::sim::Shared;
-use crate::sim::crd::schema::FieldError;
-use crate::sim::faults::FaultsFired;
-use crate::sim::object::StoredObject;
-use crate::sim::resources::Resource;
-use crate::sim::store::{Event, EventType, Position, ReadAt, StoreError};
+use crate::Shared;
+use crate::crd::schema::FieldError;
+use crate::faults::FaultsFired;
+use crate::object::StoredObject;
+use crate::resources::Resource;
+use crate::store::{Event, EventType, Position, ReadAt, StoreError};
 
 /// The real server's default watch timeout when the client sets none (min-request-timeout).
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1800);

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 
-use crate::informers::workqueue::Histogram;
+use kscope_informers::workqueue::Histogram;
 
 use super::{CONTROLLER, WidgetMetrics};
 

@@ -19,12 +19,12 @@ use parking_lot::Mutex;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::informers::indexer::{Indexer, IndexerWriter};
-use crate::informers::informer::Notification;
-use crate::informers::keys::DeltaObject;
-use crate::informers::reflector::InitialListMode;
-use crate::informers::running::{InformerConfig, RunningInformer};
-use crate::informers::workqueue::{Histogram, RateLimitingQueue};
+use kscope_informers::indexer::{Indexer, IndexerWriter};
+use kscope_informers::informer::Notification;
+use kscope_informers::keys::DeltaObject;
+use kscope_informers::reflector::InitialListMode;
+use kscope_informers::running::{InformerConfig, RunningInformer};
+use kscope_informers::workqueue::{Histogram, RateLimitingQueue};
 
 use super::Shared;
 use super::manifests;

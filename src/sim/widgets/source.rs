@@ -12,11 +12,11 @@ use kube::core::Status;
 use serde_json::Value;
 use tokio::time::Instant;
 
-use crate::informers::lister_watcher::{
+use kscope_informers::lister_watcher::{
     ListPage, ListParams, ListWatchError, ListerWatcher, RawWatchEvent, WatchEvent, WatchParams,
     WatchStream,
 };
-use crate::informers::object::Object;
+use kscope_informers::object::Object;
 
 use super::super::Shared;
 use super::super::object::StoredObject;

@@ -6,7 +6,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::Theme;
-use crate::ui::contexts::ContextPicker;
+use crate::contexts::ContextPicker;
 
 pub fn draw(frame: &mut Frame, area: Rect, picker: &ContextPicker, theme: Theme) {
     let [popup] = Layout::horizontal([Constraint::Length(area.width.min(64))])

@@ -11,11 +11,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
 use super::Theme;
-use crate::config::keys::{Keymap, Section};
-use crate::index_views::detail::{DiffSign, age};
-use crate::informers::tap::HistorySpan;
-use crate::ui::action::Action;
-use crate::ui::detail::{Detail, DetailTab, DiffScreen, FetchState};
+use crate::action::Action;
+use crate::detail::{Detail, DetailTab, DiffScreen, FetchState};
+use kscope_config::keys::{Keymap, Section};
+use kscope_index_views::detail::{DiffSign, age};
+use kscope_informers::tap::HistorySpan;
 
 /// Draws the open detail over the table, panels and status line, in the layout's `area`
 /// (below the header).

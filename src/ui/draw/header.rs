@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{Screen, Theme};
-use crate::resources::Timestamp;
+use kscope_resources::Timestamp;
 
 pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     let h = screen.header;

@@ -9,8 +9,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::Theme;
-use crate::config::keys::{ACTIONS, Keymap, Section};
-use crate::ui::action::Action;
+use crate::action::Action;
+use kscope_config::keys::{ACTIONS, Keymap, Section};
 
 /// The keys every input line shares, listed once.
 const LINE_EDITING: &[Action] = &[
@@ -156,7 +156,7 @@ const TWO_COLUMNS_FROM: u16 = 150;
 
 /// Draws the overlay from line `scroll` on, when it is taller than `area`; on a wide frame
 /// in two columns first, so that the whole help fits where it can. `commands` are the names
-/// command mode takes (see [`crate::ui::command::listed`]).
+/// command mode takes (see [`crate::command::listed`]).
 pub fn draw(
     frame: &mut Frame,
     area: Rect,

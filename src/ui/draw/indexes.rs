@@ -6,7 +6,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::Theme;
-use crate::ui::state::IndexBrowser;
+use crate::state::IndexBrowser;
 
 pub fn draw(frame: &mut Frame, area: Rect, browser: &IndexBrowser, theme: Theme) {
     let [popup] = Layout::horizontal([Constraint::Length(64)])

@@ -10,8 +10,8 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 use unicode_width::UnicodeWidthChar;
 
 use super::{Theme, typed_spans};
-use crate::config::keys::{Action, Keymap, Section};
-use crate::ui::logs::view::{LogView, SourceState};
+use crate::logs::view::{LogView, SourceState};
+use kscope_config::keys::{Action, Keymap, Section};
 
 /// Source colours, in turn; standard ANSI colours, readable on dark and light themes.
 const PALETTE: [Color; 8] = [
@@ -118,7 +118,7 @@ fn key_hint(keymap: &Keymap) -> String {
         (&Action::ToggleWrap, "wrap"),
         (&Action::TogglePrevious, "previous"),
         (
-            &Action::LogRange(crate::config::keys::LogRange::Since(60)),
+            &Action::LogRange(kscope_config::keys::LogRange::Since(60)),
             "since",
         ),
         (&Action::SaveLogs, "save"),

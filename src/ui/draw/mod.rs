@@ -19,7 +19,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::{Frame, Terminal};
 
-use crate::index_views::live::{ViewColumn, Window};
+use kscope_index_views::live::{ViewColumn, Window};
 
 use super::action::{Action, Focus, InputMode};
 use super::command;
@@ -27,7 +27,7 @@ use super::detail::Detail;
 use super::layout::{Layout, MIN_HEIGHT, MIN_WIDTH};
 use super::line::LineEdit;
 use super::state::UiState;
-use crate::config::keys::Section;
+use kscope_config::keys::Section;
 
 /// What the header says about the cluster and the informer.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,8 +160,8 @@ impl Theme {
 
     /// A row's colour by its health; standard ANSI colours, which dark and light terminal
     /// themes both map to readable shades.
-    fn health(self, health: crate::index_views::columns::RowHealth) -> Style {
-        use crate::index_views::columns::RowHealth;
+    fn health(self, health: kscope_index_views::columns::RowHealth) -> Style {
+        use kscope_index_views::columns::RowHealth;
         match health {
             RowHealth::Normal => Style::default(),
             RowHealth::Failing => self.fg(Color::Red),

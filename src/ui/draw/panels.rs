@@ -7,10 +7,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Sparkline};
 
 use super::{Screen, Theme, seconds};
-use crate::resources::Timestamp;
-use crate::ui::action::Focus;
-use crate::ui::deltas::{DeltaClass, DeltaLine, HandoffLine, SideBySide};
-use crate::ui::queue::QueuePanel;
+use crate::action::Focus;
+use crate::deltas::{DeltaClass, DeltaLine, HandoffLine, SideBySide};
+use crate::queue::QueuePanel;
+use kscope_resources::Timestamp;
 
 /// The workqueue box takes this share of the width, within these bounds: wide enough for
 /// its numbers, and at most what a full minute of sparkline needs.

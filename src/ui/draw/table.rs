@@ -7,9 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::{Screen, Theme};
-use crate::index_views::columns::RowHealth;
-use crate::index_views::live::ViewColumn;
-use crate::ui::table_pane::shown;
+use crate::table_pane::shown;
+use kscope_index_views::columns::RowHealth;
+use kscope_index_views::live::ViewColumn;
 
 /// Columns are not narrowed below this many characters; those that give first (index and
 /// wide columns) go down to `MIN_FIRST`.

@@ -104,7 +104,7 @@ impl Matcher {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ui::logs::ring::Line;
+    use crate::logs::ring::Line;
 
     #[test]
     fn smart_case() {

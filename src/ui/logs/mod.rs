@@ -21,8 +21,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use crate::client::logs::{LogError, LogLine, LogOptions, open_log};
-use crate::config::LogSettings;
+use kscope_client::logs::{LogError, LogLine, LogOptions, open_log};
+use kscope_config::LogSettings;
 
 use self::view::{LogRange, LogView, Picker, Source, SourceState};
 use super::action::Action;
@@ -436,15 +436,10 @@ pub enum LogFollow {
     Search,
 }
 
-/// Where saved logs go: `$XDG_STATE_HOME/kscope/logs`, else `~/.local/state/kscope/logs`,
-/// else the temporary directory.
+/// Where saved logs go: `logs` in kscope's state directory, else in the temporary directory.
 pub fn save_dir() -> PathBuf {
-    let base = match std::env::var_os("XDG_STATE_HOME") {
-        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
-        _ => std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local").join("state")),
-    };
-    base.unwrap_or_else(std::env::temp_dir)
-        .join("kscope")
+    kscope_config::state_dir()
+        .unwrap_or_else(|| std::env::temp_dir().join("kscope"))
         .join("logs")
 }
 
@@ -620,7 +615,7 @@ impl Reader {
     /// listens any more (`Ok(true)`). Lines at or before `last` were sent already.
     async fn pump(
         &self,
-        stream: &mut crate::client::logs::LogStream,
+        stream: &mut kscope_client::logs::LogStream,
         last: &mut Option<i64>,
     ) -> Result<bool, LogError> {
         let resumed_after = *last;

@@ -7,8 +7,8 @@ use std::collections::VecDeque;
 
 use unicode_width::UnicodeWidthStr;
 
-use crate::client::logs::LogLine;
-pub use crate::config::keys::LogRange;
+use kscope_client::logs::LogLine;
+pub use kscope_config::keys::LogRange;
 
 use super::super::action::Action;
 use super::super::effect::Effect;

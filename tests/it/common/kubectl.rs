@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use kscope::sim::{Sim, SimConfig, SimHandle};
+use kscope_sim::{Sim, SimConfig, SimHandle};
 
 use super::tools;
 

@@ -5,8 +5,8 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, header};
 use serde_json::Value;
 
-use crate::sim::http::Params;
-use crate::sim::http::status::ApiError;
+use crate::http::Params;
+use crate::http::status::ApiError;
 
 /// The Content-Type's media type without parameters; JSON when absent.
 pub(super) fn media_type(headers: &HeaderMap) -> String {

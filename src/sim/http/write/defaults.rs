@@ -4,9 +4,9 @@
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use crate::sim::crd;
-use crate::sim::manifests::{self, fields_v1, managed_entry};
-use crate::sim::resources::Resource;
+use crate::crd;
+use crate::manifests::{self, fields_v1, managed_entry};
+use crate::resources::Resource;
 
 /// Fills what the server owns on create: uid, timestamps, generation, managedFields and
 /// the status a fresh object starts with.
@@ -113,7 +113,7 @@ pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str)
         }
         Resource::Jobs => {
             default_pod_spec(&mut value["spec"]["template"]["spec"]);
-            crate::sim::controllers::job::default_new(value);
+            crate::controllers::job::default_new(value);
             value["metadata"]["generation"] = json!(1);
             value["status"] = json!({});
         }

@@ -12,15 +12,15 @@ use serde_json::Value;
 
 use super::body::unsupported_dry_run;
 use super::respond;
-use crate::sim::Shared;
-use crate::sim::controllers::Controllers;
-use crate::sim::gc;
-use crate::sim::http::list::Filter;
-use crate::sim::http::status::ApiError;
-use crate::sim::http::{Params, Target};
-use crate::sim::resources::Resource;
-use crate::sim::store::Txn;
-use crate::sim::workload::SYSTEM_NAMESPACES;
+use crate::Shared;
+use crate::controllers::Controllers;
+use crate::gc;
+use crate::http::list::Filter;
+use crate::http::status::ApiError;
+use crate::http::{Params, Target};
+use crate::resources::Resource;
+use crate::store::Txn;
+use crate::workload::SYSTEM_NAMESPACES;
 
 /// The DeleteOptions body (all optional), as the real server reads it.
 #[derive(Debug, Default, Deserialize)]

@@ -7,10 +7,10 @@ use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
-use crate::sim::http::status::ApiError;
-use crate::sim::manifests;
-use crate::sim::patch::fieldset::{self, Leaf};
-use crate::sim::patch::strategic;
+use crate::http::status::ApiError;
+use crate::manifests;
+use crate::patch::fieldset::{self, Leaf};
+use crate::patch::strategic;
 
 /// Fields no manager owns: identity, and what the server alone writes.
 fn owned_part(value: &Value, status: bool) -> Value {

@@ -18,12 +18,12 @@ use serde_json::{Value, json};
 
 use super::status::{ApiError, json_body};
 use super::{Params, Subresource, Target};
-use crate::sim::Shared;
-use crate::sim::crd;
-use crate::sim::manifests;
-use crate::sim::patch::{self, PatchError, PatchType};
-use crate::sim::resources::Resource;
-use crate::sim::store::Txn;
+use crate::Shared;
+use crate::crd;
+use crate::manifests;
+use crate::patch::{self, PatchError, PatchType};
+use crate::resources::Resource;
+use crate::store::Txn;
 use body::WriteOptions;
 pub(crate) use delete::{delete, delete_collection};
 pub(crate) use scale::get_scale;

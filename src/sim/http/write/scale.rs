@@ -7,10 +7,10 @@ use serde_json::{Value, json};
 
 use super::body::WriteOptions;
 use super::{check_resource_version, current_value, update};
-use crate::sim::Shared;
-use crate::sim::http::status::{ApiError, json_body};
-use crate::sim::http::{Subresource, Target};
-use crate::sim::store::Txn;
+use crate::Shared;
+use crate::http::status::{ApiError, json_body};
+use crate::http::{Subresource, Target};
+use crate::store::Txn;
 
 /// The Scale view of `object`.
 pub(super) fn of(object: &Value) -> Value {

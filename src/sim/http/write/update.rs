@@ -7,11 +7,11 @@ use serde_json::{Value, json};
 
 use super::body::WriteOptions;
 use super::{defaults, managed, validate};
-use crate::sim::gc;
-use crate::sim::http::status::ApiError;
-use crate::sim::http::{Subresource, Target};
-use crate::sim::resources::Resource;
-use crate::sim::store::Txn;
+use crate::gc;
+use crate::http::status::ApiError;
+use crate::http::{Subresource, Target};
+use crate::resources::Resource;
+use crate::store::Txn;
 
 /// Metadata only the server sets; a client's values for them are ignored.
 const SERVER_METADATA: [&str; 7] = [

@@ -4,10 +4,10 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use crate::sim::crd;
-use crate::sim::http::Target;
-use crate::sim::http::status::ApiError;
-use crate::sim::resources::Resource;
+use crate::crd;
+use crate::http::Target;
+use crate::http::status::ApiError;
+use crate::resources::Resource;
 
 /// The structural checks decoding into typed objects does on the real server: metadata,
 /// spec and status are objects, labels and annotations are maps of strings.
@@ -186,7 +186,7 @@ pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<
             if schedule.is_empty() {
                 return Err(required("spec.schedule"));
             }
-            if let Err(e) = crate::sim::controllers::cronjob::parse_schedule(schedule) {
+            if let Err(e) = crate::controllers::cronjob::parse_schedule(schedule) {
                 return Err(ApiError::invalid(
                     &kind,
                     name,

@@ -9,8 +9,8 @@ mod schema;
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
-use crate::sim::manifests;
-use crate::sim::resources::Resource;
+use crate::manifests;
+use crate::resources::Resource;
 
 /// One message type: its name (for errors) and fields.
 pub(super) struct Message {
@@ -560,7 +560,7 @@ mod tests {
     /// validation and pruning leave the seeded cluster's objects alone.
     #[test]
     fn the_seeded_cluster_declares_every_field() {
-        let spec = crate::sim::workload::WorkloadSpec {
+        let spec = crate::workload::WorkloadSpec {
             pods: 60,
             nodes: 2,
             namespaces: 2,
@@ -568,7 +568,7 @@ mod tests {
             birth: 1_741_944_000,
             workload_pods: true,
         };
-        for generated in crate::sim::workload::generate(&spec, 1).unwrap() {
+        for generated in crate::workload::generate(&spec, 1).unwrap() {
             let object = generated.object.decode().unwrap();
             let kind = object["kind"].as_str().unwrap();
             assert_eq!(

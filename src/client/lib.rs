@@ -7,6 +7,7 @@
 
 pub mod cluster;
 pub mod discovery;
+pub mod explain;
 pub mod fetch;
 pub mod limits;
 pub mod lister_watcher;

@@ -11,7 +11,7 @@ use std::str::FromStr;
 
 use serde::de::DeserializeOwned;
 
-use crate::informers::object::Object;
+use kscope_informers::object::Object;
 
 /// Implements `Object`, `KubeResource`, `Deserialize` and `heap_bytes` for a projection with
 /// the shared scalar slots, a `strings: Packed<_>` field, a `LABELS` section constant in scope,
@@ -33,8 +33,8 @@ macro_rules! object_impls {
             }
         }
 
-        impl $crate::resources::BuiltIn for $ty {
-            const KIND: $crate::resources::ResourceKind = $kind;
+        impl $crate::BuiltIn for $ty {
+            const KIND: $crate::ResourceKind = $kind;
         }
     };
     ($ty:ty, $kind:expr, owners) => {
@@ -50,8 +50,8 @@ macro_rules! object_impls {
     ($ty:ty, $kind:expr, { $($extra:tt)* }) => {
         object_impls!(@object $ty, { $($extra)* });
 
-        impl $crate::resources::BuiltIn for $ty {
-            const KIND: $crate::resources::ResourceKind = $kind;
+        impl $crate::BuiltIn for $ty {
+            const KIND: $crate::ResourceKind = $kind;
         }
     };
     (@object $ty:ty, { $($extra:tt)* }) => {
@@ -65,8 +65,8 @@ macro_rules! object_impls {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 // With field indexes the object is read for them too (see `field_index`);
                 // without, as fast as the projection alone.
-                if let Some(fields) = $crate::resources::field_index::active_fields() {
-                    return $crate::resources::field_index::decode_with_fields(
+                if let Some(fields) = $crate::field_index::active_fields() {
+                    return $crate::field_index::decode_with_fields(
                         d,
                         &fields,
                         <$ty>::from_wire,
@@ -99,7 +99,7 @@ macro_rules! object_impls {
         }
     };
     (@meta $ty:ty, $labels:ident, { $($extra:tt)* }) => {
-        impl $crate::informers::object::Object for $ty {
+        impl ::kscope_informers::object::Object for $ty {
             fn namespace(&self) -> Option<&str> {
                 self.strings.meta_namespace()
             }
@@ -113,16 +113,16 @@ macro_rules! object_impls {
             }
         }
 
-        impl $crate::resources::KubeResource for $ty {
+        impl $crate::KubeResource for $ty {
             fn uid(&self) -> &str {
                 self.strings.meta_uid()
             }
 
-            fn labels(&self) -> $crate::resources::Labels<'_> {
-                $crate::resources::Labels::new(self.$labels.rows(LABELS))
+            fn labels(&self) -> $crate::Labels<'_> {
+                $crate::Labels::new(self.$labels.rows(LABELS))
             }
 
-            fn created(&self) -> Option<$crate::resources::Timestamp> {
+            fn created(&self) -> Option<$crate::Timestamp> {
                 self.created
             }
 
@@ -143,8 +143,9 @@ pub mod secret;
 mod time;
 mod workloads;
 
-#[cfg(test)]
-pub(crate) use field_index::reached as field_index_reached;
+/// What a field index or printer column reads of an object, as JSON (the decode keeps only
+/// that much).
+pub use field_index::reached as field_index_reached;
 pub use field_index::{FieldIndex, FieldIndexes, Reach, decoding_with};
 pub use generic::{
     ClientColumns, GenericObject, Health, HealthCondition, NIL_CELL, PrinterColumn,
@@ -376,6 +377,6 @@ pub fn decode<T: BuiltIn>(json: &[u8]) -> Result<T, DecodeError> {
 
 /// [`decode::from_slice`] into a projection: what a list item or a watch event's object goes
 /// through.
-pub(crate) fn decode_object<T: KubeResource>(json: &[u8]) -> Result<T, serde_json::Error> {
+pub fn decode_object<T: KubeResource>(json: &[u8]) -> Result<T, serde_json::Error> {
     decode::from_slice(json)
 }

@@ -7,13 +7,13 @@ use std::fmt;
 /// A quantity in thousandths of a unit (a millicore, a thousandth of a byte); fractions
 /// below that round up, as the API's own `MilliValue` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Amount {
+pub struct Amount {
     milli: i128,
 }
 
 /// How a quantity is written, which decides how its canonical form is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Format {
+pub enum Format {
     /// `Ki`, `Mi`, …
     BinarySi,
     /// `m`, none, `k`, `M`, … (and exponents, printed this way too)
@@ -21,30 +21,30 @@ pub(super) enum Format {
 }
 
 impl Amount {
-    pub(super) const ZERO: Amount = Amount { milli: 0 };
-    pub(super) const ONE: Amount = Amount { milli: 1000 };
+    pub const ZERO: Amount = Amount { milli: 0 };
+    pub const ONE: Amount = Amount { milli: 1000 };
 
-    pub(super) fn is_zero(self) -> bool {
+    pub fn is_zero(self) -> bool {
         self.milli == 0
     }
 
-    pub(crate) fn milli(self) -> i128 {
+    pub fn milli(self) -> i128 {
         self.milli
     }
 
     /// The whole units, rounded up.
-    pub(super) fn value(self) -> i128 {
+    pub fn value(self) -> i128 {
         (self.milli + 999).div_euclid(1000)
     }
 
-    pub(super) fn add(self, other: Amount) -> Amount {
+    pub fn saturating_add(self, other: Amount) -> Amount {
         Amount {
             milli: self.milli.saturating_add(other.milli),
         }
     }
 
     /// `self / divisor` in whole units, rounded up (the downward API's resource values).
-    pub(super) fn div_ceil(self, divisor: Amount) -> i128 {
+    pub fn div_ceil(self, divisor: Amount) -> i128 {
         if divisor.milli == 0 {
             return 0;
         }
@@ -57,7 +57,7 @@ impl Amount {
     }
 
     /// The canonical text in `format`, as `resource.Quantity.String()` writes it.
-    pub(super) fn canonical(self, format: Format) -> String {
+    pub fn canonical(self, format: Format) -> String {
         if self.milli == 0 {
             return "0".to_owned();
         }
@@ -91,11 +91,11 @@ impl fmt::Display for Amount {
 }
 
 /// Parses a quantity; `None` for text that is not one.
-pub(crate) fn parse(s: &str) -> Option<Amount> {
+pub fn parse(s: &str) -> Option<Amount> {
     parse_with_format(s).map(|(amount, _)| amount)
 }
 
-pub(super) fn parse_with_format(s: &str) -> Option<(Amount, Format)> {
+pub fn parse_with_format(s: &str) -> Option<(Amount, Format)> {
     let s = s.trim();
     let (negative, s) = match s.as_bytes().first()? {
         b'-' => (true, &s[1..]),
@@ -152,7 +152,7 @@ pub(super) fn parse_with_format(s: &str) -> Option<(Amount, Format)> {
 
 /// The canonical form of a quantity's text, as the API server returns it; unparsable text
 /// unchanged.
-pub(super) fn canonical(s: &str) -> String {
+pub fn canonical(s: &str) -> String {
     match parse_with_format(s) {
         Some((amount, format)) => amount.canonical(format),
         None => s.to_owned(),
@@ -188,7 +188,7 @@ mod tests {
     fn amounts_add_and_divide_exactly() {
         let a = parse("250m").unwrap();
         let b = parse("750m").unwrap();
-        assert_eq!(a.add(b).canonical(Format::DecimalSi), "1");
+        assert_eq!(a.saturating_add(b).canonical(Format::DecimalSi), "1");
         assert_eq!(parse("1.5").unwrap().div_ceil(Amount::ONE), 2);
         assert_eq!(parse("1Gi").unwrap().div_ceil(parse("1Mi").unwrap()), 1024);
         assert_eq!(parse("1u").unwrap().milli(), 1, "rounds up to a thousandth");

@@ -3,8 +3,8 @@
 //! demo's cluster and the ground truth every integration test talks to.
 //!
 //! ```no_run
-//! # async fn demo() -> Result<(), kscope::sim::SimError> {
-//! use kscope::sim::{Sim, SimConfig};
+//! # async fn demo() -> Result<(), kscope_sim::SimError> {
+//! use kscope_sim::{Sim, SimConfig};
 //! let sim = Sim::start(SimConfig::with_size(500, 10, 4).churn(20.0, None)).await?;
 //! let client = sim.client().await?;
 //! # drop(client);

@@ -16,15 +16,15 @@ use serde_saphyr::{Location, Spanned};
 
 pub mod keys;
 
-use crate::index_views::definitions::{IndexDefinition, IndexField, IndexSource, check_path_kinds};
-use crate::index_views::jsonpath::FieldPath;
-use crate::informers::fifo::FifoKind;
-use crate::informers::reflector::InitialListMode;
+use kscope_index_views::definitions::{IndexDefinition, IndexField, IndexSource, check_path_kinds};
+use kscope_index_views::jsonpath::FieldPath;
+use kscope_informers::fifo::FifoKind;
+use kscope_informers::reflector::InitialListMode;
 
 use self::keys::{Keymap, KeymapBuilder, Origin, Section};
 
 /// The built-in configuration.
-pub const DEFAULT_CONFIG: &str = include_str!("../config/kscope.yaml");
+pub const DEFAULT_CONFIG: &str = include_str!("../../config/kscope.yaml");
 /// How the built-in configuration is named in messages.
 pub const DEFAULT_CONFIG_NAME: &str = "<built-in config/kscope.yaml>";
 
@@ -169,13 +169,13 @@ fn merge(
             informers.fifo =
                 fifo.value
                     .parse()
-                    .map_err(|e: crate::informers::fifo::UnknownFifo| {
+                    .map_err(|e: kscope_informers::fifo::UnknownFifo| {
                         invalid(fifo.referenced, "fifo", e.to_string())
                     })?;
         }
         if let Some(mode) = section.initial_list {
             informers.initial_list = mode.value.parse().map_err(
-                |e: crate::informers::reflector::UnknownInitialListMode| {
+                |e: kscope_informers::reflector::UnknownInitialListMode| {
                     invalid(mode.referenced, "initialList", e.to_string())
                 },
             )?;
@@ -209,6 +209,15 @@ fn merge(
         }
     }
     Ok(())
+}
+
+/// `$XDG_STATE_HOME/kscope`, else `~/.local/state/kscope`: logs, saved logs, favourites and
+/// the demo's kubeconfig.
+pub fn state_dir() -> Option<PathBuf> {
+    match std::env::var_os("XDG_STATE_HOME") {
+        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir).join("kscope")),
+        _ => std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/state/kscope")),
+    }
 }
 
 /// `$XDG_CONFIG_HOME/kscope/config.yaml`, else `~/.config/kscope/config.yaml`.
@@ -529,7 +538,7 @@ fn parse(file: &str, text: &str) -> Result<ConfigFile, ConfigError> {
 mod tests {
     use super::keys::{ACTIONS, Action, KeySpec};
     use super::*;
-    use crate::index_views::definitions::default_index_definitions;
+    use kscope_index_views::definitions::default_index_definitions;
 
     fn user(text: &str) -> Result<Config, ConfigError> {
         Config::merged(Some(("my.yaml", text)))

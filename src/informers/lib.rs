@@ -18,5 +18,7 @@ pub mod running;
 pub mod tap;
 pub mod workqueue;
 
-#[cfg(test)]
-pub(crate) mod testing;
+/// Test objects and a tap feeder, for this crate's tests and (feature `testing`) the layers
+/// above it.
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;

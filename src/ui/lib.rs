@@ -1,0 +1,33 @@
+//! The terminal UI on a kube context (the binary connects it, or starts the demo's simulated
+//! clusters and hands them over).
+//!
+//! Background tasks (informer, view worker, tap) only notify; the event loop in [`app`] pulls
+//! a copy of what is visible and draws it with [`draw`], never holding a lock while drawing.
+//! The table is one kind at a time ([`table`]); commands ([`command`]) and drill-downs
+//! ([`nav`]) replace it.
+
+pub mod action;
+pub mod app;
+pub mod command;
+pub mod contexts;
+pub mod deltas;
+pub mod detail;
+pub mod draw;
+pub mod effect;
+pub mod favourites;
+pub mod keymap;
+pub mod layout;
+pub mod line;
+pub mod logs;
+pub mod mixed_table;
+pub mod nav;
+pub mod queue;
+mod run;
+pub mod selectors;
+pub mod state;
+pub mod table;
+pub mod table_pane;
+pub mod terminal;
+
+pub use nav::ALL_NAMESPACES;
+pub use run::{Launch, UiError, run};

@@ -1,0 +1,117 @@
+//! The TUI's start and end: one terminal lifecycle around [`App::run`].
+
+use std::sync::Arc;
+
+use crossterm::event::EventStream;
+
+use kscope_client::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
+use kscope_client::discovery::Catalog;
+use kscope_config::Config;
+use kscope_index_views::query::QueryError;
+use kscope_informers::indexer::IndexerError;
+use kscope_resources::ResourceKind;
+
+use crate::app::App;
+use crate::contexts::ContextSwitcher;
+use crate::detail::DetailController;
+use crate::favourites::Favourites;
+use crate::nav::ViewSpec;
+use crate::table::TableStarter;
+use crate::terminal::TerminalGuard;
+
+/// Tap entries kept for the delta panel's history.
+const TAP_CAPACITY: usize = 4096;
+
+/// Why the TUI could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum UiError {
+    #[error(transparent)]
+    Cluster(#[from] ClusterError),
+    #[error("indexes: {0}")]
+    Index(#[from] IndexerError),
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    #[error("terminal: {0}")]
+    Terminal(#[from] std::io::Error),
+}
+
+/// A backend that cannot fail (ratatui's TestBackend) runs the same loop.
+impl From<std::convert::Infallible> for UiError {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
+}
+
+/// What the TUI opens on.
+pub struct Launch {
+    /// The cluster shown first, connected.
+    pub cluster: Cluster,
+    /// Its namespace scope.
+    pub scope: NamespaceScope,
+    /// How `:ctx` lists and reaches the other contexts.
+    pub contexts: ContextSwitcher,
+    /// What the message line says at start, if anything.
+    pub notice: Option<String>,
+}
+
+impl Launch {
+    /// The kube context the flags name, connected; `:ctx` reads the same kubeconfig.
+    pub async fn connect(args: &ClusterArgs) -> Result<Self, ClusterError> {
+        let cluster = args.connect().await?;
+        let scope = args.scope(&cluster);
+        let list_args = args.clone();
+        let connect_args = args.clone();
+        let contexts = ContextSwitcher::new(
+            Arc::new(move || list_args.context_names()),
+            Arc::new(move |context| {
+                let args = connect_args.with_context(&context);
+                Box::pin(async move { args.connect().await })
+            }),
+        );
+        Ok(Self {
+            cluster,
+            scope,
+            contexts,
+            notice: None,
+        })
+    }
+}
+
+/// Runs the TUI until the person quits. Must run inside a Tokio runtime. `config` is loaded
+/// by the caller, so that a bad one is reported before anything is connected.
+pub async fn run(launch: Launch, config: Config) -> Result<(), UiError> {
+    let Launch {
+        cluster,
+        scope,
+        contexts,
+        notice,
+    } = launch;
+    let detail = DetailController::new(cluster.client.clone(), None);
+    let (catalog, _catalog_watch, discovery_error) = Catalog::keep_current(&cluster).await;
+    if let Some(err) = discovery_error {
+        // The TUI still shows the built-in kinds; the log says why the others are missing.
+        tracing::warn!(error = %err, "discovery failed: only the built-in kinds are commands");
+    }
+    let starter = TableStarter::new(cluster, config.indexes, TAP_CAPACITY)
+        .with_pipeline(config.informers)
+        .with_catalog(catalog);
+    let app = App::new(
+        starter,
+        ViewSpec::new(ResourceKind::Pods, scope),
+        true,
+        detail,
+    )?
+    .with_keymap(config.keys)
+    .with_log_settings(config.logs)
+    .with_contexts(contexts);
+    let app = match kscope_config::state_dir() {
+        Some(dir) => app.with_favourites(Favourites::load(dir.join("namespaces.json"))),
+        None => app,
+    };
+    let app = match notice {
+        Some(notice) => app.with_notice(notice),
+        None => app,
+    };
+    let mut guard = TerminalGuard::enter()?;
+    app.run(guard.terminal(), EventStream::new(), &mut ()).await
+}
