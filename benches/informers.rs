@@ -10,6 +10,12 @@
 //! The scale bench's churn ladder cannot rank the FIFOs: the sim writes slower than any of
 //! them reads.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test or benchmark that cannot set up fails, with its line"
+)]
+
 use std::borrow::Cow;
 use std::hint::black_box;
 use std::sync::Arc;

@@ -17,6 +17,12 @@
 //! `cargo bench --bench logs` runs it in full; without `--bench` (as under `cargo test
 //! --all-targets`) it is a smoke run: 5,000 lines a second for a second, 20,000 lines searched.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test or benchmark that cannot set up fails, with its line"
+)]
+
 use std::time::{Duration, Instant};
 
 use kscope_client::cluster::{Cluster, NamespaceScope};

@@ -14,6 +14,12 @@
 //! projection, without field indexes and with JSONPath field indexes (which read the whole
 //! object into JSON to evaluate them).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test or benchmark that cannot set up fails, with its line"
+)]
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::hint::black_box;
 use std::sync::Arc;

@@ -15,6 +15,12 @@
 //! `KSCOPE_SCALE_MEM_CAP_GB=N` the memory at which a child is stopped (default: 14, or less
 //! if the machine has less available); `KSCOPE_SCALE_NO_DOCS=1` skips rewriting the docs.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test or benchmark that cannot set up fails, with its line"
+)]
+
 #[path = "scale/child.rs"]
 mod child;
 #[path = "scale/parent.rs"]

@@ -9,6 +9,12 @@
 //! runs as a smoke test on 2,000 pods for a second a phase. The CPU counted is the whole
 //! process's (the sim and this client), read from /proc/self/stat.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test or benchmark that cannot set up fails, with its line"
+)]
+
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;

@@ -5,6 +5,12 @@
 //! `cargo bench --bench sim_scale` (set SIM_SCALE_PODS to change the size). Under
 //! `cargo test` (no `--bench` argument) it runs as a smoke test on 2,000 pods.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test or benchmark that cannot set up fails, with its line"
+)]
+
 use std::time::Instant;
 
 use axum::http::Request;

@@ -13,6 +13,12 @@
 //! under `cargo test --all-targets`) it is a smoke run: 2,000 pods, 100 changes a second, one
 //! second of frames, nothing asserted about time.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test or benchmark that cannot set up fails, with its line"
+)]
+
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::Path;

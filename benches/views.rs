@@ -5,6 +5,12 @@
 //!
 //! Under `cargo test` (no `--bench` flag) the store has 5,000 pods, so setup stays quick.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test or benchmark that cannot set up fails, with its line"
+)]
+
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;

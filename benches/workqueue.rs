@@ -1,6 +1,12 @@
 //! Workqueue throughput: add → get → done cycles over 150,000 distinct `Arc<str>` keys (the
 //! Kubernetes per-cluster pod limit), with one worker and with several sharing the queue.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test or benchmark that cannot set up fails, with its line"
+)]
+
 use std::hint::black_box;
 use std::sync::Arc;
 

@@ -190,6 +190,10 @@ impl UiState {
 
 /// The keys of the built-in configuration. It is part of the binary and a unit test parses
 /// it, so failing here is a build defect, not a user error.
+#[expect(
+    clippy::expect_used,
+    reason = "the built-in configuration is compiled in and parsed by a unit test"
+)]
 fn built_in_keymap() -> Keymap {
     Config::built_in()
         .map(|c| c.keys)

@@ -2,6 +2,12 @@
 //! simulated API server, the CLI as a subprocess, or the TUI through its real draw path.
 //! One binary links once, where twenty took most of CI's time.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test or benchmark that cannot set up fails, with its line"
+)]
+
 mod cli_errors;
 mod common;
 mod describe;
