@@ -287,10 +287,10 @@ fn search(kept: usize) -> (Vec<Search>, Duration, f64) {
     // n from the top to the one match near the end.
     view.set_search("NEEDLE-AT-THE-END");
     view.prepare(45, 158);
-    view.handle(&Action::Top);
+    view.handle_key(&Action::Top);
     view.prepare(45, 158);
     let t = Instant::now();
-    view.handle(&Action::NextMatch);
+    view.handle_key(&Action::NextMatch);
     let step = t.elapsed();
     assert!(view.search.current.is_some());
     (results, step, held)

@@ -32,6 +32,7 @@ use kscope_resources::{Kind, ResourceKind, Timestamp};
 
 use super::UiError;
 use super::action::{Action, Focus, InputMode};
+use super::component::{Component, Context};
 use super::command::{self, Command};
 use super::contexts::{Connected, ContextPicker, ContextSwitcher, Switched};
 use super::deltas::{DELTA_CAPACITY, DeltaLine, SideBySide};
@@ -41,7 +42,7 @@ use super::effect::{Effect, Follow};
 use super::favourites::Favourites;
 use super::keymap::map_key;
 use super::layout::Layout;
-use super::logs::{Arrival, LogController, LogFollow, LogTarget};
+use super::logs::{Arrival, LogController, LogTarget};
 use super::mixed_table::{MixedTable, describe_members};
 use super::nav::Category;
 use super::nav::{self, HISTORY, ViewSpec};
@@ -759,67 +760,37 @@ impl App {
         }
     }
 
-    /// The table's page: what PgUp/PgDn move by.
-    fn page(&self) -> usize {
-        self.layout.table_rows().max(1)
-    }
-
-    /// Applies one action in the mode in force; returns what the loop must follow.
+    /// Applies one action in the mode in force: the mode's component handles it, and the
+    /// app does what the component's effect asks. Returns what the loop must follow.
     pub fn apply(&mut self, action: Action) -> Vec<Follow> {
         if action == Action::Quit {
             return vec![Follow::Quit];
         }
-        match self.state.mode {
-            InputMode::Logs => self.apply_logs(&action),
-            InputMode::LogSearch => {
-                let effect = self
-                    .state
-                    .logs
-                    .as_mut()
-                    .and_then(|v| v.handle_search(&action));
-                if effect == Some(Effect::Close) {
-                    self.state.mode = InputMode::Logs;
-                }
-                Vec::new()
-            }
-            InputMode::Detail => self.apply_detail(&action),
-            InputMode::Help => self.apply_help(action),
-            InputMode::Indexes => self.apply_indexes(action),
-            InputMode::Filter => self.apply_filter(action),
-            InputMode::DeltaFilter => {
-                let table = &self.table;
-                let effect = self
-                    .state
-                    .deltas
-                    .edit_filter(&action, |name, value| table.index_keys(name, value));
-                if effect == Some(Effect::Close) {
+        let mode = self.state.mode;
+        match mode {
+            InputMode::Normal => return self.apply_normal(action),
+            InputMode::Detail => {
+                if !self.detail.apply(&action) {
                     self.state.mode = InputMode::Normal;
                 }
-                Vec::new()
+                return Vec::new();
             }
-            InputMode::Command => self.apply_command(action),
-            InputMode::Contexts => {
-                let effect = self.state.contexts.handle(&action);
-                self.follow_effect(effect, action)
-            }
-            InputMode::Normal => self.apply_normal(action),
+            // What discovery found last: a CRD created meanwhile is a command.
+            InputMode::Command => self.state.command.discovery = self.starter.catalog().current(),
+            _ => {}
         }
-    }
-
-    fn apply_logs(&mut self, action: &Action) -> Vec<Follow> {
-        let Some(view) = self.state.logs.as_mut() else {
-            self.state.mode = InputMode::Normal;
-            return Vec::new();
+        let ctx = Context {
+            mode,
+            table: self.table.as_ref(),
+            layout: &self.layout,
+            with_namespace: self.with_namespace(),
         };
-        match self.logs.apply(view, action) {
-            LogFollow::Open => {}
-            LogFollow::Search => self.state.mode = InputMode::LogSearch,
-            LogFollow::Closed => {
-                self.state.logs = None;
-                self.state.mode = InputMode::Normal;
-            }
-        }
-        Vec::new()
+        let effect = match self.state.component_mut(mode) {
+            Some(component) => component.handle(&action, &ctx),
+            // The log view's mode with no log view: nothing to type to.
+            None => Some(Effect::Close),
+        };
+        self.follow_effect(mode, effect, action)
     }
 
     /// `l` (or `p` for the previous instances) on the selected row: a pod's log, or the
@@ -867,45 +838,25 @@ impl App {
         Vec::new()
     }
 
-    fn apply_detail(&mut self, action: &Action) -> Vec<Follow> {
-        if !self.detail.apply(action) {
-            self.state.mode = InputMode::Normal;
-        }
-        Vec::new()
-    }
-
-    /// The help overlay's keys; an action bound there that it does not know is the main
-    /// screen's, as with every overlay.
-    fn apply_help(&mut self, action: Action) -> Vec<Follow> {
-        let page = self.page();
-        let effect = self.state.help.handle(&action, page);
-        self.follow_effect(effect, action)
-    }
-
-    fn apply_indexes(&mut self, action: Action) -> Vec<Follow> {
-        let page = self.page();
-        let effect = self.state.browser.handle(&action, page);
-        self.follow_effect(effect, action)
-    }
-
-    fn apply_filter(&mut self, action: Action) -> Vec<Follow> {
-        let effect = self.state.filter.handle(action.clone());
-        self.follow_effect(effect, action)
-    }
-
-    fn apply_command(&mut self, action: Action) -> Vec<Follow> {
-        // What discovery found last: a CRD created meanwhile is a command.
-        self.state.command.discovery = self.starter.catalog().current();
-        let effect = self.state.command.handle(action.clone());
-        self.follow_effect(effect, action)
-    }
-
-    /// Does what a component's `effect` asks; `action` is the one it handled.
-    fn follow_effect(&mut self, effect: Option<Effect>, action: Action) -> Vec<Follow> {
+    /// Does what the component of `mode` asks with `effect`; `action` is the one it
+    /// handled.
+    fn follow_effect(
+        &mut self,
+        mode: InputMode,
+        effect: Option<Effect>,
+        action: Action,
+    ) -> Vec<Follow> {
         match effect {
             None => Vec::new(),
             Some(Effect::Close) => {
+                if let Some(mut view) = self.state.logs.take_if(|_| mode == InputMode::Logs) {
+                    self.logs.follow(&mut view, &Effect::Close);
+                }
                 self.state.mode = InputMode::Normal;
+                Vec::new()
+            }
+            Some(Effect::Mode(mode)) => {
+                self.state.mode = mode;
                 Vec::new()
             }
             Some(Effect::Pass) => self.apply_normal(action),
@@ -931,7 +882,13 @@ impl App {
                 }
                 Vec::new()
             }
-            Some(Effect::Refresh | Effect::Save) => Vec::new(),
+            Some(effect @ (Effect::Refresh | Effect::Save)) => {
+                // The log view's: read again, or save what it keeps.
+                if let Some(view) = self.state.logs.as_mut() {
+                    self.logs.follow(view, &effect);
+                }
+                Vec::new()
+            }
             Some(Effect::SwitchContext(context)) => {
                 self.state.mode = InputMode::Normal;
                 self.switch_context(context);
@@ -1037,19 +994,18 @@ impl App {
     /// The main screen's actions: movement goes to the focused panel, the table's own keys
     /// to the table, and the rest are the screen's.
     fn apply_normal(&mut self, action: Action) -> Vec<Follow> {
+        let ctx = Context {
+            mode: InputMode::Normal,
+            table: self.table.as_ref(),
+            layout: &self.layout,
+            with_namespace: self.with_namespace(),
+        };
         let deltas_focused = self.state.panels && self.state.focus == Focus::Deltas;
         if deltas_focused && (is_movement(&action) || action == Action::OpenDeltaDiff) {
-            let page = self.layout.delta_rows();
-            let effect = self.state.deltas.handle(&action, page);
-            return self.follow_effect(effect, action);
+            let effect = self.state.deltas.handle(&action, &ctx);
+            return self.follow_effect(InputMode::Normal, effect, action);
         }
-        let (page, with_namespace) = (self.page(), self.with_namespace());
-        let table = self.table.as_ref();
-        let handled = self
-            .state
-            .table
-            .handle(&action, table, page, with_namespace)
-            .is_none();
+        let handled = self.state.table.handle(&action, &ctx).is_none();
         // In a category's table the panels follow the selected row's kind.
         let mut follow = self.follow_row_kind();
         if handled {

@@ -11,7 +11,12 @@ use kscope_index_views::definitions::{IndexCommandError, IndexDefinition};
 use kscope_informers::fifo::FifoKind;
 use kscope_resources::{ApiResource, Kind, ResourceKind};
 
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
 use super::action::Action;
+use super::component::{Component, Context};
+use super::draw::{self, Screen};
 use super::effect::Effect;
 use super::line::LineEdit;
 use super::nav::Category;
@@ -490,7 +495,7 @@ pub struct CommandBar {
 impl CommandBar {
     /// A key typed into the command line: Enter runs it, Esc or a backspace on nothing
     /// closes it.
-    pub fn handle(&mut self, action: Action) -> Option<Effect> {
+    pub fn handle_key(&mut self, action: &Action) -> Option<Effect> {
         match action {
             Action::CommandBackspace if self.input.is_empty() => return Some(Effect::Close),
             Action::CommandComplete => {
@@ -508,12 +513,23 @@ impl CommandBar {
                 return Some(Effect::Run(std::mem::take(&mut self.input)));
             }
             action => {
-                if self.edit.apply(&mut self.input, &action).is_none() {
+                if self.edit.apply(&mut self.input, action).is_none() {
                     return Some(Effect::Pass);
                 }
             }
         }
         None
+    }
+}
+
+impl Component for CommandBar {
+    fn handle(&mut self, action: &Action, _: &Context<'_>) -> Option<Effect> {
+        self.handle_key(action)
+    }
+
+    /// The line being typed, with a hint of what it takes.
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        draw::command_line(frame, area, self, screen);
     }
 }
 
@@ -558,20 +574,20 @@ mod tests {
     fn the_command_line_types_completes_runs_and_closes() {
         let mut bar = CommandBar::default();
         for c in "dep".chars() {
-            assert_eq!(bar.handle(Action::CommandChar(c)), None);
+            assert_eq!(bar.handle_key(&Action::CommandChar(c)), None);
         }
-        assert_eq!(bar.handle(Action::CommandComplete), None);
+        assert_eq!(bar.handle_key(&Action::CommandComplete), None);
         assert_eq!(bar.input, "deployments ");
         assert_eq!(
-            bar.handle(Action::CommandRun),
+            bar.handle_key(&Action::CommandRun),
             Some(Effect::Run("deployments ".into()))
         );
         assert_eq!(bar.input, "");
-        assert_eq!(bar.handle(Action::CommandBackspace), Some(Effect::Close));
-        bar.handle(Action::CommandChar('x'));
-        assert_eq!(bar.handle(Action::CommandCancel), Some(Effect::Close));
+        assert_eq!(bar.handle_key(&Action::CommandBackspace), Some(Effect::Close));
+        bar.handle_key(&Action::CommandChar('x'));
+        assert_eq!(bar.handle_key(&Action::CommandCancel), Some(Effect::Close));
         assert_eq!(bar.input, "");
-        assert_eq!(bar.handle(Action::SortNext), Some(Effect::Pass));
+        assert_eq!(bar.handle_key(&Action::SortNext), Some(Effect::Pass));
     }
 
     fn resource(

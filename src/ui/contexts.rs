@@ -11,7 +11,12 @@ use tokio::sync::mpsc;
 use kscope_client::cluster::{Cluster, ClusterError};
 use kscope_client::discovery::{Catalog, CatalogWatch, DiscoveryError};
 
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
 use super::action::Action;
+use super::component::{Component, Context};
+use super::draw::{self, Screen};
 use super::effect::Effect;
 
 /// Connects to the context named; boxed so the kubeconfig's contexts and the demo's
@@ -161,7 +166,7 @@ impl ContextPicker {
     }
 
     /// Moves, chooses (`Effect::SwitchContext`) or closes (`Effect::Close`).
-    pub fn handle(&mut self, action: &Action) -> Option<Effect> {
+    pub fn handle_key(&mut self, action: &Action) -> Option<Effect> {
         let last = self.names.len().saturating_sub(1);
         match action {
             Action::Up => self.selected = self.selected.saturating_sub(1),
@@ -181,6 +186,16 @@ impl ContextPicker {
     }
 }
 
+impl Component for ContextPicker {
+    fn handle(&mut self, action: &Action, _: &Context<'_>) -> Option<Effect> {
+        self.handle_key(action)
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        draw::contexts::draw(frame, area, self, screen.theme());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,16 +205,16 @@ mod tests {
         let names = vec!["a".to_owned(), "b".to_owned(), "c".to_owned()];
         let mut picker = ContextPicker::new(names, Some("b".into()));
         assert_eq!(picker.selected, 1);
-        picker.handle(&Action::Down);
-        picker.handle(&Action::Down);
+        picker.handle_key(&Action::Down);
+        picker.handle_key(&Action::Down);
         assert_eq!(picker.selected, 2, "stops at the last");
         assert_eq!(
-            picker.handle(&Action::ChooseValue),
+            picker.handle_key(&Action::ChooseValue),
             Some(Effect::SwitchContext("c".into()))
         );
-        assert_eq!(picker.handle(&Action::Back), Some(Effect::Close));
+        assert_eq!(picker.handle_key(&Action::Back), Some(Effect::Close));
         assert_eq!(
-            ContextPicker::new(Vec::new(), None).handle(&Action::ChooseValue),
+            ContextPicker::new(Vec::new(), None).handle_key(&Action::ChooseValue),
             None
         );
     }

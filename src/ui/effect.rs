@@ -2,6 +2,8 @@
 //! [`Effect`] to the app, the app returns [`Follow`]s to the event loop, instead of setting
 //! flags that something must remember to read.
 
+use super::action::InputMode;
+
 /// A component's request to the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
@@ -25,6 +27,8 @@ pub enum Effect {
     Save,
     /// Connect to this kube context and show it instead.
     SwitchContext(String),
+    /// Another mode of the same component (the log view's search bar, and back).
+    Mode(InputMode),
     /// Not this component's action: the main screen's.
     Pass,
 }

@@ -9,6 +9,7 @@
 pub mod action;
 pub mod app;
 pub mod command;
+pub mod component;
 pub mod contexts;
 pub mod deltas;
 pub mod detail;

@@ -11,10 +11,15 @@ use kscope_index_views::definitions::Misfits;
 use kscope_index_views::query::{ParseError, Query};
 use kscope_index_views::registry::ValueCount;
 
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
 use super::action::{Action, Focus, InputMode};
-use super::command::CommandBar;
+use super::command::{self, CommandBar};
+use super::component::{Component, Context};
 use super::contexts::ContextPicker;
 use super::deltas::DeltaPanel;
+use super::draw::{self, Screen};
 use super::effect::Effect;
 use super::line::LineEdit;
 use super::logs::view::LogView;
@@ -47,14 +52,14 @@ impl FilterBar {
 
     /// A key typed into the filter bar: an edit that changes the text refilters at once,
     /// Enter keeps the filter (and the line, for Up), Esc drops what was typed.
-    pub fn handle(&mut self, action: Action) -> Option<Effect> {
+    pub fn handle_key(&mut self, action: &Action) -> Option<Effect> {
         match action {
             Action::FilterAccept => {
                 self.edit.remember(&self.input);
                 Some(Effect::Close)
             }
             Action::FilterClear => Some(Effect::ClearFilter),
-            action => match self.edit.apply(&mut self.input, &action) {
+            action => match self.edit.apply(&mut self.input, action) {
                 Some(true) => Some(Effect::Refilter),
                 Some(false) => None,
                 None => Some(Effect::Pass),
@@ -88,7 +93,7 @@ impl IndexBrowser {
 
     /// A key in the browser, `page` values to a page: movement moves the selection, the
     /// index keys ask for another index's values, Enter filters by the value.
-    pub fn handle(&mut self, action: &Action, page: usize) -> Option<Effect> {
+    pub fn handle_key(&mut self, action: &Action, page: usize) -> Option<Effect> {
         let page = isize::try_from(page).unwrap_or(isize::MAX);
         match action {
             Action::ToggleIndexes => return Some(Effect::Close),
@@ -127,7 +132,7 @@ pub struct Help {
 
 impl Help {
     /// A key in the help overlay, `page` lines to a page.
-    pub fn handle(&mut self, action: &Action, page: usize) -> Option<Effect> {
+    pub fn handle_key(&mut self, action: &Action, page: usize) -> Option<Effect> {
         let scroll = self.scroll;
         self.scroll = match action {
             Action::ToggleHelp => {
@@ -143,6 +148,46 @@ impl Help {
             _ => return Some(Effect::Pass),
         };
         None
+    }
+}
+
+impl Component for FilterBar {
+    fn handle(&mut self, action: &Action, _: &Context<'_>) -> Option<Effect> {
+        self.handle_key(action)
+    }
+
+    /// The filter as typed (or as kept), and whether it parses.
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        draw::filter_line(frame, area, self, screen);
+    }
+}
+
+impl Component for IndexBrowser {
+    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
+        self.handle_key(action, ctx.table_page())
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        draw::indexes::draw(frame, area, self, screen.theme());
+    }
+}
+
+impl Component for Help {
+    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
+        self.handle_key(action, ctx.table_page())
+    }
+
+    /// Over the whole frame, header included: the keys need the room.
+    fn draw(&self, frame: &mut Frame, _: Rect, screen: &Screen<'_>) {
+        let state = screen.state;
+        draw::help::draw(
+            frame,
+            frame.area(),
+            &state.keymap,
+            &command::listed(&state.command.discovery),
+            self.scroll,
+            screen.theme(),
+        );
     }
 }
 
@@ -188,6 +233,41 @@ impl UiState {
     }
 }
 
+impl UiState {
+    /// The component that takes the keys typed in `mode`; `None` for the main screen's
+    /// (the table's and the app's own) and the detail's (the app holds it, with its fetches).
+    pub fn component_mut(&mut self, mode: InputMode) -> Option<&mut dyn Component> {
+        match mode {
+            InputMode::Filter => Some(&mut self.filter),
+            InputMode::Help => Some(&mut self.help),
+            InputMode::Indexes => Some(&mut self.browser),
+            InputMode::DeltaFilter => Some(&mut self.deltas),
+            InputMode::Command => Some(&mut self.command),
+            InputMode::Contexts => Some(&mut self.contexts),
+            InputMode::Logs | InputMode::LogSearch => {
+                self.logs.as_mut().map(|view| view as &mut dyn Component)
+            }
+            InputMode::Normal | InputMode::Detail => None,
+        }
+    }
+
+    /// The overlay drawn over the table in the mode in force, if the mode has one.
+    pub fn overlay(&self) -> Option<&dyn Component> {
+        match self.mode {
+            InputMode::Help => Some(&self.help),
+            InputMode::Indexes => Some(&self.browser),
+            InputMode::Contexts => Some(&self.contexts),
+            InputMode::Normal
+            | InputMode::Filter
+            | InputMode::DeltaFilter
+            | InputMode::Detail
+            | InputMode::Command
+            | InputMode::Logs
+            | InputMode::LogSearch => None,
+        }
+    }
+}
+
 /// The keys of the built-in configuration. It is part of the binary and a unit test parses
 /// it, so failing here is a build defect, not a user error.
 #[expect(
@@ -207,12 +287,12 @@ mod tests {
     #[test]
     fn the_filter_bar_refilters_on_each_key_and_closes() {
         let mut bar = FilterBar::default();
-        assert_eq!(bar.handle(Action::FilterChar('a')), Some(Effect::Refilter));
-        assert_eq!(bar.handle(Action::FilterBackspace), Some(Effect::Refilter));
+        assert_eq!(bar.handle_key(&Action::FilterChar('a')), Some(Effect::Refilter));
+        assert_eq!(bar.handle_key(&Action::FilterBackspace), Some(Effect::Refilter));
         assert_eq!(bar.input, "");
-        assert_eq!(bar.handle(Action::FilterAccept), Some(Effect::Close));
-        assert_eq!(bar.handle(Action::FilterClear), Some(Effect::ClearFilter));
-        assert_eq!(bar.handle(Action::SortNext), Some(Effect::Pass));
+        assert_eq!(bar.handle_key(&Action::FilterAccept), Some(Effect::Close));
+        assert_eq!(bar.handle_key(&Action::FilterClear), Some(Effect::ClearFilter));
+        assert_eq!(bar.handle_key(&Action::SortNext), Some(Effect::Pass));
     }
 
     #[test]
@@ -228,39 +308,39 @@ mod tests {
             selected: 0,
             misfits: Misfits::default(),
         };
-        assert_eq!(browser.handle(&Action::PageDown, 2), None);
+        assert_eq!(browser.handle_key(&Action::PageDown, 2), None);
         assert_eq!(browser.selected, 2);
-        assert_eq!(browser.handle(&Action::Up, 2), None);
+        assert_eq!(browser.handle_key(&Action::Up, 2), None);
         assert_eq!(
-            browser.handle(&Action::ChooseValue, 2),
+            browser.handle_key(&Action::ChooseValue, 2),
             Some(Effect::Filter("app=db".into()))
         );
         assert_eq!(
-            browser.handle(&Action::NextIndex, 2),
+            browser.handle_key(&Action::NextIndex, 2),
             Some(Effect::Browse(1))
         );
         assert_eq!(
-            browser.handle(&Action::PrevIndex, 2),
+            browser.handle_key(&Action::PrevIndex, 2),
             Some(Effect::Browse(1))
         );
         assert_eq!(
-            browser.handle(&Action::ToggleIndexes, 2),
+            browser.handle_key(&Action::ToggleIndexes, 2),
             Some(Effect::Close)
         );
-        assert_eq!(browser.handle(&Action::SortNext, 2), Some(Effect::Pass));
+        assert_eq!(browser.handle_key(&Action::SortNext, 2), Some(Effect::Pass));
     }
 
     #[test]
     fn help_scrolls_and_closes_at_the_top() {
         let mut help = Help::default();
-        assert_eq!(help.handle(&Action::PageDown, 10), None);
-        assert_eq!(help.handle(&Action::Up, 10), None);
+        assert_eq!(help.handle_key(&Action::PageDown, 10), None);
+        assert_eq!(help.handle_key(&Action::Up, 10), None);
         assert_eq!(help.scroll, 9);
-        assert_eq!(help.handle(&Action::Bottom, 10), None);
+        assert_eq!(help.handle_key(&Action::Bottom, 10), None);
         assert_eq!(help.scroll, usize::MAX);
-        assert_eq!(help.handle(&Action::ToggleHelp, 10), Some(Effect::Close));
+        assert_eq!(help.handle_key(&Action::ToggleHelp, 10), Some(Effect::Close));
         assert_eq!(help.scroll, 0);
-        assert_eq!(help.handle(&Action::Quit, 10), Some(Effect::Pass));
+        assert_eq!(help.handle_key(&Action::Quit, 10), Some(Effect::Pass));
     }
 
     #[test]

@@ -100,19 +100,19 @@ fn the_filter_bar_edits_at_the_cursor_and_keeps_its_lines() {
     use kscope_ui::effect::Effect;
     let mut bar = kscope_ui::state::FilterBar::default();
     for c in "app=wb".chars() {
-        bar.handle(Action::FilterChar(c));
+        bar.handle_key(&Action::FilterChar(c));
     }
-    assert_eq!(bar.handle(Action::LineLeft), None);
-    assert_eq!(bar.handle(Action::FilterChar('e')), Some(Effect::Refilter));
+    assert_eq!(bar.handle_key(&Action::LineLeft), None);
+    assert_eq!(bar.handle_key(&Action::FilterChar('e')), Some(Effect::Refilter));
     assert_eq!(bar.input, "app=web");
-    assert_eq!(bar.handle(Action::FilterAccept), Some(Effect::Close));
+    assert_eq!(bar.handle_key(&Action::FilterAccept), Some(Effect::Close));
     bar.input.clear();
     assert_eq!(
-        bar.handle(Action::LineHistoryPrevious),
+        bar.handle_key(&Action::LineHistoryPrevious),
         Some(Effect::Refilter)
     );
     assert_eq!(bar.input, "app=web");
-    assert_eq!(bar.handle(Action::LineDeleteWord), Some(Effect::Refilter));
+    assert_eq!(bar.handle_key(&Action::LineDeleteWord), Some(Effect::Refilter));
     assert_eq!(bar.input, "");
 }
 

@@ -577,8 +577,8 @@ fn log_view_at_80x24_paused_with_timestamps_and_wrap() {
     view.wrap = true;
     // Keys act on what the last frame showed: 18 rows of 78 columns here.
     view.prepare(18, 78);
-    view.handle(&Action::PageUp);
-    view.handle(&Action::PrevMatch);
+    view.handle_key(&Action::PageUp);
+    view.handle_key(&Action::PrevMatch);
     let text = render(view, InputMode::Logs, 80, 24).backend().to_string();
     assert!(text.contains("paused"), "{text}");
     assert!(text.contains("2026-01-01T00:00:"), "{text}");
@@ -588,7 +588,7 @@ fn log_view_at_80x24_paused_with_timestamps_and_wrap() {
 #[test]
 fn log_view_at_40x10_filtered_while_typing_a_search() {
     let mut view = deployment_view();
-    view.handle(&Action::ToggleLogFilter);
+    view.handle_key(&Action::ToggleLogFilter);
     let text = render(view, InputMode::LogSearch, 40, 10)
         .backend()
         .to_string();

@@ -1,14 +1,14 @@
 //! Drawing: pure functions from an immutable [`Screen`] to a frame. Nothing here locks,
 //! awaits or reads a clock; `now` comes in with the screen, so tests are deterministic.
 
-mod contexts;
-pub mod detail;
-mod header;
-mod help;
-mod indexes;
-mod logs;
-mod panels;
-mod table;
+pub(crate) mod contexts;
+pub(crate) mod detail;
+pub(crate) mod header;
+pub(crate) mod help;
+pub(crate) mod indexes;
+pub(crate) mod logs;
+pub(crate) mod panels;
+pub(crate) mod table;
 
 use std::time::SystemTime;
 
@@ -22,11 +22,12 @@ use ratatui::{Frame, Terminal};
 use kscope_index_views::live::{ViewColumn, Window};
 
 use super::action::{Action, Focus, InputMode};
-use super::command;
+use super::command::{self, CommandBar};
+use super::component::Component;
 use super::detail::Detail;
 use super::layout::{Layout, MIN_HEIGHT, MIN_WIDTH};
 use super::line::LineEdit;
-use super::state::UiState;
+use super::state::{FilterBar, UiState};
 use kscope_config::keys::Section;
 
 /// What the header says about the cluster and the informer.
@@ -72,6 +73,13 @@ pub struct Screen<'a> {
     pub detail: Option<&'a Detail>,
     pub now: SystemTime,
     pub color: bool,
+}
+
+impl Screen<'_> {
+    /// The frame's colours (none under NO_COLOR).
+    pub fn theme(&self) -> Theme {
+        Theme { color: self.color }
+    }
 }
 
 /// What a frame shows besides the UI's state, the rows and the detail.
@@ -202,50 +210,19 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
         return;
     };
     header::draw(frame, areas.header, screen, theme);
-    table::draw(frame, areas.table, screen, theme);
+    screen.state.table.draw(frame, areas.table, screen);
     if let Some(panels) = areas.panels {
-        panels::draw(frame, panels, screen, theme);
+        panels::draw(frame, panels, screen);
     }
     draw_status(frame, areas.status, screen, areas.panels.is_some(), theme);
-    match screen.state.mode {
-        InputMode::Help => help::draw(
-            frame,
-            frame.area(),
-            &screen.state.keymap,
-            &command::listed(&screen.state.command.discovery),
-            screen.state.help.scroll,
-            theme,
-        ),
-        InputMode::Indexes => indexes::draw(frame, areas.table, &screen.state.browser, theme),
-        InputMode::Contexts => contexts::draw(frame, areas.table, &screen.state.contexts, theme),
-        InputMode::Normal
-        | InputMode::Filter
-        | InputMode::DeltaFilter
-        | InputMode::Detail
-        | InputMode::Command
-        | InputMode::Logs
-        | InputMode::LogSearch => {}
+    if let Some(overlay) = screen.state.overlay() {
+        overlay.draw(frame, areas.table, screen);
     }
     if let Some(view) = &screen.state.logs {
-        let typing = screen.state.mode == InputMode::LogSearch;
-        logs::draw(
-            frame,
-            areas.detail,
-            view,
-            &screen.state.keymap,
-            typing,
-            theme,
-        );
+        view.draw(frame, areas.detail, screen);
     }
     if let Some(detail) = screen.detail {
-        detail::draw(
-            frame,
-            areas.detail,
-            detail,
-            &screen.state.keymap,
-            screen.now,
-            screen.color,
-        );
+        detail.draw(frame, areas.detail, screen);
     }
 }
 
@@ -264,60 +241,83 @@ fn typed_spans(text: &str, edit: &LineEdit, width: usize, theme: Theme) -> Vec<S
 /// the delta panel's filter or the table's filter bar while typing or when a filter is set,
 /// else a key hint.
 fn draw_status(frame: &mut Frame, area: Rect, screen: &Screen, panels: bool, theme: Theme) {
-    let filter = &screen.state.filter;
-    let bar = &screen.state.command;
-    // Room for what is typed, leaving some for the hint or error after it.
-    let typing = usize::from(area.width).saturating_sub(10) * 2 / 3;
-    let line = if screen.state.mode == InputMode::Command {
-        let mut spans = vec![Span::styled(":", theme.title())];
-        spans.extend(typed_spans(&bar.input, &bar.edit, typing, theme));
-        spans.push(Span::styled(
-            format!("  {}", command::hint(&bar.input, &bar.discovery)),
+    let state = screen.state;
+    if state.mode == InputMode::Command {
+        state.command.draw(frame, area, screen);
+    } else if let Some(error) = &state.command.error {
+        let line = Line::from(Span::styled(error.clone(), theme.error()));
+        frame.render_widget(Paragraph::new(line), area);
+    } else if state.mode == InputMode::DeltaFilter {
+        delta_filter_line(frame, area, screen);
+    } else if state.mode == InputMode::Filter || !state.filter.input.is_empty() {
+        state.filter.draw(frame, area, screen);
+    } else {
+        let hint = key_hint(state, panels, usize::from(area.width));
+        frame.render_widget(Paragraph::new(Span::styled(hint, theme.dim())), area);
+    }
+}
+
+/// Room for what is typed in a line of `area`, leaving some for the hint or error after it.
+fn typing_width(area: Rect) -> usize {
+    usize::from(area.width).saturating_sub(10) * 2 / 3
+}
+
+/// The command line being typed, with a hint of what it takes.
+pub(crate) fn command_line(frame: &mut Frame, area: Rect, bar: &CommandBar, screen: &Screen) {
+    let theme = screen.theme();
+    let mut spans = vec![Span::styled(":", theme.title())];
+    spans.extend(typed_spans(&bar.input, &bar.edit, typing_width(area), theme));
+    spans.push(Span::styled(
+        format!("  {}", command::hint(&bar.input, &bar.discovery)),
+        theme.dim(),
+    ));
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The delta panel's filter line being typed, and whether it parses.
+fn delta_filter_line(frame: &mut Frame, area: Rect, screen: &Screen) {
+    let theme = screen.theme();
+    let panel = &screen.state.deltas;
+    let deltas = &panel.filter;
+    let mut spans = vec![Span::styled("deltas: ", theme.title())];
+    spans.extend(typed_spans(
+        &deltas.input,
+        &panel.filter_edit,
+        typing_width(area),
+        theme,
+    ));
+    match &deltas.error {
+        Some(error) => spans.push(Span::styled(format!("  {error}"), theme.error())),
+        None => spans.push(Span::styled(
+            "  text in the key · NAME=VALUE by index",
             theme.dim(),
-        ));
-        Line::from(spans)
-    } else if let Some(error) = &bar.error {
-        Line::from(Span::styled(error.clone(), theme.error()))
-    } else if screen.state.mode == InputMode::DeltaFilter {
-        let panel = &screen.state.deltas;
-        let deltas = &panel.filter;
-        let mut spans = vec![Span::styled("deltas: ", theme.title())];
+        )),
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The table's filter: being typed, or the one kept; its error, or how many rows match.
+pub(crate) fn filter_line(frame: &mut Frame, area: Rect, filter: &FilterBar, screen: &Screen) {
+    let theme = screen.theme();
+    let mut spans = vec![Span::styled("/", theme.title())];
+    if screen.state.mode == InputMode::Filter {
         spans.extend(typed_spans(
-            &deltas.input,
-            &panel.filter_edit,
-            typing,
+            &filter.input,
+            &filter.edit,
+            typing_width(area),
             theme,
         ));
-        match &deltas.error {
-            Some(error) => spans.push(Span::styled(format!("  {error}"), theme.error())),
-            None => spans.push(Span::styled(
-                "  text in the key · NAME=VALUE by index",
-                theme.dim(),
-            )),
-        }
-        Line::from(spans)
-    } else if screen.state.mode == InputMode::Filter || !filter.input.is_empty() {
-        let mut spans = vec![Span::styled("/", theme.title())];
-        if screen.state.mode == InputMode::Filter {
-            spans.extend(typed_spans(&filter.input, &filter.edit, typing, theme));
-        } else {
-            spans.push(Span::raw(filter.input.clone()));
-        }
-        match &filter.error {
-            Some(error) => spans.push(Span::styled(format!("  {error}"), theme.error())),
-            None => spans.push(Span::styled(
-                format!("  {} matches", screen.window.total),
-                theme.dim(),
-            )),
-        }
-        Line::from(spans)
     } else {
-        Line::from(Span::styled(
-            key_hint(screen.state, panels, usize::from(area.width)),
+        spans.push(Span::raw(filter.input.clone()));
+    }
+    match &filter.error {
+        Some(error) => spans.push(Span::styled(format!("  {error}"), theme.error())),
+        None => spans.push(Span::styled(
+            format!("  {} matches", screen.window.total),
             theme.dim(),
-        ))
-    };
-    frame.render_widget(Paragraph::new(line), area);
+        )),
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
 /// The most used keys as bound now (`? help  q quit  : command  / filter …`), as many as fit

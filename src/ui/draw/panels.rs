@@ -8,7 +8,8 @@ use ratatui::widgets::{Block, Paragraph, Sparkline};
 
 use super::{Screen, Theme, seconds};
 use crate::action::Focus;
-use crate::deltas::{DeltaClass, DeltaLine, HandoffLine, SideBySide};
+use crate::component::Component;
+use crate::deltas::{DeltaClass, DeltaLine, DeltaPanel, HandoffLine, SideBySide};
 use crate::queue::QueuePanel;
 use kscope_resources::Timestamp;
 
@@ -22,7 +23,7 @@ const STATS_WIDTH: u16 = 22;
 const SPARK_LABEL: u16 = 7;
 const SPARK_MIN: u16 = 8;
 
-pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
+pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen) {
     // Two columns of handoffs need the width more than the queue's sparklines do.
     let queue_width = match screen.state.deltas.side_by_side {
         Some(_) => QUEUE_MIN_WIDTH,
@@ -30,8 +31,8 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     };
     let [deltas, queue] =
         Layout::horizontal([Constraint::Min(20), Constraint::Length(queue_width)]).areas(area);
-    draw_deltas(frame, deltas, screen, theme);
-    draw_queue(frame, queue, screen, theme);
+    screen.state.deltas.draw(frame, deltas, screen);
+    screen.state.queue.draw(frame, queue, screen);
 }
 
 fn age(line: &DeltaLine, now: std::time::SystemTime) -> String {
@@ -41,8 +42,9 @@ fn age(line: &DeltaLine, now: std::time::SystemTime) -> String {
     Timestamp::from_seconds(0).human_since(Timestamp::from_seconds(secs))
 }
 
-fn draw_deltas(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
-    let state = &screen.state.deltas;
+/// The delta stream's tail, or two pipelines' handoffs side by side.
+pub(crate) fn draw_deltas(frame: &mut Frame, area: Rect, state: &DeltaPanel, screen: &Screen) {
+    let theme = screen.theme();
     let focused = screen.state.focus == Focus::Deltas;
     if let Some(view) = &state.side_by_side {
         draw_side_by_side(frame, area, view, &state.pipeline, focused, theme);
@@ -170,8 +172,9 @@ fn handoff_line(handoff: &HandoffLine, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-fn draw_queue(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
-    let panel = &screen.state.queue;
+/// The view's workqueue and the informer's FIFO: numbers, then sparklines where they fit.
+pub(crate) fn draw_queue(frame: &mut Frame, area: Rect, panel: &QueuePanel, screen: &Screen) {
+    let theme = screen.theme();
     let q = &panel.stats;
     let rate = panel
         .adds_per_second()

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
 use super::{Screen, Theme};
-use crate::table_pane::shown;
+use crate::table_pane::{TablePane, shown};
 use kscope_index_views::columns::RowHealth;
 use kscope_index_views::live::ViewColumn;
 
@@ -112,8 +112,9 @@ fn empty_message(screen: &Screen, theme: Theme) -> Line<'static> {
     }
 }
 
-pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
-    let pane = &screen.state.table;
+/// The table's visible rows under their column titles, the sort column marked.
+pub fn draw(frame: &mut Frame, area: Rect, pane: &TablePane, screen: &Screen) {
+    let theme = screen.theme();
     let shown = shown(screen.columns, pane.wide, screen.with_namespace);
     let sort = pane.sort;
     let mut titles: Vec<String> = Vec::with_capacity(shown.len());

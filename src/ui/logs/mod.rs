@@ -25,7 +25,6 @@ use kscope_client::logs::{LogError, LogLine, LogOptions, open_log};
 use kscope_config::LogSettings;
 
 use self::view::{LogRange, LogView, Picker, Source, SourceState};
-use super::action::Action;
 use super::effect::Effect;
 
 /// Batches waiting for the event loop; readers wait when it is full.
@@ -360,14 +359,12 @@ impl LogController {
         self.tasks.push(tokio::spawn(reader.run()).abort_handle());
     }
 
-    /// A key in the log view; false once the view is closed (its tasks stopped).
-    pub fn apply(&mut self, view: &mut LogView, action: &Action) -> LogFollow {
-        match view.handle(action) {
-            Some(Effect::Close) => {
-                self.stop();
-                return LogFollow::Closed;
-            }
-            Some(Effect::Refresh) => {
+    /// Does what the log view's `effect` asks of its readers: stop once the view closes,
+    /// read again (another container, range or instance), or save what it keeps.
+    pub fn follow(&mut self, view: &mut LogView, effect: &Effect) {
+        match effect {
+            Effect::Close => self.stop(),
+            Effect::Refresh => {
                 if let Some(picker) = view.picker.take() {
                     self.chosen = Some(
                         picker
@@ -380,11 +377,9 @@ impl LogController {
                 self.restart(view);
                 self.chosen = chosen;
             }
-            Some(Effect::Save) => self.save(view),
-            Some(Effect::Pass) => return LogFollow::Search,
+            Effect::Save => self.save(view),
             _ => {}
         }
-        LogFollow::Open
     }
 
     /// Writes what the view keeps to a file in a background task; the view says where.
@@ -425,15 +420,6 @@ impl LogController {
                 .await;
         });
     }
-}
-
-/// What the event loop does after a key in the log view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogFollow {
-    Open,
-    Closed,
-    /// The search bar opens.
-    Search,
 }
 
 /// Where saved logs go: `logs` in kscope's state directory, else in the temporary directory.

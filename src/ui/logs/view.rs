@@ -10,7 +10,12 @@ use unicode_width::UnicodeWidthStr;
 use kscope_client::logs::LogLine;
 pub use kscope_config::keys::LogRange;
 
-use super::super::action::Action;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+use super::super::action::{Action, InputMode};
+use super::super::component::{Component, Context};
+use super::super::draw::{self, Screen};
 use super::super::effect::Effect;
 use super::super::line::LineEdit;
 use super::matcher::Matcher;
@@ -379,9 +384,9 @@ impl LogView {
     }
 
     /// A key in the log view. Returns what the controller must do: close the view, ask
-    /// for the log again ([`Effect::Refresh`]), save it ([`Effect::Save`]), or `Pass` for
-    /// the search bar.
-    pub fn handle(&mut self, action: &Action) -> Option<Effect> {
+    /// for the log again ([`Effect::Refresh`]), save it ([`Effect::Save`]), or open the
+    /// search bar.
+    pub fn handle_key(&mut self, action: &Action) -> Option<Effect> {
         if let Some(picker) = &mut self.picker {
             let choices = picker.containers.len() + 1;
             match action {
@@ -414,7 +419,7 @@ impl LogView {
                 self.follow = true;
                 self.search.current = None;
             }
-            Action::OpenLogSearch => return Some(Effect::Pass),
+            Action::OpenLogSearch => return Some(Effect::Mode(InputMode::LogSearch)),
             Action::NextMatch => self.step_match(true),
             Action::PrevMatch => self.step_match(false),
             Action::ToggleLogFilter if self.search.matcher.is_some() => {
@@ -437,17 +442,17 @@ impl LogView {
     }
 
     /// A key typed into the search bar: each edit searches again; Enter keeps the search,
-    /// Esc drops it.
+    /// Esc drops it, both back to the view's keys.
     pub fn handle_search(&mut self, action: &Action) -> Option<Effect> {
         match action {
             Action::FilterAccept => {
                 self.search.edit.remember(&self.search.input);
-                Some(Effect::Close)
+                Some(Effect::Mode(InputMode::Logs))
             }
             Action::FilterClear => {
                 self.search.input.clear();
                 self.set_search("");
-                Some(Effect::Close)
+                Some(Effect::Mode(InputMode::Logs))
             }
             action => {
                 let mut input = std::mem::take(&mut self.search.input);
@@ -482,6 +487,21 @@ impl LogView {
             }
         }
         text
+    }
+}
+
+/// The log view and its search bar ([`InputMode::LogSearch`]).
+impl Component for LogView {
+    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
+        match ctx.mode {
+            InputMode::LogSearch => self.handle_search(action),
+            _ => self.handle_key(action),
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        let typing = screen.state.mode == InputMode::LogSearch;
+        draw::logs::draw(frame, area, self, &screen.state.keymap, typing, screen.theme());
     }
 }
 
@@ -527,14 +547,14 @@ mod tests {
         let mut view = view(100);
         view.prepare(2, 80);
         assert_eq!(shown_texts(&view), ["PUT /d", "GET /e"]);
-        view.handle(&Action::Up);
+        view.handle_key(&Action::Up);
         assert!(!view.follow);
         view.prepare(2, 80);
         assert_eq!(shown_texts(&view), ["get /c", "PUT /d"]);
         view.take(0, lines_from(100, &["new"]));
         view.prepare(2, 80);
         assert_eq!(shown_texts(&view), ["get /c", "PUT /d"], "paused stays put");
-        view.handle(&Action::Bottom);
+        view.handle_key(&Action::Bottom);
         view.prepare(2, 80);
         assert_eq!(shown_texts(&view), ["GET /e", "new"]);
     }
@@ -547,18 +567,18 @@ mod tests {
         view.set_search("GET");
         assert_eq!(view.search.matches, [0, 4]);
         view.prepare(2, 80);
-        view.handle(&Action::NextMatch);
+        view.handle_key(&Action::NextMatch);
         assert_eq!(
             view.search.current,
             Some(4),
             "the next after the screen's top"
         );
-        view.handle(&Action::NextMatch);
+        view.handle_key(&Action::NextMatch);
         assert_eq!(view.search.current, Some(0), "wraps to the first");
-        view.handle(&Action::PrevMatch);
+        view.handle_key(&Action::PrevMatch);
         assert_eq!(view.search.current, Some(4), "wraps to the last");
-        view.handle(&Action::ToggleLogFilter);
-        view.handle(&Action::Bottom);
+        view.handle_key(&Action::ToggleLogFilter);
+        view.handle_key(&Action::Bottom);
         view.prepare(5, 80);
         assert_eq!(shown_texts(&view), ["GET /a", "GET /e"]);
         view.take(0, lines_from(100, &["GET /f"]));
@@ -598,14 +618,14 @@ mod tests {
             containers: vec!["app".into(), "sidecar".into()],
             selected: 0,
         });
-        view.handle(&Action::Down);
-        view.handle(&Action::Down);
+        view.handle_key(&Action::Down);
+        view.handle_key(&Action::Down);
         assert_eq!(view.picker.as_ref().unwrap().selected, 2);
-        assert_eq!(view.handle(&Action::ChooseValue), Some(Effect::Refresh));
+        assert_eq!(view.handle_key(&Action::ChooseValue), Some(Effect::Refresh));
         view.picker = None;
         view.set_search("GET");
-        assert_eq!(view.handle(&Action::Back), None);
+        assert_eq!(view.handle_key(&Action::Back), None);
         assert!(view.search.matcher.is_none());
-        assert_eq!(view.handle(&Action::Back), Some(Effect::Close));
+        assert_eq!(view.handle_key(&Action::Back), Some(Effect::Close));
     }
 }
