@@ -17,25 +17,19 @@ use ratatui::layout::Rect;
 use tokio::sync::{broadcast, mpsc};
 
 use kscope_client::cluster::NamespaceScope;
-use kscope_client::discovery::Catalog;
 use kscope_config::LogSettings;
 use kscope_config::keys::Keymap;
-use kscope_index_views::definitions::{IndexDefinition, IndexSource, Misfits};
 use kscope_index_views::live::{SortSpec, Window};
-use kscope_informers::compare::merge_handoffs;
 use kscope_informers::fifo::{FifoKind, Handoff};
 use kscope_informers::keys::{Key, split_meta_namespace_key};
-use kscope_informers::lister_watcher::ListWatchError;
-use kscope_informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
 use kscope_informers::tap::TapEntry;
 use kscope_resources::{Kind, ResourceKind, Timestamp};
 
 use super::UiError;
 use super::action::{Action, Focus, InputMode};
-use super::component::{Component, Context};
 use super::command::{self, Command};
+use super::component::{Component, Context};
 use super::contexts::{Connected, ContextPicker, ContextSwitcher, Switched};
-use super::deltas::{DELTA_CAPACITY, DeltaLine, SideBySide};
 use super::detail::{DetailController, DetailTab, Fetched};
 use super::draw::{self, Header, Parts};
 use super::effect::{Effect, Follow};
@@ -43,42 +37,19 @@ use super::favourites::Favourites;
 use super::keymap::map_key;
 use super::layout::Layout;
 use super::logs::{Arrival, LogController, LogTarget};
-use super::mixed_table::{MixedTable, describe_members};
 use super::nav::Category;
-use super::nav::{self, HISTORY, ViewSpec};
+use super::nav::{self, ViewSpec};
 use super::queue::InformerStats;
 use super::selectors::{Selected, SelectorFetcher};
-use super::state::{IndexBrowser, UiState};
+use super::state::UiState;
 use super::table::{Table, TableStarter};
+pub use super::tables::describe_sync;
+use super::tables::{Surface, Tables};
 
 /// At most 60 frames per second.
 pub const FRAME: Duration = Duration::from_micros(16_667);
 /// Ages and the event rate change with time alone.
 const TICK: Duration = Duration::from_secs(1);
-
-/// The informer's progress in a few words, for the header (its error is shown apart), with
-/// how it read its initial state (`via watch-list`, or `via list: why it fell back`).
-pub fn describe_sync(status: &ReflectorStatus) -> String {
-    let phase = describe_phase(status);
-    match &status.initial_list {
-        None => phase,
-        Some(initial) => match &initial.fallback_reason {
-            None => format!("{phase} · via {}", initial.mode),
-            Some(why) => format!("{phase} · via {} ({why})", initial.mode),
-        },
-    }
-}
-
-fn describe_phase(status: &ReflectorStatus) -> String {
-    match &status.phase {
-        ReflectorPhase::Starting => "starting".to_string(),
-        ReflectorPhase::Listing { pages, objects } => {
-            format!("listing: {pages} pages, {objects} objects")
-        }
-        ReflectorPhase::Watching => format!("watching at rv {}", status.last_sync_resource_version),
-        ReflectorPhase::BackingOff => "backing off".to_string(),
-    }
-}
 
 /// What woke the loop.
 enum Wake {
@@ -104,20 +75,6 @@ enum Closed {
     Status,
     Taps,
 }
-
-/// A view left for another, as Esc brings it back.
-struct Visit {
-    view: ViewSpec,
-    /// The category the view showed, if it was one's (`:all`).
-    category: Option<Category>,
-    /// The filter as typed when it was left (the view's own one, or more).
-    typed: String,
-    selected: Option<Key>,
-}
-
-/// Tables kept running after they were switched away from; after a category's view, as
-/// many more as it had kinds, so that going back to it lists nothing again.
-const PARKED: usize = 2;
 
 /// One thing the loop did on its thread between two waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,72 +106,20 @@ impl Observer for () {}
 
 /// The running TUI: one table at a time, swapped by commands and drill-downs.
 pub struct App {
-    starter: TableStarter,
-    table: Box<dyn Table>,
-    /// Tables switched away from, oldest first, with what they show, kept running (informer,
-    /// indexes, views), so that going back to one, or drilling down into a kind already
-    /// listed, shows it at once instead of listing again: 150,000 pods take seconds to list.
-    parked: Vec<(Kind, NamespaceScope, Box<dyn Table>)>,
-    /// The new table's tap, subscribed to when the table was switched, for the loop.
-    switched_taps: Option<broadcast::Receiver<Arc<TapEntry>>>,
-    /// Both pipelines' handoffs, while the table runs two for the side-by-side view.
-    handoffs: Option<mpsc::Receiver<Result<Arc<Handoff>, u64>>>,
-    /// What the table shows; its `filter` is the one the view opened with.
-    view: ViewSpec,
-    /// Views Esc goes back to, newest last.
-    history: Vec<Visit>,
-    state: UiState,
-    header: Header,
-    detail: DetailController,
+    /// The table on screen and the ones kept, and the moves between them.
+    tables: Tables,
+    /// What the person sees besides the rows.
+    ui: Surface,
     /// The log view's readers; the view itself is in the state.
     logs: LogController,
     /// The kube contexts `:ctx` switches between.
     contexts: ContextSwitcher,
     /// Services' selectors, fetched for Enter.
     selectors: SelectorFetcher,
-    /// Each context's last namespaces, for the number keys.
-    favourites: Favourites,
     color: bool,
     /// The last frame's layout: the page sizes of the movement keys.
     layout: Layout,
-    events_seen: u64,
-    rate_since: Instant,
-    /// Why the kind on screen is no longer there, once discovery stops finding it; its
-    /// informer is stopped from then on.
-    gone: Option<Gone>,
-    /// The category on screen, when the table is a category's mixed table (`:all`); the
-    /// view's kind is then its first kind.
-    category: Option<Category>,
-    /// How many tables may be parked (see [`PARKED`]).
-    park_cap: usize,
-    /// The kind whose tap the delta panel and the detail's history read.
-    tapped: Option<Kind>,
-    /// The generation of the CRD of the custom resource on screen when its table started:
-    /// its columns are that generation's.
-    crd_generation: Option<i64>,
 }
-
-/// A kind the server stopped serving while its table was open.
-struct Gone {
-    message: String,
-    since: SystemTime,
-}
-
-/// Whether `kind` is known to be no longer served: discovery ran (the built-in kinds a
-/// catalog holds before it, or after it failed, say nothing of discovered ones) and does not
-/// find it, or the server answered its list or watch 404.
-fn not_served(catalog: &Catalog, kind: &Kind, status: &ReflectorStatus) -> bool {
-    let answered_not_found = matches!(
-        status.last_error.as_deref(),
-        Some(ReflectorError::ListWatch(ListWatchError::Api { status, .. })) if status.code == 404
-    );
-    let discovered = catalog.current().resolve_resource(CRDS).is_some();
-    !catalog.serves(kind) && (discovered || answered_not_found)
-}
-
-/// The resource whose changes discovery follows: served wherever discovery found more than
-/// the built-in kinds.
-const CRDS: &str = "customresourcedefinitions.apiextensions.k8s.io";
 
 impl App {
     /// Starts the table of `view` (and its filter). Must run inside a Tokio runtime.
@@ -224,10 +129,8 @@ impl App {
         panels: bool,
         mut detail: DetailController,
     ) -> Result<Self, UiError> {
-        let table = starter.start(&view.kind, &view.scope, SortSpec::default())?;
         let logs = LogController::new(starter.cluster().client.clone(), LogSettings::default());
         let selectors = SelectorFetcher::new(starter.cluster().client.clone());
-        detail.set_tap(table.tap().clone());
         let header = Header {
             context: starter.cluster().context.clone(),
             server: starter.cluster().server.clone(),
@@ -244,34 +147,25 @@ impl App {
         };
         let contexts =
             ContextSwitcher::single(starter.cluster().context.clone(), starter.cluster().clone());
+        let tables = Tables::new(starter, view)?;
+        detail.set_tap(tables.table.tap().clone());
         let mut app = Self {
+            tables,
+            ui: Surface {
+                state: UiState::new(panels),
+                header,
+                detail,
+                favourites: Favourites::default(),
+            },
             contexts,
             selectors,
-            favourites: Favourites::default(),
-            starter,
-            table,
-            parked: Vec::new(),
-            switched_taps: None,
-            handoffs: None,
-            view,
-            history: Vec::new(),
-            state: UiState::new(panels),
-            header,
-            detail,
             logs,
             color: !draw::no_color_requested(),
             layout: Layout::new(Rect::default(), panels),
-            events_seen: 0,
-            rate_since: Instant::now(),
-            gone: None,
-            category: None,
-            park_cap: PARKED,
-            tapped: None,
-            crd_generation: None,
         };
-        app.state.filter.input = app.view.filter.clone();
+        app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
-        let _ = app.refilter();
+        let _ = app.tables.refilter(&mut app.ui);
         Ok(app)
     }
 
@@ -285,17 +179,9 @@ impl App {
     /// Remembers namespace favourites in these (the file under the XDG state directory)
     /// instead of in memory only.
     pub fn with_favourites(mut self, favourites: Favourites) -> Self {
-        self.favourites = favourites;
-        self.note_namespace();
+        self.ui.favourites = favourites;
+        self.tables.note_namespace(&mut self.ui);
         self
-    }
-
-    /// The namespace shown, if one is, becomes the context's favourite 1.
-    fn note_namespace(&mut self) {
-        if let NamespaceScope::One(ns) = &self.view.scope {
-            self.favourites.used(&self.header.context, ns);
-        }
-        self.header.favourites = self.favourites.namespaces(&self.header.context).to_vec();
     }
 
     /// The next finished `:ctx` connection. Cancel-safe, for the event loop's `select!`.
@@ -306,19 +192,19 @@ impl App {
     /// Starts with `notice` on the message line, until the first key (as a command's
     /// message is).
     pub fn with_notice(mut self, notice: String) -> Self {
-        self.state.command.error = Some(notice);
+        self.ui.state.command.error = Some(notice);
         self
     }
 
     /// Uses `keymap` (the configuration's) instead of the built-in keys.
     pub fn with_keymap(mut self, keymap: Keymap) -> Self {
-        self.state.keymap = Arc::new(keymap);
+        self.ui.state.keymap = Arc::new(keymap);
         self
     }
 
     /// Keeps and asks for logs as `settings` (the configuration's) say.
     pub fn with_log_settings(mut self, settings: LogSettings) -> Self {
-        self.logs = LogController::new(self.starter.cluster().client.clone(), settings);
+        self.logs = LogController::new(self.tables.starter.cluster().client.clone(), settings);
         self
     }
 
@@ -327,7 +213,7 @@ impl App {
     pub async fn next_logs(&mut self) -> bool {
         match self.logs.arrived().await {
             Some(arrival) => {
-                self.logs.take(self.state.logs.as_mut(), arrival);
+                self.logs.take(self.ui.state.logs.as_mut(), arrival);
                 true
             }
             None => false,
@@ -337,62 +223,45 @@ impl App {
     /// What the table shows now, with the filter as currently typed.
     pub fn current(&self) -> ViewSpec {
         ViewSpec {
-            filter: self.state.filter.input.clone(),
-            ..self.view.clone()
+            filter: self.ui.state.filter.input.clone(),
+            ..self.tables.view.clone()
         }
     }
 
     /// The category shown, when the table is a category's (`:all`).
     pub fn category(&self) -> Option<&Category> {
-        self.category.as_ref()
-    }
-
-    /// The mixed table on screen, when a category is shown.
-    fn mixed(&self) -> Option<&MixedTable> {
-        self.table.as_any().downcast_ref::<MixedTable>()
-    }
-
-    fn mixed_mut(&mut self) -> Option<&mut MixedTable> {
-        self.table.as_any_mut().downcast_mut::<MixedTable>()
-    }
-
-    /// Whether rows need a NAMESPACE column: a namespaced kind (or a category with one)
-    /// across all namespaces.
-    fn with_namespace(&self) -> bool {
-        match &self.category {
-            Some(category) => {
-                self.view.scope == NamespaceScope::All
-                    && category.kinds.iter().any(Kind::namespaced)
-            }
-            None => self.view.with_namespace(),
-        }
+        self.tables.category.as_ref()
     }
 
     /// The views Esc goes back to, newest last.
     pub fn history(&self) -> Vec<&ViewSpec> {
-        self.history.iter().map(|visit| &visit.view).collect()
+        self.tables
+            .history
+            .iter()
+            .map(|visit| &visit.view)
+            .collect()
     }
 
     pub fn state(&self) -> &UiState {
-        &self.state
+        &self.ui.state
     }
 
     pub fn header(&self) -> &Header {
-        &self.header
+        &self.ui.header
     }
 
     pub fn table(&self) -> &dyn Table {
-        self.table.as_ref()
+        self.tables.table.as_ref()
     }
 
     /// Rows in the view on screen.
     pub fn rows(&self) -> usize {
-        self.table.rows()
+        self.tables.table.rows()
     }
 
     /// Whether an object's detail is open and its fetch has come back.
     pub fn detail_fetched(&self) -> bool {
-        self.detail.fetched_shown()
+        self.ui.detail.fetched_shown()
     }
 
     /// The layout of the last frame (or of the size given to [`App::resize`]).
@@ -402,97 +271,16 @@ impl App {
 
     /// Lays the screen out for a terminal of `area`: page sizes follow it.
     pub fn resize(&mut self, area: Rect) {
-        self.layout = Layout::new(area, self.state.panels);
+        self.layout = Layout::new(area, self.ui.state.panels);
     }
 
     /// Copies out the `height` rows on screen, selecting the first when nothing is (or the
     /// row selected before, once it is back).
     pub fn window(&mut self, height: usize) -> Window {
-        self.state
+        self.ui
+            .state
             .table
-            .window(self.table.as_ref(), height, Timestamp::now())
-    }
-
-    /// Brings the header up to date with the informer's status: rows listed but not
-    /// watched are stale from the first status that says so until it watches again.
-    pub fn update_sync(&mut self, status: &ReflectorStatus) {
-        self.header.sync = describe_sync(status);
-        self.state.deltas.pipeline = describe_pipeline(self.table.pipelines(), status);
-        self.header.listed = status.listed;
-        let stale = status.listed && status.phase != ReflectorPhase::Watching;
-        // Since the informer stopped watching, as it says; else since this table saw it.
-        self.header.stale_since = match self.header.stale_since {
-            _ if !stale => None,
-            seen => status
-                .not_watching_since
-                .or(seen)
-                .or_else(|| Some(SystemTime::now())),
-        };
-        self.header.undecodable = status.undecodable_in_last_list;
-        // A discovered kind whose CRD was deleted: its informer stops retrying, and what
-        // rows it still holds stay, shown as not current, until another command replaces the
-        // table.
-        let catalog = self.starter.catalog();
-        if self.gone.is_none()
-            && self.category.is_none()
-            && not_served(catalog, &self.view.kind, status)
-        {
-            self.table.stop_watching();
-            self.gone = Some(Gone {
-                message: format!(
-                    "{kind} is no longer served by the API server: its \
-                     CustomResourceDefinition was deleted; stopped watching, the rows are the \
-                     last seen (gone) · :{kind} once it is back",
-                    kind = self.view.kind
-                ),
-                since: SystemTime::now(),
-            });
-        }
-        // Parked tables of kinds gone so are stopped for good.
-        let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.parked)
-            .into_iter()
-            .partition(|(kind, _, table)| not_served(catalog, kind, &table.status().borrow()));
-        self.parked = kept;
-        for (_, _, table) in gone {
-            tokio::spawn(table.shutdown());
-        }
-        // A category's kinds gone so leave it: their rows go, their informers stop.
-        let catalog = catalog.clone();
-        if let Some(mixed) = self.mixed_mut() {
-            for table in mixed.drop_gone(|kind, status| not_served(&catalog, kind, status)) {
-                tokio::spawn(table.shutdown());
-            }
-        }
-        // A category's kinds are each said to be syncing, refused, failing, stale or gone.
-        if let Some(mixed) = self.mixed() {
-            let (sync, mut error) = describe_members(&mixed.member_states());
-            let left_out: Vec<String> = mixed
-                .left_out()
-                .into_iter()
-                .map(|(kind, why)| format!("{kind} left out by the filter ({why})"))
-                .collect();
-            if !left_out.is_empty() {
-                let left_out = left_out.join(" · ");
-                error = Some(match error {
-                    Some(error) => format!("{error} · {left_out}"),
-                    None => left_out,
-                });
-            }
-            self.header.sync = sync;
-            self.header.error = error;
-            return;
-        }
-        if let Some(gone) = &self.gone {
-            self.header.resource = format!("{} (gone)", self.view.kind);
-            self.header.sync = "stopped: not served".into();
-            self.header.stale_since = Some(gone.since);
-            self.header.error = Some(gone.message.clone());
-            return;
-        }
-        self.header.error = status
-            .last_error
-            .clone()
-            .map(|err| kscope_client::explain::reflector_error(&err));
+            .window(self.tables.table.as_ref(), height, Timestamp::now())
     }
 
     /// Runs until the person quits (or the events end, or `observer` says so), then stops
@@ -509,8 +297,8 @@ impl App {
         E: Stream<Item = io::Result<Event>> + Unpin,
     {
         let result = self.event_loop(terminal, events, observer).await;
-        self.table.shutdown().await;
-        for (_, _, table) in self.parked {
+        self.tables.table.shutdown().await;
+        for (_, _, table) in self.tables.parked {
             table.shutdown().await;
         }
         result
@@ -527,9 +315,9 @@ impl App {
         UiError: From<B::Error>,
         E: Stream<Item = io::Result<Event>> + Unpin,
     {
-        let mut version = self.table.version();
-        let mut status = self.table.status();
-        let mut taps = self.table.tap().subscribe();
+        let mut version = self.tables.table.version();
+        let mut status = self.tables.table.status();
+        let mut taps = self.tables.table.tap().subscribe();
         let mut tick = tokio::time::interval(TICK);
         let mut signals = Signals::new()?;
         // A sender that is gone would wake the loop at once forever: stop listening to it.
@@ -542,7 +330,8 @@ impl App {
                 // Every frame reads the status: the resourceVersion moves without waking
                 // this loop, and a wake-up for the other fields only asks for a frame.
                 observer.started();
-                self.update_sync(&status.borrow_and_update());
+                self.tables
+                    .update_sync(&mut self.ui, &status.borrow_and_update());
                 self.draw(terminal)?;
                 dirty = false;
                 last_draw = Some(Instant::now());
@@ -566,8 +355,8 @@ impl App {
                     Err(broadcast::error::RecvError::Closed) => Wake::Closed(Closed::Taps),
                     entry => Wake::Tap(entry),
                 },
-                Some(fetched) = self.detail.fetched() => Wake::Fetched(fetched),
-                handoff = next_handoff(&mut self.handoffs) => Wake::Handoff(handoff),
+                Some(fetched) = self.ui.detail.fetched() => Wake::Fetched(fetched),
+                handoff = next_handoff(&mut self.tables.handoffs) => Wake::Handoff(handoff),
                 Some(arrival) = self.logs.arrived() => Wake::Logs(arrival),
                 Some(connected) = self.contexts.connected() => Wake::Context(Box::new(connected)),
                 Some(selected) = self.selectors.selected() => Wake::Selector(selected),
@@ -591,30 +380,31 @@ impl App {
                 Wake::Rows | Wake::Status => dirty = true,
                 Wake::Tap(entry) => {
                     self.take_taps(entry, &mut taps);
-                    dirty |= self.state.panels;
+                    dirty |= self.ui.state.panels;
                 }
                 Wake::Handoff(Some(handoff)) => {
-                    self.state.deltas.take_handoff(handoff);
-                    dirty |= self.state.panels;
+                    self.ui.state.deltas.take_handoff(handoff);
+                    dirty |= self.ui.state.panels;
                 }
-                Wake::Handoff(None) => self.handoffs = None,
+                Wake::Handoff(None) => self.tables.handoffs = None,
                 Wake::Tick => {
-                    follow = self.follow_crd_change();
-                    self.update_rate();
-                    let queue = self.table.queue_metrics();
-                    self.state
+                    follow = self.tables.follow_crd_change(&mut self.ui);
+                    self.tables.update_rate(&mut self.ui);
+                    let queue = self.tables.table.queue_metrics();
+                    self.ui
+                        .state
                         .queue
                         .sample(queue.adds, queue.depth, Instant::now());
-                    self.state.queue.show(&queue);
+                    self.ui.state.queue.show(&queue);
                     dirty = true;
                 }
                 Wake::Frame => {}
                 Wake::Fetched(fetched) => {
-                    self.detail.finish(fetched);
+                    self.ui.detail.finish(fetched);
                     dirty = true;
                 }
                 Wake::Logs(arrival) => {
-                    self.logs.take(self.state.logs.as_mut(), arrival);
+                    self.logs.take(self.ui.state.logs.as_mut(), arrival);
                     dirty = true;
                 }
                 Wake::Context(connected) => {
@@ -634,18 +424,18 @@ impl App {
                 match follow {
                     Follow::Quit => return Ok(()),
                     Follow::Table => {
-                        if let Some(switched) = self.switched_taps.take() {
+                        if let Some(switched) = self.tables.switched_taps.take() {
                             taps = switched;
                             taps_open = true;
                         }
                         status_open = true;
-                        status = self.table.status();
+                        status = self.tables.table.status();
                         status.mark_unchanged();
                     }
                     Follow::Rows => {
                         rows_open = true;
-                        version = self.table.version();
-                        self.state.queue.restart();
+                        version = self.tables.table.version();
+                        self.ui.state.queue.restart();
                     }
                 }
             }
@@ -657,8 +447,8 @@ impl App {
     pub fn handle_event(&mut self, event: &Event) -> Vec<Follow> {
         match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => {
-                self.state.command.error = None;
-                let state = &self.state;
+                self.ui.state.command.error = None;
+                let state = &self.ui.state;
                 match map_key(&state.keymap, state.mode, state.focus, *key) {
                     Some(action) => self.apply(action),
                     None => Vec::new(),
@@ -678,46 +468,7 @@ impl App {
         first: Result<Arc<TapEntry>, broadcast::error::RecvError>,
         taps: &mut broadcast::Receiver<Arc<TapEntry>>,
     ) {
-        self.state.deltas.take_taps(first, taps);
-    }
-
-    /// A custom resource's table whose CRD changed since the table started (new printer
-    /// columns, say) is listed again, with the columns as the CRD has them now.
-    pub fn follow_crd_change(&mut self) -> Vec<Follow> {
-        if self.category.is_some() || self.gone.is_some() {
-            return Vec::new();
-        }
-        let now = self.starter.catalog().crd_generation(&self.view.kind);
-        match (self.crd_generation, now) {
-            (Some(was), Some(now)) if was != now => {
-                let follow = self.restart();
-                // Once per change: a restart that failed says why, and is not retried.
-                self.crd_generation = Some(now);
-                if !follow.is_empty() {
-                    self.state.command.error = Some(format!(
-                        "{} changed (CRD generation {was} → {now}): listed again with its \
-                         columns as they are now",
-                        self.view.kind
-                    ));
-                }
-                follow
-            }
-            (None, Some(_)) => {
-                self.crd_generation = now;
-                Vec::new()
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    fn update_rate(&mut self) {
-        let seen = self.table.watch_events();
-        let elapsed = self.rate_since.elapsed().as_secs_f64();
-        if elapsed > 0.0 {
-            self.header.events_per_second = seen.saturating_sub(self.events_seen) as f64 / elapsed;
-        }
-        self.events_seen = seen;
-        self.rate_since = Instant::now();
+        self.ui.state.deltas.take_taps(first, taps);
     }
 
     /// Draws one frame (see [`draw::frame`]) and keeps its layout for the next keys.
@@ -725,23 +476,23 @@ impl App {
     where
         UiError: From<B::Error>,
     {
-        self.state.queue.show(&self.table.queue_metrics());
-        let (fifo, informer) = self.table.informer_metrics();
-        self.state.queue.informer = Some(InformerStats::new(fifo, &informer));
-        self.header.filter = self.table.applied().to_string();
-        let columns = self.table.columns();
+        self.ui.state.queue.show(&self.tables.table.queue_metrics());
+        let (fifo, informer) = self.tables.table.informer_metrics();
+        self.ui.state.queue.informer = Some(InformerStats::new(fifo, &informer));
+        self.ui.header.filter = self.tables.table.applied().to_string();
+        let columns = self.tables.table.columns();
         let parts = Parts {
-            header: &self.header,
+            header: &self.ui.header,
             columns: &columns,
-            with_namespace: self.with_namespace(),
+            with_namespace: self.tables.with_namespace(),
             now: SystemTime::now(),
             color: self.color,
         };
-        let table = &self.table;
+        let table = &self.tables.table;
         self.layout = draw::frame(
             terminal,
-            &mut self.state,
-            self.detail.screen(),
+            &mut self.ui.state,
+            self.ui.detail.screen(),
             &parts,
             |state, rows| state.table.window(table.as_ref(), rows, Timestamp::now()),
         )?;
@@ -751,9 +502,9 @@ impl App {
     /// Waits for the open detail's fetch and shows it, as the event loop does when one
     /// finishes; false when no fetch can finish any more.
     pub async fn finish_fetch(&mut self) -> bool {
-        match self.detail.fetched().await {
+        match self.ui.detail.fetched().await {
             Some(fetched) => {
-                self.detail.finish(fetched);
+                self.ui.detail.finish(fetched);
                 true
             }
             None => false,
@@ -766,26 +517,28 @@ impl App {
         if action == Action::Quit {
             return vec![Follow::Quit];
         }
-        let mode = self.state.mode;
+        let mode = self.ui.state.mode;
         match mode {
             InputMode::Normal => return self.apply_normal(action),
             InputMode::Detail => {
-                if !self.detail.apply(&action) {
-                    self.state.mode = InputMode::Normal;
+                if !self.ui.detail.apply(&action) {
+                    self.ui.state.mode = InputMode::Normal;
                 }
                 return Vec::new();
             }
             // What discovery found last: a CRD created meanwhile is a command.
-            InputMode::Command => self.state.command.discovery = self.starter.catalog().current(),
+            InputMode::Command => {
+                self.ui.state.command.discovery = self.tables.starter.catalog().current()
+            }
             _ => {}
         }
         let ctx = Context {
             mode,
-            table: self.table.as_ref(),
+            table: self.tables.table.as_ref(),
             layout: &self.layout,
-            with_namespace: self.with_namespace(),
+            with_namespace: self.tables.with_namespace(),
         };
-        let effect = match self.state.component_mut(mode) {
+        let effect = match self.ui.state.component_mut(mode) {
             Some(component) => component.handle(&action, &ctx),
             // The log view's mode with no log view: nothing to type to.
             None => Some(Effect::Close),
@@ -796,12 +549,12 @@ impl App {
     /// `l` (or `p` for the previous instances) on the selected row: a pod's log, or the
     /// logs of every pod a workload selects.
     fn open_logs(&mut self, previous: bool) -> Vec<Follow> {
-        let Some((kind, key)) = self.table.selected_object() else {
+        let Some((kind, key)) = self.tables.table.selected_object() else {
             return Vec::new();
         };
         let (namespace, name) = split_meta_namespace_key(&key);
         let Some(namespace) = namespace.map(str::to_string) else {
-            self.state.command.error = Some(format!("{} have no logs", kind.plural()));
+            self.ui.state.command.error = Some(format!("{} have no logs", kind.plural()));
             return Vec::new();
         };
         // Pods, and the workloads whose spec.selector picks their pods.
@@ -825,16 +578,16 @@ impl App {
                     path,
                 },
                 Err(err) => {
-                    self.state.command.error = Some(err.to_string());
+                    self.ui.state.command.error = Some(err.to_string());
                     return Vec::new();
                 }
             }
         } else {
-            self.state.command.error = Some(format!("{} have no logs", kind.plural()));
+            self.ui.state.command.error = Some(format!("{} have no logs", kind.plural()));
             return Vec::new();
         };
-        self.state.logs = Some(self.logs.open(target, previous));
-        self.state.mode = InputMode::Logs;
+        self.ui.state.logs = Some(self.logs.open(target, previous));
+        self.ui.state.mode = InputMode::Logs;
         Vec::new()
     }
 
@@ -849,48 +602,52 @@ impl App {
         match effect {
             None => Vec::new(),
             Some(Effect::Close) => {
-                if let Some(mut view) = self.state.logs.take_if(|_| mode == InputMode::Logs) {
+                if let Some(mut view) = self.ui.state.logs.take_if(|_| mode == InputMode::Logs) {
                     self.logs.follow(&mut view, &Effect::Close);
                 }
-                self.state.mode = InputMode::Normal;
+                self.ui.state.mode = InputMode::Normal;
                 Vec::new()
             }
             Some(Effect::Mode(mode)) => {
-                self.state.mode = mode;
+                self.ui.state.mode = mode;
                 Vec::new()
             }
             Some(Effect::Pass) => self.apply_normal(action),
-            Some(Effect::Refilter) => self.refilter(),
-            Some(Effect::ClearFilter) => self.clear_filter_or_back(),
+            Some(Effect::Refilter) => self.tables.refilter(&mut self.ui),
+            Some(Effect::ClearFilter) => self.tables.clear_filter_or_back(&mut self.ui),
             Some(Effect::Run(input)) => {
-                self.state.mode = InputMode::Normal;
+                self.ui.state.mode = InputMode::Normal;
                 self.run_command(&input)
             }
             Some(Effect::Browse(index)) => {
-                self.browse_index(index);
+                self.tables.browse_index(&mut self.ui, index);
                 Vec::new()
             }
             Some(Effect::Filter(query)) => {
-                self.state.filter.input = query;
-                self.state.mode = InputMode::Normal;
-                self.refilter()
+                self.ui.state.filter.input = query;
+                self.ui.state.mode = InputMode::Normal;
+                self.tables.refilter(&mut self.ui)
             }
             Some(Effect::OpenEntry(seq)) => {
                 // The panel shows the tap of the table's kind (a mixed table's selected row's).
-                if self.detail.open_seq(self.table.kind().clone(), seq) {
-                    self.state.mode = InputMode::Detail;
+                if self
+                    .ui
+                    .detail
+                    .open_seq(self.tables.table.kind().clone(), seq)
+                {
+                    self.ui.state.mode = InputMode::Detail;
                 }
                 Vec::new()
             }
             Some(effect @ (Effect::Refresh | Effect::Save)) => {
                 // The log view's: read again, or save what it keeps.
-                if let Some(view) = self.state.logs.as_mut() {
+                if let Some(view) = self.ui.state.logs.as_mut() {
                     self.logs.follow(view, &effect);
                 }
                 Vec::new()
             }
             Some(Effect::SwitchContext(context)) => {
-                self.state.mode = InputMode::Normal;
+                self.ui.state.mode = InputMode::Normal;
                 self.switch_context(context);
                 Vec::new()
             }
@@ -900,11 +657,11 @@ impl App {
     /// Starts connecting to `context`; the tables switch once it answers
     /// ([`App::finish_context`]), and until then the old cluster stays on screen.
     fn switch_context(&mut self, context: String) {
-        if context == self.header.context {
-            self.state.command.error = Some(format!("already on context {context}"));
+        if context == self.ui.header.context {
+            self.ui.state.command.error = Some(format!("already on context {context}"));
             return;
         }
-        self.state.command.error = Some(format!("connecting to context {context}…"));
+        self.ui.state.command.error = Some(format!("connecting to context {context}…"));
         self.contexts.connect(context);
     }
 
@@ -924,19 +681,20 @@ impl App {
         } = match result {
             Ok(switched) => switched,
             Err(err) => {
-                self.state.command.error = Some(format!("context {context}: {err}"));
+                self.ui.state.command.error = Some(format!("context {context}: {err}"));
                 return Vec::new();
             }
         };
         let starter = self
+            .tables
             .starter
             .for_cluster(cluster.clone(), catalog, catalog_watch);
-        let scope = match &self.view.scope {
+        let scope = match &self.tables.view.scope {
             NamespaceScope::All => NamespaceScope::All,
             NamespaceScope::One(_) => NamespaceScope::One(cluster.default_namespace.clone()),
         };
         // A category is looked up again: the new cluster may serve other kinds in it.
-        let category = self.category.as_ref().map(|c| {
+        let category = self.tables.category.as_ref().map(|c| {
             (
                 c.name.clone(),
                 Category::discovered(&c.name, &starter.catalog().current()),
@@ -945,48 +703,51 @@ impl App {
         let kind = match &category {
             Some((_, Some(found))) => found.kinds[0].clone(),
             Some((name, None)) => {
-                self.state.command.error = Some(format!(
+                self.ui.state.command.error = Some(format!(
                     "context {context}: it serves nothing in the category {name}"
                 ));
                 return Vec::new();
             }
-            None => self.view.kind.clone(),
+            None => self.tables.view.kind.clone(),
         };
         let to = ViewSpec::new(kind, scope);
         let table = match starter.start(&to.kind, &to.scope, SortSpec::default()) {
             Ok(table) => table,
             Err(err) => {
-                self.state.command.error = Some(format!("context {context}: {err}"));
+                self.ui.state.command.error = Some(format!("context {context}: {err}"));
                 return Vec::new();
             }
         };
-        let old = std::mem::replace(&mut self.table, table);
+        let old = std::mem::replace(&mut self.tables.table, table);
         let stopping: Vec<_> = std::iter::once(old.shutdown())
             .chain(
-                std::mem::take(&mut self.parked)
+                std::mem::take(&mut self.tables.parked)
                     .into_iter()
                     .map(|(_, _, table)| table.shutdown()),
             )
             .collect();
         // The old cluster's informers stop off the loop.
         tokio::spawn(futures::future::join_all(stopping));
-        self.starter = starter;
-        self.detail = DetailController::new(cluster.client.clone(), None);
+        self.tables.starter = starter;
+        self.ui.detail = DetailController::new(cluster.client.clone(), None);
         self.logs = self.logs.for_client(cluster.client.clone());
         self.selectors = SelectorFetcher::new(cluster.client.clone());
-        self.history.clear();
-        self.header.context = cluster.context.clone();
-        self.header.server = cluster.server.clone();
-        self.state.command.error = Some(match discovery_error {
+        self.tables.history.clear();
+        self.ui.header.context = cluster.context.clone();
+        self.ui.header.server = cluster.server.clone();
+        self.ui.state.command.error = Some(match discovery_error {
             None => format!("switched to context {context}"),
             Some(err) => format!("switched to context {context}; only the built-in kinds: {err}"),
         });
-        self.category = None;
-        self.load_deltas();
-        let follow = self.shown(to.clone());
+        self.tables.category = None;
+        self.tables.load_deltas(&mut self.ui);
+        let follow = self.tables.shown(&mut self.ui, to.clone());
         match category {
             // The first kind's table, just started, is one of the category's.
-            Some((_, Some(found))) => self.show_category(found, to.scope, false),
+            Some((_, Some(found))) => {
+                self.tables
+                    .show_category(&mut self.ui, found, to.scope, false)
+            }
             _ => follow,
         }
     }
@@ -996,22 +757,22 @@ impl App {
     fn apply_normal(&mut self, action: Action) -> Vec<Follow> {
         let ctx = Context {
             mode: InputMode::Normal,
-            table: self.table.as_ref(),
+            table: self.tables.table.as_ref(),
             layout: &self.layout,
-            with_namespace: self.with_namespace(),
+            with_namespace: self.tables.with_namespace(),
         };
-        let deltas_focused = self.state.panels && self.state.focus == Focus::Deltas;
+        let deltas_focused = self.ui.state.panels && self.ui.state.focus == Focus::Deltas;
         if deltas_focused && (is_movement(&action) || action == Action::OpenDeltaDiff) {
-            let effect = self.state.deltas.handle(&action, &ctx);
+            let effect = self.ui.state.deltas.handle(&action, &ctx);
             return self.follow_effect(InputMode::Normal, effect, action);
         }
-        let handled = self.state.table.handle(&action, &ctx).is_none();
+        let handled = self.ui.state.table.handle(&action, &ctx).is_none();
         // In a category's table the panels follow the selected row's kind.
-        let mut follow = self.follow_row_kind();
+        let mut follow = self.tables.follow_row_kind(&mut self.ui);
         if handled {
             // The selected object's history is kept beyond the tap's ring from now on.
-            if let Some((_, key)) = self.table.selected_object() {
-                self.table.tap().keep_history(&key);
+            if let Some((_, key)) = self.tables.table.selected_object() {
+                self.tables.table.tap().keep_history(&key);
             }
         } else {
             follow.extend(self.apply_screen(action));
@@ -1019,35 +780,25 @@ impl App {
         follow
     }
 
-    /// Shows the deltas of the selected row's kind once the selection of a category's
-    /// table moved to a row of another kind.
-    fn follow_row_kind(&mut self) -> Vec<Follow> {
-        if self.category.is_none() || self.tapped.as_ref() == Some(self.table.kind()) {
-            return Vec::new();
-        }
-        self.load_deltas();
-        vec![Follow::Table]
-    }
-
     /// The main screen's keys that belong to no component: they open a mode or a panel,
     /// or what the selected row holds.
     fn apply_screen(&mut self, action: Action) -> Vec<Follow> {
-        let state = &mut self.state;
+        let state = &mut self.ui.state;
         match action {
             Action::DrillDown => return self.drill_down(),
             Action::JumpToOwner => return self.jump_to_owner(),
             Action::OpenDetail => {
-                if let Some((kind, key)) = self.table.selected_object() {
+                if let Some((kind, key)) = self.tables.table.selected_object() {
                     return self.open_detail(kind, &key);
                 }
             }
             Action::Describe => {
-                if let Some((kind, key)) = self.table.selected_object() {
-                    self.detail.open_on(kind, &key, DetailTab::Describe);
-                    self.state.mode = InputMode::Detail;
+                if let Some((kind, key)) = self.tables.table.selected_object() {
+                    self.ui.detail.open_on(kind, &key, DetailTab::Describe);
+                    self.ui.state.mode = InputMode::Detail;
                 }
             }
-            Action::FilterClear => return self.clear_filter_or_back(),
+            Action::FilterClear => return self.tables.clear_filter_or_back(&mut self.ui),
             Action::OpenLogs => return self.open_logs(false),
             Action::OpenPreviousLogs => return self.open_logs(true),
             Action::OpenDeltaFilter => state.mode = InputMode::DeltaFilter,
@@ -1057,7 +808,9 @@ impl App {
                 state.mode = InputMode::Command;
                 state.command.input.clear();
             }
-            Action::FavouriteNamespace(n) => return self.favourite_namespace(n),
+            Action::FavouriteNamespace(n) => {
+                return self.tables.favourite_namespace(&mut self.ui, n);
+            }
             Action::TogglePanels => {
                 state.panels = !state.panels;
                 state.focus = Focus::Table;
@@ -1071,27 +824,27 @@ impl App {
             }
             Action::TogglePause => state.deltas.toggle_pause(),
             Action::NextFifo => {
-                let (fifo, compare) = self.table.pipelines();
+                let (fifo, compare) = self.tables.table.pipelines();
                 let at = FifoKind::ALL.iter().position(|f| *f == fifo).unwrap_or(0);
                 let next = FifoKind::ALL[(at + 1) % FifoKind::ALL.len()];
                 // Side by side stays on, against the FIFO just left if it was the other.
                 let compare = compare.map(|c| if c == next { fifo } else { c });
-                return self.restart_with(next, compare);
+                return self.tables.restart_with(&mut self.ui, next, compare);
             }
             Action::ToggleSideBySide => {
-                let (fifo, compare) = self.table.pipelines();
+                let (fifo, compare) = self.tables.table.pipelines();
                 let compare = match (compare, fifo) {
                     (Some(_), _) => None,
                     (None, FifoKind::Classic) => Some(FifoKind::Real),
                     (None, _) => Some(FifoKind::Classic),
                 };
-                return self.restart_with(fifo, compare);
+                return self.tables.restart_with(&mut self.ui, fifo, compare);
             }
             Action::ToggleIndexes => {
                 state.mode = InputMode::Indexes;
-                state.browser.names = self.table.index_names();
+                state.browser.names = self.tables.table.index_names();
                 let current = state.browser.current;
-                self.browse_index(current);
+                self.tables.browse_index(&mut self.ui, current);
             }
             Action::ToggleHelp => state.mode = InputMode::Help,
             _ => {}
@@ -1103,32 +856,32 @@ impl App {
     /// replicasets...), or its detail when it holds nothing to open.
     /// In a category's table, Enter does what it does in the row's own kind's table.
     fn drill_down(&mut self) -> Vec<Follow> {
-        let Some((kind, key)) = self.table.selected_object() else {
+        let Some((kind, key)) = self.tables.table.selected_object() else {
             return Vec::new();
         };
         // The view Enter leads from: the row's kind's, without the category's filter.
-        let from = match &self.category {
-            Some(_) => ViewSpec::new(kind.clone(), self.view.scope.clone()),
+        let from = match &self.tables.category {
+            Some(_) => ViewSpec::new(kind.clone(), self.tables.view.scope.clone()),
             None => self.current(),
         };
-        let discovery = self.starter.catalog().current();
+        let discovery = self.tables.starter.catalog().current();
         if let Some(to) = nav::crd_resources(&from, &key, &discovery) {
-            return self.switch(to, true);
+            return self.tables.switch(&mut self.ui, to, true);
         }
         if (kind.group(), kind.plural()) == ("", "services") {
             let (namespace, name) = split_meta_namespace_key(&key);
             if let Some(namespace) = namespace {
-                self.state.command.error =
+                self.ui.state.command.error =
                     Some(format!("reading service {namespace}/{name}'s selector…"));
                 self.selectors.fetch(kind, namespace.into(), name.into());
                 return Vec::new();
             }
         }
-        match nav::drill_down(&from, &key, self.starter.indexes(), &discovery) {
-            Ok(Some(to)) => self.switch(to, true),
+        match nav::drill_down(&from, &key, self.tables.starter.indexes(), &discovery) {
+            Ok(Some(to)) => self.tables.switch(&mut self.ui, to, true),
             Ok(None) => self.open_detail(kind, &key),
             Err(err) => {
-                self.state.command.error = Some(err.to_string());
+                self.ui.state.command.error = Some(err.to_string());
                 Vec::new()
             }
         }
@@ -1137,20 +890,22 @@ impl App {
     /// `J`: the selected object's controller (its owner reference marked controller),
     /// selected in its kind's table in the object's namespace; Esc comes back.
     fn jump_to_owner(&mut self) -> Vec<Follow> {
-        let (Some(row), Some((_, key))) = (self.table.selected(), self.table.selected_object())
-        else {
+        let (Some(row), Some((_, key))) = (
+            self.tables.table.selected(),
+            self.tables.table.selected_object(),
+        ) else {
             return Vec::new();
         };
-        let Some(owner) = self.table.controller_owner(&row) else {
-            self.state.command.error = Some(format!("{key} has no controller"));
+        let Some(owner) = self.tables.table.controller_owner(&row) else {
+            self.ui.state.command.error = Some(format!("{key} has no controller"));
             return Vec::new();
         };
         let Some((kind, name)) = owner.split_once('/') else {
             return Vec::new();
         };
-        let discovery = self.starter.catalog().current();
+        let discovery = self.tables.starter.catalog().current();
         let Ok(kind) = discovery.resolve(kind) else {
-            self.state.command.error = Some(format!(
+            self.ui.state.command.error = Some(format!(
                 "{key} is controlled by {owner}, a kind the server does not serve"
             ));
             return Vec::new();
@@ -1160,10 +915,12 @@ impl App {
             Some(ns) if kind.namespaced() => {
                 (NamespaceScope::One(ns.to_string()), format!("{ns}/{name}"))
             }
-            _ => (self.view.scope.clone(), name.to_string()),
+            _ => (self.tables.view.scope.clone(), name.to_string()),
         };
-        let follow = self.switch(ViewSpec::new(kind, scope), true);
-        self.state.table.reselect(Some(Key::from(owner_key)));
+        let follow = self
+            .tables
+            .switch(&mut self.ui, ViewSpec::new(kind, scope), true);
+        self.ui.state.table.reselect(Some(Key::from(owner_key)));
         follow
     }
 
@@ -1177,32 +934,33 @@ impl App {
         let selector = match selected.result {
             Ok(selector) => selector,
             Err(err) => {
-                self.state.command.error = Some(format!("{service}: {err}"));
+                self.ui.state.command.error = Some(format!("{service}: {err}"));
                 return Vec::new();
             }
         };
-        let discovery = self.starter.catalog().current();
+        let discovery = self.tables.starter.catalog().current();
         let (to, added) = nav::selected_pods(
             &selected.namespace,
             &selector,
-            self.starter.indexes(),
+            self.tables.starter.indexes(),
             &discovery,
         );
-        self.state.command.error = None;
+        self.ui.state.command.error = None;
         let mut follow = Vec::new();
         for definition in added {
-            follow.extend(self.add_index(definition));
+            follow.extend(self.tables.add_index(&mut self.ui, definition));
         }
         let filter = to.filter.clone();
-        follow.extend(self.switch(to, true));
+        follow.extend(self.tables.switch(&mut self.ui, to, true));
         if self
+            .ui
             .state
             .command
             .error
             .as_deref()
             .is_none_or(|e| e.starts_with(":index"))
         {
-            self.state.command.error = Some(format!("pods {service} selects: {filter}"));
+            self.ui.state.command.error = Some(format!("pods {service} selects: {filter}"));
         }
         follow
     }
@@ -1219,52 +977,21 @@ impl App {
         }
     }
 
-    /// The number keys: the kind in favourite namespace `n`, or in all namespaces for 0.
-    fn favourite_namespace(&mut self, n: u8) -> Vec<Follow> {
-        let scope = match n {
-            0 => NamespaceScope::All,
-            n => match self.header.favourites.get(usize::from(n) - 1) {
-                Some(ns) => NamespaceScope::One(ns.clone()),
-                None => {
-                    self.state.command.error = Some(format!(
-                        "no favourite namespace {n} yet: namespaces shown with :pods -n NS or Enter on a namespace become favourites"
-                    ));
-                    return Vec::new();
-                }
-            },
-        };
-        if let Some(category) = self.category.clone() {
-            if scope == self.view.scope {
-                return Vec::new();
-            }
-            return self.show_category(category, scope, true);
-        }
-        if !self.view.kind.namespaced() {
-            self.state.command.error = Some(format!(
-                "{} are cluster-scoped: no namespace applies",
-                self.view.kind
-            ));
-            return Vec::new();
-        }
-        if scope == self.view.scope {
-            return Vec::new();
-        }
-        self.switch(ViewSpec::new(self.view.kind.clone(), scope), true)
-    }
-
     /// Opens the detail of `key` of `kind`: YAML fetched now, and its history.
     fn open_detail(&mut self, kind: Kind, key: &Key) -> Vec<Follow> {
-        self.detail.open(kind, key);
-        self.state.mode = InputMode::Detail;
+        self.ui.detail.open(kind, key);
+        self.ui.state.mode = InputMode::Detail;
         Vec::new()
     }
 
     /// Runs a command line typed after `:`; an error is shown and changes nothing.
     fn run_command(&mut self, input: &str) -> Vec<Follow> {
-        match command::parse(input, &self.state.command.discovery) {
+        match command::parse(input, &self.ui.state.command.discovery) {
             Ok(Command::Quit) => vec![Follow::Quit],
-            Ok(Command::Fifo { fifo, compare }) => self.restart_with(fifo, compare),
-            Ok(Command::Index(definition)) => self.add_index(definition),
+            Ok(Command::Fifo { fifo, compare }) => {
+                self.tables.restart_with(&mut self.ui, fifo, compare)
+            }
+            Ok(Command::Index(definition)) => self.tables.add_index(&mut self.ui, definition),
             Ok(Command::Context(Some(context))) => {
                 self.switch_context(context);
                 Vec::new()
@@ -1272,498 +999,45 @@ impl App {
             Ok(Command::Context(None)) => {
                 match self.contexts.contexts() {
                     Ok((names, _)) => {
-                        let current = Some(self.header.context.clone());
-                        self.state.contexts = ContextPicker::new(names, current);
-                        self.state.mode = InputMode::Contexts;
+                        let current = Some(self.ui.header.context.clone());
+                        self.ui.state.contexts = ContextPicker::new(names, current);
+                        self.ui.state.mode = InputMode::Contexts;
                     }
-                    Err(err) => self.state.command.error = Some(format!(":ctx  {err}")),
+                    Err(err) => self.ui.state.command.error = Some(format!(":ctx  {err}")),
                 }
                 Vec::new()
             }
             Ok(Command::Show { kind, scope }) => {
-                let scope = scope.unwrap_or_else(|| self.view.scope.clone());
+                let scope = scope.unwrap_or_else(|| self.tables.view.scope.clone());
                 let to = ViewSpec::new(kind, scope);
-                let shown = self.category.is_none() && self.gone.is_none();
-                if shown && to.kind == self.view.kind && to.scope == self.view.scope {
+                let shown = self.tables.category.is_none() && self.tables.gone.is_none();
+                if shown && to.kind == self.tables.view.kind && to.scope == self.tables.view.scope {
                     // Already shown: the command asks for all of it again.
-                    self.view.filter.clear();
-                    self.state.filter.input.clear();
-                    self.refilter()
+                    self.tables.view.filter.clear();
+                    self.ui.state.filter.input.clear();
+                    self.tables.refilter(&mut self.ui)
                 } else {
-                    self.switch(to, true)
+                    self.tables.switch(&mut self.ui, to, true)
                 }
             }
             Ok(Command::ShowCategory { category, scope }) => {
-                let scope = scope.unwrap_or_else(|| self.view.scope.clone());
-                if self.category.as_ref() == Some(&category) && scope == self.view.scope {
-                    self.view.filter.clear();
-                    self.state.filter.input.clear();
-                    self.refilter()
+                let scope = scope.unwrap_or_else(|| self.tables.view.scope.clone());
+                if self.tables.category.as_ref() == Some(&category)
+                    && scope == self.tables.view.scope
+                {
+                    self.tables.view.filter.clear();
+                    self.ui.state.filter.input.clear();
+                    self.tables.refilter(&mut self.ui)
                 } else {
-                    self.show_category(category, scope, true)
+                    self.tables
+                        .show_category(&mut self.ui, category, scope, true)
                 }
             }
             Err(err) => {
-                self.state.command.error = Some(format!(":{}  {err}", input.trim()));
+                self.ui.state.command.error = Some(format!(":{}  {err}", input.trim()));
                 Vec::new()
             }
         }
-    }
-
-    /// Esc: first drops the filter typed over the view's own (a drill-down's `node=n1`
-    /// stays), then goes back to the previous view. In the filter bar it drops the typed
-    /// filter and closes the bar, never going back.
-    fn clear_filter_or_back(&mut self) -> Vec<Follow> {
-        let typing = self.state.mode == InputMode::Filter;
-        self.state.mode = InputMode::Normal;
-        if self.state.filter.input != self.view.filter {
-            self.state.filter.input = self.view.filter.clone();
-            return self.refilter();
-        }
-        if typing {
-            return Vec::new();
-        }
-        if let Some(visit) = self.history.pop() {
-            let mut follow = match visit.category {
-                Some(category) => self.show_category(category, visit.view.scope.clone(), false),
-                None => self.switch(visit.view, false),
-            };
-            if visit.typed != self.view.filter {
-                self.state.filter.input = visit.typed;
-                follow.extend(self.refilter());
-            }
-            self.state.table.reselect(visit.selected);
-            follow
-        } else if !self.view.filter.is_empty() {
-            self.view.filter.clear();
-            self.state.filter.input.clear();
-            self.refilter()
-        } else {
-            Vec::new()
-        }
-    }
-
-    /// Replaces the table with one showing `to`, remembering the current view for Esc when
-    /// `remember`: the same table when it shows the same kind and scope, a parked one, or a
-    /// new one. A new informer starts before the old one is parked: if it cannot start, the
-    /// error is shown and nothing changes.
-    fn switch(&mut self, to: ViewSpec, remember: bool) -> Vec<Follow> {
-        // A table whose kind is gone is never reused: the kind back is a fresh informer.
-        let same = to.kind == self.view.kind
-            && to.scope == self.view.scope
-            && self.gone.is_none()
-            && self.category.is_none();
-        // A category's table is taken apart (its kinds' tables parked, to be reused) once
-        // the table to show is known to be there.
-        let in_category = to.scope == self.view.scope
-            && self
-                .mixed()
-                .is_some_and(|m| m.kinds().any(|kind| *kind == to.kind));
-        if in_category {
-            self.park_members();
-        }
-        let parked = self
-            .parked
-            .iter()
-            .position(|(kind, scope, _)| *kind == to.kind && *scope == to.scope);
-        let table = match (same, parked) {
-            (true, _) => None,
-            (false, Some(at)) => {
-                let (_, _, table) = self.parked.remove(at);
-                Some(table)
-            }
-            (false, None) => match self.starter.start(&to.kind, &to.scope, SortSpec::default()) {
-                Ok(table) => Some(table),
-                Err(err) => {
-                    self.state.command.error = Some(err.to_string());
-                    return Vec::new();
-                }
-            },
-        };
-        self.remember(remember);
-        self.park_members();
-        if let Some(table) = table {
-            let old = std::mem::replace(&mut self.table, table);
-            if self.gone.is_some() || self.category.is_some() {
-                // A gone kind's, or the emptied table of a category.
-                tokio::spawn(old.shutdown());
-            } else {
-                self.parked
-                    .push((self.view.kind.clone(), self.view.scope.clone(), old));
-            }
-            self.trim_parked();
-            self.load_deltas();
-        }
-        self.category = None;
-        self.shown(to)
-    }
-
-    /// Keeps the view on screen for Esc, when `remember`.
-    fn remember(&mut self, remember: bool) {
-        if !remember {
-            return;
-        }
-        self.history.push(Visit {
-            view: self.view.clone(),
-            category: self.category.clone(),
-            typed: self.state.filter.input.clone(),
-            selected: self.table.selected(),
-        });
-        if self.history.len() > HISTORY {
-            self.history.remove(0);
-        }
-    }
-
-    /// Parks the kinds' tables of the category's table on screen, if one is.
-    fn park_members(&mut self) {
-        let scope = self.view.scope.clone();
-        let members = self.mixed_mut().map(MixedTable::take_members);
-        for (kind, table) in members.into_iter().flatten() {
-            self.parked.push((kind, scope.clone(), table));
-        }
-    }
-
-    /// Stops the oldest parked tables beyond the cap.
-    fn trim_parked(&mut self) {
-        while self.parked.len() > self.park_cap {
-            let (_, _, oldest) = self.parked.remove(0);
-            tokio::spawn(oldest.shutdown());
-        }
-    }
-
-    /// Shows every kind of `category` in `scope` in one table, remembering the current view
-    /// for Esc when `remember`. Each kind's table is the one already running (on screen,
-    /// in a category's table or parked) where there is one, else a new one; a kind that
-    /// cannot start is named in the header, and the others show.
-    fn show_category(
-        &mut self,
-        category: Category,
-        scope: NamespaceScope,
-        remember: bool,
-    ) -> Vec<Follow> {
-        let old_scope = self.view.scope.clone();
-        let single = (self.category.is_none() && self.gone.is_none() && old_scope == scope)
-            .then(|| self.view.kind.clone())
-            .filter(|kind| category.kinds.contains(kind));
-        self.park_members();
-        let mut members: Vec<(Kind, Box<dyn Table>)> = Vec::new();
-        let mut failed = Vec::new();
-        for kind in &category.kinds {
-            if single.as_ref() == Some(kind) {
-                continue;
-            }
-            let parked = self
-                .parked
-                .iter()
-                .position(|(k, s, _)| k == kind && *s == scope);
-            match parked {
-                Some(at) => members.push((kind.clone(), self.parked.remove(at).2)),
-                None => match self.starter.start(kind, &scope, SortSpec::default()) {
-                    Ok(table) => members.push((kind.clone(), table)),
-                    Err(err) => failed.push((kind.clone(), err.to_string())),
-                },
-            }
-        }
-        self.remember(remember);
-        let discovery = self.starter.catalog().current();
-        let mixed = MixedTable::new(
-            category.clone(),
-            members,
-            failed,
-            discovery,
-            SortSpec::default(),
-        );
-        let old = std::mem::replace(&mut self.table, Box::new(mixed));
-        match (&single, self.category.is_some() || self.gone.is_some()) {
-            (Some(kind), _) => {
-                let kind = kind.clone();
-                if let Some(mixed) = self.mixed_mut() {
-                    mixed.add_member(kind, old);
-                }
-            }
-            (None, true) => {
-                tokio::spawn(old.shutdown());
-            }
-            (None, false) => self.parked.push((self.view.kind.clone(), old_scope, old)),
-        }
-        self.park_cap = self.park_cap.max(PARKED + category.kinds.len());
-        self.trim_parked();
-        self.load_deltas();
-        let first = category.kinds.first().cloned();
-        self.category = Some(category);
-        let kind = first.unwrap_or_else(|| self.view.kind.clone());
-        self.shown(ViewSpec::new(kind, scope))
-    }
-
-    /// The screen follows the table now shown, of `to`.
-    fn shown(&mut self, to: ViewSpec) -> Vec<Follow> {
-        self.view.scope = to.scope.clone();
-        self.note_namespace();
-        let state = &mut self.state;
-        state.mode = InputMode::Normal;
-        state.filter.input = to.filter.clone();
-        state.filter.error = None;
-        state.browser = IndexBrowser::default();
-        (self.header.resource, self.header.scope) = match &self.category {
-            Some(category) => {
-                let namespaced = category.kinds.iter().any(Kind::namespaced);
-                let scope = match (&to.scope, namespaced) {
-                    (_, false) => "cluster".to_string(),
-                    (NamespaceScope::All, true) => super::nav::ALL_NAMESPACES.to_string(),
-                    (NamespaceScope::One(ns), true) => format!("namespace {ns}"),
-                };
-                (category.name.clone(), scope)
-            }
-            None => (to.kind.to_string(), to.scope_label()),
-        };
-        self.header.sync = "starting".into();
-        self.header.listed = false;
-        self.header.error = None;
-        self.header.stale_since = None;
-        self.header.undecodable = 0;
-        self.gone = None;
-        self.crd_generation = self.starter.catalog().crd_generation(&to.kind);
-        self.view = to;
-        self.events_seen = self.table.watch_events();
-        self.rate_since = Instant::now();
-        let with_namespace = self.with_namespace();
-        self.state
-            .table
-            .switched(self.table.as_ref(), with_namespace, None);
-        let _ = self.refilter();
-        vec![Follow::Table, Follow::Rows]
-    }
-
-    /// Restarts the table's informer with `fifo`, and `compare`'s pipeline beside it on the
-    /// same watch stream (tables started from here on run them too). A second pipeline
-    /// added to a running informer would start mid-stream, without the initial state; a
-    /// restart puts both on one stream from its first event, for the price of one relist.
-    /// If the new informer cannot start, the error is shown and nothing changes.
-    fn restart_with(&mut self, fifo: FifoKind, compare: Option<FifoKind>) -> Vec<Follow> {
-        self.starter.set_fifo(fifo, compare);
-        self.restart()
-    }
-
-    /// `:index`: the index goes to every table started from here on, and at once to the
-    /// table on screen and the parked ones it applies to, backfilled from their stores. A
-    /// JSONPath index on a discovered kind needs the objects, which the store does not keep:
-    /// that table's informer is restarted (a relist), and a parked one is dropped, to start
-    /// anew when it is next shown. The outcome is said in the status line.
-    fn add_index(&mut self, definition: IndexDefinition) -> Vec<Follow> {
-        let name = definition.name.clone();
-        self.state.command.error = None;
-        if let Err(err) = self.starter.add_index(definition.clone()) {
-            self.state.command.error = Some(format!(":index {name}  {err}"));
-            return Vec::new();
-        }
-        let discovery = self.starter.catalog().current();
-        let relist = matches!(definition.source, IndexSource::Path(_));
-        let parked = std::mem::take(&mut self.parked);
-        for (kind, scope, mut table) in parked {
-            let keep = !definition.applies_to(&kind, &discovery)
-                || (!relist && table.add_index(definition.clone()).is_ok());
-            if keep {
-                self.parked.push((kind, scope, table));
-            } else {
-                tokio::spawn(table.shutdown());
-            }
-        }
-        if let Some(category) = self.category.clone() {
-            return self.add_category_index(definition, &category, relist);
-        }
-        let kind = self.view.kind.clone();
-        if !definition.applies_to(&kind, &discovery) {
-            self.state.command.error = Some(format!(
-                ":index {name} added ({}); it does not apply to {kind}",
-                definition.source
-            ));
-            return Vec::new();
-        }
-        if relist {
-            let follow = self.restart();
-            if self.state.command.error.is_none() {
-                self.state.command.error = Some(format!(
-                    ":index {name} added: relisting {kind}, whose store keeps no object to \
-                     evaluate {} on",
-                    definition.source
-                ));
-            }
-            return follow;
-        }
-        if let Err(err) = self.table.add_index(definition) {
-            self.state.command.error = Some(format!(":index {name}  {err}"));
-            return Vec::new();
-        }
-        let values = self.table.value_counts(&name).len();
-        self.state.command.error = Some(format!(
-            ":index {name} added to {kind} and backfilled: {values} values"
-        ));
-        let with_namespace = self.with_namespace();
-        let selected = self.table.selected();
-        self.state
-            .table
-            .switched(self.table.as_ref(), with_namespace, selected);
-        let _ = self.refilter();
-        vec![Follow::Table, Follow::Rows]
-    }
-
-    /// `:index` on a category's table: added to the kinds it applies to, backfilled, or
-    /// relisting them all for a JSONPath index.
-    fn add_category_index(
-        &mut self,
-        definition: IndexDefinition,
-        category: &Category,
-        relist: bool,
-    ) -> Vec<Follow> {
-        let name = definition.name.clone();
-        let discovery = self.starter.catalog().current();
-        if !category
-            .kinds
-            .iter()
-            .any(|kind| definition.applies_to(kind, &discovery))
-        {
-            self.state.command.error = Some(format!(
-                ":index {name} added ({}); it applies to no kind of {}",
-                definition.source, category.name
-            ));
-            return Vec::new();
-        }
-        if relist {
-            let follow = self.restart();
-            if self.state.command.error.is_none() {
-                self.state.command.error = Some(format!(
-                    ":index {name} added: relisting the kinds of {}, whose stores keep no \
-                     object to evaluate {} on",
-                    category.name, definition.source
-                ));
-            }
-            return follow;
-        }
-        if let Err(err) = self.table.add_index(definition) {
-            self.state.command.error = Some(format!(":index {name}  {err}"));
-            return Vec::new();
-        }
-        let values = self.table.value_counts(&name).len();
-        self.state.command.error = Some(format!(
-            ":index {name} added to the kinds of {} and backfilled: {values} values",
-            category.name
-        ));
-        let _ = self.refilter();
-        vec![Follow::Table, Follow::Rows]
-    }
-
-    /// Restarts the table on screen with a new informer from the starter (a relist); a
-    /// category's table with a new one for each of its kinds, keeping its filter.
-    fn restart(&mut self) -> Vec<Follow> {
-        if let Some(category) = self.category.clone() {
-            let members = self.mixed_mut().map(MixedTable::take_members);
-            for (_, table) in members.into_iter().flatten() {
-                tokio::spawn(table.shutdown());
-            }
-            let typed = self.state.filter.input.clone();
-            let scope = self.view.scope.clone();
-            let mut follow = self.show_category(category, scope, false);
-            self.state.filter.input = typed;
-            follow.extend(self.refilter());
-            return follow;
-        }
-        let sort = self.state.table.sort;
-        let table = match self.starter.start(&self.view.kind, &self.view.scope, sort) {
-            Ok(table) => table,
-            Err(err) => {
-                self.state.command.error = Some(err.to_string());
-                return Vec::new();
-            }
-        };
-        let selected = self.table.selected();
-        let old = std::mem::replace(&mut self.table, table);
-        tokio::spawn(old.shutdown());
-        self.crd_generation = self.starter.catalog().crd_generation(&self.view.kind);
-        self.load_deltas();
-        self.header.sync = "starting".into();
-        self.header.listed = false;
-        self.header.error = None;
-        self.header.stale_since = None;
-        self.events_seen = self.table.watch_events();
-        let with_namespace = self.with_namespace();
-        self.state
-            .table
-            .switched(self.table.as_ref(), with_namespace, selected);
-        let _ = self.refilter();
-        vec![Follow::Table, Follow::Rows]
-    }
-
-    /// Shows the new table's latest tap entries in the delta panel, and has the loop follow
-    /// its tap from here (subscribed before the entries are read: none is missed, and
-    /// [`App::take_taps`] skips those already shown).
-    fn load_deltas(&mut self) {
-        self.tapped = Some(self.table.kind().clone());
-        let tap = self.table.tap();
-        self.switched_taps = Some(tap.subscribe());
-        let entries = tap.snapshot();
-        let keep = entries.len().saturating_sub(DELTA_CAPACITY);
-        self.state
-            .deltas
-            .replace(entries[keep..].iter().map(DeltaLine::from_entry));
-        self.detail.set_tap(tap.clone());
-        // A compared table's two pipelines side by side, from their next handoffs on.
-        let side_by_side = match self.table.pipelines() {
-            (fifo, Some(other)) => SideBySide::new(fifo, other).ok(),
-            (_, None) => None,
-        };
-        self.handoffs = side_by_side
-            .is_some()
-            .then(|| merge_handoffs(self.table.subscribe_handoffs()));
-        self.state.deltas.side_by_side = side_by_side;
-    }
-
-    /// Shows index number `current` in the browser, with its values counted now.
-    fn browse_index(&mut self, current: usize) {
-        let browser = &mut self.state.browser;
-        browser.current = current;
-        browser.selected = 0;
-        browser.values = match browser.name() {
-            Some(name) => self.table.value_counts(name),
-            None => Vec::new(),
-        };
-        browser.misfits = browser
-            .name()
-            .map_or_else(Misfits::default, |name| self.table.index_misfits(name));
-    }
-
-    /// Applies the filter bar's input to the table: the loop follows the rows of a view
-    /// rebuilt for new index terms.
-    fn refilter(&mut self) -> Vec<Follow> {
-        let Some(query) = self.state.filter.parse() else {
-            return Vec::new();
-        };
-        match self.table.set_query(query, self.state.table.sort) {
-            Ok(true) => vec![Follow::Rows],
-            Ok(false) => Vec::new(),
-            Err(err) => {
-                self.state.filter.error = Some(err.to_string());
-                Vec::new()
-            }
-        }
-    }
-}
-
-/// The table's pipeline for the delta panel: its FIFO (and the compared one) and how its
-/// informer read its initial state, with why when it fell back to a list.
-pub fn describe_pipeline(
-    (fifo, compare): (FifoKind, Option<FifoKind>),
-    status: &ReflectorStatus,
-) -> String {
-    let fifos = match compare {
-        Some(other) => format!("{fifo} | {other}"),
-        None => fifo.to_string(),
-    };
-    match &status.initial_list {
-        None => fifos,
-        Some(initial) => match &initial.fallback_reason {
-            None => format!("{fifos} · via {}", initial.mode),
-            Some(why) => format!("{fifos} · via {} ({why})", initial.mode),
-        },
     }
 }
 

@@ -583,7 +583,10 @@ mod tests {
             Some(Effect::Run("deployments ".into()))
         );
         assert_eq!(bar.input, "");
-        assert_eq!(bar.handle_key(&Action::CommandBackspace), Some(Effect::Close));
+        assert_eq!(
+            bar.handle_key(&Action::CommandBackspace),
+            Some(Effect::Close)
+        );
         bar.handle_key(&Action::CommandChar('x'));
         assert_eq!(bar.handle_key(&Action::CommandCancel), Some(Effect::Close));
         assert_eq!(bar.input, "");

@@ -28,6 +28,7 @@ pub mod selectors;
 pub mod state;
 pub mod table;
 pub mod table_pane;
+pub mod tables;
 pub mod terminal;
 
 pub use nav::ALL_NAMESPACES;

@@ -287,11 +287,20 @@ mod tests {
     #[test]
     fn the_filter_bar_refilters_on_each_key_and_closes() {
         let mut bar = FilterBar::default();
-        assert_eq!(bar.handle_key(&Action::FilterChar('a')), Some(Effect::Refilter));
-        assert_eq!(bar.handle_key(&Action::FilterBackspace), Some(Effect::Refilter));
+        assert_eq!(
+            bar.handle_key(&Action::FilterChar('a')),
+            Some(Effect::Refilter)
+        );
+        assert_eq!(
+            bar.handle_key(&Action::FilterBackspace),
+            Some(Effect::Refilter)
+        );
         assert_eq!(bar.input, "");
         assert_eq!(bar.handle_key(&Action::FilterAccept), Some(Effect::Close));
-        assert_eq!(bar.handle_key(&Action::FilterClear), Some(Effect::ClearFilter));
+        assert_eq!(
+            bar.handle_key(&Action::FilterClear),
+            Some(Effect::ClearFilter)
+        );
         assert_eq!(bar.handle_key(&Action::SortNext), Some(Effect::Pass));
     }
 
@@ -338,7 +347,10 @@ mod tests {
         assert_eq!(help.scroll, 9);
         assert_eq!(help.handle_key(&Action::Bottom, 10), None);
         assert_eq!(help.scroll, usize::MAX);
-        assert_eq!(help.handle_key(&Action::ToggleHelp, 10), Some(Effect::Close));
+        assert_eq!(
+            help.handle_key(&Action::ToggleHelp, 10),
+            Some(Effect::Close)
+        );
         assert_eq!(help.scroll, 0);
         assert_eq!(help.handle_key(&Action::Quit, 10), Some(Effect::Pass));
     }

@@ -103,7 +103,10 @@ fn the_filter_bar_edits_at_the_cursor_and_keeps_its_lines() {
         bar.handle_key(&Action::FilterChar(c));
     }
     assert_eq!(bar.handle_key(&Action::LineLeft), None);
-    assert_eq!(bar.handle_key(&Action::FilterChar('e')), Some(Effect::Refilter));
+    assert_eq!(
+        bar.handle_key(&Action::FilterChar('e')),
+        Some(Effect::Refilter)
+    );
     assert_eq!(bar.input, "app=web");
     assert_eq!(bar.handle_key(&Action::FilterAccept), Some(Effect::Close));
     bar.input.clear();
@@ -112,7 +115,10 @@ fn the_filter_bar_edits_at_the_cursor_and_keeps_its_lines() {
         Some(Effect::Refilter)
     );
     assert_eq!(bar.input, "app=web");
-    assert_eq!(bar.handle_key(&Action::LineDeleteWord), Some(Effect::Refilter));
+    assert_eq!(
+        bar.handle_key(&Action::LineDeleteWord),
+        Some(Effect::Refilter)
+    );
     assert_eq!(bar.input, "");
 }
 

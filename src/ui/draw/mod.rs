@@ -266,7 +266,12 @@ fn typing_width(area: Rect) -> usize {
 pub(crate) fn command_line(frame: &mut Frame, area: Rect, bar: &CommandBar, screen: &Screen) {
     let theme = screen.theme();
     let mut spans = vec![Span::styled(":", theme.title())];
-    spans.extend(typed_spans(&bar.input, &bar.edit, typing_width(area), theme));
+    spans.extend(typed_spans(
+        &bar.input,
+        &bar.edit,
+        typing_width(area),
+        theme,
+    ));
     spans.push(Span::styled(
         format!("  {}", command::hint(&bar.input, &bar.discovery)),
         theme.dim(),

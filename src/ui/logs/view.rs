@@ -501,7 +501,14 @@ impl Component for LogView {
 
     fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
         let typing = screen.state.mode == InputMode::LogSearch;
-        draw::logs::draw(frame, area, self, &screen.state.keymap, typing, screen.theme());
+        draw::logs::draw(
+            frame,
+            area,
+            self,
+            &screen.state.keymap,
+            typing,
+            screen.theme(),
+        );
     }
 }
 
