@@ -19,9 +19,10 @@ use tokio::sync::{broadcast, mpsc};
 use kscope_client::cluster::NamespaceScope;
 use kscope_config::LogSettings;
 use kscope_config::keys::Keymap;
-use kscope_index_views::live::{SortSpec, Window};
+use kscope_index_views::live::Window;
 use kscope_informers::fifo::{FifoKind, Handoff};
 use kscope_informers::keys::{Key, split_meta_namespace_key};
+use kscope_informers::reflector::ReflectorStatus;
 use kscope_informers::tap::TapEntry;
 use kscope_resources::{Kind, ResourceKind, Timestamp};
 
@@ -29,7 +30,7 @@ use super::UiError;
 use super::action::{Action, Focus, InputMode};
 use super::command::{self, Command};
 use super::component::{Component, Context};
-use super::contexts::{Connected, ContextPicker, ContextSwitcher, Switched};
+use super::contexts::{Connected, ContextPicker, ContextSwitcher};
 use super::detail::{DetailController, DetailTab, Fetched};
 use super::draw::{self, Header, Parts};
 use super::effect::{Effect, Follow};
@@ -283,6 +284,17 @@ impl App {
             .window(self.tables.table.as_ref(), height, Timestamp::now())
     }
 
+    /// Brings the header up to date with the informer's status (see
+    /// [`Tables::update_sync`]), as each frame does.
+    pub fn update_sync(&mut self, status: &ReflectorStatus) {
+        self.tables.update_sync(&mut self.ui, status);
+    }
+
+    /// Lists a custom resource's table again once its CRD changed, as each tick does.
+    pub fn follow_crd_change(&mut self) -> Vec<Follow> {
+        self.tables.follow_crd_change(&mut self.ui)
+    }
+
     /// Runs until the person quits (or the events end, or `observer` says so), then stops
     /// the tables' informers.
     pub async fn run<B, E>(
@@ -330,8 +342,7 @@ impl App {
                 // Every frame reads the status: the resourceVersion moves without waking
                 // this loop, and a wake-up for the other fields only asks for a frame.
                 observer.started();
-                self.tables
-                    .update_sync(&mut self.ui, &status.borrow_and_update());
+                self.update_sync(&status.borrow_and_update());
                 self.draw(terminal)?;
                 dirty = false;
                 last_draw = Some(Instant::now());
@@ -388,7 +399,7 @@ impl App {
                 }
                 Wake::Handoff(None) => self.tables.handoffs = None,
                 Wake::Tick => {
-                    follow = self.tables.follow_crd_change(&mut self.ui);
+                    follow = self.follow_crd_change();
                     self.tables.update_rate(&mut self.ui);
                     let queue = self.tables.table.queue_metrics();
                     self.ui
@@ -657,98 +668,23 @@ impl App {
     /// Starts connecting to `context`; the tables switch once it answers
     /// ([`App::finish_context`]), and until then the old cluster stays on screen.
     fn switch_context(&mut self, context: String) {
-        if context == self.ui.header.context {
-            self.ui.state.command.error = Some(format!("already on context {context}"));
-            return;
-        }
-        self.ui.state.command.error = Some(format!("connecting to context {context}…"));
-        self.contexts.connect(context);
+        self.contexts.request(&mut self.ui, context);
     }
 
-    /// A `:ctx` connection finished: on success every table of the old cluster stops (in
-    /// the background) and the same kind, or the same category (`:all`) as the new cluster
-    /// serves it, shows from the new one, in all namespaces if that was the scope, else in
-    /// the new context's namespace; on failure nothing changes but the message saying why.
+    /// A `:ctx` connection finished: the tables move to the new cluster (see
+    /// [`ContextSwitcher::switch`]), and the log readers and selector fetches follow them;
+    /// on failure nothing changes but the message saying why.
     pub fn finish_context(&mut self, connected: Connected) -> Vec<Follow> {
-        let Some((context, result)) = self.contexts.finish(connected) else {
-            return Vec::new();
-        };
-        let Switched {
-            cluster,
-            catalog,
-            catalog_watch,
-            discovery_error,
-        } = match result {
-            Ok(switched) => switched,
-            Err(err) => {
-                self.ui.state.command.error = Some(format!("context {context}: {err}"));
-                return Vec::new();
+        match self
+            .contexts
+            .switch(connected, &mut self.tables, &mut self.ui)
+        {
+            Some((client, follow)) => {
+                self.logs = self.logs.for_client(client.clone());
+                self.selectors = SelectorFetcher::new(client);
+                follow
             }
-        };
-        let starter = self
-            .tables
-            .starter
-            .for_cluster(cluster.clone(), catalog, catalog_watch);
-        let scope = match &self.tables.view.scope {
-            NamespaceScope::All => NamespaceScope::All,
-            NamespaceScope::One(_) => NamespaceScope::One(cluster.default_namespace.clone()),
-        };
-        // A category is looked up again: the new cluster may serve other kinds in it.
-        let category = self.tables.category.as_ref().map(|c| {
-            (
-                c.name.clone(),
-                Category::discovered(&c.name, &starter.catalog().current()),
-            )
-        });
-        let kind = match &category {
-            Some((_, Some(found))) => found.kinds[0].clone(),
-            Some((name, None)) => {
-                self.ui.state.command.error = Some(format!(
-                    "context {context}: it serves nothing in the category {name}"
-                ));
-                return Vec::new();
-            }
-            None => self.tables.view.kind.clone(),
-        };
-        let to = ViewSpec::new(kind, scope);
-        let table = match starter.start(&to.kind, &to.scope, SortSpec::default()) {
-            Ok(table) => table,
-            Err(err) => {
-                self.ui.state.command.error = Some(format!("context {context}: {err}"));
-                return Vec::new();
-            }
-        };
-        let old = std::mem::replace(&mut self.tables.table, table);
-        let stopping: Vec<_> = std::iter::once(old.shutdown())
-            .chain(
-                std::mem::take(&mut self.tables.parked)
-                    .into_iter()
-                    .map(|(_, _, table)| table.shutdown()),
-            )
-            .collect();
-        // The old cluster's informers stop off the loop.
-        tokio::spawn(futures::future::join_all(stopping));
-        self.tables.starter = starter;
-        self.ui.detail = DetailController::new(cluster.client.clone(), None);
-        self.logs = self.logs.for_client(cluster.client.clone());
-        self.selectors = SelectorFetcher::new(cluster.client.clone());
-        self.tables.history.clear();
-        self.ui.header.context = cluster.context.clone();
-        self.ui.header.server = cluster.server.clone();
-        self.ui.state.command.error = Some(match discovery_error {
-            None => format!("switched to context {context}"),
-            Some(err) => format!("switched to context {context}; only the built-in kinds: {err}"),
-        });
-        self.tables.category = None;
-        self.tables.load_deltas(&mut self.ui);
-        let follow = self.tables.shown(&mut self.ui, to.clone());
-        match category {
-            // The first kind's table, just started, is one of the category's.
-            Some((_, Some(found))) => {
-                self.tables
-                    .show_category(&mut self.ui, found, to.scope, false)
-            }
-            _ => follow,
+            None => Vec::new(),
         }
     }
 

@@ -818,4 +818,59 @@ impl Tables {
             }
         }
     }
+
+    /// Moves the session to another cluster, whose tables `starter` starts: the same kind,
+    /// or the same category as the new cluster serves it, in all namespaces if that was the
+    /// scope, else in `namespace`; `detail` is the new cluster's. The old cluster's tables
+    /// stop in the background. If the new table cannot start, nothing changes and the
+    /// error says why.
+    pub(crate) fn move_to_cluster(
+        &mut self,
+        ui: &mut Surface,
+        starter: TableStarter,
+        namespace: &str,
+        detail: DetailController,
+    ) -> Result<Vec<Follow>, String> {
+        let scope = match &self.view.scope {
+            NamespaceScope::All => NamespaceScope::All,
+            NamespaceScope::One(_) => NamespaceScope::One(namespace.to_string()),
+        };
+        // A category is looked up again: the new cluster may serve other kinds in it.
+        let category = match &self.category {
+            Some(c) => match Category::discovered(&c.name, &starter.catalog().current()) {
+                Some(found) => Some(found),
+                None => return Err(format!("it serves nothing in the category {}", c.name)),
+            },
+            None => None,
+        };
+        let kind = match &category {
+            Some(found) => found.kinds[0].clone(),
+            None => self.view.kind.clone(),
+        };
+        let to = ViewSpec::new(kind, scope);
+        let table = starter
+            .start(&to.kind, &to.scope, SortSpec::default())
+            .map_err(|err| err.to_string())?;
+        let old = std::mem::replace(&mut self.table, table);
+        let stopping: Vec<_> = std::iter::once(old.shutdown())
+            .chain(
+                std::mem::take(&mut self.parked)
+                    .into_iter()
+                    .map(|(_, _, table)| table.shutdown()),
+            )
+            .collect();
+        // The old cluster's informers stop off the loop.
+        tokio::spawn(futures::future::join_all(stopping));
+        self.starter = starter;
+        ui.detail = detail;
+        self.history.clear();
+        self.category = None;
+        self.load_deltas(ui);
+        let follow = self.shown(ui, to.clone());
+        Ok(match category {
+            // The first kind's table, just started, is one of the category's.
+            Some(found) => self.show_category(ui, found, to.scope, false),
+            None => follow,
+        })
+    }
 }
