@@ -589,7 +589,15 @@ async fn bench(sim: &SimHandle, config: kube::Config, pods: usize, measure: Dura
         step_started: None,
     };
     let script = script(Script { keys, seen }, sim, pods, measure, full);
-    let (ran, report) = tokio::join!(app.run(&mut terminal, events, &mut watcher), script);
+    let (ran, report) = tokio::join!(
+        app.run(
+            &mut terminal,
+            events,
+            futures::stream::pending(),
+            &mut watcher
+        ),
+        script
+    );
     ran.expect("the loop ran");
     let block = report.render();
     println!("{block}");

@@ -15,6 +15,7 @@ use ratatui::Terminal;
 use ratatui::backend::Backend;
 use ratatui::layout::Rect;
 use tokio::sync::{broadcast, mpsc};
+use tokio::time;
 
 use kscope_client::cluster::NamespaceScope;
 use kscope_config::LogSettings;
@@ -295,20 +296,23 @@ impl App {
         self.tables.follow_crd_change(&mut self.ui)
     }
 
-    /// Runs until the person quits (or the events end, or `observer` says so), then stops
-    /// the tables' informers.
-    pub async fn run<B, E>(
+    /// Runs until the person quits (or the events end, a signal comes, or `observer` says
+    /// so), then stops the tables' informers. Input and signals come from outside and the
+    /// loop's clock is Tokio's, so tests drive all three (`tokio::time::pause`).
+    pub async fn run<B, E, S>(
         mut self,
         terminal: &mut Terminal<B>,
         events: E,
+        signals: S,
         observer: &mut impl Observer,
     ) -> Result<(), UiError>
     where
         B: Backend,
         UiError: From<B::Error>,
         E: Stream<Item = io::Result<Event>> + Unpin,
+        S: Stream<Item = ()> + Unpin,
     {
-        let result = self.event_loop(terminal, events, observer).await;
+        let result = self.event_loop(terminal, events, signals, observer).await;
         self.tables.table.shutdown().await;
         for (_, _, table) in self.tables.parked {
             table.shutdown().await;
@@ -316,36 +320,37 @@ impl App {
         result
     }
 
-    async fn event_loop<B, E>(
+    async fn event_loop<B, E, S>(
         &mut self,
         terminal: &mut Terminal<B>,
         mut events: E,
+        mut signals: S,
         observer: &mut impl Observer,
     ) -> Result<(), UiError>
     where
         B: Backend,
         UiError: From<B::Error>,
         E: Stream<Item = io::Result<Event>> + Unpin,
+        S: Stream<Item = ()> + Unpin,
     {
         let mut version = self.tables.table.version();
         let mut status = self.tables.table.status();
         let mut taps = self.tables.table.tap().subscribe();
-        let mut tick = tokio::time::interval(TICK);
-        let mut signals = Signals::new()?;
+        let mut tick = time::interval(TICK);
         // A sender that is gone would wake the loop at once forever: stop listening to it.
         let (mut rows_open, mut status_open, mut taps_open) = (true, true, true);
         let mut dirty = true;
-        let mut last_draw: Option<Instant> = None;
+        let mut last_draw: Option<time::Instant> = None;
         loop {
-            let next_frame = last_draw.map_or_else(Instant::now, |t| t + FRAME);
-            if dirty && Instant::now() >= next_frame {
+            let next_frame = last_draw.map_or_else(time::Instant::now, |t| t + FRAME);
+            if dirty && time::Instant::now() >= next_frame {
                 // Every frame reads the status: the resourceVersion moves without waking
                 // this loop, and a wake-up for the other fields only asks for a frame.
                 observer.started();
                 self.update_sync(&status.borrow_and_update());
                 self.draw(terminal)?;
                 dirty = false;
-                last_draw = Some(Instant::now());
+                last_draw = Some(time::Instant::now());
                 observer.finished(Step::Draw);
                 if !observer.drawn(self) {
                     return Ok(());
@@ -371,9 +376,9 @@ impl App {
                 Some(arrival) = self.logs.arrived() => Wake::Logs(arrival),
                 Some(connected) = self.contexts.connected() => Wake::Context(Box::new(connected)),
                 Some(selected) = self.selectors.selected() => Wake::Selector(selected),
-                () = signals.recv() => Wake::Signal,
+                Some(()) = signals.next() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
-                _ = tokio::time::sleep_until(next_frame.into()), if dirty => Wake::Frame,
+                _ = time::sleep_until(next_frame), if dirty => Wake::Frame,
             };
             observer.started();
             let step = match &wake {
@@ -998,32 +1003,4 @@ fn is_movement(action: &Action) -> bool {
             | Action::Top
             | Action::Bottom
     )
-}
-
-/// SIGTERM, SIGINT and SIGHUP end the loop like `q`, so the terminal is restored on the way
-/// out (Ctrl-C itself arrives as a key in raw mode; SIGINT comes from `kill -INT`).
-struct Signals {
-    term: tokio::signal::unix::Signal,
-    interrupt: tokio::signal::unix::Signal,
-    hangup: tokio::signal::unix::Signal,
-}
-
-impl Signals {
-    fn new() -> io::Result<Self> {
-        use tokio::signal::unix::{SignalKind, signal};
-        Ok(Self {
-            term: signal(SignalKind::terminate())?,
-            interrupt: signal(SignalKind::interrupt())?,
-            hangup: signal(SignalKind::hangup())?,
-        })
-    }
-
-    /// The next signal. Cancel-safe, for the loop's `select!`.
-    async fn recv(&mut self) {
-        tokio::select! {
-            _ = self.term.recv() => {}
-            _ = self.interrupt.recv() => {}
-            _ = self.hangup.recv() => {}
-        }
-    }
 }

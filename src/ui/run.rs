@@ -1,5 +1,6 @@
 //! The TUI's start and end: one terminal lifecycle around [`App::run`].
 
+use std::io;
 use std::sync::Arc;
 
 use crossterm::event::EventStream;
@@ -113,5 +114,44 @@ pub async fn run(launch: Launch, config: Config) -> Result<(), UiError> {
         None => app,
     };
     let mut guard = TerminalGuard::enter()?;
-    app.run(guard.terminal(), EventStream::new(), &mut ()).await
+    let signals = Signals::new()?;
+    let signals = futures::stream::unfold(signals, |mut signals| async move {
+        signals.recv().await;
+        Some(((), signals))
+    });
+    app.run(
+        guard.terminal(),
+        EventStream::new(),
+        Box::pin(signals),
+        &mut (),
+    )
+    .await
+}
+
+/// SIGTERM, SIGINT and SIGHUP end the loop like `q`, so the terminal is restored on the way
+/// out (Ctrl-C itself arrives as a key in raw mode; SIGINT comes from `kill -INT`).
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    interrupt: tokio::signal::unix::Signal,
+    hangup: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn new() -> io::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Self {
+            term: signal(SignalKind::terminate())?,
+            interrupt: signal(SignalKind::interrupt())?,
+            hangup: signal(SignalKind::hangup())?,
+        })
+    }
+
+    /// The next signal. Cancel-safe, for the loop's `select!`.
+    async fn recv(&mut self) {
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.interrupt.recv() => {}
+            _ = self.hangup.recv() => {}
+        }
+    }
 }

@@ -267,7 +267,12 @@ async fn fifo_command_and_keys_restart_the_table_with_the_pipelines_shown() {
     let mut terminal = Terminal::new(TestBackend::new(140, 40)).expect("terminal");
     tokio::time::timeout(
         Duration::from_secs(120),
-        app.run(&mut terminal, events, &mut driver),
+        app.run(
+            &mut terminal,
+            events,
+            futures::stream::pending(),
+            &mut driver,
+        ),
     )
     .await
     .expect("the loop ends")

@@ -1018,13 +1018,76 @@ async fn the_event_loop_switches_tables_and_quits_on_keys() {
         nodes_shown: false,
         deadline: Instant::now() + Duration::from_secs(60),
     };
-    app.run(&mut terminal, events, &mut observer)
-        .await
-        .expect("the loop ran");
+    app.run(
+        &mut terminal,
+        events,
+        futures::stream::pending(),
+        &mut observer,
+    )
+    .await
+    .expect("the loop ran");
     assert!(observer.nodes_shown, "a frame showed the nodes");
     assert!(Instant::now() < observer.deadline, "q ended the loop");
     let screen = terminal.backend().to_string();
     assert!(screen.contains("nodes"), "{screen}");
+    sim.shutdown().await;
+}
+
+/// A signal (SIGTERM, SIGINT, SIGHUP in the real TUI) ends the loop as `q` does, once the
+/// table shows its rows: the loop takes signals from outside, so a test sends one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_ends_the_event_loop() {
+    use futures::channel::mpsc::UnboundedSender;
+    use kscope_ui::app::Observer;
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    /// Sends the signal once a frame shows the pods; counts the frames drawn after it.
+    struct SignalOnRows {
+        signals: UnboundedSender<()>,
+        sent: bool,
+        frames_after: usize,
+        deadline: Instant,
+    }
+    impl Observer for SignalOnRows {
+        fn drawn(&mut self, app: &App) -> bool {
+            if self.sent {
+                self.frames_after += 1;
+            } else if app.rows() > 0 {
+                self.sent = true;
+                self.signals.unbounded_send(()).expect("the loop listens");
+            }
+            Instant::now() < self.deadline
+        }
+    }
+
+    let sim = Sim::start(SimConfig::with_size(12, 2, 1))
+        .await
+        .expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let app = start_app(
+        cluster,
+        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+    );
+    let (_keys, events) =
+        futures::channel::mpsc::unbounded::<std::io::Result<crossterm::event::Event>>();
+    let (signals, signal_stream) = futures::channel::mpsc::unbounded();
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).expect("terminal");
+    let mut observer = SignalOnRows {
+        signals,
+        sent: false,
+        frames_after: 0,
+        deadline: Instant::now() + Duration::from_secs(60),
+    };
+    app.run(&mut terminal, events, signal_stream, &mut observer)
+        .await
+        .expect("the loop ran");
+    assert!(observer.sent, "a frame showed the pods");
+    assert!(
+        Instant::now() < observer.deadline,
+        "the signal ended the loop"
+    );
     sim.shutdown().await;
 }
 
