@@ -165,7 +165,7 @@ enum Name {
     Inline,
 }
 
-/// A message to write: its constant's name, Go name and fields.
+/// A message to write, under its constant's name: its name (prost's) and fields.
 struct Out {
     name: String,
     fields: Vec<String>,
