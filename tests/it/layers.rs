@@ -51,6 +51,8 @@ const GRAPH: &[(&str, &[&str])] = &[
             "kscope-units",
         ],
     ),
+    // Run by hand to regenerate the sim's protobuf tables; no kscope crate depends on it.
+    ("kscope-proto-schema", &[]),
     (
         "kscope",
         &[

@@ -1,9 +1,10 @@
 //! Field numbers and JSON names of the protobuf messages the served kinds are made of.
 //!
-//! Generated (by a script run by hand, not at build time) from the field numbers in
-//! k8s.io/api's and k8s.io/apimachinery's `generated.proto` as the k8s-pb crate (0.9) binds
-//! them, with each field's JSON name taken from k8s-openapi (0.29, v1_37). Fields Go embeds
-//! inline (`LocalObjectReference` in a `SecretKeySelector`...) are `Label::Inline`.
+//! Generated, do not edit: `cargo run -p kscope-proto-schema > src/sim/http/write/proto/schema.rs`
+//! (tools/proto-schema) reads the field numbers of k8s.io/api's and k8s.io/apimachinery's
+//! `generated.proto` from the k8s-pb crate's sources and each field's JSON name from
+//! k8s-openapi's, at the versions Cargo.lock holds. Fields Go embeds inline
+//! (`LocalObjectReference` in a `SecretKeySelector`...) are `Label::Inline`.
 
 use super::{Field, Label, Message, Ty};
 
@@ -183,6 +184,248 @@ pub(super) static APPS_V1_ROLLING_UPDATE_DEPLOYMENT: Message = Message {
     fields: &[
         Field(1, "maxUnavailable", Label::Single, Ty::IntOrString),
         Field(2, "maxSurge", Label::Single, Ty::IntOrString),
+    ],
+};
+
+pub(super) static BATCH_V1_CRON_JOB: Message = Message {
+    name: "CronJob",
+    fields: &[
+        Field(
+            1,
+            "metadata",
+            Label::Single,
+            Ty::Message(&META_V1_OBJECT_META),
+        ),
+        Field(
+            2,
+            "spec",
+            Label::Single,
+            Ty::Message(&BATCH_V1_CRON_JOB_SPEC),
+        ),
+        Field(
+            3,
+            "status",
+            Label::Single,
+            Ty::Message(&BATCH_V1_CRON_JOB_STATUS),
+        ),
+    ],
+};
+
+pub(super) static BATCH_V1_CRON_JOB_SPEC: Message = Message {
+    name: "CronJobSpec",
+    fields: &[
+        Field(1, "schedule", Label::Single, Ty::String),
+        Field(2, "startingDeadlineSeconds", Label::Single, Ty::Int64),
+        Field(3, "concurrencyPolicy", Label::Single, Ty::String),
+        Field(4, "suspend", Label::Single, Ty::Bool),
+        Field(
+            5,
+            "jobTemplate",
+            Label::Single,
+            Ty::Message(&BATCH_V1_JOB_TEMPLATE_SPEC),
+        ),
+        Field(6, "successfulJobsHistoryLimit", Label::Single, Ty::Int32),
+        Field(7, "failedJobsHistoryLimit", Label::Single, Ty::Int32),
+        Field(8, "timeZone", Label::Single, Ty::String),
+    ],
+};
+
+pub(super) static BATCH_V1_CRON_JOB_STATUS: Message = Message {
+    name: "CronJobStatus",
+    fields: &[
+        Field(
+            1,
+            "active",
+            Label::Repeated,
+            Ty::Message(&CORE_V1_OBJECT_REFERENCE),
+        ),
+        Field(4, "lastScheduleTime", Label::Single, Ty::Time),
+        Field(5, "lastSuccessfulTime", Label::Single, Ty::Time),
+    ],
+};
+
+pub(super) static BATCH_V1_JOB: Message = Message {
+    name: "Job",
+    fields: &[
+        Field(
+            1,
+            "metadata",
+            Label::Single,
+            Ty::Message(&META_V1_OBJECT_META),
+        ),
+        Field(2, "spec", Label::Single, Ty::Message(&BATCH_V1_JOB_SPEC)),
+        Field(
+            3,
+            "status",
+            Label::Single,
+            Ty::Message(&BATCH_V1_JOB_STATUS),
+        ),
+    ],
+};
+
+pub(super) static BATCH_V1_JOB_CONDITION: Message = Message {
+    name: "JobCondition",
+    fields: &[
+        Field(1, "type", Label::Single, Ty::String),
+        Field(2, "status", Label::Single, Ty::String),
+        Field(3, "lastProbeTime", Label::Single, Ty::Time),
+        Field(4, "lastTransitionTime", Label::Single, Ty::Time),
+        Field(5, "reason", Label::Single, Ty::String),
+        Field(6, "message", Label::Single, Ty::String),
+    ],
+};
+
+pub(super) static BATCH_V1_JOB_SPEC: Message = Message {
+    name: "JobSpec",
+    fields: &[
+        Field(1, "parallelism", Label::Single, Ty::Int32),
+        Field(2, "completions", Label::Single, Ty::Int32),
+        Field(3, "activeDeadlineSeconds", Label::Single, Ty::Int64),
+        Field(
+            4,
+            "selector",
+            Label::Single,
+            Ty::Message(&META_V1_LABEL_SELECTOR),
+        ),
+        Field(5, "manualSelector", Label::Single, Ty::Bool),
+        Field(
+            6,
+            "template",
+            Label::Single,
+            Ty::Message(&CORE_V1_POD_TEMPLATE_SPEC),
+        ),
+        Field(7, "backoffLimit", Label::Single, Ty::Int32),
+        Field(8, "ttlSecondsAfterFinished", Label::Single, Ty::Int32),
+        Field(9, "completionMode", Label::Single, Ty::String),
+        Field(10, "suspend", Label::Single, Ty::Bool),
+        Field(
+            11,
+            "podFailurePolicy",
+            Label::Single,
+            Ty::Message(&BATCH_V1_POD_FAILURE_POLICY),
+        ),
+        Field(12, "backoffLimitPerIndex", Label::Single, Ty::Int32),
+        Field(13, "maxFailedIndexes", Label::Single, Ty::Int32),
+        Field(14, "podReplacementPolicy", Label::Single, Ty::String),
+        Field(15, "managedBy", Label::Single, Ty::String),
+        Field(
+            16,
+            "successPolicy",
+            Label::Single,
+            Ty::Message(&BATCH_V1_SUCCESS_POLICY),
+        ),
+    ],
+};
+
+pub(super) static BATCH_V1_JOB_STATUS: Message = Message {
+    name: "JobStatus",
+    fields: &[
+        Field(
+            1,
+            "conditions",
+            Label::Repeated,
+            Ty::Message(&BATCH_V1_JOB_CONDITION),
+        ),
+        Field(2, "startTime", Label::Single, Ty::Time),
+        Field(3, "completionTime", Label::Single, Ty::Time),
+        Field(4, "active", Label::Single, Ty::Int32),
+        Field(5, "succeeded", Label::Single, Ty::Int32),
+        Field(6, "failed", Label::Single, Ty::Int32),
+        Field(7, "completedIndexes", Label::Single, Ty::String),
+        Field(
+            8,
+            "uncountedTerminatedPods",
+            Label::Single,
+            Ty::Message(&BATCH_V1_UNCOUNTED_TERMINATED_PODS),
+        ),
+        Field(9, "ready", Label::Single, Ty::Int32),
+        Field(10, "failedIndexes", Label::Single, Ty::String),
+        Field(11, "terminating", Label::Single, Ty::Int32),
+    ],
+};
+
+pub(super) static BATCH_V1_JOB_TEMPLATE_SPEC: Message = Message {
+    name: "JobTemplateSpec",
+    fields: &[
+        Field(
+            1,
+            "metadata",
+            Label::Single,
+            Ty::Message(&META_V1_OBJECT_META),
+        ),
+        Field(2, "spec", Label::Single, Ty::Message(&BATCH_V1_JOB_SPEC)),
+    ],
+};
+
+pub(super) static BATCH_V1_POD_FAILURE_POLICY: Message = Message {
+    name: "PodFailurePolicy",
+    fields: &[Field(
+        1,
+        "rules",
+        Label::Repeated,
+        Ty::Message(&BATCH_V1_POD_FAILURE_POLICY_RULE),
+    )],
+};
+
+pub(super) static BATCH_V1_POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT: Message = Message {
+    name: "PodFailurePolicyOnExitCodesRequirement",
+    fields: &[
+        Field(1, "containerName", Label::Single, Ty::String),
+        Field(2, "operator", Label::Single, Ty::String),
+        Field(3, "values", Label::Repeated, Ty::Int32),
+    ],
+};
+
+pub(super) static BATCH_V1_POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN: Message = Message {
+    name: "PodFailurePolicyOnPodConditionsPattern",
+    fields: &[
+        Field(1, "type", Label::Single, Ty::String),
+        Field(2, "status", Label::Single, Ty::String),
+    ],
+};
+
+pub(super) static BATCH_V1_POD_FAILURE_POLICY_RULE: Message = Message {
+    name: "PodFailurePolicyRule",
+    fields: &[
+        Field(1, "action", Label::Single, Ty::String),
+        Field(
+            2,
+            "onExitCodes",
+            Label::Single,
+            Ty::Message(&BATCH_V1_POD_FAILURE_POLICY_ON_EXIT_CODES_REQUIREMENT),
+        ),
+        Field(
+            3,
+            "onPodConditions",
+            Label::Repeated,
+            Ty::Message(&BATCH_V1_POD_FAILURE_POLICY_ON_POD_CONDITIONS_PATTERN),
+        ),
+    ],
+};
+
+pub(super) static BATCH_V1_SUCCESS_POLICY: Message = Message {
+    name: "SuccessPolicy",
+    fields: &[Field(
+        1,
+        "rules",
+        Label::Repeated,
+        Ty::Message(&BATCH_V1_SUCCESS_POLICY_RULE),
+    )],
+};
+
+pub(super) static BATCH_V1_SUCCESS_POLICY_RULE: Message = Message {
+    name: "SuccessPolicyRule",
+    fields: &[
+        Field(1, "succeededIndexes", Label::Single, Ty::String),
+        Field(2, "succeededCount", Label::Single, Ty::Int32),
+    ],
+};
+
+pub(super) static BATCH_V1_UNCOUNTED_TERMINATED_PODS: Message = Message {
+    name: "UncountedTerminatedPods",
+    fields: &[
+        Field(1, "succeeded", Label::Repeated, Ty::String),
+        Field(2, "failed", Label::Repeated, Ty::String),
     ],
 };
 
@@ -1497,6 +1740,19 @@ pub(super) static CORE_V1_OBJECT_FIELD_SELECTOR: Message = Message {
     ],
 };
 
+pub(super) static CORE_V1_OBJECT_REFERENCE: Message = Message {
+    name: "ObjectReference",
+    fields: &[
+        Field(1, "kind", Label::Single, Ty::String),
+        Field(2, "namespace", Label::Single, Ty::String),
+        Field(3, "name", Label::Single, Ty::String),
+        Field(4, "uid", Label::Single, Ty::String),
+        Field(5, "apiVersion", Label::Single, Ty::String),
+        Field(6, "resourceVersion", Label::Single, Ty::String),
+        Field(7, "fieldPath", Label::Single, Ty::String),
+    ],
+};
+
 pub(super) static CORE_V1_PERSISTENT_VOLUME_CLAIM_SPEC: Message = Message {
     name: "PersistentVolumeClaimSpec",
     fields: &[
@@ -2784,262 +3040,5 @@ pub(super) static META_V1_OWNER_REFERENCE: Message = Message {
         Field(5, "apiVersion", Label::Single, Ty::String),
         Field(6, "controller", Label::Single, Ty::Bool),
         Field(7, "blockOwnerDeletion", Label::Single, Ty::Bool),
-    ],
-};
-
-// batch/v1, added by hand from the same `generated.proto` field numbers.
-
-pub(super) static BATCH_V1_JOB: Message = Message {
-    name: "Job",
-    fields: &[
-        Field(
-            1,
-            "metadata",
-            Label::Single,
-            Ty::Message(&META_V1_OBJECT_META),
-        ),
-        Field(2, "spec", Label::Single, Ty::Message(&BATCH_V1_JOB_SPEC)),
-        Field(
-            3,
-            "status",
-            Label::Single,
-            Ty::Message(&BATCH_V1_JOB_STATUS),
-        ),
-    ],
-};
-
-pub(super) static BATCH_V1_JOB_SPEC: Message = Message {
-    name: "JobSpec",
-    fields: &[
-        Field(1, "parallelism", Label::Single, Ty::Int32),
-        Field(2, "completions", Label::Single, Ty::Int32),
-        Field(3, "activeDeadlineSeconds", Label::Single, Ty::Int64),
-        Field(
-            4,
-            "selector",
-            Label::Single,
-            Ty::Message(&META_V1_LABEL_SELECTOR),
-        ),
-        Field(5, "manualSelector", Label::Single, Ty::Bool),
-        Field(
-            6,
-            "template",
-            Label::Single,
-            Ty::Message(&CORE_V1_POD_TEMPLATE_SPEC),
-        ),
-        Field(7, "backoffLimit", Label::Single, Ty::Int32),
-        Field(8, "ttlSecondsAfterFinished", Label::Single, Ty::Int32),
-        Field(9, "completionMode", Label::Single, Ty::String),
-        Field(10, "suspend", Label::Single, Ty::Bool),
-        Field(
-            11,
-            "podFailurePolicy",
-            Label::Single,
-            Ty::Message(&BATCH_V1_POD_FAILURE_POLICY),
-        ),
-        Field(12, "backoffLimitPerIndex", Label::Single, Ty::Int32),
-        Field(13, "maxFailedIndexes", Label::Single, Ty::Int32),
-        Field(14, "podReplacementPolicy", Label::Single, Ty::String),
-        Field(15, "managedBy", Label::Single, Ty::String),
-        Field(
-            16,
-            "successPolicy",
-            Label::Single,
-            Ty::Message(&BATCH_V1_SUCCESS_POLICY),
-        ),
-    ],
-};
-
-pub(super) static BATCH_V1_JOB_STATUS: Message = Message {
-    name: "JobStatus",
-    fields: &[
-        Field(
-            1,
-            "conditions",
-            Label::Repeated,
-            Ty::Message(&BATCH_V1_JOB_CONDITION),
-        ),
-        Field(2, "startTime", Label::Single, Ty::Time),
-        Field(3, "completionTime", Label::Single, Ty::Time),
-        Field(4, "active", Label::Single, Ty::Int32),
-        Field(5, "succeeded", Label::Single, Ty::Int32),
-        Field(6, "failed", Label::Single, Ty::Int32),
-        Field(7, "completedIndexes", Label::Single, Ty::String),
-        Field(
-            8,
-            "uncountedTerminatedPods",
-            Label::Single,
-            Ty::Message(&BATCH_V1_UNCOUNTED_TERMINATED_PODS),
-        ),
-        Field(9, "ready", Label::Single, Ty::Int32),
-        Field(10, "failedIndexes", Label::Single, Ty::String),
-        Field(11, "terminating", Label::Single, Ty::Int32),
-    ],
-};
-
-pub(super) static BATCH_V1_JOB_CONDITION: Message = Message {
-    name: "JobCondition",
-    fields: &[
-        Field(1, "type", Label::Single, Ty::String),
-        Field(2, "status", Label::Single, Ty::String),
-        Field(3, "lastProbeTime", Label::Single, Ty::Time),
-        Field(4, "lastTransitionTime", Label::Single, Ty::Time),
-        Field(5, "reason", Label::Single, Ty::String),
-        Field(6, "message", Label::Single, Ty::String),
-    ],
-};
-
-pub(super) static BATCH_V1_UNCOUNTED_TERMINATED_PODS: Message = Message {
-    name: "UncountedTerminatedPods",
-    fields: &[
-        Field(1, "succeeded", Label::Repeated, Ty::String),
-        Field(2, "failed", Label::Repeated, Ty::String),
-    ],
-};
-
-pub(super) static BATCH_V1_POD_FAILURE_POLICY: Message = Message {
-    name: "PodFailurePolicy",
-    fields: &[Field(
-        1,
-        "rules",
-        Label::Repeated,
-        Ty::Message(&BATCH_V1_POD_FAILURE_POLICY_RULE),
-    )],
-};
-
-pub(super) static BATCH_V1_POD_FAILURE_POLICY_RULE: Message = Message {
-    name: "PodFailurePolicyRule",
-    fields: &[
-        Field(1, "action", Label::Single, Ty::String),
-        Field(
-            2,
-            "onExitCodes",
-            Label::Single,
-            Ty::Message(&BATCH_V1_POD_FAILURE_POLICY_ON_EXIT_CODES),
-        ),
-        Field(
-            3,
-            "onPodConditions",
-            Label::Repeated,
-            Ty::Message(&BATCH_V1_POD_FAILURE_POLICY_ON_POD_CONDITIONS),
-        ),
-    ],
-};
-
-pub(super) static BATCH_V1_POD_FAILURE_POLICY_ON_EXIT_CODES: Message = Message {
-    name: "PodFailurePolicyOnExitCodesRequirement",
-    fields: &[
-        Field(1, "containerName", Label::Single, Ty::String),
-        Field(2, "operator", Label::Single, Ty::String),
-        Field(3, "values", Label::Repeated, Ty::Int32),
-    ],
-};
-
-pub(super) static BATCH_V1_POD_FAILURE_POLICY_ON_POD_CONDITIONS: Message = Message {
-    name: "PodFailurePolicyOnPodConditionsPattern",
-    fields: &[
-        Field(1, "type", Label::Single, Ty::String),
-        Field(2, "status", Label::Single, Ty::String),
-    ],
-};
-
-pub(super) static BATCH_V1_SUCCESS_POLICY: Message = Message {
-    name: "SuccessPolicy",
-    fields: &[Field(
-        1,
-        "rules",
-        Label::Repeated,
-        Ty::Message(&BATCH_V1_SUCCESS_POLICY_RULE),
-    )],
-};
-
-pub(super) static BATCH_V1_SUCCESS_POLICY_RULE: Message = Message {
-    name: "SuccessPolicyRule",
-    fields: &[
-        Field(1, "succeededIndexes", Label::Single, Ty::String),
-        Field(2, "succeededCount", Label::Single, Ty::Int32),
-    ],
-};
-
-pub(super) static BATCH_V1_JOB_TEMPLATE_SPEC: Message = Message {
-    name: "JobTemplateSpec",
-    fields: &[
-        Field(
-            1,
-            "metadata",
-            Label::Single,
-            Ty::Message(&META_V1_OBJECT_META),
-        ),
-        Field(2, "spec", Label::Single, Ty::Message(&BATCH_V1_JOB_SPEC)),
-    ],
-};
-
-pub(super) static BATCH_V1_CRON_JOB: Message = Message {
-    name: "CronJob",
-    fields: &[
-        Field(
-            1,
-            "metadata",
-            Label::Single,
-            Ty::Message(&META_V1_OBJECT_META),
-        ),
-        Field(
-            2,
-            "spec",
-            Label::Single,
-            Ty::Message(&BATCH_V1_CRON_JOB_SPEC),
-        ),
-        Field(
-            3,
-            "status",
-            Label::Single,
-            Ty::Message(&BATCH_V1_CRON_JOB_STATUS),
-        ),
-    ],
-};
-
-pub(super) static BATCH_V1_CRON_JOB_SPEC: Message = Message {
-    name: "CronJobSpec",
-    fields: &[
-        Field(1, "schedule", Label::Single, Ty::String),
-        Field(2, "startingDeadlineSeconds", Label::Single, Ty::Int64),
-        Field(3, "concurrencyPolicy", Label::Single, Ty::String),
-        Field(4, "suspend", Label::Single, Ty::Bool),
-        Field(
-            5,
-            "jobTemplate",
-            Label::Single,
-            Ty::Message(&BATCH_V1_JOB_TEMPLATE_SPEC),
-        ),
-        Field(6, "successfulJobsHistoryLimit", Label::Single, Ty::Int32),
-        Field(7, "failedJobsHistoryLimit", Label::Single, Ty::Int32),
-        Field(8, "timeZone", Label::Single, Ty::String),
-    ],
-};
-
-pub(super) static BATCH_V1_CRON_JOB_STATUS: Message = Message {
-    name: "CronJobStatus",
-    fields: &[
-        Field(
-            1,
-            "active",
-            Label::Repeated,
-            Ty::Message(&CORE_V1_OBJECT_REFERENCE),
-        ),
-        Field(4, "lastScheduleTime", Label::Single, Ty::Time),
-        Field(5, "lastSuccessfulTime", Label::Single, Ty::Time),
-    ],
-};
-
-pub(super) static CORE_V1_OBJECT_REFERENCE: Message = Message {
-    name: "ObjectReference",
-    fields: &[
-        Field(1, "kind", Label::Single, Ty::String),
-        Field(2, "namespace", Label::Single, Ty::String),
-        Field(3, "name", Label::Single, Ty::String),
-        Field(4, "uid", Label::Single, Ty::String),
-        Field(5, "apiVersion", Label::Single, Ty::String),
-        Field(6, "resourceVersion", Label::Single, Ty::String),
-        Field(7, "fieldPath", Label::Single, Ty::String),
     ],
 };
