@@ -355,6 +355,38 @@ mod tests {
         assert_eq!(help.handle_key(&Action::Quit, 10), Some(Effect::Pass));
     }
 
+    /// Each typing mode's keys go to its own component, overlays are drawn for theirs only,
+    /// and a log mode with no log view has no component (the app closes it).
+    #[test]
+    fn each_mode_routes_to_its_component() {
+        let mut state = UiState::new(true);
+        for mode in [
+            InputMode::Filter,
+            InputMode::Help,
+            InputMode::Indexes,
+            InputMode::DeltaFilter,
+            InputMode::Command,
+            InputMode::Contexts,
+        ] {
+            assert!(state.component_mut(mode).is_some(), "{mode:?}");
+        }
+        for mode in [
+            InputMode::Normal,
+            InputMode::Detail,
+            InputMode::Logs,
+            InputMode::LogSearch,
+        ] {
+            assert!(state.component_mut(mode).is_none(), "{mode:?}");
+        }
+        assert!(state.overlay().is_none());
+        for mode in [InputMode::Help, InputMode::Indexes, InputMode::Contexts] {
+            state.mode = mode;
+            assert!(state.overlay().is_some(), "{mode:?}");
+        }
+        state.mode = InputMode::Filter;
+        assert!(state.overlay().is_none());
+    }
+
     #[test]
     fn filter_errors_name_the_column() {
         let mut bar = FilterBar {

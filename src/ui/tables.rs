@@ -578,20 +578,22 @@ impl Tables {
             }
             None => (to.kind.to_string(), to.scope_label()),
         };
-        ui.header.sync = "starting".into();
-        ui.header.listed = false;
-        ui.header.error = None;
-        ui.header.stale_since = None;
-        ui.header.undecodable = 0;
+        ui.header.starting();
         self.gone = None;
         self.crd_generation = self.starter.catalog().crd_generation(&to.kind);
         self.view = to;
         self.events_seen = self.table.watch_events();
         self.rate_since = Instant::now();
+        self.follow_new_table(ui, None)
+    }
+
+    /// The table pane follows the table on screen, now another (or with another index),
+    /// keeping `selected` selected once it is there; the filter as typed applies to it.
+    fn follow_new_table(&mut self, ui: &mut Surface, selected: Option<Key>) -> Vec<Follow> {
         let with_namespace = self.with_namespace();
         ui.state
             .table
-            .switched(self.table.as_ref(), with_namespace, None);
+            .switched(self.table.as_ref(), with_namespace, selected);
         let _ = self.refilter(ui);
         vec![Follow::Table, Follow::Rows]
     }
@@ -669,13 +671,8 @@ impl Tables {
         ui.state.command.error = Some(format!(
             ":index {name} added to {kind} and backfilled: {values} values"
         ));
-        let with_namespace = self.with_namespace();
         let selected = self.table.selected();
-        ui.state
-            .table
-            .switched(self.table.as_ref(), with_namespace, selected);
-        let _ = self.refilter(ui);
-        vec![Follow::Table, Follow::Rows]
+        self.follow_new_table(ui, selected)
     }
 
     /// `:index` on a category's table: added to the kinds it applies to, backfilled, or
@@ -752,22 +749,14 @@ impl Tables {
         tokio::spawn(old.shutdown());
         self.crd_generation = self.starter.catalog().crd_generation(&self.view.kind);
         self.load_deltas(ui);
-        ui.header.sync = "starting".into();
-        ui.header.listed = false;
-        ui.header.error = None;
-        ui.header.stale_since = None;
+        ui.header.starting();
         self.events_seen = self.table.watch_events();
-        let with_namespace = self.with_namespace();
-        ui.state
-            .table
-            .switched(self.table.as_ref(), with_namespace, selected);
-        let _ = self.refilter(ui);
-        vec![Follow::Table, Follow::Rows]
+        self.follow_new_table(ui, selected)
     }
 
     /// Shows the new table's latest tap entries in the delta panel, and has the loop follow
     /// its tap from here (subscribed before the entries are read: none is missed, and
-    /// [`App::take_taps`] skips those already shown).
+    /// [`crate::app::App::take_taps`] skips those already shown).
     pub(crate) fn load_deltas(&mut self, ui: &mut Surface) {
         self.tapped = Some(self.table.kind().clone());
         let tap = self.table.tap();

@@ -58,6 +58,17 @@ pub struct Header {
     pub favourites: Vec<String>,
 }
 
+impl Header {
+    /// A new informer's table: nothing listed, nothing known to be wrong yet.
+    pub fn starting(&mut self) {
+        self.sync = "starting".into();
+        self.listed = false;
+        self.error = None;
+        self.stale_since = None;
+        self.undecodable = 0;
+    }
+}
+
 /// Everything one frame shows, copied out and laid out before drawing.
 pub struct Screen<'a> {
     pub state: &'a UiState,

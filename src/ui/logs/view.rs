@@ -549,6 +549,28 @@ mod tests {
         view
     }
 
+    /// `/` opens the search bar, Enter or Esc in it goes back to the view's keys: the log
+    /// view asks the app for its other mode rather than setting it.
+    #[test]
+    fn the_search_bar_is_the_views_other_mode() {
+        let mut view = view(100);
+        assert_eq!(
+            view.handle_key(&Action::OpenLogSearch),
+            Some(Effect::Mode(InputMode::LogSearch))
+        );
+        assert_eq!(view.handle_search(&Action::FilterChar('g')), None);
+        assert_eq!(
+            view.handle_search(&Action::FilterAccept),
+            Some(Effect::Mode(InputMode::Logs))
+        );
+        assert_eq!(view.search.input, "g");
+        assert_eq!(
+            view.handle_search(&Action::FilterClear),
+            Some(Effect::Mode(InputMode::Logs))
+        );
+        assert_eq!(view.search.input, "");
+    }
+
     #[test]
     fn follows_until_scrolled_up_and_resumes_at_the_end() {
         let mut view = view(100);
