@@ -17,20 +17,19 @@ use ratatui::layout::Rect;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time;
 
-use kscope_client::cluster::NamespaceScope;
 use kscope_config::LogSettings;
 use kscope_config::keys::Keymap;
 use kscope_index_views::live::Window;
 use kscope_informers::fifo::{FifoKind, Handoff};
-use kscope_informers::keys::{Key, split_meta_namespace_key};
+use kscope_informers::keys::split_meta_namespace_key;
 use kscope_informers::reflector::ReflectorStatus;
 use kscope_informers::tap::TapEntry;
-use kscope_resources::{Kind, ResourceKind, Timestamp};
+use kscope_resources::{ResourceKind, Timestamp};
 
 use super::UiError;
 use super::action::{Action, Focus, InputMode};
 use super::command::{self, Command};
-use super::component::{Component, Context};
+use super::component::{Component, Context, component_mut};
 use super::contexts::{Connected, ContextPicker, ContextSwitcher};
 use super::detail::{DetailController, DetailTab, Fetched};
 use super::draw::{self, Header, Parts};
@@ -40,9 +39,9 @@ use super::keymap::map_key;
 use super::layout::Layout;
 use super::logs::{Arrival, LogController, LogTarget};
 use super::nav::Category;
-use super::nav::{self, ViewSpec};
+use super::nav::ViewSpec;
 use super::queue::InformerStats;
-use super::selectors::{Selected, SelectorFetcher};
+use super::selectors::Selected;
 use super::state::UiState;
 use super::table::{Table, TableStarter};
 pub use super::tables::describe_sync;
@@ -116,8 +115,6 @@ pub struct App {
     logs: LogController,
     /// The kube contexts `:ctx` switches between.
     contexts: ContextSwitcher,
-    /// Services' selectors, fetched for Enter.
-    selectors: SelectorFetcher,
     color: bool,
     /// The last frame's layout: the page sizes of the movement keys.
     layout: Layout,
@@ -132,7 +129,6 @@ impl App {
         mut detail: DetailController,
     ) -> Result<Self, UiError> {
         let logs = LogController::new(starter.cluster().client.clone(), LogSettings::default());
-        let selectors = SelectorFetcher::new(starter.cluster().client.clone());
         let header = Header {
             context: starter.cluster().context.clone(),
             server: starter.cluster().server.clone(),
@@ -160,7 +156,6 @@ impl App {
                 favourites: Favourites::default(),
             },
             contexts,
-            selectors,
             logs,
             color: !draw::no_color_requested(),
             layout: Layout::new(Rect::default(), panels),
@@ -224,10 +219,7 @@ impl App {
 
     /// What the table shows now, with the filter as currently typed.
     pub fn current(&self) -> ViewSpec {
-        ViewSpec {
-            filter: self.ui.state.filter.input.clone(),
-            ..self.tables.view.clone()
-        }
+        self.tables.current(&self.ui)
     }
 
     /// The category shown, when the table is a category's (`:all`).
@@ -375,7 +367,7 @@ impl App {
                 handoff = next_handoff(&mut self.tables.handoffs) => Wake::Handoff(handoff),
                 Some(arrival) = self.logs.arrived() => Wake::Logs(arrival),
                 Some(connected) = self.contexts.connected() => Wake::Context(Box::new(connected)),
-                Some(selected) = self.selectors.selected() => Wake::Selector(selected),
+                Some(selected) = self.tables.selectors.selected() => Wake::Selector(selected),
                 Some(()) = signals.next() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = time::sleep_until(next_frame), if dirty => Wake::Frame,
@@ -554,7 +546,7 @@ impl App {
             layout: &self.layout,
             with_namespace: self.tables.with_namespace(),
         };
-        let effect = match self.ui.state.component_mut(mode) {
+        let effect = match component_mut(&mut self.ui.state, mode) {
             Some(component) => component.handle(&action, &ctx),
             // The log view's mode with no log view: nothing to type to.
             None => Some(Effect::Close),
@@ -686,7 +678,6 @@ impl App {
         {
             Some((client, follow)) => {
                 self.logs = self.logs.for_client(client.clone());
-                self.selectors = SelectorFetcher::new(client);
                 follow
             }
             None => Vec::new(),
@@ -726,11 +717,11 @@ impl App {
     fn apply_screen(&mut self, action: Action) -> Vec<Follow> {
         let state = &mut self.ui.state;
         match action {
-            Action::DrillDown => return self.drill_down(),
-            Action::JumpToOwner => return self.jump_to_owner(),
+            Action::DrillDown => return self.tables.drill_down(&mut self.ui),
+            Action::JumpToOwner => return self.tables.jump_to_owner(&mut self.ui),
             Action::OpenDetail => {
                 if let Some((kind, key)) = self.tables.table.selected_object() {
-                    return self.open_detail(kind, &key);
+                    self.ui.open_detail(kind, &key);
                 }
             }
             Action::Describe => {
@@ -793,123 +784,10 @@ impl App {
         Vec::new()
     }
 
-    /// Enter: the selected row's contents (a namespace or node's pods, a deployment's
-    /// replicasets...), or its detail when it holds nothing to open.
-    /// In a category's table, Enter does what it does in the row's own kind's table.
-    fn drill_down(&mut self) -> Vec<Follow> {
-        let Some((kind, key)) = self.tables.table.selected_object() else {
-            return Vec::new();
-        };
-        // The view Enter leads from: the row's kind's, without the category's filter.
-        let from = match &self.tables.category {
-            Some(_) => ViewSpec::new(kind.clone(), self.tables.view.scope.clone()),
-            None => self.current(),
-        };
-        let discovery = self.tables.starter.catalog().current();
-        if let Some(to) = nav::crd_resources(&from, &key, &discovery) {
-            return self.tables.switch(&mut self.ui, to, true);
-        }
-        if (kind.group(), kind.plural()) == ("", "services") {
-            let (namespace, name) = split_meta_namespace_key(&key);
-            if let Some(namespace) = namespace {
-                self.ui.state.command.error =
-                    Some(format!("reading service {namespace}/{name}'s selector…"));
-                self.selectors.fetch(kind, namespace.into(), name.into());
-                return Vec::new();
-            }
-        }
-        match nav::drill_down(&from, &key, self.tables.starter.indexes(), &discovery) {
-            Ok(Some(to)) => self.tables.switch(&mut self.ui, to, true),
-            Ok(None) => self.open_detail(kind, &key),
-            Err(err) => {
-                self.ui.state.command.error = Some(err.to_string());
-                Vec::new()
-            }
-        }
-    }
-
-    /// `J`: the selected object's controller (its owner reference marked controller),
-    /// selected in its kind's table in the object's namespace; Esc comes back.
-    fn jump_to_owner(&mut self) -> Vec<Follow> {
-        let (Some(row), Some((_, key))) = (
-            self.tables.table.selected(),
-            self.tables.table.selected_object(),
-        ) else {
-            return Vec::new();
-        };
-        let Some(owner) = self.tables.table.controller_owner(&row) else {
-            self.ui.state.command.error = Some(format!("{key} has no controller"));
-            return Vec::new();
-        };
-        let Some((kind, name)) = owner.split_once('/') else {
-            return Vec::new();
-        };
-        let discovery = self.tables.starter.catalog().current();
-        let Ok(kind) = discovery.resolve(kind) else {
-            self.ui.state.command.error = Some(format!(
-                "{key} is controlled by {owner}, a kind the server does not serve"
-            ));
-            return Vec::new();
-        };
-        let (namespace, _) = split_meta_namespace_key(&key);
-        let (scope, owner_key) = match namespace {
-            Some(ns) if kind.namespaced() => {
-                (NamespaceScope::One(ns.to_string()), format!("{ns}/{name}"))
-            }
-            _ => (self.tables.view.scope.clone(), name.to_string()),
-        };
-        let follow = self
-            .tables
-            .switch(&mut self.ui, ViewSpec::new(kind, scope), true);
-        self.ui.state.table.reselect(Some(Key::from(owner_key)));
-        follow
-    }
-
-    /// A Service's selector arrived: its pods, through label indexes (added, and backfilled,
-    /// for labels none reads); or why it selects none.
-    pub fn finish_selector(&mut self, selected: Selected) -> Vec<Follow> {
-        let Some(selected) = self.selectors.finish(selected) else {
-            return Vec::new();
-        };
-        let service = format!("service {}/{}", selected.namespace, selected.name);
-        let selector = match selected.result {
-            Ok(selector) => selector,
-            Err(err) => {
-                self.ui.state.command.error = Some(format!("{service}: {err}"));
-                return Vec::new();
-            }
-        };
-        let discovery = self.tables.starter.catalog().current();
-        let (to, added) = nav::selected_pods(
-            &selected.namespace,
-            &selector,
-            self.tables.starter.indexes(),
-            &discovery,
-        );
-        self.ui.state.command.error = None;
-        let mut follow = Vec::new();
-        for definition in added {
-            follow.extend(self.tables.add_index(&mut self.ui, definition));
-        }
-        let filter = to.filter.clone();
-        follow.extend(self.tables.switch(&mut self.ui, to, true));
-        if self
-            .ui
-            .state
-            .command
-            .error
-            .as_deref()
-            .is_none_or(|e| e.starts_with(":index"))
-        {
-            self.ui.state.command.error = Some(format!("pods {service} selects: {filter}"));
-        }
-        follow
-    }
-
     /// Waits (at most `patience`) for the Service selector asked for by Enter and follows
     /// it, as the event loop does; false when none came.
     pub async fn next_selector(&mut self, patience: Duration) -> bool {
-        match tokio::time::timeout(patience, self.selectors.selected()).await {
+        match tokio::time::timeout(patience, self.tables.selectors.selected()).await {
             Ok(Some(selected)) => {
                 self.finish_selector(selected);
                 true
@@ -918,11 +796,10 @@ impl App {
         }
     }
 
-    /// Opens the detail of `key` of `kind`: YAML fetched now, and its history.
-    fn open_detail(&mut self, kind: Kind, key: &Key) -> Vec<Follow> {
-        self.ui.detail.open(kind, key);
-        self.ui.state.mode = InputMode::Detail;
-        Vec::new()
+    /// A Service's selector arrived: its pods (see [`Tables::finish_selector`]), as the
+    /// event loop does.
+    pub fn finish_selector(&mut self, selected: Selected) -> Vec<Follow> {
+        self.tables.finish_selector(&mut self.ui, selected)
     }
 
     /// Runs a command line typed after `:`; an error is shown and changes nothing.

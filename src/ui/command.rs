@@ -11,12 +11,7 @@ use kscope_index_views::definitions::{IndexCommandError, IndexDefinition};
 use kscope_informers::fifo::FifoKind;
 use kscope_resources::{ApiResource, Kind, ResourceKind};
 
-use ratatui::Frame;
-use ratatui::layout::Rect;
-
 use super::action::Action;
-use super::component::{Component, Context};
-use super::draw::{self, Screen};
 use super::effect::Effect;
 use super::line::LineEdit;
 use super::nav::Category;
@@ -519,17 +514,6 @@ impl CommandBar {
             }
         }
         None
-    }
-}
-
-impl Component for CommandBar {
-    fn handle(&mut self, action: &Action, _: &Context<'_>) -> Option<Effect> {
-        self.handle_key(action)
-    }
-
-    /// The line being typed, with a hint of what it takes.
-    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
-        draw::command_line(frame, area, self, screen);
     }
 }
 

@@ -8,9 +8,10 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::action::{Action, InputMode};
-use super::draw::Screen;
 use super::effect::Effect;
 use super::layout::Layout;
+use super::screen::Screen;
+use super::state::UiState;
 use super::table::Table;
 
 /// What a component may read of the app while it handles an action: nothing it could
@@ -44,4 +45,75 @@ pub trait Component {
     /// Draws the component into `area` of `frame`, from its own state and the frame's
     /// immutable [`Screen`]. Nothing here locks, awaits or reads a clock.
     fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>);
+}
+
+/// The component that takes the keys typed in `mode`; `None` for the main screen's (the
+/// table's and the app's own) and the detail's (the app holds it, with its fetches), and
+/// for a log mode with no log view.
+pub fn component_mut(state: &mut UiState, mode: InputMode) -> Option<&mut dyn Component> {
+    match mode {
+        InputMode::Filter => Some(&mut state.filter),
+        InputMode::Help => Some(&mut state.help),
+        InputMode::Indexes => Some(&mut state.browser),
+        InputMode::DeltaFilter => Some(&mut state.deltas),
+        InputMode::Command => Some(&mut state.command),
+        InputMode::Contexts => Some(&mut state.contexts),
+        InputMode::Logs | InputMode::LogSearch => {
+            state.logs.as_mut().map(|view| view as &mut dyn Component)
+        }
+        InputMode::Normal | InputMode::Detail => None,
+    }
+}
+
+/// The overlay drawn over the table in the mode in force, if the mode has one.
+pub fn overlay(state: &UiState) -> Option<&dyn Component> {
+    match state.mode {
+        InputMode::Help => Some(&state.help),
+        InputMode::Indexes => Some(&state.browser),
+        InputMode::Contexts => Some(&state.contexts),
+        InputMode::Normal
+        | InputMode::Filter
+        | InputMode::DeltaFilter
+        | InputMode::Detail
+        | InputMode::Command
+        | InputMode::Logs
+        | InputMode::LogSearch => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each typing mode's keys go to its own component, overlays are drawn for theirs only,
+    /// and a log mode with no log view has no component (the app closes it).
+    #[test]
+    fn each_mode_routes_to_its_component() {
+        let mut state = UiState::new(true);
+        for mode in [
+            InputMode::Filter,
+            InputMode::Help,
+            InputMode::Indexes,
+            InputMode::DeltaFilter,
+            InputMode::Command,
+            InputMode::Contexts,
+        ] {
+            assert!(component_mut(&mut state, mode).is_some(), "{mode:?}");
+        }
+        for mode in [
+            InputMode::Normal,
+            InputMode::Detail,
+            InputMode::Logs,
+            InputMode::LogSearch,
+        ] {
+            assert!(component_mut(&mut state, mode).is_none(), "{mode:?}");
+        }
+        assert!(overlay(&state).is_none());
+        for mode in [InputMode::Help, InputMode::Indexes, InputMode::Contexts] {
+            state.mode = mode;
+            assert!(overlay(&state).is_some(), "{mode:?}");
+        }
+        state.mode = InputMode::Filter;
+        assert!(overlay(&state).is_none());
+    }
 }

@@ -16,12 +16,7 @@ use kscope_informers::indexer::IndexerError;
 use kscope_informers::keys::Key;
 use kscope_informers::tap::TapEntry;
 
-use ratatui::Frame;
-use ratatui::layout::Rect;
-
-use super::action::{Action, InputMode};
-use super::component::{Component, Context};
-use super::draw::{self, Screen};
+use super::action::Action;
 use super::effect::Effect;
 use super::line::LineEdit;
 
@@ -611,24 +606,6 @@ impl DeltaPanel {
     pub fn clear_filter(&mut self) {
         self.filter.clear();
         self.cursor = DeltaCursor::default();
-    }
-}
-
-/// The panel takes the movement keys while focused, and the keys of its filter line while
-/// one is typed ([`InputMode::DeltaFilter`]).
-impl Component for DeltaPanel {
-    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
-        match ctx.mode {
-            InputMode::DeltaFilter => {
-                let table = ctx.table;
-                self.edit_filter(action, |name, value| table.index_keys(name, value))
-            }
-            _ => self.handle_key(action, ctx.layout.delta_rows()),
-        }
-    }
-
-    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
-        draw::panels::draw_deltas(frame, area, self, screen);
     }
 }
 

@@ -20,12 +20,7 @@ use kscope_informers::keys::split_meta_namespace_key;
 use kscope_informers::tap::{DiffUnavailable, HistorySpan, Tap, TapEntry, TapKind};
 use kscope_resources::Kind;
 
-use ratatui::Frame;
-use ratatui::layout::Rect;
-
 use super::action::Action;
-use super::component::{Component, Context};
-use super::draw::{self, Screen};
 use super::effect::Effect;
 
 /// Which object the detail shows.
@@ -393,25 +388,6 @@ fn step(position: usize, len: usize, page: usize, action: &Action) -> usize {
 /// The last first-line that still fills a page.
 fn scroll_end(lines: usize, page: usize) -> usize {
     lines.saturating_sub(page)
-}
-
-/// The open detail's keys and drawing; its [`DetailController`] follows the effects (a
-/// close, a refresh) with the fetches it owns.
-impl Component for Detail {
-    fn handle(&mut self, action: &Action, _: &Context<'_>) -> Option<Effect> {
-        self.apply(action)
-    }
-
-    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
-        draw::detail::draw(
-            frame,
-            area,
-            self,
-            &screen.state.keymap,
-            screen.now,
-            screen.color,
-        );
-    }
 }
 
 /// A finished fetch, sent back to the event loop.

@@ -5,17 +5,9 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use ratatui::Frame;
-use ratatui::layout::Rect;
-
 use kscope_informers::fifo::FifoKind;
 use kscope_informers::metrics::InformerMetricsSnapshot;
 use kscope_informers::workqueue::WorkqueueMetrics;
-
-use super::action::Action;
-use super::component::{Component, Context};
-use super::draw::{self, Screen};
-use super::effect::Effect;
 
 /// Seconds of workqueue history the sparklines show.
 pub const QUEUE_HISTORY: usize = 60;
@@ -137,18 +129,6 @@ impl QueuePanel {
     /// The newest rate, if two samples were taken.
     pub fn adds_per_second(&self) -> Option<f64> {
         self.samples.back().map(|s| s.adds_per_second)
-    }
-}
-
-/// Read-only: the panel has no keys of its own, so everything typed with it on screen is
-/// the main screen's.
-impl Component for QueuePanel {
-    fn handle(&mut self, _: &Action, _: &Context<'_>) -> Option<Effect> {
-        Some(Effect::Pass)
-    }
-
-    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
-        draw::panels::draw_queue(frame, area, self, screen);
     }
 }
 

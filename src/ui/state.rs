@@ -11,15 +11,10 @@ use kscope_index_views::definitions::Misfits;
 use kscope_index_views::query::{ParseError, Query};
 use kscope_index_views::registry::ValueCount;
 
-use ratatui::Frame;
-use ratatui::layout::Rect;
-
 use super::action::{Action, Focus, InputMode};
-use super::command::{self, CommandBar};
-use super::component::{Component, Context};
+use super::command::CommandBar;
 use super::contexts::ContextPicker;
 use super::deltas::DeltaPanel;
-use super::draw::{self, Screen};
 use super::effect::Effect;
 use super::line::LineEdit;
 use super::logs::view::LogView;
@@ -151,46 +146,6 @@ impl Help {
     }
 }
 
-impl Component for FilterBar {
-    fn handle(&mut self, action: &Action, _: &Context<'_>) -> Option<Effect> {
-        self.handle_key(action)
-    }
-
-    /// The filter as typed (or as kept), and whether it parses.
-    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
-        draw::filter_line(frame, area, self, screen);
-    }
-}
-
-impl Component for IndexBrowser {
-    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
-        self.handle_key(action, ctx.table_page())
-    }
-
-    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
-        draw::indexes::draw(frame, area, self, screen.theme());
-    }
-}
-
-impl Component for Help {
-    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
-        self.handle_key(action, ctx.table_page())
-    }
-
-    /// Over the whole frame, header included: the keys need the room.
-    fn draw(&self, frame: &mut Frame, _: Rect, screen: &Screen<'_>) {
-        let state = screen.state;
-        draw::help::draw(
-            frame,
-            frame.area(),
-            &state.keymap,
-            &command::listed(&state.command.discovery),
-            self.scroll,
-            screen.theme(),
-        );
-    }
-}
-
 /// Everything the person changed, apart from the rows themselves.
 #[derive(Debug, Clone)]
 pub struct UiState {
@@ -229,41 +184,6 @@ impl UiState {
             help: Help::default(),
             logs: None,
             contexts: ContextPicker::default(),
-        }
-    }
-}
-
-impl UiState {
-    /// The component that takes the keys typed in `mode`; `None` for the main screen's
-    /// (the table's and the app's own) and the detail's (the app holds it, with its fetches).
-    pub fn component_mut(&mut self, mode: InputMode) -> Option<&mut dyn Component> {
-        match mode {
-            InputMode::Filter => Some(&mut self.filter),
-            InputMode::Help => Some(&mut self.help),
-            InputMode::Indexes => Some(&mut self.browser),
-            InputMode::DeltaFilter => Some(&mut self.deltas),
-            InputMode::Command => Some(&mut self.command),
-            InputMode::Contexts => Some(&mut self.contexts),
-            InputMode::Logs | InputMode::LogSearch => {
-                self.logs.as_mut().map(|view| view as &mut dyn Component)
-            }
-            InputMode::Normal | InputMode::Detail => None,
-        }
-    }
-
-    /// The overlay drawn over the table in the mode in force, if the mode has one.
-    pub fn overlay(&self) -> Option<&dyn Component> {
-        match self.mode {
-            InputMode::Help => Some(&self.help),
-            InputMode::Indexes => Some(&self.browser),
-            InputMode::Contexts => Some(&self.contexts),
-            InputMode::Normal
-            | InputMode::Filter
-            | InputMode::DeltaFilter
-            | InputMode::Detail
-            | InputMode::Command
-            | InputMode::Logs
-            | InputMode::LogSearch => None,
         }
     }
 }
@@ -353,38 +273,6 @@ mod tests {
         );
         assert_eq!(help.scroll, 0);
         assert_eq!(help.handle_key(&Action::Quit, 10), Some(Effect::Pass));
-    }
-
-    /// Each typing mode's keys go to its own component, overlays are drawn for theirs only,
-    /// and a log mode with no log view has no component (the app closes it).
-    #[test]
-    fn each_mode_routes_to_its_component() {
-        let mut state = UiState::new(true);
-        for mode in [
-            InputMode::Filter,
-            InputMode::Help,
-            InputMode::Indexes,
-            InputMode::DeltaFilter,
-            InputMode::Command,
-            InputMode::Contexts,
-        ] {
-            assert!(state.component_mut(mode).is_some(), "{mode:?}");
-        }
-        for mode in [
-            InputMode::Normal,
-            InputMode::Detail,
-            InputMode::Logs,
-            InputMode::LogSearch,
-        ] {
-            assert!(state.component_mut(mode).is_none(), "{mode:?}");
-        }
-        assert!(state.overlay().is_none());
-        for mode in [InputMode::Help, InputMode::Indexes, InputMode::Contexts] {
-            state.mode = mode;
-            assert!(state.overlay().is_some(), "{mode:?}");
-        }
-        state.mode = InputMode::Filter;
-        assert!(state.overlay().is_none());
     }
 
     #[test]

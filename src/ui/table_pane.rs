@@ -6,12 +6,7 @@ use kscope_index_views::live::{SortSpec, ViewColumn, Window};
 use kscope_informers::keys::Key;
 use kscope_resources::Timestamp;
 
-use ratatui::Frame;
-use ratatui::layout::Rect;
-
 use super::action::Action;
-use super::component::{Component, Context};
-use super::draw::{self, Screen};
 use super::effect::Effect;
 use super::layout::Scroll;
 use super::table::Table;
@@ -133,15 +128,5 @@ impl TablePane {
             self.reselect = None;
         }
         table.capture(&mut self.scroll, height, now)
-    }
-}
-
-impl Component for TablePane {
-    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
-        self.handle_key(action, ctx.table, ctx.table_page(), ctx.with_namespace)
-    }
-
-    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
-        draw::table::draw(frame, area, self, screen);
     }
 }

@@ -16,7 +16,7 @@ use kscope_index_views::definitions::{IndexDefinition, IndexSource, Misfits};
 use kscope_index_views::live::SortSpec;
 use kscope_informers::compare::merge_handoffs;
 use kscope_informers::fifo::{FifoKind, Handoff};
-use kscope_informers::keys::Key;
+use kscope_informers::keys::{Key, split_meta_namespace_key};
 use kscope_informers::lister_watcher::ListWatchError;
 use kscope_informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
 use kscope_informers::tap::TapEntry;
@@ -25,11 +25,12 @@ use kscope_resources::Kind;
 use super::action::InputMode;
 use super::deltas::{DELTA_CAPACITY, DeltaLine, SideBySide};
 use super::detail::DetailController;
-use super::draw::Header;
 use super::effect::Follow;
 use super::favourites::Favourites;
 use super::mixed_table::{MixedTable, describe_members};
-use super::nav::{Category, HISTORY, ViewSpec};
+use super::nav::{self, Category, HISTORY, ViewSpec};
+use super::screen::Header;
+use super::selectors::{Selected, SelectorFetcher};
 use super::state::{IndexBrowser, UiState};
 use super::table::{Table, TableStarter};
 
@@ -86,10 +87,20 @@ pub struct Surface {
     pub favourites: Favourites,
 }
 
+impl Surface {
+    /// Opens the detail of `key` of `kind`: YAML fetched now, and its history.
+    pub(crate) fn open_detail(&mut self, kind: Kind, key: &Key) {
+        self.detail.open(kind, key);
+        self.state.mode = InputMode::Detail;
+    }
+}
+
 /// The table on screen and every other table the session keeps.
 pub struct Tables {
     pub(crate) starter: TableStarter,
     pub(crate) table: Box<dyn Table>,
+    /// Services' selectors, fetched for Enter on a Service.
+    pub(crate) selectors: SelectorFetcher,
     /// Tables switched away from, oldest first, with what they show, kept running (informer,
     /// indexes, views), so that going back to one, or drilling down into a kind already
     /// listed, shows it at once instead of listing again: 150,000 pods take seconds to list.
@@ -161,6 +172,7 @@ impl Tables {
     pub(crate) fn new(starter: TableStarter, view: ViewSpec) -> Result<Self, super::UiError> {
         let table = starter.start(&view.kind, &view.scope, SortSpec::default())?;
         Ok(Self {
+            selectors: SelectorFetcher::new(starter.cluster().client.clone()),
             starter,
             table,
             parked: Vec::new(),
@@ -850,6 +862,7 @@ impl Tables {
             .collect();
         // The old cluster's informers stop off the loop.
         tokio::spawn(futures::future::join_all(stopping));
+        self.selectors = SelectorFetcher::new(starter.cluster().client.clone());
         self.starter = starter;
         ui.detail = detail;
         self.history.clear();
@@ -861,5 +874,124 @@ impl Tables {
             Some(found) => self.show_category(ui, found, to.scope, false),
             None => follow,
         })
+    }
+
+    /// What the table shows now, with the filter as currently typed.
+    pub(crate) fn current(&self, ui: &Surface) -> ViewSpec {
+        ViewSpec {
+            filter: ui.state.filter.input.clone(),
+            ..self.view.clone()
+        }
+    }
+
+    /// Enter: the selected row's contents (a namespace or node's pods, a deployment's
+    /// replicasets...), or its detail when it holds nothing to open.
+    /// In a category's table, Enter does what it does in the row's own kind's table.
+    pub(crate) fn drill_down(&mut self, ui: &mut Surface) -> Vec<Follow> {
+        let Some((kind, key)) = self.table.selected_object() else {
+            return Vec::new();
+        };
+        // The view Enter leads from: the row's kind's, without the category's filter.
+        let from = match &self.category {
+            Some(_) => ViewSpec::new(kind.clone(), self.view.scope.clone()),
+            None => self.current(ui),
+        };
+        let discovery = self.starter.catalog().current();
+        if let Some(to) = nav::crd_resources(&from, &key, &discovery) {
+            return self.switch(ui, to, true);
+        }
+        if (kind.group(), kind.plural()) == ("", "services") {
+            let (namespace, name) = split_meta_namespace_key(&key);
+            if let Some(namespace) = namespace {
+                ui.state.command.error =
+                    Some(format!("reading service {namespace}/{name}'s selector…"));
+                self.selectors.fetch(kind, namespace.into(), name.into());
+                return Vec::new();
+            }
+        }
+        match nav::drill_down(&from, &key, self.starter.indexes(), &discovery) {
+            Ok(Some(to)) => self.switch(ui, to, true),
+            Ok(None) => {
+                ui.open_detail(kind, &key);
+                Vec::new()
+            }
+            Err(err) => {
+                ui.state.command.error = Some(err.to_string());
+                Vec::new()
+            }
+        }
+    }
+
+    /// `J`: the selected object's controller (its owner reference marked controller),
+    /// selected in its kind's table in the object's namespace; Esc comes back.
+    pub(crate) fn jump_to_owner(&mut self, ui: &mut Surface) -> Vec<Follow> {
+        let (Some(row), Some((_, key))) = (self.table.selected(), self.table.selected_object())
+        else {
+            return Vec::new();
+        };
+        let Some(owner) = self.table.controller_owner(&row) else {
+            ui.state.command.error = Some(format!("{key} has no controller"));
+            return Vec::new();
+        };
+        let Some((kind, name)) = owner.split_once('/') else {
+            return Vec::new();
+        };
+        let discovery = self.starter.catalog().current();
+        let Ok(kind) = discovery.resolve(kind) else {
+            ui.state.command.error = Some(format!(
+                "{key} is controlled by {owner}, a kind the server does not serve"
+            ));
+            return Vec::new();
+        };
+        let (namespace, _) = split_meta_namespace_key(&key);
+        let (scope, owner_key) = match namespace {
+            Some(ns) if kind.namespaced() => {
+                (NamespaceScope::One(ns.to_string()), format!("{ns}/{name}"))
+            }
+            _ => (self.view.scope.clone(), name.to_string()),
+        };
+        let follow = self.switch(ui, ViewSpec::new(kind, scope), true);
+        ui.state.table.reselect(Some(Key::from(owner_key)));
+        follow
+    }
+
+    /// A Service's selector arrived: its pods, through label indexes (added, and backfilled,
+    /// for labels none reads); or why it selects none.
+    pub(crate) fn finish_selector(&mut self, ui: &mut Surface, selected: Selected) -> Vec<Follow> {
+        let Some(selected) = self.selectors.finish(selected) else {
+            return Vec::new();
+        };
+        let service = format!("service {}/{}", selected.namespace, selected.name);
+        let selector = match selected.result {
+            Ok(selector) => selector,
+            Err(err) => {
+                ui.state.command.error = Some(format!("{service}: {err}"));
+                return Vec::new();
+            }
+        };
+        let discovery = self.starter.catalog().current();
+        let (to, added) = nav::selected_pods(
+            &selected.namespace,
+            &selector,
+            self.starter.indexes(),
+            &discovery,
+        );
+        ui.state.command.error = None;
+        let mut follow = Vec::new();
+        for definition in added {
+            follow.extend(self.add_index(ui, definition));
+        }
+        let filter = to.filter.clone();
+        follow.extend(self.switch(ui, to, true));
+        if ui
+            .state
+            .command
+            .error
+            .as_deref()
+            .is_none_or(|e| e.starts_with(":index"))
+        {
+            ui.state.command.error = Some(format!("pods {service} selects: {filter}"));
+        }
+        follow
     }
 }

@@ -5,8 +5,11 @@ use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use super::Theme;
+use crate::action::Action;
+use crate::component::{Component, Context};
 use crate::contexts::ContextPicker;
+use crate::effect::Effect;
+use crate::screen::{Screen, Theme};
 
 pub fn draw(frame: &mut Frame, area: Rect, picker: &ContextPicker, theme: Theme) {
     let [popup] = Layout::horizontal([Constraint::Length(area.width.min(64))])
@@ -41,4 +44,14 @@ pub fn draw(frame: &mut Frame, area: Rect, picker: &ContextPicker, theme: Theme)
         Paragraph::new(lines).block(Block::bordered().title(title)),
         popup,
     );
+}
+
+impl Component for ContextPicker {
+    fn handle(&mut self, action: &Action, _: &Context<'_>) -> Option<Effect> {
+        self.handle_key(action)
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        draw(frame, area, self, screen.theme());
+    }
 }

@@ -10,9 +10,11 @@ use ratatui::style::Color;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::Theme;
 use crate::action::Action;
+use crate::component::{Component, Context};
 use crate::detail::{Detail, DetailTab, DiffScreen, FetchState};
+use crate::effect::Effect;
+use crate::screen::{Screen, Theme};
 use kscope_config::keys::{Keymap, Section};
 use kscope_index_views::detail::{DiffSign, age};
 use kscope_informers::tap::HistorySpan;
@@ -382,4 +384,23 @@ fn draw_help(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: Theme) {
         Paragraph::new(lines).block(Block::bordered().title(" detail keys (Esc closes) ")),
         popup,
     );
+}
+
+/// The open detail's keys and drawing; its [`DetailController`] follows the effects (a
+/// close, a refresh) with the fetches it owns.
+impl Component for Detail {
+    fn handle(&mut self, action: &Action, _: &Context<'_>) -> Option<Effect> {
+        self.apply(action)
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        draw(
+            frame,
+            area,
+            self,
+            &screen.state.keymap,
+            screen.now,
+            screen.color,
+        );
+    }
 }

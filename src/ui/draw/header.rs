@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{Screen, Theme};
+use crate::screen::{Screen, Theme};
 use kscope_resources::Timestamp;
 
 pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {

@@ -8,8 +8,12 @@ use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use super::Theme;
 use crate::action::Action;
+use crate::command;
+use crate::component::{Component, Context};
+use crate::effect::Effect;
+use crate::screen::{Screen, Theme};
+use crate::state::Help;
 use kscope_config::keys::{ACTIONS, Keymap, Section};
 
 /// The keys every input line shares, listed once.
@@ -238,6 +242,25 @@ fn centred(area: Rect, width: u16, height: u16) -> Rect {
         .flex(Flex::Center)
         .areas(row);
     popup
+}
+
+impl Component for Help {
+    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
+        self.handle_key(action, ctx.table_page())
+    }
+
+    /// Over the whole frame, header included: the keys need the room.
+    fn draw(&self, frame: &mut Frame, _: Rect, screen: &Screen<'_>) {
+        let state = screen.state;
+        draw(
+            frame,
+            frame.area(),
+            &state.keymap,
+            &command::listed(&state.command.discovery),
+            self.scroll,
+            screen.theme(),
+        );
+    }
 }
 
 #[cfg(test)]

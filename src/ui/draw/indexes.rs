@@ -5,7 +5,10 @@ use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use super::Theme;
+use crate::action::Action;
+use crate::component::{Component, Context};
+use crate::effect::Effect;
+use crate::screen::{Screen, Theme};
 use crate::state::IndexBrowser;
 
 pub fn draw(frame: &mut Frame, area: Rect, browser: &IndexBrowser, theme: Theme) {
@@ -47,4 +50,14 @@ pub fn draw(frame: &mut Frame, area: Rect, browser: &IndexBrowser, theme: Theme)
     }
     frame.render_widget(Clear, popup);
     frame.render_widget(Paragraph::new(lines).block(block), popup);
+}
+
+impl Component for IndexBrowser {
+    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
+        self.handle_key(action, ctx.table_page())
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        draw(frame, area, self, screen.theme());
+    }
 }

@@ -9,8 +9,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 use unicode_width::UnicodeWidthChar;
 
-use super::{Theme, typed_spans};
+use super::text::typed_spans;
+use crate::action::InputMode;
+use crate::component::{Component, Context};
+use crate::effect::Effect;
 use crate::logs::view::{LogView, SourceState};
+use crate::screen::{Screen, Theme};
 use kscope_config::keys::{Action, Keymap, Section};
 
 /// Source colours, in turn; standard ANSI colours, readable on dark and light themes.
@@ -306,4 +310,26 @@ fn fit(spans: Vec<(String, Style)>, width: usize, wrap: bool, theme: Theme) -> V
     }
     rows.push(Line::from(row));
     rows
+}
+
+/// The log view and its search bar ([`InputMode::LogSearch`]).
+impl Component for LogView {
+    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
+        match ctx.mode {
+            InputMode::LogSearch => self.handle_search(action),
+            _ => self.handle_key(action),
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        let typing = screen.state.mode == InputMode::LogSearch;
+        draw(
+            frame,
+            area,
+            self,
+            &screen.state.keymap,
+            typing,
+            screen.theme(),
+        );
+    }
 }

@@ -6,11 +6,13 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Sparkline};
 
-use super::{Screen, Theme, seconds};
-use crate::action::Focus;
-use crate::component::Component;
+use super::text::seconds;
+use crate::action::{Action, Focus, InputMode};
+use crate::component::{Component, Context};
 use crate::deltas::{DeltaClass, DeltaLine, DeltaPanel, HandoffLine, SideBySide};
+use crate::effect::Effect;
 use crate::queue::QueuePanel;
+use crate::screen::{Screen, Theme};
 use kscope_resources::Timestamp;
 
 /// The workqueue box takes this share of the width, within these bounds: wide enough for
@@ -269,5 +271,35 @@ fn draw_sparklines(frame: &mut Frame, area: Rect, panel: &QueuePanel, theme: The
                 .style(theme.spark()),
             chart,
         );
+    }
+}
+
+/// The panel takes the movement keys while focused, and the keys of its filter line while
+/// one is typed ([`InputMode::DeltaFilter`]).
+impl Component for DeltaPanel {
+    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
+        match ctx.mode {
+            InputMode::DeltaFilter => {
+                let table = ctx.table;
+                self.edit_filter(action, |name, value| table.index_keys(name, value))
+            }
+            _ => self.handle_key(action, ctx.layout.delta_rows()),
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        draw_deltas(frame, area, self, screen);
+    }
+}
+
+/// Read-only: the panel has no keys of its own, so everything typed with it on screen is
+/// the main screen's.
+impl Component for QueuePanel {
+    fn handle(&mut self, _: &Action, _: &Context<'_>) -> Option<Effect> {
+        Some(Effect::Pass)
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        draw_queue(frame, area, self, screen);
     }
 }

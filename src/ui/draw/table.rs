@@ -6,7 +6,10 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 
-use super::{Screen, Theme};
+use crate::action::Action;
+use crate::component::{Component, Context};
+use crate::effect::Effect;
+use crate::screen::{Screen, Theme};
 use crate::table_pane::{TablePane, shown};
 use kscope_index_views::columns::RowHealth;
 use kscope_index_views::live::ViewColumn;
@@ -189,6 +192,16 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &TablePane, screen: &Screen) {
             Paragraph::new(empty_message(screen, theme)).wrap(Wrap { trim: true }),
             body,
         );
+    }
+}
+
+impl Component for TablePane {
+    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
+        self.handle_key(action, ctx.table, ctx.table_page(), ctx.with_namespace)
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        draw(frame, area, self, screen);
     }
 }
 

@@ -10,12 +10,7 @@ use unicode_width::UnicodeWidthStr;
 use kscope_client::logs::LogLine;
 pub use kscope_config::keys::LogRange;
 
-use ratatui::Frame;
-use ratatui::layout::Rect;
-
 use super::super::action::{Action, InputMode};
-use super::super::component::{Component, Context};
-use super::super::draw::{self, Screen};
 use super::super::effect::Effect;
 use super::super::line::LineEdit;
 use super::matcher::Matcher;
@@ -487,28 +482,6 @@ impl LogView {
             }
         }
         text
-    }
-}
-
-/// The log view and its search bar ([`InputMode::LogSearch`]).
-impl Component for LogView {
-    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
-        match ctx.mode {
-            InputMode::LogSearch => self.handle_search(action),
-            _ => self.handle_key(action),
-        }
-    }
-
-    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
-        let typing = screen.state.mode == InputMode::LogSearch;
-        draw::logs::draw(
-            frame,
-            area,
-            self,
-            &screen.state.keymap,
-            typing,
-            screen.theme(),
-        );
     }
 }
 
