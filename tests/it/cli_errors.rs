@@ -44,7 +44,7 @@ fn assert_one_line_error(out: &Output, expected: &str) {
 #[tokio::test]
 async fn unreachable_server() {
     let dir = temp_dir("unreachable");
-    let kubeconfig = plain_kubeconfig(&dir, "http://127.0.0.1:9", "t");
+    let kubeconfig = plain_kubeconfig(&dir, &cli::closed_server(), "t");
     let out = kscope(&dir, &["get", "pods", "-A", "--kubeconfig", &kubeconfig]).await;
     assert_one_line_error(&out, "cannot reach the API server");
 }
@@ -80,7 +80,7 @@ async fn kubeconfig_that_does_not_parse_and_missing_context() {
     .await;
     assert_one_line_error(&out, &format!("kubeconfig {}", path.display()));
 
-    let kubeconfig = plain_kubeconfig(&dir, "http://127.0.0.1:9", "t");
+    let kubeconfig = plain_kubeconfig(&dir, &cli::closed_server(), "t");
     let out = kscope(
         &dir,
         &[
@@ -439,10 +439,13 @@ async fn redirect_and_no_current_context() {
     let path = dir.join("no-current");
     std::fs::write(
         &path,
-        "apiVersion: v1\nkind: Config\n\
-         clusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:9\n\
-         users:\n- name: u\n  user:\n    token: t\n\
-         contexts:\n- name: dev\n  context:\n    cluster: c\n    user: u\n",
+        format!(
+            "apiVersion: v1\nkind: Config\n\
+             clusters:\n- name: c\n  cluster:\n    server: {}\n\
+             users:\n- name: u\n  user:\n    token: t\n\
+             contexts:\n- name: dev\n  context:\n    cluster: c\n    user: u\n",
+            cli::closed_server()
+        ),
     )
     .expect("write kubeconfig");
     let out = kscope(

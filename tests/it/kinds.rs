@@ -22,7 +22,7 @@ use kscope_ui::detail::DetailController;
 use kscope_ui::nav::ViewSpec;
 use kscope_ui::table::TableStarter;
 
-use crate::common::cli::kscope;
+use crate::common::cli::{kscope, Streaming};
 use crate::common::kubectl::Kubectl;
 use crate::sim_crds::GADGET_CRD;
 use crate::tui_keys::run_command;
@@ -589,22 +589,25 @@ async fn deltas_stream_a_custom_resources_changes() {
     let (ns, widget) = name.split_once('/').expect("namespace/name");
     let kubeconfig = kubeconfig(&fx);
     let dir = fx.dir.clone();
-    let run = tokio::spawn(async move {
-        kscope(
-            &dir,
-            &[
-                "deltas",
-                "widgets.example.com",
-                "-A",
-                "--kubeconfig",
-                &kubeconfig,
-                "--for",
-                "6s",
-            ],
-        )
-        .await
-    });
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Ended by SIGINT once both patches are seen; `--for` only ends a run the test gave up on.
+    let mut run = Streaming::start(
+        &dir,
+        &[
+            "deltas",
+            "widgets.example.com",
+            "-A",
+            "--kubeconfig",
+            &kubeconfig,
+            "--for",
+            "120s",
+        ],
+    );
+    // Once the widget's initial state is printed, its informer follows every change.
+    let key = name.clone();
+    run.wait_line("the widget's initial state", |line| {
+        serde_json::from_str::<serde_json::Value>(line).is_ok_and(|l| l["key"] == key.as_str())
+    })
+    .await;
     // The paths a MODIFIED changed are those since the previous MODIFIED: patch twice.
     for value in ["one", "two"] {
         let patch = format!(r#"{{"metadata":{{"labels":{{"patched":"{value}"}}}}}}"#);
@@ -619,16 +622,20 @@ async fn deltas_stream_a_custom_resources_changes() {
             &patch,
         ];
         fx.ok(&args).await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        // Each patch is its own MODIFIED: the next is made once this one is printed.
+        let key = name.clone();
+        run.wait_line("the patch's MODIFIED", move |line| {
+            serde_json::from_str::<serde_json::Value>(line).is_ok_and(|l| {
+                l["source"] == "watch" && l["type"] == "MODIFIED" && l["key"] == key.as_str()
+            })
+        })
+        .await;
     }
-    let out = run.await.expect("join");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
+    run.interrupt();
+    let (status, lines, stderr) = run.finish().await;
+    assert!(status.success(), "{stderr}");
+    let lines: Vec<serde_json::Value> = lines
+        .iter()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
     let modified: Vec<&serde_json::Value> = lines
