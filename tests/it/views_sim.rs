@@ -188,7 +188,10 @@ async fn label_indexes_and_live_view_equal_kubectl_under_churn_and_relists() {
     // Ends the open watch (as after an etcd restore); new ones fail with 410.
     let expired = informer.metrics().snapshot().expired;
     sim.restart_epoch();
-    wait_metrics(&informer, "a 410 after the restart", |m| m.expired > expired).await;
+    wait_metrics(&informer, "a 410 after the restart", |m| {
+        m.expired > expired
+    })
+    .await;
     for key in &members[3..5] {
         let (ns, name) = split(key);
         kubectl

@@ -19,15 +19,21 @@ pub fn temp_dir(name: &str) -> PathBuf {
 /// Runs `kscope ARGS` with its log under `dir`, kscope's own debug lines included (so that a
 /// test can read what was logged), and no KUBECONFIG from the environment.
 pub async fn kscope(dir: &Path, args: &[&str]) -> Output {
+    let mut run = command(dir, args);
+    tokio::task::spawn_blocking(move || run.output().expect("kscope runs"))
+        .await
+        .expect("join")
+}
+
+/// `kscope ARGS` as [`kscope`] and [`Streaming`] run it.
+fn command(dir: &Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_kscope"));
     command
         .args(args)
         .env("XDG_STATE_HOME", dir.join("state"))
         .env("KSCOPE_LOG", "kscope=debug")
         .env_remove("KUBECONFIG");
-    tokio::task::spawn_blocking(move || command.output().expect("kscope runs"))
-        .await
-        .expect("join")
+    command
 }
 
 /// `http://127.0.0.1:PORT` where nothing listens: a port the system gave a listener that was
@@ -50,11 +56,7 @@ pub struct Streaming {
 impl Streaming {
     /// Starts `kscope ARGS` as [`kscope`] runs it.
     pub fn start(dir: &Path, args: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kscope"))
-            .args(args)
-            .env("XDG_STATE_HOME", dir.join("state"))
-            .env("KSCOPE_LOG", "kscope=debug")
-            .env_remove("KUBECONFIG")
+        let mut child = command(dir, args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -91,7 +93,11 @@ impl Streaming {
         assert!(
             found == Ok(true),
             "{what}: not printed ({}); printed:\n{}",
-            if found.is_err() { "timed out" } else { "kscope exited" },
+            if found.is_err() {
+                "timed out"
+            } else {
+                "kscope exited"
+            },
             self.seen.join("\n")
         );
     }
@@ -103,7 +109,12 @@ impl Streaming {
         let pid = libc::pid_t::try_from(self.child.id()).expect("a pid fits pid_t");
         // SAFETY: kill(2) reads no memory; the pid is this run's own child, not yet waited on.
         let sent = unsafe { libc::kill(pid, libc::SIGINT) };
-        assert_eq!(sent, 0, "SIGINT to kscope: {}", std::io::Error::last_os_error());
+        assert_eq!(
+            sent,
+            0,
+            "SIGINT to kscope: {}",
+            std::io::Error::last_os_error()
+        );
     }
 
     /// Waits for the run to end; its exit status, every line it printed, and its stderr.
