@@ -320,6 +320,10 @@ async fn print_entries<T: KubeResource>(
     tokio::pin!(synced);
     let mut sync_pending = true;
     let started = std::time::Instant::now();
+    // One listener for the whole run: a new one each turn would miss a SIGINT that arrives
+    // while a line is being written.
+    let interrupted = tokio::signal::ctrl_c();
+    tokio::pin!(interrupted);
     loop {
         tokio::select! {
             result = &mut synced, if sync_pending => {
@@ -354,7 +358,7 @@ async fn print_entries<T: KubeResource>(
                 Err(RecvError::Closed) => break,
             },
             () = &mut deadline => break,
-            _ = tokio::signal::ctrl_c() => break,
+            _ = &mut interrupted => break,
         }
     }
     out.flush()?;

@@ -9,6 +9,7 @@ use std::process::Output;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::common::pod::pod;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::Query;
@@ -44,7 +45,7 @@ fn assert_one_line_error(out: &Output, expected: &str) {
 #[tokio::test]
 async fn unreachable_server() {
     let dir = temp_dir("unreachable");
-    let kubeconfig = plain_kubeconfig(&dir, "http://127.0.0.1:9", "t");
+    let kubeconfig = plain_kubeconfig(&dir, &cli::closed_server(), "t");
     let out = kscope(&dir, &["get", "pods", "-A", "--kubeconfig", &kubeconfig]).await;
     assert_one_line_error(&out, "cannot reach the API server");
 }
@@ -80,7 +81,7 @@ async fn kubeconfig_that_does_not_parse_and_missing_context() {
     .await;
     assert_one_line_error(&out, &format!("kubeconfig {}", path.display()));
 
-    let kubeconfig = plain_kubeconfig(&dir, "http://127.0.0.1:9", "t");
+    let kubeconfig = plain_kubeconfig(&dir, &cli::closed_server(), "t");
     let out = kscope(
         &dir,
         &[
@@ -158,12 +159,6 @@ async fn wrong_token_is_unauthorized_and_secret_stays_secret() {
 
 const FORBIDDEN: &str = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods is forbidden: User \"system:serviceaccount:default:viewer\" cannot list resource \"pods\" in API group \"\" at the cluster scope","reason":"Forbidden","details":{"kind":"pods"},"code":403}"#;
 
-fn pod(name: &str, rv: u32) -> String {
-    format!(
-        r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","namespace":"web","uid":"u-{name}","resourceVersion":"{rv}"}},"spec":{{"nodeName":"n1","containers":[{{"name":"c","image":"nginx"}}]}},"status":{{"phase":"Running"}}}}"#
-    )
-}
-
 /// A server that refuses pods and mangles nodes: one bad item in the list, one bad line in
 /// the watch, between good ones.
 async fn misbehaving_server() -> SocketAddr {
@@ -184,15 +179,15 @@ async fn misbehaving_server() -> SocketAddr {
             if query.get("watch").map(String::as_str) == Some("true") {
                 let lines = if lists.load(Ordering::SeqCst) == 1 {
                     vec![
-                        format!(r#"{{"type":"ADDED","object":{}}}"#, pod("c", 11)),
+                        format!(r#"{{"type":"ADDED","object":{}}}"#, pod("web", "c").rv(11).wire()),
                         r#"{"type":"DELETED","object":{"metadata":{"name":["b"],"namespace":"web"}}}"#
                             .to_string(),
-                        format!(r#"{{"type":"MODIFIED","object":{}}}"#, pod("a", 13)),
+                        format!(r#"{{"type":"MODIFIED","object":{}}}"#, pod("web", "a").rv(13).wire()),
                     ]
                 } else {
                     vec![format!(
                         r#"{{"type":"MODIFIED","object":{}}}"#,
-                        pod("a", 13)
+                        pod("web", "a").rv(13).wire()
                     )]
                 };
                 let body = lines.join("\n") + "\n";
@@ -207,18 +202,18 @@ async fn misbehaving_server() -> SocketAddr {
                 let (items, rv) = if lists.fetch_add(1, Ordering::SeqCst) == 0 {
                     (
                         vec![
-                            pod("a", 5),
+                            pod("web", "a").rv(5).wire(),
                             r#"{"metadata":{"name":7}}"#.to_string(),
-                            pod("b", 6),
+                            pod("web", "b").rv(6).wire(),
                         ],
                         10,
                     )
                 } else {
                     (
                         vec![
-                            pod("a", 5),
+                            pod("web", "a").rv(5).wire(),
                             r#"{"metadata":{"name":7}}"#.to_string(),
-                            pod("c", 11),
+                            pod("web", "c").rv(11).wire(),
                         ],
                         12,
                     )
@@ -439,10 +434,13 @@ async fn redirect_and_no_current_context() {
     let path = dir.join("no-current");
     std::fs::write(
         &path,
-        "apiVersion: v1\nkind: Config\n\
-         clusters:\n- name: c\n  cluster:\n    server: http://127.0.0.1:9\n\
-         users:\n- name: u\n  user:\n    token: t\n\
-         contexts:\n- name: dev\n  context:\n    cluster: c\n    user: u\n",
+        format!(
+            "apiVersion: v1\nkind: Config\n\
+             clusters:\n- name: c\n  cluster:\n    server: {}\n\
+             users:\n- name: u\n  user:\n    token: t\n\
+             contexts:\n- name: dev\n  context:\n    cluster: c\n    user: u\n",
+            cli::closed_server()
+        ),
     )
     .expect("write kubeconfig");
     let out = kscope(

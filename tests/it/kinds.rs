@@ -11,19 +11,16 @@ use std::time::{Duration, Instant};
 use kscope_client::cluster::{Cluster, NamespaceScope};
 use kscope_client::discovery::{Catalog, Discovery};
 use kscope_client::lister_watcher::KubeListerWatcher;
-use kscope_config::Config;
-use kscope_index_views::live::Window;
 use kscope_informers::lister_watcher::{ListParams, ListerWatcher};
 use kscope_resources::{GenericObject, Kind};
 use kscope_sim::{Faults, Sim, SimConfig};
 use kscope_ui::action::Action;
 use kscope_ui::app::App;
-use kscope_ui::detail::DetailController;
 use kscope_ui::nav::ViewSpec;
-use kscope_ui::table::TableStarter;
 
-use crate::common::cli::kscope;
+use crate::common::cli::{Streaming, kscope};
 use crate::common::kubectl::Kubectl;
+use crate::common::tui::{AppStart, wait_rows};
 use crate::sim_crds::GADGET_CRD;
 use crate::tui_keys::run_command;
 
@@ -209,32 +206,6 @@ async fn discovery_finds_every_resource_the_sim_serves() {
     sim.shutdown().await;
 }
 
-fn start_app(cluster: Cluster, catalog: Catalog, view: ViewSpec) -> App {
-    let indexes = Config::built_in().expect("built-in config").indexes;
-    let detail = DetailController::new(cluster.client.clone(), None);
-    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(catalog);
-    App::new(starter, view, false, detail).expect("app")
-}
-
-/// Waits (bounded) until `ok` holds of the rows on screen, the header kept current.
-async fn wait_rows(app: &mut App, what: &str, ok: impl Fn(&App, &Window) -> bool) -> Window {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let status = app.table().status().borrow().clone();
-        app.update_sync(&status);
-        let window = app.window(50);
-        if ok(app, &window) {
-            return window;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}: {:?} {window:?}",
-            app.header()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 fn screen(app: &mut App) -> String {
     let mut terminal =
         ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 24)).expect("terminal");
@@ -252,7 +223,9 @@ async fn the_tui_lists_any_kind_and_follows_crds_as_they_come_and_go() {
     let (catalog, _watch, error) = Catalog::keep_current(&cluster).await;
     assert!(error.is_none(), "{error:?}");
     let pods = ViewSpec::new(kscope_resources::ResourceKind::Pods, NamespaceScope::All);
-    let mut app = start_app(cluster, catalog.clone(), pods);
+    let mut app = AppStart::new(cluster, pods)
+        .catalog(catalog.clone())
+        .start();
     wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
 
     // Services and widgets, by their kubectl names, with the server's columns.
@@ -413,7 +386,7 @@ async fn a_kind_the_user_may_not_list_says_so_and_the_others_keep_working() {
         .expect("cluster");
     let catalog = Catalog::new(Discovery::run(&cluster.client).await.expect("discovers"));
     let pods = ViewSpec::new(kscope_resources::ResourceKind::Pods, NamespaceScope::All);
-    let mut app = start_app(cluster, catalog, pods);
+    let mut app = AppStart::new(cluster, pods).catalog(catalog).start();
     wait_rows(&mut app, "pods", |_, w| w.total == 20).await;
     run_command(&mut app, "cm");
     wait_rows(&mut app, "a 403", |app, _| {
@@ -589,22 +562,25 @@ async fn deltas_stream_a_custom_resources_changes() {
     let (ns, widget) = name.split_once('/').expect("namespace/name");
     let kubeconfig = kubeconfig(&fx);
     let dir = fx.dir.clone();
-    let run = tokio::spawn(async move {
-        kscope(
-            &dir,
-            &[
-                "deltas",
-                "widgets.example.com",
-                "-A",
-                "--kubeconfig",
-                &kubeconfig,
-                "--for",
-                "6s",
-            ],
-        )
-        .await
-    });
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Ended by SIGINT once both patches are seen; `--for` only ends a run the test gave up on.
+    let mut run = Streaming::start(
+        &dir,
+        &[
+            "deltas",
+            "widgets.example.com",
+            "-A",
+            "--kubeconfig",
+            &kubeconfig,
+            "--for",
+            "120s",
+        ],
+    );
+    // Once the widget's initial state is printed, its informer follows every change.
+    let key = name.clone();
+    run.wait_line("the widget's initial state", |line| {
+        serde_json::from_str::<serde_json::Value>(line).is_ok_and(|l| l["key"] == key.as_str())
+    })
+    .await;
     // The paths a MODIFIED changed are those since the previous MODIFIED: patch twice.
     for value in ["one", "two"] {
         let patch = format!(r#"{{"metadata":{{"labels":{{"patched":"{value}"}}}}}}"#);
@@ -619,16 +595,20 @@ async fn deltas_stream_a_custom_resources_changes() {
             &patch,
         ];
         fx.ok(&args).await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        // Each patch is its own MODIFIED: the next is made once this one is printed.
+        let key = name.clone();
+        run.wait_line("the patch's MODIFIED", move |line| {
+            serde_json::from_str::<serde_json::Value>(line).is_ok_and(|l| {
+                l["source"] == "watch" && l["type"] == "MODIFIED" && l["key"] == key.as_str()
+            })
+        })
+        .await;
     }
-    let out = run.await.expect("join");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
+    run.interrupt();
+    let (status, lines, stderr) = run.finish().await;
+    assert!(status.success(), "{stderr}");
+    let lines: Vec<serde_json::Value> = lines
+        .iter()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
     let modified: Vec<&serde_json::Value> = lines
@@ -755,7 +735,7 @@ async fn events_sort_by_last_seen_with_a_stable_tie_break_and_warnings_stand_out
     }
     let catalog = Catalog::new(Discovery::run(&cluster.client).await.expect("discovers"));
     let pods = ViewSpec::new(kscope_resources::ResourceKind::Pods, NamespaceScope::All);
-    let mut app = start_app(cluster, catalog, pods);
+    let mut app = AppStart::new(cluster, pods).catalog(catalog).start();
     wait_rows(&mut app, "pods", |_, w| w.total == 4).await;
     run_command(&mut app, &format!("events -n {namespace}"));
     let window = wait_rows(&mut app, "the events", |_, w| w.total == 4).await;
@@ -801,7 +781,7 @@ async fn times_since_age_on_screen_and_durations_do_not() {
         .expect("cluster");
     let catalog = Catalog::new(Discovery::run(&cluster.client).await.expect("discovers"));
     let pods = ViewSpec::new(kscope_resources::ResourceKind::Pods, NamespaceScope::All);
-    let mut app = start_app(cluster, catalog, pods);
+    let mut app = AppStart::new(cluster, pods).catalog(catalog).start();
     wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
     let two_days = |now: Timestamp| Timestamp::from_seconds(now.seconds() + 2 * 86_400);
     let column = |app: &App, name: &str| {

@@ -24,6 +24,8 @@ use crate::common::cli::kscope;
 use crate::common::kubectl::Kubectl;
 use crate::kinds::parse_table;
 
+use crate::common::tui;
+
 /// Printers: a column of each type, several results (TAGS), a filter (READY), a `date`
 /// column (SINCE) and a priority-1 one (OWNER); spec and status take any value.
 const PRINTER_CRD: &str = r#"apiVersion: apiextensions.k8s.io/v1
@@ -257,18 +259,8 @@ fn the_tui_table_of_a_custom_resource_shows_its_printer_columns() {
     let view =
         Mutex::new(LiveView::new(registry, Query::default(), SortSpec::default()).expect("view"));
     let header = Header {
-        context: "kscope-demo".into(),
-        server: "https://127.0.0.1:6443/".into(),
-        resource: "printers.example.com".into(),
-        scope: kscope_ui::ALL_NAMESPACES.into(),
         sync: "watching at rv 5".into(),
-        listed: true,
-        error: None,
-        events_per_second: 0.0,
-        stale_since: None,
-        undecodable: 0,
-        filter: String::new(),
-        favourites: Vec::new(),
+        ..tui::header("printers.example.com", kscope_ui::ALL_NAMESPACES)
     };
     let mut terminal = Terminal::new(TestBackend::new(120, 12)).expect("terminal");
     let mut state = UiState::new(false);

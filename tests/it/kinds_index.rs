@@ -8,7 +8,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Output;
-use std::time::{Duration, Instant};
 
 use kscope_client::cluster::{Cluster, NamespaceScope};
 use kscope_client::discovery::{Catalog, CatalogWatch};
@@ -17,13 +16,12 @@ use kscope_index_views::live::Window;
 use kscope_sim::SimConfig;
 use kscope_ui::action::Action;
 use kscope_ui::app::App;
-use kscope_ui::detail::DetailController;
 use kscope_ui::nav::ViewSpec;
-use kscope_ui::table::TableStarter;
 use serde_json::Value;
 
 use crate::common::cli::{kscope, log};
 use crate::common::kubectl::Kubectl;
+use crate::common::tui::{AppStart, wait_rows};
 use crate::tui_keys::run_command;
 
 /// The indexes under test: a condition's status and a number on widgets only, a colour on
@@ -203,7 +201,7 @@ async fn a_field_index_on_a_custom_resource_selects_what_kubectl_json_gives() {
 
 /// The App over the sim with `config`'s indexes, showing `resource` in every namespace,
 /// with the discovery watch that keeps its catalog current.
-async fn start_app(fx: &Kubectl, resource: &str, config: &str) -> (App, CatalogWatch) {
+async fn start_indexed_app(fx: &Kubectl, resource: &str, config: &str) -> (App, CatalogWatch) {
     let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
     let (catalog, watch, error) = Catalog::keep_current(&cluster).await;
@@ -211,27 +209,11 @@ async fn start_app(fx: &Kubectl, resource: &str, config: &str) -> (App, CatalogW
     let kind = catalog.current().resolve(resource).expect("served");
     let view = ViewSpec::new(kind, NamespaceScope::All);
     let config = Config::merged(Some(("test.yaml", config))).expect("config");
-    let detail = DetailController::new(cluster.client.clone(), None);
-    let starter = TableStarter::new(cluster, config.indexes, 64).with_catalog(catalog);
-    (App::new(starter, view, false, detail).expect("app"), watch)
-}
-
-/// Waits (bounded) until `ok` holds of the rows on screen.
-async fn wait_rows(app: &mut App, what: &str, ok: impl Fn(&Window) -> bool) -> Window {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let status = app.table().status().borrow().clone();
-        app.update_sync(&status);
-        let window = app.window(100);
-        if ok(&window) {
-            return window;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}: {window:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let app = AppStart::new(cluster, view)
+        .indexes(config.indexes)
+        .catalog(catalog)
+        .start();
+    (app, watch)
 }
 
 fn keys(window: &Window) -> BTreeSet<String> {
@@ -264,7 +246,7 @@ async fn filter_matches(
         .expect("an object with a value");
     let want = filtered(all, value, &some);
     filter(app, &format!("{index}={some}"));
-    let window = wait_rows(app, index, |w| w.total == want.len() && w.total > 0).await;
+    let window = wait_rows(app, index, |_, w| w.total == want.len() && w.total > 0).await;
     assert_eq!(keys(&window), want, "{index}={some}");
 }
 
@@ -274,8 +256,8 @@ async fn the_tui_offers_an_index_only_on_its_kinds_and_filters_by_it() {
         return;
     };
     let all = listed(&fx, "widgets").await;
-    let (mut app, _watch) = start_app(&fx, "pods", CONFIG).await;
-    wait_rows(&mut app, "pods", |w| w.total > 0).await;
+    let (mut app, _watch) = start_indexed_app(&fx, "pods", CONFIG).await;
+    wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
     let names = app.table().index_names();
     assert_eq!(
         names,
@@ -293,7 +275,7 @@ async fn the_tui_offers_an_index_only_on_its_kinds_and_filters_by_it() {
 
     run_command(&mut app, "widgets -A");
     assert_eq!(app.state().command.error, None);
-    wait_rows(&mut app, "widgets", |w| w.total == all.len()).await;
+    wait_rows(&mut app, "widgets", |_, w| w.total == all.len()).await;
     assert_eq!(
         app.table().index_names(),
         ["namespace", "owner", "ready", "replicas", "colour", "shade"]
@@ -309,7 +291,7 @@ async fn the_tui_offers_an_index_only_on_its_kinds_and_filters_by_it() {
     for status in ["True", "False"] {
         filter(&mut app, &format!("ready={status}"));
         let want = filtered(&all, ready, status);
-        let window = wait_rows(&mut app, status, |w| w.total == want.len()).await;
+        let window = wait_rows(&mut app, status, |_, w| w.total == want.len()).await;
         assert_eq!(keys(&window), want, "ready={status}");
     }
     let counts = app.table().value_counts("ready");
@@ -321,7 +303,7 @@ async fn the_tui_offers_an_index_only_on_its_kinds_and_filters_by_it() {
     // Services: `colour` (every kind) is offered, the widgets' indexes are not.
     run_command(&mut app, "svc -A");
     assert_eq!(app.state().command.error, None);
-    wait_rows(&mut app, "services", |w| w.total > 0).await;
+    wait_rows(&mut app, "services", |_, w| w.total > 0).await;
     assert_eq!(app.table().index_names(), ["namespace", "owner", "colour"]);
 }
 
@@ -354,8 +336,8 @@ async fn an_index_added_at_run_time_is_backfilled_or_relisted() {
         return;
     };
     let all = listed(&fx, "widgets").await;
-    let (mut app, _watch) = start_app(&fx, "widgets", CONFIG).await;
-    wait_rows(&mut app, "widgets", |w| w.total == all.len()).await;
+    let (mut app, _watch) = start_indexed_app(&fx, "widgets", CONFIG).await;
+    wait_rows(&mut app, "widgets", |_, w| w.total == all.len()).await;
     let status = |app: &App| app.state().command.error.clone().unwrap_or_default();
 
     // A label index: backfilled from the store at once, with its column.
@@ -379,7 +361,7 @@ async fn an_index_added_at_run_time_is_backfilled_or_relisted() {
         .expect("a widget with a team label");
     filter(&mut app, &format!("squad={some}"));
     let want = filtered(&all, team, &some);
-    let window = wait_rows(&mut app, "squad", |w| w.total == want.len()).await;
+    let window = wait_rows(&mut app, "squad", |_, w| w.total == want.len()).await;
     assert_eq!(keys(&window), want);
 
     // The same name again is refused; a source that does not parse is said.
@@ -411,7 +393,7 @@ async fn an_index_added_at_run_time_is_backfilled_or_relisted() {
     );
     assert!(!app.table().index_names().contains(&"zone".to_string()));
     run_command(&mut app, "svc -A");
-    wait_rows(&mut app, "services", |w| w.total > 0).await;
+    wait_rows(&mut app, "services", |_, w| w.total > 0).await;
     assert!(app.table().index_names().contains(&"zone".to_string()));
     assert!(!app.table().index_names().contains(&"size".to_string()));
 }
@@ -637,8 +619,8 @@ async fn the_tui_filters_pods_by_a_json_path_index_and_adds_one_at_run_time() {
         return;
     };
     let all = listed(&fx, "pods").await;
-    let (mut app, _watch) = start_app(&fx, "pods", POD_CONFIG).await;
-    wait_rows(&mut app, "pods", |w| w.total == all.len()).await;
+    let (mut app, _watch) = start_indexed_app(&fx, "pods", POD_CONFIG).await;
+    wait_rows(&mut app, "pods", |_, w| w.total == all.len()).await;
     assert_eq!(
         app.table().index_names(),
         [
@@ -667,12 +649,12 @@ async fn the_tui_filters_pods_by_a_json_path_index_and_adds_one_at_run_time() {
     for image in all.values().flat_map(images).collect::<BTreeSet<_>>() {
         filter(&mut app, &format!("image={image}"));
         let want = with_image(&all, &image);
-        let window = wait_rows(&mut app, &image, |w| w.total == want.len()).await;
+        let window = wait_rows(&mut app, &image, |_, w| w.total == want.len()).await;
         assert_eq!(keys(&window), want, "image={image}");
     }
     filter(&mut app, "podready=False");
     let want = filtered(&all, ready, "False");
-    let window = wait_rows(&mut app, "podready", |w| w.total == want.len()).await;
+    let window = wait_rows(&mut app, "podready", |_, w| w.total == want.len()).await;
     assert_eq!(keys(&window), want);
     // Multi-valued: a pod with two images counts under each.
     let counts: usize = app

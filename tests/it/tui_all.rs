@@ -4,38 +4,20 @@
 //! list.
 
 use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use kscope_client::cluster::{Cluster, NamespaceScope};
-use kscope_client::discovery::{Catalog, Discovery};
-use kscope_config::Config;
+use kscope_client::cluster::Cluster;
+use kscope_client::discovery::Catalog;
 use kscope_index_views::live::Window;
 use kscope_resources::ResourceKind;
 use kscope_sim::{Faults, Sim, SimConfig};
 use kscope_ui::action::{Action, InputMode};
 use kscope_ui::app::App;
-use kscope_ui::detail::DetailController;
-use kscope_ui::nav::ViewSpec;
-use kscope_ui::table::TableStarter;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use crate::common::kubectl::Kubectl;
-
-/// The App on `cluster` with the kinds its discovery finds, showing all pods.
-async fn start_app(cluster: Cluster) -> App {
-    let discovery = Discovery::run(&cluster.client).await.expect("discovers");
-    start_app_with(cluster, Catalog::new(discovery))
-}
-
-/// The App on `cluster` with the kinds `catalog` knows, showing all pods.
-fn start_app_with(cluster: Cluster, catalog: Catalog) -> App {
-    let indexes = Config::built_in().expect("built-in config").indexes;
-    let detail = DetailController::new(cluster.client.clone(), None);
-    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(catalog);
-    let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
-    App::new(starter, view, false, detail).expect("app")
-}
+use crate::common::tui::{AppStart, wait_rows};
 
 fn run_command(app: &mut App, command: &str) {
     app.apply(Action::OpenCommand);
@@ -43,25 +25,6 @@ fn run_command(app: &mut App, command: &str) {
         app.apply(Action::CommandChar(c));
     }
     app.apply(Action::CommandRun);
-}
-
-/// Waits (at most 60 s) until the rows satisfy `ok`, keeping the header current.
-async fn wait_rows(app: &mut App, what: &str, ok: impl Fn(&App, &Window) -> bool) -> Window {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let status = app.table().status().borrow().clone();
-        app.update_sync(&status);
-        let window = app.window(200);
-        if ok(app, &window) {
-            return window;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}: {:?} {window:?}",
-            app.header()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
 }
 
 /// Whether the header says every kind of the category is watching.
@@ -158,7 +121,7 @@ async fn all_is_one_table_of_kubectls_get_all_rows_that_filters_and_opens_each_r
 
     let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
-    let mut app = start_app(cluster).await;
+    let mut app = AppStart::pods(cluster).discovered().await.start();
     wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
     run_command(&mut app, &format!("all -n {namespace}"));
     assert_eq!(app.category().map(|c| c.name.as_str()), Some("all"));
@@ -288,7 +251,7 @@ async fn a_label_filter_goes_through_each_kinds_app_index() {
     };
     let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
-    let mut app = start_app(cluster).await;
+    let mut app = AppStart::pods(cluster).discovered().await.start();
     run_command(&mut app, "all -A");
     // Every kind watching says nothing of the mixed snapshot, rebuilt off the UI thread,
     // which may still lag behind: wait for the Deployment rows too.
@@ -368,7 +331,7 @@ async fn a_kind_refused_403_is_said_in_the_table_while_the_others_list() {
     let sim = Sim::start(config).await.expect("sim");
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
-    let mut app = start_app(cluster).await;
+    let mut app = AppStart::pods(cluster).discovered().await.start();
     run_command(&mut app, "all -A");
     let window = wait_rows(&mut app, "the refusal, and the others' rows", |app, w| {
         let error = app.header().error.as_deref().unwrap_or("");
@@ -401,7 +364,7 @@ async fn a_kind_whose_crd_is_deleted_leaves_the_table_and_is_said_gone() {
     // A catalog that follows CRDs, as the TUI's does.
     let (catalog, _watch, error) = Catalog::keep_current(&cluster).await;
     assert!(error.is_none(), "{error:?}");
-    let mut app = start_app_with(cluster, catalog);
+    let mut app = AppStart::pods(cluster).catalog(catalog).start();
     run_command(&mut app, "all -A");
     let widget = "widget.example.com";
     wait_rows(&mut app, "widgets among the rows", |app, w| {

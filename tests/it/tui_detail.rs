@@ -23,33 +23,31 @@ use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 use serde_json::{Value, json};
 
-/// 2026-01-01T00:00:00Z.
-const NOW: i64 = 1_767_225_600;
+use crate::common::pod::{NOW, pod};
+use crate::common::tui;
 
 fn at(seconds: i64) -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_secs(u64::try_from(seconds).expect("positive"))
 }
 
-fn pod(phase: &str, rv: u64) -> Value {
-    json!({
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": "web-03",
-            "namespace": "shop",
-            "resourceVersion": rv.to_string(),
-            "labels": {"app": "web"},
-            "managedFields": [
-                {"manager": "kubelet", "operation": "Update", "apiVersion": "v1"},
-                {"manager": "kubectl", "operation": "Apply", "apiVersion": "v1"}
-            ]
-        },
-        "spec": {
-            "nodeName": "node-1",
-            "containers": [{"name": "web", "image": "nginx:1.27", "ports": [{"containerPort": 80}]}]
-        },
-        "status": {"phase": phase, "podIP": "10.0.0.7"}
-    })
+/// shop/web-03 as its detail shows it: managed by the kubelet and kubectl, one port, its
+/// status only a phase.
+fn web_03(phase: &str, rv: u64) -> Value {
+    let mut object = pod("shop", "web-03")
+        .rv(rv)
+        .app("web")
+        .container("web")
+        .image("nginx:1.27")
+        .json();
+    // Only the phase as status, so that the history of a Pending pod that starts running
+    // shows the one path that changed.
+    object["status"] = json!({"phase": phase, "podIP": "10.0.0.7"});
+    object["metadata"]["managedFields"] = json!([
+        {"manager": "kubelet", "operation": "Update", "apiVersion": "v1"},
+        {"manager": "kubectl", "operation": "Apply", "apiVersion": "v1"}
+    ]);
+    object["spec"]["containers"][0]["ports"] = json!([{"containerPort": 80}]);
+    object
 }
 
 fn entry(
@@ -99,9 +97,9 @@ fn detail() -> Detail {
         },
         at(NOW - 6),
     );
-    let pending = pod("Pending", 41);
-    let running = pod("Running", 42);
-    let mut relabelled = pod("Running", 43);
+    let pending = web_03("Pending", 41);
+    let running = web_03("Running", 42);
+    let mut relabelled = web_03("Running", 43);
     relabelled["metadata"]["labels"]["tier"] = json!("front");
     relabelled["metadata"]["managedFields"][0]["time"] = json!("2026-01-01T00:00:00Z");
     relabelled["spec"]["containers"][0]["ports"]
@@ -143,18 +141,8 @@ fn detail() -> Detail {
 
 fn header() -> Header {
     Header {
-        context: "kscope-demo".into(),
-        server: "https://127.0.0.1:6443/".into(),
-        resource: "pods".into(),
-        scope: kscope_ui::ALL_NAMESPACES.into(),
-        sync: "watching at rv 43".into(),
-        listed: true,
-        error: None,
         events_per_second: 3.0,
-        stale_since: None,
-        undecodable: 0,
-        filter: String::new(),
-        favourites: Vec::new(),
+        ..tui::pods_header()
     }
 }
 
@@ -200,7 +188,7 @@ fn yaml_tab_hides_managed_fields() {
 /// The Describe tab of a pod with a long Events message, as `d` opens it.
 fn described() -> Detail {
     let mut detail = detail();
-    let mut object = pod("Running", 43);
+    let mut object = web_03("Running", 43);
     object["metadata"]["uid"] = json!("u-1");
     let events = vec![json!({
         "type": "Warning", "reason": "BackOff", "count": 4,

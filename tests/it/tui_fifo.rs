@@ -7,8 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use kscope_client::cluster::{Cluster, NamespaceScope};
-use kscope_config::Config;
+use kscope_client::cluster::Cluster;
 use kscope_index_views::definitions::default_index_definitions;
 use kscope_index_views::live::{LiveView, SortSpec};
 use kscope_index_views::query::Query;
@@ -18,31 +17,19 @@ use kscope_informers::delta_fifo::ReflectorStore;
 use kscope_informers::fifo::{FifoKind, Handoff};
 use kscope_informers::indexer::IndexerWriter;
 use kscope_informers::informer::SharedIndexInformer;
-use kscope_resources::{Pod, ResourceKind, Timestamp, decode};
+use kscope_resources::{Pod, Timestamp};
 use kscope_sim::{Sim, SimConfig};
 use kscope_ui::app::{App, Observer};
 use kscope_ui::deltas::SideBySide;
-use kscope_ui::detail::DetailController;
 use kscope_ui::draw::{self, Header, Parts};
-use kscope_ui::nav::ViewSpec;
 use kscope_ui::state::UiState;
-use kscope_ui::table::{TableStarter, capture};
+use kscope_ui::table::capture;
 use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-/// 2026-01-01T00:00:00Z.
-const NOW: i64 = 1_767_225_600;
-
-fn pod(name: &str, rv: u32) -> Arc<Pod> {
-    let json = format!(
-        r#"{{"metadata":{{"name":"{name}","namespace":"shop","resourceVersion":"{rv}",
-            "creationTimestamp":"2025-12-31T23:50:00Z"}},
-            "spec":{{"nodeName":"node-1","containers":[{{"name":"c","image":"nginx"}}]}},
-            "status":{{"phase":"Running"}}}}"#
-    );
-    Arc::new(decode(json.as_bytes()).expect("pod decodes"))
-}
+use crate::common::pod::{NOW, pod};
+use crate::common::tui;
 
 /// The crafted stream through a classic and a RealFIFO pipeline fed by one TeeStore, as a
 /// compared informer's Reflector feeds them: a list of web-1 and web-2, then web-1 updated
@@ -58,10 +45,18 @@ async fn crafted_handoffs() -> Vec<Arc<Handoff>> {
         SharedIndexInformer::<Pod>::with_fifo(IndexerWriter::default(), None, None, FifoKind::Real);
     let mut receivers = [classic.subscribe_handoffs(), real.subscribe_handoffs()];
     let tee = TeeStore::new(classic.store().clone(), real.store().clone());
-    tee.replace(vec![pod("web-1", 1), pod("web-2", 1)], "1")
+    tee.replace(
+        vec![
+            pod("shop", "web-1").rv(1).created(NOW - 600).decoded(),
+            pod("shop", "web-2").rv(1).created(NOW - 600).decoded(),
+        ],
+        "1",
+    )
+    .expect("keyed");
+    tee.update(pod("shop", "web-1").rv(2).created(NOW - 600).decoded())
         .expect("keyed");
-    tee.update(pod("web-1", 2)).expect("keyed");
-    tee.update(pod("web-1", 3)).expect("keyed");
+    tee.update(pod("shop", "web-1").rv(3).created(NOW - 600).decoded())
+        .expect("keyed");
     // Stopped with everything queued: each process loop pops it all, then ends.
     classic.stop();
     real.stop();
@@ -84,18 +79,8 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     let columns = view.lock().columns();
     let header = Header {
-        context: "kscope-demo".into(),
-        server: "https://127.0.0.1:6443/".into(),
-        resource: "pods".into(),
-        scope: kscope_ui::ALL_NAMESPACES.into(),
         sync: "watching at rv 3 · via watchList".into(),
-        listed: true,
-        error: None,
-        events_per_second: 0.0,
-        stale_since: None,
-        undecodable: 0,
-        filter: String::new(),
-        favourites: Vec::new(),
+        ..tui::pods_header()
     };
     let parts = Parts {
         header: &header,
@@ -242,15 +227,7 @@ async fn fifo_command_and_keys_restart_the_table_with_the_pipelines_shown() {
         .expect("sim");
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
-    let indexes = Config::built_in().expect("built-in config").indexes;
-    let detail = DetailController::new(cluster.client.clone(), None);
-    let app = App::new(
-        TableStarter::new(cluster, indexes, 64),
-        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
-        true,
-        detail,
-    )
-    .expect("app");
+    let app = tui::AppStart::pods(cluster).panels().start();
     let (keys, events) = futures::channel::mpsc::unbounded();
     let mut typed: Vec<Event> = vec![key(KeyCode::Char(':'))];
     typed.extend("fifo classic real".chars().map(|c| key(KeyCode::Char(c))));

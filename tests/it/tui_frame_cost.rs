@@ -8,7 +8,7 @@ use kscope_index_views::definitions::default_index_definitions;
 use kscope_index_views::live::{LiveView, SortSpec};
 use kscope_index_views::query::Query;
 use kscope_index_views::registry::IndexRegistry;
-use kscope_resources::{Pod, Timestamp, decode};
+use kscope_resources::{Pod, Timestamp};
 use kscope_ui::draw::{self, Header, Screen};
 use kscope_ui::layout::Layout;
 use kscope_ui::state::UiState;
@@ -17,20 +17,21 @@ use parking_lot::Mutex;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-const PODS: usize = 15_000;
-const NOW: i64 = 1_767_225_600;
+use crate::common::pod::{NOW, pod};
+use crate::common::tui;
 
-fn pod(i: usize, restarts: usize) -> Arc<Pod> {
-    let json = format!(
-        r#"{{"metadata":{{"name":"pod-{i:06}","namespace":"ns-{}","resourceVersion":"{restarts}",
-            "creationTimestamp":"2025-12-01T00:00:00Z","labels":{{"app":"app-{}"}}}},
-            "spec":{{"nodeName":"node-{}","containers":[{{"name":"c","image":"nginx"}}]}},
-            "status":{{"phase":"Running","containerStatuses":[{{"name":"c","ready":true,"restartCount":{restarts}}}]}}}}"#,
-        i % 30,
-        i % 500,
-        i % 100
-    );
-    Arc::new(decode(json.as_bytes()).expect("pod decodes"))
+const PODS: usize = 15_000;
+
+/// Pod `i` of [`PODS`], spread over 30 namespaces, 500 apps and 100 nodes, its container
+/// restarted `restarts` times (also its resourceVersion: each update a new one).
+fn member(i: usize, restarts: u32) -> Arc<Pod> {
+    pod(&format!("ns-{}", i % 30), &format!("pod-{i:06}"))
+        .rv(u64::from(restarts))
+        .app(&format!("app-{}", i % 500))
+        .node(&format!("node-{}", i % 100))
+        .restarts(restarts)
+        .created(NOW - 31 * 86_400)
+        .decoded()
 }
 
 #[test]
@@ -38,7 +39,7 @@ fn frames_follow_the_selection_while_rows_change() {
     let (registry, store) =
         IndexRegistry::<Pod>::new(default_index_definitions()).expect("indexes");
     for i in 0..PODS {
-        store.add(pod(i, 0)).expect("add");
+        store.add(member(i, 0)).expect("add");
     }
     let view = Mutex::new(
         LiveView::new(registry.clone(), Query::default(), SortSpec::default()).expect("view"),
@@ -48,16 +49,9 @@ fn frames_follow_the_selection_while_rows_change() {
     let header = Header {
         context: "bench".into(),
         server: "https://127.0.0.1".into(),
-        resource: "pods".into(),
-        scope: kscope_ui::ALL_NAMESPACES.into(),
         sync: "watching".into(),
-        listed: true,
-        error: None,
         events_per_second: 1000.0,
-        stale_since: None,
-        undecodable: 0,
-        filter: String::new(),
-        favourites: Vec::new(),
+        ..tui::pods_header()
     };
     let area = ratatui::layout::Rect::new(0, 0, 160, 50);
     let rows = Layout::new(area, state.panels).table_rows();
@@ -68,7 +62,9 @@ fn frames_follow_the_selection_while_rows_change() {
         // 1,000 changes per second at 60 frames per second: about 17 between frames.
         for change in 0..17 {
             let i = (frame * 17 + change) * 7919 % PODS;
-            store.update(pod(i, frame + 1)).expect("update");
+            store
+                .update(member(i, u32::try_from(frame).expect("few frames") + 1))
+                .expect("update");
             view.lock()
                 .apply(&Arc::from(format!("ns-{}/pod-{i:06}", i % 30)));
         }

@@ -7,8 +7,7 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use kscope_client::cluster::{Cluster, NamespaceScope};
-use kscope_client::discovery::{Catalog, Discovery};
-use kscope_config::Config;
+use kscope_client::discovery::Discovery;
 use kscope_config::keys::Section;
 use kscope_index_views::columns::POD_COLUMNS;
 use kscope_index_views::definitions::{
@@ -21,12 +20,12 @@ use kscope_sim::{FaultSpec, Faults, Sim, SimConfig};
 use kscope_ui::action::{Action, InputMode};
 use kscope_ui::app::App;
 use kscope_ui::command::{self, Command, CommandError};
-use kscope_ui::detail::DetailController;
 use kscope_ui::effect::Follow;
 use kscope_ui::nav::{self, ViewSpec};
 use kscope_ui::state::UiState;
-use kscope_ui::table::TableStarter;
 use kube::config::{KubeConfigOptions, Kubeconfig};
+
+use crate::common::tui::{AppStart, wait_rows};
 
 fn key(code: KeyCode) -> KeyEvent {
     KeyEvent::new(code, KeyModifiers::NONE)
@@ -434,26 +433,6 @@ pub(crate) fn run_command(app: &mut App, command: &str) -> Vec<Follow> {
     app.apply(Action::CommandRun)
 }
 
-/// Waits until the visible rows satisfy `ok` (keeping the header's sync current), returning
-/// them; panics with the last rows after a while.
-async fn wait_rows(app: &mut App, what: &str, ok: impl Fn(&Window) -> bool) -> Window {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let status = app.table().status().borrow().clone();
-        app.update_sync(&status);
-        let window = app.window(50);
-        if ok(&window) {
-            return window;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}: {:?} {window:?}",
-            app.header()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 /// Waits (at most 60 s) until the table's informer has its initial state.
 async fn wait_listed(app: &mut App, what: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -467,23 +446,6 @@ async fn wait_listed(app: &mut App, what: &str) {
     }
 }
 
-/// The TUI's App on `cluster` with the kinds its discovery finds, showing all pods.
-async fn start_discovered_app(cluster: Cluster) -> App {
-    let discovery = Discovery::run(&cluster.client).await.expect("discovers");
-    let indexes = Config::built_in().expect("built-in config").indexes;
-    let detail = DetailController::new(cluster.client.clone(), None);
-    let starter = TableStarter::new(cluster, indexes, 64).with_catalog(Catalog::new(discovery));
-    let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
-    App::new(starter, view, false, detail).expect("app")
-}
-
-/// The TUI's App on `cluster`, showing `view`, panels hidden.
-fn start_app(cluster: Cluster, view: ViewSpec) -> App {
-    let indexes = Config::built_in().expect("built-in config").indexes;
-    let detail = DetailController::new(cluster.client.clone(), None);
-    App::new(TableStarter::new(cluster, indexes, 64), view, false, detail).expect("app")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     let sim = Sim::start(SimConfig::with_size(200, 4, 3))
@@ -492,8 +454,8 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
     let pods = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
-    let mut app = start_app(cluster, pods.clone());
-    wait_rows(&mut app, "pods", |w| w.total > 0).await;
+    let mut app = AppStart::new(cluster, pods.clone()).start();
+    wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
     // With the watch-list (the default) rows show while the state streams: wait for its
     // end, so that the parked table below is known to have been synced before it parked.
     wait_listed(&mut app, "pods").await;
@@ -586,7 +548,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     assert_eq!(app.state().table.sort, SortSpec::default(), "a new table");
     assert_eq!(*app.table().kind(), ResourceKind::Nodes);
     assert_eq!(app.header().scope, "cluster");
-    let nodes = wait_rows(&mut app, "nodes", |w| w.total == 4).await;
+    let nodes = wait_rows(&mut app, "nodes", |_, w| w.total == 4).await;
     // The delta panel shows the nodes informer's tap, none of the pods'.
     assert!(
         app.state()
@@ -620,7 +582,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
             filter: format!("node={node}"),
         }
     );
-    let on_node = wait_rows(&mut app, "the node's pods", |w| w.total > 0).await;
+    let on_node = wait_rows(&mut app, "the node's pods", |_, w| w.total > 0).await;
     let node_column = POD_COLUMNS
         .iter()
         .position(|c| c.name == "NODE")
@@ -637,7 +599,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     app.apply(Action::FilterClear);
     assert_eq!(*app.table().kind(), ResourceKind::Nodes);
     assert!(app.history().len() == 1, "{:?}", app.history());
-    wait_rows(&mut app, "the node selected again", |w| {
+    wait_rows(&mut app, "the node selected again", |_, w| {
         w.selected
             .is_some_and(|at| w.rows.get(at).is_some_and(|r| r.key == node))
     })
@@ -645,7 +607,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
 
     // A namespace's pods; a typed filter is cleared by the first Esc, the second goes back.
     run_command(&mut app, "ns");
-    let namespaces = wait_rows(&mut app, "namespaces", |w| w.total >= 3).await;
+    let namespaces = wait_rows(&mut app, "namespaces", |_, w| w.total >= 3).await;
     let namespace = namespaces.rows[0].key.to_string();
     app.apply(Action::DrillDown);
     assert_eq!(
@@ -653,7 +615,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
         ViewSpec::new(ResourceKind::Pods, NamespaceScope::One(namespace.clone()))
     );
     assert_eq!(app.header().scope, format!("namespace {namespace}"));
-    let in_namespace = wait_rows(&mut app, "the namespace's pods", |w| w.total > 0).await;
+    let in_namespace = wait_rows(&mut app, "the namespace's pods", |_, w| w.total > 0).await;
     let prefix = format!("{namespace}/");
     assert!(in_namespace.rows.iter().all(|r| r.key.starts_with(&prefix)));
     app.apply(Action::OpenFilter);
@@ -668,7 +630,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
     // Deployments in every namespace → a deployment's replicasets → a replicaset's pods.
     run_command(&mut app, "dp -A");
     assert_eq!(app.header().scope, kscope_ui::ALL_NAMESPACES);
-    let deployments = wait_rows(&mut app, "deployments", |w| w.total > 0).await;
+    let deployments = wait_rows(&mut app, "deployments", |_, w| w.total > 0).await;
     let (ns, deployment) = deployments.rows[0].key.split_once('/').expect("namespaced");
     let (ns, deployment) = (ns.to_string(), deployment.to_string());
     app.apply(Action::DrillDown);
@@ -680,7 +642,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
             filter: format!("owner=Deployment/{deployment}"),
         }
     );
-    let replicasets = wait_rows(&mut app, "the deployment's replicasets", |w| w.total > 0).await;
+    let replicasets = wait_rows(&mut app, "the deployment's replicasets", |_, w| w.total > 0).await;
     let replicaset = replicasets.rows[0]
         .key
         .split_once('/')
@@ -692,7 +654,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
         app.current().filter,
         format!("owner=ReplicaSet/{replicaset}")
     );
-    let owned = wait_rows(&mut app, "the replicaset's pods", |w| w.total > 0).await;
+    let owned = wait_rows(&mut app, "the replicaset's pods", |_, w| w.total > 0).await;
     assert!(
         owned
             .rows
@@ -723,7 +685,7 @@ async fn a_refused_resource_shows_its_error_and_commands_still_work() {
         .expect("config");
     let cluster = Cluster::from_config(config, "sim".into()).expect("cluster");
     let pods = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
-    let mut app = start_app(cluster, pods);
+    let mut app = AppStart::new(cluster, pods).start();
     let deadline = Instant::now() + Duration::from_secs(30);
     while app.header().error.is_none() {
         assert!(
@@ -756,8 +718,8 @@ async fn a_forbidden_resource_shows_its_error_and_others_still_work() {
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
     let pods = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
-    let mut app = start_app(cluster, pods);
-    wait_rows(&mut app, "pods", |w| w.total == 10).await;
+    let mut app = AppStart::new(cluster, pods).start();
+    wait_rows(&mut app, "pods", |_, w| w.total == 10).await;
     run_command(&mut app, "nodes");
     assert_eq!(*app.table().kind(), ResourceKind::Nodes);
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -773,7 +735,7 @@ async fn a_forbidden_resource_shows_its_error_and_others_still_work() {
     assert_eq!(app.window(10).total, 0);
     run_command(&mut app, "pods");
     assert_eq!(*app.table().kind(), ResourceKind::Pods);
-    wait_rows(&mut app, "pods again", |w| w.total == 10).await;
+    wait_rows(&mut app, "pods again", |_, w| w.total == 10).await;
     assert_eq!(app.header().error, None);
     drop(app);
     sim.shutdown().await;
@@ -789,11 +751,8 @@ async fn the_header_names_the_filter_the_rows_match_while_the_typed_one_fails() 
         .expect("sim");
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
-    let mut app = start_app(
-        cluster,
-        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
-    );
-    wait_rows(&mut app, "pods", |w| w.total == 30).await;
+    let mut app = AppStart::pods(cluster).start();
+    wait_rows(&mut app, "pods", |_, w| w.total == 30).await;
     let mut terminal =
         ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 20)).expect("terminal");
     app.apply(Action::OpenFilter);
@@ -878,11 +837,8 @@ async fn a_table_that_stops_watching_is_marked_stale_until_it_recovers() {
         .expect("sim");
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
-    let mut app = start_app(
-        cluster,
-        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
-    );
-    wait_rows(&mut app, "pods", |w| w.total == 12).await;
+    let mut app = AppStart::pods(cluster).start();
+    wait_rows(&mut app, "pods", |_, w| w.total == 12).await;
     wait_header(&mut app, "watching", |h| {
         h.stale_since.is_none() && h.sync.starts_with("watching")
     })
@@ -932,12 +888,12 @@ async fn secrets_open_by_command_and_enter_shows_their_detail() {
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
     let pods = ViewSpec::new(ResourceKind::Pods, NamespaceScope::All);
-    let mut app = start_app(cluster, pods);
-    wait_rows(&mut app, "pods", |w| w.total > 0).await;
+    let mut app = AppStart::new(cluster, pods).start();
+    wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
     run_command(&mut app, "sec");
     assert_eq!(*app.table().kind(), ResourceKind::Secrets);
     // A token in each of 6 namespaces; credentials, TLS and registry in the 2 app ones.
-    let window = wait_rows(&mut app, "secrets", |w| w.total == 12).await;
+    let window = wait_rows(&mut app, "secrets", |_, w| w.total == 12).await;
     let names: Vec<String> = app
         .table()
         .columns()
@@ -998,10 +954,7 @@ async fn the_event_loop_switches_tables_and_quits_on_keys() {
         .expect("sim");
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
-    let app = start_app(
-        cluster,
-        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
-    );
+    let app = AppStart::pods(cluster).start();
     let (keys, events) = futures::channel::mpsc::unbounded();
     for code in [
         KeyCode::Char(':'),
@@ -1156,14 +1109,10 @@ async fn ctx_switches_between_two_simulated_clusters() {
         }),
     );
     let first_context = cluster.context.clone();
-    let mut app = start_app(
-        cluster,
-        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
-    )
-    .with_contexts(contexts);
+    let mut app = AppStart::pods(cluster).contexts(contexts).start();
     let keys =
         |w: &Window| -> BTreeSet<String> { w.rows.iter().map(|r| r.key.to_string()).collect() };
-    let first = keys(&wait_rows(&mut app, "the first cluster's pods", |w| w.total == 30).await);
+    let first = keys(&wait_rows(&mut app, "the first cluster's pods", |_, w| w.total == 30).await);
 
     run_command(&mut app, "ctx");
     assert_eq!(app.state().mode, InputMode::Contexts);
@@ -1199,7 +1148,8 @@ async fn ctx_switches_between_two_simulated_clusters() {
     let follow = app.finish_context(connected);
     assert_eq!(follow, [Follow::Table, Follow::Rows]);
     assert_eq!(app.header().context, "kscope-sim-2");
-    let second = keys(&wait_rows(&mut app, "the second cluster's pods", |w| w.total == 30).await);
+    let second =
+        keys(&wait_rows(&mut app, "the second cluster's pods", |_, w| w.total == 30).await);
     assert!(first.is_disjoint(&second), "{first:?} {second:?}");
     assert!(
         app.history().is_empty(),
@@ -1232,7 +1182,7 @@ async fn ctx_switches_between_two_simulated_clusters() {
             .filter_map(|r| r.key.split_once('/').map(|(k, _)| k.to_owned()))
             .collect()
     };
-    wait_rows(&mut app, "the second cluster's all", |w| {
+    wait_rows(&mut app, "the second cluster's all", |_, w| {
         kinds(w).len() >= 3
     })
     .await;
@@ -1245,7 +1195,7 @@ async fn ctx_switches_between_two_simulated_clusters() {
     assert_eq!(app.header().context, first_context);
     assert_eq!(app.category().map(|c| c.name.as_str()), Some("all"));
     assert_eq!(app.header().resource, "all");
-    let all = wait_rows(&mut app, "the first cluster's all", |w| {
+    let all = wait_rows(&mut app, "the first cluster's all", |_, w| {
         kinds(w).len() >= 3 && w.rows.iter().any(|r| r.key.starts_with("pod/"))
     })
     .await;
@@ -1275,12 +1225,10 @@ async fn number_keys_switch_to_favourite_namespaces_remembered_between_runs() {
     let cluster = Cluster::from_config(config.clone(), "sim".into()).expect("cluster");
     let dir = crate::common::cli::temp_dir("favourites");
     let file = dir.join("namespaces.json");
-    let mut app = start_app(
-        cluster,
-        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
-    )
-    .with_favourites(Favourites::load(file.clone()));
-    let window = wait_rows(&mut app, "pods", |w| w.total == 60).await;
+    let mut app = AppStart::pods(cluster)
+        .favourites(Favourites::load(file.clone()))
+        .start();
+    let window = wait_rows(&mut app, "pods", |_, w| w.total == 60).await;
     let mut namespaces: Vec<String> = window
         .rows
         .iter()
@@ -1310,11 +1258,9 @@ async fn number_keys_switch_to_favourite_namespaces_remembered_between_runs() {
 
     // A new run on the same context reads them back.
     let cluster = Cluster::from_config(config, "sim".into()).expect("cluster");
-    let app = start_app(
-        cluster,
-        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
-    )
-    .with_favourites(Favourites::load(file));
+    let app = AppStart::pods(cluster)
+        .favourites(Favourites::load(file))
+        .start();
     assert_eq!(app.header().favourites, [a, b]);
     drop(app);
     sim.shutdown().await;
@@ -1348,10 +1294,10 @@ async fn enter_on_a_statefulset_shows_its_pods() {
         .await
         .expect("created");
     let cluster = Cluster::from_config(config, "sim".into()).expect("cluster");
-    let mut app = start_discovered_app(cluster).await;
-    wait_rows(&mut app, "pods", |w| w.total > 0).await;
+    let mut app = AppStart::pods(cluster).discovered().await.start();
+    wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
     run_command(&mut app, "sts -n default");
-    let window = wait_rows(&mut app, "statefulsets", |w| {
+    let window = wait_rows(&mut app, "statefulsets", |_, w| {
         w.rows.iter().any(|r| &*r.key == "default/web")
     })
     .await;
@@ -1366,7 +1312,7 @@ async fn enter_on_a_statefulset_shows_its_pods() {
     app.apply(Action::DrillDown);
     assert_eq!(*app.table().kind(), ResourceKind::Pods);
     assert_eq!(app.current().filter, "owner=StatefulSet/web");
-    let pods = wait_rows(&mut app, "the statefulset's pods", |w| w.total == 2).await;
+    let pods = wait_rows(&mut app, "the statefulset's pods", |_, w| w.total == 2).await;
     let names: Vec<&str> = pods.rows.iter().map(|r| &*r.key).collect();
     assert_eq!(names, ["default/web-0", "default/web-1"]);
     drop(app);
@@ -1433,11 +1379,11 @@ async fn enter_on_a_service_shows_the_pods_its_selector_picks() {
     assert!(!expected.is_empty());
 
     let cluster = Cluster::from_config(config, "sim".into()).expect("cluster");
-    let mut app = start_discovered_app(cluster).await;
-    wait_rows(&mut app, "pods", |w| w.total > 0).await;
+    let mut app = AppStart::pods(cluster).discovered().await.start();
+    wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
     run_command(&mut app, &format!("svc -n {namespace}"));
     let key = format!("{namespace}/one-revision");
-    let window = wait_rows(&mut app, "services", |w| {
+    let window = wait_rows(&mut app, "services", |_, w| {
         w.rows.iter().any(|r| *r.key == *key)
     })
     .await;
@@ -1464,7 +1410,10 @@ async fn enter_on_a_service_shows_the_pods_its_selector_picks() {
             selector["app"], selector["pod-template-hash"]
         )
     );
-    let shown = wait_rows(&mut app, "the selected pods", |w| w.total == expected.len()).await;
+    let shown = wait_rows(&mut app, "the selected pods", |_, w| {
+        w.total == expected.len()
+    })
+    .await;
     let mut keys: Vec<String> = shown.rows.iter().map(|r| r.key.to_string()).collect();
     keys.sort();
     assert_eq!(keys, expected);
@@ -1495,8 +1444,8 @@ async fn j_jumps_from_a_pod_to_its_replicaset_and_deployment() {
         .expect("sim");
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
-    let mut app = start_discovered_app(cluster).await;
-    let pods = wait_rows(&mut app, "pods", |w| w.total > 0).await;
+    let mut app = AppStart::pods(cluster).discovered().await.start();
+    let pods = wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
     let pod = pods.rows[0].key.clone();
     // A seeded pod's name is its ReplicaSet's, then a suffix; that one's is its Deployment's.
     let (namespace, pod_name) = pod.split_once('/').expect("namespaced");

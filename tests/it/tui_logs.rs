@@ -6,23 +6,23 @@ use std::time::{Duration, Instant, SystemTime};
 
 use kscope_client::cluster::{Cluster, NamespaceScope};
 use kscope_client::logs::{LogError, LogLine, LogOptions, open_log};
-use kscope_config::{Config, LogSettings};
+use kscope_config::LogSettings;
 use kscope_index_views::live::Window;
 use kscope_resources::ResourceKind;
 use kscope_sim::{Faults, Sim, SimConfig, SimHandle};
 use kscope_ui::action::{Action, InputMode};
 use kscope_ui::app::App;
-use kscope_ui::detail::DetailController;
 use kscope_ui::draw::{self, Header, Parts};
 use kscope_ui::logs::view::{LogView, Source, SourceState};
 use kscope_ui::logs::{LogController, LogTarget};
 use kscope_ui::nav::ViewSpec;
 use kscope_ui::state::UiState;
-use kscope_ui::table::TableStarter;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::{Color, Modifier};
 use serde_json::Value;
+
+use crate::common::tui::{self, AppStart};
 
 /// How long a test waits for the sim to do something it does within seconds.
 const BOUND: Duration = Duration::from_secs(60);
@@ -204,14 +204,6 @@ async fn pod_logs_over_http_follow_tail_and_refuse_as_the_kubelet_does() {
     sim.shutdown().await;
 }
 
-fn start_app(cluster: Cluster, view: ViewSpec, settings: LogSettings) -> App {
-    let indexes = Config::built_in().expect("built-in config").indexes;
-    let detail = DetailController::new(cluster.client.clone(), None);
-    App::new(TableStarter::new(cluster, indexes, 64), view, false, detail)
-        .expect("app")
-        .with_log_settings(settings)
-}
-
 /// Selects the row of `name` by filtering the table to it.
 async fn select(app: &mut App, name: &str) {
     app.apply(Action::OpenFilter);
@@ -274,7 +266,7 @@ async fn l_on_a_pod_follows_searches_filters_and_saves() {
         ..LogSettings::default()
     };
     let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::One(ns.clone()));
-    let mut app = start_app(cluster, view, settings);
+    let mut app = AppStart::new(cluster, view).log_settings(settings).start();
     select(&mut app, &pod).await;
     app.apply(Action::OpenLogs);
     assert_eq!(app.state().mode, InputMode::Logs);
@@ -415,7 +407,9 @@ async fn l_on_a_deployment_interleaves_its_pods_and_follows_them_coming_and_goin
         ..LogSettings::default()
     };
     let view = ViewSpec::new(ResourceKind::Deployments, NamespaceScope::One(ns.clone()));
-    let mut app = start_app(cluster.clone(), view, settings);
+    let mut app = AppStart::new(cluster.clone(), view)
+        .log_settings(settings)
+        .start();
     select(&mut app, &name).await;
     app.apply(Action::OpenLogs);
     let streaming = |v: &LogView| {
@@ -474,18 +468,8 @@ const NOW: i64 = 1_767_225_600;
 
 fn header() -> Header {
     Header {
-        context: "kscope-demo".into(),
-        server: "https://127.0.0.1:6443/".into(),
-        resource: "deployments".into(),
-        scope: "namespace shop".into(),
-        sync: "watching at rv 43".into(),
-        listed: true,
-        error: None,
         events_per_second: 3.0,
-        stale_since: None,
-        undecodable: 0,
-        filter: String::new(),
-        favourites: Vec::new(),
+        ..tui::header("deployments", "namespace shop")
     }
 }
 
@@ -659,17 +643,14 @@ async fn l_on_a_statefulset_reads_its_pods() {
     }
     let discovery = Discovery::run(&cluster.client).await.expect("discovers");
     let kind = discovery.resolve("sts").expect("statefulsets are served");
-    let indexes = Config::built_in().expect("built-in config").indexes;
-    let detail = DetailController::new(cluster.client.clone(), None);
-    let starter =
-        TableStarter::new(cluster.clone(), indexes, 64).with_catalog(Catalog::new(discovery));
     let view = ViewSpec::new(kind, NamespaceScope::One(ns.clone()));
-    let mut app = App::new(starter, view, false, detail)
-        .expect("app")
-        .with_log_settings(LogSettings {
+    let mut app = AppStart::new(cluster.clone(), view)
+        .catalog(Catalog::new(discovery))
+        .log_settings(LogSettings {
             tail_lines: 10,
             ..LogSettings::default()
-        });
+        })
+        .start();
     select(&mut app, &name).await;
     app.apply(Action::OpenLogs);
     wait_logs(&mut app, "two of its pods streaming", |v| {

@@ -4,7 +4,6 @@
 
 use crate::common::tmux;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use kscope_index_views::definitions::default_index_definitions;
@@ -12,7 +11,7 @@ use kscope_index_views::live::{LiveView, SortSpec};
 use kscope_index_views::query::Query;
 use kscope_index_views::registry::IndexRegistry;
 use kscope_informers::indexer::IndexerWriter;
-use kscope_resources::{Pod, Timestamp, decode};
+use kscope_resources::{Pod, Timestamp};
 use kscope_ui::action::Focus;
 use kscope_ui::action::{Action, InputMode};
 use kscope_ui::deltas::DeltaLine;
@@ -29,19 +28,8 @@ use ratatui::style::{Color, Modifier};
 
 use tmux::Session;
 
-/// 2026-01-01T00:00:00Z.
-const NOW: i64 = 1_767_225_600;
-
-fn pod(ns: &str, name: &str, app: &str) -> Arc<Pod> {
-    let created = jiff::Timestamp::from_second(NOW - 600).expect("valid time");
-    let json = format!(
-        r#"{{"metadata":{{"name":"{name}","namespace":"{ns}","resourceVersion":"1",
-            "creationTimestamp":"{created}","labels":{{"app":"{app}"}}}},
-            "spec":{{"nodeName":"node-1","containers":[{{"name":"c","image":"nginx"}}]}},
-            "status":{{"phase":"Running"}}}}"#
-    );
-    Arc::new(decode(json.as_bytes()).expect("pod decodes"))
-}
+use crate::common::pod::{NOW, pod};
+use crate::common::tui;
 
 /// shop/web-1, shop/web-2 (app=web) and data/db-1 (app=db).
 fn registry() -> (IndexRegistry<Pod>, IndexerWriter<Pod>) {
@@ -51,7 +39,9 @@ fn registry() -> (IndexRegistry<Pod>, IndexerWriter<Pod>) {
         ("shop", "web-2", "web"),
         ("data", "db-1", "db"),
     ] {
-        store.add(pod(ns, name, app)).expect("add");
+        store
+            .add(pod(ns, name).app(app).created(NOW - 600).decoded())
+            .expect("add");
     }
     (registry, store)
 }
@@ -130,18 +120,9 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     let columns = view.lock().columns();
     let header = Header {
-        context: "kscope-demo".into(),
-        server: "https://127.0.0.1:6443/".into(),
-        resource: "pods".into(),
-        scope: kscope_ui::ALL_NAMESPACES.into(),
         sync: "watching at rv 512".into(),
-        listed: true,
-        error: None,
         events_per_second: 3.0,
-        stale_since: None,
-        undecodable: 0,
-        filter: String::new(),
-        favourites: Vec::new(),
+        ..tui::pods_header()
     };
     state.queue.stats = queue();
     let parts = Parts {
@@ -370,10 +351,13 @@ fn demo_delta_cursor_filter_and_rebound_keys() {
         !delta_title(s).contains("zzz") && delta_title(s).starts_with("┌ deltas")
     });
 
-    // q is no longer bound; x quits.
-    session.keys(&["q"]);
-    std::thread::sleep(Duration::from_millis(500));
+    // q is no longer bound; x quits. Keys are read in order: the help that `?` opens after
+    // `q` shows only if q did not quit.
+    session.keys(&["q", "?"]);
+    session.wait_for("the help after q", |s| s.contains("keys 1-"));
     assert!(session.alive(), "q quit");
+    session.keys(&["Escape"]);
+    session.wait_for("the help closed", |s| !s.contains("keys 1-"));
     session.keys(&["x"]);
     session.wait_exit("x");
     let _ = std::fs::remove_dir_all(dir);

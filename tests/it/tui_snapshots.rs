@@ -25,20 +25,8 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::style::{Color, Modifier};
 
-/// 2026-01-01T00:00:00Z: pods are created relative to it.
-const NOW: i64 = 1_767_225_600;
-
-fn pod(ns: &str, name: &str, app: &str, node: &str, restarts: u32, age_seconds: i64) -> Arc<Pod> {
-    let created = jiff::Timestamp::from_second(NOW - age_seconds).expect("valid time");
-    let json = format!(
-        r#"{{"metadata":{{"name":"{name}","namespace":"{ns}","resourceVersion":"1",
-            "creationTimestamp":"{created}","labels":{{"app":"{app}"}}}},
-            "spec":{{"nodeName":"{node}","containers":[{{"name":"c","image":"nginx"}}]}},
-            "status":{{"phase":"Running","podIP":"10.0.0.1",
-            "containerStatuses":[{{"name":"c","ready":true,"restartCount":{restarts}}}]}}}}"#
-    );
-    Arc::new(decode(json.as_bytes()).expect("pod decodes"))
-}
+use crate::common::pod::{NOW, pod};
+use crate::common::tui;
 
 fn registry() -> (IndexRegistry<Pod>, IndexerWriter<Pod>) {
     pods(default_index_definitions())
@@ -55,14 +43,15 @@ fn pods(indexes: Vec<IndexDefinition>) -> (IndexRegistry<Pod>, IndexerWriter<Pod
         };
         let name = format!("{app}-{i:02}");
         store
-            .add(pod(
-                ns,
-                &name,
-                app,
-                &format!("node-{}", i % 4),
-                i % 5,
-                60 * i64::from(i),
-            ))
+            .add(
+                pod(ns, &name)
+                    .app(app)
+                    .node(&format!("node-{}", i % 4))
+                    .restarts(i % 5)
+                    .created(NOW - 60 * i64::from(i))
+                    .pod_ip("10.0.0.1")
+                    .decoded(),
+            )
             .expect("add");
     }
     (registry, store)
@@ -79,18 +68,9 @@ fn header() -> Header {
 
 fn header_for(kind: ResourceKind, scope: &str) -> Header {
     Header {
-        context: "kscope-demo".into(),
-        server: "https://127.0.0.1:6443/".into(),
-        resource: kind.plural().into(),
-        scope: scope.into(),
         sync: "listing: 2 pages, 1000 objects".into(),
-        listed: true,
-        error: None,
         events_per_second: 12.0,
-        stale_since: None,
-        undecodable: 0,
-        filter: String::new(),
-        favourites: Vec::new(),
+        ..tui::header(kind.plural(), scope)
     }
 }
 
@@ -297,7 +277,12 @@ fn selection_stays_on_its_object_while_rows_move() {
     let key = view.lock().selected().cloned().expect("selected");
     // New rows sorting before the selection push it down.
     for name in ["aa-1", "aa-2", "aa-3"] {
-        let p = pod("data", name, "db", "node-0", 0, 5);
+        let p = pod("data", name)
+            .app("db")
+            .node("node-0")
+            .created(NOW - 5)
+            .pod_ip("10.0.0.1")
+            .decoded();
         store.add(p).expect("add");
         view.lock().apply(&format!("data/{name}").as_str().into());
     }
@@ -694,24 +679,16 @@ fn stale_rows_are_dimmed_and_the_header_says_since_when() {
 /// plain; with no colour, none.
 #[test]
 fn rows_are_coloured_by_health() {
-    let pod = |name: &str, phase: &str, waiting: Option<&str>| {
-        let state = waiting.map_or_else(
-            || r#"{"running":{}}"#.to_string(),
-            |reason| format!(r#"{{"waiting":{{"reason":"{reason}"}}}}"#),
-        );
-        format!(
-            r#"{{"metadata":{{"name":"{name}","namespace":"shop","creationTimestamp":"2026-01-01T00:00:00Z"}},
-                "spec":{{"containers":[{{"name":"c","image":"i"}}]}},
-                "status":{{"phase":"{phase}","containerStatuses":[{{"name":"c","ready":{ready},
-                "restartCount":0,"state":{state}}}]}}}}"#,
-            ready = waiting.is_none()
-        )
-    };
-    let view = view_of(store_of::<Pod>([
-        pod("a-crashing", "Running", Some("CrashLoopBackOff")),
-        pod("b-creating", "Pending", Some("ContainerCreating")),
-        pod("c-running", "Running", None),
-    ]));
+    let view = view_of(store_of::<Pod>(
+        [
+            pod("shop", "a-crashing").waiting("CrashLoopBackOff"),
+            pod("shop", "b-creating")
+                .phase("Pending")
+                .waiting("ContainerCreating"),
+            pod("shop", "c-running"),
+        ]
+        .map(|p| p.created(NOW).wire()),
+    ));
     let mut state = UiState::new(false);
     // The selection is drawn reversed: select the row not checked.
     view.lock().select_position(2);
@@ -745,34 +722,22 @@ fn rows_are_coloured_by_health() {
 /// whole ("CrashLoopBackOff", "6 (5d ago)").
 #[test]
 fn long_names_give_way_to_status_at_80x24() {
-    let pod = |name: &str, waiting: Option<&str>, restarts: u32| {
-        let state = waiting.map_or_else(
-            || r#"{"running":{}}"#.to_string(),
-            |reason| format!(r#"{{"waiting":{{"reason":"{reason}"}}}}"#),
-        );
-        format!(
-            r#"{{"metadata":{{"name":"{name}","namespace":"payments-production",
-                "creationTimestamp":"2025-12-20T00:00:00Z","labels":{{"app":"payments-gateway-api"}}}},
-                "spec":{{"containers":[{{"name":"c","image":"i"}}]}},
-                "status":{{"phase":"Running","containerStatuses":[{{"name":"c","ready":{ready},
-                "restartCount":{restarts},"state":{state},
-                "lastState":{{"terminated":{{"exitCode":1,"finishedAt":"2025-12-27T00:00:00Z"}}}}}}]}}}}"#,
-            ready = waiting.is_none()
-        )
+    let gateway = |name: &str| {
+        pod("payments-production", name)
+            .app("payments-gateway-api")
+            .created(NOW - 12 * 86_400)
+            .last_exit(NOW - 5 * 86_400)
     };
-    let view = view_of(store_of::<Pod>([
-        pod(
-            "payments-gateway-api-7f9c8d6b5-x2x9q",
-            Some("CrashLoopBackOff"),
-            6,
-        ),
-        pod("payments-gateway-api-7f9c8d6b5-zr4kp", None, 0),
-        pod(
-            "payments-gateway-api-7f9c8d6b5-mm2lq",
-            Some("ImagePullBackOff"),
-            0,
-        ),
-    ]));
+    let view = view_of(store_of::<Pod>(
+        [
+            gateway("payments-gateway-api-7f9c8d6b5-x2x9q")
+                .waiting("CrashLoopBackOff")
+                .restarts(6),
+            gateway("payments-gateway-api-7f9c8d6b5-zr4kp"),
+            gateway("payments-gateway-api-7f9c8d6b5-mm2lq").waiting("ImagePullBackOff"),
+        ]
+        .map(|p| p.wire()),
+    ));
     let mut state = UiState::new(true);
     let text = render_kind(&view, &mut state, &header(), 80, 24);
     assert!(text.contains("CrashLoopBackOff"), "{text}");

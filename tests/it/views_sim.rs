@@ -17,6 +17,7 @@ use kscope_index_views::query::Query;
 use kscope_index_views::registry::IndexRegistry;
 use kscope_informers::informer::Notification;
 use kscope_informers::object::Object;
+use kscope_informers::reflector::ReflectorMetricsSnapshot;
 use kscope_informers::running::{InformerConfig, RunningInformer};
 use kscope_resources::{Pod, ResourceKind};
 use kscope_sim::{Faults, Resource, Sim, SimConfig, SimHandle};
@@ -185,8 +186,12 @@ async fn label_indexes_and_live_view_equal_kubectl_under_churn_and_relists() {
         ..Faults::default()
     });
     // Ends the open watch (as after an etcd restore); new ones fail with 410.
+    let expired = informer.metrics().snapshot().expired;
     sim.restart_epoch();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    wait_metrics(&informer, "a 410 after the restart", |m| {
+        m.expired > expired
+    })
+    .await;
     for key in &members[3..5] {
         let (ns, name) = split(key);
         kubectl
@@ -195,7 +200,9 @@ async fn label_indexes_and_live_view_equal_kubectl_under_churn_and_relists() {
     }
     let (ns, name) = split(&members[5]);
     kubectl.ok(&["label", "pod", name, "-n", ns, "app-"]).await;
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // A list begun after the writes sees them: the deletes come as its tombstones.
+    let lists = informer.metrics().snapshot().lists;
+    wait_metrics(&informer, "a relist after the writes", |m| m.lists > lists).await;
     sim.set_faults(Faults::default());
 
     // Churn stops after its time; the store then converges on the server's truth.
@@ -275,4 +282,19 @@ async fn label_indexes_and_live_view_equal_kubectl_under_churn_and_relists() {
 
     drop(worker);
     informer.shutdown().await;
+}
+
+/// Waits (a minute at most) until the Reflector's counters say `what`.
+async fn wait_metrics(
+    informer: &RunningInformer<Pod>,
+    what: &str,
+    done: impl Fn(&ReflectorMetricsSnapshot) -> bool,
+) {
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while !done(&informer.metrics().snapshot()) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("{what}: never seen"));
 }

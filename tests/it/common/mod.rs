@@ -2,8 +2,10 @@
 
 pub mod cli;
 pub mod kubectl;
+pub mod pod;
 pub mod tmux;
 pub mod tools;
+pub mod tui;
 
 /// Held by the tests that run several churning sims and kscope processes at once, so that
 /// they run one at a time: together they starve the other tests of the machine's cores

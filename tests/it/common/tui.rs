@@ -1,0 +1,168 @@
+//! The TUI's `App` as the tests start and watch it: every test goes through here, so that a
+//! change to how the App is built or read touches this file, not each test.
+
+use std::time::{Duration, Instant};
+
+use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_client::discovery::{Catalog, Discovery};
+use kscope_config::{Config, LogSettings};
+use kscope_index_views::definitions::IndexDefinition;
+use kscope_index_views::live::Window;
+use kscope_resources::ResourceKind;
+use kscope_ui::app::App;
+use kscope_ui::contexts::ContextSwitcher;
+use kscope_ui::detail::DetailController;
+use kscope_ui::draw::Header;
+use kscope_ui::favourites::Favourites;
+use kscope_ui::nav::ViewSpec;
+use kscope_ui::table::TableStarter;
+
+/// How long a wait on the App may take before the test fails: a hang guard, not a deadline
+/// the test is about (a loaded two-core machine is slow, not wrong).
+const BOUND: Duration = Duration::from_secs(60);
+
+/// The rows [`wait_rows`] reads: more than any test's cluster shows at once.
+const HEIGHT: usize = 200;
+
+/// An App to start: [`AppStart::new`], what differs from the defaults, then
+/// [`AppStart::start`]. Defaults: the built-in indexes, the built-in kinds only, panels
+/// hidden, default log settings.
+pub struct AppStart {
+    cluster: Cluster,
+    view: ViewSpec,
+    indexes: Option<Vec<IndexDefinition>>,
+    catalog: Option<Catalog>,
+    panels: bool,
+    logs: Option<LogSettings>,
+    contexts: Option<ContextSwitcher>,
+    favourites: Option<Favourites>,
+}
+
+impl AppStart {
+    pub fn new(cluster: Cluster, view: ViewSpec) -> Self {
+        Self {
+            cluster,
+            view,
+            indexes: None,
+            catalog: None,
+            panels: false,
+            logs: None,
+            contexts: None,
+            favourites: None,
+        }
+    }
+
+    /// Showing every namespace's pods.
+    pub fn pods(cluster: Cluster) -> Self {
+        Self::new(
+            cluster,
+            ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
+        )
+    }
+
+    /// Knowing the kinds `catalog` knows (custom resources, `all`).
+    pub fn catalog(mut self, catalog: Catalog) -> Self {
+        self.catalog = Some(catalog);
+        self
+    }
+
+    /// Knowing the kinds one discovery of the cluster finds now.
+    pub async fn discovered(self) -> Self {
+        let discovery = Discovery::run(&self.cluster.client)
+            .await
+            .expect("discovers");
+        self.catalog(Catalog::new(discovery))
+    }
+
+    pub fn indexes(mut self, indexes: Vec<IndexDefinition>) -> Self {
+        self.indexes = Some(indexes);
+        self
+    }
+
+    pub fn panels(mut self) -> Self {
+        self.panels = true;
+        self
+    }
+
+    pub fn log_settings(mut self, settings: LogSettings) -> Self {
+        self.logs = Some(settings);
+        self
+    }
+
+    /// Able to switch to `contexts`' clusters.
+    pub fn contexts(mut self, contexts: ContextSwitcher) -> Self {
+        self.contexts = Some(contexts);
+        self
+    }
+
+    pub fn favourites(mut self, favourites: Favourites) -> Self {
+        self.favourites = Some(favourites);
+        self
+    }
+
+    pub fn start(self) -> App {
+        let indexes = self
+            .indexes
+            .unwrap_or_else(|| Config::built_in().expect("built-in config").indexes);
+        let detail = DetailController::new(self.cluster.client.clone(), None);
+        let mut starter = TableStarter::new(self.cluster, indexes, 64);
+        if let Some(catalog) = self.catalog {
+            starter = starter.with_catalog(catalog);
+        }
+        let mut app = App::new(starter, self.view, self.panels, detail).expect("app");
+        if let Some(settings) = self.logs {
+            app = app.with_log_settings(settings);
+        }
+        if let Some(contexts) = self.contexts {
+            app = app.with_contexts(contexts);
+        }
+        if let Some(favourites) = self.favourites {
+            app = app.with_favourites(favourites);
+        }
+        app
+    }
+}
+
+/// Waits (a minute at most) until `ok` holds of the App and its rows, the header's sync kept
+/// current as the event loop keeps it; returns the rows.
+pub async fn wait_rows(app: &mut App, what: &str, ok: impl Fn(&App, &Window) -> bool) -> Window {
+    let deadline = Instant::now() + BOUND;
+    loop {
+        let status = app.table().status().borrow().clone();
+        app.update_sync(&status);
+        let window = app.window(HEIGHT);
+        if ok(app, &window) {
+            return window;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}: {:?} {window:?}",
+            app.header()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The header of a hand-drawn frame: the demo context, listed, no error, no filter; a test
+/// sets what it is about (`Header { sync: …, ..header(…) }`).
+pub fn header(resource: &str, scope: &str) -> Header {
+    Header {
+        context: "kscope-demo".into(),
+        server: "https://127.0.0.1:6443/".into(),
+        resource: resource.into(),
+        scope: scope.into(),
+        sync: "watching at rv 43".into(),
+        listed: true,
+        error: None,
+        events_per_second: 0.0,
+        stale_since: None,
+        undecodable: 0,
+        filter: String::new(),
+        favourites: Vec::new(),
+    }
+}
+
+/// [`header`] for every namespace's pods.
+pub fn pods_header() -> Header {
+    header("pods", kscope_ui::ALL_NAMESPACES)
+}
