@@ -2,12 +2,11 @@
 //! Nothing here knows about the UI.
 
 pub mod backoff;
-pub mod compare;
 pub mod delta_fifo;
-pub mod diff;
 pub mod fifo;
 pub mod indexer;
 pub mod informer;
+pub mod instrument;
 pub mod keys;
 pub mod lister_watcher;
 pub mod metrics;
@@ -15,7 +14,6 @@ pub mod object;
 pub mod real_fifo;
 pub mod reflector;
 pub mod running;
-pub mod tap;
 pub mod workqueue;
 
 /// Test objects and a tap feeder, for this crate's tests and (feature `testing`) the layers

@@ -15,12 +15,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::backoff::Backoff;
 use super::delta_fifo::ReflectorStore;
+use super::instrument::tap::{HealthLevel, Tap, TapKind, TapRecord};
 use super::keys::meta_namespace_key;
 use super::lister_watcher::{
     ListParams, ListWatchError, ListerWatcher, ServerIdentity, WatchEvent, WatchParams, WatchStream,
 };
 use super::object::Object;
-use super::tap::{HealthLevel, Tap, TapKind, TapRecord};
 
 /// client-go's default list page size.
 pub const DEFAULT_PAGE_SIZE: u32 = 500;

@@ -21,12 +21,12 @@ use futures::{FutureExt, StreamExt};
 use tokio::time::Instant;
 
 use super::super::delta_fifo::{Hasher, Listed, ReflectorStore};
+use super::super::instrument::tap::{TapKind, TapRecord};
 use super::super::keys::{Key, meta_namespace_key};
 use super::super::lister_watcher::{
     ListWatchError, ListerWatcher, WatchEvent, WatchParams, WatchStream,
 };
 use super::super::object::Object;
-use super::super::tap::{TapKind, TapRecord};
 use super::{
     InitialListMode, InitialListStatus, Reflector, ReflectorError, ReflectorPhase, ServerChange,
     bump, went_back,

@@ -22,12 +22,12 @@ use kscope_config::LogSettings;
 use kscope_config::keys::Keymap;
 use kscope_index_views::definitions::{IndexDefinition, IndexSource, Misfits};
 use kscope_index_views::live::{SortSpec, Window};
-use kscope_informers::compare::merge_handoffs;
 use kscope_informers::fifo::{FifoKind, Handoff};
+use kscope_informers::instrument::compare::merge_handoffs;
+use kscope_informers::instrument::tap::TapEntry;
 use kscope_informers::keys::{Key, split_meta_namespace_key};
 use kscope_informers::lister_watcher::ListWatchError;
 use kscope_informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
-use kscope_informers::tap::TapEntry;
 use kscope_resources::{Kind, ResourceKind, Timestamp};
 
 use super::UiError;
