@@ -4,6 +4,7 @@
 pub mod backoff;
 pub mod delta_fifo;
 pub mod fifo;
+mod fifo_core;
 pub mod indexer;
 pub mod informer;
 pub mod instrument;
