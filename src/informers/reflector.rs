@@ -572,18 +572,31 @@ where
         if let Err(err) = self.store.replace(items, &list_resource_version) {
             tracing::error!(resource = %self.resource, error = %err, "store refused a list of keyed objects");
         }
-        self.tap_message(
-            TapKind::Relist { objects },
-            format!("{objects} objects at resourceVersion {list_resource_version}"),
-        );
-        self.last_sync_resource_version = list_resource_version;
+        let relisted = format!("{objects} objects at resourceVersion {list_resource_version}");
+        self.synced_state(list_resource_version, objects, relisted, None);
+        Ok(())
+    }
+
+    /// The store holds a whole state of `objects` objects at `resource_version`, from a list
+    /// or a watch-list's initial events: watches go on from there, and from the server that
+    /// sent it. The tap says so in `relisted`; `initial_list` says how the state came, where
+    /// the status is to say it now.
+    fn synced_state(
+        &mut self,
+        resource_version: String,
+        objects: usize,
+        relisted: String,
+        initial_list: Option<InitialListStatus>,
+    ) {
+        self.last_sync_resource_version = resource_version;
         self.resource_version_unavailable = false;
-        // A relist that another server answered is that server's state, right as it is;
-        // the change is still worth saying.
+        // A state that another server sent is that server's, right as it is; the change is
+        // still worth saying.
         if let Some(change) = self.certificate_change() {
             self.note_server_change(change);
         }
         self.listed_from = self.lister_watcher.server_identity();
+        self.tap_message(TapKind::Relist { objects }, relisted);
         let rv = self.last_sync_resource_version.clone();
         let undecodable = self.undecodable;
         self.status.send_modify(|s| {
@@ -592,8 +605,10 @@ where
             s.last_error = None;
             s.failed_rounds = 0;
             s.undecodable_in_last_list = undecodable;
+            if initial_list.is_some() {
+                s.initial_list = initial_list;
+            }
         });
-        Ok(())
     }
 
     /// Lists in pages (client-go's pager). A 410 on a continuation page falls back to one

@@ -328,31 +328,17 @@ where
                 to: resource_version.to_string(),
             });
         }
-        self.last_sync_resource_version = resource_version.to_string();
-        self.resource_version_unavailable = false;
-        // As after a list: another server's state is right as it is, and worth saying.
-        if let Some(change) = self.certificate_change() {
-            self.note_server_change(change);
-        }
-        self.listed_from = self.lister_watcher.server_identity();
-        self.tap_message(
-            TapKind::Relist { objects },
-            format!(
-                "{objects} objects streamed by watch-list at resourceVersion {resource_version}"
-            ),
+        let relisted = format!(
+            "{objects} objects streamed by watch-list at resourceVersion {resource_version}"
         );
-        let rv = resource_version.to_string();
-        let undecodable = self.undecodable;
-        self.status.send_modify(|s| {
-            s.last_sync_resource_version = rv;
-            s.listed = true;
-            s.last_error = None;
-            s.failed_rounds = 0;
-            s.undecodable_in_last_list = undecodable;
-            s.initial_list = Some(InitialListStatus {
+        self.synced_state(
+            resource_version.to_string(),
+            objects,
+            relisted,
+            Some(InitialListStatus {
                 mode: InitialListMode::WatchList,
                 fallback_reason: None,
-            });
-        });
+            }),
+        );
     }
 }
