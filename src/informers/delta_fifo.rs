@@ -7,7 +7,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
-use super::fifo_core::{FifoCore, Locked};
+use super::fifo_core::{FifoCore, Locked, Queue, keyed};
 use super::indexer::Indexer;
 use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key, KeyError, meta_namespace_key};
 use super::metrics::InformerMetrics;
@@ -216,6 +216,12 @@ struct DeltaQueue<T> {
     keys: VecDeque<Key>,
 }
 
+impl<T> Queue for DeltaQueue<T> {
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+}
+
 /// The DeltaFIFO. Cloning is cheap and shares the queue.
 pub struct DeltaFifo<T> {
     core: FifoCore<DeltaQueue<T>>,
@@ -281,8 +287,7 @@ impl<T: Object> DeltaFifo<T> {
         let is_in_initial_list = !state.has_synced();
         let deltas = state.queue.items.remove(&key).unwrap_or_default();
         let result = process(key, deltas, is_in_initial_list);
-        let queued = state.queue.keys.len();
-        self.core.popped_locked(&mut state, 1, queued);
+        self.core.popped_locked(&mut state, 1);
         Ok(result)
     }
 
@@ -374,20 +379,15 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
     /// From knownObjects: what the informer has applied (a queued delta may be newer, but
     /// then its resourceVersion differs).
     fn known_copy(&self, key: &str, obj: &T) -> Option<Arc<T>> {
-        let known = self.known_objects.as_ref().filter(|k| !k.is_empty())?;
-        let rv = obj.resource_version().filter(|rv| !rv.is_empty())?;
-        known
-            .get_by_key(key)
-            .filter(|held| held.resource_version() == Some(rv))
+        self.known_objects
+            .as_ref()?
+            .copy_at_resource_version(key, obj)
     }
 
     /// A Replaced delta per listed object; a tombstone for every queued key missing from the
     /// list, and for every known key missing from the list and not queued.
     fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) -> Result<(), KeyError> {
-        let keyed = list
-            .into_iter()
-            .map(|obj| Ok((meta_namespace_key(obj.as_ref())?, obj)))
-            .collect::<Result<Vec<_>, KeyError>>()?;
+        let keyed = keyed(list)?;
         self.core.metrics().saw_on_wire(Some(resource_version));
         let mut state = self.core.lock();
         let mut listed: HashSet<Key, Hasher> =
@@ -440,19 +440,9 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
 
     /// The deletions of [`ReflectorStore::replace`] for what the streamed state lacked.
     fn finish_listed(&self, listed: &Listed, resource_version: &str) {
-        self.core.metrics().saw_on_wire(Some(resource_version));
-        let mut state = self.core.lock();
-        let deletions = if listed.lacks_nothing() {
-            0
-        } else {
-            self.delete_missing_locked(&mut state, |key| listed.contains(key))
-        };
-        if state.queue.keys.is_empty() {
-            self.core.metrics().caught_up();
-        }
-        let initial_population_count = state.initial_population_count + deletions;
-        self.core
-            .replaced_locked(&mut state, resource_version, initial_population_count);
+        self.core.finish_listed(listed, resource_version, |state| {
+            self.delete_missing_locked(state, |key| listed.contains(key))
+        });
     }
 
     /// A Sync delta for every known key that has nothing queued: a queued delta is newer

@@ -7,8 +7,27 @@ use std::sync::Arc;
 use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::{Notify, watch};
 
-use super::delta_fifo::FifoClosed;
+use super::delta_fifo::{FifoClosed, Listed};
+use super::keys::{Key, KeyError, meta_namespace_key};
 use super::metrics::InformerMetrics;
+use super::object::Object;
+
+/// What a FIFO queues, as the core counts it.
+pub(crate) trait Queue {
+    /// What the metrics show as queued: nothing left means the store has caught up.
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The objects of a Replace with their keys, or the first object that has none.
+pub(crate) fn keyed<T: Object>(list: Vec<Arc<T>>) -> Result<Vec<(Key, Arc<T>)>, KeyError> {
+    list.into_iter()
+        .map(|obj| Ok((meta_namespace_key(obj.as_ref())?, obj)))
+        .collect()
+}
 
 /// A FIFO's state under its lock: its own `queue`, and what every FIFO counts beside it.
 pub(crate) struct Locked<Q> {
@@ -52,7 +71,7 @@ impl<Q> Clone for FifoCore<Q> {
     }
 }
 
-impl<Q> FifoCore<Q> {
+impl<Q: Queue> FifoCore<Q> {
     pub(crate) fn new(queue: Q, metrics: Arc<InformerMetrics>) -> Self {
         Self {
             state: Arc::new(Mutex::new(Locked {
@@ -149,15 +168,38 @@ impl<Q> FifoCore<Q> {
         }
     }
 
-    /// `popped` items taken by [`FifoCore::pop`] are processed, and `queued` remain queued or
-    /// in flight.
-    pub(crate) fn popped_locked(&self, state: &mut Locked<Q>, popped: usize, queued: usize) {
+    /// `popped` items taken by [`FifoCore::pop`] are processed.
+    pub(crate) fn popped_locked(&self, state: &mut Locked<Q>, popped: usize) {
         state.initial_population_count = state.initial_population_count.saturating_sub(popped);
+        let queued = state.queue.len();
         self.metrics.set_queued(queued);
         if queued == 0 {
             self.metrics.caught_up();
         }
         self.publish_synced_locked(state);
+    }
+
+    /// A streamed initial state is complete at `resource_version`: `delete_missing` queues
+    /// the deletions a Replace would make for what `listed` lacks (if it may lack anything)
+    /// and says how many, and they count towards the initial population.
+    pub(crate) fn finish_listed(
+        &self,
+        listed: &Listed,
+        resource_version: &str,
+        delete_missing: impl FnOnce(&mut Locked<Q>) -> usize,
+    ) {
+        self.metrics.saw_on_wire(Some(resource_version));
+        let mut state = self.lock();
+        let deletions = if listed.lacks_nothing() {
+            0
+        } else {
+            delete_missing(&mut state)
+        };
+        if state.queue.is_empty() {
+            self.metrics.caught_up();
+        }
+        let initial_population_count = state.initial_population_count + deletions;
+        self.replaced_locked(&mut state, resource_version, initial_population_count);
     }
 
     /// Stops blocking pops once the queue is empty.

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use super::delta_fifo::{Delta, Deltas, FifoClosed, Hasher, Listed, ReflectorStore};
-use super::fifo_core::{FifoCore, Locked};
+use super::fifo_core::{FifoCore, Locked, Queue, keyed};
 use super::indexer::Indexer;
 use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key, KeyError, meta_namespace_key};
 use super::metrics::InformerMetrics;
@@ -45,14 +45,10 @@ struct RealQueue<T> {
     in_flight: usize,
 }
 
-impl<T> RealQueue<T> {
+impl<T> Queue for RealQueue<T> {
     /// Items queued, and popped items still being processed.
     fn len(&self) -> usize {
         self.items.len() + self.in_flight
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
@@ -166,8 +162,7 @@ impl<T: Object> RealFifo<T> {
             process(batch, is_in_initial_list)
         };
         state.queue.in_flight -= n;
-        let queued = state.queue.len();
-        self.core.popped_locked(&mut state, n, queued);
+        self.core.popped_locked(&mut state, n);
         Ok(result)
     }
 
@@ -318,10 +313,7 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
     }
 
     fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) -> Result<(), KeyError> {
-        let keyed = list
-            .into_iter()
-            .map(|obj| Ok((meta_namespace_key(obj.as_ref())?, obj)))
-            .collect::<Result<Vec<_>, KeyError>>()?;
+        let keyed = keyed(list)?;
         self.core.metrics().saw_on_wire(Some(resource_version));
         let mut state = self.core.lock();
         if self.atomic {
@@ -391,19 +383,9 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
     /// The deletions come after the listed objects here (a Replace queues them first): they
     /// are known only once the stream has ended.
     fn finish_listed(&self, listed: &Listed, resource_version: &str) {
-        self.core.metrics().saw_on_wire(Some(resource_version));
-        let mut state = self.core.lock();
-        let deletions = if listed.lacks_nothing() {
-            0
-        } else {
-            self.delete_missing_locked(&mut state, |key| listed.contains(key))
-        };
-        if state.queue.is_empty() {
-            self.core.metrics().caught_up();
-        }
-        let initial_population_count = state.initial_population_count + deletions;
-        self.core
-            .replaced_locked(&mut state, resource_version, initial_population_count);
+        self.core.finish_listed(listed, resource_version, |state| {
+            self.delete_missing_locked(state, |key| listed.contains(key))
+        });
     }
 
     /// An AtomicFIFO queues the bookmark so the store's resourceVersion moves in order; a
@@ -424,11 +406,7 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
     }
 
     fn known_copy(&self, key: &str, obj: &T) -> Option<Arc<T>> {
-        let known = Some(&self.known_objects).filter(|k| !k.is_empty())?;
-        let rv = obj.resource_version().filter(|rv| !rv.is_empty())?;
-        known
-            .get_by_key(key)
-            .filter(|held| held.resource_version() == Some(rv))
+        self.known_objects.copy_at_resource_version(key, obj)
     }
 }
 
