@@ -269,7 +269,6 @@ impl<T: Object> DeltaFifo<T> {
             None => {
                 queue.keys.push_back(key.clone());
                 queue.items.insert(key, vec![delta]);
-                self.core.metrics().set_queued(queue.keys.len());
             }
         }
         self.core.queued_locked(state);

@@ -96,8 +96,9 @@ impl<Q: Queue> FifoCore<Q> {
         &self.metrics
     }
 
-    /// Something was queued: a pop waiting for it is woken.
+    /// Something was queued: the metrics count it, and a pop waiting for it is woken.
     pub(crate) fn queued_locked(&self, state: &mut Locked<Q>) {
+        self.metrics.set_queued(state.queue.len());
         if std::mem::take(&mut state.pop_waiting) {
             self.notify.notify_waiters();
         }

@@ -111,7 +111,6 @@ impl<T: Object> RealFifo<T> {
 
     fn push_locked(&self, state: &mut Locked<RealQueue<T>>, item: FifoItem<T>) {
         state.queue.items.push_back(item);
-        self.core.metrics().set_queued(state.queue.len());
         self.core.queued_locked(state);
     }
 
