@@ -1,5 +1,6 @@
 //! A port of client-go's informer pipeline: DeltaFIFO (or RealFIFO/AtomicFIFO) → Indexer → handlers → workqueue.
-//! Nothing here knows about the UI.
+//! Nothing here knows about the UI. kscope's own instrumentation of it (the delta tap, diffs,
+//! two pipelines compared) is apart in [`instrument`].
 
 pub mod backoff;
 pub mod delta_fifo;
