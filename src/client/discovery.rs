@@ -20,10 +20,10 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use super::cluster::{Cluster, NamespaceScope};
 use super::lister_watcher::KubeListerWatcher;
 use kscope_informers::indexer::IndexerWriter;
+use kscope_informers::instrument::tap::{Tap, TapKind};
 use kscope_informers::lister_watcher::{BoxError, innermost_cause};
 use kscope_informers::object::Object;
 use kscope_informers::running::{InformerConfig, RunningInformer};
-use kscope_informers::tap::{Tap, TapKind};
 use kscope_resources::{ApiResource, GenericObject, Kind, ResourceKind};
 
 /// The longest discovery may take, all requests together.

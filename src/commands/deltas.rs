@@ -9,11 +9,11 @@ use std::time::Duration;
 use k8s_openapi::jiff;
 use tokio::sync::broadcast::error::RecvError;
 
-use kscope_informers::compare::{Difference, PipelineComparison, merge_handoffs};
 use kscope_informers::fifo::{FifoKind, HandedItem, Handoff};
+use kscope_informers::instrument::compare::{Difference, PipelineComparison, merge_handoffs};
+use kscope_informers::instrument::tap::{HealthLevel, Tap, TapEntry, TapKind};
 use kscope_informers::lister_watcher::WatchEventType;
 use kscope_informers::running::RunningInformer;
-use kscope_informers::tap::{HealthLevel, Tap, TapEntry, TapKind};
 use kscope_resources::{
     Deployment, GenericObject, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };

@@ -25,13 +25,13 @@ use kscope_index_views::printer_columns::KubectlPrinterColumns;
 use kscope_index_views::query::{ParseError, QueryError};
 use kscope_informers::fifo::FifoKind;
 use kscope_informers::indexer::{IndexerError, IndexerWriter};
+use kscope_informers::instrument::tap::Tap;
 use kscope_informers::lister_watcher::ListWatchError;
 use kscope_informers::object::Object;
 use kscope_informers::reflector::{
     InitialListMode, ReflectorError, ReflectorPhase, ReflectorStatus,
 };
 use kscope_informers::running::{InformerConfig, RunningInformer};
-use kscope_informers::tap::Tap;
 use kscope_resources::{Kind, ResourceKind, UnknownResource};
 
 /// Why a command failed. One line each, for a person.

@@ -7,9 +7,9 @@ use std::time::SystemTime;
 
 use serde_json::Value;
 
-use kscope_informers::diff::Change;
+use kscope_informers::instrument::diff::Change;
+use kscope_informers::instrument::tap::{DiffUnavailable, TapEntry, TapKind};
 use kscope_informers::lister_watcher::WatchEventType;
-use kscope_informers::tap::{DiffUnavailable, TapEntry, TapKind};
 pub use kscope_resources::secret::{is_secret, mask_secret};
 use kscope_resources::secret::{mask_map, mask_value};
 use kscope_resources::{LAST_APPLIED_ANNOTATION, Timestamp};
@@ -234,7 +234,7 @@ fn mask_secret_field(path: &str, value: &Value) -> Value {
 mod tests {
     use super::*;
     use bytes::Bytes;
-    use kscope_informers::tap::{Tap, TapRecord};
+    use kscope_informers::instrument::tap::{Tap, TapRecord};
     use serde_json::json;
 
     fn pod() -> Value {

@@ -7,9 +7,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
-use tokio::sync::{Notify, watch};
-
+use super::fifo_core::{FifoCore, Locked, Queue, keyed};
 use super::indexer::Indexer;
 use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key, KeyError, meta_namespace_key};
 use super::metrics::InformerMetrics;
@@ -212,44 +210,30 @@ pub trait ReflectorStore<T>: Send + Sync {
 #[error("DeltaFIFO: manipulating with closed queue")]
 pub struct FifoClosed;
 
-struct FifoState<T> {
+/// client-go's `items` and `queue`: each key's deltas, and the keys in pop order.
+struct DeltaQueue<T> {
     items: HashMap<Key, Deltas<T>, Hasher>,
-    queue: VecDeque<Key>,
-    /// Set by the first Replace or any add/update/delete.
-    populated: bool,
-    /// Items of the first Replace not yet popped.
-    initial_population_count: usize,
-    closed: bool,
-    last_replace_resource_version: Option<String>,
-    /// A pop found the queue empty and waits: the next queued key must wake it. While pops
-    /// find keys, queueing skips the wake-up (a lock of its own per event otherwise).
-    pop_waiting: bool,
+    keys: VecDeque<Key>,
 }
 
-impl<T> FifoState<T> {
-    fn has_synced(&self) -> bool {
-        self.populated && self.initial_population_count == 0
+impl<T> Queue for DeltaQueue<T> {
+    fn len(&self) -> usize {
+        self.keys.len()
     }
 }
 
 /// The DeltaFIFO. Cloning is cheap and shares the queue.
 pub struct DeltaFifo<T> {
-    state: Arc<Mutex<FifoState<T>>>,
-    notify: Arc<Notify>,
+    core: FifoCore<DeltaQueue<T>>,
     /// The Indexer the popped deltas are applied to: client-go's `knownObjects`.
     known_objects: Option<Indexer<T>>,
-    synced: Arc<watch::Sender<bool>>,
-    metrics: Arc<InformerMetrics>,
 }
 
 impl<T> Clone for DeltaFifo<T> {
     fn clone(&self) -> Self {
         Self {
-            state: self.state.clone(),
-            notify: self.notify.clone(),
+            core: self.core.clone(),
             known_objects: self.known_objects.clone(),
-            synced: self.synced.clone(),
-            metrics: self.metrics.clone(),
         }
     }
 }
@@ -264,50 +248,30 @@ impl<T: Object> DeltaFifo<T> {
 
     /// As [`DeltaFifo::new`], counting what is queued and seen into `metrics`.
     pub fn with_metrics(known_objects: Option<Indexer<T>>, metrics: Arc<InformerMetrics>) -> Self {
+        let queue = DeltaQueue {
+            items: HashMap::default(),
+            keys: VecDeque::new(),
+        };
         Self {
-            state: Arc::new(Mutex::new(FifoState {
-                items: HashMap::default(),
-                queue: VecDeque::new(),
-                populated: false,
-                initial_population_count: 0,
-                closed: false,
-                last_replace_resource_version: None,
-                pop_waiting: false,
-            })),
-            notify: Arc::new(Notify::new()),
+            core: FifoCore::new(queue, metrics),
             known_objects,
-            synced: Arc::new(watch::channel(false).0),
-            metrics,
         }
     }
 
     /// Appends `delta` to the key's deltas (queueing the key if new), then dedups the tail.
-    fn queue_action_locked(&self, state: &mut FifoState<T>, key: Key, delta: Delta<T>) {
-        match state.items.get_mut(&key) {
+    fn queue_action_locked(&self, state: &mut Locked<DeltaQueue<T>>, key: Key, delta: Delta<T>) {
+        let queue = &mut state.queue;
+        match queue.items.get_mut(&key) {
             Some(deltas) => {
                 deltas.push(delta);
                 dedup_deltas(deltas);
             }
             None => {
-                state.queue.push_back(key.clone());
-                state.items.insert(key, vec![delta]);
-                self.metrics.set_queued(state.queue.len());
+                queue.keys.push_back(key.clone());
+                queue.items.insert(key, vec![delta]);
             }
         }
-        if std::mem::take(&mut state.pop_waiting) {
-            self.notify.notify_waiters();
-        }
-    }
-
-    fn mark_populated_locked(&self, state: &mut FifoState<T>) {
-        state.populated = true;
-        self.publish_synced_locked(state);
-    }
-
-    fn publish_synced_locked(&self, state: &FifoState<T>) {
-        if state.has_synced() && !*self.synced.borrow() {
-            self.synced.send_replace(true);
-        }
+        self.core.queued_locked(state);
     }
 
     /// Waits for the head key and hands all its deltas to `process`, with whether the key
@@ -318,68 +282,37 @@ impl<T: Object> DeltaFifo<T> {
         &self,
         process: impl FnOnce(Key, Deltas<T>, bool) -> R,
     ) -> Result<R, FifoClosed> {
-        loop {
-            {
-                let mut state = self.state.lock();
-                if let Some(key) = state.queue.pop_front() {
-                    let is_in_initial_list = !state.has_synced();
-                    if state.initial_population_count > 0 {
-                        state.initial_population_count -= 1;
-                    }
-                    let deltas = state.items.remove(&key).unwrap_or_default();
-                    let result = process(key, deltas, is_in_initial_list);
-                    self.metrics.set_queued(state.queue.len());
-                    if state.queue.is_empty() {
-                        self.metrics.caught_up();
-                    }
-                    self.publish_synced_locked(&state);
-                    return Ok(result);
-                }
-                if state.closed {
-                    return Err(FifoClosed);
-                }
-            }
-            // Registered before the queue is looked at again, so a key queued in between
-            // still wakes this pop.
-            let notified = self.notify.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            {
-                let mut state = self.state.lock();
-                if !state.queue.is_empty() || state.closed {
-                    continue;
-                }
-                state.pop_waiting = true;
-            }
-            notified.await;
-        }
+        let (mut state, key) = self.core.pop(|state| state.queue.keys.pop_front()).await?;
+        let is_in_initial_list = !state.has_synced();
+        let deltas = state.queue.items.remove(&key).unwrap_or_default();
+        let result = process(key, deltas, is_in_initial_list);
+        self.core.popped_locked(&mut state, 1);
+        Ok(result)
     }
 
     /// Stops blocking pops once the queue is empty.
     pub fn close(&self) {
-        self.state.lock().closed = true;
-        self.notify.notify_waiters();
+        self.core.close();
     }
 
     pub fn is_closed(&self) -> bool {
-        self.state.lock().closed
+        self.core.is_closed()
     }
 
     /// client-go's HasSynced: the first Replace (or any add/update/delete) happened and every
     /// item it queued has been popped.
     pub fn has_synced(&self) -> bool {
-        self.state.lock().has_synced()
+        self.core.has_synced()
     }
 
     /// Resolves once [`DeltaFifo::has_synced`] is true, or at close if it never becomes so.
     pub async fn wait_for_sync(&self) -> bool {
-        let mut rx = self.synced.subscribe();
-        rx.wait_for(|synced| *synced).await.is_ok()
+        self.core.wait_for_sync().await
     }
 
     /// Number of keys queued.
     pub fn len(&self) -> usize {
-        self.state.lock().queue.len()
+        self.core.lock().queue.keys.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -388,17 +321,17 @@ impl<T: Object> DeltaFifo<T> {
 
     /// The queued keys, in pop order.
     pub fn list_keys(&self) -> Vec<Key> {
-        self.state.lock().queue.iter().cloned().collect()
+        self.core.lock().queue.keys.iter().cloned().collect()
     }
 
     /// A copy of the deltas queued for `key`.
     pub fn get_by_key(&self, key: &str) -> Option<Deltas<T>> {
-        self.state.lock().items.get(key).cloned()
+        self.core.lock().queue.items.get(key).cloned()
     }
 
     /// The resourceVersion of the last Replace, for display.
     pub fn last_replace_resource_version(&self) -> Option<String> {
-        self.state.lock().last_replace_resource_version.clone()
+        self.core.last_replace_resource_version()
     }
 }
 
@@ -406,9 +339,9 @@ impl<T: Object> DeltaFifo<T> {
     /// Add and Update: queue the delta and count the queue as populated.
     fn queue_change(&self, obj: Arc<T>, delta: fn(Arc<T>) -> Delta<T>) -> Result<(), KeyError> {
         let key = meta_namespace_key(obj.as_ref())?;
-        self.metrics.saw_on_wire(obj.resource_version());
-        let mut state = self.state.lock();
-        self.mark_populated_locked(&mut state);
+        self.core.metrics().saw_on_wire(obj.resource_version());
+        let mut state = self.core.lock();
+        self.core.mark_populated_locked(&mut state);
         self.queue_action_locked(&mut state, key, delta(obj));
         Ok(())
     }
@@ -427,10 +360,10 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
     /// nothing a consumer could have seen to delete.
     fn delete(&self, obj: Arc<T>) -> Result<(), KeyError> {
         let key = meta_namespace_key(obj.as_ref())?;
-        self.metrics.saw_on_wire(obj.resource_version());
-        let mut state = self.state.lock();
-        self.mark_populated_locked(&mut state);
-        let queued = state.items.contains_key(&key);
+        self.core.metrics().saw_on_wire(obj.resource_version());
+        let mut state = self.core.lock();
+        self.core.mark_populated_locked(&mut state);
+        let queued = state.queue.items.contains_key(&key);
         let known = self
             .known_objects
             .as_ref()
@@ -445,22 +378,17 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
     /// From knownObjects: what the informer has applied (a queued delta may be newer, but
     /// then its resourceVersion differs).
     fn known_copy(&self, key: &str, obj: &T) -> Option<Arc<T>> {
-        let known = self.known_objects.as_ref().filter(|k| !k.is_empty())?;
-        let rv = obj.resource_version().filter(|rv| !rv.is_empty())?;
-        known
-            .get_by_key(key)
-            .filter(|held| held.resource_version() == Some(rv))
+        self.known_objects
+            .as_ref()?
+            .copy_at_resource_version(key, obj)
     }
 
     /// A Replaced delta per listed object; a tombstone for every queued key missing from the
     /// list, and for every known key missing from the list and not queued.
     fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) -> Result<(), KeyError> {
-        let keyed = list
-            .into_iter()
-            .map(|obj| Ok((meta_namespace_key(obj.as_ref())?, obj)))
-            .collect::<Result<Vec<_>, KeyError>>()?;
-        self.metrics.saw_on_wire(Some(resource_version));
-        let mut state = self.state.lock();
+        let keyed = keyed(list)?;
+        self.core.metrics().saw_on_wire(Some(resource_version));
+        let mut state = self.core.lock();
         let mut listed: HashSet<Key, Hasher> =
             HashSet::with_capacity_and_hasher(keyed.len(), Hasher::default());
         for (key, obj) in keyed {
@@ -470,23 +398,20 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
 
         let queued_deletions = self.delete_missing_locked(&mut state, |key| listed.contains(key));
 
-        state.last_replace_resource_version = Some(resource_version.to_string());
-        if state.queue.is_empty() {
-            self.metrics.caught_up();
+        if state.queue.keys.is_empty() {
+            self.core.metrics().caught_up();
         }
-        if !state.populated {
-            state.populated = true;
-            state.initial_population_count = listed.len() + queued_deletions;
-        }
-        self.publish_synced_locked(&state);
+        let initial_population_count = listed.len() + queued_deletions;
+        self.core
+            .replaced_locked(&mut state, resource_version, initial_population_count);
         Ok(())
     }
 
     /// Nothing is queued for a bookmark: with nothing queued either, the store is at it.
     fn bookmark(&self, resource_version: &str) {
-        self.metrics.saw_on_wire(Some(resource_version));
-        if self.state.lock().queue.is_empty() {
-            self.metrics.caught_up();
+        self.core.metrics().saw_on_wire(Some(resource_version));
+        if self.core.lock().queue.keys.is_empty() {
+            self.core.metrics().caught_up();
         }
     }
 
@@ -495,17 +420,17 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
     }
 
     fn knows_nothing(&self) -> bool {
-        self.state.lock().items.is_empty()
+        self.core.lock().queue.items.is_empty()
             && self.known_objects.as_ref().is_none_or(|k| k.is_empty())
     }
 
     /// A Replaced delta now; a key new to the queue before the first list is complete
     /// counts towards the initial population.
     fn add_listed(&self, objs: Vec<(Key, Arc<T>)>) {
-        let mut state = self.state.lock();
+        let mut state = self.core.lock();
         for (key, obj) in objs {
-            self.metrics.saw_on_wire(obj.resource_version());
-            if !state.populated && !state.items.contains_key(&key) {
+            self.core.metrics().saw_on_wire(obj.resource_version());
+            if !state.populated && !state.queue.items.contains_key(&key) {
                 state.initial_population_count += 1;
             }
             self.queue_action_locked(&mut state, key, Delta::Replaced(obj));
@@ -514,22 +439,9 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
 
     /// The deletions of [`ReflectorStore::replace`] for what the streamed state lacked.
     fn finish_listed(&self, listed: &Listed, resource_version: &str) {
-        self.metrics.saw_on_wire(Some(resource_version));
-        let mut state = self.state.lock();
-        let deletions = if listed.lacks_nothing() {
-            0
-        } else {
-            self.delete_missing_locked(&mut state, |key| listed.contains(key))
-        };
-        state.last_replace_resource_version = Some(resource_version.to_string());
-        if !state.populated {
-            state.populated = true;
-            state.initial_population_count += deletions;
-        }
-        if state.queue.is_empty() {
-            self.metrics.caught_up();
-        }
-        self.publish_synced_locked(&state);
+        self.core.finish_listed(listed, resource_version, |state| {
+            self.delete_missing_locked(state, |key| listed.contains(key))
+        });
     }
 
     /// A Sync delta for every known key that has nothing queued: a queued delta is newer
@@ -538,9 +450,9 @@ impl<T: Object> ReflectorStore<T> for DeltaFifo<T> {
         let Some(known) = &self.known_objects else {
             return Ok(());
         };
-        let mut state = self.state.lock();
+        let mut state = self.core.lock();
         for key in known.list_keys() {
-            if state.items.contains_key(&key) {
+            if state.queue.items.contains_key(&key) {
                 continue;
             }
             if let Some(obj) = known.get_by_key(&key) {
@@ -556,11 +468,12 @@ impl<T: Object> DeltaFifo<T> {
     /// missing from it and not queued. Returns how many were queued.
     fn delete_missing_locked(
         &self,
-        state: &mut FifoState<T>,
+        state: &mut Locked<DeltaQueue<T>>,
         listed: impl Fn(&str) -> bool,
     ) -> usize {
         let mut queued_deletions = 0;
         let missing_queued: Vec<(Key, Option<Arc<T>>)> = state
+            .queue
             .items
             .iter()
             .filter(|(key, _)| !listed(key))
@@ -581,7 +494,7 @@ impl<T: Object> DeltaFifo<T> {
 
         if let Some(known) = &self.known_objects {
             for key in known.list_keys() {
-                if listed(&key) || state.items.contains_key(&key) {
+                if listed(&key) || state.queue.items.contains_key(&key) {
                     continue;
                 }
                 let obj = known.get_by_key(&key);

@@ -322,6 +322,20 @@ impl<T: Object> Indexer<T> {
         self.state.read().items.get(key).cloned()
     }
 
+    /// The object held under `key` if it is at `obj`'s resourceVersion: a resourceVersion
+    /// names one state of an object, so a relist can hand on the copy held instead of the
+    /// one it just decoded (what the FIFOs' [`ReflectorStore::known_copy`] answers).
+    ///
+    /// [`ReflectorStore::known_copy`]: crate::delta_fifo::ReflectorStore::known_copy
+    pub(crate) fn copy_at_resource_version(&self, key: &str, obj: &T) -> Option<Arc<T>> {
+        if self.is_empty() {
+            return None;
+        }
+        let rv = obj.resource_version().filter(|rv| !rv.is_empty())?;
+        self.get_by_key(key)
+            .filter(|held| held.resource_version() == Some(rv))
+    }
+
     pub fn contains_key(&self, key: &str) -> bool {
         self.state.read().items.contains_key(key)
     }

@@ -17,10 +17,10 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use super::delta_fifo::{Delta, DeltaType, ReflectorStore};
 use super::fifo::{Fifo, FifoItem, FifoKind, HandedItem, Handoff};
 use super::indexer::{Indexer, IndexerWriter};
+use super::instrument::tap::{Tap, TapKind, TapRecord};
 use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key};
 use super::metrics::{InformerMetrics, InformerMetricsSnapshot};
 use super::object::Object;
-use super::tap::{Tap, TapKind, TapRecord};
 
 /// Handoffs kept for a subscriber that lags; older ones are dropped for it (it is told how
 /// many).

@@ -100,7 +100,7 @@ impl<T> WatchEvent<T> {
 pub struct RawWatchEvent<T> {
     pub event: WatchEvent<T>,
     /// A slice of the body frame the event came in: whoever keeps it past the event should
-    /// copy it (see [`crate::tap::Tap::record`]).
+    /// copy it (see [`crate::instrument::tap::Tap::record`]).
     pub raw_object: Bytes,
 }
 

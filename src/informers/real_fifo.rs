@@ -11,10 +11,8 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
-use tokio::sync::{Notify, watch};
-
 use super::delta_fifo::{Delta, Deltas, FifoClosed, Hasher, Listed, ReflectorStore};
+use super::fifo_core::{FifoCore, Locked, Queue, keyed};
 use super::indexer::Indexer;
 use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key, KeyError, meta_namespace_key};
 use super::metrics::InformerMetrics;
@@ -40,45 +38,36 @@ pub enum FifoItem<T> {
     Bookmark { resource_version: String },
 }
 
-struct RealState<T> {
+/// The items in arrival order, and how many popped ones are still being processed (an
+/// AtomicFIFO processes without the lock).
+struct RealQueue<T> {
     items: VecDeque<FifoItem<T>>,
-    /// Items popped and being processed (an AtomicFIFO processes without the lock).
     in_flight: usize,
-    populated: bool,
-    initial_population_count: usize,
-    closed: bool,
-    last_replace_resource_version: Option<String>,
-    pop_waiting: bool,
 }
 
-impl<T> RealState<T> {
-    fn has_synced(&self) -> bool {
-        self.populated && self.initial_population_count == 0
+impl<T> Queue for RealQueue<T> {
+    /// Items queued, and popped items still being processed.
+    fn len(&self) -> usize {
+        self.items.len() + self.in_flight
     }
 }
 
 /// The RealFIFO, or with `atomic` the AtomicFIFO. Cloning is cheap and shares the queue.
 pub struct RealFifo<T> {
-    state: Arc<Mutex<RealState<T>>>,
-    notify: Arc<Notify>,
+    core: FifoCore<RealQueue<T>>,
     /// The store a RealFIFO's Replace and Resync reconcile against. An AtomicFIFO never
     /// consults it for them (the process loop reconciles a ReplacedAll against the store);
     /// both use it only for [`ReflectorStore::known_copy`].
     known_objects: Indexer<T>,
     atomic: bool,
-    synced: Arc<watch::Sender<bool>>,
-    metrics: Arc<InformerMetrics>,
 }
 
 impl<T> Clone for RealFifo<T> {
     fn clone(&self) -> Self {
         Self {
-            state: self.state.clone(),
-            notify: self.notify.clone(),
+            core: self.core.clone(),
             known_objects: self.known_objects.clone(),
             atomic: self.atomic,
-            synced: self.synced.clone(),
-            metrics: self.metrics.clone(),
         }
     }
 }
@@ -105,21 +94,14 @@ impl<T: Object> RealFifo<T> {
     }
 
     fn build(known_objects: Indexer<T>, atomic: bool, metrics: Arc<InformerMetrics>) -> Self {
+        let queue = RealQueue {
+            items: VecDeque::new(),
+            in_flight: 0,
+        };
         Self {
-            state: Arc::new(Mutex::new(RealState {
-                items: VecDeque::new(),
-                in_flight: 0,
-                populated: false,
-                initial_population_count: 0,
-                closed: false,
-                last_replace_resource_version: None,
-                pop_waiting: false,
-            })),
-            notify: Arc::new(Notify::new()),
+            core: FifoCore::new(queue, metrics),
             known_objects,
             atomic,
-            synced: Arc::new(watch::channel(false).0),
-            metrics,
         }
     }
 
@@ -127,15 +109,12 @@ impl<T: Object> RealFifo<T> {
         self.atomic
     }
 
-    fn push_locked(&self, state: &mut RealState<T>, item: FifoItem<T>) {
-        state.items.push_back(item);
-        self.metrics.set_queued(state.items.len() + state.in_flight);
-        if std::mem::take(&mut state.pop_waiting) {
-            self.notify.notify_waiters();
-        }
+    fn push_locked(&self, state: &mut Locked<RealQueue<T>>, item: FifoItem<T>) {
+        state.queue.items.push_back(item);
+        self.core.queued_locked(state);
     }
 
-    fn push_delta_locked(&self, state: &mut RealState<T>, key: Key, delta: Delta<T>) {
+    fn push_delta_locked(&self, state: &mut Locked<RealQueue<T>>, key: Key, delta: Delta<T>) {
         self.push_locked(
             state,
             FifoItem::Deltas {
@@ -145,18 +124,11 @@ impl<T: Object> RealFifo<T> {
         );
     }
 
-    fn publish_synced_locked(&self, state: &RealState<T>) {
-        if state.has_synced() && !*self.synced.borrow() {
-            self.synced.send_replace(true);
-        }
-    }
-
     fn queue_change(&self, obj: Arc<T>, delta: fn(Arc<T>) -> Delta<T>) -> Result<(), KeyError> {
         let key = meta_namespace_key(obj.as_ref())?;
-        self.metrics.saw_on_wire(obj.resource_version());
-        let mut state = self.state.lock();
-        state.populated = true;
-        self.publish_synced_locked(&state);
+        self.core.metrics().saw_on_wire(obj.resource_version());
+        let mut state = self.core.lock();
+        self.core.mark_populated_locked(&mut state);
         self.push_delta_locked(&mut state, key, delta(obj));
         Ok(())
     }
@@ -171,74 +143,47 @@ impl<T: Object> RealFifo<T> {
         batch_size: usize,
         process: impl FnOnce(Vec<FifoItem<T>>, bool) -> R,
     ) -> Result<R, FifoClosed> {
-        loop {
-            {
-                let mut state = self.state.lock();
-                if !state.items.is_empty() {
-                    let is_in_initial_list = !state.has_synced();
-                    let batch = take_batch(&mut state, batch_size.max(1));
-                    let n = batch.len();
-                    state.in_flight += n;
-                    let result = if self.atomic {
-                        drop(state);
-                        let result = process(batch, is_in_initial_list);
-                        state = self.state.lock();
-                        result
-                    } else {
-                        process(batch, is_in_initial_list)
-                    };
-                    state.in_flight -= n;
-                    if state.initial_population_count > 0 {
-                        state.initial_population_count =
-                            state.initial_population_count.saturating_sub(n);
-                    }
-                    self.metrics.set_queued(state.items.len() + state.in_flight);
-                    if state.items.is_empty() && state.in_flight == 0 {
-                        self.metrics.caught_up();
-                    }
-                    self.publish_synced_locked(&state);
-                    return Ok(result);
-                }
-                if state.closed {
-                    return Err(FifoClosed);
-                }
-            }
-            let notified = self.notify.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            {
-                let mut state = self.state.lock();
-                if !state.items.is_empty() || state.closed {
-                    continue;
-                }
-                state.pop_waiting = true;
-            }
-            notified.await;
-        }
+        let (mut state, batch) = self
+            .core
+            .pop(|state| {
+                (!state.queue.items.is_empty()).then(|| take_batch(state, batch_size.max(1)))
+            })
+            .await?;
+        let is_in_initial_list = !state.has_synced();
+        let n = batch.len();
+        state.queue.in_flight += n;
+        let result = if self.atomic {
+            drop(state);
+            let result = process(batch, is_in_initial_list);
+            state = self.core.lock();
+            result
+        } else {
+            process(batch, is_in_initial_list)
+        };
+        state.queue.in_flight -= n;
+        self.core.popped_locked(&mut state, n);
+        Ok(result)
     }
 
     pub fn close(&self) {
-        self.state.lock().closed = true;
-        self.notify.notify_waiters();
+        self.core.close();
     }
 
     pub fn is_closed(&self) -> bool {
-        self.state.lock().closed
+        self.core.is_closed()
     }
 
     pub fn has_synced(&self) -> bool {
-        self.state.lock().has_synced()
+        self.core.has_synced()
     }
 
     pub async fn wait_for_sync(&self) -> bool {
-        let mut rx = self.synced.subscribe();
-        rx.wait_for(|synced| *synced).await.is_ok()
+        self.core.wait_for_sync().await
     }
 
     /// Items queued, and popped items still being processed.
     pub fn len(&self) -> usize {
-        let state = self.state.lock();
-        state.items.len() + state.in_flight
+        self.core.lock().queue.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -247,8 +192,9 @@ impl<T: Object> RealFifo<T> {
 
     /// The keys of the queued items in pop order, a key once per item naming it.
     pub fn list_keys(&self) -> Vec<Key> {
-        self.state
+        self.core
             .lock()
+            .queue
             .items
             .iter()
             .filter_map(item_key)
@@ -257,13 +203,13 @@ impl<T: Object> RealFifo<T> {
     }
 
     pub fn last_replace_resource_version(&self) -> Option<String> {
-        self.state.lock().last_replace_resource_version.clone()
+        self.core.last_replace_resource_version()
     }
 
     /// client-go's reconcileReplacement: a tombstone for each queued key the list lacks
     /// (unless its last queued item is a deletion), then for each known key the list lacks
     /// and nothing queued names, then a Replaced item per listed object.
-    fn reconcile_locked(&self, state: &mut RealState<T>, keyed: Vec<(Key, Arc<T>)>) {
+    fn reconcile_locked(&self, state: &mut Locked<RealQueue<T>>, keyed: Vec<(Key, Arc<T>)>) {
         let listed: HashSet<Key, Hasher> = keyed.iter().map(|(k, _)| k.clone()).collect();
         self.delete_missing_locked(state, |key| listed.contains(key));
         for (key, obj) in keyed {
@@ -274,12 +220,12 @@ impl<T: Object> RealFifo<T> {
     /// The tombstones of [`RealFifo::reconcile_locked`], queued; returns how many.
     fn delete_missing_locked(
         &self,
-        state: &mut RealState<T>,
+        state: &mut Locked<RealQueue<T>>,
         listed: impl Fn(&str) -> bool,
     ) -> usize {
         let mut queued_order: Vec<Key> = Vec::new();
         let mut last_queued: HashMap<Key, Option<&Delta<T>>, Hasher> = HashMap::default();
-        for item in &state.items {
+        for item in &state.queue.items {
             if let FifoItem::Deltas { key, deltas } = item {
                 if !last_queued.contains_key(key) {
                     queued_order.push(key.clone());
@@ -325,10 +271,10 @@ impl<T: Object> RealFifo<T> {
 /// Up to `batch_size` items from the head: consecutive in-order deltas with distinct keys,
 /// not past the first list's end; a whole-store item (ReplacedAll, SyncAll, Bookmark) only
 /// alone.
-fn take_batch<T>(state: &mut RealState<T>, batch_size: usize) -> Vec<FifoItem<T>> {
+fn take_batch<T>(state: &mut Locked<RealQueue<T>>, batch_size: usize) -> Vec<FifoItem<T>> {
     let mut len = 0;
     let mut keys: HashSet<&Key, Hasher> = HashSet::default();
-    for item in state.items.iter().take(batch_size) {
+    for item in state.queue.items.iter().take(batch_size) {
         if state.initial_population_count > 0 && len >= state.initial_population_count {
             break;
         }
@@ -348,7 +294,7 @@ fn take_batch<T>(state: &mut RealState<T>, batch_size: usize) -> Vec<FifoItem<T>
         }
     }
     drop(keys);
-    state.items.drain(..len).collect()
+    state.queue.items.drain(..len).collect()
 }
 
 impl<T: Object> ReflectorStore<T> for RealFifo<T> {
@@ -366,12 +312,9 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
     }
 
     fn replace(&self, list: Vec<Arc<T>>, resource_version: &str) -> Result<(), KeyError> {
-        let keyed = list
-            .into_iter()
-            .map(|obj| Ok((meta_namespace_key(obj.as_ref())?, obj)))
-            .collect::<Result<Vec<_>, KeyError>>()?;
-        self.metrics.saw_on_wire(Some(resource_version));
-        let mut state = self.state.lock();
+        let keyed = keyed(list)?;
+        self.core.metrics().saw_on_wire(Some(resource_version));
+        let mut state = self.core.lock();
         if self.atomic {
             self.push_locked(
                 &mut state,
@@ -383,25 +326,27 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
         } else {
             self.reconcile_locked(&mut state, keyed);
         }
-        state.last_replace_resource_version = Some(resource_version.to_string());
-        if !state.populated {
-            state.populated = true;
-            state.initial_population_count = state.items.len();
-        }
-        self.publish_synced_locked(&state);
+        let initial_population_count = state.queue.items.len();
+        self.core
+            .replaced_locked(&mut state, resource_version, initial_population_count);
         Ok(())
     }
 
     /// One SyncAll (atomic), or a Sync item for every known key nothing queued names.
     fn resync(&self) -> Result<(), KeyError> {
-        let mut state = self.state.lock();
+        let mut state = self.core.lock();
         if self.atomic {
             self.push_locked(&mut state, FifoItem::SyncAll);
             return Ok(());
         }
         let known = &self.known_objects;
-        let queued: HashSet<Key, Hasher> =
-            state.items.iter().filter_map(item_key).cloned().collect();
+        let queued: HashSet<Key, Hasher> = state
+            .queue
+            .items
+            .iter()
+            .filter_map(item_key)
+            .cloned()
+            .collect();
         for key in known.list_keys() {
             if queued.contains(&key) {
                 continue;
@@ -420,14 +365,13 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
     }
 
     fn knows_nothing(&self) -> bool {
-        let state = self.state.lock();
-        state.items.is_empty() && state.in_flight == 0 && self.known_objects.is_empty()
+        self.core.lock().queue.is_empty() && self.known_objects.is_empty()
     }
 
     fn add_listed(&self, objs: Vec<(Key, Arc<T>)>) {
-        let mut state = self.state.lock();
+        let mut state = self.core.lock();
         for (key, obj) in objs {
-            self.metrics.saw_on_wire(obj.resource_version());
+            self.core.metrics().saw_on_wire(obj.resource_version());
             if !state.populated {
                 state.initial_population_count += 1;
             }
@@ -438,29 +382,16 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
     /// The deletions come after the listed objects here (a Replace queues them first): they
     /// are known only once the stream has ended.
     fn finish_listed(&self, listed: &Listed, resource_version: &str) {
-        self.metrics.saw_on_wire(Some(resource_version));
-        let mut state = self.state.lock();
-        let deletions = if listed.lacks_nothing() {
-            0
-        } else {
-            self.delete_missing_locked(&mut state, |key| listed.contains(key))
-        };
-        state.last_replace_resource_version = Some(resource_version.to_string());
-        if !state.populated {
-            state.populated = true;
-            state.initial_population_count += deletions;
-        }
-        if state.items.is_empty() && state.in_flight == 0 {
-            self.metrics.caught_up();
-        }
-        self.publish_synced_locked(&state);
+        self.core.finish_listed(listed, resource_version, |state| {
+            self.delete_missing_locked(state, |key| listed.contains(key))
+        });
     }
 
     /// An AtomicFIFO queues the bookmark so the store's resourceVersion moves in order; a
     /// RealFIFO only notes it was seen.
     fn bookmark(&self, resource_version: &str) {
-        self.metrics.saw_on_wire(Some(resource_version));
-        let mut state = self.state.lock();
+        self.core.metrics().saw_on_wire(Some(resource_version));
+        let mut state = self.core.lock();
         if self.atomic {
             self.push_locked(
                 &mut state,
@@ -468,17 +399,13 @@ impl<T: Object> ReflectorStore<T> for RealFifo<T> {
                     resource_version: resource_version.to_string(),
                 },
             );
-        } else if state.items.is_empty() && state.in_flight == 0 {
-            self.metrics.caught_up();
+        } else if state.queue.is_empty() {
+            self.core.metrics().caught_up();
         }
     }
 
     fn known_copy(&self, key: &str, obj: &T) -> Option<Arc<T>> {
-        let known = Some(&self.known_objects).filter(|k| !k.is_empty())?;
-        let rv = obj.resource_version().filter(|rv| !rv.is_empty())?;
-        known
-            .get_by_key(key)
-            .filter(|held| held.resource_version() == Some(rv))
+        self.known_objects.copy_at_resource_version(key, obj)
     }
 }
 

@@ -15,12 +15,13 @@ use tokio_util::sync::CancellationToken;
 
 use super::backoff::Backoff;
 use super::delta_fifo::ReflectorStore;
-use super::keys::meta_namespace_key;
+use super::instrument::tap::{HealthLevel, Tap, TapKind, TapRecord};
+use super::keys::{Key, meta_namespace_key};
 use super::lister_watcher::{
-    ListParams, ListWatchError, ListerWatcher, ServerIdentity, WatchEvent, WatchParams, WatchStream,
+    ListParams, ListWatchError, ListerWatcher, RawWatchEvent, ServerIdentity, WatchEvent,
+    WatchEventType, WatchParams, WatchStream,
 };
 use super::object::Object;
-use super::tap::{HealthLevel, Tap, TapKind, TapRecord};
 
 /// client-go's default list page size.
 pub const DEFAULT_PAGE_SIZE: u32 = 500;
@@ -31,6 +32,51 @@ const VERY_SHORT_WATCH: Duration = Duration::from_secs(1);
 
 #[path = "reflector_watch_list.rs"]
 mod watch_list;
+
+/// A watch event past [`Reflector::intake`]: an ERROR event has ended the watch there.
+enum Watched<T> {
+    Added(Arc<T>),
+    Modified(Arc<T>),
+    Deleted(Arc<T>),
+    Bookmark {
+        resource_version: String,
+        initial_events_end: bool,
+    },
+}
+
+impl<T: Object> Watched<T> {
+    fn event_type(&self) -> WatchEventType {
+        match self {
+            Self::Added(_) => WatchEventType::Added,
+            Self::Modified(_) => WatchEventType::Modified,
+            Self::Deleted(_) => WatchEventType::Deleted,
+            Self::Bookmark { .. } => WatchEventType::Bookmark,
+        }
+    }
+
+    fn object(&self) -> Option<&Arc<T>> {
+        match self {
+            Self::Added(obj) | Self::Modified(obj) | Self::Deleted(obj) => Some(obj),
+            Self::Bookmark { .. } => None,
+        }
+    }
+
+    /// The object's resourceVersion, or the one a bookmark moves on to.
+    fn resource_version(&self) -> Option<&str> {
+        match self {
+            Self::Bookmark {
+                resource_version, ..
+            } => Some(resource_version),
+            _ => self.object().and_then(|obj| obj.resource_version()),
+        }
+    }
+}
+
+/// A watch event taken in, with its object's key when it was made.
+struct Intake<T> {
+    event: Watched<T>,
+    key: Option<Key>,
+}
 
 /// How a Reflector gets the state its store starts from.
 ///
@@ -526,18 +572,31 @@ where
         if let Err(err) = self.store.replace(items, &list_resource_version) {
             tracing::error!(resource = %self.resource, error = %err, "store refused a list of keyed objects");
         }
-        self.tap_message(
-            TapKind::Relist { objects },
-            format!("{objects} objects at resourceVersion {list_resource_version}"),
-        );
-        self.last_sync_resource_version = list_resource_version;
+        let relisted = format!("{objects} objects at resourceVersion {list_resource_version}");
+        self.synced_state(list_resource_version, objects, relisted, None);
+        Ok(())
+    }
+
+    /// The store holds a whole state of `objects` objects at `resource_version`, from a list
+    /// or a watch-list's initial events: watches go on from there, and from the server that
+    /// sent it. The tap says so in `relisted`; `initial_list` says how the state came, where
+    /// the status is to say it now.
+    fn synced_state(
+        &mut self,
+        resource_version: String,
+        objects: usize,
+        relisted: String,
+        initial_list: Option<InitialListStatus>,
+    ) {
+        self.last_sync_resource_version = resource_version;
         self.resource_version_unavailable = false;
-        // A relist that another server answered is that server's state, right as it is;
-        // the change is still worth saying.
+        // A state that another server sent is that server's, right as it is; the change is
+        // still worth saying.
         if let Some(change) = self.certificate_change() {
             self.note_server_change(change);
         }
         self.listed_from = self.lister_watcher.server_identity();
+        self.tap_message(TapKind::Relist { objects }, relisted);
         let rv = self.last_sync_resource_version.clone();
         let undecodable = self.undecodable;
         self.status.send_modify(|s| {
@@ -546,8 +605,10 @@ where
             s.last_error = None;
             s.failed_rounds = 0;
             s.undecodable_in_last_list = undecodable;
+            if initial_list.is_some() {
+                s.initial_list = initial_list;
+            }
         });
-        Ok(())
     }
 
     /// Lists in pages (client-go's pager). A 410 on a continuation page falls back to one
@@ -770,6 +831,8 @@ where
         });
     }
 
+    /// client-go's `watch` past the intake: every change to the store, in order, with the
+    /// resourceVersion it leaves the store at, until the stream ends or cannot go on.
     async fn handle_watch(
         &mut self,
         mut stream: WatchStream<T>,
@@ -777,28 +840,10 @@ where
         mut events: u64,
     ) -> Result<(), ReflectorError> {
         while let Some(item) = stream.next().await {
-            let raw = match item {
-                Ok(raw) => raw,
-                // client-go's StreamWatcher ends the watch on an event it cannot decode, and
-                // the Reflector relists: skipping it could lose a delete for good (the next
-                // event moves the resourceVersion past it), and the store would keep a ghost.
-                Err(err @ ListWatchError::MalformedEvent(_)) => {
-                    bump(&self.metrics.decode_errors);
-                    return Err(err.into());
-                }
-                Err(err) => return Err(err.into()),
-            };
+            // The key is made only for a tap (most informers have none): the store makes its own.
+            let Intake { event, .. } = self.intake(item, false)?;
             events += 1;
-            bump(&self.metrics.watch_events);
-            let resource_version = match &raw.event {
-                WatchEvent::Added(obj) | WatchEvent::Modified(obj) | WatchEvent::Deleted(obj) => {
-                    obj.resource_version().map(str::to_string)
-                }
-                WatchEvent::Bookmark {
-                    resource_version, ..
-                } => Some(resource_version.clone()),
-                WatchEvent::Error(_) => None,
-            };
+            let resource_version = event.resource_version().map(str::to_string);
             if let Some(rv) = &resource_version
                 && went_back(&self.last_sync_resource_version, rv)
             {
@@ -812,42 +857,15 @@ where
                     to: rv.clone(),
                 });
             }
-            // The key and copies are made only for a tap: most informers have none.
-            if let Some(tap) = &self.tap {
-                let key = match &raw.event {
-                    WatchEvent::Added(obj)
-                    | WatchEvent::Modified(obj)
-                    | WatchEvent::Deleted(obj) => meta_namespace_key(obj.as_ref()).ok(),
-                    WatchEvent::Bookmark { .. } | WatchEvent::Error(_) => None,
-                };
-                tap.record(
-                    TapKind::Watch(raw.event.event_type()),
-                    TapRecord {
-                        key,
-                        resource_version: resource_version.clone(),
-                        raw: Some(raw.raw_object),
-                        message: None,
-                    },
-                );
-            }
-            let stored = match raw.event {
-                WatchEvent::Added(obj) => self.store.add(obj),
-                WatchEvent::Modified(obj) => self.store.update(obj),
-                WatchEvent::Deleted(obj) => self.store.delete(obj),
-                WatchEvent::Bookmark {
+            let stored = match event {
+                Watched::Added(obj) => self.store.add(obj),
+                Watched::Modified(obj) => self.store.update(obj),
+                Watched::Deleted(obj) => self.store.delete(obj),
+                Watched::Bookmark {
                     resource_version, ..
                 } => {
-                    bump(&self.metrics.bookmarks);
                     self.store.bookmark(&resource_version);
                     Ok(())
-                }
-                WatchEvent::Error(status) => {
-                    return Err(ListWatchError::Api {
-                        verb: "watch",
-                        resource: self.resource.clone(),
-                        status,
-                    }
-                    .into());
                 }
             };
             if let Err(err) = stored {
@@ -870,6 +888,78 @@ where
             });
         }
         Ok(())
+    }
+
+    /// What every watch event goes through first, whether the watch follows a list or is a
+    /// watch-list (as client-go's `handleAnyWatch` serves both): counted, recorded in the
+    /// tap, and an event that does not decode or an ERROR event ends the watch. The object's
+    /// key is made when `keyed` asks for it or the tap records it.
+    fn intake(
+        &self,
+        item: Result<RawWatchEvent<T>, ListWatchError>,
+        keyed: bool,
+    ) -> Result<Intake<T>, ReflectorError> {
+        let raw = match item {
+            Ok(raw) => raw,
+            // client-go's StreamWatcher ends the watch on an event it cannot decode, and
+            // the Reflector relists: skipping it could lose a delete for good (the next
+            // event moves the resourceVersion past it), and the store would keep a ghost.
+            Err(err @ ListWatchError::MalformedEvent(_)) => {
+                bump(&self.metrics.decode_errors);
+                return Err(err.into());
+            }
+            Err(err) => return Err(err.into()),
+        };
+        bump(&self.metrics.watch_events);
+        let event = match raw.event {
+            WatchEvent::Added(obj) => Watched::Added(obj),
+            WatchEvent::Modified(obj) => Watched::Modified(obj),
+            WatchEvent::Deleted(obj) => Watched::Deleted(obj),
+            WatchEvent::Bookmark {
+                resource_version,
+                initial_events_end,
+            } => {
+                bump(&self.metrics.bookmarks);
+                Watched::Bookmark {
+                    resource_version,
+                    initial_events_end,
+                }
+            }
+            WatchEvent::Error(status) => {
+                self.tap_record(
+                    TapKind::Watch(WatchEventType::Error),
+                    TapRecord {
+                        raw: Some(raw.raw_object),
+                        ..TapRecord::default()
+                    },
+                );
+                return Err(ListWatchError::Api {
+                    verb: "watch",
+                    resource: self.resource.clone(),
+                    status,
+                }
+                .into());
+            }
+        };
+        let key = if keyed || self.tap.is_some() {
+            event
+                .object()
+                .and_then(|obj| meta_namespace_key(obj.as_ref()).ok())
+        } else {
+            None
+        };
+        if let Some(tap) = &self.tap {
+            tap.record(
+                TapKind::Watch(event.event_type()),
+                TapRecord {
+                    key: key.clone(),
+                    resource_version: event.resource_version().map(str::to_string),
+                    raw: Some(raw.raw_object),
+                    message: None,
+                },
+            );
+        }
+        Ok(Intake { event, key })
     }
 
     fn tap_record(&self, kind: TapKind, record: TapRecord) {

@@ -21,15 +21,13 @@ use futures::{FutureExt, StreamExt};
 use tokio::time::Instant;
 
 use super::super::delta_fifo::{Hasher, Listed, ReflectorStore};
-use super::super::keys::{Key, meta_namespace_key};
-use super::super::lister_watcher::{
-    ListWatchError, ListerWatcher, WatchEvent, WatchParams, WatchStream,
-};
+use super::super::instrument::tap::{TapKind, TapRecord};
+use super::super::keys::Key;
+use super::super::lister_watcher::{ListerWatcher, WatchParams, WatchStream};
 use super::super::object::Object;
-use super::super::tap::{TapKind, TapRecord};
 use super::{
-    InitialListMode, InitialListStatus, Reflector, ReflectorError, ReflectorPhase, ServerChange,
-    bump, went_back,
+    InitialListMode, InitialListStatus, Intake, Reflector, ReflectorError, ReflectorPhase,
+    ServerChange, Watched, bump, went_back,
 };
 
 /// Phase updates while streaming are sent every this many objects (each wakes receivers).
@@ -227,44 +225,10 @@ where
             let Some(item) = next else {
                 break;
             };
-            let raw = match item {
-                Ok(raw) => raw,
-                Err(err @ ListWatchError::MalformedEvent(_)) => {
-                    bump(&self.metrics.decode_errors);
-                    return Err(err.into());
-                }
-                Err(err) => return Err(err.into()),
-            };
+            let Intake { event, key } = self.intake(item, true)?;
             events += 1;
-            bump(&self.metrics.watch_events);
-            let key = match &raw.event {
-                WatchEvent::Added(obj) | WatchEvent::Modified(obj) | WatchEvent::Deleted(obj) => {
-                    meta_namespace_key(obj.as_ref()).ok()
-                }
-                WatchEvent::Bookmark { .. } | WatchEvent::Error(_) => None,
-            };
-            if let Some(tap) = &self.tap {
-                let resource_version = match &raw.event {
-                    WatchEvent::Added(o) | WatchEvent::Modified(o) | WatchEvent::Deleted(o) => {
-                        o.resource_version().map(str::to_string)
-                    }
-                    WatchEvent::Bookmark {
-                        resource_version, ..
-                    } => Some(resource_version.clone()),
-                    WatchEvent::Error(_) => None,
-                };
-                tap.record(
-                    TapKind::Watch(raw.event.event_type()),
-                    TapRecord {
-                        key: key.clone(),
-                        resource_version,
-                        raw: Some(raw.raw_object),
-                        message: None,
-                    },
-                );
-            }
-            match raw.event {
-                WatchEvent::Added(obj) | WatchEvent::Modified(obj) => {
+            match event {
+                Watched::Added(obj) | Watched::Modified(obj) => {
                     let Some(key) = key else {
                         self.count_malformed(1);
                         continue;
@@ -292,17 +256,16 @@ where
                     }
                 }
                 // The end marker's Replace (or deletions) removes it.
-                WatchEvent::Deleted(_) => {
+                Watched::Deleted(_) => {
                     if let Some(key) = key {
                         listed.unlisted(&key);
                         gathered.remove(&key);
                     }
                 }
-                WatchEvent::Bookmark {
+                Watched::Bookmark {
                     resource_version,
                     initial_events_end: true,
                 } => {
-                    bump(&self.metrics.bookmarks);
                     let objects = if streaming {
                         self.hand_listed(&mut pending);
                         self.store.finish_listed(&listed, &resource_version);
@@ -329,7 +292,7 @@ where
                         events,
                     }));
                 }
-                WatchEvent::Bookmark {
+                Watched::Bookmark {
                     initial_events_end: false,
                     ..
                 } => {
@@ -338,14 +301,6 @@ where
                          the initial state ended: it ignores sendInitialEvents"
                             .into(),
                     ));
-                }
-                WatchEvent::Error(status) => {
-                    return Err(ListWatchError::Api {
-                        verb: "watch",
-                        resource: self.resource.clone(),
-                        status,
-                    }
-                    .into());
                 }
             }
         }
@@ -373,31 +328,17 @@ where
                 to: resource_version.to_string(),
             });
         }
-        self.last_sync_resource_version = resource_version.to_string();
-        self.resource_version_unavailable = false;
-        // As after a list: another server's state is right as it is, and worth saying.
-        if let Some(change) = self.certificate_change() {
-            self.note_server_change(change);
-        }
-        self.listed_from = self.lister_watcher.server_identity();
-        self.tap_message(
-            TapKind::Relist { objects },
-            format!(
-                "{objects} objects streamed by watch-list at resourceVersion {resource_version}"
-            ),
+        let relisted = format!(
+            "{objects} objects streamed by watch-list at resourceVersion {resource_version}"
         );
-        let rv = resource_version.to_string();
-        let undecodable = self.undecodable;
-        self.status.send_modify(|s| {
-            s.last_sync_resource_version = rv;
-            s.listed = true;
-            s.last_error = None;
-            s.failed_rounds = 0;
-            s.undecodable_in_last_list = undecodable;
-            s.initial_list = Some(InitialListStatus {
+        self.synced_state(
+            resource_version.to_string(),
+            objects,
+            relisted,
+            Some(InitialListStatus {
                 mode: InitialListMode::WatchList,
                 fallback_reason: None,
-            });
-        });
+            }),
+        );
     }
 }

@@ -9,18 +9,18 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::backoff::Backoff;
-use super::compare::TeeStore;
 use super::delta_fifo::ReflectorStore;
 use super::fifo::FifoKind;
 use super::indexer::{Indexer, IndexerWriter};
 use super::informer::SharedIndexInformer;
+use super::instrument::compare::TeeStore;
+use super::instrument::tap::Tap;
 use super::lister_watcher::ListerWatcher;
 use super::metrics::InformerMetricsSnapshot;
 use super::object::Object;
 use super::reflector::{
     InitialListMode, Reflector, ReflectorError, ReflectorMetrics, ReflectorStatus,
 };
-use super::tap::Tap;
 
 /// What to start an informer with.
 pub struct InformerConfig {

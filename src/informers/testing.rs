@@ -46,10 +46,10 @@ pub fn keyed(key: &str, rv: u64, label: &str) -> (super::keys::Key, Arc<TestObj>
 }
 
 /// Records a MODIFIED watch event of `raw` for `key` at `rv` into `tap`.
-pub fn record_watch(tap: &super::tap::Tap, key: &str, rv: u64, raw: &str) {
+pub fn record_watch(tap: &super::instrument::tap::Tap, key: &str, rv: u64, raw: &str) {
     tap.record(
-        super::tap::TapKind::Watch(super::lister_watcher::WatchEventType::Modified),
-        super::tap::TapRecord {
+        super::instrument::tap::TapKind::Watch(super::lister_watcher::WatchEventType::Modified),
+        super::instrument::tap::TapRecord {
             key: Some(key.into()),
             resource_version: Some(rv.to_string()),
             raw: Some(bytes::Bytes::from(raw.to_string())),

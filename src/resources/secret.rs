@@ -242,8 +242,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for KeysOnly<'a> {
 mod tests {
     use super::*;
     use crate::decode;
+    use kscope_informers::instrument::tap::Tap;
     use kscope_informers::object::Object;
-    use kscope_informers::tap::Tap;
     use kscope_informers::testing::record_watch;
 
     const SECRET: &str = r#"{

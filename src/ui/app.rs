@@ -21,9 +21,9 @@ use kscope_config::LogSettings;
 use kscope_config::keys::Keymap;
 use kscope_index_views::live::Window;
 use kscope_informers::fifo::{FifoKind, Handoff};
+use kscope_informers::instrument::tap::TapEntry;
 use kscope_informers::keys::split_meta_namespace_key;
 use kscope_informers::reflector::ReflectorStatus;
-use kscope_informers::tap::TapEntry;
 use kscope_resources::{ResourceKind, Timestamp};
 
 use super::UiError;

@@ -10,11 +10,11 @@ use std::time::SystemTime;
 use tokio::sync::broadcast;
 
 use kscope_index_views::query::{Query, Term};
-use kscope_informers::compare::{DifferenceKind, PipelineComparison, SameFifo};
 use kscope_informers::fifo::{FifoKind, HandedItem, Handoff};
 use kscope_informers::indexer::IndexerError;
+use kscope_informers::instrument::compare::{DifferenceKind, PipelineComparison, SameFifo};
+use kscope_informers::instrument::tap::TapEntry;
 use kscope_informers::keys::Key;
-use kscope_informers::tap::TapEntry;
 
 use super::action::Action;
 use super::effect::Effect;
@@ -615,8 +615,8 @@ mod tests {
 
     #[test]
     fn a_delta_line_works_out_its_changed_fields_when_first_read() {
+        use kscope_informers::instrument::tap::{Tap, TapKind, TapRecord};
         use kscope_informers::lister_watcher::WatchEventType;
-        use kscope_informers::tap::{Tap, TapKind, TapRecord};
         let tap = Tap::new(8, kscope_resources::secret::keepable_raw);
         for (rv, phase) in [("1", "Pending"), ("2", "Running")] {
             let raw = format!(
@@ -736,8 +736,8 @@ mod tests {
         assert_eq!(line(1, "MODIFIED", "a/b").class(), DeltaClass::Object);
         assert_eq!(line(1, "Replaced", "a/b").class(), DeltaClass::Object);
         use kscope_informers::delta_fifo::DeltaType;
+        use kscope_informers::instrument::tap::TapKind;
         use kscope_informers::lister_watcher::WatchEventType;
-        use kscope_informers::tap::TapKind;
         for (kind, class) in [
             (TapKind::Relist { objects: 3 }, DeltaClass::Pipeline),
             (TapKind::WatchStart, DeltaClass::Pipeline),

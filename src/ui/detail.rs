@@ -16,8 +16,8 @@ use kscope_index_views::describe;
 use kscope_index_views::detail::{
     DiffDoc, HistoryRow, YamlDoc, diff_doc, history_row, history_rows, yaml,
 };
+use kscope_informers::instrument::tap::{DiffUnavailable, HistorySpan, Tap, TapEntry, TapKind};
 use kscope_informers::keys::split_meta_namespace_key;
-use kscope_informers::tap::{DiffUnavailable, HistorySpan, Tap, TapEntry, TapKind};
 use kscope_resources::Kind;
 
 use super::action::Action;

@@ -24,11 +24,11 @@ use kscope_index_views::query::{Query, QueryError};
 use kscope_index_views::registry::ValueCount;
 use kscope_informers::fifo::{FifoKind, Handoff};
 use kscope_informers::indexer::IndexerError;
+use kscope_informers::instrument::tap::Tap;
 use kscope_informers::keys::Key;
 use kscope_informers::lister_watcher::ListWatchError;
 use kscope_informers::metrics::InformerMetricsSnapshot;
 use kscope_informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
-use kscope_informers::tap::Tap;
 use kscope_informers::workqueue::WorkqueueMetrics;
 use kscope_resources::{Kind, ResourceKind, Timestamp};
 

@@ -26,11 +26,11 @@ use kscope_index_views::registry::{IndexRegistry, ValueCount};
 use kscope_informers::fifo::{FifoKind, Handoff};
 use kscope_informers::indexer::{IndexerError, IndexerWriter};
 use kscope_informers::informer::SharedIndexInformer;
+use kscope_informers::instrument::tap::Tap;
 use kscope_informers::keys::Key;
 use kscope_informers::metrics::InformerMetricsSnapshot;
 use kscope_informers::reflector::ReflectorStatus;
 use kscope_informers::running::{InformerConfig, RunningInformer};
-use kscope_informers::tap::Tap;
 use kscope_informers::workqueue::WorkqueueMetrics;
 use kscope_resources::{
     Deployment, FieldIndex, GenericObject, Kind, Namespace, Node, Pod, ReplicaSet, ResourceKind,

@@ -14,12 +14,12 @@ use kscope_client::cluster::NamespaceScope;
 use kscope_client::discovery::Catalog;
 use kscope_index_views::definitions::{IndexDefinition, IndexSource, Misfits};
 use kscope_index_views::live::SortSpec;
-use kscope_informers::compare::merge_handoffs;
 use kscope_informers::fifo::{FifoKind, Handoff};
+use kscope_informers::instrument::compare::merge_handoffs;
+use kscope_informers::instrument::tap::TapEntry;
 use kscope_informers::keys::{Key, split_meta_namespace_key};
 use kscope_informers::lister_watcher::ListWatchError;
 use kscope_informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
-use kscope_informers::tap::TapEntry;
 use kscope_resources::Kind;
 
 use super::action::InputMode;

@@ -17,7 +17,7 @@ use crate::effect::Effect;
 use crate::screen::{Screen, Theme};
 use kscope_config::keys::{Keymap, Section};
 use kscope_index_views::detail::{DiffSign, age};
-use kscope_informers::tap::HistorySpan;
+use kscope_informers::instrument::tap::HistorySpan;
 
 /// Draws the open detail over the table, panels and status line, in the layout's `area`
 /// (below the header).

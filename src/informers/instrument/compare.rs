@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use tokio::sync::{broadcast, mpsc};
 
-use super::delta_fifo::{DeltaType, Listed, ReflectorStore};
-use super::fifo::{FifoKind, HandedDelta, HandedItem, Handoff};
-use super::keys::{Key, KeyError};
+use crate::delta_fifo::{DeltaType, Listed, ReflectorStore};
+use crate::fifo::{FifoKind, HandedDelta, HandedItem, Handoff};
+use crate::keys::{Key, KeyError};
 
 /// Deliveries kept per pipeline while waiting for the other to hand the same one; past it
 /// the oldest half is forgotten (the order check then skips them).

@@ -14,10 +14,10 @@ use parking_lot::Mutex;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use super::delta_fifo::DeltaType;
 use super::diff::{Change, changed_paths, diff};
-use super::keys::Key;
-use super::lister_watcher::WatchEventType;
+use crate::delta_fifo::DeltaType;
+use crate::keys::Key;
+use crate::lister_watcher::WatchEventType;
 
 /// What a tap entry records.
 #[derive(Debug, Clone, PartialEq, Eq)]
