@@ -7,14 +7,12 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
+pub use super::fifo_core::{FifoClosed, Hasher, Listed};
 use super::fifo_core::{FifoCore, Locked, Queue, keyed};
 use super::indexer::Indexer;
 use super::keys::{DeletedFinalStateUnknown, DeltaObject, Key, KeyError, meta_namespace_key};
 use super::metrics::InformerMetrics;
 use super::object::Object;
-
-/// The hasher of the FIFOs' key sets.
-pub type Hasher = foldhash::fast::RandomState;
 
 /// The kind of change a delta records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -100,62 +98,6 @@ impl<T> Delta<T> {
 /// The deltas of one key, oldest first.
 pub type Deltas<T> = Vec<Delta<T>>;
 
-/// The keys a streamed initial state held, as [`ReflectorStore::finish_listed`] needs them to
-/// queue the deletions a Replace would make.
-#[derive(Debug)]
-pub enum Listed {
-    /// Every key the state held: the store knew objects, or had some queued, when it began.
-    Keys(HashSet<Key, Hasher>),
-    /// The store knew nothing and had nothing queued when the state began to stream
-    /// ([`ReflectorStore::knows_nothing`]), so everything it holds at the end was streamed:
-    /// only these keys, deleted while it streamed and not added since, are missing from the
-    /// state. A first sync of 150,000 objects then keeps no set of their keys: a hash insert
-    /// per object while they stream and a lookup per key at the end, saved.
-    AllStreamedExcept(HashSet<Key, Hasher>),
-}
-
-impl Listed {
-    /// Whether the state held `key`.
-    pub fn contains(&self, key: &str) -> bool {
-        match self {
-            Self::Keys(keys) => keys.contains(key),
-            Self::AllStreamedExcept(gone) => !gone.contains(key),
-        }
-    }
-
-    /// Whether the state is known to lack nothing the store holds or has queued, so no
-    /// deletion needs looking for.
-    pub fn lacks_nothing(&self) -> bool {
-        matches!(self, Self::AllStreamedExcept(gone) if gone.is_empty())
-    }
-
-    /// `key` arrived in the state.
-    pub(super) fn streamed(&mut self, key: &Key) {
-        match self {
-            Self::Keys(keys) => {
-                keys.insert(key.clone());
-            }
-            Self::AllStreamedExcept(gone) => {
-                if !gone.is_empty() {
-                    gone.remove(key);
-                }
-            }
-        }
-    }
-
-    /// `key` was deleted while the state streamed.
-    pub(super) fn unlisted(&mut self, key: &Key) {
-        match self {
-            Self::Keys(keys) => {
-                keys.remove(key);
-            }
-            Self::AllStreamedExcept(gone) => {
-                gone.insert(key.clone());
-            }
-        }
-    }
-}
-
 /// What the Reflector calls on the store it feeds. Mirrors the part of client-go's `Store`
 /// interface that a Reflector uses.
 pub trait ReflectorStore<T>: Send + Sync {
@@ -204,11 +146,6 @@ pub trait ReflectorStore<T>: Send + Sync {
         None
     }
 }
-
-/// The DeltaFIFO was closed and has nothing left to pop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("DeltaFIFO: manipulating with closed queue")]
-pub struct FifoClosed;
 
 /// client-go's `items` and `queue`: each key's deltas, and the keys in pop order.
 struct DeltaQueue<T> {

@@ -2,15 +2,18 @@
 //! (a lock and a condition, `populated`, `initialPopulationCount`, `closed`, the Pop loop);
 //! here it is written once, and each FIFO keeps only what it queues and how.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use parking_lot::{Mutex, MutexGuard};
 use tokio::sync::{Notify, watch};
 
-use super::delta_fifo::{FifoClosed, Listed};
 use super::keys::{Key, KeyError, meta_namespace_key};
 use super::metrics::InformerMetrics;
 use super::object::Object;
+
+/// The hasher of the FIFOs' key sets.
+pub type Hasher = foldhash::fast::RandomState;
 
 /// What a FIFO queues, as the core counts it.
 pub(crate) trait Queue {
@@ -226,5 +229,66 @@ impl<Q: Queue> FifoCore<Q> {
     /// The resourceVersion of the last Replace, for display.
     pub(crate) fn last_replace_resource_version(&self) -> Option<String> {
         self.state.lock().last_replace_resource_version.clone()
+    }
+}
+
+/// The DeltaFIFO was closed and has nothing left to pop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("DeltaFIFO: manipulating with closed queue")]
+pub struct FifoClosed;
+
+/// The keys a streamed initial state held, as [`crate::delta_fifo::ReflectorStore::finish_listed`] needs them to
+/// queue the deletions a Replace would make.
+#[derive(Debug)]
+pub enum Listed {
+    /// Every key the state held: the store knew objects, or had some queued, when it began.
+    Keys(HashSet<Key, Hasher>),
+    /// The store knew nothing and had nothing queued when the state began to stream
+    /// ([`crate::delta_fifo::ReflectorStore::knows_nothing`]), so everything it holds at the end was streamed:
+    /// only these keys, deleted while it streamed and not added since, are missing from the
+    /// state. A first sync of 150,000 objects then keeps no set of their keys: a hash insert
+    /// per object while they stream and a lookup per key at the end, saved.
+    AllStreamedExcept(HashSet<Key, Hasher>),
+}
+
+impl Listed {
+    /// Whether the state held `key`.
+    pub fn contains(&self, key: &str) -> bool {
+        match self {
+            Self::Keys(keys) => keys.contains(key),
+            Self::AllStreamedExcept(gone) => !gone.contains(key),
+        }
+    }
+
+    /// Whether the state is known to lack nothing the store holds or has queued, so no
+    /// deletion needs looking for.
+    pub fn lacks_nothing(&self) -> bool {
+        matches!(self, Self::AllStreamedExcept(gone) if gone.is_empty())
+    }
+
+    /// `key` arrived in the state.
+    pub(super) fn streamed(&mut self, key: &Key) {
+        match self {
+            Self::Keys(keys) => {
+                keys.insert(key.clone());
+            }
+            Self::AllStreamedExcept(gone) => {
+                if !gone.is_empty() {
+                    gone.remove(key);
+                }
+            }
+        }
+    }
+
+    /// `key` was deleted while the state streamed.
+    pub(super) fn unlisted(&mut self, key: &Key) {
+        match self {
+            Self::Keys(keys) => {
+                keys.remove(key);
+            }
+            Self::AllStreamedExcept(gone) => {
+                gone.insert(key.clone());
+            }
+        }
     }
 }
