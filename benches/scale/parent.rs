@@ -1364,8 +1364,8 @@ fn legend(plan: &Plan) -> String {
                  processes on the machine still share both. For each drain, CPU {client}'s ticks \
                  from /proc/stat from the resume to the drain's end, split into disjoint parts \
                  that add up to 100%: the client (its own CPU ticks, at most the core's \
-                 user+system: this kernel charges interrupts served while the client ran to \
-                 the client too), other processes, interrupts (irq and softirq; on loopback \
+                 user+system: a kernel without IRQ time accounting charges interrupts served \
+                 while the client ran to the client as well), other processes, interrupts (irq and softirq; on loopback \
                  these include the sim's TCP sends that the client's ACKs release), steal by \
                  the hypervisor, and idle."
             ),

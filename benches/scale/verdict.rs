@@ -128,11 +128,12 @@ impl CoreShares {
     /// Every share is of the core's own tick count over one interval, not of a wall-clock
     /// time measured apart. The tail is taken off as idle time (as much as there was), from
     /// the idle ticks and the total alike. The client's ticks are not disjoint from the
-    /// core's interrupt ticks: this kernel charges an interrupt served while the client ran
-    /// to the client too (no `CONFIG_IRQ_TIME_ACCOUNTING`; /proc/stat files that tick under
-    /// irq or softirq only), and the client's time is the scheduler's, not tick-sampled.
-    /// So its share is at most the core's user+system time; the excess was interrupts, and
-    /// what the client did not use of user+system went to other processes.
+    /// core's interrupt ticks: a kernel without `CONFIG_IRQ_TIME_ACCOUNTING` (this machine's,
+    /// 6.18) charges an interrupt served while the client ran to the client as well, where
+    /// /proc/stat files it under irq or softirq only; and the client's time is the
+    /// scheduler's, not tick-sampled. So its share is at most the core's user+system time:
+    /// the excess was interrupts, counted there, and what the client did not use of
+    /// user+system went to other processes.
     pub fn split(core: CoreTicks, client: u64, tail: u64) -> Option<CoreShares> {
         let tail = tail.min(core.idle);
         let total = core.total() - tail;
