@@ -27,6 +27,8 @@ mod child;
 mod parent;
 #[path = "scale/procfs.rs"]
 mod procfs;
+#[path = "scale/verdict.rs"]
+mod verdict;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

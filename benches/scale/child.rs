@@ -36,6 +36,8 @@ struct Counters {
     /// kernel's socket tables ten times a second cost a tenth of a sync's CPU, and only the
     /// churn steps after the sync read it.
     synced: std::sync::atomic::AtomicBool,
+    /// The sim's port (from the kubeconfig): only the connections to it count as unread.
+    server_port: std::sync::OnceLock<u16>,
 }
 
 fn emit(value: serde_json::Value) {
@@ -55,10 +57,11 @@ fn snapshot(kind: &str, counters: &Counters, start: Instant) -> serde_json::Valu
         "rv": counters.rv.load(Ordering::Relaxed),
         "rv_at": counters.rv_at.load(Ordering::Relaxed),
         "backlog": counters.backlog.load(Ordering::Relaxed),
-        "unread": if counters.synced.load(Ordering::Relaxed) {
-            procfs::unread_socket_bytes()
-        } else {
-            0
+        "unread": match counters.server_port.get() {
+            Some(&port) if counters.synced.load(Ordering::Relaxed) => {
+                procfs::unread_socket_bytes(port)
+            }
+            _ => 0,
         },
         "objects": counters.objects.load(Ordering::Relaxed),
         "errors": counters.errors.load(Ordering::Relaxed),
@@ -124,6 +127,14 @@ async fn run(which: &str, kubeconfig: &str) {
     )
     .await
     .unwrap_or_else(|e| panic!("the sim's kubeconfig is not usable: {e}"));
+    let port = config.cluster_url.port_u16().unwrap_or(
+        if config.cluster_url.scheme_str() == Some("http") {
+            80
+        } else {
+            443
+        },
+    );
+    let _ = counters.server_port.set(port);
 
     let (sync, keep) = match which.split_once(':') {
         // Against kube-rs, whose watcher lists in pages by default: the same footing, a

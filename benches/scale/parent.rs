@@ -11,6 +11,7 @@ use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
 use super::procfs;
+use super::verdict::{CoreShares, CoreTicks, Step, UNREAD_SLACK, Verdict};
 
 #[path = "crd.rs"]
 mod crd;
@@ -208,32 +209,6 @@ pub fn main(full: bool) {
     }
 }
 
-/// One churn step as a client saw it.
-#[derive(Debug, Clone)]
-struct Step {
-    target: f64,
-    /// Writes per second the sim really made (all resources; pods are most of them).
-    sim_rate: f64,
-    /// Pod events per second the client processed.
-    client_rate: f64,
-    /// The client's CPU use over the window, in cores.
-    client_cpu: f64,
-    lag_start: i64,
-    lag_end: i64,
-    /// Events received and queued inside the client (kscope's DeltaFIFO and handler queue;
-    /// kube-rs's reflector has no queue of its own, so 0).
-    backlog: u64,
-    /// Bytes the server sent that the client had not read from its sockets yet: the backlog
-    /// on the wire side, which every client has.
-    unread: u64,
-    relisted: bool,
-    kept_up: bool,
-    /// The lag grew, but the client had no backlog and used under half a core: the sim (on
-    /// the same cores) could not deliver faster, the client was not the limit.
-    sim_bound: bool,
-    sim_saturated: bool,
-}
-
 #[derive(Debug, Default)]
 struct ClientResult {
     name: String,
@@ -266,17 +241,8 @@ struct Drain {
     seconds: f64,
     /// The client's CPU use while catching up, in cores.
     cpu: f64,
-    /// The rest of the client's pinned CPU over the drain, if pinned.
+    /// Where the client's pinned core's time went over the drain, if pinned.
     core: Option<CoreShares>,
-}
-
-/// Shares of a drain's time that the client's CPU spent other than on the client: what a
-/// drain below 100% CPU lost its time to.
-#[derive(Debug, Clone, Copy)]
-struct CoreShares {
-    interrupts: f64,
-    steal: f64,
-    idle: f64,
 }
 
 impl Drain {
@@ -309,12 +275,12 @@ impl ClientResult {
     fn best(&self) -> Option<&Step> {
         self.steps
             .iter()
-            .filter(|s| s.kept_up)
+            .filter(|s| s.kept_up())
             .max_by(|a, b| a.sim_rate.total_cmp(&b.sim_rate))
     }
 
     fn fell_behind(&self) -> Option<&Step> {
-        self.steps.iter().find(|s| !s.kept_up && !s.sim_bound)
+        self.steps.iter().find(|s| s.verdict() == Verdict::Behind)
     }
 }
 
@@ -915,32 +881,27 @@ async fn measure(
         let backlog = num(&b, "backlog") as u64;
         let unread = num(&b, "unread") as u64;
         let relisted = num(&b, "relists") > num(&a, "relists");
-        // Keeping up: the lag stays within about a second of writes and does not grow by
-        // more than a tenth of what was written in the window; nothing relisted.
-        let slack = sim_rate.max(target.min(sim_rate * 2.0)).max(500.0);
-        let lag_ok = (lag_end as f64) < 1.5 * slack
-            && ((lag_end - lag_start) as f64) < 0.1 * sim_rate * dt + 500.0;
-        let no_backlog = !relisted && (backlog as f64) < slack;
-        let kept_up = lag_ok && no_backlog;
-        let sim_bound = !kept_up && no_backlog && client_cpu < 0.5;
-        let sim_saturated = sim_rate < 0.8 * target;
         let step = Step {
             target,
             sim_rate,
             client_rate,
             client_cpu,
+            seconds: dt,
             lag_start,
             lag_end,
             backlog,
             unread,
             relisted,
-            kept_up,
-            sim_bound,
-            sim_saturated,
+            sim_saturated: sim_rate < 0.8 * target,
         };
-        eprintln!("scale: {pods} pods, {}: {step:?}", result.name);
+        eprintln!(
+            "scale: {pods} pods, {}: {:?} {step:?}",
+            result.name,
+            step.verdict()
+        );
+        let stop = !step.kept_up() || step.sim_saturated;
         result.steps.push(step);
-        if !kept_up || sim_saturated {
+        if stop {
             break;
         }
     }
@@ -988,10 +949,11 @@ async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drai
     sim.set_churn(0.0).await;
     let stopped = child.latest.clone();
     let marked = sim.mark().await;
+    // Read while the client is stopped, so that none of its drain falls before.
+    let core_before = core_reading(child, plan);
     child.signal(libc::SIGCONT)?;
     let resumed = Instant::now();
     let resumed_at = super::child::unix_micros() as f64;
-    let core_before = plan.pin.and_then(|(_, cpu)| procfs::cpu_times(cpu));
     let marked = marked?;
     if written < plan.drain_writes {
         return Err(format!(
@@ -1006,25 +968,26 @@ async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drai
         ));
     }
     catch_up(child, marked).await?;
-    let core_after = plan.pin.and_then(|(_, cpu)| procfs::cpu_times(cpu));
+    let core_after = core_reading(child, plan);
     let seen_at = super::child::unix_micros() as f64;
     let last = &child.latest;
     // To when the child reached the mark, not to the progress line that says so.
-    let seconds = match (num(last, "rv_at") - resumed_at) / 1e6 {
-        caught_up if caught_up > 0.0 => caught_up,
-        _ => resumed.elapsed().as_secs_f64(),
+    let (seconds, tail) = match (num(last, "rv_at") - resumed_at) / 1e6 {
+        caught_up if caught_up > 0.0 => (caught_up, (seen_at - resumed_at) / 1e6 - caught_up),
+        _ => (resumed.elapsed().as_secs_f64(), 0.0),
     };
-    // The counters were read up to ~0.1 s after the end (the progress line's period), when
-    // the core idled: that tail is taken off the idle time.
-    let tail = ((seen_at - resumed_at) / 1e6 - seconds).max(0.0);
-    let core = core_before.zip(core_after).map(|(a, b)| {
-        let share = |ticks: u64, minus: f64| ((ticks as f64 / 100.0 - minus) / seconds).max(0.0);
-        CoreShares {
-            interrupts: share(b.interrupts.saturating_sub(a.interrupts), 0.0),
-            steal: share(b.steal.saturating_sub(a.steal), 0.0),
-            idle: share(b.idle.saturating_sub(a.idle), tail),
-        }
-    });
+    // The core was read up to ~0.1 s after the end (the progress line's period), while the
+    // client waited to be seen: that tail, in ticks, is taken off as idle time.
+    let tail_ticks = (tail.max(0.0) * 100.0).round() as u64;
+    let core = core_before
+        .zip(core_after)
+        .and_then(|((core_a, client_a), (core_b, client_b))| {
+            CoreShares::split(
+                core_b.since(core_a),
+                client_b.saturating_sub(client_a),
+                tail_ticks,
+            )
+        });
     for counter in ["relists", "errors"] {
         if num(last, counter) > num(&stopped, counter) {
             return Err(format!("{counter} went up during the drain"));
@@ -1036,6 +999,13 @@ async fn drain(child: &mut ChildProc, sim: &SimProc, plan: &Plan) -> Result<Drai
         cpu: (num(last, "cpu") - num(&stopped, "cpu")) / seconds.max(1e-3),
         core,
     })
+}
+
+/// The client's pinned core's ticks and the client's own CPU ticks, read together; `None`
+/// when the client is not pinned (its CPU then is not one core's).
+fn core_reading(child: &ChildProc, plan: &Plan) -> Option<(CoreTicks, u64)> {
+    let (_, cpu) = plan.pin?;
+    Some((procfs::cpu_times(cpu)?, procfs::cpu_ticks(&child.pid)?))
 }
 
 fn mib(bytes: u64) -> String {
@@ -1165,27 +1135,33 @@ fn render_pair(s: &mut String, size: &SizeResult, baseline: &str) {
                 format!("{:.0} ({:.0} ev/s)", b.sim_rate, b.client_rate)
             })
         };
+        // A ladder kscope ended without falling behind says only that its limit is higher.
+        let kept = ratio(
+            k.best().map_or(0.0, |b| b.sim_rate),
+            r.best().map_or(0.0, |b| b.sim_rate),
+        );
+        let kept = match (k.fell_behind(), r.fell_behind()) {
+            _ if kept == "–" => kept,
+            (None, Some(_)) => format!("≥ {kept}"),
+            (None, None) => format!("{kept} (neither fell behind)"),
+            _ => kept,
+        };
         row(
             "churn kept up: sim writes/s (client pod events/s)",
             best(k),
             best(r),
-            ratio(
-                k.best().map_or(0.0, |b| b.sim_rate),
-                r.best().map_or(0.0, |b| b.sim_rate),
-            ),
+            kept,
         );
         let behind = |c: &ClientResult| match (c.fell_behind(), c.steps.last()) {
-            (Some(b), _) => format!(
-                "fell behind at {:.0} w/s (lag {}→{})",
-                b.sim_rate, b.lag_start, b.lag_end
-            ),
-            (None, Some(last)) if last.sim_bound => format!(
-                "sim-bound at {:.0} w/s: lag {}→{} while the client idled at {:.0}% CPU, \
-                 no backlog",
+            (Some(b), _) => format!("behind at {:.0} w/s ({})", b.sim_rate, why_behind(b, true)),
+            (None, Some(last)) if last.verdict() == Verdict::SimBound => format!(
+                "sim-bound at {:.0} w/s: lag {}→{} while the client idled at {:.0}% CPU with \
+                 nothing queued and {:.0} KiB unread",
                 last.sim_rate,
                 last.lag_start,
                 last.lag_end,
-                last.client_cpu * 100.0
+                last.client_cpu * 100.0,
+                last.unread as f64 / 1024.0
             ),
             (None, Some(last)) if last.sim_saturated => {
                 format!("kept up; sim topped out at {:.0} w/s", last.sim_rate)
@@ -1198,7 +1174,7 @@ fn render_pair(s: &mut String, size: &SizeResult, baseline: &str) {
         let common = |c: &ClientResult, limit: f64| {
             c.steps
                 .iter()
-                .filter(|st| st.kept_up && st.sim_rate <= limit + 1.0)
+                .filter(|st| st.kept_up() && st.sim_rate <= limit + 1.0)
                 .max_by(|a, b| a.sim_rate.total_cmp(&b.sim_rate))
                 .filter(|st| st.client_rate > 0.0 && st.client_cpu > 0.0)
                 .map(|st| st.client_cpu / st.client_rate * 1e6)
@@ -1258,13 +1234,8 @@ fn render_pair(s: &mut String, size: &SizeResult, baseline: &str) {
                 .iter()
                 .filter_map(|d| {
                     d.core.map(|s| {
-                        format!(
-                            "{:.0}/{:.0}/{:.0}/{:.0}",
-                            d.cpu * 100.0,
-                            s.interrupts * 100.0,
-                            s.steal * 100.0,
-                            s.idle * 100.0
-                        )
+                        let [client, others, interrupts, steal, idle] = s.percents();
+                        format!("{client}/{others}/{interrupts}/{steal}/{idle}")
                     })
                 })
                 .collect();
@@ -1275,7 +1246,7 @@ fn render_pair(s: &mut String, size: &SizeResult, baseline: &str) {
             }
         };
         row(
-            "its CPU in each drain: the client / interrupts / steal / idle (%)",
+            "its core in each drain: the client / other processes / interrupts / steal / idle (%)",
             shares(k),
             shares(r),
             String::new(),
@@ -1327,10 +1298,10 @@ fn render_pair(s: &mut String, size: &SizeResult, baseline: &str) {
                         st.backlog,
                         st.unread as f64 / 1024.0,
                         if st.relisted { ", RELISTED" } else { "" },
-                        match (st.kept_up, st.sim_bound) {
-                            (true, _) => "",
-                            (false, true) => ", SIM-BOUND",
-                            (false, false) => ", BEHIND",
+                        match st.verdict() {
+                            Verdict::KeptUp => String::new(),
+                            Verdict::SimBound => ", SIM-BOUND".into(),
+                            Verdict::Behind => format!(", BEHIND ({})", why_behind(st, false)),
                         }
                     )
                 })
@@ -1340,13 +1311,40 @@ fn render_pair(s: &mut String, size: &SizeResult, baseline: &str) {
     }
 }
 
+/// Why a client was behind in `step`: what waited for it, and, with `lag`, its lag and CPU.
+fn why_behind(step: &Step, lag: bool) -> String {
+    let mut why = Vec::new();
+    if step.unread > UNREAD_SLACK {
+        why.push(format!("{:.1} MiB unread", step.unread as f64 / MIB));
+    }
+    if step.relisted {
+        why.push("relisted".into());
+    }
+    if step.backlog > 0 {
+        why.push(format!("{} events queued", step.backlog));
+    }
+    if lag || why.is_empty() {
+        why.push(format!(
+            "lag {}→{} at {:.0}% CPU",
+            step.lag_start,
+            step.lag_end,
+            step.client_cpu * 100.0
+        ));
+    }
+    why.join("; ")
+}
+
 /// What the tables measure, once after them.
 fn legend(plan: &Plan) -> String {
     format!(
         "\nChurn steps: {:?} writes/s, {} s warm-up + {} s window each; a client keeps up when \
          its lag behind the sim's newest resourceVersion stays under ~1.5 s of writes and does \
-         not grow; a growing lag with no client backlog and under half a core of client CPU is \
-         the sim's limit (SIM-BOUND), not the client's. Backlog drain: the client is stopped \
+         not grow, with nothing relisted, queued in it or unread on its sockets to the sim \
+         (at most {} KiB, about one of the sim's watch writes); it is BEHIND when it relisted, \
+         work waited for it (queued, or more than that unread: behind on the wire whatever its \
+         CPU), or its lag grew while it used half a core or more; a growing lag with nothing \
+         queued or unread and under half a core of client CPU is the sim's limit (SIM-BOUND), \
+         not the client's. Backlog drain: the client is stopped \
          (SIGSTOP) while the sim writes {} changes into its watch history as fast as it can, \
          then resumed; pod events/s from the resume until it has a pod created after the \
          backlog. {} rounds; in each, every client drains once while the others are stopped, \
@@ -1356,16 +1354,20 @@ fn legend(plan: &Plan) -> String {
         plan.rates,
         plan.warmup.as_secs_f64(),
         plan.window.as_secs_f64(),
+        UNREAD_SLACK / 1024,
         plan.drain_writes,
         plan.drain_runs,
         plan.mem_cap as f64 / GIB,
         match plan.pin {
             Some((sim, client)) => format!(
                 "CPUs: the sim pinned to CPU {sim}, each client to CPU {client} (taskset); other \
-                 processes on the machine still share both. For each drain, CPU {client}'s time \
-                 from /proc/stat (10 ms ticks) as shares of the drain: the client's own CPU, \
-                 interrupts (irq and softirq; on loopback these include the sim's TCP sends that \
-                 the client's ACKs release), steal by the hypervisor, and idle."
+                 processes on the machine still share both. For each drain, CPU {client}'s ticks \
+                 from /proc/stat from the resume to the drain's end, split into disjoint parts \
+                 that add up to 100%: the client (its own CPU ticks, at most the core's \
+                 user+system: a kernel without IRQ time accounting charges interrupts served \
+                 while the client ran to the client as well), other processes, interrupts (irq and softirq; on loopback \
+                 these include the sim's TCP sends that the client's ACKs release), steal by \
+                 the hypervisor, and idle."
             ),
             None => "CPUs: not pinned; the sim and the client share the machine's cores.".into(),
         }

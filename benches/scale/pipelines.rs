@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use futures::AsyncReadExt;
 
-use super::{ChildProc, ClientResult, GIB, MIB, Plan, SimProc, measure, procfs};
+use super::{ChildProc, ClientResult, GIB, MIB, Plan, SimProc, Verdict, measure, procfs};
 
 const FIFOS: [&str; 3] = ["classic", "real", "atomic"];
 const MODES: [&str; 2] = ["watchList", "list"];
@@ -155,16 +155,17 @@ fn render(
         let kept = r
             .steps
             .iter()
-            .filter(|s| s.kept_up)
+            .filter(|s| s.kept_up())
             .map(|s| s.sim_rate)
             .fold(0.0f64, f64::max);
         // Where the ladder stopped for the sim (it could write or deliver no faster, the
-        // client idle and without backlog), the client's own limit is higher.
-        let bound = r
-            .steps
-            .last()
-            .filter(|s| s.sim_bound || s.sim_saturated)
-            .map_or("", |_| " (sim-bound)");
+        // client idle with nothing queued or unread), the client's own limit is higher; a
+        // client that fell behind, even as the sim topped out, found its own.
+        let bound = r.steps.last().map_or("", |s| match s.verdict() {
+            Verdict::SimBound => " (sim-bound)",
+            Verdict::KeptUp if s.sim_saturated => " (sim-bound)",
+            Verdict::KeptUp | Verdict::Behind => "",
+        });
         let ratio = wire.map_or("–".to_string(), |(w, _)| format!("{:.2}×", r.sync_s / w));
         let _ = writeln!(
             out,

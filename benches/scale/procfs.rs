@@ -1,5 +1,7 @@
 //! Memory and CPU from /proc (Linux), and a description of the machine.
 
+use super::verdict::CoreTicks;
+
 /// VmRSS and VmHWM (peak RSS) in bytes of `pid` ("self" for this process).
 pub fn rss_and_peak(pid: &str) -> Option<(u64, u64)> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -18,37 +20,23 @@ pub fn rss_and_peak(pid: &str) -> Option<(u64, u64)> {
 
 /// User + system CPU seconds of this process, all threads (/proc/self/stat, USER_HZ = 100).
 pub fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0.0;
-    };
-    // Fields after the command name, which is in parentheses and may contain spaces.
-    let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-        return 0.0;
-    };
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // utime and stime are fields 14 and 15 of the line; `rest` starts at field 3.
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    (ticks(11) + ticks(12)) as f64 / 100.0
+    cpu_ticks("self").unwrap_or(0) as f64 / 100.0
 }
 
-/// Where one CPU's time went, in ticks of 10 ms since boot (/proc/stat's `cpuN` line).
-#[derive(Debug, Clone, Copy)]
-pub struct CpuTimes {
-    /// idle and iowait.
-    pub idle: u64,
-    /// irq and softirq: on loopback, also the sim's TCP sends that the client's ACKs release.
-    pub interrupts: u64,
-    /// Time the hypervisor ran something else on this virtual CPU.
-    pub steal: u64,
+/// User + system CPU ticks (USER_HZ = 100) of process `pid` ("self" for this one), all
+/// threads: the parent reads a child's at the same moments as its core's /proc/stat.
+pub fn cpu_ticks(pid: &str) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line; `rest` starts at field 3.
+    let ticks = |i: usize| fields.get(i)?.parse::<u64>().ok();
+    Some(ticks(11)? + ticks(12)?)
 }
 
 /// CPU `cpu`'s times since boot; `None` if /proc/stat has no such CPU.
-pub fn cpu_times(cpu: usize) -> Option<CpuTimes> {
+pub fn cpu_times(cpu: usize) -> Option<CoreTicks> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
     let name = format!("cpu{cpu}");
     let line = stat
@@ -59,9 +47,11 @@ pub fn cpu_times(cpu: usize) -> Option<CpuTimes> {
         .skip(1)
         .map(|f| f.parse().ok())
         .collect::<Option<_>>()?;
-    // user nice system idle iowait irq softirq steal ...
+    // user nice system idle iowait irq softirq steal guest guest_nice; guest time is already
+    // in user and nice.
     let at = |i: usize| ticks.get(i).copied().unwrap_or(0);
-    Some(CpuTimes {
+    Some(CoreTicks {
+        busy: at(0) + at(1) + at(2),
         idle: at(3) + at(4),
         interrupts: at(5) + at(6),
         steal: at(7),
@@ -126,11 +116,12 @@ pub fn machine() -> String {
     format!("{model}, {cores} cores, {total_gib:.0} GiB RAM, Linux {kernel}, {rustc}")
 }
 
-/// Bytes received on this process's TCP sockets that it has not read yet (the Recv-Q of
-/// /proc/self/net/tcp and tcp6, for the sockets among /proc/self/fd): a client's backlog
-/// still on the wire side, which a client without a queue of its own (kube-rs's reflector
-/// decodes and stores inline) has only there.
-pub fn unread_socket_bytes() -> u64 {
+/// Bytes received on this process's TCP connections to port `server_port` that it has not
+/// read yet (the Recv-Q of /proc/self/net/tcp and tcp6, for the sockets among
+/// /proc/self/fd whose remote end is that port): a client's backlog still on the wire side,
+/// which a client without a queue of its own (kube-rs's reflector decodes and stores inline)
+/// has only there. The port keeps out any socket that is not to the sim.
+pub fn unread_socket_bytes(server_port: u16) -> u64 {
     let Ok(fds) = std::fs::read_dir("/proc/self/fd") else {
         return 0;
     };
@@ -154,10 +145,17 @@ pub fn unread_socket_bytes() -> u64 {
         for line in text.lines().skip(1) {
             let fields: Vec<&str> = line.split_whitespace().collect();
             // sl local remote st tx_queue:rx_queue tr:when retrnsmt uid timeout inode ...
-            let (Some(queues), Some(inode)) = (fields.get(4), fields.get(9)) else {
+            let (Some(remote), Some(queues), Some(inode)) =
+                (fields.get(2), fields.get(4), fields.get(9))
+            else {
                 continue;
             };
-            if !inodes.contains(*inode) {
+            // ADDRESS:PORT, both in hex.
+            let to_server = remote
+                .rsplit_once(':')
+                .and_then(|(_, port)| u16::from_str_radix(port, 16).ok())
+                == Some(server_port);
+            if !to_server || !inodes.contains(*inode) {
                 continue;
             }
             if let Some((_, rx)) = queues.split_once(':') {
