@@ -47,6 +47,6 @@ pub use faults::{FaultParseError, FaultSpec, Faults, FaultsFiredSnapshot};
 pub use kubeconfig::write_kubeconfig;
 pub use logs::NoisyLogs;
 pub use resources::Resource;
-pub(crate) use shared::Shared;
 pub use server::{Sim, SimHandle, kubeconfig_for};
+pub(crate) use shared::Shared;
 pub use store::Position;
