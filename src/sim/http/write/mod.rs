@@ -16,8 +16,9 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use super::params::Params;
 use super::status::{ApiError, json_body};
-use super::{Params, Subresource, Target};
+use super::target::{Subresource, Target};
 use crate::Shared;
 use crate::crd;
 use crate::manifests;

@@ -9,7 +9,7 @@ use super::body::WriteOptions;
 use super::{check_resource_version, current_value, update};
 use crate::Shared;
 use crate::http::status::{ApiError, json_body};
-use crate::http::{Subresource, Target};
+use crate::http::target::{Subresource, Target};
 use crate::store::Txn;
 
 /// The Scale view of `object`.

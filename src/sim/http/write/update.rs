@@ -9,7 +9,7 @@ use super::body::WriteOptions;
 use super::{defaults, managed, validate};
 use crate::gc;
 use crate::http::status::ApiError;
-use crate::http::{Subresource, Target};
+use crate::http::target::{Subresource, Target};
 use crate::resources::Resource;
 use crate::store::Txn;
 

@@ -5,8 +5,8 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use crate::crd;
-use crate::http::Target;
 use crate::http::status::ApiError;
+use crate::http::target::Target;
 use crate::resources::Resource;
 
 /// The structural checks decoding into typed objects does on the real server: metadata,
