@@ -179,7 +179,8 @@ fn random_token() -> String {
 
 /// A running sim. Dropping it stops the server and the churn.
 pub struct SimHandle {
-    shared: Arc<Shared>,
+    /// `pub(crate)` for the tests that look into the controllers' queue.
+    pub(crate) shared: Arc<Shared>,
     url: String,
     addr: SocketAddr,
     /// The CA its serving certificate chains to.

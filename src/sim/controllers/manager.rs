@@ -29,11 +29,11 @@ const MAX_PENDING: usize = 20_000;
 const WARM_BATCH: usize = 50;
 
 #[derive(Default)]
-struct Queue {
+pub(super) struct Queue {
     ready: VecDeque<Work>,
     queued: HashSet<Work>,
     /// Steps due later, earliest first; `seq` keeps equal instants in order.
-    later: BinaryHeap<Reverse<(Instant, u64, Work)>>,
+    pub(super) later: BinaryHeap<Reverse<(Instant, u64, Work)>>,
     seq: u64,
 }
 
@@ -42,7 +42,7 @@ struct Queue {
 pub(crate) struct Controllers {
     /// Off, client writes get no reaction (as on a cluster without kube-controller-manager).
     enabled: AtomicBool,
-    queue: Mutex<Queue>,
+    pub(super) queue: Mutex<Queue>,
     wake: Notify,
     /// Deployments a client wrote, which the churn must leave to these controllers.
     adopted: Arc<RwLock<HashSet<Key>>>,
