@@ -139,6 +139,20 @@ pub async fn kube_config(yaml: &str) -> Result<kube::Config, SimError> {
         .map_err(|e| SimError::Client(e.to_string()))
 }
 
+/// Writes `kubeconfig` to `path`, readable by its owner only (it holds the sims' token),
+/// creating the directory it goes in.
+pub fn write_kubeconfig(path: &std::path::Path, kubeconfig: &str) -> Result<(), SimError> {
+    let written = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir),
+        _ => Ok(()),
+    }
+    .and_then(|()| crate::tls::write_private(path, kubeconfig));
+    written.map_err(|source| SimError::WriteFile {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

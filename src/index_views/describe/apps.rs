@@ -5,11 +5,12 @@ use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Pod, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use super::context::Ctx;
 use super::pod::pod_template;
-use super::writer::Out;
-use super::{
-    Ctx, annotations, controller, go_bool, labels, name_and_namespace, rfc1123z, selector_text,
+use super::printer::{
+    annotations, controller, go_bool, labels, name_and_namespace, rfc1123z, selector_text,
 };
+use super::writer::Out;
 
 /// The label the Deployment controller adds to each ReplicaSet's template.
 const POD_TEMPLATE_HASH: &str = "pod-template-hash";

@@ -4,8 +4,9 @@
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use serde_json::{Map, Value};
 
+use super::context::Ctx;
+use super::printer::{annotations, labels, meta_head};
 use super::writer::Out;
-use super::{Ctx, annotations, labels, meta_head};
 
 /// Fields the generic describer prints above, or never.
 const SKIP: [&str; 5] = [

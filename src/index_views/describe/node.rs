@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::core::v1::{Node, Pod};
 
+use super::context::Ctx;
 use super::pod::sorted_resources;
+use super::printer::{annotations, labels, rfc1123z};
 use super::writer::Out;
-use super::{Ctx, annotations, labels, rfc1123z};
 use kscope_units::quantity::{self, Amount, Format};
 
 const ROLE_PREFIX: &str = "node-role.kubernetes.io/";
@@ -70,7 +71,7 @@ pub(super) fn node(ctx: &Ctx<'_>, out: &mut Out, node: &Node) {
         0,
         &format!(
             "Unschedulable:\t{}\n",
-            super::go_bool(spec.unschedulable.unwrap_or(false))
+            super::printer::go_bool(spec.unschedulable.unwrap_or(false))
         ),
     );
     match ctx.related::<Lease>("leases") {

@@ -9,11 +9,12 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
-use super::writer::Out;
-use super::{
-    Ctx, annotations, controller, format_selector, go_bool, go_bool_ptr, labels,
-    name_and_namespace, or_none, rfc1123z, title_bool,
+use super::context::Ctx;
+use super::printer::{
+    annotations, controller, format_selector, go_bool, go_bool_ptr, labels, name_and_namespace,
+    or_none, rfc1123z, title_bool,
 };
+use super::writer::Out;
 use kscope_units::quantity::{self, Amount};
 
 pub(super) fn pod(ctx: &Ctx<'_>, out: &mut Out, pod: &Pod) {

@@ -4,8 +4,9 @@ use k8s_openapi::api::core::v1::Service;
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use super::context::Ctx;
+use super::printer::meta_head;
 use super::writer::Out;
-use super::{Ctx, meta_head};
 
 pub(super) fn service(ctx: &Ctx<'_>, out: &mut Out, service: &Service) {
     let meta = &service.metadata;

@@ -1,4 +1,6 @@
-use serde_json::json;
+use serde_json::{Value, json};
+
+use kscope_resources::Timestamp;
 
 use super::*;
 

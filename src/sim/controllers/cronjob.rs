@@ -16,7 +16,9 @@ use super::super::gc;
 use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
-use super::{FollowUps, Work, decode, events, job, owned, set_status};
+use super::objects::{decode, owned, set_status};
+use super::work::{FollowUps, Work};
+use super::{events, job};
 
 /// The most missed schedule times the controller looks through (as the real one, which
 /// gives up past 100 and starts from now).

@@ -13,7 +13,9 @@ use super::super::gc;
 use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
-use super::{FollowUps, Work, decode, events, replicaset};
+use super::objects::decode;
+use super::work::{FollowUps, Work};
+use super::{events, replicaset};
 
 const REVISION: &str = "deployment.kubernetes.io/revision";
 const REVISION_HISTORY: &str = "deployment.kubernetes.io/revision-history";

@@ -7,7 +7,9 @@ use serde_json::{Map, Value, json};
 use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
-use super::{FollowUps, Work, decode, pods};
+use super::objects::decode;
+use super::pods;
+use super::work::{FollowUps, Work};
 
 const SERVICE_NAME: &str = "kubernetes.io/service-name";
 const MANAGED_BY: &str = "endpointslice.kubernetes.io/managed-by";

@@ -14,9 +14,9 @@ use super::super::gc;
 use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
-use super::{
-    BURST, FollowUps, STEP_DELAY, Work, decode, events, kubelet, owned, owner_key, pods, set_status,
-};
+use super::objects::{decode, owned, owner_key, set_status};
+use super::work::{BURST, FollowUps, STEP_DELAY, Work};
+use super::{events, kubelet, pods};
 
 const BACKOFF_BASE: Duration = Duration::from_secs(10);
 const BACKOFF_CAP: Duration = Duration::from_secs(360);

@@ -16,7 +16,9 @@ use super::super::manifests::{node_ip, pod_ip};
 use super::super::object::StoredObject;
 use super::super::resources::Resource;
 use super::super::store::{Key, StoreError, Txn};
-use super::{FollowUps, STEP_DELAY, Work, decode, endpoints, events, owner_work, pods};
+use super::objects::{decode, owner_work};
+use super::work::{FollowUps, STEP_DELAY, Work};
+use super::{endpoints, events, pods};
 use kscope_units::quantity;
 
 /// Pod IPs of the controllers' pods are drawn from here, clear of the seeded and churned ones.

@@ -12,7 +12,8 @@ use super::super::gc;
 use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
-use super::{BURST, FollowUps, Work, decode};
+use super::objects::decode;
+use super::work::{BURST, FollowUps, Work};
 
 /// The namespace's own finalizer, which this controller removes when the namespace is empty.
 const FINALIZER: &str = "kubernetes";

@@ -8,7 +8,9 @@ use super::super::gc;
 use super::super::manifests::{self, PodFactory, PodState};
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
-use super::{BURST, FollowUps, STEP_DELAY, Work, decode, events, kubelet, owner_key, pods};
+use super::objects::{decode, owner_key};
+use super::work::{BURST, FollowUps, STEP_DELAY, Work};
+use super::{events, kubelet, pods};
 
 pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, StoreError> {
     let Some(stored) = txn.get(Resource::ReplicaSets, key) else {

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
-use super::owned;
+use super::objects::owned;
 
 /// The revision of `owner`'s current template: `(name, hash, number)`, made if there is none.
 pub(super) fn current(

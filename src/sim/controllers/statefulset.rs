@@ -11,9 +11,9 @@ use super::super::gc;
 use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
-use super::{
-    FollowUps, STEP_DELAY, Work, decode, events, kubelet, owned, pods, revisions, set_status,
-};
+use super::objects::{decode, owned, set_status};
+use super::work::{FollowUps, STEP_DELAY, Work};
+use super::{events, kubelet, pods, revisions};
 
 const REVISION_LABEL: &str = "controller-revision-hash";
 

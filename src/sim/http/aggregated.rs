@@ -6,8 +6,8 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::Subresource;
 use super::discovery::group_versions;
+use super::target::Subresource;
 use crate::resources::{Resource, VERBS};
 
 /// The media type of the answer; client-go reads it to know the form it got.

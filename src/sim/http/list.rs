@@ -9,9 +9,10 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use bytes::{BufMut, BytesMut};
 use serde::{Deserialize, Serialize};
 
+use super::params::Params;
 use super::status::{ApiError, json_body};
 use super::table::{self, IncludeObject};
-use super::{Params, Target};
+use super::target::Target;
 use crate::Shared;
 use crate::object::StoredObject;
 use crate::selectors::{FieldSelector, LabelSelector};

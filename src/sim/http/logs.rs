@@ -10,8 +10,9 @@ use axum::response::Response;
 use bytes::Bytes;
 use serde_json::Value;
 
+use super::params::Params;
 use super::status::ApiError;
-use super::{Params, Target};
+use super::target::Target;
 use crate::Shared;
 use crate::logs::{ContainerLog, NoisyLogs};
 use crate::object::StoredObject;

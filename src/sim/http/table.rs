@@ -5,7 +5,7 @@
 use axum::http::{HeaderMap, header};
 use serde_json::{Value, json};
 
-use super::Params;
+use super::params::Params;
 use super::printing::{age, since, template_columns, text};
 use super::status::ApiError;
 use crate::object::StoredObject;

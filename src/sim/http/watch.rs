@@ -12,9 +12,10 @@ use bytes::{BufMut, Bytes, BytesMut};
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use super::list::{Filter, parse_rv};
+use super::params::Params;
 use super::status::{ApiError, json_body};
 use super::table::{self, IncludeObject};
-use super::{Params, Target};
+use super::target::Target;
 use crate::Shared;
 use crate::crd::schema::FieldError;
 use crate::faults::FaultsFired;

@@ -2,11 +2,51 @@
 //! text format (0.0.4), under the names and labels controller-runtime registers.
 
 use std::fmt::Write as _;
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use kscope_informers::workqueue::Histogram;
+use parking_lot::Mutex;
 
-use super::{CONTROLLER, WidgetMetrics};
+use kscope_informers::workqueue::{Histogram, RateLimitingQueue};
+
+/// The controller's name in its metrics' labels.
+const CONTROLLER: &str = "widget";
+
+/// What the controller's /metrics reads: the running controller process's numbers.
+#[derive(Default)]
+pub(crate) struct WidgetMetrics {
+    pub(super) process: Mutex<Option<Arc<ProcessMetrics>>>,
+}
+
+/// One run of the controller, in one pod: its numbers start at zero, as a restarted
+/// process's do.
+pub(super) struct ProcessMetrics {
+    /// The pod it runs in: only that pod's port serves these.
+    pub(super) pod_uid: String,
+    /// When it started, in seconds since the Unix epoch (`process_start_time_seconds`).
+    pub(super) started: f64,
+    pub(super) queue: RateLimitingQueue<String>,
+    pub(super) success: AtomicU64,
+    pub(super) errors: AtomicU64,
+    pub(super) reconcile_time: Mutex<Histogram>,
+    pub(super) active_workers: AtomicU64,
+}
+
+impl WidgetMetrics {
+    /// Whether the controller runs (in some pod).
+    pub(crate) fn runs(&self) -> bool {
+        self.process.lock().is_some()
+    }
+
+    /// The numbers of the controller running in the pod `pod_uid`, if one runs there.
+    fn of(&self, pod_uid: &str) -> Option<Arc<ProcessMetrics>> {
+        self.process
+            .lock()
+            .as_ref()
+            .filter(|p| p.pod_uid == pod_uid)
+            .cloned()
+    }
+}
 
 /// The exposition of the controller running in the pod `pod_uid`, or `None` if none runs
 /// there (nothing listens on the port).

@@ -5,7 +5,7 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, header};
 use serde_json::Value;
 
-use crate::http::Params;
+use crate::http::params::Params;
 use crate::http::status::ApiError;
 
 /// The Content-Type's media type without parameters; JSON when absent.

@@ -11,13 +11,14 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::body::unsupported_dry_run;
-use super::respond;
+use super::outcome::{follow_definitions, respond};
 use crate::Shared;
 use crate::controllers::Controllers;
 use crate::gc;
 use crate::http::list::Filter;
+use crate::http::params::Params;
 use crate::http::status::ApiError;
-use crate::http::{Params, Target};
+use crate::http::target::Target;
 use crate::resources::Resource;
 use crate::store::Txn;
 use crate::workload::SYSTEM_NAMESPACES;
@@ -190,7 +191,7 @@ fn delete_one(
             return Ok(Bytes::from(value.to_string()));
         }
         let marked = txn.put(resource, &key, &mut value)?;
-        super::follow_definitions(txn, target, name)?;
+        follow_definitions(txn, target, name)?;
         if resource == Resource::Namespaces {
             // The namespace controller empties it, then finalizes it, after this answer.
             controllers.namespace_changed(name);
@@ -224,7 +225,7 @@ fn delete_one(
     let mut on_pod = |txn: &mut Txn<'_>, pod: &Value| controllers.pod_killed(txn, pod);
     let last = gc::delete_reaping(txn, resource, &key, deletion.orphan, &mut on_pod)?
         .ok_or_else(|| ApiError::not_found(resource, name))?;
-    super::follow_definitions(txn, target, name)?;
+    follow_definitions(txn, target, name)?;
     if let Some(namespace) = target.namespace.as_deref() {
         let taken_over = owner.is_some() && controllers.pod_deleted(txn, &current);
         if let Some(owner) = owner.filter(|_| !taken_over) {

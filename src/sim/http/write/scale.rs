@@ -6,10 +6,11 @@ use axum::response::Response;
 use serde_json::{Value, json};
 
 use super::body::WriteOptions;
-use super::{check_resource_version, current_value, update};
+use super::preconditions::{check_resource_version, current_value};
+use super::update;
 use crate::Shared;
 use crate::http::status::{ApiError, json_body};
-use crate::http::{Subresource, Target};
+use crate::http::target::{Subresource, Target};
 use crate::store::Txn;
 
 /// The Scale view of `object`.

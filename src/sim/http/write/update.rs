@@ -6,10 +6,11 @@ use axum::body::Bytes;
 use serde_json::{Value, json};
 
 use super::body::WriteOptions;
+use super::outcome::follow_definitions;
 use super::{defaults, managed, validate};
 use crate::gc;
 use crate::http::status::ApiError;
-use crate::http::{Subresource, Target};
+use crate::http::target::{Subresource, Target};
 use crate::resources::Resource;
 use crate::store::Txn;
 
@@ -137,7 +138,7 @@ pub(super) fn update_existing(
     }
     let key = target.key(name);
     let stored = txn.put(resource, &key, &mut value)?;
-    super::follow_definitions(txn, target, name)?;
+    follow_definitions(txn, target, name)?;
     if finished {
         // The last finalizer is gone: the object goes, as the garbage collector would take it.
         // (In a Terminating namespace, the namespace controller sees it gone at its next look.)

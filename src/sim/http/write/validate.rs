@@ -5,9 +5,12 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use crate::crd;
-use crate::http::Target;
 use crate::http::status::ApiError;
+use crate::http::target::Target;
 use crate::resources::Resource;
+
+use super::body::WriteOptions;
+use super::proto;
 
 /// The structural checks decoding into typed objects does on the real server: metadata,
 /// spec and status are objects, labels and annotations are maps of strings.
@@ -370,6 +373,40 @@ fn go_string_map(labels: &Value) -> String {
         .map(|(k, v)| format!("{k:?}:{:?}", v.as_str().unwrap_or("")))
         .collect();
     format!("map[string]string{{{}}}", inner.join(", "))
+}
+
+/// `fieldValidation=Strict`: the 400 a real server's strict decoding gives an object with
+/// fields its kind does not declare.
+/// Without Strict, the unknown fields are dropped, as decoding into typed objects drops them.
+pub(super) fn strict_decoding(
+    target: &Target,
+    options: &WriteOptions,
+    value: &mut Value,
+) -> Result<(), ApiError> {
+    let kind = target.resource.kind();
+    let version = target.resource.version();
+    let unknown = match target.resource.descriptor().custom {
+        Some(custom) => crd::schema::prune(value, &custom.schema, ""),
+        None if !options.strict => {
+            proto::prune_unknown(kind, value);
+            return Ok(());
+        }
+        None => proto::unknown_fields(kind, value),
+    };
+    if !options.strict {
+        return Ok(());
+    }
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let fields: Vec<String> = unknown
+        .iter()
+        .map(|f| format!("unknown field \"{f}\""))
+        .collect();
+    Err(ApiError::bad_request(format!(
+        "{kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {}",
+        fields.join(", ")
+    )))
 }
 
 #[cfg(test)]

@@ -1,0 +1,28 @@
+//! Why the sim could not start or be reached.
+
+use std::net::SocketAddr;
+
+/// Why the sim could not start or be reached.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("refusing to listen on {0}: not a loopback address (pass --allow-remote to allow it)")]
+    RemoteNotAllowed(SocketAddr),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("failed to set up TLS: {0}")]
+    Tls(String),
+    #[error("failed to generate the workload: {0}")]
+    Workload(String),
+    #[error("failed to write the kubeconfig: {0}")]
+    Kubeconfig(String),
+    #[error("failed to build a client for the sim: {0}")]
+    Client(String),
+    #[error("failed to write {path}: {source}")]
+    WriteFile {
+        path: String,
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,126 @@
+//! Create (POST), and the create a server-side apply makes of an object that is not there.
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde_json::{Value, json};
+
+use crate::Shared;
+use crate::http::params::Params;
+use crate::http::status::ApiError;
+use crate::http::target::Target;
+use crate::manifests;
+use crate::resources::Resource;
+use crate::store::Txn;
+
+use super::body::{self, WriteOptions};
+use super::outcome::{follow_definitions, respond};
+use super::validate::strict_decoding;
+use super::{defaults, managed, validate};
+
+/// Refuses content in a namespace that does not exist or is being deleted.
+fn namespace_accepts(txn: &Txn<'_>, target: &Target, name: &str) -> Result<(), ApiError> {
+    let Some(ns) = target
+        .namespace
+        .as_deref()
+        .filter(|_| target.resource.namespaced())
+    else {
+        return Ok(());
+    };
+    if txn.get(Resource::Namespaces, ns).is_none() {
+        return Err(ApiError::not_found(Resource::Namespaces, ns));
+    }
+    if txn.namespace_terminating(ns) {
+        return Err(ApiError::namespace_terminating(target.resource, name, ns));
+    }
+    Ok(())
+}
+
+pub(crate) fn create(
+    shared: &Shared,
+    target: &Target,
+    params: &Params,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<Response, ApiError> {
+    let options = WriteOptions::parse(params, headers, "CreateOptions")?;
+    let mut value = body::decode_object(headers, body)?;
+    let stored = shared
+        .store
+        .write(|txn| create_in(txn, target, &options, &mut value, None))?;
+    if !options.dry_run
+        && let Some(name) = value["metadata"]["name"].as_str()
+    {
+        shared
+            .controllers
+            .client_wrote(target.resource, &target.key(name));
+    }
+    Ok(respond(StatusCode::CREATED, stored))
+}
+
+/// Creates `value` at `target` (a collection URL, or a named one for server-side apply,
+/// when `applied` is the configuration its manager then owns).
+pub(super) fn create_in(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    options: &WriteOptions,
+    value: &mut Value,
+    applied: Option<&Value>,
+) -> Result<Bytes, ApiError> {
+    validate::check_kind(target, value)?;
+    validate::check_shape(value)?;
+    strict_decoding(target, options, value)?;
+    let resource = target.resource;
+    if !value["metadata"].is_object() {
+        value["metadata"] = json!({});
+    }
+    if resource.namespaced() {
+        let ns = target.namespace.as_deref().ok_or_else(|| {
+            ApiError::bad_request("the server could not find the requested resource")
+        })?;
+        if let Some(body_ns) = value["metadata"]["namespace"].as_str().filter(|n| *n != ns) {
+            return Err(ApiError::bad_request(format!(
+                "the namespace of the provided object ({body_ns}) does not match the namespace sent on the request ({ns})"
+            )));
+        }
+        value["metadata"]["namespace"] = json!(ns);
+    }
+    let name = match (
+        value["metadata"]["name"].as_str(),
+        value["metadata"]["generateName"].as_str(),
+    ) {
+        (Some(name), _) if !name.is_empty() => name.to_string(),
+        (_, Some(prefix)) if !prefix.is_empty() => {
+            format!("{prefix}{}", manifests::safe_suffix(&mut rand::rng(), 5))
+        }
+        _ => {
+            return Err(ApiError::invalid(
+                resource.kind(),
+                "",
+                "metadata.name",
+                "FieldValueRequired",
+                "name or generateName is required",
+            ));
+        }
+    };
+    value["metadata"]["name"] = json!(name);
+    if let Some(meta) = value["metadata"].as_object_mut() {
+        meta.remove("resourceVersion");
+    }
+    validate::validate(resource, &name, value)?;
+    defaults::populate_new(resource, value, &options.manager());
+    if let Some(config) = applied {
+        managed::applied_on_create(value, config, &options.manager());
+    }
+    namespace_accepts(txn, target, &name)?;
+    let key = target.key(&name);
+    if txn.get(resource, &key).is_some() {
+        return Err(ApiError::already_exists(resource, &name));
+    }
+    if options.dry_run {
+        return Ok(Bytes::from(value.to_string()));
+    }
+    let stored = txn.put(resource, &key, value)?.json.clone();
+    follow_definitions(txn, target, &name)?;
+    Ok(stored)
+}

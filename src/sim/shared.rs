@@ -1,0 +1,39 @@
+//! The state the HTTP handlers, the churn, the controllers and the handle share.
+
+use std::time::Duration;
+
+use parking_lot::RwLock;
+use tokio_util::sync::CancellationToken;
+
+use crate::churn::ChurnSettings;
+use crate::faults::{FaultRolls, Faults, FaultsFired};
+use crate::store::Store;
+use crate::{controllers, logs, widgets};
+
+/// State shared by the HTTP handlers, the churn task and the handle.
+pub(crate) struct Shared {
+    pub(crate) store: Store,
+    pub(crate) faults: RwLock<Faults>,
+    pub(crate) fired: FaultsFired,
+    pub(crate) fault_rolls: FaultRolls,
+    pub(crate) token: String,
+    pub(crate) bookmark_interval: Duration,
+    pub(crate) shutdown: CancellationToken,
+    pub(crate) churn: tokio::sync::watch::Sender<ChurnSettings>,
+    /// The history window the sim was started with, which faults without one restore.
+    pub(crate) history: usize,
+    /// What reacts to client writes (see [`controllers`]).
+    pub(crate) controllers: controllers::Controllers,
+    /// The app whose containers write logs very fast.
+    pub(crate) noisy_logs: Option<logs::NoisyLogs>,
+    /// What the demo's Widget controller serves at /metrics (see [`widgets`]).
+    pub(crate) widget_metrics: widgets::WidgetMetrics,
+}
+
+impl Shared {
+    pub(crate) fn set_faults(&self, faults: Faults) {
+        self.store
+            .set_history_limit(faults.history.unwrap_or(self.history));
+        *self.faults.write() = faults;
+    }
+}
