@@ -13,9 +13,9 @@ use kscope_index_views::definitions::{
 use kscope_index_views::printer_columns::KubectlPrinterColumns;
 use kscope_informers::fifo::FifoKind;
 use kscope_informers::indexer::IndexerWriter;
+use kscope_informers::instrument::tap::Tap;
 use kscope_informers::reflector::InitialListMode;
 use kscope_informers::running::{InformerConfig, RunningInformer};
-use kscope_informers::instrument::tap::Tap;
 use kscope_resources::{Kind, ResourceKind};
 
 use super::error::CommandError;
