@@ -1019,10 +1019,7 @@ async fn a_signal_ends_the_event_loop() {
         .expect("sim");
     let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
-    let app = start_app(
-        cluster,
-        ViewSpec::new(ResourceKind::Pods, NamespaceScope::All),
-    );
+    let app = AppStart::pods(cluster).start();
     let (_keys, events) =
         futures::channel::mpsc::unbounded::<std::io::Result<crossterm::event::Event>>();
     let (signals, signal_stream) = futures::channel::mpsc::unbounded();
