@@ -16,6 +16,14 @@ use kscope_sim::{Faults, Resource, Sim, SimConfig};
 /// The body and code of a GET through kube's client, whatever the code.
 async fn get_raw(client: &kube::Client, path: &str) -> (u16, serde_json::Value) {
     let request = http::Request::get(path).body(Vec::new()).expect("request");
+    send_raw(client, request).await
+}
+
+/// The body and code of the answer to `request`, whatever the code.
+async fn send_raw(
+    client: &kube::Client,
+    request: http::Request<Vec<u8>>,
+) -> (u16, serde_json::Value) {
     let response = client
         .send(request.map(kube::client::Body::from))
         .await
@@ -199,6 +207,7 @@ fn get_in_background(
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_kscope"));
     command
         .args(["get", "pods", "-A", "-o", "json", "--watch-for", watch_for])
+        .args(["--sync-timeout", "120s"])
         .arg("--kubeconfig")
         .arg(kubeconfig)
         .env("XDG_STATE_HOME", dir.join("state"))
@@ -209,7 +218,7 @@ fn get_in_background(
 
 /// Waits (bounded) until `kscope get`'s log says it is watching.
 async fn wait_until_watching(dir: &Path) {
-    tokio::time::timeout(Duration::from_secs(60), async {
+    tokio::time::timeout(wait::HANG_GUARD, async {
         loop {
             if cli::log(dir).contains("watching") {
                 return;
@@ -218,7 +227,7 @@ async fn wait_until_watching(dir: &Path) {
         }
     })
     .await
-    .expect("kscope get watches within a minute");
+    .expect("kscope get watches before the hang guard");
 }
 
 /// The issue's restart: a sim that churned to a high resourceVersion is killed during a
@@ -281,6 +290,14 @@ async fn restart_with_state_dir(run: u32) {
     })
     .await
     .expect("the first sim churns");
+    // A sim that churns 300 writes a second on a loaded machine left kscope too little of
+    // it to sync in a minute (a watch-list and a list both timed out): kscope syncs and
+    // watches a quiet cluster at the high resourceVersion.
+    let pause = http::Request::put("/sim/churn")
+        .body(br#"{"paused": true}"#.to_vec())
+        .expect("request");
+    let (code, churn) = send_raw(&client, pause).await;
+    assert_eq!(code, 200, "{churn}");
     let get = get_in_background(&dir, &kubeconfig, "90s");
     wait_until_watching(&dir).await;
     let old_truth = truth(&client).await;
