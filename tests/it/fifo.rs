@@ -2,7 +2,7 @@
 //! its fallback to list when the server refuses it, and `kscope deltas --compare` showing
 //! what two FIFOs hand a controller for the same watch stream.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kscope_client::cluster::{Cluster, NamespaceScope};
 use kscope_client::lister_watcher::KubeListerWatcher;
@@ -15,6 +15,7 @@ use kscope_sim::{Faults, Resource, Sim, SimConfig, SimHandle};
 use serde_json::Value;
 
 use crate::common::cli::{kscope, temp_dir};
+use crate::common::wait;
 
 async fn informer_on(sim: &SimHandle, config: InformerConfig) -> RunningInformer<Pod> {
     let kube_config = sim.kube_config().await.expect("kubeconfig of the sim");
@@ -32,8 +33,7 @@ async fn informer_on(sim: &SimHandle, config: InformerConfig) -> RunningInformer
 /// Waits (bounded) for the store to hold exactly the sim's pods.
 async fn converged(sim: &SimHandle, informer: &RunningInformer<Pod>, what: &str) {
     use kscope_informers::object::Object;
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
+    wait::until(&format!("{what}: the store converges"), || {
         let truth = sim.truth(Resource::Pods);
         let store: std::collections::BTreeMap<String, String> = informer
             .indexer()
@@ -47,17 +47,16 @@ async fn converged(sim: &SimHandle, informer: &RunningInformer<Pod>, what: &str)
             })
             .collect();
         if store == truth {
-            return;
+            return Ok(());
         }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: {} pods in the store, {} in the sim; {:?}",
+        Err(format!(
+            "{} pods in the store, {} in the sim; {:?}",
             store.len(),
             truth.len(),
             informer.status().borrow()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        ))
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -134,7 +133,12 @@ async fn a_refused_watch_list_falls_back_to_list_and_says_why() {
         "{reason}"
     );
     assert!(informer.metrics().snapshot().list_pages > 0);
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Compared once the churn has ended: during it, store and truth may match for a moment.
+    wait::until("the churn ends", || match sim.churn() {
+        churn if churn.paused => Ok(()),
+        churn => Err(format!("{churn:?}")),
+    })
+    .await;
     converged(&sim, &informer, "after the fallback").await;
     informer.shutdown().await;
     sim.shutdown().await;

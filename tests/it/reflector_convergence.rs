@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use kscope_client::cluster::{Cluster, NamespaceScope};
 use kscope_client::lister_watcher::KubeListerWatcher;
@@ -24,6 +24,8 @@ use kscope_resources::{Pod, ResourceKind};
 use kscope_sim::{Faults, FaultsFiredSnapshot, Resource, Sim, SimConfig, SimHandle};
 use kube::api::{Api, PostParams};
 use tokio::sync::oneshot;
+
+use crate::common::wait;
 
 const PODS: usize = 5_000;
 
@@ -124,40 +126,32 @@ fn store_state(informer: &RunningInformer<Pod>) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// Waits until the store equals the sim's truth, then checks the handlers agree.
-/// What the Reflector counted and which faults the sim fired, so that a fault test can
-/// check its fault happened and what the client did about it.
-struct Counted {
-    reflector: ReflectorMetricsSnapshot,
-    fired: FaultsFiredSnapshot,
-}
-
-/// Waits for the store to equal the sim's truth; returns what was counted on both sides.
-async fn assert_converges(run: Run, what: &str) -> Counted {
-    let deadline = Instant::now() + Duration::from_secs(90);
-    let truth = loop {
+/// Waits for the churn to end, then for the store to equal the sim's truth (while the churn
+/// runs, the two may match for a moment and part again before the handlers are compared);
+/// returns what the Reflector counted.
+async fn assert_converges(run: Run, what: &str) -> ReflectorMetricsSnapshot {
+    wait_churn_ended(&run, what).await;
+    let truth = wait::until(&format!("{what}: the store converges"), || {
         let truth = run.sim.truth(Resource::Pods);
         let store = store_state(&run.informer);
         if store == truth {
-            break truth;
+            return Ok(truth);
         }
-        if Instant::now() > deadline {
-            let missing = truth.keys().filter(|k| !store.contains_key(*k)).count();
-            let extra = store.keys().filter(|k| !truth.contains_key(*k)).count();
-            let stale = truth
-                .iter()
-                .filter(|(k, v)| store.get(*k).is_some_and(|s| s != *v))
-                .count();
-            panic!(
-                "{what}: store did not converge: {} in truth, {} in store, {missing} missing, \
-                 {extra} extra, {stale} at another resourceVersion; reflector {:?}",
-                truth.len(),
-                store.len(),
-                run.informer.metrics().snapshot()
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+        let missing = truth.keys().filter(|k| !store.contains_key(*k)).count();
+        let extra = store.keys().filter(|k| !truth.contains_key(*k)).count();
+        let stale = truth
+            .iter()
+            .filter(|(k, v)| store.get(*k).is_some_and(|s| s != *v))
+            .count();
+        Err(format!(
+            "{} in truth, {} in store, {missing} missing, {extra} extra, {stale} at another \
+             resourceVersion; reflector {:?}",
+            truth.len(),
+            store.len(),
+            run.informer.metrics().snapshot()
+        ))
+    })
+    .await;
     let metrics = run.informer.metrics().snapshot();
     run.informer.shutdown().await;
     let view = run.handler_view.await.expect("handler finished");
@@ -170,60 +164,58 @@ async fn assert_converges(run: Run, what: &str) -> Counted {
         "{what}: converged on {} pods; reflector {metrics:?}",
         truth.len()
     );
-    let fired = run.sim.faults_fired();
     run.sim.shutdown().await;
-    Counted {
-        reflector: metrics,
-        fired,
-    }
+    metrics
 }
 
 async fn wait_synced(run: &Run) {
-    tokio::time::timeout(
-        Duration::from_secs(60),
-        run.informer.wait_for_sync(|_| false),
+    tokio::time::timeout(wait::HANG_GUARD, run.informer.wait_for_sync(|_| false))
+        .await
+        .expect("synced before the hang guard")
+        .expect("no fatal error");
+}
+
+/// Waits until the sim's churn has stopped (each config ends it with churn_for; a sim
+/// without churn has none to wait for).
+async fn wait_churn_ended(run: &Run, what: &str) {
+    wait::until(&format!("{what}: the churn ends"), || {
+        let churn = run.sim.churn();
+        if churn.paused || churn.rate <= 0.0 {
+            Ok(())
+        } else {
+            Err(format!("{churn:?}"))
+        }
+    })
+    .await;
+}
+
+/// Churns until the churn ends, then, the sim's watches still being dropped and restarted,
+/// waits until `happened` holds for what the sim fired and the Reflector counted, and
+/// compares the store with the truth. A watch-list round makes one request where a paged
+/// list makes ten, so a fault given as a ratio of requests may need more watch restarts
+/// than the churn lasts to fire; and the Reflector counts a fault only once it has read the
+/// answer the sim counted on sending, so both are waited on, not looked at once.
+async fn churn_and_converge(
+    config: SimConfig,
+    informer_config: InformerConfig,
+    what: &str,
+    happened: impl Fn(&FaultsFiredSnapshot, &ReflectorMetricsSnapshot) -> bool,
+) -> ReflectorMetricsSnapshot {
+    let run = start_with(config, informer_config).await;
+    wait_synced(&run).await;
+    wait_churn_ended(&run, what).await;
+    wait::until(
+        &format!("{what}: the faults fire and the client sees them"),
+        || {
+            let (fired, metrics) = (run.sim.faults_fired(), run.informer.metrics().snapshot());
+            if happened(&fired, &metrics) {
+                Ok(())
+            } else {
+                Err(format!("fired {fired:?}, reflector {metrics:?}"))
+            }
+        },
     )
-    .await
-    .expect("synced within a minute")
-    .expect("no fatal error");
-}
-
-/// Churn for a while (each config stops its churn with churn_for), then compare.
-async fn churn_and_converge_with(
-    config: SimConfig,
-    informer_config: InformerConfig,
-    churn_for: Duration,
-    what: &str,
-) -> Counted {
-    let run = start_with(config, informer_config).await;
-    wait_synced(&run).await;
-    tokio::time::sleep(churn_for + Duration::from_millis(500)).await;
-    assert_converges(run, what).await
-}
-
-/// As [`churn_and_converge_with`], and after the churn waits (at most 30 s, the sim's
-/// watches still being dropped and restarted) until `fired` holds: a watch-list round makes
-/// one request where a paged list makes ten, so a fault given as a ratio of requests may
-/// need more watch restarts than the churn lasts to fire.
-async fn churn_fire_and_converge(
-    config: SimConfig,
-    informer_config: InformerConfig,
-    churn_for: Duration,
-    what: &str,
-    fired: impl Fn(&FaultsFiredSnapshot) -> bool,
-) -> Counted {
-    let run = start_with(config, informer_config).await;
-    wait_synced(&run).await;
-    tokio::time::sleep(churn_for + Duration::from_millis(500)).await;
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !fired(&run.sim.faults_fired()) {
-        assert!(
-            Instant::now() < deadline,
-            "{what}: the fault never fired: {:?}",
-            run.sim.faults_fired()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    .await;
     assert_converges(run, what).await
 }
 
@@ -251,14 +243,13 @@ async fn converges_under_churn_for_several_seeds() {
         let churn_for = Duration::from_secs(3);
         let seed = seed(1, run);
         let (config, name) = on_pipeline(InformerConfig::new("pods"), pipeline);
-        let metrics = churn_and_converge_with(
+        let metrics = churn_and_converge(
             churning(seed, 300.0, churn_for),
             config,
-            churn_for,
             &format!("{name} seed {seed}"),
+            |_, _| true,
         )
-        .await
-        .reflector;
+        .await;
         assert_eq!(
             metrics.errors, 0,
             "{name}: no fault, no failed round: {metrics:?}"
@@ -282,27 +273,17 @@ async fn converges_when_watches_are_dropped_on(run: usize, pipeline: (FifoKind, 
         ..Faults::default()
     };
     let (config, name) = on_pipeline(InformerConfig::new("pods"), pipeline);
-    let Counted {
-        reflector: metrics,
-        fired,
-    } = churn_and_converge_with(
+    // A dropped watch is a clean end of stream: re-watched from the last resourceVersion,
+    // not relisted, so three drops make three more watches than lists (once the churn stops,
+    // a drop within a second of a watch that saw nothing is client-go's "very short watch",
+    // which does relist; the drops here are 1.5 s apart).
+    let metrics = churn_and_converge(
         churning(seed(3, run), 200.0, churn_for).faults(faults),
         config,
-        churn_for,
         &format!("{name}: watch drops"),
+        |fired, metrics| fired.watches_dropped >= 3 && metrics.watches >= metrics.lists + 3,
     )
     .await;
-    assert!(
-        fired.watches_dropped >= 3,
-        "{name}: the sim dropped watches: {fired:?}"
-    );
-    // A dropped watch is a clean end of stream: re-watched from the last resourceVersion,
-    // not relisted (once the churn stops, a drop within a second of a watch that saw nothing
-    // is client-go's "very short watch", which does relist).
-    assert!(
-        metrics.watches >= metrics.lists + 3,
-        "{name}: drops re-watch without relisting: {metrics:?}"
-    );
     assert_eq!(
         metrics.expired, 0,
         "{name}: no 410 without the 410 fault: {metrics:?}"
@@ -328,29 +309,20 @@ async fn converges_when_watches_get_410_on(run: usize, pipeline: (FifoKind, Init
         ..Faults::default()
     };
     let (config, name) = on_pipeline(fast_backoff(), pipeline);
-    let Counted {
-        reflector: metrics,
-        fired,
-    } = churn_fire_and_converge(
+    // The sim sent 410s, the Reflector read them, and each made a fresh read of the state: a
+    // relist, or where the 410s hit the watch-list itself (twice in its round), the list it
+    // falls back to in the same round.
+    let relisted = |metrics: &ReflectorMetricsSnapshot| {
+        let fell_back = pipeline.1 == InitialListMode::WatchList && metrics.list_pages > 0;
+        metrics.lists > 1 || fell_back
+    };
+    churn_and_converge(
         churning(seed(4, run), 200.0, churn_for).faults(faults),
         config,
-        churn_for,
         &format!("{name}: watch 410s"),
-        |fired| fired.watches_gone > 0,
+        |fired, metrics| fired.watches_gone > 0 && metrics.expired > 0 && relisted(metrics),
     )
     .await;
-    assert!(
-        fired.watches_gone > 0,
-        "{name}: the sim sent 410s: {fired:?}"
-    );
-    assert!(metrics.expired > 0, "{name}: the 410s fired: {metrics:?}");
-    // A 410 makes a fresh read of the state: a relist, or where the 410s hit the watch-list
-    // itself (twice in its round), the list it falls back to in the same round.
-    let fell_back = pipeline.1 == InitialListMode::WatchList && metrics.list_pages > 0;
-    assert!(
-        metrics.lists > 1 || fell_back,
-        "{name}: a 410 relists: {metrics:?}"
-    );
 }
 
 /// A failed page fails the whole list, as in client-go: a ten-page list gets through only
@@ -387,20 +359,15 @@ async fn converges_with_500s_and_429s_on(run: usize, pipeline: (FifoKind, Initia
         ..Faults::default()
     };
     let (config, name) = on_pipeline(fast_backoff(), pipeline);
-    let Counted { fired, .. } = churn_fire_and_converge(
-        churning(seed(5, run), 200.0, churn_for).faults(faults),
-        config,
-        churn_for,
-        &format!("{name}: 500s and 429s"),
-        |fired| fired.internal_errors + fired.throttled > 0,
-    )
-    .await;
     // A 429 on a watch is waited out without failing the round, so the Reflector's error
     // count may stay 0: the sim's counters say the faults fired.
-    assert!(
-        fired.internal_errors + fired.throttled > 0,
-        "{name}: the sim answered 500s or 429s: {fired:?}"
-    );
+    churn_and_converge(
+        churning(seed(5, run), 200.0, churn_for).faults(faults),
+        config,
+        &format!("{name}: 500s and 429s"),
+        |fired, _| fired.internal_errors + fired.throttled > 0,
+    )
+    .await;
 }
 
 /// Slow pages under churn with a short history: continue tokens expire mid-list (410 on
@@ -429,12 +396,14 @@ async fn converges_with_slow_pages_on(run: usize, fifo: FifoKind) {
     )
     .await;
     wait_synced(&run).await;
-    tokio::time::sleep(churn_for + Duration::from_millis(500)).await;
-    let metrics = run.informer.metrics().snapshot();
-    assert!(
-        metrics.expired > 0,
-        "{name}: the short history made something expire: {metrics:?}"
-    );
+    wait::until(
+        &format!("{name}: the short history makes something expire"),
+        || match run.informer.metrics().snapshot() {
+            metrics if metrics.expired > 0 => Ok(()),
+            metrics => Err(format!("reflector {metrics:?}")),
+        },
+    )
+    .await;
     assert_converges(run, &format!("{name}: slow pages, short history")).await;
 }
 
@@ -476,11 +445,7 @@ async fn a_relist_keeps_the_held_objects_on(fifo: FifoKind) {
         watch_gone_ratio: 1.0,
         ..faults
     });
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while run.informer.metrics().snapshot().lists == lists_before {
-        assert!(Instant::now() < deadline, "no relist within 30 s");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_relisted(&run, lists_before, &format!("{fifo}: every watch 410")).await;
     run.sim.set_faults(Faults::default());
     // A pod created now comes after the last relist's list; once the store holds it and the
     // DeltaFIFO is empty, that relist has been applied.
@@ -500,13 +465,15 @@ async fn a_relist_keeps_the_held_objects_on(fifo: FifoKind) {
         .await
         .expect("the mark pod is created");
     let mark_key = format!("{namespace}/after-the-relist");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while run.informer.indexer().get_by_key(&mark_key).is_none()
-        || !run.informer.informer().store().is_empty()
-    {
-        assert!(Instant::now() < deadline, "the mark pod never arrived");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait::until(&format!("{fifo}: the mark pod arrives"), || {
+        let arrived = run.informer.indexer().get_by_key(&mark_key).is_some();
+        let queued = run.informer.informer().store().len();
+        match (arrived, queued) {
+            (true, 0) => Ok(()),
+            _ => Err(format!("mark pod in the store: {arrived}, {queued} queued")),
+        }
+    })
+    .await;
     let after = run.informer.indexer().list();
     let kept = after
         .iter()
@@ -535,20 +502,28 @@ async fn converges_after_a_new_epoch_on(run: usize, pipeline: (FifoKind, Initial
     let (config, name) = on_pipeline(InformerConfig::new("pods"), pipeline);
     let run = start_with(churning(seed(8, run), 200.0, churn_for), config).await;
     wait_synced(&run).await;
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // The restore ends a watch the Reflector holds (a list's watch opens after the sync).
+    wait::until(&format!("{name}: the Reflector watches"), || {
+        match run.informer.metrics().snapshot() {
+            metrics if metrics.watches > 0 => Ok(()),
+            metrics => Err(format!("reflector {metrics:?}")),
+        }
+    })
+    .await;
     let lists_before = run.informer.metrics().snapshot().lists;
     run.sim.restart_epoch();
-    tokio::time::sleep(churn_for).await;
-    // A list counts when it starts, a watch-list once its state has streamed: wait for it
-    // (bounded) rather than a fixed time, which a loaded machine outlasts.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while run.informer.metrics().snapshot().lists == lists_before {
-        assert!(
-            Instant::now() < deadline,
-            "{name}: relisted after the restore: {:?}",
-            run.informer.metrics().snapshot()
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_relisted(&run, lists_before, &format!("{name}: the restore")).await;
     assert_converges(run, &format!("{name}: epoch restart")).await;
+}
+
+/// Waits until the Reflector has listed again since it had listed `lists_before` times. A
+/// list counts when it starts, a watch-list once its state has streamed.
+async fn wait_relisted(run: &Run, lists_before: u64, what: &str) {
+    wait::until(&format!("{what}: the Reflector relists"), || {
+        match run.informer.metrics().snapshot() {
+            metrics if metrics.lists > lists_before => Ok(()),
+            metrics => Err(format!("reflector {metrics:?}")),
+        }
+    })
+    .await;
 }

@@ -9,6 +9,8 @@ use kscope_sim::{Faults, Resource, Sim, SimConfig, SimHandle};
 use kube::api::{Api, ListParams, WatchEvent, WatchParams};
 use kube::{Client, ResourceExt};
 
+use crate::common::wait;
+
 /// Starts a sim and a client for it. kube's default retry of 429/503/504 (15 tries,
 /// backing off up to minutes) is off, so injected failures reach the test.
 async fn start(config: SimConfig) -> (SimHandle, Client) {
@@ -116,9 +118,7 @@ async fn watch_from_compacted_rv_gets_410_error_event() {
     let pods: Api<Pod> = Api::all(client);
     let old = pods.list(&ListParams::default()).await.unwrap();
     let old_rv = old.metadata.resource_version.unwrap();
-    sim.set_churn_rate(300.0);
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    sim.set_churn_rate(0.0);
+    churn_past_history(&sim, rv_of(&Some(old_rv.clone()))).await;
     let mut stream = pods
         .watch(&WatchParams::default().timeout(10), &old_rv)
         .await
@@ -138,8 +138,7 @@ async fn watch_from_compacted_rv_gets_410_error_event() {
 
     // An expired continue token is HTTP 410 too.
     let page = pods.list(&ListParams::default().limit(10)).await.unwrap();
-    sim.set_churn_rate(300.0);
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    churn_past_history(&sim, rv_of(&page.metadata.resource_version)).await;
     let err = pods
         .list(
             &ListParams::default()
@@ -155,6 +154,20 @@ async fn watch_from_compacted_rv_gets_410_error_event() {
         other => panic!("expected 410, got {other}"),
     }
     sim.shutdown().await;
+}
+
+/// Churns until the sim's resourceVersion is well past `rv` (five times a 20-event
+/// history), then stops: `rv` has left the history, however slowly the machine churns.
+async fn churn_past_history(sim: &SimHandle, rv: u64) {
+    sim.set_churn_rate(300.0);
+    wait::until("the churn writes past the history", || {
+        match sim.position().rv {
+            now if now > rv + 100 => Ok(()),
+            now => Err(format!("resourceVersion {now}, from {rv}")),
+        }
+    })
+    .await;
+    sim.set_churn_rate(0.0);
 }
 
 /// After an epoch restart (as after an etcd restore) every old RV is too old.
@@ -380,8 +393,10 @@ async fn same_seed_same_cluster() {
 }
 
 /// A client that lists, then watches while churn runs, ends with exactly the server's truth
-/// once churn stops: the sim's state and its event stream agree.
-#[tokio::test]
+/// once churn stops: the sim's state and its event stream agree. The sim and the client share
+/// one thread on paused time, so the churn's 1.5 s pass only while both wait: on a loaded
+/// machine a list slower than the churn left nothing for the watch to replay.
+#[tokio::test(start_paused = true)]
 async fn watch_replay_converges_to_truth_after_churn_for() {
     let config = SimConfig::with_size(800, 6, 4)
         .churn(600.0, Some(Duration::from_millis(1500)))

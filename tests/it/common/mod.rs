@@ -6,6 +6,7 @@ pub mod pod;
 pub mod tmux;
 pub mod tools;
 pub mod tui;
+pub mod wait;
 
 /// Held by the tests that run several churning sims and kscope processes at once, so that
 /// they run one at a time: together they starve the other tests of the machine's cores
