@@ -526,8 +526,17 @@ async fn pods_that_never_ran_have_no_logs() {
         "--timeout=60s",
     ])
     .await;
-    let out = fx.ok(&["logs", "hello", "-n", "default"]).await;
-    assert!(!out.is_empty());
+    // Ready says the container started, not that it has written yet: its first line is
+    // waited for.
+    let deadline = Instant::now() + CONVERGE;
+    loop {
+        let out = fx.ok(&["logs", "hello", "-n", "default"]).await;
+        if !out.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "hello never logged a line");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
 
 /// A followed log sends every line the container writes, once and in order, however many
