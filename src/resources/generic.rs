@@ -26,7 +26,9 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::field_index::{FieldIndexes, Reach, Reached, decode_fields};
-use super::meta::{FIRST_KIND_SLOT, WireMeta, controller_owner_key, non_empty, owner_refs};
+use super::meta::{
+    FIRST_KIND_SLOT, WireMeta, controller_owner, controller_owner_key, non_empty, owner_refs,
+};
 use super::packed::{Builder, Labels, PackError, Packed, Str};
 use super::time::Timestamp;
 use super::{ConditionStatus, OwnerRef};
@@ -232,6 +234,11 @@ impl GenericObject {
 
     pub fn controller_owner_key(&self) -> Option<&str> {
         controller_owner_key(self.strings.rows(OWNERS), self.controller)
+    }
+
+    /// The managing controller as (kind, name).
+    pub fn controller_owner(&self) -> Option<(&str, &str)> {
+        controller_owner(self.strings.rows(OWNERS), self.controller)
     }
 
     pub fn finalizers(&self) -> impl ExactSizeIterator<Item = &str> {
@@ -471,6 +478,10 @@ struct EventParts {
 object_impls!(@meta GenericObject, {
     fn controller_owner_key(&self) -> Option<&str> {
         GenericObject::controller_owner_key(self)
+    }
+
+    fn controller_owner(&self) -> Option<(&str, &str)> {
+        GenericObject::controller_owner(self)
     }
 });
 
@@ -799,6 +810,25 @@ mod tests {
     use crate::decode::from_slice;
     use crate::field_index::{FieldIndex, FieldIndexes, decoding_with};
     use kscope_informers::object::Object;
+
+    /// A kind with a slash (which no API server accepts, but a hostile one may send) and a
+    /// name with one are each read back as they were sent.
+    #[test]
+    fn an_owners_kind_and_name_stay_apart_whatever_they_hold() {
+        let object = br#"{"metadata":{"name":"w","ownerReferences":[
+            {"kind":"a/b","name":"c","uid":"u1","controller":true},
+            {"kind":"a","name":"b/c","uid":"u2"}]}}"#;
+        let w: GenericObject = from_slice(object).unwrap();
+        let owners: Vec<(&str, &str, &str, bool)> = w
+            .owner_references()
+            .map(|o| (o.kind, o.name, o.uid, o.controller))
+            .collect();
+        assert_eq!(
+            owners,
+            [("a/b", "c", "u1", true), ("a", "b/c", "u2", false)]
+        );
+        assert_eq!(KubeResource::controller_owner(&w), Some(("a/b", "c")));
+    }
 
     #[test]
     fn a_table_row_keeps_metadata_cells_and_health_not_the_rest() {

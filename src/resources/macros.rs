@@ -12,6 +12,10 @@ macro_rules! object_impls {
             fn controller_owner_key(&self) -> Option<&str> {
                 <$ty>::controller_owner_key(self)
             }
+
+            fn controller_owner(&self) -> Option<(&str, &str)> {
+                <$ty>::controller_owner(self)
+            }
         });
         impl $ty {
             /// Heap bytes of this projection's strings, its own and those it shares (its
@@ -29,6 +33,10 @@ macro_rules! object_impls {
         object_impls!($ty, $kind, {
             fn controller_owner_key(&self) -> Option<&str> {
                 <$ty>::controller_owner_key(self)
+            }
+
+            fn controller_owner(&self) -> Option<(&str, &str)> {
+                <$ty>::controller_owner(self)
             }
         });
     };

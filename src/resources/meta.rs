@@ -68,8 +68,10 @@ impl WireMeta<'_> {
         b.push_opt(self.resource_version.as_ref());
     }
 
-    /// Pushes owner references as (`kind/name`, uid) rows; returns the controller's row index.
-    /// `kind/name` is the owner index's value, so indexing borrows it instead of formatting.
+    /// Pushes owner references as (`kind/name`, uid, kind) rows; returns the controller's row
+    /// index. `kind/name` is the owner index's value, so indexing borrows it instead of
+    /// formatting; the kind is kept apart too, because a hostile kind may hold a slash and
+    /// the joined string alone cannot say where it ends.
     pub(crate) fn push_owners<'b, const N: usize>(&'b self, b: &mut Builder<'b, N>) -> Option<u32> {
         let owners = self.owner_references.as_deref().unwrap_or_default();
         let mut controller = None;
@@ -80,6 +82,7 @@ impl WireMeta<'_> {
                 o.name.as_ref().map_or("", Str::as_str),
             );
             b.push_opt(o.uid.as_ref());
+            b.push_opt(o.kind.as_ref());
             if o.controller == Some(true) && controller.is_none() {
                 controller = u32::try_from(i).ok();
             }
@@ -159,18 +162,24 @@ pub struct OwnerRef<'a> {
     pub controller: bool,
 }
 
-/// Splits `kind/name`: a kind never holds a slash, nor does a name.
-pub(crate) fn split_owner(kind_name: &str) -> (&str, &str) {
-    kind_name.split_once('/').unwrap_or((kind_name, ""))
+/// The (kind, name) of a (`kind/name`, uid, kind) row: the name is what follows the kind
+/// and its slash, whatever either holds.
+fn kind_and_name<'a>([kind_name, _, kind]: [&'a str; 3]) -> (&'a str, &'a str) {
+    let name = kind_name
+        .get(kind.len()..)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .unwrap_or_default();
+    (kind, name)
 }
 
-/// Reads (`kind/name`, uid) rows back as [`OwnerRef`]s.
+/// Reads (`kind/name`, uid, kind) rows back as [`OwnerRef`]s.
 pub(crate) fn owner_refs(
-    rows: Rows<'_, 2>,
+    rows: Rows<'_, 3>,
     controller: Option<u32>,
 ) -> impl ExactSizeIterator<Item = OwnerRef<'_>> {
-    rows.iter().enumerate().map(move |(i, [kind_name, uid])| {
-        let (kind, name) = split_owner(kind_name);
+    rows.iter().enumerate().map(move |(i, row)| {
+        let (kind, name) = kind_and_name(row);
+        let uid = row[1];
         OwnerRef {
             kind,
             name,
@@ -181,9 +190,15 @@ pub(crate) fn owner_refs(
 }
 
 /// The controller owner as `kind/name`, the value of the `owner` index.
-pub(crate) fn controller_owner_key(rows: Rows<'_, 2>, controller: Option<u32>) -> Option<&str> {
+pub(crate) fn controller_owner_key(rows: Rows<'_, 3>, controller: Option<u32>) -> Option<&str> {
     let c = controller? as usize;
     (c < rows.len()).then(|| rows.row(c)[0])
+}
+
+/// The controller owner as (kind, name).
+pub(crate) fn controller_owner(rows: Rows<'_, 3>, controller: Option<u32>) -> Option<(&str, &str)> {
+    let c = controller? as usize;
+    (c < rows.len()).then(|| kind_and_name(rows.row(c)))
 }
 
 /// A container kept by a projection: its name and image.

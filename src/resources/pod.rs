@@ -74,6 +74,11 @@ impl Pod {
         meta::controller_owner_key(self.template.rows(OWNERS), self.controller)
     }
 
+    /// The managing controller as (kind, name).
+    pub fn controller_owner(&self) -> Option<(&str, &str)> {
+        meta::controller_owner(self.template.rows(OWNERS), self.controller)
+    }
+
     /// `spec.nodeName`; `None` until scheduled.
     pub fn node_name(&self) -> Option<&str> {
         non_empty(self.strings.get(NODE_NAME))

@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use kscope_informers::object::Object;
 
 use crate::resource_kind::ResourceKind;
-use crate::{Labels, Timestamp, meta};
+use crate::{Labels, Timestamp};
 
 /// A kind kscope lists and watches, stored as its projection.
 pub trait KubeResource: Object + DeserializeOwned + Clone + Debug {
@@ -25,9 +25,9 @@ pub trait KubeResource: Object + DeserializeOwned + Clone + Debug {
         None
     }
 
-    /// The managing controller as (kind, name).
+    /// The managing controller as (kind, name), kept apart as the object has them.
     fn controller_owner(&self) -> Option<(&str, &str)> {
-        self.controller_owner_key().map(meta::split_owner)
+        None
     }
 
     /// kubectl's AGE column: time since creation, or `<unknown>`.

@@ -90,6 +90,11 @@ macro_rules! workload_accessors {
                 meta::controller_owner_key(self.strings.rows(OWNERS), self.controller)
             }
 
+            /// The managing controller as (kind, name).
+            pub fn controller_owner(&self) -> Option<(&str, &str)> {
+                meta::controller_owner(self.strings.rows(OWNERS), self.controller)
+            }
+
             fn from_wire(
                 w: &WireWorkload<'_>,
                 fields: &FieldValues<'_>,
