@@ -316,8 +316,19 @@ fn ends_name(c: char) -> bool {
         )
 }
 
+/// The most segments (`.name`, `[…]`) a path may have, filters' included. The parser,
+/// the evaluation and [`FieldPath::reach`] each recurse once a segment, so a path of
+/// thousands (a hostile CRD's printer column, a typo'd config) would overflow the stack
+/// and abort the process; real paths have a handful.
+const MAX_SEGMENTS: usize = 64;
+
+/// The deepest brackets and parentheses may nest (filters within filters), for the same
+/// reason.
+const MAX_NESTING: usize = 8;
+
 /// Rewrites kubectl's dialect as RFC 9535, with the byte offset in `text` each byte of the
-/// result comes from (so that a parse error points into the text as written).
+/// result comes from (so that a parse error points into the text as written). A path past
+/// [`MAX_SEGMENTS`] or [`MAX_NESTING`] is an error at the character that crosses it.
 fn translate(text: &str) -> Result<(String, Vec<usize>), JsonPathSyntaxError> {
     let error = |at: usize, message: &str| JsonPathSyntaxError {
         offset: text[..at].chars().count(),
@@ -356,6 +367,7 @@ fn translate(text: &str) -> Result<(String, Vec<usize>), JsonPathSyntaxError> {
         None => return Err(error(start, "empty path")),
     }
     let mut quote: Option<char> = None;
+    let (mut segments, mut nesting) = (0, 0);
     while let Some((i, c)) = chars.next() {
         let at = start + i;
         if let Some(q) = quote {
@@ -369,6 +381,28 @@ fn translate(text: &str) -> Result<(String, Vec<usize>), JsonPathSyntaxError> {
                 quote = None;
             }
             continue;
+        }
+        if matches!(c, '.' | '[') {
+            segments += 1;
+            if segments > MAX_SEGMENTS {
+                return Err(error(
+                    at,
+                    &format!("more than {MAX_SEGMENTS} segments: a field path is a few"),
+                ));
+            }
+        }
+        match c {
+            '[' | '(' => {
+                nesting += 1;
+                if nesting > MAX_NESTING {
+                    return Err(error(
+                        at,
+                        &format!("brackets nested more than {MAX_NESTING} deep"),
+                    ));
+                }
+            }
+            ']' | ')' => nesting = nesting.saturating_sub(1),
+            _ => {}
         }
         match c {
             '\'' | '"' => {
@@ -490,6 +524,26 @@ mod tests {
                 {"type": "Ready", "status": "True"},
                 {"type": "Synced", "status": "False"}]}
         })
+    }
+
+    /// A path thousands of segments long, or nested deeper than any real one, is refused
+    /// where it crosses the bound, rather than overflowing the stack when it is followed.
+    #[test]
+    fn a_path_past_the_bounds_is_an_error_where_it_crosses_them() {
+        let long = ".a[*]".repeat(2000);
+        let err = FieldPath::parse(&long).unwrap_err();
+        assert_eq!(err.offset, 5 * 32, "{err}");
+        assert!(err.message.contains("more than 64 segments"), "{err}");
+        let fits = ".a[*]".repeat(32);
+        let path = FieldPath::parse(&fits).unwrap();
+        assert!(
+            path.values(&serde_json::json!({"a": []}))
+                .unwrap()
+                .is_empty()
+        );
+        let nested = format!("{}@.x{}", ".a[?(".repeat(5), ")]".repeat(5));
+        let err = FieldPath::parse(&nested).unwrap_err();
+        assert!(err.message.contains("nested more than 8 deep"), "{err}");
     }
 
     #[test]
