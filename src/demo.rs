@@ -112,9 +112,12 @@ struct DemoKubeconfig {
 }
 
 impl DemoKubeconfig {
-    /// Writes `kubeconfig` to `demo.kubeconfig` in kscope's state directory.
+    /// Writes `kubeconfig` to `demo-PID.kubeconfig` in kscope's state directory: named by
+    /// this process, so that two demos running at once each have their own, and the first
+    /// to stop removes only its own.
     fn write(kubeconfig: &str) -> Self {
-        let Some(path) = kscope_config::state_dir().map(|dir| dir.join("demo.kubeconfig")) else {
+        let name = format!("demo-{}.kubeconfig", std::process::id());
+        let Some(path) = kscope_config::state_dir().map(|dir| dir.join(name)) else {
             return Self {
                 path: None,
                 notice:

@@ -63,6 +63,56 @@ fn main() -> ExitCode {
     }
 }
 
+/// The command with what was given before it applied to it: cluster flags (as kubectl takes
+/// `kubectl --kubeconfig F get pods`) and `--config`. A flag that means nothing to the
+/// command is an error, never silently ignored.
+fn with_outer_flags(command: Command, cli: &Cli) -> anyhow::Result<Command> {
+    let before = |flag: &str, name: &str| {
+        anyhow::anyhow!("{flag} is given before `kscope {name}`, which does not take it")
+    };
+    let name = match &command {
+        Command::Get(_) => "get",
+        Command::Deltas(_) => "deltas",
+        Command::Sim(_) => "sim",
+    };
+    if cli.demo {
+        return Err(before("--demo", name));
+    }
+    match command {
+        Command::Sim(_) if cli.cluster.any_given() => Err(before("a cluster flag", name)),
+        Command::Sim(_) if cli.config.is_some() => Err(before("--config", name)),
+        Command::Sim(args) => Ok(Command::Sim(args)),
+        Command::Get(mut args) => {
+            args.informer = with_outer_informer(args.informer, cli)?;
+            Ok(Command::Get(args))
+        }
+        Command::Deltas(mut args) => {
+            args.informer = with_outer_informer(args.informer, cli)?;
+            Ok(Command::Deltas(args))
+        }
+    }
+}
+
+fn with_outer_informer(
+    mut informer: kscope::commands::InformerArgs,
+    cli: &Cli,
+) -> anyhow::Result<kscope::commands::InformerArgs> {
+    informer.cluster = informer
+        .cluster
+        .with_outer(&cli.cluster)
+        .map_err(anyhow::Error::msg)?;
+    match (&informer.config, &cli.config) {
+        (Some(inner), Some(outer)) if inner != outer => {
+            anyhow::bail!(
+                "--config is given both before the command and after it, with different values"
+            )
+        }
+        (None, Some(outer)) => informer.config = Some(outer.clone()),
+        _ => {}
+    }
+    Ok(informer)
+}
+
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
         cause
@@ -71,9 +121,9 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-fn run(cli: Cli) -> anyhow::Result<()> {
+fn run(mut cli: Cli) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new()?;
-    let Some(command) = cli.command else {
+    let Some(command) = cli.command.take() else {
         // A bad configuration (indexes or keys) is reported before connecting to anything.
         let config = kscope_config::Config::load(cli.config.as_deref())?;
         runtime.block_on(async {
@@ -90,6 +140,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         })?;
         return Ok(());
     };
+    let command = with_outer_flags(command, &cli)?;
     let mut stdout = std::io::stdout().lock();
     match command {
         Command::Get(args) => runtime.block_on(kscope::commands::get::run(&args, &mut stdout))?,

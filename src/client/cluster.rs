@@ -48,6 +48,83 @@ pub enum ClusterError {
     NoConfiguration(String),
     #[error("cannot create a client: {0}")]
     Client(#[source] kube::Error),
+    #[error("cannot create a client: {0}")]
+    CredentialPlugin(#[source] CredentialPluginFailed),
+    #[error(
+        "cluster {cluster:?}: server {server:?} is not a URL with a host (write it as https://HOST:PORT)"
+    )]
+    ServerUrl { cluster: String, server: String },
+}
+
+/// A kubeconfig user's credential plugin (`exec`) that failed: its exit status and what it
+/// wrote to stderr, its message to the person, as kubectl shows them. Never its stdout,
+/// which may hold a credential, nor kube's dump of the whole command and its output.
+#[derive(Debug, thiserror::Error)]
+#[error("getting credentials: the exec plugin failed with {status}{}", stderr_said(.stderr))]
+pub struct CredentialPluginFailed {
+    status: std::process::ExitStatus,
+    stderr: String,
+}
+
+impl CredentialPluginFailed {
+    /// The failed plugin run in `err`, if that is what it is.
+    pub fn of(err: &kube::Error) -> Option<Self> {
+        match err {
+            kube::Error::Auth(kube::client::AuthError::AuthExecRun { out, .. }) => Some(Self {
+                status: out.status,
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// What a plugin wrote to stderr, on one line and at most a few hundred characters.
+fn stderr_said(stderr: &str) -> String {
+    const MOST: usize = 300;
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let said = lines.join("; ");
+    match said.char_indices().nth(MOST) {
+        Some((cut, _)) => format!(": {}…", &said[..cut]),
+        None => format!(": {said}"),
+    }
+}
+
+/// kubectl's reading of a server without a scheme (`127.0.0.1:6443`): client-go's
+/// `DefaultServerURL` prefixes `http://` when the transport is not yet known to be TLS,
+/// which it is not when clientcmd asks (kubectl 1.32 sends `GET http://127.0.0.1:6443/api`
+/// for such a kubeconfig, with or without a CA). kube instead panics inside its client on
+/// a URL without a scheme, so each such server is given kubectl's.
+fn default_scheme(kubeconfig: &mut Kubeconfig) -> Result<(), ClusterError> {
+    for named in &mut kubeconfig.clusters {
+        let Some(cluster) = named.cluster.as_mut() else {
+            continue;
+        };
+        let Some(server) = cluster.server.as_mut() else {
+            continue;
+        };
+        if !server.contains("://") {
+            *server = format!("http://{server}");
+        }
+        let has_host = server
+            .parse::<http::Uri>()
+            .ok()
+            .is_some_and(|uri| uri.scheme().is_some() && uri.host().is_some_and(|h| !h.is_empty()));
+        if !has_host {
+            return Err(ClusterError::ServerUrl {
+                cluster: named.name.clone(),
+                server: server.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Parser errors may add a multi-line excerpt of the file; the one-line error keeps the
@@ -152,7 +229,7 @@ impl ClusterArgs {
                 }
             },
         };
-        let Some(kubeconfig) = kubeconfig else {
+        let Some(mut kubeconfig) = kubeconfig else {
             let config = kube::Config::incluster()
                 .map_err(|e| ClusterError::NoConfiguration(e.to_string()))?;
             return Ok(Cluster::from_config(config, "in-cluster".into())?.with_limits(self.limits));
@@ -174,6 +251,7 @@ impl ClusterArgs {
                 }
             },
         };
+        default_scheme(&mut kubeconfig)?;
         let options = KubeConfigOptions {
             context: Some(context.clone()).filter(|c| !c.is_empty()),
             ..KubeConfigOptions::default()
@@ -196,6 +274,94 @@ impl ClusterArgs {
         let kubeconfig = kubeconfig.map_err(|source| ClusterError::Kubeconfig { path, source })?;
         let names = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
         Ok((names, kubeconfig.current_context.filter(|c| !c.is_empty())))
+    }
+
+    /// These flags (a subcommand's) with those given before the subcommand (`outer`, as in
+    /// `kscope --kubeconfig F get pods`, which kubectl takes) filled in where these have
+    /// none, so that no flag is silently ignored. A flag given on both sides with different
+    /// values is an error naming it.
+    pub fn with_outer(mut self, outer: &ClusterArgs) -> Result<Self, String> {
+        fn fill<T: PartialEq + Clone + std::fmt::Debug>(
+            flag: &str,
+            inner: &mut T,
+            outer: &T,
+            unset: &T,
+        ) -> Result<(), String> {
+            if outer == unset || inner == outer {
+                return Ok(());
+            }
+            if inner != unset {
+                return Err(format!(
+                    "{flag} is given both before the command and after it, with different values"
+                ));
+            }
+            *inner = outer.clone();
+            Ok(())
+        }
+        let (none, defaults) = (ClusterArgs::default(), WireLimits::default());
+        fill(
+            "--kubeconfig",
+            &mut self.kubeconfig,
+            &outer.kubeconfig,
+            &none.kubeconfig,
+        )?;
+        fill(
+            "--context",
+            &mut self.context,
+            &outer.context,
+            &none.context,
+        )?;
+        fill(
+            "--namespace",
+            &mut self.namespace,
+            &outer.namespace,
+            &none.namespace,
+        )?;
+        self.all_namespaces |= outer.all_namespaces;
+        let (limits, theirs) = (&mut self.limits, &outer.limits);
+        fill(
+            "--max-watch-event",
+            &mut limits.max_watch_line,
+            &theirs.max_watch_line,
+            &defaults.max_watch_line,
+        )?;
+        fill(
+            "--max-list-body",
+            &mut limits.max_list_body,
+            &theirs.max_list_body,
+            &defaults.max_list_body,
+        )?;
+        fill(
+            "--list-stall-timeout",
+            &mut limits.list_stall,
+            &theirs.list_stall,
+            &defaults.list_stall,
+        )?;
+        fill(
+            "--list-timeout",
+            &mut limits.list_deadline,
+            &theirs.list_deadline,
+            &defaults.list_deadline,
+        )?;
+        fill(
+            "--watch-idle-timeout",
+            &mut limits.watch_idle,
+            &theirs.watch_idle,
+            &defaults.watch_idle,
+        )?;
+        if self.all_namespaces && self.namespace.is_some() {
+            return Err("--namespace and --all-namespaces cannot be used together".into());
+        }
+        Ok(self)
+    }
+
+    /// Whether any of these flags was given (differs from its default).
+    pub fn any_given(&self) -> bool {
+        self.kubeconfig.is_some()
+            || self.context.is_some()
+            || self.namespace.is_some()
+            || self.all_namespaces
+            || self.limits != WireLimits::default()
     }
 
     /// These flags with `context` instead of theirs: to connect to another context of the
@@ -224,7 +390,12 @@ impl Cluster {
         config.default_retry = false;
         let server = config.cluster_url.to_string();
         let default_namespace = config.default_namespace.clone();
-        let client = crate::transport::client(config).map_err(ClusterError::Client)?;
+        let client = crate::transport::client(config).map_err(|err| {
+            match CredentialPluginFailed::of(&err) {
+                Some(plugin) => ClusterError::CredentialPlugin(plugin),
+                None => ClusterError::Client(err),
+            }
+        })?;
         Ok(Self {
             client,
             context,

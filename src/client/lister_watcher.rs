@@ -13,7 +13,7 @@ use http_body_util::BodyExt;
 use kube::core::Status;
 use parking_lot::Mutex;
 
-use super::cluster::{Cluster, NamespaceScope};
+use super::cluster::{Cluster, CredentialPluginFailed, NamespaceScope};
 pub use super::limits::WireLimits;
 use super::printer_columns::{client_columns, crd_path};
 use super::table_form::{TABLE_ACCEPT, decode_table_list, learn_columns, row_object};
@@ -72,13 +72,15 @@ pub(crate) type ServerSeen = Arc<Mutex<Option<ServerIdentity>>>;
 /// A response that broke one of the [`WireLimits`].
 #[derive(Debug, thiserror::Error)]
 pub enum LimitError {
-    #[error("a watch event longer than {limit} bytes")]
+    #[error("a watch event longer than {limit} bytes (--max-watch-event)")]
     WatchLineTooLong { limit: usize },
-    #[error("a list body larger than {limit} bytes")]
+    #[error("a list body larger than {limit} bytes (--max-list-body)")]
     ListBodyTooLarge { limit: usize },
-    #[error("the list response stalled: nothing for {}s", .after.as_secs())]
+    #[error("the server sent no response headers for {}s (--list-stall-timeout)", .after.as_secs())]
+    NoResponseHeaders { after: Duration },
+    #[error("the list response stalled: nothing for {}s (--list-stall-timeout)", .after.as_secs())]
     ListStalled { after: Duration },
-    #[error("the list response took longer than {}s", .after.as_secs())]
+    #[error("the list response took longer than {}s (--list-timeout)", .after.as_secs())]
     ListTooSlow { after: Duration },
 }
 
@@ -363,7 +365,11 @@ fn kube_error(resource: &str, verb: &'static str, err: kube::Error) -> ListWatch
             verb,
             resource: resource.to_string(),
             connection_refused: is_connection_refused(&other),
-            source: other.into(),
+            // A credential plugin that fails when a token is refreshed is said plainly.
+            source: match CredentialPluginFailed::of(&other) {
+                Some(plugin) => plugin.into(),
+                None => other.into(),
+            },
         },
     }
 }
@@ -378,15 +384,26 @@ async fn fetch_body(
     server: ServerSeen,
 ) -> Result<Vec<u8>, ListWatchError> {
     let error = |e| kube_error(&resource, "list", e);
-    let limit = |e: LimitError| ListWatchError::MalformedResponse {
+    // A response that is too slow or too large is a transport failure, not a malformed one:
+    // said as what it is, and retried as any.
+    let limit = |e: LimitError| ListWatchError::Transport {
         verb: "list",
         resource: resource.clone(),
         source: e.into(),
+        connection_refused: false,
     };
     let read = async {
-        let mut frames = body_frames(&client, request, &server)
-            .await
-            .map_err(error)?;
+        // A server that never sends the response headers is bounded like one that stops
+        // sending the body.
+        let mut frames =
+            tokio::time::timeout(limits.list_stall, body_frames(&client, request, &server))
+                .await
+                .map_err(|_| {
+                    limit(LimitError::NoResponseHeaders {
+                        after: limits.list_stall,
+                    })
+                })?
+                .map_err(error)?;
         let mut body = Vec::new();
         loop {
             let frame = tokio::time::timeout(limits.list_stall, frames.next())
@@ -491,11 +508,25 @@ impl<S: Stream<Item = Result<Bytes, kube::Error>> + Unpin> WatchLines<S> {
         }
     }
 
+    /// Ends the body at a line past the cap, freeing what it held.
+    fn too_long(&mut self) -> LineError {
+        self.ended = true;
+        self.partial = BytesMut::new();
+        self.current = Bytes::new();
+        LineError::TooLong(LimitError::WatchLineTooLong {
+            limit: self.max_line,
+        })
+    }
+
     /// The next line with its newline (without one at the end of the body); `None` at the
     /// end of the body and after an error.
     async fn next_line(&mut self) -> Option<Result<Bytes, LineError>> {
         while !self.ended {
             if let Some(end) = memchr::memchr(b'\n', &self.current) {
+                // The cap is on the line without its newline, wherever the line was cut.
+                if self.partial.len() + end > self.max_line {
+                    return Some(Err(self.too_long()));
+                }
                 let line = self.current.split_to(end + 1);
                 if self.partial.is_empty() {
                     return Some(Ok(line));
@@ -504,12 +535,7 @@ impl<S: Stream<Item = Result<Bytes, kube::Error>> + Unpin> WatchLines<S> {
                 return Some(Ok(self.partial.split().freeze()));
             }
             if self.partial.len() + self.current.len() > self.max_line {
-                self.ended = true;
-                self.partial = BytesMut::new();
-                self.current = Bytes::new();
-                return Some(Err(LineError::TooLong(LimitError::WatchLineTooLong {
-                    limit: self.max_line,
-                })));
+                return Some(Err(self.too_long()));
             }
             self.partial
                 .extend_from_slice(&std::mem::take(&mut self.current));
@@ -885,6 +911,28 @@ mod tests {
         assert_eq!(lines.next_line().await.unwrap().unwrap(), "{}\n");
         assert!(lines.next_line().await.unwrap().is_err());
         assert!(lines.next_line().await.is_none(), "the cut line is dropped");
+    }
+
+    /// The cap is exact: a line of the cap's length passes, one byte more does not, whether
+    /// it came in one frame or was joined across several.
+    #[tokio::test]
+    async fn the_cap_is_exact_for_a_line_in_one_frame_or_across_frames() {
+        async fn first_line(frames: Vec<Vec<u8>>) -> Result<usize, LineError> {
+            let frames = frames
+                .into_iter()
+                .map(|f| Ok::<_, kube::Error>(Bytes::from(f)));
+            let mut lines = WatchLines::new(futures::stream::iter(frames), 100);
+            lines.next_line().await.unwrap().map(|line| line.len())
+        }
+        let line = |n: usize| [vec![b'x'; n], b"\n{}\n".to_vec()].concat();
+        assert_eq!(first_line(vec![line(100)]).await.unwrap(), 101);
+        assert!(first_line(vec![line(101)]).await.is_err());
+        let cut = |n: usize| {
+            let whole = line(n);
+            vec![whole[..60].to_vec(), whole[60..].to_vec()]
+        };
+        assert_eq!(first_line(cut(100)).await.unwrap(), 101);
+        assert!(first_line(cut(101)).await.is_err());
     }
 
     /// A line with no end is cut off at the cap, not buffered until memory runs out.

@@ -286,7 +286,9 @@ pub struct ReflectorStatus {
     pub listed: bool,
     /// The error that ended the last round, cleared by the next successful list.
     pub last_error: Option<Arc<ReflectorError>>,
-    /// Rounds that failed since the last successful list.
+    /// Attempts that failed since the last successful list: rounds, and watches refused
+    /// (429, connection refused) that were backed off without ending the round, so that a
+    /// back-off never says it follows 0 failures.
     pub failed_rounds: u64,
     /// Items of the last list that did not decode: the store lacks them.
     pub undecodable_in_last_list: u64,
@@ -735,7 +737,10 @@ where
                 Err(err) if err.is_connection_refused() || err.is_too_many_requests() => {
                     tracing::debug!(resource = %self.resource, error = %err, "watch refused; backing off");
                     let err = Arc::new(ReflectorError::from(err));
-                    self.status.send_modify(|s| s.last_error = Some(err));
+                    self.status.send_modify(|s| {
+                        s.last_error = Some(err);
+                        s.failed_rounds += 1;
+                    });
                     self.back_off().await;
                     continue;
                 }
@@ -767,7 +772,10 @@ where
                 Err(err) if matches!(&err, ReflectorError::ListWatch(e) if e.is_too_many_requests()) =>
                 {
                     let err = Arc::new(err);
-                    self.status.send_modify(|s| s.last_error = Some(err));
+                    self.status.send_modify(|s| {
+                        s.last_error = Some(err);
+                        s.failed_rounds += 1;
+                    });
                     self.back_off().await;
                     continue;
                 }

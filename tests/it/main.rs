@@ -11,6 +11,7 @@
 mod cli_errors;
 mod common;
 mod describe;
+mod edges_cli;
 mod fifo;
 mod kinds;
 mod kinds_crd_columns;

@@ -165,10 +165,12 @@ fn demo_describes_a_pod_and_switches_context() {
         env!("CARGO_BIN_EXE_kscope")
     );
     let session = Session::start(format!("kscope-ctx-{}", std::process::id()), &command);
-    let kubeconfig = state.join("kscope/demo.kubeconfig");
     let screen = session.wait_for("the initial list", |s| {
         s.contains("watching at rv") && table_rows(s).len() > 5
     });
+    let kubeconfig = tmux::demo_kubeconfigs(&state)
+        .pop()
+        .expect("the demo wrote its kubeconfig");
     assert!(
         screen.contains(&format!("kubectl --kubeconfig {}", kubeconfig.display())),
         "the message line says how to reach the demo:\n{screen}"

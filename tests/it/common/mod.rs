@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 pub mod cli;
+pub mod fake_api;
 pub mod kubectl;
 pub mod pod;
 pub mod tmux;

@@ -88,3 +88,22 @@ impl Drop for Session {
         let _ = tmux(&["kill-session", "-t", &self.0]);
     }
 }
+
+/// The kubeconfigs the demos running with `state` as XDG_STATE_HOME wrote, one each
+/// (`demo-PID.kubeconfig`), sorted.
+pub fn demo_kubeconfigs(state: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<_> = std::fs::read_dir(state.join("kscope"))
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("demo-") && n.ends_with(".kubeconfig"))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
