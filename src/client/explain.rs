@@ -23,6 +23,10 @@ pub fn reflector_error(err: &ReflectorError) -> String {
             _ => err.to_string(),
         },
         ReflectorError::ListWatch(ListWatchError::Transport { source, .. }) => {
+            if let Some(limit) = source.downcast_ref::<crate::lister_watcher::LimitError>() {
+                // It answered, or at least took the request: too slowly, or too much.
+                return format!("the API server answered outside kscope's bounds: {limit}");
+            }
             match untrusted_certificate(source.as_ref()) {
                 Some(cause) => format!(
                     "the API server's certificate is not trusted ({cause}): it is not the \
