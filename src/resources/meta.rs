@@ -164,7 +164,7 @@ pub struct OwnerRef<'a> {
 
 /// The (kind, name) of a (`kind/name`, uid, kind) row: the name is what follows the kind
 /// and its slash, whatever either holds.
-fn kind_and_name<'a>([kind_name, _, kind]: [&'a str; 3]) -> (&'a str, &'a str) {
+fn kind_and_name([kind_name, _, kind]: [&str; 3]) -> (&str, &str) {
     let name = kind_name
         .get(kind.len()..)
         .and_then(|rest| rest.strip_prefix('/'))
