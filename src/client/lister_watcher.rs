@@ -20,8 +20,8 @@ use super::table_form::{TABLE_ACCEPT, decode_table_list, learn_columns, row_obje
 use super::transport::PeerCertificate;
 use super::wire::{decode_list, decode_watch_line, peek_continue_token};
 use kscope_informers::lister_watcher::{
-    BoxError, ListPage, ListParams, ListWatchError, ListerWatcher, ServerIdentity, WatchParams,
-    WatchStream,
+    BoxError, ListPage, ListParams, ListWatchError, ListerWatcher, RawWatchEvent, ServerIdentity,
+    WatchEvent, WatchParams, WatchStream,
 };
 use kscope_resources::{
     ApiResource, ClientColumns, FieldIndexes, Kind, KubeResource, PrinterColumnCompiler,
@@ -82,6 +82,10 @@ pub enum LimitError {
     ListStalled { after: Duration },
     #[error("the list response took longer than {}s (--list-timeout)", .after.as_secs())]
     ListTooSlow { after: Duration },
+    #[error("the watch-list sent no event for {}s before its initial state ended (--list-stall-timeout)", .after.as_secs())]
+    WatchListStalled { after: Duration },
+    #[error("the watch-list sent no initial-events-end bookmark within {}s (--list-timeout)", .after.as_secs())]
+    WatchListTooSlow { after: Duration },
 }
 
 /// A list page being fetched ahead for the request `uri`. Dropping it cancels the fetch.
@@ -557,6 +561,48 @@ impl<S: Stream<Item = Result<Bytes, kube::Error>> + Unpin> WatchLines<S> {
     }
 }
 
+/// A watch body being read: its lines, and until a watch-list's initial state has ended,
+/// the list bounds it is held to.
+struct WatchState<S> {
+    lines: WatchLines<S>,
+    initial: Option<InitialStateBound>,
+    /// A bound was broken and said: the stream ends.
+    failed: bool,
+}
+
+/// A watch-list's initial state is due within `--list-timeout` in all, with no gap longer
+/// than `--list-stall-timeout`, as a list's response is.
+struct InitialStateBound {
+    stall: Duration,
+    total: Duration,
+    deadline: tokio::time::Instant,
+}
+
+impl InitialStateBound {
+    fn new(limits: &WireLimits) -> Self {
+        Self {
+            stall: limits.list_stall,
+            total: limits.list_deadline,
+            deadline: tokio::time::Instant::now() + limits.list_deadline,
+        }
+    }
+
+    /// How long to wait for the next line, and which bound waiting longer breaks.
+    fn next_wait(&self) -> (Duration, LimitError) {
+        let left = self
+            .deadline
+            .saturating_duration_since(tokio::time::Instant::now());
+        if left < self.stall {
+            (left, LimitError::WatchListTooSlow { after: self.total })
+        } else {
+            (
+                self.stall,
+                LimitError::WatchListStalled { after: self.stall },
+            )
+        }
+    }
+}
+
 /// Whether a transport error comes down to a refused connection.
 fn is_connection_refused(err: &kube::Error) -> bool {
     let mut source = std::error::Error::source(err);
@@ -629,20 +675,61 @@ where
                     resource: self.resource.clone(),
                     source,
                 })?;
-        let frames = body_frames(&self.client, request, &self.server)
-            .await
-            .map_err(|e| self.error("watch", e))?;
+        let limit = |resource: &str, e: LimitError| ListWatchError::Transport {
+            verb: "watch",
+            resource: resource.to_string(),
+            source: e.into(),
+            connection_refused: false,
+        };
+        // A watch-list stands for a list until its initial state ends, so it is held to a
+        // list's bounds: a server that accepts it and never delivers its state has the
+        // Reflector fall back to a list (client-go leans on the watch's timeoutSeconds, which
+        // such a server ignores as well).
+        let initial = params
+            .send_initial_events
+            .then(|| InitialStateBound::new(&self.limits));
+        let frames = body_frames(&self.client, request, &self.server);
+        let frames = match &initial {
+            Some(bound) => tokio::time::timeout(bound.stall, frames)
+                .await
+                .map_err(|_| {
+                    limit(
+                        &self.resource,
+                        LimitError::NoResponseHeaders { after: bound.stall },
+                    )
+                })?,
+            None => frames.await,
+        }
+        .map_err(|e| self.error("watch", e))?;
         let resource = self.resource.clone();
         let fields = self.fields.clone();
         let idle = self.limits.watch_idle;
-        let lines = WatchLines::new(frames, self.limits.max_watch_line);
-        let lines = futures::stream::unfold(lines, move |mut lines| {
+        let state = WatchState {
+            lines: WatchLines::new(frames, self.limits.max_watch_line),
+            initial,
+            failed: false,
+        };
+        let lines = futures::stream::unfold(state, move |mut state| {
             let resource = resource.clone();
             let form = form.clone();
             let fields = fields.clone();
             async move {
+                if state.failed {
+                    return None;
+                }
                 loop {
-                    let Ok(next) = tokio::time::timeout(idle, lines.next_line()).await else {
+                    let (wait, broken) = match &state.initial {
+                        Some(bound) => {
+                            let (wait, broken) = bound.next_wait();
+                            (wait, Some(broken))
+                        }
+                        None => (idle, None),
+                    };
+                    let Ok(next) = tokio::time::timeout(wait, state.lines.next_line()).await else {
+                        if let Some(broken) = broken {
+                            state.failed = true;
+                            return Some((Err(limit(&resource, broken)), state));
+                        }
                         // Not even a bookmark for minutes: the connection may be dead without
                         // a reset. A clean end, so the Reflector re-watches from where it was.
                         tracing::info!(%resource, idle_s = idle.as_secs(), "watch idle; restarting it");
@@ -675,7 +762,19 @@ where
                                 tracing::debug!(%resource, "watch stream ended inside an event");
                                 return None;
                             }
-                            return Some((event, lines));
+                            if let Ok(RawWatchEvent {
+                                event:
+                                    WatchEvent::Bookmark {
+                                        initial_events_end: true,
+                                        ..
+                                    },
+                                ..
+                            }) = &event
+                            {
+                                // From here on an ordinary watch, bounded as one.
+                                state.initial = None;
+                            }
+                            return Some((event, state));
                         }
                         // Past the cap, the watch fails: the Reflector relists.
                         Some(Err(LineError::TooLong(limit))) => {
@@ -684,7 +783,7 @@ where
                                 resource: resource.clone(),
                                 source: limit.into(),
                             };
-                            return Some((Err(error), lines));
+                            return Some((Err(error), state));
                         }
                         // A connection cut mid-stream ends the watch like a clean close: the
                         // Reflector re-watches from the last resourceVersion it saw.

@@ -256,6 +256,17 @@ async fn get<T: TableRow>(
             stale = Some(err);
         }
     }
+    // A watch-list that fell back is said, so that a server which accepts watch-lists and
+    // never delivers them (each `get` waiting out the bound) is seen, not just slow.
+    let fell_back = informer
+        .status()
+        .borrow()
+        .initial_list
+        .as_ref()
+        .and_then(|initial| initial.fallback_reason.clone());
+    if let Some(reason) = fell_back {
+        eprintln!("kscope: {resource}: read by a list instead of a watch-list: {reason}");
+    }
     let undecodable = informer.status().borrow().undecodable_in_last_list;
     if undecodable > 0 {
         eprintln!(
