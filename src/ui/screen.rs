@@ -28,9 +28,9 @@ pub struct Header {
     pub error: Option<String>,
     /// Watch events per second over the last second.
     pub events_per_second: f64,
-    /// Since when the rows are not current: the informer has listed but is not watching
-    /// (backing off after an error, or relisting), so changes since then are missing. `None`
-    /// while watching, and before the first list (there are no rows to distrust).
+    /// Since when the rows are not current: the informer is not watching (its first list
+    /// under way, backing off after an error, or relisting), so changes since then are
+    /// missing. `None` while watching.
     pub stale_since: Option<SystemTime>,
     /// Items of the last list that did not decode: the table lacks them.
     pub undecodable: u64,

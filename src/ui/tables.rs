@@ -219,13 +219,15 @@ impl Tables {
         }
     }
 
-    /// Brings the header up to date with the informer's status: rows listed but not
-    /// watched are stale from the first status that says so until it watches again.
+    /// Brings the header up to date with the informer's status: rows not watched (or not
+    /// listed yet) are stale from the first status that says so until it watches again.
     pub(crate) fn update_sync(&mut self, ui: &mut Surface, status: &ReflectorStatus) {
         ui.header.sync = describe_sync(status);
         ui.state.deltas.pipeline = describe_pipeline(self.table.pipelines(), status);
         ui.header.listed = status.listed;
-        let stale = status.listed && status.phase != ReflectorPhase::Watching;
+        // Before the first list completes the rows (none, or a watch-list's part) are not
+        // current either, so the header can say how long it has waited.
+        let stale = status.phase != ReflectorPhase::Watching;
         // Since the informer stopped watching, as it says; else since this table saw it.
         ui.header.stale_since = match ui.header.stale_since {
             _ if !stale => None,

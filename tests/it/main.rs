@@ -46,5 +46,6 @@ mod tui_logs;
 mod tui_panels;
 mod tui_snapshots;
 mod tui_tmux;
+mod tui_waiting;
 mod views_config;
 mod views_sim;

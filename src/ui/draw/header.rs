@@ -10,6 +10,10 @@ use ratatui::widgets::Paragraph;
 use crate::screen::{Screen, Theme};
 use kscope_resources::Timestamp;
 
+/// A first list that has shown nothing for this long is said to be waited for: a big
+/// cluster's list takes seconds, a server that never delivers takes forever.
+const NOTHING_SHOWN_AFTER_SECS: i64 = 10;
+
 pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     let h = screen.header;
     let mut first = vec![
@@ -37,11 +41,21 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
             .duration_since(since)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
         let age = Timestamp::from_seconds(0).human_since(Timestamp::from_seconds(secs));
-        second.push(Span::styled(
-            format!("STALE {age}, not watching"),
-            theme.error(),
-        ));
-        second.push(Span::raw(" · "));
+        if h.listed {
+            second.push(Span::styled(
+                format!("STALE {age}, not watching"),
+                theme.error(),
+            ));
+            second.push(Span::raw(" · "));
+        } else if screen.window.total == 0 && secs >= NOTHING_SHOWN_AFTER_SECS {
+            // A server that accepts the list and never delivers it would otherwise look like
+            // an empty namespace: the sync and the error that follow say how far it got.
+            second.push(Span::styled(
+                format!("DEGRADED {age} without rows, waiting for the initial list"),
+                theme.warn(),
+            ));
+            second.push(Span::raw(" · "));
+        }
     }
     second.push(Span::raw(format!("{} rows", screen.window.total)));
     if !h.filter.is_empty() {
