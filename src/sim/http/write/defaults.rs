@@ -5,45 +5,21 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use crate::crd;
-use crate::manifests::{self, fields_v1, managed_entry};
+use crate::manifests;
+
+use super::managed;
 use crate::resources::Resource;
 
 /// Fills what the server owns on create: uid, timestamps, generation, managedFields and
 /// the status a fresh object starts with.
 pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str) {
     let now = manifests::timestamp(manifests::now_seconds());
-    let mut owned = value.clone();
-    if let Some(o) = owned.as_object_mut() {
-        o.remove("status");
-        o.remove("kind");
-        o.remove("apiVersion");
-    }
-    if let Some(meta) = owned["metadata"].as_object_mut() {
-        for k in [
-            "name",
-            "namespace",
-            "uid",
-            "resourceVersion",
-            "creationTimestamp",
-            "managedFields",
-            "generation",
-        ] {
-            meta.remove(k);
-        }
-    }
     let meta = &mut value["metadata"];
     meta["uid"] = json!(manifests::uid(&mut rand::rng()));
     meta["creationTimestamp"] = json!(now);
     if let Some(m) = meta.as_object_mut() {
         m.remove("deletionTimestamp");
     }
-    meta["managedFields"] = json!([managed_entry(
-        manager,
-        resource.api_version(),
-        &now,
-        fields_v1(&owned),
-        None
-    )]);
     value["kind"] = json!(resource.kind());
     value["apiVersion"] = json!(resource.api_version());
     match resource {
@@ -145,6 +121,8 @@ pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str)
         }
     }
     normalize(resource, value);
+    // What the create set, defaults included, is its manager's, as the real server records.
+    managed::record_create(value, manager);
 }
 
 /// Sets `field` of `object` unless it is there (an empty object counts as absent, as a
