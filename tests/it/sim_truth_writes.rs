@@ -419,3 +419,57 @@ async fn every_write_is_defaulted() {
         .await;
     assert!(ca.contains("BEGIN CERTIFICATE"), "{ca}");
 }
+
+#[tokio::test]
+async fn duplicate_fields_are_refused_under_strict_and_warned_of_under_warn() {
+    let Some(fx) = Kubectl::start("truth-duplicates").await else {
+        return;
+    };
+    fx.sim.set_controllers(false);
+    let body = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup","namespace":"default"},"data":{"a":"1","a":"2"}}"#;
+    let file = fx.file("dup.json", body);
+    let path = "/api/v1/namespaces/default/configmaps";
+    let err = refused(
+        &fx,
+        &[
+            "create",
+            "--raw",
+            &format!("{path}?fieldValidation=Strict"),
+            "-f",
+            &file,
+        ],
+    )
+    .await;
+    assert!(
+        err.contains(
+            r#"ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.a""#
+        ),
+        "{err}"
+    );
+    let (ok, _, err) = fx
+        .run(&[
+            "create",
+            "--raw",
+            &format!("{path}?fieldValidation=Warn"),
+            "-f",
+            &file,
+        ])
+        .await;
+    assert!(ok, "{err}");
+    assert!(
+        err.contains(r#"Warning: duplicate field "data.a""#),
+        "{err}"
+    );
+    let value = fx
+        .ok(&[
+            "get",
+            "cm",
+            "dup",
+            "-n",
+            "default",
+            "-o",
+            "jsonpath={.data.a}",
+        ])
+        .await;
+    assert_eq!(value, "2", "the last of the repeated fields is kept");
+}

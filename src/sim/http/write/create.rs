@@ -45,6 +45,8 @@ pub(crate) fn create(
 ) -> Result<Response, ApiError> {
     let options = WriteOptions::parse(params, headers, "CreateOptions")?;
     let mut value = body::decode_object(headers, body)?;
+    let warnings =
+        validate::check_duplicates(target, params, &validate::duplicate_fields(headers, body))?;
     let stored = shared
         .store
         .write(|txn| create_in(txn, target, &options, &mut value, None))?;
@@ -55,7 +57,10 @@ pub(crate) fn create(
             .controllers
             .client_wrote(target.resource, &target.key(name));
     }
-    Ok(respond(StatusCode::CREATED, stored))
+    Ok(validate::with_warnings(
+        respond(StatusCode::CREATED, stored),
+        &warnings,
+    ))
 }
 
 /// Creates `value` at `target` (a collection URL, or a named one for server-side apply,

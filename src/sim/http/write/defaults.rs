@@ -24,7 +24,7 @@ pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str)
     }
     value["kind"] = json!(resource.kind());
     value["apiVersion"] = json!(resource.api_version());
-    normalize(resource, value);
+    normalize_write(resource, value, true);
     match resource {
         Resource::Namespaces => {
             let name = value["metadata"]["name"].clone();
@@ -81,11 +81,11 @@ pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str)
 /// The defaults the API server's defaulting functions give a built-in kind's spec, which
 /// it applies to every object it decodes: a create's, and an update's or a patch's result,
 /// so a container a patch adds is defaulted as one created with the pod.
-fn default_spec(resource: Resource, value: &mut Value) {
+fn default_spec(resource: Resource, value: &mut Value, creating: bool) {
     match resource {
         Resource::Pods => {
             let spec = &mut value["spec"];
-            default_pod_spec(spec);
+            default_pod_spec(spec, creating);
             set_default(spec, "serviceAccountName", json!("default"));
             let account = spec["serviceAccountName"].clone();
             set_default(spec, "serviceAccount", account);
@@ -111,7 +111,7 @@ fn default_spec(resource: Resource, value: &mut Value) {
                 set_default(spec, "revisionHistoryLimit", json!(10));
                 set_default(spec, "progressDeadlineSeconds", json!(600));
             }
-            default_pod_spec(&mut spec["template"]["spec"]);
+            default_pod_spec(&mut spec["template"]["spec"], creating);
         }
         Resource::StatefulSets => {
             let spec = &mut value["spec"];
@@ -129,7 +129,7 @@ fn default_spec(resource: Resource, value: &mut Value) {
                 "persistentVolumeClaimRetentionPolicy",
                 json!({"whenDeleted": "Retain", "whenScaled": "Retain"}),
             );
-            default_pod_spec(&mut spec["template"]["spec"]);
+            default_pod_spec(&mut spec["template"]["spec"], creating);
         }
         Resource::DaemonSets => {
             let spec = &mut value["spec"];
@@ -139,16 +139,19 @@ fn default_spec(resource: Resource, value: &mut Value) {
                 json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}}),
             );
             set_default(spec, "revisionHistoryLimit", json!(10));
-            default_pod_spec(&mut spec["template"]["spec"]);
+            default_pod_spec(&mut spec["template"]["spec"], creating);
         }
-        Resource::Jobs => default_pod_spec(&mut value["spec"]["template"]["spec"]),
+        Resource::Jobs => default_pod_spec(&mut value["spec"]["template"]["spec"], creating),
         Resource::CronJobs => {
             let spec = &mut value["spec"];
             set_default(spec, "concurrencyPolicy", json!("Allow"));
             set_default(spec, "suspend", json!(false));
             set_default(spec, "successfulJobsHistoryLimit", json!(3));
             set_default(spec, "failedJobsHistoryLimit", json!(1));
-            default_pod_spec(&mut spec["jobTemplate"]["spec"]["template"]["spec"]);
+            default_pod_spec(
+                &mut spec["jobTemplate"]["spec"]["template"]["spec"],
+                creating,
+            );
         }
         Resource::Services => default_service(&mut value["spec"]),
         _ => {}
@@ -303,7 +306,9 @@ fn set_default(object: &mut Value, field: &str, default: Value) {
 }
 
 /// The defaults the API server's defaulting functions give a pod spec and its containers.
-fn default_pod_spec(spec: &mut Value) {
+/// An empty `securityContext` is added on create alone: seeded templates were made
+/// without one, and their controllers would see an update's addition as a new revision.
+fn default_pod_spec(spec: &mut Value, creating: bool) {
     if !spec.is_object() {
         return;
     }
@@ -311,7 +316,7 @@ fn default_pod_spec(spec: &mut Value) {
     set_default(spec, "terminationGracePeriodSeconds", json!(30));
     set_default(spec, "dnsPolicy", json!("ClusterFirst"));
     set_default(spec, "schedulerName", json!("default-scheduler"));
-    if spec["securityContext"].is_null() {
+    if creating && spec["securityContext"].is_null() {
         spec["securityContext"] = json!({});
     }
     for list in ["initContainers", "containers"] {
@@ -349,11 +354,15 @@ fn default_pod_spec(spec: &mut Value) {
 /// schema defaults, and a Secret's write-only stringData folded into data (base64) and its
 /// type defaulted to Opaque.
 pub(super) fn normalize(resource: Resource, value: &mut Value) {
+    normalize_write(resource, value, false);
+}
+
+fn normalize_write(resource: Resource, value: &mut Value, creating: bool) {
     if let Some(schema) = resource.descriptor().custom {
         crd::schema::apply_defaults(value, &schema.schema);
         return;
     }
-    default_spec(resource, value);
+    default_spec(resource, value, creating);
     if resource != Resource::Secrets {
         return;
     }
