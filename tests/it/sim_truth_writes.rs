@@ -117,8 +117,37 @@ async fn switching_from_client_side_to_server_side_apply_does_not_conflict() {
     assert!(ok, "the switch to server-side apply conflicted: {err}");
     let image = &deployment(&fx, "web").await["spec"]["template"]["spec"]["containers"][0]["image"];
     assert_eq!(image, "web:2");
+    // kubectl then hands client-side apply's fields to its apply manager by rewriting
+    // managedFields, which the server takes as given.
+    assert_eq!(
+        managers(&fx).await,
+        ["kubectl", "kubectl-last-applied"],
+        "client-side apply's manager still owns fields"
+    );
     let (ok, _, err) = fx.run(&["apply", "--server-side", "-f", &web]).await;
     assert!(ok, "re-applying conflicted: {err}");
+}
+
+/// The managers of Deployment `web`, in managedFields' order.
+async fn managers(fx: &Kubectl) -> Vec<String> {
+    let out = fx
+        .ok(&[
+            "get",
+            "deploy",
+            "web",
+            "-n",
+            "default",
+            "--show-managed-fields",
+            "-o",
+            "json",
+        ])
+        .await;
+    serde_json::from_str::<Value>(&out).expect("JSON")["metadata"]["managedFields"]
+        .as_array()
+        .expect("managedFields")
+        .iter()
+        .map(|m| m["manager"].as_str().unwrap_or("").to_string())
+        .collect()
 }
 
 #[tokio::test]
@@ -153,27 +182,7 @@ async fn first_apply_to_an_object_without_managed_fields_shares_its_list_items()
         ])
         .await;
     assert!(ok, "{err}");
-    let object = deployment(&fx, "web").await;
-    let out = fx
-        .ok(&[
-            "get",
-            "deploy",
-            "web",
-            "-n",
-            "default",
-            "--show-managed-fields",
-            "-o",
-            "json",
-        ])
-        .await;
-    let managers: Vec<String> =
-        serde_json::from_str::<Value>(&out).expect("JSON")["metadata"]["managedFields"]
-            .as_array()
-            .expect("managedFields")
-            .iter()
-            .map(|m| m["manager"].as_str().unwrap_or("").to_string())
-            .collect();
-    assert_eq!(managers, ["before-first-apply", "injector"], "{object}");
+    assert_eq!(managers(&fx).await, ["before-first-apply", "injector"]);
 }
 
 /// Runs kubectl expecting a refusal; returns its stderr.
