@@ -814,6 +814,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn label_keys_are_qualified_names() {
+        assert!(qualified_name_problems("app.kubernetes.io/name").is_empty());
+        assert!(qualified_name_problems("A_b.c").is_empty());
+        assert_eq!(qualified_name_problems("Example.com/x"), [PREFIX_SUBDOMAIN]);
+        assert_eq!(
+            qualified_name_problems("/x"),
+            ["prefix part must be non-empty"]
+        );
+        assert_eq!(qualified_name_problems("a/b/c"), [QUALIFIED_NAME_WHOLE]);
+        assert_eq!(
+            qualified_name_problems(&"x".repeat(64)),
+            ["name part must be no more than 63 characters"]
+        );
+        assert_eq!(qualified_name_problems("x-"), [QUALIFIED_NAME]);
+    }
+
+    #[test]
+    fn pods_may_change_images_and_add_tolerations_only() {
+        let pod = serde_json::json!({"containers": [{"name": "a", "image": "i:1"}],
+            "tolerations": [{"key": "k"}]});
+        let mut next = pod.clone();
+        next["containers"][0]["image"] = "i:2".into();
+        next["tolerations"] = serde_json::json!([{"key": "k"}, {"key": "l"}]);
+        assert!(pod_update_allowed(&pod, &next));
+        next["tolerations"] = serde_json::json!([]);
+        assert!(!pod_update_allowed(&pod, &next));
+        let mut moved = pod.clone();
+        moved["nodeName"] = "node-1".into();
+        assert!(!pod_update_allowed(&pod, &moved));
+    }
+
+    #[test]
+    fn repeated_fields_are_found_with_their_paths() {
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        let body = br#"{"a":1,"a":2,"l":[{"x":1},{"x":1,"x":2}]}"#;
+        assert_eq!(duplicate_fields(&headers, body), ["a", "l[1].x"]);
+    }
+
+    #[test]
     fn names_are_validated() {
         assert!(validate_name(Resource::Pods, "web-1.a").is_ok());
         assert!(validate_name(Resource::Namespaces, "web.a").is_err());
