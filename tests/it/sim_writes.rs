@@ -801,7 +801,10 @@ async fn strict_field_validation_refuses_unknown_fields() {
     };
     // The write path alone: no controller reacts and writes meanwhile.
     fx.sim.set_controllers(false);
-    let typo = TWO_CONTAINERS.replace("        image: proxy:1\n", "        imagee: proxy:1\n");
+    let typo = TWO_CONTAINERS.replace(
+        "        image: proxy:1\n",
+        "        image: proxy:1\n        imagee: proxy:1\n",
+    );
     let file = fx.file("typo.yaml", &typo);
     let before = fx.sim.position().rv;
     let (ok, _, err) = fx.run(&["create", "-f", &file]).await;

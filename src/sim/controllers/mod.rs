@@ -17,7 +17,7 @@ mod events;
 pub(crate) mod job;
 mod kubelet;
 mod manager;
-mod namespace;
+pub(crate) mod namespace;
 mod objects;
 mod pods;
 mod replicaset;

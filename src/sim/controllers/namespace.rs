@@ -171,3 +171,42 @@ fn status(
         ],
     })
 }
+
+/// What a new namespace gets from the control plane's controllers at once: the `default`
+/// ServiceAccount its pods run as, and the `kube-root-ca.crt` ConfigMap their token volume
+/// mounts (the cluster's, as every namespace has it).
+pub(crate) fn furnish(txn: &mut Txn<'_>, namespace: &str) -> Result<(), StoreError> {
+    let created = manifests::timestamp(manifests::now_seconds());
+    let metadata = |name: &str| {
+        json!({
+            "name": name,
+            "namespace": namespace,
+            "uid": manifests::uid(&mut rand::rng()),
+            "creationTimestamp": created,
+        })
+    };
+    let account_key = format!("{namespace}/default");
+    if txn.get(Resource::ServiceAccounts, &account_key).is_none() {
+        let mut account =
+            json!({"kind": "ServiceAccount", "apiVersion": "v1", "metadata": metadata("default")});
+        txn.put(Resource::ServiceAccounts, &account_key, &mut account)?;
+    }
+    let ca_key = format!("{namespace}/{ROOT_CA}");
+    if txn.get(Resource::ConfigMaps, &ca_key).is_none() {
+        let cluster = txn
+            .get(Resource::ConfigMaps, &format!("default/{ROOT_CA}"))
+            .map(|o| decode(&o))
+            .transpose()?;
+        let mut config_map =
+            json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": metadata(ROOT_CA)});
+        if let Some(cluster) = cluster {
+            config_map["metadata"]["annotations"] = cluster["metadata"]["annotations"].clone();
+            config_map["data"] = cluster["data"].clone();
+        }
+        txn.put(Resource::ConfigMaps, &ca_key, &mut config_map)?;
+    }
+    Ok(())
+}
+
+/// The ConfigMap holding the cluster's CA bundle in every namespace.
+const ROOT_CA: &str = "kube-root-ca.crt";

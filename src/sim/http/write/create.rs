@@ -45,6 +45,8 @@ pub(crate) fn create(
 ) -> Result<Response, ApiError> {
     let options = WriteOptions::parse(params, headers, "CreateOptions")?;
     let mut value = body::decode_object(headers, body)?;
+    let warnings =
+        validate::check_duplicates(target, params, &validate::duplicate_fields(headers, body))?;
     let stored = shared
         .store
         .write(|txn| create_in(txn, target, &options, &mut value, None))?;
@@ -55,7 +57,10 @@ pub(crate) fn create(
             .controllers
             .client_wrote(target.resource, &target.key(name));
     }
-    Ok(respond(StatusCode::CREATED, stored))
+    Ok(validate::with_warnings(
+        respond(StatusCode::CREATED, stored),
+        &warnings,
+    ))
 }
 
 /// Creates `value` at `target` (a collection URL, or a named one for server-side apply,
@@ -107,8 +112,12 @@ pub(super) fn create_in(
     if let Some(meta) = value["metadata"].as_object_mut() {
         meta.remove("resourceVersion");
     }
-    validate::validate(resource, &name, value)?;
+    // The server defaults what it decoded, then validates the result.
     defaults::populate_new(resource, value, &options.manager());
+    validate::validate(resource, &name, value)?;
+    if resource == Resource::Services {
+        defaults::allocate_cluster_ip(&mut value["spec"], &cluster_ips(txn));
+    }
     if let Some(config) = applied {
         managed::applied_on_create(value, config, &options.manager());
     }
@@ -122,5 +131,17 @@ pub(super) fn create_in(
     }
     let stored = txn.put(resource, &key, value)?.json.clone();
     follow_definitions(txn, target, &name)?;
+    if resource == Resource::Namespaces {
+        crate::controllers::namespace::furnish(txn, &name)?;
+    }
     Ok(stored)
+}
+
+/// The ClusterIPs Services hold, which a new one's must not repeat.
+fn cluster_ips(txn: &Txn<'_>) -> Vec<String> {
+    txn.scan(Resource::Services, "")
+        .into_iter()
+        .filter_map(|(_, object)| object.decode().ok())
+        .filter_map(|service| service["spec"]["clusterIP"].as_str().map(str::to_string))
+        .collect()
 }

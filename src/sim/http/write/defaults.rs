@@ -1,51 +1,30 @@
 //! What the server fills in: on create, the fields it owns (uid, timestamps, generation,
-//! managedFields, a fresh status); on every write, Secret normalisation.
+//! managedFields, a fresh status, a Service's ClusterIP, a pod's token volume and QoS
+//! class); on every write, each kind's defaults and Secret normalisation.
 
 use base64::Engine as _;
+use rand::Rng as _;
 use serde_json::{Value, json};
 
 use crate::crd;
-use crate::manifests::{self, fields_v1, managed_entry};
+use crate::manifests;
+
+use super::managed;
 use crate::resources::Resource;
 
 /// Fills what the server owns on create: uid, timestamps, generation, managedFields and
-/// the status a fresh object starts with.
+/// the status a fresh object starts with, after the defaults every write gets.
 pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str) {
     let now = manifests::timestamp(manifests::now_seconds());
-    let mut owned = value.clone();
-    if let Some(o) = owned.as_object_mut() {
-        o.remove("status");
-        o.remove("kind");
-        o.remove("apiVersion");
-    }
-    if let Some(meta) = owned["metadata"].as_object_mut() {
-        for k in [
-            "name",
-            "namespace",
-            "uid",
-            "resourceVersion",
-            "creationTimestamp",
-            "managedFields",
-            "generation",
-        ] {
-            meta.remove(k);
-        }
-    }
     let meta = &mut value["metadata"];
     meta["uid"] = json!(manifests::uid(&mut rand::rng()));
     meta["creationTimestamp"] = json!(now);
     if let Some(m) = meta.as_object_mut() {
         m.remove("deletionTimestamp");
     }
-    meta["managedFields"] = json!([managed_entry(
-        manager,
-        resource.api_version(),
-        &now,
-        fields_v1(&owned),
-        None
-    )]);
     value["kind"] = json!(resource.kind());
     value["apiVersion"] = json!(resource.api_version());
+    normalize_write(resource, value, true);
     match resource {
         Resource::Namespaces => {
             let name = value["metadata"]["name"].clone();
@@ -54,30 +33,85 @@ pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str)
             value["status"] = json!({"phase": "Active"});
         }
         Resource::Pods => {
-            default_pod_spec(&mut value["spec"]);
+            mount_service_account_token(&mut value["spec"]);
+            let qos = qos_class(&value["spec"]);
+            value["status"] = json!({"phase": "Pending", "qosClass": qos});
+        }
+        Resource::Services => {
+            value["status"] = json!({"loadBalancer": {}});
+        }
+        Resource::Jobs => {
+            // The Job's selector and its pods' labels name its uid, known from now on.
+            crate::controllers::job::default_new(value);
+            value["metadata"]["generation"] = json!(1);
+            value["status"] = json!({});
+        }
+        Resource::Deployments | Resource::ReplicaSets | Resource::CronJobs => {
+            value["metadata"]["generation"] = json!(1);
+            value["status"] = json!({});
+        }
+        Resource::StatefulSets => {
+            value["metadata"]["generation"] = json!(1);
+            value["status"] = json!({"replicas": 0, "availableReplicas": 0});
+        }
+        Resource::DaemonSets => {
+            value["metadata"]["generation"] = json!(1);
+            value["status"] = json!({"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "numberMisscheduled": 0, "numberReady": 0});
+        }
+        Resource::CustomResourceDefinitions => {
+            value["metadata"]["generation"] = json!(1);
+            crd::populate_new(value);
+        }
+        custom => {
+            if custom.descriptor().custom.is_some() {
+                value["metadata"]["generation"] = json!(1);
+                // With a status subresource, a create's status is the server's to set.
+                if custom.descriptor().status
+                    && let Some(object) = value.as_object_mut()
+                {
+                    object.remove("status");
+                }
+            }
+        }
+    }
+    // What the create set, defaults included, is its manager's, as the real server records.
+    managed::record_create(value, manager);
+}
+
+/// The defaults the API server's defaulting functions give a built-in kind's spec, which
+/// it applies to every object it decodes: a create's, and an update's or a patch's result,
+/// so a container a patch adds is defaulted as one created with the pod.
+fn default_spec(resource: Resource, value: &mut Value, creating: bool) {
+    match resource {
+        Resource::Pods => {
             let spec = &mut value["spec"];
+            default_pod_spec(spec, creating);
             set_default(spec, "serviceAccountName", json!("default"));
-            set_default(spec, "serviceAccount", json!("default"));
+            let account = spec["serviceAccountName"].clone();
+            set_default(spec, "serviceAccount", account);
             set_default(spec, "enableServiceLinks", json!(true));
             set_default(spec, "priority", json!(0));
             set_default(spec, "preemptionPolicy", json!("PreemptLowerPriority"));
-            value["status"] = json!({"phase": "Pending", "qosClass": "BestEffort"});
         }
         Resource::Deployments | Resource::ReplicaSets => {
             let spec = &mut value["spec"];
             set_default(spec, "replicas", json!(1));
             if resource == Resource::Deployments {
-                set_default(
-                    spec,
-                    "strategy",
-                    json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}),
-                );
+                set_default(spec, "strategy", json!({"type": "RollingUpdate"}));
+                let strategy = &mut spec["strategy"];
+                set_default(strategy, "type", json!("RollingUpdate"));
+                if strategy["type"] == "RollingUpdate" {
+                    if !strategy["rollingUpdate"].is_object() {
+                        strategy["rollingUpdate"] = json!({});
+                    }
+                    let rolling = &mut strategy["rollingUpdate"];
+                    set_default(rolling, "maxUnavailable", json!("25%"));
+                    set_default(rolling, "maxSurge", json!("25%"));
+                }
                 set_default(spec, "revisionHistoryLimit", json!(10));
                 set_default(spec, "progressDeadlineSeconds", json!(600));
             }
-            default_pod_spec(&mut spec["template"]["spec"]);
-            value["metadata"]["generation"] = json!(1);
-            value["status"] = json!({});
+            default_pod_spec(&mut spec["template"]["spec"], creating);
         }
         Resource::StatefulSets => {
             let spec = &mut value["spec"];
@@ -95,9 +129,7 @@ pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str)
                 "persistentVolumeClaimRetentionPolicy",
                 json!({"whenDeleted": "Retain", "whenScaled": "Retain"}),
             );
-            default_pod_spec(&mut spec["template"]["spec"]);
-            value["metadata"]["generation"] = json!(1);
-            value["status"] = json!({"replicas": 0, "availableReplicas": 0});
+            default_pod_spec(&mut spec["template"]["spec"], creating);
         }
         Resource::DaemonSets => {
             let spec = &mut value["spec"];
@@ -107,44 +139,156 @@ pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str)
                 json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}}),
             );
             set_default(spec, "revisionHistoryLimit", json!(10));
-            default_pod_spec(&mut spec["template"]["spec"]);
-            value["metadata"]["generation"] = json!(1);
-            value["status"] = json!({"currentNumberScheduled": 0, "desiredNumberScheduled": 0, "numberMisscheduled": 0, "numberReady": 0});
+            default_pod_spec(&mut spec["template"]["spec"], creating);
         }
-        Resource::Jobs => {
-            default_pod_spec(&mut value["spec"]["template"]["spec"]);
-            crate::controllers::job::default_new(value);
-            value["metadata"]["generation"] = json!(1);
-            value["status"] = json!({});
-        }
+        Resource::Jobs => default_pod_spec(&mut value["spec"]["template"]["spec"], creating),
         Resource::CronJobs => {
             let spec = &mut value["spec"];
             set_default(spec, "concurrencyPolicy", json!("Allow"));
             set_default(spec, "suspend", json!(false));
             set_default(spec, "successfulJobsHistoryLimit", json!(3));
             set_default(spec, "failedJobsHistoryLimit", json!(1));
-            default_pod_spec(&mut spec["jobTemplate"]["spec"]["template"]["spec"]);
-            value["metadata"]["generation"] = json!(1);
-            value["status"] = json!({});
+            default_pod_spec(
+                &mut spec["jobTemplate"]["spec"]["template"]["spec"],
+                creating,
+            );
         }
-        Resource::CustomResourceDefinitions => {
-            value["metadata"]["generation"] = json!(1);
-            crd::populate_new(value);
+        Resource::Services => default_service(&mut value["spec"]),
+        _ => {}
+    }
+}
+
+/// A Service's defaults: its type, session affinity and traffic policy, ports' protocol
+/// and target port, and the IP family of a ClusterIP (the address is allocated on create).
+fn default_service(spec: &mut Value) {
+    if !spec.is_object() {
+        return;
+    }
+    set_default(spec, "type", json!("ClusterIP"));
+    set_default(spec, "sessionAffinity", json!("None"));
+    if spec["type"] != "ExternalName" {
+        set_default(spec, "internalTrafficPolicy", json!("Cluster"));
+        set_default(spec, "ipFamilies", json!(["IPv4"]));
+        set_default(spec, "ipFamilyPolicy", json!("SingleStack"));
+    }
+    if let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut) {
+        for port in ports.iter_mut().filter(|p| p.is_object()) {
+            set_default(port, "protocol", json!("TCP"));
+            let number = port["port"].clone();
+            set_default(port, "targetPort", number);
         }
-        custom => {
-            if let Some(schema) = custom.descriptor().custom {
-                value["metadata"]["generation"] = json!(1);
-                // With a status subresource, a create's status is the server's to set.
-                if custom.descriptor().status
-                    && let Some(object) = value.as_object_mut()
-                {
-                    object.remove("status");
-                }
-                crd::schema::apply_defaults(value, &schema.schema);
+    }
+}
+
+/// A ClusterIP for a new Service of `spec` that asks for one, from the service CIDR
+/// (172.20.0.0/16): the seeded Services number theirs from the bottom, so a client's comes
+/// at random from the top of the range, one no Service in `taken` holds.
+pub(super) fn allocate_cluster_ip(spec: &mut Value, taken: &[String]) {
+    let wants = matches!(
+        spec["type"].as_str(),
+        Some("ClusterIP" | "NodePort" | "LoadBalancer")
+    );
+    if !wants {
+        return;
+    }
+    if spec["clusterIP"].as_str().is_some_and(|ip| !ip.is_empty()) {
+        let ip = spec["clusterIP"].clone();
+        set_default(spec, "clusterIPs", json!([ip]));
+        return;
+    }
+    let mut rng = rand::rng();
+    let ip = loop {
+        let candidate = format!(
+            "172.20.{}.{}",
+            rng.random_range(250..=255),
+            rng.random_range(1..=254)
+        );
+        if !taken.contains(&candidate) {
+            break candidate;
+        }
+    };
+    spec["clusterIP"] = json!(ip);
+    spec["clusterIPs"] = json!([ip]);
+}
+
+/// The ServiceAccount admission plugin's projected token volume, mounted in every
+/// container, unless the pod opts out or mounts something there already.
+fn mount_service_account_token(spec: &mut Value) {
+    const MOUNT_PATH: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
+    if spec["automountServiceAccountToken"] == false {
+        return;
+    }
+    let mounted = |c: &Value| {
+        c["volumeMounts"]
+            .as_array()
+            .is_some_and(|m| m.iter().any(|m| m["mountPath"] == MOUNT_PATH))
+    };
+    if spec["containers"]
+        .as_array()
+        .is_some_and(|cs| cs.iter().any(mounted))
+    {
+        return;
+    }
+    let name = format!(
+        "kube-api-access-{}",
+        manifests::safe_suffix(&mut rand::rng(), 5)
+    );
+    let volume = json!({"name": name, "projected": {"defaultMode": 420, "sources": [
+        {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+        {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+        {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}
+    ]}});
+    if !spec["volumes"].is_array() {
+        spec["volumes"] = json!([]);
+    }
+    if let Some(volumes) = spec["volumes"].as_array_mut() {
+        volumes.push(volume);
+    }
+    for list in ["initContainers", "containers"] {
+        let Some(containers) = spec.get_mut(list).and_then(Value::as_array_mut) else {
+            continue;
+        };
+        for container in containers.iter_mut().filter(|c| c.is_object()) {
+            if !container["volumeMounts"].is_array() {
+                container["volumeMounts"] = json!([]);
+            }
+            if let Some(mounts) = container["volumeMounts"].as_array_mut() {
+                mounts.push(json!({"name": name, "readOnly": true, "mountPath": MOUNT_PATH}));
             }
         }
     }
-    normalize(resource, value);
+}
+
+/// The pod's QoS class from its containers' resources: Guaranteed when every container's
+/// cpu and memory requests equal their limits (requests default to limits), BestEffort when
+/// none asks for any, else Burstable.
+fn qos_class(spec: &Value) -> &'static str {
+    const TRACKED: [&str; 2] = ["cpu", "memory"];
+    let containers: Vec<&Value> = ["initContainers", "containers"]
+        .iter()
+        .filter_map(|list| spec[*list].as_array())
+        .flatten()
+        .collect();
+    let any = containers.iter().any(|c| {
+        TRACKED.iter().any(|r| {
+            !c["resources"]["requests"][*r].is_null() || !c["resources"]["limits"][*r].is_null()
+        })
+    });
+    if !any {
+        return "BestEffort";
+    }
+    let guaranteed = containers.iter().all(|c| {
+        TRACKED.iter().all(|r| {
+            let limit = &c["resources"]["limits"][*r];
+            let request = &c["resources"]["requests"][*r];
+            !limit.is_null() && (request.is_null() || request == limit)
+        })
+    });
+    if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
 }
 
 /// Sets `field` of `object` unless it is there (an empty object counts as absent, as a
@@ -162,7 +306,9 @@ fn set_default(object: &mut Value, field: &str, default: Value) {
 }
 
 /// The defaults the API server's defaulting functions give a pod spec and its containers.
-fn default_pod_spec(spec: &mut Value) {
+/// An empty `securityContext` is added on create alone: seeded templates were made
+/// without one, and their controllers would see an update's addition as a new revision.
+fn default_pod_spec(spec: &mut Value, creating: bool) {
     if !spec.is_object() {
         return;
     }
@@ -170,7 +316,7 @@ fn default_pod_spec(spec: &mut Value) {
     set_default(spec, "terminationGracePeriodSeconds", json!(30));
     set_default(spec, "dnsPolicy", json!("ClusterFirst"));
     set_default(spec, "schedulerName", json!("default-scheduler"));
-    if spec["securityContext"].is_null() {
+    if creating && spec["securityContext"].is_null() {
         spec["securityContext"] = json!({});
     }
     for list in ["initContainers", "containers"] {
@@ -204,13 +350,19 @@ fn default_pod_spec(spec: &mut Value) {
     }
 }
 
-/// What the server does on every write: a Secret's write-only stringData is folded into
-/// data (base64) and its type defaults to Opaque.
+/// What the server does on every write: built-in kinds' defaults, a custom resource's
+/// schema defaults, and a Secret's write-only stringData folded into data (base64) and its
+/// type defaulted to Opaque.
 pub(super) fn normalize(resource: Resource, value: &mut Value) {
+    normalize_write(resource, value, false);
+}
+
+fn normalize_write(resource: Resource, value: &mut Value, creating: bool) {
     if let Some(schema) = resource.descriptor().custom {
         crd::schema::apply_defaults(value, &schema.schema);
         return;
     }
+    default_spec(resource, value, creating);
     if resource != Resource::Secrets {
         return;
     }

@@ -118,8 +118,44 @@ fn entry_for(
     }
 }
 
-/// Records an update of `current` into `next` by `manager`: the leaves it changed become
-/// its own, and leave every other manager's set, as do the leaves it removed.
+/// The managedFields an update ends with, before its own change is recorded: a request
+/// that resets them (`[]` or `[{}]`) strips them, one that sets other entries has them
+/// (kubectl moves client-side apply's fields to its apply manager so), and one that leaves
+/// them out keeps the stored ones. Returns whether the update is still to be recorded: an
+/// object without managedFields stays without until its first apply, as on the real server.
+pub(super) fn take_requested(current: &Value, next: &mut Value) -> bool {
+    let requested = next["metadata"]
+        .as_object_mut()
+        .and_then(|meta| meta.remove("managedFields"));
+    let reset = match &requested {
+        Some(Value::Array(list)) => match list.as_slice() {
+            [] => true,
+            [only] => only.as_object().is_some_and(|o| o.is_empty()),
+            _ => false,
+        },
+        _ => false,
+    };
+    if reset {
+        return false;
+    }
+    let given = requested.filter(|r| {
+        r.as_array()
+            .is_some_and(|list| list.iter().all(|e| e["manager"].is_string()))
+    });
+    let kept = match given {
+        Some(list) => list,
+        None => match &current["metadata"]["managedFields"] {
+            Value::Array(list) if !list.is_empty() => Value::Array(list.clone()),
+            _ => return false,
+        },
+    };
+    next["metadata"]["managedFields"] = kept;
+    true
+}
+
+/// Records an update of `current` into `next` (holding the managedFields to start from) by
+/// `manager`: the leaves it changed become its own, and leave every other manager's set, as
+/// do the leaves it removed.
 pub(super) fn record_update(current: &Value, next: &mut Value, manager: &str, status: bool) {
     let (before, after) = (owned_part(current, status), owned_part(next, status));
     let changed: BTreeSet<Leaf> = fieldset::leaves(&after)
@@ -134,7 +170,7 @@ pub(super) fn record_update(current: &Value, next: &mut Value, manager: &str, st
         return;
     }
     let subresource = status.then_some("status");
-    let mut all = entries(current);
+    let mut all = entries(next);
     for entry in &mut all {
         entry
             .set
@@ -210,9 +246,21 @@ pub(super) fn apply(
     let applied = owned_part(config, false);
     let wanted = fieldset::leaves(&applied);
     let mut all = entries(live);
+    if all.is_empty() {
+        // An object nobody manages yet (its managedFields were reset): what it holds is
+        // handed to `before-first-apply`, as the real server does before a first apply.
+        let api_version = live["apiVersion"].as_str().unwrap_or("v1");
+        let mut before = entry_for(BEFORE_FIRST_APPLY, "Update", api_version, None);
+        before.set = fieldset::leaves(&owned_part(live, false));
+        all.push(before);
+    }
     let mut conflicts = Vec::new();
     for entry in all.iter().filter(|e| !e.is(manager, "Apply", None)) {
         for leaf in entry.set.intersection(&wanted) {
+            // A list item is co-owned: only its fields' values can conflict.
+            if leaf.last().is_some_and(|k| k.starts_with("k:")) {
+                continue;
+            }
             if fieldset::value_at(&applied, leaf) != fieldset::value_at(live, leaf) {
                 conflicts.push(Conflict {
                     manager: entry.manager.clone(),
@@ -222,7 +270,8 @@ pub(super) fn apply(
             }
         }
     }
-    if !conflicts.is_empty() && !force {
+    let upgrading = manager == "kubectl" && conflicts_from_client_side_apply(live, &conflicts);
+    if !conflicts.is_empty() && !force && !upgrading {
         return Err(conflicts_error(kind, group, name, &conflicts));
     }
     let taken: BTreeSet<&Leaf> = conflicts.iter().map(|c| &c.leaf).collect();
@@ -267,7 +316,48 @@ pub(super) fn apply(
     all[mine].set = wanted;
     all[mine].raw["time"] = json!(manifests::timestamp(manifests::now_seconds()));
     store(&mut merged, all);
+    // kubectl's apply keeps client-side apply's record in step, so a later client-side
+    // apply diffs against what was applied last.
+    if manager == "kubectl" && merged["metadata"]["annotations"][LAST_APPLIED].is_string() {
+        let mut last = config.clone();
+        if let Some(annotations) = last["metadata"]["annotations"].as_object_mut() {
+            annotations.remove(LAST_APPLIED);
+            if annotations.is_empty() {
+                last["metadata"]
+                    .as_object_mut()
+                    .map(|m| m.remove("annotations"));
+            }
+        }
+        merged["metadata"]["annotations"][LAST_APPLIED] = json!(last.to_string());
+    }
     Ok(merged)
+}
+
+/// The manager the real server hands an unmanaged object's fields to before a first apply.
+const BEFORE_FIRST_APPLY: &str = "before-first-apply";
+
+/// Client-side apply's record of what it applied last.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// Whether every conflict is a field kubectl's client-side apply had applied: switching to
+/// server-side apply, kubectl may take them, as the real server lets it.
+fn conflicts_from_client_side_apply(live: &Value, conflicts: &[Conflict]) -> bool {
+    let Some(last) = live["metadata"]["annotations"][LAST_APPLIED]
+        .as_str()
+        .and_then(|text| serde_json::from_str::<Value>(text).ok())
+    else {
+        return false;
+    };
+    let applied = fieldset::leaves(&owned_part(&last, false));
+    conflicts.iter().all(|c| applied.contains(&c.leaf))
+}
+
+/// The managedFields a create records: all it set, its manager's.
+pub(super) fn record_create(object: &mut Value, manager: &str) {
+    let api_version = object["apiVersion"].as_str().unwrap_or("v1");
+    let mut entry = entry_for(manager, "Update", api_version, None);
+    entry.set = fieldset::leaves(&owned_part(object, false));
+    store(object, vec![entry]);
 }
 
 /// The managedFields a create by apply records: the configuration, owned by `manager`.

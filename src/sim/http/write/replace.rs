@@ -25,6 +25,8 @@ pub(crate) fn replace(
 ) -> Result<Response, ApiError> {
     let options = WriteOptions::parse(params, headers, "UpdateOptions")?;
     let mut value = body::decode_object(headers, body)?;
+    let warnings =
+        validate::check_duplicates(target, params, &validate::duplicate_fields(headers, body))?;
     let name = target.name.as_deref().unwrap_or("");
     if target.subresource == Some(Subresource::Scale) {
         let stored = shared
@@ -55,5 +57,8 @@ pub(crate) fn replace(
         )
     })?;
     wrote(shared, target, &options, name);
-    Ok(respond(StatusCode::OK, stored))
+    Ok(validate::with_warnings(
+        respond(StatusCode::OK, stored),
+        &warnings,
+    ))
 }

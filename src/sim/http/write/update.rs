@@ -93,20 +93,15 @@ pub(super) fn update_existing(
             kept => value["metadata"][field] = kept.clone(),
         }
     }
-    let fields = match ownership {
-        Ownership::Update => &["managedFields", "resourceVersion"][..],
-        Ownership::AsGiven => &["resourceVersion"][..],
-    };
-    for &field in fields {
-        match &current["metadata"][field] {
-            Value::Null => {
-                if let Some(meta) = value["metadata"].as_object_mut() {
-                    meta.remove(field);
-                }
+    match &current["metadata"]["resourceVersion"] {
+        Value::Null => {
+            if let Some(meta) = value["metadata"].as_object_mut() {
+                meta.remove("resourceVersion");
             }
-            kept => value["metadata"][field] = kept.clone(),
         }
+        kept => value["metadata"]["resourceVersion"] = kept.clone(),
     }
+    let tracked = ownership == Ownership::Update && managed::take_requested(current, &mut value);
     value["kind"] = current["kind"].clone();
     value["apiVersion"] = current["apiVersion"].clone();
     if value["spec"] != current["spec"]
@@ -114,7 +109,7 @@ pub(super) fn update_existing(
     {
         value["metadata"]["generation"] = json!(generation + 1);
     }
-    if ownership == Ownership::Update {
+    if tracked {
         let status = target.subresource == Some(Subresource::Status);
         managed::record_update(current, &mut value, &options.manager(), status);
     }

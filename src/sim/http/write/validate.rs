@@ -1,10 +1,15 @@
 //! The checks a real server makes before storing an object: the structural ones decoding
 //! into typed objects makes (400), and per-kind validation (422).
 
+use axum::http::header::WARNING;
+use axum::http::{HeaderMap, HeaderValue};
+use axum::response::Response;
 use base64::Engine as _;
 use serde_json::Value;
 
 use crate::crd;
+use crate::crd::schema::FieldError;
+use crate::http::params::Params;
 use crate::http::status::ApiError;
 use crate::http::target::Target;
 use crate::resources::Resource;
@@ -112,22 +117,41 @@ pub(super) fn validate_name(resource: Resource, name: &str) -> Result<(), ApiErr
 pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<(), ApiError> {
     validate_name(resource, name)?;
     let kind = qualified_kind(resource);
+    let mut errors = Errors::default();
+    errors.labels("metadata.labels", &value["metadata"]["labels"]);
+    match resource {
+        Resource::Pods => errors.pod_spec("spec", &value["spec"], None),
+        Resource::Deployments
+        | Resource::ReplicaSets
+        | Resource::StatefulSets
+        | Resource::DaemonSets => {
+            errors.non_negative("spec.replicas", &value["spec"]["replicas"]);
+            let template = &value["spec"]["template"];
+            errors.labels(
+                "spec.template.metadata.labels",
+                &template["metadata"]["labels"],
+            );
+            errors.pod_spec("spec.template.spec", &template["spec"], Some(&["Always"]));
+        }
+        Resource::Jobs | Resource::CronJobs => {
+            let template = match resource {
+                Resource::Jobs => &value["spec"]["template"],
+                _ => &value["spec"]["jobTemplate"]["spec"]["template"],
+            };
+            let path = match resource {
+                Resource::Jobs => "spec.template.spec",
+                _ => "spec.jobTemplate.spec.template.spec",
+            };
+            errors.pod_spec(path, &template["spec"], Some(&["OnFailure", "Never"]));
+        }
+        Resource::Services => errors.service_ports(&value["spec"]["ports"]),
+        _ => {}
+    }
+    if !errors.0.is_empty() {
+        return Err(ApiError::invalid_all(&kind, name, &errors.0));
+    }
     let required = |field: &str| ApiError::invalid(&kind, name, field, "FieldValueRequired", "");
     match resource {
-        Resource::Pods => {
-            let containers = value["spec"]["containers"]
-                .as_array()
-                .filter(|c| !c.is_empty())
-                .ok_or_else(|| required("spec.containers"))?;
-            for (i, c) in containers.iter().enumerate() {
-                if c["name"].as_str().is_none_or(str::is_empty) {
-                    return Err(required(&format!("spec.containers[{i}].name")));
-                }
-                if c["image"].as_str().is_none_or(str::is_empty) {
-                    return Err(required(&format!("spec.containers[{i}].image")));
-                }
-            }
-        }
         Resource::Deployments
         | Resource::ReplicaSets
         | Resource::StatefulSets
@@ -161,26 +185,6 @@ pub(super) fn validate(resource: Resource, name: &str, value: &Value) -> Result<
                         "{}: `selector` does not match template `labels`",
                         go_string_map(labels)
                     ),
-                ));
-            }
-            if value["spec"]["template"]["spec"]["containers"]
-                .as_array()
-                .is_none_or(Vec::is_empty)
-            {
-                return Err(required("spec.template.spec.containers"));
-            }
-        }
-        Resource::Jobs => {
-            let policy = value["spec"]["template"]["spec"]["restartPolicy"]
-                .as_str()
-                .unwrap_or("Always");
-            if policy != "OnFailure" && policy != "Never" {
-                return Err(ApiError::invalid(
-                    &kind,
-                    name,
-                    "spec.template.spec.restartPolicy",
-                    "FieldValueNotSupported",
-                    &format!("\"{policy}\": supported values: \"OnFailure\", \"Never\""),
                 ));
             }
         }
@@ -260,6 +264,15 @@ pub(super) fn validate_update(
     current: &Value,
     value: &Value,
 ) -> Result<(), ApiError> {
+    if resource == Resource::Pods && !pod_update_allowed(&current["spec"], &value["spec"]) {
+        return Err(ApiError::invalid(
+            "Pod",
+            name,
+            "spec",
+            "FieldValueForbidden",
+            POD_UPDATES,
+        ));
+    }
     let immutable = matches!(
         resource,
         Resource::Deployments
@@ -290,6 +303,57 @@ pub(super) fn validate_update(
         "FieldValueInvalid",
         &format!("{}: field is immutable", go_selector(after)),
     ))
+}
+
+/// Why a pod's spec change is refused (the real message goes on with a diff of the specs).
+const POD_UPDATES: &str = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)";
+
+/// Whether a pod's spec changed only where a pod may: images, the active deadline,
+/// tolerations added, scheduling gates removed, and a negative grace period set to 1.
+fn pod_update_allowed(before: &Value, after: &Value) -> bool {
+    if before == after {
+        return true;
+    }
+    let listed = |spec: &Value, field: &str| spec[field].as_array().cloned().unwrap_or_default();
+    let (old, new) = (listed(before, "tolerations"), listed(after, "tolerations"));
+    if !old.iter().all(|t| new.contains(t)) {
+        return false;
+    }
+    let (old, new) = (
+        listed(before, "schedulingGates"),
+        listed(after, "schedulingGates"),
+    );
+    if !new.iter().all(|g| old.contains(g)) {
+        return false;
+    }
+    let grace = |spec: &Value| spec["terminationGracePeriodSeconds"].as_i64();
+    if grace(before) != grace(after)
+        && !(grace(before).is_some_and(|g| g < 0) && grace(after) == Some(1))
+    {
+        return false;
+    }
+    let mask = |spec: &Value| {
+        let mut masked = spec.clone();
+        if let Some(map) = masked.as_object_mut() {
+            for field in [
+                "activeDeadlineSeconds",
+                "tolerations",
+                "schedulingGates",
+                "terminationGracePeriodSeconds",
+            ] {
+                map.remove(field);
+            }
+        }
+        for list in ["containers", "initContainers"] {
+            if let Some(containers) = masked[list].as_array_mut() {
+                for container in containers.iter_mut().filter_map(Value::as_object_mut) {
+                    container.remove("image");
+                }
+            }
+        }
+        masked
+    };
+    mask(before) == mask(after)
 }
 
 /// A label selector's matchLabels and matchExpressions, absent ones as empty.
@@ -409,9 +473,385 @@ pub(super) fn strict_decoding(
     )))
 }
 
+/// Field errors gathered over an object, reported together as the real server's
+/// `field.ErrorList` is.
+#[derive(Default)]
+struct Errors(Vec<FieldError>);
+
+/// What `IsValidPortNum` says of a port out of range.
+const PORT_RANGE: &str = "must be between 1 and 65535, inclusive";
+
+const QUALIFIED_NAME: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+const LABEL_VALUE: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
+impl Errors {
+    fn push(&mut self, field: String, reason: &'static str, short: &'static str, detail: String) {
+        self.0.push(FieldError {
+            field,
+            reason,
+            short,
+            detail,
+        });
+    }
+
+    fn required(&mut self, field: String) {
+        self.push(field, "FieldValueRequired", "Required value", String::new());
+    }
+
+    fn invalid(&mut self, field: String, value: &Value, detail: &str) {
+        let shown = match value {
+            Value::String(s) => format!("{s:?}"),
+            other => other.to_string(),
+        };
+        self.push(
+            field,
+            "FieldValueInvalid",
+            "Invalid value",
+            format!("{shown}: {detail}"),
+        );
+    }
+
+    /// `spec.replicas` and the like: a count cannot be negative.
+    fn non_negative(&mut self, field: &str, value: &Value) {
+        if value.as_i64().is_some_and(|n| n < 0) {
+            self.invalid(
+                field.to_string(),
+                value,
+                "must be greater than or equal to 0",
+            );
+        }
+    }
+
+    /// Label keys are qualified names and values at most 63 of a restricted alphabet, as
+    /// `ValidateLabels` checks them.
+    fn labels(&mut self, field: &str, labels: &Value) {
+        let Some(labels) = labels.as_object() else {
+            return;
+        };
+        for (key, value) in labels {
+            for message in qualified_name_problems(key) {
+                self.invalid(field.to_string(), &Value::String(key.clone()), message);
+            }
+            let text = value.as_str().unwrap_or("");
+            if text.len() > 63 {
+                self.invalid(
+                    field.to_string(),
+                    value,
+                    "must be no more than 63 characters",
+                );
+            }
+            if !text.is_empty() && !name_part_ok(text) {
+                self.invalid(field.to_string(), value, LABEL_VALUE);
+            }
+        }
+    }
+
+    /// A pod spec (of a pod, or of a template at `path`): containers with names, images and
+    /// ports in range, and a restart policy the owner supports (`allowed`, or any).
+    fn pod_spec(&mut self, path: &str, spec: &Value, allowed: Option<&[&str]>) {
+        if spec["containers"].as_array().is_none_or(Vec::is_empty) {
+            self.required(format!("{path}.containers"));
+        }
+        for list in ["containers", "initContainers"] {
+            let Some(containers) = spec[list].as_array() else {
+                continue;
+            };
+            for (i, container) in containers.iter().enumerate() {
+                let at = format!("{path}.{list}[{i}]");
+                for field in ["name", "image"] {
+                    if container[field].as_str().is_none_or(str::is_empty) {
+                        self.required(format!("{at}.{field}"));
+                    }
+                }
+                let Some(ports) = container["ports"].as_array() else {
+                    continue;
+                };
+                for (j, port) in ports.iter().enumerate() {
+                    let container_port = &port["containerPort"];
+                    if container_port.as_i64().unwrap_or(0) == 0 {
+                        self.required(format!("{at}.ports[{j}].containerPort"));
+                    } else {
+                        self.port(format!("{at}.ports[{j}].containerPort"), container_port);
+                    }
+                    if port["hostPort"].as_i64().is_some_and(|p| p != 0) {
+                        self.port(format!("{at}.ports[{j}].hostPort"), &port["hostPort"]);
+                    }
+                }
+            }
+        }
+        // An absent policy is defaulted to Always before validation.
+        let policy = spec["restartPolicy"].as_str().unwrap_or("Always");
+        let supported = allowed.unwrap_or(&["Always", "OnFailure", "Never"]);
+        if !supported.contains(&policy) {
+            let listed: Vec<String> = supported.iter().map(|p| format!("{p:?}")).collect();
+            self.push(
+                format!("{path}.restartPolicy"),
+                "FieldValueNotSupported",
+                "Unsupported value",
+                format!("{policy:?}: supported values: {}", listed.join(", ")),
+            );
+        }
+    }
+
+    fn port(&mut self, field: String, value: &Value) {
+        if value.as_i64().is_none_or(|p| !(1..=65535).contains(&p)) {
+            self.invalid(field, value, PORT_RANGE);
+        }
+    }
+
+    /// A Service's ports and their numeric target ports are ports in range.
+    fn service_ports(&mut self, ports: &Value) {
+        let Some(ports) = ports.as_array() else {
+            return;
+        };
+        for (i, port) in ports.iter().enumerate() {
+            self.port(format!("spec.ports[{i}].port"), &port["port"]);
+            if port["targetPort"].is_number() {
+                self.port(format!("spec.ports[{i}].targetPort"), &port["targetPort"]);
+            }
+        }
+    }
+}
+
+/// A label value or a qualified name's name part: alphanumerics, `-`, `_` and `.`, starting
+/// and ending with an alphanumeric.
+fn name_part_ok(text: &str) -> bool {
+    let edge = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    edge(text.chars().next())
+        && edge(text.chars().last())
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// What `IsQualifiedName` says of a label key: an optional DNS subdomain prefix and `/`,
+/// then a name part of at most 63 characters.
+fn qualified_name_problems(key: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let (prefix, name) = match key.split('/').collect::<Vec<_>>().as_slice() {
+        [name] => (None, *name),
+        [prefix, name] => (Some(*prefix), *name),
+        _ => return vec![QUALIFIED_NAME_WHOLE],
+    };
+    if let Some(prefix) = prefix {
+        if prefix.is_empty() {
+            out.push("prefix part must be non-empty");
+        } else if !subdomain_ok(prefix) {
+            out.push(PREFIX_SUBDOMAIN);
+        }
+    }
+    if name.is_empty() {
+        out.push("name part must be non-empty");
+    } else if name.len() > 63 {
+        out.push("name part must be no more than 63 characters");
+    }
+    if !name.is_empty() && !name_part_ok(name) {
+        out.push(QUALIFIED_NAME);
+    }
+    out
+}
+
+const QUALIFIED_NAME_WHOLE: &str = "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
+
+const PREFIX_SUBDOMAIN: &str = "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+/// A lowercase RFC 1123 subdomain of at most 253 characters.
+fn subdomain_ok(text: &str) -> bool {
+    text.len() <= 253
+        && text.split('.').all(|label| {
+            let edge =
+                |c: Option<char>| c.is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+            edge(label.chars().next())
+                && edge(label.chars().last())
+                && label
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        })
+}
+
+/// The fields a JSON body gives more than once, as paths (`spec.replicas`,
+/// `spec.template.spec.containers[0].image`): decoding keeps the last, and the real
+/// server's strict decoding reports each. Other media types are not looked at.
+pub(super) fn duplicate_fields(headers: &HeaderMap, body: &[u8]) -> Vec<String> {
+    if super::body::media_type(headers) != "application/json" {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    let mut decoder = serde_json::Deserializer::from_slice(body);
+    let walk = DuplicateWalk {
+        path: String::new(),
+        found: &mut found,
+    };
+    // A body that does not parse is refused by decoding itself, with its own message.
+    if serde::de::DeserializeSeed::deserialize(walk, &mut decoder).is_err() {
+        return Vec::new();
+    }
+    found
+}
+
+/// Walks a JSON document, noting keys repeated within one object.
+struct DuplicateWalk<'a> {
+    path: String,
+    found: &'a mut Vec<String>,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for DuplicateWalk<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, decoder: D) -> Result<(), D::Error> {
+        decoder.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for DuplicateWalk<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let path = if self.path.is_empty() {
+                key.clone()
+            } else {
+                format!("{}.{key}", self.path)
+            };
+            if !seen.insert(key) {
+                self.found.push(path.clone());
+            }
+            map.next_value_seed(DuplicateWalk {
+                path,
+                found: &mut *self.found,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut index = 0;
+        loop {
+            let item = DuplicateWalk {
+                path: format!("{}[{index}]", self.path),
+                found: &mut *self.found,
+            };
+            if seq.next_element_seed(item)?.is_none() {
+                return Ok(());
+            }
+            index += 1;
+        }
+    }
+}
+
+/// What `fieldValidation` makes of repeated fields: Strict refuses the body (400, in the
+/// real server's words), Warn accepts it with a warning each, Ignore (and no choice, for
+/// these) says nothing. Returns the warnings.
+pub(super) fn check_duplicates(
+    target: &Target,
+    params: &Params,
+    duplicates: &[String],
+) -> Result<Vec<String>, ApiError> {
+    if duplicates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let said: Vec<String> = duplicates
+        .iter()
+        .map(|f| format!("duplicate field \"{f}\""))
+        .collect();
+    match params.get("fieldValidation") {
+        Some("Strict") => {
+            let kind = target.resource.kind();
+            Err(ApiError::bad_request(format!(
+                "{kind} in version \"{}\" cannot be handled as a {kind}: strict decoding error: {}",
+                target.resource.version(),
+                said.join(", ")
+            )))
+        }
+        Some("Warn") => Ok(said),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// Adds a `Warning: 299 - "..."` header for each warning, as the real server sends them.
+pub(super) fn with_warnings(mut response: Response, warnings: &[String]) -> Response {
+    for warning in warnings {
+        let text = format!("299 - {warning:?}");
+        if let Ok(value) = HeaderValue::from_str(&text) {
+            response.headers_mut().append(WARNING, value);
+        }
+    }
+    response
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn label_keys_are_qualified_names() {
+        assert!(qualified_name_problems("app.kubernetes.io/name").is_empty());
+        assert!(qualified_name_problems("A_b.c").is_empty());
+        assert_eq!(qualified_name_problems("Example.com/x"), [PREFIX_SUBDOMAIN]);
+        assert_eq!(
+            qualified_name_problems("/x"),
+            ["prefix part must be non-empty"]
+        );
+        assert_eq!(qualified_name_problems("a/b/c"), [QUALIFIED_NAME_WHOLE]);
+        assert_eq!(
+            qualified_name_problems(&"x".repeat(64)),
+            ["name part must be no more than 63 characters"]
+        );
+        assert_eq!(qualified_name_problems("x-"), [QUALIFIED_NAME]);
+    }
+
+    #[test]
+    fn pods_may_change_images_and_add_tolerations_only() {
+        let pod = serde_json::json!({"containers": [{"name": "a", "image": "i:1"}],
+            "tolerations": [{"key": "k"}]});
+        let mut next = pod.clone();
+        next["containers"][0]["image"] = "i:2".into();
+        next["tolerations"] = serde_json::json!([{"key": "k"}, {"key": "l"}]);
+        assert!(pod_update_allowed(&pod, &next));
+        next["tolerations"] = serde_json::json!([]);
+        assert!(!pod_update_allowed(&pod, &next));
+        let mut moved = pod.clone();
+        moved["nodeName"] = "node-1".into();
+        assert!(!pod_update_allowed(&pod, &moved));
+    }
+
+    #[test]
+    fn repeated_fields_are_found_with_their_paths() {
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", HeaderValue::from_static("application/json"));
+        let body = br#"{"a":1,"a":2,"l":[{"x":1},{"x":1,"x":2}]}"#;
+        assert_eq!(duplicate_fields(&headers, body), ["a", "l[1].x"]);
+    }
 
     #[test]
     fn names_are_validated() {
