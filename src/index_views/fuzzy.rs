@@ -1,13 +1,14 @@
 //! Free-text filtering of rows: what `/crash` finds.
 //!
-//! Plain text matches a row when its characters appear in the row's `namespace/name` in
-//! order, ignoring ASCII case (the criterion of skim's and fzf's matchers, without their
-//! scores: a table sorted by a column has no use for scores, and scoring every key costs
-//! ~10x more), or when one of the row's cells as shown (STATUS, READY, NODE, a message...)
-//! contains it, ignoring ASCII case: so `crash` finds `CrashLoopBackOff` and `oom`
-//! `OOMKilled` as a k9s user expects, without the looseness of a fuzzy match across a
-//! whole row. `!text` keeps the rows that do not match; `~re` matches a regular expression
-//! against the key and each cell (`!~re` inverts it).
+//! Plain text matches a row, as k9s's filter does, when its `namespace/name` or one of its
+//! cells as shown (STATUS, READY, NODE, a message...) contains it, ignoring ASCII case: so
+//! `crash` finds `CrashLoopBackOff` and `oom` `OOMKilled`. (A fuzzy match finds
+//! `checkout-prod/checkout-gateway-2-bkxvzndshs` for `crash` too: long generated names hold
+//! most letters in some order.) `-f text` is the fuzzy match on the key, the characters of
+//! `text` in order ignoring ASCII case (skim's and fzf's criterion without their scores: a
+//! table sorted by a column has no use for scores, and scoring every key costs ~10x more),
+//! as k9s's `-f`. `!text` keeps the rows that do not match; `~re` matches a regular
+//! expression against the key and each cell (`!~re` inverts it).
 //!
 //! The passes run on a view's job thread (see `live::ViewWorker::set_text`): each keystroke
 //! sends the whole text, only the newest is run, and a pass still going when another
@@ -38,8 +39,10 @@ fn contains_ignoring_case(haystack: &str, needle: &str) -> bool {
 /// How a filter's free text tests a row.
 #[derive(Debug, Clone)]
 enum Matcher {
-    /// Fuzzy on the key, a substring of a cell.
+    /// A substring of the key or of a cell.
     Text(String),
+    /// Fuzzy on the key, a substring of a cell.
+    Fuzzy(String),
     /// A regular expression, case-insensitive unless it says otherwise, on the key or a cell.
     Regex(Regex),
 }
@@ -79,8 +82,16 @@ impl TextPattern {
                         message: e.to_string(),
                     })?,
             ),
-            None if rest.is_empty() => return Ok(None),
-            None => Matcher::Text(rest.to_string()),
+            None => match rest.strip_prefix("-f") {
+                Some(fuzzy) if fuzzy.is_empty() || fuzzy.starts_with(' ') => {
+                    match fuzzy.trim_start() {
+                        "" => return Ok(None),
+                        fuzzy => Matcher::Fuzzy(fuzzy.to_string()),
+                    }
+                }
+                _ if rest.is_empty() => return Ok(None),
+                _ => Matcher::Text(rest.to_string()),
+            },
         };
         Ok(Some(Self { matcher, invert }))
     }
@@ -90,6 +101,12 @@ impl TextPattern {
     pub fn matches<S: AsRef<str>>(&self, key: &str, cells: impl FnOnce() -> Vec<S>) -> bool {
         let found = match &self.matcher {
             Matcher::Text(text) => {
+                contains_ignoring_case(key, text)
+                    || cells()
+                        .iter()
+                        .any(|c| contains_ignoring_case(c.as_ref(), text))
+            }
+            Matcher::Fuzzy(text) => {
                 text_matches(key, text)
                     || cells()
                         .iter()
@@ -103,10 +120,19 @@ impl TextPattern {
     }
 
     /// Whether every row `text` keeps is among those `previous` kept, so that a pass for
-    /// `text` may read only `previous`'s rows: plain text typed on at its end.
+    /// `text` may read only `previous`'s rows: plain or fuzzy text typed on at its end.
     pub fn narrows(text: &str, previous: &str) -> bool {
-        let plain = |t: &str| !t.starts_with('!') && !t.starts_with('~');
-        plain(text) && plain(previous) && text.starts_with(previous)
+        let same = |a: Option<Self>, b: Option<Self>| match (a, b) {
+            (Some(a), Some(b)) => match (a.matcher, b.matcher) {
+                (Matcher::Text(a), Matcher::Text(b)) | (Matcher::Fuzzy(a), Matcher::Fuzzy(b)) => {
+                    a.starts_with(b.as_str())
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        let parsed = |t: &str| Self::parse(t).ok().flatten().filter(|p| !p.invert);
+        same(parsed(text), parsed(previous))
     }
 }
 
@@ -136,12 +162,15 @@ mod tests {
         let row = ["0/1", "CrashLoopBackOff", "7 (3s ago)", "node-2"];
         assert!(keeps("crash", "shop/api-1", &row));
         assert!(keeps("NODE-2", "shop/api-1", &row));
-        assert!(keeps("sapi", "shop/api-1", &row), "fuzzy on the key");
+        assert!(keeps("P/API", "shop/api-1", &row));
         assert!(!keeps("pending", "shop/api-1", &row));
+        assert!(!keeps("sapi", "shop/api-1", &row), "a substring, not fuzzy");
+        assert!(keeps("-f sapi", "shop/api-1", &row), "-f: fuzzy on the key");
         assert!(
-            !keeps("cboff", "shop/api-1", &row),
+            !keeps("-f cboff", "shop/api-1", &row),
             "cells are matched as substrings, not fuzzily"
         );
+        assert!(TextPattern::parse("-f ").unwrap().is_none());
     }
 
     #[test]
@@ -163,6 +192,11 @@ mod tests {
     #[test]
     fn only_plain_text_typed_on_narrows() {
         assert!(TextPattern::narrows("cra", "cr"));
+        assert!(TextPattern::narrows("-f cra", "-f cr"));
+        assert!(
+            !TextPattern::narrows("-f c", "-f"),
+            "-f alone narrows nothing"
+        );
         assert!(!TextPattern::narrows("cr", "cra"));
         assert!(!TextPattern::narrows("!cra", "!cr"), "inverted text widens");
         assert!(!TextPattern::narrows("~cr.", "~cr"));

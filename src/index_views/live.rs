@@ -1194,6 +1194,13 @@ mod tests {
         store.add(waiting_pod("api", "", 2)).unwrap();
         view.apply(&"shop/api".into());
         assert_eq!(names(&view), ["shop/web"]);
+        let by_status = LiveView::new(
+            registry.clone(),
+            Query::parse("status=CrashLoopBackOff").unwrap(),
+            sort,
+        )
+        .unwrap();
+        assert_eq!(names(&by_status), ["shop/web"], "the status index");
         assert!(view.set_text("!crash", || false).is_some());
         assert_eq!(names(&view), ["shop/api"]);
         assert!(view.set_text("~^shop/(api|web)$", || false).is_some());
@@ -1384,11 +1391,11 @@ mod tests {
             assert_eq!(names(view), want, "{text}");
         };
         // A pass over the members, then narrowing from the rows, then a pass again.
-        assert!(view.set_text("wb", || false).is_some());
+        assert!(view.set_text("-f wb", || false).is_some());
         expect(&view, "wb", &[]);
-        assert!(view.set_text("wb-", || false).is_some());
+        assert!(view.set_text("-f wb-", || false).is_some());
         expect(&view, "wb-", &[]);
-        assert!(view.set_text("a1", || false).is_some());
+        assert!(view.set_text("-f a1", || false).is_some());
         expect(&view, "a1", &[]);
         // Members joining and leaving while a text is set.
         store.add(pod("ns", "api-100", "x", 100, 1)).unwrap();
@@ -1396,15 +1403,15 @@ mod tests {
         store.remove("ns/api-16");
         view.apply(&"ns/api-16".into());
         assert_eq!(names(&view), ["ns/api-12", "ns/api-100"]);
-        assert!(view.set_text("a10", || true).is_none(), "cancelled");
-        assert_eq!(view.text(), "a1", "a cancelled search changes nothing");
-        assert!(view.set_text("a10", || false).is_some());
+        assert!(view.set_text("-f a10", || true).is_none(), "cancelled");
+        assert_eq!(view.text(), "-f a1", "a cancelled search changes nothing");
+        assert!(view.set_text("-f a10", || false).is_some());
         assert_eq!(names(&view), ["ns/api-100"]);
         view.set_sort(SortSpec {
             column: RESTARTS,
             descending: true,
         });
-        assert_eq!(view.text(), "a10", "a re-sort keeps the text");
+        assert_eq!(view.text(), "-f a10", "a re-sort keeps the text");
         assert!(view.set_text("", || true).is_some());
         assert_eq!(view.len(), 40);
     }
@@ -1555,10 +1562,10 @@ mod tests {
             fifo.add(pod("ns", name, "web", 0, 6)).unwrap();
         }
         wait_for(vec!["ns/e", "ns/web-backend", "ns/web-frontend"]).await;
-        worker.set_text("w");
-        worker.set_text("wfr");
+        worker.set_text("-f w");
+        worker.set_text("-f wfr");
         wait_for(vec!["ns/web-frontend"]).await;
-        assert_eq!(view.lock().text(), "wfr");
+        assert_eq!(view.lock().text(), "-f wfr");
         // A pod that joins while text filters is matched by the view itself.
         fifo.add(pod("ns", "web-frontend-2", "web", 0, 7)).unwrap();
         wait_for(vec!["ns/web-frontend", "ns/web-frontend-2"]).await;

@@ -5,7 +5,10 @@
 //! app=web,node=n1         AND: intersect the key sets, smallest first
 //! app in (a,b)            union of values;  app notin (a,b)  its complement
 //! app!=web   !app         complement against the store (!app: objects with no app value)
-//! web-7f                  free text: fuzzy match on namespace/name of what the terms left
+//! web-7f                  free text: namespace/name or a cell as shown contains it
+//! -f wfr                  fuzzy text: wfr's letters in order in namespace/name
+//! !crash                  inverted text (when no index is called crash: else `!index`)
+//! ~^web-\d+$              a regex on namespace/name and the cells, to the end of the line
 //! ```
 //! Terms are separated by commas or spaces; `==` is the same as `=`.
 
@@ -17,6 +20,8 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 use kscope_informers::indexer::{Indexer, IndexerError, KeySet};
 use kscope_informers::keys::Key;
 use kscope_informers::object::Object;
+
+use super::fuzzy::TextPattern;
 
 /// One index term.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,6 +230,17 @@ impl<'a> Parser<'a> {
         self.tokens.get(self.pos + offset).map(|(_, t)| t)
     }
 
+    /// The rest of `input` from the current token when it starts a regex, `~re` or `!~re`.
+    fn regex_start<'i>(&self, input: &'i str) -> Option<&'i str> {
+        let at = match (self.peek(), self.peek_at(1)) {
+            (Some(Token::Word(w)), _) if w.starts_with('~') => self.column(),
+            (Some(Token::Not), Some(Token::Word(w))) if w.starts_with('~') => self.column(),
+            _ => return None,
+        };
+        let byte = input.char_indices().nth(at - 1).map(|(i, _)| i)?;
+        input.get(byte..)
+    }
+
     fn column(&self) -> usize {
         self.tokens
             .get(self.pos)
@@ -285,8 +301,31 @@ impl Query {
         let mut query = Query::default();
         let mut text = Vec::new();
         while let Some(token) = parser.peek().cloned() {
+            // `~re` and `!~re` run to the end of the line: a regex has its own commas,
+            // parentheses and `!`.
+            if let Some(regex) = parser.regex_start(input) {
+                if !text.is_empty() {
+                    return Err(ParseError {
+                        column: parser.column(),
+                        message: "a regular expression (~re) takes the place of other text"
+                            .to_string(),
+                    });
+                }
+                let regex = regex.trim_end();
+                TextPattern::parse(regex).map_err(|e| ParseError {
+                    column: parser.column(),
+                    message: e.to_string(),
+                })?;
+                query.text = regex.to_string();
+                return Ok(query);
+            }
             match token {
                 Token::Comma => parser.pos += 1,
+                // A `!` still alone (the first key of k9s's inverted filter) narrows nothing.
+                Token::Not if parser.peek_at(1).is_none() => {
+                    parser.pos += 1;
+                    text.push("!");
+                }
                 Token::Not => {
                     parser.pos += 1;
                     let index = parser.word("an index name after '!'")?.to_string();
@@ -331,6 +370,24 @@ impl Query {
 
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty() && self.text.is_empty()
+    }
+
+    /// k9s's inverted filter, `!crash`, is written like `!index` (objects without a value
+    /// for the index): a lone `!name` that names none of the indexes `is_index` knows is
+    /// inverted free text instead.
+    pub fn resolve_inverted(mut self, is_index: impl Fn(&str) -> bool) -> Self {
+        let unknown: Vec<usize> = self
+            .terms
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| matches!(t, Term::Missing { index } if !is_index(index)))
+            .map(|(i, _)| i)
+            .collect();
+        if let ([at], true) = (unknown.as_slice(), self.text.is_empty()) {
+            let term = self.terms.remove(*at);
+            self.text = format!("!{}", term.index());
+        }
+        self
     }
 
     /// The keys the index terms select (all keys when there are none), before free text.
@@ -540,8 +597,16 @@ mod tests {
             "column 11: expected a value after ',', the query ended"
         );
         assert_eq!(
-            err("!"),
-            "column 2: expected an index name after '!', the query ended"
+            err("!,"),
+            "column 2: expected an index name after '!', found ','"
+        );
+        assert_eq!(
+            err("~("),
+            "column 1: regular expression \"(\": regex parse error:\n    (\n    ^\nerror: unclosed group"
+        );
+        assert_eq!(
+            err("web ~x"),
+            "column 5: a regular expression (~re) takes the place of other text"
         );
         assert_eq!(
             err("=web"),
@@ -610,6 +675,22 @@ mod tests {
         assert_eq!(run("app=web w2"), ["a/web-2"]);
         assert_eq!(run("cache"), ["b/cache-1"]);
         assert_eq!(run("").len(), 6);
+    }
+
+    #[test]
+    fn bang_text_and_regexes_parse_as_k9s_filters() {
+        let known = |name: &str| ["app", "namespace"].contains(&name);
+        let q = Query::parse("!crash").unwrap().resolve_inverted(known);
+        assert!(q.terms.is_empty());
+        assert_eq!(q.text, "!crash");
+        let q = Query::parse("!app").unwrap().resolve_inverted(known);
+        assert_eq!(q.text, "");
+        assert_eq!(q.terms.len(), 1, "!index keeps its meaning");
+        assert_eq!(Query::parse("!").unwrap().text, "!");
+        let q = Query::parse("app=web ~^a/(web|db)-[0-9],x$").unwrap();
+        assert_eq!(q.terms, [eq("app", "web")]);
+        assert_eq!(q.text, "~^a/(web|db)-[0-9],x$");
+        assert_eq!(Query::parse("!~^web").unwrap().text, "!~^web");
     }
 
     #[test]

@@ -306,6 +306,8 @@ impl<T: TableRow> Table for ResourceTable<T> {
     }
 
     fn set_query(&mut self, query: Query, sort: SortSpec) -> Result<bool, QueryError> {
+        let names = self.index_names();
+        let query = query.resolve_inverted(|name| names.iter().any(|n| n == name));
         let current: &[Term] = self.filtered.as_ref().map_or(&[], |(t, _)| t);
         let rebuilt = query.terms != current;
         if rebuilt {
