@@ -401,14 +401,19 @@ impl<T: TableRow> LiveView<T> {
             })
             .collect();
         let indexer = registry.indexer();
-        let mut keys = query.select(indexer)?;
+        let by_index = Query {
+            labels: Vec::new(),
+            ..query.selector()
+        };
+        let mut keys = by_index.select(indexer)?;
         keys.sort_unstable();
         keys.dedup();
         let objects = keys
             .into_iter()
             .filter_map(|key| {
                 let obj = indexer.get_by_key(&key)?;
-                Some((key, obj))
+                // Label selector terms have no index to select by: tested here.
+                (query.labels.is_empty() || terms.matches(&obj)).then_some((key, obj))
             })
             .collect();
         let columns = T::columns(registry.kind());
@@ -1212,6 +1217,30 @@ mod tests {
         }));
         assert!(view.set_text("crash", || false).is_some());
         assert_eq!(names(&view), ["shop/web"]);
+    }
+
+    /// `-l` selects by labels that no index reads, as kubectl's `-l`; `Query::select` alone
+    /// (without the objects) refuses it.
+    #[test]
+    fn a_label_selector_needs_no_index() {
+        let (registry, store) =
+            IndexRegistry::<Pod>::new(vec![default_index_definitions().remove(0)]).unwrap();
+        store.add(pod("a", "web-1", "web", 0, 1)).unwrap();
+        store.add(pod("a", "db-1", "db", 0, 1)).unwrap();
+        store.add(pod("b", "none", "", 0, 1)).unwrap();
+        let sort = SortSpec::default();
+        let view = |q: &str| {
+            names(&LiveView::new(registry.clone(), Query::parse(q).unwrap(), sort).unwrap())
+        };
+        assert_eq!(view("-l app=web"), ["a/web-1"]);
+        assert_eq!(view("-l app!=web"), ["a/db-1", "b/none"]);
+        assert_eq!(view("namespace=a -l !app"), Vec::<String>::new());
+        assert!(LiveView::new(registry.clone(), Query::parse("app=web").unwrap(), sort).is_err());
+        let err = Query::parse("-l app=web")
+            .unwrap()
+            .select(registry.indexer())
+            .unwrap_err();
+        assert!(matches!(err, QueryError::LabelSelector { .. }), "{err}");
     }
 
     /// An object deleted from the store before its delete reaches the view: the window

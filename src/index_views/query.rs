@@ -101,6 +101,15 @@ impl fmt::Display for Query {
             write!(f, "{term}")?;
             first = false;
         }
+        for (i, term) in self.labels.iter().enumerate() {
+            match (i, first) {
+                (0, true) => f.write_str("-l ")?,
+                (0, false) => f.write_str(" -l ")?,
+                _ => f.write_str(",")?,
+            }
+            write!(f, "{term}")?;
+            first = false;
+        }
         if !self.text.is_empty() {
             if !first {
                 f.write_str(" ")?;
@@ -111,10 +120,14 @@ impl fmt::Display for Query {
     }
 }
 
-/// A parsed query: index terms (ANDed) and free text.
+/// A parsed query: index terms (ANDed), label selector terms and free text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Query {
     pub terms: Vec<Term>,
+    /// k9s's `-l app=web,tier!=db`: terms on labels, whether or not an index reads them
+    /// (each term's `index` is the label key). Tested object by object, after the index
+    /// terms chose the candidates.
+    pub labels: Vec<Term>,
     /// Free text, fuzzy-matched against `namespace/name`; empty when none.
     pub text: String,
 }
@@ -132,6 +145,10 @@ pub struct ParseError {
 pub enum QueryError {
     #[error("unknown index {name:?}; indexes: {known}")]
     UnknownIndex { name: String, known: String },
+    /// `-l` terms have no index to select keys by: only a live view, which reads each
+    /// object, takes them.
+    #[error("a label selector (-l {selector}) filters the TUI's tables only; use kubectl's -l")]
+    LabelSelector { selector: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -300,6 +317,7 @@ impl Query {
         };
         let mut query = Query::default();
         let mut text = Vec::new();
+        let mut labels = false;
         while let Some(token) = parser.peek().cloned() {
             // `~re` and `!~re` run to the end of the line: a regex has its own commas,
             // parentheses and `!`.
@@ -321,6 +339,11 @@ impl Query {
             }
             match token {
                 Token::Comma => parser.pos += 1,
+                // The terms after `-l` select by label, as kubectl's and k9s's `-l`.
+                Token::Word("-l") => {
+                    parser.pos += 1;
+                    labels = true;
+                }
                 // A `!` still alone (the first key of k9s's inverted filter) narrows nothing.
                 Token::Not if parser.peek_at(1).is_none() => {
                     parser.pos += 1;
@@ -329,7 +352,7 @@ impl Query {
                 Token::Not => {
                     parser.pos += 1;
                     let index = parser.word("an index name after '!'")?.to_string();
-                    query.terms.push(Term::Missing { index });
+                    query.push(labels, Term::Missing { index });
                 }
                 Token::Word(word) => match parser.peek_at(1) {
                     Some(Token::Eq) | Some(Token::Ne) => {
@@ -337,22 +360,28 @@ impl Query {
                         parser.pos += 2;
                         let value = parser.word("a value")?.to_string();
                         let index = word.to_string();
-                        query.terms.push(if negated {
-                            Term::Ne { index, value }
-                        } else {
-                            Term::Eq { index, value }
-                        });
+                        query.push(
+                            labels,
+                            if negated {
+                                Term::Ne { index, value }
+                            } else {
+                                Term::Eq { index, value }
+                            },
+                        );
                     }
                     Some(Token::Word(op @ ("in" | "notin"))) => {
                         let negated = *op == "notin";
                         parser.pos += 2;
                         let values = parser.values()?;
                         let index = word.to_string();
-                        query.terms.push(if negated {
-                            Term::NotIn { index, values }
-                        } else {
-                            Term::In { index, values }
-                        });
+                        query.push(
+                            labels,
+                            if negated {
+                                Term::NotIn { index, values }
+                            } else {
+                                Term::In { index, values }
+                            },
+                        );
                     }
                     _ => {
                         parser.pos += 1;
@@ -369,7 +398,24 @@ impl Query {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.terms.is_empty() && self.text.is_empty()
+        self.terms.is_empty() && self.labels.is_empty() && self.text.is_empty()
+    }
+
+    fn push(&mut self, label: bool, term: Term) {
+        if label {
+            self.labels.push(term);
+        } else {
+            self.terms.push(term);
+        }
+    }
+
+    /// The query without its free text: what a view's members are chosen by.
+    pub fn selector(&self) -> Query {
+        Query {
+            terms: self.terms.clone(),
+            labels: self.labels.clone(),
+            text: String::new(),
+        }
     }
 
     /// k9s's inverted filter, `!crash`, is written like `!index` (objects without a value
@@ -393,6 +439,12 @@ impl Query {
     /// The keys the index terms select (all keys when there are none), before free text.
     /// Positive terms intersect their sets smallest first; negative ones then filter.
     pub fn select<T: Object>(&self, indexer: &Indexer<T>) -> Result<Vec<Key>, QueryError> {
+        if !self.labels.is_empty() {
+            let terms: Vec<String> = self.labels.iter().map(Term::to_string).collect();
+            return Err(QueryError::LabelSelector {
+                selector: terms.join(","),
+            });
+        }
         let unknown = |name: &str| {
             let mut known: Vec<String> = indexer
                 .index_names()
@@ -691,6 +743,23 @@ mod tests {
         assert_eq!(q.terms, [eq("app", "web")]);
         assert_eq!(q.text, "~^a/(web|db)-[0-9],x$");
         assert_eq!(Query::parse("!~^web").unwrap().text, "!~^web");
+        let q = Query::parse("-l app=web,tier!=db api").unwrap();
+        assert!(q.terms.is_empty());
+        assert_eq!(
+            q.labels,
+            [
+                eq("app", "web"),
+                Term::Ne {
+                    index: "tier".into(),
+                    value: "db".into()
+                }
+            ]
+        );
+        assert_eq!(q.text, "api");
+        assert_eq!(q.to_string(), "-l app=web,tier!=db api");
+        let both = Query::parse("node=n1 -l !tier").unwrap();
+        assert_eq!(both.to_string(), "node=n1 -l !tier");
+        assert_eq!(Query::parse(&both.to_string()).unwrap(), both);
     }
 
     #[test]
