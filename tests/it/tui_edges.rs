@@ -60,9 +60,8 @@ fn slash_crash_finds_the_crashing_pods() {
     demo.listed();
     let s = &demo.session;
     s.keys(&["/", "crash", "Enter"]);
-    let screen = s.wait_for("the crashing pods", |s| {
-        s.contains("/crash") && s.contains("matches")
-    });
+    // The header says which filter its rows match once the view has run it.
+    let screen = s.wait_for("the crashing pods", |s| s.contains("rows matching crash "));
     let crashing = table_rows(&screen);
     assert!(!crashing.is_empty(), "{screen}");
     for row in &crashing {
@@ -70,7 +69,7 @@ fn slash_crash_finds_the_crashing_pods() {
     }
     s.keys(&["/", "C-u", "status=CrashLoopBackOff", "Enter"]);
     let screen = s.wait_for("the status index", |s| {
-        s.contains("/status=CrashLoopBackOff") && s.contains("matches")
+        s.contains("rows matching status=CrashLoopBackOff ")
     });
     // The churn makes pods crash and recover meanwhile: the same kind of rows, not the same.
     let by_status = table_rows(&screen);
@@ -80,9 +79,7 @@ fn slash_crash_finds_the_crashing_pods() {
         "{screen}"
     );
     s.keys(&["/", "C-u", "!crash", "Enter"]);
-    let screen = s.wait_for("the other pods", |s| {
-        s.contains("/!crash") && s.contains("matches")
-    });
+    let screen = s.wait_for("the other pods", |s| s.contains("rows matching !crash "));
     let others = table_rows(&screen);
     assert!(!others.is_empty(), "{screen}");
     assert!(
@@ -91,4 +88,69 @@ fn slash_crash_finds_the_crashing_pods() {
     );
     s.keys(&["q"]);
     s.wait_exit("q");
+}
+
+/// At 80x24 the index column gives way before READY and RESTARTS lose their titles (they
+/// were `RE…` twice), and a cut title keeps its sort arrow.
+#[test]
+fn at_80x24_ready_and_restarts_keep_their_titles() {
+    let Some(demo) = Demo::start("titles", 80, 24) else {
+        return;
+    };
+    let screen = demo.listed();
+    let titles = screen
+        .lines()
+        .find(|l| l.contains("NAME"))
+        .expect("the titles");
+    assert!(titles.contains("READY"), "{screen}");
+    assert!(titles.contains("REST"), "{screen}");
+    assert!(!titles.contains("RE… "), "{screen}");
+    demo.session.keys(&["q"]);
+    demo.session.wait_exit("q");
+}
+
+/// An event dated after kscope's clock (the server's clock ahead) ages as `0s`, as
+/// `kubectl get events` (printed by the server's clock) shows it, not `<invalid>`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_from_the_future_was_seen_0s_ago() {
+    use kscope_client::cluster::Cluster;
+    use kscope_resources::Timestamp;
+    use kscope_sim::{Sim, SimConfig};
+
+    use crate::common::tui::{AppStart, wait_rows};
+    use crate::tui_keys::run_command;
+
+    let sim = Sim::start(SimConfig::with_size(4, 1, 1))
+        .await
+        .expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let soon = Timestamp::from_seconds(Timestamp::now().seconds() + 3_600).to_string();
+    let event = serde_json::json!({
+        "apiVersion": "v1", "kind": "Event",
+        "metadata": {"name": "ahead", "namespace": "default"},
+        "involvedObject": {"kind": "Pod", "name": "web", "namespace": "default"},
+        "reason": "Tested", "message": "from a clock ahead", "type": "Normal",
+        "firstTimestamp": soon, "lastTimestamp": soon,
+        "count": 1, "source": {"component": "test"}
+    });
+    let request = http::Request::post("/api/v1/namespaces/default/events")
+        .header("content-type", "application/json")
+        .body(event.to_string().into_bytes())
+        .expect("request");
+    cluster.client.request_text(request).await.expect("created");
+    let mut app = AppStart::pods(cluster).discovered().await.start();
+    wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
+    run_command(&mut app, "events -n default");
+    let window = wait_rows(&mut app, "the event", |_, w| {
+        w.rows.iter().any(|r| r.key.ends_with("/ahead"))
+    })
+    .await;
+    let row = window
+        .rows
+        .iter()
+        .find(|r| r.key.ends_with("/ahead"))
+        .expect("the event");
+    assert_eq!(row.cells[0], "0s", "{row:?}");
+    sim.shutdown().await;
 }
