@@ -261,7 +261,7 @@ async fn the_tui_offers_an_index_only_on_its_kinds_and_filters_by_it() {
     let names = app.table().index_names();
     assert_eq!(
         names,
-        ["namespace", "node", "phase", "owner", "colour"],
+        ["namespace", "node", "phase", "status", "owner", "colour"],
         "pods"
     );
     let index_columns: Vec<String> = app

@@ -410,9 +410,17 @@ fn each_kind_gets_the_indexes_that_apply_to_it() {
     };
     assert_eq!(
         names(ResourceKind::Pods),
-        ["namespace", "node", "phase", "owner", "app", "owner-email"]
+        [
+            "namespace",
+            "node",
+            "phase",
+            "status",
+            "owner",
+            "app",
+            "owner-email"
+        ]
     );
-    assert_eq!(names(ResourceKind::Nodes), ["node", "app"]);
+    assert_eq!(names(ResourceKind::Nodes), ["node", "status", "app"]);
     assert_eq!(names(ResourceKind::Namespaces), ["phase", "app"]);
     assert_eq!(
         names(ResourceKind::Deployments),

@@ -17,14 +17,9 @@ pub fn tmux(args: &[&str]) -> Option<String> {
 pub struct Session(pub String, Option<String>);
 
 impl Session {
-    /// Starts `command` in a 120x40 session on a tmux server of its own (`tmux -L`), so
-    /// that no other test's server, starting or exiting, is in its way; the server ends
-    /// with the session.
-    pub fn alone(name: String, command: &str) -> Self {
-        Self::sized(name.clone(), Some(name), command, (120, 40))
-    }
-
-    /// [`Session::alone`] in a `width`x`height` terminal.
+    /// Starts `command` in a `width`x`height` session on a tmux server of its own (`tmux
+    /// -L`), so that no other test's server, starting or exiting, is in its way; the server
+    /// ends with the session.
     pub fn alone_sized(name: String, command: &str, width: u16, height: u16) -> Self {
         Self::sized(name.clone(), Some(name), command, (width, height))
     }
