@@ -191,16 +191,29 @@ fn primary(resource: &ApiResource, discovery: &Discovery) -> String {
 /// One name per listable resource, in the order hints list them, then the categories, `ctx`
 /// and `quit`.
 fn primaries(discovery: &Discovery) -> Vec<String> {
-    commands(discovery)
-        .into_iter()
-        .map(|(r, _)| primary(r, discovery))
-        .chain(categories(discovery).into_iter().map(str::to_string))
-        .chain([CONTEXT[0].to_string(), QUIT[0].to_string()])
-        .collect()
+    once_each(
+        commands(discovery)
+            .into_iter()
+            .map(|(r, _)| primary(r, discovery))
+            .chain(categories(discovery).into_iter().map(str::to_string))
+            .chain([CONTEXT[0], FIFO, INDEX, QUIT[0]].map(str::to_string)),
+    )
+}
+
+/// `names` in their order, each once.
+fn once_each(names: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    for name in names {
+        if !kept.contains(&name) {
+            kept.push(name);
+        }
+    }
+    kept
 }
 
 /// Every command with its other names, `pods (po, pod)`, in the order hints list them (the
-/// group-qualified names left out).
+/// group-qualified names left out), then the categories (`all`), `ctx`, `fifo`, `index`
+/// and `quit`.
 pub fn listed(discovery: &Discovery) -> Vec<String> {
     commands(discovery)
         .into_iter()
@@ -215,7 +228,10 @@ pub fn listed(discovery: &Discovery) -> Vec<String> {
                 false => format!("{primary} ({})", others.join(", ")),
             }
         })
-        .chain([CONTEXT, QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
+        .chain(categories(discovery).into_iter().map(str::to_string))
+        .chain([CONTEXT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
+        .chain([FIFO, INDEX].map(str::to_string))
+        .chain([QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
         .collect()
 }
 
@@ -391,11 +407,13 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
     if typing_name {
         let lower = first.to_ascii_lowercase();
         let names = all_names(discovery);
-        let matching: Vec<&str> = names
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .filter(|n| !first.is_empty() && n.starts_with(&lower))
-            .collect();
+        let mut matching: Vec<&str> = Vec::new();
+        // Two groups' resources share names (`events`): each name is offered once.
+        for name in names.iter().map(|(n, _)| n.as_str()) {
+            if !first.is_empty() && name.starts_with(&lower) && !matching.contains(&name) {
+                matching.push(name);
+            }
+        }
         if !matching.is_empty() && !matching.iter().any(|n| n.eq_ignore_ascii_case(first)) {
             return matching.join(" ");
         }
@@ -640,7 +658,25 @@ mod tests {
             parse("all -x", &d),
             Err(CommandError::UnknownFlag("-x".into()))
         );
-        assert!(hint("", &d).contains(" all ctx quit"), "{}", hint("", &d));
+        assert!(
+            hint("", &d).contains(" all ctx fifo index quit"),
+            "{}",
+            hint("", &d)
+        );
+        let listed = listed(&d);
+        for command in [
+            "all",
+            "ctx (context, contexts)",
+            "fifo",
+            "index",
+            "quit (q, q!)",
+        ] {
+            assert_eq!(
+                listed.iter().filter(|c| *c == command).count(),
+                1,
+                "{command}: {listed:?}"
+            );
+        }
         assert_eq!(
             parse("nothing", &d),
             Err(CommandError::Unknown("nothing".into()))
@@ -702,8 +738,14 @@ mod tests {
             Some("customresourcedefinitions ".into())
         );
         assert_eq!(hint("wi", &d), "widgets widget widgets.example.com");
+        assert_eq!(
+            hint("eve", &d),
+            "events event events.events.k8s.io",
+            "each name once"
+        );
         assert!(
-            hint("", &d).starts_with("pods svc cm crd widgets ev events.events.k8s.io ctx quit"),
+            hint("", &d)
+                .starts_with("pods svc cm crd widgets ev events.events.k8s.io ctx fifo index quit"),
             "{}",
             hint("", &d)
         );
