@@ -154,3 +154,57 @@ async fn an_event_from_the_future_was_seen_0s_ago() {
     assert_eq!(row.cells[0], "0s", "{row:?}");
     sim.shutdown().await;
 }
+
+/// A name typed with the table focused: a letter bound to nothing says where text goes
+/// (k9s's rule: keys there are commands), on the status line until the next key; and Esc
+/// with the delta panel focused and no delta filter clears the table's filter.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typed_text_and_esc_from_the_delta_panel() {
+    use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    use kscope_client::cluster::Cluster;
+    use kscope_sim::{Sim, SimConfig};
+    use kscope_ui::action::{Action, Focus};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use crate::common::tui::{AppStart, wait_rows};
+
+    let sim = Sim::start(SimConfig::with_size(4, 1, 1))
+        .await
+        .expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let mut app = AppStart::pods(cluster).panels().start();
+    wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
+    let key = |c: char| Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+    app.handle_event(&key('x'));
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).expect("terminal");
+    app.draw(&mut terminal).expect("draws");
+    let screen = terminal.backend().to_string();
+    assert!(
+        screen.contains("x is not a key here: / filters the rows by text"),
+        "{screen}"
+    );
+    app.handle_event(&key('j'));
+    app.draw(&mut terminal).expect("draws");
+    assert!(
+        !terminal.backend().to_string().contains("is not a key here"),
+        "until the next key"
+    );
+
+    app.apply(Action::OpenFilter);
+    for c in "phase=Running".chars() {
+        app.apply(Action::FilterChar(c));
+    }
+    app.apply(Action::FilterAccept);
+    assert_eq!(app.state().filter.input, "phase=Running");
+    app.apply(Action::FocusNext);
+    assert_eq!(app.state().focus, Focus::Deltas);
+    app.handle_event(&Event::Key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE)));
+    assert_eq!(
+        app.state().filter.input,
+        "",
+        "Esc cleared the table's filter"
+    );
+    sim.shutdown().await;
+}

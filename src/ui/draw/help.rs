@@ -80,6 +80,12 @@ fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Ve
             .collect::<Vec<_>>()
             .join(" ")
     );
+    // As in k9s: on the main screen a key is a command, never the start of a search.
+    let rule = "On the main screen each key is a command: type text after / (filter) or : \
+                (command); a letter that is no key says so.";
+    for part in wrap(rule, width.max(10)) {
+        lines.push(Line::styled(part, theme.dim()));
+    }
     for (section, title) in [
         (Section::Normal, None),
         (Section::Deltas, Some("with the delta panel focused")),
