@@ -189,7 +189,8 @@ impl App {
     /// Starts with `notice` on the message line, until the first key (as a command's
     /// message is).
     pub fn with_notice(mut self, notice: String) -> Self {
-        self.ui.state.command.error = Some(notice);
+        // Dim, not an error's red: the demo's `kubectl` hint is news, not a failure.
+        self.ui.state.notice = Some(notice);
         self
     }
 

@@ -208,3 +208,44 @@ async fn typed_text_and_esc_from_the_delta_panel() {
     );
     sim.shutdown().await;
 }
+
+/// The start-up hint (the demo's `kubectl` line) is drawn dim, not in an error's red, and
+/// goes with the first key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_start_up_hint_is_not_an_error() {
+    use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    use kscope_client::cluster::Cluster;
+    use kscope_sim::{Sim, SimConfig};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::style::Color;
+
+    use crate::common::tui::{AppStart, wait_rows};
+
+    let sim = Sim::start(SimConfig::with_size(4, 1, 1))
+        .await
+        .expect("sim");
+    let cluster = Cluster::from_config(sim.kube_config().await.expect("config"), "sim".into())
+        .expect("cluster");
+    let hint = "kubectl: export KUBECONFIG=/tmp/demo.yaml";
+    let mut app = AppStart::pods(cluster)
+        .start()
+        .with_notice(hint.to_string());
+    wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).expect("terminal");
+    app.draw(&mut terminal).expect("draws");
+    let buffer = terminal.backend().buffer();
+    let last = buffer.area.height - 1;
+    let line: String = (0..buffer.area.width)
+        .map(|x| buffer[(x, last)].symbol())
+        .collect();
+    assert!(line.starts_with(hint), "{line}");
+    assert_ne!(buffer[(0, last)].fg, Color::Red, "{line}");
+    app.handle_event(&Event::Key(KeyEvent::new(
+        KeyCode::Char('j'),
+        KeyModifiers::NONE,
+    )));
+    app.draw(&mut terminal).expect("draws");
+    assert!(!terminal.backend().to_string().contains(hint));
+    sim.shutdown().await;
+}
