@@ -574,6 +574,20 @@ fn question_mark_shows_the_log_keys() {
     insta::assert_snapshot!(text);
 }
 
+/// A previous instance's log is not "following" (it came whole), and one match is "1
+/// match", not "1 matches".
+#[test]
+fn the_log_status_line_says_previous_and_counts_in_english() {
+    let mut view = deployment_view();
+    view.previous = true;
+    view.set_search("orders/31/");
+    let text = render(view, InputMode::Logs, 160, 45).backend().to_string();
+    assert!(text.contains("previous instance"), "{text}");
+    assert!(!text.contains("following"), "{text}");
+    assert!(text.contains(" 1 match"), "{text}");
+    assert!(!text.contains("1 matches"), "{text}");
+}
+
 #[test]
 fn log_view_at_80x24_paused_with_timestamps_and_wrap() {
     let mut view = deployment_view();

@@ -136,21 +136,27 @@ fn log_help(keymap: &Keymap) -> Vec<(String, String)> {
 /// ` pod shop/web-1 · following · 1,234 lines · tail 1000 `.
 fn title(view: &LogView) -> String {
     let mut parts = vec![view.title.clone()];
+    // A previous instance's log is whole when it comes: there is nothing to follow.
     if view.previous {
-        parts.push("previous".into());
-    }
-    parts.push(
-        if view.follow {
-            "following"
-        } else {
-            "paused (End follows)"
-        }
-        .into(),
-    );
-    let lines = if view.filter {
-        format!("{} of {} lines", view.search.matches.len(), view.ring.len())
+        parts.push("previous instance".into());
     } else {
-        format!("{} lines", view.ring.len())
+        parts.push(
+            if view.follow {
+                "following"
+            } else {
+                "paused (End follows)"
+            }
+            .into(),
+        );
+    }
+    let lines = if view.filter {
+        format!(
+            "{} of {}",
+            view.search.matches.len(),
+            super::text::counted(view.ring.len(), "line", "lines")
+        )
+    } else {
+        super::text::counted(view.ring.len(), "line", "lines")
     };
     parts.push(lines);
     parts.push(view.range.label(view.tail_lines));
@@ -251,7 +257,10 @@ fn bar_line(view: &LogView, typing: bool, width: u16, theme: Theme) -> Line<'sta
             .map(|c| search.matches.partition_point(|&m| m < c) + 1);
         let count = match at {
             Some(at) => format!("  match {at} of {}", search.matches.len()),
-            None => format!("  {} matches", search.matches.len()),
+            None => format!(
+                "  {}",
+                super::text::counted(search.matches.len(), "match", "matches")
+            ),
         };
         spans.push(Span::styled(count, theme.dim()));
     }

@@ -111,7 +111,10 @@ fn filter_line(frame: &mut Frame, area: Rect, filter: &FilterBar, screen: &Scree
     match &filter.error {
         Some(error) => spans.push(Span::styled(format!("  {error}"), theme.error())),
         None => spans.push(Span::styled(
-            format!("  {} matches", screen.window.total),
+            format!(
+                "  {}",
+                super::text::counted(screen.window.total, "match", "matches")
+            ),
             theme.dim(),
         )),
     }
