@@ -748,6 +748,13 @@ impl App {
             Action::OpenCommand => {
                 state.mode = InputMode::Command;
                 state.command.input.clear();
+                // For `:ctx NAME<Tab>`; a kubeconfig that cannot be read completes nothing
+                // (`:ctx` says why).
+                state.command.contexts = self
+                    .contexts
+                    .contexts()
+                    .map(|(names, _)| names)
+                    .unwrap_or_default();
             }
             Action::FavouriteNamespace(n) => {
                 return self.tables.favourite_namespace(&mut self.ui, n);

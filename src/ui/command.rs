@@ -494,6 +494,44 @@ pub fn complete(input: &str, discovery: &Discovery) -> Option<String> {
         .then(|| format!("{first} "))
 }
 
+/// `ctx ks` completed to the one context name starting so (`ctx kscope-demo`), or to what
+/// the names starting so share; `None` when nothing would change.
+fn complete_context(input: &str, contexts: &[String]) -> Option<String> {
+    let mut words = input.split_whitespace();
+    let command = words.next()?;
+    if !CONTEXT.iter().any(|c| c.eq_ignore_ascii_case(command)) {
+        return None;
+    }
+    let typed = words.next().unwrap_or("");
+    if words.next().is_some() {
+        return None;
+    }
+    let matching: Vec<&str> = contexts
+        .iter()
+        .map(String::as_str)
+        .filter(|c| c.starts_with(typed))
+        .collect();
+    let (first, rest) = matching.split_first()?;
+    let completed = match rest {
+        [] => format!("{first} "),
+        _ => {
+            // The longest start every match shares.
+            let shared = rest.iter().fold(first.len(), |len, name| {
+                let common = first
+                    .char_indices()
+                    .zip(name.chars())
+                    .take_while(|((_, a), b)| a == b)
+                    .last()
+                    .map_or(0, |((i, a), _)| i + a.len_utf8());
+                common.min(len)
+            });
+            first[..shared].to_string()
+        }
+    };
+    let line = format!("{command} {completed}");
+    (line != input).then_some(line)
+}
+
 /// The command bar: what is typed after `:`, and the last command's error.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CommandBar {
@@ -503,6 +541,8 @@ pub struct CommandBar {
     pub error: Option<String>,
     /// The resources commands name, as last discovered.
     pub discovery: Arc<Discovery>,
+    /// The kubeconfig's context names, read when the bar opens: what `:ctx NAME` completes.
+    pub contexts: Vec<String>,
 }
 
 impl CommandBar {
@@ -512,7 +552,9 @@ impl CommandBar {
         match action {
             Action::CommandBackspace if self.input.is_empty() => return Some(Effect::Close),
             Action::CommandComplete => {
-                if let Some(completed) = complete(&self.input, &self.discovery) {
+                let completed = complete(&self.input, &self.discovery)
+                    .or_else(|| complete_context(&self.input, &self.contexts));
+                if let Some(completed) = completed {
                     self.input = completed;
                     self.edit.apply(&mut self.input, &Action::LineEnd);
                 }
@@ -681,6 +723,32 @@ mod tests {
             parse("nothing", &d),
             Err(CommandError::Unknown("nothing".into()))
         );
+    }
+
+    #[test]
+    fn ctx_completes_context_names() {
+        let contexts: Vec<String> = ["kscope-demo", "kscope-other", "prod"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            complete_context("ctx p", &contexts),
+            Some("ctx prod ".into())
+        );
+        assert_eq!(
+            complete_context("ctx ks", &contexts),
+            Some("ctx kscope-".into()),
+            "what the two share"
+        );
+        assert_eq!(complete_context("ctx kscope-", &contexts), None);
+        assert_eq!(complete_context("ctx x", &contexts), None);
+        assert_eq!(complete_context("pods p", &contexts), None);
+        let mut bar = CommandBar {
+            contexts,
+            ..CommandBar::default()
+        };
+        bar.input = "ctx kscope-d".into();
+        bar.handle_key(&Action::CommandComplete);
+        assert_eq!(bar.input, "ctx kscope-demo ");
     }
 
     #[test]
