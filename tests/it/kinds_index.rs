@@ -627,6 +627,7 @@ async fn the_tui_filters_pods_by_a_json_path_index_and_adds_one_at_run_time() {
             "namespace",
             "node",
             "phase",
+            "status",
             "owner",
             "app",
             "image",
