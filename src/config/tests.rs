@@ -15,7 +15,10 @@ fn user(text: &str) -> Result<Config, ConfigError> {
 fn built_in_has_the_default_indexes() {
     let config = Config::built_in().unwrap();
     let names: Vec<&str> = config.indexes.iter().map(|d| d.name.as_str()).collect();
-    assert_eq!(names, ["namespace", "node", "phase", "owner", "app"]);
+    assert_eq!(
+        names,
+        ["namespace", "node", "phase", "status", "owner", "app"]
+    );
     assert_eq!(config.indexes, default_index_definitions());
 }
 
@@ -74,6 +77,7 @@ fn user_file_adds_and_replaces_by_name() {
             "namespace",
             "node",
             "phase",
+            "status",
             "owner",
             "app",
             "team",
@@ -82,15 +86,15 @@ fn user_file_adds_and_replaces_by_name() {
         ]
     );
     assert_eq!(
-        config.indexes[4].source,
+        config.indexes[5].source,
         IndexSource::Label("app.kubernetes.io/name".into())
     );
     assert_eq!(
-        config.indexes[6].source,
+        config.indexes[7].source,
         IndexSource::Field(IndexField::Images)
     );
     assert_eq!(
-        config.indexes[7].source,
+        config.indexes[8].source,
         IndexSource::Annotation("example.com/commit".into())
     );
     assert_eq!(user("").unwrap(), Config::built_in().unwrap());
@@ -110,7 +114,7 @@ fn errors_name_file_line_and_key() {
     assert_eq!(
         err("indexes:\n  node:\n    field: nodes\n"),
         "my.yaml:3:12: indexes.node.field: unknown field \"nodes\"; expected one of \
-             namespace, node, phase, owner, images, or a JSONPath such as .spec.x"
+             namespace, node, phase, status, owner, images, or a JSONPath such as .spec.x"
     );
     assert_eq!(
         err("indexes:\n  team: {}\n"),
@@ -184,7 +188,7 @@ fn a_json_path_that_does_not_parse_is_placed_in_the_file() {
 fn null_removes_an_index() {
     let config = user("indexes:\n  app: null\n  phase: ~\n  team: {label: team}\n").unwrap();
     let names: Vec<&str> = config.indexes.iter().map(|d| d.name.as_str()).collect();
-    assert_eq!(names, ["namespace", "node", "owner", "team"]);
+    assert_eq!(names, ["namespace", "node", "status", "owner", "team"]);
     // Removing one that does not exist is not an error; re-adding it adds it at the end.
     let config = user("indexes:\n  nothing: null\n").unwrap();
     assert_eq!(config, Config::built_in().unwrap());

@@ -746,11 +746,13 @@ impl TableRow for GenericObject {
 const LAST_SEEN: &str = "LAST SEEN";
 
 /// `3m`, or `3m (x4 over 20m)` keeping the server's repeats: the time since the event was
-/// last seen, at `now`.
+/// last seen, at `now`. An event dated after `now` (the server's clock ahead of this one)
+/// is `0s`, as `kubectl get events` shows it: the server prints that cell by its own clock,
+/// while kscope ages it by the local one.
 fn last_seen_cell(obj: &GenericObject, printed: Option<&str>, now: Timestamp) -> String {
     let since = obj
         .last_seen()
-        .map_or_else(|| "<unknown>".to_owned(), |t| t.human_since(now));
+        .map_or_else(|| "<unknown>".to_owned(), |t| t.min(now).human_since(now));
     match printed.and_then(|p| p.find(" (x")) {
         Some(at) => format!("{since}{}", &printed.unwrap_or_default()[at..]),
         None => since,

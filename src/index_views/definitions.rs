@@ -28,6 +28,9 @@ pub enum IndexField {
     /// The node a pod runs on (a node indexes under its own name).
     Node,
     Phase,
+    /// kubectl's STATUS column of a pod (`CrashLoopBackOff`, `Init:0/1`, `Terminating`...)
+    /// or a node (`Ready`, `NotReady`): what `/crash` finds, as an index (`status=...`).
+    Status,
     /// `Kind/name` of the controlling owner.
     Owner,
     /// Every container image: one object, several values.
@@ -35,10 +38,11 @@ pub enum IndexField {
 }
 
 impl IndexField {
-    pub const ALL: [IndexField; 5] = [
+    pub const ALL: [IndexField; 6] = [
         IndexField::Namespace,
         IndexField::Node,
         IndexField::Phase,
+        IndexField::Status,
         IndexField::Owner,
         IndexField::Images,
     ];
@@ -48,6 +52,7 @@ impl IndexField {
             Self::Namespace => "namespace",
             Self::Node => "node",
             Self::Phase => "phase",
+            Self::Status => "status",
             Self::Owner => "owner",
             Self::Images => "images",
         }
@@ -167,6 +172,7 @@ fn source_applies(source: &IndexSource, kind: &Kind) -> bool {
             IndexField::Namespace => kind.namespaced(),
             IndexField::Node => matches!(built_in, Some(K::Pods | K::Nodes)),
             IndexField::Phase => matches!(built_in, Some(K::Pods | K::Namespaces)),
+            IndexField::Status => matches!(built_in, Some(K::Pods | K::Nodes)),
             IndexField::Owner => {
                 matches!(
                     built_in,
@@ -438,12 +444,13 @@ impl IndexDefinition {
 
 /// The indexes every kind gets unless the configuration says otherwise (what the built-in
 /// `config/kscope.yaml` says; a test keeps the two equal): namespace, node,
-/// phase, owner, and `app` = label app.
+/// phase, status, owner, and `app` = label app.
 pub fn default_index_definitions() -> Vec<IndexDefinition> {
     vec![
         IndexDefinition::new("namespace", IndexSource::Field(IndexField::Namespace)),
         IndexDefinition::new("node", IndexSource::Field(IndexField::Node)),
         IndexDefinition::new("phase", IndexSource::Field(IndexField::Phase)),
+        IndexDefinition::new("status", IndexSource::Field(IndexField::Status)),
         IndexDefinition::new("owner", IndexSource::Field(IndexField::Owner)),
         IndexDefinition::new("app", IndexSource::Label("app".into())),
     ]
@@ -504,6 +511,7 @@ impl Indexable for Pod {
             IndexField::Namespace => one(self.namespace()),
             IndexField::Node => one(self.node_name()),
             IndexField::Phase => one(self.phase()),
+            IndexField::Status => one(Some(self.status())),
             IndexField::Owner => owner(self),
             IndexField::Images => distinct(
                 self.init_containers()
@@ -522,6 +530,7 @@ impl Indexable for Node {
     fn field_values(&self, field: IndexField) -> IndexValues<'_> {
         match field {
             IndexField::Node => one(Some(self.name())),
+            IndexField::Status => one(Some(self.status())),
             _ => IndexValues::new(),
         }
     }
@@ -640,6 +649,7 @@ mod tests {
         assert_eq!(values("namespace"), [pod.namespace().unwrap().to_string()]);
         assert_eq!(values("node"), [pod.node_name().unwrap().to_string()]);
         assert_eq!(values("phase"), ["Running"]);
+        assert_eq!(values("status"), [pod.status().to_string()]);
         let (kind, name) = pod.controller_owner().unwrap();
         assert_eq!(values("owner"), [format!("{kind}/{name}")]);
         assert_eq!(values("app"), [pod.label("app").unwrap().to_string()]);

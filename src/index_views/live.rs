@@ -17,11 +17,11 @@ use tokio::task::JoinSet;
 
 use super::columns::{Column, ColumnKind, RowHealth, SortKey, SortKeyBuilder, SortValue, TableRow};
 use super::definitions::{IndexDefinition, IndexSource};
-use super::fuzzy::text_matches;
+use super::fuzzy::TextPattern;
 use super::query::{Query, QueryError};
 use super::registry::{IndexRegistry, TermMatcher};
 use super::sorted::{RowEntry, SortedRows};
-use kscope_informers::indexer::IndexFunc;
+use kscope_informers::indexer::{IndexFunc, Indexer};
 use kscope_informers::informer::{Notification, SharedIndexInformer};
 use kscope_informers::keys::{Key, meta_namespace_key};
 use kscope_informers::workqueue::{Queue, WorkqueueMetrics};
@@ -163,10 +163,51 @@ impl ReplacedRows {
 /// Rows a text search reads between two looks at whether it was cancelled.
 const TEXT_CHUNK: usize = 4096;
 
-/// Free text narrowing the members, with the members whose key matches it.
+/// Free text narrowing the members, with the members whose row matches it.
 pub struct TextFilter {
     text: String,
+    pattern: TextPattern,
     rows: SortedRows,
+}
+
+/// What a text pass reads a row's cells with, off the view's lock: the store, the kind's
+/// columns and the view's index columns. The cells are those a table shows.
+struct RowCells<T> {
+    indexer: Indexer<T>,
+    columns: Vec<Column>,
+    index_columns: Arc<[IndexColumn<T>]>,
+    namespaced: bool,
+}
+
+impl<T> Clone for RowCells<T> {
+    fn clone(&self) -> Self {
+        Self {
+            indexer: self.indexer.clone(),
+            columns: self.columns.clone(),
+            index_columns: self.index_columns.clone(),
+            namespaced: self.namespaced,
+        }
+    }
+}
+
+impl<T: TableRow> RowCells<T> {
+    /// The cells of `obj` as a table shows them at `now`: the kind's, the index columns',
+    /// then NAMESPACE.
+    fn of(&self, obj: &T, now: Timestamp) -> Vec<String> {
+        let mut cells = obj.cells(&self.columns, now);
+        cells.extend(self.index_columns.iter().map(|c| c.cell(obj)));
+        if self.namespaced {
+            cells.push(obj.namespace().unwrap_or("").to_string());
+        }
+        cells
+    }
+
+    /// Whether the row of `key` is kept by `pattern`; a key gone from the store is not.
+    fn matches(&self, key: &Key, pattern: &TextPattern, now: Timestamp) -> bool {
+        self.indexer
+            .get_by_key(key)
+            .is_some_and(|obj| pattern.matches(key, || self.of(&obj, now)))
+    }
 }
 
 /// Keys changed while a job works on a snapshot of the rows, each with the sort key its row
@@ -174,19 +215,22 @@ pub struct TextFilter {
 /// brought up to date before it is swapped in.
 type Changed = HashMap<Key, Option<SortKey>>;
 
-/// A fuzzy pass to run off the view's lock: the rows it narrows, as they were when it was
-/// asked for.
-pub struct TextJob {
+/// A text pass to run off the view's lock: the rows it narrows, as they were when it was
+/// asked for, and how to read their cells.
+pub struct TextJob<T> {
     text: String,
+    pattern: TextPattern,
     source: SortedRows,
+    cells: RowCells<T>,
     /// The view's rows generation the source belongs to.
     generation: u64,
 }
 
-impl TextJob {
-    /// The members of the snapshot whose key matches the text; `None` as soon as
+impl<T: TableRow> TextJob<T> {
+    /// The members of the snapshot whose row matches the text; `None` as soon as
     /// `cancelled` says so (a later keystroke is waiting).
     pub fn run(self, cancelled: impl Fn() -> bool) -> Option<TextResult> {
+        let now = Timestamp::now();
         let mut matched = Vec::new();
         let mut entries = self.source.iter().peekable();
         while entries.peek().is_some() {
@@ -197,7 +241,7 @@ impl TextJob {
                 entries
                     .by_ref()
                     .take(TEXT_CHUNK)
-                    .filter(|e| text_matches(&e.key, &self.text))
+                    .filter(|e| self.cells.matches(&e.key, &self.pattern, now))
                     .cloned(),
             );
         }
@@ -205,6 +249,7 @@ impl TextJob {
         Some(TextResult {
             filter: TextFilter {
                 text: self.text,
+                pattern: self.pattern,
                 rows,
             },
             generation: self.generation,
@@ -224,26 +269,38 @@ pub struct TextResult {
 /// neither looks a key up in the store nor sorts keys.
 pub struct SortJob<T> {
     objects: Vec<(Key, Arc<T>)>,
-    columns: Vec<Column>,
-    index_columns: Arc<[IndexColumn<T>]>,
+    cells: RowCells<T>,
     sort: SortSpec,
-    text: String,
+    /// The text narrowing the view, to narrow the re-sorted rows by too.
+    text: Option<(String, TextPattern)>,
 }
 
 impl<T: TableRow> SortJob<T> {
     /// Sorts the copied objects. An object changed, added or gone since the copy began is
     /// put right when the result is swapped in (its key was recorded).
     pub fn run(self) -> SortResult<T> {
-        let (members, base) = sorted(self.objects, self.sort, &self.columns, &self.index_columns);
-        let text = (!self.text.is_empty()).then(|| {
+        let cells = &self.cells;
+        let (members, base) = sorted(
+            self.objects,
+            self.sort,
+            &cells.columns,
+            &cells.index_columns,
+        );
+        let now = Timestamp::now();
+        let text = self.text.map(|(text, pattern)| {
             let rows = SortedRows::from_sorted(
                 base.iter()
-                    .filter(|e| text_matches(&e.key, &self.text))
+                    .filter(|e| {
+                        members
+                            .get(&e.key)
+                            .is_some_and(|m| pattern.matches(&e.key, || cells.of(&m.obj, now)))
+                    })
                     .cloned(),
                 self.sort.descending,
             );
             TextFilter {
-                text: self.text,
+                text,
+                pattern,
                 rows,
             }
         });
@@ -344,14 +401,19 @@ impl<T: TableRow> LiveView<T> {
             })
             .collect();
         let indexer = registry.indexer();
-        let mut keys = query.select(indexer)?;
+        let by_index = Query {
+            labels: Vec::new(),
+            ..query.selector()
+        };
+        let mut keys = by_index.select(indexer)?;
         keys.sort_unstable();
         keys.dedup();
         let objects = keys
             .into_iter()
             .filter_map(|key| {
                 let obj = indexer.get_by_key(&key)?;
-                Some((key, obj))
+                // Label selector terms have no index to select by: tested here.
+                (query.labels.is_empty() || terms.matches(&obj)).then_some((key, obj))
             })
             .collect();
         let columns = T::columns(registry.kind());
@@ -422,6 +484,25 @@ impl<T: TableRow> LiveView<T> {
         self.text.as_ref().map_or("", |t| t.text.as_str())
     }
 
+    /// Whether the text narrowing the view keeps the row of `obj` (false without text).
+    fn text_keeps(&self, key: &Key, obj: &T) -> bool {
+        self.text.as_ref().is_some_and(|text| {
+            text.pattern
+                .matches(key, || self.row_cells().of(obj, Timestamp::now()))
+        })
+    }
+
+    /// How a job reads a row's cells off the lock.
+    fn row_cells(&self) -> RowCells<T> {
+        let kind = self.registry.kind();
+        RowCells {
+            indexer: self.registry.indexer().clone(),
+            columns: T::columns(kind).into_owned(),
+            index_columns: self.index_columns.clone(),
+            namespaced: kind.namespaced(),
+        }
+    }
+
     fn rows(&self) -> &SortedRows {
         self.text.as_ref().map_or(&self.base, |t| &t.rows)
     }
@@ -456,10 +537,27 @@ impl<T: TableRow> LiveView<T> {
             (value, o.clone())
         });
         // Most updates leave the sort value alone: keep the row, and its key unallocated.
-        if let (Some((value, obj)), Some(member)) = (&new, self.members.get_mut(key))
+        if let (Some((value, obj)), Some(member)) = (&new, self.members.get(key))
             && member.sort.is(value)
         {
-            member.obj = obj.clone();
+            // Its row stays where it is, but what it shows may now match the text or not.
+            let entry = RowEntry {
+                sort: member.sort.clone(),
+                key: key.clone(),
+            };
+            if self.text.is_some() {
+                let keep = self.text_keeps(key, obj);
+                if let Some(text) = &mut self.text {
+                    if keep {
+                        text.rows.insert(entry);
+                    } else {
+                        text.rows.remove(&entry);
+                    }
+                }
+            }
+            if let Some(member) = self.members.get_mut(key) {
+                member.obj = obj.clone();
+            }
             return true;
         }
         let new = new.map(|(value, obj)| (value.into_key(), obj));
@@ -493,9 +591,10 @@ impl<T: TableRow> LiveView<T> {
                             sort: sort.clone(),
                             key: key.clone(),
                         };
+                        let keep = self.text.is_some() && self.text_keeps(key, &obj);
                         self.members.insert(key.clone(), Member { sort, obj });
                         if let Some(text) = &mut self.text
-                            && text_matches(key, &text.text)
+                            && keep
                         {
                             text.rows.insert(entry.clone());
                         }
@@ -537,10 +636,12 @@ impl<T: TableRow> LiveView<T> {
         self.changed = Some(Changed::new());
         Some(SortJob {
             objects: Vec::with_capacity(self.members.len()),
-            columns: T::columns(self.registry.kind()).into_owned(),
-            index_columns: self.index_columns.clone(),
+            cells: self.row_cells(),
             sort,
-            text: self.text().to_string(),
+            text: self
+                .text
+                .as_ref()
+                .map(|t| (t.text.clone(), t.pattern.clone())),
         })
     }
 
@@ -599,8 +700,9 @@ impl<T: TableRow> LiveView<T> {
         self.changed = None;
     }
 
-    /// Narrows the view to the members whose `namespace/name` fuzzy-matches `text` (its
-    /// characters in order, ignoring case), or shows every member again for empty text,
+    /// Narrows the view to the members whose row matches `text` (see [`TextPattern`]: its
+    /// key fuzzily, a cell as shown, inverted, a regex), or shows every member again for
+    /// empty text,
     /// here and now. Gives up, changing nothing, as soon as `cancelled` says so; returns
     /// `None` then, else the rows the text replaced. Typing goes through
     /// [`ViewWorker::set_text`], off the lock.
@@ -621,17 +723,19 @@ impl<T: TableRow> LiveView<T> {
     /// extends the text they match, else over every member. `None` for empty text (clear
     /// it with [`LiveView::clear_text`]). Changes from now on are recorded for
     /// [`LiveView::finish_text`].
-    pub fn text_job(&mut self, text: &str) -> Option<TextJob> {
-        if text.is_empty() {
-            return None;
-        }
+    pub fn text_job(&mut self, text: &str) -> Option<TextJob<T>> {
+        // A regular expression that does not compile narrows nothing: the filter bar says
+        // why before it sends one.
+        let pattern = TextPattern::parse(text).ok().flatten()?;
         let source = match &self.text {
-            Some(current) if text.starts_with(current.text.as_str()) => &current.rows,
+            Some(current) if TextPattern::narrows(text, &current.text) => &current.rows,
             _ => &self.base,
         };
         let job = TextJob {
             text: text.to_string(),
+            pattern,
             source: source.clone(),
+            cells: self.row_cells(),
             generation: self.generation,
         };
         self.changed = Some(Changed::new());
@@ -654,8 +758,11 @@ impl<T: TableRow> LiveView<T> {
                     key: key.clone(),
                 });
             }
+            let now = Timestamp::now();
             if let Some(member) = self.members.get(&key)
-                && text_matches(&key, &filter.text)
+                && filter
+                    .pattern
+                    .matches(&key, || self.row_cells().of(&member.obj, now))
             {
                 filter.rows.insert(RowEntry {
                     sort: member.sort.clone(),
@@ -709,24 +816,17 @@ impl<T: TableRow> LiveView<T> {
     /// Copies out `height` rows from `offset`: cells, index columns' included, are made for
     /// these rows only.
     pub fn window(&self, offset: usize, height: usize, now: Timestamp) -> Window {
-        let indexer = self.registry.indexer();
-        let kind = self.registry.kind();
-        let columns = T::columns(kind);
+        let row_cells = self.row_cells();
         // A row whose object just left the store (its delete not yet applied to this view)
         // is skipped and the next one fills its place, so the window never comes up short.
         let rows: Vec<Row> = self
             .rows()
             .range(offset, usize::MAX)
             .filter_map(|e| {
-                let obj = indexer.get_by_key(&e.key)?;
-                let mut cells = obj.cells(&columns, now);
-                cells.extend(self.index_columns.iter().map(|c| c.cell(&obj)));
-                if kind.namespaced() {
-                    cells.push(obj.namespace().unwrap_or("").to_string());
-                }
+                let obj = row_cells.indexer.get_by_key(&e.key)?;
                 Some(Row {
                     key: e.key.clone(),
-                    cells,
+                    cells: row_cells.of(&obj, now),
                     health: obj.health(),
                 })
             })
@@ -971,7 +1071,7 @@ impl<T: TableRow> ViewWorker<T> {
         let mut view = self.view.lock();
         text.clone_into(&mut self.wanted.lock().text);
         let generation = self.jobs.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        if text.is_empty() {
+        if matches!(TextPattern::parse(text), Ok(None)) {
             view.clear_text();
             return;
         }
@@ -1018,6 +1118,7 @@ mod tests {
     use super::*;
     use crate::columns::POD_COLUMNS;
     use crate::definitions::default_index_definitions;
+    use crate::fuzzy::text_matches;
     use kscope_informers::delta_fifo::ReflectorStore;
     use kscope_informers::indexer::IndexerWriter;
     use kscope_resources::{Pod, decode};
@@ -1055,6 +1156,92 @@ mod tests {
     }
 
     const RESTARTS: usize = 3;
+
+    /// A pod whose container waits with `reason` (CrashLoopBackOff...), or runs without one.
+    fn waiting_pod(name: &str, reason: &str, rv: u64) -> Arc<Pod> {
+        let state = if reason.is_empty() {
+            r#"{"running":{}}"#.to_string()
+        } else {
+            format!(r#"{{"waiting":{{"reason":"{reason}"}}}}"#)
+        };
+        Arc::new(
+            decode(
+                format!(
+                    r#"{{"metadata":{{"name":"{name}","namespace":"shop","resourceVersion":"{rv}"}},
+                    "spec":{{"containers":[{{"name":"c","image":"nginx"}}]}},
+                    "status":{{"phase":"Running","containerStatuses":[{{"name":"c","ready":false,"restartCount":0,"state":{state}}}]}}}}"#
+                )
+                .as_bytes(),
+            )
+            .unwrap(),
+        )
+    }
+
+    /// `/crash` finds the crashing pods by their STATUS, not their names; a pod that starts
+    /// crashing joins the rows (its sort value unchanged) and leaves them when it recovers;
+    /// `!crash` keeps the others.
+    #[test]
+    fn text_matches_the_row_as_shown_and_follows_its_status() {
+        let (registry, store) = registry();
+        store
+            .add(waiting_pod("api", "CrashLoopBackOff", 1))
+            .unwrap();
+        store.add(waiting_pod("web", "", 1)).unwrap();
+        let sort = SortSpec::default();
+        let mut view = LiveView::new(registry.clone(), Query::default(), sort).unwrap();
+        assert!(view.set_text("crash", || false).is_some());
+        assert_eq!(names(&view), ["shop/api"]);
+        store
+            .add(waiting_pod("web", "CrashLoopBackOff", 2))
+            .unwrap();
+        view.apply(&"shop/web".into());
+        assert_eq!(names(&view), ["shop/api", "shop/web"]);
+        store.add(waiting_pod("api", "", 2)).unwrap();
+        view.apply(&"shop/api".into());
+        assert_eq!(names(&view), ["shop/web"]);
+        let by_status = LiveView::new(
+            registry.clone(),
+            Query::parse("status=CrashLoopBackOff").unwrap(),
+            sort,
+        )
+        .unwrap();
+        assert_eq!(names(&by_status), ["shop/web"], "the status index");
+        assert!(view.set_text("!crash", || false).is_some());
+        assert_eq!(names(&view), ["shop/api"]);
+        assert!(view.set_text("~^shop/(api|web)$", || false).is_some());
+        assert_eq!(view.len(), 2);
+        // A re-sort keeps the text and reads the rows again.
+        drop(view.set_sort(SortSpec {
+            column: 0,
+            descending: true,
+        }));
+        assert!(view.set_text("crash", || false).is_some());
+        assert_eq!(names(&view), ["shop/web"]);
+    }
+
+    /// `-l` selects by labels that no index reads, as kubectl's `-l`; `Query::select` alone
+    /// (without the objects) refuses it.
+    #[test]
+    fn a_label_selector_needs_no_index() {
+        let (registry, store) =
+            IndexRegistry::<Pod>::new(vec![default_index_definitions().remove(0)]).unwrap();
+        store.add(pod("a", "web-1", "web", 0, 1)).unwrap();
+        store.add(pod("a", "db-1", "db", 0, 1)).unwrap();
+        store.add(pod("b", "none", "", 0, 1)).unwrap();
+        let sort = SortSpec::default();
+        let view = |q: &str| {
+            names(&LiveView::new(registry.clone(), Query::parse(q).unwrap(), sort).unwrap())
+        };
+        assert_eq!(view("-l app=web"), ["a/web-1"]);
+        assert_eq!(view("-l app!=web"), ["a/db-1", "b/none"]);
+        assert_eq!(view("namespace=a -l !app"), Vec::<String>::new());
+        assert!(LiveView::new(registry.clone(), Query::parse("app=web").unwrap(), sort).is_err());
+        let err = Query::parse("-l app=web")
+            .unwrap()
+            .select(registry.indexer())
+            .unwrap_err();
+        assert!(matches!(err, QueryError::LabelSelector { .. }), "{err}");
+    }
 
     /// An object deleted from the store before its delete reaches the view: the window
     /// still fills its height, and the selection is where the rows shown put it (the "last
@@ -1233,11 +1420,11 @@ mod tests {
             assert_eq!(names(view), want, "{text}");
         };
         // A pass over the members, then narrowing from the rows, then a pass again.
-        assert!(view.set_text("w", || false).is_some());
-        expect(&view, "w", &[]);
-        assert!(view.set_text("we", || false).is_some());
-        expect(&view, "we", &[]);
-        assert!(view.set_text("a1", || false).is_some());
+        assert!(view.set_text("-f wb", || false).is_some());
+        expect(&view, "wb", &[]);
+        assert!(view.set_text("-f wb-", || false).is_some());
+        expect(&view, "wb-", &[]);
+        assert!(view.set_text("-f a1", || false).is_some());
         expect(&view, "a1", &[]);
         // Members joining and leaving while a text is set.
         store.add(pod("ns", "api-100", "x", 100, 1)).unwrap();
@@ -1245,15 +1432,15 @@ mod tests {
         store.remove("ns/api-16");
         view.apply(&"ns/api-16".into());
         assert_eq!(names(&view), ["ns/api-12", "ns/api-100"]);
-        assert!(view.set_text("a10", || true).is_none(), "cancelled");
-        assert_eq!(view.text(), "a1", "a cancelled search changes nothing");
-        assert!(view.set_text("a10", || false).is_some());
+        assert!(view.set_text("-f a10", || true).is_none(), "cancelled");
+        assert_eq!(view.text(), "-f a1", "a cancelled search changes nothing");
+        assert!(view.set_text("-f a10", || false).is_some());
         assert_eq!(names(&view), ["ns/api-100"]);
         view.set_sort(SortSpec {
             column: RESTARTS,
             descending: true,
         });
-        assert_eq!(view.text(), "a10", "a re-sort keeps the text");
+        assert_eq!(view.text(), "-f a10", "a re-sort keeps the text");
         assert!(view.set_text("", || true).is_some());
         assert_eq!(view.len(), 40);
     }
@@ -1404,10 +1591,10 @@ mod tests {
             fifo.add(pod("ns", name, "web", 0, 6)).unwrap();
         }
         wait_for(vec!["ns/e", "ns/web-backend", "ns/web-frontend"]).await;
-        worker.set_text("w");
-        worker.set_text("wfr");
+        worker.set_text("-f w");
+        worker.set_text("-f wfr");
         wait_for(vec!["ns/web-frontend"]).await;
-        assert_eq!(view.lock().text(), "wfr");
+        assert_eq!(view.lock().text(), "-f wfr");
         // A pod that joins while text filters is matched by the view itself.
         fifo.add(pod("ns", "web-frontend-2", "web", 0, 7)).unwrap();
         wait_for(vec!["ns/web-frontend", "ns/web-frontend-2"]).await;

@@ -5,7 +5,10 @@
 //! app=web,node=n1         AND: intersect the key sets, smallest first
 //! app in (a,b)            union of values;  app notin (a,b)  its complement
 //! app!=web   !app         complement against the store (!app: objects with no app value)
-//! web-7f                  free text: fuzzy match on namespace/name of what the terms left
+//! web-7f                  free text: namespace/name or a cell as shown contains it
+//! -f wfr                  fuzzy text: wfr's letters in order in namespace/name
+//! !crash                  inverted text (when no index is called crash: else `!index`)
+//! ~^web-\d+$              a regex on namespace/name and the cells, to the end of the line
 //! ```
 //! Terms are separated by commas or spaces; `==` is the same as `=`.
 
@@ -17,6 +20,8 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 use kscope_informers::indexer::{Indexer, IndexerError, KeySet};
 use kscope_informers::keys::Key;
 use kscope_informers::object::Object;
+
+use super::fuzzy::TextPattern;
 
 /// One index term.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,6 +101,15 @@ impl fmt::Display for Query {
             write!(f, "{term}")?;
             first = false;
         }
+        for (i, term) in self.labels.iter().enumerate() {
+            match (i, first) {
+                (0, true) => f.write_str("-l ")?,
+                (0, false) => f.write_str(" -l ")?,
+                _ => f.write_str(",")?,
+            }
+            write!(f, "{term}")?;
+            first = false;
+        }
         if !self.text.is_empty() {
             if !first {
                 f.write_str(" ")?;
@@ -106,10 +120,14 @@ impl fmt::Display for Query {
     }
 }
 
-/// A parsed query: index terms (ANDed) and free text.
+/// A parsed query: index terms (ANDed), label selector terms and free text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Query {
     pub terms: Vec<Term>,
+    /// k9s's `-l app=web,tier!=db`: terms on labels, whether or not an index reads them
+    /// (each term's `index` is the label key). Tested object by object, after the index
+    /// terms chose the candidates.
+    pub labels: Vec<Term>,
     /// Free text, fuzzy-matched against `namespace/name`; empty when none.
     pub text: String,
 }
@@ -127,6 +145,10 @@ pub struct ParseError {
 pub enum QueryError {
     #[error("unknown index {name:?}; indexes: {known}")]
     UnknownIndex { name: String, known: String },
+    /// `-l` terms have no index to select keys by: only a live view, which reads each
+    /// object, takes them.
+    #[error("a label selector (-l {selector}) filters the TUI's tables only; use kubectl's -l")]
+    LabelSelector { selector: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,6 +247,17 @@ impl<'a> Parser<'a> {
         self.tokens.get(self.pos + offset).map(|(_, t)| t)
     }
 
+    /// The rest of `input` from the current token when it starts a regex, `~re` or `!~re`.
+    fn regex_start<'i>(&self, input: &'i str) -> Option<&'i str> {
+        let at = match (self.peek(), self.peek_at(1)) {
+            (Some(Token::Word(w)), _) if w.starts_with('~') => self.column(),
+            (Some(Token::Not), Some(Token::Word(w))) if w.starts_with('~') => self.column(),
+            _ => return None,
+        };
+        let byte = input.char_indices().nth(at - 1).map(|(i, _)| i)?;
+        input.get(byte..)
+    }
+
     fn column(&self) -> usize {
         self.tokens
             .get(self.pos)
@@ -284,13 +317,42 @@ impl Query {
         };
         let mut query = Query::default();
         let mut text = Vec::new();
+        let mut labels = false;
         while let Some(token) = parser.peek().cloned() {
+            // `~re` and `!~re` run to the end of the line: a regex has its own commas,
+            // parentheses and `!`.
+            if let Some(regex) = parser.regex_start(input) {
+                if !text.is_empty() {
+                    return Err(ParseError {
+                        column: parser.column(),
+                        message: "a regular expression (~re) takes the place of other text"
+                            .to_string(),
+                    });
+                }
+                let regex = regex.trim_end();
+                TextPattern::parse(regex).map_err(|e| ParseError {
+                    column: parser.column(),
+                    message: e.to_string(),
+                })?;
+                query.text = regex.to_string();
+                return Ok(query);
+            }
             match token {
                 Token::Comma => parser.pos += 1,
+                // The terms after `-l` select by label, as kubectl's and k9s's `-l`.
+                Token::Word("-l") => {
+                    parser.pos += 1;
+                    labels = true;
+                }
+                // A `!` still alone (the first key of k9s's inverted filter) narrows nothing.
+                Token::Not if parser.peek_at(1).is_none() => {
+                    parser.pos += 1;
+                    text.push("!");
+                }
                 Token::Not => {
                     parser.pos += 1;
                     let index = parser.word("an index name after '!'")?.to_string();
-                    query.terms.push(Term::Missing { index });
+                    query.push(labels, Term::Missing { index });
                 }
                 Token::Word(word) => match parser.peek_at(1) {
                     Some(Token::Eq) | Some(Token::Ne) => {
@@ -298,22 +360,28 @@ impl Query {
                         parser.pos += 2;
                         let value = parser.word("a value")?.to_string();
                         let index = word.to_string();
-                        query.terms.push(if negated {
-                            Term::Ne { index, value }
-                        } else {
-                            Term::Eq { index, value }
-                        });
+                        query.push(
+                            labels,
+                            if negated {
+                                Term::Ne { index, value }
+                            } else {
+                                Term::Eq { index, value }
+                            },
+                        );
                     }
                     Some(Token::Word(op @ ("in" | "notin"))) => {
                         let negated = *op == "notin";
                         parser.pos += 2;
                         let values = parser.values()?;
                         let index = word.to_string();
-                        query.terms.push(if negated {
-                            Term::NotIn { index, values }
-                        } else {
-                            Term::In { index, values }
-                        });
+                        query.push(
+                            labels,
+                            if negated {
+                                Term::NotIn { index, values }
+                            } else {
+                                Term::In { index, values }
+                            },
+                        );
                     }
                     _ => {
                         parser.pos += 1;
@@ -330,12 +398,53 @@ impl Query {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.terms.is_empty() && self.text.is_empty()
+        self.terms.is_empty() && self.labels.is_empty() && self.text.is_empty()
+    }
+
+    fn push(&mut self, label: bool, term: Term) {
+        if label {
+            self.labels.push(term);
+        } else {
+            self.terms.push(term);
+        }
+    }
+
+    /// The query without its free text: what a view's members are chosen by.
+    pub fn selector(&self) -> Query {
+        Query {
+            terms: self.terms.clone(),
+            labels: self.labels.clone(),
+            text: String::new(),
+        }
+    }
+
+    /// k9s's inverted filter, `!crash`, is written like `!index` (objects without a value
+    /// for the index): a lone `!name` that names none of the indexes `is_index` knows is
+    /// inverted free text instead.
+    pub fn resolve_inverted(mut self, is_index: impl Fn(&str) -> bool) -> Self {
+        let unknown: Vec<usize> = self
+            .terms
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| matches!(t, Term::Missing { index } if !is_index(index)))
+            .map(|(i, _)| i)
+            .collect();
+        if let ([at], true) = (unknown.as_slice(), self.text.is_empty()) {
+            let term = self.terms.remove(*at);
+            self.text = format!("!{}", term.index());
+        }
+        self
     }
 
     /// The keys the index terms select (all keys when there are none), before free text.
     /// Positive terms intersect their sets smallest first; negative ones then filter.
     pub fn select<T: Object>(&self, indexer: &Indexer<T>) -> Result<Vec<Key>, QueryError> {
+        if !self.labels.is_empty() {
+            let terms: Vec<String> = self.labels.iter().map(Term::to_string).collect();
+            return Err(QueryError::LabelSelector {
+                selector: terms.join(","),
+            });
+        }
         let unknown = |name: &str| {
             let mut known: Vec<String> = indexer
                 .index_names()
@@ -540,8 +649,16 @@ mod tests {
             "column 11: expected a value after ',', the query ended"
         );
         assert_eq!(
-            err("!"),
-            "column 2: expected an index name after '!', the query ended"
+            err("!,"),
+            "column 2: expected an index name after '!', found ','"
+        );
+        assert_eq!(
+            err("~("),
+            "column 1: regular expression \"(\": regex parse error:\n    (\n    ^\nerror: unclosed group"
+        );
+        assert_eq!(
+            err("web ~x"),
+            "column 5: a regular expression (~re) takes the place of other text"
         );
         assert_eq!(
             err("=web"),
@@ -610,6 +727,39 @@ mod tests {
         assert_eq!(run("app=web w2"), ["a/web-2"]);
         assert_eq!(run("cache"), ["b/cache-1"]);
         assert_eq!(run("").len(), 6);
+    }
+
+    #[test]
+    fn bang_text_and_regexes_parse_as_k9s_filters() {
+        let known = |name: &str| ["app", "namespace"].contains(&name);
+        let q = Query::parse("!crash").unwrap().resolve_inverted(known);
+        assert!(q.terms.is_empty());
+        assert_eq!(q.text, "!crash");
+        let q = Query::parse("!app").unwrap().resolve_inverted(known);
+        assert_eq!(q.text, "");
+        assert_eq!(q.terms.len(), 1, "!index keeps its meaning");
+        assert_eq!(Query::parse("!").unwrap().text, "!");
+        let q = Query::parse("app=web ~^a/(web|db)-[0-9],x$").unwrap();
+        assert_eq!(q.terms, [eq("app", "web")]);
+        assert_eq!(q.text, "~^a/(web|db)-[0-9],x$");
+        assert_eq!(Query::parse("!~^web").unwrap().text, "!~^web");
+        let q = Query::parse("-l app=web,tier!=db api").unwrap();
+        assert!(q.terms.is_empty());
+        assert_eq!(
+            q.labels,
+            [
+                eq("app", "web"),
+                Term::Ne {
+                    index: "tier".into(),
+                    value: "db".into()
+                }
+            ]
+        );
+        assert_eq!(q.text, "api");
+        assert_eq!(q.to_string(), "-l app=web,tier!=db api");
+        let both = Query::parse("node=n1 -l !tier").unwrap();
+        assert_eq!(both.to_string(), "node=n1 -l !tier");
+        assert_eq!(Query::parse(&both.to_string()).unwrap(), both);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use parking_lot::RwLock;
 
-use super::definitions::{IndexDefinition, Indexable};
+use super::definitions::{IndexDefinition, IndexSource, Indexable};
 use super::query::{Query, QueryError, Term};
 use kscope_informers::indexer::{IndexFunc, Indexer, IndexerError, IndexerWriter, KeySet};
 use kscope_resources::{BuiltIn, Kind};
@@ -137,8 +137,15 @@ impl<T: Indexable> IndexRegistry<T> {
                 })?;
                 Ok((term.clone(), func))
             })
-            .collect::<Result<_, _>>()?;
-        Ok(TermMatcher { terms })
+            .collect::<Result<Vec<_>, _>>()?;
+        let labels = query.labels.iter().map(|term| {
+            let func = IndexDefinition::new(term.index(), IndexSource::Label(term.index().into()))
+                .index_func::<T>();
+            (term.clone(), func)
+        });
+        Ok(TermMatcher {
+            terms: terms.into_iter().chain(labels).collect(),
+        })
     }
 }
 

@@ -189,7 +189,8 @@ impl App {
     /// Starts with `notice` on the message line, until the first key (as a command's
     /// message is).
     pub fn with_notice(mut self, notice: String) -> Self {
-        self.ui.state.command.error = Some(notice);
+        // Dim, not an error's red: the demo's `kubectl` hint is news, not a failure.
+        self.ui.state.notice = Some(notice);
         self
     }
 
@@ -456,10 +457,14 @@ impl App {
         match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => {
                 self.ui.state.command.error = None;
+                self.ui.state.notice = None;
                 let state = &self.ui.state;
                 match map_key(&state.keymap, state.mode, state.focus, *key) {
                     Some(action) => self.apply(action),
-                    None => Vec::new(),
+                    None => {
+                        self.ui.state.notice = unbound_notice(state.mode, key);
+                        Vec::new()
+                    }
                 }
             }
             Event::Resize(width, height) => {
@@ -734,11 +739,22 @@ impl App {
             Action::OpenLogs => return self.open_logs(false),
             Action::OpenPreviousLogs => return self.open_logs(true),
             Action::OpenDeltaFilter => state.mode = InputMode::DeltaFilter,
-            Action::ClearDeltaFilter => state.deltas.clear_filter(),
+            Action::ClearDeltaFilter if !state.deltas.filter.input.is_empty() => {
+                state.deltas.clear_filter();
+            }
+            // With no delta filter to clear, Esc clears the table's, whichever pane has focus.
+            Action::ClearDeltaFilter => return self.tables.clear_filter_or_back(&mut self.ui),
             Action::OpenFilter => state.mode = InputMode::Filter,
             Action::OpenCommand => {
                 state.mode = InputMode::Command;
                 state.command.input.clear();
+                // For `:ctx NAME<Tab>`; a kubeconfig that cannot be read completes nothing
+                // (`:ctx` says why).
+                state.command.contexts = self
+                    .contexts
+                    .contexts()
+                    .map(|(names, _)| names)
+                    .unwrap_or_default();
             }
             Action::FavouriteNamespace(n) => {
                 return self.tables.favourite_namespace(&mut self.ui, n);
@@ -880,4 +896,20 @@ fn is_movement(action: &Action) -> bool {
             | Action::Top
             | Action::Bottom
     )
+}
+
+/// What the status line says of a letter that is no key on the main screen. As in k9s, keys
+/// there are commands, never the start of a search: a name typed with the table focused
+/// runs each letter that is bound and skips the others, and this says where text goes.
+fn unbound_notice(mode: InputMode, key: &crossterm::event::KeyEvent) -> Option<String> {
+    use crossterm::event::{KeyCode, KeyModifiers};
+    let plain = !key
+        .modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+    match key.code {
+        KeyCode::Char(c) if plain && mode == InputMode::Normal && !c.is_whitespace() => Some(
+            format!("{c} is not a key here: / filters the rows by text, ? lists the keys"),
+        ),
+        _ => None,
+    }
 }

@@ -191,16 +191,29 @@ fn primary(resource: &ApiResource, discovery: &Discovery) -> String {
 /// One name per listable resource, in the order hints list them, then the categories, `ctx`
 /// and `quit`.
 fn primaries(discovery: &Discovery) -> Vec<String> {
-    commands(discovery)
-        .into_iter()
-        .map(|(r, _)| primary(r, discovery))
-        .chain(categories(discovery).into_iter().map(str::to_string))
-        .chain([CONTEXT[0].to_string(), QUIT[0].to_string()])
-        .collect()
+    once_each(
+        commands(discovery)
+            .into_iter()
+            .map(|(r, _)| primary(r, discovery))
+            .chain(categories(discovery).into_iter().map(str::to_string))
+            .chain([CONTEXT[0], FIFO, INDEX, QUIT[0]].map(str::to_string)),
+    )
+}
+
+/// `names` in their order, each once.
+fn once_each(names: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut kept: Vec<String> = Vec::new();
+    for name in names {
+        if !kept.contains(&name) {
+            kept.push(name);
+        }
+    }
+    kept
 }
 
 /// Every command with its other names, `pods (po, pod)`, in the order hints list them (the
-/// group-qualified names left out).
+/// group-qualified names left out), then the categories (`all`), `ctx`, `fifo`, `index`
+/// and `quit`.
 pub fn listed(discovery: &Discovery) -> Vec<String> {
     commands(discovery)
         .into_iter()
@@ -215,7 +228,10 @@ pub fn listed(discovery: &Discovery) -> Vec<String> {
                 false => format!("{primary} ({})", others.join(", ")),
             }
         })
-        .chain([CONTEXT, QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
+        .chain(categories(discovery).into_iter().map(str::to_string))
+        .chain([CONTEXT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
+        .chain([FIFO, INDEX].map(str::to_string))
+        .chain([QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
         .collect()
 }
 
@@ -391,11 +407,13 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
     if typing_name {
         let lower = first.to_ascii_lowercase();
         let names = all_names(discovery);
-        let matching: Vec<&str> = names
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .filter(|n| !first.is_empty() && n.starts_with(&lower))
-            .collect();
+        let mut matching: Vec<&str> = Vec::new();
+        // Two groups' resources share names (`events`): each name is offered once.
+        for name in names.iter().map(|(n, _)| n.as_str()) {
+            if !first.is_empty() && name.starts_with(&lower) && !matching.contains(&name) {
+                matching.push(name);
+            }
+        }
         if !matching.is_empty() && !matching.iter().any(|n| n.eq_ignore_ascii_case(first)) {
             return matching.join(" ");
         }
@@ -476,6 +494,44 @@ pub fn complete(input: &str, discovery: &Discovery) -> Option<String> {
         .then(|| format!("{first} "))
 }
 
+/// `ctx ks` completed to the one context name starting so (`ctx kscope-demo`), or to what
+/// the names starting so share; `None` when nothing would change.
+fn complete_context(input: &str, contexts: &[String]) -> Option<String> {
+    let mut words = input.split_whitespace();
+    let command = words.next()?;
+    if !CONTEXT.iter().any(|c| c.eq_ignore_ascii_case(command)) {
+        return None;
+    }
+    let typed = words.next().unwrap_or("");
+    if words.next().is_some() {
+        return None;
+    }
+    let matching: Vec<&str> = contexts
+        .iter()
+        .map(String::as_str)
+        .filter(|c| c.starts_with(typed))
+        .collect();
+    let (first, rest) = matching.split_first()?;
+    let completed = match rest {
+        [] => format!("{first} "),
+        _ => {
+            // The longest start every match shares.
+            let shared = rest.iter().fold(first.len(), |len, name| {
+                let common = first
+                    .char_indices()
+                    .zip(name.chars())
+                    .take_while(|((_, a), b)| a == b)
+                    .last()
+                    .map_or(0, |((i, a), _)| i + a.len_utf8());
+                common.min(len)
+            });
+            first[..shared].to_string()
+        }
+    };
+    let line = format!("{command} {completed}");
+    (line != input).then_some(line)
+}
+
 /// The command bar: what is typed after `:`, and the last command's error.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CommandBar {
@@ -485,6 +541,8 @@ pub struct CommandBar {
     pub error: Option<String>,
     /// The resources commands name, as last discovered.
     pub discovery: Arc<Discovery>,
+    /// The kubeconfig's context names, read when the bar opens: what `:ctx NAME` completes.
+    pub contexts: Vec<String>,
 }
 
 impl CommandBar {
@@ -494,7 +552,9 @@ impl CommandBar {
         match action {
             Action::CommandBackspace if self.input.is_empty() => return Some(Effect::Close),
             Action::CommandComplete => {
-                if let Some(completed) = complete(&self.input, &self.discovery) {
+                let completed = complete(&self.input, &self.discovery)
+                    .or_else(|| complete_context(&self.input, &self.contexts));
+                if let Some(completed) = completed {
                     self.input = completed;
                     self.edit.apply(&mut self.input, &Action::LineEnd);
                 }
@@ -640,11 +700,55 @@ mod tests {
             parse("all -x", &d),
             Err(CommandError::UnknownFlag("-x".into()))
         );
-        assert!(hint("", &d).contains(" all ctx quit"), "{}", hint("", &d));
+        assert!(
+            hint("", &d).contains(" all ctx fifo index quit"),
+            "{}",
+            hint("", &d)
+        );
+        let listed = listed(&d);
+        for command in [
+            "all",
+            "ctx (context, contexts)",
+            "fifo",
+            "index",
+            "quit (q, q!)",
+        ] {
+            assert_eq!(
+                listed.iter().filter(|c| *c == command).count(),
+                1,
+                "{command}: {listed:?}"
+            );
+        }
         assert_eq!(
             parse("nothing", &d),
             Err(CommandError::Unknown("nothing".into()))
         );
+    }
+
+    #[test]
+    fn ctx_completes_context_names() {
+        let contexts: Vec<String> = ["kscope-demo", "kscope-other", "prod"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            complete_context("ctx p", &contexts),
+            Some("ctx prod ".into())
+        );
+        assert_eq!(
+            complete_context("ctx ks", &contexts),
+            Some("ctx kscope-".into()),
+            "what the two share"
+        );
+        assert_eq!(complete_context("ctx kscope-", &contexts), None);
+        assert_eq!(complete_context("ctx x", &contexts), None);
+        assert_eq!(complete_context("pods p", &contexts), None);
+        let mut bar = CommandBar {
+            contexts,
+            ..CommandBar::default()
+        };
+        bar.input = "ctx kscope-d".into();
+        bar.handle_key(&Action::CommandComplete);
+        assert_eq!(bar.input, "ctx kscope-demo ");
     }
 
     #[test]
@@ -702,8 +806,14 @@ mod tests {
             Some("customresourcedefinitions ".into())
         );
         assert_eq!(hint("wi", &d), "widgets widget widgets.example.com");
+        assert_eq!(
+            hint("eve", &d),
+            "events event events.events.k8s.io",
+            "each name once"
+        );
         assert!(
-            hint("", &d).starts_with("pods svc cm crd widgets ev events.events.k8s.io ctx quit"),
+            hint("", &d)
+                .starts_with("pods svc cm crd widgets ev events.events.k8s.io ctx fifo index quit"),
             "{}",
             hint("", &d)
         );

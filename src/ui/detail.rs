@@ -96,6 +96,9 @@ pub struct Detail {
     pub history_span: HistorySpan,
     pub history_selected: usize,
     pub diff: Option<DiffScreen>,
+    /// Opened on a diff from the delta panel: Esc goes back to the table the panel is
+    /// under, not to this object's history (never asked for).
+    pub diff_from_panel: bool,
     /// The detail's key list is shown over it.
     pub help: bool,
     /// Content lines shown last frame: the page for PgUp/PgDn and the end for G.
@@ -127,6 +130,7 @@ impl Detail {
             history_span: HistorySpan::Ring,
             history_selected: 0,
             diff: None,
+            diff_from_panel: false,
             help: false,
             page: 1,
             columns: 80,
@@ -252,7 +256,7 @@ impl Detail {
         }
         match action {
             Action::ToggleHelp => self.help = true,
-            Action::Back if self.diff.is_some() => self.diff = None,
+            Action::Back if self.diff.is_some() && !self.diff_from_panel => self.diff = None,
             Action::Back => return Some(Effect::Close),
             Action::DetailTab if self.diff.is_none() => {
                 self.tab = match self.tab {
@@ -473,6 +477,7 @@ impl DetailController {
         self.open(kind, &key);
         if let Some(detail) = &mut self.open {
             detail.show_diff(entry);
+            detail.diff_from_panel = true;
         }
         true
     }

@@ -34,4 +34,4 @@ pub mod tables;
 pub mod terminal;
 
 pub use nav::ALL_NAMESPACES;
-pub use run::{Launch, UiError, run};
+pub use run::{Exit, Launch, UiError, run};

@@ -406,14 +406,14 @@ impl Table for MixedTable {
     }
 
     fn applied(&self) -> Query {
-        let terms = self
+        let selector = self
             .members
             .iter()
             .find(|m| m.left_out.is_none())
-            .map_or_else(Vec::new, |m| m.table.applied().terms);
+            .map_or_else(Query::default, |m| m.table.applied().selector());
         Query {
-            terms,
             text: self.text(),
+            ..selector
         }
     }
 

@@ -78,9 +78,30 @@ impl Launch {
     }
 }
 
-/// Runs the TUI until the person quits. Must run inside a Tokio runtime. `config` is loaded
-/// by the caller, so that a bad one is reported before anything is connected.
-pub async fn run(launch: Launch, config: Config) -> Result<(), UiError> {
+/// How the TUI ended: the person quit, or a signal ended it (the terminal restored either
+/// way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Quit,
+    /// SIGTERM (15), SIGINT (2) or SIGHUP (1).
+    Signal(u8),
+}
+
+impl Exit {
+    /// The process's exit status, as a shell expects it: 0 after `q`, 128 plus the signal's
+    /// number after one (143 after SIGTERM).
+    pub fn code(self) -> u8 {
+        match self {
+            Self::Quit => 0,
+            Self::Signal(signal) => 128u8.saturating_add(signal),
+        }
+    }
+}
+
+/// Runs the TUI until the person quits or a signal ends it, and says which. Must run inside
+/// a Tokio runtime. `config` is loaded by the caller, so that a bad one is reported before
+/// anything is connected.
+pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
     let Launch {
         cluster,
         scope,
@@ -115,9 +136,15 @@ pub async fn run(launch: Launch, config: Config) -> Result<(), UiError> {
     };
     let mut guard = TerminalGuard::enter()?;
     let signals = Signals::new()?;
-    let signals = futures::stream::unfold(signals, |mut signals| async move {
-        signals.recv().await;
-        Some(((), signals))
+    let received = Arc::new(std::sync::atomic::AtomicU8::new(0));
+    let seen = received.clone();
+    let signals = futures::stream::unfold(signals, move |mut signals| {
+        let seen = seen.clone();
+        async move {
+            let signal = signals.recv().await;
+            seen.store(signal, std::sync::atomic::Ordering::Relaxed);
+            Some(((), signals))
+        }
     });
     app.run(
         guard.terminal(),
@@ -125,7 +152,11 @@ pub async fn run(launch: Launch, config: Config) -> Result<(), UiError> {
         Box::pin(signals),
         &mut (),
     )
-    .await
+    .await?;
+    Ok(match received.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => Exit::Quit,
+        signal => Exit::Signal(signal),
+    })
 }
 
 /// SIGTERM, SIGINT and SIGHUP end the loop like `q`, so the terminal is restored on the way
@@ -146,12 +177,25 @@ impl Signals {
         })
     }
 
-    /// The next signal. Cancel-safe, for the loop's `select!`.
-    async fn recv(&mut self) {
+    /// The next signal's number. Cancel-safe, for the loop's `select!`.
+    async fn recv(&mut self) -> u8 {
         tokio::select! {
-            _ = self.term.recv() => {}
-            _ = self.interrupt.recv() => {}
-            _ = self.hangup.recv() => {}
+            _ = self.term.recv() => 15,
+            _ = self.interrupt.recv() => 2,
+            _ = self.hangup.recv() => 1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Exit;
+
+    #[test]
+    fn a_signal_exits_128_plus_its_number() {
+        assert_eq!(Exit::Signal(15).code(), 143);
+        assert_eq!(Exit::Signal(2).code(), 130);
+        assert_eq!(Exit::Signal(1).code(), 129);
+        assert_eq!(Exit::Quit.code(), 0);
     }
 }

@@ -165,6 +165,8 @@ pub struct UiState {
     pub logs: Option<LogView>,
     /// The `:ctx` picker.
     pub contexts: ContextPicker,
+    /// A word for the status line until the next key (a letter that is no key here).
+    pub notice: Option<String>,
 }
 
 impl UiState {
@@ -184,6 +186,7 @@ impl UiState {
             help: Help::default(),
             logs: None,
             contexts: ContextPicker::default(),
+            notice: None,
         }
     }
 }

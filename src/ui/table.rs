@@ -21,7 +21,7 @@ use kscope_index_views::definitions::{
 use kscope_index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use kscope_index_views::mixed::{MemberRows, ViewRows};
 use kscope_index_views::printer_columns::KubectlPrinterColumns;
-use kscope_index_views::query::{Query, QueryError, Term};
+use kscope_index_views::query::{Query, QueryError};
 use kscope_index_views::registry::{IndexRegistry, ValueCount};
 use kscope_informers::fifo::{FifoKind, Handoff};
 use kscope_informers::indexer::{IndexerError, IndexerWriter};
@@ -166,7 +166,7 @@ pub struct ResourceTable<T> {
     /// is instant rather than a rebuild of every row.
     base: ViewWorker<T>,
     /// The view of the filter's index terms, when it has any.
-    filtered: Option<(Vec<Term>, ViewWorker<T>)>,
+    filtered: Option<(Query, ViewWorker<T>)>,
     tap: Tap,
     /// The second pipeline of a compared table, fed the same watch stream.
     compared: Option<SharedIndexInformer<T>>,
@@ -268,11 +268,11 @@ impl<T: TableRow> Table for ResourceTable<T> {
 
     fn applied(&self) -> Query {
         Query {
-            terms: self
+            text: self.text(),
+            ..self
                 .filtered
                 .as_ref()
-                .map_or_else(Vec::new, |(terms, _)| terms.clone()),
-            text: self.text(),
+                .map_or_else(Query::default, |(selector, _)| selector.clone())
         }
     }
 
@@ -306,24 +306,25 @@ impl<T: TableRow> Table for ResourceTable<T> {
     }
 
     fn set_query(&mut self, query: Query, sort: SortSpec) -> Result<bool, QueryError> {
-        let current: &[Term] = self.filtered.as_ref().map_or(&[], |(t, _)| t);
-        let rebuilt = query.terms != current;
+        let names = self.index_names();
+        let query = query.resolve_inverted(|name| names.iter().any(|n| n == name));
+        let selector = query.selector();
+        let rebuilt = self
+            .filtered
+            .as_ref()
+            .map_or(!selector.is_empty(), |(current, _)| *current != selector);
         if rebuilt {
             let selected = self.selected();
-            if query.terms.is_empty() {
+            if selector.is_empty() {
                 self.filtered = None;
             } else {
-                let terms_only = Query {
-                    terms: query.terms.clone(),
-                    text: String::new(),
-                };
                 let worker = ViewWorker::start(
                     self.informer.informer(),
                     self.registry.clone(),
-                    terms_only,
+                    selector.clone(),
                     sort,
                 )?;
-                self.filtered = Some((query.terms, worker));
+                self.filtered = Some((selector, worker));
             }
             self.worker().view().lock().select(selected);
         }
@@ -355,13 +356,10 @@ impl<T: TableRow> Table for ResourceTable<T> {
         let text = self.text();
         let informer = self.informer.informer();
         self.base = ViewWorker::start(informer, self.registry.clone(), Query::default(), sort)?;
-        if let Some((terms, _)) = self.filtered.take() {
-            let query = Query {
-                terms: terms.clone(),
-                text: String::new(),
-            };
-            let worker = ViewWorker::start(informer, self.registry.clone(), query, sort)?;
-            self.filtered = Some((terms, worker));
+        if let Some((selector, _)) = self.filtered.take() {
+            let worker =
+                ViewWorker::start(informer, self.registry.clone(), selector.clone(), sort)?;
+            self.filtered = Some((selector, worker));
         }
         self.worker().set_text(&text);
         Ok(())

@@ -261,7 +261,7 @@ async fn the_tui_offers_an_index_only_on_its_kinds_and_filters_by_it() {
     let names = app.table().index_names();
     assert_eq!(
         names,
-        ["namespace", "node", "phase", "owner", "colour"],
+        ["namespace", "node", "phase", "status", "owner", "colour"],
         "pods"
     );
     let index_columns: Vec<String> = app
@@ -627,6 +627,7 @@ async fn the_tui_filters_pods_by_a_json_path_index_and_adds_one_at_run_time() {
             "namespace",
             "node",
             "phase",
+            "status",
             "owner",
             "app",
             "image",

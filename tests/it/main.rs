@@ -40,6 +40,7 @@ mod sim_writes;
 mod stale;
 mod tui_all;
 mod tui_detail;
+mod tui_edges;
 mod tui_fifo;
 mod tui_frame_cost;
 mod tui_keys;

@@ -251,7 +251,7 @@ fn commands_parse_with_aliases_and_scopes() {
 fn command_hints_and_completion() {
     assert!(
         command::hint("", &Discovery::default())
-            .starts_with("pods nodes deploy rs ns secrets ctx quit")
+            .starts_with("pods nodes deploy rs ns secrets ctx fifo index quit")
     );
     assert_eq!(
         command::hint("n", &Discovery::default()),
@@ -410,9 +410,17 @@ fn each_kind_gets_the_indexes_that_apply_to_it() {
     };
     assert_eq!(
         names(ResourceKind::Pods),
-        ["namespace", "node", "phase", "owner", "app", "owner-email"]
+        [
+            "namespace",
+            "node",
+            "phase",
+            "status",
+            "owner",
+            "app",
+            "owner-email"
+        ]
     );
-    assert_eq!(names(ResourceKind::Nodes), ["node", "app"]);
+    assert_eq!(names(ResourceKind::Nodes), ["node", "status", "app"]);
     assert_eq!(names(ResourceKind::Namespaces), ["phase", "app"]);
     assert_eq!(
         names(ResourceKind::Deployments),

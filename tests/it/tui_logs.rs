@@ -554,6 +554,40 @@ fn log_view_at_160x45_follows_tagged_and_highlighted() {
     insta::assert_snapshot!(text);
 }
 
+/// `?` in the log view shows the log view's keys with what they do there (`g` is the
+/// oldest kept line, not the first row), and the footer offers it.
+#[test]
+fn question_mark_shows_the_log_keys() {
+    let mut view = deployment_view();
+    let text = render(view.clone(), InputMode::Logs, 120, 40)
+        .backend()
+        .to_string();
+    assert!(text.contains("? keys"), "{text}");
+    view.handle_key(&Action::ToggleHelp);
+    let text = render(view, InputMode::Logs, 120, 40).backend().to_string();
+    assert!(text.contains("log keys (Esc closes)"), "{text}");
+    assert!(text.contains("the oldest line kept"), "{text}");
+    assert!(
+        text.contains("show only the lines that match the search"),
+        "{text}"
+    );
+    insta::assert_snapshot!(text);
+}
+
+/// A previous instance's log is not "following" (it came whole), and one match is "1
+/// match", not "1 matches".
+#[test]
+fn the_log_status_line_says_previous_and_counts_in_english() {
+    let mut view = deployment_view();
+    view.previous = true;
+    view.set_search("orders/31/");
+    let text = render(view, InputMode::Logs, 160, 45).backend().to_string();
+    assert!(text.contains("previous instance"), "{text}");
+    assert!(!text.contains("following"), "{text}");
+    assert!(text.contains(" 1 match"), "{text}");
+    assert!(!text.contains("1 matches"), "{text}");
+}
+
 #[test]
 fn log_view_at_80x24_paused_with_timestamps_and_wrap() {
     let mut view = deployment_view();

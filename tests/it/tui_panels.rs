@@ -305,7 +305,7 @@ fn panels_collapse_at_40x10() {
 fn delta_title(screen: &str) -> &str {
     screen
         .lines()
-        .find(|l| l.starts_with("┌ deltas"))
+        .find(|l| l.starts_with('┌') && l.contains("deltas "))
         .unwrap_or("")
 }
 
@@ -348,7 +348,7 @@ fn demo_delta_cursor_filter_and_rebound_keys() {
     });
     session.keys(&["Escape"]);
     session.wait_for("the filter cleared", |s| {
-        !delta_title(s).contains("zzz") && delta_title(s).starts_with("┌ deltas")
+        !delta_title(s).contains("zzz") && delta_title(s).starts_with("┌ ▶ deltas (focused)")
     });
 
     // q is no longer bound; x quits. Keys are read in order: the help that `?` opens after

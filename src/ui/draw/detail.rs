@@ -5,7 +5,7 @@
 use std::time::SystemTime;
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Color;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
@@ -362,28 +362,12 @@ fn key_hint(keymap: &Keymap) -> String {
 }
 
 fn draw_help(frame: &mut Frame, area: Rect, keymap: &Keymap, theme: Theme) {
-    let help = keymap.help(Section::Detail);
-    let height = u16::try_from(help.len() + 2).unwrap_or(u16::MAX);
-    let [row] = Layout::vertical([Constraint::Length(height)])
-        .flex(Flex::Center)
-        .areas(area);
-    let [popup] = Layout::horizontal([Constraint::Length(60)])
-        .flex(Flex::Center)
-        .areas(row);
-    let lines: Vec<Line> = help
+    let entries: Vec<(String, String)> = keymap
+        .help(Section::Detail)
         .into_iter()
-        .map(|(keys, what)| {
-            Line::from(vec![
-                Span::styled(format!("{keys:<20}"), theme.title()),
-                Span::raw(what),
-            ])
-        })
+        .map(|(keys, what)| (keys, what.to_string()))
         .collect();
-    frame.render_widget(Clear, popup);
-    frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(" detail keys (Esc closes) ")),
-        popup,
-    );
+    super::help::draw_keys(frame, area, " detail keys (Esc closes) ", &entries, theme);
 }
 
 /// The open detail's keys and drawing; its [`DetailController`] follows the effects (a

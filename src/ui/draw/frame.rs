@@ -4,7 +4,7 @@
 use std::time::SystemTime;
 
 use ratatui::backend::Backend;
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::{Frame, Terminal};
 
 use kscope_index_views::live::{ViewColumn, Window};
@@ -74,9 +74,15 @@ pub fn no_color_requested() -> bool {
 pub fn draw(frame: &mut Frame, screen: &Screen) {
     let theme = screen.theme();
     let Some(areas) = screen.layout.areas else {
+        // Wrapped: at 20x5 one line would cut off the size it needs.
+        let area = frame.area();
         frame.render_widget(
-            Paragraph::new(format!("terminal too small: need {MIN_WIDTH}x{MIN_HEIGHT}")),
-            frame.area(),
+            Paragraph::new(format!(
+                "terminal too small: {}x{}, need {MIN_WIDTH}x{MIN_HEIGHT}",
+                area.width, area.height
+            ))
+            .wrap(Wrap { trim: true }),
+            area,
         );
         return;
     };

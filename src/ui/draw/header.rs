@@ -57,7 +57,11 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
             second.push(Span::raw(" · "));
         }
     }
-    second.push(Span::raw(format!("{} rows", screen.window.total)));
+    second.push(Span::raw(super::text::counted(
+        screen.window.total,
+        "row",
+        "rows",
+    )));
     if !h.filter.is_empty() {
         second.push(Span::raw(" matching "));
         second.push(Span::styled(h.filter.clone(), theme.title()));

@@ -80,6 +80,12 @@ fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Ve
             .collect::<Vec<_>>()
             .join(" ")
     );
+    // As in k9s: on the main screen a key is a command, never the start of a search.
+    let rule = "On the main screen each key is a command: type text after / (filter) or : \
+                (command); a letter that is no key says so.";
+    for part in wrap(rule, width.max(10)) {
+        lines.push(Line::styled(part, theme.dim()));
+    }
     for (section, title) in [
         (Section::Normal, None),
         (Section::Deltas, Some("with the delta panel focused")),
@@ -229,6 +235,52 @@ pub fn draw(
     frame.render_widget(Clear, popup);
     frame.render_widget(
         Paragraph::new(lines).block(Block::bordered().title(title)),
+        popup,
+    );
+}
+
+/// A popup of keys and what they do, over `area`: as wide as its longest entry needs (the
+/// frame allowing), its words wrapped where the frame is narrower, never cut.
+pub fn draw_keys(
+    frame: &mut Frame,
+    area: Rect,
+    title: &str,
+    entries: &[(String, String)],
+    theme: Theme,
+) {
+    let keys_width = entries
+        .iter()
+        .map(|(k, _)| k.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let longest = entries
+        .iter()
+        .map(|(_, w)| w.chars().count())
+        .max()
+        .unwrap_or(0);
+    let wanted = (keys_width + longest).max(title.chars().count()) + 2;
+    let width = u16::try_from(wanted)
+        .unwrap_or(u16::MAX)
+        .min(area.width.saturating_sub(4).max(20));
+    let text_width = usize::from(width.saturating_sub(2))
+        .saturating_sub(keys_width)
+        .max(10);
+    let mut lines: Vec<Line> = Vec::new();
+    for (keys, what) in entries {
+        for (i, part) in wrap(what, text_width).into_iter().enumerate() {
+            let keys = if i == 0 { keys.as_str() } else { "" };
+            lines.push(Line::from(vec![
+                Span::styled(format!("{keys:<keys_width$}"), theme.title()),
+                Span::raw(part),
+            ]));
+        }
+    }
+    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    let popup = centred(area, width, height);
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(title.to_string())),
         popup,
     );
 }

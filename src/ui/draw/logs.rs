@@ -85,26 +85,78 @@ pub fn draw(
         Paragraph::new(bar_line(view, typing, bar.width, theme)),
         bar,
     );
+    if view.help {
+        super::help::draw_keys(
+            frame,
+            inner,
+            " log keys (Esc closes) ",
+            &log_help(keymap),
+            theme,
+        );
+    }
+}
+
+/// What a key does in the log view, where that differs from its words on the main screen
+/// (`g` is the oldest kept line here, not the first row).
+fn log_words(action: &Action) -> Option<&'static str> {
+    Some(match action {
+        Action::Back => "close the log view (an open search is cleared first)",
+        Action::Up | Action::Down => "scroll a line (pauses following)",
+        Action::PageUp | Action::PageDown => "scroll a page (pauses following)",
+        Action::Top => "the oldest line kept (pauses following)",
+        Action::Bottom => "the newest line, following again",
+        Action::ChooseValue => "choose the container (in the container list)",
+        Action::OpenLogSearch => "search the lines (a capital makes it exact)",
+        Action::NextMatch => "the next match",
+        Action::PrevMatch => "the previous match",
+        Action::ToggleLogFilter => "show only the lines that match the search",
+        Action::ToggleTimestamps => "show when each line was written",
+        Action::ToggleWrap => "wrap long lines",
+        Action::TogglePrevious => "the previous (terminated) container's log",
+        Action::SaveLogs => "save the lines kept to a file",
+        Action::ToggleHelp => "these keys",
+        _ => return None,
+    })
+}
+
+/// The log view's keys as bound, each with what it does there.
+fn log_help(keymap: &Keymap) -> Vec<(String, String)> {
+    keymap
+        .help(Section::Logs)
+        .into_iter()
+        .zip(
+            kscope_config::keys::ACTIONS
+                .iter()
+                .filter(|(_, a, _)| !keymap.keys(Section::Logs, a).is_empty()),
+        )
+        .map(|((keys, what), (_, action, _))| (keys, log_words(action).unwrap_or(what).to_string()))
+        .collect()
 }
 
 /// ` pod shop/web-1 · following · 1,234 lines · tail 1000 `.
 fn title(view: &LogView) -> String {
     let mut parts = vec![view.title.clone()];
+    // A previous instance's log is whole when it comes: there is nothing to follow.
     if view.previous {
-        parts.push("previous".into());
-    }
-    parts.push(
-        if view.follow {
-            "following"
-        } else {
-            "paused (End follows)"
-        }
-        .into(),
-    );
-    let lines = if view.filter {
-        format!("{} of {} lines", view.search.matches.len(), view.ring.len())
+        parts.push("previous instance".into());
     } else {
-        format!("{} lines", view.ring.len())
+        parts.push(
+            if view.follow {
+                "following"
+            } else {
+                "paused (End follows)"
+            }
+            .into(),
+        );
+    }
+    let lines = if view.filter {
+        format!(
+            "{} of {}",
+            view.search.matches.len(),
+            super::text::counted(view.ring.len(), "line", "lines")
+        )
+    } else {
+        super::text::counted(view.ring.len(), "line", "lines")
     };
     parts.push(lines);
     parts.push(view.range.label(view.tail_lines));
@@ -115,7 +167,8 @@ fn title(view: &LogView) -> String {
 }
 
 fn key_hint(keymap: &Keymap) -> String {
-    let hints: [(&Action, &str); 8] = [
+    let hints: [(&Action, &str); 9] = [
+        (&Action::ToggleHelp, "keys"),
         (&Action::OpenLogSearch, "search"),
         (&Action::ToggleLogFilter, "filter"),
         (&Action::ToggleTimestamps, "time"),
@@ -204,7 +257,10 @@ fn bar_line(view: &LogView, typing: bool, width: u16, theme: Theme) -> Line<'sta
             .map(|c| search.matches.partition_point(|&m| m < c) + 1);
         let count = match at {
             Some(at) => format!("  match {at} of {}", search.matches.len()),
-            None => format!("  {} matches", search.matches.len()),
+            None => format!(
+                "  {}",
+                super::text::counted(search.matches.len(), "match", "matches")
+            ),
         };
         spans.push(Span::styled(count, theme.dim()));
     }

@@ -54,7 +54,12 @@ pub(crate) fn draw_deltas(frame: &mut Frame, area: Rect, state: &DeltaPanel, scr
     }
     let height = usize::from(area.height.saturating_sub(2));
     let window = state.window(height);
-    let mut title = String::from(" deltas ");
+    // Said in words too, not only by the border's colour (NO_COLOR has none).
+    let mut title = String::from(if focused {
+        " ▶ deltas (focused) "
+    } else {
+        " deltas "
+    });
     if !state.pipeline.is_empty() {
         title.push_str(&format!("· {} ", state.pipeline));
     }
@@ -116,7 +121,8 @@ fn draw_side_by_side(
     focused: bool,
     theme: Theme,
 ) {
-    let mut title = format!(" handoffs side by side · {pipeline} ");
+    let marker = if focused { "▶ " } else { "" };
+    let mut title = format!(" {marker}handoffs side by side · {pipeline} ");
     if view.skipped > 0 {
         title.push_str(&format!("({} skipped) ", view.skipped));
     }

@@ -31,6 +31,15 @@ pub(crate) fn draw_status(
     } else if let Some(error) = &state.command.error {
         let line = Line::from(Span::styled(error.clone(), theme.error()));
         frame.render_widget(Paragraph::new(line), area);
+    } else if let Some(notice) = state
+        .notice
+        .as_ref()
+        .filter(|_| state.mode == InputMode::Normal)
+    {
+        frame.render_widget(
+            Paragraph::new(Span::styled(notice.clone(), theme.dim())),
+            area,
+        );
     } else if state.mode == InputMode::DeltaFilter {
         delta_filter_line(frame, area, screen);
     } else if state.mode == InputMode::Filter || !state.filter.input.is_empty() {
@@ -102,7 +111,10 @@ fn filter_line(frame: &mut Frame, area: Rect, filter: &FilterBar, screen: &Scree
     match &filter.error {
         Some(error) => spans.push(Span::styled(format!("  {error}"), theme.error())),
         None => spans.push(Span::styled(
-            format!("  {} matches", screen.window.total),
+            format!(
+                "  {}",
+                super::text::counted(screen.window.total, "match", "matches")
+            ),
             theme.dim(),
         )),
     }

@@ -25,13 +25,21 @@ const MIN_FIRST: usize = 3;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Give {
     First,
+    /// A column of sentences (an Event's MESSAGE): the widest there is, and the one whose
+    /// end a reader misses least; it gives before the names, down to `MIN_PROSE`.
+    Prose,
     Names,
     Last,
 }
 
+/// A MESSAGE column keeps this many characters before NAMESPACE or NAME are cut.
+const MIN_PROSE: usize = 30;
+
 fn give(column: &ViewColumn, position: usize) -> Give {
     if column.index || column.wide {
         Give::First
+    } else if column.name == "MESSAGE" {
+        Give::Prose
     } else if column.namespace || (position == 0 && column.name == "NAME") {
         Give::Names
     } else {
@@ -39,25 +47,22 @@ fn give(column: &ViewColumn, position: usize) -> Give {
     }
 }
 
-/// Narrows columns until the row fits in `width` (one space between columns). First titles
-/// wider than every cell below them lose their slack (a cut title costs less than a cut
-/// value); then the widest of the columns that give first, down to `MIN_FIRST`, then the
-/// widest of the next down to `MIN_COLUMN`, and so on. `cells` is each column's widest cell.
+/// A title cut over narrow cells keeps this many characters (its ellipsis included), so
+/// that READY and RESTARTS stay apart (`READY`, `RESTA…`, not `RE…` twice) and NAMESPACE
+/// does not read as NAME (`NAMES…`).
+const MIN_TITLE: usize = 6;
+
+/// Narrows columns until the row fits in `width` (one space between columns). First the
+/// columns that give first (index and wide), widest first, down to `MIN_FIRST`; then titles
+/// wider than every cell below them lose their slack, down to `MIN_TITLE` (a cut title
+/// costs less than a cut value); then MESSAGE down to `MIN_PROSE`; then the widest of the
+/// names down to `MIN_COLUMN`; then titles down to `MIN_FIRST`, MESSAGE further, and last
+/// the status columns. `cells` is each column's widest cell.
 fn fit(widths: &mut [usize], cells: &[usize], gives: &[Give], width: usize) {
     let total = |w: &[usize]| w.iter().sum::<usize>() + w.len().saturating_sub(1);
     let mut over = total(widths).saturating_sub(width);
-    for (w, &cell) in widths.iter_mut().zip(cells) {
-        let slack = w.saturating_sub(cell.max(MIN_FIRST)).min(over);
-        *w -= slack;
-        over -= slack;
-    }
-    for class in [Give::First, Give::Names, Give::Last] {
-        let least = if class == Give::First {
-            MIN_FIRST
-        } else {
-            MIN_COLUMN
-        };
-        while over > 0 {
+    let narrow = |widths: &mut [usize], over: &mut usize, class: Give, least: usize| {
+        while *over > 0 {
             let Some(i) = (0..widths.len())
                 .filter(|&i| gives.get(i) == Some(&class) && widths[i] > least)
                 .max_by_key(|&i| (widths[i], i))
@@ -65,9 +70,33 @@ fn fit(widths: &mut [usize], cells: &[usize], gives: &[Give], width: usize) {
                 break;
             };
             widths[i] -= 1;
-            over -= 1;
+            *over -= 1;
         }
-    }
+    };
+    let slack = |widths: &mut [usize], over: &mut usize, least: usize| {
+        // From the right: NAMESPACE, first, is the one that reads as NAME when cut.
+        for (w, &cell) in widths.iter_mut().zip(cells).rev() {
+            let slack = w.saturating_sub(cell.max(least)).min(*over);
+            *w -= slack;
+            *over -= slack;
+        }
+    };
+    narrow(widths, &mut over, Give::First, MIN_FIRST);
+    slack(widths, &mut over, MIN_TITLE);
+    narrow(widths, &mut over, Give::Prose, MIN_PROSE);
+    narrow(widths, &mut over, Give::Names, MIN_COLUMN);
+    // A title cut short still costs less than a status cut ("Runni…").
+    slack(widths, &mut over, MIN_FIRST);
+    narrow(widths, &mut over, Give::Prose, MIN_COLUMN);
+    narrow(widths, &mut over, Give::Last, MIN_COLUMN);
+}
+
+/// A column's title in `width` characters: the sort arrow, when it has one, stays (a cut
+/// title must still say which column is sorted).
+fn cut_title(title: &str, arrow: &str, width: usize) -> String {
+    let arrow_width = arrow.chars().count();
+    let name = cut(title, width.saturating_sub(arrow_width).max(1));
+    format!("{name}{arrow}")
 }
 
 /// `text` in `width` characters: cut with an ellipsis when longer.
@@ -121,6 +150,7 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &TablePane, screen: &Screen) {
     let shown = shown(screen.columns, pane.wide, screen.with_namespace);
     let sort = pane.sort;
     let mut titles: Vec<String> = Vec::with_capacity(shown.len());
+    let mut arrows: Vec<&str> = Vec::with_capacity(shown.len());
     for &i in &shown {
         let arrow = match (sort.column == i, sort.descending) {
             (false, _) => "",
@@ -128,6 +158,7 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &TablePane, screen: &Screen) {
             (true, true) => "↓",
         };
         titles.push(format!("{}{arrow}", screen.columns[i].name));
+        arrows.push(arrow);
     }
     // Widths from the titles and the visible rows only.
     let mut cell_widths = vec![0; titles.len()];
@@ -180,10 +211,14 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &TablePane, screen: &Screen) {
         .iter()
         .map(|&w| Constraint::Length(u16::try_from(w).unwrap_or(u16::MAX)));
     let header = Row::new(
-        titles
+        shown
             .iter()
+            .zip(&arrows)
             .zip(&widths)
-            .map(|(t, &w)| Cell::from(Span::styled(cut(t, w), theme.title()))),
+            .map(|((&i, arrow), &w)| {
+                let title = cut_title(&screen.columns[i].name, arrow, w);
+                Cell::from(Span::styled(title, theme.title()))
+            }),
     );
     frame.render_widget(Table::new(table_rows, constraints).header(header), area);
     if screen.window.total == 0 {
@@ -238,10 +273,40 @@ mod tests {
         let mut widths = [8, 8];
         fit(&mut widths, &[8, 8], &[Names, Last], 100);
         assert_eq!(widths, [8, 8]);
-        // RESTARTS over cells of one digit gives its title's slack before STATUS is cut.
+        // RESTARTS over cells of one digit gives its title's slack, down to RESTA…, before
+        // STATUS is cut; an index column gives before any title is cut.
         let mut widths = [7, 8];
-        fit(&mut widths, &[7, 1], &[Last, Last], 12);
-        assert_eq!(widths, [7, 4]);
+        fit(&mut widths, &[7, 1], &[Last, Last], 14);
+        assert_eq!(widths, [7, 6]);
+        let mut widths = [5, 8, 10];
+        fit(&mut widths, &[3, 1, 10], &[Last, Last, First], 20);
+        assert_eq!(widths, [5, 8, 5], "READY and RESTARTS keep their titles");
+        let mut widths = [5, 8, 3];
+        fit(&mut widths, &[3, 1, 3], &[Last, Last, First], 16);
+        assert_eq!(widths, [5, 6, 3], "RESTA…");
+    }
+
+    /// `:events` at 120 columns: MESSAGE gives before NAMESPACE is cut.
+    #[test]
+    fn an_event_message_gives_before_the_namespace() {
+        use Give::{Last, Names, Prose};
+        // NAMESPACE LAST SEEN TYPE REASON OBJECT MESSAGE
+        let gives = [Names, Last, Last, Last, Last, Prose];
+        let start = [24, 9, 7, 16, 28, 90];
+        let mut widths = start;
+        fit(&mut widths, &start, &gives, 120);
+        assert_eq!(widths[..5], start[..5], "{widths:?}");
+        assert_eq!(widths[5], 120 - (24 + 9 + 7 + 16 + 28) - 5);
+        fit(&mut widths, &start, &gives, 105);
+        assert_eq!(widths[5], MIN_PROSE, "then the names give");
+        assert_eq!(widths[0], 10);
+    }
+
+    #[test]
+    fn a_cut_title_keeps_its_sort_arrow() {
+        assert_eq!(cut_title("RESTARTS", "↓", 5), "RES…↓");
+        assert_eq!(cut_title("READY", "", 5), "READY");
+        assert_eq!(cut_title("AGE", "↑", 4), "AGE↑");
     }
 
     #[test]

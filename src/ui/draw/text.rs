@@ -30,3 +30,21 @@ pub(crate) fn seconds(value: Option<f64>) -> String {
         Some(s) => format!("{:.0}µs", s * 1e6),
     }
 }
+
+/// `1 row`, `2 rows`, `0 matches`: a count with its noun in the number it takes (`noun` and
+/// its plural given, as English plurals are not one rule).
+pub(crate) fn counted(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counted;
+
+    #[test]
+    fn one_is_singular() {
+        assert_eq!(counted(1, "row", "rows"), "1 row");
+        assert_eq!(counted(0, "match", "matches"), "0 matches");
+        assert_eq!(counted(2, "line", "lines"), "2 lines");
+    }
+}

@@ -100,6 +100,8 @@ pub struct LogView {
     pub shown: Vec<(u64, usize)>,
     /// Content rows last frame: what PgUp/PgDn move by.
     pub page: usize,
+    /// The log view's own keys shown over it (`?`).
+    pub help: bool,
 }
 
 impl LogView {
@@ -122,6 +124,7 @@ impl LogView {
             notice: None,
             shown: Vec::new(),
             page: 1,
+            help: false,
         }
     }
 
@@ -382,6 +385,17 @@ impl LogView {
     /// for the log again ([`Effect::Refresh`]), save it ([`Effect::Save`]), or open the
     /// search bar.
     pub fn handle_key(&mut self, action: &Action) -> Option<Effect> {
+        if self.help {
+            // Any key closes the help; only Esc and ? are spent on it.
+            self.help = false;
+            if matches!(action, Action::ToggleHelp | Action::Back) {
+                return None;
+            }
+        }
+        if *action == Action::ToggleHelp {
+            self.help = true;
+            return None;
+        }
         if let Some(picker) = &mut self.picker {
             let choices = picker.containers.len() + 1;
             match action {
@@ -628,6 +642,17 @@ mod tests {
         view.set_search("GET");
         assert_eq!(view.handle_key(&Action::Back), None);
         assert!(view.search.matcher.is_none());
+        assert_eq!(view.handle_key(&Action::Back), Some(Effect::Close));
+    }
+
+    /// `?` shows the log view's own keys; Esc closes them, not the view.
+    #[test]
+    fn question_mark_shows_the_log_keys_and_esc_closes_them() {
+        let mut view = view(10);
+        assert_eq!(view.handle_key(&Action::ToggleHelp), None);
+        assert!(view.help);
+        assert_eq!(view.handle_key(&Action::Back), None, "the view stays");
+        assert!(!view.help);
         assert_eq!(view.handle_key(&Action::Back), Some(Effect::Close));
     }
 }

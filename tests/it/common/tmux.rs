@@ -13,48 +13,73 @@ pub fn tmux(args: &[&str]) -> Option<String> {
 }
 
 /// A detached tmux session running a command; killed when dropped, so a failed test leaves
-/// nothing behind.
-pub struct Session(pub String);
+/// nothing behind. On the default server, or on a server of its own ([`Session::alone`]).
+pub struct Session(pub String, Option<String>);
 
 impl Session {
+    /// Starts `command` in a `width`x`height` session on a tmux server of its own (`tmux
+    /// -L`), so that no other test's server, starting or exiting, is in its way; the server
+    /// ends with the session.
+    pub fn alone_sized(name: String, command: &str, width: u16, height: u16) -> Self {
+        Self::sized(name.clone(), Some(name), command, (width, height))
+    }
+
+    /// tmux on this session's server.
+    fn run(&self, args: &[&str]) -> Option<String> {
+        match &self.1 {
+            Some(server) => {
+                let mut all = vec!["-L", server.as_str()];
+                all.extend_from_slice(args);
+                tmux(&all)
+            }
+            None => tmux(args),
+        }
+    }
+
     /// Starts `command` in a 120x40 session named `name`. Tried a few times: when another
     /// test's session, the server's last, has just ended, the server may still be exiting.
     pub fn start(name: String, command: &str) -> Self {
-        let session = Session(name);
+        Self::sized(name, None, command, (120, 40))
+    }
+
+    fn sized(name: String, server: Option<String>, command: &str, size: (u16, u16)) -> Self {
+        let session = Session(name, server);
+        let (width, height) = (size.0.to_string(), size.1.to_string());
         let args = [
             "new-session",
             "-d",
             "-s",
             &session.0,
             "-x",
-            "120",
+            &width,
             "-y",
-            "40",
+            &height,
             command,
         ];
         let started = (0..5).any(|attempt| {
             if attempt > 0 {
                 std::thread::sleep(Duration::from_millis(300));
             }
-            tmux(&args).is_some()
+            session.run(&args).is_some()
         });
         assert!(started, "tmux starts {command}");
         session
     }
 
     pub fn screen(&self) -> String {
-        tmux(&["capture-pane", "-p", "-t", &self.0]).unwrap_or_default()
+        self.run(&["capture-pane", "-p", "-t", &self.0])
+            .unwrap_or_default()
     }
 
     pub fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", self.0.as_str()];
         args.extend_from_slice(keys);
-        tmux(&args).expect("send-keys");
+        self.run(&args).expect("send-keys");
     }
 
     /// Whether the session (and so the program in it) is still running.
     pub fn alive(&self) -> bool {
-        tmux(&["has-session", "-t", &self.0]).is_some()
+        self.run(&["has-session", "-t", &self.0]).is_some()
     }
 
     /// Waits for the program to exit (its session ends with it); panics after 20 s.
@@ -85,7 +110,7 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
-        let _ = tmux(&["kill-session", "-t", &self.0]);
+        let _ = self.run(&["kill-session", "-t", &self.0]);
     }
 }
 
