@@ -48,7 +48,7 @@ fn main() -> ExitCode {
         }
     };
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         // The reader went away (`kscope get pods | head`): nothing to report.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
@@ -121,24 +121,26 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-fn run(mut cli: Cli) -> anyhow::Result<()> {
+/// Runs the command, or the TUI; the TUI ended by a signal exits as a shell expects (143
+/// after SIGTERM).
+fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new()?;
     let Some(command) = cli.command.take() else {
         // A bad configuration (indexes or keys) is reported before connecting to anything.
         let config = kscope_config::Config::load(cli.config.as_deref())?;
-        runtime.block_on(async {
-            if cli.demo {
+        let exit = runtime.block_on(async {
+            let exit = if cli.demo {
                 let (demo, launch) = kscope::demo::Demo::start(&cli.cluster).await?;
                 let result = kscope_ui::run(launch, config).await;
                 demo.shutdown().await;
-                result?;
+                result?
             } else {
                 let launch = kscope_ui::Launch::connect(&cli.cluster).await?;
-                kscope_ui::run(launch, config).await?;
-            }
-            anyhow::Ok(())
+                kscope_ui::run(launch, config).await?
+            };
+            anyhow::Ok(exit)
         })?;
-        return Ok(());
+        return Ok(ExitCode::from(exit.code()));
     };
     let command = with_outer_flags(command, &cli)?;
     let mut stdout = std::io::stdout().lock();
@@ -150,5 +152,5 @@ fn run(mut cli: Cli) -> anyhow::Result<()> {
         Command::Sim(args) => runtime.block_on(kscope_sim::cli::run(args))?,
     }
     stdout.flush()?;
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }

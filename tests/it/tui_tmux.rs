@@ -94,7 +94,8 @@ fn demo_filters_by_an_index_streams_deltas_and_switches_kinds() {
 }
 
 /// SIGTERM, SIGINT and SIGHUP each end kscope as `q` does: the shell it ran from gets its
-/// screen back (the alternate screen left, the cursor shown).
+/// screen back (the alternate screen left, the cursor shown) and the exit status a shell
+/// expects (128 plus the signal's number).
 #[test]
 fn every_signal_restores_the_terminal() {
     let tools = crate::common::tools::required("tmux", "to run kscope in a real terminal").and(
@@ -107,7 +108,7 @@ fn every_signal_restores_the_terminal() {
     // (and one session: tmux's server may still be exiting when a last session ends).
     let name = format!("kscope-signals-{}", std::process::id());
     let session = Session::start(name.clone(), "sh");
-    for signal in ["TERM", "INT", "HUP"] {
+    for (signal, status) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
         session.keys(&[&format!("{} --demo", env!("CARGO_BIN_EXE_kscope")), "Enter"]);
         session.wait_for("the demo table", |s| s.contains("watching at rv"));
         let flag = |format: &str| {
@@ -141,6 +142,12 @@ fn every_signal_restores_the_terminal() {
             );
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
+        // The exit status a shell expects after a signal: 128 plus its number.
+        session.keys(&["echo exit-status=$?", "Enter"]);
+        let said = format!("exit-status={status}");
+        session.wait_for(&format!("SIG{signal}'s exit status {status}"), |s| {
+            s.lines().any(|line| line.trim() == said)
+        });
         // The next run waits for its own table, not this one's on the screen.
         session.keys(&["clear", "Enter"]);
         session.wait_for("a cleared screen", |s| !s.contains("watching at rv"));
