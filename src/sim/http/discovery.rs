@@ -1,9 +1,11 @@
 //! Legacy (unaggregated) discovery documents: enough for kubectl and kube's `Discovery`
 //! to find the served resources, built-in and custom.
 
+use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::{Value, json};
 
+use super::openapi;
 use super::status::json_body;
 use crate::resources::{Resource, VERBS};
 use crate::store::Store;
@@ -77,6 +79,8 @@ pub(crate) enum Doc {
     OpenApiIndex,
     /// The OpenAPI v3 document of a group-version.
     OpenApi(GroupVersion),
+    /// The OpenAPI v2 document of everything.
+    OpenApiV2,
 }
 
 pub(crate) async fn version() -> Response {
@@ -109,79 +113,6 @@ fn api_group(versions: &[GroupVersion]) -> Value {
         "versions": entries,
         "preferredVersion": entries.first().cloned().unwrap_or(Value::Null),
     })
-}
-
-/// The OpenAPI v3 document of a group-version: only what kubectl reads, namely that
-/// PATCH of each kind accepts `fieldValidation`, so it leaves validation to the server
-/// instead of downloading schemas for client-side validation.
-fn openapi(gv: &GroupVersion) -> Value {
-    let mut paths = serde_json::Map::new();
-    let base = if gv.group.is_empty() {
-        format!("/api/{}", gv.version)
-    } else {
-        format!("/apis/{}", gv.name())
-    };
-    for r in &gv.resources {
-        let path = if r.namespaced() {
-            format!("{base}/namespaces/{{namespace}}/{}/{{name}}", r.plural())
-        } else {
-            format!("{base}/{}/{{name}}", r.plural())
-        };
-        let query = |name: &str| json!({"name": name, "in": "query", "schema": {"type": "string", "uniqueItems": true}});
-        paths.insert(
-            path,
-            json!({"patch": {
-                "operationId": format!("patch{}", r.kind()),
-                "x-kubernetes-action": "patch",
-                "x-kubernetes-group-version-kind": {"group": gv.group, "version": gv.version, "kind": r.kind()},
-                "parameters": [query("dryRun"), query("fieldManager"), query("fieldValidation"), query("force")],
-                "responses": {"200": {"description": "OK"}},
-            }}),
-        );
-    }
-    json!({
-        "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": "v1.32.3"},
-        "paths": paths,
-        "components": {"schemas": custom_schemas(gv)},
-    })
-}
-
-/// The schemas of the custom resources of `gv`, from their CRDs, named and tagged as the
-/// real server publishes them, so that `kubectl explain` can read them. (Built-in kinds'
-/// schemas are not published.)
-fn custom_schemas(gv: &GroupVersion) -> serde_json::Map<String, Value> {
-    let mut schemas = serde_json::Map::new();
-    for r in &gv.resources {
-        let Some(custom) = r.descriptor().custom else {
-            continue;
-        };
-        let mut schema = custom.schema.clone();
-        for (field, description) in [
-            (
-                "apiVersion",
-                "APIVersion defines the versioned schema of this representation of an object.",
-            ),
-            (
-                "kind",
-                "Kind is a string value representing the REST resource this object represents.",
-            ),
-        ] {
-            schema["properties"][field] = json!({"type": "string", "description": description});
-        }
-        schema["properties"]["metadata"] = json!({
-            "type": "object",
-            "description": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
-        });
-        schema["x-kubernetes-group-version-kind"] =
-            json!([{"group": gv.group, "version": gv.version, "kind": r.kind()}]);
-        let reversed: Vec<&str> = gv.group.split('.').rev().collect();
-        schemas.insert(
-            format!("{}.{}.{}", reversed.join("."), gv.version, r.kind()),
-            schema,
-        );
-    }
-    schemas
 }
 
 /// A resource's entry in an `APIResourceList`, and its subresources' entries.
@@ -229,24 +160,11 @@ fn api_resources(r: Resource) -> Vec<Value> {
     out
 }
 
-pub(crate) fn serve(served: &[Resource], doc: Doc) -> Response {
+pub(crate) fn serve(served: &[Resource], doc: Doc, headers: &HeaderMap) -> Response {
     let body = match doc {
-        Doc::OpenApiIndex => {
-            let paths: serde_json::Map<String, Value> = group_versions(served)
-                .iter()
-                .map(|gv| {
-                    let path = if gv.group.is_empty() {
-                        format!("api/{}", gv.version)
-                    } else {
-                        format!("apis/{}", gv.name())
-                    };
-                    let url = format!("/openapi/v3/{path}?hash=kscope-sim-1");
-                    (path, json!({"serverRelativeURL": url}))
-                })
-                .collect();
-            json!({ "paths": paths })
-        }
-        Doc::OpenApi(gv) => openapi(&gv),
+        Doc::OpenApiIndex => return openapi::v3_index(served),
+        Doc::OpenApi(gv) => return openapi::v3_document(&gv),
+        Doc::OpenApiV2 => return openapi::v2_document(served, headers),
         Doc::CoreVersions => json!({
             "kind": "APIVersions",
             "versions": ["v1"],

@@ -104,7 +104,7 @@ async fn handle(
                 discovery::Doc::Groups if aggregated::wanted(&headers) => {
                     aggregated::serve(&served, false)
                 }
-                doc => discovery::serve(&served, doc),
+                doc => discovery::serve(&served, doc, &headers),
             });
         }
         Route::Discovery(_) => return Err(ApiError::method_not_allowed(method.as_str())),

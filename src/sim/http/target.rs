@@ -94,6 +94,7 @@ pub(super) fn parse_path(path: &str, store: &Store) -> Result<Route, ApiError> {
         ["apis", group, version] => {
             return doc(discovery::Doc::Resources(group_version(group, version)?));
         }
+        ["openapi", "v2"] => return doc(discovery::Doc::OpenApiV2),
         ["openapi", "v3"] => return doc(discovery::Doc::OpenApiIndex),
         ["openapi", "v3", "api", "v1"] => {
             return doc(discovery::Doc::OpenApi(group_version("", "v1")?));
