@@ -5,8 +5,9 @@
 //!
 //! The built-in kinds' schemas are k8s-openapi's (its `schemars` support: the same types,
 //! field docs and names as kube-apiserver's `io.k8s.api.core.v1.Pod`); the custom
-//! resources' come from their CRDs. Generating the built-in ones takes a while and they
-//! never change, so they are made on the first request, not at start, and kept.
+//! resources' come from their CRDs. The built-in ones never change and cost some tens of
+//! milliseconds to generate, which most sims are never asked for: they are made on the
+//! first request, not at start, and kept.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::LazyLock;
@@ -142,45 +143,38 @@ fn generate<'a>(
     schemas
 }
 
-/// The built-in schemas of one form, generated on first use.
-struct BuiltInSchemas {
-    /// Each built-in group-version's kinds and what they reference (v3: one document each).
+/// The built-in schemas of v3, generated on first use.
+struct V3Schemas {
+    /// Each built-in group-version's kinds and what they reference: one document each.
     by_group_version: HashMap<(&'static str, &'static str), Map<String, Value>>,
     /// ObjectMeta and what it references, for the `metadata` of custom resources.
     object_meta: Map<String, Value>,
 }
 
-impl BuiltInSchemas {
-    fn generate(form: Form, split: bool) -> Self {
-        let mut by_group_version = HashMap::new();
-        if split {
-            for k in &BUILT_IN_KINDS {
-                by_group_version
-                    .entry((k.group, k.version))
-                    .or_insert_with(|| {
-                        let in_gv = BUILT_IN_KINDS
-                            .iter()
-                            .filter(|o| (o.group, o.version) == (k.group, k.version));
-                        generate(form, in_gv, |_| {})
-                    });
-            }
-        } else {
-            by_group_version.insert(("", ""), generate(form, &BUILT_IN_KINDS, |_| {}));
-        }
-        let object_meta = generate(form, [], |g| {
-            g.subschema_for::<ObjectMeta>();
-        });
-        Self {
-            by_group_version,
-            object_meta,
-        }
+static V3_SCHEMAS: LazyLock<V3Schemas> = LazyLock::new(|| {
+    let mut by_group_version = HashMap::new();
+    for k in &BUILT_IN_KINDS {
+        by_group_version
+            .entry((k.group, k.version))
+            .or_insert_with(|| {
+                let in_gv = BUILT_IN_KINDS
+                    .iter()
+                    .filter(|o| (o.group, o.version) == (k.group, k.version));
+                generate(Form::V3, in_gv, |_| {})
+            });
     }
-}
+    V3Schemas {
+        by_group_version,
+        object_meta: generate(Form::V3, [], |g| {
+            g.subschema_for::<ObjectMeta>();
+        }),
+    }
+});
 
-static V3_SCHEMAS: LazyLock<BuiltInSchemas> =
-    LazyLock::new(|| BuiltInSchemas::generate(Form::V3, true));
-static V2_SCHEMAS: LazyLock<BuiltInSchemas> =
-    LazyLock::new(|| BuiltInSchemas::generate(Form::V2, false));
+/// The built-in schemas of v2, all in its one document (ObjectMeta among them, as every
+/// kind refers to it), generated on first use.
+static V2_SCHEMAS: LazyLock<Map<String, Value>> =
+    LazyLock::new(|| generate(Form::V2, &BUILT_IN_KINDS, |_| {}));
 
 /// The schema of custom resource `r` of `gv` in `form`, from its CRD, named and tagged as
 /// the real server publishes it; `None` for a built-in kind.
@@ -213,7 +207,10 @@ fn custom_schema(form: Form, gv: &GroupVersion, r: Resource) -> Option<(String, 
 }
 
 /// The PATCH operation of each kind of `gv`, keyed by path: what kubectl reads to learn
-/// that the server validates fields itself (`fieldValidation`).
+/// that the server validates fields itself (`fieldValidation`). It names no request body
+/// types: from a strategic-merge-patch body kubectl's client-side apply would take the
+/// schemas for its merge keys, which k8s-openapi's schemas do not carry, so it keeps using
+/// the ones compiled into it.
 fn patch_paths(form: Form, gv: &GroupVersion, paths: &mut Map<String, Value>) {
     let base = if gv.group.is_empty() {
         format!("/api/{}", gv.version)
@@ -332,14 +329,14 @@ pub(crate) fn v3_document(gv: &GroupVersion) -> Response {
     })
 }
 
-/// `/openapi/v2`: every served kind in one document, as JSON. Go clients ask for it as
-/// protobuf only, which the sim does not speak: they get 406, as from a server without it,
-/// and use v3 instead.
+/// `/openapi/v2`: every served kind in one document, as JSON. client-go asks for it as
+/// protobuf only, which the sim does not write: it gets 406, and kubectl 1.32 reads v3 for
+/// explain and validation (and, without v2's merge keys, keeps its compiled-in ones for
+/// client-side apply, which is right here: k8s-openapi's schemas do not carry them).
 pub(crate) fn v2_document(served: &[Resource], headers: &HeaderMap) -> Response {
     if !accepts_json(headers) {
         return ApiError::not_acceptable("application/json").into_response();
     }
-    let built_in = &*V2_SCHEMAS;
     let mut paths = Map::new();
     let mut custom = Vec::new();
     for gv in group_versions(served) {
@@ -354,13 +351,7 @@ pub(crate) fn v2_document(served: &[Resource], headers: &HeaderMap) -> Response 
         swagger: "2.0",
         info: info(),
         paths,
-        definitions: merged(
-            built_in
-                .by_group_version
-                .values()
-                .chain([&built_in.object_meta]),
-            &custom,
-        ),
+        definitions: merged([&*V2_SCHEMAS], &custom),
     })
 }
 
