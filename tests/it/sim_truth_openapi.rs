@@ -262,8 +262,9 @@ async fn kubectl_follows_several_logs_over_one_http2_connection() {
         .lines()
         .find_map(|l| l.split_once(' '))
         .expect("a Deployment with two ready pods");
-    let mut child = fx
-        .command(&[
+    let (mut child, stderr) = http2_kubectl(
+        &fx,
+        &[
             "logs",
             "-f",
             "-n",
@@ -273,13 +274,8 @@ async fn kubectl_follows_several_logs_over_one_http2_connection() {
             "--prefix",
             "--tail=1",
             "--max-log-requests=100",
-        ])
-        // Go's HTTP/2 transport says what it does on stderr.
-        .env("GODEBUG", "http2debug=1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("kubectl runs");
+        ],
+    );
     let stdout = child.stdout.take().expect("stdout");
     let pods = tokio::task::spawn_blocking(move || {
         let mut pods: Vec<String> = Vec::new();
@@ -299,11 +295,89 @@ async fn kubectl_follows_several_logs_over_one_http2_connection() {
         .expect("lines from two pods")
         .expect("join");
     let _ = child.kill();
-    let stderr = String::from_utf8_lossy(&child.wait_with_output().expect("kubectl ends").stderr)
-        .into_owned();
+    let _ = child.wait();
+    let stderr = std::fs::read_to_string(stderr).expect("kubectl's stderr");
     assert_eq!(pods.len(), 2, "{pods:?}: {stderr}");
     assert!(
-        stderr.contains("http2: Transport creating client conn"),
+        stderr.contains(HTTP2_CONNECTION),
+        "kubectl did not speak HTTP/2: {stderr}"
+    );
+}
+
+/// What Go's HTTP/2 transport logs (under `GODEBUG=http2debug=1`) when it opens a connection.
+const HTTP2_CONNECTION: &str = "http2: Transport creating client conn";
+
+/// kubectl started with `args`, its stdout piped, and Go's HTTP/2 transport logging what it
+/// does to a file (returned), read once kubectl is done: a pipe nobody reads would fill and
+/// stall it.
+fn http2_kubectl(fx: &Kubectl, args: &[&str]) -> (std::process::Child, PathBuf) {
+    let path = fx
+        .dir
+        .join(format!("stderr-{}", args.join("-").replace('/', "_")));
+    let stderr = std::fs::File::create(&path).expect("stderr file");
+    let child = fx
+        .command(args)
+        .env("GODEBUG", "http2debug=1")
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("kubectl runs");
+    (child, path)
+}
+
+#[tokio::test]
+async fn kubectl_log_follow_over_http2_ends_when_the_pod_goes() {
+    let Some(fx) = Kubectl::start("http2-follow").await else {
+        return;
+    };
+    let running = fx
+        .ok(&[
+            "get",
+            "pods",
+            "-A",
+            "--field-selector=status.phase=Running",
+            "-o",
+            "jsonpath={.items[0].metadata.namespace} {.items[0].metadata.name}",
+        ])
+        .await;
+    let (namespace, pod) = running.split_once(' ').expect("a running pod");
+    let (mut child, stderr) = http2_kubectl(&fx, &["logs", "-f", "-n", namespace, pod, "--tail=1"]);
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let first = tokio::task::spawn_blocking(move || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).map(|_| (line, stdout))
+    });
+    let (first, mut stdout) = tokio::time::timeout(Duration::from_secs(60), first)
+        .await
+        .expect("a first log line")
+        .expect("join")
+        .expect("read");
+    assert!(!first.is_empty());
+    fx.ok(&[
+        "delete",
+        "pod",
+        "-n",
+        namespace,
+        pod,
+        "--grace-period=0",
+        "--force",
+    ])
+    .await;
+    // The follow's stream ends, and kubectl with it, successfully.
+    let ended = tokio::task::spawn_blocking(move || {
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut rest);
+        child.wait()
+    });
+    let status = tokio::time::timeout(Duration::from_secs(60), ended)
+        .await
+        .expect("kubectl logs -f ends with the pod")
+        .expect("join")
+        .expect("wait");
+    let stderr = std::fs::read_to_string(stderr).expect("kubectl's stderr");
+    assert!(status.success(), "{stderr}");
+    assert!(
+        stderr.contains(HTTP2_CONNECTION),
         "kubectl did not speak HTTP/2: {stderr}"
     );
 }
