@@ -8,6 +8,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use crate::common::kubectl::Kubectl;
+use crate::common::python;
 use crate::common::tools;
 
 #[tokio::test]
@@ -88,25 +89,9 @@ async fn python_client_reads_the_openapi_v2_document() {
     let Some(fx) = Kubectl::start("openapi-v2").await else {
         return;
     };
-    let Some(python) = python_with_client() else {
+    let Some(out) = python::run(&fx, "openapi_v2.py", PYTHON_OPENAPI_V2).await else {
         return;
     };
-    let script = fx.file("openapi_v2.py", PYTHON_OPENAPI_V2);
-    let mut command = tokio::process::Command::new(&python);
-    command
-        .arg(&script)
-        .arg(fx.dir.join("kubeconfig"))
-        .env("HOME", &fx.dir);
-    let output = tokio::time::timeout(Duration::from_secs(60), command.output())
-        .await
-        .expect("the Python client finishes")
-        .expect("python3 runs");
-    let out = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{out}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "200");
     assert_eq!(
@@ -118,21 +103,6 @@ async fn python_client_reads_the_openapi_v2_document() {
         lines[3],
         r#"[{"group": "example.com", "kind": "Widget", "version": "v1"}]"#
     );
-}
-
-/// python3 with the official client, or `None` (after saying why).
-fn python_with_client() -> Option<PathBuf> {
-    let python = tools::required("python3", "to run the official Kubernetes client")?;
-    let probe = std::process::Command::new(&python)
-        .args(["-c", "import kubernetes"])
-        .stderr(Stdio::null())
-        .status()
-        .expect("python3 runs");
-    if !probe.success() {
-        tools::missing("the python3 `kubernetes` package");
-        return None;
-    }
-    Some(python)
 }
 
 /// curl against the sim with its CA and token; returns (success, stdout, stderr).

@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod kubectl;
 pub mod pod;
+pub mod python;
 pub mod tmux;
 pub mod tools;
 pub mod tui;
