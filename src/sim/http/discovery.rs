@@ -1,11 +1,9 @@
 //! Legacy (unaggregated) discovery documents: enough for kubectl and kube's `Discovery`
 //! to find the served resources, built-in and custom.
 
-use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-use super::openapi;
 use super::status::json_body;
 use crate::resources::{Resource, VERBS};
 use crate::store::Store;
@@ -75,12 +73,6 @@ pub(crate) enum Doc {
     Group(Vec<GroupVersion>),
     /// The resource list of a group-version.
     Resources(GroupVersion),
-    /// The OpenAPI v3 index of group-versions.
-    OpenApiIndex,
-    /// The OpenAPI v3 document of a group-version.
-    OpenApi(GroupVersion),
-    /// The OpenAPI v2 document of everything.
-    OpenApiV2,
 }
 
 pub(crate) async fn version() -> Response {
@@ -160,11 +152,8 @@ fn api_resources(r: Resource) -> Vec<Value> {
     out
 }
 
-pub(crate) fn serve(served: &[Resource], doc: Doc, headers: &HeaderMap) -> Response {
+pub(crate) fn serve(served: &[Resource], doc: Doc) -> Response {
     let body = match doc {
-        Doc::OpenApiIndex => return openapi::v3_index(served),
-        Doc::OpenApi(gv) => return openapi::v3_document(&gv),
-        Doc::OpenApiV2 => return openapi::v2_document(served, headers),
         Doc::CoreVersions => json!({
             "kind": "APIVersions",
             "versions": ["v1"],

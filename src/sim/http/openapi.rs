@@ -284,8 +284,27 @@ fn serialized(document: &impl Serialize) -> Response {
     }
 }
 
+/// Which OpenAPI document a path names.
+#[derive(Debug, Clone)]
+pub(crate) enum Doc {
+    /// `/openapi/v3`: the index of group-versions.
+    V3Index,
+    /// `/openapi/v3/api/v1`, `/openapi/v3/apis/GROUP/VERSION`.
+    V3(GroupVersion),
+    /// `/openapi/v2`.
+    V2,
+}
+
+pub(crate) fn serve(served: &[Resource], doc: Doc, headers: &HeaderMap) -> Response {
+    match doc {
+        Doc::V3Index => v3_index(served),
+        Doc::V3(gv) => v3_document(&gv),
+        Doc::V2 => v2_document(served, headers),
+    }
+}
+
 /// `/openapi/v3`: where each served group-version's document is.
-pub(crate) fn v3_index(served: &[Resource]) -> Response {
+fn v3_index(served: &[Resource]) -> Response {
     let paths: Map<String, Value> = group_versions(served)
         .iter()
         .map(|gv| {
@@ -303,7 +322,7 @@ pub(crate) fn v3_index(served: &[Resource]) -> Response {
 
 /// `/openapi/v3/api/v1`, `/openapi/v3/apis/GROUP/VERSION`: the schemas of the kinds of
 /// `gv` and of what they reference.
-pub(crate) fn v3_document(gv: &GroupVersion) -> Response {
+fn v3_document(gv: &GroupVersion) -> Response {
     let built_in = &*V3_SCHEMAS;
     let custom: Vec<(String, Value)> = gv
         .resources
@@ -333,7 +352,7 @@ pub(crate) fn v3_document(gv: &GroupVersion) -> Response {
 /// protobuf only, which the sim does not write: it gets 406, and kubectl 1.32 reads v3 for
 /// explain and validation (and, without v2's merge keys, keeps its compiled-in ones for
 /// client-side apply, which is right here: k8s-openapi's schemas do not carry them).
-pub(crate) fn v2_document(served: &[Resource], headers: &HeaderMap) -> Response {
+fn v2_document(served: &[Resource], headers: &HeaderMap) -> Response {
     if !accepts_json(headers) {
         return ApiError::not_acceptable("application/json").into_response();
     }
