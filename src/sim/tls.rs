@@ -224,7 +224,9 @@ fn server_config(
         .with_no_client_auth()
         .with_single_cert(chain, key)
         .map_err(cert_error)?;
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    // HTTP/2 first, as kube-apiserver offers it: Go clients multiplex their watches and
+    // requests on one connection; a client that offers only HTTP/1.1 still gets it.
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     config.ignore_client_order = true;
     Ok(Arc::new(config))
 }
@@ -330,6 +332,13 @@ mod tests {
 
     /// Runs a handshake in memory with a rustls client in its default order (AES-256 first).
     fn negotiated(cert: &ServingCert) -> Option<CipherSuite> {
+        handshake(cert, &[])?
+            .negotiated_cipher_suite()
+            .map(|s| s.suite())
+    }
+
+    /// The client's side of a finished in-memory handshake in which it offers `alpn`.
+    fn handshake(cert: &ServingCert, alpn: &[&[u8]]) -> Option<ClientConnection> {
         let mut roots = RootCertStore::empty();
         roots
             .add(CertificateDer::from_pem_slice(cert.ca_pem.as_bytes()).ok()?)
@@ -341,6 +350,8 @@ mod tests {
         .ok()?
         .with_root_certificates(roots)
         .with_no_client_auth();
+        let mut client_config = client_config;
+        client_config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         let name = ServerName::try_from("localhost").ok()?;
         let mut client = ClientConnection::new(Arc::new(client_config), name).ok()?;
         let mut server = ServerConnection::new(cert.config.clone()).ok()?;
@@ -355,7 +366,24 @@ mod tests {
             client.read_tls(&mut wire.as_slice()).ok()?;
             client.process_new_packets().ok()?;
         }
-        client.negotiated_cipher_suite().map(|s| s.suite())
+        Some(client)
+    }
+
+    #[test]
+    fn http2_is_chosen_by_alpn_and_http1_still_served_to_who_asks_for_it() {
+        let cert = serving_cert().unwrap().0;
+        let protocol = |offered: &[&[u8]]| {
+            handshake(&cert, offered)
+                .unwrap()
+                .alpn_protocol()
+                .map(<[u8]>::to_vec)
+        };
+        // Go's net/http offers h2 first; the server takes it.
+        assert_eq!(protocol(&[b"h2", b"http/1.1"]), Some(b"h2".to_vec()));
+        // Even when the client lists HTTP/1.1 first, as kube-apiserver prefers h2.
+        assert_eq!(protocol(&[b"http/1.1", b"h2"]), Some(b"h2".to_vec()));
+        assert_eq!(protocol(&[b"http/1.1"]), Some(b"http/1.1".to_vec()));
+        assert_eq!(protocol(&[]), None);
     }
 
     fn scratch(name: &str) -> PathBuf {

@@ -34,6 +34,7 @@ mod sim_kubectl;
 mod sim_protocol;
 mod sim_rollouts;
 mod sim_truth_writes;
+mod sim_truth_openapi;
 mod sim_widgets;
 mod sim_workloads;
 mod sim_writes;

@@ -5,10 +5,8 @@
 //! real server's codes and messages and stores nothing. Skipped where a client is absent
 //! (failed under CI=true).
 
-use std::process::Stdio;
-
 use crate::common::kubectl::Kubectl;
-use crate::common::tools;
+use crate::common::python;
 
 /// A namespaced CRD with printer columns (Model, Count, Age); `tests/it/kinds.rs` creates it
 /// too.
@@ -435,32 +433,9 @@ async fn python_client_watches_a_custom_resource() {
     let Some(fx) = Kubectl::start("crds-python").await else {
         return;
     };
-    let Some(python) = tools::required("python3", "to run the official Kubernetes client") else {
+    let Some(out) = python::run(&fx, "watch.py", PYTHON_WATCH).await else {
         return;
     };
-    let probe = std::process::Command::new(&python)
-        .args(["-c", "import kubernetes"])
-        .stderr(Stdio::null())
-        .status()
-        .expect("python3 runs");
-    if !probe.success() {
-        tools::missing("the python3 `kubernetes` package");
-        return;
-    }
-    let script = fx.file("watch.py", PYTHON_WATCH);
-    let kubeconfig = fx.dir.join("kubeconfig");
-    let mut command = tokio::process::Command::new(&python);
-    command.arg(&script).arg(&kubeconfig).env("HOME", &fx.dir);
-    let output = tokio::time::timeout(std::time::Duration::from_secs(60), command.output())
-        .await
-        .expect("the Python watch finishes")
-        .expect("python3 runs");
-    let out = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{out}{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
     let events: Vec<&str> = out.lines().collect();
     assert_eq!(
         events,

@@ -73,10 +73,6 @@ pub(crate) enum Doc {
     Group(Vec<GroupVersion>),
     /// The resource list of a group-version.
     Resources(GroupVersion),
-    /// The OpenAPI v3 index of group-versions.
-    OpenApiIndex,
-    /// The OpenAPI v3 document of a group-version.
-    OpenApi(GroupVersion),
 }
 
 pub(crate) async fn version() -> Response {
@@ -109,79 +105,6 @@ fn api_group(versions: &[GroupVersion]) -> Value {
         "versions": entries,
         "preferredVersion": entries.first().cloned().unwrap_or(Value::Null),
     })
-}
-
-/// The OpenAPI v3 document of a group-version: only what kubectl reads, namely that
-/// PATCH of each kind accepts `fieldValidation`, so it leaves validation to the server
-/// instead of downloading schemas for client-side validation.
-fn openapi(gv: &GroupVersion) -> Value {
-    let mut paths = serde_json::Map::new();
-    let base = if gv.group.is_empty() {
-        format!("/api/{}", gv.version)
-    } else {
-        format!("/apis/{}", gv.name())
-    };
-    for r in &gv.resources {
-        let path = if r.namespaced() {
-            format!("{base}/namespaces/{{namespace}}/{}/{{name}}", r.plural())
-        } else {
-            format!("{base}/{}/{{name}}", r.plural())
-        };
-        let query = |name: &str| json!({"name": name, "in": "query", "schema": {"type": "string", "uniqueItems": true}});
-        paths.insert(
-            path,
-            json!({"patch": {
-                "operationId": format!("patch{}", r.kind()),
-                "x-kubernetes-action": "patch",
-                "x-kubernetes-group-version-kind": {"group": gv.group, "version": gv.version, "kind": r.kind()},
-                "parameters": [query("dryRun"), query("fieldManager"), query("fieldValidation"), query("force")],
-                "responses": {"200": {"description": "OK"}},
-            }}),
-        );
-    }
-    json!({
-        "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": "v1.32.3"},
-        "paths": paths,
-        "components": {"schemas": custom_schemas(gv)},
-    })
-}
-
-/// The schemas of the custom resources of `gv`, from their CRDs, named and tagged as the
-/// real server publishes them, so that `kubectl explain` can read them. (Built-in kinds'
-/// schemas are not published.)
-fn custom_schemas(gv: &GroupVersion) -> serde_json::Map<String, Value> {
-    let mut schemas = serde_json::Map::new();
-    for r in &gv.resources {
-        let Some(custom) = r.descriptor().custom else {
-            continue;
-        };
-        let mut schema = custom.schema.clone();
-        for (field, description) in [
-            (
-                "apiVersion",
-                "APIVersion defines the versioned schema of this representation of an object.",
-            ),
-            (
-                "kind",
-                "Kind is a string value representing the REST resource this object represents.",
-            ),
-        ] {
-            schema["properties"][field] = json!({"type": "string", "description": description});
-        }
-        schema["properties"]["metadata"] = json!({
-            "type": "object",
-            "description": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
-        });
-        schema["x-kubernetes-group-version-kind"] =
-            json!([{"group": gv.group, "version": gv.version, "kind": r.kind()}]);
-        let reversed: Vec<&str> = gv.group.split('.').rev().collect();
-        schemas.insert(
-            format!("{}.{}.{}", reversed.join("."), gv.version, r.kind()),
-            schema,
-        );
-    }
-    schemas
 }
 
 /// A resource's entry in an `APIResourceList`, and its subresources' entries.
@@ -231,22 +154,6 @@ fn api_resources(r: Resource) -> Vec<Value> {
 
 pub(crate) fn serve(served: &[Resource], doc: Doc) -> Response {
     let body = match doc {
-        Doc::OpenApiIndex => {
-            let paths: serde_json::Map<String, Value> = group_versions(served)
-                .iter()
-                .map(|gv| {
-                    let path = if gv.group.is_empty() {
-                        format!("api/{}", gv.version)
-                    } else {
-                        format!("apis/{}", gv.name())
-                    };
-                    let url = format!("/openapi/v3/{path}?hash=kscope-sim-1");
-                    (path, json!({"serverRelativeURL": url}))
-                })
-                .collect();
-            json!({ "paths": paths })
-        }
-        Doc::OpenApi(gv) => openapi(&gv),
         Doc::CoreVersions => json!({
             "kind": "APIVersions",
             "versions": ["v1"],

@@ -18,7 +18,7 @@ use crate::manifests;
 use super::params::Params;
 use super::status::ApiError;
 use super::target::{Route, Subresource, Target, parse_path};
-use super::{aggregated, discovery, list, logs, proxy, table, watch, write};
+use super::{aggregated, discovery, list, logs, openapi, proxy, table, watch, write};
 
 /// The server's routes: discovery, the admin endpoint, and every resource path.
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
@@ -107,7 +107,12 @@ async fn handle(
                 doc => discovery::serve(&served, doc),
             });
         }
-        Route::Discovery(_) => return Err(ApiError::method_not_allowed(method.as_str())),
+        Route::OpenApi(doc) if method == Method::GET => {
+            return Ok(openapi::serve(&shared.store.served(), doc, &headers));
+        }
+        Route::Discovery(_) | Route::OpenApi(_) => {
+            return Err(ApiError::method_not_allowed(method.as_str()));
+        }
         Route::PodProxy {
             namespace,
             name_port,

@@ -243,6 +243,16 @@ impl ApiError {
         e
     }
 
+    /// 406: the client accepts none of the forms this path is served in.
+    pub fn not_acceptable(served: &str) -> Self {
+        Self::new(
+            406,
+            "NotAcceptable",
+            format!("only the following media types are accepted: {served}"),
+        )
+        .with_details(json!({}))
+    }
+
     /// 415; `accepted` lists the media types this request could have used.
     pub fn unsupported_media_type(accepted: &str) -> Self {
         Self::new(

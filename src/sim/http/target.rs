@@ -1,11 +1,11 @@
-//! What a request URL names: discovery, a pod proxy, or a resource (its namespace, name and
-//! subresource), parsed as the real server's request info resolver does.
+//! What a request URL names: discovery, an OpenAPI document, a pod proxy, or a resource (its
+//! namespace, name and subresource), parsed as the real server's request info resolver does.
 
 use crate::resources::Resource;
 use crate::store::Store;
 
-use super::discovery;
 use super::status::ApiError;
+use super::{discovery, openapi};
 
 /// A subresource of one object: its status alone, or its scale (autoscaling/v1 Scale).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +67,7 @@ impl Target {
 
 pub(super) enum Route {
     Discovery(discovery::Doc),
+    OpenApi(openapi::Doc),
     Resource(Target),
     /// `pods/NAME[:PORT]/proxy/PATH` in a namespace.
     PodProxy {
@@ -94,12 +95,15 @@ pub(super) fn parse_path(path: &str, store: &Store) -> Result<Route, ApiError> {
         ["apis", group, version] => {
             return doc(discovery::Doc::Resources(group_version(group, version)?));
         }
-        ["openapi", "v3"] => return doc(discovery::Doc::OpenApiIndex),
+        ["openapi", "v2"] => return Ok(Route::OpenApi(openapi::Doc::V2)),
+        ["openapi", "v3"] => return Ok(Route::OpenApi(openapi::Doc::V3Index)),
         ["openapi", "v3", "api", "v1"] => {
-            return doc(discovery::Doc::OpenApi(group_version("", "v1")?));
+            return Ok(Route::OpenApi(openapi::Doc::V3(group_version("", "v1")?)));
         }
         ["openapi", "v3", "apis", group, version] => {
-            return doc(discovery::Doc::OpenApi(group_version(group, version)?));
+            return Ok(Route::OpenApi(openapi::Doc::V3(group_version(
+                group, version,
+            )?)));
         }
         [
             "api",

@@ -4,6 +4,7 @@ pub mod cli;
 pub mod fake_api;
 pub mod kubectl;
 pub mod pod;
+pub mod python;
 pub mod tmux;
 pub mod tools;
 pub mod tui;
