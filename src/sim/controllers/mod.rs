@@ -18,6 +18,7 @@ pub(crate) mod job;
 mod kubelet;
 mod manager;
 mod namespace;
+mod nodelifecycle;
 mod objects;
 mod pods;
 mod replicaset;

@@ -31,6 +31,7 @@ struct DeleteOptions {
     propagation_policy: Option<String>,
     orphan_dependents: Option<bool>,
     dry_run: Option<Vec<String>>,
+    grace_period_seconds: Option<i64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -47,6 +48,8 @@ struct Deletion {
     /// Dependents go first, the object is kept (marked) until they are gone.
     foreground: bool,
     dry_run: bool,
+    /// The grace period asked for (a pod's own when none is).
+    grace_period: Option<i64>,
 }
 
 impl Deletion {
@@ -85,7 +88,14 @@ impl Deletion {
                 Some(other) => return Err(unsupported_dry_run("DeleteOptions", &other.join(","))),
             },
         };
+        let grace_period = match params.get("gracePeriodSeconds") {
+            Some(text) => Some(text.parse::<i64>().map_err(|e| {
+                ApiError::bad_request(format!("invalid gracePeriodSeconds {text:?}: {e}"))
+            })?),
+            None => options.grace_period_seconds,
+        };
         Ok(Self {
+            grace_period,
             preconditions: options.preconditions.unwrap_or_default(),
             orphan,
             foreground: policy == Some("Foreground"),
@@ -181,6 +191,10 @@ fn delete_one(
         .decode()
         .map_err(|e| ApiError::internal(&e.to_string()))?;
     check_preconditions(resource, name, &deletion.preconditions, &current)?;
+    if resource == Resource::Pods {
+        let owner = object.controller_uid.clone();
+        return delete_pod(txn, target, name, &current, owner, deletion, controllers);
+    }
     let graceful = resource == Resource::Namespaces || gc::has_finalizers(&current);
     if graceful {
         if current["metadata"]["deletionTimestamp"].is_string() {
@@ -196,12 +210,6 @@ fn delete_one(
             // The namespace controller empties it, then finalizes it, after this answer.
             controllers.namespace_changed(name);
         }
-        if resource == Resource::Pods {
-            // Its kubelet stops it, and its controller (the Job's, whose finalizer holds it)
-            // hears of it.
-            controllers.pod_killed(txn, &current)?;
-            controllers.pod_deleted(txn, &current);
-        }
         return Ok(marked.json.clone());
     }
     if deletion.dry_run {
@@ -215,25 +223,59 @@ fn delete_one(
         let marked = txn.put(resource, &key, &mut value)?;
         return Ok(marked.json.clone());
     }
-    if resource == Resource::Pods {
-        controllers.pod_killed(txn, &current)?;
-    }
-    let owner = (resource == Resource::Pods)
-        .then(|| object.controller_uid.clone())
-        .flatten();
-    // The pods it takes with it are stopped and leave their Services, as this one would.
+    // The pods it takes with it are stopped and leave their Services, as a pod deleted
+    // itself would.
     let mut on_pod = |txn: &mut Txn<'_>, pod: &Value| controllers.pod_killed(txn, pod);
     let last = gc::delete_reaping(txn, resource, &key, deletion.orphan, &mut on_pod)?
         .ok_or_else(|| ApiError::not_found(resource, name))?;
     follow_definitions(txn, target, name)?;
     if let Some(namespace) = target.namespace.as_deref() {
-        let taken_over = owner.is_some() && controllers.pod_deleted(txn, &current);
+        controllers.namespace_changed(namespace);
+    }
+    Ok(last.json.clone())
+}
+
+/// A pod's delete: gracefully (see [`gc::delete_pod`]), its kubelet stopping it, and its
+/// controller making a replacement as soon as it is Terminating.
+fn delete_pod(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    name: &str,
+    current: &Value,
+    owner: Option<std::sync::Arc<str>>,
+    deletion: &Deletion,
+    controllers: &Controllers,
+) -> Result<Bytes, ApiError> {
+    let key = target.key(name);
+    if deletion.dry_run {
+        let grace = gc::grace_period(current, deletion.grace_period);
+        if grace == 0 || current["metadata"]["deletionTimestamp"].is_string() {
+            return Ok(Bytes::from(current.to_string()));
+        }
+        let mut marked = current.clone();
+        let deadline = crate::manifests::now_seconds() + grace;
+        marked["metadata"]["deletionTimestamp"] =
+            Value::from(crate::manifests::timestamp(deadline));
+        marked["metadata"]["deletionGracePeriodSeconds"] = Value::from(grace);
+        return Ok(Bytes::from(marked.to_string()));
+    }
+    let was_terminating = current["metadata"]["deletionTimestamp"].is_string();
+    let mut on_pod = |txn: &mut Txn<'_>, pod: &Value| controllers.pod_killed(txn, pod);
+    let outcome = gc::delete_pod(txn, &key, deletion.grace_period, &mut on_pod)?
+        .ok_or_else(|| ApiError::not_found(Resource::Pods, name))?;
+    follow_definitions(txn, target, name)?;
+    if let Some(namespace) = target.namespace.as_deref()
+        && !was_terminating
+    {
+        let taken_over = owner.is_some() && controllers.pod_deleted(txn, current);
         if let Some(owner) = owner.filter(|_| !taken_over) {
             gc::replace_deleted_pod(txn, namespace, &owner)?;
         }
         controllers.namespace_changed(namespace);
     }
-    Ok(last.json.clone())
+    Ok(match outcome {
+        gc::PodDeletion::Gone(last) | gc::PodDeletion::Terminating(last) => last.json.clone(),
+    })
 }
 
 /// DELETE on a collection: every object the selectors match, each as a single delete would
