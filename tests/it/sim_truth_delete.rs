@@ -10,6 +10,7 @@ use std::process::Stdio;
 use serde_json::Value;
 
 use crate::common::kubectl::Kubectl;
+use crate::common::tools;
 use crate::common::wait::HANG_GUARD;
 
 /// Polls the async `check` until it gives `Some`; panics (with what was last seen) after
@@ -288,4 +289,278 @@ async fn scale_down_and_foreground_deletion_wait_for_terminating_pods() {
         },
     )
     .await;
+}
+
+#[tokio::test]
+async fn cordon_taints_the_node_and_uncordon_removes_the_taint() {
+    let Some(fx) = Kubectl::start("cordon").await else {
+        return;
+    };
+    let nodes = get(&fx, &["nodes"]).await.expect("nodes");
+    let node = nodes["items"][0]["metadata"]["name"]
+        .as_str()
+        .expect("a node")
+        .to_string();
+    let taint = |node: &Value| -> Option<Value> {
+        node["spec"]["taints"]
+            .as_array()?
+            .iter()
+            .find(|t| t["key"] == "node.kubernetes.io/unschedulable")
+            .cloned()
+    };
+    fx.ok(&["cordon", &node]).await;
+    let added = until("the unschedulable taint", || async {
+        let n = get(&fx, &["node", &node]).await.expect("the node");
+        taint(&n).ok_or_else(|| format!("{:#}", n["spec"]))
+    })
+    .await;
+    assert_eq!(added["effect"], "NoSchedule", "{added:#}");
+    assert!(added["timeAdded"].is_string(), "{added:#}");
+    fx.ok(&["uncordon", &node]).await;
+    until("the taint removed", || async {
+        let n = get(&fx, &["node", &node]).await.expect("the node");
+        match taint(&n) {
+            None => Ok(()),
+            Some(t) => Err(format!("{t:#}")),
+        }
+    })
+    .await;
+}
+
+/// Evicts pod `argv[2]` in `default` with the official Python client; prints the answer's
+/// code, and for an error its Status and Retry-After, as JSON.
+const PYTHON_EVICT: &str = r#"
+import sys, json
+from kubernetes import client, config
+from kubernetes.client.rest import ApiException
+config.load_kube_config(config_file=sys.argv[1])
+v1 = client.CoreV1Api()
+body = client.V1Eviction(metadata=client.V1ObjectMeta(name=sys.argv[2], namespace="default"))
+try:
+    v1.create_namespaced_pod_eviction(sys.argv[2], "default", body)
+    print(json.dumps({"code": 201}))
+except ApiException as e:
+    print(json.dumps({"code": e.status, "status": json.loads(e.body), "retryAfter": e.headers.get("Retry-After")}))
+"#;
+
+/// The Python client's eviction of `pod`: its JSON report (see [`PYTHON_EVICT`]), or `None`
+/// where the client is not installed.
+async fn python_evict(fx: &Kubectl, pod: &str) -> Option<Value> {
+    let python = tools::required("python3", "to run the official Kubernetes client")?;
+    let probe = std::process::Command::new(&python)
+        .args(["-c", "import kubernetes"])
+        .stderr(Stdio::null())
+        .status()
+        .expect("python3 runs");
+    if !probe.success() {
+        tools::missing("the python3 `kubernetes` package");
+        return None;
+    }
+    let script = fx.file("evict.py", PYTHON_EVICT);
+    let mut command = tokio::process::Command::new(&python);
+    command
+        .arg(&script)
+        .arg(fx.dir.join("kubeconfig"))
+        .arg(pod)
+        .env("HOME", &fx.dir);
+    let output = tokio::time::timeout(HANG_GUARD, command.output())
+        .await
+        .expect("the Python eviction finishes")
+        .expect("python3 runs");
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(serde_json::from_str(out.trim()).expect("the script prints JSON"))
+}
+
+const BUDGET: &str = r#"apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: web
+  namespace: default
+spec:
+  minAvailable: MIN
+  selector:
+    matchLabels: {app: web}
+"#;
+
+/// Waits until budget `web`'s status has these counts.
+async fn budget_status(fx: &Kubectl, healthy: i64, desired: i64, allowed: i64) -> Value {
+    until("the budget's status", || async {
+        let pdb = get(fx, &["pdb", "web", "-n", "default"])
+            .await
+            .expect("the budget");
+        let s = &pdb["status"];
+        if s["currentHealthy"] == healthy
+            && s["desiredHealthy"] == desired
+            && s["disruptionsAllowed"] == allowed
+            && s["expectedPods"] == 2
+        {
+            Ok(pdb)
+        } else {
+            Err(format!("{s:#}"))
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn eviction_honours_the_pod_disruption_budget() {
+    let Some(fx) = Kubectl::start("evict").await else {
+        return;
+    };
+    let slow = WEB.replace("GracePeriodSeconds: 3", "GracePeriodSeconds: 30");
+    let file = fx.file("web.yaml", &slow);
+    fx.ok(&["apply", "-f", &file]).await;
+    fx.ok(&[
+        "rollout",
+        "status",
+        "deploy/web",
+        "-n",
+        "default",
+        "--timeout=120s",
+    ])
+    .await;
+    let budget = fx.file("pdb.yaml", &BUDGET.replace("MIN", "2"));
+    fx.ok(&["apply", "-f", &budget]).await;
+    let pdb = budget_status(&fx, 2, 2, 0).await;
+    assert_eq!(
+        pdb["status"]["conditions"][0]["reason"], "InsufficientPods",
+        "{pdb:#}"
+    );
+    let pods = web(&fx, "pods").await;
+    let victim = pods[0]["metadata"]["name"].as_str().expect("a pod");
+    let Some(refused) = python_evict(&fx, victim).await else {
+        return;
+    };
+    assert_eq!(refused["code"], 429, "{refused:#}");
+    let status = &refused["status"];
+    assert_eq!(status["reason"], "TooManyRequests", "{status:#}");
+    assert_eq!(
+        status["message"],
+        "Cannot evict pod as it would violate the pod's disruption budget."
+    );
+    assert_eq!(
+        status["details"]["causes"],
+        serde_json::json!([{"reason": "DisruptionBudget",
+            "message": "The disruption budget web needs 2 healthy pods and has 2 currently"}])
+    );
+    assert!(refused["retryAfter"].is_null(), "{refused:#}");
+    assert!(
+        !terminating(
+            &get(&fx, &["pod", victim, "-n", "default"])
+                .await
+                .expect("kept")
+        ),
+        "a refused eviction deletes nothing"
+    );
+
+    // With room for one disruption, the eviction deletes the pod, gracefully.
+    fx.ok(&[
+        "apply",
+        "-f",
+        &fx.file("pdb.yaml", &BUDGET.replace("MIN", "1")),
+    ])
+    .await;
+    budget_status(&fx, 2, 1, 1).await;
+    let allowed = python_evict(&fx, victim)
+        .await
+        .expect("the client ran before");
+    assert_eq!(allowed["code"], 201, "{allowed:#}");
+    // Given 30 s, it is still there: Terminating, marked as a disruption's target.
+    let pod = get(&fx, &["pod", victim, "-n", "default"])
+        .await
+        .expect("Terminating for 30 s");
+    assert!(terminating(&pod), "{pod:#}");
+    let target = pod["status"]["conditions"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["type"] == "DisruptionTarget"))
+        .cloned();
+    assert_eq!(
+        target.map(|c| c["reason"].clone()),
+        Some(Value::from("EvictionByEvictionAPI")),
+        "{pod:#}"
+    );
+}
+
+/// A node running pods that are not a DaemonSet's, and those pods' names.
+async fn busy_node(fx: &Kubectl) -> (String, Vec<String>) {
+    let pods = get(fx, &["pods", "-A"]).await.expect("pods");
+    let mut by_node: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for pod in pods["items"].as_array().into_iter().flatten() {
+        let daemon = pod["metadata"]["ownerReferences"]
+            .as_array()
+            .is_some_and(|refs| refs.iter().any(|r| r["kind"] == "DaemonSet"));
+        if let Some(node) = pod["spec"]["nodeName"].as_str().filter(|_| !daemon) {
+            let name = pod["metadata"]["name"].as_str().unwrap_or("").to_string();
+            by_node.entry(node.to_string()).or_default().push(name);
+        }
+    }
+    by_node
+        .into_iter()
+        .max_by_key(|(_, pods)| pods.len())
+        .expect("a node with pods")
+}
+
+/// Drains the busiest node with `extra` flags, and checks what a drain leaves: the node
+/// cordoned and tainted, none but DaemonSet pods on it.
+async fn drains(fx: &Kubectl, extra: &[&str]) -> String {
+    let (node, pods) = busy_node(fx).await;
+    let mut args = vec![
+        "drain",
+        node.as_str(),
+        "--ignore-daemonsets",
+        "--grace-period=1",
+        "--timeout=100s",
+    ];
+    args.extend(extra);
+    let out = fx.ok(&args).await;
+    assert!(out.contains(&format!("node/{node} cordoned")), "{out}");
+    assert!(out.contains(&format!("node/{node} drained")), "{out}");
+    for pod in &pods {
+        assert!(out.contains(pod.as_str()), "{pod} not named: {out}");
+    }
+    let selector = format!("spec.nodeName={node}");
+    let left = get(fx, &["pods", "-A", "--field-selector", &selector])
+        .await
+        .expect("pods");
+    for pod in left["items"].as_array().into_iter().flatten() {
+        let kinds: Vec<&Value> = pod["metadata"]["ownerReferences"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|r| &r["kind"])
+            .collect();
+        assert_eq!(
+            kinds,
+            [&Value::from("DaemonSet")],
+            "left on {node}: {pod:#}"
+        );
+    }
+    let drained = get(fx, &["node", &node]).await.expect("the node");
+    assert_eq!(drained["spec"]["unschedulable"], true, "{drained:#}");
+    out
+}
+
+#[tokio::test]
+async fn drain_evicts_every_pod_but_the_daemon_sets() {
+    let Some(fx) = Kubectl::start("drain").await else {
+        return;
+    };
+    let out = drains(&fx, &[]).await;
+    assert!(out.contains("evicting pod"), "{out}");
+}
+
+/// Without evictions, drain deletes the pods through client-go's typed client, whose
+/// DeleteOptions body is protobuf.
+#[tokio::test]
+async fn drain_without_eviction_deletes_with_protobuf_delete_options() {
+    let Some(fx) = Kubectl::start("drain-delete").await else {
+        return;
+    };
+    let out = drains(&fx, &["--disable-eviction"]).await;
+    assert!(!out.contains("evicting pod"), "{out}");
 }

@@ -179,6 +179,8 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
     if done || failure.is_some() {
         for (pod_key, pod) in &active {
             follow.extend(kubelet::delete(txn, Resource::Pods, pod_key)?);
+            // Counted here, it is let go: its kubelet removes it when it has stopped.
+            count_out(txn, pod_key)?;
             if failure.is_some() {
                 failed += 1;
             }

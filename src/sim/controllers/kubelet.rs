@@ -19,7 +19,7 @@ use super::super::resources::Resource;
 use super::super::store::{Key, StoreError, Txn};
 use super::objects::{decode, owner_work};
 use super::work::{FollowUps, STEP_DELAY, Work};
-use super::{endpoints, events, pods};
+use super::{disruption, endpoints, events, pods};
 use kscope_units::quantity;
 
 /// Pod IPs of the controllers' pods are drawn from here, clear of the seeded and churned ones.
@@ -78,6 +78,7 @@ fn containers(pod: &Value) -> Vec<(String, String)> {
 /// the pod are to recount their endpoints.
 pub(super) fn kill(txn: &mut Txn<'_>, pod: &Value) -> Result<FollowUps, StoreError> {
     let mut services = endpoints::services_selecting(txn, pod);
+    services.extend(disruption::covering(txn, pod));
     let grace = pod["metadata"]["deletionGracePeriodSeconds"]
         .as_u64()
         .unwrap_or(0);
@@ -151,7 +152,8 @@ fn terminated(
         pod["metadata"]["deletionGracePeriodSeconds"] = json!(0);
         txn.put(Resource::Pods, key, &mut pod)?;
     } else {
-        txn.delete(Resource::Pods, key)?;
+        // What the pod owns (a generic ephemeral volume's claim) goes with it.
+        gc::delete_cascading(txn, Resource::Pods, key, false)?;
     }
     // Its controller (a StatefulSet waits for the name to be free) looks again, and the
     // pods waiting for room try again.

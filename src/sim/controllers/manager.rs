@@ -19,8 +19,8 @@ use crate::store::{Key, Txn};
 use super::objects::{owner_key, owner_work};
 use super::work::{FollowUps, STEP_DELAY, Work};
 use super::{
-    cronjob, daemonset, deployment, endpoints, job, kubelet, namespace, nodelifecycle, replicaset,
-    statefulset,
+    cronjob, daemonset, deployment, disruption, endpoints, job, kubelet, namespace, nodelifecycle,
+    replicaset, statefulset,
 };
 
 /// The most reconciles waiting at once; beyond it a client write's reaction is dropped (and
@@ -102,6 +102,7 @@ impl Controllers {
             Resource::CronJobs => Work::CronJob(key),
             Resource::Services => Work::Service(key),
             Resource::Pods => Work::Pod(key),
+            Resource::PodDisruptionBudgets => Work::Disruption(key),
             _ => return,
         };
         self.push(vec![(work, None)]);
@@ -277,7 +278,19 @@ fn reconcile(txn: &mut Txn<'_>, work: &Work, scheduler: &mut kubelet::Scheduler)
         Work::Job(key) => job::reconcile(txn, key),
         Work::CronJob(key) => cronjob::reconcile(txn, key),
         Work::Service(key) => endpoints::reconcile(txn, key),
-        Work::Pod(key) => kubelet::reconcile(txn, key, scheduler),
+        Work::Pod(key) => {
+            // The budgets counting the pod recount after its step.
+            let budgets = txn
+                .get(Resource::Pods, key)
+                .and_then(|p| p.decode().ok())
+                .map(|pod| disruption::covering(txn, &pod))
+                .unwrap_or_default();
+            kubelet::reconcile(txn, key, scheduler).map(|mut follow| {
+                follow.extend(budgets);
+                follow
+            })
+        }
+        Work::Disruption(key) => disruption::reconcile(txn, key),
         Work::Foreground(resource, key) => {
             let mut follow = Vec::new();
             let mut on_pod = |txn: &mut Txn<'_>, pod: &serde_json::Value| {

@@ -12,6 +12,7 @@
 pub(crate) mod cronjob;
 mod daemonset;
 mod deployment;
+pub(crate) mod disruption;
 mod endpoints;
 mod events;
 pub(crate) mod job;

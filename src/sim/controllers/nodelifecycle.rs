@@ -12,7 +12,7 @@ use super::objects::decode;
 use super::work::{FollowUps, Work};
 
 /// The taint a cordoned node carries.
-pub(super) const UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
+const UNSCHEDULABLE: &str = "node.kubernetes.io/unschedulable";
 
 /// Keeps node `key`'s unschedulable taint in step with its `spec.unschedulable`.
 pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, StoreError> {

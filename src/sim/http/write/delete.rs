@@ -4,13 +4,13 @@
 //! controller's replacement pod.
 
 use axum::body::Bytes;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use bytes::{BufMut, BytesMut};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::body::unsupported_dry_run;
+use super::body::{media_type, unsupported_dry_run};
 use super::outcome::{follow_definitions, respond};
 use crate::Shared;
 use crate::controllers::Controllers;
@@ -53,13 +53,23 @@ struct Deletion {
 }
 
 impl Deletion {
-    fn parse(params: &Params, body: &Bytes) -> Result<Self, ApiError> {
+    fn parse(params: &Params, headers: &HeaderMap, body: &Bytes) -> Result<Self, ApiError> {
         let options: DeleteOptions = if body.is_empty() {
             DeleteOptions::default()
+        } else if media_type(headers) == PROTOBUF {
+            // client-go's typed clients (kubectl's drain among them) send it as protobuf.
+            let value = super::proto::decode(body)
+                .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
+            options_of(value)?
         } else {
             serde_json::from_slice(body)
                 .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?
         };
+        Self::of(params, options)
+    }
+
+    /// The options of a delete, the query's taking precedence over the body's.
+    fn of(params: &Params, options: DeleteOptions) -> Result<Self, ApiError> {
         let policy = params
             .get("propagationPolicy")
             .or(options.propagation_policy.as_deref());
@@ -104,13 +114,23 @@ impl Deletion {
     }
 }
 
+/// The protobuf media type client-go's typed clients send bodies in.
+const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+
+/// DeleteOptions from their JSON form.
+fn options_of(value: Value) -> Result<DeleteOptions, ApiError> {
+    serde_json::from_value(value)
+        .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))
+}
+
 pub(crate) fn delete(
     shared: &Shared,
     target: &Target,
     params: &Params,
+    headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
-    let deletion = Deletion::parse(params, body)?;
+    let deletion = Deletion::parse(params, headers, body)?;
     let name = target.name.as_deref().unwrap_or("");
     let resource = target.resource;
     if resource == Resource::Namespaces
@@ -274,8 +294,30 @@ fn delete_pod(
         controllers.namespace_changed(namespace);
     }
     Ok(match outcome {
-        gc::PodDeletion::Gone(last) | gc::PodDeletion::Terminating(last) => last.json.clone(),
+        gc::PodDeletion::Gone(last) | gc::PodDeletion::Terminating { object: last, .. } => {
+            last.json.clone()
+        }
     })
+}
+
+/// An eviction's delete of pod `name` (in `txn`, where its budget was spent), with the
+/// eviction's `deleteOptions`; whether it only ran dry.
+pub(super) fn delete_evicted(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    name: &str,
+    options: &Value,
+    params: &Params,
+    controllers: &Controllers,
+) -> Result<bool, ApiError> {
+    let options = if options.is_null() {
+        DeleteOptions::default()
+    } else {
+        options_of(options.clone())?
+    };
+    let deletion = Deletion::of(params, options)?;
+    delete_one(txn, target, name, &deletion, controllers)?;
+    Ok(deletion.dry_run)
 }
 
 /// DELETE on a collection: every object the selectors match, each as a single delete would
@@ -284,13 +326,14 @@ pub(crate) fn delete_collection(
     shared: &Shared,
     target: &Target,
     params: &Params,
+    headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
     // As on a real server, a namespaced kind's collection is deleted one namespace at a time.
     if target.resource.namespaced() && target.namespace.is_none() {
         return Err(ApiError::method_not_allowed("DELETE"));
     }
-    let deletion = Deletion::parse(params, body)?;
+    let deletion = Deletion::parse(params, headers, body)?;
     let filter = Filter::parse(target, params)?;
     let resource = target.resource;
     let prefix = target.prefix();
