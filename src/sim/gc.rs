@@ -537,7 +537,10 @@ pub(crate) fn replace_deleted_pod(
                 .is_ok_and(|p| !p["metadata"]["deletionTimestamp"].is_string())
         })
         .count();
-    let nodes = txn.find(Resource::Nodes, |_, _| true);
+    // Not on a cordoned node (one being drained).
+    let nodes = txn.find(Resource::Nodes, |_, o| {
+        o.decode().is_ok_and(|n| n["spec"]["unschedulable"] != true)
+    });
     if current >= desired || nodes.is_empty() {
         return Ok(());
     }
