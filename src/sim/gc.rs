@@ -3,9 +3,10 @@
 //! a dependent, deleted once none of its owners is left and otherwise only stripped of the
 //! reference. In the background (the default) the owner goes first and its dependents after
 //! it, one generation at a time; in the foreground the dependents go first; an orphaning
-//! delete leaves them, stripped of their references to it. The ReplicaSet controller's
-//! replacement of a seeded pod deleted from under it is here too. Both the HTTP writes and
-//! the churn delete through here.
+//! delete leaves them, stripped of their references to it. A pod is deleted gracefully
+//! ([`delete_pod`]): Terminating for its grace period, its kubelet removing it after. The
+//! ReplicaSet controller's replacement of a seeded pod deleted from under it is here too.
+//! Both the HTTP writes and the churn delete through here.
 
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;

@@ -1,7 +1,8 @@
 //! DELETE of one object and of a collection: preconditions, dry runs, graceful deletion of
-//! objects with finalizers (and of namespaces, which go Terminating while the namespace
-//! controller deletes their contents), cascades through owners, and the ReplicaSet
-//! controller's replacement pod.
+//! pods (Terminating for their grace period, `gracePeriodSeconds` shortening it), of objects
+//! with finalizers (and of namespaces, which go Terminating while the namespace controller
+//! deletes their contents), cascades through owners, and the ReplicaSet controller's
+//! replacement pod. DeleteOptions come as JSON or, from client-go's typed clients, protobuf.
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode};
