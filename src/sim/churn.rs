@@ -497,9 +497,8 @@ impl Churn {
         }
         let pod = match &op {
             Op::CreatePod(p) | Op::MarkRunning(p) => Some(format!("{}/{}", p.namespace, p.name)),
-            Op::DeletePod(key) | Op::RemovePod(key) | Op::Crash(key) | Op::Recover(key) => {
-                Some(key.clone())
-            }
+            Op::DeletePod(key) | Op::Crash(key) | Op::Recover(key) => Some(key.clone()),
+            // Terminating, it already left its app's endpoints: nothing to sync.
             _ => None,
         };
         let app_before = pod.as_deref().and_then(|key| churn_kinds::app_of(txn, key));
