@@ -3,7 +3,8 @@
 //! action is planned as a queue of single writes, and each write is one resourceVersion, so
 //! the rate is exact in writes per second.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,7 +18,7 @@ use tokio::time::Instant;
 
 use super::Shared;
 use super::churn_kinds;
-use super::gc::delete_cascading;
+use super::gc::{self, PodDeletion, delete_cascading};
 use super::manifests::{self, PodFactory, PodState};
 use super::manifests::{node_ip, pod_ip};
 use super::object::{SelectableFields, StoredObject};
@@ -97,7 +98,10 @@ struct OwnerName {
 enum Op {
     CreatePod(NewPod),
     MarkRunning(NewPod),
+    /// A pod's delete: Terminating for its grace period (what a real cluster's deletes do).
     DeletePod(String),
+    /// Its kubelet's removal of a Terminating pod, its grace period over.
+    RemovePod(String),
     Crash(String),
     Recover(String),
     ScaleReplicaSet(String, u64),
@@ -128,6 +132,8 @@ pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Durati
         revisions: Revisions::default(),
         adopted: shared.controllers.adopted(),
         shared: shared.clone(),
+        terminating: BinaryHeap::new(),
+        terminating_keys: HashSet::new(),
     };
     let mut settings = shared.churn.subscribe();
     let mut stop_at = churn_for.map(|d| Instant::now() + d);
@@ -193,6 +199,10 @@ struct Churn {
     adopted: Arc<RwLock<HashSet<Key>>>,
     /// For telling the controllers of a recovery in a Deployment they drive.
     shared: Arc<Shared>,
+    /// The pods the churn deleted that are Terminating, by when their grace period ends
+    /// (the churn plays their kubelets).
+    terminating: BinaryHeap<Reverse<(Instant, String)>>,
+    terminating_keys: HashSet<String>,
 }
 
 impl Churn {
@@ -202,9 +212,22 @@ impl Churn {
     fn apply(&mut self, txn: &mut Txn<'_>, writes: usize) {
         let mut done = 0;
         let mut tries = writes * 8 + 64;
+        let now = Instant::now();
         while done < writes && tries > 0 {
             tries -= 1;
-            let Some(op) = self.plan.pop_front() else {
+            // The pods whose grace period is over go first, as their kubelets would.
+            let due = self
+                .terminating
+                .peek()
+                .is_some_and(|Reverse((at, _))| *at <= now);
+            let next = if due {
+                self.terminating
+                    .pop()
+                    .map(|Reverse((_, key))| Op::RemovePod(key))
+            } else {
+                self.plan.pop_front()
+            };
+            let Some(op) = next else {
                 self.plan_action(txn);
                 continue;
             };
@@ -267,6 +290,7 @@ impl Churn {
             .into_iter()
             .filter(|(_, o)| o.controller_uid.as_deref() == Some(&*rs_obj.uid))
             .map(|(k, _)| k.to_string())
+            .filter(|k| !self.terminating_keys.contains(k))
             .collect();
         Some((rs.to_string(), pods))
     }
@@ -406,6 +430,7 @@ impl Churn {
         let on_node: Vec<(String, String)> = txn
             .pods_on_node(&node)
             .into_iter()
+            .filter(|key| !self.terminating_keys.contains(&**key))
             .take(MAX_DRAINED_PODS)
             .filter_map(|key| {
                 let pod = txn.get(Resource::Pods, &key)?;
@@ -451,7 +476,8 @@ impl Churn {
             Op::UpdateTemplate { deployment, .. } | Op::CreateReplicaSet { deployment, .. } => {
                 Some(deployment.clone())
             }
-            Op::Cordon(..) => None,
+            // A Terminating pod's removal is its kubelet's, whoever drives its Deployment.
+            Op::Cordon(..) | Op::RemovePod(_) => None,
         };
         deployment.is_some_and(|d| adopted.contains(d.as_str()))
     }
@@ -472,6 +498,7 @@ impl Churn {
         let pod = match &op {
             Op::CreatePod(p) | Op::MarkRunning(p) => Some(format!("{}/{}", p.namespace, p.name)),
             Op::DeletePod(key) | Op::Crash(key) | Op::Recover(key) => Some(key.clone()),
+            // Terminating, it already left its app's endpoints: nothing to sync.
             _ => None,
         };
         let app_before = pod.as_deref().and_then(|key| churn_kinds::app_of(txn, key));
@@ -506,6 +533,25 @@ impl Churn {
         done
     }
 
+    /// Deletes pod `key` with its grace period: Terminating, and removed when the period is
+    /// over (a pod with none goes at once).
+    fn delete_pod(&mut self, txn: &mut Txn<'_>, key: String) -> bool {
+        if self.terminating_keys.contains(&key) {
+            return false;
+        }
+        match gc::delete_pod(txn, &key, None, &mut |_, _| Ok(())) {
+            Ok(Some(PodDeletion::Terminating { deadline, .. })) => {
+                let left = (deadline - manifests::now_seconds()).max(0).unsigned_abs();
+                let at = Instant::now() + Duration::from_secs(left);
+                self.terminating_keys.insert(key.clone());
+                self.terminating.push(Reverse((at, key)));
+                true
+            }
+            Ok(Some(PodDeletion::Gone(_))) => true,
+            Ok(None) | Err(_) => false,
+        }
+    }
+
     fn perform_one(&mut self, txn: &mut Txn<'_>, op: Op) -> bool {
         match op {
             Op::CreatePod(pod) => {
@@ -518,10 +564,14 @@ impl Churn {
                 }
                 put_pod(txn, &mut self.pods, &pod, PodState::Running, &mut self.rng)
             }
-            Op::DeletePod(key) => delete_cascading(txn, Resource::Pods, &key, false)
-                .ok()
-                .flatten()
-                .is_some(),
+            Op::DeletePod(key) => self.delete_pod(txn, key),
+            Op::RemovePod(key) => {
+                self.terminating_keys.remove(&key)
+                    && delete_cascading(txn, Resource::Pods, &key, false)
+                        .ok()
+                        .flatten()
+                        .is_some()
+            }
             Op::Crash(key) => {
                 let name = key.split_once('/').map_or(key.as_str(), |(_, n)| n);
                 let liveness = churn_kinds::fails_liveness(txn, &key);

@@ -3,9 +3,10 @@
 //! a dependent, deleted once none of its owners is left and otherwise only stripped of the
 //! reference. In the background (the default) the owner goes first and its dependents after
 //! it, one generation at a time; in the foreground the dependents go first; an orphaning
-//! delete leaves them, stripped of their references to it. The ReplicaSet controller's
-//! replacement of a seeded pod deleted from under it is here too. Both the HTTP writes and
-//! the churn delete through here.
+//! delete leaves them, stripped of their references to it. A pod is deleted gracefully
+//! ([`delete_pod`]): Terminating for its grace period, its kubelet removing it after. The
+//! ReplicaSet controller's replacement of a seeded pod deleted from under it is here too.
+//! Both the HTTP writes and the churn delete through here.
 
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
@@ -57,7 +58,6 @@ pub(crate) fn delete_reaping(
         return txn.delete(resource, key);
     }
     let owner = Owner {
-        resource,
         uid: current.uid.clone(),
     };
     let scope = scope(resource, key);
@@ -74,7 +74,7 @@ pub(crate) fn delete_reaping(
             if let Verdict::Delete(object, value) = verdict(txn, r, &k, &gone)?
                 && let Some(uid) = remove_decoded(txn, r, &k, &object, value, on_pod)?
             {
-                next.push(Owner { resource: r, uid });
+                next.push(Owner { uid });
             }
         }
         gone.extend(next.iter().map(|o| o.uid.clone()));
@@ -84,19 +84,20 @@ pub(crate) fn delete_reaping(
 }
 
 /// The namespace controller's delete of one object in a namespace it empties: one with
-/// finalizers is only marked as being deleted, and goes when they are removed. Its
-/// dependents are in the same namespace, and are deleted in their turn.
+/// finalizers is only marked as being deleted, and goes when they are removed, a pod is
+/// given its grace period. Its dependents are in the same namespace, and are deleted in
+/// their turn.
 pub(crate) fn delete_dependent(
     txn: &mut Txn<'_>,
     resource: Resource,
     key: &str,
+    on_pod: &mut OnPod<'_>,
 ) -> Result<(), StoreError> {
-    remove(txn, resource, key, &mut |_, _| Ok(())).map(drop)
+    remove(txn, resource, key, on_pod).map(drop)
 }
 
 /// An owner whose dependents are looked for.
 struct Owner {
-    resource: Resource,
     uid: Arc<str>,
 }
 
@@ -231,7 +232,6 @@ fn remove_decoded(
         return Ok(None);
     }
     if resource == Resource::Pods {
-        on_pod(txn, &value)?;
         if only_job_tracking(&value) {
             // The Job controller lets go of a deleted Job's pods: its finalizer is removed
             // and the pod goes.
@@ -240,6 +240,11 @@ fn remove_decoded(
             }
             txn.put(resource, key, &mut value)?;
         }
+        // The collector deletes with no options: the pod's own grace period.
+        return Ok(match delete_pod(txn, key, None, on_pod)? {
+            Some(PodDeletion::Gone(_)) => Some(object.uid.clone()),
+            _ => None,
+        });
     }
     if has_finalizers(&value) {
         mark_deleting(txn, resource, key)?;
@@ -247,6 +252,87 @@ fn remove_decoded(
     }
     txn.delete(resource, key)?;
     Ok(Some(object.uid.clone()))
+}
+
+/// What a pod's delete did.
+pub(crate) enum PodDeletion {
+    /// It is gone (its last state).
+    Gone(Arc<StoredObject>),
+    /// It is Terminating (as marked) until `deadline` (Unix seconds), or held by its
+    /// finalizers.
+    Terminating {
+        object: Arc<StoredObject>,
+        deadline: i64,
+    },
+}
+
+/// The grace period the API server gives a pod's delete: none for a pod no node runs or
+/// whose containers are done (nothing to stop), else what the client asked, else its
+/// `terminationGracePeriodSeconds` (30 by default).
+pub(crate) fn grace_period(pod: &Value, asked: Option<i64>) -> i64 {
+    let unscheduled = pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty);
+    let finished = matches!(
+        pod["status"]["phase"].as_str(),
+        Some("Succeeded" | "Failed")
+    );
+    if unscheduled || finished {
+        return 0;
+    }
+    asked
+        .or_else(|| pod["spec"]["terminationGracePeriodSeconds"].as_i64())
+        .unwrap_or(DEFAULT_GRACE_SECONDS)
+        .max(0)
+}
+
+/// The pod spec's default `terminationGracePeriodSeconds`.
+const DEFAULT_GRACE_SECONDS: i64 = 30;
+
+/// Deletes pod `key` gracefully, as the API server does: with a grace period (see
+/// [`grace_period`]) it is only marked, `deletionTimestamp` at the end of the period and
+/// `deletionGracePeriodSeconds` set, for its kubelet to stop the containers and remove it
+/// then; with none it goes at once (or, held by finalizers, is marked). Deleting a pod
+/// already Terminating only ever shortens its period. `on_pod` is told of the pod as left
+/// marked, or before it goes. `None` if there was no such pod.
+pub(crate) fn delete_pod(
+    txn: &mut Txn<'_>,
+    key: &str,
+    asked: Option<i64>,
+    on_pod: &mut OnPod<'_>,
+) -> Result<Option<PodDeletion>, StoreError> {
+    let Some(object) = txn.get(Resource::Pods, key) else {
+        return Ok(None);
+    };
+    let mut value = object.decode().map_err(encode_error)?;
+    let grace = grace_period(&value, asked);
+    let now = manifests::now_seconds();
+    if let Some(deadline) = deletion_deadline(&value) {
+        // Already Terminating: a delete with no grace period of its own changes nothing,
+        // one that would end later neither.
+        if asked.is_none() || now + grace >= deadline {
+            return Ok(Some(PodDeletion::Terminating { object, deadline }));
+        }
+    }
+    if grace == 0 && !has_finalizers(&value) {
+        on_pod(txn, &value)?;
+        return Ok(txn.delete(Resource::Pods, key)?.map(PodDeletion::Gone));
+    }
+    value["metadata"]["deletionTimestamp"] = serde_json::json!(manifests::timestamp(now + grace));
+    value["metadata"]["deletionGracePeriodSeconds"] = serde_json::json!(grace);
+    let marked = txn.put(Resource::Pods, key, &mut value)?;
+    on_pod(txn, &value)?;
+    Ok(Some(PodDeletion::Terminating {
+        object: marked,
+        deadline: now + grace,
+    }))
+}
+
+/// When a Terminating object's grace period ends, in Unix seconds.
+pub(crate) fn deletion_deadline(value: &Value) -> Option<i64> {
+    value["metadata"]["deletionTimestamp"]
+        .as_str()?
+        .parse::<jiff::Timestamp>()
+        .ok()
+        .map(|t| t.as_second())
 }
 
 /// The orphan finalizer's flow, in one go: the owner is marked with `orphan` and a
@@ -358,64 +444,72 @@ pub(crate) fn owns_dependents(resource: Resource) -> bool {
     )
 }
 
-/// The garbage collector's foreground deletion of `key` (marked with
-/// [`FOREGROUND_DELETION`]): its dependents are deleted, each after its own, then it is.
+/// Where a foreground deletion stands after one pass of the garbage collector.
+pub(crate) enum Foreground {
+    /// The dependents are gone, and so is the owner (or it was not being deleted so).
+    Done,
+    /// Dependents are still there (Terminating pods, owners deleting theirs); among them
+    /// those this pass marked for deletion in the foreground in their turn.
+    Waiting(Vec<(Resource, Key)>),
+}
+
+/// One pass of the garbage collector's foreground deletion of `key` (marked with
+/// [`FOREGROUND_DELETION`]): each dependent is deleted, itself in the foreground if it owns
+/// others (so a Deployment's ReplicaSets wait for their pods), a pod with its grace period;
+/// once none is left the owner goes.
 pub(crate) fn finish_foreground(
     txn: &mut Txn<'_>,
     resource: Resource,
     key: &str,
     on_pod: &mut OnPod<'_>,
-) -> Result<(), StoreError> {
+) -> Result<Foreground, StoreError> {
     let Some(current) = txn.get(resource, key) else {
-        return Ok(());
+        return Ok(Foreground::Done);
     };
     let value = current.decode().map_err(encode_error)?;
-    let marked = value["metadata"]["finalizers"]
-        .as_array()
-        .is_some_and(|f| f.iter().any(|f| f == FOREGROUND_DELETION));
-    if !marked {
-        return Ok(());
+    if !in_foreground(&value) {
+        return Ok(Foreground::Done);
     }
     let owner = Owner {
-        resource,
         uid: current.uid.clone(),
     };
-    let mut gone = HashSet::from([owner.uid.clone()]);
-    let owners = [owner];
-    delete_dependents_first(txn, &scope(resource, key), &owners, &mut gone, on_pod)?;
-    txn.delete(resource, key).map(drop)
-}
-
-/// Deletes what `owners` own, deepest first: the dependents of a generation go before it,
-/// so that a generation of thousands of pods is looked through once, not once a pod.
-fn delete_dependents_first(
-    txn: &mut Txn<'_>,
-    scope: &str,
-    owners: &[Owner],
-    gone: &mut HashSet<Arc<str>>,
-    on_pod: &mut OnPod<'_>,
-) -> Result<(), StoreError> {
-    let mut doomed = Vec::new();
-    for (r, k) in dependents(txn, scope, owners) {
-        // Each is decided once (ownership may go round in a cycle).
-        let Some(uid) = txn.get(r, &k).map(|o| o.uid.clone()) else {
+    let gone = HashSet::from([owner.uid.clone()]);
+    let mut waiting = false;
+    let mut marked = Vec::new();
+    for (r, k) in dependents(txn, &scope(resource, key), &[owner]) {
+        let Verdict::Delete(object, mut dependent) = verdict(txn, r, &k, &gone)? else {
             continue;
         };
-        if gone.contains(&uid) || !matches!(verdict(txn, r, &k, gone)?, Verdict::Delete(..)) {
+        waiting = true;
+        if dependent["metadata"]["deletionTimestamp"].is_string() {
             continue;
         }
-        gone.insert(uid.clone());
-        doomed.push((k, Owner { resource: r, uid }));
+        if owns_dependents(r) && !txn.dependents_of(&object.uid).is_empty() {
+            dependent = deleting(dependent, r);
+            let mut finalizers = dependent["metadata"]["finalizers"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            finalizers.push(Value::from(FOREGROUND_DELETION));
+            dependent["metadata"]["finalizers"] = Value::Array(finalizers);
+            txn.put(r, &k, &mut dependent)?;
+            marked.push((r, k));
+        } else {
+            remove_decoded(txn, r, &k, &object, dependent, on_pod)?;
+        }
     }
-    if doomed.is_empty() {
-        return Ok(());
+    if waiting {
+        return Ok(Foreground::Waiting(marked));
     }
-    let (keys, generation): (Vec<Key>, Vec<Owner>) = doomed.into_iter().unzip();
-    delete_dependents_first(txn, scope, &generation, gone, on_pod)?;
-    for (k, owner) in keys.iter().zip(&generation) {
-        remove(txn, owner.resource, k, on_pod)?;
-    }
-    Ok(())
+    txn.delete(resource, key)?;
+    Ok(Foreground::Done)
+}
+
+/// Whether an object carries the [`FOREGROUND_DELETION`] finalizer.
+fn in_foreground(value: &Value) -> bool {
+    value["metadata"]["finalizers"]
+        .as_array()
+        .is_some_and(|f| f.iter().any(|f| f == FOREGROUND_DELETION))
 }
 
 /// What the ReplicaSet controller does when one of its pods is deleted: a replacement from
@@ -434,12 +528,20 @@ pub(crate) fn replace_deleted_pod(
     };
     let rs = rs.decode().map_err(|e| StoreError::Encode(e.to_string()))?;
     let desired = rs["spec"]["replicas"].as_u64().unwrap_or(0) as usize;
+    // A Terminating pod is on its way out, and counts no more.
     let current = txn
         .scan(Resource::Pods, &format!("{rs_key}-"))
         .iter()
         .filter(|(_, o)| o.controller_uid.as_deref() == Some(owner_uid))
+        .filter(|(_, o)| {
+            o.decode()
+                .is_ok_and(|p| !p["metadata"]["deletionTimestamp"].is_string())
+        })
         .count();
-    let nodes = txn.find(Resource::Nodes, |_, _| true);
+    // Not on a cordoned node (one being drained).
+    let nodes = txn.find(Resource::Nodes, |_, o| {
+        o.decode().is_ok_and(|n| n["spec"]["unschedulable"] != true)
+    });
     if current >= desired || nodes.is_empty() {
         return Ok(());
     }

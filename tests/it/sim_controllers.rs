@@ -1041,7 +1041,13 @@ async fn deleting_a_deployment_takes_its_pods_out_of_endpoints() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    assert!(items(&fx, "pods", "ep").await.is_empty());
+    // Out of the endpoints while Terminating, for their grace period, then gone.
+    let left = items(&fx, "pods", "ep").await;
+    assert!(
+        left.iter()
+            .all(|p| p["metadata"]["deletionTimestamp"].is_string()),
+        "{left:#?}"
+    );
     for pod in &pods {
         let reasons = event_reasons(&fx, pod).await;
         assert_eq!(

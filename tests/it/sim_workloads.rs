@@ -86,6 +86,8 @@ spec:
   template:
     metadata: {labels: {app: db}}
     spec:
+      # Each pod replaced or scaled down is Terminating this long, one at a time.
+      terminationGracePeriodSeconds: 1
       containers: [{name: postgres, image: "postgres:16"}]
   volumeClaimTemplates:
   - metadata: {name: data}
@@ -799,7 +801,9 @@ async fn endpoints_follow_ready_pods() {
         |v| addresses(v).len() == 1,
     )
     .await;
-    let pods = items(&fx, &["get", "pods", "-n", "default", "-l", "app=web"]).await;
+    // The scaled-down pod is Terminating for its grace period, out of the Endpoints.
+    let mut pods = items(&fx, &["get", "pods", "-n", "default", "-l", "app=web"]).await;
+    pods.retain(|p| !p["metadata"]["deletionTimestamp"].is_string());
     assert_eq!(addresses(&endpoints), pod_ips(&pods));
 
     // The Service gone, its Endpoints and slices go too.
@@ -1165,6 +1169,8 @@ spec:
   template:
     spec:
       restartPolicy: Never
+      # A deleted pod is Terminating this long before it goes.
+      terminationGracePeriodSeconds: 1
       containers:
       - name: work
         image: busybox:1.36

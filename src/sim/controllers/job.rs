@@ -178,8 +178,9 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
     let mut active_count = active.len() as u64;
     if done || failure.is_some() {
         for (pod_key, pod) in &active {
-            follow.extend(kubelet::kill(txn, pod)?);
-            gc::delete_cascading(txn, Resource::Pods, pod_key, false)?;
+            follow.extend(kubelet::delete(txn, Resource::Pods, pod_key)?);
+            // Counted here, it is let go: its kubelet removes it when it has stopped.
+            count_out(txn, pod_key)?;
             if failure.is_some() {
                 failed += 1;
             }
@@ -341,8 +342,11 @@ fn count_out(txn: &mut Txn<'_>, pod_key: &str) -> Result<(), StoreError> {
         meta.remove("finalizers");
     }
     txn.put(Resource::Pods, pod_key, &mut pod)?;
-    if pods::terminating(&pod) && !gc::has_finalizers(&pod) {
-        gc::delete_cascading(txn, Resource::Pods, pod_key, false)?;
+    // One its kubelet is done with (no grace left) goes now; one still stopping goes
+    // when its grace period is over.
+    let stopped = pod["metadata"]["deletionGracePeriodSeconds"].as_i64() == Some(0);
+    if pods::terminating(&pod) && stopped && !gc::has_finalizers(&pod) {
+        txn.delete(Resource::Pods, pod_key)?;
     }
     Ok(())
 }

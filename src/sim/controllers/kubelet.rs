@@ -11,6 +11,7 @@ use rand::Rng;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::super::gc;
 use super::super::manifests;
 use super::super::manifests::{node_ip, pod_ip};
 use super::super::object::StoredObject;
@@ -18,7 +19,7 @@ use super::super::resources::Resource;
 use super::super::store::{Key, StoreError, Txn};
 use super::objects::{decode, owner_work};
 use super::work::{FollowUps, STEP_DELAY, Work};
-use super::{endpoints, events, pods};
+use super::{disruption, endpoints, events, pods};
 use kscope_units::quantity;
 
 /// Pod IPs of the controllers' pods are drawn from here, clear of the seeded and churned ones.
@@ -72,10 +73,23 @@ fn containers(pod: &Value) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-/// The kubelet stops a pod's containers: a Killing event for each started one. The
-/// Services selecting the pod are to recount their endpoints.
+/// The kubelet stops a pod's containers: a Killing event for each started one, and, for a
+/// pod given a grace period, its removal when the period is over. The Services selecting
+/// the pod are to recount their endpoints.
 pub(super) fn kill(txn: &mut Txn<'_>, pod: &Value) -> Result<FollowUps, StoreError> {
-    let services = endpoints::services_selecting(txn, pod);
+    let mut services = endpoints::services_selecting(txn, pod);
+    services.extend(disruption::covering(txn, pod));
+    let grace = pod["metadata"]["deletionGracePeriodSeconds"]
+        .as_u64()
+        .unwrap_or(0);
+    if grace > 0 {
+        let key = format!(
+            "{}/{}",
+            pod["metadata"]["namespace"].as_str().unwrap_or(""),
+            pod["metadata"]["name"].as_str().unwrap_or("")
+        );
+        services.push((Work::Pod(key.into()), Some(Duration::from_secs(grace))));
+    }
     let Some(node) = pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) else {
         return Ok(services);
     };
@@ -95,6 +109,59 @@ pub(super) fn kill(txn: &mut Txn<'_>, pod: &Value) -> Result<FollowUps, StoreErr
     Ok(services)
 }
 
+/// Deletes `key` of `resource` and what it owns, as the garbage collector does, each pod
+/// among them given its grace period and stopped by its kubelet.
+pub(super) fn delete(
+    txn: &mut Txn<'_>,
+    resource: Resource,
+    key: &str,
+) -> Result<FollowUps, StoreError> {
+    let mut follow = FollowUps::new();
+    let mut on_pod = |txn: &mut Txn<'_>, pod: &Value| {
+        follow.extend(kill(txn, pod)?);
+        Ok(())
+    };
+    if resource == Resource::Pods {
+        gc::delete_pod(txn, key, None, &mut on_pod)?;
+    } else {
+        gc::delete_reaping(txn, resource, key, false, &mut on_pod)?;
+    }
+    Ok(follow)
+}
+
+/// A Terminating pod: once its grace period is over its containers are stopped, and the
+/// kubelet's last delete (with no grace) removes it, or leaves it to its finalizers.
+fn terminated(
+    txn: &mut Txn<'_>,
+    key: &str,
+    mut pod: Value,
+    scheduler: &mut Scheduler,
+) -> Result<FollowUps, StoreError> {
+    if pod["metadata"]["deletionGracePeriodSeconds"].as_i64() == Some(0) {
+        return Ok(Vec::new());
+    }
+    let Some(deadline) = gc::deletion_deadline(&pod) else {
+        return Ok(Vec::new());
+    };
+    let left = deadline * 1000 - now_ms();
+    if left > 0 {
+        let wait = Duration::from_millis(left.unsigned_abs());
+        return Ok(vec![(Work::Pod(key.into()), Some(wait))]);
+    }
+    if gc::has_finalizers(&pod) {
+        pod["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+        txn.put(Resource::Pods, key, &mut pod)?;
+    } else {
+        // What the pod owns (a generic ephemeral volume's claim) goes with it.
+        gc::delete_cascading(txn, Resource::Pods, key, false)?;
+    }
+    // Its controller (a StatefulSet waits for the name to be free) looks again, and the
+    // pods waiting for room try again.
+    let mut follow: FollowUps = owner_work(&pod).map(|w| (w, None)).into_iter().collect();
+    follow.extend(scheduler.retry());
+    Ok(follow)
+}
+
 /// The next step for pod `key`.
 pub(super) fn reconcile(
     txn: &mut Txn<'_>,
@@ -106,8 +173,8 @@ pub(super) fn reconcile(
         return Ok(Vec::new());
     };
     let mut pod = decode(&stored)?;
-    if pod["metadata"]["deletionTimestamp"].is_string() {
-        return Ok(Vec::new());
+    if pods::terminating(&pod) {
+        return terminated(txn, key, pod, scheduler);
     }
     let now = manifests::timestamp(manifests::now_seconds());
     let condition = |t: &str| json!({"type": t, "status": "True", "lastProbeTime": null, "lastTransitionTime": now});

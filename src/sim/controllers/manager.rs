@@ -12,13 +12,15 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::Shared;
+use crate::gc::Foreground;
 use crate::resources::Resource;
 use crate::store::{Key, Txn};
 
 use super::objects::{owner_key, owner_work};
 use super::work::{FollowUps, STEP_DELAY, Work};
 use super::{
-    cronjob, daemonset, deployment, endpoints, job, kubelet, namespace, replicaset, statefulset,
+    cronjob, daemonset, deployment, disruption, endpoints, job, kubelet, namespace, nodelifecycle,
+    replicaset, statefulset,
 };
 
 /// The most reconciles waiting at once; beyond it a client write's reaction is dropped (and
@@ -27,6 +29,8 @@ const MAX_PENDING: usize = 20_000;
 /// How many nodes the scheduler sums at a time while the controllers are idle (a few
 /// milliseconds of the store's lock).
 const WARM_BATCH: usize = 50;
+/// How soon a foreground deletion waiting on its dependents (Terminating pods) looks again.
+const RECHECK: Duration = Duration::from_secs(1);
 
 #[derive(Default)]
 pub(super) struct Queue {
@@ -90,11 +94,15 @@ impl Controllers {
             Resource::ReplicaSets => Work::ReplicaSet(key),
             Resource::StatefulSets => Work::StatefulSet(key),
             Resource::DaemonSets => Work::DaemonSet(key),
-            Resource::Nodes => Work::Nodes,
+            Resource::Nodes => {
+                self.push(vec![(Work::Node(key), None)]);
+                Work::Nodes
+            }
             Resource::Jobs => Work::Job(key),
             Resource::CronJobs => Work::CronJob(key),
             Resource::Services => Work::Service(key),
             Resource::Pods => Work::Pod(key),
+            Resource::PodDisruptionBudgets => Work::Disruption(key),
             _ => return,
         };
         self.push(vec![(work, None)]);
@@ -270,17 +278,43 @@ fn reconcile(txn: &mut Txn<'_>, work: &Work, scheduler: &mut kubelet::Scheduler)
         Work::Job(key) => job::reconcile(txn, key),
         Work::CronJob(key) => cronjob::reconcile(txn, key),
         Work::Service(key) => endpoints::reconcile(txn, key),
-        Work::Pod(key) => kubelet::reconcile(txn, key, scheduler),
+        Work::Pod(key) => {
+            // The budgets counting the pod recount after its step.
+            let budgets = txn
+                .get(Resource::Pods, key)
+                .and_then(|p| p.decode().ok())
+                .map(|pod| disruption::covering(txn, &pod))
+                .unwrap_or_default();
+            kubelet::reconcile(txn, key, scheduler).map(|mut follow| {
+                follow.extend(budgets);
+                follow
+            })
+        }
+        Work::Disruption(key) => disruption::reconcile(txn, key),
         Work::Foreground(resource, key) => {
             let mut follow = Vec::new();
             let mut on_pod = |txn: &mut Txn<'_>, pod: &serde_json::Value| {
                 follow.extend(kubelet::kill(txn, pod)?);
                 Ok(())
             };
-            let done = crate::gc::finish_foreground(txn, *resource, key, &mut on_pod);
-            done.map(|()| follow)
+            match crate::gc::finish_foreground(txn, *resource, key, &mut on_pod) {
+                Ok(Foreground::Done) => Ok(follow),
+                Ok(Foreground::Waiting(marked)) => {
+                    // The dependents marked go in the foreground in their turn; this one
+                    // looks again until they are gone.
+                    follow.extend(
+                        marked
+                            .into_iter()
+                            .map(|(r, k)| (Work::Foreground(r, k), Some(STEP_DELAY))),
+                    );
+                    follow.push((Work::Foreground(*resource, key.clone()), Some(RECHECK)));
+                    Ok(follow)
+                }
+                Err(e) => Err(e),
+            }
         }
         Work::Namespace(name) => namespace::reconcile(txn, name),
+        Work::Node(key) => nodelifecycle::reconcile(txn, key),
         // Every DaemonSet looks again, and the pods that fit nowhere try again.
         Work::Nodes => Ok(txn
             .scan(Resource::DaemonSets, "")

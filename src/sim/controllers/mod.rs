@@ -12,12 +12,14 @@
 pub(crate) mod cronjob;
 mod daemonset;
 mod deployment;
+pub(crate) mod disruption;
 mod endpoints;
 mod events;
 pub(crate) mod job;
 mod kubelet;
 mod manager;
 pub(crate) mod namespace;
+mod nodelifecycle;
 mod objects;
 mod pods;
 mod replicaset;

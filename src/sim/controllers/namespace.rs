@@ -12,6 +12,7 @@ use super::super::gc;
 use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
+use super::kubelet;
 use super::objects::decode;
 use super::work::{BURST, FollowUps, Work};
 
@@ -31,19 +32,26 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, name: &str) -> Result<FollowUps, Stor
     }
     let prefix = format!("{name}/");
     let mut deleted = 0;
+    // Its pods' kubelets stop them, and remove them when their grace periods are over.
+    let mut follow = FollowUps::new();
+    let mut on_pod = |txn: &mut Txn<'_>, pod: &Value| {
+        follow.extend(kubelet::kill(txn, pod)?);
+        Ok(())
+    };
     // What is left once this pass is done, per resource: how many, and the finalizers that
     // hold them.
     let mut remaining: BTreeMap<String, usize> = BTreeMap::new();
     let mut finalizers: BTreeMap<String, usize> = BTreeMap::new();
-    for resource in txn.served().into_iter().filter(|r| r.namespaced()) {
+    let mut more = false;
+    'scan: for resource in txn.served().into_iter().filter(|r| r.namespaced()) {
         for (key, object) in txn.scan(resource, &prefix) {
             if deleted == BURST {
-                // The rest in the next pass, so one namespace never holds the store long.
-                return Ok(vec![(Work::Namespace(name.into()), None)]);
+                more = true;
+                break 'scan;
             }
             let value = decode(&object)?;
             if !value["metadata"]["deletionTimestamp"].is_string() {
-                gc::delete_dependent(txn, resource, &key)?;
+                gc::delete_dependent(txn, resource, &key, &mut on_pod)?;
                 deleted += 1;
             }
             if let Some(left) = txn.get(resource, &key) {
@@ -61,12 +69,18 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, name: &str) -> Result<FollowUps, Stor
             }
         }
     }
+    if more {
+        // The rest in the next pass, so one namespace never holds the store long.
+        follow.push((Work::Namespace(name.into()), None));
+        return Ok(follow);
+    }
     let status = status(&namespace, &remaining, &finalizers);
     if namespace["status"] != status {
         txn.modify_member(Resource::Namespaces, name, "status", |s| *s = status)?;
     }
     if !remaining.is_empty() {
-        return Ok(vec![(Work::Namespace(name.into()), Some(RECHECK))]);
+        follow.push((Work::Namespace(name.into()), Some(RECHECK)));
+        return Ok(follow);
     }
     // Empty: the controller finalizes it, and with no finalizer left the server deletes it.
     let has_finalizer = namespace["spec"]["finalizers"]

@@ -4,7 +4,6 @@
 
 use serde_json::{Value, json};
 
-use super::super::gc;
 use super::super::manifests::{self, PodFactory, PodState};
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
@@ -67,8 +66,7 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         pods.sort_by_key(|(_, p)| (kubelet::progress(p), std::cmp::Reverse(created(p))));
         let extra: Vec<(String, Value)> = pods.drain(..(pods.len() - desired).min(BURST)).collect();
         for (pod_key, pod) in extra {
-            follow.extend(kubelet::kill(txn, &pod)?);
-            gc::delete_cascading(txn, Resource::Pods, &pod_key, false)?;
+            follow.extend(kubelet::delete(txn, Resource::Pods, &pod_key)?);
             let name = pod["metadata"]["name"].as_str().unwrap_or("");
             events::normal(
                 txn,

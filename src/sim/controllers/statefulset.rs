@@ -7,7 +7,6 @@
 
 use serde_json::{Value, json};
 
-use super::super::gc;
 use super::super::manifests;
 use super::super::resources::Resource;
 use super::super::store::{StoreError, Txn};
@@ -193,8 +192,7 @@ fn delete_pod(
     pod_key: &str,
     pod: &Value,
 ) -> Result<FollowUps, StoreError> {
-    let follow = kubelet::kill(txn, pod)?;
-    gc::delete_cascading(txn, Resource::Pods, pod_key, false)?;
+    let follow = kubelet::delete(txn, Resource::Pods, pod_key)?;
     let name = sts["metadata"]["name"].as_str().unwrap_or("");
     let pod_name = pod["metadata"]["name"].as_str().unwrap_or("");
     events::normal(

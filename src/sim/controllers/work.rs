@@ -30,6 +30,10 @@ pub(super) enum Work {
     /// A node came, changed or went: every DaemonSet looks again, and the pods waiting
     /// for room try again.
     Nodes,
+    /// The disruption controller's recount of a PodDisruptionBudget.
+    Disruption(Key),
+    /// The node lifecycle controller's work for a node: its unschedulable taint.
+    Node(Key),
     /// The namespace controller's work for a namespace (named by its key).
     Namespace(Key),
 }

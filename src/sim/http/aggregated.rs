@@ -31,7 +31,12 @@ fn resource(r: Resource) -> Value {
     let d = r.descriptor();
     let response_kind = json!({"group": d.group, "version": d.version, "kind": d.kind});
     let mut subresources = Vec::new();
-    for sub in [Subresource::Status, Subresource::Scale, Subresource::Log] {
+    for sub in [
+        Subresource::Status,
+        Subresource::Scale,
+        Subresource::Log,
+        Subresource::Eviction,
+    ] {
         let Some(name) = sub.name_for(r) else {
             continue;
         };
@@ -45,6 +50,10 @@ fn resource(r: Resource) -> Value {
             Subresource::Log => (
                 json!({"group": "", "version": "", "kind": ""}),
                 json!(["get"]),
+            ),
+            Subresource::Eviction => (
+                json!({"group": "policy", "version": "v1", "kind": "Eviction"}),
+                json!(["create"]),
             ),
         };
         subresources.push(json!({

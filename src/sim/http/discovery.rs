@@ -148,6 +148,15 @@ fn api_resources(r: Resource) -> Vec<Value> {
             "kind": "Pod",
             "verbs": ["get"],
         }));
+        out.push(json!({
+            "name": "pods/eviction",
+            "singularName": "",
+            "namespaced": true,
+            "group": "policy",
+            "version": "v1",
+            "kind": "Eviction",
+            "verbs": ["create"],
+        }));
     }
     out
 }

@@ -160,15 +160,20 @@ async fn handle(
         }
         (Method::GET, true, Some(Subresource::Scale)) => write::get_scale(&shared, &target),
         (Method::GET, true, Some(Subresource::Log)) => logs::logs(shared, &target, &params).await,
-        (method, true, Some(Subresource::Log)) => {
+        (Method::POST, true, Some(Subresource::Eviction)) => {
+            write::evict(&shared, &target, &params, &headers, &body)
+        }
+        (method, true, Some(Subresource::Log | Subresource::Eviction)) => {
             Err(ApiError::method_not_allowed(method.as_str()))
         }
         (Method::GET, true, _) => list::get(&shared, &target, as_table, metadata_only),
         (Method::POST, false, _) => write::create(&shared, &target, &params, &headers, &body),
         (Method::PUT, true, _) => write::replace(&shared, &target, &params, &headers, &body),
         (Method::PATCH, true, _) => write::patch(&shared, &target, &params, &headers, &body),
-        (Method::DELETE, true, None) => write::delete(&shared, &target, &params, &body),
-        (Method::DELETE, false, _) => write::delete_collection(&shared, &target, &params, &body),
+        (Method::DELETE, true, None) => write::delete(&shared, &target, &params, &headers, &body),
+        (Method::DELETE, false, _) => {
+            write::delete_collection(&shared, &target, &params, &headers, &body)
+        }
         (method, _, _) => Err(ApiError::method_not_allowed(method.as_str())),
     }
 }

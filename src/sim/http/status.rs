@@ -327,6 +327,17 @@ impl ApiError {
         e
     }
 
+    /// 429 for an eviction a PodDisruptionBudget forbids, as the eviction subresource words
+    /// it: no Retry-After, and the budget's shortfall as a `DisruptionBudget` cause.
+    pub fn disruption_budget(cause: &str) -> Self {
+        Self::new(
+            429,
+            "TooManyRequests",
+            "Cannot evict pod as it would violate the pod's disruption budget.",
+        )
+        .with_details(json!({"causes": [{"reason": "DisruptionBudget", "message": cause}]}))
+    }
+
     pub fn internal(message: &str) -> Self {
         Self::new(
             500,

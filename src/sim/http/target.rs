@@ -14,6 +14,8 @@ pub(crate) enum Subresource {
     Scale,
     /// A pod's container log (`pods/NAME/log`).
     Log,
+    /// A pod's eviction (`pods/NAME/eviction`, a policy/v1 Eviction).
+    Eviction,
 }
 
 impl Subresource {
@@ -21,6 +23,9 @@ impl Subresource {
     fn of(resource: Resource, name: &str) -> Option<Self> {
         if resource == Resource::Pods && name == "log" {
             return Some(Subresource::Log);
+        }
+        if resource == Resource::Pods && name == "eviction" {
+            return Some(Subresource::Eviction);
         }
         [Subresource::Status, Subresource::Scale]
             .into_iter()
@@ -34,6 +39,7 @@ impl Subresource {
             Subresource::Status => d.status.then_some("status"),
             Subresource::Scale => d.scale.then_some("scale"),
             Subresource::Log => (resource == Resource::Pods).then_some("log"),
+            Subresource::Eviction => (resource == Resource::Pods).then_some("eviction"),
         }
     }
 }

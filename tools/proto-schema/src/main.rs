@@ -25,9 +25,10 @@ use anyhow::{Context as _, Result, anyhow, bail};
 use heck::{ToLowerCamelCase as _, ToShoutySnakeCase as _};
 use serde_json::Value;
 
-/// The served kinds the sim decodes protobuf bodies of (`proto::root`): k8s-pb module and
-/// message.
-const ROOTS: [(&str, &str); 9] = [
+/// The served kinds the sim decodes protobuf bodies of (`proto::root`), and the options and
+/// subresource bodies client-go sends as protobuf too (a DELETE's DeleteOptions, a drain's
+/// Eviction): k8s-pb module and message.
+const ROOTS: [(&str, &str); 11] = [
     ("api::core::v1", "Namespace"),
     ("api::core::v1", "Node"),
     ("api::core::v1", "Pod"),
@@ -37,6 +38,8 @@ const ROOTS: [(&str, &str); 9] = [
     ("api::core::v1", "ConfigMap"),
     ("api::batch::v1", "Job"),
     ("api::batch::v1", "CronJob"),
+    ("apimachinery::pkg::apis::meta::v1", "DeleteOptions"),
+    ("api::policy::v1", "Eviction"),
 ];
 
 /// The apimachinery messages with JSON forms of their own, and the `Ty` the decoder reads

@@ -1,16 +1,17 @@
 //! DELETE of one object and of a collection: preconditions, dry runs, graceful deletion of
-//! objects with finalizers (and of namespaces, which go Terminating while the namespace
-//! controller deletes their contents), cascades through owners, and the ReplicaSet
-//! controller's replacement pod.
+//! pods (Terminating for their grace period, `gracePeriodSeconds` shortening it), of objects
+//! with finalizers (and of namespaces, which go Terminating while the namespace controller
+//! deletes their contents), cascades through owners, and the ReplicaSet controller's
+//! replacement pod. DeleteOptions come as JSON or, from client-go's typed clients, protobuf.
 
 use axum::body::Bytes;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use bytes::{BufMut, BytesMut};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::body::unsupported_dry_run;
+use super::body::{media_type, unsupported_dry_run};
 use super::outcome::{follow_definitions, respond};
 use crate::Shared;
 use crate::controllers::Controllers;
@@ -31,6 +32,7 @@ struct DeleteOptions {
     propagation_policy: Option<String>,
     orphan_dependents: Option<bool>,
     dry_run: Option<Vec<String>>,
+    grace_period_seconds: Option<i64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -47,16 +49,28 @@ struct Deletion {
     /// Dependents go first, the object is kept (marked) until they are gone.
     foreground: bool,
     dry_run: bool,
+    /// The grace period asked for (a pod's own when none is).
+    grace_period: Option<i64>,
 }
 
 impl Deletion {
-    fn parse(params: &Params, body: &Bytes) -> Result<Self, ApiError> {
+    fn parse(params: &Params, headers: &HeaderMap, body: &Bytes) -> Result<Self, ApiError> {
         let options: DeleteOptions = if body.is_empty() {
             DeleteOptions::default()
+        } else if media_type(headers) == PROTOBUF {
+            // client-go's typed clients (kubectl's drain among them) send it as protobuf.
+            let value = super::proto::decode(body)
+                .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?;
+            options_of(value)?
         } else {
             serde_json::from_slice(body)
                 .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))?
         };
+        Self::of(params, options)
+    }
+
+    /// The options of a delete, the query's taking precedence over the body's.
+    fn of(params: &Params, options: DeleteOptions) -> Result<Self, ApiError> {
         let policy = params
             .get("propagationPolicy")
             .or(options.propagation_policy.as_deref());
@@ -85,7 +99,14 @@ impl Deletion {
                 Some(other) => return Err(unsupported_dry_run("DeleteOptions", &other.join(","))),
             },
         };
+        let grace_period = match params.get("gracePeriodSeconds") {
+            Some(text) => Some(text.parse::<i64>().map_err(|e| {
+                ApiError::bad_request(format!("invalid gracePeriodSeconds {text:?}: {e}"))
+            })?),
+            None => options.grace_period_seconds,
+        };
         Ok(Self {
+            grace_period,
             preconditions: options.preconditions.unwrap_or_default(),
             orphan,
             foreground: policy == Some("Foreground"),
@@ -94,13 +115,23 @@ impl Deletion {
     }
 }
 
+/// The protobuf media type client-go's typed clients send bodies in.
+const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+
+/// DeleteOptions from their JSON form.
+fn options_of(value: Value) -> Result<DeleteOptions, ApiError> {
+    serde_json::from_value(value)
+        .map_err(|e| ApiError::bad_request(format!("error decoding DeleteOptions: {e}")))
+}
+
 pub(crate) fn delete(
     shared: &Shared,
     target: &Target,
     params: &Params,
+    headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
-    let deletion = Deletion::parse(params, body)?;
+    let deletion = Deletion::parse(params, headers, body)?;
     let name = target.name.as_deref().unwrap_or("");
     let resource = target.resource;
     if resource == Resource::Namespaces
@@ -181,6 +212,10 @@ fn delete_one(
         .decode()
         .map_err(|e| ApiError::internal(&e.to_string()))?;
     check_preconditions(resource, name, &deletion.preconditions, &current)?;
+    if resource == Resource::Pods {
+        let owner = object.controller_uid.clone();
+        return delete_pod(txn, target, name, &current, owner, deletion, controllers);
+    }
     let graceful = resource == Resource::Namespaces || gc::has_finalizers(&current);
     if graceful {
         if current["metadata"]["deletionTimestamp"].is_string() {
@@ -196,12 +231,6 @@ fn delete_one(
             // The namespace controller empties it, then finalizes it, after this answer.
             controllers.namespace_changed(name);
         }
-        if resource == Resource::Pods {
-            // Its kubelet stops it, and its controller (the Job's, whose finalizer holds it)
-            // hears of it.
-            controllers.pod_killed(txn, &current)?;
-            controllers.pod_deleted(txn, &current);
-        }
         return Ok(marked.json.clone());
     }
     if deletion.dry_run {
@@ -215,25 +244,81 @@ fn delete_one(
         let marked = txn.put(resource, &key, &mut value)?;
         return Ok(marked.json.clone());
     }
-    if resource == Resource::Pods {
-        controllers.pod_killed(txn, &current)?;
-    }
-    let owner = (resource == Resource::Pods)
-        .then(|| object.controller_uid.clone())
-        .flatten();
-    // The pods it takes with it are stopped and leave their Services, as this one would.
+    // The pods it takes with it are stopped and leave their Services, as a pod deleted
+    // itself would.
     let mut on_pod = |txn: &mut Txn<'_>, pod: &Value| controllers.pod_killed(txn, pod);
     let last = gc::delete_reaping(txn, resource, &key, deletion.orphan, &mut on_pod)?
         .ok_or_else(|| ApiError::not_found(resource, name))?;
     follow_definitions(txn, target, name)?;
     if let Some(namespace) = target.namespace.as_deref() {
-        let taken_over = owner.is_some() && controllers.pod_deleted(txn, &current);
+        controllers.namespace_changed(namespace);
+    }
+    Ok(last.json.clone())
+}
+
+/// A pod's delete: gracefully (see [`gc::delete_pod`]), its kubelet stopping it, and its
+/// controller making a replacement as soon as it is Terminating.
+fn delete_pod(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    name: &str,
+    current: &Value,
+    owner: Option<std::sync::Arc<str>>,
+    deletion: &Deletion,
+    controllers: &Controllers,
+) -> Result<Bytes, ApiError> {
+    let key = target.key(name);
+    if deletion.dry_run {
+        let grace = gc::grace_period(current, deletion.grace_period);
+        if grace == 0 || current["metadata"]["deletionTimestamp"].is_string() {
+            return Ok(Bytes::from(current.to_string()));
+        }
+        let mut marked = current.clone();
+        let deadline = crate::manifests::now_seconds() + grace;
+        marked["metadata"]["deletionTimestamp"] =
+            Value::from(crate::manifests::timestamp(deadline));
+        marked["metadata"]["deletionGracePeriodSeconds"] = Value::from(grace);
+        return Ok(Bytes::from(marked.to_string()));
+    }
+    let was_terminating = current["metadata"]["deletionTimestamp"].is_string();
+    let mut on_pod = |txn: &mut Txn<'_>, pod: &Value| controllers.pod_killed(txn, pod);
+    let outcome = gc::delete_pod(txn, &key, deletion.grace_period, &mut on_pod)?
+        .ok_or_else(|| ApiError::not_found(Resource::Pods, name))?;
+    follow_definitions(txn, target, name)?;
+    if let Some(namespace) = target.namespace.as_deref()
+        && !was_terminating
+    {
+        let taken_over = owner.is_some() && controllers.pod_deleted(txn, current);
         if let Some(owner) = owner.filter(|_| !taken_over) {
             gc::replace_deleted_pod(txn, namespace, &owner)?;
         }
         controllers.namespace_changed(namespace);
     }
-    Ok(last.json.clone())
+    Ok(match outcome {
+        gc::PodDeletion::Gone(last) | gc::PodDeletion::Terminating { object: last, .. } => {
+            last.json.clone()
+        }
+    })
+}
+
+/// An eviction's delete of pod `name` (in `txn`, where its budget was spent), with the
+/// eviction's `deleteOptions`; whether it only ran dry.
+pub(super) fn delete_evicted(
+    txn: &mut Txn<'_>,
+    target: &Target,
+    name: &str,
+    options: &Value,
+    params: &Params,
+    controllers: &Controllers,
+) -> Result<bool, ApiError> {
+    let options = if options.is_null() {
+        DeleteOptions::default()
+    } else {
+        options_of(options.clone())?
+    };
+    let deletion = Deletion::of(params, options)?;
+    delete_one(txn, target, name, &deletion, controllers)?;
+    Ok(deletion.dry_run)
 }
 
 /// DELETE on a collection: every object the selectors match, each as a single delete would
@@ -242,13 +327,14 @@ pub(crate) fn delete_collection(
     shared: &Shared,
     target: &Target,
     params: &Params,
+    headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
     // As on a real server, a namespaced kind's collection is deleted one namespace at a time.
     if target.resource.namespaced() && target.namespace.is_none() {
         return Err(ApiError::method_not_allowed("DELETE"));
     }
-    let deletion = Deletion::parse(params, body)?;
+    let deletion = Deletion::parse(params, headers, body)?;
     let filter = Filter::parse(target, params)?;
     let resource = target.resource;
     let prefix = target.prefix();

@@ -6,6 +6,7 @@ mod body;
 mod create;
 mod defaults;
 mod delete;
+mod eviction;
 mod managed;
 mod outcome;
 mod patch;
@@ -18,6 +19,7 @@ mod validate;
 
 pub(crate) use create::create;
 pub(crate) use delete::{delete, delete_collection};
+pub(crate) use eviction::evict;
 pub(crate) use patch::patch;
 pub(crate) use replace::replace;
 pub(crate) use scale::get_scale;

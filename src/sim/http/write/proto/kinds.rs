@@ -5,8 +5,14 @@ use crate::resources::Resource;
 use super::message::Message;
 use super::schema;
 
-/// The message type of each served kind.
+/// The message type of each served kind, and of the bodies that are no kind's (a DELETE's
+/// options, a pod's eviction).
 pub(super) fn root(kind: &str) -> Option<&'static Message> {
+    match kind {
+        "DeleteOptions" => return Some(&schema::META_V1_DELETE_OPTIONS),
+        "Eviction" => return Some(&schema::POLICY_V1_EVICTION),
+        _ => {}
+    }
     let resource = Resource::ALL.into_iter().find(|r| r.kind() == kind)?;
     Some(match resource {
         Resource::Namespaces => &schema::CORE_V1_NAMESPACE,

@@ -2965,6 +2965,28 @@ pub(super) static CORE_V1_WORKLOAD_REFERENCE: Message = Message {
     ],
 };
 
+pub(super) static META_V1_DELETE_OPTIONS: Message = Message {
+    name: "DeleteOptions",
+    fields: &[
+        Field(1, "gracePeriodSeconds", Label::Single, Ty::Int64),
+        Field(
+            2,
+            "preconditions",
+            Label::Single,
+            Ty::Message(&META_V1_PRECONDITIONS),
+        ),
+        Field(3, "orphanDependents", Label::Single, Ty::Bool),
+        Field(4, "propagationPolicy", Label::Single, Ty::String),
+        Field(5, "dryRun", Label::Repeated, Ty::String),
+        Field(
+            6,
+            "ignoreStoreReadErrorWithClusterBreakingPotential",
+            Label::Single,
+            Ty::Bool,
+        ),
+    ],
+};
+
 pub(super) static META_V1_LABEL_SELECTOR: Message = Message {
     name: "LabelSelector",
     fields: &[
@@ -3040,5 +3062,31 @@ pub(super) static META_V1_OWNER_REFERENCE: Message = Message {
         Field(5, "apiVersion", Label::Single, Ty::String),
         Field(6, "controller", Label::Single, Ty::Bool),
         Field(7, "blockOwnerDeletion", Label::Single, Ty::Bool),
+    ],
+};
+
+pub(super) static META_V1_PRECONDITIONS: Message = Message {
+    name: "Preconditions",
+    fields: &[
+        Field(1, "uid", Label::Single, Ty::String),
+        Field(2, "resourceVersion", Label::Single, Ty::String),
+    ],
+};
+
+pub(super) static POLICY_V1_EVICTION: Message = Message {
+    name: "Eviction",
+    fields: &[
+        Field(
+            1,
+            "metadata",
+            Label::Single,
+            Ty::Message(&META_V1_OBJECT_META),
+        ),
+        Field(
+            2,
+            "deleteOptions",
+            Label::Single,
+            Ty::Message(&META_V1_DELETE_OPTIONS),
+        ),
     ],
 };
