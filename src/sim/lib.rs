@@ -13,6 +13,7 @@
 //! ```
 
 mod admin;
+mod capacity;
 mod churn;
 mod churn_kinds;
 pub mod cli;

@@ -31,6 +31,7 @@ mod sim_kinds;
 mod sim_kubectl;
 mod sim_protocol;
 mod sim_rollouts;
+mod sim_truth_cluster;
 mod sim_widgets;
 mod sim_workloads;
 mod sim_writes;

@@ -1,0 +1,145 @@
+//! The seeded cluster, read with kubectl as a person would: it fits its nodes (and leaves
+//! room for what a user creates), its pods take their IPs from their node's podCIDR.
+
+use std::collections::HashMap;
+use std::net::Ipv4Addr;
+
+use kscope_sim::SimConfig;
+use serde_json::Value;
+
+use crate::common::kubectl::Kubectl;
+
+async fn json(fx: &Kubectl, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.extend(["-o", "json"]);
+    serde_json::from_str(&fx.ok(&all).await).expect("kubectl prints JSON")
+}
+
+/// A quantity (`250m`, `2`, `512Mi`, `31483456Ki`) in thousandths of its unit.
+fn milli(quantity: &str) -> u128 {
+    let split = quantity
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(quantity.len());
+    let (number, unit) = quantity.split_at(split);
+    let n: u128 = number.parse().expect("a whole quantity");
+    n * match unit {
+        "" => 1000,
+        "m" => 1,
+        "Ki" => 1000 << 10,
+        "Mi" => 1000 << 20,
+        "Gi" => 1000 << 30,
+        other => panic!("unit {other} in {quantity}"),
+    }
+}
+
+/// Whether `ip` is inside `cidr`.
+fn within(ip: &str, cidr: &str) -> bool {
+    let (net, bits) = cidr.split_once('/').expect("a CIDR");
+    let bits: u32 = bits.parse().expect("prefix");
+    let mask = u32::MAX.checked_shl(32 - bits).unwrap_or(0);
+    let ip: u32 = ip.parse::<Ipv4Addr>().expect("an IPv4").into();
+    let net: u32 = net.parse::<Ipv4Addr>().expect("an IPv4").into();
+    ip & mask == net & mask
+}
+
+/// Every node's requested cpu and memory, summed over its pods that still run, is at most
+/// half of its allocatable; every pod not on the host's network has an IP of its node's
+/// podCIDR, none shared.
+async fn assert_fits(fx: &Kubectl) {
+    let nodes = json(fx, &["get", "nodes"]).await;
+    let pods = json(fx, &["get", "pods", "-A"]).await;
+    let mut used: HashMap<&str, (u128, u128, u128)> = HashMap::new();
+    let cidrs: HashMap<&str, &str> = nodes["items"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .map(|n| {
+            let name = n["metadata"]["name"].as_str().expect("name");
+            (name, n["spec"]["podCIDR"].as_str().expect("podCIDR"))
+        })
+        .collect();
+    let mut ips = HashMap::new();
+    for pod in pods["items"].as_array().expect("pods") {
+        let Some(node) = pod["spec"]["nodeName"].as_str() else {
+            continue;
+        };
+        if matches!(
+            pod["status"]["phase"].as_str(),
+            Some("Succeeded" | "Failed")
+        ) {
+            continue;
+        }
+        let entry = used.entry(node).or_default();
+        entry.2 += 1;
+        for c in pod["spec"]["containers"].as_array().expect("containers") {
+            let requests = &c["resources"]["requests"];
+            entry.0 += requests["cpu"].as_str().map_or(0, milli);
+            entry.1 += requests["memory"].as_str().map_or(0, milli);
+        }
+        let name = pod["metadata"]["name"].as_str().expect("name");
+        if let Some(ip) = pod["status"]["podIP"].as_str()
+            && pod["spec"]["hostNetwork"] != true
+        {
+            assert!(
+                within(ip, cidrs[node]),
+                "{name} has {ip}, outside {node}'s {}",
+                cidrs[node]
+            );
+            assert_eq!(ips.insert(ip.to_string(), name), None, "{ip} given twice");
+        }
+    }
+    for node in nodes["items"].as_array().expect("nodes") {
+        let name = node["metadata"]["name"].as_str().expect("name");
+        let allocatable = &node["status"]["allocatable"];
+        let (cpu, memory, count) = used.get(name).copied().unwrap_or_default();
+        let room = |r: &str| milli(allocatable[r].as_str().expect("allocatable"));
+        assert!(2 * cpu <= room("cpu"), "{name}: {cpu}m of cpu requested");
+        assert!(2 * memory <= room("memory"), "{name}: {memory} memory");
+        assert!(2 * count * 1000 <= room("pods"), "{name}: {count} pods");
+    }
+}
+
+/// A DaemonSet a user applies gets a pod on every node, and the demo's Widget controller
+/// comes up, at a density where both once stayed Pending (`Insufficient cpu`).
+#[tokio::test]
+async fn the_seeded_cluster_fits_its_nodes_and_leaves_room() {
+    let config = SimConfig::with_size(1000, 10, 8)
+        .widget_controller(true)
+        .workload_pods(true);
+    let Some(fx) = Kubectl::start_with("fits", config).await else {
+        return;
+    };
+    assert_fits(&fx).await;
+    let manifest = fx.file(
+        "ds.yaml",
+        "apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: node-agent, namespace: default}
+spec:
+  selector: {matchLabels: {app: node-agent}}
+  template:
+    metadata: {labels: {app: node-agent}}
+    spec:
+      containers:
+      - name: agent
+        image: registry.example.com/node-agent:1.0
+        resources: {requests: {cpu: 200m, memory: 256Mi}}
+",
+    );
+    fx.ok(&["apply", "-f", &manifest]).await;
+    for (kind, namespace) in [
+        ("ds/node-agent", "default"),
+        ("deploy/widget-controller", "widget-system"),
+    ] {
+        fx.ok(&["rollout", "status", kind, "-n", namespace, "--timeout=120s"])
+            .await;
+    }
+    let ds = json(&fx, &["get", "ds", "node-agent", "-n", "default"]).await;
+    assert_eq!(ds["status"]["numberReady"], 10, "{:#}", ds["status"]);
+    // A denser cluster, with no room for real machines' requests at their usual size.
+    let dense = SimConfig::with_size(2000, 2, 4).workload_pods(true);
+    let Some(fx) = Kubectl::start_with("fits-dense", dense).await else {
+        return;
+    };
+    assert_fits(&fx).await;
+}
