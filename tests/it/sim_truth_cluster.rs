@@ -143,3 +143,145 @@ spec:
     };
     assert_fits(&fx).await;
 }
+
+/// `kubectl top` columns of one row: name(s), then CPU in millicores and memory in MiB.
+fn top_rows(out: &str) -> Vec<(Vec<String>, u64, u64)> {
+    out.lines()
+        .map(|line| {
+            let mut words: Vec<String> = line.split_whitespace().map(String::from).collect();
+            let memory = words.pop().expect("memory column");
+            let cpu = words.pop().expect("cpu column");
+            // `kubectl top node` adds percentages after each; a pod row has none.
+            let (cpu, memory) = if memory.ends_with('%') {
+                words.pop().expect("cpu%");
+                (words.pop().expect("cpu"), cpu)
+            } else {
+                (cpu, memory)
+            };
+            let number = |s: &str, unit: &str| -> u64 {
+                s.strip_suffix(unit)
+                    .unwrap_or_else(|| panic!("{s} is not in {unit}: {line}"))
+                    .parse()
+                    .expect("a number")
+            };
+            (words, number(&cpu, "m"), number(&memory, "Mi"))
+        })
+        .collect()
+}
+
+/// `kubectl top` finds metrics.k8s.io by discovery and reads PodMetrics and NodeMetrics:
+/// the noisy app runs above its CPU request, a crash-looping container's memory climbs,
+/// every node uses at least what its pods do.
+#[tokio::test]
+async fn kubectl_top_reads_the_metrics_api() {
+    let mut config = SimConfig::with_size(60, 3, 2);
+    config.noisy_logs = Some(kscope_sim::NoisyLogs {
+        app: "noisy".into(),
+        lines_per_second: 10,
+    });
+    let Some(fx) = Kubectl::start_with("top", config).await else {
+        return;
+    };
+    let deployment = |name: &str, script: &str| {
+        format!(
+            "apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}, namespace: default}}
+spec:
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      containers:
+      - name: main
+        image: busybox:1.36
+        command: [sh, -c, '{script}']
+        resources: {{requests: {{cpu: 100m, memory: 64Mi}}, limits: {{memory: 256Mi}}}}
+"
+        )
+    };
+    let noisy = fx.file("noisy.yaml", &deployment("noisy", "sleep 3600"));
+    let crash = fx.file("crash.yaml", &deployment("crash", "exit 2"));
+    fx.ok(&["apply", "-f", &noisy, "-f", &crash]).await;
+    fx.ok(&[
+        "rollout",
+        "status",
+        "deploy/noisy",
+        "-n",
+        "default",
+        "--timeout=90s",
+    ])
+    .await;
+
+    let nodes = top_rows(&fx.ok(&["top", "nodes", "--no-headers"]).await);
+    assert_eq!(nodes.len(), 3, "{nodes:?}");
+    let pods = top_rows(&fx.ok(&["top", "pods", "-A", "--no-headers"]).await);
+    assert!(pods.len() > 40, "{pods:?}");
+    let (node_cpu, node_memory) = nodes.iter().fold((0, 0), |a, n| (a.0 + n.1, a.1 + n.2));
+    let (pod_cpu, pod_memory) = pods.iter().fold((0, 0), |a, p| (a.0 + p.1, a.1 + p.2));
+    assert!(node_cpu >= pod_cpu && node_memory >= pod_memory);
+    assert!(pods.iter().all(|p| p.1 > 0 && p.2 > 0), "{pods:?}");
+
+    let noisy = top_rows(
+        &fx.ok(&[
+            "top",
+            "pods",
+            "-n",
+            "default",
+            "-l",
+            "app=noisy",
+            "--no-headers",
+        ])
+        .await,
+    );
+    assert_eq!(noisy.len(), 1);
+    assert!(
+        noisy[0].1 > 100,
+        "the noisy app is over its 100m: {noisy:?}"
+    );
+
+    // Polled with kubectl itself (the sim shares this runtime), as long as a hang allows.
+    let mut pod = String::new();
+    for _ in 0..240 {
+        let v = json(&fx, &["get", "pods", "-n", "default", "-l", "app=crash"]).await;
+        let item = &v["items"][0];
+        let restarts = item["status"]["containerStatuses"][0]["restartCount"].as_u64();
+        if let (Some(name), Some(1..)) = (item["metadata"]["name"].as_str(), restarts) {
+            pod = name.to_string();
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    assert!(!pod.is_empty(), "the crash pod never restarted");
+    let sample = || async {
+        let out = fx
+            .ok(&[
+                "top",
+                "pod",
+                &pod,
+                "-n",
+                "default",
+                "--containers",
+                "--no-headers",
+            ])
+            .await;
+        let rows = top_rows(&out);
+        assert_eq!(rows.len(), 1, "{out}");
+        assert_eq!(rows[0].0, [pod.clone(), "main".to_string()]);
+        rows[0].2
+    };
+    let first = sample().await;
+    // The next scrape window's value is higher (unless the container restarts between).
+    let mut later = sample().await;
+    let mut restarts = 0;
+    while later <= first && restarts < 3 {
+        let again = sample().await;
+        if again < later {
+            restarts += 1;
+        }
+        later = again;
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    assert!(later > first, "{first}Mi then {later}Mi");
+    assert!(later < 256, "within its limit: {later}Mi");
+}

@@ -132,6 +132,16 @@ impl ApiError {
         .with_details(json!({"name": name, "group": resource.group(), "kind": resource.plural()}))
     }
 
+    /// An object of a resource the sim serves apart from its store (`pods.metrics.k8s.io`).
+    pub fn not_found_in(group: &str, plural: &str, name: &str) -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            format!("{plural}.{group} \"{name}\" not found"),
+        )
+        .with_details(json!({"name": name, "group": group, "kind": plural}))
+    }
+
     /// A path the server does not serve at all.
     pub fn unknown_path() -> Self {
         Self::new(
