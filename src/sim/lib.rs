@@ -23,6 +23,7 @@ mod controllers;
 mod crd;
 mod descriptor;
 mod error;
+mod event_view;
 mod faults;
 mod gc;
 mod http;

@@ -285,3 +285,106 @@ spec:
     assert!(later > first, "{first}Mi then {later}Mi");
     assert!(later < 256, "within its limit: {later}Mi");
 }
+
+/// Each Event of a list as `namespace/name` → resourceVersion.
+fn versions(list: &Value) -> std::collections::BTreeMap<String, String> {
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|e| {
+            let meta = &e["metadata"];
+            (
+                format!(
+                    "{}/{}",
+                    meta["namespace"].as_str().unwrap_or(""),
+                    meta["name"].as_str().unwrap_or("")
+                ),
+                meta["resourceVersion"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// core/v1 and events.k8s.io/v1 are two views of one Event store: the same items, names
+/// and resourceVersions in lists and watches, whichever API wrote the Event.
+#[tokio::test]
+async fn both_event_apis_serve_one_store() {
+    let config = SimConfig::with_size(200, 3, 3).workload_pods(true);
+    let Some(fx) = Kubectl::start_with("events", config).await else {
+        return;
+    };
+    let v1 = "events.v1.events.k8s.io";
+    let core = json(&fx, &["get", "events", "-A"]).await;
+    let new = json(&fx, &["get", v1, "-A"]).await;
+    assert!(core["items"].as_array().expect("items").len() > 20, "{core:#}");
+    assert_eq!(versions(&core), versions(&new));
+
+    // One written through each API reads back through the other, renamed.
+    let rv = core["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("list resourceVersion")
+        .to_string();
+    let written = fx.file(
+        "events.yaml",
+        "apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: probe.v1, namespace: default}
+eventTime: 2025-01-01T00:00:00.000000Z
+reportingController: example.com/prober
+reportingInstance: prober-0
+action: Probe
+reason: Probed
+note: written as events.k8s.io/v1
+type: Normal
+regarding: {kind: Namespace, name: default, apiVersion: v1}
+---
+apiVersion: v1
+kind: Event
+metadata: {name: probe.core, namespace: default}
+involvedObject: {kind: Namespace, name: default, apiVersion: v1}
+reason: Probed
+message: written as core/v1
+type: Warning
+source: {component: prober}
+count: 3
+",
+    );
+    fx.ok(&["create", "-f", &written]).await;
+    let as_core = json(&fx, &["get", "event", "probe.v1", "-n", "default"]).await;
+    assert_eq!(as_core["message"], "written as events.k8s.io/v1");
+    assert_eq!(as_core["reportingComponent"], "example.com/prober");
+    assert_eq!(as_core["involvedObject"]["name"], "default");
+    let as_v1 = json(&fx, &["get", v1, "probe.core", "-n", "default"]).await;
+    assert_eq!(as_v1["note"], "written as core/v1");
+    assert_eq!(as_v1["deprecatedCount"], 3);
+    assert_eq!(as_v1["deprecatedSource"]["component"], "prober");
+    let core = json(&fx, &["get", "events", "-A"]).await;
+    let new = json(&fx, &["get", v1, "-A"]).await;
+    assert_eq!(versions(&core), versions(&new));
+
+    // Both watches from before the writes see both, at the same resourceVersions.
+    let watched = |path: &str| {
+        let path = format!("{path}?watch=1&resourceVersion={rv}&timeoutSeconds=2");
+        let fx = &fx;
+        async move {
+            let out = fx.ok(&["get", "--raw", &path]).await;
+            out.lines()
+                .map(|l| {
+                    let e: Value = serde_json::from_str(l).expect("a watch event");
+                    let meta = &e["object"]["metadata"];
+                    (
+                        e["type"].as_str().unwrap_or("").to_string(),
+                        meta["name"].as_str().unwrap_or("").to_string(),
+                        meta["resourceVersion"].as_str().unwrap_or("").to_string(),
+                    )
+                })
+                .filter(|(_, name, _)| name.starts_with("probe."))
+                .collect::<Vec<_>>()
+        }
+    };
+    let from_core = watched("/api/v1/namespaces/default/events").await;
+    let from_v1 = watched("/apis/events.k8s.io/v1/namespaces/default/events").await;
+    assert_eq!(from_core.len(), 2, "{from_core:?}");
+    assert_eq!(from_core, from_v1);
+}
