@@ -317,7 +317,10 @@ async fn both_event_apis_serve_one_store() {
     let v1 = "events.v1.events.k8s.io";
     let core = json(&fx, &["get", "events", "-A"]).await;
     let new = json(&fx, &["get", v1, "-A"]).await;
-    assert!(core["items"].as_array().expect("items").len() > 20, "{core:#}");
+    assert!(
+        core["items"].as_array().expect("items").len() > 20,
+        "{core:#}"
+    );
     assert_eq!(versions(&core), versions(&new));
 
     // One written through each API reads back through the other, renamed.
@@ -387,4 +390,173 @@ count: 3
     let from_v1 = watched("/apis/events.k8s.io/v1/namespaces/default/events").await;
     assert_eq!(from_core.len(), 2, "{from_core:?}");
     assert_eq!(from_core, from_v1);
+}
+
+/// A CRD whose version declares `subresources.scale`, at paths of its own choosing.
+const FLEET_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: fleets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: fleets, singular: fleet, kind: Fleet}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale:
+        specReplicasPath: .spec.size
+        statusReplicasPath: .status.ready
+        labelSelectorPath: .status.selector
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+          status:
+            type: object
+            properties:
+              ready: {type: integer}
+              selector: {type: string}
+";
+
+/// More of what the real server serves: `kubectl scale` of a custom resource with a scale
+/// subresource, an init container's log (and `--all-containers`), a named refusal for a
+/// subresource the sim does not serve, and the deprecated `/api/v1/watch/...` paths.
+#[tokio::test]
+async fn scale_init_logs_unserved_and_legacy_watch() {
+    let Some(fx) = Kubectl::start("served").await else {
+        return;
+    };
+    let crd = fx.file("fleet-crd.yaml", FLEET_CRD);
+    fx.ok(&["apply", "-f", &crd]).await;
+    let fleet = fx.file(
+        "fleet.yaml",
+        "apiVersion: example.com/v1
+kind: Fleet
+metadata: {name: blue, namespace: default}
+spec: {size: 1}
+",
+    );
+    fx.ok(&["apply", "-f", &fleet]).await;
+    fx.ok(&[
+        "patch",
+        "fleet",
+        "blue",
+        "-n",
+        "default",
+        "--subresource=status",
+        "--type=merge",
+        "-p",
+        r#"{"status":{"ready":1,"selector":"app=blue"}}"#,
+    ])
+    .await;
+    fx.ok(&["scale", "fleet/blue", "-n", "default", "--replicas=4"])
+        .await;
+    let scaled = json(&fx, &["get", "fleet", "blue", "-n", "default"]).await;
+    assert_eq!(scaled["spec"]["size"], 4);
+    let scale: Value = serde_json::from_str(
+        &fx.ok(&[
+            "get",
+            "--raw",
+            "/apis/example.com/v1/namespaces/default/fleets/blue/scale",
+        ])
+        .await,
+    )
+    .expect("a Scale");
+    assert_eq!(scale["spec"]["replicas"], 4);
+    assert_eq!(scale["status"]["replicas"], 1);
+    assert_eq!(scale["status"]["selector"], "app=blue");
+
+    let pod = fx.file(
+        "init.yaml",
+        "apiVersion: v1
+kind: Pod
+metadata: {name: initialised, namespace: default}
+spec:
+  initContainers:
+  - {name: migrate, image: busybox:1.36, command: [sh, -c, 'echo migrated']}
+  containers:
+  - {name: app, image: nginx:1.27}
+",
+    );
+    fx.ok(&["apply", "-f", &pod]).await;
+    fx.ok(&[
+        "wait",
+        "--for=condition=Ready",
+        "pod/initialised",
+        "-n",
+        "default",
+        "--timeout=90s",
+    ])
+    .await;
+    let init = fx
+        .ok(&["logs", "initialised", "-n", "default", "-c", "migrate"])
+        .await;
+    assert!(!init.is_empty());
+    let all = fx
+        .ok(&[
+            "logs",
+            "initialised",
+            "-n",
+            "default",
+            "--all-containers",
+            "--prefix",
+        ])
+        .await;
+    for container in ["migrate", "app"] {
+        let prefix = format!("[pod/initialised/{container}]");
+        assert!(all.contains(&prefix), "{prefix} missing from:\n{all}");
+    }
+    let (ok, _, err) = fx
+        .run(&["logs", "initialised", "-n", "default", "-c", "nope"])
+        .await;
+    assert!(!ok && err.contains("container nope is not valid"), "{err}");
+
+    let (ok, _, err) = fx
+        .run(&["create", "token", "default", "-n", "default"])
+        .await;
+    assert!(!ok);
+    assert!(
+        err.contains("serviceaccounts/token") && err.contains("not served"),
+        "{err}"
+    );
+    let (ok, _, err) = fx
+        .run(&[
+            "get",
+            "--raw",
+            "/api/v1/namespaces/default/pods/initialised/exec?command=ls",
+        ])
+        .await;
+    assert!(
+        !ok && err.contains("MethodNotAllowed") && err.contains("pods/exec"),
+        "{err}"
+    );
+
+    let watched = fx
+        .ok(&[
+            "get",
+            "--raw",
+            "/api/v1/watch/namespaces/default/pods?timeoutSeconds=1",
+        ])
+        .await;
+    let first: Value =
+        serde_json::from_str(watched.lines().next().expect("an event")).expect("a watch event");
+    assert_eq!(first["type"], "ADDED");
+    assert_eq!(first["object"]["kind"], "Pod");
+    let named = fx
+        .ok(&[
+            "get",
+            "--raw",
+            "/apis/example.com/v1/watch/namespaces/default/fleets/blue?timeoutSeconds=1",
+        ])
+        .await;
+    let event: Value =
+        serde_json::from_str(named.lines().next().expect("an event")).expect("a watch event");
+    assert_eq!(event["object"]["metadata"]["name"], "blue");
 }

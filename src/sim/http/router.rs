@@ -17,7 +17,7 @@ use crate::manifests;
 
 use super::params::Params;
 use super::status::ApiError;
-use super::target::{Route, Subresource, Target, parse_path};
+use super::target::{self, Route, Subresource, Target, parse_path};
 use super::{aggregated, discovery, list, logs, metrics, proxy, table, watch, write};
 
 /// The server's routes: discovery, the admin endpoint, and every resource path.
@@ -94,6 +94,7 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
+    let uri = target::legacy_watch(&uri).unwrap_or(uri);
     if let Some(path) = metrics::route(uri.path()) {
         return metrics::serve(&shared, &method, path?, &uri);
     }

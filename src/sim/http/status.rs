@@ -152,6 +152,16 @@ impl ApiError {
         .with_details(json!({}))
     }
 
+    /// A part of the real API the sim does not serve, named, with what it is for.
+    pub fn not_served(feature: &str, used_by: &str) -> Self {
+        Self::new(
+            405,
+            "MethodNotAllowed",
+            format!("{feature} ({used_by}) is not served by the simulated API server"),
+        )
+        .with_details(json!({"kind": feature}))
+    }
+
     pub fn method_not_allowed(method: &str) -> Self {
         Self::new(
             405,
