@@ -244,6 +244,36 @@ impl PodNetwork {
     }
 }
 
+/// The first address of the upper half of `cidr` (a node's podCIDR) that none of `used`
+/// has: where the kubelet puts the pods it starts, clear of the seeded ones in the lower
+/// half; `None` for a CIDR that cannot be read or is full.
+pub fn free_pod_ip<'a>(cidr: &str, used: impl Iterator<Item = &'a str>) -> Option<String> {
+    let (base, size) = parse_cidr(cidr)?;
+    let taken: std::collections::HashSet<u32> = used
+        .filter_map(|ip| ip.parse::<Ipv4Addr>().ok())
+        .map(u32::from)
+        .collect();
+    (size / 2..size - 1)
+        .map(|offset| base.wrapping_add(offset as u32))
+        .find(|ip| !taken.contains(ip))
+        .map(|ip| Ipv4Addr::from(ip).to_string())
+}
+
+/// The `n`-th address (going round) of the upper half of `cidr`, for pods whose addresses
+/// are handed out in turn without a look at the node's others (the churn's).
+pub fn nth_upper_pod_ip(cidr: &str, n: u64) -> Option<String> {
+    let (base, size) = parse_cidr(cidr)?;
+    let offset = size / 2 + n % (size / 2 - 1);
+    Some(Ipv4Addr::from(base.wrapping_add(offset as u32)).to_string())
+}
+
+/// A CIDR's first address and size (at least 4).
+fn parse_cidr(cidr: &str) -> Option<(u32, u64)> {
+    let (base, prefix) = cidr.split_once('/')?;
+    let base = u32::from(base.parse::<Ipv4Addr>().ok()?);
+    Some((base, 1u64 << (32 - prefix.parse::<u32>().ok()?.min(30))))
+}
+
 /// The busiest node's load, of the loads by node.
 pub fn busiest(loads: &HashMap<usize, Load>) -> Load {
     loads.values().fold(Load::default(), |a, b| a.max(*b))
@@ -282,5 +312,19 @@ mod tests {
         let dense = PodNetwork::new(20, 7_500);
         assert_eq!(dense.cidr(1), "100.64.64.0/18");
         assert_eq!(dense.pod_ip(1, 300), "100.64.65.46");
+        let used = ["100.64.1.128", "100.64.1.129"];
+        assert_eq!(
+            free_pod_ip("100.64.1.0/24", used.into_iter()).as_deref(),
+            Some("100.64.1.130")
+        );
+        assert_eq!(free_pod_ip("nonsense", used.into_iter()), None);
+        assert_eq!(
+            nth_upper_pod_ip("100.64.1.0/24", 0).as_deref(),
+            Some("100.64.1.128")
+        );
+        assert_eq!(
+            nth_upper_pod_ip("100.64.1.0/24", 127).as_deref(),
+            Some("100.64.1.128")
+        );
     }
 }

@@ -136,6 +136,8 @@ spec:
     }
     let ds = json(&fx, &["get", "ds", "node-agent", "-n", "default"]).await;
     assert_eq!(ds["status"]["numberReady"], 10, "{:#}", ds["status"]);
+    // The pods the kubelet started have their addresses from their nodes too.
+    assert_fits(&fx).await;
     // A denser cluster, with no room for real machines' requests at their usual size.
     let dense = SimConfig::with_size(2000, 2, 4).workload_pods(true);
     let Some(fx) = Kubectl::start_with("fits-dense", dense).await else {
