@@ -103,6 +103,10 @@ pub(super) fn serve(
         return Err(ApiError::method_not_allowed(method.as_str()));
     }
     let params = Params::from_uri(uri)?;
+    // metrics-server serves get and list only.
+    if params.flag("watch") {
+        return Err(ApiError::method_not_allowed("watch"));
+    }
     let selector = LabelSelector::parse(params.get("labelSelector").unwrap_or(""))
         .map_err(|e| ApiError::bad_request(e.to_string()))?;
     let now = now_window();
