@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::Shared;
+use super::capacity;
 use super::churn_kinds;
 use super::gc::{self, PodDeletion, delete_cascading};
 use super::manifests::{self, PodFactory, PodState};
@@ -125,6 +126,7 @@ pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Durati
         plan: VecDeque::new(),
         deployments: Vec::new(),
         nodes: Vec::new(),
+        pod_cidrs: HashMap::new(),
         cordoned: HashSet::new(),
         actions: 0,
         next_ip: CHURN_IP_BASE,
@@ -189,6 +191,8 @@ struct Churn {
     plan: VecDeque<Op>,
     deployments: Vec<Key>,
     nodes: Vec<Key>,
+    /// The nodes' podCIDRs, which the IPs of the pods made on them come from.
+    pod_cidrs: HashMap<Key, String>,
     cordoned: HashSet<String>,
     actions: u64,
     next_ip: u64,
@@ -244,6 +248,17 @@ impl Churn {
         {
             self.deployments = txn.find(Resource::Deployments, |_, _| true);
             self.nodes = txn.find(Resource::Nodes, |_, _| true);
+            // A node's podCIDR never changes: each is read once.
+            for node in &self.nodes {
+                if !self.pod_cidrs.contains_key(node)
+                    && let Some(cidr) = txn
+                        .get(Resource::Nodes, node)
+                        .and_then(|n| n.decode().ok())
+                        .and_then(|n| n["spec"]["podCIDR"].as_str().map(str::to_string))
+                {
+                    self.pod_cidrs.insert(node.clone(), cidr);
+                }
+            }
         }
         self.actions += 1;
     }
@@ -326,6 +341,11 @@ impl Churn {
         let node = self.schedulable_node();
         let node_ip = node_ip(&node);
         self.next_ip += 1;
+        let ip = self
+            .pod_cidrs
+            .get(node.as_str())
+            .and_then(|cidr| capacity::nth_upper_pod_ip(cidr, self.next_ip))
+            .unwrap_or_else(|| pod_ip(self.next_ip));
         NewPod {
             namespace: namespace.to_string(),
             rs_name: rs_name.to_string(),
@@ -333,7 +353,7 @@ impl Churn {
             uid: manifests::uid(&mut self.rng),
             node,
             node_ip,
-            ip: pod_ip(self.next_ip),
+            ip,
             created: manifests::now_seconds(),
         }
     }

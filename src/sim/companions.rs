@@ -15,6 +15,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
+use super::capacity::PodNetwork;
 use super::manifests;
 use super::resources::Resource;
 
@@ -37,6 +38,8 @@ pub struct AppSummary {
     pub name: String,
     pub team: String,
     pub tier: &'static str,
+    /// Whether its pods have the mesh sidecar.
+    pub sidecar: bool,
     pub replicas: usize,
     pub created: i64,
     pub deployment_uid: String,
@@ -76,9 +79,8 @@ const PODS_STREAM: u64 = 0x90d5_90d5_90d5_90d5;
 /// the rest, so that the other companions stayed as they were.
 const DB_ENDPOINTS_STREAM: u64 = 0xdb3d_b0e9_db3d_b0e9;
 
-/// Where a namespace's workload pods (StatefulSet and Job) take their IPs from, clear of
-/// the Deployments' pods below and the churn's above; each namespace has [`IPS_PER_NAMESPACE`].
-pub const NAMESPACE_POD_IPS: u64 = 1_500_000;
+/// How many IPs a namespace's workload pods (StatefulSet and Job) number among them: its
+/// `i`-th pod is the namespace's first plus `i`, on whichever node it runs.
 pub const IPS_PER_NAMESPACE: u64 = 8;
 
 /// The nodes pods are placed on.
@@ -88,6 +90,11 @@ pub struct Nodes<'a> {
     pub born: i64,
     /// Whether the workloads get their pods.
     pub pods: bool,
+    /// The addresses each node hands out.
+    pub network: PodNetwork,
+    /// The first of each node's addresses left to these pods (the applications' take the
+    /// ones before).
+    pub first_ip: u64,
 }
 
 impl Nodes<'_> {
@@ -106,6 +113,13 @@ impl Nodes<'_> {
             return self.any(rng);
         }
         &self.names[zone + 3 * rng.random_range(0..in_zone)]
+    }
+
+    /// The IP of the `n`-th of these pods, on `node`: from the node's own block, past the
+    /// applications' pods.
+    fn pod_ip(&self, node: &str, n: u64) -> String {
+        let at = self.names.iter().position(|m| m == node).unwrap_or(0);
+        self.network.pod_ip(at, self.first_ip + n)
     }
 }
 
@@ -689,7 +703,7 @@ pub fn for_namespace(
             &labels,
             &pod_name,
             node,
-            &manifests::pod_ip(ips + i as u64),
+            &nodes.pod_ip(node, ips + i as u64),
             born + 30 + 40 * i as i64,
             manifests::PodState::Running,
         ));
@@ -826,7 +840,7 @@ pub fn for_namespace(
             &[],
             &pod_name,
             node,
-            &manifests::pod_ip(ips + replicas as u64 + day as u64),
+            &nodes.pod_ip(node, ips + replicas as u64 + day as u64),
             start,
             manifests::PodState::Succeeded { ran: took - 8 },
         ));

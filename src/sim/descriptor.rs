@@ -71,6 +71,17 @@ pub struct CustomSchema {
     pub definition: &'static str,
     /// The served version's `openAPIV3Schema`, structural (validated when registered).
     pub schema: Value,
+    /// Where its `/scale` subresource reads and writes, if the version declares one.
+    pub scale: Option<ScalePaths>,
+}
+
+/// A custom resource's `subresources.scale`: the JSON paths (`.spec.replicas`) its Scale
+/// maps to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScalePaths {
+    pub spec_replicas: String,
+    pub status_replicas: String,
+    pub label_selector: Option<String>,
 }
 
 /// Everything the server needs to know about one resource type.

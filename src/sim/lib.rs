@@ -13,6 +13,7 @@
 //! ```
 
 mod admin;
+mod capacity;
 mod churn;
 mod churn_kinds;
 pub mod cli;
@@ -22,6 +23,7 @@ mod controllers;
 mod crd;
 mod descriptor;
 mod error;
+mod event_view;
 mod faults;
 mod gc;
 mod http;

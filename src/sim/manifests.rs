@@ -5,6 +5,8 @@
 use rand::Rng;
 use serde_json::{Map, Value, json};
 
+use super::capacity::{self, AppRequests};
+
 /// Characters Kubernetes uses for generated name suffixes and template hashes
 /// (`rand.SafeEncodeString`: no vowels, no look-alikes).
 const SAFE_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -290,6 +292,8 @@ pub struct NodeSpec<'a> {
     pub pod_cidr: &'a str,
     pub cpu: u32,
     pub memory_ki: u64,
+    /// How many pods the kubelet takes (`--max-pods`).
+    pub pods: u64,
     pub kubelet_version: &'a str,
 }
 
@@ -311,15 +315,15 @@ pub fn node(n: &NodeSpec<'_>) -> Value {
         "hugepages-1Gi": "0",
         "hugepages-2Mi": "0",
         "memory": format!("{}Ki", n.memory_ki),
-        "pods": "110",
+        "pods": n.pods.to_string(),
     });
     let allocatable = json!({
-        "cpu": format!("{}m", n.cpu * 1000 - 90),
+        "cpu": format!("{}m", capacity::allocatable_cpu_milli(n.cpu)),
         "ephemeral-storage": "95551679124",
         "hugepages-1Gi": "0",
         "hugepages-2Mi": "0",
-        "memory": format!("{}Ki", n.memory_ki.saturating_sub(1_000_000)),
-        "pods": "110",
+        "memory": format!("{}Ki", capacity::allocatable_memory_ki(n.memory_ki)),
+        "pods": n.pods.to_string(),
     });
     let condition = |t: &str, status: &str, reason: &str, message: &str| {
         json!({
@@ -383,7 +387,7 @@ pub fn node(n: &NodeSpec<'_>) -> Value {
             },
             "managedFields": [
                 managed_entry("kubelet", "v1", n.created, kubelet_fields, None),
-                managed_entry("kube-controller-manager", "v1", n.created, json!({"f:spec": {"f:podCIDR": {}, "f:podCIDRs": {".": {}, "v:\"10.0.0.0/24\"": {}}}}), None),
+                managed_entry("kube-controller-manager", "v1", n.created, json!({"f:spec": {"f:podCIDR": {}, "f:podCIDRs": {".": {}, format!("v:\"{}\"", n.pod_cidr): {}}}}), None),
                 managed_entry("kubelet", "v1", n.created, status_fields, Some("status")),
             ],
         },
@@ -405,6 +409,7 @@ pub struct AppSpec<'a> {
     pub uid: &'a str,
     pub created: &'a str,
     pub revision: u32,
+    pub requests: AppRequests,
 }
 
 /// The pod template a Deployment carries; ReplicaSets copy it and add the hash label.
@@ -421,7 +426,7 @@ pub fn pod_template(app: &AppSpec<'_>) -> Value {
             {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
             {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}},
         ],
-        "resources": {"limits": {"memory": "1Gi"}, "requests": {"cpu": "250m", "memory": "512Mi"}},
+        "resources": {"limits": {"memory": "1Gi"}, "requests": app.requests.app.to_json()},
         "livenessProbe": {"httpGet": {"path": "/healthz", "port": "http", "scheme": "HTTP"}, "timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3},
         "readinessProbe": {"httpGet": {"path": "/ready", "port": "http", "scheme": "HTTP"}, "timeoutSeconds": 1, "periodSeconds": 5, "successThreshold": 1, "failureThreshold": 3},
         "terminationMessagePath": "/dev/termination-log",
@@ -434,7 +439,7 @@ pub fn pod_template(app: &AppSpec<'_>) -> Value {
             "name": "istio-proxy",
             "image": "docker.io/istio/proxyv2:1.22.3",
             "args": ["proxy", "sidecar", "--domain", "$(POD_NAMESPACE).svc.cluster.local", "--proxyLogLevel=warning"],
-            "resources": {"limits": {"memory": "1Gi"}, "requests": {"cpu": "100m", "memory": "128Mi"}},
+            "resources": {"limits": {"memory": "1Gi"}, "requests": app.requests.sidecar.to_json()},
             "terminationMessagePath": "/dev/termination-log",
             "terminationMessagePolicy": "File",
             "imagePullPolicy": "IfNotPresent",

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use parking_lot::RwLock;
 
-pub use super::descriptor::{Column, CustomSchema, Descriptor, VERBS};
+pub use super::descriptor::{Column, CustomSchema, Descriptor, ScalePaths, VERBS};
 use super::kinds::{BUILT_IN, COUNT};
 
 /// One served resource type: an index into the built-in descriptors, or past them into

@@ -13,6 +13,7 @@ use serde_json::Value;
 use smallvec::SmallVec;
 use tokio::sync::watch;
 
+use super::event_view;
 use super::object::StoredObject;
 use super::resources::Resource;
 
@@ -334,6 +335,18 @@ impl Store {
     pub fn load(&self, objects: impl IntoIterator<Item = (Resource, Key, u64, StoredObject)>) {
         let mut state = self.state.write();
         for (resource, key, rv, object) in objects {
+            // An Event is loaded under both Event APIs (see [`event_view`]).
+            if let Some(other) = event_view::other(resource)
+                && let Some(view) = event_view::convert(resource, &object)
+            {
+                state.table_mut(other).insert(
+                    key.clone(),
+                    Chain(SmallVec::from_buf([Version {
+                        rv,
+                        object: Some(Arc::new(view)),
+                    }])),
+                );
+            }
             state.rv = state.rv.max(rv);
             if resource == Resource::Pods {
                 state.index_pod(&key, None, Some(&object));
@@ -735,8 +748,39 @@ impl Txn<'_> {
         Ok(Some(object))
     }
 
+    /// Records a change, and for an Event the same change of the other Event API's view
+    /// of it at the same resourceVersion (see [`event_view`]).
     #[allow(clippy::too_many_arguments)]
     fn record(
+        &mut self,
+        resource: Resource,
+        key: &str,
+        rv: u64,
+        version: Option<Arc<StoredObject>>,
+        event_type: EventType,
+        object: Arc<StoredObject>,
+        previous: Option<Arc<StoredObject>>,
+    ) {
+        if let Some(other) = event_view::other(resource) {
+            let converted = event_view::convert(resource, &object).map(Arc::new);
+            let previous = self.get(other, key);
+            if let Some(mirror) = converted {
+                let event_type = match (event_type, &previous) {
+                    (EventType::Deleted, _) => EventType::Deleted,
+                    (_, Some(_)) => EventType::Modified,
+                    (_, None) => EventType::Added,
+                };
+                let version = version.is_some().then(|| mirror.clone());
+                if version.is_some() || previous.is_some() {
+                    self.record_one(other, key, rv, version, event_type, mirror, previous);
+                }
+            }
+        }
+        self.record_one(resource, key, rv, version, event_type, object, previous);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record_one(
         &mut self,
         resource: Resource,
         key: &str,

@@ -6,7 +6,10 @@ use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 
 use super::companions::{self, AppSummary, Companion, PodSummary};
-use super::manifests::{self, AppSpec, NodeSpec, PodFactory, PodState, pod_ip};
+use std::collections::HashMap;
+
+use super::capacity::{self, AppRequests, Load, PodNetwork};
+use super::manifests::{self, AppSpec, NodeSpec, PodFactory, PodState};
 use super::object::StoredObject;
 use super::resources::Resource;
 
@@ -67,11 +70,6 @@ const COMPONENTS: [(&str, &str); 12] = [
 ];
 const REPLICAS: [usize; 14] = [1, 2, 2, 3, 3, 3, 4, 5, 6, 8, 10, 12, 16, 24];
 const ZONES: [&str; 3] = ["eu-west-1a", "eu-west-1b", "eu-west-1c"];
-const INSTANCE_TYPES: [(&str, u32, u64); 3] = [
-    ("m6i.2xlarge", 8, 32_386_544),
-    ("m6i.4xlarge", 16, 65_006_128),
-    ("c6i.4xlarge", 16, 32_386_544),
-];
 pub const SYSTEM_NAMESPACES: [&str; 4] =
     ["default", "kube-node-lease", "kube-public", "kube-system"];
 
@@ -163,31 +161,25 @@ pub fn generate(spec: &WorkloadSpec, first_rv: u64) -> Result<Vec<Generated>, se
         rv += 1;
     }
     let nodes: Vec<NodeSlot> = (0..spec.nodes.max(1)).map(node_slot).collect();
-    for (i, slot) in nodes.iter().enumerate() {
-        let (instance_type, cpu, memory_ki) = INSTANCE_TYPES[i % INSTANCE_TYPES.len()];
-        let uid = manifests::uid(&mut rng);
-        let created = manifests::timestamp(spec.birth - NODES_AGE + i as i64 * 37);
-        let pod_cidr = format!("100.{}.{}.0/24", 64 + i / 256, i % 256);
-        let value = manifests::node(&NodeSpec {
-            name: &slot.name,
-            uid: &uid,
-            created: &created,
-            internal_ip: &slot.ip,
-            zone: ZONES[i % ZONES.len()],
-            instance_type,
-            pod_cidr: &pod_cidr,
-            cpu,
-            memory_ki,
-            kubelet_version: "v1.32.3-eks-1234567",
-        });
-        out.push(encode(Resource::Nodes, slot.name.clone(), rv, value)?);
-        rv += 1;
-    }
+    // The nodes' uids are drawn now, their objects made once the pods on them are known
+    // (so their machines fit them), and put here in the order of their resourceVersions.
+    let node_uids: Vec<String> = nodes.iter().map(|_| manifests::uid(&mut rng)).collect();
+    let (nodes_at, nodes_rv) = (out.len(), rv);
+    rv += nodes.len() as u64;
+    let per_node = (spec.pods as u64).div_ceil(nodes.len() as u64);
+    let requests = capacity::app_requests(per_node);
+    let others = companions::IPS_PER_NAMESPACE * spec.namespaces as u64;
+    let network = PodNetwork::new(nodes.len(), per_node + others);
     let plans = plan_apps(spec, &namespaces, &mut rng, rv);
+    let placement = Placement {
+        nodes: &nodes,
+        network,
+        requests,
+    };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let built = in_parallel(plans.iter().collect(), threads, |_, plan| {
         let mut objects = Vec::new();
-        let app = build_app(plan, &nodes, &mut objects)?;
+        let app = build_app(plan, &placement, &mut objects)?;
         Ok((objects, app))
     })?;
     let mut apps = Vec::with_capacity(plans.len());
@@ -197,9 +189,99 @@ pub fn generate(spec: &WorkloadSpec, first_rv: u64) -> Result<Vec<Generated>, se
     }
     let next_rv = out.last().map_or(first_rv, |g| g.rv + 1);
     secrets(spec, &namespaces, next_rv, &mut out)?;
-    let node_names: Vec<String> = nodes.into_iter().map(|n| n.name).collect();
-    add_companions(spec, &namespaces, &node_names, &apps, threads, &mut out)?;
+    let node_names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
+    let companions_at = out.len();
+    add_companions(
+        spec,
+        &namespaces,
+        &node_names,
+        network,
+        &apps,
+        threads,
+        &mut out,
+    )?;
+    let loads = node_loads(&apps, requests, &node_names, &out[companions_at..]);
+    let shapes = capacity::node_shapes(capacity::busiest(&loads), nodes.len());
+    let mut node_objects = Vec::with_capacity(nodes.len());
+    for (i, ((slot, uid), shape)) in nodes.iter().zip(&node_uids).zip(shapes).enumerate() {
+        let created = manifests::timestamp(spec.birth - NODES_AGE + i as i64 * 37);
+        let value = manifests::node(&NodeSpec {
+            name: &slot.name,
+            uid,
+            created: &created,
+            internal_ip: &slot.ip,
+            zone: ZONES[i % ZONES.len()],
+            instance_type: &shape.instance_type,
+            pod_cidr: &network.cidr(i),
+            cpu: shape.cpu,
+            memory_ki: shape.memory_ki,
+            pods: shape.pods,
+            kubelet_version: "v1.32.3-eks-1234567",
+        });
+        node_objects.push(encode(
+            Resource::Nodes,
+            slot.name.clone(),
+            nodes_rv + i as u64,
+            value,
+        )?);
+    }
+    out.splice(nodes_at..nodes_at, node_objects);
     Ok(out)
+}
+
+/// Where an application's pods go and what they ask for.
+struct Placement<'a> {
+    nodes: &'a [NodeSlot],
+    network: PodNetwork,
+    requests: AppRequests,
+}
+
+/// What the pods on each node (by its position) request: the applications' pods, whose
+/// requests are known, and the companions' few, read from their objects.
+fn node_loads(
+    apps: &[AppSummary],
+    requests: AppRequests,
+    nodes: &[String],
+    companions: &[Generated],
+) -> HashMap<usize, Load> {
+    let position: HashMap<&str, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let mut loads: HashMap<usize, Load> = HashMap::new();
+    for app in apps {
+        let each = requests.total(app.sidecar);
+        for pod in &app.pods {
+            if let Some(&i) = position.get(pod.node.as_str()) {
+                loads.entry(i).or_default().add(each);
+            }
+        }
+    }
+    for pod in companions.iter().filter(|g| g.resource == Resource::Pods) {
+        let Ok(value) = pod.object.decode() else {
+            continue;
+        };
+        let Some(&i) = value["spec"]["nodeName"]
+            .as_str()
+            .and_then(|n| position.get(n))
+        else {
+            continue;
+        };
+        let load = loads.entry(i).or_default();
+        load.pods += 1;
+        for c in value["spec"]["containers"].as_array().into_iter().flatten() {
+            let amount = |name: &str| {
+                c["resources"]["requests"][name]
+                    .as_str()
+                    .and_then(kscope_units::quantity::parse)
+                    .map_or(0, |q| u64::try_from(q.milli()).unwrap_or(0))
+            };
+            load.cpu_milli += amount("cpu");
+            load.memory_mi += amount("memory") / 1000 / (1 << 20);
+        }
+    }
+    loads
 }
 
 /// The objects around the workloads (see [`companions`]), after everything else and from
@@ -209,6 +291,7 @@ fn add_companions(
     spec: &WorkloadSpec,
     namespaces: &[String],
     nodes: &[String],
+    network: PodNetwork,
     apps: &[AppSummary],
     threads: usize,
     out: &mut Vec<Generated>,
@@ -230,6 +313,8 @@ fn add_companions(
         names: nodes,
         born: spec.birth - NODES_AGE,
         pods: spec.workload_pods,
+        network,
+        first_ip: (spec.pods as u64).div_ceil(nodes.len().max(1) as u64),
     };
     number(
         companions::for_cluster(&all, &nodes, spec.seed, spec.birth - 90 * 86_400),
@@ -243,7 +328,7 @@ fn add_companions(
             spec.seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
             spec.birth - 30 * 86_400 + i as i64 * 97,
             &nodes,
-            companions::NAMESPACE_POD_IPS + i as u64 * companions::IPS_PER_NAMESPACE,
+            i as u64 * companions::IPS_PER_NAMESPACE,
         );
         number(group, out)?;
     }
@@ -460,7 +545,7 @@ fn plan_apps(
 /// companions need to know of it.
 fn build_app(
     plan: &AppPlan,
-    nodes: &[NodeSlot],
+    placement: &Placement<'_>,
     out: &mut Vec<Generated>,
 ) -> Result<AppSummary, serde_json::Error> {
     let mut rng = StdRng::seed_from_u64(plan.seed);
@@ -491,6 +576,7 @@ fn build_app(
         uid: &uid,
         created: &created,
         revision: if plan.has_old { 2 } else { 1 },
+        requests: placement.requests,
     };
     let template = manifests::pod_template(&app);
     let deployment = manifests::deployment(&app, &template, plan.replicas as u32);
@@ -543,6 +629,7 @@ fn build_app(
         name: plan.name.clone(),
         team: plan.team.clone(),
         tier: plan.tier,
+        sidecar: plan.sidecar,
         replicas: plan.replicas,
         created: created_secs,
         deployment_uid: uid.clone(),
@@ -552,7 +639,12 @@ fn build_app(
     };
     for i in 0..plan.replicas {
         let pod_name = format!("{rs_name}-{}", manifests::safe_suffix(&mut rng, 5));
-        let node = &nodes[rng.random_range(0..nodes.len())];
+        // Spread evenly, as the scheduler's balanced allocation leaves them: pod `n` of the
+        // cluster on node `n mod nodes`, the `n / nodes`-th there.
+        let number = plan.first_pod + i as u64;
+        let count = placement.nodes.len() as u64;
+        let on = (number % count) as usize;
+        let node = &placement.nodes[on];
         let roll: f64 = rng.random();
         let state = if roll < 0.02 {
             PodState::Pending
@@ -565,7 +657,7 @@ fn build_app(
         };
         let pod_uid = manifests::uid(&mut rng);
         let created = created_secs + 3_600 + rng.random_range(0..600);
-        let ip = pod_ip(plan.first_pod + i as u64);
+        let ip = placement.network.pod_ip(on, number / count);
         let pod = factory.pod(
             &mut rng, &pod_name, &pod_uid, &node.name, &node.ip, &ip, created, state,
         );

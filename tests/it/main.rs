@@ -33,6 +33,7 @@ mod sim_kinds;
 mod sim_kubectl;
 mod sim_protocol;
 mod sim_rollouts;
+mod sim_truth_cluster;
 mod sim_truth_delete;
 mod sim_truth_openapi;
 mod sim_truth_writes;

@@ -1,6 +1,7 @@
 //! core/v1 Events as client-go's event recorder writes them: named after the involved
 //! object and the time, and a repeat of the same event (same object, reason, message and
-//! source) counts up the existing one instead of adding another.
+//! source) counts up the existing one instead of adding another. The store serves each
+//! under events.k8s.io/v1 too (see [`crate::event_view`]).
 
 use serde_json::{Value, json};
 
@@ -104,7 +105,7 @@ fn record(
         event["count"] = json!(count + 1);
         event["lastTimestamp"] = json!(now);
         txn.put(Resource::Events, &key, &mut event)?;
-        return mirror(txn, &key, &event);
+        return Ok(());
     }
     let mut involved = json!({
         "kind": object["kind"],
@@ -147,41 +148,5 @@ fn record(
     });
     let key = format!("{namespace}/{event_name}");
     txn.put(Resource::Events, &key, &mut event)?;
-    mirror(txn, &key, &event)
-}
-
-/// The same event as events.k8s.io/v1 serves it: the core fields under their new names
-/// (`regarding`, `note`, `reportingController`), the old ones as `deprecated*`, and a
-/// repeat counted in `series`.
-fn mirror(txn: &mut Txn<'_>, key: &str, event: &Value) -> Result<(), StoreError> {
-    let micro = |t: &Value| {
-        t.as_str()
-            .map(|t| json!(format!("{}.000000Z", t.trim_end_matches('Z'))))
-            .unwrap_or(Value::Null)
-    };
-    let count = event["count"].as_u64().unwrap_or(1);
-    let mut v1 = json!({
-        "kind": "Event",
-        "apiVersion": "events.k8s.io/v1",
-        "metadata": event["metadata"].clone(),
-        "eventTime": micro(&event["firstTimestamp"]),
-        "reportingController": event["reportingComponent"],
-        "reportingInstance": event["reportingInstance"],
-        "reason": event["reason"],
-        "regarding": event["involvedObject"],
-        "note": event["message"],
-        "type": event["type"],
-        "deprecatedSource": event["source"],
-        "deprecatedFirstTimestamp": event["firstTimestamp"],
-        "deprecatedLastTimestamp": event["lastTimestamp"],
-        "deprecatedCount": count,
-    });
-    if count > 1 {
-        v1["series"] = json!({"count": count, "lastObservedTime": micro(&event["lastTimestamp"])});
-    }
-    if let Some(meta) = v1["metadata"].as_object_mut() {
-        meta.remove("resourceVersion");
-    }
-    txn.put(Resource::EventsV1, key, &mut v1)?;
     Ok(())
 }

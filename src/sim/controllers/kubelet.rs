@@ -11,6 +11,7 @@ use rand::Rng;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::super::capacity;
 use super::super::gc;
 use super::super::manifests;
 use super::super::manifests::{node_ip, pod_ip};
@@ -24,6 +25,20 @@ use kscope_units::quantity;
 
 /// Pod IPs of the controllers' pods are drawn from here, clear of the seeded and churned ones.
 const POD_IP_RANGE: std::ops::Range<u64> = 4_000_000..4_194_304;
+
+/// A free address of `node`'s podCIDR, as its CNI would give a new pod (`None` for a node
+/// without one).
+fn node_pod_ip(txn: &Txn<'_>, node: &str) -> Option<String> {
+    let stored = txn.get(Resource::Nodes, node)?.decode().ok()?;
+    let cidr = stored["spec"]["podCIDR"].as_str()?;
+    let pods: Vec<Arc<StoredObject>> = txn
+        .pods_on_node(node)
+        .iter()
+        .filter_map(|key| txn.get(Resource::Pods, key))
+        .collect();
+    let used = pods.iter().filter_map(|p| p.fields.pod_ip.as_deref());
+    capacity::free_pod_ip(cidr, used)
+}
 
 /// Strips what the scheduler and kubelet fill in from a freshly made pod.
 pub(super) fn unscheduled(pod: &mut Value) {
@@ -240,7 +255,7 @@ pub(super) fn reconcile(
             let ip = if pod["spec"]["hostNetwork"] == true {
                 node_ip(&node)
             } else {
-                pod_ip(rng.random_range(POD_IP_RANGE))
+                node_pod_ip(txn, &node).unwrap_or_else(|| pod_ip(rng.random_range(POD_IP_RANGE)))
             };
             let specs = container_specs(&pod);
             let statuses: Vec<Value> = specs

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::resources::{Column, CustomSchema, Descriptor, leak_str, leak_strs};
+use crate::resources::{Column, CustomSchema, Descriptor, ScalePaths, leak_str, leak_strs};
 
 use super::schema::{self, FieldError};
 
@@ -240,6 +240,14 @@ pub(super) fn descriptor(name: &str, crd: &Value) -> Option<Descriptor> {
         "" => format!("{kind}List"),
         s => s.to_string(),
     };
+    let declared_scale = &version["subresources"]["scale"];
+    let scale = declared_scale.is_object().then(|| ScalePaths {
+        spec_replicas: text(declared_scale, &["specReplicasPath"]).to_string(),
+        status_replicas: text(declared_scale, &["statusReplicasPath"]).to_string(),
+        label_selector: declared_scale["labelSelectorPath"]
+            .as_str()
+            .map(str::to_string),
+    });
     Some(Descriptor {
         group: leak_str(group),
         version: leak_str(v),
@@ -252,12 +260,13 @@ pub(super) fn descriptor(name: &str, crd: &Value) -> Option<Descriptor> {
         categories: leak_strs(&strings("categories")),
         namespaced: text(spec, &["scope"]) == "Namespaced",
         status: version["subresources"]["status"].is_object(),
-        scale: false,
+        scale: scale.is_some(),
         columns: Box::leak(columns.into_boxed_slice()),
         fields: &[],
         custom: Some(Box::leak(Box::new(CustomSchema {
             definition: leak_str(name),
             schema: version["schema"]["openAPIV3Schema"].clone(),
+            scale,
         }))),
     })
 }

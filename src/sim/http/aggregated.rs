@@ -90,7 +90,7 @@ pub(super) fn serve(served: &[Resource], core: bool) -> Response {
             groups.push(gv.group);
         }
     }
-    let items: Vec<Value> = groups
+    let mut items: Vec<Value> = groups
         .into_iter()
         .map(|group| {
             let versions: Vec<Value> = all
@@ -108,6 +108,9 @@ pub(super) fn serve(served: &[Resource], core: bool) -> Response {
             json!({"metadata": metadata, "versions": versions})
         })
         .collect();
+    if !core {
+        items.push(super::metrics::aggregated_group());
+    }
     let body = json!({
         "kind": "APIGroupDiscoveryList",
         "apiVersion": "apidiscovery.k8s.io/v2",

@@ -176,7 +176,7 @@ pub(crate) fn serve(served: &[Resource], doc: Doc) -> Response {
                     names.push(gv.group);
                 }
             }
-            let groups: Vec<Value> = names
+            let mut groups: Vec<Value> = names
                 .into_iter()
                 .filter(|g| !g.is_empty())
                 .map(|g| {
@@ -185,6 +185,7 @@ pub(crate) fn serve(served: &[Resource], doc: Doc) -> Response {
                     api_group(&versions)
                 })
                 .collect();
+            groups.push(super::metrics::api_group());
             json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
         }
         Doc::Group(versions) => {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::response::Response;
 use bytes::Bytes;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::params::Params;
 use super::status::ApiError;
@@ -106,6 +106,49 @@ fn millis(value: &Value) -> Option<i64> {
         .map(|t| t.as_millisecond())
 }
 
+/// How long an init container the kubelet kept no status of is taken to have run.
+const INIT_RUN_MS: i64 = 10_000;
+
+/// Init container `container`'s status: the pod's own, or, where the kubelet left none,
+/// the one it had: run to completion from the pod's start until its containers started
+/// (waiting for them to start, `PodInitializing`, until they have).
+fn init_status(pod: &Value, container: &str) -> Option<Value> {
+    let statuses = &pod["status"];
+    if let Some(own) = statuses["initContainerStatuses"]
+        .as_array()
+        .and_then(|ss| ss.iter().find(|s| s["name"] == container))
+    {
+        return Some(own.clone());
+    }
+    let started = statuses["startTime"]
+        .as_str()
+        .or(pod["metadata"]["creationTimestamp"].as_str())?;
+    let finished = statuses["containerStatuses"]
+        .as_array()?
+        .iter()
+        .filter_map(|s| {
+            s["state"]["running"]["startedAt"]
+                .as_str()
+                .or(s["lastState"]["terminated"]["startedAt"].as_str())
+                .or(s["state"]["terminated"]["startedAt"].as_str())
+        })
+        .min();
+    // It ran at least long enough to have written a few lines.
+    let state = match finished.and_then(|f| Some((millis(&json!(f))?, f))) {
+        Some((finished_ms, finished)) => {
+            let begun = millis(&json!(started))
+                .unwrap_or(finished_ms)
+                .min(finished_ms - INIT_RUN_MS);
+            let started = jiff::Timestamp::from_millisecond(begun)
+                .map(|t| t.to_string())
+                .unwrap_or_else(|_| started.to_string());
+            json!({"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": started, "finishedAt": finished}})
+        }
+        None => json!({"waiting": {"reason": "PodInitializing"}}),
+    };
+    Some(json!({"name": container, "restartCount": 0, "state": state, "lastState": {}}))
+}
+
 /// The instance of `container` of `pod` to read, or the real server's refusal.
 fn instance(
     pod: &Value,
@@ -113,12 +156,16 @@ fn instance(
     noisy: Option<&NoisyLogs>,
 ) -> Result<(String, ContainerLog, bool), ApiError> {
     let name = pod["metadata"]["name"].as_str().unwrap_or("");
-    let containers: Vec<&str> = pod["spec"]["containers"]
-        .as_array()
-        .map(|cs| cs.iter().filter_map(|c| c["name"].as_str()).collect())
-        .unwrap_or_default();
+    let names = |field: &str| -> Vec<&str> {
+        pod["spec"][field]
+            .as_array()
+            .map(|cs| cs.iter().filter_map(|c| c["name"].as_str()).collect())
+            .unwrap_or_default()
+    };
+    let containers = names("containers");
+    let init = names("initContainers");
     let container = match &options.container {
-        Some(c) if containers.contains(&c.as_str()) => c.clone(),
+        Some(c) if containers.contains(&c.as_str()) || init.contains(&c.as_str()) => c.clone(),
         Some(c) => {
             return Err(ApiError::bad_request(format!(
                 "container {c} is not valid for pod {name}"
@@ -126,8 +173,13 @@ fn instance(
         }
         None if containers.len() == 1 => containers[0].to_string(),
         None => {
+            let init_choice = if init.is_empty() {
+                String::new()
+            } else {
+                format!(" or one of the init containers: [{}]", init.join(" "))
+            };
             return Err(ApiError::bad_request(format!(
-                "a container name must be specified for pod {name}, choose one of: [{}]",
+                "a container name must be specified for pod {name}, choose one of: [{}]{init_choice}",
                 containers.join(" ")
             )));
         }
@@ -137,15 +189,20 @@ fn instance(
             "pod {name} does not have a host assigned"
         )));
     }
-    let status = pod["status"]["containerStatuses"]
-        .as_array()
-        .and_then(|ss| ss.iter().find(|s| s["name"] == container.as_str()));
+    let status = if init.contains(&container.as_str()) {
+        init_status(pod, &container)
+    } else {
+        pod["status"]["containerStatuses"]
+            .as_array()
+            .and_then(|ss| ss.iter().find(|s| s["name"] == container.as_str()))
+            .cloned()
+    };
     let waiting_reason = |s: Option<&Value>| {
         s.and_then(|s| s["state"]["waiting"]["reason"].as_str())
             .unwrap_or("ContainerCreating")
             .to_string()
     };
-    let Some(status) = status else {
+    let Some(status) = status.as_ref() else {
         return Err(ApiError::bad_request(format!(
             "container \"{container}\" in pod \"{name}\" is waiting to start: {}",
             waiting_reason(None)

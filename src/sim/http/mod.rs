@@ -6,6 +6,7 @@ mod crd_table;
 mod discovery;
 mod list;
 mod logs;
+mod metrics;
 mod openapi;
 mod params;
 mod printing;

@@ -17,8 +17,8 @@ use crate::manifests;
 
 use super::params::Params;
 use super::status::ApiError;
-use super::target::{Route, Subresource, Target, parse_path};
-use super::{aggregated, discovery, list, logs, openapi, proxy, table, watch, write};
+use super::target::{self, Route, Subresource, Target, parse_path};
+use super::{aggregated, discovery, list, logs, metrics, openapi, proxy, table, watch, write};
 
 /// The server's routes: discovery, the admin endpoint, and every resource path.
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
@@ -94,6 +94,10 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
+    let uri = target::legacy_watch(&uri).unwrap_or(uri);
+    if let Some(path) = metrics::route(uri.path()) {
+        return metrics::serve(&shared, &method, path?, &uri);
+    }
     let target = match parse_path(uri.path(), &shared.store)? {
         Route::Discovery(doc) if method == Method::GET => {
             let served = shared.store.served();

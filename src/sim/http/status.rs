@@ -132,6 +132,16 @@ impl ApiError {
         .with_details(json!({"name": name, "group": resource.group(), "kind": resource.plural()}))
     }
 
+    /// An object of a resource the sim serves apart from its store (`pods.metrics.k8s.io`).
+    pub fn not_found_in(group: &str, plural: &str, name: &str) -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            format!("{plural}.{group} \"{name}\" not found"),
+        )
+        .with_details(json!({"name": name, "group": group, "kind": plural}))
+    }
+
     /// A path the server does not serve at all.
     pub fn unknown_path() -> Self {
         Self::new(
@@ -140,6 +150,16 @@ impl ApiError {
             "the server could not find the requested resource",
         )
         .with_details(json!({}))
+    }
+
+    /// A part of the real API the sim does not serve, named, with what it is for.
+    pub fn not_served(feature: &str, used_by: &str) -> Self {
+        Self::new(
+            405,
+            "MethodNotAllowed",
+            format!("{feature} ({used_by}) is not served by the simulated API server"),
+        )
+        .with_details(json!({"kind": feature}))
     }
 
     pub fn method_not_allowed(method: &str) -> Self {

@@ -18,6 +18,49 @@ pub(crate) enum Subresource {
     Eviction,
 }
 
+/// Subresources the real server has that the sim does not serve, with what uses them: a
+/// client asking for one is told so, not given a 404 that reads as a missing object.
+const UNSERVED: [(&str, &str, &str); 9] = [
+    ("pods", "exec", "kubectl exec"),
+    ("pods", "attach", "kubectl attach"),
+    ("pods", "portforward", "kubectl port-forward"),
+    ("pods", "ephemeralcontainers", "kubectl debug"),
+    ("pods", "binding", "binding a pod to a node"),
+    ("pods", "resize", "resizing a pod's resources in place"),
+    ("nodes", "proxy", "the kubelet's API through the API server"),
+    ("services", "proxy", "a Service through the API server"),
+    ("serviceaccounts", "token", "kubectl create token"),
+];
+
+/// The real server's subresource `name` of `resource` that the sim does not serve: a 405
+/// naming it and what it is for.
+fn unserved(resource: Resource, name: &str) -> Option<ApiError> {
+    let plural = resource.plural();
+    UNSERVED
+        .iter()
+        .find(|(r, sub, _)| *r == plural && *sub == name && resource.built_in())
+        .map(|(r, sub, what)| ApiError::not_served(&format!("{r}/{sub}"), what))
+}
+
+/// `/api/v1/watch/...` and `/apis/GROUP/VERSION/watch/...`, the deprecated watch paths the
+/// real server still serves: the same path without `watch/`, with `watch=true`.
+pub(super) fn legacy_watch(uri: &axum::http::Uri) -> Option<axum::http::Uri> {
+    let path = uri.path();
+    let at = match path.split('/').collect::<Vec<_>>().as_slice() {
+        ["", "api", version, "watch", ..] => "/api/".len() + version.len(),
+        ["", "apis", group, version, "watch", ..] => {
+            "/apis/".len() + group.len() + 1 + version.len()
+        }
+        _ => return None,
+    };
+    let rest = &path[at + "/watch".len()..];
+    let query = match uri.query() {
+        Some(q) => format!("{q}&watch=true"),
+        None => "watch=true".to_string(),
+    };
+    format!("{}{rest}?{query}", &path[..at]).parse().ok()
+}
+
 impl Subresource {
     /// The subresource `name` of `resource`, if the real server serves it.
     fn of(resource: Resource, name: &str) -> Option<Self> {
@@ -134,7 +177,8 @@ pub(super) fn parse_path(path: &str, store: &Store) -> Result<Route, ApiError> {
     let resolve = |plural: &str| store.resolve_path(group, version, plural);
     let find = |plural: &str| resolve(plural).ok_or_else(ApiError::unknown_path);
     let subresource = |resource: Resource, name: &str| {
-        Subresource::of(resource, name).ok_or_else(ApiError::unknown_path)
+        Subresource::of(resource, name)
+            .ok_or_else(|| unserved(resource, name).unwrap_or_else(ApiError::unknown_path))
     };
     let target = match rest {
         [plural] => Target {
@@ -219,5 +263,20 @@ mod tests {
         );
         assert!(target("/api/v1/namespaces/ns1/pods/p1/scale").is_none());
         assert!(target("/api/v1/namespaces/ns1/pods/p1/exec2").is_none());
+        let refused = parse_path("/api/v1/namespaces/ns1/pods/p1/exec", &Store::new(10));
+        assert!(matches!(refused, Err(e) if e.code() == 405));
+        let uri = "/api/v1/watch/namespaces/ns1/pods?labelSelector=a%3Db"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            legacy_watch(&uri).unwrap().to_string(),
+            "/api/v1/namespaces/ns1/pods?labelSelector=a%3Db&watch=true"
+        );
+        let uri = "/apis/apps/v1/watch/deployments".parse().unwrap();
+        assert_eq!(
+            legacy_watch(&uri).unwrap().to_string(),
+            "/apis/apps/v1/deployments?watch=true"
+        );
+        assert!(legacy_watch(&"/api/v1/pods".parse().unwrap()).is_none());
     }
 }

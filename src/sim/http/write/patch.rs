@@ -61,7 +61,7 @@ pub(crate) fn patch(
     let stored = shared.store.write(|txn| {
         let current = current_value(txn, target, name)?;
         if target.subresource == Some(Subresource::Scale) {
-            let mut scale = scale::of(&current);
+            let mut scale = scale::of(target.resource, &current);
             patch::apply(kind, &mut scale, body).map_err(patch_error)?;
             return scale::update(txn, target, name, &options, &scale);
         }

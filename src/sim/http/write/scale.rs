@@ -1,5 +1,6 @@
-//! The /scale subresource of Deployments and ReplicaSets: an autoscaling/v1 Scale made from
-//! the object, and writes of it that change `spec.replicas` and nothing else.
+//! The /scale subresource of Deployments, ReplicaSets, StatefulSets and the custom resources
+//! that declare `subresources.scale`: an autoscaling/v1 Scale made from the object, and
+//! writes of it that change the replicas and nothing else.
 
 use axum::body::Bytes;
 use axum::response::Response;
@@ -11,21 +12,40 @@ use super::update;
 use crate::Shared;
 use crate::http::status::{ApiError, json_body};
 use crate::http::target::{Subresource, Target};
+use crate::resources::{Resource, ScalePaths};
 use crate::store::Txn;
 
-/// The Scale view of `object`.
-pub(super) fn of(object: &Value) -> Value {
+/// The Scale view of `object`, a `resource`: `spec.replicas`, `status.replicas` and the
+/// selector's labels of a built-in kind, or where a custom resource's
+/// `subresources.scale` points.
+pub(super) fn of(resource: Resource, object: &Value) -> Value {
     let meta = &object["metadata"];
-    let selector = object["spec"]["selector"]["matchLabels"]
-        .as_object()
-        .map(|labels| {
-            labels
-                .iter()
-                .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
-                .collect::<Vec<_>>()
-                .join(",")
-        })
-        .unwrap_or_default();
+    let (spec_replicas, status_replicas, selector) = match scale_paths(resource) {
+        Some(paths) => (
+            at(object, &paths.spec_replicas),
+            at(object, &paths.status_replicas),
+            paths
+                .label_selector
+                .as_deref()
+                .and_then(|p| at(object, p).as_str())
+                .unwrap_or("")
+                .to_string(),
+        ),
+        None => (
+            &object["spec"]["replicas"],
+            &object["status"]["replicas"],
+            object["spec"]["selector"]["matchLabels"]
+                .as_object()
+                .map(|labels| {
+                    labels
+                        .iter()
+                        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
+                .unwrap_or_default(),
+        ),
+    };
     json!({
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
@@ -36,12 +56,35 @@ pub(super) fn of(object: &Value) -> Value {
             "resourceVersion": meta["resourceVersion"],
             "creationTimestamp": meta["creationTimestamp"],
         },
-        "spec": {"replicas": object["spec"]["replicas"].as_u64().unwrap_or(0)},
+        "spec": {"replicas": spec_replicas.as_u64().unwrap_or(0)},
         "status": {
-            "replicas": object["status"]["replicas"].as_u64().unwrap_or(0),
+            "replicas": status_replicas.as_u64().unwrap_or(0),
             "selector": selector,
         },
     })
+}
+
+fn scale_paths(resource: Resource) -> Option<&'static ScalePaths> {
+    resource.descriptor().custom?.scale.as_ref()
+}
+
+/// The member of `object` at a simple JSON path (`.spec.replicas`); null if absent.
+fn at<'a>(object: &'a Value, path: &str) -> &'a Value {
+    path.split('.')
+        .filter(|s| !s.is_empty())
+        .fold(object, |v, segment| &v[segment])
+}
+
+/// Sets the member at `path`, making the objects on the way.
+fn set_at(object: &mut Value, path: &str, value: Value) {
+    let mut here = object;
+    for segment in path.split('.').filter(|s| !s.is_empty()) {
+        if !here.is_object() {
+            *here = json!({});
+        }
+        here = &mut here[segment];
+    }
+    *here = value;
 }
 
 pub(crate) fn get_scale(shared: &Shared, target: &Target) -> Result<Response, ApiError> {
@@ -52,7 +95,7 @@ pub(crate) fn get_scale(shared: &Shared, target: &Target) -> Result<Response, Ap
         .ok_or_else(|| ApiError::not_found(target.resource, name))?
         .decode()
         .map_err(|e| ApiError::internal(&e.to_string()))?;
-    Ok(json_body(of(&object).to_string()))
+    Ok(json_body(of(target.resource, &object).to_string()))
 }
 
 /// Stores the replicas `scale` asks for; answers with the new Scale.
@@ -85,7 +128,8 @@ pub(super) fn update(
     let current = current_value(txn, target, name)?;
     check_resource_version(resource, name, scale, &current)?;
     let mut next = current.clone();
-    next["spec"]["replicas"] = json!(replicas);
+    let spec_path = scale_paths(resource).map_or(".spec.replicas", |p| &p.spec_replicas);
+    set_at(&mut next, spec_path, json!(replicas));
     let main = Target {
         subresource: None::<Subresource>,
         ..target.clone()
@@ -101,5 +145,5 @@ pub(super) fn update(
     )?;
     let object: Value =
         serde_json::from_slice(&stored).map_err(|e| ApiError::internal(&e.to_string()))?;
-    Ok(Bytes::from(of(&object).to_string()))
+    Ok(Bytes::from(of(resource, &object).to_string()))
 }
