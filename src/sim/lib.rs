@@ -33,6 +33,7 @@ mod logs;
 mod manifests;
 mod object;
 mod patch;
+mod qos;
 mod resources;
 mod selectors;
 mod server;

@@ -482,3 +482,39 @@ async fn duplicate_fields_are_refused_under_strict_and_warned_of_under_warn() {
         .await;
     assert_eq!(value, "2", "the last of the repeated fields is kept");
 }
+
+/// The pods a controller makes are classed by their resources as a client's are: a template
+/// that asks for none gives BestEffort pods, not Burstable ones.
+#[tokio::test]
+async fn pods_a_controller_makes_get_their_qos_class() {
+    let Some(fx) = Kubectl::start("truth-controller-qos").await else {
+        return;
+    };
+    let web = fx.file("web.yaml", WEB);
+    fx.ok(&["apply", "-f", &web]).await;
+    let deadline = tokio::time::Instant::now() + crate::common::wait::HANG_GUARD;
+    let classes = loop {
+        let classes = fx
+            .ok(&[
+                "get",
+                "pods",
+                "-n",
+                "default",
+                "-l",
+                "app=web",
+                "-o",
+                "jsonpath={.items[*].status.qosClass}",
+            ])
+            .await;
+        if !classes.trim().is_empty() {
+            break classes;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no pod of Deployment web within {:?}",
+            crate::common::wait::HANG_GUARD
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    assert_eq!(classes.trim(), "BestEffort");
+}

@@ -45,7 +45,8 @@ pub(super) fn unscheduled(pod: &mut Value) {
     if let Some(spec) = pod["spec"].as_object_mut() {
         spec.remove("nodeName");
     }
-    pod["status"] = json!({"phase": "Pending", "qosClass": "Burstable"});
+    let qos = crate::qos::class(&pod["spec"]);
+    pod["status"] = json!({"phase": "Pending", "qosClass": qos});
     if let Some(managed) = pod["metadata"]["managedFields"].as_array_mut() {
         managed.retain(|m| m["manager"] != "kubelet");
     }

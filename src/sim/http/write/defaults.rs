@@ -34,7 +34,7 @@ pub(super) fn populate_new(resource: Resource, value: &mut Value, manager: &str)
         }
         Resource::Pods => {
             mount_service_account_token(&mut value["spec"]);
-            let qos = qos_class(&value["spec"]);
+            let qos = crate::qos::class(&value["spec"]);
             value["status"] = json!({"phase": "Pending", "qosClass": qos});
         }
         Resource::Services => {
@@ -256,38 +256,6 @@ fn mount_service_account_token(spec: &mut Value) {
                 mounts.push(json!({"name": name, "readOnly": true, "mountPath": MOUNT_PATH}));
             }
         }
-    }
-}
-
-/// The pod's QoS class from its containers' resources: Guaranteed when every container's
-/// cpu and memory requests equal their limits (requests default to limits), BestEffort when
-/// none asks for any, else Burstable.
-fn qos_class(spec: &Value) -> &'static str {
-    const TRACKED: [&str; 2] = ["cpu", "memory"];
-    let containers: Vec<&Value> = ["initContainers", "containers"]
-        .iter()
-        .filter_map(|list| spec[*list].as_array())
-        .flatten()
-        .collect();
-    let any = containers.iter().any(|c| {
-        TRACKED.iter().any(|r| {
-            !c["resources"]["requests"][*r].is_null() || !c["resources"]["limits"][*r].is_null()
-        })
-    });
-    if !any {
-        return "BestEffort";
-    }
-    let guaranteed = containers.iter().all(|c| {
-        TRACKED.iter().all(|r| {
-            let limit = &c["resources"]["limits"][*r];
-            let request = &c["resources"]["requests"][*r];
-            !limit.is_null() && (request.is_null() || request == limit)
-        })
-    });
-    if guaranteed {
-        "Guaranteed"
-    } else {
-        "Burstable"
     }
 }
 
