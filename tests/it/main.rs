@@ -46,3 +46,4 @@ mod tui_snapshots;
 mod tui_tmux;
 mod views_config;
 mod views_sim;
+mod workbench_hotloops;
