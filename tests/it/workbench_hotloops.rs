@@ -19,30 +19,22 @@ async fn sim(name: &str, bug: WidgetBug) -> Option<Kubectl> {
     Kubectl::start_with(name, config).await
 }
 
-/// Polls `check` against kubectl until it holds.
-async fn wait(fx: &Kubectl, what: &str, check: impl AsyncCheck) {
+async fn widgets(fx: &Kubectl) -> Vec<Value> {
+    let out = fx.ok(&["get", "widgets", "-A", "-o", "json"]).await;
+    let all: Value = serde_json::from_str(&out).expect("json");
+    all["items"].as_array().cloned().unwrap_or_default()
+}
+
+/// Waits until some Widget's status carries the hot loop's stamp.
+async fn wait_stamped(fx: &Kubectl) {
     let deadline = Instant::now() + CONVERGE;
-    while !check.holds(fx).await {
-        assert!(Instant::now() < deadline, "never: {what}");
+    while !widgets(fx)
+        .await
+        .iter()
+        .any(|w| w["status"]["lastReconcileTime"].is_string())
+    {
+        assert!(Instant::now() < deadline, "no Widget was ever stamped");
         tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-}
-
-trait AsyncCheck {
-    async fn holds(&self, fx: &Kubectl) -> bool;
-}
-
-/// Some Widget's status carries the hot loop's stamp.
-struct Stamped;
-
-impl AsyncCheck for Stamped {
-    async fn holds(&self, fx: &Kubectl) -> bool {
-        let out = fx.ok(&["get", "widgets", "-A", "-o", "json"]).await;
-        let all: Value = serde_json::from_str(&out).expect("json");
-        all["items"].as_array().is_some_and(|ws| {
-            ws.iter()
-                .any(|w| w["status"]["lastReconcileTime"].is_string())
-        })
     }
 }
 
@@ -124,7 +116,7 @@ async fn hotloops_flags_the_self_triggering_widget_controller() {
     let Some(fx) = sim("hotloop", WidgetBug::Hotloop).await else {
         return;
     };
-    wait(&fx, "the hot loop stamps a Widget", Stamped).await;
+    wait_stamped(&fx).await;
     let (ok, report, stderr) = hotloops(&fx).await;
     assert_loop_found(ok, &report, &stderr);
     fx.sim.shutdown().await;
@@ -149,18 +141,23 @@ async fn hotloops_reports_none_on_the_healthy_controller_then_finds_the_bug_swit
     fx.ok(&["replace", "--raw", "/sim/widget-bug", "-f", &body])
         .await;
     // The loop starts at the next change that queues a Widget.
+    let first = widgets(&fx).await.into_iter().next().expect("a Widget");
+    let (namespace, name) = (
+        first["metadata"]["namespace"].as_str().expect("namespace"),
+        first["metadata"]["name"].as_str().expect("name"),
+    );
     fx.ok(&[
         "patch",
         "widgets",
         "-n",
-        "default",
-        "default-widget-0",
+        namespace,
+        name,
         "--type=merge",
         "-p",
-        r#"{"spec":{"color":"red"}}"#,
+        r#"{"spec":{"size":"large","color":"red"}}"#,
     ])
     .await;
-    wait(&fx, "the switched-on hot loop stamps a Widget", Stamped).await;
+    wait_stamped(&fx).await;
     let (ok, report, stderr) = hotloops(&fx).await;
     assert_loop_found(ok, &report, &stderr);
     fx.sim.shutdown().await;
@@ -201,15 +198,13 @@ async fn the_other_bugs_show_in_the_controllers_metrics() {
     )
     .await;
     // conflict: a second manager fights for data.color; stale updates meet 409s.
+    const CONFLICTS: &str =
+        "rest_client_requests_total{code=\"409\",host=\"10.96.0.1:443\",method=\"PUT\"}";
+    let before = sample(&metrics(&fx).await.expect("metrics"), CONFLICTS);
     let body = fx.file("conflict.json", r#"{"mode": "conflict"}"#);
     fx.ok(&["replace", "--raw", "/sim/widget-bug", "-f", &body])
         .await;
-    wait_metric(
-        &fx,
-        "rest_client_requests_total{code=\"409\",host=\"10.96.0.1:443\",method=\"PUT\"}",
-        1.0,
-    )
-    .await;
+    wait_metric(&fx, CONFLICTS, before + 1.0).await;
     let out = fx
         .ok(&[
             "get",
