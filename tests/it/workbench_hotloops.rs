@@ -119,7 +119,6 @@ async fn hotloops_flags_the_self_triggering_widget_controller() {
     wait_stamped(&fx).await;
     let (ok, report, stderr) = hotloops(&fx).await;
     assert_loop_found(ok, &report, &stderr);
-    fx.sim.shutdown().await;
 }
 
 #[tokio::test]
@@ -160,7 +159,6 @@ async fn hotloops_reports_none_on_the_healthy_controller_then_finds_the_bug_swit
     wait_stamped(&fx).await;
     let (ok, report, stderr) = hotloops(&fx).await;
     assert_loop_found(ok, &report, &stderr);
-    fx.sim.shutdown().await;
 }
 
 #[tokio::test]
@@ -230,5 +228,4 @@ async fn the_other_bugs_show_in_the_controllers_metrics() {
         .filter_map(|e| e["manager"].as_str())
         .collect();
     assert!(managers.contains(&"widget-tuner"), "{managers:?}");
-    fx.sim.shutdown().await;
 }
