@@ -48,7 +48,11 @@ fn bench(c: &mut Criterion) {
         .map(|e| {
             let i = e % OBJECTS;
             let n = e / OBJECTS + 1;
-            let manager = if i % 2 == 0 || n % 2 == 0 { "ctl" } else { "other" };
+            let manager = if i % 2 == 0 || n % 2 == 0 {
+                "ctl"
+            } else {
+                "other"
+            };
             object(i, n, manager)
         })
         .collect();

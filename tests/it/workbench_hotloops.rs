@@ -212,6 +212,7 @@ async fn the_other_bugs_show_in_the_controllers_metrics() {
             "widgets.example.com/name",
             "-o",
             "json",
+            "--show-managed-fields",
         ])
         .await;
     let configs: Value = serde_json::from_str(&out).expect("json");
