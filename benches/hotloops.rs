@@ -48,7 +48,7 @@ fn bench(c: &mut Criterion) {
         .map(|e| {
             let i = e % OBJECTS;
             let n = e / OBJECTS + 1;
-            let manager = if i % 2 == 0 || n % 2 == 0 {
+            let manager = if i.is_multiple_of(2) || n.is_multiple_of(2) {
                 "ctl"
             } else {
                 "other"
