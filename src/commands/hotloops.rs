@@ -118,12 +118,12 @@ fn table(report: &HotReport, out: &mut impl Write) -> Result<(), CommandError> {
     let mut tw = tabwriter::TabWriter::new(&mut *out).padding(3);
     writeln!(
         tw,
-        "MANAGER\tKIND\tNAMESPACE/NAME\tWRITES/S\tSELF-TRIGGERED\tWRITES (STATUS/SPEC)\tFIELDS"
+        "MANAGER\tKIND\tNAMESPACE/NAME\tWRITES/S\tSELF-TRIGGERED\tWRITES (STATUS/SPEC)\tPRECEDED BY\tFIELDS"
     )?;
     for o in &report.objects {
         writeln!(
             tw,
-            "{}\t{}\t{}/{}\t{:.1}\t{:.1}/s\t{}/{}\t{}",
+            "{}\t{}\t{}/{}\t{:.1}\t{:.1}/s\t{}/{}\t{}\t{}",
             o.manager,
             o.kind,
             o.namespace,
@@ -132,6 +132,7 @@ fn table(report: &HotReport, out: &mut impl Write) -> Result<(), CommandError> {
             o.self_triggered_per_second,
             o.status_writes,
             o.spec_writes,
+            o.preceded_by.first().map_or("<none>", String::as_str),
             if o.fields.is_empty() {
                 "<none>".to_string()
             } else {

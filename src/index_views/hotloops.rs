@@ -60,6 +60,20 @@ impl Window {
 struct Last {
     seq: u64,
     manager: Option<String>,
+    /// The object it happened on (`Kind/namespace/name`).
+    on: String,
+}
+
+impl Last {
+    /// How a report names it: who wrote, and where unless on the written object itself.
+    fn label(&self, written: &str) -> String {
+        let who = self.manager.as_deref().unwrap_or("(unknown)");
+        if self.on == written {
+            format!("{who} (itself)")
+        } else {
+            format!("{who} on {}", self.on)
+        }
+    }
 }
 
 struct Tracked {
@@ -77,6 +91,15 @@ struct Row {
     spec_writes: u64,
     /// Changed field paths of the self-triggered writes, and how often each changed.
     fields: BTreeMap<String, u64>,
+    /// The events that preceded its writes, and how often each did.
+    preceded_by: BTreeMap<String, u64>,
+}
+
+/// One write, as counted.
+struct Write<'a> {
+    changed: &'a [String],
+    self_triggered: bool,
+    preceded_by: String,
 }
 
 /// What the detector reports for one manager and object.
@@ -94,6 +117,9 @@ pub struct HotObject {
     pub spec_writes: u64,
     /// The fields its self-triggered writes keep changing, most often first.
     pub fields: Vec<String>,
+    /// What preceded its writes, most often first: `MANAGER (itself)` for a write on the
+    /// object itself, `MANAGER on Kind/namespace/name` for one on an object it controls.
+    pub preceded_by: Vec<String>,
 }
 
 /// A manager flagged as triggering itself.
@@ -238,7 +264,7 @@ impl HotLoopDetector {
             EventKind::Modified => {
                 let Some(tracked) = self.objects.get(&key) else {
                     self.track(&key, object, None, seq);
-                    return self.tell_owner(controller_uid(object), None, seq);
+                    return self.tell_owner(controller_uid(object), None, &key, seq);
                 };
                 let changed = changed_paths(&tracked.previous, object, &is_noise);
                 if changed.is_empty() {
@@ -246,17 +272,24 @@ impl HotLoopDetector {
                 }
                 manager = writer(&tracked.previous, object, &changed);
                 let trigger = match (&tracked.own, &tracked.owned) {
-                    (Some(own), Some(owned)) if owned.seq > own.seq => None,
+                    (Some(own), Some(owned)) if owned.seq > own.seq => Some(owned),
                     (own, _) => own.as_ref(),
                 };
-                let self_triggered =
-                    manager.is_some() && trigger.is_some_and(|t| t.manager == manager);
+                let self_triggered = manager.is_some()
+                    && trigger.is_some_and(|t| t.on == key && t.manager == manager);
+                let preceded_by =
+                    trigger.map_or_else(|| "(none seen)".to_string(), |t| t.label(&key));
                 let name = manager.clone().unwrap_or_else(|| "(unknown)".to_string());
-                self.count(&name, &key, &changed, self_triggered, second);
+                let write = Write {
+                    changed: &changed,
+                    self_triggered,
+                    preceded_by,
+                };
+                self.count(&name, &key, &write, second);
                 self.track(&key, object, manager.clone(), seq);
             }
         }
-        self.tell_owner(controller_uid(object), manager, seq);
+        self.tell_owner(controller_uid(object), manager, &key, seq);
     }
 
     fn track(&mut self, key: &str, object: &Value, manager: Option<String>, seq: u64) {
@@ -270,29 +303,49 @@ impl HotLoopDetector {
             owned: None,
         });
         tracked.previous = object.clone();
-        tracked.own = Some(Last { seq, manager });
+        tracked.own = Some(Last {
+            seq,
+            manager,
+            on: key.to_string(),
+        });
         if let Some(uid) = uid {
             self.by_uid.insert(uid, key.to_string());
         }
     }
 
     /// Records an event on an owned object as its controller's latest owned event.
-    fn tell_owner(&mut self, owner_uid: Option<String>, manager: Option<String>, seq: u64) {
+    fn tell_owner(
+        &mut self,
+        owner_uid: Option<String>,
+        manager: Option<String>,
+        on: &str,
+        seq: u64,
+    ) {
         let Some(owner) = owner_uid.and_then(|uid| self.by_uid.get(&uid)) else {
             return;
         };
         if let Some(t) = self.objects.get_mut(owner) {
-            t.owned = Some(Last { seq, manager });
+            t.owned = Some(Last {
+                seq,
+                manager,
+                on: on.to_string(),
+            });
         }
     }
 
-    fn count(&mut self, manager: &str, key: &str, changed: &[String], own: bool, second: u64) {
+    fn count(&mut self, manager: &str, key: &str, write: &Write<'_>, second: u64) {
+        let (changed, own) = (write.changed, write.self_triggered);
         let id = (manager.to_string(), key.to_string());
         if !self.rows.contains_key(&id) && self.rows.len() >= MAX_ROWS {
             return;
         }
         let row = self.rows.entry(id).or_default();
         row.writes.add(second);
+        if row.preceded_by.len() < MAX_FIELDS || row.preceded_by.contains_key(&write.preceded_by) {
+            *row.preceded_by
+                .entry(write.preceded_by.clone())
+                .or_default() += 1;
+        }
         if changed.iter().all(|p| p.starts_with("status")) {
             row.status_writes += 1;
         } else {
@@ -349,6 +402,7 @@ impl HotLoopDetector {
                     status_writes: row.status_writes,
                     spec_writes: row.spec_writes,
                     fields: top_fields(row.fields.iter()),
+                    preceded_by: top_fields(row.preceded_by.iter()),
                 }
             })
             .collect();
@@ -371,7 +425,8 @@ impl HotLoopDetector {
     }
 }
 
-/// Field paths by how often they changed, most first, merged across rows.
+/// Names (field paths, triggers) by how often they were counted, most first, merged across
+/// rows.
 fn top_fields<'a>(fields: impl Iterator<Item = (&'a String, &'a u64)>) -> Vec<String> {
     let mut merged: BTreeMap<&str, u64> = BTreeMap::new();
     for (path, n) in fields {
@@ -426,6 +481,7 @@ mod tests {
         assert_eq!(report.loops[0].fields, vec!["status.lastReconcileTime"]);
         assert_eq!(report.objects[0].writes_per_second, 3.0);
         assert_eq!(report.objects[0].status_writes, 36);
+        assert_eq!(report.objects[0].preceded_by, vec!["ctl (itself)"]);
     }
 
     #[test]
