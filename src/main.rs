@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use kscope::commands::deltas::DeltasArgs;
 use kscope::commands::get::GetArgs;
+use kscope::commands::hotloops::HotloopsArgs;
 
 /// A terminal cluster explorer for Kubernetes, built on a faithful port of client-go's informers.
 #[derive(Debug, Parser)]
@@ -34,6 +35,8 @@ enum Command {
     Get(GetArgs),
     /// Stream raw watch events and DeltaFIFO deltas as JSON lines.
     Deltas(DeltasArgs),
+    /// Find controllers that trigger themselves: write rates per field manager and object.
+    Hotloops(HotloopsArgs),
     /// Serve a simulated Kubernetes API server (list/watch, churn, faults) on loopback.
     Sim(kscope_sim::cli::SimArgs),
 }
@@ -148,6 +151,9 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Get(args) => runtime.block_on(kscope::commands::get::run(&args, &mut stdout))?,
         Command::Deltas(args) => {
             runtime.block_on(kscope::commands::deltas::run(&args, &mut stdout))?
+        }
+        Command::Hotloops(args) => {
+            runtime.block_on(kscope::commands::hotloops::run(&args, &mut stdout))?
         }
         Command::Sim(args) => runtime.block_on(kscope_sim::cli::run(args))?,
     }

@@ -43,6 +43,8 @@ pub enum CommandError {
     Fetch(#[from] kscope_client::fetch::FetchError),
     #[error("{failed} of the resource types could not be read")]
     SomeKindsFailed { failed: usize },
+    #[error("hot loop found: {0}")]
+    HotLoopFound(String),
     #[error("{missing} of the objects named were not found")]
     NotFound { missing: usize },
     #[error("writing output: {0}")]

@@ -6,6 +6,7 @@ pub mod deltas;
 mod error;
 pub mod get;
 pub mod go_numbers;
+pub mod hotloops;
 mod informer;
 pub mod output;
 mod sync;

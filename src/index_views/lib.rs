@@ -6,6 +6,7 @@ pub mod definitions;
 pub mod describe;
 pub mod detail;
 pub mod fuzzy;
+pub mod hotloops;
 pub mod jsonpath;
 pub mod live;
 pub mod mixed;

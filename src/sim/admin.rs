@@ -1,5 +1,5 @@
 //! The admin endpoint under `/sim/` (outside the Kubernetes API paths): inspect the sim,
-//! change churn and faults at run time, restart the store with a new RV epoch, and read the
+//! change churn, faults and the Widget controller's bug at run time, restart the store with a new RV epoch, and read the
 //! truth a client's cache should converge to.
 
 use std::sync::Arc;
@@ -16,12 +16,14 @@ use super::Shared;
 use super::faults::Faults;
 use super::http::status::{ApiError, json_body};
 use super::resources::Resource;
+use super::widgets::WidgetBug;
 
 pub(crate) fn router() -> Router<Arc<Shared>> {
     Router::new()
         .route("/state", get(state))
         .route("/churn", put(set_churn))
         .route("/faults", put(set_faults))
+        .route("/widget-bug", put(set_widget_bug))
         .route("/restart", post(restart))
         .route("/truth/{resource}", get(truth))
 }
@@ -51,6 +53,7 @@ async fn state(State(shared): State<Arc<Shared>>) -> Response {
             "churn": churn,
             "faults": faults,
             "faultsFired": shared.fired.snapshot(),
+            "widgetBug": *shared.widget_bug.read(),
             "counts": counts,
         })
         .to_string(),
@@ -90,6 +93,25 @@ async fn set_faults(State(shared): State<Arc<Shared>>, body: Bytes) -> Response 
     };
     shared.set_faults(faults);
     json_body(json!(*shared.faults.read()).to_string())
+}
+
+/// The Widget controller's misbehaviour to switch to.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WidgetBugChange {
+    mode: WidgetBug,
+}
+
+async fn set_widget_bug(State(shared): State<Arc<Shared>>, body: Bytes) -> Response {
+    let change: WidgetBugChange = match serde_json::from_slice(&body) {
+        Ok(c) => c,
+        Err(e) => {
+            return ApiError::bad_request(format!("invalid widget bug: {e}")).into_response();
+        }
+    };
+    *shared.widget_bug.write() = change.mode;
+    tracing::info!(bug = %change.mode, "widget controller's bug switched");
+    json_body(json!({"mode": change.mode}).to_string())
 }
 
 async fn restart(State(shared): State<Arc<Shared>>) -> Response {

@@ -82,6 +82,12 @@ pub struct SimArgs {
     /// metrics at pods/NAME:8080/proxy/metrics.
     #[arg(long, conflicts_with = "no_controllers")]
     pub widget_controller: bool,
+    /// Make the Widget controller misbehave: hotloop (rewrites a status timestamp and
+    /// reconciles on its own write), conflict (a second manager fights it for a field),
+    /// slow (long reconciles), error (fails and retries with back-off). Switchable at run
+    /// time with PUT /sim/widget-bug {"mode": MODE}.
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = super::WidgetBug::None, requires = "widget_controller")]
+    pub widget_bug: super::WidgetBug,
     /// Give the seeded StatefulSets, DaemonSets and Jobs their pods (on top of --pods, which
     /// are the Deployments'), so their controllers take them over as a client's.
     #[arg(long)]
@@ -147,6 +153,7 @@ impl SimArgs {
             controllers: !self.no_controllers,
             noisy_logs: self.noisy_logs.clone(),
             widget_controller: self.widget_controller,
+            widget_bug: self.widget_bug,
             workload_pods: self.workload_pods,
         }
     }

@@ -4,6 +4,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::WidgetBug;
 use super::faults::Faults;
 
 /// Configuration of one simulated API server. `Default` is a small demo cluster with no
@@ -50,6 +51,8 @@ pub struct SimConfig {
     /// reconciling Widgets, with /metrics through pods/proxy). Off by default: it adds a
     /// namespace, a Deployment and a pod to the generated cluster. Needs `controllers`.
     pub widget_controller: bool,
+    /// How the Widget controller misbehaves (see [`WidgetBug`]); changeable at run time.
+    pub widget_bug: WidgetBug,
     /// Whether the seeded StatefulSets, DaemonSets and Jobs have their pods (as their
     /// controllers would have made them), on top of the Deployments' `pods`. Off by
     /// default, so that `pods` is every pod of the cluster.
@@ -78,6 +81,7 @@ impl Default for SimConfig {
             controllers: true,
             noisy_logs: None,
             widget_controller: false,
+            widget_bug: WidgetBug::None,
             workload_pods: false,
         }
     }
@@ -130,6 +134,12 @@ impl SimConfig {
     /// Installs the demo's Widget controller (see [`SimConfig::widget_controller`]).
     pub fn widget_controller(mut self, on: bool) -> Self {
         self.widget_controller = on;
+        self
+    }
+
+    /// Makes the Widget controller misbehave (see [`WidgetBug`]).
+    pub fn widget_bug(mut self, bug: WidgetBug) -> Self {
+        self.widget_bug = bug;
         self
     }
 

@@ -53,3 +53,4 @@ pub use resources::Resource;
 pub use server::{Sim, SimHandle, kubeconfig_for};
 pub(crate) use shared::Shared;
 pub use store::Position;
+pub use widgets::WidgetBug;

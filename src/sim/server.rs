@@ -85,6 +85,7 @@ impl Sim {
             controllers: controllers::Controllers::default(),
             noisy_logs: config.noisy_logs.clone(),
             widget_metrics: widgets::WidgetMetrics::default(),
+            widget_bug: RwLock::new(config.widget_bug),
         });
         shared.set_faults(config.faults.clone());
         shared.controllers.set_enabled(config.controllers);

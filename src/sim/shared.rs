@@ -28,6 +28,8 @@ pub(crate) struct Shared {
     pub(crate) noisy_logs: Option<logs::NoisyLogs>,
     /// What the demo's Widget controller serves at /metrics (see [`widgets`]).
     pub(crate) widget_metrics: widgets::WidgetMetrics,
+    /// How the demo's Widget controller misbehaves; switchable at run time.
+    pub(crate) widget_bug: RwLock<widgets::WidgetBug>,
 }
 
 impl Shared {

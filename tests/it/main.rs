@@ -54,3 +54,4 @@ mod tui_tmux;
 mod tui_waiting;
 mod views_config;
 mod views_sim;
+mod workbench_hotloops;

@@ -18,8 +18,9 @@ use crate::resources::Resource;
 
 use super::deployment::{NAME, NAMESPACE, install, running_pods};
 use super::metrics::ProcessMetrics;
-use super::reconciler::{enqueue_owner, enqueue_widget, worker};
+use super::reconciler::{Caches, enqueue_owner, enqueue_widget, worker};
 use super::source::{Cached, StoreSource};
+use super::tuner;
 
 /// How often the controller looks for the Widget CRD while it is not served.
 const CRD_POLL: Duration = Duration::from_secs(1);
@@ -85,6 +86,8 @@ async fn run_process(shared: &Arc<Shared>, widgets: Resource, pod_uid: String) {
         errors: AtomicU64::new(0),
         reconcile_time: Mutex::new(Histogram::default()),
         active_workers: AtomicU64::new(0),
+        writes: AtomicU64::new(0),
+        conflicts: AtomicU64::new(0),
     });
     *shared.widget_metrics.process.lock() = Some(process.clone());
     let start = |resource: Resource| {
@@ -105,13 +108,16 @@ async fn run_process(shared: &Arc<Shared>, widgets: Resource, pod_uid: String) {
     let configmap_informer = start(Resource::ConfigMaps);
     let mut widget_events = widget_informer.informer().add_event_handler();
     let mut configmap_events = configmap_informer.informer().add_event_handler();
-    let cache = widget_informer.indexer().clone();
-    let worker = worker(shared.clone(), process, widgets, cache, queue.clone());
+    let caches = Caches {
+        widgets: widget_informer.indexer().clone(),
+        configs: configmap_informer.indexer().clone(),
+    };
+    let worker = worker(shared.clone(), process, widgets, caches, queue.clone());
     let feed = async {
         loop {
             tokio::select! {
                 n = widget_events.recv() => match n {
-                    Some(n) => enqueue_widget(&queue, &n),
+                    Some(n) => enqueue_widget(&queue, &n, *shared.widget_bug.read()),
                     None => return,
                 },
                 n = configmap_events.recv() => match n {
@@ -135,6 +141,7 @@ async fn run_process(shared: &Arc<Shared>, widgets: Resource, pod_uid: String) {
         () = feed => {}
         () = worker => {}
         () = pod_gone => {}
+        () = tuner::run(shared.clone()) => {}
     }
     queue.shut_down();
     widget_informer.shutdown().await;

@@ -1,5 +1,8 @@
 //! The controller's /metrics: its workqueue's and reconciler's numbers in the Prometheus
-//! text format (0.0.4), under the names and labels controller-runtime registers.
+//! text format (0.0.4), under the names and labels controller-runtime registers. The queue's
+//! depth carries the `priority` label of controller-runtime's priority queue (every item
+//! here at the default priority, 0), and client-go's `rest_client_requests_total` shows the
+//! writes and their 409s.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -11,6 +14,8 @@ use kscope_informers::workqueue::{Histogram, RateLimitingQueue};
 
 /// The controller's name in its metrics' labels.
 const CONTROLLER: &str = "widget";
+/// The API server as the controller's client reaches it: the `kubernetes` Service.
+const API_HOST: &str = "10.96.0.1:443";
 
 /// What the controller's /metrics reads: the running controller process's numbers.
 #[derive(Default)]
@@ -30,6 +35,9 @@ pub(super) struct ProcessMetrics {
     pub(super) errors: AtomicU64,
     pub(super) reconcile_time: Mutex<Histogram>,
     pub(super) active_workers: AtomicU64,
+    /// The controller's writes the API server took (200) and refused as stale (409).
+    pub(super) writes: AtomicU64,
+    pub(super) conflicts: AtomicU64,
 }
 
 impl WidgetMetrics {
@@ -121,6 +129,21 @@ pub(crate) fn render(metrics: &WidgetMetrics, pod_uid: &str) -> Option<String> {
         )],
     );
     add(
+        "rest_client_requests_total",
+        "counter",
+        "Number of HTTP requests, partitioned by status code, method, and host.",
+        &[
+            format!(
+                "rest_client_requests_total{{code=\"200\",host=\"{API_HOST}\",method=\"PUT\"}} {}",
+                metrics.writes.load(Ordering::Relaxed)
+            ),
+            format!(
+                "rest_client_requests_total{{code=\"409\",host=\"{API_HOST}\",method=\"PUT\"}} {}",
+                metrics.conflicts.load(Ordering::Relaxed)
+            ),
+        ],
+    );
+    add(
         "workqueue_adds_total",
         "counter",
         "Total number of adds handled by workqueue",
@@ -133,7 +156,10 @@ pub(crate) fn render(metrics: &WidgetMetrics, pod_uid: &str) -> Option<String> {
         "workqueue_depth",
         "gauge",
         "Current depth of workqueue",
-        &[format!("workqueue_depth{{{queue_labels}}} {}", queue.depth)],
+        &[format!(
+            "workqueue_depth{{{queue_labels},priority=\"0\"}} {}",
+            queue.depth
+        )],
     );
     add(
         "workqueue_longest_running_processor_seconds",
