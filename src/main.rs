@@ -76,6 +76,7 @@ fn with_outer_flags(command: Command, cli: &Cli) -> anyhow::Result<Command> {
     let name = match &command {
         Command::Get(_) => "get",
         Command::Deltas(_) => "deltas",
+        Command::Hotloops(_) => "hotloops",
         Command::Sim(_) => "sim",
     };
     if cli.demo {
@@ -92,6 +93,14 @@ fn with_outer_flags(command: Command, cli: &Cli) -> anyhow::Result<Command> {
         Command::Deltas(mut args) => {
             args.informer = with_outer_informer(args.informer, cli)?;
             Ok(Command::Deltas(args))
+        }
+        Command::Hotloops(_) if cli.config.is_some() => Err(before("--config", name)),
+        Command::Hotloops(mut args) => {
+            args.cluster = args
+                .cluster
+                .with_outer(&cli.cluster)
+                .map_err(anyhow::Error::msg)?;
+            Ok(Command::Hotloops(args))
         }
     }
 }
