@@ -1,6 +1,8 @@
 //! Label and field selectors with the real server's grammar and its error messages, so a
 //! client sees the same 400s here as against a cluster.
 
+use serde_json::Value;
+
 use super::object::StoredObject;
 use super::resources::Resource;
 
@@ -256,6 +258,38 @@ impl FieldSelector {
             (actual == value) == *equal
         })
     }
+}
+
+/// Whether `labels` satisfy a LabelSelector's `matchLabels` and `matchExpressions`; an empty
+/// one selects nothing, as a controller's selector may not be empty.
+pub(crate) fn selects(selector: &Value, labels: &[(Box<str>, Box<str>)]) -> bool {
+    let get = |key: &str| labels.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v);
+    let match_labels = selector["matchLabels"].as_object();
+    let expressions = selector["matchExpressions"].as_array();
+    if match_labels.is_none_or(|m| m.is_empty()) && expressions.is_none_or(|e| e.is_empty()) {
+        return false;
+    }
+    let labels_match = match_labels
+        .into_iter()
+        .flatten()
+        .all(|(k, v)| v.as_str().is_some_and(|v| get(k) == Some(v)));
+    let expressions_match = expressions.into_iter().flatten().all(|e| {
+        let key = e["key"].as_str().unwrap_or("");
+        let values: Vec<&str> = e["values"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        match e["operator"].as_str() {
+            Some("In") => get(key).is_some_and(|v| values.contains(&v)),
+            Some("NotIn") => get(key).is_none_or(|v| !values.contains(&v)),
+            Some("Exists") => get(key).is_some(),
+            Some("DoesNotExist") => get(key).is_none(),
+            _ => false,
+        }
+    });
+    labels_match && expressions_match
 }
 
 #[cfg(test)]

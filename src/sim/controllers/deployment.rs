@@ -856,7 +856,7 @@ fn adopt_replica_sets(
 ) -> Result<(), StoreError> {
     for (rs_key, object) in txn.scan(Resource::ReplicaSets, &format!("{key}-")) {
         if object.controller_uid.is_some()
-            || !replicaset::selects(&d["spec"]["selector"], &object.labels)
+            || !crate::selectors::selects(&d["spec"]["selector"], &object.labels)
         {
             continue;
         }

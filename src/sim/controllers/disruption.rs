@@ -9,10 +9,10 @@ use serde_json::{Value, json};
 
 use super::super::manifests;
 use super::super::resources::Resource;
+use super::super::selectors::selects;
 use super::super::store::{StoreError, Txn};
 use super::objects::decode;
 use super::pods;
-use super::replicaset::selects;
 use super::work::{FollowUps, Work};
 
 /// How long an evicted pod not yet Terminating is taken as disrupted (the real

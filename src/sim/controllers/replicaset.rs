@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::super::manifests::{self, PodFactory, PodState};
 use super::super::resources::Resource;
+use super::super::selectors::selects;
 use super::super::store::{StoreError, Txn};
 use super::objects::{decode, owner_key};
 use super::work::{BURST, FollowUps, STEP_DELAY, Work};
@@ -179,38 +180,6 @@ pub(super) fn add_controller(value: &mut Value, owner: &Value, uid: &str) {
         Some(refs) => refs.push(reference),
         None => value["metadata"]["ownerReferences"] = json!([reference]),
     }
-}
-
-/// Whether `labels` satisfy a LabelSelector's `matchLabels` and `matchExpressions`; an empty
-/// one selects nothing, as a controller's selector may not be empty.
-pub(super) fn selects(selector: &Value, labels: &[(Box<str>, Box<str>)]) -> bool {
-    let get = |key: &str| labels.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v);
-    let match_labels = selector["matchLabels"].as_object();
-    let expressions = selector["matchExpressions"].as_array();
-    if match_labels.is_none_or(|m| m.is_empty()) && expressions.is_none_or(|e| e.is_empty()) {
-        return false;
-    }
-    let labels_match = match_labels
-        .into_iter()
-        .flatten()
-        .all(|(k, v)| v.as_str().is_some_and(|v| get(k) == Some(v)));
-    let expressions_match = expressions.into_iter().flatten().all(|e| {
-        let key = e["key"].as_str().unwrap_or("");
-        let values: Vec<&str> = e["values"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        match e["operator"].as_str() {
-            Some("In") => get(key).is_some_and(|v| values.contains(&v)),
-            Some("NotIn") => get(key).is_none_or(|v| !values.contains(&v)),
-            Some("Exists") => get(key).is_some(),
-            Some("DoesNotExist") => get(key).is_none(),
-            _ => false,
-        }
-    });
-    labels_match && expressions_match
 }
 
 fn created(pod: &Value) -> String {
