@@ -539,7 +539,7 @@ impl Table for MixedTable {
         found
     }
 
-    fn controller_owner(&self, key: &Key) -> Option<String> {
+    fn controller_owner(&self, key: &Key) -> Option<(String, String)> {
         let (at, key) = self.snapshot().member_of(key)?;
         self.members.get(at)?.table.controller_owner(&key)
     }

@@ -16,7 +16,7 @@ use kscope_client::lister_watcher::KubeListerWatcher;
 use kscope_config::InformerSettings;
 use kscope_index_views::columns::TableRow;
 use kscope_index_views::definitions::{
-    IndexDefinition, IndexField, Misfits, PathIndex, decode_fields, indexes_for, path_indexes,
+    IndexDefinition, Misfits, PathIndex, decode_fields, indexes_for, path_indexes,
 };
 use kscope_index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use kscope_index_views::mixed::{MemberRows, ViewRows};
@@ -118,8 +118,9 @@ pub trait Table {
     /// Selects the row of `key` if it is in the view; says whether it was.
     fn select_key(&self, key: &Key) -> bool;
 
-    /// `Kind/name` of the controller owning the object of `key`, if it has one.
-    fn controller_owner(&self, key: &Key) -> Option<String>;
+    /// (kind, name) of the controller owning the object of `key`, if it has one: kept apart,
+    /// since a kind may hold a `/`.
+    fn controller_owner(&self, key: &Key) -> Option<(String, String)>;
 
     /// The tap of this table's informer: its watch events and deltas, for the delta panel
     /// and the detail's history. Each table has its own, so a kind's entries never mix
@@ -373,10 +374,10 @@ impl<T: TableRow> Table for ResourceTable<T> {
         self.registry.indexer().index_keys(name, value)
     }
 
-    fn controller_owner(&self, key: &Key) -> Option<String> {
+    fn controller_owner(&self, key: &Key) -> Option<(String, String)> {
         let object = self.informer.indexer().get_by_key(key)?;
-        let owner = object.field_values(IndexField::Owner).first()?.to_string();
-        Some(owner)
+        let (kind, name) = object.controller_owner()?;
+        Some((kind.to_string(), name.to_string()))
     }
 
     fn selected(&self) -> Option<Key> {

@@ -931,17 +931,14 @@ impl Tables {
         else {
             return Vec::new();
         };
-        let Some(owner) = self.table.controller_owner(&row) else {
+        let Some((owner_kind, name)) = self.table.controller_owner(&row) else {
             ui.state.command.error = Some(format!("{key} has no controller"));
             return Vec::new();
         };
-        let Some((kind, name)) = owner.split_once('/') else {
-            return Vec::new();
-        };
         let discovery = self.starter.catalog().current();
-        let Ok(kind) = discovery.resolve(kind) else {
+        let Ok(kind) = discovery.resolve(&owner_kind) else {
             ui.state.command.error = Some(format!(
-                "{key} is controlled by {owner}, a kind the server does not serve"
+                "{key} is controlled by {owner_kind} {name}, a kind the server does not serve"
             ));
             return Vec::new();
         };
