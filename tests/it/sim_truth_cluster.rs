@@ -501,19 +501,28 @@ spec:
         .ok(&["logs", "initialised", "-n", "default", "-c", "migrate"])
         .await;
     assert!(!init.is_empty());
-    let all = fx
-        .ok(&[
-            "logs",
-            "initialised",
-            "-n",
-            "default",
-            "--all-containers",
-            "--prefix",
-        ])
-        .await;
-    for container in ["migrate", "app"] {
-        let prefix = format!("[pod/initialised/{container}]");
-        assert!(all.contains(&prefix), "{prefix} missing from:\n{all}");
+    // A Ready app container's first line may not be due yet: wait for it (bounded).
+    let prefixes = ["migrate", "app"].map(|c| format!("[pod/initialised/{c}]"));
+    let deadline = tokio::time::Instant::now() + crate::common::wait::HANG_GUARD;
+    loop {
+        let all = fx
+            .ok(&[
+                "logs",
+                "initialised",
+                "-n",
+                "default",
+                "--all-containers",
+                "--prefix",
+            ])
+            .await;
+        if prefixes.iter().all(|p| all.contains(p.as_str())) {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{prefixes:?} not all in:\n{all}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     }
     let (ok, _, err) = fx
         .run(&["logs", "initialised", "-n", "default", "-c", "nope"])
