@@ -4,7 +4,7 @@
 //! user (or the demo's Widget controller, or a new DaemonSet) creates; without it they
 //! stayed Pending with `Insufficient cpu`, as no real cluster would be seeded.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::Ipv4Addr;
 
 use serde_json::{Value, json};
@@ -244,27 +244,81 @@ impl PodNetwork {
     }
 }
 
-/// The first address of the upper half of `cidr` (a node's podCIDR) that none of `used`
-/// has: where the kubelet puts the pods it starts, clear of the seeded ones in the lower
-/// half; `None` for a CIDR that cannot be read or is full.
+/// A free address of `cidr` (a node's podCIDR) that none of `used` has, where the kubelet
+/// puts the pods it starts: the block's top eighth first, clear of the seeded pods low in
+/// the block and of the churn's (see [`ChurnAddresses`]), then the rest of its upper half;
+/// `None` for a CIDR that cannot be read or is full.
 pub fn free_pod_ip<'a>(cidr: &str, used: impl Iterator<Item = &'a str>) -> Option<String> {
     let (base, size) = parse_cidr(cidr)?;
-    let taken: std::collections::HashSet<u32> = used
+    let taken: HashSet<u32> = used
         .filter_map(|ip| ip.parse::<Ipv4Addr>().ok())
         .map(u32::from)
         .collect();
-    (size / 2..size - 1)
+    let top = size - size / 8;
+    (top..size - 1)
+        .chain(size / 2..top)
         .map(|offset| base.wrapping_add(offset as u32))
         .find(|ip| !taken.contains(ip))
         .map(|ip| Ipv4Addr::from(ip).to_string())
 }
 
-/// The `n`-th address (going round) of the upper half of `cidr`, for pods whose addresses
-/// are handed out in turn without a look at the node's others (the churn's).
-pub fn nth_upper_pod_ip(cidr: &str, n: u64) -> Option<String> {
-    let (base, size) = parse_cidr(cidr)?;
-    let offset = size / 2 + n % (size / 2 - 1);
-    Some(Ipv4Addr::from(base.wrapping_add(offset as u32)).to_string())
+/// The addresses the churn gives the pods it makes on one node: every address of the
+/// node's block below the kubelet's top eighth, handed out in turn and skipping those in
+/// use. What is in use is read from the node's pods once, and again only when the turn has
+/// gone round the block (pods that went since free their addresses then), so a new pod
+/// costs no scan of its node.
+#[derive(Debug)]
+pub struct ChurnAddresses {
+    base: u32,
+    /// The offsets handed out: past the network and the bridge, below the top eighth.
+    offsets: std::ops::Range<u64>,
+    next: u64,
+    used: HashSet<u32>,
+    /// Whether `used` is to be read again before the next address.
+    stale: bool,
+}
+
+impl ChurnAddresses {
+    /// Addresses of `cidr`; `None` for a CIDR that cannot be read.
+    pub fn new(cidr: &str) -> Option<Self> {
+        let (base, size) = parse_cidr(cidr)?;
+        let offsets = 2..size - size / 8;
+        Some(Self {
+            base,
+            next: offsets.start,
+            offsets,
+            used: HashSet::new(),
+            stale: true,
+        })
+    }
+
+    /// The next free address, `in_use` giving the node's pods' addresses when they are to
+    /// be read; `None` when every address is taken.
+    pub fn next<I: IntoIterator<Item = String>>(
+        &mut self,
+        in_use: impl FnOnce() -> I,
+    ) -> Option<String> {
+        if self.stale {
+            self.used = in_use()
+                .into_iter()
+                .filter_map(|ip| ip.parse::<Ipv4Addr>().ok())
+                .map(u32::from)
+                .collect();
+            self.stale = false;
+        }
+        for _ in self.offsets.clone() {
+            let ip = self.base.wrapping_add(self.next as u32);
+            self.next += 1;
+            if self.next == self.offsets.end {
+                self.next = self.offsets.start;
+                self.stale = true;
+            }
+            if self.used.insert(ip) {
+                return Some(Ipv4Addr::from(ip).to_string());
+            }
+        }
+        None
+    }
 }
 
 /// A CIDR's first address and size (at least 4).
@@ -304,6 +358,29 @@ mod tests {
     }
 
     #[test]
+    fn the_churn_skips_addresses_in_use_and_reads_them_again_after_a_turn() {
+        let mut churn = ChurnAddresses::new("10.0.0.0/29").expect("a CIDR");
+        // A /29 gives the churn offsets 2 to 6; 3 is in use.
+        let in_use = || vec!["10.0.0.3".to_string()];
+        let ips: Vec<Option<String>> = (0..4).map(|_| churn.next(in_use)).collect();
+        assert_eq!(
+            ips,
+            [
+                Some("10.0.0.2"),
+                Some("10.0.0.4"),
+                Some("10.0.0.5"),
+                Some("10.0.0.6")
+            ]
+            .map(|ip| ip.map(str::to_string))
+        );
+        // Round again: the pods at 2 and 5 have gone.
+        let in_use = || ["10.0.0.3", "10.0.0.4", "10.0.0.6"].map(str::to_string);
+        assert_eq!(churn.next(in_use).as_deref(), Some("10.0.0.2"));
+        assert_eq!(churn.next(in_use).as_deref(), Some("10.0.0.5"));
+        assert_eq!(churn.next(in_use), None);
+    }
+
+    #[test]
     fn each_node_hands_out_addresses_of_its_own_block() {
         let net = PodNetwork::new(20, 100);
         assert_eq!(net.cidr(0), "100.64.0.0/24");
@@ -312,19 +389,11 @@ mod tests {
         let dense = PodNetwork::new(20, 7_500);
         assert_eq!(dense.cidr(1), "100.64.64.0/18");
         assert_eq!(dense.pod_ip(1, 300), "100.64.65.46");
-        let used = ["100.64.1.128", "100.64.1.129"];
+        let used = ["100.64.1.224", "100.64.1.225"];
         assert_eq!(
             free_pod_ip("100.64.1.0/24", used.into_iter()).as_deref(),
-            Some("100.64.1.130")
+            Some("100.64.1.226")
         );
         assert_eq!(free_pod_ip("nonsense", used.into_iter()), None);
-        assert_eq!(
-            nth_upper_pod_ip("100.64.1.0/24", 0).as_deref(),
-            Some("100.64.1.128")
-        );
-        assert_eq!(
-            nth_upper_pod_ip("100.64.1.0/24", 127).as_deref(),
-            Some("100.64.1.128")
-        );
     }
 }

@@ -191,8 +191,8 @@ struct Churn {
     plan: VecDeque<Op>,
     deployments: Vec<Key>,
     nodes: Vec<Key>,
-    /// The nodes' podCIDRs, which the IPs of the pods made on them come from.
-    pod_cidrs: HashMap<Key, String>,
+    /// The addresses of each node's podCIDR, which the IPs of the pods made on it come from.
+    pod_cidrs: HashMap<Key, capacity::ChurnAddresses>,
     cordoned: HashSet<String>,
     actions: u64,
     next_ip: u64,
@@ -254,7 +254,11 @@ impl Churn {
                     && let Some(cidr) = txn
                         .get(Resource::Nodes, node)
                         .and_then(|n| n.decode().ok())
-                        .and_then(|n| n["spec"]["podCIDR"].as_str().map(str::to_string))
+                        .and_then(|n| {
+                            n["spec"]["podCIDR"]
+                                .as_str()
+                                .and_then(capacity::ChurnAddresses::new)
+                        })
                 {
                     self.pod_cidrs.insert(node.clone(), cidr);
                 }
@@ -336,15 +340,29 @@ impl Churn {
         }
     }
 
-    fn new_pod(&mut self, rs_key: &str) -> NewPod {
+    fn new_pod(&mut self, txn: &Txn<'_>, rs_key: &str) -> NewPod {
         let (namespace, rs_name) = rs_key.split_once('/').unwrap_or(("default", rs_key));
         let node = self.schedulable_node();
         let node_ip = node_ip(&node);
         self.next_ip += 1;
+        // In use on the node: its pods' addresses, and those of the pods planned for it.
+        let plan = &self.plan;
+        let in_use = || {
+            let planned = plan.iter().filter_map(|op| match op {
+                Op::CreatePod(p) if p.node == node => Some(p.ip.clone()),
+                _ => None,
+            });
+            txn.pods_on_node(&node)
+                .iter()
+                .filter_map(|key| txn.get(Resource::Pods, key))
+                .filter_map(|p| p.fields.pod_ip.as_deref().map(str::to_string))
+                .chain(planned)
+                .collect::<Vec<String>>()
+        };
         let ip = self
             .pod_cidrs
-            .get(node.as_str())
-            .and_then(|cidr| capacity::nth_upper_pod_ip(cidr, self.next_ip))
+            .get_mut(node.as_str())
+            .and_then(|addresses| addresses.next(in_use))
             .unwrap_or_else(|| pod_ip(self.next_ip));
         NewPod {
             namespace: namespace.to_string(),
@@ -386,7 +404,7 @@ impl Churn {
         self.plan.push_back(Op::ScaleReplicaSet(rs.clone(), target));
         if target > current {
             for _ in current..target {
-                let pod = self.new_pod(&rs);
+                let pod = self.new_pod(txn, &rs);
                 self.plan.push_back(Op::CreatePod(pod.clone()));
                 self.plan.push_back(Op::MarkRunning(pod));
             }
@@ -434,7 +452,7 @@ impl Churn {
             replicas,
         });
         for old in &pods {
-            let pod = self.new_pod(&new_rs);
+            let pod = self.new_pod(txn, &new_rs);
             self.plan.push_back(Op::CreatePod(pod.clone()));
             self.plan.push_back(Op::MarkRunning(pod));
             self.plan.push_back(Op::DeletePod(old.clone()));
@@ -462,7 +480,7 @@ impl Churn {
         self.plan.push_back(Op::Cordon(node.to_string(), true));
         for (pod_key, rs_key) in on_node {
             self.plan.push_back(Op::DeletePod(pod_key));
-            let pod = self.new_pod(&rs_key);
+            let pod = self.new_pod(txn, &rs_key);
             self.plan.push_back(Op::CreatePod(pod.clone()));
             self.plan.push_back(Op::MarkRunning(pod));
         }

@@ -602,6 +602,7 @@ fn template(labels: &Value, name: &str, image: &str, port: u16) -> Value {
             "terminationGracePeriodSeconds": 30,
             "dnsPolicy": "ClusterFirst",
             "schedulerName": "default-scheduler",
+            "securityContext": {},
         },
     })
 }
@@ -682,6 +683,7 @@ pub fn for_namespace(
             "volumeClaimTemplates": [{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "gp3", "resources": {"requests": {"storage": "20Gi"}}, "volumeMode": "Filesystem"}, "status": {"phase": "Pending"}}],
             "podManagementPolicy": "OrderedReady",
             "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}},
+            "minReadySeconds": 0,
             "revisionHistoryLimit": 10,
             "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Retain", "whenScaled": "Retain"},
         },

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use rand::Rng;
 use serde_json::Value;
 
+use super::capacity;
 use super::manifests::{self, PodFactory, PodState};
 use super::manifests::{node_ip, pod_ip};
 use super::object::StoredObject;
@@ -512,6 +513,20 @@ fn in_foreground(value: &Value) -> bool {
         .is_some_and(|f| f.iter().any(|f| f == FOREGROUND_DELETION))
 }
 
+/// A free address of `node`'s podCIDR, as its CNI gives a new pod (`None` for a node
+/// without one).
+pub(crate) fn node_pod_ip(txn: &Txn<'_>, node: &str) -> Option<String> {
+    let stored = txn.get(Resource::Nodes, node)?.decode().ok()?;
+    let cidr = stored["spec"]["podCIDR"].as_str()?;
+    let pods: Vec<Arc<StoredObject>> = txn
+        .pods_on_node(node)
+        .iter()
+        .filter_map(|key| txn.get(Resource::Pods, key))
+        .collect();
+    let used = pods.iter().filter_map(|p| p.fields.pod_ip.as_deref());
+    capacity::free_pod_ip(cidr, used)
+}
+
 /// What the ReplicaSet controller does when one of its pods is deleted: a replacement from
 /// the template, so deleting a Deployment's pod looks as it does on a cluster.
 pub(crate) fn replace_deleted_pod(
@@ -550,7 +565,8 @@ pub(crate) fn replace_deleted_pod(
     let rs_name = rs["metadata"]["name"].as_str().unwrap_or("pod");
     let name = format!("{rs_name}-{}", manifests::safe_suffix(&mut rng, 5));
     let uid = manifests::uid(&mut rng);
-    let ip = pod_ip(rng.random_range(3_000_000..4_000_000));
+    let ip =
+        node_pod_ip(txn, node).unwrap_or_else(|| pod_ip(rng.random_range(3_000_000..4_000_000)));
     let mut pod = PodFactory::new(&rs).pod(
         &mut rng,
         &name,

@@ -518,6 +518,36 @@ pub fn deployment(app: &AppSpec<'_>, template: &Value, ready: u32) -> Value {
     })
 }
 
+/// Sets a seeded Deployment's or ReplicaSet's ready and available counts to the `ready`
+/// pods it has, as its controller counts them (no minReadySeconds: ready is available); a
+/// Deployment is Available while no more than its maxUnavailable (25%, rounded down) are
+/// not.
+pub fn count_ready(object: &mut Value, ready: u32) {
+    object["status"]["readyReplicas"] = json!(ready);
+    object["status"]["availableReplicas"] = json!(ready);
+    if object["kind"] != "Deployment" {
+        return;
+    }
+    let replicas = object["spec"]["replicas"].as_u64().unwrap_or(0);
+    let unavailable = replicas.saturating_sub(u64::from(ready));
+    if unavailable > 0 {
+        object["status"]["unavailableReplicas"] = json!(unavailable);
+    }
+    if unavailable <= replicas / 4 {
+        return;
+    }
+    let conditions = object["status"]["conditions"].as_array_mut();
+    if let Some(available) = conditions
+        .into_iter()
+        .flatten()
+        .find(|c| c["type"] == "Available")
+    {
+        available["status"] = json!("False");
+        available["reason"] = json!("MinimumReplicasUnavailable");
+        available["message"] = json!("Deployment does not have minimum availability.");
+    }
+}
+
 /// A ReplicaSet owned by `deployment`, with its template and the pod-template-hash label.
 pub fn replicaset(
     deployment: &Value,

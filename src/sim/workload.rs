@@ -617,13 +617,9 @@ fn build_app(
     );
     let factory = PodFactory::new(&rs);
     let rs_name = rs["metadata"]["name"].as_str().unwrap_or("").to_string();
-    out.push(encode(
-        Resource::Deployments,
-        format!("{ns}/{}", plan.name),
-        next_rv(),
-        deployment,
-    )?);
-    out.push(encode(Resource::ReplicaSets, rs_key(&rs), next_rv(), rs)?);
+    // The Deployment and its ReplicaSet come before their pods, their statuses counted
+    // from the pods once these are made.
+    let (at, deployment_rv, rs_rv) = (out.len(), next_rv(), next_rv());
     let mut summary = AppSummary {
         namespace: plan.namespace.clone(),
         name: plan.name.clone(),
@@ -680,6 +676,19 @@ fn build_app(
             pod,
         )?);
     }
+    let ready = summary.pods.iter().filter(|p| p.ready).count() as u32;
+    let mut deployment = deployment;
+    manifests::count_ready(&mut deployment, ready);
+    let mut rs = rs;
+    manifests::count_ready(&mut rs, ready);
+    let deployment = encode(
+        Resource::Deployments,
+        format!("{ns}/{}", plan.name),
+        deployment_rv,
+        deployment,
+    )?;
+    let rs = encode(Resource::ReplicaSets, rs_key(&rs), rs_rv, rs)?;
+    out.splice(at..at, [deployment, rs]);
     Ok(summary)
 }
 

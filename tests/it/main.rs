@@ -35,6 +35,7 @@ mod sim_protocol;
 mod sim_rollouts;
 mod sim_truth_cluster;
 mod sim_truth_delete;
+mod sim_truth_gaps;
 mod sim_truth_openapi;
 mod sim_truth_writes;
 mod sim_widgets;

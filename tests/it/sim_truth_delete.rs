@@ -15,7 +15,7 @@ use crate::common::wait::HANG_GUARD;
 
 /// Polls the async `check` until it gives `Some`; panics (with what was last seen) after
 /// [`HANG_GUARD`], which only a hang reaches.
-async fn until<T, F: Future<Output = Result<T, String>>>(
+pub(crate) async fn until<T, F: Future<Output = Result<T, String>>>(
     what: &str,
     mut check: impl FnMut() -> F,
 ) -> T {
@@ -34,7 +34,7 @@ async fn until<T, F: Future<Output = Result<T, String>>>(
 }
 
 /// `kubectl get ARGS -o json`, or `None` once the object is not found.
-async fn get(fx: &Kubectl, args: &[&str]) -> Option<Value> {
+pub(crate) async fn get(fx: &Kubectl, args: &[&str]) -> Option<Value> {
     let mut all = vec!["get"];
     all.extend(args);
     all.extend(["-o", "json"]);

@@ -57,20 +57,24 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
         .into_iter()
         .filter_map(|(_, p)| p.decode().ok())
         .filter(|p| selects(selector, &p["metadata"]["labels"]))
-        .filter(|p| !pods::finished(p) && !pods::terminating(p))
+        .filter(|p| !pods::finished(p))
         .filter(|p| {
             p["status"]["podIP"]
                 .as_str()
                 .is_some_and(|ip| !ip.is_empty())
         })
         .collect();
+    // The Endpoints controller drops a Terminating pod; the EndpointSlice controller keeps
+    // it, marked terminating, so that a proxy can drain it.
+    let (terminating, selected): (Vec<Value>, Vec<Value>) =
+        selected.into_iter().partition(pods::terminating);
     let ports: Vec<Value> = svc["spec"]["ports"]
         .as_array()
         .into_iter()
         .flatten()
         .map(|p| {
             let mut port = json!({
-                "port": target_port(p, selected.first()),
+                "port": target_port(p, selected.first().or(terminating.first())),
                 "protocol": p["protocol"].as_str().unwrap_or("TCP"),
             });
             if let Some(n) = p["name"].as_str().filter(|n| !n.is_empty()) {
@@ -145,11 +149,14 @@ pub(super) fn reconcile(txn: &mut Txn<'_>, key: &str) -> Result<FollowUps, Store
     }
     let endpoints: Vec<Value> = selected
         .iter()
+        .chain(&terminating)
         .map(|p| {
-            let ready = pods::is_ready(p);
+            // Serving is the pod's readiness; ready is that of a pod not terminating.
+            let serving = pods::is_ready(p);
+            let terminating = pods::terminating(p);
             json!({
                 "addresses": [p["status"]["podIP"]],
-                "conditions": {"ready": ready, "serving": ready, "terminating": false},
+                "conditions": {"ready": serving && !terminating, "serving": serving, "terminating": terminating},
                 "nodeName": p["spec"]["nodeName"],
                 "targetRef": target(p),
             })

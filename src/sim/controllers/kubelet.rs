@@ -11,7 +11,6 @@ use rand::Rng;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::super::capacity;
 use super::super::gc;
 use super::super::manifests;
 use super::super::manifests::{node_ip, pod_ip};
@@ -25,20 +24,6 @@ use kscope_units::quantity;
 
 /// Pod IPs of the controllers' pods are drawn from here, clear of the seeded and churned ones.
 const POD_IP_RANGE: std::ops::Range<u64> = 4_000_000..4_194_304;
-
-/// A free address of `node`'s podCIDR, as its CNI would give a new pod (`None` for a node
-/// without one).
-fn node_pod_ip(txn: &Txn<'_>, node: &str) -> Option<String> {
-    let stored = txn.get(Resource::Nodes, node)?.decode().ok()?;
-    let cidr = stored["spec"]["podCIDR"].as_str()?;
-    let pods: Vec<Arc<StoredObject>> = txn
-        .pods_on_node(node)
-        .iter()
-        .filter_map(|key| txn.get(Resource::Pods, key))
-        .collect();
-    let used = pods.iter().filter_map(|p| p.fields.pod_ip.as_deref());
-    capacity::free_pod_ip(cidr, used)
-}
 
 /// Strips what the scheduler and kubelet fill in from a freshly made pod.
 pub(super) fn unscheduled(pod: &mut Value) {
@@ -99,12 +84,13 @@ pub(super) fn kill(txn: &mut Txn<'_>, pod: &Value) -> Result<FollowUps, StoreErr
         .as_u64()
         .unwrap_or(0);
     if grace > 0 {
+        // Its kubelet sees the delete at its next sync and signals the containers.
         let key = format!(
             "{}/{}",
             pod["metadata"]["namespace"].as_str().unwrap_or(""),
             pod["metadata"]["name"].as_str().unwrap_or("")
         );
-        services.push((Work::Pod(key.into()), Some(Duration::from_secs(grace))));
+        services.push((Work::Pod(key.into()), Some(STEP_DELAY)));
     }
     let Some(node) = pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) else {
         return Ok(services);
@@ -145,8 +131,10 @@ pub(super) fn delete(
     Ok(follow)
 }
 
-/// A Terminating pod: once its grace period is over its containers are stopped, and the
-/// kubelet's last delete (with no grace) removes it, or leaves it to its finalizers.
+/// A Terminating pod: its kubelet stops the containers (those that end on SIGTERM at once,
+/// the others killed when the grace period is over) and reports them terminated, the pod
+/// no longer ready; once the period is over the kubelet's last delete (with no grace)
+/// removes it, or leaves it to its finalizers.
 fn terminated(
     txn: &mut Txn<'_>,
     key: &str,
@@ -160,9 +148,17 @@ fn terminated(
         return Ok(Vec::new());
     };
     let left = deadline * 1000 - now_ms();
+    let mut follow = FollowUps::new();
+    if stop_containers(&mut pod, left <= 0) {
+        txn.put(Resource::Pods, key, &mut pod)?;
+        // The Services selecting it see it stop serving, its controller sees it unready.
+        follow.extend(endpoints::services_selecting(txn, &pod));
+        follow.extend(owner_work(&pod).map(|w| (w, None)));
+    }
     if left > 0 {
         let wait = Duration::from_millis(left.unsigned_abs());
-        return Ok(vec![(Work::Pod(key.into()), Some(wait))]);
+        follow.push((Work::Pod(key.into()), Some(wait)));
+        return Ok(follow);
     }
     if gc::has_finalizers(&pod) {
         pod["metadata"]["deletionGracePeriodSeconds"] = json!(0);
@@ -171,11 +167,63 @@ fn terminated(
         // What the pod owns (a generic ephemeral volume's claim) goes with it.
         gc::delete_cascading(txn, Resource::Pods, key, false)?;
     }
-    // Its controller (a StatefulSet waits for the name to be free) looks again, and the
-    // pods waiting for room try again.
-    let mut follow: FollowUps = owner_work(&pod).map(|w| (w, None)).into_iter().collect();
+    // Its controller (a StatefulSet waits for the name to be free) and the Services that
+    // listed it look again, and the pods waiting for room try again.
+    follow.extend(owner_work(&pod).map(|w| (w, None)));
+    follow.extend(endpoints::services_selecting(txn, &pod));
     follow.extend(scheduler.retry());
     Ok(follow)
+}
+
+/// The kubelet's SIGTERM to a Terminating pod's running containers: each that ends on it
+/// (any but a shell script, which as PID 1 ignores it) exits 0 now; with `killed` (the grace
+/// period is over) the rest are sent SIGKILL (exit 137). The stopped ones are reported
+/// terminated and unready, and the pod's conditions follow. Whether anything changed.
+fn stop_containers(pod: &mut Value, killed: bool) -> bool {
+    let specs = container_specs(pod);
+    let now = manifests::timestamp(manifests::now_seconds());
+    let mut changed = false;
+    for status in pod["status"]["containerStatuses"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        let running = &status["state"]["running"];
+        if !running.is_object() {
+            continue;
+        }
+        let spec = specs.iter().find(|c| c["name"] == status["name"]);
+        let code = if spec.is_none_or(|c| !ignores_sigterm(c)) {
+            0
+        } else if killed {
+            KILLED_EXIT
+        } else {
+            continue;
+        };
+        status["state"] = json!({"terminated": {
+            "exitCode": code, "reason": if code == 0 { "Completed" } else { "Error" },
+            "startedAt": running["startedAt"], "finishedAt": now,
+            "containerID": status["containerID"],
+        }});
+        status["ready"] = json!(false);
+        status["started"] = json!(false);
+        changed = true;
+    }
+    if changed {
+        set_conditions(pod, &now);
+    }
+    changed
+}
+
+/// Whether a container's process is a shell running a script (`sh -c ...`): as PID 1 it
+/// has no handler for SIGTERM, so only the SIGKILL at the end of the grace period stops it.
+fn ignores_sigterm(container: &Value) -> bool {
+    let first = container["command"][0]
+        .as_str()
+        .or_else(|| container["args"][0].as_str())
+        .unwrap_or("");
+    let program = first.rsplit('/').next().unwrap_or(first);
+    matches!(program, "sh" | "bash" | "ash" | "dash")
 }
 
 /// The next step for pod `key`.
@@ -256,7 +304,8 @@ pub(super) fn reconcile(
             let ip = if pod["spec"]["hostNetwork"] == true {
                 node_ip(&node)
             } else {
-                node_pod_ip(txn, &node).unwrap_or_else(|| pod_ip(rng.random_range(POD_IP_RANGE)))
+                gc::node_pod_ip(txn, &node)
+                    .unwrap_or_else(|| pod_ip(rng.random_range(POD_IP_RANGE)))
             };
             let specs = container_specs(&pod);
             let statuses: Vec<Value> = specs

@@ -11,6 +11,11 @@ use super::tools;
 /// kubeconfig as its argument, and returns its stdout once it has succeeded. `None` (skip)
 /// where python3 or its `kubernetes` package is missing.
 pub async fn run(fx: &Kubectl, name: &str, script: &str) -> Option<String> {
+    run_with(fx, name, script, &[]).await
+}
+
+/// [`run`], with `args` after the kubeconfig.
+pub async fn run_with(fx: &Kubectl, name: &str, script: &str, args: &[&str]) -> Option<String> {
     let python = tools::required("python3", "to run the official Kubernetes client")?;
     let probe = std::process::Command::new(&python)
         .args(["-c", "import kubernetes"])
@@ -26,6 +31,7 @@ pub async fn run(fx: &Kubectl, name: &str, script: &str) -> Option<String> {
     command
         .arg(&script)
         .arg(fx.dir.join("kubeconfig"))
+        .args(args)
         .env("HOME", &fx.dir);
     let output = tokio::time::timeout(Duration::from_secs(60), command.output())
         .await

@@ -58,6 +58,11 @@ pub(crate) fn patch(
         ));
     }
     let name = target.name.as_deref().unwrap_or("");
+    let duplicates = match kind {
+        PatchType::Merge | PatchType::Strategic => validate::duplicate_json_fields(body),
+        _ => Vec::new(),
+    };
+    let mut warnings = Vec::new();
     let stored = shared.store.write(|txn| {
         let current = current_value(txn, target, name)?;
         if target.subresource == Some(Subresource::Scale) {
@@ -67,6 +72,12 @@ pub(crate) fn patch(
         }
         let mut value = current.clone();
         patch::apply(kind, &mut value, body).map_err(patch_error)?;
+        warnings = validate::check_patch_duplicates(params, &duplicates, || match kind {
+            PatchType::Strategic => serde_json::from_slice(body)
+                .map(|patch| validate::go_print(&patch))
+                .unwrap_or_default(),
+            _ => value.to_string(),
+        })?;
         validate::check_shape(&value)?;
         strict_decoding(target, &options, &mut value)?;
         if value["metadata"]["name"] != current["metadata"]["name"] {
@@ -90,7 +101,10 @@ pub(crate) fn patch(
         )
     })?;
     wrote(shared, target, &options, name);
-    Ok(respond(StatusCode::OK, stored))
+    Ok(validate::with_warnings(
+        respond(StatusCode::OK, stored),
+        &warnings,
+    ))
 }
 
 /// Server-side apply (`application/apply-patch+yaml`): creates the object if it is not

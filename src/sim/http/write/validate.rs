@@ -677,6 +677,11 @@ pub(super) fn duplicate_fields(headers: &HeaderMap, body: &[u8]) -> Vec<String> 
     if super::body::media_type(headers) != "application/json" {
         return Vec::new();
     }
+    duplicate_json_fields(body)
+}
+
+/// [`duplicate_fields`] of a body known to be JSON (a merge or strategic merge patch).
+pub(super) fn duplicate_json_fields(body: &[u8]) -> Vec<String> {
     let mut found = Vec::new();
     let mut decoder = serde_json::Deserializer::from_slice(body);
     let walk = DuplicateWalk {
@@ -795,6 +800,59 @@ pub(super) fn check_duplicates(
         }
         Some("Warn") => Ok(said),
         _ => Ok(Vec::new()),
+    }
+}
+
+/// What `fieldValidation` makes of repeated fields in a merge or strategic merge patch: the
+/// real server decodes the patch strictly under Warn (the default when none is asked) and
+/// Strict; Warn warns of each, Strict refuses the patch (422 on the field `patch`, whose
+/// value is the patched object for a merge patch and the patch for a strategic one).
+/// Returns the warnings.
+pub(super) fn check_patch_duplicates(
+    params: &Params,
+    duplicates: &[String],
+    shown: impl FnOnce() -> String,
+) -> Result<Vec<String>, ApiError> {
+    if duplicates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let said: Vec<String> = duplicates
+        .iter()
+        .map(|f| format!("duplicate field \"{f}\""))
+        .collect();
+    match params.get("fieldValidation").unwrap_or("Warn") {
+        "Strict" => Err(ApiError::invalid(
+            "",
+            "",
+            "patch",
+            "FieldValueInvalid",
+            &format!("{:?}: strict decoding error: {}", shown(), said.join(", ")),
+        )),
+        "Warn" => Ok(said),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// A JSON value as Go's `%+v` prints the map it decodes to (`map[a:1 b:[x y]]`, keys
+/// sorted), as the real server shows a strategic merge patch in its errors.
+pub(super) fn go_print(value: &Value) -> String {
+    match value {
+        Value::Null => "<nil>".into(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => {
+            let each: Vec<String> = items.iter().map(go_print).collect();
+            format!("[{}]", each.join(" "))
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let each: Vec<String> = keys
+                .into_iter()
+                .map(|k| format!("{k}:{}", go_print(&map[k])))
+                .collect();
+            format!("map[{}]", each.join(" "))
+        }
+        other => other.to_string(),
     }
 }
 
