@@ -986,7 +986,8 @@ async fn next_of(
     rvs
 }
 
-/// How many addresses Service `ep`'s Endpoints and EndpointSlices list.
+/// How many addresses Service `ep`'s Endpoints and EndpointSlices list (a slice's
+/// terminating endpoints left out: they stay there, marked, until their pods go).
 async fn ep_addresses(fx: &Kubectl) -> (usize, usize) {
     let endpoints = json(fx, &["get", "endpoints/ep", "-n", "default"]).await;
     let addresses: usize = endpoints["subsets"]
@@ -1011,8 +1012,9 @@ async fn ep_addresses(fx: &Kubectl) -> (usize, usize) {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|s| s["endpoints"].as_array().map_or(0, Vec::len))
-        .sum();
+        .flat_map(|s| s["endpoints"].as_array().cloned().unwrap_or_default())
+        .filter(|e| e["conditions"]["terminating"] != true)
+        .count();
     (addresses, in_slices)
 }
 
