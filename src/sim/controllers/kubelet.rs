@@ -625,13 +625,18 @@ fn set_conditions(pod: &mut Value, now: &str) {
     } else {
         (Some("ContainersNotReady"), Some(message.as_str()))
     };
-    pod["status"]["conditions"] = json!([
+    let mut conditions = vec![
         condition("PodReadyToStartContainers", !finished, None, None),
         condition("Initialized", true, finished.then_some(ended), None),
         condition("Ready", ready, reason, message),
         condition("ContainersReady", ready, reason, message),
         condition("PodScheduled", true, None, None),
-    ]);
+    ];
+    // Those others set (an eviction's DisruptionTarget) stay.
+    let own = |c: &Value| conditions.iter().any(|o| o["type"] == c["type"]);
+    let kept: Vec<Value> = previous.iter().filter(|c| !own(c)).cloned().collect();
+    conditions.extend(kept);
+    pod["status"]["conditions"] = json!(conditions);
 }
 
 /// A running pod's containers end, crash, wait in back-off and restart, as their plans say;
