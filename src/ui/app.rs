@@ -459,7 +459,12 @@ impl App {
                 self.ui.state.command.error = None;
                 self.ui.state.notice = None;
                 let state = &self.ui.state;
-                match map_key(&state.keymap, state.mode, state.focus, *key) {
+                // A search typed in the detail takes the filter bar's keys.
+                let mode = match state.mode {
+                    InputMode::Detail if self.ui.detail.searching() => InputMode::Filter,
+                    mode => mode,
+                };
+                match map_key(&state.keymap, mode, state.focus, *key) {
                     Some(action) => self.apply(action),
                     None => {
                         self.ui.state.notice = unbound_notice(state.mode, key);
@@ -795,6 +800,7 @@ impl App {
                 self.tables.browse_index(&mut self.ui, current);
             }
             Action::ToggleHelp => state.mode = InputMode::Help,
+            Action::SortBy(title) => state.notice = Some(format!("no {title} column here")),
             _ => {}
         }
         Vec::new()
