@@ -182,7 +182,11 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
     ("sort-age", Action::SortBy("AGE"), "sort by AGE"),
     ("sort-status", Action::SortBy("STATUS"), "sort by STATUS"),
     ("sort-ready", Action::SortBy("READY"), "sort by READY"),
-    ("sort-restarts", Action::SortBy("RESTARTS"), "sort by RESTARTS"),
+    (
+        "sort-restarts",
+        Action::SortBy("RESTARTS"),
+        "sort by RESTARTS",
+    ),
     ("sort-cpu", Action::SortBy("CPU"), "sort by CPU"),
     ("sort-mem", Action::SortBy("MEM"), "sort by MEM"),
     ("sort-ip", Action::SortBy("IP"), "sort by IP"),

@@ -552,9 +552,15 @@ impl DetailController {
     }
 
     /// Saves the YAML or describe (Ctrl-S) in `dir` instead of the state directory.
-    pub fn with_save_dir(mut self, dir: PathBuf) -> Self {
+    pub fn set_save_dir(&mut self, dir: PathBuf) {
         self.save_dir = Some(dir);
-        self
+    }
+
+    /// A controller for another cluster's `client` (`:ctx`), saving where this one does.
+    pub fn for_client(&self, client: kube::Client) -> Self {
+        let mut next = Self::new(client, None);
+        next.save_dir = self.save_dir.clone();
+        next
     }
 
     /// Reads history from `tap` from now on (the tap of the table now shown).

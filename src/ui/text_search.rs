@@ -132,7 +132,11 @@ impl TextSearch {
         match self.matches.len() {
             0 if self.input.is_empty() => String::new(),
             0 => "no match".into(),
-            n => format!("{}/{n} {}", self.current + 1, if n == 1 { "match" } else { "matches" }),
+            n => format!(
+                "{}/{n} {}",
+                self.current + 1,
+                if n == 1 { "match" } else { "matches" }
+            ),
         }
     }
 }
@@ -154,7 +158,11 @@ mod tests {
         for c in "image".chars() {
             last = search.type_key(&Action::FilterChar(c), &text, 1);
         }
-        assert_eq!(last, Searched::Show(2), "the first match from the top shown");
+        assert_eq!(
+            last,
+            Searched::Show(2),
+            "the first match from the top shown"
+        );
         assert_eq!(search.count(), "1/3 matches");
         assert_eq!(search.step(true), Searched::Show(3));
         assert_eq!(search.step(true), Searched::Show(0));
@@ -168,9 +176,6 @@ mod tests {
         assert!(search.active() && !search.typing);
         search.clear();
         assert!(!search.active());
-        assert_eq!(
-            search.type_key(&Action::SortNext, &text, 0),
-            Searched::Pass
-        );
+        assert_eq!(search.type_key(&Action::SortNext, &text, 0), Searched::Pass);
     }
 }
