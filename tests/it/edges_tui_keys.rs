@@ -270,7 +270,10 @@ async fn the_footer_names_the_focused_pane_and_offers_its_keys() {
     let (sim, cluster) = sim().await;
     let mut app = AppStart::pods(cluster).panels().start();
     wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
-    let footer = |s: &str| s.lines().last().unwrap_or_default().to_string();
+    let footer = |s: &str| {
+        let last = s.lines().last().unwrap_or_default();
+        last.trim_matches('"').to_string()
+    };
     let s = screen(&mut app, 160, 40);
     let table = footer(&s);
     assert!(table.starts_with("▶ table"), "{s}");
@@ -370,6 +373,7 @@ async fn a_namespace_that_does_not_exist_is_said_and_no_favourite() {
     run_command(&mut app, &format!("pods -n {existing}"));
     assert!(app.next_namespace_check(Duration::from_secs(60)).await);
     assert_eq!(app.header().favourites, [existing.clone()]);
+    press(&mut app, KeyCode::Char('j'));
     assert!(!screen(&mut app, 140, 30).contains("does not exist"));
     assert_eq!(Favourites::load(file).namespaces("sim"), [existing]);
     let _ = std::fs::remove_dir_all(dir);
@@ -405,7 +409,7 @@ async fn detail_help_is_whole_and_commands_are_listed_once() {
         .unwrap_or_default()
         .split(' ')
         .collect();
-    for name in ["all", "fifo", "index", "pods", "deployments"] {
+    for name in ["all", "fifo", "index", "pods", "deploy"] {
         assert!(offered.contains(&name), "{name}: {hint}");
         assert!(
             listed.iter().any(|l| l.split(' ').next() == Some(name)),

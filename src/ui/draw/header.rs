@@ -83,25 +83,27 @@ fn lines(h: &Header, total: usize, now: SystemTime, theme: Theme) -> [Line<'stat
 /// keeps the rest.
 const MAX_ROWS: usize = 5;
 
-/// The rows the header needs in `width` columns (two, more for a long error), counted for a
-/// row count of up to seven digits.
+/// The rows the header needs in `width` columns: two, more when an error does not fit on
+/// the second (counted for a row count of up to seven digits). Without an error the second
+/// line is cut, as the status comes first.
 pub fn rows(h: &Header, width: u16, now: SystemTime) -> u16 {
-    let width = usize::from(width).max(1);
-    let needed: usize = lines(h, 9_999_999, now, Theme { color: false })
-        .iter()
-        .map(|line| line.width().div_ceil(width).max(1))
-        .sum();
+    if h.error.is_none() {
+        return 2;
+    }
+    let [_, second] = lines(h, 9_999_999, now, Theme { color: false });
+    let needed = 1 + second.width().div_ceil(usize::from(width).max(1)).max(1);
     u16::try_from(needed.clamp(2, MAX_ROWS)).unwrap_or(2)
 }
 
-/// Draws the header in `area`, its lines cut into rows of the area's width (by character:
-/// the rows taken are the rows [`rows`] counted).
+/// Draws the header in `area`; with an error, the second line goes on in the rows below
+/// (cut by character: the rows taken are the rows [`rows`] counted).
 pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
-    let width = usize::from(area.width).max(1);
-    let rows: Vec<Line> = lines(screen.header, screen.window.total, screen.now, theme)
-        .into_iter()
-        .flat_map(|line| cut_rows(line, width))
-        .collect();
+    let [first, second] = lines(screen.header, screen.window.total, screen.now, theme);
+    let mut rows = vec![first];
+    match screen.header.error {
+        Some(_) => rows.extend(cut_rows(second, usize::from(area.width).max(1))),
+        None => rows.push(second),
+    }
     frame.render_widget(Paragraph::new(rows), area);
 }
 
