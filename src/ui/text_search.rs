@@ -163,11 +163,15 @@ mod tests {
             Searched::Show(2),
             "the first match from the top shown"
         );
-        assert_eq!(search.count(), "1/3 matches");
+        assert_eq!(search.count(), "2/3 matches");
         assert_eq!(search.step(true), Searched::Show(3));
         assert_eq!(search.step(true), Searched::Show(0));
         assert_eq!(search.step(false), Searched::Show(3));
-        assert_eq!(search.ranges(3, &text[3]), (vec![0..5], true));
+        let (ranges, current) = search.ranges(3, &text[3]);
+        assert_eq!(
+            (ranges.len(), ranges.first(), current),
+            (1, Some(&(0..5)), true)
+        );
         assert_eq!(search.ranges(1, &text[1]), (vec![], false));
         assert_eq!(
             search.type_key(&Action::FilterAccept, &text, 0),

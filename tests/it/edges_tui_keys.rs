@@ -372,7 +372,7 @@ async fn a_namespace_that_does_not_exist_is_said_and_no_favourite() {
     assert!(!saved.namespaces("sim").contains(&"nosuch".to_string()));
     run_command(&mut app, &format!("pods -n {existing}"));
     assert!(app.next_namespace_check(Duration::from_secs(60)).await);
-    assert_eq!(app.header().favourites, [existing.clone()]);
+    assert_eq!(app.header().favourites, std::slice::from_ref(&existing));
     press(&mut app, KeyCode::Char('j'));
     assert!(!screen(&mut app, 140, 30).contains("does not exist"));
     assert_eq!(Favourites::load(file).namespaces("sim"), [existing]);
