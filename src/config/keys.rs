@@ -23,6 +23,8 @@ pub enum Action {
     SortNext,
     /// Reverse the sort order.
     SortReverse,
+    /// Sort by the column of this title (k9s's shift-letter keys); again reverses it.
+    SortBy(&'static str),
     /// Open the filter bar.
     OpenFilter,
     /// A character typed into the filter bar.
@@ -127,6 +129,10 @@ pub enum Action {
     LogRange(LogRange),
     /// Save the lines kept (or matching) to a file.
     SaveLogs,
+    /// Type a search in the detail's describe, YAML or diff.
+    OpenTextSearch,
+    /// Save the detail's YAML or describe to a file.
+    SaveText,
 }
 
 /// Which part of the log to ask for, as k9s's 0–5 keys choose.
@@ -172,6 +178,19 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         Action::SortReverse,
         "reverse the sort order",
     ),
+    ("sort-name", Action::SortBy("NAME"), "sort by NAME"),
+    ("sort-age", Action::SortBy("AGE"), "sort by AGE"),
+    ("sort-status", Action::SortBy("STATUS"), "sort by STATUS"),
+    ("sort-ready", Action::SortBy("READY"), "sort by READY"),
+    (
+        "sort-restarts",
+        Action::SortBy("RESTARTS"),
+        "sort by RESTARTS",
+    ),
+    ("sort-cpu", Action::SortBy("CPU"), "sort by CPU"),
+    ("sort-mem", Action::SortBy("MEM"), "sort by MEM"),
+    ("sort-ip", Action::SortBy("IP"), "sort by IP"),
+    ("sort-node", Action::SortBy("NODE"), "sort by NODE"),
     (
         "open-filter",
         Action::OpenFilter,
@@ -399,6 +418,16 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "everything the kubelet keeps",
     ),
     ("log-save", Action::SaveLogs, "save the lines to a file"),
+    (
+        "detail-search",
+        Action::OpenTextSearch,
+        "search the describe, YAML or diff (n/N next/previous, Esc clears)",
+    ),
+    (
+        "detail-save",
+        Action::SaveText,
+        "save the YAML or describe to a file (the status line says where)",
+    ),
     (
         "namespace-0",
         Action::FavouriteNamespace(0),
@@ -682,7 +711,7 @@ pub struct Origin {
 struct Bound {
     action: Action,
     keys: Vec<(KeySpec, Origin)>,
-    /// Which merged file set it: conflicts are reported against the later file.
+    /// Which merged file set it: a later file's key wins over an earlier file's.
     layer: usize,
 }
 
@@ -702,7 +731,8 @@ pub struct KeymapBuilder {
 }
 
 impl KeymapBuilder {
-    /// Starts a new file's bindings: they win conflicts against earlier files'.
+    /// Starts a new file's bindings: a key they bind is taken from an earlier file's
+    /// binding of it.
     pub fn next_layer(&mut self) {
         self.layers += 1;
     }
@@ -762,7 +792,24 @@ impl KeymapBuilder {
 
     /// The keymap, or an error naming the later binding of a key bound to two actions in one
     /// section.
-    pub fn build(self) -> Result<Keymap, ConfigError> {
+    pub fn build(mut self) -> Result<Keymap, ConfigError> {
+        // A later file's key wins over an earlier file's binding of it to another action
+        // (a user's `sort-reverse: [S]` over the built-in sort-status), so an older file
+        // keeps loading; only one file binding a key twice is an error.
+        for list in self.sections.values_mut() {
+            let mut newest: BTreeMap<KeySpec, usize> = BTreeMap::new();
+            for bound in list.iter() {
+                for (spec, _) in &bound.keys {
+                    let layer = newest.entry(*spec).or_insert(bound.layer);
+                    *layer = (*layer).max(bound.layer);
+                }
+            }
+            for bound in list.iter_mut() {
+                bound
+                    .keys
+                    .retain(|(spec, _)| newest.get(spec).is_none_or(|&l| l == bound.layer));
+            }
+        }
         for (section, list) in &self.sections {
             let mut seen: BTreeMap<KeySpec, (&Bound, &Origin)> = BTreeMap::new();
             for bound in list {

@@ -256,6 +256,8 @@ fn built_in_keys_bind_every_action() {
         Action::ToggleTimestamps,
         Action::TogglePrevious,
         Action::SaveLogs,
+        Action::OpenTextSearch,
+        Action::SaveText,
     ];
     let log_ranges = |a: &Action| matches!(a, Action::LogRange(_));
     for (name, action, _) in ACTIONS.iter().filter(|(_, a, _)| !log_ranges(a)) {
@@ -282,6 +284,7 @@ fn every_action_but_typing_has_a_name() {
         | Action::Bottom
         | Action::SortNext
         | Action::SortReverse
+        | Action::SortBy(_)
         | Action::OpenFilter
         | Action::FilterBackspace
         | Action::FilterAccept
@@ -335,7 +338,9 @@ fn every_action_but_typing_has_a_name() {
         | Action::ToggleLogFilter
         | Action::ToggleTimestamps
         | Action::TogglePrevious
-        | Action::SaveLogs => true,
+        | Action::SaveLogs
+        | Action::OpenTextSearch
+        | Action::SaveText => true,
         // Each range the log view offers is named once.
         Action::LogRange(range) => ACTIONS
             .iter()
@@ -345,7 +350,7 @@ fn every_action_but_typing_has_a_name() {
         ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
         ACTIONS.len()
     );
-    assert_eq!(ACTIONS.len(), 78);
+    assert_eq!(ACTIONS.len(), 89);
 }
 
 #[test]
@@ -419,9 +424,14 @@ fn key_errors_name_file_line_column_and_key() {
         e.starts_with("my.yaml:3:15: keys.normal.down: unknown key \"hyper-j\""),
         "{e}"
     );
+    // The file's key wins over the built-in binding of it; twice in one file is an error.
+    let keys = user("keys:\n  normal:\n    down: [s]\n").unwrap().keys;
+    let s = "s".parse::<KeySpec>().unwrap();
+    assert_eq!(keys.action(Section::Normal, None, s), Some(Action::Down));
+    assert!(keys.keys(Section::Normal, &Action::SortNext).is_empty());
     assert_eq!(
-        err("keys:\n  normal:\n    down: [s]\n"),
-        "my.yaml:3:12: keys.normal.down: s is also bound to sort-next in normal"
+        err("keys:\n  normal:\n    down: [s]\n    top: [s]\n"),
+        "my.yaml:4:11: keys.normal.top: s is also bound to down in normal"
     );
     assert_eq!(
         err("keys:\n  deltas:\n    open-delta-diff: [enter]\n    open-delta-filter: [enter]\n"),

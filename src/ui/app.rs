@@ -38,9 +38,11 @@ use super::favourites::Favourites;
 use super::keymap::map_key;
 use super::layout::Layout;
 use super::logs::{Arrival, LogController, LogTarget};
+use super::namespace_check::Checked;
 use super::nav::Category;
 use super::nav::ViewSpec;
 use super::queue::InformerStats;
+use super::remembered::Remembered;
 use super::selectors::Selected;
 use super::state::UiState;
 use super::table::{Table, TableStarter};
@@ -66,6 +68,7 @@ enum Wake {
     Logs(Arrival),
     Context(Box<Connected>),
     Selector(Selected),
+    Namespace(Checked),
     Signal,
     Closed(Closed),
 }
@@ -118,6 +121,8 @@ pub struct App {
     color: bool,
     /// The last frame's layout: the page sizes of the movement keys.
     layout: Layout,
+    /// Whether the panels are open, kept for the next run.
+    remembered: Remembered,
 }
 
 impl App {
@@ -159,6 +164,7 @@ impl App {
             logs,
             color: !draw::no_color_requested(),
             layout: Layout::new(Rect::default(), panels),
+            remembered: Remembered::default(),
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -181,6 +187,15 @@ impl App {
         self
     }
 
+    /// Opens the panels as they were when the person left (closed on a first run), and
+    /// keeps `t`'s choice in `remembered` for the next run.
+    pub fn with_remembered(mut self, remembered: Remembered) -> Self {
+        self.ui.state.panels = remembered.panels();
+        self.layout = Layout::new(self.layout.area, self.ui.state.panels);
+        self.remembered = remembered;
+        self
+    }
+
     /// The next finished `:ctx` connection. Cancel-safe, for the event loop's `select!`.
     pub async fn context_connected(&mut self) -> Option<Connected> {
         self.contexts.connected().await
@@ -191,6 +206,12 @@ impl App {
     pub fn with_notice(mut self, notice: String) -> Self {
         // Dim, not an error's red: the demo's `kubectl` hint is news, not a failure.
         self.ui.state.notice = Some(notice);
+        self
+    }
+
+    /// Saves the detail's YAML or describe (Ctrl-S) in `dir`, not the state directory.
+    pub fn with_save_dir(mut self, dir: std::path::PathBuf) -> Self {
+        self.ui.detail.set_save_dir(dir);
         self
     }
 
@@ -369,6 +390,7 @@ impl App {
                 Some(arrival) = self.logs.arrived() => Wake::Logs(arrival),
                 Some(connected) = self.contexts.connected() => Wake::Context(Box::new(connected)),
                 Some(selected) = self.tables.selectors.selected() => Wake::Selector(selected),
+                Some(checked) = self.tables.namespaces.checked() => Wake::Namespace(checked),
                 Some(()) = signals.next() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = time::sleep_until(next_frame), if dirty => Wake::Frame,
@@ -424,6 +446,10 @@ impl App {
                     follow = self.finish_selector(selected);
                     dirty = true;
                 }
+                Wake::Namespace(checked) => {
+                    self.tables.finish_namespace(&mut self.ui, checked);
+                    dirty = true;
+                }
                 Wake::Closed(Closed::Rows) => rows_open = false,
                 Wake::Closed(Closed::Status) => status_open = false,
                 Wake::Closed(Closed::Taps) => taps_open = false,
@@ -459,7 +485,12 @@ impl App {
                 self.ui.state.command.error = None;
                 self.ui.state.notice = None;
                 let state = &self.ui.state;
-                match map_key(&state.keymap, state.mode, state.focus, *key) {
+                // A search typed in the detail takes the filter bar's keys.
+                let mode = match state.mode {
+                    InputMode::Detail if self.ui.detail.searching() => InputMode::Filter,
+                    mode => mode,
+                };
+                match map_key(&state.keymap, mode, state.focus, *key) {
                     Some(action) => self.apply(action),
                     None => {
                         self.ui.state.notice = unbound_notice(state.mode, key);
@@ -763,6 +794,7 @@ impl App {
                 state.panels = !state.panels;
                 state.focus = Focus::Table;
                 self.layout = Layout::new(self.layout.area, state.panels);
+                self.remembered.set_panels(state.panels);
             }
             Action::FocusNext => {
                 state.focus = match state.focus {
@@ -795,6 +827,7 @@ impl App {
                 self.tables.browse_index(&mut self.ui, current);
             }
             Action::ToggleHelp => state.mode = InputMode::Help,
+            Action::SortBy(title) => state.notice = Some(format!("no {title} column here")),
             _ => {}
         }
         Vec::new()
@@ -806,6 +839,18 @@ impl App {
         match tokio::time::timeout(patience, self.tables.selectors.selected()).await {
             Ok(Some(selected)) => {
                 self.finish_selector(selected);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Waits (at most `patience`) for the answer whether a namespace shown exists and takes
+    /// it, as the event loop does; false when none came.
+    pub async fn next_namespace_check(&mut self, patience: Duration) -> bool {
+        match tokio::time::timeout(patience, self.tables.namespaces.checked()).await {
+            Ok(Some(checked)) => {
+                self.tables.finish_namespace(&mut self.ui, checked);
                 true
             }
             _ => false,

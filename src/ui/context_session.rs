@@ -3,7 +3,6 @@
 //! UI state holds) because it moves [`Tables`], which hold that state.
 
 use super::contexts::{Connected, ContextSwitcher, Switched};
-use super::detail::DetailController;
 use super::effect::Follow;
 use super::tables::{Surface, Tables};
 
@@ -49,7 +48,7 @@ impl ContextSwitcher {
         let starter = tables
             .starter
             .for_cluster(cluster.clone(), catalog, catalog_watch);
-        let detail = DetailController::new(cluster.client.clone(), None);
+        let detail = ui.detail.for_client(cluster.client.clone());
         let follow = match tables.move_to_cluster(ui, starter, &cluster.default_namespace, detail) {
             Ok(follow) => follow,
             Err(err) => {

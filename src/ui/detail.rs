@@ -5,6 +5,8 @@
 //! open detail and runs its fetches as background tasks whose results come back through a
 //! channel the event loop listens to, so opening or refreshing never blocks a frame.
 
+use std::borrow::Cow;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
 
@@ -22,6 +24,7 @@ use kscope_resources::Kind;
 
 use super::action::Action;
 use super::effect::Effect;
+use super::text_search::{Searched, TextSearch};
 
 /// Which object the detail shows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,6 +104,11 @@ pub struct Detail {
     pub diff_from_panel: bool,
     /// The detail's key list is shown over it.
     pub help: bool,
+    /// `/` over the describe, YAML or diff shown.
+    pub search: TextSearch,
+    /// What the last key did that the text does not show (where a save went), until the
+    /// next key.
+    pub notice: Option<String>,
     /// Content lines shown last frame: the page for PgUp/PgDn and the end for G.
     pub page: usize,
     /// Content columns shown last frame: a sideways scroll stops once the widest line's
@@ -132,6 +140,8 @@ impl Detail {
             diff: None,
             diff_from_panel: false,
             help: false,
+            search: TextSearch::default(),
+            notice: None,
             page: 1,
             columns: 80,
             object: None,
@@ -254,8 +264,28 @@ impl Detail {
             }
             return None;
         }
+        self.notice = None;
+        if self.search.typing {
+            let lines = shown_text(self.diff.as_ref(), self.tab, &self.describe, &self.yaml);
+            if let Searched::Show(line) = self.search.type_key(action, &lines, self.top()) {
+                self.show_line(line);
+            }
+            return None;
+        }
         match action {
             Action::ToggleHelp => self.help = true,
+            // Esc clears a search before it leaves anything.
+            Action::Back if self.search.active() => self.search.clear(),
+            Action::OpenTextSearch if self.diff.is_none() && self.tab == DetailTab::History => {
+                self.notice = Some("/ searches the Describe, YAML and diffs".into());
+            }
+            Action::OpenTextSearch => self.search.open(),
+            Action::NextMatch | Action::PrevMatch => {
+                if let Searched::Show(line) = self.search.step(*action == Action::NextMatch) {
+                    self.show_line(line);
+                }
+            }
+            Action::SaveText => return Some(Effect::Save),
             Action::Back if self.diff.is_some() && !self.diff_from_panel => self.diff = None,
             Action::Back => return Some(Effect::Close),
             Action::DetailTab if self.diff.is_none() => {
@@ -289,6 +319,51 @@ impl Detail {
             _ => {}
         }
         None
+    }
+
+    /// The first line of the text shown.
+    fn top(&self) -> usize {
+        match (&self.diff, self.tab) {
+            (Some(diff), _) => diff.scroll,
+            (None, DetailTab::Describe) => self.describe_scroll,
+            (None, _) => self.yaml_scroll,
+        }
+    }
+
+    /// Scrolls the text shown so that `line` is near the top.
+    fn show_line(&mut self, line: usize) {
+        let top = line.saturating_sub(2);
+        match (&mut self.diff, self.tab) {
+            (Some(diff), _) => diff.scroll = top,
+            (None, DetailTab::Describe) => self.describe_scroll = top,
+            (None, _) => self.yaml_scroll = top,
+        }
+        self.clamp();
+    }
+
+    /// Searches the text shown again (fetched again, another tab, managedFields toggled),
+    /// as each frame does.
+    pub fn sync_search(&mut self) {
+        if self.search.active() {
+            let lines = shown_text(self.diff.as_ref(), self.tab, &self.describe, &self.yaml);
+            self.search.find(&lines);
+        }
+    }
+
+    /// The text shown, as saved: the YAML (`yaml`), else the describe or the diff (`txt`);
+    /// none on the History tab.
+    pub fn saved_text(&self) -> Option<(String, &'static str)> {
+        let lines = shown_text(self.diff.as_ref(), self.tab, &self.describe, &self.yaml);
+        if lines.is_empty() {
+            return None;
+        }
+        let extension = match (&self.diff, self.tab) {
+            (None, DetailTab::Yaml) => "yaml",
+            _ => "txt",
+        };
+        let mut text = lines.join("\n");
+        text.push('\n');
+        Some((text, extension))
     }
 
     fn toggle_managed_fields(&mut self) {
@@ -372,6 +447,46 @@ impl Detail {
     }
 }
 
+/// The lines of the text shown, as searched and saved: a diff's as drawn (`~ path: old →
+/// new`); none for the History tab.
+pub fn shown_text<'a>(
+    diff: Option<&DiffScreen>,
+    tab: DetailTab,
+    describe: &'a [String],
+    yaml: &'a YamlDoc,
+) -> Cow<'a, [String]> {
+    match (diff, tab) {
+        (Some(diff), _) => Cow::Owned(diff.doc.as_ref().map_or_else(
+            |_| Vec::new(),
+            |doc| doc.lines.iter().map(diff_text).collect(),
+        )),
+        (None, DetailTab::Describe) => Cow::Borrowed(describe),
+        (None, DetailTab::Yaml) => Cow::Borrowed(&yaml.lines),
+        (None, DetailTab::History) => Cow::Borrowed(&[]),
+    }
+}
+
+/// One diff line as drawn.
+pub fn diff_text(line: &kscope_index_views::detail::DiffLine) -> String {
+    use kscope_index_views::detail::DiffSign;
+    let sign = match line.sign {
+        DiffSign::Added => '+',
+        DiffSign::Removed => '-',
+        DiffSign::Changed => '~',
+    };
+    let mut text = format!("{sign} {}: ", line.path);
+    if let Some(old) = &line.old {
+        text.push_str(old);
+    }
+    if line.old.is_some() && line.new.is_some() {
+        text.push_str(" → ");
+    }
+    if let Some(new) = &line.new {
+        text.push_str(new);
+    }
+    text
+}
+
 /// Columns a sideways scroll moves.
 const HSCROLL_STEP: usize = 8;
 
@@ -415,6 +530,8 @@ pub struct DetailController {
     in_flight: bool,
     tx: mpsc::UnboundedSender<Fetched>,
     rx: mpsc::UnboundedReceiver<Fetched>,
+    /// Where Ctrl-S saves; `None`: `objects` in kscope's state directory.
+    save_dir: Option<PathBuf>,
 }
 
 impl DetailController {
@@ -430,7 +547,20 @@ impl DetailController {
             in_flight: false,
             tx,
             rx,
+            save_dir: None,
         }
+    }
+
+    /// Saves the YAML or describe (Ctrl-S) in `dir` instead of the state directory.
+    pub fn set_save_dir(&mut self, dir: PathBuf) {
+        self.save_dir = Some(dir);
+    }
+
+    /// A controller for another cluster's `client` (`:ctx`), saving where this one does.
+    pub fn for_client(&self, client: kube::Client) -> Self {
+        let mut next = Self::new(client, None);
+        next.save_dir = self.save_dir.clone();
+        next
     }
 
     /// Reads history from `tap` from now on (the tap of the table now shown).
@@ -440,6 +570,11 @@ impl DetailController {
 
     pub fn is_open(&self) -> bool {
         self.open.is_some()
+    }
+
+    /// A search is being typed in the open detail: keys are typed, as in the filter bar.
+    pub fn searching(&self) -> bool {
+        self.open.as_ref().is_some_and(|d| d.search.typing)
     }
 
     /// Whether the open detail shows a finished fetch (its object, or why it failed).
@@ -503,6 +638,11 @@ impl DetailController {
             }
             Some(Effect::Refresh) => {
                 self.refresh();
+                true
+            }
+            Some(Effect::Save) => {
+                let dir = self.save_dir.clone().unwrap_or_else(save_dir);
+                detail.notice = Some(save(detail, &dir));
                 true
             }
             _ => true,
@@ -581,7 +721,44 @@ impl DetailController {
             detail.sync_history(tap.history(&detail.target.key));
             detail.history_span = tap.history_span(&detail.target.key);
         }
+        detail.sync_search();
         Some(detail)
+    }
+}
+
+/// Where Ctrl-S saves by default: `objects` in kscope's state directory, else in the
+/// temporary directory.
+fn save_dir() -> PathBuf {
+    kscope_config::state_dir()
+        .unwrap_or_else(|| std::env::temp_dir().join("kscope"))
+        .join("objects")
+}
+
+/// Writes the text `detail` shows to `kind-namespace-name-time.yaml` (or `.txt`) in `dir`,
+/// and says where, or why not, in a person's words. A few kilobytes: written at once.
+fn save(detail: &Detail, dir: &std::path::Path) -> String {
+    let Some((text, extension)) = detail.saved_text() else {
+        return "nothing to save here: Tab to the Describe or YAML".into();
+    };
+    let name: String = format!(
+        "{}-{}",
+        detail.target.kind.kind().to_lowercase(),
+        detail.target.key.replace('/', "-")
+    )
+    .chars()
+    .map(|c| {
+        if c.is_ascii_alphanumeric() || matches!(c, '-' | '.') {
+            c
+        } else {
+            '_'
+        }
+    })
+    .collect();
+    let stamp = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%SZ");
+    let path = dir.join(format!("{name}-{stamp}.{extension}"));
+    match std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, text)) {
+        Ok(()) => format!("saved to {}", path.display()),
+        Err(err) => format!("cannot save to {}: {err}", path.display()),
     }
 }
 

@@ -23,7 +23,7 @@ pub enum Effect {
     Browse(usize),
     /// Filter the table by this query (`NAME=VALUE` from the index browser).
     Filter(String),
-    /// Save what the log view keeps to a file.
+    /// Save to a file what the view keeps: the log view's lines, the detail's text.
     Save,
     /// Connect to this kube context and show it instead.
     SwitchContext(String),

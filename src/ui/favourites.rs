@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::state_file;
+
 /// Favourites kept per context: one for each of the keys 1–9.
 pub const MAX_FAVOURITES: usize = 9;
 
@@ -28,20 +30,7 @@ impl Favourites {
     /// Reads `path`; a missing file is no favourites yet, and an unreadable or malformed one
     /// is logged and replaced at the next save rather than stopping the TUI.
     pub fn load(path: PathBuf) -> Self {
-        let stored = match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|err| {
-                tracing::warn!(
-                    "{}: not kscope's favourites ({err}); starting afresh",
-                    path.display()
-                );
-                Stored::default()
-            }),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Stored::default(),
-            Err(err) => {
-                tracing::warn!("{}: {err}; starting afresh", path.display());
-                Stored::default()
-            }
-        };
+        let stored = state_file::load(&path, "favourites");
         Self {
             path: Some(path),
             stored,
@@ -66,26 +55,21 @@ impl Favourites {
         self.save();
     }
 
+    /// `namespace` turned out not to exist in `context`: it is no favourite.
+    pub fn forget(&mut self, context: &str, namespace: &str) {
+        if let Some(list) = self.stored.contexts.get_mut(context)
+            && list.iter().any(|ns| ns == namespace)
+        {
+            list.retain(|ns| ns != namespace);
+            self.save();
+        }
+    }
+
     /// Writes the file whole, through a temporary file and a rename, so that a crash never
     /// leaves half of it.
     fn save(&self) {
-        let Some(path) = &self.path else {
-            return;
-        };
-        let result = (|| -> std::io::Result<()> {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            let json = serde_json::to_vec_pretty(&self.stored).map_err(std::io::Error::other)?;
-            let temporary = path.with_extension("json.tmp");
-            std::fs::write(&temporary, json)?;
-            std::fs::rename(&temporary, path)
-        })();
-        if let Err(err) = result {
-            tracing::warn!(
-                "cannot save namespace favourites to {}: {err}",
-                path.display()
-            );
+        if let Some(path) = &self.path {
+            state_file::save(path, &self.stored, "namespace favourites");
         }
     }
 }

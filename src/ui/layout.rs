@@ -9,7 +9,7 @@ pub const MIN_HEIGHT: u16 = 10;
 /// Panels need this much room besides the table; below it they collapse.
 const PANELS_MIN_HEIGHT: u16 = 20;
 const PANELS_MIN_WIDTH: u16 = 60;
-/// Rows of the header the detail overlay leaves visible.
+/// Rows of the header at least (the detail overlay leaves it visible).
 const HEADER_ROWS: u16 = 2;
 /// The detail's border (2) and tab line.
 const DETAIL_CHROME_ROWS: u16 = 3;
@@ -70,9 +70,14 @@ impl Layout {
     /// Splits `area`, with the delta and workqueue panels when `panels` asks for them and
     /// there is room.
     pub fn new(area: Rect, panels: bool) -> Self {
+        Self::with_header(area, panels, HEADER_ROWS)
+    }
+
+    /// The same, with a header of `header_rows` rows (a long error takes more than two).
+    pub fn with_header(area: Rect, panels: bool, header_rows: u16) -> Self {
         Self {
             area,
-            areas: areas(area, panels),
+            areas: areas(area, panels, header_rows.max(HEADER_ROWS)),
         }
     }
 
@@ -113,18 +118,22 @@ impl Layout {
     }
 }
 
-fn areas(area: Rect, panels: bool) -> Option<Areas> {
+fn areas(area: Rect, panels: bool, header_rows: u16) -> Option<Areas> {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         return None;
     }
+    // Room for the table's titles and a few rows stays whatever the header asks.
+    let header_rows = header_rows
+        .min(area.height.saturating_sub(6))
+        .max(HEADER_ROWS);
     let [header, body, status] = Split::vertical([
-        Constraint::Length(2),
+        Constraint::Length(header_rows),
         Constraint::Min(3),
         Constraint::Length(1),
     ])
     .areas(area);
     let [_, detail] =
-        Split::vertical([Constraint::Length(HEADER_ROWS), Constraint::Min(0)]).areas(area);
+        Split::vertical([Constraint::Length(header_rows), Constraint::Min(0)]).areas(area);
     let room = area.height >= PANELS_MIN_HEIGHT && area.width >= PANELS_MIN_WIDTH;
     let (table, panels) = if panels && room {
         let [table, panels] =

@@ -17,6 +17,7 @@ use crate::contexts::ContextSwitcher;
 use crate::detail::DetailController;
 use crate::favourites::Favourites;
 use crate::nav::ViewSpec;
+use crate::remembered::Remembered;
 use crate::table::TableStarter;
 use crate::terminal::TerminalGuard;
 
@@ -108,7 +109,11 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
         contexts,
         notice,
     } = launch;
-    let detail = DetailController::new(cluster.client.clone(), None);
+    let mut detail = DetailController::new(cluster.client.clone(), None);
+    // Ctrl-S in the detail saves where the log view saves, when a directory is configured.
+    if let Some(dir) = &config.logs.save_dir {
+        detail.set_save_dir(dir.clone());
+    }
     let (catalog, _catalog_watch, discovery_error) = Catalog::keep_current(&cluster).await;
     if let Some(err) = discovery_error {
         // The TUI still shows the built-in kinds; the log says why the others are missing.
@@ -120,14 +125,16 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
     let app = App::new(
         starter,
         ViewSpec::new(ResourceKind::Pods, scope),
-        true,
+        false,
         detail,
     )?
     .with_keymap(config.keys)
     .with_log_settings(config.logs)
     .with_contexts(contexts);
     let app = match kscope_config::state_dir() {
-        Some(dir) => app.with_favourites(Favourites::load(dir.join("namespaces.json"))),
+        Some(dir) => app
+            .with_favourites(Favourites::load(dir.join("namespaces.json")))
+            .with_remembered(Remembered::load(dir.join("screen.json"))),
         None => app,
     };
     let app = match notice {

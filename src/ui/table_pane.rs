@@ -48,8 +48,9 @@ impl TablePane {
     }
 
     /// A key for the table, `page` rows to a page: movement moves the selection, the sort
-    /// keys re-sort by the next shown column or reverse the order, the wide key toggles the
-    /// wide columns. Anything else is the main screen's.
+    /// keys re-sort by the next shown column, by a column named, or reverse the order, the
+    /// wide key toggles the wide columns. Anything else is the main screen's (a column this
+    /// table lacks too).
     pub fn handle_key(
         &mut self,
         action: &Action,
@@ -87,6 +88,22 @@ impl TablePane {
                     ..self.sort
                 };
                 self.set_sort(table, sort);
+            }
+            Action::SortBy(title) => {
+                let columns = table.columns();
+                // A wide column (a pod's IP, NODE) is shown to be sorted by, as k9s shows it.
+                let Some(column) = columns
+                    .iter()
+                    .position(|c| c.name == *title && !c.namespace && !c.empty)
+                else {
+                    // The screen says that this table has no such column.
+                    return Some(Effect::Pass);
+                };
+                if columns[column].wide {
+                    self.wide = true;
+                }
+                let descending = self.sort.column == column && !self.sort.descending;
+                self.set_sort(table, SortSpec { column, descending });
             }
             Action::ToggleWide => {
                 self.wide = !self.wide;

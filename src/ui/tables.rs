@@ -28,6 +28,7 @@ use super::detail::DetailController;
 use super::effect::Follow;
 use super::favourites::Favourites;
 use super::mixed_table::{MixedTable, describe_members};
+use super::namespace_check::{Checked, NamespaceCheck};
 use super::nav::{self, Category, HISTORY, ViewSpec};
 use super::screen::Header;
 use super::selectors::{Selected, SelectorFetcher};
@@ -101,6 +102,8 @@ pub struct Tables {
     pub(crate) table: Box<dyn Table>,
     /// Services' selectors, fetched for Enter on a Service.
     pub(crate) selectors: SelectorFetcher,
+    /// Whether the namespaces shown exist.
+    pub(crate) namespaces: NamespaceCheck,
     /// Tables switched away from, oldest first, with what they show, kept running (informer,
     /// indexes, views), so that going back to one, or drilling down into a kind already
     /// listed, shows it at once instead of listing again: 150,000 pods take seconds to list.
@@ -173,6 +176,7 @@ impl Tables {
         let table = starter.start(&view.kind, &view.scope, SortSpec::default())?;
         Ok(Self {
             selectors: SelectorFetcher::new(starter.cluster().client.clone()),
+            namespaces: NamespaceCheck::new(starter.cluster().client.clone()),
             starter,
             table,
             parked: Vec::new(),
@@ -194,8 +198,27 @@ impl Tables {
     pub(crate) fn note_namespace(&mut self, ui: &mut Surface) {
         if let NamespaceScope::One(ns) = &self.view.scope {
             ui.favourites.used(&ui.header.context, ns);
+            self.namespaces.check(ui.header.context.clone(), ns.clone());
         }
         ui.header.favourites = ui.favourites.namespaces(&ui.header.context).to_vec();
+    }
+
+    /// The answer whether a namespace shown exists: one that does not is no favourite,
+    /// and is said while it is shown.
+    pub(crate) fn finish_namespace(&mut self, ui: &mut Surface, checked: Checked) {
+        self.namespaces.finish(&checked);
+        if !checked.missing {
+            return;
+        }
+        ui.favourites.forget(&checked.context, &checked.namespace);
+        ui.header.favourites = ui.favourites.namespaces(&ui.header.context).to_vec();
+        let shown = NamespaceScope::One(checked.namespace.clone());
+        if checked.context == ui.header.context && self.view.scope == shown {
+            ui.state.command.error = Some(format!(
+                "namespace {} does not exist in context {}",
+                checked.namespace, checked.context
+            ));
+        }
     }
 
     /// The mixed table on screen, when a category is shown.
@@ -865,6 +888,7 @@ impl Tables {
         // The old cluster's informers stop off the loop.
         tokio::spawn(futures::future::join_all(stopping));
         self.selectors = SelectorFetcher::new(starter.cluster().client.clone());
+        self.namespaces = NamespaceCheck::new(starter.cluster().client.clone());
         self.starter = starter;
         ui.detail = detail;
         self.history.clear();

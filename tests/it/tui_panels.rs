@@ -331,6 +331,9 @@ fn demo_delta_cursor_filter_and_rebound_keys() {
     );
     let session = Session::start(format!("kscope-panels-{}", std::process::id()), &command);
 
+    // Closed on a first run: t opens the panels.
+    session.wait_for("the first list", |s| s.contains("watching at rv"));
+    session.keys(&["t"]);
     session.wait_for("the delta panel and a rate", |s| {
         s.contains("watching at rv") && s.contains("adds/s") && !s.contains("adds/s    -")
     });

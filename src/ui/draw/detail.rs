@@ -6,15 +6,16 @@ use std::time::SystemTime;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Color;
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
 use crate::action::Action;
 use crate::component::{Component, Context};
-use crate::detail::{Detail, DetailTab, DiffScreen, FetchState};
+use crate::detail::{Detail, DetailTab, DiffScreen, FetchState, diff_text};
 use crate::effect::Effect;
 use crate::screen::{Screen, Theme};
+use crate::text_search::TextSearch;
 use kscope_config::keys::{Keymap, Section};
 use kscope_index_views::detail::{DiffSign, age};
 use kscope_informers::instrument::tap::HistorySpan;
@@ -30,9 +31,16 @@ pub fn draw(
     color: bool,
 ) {
     let theme = Theme { color };
+    let bottom = if detail.search.active() {
+        search_line(detail, theme)
+    } else if let Some(notice) = &detail.notice {
+        Line::from(Span::styled(format!(" {notice} "), theme.title()))
+    } else {
+        Line::from(Span::styled(key_hint(keymap), theme.dim()))
+    };
     let block = Block::bordered()
         .title(Span::styled(title(detail, now), theme.title()))
-        .title_bottom(Span::styled(key_hint(keymap), theme.dim()));
+        .title_bottom(bottom);
     let inner = block.inner(area);
     frame.render_widget(Clear, area);
     frame.render_widget(block, area);
@@ -48,7 +56,10 @@ pub fn draw(
     match &detail.diff {
         Some(diff) => {
             frame.render_widget(Paragraph::new(diff_bar(diff, now, theme)), bar);
-            frame.render_widget(text(detail, diff_lines(diff, height, theme)), content);
+            frame.render_widget(
+                text(detail, diff_lines(diff, &detail.search, height, theme)),
+                content,
+            );
         }
         None => {
             let width = usize::from(content.width);
@@ -73,6 +84,47 @@ pub fn draw(
     if detail.help {
         draw_help(frame, area, keymap, theme);
     }
+}
+
+/// The search as typed (with its cursor) or kept, and where its match is: `/image 3/17
+/// matches`.
+fn search_line(detail: &Detail, theme: Theme) -> Line<'static> {
+    let search = &detail.search;
+    let mut spans = vec![Span::styled(" /", theme.title())];
+    if search.typing {
+        spans.extend(super::text::typed_spans(
+            &search.input,
+            &search.edit,
+            detail.columns / 2,
+            theme,
+        ));
+    } else {
+        spans.push(Span::raw(search.input.clone()));
+    }
+    spans.push(Span::styled(format!("  {} ", search.count()), theme.dim()));
+    Line::from(spans)
+}
+
+/// `text` with the search's matches at `ranges` reversed, the current match's underlined
+/// too (visible without colour).
+fn highlighted(text: &str, ranges: &[std::ops::Range<usize>], current: bool) -> Line<'static> {
+    let mut style = Style::default().add_modifier(Modifier::REVERSED);
+    if current {
+        style = style.add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
+    }
+    let mut spans = Vec::with_capacity(ranges.len() * 2 + 1);
+    let mut at = 0;
+    for range in ranges {
+        let (Some(before), Some(found)) = (text.get(at..range.start), text.get(range.clone()))
+        else {
+            continue;
+        };
+        spans.push(Span::raw(before.to_owned()));
+        spans.push(Span::styled(found.to_owned(), style));
+        at = range.end;
+    }
+    spans.push(Span::raw(text.get(at..).unwrap_or_default().to_owned()));
+    Line::from(spans)
 }
 
 /// ` Pod shop/web-1 · rv 42 · fetched 5s ago `.
@@ -173,9 +225,13 @@ fn text_lines<'a>(
     }
     lines
         .iter()
+        .enumerate()
         .skip(scroll)
         .take(height)
-        .map(|l| line(l, theme))
+        .map(|(number, l)| match detail.search.ranges(number, l) {
+            (ranges, _) if ranges.is_empty() => line(l, theme),
+            (ranges, current) => highlighted(l, &ranges, current),
+        })
         .collect()
 }
 
@@ -305,7 +361,12 @@ fn diff_bar<'a>(diff: &DiffScreen, now: SystemTime, theme: Theme) -> Line<'a> {
     Line::from(spans)
 }
 
-fn diff_lines(diff: &DiffScreen, height: usize, theme: Theme) -> Vec<Line<'_>> {
+fn diff_lines<'a>(
+    diff: &'a DiffScreen,
+    search: &TextSearch,
+    height: usize,
+    theme: Theme,
+) -> Vec<Line<'a>> {
     let doc = match &diff.doc {
         Ok(doc) => doc,
         Err(why) => return vec![Line::styled(why.to_string(), theme.dim())],
@@ -317,9 +378,16 @@ fn diff_lines(diff: &DiffScreen, height: usize, theme: Theme) -> Vec<Line<'_>> {
     let removed = theme.fg(Color::Red);
     doc.lines
         .iter()
+        .enumerate()
         .skip(diff.scroll)
         .take(height)
-        .map(|line| {
+        .map(|(number, line)| {
+            let text = diff_text(line);
+            if let (ranges, current) = search.ranges(number, &text)
+                && !ranges.is_empty()
+            {
+                return highlighted(&text, &ranges, current);
+            }
             let mut spans = Vec::with_capacity(5);
             match line.sign {
                 DiffSign::Added => spans.push(Span::styled("+ ", added)),
@@ -351,6 +419,8 @@ fn key_hint(keymap: &Keymap) -> String {
         (Action::ToggleHelp, "keys"),
         (Action::ScrollRight, "scroll"),
         (Action::ToggleWrap, "wrap"),
+        (Action::OpenTextSearch, "search"),
+        (Action::SaveText, "save"),
     ]
     .iter()
     .filter_map(|(action, what)| {

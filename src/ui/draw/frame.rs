@@ -38,7 +38,9 @@ pub fn frame<B: Backend>(
 ) -> Result<Layout, B::Error> {
     // The area the draw will render into: resized first, as the draw itself would.
     terminal.autoresize()?;
-    let layout = Layout::new(terminal.get_frame().area(), state.panels);
+    let area = terminal.get_frame().area();
+    let header_rows = header::rows(parts.header, area.width, parts.now);
+    let layout = Layout::with_header(area, state.panels, header_rows);
     let window = window(state, layout.table_rows());
     let detail = detail.map(|detail| {
         detail.set_page(layout.detail_rows());

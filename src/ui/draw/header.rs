@@ -1,5 +1,5 @@
 //! Two header lines: where we are connected, and what the informer is doing (and why it
-//! fails, when it does). Rows that are not current say so first, with since when, so a
+//! fails, when it does, on as many rows as that takes). Rows that are not current say so first, with since when, so a
 //! narrow terminal cuts anything but that.
 
 use ratatui::Frame;
@@ -7,15 +7,17 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::screen::{Screen, Theme};
+use std::time::SystemTime;
+
+use crate::screen::{Header, Screen, Theme};
 use kscope_resources::Timestamp;
 
 /// A first list that has shown nothing for this long is said to be waited for: a big
 /// cluster's list takes seconds, a server that never delivers takes forever.
 const NOTHING_SHOWN_AFTER_SECS: i64 = 10;
 
-pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
-    let h = screen.header;
+/// The header's two lines for `total` rows at `now`, as wide as they need.
+fn lines(h: &Header, total: usize, now: SystemTime, theme: Theme) -> [Line<'static>; 2] {
     let mut first = vec![
         Span::styled("kscope ", theme.title()),
         Span::styled("read-only ", theme.dim()),
@@ -36,8 +38,7 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
         Span::raw(format!(" [{}] ", h.scope)),
     ];
     if let Some(since) = h.stale_since {
-        let secs = screen
-            .now
+        let secs = now
             .duration_since(since)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
         let age = Timestamp::from_seconds(0).human_since(Timestamp::from_seconds(secs));
@@ -47,7 +48,7 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
                 theme.error(),
             ));
             second.push(Span::raw(" · "));
-        } else if screen.window.total == 0 && secs >= NOTHING_SHOWN_AFTER_SECS {
+        } else if total == 0 && secs >= NOTHING_SHOWN_AFTER_SECS {
             // A server that accepts the list and never delivers it would otherwise look like
             // an empty namespace: the sync and the error that follow say how far it got.
             second.push(Span::styled(
@@ -57,11 +58,7 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
             second.push(Span::raw(" · "));
         }
     }
-    second.push(Span::raw(super::text::counted(
-        screen.window.total,
-        "row",
-        "rows",
-    )));
+    second.push(Span::raw(super::text::counted(total, "row", "rows")));
     if !h.filter.is_empty() {
         second.push(Span::raw(" matching "));
         second.push(Span::styled(h.filter.clone(), theme.title()));
@@ -79,6 +76,59 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     if let Some(error) = &h.error {
         second.push(Span::styled(format!(" · {error}"), theme.error()));
     }
-    let second = Line::from(second);
-    frame.render_widget(Paragraph::new(vec![first, second]), area);
+    [first, Line::from(second)]
+}
+
+/// At most this many header rows: a long error (a new CA's cause) is read whole, the table
+/// keeps the rest.
+const MAX_ROWS: usize = 5;
+
+/// The rows the header needs in `width` columns: two, more when an error does not fit on
+/// the second (counted for a row count of up to seven digits). Without an error the second
+/// line is cut, as the status comes first.
+pub fn rows(h: &Header, width: u16, now: SystemTime) -> u16 {
+    if h.error.is_none() {
+        return 2;
+    }
+    let [_, second] = lines(h, 9_999_999, now, Theme { color: false });
+    let needed = 1 + second.width().div_ceil(usize::from(width).max(1)).max(1);
+    u16::try_from(needed.clamp(2, MAX_ROWS)).unwrap_or(2)
+}
+
+/// Draws the header in `area`; with an error, the second line goes on in the rows below
+/// (cut by character: the rows taken are the rows [`rows`] counted).
+pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
+    let [first, second] = lines(screen.header, screen.window.total, screen.now, theme);
+    let mut rows = vec![first];
+    match screen.header.error {
+        Some(_) => rows.extend(cut_rows(second, usize::from(area.width).max(1))),
+        None => rows.push(second),
+    }
+    frame.render_widget(Paragraph::new(rows), area);
+}
+
+/// `line` in rows of `width` characters, each span keeping its style.
+fn cut_rows(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
+    let mut rows = vec![Vec::new()];
+    let mut used = 0;
+    for span in line.spans {
+        let mut text = span.content.as_ref();
+        while !text.is_empty() {
+            if used == width {
+                rows.push(Vec::new());
+                used = 0;
+            }
+            let take = text
+                .char_indices()
+                .nth(width - used)
+                .map_or(text.len(), |(i, _)| i);
+            let (head, rest) = text.split_at(take);
+            used += head.chars().count();
+            if let Some(row) = rows.last_mut() {
+                row.push(Span::styled(head.to_owned(), span.style));
+            }
+            text = rest;
+        }
+    }
+    rows.into_iter().map(Line::from).collect()
 }

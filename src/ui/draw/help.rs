@@ -86,6 +86,7 @@ fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Ve
     for part in wrap(rule, width.max(10)) {
         lines.push(Line::styled(part, theme.dim()));
     }
+    let sort_by = sort_by_entry(keymap);
     for (section, title) in [
         (Section::Normal, None),
         (Section::Deltas, Some("with the delta panel focused")),
@@ -103,6 +104,16 @@ fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Ve
             // Favourites 2–9 are said with 1.
             .filter(|(_, action, _)| !matches!(action, Action::FavouriteNamespace(2..)))
             .filter_map(|(_, action, what)| {
+                // The per-column sort keys are one entry, where the first of them is.
+                if let Action::SortBy(_) = action {
+                    let first = ACTIONS
+                        .iter()
+                        .find_map(|(_, a, _)| matches!(a, Action::SortBy(_)).then_some(a));
+                    return sort_by
+                        .as_ref()
+                        .filter(|_| section == Section::Normal && first == Some(action))
+                        .map(|(keys, what)| (keys.clone(), what.as_str()));
+                }
                 let keys = keymap.keys(section, action);
                 let inherited = matches!(
                     section,
@@ -159,6 +170,36 @@ fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Ve
     lines.push(Line::styled("commands (after :):", theme.dim()));
     entry(&mut lines, String::new(), &listed);
     lines
+}
+
+/// The per-column sort keys as one help entry (`N A S …`, `sort by NAME (N) · …`), or none
+/// when none is bound.
+fn sort_by_entry(keymap: &Keymap) -> Option<(String, String)> {
+    let bound: Vec<(String, &str)> = ACTIONS
+        .iter()
+        .filter_map(|(_, action, _)| match action {
+            Action::SortBy(title) => keymap
+                .keys(Section::Normal, action)
+                .first()
+                .map(|key| (key.to_string(), *title)),
+            _ => None,
+        })
+        .collect();
+    if bound.is_empty() {
+        return None;
+    }
+    let keys = bound.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>();
+    let columns = bound
+        .iter()
+        .map(|(k, title)| format!("{k} {title}"))
+        .collect::<Vec<_>>();
+    Some((
+        keys.join(""),
+        format!(
+            "sort by a column the table has: {}; the same key again reverses",
+            columns.join(" · ")
+        ),
+    ))
 }
 
 /// A frame this wide shows the help in two columns when one would not fit its height.

@@ -121,29 +121,49 @@ fn filter_line(frame: &mut Frame, area: Rect, filter: &FilterBar, screen: &Scree
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// The most used keys as bound now (`? help  q quit  : command  / filter …`), as many as fit
-/// in `width`, with the delta panel's own first while it is shown and has focus.
+/// The keys that work in the focused pane, as bound now, as many as fit in `width`: with
+/// the panels shown the line starts by naming the pane (`▶ deltas`), and the delta panel's
+/// line offers its own keys, not the table's.
 fn key_hint(state: &UiState, panels: bool, width: usize) -> String {
     let mut hints: Vec<(Section, &[Action], &str)> = Vec::new();
-    if panels && state.focus == Focus::Deltas {
-        hints.push((Section::Deltas, &[Action::OpenDeltaFilter], "filter deltas"));
-        hints.push((Section::Deltas, &[Action::OpenDeltaDiff], "diff"));
-    }
-    hints.extend([
-        (Section::Normal, &[Action::ToggleHelp][..], "help"),
-        (Section::Normal, &[Action::Quit], "quit"),
-        (Section::Normal, &[Action::OpenCommand], "command"),
-        (Section::Normal, &[Action::OpenFilter], "filter"),
-        (Section::Normal, &[Action::Describe], "describe"),
-        (
-            Section::Normal,
-            &[Action::SortNext, Action::SortReverse],
-            "sort",
-        ),
-        (Section::Normal, &[Action::ToggleWide], "wide"),
-        (Section::Normal, &[Action::TogglePanels], "panels"),
-    ]);
     let mut line = String::new();
+    if panels && state.focus == Focus::Deltas {
+        line.push_str("▶ deltas");
+        hints.extend([
+            (
+                Section::Deltas,
+                &[Action::OpenDeltaFilter][..],
+                "filter deltas",
+            ),
+            (Section::Deltas, &[Action::OpenDeltaDiff], "diff"),
+            (Section::Normal, &[Action::TogglePause], "pause"),
+            (Section::Normal, &[Action::FocusNext], "table"),
+            (Section::Normal, &[Action::ToggleHelp], "help"),
+            (Section::Normal, &[Action::Quit], "quit"),
+            (Section::Deltas, &[Action::ClearDeltaFilter], "clear filter"),
+            (Section::Deltas, &[Action::NextFifo], "next FIFO"),
+            (Section::Deltas, &[Action::ToggleSideBySide], "side by side"),
+        ]);
+    } else {
+        if panels {
+            line.push_str("▶ table");
+        }
+        hints.extend([
+            (Section::Normal, &[Action::ToggleHelp][..], "help"),
+            (Section::Normal, &[Action::Quit], "quit"),
+            (Section::Normal, &[Action::OpenCommand], "command"),
+            (Section::Normal, &[Action::OpenFilter], "filter"),
+        ]);
+        if panels {
+            hints.push((Section::Normal, &[Action::FocusNext], "deltas"));
+        }
+        hints.extend([
+            (Section::Normal, &[Action::Describe][..], "describe"),
+            (Section::Normal, &[Action::SortNext], "sort"),
+            (Section::Normal, &[Action::ToggleWide], "wide"),
+            (Section::Normal, &[Action::TogglePanels], "panels"),
+        ]);
+    }
     for hint in hints.into_iter().filter_map(|(section, actions, what)| {
         let keys: Vec<String> = actions
             .iter()
