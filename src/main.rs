@@ -175,6 +175,11 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(exit.code()));
     };
     let command = with_outer_flags(command, &cli)?;
+    if let Command::Mcp(args) = &command {
+        // The protocol writes stdout from Tokio's threads: the lock below would stall it.
+        runtime.block_on(kscope::commands::mcp::run(args))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut stdout = std::io::stdout().lock();
     match command {
         Command::Get(args) => runtime.block_on(kscope::commands::get::run(&args, &mut stdout))?,
@@ -184,7 +189,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Hotloops(args) => {
             runtime.block_on(kscope::commands::hotloops::run(&args, &mut stdout))?
         }
-        Command::Mcp(args) => runtime.block_on(kscope::commands::mcp::run(&args))?,
+        Command::Mcp(_) => {}
         Command::Sim(args) => runtime.block_on(kscope_sim::cli::run(args))?,
     }
     stdout.flush()?;

@@ -52,7 +52,8 @@ async fn python_sdk_calls_every_tool_over_stdio() {
     let calls = log.lines().filter(|l| l.contains("mcp: call")).count();
     assert!(calls > 20, "{calls} calls logged:\n{log}");
     assert!(
-        log.lines().any(|l| l.contains("tool=\"list\"") && l.contains("bytes=")),
+        log.lines()
+            .any(|l| l.contains("tool=\"list\"") && l.contains("bytes=")),
         "{log}"
     );
 }

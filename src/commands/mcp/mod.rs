@@ -52,7 +52,9 @@ pub enum ToolError {
     },
     #[error("unknown column {column:?}; columns: {known}")]
     UnknownColumn { column: String, known: String },
-    #[error("namespace {asked:?} is outside the scope kscope mcp watches (namespace {scope:?}; start it with -A for all)")]
+    #[error(
+        "namespace {asked:?} is outside the scope kscope mcp watches (namespace {scope:?}; start it with -A for all)"
+    )]
     OutsideScope { asked: String, scope: String },
     #[error("cursor {0:?} is not one this server gave")]
     Cursor(String),
@@ -121,7 +123,10 @@ impl Shared {
     /// through discovery.
     async fn resolve(&self, name: &str) -> Result<super::Resolved, ToolError> {
         let (kind, discovery) = match name.parse::<kscope_resources::ResourceKind>() {
-            Ok(kind) => (kscope_resources::Kind::BuiltIn(kind), Discovery::built_ins()),
+            Ok(kind) => (
+                kscope_resources::Kind::BuiltIn(kind),
+                Discovery::built_ins(),
+            ),
             Err(_) => {
                 let discovery = self.discovery().await?;
                 (discovery.resolve(name)?, discovery.clone())

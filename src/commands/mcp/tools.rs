@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -254,9 +254,7 @@ impl Server {
         answer("describe", &p, result)
     }
 
-    #[tool(
-        description = "Events of an object (kind and name) or of a namespace, the latest last."
-    )]
+    #[tool(description = "Events of an object (kind and name) or of a namespace, the latest last.")]
     async fn events(&self, Parameters(p): Parameters<EventsParams>) -> CallToolResult {
         let result = self.events_json(&p).await;
         answer("events", &p, result)
@@ -269,7 +267,7 @@ impl Server {
     }
 
     #[tool(
-        description = "What the informer of a kind saw, from its tap: watch events and the deltas applied to the store, with the fields each change touched, for the kind or one object, after a resourceVersion (pass the last answer's last_resource_version to follow)."
+        description = "What the informer of a kind saw, from its tap: watch events and the deltas applied to the store, with the fields each change touched (null when the tap holds no earlier version), for the kind or one object, after a resourceVersion (pass the last answer's last_resource_version to follow)."
     )]
     async fn deltas(&self, Parameters(p): Parameters<DeltasParams>) -> CallToolResult {
         let result = self.deltas_json(&p).await;
@@ -297,7 +295,11 @@ impl Server {
     async fn list_kinds_json(&self, p: &KindsParams) -> Result<Value, ToolError> {
         let discovery = self.shared.discovery().await?;
         let warm = self.shared.warm.all();
-        let needle = p.contains.as_deref().unwrap_or_default().to_ascii_lowercase();
+        let needle = p
+            .contains
+            .as_deref()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
         let kinds: Vec<Value> = discovery
             .preferred()
             .into_iter()
@@ -410,12 +412,9 @@ impl Server {
             Some(ns) => format!("{} {ns}/{}", kind.kind(), p.name),
             None => format!("{} {}", kind.kind(), p.name),
         };
-        let (_, lines) = kscope_index_views::describe::fetch_described(
-            &self.shared.cluster.client,
-            path,
-            label,
-        )
-        .await?;
+        let (_, lines) =
+            kscope_index_views::describe::fetch_described(&self.shared.cluster.client, path, label)
+                .await?;
         let (text, truncated) = capped(lines.join("\n") + "\n", bytes(p.max_bytes));
         Ok(json!({ "text": text, "truncated": truncated }))
     }
@@ -498,7 +497,10 @@ impl Server {
             .shared
             .namespace(p.namespace.as_deref())?
             .ok_or_else(|| ToolError::Usage("logs need a namespace under -A".into()))?;
-        let tail = p.tail.unwrap_or(DEFAULT_LIMIT as u64).clamp(1, MAX_LIMIT as u64);
+        let tail = p
+            .tail
+            .unwrap_or(DEFAULT_LIMIT as u64)
+            .clamp(1, MAX_LIMIT as u64);
         let max = bytes(p.max_bytes);
         let options = LogOptions {
             container: p.container.clone(),
@@ -537,8 +539,7 @@ impl Server {
         let entries = warm.tap().snapshot();
         let after = entries.iter().filter(|e| {
             let rv = e.resource_version.as_deref().and_then(revision);
-            key.as_deref()
-                .is_none_or(|k| e.key.as_deref() == Some(k))
+            key.as_deref().is_none_or(|k| e.key.as_deref() == Some(k))
                 && since.is_none_or(|s| rv.is_some_and(|rv| rv > s))
         });
         let max = limit(p.limit);
@@ -650,6 +651,7 @@ impl Server {
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("kscope", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "kscope answers from live, indexed informer stores of one Kubernetes cluster: \
                  start with list_kinds, then list with an index filter. Read-only; Secret \
