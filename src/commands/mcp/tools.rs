@@ -351,13 +351,12 @@ impl Server {
             query: &query,
             columns: &p.columns,
             sort: p.sort.as_deref(),
+            page: offset..offset.saturating_add(limit(p.limit)),
         })?;
-        let total = rows.rows.len();
+        let total = rows.total;
         let page = rows
             .rows
             .into_iter()
-            .skip(offset)
-            .take(limit(p.limit))
             .map(|(key, cells)| json!({ "key": key.as_ref(), "cells": cells }));
         let (page, over_bytes) = fitting(page, bytes(p.max_bytes));
         let next = offset + page.len();

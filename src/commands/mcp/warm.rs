@@ -36,12 +36,16 @@ pub struct Selection<'a> {
     pub columns: &'a [String],
     /// A column name, `-` in front for descending; by key when `None`.
     pub sort: Option<&'a str>,
+    /// The rows wanted, in the sorted order: only they are formatted.
+    pub page: std::ops::Range<usize>,
 }
 
-/// A table: its heading, and each row's key with its cells, in order.
+/// A page of a table: its heading, each row's key with its cells in order, and how many
+/// rows the whole table has.
 pub struct Rows {
     pub columns: Vec<String>,
     pub rows: Vec<(Key, Vec<String>)>,
+    pub total: usize,
 }
 
 /// One warm kind, whatever its projection.
@@ -196,8 +200,11 @@ impl<T: TableRow> WarmKind for Warm<T> {
             }
         }
         let now = Timestamp::now();
+        let total = objects.len();
         let rows = objects
             .into_iter()
+            .skip(selection.page.start)
+            .take(selection.page.len())
             .map(|(key, object)| {
                 let cells = chosen
                     .iter()
@@ -212,6 +219,7 @@ impl<T: TableRow> WarmKind for Warm<T> {
         Ok(Rows {
             columns: chosen.iter().map(|&c| names[c].clone()).collect(),
             rows,
+            total,
         })
     }
 
