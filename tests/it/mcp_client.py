@@ -19,6 +19,14 @@ KSCOPE, KUBECONFIG, STATE = sys.argv[1:4]
 TOOLS = {"list_kinds", "list", "get", "describe", "events", "logs", "deltas", "indexes", "hotloops"}
 # Every answer, to look for Secret values in at the end.
 ANSWERS = []
+# The URIs of resources-updated notifications, as they come.
+UPDATED = []
+
+
+async def on_message(message):
+    message = getattr(message, "root", message)
+    if getattr(message, "method", None) == "notifications/resources/updated":
+        UPDATED.append(str(message.params.uri))
 
 
 def kubectl(*args):
@@ -58,7 +66,7 @@ async def main():
         env={"XDG_STATE_HOME": STATE, "KSCOPE_LOG": "kscope=debug", "HOME": STATE},
     )
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, message_handler=on_message) as session:
             await session.initialize()
             tools = (await session.list_tools()).tools
             assert {t.name for t in tools} == TOOLS, [t.name for t in tools]
@@ -187,6 +195,26 @@ async def main():
             path = await call(session, "indexes", {"kind": "pods", "add": "sa field={.spec.serviceAccountName}"})
             assert path["relisted"] is True and "sa" in {i["name"] for i in path["indexes"]}, path
             print("indexes")
+
+            # A kind's table as a resource, and a change to it notified.
+            templates = (await session.list_resource_templates()).resource_templates
+            assert [t.uri_template for t in templates] == ["kscope://table/{kind}"], templates
+            listed = (await session.list_resources()).resources
+            assert "kscope://table/pods" in {str(r.uri) for r in listed}, listed
+            table = await session.read_resource("kscope://table/pods")
+            table = json.loads(table.contents[0].text)
+            ANSWERS.append(json.dumps(table))
+            assert table["total"] > 0 and table["columns"][1] == "NAME", table
+            await session.subscribe_resource("kscope://table/secrets")
+            await session.subscribe_resource("kscope://table/pods")
+            UPDATED.clear()
+            kubectl("label", "pod", name, "-n", ns, "mcp-test=notified", "--overwrite")
+            deadline = time.monotonic() + 20
+            while "kscope://table/pods" not in UPDATED and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            assert "kscope://table/pods" in UPDATED, UPDATED
+            await session.unsubscribe_resource("kscope://table/pods")
+            print("resources", len(UPDATED))
 
             report = await call(session, "hotloops", {})
             assert "report" in report and isinstance(report["report"]["objects"], list), report

@@ -93,6 +93,9 @@ pub struct Shared {
     /// Index definitions for informers started from here on (`indexes` adds to them).
     definitions: parking_lot::Mutex<Vec<kscope_index_views::definitions::IndexDefinition>>,
     warm: warm::WarmKinds,
+    /// The tables subscribed to: dropping one's sender ends its notifications.
+    subscriptions:
+        parking_lot::Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Sender<()>>>,
 }
 
 impl Shared {
@@ -105,6 +108,7 @@ impl Shared {
             definitions: parking_lot::Mutex::new(config.indexes.clone()),
             warm: warm::WarmKinds::new(args.max_kinds),
             discovery: tokio::sync::OnceCell::new(),
+            subscriptions: parking_lot::Mutex::new(std::collections::HashMap::new()),
             args,
             config,
             cluster,

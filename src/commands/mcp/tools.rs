@@ -9,7 +9,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -646,16 +647,193 @@ impl Server {
     }
 }
 
+/// A kind's table as a resource: `kscope://table/KIND`, KIND named as `list` takes it.
+const TABLE_URI: &str = "kscope://table/";
+/// At most one change notification per subscribed table this often: a busy kind changes
+/// many times a second, and a client wants to know that it changed, not how often.
+const COALESCE: std::time::Duration = std::time::Duration::from_secs(1);
+/// Subscriptions held at once; past it a subscribe is refused.
+const MAX_SUBSCRIPTIONS: usize = 16;
+
+impl Server {
+    /// The table a resource URI names: its first page, as `list` answers it.
+    async fn table(&self, uri: &str) -> Result<(String, Value), ToolError> {
+        let kind = uri
+            .strip_prefix(TABLE_URI)
+            .filter(|k| !k.is_empty())
+            .ok_or_else(|| ToolError::Usage(format!("{uri}: not a {TABLE_URI}KIND resource")))?;
+        let params = ListParams {
+            kind: kind.to_string(),
+            namespace: None,
+            filter: None,
+            columns: Vec::new(),
+            sort: None,
+            limit: None,
+            cursor: None,
+            max_bytes: None,
+        };
+        Ok((kind.to_string(), self.list_json(&params).await?))
+    }
+
+    /// Notifies `peer` that `uri` changed after each burst of tap entries, at most once per
+    /// [`COALESCE`], until unsubscribed (`stop` dropped), the informer stops, or the client
+    /// goes away.
+    async fn follow(
+        uri: String,
+        mut entries: tokio::sync::broadcast::Receiver<
+            Arc<kscope_informers::instrument::tap::TapEntry>,
+        >,
+        mut stop: tokio::sync::oneshot::Receiver<()>,
+        peer: rmcp::Peer<rmcp::RoleServer>,
+    ) {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            tokio::select! {
+                _ = &mut stop => return,
+                entry = entries.recv() => match entry {
+                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => return,
+                },
+            }
+            tokio::select! {
+                _ = &mut stop => return,
+                () = tokio::time::sleep(COALESCE) => {}
+            }
+            // What came during the pause is in this one notification.
+            while let Ok(_) | Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) =
+                entries.try_recv()
+            {}
+            let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri.clone());
+            if peer.notify_resource_updated(param).await.is_err() {
+                return;
+            }
+            tracing::debug!(%uri, "mcp: notified a change");
+        }
+    }
+}
+
+fn resource_error(err: &ToolError) -> ErrorData {
+    ErrorData::invalid_params(err.to_string(), None)
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
+    async fn list_resources(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
+        let resources = self
+            .shared
+            .warm
+            .all()
+            .into_iter()
+            .map(|(kind, _)| {
+                rmcp::model::Resource::new(format!("{TABLE_URI}{kind}"), format!("{kind} table"))
+                    .with_mime_type("application/json")
+            })
+            .collect();
+        Ok(rmcp::model::ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourceTemplatesResult, ErrorData> {
+        let template = rmcp::model::ResourceTemplate::new(format!("{TABLE_URI}{{kind}}"), "table")
+            .with_description(
+                "A kind's table from kscope's store (the first page of `list`); subscribe to \
+                 be told when it changes.",
+            )
+            .with_mime_type("application/json");
+        Ok(rmcp::model::ListResourceTemplatesResult::with_all_items(
+            vec![template],
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, ErrorData> {
+        let (_, table) = self
+            .table(&request.uri)
+            .await
+            .map_err(|e| resource_error(&e))?;
+        let text = table.to_string();
+        tracing::info!(uri = %request.uri, bytes = text.len(), "mcp: read");
+        let contents = rmcp::model::ResourceContents::text(text, request.uri)
+            .with_mime_type("application/json");
+        Ok(rmcp::model::ReadResourceResult::new(vec![contents]).into())
+    }
+
+    #[allow(
+        deprecated,
+        reason = "the protocol versions today's clients speak subscribe so"
+    )]
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let uri = request.uri;
+        let (kind, _) = self.table(&uri).await.map_err(|e| resource_error(&e))?;
+        let (_, warm) = self
+            .shared
+            .warm(&kind)
+            .await
+            .map_err(|e| resource_error(&e))?;
+        let (stop, stopped) = tokio::sync::oneshot::channel();
+        {
+            let mut subscriptions = self.shared.subscriptions.lock();
+            subscriptions.retain(|_, s: &mut tokio::sync::oneshot::Sender<()>| !s.is_closed());
+            if subscriptions.len() >= MAX_SUBSCRIPTIONS && !subscriptions.contains_key(&uri) {
+                return Err(ErrorData::invalid_params(
+                    format!("at most {MAX_SUBSCRIPTIONS} tables are subscribed to at once"),
+                    None,
+                ));
+            }
+            subscriptions.insert(uri.clone(), stop);
+        }
+        tracing::info!(%uri, "mcp: subscribed");
+        tokio::spawn(Self::follow(
+            uri,
+            warm.tap().subscribe(),
+            stopped,
+            context.peer,
+        ));
+        Ok(())
+    }
+
+    #[allow(
+        deprecated,
+        reason = "the protocol versions today's clients speak subscribe so"
+    )]
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.shared.subscriptions.lock().remove(&request.uri);
+        tracing::info!(uri = %request.uri, "mcp: unsubscribed");
+        Ok(())
+    }
+
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("kscope", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "kscope answers from live, indexed informer stores of one Kubernetes cluster: \
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .build(),
+        )
+        .with_server_info(Implementation::new("kscope", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "kscope answers from live, indexed informer stores of one Kubernetes cluster: \
                  start with list_kinds, then list with an index filter. Read-only; Secret \
                  values are never shown.",
-            )
+        )
     }
 }
 
