@@ -1,7 +1,9 @@
 """The official MCP Python SDK against `kscope mcp` over stdio, with kubectl as the truth.
 
-Run by tests/it/mcp.rs: python3 mcp_client.py KSCOPE KUBECONFIG STATE_DIR. Exits non-zero
-(an assertion) on any difference; prints one line per step done.
+Run by tests/it/mcp.rs: python3 mcp_client.py KSCOPE KUBECONFIG STATE_DIR [URL]. Exits
+non-zero (an assertion) on any difference; prints one line per step done. With URL, the
+client speaks streamable HTTP to a `kscope mcp --listen` already serving there, and checks
+that the tools and a filtered list answer as over stdio.
 """
 
 import asyncio
@@ -14,8 +16,10 @@ import time
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 KSCOPE, KUBECONFIG, STATE = sys.argv[1:4]
+URL = sys.argv[4] if len(sys.argv) > 4 else None
 TOOLS = {"list_kinds", "list", "get", "describe", "events", "logs", "deltas", "indexes", "hotloops"}
 # Every answer, to look for Secret values in at the end.
 ANSWERS = []
@@ -32,6 +36,12 @@ async def on_message(message):
 def kubectl(*args):
     env = dict(os.environ, KUBECONFIG=KUBECONFIG)
     return subprocess.run(["kubectl", *args], env=env, check=True, capture_output=True, text=True).stdout
+
+
+def pod_keys(*selector):
+    """kubectl's namespace/name of the pods in every namespace that `selector` selects."""
+    jsonpath = "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{'\\n'}{end}"
+    return set(kubectl("get", "pods", "-A", *selector, "-o", jsonpath).split())
 
 
 async def call(session, tool, arguments, error=False):
@@ -87,8 +97,7 @@ async def main():
                 if app:
                     apps.setdefault(app, []).append(p)
             app = max(apps, key=lambda a: len(apps[a]))
-            truth = set(kubectl("get", "pods", "-A", "-l", f"app={app}", "-o",
-                                "jsonpath={range .items[*]}{.metadata.namespace}/{.metadata.name}{'\\n'}{end}").split())
+            truth = pod_keys("-l", f"app={app}")
             listed = await call(session, "list", {"kind": "pods", "filter": f"app={app}", "limit": 1000})
             assert {r["key"] for r in listed["rows"]} == truth, (listed, truth)
             assert listed["columns"][:2] == ["NAMESPACE", "NAME"], listed["columns"]
@@ -238,4 +247,19 @@ async def main():
     print("no secret value in", len(ANSWERS), "answers")
 
 
-asyncio.run(main())
+async def over_http():
+    async with streamable_http_client(URL) as (read, write, *_):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            tools = (await session.list_tools()).tools
+            assert {t.name for t in tools} == TOOLS, [t.name for t in tools]
+            truth = pod_keys()
+            listed = await call(session, "list", {"kind": "pods", "limit": 1000})
+            keys = {r["key"] for r in listed["rows"]}
+            assert len(keys & truth) >= len(truth) - 5, (keys, truth)
+            bad = await call(session, "list", {"kind": "pods", "filter": "app in a"}, error=True)
+            assert "column 8" in bad, bad
+            print("http", len(keys))
+
+
+asyncio.run(over_http() if URL else main())

@@ -34,6 +34,10 @@ pub struct McpArgs {
     /// How many kinds keep a warm informer; past it the least recently used is stopped.
     #[arg(long, default_value_t = 8, value_name = "N")]
     pub max_kinds: usize,
+    /// Serve the streamable HTTP transport at http://ADDR/mcp instead of stdio; loopback
+    /// addresses only (kscope holds a cluster's credentials).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::SocketAddr>,
     /// How long a kind's first use waits for its informer to sync.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION", default_value = "60s")]
     pub sync_timeout: Duration,
@@ -187,9 +191,18 @@ impl Shared {
     }
 }
 
-/// Serves MCP on stdin/stdout until the client closes it.
+/// Serves MCP on stdin/stdout until the client closes it, or on `--listen` until
+/// interrupted.
 pub async fn run(args: &McpArgs) -> Result<(), CommandError> {
+    if let Some(addr) = args.listen.filter(|a| !a.ip().is_loopback()) {
+        return Err(CommandError::Usage(format!(
+            "--listen {addr}: kscope mcp listens on loopback addresses only"
+        )));
+    }
     let shared = Shared::connect(args.clone()).await?;
+    if let Some(addr) = args.listen {
+        return listen(addr, shared).await;
+    }
     tracing::info!(
         context = %shared.cluster.context,
         server = %shared.cluster.server,
@@ -204,5 +217,43 @@ pub async fn run(args: &McpArgs) -> Result<(), CommandError> {
         .await
         .map_err(|e| CommandError::Usage(format!("mcp: the session failed: {e}")))?;
     tracing::info!(?reason, "mcp: the client closed the session");
+    Ok(())
+}
+
+/// Serves the streamable HTTP transport at `/mcp` on `addr`, one session per client, until
+/// SIGINT or SIGTERM.
+async fn listen(addr: std::net::SocketAddr, shared: Arc<Shared>) -> Result<(), CommandError> {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let service = StreamableHttpService::new(
+        move || Ok(Server::new(shared.clone())),
+        Arc::new(LocalSessionManager::default()),
+        StreamableHttpServerConfig::default(),
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    tracing::info!(%bound, "mcp: serving streamable HTTP");
+    // Said on stderr: with --listen, stdout is not the protocol, and port 0 picks one.
+    eprintln!("kscope mcp listening at http://{bound}/mcp");
+    let stopped = async {
+        let mut term =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+        let term = async {
+            match term.as_mut() {
+                Some(term) => term.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term => {}
+        }
+    };
+    axum::serve(listener, router)
+        .with_graceful_shutdown(stopped)
+        .await?;
     Ok(())
 }
