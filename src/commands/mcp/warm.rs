@@ -328,3 +328,81 @@ impl WarmKinds {
         self.kinds.lock().clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
+
+    /// A warm kind that only records being stopped.
+    struct Stoppable {
+        tap: Tap,
+        stopped: AtomicBool,
+    }
+
+    impl WarmKind for Stoppable {
+        fn tap(&self) -> &Tap {
+            &self.tap
+        }
+        fn len(&self) -> usize {
+            0
+        }
+        fn select(&self, _: &Selection<'_>) -> Result<Rows, ToolError> {
+            Err(ToolError::Usage("not a store".into()))
+        }
+        fn indexes(&self) -> Vec<Value> {
+            Vec::new()
+        }
+        fn add_index(&self, _: IndexDefinition) -> Result<(), ToolError> {
+            Err(ToolError::Usage("not a store".into()))
+        }
+        fn stop(&self) {
+            self.stopped.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn stoppable() -> Arc<Stoppable> {
+        Arc::new(Stoppable {
+            tap: Tap::new(1, Some),
+            stopped: AtomicBool::new(false),
+        })
+    }
+
+    fn kind(kind: ResourceKind) -> Kind {
+        Kind::BuiltIn(kind)
+    }
+
+    #[test]
+    fn past_the_bound_the_least_recently_used_kind_stops() {
+        let warm = WarmKinds::new(2);
+        let (pods, nodes, secrets) = (stoppable(), stoppable(), stoppable());
+        warm.insert(kind(ResourceKind::Pods), pods.clone());
+        warm.insert(kind(ResourceKind::Nodes), nodes.clone());
+        // Pods used again: Nodes is now the least recently used.
+        assert!(warm.get(&kind(ResourceKind::Pods)).is_some());
+        warm.insert(kind(ResourceKind::Secrets), secrets.clone());
+        assert!(nodes.stopped.load(Ordering::SeqCst));
+        assert!(!pods.stopped.load(Ordering::SeqCst) && !secrets.stopped.load(Ordering::SeqCst));
+        assert!(warm.get(&kind(ResourceKind::Nodes)).is_none());
+        let held: Vec<Kind> = warm.all().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(
+            held,
+            [kind(ResourceKind::Pods), kind(ResourceKind::Secrets)]
+        );
+    }
+
+    #[test]
+    fn a_second_start_of_a_kind_is_stopped_and_the_first_kept() {
+        let warm = WarmKinds::new(4);
+        let (first, second) = (stoppable(), stoppable());
+        warm.insert(kind(ResourceKind::Pods), first.clone());
+        let kept = warm.insert(kind(ResourceKind::Pods), second.clone());
+        assert!(second.stopped.load(Ordering::SeqCst));
+        assert!(!first.stopped.load(Ordering::SeqCst));
+        assert!(std::ptr::addr_eq(Arc::as_ptr(&kept), Arc::as_ptr(&first)));
+        assert_eq!(warm.all().len(), 1);
+        warm.remove(&kind(ResourceKind::Pods));
+        assert!(first.stopped.load(Ordering::SeqCst) && warm.all().is_empty());
+    }
+}
