@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use kscope::commands::deltas::DeltasArgs;
 use kscope::commands::get::GetArgs;
 use kscope::commands::hotloops::HotloopsArgs;
+use kscope::commands::mcp::McpArgs;
 
 /// A terminal cluster explorer for Kubernetes, built on a faithful port of client-go's informers.
 #[derive(Debug, Parser)]
@@ -37,6 +38,8 @@ enum Command {
     Deltas(DeltasArgs),
     /// Find controllers that trigger themselves: write rates per field manager and object.
     Hotloops(HotloopsArgs),
+    /// Serve the Model Context Protocol on stdio from kscope's indexed stores (read-only).
+    Mcp(McpArgs),
     /// Serve a simulated Kubernetes API server (list/watch, churn, faults) on loopback.
     Sim(kscope_sim::cli::SimArgs),
 }
@@ -77,6 +80,7 @@ fn with_outer_flags(command: Command, cli: &Cli) -> anyhow::Result<Command> {
         Command::Get(_) => "get",
         Command::Deltas(_) => "deltas",
         Command::Hotloops(_) => "hotloops",
+        Command::Mcp(_) => "mcp",
         Command::Sim(_) => "sim",
     };
     if cli.demo {
@@ -102,6 +106,14 @@ fn with_outer_flags(command: Command, cli: &Cli) -> anyhow::Result<Command> {
                 .map_err(anyhow::Error::msg)?;
             Ok(Command::Hotloops(args))
         }
+        Command::Mcp(mut args) => {
+            args.cluster = args
+                .cluster
+                .with_outer(&cli.cluster)
+                .map_err(anyhow::Error::msg)?;
+            args.config = with_outer_config(args.config, cli)?;
+            Ok(Command::Mcp(args))
+        }
     }
 }
 
@@ -113,16 +125,24 @@ fn with_outer_informer(
         .cluster
         .with_outer(&cli.cluster)
         .map_err(anyhow::Error::msg)?;
-    match (&informer.config, &cli.config) {
-        (Some(inner), Some(outer)) if inner != outer => {
+    informer.config = with_outer_config(informer.config, cli)?;
+    Ok(informer)
+}
+
+/// The command's `--config`, or the one given before it; both given must agree.
+fn with_outer_config(
+    inner: Option<std::path::PathBuf>,
+    cli: &Cli,
+) -> anyhow::Result<Option<std::path::PathBuf>> {
+    match (inner, &cli.config) {
+        (Some(inner), Some(outer)) if inner != *outer => {
             anyhow::bail!(
                 "--config is given both before the command and after it, with different values"
             )
         }
-        (None, Some(outer)) => informer.config = Some(outer.clone()),
-        _ => {}
+        (None, Some(outer)) => Ok(Some(outer.clone())),
+        (inner, _) => Ok(inner),
     }
-    Ok(informer)
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -155,6 +175,11 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(exit.code()));
     };
     let command = with_outer_flags(command, &cli)?;
+    if let Command::Mcp(args) = &command {
+        // The protocol writes stdout from Tokio's threads: the lock below would stall it.
+        runtime.block_on(kscope::commands::mcp::run(args))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut stdout = std::io::stdout().lock();
     match command {
         Command::Get(args) => runtime.block_on(kscope::commands::get::run(&args, &mut stdout))?,
@@ -164,6 +189,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Hotloops(args) => {
             runtime.block_on(kscope::commands::hotloops::run(&args, &mut stdout))?
         }
+        Command::Mcp(_) => {}
         Command::Sim(args) => runtime.block_on(kscope_sim::cli::run(args))?,
     }
     stdout.flush()?;

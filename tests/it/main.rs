@@ -20,6 +20,7 @@ mod kinds_crd_columns;
 mod kinds_index;
 mod kinds_output;
 mod layers;
+mod mcp;
 mod reflector_convergence;
 mod reflector_scale;
 mod resources_kinds;
