@@ -10,6 +10,7 @@ pub mod hotloops;
 pub mod jsonpath;
 pub mod live;
 pub mod mixed;
+pub mod ownership;
 pub mod printer_columns;
 pub mod query;
 pub mod registry;
