@@ -10,6 +10,7 @@ pub mod hotloops;
 mod informer;
 pub mod output;
 mod sync;
+pub mod tree;
 pub mod yaml;
 
 pub use error::CommandError;

@@ -216,19 +216,35 @@ impl Tree {
         false
     }
 
-    /// Its nodes depth first, each with its depth and whether it is its parent's last child:
-    /// what a drawing of the tree needs.
-    pub fn flatten(&self) -> Vec<(usize, bool, &TreeNode)> {
+    /// The chain `nodes` (an object first, its root last, as [`Forest::ancestors`] gives
+    /// it) as a tree from the root down, so it prints as a tree does.
+    pub fn chain(nodes: Vec<TreeNode>) -> Option<Tree> {
+        nodes.into_iter().fold(None, |below, node| {
+            Some(Tree {
+                node,
+                children: below.into_iter().collect(),
+            })
+        })
+    }
+
+    /// Its nodes depth first, each with the lines drawn before it (`│ ├─`), as `tree`(1)
+    /// and kubectl-tree draw them.
+    pub fn lines(&self) -> Vec<(String, &TreeNode)> {
         let mut out = Vec::with_capacity(self.len());
-        self.walk(0, true, &mut out);
+        out.push((String::new(), &self.node));
+        self.walk("", &mut out);
         out
     }
 
-    fn walk<'a>(&'a self, depth: usize, last: bool, out: &mut Vec<(usize, bool, &'a TreeNode)>) {
-        out.push((depth, last, &self.node));
+    fn walk<'a>(&'a self, indent: &str, out: &mut Vec<(String, &'a TreeNode)>) {
         let n = self.children.len();
         for (i, child) in self.children.iter().enumerate() {
-            child.walk(depth + 1, i + 1 == n, out);
+            let last = i + 1 == n;
+            out.push((
+                format!("{indent}{}", if last { "└─" } else { "├─" }),
+                &child.node,
+            ));
+            child.walk(&format!("{indent}{}", if last { "  " } else { "│ " }), out);
         }
     }
 }
@@ -422,18 +438,18 @@ mod tests {
         let forest = forest();
         let root = forest.find("widget", Some("ns"), "w").unwrap();
         let tree = forest.descendants(root);
-        let drawn: Vec<(usize, String)> = tree
-            .flatten()
+        let drawn: Vec<String> = tree
+            .lines()
             .into_iter()
-            .map(|(depth, _, n)| (depth, n.label()))
+            .map(|(prefix, n)| format!("{prefix}{}", n.label()))
             .collect();
         assert_eq!(
             drawn,
             [
-                (0, "Widget/ns/w".to_string()),
-                (1, "ConfigMap/ns/a".to_string()),
-                (2, "Leaf/ns/l".to_string()),
-                (1, "ConfigMap/ns/b".to_string()),
+                "Widget/ns/w",
+                "├─ConfigMap/ns/a",
+                "│ └─Leaf/ns/l",
+                "└─ConfigMap/ns/b",
             ]
         );
     }
@@ -444,6 +460,13 @@ mod tests {
         let leaf = forest.find("Leaf", Some("ns"), "l").unwrap();
         let up: Vec<String> = forest.ancestors(leaf).iter().map(TreeNode::label).collect();
         assert_eq!(up, ["Leaf/ns/l", "ConfigMap/ns/a", "Widget/ns/w"]);
+        let chain = Tree::chain(forest.ancestors(forest.find("Leaf", Some("ns"), "l").unwrap()));
+        let drawn: Vec<String> = chain
+            .iter()
+            .flat_map(Tree::lines)
+            .map(|(prefix, n)| format!("{prefix}{}", n.label()))
+            .collect();
+        assert_eq!(drawn, ["Widget/ns/w", "└─ConfigMap/ns/a", "  └─Leaf/ns/l"]);
         let stale = forest.find("ConfigMap", Some("ns"), "stale").unwrap();
         assert_eq!(forest.ancestors(stale).len(), 1);
     }
