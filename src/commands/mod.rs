@@ -10,6 +10,7 @@ pub mod hotloops;
 mod informer;
 pub mod output;
 mod sync;
+pub mod timeline;
 pub mod tree;
 pub mod yaml;
 

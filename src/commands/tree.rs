@@ -69,10 +69,7 @@ pub async fn run(args: &TreeArgs, out: &mut impl Write) -> Result<(), CommandErr
     let config = Config::load(None)?;
     let cluster = args.cluster.connect().await?;
     let discovery = Discovery::run(&cluster.client).await?;
-    let resolve = |name: &str| match name.parse::<ResourceKind>() {
-        Ok(kind) => Ok(Kind::BuiltIn(kind)),
-        Err(_) => discovery.resolve(name),
-    };
+    let resolve = |name: &str| resolve_kind(&discovery, name);
     let target = resolve(kind_name)?;
     let mut kinds = vec![target.clone()];
     match &args.kinds {
@@ -181,6 +178,18 @@ pub async fn run(args: &TreeArgs, out: &mut impl Write) -> Result<(), CommandErr
     }
     out.flush()?;
     Ok(())
+}
+
+/// The kind `name` names, as kubectl resolves it: a kind with a hand-written projection by
+/// its name alone, any other through discovery.
+pub(super) fn resolve_kind(
+    discovery: &Discovery,
+    name: &str,
+) -> Result<Kind, kscope_client::discovery::UnknownName> {
+    match name.parse::<ResourceKind>() {
+        Ok(kind) => Ok(Kind::BuiltIn(kind)),
+        Err(_) => discovery.resolve(name),
+    }
 }
 
 /// One kind watched: its first list's outcome, the stop that ends it, the task running it.

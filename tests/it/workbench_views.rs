@@ -185,3 +185,199 @@ async fn tree_of_a_widget_holds_the_configmap_its_controller_made() {
     assert_eq!(up["kind"], "Widget", "{up:#}");
     assert_eq!(up["children"][0]["name"], cm, "{up:#}");
 }
+
+/// Runs `kscope timeline` with `args` and returns its JSON entries.
+async fn timeline(fx: &Kubectl, args: &[&str]) -> Vec<Value> {
+    let kubeconfig = fx.dir.join("kubeconfig");
+    let kubeconfig = kubeconfig.to_string_lossy();
+    let mut all = vec!["timeline", "--kubeconfig", &kubeconfig, "-o", "json"];
+    all.extend(args);
+    let out = kscope(&fx.dir, &all).await;
+    assert!(
+        out.status.success(),
+        "kscope {all:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("timeline prints JSON")
+}
+
+/// The managers the timeline names for the fields under `prefix`, across its entries.
+fn managers_of(entries: &[Value], prefix: &str) -> Vec<String> {
+    let mut out: Vec<String> = entries
+        .iter()
+        .flat_map(|e| e["changes"].as_array().cloned().unwrap_or_default())
+        .filter(|c| c["path"].as_str().is_some_and(|p| p.starts_with(prefix)))
+        .filter_map(|c| c["manager"].as_str().map(str::to_string))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[tokio::test]
+async fn timeline_names_kubectl_and_the_controller_as_managers_of_what_each_changed() {
+    let config = SimConfig::with_size(10, 2, 1).widget_controller(true);
+    let Some(fx) = Kubectl::start_with("timeline", config).await else {
+        return;
+    };
+    let path = fx.file(
+        "widget.yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: dial, namespace: default}\nspec: {size: small, replicas: 1}\n",
+    );
+    fx.ok(&["apply", "-f", &path]).await;
+    let reconciled = |w: &Value| {
+        w["status"]["conditions"][0]["status"] == "True"
+            && w["status"]["observedGeneration"] == w["metadata"]["generation"]
+    };
+    wait_for(
+        &fx,
+        "dial reconciled",
+        &["get", "widget/dial", "-n", "default"],
+        reconciled,
+    )
+    .await;
+    let before = timeline(&fx, &["widget/dial", "-n", "default"]).await;
+    assert_eq!(before[0]["what"], "STATE", "{before:#?}");
+
+    fx.ok(&[
+        "patch",
+        "widget/dial",
+        "-n",
+        "default",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"replicas":2}}"#,
+    ])
+    .await;
+    let patched = wait_for(
+        &fx,
+        "the patch reconciled",
+        &[
+            "get",
+            "widget/dial",
+            "-n",
+            "default",
+            "--show-managed-fields",
+        ],
+        |w| w["spec"]["replicas"] == 2 && reconciled(w),
+    )
+    .await;
+    // What kubectl reads in managedFields, for comparison.
+    let fields = patched["metadata"]["managedFields"]
+        .as_array()
+        .expect("managedFields");
+    let manager_of = |needle: &str| {
+        fields
+            .iter()
+            .find(|e| e["fieldsV1"].to_string().contains(needle))
+            .and_then(|e| e["manager"].as_str())
+            .map(str::to_string)
+    };
+    let after = timeline(&fx, &["widget/dial", "-n", "default"]).await;
+    assert_eq!(
+        managers_of(&after, "spec.replicas"),
+        ["kubectl-patch"],
+        "{after:#?}"
+    );
+    assert_eq!(
+        managers_of(&after, "spec.size"),
+        ["kubectl-client-side-apply"],
+        "{after:#?}"
+    );
+    assert_eq!(
+        managers_of(&after, "status."),
+        ["widget-controller"],
+        "{after:#?}"
+    );
+    assert_eq!(manager_of("f:status").as_deref(), Some("widget-controller"));
+    let rvs: Vec<u64> = after
+        .iter()
+        .filter_map(|e| e["resourceVersion"].as_str()?.parse().ok())
+        .collect();
+    assert!(
+        rvs.windows(2).all(|w| w[0] <= w[1]),
+        "by resourceVersion: {after:#?}"
+    );
+}
+
+#[tokio::test]
+async fn timeline_follows_a_patch_made_while_it_watches() {
+    let Some(fx) = Kubectl::start_with("timeline-watch", SimConfig::with_size(10, 2, 1)).await
+    else {
+        return;
+    };
+    fx.ok(&[
+        "create",
+        "configmap",
+        "knobs",
+        "-n",
+        "default",
+        "--from-literal=a=1",
+    ])
+    .await;
+    let kubeconfig = fx.dir.join("kubeconfig");
+    let kubeconfig = kubeconfig.to_string_lossy().into_owned();
+    let dir = fx.dir.clone();
+    let watching = tokio::spawn(async move {
+        kscope(
+            &dir,
+            &[
+                "timeline",
+                "--kubeconfig",
+                &kubeconfig,
+                "-o",
+                "json",
+                "cm/knobs",
+                "-n",
+                "default",
+                "--for",
+                "8s",
+            ],
+        )
+        .await
+    });
+    // Patch until the timeline, which is watching by then, has seen one: each patch is a new
+    // value, so a patch made before its watch started is only a different STATE.
+    let mut n = 2;
+    let out = loop {
+        fx.ok(&[
+            "patch",
+            "cm/knobs",
+            "-n",
+            "default",
+            "--type",
+            "merge",
+            "-p",
+            &format!(r#"{{"data":{{"a":"{n}"}}}}"#),
+        ])
+        .await;
+        n += 1;
+        if watching.is_finished() {
+            break watching.await.expect("join");
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let entries: Vec<Value> = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(entries[0]["what"], "STATE", "{entries:#?}");
+    assert_eq!(
+        managers_of(&entries[..1], "data.a"),
+        ["kubectl-create"],
+        "{entries:#?}"
+    );
+    let modified: Vec<&Value> = entries.iter().filter(|e| e["what"] == "MODIFIED").collect();
+    assert!(
+        !modified.is_empty(),
+        "no patch seen while watching: {entries:#?}"
+    );
+    assert_eq!(
+        managers_of(&entries[1..], "data.a"),
+        ["kubectl-patch"],
+        "{entries:#?}"
+    );
+}
