@@ -14,6 +14,7 @@ pub mod mixed;
 pub mod ownership;
 pub mod printer_columns;
 pub mod query;
+pub mod reconciles;
 pub mod registry;
 pub mod sorted;
 pub mod timeline;
