@@ -381,3 +381,89 @@ async fn timeline_follows_a_patch_made_while_it_watches() {
         "{entries:#?}"
     );
 }
+
+#[tokio::test]
+async fn deltas_for_owner_says_why_each_reconcile_ran() {
+    let Some(fx) = Kubectl::start_with("for-owner", SimConfig::with_size(10, 2, 1)).await else {
+        return;
+    };
+    fx.ok(&[
+        "create",
+        "deployment",
+        "api",
+        "--image=nginx",
+        "--replicas=1",
+        "-n",
+        "default",
+    ])
+    .await;
+    wait_for(
+        &fx,
+        "api ready",
+        &["get", "deploy/api", "-n", "default"],
+        |d| d["status"]["readyReplicas"] == 1,
+    )
+    .await;
+    let kubeconfig = fx.dir.join("kubeconfig").to_string_lossy().into_owned();
+    let dir = fx.dir.clone();
+    let watching = tokio::spawn(async move {
+        kscope(
+            &dir,
+            &[
+                "deltas",
+                "--kubeconfig",
+                &kubeconfig,
+                "--for-owner",
+                "deploy/default/api",
+                "--for",
+                "8s",
+                "--reconcile-duration",
+                "1s",
+            ],
+        )
+        .await
+    });
+    // Scale until the command ends: each scale changes the ReplicaSet's spec, then its
+    // status as pods come and go.
+    let mut replicas = 2;
+    let out = loop {
+        fx.ok(&[
+            "scale",
+            "deploy/api",
+            "-n",
+            "default",
+            &format!("--replicas={replicas}"),
+        ])
+        .await;
+        replicas = 3 - replicas;
+        if watching.is_finished() {
+            break watching.await.expect("join");
+        }
+        tokio::time::sleep(Duration::from_millis(700)).await;
+    };
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let because: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("reconcile "))
+        .collect();
+    assert!(
+        because
+            .first()
+            .is_some_and(|l| l.starts_with("reconcile 1 ") && l.contains("Deployment api created")),
+        "{text}"
+    );
+    assert!(
+        because
+            .iter()
+            .any(|l| l.contains("ReplicaSet api-") && l.contains("status changed")),
+        "{text}"
+    );
+    assert!(because.len() >= 3, "{text}");
+    // Pods are the ReplicaSet's, not the Deployment's: Owns() maps one level only.
+    assert!(!text.contains("Pod api-"), "{text}");
+}
