@@ -60,7 +60,13 @@ pub async fn run(args: &DeltasArgs, owner: &str, out: &mut impl Write) -> Result
             )));
         }
     };
-    let informer = &args.informer;
+    // The owner's dependents share its namespace: that is the one watched.
+    let mut informer = args.informer.clone();
+    if let Some(namespace) = namespace {
+        informer.cluster.namespace = Some(namespace.to_string());
+        informer.cluster.all_namespaces = false;
+    }
+    let informer = &informer;
     let config = Config::load(informer.config.as_deref())?;
     let cluster = informer.cluster.connect().await?;
     let discovery = Discovery::run(&cluster.client).await?;
