@@ -119,7 +119,10 @@ pub async fn run(args: &TreeArgs, out: &mut impl Write) -> Result<(), CommandErr
         match w.synced.await {
             Ok(Ok(())) => {}
             Ok(Err(err)) => failed = failed.or(Some(err)),
-            Err(_) => failed = failed.or(Some(CommandError::Usage("an informer ended".into()))),
+            Err(_) => {
+                let why = format!("{}: its informer stopped before its first list", w.resource);
+                failed = failed.or(Some(CommandError::Usage(why)));
+            }
         }
     }
     let found = forest
@@ -194,6 +197,7 @@ pub(super) fn resolve_kind(
 
 /// One kind watched: its first list's outcome, the stop that ends it, the task running it.
 struct Watching {
+    resource: String,
     synced: oneshot::Receiver<Result<(), CommandError>>,
     stop: oneshot::Sender<()>,
     task: tokio::task::JoinHandle<()>,
@@ -229,6 +233,7 @@ fn spawn<T: TableRow>(
     let (synced_tx, synced) = oneshot::channel();
     let (stop, stopped) = oneshot::channel::<()>();
     let resource = resolved.kind.to_string();
+    let named = resource.clone();
     let task = tokio::spawn(async move {
         let informer =
             RunningInformer::start(prepared.config, prepared.lister_watcher, prepared.writer);
@@ -241,5 +246,10 @@ fn spawn<T: TableRow>(
         }
         informer.shutdown().await;
     });
-    Ok(Watching { synced, stop, task })
+    Ok(Watching {
+        resource: named,
+        synced,
+        stop,
+        task,
+    })
 }
