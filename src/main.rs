@@ -8,6 +8,8 @@ use kscope::commands::deltas::DeltasArgs;
 use kscope::commands::get::GetArgs;
 use kscope::commands::hotloops::HotloopsArgs;
 use kscope::commands::mcp::McpArgs;
+use kscope::commands::timeline::TimelineArgs;
+use kscope::commands::tree::TreeArgs;
 
 /// A terminal cluster explorer for Kubernetes, built on a faithful port of client-go's informers.
 #[derive(Debug, Parser)]
@@ -40,6 +42,10 @@ enum Command {
     Hotloops(HotloopsArgs),
     /// Serve the Model Context Protocol on stdio from kscope's indexed stores (read-only).
     Mcp(McpArgs),
+    /// Print an object's ownership tree, down to what it owns or (--up) up to its root.
+    Tree(TreeArgs),
+    /// Print one object's versions, Events and each changed field's manager, by resourceVersion.
+    Timeline(TimelineArgs),
     /// Serve a simulated Kubernetes API server (list/watch, churn, faults) on loopback.
     Sim(kscope_sim::cli::SimArgs),
 }
@@ -81,6 +87,8 @@ fn with_outer_flags(command: Command, cli: &Cli) -> anyhow::Result<Command> {
         Command::Deltas(_) => "deltas",
         Command::Hotloops(_) => "hotloops",
         Command::Mcp(_) => "mcp",
+        Command::Tree(_) => "tree",
+        Command::Timeline(_) => "timeline",
         Command::Sim(_) => "sim",
     };
     if cli.demo {
@@ -113,6 +121,22 @@ fn with_outer_flags(command: Command, cli: &Cli) -> anyhow::Result<Command> {
                 .map_err(anyhow::Error::msg)?;
             args.config = with_outer_config(args.config, cli)?;
             Ok(Command::Mcp(args))
+        }
+        Command::Tree(_) if cli.config.is_some() => Err(before("--config", name)),
+        Command::Tree(mut args) => {
+            args.cluster = args
+                .cluster
+                .with_outer(&cli.cluster)
+                .map_err(anyhow::Error::msg)?;
+            Ok(Command::Tree(args))
+        }
+        Command::Timeline(_) if cli.config.is_some() => Err(before("--config", name)),
+        Command::Timeline(mut args) => {
+            args.cluster = args
+                .cluster
+                .with_outer(&cli.cluster)
+                .map_err(anyhow::Error::msg)?;
+            Ok(Command::Timeline(args))
         }
     }
 }
@@ -190,6 +214,10 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
             runtime.block_on(kscope::commands::hotloops::run(&args, &mut stdout))?
         }
         Command::Mcp(_) => {}
+        Command::Tree(args) => runtime.block_on(kscope::commands::tree::run(&args, &mut stdout))?,
+        Command::Timeline(args) => {
+            runtime.block_on(kscope::commands::timeline::run(&args, &mut stdout))?
+        }
         Command::Sim(args) => runtime.block_on(kscope_sim::cli::run(args))?,
     }
     stdout.flush()?;

@@ -38,6 +38,15 @@ pub struct DeltasArgs {
     /// resync).
     #[arg(long, value_name = "FIFO")]
     pub compare: Option<FifoKind>,
+    /// Instead of RESOURCE's stream: the events on this object and on the objects it
+    /// controls (of RESOURCE's kinds; by default the workload kinds and what they own),
+    /// grouped into the reconciles a workqueue would run for it, each with what it ran
+    /// because of.
+    #[arg(long, value_name = "KIND/NAMESPACE/NAME")]
+    pub for_owner: Option<String>,
+    /// With --for-owner: how long each reconcile runs, so events during one make one more.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION", default_value = "1s")]
+    pub reconcile_duration: Duration,
 }
 
 /// One tap entry as a JSON line, fields in reading order.
@@ -223,6 +232,9 @@ fn now() -> String {
 }
 
 pub async fn run(args: &DeltasArgs, out: &mut impl Write) -> Result<(), CommandError> {
+    if let Some(owner) = &args.for_owner {
+        return super::for_owner::run(args, owner, out).await;
+    }
     let r = &args.informer.resolve().await?;
     match r.kind.built_in() {
         Some(ResourceKind::Pods) => stream::<Pod>(args, r, out).await,

@@ -38,11 +38,11 @@ pub struct HotloopsArgs {
     pub output: Option<String>,
 }
 
-/// One watch event, as the detector takes it.
-struct Seen {
-    kind: String,
-    event: EventKind,
-    object: serde_json::Value,
+/// One watch event, as the detector (and `kscope timeline`) takes it.
+pub(super) struct Seen {
+    pub(super) kind: String,
+    pub(super) event: EventKind,
+    pub(super) object: serde_json::Value,
 }
 
 pub async fn run(args: &HotloopsArgs, out: &mut impl Write) -> Result<(), CommandError> {
@@ -145,7 +145,7 @@ fn table(report: &HotReport, out: &mut impl Write) -> Result<(), CommandError> {
 }
 
 /// Starts an informer on one kind whose tap's watch events go to `sender` until `stopped`.
-fn follow(
+pub(super) fn follow(
     args: &InformerArgs,
     resolved: &Resolved,
     sender: mpsc::Sender<Seen>,

@@ -25,7 +25,9 @@ use super::error::CommandError;
 #[derive(Debug, Clone, clap::Args)]
 pub struct InformerArgs {
     /// Any resource the server serves, named as for kubectl: pods (po), svc, deploy.apps,
-    /// widgets.example.com, widgets.v1.example.com...
+    /// widgets.example.com, widgets.v1.example.com... (`deltas --for-owner` alone takes
+    /// none.)
+    #[arg(default_value = "")]
     pub resource: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -56,6 +58,11 @@ impl InformerArgs {
     /// hand-written projection by its name alone, any other through discovery, as kubectl
     /// resolves it.
     pub async fn resolve(&self) -> Result<Resolved, CommandError> {
+        if self.resource.trim().is_empty() {
+            return Err(CommandError::Usage(
+                "name a resource type, e.g. pods, svc, deploy".into(),
+            ));
+        }
         let config = Config::load(self.config.as_deref())?;
         let cluster = self.cluster.connect().await?;
         let (kind, discovery) = match self.resource.parse::<ResourceKind>() {

@@ -4,6 +4,7 @@
 pub mod custom_columns;
 pub mod deltas;
 mod error;
+mod for_owner;
 pub mod get;
 pub mod go_numbers;
 pub mod hotloops;
@@ -11,6 +12,8 @@ mod informer;
 pub mod mcp;
 pub mod output;
 mod sync;
+pub mod timeline;
+pub mod tree;
 pub mod yaml;
 
 pub use error::CommandError;

@@ -13,6 +13,7 @@ use parking_lot::Mutex;
 use smallvec::smallvec;
 
 use super::jsonpath::FieldPath;
+use super::ownership::{OWNER_UID_INDEX, Owned, owner_uid_index};
 use kscope_client::discovery::Discovery;
 use kscope_informers::indexer::{IndexFunc, IndexValues, index_func};
 use kscope_informers::object::Object;
@@ -456,16 +457,20 @@ pub fn default_index_definitions() -> Vec<IndexDefinition> {
     ]
 }
 
-/// The index functions for `definitions` on kind `T`, ready for `Indexer::new`.
+/// The index functions for `definitions` on kind `T`, ready for `Indexer::new`, and the
+/// owner-uid index every store gets (not a definition: no one filters by a uid, and the
+/// index browser does not list it), which makes ownership trees hash lookups.
 pub fn index_funcs<T: Indexable>(definitions: &[IndexDefinition]) -> Vec<(String, IndexFunc<T>)> {
     definitions
         .iter()
         .map(|d| (d.name.clone(), d.index_func::<T>()))
+        .chain([(OWNER_UID_INDEX.to_string(), owner_uid_index::<T>())])
         .collect()
 }
 
-/// A kind whose objects can be indexed by annotation, by [`IndexField`] and by JSONPath.
-pub trait Indexable: KubeResource {
+/// A kind whose objects can be indexed by annotation, by [`IndexField`], by JSONPath and by
+/// their owners' uids.
+pub trait Indexable: Owned {
     /// An annotation's value, for kinds that keep annotations.
     fn annotation(&self, _key: &str) -> Option<&str> {
         None

@@ -9,6 +9,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use kscope_informers::instrument::diff::changed_paths;
+
+use super::managed_fields::{is_noise, owns};
 use serde_json::Value;
 
 /// Seconds a loop must be sustained, and the window rates are read over.
@@ -150,13 +152,6 @@ pub struct HotLoopDetector {
     loops: BTreeMap<String, HotLoop>,
 }
 
-/// Metadata every write changes, or that says who wrote rather than what.
-fn is_noise(path: &str) -> bool {
-    path.starts_with("metadata.resourceVersion")
-        || path.starts_with("metadata.managedFields")
-        || path.starts_with("metadata.generation")
-}
-
 fn text(v: &Value) -> Option<String> {
     v.as_str().map(str::to_string)
 }
@@ -168,26 +163,6 @@ fn controller_uid(object: &Value) -> Option<String> {
         .iter()
         .find(|r| r["controller"] == true)
         .and_then(|r| text(&r["uid"]))
-}
-
-/// Whether a managedFields set holds the field at `path` (or an ancestor of it).
-fn owns(fields: &Value, path: &str) -> usize {
-    let mut at = fields;
-    let mut depth = 0;
-    for segment in path.split('.') {
-        let name = segment.split('[').next().unwrap_or(segment);
-        match at.get(format!("f:{name}")) {
-            Some(next) => {
-                at = next;
-                depth += 1;
-            }
-            None => break,
-        }
-        if segment.contains('[') {
-            break;
-        }
-    }
-    depth
 }
 
 /// The manager that made the change from `old` to `new`: the managedFields entry that is

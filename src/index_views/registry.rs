@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use parking_lot::RwLock;
 
-use super::definitions::{IndexDefinition, IndexSource, Indexable};
+use super::definitions::{IndexDefinition, IndexSource, Indexable, index_funcs};
 use super::query::{Query, QueryError, Term};
 use kscope_informers::indexer::{IndexFunc, Indexer, IndexerError, IndexerWriter, KeySet};
 use kscope_resources::{BuiltIn, Kind};
@@ -54,11 +54,7 @@ impl<T: Indexable> IndexRegistry<T> {
         kind: Kind,
         definitions: Vec<IndexDefinition>,
     ) -> Result<(Self, IndexerWriter<T>), IndexerError> {
-        let writer = IndexerWriter::new(
-            definitions
-                .iter()
-                .map(|d| (d.name.clone(), d.index_func::<T>())),
-        )?;
+        let writer = IndexerWriter::new(index_funcs::<T>(&definitions))?;
         let registry = Self {
             kind,
             indexer: writer.reader(),

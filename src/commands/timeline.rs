@@ -1,0 +1,193 @@
+//! `kscope timeline`: one object's history as a controller author reads it — the object as
+//! first read with each field's last writer (from managedFields), every version the watch
+//! delivers while it runs with the fields changed and who owns them now, and its Events,
+//! ordered by resourceVersion (see [`kscope_index_views::timeline`]).
+
+use std::io::Write;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use kscope_client::cluster::ClusterArgs;
+use kscope_client::discovery::Discovery;
+use kscope_client::fetch::{ListRequest, fetch_all, fetch_object};
+use kscope_config::Config;
+use kscope_index_views::hotloops::EventKind;
+use kscope_index_views::timeline::{Entry, TimelineBuilder};
+use kscope_units::duration::parse_duration;
+
+use super::hotloops::{Seen, follow};
+use super::tree::resolve_kind;
+use super::{CommandError, InformerArgs, Resolved};
+
+/// Print one object's timeline: its versions, its Events, and for each changed field the
+/// manager that changed it, ordered by resourceVersion.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TimelineArgs {
+    /// The object, KIND/NAME (`widget/w1`, `deploy/web`).
+    #[arg(value_name = "KIND/NAME")]
+    pub object: String,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// How long to watch the object for new versions before printing; 0s prints it as it
+    /// is now, each field with its last writer.
+    #[arg(long = "for", value_parser = parse_duration, default_value = "0s", value_name = "DURATION")]
+    pub duration: Duration,
+    /// `json` for the entries as JSON; a table otherwise.
+    #[arg(short = 'o', long = "output", value_name = "FORMAT")]
+    pub output: Option<String>,
+}
+
+pub async fn run(args: &TimelineArgs, out: &mut impl Write) -> Result<(), CommandError> {
+    let json = match args.output.as_deref() {
+        None | Some("wide") => false,
+        Some("json") => true,
+        Some(other) => {
+            return Err(CommandError::Usage(format!(
+                "-o {other}: timeline prints a table or json"
+            )));
+        }
+    };
+    let Some((kind_name, name)) = args.object.split_once('/') else {
+        return Err(CommandError::Usage(format!(
+            "{}: name the object as KIND/NAME, e.g. widget/w1",
+            args.object
+        )));
+    };
+    let config = Config::load(None)?;
+    let cluster = args.cluster.connect().await?;
+    let discovery = Discovery::run(&cluster.client).await?;
+    let kind = resolve_kind(&discovery, kind_name)?;
+    let events_kind = resolve_kind(&discovery, "events")?;
+    let namespace = args
+        .cluster
+        .scope(&cluster)
+        .namespace()
+        .filter(|_| kind.namespaced())
+        .map(str::to_string);
+    let informer = InformerArgs {
+        resource: String::new(),
+        cluster: args.cluster.clone(),
+        selector: None,
+        field_selector: None,
+        config: None,
+        fifo: None,
+        initial_list: None,
+    };
+    let resolved = Resolved {
+        config,
+        cluster: cluster.clone(),
+        kind: kind.clone(),
+        discovery,
+    };
+    // Watching starts before the object is read, so no version falls between the two.
+    let (sender, mut seen) = mpsc::channel::<Seen>(1024);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let watching = tokio::spawn(follow(&informer, &resolved, sender, stopped)?);
+    let first = fetch_object(&cluster.client, kind.clone(), namespace.as_deref(), name).await?;
+    let rv = |o: &Value| {
+        o["metadata"]["resourceVersion"]
+            .as_str()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let first_rv = rv(&first);
+    let uid = first["metadata"]["uid"].clone();
+    let mut timeline = TimelineBuilder::new();
+    timeline.version("STATE", &first);
+    let deadline = tokio::time::sleep(args.duration);
+    tokio::pin!(deadline);
+    loop {
+        tokio::select! {
+            next = seen.recv() => match next {
+                Some(s) if s.object["metadata"]["uid"] == uid && rv(&s.object) > first_rv => {
+                    let what = match s.event {
+                        EventKind::Added => "ADDED",
+                        EventKind::Modified => "MODIFIED",
+                        EventKind::Deleted => "DELETED",
+                    };
+                    timeline.version(what, &s.object);
+                }
+                Some(_) => {}
+                None => break,
+            },
+            () = &mut deadline => break,
+        }
+    }
+    drop(stop);
+    // The task ends by shutting its informer down; one that panicked has nothing to add.
+    let _ = watching.await;
+    let events = fetch_all(
+        &cluster.client,
+        &ListRequest {
+            kind: &events_kind,
+            namespace: namespace.as_deref(),
+            label_selector: None,
+            field_selector: None,
+        },
+    )
+    .await?;
+    for event in events
+        .iter()
+        .filter(|e| e["involvedObject"]["uid"] == uid || e["regarding"]["uid"] == uid)
+    {
+        timeline.event(event);
+    }
+    let entries = timeline.finish();
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &entries).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+    } else {
+        table(&entries, out)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn table(entries: &[Entry], out: &mut impl Write) -> Result<(), CommandError> {
+    let mut tw = tabwriter::TabWriter::new(&mut *out).padding(3);
+    writeln!(tw, "RV\tWHAT\tFIELD / EVENT\tBY")?;
+    for entry in entries {
+        if let Some(event) = &entry.event {
+            writeln!(
+                tw,
+                "{}\t{}\t{} {}: {} (x{})\t{}",
+                entry.resource_version,
+                entry.what,
+                event.type_,
+                event.reason,
+                event.message,
+                event.count,
+                event.source
+            )?;
+            continue;
+        }
+        if entry.changes.is_empty() {
+            writeln!(tw, "{}\t{}\t\t", entry.resource_version, entry.what)?;
+        }
+        for (i, change) in entry.changes.iter().enumerate() {
+            let (rv, what) = if i == 0 {
+                (entry.resource_version.as_str(), entry.what.as_str())
+            } else {
+                ("", "")
+            };
+            let by = match (&change.manager, &change.operation) {
+                (Some(m), Some(op)) => {
+                    let sub = change
+                        .subresource
+                        .as_deref()
+                        .map(|s| format!("/{s}"))
+                        .unwrap_or_default();
+                    let at = change.time.as_deref().unwrap_or("");
+                    format!("{m} ({op}{sub} {at})")
+                }
+                (Some(m), None) => m.clone(),
+                _ => "<unknown>".to_string(),
+            };
+            writeln!(tw, "{rv}\t{what}\t{}\t{by}", change.path)?;
+        }
+    }
+    tw.flush()?;
+    Ok(())
+}

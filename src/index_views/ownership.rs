@@ -1,0 +1,488 @@
+//! Ownership trees, both ways. Every store gets an index from each owner's uid to the
+//! objects naming it in `metadata.ownerReferences` (see [`owner_uid_index`]), kept live by
+//! the informer filling the store, so the children of an object are one hash lookup per
+//! kind watched, and a tree costs what it holds, not what the cluster holds. Up, each
+//! ownerReference names its owner's kind and name, so a parent is one lookup by key in its
+//! kind's store (the uid checked, as the garbage collector checks it).
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use kscope_informers::indexer::{IndexFunc, Indexer, index_func};
+use kscope_resources::{
+    ConditionStatus, Deployment, GenericObject, KubeResource, Namespace, Node, OwnerRef, Pod,
+    ReplicaSet, Secret,
+};
+
+use super::columns::{RowHealth, TableRow};
+
+/// The name of the owner-uid index every store gets.
+pub const OWNER_UID_INDEX: &str = "owner-uid";
+
+/// Levels followed at most, down or up: ownership is a DAG in principle, and a hand-written
+/// cycle (which the garbage collector tolerates) must not loop.
+const MAX_DEPTH: usize = 32;
+
+/// The owners an object names, and its health as its kind's table shows it.
+pub trait Owned: KubeResource {
+    /// `metadata.ownerReferences`; none for kinds whose projection keeps no owners.
+    fn owners(&self) -> SmallVec<[OwnerRef<'_>; 2]> {
+        SmallVec::new()
+    }
+
+    /// The object's health in its table's words (`1/1 Running`, `2/2 ready`, `Ready=True`);
+    /// its colour is the table's ([`TableRow::health`]).
+    fn summary(&self) -> String;
+}
+
+/// The owner-uid index: one value per ownerReference, controller or not, since a tree shows
+/// every dependent the garbage collector would delete with its owner.
+pub fn owner_uid_index<T: Owned>() -> IndexFunc<T> {
+    index_func(|obj: &T| {
+        let mut values = SmallVec::new();
+        for owner in obj.owners() {
+            if !owner.uid.is_empty() && !values.iter().any(|v: &Cow<'_, str>| v == owner.uid) {
+                values.push(Cow::Borrowed(owner.uid));
+            }
+        }
+        Ok(values)
+    })
+}
+
+fn replicas_summary(ready: i32, desired: i32) -> String {
+    format!("{ready}/{desired} ready")
+}
+
+impl Owned for Pod {
+    fn owners(&self) -> SmallVec<[OwnerRef<'_>; 2]> {
+        self.owner_references().collect()
+    }
+
+    fn summary(&self) -> String {
+        let (ready, total) = (self.ready_containers(), self.total_containers());
+        format!("{ready}/{total} {}", self.status())
+    }
+}
+
+impl Owned for Deployment {
+    fn owners(&self) -> SmallVec<[OwnerRef<'_>; 2]> {
+        self.owner_references().collect()
+    }
+
+    fn summary(&self) -> String {
+        let r = self.replicas();
+        replicas_summary(r.ready, r.desired)
+    }
+}
+
+impl Owned for ReplicaSet {
+    fn owners(&self) -> SmallVec<[OwnerRef<'_>; 2]> {
+        self.owner_references().collect()
+    }
+
+    fn summary(&self) -> String {
+        let r = self.replicas();
+        replicas_summary(r.ready, r.desired)
+    }
+}
+
+impl Owned for GenericObject {
+    fn owners(&self) -> SmallVec<[OwnerRef<'_>; 2]> {
+        self.owner_references().collect()
+    }
+
+    fn summary(&self) -> String {
+        match GenericObject::health(self) {
+            None => String::new(),
+            Some(h) => {
+                let status = match h.status {
+                    ConditionStatus::True => "True",
+                    ConditionStatus::False => "False",
+                    ConditionStatus::Unknown => "Unknown",
+                };
+                match self.health_reason() {
+                    Some(reason) => format!("{}={status} ({reason})", h.condition.as_str()),
+                    None => format!("{}={status}", h.condition.as_str()),
+                }
+            }
+        }
+    }
+}
+
+impl Owned for Node {
+    fn summary(&self) -> String {
+        self.status().to_string()
+    }
+}
+
+impl Owned for Namespace {
+    fn summary(&self) -> String {
+        self.phase().unwrap_or_default().to_string()
+    }
+}
+
+impl Owned for Secret {
+    fn summary(&self) -> String {
+        String::new()
+    }
+}
+
+/// An owner as an ownerReference names it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct OwnerLink {
+    pub kind: String,
+    pub name: String,
+    pub uid: String,
+    pub controller: bool,
+}
+
+/// One object of a tree.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct TreeNode {
+    /// The `kind` field (`ReplicaSet`, `Widget`).
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+    pub uid: String,
+    /// Its health as its table shows it; empty when the kind has none.
+    pub health: String,
+    /// Its table row's colour.
+    #[serde(skip)]
+    pub row_health: RowHealth,
+    #[serde(skip)]
+    pub owners: Vec<OwnerLink>,
+}
+
+impl TreeNode {
+    fn of<T: TableRow>(kind: &str, obj: &T) -> Self {
+        Self {
+            kind: kind.to_string(),
+            namespace: obj.namespace().map(str::to_string),
+            name: obj.name().to_string(),
+            uid: obj.uid().to_string(),
+            health: obj.summary(),
+            row_health: TableRow::health(obj),
+            owners: obj
+                .owners()
+                .into_iter()
+                .map(|o| OwnerLink {
+                    kind: o.kind.to_string(),
+                    name: o.name.to_string(),
+                    uid: o.uid.to_string(),
+                    controller: o.controller,
+                })
+                .collect(),
+        }
+    }
+
+    /// `Kind/namespace/name`, or `Kind/name` when cluster-scoped.
+    pub fn label(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{}/{ns}/{}", self.kind, self.name),
+            None => format!("{}/{}", self.kind, self.name),
+        }
+    }
+
+    /// The owner followed up: the controller, else the first.
+    fn parent(&self) -> Option<&OwnerLink> {
+        self.owners
+            .iter()
+            .find(|o| o.controller)
+            .or_else(|| self.owners.first())
+    }
+}
+
+/// A node and its dependents, down.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Tree {
+    #[serde(flatten)]
+    pub node: TreeNode,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<Tree>,
+}
+
+impl Tree {
+    /// How many objects the tree holds, itself included.
+    pub fn len(&self) -> usize {
+        1 + self.children.iter().map(Tree::len).sum::<usize>()
+    }
+
+    /// Never: a tree holds its root.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The chain `nodes` (an object first, its root last, as [`Forest::ancestors`] gives
+    /// it) as a tree from the root down, so it prints as a tree does.
+    pub fn chain(nodes: Vec<TreeNode>) -> Option<Tree> {
+        nodes.into_iter().fold(None, |below, node| {
+            Some(Tree {
+                node,
+                children: below.into_iter().collect(),
+            })
+        })
+    }
+
+    /// Its nodes depth first, each with the lines drawn before it (`│ ├─`), as `tree`(1)
+    /// and kubectl-tree draw them.
+    pub fn lines(&self) -> Vec<(String, &TreeNode)> {
+        let mut out = Vec::with_capacity(self.len());
+        out.push((String::new(), &self.node));
+        self.walk("", &mut out);
+        out
+    }
+
+    fn walk<'a>(&'a self, indent: &str, out: &mut Vec<(String, &'a TreeNode)>) {
+        let n = self.children.len();
+        for (i, child) in self.children.iter().enumerate() {
+            let last = i + 1 == n;
+            out.push((
+                format!("{indent}{}", if last { "└─" } else { "├─" }),
+                &child.node,
+            ));
+            child.walk(&format!("{indent}{}", if last { "  " } else { "│ " }), out);
+        }
+    }
+}
+
+/// One kind's store, as a tree reads it.
+pub trait OwnershipStore: Send + Sync {
+    /// The kind's `kind` field, as ownerReferences name it.
+    fn kind(&self) -> &str;
+
+    /// The object at `key` (`namespace/name`, or `name`).
+    fn get(&self, key: &str) -> Option<TreeNode>;
+
+    /// The objects naming `owner_uid` among their owners, by key.
+    fn dependents(&self, owner_uid: &str) -> Vec<TreeNode>;
+}
+
+/// A store of `T` with the owner-uid index, for trees.
+pub struct StoreOf<T> {
+    kind: String,
+    indexer: Indexer<T>,
+}
+
+impl<T> StoreOf<T> {
+    /// `indexer` must have [`OWNER_UID_INDEX`] (every store built with
+    /// [`crate::definitions::index_funcs`] does); without it, nothing has dependents.
+    pub fn new(kind: impl Into<String>, indexer: Indexer<T>) -> Self {
+        Self {
+            kind: kind.into(),
+            indexer,
+        }
+    }
+}
+
+impl<T: TableRow> OwnershipStore for StoreOf<T> {
+    fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    fn get(&self, key: &str) -> Option<TreeNode> {
+        self.indexer
+            .get_by_key(key)
+            .map(|obj| TreeNode::of(&self.kind, obj.as_ref()))
+    }
+
+    fn dependents(&self, owner_uid: &str) -> Vec<TreeNode> {
+        let mut found: Vec<TreeNode> = self
+            .indexer
+            .by_index(OWNER_UID_INDEX, owner_uid)
+            .unwrap_or_default()
+            .iter()
+            .map(|obj| TreeNode::of(&self.kind, obj.as_ref()))
+            .collect();
+        found.sort_unstable_by(|a, b| a.namespace.cmp(&b.namespace).then(a.name.cmp(&b.name)));
+        found
+    }
+}
+
+/// The stores of every kind watched, read together.
+#[derive(Clone, Default)]
+pub struct Forest {
+    stores: Vec<Arc<dyn OwnershipStore>>,
+}
+
+impl Forest {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn add(&mut self, store: Arc<dyn OwnershipStore>) {
+        self.stores.push(store);
+    }
+
+    /// The kinds it holds, as ownerReferences name them.
+    pub fn kinds(&self) -> Vec<&str> {
+        self.stores.iter().map(|s| s.kind()).collect()
+    }
+
+    /// The object of `kind` (its `kind` field, any case) at `namespace`/`name`.
+    pub fn find(&self, kind: &str, namespace: Option<&str>, name: &str) -> Option<TreeNode> {
+        let key = match namespace {
+            Some(ns) => format!("{ns}/{name}"),
+            None => name.to_string(),
+        };
+        self.stores
+            .iter()
+            .filter(|s| s.kind().eq_ignore_ascii_case(kind))
+            .find_map(|s| s.get(&key))
+    }
+
+    /// `root` and everything owning it directly or not, depth first, each kind's dependents
+    /// sorted by name, kinds in the order they were added.
+    pub fn descendants(&self, root: TreeNode) -> Tree {
+        let mut seen = HashSet::new();
+        seen.insert(root.uid.clone());
+        self.grow(root, 0, &mut seen)
+    }
+
+    fn grow(&self, node: TreeNode, depth: usize, seen: &mut HashSet<String>) -> Tree {
+        let mut children = Vec::new();
+        if depth < MAX_DEPTH && !node.uid.is_empty() {
+            for store in &self.stores {
+                for child in store.dependents(&node.uid) {
+                    if seen.insert(child.uid.clone()) {
+                        children.push(self.grow(child, depth + 1, seen));
+                    }
+                }
+            }
+        }
+        Tree { node, children }
+    }
+
+    /// The chain from `node` up to its root, `node` first: each step its controller (else its
+    /// first owner), found in the owner's namespace-mates or among cluster-scoped objects,
+    /// with the uid the reference names. The chain stops at an owner not watched or gone.
+    pub fn ancestors(&self, node: TreeNode) -> Vec<TreeNode> {
+        let mut chain = vec![node];
+        let mut seen = HashSet::new();
+        while chain.len() <= MAX_DEPTH {
+            let Some(last) = chain.last() else { break };
+            seen.insert(last.uid.clone());
+            let Some(link) = last.parent() else { break };
+            let namespace = last.namespace.clone();
+            let owner = self
+                .find(&link.kind, namespace.as_deref(), &link.name)
+                .or_else(|| self.find(&link.kind, None, &link.name))
+                .filter(|o| o.uid == link.uid);
+            match owner {
+                Some(o) if !seen.contains(&o.uid) => chain.push(o),
+                _ => break,
+            }
+        }
+        chain
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kscope_informers::indexer::IndexerWriter;
+    use kscope_resources::decode_object;
+    use serde_json::json;
+
+    fn generic(
+        kind: &str,
+        name: &str,
+        uid: &str,
+        owner: Option<(&str, &str, &str)>,
+    ) -> GenericObject {
+        let mut obj = json!({"kind": kind, "apiVersion": "example.com/v1",
+            "metadata": {"name": name, "namespace": "ns", "uid": uid}});
+        if let Some((k, n, u)) = owner {
+            obj["metadata"]["ownerReferences"] =
+                json!([{"kind": k, "name": n, "uid": u, "controller": true}]);
+        }
+        decode_object(&serde_json::to_vec(&obj).unwrap()).unwrap()
+    }
+
+    fn store(kind: &str, objects: Vec<GenericObject>) -> Arc<dyn OwnershipStore> {
+        let writer = IndexerWriter::new(vec![(
+            OWNER_UID_INDEX.to_string(),
+            owner_uid_index::<GenericObject>(),
+        )])
+        .unwrap();
+        for o in objects {
+            writer.add(Arc::new(o)).unwrap();
+        }
+        Arc::new(StoreOf::new(kind, writer.reader()))
+    }
+
+    fn forest() -> Forest {
+        let mut forest = Forest::new();
+        forest.add(store("Widget", vec![generic("Widget", "w", "u-w", None)]));
+        forest.add(store(
+            "ConfigMap",
+            vec![
+                generic("ConfigMap", "b", "u-b", Some(("Widget", "w", "u-w"))),
+                generic("ConfigMap", "a", "u-a", Some(("Widget", "w", "u-w"))),
+                // Names the widget, with another uid: a new object of the same name owns it.
+                generic("ConfigMap", "stale", "u-s", Some(("Widget", "w", "u-old"))),
+            ],
+        ));
+        forest.add(store(
+            "Leaf",
+            vec![generic("Leaf", "l", "u-l", Some(("ConfigMap", "a", "u-a")))],
+        ));
+        forest
+    }
+
+    #[test]
+    fn descendants_follow_owner_uids_across_kinds_sorted_by_name() {
+        let forest = forest();
+        let root = forest.find("widget", Some("ns"), "w").unwrap();
+        let tree = forest.descendants(root);
+        let drawn: Vec<String> = tree
+            .lines()
+            .into_iter()
+            .map(|(prefix, n)| format!("{prefix}{}", n.label()))
+            .collect();
+        assert_eq!(
+            drawn,
+            [
+                "Widget/ns/w",
+                "├─ConfigMap/ns/a",
+                "│ └─Leaf/ns/l",
+                "└─ConfigMap/ns/b",
+            ]
+        );
+    }
+
+    #[test]
+    fn ancestors_climb_to_the_root_and_stop_at_a_uid_that_does_not_match() {
+        let forest = forest();
+        let leaf = forest.find("Leaf", Some("ns"), "l").unwrap();
+        let up: Vec<String> = forest.ancestors(leaf).iter().map(TreeNode::label).collect();
+        assert_eq!(up, ["Leaf/ns/l", "ConfigMap/ns/a", "Widget/ns/w"]);
+        let chain = Tree::chain(forest.ancestors(forest.find("Leaf", Some("ns"), "l").unwrap()));
+        let drawn: Vec<String> = chain
+            .iter()
+            .flat_map(Tree::lines)
+            .map(|(prefix, n)| format!("{prefix}{}", n.label()))
+            .collect();
+        assert_eq!(drawn, ["Widget/ns/w", "└─ConfigMap/ns/a", "  └─Leaf/ns/l"]);
+        let stale = forest.find("ConfigMap", Some("ns"), "stale").unwrap();
+        assert_eq!(forest.ancestors(stale).len(), 1);
+    }
+
+    #[test]
+    fn a_cycle_of_owners_ends() {
+        let mut forest = Forest::new();
+        forest.add(store(
+            "Thing",
+            vec![
+                generic("Thing", "a", "u-a", Some(("Thing", "b", "u-b"))),
+                generic("Thing", "b", "u-b", Some(("Thing", "a", "u-a"))),
+            ],
+        ));
+        let a = forest.find("Thing", Some("ns"), "a").unwrap();
+        assert_eq!(forest.descendants(a.clone()).len(), 2);
+        assert_eq!(forest.ancestors(a).len(), 2);
+    }
+}
