@@ -9,6 +9,8 @@ pub mod go_numbers;
 pub mod hotloops;
 mod informer;
 pub mod output;
+pub mod record;
+pub mod replay;
 mod sync;
 pub mod yaml;
 
