@@ -20,6 +20,7 @@ mod kinds_index;
 mod kinds_output;
 mod layers;
 mod reflector_convergence;
+mod replay;
 mod reflector_scale;
 mod resources_kinds;
 mod resources_pod;
