@@ -12,9 +12,8 @@ use serde_json::value::RawValue;
 pub const MAGIC: &[u8; 8] = b"KSCPREC\0";
 /// The layout version this code writes and reads.
 pub const FORMAT_VERSION: u16 = 1;
-/// The zstd level blocks are written at: level 3 is zstd's default and, on pod status churn,
-/// within a few percent of level 9's size at several times its speed (see
-/// `benches/recording.rs` and `docs/recording.md`).
+/// The zstd level blocks are written at: zstd's default, not yet chosen by a benchmark (the
+/// recording benchmark of issue #36 is still to be written).
 pub const ZSTD_LEVEL: i32 = 3;
 /// A block is written when this many uncompressed bytes are pending: large enough for zstd to
 /// find the repetition between events of one object, small enough that a crash loses little.
