@@ -57,7 +57,9 @@ pub fn object_key(raw: &RawValue) -> Option<String> {
     })
 }
 
-fn ends_initial_events(raw: &RawValue) -> bool {
+/// Whether a BOOKMARK's object is the one closing a watch-list's initial events: a replay
+/// serves the state up to it as a list.
+pub fn ends_initial_events(raw: &RawValue) -> bool {
     serde_json::from_str::<Meta<'_>>(raw.get())
         .ok()
         .and_then(|m| m.metadata.annotations)
