@@ -426,3 +426,26 @@ async fn recording_a_replay_reproduces_the_recording() {
     assert!(status.success(), "{stderr}");
     assert_eq!(recorded(&again), want);
 }
+
+#[path = "../../fuzz/src/recording.rs"]
+mod recording_fuzz;
+
+/// The fuzz target's checks on its seeds, and on each seed cut and flipped at a few places
+/// (`fuzz/fuzz_targets/recording.rs`, docs/fuzzing.md).
+#[test]
+fn the_recording_fuzz_checks_hold_on_the_seeds() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds-recording");
+    let mut seeds = 0;
+    for entry in std::fs::read_dir(&dir).expect("the seeds") {
+        let seed = std::fs::read(entry.expect("a seed").path()).expect("a seed");
+        recording_fuzz::check(&seed);
+        for at in [1, 17, seed.len() / 3, seed.len() / 2, seed.len() - 1] {
+            recording_fuzz::check(&seed[..at]);
+            let mut flipped = seed.clone();
+            flipped[at] ^= 0x20;
+            recording_fuzz::check(&flipped);
+        }
+        seeds += 1;
+    }
+    assert_eq!(seeds, 3);
+}
