@@ -49,6 +49,8 @@ fn pod(i: usize, rv: u64, restarts: u64) -> Box<RawValue> {
         (rv / 60) % 60,
         rv % 60
     );
+    let ready = restarts.is_multiple_of(2);
+    let ready_status = if ready { "True" } else { "False" };
     let object = json!({
         "kind": "Pod", "apiVersion": "v1",
         "metadata": {
@@ -91,12 +93,12 @@ fn pod(i: usize, rv: u64, restarts: u64) -> Box<RawValue> {
             "startTime": "2026-01-01T00:00:00Z",
             "conditions": [
                 {"type": "Initialized", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"},
-                {"type": "Ready", "status": if restarts % 2 == 0 { "True" } else { "False" }, "lastTransitionTime": at},
-                {"type": "ContainersReady", "status": if restarts % 2 == 0 { "True" } else { "False" }, "lastTransitionTime": at},
+                {"type": "Ready", "status": ready_status, "lastTransitionTime": at},
+                {"type": "ContainersReady", "status": ready_status, "lastTransitionTime": at},
                 {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}
             ],
             "containerStatuses": [{
-                "name": "app", "ready": restarts % 2 == 0, "restartCount": restarts, "started": true,
+                "name": "app", "ready": ready, "restartCount": restarts, "started": true,
                 "image": "registry.example.com/checkout:v1.42.0",
                 "imageID": "registry.example.com/checkout@sha256:4f2a9c0d7e1b3a5c6d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4",
                 "containerID": format!("containerd://{:064x}", rv),

@@ -127,7 +127,7 @@ fn check_written(data: &[u8]) {
         .fold(0usize, |acc, b| acc * 256 + usize::from(*b))
         % written.len();
     let mut cut = written.clone();
-    if data.len() % 2 == 0 {
+    if data.len().is_multiple_of(2) {
         cut.truncate(at);
     } else {
         cut[at] ^= 1u8 << (data.len() % 8);

@@ -170,7 +170,14 @@ impl SimArgs {
 /// Starts the sim, writes the kubeconfig, prints the ready line and serves until Ctrl-C.
 pub async fn run(args: SimArgs) -> Result<(), SimError> {
     if let Some(path) = &args.replay {
-        return super::replay::run(path, args.speed, &args).await;
+        let config = super::replay::ReplayConfig {
+            listen: args.listen,
+            allow_remote: args.allow_remote,
+            token: args.token.clone(),
+            state_dir: args.state_dir.as_deref(),
+            kubeconfig_out: args.kubeconfig_out.as_ref(),
+        };
+        return super::replay::run(path, args.speed, config).await;
     }
     let mut sims = Vec::new();
     for i in 0..args.clusters {

@@ -8,7 +8,8 @@
 mod serve;
 mod timeline;
 
-use std::path::Path;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
@@ -16,11 +17,18 @@ use tokio_util::sync::CancellationToken;
 use crate::error::SimError;
 use crate::{kubeconfig, tls};
 
-use super::cli::SimArgs;
+/// Where and how a replay is served: the part of `kscope sim`'s arguments it uses.
+pub struct ReplayConfig<'a> {
+    pub listen: SocketAddr,
+    pub allow_remote: bool,
+    pub token: Option<String>,
+    pub state_dir: Option<&'a Path>,
+    pub kubeconfig_out: Option<&'a PathBuf>,
+}
 
 /// Reads the recording, serves it until Ctrl-C, after writing the kubeconfig and the ready
 /// line as `kscope sim` does.
-pub async fn run(path: &Path, speed: f64, args: &SimArgs) -> Result<(), SimError> {
+pub async fn run(path: &Path, speed: f64, args: ReplayConfig<'_>) -> Result<(), SimError> {
     if !(speed.is_finite() && speed > 0.0) {
         return Err(SimError::ReplaySpeed(speed));
     }
@@ -48,18 +56,14 @@ pub async fn run(path: &Path, speed: f64, args: &SimArgs) -> Result<(), SimError
         addr: args.listen,
         source,
     })?;
-    let identity = tls::identity(
-        args.state_dir.as_deref(),
-        args.token.clone(),
-        crate::server::random_token,
-    )?;
+    let identity = tls::identity(args.state_dir, args.token, crate::server::random_token)?;
     let (replay, unknown) = serve::Replay::new(timeline, speed, identity.token.clone());
     for kind in unknown {
         eprintln!("kscope: {kind} is recorded but not served: the sim does not know its URLs");
     }
     let url = format!("https://{addr}");
     let kubeconfig = kubeconfig::kubeconfig_yaml(&url, &identity.cert.ca_pem, &identity.token)?;
-    if let Some(out) = &args.kubeconfig_out {
+    if let Some(out) = args.kubeconfig_out {
         kubeconfig::write_kubeconfig(out, &kubeconfig)?;
     }
     let stop = CancellationToken::new();
