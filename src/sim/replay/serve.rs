@@ -250,10 +250,6 @@ fn serve_resource(
         return ApiError::unknown_path().into_response();
     };
     let kind = &replay.kinds[index];
-    let in_scope = |key: &str| match namespace {
-        Some(ns) => key.split_once('/').is_some_and(|(n, _)| n == ns),
-        None => true,
-    };
     let position = replay.position();
     let Some(seg) = segment_at(&kind.segments, position) else {
         return ApiError::unknown_path().into_response();
@@ -279,7 +275,7 @@ fn serve_resource(
             let (objects, rv) = segment.state_after(played);
             let items: Vec<&serde_json::value::RawValue> = objects
                 .iter()
-                .filter(|(key, _)| in_scope(key))
+                .filter(|(key, _)| in_namespace(key, namespace))
                 .map(|(_, o)| o.as_ref())
                 .collect();
             let list = json!({
@@ -289,6 +285,11 @@ fn serve_resource(
             json_body(list.to_string())
         }
     }
+}
+
+/// Whether the object keyed `namespace/name` is in `namespace` (any, when `None`).
+fn in_namespace(key: &str, namespace: Option<&str>) -> bool {
+    namespace.is_none_or(|ns| key.split_once('/').is_some_and(|(n, _)| n == ns))
 }
 
 fn push_event(buf: &mut BytesMut, event_type: &str, object: &str) {
@@ -340,10 +341,7 @@ impl Cursor {
                 tokio::time::sleep_until(replay.instant_of(step.at)).await;
                 self.step += 1;
                 self.rv = step.rv;
-                let scoped = match &self.namespace {
-                    Some(ns) => step.key.split_once('/').is_some_and(|(n, _)| n == ns),
-                    None => true,
-                };
+                let scoped = in_namespace(&step.key, self.namespace.as_deref());
                 let wanted = if step.event_type == "BOOKMARK" {
                     self.bookmarks
                 } else {
@@ -388,15 +386,11 @@ fn watch(
         .get("resourceVersion")
         .map(String::as_str)
         .unwrap_or("");
-    let in_scope = |key: &str| match namespace {
-        Some(ns) => key.split_once('/').is_some_and(|(n, _)| n == ns),
-        None => true,
-    };
     let mut initial = BytesMut::new();
     let (step, rv) = if initial_events || requested.is_empty() || requested == "0" {
         let (objects, rv) = segment.state_after(played);
         for (key, object) in &objects {
-            if in_scope(key) {
+            if in_namespace(key, namespace) {
                 push_event(&mut initial, "ADDED", object.get());
             }
         }
