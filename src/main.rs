@@ -46,6 +46,10 @@ enum Command {
     Tree(TreeArgs),
     /// Print one object's versions, Events and each changed field's manager, by resourceVersion.
     Timeline(TimelineArgs),
+    /// Record the lists and watch events of some kinds to a file (docs/recording.md).
+    Record(kscope::commands::record::RecordArgs),
+    /// Print the store a recording held at its end, or at a time or resourceVersion.
+    Replay(kscope::commands::replay::ReplayArgs),
     /// Serve a simulated Kubernetes API server (list/watch, churn, faults) on loopback.
     Sim(kscope_sim::cli::SimArgs),
 }
@@ -90,6 +94,8 @@ fn with_outer_flags(command: Command, cli: &Cli) -> anyhow::Result<Command> {
         Command::Tree(_) => "tree",
         Command::Timeline(_) => "timeline",
         Command::Sim(_) => "sim",
+        Command::Record(_) => "record",
+        Command::Replay(_) => "replay",
     };
     if cli.demo {
         return Err(before("--demo", name));
@@ -105,6 +111,17 @@ fn with_outer_flags(command: Command, cli: &Cli) -> anyhow::Result<Command> {
         Command::Deltas(mut args) => {
             args.informer = with_outer_informer(args.informer, cli)?;
             Ok(Command::Deltas(args))
+        }
+        Command::Replay(_) if cli.cluster.any_given() => Err(before("a cluster flag", name)),
+        Command::Replay(_) if cli.config.is_some() => Err(before("--config", name)),
+        Command::Replay(args) => Ok(Command::Replay(args)),
+        Command::Record(_) if cli.config.is_some() => Err(before("--config", name)),
+        Command::Record(mut args) => {
+            args.cluster = args
+                .cluster
+                .with_outer(&cli.cluster)
+                .map_err(anyhow::Error::msg)?;
+            Ok(Command::Record(args))
         }
         Command::Hotloops(_) if cli.config.is_some() => Err(before("--config", name)),
         Command::Hotloops(mut args) => {
@@ -219,6 +236,10 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
             runtime.block_on(kscope::commands::timeline::run(&args, &mut stdout))?
         }
         Command::Sim(args) => runtime.block_on(kscope_sim::cli::run(args))?,
+        Command::Record(args) => runtime.block_on(kscope::commands::record::run(&args))?,
+        Command::Replay(args) => {
+            runtime.block_on(kscope::commands::replay::run(&args, &mut stdout))?
+        }
     }
     stdout.flush()?;
     Ok(ExitCode::SUCCESS)

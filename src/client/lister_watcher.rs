@@ -306,6 +306,13 @@ impl KubeListerWatcher {
             })
     }
 
+    /// One list page exactly as the server sent it, as plain JSON: for `kscope record`, which
+    /// keeps every object whole where the projections and the Table form keep parts.
+    pub async fn list_raw(&self, params: &ListParams) -> Result<Vec<u8>, ListWatchError> {
+        let request = self.list_request(&Form::Plain, params)?;
+        self.list_body(request).await
+    }
+
     /// The body for `request`: the prefetched one if it is for this very request, else a
     /// fresh GET.
     async fn list_body(&self, request: http::Request<Vec<u8>>) -> Result<Vec<u8>, ListWatchError> {

@@ -50,6 +50,8 @@ pub enum CommandError {
     #[error("writing output: {0}")]
     Io(#[from] std::io::Error),
     #[error(transparent)]
+    Recording(#[from] kscope_informers::record::format::RecordError),
+    #[error(transparent)]
     CustomColumns(#[from] super::custom_columns::CustomColumnsError),
     #[error("{resource} did not sync within {}s{}", .waited.as_secs(), last_error_text(.last_error))]
     NotSynced {

@@ -11,6 +11,8 @@ pub mod hotloops;
 mod informer;
 pub mod mcp;
 pub mod output;
+pub mod record;
+pub mod replay;
 mod sync;
 pub mod timeline;
 pub mod tree;

@@ -14,6 +14,7 @@ pub mod lister_watcher;
 pub mod metrics;
 pub mod object;
 pub mod real_fifo;
+pub mod record;
 pub mod reflector;
 pub mod running;
 pub mod workqueue;

@@ -92,6 +92,14 @@ pub struct SimArgs {
     /// are the Deployments'), so their controllers take them over as a client's.
     #[arg(long)]
     pub workload_pods: bool,
+    /// Serve this recording (`kscope record`) instead of a generated cluster: read-only,
+    /// lists at the state playback has reached, watches from any recorded resourceVersion at
+    /// the recorded pace. Playback starts at the first list or watch.
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+    /// How much faster than recorded a --replay plays (0.5: half as fast).
+    #[arg(long, default_value_t = 1.0, value_name = "X", requires = "replay")]
+    pub speed: f64,
     /// Bearer token to require: KSCOPE_SIM_TOKEN (see below).
     #[arg(skip = std::env::var("KSCOPE_SIM_TOKEN").ok())]
     pub token: Option<String>,
@@ -161,6 +169,16 @@ impl SimArgs {
 
 /// Starts the sim, writes the kubeconfig, prints the ready line and serves until Ctrl-C.
 pub async fn run(args: SimArgs) -> Result<(), SimError> {
+    if let Some(path) = &args.replay {
+        let config = super::replay::ReplayConfig {
+            listen: args.listen,
+            allow_remote: args.allow_remote,
+            token: args.token.clone(),
+            state_dir: args.state_dir.as_deref(),
+            kubeconfig_out: args.kubeconfig_out.as_ref(),
+        };
+        return super::replay::run(path, args.speed, config).await;
+    }
     let mut sims = Vec::new();
     for i in 0..args.clusters {
         sims.push(Sim::start(args.cluster_config(i)).await?);

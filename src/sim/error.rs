@@ -20,6 +20,14 @@ pub enum SimError {
     Kubeconfig(String),
     #[error("failed to build a client for the sim: {0}")]
     Client(String),
+    #[error("cannot replay {path}: {source}")]
+    Replay {
+        path: String,
+        #[source]
+        source: kscope_informers::record::format::RecordError,
+    },
+    #[error("--speed must be a positive number, not {0}")]
+    ReplaySpeed(f64),
     #[error("failed to write {path}: {source}")]
     WriteFile {
         path: String,

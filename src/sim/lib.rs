@@ -34,6 +34,7 @@ mod manifests;
 mod object;
 mod patch;
 mod qos;
+mod replay;
 mod resources;
 mod selectors;
 mod server;

@@ -172,7 +172,7 @@ fn load(store: &Store, spec: &workload::WorkloadSpec, widgets: usize) -> Result<
     Ok(())
 }
 
-fn random_token() -> String {
+pub(crate) fn random_token() -> String {
     use rand::Rng;
     let bytes: [u8; 24] = rand::rng().random();
     bytes.iter().map(|b| format!("{b:02x}")).collect()

@@ -23,6 +23,7 @@ mod layers;
 mod mcp;
 mod reflector_convergence;
 mod reflector_scale;
+mod replay;
 mod resources_kinds;
 mod resources_pod;
 mod secrets;

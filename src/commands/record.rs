@@ -1,0 +1,481 @@
+//! `kscope record`: the lists and watch streams of some kinds written to a recording
+//! (`kscope_informers::record`, `docs/recording.md`), as the server sent them. Each kind runs
+//! an informer whose lister-watcher writes down everything that crosses it, so the file holds
+//! what the Reflector saw, its relists, 410s and watch restarts included.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use serde_json::value::RawValue;
+
+use kscope_client::cluster::ClusterArgs;
+use kscope_client::discovery::Discovery;
+use kscope_client::lister_watcher::KubeListerWatcher;
+use kscope_informers::indexer::IndexerWriter;
+use kscope_informers::lister_watcher::{
+    ListPage, ListParams, ListWatchError, ListerWatcher, RawWatchEvent, WatchEvent, WatchParams,
+    WatchStream,
+};
+use kscope_informers::object::Object;
+use kscope_informers::record::format::{FORMAT_VERSION, Header, Record, RecordError, Writer};
+use kscope_informers::record::object::RecordedObject;
+use kscope_informers::record::state::State;
+use kscope_informers::running::{InformerConfig, RunningInformer};
+use kscope_resources::{GenericObject, Kind, ResourceKind};
+use kscope_units::duration::parse_duration;
+
+use super::CommandError;
+
+/// Record the lists and watch events of some kinds to a file.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RecordArgs {
+    /// The resources to record, named as for kubectl (pods, deploy.apps, widgets.example.com).
+    pub resources: Vec<String>,
+    /// Record every kind kscope has a projection of (pods, nodes, namespaces, deployments,
+    /// replicasets, secrets).
+    #[arg(long, conflicts_with = "resources")]
+    pub all: bool,
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// The recording to write (replaced if it exists).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+    /// Stop after this long (default: until interrupted).
+    #[arg(long = "for", value_parser = parse_duration, value_name = "DURATION")]
+    pub duration: Option<Duration>,
+}
+
+/// How often what is pending is written as a block, so that a crash loses at most this much.
+const FLUSH_EVERY: Duration = Duration::from_secs(1);
+/// The fewest events between two keyframes.
+const MIN_KEYFRAME_EVENTS: u64 = 1000;
+
+/// The writer and the store it keeps keyframes of, shared by every kind's lister-watcher.
+struct Recorder {
+    inner: Mutex<Recording>,
+}
+
+struct Recording {
+    writer: Writer<BufWriter<File>>,
+    state: State,
+    events: u64,
+    records: u64,
+    events_since_keyframe: u64,
+    /// Raw bytes of records since the last keyframe, and the size of that keyframe: a new
+    /// keyframe comes once the events since the last outweigh it, so a seek never reads
+    /// more than about two keyframes' worth and keyframes never dominate the file.
+    bytes_since_keyframe: usize,
+    keyframe_bytes: usize,
+    /// The first write that failed: recording stops and the command reports it.
+    failed: Option<RecordError>,
+}
+
+impl Recorder {
+    fn lock(&self) -> MutexGuard<'_, Recording> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn append(&self, record: Record, raw_bytes: usize) {
+        let mut r = self.lock();
+        if r.failed.is_some() {
+            return;
+        }
+        r.state.apply(&record);
+        r.records += 1;
+        if matches!(record, Record::Event { .. }) {
+            r.events += 1;
+            r.events_since_keyframe += 1;
+        }
+        r.bytes_since_keyframe += raw_bytes;
+        let mut result = r.writer.append(&record);
+        if result.is_ok()
+            && r.events_since_keyframe >= MIN_KEYFRAME_EVENTS
+            && r.bytes_since_keyframe >= r.keyframe_bytes
+        {
+            let keyframes = r.state.keyframes(now());
+            r.keyframe_bytes = keyframes
+                .iter()
+                .map(|k| match k {
+                    Record::Keyframe { objects, .. } => {
+                        objects.iter().map(|o| o.get().len()).sum::<usize>()
+                    }
+                    _ => 0,
+                })
+                .sum();
+            r.bytes_since_keyframe = 0;
+            r.events_since_keyframe = 0;
+            result = r.writer.keyframe(&keyframes);
+        }
+        if let Err(e) = result {
+            r.failed = Some(e);
+        }
+    }
+
+    fn flush(&self) -> Result<(), CommandError> {
+        let mut r = self.lock();
+        if let Some(e) = r.failed.take() {
+            return Err(e.into());
+        }
+        r.writer.flush()?;
+        Ok(())
+    }
+}
+
+/// Microseconds since the epoch, now: when a record was received.
+fn now() -> i64 {
+    jiff::Timestamp::now().as_microsecond()
+}
+
+/// A lister-watcher that writes down what it hands the Reflector.
+struct RecordingListerWatcher {
+    inner: KubeListerWatcher,
+    kind: String,
+    /// Secrets' list items carry no `kind`: they are marked as Secrets before masking.
+    secrets: bool,
+    recorder: Arc<Recorder>,
+}
+
+#[derive(serde::Deserialize)]
+struct RawList {
+    #[serde(default)]
+    metadata: RawListMeta,
+    #[serde(default)]
+    items: Vec<Box<RawValue>>,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct RawListMeta {
+    #[serde(rename = "resourceVersion", default)]
+    resource_version: String,
+    #[serde(rename = "continue")]
+    continue_token: Option<String>,
+}
+
+impl RecordingListerWatcher {
+    /// What of an object may be written: a Secret with its values masked (as the tap keeps
+    /// it), anything else as it came; nothing when a Secret cannot be told apart.
+    fn keepable(&self, raw: &[u8]) -> Option<Box<RawValue>> {
+        let bytes = if self.secrets {
+            let mut object: serde_json::Value = serde_json::from_slice(raw).ok()?;
+            let map = object.as_object_mut()?;
+            map.entry("kind").or_insert_with(|| "Secret".into());
+            map.entry("apiVersion").or_insert_with(|| "v1".into());
+            Bytes::from(serde_json::to_vec(&object).ok()?)
+        } else {
+            Bytes::copy_from_slice(raw)
+        };
+        let kept = kscope_resources::secret::keepable_raw(bytes)?;
+        serde_json::from_slice(&kept).ok()
+    }
+
+    fn error(&self, verb: &str, err: &ListWatchError) {
+        self.recorder.append(
+            Record::Error {
+                kind: self.kind.clone(),
+                at: now(),
+                verb: verb.to_string(),
+                code: err.code(),
+                message: err.to_string(),
+            },
+            0,
+        );
+    }
+}
+
+/// Writes the end of a watch when the Reflector lets go of its stream, however it ends.
+struct WatchEndGuard {
+    kind: String,
+    recorder: Arc<Recorder>,
+    error: Option<String>,
+}
+
+impl Drop for WatchEndGuard {
+    fn drop(&mut self) {
+        self.recorder.append(
+            Record::WatchEnd {
+                kind: std::mem::take(&mut self.kind),
+                at: now(),
+                error: self.error.take(),
+            },
+            0,
+        );
+    }
+}
+
+impl ListerWatcher<RecordedObject> for RecordingListerWatcher {
+    async fn list(&self, params: &ListParams) -> Result<ListPage<RecordedObject>, ListWatchError> {
+        let body = self.inner.list_raw(params).await.inspect_err(|e| {
+            self.error("list", e);
+        })?;
+        let list: RawList =
+            serde_json::from_slice(&body).map_err(|e| ListWatchError::MalformedResponse {
+                verb: "list",
+                resource: self.kind.clone(),
+                source: e.into(),
+            })?;
+        let items: Vec<Box<RawValue>> = list
+            .items
+            .iter()
+            .filter_map(|item| self.keepable(item.get().as_bytes()))
+            .collect();
+        let next = list.metadata.continue_token.filter(|c| !c.is_empty());
+        let mut page = ListPage {
+            items: Vec::with_capacity(items.len()),
+            resource_version: list.metadata.resource_version.clone(),
+            continue_token: next.clone(),
+            malformed: Vec::new(),
+        };
+        for item in &items {
+            match RecordedObject::new(item.clone()) {
+                Ok(object) => page.items.push(Arc::new(object)),
+                Err(e) => page.malformed.push(e.to_string()),
+            }
+        }
+        self.recorder.append(
+            Record::List {
+                kind: self.kind.clone(),
+                at: now(),
+                requested: params.resource_version.clone(),
+                continued: params.continue_token.clone(),
+                resource_version: list.metadata.resource_version,
+                next,
+                items,
+            },
+            body.len(),
+        );
+        Ok(page)
+    }
+
+    async fn watch(
+        &self,
+        params: &WatchParams,
+    ) -> Result<WatchStream<RecordedObject>, ListWatchError> {
+        self.recorder.append(
+            Record::WatchStart {
+                kind: self.kind.clone(),
+                at: now(),
+                resource_version: params.resource_version.clone(),
+                send_initial_events: params.send_initial_events,
+            },
+            0,
+        );
+        let stream = ListerWatcher::<GenericObject>::watch(&self.inner, params)
+            .await
+            .inspect_err(|e| self.error("watch", e))?;
+        let mut guard = WatchEndGuard {
+            kind: self.kind.clone(),
+            recorder: self.recorder.clone(),
+            error: None,
+        };
+        let kind = self.kind.clone();
+        let secrets = self.secrets;
+        let recorder = self.recorder.clone();
+        let this = RecordingListerWatcher {
+            inner: self.inner.clone(),
+            kind: kind.clone(),
+            secrets,
+            recorder: recorder.clone(),
+        };
+        Ok(stream
+            .map(move |item| {
+                // The whole guard moves into the stream (not only the field written below),
+                // so the watch's end is written when the stream is dropped.
+                let guard = &mut guard;
+                let raw = match item {
+                    Ok(raw) => raw,
+                    Err(e) => {
+                        guard.error = Some(e.to_string());
+                        return Err(e);
+                    }
+                };
+                let object = this.keepable(&raw.raw_object);
+                let recorded = |object: Option<Box<RawValue>>| {
+                    object
+                        .and_then(|o| RecordedObject::new(o).ok())
+                        .map(Arc::new)
+                        .ok_or_else(|| {
+                            ListWatchError::MalformedEvent(
+                                "a watch object kscope cannot keep".into(),
+                            )
+                        })
+                };
+                let event_type = raw.event.event_type();
+                let (event, resource_version) = match raw.event {
+                    WatchEvent::Added(_) => {
+                        let o = recorded(object.clone())?;
+                        let rv = o.resource_version().map(str::to_string);
+                        (WatchEvent::Added(o), rv)
+                    }
+                    WatchEvent::Modified(_) => {
+                        let o = recorded(object.clone())?;
+                        let rv = o.resource_version().map(str::to_string);
+                        (WatchEvent::Modified(o), rv)
+                    }
+                    WatchEvent::Deleted(_) => {
+                        let o = recorded(object.clone())?;
+                        let rv = o.resource_version().map(str::to_string);
+                        (WatchEvent::Deleted(o), rv)
+                    }
+                    WatchEvent::Bookmark {
+                        resource_version,
+                        initial_events_end,
+                    } => (
+                        WatchEvent::Bookmark {
+                            resource_version: resource_version.clone(),
+                            initial_events_end,
+                        },
+                        Some(resource_version),
+                    ),
+                    WatchEvent::Error(status) => (WatchEvent::Error(status), None),
+                };
+                if let Some(object) = object {
+                    recorder.append(
+                        Record::Event {
+                            kind: kind.clone(),
+                            at: now(),
+                            event_type: event_type.as_str().to_string(),
+                            resource_version,
+                            object,
+                        },
+                        raw.raw_object.len(),
+                    );
+                }
+                Ok(RawWatchEvent {
+                    event,
+                    raw_object: raw.raw_object,
+                })
+            })
+            .boxed())
+    }
+}
+
+pub async fn run(args: &RecordArgs) -> Result<(), CommandError> {
+    let cluster = args.cluster.connect().await?;
+    let kinds = resolve_kinds(args, &cluster).await?;
+    let scope = args.cluster.scope(&cluster);
+    let file = File::create(&args.output)?;
+    let header = Header {
+        format_version: FORMAT_VERSION,
+        kscope_version: env!("CARGO_PKG_VERSION").to_string(),
+        context: Some(cluster.context.clone()).filter(|c| !c.is_empty()),
+        server: cluster.server.clone(),
+        kinds: kinds.iter().map(ToString::to_string).collect(),
+        namespace: scope.namespace().map(str::to_string),
+        start_time: jiff::Timestamp::now().to_string(),
+    };
+    let recorder = Arc::new(Recorder {
+        inner: Mutex::new(Recording {
+            writer: Writer::new(BufWriter::new(file), &header)?,
+            state: State::default(),
+            events: 0,
+            records: 0,
+            events_since_keyframe: 0,
+            bytes_since_keyframe: 0,
+            keyframe_bytes: 0,
+            failed: None,
+        }),
+    });
+    let mut informers = Vec::new();
+    for kind in &kinds {
+        let namespace = if kind.namespaced() {
+            scope.namespace()
+        } else {
+            None
+        };
+        let inner = KubeListerWatcher::new(
+            cluster.client.clone(),
+            kind.list_path(namespace),
+            kind.to_string(),
+        )
+        .with_limits(cluster.limits);
+        let lister_watcher = RecordingListerWatcher {
+            inner,
+            kind: kind.to_string(),
+            secrets: *kind == Kind::BuiltIn(ResourceKind::Secrets),
+            recorder: recorder.clone(),
+        };
+        informers.push(RunningInformer::start(
+            InformerConfig::new(kind.to_string()),
+            lister_watcher,
+            IndexerWriter::<RecordedObject>::default(),
+        ));
+    }
+    let result = wait(args.duration, &recorder).await;
+    for informer in informers {
+        informer.shutdown().await;
+    }
+    recorder.flush()?;
+    result?;
+    let r = recorder.lock();
+    let bytes = r.writer.written();
+    eprintln!(
+        "kscope: recorded {} events ({} records) of {} to {}: {} bytes, {:.1} bytes per event",
+        r.events,
+        r.records,
+        header.kinds.join(", "),
+        args.output.display(),
+        bytes,
+        bytes as f64 / r.events.max(1) as f64,
+    );
+    Ok(())
+}
+
+/// Flushes every second until the deadline, SIGINT or SIGTERM.
+async fn wait(duration: Option<Duration>, recorder: &Recorder) -> Result<(), CommandError> {
+    let deadline = async {
+        match duration {
+            Some(d) => tokio::time::sleep(d).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(deadline);
+    let interrupted = tokio::signal::ctrl_c();
+    tokio::pin!(interrupted);
+    let mut terminated = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut flush = tokio::time::interval(FLUSH_EVERY);
+    loop {
+        tokio::select! {
+            () = &mut deadline => return Ok(()),
+            _ = &mut interrupted => return Ok(()),
+            _ = terminated.recv() => return Ok(()),
+            _ = flush.tick() => recorder.flush()?,
+        }
+    }
+}
+
+async fn resolve_kinds(
+    args: &RecordArgs,
+    cluster: &kscope_client::cluster::Cluster,
+) -> Result<Vec<Kind>, CommandError> {
+    if args.all {
+        return Ok(ResourceKind::ALL.into_iter().map(Kind::BuiltIn).collect());
+    }
+    if args.resources.is_empty() {
+        return Err(CommandError::Usage(
+            "name the resources to record (pods deploy ...), or --all".into(),
+        ));
+    }
+    let mut discovery: Option<Discovery> = None;
+    let mut kinds = Vec::new();
+    for name in &args.resources {
+        let kind = match name.parse::<ResourceKind>() {
+            Ok(kind) => Kind::BuiltIn(kind),
+            Err(_) => {
+                let discovered = match &mut discovery {
+                    Some(d) => d,
+                    None => discovery.insert(Discovery::run(&cluster.client).await?),
+                };
+                discovered.resolve(name)?
+            }
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    Ok(kinds)
+}

@@ -1,0 +1,10 @@
+//! Recordings of watch streams (`kscope record`, `kscope replay`, `kscope sim --replay`): a
+//! versioned file of the lists, watch events, bookmarks, errors and watch restarts of one or
+//! more kinds, as the server sent them, so a bug seen once can be replayed. The layout is
+//! documented in `docs/recording.md`; [`format`] reads and writes it, [`state`] folds the
+//! records into the store each kind held, and [`object`] is the object a recorder lists and
+//! watches (its raw JSON, keyed as any other).
+
+pub mod format;
+pub mod object;
+pub mod state;
