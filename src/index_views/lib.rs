@@ -14,3 +14,4 @@ pub mod printer_columns;
 pub mod query;
 pub mod registry;
 pub mod sorted;
+pub mod usage;

@@ -111,7 +111,8 @@ pub(crate) struct WireSelector<'a> {
 }
 
 /// A container in a pod spec or template: what the tables show (name, image), plus the init
-/// container restart policy that decides whether it is a sidecar.
+/// container restart policy that decides whether it is a sidecar, and the CPU and memory
+/// requests and limits that usage is a percentage of.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireContainer<'a> {
@@ -121,6 +122,42 @@ pub(crate) struct WireContainer<'a> {
     pub image: Option<Str<'a>>,
     #[serde(borrow)]
     pub restart_policy: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub resources: Option<WireRequirements<'a>>,
+}
+
+/// `resources` of a container: its requests and limits.
+#[derive(Deserialize)]
+pub(crate) struct WireRequirements<'a> {
+    #[serde(borrow)]
+    pub requests: Option<WireCpuMemory<'a>>,
+    #[serde(borrow)]
+    pub limits: Option<WireCpuMemory<'a>>,
+}
+
+/// The CPU and memory quantities of a resource list, as sent.
+#[derive(Deserialize)]
+pub(crate) struct WireCpuMemory<'a> {
+    #[serde(borrow)]
+    pub cpu: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub memory: Option<Str<'a>>,
+}
+
+/// Pushes containers' requests and limits as (cpu request, cpu limit, memory request,
+/// memory limit) rows, empty where unset.
+pub(crate) fn push_container_resources<'b, const N: usize>(
+    b: &mut Builder<'b, N>,
+    containers: Option<&'b [WireContainer<'_>]>,
+) {
+    for c in containers.unwrap_or_default() {
+        let requests = c.resources.as_ref().and_then(|r| r.requests.as_ref());
+        let limits = c.resources.as_ref().and_then(|r| r.limits.as_ref());
+        b.push_opt(requests.and_then(|r| r.cpu.as_ref()));
+        b.push_opt(limits.and_then(|r| r.cpu.as_ref()));
+        b.push_opt(requests.and_then(|r| r.memory.as_ref()));
+        b.push_opt(limits.and_then(|r| r.memory.as_ref()));
+    }
 }
 
 /// Pushes containers as (name, image) rows.
@@ -206,6 +243,16 @@ pub(crate) fn controller_owner(rows: Rows<'_, 3>, controller: Option<u32>) -> Op
 pub struct Container<'a> {
     pub name: &'a str,
     pub image: &'a str,
+}
+
+/// A container's CPU and memory requests and limits, as quantity strings (`250m`, `512Mi`);
+/// `None` where unset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContainerResources<'a> {
+    pub cpu_request: Option<&'a str>,
+    pub cpu_limit: Option<&'a str>,
+    pub memory_request: Option<&'a str>,
+    pub memory_limit: Option<&'a str>,
 }
 
 pub(crate) fn containers(rows: Rows<'_, 2>) -> impl ExactSizeIterator<Item = Container<'_>> {

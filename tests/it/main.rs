@@ -12,6 +12,7 @@ mod cli_errors;
 mod common;
 mod describe;
 mod edges_cli;
+mod edges_columns;
 mod edges_watch_list;
 mod fifo;
 mod kinds;
