@@ -11,8 +11,8 @@ use std::sync::Arc;
 use kscope_client::metrics::Usage;
 use kscope_informers::object::Object;
 use kscope_resources::{
-    ConditionStatus, ContainerResources, Deployment, GenericObject, HealthCondition, Kind, KubeResource, Namespace,
-    Node, Pod, ReplicaSet, Secret, Timestamp,
+    ConditionStatus, ContainerResources, Deployment, GenericObject, HealthCondition, Kind,
+    KubeResource, Namespace, Node, Pod, ReplicaSet, Secret, Timestamp,
 };
 
 use super::definitions::Indexable;
@@ -372,12 +372,8 @@ pub const POD_USAGE_COLUMNS: &[Column] = &[
 ];
 
 /// The node usage columns, as `kubectl top node` shows them: percentages of allocatable.
-pub const NODE_USAGE_COLUMNS: &[Column] = &[
-    number("CPU"),
-    number("MEM"),
-    number("%CPU"),
-    number("%MEM"),
-];
+pub const NODE_USAGE_COLUMNS: &[Column] =
+    &[number("CPU"), number("MEM"), number("%CPU"), number("%MEM")];
 
 fn age(obj: &impl KubeResource, now: Timestamp) -> String {
     obj.age(now)

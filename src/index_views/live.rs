@@ -68,6 +68,8 @@ pub struct ViewColumn {
     pub namespace: bool,
     /// A label, annotation or JSONPath index's column, after the kind's own.
     pub index: bool,
+    /// A usage column (CPU, MEM...), read from the metrics API beside the object.
+    pub usage: bool,
     /// An index column whose index has no value on any object of the store (an `app`
     /// label index on nodes): a column of `<none>` that tables leave out.
     pub empty: bool,
@@ -483,6 +485,7 @@ impl<T: TableRow> LiveView<T> {
             wide,
             namespace: false,
             index: false,
+            usage: false,
             empty: false,
         };
         let indexer = self.registry.indexer();
@@ -490,8 +493,15 @@ impl<T: TableRow> LiveView<T> {
         let usage = self.registry.usage().map(|feed| feed.state());
         let mut columns: Vec<ViewColumn> = T::columns(kind)
             .iter()
-            .chain(usage_columns::<T>(usage.as_deref()))
             .map(|c| column(c.name.to_string(), c.kind, c.wide))
+            .chain(
+                usage_columns::<T>(usage.as_deref())
+                    .iter()
+                    .map(|c| ViewColumn {
+                        usage: true,
+                        ..column(c.name.to_string(), c.kind, c.wide)
+                    }),
+            )
             .chain(self.index_columns.iter().map(|c| {
                 ViewColumn {
                     index: true,

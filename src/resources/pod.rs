@@ -7,7 +7,9 @@ use serde::de::IgnoredAny;
 use smallvec::SmallVec;
 
 use super::meta::{
-    self, Container, ContainerResources, FIRST_KIND_SLOT, OwnerRef, WireContainer, WireMeta, non_empty};
+    self, Container, ContainerResources, FIRST_KIND_SLOT, OwnerRef, WireContainer, WireMeta,
+    non_empty,
+};
 use super::packed::{Builder, FieldValues, Interner, Labels, PackError, Packed, Str};
 use super::time::Timestamp;
 use super::{KubeResource, ResourceKind};
@@ -141,15 +143,14 @@ impl Pod {
 
     /// Each app container's CPU and memory requests and limits, in spec order.
     pub fn container_resources(&self) -> impl ExactSizeIterator<Item = ContainerResources<'_>> {
-        self.template
-            .rows::<4>(CONTAINER_RESOURCES)
-            .iter()
-            .map(|[cpu_request, cpu_limit, memory_request, memory_limit]| ContainerResources {
+        self.template.rows::<4>(CONTAINER_RESOURCES).iter().map(
+            |[cpu_request, cpu_limit, memory_request, memory_limit]| ContainerResources {
                 cpu_request: non_empty(cpu_request),
                 cpu_limit: non_empty(cpu_limit),
                 memory_request: non_empty(memory_request),
                 memory_limit: non_empty(memory_limit),
-            })
+            },
+        )
     }
 
     /// `status.nominatedNodeName`: where the scheduler means to place the pod once the pods
@@ -381,7 +382,10 @@ fn condition_is(conditions: &[WireCondition<'_>], type_: &str, status: &str) -> 
 
 /// The pod's readiness gates whose condition is True (the first condition of that type, as
 /// kubectl reads it), and how many gates it has.
-fn readiness_gates(spec: Option<&WirePodSpec<'_>>, status: Option<&WirePodStatus<'_>>) -> (u16, u16) {
+fn readiness_gates(
+    spec: Option<&WirePodSpec<'_>>,
+    status: Option<&WirePodStatus<'_>>,
+) -> (u16, u16) {
     let gates = spec
         .and_then(|s| s.readiness_gates.as_deref())
         .unwrap_or_default();

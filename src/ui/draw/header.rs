@@ -79,6 +79,9 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     if let Some(error) = &h.error {
         second.push(Span::styled(format!(" · {error}"), theme.error()));
     }
+    if let Some(why) = &h.usage {
+        second.push(Span::styled(format!(" · CPU/MEM n/a: {why}"), theme.warn()));
+    }
     let second = Line::from(second);
     frame.render_widget(Paragraph::new(vec![first, second]), area);
 }
