@@ -2,6 +2,8 @@
 //! (borrowed from the JSON; every field not named here is skipped unread, see `decode`) and as
 //! read-only views.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use smallvec::SmallVec;
 
@@ -144,19 +146,42 @@ pub(crate) struct WireCpuMemory<'a> {
     pub memory: Option<Str<'a>>,
 }
 
-/// Pushes containers' requests and limits as (cpu request, cpu limit, memory request,
-/// memory limit) rows, empty where unset.
-pub(crate) fn push_container_resources<'b, const N: usize>(
-    b: &mut Builder<'b, N>,
-    containers: Option<&'b [WireContainer<'_>]>,
+/// A quantity as sent, empty when absent.
+fn text<'s>(quantity: Option<&'s Str<'_>>) -> &'s str {
+    quantity.map_or("", Str::as_str)
+}
+
+/// Pushes each container's requests and limits as one string, `cpu request,cpu limit,
+/// memory request,memory limit` (empty where unset; a quantity holds no comma): one string
+/// a container rather than four keeps a pod within its budget.
+pub(crate) fn push_container_resources<const N: usize>(
+    b: &mut Builder<'_, N>,
+    containers: Option<&[WireContainer<'_>]>,
 ) {
     for c in containers.unwrap_or_default() {
         let requests = c.resources.as_ref().and_then(|r| r.requests.as_ref());
         let limits = c.resources.as_ref().and_then(|r| r.limits.as_ref());
-        b.push_opt(requests.and_then(|r| r.cpu.as_ref()));
-        b.push_opt(limits.and_then(|r| r.cpu.as_ref()));
-        b.push_opt(requests.and_then(|r| r.memory.as_ref()));
-        b.push_opt(limits.and_then(|r| r.memory.as_ref()));
+        b.push_cow(Cow::Owned(format!(
+            "{},{},{},{}",
+            text(requests.and_then(|r| r.cpu.as_ref())),
+            text(limits.and_then(|r| r.cpu.as_ref())),
+            text(requests.and_then(|r| r.memory.as_ref())),
+            text(limits.and_then(|r| r.memory.as_ref())),
+        )));
+    }
+}
+
+impl<'a> ContainerResources<'a> {
+    /// One container's string as [`push_container_resources`] wrote it.
+    pub(crate) fn read(packed: &'a str) -> Self {
+        let mut parts = packed.split(',').map(non_empty);
+        let mut next = || parts.next().flatten();
+        Self {
+            cpu_request: next(),
+            cpu_limit: next(),
+            memory_request: next(),
+            memory_limit: next(),
+        }
     }
 }
 

@@ -143,14 +143,10 @@ impl Pod {
 
     /// Each app container's CPU and memory requests and limits, in spec order.
     pub fn container_resources(&self) -> impl ExactSizeIterator<Item = ContainerResources<'_>> {
-        self.template.rows::<4>(CONTAINER_RESOURCES).iter().map(
-            |[cpu_request, cpu_limit, memory_request, memory_limit]| ContainerResources {
-                cpu_request: non_empty(cpu_request),
-                cpu_limit: non_empty(cpu_limit),
-                memory_request: non_empty(memory_request),
-                memory_limit: non_empty(memory_limit),
-            },
-        )
+        self.template
+            .rows::<1>(CONTAINER_RESOURCES)
+            .iter()
+            .map(|[packed]| ContainerResources::read(packed))
     }
 
     /// `status.nominatedNodeName`: where the scheduler means to place the pod once the pods
