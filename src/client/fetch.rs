@@ -88,6 +88,17 @@ pub async fn fetch_path(
     path: String,
     object: String,
 ) -> Result<Value, FetchError> {
+    fetch_path_within(client, path, object, FETCH_TIMEOUT).await
+}
+
+/// [`fetch_path`] with a bound of its own: a background poll gives up well before a person
+/// would.
+pub async fn fetch_path_within(
+    client: &kube::Client,
+    path: String,
+    object: String,
+    timeout: Duration,
+) -> Result<Value, FetchError> {
     let request = http::Request::get(path)
         .header(http::header::ACCEPT, "application/json")
         .body(Vec::new())
@@ -96,10 +107,10 @@ pub async fn fetch_path(
             source: e.into(),
         })?;
     let label = object.clone();
-    let Ok(answer) = tokio::time::timeout(FETCH_TIMEOUT, client.request_text(request)).await else {
+    let Ok(answer) = tokio::time::timeout(timeout, client.request_text(request)).await else {
         return Err(FetchError::Silent {
             object,
-            waited: FETCH_TIMEOUT,
+            waited: timeout,
         });
     };
     let text = answer.map_err(|err| match err {

@@ -14,18 +14,22 @@ use kscope_index_views::jsonpath::FieldPath;
 use crate::error::ConfigError;
 use crate::keys::{KeymapBuilder, Origin, Section};
 use crate::settings::{InformerSettings, LogSettings};
+use kscope_index_views::usage::UsageSettings;
 
 /// Merges one file's sections into the configuration being built.
 pub(crate) fn merge(
     indexes: &mut Vec<IndexDefinition>,
     keymap: &mut KeymapBuilder,
-    (informers, logs): (&mut InformerSettings, &mut LogSettings),
+    (informers, logs, metrics): (&mut InformerSettings, &mut LogSettings, &mut UsageSettings),
     file: &str,
     text: &str,
 ) -> Result<(), ConfigError> {
     let parsed = parse(file, text)?;
     if let Some(section) = parsed.logs {
         section.merge(file, logs)?;
+    }
+    if let Some(section) = parsed.metrics {
+        section.merge(file, metrics)?;
     }
     if let Some(section) = parsed.informers {
         let invalid = |at: Location, key: &str, message: String| ConfigError::Invalid {
@@ -93,6 +97,39 @@ struct ConfigFile {
     informers: Option<InformersSection>,
     #[serde(default)]
     logs: Option<LogsSection>,
+    #[serde(default)]
+    metrics: Option<MetricsSection>,
+}
+
+/// `metrics:` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetricsSection {
+    poll: Option<Spanned<String>>,
+    timeout: Option<Spanned<String>>,
+}
+
+impl MetricsSection {
+    fn merge(self, file: &str, metrics: &mut UsageSettings) -> Result<(), ConfigError> {
+        let duration = |value: Spanned<String>, key: &str| {
+            kscope_units::duration::parse_duration(&value.value).map_err(|message| {
+                ConfigError::Invalid {
+                    file: file.to_string(),
+                    line: value.referenced.line(),
+                    column: value.referenced.column(),
+                    key: Some(format!("metrics.{key}")),
+                    message,
+                }
+            })
+        };
+        if let Some(poll) = self.poll {
+            metrics.poll = duration(poll, "poll")?;
+        }
+        if let Some(timeout) = self.timeout {
+            metrics.timeout = duration(timeout, "timeout")?;
+        }
+        Ok(())
+    }
 }
 
 /// `logs:` as written.
@@ -371,6 +408,7 @@ fn parse(file: &str, text: &str) -> Result<ConfigFile, ConfigError> {
             keys: None,
             informers: None,
             logs: None,
+            metrics: None,
         });
     }
     let options = serde_saphyr::options! { with_snippet: false };

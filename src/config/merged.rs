@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use kscope_index_views::definitions::IndexDefinition;
+use kscope_index_views::usage::UsageSettings;
 
 use crate::error::ConfigError;
 use crate::file::merge;
@@ -26,6 +27,8 @@ pub struct Config {
     pub informers: InformerSettings,
     /// How much of a log the log view asks for and keeps.
     pub logs: LogSettings,
+    /// How often the usage columns are read from the metrics API.
+    pub metrics: UsageSettings,
 }
 
 impl Config {
@@ -58,10 +61,11 @@ impl Config {
         let mut keys = KeymapBuilder::default();
         let mut informers = InformerSettings::default();
         let mut logs = LogSettings::default();
+        let mut metrics = UsageSettings::default();
         merge(
             &mut indexes,
             &mut keys,
-            (&mut informers, &mut logs),
+            (&mut informers, &mut logs, &mut metrics),
             DEFAULT_CONFIG_NAME,
             DEFAULT_CONFIG,
         )?;
@@ -69,7 +73,7 @@ impl Config {
             merge(
                 &mut indexes,
                 &mut keys,
-                (&mut informers, &mut logs),
+                (&mut informers, &mut logs, &mut metrics),
                 file,
                 text,
             )?;
@@ -79,6 +83,7 @@ impl Config {
             keys: keys.build()?,
             informers,
             logs,
+            metrics,
         })
     }
 }

@@ -8,10 +8,11 @@ use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::sync::Arc;
 
+use kscope_client::metrics::Usage;
 use kscope_informers::object::Object;
 use kscope_resources::{
-    ConditionStatus, Deployment, GenericObject, HealthCondition, Kind, KubeResource, Namespace,
-    Node, Pod, ReplicaSet, Secret, Timestamp,
+    ConditionStatus, ContainerResources, Deployment, GenericObject, HealthCondition, Kind,
+    KubeResource, Namespace, Node, Pod, ReplicaSet, Secret, Timestamp,
 };
 
 use super::definitions::Indexable;
@@ -330,7 +331,49 @@ pub trait TableRow: Indexable {
     fn health(&self) -> RowHealth {
         RowHealth::Normal
     }
+
+    /// The usage columns a table of this kind shows after its own when the metrics API
+    /// is read (k9s's CPU, MEM and percentages): none for kinds it does not measure.
+    fn usage_columns() -> &'static [Column] {
+        &[]
+    }
+
+    /// Usage column `column`'s value given the object's `usage`; `None` where there is
+    /// nothing to show (a percentage of no request).
+    fn usage_value(&self, _column: usize, _usage: Usage) -> Option<u128> {
+        None
+    }
 }
+
+/// `part` as a whole percentage of `of`, rounded down as k9s and kubectl top do; `None`
+/// of nothing.
+fn percent(part: u128, of: u128) -> Option<u128> {
+    (of > 0).then(|| part.saturating_mul(100) / of)
+}
+
+/// A quantity's thousandths (millicores, thousandths of a byte); unreadable ones count as
+/// none.
+fn milli(quantity: Option<&str>) -> u128 {
+    quantity
+        .and_then(kscope_units::quantity::parse)
+        .and_then(|q| u128::try_from(q.milli()).ok())
+        .unwrap_or(0)
+}
+
+/// The pod usage columns, as k9s shows them: millicores, MiB, and percentages of the
+/// containers' summed requests and limits.
+pub const POD_USAGE_COLUMNS: &[Column] = &[
+    number("CPU"),
+    number("MEM"),
+    number("%CPU/R"),
+    number("%CPU/L"),
+    number("%MEM/R"),
+    number("%MEM/L"),
+];
+
+/// The node usage columns, as `kubectl top node` shows them: percentages of allocatable.
+pub const NODE_USAGE_COLUMNS: &[Column] =
+    &[number("CPU"), number("MEM"), number("%CPU"), number("%MEM")];
 
 fn age(obj: &impl KubeResource, now: Timestamp) -> String {
     obj.age(now)
@@ -341,6 +384,11 @@ fn or_none(value: Option<&str>) -> String {
         Some(v) if !v.is_empty() => v.to_string(),
         _ => "<none>".into(),
     }
+}
+
+/// kubectl's node info cells: `<unknown>` where the kubelet reported nothing.
+fn or_unknown(value: Option<&str>) -> String {
+    value.unwrap_or("<unknown>").to_string()
 }
 
 fn joined<'a>(values: impl Iterator<Item = &'a str>) -> String {
@@ -361,6 +409,8 @@ pub const POD_COLUMNS: &[Column] = &[
     AGE,
     wide("IP"),
     wide("NODE"),
+    wide("NOMINATED NODE"),
+    wide("READINESS GATES"),
 ];
 
 impl TableRow for Pod {
@@ -377,7 +427,31 @@ impl TableRow for Pod {
             4 => SortValue::age(self.created()),
             5 => SortValue::text_or_none(self.pod_ip()),
             6 => SortValue::text_or_none(self.node_name()),
+            7 => SortValue::text_or_none(self.nominated_node()),
+            8 => SortValue::Number(self.readiness_gates().map(|(ready, _)| ready.into())),
             _ => SortValue::Number(None),
+        }
+    }
+
+    fn usage_columns() -> &'static [Column] {
+        POD_USAGE_COLUMNS
+    }
+
+    fn usage_value(&self, column: usize, usage: Usage) -> Option<u128> {
+        let summed = |read: fn(ContainerResources<'_>) -> Option<&str>| -> u128 {
+            self.container_resources().map(|c| milli(read(c))).sum()
+        };
+        // Usage in nanocores against requests in millicores; bytes against thousandths.
+        let cpu = |of: u128| percent(usage.cpu_nanocores, of.saturating_mul(1_000_000));
+        let memory = |of: u128| percent(usage.memory_bytes.saturating_mul(1000), of);
+        match column {
+            0 => Some(usage.cpu_millicores()),
+            1 => Some(usage.memory_mebibytes()),
+            2 => cpu(summed(|c| c.cpu_request)),
+            3 => cpu(summed(|c| c.cpu_limit)),
+            4 => memory(summed(|c| c.memory_request)),
+            5 => memory(summed(|c| c.memory_limit)),
+            _ => None,
         }
     }
 
@@ -407,6 +481,10 @@ impl TableRow for Pod {
             4 => age(self, now),
             5 => or_none(self.pod_ip()),
             6 => or_none(self.node_name()),
+            7 => or_none(self.nominated_node()),
+            8 => self
+                .readiness_gates()
+                .map_or_else(|| "<none>".into(), |(ready, all)| format!("{ready}/{all}")),
             _ => String::new(),
         }
     }
@@ -420,13 +498,33 @@ pub const NODE_COLUMNS: &[Column] = &[
     AGE,
     text("VERSION"),
     wide("INTERNAL-IP"),
-    wide("CPU"),
-    wide("MEMORY"),
+    wide("EXTERNAL-IP"),
+    wide("OS-IMAGE"),
+    wide("KERNEL-VERSION"),
+    wide("CONTAINER-RUNTIME"),
 ];
 
 impl TableRow for Node {
     fn columns(_: &Kind) -> Cow<'static, [Column]> {
         Cow::Borrowed(NODE_COLUMNS)
+    }
+
+    fn usage_columns() -> &'static [Column] {
+        NODE_USAGE_COLUMNS
+    }
+
+    /// As `kubectl top node` works them out: millicores of millicores, bytes of bytes.
+    fn usage_value(&self, column: usize, usage: Usage) -> Option<u128> {
+        match column {
+            0 => Some(usage.cpu_millicores()),
+            1 => Some(usage.memory_mebibytes()),
+            2 => percent(usage.cpu_millicores(), milli(self.cpu_allocatable())),
+            3 => percent(
+                usage.memory_bytes,
+                milli(self.memory_allocatable()).div_ceil(1000),
+            ),
+            _ => None,
+        }
     }
 
     fn health(&self) -> RowHealth {
@@ -445,8 +543,10 @@ impl TableRow for Node {
             age(self, now),
             or_none(self.kubelet_version()),
             or_none(self.internal_ip()),
-            or_none(self.cpu_capacity()),
-            or_none(self.memory_capacity()),
+            or_none(self.external_ip()),
+            or_unknown(self.os_image()),
+            or_unknown(self.kernel_version()),
+            or_unknown(self.container_runtime()),
         ]
     }
 }

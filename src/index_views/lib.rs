@@ -18,3 +18,4 @@ pub mod reconciles;
 pub mod registry;
 pub mod sorted;
 pub mod timeline;
+pub mod usage;

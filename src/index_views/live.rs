@@ -21,6 +21,7 @@ use super::fuzzy::TextPattern;
 use super::query::{Query, QueryError};
 use super::registry::{IndexRegistry, TermMatcher};
 use super::sorted::{RowEntry, SortedRows};
+use super::usage::UsageState;
 use kscope_informers::indexer::{IndexFunc, Indexer};
 use kscope_informers::informer::{Notification, SharedIndexInformer};
 use kscope_informers::keys::{Key, meta_namespace_key};
@@ -67,6 +68,8 @@ pub struct ViewColumn {
     pub namespace: bool,
     /// A label, annotation or JSONPath index's column, after the kind's own.
     pub index: bool,
+    /// A usage column (CPU, MEM...), read from the metrics API beside the object.
+    pub usage: bool,
     /// An index column whose index has no value on any object of the store (an `app`
     /// label index on nodes): a column of `<none>` that tables leave out.
     pub empty: bool,
@@ -107,19 +110,34 @@ impl<T> IndexColumn<T> {
     }
 }
 
-/// What `obj` sorts by in `column`: one of the kind's columns, an index column, or its
-/// namespace.
+/// The usage columns of `T` when `usage` is read: none otherwise.
+fn usage_columns<T: TableRow>(usage: Option<&UsageState>) -> &'static [Column] {
+    match usage {
+        Some(_) => T::usage_columns(),
+        None => &[],
+    }
+}
+
+/// What `obj` sorts by in `column`: one of the kind's columns, a usage column, an index
+/// column, or its namespace.
 fn sort_value<'a, T: TableRow>(
     obj: &'a T,
     columns: &[Column],
+    usage: Option<&UsageState>,
     column: usize,
     index_columns: &[IndexColumn<T>],
 ) -> SortValue<'a> {
+    let usage_count = usage_columns::<T>(usage).len();
     match column.checked_sub(columns.len()) {
         None => obj.sort_value(columns, column),
-        Some(i) => match index_columns.get(i) {
+        Some(u) if u < usage_count => SortValue::Number(
+            usage
+                .and_then(|state| state.value(obj, u).flatten())
+                .map(|v| i64::try_from(v).unwrap_or(i64::MAX)),
+        ),
+        Some(i) => match index_columns.get(i - usage_count) {
             Some(c) => SortValue::Text(c.text(obj)),
-            None if i == index_columns.len() => {
+            None if i - usage_count == index_columns.len() => {
                 SortValue::Text(Cow::Borrowed(obj.namespace().unwrap_or("")))
             }
             None => SortValue::Number(None),
@@ -175,6 +193,8 @@ pub struct TextFilter {
 struct RowCells<T> {
     indexer: Indexer<T>,
     columns: Vec<Column>,
+    /// The usage as it was when these cells were asked for, when the view shows it.
+    usage: Option<Arc<UsageState>>,
     index_columns: Arc<[IndexColumn<T>]>,
     namespaced: bool,
 }
@@ -184,6 +204,7 @@ impl<T> Clone for RowCells<T> {
         Self {
             indexer: self.indexer.clone(),
             columns: self.columns.clone(),
+            usage: self.usage.clone(),
             index_columns: self.index_columns.clone(),
             namespaced: self.namespaced,
         }
@@ -191,10 +212,13 @@ impl<T> Clone for RowCells<T> {
 }
 
 impl<T: TableRow> RowCells<T> {
-    /// The cells of `obj` as a table shows them at `now`: the kind's, the index columns',
-    /// then NAMESPACE.
+    /// The cells of `obj` as a table shows them at `now`: the kind's, the usage columns',
+    /// the index columns', then NAMESPACE.
     fn of(&self, obj: &T, now: Timestamp) -> Vec<String> {
         let mut cells = obj.cells(&self.columns, now);
+        if let Some(usage) = &self.usage {
+            cells.extend((0..T::usage_columns().len()).map(|u| usage.cell(obj, u)));
+        }
         cells.extend(self.index_columns.iter().map(|c| c.cell(obj)));
         if self.namespaced {
             cells.push(obj.namespace().unwrap_or("").to_string());
@@ -284,6 +308,7 @@ impl<T: TableRow> SortJob<T> {
             self.objects,
             self.sort,
             &cells.columns,
+            cells.usage.as_deref(),
             &cells.index_columns,
         );
         let now = Timestamp::now();
@@ -326,6 +351,7 @@ fn sorted<T: TableRow>(
     objects: Vec<(Key, Arc<T>)>,
     sort: SortSpec,
     columns: &[Column],
+    usage: Option<&UsageState>,
     index_columns: &[IndexColumn<T>],
 ) -> (BTreeMap<Key, Member<T>>, SortedRows) {
     let mut keys = SortKeyBuilder::with_capacity(objects.len());
@@ -333,6 +359,7 @@ fn sorted<T: TableRow>(
         keys.push(sort_value(
             obj.as_ref(),
             columns,
+            usage,
             sort.column,
             index_columns,
         ));
@@ -379,6 +406,9 @@ pub struct LiveView<T> {
     /// Bumped when a re-sort replaces the rows: a text search over the rows before it is
     /// not swapped in.
     generation: u64,
+    /// The usage changed since the rows were sorted by a usage column: a re-sort by the
+    /// same column is not a no-op.
+    usage_sort_stale: bool,
 }
 
 impl<T: TableRow> LiveView<T> {
@@ -417,7 +447,8 @@ impl<T: TableRow> LiveView<T> {
             })
             .collect();
         let columns = T::columns(registry.kind());
-        let (members, base) = sorted(objects, sort, &columns, &index_columns);
+        let usage = registry.usage().map(|feed| feed.state());
+        let (members, base) = sorted(objects, sort, &columns, usage.as_deref(), &index_columns);
         let text = query.text.clone();
         let mut view = Self {
             registry,
@@ -431,6 +462,7 @@ impl<T: TableRow> LiveView<T> {
             selected: None,
             changed: None,
             generation: 0,
+            usage_sort_stale: false,
         };
         view.set_text(&text, || false);
         Ok(view)
@@ -453,13 +485,23 @@ impl<T: TableRow> LiveView<T> {
             wide,
             namespace: false,
             index: false,
+            usage: false,
             empty: false,
         };
         let indexer = self.registry.indexer();
         let kind = self.registry.kind();
+        let usage = self.registry.usage().map(|feed| feed.state());
         let mut columns: Vec<ViewColumn> = T::columns(kind)
             .iter()
             .map(|c| column(c.name.to_string(), c.kind, c.wide))
+            .chain(
+                usage_columns::<T>(usage.as_deref())
+                    .iter()
+                    .map(|c| ViewColumn {
+                        usage: true,
+                        ..column(c.name.to_string(), c.kind, c.wide)
+                    }),
+            )
             .chain(self.index_columns.iter().map(|c| {
                 ViewColumn {
                     index: true,
@@ -498,6 +540,7 @@ impl<T: TableRow> LiveView<T> {
         RowCells {
             indexer: self.registry.indexer().clone(),
             columns: T::columns(kind).into_owned(),
+            usage: self.registry.usage().map(|feed| feed.state()),
             index_columns: self.index_columns.clone(),
             namespaced: kind.namespaced(),
         }
@@ -532,8 +575,15 @@ impl<T: TableRow> LiveView<T> {
             .get_by_key(key)
             .filter(|o| self.terms.matches(o));
         let columns = T::columns(self.registry.kind());
+        let usage = self.registry.usage().map(|feed| feed.state());
         let new = obj.as_ref().map(|o| {
-            let value = sort_value(o.as_ref(), &columns, self.sort.column, &self.index_columns);
+            let value = sort_value(
+                o.as_ref(),
+                &columns,
+                usage.as_deref(),
+                self.sort.column,
+                &self.index_columns,
+            );
             (value, o.clone())
         });
         // Most updates leave the sort value alone: keep the row, and its key unallocated.
@@ -630,7 +680,7 @@ impl<T: TableRow> LiveView<T> {
     /// already. Changes from now on are recorded for [`LiveView::finish_sort`]; the
     /// members are copied into it with [`LiveView::copy_members`].
     pub fn sort_job(&mut self, sort: SortSpec) -> Option<SortJob<T>> {
-        if sort == self.sort {
+        if sort == self.sort && !std::mem::take(&mut self.usage_sort_stale) {
             return None;
         }
         self.changed = Some(Changed::new());
@@ -693,6 +743,17 @@ impl<T: TableRow> LiveView<T> {
             _members: Some(Box::new(members)),
             _text: old_text.or(dropped_text),
         }
+    }
+
+    /// Notes that the usage changed; true when the rows are sorted by a usage column and so
+    /// need a re-sort.
+    pub fn usage_changed(&mut self) -> bool {
+        let first = T::columns(self.registry.kind()).len();
+        let usage = self.registry.usage().map(|feed| feed.state());
+        let count = usage_columns::<T>(usage.as_deref()).len();
+        let by_usage = (first..first + count).contains(&self.sort.column);
+        self.usage_sort_stale |= by_usage;
+        by_usage
     }
 
     /// Stops recording changes for a job whose result will not be swapped in.
@@ -816,6 +877,9 @@ impl<T: TableRow> LiveView<T> {
     /// Copies out `height` rows from `offset`: cells, index columns' included, are made for
     /// these rows only.
     pub fn window(&self, offset: usize, height: usize, now: Timestamp) -> Window {
+        if let Some(feed) = self.registry.usage() {
+            feed.drawn();
+        }
         let row_cells = self.row_cells();
         // A row whose object just left the store (its delete not yet applied to this view)
         // is skipped and the next one fills its place, so the window never comes up short.
@@ -1041,7 +1105,25 @@ impl<T: TableRow> ViewWorker<T> {
             }
         });
 
+        let usage_version = version_tx.clone();
         let jobs = Jobs::spawn(view.clone(), wanted.clone(), version_tx);
+        // New usage shows in the cells at the next draw; rows sorted by it are re-sorted.
+        let feed = view.lock().registry.usage().cloned();
+        if let Some(feed) = feed {
+            let mut changes = feed.changes();
+            let (usage_view, usage_wanted) = (view.clone(), wanted.clone());
+            let (asked, doorbell) = (jobs.asked.clone(), jobs.doorbell.clone());
+            tasks.spawn(async move {
+                while changes.changed().await.is_ok() {
+                    if usage_view.lock().usage_changed() {
+                        asked.lock().sort = Some(usage_wanted.lock().sort);
+                        // The job thread ends only with the worker, which ends this task.
+                        let _ = doorbell.send(());
+                    }
+                    usage_version.send_modify(|v| *v += 1);
+                }
+            });
+        }
 
         Ok(Self {
             view,

@@ -38,6 +38,7 @@ pub fn columns() -> Vec<ViewColumn> {
         wide: false,
         namespace: false,
         index: false,
+        usage: false,
         empty: false,
     };
     vec![

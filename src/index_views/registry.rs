@@ -8,6 +8,7 @@ use parking_lot::RwLock;
 
 use super::definitions::{IndexDefinition, IndexSource, Indexable, index_funcs};
 use super::query::{Query, QueryError, Term};
+use super::usage::UsageFeed;
 use kscope_informers::indexer::{IndexFunc, Indexer, IndexerError, IndexerWriter, KeySet};
 use kscope_resources::{BuiltIn, Kind};
 
@@ -24,6 +25,8 @@ pub struct IndexRegistry<T> {
     kind: Kind,
     indexer: Indexer<T>,
     definitions: Arc<RwLock<Vec<IndexDefinition>>>,
+    /// The usage the views of this store show beside the objects, when it is read.
+    usage: Option<Arc<UsageFeed>>,
 }
 
 impl<T> Clone for IndexRegistry<T> {
@@ -32,6 +35,7 @@ impl<T> Clone for IndexRegistry<T> {
             kind: self.kind.clone(),
             indexer: self.indexer.clone(),
             definitions: self.definitions.clone(),
+            usage: self.usage.clone(),
         }
     }
 }
@@ -59,8 +63,20 @@ impl<T: Indexable> IndexRegistry<T> {
             kind,
             indexer: writer.reader(),
             definitions: Arc::new(RwLock::new(definitions)),
+            usage: None,
         };
         Ok((registry, writer))
+    }
+
+    /// The views of this store show `feed`'s usage columns.
+    pub fn with_usage(mut self, feed: Arc<UsageFeed>) -> Self {
+        self.usage = Some(feed);
+        self
+    }
+
+    /// The usage the views show, if any.
+    pub fn usage(&self) -> Option<&Arc<UsageFeed>> {
+        self.usage.as_ref()
     }
 
     /// The kind of the objects in the store.

@@ -33,7 +33,7 @@ pub use generic::{
     PrinterColumnCompiler, decoding_with_columns,
 };
 pub use kind::{ApiResource, ColumnDefinition, Kind};
-pub use meta::{Container, OwnerRef};
+pub use meta::{Container, ContainerResources, OwnerRef};
 pub use node::{ConditionStatus, Namespace, Node};
 pub use packed::{LAST_APPLIED_ANNOTATION, Labels};
 pub use pod::Pod;

@@ -2,6 +2,8 @@
 //! (borrowed from the JSON; every field not named here is skipped unread, see `decode`) and as
 //! read-only views.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use smallvec::SmallVec;
 
@@ -111,7 +113,8 @@ pub(crate) struct WireSelector<'a> {
 }
 
 /// A container in a pod spec or template: what the tables show (name, image), plus the init
-/// container restart policy that decides whether it is a sidecar.
+/// container restart policy that decides whether it is a sidecar, and the CPU and memory
+/// requests and limits that usage is a percentage of.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct WireContainer<'a> {
@@ -121,6 +124,65 @@ pub(crate) struct WireContainer<'a> {
     pub image: Option<Str<'a>>,
     #[serde(borrow)]
     pub restart_policy: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub resources: Option<WireRequirements<'a>>,
+}
+
+/// `resources` of a container: its requests and limits.
+#[derive(Deserialize)]
+pub(crate) struct WireRequirements<'a> {
+    #[serde(borrow)]
+    pub requests: Option<WireCpuMemory<'a>>,
+    #[serde(borrow)]
+    pub limits: Option<WireCpuMemory<'a>>,
+}
+
+/// The CPU and memory quantities of a resource list, as sent.
+#[derive(Deserialize)]
+pub(crate) struct WireCpuMemory<'a> {
+    #[serde(borrow)]
+    pub cpu: Option<Str<'a>>,
+    #[serde(borrow)]
+    pub memory: Option<Str<'a>>,
+}
+
+/// A quantity as sent, empty when absent.
+fn text<'s>(quantity: Option<&'s Str<'_>>) -> &'s str {
+    quantity.map_or("", Str::as_str)
+}
+
+/// Pushes each container's requests and limits as one string, `cpu request,cpu limit,
+/// memory request,memory limit` (empty where unset; a quantity holds no comma): one string
+/// a container rather than four keeps a pod within its budget.
+pub(crate) fn push_container_resources<const N: usize>(
+    b: &mut Builder<'_, N>,
+    containers: Option<&[WireContainer<'_>]>,
+) {
+    for c in containers.unwrap_or_default() {
+        let requests = c.resources.as_ref().and_then(|r| r.requests.as_ref());
+        let limits = c.resources.as_ref().and_then(|r| r.limits.as_ref());
+        b.push_cow(Cow::Owned(format!(
+            "{},{},{},{}",
+            text(requests.and_then(|r| r.cpu.as_ref())),
+            text(limits.and_then(|r| r.cpu.as_ref())),
+            text(requests.and_then(|r| r.memory.as_ref())),
+            text(limits.and_then(|r| r.memory.as_ref())),
+        )));
+    }
+}
+
+impl<'a> ContainerResources<'a> {
+    /// One container's string as [`push_container_resources`] wrote it.
+    pub(crate) fn read(packed: &'a str) -> Self {
+        let mut parts = packed.split(',').map(non_empty);
+        let mut next = || parts.next().flatten();
+        Self {
+            cpu_request: next(),
+            cpu_limit: next(),
+            memory_request: next(),
+            memory_limit: next(),
+        }
+    }
 }
 
 /// Pushes containers as (name, image) rows.
@@ -206,6 +268,16 @@ pub(crate) fn controller_owner(rows: Rows<'_, 3>, controller: Option<u32>) -> Op
 pub struct Container<'a> {
     pub name: &'a str,
     pub image: &'a str,
+}
+
+/// A container's CPU and memory requests and limits, as quantity strings (`250m`, `512Mi`);
+/// `None` where unset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContainerResources<'a> {
+    pub cpu_request: Option<&'a str>,
+    pub cpu_limit: Option<&'a str>,
+    pub memory_request: Option<&'a str>,
+    pub memory_limit: Option<&'a str>,
 }
 
 pub(crate) fn containers(rows: Rows<'_, 2>) -> impl ExactSizeIterator<Item = Container<'_>> {

@@ -33,6 +33,10 @@ const CPU_CAPACITY: usize = FIRST_KIND_SLOT + 2;
 const MEMORY_CAPACITY: usize = FIRST_KIND_SLOT + 3;
 const CPU_ALLOCATABLE: usize = FIRST_KIND_SLOT + 4;
 const MEMORY_ALLOCATABLE: usize = FIRST_KIND_SLOT + 5;
+const EXTERNAL_IP: usize = FIRST_KIND_SLOT + 6;
+const OS_IMAGE: usize = FIRST_KIND_SLOT + 7;
+const KERNEL_VERSION: usize = FIRST_KIND_SLOT + 8;
+const CONTAINER_RUNTIME: usize = FIRST_KIND_SLOT + 9;
 const ROLES: usize = 2;
 const NODE_SECTIONS: usize = 3;
 
@@ -92,6 +96,26 @@ impl Node {
         non_empty(self.strings.get(INTERNAL_IP))
     }
 
+    /// The first `ExternalIP` address.
+    pub fn external_ip(&self) -> Option<&str> {
+        non_empty(self.strings.get(EXTERNAL_IP))
+    }
+
+    /// `status.nodeInfo.osImage` (`Ubuntu 22.04.4 LTS`).
+    pub fn os_image(&self) -> Option<&str> {
+        non_empty(self.strings.get(OS_IMAGE))
+    }
+
+    /// `status.nodeInfo.kernelVersion` (`uname -r`).
+    pub fn kernel_version(&self) -> Option<&str> {
+        non_empty(self.strings.get(KERNEL_VERSION))
+    }
+
+    /// `status.nodeInfo.containerRuntimeVersion` (`containerd://1.7.22`).
+    pub fn container_runtime(&self) -> Option<&str> {
+        non_empty(self.strings.get(CONTAINER_RUNTIME))
+    }
+
     /// `status.capacity.cpu` as a quantity string (`"8"`, `"7910m"`).
     pub fn cpu_capacity(&self) -> Option<&str> {
         non_empty(self.strings.get(CPU_CAPACITY))
@@ -114,12 +138,15 @@ impl Node {
         let status = w.status.as_ref();
         let capacity = status.and_then(|s| s.capacity.as_ref());
         let allocatable = status.and_then(|s| s.allocatable.as_ref());
-        let internal_ip = status
-            .and_then(|s| s.addresses.as_deref())
-            .unwrap_or_default()
-            .iter()
-            .find(|a| a.type_.as_ref().is_some_and(|t| t.as_str() == "InternalIP"))
-            .and_then(|a| a.address.as_ref());
+        let address = |type_: &str| {
+            status
+                .and_then(|s| s.addresses.as_deref())
+                .unwrap_or_default()
+                .iter()
+                .find(|a| a.type_.as_ref().is_some_and(|t| t.as_str() == type_))
+                .and_then(|a| a.address.as_ref())
+        };
+        let info = status.and_then(|s| s.node_info.as_ref());
         let ready = status
             .and_then(|s| s.conditions.as_deref())
             .unwrap_or_default()
@@ -129,16 +156,16 @@ impl Node {
 
         let mut b = Builder::<NODE_SECTIONS>::new();
         w.metadata.push_scalars(&mut b);
-        b.push_opt(
-            status
-                .and_then(|s| s.node_info.as_ref())
-                .and_then(|i| i.kubelet_version.as_ref()),
-        );
-        b.push_opt(internal_ip);
+        b.push_opt(info.and_then(|i| i.kubelet_version.as_ref()));
+        b.push_opt(address("InternalIP"));
         b.push_opt(capacity.and_then(|r| r.cpu.as_ref()));
         b.push_opt(capacity.and_then(|r| r.memory.as_ref()));
         b.push_opt(allocatable.and_then(|r| r.cpu.as_ref()));
         b.push_opt(allocatable.and_then(|r| r.memory.as_ref()));
+        b.push_opt(address("ExternalIP"));
+        b.push_opt(info.and_then(|i| i.os_image.as_ref()));
+        b.push_opt(info.and_then(|i| i.kernel_version.as_ref()));
+        b.push_opt(info.and_then(|i| i.container_runtime_version.as_ref()));
         b.end_section();
         b.push_map(w.metadata.labels.as_ref());
         b.end_section();
@@ -226,6 +253,12 @@ struct WireTyped<'a> {
 struct WireNodeInfo<'a> {
     #[serde(borrow)]
     kubelet_version: Option<Str<'a>>,
+    #[serde(borrow)]
+    os_image: Option<Str<'a>>,
+    #[serde(borrow)]
+    kernel_version: Option<Str<'a>>,
+    #[serde(borrow)]
+    container_runtime_version: Option<Str<'a>>,
 }
 
 const PHASE: usize = FIRST_KIND_SLOT;

@@ -6,7 +6,10 @@ use std::sync::{Arc, LazyLock};
 use serde::de::IgnoredAny;
 use smallvec::SmallVec;
 
-use super::meta::{self, Container, FIRST_KIND_SLOT, OwnerRef, WireContainer, WireMeta, non_empty};
+use super::meta::{
+    self, Container, ContainerResources, FIRST_KIND_SLOT, OwnerRef, WireContainer, WireMeta,
+    non_empty,
+};
 use super::packed::{Builder, FieldValues, Interner, Labels, PackError, Packed, Str};
 use super::time::Timestamp;
 use super::{KubeResource, ResourceKind};
@@ -16,6 +19,7 @@ const PHASE: usize = FIRST_KIND_SLOT + 1;
 const POD_IP: usize = FIRST_KIND_SLOT + 2;
 const HOST_IP: usize = FIRST_KIND_SLOT + 3;
 const STATUS: usize = FIRST_KIND_SLOT + 4;
+const NOMINATED_NODE: usize = FIRST_KIND_SLOT + 5;
 
 /// A pod's own strings: the scalars, then its annotations (often per pod, such as a CNI's).
 const ANNOTATIONS: usize = 1;
@@ -26,7 +30,8 @@ const LABELS: usize = 0;
 const OWNERS: usize = 1;
 const CONTAINERS: usize = 2;
 const INIT_CONTAINERS: usize = 3;
-const TEMPLATE_SECTIONS: usize = 4;
+const CONTAINER_RESOURCES: usize = 4;
+const TEMPLATE_SECTIONS: usize = 5;
 
 /// The template strings of every pod decoded in this process, shared between equal ones.
 static TEMPLATES: LazyLock<Interner<TEMPLATE_SECTIONS>> = LazyLock::new(Interner::default);
@@ -49,6 +54,9 @@ pub struct Pod {
     restarts: u32,
     ready: u16,
     total: u16,
+    /// Readiness gates whose condition is True, and all of them (kubectl's READINESS GATES).
+    gates_ready: u16,
+    gates_total: u16,
 }
 
 impl Pod {
@@ -133,6 +141,26 @@ impl Pod {
         meta::containers(self.template.rows(INIT_CONTAINERS))
     }
 
+    /// Each app container's CPU and memory requests and limits, in spec order.
+    pub fn container_resources(&self) -> impl ExactSizeIterator<Item = ContainerResources<'_>> {
+        self.template
+            .rows::<1>(CONTAINER_RESOURCES)
+            .iter()
+            .map(|[packed]| ContainerResources::read(packed))
+    }
+
+    /// `status.nominatedNodeName`: where the scheduler means to place the pod once the pods
+    /// it preempts are gone.
+    pub fn nominated_node(&self) -> Option<&str> {
+        non_empty(self.strings.get(NOMINATED_NODE))
+    }
+
+    /// kubectl's READINESS GATES: `(true, total)` of the pod's readiness gates, `None`
+    /// without any.
+    pub fn readiness_gates(&self) -> Option<(u16, u16)> {
+        (self.gates_total > 0).then_some((self.gates_ready, self.gates_total))
+    }
+
     /// `status.podIP` (the first of `podIPs`).
     pub fn pod_ip(&self) -> Option<&str> {
         non_empty(self.strings.get(POD_IP))
@@ -159,6 +187,7 @@ impl Pod {
         own.push_opt(status.and_then(|s| s.pod_ip.as_ref()));
         own.push_opt(status.and_then(|s| s.host_ip.as_ref()));
         own.push_cow(summary.reason);
+        own.push_opt(status.and_then(|s| s.nominated_node_name.as_ref()));
         own.end_section();
         own.push_map(w.metadata.annotations.as_ref());
         own.end_section();
@@ -172,6 +201,9 @@ impl Pod {
         b.end_section();
         meta::push_containers(&mut b, spec.and_then(|s| s.init_containers.as_deref()));
         b.end_section();
+        meta::push_container_resources(&mut b, spec.and_then(|s| s.containers.as_deref()));
+        b.end_section();
+        let (gates_ready, gates_total) = readiness_gates(spec, status);
 
         Ok(Self {
             strings: own.finish()?,
@@ -183,6 +215,8 @@ impl Pod {
             restarts: u32::try_from(summary.restarts.max(0)).unwrap_or(u32::MAX),
             ready: u16::try_from(summary.ready).unwrap_or(u16::MAX),
             total: u16::try_from(summary.total).unwrap_or(u16::MAX),
+            gates_ready,
+            gates_total,
         })
     }
 }
@@ -213,6 +247,15 @@ struct WirePodSpec<'a> {
     containers: Option<SmallVec<[WireContainer<'a>; 2]>>,
     #[serde(borrow)]
     init_containers: Option<Vec<WireContainer<'a>>>,
+    #[serde(borrow)]
+    readiness_gates: Option<Vec<WireReadinessGate<'a>>>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireReadinessGate<'a> {
+    #[serde(borrow)]
+    condition_type: Option<Str<'a>>,
 }
 
 #[derive(serde::Deserialize)]
@@ -226,6 +269,8 @@ struct WirePodStatus<'a> {
     pod_ip: Option<Str<'a>>,
     #[serde(borrow, rename = "hostIP")]
     host_ip: Option<Str<'a>>,
+    #[serde(borrow)]
+    nominated_node_name: Option<Str<'a>>,
     #[serde(borrow)]
     conditions: Option<SmallVec<[WireCondition<'a>; 6]>>,
     #[serde(borrow)]
@@ -329,6 +374,31 @@ fn condition_is(conditions: &[WireCondition<'_>], type_: &str, status: &str) -> 
     conditions
         .iter()
         .any(|c| text(&c.type_) == type_ && text(&c.status) == status)
+}
+
+/// The pod's readiness gates whose condition is True (the first condition of that type, as
+/// kubectl reads it), and how many gates it has.
+fn readiness_gates(
+    spec: Option<&WirePodSpec<'_>>,
+    status: Option<&WirePodStatus<'_>>,
+) -> (u16, u16) {
+    let gates = spec
+        .and_then(|s| s.readiness_gates.as_deref())
+        .unwrap_or_default();
+    let conditions = status
+        .and_then(|s| s.conditions.as_deref())
+        .unwrap_or_default();
+    let ready = gates
+        .iter()
+        .filter(|g| {
+            conditions
+                .iter()
+                .find(|c| text(&c.type_) == text(&g.condition_type))
+                .is_some_and(|c| text(&c.status) == "True")
+        })
+        .count();
+    let count = |n: usize| u16::try_from(n).unwrap_or(u16::MAX);
+    (count(ready), count(gates.len()))
 }
 
 /// A port of kubectl's `printPod` (k8s.io/kubernetes pkg/printers/internalversion), for the

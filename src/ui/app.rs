@@ -147,6 +147,7 @@ impl App {
             undecodable: 0,
             filter: String::new(),
             favourites: Vec::new(),
+            usage: None,
         };
         let contexts =
             ContextSwitcher::single(starter.cluster().context.clone(), starter.cluster().clone());
@@ -524,6 +525,7 @@ impl App {
         let (fifo, informer) = self.tables.table.informer_metrics();
         self.ui.state.queue.informer = Some(InformerStats::new(fifo, &informer));
         self.ui.header.filter = self.tables.table.applied().to_string();
+        self.ui.header.usage = self.tables.table.usage_unavailable();
         let columns = self.tables.table.columns();
         let parts = Parts {
             header: &self.ui.header,

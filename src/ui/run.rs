@@ -121,6 +121,7 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
     }
     let starter = TableStarter::new(cluster, config.indexes, TAP_CAPACITY)
         .with_pipeline(config.informers)
+        .with_usage(config.metrics)
         .with_catalog(catalog);
     let app = App::new(
         starter,

@@ -38,6 +38,8 @@ pub struct Header {
     pub filter: String,
     /// The context's favourite namespaces, most recently used first (keys 1–9).
     pub favourites: Vec<String>,
+    /// Why the usage columns (CPU, MEM...) say `n/a`, while they do.
+    pub usage: Option<String>,
 }
 
 impl Header {
@@ -48,6 +50,7 @@ impl Header {
         self.error = None;
         self.stale_since = None;
         self.undecodable = 0;
+        self.usage = None;
     }
 }
 

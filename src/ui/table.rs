@@ -23,6 +23,7 @@ use kscope_index_views::mixed::{MemberRows, ViewRows};
 use kscope_index_views::printer_columns::KubectlPrinterColumns;
 use kscope_index_views::query::{Query, QueryError};
 use kscope_index_views::registry::{IndexRegistry, ValueCount};
+use kscope_index_views::usage::{UsageFeed, UsagePoller, UsageSettings};
 use kscope_informers::fifo::{FifoKind, Handoff};
 use kscope_informers::indexer::{IndexerError, IndexerWriter};
 use kscope_informers::informer::SharedIndexInformer;
@@ -139,6 +140,11 @@ pub trait Table {
     /// longer served. A table stopped so is never reused.
     fn stop_watching(&self);
 
+    /// Why the usage columns say `n/a`, while they do; `None` for a table without them.
+    fn usage_unavailable(&self) -> Option<String> {
+        None
+    }
+
     /// Stops the views and the informer; the future ends when the informer's tasks have.
     fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
 
@@ -173,6 +179,8 @@ pub struct ResourceTable<T> {
     compared: Option<SharedIndexInformer<T>>,
     /// The JSONPath indexes its objects are decoded with, counting the objects they miss.
     paths: Vec<Arc<PathIndex>>,
+    /// Reads the usage its views show (pods, nodes), while the table lives.
+    _usage: Option<UsagePoller>,
 }
 
 impl<T: TableRow> ResourceTable<T> {
@@ -187,6 +195,11 @@ impl<T: TableRow> ResourceTable<T> {
         let indexes = indexes_for(kind, &starter.indexes, &starter.catalog.current());
         let paths = path_indexes(&indexes);
         let (registry, writer) = IndexRegistry::<T>::for_kind(kind.clone(), indexes)?;
+        let usage = starter.usage_feed::<T>(kind, scope);
+        let registry = match &usage {
+            Some((feed, _)) => registry.with_usage(feed.clone()),
+            None => registry,
+        };
         let tap = Tap::new(starter.tap_capacity, kscope_resources::secret::keepable_raw);
         let mut config = InformerConfig::new(kind.to_string());
         config.tap = Some(tap.clone());
@@ -225,6 +238,7 @@ impl<T: TableRow> ResourceTable<T> {
             tap,
             compared,
             paths,
+            _usage: usage.map(|(_, poller)| poller),
         })
     }
 
@@ -420,6 +434,10 @@ impl<T: TableRow> Table for ResourceTable<T> {
         self.informer.stop_watching();
     }
 
+    fn usage_unavailable(&self) -> Option<String> {
+        self.registry.usage().and_then(|feed| feed.unavailable())
+    }
+
     fn shutdown(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
         let Self { informer, .. } = *self;
         Box::pin(informer.shutdown())
@@ -452,6 +470,8 @@ pub struct TableStarter {
     _catalog_watch: Option<CatalogWatch>,
     /// A second pipeline's FIFO, run beside each new table's on the same watch stream.
     compare: Option<FifoKind>,
+    /// How the usage columns are read; `None`: they are not.
+    usage: Option<UsageSettings>,
 }
 
 impl TableStarter {
@@ -465,6 +485,7 @@ impl TableStarter {
             catalog: Catalog::default(),
             _catalog_watch: None,
             compare: None,
+            usage: None,
         }
     }
 
@@ -476,6 +497,27 @@ impl TableStarter {
 
     pub fn catalog(&self) -> &Catalog {
         &self.catalog
+    }
+
+    /// Reads usage for the pod and node tables started from here on this way (the
+    /// configuration's `metrics:`).
+    pub fn with_usage(mut self, usage: UsageSettings) -> Self {
+        self.usage = Some(usage).filter(|u| !u.poll.is_zero());
+        self
+    }
+
+    /// The usage feed of a new table of `kind` in `scope`, reading already, when its rows
+    /// have usage columns and reading is on.
+    fn usage_feed<T: TableRow>(
+        &self,
+        kind: &Kind,
+        scope: &NamespaceScope,
+    ) -> Option<(Arc<UsageFeed>, UsagePoller)> {
+        let settings = self.usage.filter(|_| !T::usage_columns().is_empty())?;
+        let feed = UsageFeed::for_kind(kind)?;
+        let namespace = scope.namespace().map(str::to_string);
+        let poller = feed.poll(self.cluster.client.clone(), namespace, settings);
+        Some((feed, poller))
     }
 
     /// Starts informers with this FIFO and initial-list mode (the configuration's
@@ -505,6 +547,7 @@ impl TableStarter {
             tap_capacity: self.tap_capacity,
             pipeline: self.pipeline,
             compare: self.compare,
+            usage: self.usage,
             catalog,
             _catalog_watch: Some(watch),
         }

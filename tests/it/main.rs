@@ -13,6 +13,7 @@ mod common;
 mod describe;
 mod edges_cli;
 mod edges_tui_keys;
+mod edges_columns;
 mod edges_watch_list;
 mod fifo;
 mod kinds;

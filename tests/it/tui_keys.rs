@@ -494,7 +494,7 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
         ]
     );
     app.apply(Action::ToggleWide);
-    let sorted = cycle(&mut app, 9);
+    let sorted = cycle(&mut app, 11);
     assert_eq!(
         sorted,
         [
@@ -504,6 +504,8 @@ async fn commands_drill_down_and_back_on_a_simulated_cluster() {
             "AGE",
             "IP",
             "NODE",
+            "NOMINATED NODE",
+            "READINESS GATES",
             "APP",
             "NAMESPACE",
             "NAME"

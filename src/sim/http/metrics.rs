@@ -109,6 +109,9 @@ pub(super) fn serve(
     }
     let selector = LabelSelector::parse(params.get("labelSelector").unwrap_or(""))
         .map_err(|e| ApiError::bad_request(e.to_string()))?;
+    if let Some(refused) = forbidden(shared, &path) {
+        return Ok(refused);
+    }
     let now = now_window();
     let body = match path {
         MetricsPath::Group => {
@@ -175,6 +178,53 @@ pub(super) fn serve(
         }
     };
     Ok(json_body(body.to_string()))
+}
+
+/// The user the sim serves, as RBAC names it in a refusal.
+const SIM_USER: &str = "kscope-sim";
+
+/// A 403 as RBAC words it, when a `forbidden` fault names the path's resource
+/// (`pods.metrics.k8s.io`, `nodes.metrics.k8s.io`): a user allowed the pods but not their
+/// usage, as many are.
+fn forbidden(shared: &Shared, path: &MetricsPath) -> Option<Response> {
+    let (plural, namespace, name) = match path {
+        MetricsPath::Nodes(name) => ("nodes", None, name.as_deref()),
+        MetricsPath::Pods(namespace, name) => ("pods", namespace.as_deref(), name.as_deref()),
+        MetricsPath::Group | MetricsPath::Resources => return None,
+    };
+    let qualified = format!("{plural}.{GROUP}");
+    if !shared.faults.read().forbids_name(&qualified) {
+        return None;
+    }
+    let verb = if name.is_some() { "get" } else { "list" };
+    let subject = match name {
+        Some(name) => format!("{qualified} \"{name}\""),
+        None => qualified,
+    };
+    let scope = match namespace {
+        Some(ns) => format!("in the namespace \"{ns}\""),
+        None => "at the cluster scope".to_string(),
+    };
+    let mut details = json!({"group": GROUP, "kind": plural});
+    if let Some(name) = name {
+        details["name"] = json!(name);
+    }
+    let status = json!({
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": format!(
+            "{subject} is forbidden: User \"{SIM_USER}\" cannot {verb} resource \"{plural}\" \
+             in API group \"{GROUP}\" {scope}"
+        ),
+        "reason": "Forbidden",
+        "details": details,
+        "code": 403,
+    });
+    let mut response = json_body(status.to_string());
+    *response.status_mut() = axum::http::StatusCode::FORBIDDEN;
+    Some(response)
 }
 
 /// The objects of `resource` under `prefix` now; of pods, the running ones (metrics-server

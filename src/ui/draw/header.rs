@@ -76,6 +76,9 @@ fn lines(h: &Header, total: usize, now: SystemTime, theme: Theme) -> [Line<'stat
     if let Some(error) = &h.error {
         second.push(Span::styled(format!(" · {error}"), theme.error()));
     }
+    if let Some(why) = &h.usage {
+        second.push(Span::styled(format!(" · CPU/MEM n/a: {why}"), theme.warn()));
+    }
     [first, Line::from(second)]
 }
 

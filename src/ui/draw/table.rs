@@ -19,7 +19,7 @@ use kscope_index_views::live::ViewColumn;
 const MIN_COLUMN: usize = 6;
 const MIN_FIRST: usize = 3;
 
-/// How soon a column gives up width when a row does not fit: index and wide columns first,
+/// How soon a column gives up width when a row does not fit: index, usage and wide columns first,
 /// then the names (NAMESPACE, NAME), and last the columns that say how the object is doing
 /// (READY, STATUS, RESTARTS, AGE), which a cut would make lie ("CrashLo").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +36,7 @@ enum Give {
 const MIN_PROSE: usize = 30;
 
 fn give(column: &ViewColumn, position: usize) -> Give {
-    if column.index || column.wide {
+    if column.index || column.usage || column.wide {
         Give::First
     } else if column.name == "MESSAGE" {
         Give::Prose

@@ -8,6 +8,7 @@ use kscope_client::discovery::{Catalog, Discovery};
 use kscope_config::{Config, LogSettings};
 use kscope_index_views::definitions::IndexDefinition;
 use kscope_index_views::live::Window;
+use kscope_index_views::usage::UsageSettings;
 use kscope_resources::ResourceKind;
 use kscope_ui::app::App;
 use kscope_ui::contexts::ContextSwitcher;
@@ -36,6 +37,7 @@ pub struct AppStart {
     logs: Option<LogSettings>,
     contexts: Option<ContextSwitcher>,
     favourites: Option<Favourites>,
+    usage: Option<UsageSettings>,
 }
 
 impl AppStart {
@@ -49,6 +51,7 @@ impl AppStart {
             logs: None,
             contexts: None,
             favourites: None,
+            usage: None,
         }
     }
 
@@ -100,6 +103,12 @@ impl AppStart {
         self
     }
 
+    /// Reading the usage columns from the metrics API so.
+    pub fn usage(mut self, settings: UsageSettings) -> Self {
+        self.usage = Some(settings);
+        self
+    }
+
     pub fn start(self) -> App {
         let indexes = self
             .indexes
@@ -108,6 +117,9 @@ impl AppStart {
         let mut starter = TableStarter::new(self.cluster, indexes, 64);
         if let Some(catalog) = self.catalog {
             starter = starter.with_catalog(catalog);
+        }
+        if let Some(usage) = self.usage {
+            starter = starter.with_usage(usage);
         }
         let mut app = App::new(starter, self.view, self.panels, detail).expect("app");
         if let Some(settings) = self.logs {
@@ -159,6 +171,7 @@ pub fn header(resource: &str, scope: &str) -> Header {
         undecodable: 0,
         filter: String::new(),
         favourites: Vec::new(),
+        usage: None,
     }
 }
 
