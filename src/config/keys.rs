@@ -127,6 +127,33 @@ pub enum Action {
     LogRange(LogRange),
     /// Save the lines kept (or matching) to a file.
     SaveLogs,
+    /// Mark or unmark the selected row: the write actions act on the marked rows when
+    /// there are any, as k9s's space does.
+    Mark,
+    /// Delete the selected (or marked) objects, gracefully, after a confirm.
+    Delete,
+    /// Delete them with no grace period (`kubectl delete --grace-period=0 --force`).
+    Kill,
+    /// `kubectl rollout restart` a Deployment, StatefulSet or DaemonSet.
+    Restart,
+    /// Set the replicas of a Deployment, StatefulSet or ReplicaSet.
+    Scale,
+    /// Cordon a node, or uncordon a cordoned one.
+    Cordon,
+    /// Cordon a node and evict its pods through the Eviction API.
+    Drain,
+    /// Suspend a CronJob, or resume a suspended one.
+    Suspend,
+    /// Create a Job from a CronJob's template now (`kubectl create job --from=cronjob/X`).
+    TriggerJob,
+    /// In the confirm dialog: accept, or cancel.
+    ConfirmYes,
+    ConfirmNo,
+    /// In the confirm dialog: move between its buttons.
+    ConfirmSwitch,
+    /// In the confirm dialog: a digit or Backspace in its number input.
+    ConfirmChar(char),
+    ConfirmBackspace,
 }
 
 /// Which part of the log to ask for, as k9s's 0–5 keys choose.
@@ -400,6 +427,51 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
     ),
     ("log-save", Action::SaveLogs, "save the lines to a file"),
     (
+        "mark",
+        Action::Mark,
+        "mark / unmark the row: writes act on the marked rows",
+    ),
+    (
+        "delete",
+        Action::Delete,
+        "delete the row (or marked rows), gracefully, after a confirm",
+    ),
+    (
+        "kill",
+        Action::Kill,
+        "delete at once: grace period 0, after a confirm",
+    ),
+    (
+        "restart",
+        Action::Restart,
+        "rollout restart a deployment, statefulset or daemonset",
+    ),
+    ("scale", Action::Scale, "scale a deployment, statefulset or replicaset"),
+    ("cordon", Action::Cordon, "cordon a node, or uncordon it"),
+    (
+        "drain",
+        Action::Drain,
+        "drain a node: cordon, then evict its pods (PodDisruptionBudgets honoured)",
+    ),
+    ("suspend", Action::Suspend, "suspend a cronjob, or resume it"),
+    (
+        "trigger-job",
+        Action::TriggerJob,
+        "run a job from a cronjob now",
+    ),
+    ("confirm-yes", Action::ConfirmYes, "do it"),
+    ("confirm-no", Action::ConfirmNo, "cancel"),
+    (
+        "confirm-switch",
+        Action::ConfirmSwitch,
+        "move between the buttons",
+    ),
+    (
+        "confirm-backspace",
+        Action::ConfirmBackspace,
+        "delete a digit of the number",
+    ),
+    (
         "namespace-0",
         Action::FavouriteNamespace(0),
         "all namespaces",
@@ -481,6 +553,8 @@ pub enum Section {
     Command,
     /// The log view.
     Logs,
+    /// The confirm dialog of a write; unbound digits type its number.
+    Confirm,
 }
 
 impl Section {
@@ -494,6 +568,7 @@ impl Section {
             Self::Detail => "detail",
             Self::Command => "command",
             Self::Logs => "logs",
+            Self::Confirm => "confirm",
         }
     }
 }
@@ -823,6 +898,9 @@ impl Keymap {
         let typed = match (section, spec.code) {
             (Section::Filter, KeyCode::Char(c)) if plain => Some(Action::FilterChar(c)),
             (Section::Command, KeyCode::Char(c)) if plain => Some(Action::CommandChar(c)),
+            (Section::Confirm, KeyCode::Char(c)) if plain && c.is_ascii_digit() => {
+                Some(Action::ConfirmChar(c))
+            }
             _ => None,
         };
         first
