@@ -15,5 +15,5 @@ pub mod logs;
 pub mod printer_columns;
 pub mod table_form;
 pub mod transport;
-pub mod write;
 pub mod wire;
+pub mod write;

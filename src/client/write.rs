@@ -194,24 +194,27 @@ pub async fn patch(
     .await
 }
 
-/// POSTs `object` to the list path of `kind` in `namespace`; returns the object created.
+/// POSTs `object` to `list_path` (`/apis/batch/v1/namespaces/shop/jobs`); returns the
+/// object created.
 pub async fn create(
     client: &kube::Client,
-    kind: &Kind,
-    namespace: Option<&str>,
+    list_path: &str,
     object: &Value,
     dry_run: bool,
 ) -> Result<Value, WriteError> {
-    let uri = with_dry_run(kind.list_path(namespace), dry_run);
-    let name = object
-        .pointer("/metadata/name")
-        .or_else(|| object.pointer("/metadata/generateName"))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let label = match namespace {
-        Some(ns) => format!("{} {ns}/{name}", kind.kind()),
-        None => format!("{} {name}", kind.kind()),
+    let uri = with_dry_run(list_path.to_string(), dry_run);
+    let text = |pointer: &str| {
+        object
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
     };
+    let label = format!(
+        "{} {}/{}",
+        text("/kind"),
+        text("/metadata/namespace"),
+        text("/metadata/name")
+    );
     send(
         client,
         http::Method::POST,

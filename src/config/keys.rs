@@ -446,14 +446,22 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         Action::Restart,
         "rollout restart a deployment, statefulset or daemonset",
     ),
-    ("scale", Action::Scale, "scale a deployment, statefulset or replicaset"),
+    (
+        "scale",
+        Action::Scale,
+        "scale a deployment, statefulset or replicaset",
+    ),
     ("cordon", Action::Cordon, "cordon a node, or uncordon it"),
     (
         "drain",
         Action::Drain,
         "drain a node: cordon, then evict its pods (PodDisruptionBudgets honoured)",
     ),
-    ("suspend", Action::Suspend, "suspend a cronjob, or resume it"),
+    (
+        "suspend",
+        Action::Suspend,
+        "suspend a cronjob, or resume it",
+    ),
     (
         "trigger-job",
         Action::TriggerJob,

@@ -45,8 +45,14 @@ fn writes_are_off_unless_the_file_a_context_or_the_flag_turns_them_on() {
         .unwrap()
         .writes;
     assert_eq!(mine.for_context("dev", None), (true, WriteSource::Default));
-    assert_eq!(mine.for_context("prod", None), (false, WriteSource::Context));
-    assert_eq!(mine.for_context("prod", Some(true)), (true, WriteSource::Flag));
+    assert_eq!(
+        mine.for_context("prod", None),
+        (false, WriteSource::Context)
+    );
+    assert_eq!(
+        mine.for_context("prod", Some(true)),
+        (true, WriteSource::Flag)
+    );
     assert!(user("contexts:\n  prod:\n    readOnly: true\n").is_err());
 }
 

@@ -17,8 +17,10 @@ use ratatui::layout::Rect;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time;
 
-use kscope_config::LogSettings;
+use kscope_client::write::Target;
 use kscope_config::keys::Keymap;
+use kscope_config::keys::Section;
+use kscope_config::{LogSettings, WriteSettings, WriteSource};
 use kscope_index_views::live::Window;
 use kscope_informers::fifo::{FifoKind, Handoff};
 use kscope_informers::instrument::tap::TapEntry;
@@ -46,6 +48,9 @@ use super::state::UiState;
 use super::table::{Table, TableStarter};
 pub use super::tables::describe_sync;
 use super::tables::{Surface, Tables};
+use super::writes::{
+    ConfirmDialog, Verb, WriteController, WriteEvent, check_targets, read_only_refusal,
+};
 
 /// At most 60 frames per second.
 pub const FRAME: Duration = Duration::from_micros(16_667);
@@ -66,6 +71,7 @@ enum Wake {
     Logs(Arrival),
     Context(Box<Connected>),
     Selector(Selected),
+    Write(WriteEvent),
     Signal,
     Closed(Closed),
 }
@@ -118,6 +124,14 @@ pub struct App {
     color: bool,
     /// The last frame's layout: the page sizes of the movement keys.
     layout: Layout,
+    /// The confirm dialog's reads and the writes.
+    writes: WriteController,
+    /// Which contexts may be written to, and the command line's say (`--readwrite`,
+    /// `--readonly`) over the configuration's.
+    write_settings: WriteSettings,
+    write_flag: Option<bool>,
+    /// Why the context on screen is read-only or not.
+    write_source: WriteSource,
 }
 
 impl App {
@@ -129,6 +143,10 @@ impl App {
         mut detail: DetailController,
     ) -> Result<Self, UiError> {
         let logs = LogController::new(starter.cluster().client.clone(), LogSettings::default());
+        let writes = WriteController::new(
+            starter.cluster().client.clone(),
+            starter.cluster().context.clone(),
+        );
         let header = Header {
             context: starter.cluster().context.clone(),
             server: starter.cluster().server.clone(),
@@ -142,6 +160,7 @@ impl App {
             undecodable: 0,
             filter: String::new(),
             favourites: Vec::new(),
+            readwrite: false,
         };
         let contexts =
             ContextSwitcher::single(starter.cluster().context.clone(), starter.cluster().clone());
@@ -159,6 +178,10 @@ impl App {
             logs,
             color: !draw::no_color_requested(),
             layout: Layout::new(Rect::default(), panels),
+            writes,
+            write_settings: WriteSettings::default(),
+            write_flag: None,
+            write_source: WriteSource::Default,
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -192,6 +215,119 @@ impl App {
         // Dim, not an error's red: the demo's `kubectl` hint is news, not a failure.
         self.ui.state.notice = Some(notice);
         self
+    }
+
+    /// Lets the write keys write where `settings` (the configuration's) and `flag` (the
+    /// command line's `--readwrite` / `--readonly`) say; read-only everywhere otherwise.
+    pub fn with_writes(mut self, settings: WriteSettings, flag: Option<bool>) -> Self {
+        self.write_settings = settings;
+        self.write_flag = flag;
+        self.follow_write_mode();
+        self
+    }
+
+    /// The context on screen's write mode, into the header.
+    fn follow_write_mode(&mut self) {
+        let (on, source) = self
+            .write_settings
+            .for_context(&self.ui.header.context, self.write_flag);
+        self.ui.header.readwrite = on;
+        self.write_source = source;
+    }
+
+    /// Waits for the next answer of a write or its dialog's reads and takes it, as the
+    /// event loop does; false when none can come.
+    pub async fn next_write(&mut self) -> bool {
+        match self.writes.next().await {
+            Some(event) => {
+                self.take_write(event);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A write's answer: the dialog's facts, a drain's progress, or how it ended.
+    fn take_write(&mut self, event: WriteEvent) {
+        let state = &mut self.ui.state;
+        match event {
+            WriteEvent::Prepared {
+                id,
+                verb,
+                facts,
+                dry_run,
+                replicas,
+            } => state.confirm.prepared(id, verb, facts, dry_run, replicas),
+            WriteEvent::Progress(line) => state.notice = Some(line),
+            WriteEvent::Done(Ok(line)) => state.notice = Some(line),
+            WriteEvent::Done(Err(line)) => state.command.error = Some(line),
+        }
+    }
+
+    /// A write key on the main screen: in read-only mode, how to turn writes on; else the
+    /// confirm dialog for the marked rows (or the selected one), its facts asked for.
+    fn start_write(&mut self, action: &Action) -> Vec<Follow> {
+        let Some(verb) = Verb::of(action) else {
+            return Vec::new();
+        };
+        if !self.ui.header.readwrite {
+            let key = self
+                .ui
+                .state
+                .keymap
+                .keys(Section::Normal, action)
+                .first()
+                .map_or_else(|| verb.to_string(), ToString::to_string);
+            self.ui.state.command.error = Some(read_only_refusal(
+                &key,
+                verb,
+                &self.ui.header.context,
+                self.write_source,
+            ));
+            return Vec::new();
+        }
+        let kind = self.tables.table.kind().clone();
+        let keys: Vec<kscope_informers::keys::Key> = if self.ui.state.table.marks.is_empty() {
+            match self.tables.table.selected_object() {
+                Some((kind, key)) => return self.confirm(verb, vec![target(kind, &key)]),
+                None => Vec::new(),
+            }
+        } else {
+            self.ui.state.table.marks.iter().cloned().collect()
+        };
+        let targets = keys.iter().map(|key| target(kind.clone(), key)).collect();
+        self.confirm(verb, targets)
+    }
+
+    /// Opens the confirm dialog of `verb` on `targets`.
+    fn confirm(&mut self, verb: Verb, targets: Vec<Target>) -> Vec<Follow> {
+        if targets.is_empty() {
+            return Vec::new();
+        }
+        if matches!(verb, Verb::Drain | Verb::Scale | Verb::TriggerJob) && targets.len() > 1 {
+            self.ui.state.command.error = Some(format!("{verb} acts on one row at a time"));
+            return Vec::new();
+        }
+        if let Err(why) = check_targets(verb, &targets) {
+            self.ui.state.command.error = Some(why);
+            return Vec::new();
+        }
+        let plan = self.writes.prepare(verb, targets);
+        self.ui.state.confirm = ConfirmDialog::open(plan);
+        self.ui.state.mode = InputMode::Confirm;
+        Vec::new()
+    }
+
+    /// The dialog said yes: the write goes, the marks are spent.
+    fn confirmed(&mut self) {
+        let dialog = std::mem::take(&mut self.ui.state.confirm);
+        self.ui.state.mode = InputMode::Normal;
+        let replicas = dialog.replicas();
+        if let Some(plan) = dialog.plan {
+            self.ui.state.notice = Some(format!("{}…", plan.verb));
+            self.ui.state.table.marks.clear();
+            self.writes.execute(plan, replicas);
+        }
     }
 
     /// Uses `keymap` (the configuration's) instead of the built-in keys.
@@ -369,6 +505,7 @@ impl App {
                 Some(arrival) = self.logs.arrived() => Wake::Logs(arrival),
                 Some(connected) = self.contexts.connected() => Wake::Context(Box::new(connected)),
                 Some(selected) = self.tables.selectors.selected() => Wake::Selector(selected),
+                Some(event) = self.writes.next() => Wake::Write(event),
                 Some(()) = signals.next() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = time::sleep_until(next_frame), if dirty => Wake::Frame,
@@ -422,6 +559,10 @@ impl App {
                 }
                 Wake::Selector(selected) => {
                     follow = self.finish_selector(selected);
+                    dirty = true;
+                }
+                Wake::Write(event) => {
+                    self.take_write(event);
                     dirty = true;
                 }
                 Wake::Closed(Closed::Rows) => rows_open = false,
@@ -621,6 +762,10 @@ impl App {
                 self.ui.state.mode = InputMode::Normal;
                 Vec::new()
             }
+            Some(Effect::Write) => {
+                self.confirmed();
+                Vec::new()
+            }
             Some(Effect::Mode(mode)) => {
                 self.ui.state.mode = mode;
                 Vec::new()
@@ -683,6 +828,10 @@ impl App {
         {
             Some((client, follow)) => {
                 self.logs = self.logs.for_client(client.clone());
+                self.writes = self
+                    .writes
+                    .for_client(client.clone(), self.ui.header.context.clone());
+                self.follow_write_mode();
                 follow
             }
             None => Vec::new(),
@@ -795,6 +944,14 @@ impl App {
                 self.tables.browse_index(&mut self.ui, current);
             }
             Action::ToggleHelp => state.mode = InputMode::Help,
+            Action::Delete
+            | Action::Kill
+            | Action::Restart
+            | Action::Scale
+            | Action::Cordon
+            | Action::Drain
+            | Action::Suspend
+            | Action::TriggerJob => return self.start_write(&action),
             _ => {}
         }
         Vec::new()
@@ -872,6 +1029,16 @@ impl App {
                 Vec::new()
             }
         }
+    }
+}
+
+/// The write target of a row: its kind, namespace and name.
+fn target(kind: kscope_resources::Kind, key: &str) -> Target {
+    let (namespace, name) = split_meta_namespace_key(key);
+    Target {
+        kind,
+        namespace: namespace.map(str::to_string),
+        name: name.to_string(),
     }
 }
 

@@ -32,6 +32,7 @@ pub mod table;
 pub mod table_pane;
 pub mod tables;
 pub mod terminal;
+pub mod writes;
 
 pub use nav::ALL_NAMESPACES;
 pub use run::{Exit, Launch, UiError, run};

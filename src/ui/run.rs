@@ -53,6 +53,9 @@ pub struct Launch {
     pub contexts: ContextSwitcher,
     /// What the message line says at start, if anything.
     pub notice: Option<String>,
+    /// `--readwrite` (`Some(true)`) or `--readonly` (`Some(false)`): over the
+    /// configuration's write settings.
+    pub readwrite: Option<bool>,
 }
 
 impl Launch {
@@ -74,6 +77,7 @@ impl Launch {
             scope,
             contexts,
             notice: None,
+            readwrite: None,
         })
     }
 }
@@ -107,6 +111,7 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
         scope,
         contexts,
         notice,
+        readwrite,
     } = launch;
     let detail = DetailController::new(cluster.client.clone(), None);
     let (catalog, _catalog_watch, discovery_error) = Catalog::keep_current(&cluster).await;
@@ -125,7 +130,8 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
     )?
     .with_keymap(config.keys)
     .with_log_settings(config.logs)
-    .with_contexts(contexts);
+    .with_contexts(contexts)
+    .with_writes(config.writes, readwrite);
     let app = match kscope_config::state_dir() {
         Some(dir) => app.with_favourites(Favourites::load(dir.join("namespaces.json"))),
         None => app,

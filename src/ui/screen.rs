@@ -38,6 +38,8 @@ pub struct Header {
     pub filter: String,
     /// The context's favourite namespaces, most recently used first (keys 1–9).
     pub favourites: Vec<String>,
+    /// Writes are on for this context: the header says so in a warning colour.
+    pub readwrite: bool,
 }
 
 impl Header {
@@ -129,6 +131,12 @@ impl Theme {
     /// Rows that are not current: dimmed, with colour or without.
     pub(crate) fn stale(self) -> Style {
         self.dim().add_modifier(Modifier::DIM)
+    }
+
+    /// A row marked for a write.
+    pub(crate) fn marked(self) -> Style {
+        self.fg(Color::Cyan)
+            .add_modifier(Modifier::BOLD | Modifier::ITALIC)
     }
 
     pub(crate) fn selected(self) -> Style {

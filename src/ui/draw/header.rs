@@ -18,7 +18,11 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     let h = screen.header;
     let mut first = vec![
         Span::styled("kscope ", theme.title()),
-        Span::styled("read-only ", theme.dim()),
+        if h.readwrite {
+            Span::styled("READ-WRITE ", theme.warn())
+        } else {
+            Span::styled("read-only ", theme.dim())
+        },
         Span::raw(format!("ctx {} ", h.context)),
         Span::styled(h.server.clone(), theme.dim()),
     ];

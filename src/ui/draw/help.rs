@@ -96,6 +96,10 @@ fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Ve
             Section::Logs,
             Some("in the log view (l on a pod or workload)"),
         ),
+        (
+            Section::Confirm,
+            Some("in a write's confirm dialog (writes need --readwrite)"),
+        ),
     ] {
         let own: Vec<(String, &str)> = ACTIONS
             .iter()
@@ -106,7 +110,11 @@ fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Ve
                 let keys = keymap.keys(section, action);
                 let inherited = matches!(
                     section,
-                    Section::Filter | Section::Command | Section::Indexes | Section::Logs
+                    Section::Filter
+                        | Section::Command
+                        | Section::Indexes
+                        | Section::Logs
+                        | Section::Confirm
                 ) && keys == keymap.keys(Section::Normal, action);
                 if keys.is_empty() || inherited {
                     return None;

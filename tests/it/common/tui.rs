@@ -159,6 +159,7 @@ pub fn header(resource: &str, scope: &str) -> Header {
         undecodable: 0,
         filter: String::new(),
         favourites: Vec::new(),
+        readwrite: false,
     }
 }
 
