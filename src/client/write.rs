@@ -323,3 +323,40 @@ async fn send(
         source: e.into(),
     })
 }
+
+/// Asks the server whether the caller may `verb` the `resource` of `group` (in `namespace`,
+/// or anywhere): a SelfSubjectAccessReview, as `kubectl auth can-i` sends. Returns whether
+/// it may, and the server's reason (empty when it gives none).
+pub async fn can_i(
+    client: &kube::Client,
+    verb: &str,
+    group: &str,
+    resource: &str,
+    namespace: Option<&str>,
+) -> Result<(bool, String), WriteError> {
+    let mut attributes = json!({"verb": verb, "group": group, "resource": resource});
+    if let Some(namespace) = namespace {
+        attributes["namespace"] = json!(namespace);
+    }
+    let review = json!({
+        "apiVersion": "authorization.k8s.io/v1",
+        "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": attributes},
+    });
+    let answer = send(
+        client,
+        http::Method::POST,
+        "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews".into(),
+        "application/json",
+        &review,
+        format!("may I {verb} {resource}"),
+    )
+    .await?;
+    let allowed = answer.pointer("/status/allowed").and_then(Value::as_bool) == Some(true);
+    let reason = answer
+        .pointer("/status/reason")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    Ok((allowed, reason))
+}

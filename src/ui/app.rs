@@ -261,6 +261,28 @@ impl App {
             WriteEvent::Progress(line) => state.notice = Some(line),
             WriteEvent::Done(Ok(line)) => state.notice = Some(line),
             WriteEvent::Done(Err(line)) => state.command.error = Some(line),
+            WriteEvent::Access {
+                kind,
+                namespace,
+                forbidden,
+            } => {
+                let shown = &self.tables.view;
+                if kind == *self.tables.table.kind()
+                    && namespace.as_deref() == shown.scope.namespace()
+                {
+                    state.forbidden = forbidden;
+                }
+            }
+        }
+    }
+
+    /// A table opened: with writes on, asks the server which write keys this user may use
+    /// on it (see [`WriteController::review`]).
+    fn review_access(&mut self) {
+        self.ui.state.forbidden.clear();
+        if self.ui.header.readwrite {
+            let namespace = self.tables.view.scope.namespace().map(str::to_string);
+            self.writes.review(self.tables.table.kind(), namespace);
         }
     }
 
@@ -470,6 +492,7 @@ impl App {
         let (mut rows_open, mut status_open, mut taps_open) = (true, true, true);
         let mut dirty = true;
         let mut last_draw: Option<time::Instant> = None;
+        self.review_access();
         loop {
             let next_frame = last_draw.map_or_else(time::Instant::now, |t| t + FRAME);
             if dirty && time::Instant::now() >= next_frame {
@@ -574,6 +597,7 @@ impl App {
                 match follow {
                     Follow::Quit => return Ok(()),
                     Follow::Table => {
+                        self.review_access();
                         if let Some(switched) = self.tables.switched_taps.take() {
                             taps = switched;
                             taps_open = true;

@@ -170,6 +170,9 @@ pub struct UiState {
     pub notice: Option<String>,
     /// The confirm dialog of a write, while one is asked for.
     pub confirm: ConfirmDialog,
+    /// The write keys the server says this user may not use on the table on screen (its
+    /// SelfSubjectAccessReview answers), with why: help dims them, the key says so.
+    pub forbidden: Vec<(Action, String)>,
 }
 
 impl UiState {
@@ -191,6 +194,7 @@ impl UiState {
             contexts: ContextPicker::default(),
             notice: None,
             confirm: ConfirmDialog::default(),
+            forbidden: Vec::new(),
         }
     }
 }

@@ -3,7 +3,11 @@
 //! dependents, a dry run), and the write itself, off the UI thread. Every write is logged
 //! to kscope's log (time, context, verb, kind, namespace/name, result), never its body.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -163,6 +167,43 @@ pub enum WriteEvent {
     Progress(String),
     /// The write finished: what it did, or why it stopped.
     Done(Result<String, String>),
+    /// What the server says the write keys may not do on a table of `kind` in `namespace`.
+    Access {
+        kind: Kind,
+        namespace: Option<String>,
+        forbidden: Vec<(Action, String)>,
+    },
+}
+
+/// One SelfSubjectAccessReview's question: namespace, verb, group, resource.
+type AccessKey = (Option<String>, &'static str, String, String);
+
+/// The review behind each write key that applies to `kind`: (key's action, verb, group,
+/// resource). A drain is asked as its cordon's patch.
+fn access_checks(kind: &Kind) -> Vec<(Action, &'static str, String, String)> {
+    let own = |verb| (verb, kind.group().to_string(), kind.plural().to_string());
+    [
+        Action::Delete,
+        Action::Kill,
+        Action::Restart,
+        Action::Scale,
+        Action::Cordon,
+        Action::Drain,
+        Action::Suspend,
+        Action::TriggerJob,
+    ]
+    .into_iter()
+    .filter_map(|action| {
+        let verb = Verb::of(&action)?;
+        verb.applies_to(kind).ok()?;
+        let (verb, group, resource) = match verb {
+            Verb::Delete | Verb::Kill => own("delete"),
+            Verb::TriggerJob => ("create", "batch".to_string(), "jobs".to_string()),
+            _ => own("patch"),
+        };
+        Some((action, verb, group, resource))
+    })
+    .collect()
 }
 
 /// Starts the dialog's reads and the confirmed writes, and hands back their answers.
@@ -172,6 +213,9 @@ pub struct WriteController {
     sender: mpsc::UnboundedSender<WriteEvent>,
     receiver: mpsc::UnboundedReceiver<WriteEvent>,
     next_id: u64,
+    /// The server's answers so far (`Some(why)`: denied), so a table opened again asks
+    /// nothing; per controller, so per context.
+    access: Arc<Mutex<HashMap<AccessKey, Option<String>>>>,
 }
 
 impl WriteController {
@@ -183,7 +227,58 @@ impl WriteController {
             sender,
             receiver,
             next_id: 0,
+            access: Arc::default(),
         }
+    }
+
+    /// Asks the server what the write keys may do on a table of `kind` in `namespace`
+    /// (every namespace: `None`), answers kept per namespace, verb and resource; the
+    /// answer comes as [`WriteEvent::Access`]. A review that fails denies nothing: the
+    /// write's own dry run still asks.
+    pub fn review(&self, kind: &Kind, namespace: Option<String>) {
+        let client = self.client.clone();
+        let sender = self.sender.clone();
+        let access = self.access.clone();
+        let kind = kind.clone();
+        tokio::spawn(async move {
+            let mut forbidden = Vec::new();
+            for (action, verb, group, resource) in access_checks(&kind) {
+                let key: AccessKey = (namespace.clone(), verb, group.clone(), resource.clone());
+                let known = access.lock().get(&key).cloned();
+                let denied = match known {
+                    Some(denied) => denied,
+                    None => {
+                        let Ok((allowed, reason)) =
+                            write::can_i(&client, verb, &group, &resource, namespace.as_deref())
+                                .await
+                        else {
+                            continue;
+                        };
+                        let where_ = namespace
+                            .as_deref()
+                            .map_or("in every namespace".to_string(), |ns| {
+                                format!("in the namespace \"{ns}\"")
+                            });
+                        let denied = (!allowed).then(|| match reason.as_str() {
+                            "" => format!("your user may not {verb} {resource} {where_}"),
+                            reason => {
+                                format!("your user may not {verb} {resource} {where_}: {reason}")
+                            }
+                        });
+                        access.lock().insert(key, denied.clone());
+                        denied
+                    }
+                };
+                if let Some(why) = denied {
+                    forbidden.push((action, why));
+                }
+            }
+            let _ = sender.send(WriteEvent::Access {
+                kind,
+                namespace,
+                forbidden,
+            });
+        });
     }
 
     /// The same, on another context's client: answers still under way are dropped.
@@ -237,7 +332,7 @@ impl WriteController {
 }
 
 /// Names of at most this many targets are listed; the rest are counted.
-const LISTED: usize = 8;
+const LISTED: usize = 5;
 
 fn listed(names: &[String]) -> String {
     let mut text = names
@@ -696,10 +791,13 @@ async fn drain(
         };
         audit(context, Verb::Drain, &pod, &result);
         if let Err(err) = result {
+            // The node is on the row and in the header: the line keeps room for the reason.
+            let why = match err {
+                WriteError::TooManyRequests { message, .. } => message,
+                other => plain(&other),
+            };
             return Err(format!(
-                "drain {} stopped after evicting {done} of {total} pods: {}",
-                node.name,
-                plain(&err)
+                "drain stopped after {done} of {total} evictions: {namespace}/{name}: {why}"
             ));
         }
     }
