@@ -146,6 +146,9 @@ pub enum Action {
     Suspend,
     /// Create a Job from a CronJob's template now (`kubectl create job --from=cronjob/X`).
     TriggerJob,
+    /// Copy the selected row's name (in a detail, its YAML or describe text) to the
+    /// clipboard, by OSC 52.
+    Copy,
     /// In the confirm dialog: accept, or cancel.
     ConfirmYes,
     ConfirmNo,
@@ -466,6 +469,11 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "trigger-job",
         Action::TriggerJob,
         "run a job from a cronjob now",
+    ),
+    (
+        "copy",
+        Action::Copy,
+        "copy the name (in a detail: the YAML or describe shown) to the clipboard (OSC 52)",
     ),
     ("confirm-yes", Action::ConfirmYes, "do it"),
     ("confirm-no", Action::ConfirmNo, "cancel"),

@@ -366,6 +366,7 @@ fn every_action_but_typing_has_a_name() {
         | Action::ConfirmNo
         | Action::ConfirmSwitch
         | Action::ConfirmBackspace
+        | Action::Copy
         | Action::FavouriteNamespace(_)
         | Action::OpenLogs
         | Action::OpenPreviousLogs
@@ -385,7 +386,7 @@ fn every_action_but_typing_has_a_name() {
         ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
         ACTIONS.len()
     );
-    assert_eq!(ACTIONS.len(), 91);
+    assert_eq!(ACTIONS.len(), 92);
 }
 
 #[test]

@@ -132,7 +132,12 @@ pub struct App {
     write_flag: Option<bool>,
     /// Why the context on screen is read-only or not.
     write_source: WriteSource,
+    /// Where `c` copies to: the terminal's clipboard (OSC 52) in the TUI, nowhere in tests.
+    clipboard: Option<Clipboard>,
 }
+
+/// Sets the clipboard to a text.
+pub type Clipboard = Arc<dyn Fn(&str) -> io::Result<()> + Send + Sync>;
 
 impl App {
     /// Starts the table of `view` (and its filter). Must run inside a Tokio runtime.
@@ -182,6 +187,7 @@ impl App {
             write_settings: WriteSettings::default(),
             write_flag: None,
             write_source: WriteSource::Default,
+            clipboard: None,
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -215,6 +221,40 @@ impl App {
         // Dim, not an error's red: the demo's `kubectl` hint is news, not a failure.
         self.ui.state.notice = Some(notice);
         self
+    }
+
+    /// Copies (`c`) through `clipboard`.
+    pub fn with_clipboard(mut self, clipboard: Clipboard) -> Self {
+        self.clipboard = Some(clipboard);
+        self
+    }
+
+    /// Puts `text` on the clipboard, saying what was copied (`what`) or why not.
+    fn copy(&mut self, text: &str, what: &str) {
+        let state = &mut self.ui.state;
+        match &self.clipboard {
+            Some(clipboard) => match clipboard(text) {
+                Ok(()) => state.notice = Some(format!("copied {what} to the clipboard")),
+                Err(err) => state.command.error = Some(format!("copy: {err}")),
+            },
+            None => state.command.error = Some("copy: no terminal to copy through".into()),
+        }
+    }
+
+    /// `c` in a detail: the YAML or describe text shown (a Secret's values are masked in
+    /// it, so none is ever copied).
+    fn copy_detail(&mut self) {
+        let Some(detail) = self.ui.detail.screen() else {
+            return;
+        };
+        let (text, what) = match detail.tab {
+            DetailTab::Describe => (detail.describe.join("\n"), "the describe text"),
+            DetailTab::Yaml => (detail.yaml.lines.join("\n"), "the YAML"),
+            DetailTab::History => return,
+        };
+        if !text.is_empty() {
+            self.copy(&text, what);
+        }
     }
 
     /// Lets the write keys write where `settings` (the configuration's) and `flag` (the
@@ -698,6 +738,10 @@ impl App {
         let mode = self.ui.state.mode;
         match mode {
             InputMode::Normal => return self.apply_normal(action),
+            InputMode::Detail if action == Action::Copy => {
+                self.copy_detail();
+                return Vec::new();
+            }
             InputMode::Detail => {
                 if !self.ui.detail.apply(&action) {
                     self.ui.state.mode = InputMode::Normal;
@@ -968,6 +1012,13 @@ impl App {
                 self.tables.browse_index(&mut self.ui, current);
             }
             Action::ToggleHelp => state.mode = InputMode::Help,
+            Action::Copy => {
+                if let Some((_, key)) = self.tables.table.selected_object() {
+                    let (_, name) = split_meta_namespace_key(&key);
+                    let name = name.to_string();
+                    self.copy(&name, &name);
+                }
+            }
             Action::Delete
             | Action::Kill
             | Action::Restart

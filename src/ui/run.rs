@@ -131,7 +131,8 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
     .with_keymap(config.keys)
     .with_log_settings(config.logs)
     .with_contexts(contexts)
-    .with_writes(config.writes, readwrite);
+    .with_writes(config.writes, readwrite)
+    .with_clipboard(Arc::new(crate::terminal::copy_to_clipboard));
     let app = match kscope_config::state_dir() {
         Some(dir) => app.with_favourites(Favourites::load(dir.join("namespaces.json"))),
         None => app,

@@ -458,3 +458,39 @@ async fn the_viewer_may_only_read_and_is_told_so_in_the_servers_words() {
     let (ok, _, err) = fx.kubectl(&["get", "pod", &pod, "-n", "payments-prod"]);
     assert!(ok, "the pod is still there: {err}");
 }
+
+#[tokio::test]
+async fn c_copies_the_name_and_the_yaml_by_osc52() {
+    let Some(fx) = Fixture::start("copy").await else {
+        return;
+    };
+    let session = fx.kscope("-n payments-prod");
+    // tmux takes an application's OSC 52 into its paste buffer with set-clipboard on.
+    let server = ["-L", session.0.as_str()];
+    let tmux = |args: &[&str]| {
+        let all: Vec<&str> = server.iter().chain(args).copied().collect();
+        crate::common::tmux::tmux(&all)
+    };
+    tmux(&["set-option", "-g", "set-clipboard", "on"]).expect("set-clipboard");
+    let screen = session.wait_for("the pods", listed);
+    let name = rows(&screen)[0]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    session.keys(&["c"]);
+    session.wait_for("the copy", |s| {
+        s.contains(&format!("copied {name} to the clipboard"))
+    });
+    assert_eq!(tmux(&["show-buffer"]).as_deref(), Some(name.as_str()));
+    session.keys(&["y"]);
+    session.wait_for("the YAML", |s| s.contains("apiVersion: v1"));
+    session.keys(&["c"]);
+    crate::common::wait::until("the YAML on the clipboard", || {
+        let buffer = tmux(&["show-buffer"]).unwrap_or_default();
+        (buffer.contains("kind: Pod") && buffer.contains(&format!("name: {name}")))
+            .then_some(())
+            .ok_or(buffer)
+    })
+    .await;
+}
