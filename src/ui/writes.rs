@@ -944,3 +944,87 @@ pub enum LineStyle {
     Dim,
     Error,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kscope_resources::ResourceKind;
+
+    fn plan(verb: Verb) -> Plan {
+        Plan {
+            id: 1,
+            verb,
+            targets: vec![Target {
+                kind: ResourceKind::Deployments.into(),
+                namespace: Some("shop".into()),
+                name: "web".into(),
+            }],
+            facts: None,
+            dry_run: None,
+            replicas: None,
+        }
+    }
+
+    /// Nothing is accepted before the server's facts and dry run are in; then y or Enter
+    /// on the confirm button accept, n and Enter on Cancel cancel.
+    #[test]
+    fn the_dialog_accepts_only_once_the_dry_run_passed() {
+        let mut dialog = ConfirmDialog::open(plan(Verb::Restart));
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), None);
+        dialog.prepared(2, Verb::Restart, vec![], Ok("ok".into()), None);
+        assert_eq!(
+            dialog.handle_key(&Action::ConfirmYes),
+            None,
+            "another plan's answer"
+        );
+        dialog.prepared(
+            1,
+            Verb::Restart,
+            vec!["restart".into()],
+            Ok("ok".into()),
+            None,
+        );
+        assert_eq!(dialog.handle_key(&Action::ChooseValue), Some(Effect::Close));
+        assert_eq!(dialog.handle_key(&Action::ConfirmSwitch), None);
+        assert_eq!(dialog.handle_key(&Action::ChooseValue), Some(Effect::Write));
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), Some(Effect::Write));
+        assert_eq!(dialog.handle_key(&Action::ConfirmNo), Some(Effect::Close));
+        dialog.prepared(1, Verb::Restart, vec![], Err("forbidden".into()), None);
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), None);
+    }
+
+    /// A scale needs its count typed: digits only, at most four.
+    #[test]
+    fn a_scale_takes_its_count_from_the_digits_typed() {
+        let mut dialog = ConfirmDialog::open(plan(Verb::Scale));
+        dialog.prepared(1, Verb::Scale, vec![], Ok("ok".into()), Some(3));
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), None);
+        for c in "123456".chars() {
+            dialog.handle_key(&Action::ConfirmChar(c));
+        }
+        assert_eq!(dialog.replicas(), Some(1234));
+        dialog.handle_key(&Action::ConfirmBackspace);
+        assert_eq!(dialog.replicas(), Some(123));
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), Some(Effect::Write));
+        let mut restart = ConfirmDialog::open(plan(Verb::Restart));
+        restart.handle_key(&Action::ConfirmChar('5'));
+        assert_eq!(restart.number, "", "only a scale takes digits");
+    }
+
+    #[test]
+    fn a_write_key_says_what_it_is_for() {
+        let pod = Target {
+            kind: ResourceKind::Pods.into(),
+            namespace: Some("shop".into()),
+            name: "web-1".into(),
+        };
+        assert_eq!(
+            check_targets(Verb::Restart, std::slice::from_ref(&pod)),
+            Err(
+                "restart is for deployments, statefulsets and daemonsets; Pod shop/web-1 is a Pod"
+                    .into()
+            )
+        );
+        assert_eq!(check_targets(Verb::Delete, &[pod]), Ok(()));
+    }
+}
