@@ -929,10 +929,6 @@ impl ConfirmDialog {
             LineStyle::Dim
         };
         lines.push((buttons, style));
-        lines.push((
-            "y: do it · n / Esc: cancel · Tab: move · Enter: the button with >".into(),
-            LineStyle::Dim,
-        ));
         lines
     }
 }

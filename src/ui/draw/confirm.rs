@@ -6,6 +6,8 @@ use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
+use kscope_config::keys::{Keymap, Section};
+
 use crate::action::Action;
 use crate::component::{Component, Context};
 use crate::effect::Effect;
@@ -19,7 +21,7 @@ impl Component for ConfirmDialog {
 
     fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
         let theme = screen.theme();
-        let lines: Vec<Line> = self
+        let mut lines: Vec<Line> = self
             .lines()
             .into_iter()
             .map(|(text, style)| match style {
@@ -28,6 +30,7 @@ impl Component for ConfirmDialog {
                 LineStyle::Error => Line::styled(text, theme.error()),
             })
             .collect();
+        lines.push(Line::styled(key_hint(&screen.state.keymap), theme.dim()));
         let width = area.width.min(100);
         let inner = usize::from(width.saturating_sub(2)).max(1);
         // Wrapped lines: each takes its width's worth of rows.
@@ -52,4 +55,22 @@ impl Component for ConfirmDialog {
             popup,
         );
     }
+}
+
+/// The dialog's keys, as bound: `y do it · n/esc cancel · tab move · enter the button with >`.
+fn key_hint(keymap: &Keymap) -> String {
+    [
+        (Action::ConfirmYes, "do it"),
+        (Action::ConfirmNo, "cancel"),
+        (Action::ConfirmSwitch, "move"),
+        (Action::ChooseValue, "the button with >"),
+    ]
+    .iter()
+    .filter_map(|(action, what)| {
+        let keys = keymap.keys(Section::Confirm, action);
+        let shown: Vec<String> = keys.iter().take(2).map(ToString::to_string).collect();
+        (!shown.is_empty()).then(|| format!("{} {what}", shown.join("/")))
+    })
+    .collect::<Vec<_>>()
+    .join(" · ")
 }

@@ -103,10 +103,6 @@ fn lines(
             Section::Logs,
             Some("in the log view (l on a pod or workload)"),
         ),
-        (
-            Section::Confirm,
-            Some("in a write's confirm dialog (writes need --readwrite)"),
-        ),
     ] {
         let own: Vec<(String, String, bool)> = ACTIONS
             .iter()
@@ -117,11 +113,7 @@ fn lines(
                 let keys = keymap.keys(section, action);
                 let inherited = matches!(
                     section,
-                    Section::Filter
-                        | Section::Command
-                        | Section::Indexes
-                        | Section::Logs
-                        | Section::Confirm
+                    Section::Filter | Section::Command | Section::Indexes | Section::Logs
                 ) && keys == keymap.keys(Section::Normal, action);
                 if keys.is_empty() || inherited {
                     return None;
