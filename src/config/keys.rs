@@ -429,36 +429,24 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "everything the kubelet keeps",
     ),
     ("log-save", Action::SaveLogs, "save the lines to a file"),
-    (
-        "mark",
-        Action::Mark,
-        "mark / unmark the row: writes act on the marked rows",
-    ),
+    ("mark", Action::Mark, "mark / unmark the row for a write"),
     (
         "delete",
         Action::Delete,
-        "delete the row (or marked rows), gracefully, after a confirm",
+        "delete (graceful) the row or the marked rows",
     ),
-    (
-        "kill",
-        Action::Kill,
-        "delete at once: grace period 0, after a confirm",
-    ),
+    ("kill", Action::Kill, "delete at once: grace period 0"),
     (
         "restart",
         Action::Restart,
-        "rollout restart a deployment, statefulset or daemonset",
+        "rollout restart a deploy, sts or ds",
     ),
-    (
-        "scale",
-        Action::Scale,
-        "scale a deployment, statefulset or replicaset",
-    ),
+    ("scale", Action::Scale, "scale a deploy, sts or rs"),
     ("cordon", Action::Cordon, "cordon a node, or uncordon it"),
     (
         "drain",
         Action::Drain,
-        "drain a node: cordon, then evict its pods (PodDisruptionBudgets honoured)",
+        "drain a node (evictions honour PDBs)",
     ),
     (
         "suspend",
@@ -473,7 +461,7 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
     (
         "copy",
         Action::Copy,
-        "copy the name (in a detail: the YAML or describe shown) to the clipboard (OSC 52)",
+        "copy the name (detail: its text), OSC 52",
     ),
     ("confirm-yes", Action::ConfirmYes, "do it"),
     ("confirm-no", Action::ConfirmNo, "cancel"),
