@@ -79,6 +79,7 @@ impl Demo {
             scope,
             contexts,
             notice: Some(kubeconfig.notice.clone()),
+            readwrite: None,
         };
         Ok((
             Self {

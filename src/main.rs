@@ -20,10 +20,14 @@ struct Cli {
     /// Without a command: open the TUI on a simulated cluster started in this process.
     #[arg(long)]
     demo: bool,
-    /// Never write to the cluster. kscope has no write action yet, so this is the only mode
-    /// and the header says so; the flag is accepted for scripts and aliases that pass it.
-    #[arg(long)]
+    /// Never write to the cluster, whatever the configuration says (the default, unless the
+    /// configuration's `readwrite:` turns writes on).
+    #[arg(long, conflicts_with = "readwrite")]
     readonly: bool,
+    /// Let the write keys (delete, kill, restart, scale, cordon, drain...) write, each after
+    /// a confirm dialog, whatever the configuration says; the header says READ-WRITE.
+    #[arg(long)]
+    readwrite: bool,
     /// Without a command: configuration file merged over the built-in one (default:
     /// $XDG_CONFIG_HOME/kscope/config.yaml if it exists).
     #[arg(long, value_name = "FILE")]
@@ -201,14 +205,21 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     let Some(command) = cli.command.take() else {
         // A bad configuration (indexes or keys) is reported before connecting to anything.
         let config = kscope_config::Config::load(cli.config.as_deref())?;
+        let readwrite = match (cli.readwrite, cli.readonly) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        };
         let exit = runtime.block_on(async {
             let exit = if cli.demo {
-                let (demo, launch) = kscope::demo::Demo::start(&cli.cluster).await?;
+                let (demo, mut launch) = kscope::demo::Demo::start(&cli.cluster).await?;
+                launch.readwrite = readwrite;
                 let result = kscope_ui::run(launch, config).await;
                 demo.shutdown().await;
                 result?
             } else {
-                let launch = kscope_ui::Launch::connect(&cli.cluster).await?;
+                let mut launch = kscope_ui::Launch::connect(&cli.cluster).await?;
+                launch.readwrite = readwrite;
                 kscope_ui::run(launch, config).await?
             };
             anyhow::Ok(exit)

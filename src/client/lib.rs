@@ -1,6 +1,6 @@
 //! Talking to an API server: kubeconfig and kube's client stack, the Reflector's lists and
 //! watches over HTTP and their wire format (objects, or the server's Table form), discovery,
-//! and GETs of full objects.
+//! GETs of full objects, and the writes a person asks for.
 //!
 //! This layer sits above `informers` (whose `ListerWatcher` it implements) and `resources`
 //! (whose projections it decodes into).
@@ -17,3 +17,4 @@ pub mod printer_columns;
 pub mod table_form;
 pub mod transport;
 pub mod wire;
+pub mod write;

@@ -13,18 +13,32 @@ use kscope_index_views::jsonpath::FieldPath;
 
 use crate::error::ConfigError;
 use crate::keys::{KeymapBuilder, Origin, Section};
-use crate::settings::{InformerSettings, LogSettings};
+use crate::settings::{InformerSettings, LogSettings, WriteSettings};
 use kscope_index_views::usage::UsageSettings;
 
 /// Merges one file's sections into the configuration being built.
 pub(crate) fn merge(
     indexes: &mut Vec<IndexDefinition>,
     keymap: &mut KeymapBuilder,
-    (informers, logs, metrics): (&mut InformerSettings, &mut LogSettings, &mut UsageSettings),
+    (informers, logs, metrics, writes): (
+        &mut InformerSettings,
+        &mut LogSettings,
+        &mut UsageSettings,
+        &mut WriteSettings,
+    ),
     file: &str,
     text: &str,
 ) -> Result<(), ConfigError> {
     let parsed = parse(file, text)?;
+    if let Some(readwrite) = parsed.readwrite {
+        writes.readwrite = readwrite;
+    }
+    for (name, context) in parsed.contexts.map(|s| s.0).unwrap_or_default() {
+        match context.readwrite {
+            Some(readwrite) => writes.contexts.insert(name.value, readwrite),
+            None => writes.contexts.remove(&name.value),
+        };
+    }
     if let Some(section) = parsed.logs {
         section.merge(file, logs)?;
     }
@@ -99,6 +113,20 @@ struct ConfigFile {
     logs: Option<LogsSection>,
     #[serde(default)]
     metrics: Option<MetricsSection>,
+    /// Whether kscope may write to clusters (default: no).
+    #[serde(default)]
+    readwrite: Option<bool>,
+    /// Per kube context settings, over the file's own.
+    #[serde(default)]
+    contexts: Option<Entries<ContextSection>>,
+}
+
+/// `contexts: NAME:` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContextSection {
+    /// This context's write mode; absent, the default's.
+    readwrite: Option<bool>,
 }
 
 /// `metrics:` as written.
@@ -232,6 +260,7 @@ struct KeysSection {
     detail: Option<Entries<KeyList>>,
     command: Option<Entries<KeyList>>,
     logs: Option<Entries<KeyList>>,
+    confirm: Option<Entries<KeyList>>,
 }
 
 impl KeysSection {
@@ -245,6 +274,7 @@ impl KeysSection {
             (Section::Detail, self.detail),
             (Section::Command, self.command),
             (Section::Logs, self.logs),
+            (Section::Confirm, self.confirm),
         ]
         .into_iter()
         .filter_map(|(section, entries)| Some((section, entries?)))
@@ -409,6 +439,8 @@ fn parse(file: &str, text: &str) -> Result<ConfigFile, ConfigError> {
             informers: None,
             logs: None,
             metrics: None,
+            readwrite: None,
+            contexts: None,
         });
     }
     let options = serde_saphyr::options! { with_snippet: false };

@@ -133,6 +133,36 @@ pub enum Action {
     OpenTextSearch,
     /// Save the detail's YAML or describe to a file.
     SaveText,
+    /// Mark or unmark the selected row: the write actions act on the marked rows when
+    /// there are any, as k9s's space does.
+    Mark,
+    /// Delete the selected (or marked) objects, gracefully, after a confirm.
+    Delete,
+    /// Delete them with no grace period (`kubectl delete --grace-period=0 --force`).
+    Kill,
+    /// `kubectl rollout restart` a Deployment, StatefulSet or DaemonSet.
+    Restart,
+    /// Set the replicas of a Deployment, StatefulSet or ReplicaSet.
+    Scale,
+    /// Cordon a node, or uncordon a cordoned one.
+    Cordon,
+    /// Cordon a node and evict its pods through the Eviction API.
+    Drain,
+    /// Suspend a CronJob, or resume a suspended one.
+    Suspend,
+    /// Create a Job from a CronJob's template now (`kubectl create job --from=cronjob/X`).
+    TriggerJob,
+    /// Copy the selected row's name (in a detail, its YAML or describe text) to the
+    /// clipboard, by OSC 52.
+    Copy,
+    /// In the confirm dialog: accept, or cancel.
+    ConfirmYes,
+    ConfirmNo,
+    /// In the confirm dialog: move between its buttons.
+    ConfirmSwitch,
+    /// In the confirm dialog: a digit or Backspace in its number input.
+    ConfirmChar(char),
+    ConfirmBackspace,
 }
 
 /// Which part of the log to ask for, as k9s's 0–5 keys choose.
@@ -418,6 +448,52 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "everything the kubelet keeps",
     ),
     ("log-save", Action::SaveLogs, "save the lines to a file"),
+    ("mark", Action::Mark, "mark / unmark the row for a write"),
+    (
+        "delete",
+        Action::Delete,
+        "delete (graceful) the row or the marked rows",
+    ),
+    ("kill", Action::Kill, "delete at once: grace period 0"),
+    (
+        "restart",
+        Action::Restart,
+        "rollout restart a deploy, sts or ds",
+    ),
+    ("scale", Action::Scale, "scale a deploy, sts or rs"),
+    ("cordon", Action::Cordon, "cordon a node, or uncordon it"),
+    (
+        "drain",
+        Action::Drain,
+        "drain a node (evictions honour PDBs)",
+    ),
+    (
+        "suspend",
+        Action::Suspend,
+        "suspend a cronjob, or resume it",
+    ),
+    (
+        "trigger-job",
+        Action::TriggerJob,
+        "run a job from a cronjob now",
+    ),
+    (
+        "copy",
+        Action::Copy,
+        "copy the name (detail: its text), OSC 52",
+    ),
+    ("confirm-yes", Action::ConfirmYes, "do it"),
+    ("confirm-no", Action::ConfirmNo, "cancel"),
+    (
+        "confirm-switch",
+        Action::ConfirmSwitch,
+        "move between the buttons",
+    ),
+    (
+        "confirm-backspace",
+        Action::ConfirmBackspace,
+        "delete a digit of the number",
+    ),
     (
         "detail-search",
         Action::OpenTextSearch,
@@ -510,6 +586,8 @@ pub enum Section {
     Command,
     /// The log view.
     Logs,
+    /// The confirm dialog of a write; unbound digits type its number.
+    Confirm,
 }
 
 impl Section {
@@ -523,6 +601,7 @@ impl Section {
             Self::Detail => "detail",
             Self::Command => "command",
             Self::Logs => "logs",
+            Self::Confirm => "confirm",
         }
     }
 }
@@ -870,6 +949,9 @@ impl Keymap {
         let typed = match (section, spec.code) {
             (Section::Filter, KeyCode::Char(c)) if plain => Some(Action::FilterChar(c)),
             (Section::Command, KeyCode::Char(c)) if plain => Some(Action::CommandChar(c)),
+            (Section::Confirm, KeyCode::Char(c)) if plain && c.is_ascii_digit() => {
+                Some(Action::ConfirmChar(c))
+            }
             _ => None,
         };
         first

@@ -8,7 +8,7 @@ use kscope_index_views::usage::UsageSettings;
 use crate::error::ConfigError;
 use crate::file::merge;
 use crate::keys::{Keymap, KeymapBuilder};
-use crate::settings::{InformerSettings, LogSettings};
+use crate::settings::{InformerSettings, LogSettings, WriteSettings};
 use crate::xdg::user_config_path;
 
 /// The built-in configuration.
@@ -29,6 +29,8 @@ pub struct Config {
     pub logs: LogSettings,
     /// How often the usage columns are read from the metrics API.
     pub metrics: UsageSettings,
+    /// Which contexts kscope may write to.
+    pub writes: WriteSettings,
 }
 
 impl Config {
@@ -61,11 +63,12 @@ impl Config {
         let mut keys = KeymapBuilder::default();
         let mut informers = InformerSettings::default();
         let mut logs = LogSettings::default();
+        let mut writes = WriteSettings::default();
         let mut metrics = UsageSettings::default();
         merge(
             &mut indexes,
             &mut keys,
-            (&mut informers, &mut logs, &mut metrics),
+            (&mut informers, &mut logs, &mut metrics, &mut writes),
             DEFAULT_CONFIG_NAME,
             DEFAULT_CONFIG,
         )?;
@@ -73,7 +76,7 @@ impl Config {
             merge(
                 &mut indexes,
                 &mut keys,
-                (&mut informers, &mut logs, &mut metrics),
+                (&mut informers, &mut logs, &mut metrics, &mut writes),
                 file,
                 text,
             )?;
@@ -84,6 +87,7 @@ impl Config {
             informers,
             logs,
             metrics,
+            writes,
         })
     }
 }

@@ -1,5 +1,7 @@
-//! The settings of the `logs:` and `informers:` sections, as merged.
+//! The settings of the `logs:`, `informers:` and write (`readwrite:`, `contexts:`) sections,
+//! as merged.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use kscope_informers::fifo::FifoKind;
@@ -35,4 +37,40 @@ impl Default for LogSettings {
 pub struct InformerSettings {
     pub fifo: FifoKind,
     pub initial_list: InitialListMode,
+}
+
+/// Whether kscope may write to a cluster: off unless asked for, so that opening kscope on a
+/// production context can change nothing by a stray key (k9s's `readOnly`, the other way
+/// round).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteSettings {
+    /// `readwrite:`: every context's default.
+    pub readwrite: bool,
+    /// `contexts: NAME: readwrite:`: a context's own, over the default.
+    pub contexts: BTreeMap<String, bool>,
+}
+
+/// Where a context's write mode came from, so that a refusal can say how to change it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteSource {
+    /// `--readwrite` or `--readonly` on the command line.
+    Flag,
+    /// `contexts: NAME: readwrite:` in the configuration.
+    Context,
+    /// `readwrite:` in the configuration, or its default (off).
+    Default,
+}
+
+impl WriteSettings {
+    /// Whether `context` may be written to, and why: the command line's flag first (`Some`
+    /// when one was given), then the context's own setting, then the default.
+    pub fn for_context(&self, context: &str, flag: Option<bool>) -> (bool, WriteSource) {
+        if let Some(on) = flag {
+            return (on, WriteSource::Flag);
+        }
+        match self.contexts.get(context) {
+            Some(on) => (*on, WriteSource::Context),
+            None => (self.readwrite, WriteSource::Default),
+        }
+    }
 }

@@ -35,6 +35,28 @@ fn logs_section_bounds_the_log_view() {
 }
 
 #[test]
+fn writes_are_off_unless_the_file_a_context_or_the_flag_turns_them_on() {
+    let built_in = Config::built_in().unwrap().writes;
+    assert_eq!(
+        built_in.for_context("any", None),
+        (false, WriteSource::Default)
+    );
+    let mine = user("readwrite: true\ncontexts:\n  prod:\n    readwrite: false\n")
+        .unwrap()
+        .writes;
+    assert_eq!(mine.for_context("dev", None), (true, WriteSource::Default));
+    assert_eq!(
+        mine.for_context("prod", None),
+        (false, WriteSource::Context)
+    );
+    assert_eq!(
+        mine.for_context("prod", Some(true)),
+        (true, WriteSource::Flag)
+    );
+    assert!(user("contexts:\n  prod:\n    readOnly: true\n").is_err());
+}
+
+#[test]
 fn informers_section_chooses_the_fifo_and_the_initial_list() {
     let built_in = Config::built_in().unwrap().informers;
     assert_eq!(
@@ -211,6 +233,7 @@ fn built_in_keys_bind_every_action() {
             Section::Detail,
             Section::Command,
             Section::Logs,
+            Section::Confirm,
         ]
         .into_iter()
         .any(|s| !keys.keys(s, action).is_empty());
@@ -258,6 +281,10 @@ fn built_in_keys_bind_every_action() {
         Action::SaveLogs,
         Action::OpenTextSearch,
         Action::SaveText,
+        Action::ConfirmYes,
+        Action::ConfirmNo,
+        Action::ConfirmSwitch,
+        Action::ConfirmBackspace,
     ];
     let log_ranges = |a: &Action| matches!(a, Action::LogRange(_));
     for (name, action, _) in ACTIONS.iter().filter(|(_, a, _)| !log_ranges(a)) {
@@ -274,7 +301,7 @@ fn built_in_keys_bind_every_action() {
 fn every_action_but_typing_has_a_name() {
     // A new Action variant fails to compile here until it is named in ACTIONS.
     let named = |action: &Action| match action {
-        Action::FilterChar(_) | Action::CommandChar(_) => false,
+        Action::FilterChar(_) | Action::CommandChar(_) | Action::ConfirmChar(_) => false,
         Action::Quit
         | Action::Up
         | Action::Down
@@ -329,6 +356,20 @@ fn every_action_but_typing_has_a_name() {
         | Action::ToggleWide
         | Action::DrillDown
         | Action::JumpToOwner
+        | Action::Mark
+        | Action::Delete
+        | Action::Kill
+        | Action::Restart
+        | Action::Scale
+        | Action::Cordon
+        | Action::Drain
+        | Action::Suspend
+        | Action::TriggerJob
+        | Action::ConfirmYes
+        | Action::ConfirmNo
+        | Action::ConfirmSwitch
+        | Action::ConfirmBackspace
+        | Action::Copy
         | Action::FavouriteNamespace(_)
         | Action::OpenLogs
         | Action::OpenPreviousLogs
@@ -350,7 +391,7 @@ fn every_action_but_typing_has_a_name() {
         ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
         ACTIONS.len()
     );
-    assert_eq!(ACTIONS.len(), 89);
+    assert_eq!(ACTIONS.len(), 103);
 }
 
 #[test]

@@ -100,6 +100,11 @@ pub struct SimArgs {
     /// How much faster than recorded a --replay plays (0.5: half as fast).
     #[arg(long, default_value_t = 1.0, value_name = "X", requires = "replay")]
     pub speed: f64,
+    /// Users, each a context of the kubeconfig (the first `kscope-sim`, the others
+    /// `kscope-sim-NAME`): `viewer` may only get, list and watch (403 otherwise, worded as
+    /// the real server's RBAC), any other name may do everything.
+    #[arg(long, value_delimiter = ',', value_name = "NAME,...")]
+    pub users: Vec<String>,
     /// Bearer token to require: KSCOPE_SIM_TOKEN (see below).
     #[arg(skip = std::env::var("KSCOPE_SIM_TOKEN").ok())]
     pub token: Option<String>,
@@ -156,6 +161,7 @@ impl SimArgs {
             listen: self.listen,
             allow_remote: self.allow_remote,
             token: self.token.clone(),
+            users: self.users.clone(),
             birth: None,
             state_dir: self.state_dir.clone(),
             controllers: !self.no_controllers,

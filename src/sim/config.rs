@@ -36,6 +36,9 @@ pub struct SimConfig {
     pub allow_remote: bool,
     /// Bearer token clients must send; random when `None`.
     pub token: Option<String>,
+    /// The users the sim knows (`--users admin,viewer`), each a context of its kubeconfig;
+    /// `viewer` may only read. Empty: one user, `kscope-sim`, who may do everything.
+    pub users: Vec<String>,
     /// Unix seconds the generated cluster's timeline is laid out from (see
     /// `WorkloadSpec::birth`); `None` = shortly before the sim starts, so ages look like a
     /// live cluster's. Pin it where two sims must produce the same bytes.
@@ -76,6 +79,7 @@ impl Default for SimConfig {
             listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             allow_remote: false,
             token: None,
+            users: Vec::new(),
             birth: None,
             state_dir: None,
             controllers: true,

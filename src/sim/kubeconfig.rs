@@ -126,6 +126,61 @@ pub fn kubeconfig_yaml_many(entries: &[Entry<'_>]) -> Result<String, SimError> {
     serde_saphyr::to_string(&file).map_err(|e| SimError::Kubeconfig(e.to_string()))
 }
 
+/// The kubeconfig of one sim with several users (`--users admin,viewer`): one cluster, and
+/// a context per user, each (name, token): the first's is `kscope-sim` and current, the
+/// others' `kscope-sim-NAME`.
+pub fn kubeconfig_users(
+    url: &str,
+    ca_pem: &str,
+    users: &[(&str, &str)],
+) -> Result<String, SimError> {
+    let contexts: Vec<String> = users
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _))| match i {
+            0 => CONTEXT.to_string(),
+            _ => format!("{CONTEXT}-{name}"),
+        })
+        .collect();
+    let file = File {
+        api_version: "v1",
+        kind: "Config",
+        clusters: vec![Named {
+            name: CONTEXT,
+            item: Cluster {
+                cluster: ClusterInfo {
+                    server: url,
+                    certificate_authority_data: STANDARD.encode(ca_pem),
+                },
+            },
+        }],
+        users: users
+            .iter()
+            .map(|(name, token)| Named {
+                name,
+                item: User {
+                    user: UserInfo { token },
+                },
+            })
+            .collect(),
+        contexts: contexts
+            .iter()
+            .zip(users)
+            .map(|(context, (name, _))| Named {
+                name: context,
+                item: Context {
+                    context: ContextInfo {
+                        cluster: CONTEXT,
+                        user: name,
+                    },
+                },
+            })
+            .collect(),
+        current_context: CONTEXT,
+    };
+    serde_saphyr::to_string(&file).map_err(|e| SimError::Kubeconfig(e.to_string()))
+}
+
 /// A kube config from the emitted kubeconfig text.
 pub async fn kube_config(yaml: &str) -> Result<kube::Config, SimError> {
     let kubeconfig =

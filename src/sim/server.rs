@@ -15,7 +15,7 @@ use crate::config::SimConfig;
 use crate::error::SimError;
 use crate::faults::{FaultRolls, Faults, FaultsFired, FaultsFiredSnapshot};
 use crate::resources::Resource;
-use crate::shared::Shared;
+use crate::shared::{Shared, SimUser, VIEWER};
 use crate::store::{self, Position, Store};
 use crate::{controllers, crd, http, kubeconfig, manifests, tls, widgets, workload};
 
@@ -77,6 +77,7 @@ impl Sim {
             faults: RwLock::new(Faults::default()),
             fired: FaultsFired::default(),
             fault_rolls: FaultRolls::new(config.seed),
+            users: sim_users(&config.users, &token),
             token,
             bookmark_interval: config.bookmark_interval,
             shutdown: CancellationToken::new(),
@@ -91,7 +92,16 @@ impl Sim {
         shared.controllers.set_enabled(config.controllers);
         let url = format!("https://{addr}");
         let cert = identity.cert;
-        let kubeconfig = kubeconfig::kubeconfig_yaml(&url, &cert.ca_pem, &shared.token)?;
+        let kubeconfig = match shared.users.as_slice() {
+            [_] => kubeconfig::kubeconfig_yaml(&url, &cert.ca_pem, &shared.token)?,
+            users => {
+                let named: Vec<(&str, &str)> = users
+                    .iter()
+                    .map(|u| (u.name.as_str(), u.token.as_str()))
+                    .collect();
+                kubeconfig::kubeconfig_users(&url, &cert.ca_pem, &named)?
+            }
+        };
         let ca_pem = cert.ca_pem.clone();
         let app = http::router(shared.clone());
         let stop = shared.shutdown.clone();
@@ -170,6 +180,31 @@ fn load(store: &Store, spec: &workload::WorkloadSpec, widgets: usize) -> Result<
     }
     store.write(|txn| served.into_iter().for_each(|r| txn.serve(r)));
     Ok(())
+}
+
+/// The sim's users: `names` (the first with `token`, the others a random token each), or
+/// with none the one user `kscope-sim`.
+fn sim_users(names: &[String], token: &str) -> Vec<SimUser> {
+    if names.is_empty() {
+        return vec![SimUser {
+            name: crate::http::status::SIM_USER.to_string(),
+            token: token.to_string(),
+            read_only: false,
+        }];
+    }
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| SimUser {
+            name: name.clone(),
+            token: if i == 0 {
+                token.to_string()
+            } else {
+                random_token()
+            },
+            read_only: name == VIEWER,
+        })
+        .collect()
 }
 
 pub(crate) fn random_token() -> String {

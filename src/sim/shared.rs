@@ -17,6 +17,8 @@ pub(crate) struct Shared {
     pub(crate) fired: FaultsFired,
     pub(crate) fault_rolls: FaultRolls,
     pub(crate) token: String,
+    /// Who a bearer token stands for: the first is `token`'s.
+    pub(crate) users: Vec<SimUser>,
     pub(crate) bookmark_interval: Duration,
     pub(crate) shutdown: CancellationToken,
     pub(crate) churn: tokio::sync::watch::Sender<ChurnSettings>,
@@ -31,6 +33,18 @@ pub(crate) struct Shared {
     /// How the demo's Widget controller misbehaves; switchable at run time.
     pub(crate) widget_bug: RwLock<widgets::WidgetBug>,
 }
+
+/// A user of the sim: the name RBAC messages and `kubectl auth whoami` give, its token, and
+/// whether it may only read (the `viewer` of `--users admin,viewer`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SimUser {
+    pub(crate) name: String,
+    pub(crate) token: String,
+    pub(crate) read_only: bool,
+}
+
+/// The name of the user who may only read: get, list and watch.
+pub const VIEWER: &str = "viewer";
 
 impl Shared {
     pub(crate) fn set_faults(&self, faults: Faults) {

@@ -23,6 +23,8 @@ pub enum InputMode {
     LogSearch,
     /// Picking a kube context to switch to (`:ctx`).
     Contexts,
+    /// The confirm dialog of a write.
+    Confirm,
 }
 
 /// Which panel the movement keys scroll.

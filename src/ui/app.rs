@@ -17,8 +17,10 @@ use ratatui::layout::Rect;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time;
 
-use kscope_config::LogSettings;
+use kscope_client::write::Target;
 use kscope_config::keys::Keymap;
+use kscope_config::keys::Section;
+use kscope_config::{LogSettings, WriteSettings, WriteSource};
 use kscope_index_views::live::Window;
 use kscope_informers::fifo::{FifoKind, Handoff};
 use kscope_informers::instrument::tap::TapEntry;
@@ -48,6 +50,9 @@ use super::state::UiState;
 use super::table::{Table, TableStarter};
 pub use super::tables::describe_sync;
 use super::tables::{Surface, Tables};
+use super::writes::{
+    ConfirmDialog, Verb, WriteController, WriteEvent, check_targets, read_only_refusal,
+};
 
 /// At most 60 frames per second.
 pub const FRAME: Duration = Duration::from_micros(16_667);
@@ -69,6 +74,7 @@ enum Wake {
     Context(Box<Connected>),
     Selector(Selected),
     Namespace(Checked),
+    Write(WriteEvent),
     Signal,
     Closed(Closed),
 }
@@ -123,7 +129,20 @@ pub struct App {
     layout: Layout,
     /// Whether the panels are open, kept for the next run.
     remembered: Remembered,
+    /// The confirm dialog's reads and the writes.
+    writes: WriteController,
+    /// Which contexts may be written to, and the command line's say (`--readwrite`,
+    /// `--readonly`) over the configuration's.
+    write_settings: WriteSettings,
+    write_flag: Option<bool>,
+    /// Why the context on screen is read-only or not.
+    write_source: WriteSource,
+    /// Where `c` copies to: the terminal's clipboard (OSC 52) in the TUI, nowhere in tests.
+    clipboard: Option<Clipboard>,
 }
+
+/// Sets the clipboard to a text.
+pub type Clipboard = Arc<dyn Fn(&str) -> io::Result<()> + Send + Sync>;
 
 impl App {
     /// Starts the table of `view` (and its filter). Must run inside a Tokio runtime.
@@ -134,6 +153,10 @@ impl App {
         mut detail: DetailController,
     ) -> Result<Self, UiError> {
         let logs = LogController::new(starter.cluster().client.clone(), LogSettings::default());
+        let writes = WriteController::new(
+            starter.cluster().client.clone(),
+            starter.cluster().context.clone(),
+        );
         let header = Header {
             context: starter.cluster().context.clone(),
             server: starter.cluster().server.clone(),
@@ -148,6 +171,7 @@ impl App {
             filter: String::new(),
             favourites: Vec::new(),
             usage: None,
+            readwrite: false,
         };
         let contexts =
             ContextSwitcher::single(starter.cluster().context.clone(), starter.cluster().clone());
@@ -166,6 +190,11 @@ impl App {
             color: !draw::no_color_requested(),
             layout: Layout::new(Rect::default(), panels),
             remembered: Remembered::default(),
+            writes,
+            write_settings: WriteSettings::default(),
+            write_flag: None,
+            write_source: WriteSource::Default,
+            clipboard: None,
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -214,6 +243,175 @@ impl App {
     pub fn with_save_dir(mut self, dir: std::path::PathBuf) -> Self {
         self.ui.detail.set_save_dir(dir);
         self
+    }
+
+    /// Copies (`c`) through `clipboard`.
+    pub fn with_clipboard(mut self, clipboard: Clipboard) -> Self {
+        self.clipboard = Some(clipboard);
+        self
+    }
+
+    /// Puts `text` on the clipboard, saying what was copied (`what`) or why not.
+    fn copy(&mut self, text: &str, what: &str) {
+        let state = &mut self.ui.state;
+        match &self.clipboard {
+            Some(clipboard) => match clipboard(text) {
+                Ok(()) => state.notice = Some(format!("copied {what} to the clipboard")),
+                Err(err) => state.command.error = Some(format!("copy: {err}")),
+            },
+            None => state.command.error = Some("copy: no terminal to copy through".into()),
+        }
+    }
+
+    /// `c` in a detail: the YAML or describe text shown (a Secret's values are masked in
+    /// it, so none is ever copied).
+    fn copy_detail(&mut self) {
+        let Some(detail) = self.ui.detail.screen() else {
+            return;
+        };
+        let (text, what) = match detail.tab {
+            DetailTab::Describe => (detail.describe.join("\n"), "the describe text"),
+            DetailTab::Yaml => (detail.yaml.lines.join("\n"), "the YAML"),
+            DetailTab::History => return,
+        };
+        if !text.is_empty() {
+            self.copy(&text, what);
+        }
+    }
+
+    /// Lets the write keys write where `settings` (the configuration's) and `flag` (the
+    /// command line's `--readwrite` / `--readonly`) say; read-only everywhere otherwise.
+    pub fn with_writes(mut self, settings: WriteSettings, flag: Option<bool>) -> Self {
+        self.write_settings = settings;
+        self.write_flag = flag;
+        self.follow_write_mode();
+        self
+    }
+
+    /// The context on screen's write mode, into the header.
+    fn follow_write_mode(&mut self) {
+        let (on, source) = self
+            .write_settings
+            .for_context(&self.ui.header.context, self.write_flag);
+        self.ui.header.readwrite = on;
+        self.write_source = source;
+    }
+
+    /// Waits for the next answer of a write or its dialog's reads and takes it, as the
+    /// event loop does; false when none can come.
+    pub async fn next_write(&mut self) -> bool {
+        match self.writes.next().await {
+            Some(event) => {
+                self.take_write(event);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A write's answer: the dialog's facts, a drain's progress, or how it ended.
+    fn take_write(&mut self, event: WriteEvent) {
+        let state = &mut self.ui.state;
+        match event {
+            WriteEvent::Prepared {
+                id,
+                verb,
+                facts,
+                dry_run,
+                replicas,
+            } => state.confirm.prepared(id, verb, facts, dry_run, replicas),
+            WriteEvent::Progress(line) => state.notice = Some(line),
+            WriteEvent::Done(Ok(line)) => state.notice = Some(line),
+            WriteEvent::Done(Err(line)) => state.command.error = Some(line),
+            WriteEvent::Access {
+                kind,
+                namespace,
+                forbidden,
+            } => {
+                let shown = &self.tables.view;
+                if kind == *self.tables.table.kind()
+                    && namespace.as_deref() == shown.scope.namespace()
+                {
+                    state.forbidden = forbidden;
+                }
+            }
+        }
+    }
+
+    /// A table opened: with writes on, asks the server which write keys this user may use
+    /// on it (see [`WriteController::review`]).
+    fn review_access(&mut self) {
+        self.ui.state.forbidden.clear();
+        if self.ui.header.readwrite {
+            let namespace = self.tables.view.scope.namespace().map(str::to_string);
+            self.writes.review(self.tables.table.kind(), namespace);
+        }
+    }
+
+    /// A write key on the main screen: in read-only mode, how to turn writes on; else the
+    /// confirm dialog for the marked rows (or the selected one), its facts asked for.
+    fn start_write(&mut self, action: &Action) -> Vec<Follow> {
+        let Some(verb) = Verb::of(action) else {
+            return Vec::new();
+        };
+        if !self.ui.header.readwrite {
+            let key = self
+                .ui
+                .state
+                .keymap
+                .keys(Section::Normal, action)
+                .first()
+                .map_or_else(|| verb.to_string(), ToString::to_string);
+            self.ui.state.command.error = Some(read_only_refusal(
+                &key,
+                verb,
+                &self.ui.header.context,
+                self.write_source,
+            ));
+            return Vec::new();
+        }
+        let kind = self.tables.table.kind().clone();
+        let keys: Vec<kscope_informers::keys::Key> = if self.ui.state.table.marks.is_empty() {
+            match self.tables.table.selected_object() {
+                Some((kind, key)) => return self.confirm(verb, vec![target(kind, &key)]),
+                None => Vec::new(),
+            }
+        } else {
+            self.ui.state.table.marks.iter().cloned().collect()
+        };
+        let targets = keys.iter().map(|key| target(kind.clone(), key)).collect();
+        self.confirm(verb, targets)
+    }
+
+    /// Opens the confirm dialog of `verb` on `targets`.
+    fn confirm(&mut self, verb: Verb, targets: Vec<Target>) -> Vec<Follow> {
+        if targets.is_empty() {
+            return Vec::new();
+        }
+        if matches!(verb, Verb::Drain | Verb::Scale | Verb::TriggerJob) && targets.len() > 1 {
+            self.ui.state.command.error = Some(format!("{verb} acts on one row at a time"));
+            return Vec::new();
+        }
+        if let Err(why) = check_targets(verb, &targets) {
+            self.ui.state.command.error = Some(why);
+            return Vec::new();
+        }
+        let plan = self.writes.prepare(verb, targets);
+        self.ui.state.confirm = ConfirmDialog::open(plan);
+        self.ui.state.mode = InputMode::Confirm;
+        Vec::new()
+    }
+
+    /// The dialog said yes: the write goes, the marks are spent.
+    fn confirmed(&mut self) {
+        let dialog = std::mem::take(&mut self.ui.state.confirm);
+        self.ui.state.mode = InputMode::Normal;
+        let replicas = dialog.replicas();
+        if let Some(plan) = dialog.plan {
+            self.ui.state.notice = Some(format!("{}…", plan.verb));
+            self.ui.state.table.marks.clear();
+            self.writes.execute(plan, replicas);
+        }
     }
 
     /// Uses `keymap` (the configuration's) instead of the built-in keys.
@@ -356,6 +554,7 @@ impl App {
         let (mut rows_open, mut status_open, mut taps_open) = (true, true, true);
         let mut dirty = true;
         let mut last_draw: Option<time::Instant> = None;
+        self.review_access();
         loop {
             let next_frame = last_draw.map_or_else(time::Instant::now, |t| t + FRAME);
             if dirty && time::Instant::now() >= next_frame {
@@ -392,6 +591,7 @@ impl App {
                 Some(connected) = self.contexts.connected() => Wake::Context(Box::new(connected)),
                 Some(selected) = self.tables.selectors.selected() => Wake::Selector(selected),
                 Some(checked) = self.tables.namespaces.checked() => Wake::Namespace(checked),
+                Some(event) = self.writes.next() => Wake::Write(event),
                 Some(()) = signals.next() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = time::sleep_until(next_frame), if dirty => Wake::Frame,
@@ -451,6 +651,10 @@ impl App {
                     self.tables.finish_namespace(&mut self.ui, checked);
                     dirty = true;
                 }
+                Wake::Write(event) => {
+                    self.take_write(event);
+                    dirty = true;
+                }
                 Wake::Closed(Closed::Rows) => rows_open = false,
                 Wake::Closed(Closed::Status) => status_open = false,
                 Wake::Closed(Closed::Taps) => taps_open = false,
@@ -460,6 +664,7 @@ impl App {
                 match follow {
                     Follow::Quit => return Ok(()),
                     Follow::Table => {
+                        self.review_access();
                         if let Some(switched) = self.tables.switched_taps.take() {
                             taps = switched;
                             taps_open = true;
@@ -566,6 +771,10 @@ impl App {
         let mode = self.ui.state.mode;
         match mode {
             InputMode::Normal => return self.apply_normal(action),
+            InputMode::Detail if action == Action::Copy => {
+                self.copy_detail();
+                return Vec::new();
+            }
             InputMode::Detail => {
                 if !self.ui.detail.apply(&action) {
                     self.ui.state.mode = InputMode::Normal;
@@ -654,6 +863,10 @@ impl App {
                 self.ui.state.mode = InputMode::Normal;
                 Vec::new()
             }
+            Some(Effect::Write) => {
+                self.confirmed();
+                Vec::new()
+            }
             Some(Effect::Mode(mode)) => {
                 self.ui.state.mode = mode;
                 Vec::new()
@@ -716,6 +929,10 @@ impl App {
         {
             Some((client, follow)) => {
                 self.logs = self.logs.for_client(client.clone());
+                self.writes = self
+                    .writes
+                    .for_client(client.clone(), self.ui.header.context.clone());
+                self.follow_write_mode();
                 follow
             }
             None => Vec::new(),
@@ -830,6 +1047,21 @@ impl App {
             }
             Action::ToggleHelp => state.mode = InputMode::Help,
             Action::SortBy(title) => state.notice = Some(format!("no {title} column here")),
+            Action::Copy => {
+                if let Some((_, key)) = self.tables.table.selected_object() {
+                    let (_, name) = split_meta_namespace_key(&key);
+                    let name = name.to_string();
+                    self.copy(&name, &name);
+                }
+            }
+            Action::Delete
+            | Action::Kill
+            | Action::Restart
+            | Action::Scale
+            | Action::Cordon
+            | Action::Drain
+            | Action::Suspend
+            | Action::TriggerJob => return self.start_write(&action),
             _ => {}
         }
         Vec::new()
@@ -919,6 +1151,16 @@ impl App {
                 Vec::new()
             }
         }
+    }
+}
+
+/// The write target of a row: its kind, namespace and name.
+fn target(kind: kscope_resources::Kind, key: &str) -> Target {
+    let (namespace, name) = split_meta_namespace_key(key);
+    Target {
+        kind,
+        namespace: namespace.map(str::to_string),
+        name: name.to_string(),
     }
 }
 

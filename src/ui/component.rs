@@ -58,6 +58,7 @@ pub fn component_mut(state: &mut UiState, mode: InputMode) -> Option<&mut dyn Co
         InputMode::DeltaFilter => Some(&mut state.deltas),
         InputMode::Command => Some(&mut state.command),
         InputMode::Contexts => Some(&mut state.contexts),
+        InputMode::Confirm => Some(&mut state.confirm),
         InputMode::Logs | InputMode::LogSearch => {
             state.logs.as_mut().map(|view| view as &mut dyn Component)
         }
@@ -71,6 +72,7 @@ pub fn overlay(state: &UiState) -> Option<&dyn Component> {
         InputMode::Help => Some(&state.help),
         InputMode::Indexes => Some(&state.browser),
         InputMode::Contexts => Some(&state.contexts),
+        InputMode::Confirm => Some(&state.confirm),
         InputMode::Normal
         | InputMode::Filter
         | InputMode::DeltaFilter
@@ -97,6 +99,7 @@ mod tests {
             InputMode::DeltaFilter,
             InputMode::Command,
             InputMode::Contexts,
+            InputMode::Confirm,
         ] {
             assert!(component_mut(&mut state, mode).is_some(), "{mode:?}");
         }
@@ -109,7 +112,12 @@ mod tests {
             assert!(component_mut(&mut state, mode).is_none(), "{mode:?}");
         }
         assert!(overlay(&state).is_none());
-        for mode in [InputMode::Help, InputMode::Indexes, InputMode::Contexts] {
+        for mode in [
+            InputMode::Help,
+            InputMode::Indexes,
+            InputMode::Contexts,
+            InputMode::Confirm,
+        ] {
             state.mode = mode;
             assert!(overlay(&state).is_some(), "{mode:?}");
         }

@@ -29,6 +29,8 @@ pub enum Effect {
     SwitchContext(String),
     /// Another mode of the same component (the log view's search bar, and back).
     Mode(InputMode),
+    /// The confirm dialog said yes: do its write.
+    Write,
     /// Not this component's action: the main screen's.
     Pass,
 }

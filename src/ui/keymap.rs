@@ -50,6 +50,7 @@ pub fn section_of(mode: InputMode) -> Section {
         InputMode::Detail => Section::Detail,
         InputMode::Command => Section::Command,
         InputMode::Logs => Section::Logs,
+        InputMode::Confirm => Section::Confirm,
     }
 }
 

@@ -36,6 +36,7 @@ pub mod table_pane;
 pub mod tables;
 pub mod terminal;
 pub mod text_search;
+pub mod writes;
 
 pub use nav::ALL_NAMESPACES;
 pub use run::{Exit, Launch, UiError, run};

@@ -54,6 +54,9 @@ pub struct Launch {
     pub contexts: ContextSwitcher,
     /// What the message line says at start, if anything.
     pub notice: Option<String>,
+    /// `--readwrite` (`Some(true)`) or `--readonly` (`Some(false)`): over the
+    /// configuration's write settings.
+    pub readwrite: Option<bool>,
 }
 
 impl Launch {
@@ -75,6 +78,7 @@ impl Launch {
             scope,
             contexts,
             notice: None,
+            readwrite: None,
         })
     }
 }
@@ -108,6 +112,7 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
         scope,
         contexts,
         notice,
+        readwrite,
     } = launch;
     let mut detail = DetailController::new(cluster.client.clone(), None);
     // Ctrl-S in the detail saves where the log view saves, when a directory is configured.
@@ -131,7 +136,9 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
     )?
     .with_keymap(config.keys)
     .with_log_settings(config.logs)
-    .with_contexts(contexts);
+    .with_contexts(contexts)
+    .with_writes(config.writes, readwrite)
+    .with_clipboard(Arc::new(crate::terminal::copy_to_clipboard));
     let app = match kscope_config::state_dir() {
         Some(dir) => app
             .with_favourites(Favourites::load(dir.join("namespaces.json")))

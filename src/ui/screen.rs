@@ -40,6 +40,8 @@ pub struct Header {
     pub favourites: Vec<String>,
     /// Why the usage columns (CPU, MEM...) say `n/a`, while they do.
     pub usage: Option<String>,
+    /// Writes are on for this context: the header says so in a warning colour.
+    pub readwrite: bool,
 }
 
 impl Header {
@@ -132,6 +134,12 @@ impl Theme {
     /// Rows that are not current: dimmed, with colour or without.
     pub(crate) fn stale(self) -> Style {
         self.dim().add_modifier(Modifier::DIM)
+    }
+
+    /// A row marked for a write.
+    pub(crate) fn marked(self) -> Style {
+        self.fg(Color::Cyan)
+            .add_modifier(Modifier::BOLD | Modifier::ITALIC)
     }
 
     pub(crate) fn selected(self) -> Style {

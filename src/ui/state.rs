@@ -20,6 +20,7 @@ use super::line::LineEdit;
 use super::logs::view::LogView;
 use super::queue::QueuePanel;
 use super::table_pane::TablePane;
+use super::writes::ConfirmDialog;
 
 /// The filter bar: what is typed, where the cursor is, and whether it parses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -167,6 +168,11 @@ pub struct UiState {
     pub contexts: ContextPicker,
     /// A word for the status line until the next key (a letter that is no key here).
     pub notice: Option<String>,
+    /// The confirm dialog of a write, while one is asked for.
+    pub confirm: ConfirmDialog,
+    /// The write keys the server says this user may not use on the table on screen (its
+    /// SelfSubjectAccessReview answers), with why: help dims them, the key says so.
+    pub forbidden: Vec<(Action, String)>,
 }
 
 impl UiState {
@@ -187,6 +193,8 @@ impl UiState {
             logs: None,
             contexts: ContextPicker::default(),
             notice: None,
+            confirm: ConfirmDialog::default(),
+            forbidden: Vec::new(),
         }
     }
 }

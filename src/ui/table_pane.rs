@@ -2,6 +2,8 @@
 //! keys that change that. The rows themselves stay in the view behind [`Table`]; this holds
 //! only what the person chose.
 
+use std::collections::BTreeSet;
+
 use kscope_index_views::live::{SortSpec, ViewColumn, Window};
 use kscope_informers::keys::Key;
 use kscope_resources::Timestamp;
@@ -38,6 +40,8 @@ pub struct TablePane {
     pub scroll: Scroll,
     /// The row to select once it shows up in a view gone back to; any movement forgets it.
     reselect: Option<Key>,
+    /// The rows marked (`m`): the write keys act on these when there are any.
+    pub marks: BTreeSet<Key>,
 }
 
 impl TablePane {
@@ -105,6 +109,15 @@ impl TablePane {
                 let descending = self.sort.column == column && !self.sort.descending;
                 self.set_sort(table, SortSpec { column, descending });
             }
+            Action::Mark => {
+                if let Some(key) = table.selected()
+                    && !self.marks.remove(&key)
+                {
+                    self.marks.insert(key);
+                }
+                // As k9s: marking moves on, so a run of rows is marked key by key.
+                table.move_selection(self.scroll.offset(), &Action::Down, page);
+            }
             Action::ToggleWide => {
                 self.wide = !self.wide;
                 self.keep_sort_shown(table, with_namespace);
@@ -120,6 +133,7 @@ impl TablePane {
         self.sort = table.sort();
         self.scroll.reset();
         self.reselect = reselect;
+        self.marks.clear();
         self.keep_sort_shown(table, with_namespace);
     }
 

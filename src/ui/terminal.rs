@@ -2,7 +2,10 @@
 //! terminal restored on quit, on error (the guard's drop) and on panic (ratatui's hook, which
 //! restores before the previous hook prints the panic).
 
-use std::io;
+use std::io::{self, Write};
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
 
 use ratatui::DefaultTerminal;
 
@@ -22,8 +25,32 @@ impl TerminalGuard {
     }
 }
 
+/// The OSC 52 sequence that sets the clipboard to `text`: the terminal (and tmux, and an
+/// SSH session's terminal at the far end) does the copy, so it works where no local
+/// clipboard tool does.
+pub fn osc52(text: &str) -> String {
+    format!("\x1b]52;c;{}\x07", STANDARD.encode(text))
+}
+
+/// Copies `text` to the clipboard through the terminal kscope draws on.
+pub fn copy_to_clipboard(text: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(osc52(text).as_bytes())?;
+    out.flush()
+}
+
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
         ratatui::restore();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn osc52_carries_the_text_in_base64() {
+        assert_eq!(osc52("web-1"), "\x1b]52;c;d2ViLTE=\x07");
     }
 }

@@ -11,6 +11,7 @@ mod openapi;
 mod params;
 mod printing;
 mod proxy;
+mod review;
 mod router;
 pub(crate) mod status;
 mod table;

@@ -29,6 +29,7 @@ pub(super) fn pod_proxy(
             "create"
         };
         return Err(ApiError::rbac_forbidden_subresource(
+            super::status::SIM_USER,
             Resource::Pods,
             "proxy",
             verb,

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use axum::Extension;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Request, State};
@@ -14,11 +15,14 @@ use axum::routing::get;
 use crate::Shared;
 use crate::faults::{FaultsFired, RequestFault};
 use crate::manifests;
+use crate::shared::SimUser;
 
 use super::params::Params;
 use super::status::ApiError;
 use super::target::{self, Route, Subresource, Target, parse_path};
-use super::{aggregated, discovery, list, logs, metrics, openapi, proxy, table, watch, write};
+use super::{
+    aggregated, discovery, list, logs, metrics, openapi, proxy, review, table, watch, write,
+};
 
 /// The server's routes: discovery, the admin endpoint, and every resource path.
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
@@ -48,19 +52,31 @@ async fn health(uri: Uri) -> Response {
     ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], body).into_response()
 }
 
-/// Every request needs the bearer token; without it, a 401 Status as the real server sends.
-async fn authenticate(State(shared): State<Arc<Shared>>, request: Request, next: Next) -> Response {
+/// Every request needs a user's bearer token; without one, a 401 Status as the real server
+/// sends. The user goes with the request, for its RBAC.
+async fn authenticate(
+    State(shared): State<Arc<Shared>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let presented = request
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim);
-    let mut response = match presented {
-        Some(token) if constant_time_eq(token.as_bytes(), shared.token.as_bytes()) => {
+    let user = presented.and_then(|token| {
+        shared
+            .users
+            .iter()
+            .find(|u| constant_time_eq(token.as_bytes(), u.token.as_bytes()))
+    });
+    let mut response = match user {
+        Some(user) => {
+            request.extensions_mut().insert(user.clone());
             next.run(request).await
         }
-        _ => ApiError::unauthorized().into_response(),
+        None => ApiError::unauthorized().into_response(),
     };
     // Every answer names its audit event, as the real server's do.
     if let Ok(id) = header::HeaderValue::from_str(&manifests::uid(&mut rand::rng())) {
@@ -76,12 +92,19 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 
 async fn api(
     State(shared): State<Arc<Shared>>,
+    Extension(user): Extension<SimUser>,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    match handle(shared, method, uri, headers, body).await {
+    if let Some(review) = review::route(&uri) {
+        return match method {
+            Method::POST => review::serve(review, &user, &body),
+            method => ApiError::method_not_allowed(method.as_str()).into_response(),
+        };
+    }
+    match handle(shared, &user, method, uri, headers, body).await {
         Ok(response) => response,
         Err(e) => e.into_response(),
     }
@@ -89,6 +112,7 @@ async fn api(
 
 async fn handle(
     shared: Arc<Shared>,
+    user: &SimUser,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
@@ -132,10 +156,28 @@ async fn handle(
             faults.forbids(target.resource),
         )
     };
-    if forbidden {
-        return Err(ApiError::rbac_forbidden(
+    let verb = verb(&method, &target, &params);
+    let denied = user.read_only && !review::reads(verb);
+    if let (true, Some(subresource), Some(namespace), Some(name)) = (
+        denied,
+        target.subresource,
+        target.namespace.as_deref(),
+        target.name.as_deref(),
+    ) {
+        return Err(ApiError::rbac_forbidden_subresource(
+            &user.name,
             target.resource,
-            verb(&method, &target, &params),
+            subresource.name(),
+            verb,
+            namespace,
+            name,
+        ));
+    }
+    if forbidden || denied {
+        return Err(ApiError::rbac_forbidden(
+            &user.name,
+            target.resource,
+            verb,
             target.namespace.as_deref(),
             target.name.as_deref(),
         ));

@@ -10,7 +10,7 @@ use crate::resources::Resource;
 use crate::store::StoreError;
 
 /// The user RBAC messages name: the sim's token stands for it.
-const SIM_USER: &str = "kscope-sim";
+pub(crate) const SIM_USER: &str = "kscope-sim";
 
 /// An API error answered as a Status object.
 #[derive(Debug, Clone)]
@@ -60,6 +60,7 @@ impl ApiError {
 
     /// 403 as RBAC words it for `verb` on `resource`, for the sim's own user.
     pub fn rbac_forbidden(
+        user: &str,
         resource: Resource,
         verb: &str,
         namespace: Option<&str>,
@@ -88,7 +89,7 @@ impl ApiError {
             403,
             "Forbidden",
             format!(
-                "{subject} is forbidden: User \"{SIM_USER}\" cannot {verb} resource \"{}\" in \
+                "{subject} is forbidden: User \"{user}\" cannot {verb} resource \"{}\" in \
                  API group \"{}\" {scope}",
                 resource.plural(),
                 resource.group()
@@ -104,18 +105,23 @@ impl ApiError {
 
     /// 403 for a subresource RBAC refuses (`pods/proxy`).
     pub fn rbac_forbidden_subresource(
+        user: &str,
         resource: Resource,
         subresource: &str,
         verb: &str,
         namespace: &str,
         name: &str,
     ) -> Self {
+        // `deployments.apps "web"`, as the real server names an object outside the core group.
+        let qualified = match resource.group() {
+            "" => resource.plural().to_string(),
+            group => format!("{}.{group}", resource.plural()),
+        };
         Self::new(
             403,
             "Forbidden",
             format!(
-                "{} \"{name}\" is forbidden: User \"{SIM_USER}\" cannot {verb} resource \"{}/{subresource}\" in API group \"{}\" in the namespace \"{namespace}\"",
-                resource.plural(),
+                "{qualified} \"{name}\" is forbidden: User \"{user}\" cannot {verb} resource \"{}/{subresource}\" in API group \"{}\" in the namespace \"{namespace}\"",
                 resource.plural(),
                 resource.group(),
             ),

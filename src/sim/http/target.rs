@@ -18,6 +18,18 @@ pub(crate) enum Subresource {
     Eviction,
 }
 
+impl Subresource {
+    /// The name in paths and RBAC rules (`pods/eviction`).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Status => "status",
+            Self::Scale => "scale",
+            Self::Log => "log",
+            Self::Eviction => "eviction",
+        }
+    }
+}
+
 /// Subresources the real server has that the sim does not serve, with what uses them: a
 /// client asking for one is told so, not given a 404 that reads as a missing object.
 const UNSERVED: [(&str, &str, &str); 9] = [

@@ -20,7 +20,11 @@ const NOTHING_SHOWN_AFTER_SECS: i64 = 10;
 fn lines(h: &Header, total: usize, now: SystemTime, theme: Theme) -> [Line<'static>; 2] {
     let mut first = vec![
         Span::styled("kscope ", theme.title()),
-        Span::styled("read-only ", theme.dim()),
+        if h.readwrite {
+            Span::styled("READ-WRITE ", theme.warn())
+        } else {
+            Span::styled("read-only ", theme.dim())
+        },
         Span::raw(format!("ctx {} ", h.context)),
         Span::styled(h.server.clone(), theme.dim()),
     ];

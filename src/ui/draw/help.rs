@@ -56,18 +56,25 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 /// The overlay's lines for a frame `width` wide inside its border.
-fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Vec<Line<'static>> {
+fn lines(
+    keymap: &Keymap,
+    commands: &[String],
+    forbidden: &[(Action, String)],
+    width: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
     let text_width = width.saturating_sub(KEYS).max(10);
     let mut lines: Vec<Line> = Vec::new();
-    let entry = |lines: &mut Vec<Line>, keys: String, what: &str| {
+    let entry = |lines: &mut Vec<Line>, keys: String, what: &str, dim: bool| {
         for (i, part) in wrap(what, text_width).into_iter().enumerate() {
             let keys = if i == 0 { keys.clone() } else { String::new() };
             // Keys as wide as the column still get a space before their words.
             let keys = format!("{keys:<w$} ", w = KEYS - 1);
-            lines.push(Line::from(vec![
-                Span::styled(keys, theme.title()),
-                Span::raw(part),
-            ]));
+            lines.push(if dim {
+                Line::styled(format!("{keys}{part}"), theme.dim())
+            } else {
+                Line::from(vec![Span::styled(keys, theme.title()), Span::raw(part)])
+            });
         }
     };
     let listed = commands.join(" · ");
@@ -98,7 +105,7 @@ fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Ve
             Some("in the log view (l on a pod or workload)"),
         ),
     ] {
-        let own: Vec<(String, &str)> = ACTIONS
+        let own: Vec<(String, String, bool)> = ACTIONS
             .iter()
             .filter(|(_, action, _)| !LINE_EDITING.contains(action))
             // Favourites 2–9 are said with 1.
@@ -112,7 +119,7 @@ fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Ve
                     return sort_by
                         .as_ref()
                         .filter(|_| section == Section::Normal && first == Some(action))
-                        .map(|(keys, what)| (keys.clone(), what.as_str()));
+                        .map(|(keys, what)| (keys.clone(), what.clone(), false));
                 }
                 let keys = keymap.keys(section, action);
                 let inherited = matches!(
@@ -128,7 +135,16 @@ fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Ve
                 } else {
                     what
                 };
-                Some((keys.join(" "), what))
+                // A write the server says this user may not do: dimmed, with its reason.
+                let denied = forbidden
+                    .iter()
+                    .find(|(a, _)| a == action && section == Section::Normal);
+                Some(match denied {
+                    Some((_, why)) => {
+                        (keys.join(" "), format!("{what} (not allowed: {why})"), true)
+                    }
+                    None => (keys.join(" "), what.to_string(), false),
+                })
             })
             .collect();
         if own.is_empty() {
@@ -137,8 +153,8 @@ fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Ve
         if let Some(title) = title {
             lines.push(Line::styled(format!("{title}:"), theme.dim()));
         }
-        for (keys, what) in own {
-            entry(&mut lines, keys, what);
+        for (keys, what, dim) in own {
+            entry(&mut lines, keys, &what, dim);
         }
     }
     // The line-editing keys, the same in every bar, as one entry.
@@ -165,10 +181,10 @@ fn lines(keymap: &Keymap, commands: &[String], width: usize, theme: Theme) -> Ve
             "editing a line (filter, command):",
             theme.dim(),
         ));
-        entry(&mut lines, String::new(), &editing.join(" · "));
+        entry(&mut lines, String::new(), &editing.join(" · "), false);
     }
     lines.push(Line::styled("commands (after :):", theme.dim()));
-    entry(&mut lines, String::new(), &listed);
+    entry(&mut lines, String::new(), &listed, false);
     lines
 }
 
@@ -213,6 +229,7 @@ pub fn draw(
     area: Rect,
     keymap: &Keymap,
     commands: &[String],
+    forbidden: &[(Action, String)],
     scroll: usize,
     theme: Theme,
 ) {
@@ -220,7 +237,7 @@ pub fn draw(
     if area.width >= TWO_COLUMNS_FROM {
         let popup_width = area.width.saturating_sub(4).min(2 * MAX_WIDTH);
         let column = usize::from(popup_width.saturating_sub(3) / 2);
-        let lines = lines(keymap, commands, column, theme);
+        let lines = lines(keymap, commands, forbidden, column, theme);
         let total = lines.len();
         if total > room && total <= 2 * room {
             let half = total.div_ceil(2);
@@ -247,6 +264,7 @@ pub fn draw(
     let mut lines = lines(
         keymap,
         commands,
+        forbidden,
         usize::from(popup_width.saturating_sub(2)),
         theme,
     );
@@ -350,6 +368,7 @@ impl Component for Help {
             frame.area(),
             &state.keymap,
             &command::listed(&state.command.discovery),
+            &state.forbidden,
             self.scroll,
             screen.theme(),
         );
@@ -368,5 +387,33 @@ mod tests {
             wrap("averyveryverylongword x", 5),
             ["averyveryverylongword", "x"]
         );
+    }
+
+    /// A write the server forbids is dimmed in help, with the server's reason; the others
+    /// are not.
+    #[test]
+    fn a_forbidden_write_is_dimmed_with_its_reason() {
+        let keymap = kscope_config::Config::built_in().unwrap().keys;
+        let theme = Theme { color: true };
+        let forbidden = [(Action::Delete, "your user may not delete pods".to_string())];
+        let lines = lines(&keymap, &[], &forbidden, 300, theme);
+        let text = |l: &Line| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+        };
+        let delete = lines
+            .iter()
+            .find(|l| text(l).contains("(not allowed: your user may not delete pods)"))
+            .expect("the delete key's line");
+        assert!(text(delete).starts_with("ctrl-d"), "{}", text(delete));
+        assert_eq!(delete.style, theme.dim());
+        let kill = lines
+            .iter()
+            .find(|l| text(l).starts_with("ctrl-k"))
+            .expect("the kill key's line");
+        assert!(!text(kill).contains("not allowed"));
+        assert_ne!(kill.style, theme.dim());
     }
 }

@@ -4,6 +4,7 @@
 //! whose implementations live here beside the drawing code, so that a component's state
 //! and keys (in its own module) never import the drawing.
 
+pub(crate) mod confirm;
 pub(crate) mod contexts;
 pub(crate) mod detail;
 mod frame;

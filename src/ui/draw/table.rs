@@ -201,6 +201,11 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &TablePane, screen: &Screen) {
         } else {
             theme.health(health[i])
         };
+        let style = if pane.marks.contains(&screen.window.rows[i].key) {
+            style.patch(theme.marked())
+        } else {
+            style
+        };
         if selected == Some(screen.window.offset + i) {
             row.style(style.patch(theme.selected()))
         } else {

@@ -172,6 +172,7 @@ pub fn header(resource: &str, scope: &str) -> Header {
         filter: String::new(),
         favourites: Vec::new(),
         usage: None,
+        readwrite: false,
     }
 }
 

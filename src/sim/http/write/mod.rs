@@ -21,5 +21,7 @@ pub(crate) use create::create;
 pub(crate) use delete::{delete, delete_collection};
 pub(crate) use eviction::evict;
 pub(crate) use patch::patch;
+/// A protobuf body as JSON, for the reviews kubectl sends as protobuf.
+pub(crate) use proto::decode as decode_protobuf;
 pub(crate) use replace::replace;
 pub(crate) use scale::get_scale;

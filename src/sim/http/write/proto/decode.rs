@@ -14,7 +14,7 @@ use super::wire::{LENGTH, Reader, VARINT};
 /// The envelope every protobuf body starts with.
 pub(super) const MAGIC: &[u8] = b"k8s\0";
 /// A protobuf-encoded object as JSON, `apiVersion` and `kind` included.
-pub(in crate::http::write) fn decode(body: &[u8]) -> Result<Value, ProtoError> {
+pub(crate) fn decode(body: &[u8]) -> Result<Value, ProtoError> {
     let unknown = body.strip_prefix(MAGIC).ok_or(ProtoError::NoEnvelope)?;
     let (mut api_version, mut kind, mut raw, mut encoding) = (None, None, None, None);
     let mut reader = Reader::new(unknown);

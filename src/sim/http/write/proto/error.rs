@@ -2,7 +2,7 @@
 
 /// Why a protobuf body could not be decoded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(in crate::http::write) enum ProtoError {
+pub(crate) enum ProtoError {
     #[error(
         "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]"
     )]

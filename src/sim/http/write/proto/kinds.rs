@@ -11,6 +11,9 @@ pub(super) fn root(kind: &str) -> Option<&'static Message> {
     match kind {
         "DeleteOptions" => return Some(&schema::META_V1_DELETE_OPTIONS),
         "Eviction" => return Some(&schema::POLICY_V1_EVICTION),
+        "SelfSubjectAccessReview" => {
+            return Some(&schema::AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW);
+        }
         _ => {}
     }
     let resource = Resource::ALL.into_iter().find(|r| r.kind() == kind)?;

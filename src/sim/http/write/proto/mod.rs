@@ -15,7 +15,7 @@ mod wire;
 #[cfg(test)]
 mod tests;
 
-pub(super) use decode::decode;
+pub(crate) use decode::decode;
 // schema.rs is generated with `use super::{Field, Label, Message, Ty}`.
 use message::{Field, Label, Message, Ty};
 pub(super) use unknown::{prune_unknown, unknown_fields};

@@ -3090,3 +3090,79 @@ pub(super) static POLICY_V1_EVICTION: Message = Message {
         ),
     ],
 };
+
+/// `authorization.k8s.io/v1` SelfSubjectAccessReview: what `kubectl auth can-i` sends (its
+/// status is the server's to fill, so it is not read).
+pub(super) static AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW: Message = Message {
+    name: "SelfSubjectAccessReview",
+    fields: &[
+        Field(
+            1,
+            "metadata",
+            Label::Single,
+            Ty::Message(&META_V1_OBJECT_META),
+        ),
+        Field(
+            2,
+            "spec",
+            Label::Single,
+            Ty::Message(&AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW_SPEC),
+        ),
+        Field(
+            3,
+            "status",
+            Label::Single,
+            Ty::Message(&AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_STATUS),
+        ),
+    ],
+};
+
+/// Sent empty by clients; read so that a review is not refused for carrying it.
+pub(super) static AUTHORIZATION_V1_SUBJECT_ACCESS_REVIEW_STATUS: Message = Message {
+    name: "SubjectAccessReviewStatus",
+    fields: &[
+        Field(1, "allowed", Label::Single, Ty::Bool),
+        Field(2, "reason", Label::Single, Ty::String),
+        Field(3, "evaluationError", Label::Single, Ty::String),
+        Field(4, "denied", Label::Single, Ty::Bool),
+    ],
+};
+
+pub(super) static AUTHORIZATION_V1_SELF_SUBJECT_ACCESS_REVIEW_SPEC: Message = Message {
+    name: "SelfSubjectAccessReviewSpec",
+    fields: &[
+        Field(
+            1,
+            "resourceAttributes",
+            Label::Single,
+            Ty::Message(&AUTHORIZATION_V1_RESOURCE_ATTRIBUTES),
+        ),
+        Field(
+            2,
+            "nonResourceAttributes",
+            Label::Single,
+            Ty::Message(&AUTHORIZATION_V1_NON_RESOURCE_ATTRIBUTES),
+        ),
+    ],
+};
+
+pub(super) static AUTHORIZATION_V1_RESOURCE_ATTRIBUTES: Message = Message {
+    name: "ResourceAttributes",
+    fields: &[
+        Field(1, "namespace", Label::Single, Ty::String),
+        Field(2, "verb", Label::Single, Ty::String),
+        Field(3, "group", Label::Single, Ty::String),
+        Field(4, "version", Label::Single, Ty::String),
+        Field(5, "resource", Label::Single, Ty::String),
+        Field(6, "subresource", Label::Single, Ty::String),
+        Field(7, "name", Label::Single, Ty::String),
+    ],
+};
+
+pub(super) static AUTHORIZATION_V1_NON_RESOURCE_ATTRIBUTES: Message = Message {
+    name: "NonResourceAttributes",
+    fields: &[
+        Field(1, "path", Label::Single, Ty::String),
+        Field(2, "verb", Label::Single, Ty::String),
+    ],
+};

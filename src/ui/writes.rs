@@ -1,0 +1,1026 @@
+//! Writes from the table: what each write key does to which kinds, the confirm dialog's
+//! facts (read from the server before anything is written: the object's state, its
+//! dependents, a dry run), and the write itself, off the UI thread. Every write is logged
+//! to kscope's log (time, context, verb, kind, namespace/name, result), never its body.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use kscope_client::fetch::{fetch_list, fetch_object};
+use kscope_client::write::{self, DeleteOptions, PatchType, Propagation, Target, WriteError};
+use kscope_config::WriteSource;
+use kscope_config::keys::Action;
+use kscope_resources::Kind;
+
+use super::effect::Effect;
+
+/// What a write key asks for, once the object's state is known (cordon or uncordon).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verb {
+    Delete,
+    Kill,
+    Restart,
+    Scale,
+    Cordon,
+    Uncordon,
+    Drain,
+    Suspend,
+    Resume,
+    TriggerJob,
+}
+
+impl Verb {
+    /// The verb a write action asks for, before the object's state is read.
+    pub fn of(action: &Action) -> Option<Self> {
+        Some(match action {
+            Action::Delete => Self::Delete,
+            Action::Kill => Self::Kill,
+            Action::Restart => Self::Restart,
+            Action::Scale => Self::Scale,
+            Action::Cordon => Self::Cordon,
+            Action::Drain => Self::Drain,
+            Action::Suspend => Self::Suspend,
+            Action::TriggerJob => Self::TriggerJob,
+            _ => return None,
+        })
+    }
+
+    /// Whether it applies to `kind`, and if not, what it applies to.
+    fn applies_to(self, kind: &Kind) -> Result<(), &'static str> {
+        let (group, plural) = (kind.group(), kind.plural());
+        let ok = match self {
+            Self::Delete | Self::Kill => true,
+            Self::Restart => matches!(
+                (group, plural),
+                ("apps", "deployments" | "statefulsets" | "daemonsets")
+            ),
+            Self::Scale => matches!(
+                (group, plural),
+                ("apps", "deployments" | "statefulsets" | "replicasets")
+            ),
+            Self::Cordon | Self::Uncordon | Self::Drain => (group, plural) == ("", "nodes"),
+            Self::Suspend | Self::Resume | Self::TriggerJob => {
+                (group, plural) == ("batch", "cronjobs")
+            }
+        };
+        if ok {
+            return Ok(());
+        }
+        Err(match self {
+            Self::Delete | Self::Kill => "any object",
+            Self::Restart => "deployments, statefulsets and daemonsets",
+            Self::Scale => "deployments, statefulsets and replicasets",
+            Self::Cordon | Self::Uncordon | Self::Drain => "nodes",
+            Self::Suspend | Self::Resume | Self::TriggerJob => "cronjobs",
+        })
+    }
+
+    fn word(self) -> &'static str {
+        match self {
+            Self::Delete => "delete",
+            Self::Kill => "kill",
+            Self::Restart => "restart",
+            Self::Scale => "scale",
+            Self::Cordon => "cordon",
+            Self::Uncordon => "uncordon",
+            Self::Drain => "drain",
+            Self::Suspend => "suspend",
+            Self::Resume => "resume",
+            Self::TriggerJob => "run a job from",
+        }
+    }
+}
+
+impl fmt::Display for Verb {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+/// What a refused write key says in read-only mode: how to turn writes on, from where the
+/// mode came.
+pub fn read_only_refusal(key: &str, verb: Verb, context: &str, source: WriteSource) -> String {
+    let how = match source {
+        WriteSource::Flag => "started with --readonly; start kscope without it (or with \
+                              --readwrite)"
+            .to_string(),
+        WriteSource::Context => format!(
+            "the config sets contexts: {context}: readwrite: false; set it to true, or start \
+             kscope with --readwrite"
+        ),
+        WriteSource::Default => format!(
+            "start kscope with --readwrite, or set readwrite: true in the config (or \
+             contexts: {context}: readwrite: true for this context only)"
+        ),
+    };
+    format!("read-only: {key} would {verb}; {how}")
+}
+
+/// The targets of a write key, checked against what it applies to.
+pub fn check_targets(verb: Verb, targets: &[Target]) -> Result<(), String> {
+    for target in targets {
+        if let Err(what) = verb.applies_to(&target.kind) {
+            return Err(format!(
+                "{verb} is for {what}; {} is a {}",
+                target.label(),
+                target.kind.kind()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A write waiting for the person's yes: the facts the dialog states, filled in as the
+/// server answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// Which preparation the answers belong to.
+    pub id: u64,
+    pub verb: Verb,
+    pub targets: Vec<Target>,
+    /// What will happen, line by line, once read; `None` while the server is asked.
+    pub facts: Option<Vec<String>>,
+    /// The server's dry-run answer: `Ok` what it would do, `Err` why it refuses.
+    pub dry_run: Option<Result<String, String>>,
+    /// Scale: the replicas now.
+    pub replicas: Option<i64>,
+}
+
+/// One answer from a write task.
+#[derive(Debug)]
+pub enum WriteEvent {
+    /// The dialog's facts for preparation `id`.
+    Prepared {
+        id: u64,
+        verb: Verb,
+        facts: Vec<String>,
+        dry_run: Result<String, String>,
+        replicas: Option<i64>,
+    },
+    /// A long write's progress (a drain's evictions).
+    Progress(String),
+    /// The write finished: what it did, or why it stopped.
+    Done(Result<String, String>),
+    /// What the server says the write keys may not do on a table of `kind` in `namespace`.
+    Access {
+        kind: Kind,
+        namespace: Option<String>,
+        forbidden: Vec<(Action, String)>,
+    },
+}
+
+/// One SelfSubjectAccessReview's question: namespace, verb, group, resource.
+type AccessKey = (Option<String>, &'static str, String, String);
+
+/// The review behind each write key that applies to `kind`: (key's action, verb, group,
+/// resource). A drain is asked as its cordon's patch.
+fn access_checks(kind: &Kind) -> Vec<(Action, &'static str, String, String)> {
+    let own = |verb| (verb, kind.group().to_string(), kind.plural().to_string());
+    [
+        Action::Delete,
+        Action::Kill,
+        Action::Restart,
+        Action::Scale,
+        Action::Cordon,
+        Action::Drain,
+        Action::Suspend,
+        Action::TriggerJob,
+    ]
+    .into_iter()
+    .filter_map(|action| {
+        let verb = Verb::of(&action)?;
+        verb.applies_to(kind).ok()?;
+        let (verb, group, resource) = match verb {
+            Verb::Delete | Verb::Kill => own("delete"),
+            Verb::TriggerJob => ("create", "batch".to_string(), "jobs".to_string()),
+            _ => own("patch"),
+        };
+        Some((action, verb, group, resource))
+    })
+    .collect()
+}
+
+/// Starts the dialog's reads and the confirmed writes, and hands back their answers.
+pub struct WriteController {
+    client: kube::Client,
+    context: String,
+    sender: mpsc::UnboundedSender<WriteEvent>,
+    receiver: mpsc::UnboundedReceiver<WriteEvent>,
+    next_id: u64,
+    /// The server's answers so far (`Some(why)`: denied), so a table opened again asks
+    /// nothing; per controller, so per context.
+    access: Arc<Mutex<HashMap<AccessKey, Option<String>>>>,
+}
+
+impl WriteController {
+    pub fn new(client: kube::Client, context: String) -> Self {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        Self {
+            client,
+            context,
+            sender,
+            receiver,
+            next_id: 0,
+            access: Arc::default(),
+        }
+    }
+
+    /// Asks the server what the write keys may do on a table of `kind` in `namespace`
+    /// (every namespace: `None`), answers kept per namespace, verb and resource; the
+    /// answer comes as [`WriteEvent::Access`]. A review that fails denies nothing: the
+    /// write's own dry run still asks.
+    pub fn review(&self, kind: &Kind, namespace: Option<String>) {
+        let client = self.client.clone();
+        let sender = self.sender.clone();
+        let access = self.access.clone();
+        let kind = kind.clone();
+        tokio::spawn(async move {
+            let mut forbidden = Vec::new();
+            for (action, verb, group, resource) in access_checks(&kind) {
+                let key: AccessKey = (namespace.clone(), verb, group.clone(), resource.clone());
+                let known = access.lock().get(&key).cloned();
+                let denied = match known {
+                    Some(denied) => denied,
+                    None => {
+                        let Ok((allowed, reason)) =
+                            write::can_i(&client, verb, &group, &resource, namespace.as_deref())
+                                .await
+                        else {
+                            continue;
+                        };
+                        let where_ = namespace
+                            .as_deref()
+                            .map_or("in every namespace".to_string(), |ns| {
+                                format!("in the namespace \"{ns}\"")
+                            });
+                        let denied = (!allowed).then(|| match reason.as_str() {
+                            "" => format!("your user may not {verb} {resource} {where_}"),
+                            reason => {
+                                format!("your user may not {verb} {resource} {where_}: {reason}")
+                            }
+                        });
+                        access.lock().insert(key, denied.clone());
+                        denied
+                    }
+                };
+                if let Some(why) = denied {
+                    forbidden.push((action, why));
+                }
+            }
+            let _ = sender.send(WriteEvent::Access {
+                kind,
+                namespace,
+                forbidden,
+            });
+        });
+    }
+
+    /// The same, on another context's client: answers still under way are dropped.
+    pub fn for_client(&self, client: kube::Client, context: String) -> Self {
+        Self::new(client, context)
+    }
+
+    /// The next answer. Cancel-safe, for the event loop's `select!`.
+    pub async fn next(&mut self) -> Option<WriteEvent> {
+        self.receiver.recv().await
+    }
+
+    /// Starts reading what the dialog states for `verb` on `targets`; returns the plan the
+    /// answer will fill.
+    pub fn prepare(&mut self, verb: Verb, targets: Vec<Target>) -> Plan {
+        self.next_id += 1;
+        let id = self.next_id;
+        let client = self.client.clone();
+        let sender = self.sender.clone();
+        let read = targets.clone();
+        tokio::spawn(async move {
+            let (verb, facts, dry_run, replicas) = prepare(&client, verb, &read).await;
+            let _ = sender.send(WriteEvent::Prepared {
+                id,
+                verb,
+                facts,
+                dry_run,
+                replicas,
+            });
+        });
+        Plan {
+            id,
+            verb,
+            targets,
+            facts: None,
+            dry_run: None,
+            replicas: None,
+        }
+    }
+
+    /// Does the confirmed write; `replicas` is the scale's new count.
+    pub fn execute(&self, plan: Plan, replicas: Option<i64>) {
+        let client = self.client.clone();
+        let sender = self.sender.clone();
+        let context = self.context.clone();
+        tokio::spawn(async move {
+            let done = execute(&client, &context, &plan, replicas, &sender).await;
+            let _ = sender.send(WriteEvent::Done(done));
+        });
+    }
+}
+
+/// Names of at most this many targets are listed; the rest are counted.
+const LISTED: usize = 5;
+
+fn listed(names: &[String]) -> String {
+    let mut text = names
+        .iter()
+        .take(LISTED)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > LISTED {
+        text.push_str(&format!(" and {} more", names.len() - LISTED));
+    }
+    text
+}
+
+/// The dialog's facts: the verb as the object's state makes it, the lines, the dry run and
+/// a scale's current replicas.
+async fn prepare(
+    client: &kube::Client,
+    verb: Verb,
+    targets: &[Target],
+) -> (Verb, Vec<String>, Result<String, String>, Option<i64>) {
+    let mut facts = Vec::new();
+    let mut objects = Vec::new();
+    for target in targets {
+        match fetch_object(
+            client,
+            target.kind.clone(),
+            target.namespace.as_deref(),
+            &target.name,
+        )
+        .await
+        {
+            Ok(object) => objects.push(object),
+            Err(err) => return (verb, facts, Err(err.to_string()), None),
+        }
+    }
+    let first = objects.first().cloned().unwrap_or(Value::Null);
+    let flag = |pointer: &str| first.pointer(pointer).and_then(Value::as_bool) == Some(true);
+    let verb = match verb {
+        Verb::Cordon if flag("/spec/unschedulable") => Verb::Uncordon,
+        Verb::Suspend if flag("/spec/suspend") => Verb::Resume,
+        verb => verb,
+    };
+    let labels: Vec<String> = targets.iter().map(Target::label).collect();
+    facts.push(format!("{verb} {}", listed(&labels)));
+    let mut replicas = None;
+    match verb {
+        Verb::Delete | Verb::Kill => {
+            facts.push(match verb {
+                Verb::Kill => "grace period: 0 seconds: gone at once, no graceful shutdown".into(),
+                _ => match first
+                    .pointer("/spec/terminationGracePeriodSeconds")
+                    .and_then(Value::as_i64)
+                {
+                    Some(s) => format!(
+                        "grace period: the object's own, {s}s (the row shows Terminating until it goes)"
+                    ),
+                    None => "grace period: the object's own".into(),
+                },
+            });
+            facts.push(format!(
+                "cascade: {}: the dependents are deleted after it by the garbage collector",
+                Propagation::Background.as_str()
+            ));
+            let mut dependents = Vec::new();
+            for (target, object) in targets.iter().zip(&objects) {
+                let kind = (target.kind.group(), target.kind.plural());
+                dependents_of(client, kind, object, 0, &mut dependents).await;
+            }
+            facts.push(if dependents.is_empty() {
+                "dependents that will go: none".into()
+            } else {
+                format!(
+                    "dependents that will go ({}): {}",
+                    dependents.len(),
+                    listed(&dependents)
+                )
+            });
+        }
+        Verb::Restart => facts.push(
+            "sets the pod template's kubectl.kubernetes.io/restartedAt annotation: the \
+             controller replaces every pod, as its update strategy says"
+                .into(),
+        ),
+        Verb::Scale => {
+            replicas = first.pointer("/spec/replicas").and_then(Value::as_i64);
+            facts.push(format!(
+                "replicas now: {}; type the new count",
+                replicas.map_or("unset".into(), |r| r.to_string())
+            ));
+        }
+        Verb::Cordon => facts.push("marks the node unschedulable: no new pods go there".into()),
+        Verb::Uncordon => facts.push("the node is cordoned: lets new pods go there again".into()),
+        Verb::Drain => {
+            facts.push(
+                "cordons the node, then evicts its pods one by one through the Eviction API; \
+                 stops at the first PodDisruptionBudget refusal"
+                    .into(),
+            );
+            match drained_pods(client, &targets[0].name).await {
+                Ok((pods, skipped)) => {
+                    let names: Vec<String> = pods.iter().map(|(ns, n)| format!("{ns}/{n}")).collect();
+                    facts.push(format!("pods to evict ({}): {}", names.len(), listed(&names)));
+                    if skipped > 0 {
+                        facts.push(format!(
+                            "left alone: {skipped} DaemonSet and mirror pods (as kubectl drain --ignore-daemonsets)"
+                        ));
+                    }
+                }
+                Err(err) => return (verb, facts, Err(err), None),
+            }
+        }
+        Verb::Suspend => facts.push("no new Jobs are started until it is resumed".into()),
+        Verb::Resume => {
+            facts.push("the cronjob is suspended: Jobs start on schedule again".into())
+        }
+        Verb::TriggerJob => facts.push(
+            "creates a Job from the cronjob's jobTemplate now, as kubectl create job --from=cronjob/NAME"
+                .into(),
+        ),
+    }
+    let mut dry_run = Ok(String::new());
+    for (target, object) in targets.iter().zip(&objects) {
+        let answer = dry_run_one(client, verb, target, object, replicas).await;
+        if let Err(err) = answer {
+            dry_run = Err(format!("{}: {err}", target.label()));
+            break;
+        }
+    }
+    let dry_run = dry_run.map(|_| "the server accepts it".to_string());
+    (verb, facts, dry_run, replicas)
+}
+
+/// What an object of (group, plural) owns, one level down: (list path with `{ns}`, the
+/// items' kind, group and plural).
+fn child_lists(
+    group: &str,
+    plural: &str,
+) -> &'static [(&'static str, &'static str, &'static str, &'static str)] {
+    match (group, plural) {
+        ("apps", "deployments") => &[(
+            "/apis/apps/v1/namespaces/{ns}/replicasets",
+            "ReplicaSet",
+            "apps",
+            "replicasets",
+        )],
+        ("apps", "replicasets" | "statefulsets" | "daemonsets") | ("batch", "jobs") => {
+            &[("/api/v1/namespaces/{ns}/pods", "Pod", "", "pods")]
+        }
+        ("batch", "cronjobs") => &[(
+            "/apis/batch/v1/namespaces/{ns}/jobs",
+            "Job",
+            "batch",
+            "jobs",
+        )],
+        _ => &[],
+    }
+}
+
+/// Appends what `object` (of `group`/`plural`) owns, and what that owns, as `Kind ns/name`:
+/// what a Background cascade deletes.
+async fn dependents_of(
+    client: &kube::Client,
+    (group, plural): (&str, &str),
+    object: &Value,
+    depth: usize,
+    found: &mut Vec<String>,
+) {
+    let (Some(namespace), Some(uid)) = (
+        object
+            .pointer("/metadata/namespace")
+            .and_then(Value::as_str),
+        object.pointer("/metadata/uid").and_then(Value::as_str),
+    ) else {
+        return;
+    };
+    for (list, kind, child_group, child_plural) in child_lists(group, plural) {
+        let uri = list.replace("{ns}", namespace);
+        let Ok(items) = fetch_list(client, uri, format!("dependents of {kind}s")).await else {
+            continue;
+        };
+        for item in items {
+            let owned = item
+                .pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array)
+                .is_some_and(|refs| {
+                    refs.iter()
+                        .any(|r| r.get("uid").and_then(Value::as_str) == Some(uid))
+                });
+            if !owned {
+                continue;
+            }
+            let name = item
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            found.push(format!("{kind} {namespace}/{name}"));
+            if depth == 0 {
+                Box::pin(dependents_of(
+                    client,
+                    (child_group, child_plural),
+                    &item,
+                    depth + 1,
+                    found,
+                ))
+                .await;
+            }
+        }
+    }
+}
+
+/// The pods a drain evicts (namespace, name), and how many it leaves alone: DaemonSet
+/// pods (their controller ignores cordons) and mirror pods (the kubelet's own).
+async fn drained_pods(
+    client: &kube::Client,
+    node: &str,
+) -> Result<(Vec<(String, String)>, usize), String> {
+    let selector: String = form_urlencoded::Serializer::new(String::new())
+        .append_pair("fieldSelector", &format!("spec.nodeName={node}"))
+        .finish();
+    let pods = fetch_list(
+        client,
+        format!("/api/v1/pods?{selector}"),
+        format!("pods on {node}"),
+    )
+    .await
+    .map_err(|e| e.to_string())?;
+    let mut evicted = Vec::new();
+    let mut skipped = 0;
+    for pod in pods {
+        let daemon = pod
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .is_some_and(|refs| {
+                refs.iter()
+                    .any(|r| r.get("kind").and_then(Value::as_str) == Some("DaemonSet"))
+            });
+        let mirror = pod
+            .pointer("/metadata/annotations/kubernetes.io~1config.mirror")
+            .is_some();
+        if daemon || mirror {
+            skipped += 1;
+            continue;
+        }
+        let text = |p: &str| {
+            pod.pointer(p)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        evicted.push((text("/metadata/namespace"), text("/metadata/name")));
+    }
+    Ok((evicted, skipped))
+}
+
+/// One write of `verb` on `target` (`object` as read), as a dry run or for real.
+async fn write_one(
+    client: &kube::Client,
+    verb: Verb,
+    target: &Target,
+    object: &Value,
+    replicas: Option<i64>,
+    dry_run: bool,
+) -> Result<(), WriteError> {
+    let merge = |body: Value| async move {
+        write::patch(client, target, PatchType::Merge, &body, dry_run).await
+    };
+    match verb {
+        Verb::Delete | Verb::Kill => {
+            let options = DeleteOptions {
+                grace_period_seconds: (verb == Verb::Kill).then_some(0),
+                propagation: Propagation::Background,
+                dry_run,
+            };
+            write::delete(client, target, options).await?;
+        }
+        Verb::Restart => {
+            let now = jiff::Timestamp::now().to_string();
+            let body = json!({"spec": {"template": {"metadata": {"annotations": {
+                "kubectl.kubernetes.io/restartedAt": now
+            }}}}});
+            write::patch(client, target, PatchType::Strategic, &body, dry_run).await?;
+        }
+        Verb::Scale => {
+            merge(json!({"spec": {"replicas": replicas}})).await?;
+        }
+        Verb::Cordon | Verb::Drain => {
+            merge(json!({"spec": {"unschedulable": true}})).await?;
+        }
+        Verb::Uncordon => {
+            merge(json!({"spec": {"unschedulable": null}})).await?;
+        }
+        Verb::Suspend => {
+            merge(json!({"spec": {"suspend": true}})).await?;
+        }
+        Verb::Resume => {
+            merge(json!({"spec": {"suspend": false}})).await?;
+        }
+        Verb::TriggerJob => {
+            let namespace = target.namespace.as_deref().unwrap_or_default();
+            let job = job_from(object, target, namespace);
+            write::create(
+                client,
+                &format!("/apis/batch/v1/namespaces/{namespace}/jobs"),
+                &job,
+                dry_run,
+            )
+            .await?;
+        }
+    }
+    Ok(())
+}
+
+async fn dry_run_one(
+    client: &kube::Client,
+    verb: Verb,
+    target: &Target,
+    object: &Value,
+    replicas: Option<i64>,
+) -> Result<(), WriteError> {
+    write_one(client, verb, target, object, replicas, true).await
+}
+
+/// The Job `kubectl create job --from=cronjob/NAME` makes: the template's labels,
+/// annotations and spec, owned by the cronjob, marked as started by hand.
+fn job_from(cronjob: &Value, target: &Target, namespace: &str) -> Value {
+    let template = cronjob
+        .pointer("/spec/jobTemplate")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let suffix = jiff::Timestamp::now().as_second();
+    let mut annotations = template
+        .pointer("/metadata/annotations")
+        .cloned()
+        .unwrap_or_else(|| json!({}));
+    annotations["cronjob.kubernetes.io/instantiate"] = json!("manual");
+    json!({
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": format!("{}-manual-{suffix}", target.name),
+            "namespace": namespace,
+            "labels": template.pointer("/metadata/labels").cloned().unwrap_or_else(|| json!({})),
+            "annotations": annotations,
+            "ownerReferences": [{
+                "apiVersion": "batch/v1",
+                "kind": "CronJob",
+                "name": target.name,
+                "uid": cronjob.pointer("/metadata/uid").cloned().unwrap_or(Value::Null),
+                "controller": true,
+            }],
+        },
+        "spec": template.get("spec").cloned().unwrap_or_else(|| json!({})),
+    })
+}
+
+/// Logs one write: when, where, what and how it went; never the body.
+fn audit(context: &str, verb: Verb, target: &Target, result: &Result<(), WriteError>) {
+    let outcome = match result {
+        Ok(()) => "ok".to_string(),
+        Err(err) => err.to_string(),
+    };
+    tracing::info!(
+        target: "kscope::audit",
+        context,
+        verb = verb.word(),
+        kind = target.kind.kind(),
+        namespace = target.namespace.as_deref().unwrap_or(""),
+        name = target.name,
+        result = outcome,
+        "write"
+    );
+}
+
+/// The confirmed write on every target; a drain evicts after cordoning.
+async fn execute(
+    client: &kube::Client,
+    context: &str,
+    plan: &Plan,
+    replicas: Option<i64>,
+    progress: &mpsc::UnboundedSender<WriteEvent>,
+) -> Result<String, String> {
+    let verb = plan.verb;
+    let mut failures = Vec::new();
+    for target in &plan.targets {
+        let object = match verb {
+            Verb::TriggerJob => fetch_object(
+                client,
+                target.kind.clone(),
+                target.namespace.as_deref(),
+                &target.name,
+            )
+            .await
+            .map_err(|e| e.to_string())?,
+            _ => Value::Null,
+        };
+        let result = write_one(client, verb, target, &object, replicas, false).await;
+        audit(context, verb, target, &result);
+        if let Err(err) = result {
+            failures.push(format!("{}: {}", target.label(), plain(&err)));
+            continue;
+        }
+        if verb == Verb::Drain {
+            drain(client, context, target, progress).await?;
+        }
+    }
+    let labels: Vec<String> = plan.targets.iter().map(Target::label).collect();
+    if failures.is_empty() {
+        Ok(match (verb, replicas) {
+            (Verb::Scale, Some(n)) => format!("scaled {} to {n}", listed(&labels)),
+            (Verb::Drain, _) => format!("drained {}", listed(&labels)),
+            _ => format!("{verb}: {}: done", listed(&labels)),
+        })
+    } else {
+        Err(format!(
+            "{verb} failed for {} of {}: {}",
+            failures.len(),
+            plan.targets.len(),
+            failures.join("; ")
+        ))
+    }
+}
+
+/// A write's error as a person reads it: a 403 says who may not do what.
+fn plain(err: &WriteError) -> String {
+    match err {
+        WriteError::Forbidden { message } => {
+            format!("your user may not do this (403 Forbidden): {message}")
+        }
+        other => other.to_string(),
+    }
+}
+
+/// Evicts the node's pods one by one, saying how far it got; stops at the first refusal.
+async fn drain(
+    client: &kube::Client,
+    context: &str,
+    node: &Target,
+    progress: &mpsc::UnboundedSender<WriteEvent>,
+) -> Result<(), String> {
+    let (pods, _) = drained_pods(client, &node.name).await?;
+    let total = pods.len();
+    for (done, (namespace, name)) in pods.iter().enumerate() {
+        let _ = progress.send(WriteEvent::Progress(format!(
+            "drain {}: evicting {namespace}/{name} ({} of {total})",
+            node.name,
+            done + 1
+        )));
+        let result = write::evict(client, namespace, name, false)
+            .await
+            .map(|_| ());
+        let pod = Target {
+            kind: kscope_resources::ResourceKind::Pods.into(),
+            namespace: Some(namespace.clone()),
+            name: name.clone(),
+        };
+        audit(context, Verb::Drain, &pod, &result);
+        if let Err(err) = result {
+            // The node is on the row and in the header: the line keeps room for the reason.
+            let why = match err {
+                WriteError::TooManyRequests { message, .. } => message,
+                other => plain(&other),
+            };
+            return Err(format!(
+                "drain stopped after {done} of {total} evictions: {namespace}/{name}: {why}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The confirm dialog of a write: its plan, which button has focus (Cancel, until moved),
+/// and a scale's typed count.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfirmDialog {
+    pub plan: Option<Plan>,
+    /// Whether Enter confirms (the confirm button has focus) or cancels.
+    pub on_confirm: bool,
+    /// A scale's new replica count, as typed.
+    pub number: String,
+}
+
+/// Digits a scale's count may have: 9999 replicas is more than any cluster runs.
+const MAX_DIGITS: usize = 4;
+
+impl ConfirmDialog {
+    /// A dialog for `plan`, focus on Cancel.
+    pub fn open(plan: Plan) -> Self {
+        Self {
+            plan: Some(plan),
+            on_confirm: false,
+            number: String::new(),
+        }
+    }
+
+    /// Takes the server's facts, if they belong to the plan shown.
+    pub fn prepared(
+        &mut self,
+        id: u64,
+        verb: Verb,
+        facts: Vec<String>,
+        dry_run: Result<String, String>,
+        replicas: Option<i64>,
+    ) {
+        if let Some(plan) = self.plan.as_mut().filter(|p| p.id == id) {
+            plan.verb = verb;
+            plan.facts = Some(facts);
+            plan.dry_run = Some(dry_run);
+            plan.replicas = replicas;
+        }
+    }
+
+    /// The scale's typed count, when the plan is a scale.
+    pub fn replicas(&self) -> Option<i64> {
+        self.number.parse().ok()
+    }
+
+    /// Whether yes can be said: the facts are in, the dry run passed, a scale has a count.
+    pub fn ready(&self) -> bool {
+        let Some(plan) = &self.plan else {
+            return false;
+        };
+        plan.facts.is_some()
+            && matches!(plan.dry_run, Some(Ok(_)))
+            && (plan.verb != Verb::Scale || self.replicas().is_some())
+    }
+
+    /// A key in the dialog: y (or Enter on the confirm button) accepts once ready; n, Esc
+    /// (or Enter on Cancel) cancels; digits type a scale's count. Nothing passes through
+    /// to the table behind it.
+    pub fn handle_key(&mut self, action: &Action) -> Option<Effect> {
+        let scale = self.plan.as_ref().is_some_and(|p| p.verb == Verb::Scale);
+        match action {
+            Action::ConfirmYes if self.ready() => return Some(Effect::Write),
+            Action::ChooseValue if self.on_confirm && self.ready() => {
+                return Some(Effect::Write);
+            }
+            Action::ChooseValue if !self.on_confirm => return Some(Effect::Close),
+            Action::ConfirmNo => return Some(Effect::Close),
+            Action::ConfirmSwitch => self.on_confirm = !self.on_confirm,
+            Action::ConfirmChar(c) if scale && self.number.len() < MAX_DIGITS => {
+                self.number.push(*c);
+            }
+            Action::ConfirmBackspace => {
+                self.number.pop();
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// The dialog's lines: the facts, the dry run, a scale's input and the buttons.
+    pub fn lines(&self) -> Vec<(String, LineStyle)> {
+        let Some(plan) = &self.plan else {
+            return Vec::new();
+        };
+        let mut lines = Vec::new();
+        match &plan.facts {
+            None => {
+                let labels: Vec<String> = plan.targets.iter().map(Target::label).collect();
+                lines.push((
+                    format!("{} {}", plan.verb, listed(&labels)),
+                    LineStyle::Plain,
+                ));
+                lines.push((
+                    "reading it from the server, with a dry run…".into(),
+                    LineStyle::Dim,
+                ));
+            }
+            Some(facts) => {
+                lines.extend(facts.iter().map(|f| (f.clone(), LineStyle::Plain)));
+            }
+        }
+        match &plan.dry_run {
+            Some(Ok(answer)) => {
+                lines.push((format!("dry run: {answer}"), LineStyle::Dim));
+            }
+            Some(Err(why)) => lines.push((format!("dry run refused: {why}"), LineStyle::Error)),
+            None => {}
+        }
+        if plan.verb == Verb::Scale && plan.facts.is_some() {
+            lines.push((format!("new replicas: {}_", self.number), LineStyle::Plain));
+        }
+        lines.push((String::new(), LineStyle::Plain));
+        let (yes, no) = (format!("[ {} ]", plan.verb), "[ Cancel ]".to_string());
+        let buttons = if self.on_confirm {
+            format!("> {yes} <    {no}")
+        } else {
+            format!("  {yes}    > {no} <")
+        };
+        let style = if self.ready() {
+            LineStyle::Plain
+        } else {
+            LineStyle::Dim
+        };
+        lines.push((buttons, style));
+        lines
+    }
+}
+
+/// How a dialog line is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineStyle {
+    Plain,
+    Dim,
+    Error,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kscope_resources::ResourceKind;
+
+    fn plan(verb: Verb) -> Plan {
+        Plan {
+            id: 1,
+            verb,
+            targets: vec![Target {
+                kind: ResourceKind::Deployments.into(),
+                namespace: Some("shop".into()),
+                name: "web".into(),
+            }],
+            facts: None,
+            dry_run: None,
+            replicas: None,
+        }
+    }
+
+    /// Nothing is accepted before the server's facts and dry run are in; then y or Enter
+    /// on the confirm button accept, n and Enter on Cancel cancel.
+    #[test]
+    fn the_dialog_accepts_only_once_the_dry_run_passed() {
+        let mut dialog = ConfirmDialog::open(plan(Verb::Restart));
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), None);
+        dialog.prepared(2, Verb::Restart, vec![], Ok("ok".into()), None);
+        assert_eq!(
+            dialog.handle_key(&Action::ConfirmYes),
+            None,
+            "another plan's answer"
+        );
+        dialog.prepared(
+            1,
+            Verb::Restart,
+            vec!["restart".into()],
+            Ok("ok".into()),
+            None,
+        );
+        assert_eq!(dialog.handle_key(&Action::ChooseValue), Some(Effect::Close));
+        assert_eq!(dialog.handle_key(&Action::ConfirmSwitch), None);
+        assert_eq!(dialog.handle_key(&Action::ChooseValue), Some(Effect::Write));
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), Some(Effect::Write));
+        assert_eq!(dialog.handle_key(&Action::ConfirmNo), Some(Effect::Close));
+        dialog.prepared(1, Verb::Restart, vec![], Err("forbidden".into()), None);
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), None);
+    }
+
+    /// A scale needs its count typed: digits only, at most four.
+    #[test]
+    fn a_scale_takes_its_count_from_the_digits_typed() {
+        let mut dialog = ConfirmDialog::open(plan(Verb::Scale));
+        dialog.prepared(1, Verb::Scale, vec![], Ok("ok".into()), Some(3));
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), None);
+        for c in "123456".chars() {
+            dialog.handle_key(&Action::ConfirmChar(c));
+        }
+        assert_eq!(dialog.replicas(), Some(1234));
+        dialog.handle_key(&Action::ConfirmBackspace);
+        assert_eq!(dialog.replicas(), Some(123));
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), Some(Effect::Write));
+        let mut restart = ConfirmDialog::open(plan(Verb::Restart));
+        restart.handle_key(&Action::ConfirmChar('5'));
+        assert_eq!(restart.number, "", "only a scale takes digits");
+    }
+
+    #[test]
+    fn a_write_key_says_what_it_is_for() {
+        let pod = Target {
+            kind: ResourceKind::Pods.into(),
+            namespace: Some("shop".into()),
+            name: "web-1".into(),
+        };
+        assert_eq!(
+            check_targets(Verb::Restart, std::slice::from_ref(&pod)),
+            Err(
+                "restart is for deployments, statefulsets and daemonsets; Pod shop/web-1 is a Pod"
+                    .into()
+            )
+        );
+        assert_eq!(check_targets(Verb::Delete, &[pod]), Ok(()));
+    }
+}
