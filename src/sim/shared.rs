@@ -30,7 +30,14 @@ pub(crate) struct Shared {
     pub(crate) widget_metrics: widgets::WidgetMetrics,
     /// How the demo's Widget controller misbehaves; switchable at run time.
     pub(crate) widget_bug: RwLock<widgets::WidgetBug>,
+    /// Each container run's filesystem as exec and `kubectl cp` left it, by
+    /// `uid/container/restartCount`.
+    pub(crate) container_files: parking_lot::Mutex<ContainerFiles>,
 }
+
+/// The filesystems of the containers exec'd into (see [`Shared::container_files`]).
+pub(crate) type ContainerFiles =
+    std::collections::HashMap<String, std::sync::Arc<parking_lot::Mutex<crate::shell::Fs>>>;
 
 impl Shared {
     pub(crate) fn set_faults(&self, faults: Faults) {

@@ -8,6 +8,7 @@
     reason = "a test or benchmark that cannot set up fails, with its line"
 )]
 
+mod act_exec;
 mod cli_errors;
 mod common;
 mod describe;

@@ -4,6 +4,7 @@
 mod aggregated;
 mod crd_table;
 mod discovery;
+mod exec;
 mod list;
 mod logs;
 mod metrics;

@@ -15,6 +15,7 @@ use crate::Shared;
 use crate::faults::{FaultsFired, RequestFault};
 use crate::manifests;
 
+use super::exec::{self, Upgrade};
 use super::params::Params;
 use super::status::ApiError;
 use super::target::{self, Route, Subresource, Target, parse_path};
@@ -79,9 +80,10 @@ async fn api(
     method: Method,
     uri: Uri,
     headers: HeaderMap,
+    upgrade: Upgrade,
     body: Bytes,
 ) -> Response {
-    match handle(shared, method, uri, headers, body).await {
+    match handle(shared, method, uri, headers, upgrade, body).await {
         Ok(response) => response,
         Err(e) => e.into_response(),
     }
@@ -92,6 +94,7 @@ async fn handle(
     method: Method,
     uri: Uri,
     headers: HeaderMap,
+    upgrade: Upgrade,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let uri = target::legacy_watch(&uri).unwrap_or(uri);
@@ -167,9 +170,25 @@ async fn handle(
         (Method::POST, true, Some(Subresource::Eviction)) => {
             write::evict(&shared, &target, &params, &headers, &body)
         }
-        (method, true, Some(Subresource::Log | Subresource::Eviction)) => {
-            Err(ApiError::method_not_allowed(method.as_str()))
+        (
+            Method::GET | Method::POST,
+            true,
+            Some(sub @ (Subresource::Exec | Subresource::Attach)),
+        ) => {
+            let kind = if sub == Subresource::Exec {
+                exec::Kind::Exec
+            } else {
+                exec::Kind::Attach
+            };
+            exec::serve(shared, &target, kind, &uri, &headers, upgrade)
         }
+        (
+            method,
+            true,
+            Some(
+                Subresource::Log | Subresource::Eviction | Subresource::Exec | Subresource::Attach,
+            ),
+        ) => Err(ApiError::method_not_allowed(method.as_str())),
         (Method::GET, true, _) => list::get(&shared, &target, as_table, metadata_only),
         (Method::POST, false, _) => write::create(&shared, &target, &params, &headers, &body),
         (Method::PUT, true, _) => write::replace(&shared, &target, &params, &headers, &body),

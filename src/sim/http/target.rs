@@ -16,13 +16,15 @@ pub(crate) enum Subresource {
     Log,
     /// A pod's eviction (`pods/NAME/eviction`, a policy/v1 Eviction).
     Eviction,
+    /// A command in a pod's container (`pods/NAME/exec`), over a WebSocket.
+    Exec,
+    /// The streams of a pod's container (`pods/NAME/attach`), over a WebSocket.
+    Attach,
 }
 
 /// Subresources the real server has that the sim does not serve, with what uses them: a
 /// client asking for one is told so, not given a 404 that reads as a missing object.
-const UNSERVED: [(&str, &str, &str); 9] = [
-    ("pods", "exec", "kubectl exec"),
-    ("pods", "attach", "kubectl attach"),
+const UNSERVED: [(&str, &str, &str); 7] = [
     ("pods", "portforward", "kubectl port-forward"),
     ("pods", "ephemeralcontainers", "kubectl debug"),
     ("pods", "binding", "binding a pod to a node"),
@@ -67,8 +69,13 @@ impl Subresource {
         if resource == Resource::Pods && name == "log" {
             return Some(Subresource::Log);
         }
-        if resource == Resource::Pods && name == "eviction" {
-            return Some(Subresource::Eviction);
+        if resource == Resource::Pods {
+            match name {
+                "eviction" => return Some(Subresource::Eviction),
+                "exec" => return Some(Subresource::Exec),
+                "attach" => return Some(Subresource::Attach),
+                _ => {}
+            }
         }
         [Subresource::Status, Subresource::Scale]
             .into_iter()
@@ -83,6 +90,8 @@ impl Subresource {
             Subresource::Scale => d.scale.then_some("scale"),
             Subresource::Log => (resource == Resource::Pods).then_some("log"),
             Subresource::Eviction => (resource == Resource::Pods).then_some("eviction"),
+            Subresource::Exec => (resource == Resource::Pods).then_some("exec"),
+            Subresource::Attach => (resource == Resource::Pods).then_some("attach"),
         }
     }
 }
