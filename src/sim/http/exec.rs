@@ -23,7 +23,8 @@ use tokio::sync::mpsc;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
-use tokio_tungstenite::tungstenite::protocol::Role;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role};
 
 use super::logs::{self, Follow};
 use super::status::ApiError;
@@ -419,7 +420,12 @@ async fn session<S>(
     let _ = sink
         .send(Message::Binary(frame(STATUS, status.as_bytes())))
         .await;
-    let _ = sink.send(Message::Close(None)).await;
+    // A close with a code: Go's client reads one without (1005) as an error.
+    let normal = CloseFrame {
+        code: CloseCode::Normal,
+        reason: "".into(),
+    };
+    let _ = sink.send(Message::Close(Some(normal))).await;
     // The client answers the close; its frames meanwhile (late stdin) go unread.
     let answered = async {
         while let Some(Ok(message)) = incoming.next().await {
