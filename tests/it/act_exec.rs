@@ -252,3 +252,45 @@ async fn exec_is_refused_as_the_real_server_refuses_it() {
         "{err}"
     );
 }
+
+/// The Python client's port-forward: a WebSocket whose data channel carries the HTTP bytes.
+const PORT_FORWARD: &str = r#"
+import sys
+from kubernetes import client, config
+from kubernetes.stream import portforward
+config.load_kube_config(config_file=sys.argv[1])
+api = client.CoreV1Api()
+pf = portforward(api.connect_get_namespaced_pod_portforward, "web", "default", ports="8080,9999")
+sock = pf.socket(8080)
+sock.setblocking(True)
+sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: web\r\nConnection: close\r\n\r\n")
+reply = b""
+while True:
+    chunk = sock.recv(4096)
+    if not chunk:
+        break
+    reply += chunk
+print(reply.decode().splitlines()[0])
+print(reply.decode().split("\r\n\r\n", 1)[1].strip())
+sock.close()
+print(pf.error(9999) or "no error")
+"#;
+
+#[tokio::test]
+async fn port_forward_reaches_the_pods_http_server() {
+    let Some(fx) = started("port-forward").await else {
+        return;
+    };
+    let Some(out) = crate::common::python::run(&fx, "pf.py", PORT_FORWARD).await else {
+        return;
+    };
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("HTTP/1.1 200 OK"), "{out}");
+    assert_eq!(lines.next(), Some("ok"), "{out}");
+    assert!(
+        lines
+            .next()
+            .is_some_and(|l| l.contains("127.0.0.1:9999: connect: connection refused")),
+        "{out}"
+    );
+}

@@ -38,6 +38,7 @@ fn resource(r: Resource) -> Value {
         Subresource::Eviction,
         Subresource::Exec,
         Subresource::Attach,
+        Subresource::PortForward,
     ] {
         let Some(name) = sub.name_for(r) else {
             continue;
@@ -63,6 +64,10 @@ fn resource(r: Resource) -> Value {
             ),
             Subresource::Attach => (
                 json!({"group": "", "version": "v1", "kind": "PodAttachOptions"}),
+                json!(["create", "get"]),
+            ),
+            Subresource::PortForward => (
+                json!({"group": "", "version": "v1", "kind": "PodPortForwardOptions"}),
                 json!(["create", "get"]),
             ),
         };

@@ -157,7 +157,11 @@ fn api_resources(r: Resource) -> Vec<Value> {
             "kind": "Eviction",
             "verbs": ["create"],
         }));
-        for (sub, kind) in [("exec", "PodExecOptions"), ("attach", "PodAttachOptions")] {
+        for (sub, kind) in [
+            ("exec", "PodExecOptions"),
+            ("attach", "PodAttachOptions"),
+            ("portforward", "PodPortForwardOptions"),
+        ] {
             out.push(json!({
                 "name": format!("pods/{sub}"),
                 "singularName": "",

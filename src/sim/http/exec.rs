@@ -180,10 +180,8 @@ pub(super) fn serve(
                 argv: options.command.clone(),
             },
         };
-    let accept = headers
-        .get(header::SEC_WEBSOCKET_KEY)
-        .map(|k| derive_accept_key(k.as_bytes()))
-        .ok_or_else(|| ApiError::bad_request("Upgrade request required"))?;
+    let accept =
+        accept_key(headers).ok_or_else(|| ApiError::bad_request("Upgrade request required"))?;
     // What the exit status names as the command: the exec's, or the attached PID 1's.
     let described = match kind {
         Kind::Exec => options.command.clone(),
@@ -210,14 +208,37 @@ pub(super) fn serve(
         .map_err(|e| ApiError::internal(&e.to_string()))
 }
 
+/// Whether the request asks for a WebSocket (not, say, SPDY).
+pub(super) fn websocket_requested(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"))
+}
+
+/// `Sec-WebSocket-Accept` for the request's key.
+pub(super) fn accept_key(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::SEC_WEBSOCKET_KEY)
+        .map(|k| derive_accept_key(k.as_bytes()))
+}
+
+/// Closes with a code: Go's client reads a close without one (1005) as an error.
+pub(super) async fn close_normally<S>(sink: &mut S)
+where
+    S: futures::Sink<Message> + Unpin,
+{
+    let normal = CloseFrame {
+        code: CloseCode::Normal,
+        reason: "".into(),
+    };
+    let _ = sink.send(Message::Close(Some(normal))).await;
+}
+
 /// The first subprotocol the client offers that is served; a WebSocket upgrade is required
 /// (an SPDY one is refused, so kubectl keeps to WebSockets).
 fn negotiate(headers: &HeaderMap) -> Result<&'static str, ApiError> {
-    let websocket = headers
-        .get(header::UPGRADE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
-    if !websocket {
+    if !websocket_requested(headers) {
         return Err(ApiError::bad_request("Upgrade request required"));
     }
     headers
@@ -420,12 +441,7 @@ async fn session<S>(
     let _ = sink
         .send(Message::Binary(frame(STATUS, status.as_bytes())))
         .await;
-    // A close with a code: Go's client reads one without (1005) as an error.
-    let normal = CloseFrame {
-        code: CloseCode::Normal,
-        reason: "".into(),
-    };
-    let _ = sink.send(Message::Close(Some(normal))).await;
+    close_normally(&mut sink).await;
     // The client answers the close; its frames meanwhile (late stdin) go unread.
     let answered = async {
         while let Some(Ok(message)) = incoming.next().await {

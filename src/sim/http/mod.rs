@@ -10,6 +10,7 @@ mod logs;
 mod metrics;
 mod openapi;
 mod params;
+mod portforward;
 mod printing;
 mod proxy;
 mod router;

@@ -19,7 +19,9 @@ use super::exec::{self, Upgrade};
 use super::params::Params;
 use super::status::ApiError;
 use super::target::{self, Route, Subresource, Target, parse_path};
-use super::{aggregated, discovery, list, logs, metrics, openapi, proxy, table, watch, write};
+use super::{
+    aggregated, discovery, list, logs, metrics, openapi, portforward, proxy, table, watch, write,
+};
 
 /// The server's routes: discovery, the admin endpoint, and every resource path.
 pub(crate) fn router(shared: Arc<Shared>) -> Router {
@@ -181,6 +183,9 @@ async fn handle(
                 exec::Kind::Attach
             };
             exec::serve(shared, &target, kind, &uri, &headers, upgrade)
+        }
+        (Method::GET | Method::POST, true, Some(Subresource::PortForward)) => {
+            portforward::serve(shared, &target, &uri, &headers, upgrade)
         }
         (
             method,

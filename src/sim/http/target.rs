@@ -20,12 +20,13 @@ pub(crate) enum Subresource {
     Exec,
     /// The streams of a pod's container (`pods/NAME/attach`), over a WebSocket.
     Attach,
+    /// Connections to a pod's ports (`pods/NAME/portforward`), over a WebSocket.
+    PortForward,
 }
 
 /// Subresources the real server has that the sim does not serve, with what uses them: a
 /// client asking for one is told so, not given a 404 that reads as a missing object.
-const UNSERVED: [(&str, &str, &str); 7] = [
-    ("pods", "portforward", "kubectl port-forward"),
+const UNSERVED: [(&str, &str, &str); 6] = [
     ("pods", "ephemeralcontainers", "kubectl debug"),
     ("pods", "binding", "binding a pod to a node"),
     ("pods", "resize", "resizing a pod's resources in place"),
@@ -74,6 +75,7 @@ impl Subresource {
                 "eviction" => return Some(Subresource::Eviction),
                 "exec" => return Some(Subresource::Exec),
                 "attach" => return Some(Subresource::Attach),
+                "portforward" => return Some(Subresource::PortForward),
                 _ => {}
             }
         }
@@ -92,6 +94,7 @@ impl Subresource {
             Subresource::Eviction => (resource == Resource::Pods).then_some("eviction"),
             Subresource::Exec => (resource == Resource::Pods).then_some("exec"),
             Subresource::Attach => (resource == Resource::Pods).then_some("attach"),
+            Subresource::PortForward => (resource == Resource::Pods).then_some("portforward"),
         }
     }
 }

@@ -216,7 +216,7 @@ impl<'a> Shell<'a> {
     /// Runs a script: lines and `;`, `&&`, `||` between commands.
     async fn script(&mut self, text: &str) -> Flow {
         for line in text.lines() {
-            let Some(words) = split_words(line, &self.container.env, self.status) else {
+            let Some(words) = split_words(line, &self.container.env) else {
                 self.io
                     .stderr("sh: syntax error: unterminated quoted string\n")
                     .await;
@@ -226,6 +226,11 @@ impl<'a> Shell<'a> {
             let mut skip = false;
             for (command, then) in chain(words) {
                 if !skip && !command.is_empty() {
+                    let status = self.status.to_string();
+                    let command: Vec<String> = command
+                        .iter()
+                        .map(|w| w.replace(LAST_STATUS, &status))
+                        .collect();
                     match Box::pin(self.command(&command)).await {
                         Flow::Exit(code) => return Flow::Exit(code),
                         Flow::Next(code) => self.status = code,
@@ -509,10 +514,14 @@ impl<'a> Shell<'a> {
     }
 }
 
-/// Splits a command line into words: whitespace separates, quotes group, `$NAME` and `$?`
-/// expand outside single quotes; `;`, `&&` and `||` are words of their own. `None` for an
+/// Stands for `$?` in a split line until its command runs: the status it expands to is the
+/// one of the command before it on the line.
+const LAST_STATUS: char = '\u{1}';
+
+/// Splits a command line into words: whitespace separates, quotes group, `$NAME` expands
+/// outside single quotes (and `$?` once its command runs); `;`, `&&` and `||` are words of their own. `None` for an
 /// unterminated quote.
-fn split_words(line: &str, env: &[(String, String)], status: i32) -> Option<Vec<String>> {
+fn split_words(line: &str, env: &[(String, String)]) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -530,7 +539,7 @@ fn split_words(line: &str, env: &[(String, String)], status: i32) -> Option<Vec<
                 let mut name = String::new();
                 if chars.peek() == Some(&'?') {
                     chars.next();
-                    word.push_str(&status.to_string());
+                    word.push(LAST_STATUS);
                 } else {
                     while let Some(&n) = chars.peek().filter(|n| n.is_alphanumeric() || **n == '_')
                     {
