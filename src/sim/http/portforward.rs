@@ -197,7 +197,6 @@ async fn forward<S>(
         to_servers.push(Some(writer));
     }
     drop(out_tx);
-    let mut outgoing_open = true;
     loop {
         tokio::select! {
             () = shared.shutdown.cancelled() => break,
@@ -215,13 +214,14 @@ async fn forward<S>(
                 Some(Ok(Message::Close(_)) | Err(_)) | None => break,
                 Some(Ok(_)) => {}
             },
-            out = out_rx.recv(), if outgoing_open => match out {
+            out = out_rx.recv() => match out {
                 Some(frame) => {
                     if sink.send(Message::Binary(frame)).await.is_err() {
                         break;
                     }
                 }
-                None => outgoing_open = false,
+                // Every port's connection has ended: the kubelet then ends the stream.
+                None => break,
             },
         }
     }
