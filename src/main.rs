@@ -17,10 +17,12 @@ struct Cli {
     /// Without a command: open the TUI on a simulated cluster started in this process.
     #[arg(long)]
     demo: bool,
-    /// Never write to the cluster. kscope has no write action yet, so this is the only mode
-    /// and the header says so; the flag is accepted for scripts and aliases that pass it.
-    #[arg(long)]
+    /// Never write to the cluster, whatever the configuration says (the default).
+    #[arg(long, conflicts_with = "readwrite")]
     readonly: bool,
+    /// Allow actions that change the cluster (a shell, attach); off by default.
+    #[arg(long)]
+    readwrite: bool,
     /// Without a command: configuration file merged over the built-in one (default:
     /// $XDG_CONFIG_HOME/kscope/config.yaml if it exists).
     #[arg(long, value_name = "FILE")]
@@ -139,7 +141,10 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new()?;
     let Some(command) = cli.command.take() else {
         // A bad configuration (indexes or keys) is reported before connecting to anything.
-        let config = kscope_config::Config::load(cli.config.as_deref())?;
+        let mut config = kscope_config::Config::load(cli.config.as_deref())?;
+        if cli.readwrite || cli.readonly {
+            config.actions.readwrite = cli.readwrite;
+        }
         let exit = runtime.block_on(async {
             let exit = if cli.demo {
                 let (demo, launch) = kscope::demo::Demo::start(&cli.cluster).await?;

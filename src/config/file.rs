@@ -13,17 +13,32 @@ use kscope_index_views::jsonpath::FieldPath;
 
 use crate::error::ConfigError;
 use crate::keys::{KeymapBuilder, Origin, Section};
-use crate::settings::{InformerSettings, LogSettings};
+use crate::settings::{ActionSettings, InformerSettings, LogSettings};
 
 /// Merges one file's sections into the configuration being built.
 pub(crate) fn merge(
     indexes: &mut Vec<IndexDefinition>,
     keymap: &mut KeymapBuilder,
-    (informers, logs): (&mut InformerSettings, &mut LogSettings),
+    (informers, logs, actions): (&mut InformerSettings, &mut LogSettings, &mut ActionSettings),
     file: &str,
     text: &str,
 ) -> Result<(), ConfigError> {
     let parsed = parse(file, text)?;
+    if let Some(readwrite) = parsed.readwrite {
+        actions.readwrite = readwrite;
+    }
+    if let Some(command) = parsed.shell.and_then(|s| s.command) {
+        if command.value.is_empty() {
+            return Err(ConfigError::Invalid {
+                file: file.to_string(),
+                line: command.referenced.line(),
+                column: command.referenced.column(),
+                key: Some("shell.command".to_string()),
+                message: "needs at least one command".to_string(),
+            });
+        }
+        actions.shell = command.value;
+    }
     if let Some(section) = parsed.logs {
         section.merge(file, logs)?;
     }
@@ -93,6 +108,17 @@ struct ConfigFile {
     informers: Option<InformersSection>,
     #[serde(default)]
     logs: Option<LogsSection>,
+    #[serde(default)]
+    readwrite: Option<bool>,
+    #[serde(default)]
+    shell: Option<ShellSection>,
+}
+
+/// `shell:` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ShellSection {
+    command: Option<Spanned<Vec<String>>>,
 }
 
 /// `logs:` as written.
@@ -371,6 +397,8 @@ fn parse(file: &str, text: &str) -> Result<ConfigFile, ConfigError> {
             keys: None,
             informers: None,
             logs: None,
+            readwrite: None,
+            shell: None,
         });
     }
     let options = serde_saphyr::options! { with_snippet: false };

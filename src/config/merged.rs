@@ -7,7 +7,7 @@ use kscope_index_views::definitions::IndexDefinition;
 use crate::error::ConfigError;
 use crate::file::merge;
 use crate::keys::{Keymap, KeymapBuilder};
-use crate::settings::{InformerSettings, LogSettings};
+use crate::settings::{ActionSettings, InformerSettings, LogSettings};
 use crate::xdg::user_config_path;
 
 /// The built-in configuration.
@@ -26,6 +26,8 @@ pub struct Config {
     pub informers: InformerSettings,
     /// How much of a log the log view asks for and keeps.
     pub logs: LogSettings,
+    /// Whether writes are allowed, and the shell's commands.
+    pub actions: ActionSettings,
 }
 
 impl Config {
@@ -58,10 +60,11 @@ impl Config {
         let mut keys = KeymapBuilder::default();
         let mut informers = InformerSettings::default();
         let mut logs = LogSettings::default();
+        let mut actions = ActionSettings::default();
         merge(
             &mut indexes,
             &mut keys,
-            (&mut informers, &mut logs),
+            (&mut informers, &mut logs, &mut actions),
             DEFAULT_CONFIG_NAME,
             DEFAULT_CONFIG,
         )?;
@@ -69,7 +72,7 @@ impl Config {
             merge(
                 &mut indexes,
                 &mut keys,
-                (&mut informers, &mut logs),
+                (&mut informers, &mut logs, &mut actions),
                 file,
                 text,
             )?;
@@ -79,6 +82,7 @@ impl Config {
             keys: keys.build()?,
             informers,
             logs,
+            actions,
         })
     }
 }

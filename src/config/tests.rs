@@ -329,6 +329,8 @@ fn every_action_but_typing_has_a_name() {
         | Action::FavouriteNamespace(_)
         | Action::OpenLogs
         | Action::OpenPreviousLogs
+        | Action::OpenShell
+        | Action::Attach
         | Action::OpenLogSearch
         | Action::NextMatch
         | Action::PrevMatch

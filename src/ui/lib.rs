@@ -27,6 +27,7 @@ pub mod queue;
 mod run;
 pub mod screen;
 pub mod selectors;
+pub mod session;
 pub mod state;
 pub mod table;
 pub mod table_pane;
