@@ -9,6 +9,7 @@
 )]
 
 mod act_exec;
+mod act_shell_tui;
 mod cli_errors;
 mod common;
 mod describe;
