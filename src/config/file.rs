@@ -13,18 +13,19 @@ use kscope_index_views::jsonpath::FieldPath;
 
 use crate::error::ConfigError;
 use crate::keys::{KeymapBuilder, Origin, Section};
-use crate::settings::{InformerSettings, LogSettings, WriteSettings};
+use crate::settings::{ActionSettings, InformerSettings, LogSettings, WriteSettings};
 use kscope_index_views::usage::UsageSettings;
 
 /// Merges one file's sections into the configuration being built.
 pub(crate) fn merge(
     indexes: &mut Vec<IndexDefinition>,
     keymap: &mut KeymapBuilder,
-    (informers, logs, metrics, writes): (
+    (informers, logs, metrics, writes, actions): (
         &mut InformerSettings,
         &mut LogSettings,
         &mut UsageSettings,
         &mut WriteSettings,
+        &mut ActionSettings,
     ),
     file: &str,
     text: &str,
@@ -38,6 +39,18 @@ pub(crate) fn merge(
             Some(readwrite) => writes.contexts.insert(name.value, readwrite),
             None => writes.contexts.remove(&name.value),
         };
+    }
+    if let Some(command) = parsed.shell.and_then(|s| s.command) {
+        if command.value.is_empty() {
+            return Err(ConfigError::Invalid {
+                file: file.to_string(),
+                line: command.referenced.line(),
+                column: command.referenced.column(),
+                key: Some("shell.command".to_string()),
+                message: "needs at least one command".to_string(),
+            });
+        }
+        actions.shell = command.value;
     }
     if let Some(section) = parsed.logs {
         section.merge(file, logs)?;
@@ -119,6 +132,8 @@ struct ConfigFile {
     /// Per kube context settings, over the file's own.
     #[serde(default)]
     contexts: Option<Entries<ContextSection>>,
+    #[serde(default)]
+    shell: Option<ShellSection>,
 }
 
 /// `contexts: NAME:` as written.
@@ -158,6 +173,13 @@ impl MetricsSection {
         }
         Ok(())
     }
+}
+
+/// `shell:` as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ShellSection {
+    command: Option<Spanned<Vec<String>>>,
 }
 
 /// `logs:` as written.
@@ -441,6 +463,7 @@ fn parse(file: &str, text: &str) -> Result<ConfigFile, ConfigError> {
             metrics: None,
             readwrite: None,
             contexts: None,
+            shell: None,
         });
     }
     let options = serde_saphyr::options! { with_snippet: false };

@@ -115,6 +115,10 @@ pub enum Action {
     OpenLogs,
     /// The same, for the previous (terminated) instance of each container.
     OpenPreviousLogs,
+    /// An interactive shell in the selected pod's container (a write: it needs read-write).
+    OpenShell,
+    /// Attach to the selected pod's container, as `kubectl attach -it` (a write too).
+    Attach,
     /// Type a search in the log view.
     OpenLogSearch,
     /// The next or previous line matching the search.
@@ -398,6 +402,16 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "previous-logs",
         Action::OpenPreviousLogs,
         "logs of the previous (crashed) container instances",
+    ),
+    (
+        "shell",
+        Action::OpenShell,
+        "a shell in the pod's container (read-write only)",
+    ),
+    (
+        "attach",
+        Action::Attach,
+        "attach to the pod's container (read-write only)",
     ),
     ("log-search", Action::OpenLogSearch, "search the log"),
     ("next-match", Action::NextMatch, "next match"),

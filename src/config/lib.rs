@@ -20,5 +20,5 @@ mod tests;
 
 pub use error::ConfigError;
 pub use merged::{Config, DEFAULT_CONFIG, DEFAULT_CONFIG_NAME};
-pub use settings::{InformerSettings, LogSettings, WriteSettings, WriteSource};
+pub use settings::{ActionSettings, InformerSettings, LogSettings, WriteSettings, WriteSource};
 pub use xdg::{state_dir, user_config_path};

@@ -8,7 +8,7 @@ use kscope_index_views::usage::UsageSettings;
 use crate::error::ConfigError;
 use crate::file::merge;
 use crate::keys::{Keymap, KeymapBuilder};
-use crate::settings::{InformerSettings, LogSettings, WriteSettings};
+use crate::settings::{ActionSettings, InformerSettings, LogSettings, WriteSettings};
 use crate::xdg::user_config_path;
 
 /// The built-in configuration.
@@ -31,6 +31,8 @@ pub struct Config {
     pub metrics: UsageSettings,
     /// Which contexts kscope may write to.
     pub writes: WriteSettings,
+    /// Whether writes are allowed, and the shell's commands.
+    pub actions: ActionSettings,
 }
 
 impl Config {
@@ -64,11 +66,12 @@ impl Config {
         let mut informers = InformerSettings::default();
         let mut logs = LogSettings::default();
         let mut writes = WriteSettings::default();
+        let mut actions = ActionSettings::default();
         let mut metrics = UsageSettings::default();
         merge(
             &mut indexes,
             &mut keys,
-            (&mut informers, &mut logs, &mut metrics, &mut writes),
+            (&mut informers, &mut logs, &mut metrics, &mut writes, &mut actions),
             DEFAULT_CONFIG_NAME,
             DEFAULT_CONFIG,
         )?;
@@ -76,7 +79,7 @@ impl Config {
             merge(
                 &mut indexes,
                 &mut keys,
-                (&mut informers, &mut logs, &mut metrics, &mut writes),
+                (&mut informers, &mut logs, &mut metrics, &mut writes, &mut actions),
                 file,
                 text,
             )?;
@@ -88,6 +91,7 @@ impl Config {
             logs,
             metrics,
             writes,
+            actions,
         })
     }
 }

@@ -32,6 +32,21 @@ impl Default for LogSettings {
     }
 }
 
+/// `readwrite:` and `shell:`: whether kscope may change the cluster, and how it opens a shell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActionSettings {
+    /// The commands a shell tries in turn (a container may have no bash).
+    pub shell: Vec<String>,
+}
+
+impl Default for ActionSettings {
+    fn default() -> Self {
+        Self {
+            shell: vec!["bash".to_string(), "sh".to_string()],
+        }
+    }
+}
+
 /// `informers:`: the pipeline between the watch and the store.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct InformerSettings {

@@ -373,6 +373,8 @@ fn every_action_but_typing_has_a_name() {
         | Action::FavouriteNamespace(_)
         | Action::OpenLogs
         | Action::OpenPreviousLogs
+        | Action::OpenShell
+        | Action::Attach
         | Action::OpenLogSearch
         | Action::NextMatch
         | Action::PrevMatch
@@ -391,7 +393,7 @@ fn every_action_but_typing_has_a_name() {
         ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
         ACTIONS.len()
     );
-    assert_eq!(ACTIONS.len(), 103);
+    assert_eq!(ACTIONS.len(), 105);
 }
 
 #[test]
@@ -489,7 +491,7 @@ fn key_errors_name_file_line_column_and_key() {
     let e = err("keys:\n  normal:\n    down: j\n");
     assert!(e.starts_with("my.yaml:3:"), "{e}");
     // Rebinding both sides of a would-be conflict is fine.
-    let keys = user("keys:\n  normal:\n    down: [s]\n    sort-next: [o]\n")
+    let keys = user("keys:\n  normal:\n    down: [s]\n    sort-next: [v]\n")
         .unwrap()
         .keys;
     assert_eq!(press(&keys, Section::Normal, "s"), Some(Action::Down));

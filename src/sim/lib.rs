@@ -39,6 +39,7 @@ mod resources;
 mod selectors;
 mod server;
 mod shared;
+mod shell;
 mod store;
 mod tls;
 pub(crate) mod widgets;

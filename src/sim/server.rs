@@ -87,6 +87,7 @@ impl Sim {
             noisy_logs: config.noisy_logs.clone(),
             widget_metrics: widgets::WidgetMetrics::default(),
             widget_bug: RwLock::new(config.widget_bug),
+            container_files: parking_lot::Mutex::default(),
         });
         shared.set_faults(config.faults.clone());
         shared.controllers.set_enabled(config.controllers);

@@ -32,6 +32,9 @@ pub(crate) struct Shared {
     pub(crate) widget_metrics: widgets::WidgetMetrics,
     /// How the demo's Widget controller misbehaves; switchable at run time.
     pub(crate) widget_bug: RwLock<widgets::WidgetBug>,
+    /// Each container run's filesystem as exec and `kubectl cp` left it, by
+    /// `uid/container/restartCount`.
+    pub(crate) container_files: parking_lot::Mutex<ContainerFiles>,
 }
 
 /// A user of the sim: the name RBAC messages and `kubectl auth whoami` give, its token, and
@@ -45,6 +48,9 @@ pub(crate) struct SimUser {
 
 /// The name of the user who may only read: get, list and watch.
 pub const VIEWER: &str = "viewer";
+/// The filesystems of the containers exec'd into (see [`Shared::container_files`]).
+pub(crate) type ContainerFiles =
+    std::collections::HashMap<String, std::sync::Arc<parking_lot::Mutex<crate::shell::Fs>>>;
 
 impl Shared {
     pub(crate) fn set_faults(&self, faults: Faults) {

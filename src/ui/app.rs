@@ -20,7 +20,7 @@ use tokio::time;
 use kscope_client::write::Target;
 use kscope_config::keys::Keymap;
 use kscope_config::keys::Section;
-use kscope_config::{LogSettings, WriteSettings, WriteSource};
+use kscope_config::{ActionSettings, LogSettings, WriteSettings, WriteSource};
 use kscope_index_views::live::Window;
 use kscope_informers::fifo::{FifoKind, Handoff};
 use kscope_informers::instrument::tap::TapEntry;
@@ -46,6 +46,7 @@ use super::nav::ViewSpec;
 use super::queue::InformerStats;
 use super::remembered::Remembered;
 use super::selectors::Selected;
+use super::session::{Ended, SessionKind, SessionRequest};
 use super::state::UiState;
 use super::table::{Table, TableStarter};
 pub use super::tables::describe_sync;
@@ -139,6 +140,19 @@ pub struct App {
     write_source: WriteSource,
     /// Where `c` copies to: the terminal's clipboard (OSC 52) in the TUI, nowhere in tests.
     clipboard: Option<Clipboard>,
+    /// Whether writes are allowed, and the shell's commands.
+    actions: ActionSettings,
+    /// A shell or attach asked for, until the terminal's owner takes it.
+    session: Option<SessionRequest>,
+}
+
+/// Why [`App::run_until`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The person quit, the input ended, a signal came, or the observer said so.
+    Quit,
+    /// A session waits in [`App::take_session`] for the terminal.
+    Handover,
 }
 
 /// Sets the clipboard to a text.
@@ -195,6 +209,8 @@ impl App {
             write_flag: None,
             write_source: WriteSource::Default,
             clipboard: None,
+            actions: ActionSettings::default(),
+            session: None,
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -420,6 +436,31 @@ impl App {
         self
     }
 
+    /// Allows writes, and opens shells, as `settings` (the configuration's) say.
+    pub fn with_actions(mut self, settings: ActionSettings) -> Self {
+        self.actions = settings;
+        self
+    }
+
+    /// Whether actions that change the cluster may run: the one place that says so.
+    fn writes_allowed(&self) -> bool {
+        self.ui.header.readwrite
+    }
+
+    /// The shell or attach asked for, for the terminal's owner to run.
+    pub fn take_session(&mut self) -> Option<SessionRequest> {
+        self.session.take()
+    }
+
+    /// Says on the status line how the session ended.
+    pub fn session_ended(&mut self, ended: &Ended) {
+        if ended.is_failure() {
+            self.ui.state.command.error = Some(ended.message());
+        } else {
+            self.ui.state.notice = Some(ended.message());
+        }
+    }
+
     /// Keeps and asks for logs as `settings` (the configuration's) say.
     pub fn with_log_settings(mut self, settings: LogSettings) -> Self {
         self.logs = LogController::new(self.tables.starter.cluster().client.clone(), settings);
@@ -525,12 +566,50 @@ impl App {
         E: Stream<Item = io::Result<Event>> + Unpin,
         S: Stream<Item = ()> + Unpin,
     {
-        let result = self.event_loop(terminal, events, signals, observer).await;
+        let (mut events, mut signals) = (events, signals);
+        let result = loop {
+            match self
+                .run_until(terminal, &mut events, &mut signals, observer)
+                .await
+            {
+                Ok(Stop::Handover) => {
+                    // Only the TUI's own lifecycle (`run.rs`) owns a real terminal to hand over.
+                    if self.take_session().is_some() {
+                        self.ui.state.command.error =
+                            Some("a shell needs the terminal kscope runs in".to_string());
+                    }
+                }
+                other => break other.map(|_| ()),
+            }
+        };
+        self.shutdown().await;
+        result
+    }
+
+    /// Runs the loop until the person quits or a session needs the terminal; the tables keep
+    /// running, so the loop can run again after the session.
+    pub async fn run_until<B, E, S>(
+        &mut self,
+        terminal: &mut Terminal<B>,
+        events: E,
+        signals: S,
+        observer: &mut impl Observer,
+    ) -> Result<Stop, UiError>
+    where
+        B: Backend,
+        UiError: From<B::Error>,
+        E: Stream<Item = io::Result<Event>> + Unpin,
+        S: Stream<Item = ()> + Unpin,
+    {
+        self.event_loop(terminal, events, signals, observer).await
+    }
+
+    /// Stops the tables' informers.
+    pub async fn shutdown(self) {
         self.tables.table.shutdown().await;
         for (_, _, table) in self.tables.parked {
             table.shutdown().await;
         }
-        result
     }
 
     async fn event_loop<B, E, S>(
@@ -539,7 +618,7 @@ impl App {
         mut events: E,
         mut signals: S,
         observer: &mut impl Observer,
-    ) -> Result<(), UiError>
+    ) -> Result<Stop, UiError>
     where
         B: Backend,
         UiError: From<B::Error>,
@@ -567,7 +646,7 @@ impl App {
                 last_draw = Some(time::Instant::now());
                 observer.finished(Step::Draw);
                 if !observer.drawn(self) {
-                    return Ok(());
+                    return Ok(Stop::Quit);
                 }
                 continue;
             }
@@ -604,7 +683,7 @@ impl App {
             };
             let mut follow = Vec::new();
             match wake {
-                Wake::Input(None) | Wake::Signal => return Ok(()),
+                Wake::Input(None) | Wake::Signal => return Ok(Stop::Quit),
                 Wake::Input(Some(event)) => {
                     follow = self.handle_event(&event);
                     dirty = true;
@@ -662,7 +741,8 @@ impl App {
             observer.finished(step);
             for follow in follow {
                 match follow {
-                    Follow::Quit => return Ok(()),
+                    Follow::Quit => return Ok(Stop::Quit),
+                    Follow::Handover => return Ok(Stop::Handover),
                     Follow::Table => {
                         self.review_access();
                         if let Some(switched) = self.tables.switched_taps.take() {
@@ -846,6 +926,36 @@ impl App {
         Vec::new()
     }
 
+    /// Asks for a shell or attach on the selected pod, once writes are allowed: the loop
+    /// then hands the terminal over.
+    fn ask_session(&mut self, kind: SessionKind) -> Vec<Follow> {
+        let verb = match kind {
+            SessionKind::Shell(_) => "a shell",
+            SessionKind::Attach => "attach",
+        };
+        if !self.writes_allowed() {
+            self.ui.state.command.error = Some(format!(
+                "{verb} is a write: start kscope with --readwrite (or readwrite: true in the config)"
+            ));
+            return Vec::new();
+        }
+        let Some((kind_shown, key)) = self.tables.table.selected_object() else {
+            return Vec::new();
+        };
+        if kind_shown != ResourceKind::Pods {
+            self.ui.state.command.error = Some(format!("{verb} needs a pod row"));
+            return Vec::new();
+        }
+        let (namespace, name) = split_meta_namespace_key(&key);
+        self.session = Some(SessionRequest {
+            client: self.tables.starter.cluster().client.clone(),
+            namespace: namespace.unwrap_or("default").to_string(),
+            pod: name.to_string(),
+            kind,
+        });
+        vec![Follow::Handover]
+    }
+
     /// Does what the component of `mode` asks with `effect`; `action` is the one it
     /// handled.
     fn follow_effect(
@@ -988,6 +1098,11 @@ impl App {
             Action::FilterClear => return self.tables.clear_filter_or_back(&mut self.ui),
             Action::OpenLogs => return self.open_logs(false),
             Action::OpenPreviousLogs => return self.open_logs(true),
+            Action::OpenShell => {
+                let kind = SessionKind::Shell(self.actions.shell.clone());
+                return self.ask_session(kind);
+            }
+            Action::Attach => return self.ask_session(SessionKind::Attach),
             Action::OpenDeltaFilter => state.mode = InputMode::DeltaFilter,
             Action::ClearDeltaFilter if !state.deltas.filter.input.is_empty() => {
                 state.deltas.clear_filter();

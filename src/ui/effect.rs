@@ -43,4 +43,7 @@ pub enum Follow {
     Table,
     /// The view on screen was rebuilt: follow its rows.
     Rows,
+    /// A shell or attach was asked for: the loop ends so that the terminal's owner can hand
+    /// the terminal over ([`super::app::App::take_session`]), then runs the loop again.
+    Handover,
 }

@@ -29,6 +29,7 @@ pub mod remembered;
 mod run;
 pub mod screen;
 pub mod selectors;
+pub mod session;
 pub mod state;
 mod state_file;
 pub mod table;

@@ -12,7 +12,7 @@ use kscope_index_views::query::QueryError;
 use kscope_informers::indexer::IndexerError;
 use kscope_resources::ResourceKind;
 
-use crate::app::App;
+use crate::app::{App, Stop};
 use crate::contexts::ContextSwitcher;
 use crate::detail::DetailController;
 use crate::favourites::Favourites;
@@ -137,6 +137,7 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
     .with_keymap(config.keys)
     .with_log_settings(config.logs)
     .with_contexts(contexts)
+    .with_actions(config.actions)
     .with_writes(config.writes, readwrite)
     .with_clipboard(Arc::new(crate::terminal::copy_to_clipboard));
     let app = match kscope_config::state_dir() {
@@ -161,13 +162,29 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
             Some(((), signals))
         }
     });
-    app.run(
-        guard.terminal(),
-        EventStream::new(),
-        Box::pin(signals),
-        &mut (),
-    )
-    .await?;
+    let mut signals = Box::pin(signals);
+    let mut app = app;
+    let result = loop {
+        // A new reader each time: the one before was dropped while a session had the keys.
+        let events = EventStream::new();
+        match app
+            .run_until(guard.terminal(), events, &mut signals, &mut ())
+            .await
+        {
+            Ok(Stop::Handover) => {
+                if let Some(request) = app.take_session() {
+                    match guard.hand_over(crate::session::run(request)).await {
+                        Ok(ended) => app.session_ended(&ended),
+                        Err(err) => break Err(err.into()),
+                    }
+                }
+            }
+            Ok(Stop::Quit) => break Ok(()),
+            Err(err) => break Err(err),
+        }
+    };
+    app.shutdown().await;
+    result?;
     Ok(match received.load(std::sync::atomic::Ordering::Relaxed) {
         0 => Exit::Quit,
         signal => Exit::Signal(signal),

@@ -23,6 +23,30 @@ impl TerminalGuard {
     pub fn terminal(&mut self) -> &mut DefaultTerminal {
         &mut self.terminal
     }
+
+    /// Runs `session` on the normal screen, raw mode kept so that every key goes to it as
+    /// typed, then comes back to the alternate screen and redraws all of it. The caller
+    /// drops its event reader first: that reader's thread would take the session's keys.
+    pub async fn hand_over<F: Future>(&mut self, session: F) -> io::Result<F::Output> {
+        crossterm::execute!(
+            io::stdout(),
+            crossterm::terminal::LeaveAlternateScreen,
+            crossterm::cursor::Show
+        )?;
+        let output = session.await;
+        crossterm::execute!(
+            io::stdout(),
+            crossterm::terminal::EnterAlternateScreen,
+            crossterm::terminal::Clear(crossterm::terminal::ClearType::All)
+        )?;
+        crossterm::terminal::enable_raw_mode()?;
+        // A new terminal has no previous frame, so the next draws all of it. Not `clear()`:
+        // it asks the terminal where the cursor is, and that answer can be lost on the way
+        // back from a session.
+        self.terminal =
+            ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(io::stdout()))?;
+        Ok(output)
+    }
 }
 
 /// The OSC 52 sequence that sets the clipboard to `text`: the terminal (and tmux, and an

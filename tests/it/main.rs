@@ -9,6 +9,8 @@
 )]
 
 mod act_writes;
+mod act_exec;
+mod act_shell_tui;
 mod cli_errors;
 mod common;
 mod describe;

@@ -541,11 +541,11 @@ spec:
         .run(&[
             "get",
             "--raw",
-            "/api/v1/namespaces/default/pods/initialised/exec?command=ls",
+            "/api/v1/namespaces/default/pods/initialised/ephemeralcontainers",
         ])
         .await;
     assert!(
-        !ok && err.contains("MethodNotAllowed") && err.contains("pods/exec"),
+        !ok && err.contains("MethodNotAllowed") && err.contains("pods/ephemeralcontainers"),
         "{err}"
     );
 

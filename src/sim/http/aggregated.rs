@@ -36,6 +36,9 @@ fn resource(r: Resource) -> Value {
         Subresource::Scale,
         Subresource::Log,
         Subresource::Eviction,
+        Subresource::Exec,
+        Subresource::Attach,
+        Subresource::PortForward,
     ] {
         let Some(name) = sub.name_for(r) else {
             continue;
@@ -54,6 +57,18 @@ fn resource(r: Resource) -> Value {
             Subresource::Eviction => (
                 json!({"group": "policy", "version": "v1", "kind": "Eviction"}),
                 json!(["create"]),
+            ),
+            Subresource::Exec => (
+                json!({"group": "", "version": "v1", "kind": "PodExecOptions"}),
+                json!(["create", "get"]),
+            ),
+            Subresource::Attach => (
+                json!({"group": "", "version": "v1", "kind": "PodAttachOptions"}),
+                json!(["create", "get"]),
+            ),
+            Subresource::PortForward => (
+                json!({"group": "", "version": "v1", "kind": "PodPortForwardOptions"}),
+                json!(["create", "get"]),
             ),
         };
         subresources.push(json!({

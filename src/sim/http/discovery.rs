@@ -157,6 +157,19 @@ fn api_resources(r: Resource) -> Vec<Value> {
             "kind": "Eviction",
             "verbs": ["create"],
         }));
+        for (sub, kind) in [
+            ("exec", "PodExecOptions"),
+            ("attach", "PodAttachOptions"),
+            ("portforward", "PodPortForwardOptions"),
+        ] {
+            out.push(json!({
+                "name": format!("pods/{sub}"),
+                "singularName": "",
+                "namespaced": true,
+                "kind": kind,
+                "verbs": ["create", "get"],
+            }));
+        }
     }
     out
 }

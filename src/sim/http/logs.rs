@@ -149,6 +149,40 @@ fn init_status(pod: &Value, container: &str) -> Option<Value> {
     Some(json!({"name": container, "restartCount": 0, "state": state, "lastState": {}}))
 }
 
+/// The names of the pod's `field` containers (`containers`, `initContainers`).
+fn container_names<'a>(pod: &'a Value, field: &str) -> Vec<&'a str> {
+    pod["spec"][field]
+        .as_array()
+        .map(|cs| cs.iter().filter_map(|c| c["name"].as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// The container a request for a pod's container (its log, an exec, an attach) means: the
+/// one named, or the pod's only one; otherwise the real server's refusal naming the choices.
+pub(super) fn chosen_container(pod: &Value, requested: Option<&str>) -> Result<String, ApiError> {
+    let name = pod["metadata"]["name"].as_str().unwrap_or("");
+    let containers = container_names(pod, "containers");
+    let init = container_names(pod, "initContainers");
+    match requested {
+        Some(c) if containers.contains(&c) || init.contains(&c) => Ok(c.to_string()),
+        Some(c) => Err(ApiError::bad_request(format!(
+            "container {c} is not valid for pod {name}"
+        ))),
+        None if containers.len() == 1 => Ok(containers[0].to_string()),
+        None => {
+            let init_choice = if init.is_empty() {
+                String::new()
+            } else {
+                format!(" or one of the init containers: [{}]", init.join(" "))
+            };
+            Err(ApiError::bad_request(format!(
+                "a container name must be specified for pod {name}, choose one of: [{}]{init_choice}",
+                containers.join(" ")
+            )))
+        }
+    }
+}
+
 /// The instance of `container` of `pod` to read, or the real server's refusal.
 fn instance(
     pod: &Value,
@@ -156,34 +190,8 @@ fn instance(
     noisy: Option<&NoisyLogs>,
 ) -> Result<(String, ContainerLog, bool), ApiError> {
     let name = pod["metadata"]["name"].as_str().unwrap_or("");
-    let names = |field: &str| -> Vec<&str> {
-        pod["spec"][field]
-            .as_array()
-            .map(|cs| cs.iter().filter_map(|c| c["name"].as_str()).collect())
-            .unwrap_or_default()
-    };
-    let containers = names("containers");
-    let init = names("initContainers");
-    let container = match &options.container {
-        Some(c) if containers.contains(&c.as_str()) || init.contains(&c.as_str()) => c.clone(),
-        Some(c) => {
-            return Err(ApiError::bad_request(format!(
-                "container {c} is not valid for pod {name}"
-            )));
-        }
-        None if containers.len() == 1 => containers[0].to_string(),
-        None => {
-            let init_choice = if init.is_empty() {
-                String::new()
-            } else {
-                format!(" or one of the init containers: [{}]", init.join(" "))
-            };
-            return Err(ApiError::bad_request(format!(
-                "a container name must be specified for pod {name}, choose one of: [{}]{init_choice}",
-                containers.join(" ")
-            )));
-        }
-    };
+    let container = chosen_container(pod, options.container.as_deref())?;
+    let init = container_names(pod, "initContainers");
     if pod["spec"]["nodeName"].as_str().is_none_or(str::is_empty) {
         return Err(ApiError::bad_request(format!(
             "pod {name} does not have a host assigned"
@@ -338,6 +346,38 @@ pub(crate) async fn logs(
         .map_err(|e| ApiError::internal(&e.to_string()))
 }
 
+/// What an attach to a container that takes no stdin sees: its output from now on, which
+/// in the sim is its log's lines as they are written.
+pub(super) fn attached_output(
+    shared: Arc<Shared>,
+    key: String,
+    stored: Arc<StoredObject>,
+    pod: &Value,
+    container: &str,
+) -> Result<Follow, ApiError> {
+    let options = Options {
+        container: Some(container.to_string()),
+        previous: false,
+        follow: true,
+        timestamps: false,
+        tail_lines: Some(0),
+        since_ms: None,
+        limit_bytes: None,
+    };
+    let (container, log, _) = instance(pod, &options, shared.noisy_logs.as_ref())?;
+    let next = log.written_by(jiff::Timestamp::now().as_millisecond());
+    Ok(Follow {
+        shared,
+        key,
+        running_in: stored,
+        container,
+        log,
+        next,
+        timestamps: false,
+        budget: u64::MAX,
+    })
+}
+
 /// `text` cut to at most `budget` bytes (at a character boundary), the budget spent.
 fn cut(mut text: String, budget: &mut u64) -> Bytes {
     if text.len() as u64 > *budget {
@@ -353,7 +393,7 @@ fn cut(mut text: String, budget: &mut u64) -> Bytes {
 
 /// A followed log: new lines as the container writes them, until it stops running, the
 /// pod goes, the byte limit is reached or the sim shuts down.
-struct Follow {
+pub(super) struct Follow {
     shared: Arc<Shared>,
     key: String,
     /// The pod's version last seen running the container: while the pod is unchanged it is
@@ -367,7 +407,7 @@ struct Follow {
 }
 
 impl Follow {
-    async fn next_chunk(&mut self) -> Option<Bytes> {
+    pub(super) async fn next_chunk(&mut self) -> Option<Bytes> {
         loop {
             if self.budget == 0 || !self.still_running() {
                 return None;

@@ -4,11 +4,13 @@
 mod aggregated;
 mod crd_table;
 mod discovery;
+mod exec;
 mod list;
 mod logs;
 mod metrics;
 mod openapi;
 mod params;
+mod portforward;
 mod printing;
 mod proxy;
 mod review;

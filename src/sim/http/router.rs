@@ -17,11 +17,13 @@ use crate::faults::{FaultsFired, RequestFault};
 use crate::manifests;
 use crate::shared::SimUser;
 
+use super::exec::{self, Upgrade};
 use super::params::Params;
 use super::status::ApiError;
 use super::target::{self, Route, Subresource, Target, parse_path};
 use super::{
-    aggregated, discovery, list, logs, metrics, openapi, proxy, review, table, watch, write,
+    aggregated, discovery, list, logs, metrics, openapi, portforward, proxy, review, table, watch,
+    write,
 };
 
 /// The server's routes: discovery, the admin endpoint, and every resource path.
@@ -96,6 +98,7 @@ async fn api(
     method: Method,
     uri: Uri,
     headers: HeaderMap,
+    upgrade: Upgrade,
     body: Bytes,
 ) -> Response {
     if let Some(review) = review::route(&uri) {
@@ -104,7 +107,7 @@ async fn api(
             method => ApiError::method_not_allowed(method.as_str()).into_response(),
         };
     }
-    match handle(shared, &user, method, uri, headers, body).await {
+    match handle(shared, &user, method, uri, headers, upgrade, body).await {
         Ok(response) => response,
         Err(e) => e.into_response(),
     }
@@ -116,6 +119,7 @@ async fn handle(
     method: Method,
     uri: Uri,
     headers: HeaderMap,
+    upgrade: Upgrade,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let uri = target::legacy_watch(&uri).unwrap_or(uri);
@@ -209,9 +213,28 @@ async fn handle(
         (Method::POST, true, Some(Subresource::Eviction)) => {
             write::evict(&shared, &target, &params, &headers, &body)
         }
-        (method, true, Some(Subresource::Log | Subresource::Eviction)) => {
-            Err(ApiError::method_not_allowed(method.as_str()))
+        (
+            Method::GET | Method::POST,
+            true,
+            Some(sub @ (Subresource::Exec | Subresource::Attach)),
+        ) => {
+            let kind = if sub == Subresource::Exec {
+                exec::Kind::Exec
+            } else {
+                exec::Kind::Attach
+            };
+            exec::serve(shared, &target, kind, &uri, &headers, upgrade)
         }
+        (Method::GET | Method::POST, true, Some(Subresource::PortForward)) => {
+            portforward::serve(shared, &target, &uri, &headers, upgrade)
+        }
+        (
+            method,
+            true,
+            Some(
+                Subresource::Log | Subresource::Eviction | Subresource::Exec | Subresource::Attach,
+            ),
+        ) => Err(ApiError::method_not_allowed(method.as_str())),
         (Method::GET, true, _) => list::get(&shared, &target, as_table, metadata_only),
         (Method::POST, false, _) => write::create(&shared, &target, &params, &headers, &body),
         (Method::PUT, true, _) => write::replace(&shared, &target, &params, &headers, &body),

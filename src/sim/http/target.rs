@@ -16,6 +16,12 @@ pub(crate) enum Subresource {
     Log,
     /// A pod's eviction (`pods/NAME/eviction`, a policy/v1 Eviction).
     Eviction,
+    /// A command in a pod's container (`pods/NAME/exec`), over a WebSocket.
+    Exec,
+    /// The streams of a pod's container (`pods/NAME/attach`), over a WebSocket.
+    Attach,
+    /// Connections to a pod's ports (`pods/NAME/portforward`), over a WebSocket.
+    PortForward,
 }
 
 impl Subresource {
@@ -26,16 +32,16 @@ impl Subresource {
             Self::Scale => "scale",
             Self::Log => "log",
             Self::Eviction => "eviction",
+            Self::Exec => "exec",
+            Self::Attach => "attach",
+            Self::PortForward => "portforward",
         }
     }
 }
 
 /// Subresources the real server has that the sim does not serve, with what uses them: a
 /// client asking for one is told so, not given a 404 that reads as a missing object.
-const UNSERVED: [(&str, &str, &str); 9] = [
-    ("pods", "exec", "kubectl exec"),
-    ("pods", "attach", "kubectl attach"),
-    ("pods", "portforward", "kubectl port-forward"),
+const UNSERVED: [(&str, &str, &str); 6] = [
     ("pods", "ephemeralcontainers", "kubectl debug"),
     ("pods", "binding", "binding a pod to a node"),
     ("pods", "resize", "resizing a pod's resources in place"),
@@ -79,8 +85,14 @@ impl Subresource {
         if resource == Resource::Pods && name == "log" {
             return Some(Subresource::Log);
         }
-        if resource == Resource::Pods && name == "eviction" {
-            return Some(Subresource::Eviction);
+        if resource == Resource::Pods {
+            match name {
+                "eviction" => return Some(Subresource::Eviction),
+                "exec" => return Some(Subresource::Exec),
+                "attach" => return Some(Subresource::Attach),
+                "portforward" => return Some(Subresource::PortForward),
+                _ => {}
+            }
         }
         [Subresource::Status, Subresource::Scale]
             .into_iter()
@@ -95,6 +107,9 @@ impl Subresource {
             Subresource::Scale => d.scale.then_some("scale"),
             Subresource::Log => (resource == Resource::Pods).then_some("log"),
             Subresource::Eviction => (resource == Resource::Pods).then_some("eviction"),
+            Subresource::Exec => (resource == Resource::Pods).then_some("exec"),
+            Subresource::Attach => (resource == Resource::Pods).then_some("attach"),
+            Subresource::PortForward => (resource == Resource::Pods).then_some("portforward"),
         }
     }
 }
