@@ -9,6 +9,7 @@ pub mod fuzzy;
 pub mod hotloops;
 pub mod jsonpath;
 pub mod live;
+pub mod metrics;
 pub mod mixed;
 pub mod printer_columns;
 pub mod query;
