@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 use kscope::commands::deltas::DeltasArgs;
 use kscope::commands::get::GetArgs;
 use kscope::commands::hotloops::HotloopsArgs;
+use kscope::commands::metrics::MetricsArgs;
 
 /// A terminal cluster explorer for Kubernetes, built on a faithful port of client-go's informers.
 #[derive(Debug, Parser)]
@@ -37,6 +38,8 @@ enum Command {
     Deltas(DeltasArgs),
     /// Find controllers that trigger themselves: write rates per field manager and object.
     Hotloops(HotloopsArgs),
+    /// Read a controller's own Prometheus metrics through the API server's pod proxy.
+    Metrics(MetricsArgs),
     /// Serve a simulated Kubernetes API server (list/watch, churn, faults) on loopback.
     Sim(kscope_sim::cli::SimArgs),
 }
@@ -77,6 +80,7 @@ fn with_outer_flags(command: Command, cli: &Cli) -> anyhow::Result<Command> {
         Command::Get(_) => "get",
         Command::Deltas(_) => "deltas",
         Command::Hotloops(_) => "hotloops",
+        Command::Metrics(_) => "metrics",
         Command::Sim(_) => "sim",
     };
     if cli.demo {
@@ -101,6 +105,14 @@ fn with_outer_flags(command: Command, cli: &Cli) -> anyhow::Result<Command> {
                 .with_outer(&cli.cluster)
                 .map_err(anyhow::Error::msg)?;
             Ok(Command::Hotloops(args))
+        }
+        Command::Metrics(_) if cli.config.is_some() => Err(before("--config", name)),
+        Command::Metrics(mut args) => {
+            args.cluster = args
+                .cluster
+                .with_outer(&cli.cluster)
+                .map_err(anyhow::Error::msg)?;
+            Ok(Command::Metrics(args))
         }
     }
 }
@@ -163,6 +175,9 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Hotloops(args) => {
             runtime.block_on(kscope::commands::hotloops::run(&args, &mut stdout))?
+        }
+        Command::Metrics(args) => {
+            runtime.block_on(kscope::commands::metrics::run(&args, &mut stdout))?
         }
         Command::Sim(args) => runtime.block_on(kscope_sim::cli::run(args))?,
     }

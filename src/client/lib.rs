@@ -12,6 +12,7 @@ pub mod fetch;
 pub mod limits;
 pub mod lister_watcher;
 pub mod logs;
+pub mod metrics;
 pub mod printer_columns;
 pub mod table_form;
 pub mod transport;

@@ -8,6 +8,7 @@ pub mod get;
 pub mod go_numbers;
 pub mod hotloops;
 mod informer;
+pub mod metrics;
 pub mod output;
 mod sync;
 pub mod yaml;
