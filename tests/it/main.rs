@@ -56,3 +56,4 @@ mod tui_waiting;
 mod views_config;
 mod views_sim;
 mod workbench_hotloops;
+mod workbench_metrics;
