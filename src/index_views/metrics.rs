@@ -422,7 +422,6 @@ go_goroutines 42
         let after = parse(
             &PAGE
                 .replace("} 100", "} 120")
-                .replace("le=\"0.1\"} 10", "le=\"0.1\"} 10")
                 .replace("le=\"1\"} 20", "le=\"1\"} 30")
                 .replace("le=\"+Inf\"} 20", "le=\"+Inf\"} 30")
                 .replace("_count{controller=\"w\"} 20", "_count{controller=\"w\"} 30")
