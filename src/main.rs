@@ -10,6 +10,7 @@ use kscope::commands::hotloops::HotloopsArgs;
 use kscope::commands::mcp::McpArgs;
 use kscope::commands::timeline::TimelineArgs;
 use kscope::commands::tree::TreeArgs;
+use kscope::commands::metrics::MetricsArgs;
 
 /// A terminal cluster explorer for Kubernetes, built on a faithful port of client-go's informers.
 #[derive(Debug, Parser)]
@@ -54,6 +55,8 @@ enum Command {
     Record(kscope::commands::record::RecordArgs),
     /// Print the store a recording held at its end, or at a time or resourceVersion.
     Replay(kscope::commands::replay::ReplayArgs),
+    /// Read a controller's own Prometheus metrics through the API server's pod proxy.
+    Metrics(MetricsArgs),
     /// Serve a simulated Kubernetes API server (list/watch, churn, faults) on loopback.
     Sim(kscope_sim::cli::SimArgs),
 }
@@ -97,6 +100,7 @@ fn with_outer_flags(command: Command, cli: &Cli) -> anyhow::Result<Command> {
         Command::Mcp(_) => "mcp",
         Command::Tree(_) => "tree",
         Command::Timeline(_) => "timeline",
+        Command::Metrics(_) => "metrics",
         Command::Sim(_) => "sim",
         Command::Record(_) => "record",
         Command::Replay(_) => "replay",
@@ -134,6 +138,14 @@ fn with_outer_flags(command: Command, cli: &Cli) -> anyhow::Result<Command> {
                 .with_outer(&cli.cluster)
                 .map_err(anyhow::Error::msg)?;
             Ok(Command::Hotloops(args))
+        }
+        Command::Metrics(_) if cli.config.is_some() => Err(before("--config", name)),
+        Command::Metrics(mut args) => {
+            args.cluster = args
+                .cluster
+                .with_outer(&cli.cluster)
+                .map_err(anyhow::Error::msg)?;
+            Ok(Command::Metrics(args))
         }
         Command::Mcp(mut args) => {
             args.cluster = args
@@ -245,6 +257,9 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Tree(args) => runtime.block_on(kscope::commands::tree::run(&args, &mut stdout))?,
         Command::Timeline(args) => {
             runtime.block_on(kscope::commands::timeline::run(&args, &mut stdout))?
+        }
+        Command::Metrics(args) => {
+            runtime.block_on(kscope::commands::metrics::run(&args, &mut stdout))?
         }
         Command::Sim(args) => runtime.block_on(kscope_sim::cli::run(args))?,
         Command::Record(args) => runtime.block_on(kscope::commands::record::run(&args))?,

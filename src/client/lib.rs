@@ -13,6 +13,7 @@ pub mod limits;
 pub mod lister_watcher;
 pub mod logs;
 pub mod metrics;
+pub mod scrape;
 pub mod printer_columns;
 pub mod table_form;
 pub mod transport;

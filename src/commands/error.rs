@@ -43,6 +43,10 @@ pub enum CommandError {
     Fetch(#[from] kscope_client::fetch::FetchError),
     #[error("{failed} of the resource types could not be read")]
     SomeKindsFailed { failed: usize },
+    #[error(transparent)]
+    Scrape(#[from] kscope_client::scrape::ScrapeError),
+    #[error(transparent)]
+    MetricsPage(#[from] kscope_index_views::metrics::MetricsParseError),
     #[error("hot loop found: {0}")]
     HotLoopFound(String),
     #[error("{missing} of the objects named were not found")]

@@ -10,6 +10,7 @@ pub mod go_numbers;
 pub mod hotloops;
 mod informer;
 pub mod mcp;
+pub mod metrics;
 pub mod output;
 pub mod record;
 pub mod replay;

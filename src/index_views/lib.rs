@@ -10,6 +10,7 @@ pub mod hotloops;
 pub mod jsonpath;
 pub mod live;
 mod managed_fields;
+pub mod metrics;
 pub mod mixed;
 pub mod ownership;
 pub mod printer_columns;

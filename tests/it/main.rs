@@ -64,3 +64,4 @@ mod views_config;
 mod views_sim;
 mod workbench_hotloops;
 mod workbench_views;
+mod workbench_metrics;
