@@ -660,17 +660,8 @@ async fn a_deleted_pod_ends_succeeded_or_failed_before_it_goes() {
         }
     });
     let mut seen: Vec<String> = Vec::new();
-    let next = |rx: &mut tokio::sync::mpsc::UnboundedReceiver<String>| {
-        let line = rx.recv();
-        async move {
-            tokio::time::timeout(HANG_GUARD, line)
-                .await
-                .expect("a watch event in time")
-                .expect("the watch runs")
-        }
-    };
     while seen.iter().filter(|l| l.starts_with("ADDED")).count() < 2 {
-        seen.push(next(&mut rx).await);
+        seen.push(next_line(&mut rx).await);
     }
     fx.ok(&[
         "delete",
@@ -687,7 +678,7 @@ async fn a_deleted_pod_ends_succeeded_or_failed_before_it_goes() {
             .position(|l| l.starts_with(&format!("DELETED {name} ")))
     };
     while deleted(&seen, "clean").is_none() || deleted(&seen, "killed").is_none() {
-        seen.push(next(&mut rx).await);
+        seen.push(next_line(&mut rx).await);
     }
     let _ = watch.kill();
     let _ = watch.wait();
@@ -738,4 +729,12 @@ async fn churned_deployments_and_seeded_statefulsets_count_their_ready_pods() {
             sts["status"]
         );
     }
+}
+
+/// The next line a watch printed.
+async fn next_line(rx: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -> String {
+    tokio::time::timeout(HANG_GUARD, rx.recv())
+        .await
+        .expect("a watch event in time")
+        .expect("the watch runs")
 }
