@@ -136,6 +136,7 @@ pub(crate) async fn run(shared: Arc<Shared>, seed: u64, churn_for: Option<Durati
         shared: shared.clone(),
         terminating: BinaryHeap::new(),
         terminating_keys: HashSet::new(),
+        stale: HashSet::new(),
     };
     let mut settings = shared.churn.subscribe();
     let mut stop_at = churn_for.map(|d| Instant::now() + d);
@@ -207,6 +208,8 @@ struct Churn {
     /// (the churn plays their kubelets).
     terminating: BinaryHeap<Reverse<(Instant, String)>>,
     terminating_keys: HashSet<String>,
+    /// The Deployments whose pods or ReplicaSets this batch changed, recounted at its end.
+    stale: HashSet<String>,
 }
 
 impl Churn {
@@ -239,6 +242,14 @@ impl Churn {
             let before = txn.next_resource_version();
             if self.perform(txn, op) {
                 done += (txn.next_resource_version() - before).max(1) as usize;
+            }
+        }
+        // The churn plays the controllers of the Deployments it drives: their status and
+        // their ReplicaSets' follow the pods, as READY does in a real cluster.
+        let adopted = self.adopted.read();
+        for deployment in self.stale.drain() {
+            if !adopted.contains(deployment.as_str()) {
+                churn_kinds::recount_deployment(txn, &deployment);
             }
         }
     }
@@ -497,27 +508,11 @@ impl Churn {
     /// the controllers now drive.
     fn touches_adopted(&self, op: &Op) -> bool {
         let adopted = self.adopted.read();
-        if adopted.is_empty() {
+        if adopted.is_empty() || matches!(op, Op::RemovePod(_)) {
+            // A Terminating pod's removal is its kubelet's, whoever drives its Deployment.
             return false;
         }
-        // Pods are named `<replicaset>-<suffix>`, ReplicaSets `<deployment>-<hash>`.
-        let parent = |key: &str| key.rsplit_once('-').map(|(p, _)| p.to_string());
-        let deployment = match op {
-            Op::CreatePod(p) | Op::MarkRunning(p) => {
-                parent(&format!("{}/{}", p.namespace, p.rs_name))
-            }
-            Op::DeletePod(key) | Op::Crash(key) | Op::Recover(key) => {
-                parent(key).and_then(|rs| parent(&rs))
-            }
-            Op::ScaleReplicaSet(key, _) => parent(key),
-            Op::ScaleDeployment(key, _) => Some(key.clone()),
-            Op::UpdateTemplate { deployment, .. } | Op::CreateReplicaSet { deployment, .. } => {
-                Some(deployment.clone())
-            }
-            // A Terminating pod's removal is its kubelet's, whoever drives its Deployment.
-            Op::Cordon(..) | Op::RemovePod(_) => None,
-        };
-        deployment.is_some_and(|d| adopted.contains(d.as_str()))
+        deployment_of(op).is_some_and(|d| adopted.contains(d.as_str()))
     }
 
     fn perform(&mut self, txn: &mut Txn<'_>, op: Op) -> bool {
@@ -541,7 +536,11 @@ impl Churn {
         };
         let app_before = pod.as_deref().and_then(|key| churn_kinds::app_of(txn, key));
         let crashed = matches!(op, Op::Crash(_)).then(|| pod.clone()).flatten();
+        let deployment = deployment_of(&op);
         let done = self.perform_one(txn, op);
+        if done && let Some(deployment) = deployment {
+            self.stale.insert(deployment);
+        }
         if done && let Some(key) = pod {
             let app = app_before.or_else(|| churn_kinds::app_of(txn, &key));
             if let (Some(app), Some((namespace, _))) = (app, key.split_once('/')) {
@@ -643,6 +642,24 @@ impl Churn {
                 modify(txn, Resource::Nodes, &node, |n| cordon(n, on))
             }
         }
+    }
+}
+
+/// The Deployment whose pods or ReplicaSets `op` changes.
+fn deployment_of(op: &Op) -> Option<String> {
+    // Pods are named `<replicaset>-<suffix>`, ReplicaSets `<deployment>-<hash>`.
+    let parent = |key: &str| key.rsplit_once('-').map(|(p, _)| p.to_string());
+    match op {
+        Op::CreatePod(p) | Op::MarkRunning(p) => parent(&format!("{}/{}", p.namespace, p.rs_name)),
+        Op::DeletePod(key) | Op::RemovePod(key) | Op::Crash(key) | Op::Recover(key) => {
+            parent(key).and_then(|rs| parent(&rs))
+        }
+        Op::ScaleReplicaSet(key, _) => parent(key),
+        Op::ScaleDeployment(key, _) => Some(key.clone()),
+        Op::UpdateTemplate { deployment, .. } | Op::CreateReplicaSet { deployment, .. } => {
+            Some(deployment.clone())
+        }
+        Op::Cordon(..) => None,
     }
 }
 
@@ -1026,19 +1043,9 @@ fn recover(pod_status: &mut Value) {
     set_condition(pod_status, &["Ready", "ContainersReady"], true);
 }
 
+/// A scale sets the spec alone: the status is counted from the pods at the batch's end.
 fn set_replicas(obj: &mut Value, replicas: u64) {
     obj["spec"]["replicas"] = json!(replicas);
-    for field in [
-        "replicas",
-        "readyReplicas",
-        "availableReplicas",
-        "fullyLabeledReplicas",
-        "updatedReplicas",
-    ] {
-        if !obj["status"][field].is_null() || field == "replicas" {
-            obj["status"][field] = json!(replicas);
-        }
-    }
 }
 
 fn bump_generation(obj: &mut Value) {

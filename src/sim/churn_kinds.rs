@@ -289,6 +289,85 @@ fn record_app_event(
     }
 }
 
+/// Counts Deployment `key`'s ReplicaSets' status from their live pods (Terminating ones no
+/// longer count), then its own from theirs, as their controllers do; an object whose counts
+/// did not move is not written.
+pub(crate) fn recount_deployment(txn: &mut Txn<'_>, key: &str) {
+    let Some(Ok(mut deployment)) = txn.get(Resource::Deployments, key).map(|d| d.decode()) else {
+        return;
+    };
+    let uid = deployment["metadata"]["uid"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    let sets: Vec<(Key, Arc<StoredObject>)> = txn
+        .scan(Resource::ReplicaSets, &format!("{key}-"))
+        .into_iter()
+        .filter(|(_, rs)| rs.controller_uid.as_deref() == Some(uid.as_str()))
+        .collect();
+    let (mut replicas, mut ready, mut updated) = (0, 0, (0, 0));
+    for (rs_key, stored) in sets {
+        let Ok(mut rs) = stored.decode() else {
+            continue;
+        };
+        let live: Vec<Value> = txn
+            .scan(Resource::Pods, &format!("{rs_key}-"))
+            .into_iter()
+            .filter(|(_, pod)| pod.controller_uid.as_deref() == Some(&*stored.uid))
+            .filter_map(|(_, pod)| pod.decode().ok())
+            .filter(|pod| !pod["metadata"]["deletionTimestamp"].is_string())
+            .collect();
+        let rs_ready = live.iter().filter(|pod| is_ready(pod)).count() as u32;
+        let before = rs["status"].clone();
+        rs["status"]["replicas"] = json!(live.len());
+        rs["status"]["fullyLabeledReplicas"] = json!(live.len());
+        manifests::count_ready(&mut rs, rs_ready);
+        if rs["status"] != before {
+            let status = rs["status"].take();
+            let _ = txn.modify_member(Resource::ReplicaSets, &rs_key, "status", |s| *s = status);
+        }
+        replicas += live.len();
+        ready += rs_ready;
+        // The newest revision's pods are the updated ones.
+        let revision = rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"]
+            .as_str()
+            .and_then(|r| r.parse::<u64>().ok())
+            .unwrap_or(0);
+        if revision >= updated.0 {
+            updated = (revision, live.len());
+        }
+    }
+    let before = deployment["status"].clone();
+    deployment["status"]["replicas"] = json!(replicas);
+    deployment["status"]["updatedReplicas"] = json!(updated.1);
+    manifests::count_ready(&mut deployment, ready);
+    let available = |status: &Value| {
+        status["conditions"]
+            .as_array()
+            .and_then(|cs| cs.iter().position(|c| c["type"] == "Available"))
+            .map(|at| (at, status["conditions"][at]["status"].clone()))
+    };
+    if let Some((at, now)) = available(&deployment["status"])
+        && available(&before).is_some_and(|(_, was)| was != now)
+    {
+        let time = json!(manifests::timestamp(manifests::now_seconds()));
+        deployment["status"]["conditions"][at]["lastUpdateTime"] = time.clone();
+        deployment["status"]["conditions"][at]["lastTransitionTime"] = time;
+    }
+    if deployment["status"] != before {
+        let status = deployment["status"].take();
+        let _ = txn.modify_member(Resource::Deployments, key, "status", |s| *s = status);
+    }
+}
+
+/// Whether a pod's Ready condition is True.
+fn is_ready(pod: &Value) -> bool {
+    pod["status"]["conditions"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["type"] == "Ready"))
+        .is_some_and(|c| c["status"] == "True")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

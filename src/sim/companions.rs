@@ -671,6 +671,9 @@ pub fn for_namespace(
         .as_str()
         .unwrap_or("")
         .to_string();
+    // Its status counts the pods it has, all Running and Ready (none when the seed leaves
+    // the StatefulSets' pods out).
+    let pods = if nodes.pods { replicas } else { 0 };
     let sts = json!({
         "kind": "StatefulSet",
         "apiVersion": "apps/v1",
@@ -687,7 +690,7 @@ pub fn for_namespace(
             "revisionHistoryLimit": 10,
             "persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Retain", "whenScaled": "Retain"},
         },
-        "status": {"observedGeneration": 1, "replicas": replicas, "readyReplicas": replicas, "currentReplicas": replicas, "updatedReplicas": replicas, "availableReplicas": replicas, "currentRevision": revision_name, "updateRevision": revision_name, "collisionCount": 0},
+        "status": {"observedGeneration": 1, "replicas": pods, "readyReplicas": pods, "currentReplicas": pods, "updatedReplicas": pods, "availableReplicas": pods, "currentRevision": revision_name, "updateRevision": revision_name, "collisionCount": 0},
     });
     out.push(companion(Resource::StatefulSets, ns, sts.clone()));
     out.push(companion(Resource::ControllerRevisions, ns, revision));

@@ -518,10 +518,10 @@ pub fn deployment(app: &AppSpec<'_>, template: &Value, ready: u32) -> Value {
     })
 }
 
-/// Sets a seeded Deployment's or ReplicaSet's ready and available counts to the `ready`
-/// pods it has, as its controller counts them (no minReadySeconds: ready is available); a
+/// Sets a Deployment's or ReplicaSet's ready and available counts to the `ready` pods it
+/// has, as its controller counts them (no minReadySeconds: ready is available); a
 /// Deployment is Available while no more than its maxUnavailable (25%, rounded down) are
-/// not.
+/// not. For the seed, and for the churn's recounts as pods come, crash and go.
 pub fn count_ready(object: &mut Value, ready: u32) {
     object["status"]["readyReplicas"] = json!(ready);
     object["status"]["availableReplicas"] = json!(ready);
@@ -532,19 +532,31 @@ pub fn count_ready(object: &mut Value, ready: u32) {
     let unavailable = replicas.saturating_sub(u64::from(ready));
     if unavailable > 0 {
         object["status"]["unavailableReplicas"] = json!(unavailable);
+    } else if let Some(status) = object["status"].as_object_mut() {
+        status.remove("unavailableReplicas");
     }
-    if unavailable <= replicas / 4 {
-        return;
-    }
+    let (available, reason, message) = if unavailable <= replicas / 4 {
+        (
+            "True",
+            "MinimumReplicasAvailable",
+            "Deployment has minimum availability.",
+        )
+    } else {
+        (
+            "False",
+            "MinimumReplicasUnavailable",
+            "Deployment does not have minimum availability.",
+        )
+    };
     let conditions = object["status"]["conditions"].as_array_mut();
-    if let Some(available) = conditions
+    if let Some(condition) = conditions
         .into_iter()
         .flatten()
-        .find(|c| c["type"] == "Available")
+        .find(|c| c["type"] == "Available" && c["status"] != available)
     {
-        available["status"] = json!("False");
-        available["reason"] = json!("MinimumReplicasUnavailable");
-        available["message"] = json!("Deployment does not have minimum availability.");
+        condition["status"] = json!(available);
+        condition["reason"] = json!(reason);
+        condition["message"] = json!(message);
     }
 }
 

@@ -2,7 +2,8 @@
 //! containers stop before it goes, its endpoints stay in the EndpointSlice marked
 //! terminating, duplicate fields in a patch are warned of or refused, pod IPs come from
 //! their node's podCIDR, seeded StatefulSets are defaulted as created ones are, and the
-//! demo's Deployments count the Ready pods they have.
+//! demo's Deployments count the Ready pods they have, and a deleted pod ends Succeeded or
+//! Failed before it goes.
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
@@ -31,9 +32,28 @@ spec:
     command: ["sh", "-c", "sleep 3600"]
 "#;
 
+/// A pod whose only container ends on SIGTERM.
+const ONE_CONTAINER: &str = r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: NAME
+  namespace: default
+  labels: {app: NAME}
+spec:
+  terminationGracePeriodSeconds: GRACE
+  containers:
+  - name: app
+    image: nginx:1.27
+"#;
+
 /// Creates the [`TWO_CONTAINERS`] pod `name` and waits until it is Ready.
 async fn ready_pod(fx: &Kubectl, name: &str, grace: u32) {
-    let manifest = TWO_CONTAINERS
+    ready_from(fx, TWO_CONTAINERS, name, grace).await;
+}
+
+/// Creates pod `name` from `template` and waits until it is Ready.
+async fn ready_from(fx: &Kubectl, template: &str, name: &str, grace: u32) {
+    let manifest = template
         .replace("NAME", name)
         .replace("GRACE", &grace.to_string());
     let file = fx.file(&format!("{name}.yaml"), &manifest);
@@ -368,6 +388,45 @@ fn controller_uid(object: &Value) -> Option<&str> {
         .as_str()
 }
 
+/// The Deployments whose READY is not the number of their Ready pods (Terminating ones
+/// left out), or how many of their pods are not Ready.
+async fn ready_mismatches(fx: &Kubectl) -> Result<usize, String> {
+    let deployments = all(fx, "deployments").await;
+    let sets = all(fx, "replicasets").await;
+    let pods = all(fx, "pods").await;
+    let mut wrong = Vec::new();
+    let mut unready = 0;
+    for d in &deployments {
+        let uid = d["metadata"]["uid"].as_str();
+        let owned: Vec<&str> = sets
+            .iter()
+            .filter(|rs| controller_uid(rs) == uid)
+            .filter_map(|rs| rs["metadata"]["uid"].as_str())
+            .collect();
+        let (ready, not): (Vec<&Value>, Vec<&Value>) = pods
+            .iter()
+            .filter(|p| controller_uid(p).is_some_and(|u| owned.contains(&u)))
+            .filter(|p| !p["metadata"]["deletionTimestamp"].is_string())
+            .partition(|p| condition(p, "Ready") == "True");
+        unready += not.len();
+        let counted = d["status"]["readyReplicas"].as_u64().unwrap_or(0);
+        if counted != ready.len() as u64 {
+            wrong.push(format!(
+                "{}/{}: READY {counted}, {} Ready pods",
+                d["metadata"]["namespace"],
+                d["metadata"]["name"],
+                ready.len()
+            ));
+        }
+    }
+    assert!(!deployments.is_empty());
+    if wrong.is_empty() {
+        Ok(unready)
+    } else {
+        Err(wrong.join("; "))
+    }
+}
+
 #[tokio::test]
 async fn the_demos_deployments_count_their_ready_pods() {
     let Some(fx) =
@@ -375,41 +434,8 @@ async fn the_demos_deployments_count_their_ready_pods() {
     else {
         return;
     };
-    until("each Deployment's READY is its Ready pods", || async {
-        let deployments = all(&fx, "deployments").await;
-        let sets = all(&fx, "replicasets").await;
-        let pods = all(&fx, "pods").await;
-        let mut wrong = Vec::new();
-        let mut unready = 0;
-        for d in &deployments {
-            let uid = d["metadata"]["uid"].as_str();
-            let owned: Vec<&str> = sets
-                .iter()
-                .filter(|rs| controller_uid(rs) == uid)
-                .filter_map(|rs| rs["metadata"]["uid"].as_str())
-                .collect();
-            let (ready, not): (Vec<&Value>, Vec<&Value>) = pods
-                .iter()
-                .filter(|p| controller_uid(p).is_some_and(|u| owned.contains(&u)))
-                .filter(|p| !p["metadata"]["deletionTimestamp"].is_string())
-                .partition(|p| condition(p, "Ready") == "True");
-            unready += not.len();
-            let counted = d["status"]["readyReplicas"].as_u64().unwrap_or(0);
-            if counted != ready.len() as u64 {
-                wrong.push(format!(
-                    "{}/{}: READY {counted}, {} Ready pods",
-                    d["metadata"]["namespace"],
-                    d["metadata"]["name"],
-                    ready.len()
-                ));
-            }
-        }
-        assert!(!deployments.is_empty());
-        if wrong.is_empty() {
-            Ok(unready)
-        } else {
-            Err(wrong.join("; "))
-        }
+    until("each Deployment's READY is its Ready pods", || {
+        ready_mismatches(&fx)
     })
     .await;
     // What READY shows is the same count.
@@ -601,4 +627,114 @@ async fn seeded_statefulsets_carry_the_defaults_a_created_one_gets() {
             sts["metadata"]["name"]
         );
     }
+}
+
+#[tokio::test]
+async fn a_deleted_pod_ends_succeeded_or_failed_before_it_goes() {
+    let Some(fx) = Kubectl::start("gaps-phase").await else {
+        return;
+    };
+    ready_from(&fx, ONE_CONTAINER, "clean", 3).await;
+    ready_pod(&fx, "killed", 3).await;
+    let mut watch = fx
+        .command(&[
+            "get",
+            "pods",
+            "-n",
+            "default",
+            "--watch",
+            "--output-watch-events",
+            "-o",
+            "jsonpath={.type} {.object.metadata.name} {.object.status.phase}{\"\\n\"}",
+        ])
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("kubectl watch runs");
+    let stdout = watch.stdout.take().expect("piped");
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen: Vec<String> = Vec::new();
+    while seen.iter().filter(|l| l.starts_with("ADDED")).count() < 2 {
+        seen.push(next_line(&mut rx).await);
+    }
+    fx.ok(&[
+        "delete",
+        "pod",
+        "clean",
+        "killed",
+        "-n",
+        "default",
+        "--wait=false",
+    ])
+    .await;
+    let deleted = |seen: &[String], name: &str| {
+        seen.iter()
+            .position(|l| l.starts_with(&format!("DELETED {name} ")))
+    };
+    while deleted(&seen, "clean").is_none() || deleted(&seen, "killed").is_none() {
+        seen.push(next_line(&mut rx).await);
+    }
+    let _ = watch.kill();
+    let _ = watch.wait();
+    // Its only container exited 0 on SIGTERM: Succeeded; a script killed at the end of
+    // the grace period (137): Failed. Each is reported before the DELETED, which shows it.
+    for (name, phase) in [("clean", "Succeeded"), ("killed", "Failed")] {
+        let ended = seen
+            .iter()
+            .position(|l| *l == format!("MODIFIED {name} {phase}"));
+        assert!(
+            ended.is_some() && ended < deleted(&seen, name),
+            "{name}: MODIFIED {phase} before DELETED: {seen:#?}"
+        );
+        assert!(
+            seen.contains(&format!("DELETED {name} {phase}")),
+            "{seen:#?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn churned_deployments_and_seeded_statefulsets_count_their_ready_pods() {
+    let config = kscope_sim::SimConfig::with_size(300, 3, 3)
+        .churn(300.0, Some(std::time::Duration::from_secs(4)));
+    let Some(fx) = Kubectl::start_with("gaps-churn-ready", config).await else {
+        return;
+    };
+    // The churn scales, crashes and rolls pods for a while; once it stops, READY is
+    // what the pods say.
+    until("each Deployment's READY is its Ready pods", || {
+        ready_mismatches(&fx)
+    })
+    .await;
+    let sets = all(&fx, "statefulsets").await;
+    let pods = all(&fx, "pods").await;
+    assert!(!sets.is_empty());
+    for sts in &sets {
+        let uid = sts["metadata"]["uid"].as_str();
+        let ready = pods
+            .iter()
+            .filter(|p| controller_uid(p) == uid && condition(p, "Ready") == "True")
+            .count();
+        assert_eq!(
+            sts["status"]["readyReplicas"].as_u64().unwrap_or(0),
+            ready as u64,
+            "{}: {:#}",
+            sts["metadata"]["name"],
+            sts["status"]
+        );
+    }
+}
+
+/// The next line a watch printed.
+async fn next_line(rx: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -> String {
+    tokio::time::timeout(HANG_GUARD, rx.recv())
+        .await
+        .expect("a watch event in time")
+        .expect("the watch runs")
 }

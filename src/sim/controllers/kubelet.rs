@@ -149,8 +149,15 @@ fn terminated(
     };
     let left = deadline * 1000 - now_ms();
     let mut follow = FollowUps::new();
+    let was_finished = pods::finished(&pod);
     if stop_containers(&mut pod, left <= 0) {
         txn.put(Resource::Pods, key, &mut pod)?;
+        if !was_finished && pods::finished(&pod) {
+            // What it requested is free again, for the pods waiting for room.
+            let node = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
+            scheduler.finished(&node, &pod);
+            follow.extend(scheduler.retry());
+        }
         // The Services selecting it see it stop serving, its controller sees it unready.
         follow.extend(endpoints::services_selecting(txn, &pod));
         follow.extend(owner_work(&pod).map(|w| (w, None)));
@@ -178,7 +185,8 @@ fn terminated(
 /// The kubelet's SIGTERM to a Terminating pod's running containers: each that ends on it
 /// (any but a shell script, which as PID 1 ignores it) exits 0 now; with `killed` (the grace
 /// period is over) the rest are sent SIGKILL (exit 137). The stopped ones are reported
-/// terminated and unready, and the pod's conditions follow. Whether anything changed.
+/// terminated and unready; once none runs the pod is given its terminal phase (see
+/// [`terminal_phase`]), and its conditions follow. Whether anything changed.
 fn stop_containers(pod: &mut Value, killed: bool) -> bool {
     let specs = container_specs(pod);
     let now = manifests::timestamp(manifests::now_seconds());
@@ -209,10 +217,37 @@ fn stop_containers(pod: &mut Value, killed: bool) -> bool {
         status["started"] = json!(false);
         changed = true;
     }
+    if let Some(phase) = terminal_phase(pod) {
+        pod["status"]["phase"] = json!(phase);
+        changed = true;
+    }
     if changed {
         set_conditions(pod, &now);
     }
     changed
+}
+
+/// The phase a Terminating pod on a node ends in once none of its containers runs, as
+/// kubelets since 1.27 report it before their last delete (so a watch sees how the pod
+/// ended): Succeeded if every container exited 0, Failed otherwise (one killed, or one
+/// that never started). `None` while one runs, or if the pod already ended.
+fn terminal_phase(pod: &Value) -> Option<&'static str> {
+    if pods::finished(pod) || !pod["spec"]["nodeName"].is_string() {
+        return None;
+    }
+    let statuses = pod["status"]["containerStatuses"].as_array();
+    let statuses = statuses.map_or(&[][..], Vec::as_slice);
+    if statuses.iter().any(|s| s["state"]["running"].is_object()) {
+        return None;
+    }
+    // A container waiting to restart is reported by how its last run ended.
+    let exit = |s: &Value| {
+        s["state"]["terminated"]["exitCode"]
+            .as_i64()
+            .or_else(|| s["lastState"]["terminated"]["exitCode"].as_i64())
+    };
+    let succeeded = !statuses.is_empty() && statuses.iter().all(|s| exit(s) == Some(0));
+    Some(if succeeded { "Succeeded" } else { "Failed" })
 }
 
 /// Whether a container's process is a shell running a script (`sh -c ...`): as PID 1 it
