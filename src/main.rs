@@ -8,9 +8,9 @@ use kscope::commands::deltas::DeltasArgs;
 use kscope::commands::get::GetArgs;
 use kscope::commands::hotloops::HotloopsArgs;
 use kscope::commands::mcp::McpArgs;
+use kscope::commands::metrics::MetricsArgs;
 use kscope::commands::timeline::TimelineArgs;
 use kscope::commands::tree::TreeArgs;
-use kscope::commands::metrics::MetricsArgs;
 
 /// A terminal cluster explorer for Kubernetes, built on a faithful port of client-go's informers.
 #[derive(Debug, Parser)]
@@ -247,9 +247,13 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     let mut stdout = std::io::stdout().lock();
     match command {
         Command::Get(args) => runtime.block_on(kscope::commands::get::run(&args, &mut stdout))?,
-        Command::Deltas(args) => {
-            runtime.block_on(kscope::commands::deltas::run(&args, &mut stdout))?
-        }
+        Command::Deltas(args) => match &args.for_owner {
+            // Grouped into reconciles: its own command, which reads the deltas' flags.
+            Some(owner) => {
+                runtime.block_on(kscope::commands::for_owner::run(&args, owner, &mut stdout))?
+            }
+            None => runtime.block_on(kscope::commands::deltas::run(&args, &mut stdout))?,
+        },
         Command::Hotloops(args) => {
             runtime.block_on(kscope::commands::hotloops::run(&args, &mut stdout))?
         }

@@ -232,9 +232,6 @@ fn now() -> String {
 }
 
 pub async fn run(args: &DeltasArgs, out: &mut impl Write) -> Result<(), CommandError> {
-    if let Some(owner) = &args.for_owner {
-        return super::for_owner::run(args, owner, out).await;
-    }
     let r = &args.informer.resolve().await?;
     match r.kind.built_in() {
         Some(ResourceKind::Pods) => stream::<Pod>(args, r, out).await,

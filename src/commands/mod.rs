@@ -4,7 +4,7 @@
 pub mod custom_columns;
 pub mod deltas;
 mod error;
-mod for_owner;
+pub mod for_owner;
 pub mod get;
 pub mod go_numbers;
 pub mod hotloops;

@@ -71,7 +71,13 @@ impl Config {
         merge(
             &mut indexes,
             &mut keys,
-            (&mut informers, &mut logs, &mut metrics, &mut writes, &mut actions),
+            (
+                &mut informers,
+                &mut logs,
+                &mut metrics,
+                &mut writes,
+                &mut actions,
+            ),
             DEFAULT_CONFIG_NAME,
             DEFAULT_CONFIG,
         )?;
@@ -79,7 +85,13 @@ impl Config {
             merge(
                 &mut indexes,
                 &mut keys,
-                (&mut informers, &mut logs, &mut metrics, &mut writes, &mut actions),
+                (
+                    &mut informers,
+                    &mut logs,
+                    &mut metrics,
+                    &mut writes,
+                    &mut actions,
+                ),
                 file,
                 text,
             )?;

@@ -13,7 +13,7 @@ use parking_lot::Mutex;
 use smallvec::smallvec;
 
 use super::jsonpath::FieldPath;
-use super::ownership::{OWNER_UID_INDEX, Owned, owner_uid_index};
+use super::owner_index::{OWNER_UID_INDEX, Owned, owner_uid_index};
 use kscope_client::discovery::Discovery;
 use kscope_informers::indexer::{IndexFunc, IndexValues, index_func};
 use kscope_informers::object::Object;

@@ -12,6 +12,7 @@ pub mod live;
 mod managed_fields;
 pub mod metrics;
 pub mod mixed;
+pub mod owner_index;
 pub mod ownership;
 pub mod printer_columns;
 pub mod query;

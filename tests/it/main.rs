@@ -8,15 +8,15 @@
     reason = "a test or benchmark that cannot set up fails, with its line"
 )]
 
-mod act_writes;
 mod act_exec;
 mod act_shell_tui;
+mod act_writes;
 mod cli_errors;
 mod common;
 mod describe;
 mod edges_cli;
-mod edges_tui_keys;
 mod edges_columns;
+mod edges_tui_keys;
 mod edges_watch_list;
 mod fifo;
 mod kinds;
@@ -63,5 +63,5 @@ mod tui_waiting;
 mod views_config;
 mod views_sim;
 mod workbench_hotloops;
-mod workbench_views;
 mod workbench_metrics;
+mod workbench_views;
