@@ -436,6 +436,15 @@ async fn the_viewer_may_only_read_and_is_told_so_in_the_servers_words() {
         r#"pods "{pod}" is forbidden: User "viewer" cannot delete resource "pods" in API group "" in the namespace "payments-prod""#
     );
     assert!(!ok && err.contains(&wording), "{err}");
+    // A shell is a write too: the WebSocket upgrade is a GET, but the server asks `create`.
+    let (ok, _, err) = run(with(
+        &viewer,
+        &["exec", &pod, "-n", "payments-prod", "--", "echo", "hi"],
+    ));
+    assert!(
+        !ok && err.contains(r#"User "viewer" cannot create resource "pods/exec""#),
+        "{err}"
+    );
 
     // kscope as the viewer: the dialog's dry run already says no, in plain words, and y
     // does nothing.

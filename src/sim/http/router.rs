@@ -274,6 +274,15 @@ fn named_watch(target: Target, mut params: Params, method: &Method) -> (Target, 
 
 /// The RBAC verb a request needs, as an authorizer names it.
 fn verb(method: &Method, target: &Target, params: &Params) -> &'static str {
+    // A WebSocket upgrade to exec, attach or port-forward is a GET, but the real server
+    // (AuthorizePodWebsocketUpgradeCreatePermission, on since 1.31) asks for `create`, so a
+    // user who may only read gets no shell.
+    if matches!(
+        target.subresource,
+        Some(Subresource::Exec | Subresource::Attach | Subresource::PortForward)
+    ) {
+        return "create";
+    }
     match (method, target.name.is_some()) {
         (&Method::GET, false) if params.flag("watch") => "watch",
         (&Method::GET, false) => "list",
