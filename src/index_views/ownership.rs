@@ -271,8 +271,8 @@ impl Forest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kscope_resources::GenericObject;
     use kscope_informers::indexer::IndexerWriter;
+    use kscope_resources::GenericObject;
     use kscope_resources::decode_object;
     use serde_json::json;
 

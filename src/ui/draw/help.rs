@@ -234,45 +234,26 @@ pub fn draw(
     theme: Theme,
 ) {
     let room = usize::from(area.height.saturating_sub(2)).max(1);
-    if area.width >= TWO_COLUMNS_FROM {
-        let popup_width = area.width.saturating_sub(4).min(2 * MAX_WIDTH);
-        let column = usize::from(popup_width.saturating_sub(3) / 2);
-        let lines = lines(keymap, commands, forbidden, column, theme);
-        let total = lines.len();
-        if total > room && total <= 2 * room {
-            let half = total.div_ceil(2);
-            let mut left = lines;
-            let right = left.split_off(half);
-            let height = u16::try_from(half + 2).unwrap_or(u16::MAX);
-            let popup = centred(area, popup_width, height);
-            let block = Block::bordered().title(" keys (Esc closes) ");
-            let inner = block.inner(popup);
-            frame.render_widget(Clear, popup);
-            frame.render_widget(block, popup);
-            let [l, _, r] = Layout::horizontal([
-                Constraint::Fill(1),
-                Constraint::Length(1),
-                Constraint::Fill(1),
-            ])
-            .areas(inner);
-            frame.render_widget(Paragraph::new(left), l);
-            frame.render_widget(Paragraph::new(right), r);
-            return;
-        }
+    // Laid out in `columns` columns: the popup's width, and the lines at that column width.
+    let layout = |columns: u16| {
+        let popup_width = area.width.saturating_sub(4).min(columns * MAX_WIDTH);
+        let column_width = usize::from(popup_width.saturating_sub(1 + columns) / columns);
+        let lines = lines(keymap, commands, forbidden, column_width, theme);
+        (popup_width, lines)
+    };
+    // A wide terminal reads keys that do not fit in one column in two, so twice as many
+    // fit before scrolling.
+    let (mut columns, (mut popup_width, mut lines)): (u16, _) = (1, layout(1));
+    if lines.len() > room && area.width >= TWO_COLUMNS_FROM {
+        columns = 2;
+        (popup_width, lines) = layout(2);
     }
-    let popup_width = area.width.saturating_sub(4).min(MAX_WIDTH);
-    let mut lines = lines(
-        keymap,
-        commands,
-        forbidden,
-        usize::from(popup_width.saturating_sub(2)),
-        theme,
-    );
     let total = lines.len();
+    let shown = room * usize::from(columns);
     let mut title = String::from(" keys (Esc closes) ");
-    if total > room {
-        let first = scroll.min(total - room);
-        lines = lines.into_iter().skip(first).take(room).collect();
+    if total > shown {
+        let first = scroll.min(total - shown);
+        lines = lines.into_iter().skip(first).take(shown).collect();
         let scroll_keys = [Action::Down, Action::Up]
             .iter()
             .filter_map(|a| {
@@ -286,16 +267,29 @@ pub fn draw(
         title = format!(
             " keys {}-{} of {total} ({scroll_keys} scroll, Esc closes) ",
             first + 1,
-            first + room
+            first + shown
         );
     }
-    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    let per_column = lines.len().div_ceil(usize::from(columns)).max(1);
+    let height = u16::try_from(per_column + 2).unwrap_or(u16::MAX);
     let popup = centred(area, popup_width, height);
+    let block = Block::bordered().title(title);
+    let inner = block.inner(popup);
     frame.render_widget(Clear, popup);
-    frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(title)),
-        popup,
-    );
+    frame.render_widget(block, popup);
+    if columns == 1 {
+        frame.render_widget(Paragraph::new(lines), inner);
+        return;
+    }
+    let right = lines.split_off(per_column.min(lines.len()));
+    let [l, _, r] = Layout::horizontal([
+        Constraint::Fill(1),
+        Constraint::Length(1),
+        Constraint::Fill(1),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(lines), l);
+    frame.render_widget(Paragraph::new(right), r);
 }
 
 /// A popup of keys and what they do, over `area`: as wide as its longest entry needs (the
