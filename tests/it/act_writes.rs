@@ -462,7 +462,7 @@ async fn the_viewer_may_only_read_and_is_told_so_in_the_servers_words() {
     // Help dims the writes the server's SelfSubjectAccessReview denies, saying why.
     session.keys(&["?"]);
     session.wait_for("the dimmed delete", |s| {
-        s.contains("(not allowed: your user may not delete pods")
+        dimmed_entry(s, "ctrl-d").contains("(not allowed: your user may not delete pods")
     });
     let (ok, _, err) = fx.kubectl(&["get", "pod", &pod, "-n", "payments-prod"]);
     assert!(ok, "the pod is still there: {err}");
@@ -502,4 +502,42 @@ async fn c_copies_the_name_and_the_yaml_by_osc52() {
             .ok_or(buffer)
     })
     .await;
+}
+
+/// The help entry of `key` as one line: its first row and the rows its words wrapped onto,
+/// read in its own column only (a wide help has two).
+fn dimmed_entry(screen: &str, key: &str) -> String {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let needle: Vec<char> = format!("{key} ").chars().collect();
+    for (row, line) in lines.iter().enumerate() {
+        let Some(column) = line
+            .windows(needle.len())
+            .position(|w| w == needle.as_slice())
+        else {
+            continue;
+        };
+        // An entry's words start after the key column (14 wide) and end at the next one.
+        let words = column + 14;
+        let mut entry = String::new();
+        for (i, next) in lines[row..].iter().enumerate() {
+            let keys: String = next.iter().skip(column).take(14).collect();
+            if i > 0 && !keys.trim().is_empty() {
+                break;
+            }
+            let text: String = next.iter().skip(words).take_while(|c| **c != '│').collect();
+            // The right column starts after a run of spaces in a two-column help.
+            let text = text
+                .split("   ")
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            if !entry.is_empty() {
+                entry.push(' ');
+            }
+            entry.push_str(&text);
+        }
+        return entry;
+    }
+    String::new()
 }
