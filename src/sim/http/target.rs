@@ -290,7 +290,10 @@ mod tests {
         );
         assert!(target("/api/v1/namespaces/ns1/pods/p1/scale").is_none());
         assert!(target("/api/v1/namespaces/ns1/pods/p1/exec2").is_none());
-        let refused = parse_path("/api/v1/namespaces/ns1/pods/p1/exec", &Store::new(10));
+        let refused = parse_path(
+            "/api/v1/namespaces/ns1/pods/p1/ephemeralcontainers",
+            &Store::new(10),
+        );
         assert!(matches!(refused, Err(e) if e.code() == 405));
         let uri = "/api/v1/watch/namespaces/ns1/pods?labelSelector=a%3Db"
             .parse()
