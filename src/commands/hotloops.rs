@@ -17,6 +17,7 @@ use kscope_resources::{
 };
 use kscope_units::duration::parse_duration;
 
+use super::object_args::table_or_json;
 use super::{CommandError, InformerArgs, Resolved, prepare_informer};
 
 /// Find controllers that trigger themselves.
@@ -46,15 +47,7 @@ pub(super) struct Seen {
 }
 
 pub async fn run(args: &HotloopsArgs, out: &mut impl Write) -> Result<(), CommandError> {
-    let json = match args.output.as_deref() {
-        None | Some("wide") => false,
-        Some("json") => true,
-        Some(other) => {
-            return Err(CommandError::Usage(format!(
-                "-o {other}: hotloops prints a table or json"
-            )));
-        }
-    };
+    let json = table_or_json(args.output.as_deref(), "hotloops")?;
     let informer = InformerArgs {
         resource: args.kinds.clone(),
         cluster: args.cluster.clone(),

@@ -11,6 +11,7 @@ pub mod hotloops;
 mod informer;
 pub mod mcp;
 pub mod metrics;
+mod object_args;
 pub mod output;
 pub mod record;
 pub mod replay;

@@ -18,6 +18,7 @@ use kscope_index_views::timeline::{Entry, TimelineBuilder};
 use kscope_units::duration::parse_duration;
 
 use super::hotloops::{Seen, follow};
+use super::object_args::{kind_and_name, table_or_json};
 use super::tree::resolve_kind;
 use super::{CommandError, InformerArgs, Resolved};
 
@@ -40,21 +41,8 @@ pub struct TimelineArgs {
 }
 
 pub async fn run(args: &TimelineArgs, out: &mut impl Write) -> Result<(), CommandError> {
-    let json = match args.output.as_deref() {
-        None | Some("wide") => false,
-        Some("json") => true,
-        Some(other) => {
-            return Err(CommandError::Usage(format!(
-                "-o {other}: timeline prints a table or json"
-            )));
-        }
-    };
-    let Some((kind_name, name)) = args.object.split_once('/') else {
-        return Err(CommandError::Usage(format!(
-            "{}: name the object as KIND/NAME, e.g. widget/w1",
-            args.object
-        )));
-    };
+    let json = table_or_json(args.output.as_deref(), "timeline")?;
+    let (kind_name, name) = kind_and_name(&args.object, "widget/w1")?;
     let config = Config::load(None)?;
     let cluster = args.cluster.connect().await?;
     let discovery = Discovery::run(&cluster.client).await?;

@@ -19,6 +19,7 @@ use kscope_resources::{
 };
 use kscope_units::duration::parse_duration;
 
+use super::object_args::{kind_and_name, table_or_json};
 use super::{CommandError, InformerArgs, Resolved, prepare_informer, wait_for_sync_reporting};
 
 /// The kinds watched unless `--kinds` names others: the workloads and what they own. Those
@@ -51,21 +52,8 @@ pub struct TreeArgs {
 }
 
 pub async fn run(args: &TreeArgs, out: &mut impl Write) -> Result<(), CommandError> {
-    let json = match args.output.as_deref() {
-        None | Some("wide") => false,
-        Some("json") => true,
-        Some(other) => {
-            return Err(CommandError::Usage(format!(
-                "-o {other}: tree prints a table or json"
-            )));
-        }
-    };
-    let Some((kind_name, name)) = args.object.split_once('/') else {
-        return Err(CommandError::Usage(format!(
-            "{}: name the object as KIND/NAME, e.g. deploy/web",
-            args.object
-        )));
-    };
+    let json = table_or_json(args.output.as_deref(), "tree")?;
+    let (kind_name, name) = kind_and_name(&args.object, "deploy/web")?;
     let config = Config::load(None)?;
     let cluster = args.cluster.connect().await?;
     let discovery = Discovery::run(&cluster.client).await?;
