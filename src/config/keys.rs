@@ -159,6 +159,8 @@ pub enum Action {
     /// Copy the selected row's name (in a detail, its YAML or describe text) to the
     /// clipboard, by OSC 52.
     Copy,
+    /// Edit the selected object (or the detail's) in `$EDITOR`, as `kubectl edit`.
+    Edit,
     /// In the confirm dialog: accept, or cancel.
     ConfirmYes,
     ConfirmNo,
@@ -495,6 +497,11 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "copy",
         Action::Copy,
         "copy the name (detail: its text), OSC 52",
+    ),
+    (
+        "edit",
+        Action::Edit,
+        "edit the object in $EDITOR, as kubectl edit",
     ),
     ("confirm-yes", Action::ConfirmYes, "do it"),
     ("confirm-no", Action::ConfirmNo, "cancel"),

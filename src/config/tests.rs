@@ -370,6 +370,7 @@ fn every_action_but_typing_has_a_name() {
         | Action::ConfirmSwitch
         | Action::ConfirmBackspace
         | Action::Copy
+        | Action::Edit
         | Action::FavouriteNamespace(_)
         | Action::OpenLogs
         | Action::OpenPreviousLogs
@@ -393,7 +394,7 @@ fn every_action_but_typing_has_a_name() {
         ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
         ACTIONS.len()
     );
-    assert_eq!(ACTIONS.len(), 105);
+    assert_eq!(ACTIONS.len(), 106);
 }
 
 #[test]

@@ -35,6 +35,7 @@ use super::component::{Component, Context, component_mut};
 use super::contexts::{Connected, ContextPicker, ContextSwitcher};
 use super::detail::{DetailController, DetailTab, Fetched};
 use super::draw::{self, Header, Parts};
+use super::edit::{self, EditRequest};
 use super::effect::{Effect, Follow};
 use super::favourites::Favourites;
 use super::keymap::map_key;
@@ -144,6 +145,8 @@ pub struct App {
     actions: ActionSettings,
     /// A shell or attach asked for, until the terminal's owner takes it.
     session: Option<SessionRequest>,
+    /// An edit asked for, until the terminal's owner takes it.
+    edit: Option<EditRequest>,
 }
 
 /// Why [`App::run_until`] returned.
@@ -211,6 +214,7 @@ impl App {
             clipboard: None,
             actions: ActionSettings::default(),
             session: None,
+            edit: None,
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -452,6 +456,66 @@ impl App {
         self.session.take()
     }
 
+    /// The edit asked for, for the terminal's owner to run.
+    pub fn take_edit(&mut self) -> Option<EditRequest> {
+        self.edit.take()
+    }
+
+    /// `e` on `key` of `kind` (the selected row's, or the detail's object), typed in
+    /// `section`: refused for a Secret and in read-only mode, else the loop hands the
+    /// terminal to the editor.
+    fn ask_edit(
+        &mut self,
+        kind: kscope_resources::Kind,
+        key: &str,
+        section: Section,
+    ) -> Vec<Follow> {
+        let target = target(kind, key);
+        if let Some(why) = edit::secret_refusal(&target) {
+            self.tell(Err(why));
+            return Vec::new();
+        }
+        if !self.writes_allowed() {
+            let key = self
+                .ui
+                .state
+                .keymap
+                .keys(section, &Action::Edit)
+                .first()
+                .map_or_else(|| "edit".to_string(), ToString::to_string);
+            let why = read_only_refusal(&key, "edit", &self.ui.header.context, self.write_source);
+            self.tell(Err(why));
+            return Vec::new();
+        }
+        self.edit = Some(EditRequest {
+            client: self.tables.starter.cluster().client.clone(),
+            context: self.ui.header.context.clone(),
+            target,
+        });
+        vec![Follow::Handover]
+    }
+
+    /// Says how an edit ended, and reads the detail's object again when one is open.
+    pub fn edit_ended(&mut self, outcome: edit::Outcome) {
+        self.tell(outcome);
+        self.ui.detail.refresh();
+    }
+
+    /// A message where the person looks: the open detail's bottom line, else the status
+    /// line (`Err` in the error's colour).
+    fn tell(&mut self, message: Result<String, String>) {
+        if self.ui.state.mode == InputMode::Detail
+            && let Some(detail) = self.ui.detail.screen()
+        {
+            detail.notice = Some(message.unwrap_or_else(|why| why));
+            return;
+        }
+        match message {
+            Ok(line) => self.ui.state.notice = Some(line),
+            Err(line) => self.ui.state.command.error = Some(line),
+        }
+    }
+
     /// Says on the status line how the session ended.
     pub fn session_ended(&mut self, ended: &Ended) {
         if ended.is_failure() {
@@ -577,6 +641,10 @@ impl App {
                     if self.take_session().is_some() {
                         self.ui.state.command.error =
                             Some("a shell needs the terminal kscope runs in".to_string());
+                    }
+                    if self.take_edit().is_some() {
+                        self.ui.state.command.error =
+                            Some("an edit needs the terminal kscope runs in".to_string());
                     }
                 }
                 other => break other.map(|_| ()),
@@ -854,6 +922,13 @@ impl App {
             InputMode::Detail if action == Action::Copy => {
                 self.copy_detail();
                 return Vec::new();
+            }
+            InputMode::Detail if action == Action::Edit => {
+                let Some(detail) = self.ui.detail.screen() else {
+                    return Vec::new();
+                };
+                let (kind, key) = (detail.target.kind.clone(), detail.target.key.clone());
+                return self.ask_edit(kind, &key, Section::Detail);
             }
             InputMode::Detail => {
                 if !self.ui.detail.apply(&action) {
@@ -1162,6 +1237,11 @@ impl App {
             }
             Action::ToggleHelp => state.mode = InputMode::Help,
             Action::SortBy(title) => state.notice = Some(format!("no {title} column here")),
+            Action::Edit => {
+                if let Some((kind, key)) = self.tables.table.selected_object() {
+                    return self.ask_edit(kind, &key, Section::Normal);
+                }
+            }
             Action::Copy => {
                 if let Some((_, key)) = self.tables.table.selected_object() {
                     let (_, name) = split_meta_namespace_key(&key);

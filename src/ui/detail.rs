@@ -649,8 +649,9 @@ impl DetailController {
         }
     }
 
-    /// Re-reads the history and fetches the object again in a background task.
-    fn refresh(&mut self) {
+    /// Re-reads the history and fetches the object again in a background task (nothing
+    /// when no detail is open).
+    pub fn refresh(&mut self) {
         let Some(detail) = &mut self.open else {
             return;
         };

@@ -15,6 +15,7 @@ pub mod contexts;
 pub mod deltas;
 pub mod detail;
 pub mod draw;
+pub mod edit;
 pub mod effect;
 pub mod favourites;
 pub mod keymap;

@@ -19,7 +19,7 @@ use crate::favourites::Favourites;
 use crate::nav::ViewSpec;
 use crate::remembered::Remembered;
 use crate::table::TableStarter;
-use crate::terminal::TerminalGuard;
+use crate::terminal::{Keys, TerminalGuard};
 
 /// Tap entries kept for the delta panel's history.
 const TAP_CAPACITY: usize = 4096;
@@ -173,10 +173,26 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
         {
             Ok(Stop::Handover) => {
                 if let Some(request) = app.take_session() {
-                    match guard.hand_over(crate::session::run(request)).await {
+                    match guard
+                        .hand_over(Keys::Raw, crate::session::run(request))
+                        .await
+                    {
                         Ok(ended) => app.session_ended(&ended),
                         Err(err) => break Err(err.into()),
                     }
+                }
+                if let Some(request) = app.take_edit() {
+                    let outcome = match crate::edit::fetch(&request).await {
+                        Ok(object) => {
+                            let edit = crate::edit::run(request, object);
+                            match guard.hand_over(Keys::Cooked, edit).await {
+                                Ok(outcome) => outcome,
+                                Err(err) => break Err(err.into()),
+                            }
+                        }
+                        Err(why) => Err(why),
+                    };
+                    app.edit_ended(outcome);
                 }
             }
             Ok(Stop::Quit) => break Ok(()),

@@ -9,6 +9,17 @@ use base64::engine::general_purpose::STANDARD;
 
 use ratatui::DefaultTerminal;
 
+/// How a program the terminal is handed to takes the keyboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keys {
+    /// Raw: every key goes as typed, Ctrl-C included (a shell in a pod, whose own terminal
+    /// is remote).
+    Raw,
+    /// The terminal as a shell leaves it: a local program (the editor) sets the mode it
+    /// needs and restores it on exit.
+    Cooked,
+}
+
 /// The terminal in TUI mode; restored when dropped, however the TUI ends.
 pub struct TerminalGuard {
     terminal: DefaultTerminal,
@@ -24,15 +35,18 @@ impl TerminalGuard {
         &mut self.terminal
     }
 
-    /// Runs `session` on the normal screen, raw mode kept so that every key goes to it as
-    /// typed, then comes back to the alternate screen and redraws all of it. The caller
-    /// drops its event reader first: that reader's thread would take the session's keys.
-    pub async fn hand_over<F: Future>(&mut self, session: F) -> io::Result<F::Output> {
+    /// Runs `session` on the normal screen in `keys` mode, then comes back to the alternate
+    /// screen, in raw mode again, and redraws all of it. The caller drops its event reader
+    /// first: that reader's thread would take the session's keys.
+    pub async fn hand_over<F: Future>(&mut self, keys: Keys, session: F) -> io::Result<F::Output> {
         crossterm::execute!(
             io::stdout(),
             crossterm::terminal::LeaveAlternateScreen,
             crossterm::cursor::Show
         )?;
+        if keys == Keys::Cooked {
+            crossterm::terminal::disable_raw_mode()?;
+        }
         let output = session.await;
         crossterm::execute!(
             io::stdout(),

@@ -105,7 +105,12 @@ impl fmt::Display for Verb {
 
 /// What a refused write key says in read-only mode: how to turn writes on, from where the
 /// mode came.
-pub fn read_only_refusal(key: &str, verb: Verb, context: &str, source: WriteSource) -> String {
+pub fn read_only_refusal(
+    key: &str,
+    verb: impl fmt::Display,
+    context: &str,
+    source: WriteSource,
+) -> String {
     let how = match source {
         WriteSource::Flag => "started with --readonly; start kscope without it (or with \
                               --readwrite)"
@@ -689,16 +694,17 @@ fn job_from(cronjob: &Value, target: &Target, namespace: &str) -> Value {
     })
 }
 
-/// Logs one write: when, where, what and how it went; never the body.
-fn audit(context: &str, verb: Verb, target: &Target, result: &Result<(), WriteError>) {
+/// Logs one write: when, where, what (`verb`: `delete`, `edit`) and how it went; never the
+/// body.
+pub(crate) fn audit<T>(context: &str, verb: &str, target: &Target, result: &Result<T, WriteError>) {
     let outcome = match result {
-        Ok(()) => "ok".to_string(),
+        Ok(_) => "ok".to_string(),
         Err(err) => err.to_string(),
     };
     tracing::info!(
         target: "kscope::audit",
         context,
-        verb = verb.word(),
+        verb,
         kind = target.kind.kind(),
         namespace = target.namespace.as_deref().unwrap_or(""),
         name = target.name,
@@ -730,7 +736,7 @@ async fn execute(
             _ => Value::Null,
         };
         let result = write_one(client, verb, target, &object, replicas, false).await;
-        audit(context, verb, target, &result);
+        audit(context, verb.word(), target, &result);
         if let Err(err) = result {
             failures.push(format!("{}: {}", target.label(), plain(&err)));
             continue;
@@ -757,7 +763,7 @@ async fn execute(
 }
 
 /// A write's error as a person reads it: a 403 says who may not do what.
-fn plain(err: &WriteError) -> String {
+pub(crate) fn plain(err: &WriteError) -> String {
     match err {
         WriteError::Forbidden { message } => {
             format!("your user may not do this (403 Forbidden): {message}")
@@ -789,7 +795,7 @@ async fn drain(
             namespace: Some(namespace.clone()),
             name: name.clone(),
         };
-        audit(context, Verb::Drain, &pod, &result);
+        audit(context, Verb::Drain.word(), &pod, &result);
         if let Err(err) = result {
             // The node is on the row and in the header: the line keeps room for the reason.
             let why = match err {
