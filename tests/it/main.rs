@@ -8,6 +8,7 @@
     reason = "a test or benchmark that cannot set up fails, with its line"
 )]
 
+mod act_edit;
 mod act_exec;
 mod act_shell_tui;
 mod act_writes;

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+pub mod act;
 pub mod cli;
 pub mod fake_api;
 pub mod kubectl;
