@@ -184,9 +184,11 @@ pub enum WriteEvent {
 type AccessKey = (Option<String>, &'static str, String, String);
 
 /// The review behind each write key that applies to `kind`: (key's action, verb, group,
-/// resource). A drain is asked as its cordon's patch.
+/// resource). A drain is asked as its cordon's patch; an edit (`e`, any kind) is a patch.
 fn access_checks(kind: &Kind) -> Vec<(Action, &'static str, String, String)> {
     let own = |verb| (verb, kind.group().to_string(), kind.plural().to_string());
+    let (verb, group, resource) = own("patch");
+    let edit = (Action::Edit, verb, group, resource);
     [
         Action::Delete,
         Action::Kill,
@@ -208,6 +210,7 @@ fn access_checks(kind: &Kind) -> Vec<(Action, &'static str, String, String)> {
         };
         Some((action, verb, group, resource))
     })
+    .chain(std::iter::once(edit))
     .collect()
 }
 

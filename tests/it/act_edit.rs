@@ -198,14 +198,16 @@ async fn invalid_yaml_reopens_with_the_error_on_top_and_secrets_and_read_only_ar
     let mut editor = Editor::new(&fx);
     let session = on_the_deployment(&fx, &editor);
 
-    // Broken YAML: opened again with the parser's reason on top; fixed, it is written.
+    // Broken YAML: opened again with the parser's reason on top; then a count the server
+    // refuses: opened again with its reason (422); fixed, it is written.
     editor.next("sed -i 's/replicas: 3/replicas: [3/' \"$1\"\n");
-    let round = editor.next("sed -i 's/replicas: \\[3/replicas: 2/' \"$1\"\n");
+    let yaml_error = editor.next("sed -i 's/replicas: \\[3/replicas: -1/' \"$1\"\n");
+    let refused = editor.next("sed -i 's/replicas: -1/replicas: 2/' \"$1\"\n");
     session.keys(&["e"]);
     session.wait_for("the edit", |s| {
         s.contains("edited Deployment payments-prod/payments-api")
     });
-    let seen = editor.seen(round);
+    let seen = editor.seen(yaml_error);
     let notes = comments(&seen);
     assert!(notes[0].starts_with("# Edit the object below"), "{seen}");
     assert!(
@@ -216,6 +218,15 @@ async fn invalid_yaml_reopens_with_the_error_on_top_and_secrets_and_read_only_ar
         seen.contains("replicas: [3"),
         "the broken text is kept: {seen}"
     );
+    let seen = editor.seen(refused);
+    let notes = comments(&seen).join("\n");
+    assert!(
+        notes.contains("# The server refused the change (422 Invalid):")
+            && notes.contains("spec.replicas"),
+        "{seen}"
+    );
+    assert!(seen.contains("replicas: -1"), "{seen}");
+    assert!(fx.log().contains("(422)"), "the refusal is audited");
     assert_eq!(field(&fx, "{.spec.replicas}"), "2");
 
     // Broken, then saved as reopened: the person gave up, nothing is written.
@@ -246,7 +257,7 @@ async fn invalid_yaml_reopens_with_the_error_on_top_and_secrets_and_read_only_ar
             "does not edit Secrets: use kubectl edit secret {secret} -n payments-prod"
         ))
     });
-    assert!(!editor.dir.join("seen-5.yaml").exists(), "no editor ran");
+    assert!(!editor.dir.join("seen-6.yaml").exists(), "no editor ran");
     drop(session);
 
     // Read-only: e says how to turn writes on.
@@ -256,5 +267,49 @@ async fn invalid_yaml_reopens_with_the_error_on_top_and_secrets_and_read_only_ar
     session.wait_for("the refusal", |s| {
         s.contains("read-only: e would edit; start kscope with --readwrite")
     });
-    assert!(!editor.dir.join("seen-5.yaml").exists(), "no editor ran");
+    assert!(!editor.dir.join("seen-6.yaml").exists(), "no editor ran");
+}
+
+#[tokio::test]
+async fn a_user_who_may_not_patch_is_told_so_in_plain_words_from_the_detail() {
+    let Some(fx) = Fixture::start_with("edit-viewer", &["--users", "admin,viewer"]).await else {
+        return;
+    };
+    let mut editor = Editor::new(&fx);
+    let session = fx.kscope_with(
+        &editor.env(),
+        "--readwrite --context kscope-sim-viewer -n payments-prod",
+    );
+    session.wait_for("the pods", listed);
+    // Help dims e: the server's SelfSubjectAccessReview says the viewer may not patch.
+    session.keys(&["?"]);
+    session.wait_for("the dimmed edit", |s| {
+        let lines: Vec<&str> = s.lines().collect();
+        lines.iter().enumerate().any(|(at, line)| {
+            // The entry's words wrap onto the next line, in its own column.
+            line.contains("edit the object in $EDITOR")
+                && line.contains("(not allowed")
+                && lines
+                    .get(at + 1)
+                    .is_some_and(|next| next.contains("may not patch pods"))
+        })
+    });
+    // ? closes it (an Escape sent with the next keys would read as Alt and them).
+    session.keys(&["?"]);
+    session.wait_for("the help closed", |s| !s.contains("Esc closes"));
+    session.keys(&[":deploy", "Enter"]);
+    session.wait_for("the deployments", |s| {
+        s.contains("payments-api") && listed(s)
+    });
+    session.keys(&["/", "payments-api", "Enter"]);
+    session.wait_for("payments-api alone", |s| rows(s).len() == 1);
+    // From the detail: the write is refused (403), in plain words, on the detail's line.
+    session.keys(&["y"]);
+    session.wait_for("the detail", |s| s.contains("replicas: 3"));
+    editor.next("sed -i 's/replicas: 3/replicas: 4/' \"$1\"\n");
+    session.keys(&["e"]);
+    session.wait_for("the refusal", |s| {
+        s.contains("failed: your user may not do this (403 Forbidden)")
+    });
+    assert_eq!(field(&fx, "{.spec.replicas}"), "3");
 }
