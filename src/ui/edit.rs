@@ -2,7 +2,8 @@
 //! fresh from the server (the tables hold projections, not objects), shown as YAML without
 //! `metadata.managedFields` and `status`, and what the person changed is sent back as a JSON
 //! merge patch that carries the `metadata.resourceVersion` the file was made from, so a
-//! change someone made meanwhile is refused (409) instead of overwritten.
+//! change someone made meanwhile is refused (409) instead of overwritten. (The file shows the
+//! resourceVersion too; the patch carries the one it was made from, whatever the file says.)
 //!
 //! Why a merge patch and not a PUT of the file: the fields left out of the file (status,
 //! managedFields) are then simply not in the request, where a PUT would clear the status of
