@@ -60,6 +60,19 @@ impl Editor {
         self.round
     }
 
+    /// Presses `e` and waits until the editor has run every round asked for so far and the
+    /// screen says `message` (a message left from an earlier edit is not taken for it: the
+    /// key clears it before the editor runs).
+    fn edit(&self, session: &Session, message: &str) -> String {
+        session.keys(&["e"]);
+        session.wait_for(message, |s| {
+            let done = std::fs::read_to_string(self.dir.join("rounds"))
+                .ok()
+                .and_then(|n| n.trim().parse::<usize>().ok());
+            done == Some(self.round) && s.contains(message)
+        })
+    }
+
     fn seen(&self, round: usize) -> String {
         read(&self.dir.join(format!("seen-{round}.yaml")))
     }
@@ -87,8 +100,9 @@ fn on_the_deployment(fx: &Fixture, editor: &Editor) -> Session {
     let session = fx.kscope_with(&editor.env(), "--readwrite -n payments-prod");
     session.wait_for("the pods", listed);
     session.keys(&[":deploy", "Enter"]);
+    // By the table's header: the command typed (and the pods' rows) would match sooner.
     session.wait_for("the deployments", |s| {
-        s.contains("payments-api") && listed(s)
+        s.contains("deployments [namespace payments-prod]") && listed(s)
     });
     session.keys(&["/", "payments-api", "Enter"]);
     session.wait_for("payments-api alone", |s| {
@@ -120,10 +134,10 @@ async fn e_writes_the_change_and_a_conflict_reopens_it_on_the_new_version() {
     // Saved as it was: nothing written.
     let rv = field(&fx, "{.metadata.resourceVersion}");
     let round = editor.next("true\n");
-    session.keys(&["e"]);
-    session.wait_for("no change", |s| {
-        s.contains("Deployment payments-prod/payments-api unchanged: nothing written")
-    });
+    editor.edit(
+        &session,
+        "Deployment payments-prod/payments-api unchanged: nothing written",
+    );
     assert_eq!(field(&fx, "{.metadata.resourceVersion}"), rv);
     assert_eq!(edits_logged(&fx), 0, "{}", fx.log());
     let seen = editor.seen(round);
@@ -143,10 +157,7 @@ async fn e_writes_the_change_and_a_conflict_reopens_it_on_the_new_version() {
 
     // A new replica count: written, in the table and in kubectl's answer.
     editor.next("sed -i 's/replicas: 3/replicas: 4/' \"$1\"\n");
-    session.keys(&["e"]);
-    session.wait_for("the edit", |s| {
-        s.contains("edited Deployment payments-prod/payments-api")
-    });
+    editor.edit(&session, "edited Deployment payments-prod/payments-api");
     assert_eq!(field(&fx, "{.spec.replicas}"), "4");
     session.wait_for("4/4 in the table", |s| {
         rows(s).first().is_some_and(|r| r.contains("4/4"))
@@ -168,10 +179,7 @@ async fn e_writes_the_change_and_a_conflict_reopens_it_on_the_new_version() {
         "{label}sed -i 's/replicas: 4/replicas: 5/' \"$1\"\n"
     ));
     let round = editor.next("true\n");
-    session.keys(&["e"]);
-    session.wait_for("the edit after the conflict", |s| {
-        s.contains("edited Deployment payments-prod/payments-api")
-    });
+    editor.edit(&session, "edited Deployment payments-prod/payments-api");
     let seen = editor.seen(round);
     let notes = comments(&seen).join("\n");
     assert!(
@@ -203,10 +211,7 @@ async fn invalid_yaml_reopens_with_the_error_on_top_and_secrets_and_read_only_ar
     editor.next("sed -i 's/replicas: 3/replicas: [3/' \"$1\"\n");
     let yaml_error = editor.next("sed -i 's/replicas: \\[3/replicas: -1/' \"$1\"\n");
     let refused = editor.next("sed -i 's/replicas: -1/replicas: 2/' \"$1\"\n");
-    session.keys(&["e"]);
-    session.wait_for("the edit", |s| {
-        s.contains("edited Deployment payments-prod/payments-api")
-    });
+    editor.edit(&session, "edited Deployment payments-prod/payments-api");
     let seen = editor.seen(yaml_error);
     let notes = comments(&seen);
     assert!(notes[0].starts_with("# Edit the object below"), "{seen}");
@@ -233,19 +238,19 @@ async fn invalid_yaml_reopens_with_the_error_on_top_and_secrets_and_read_only_ar
     let logged = edits_logged(&fx);
     editor.next("sed -i 's/replicas: 2/replicas: [2/' \"$1\"\n");
     editor.next("true\n");
-    session.keys(&["e"]);
-    session.wait_for("the cancel", |s| {
-        s.contains(
-            "edit of Deployment payments-prod/payments-api cancelled, nothing written: the \
-             file was saved unchanged after the error",
-        )
-    });
+    editor.edit(
+        &session,
+        "edit of Deployment payments-prod/payments-api cancelled, nothing written: the file \
+         was saved unchanged after the error",
+    );
     assert_eq!(field(&fx, "{.spec.replicas}"), "2");
     assert_eq!(edits_logged(&fx), logged, "no write was tried");
 
     // A Secret: refused, naming the kubectl command; the editor never runs.
     session.keys(&[":secrets", "Enter"]);
-    let screen = session.wait_for("the secrets", |s| s.contains("secrets") && listed(s));
+    let screen = session.wait_for("the secrets", |s| {
+        s.contains("secrets [namespace payments-prod]") && listed(s)
+    });
     let secret = rows(&screen)[0]
         .split_whitespace()
         .next()
@@ -298,8 +303,9 @@ async fn a_user_who_may_not_patch_is_told_so_in_plain_words_from_the_detail() {
     session.keys(&["?"]);
     session.wait_for("the help closed", |s| !s.contains("Esc closes"));
     session.keys(&[":deploy", "Enter"]);
+    // By the table's header: the command typed (and the pods' rows) would match sooner.
     session.wait_for("the deployments", |s| {
-        s.contains("payments-api") && listed(s)
+        s.contains("deployments [namespace payments-prod]") && listed(s)
     });
     session.keys(&["/", "payments-api", "Enter"]);
     session.wait_for("payments-api alone", |s| rows(s).len() == 1);
@@ -307,9 +313,9 @@ async fn a_user_who_may_not_patch_is_told_so_in_plain_words_from_the_detail() {
     session.keys(&["y"]);
     session.wait_for("the detail", |s| s.contains("replicas: 3"));
     editor.next("sed -i 's/replicas: 3/replicas: 4/' \"$1\"\n");
-    session.keys(&["e"]);
-    session.wait_for("the refusal", |s| {
-        s.contains("failed: your user may not do this (403 Forbidden)")
-    });
+    editor.edit(
+        &session,
+        "failed: your user may not do this (403 Forbidden)",
+    );
     assert_eq!(field(&fx, "{.spec.replicas}"), "3");
 }
