@@ -17,6 +17,7 @@ pub mod detail;
 pub mod draw;
 pub mod effect;
 pub mod favourites;
+pub mod hot;
 pub mod keymap;
 pub mod layout;
 pub mod line;
@@ -38,6 +39,8 @@ pub mod table_pane;
 pub mod tables;
 pub mod terminal;
 pub mod text_search;
+pub mod tree;
+mod watchers;
 pub mod writes;
 
 pub use nav::ALL_NAMESPACES;
