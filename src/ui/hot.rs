@@ -126,11 +126,13 @@ impl HotView {
         for found in &self.report.loops {
             lines.push(Line::styled(
                 format!(
-                    "HOT LOOP  {} rewrites what it just wrote, {:.1}/s: {}",
-                    found.manager,
-                    found.self_triggered_per_second,
-                    found.fields.join(", ")
+                    "HOT LOOP  {} rewrites what it just wrote, {:.1}/s",
+                    found.manager, found.self_triggered_per_second,
                 ),
+                theme.error(),
+            ));
+            lines.push(Line::styled(
+                format!("  keeps changing: {}", found.fields.join(", ")),
                 theme.error(),
             ));
         }
@@ -161,8 +163,8 @@ impl HotView {
             "WRITES/S",
             "SELF/S",
             "STATUS/SPEC",
-            "PRECEDED BY",
             "FIELDS",
+            "PRECEDED BY",
         ];
         let looping = |o: &HotObject| self.report.loops.iter().any(|l| l.manager == o.manager);
         let rows = aligned(&header, &objects);
@@ -219,12 +221,12 @@ fn object_cells(o: &HotObject) -> Vec<String> {
         format!("{:.1}", o.writes_per_second),
         format!("{:.1}", o.self_triggered_per_second),
         format!("{}/{}", o.status_writes, o.spec_writes),
-        o.preceded_by.first().cloned().unwrap_or_else(none),
         if o.fields.is_empty() {
             none()
         } else {
             o.fields.join(",")
         },
+        o.preceded_by.first().cloned().unwrap_or_else(none),
     ]
 }
 
