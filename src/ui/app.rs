@@ -38,6 +38,7 @@ use super::detail::{DetailController, DetailTab, Fetched};
 use super::draw::{self, Header, Parts};
 use super::effect::{Effect, Follow};
 use super::favourites::Favourites;
+use super::hot::{HotView, HotWatch};
 use super::keymap::map_key;
 use super::layout::Layout;
 use super::logs::{Arrival, LogController, LogTarget};
@@ -50,10 +51,9 @@ use super::selectors::Selected;
 use super::session::{Ended, SessionKind, SessionRequest};
 use super::state::UiState;
 use super::table::{Table, TableStarter};
-use super::hot::{HotView, HotWatch};
-use super::tree::{ObjectRef, TreeView, TreeWatch};
 pub use super::tables::describe_sync;
 use super::tables::{Surface, Tables};
+use super::tree::{ObjectRef, TreeView, TreeWatch};
 use super::writes::{
     ConfirmDialog, Verb, WriteController, WriteEvent, check_targets, read_only_refusal,
 };

@@ -151,7 +151,11 @@ impl HotView {
             .collect();
         let header = ["MANAGER", "WRITES/S", "OBJECTS", "STATUS/SPEC WRITES"];
         for (i, line) in aligned(&header, &managers).into_iter().enumerate() {
-            let style = if i == 0 { theme.title() } else { Default::default() };
+            let style = if i == 0 {
+                theme.title()
+            } else {
+                Default::default()
+            };
             lines.push(Line::styled(line, style));
         }
         lines.push(Line::raw(""));

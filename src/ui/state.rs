@@ -16,11 +16,11 @@ use super::command::CommandBar;
 use super::contexts::ContextPicker;
 use super::deltas::DeltaPanel;
 use super::effect::Effect;
+use super::hot::HotView;
 use super::line::LineEdit;
 use super::logs::view::LogView;
 use super::queue::QueuePanel;
 use super::table_pane::TablePane;
-use super::hot::HotView;
 use super::tree::TreeView;
 use super::writes::ConfirmDialog;
 

@@ -71,15 +71,15 @@ async fn hot_flags_the_self_triggering_widget_controller() {
     press(&mut app, KeyCode::Char('H'));
     assert_eq!(app.state().mode, InputMode::Hot);
     let view = wait_hot(&mut app, "the widget controller's loop", |v| {
-        v.report.loops.iter().any(|l| l.manager == "widget-controller")
+        v.report
+            .loops
+            .iter()
+            .any(|l| l.manager == "widget-controller")
     })
     .await;
     let found = &view.report.loops[0];
     assert!(
-        found
-            .fields
-            .iter()
-            .any(|f| f == "status.lastReconcileTime"),
+        found.fields.iter().any(|f| f == "status.lastReconcileTime"),
         "{found:?}"
     );
     let stamped = view
@@ -145,7 +145,10 @@ async fn wait_widget(fx: &Kubectl) -> (String, String) {
             let text = |k: &str| meta[k].as_str().unwrap_or_default().to_string();
             return (text("namespace"), text("name"));
         }
-        assert!(Instant::now() < deadline, "no Widget was reconciled: {all:#}");
+        assert!(
+            Instant::now() < deadline,
+            "no Widget was reconciled: {all:#}"
+        );
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }

@@ -68,7 +68,10 @@ async fn select(app: &mut App, text: &str, name: &str) {
     }
     app.apply(Action::FilterAccept);
     wait_rows(app, name, |_, w| {
-        w.total == 1 && w.rows.first().is_some_and(|r| r.cells.contains(&name.to_string()))
+        w.total == 1
+            && w.rows
+                .first()
+                .is_some_and(|r| r.cells.contains(&name.to_string()))
     })
     .await;
 }
@@ -148,9 +151,12 @@ async fn the_tree_of_a_deployment_down_to_its_pods_and_of_a_pod_up_to_it() {
         "wbtree",
     ])
     .await;
-    wait_for(&fx, "web ready", &["get", "deploy/web", "-n", "wbtree"], |d| {
-        d["status"]["readyReplicas"] == 2
-    })
+    wait_for(
+        &fx,
+        "web ready",
+        &["get", "deploy/web", "-n", "wbtree"],
+        |d| d["status"]["readyReplicas"] == 2,
+    )
     .await;
     let sets = json(&fx, &["get", "rs", "-n", "wbtree"]).await;
     let set = sets["items"][0]["metadata"]["name"]
@@ -202,9 +208,12 @@ async fn the_tree_of_a_deployment_down_to_its_pods_and_of_a_pod_up_to_it() {
     // Live: scaled to three, the third pod appears under the ReplicaSet.
     fx.ok(&["scale", "deploy/web", "--replicas=3", "-n", "wbtree"])
         .await;
-    let third = wait_for(&fx, "a third pod", &["get", "pods", "-n", "wbtree"], |all| {
-        pods(all).len() == 3
-    })
+    let third = wait_for(
+        &fx,
+        "a third pod",
+        &["get", "pods", "-n", "wbtree"],
+        |all| pods(all).len() == 3,
+    )
     .await;
     let three = pods(&third);
     wait_tree(&mut app, "the third pod", |t| {
@@ -294,7 +303,11 @@ async fn the_tree_of_a_widget_holds_its_configmap_and_the_configmap_climbs_to_it
             .iter()
             .map(|(p, n)| format!("{p}{}/{}", n.kind, n.name))
             .collect();
-        kinds == ["Widget/gadget".to_string(), format!("└─ConfigMap/{config_map}")]
+        kinds
+            == [
+                "Widget/gadget".to_string(),
+                format!("└─ConfigMap/{config_map}"),
+            ]
     })
     .await;
     assert_eq!(tree.of.kind, "Widget");
