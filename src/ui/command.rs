@@ -726,8 +726,14 @@ mod tests {
             parse("all -x", &d),
             Err(CommandError::UnknownFlag("-x".into()))
         );
+        assert_eq!(parse("tree", &d), Ok(Command::Tree));
+        assert_eq!(parse("HOT", &d), Ok(Command::Hot));
+        assert_eq!(
+            parse("tree web", &d),
+            Err(CommandError::NoArguments("tree".into()))
+        );
         assert!(
-            hint("", &d).contains(" all ctx fifo index quit"),
+            hint("", &d).contains(" all ctx fifo index tree hot quit"),
             "{}",
             hint("", &d)
         );
@@ -838,8 +844,9 @@ mod tests {
             "each name once"
         );
         assert!(
-            hint("", &d)
-                .starts_with("pods svc cm crd widgets ev events.events.k8s.io ctx fifo index quit"),
+            hint("", &d).starts_with(
+                "pods svc cm crd widgets ev events.events.k8s.io ctx fifo index tree hot quit"
+            ),
             "{}",
             hint("", &d)
         );
