@@ -9,8 +9,7 @@ use tokio::sync::mpsc;
 
 use kscope_client::cluster::ClusterArgs;
 use kscope_index_views::hotloops::{EventKind, HotLoopDetector, HotReport};
-use kscope_informers::instrument::tap::{Tap, TapKind};
-use kscope_informers::lister_watcher::WatchEventType;
+use kscope_informers::instrument::tap::Tap;
 use kscope_informers::running::RunningInformer;
 use kscope_resources::{
     Deployment, GenericObject, KubeResource, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
@@ -24,10 +23,7 @@ use super::{CommandError, InformerArgs, Resolved, prepare_informer};
 #[derive(Debug, Clone, clap::Args)]
 pub struct HotloopsArgs {
     /// The kinds to watch, named as for kubectl, separated by commas.
-    #[arg(
-        long,
-        default_value = "widgets.example.com,deployments,replicasets,pods,configmaps"
-    )]
+    #[arg(long, default_value = kscope_index_views::hotloops::HOT_KINDS)]
     pub kinds: String,
     #[command(flatten)]
     pub cluster: ClusterArgs,
@@ -183,17 +179,7 @@ fn boxed<T: KubeResource + kscope_index_views::definitions::Indexable>(
                 }
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             };
-            let event = match entry.kind {
-                TapKind::Watch(WatchEventType::Added) => EventKind::Added,
-                TapKind::Watch(WatchEventType::Modified) => EventKind::Modified,
-                TapKind::Watch(WatchEventType::Deleted) => EventKind::Deleted,
-                _ => continue,
-            };
-            let Some(object) = entry
-                .raw
-                .as_ref()
-                .and_then(|raw| serde_json::from_slice(raw).ok())
-            else {
+            let Some((event, object)) = EventKind::of_entry(&entry) else {
                 continue;
             };
             let seen = Seen {

@@ -24,7 +24,7 @@ use super::{CommandError, InformerArgs, Resolved, prepare_informer, wait_for_syn
 
 /// The kinds watched unless `--kinds` names others: the workloads and what they own. Those
 /// the server does not serve are left out.
-pub(super) const DEFAULT_KINDS: &str = "deployments,replicasets,pods,statefulsets,daemonsets,jobs,cronjobs,controllerrevisions,configmaps,services,endpointslices";
+pub(super) use kscope_index_views::ownership::TREE_KINDS as DEFAULT_KINDS;
 
 /// Print an object's ownership tree: what it owns down through ownerReferences, or with
 /// --up its owners up to the root, each with its health as its table shows it.

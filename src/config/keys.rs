@@ -107,6 +107,11 @@ pub enum Action {
     /// Show the selected object's controller (a pod's ReplicaSet, a ReplicaSet's
     /// Deployment), selected in its kind's table: the owner reference followed up.
     JumpToOwner,
+    /// The selected object's ownership tree: its owners up to the root and what it owns
+    /// down through ownerReferences, each with its health, kept live.
+    OpenTree,
+    /// The field managers and objects by write rate, self-triggering loops flagged.
+    OpenHot,
     /// Show the kind in favourite namespace N (1–9, the most recently used first), or in
     /// all namespaces (0), as k9s's number keys.
     FavouriteNamespace(u8),
@@ -394,6 +399,16 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "jump-to-owner",
         Action::JumpToOwner,
         "show the row's controller (pod → rs → deploy), selected in its table",
+    ),
+    (
+        "tree",
+        Action::OpenTree,
+        "the row's ownership tree: owners up to the root, what it owns below (:tree)",
+    ),
+    (
+        "hot",
+        Action::OpenHot,
+        "field managers and objects by write rate, hot loops flagged (:hot)",
     ),
     (
         "logs",

@@ -9,9 +9,15 @@
 use std::collections::{BTreeMap, HashMap};
 
 use kscope_informers::instrument::diff::changed_paths;
+use kscope_informers::instrument::tap::{TapEntry, TapKind};
+use kscope_informers::lister_watcher::WatchEventType;
 
 use super::managed_fields::{is_noise, owns};
 use serde_json::Value;
+
+/// The kinds watched unless told otherwise, named as for kubectl: the demo's Widgets and
+/// the workloads. `kscope hotloops` and the TUI's `:hot` read the same list.
+pub const HOT_KINDS: &str = "widgets.example.com,deployments,replicasets,pods,configmaps";
 
 /// Seconds a loop must be sustained, and the window rates are read over.
 pub const WINDOW_SECONDS: u64 = 10;
@@ -30,6 +36,21 @@ pub enum EventKind {
     Added,
     Modified,
     Deleted,
+}
+
+impl EventKind {
+    /// The watch event a tap entry carries, with its object: what the detector takes. Other
+    /// entries (deltas, relists, bookmarks) and objects that do not parse give `None`.
+    pub fn of_entry(entry: &TapEntry) -> Option<(Self, Value)> {
+        let event = match entry.kind {
+            TapKind::Watch(WatchEventType::Added) => Self::Added,
+            TapKind::Watch(WatchEventType::Modified) => Self::Modified,
+            TapKind::Watch(WatchEventType::Deleted) => Self::Deleted,
+            _ => return None,
+        };
+        let object = serde_json::from_slice(entry.raw.as_ref()?).ok()?;
+        Some((event, object))
+    }
 }
 
 /// Writes counted in one-second buckets over the last [`WINDOW_SECONDS`].

@@ -16,6 +16,11 @@ use super::columns::{RowHealth, TableRow};
 /// cycle (which the garbage collector tolerates) must not loop.
 const MAX_DEPTH: usize = 32;
 
+/// The kinds a tree watches unless told otherwise: the workloads and what they own, named
+/// as for kubectl. The CLI's `kscope tree` and the TUI's tree view read the same list, so
+/// they show the same tree.
+pub const TREE_KINDS: &str = "deployments,replicasets,pods,statefulsets,daemonsets,jobs,cronjobs,controllerrevisions,configmaps,services,endpointslices";
+
 pub use super::owner_index::{OWNER_UID_INDEX, Owned, owner_uid_index};
 
 /// An owner as an ownerReference names it.
@@ -97,6 +102,13 @@ impl Tree {
     /// How many objects the tree holds, itself included.
     pub fn len(&self) -> usize {
         1 + self.children.iter().map(Tree::len).sum::<usize>()
+    }
+
+    fn uids(&self, into: &mut HashSet<String>) {
+        into.insert(self.node.uid.clone());
+        for child in &self.children {
+            child.uids(into);
+        }
     }
 
     /// Never: a tree holds its root.
@@ -266,6 +278,24 @@ impl Forest {
         }
         chain
     }
+
+    /// `node` in its place: the chain of its owners from the root down to it (as
+    /// [`Forest::ancestors`] finds it), with its own dependents below it (as
+    /// [`Forest::descendants`]), so both directions read as one tree. In a cycle of owners
+    /// the chain stops at the first owner already below.
+    pub fn around(&self, node: TreeNode) -> Tree {
+        let below = self.descendants(node.clone());
+        let mut inside = HashSet::new();
+        below.uids(&mut inside);
+        self.ancestors(node)
+            .into_iter()
+            .skip(1)
+            .take_while(|owner| !inside.contains(&owner.uid))
+            .fold(below, |child, owner| Tree {
+                node: owner,
+                children: vec![child],
+            })
+    }
 }
 
 #[cfg(test)]
@@ -372,6 +402,22 @@ mod tests {
         ));
         let a = forest.find("Thing", Some("ns"), "a").unwrap();
         assert_eq!(forest.descendants(a.clone()).len(), 2);
-        assert_eq!(forest.ancestors(a).len(), 2);
+        assert_eq!(forest.ancestors(a.clone()).len(), 2);
+        assert_eq!(forest.around(a).len(), 2, "b is below a: not above it too");
+    }
+
+    #[test]
+    fn around_puts_the_owners_above_and_the_dependents_below() {
+        let forest = forest();
+        let a = forest.find("ConfigMap", Some("ns"), "a").unwrap();
+        let drawn: Vec<String> = forest
+            .around(a)
+            .lines()
+            .into_iter()
+            .map(|(prefix, n)| format!("{prefix}{}", n.label()))
+            .collect();
+        assert_eq!(drawn, ["Widget/ns/w", "└─ConfigMap/ns/a", "  └─Leaf/ns/l"]);
+        let w = forest.find("Widget", Some("ns"), "w").unwrap();
+        assert_eq!(forest.around(w.clone()), forest.descendants(w));
     }
 }

@@ -25,6 +25,10 @@ pub enum InputMode {
     Contexts,
     /// The confirm dialog of a write.
     Confirm,
+    /// The ownership tree of a row (`x`).
+    Tree,
+    /// The field managers and objects by write rate (`H`).
+    Hot,
 }
 
 /// Which panel the movement keys scroll.

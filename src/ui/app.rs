@@ -17,6 +17,7 @@ use ratatui::layout::Rect;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time;
 
+use kscope_client::cluster::NamespaceScope;
 use kscope_client::write::Target;
 use kscope_config::keys::Keymap;
 use kscope_config::keys::Section;
@@ -38,6 +39,7 @@ use super::draw::{self, Header, Parts};
 use super::edit::{self, EditRequest};
 use super::effect::{Effect, Follow};
 use super::favourites::Favourites;
+use super::hot::{HotView, HotWatch};
 use super::keymap::map_key;
 use super::layout::Layout;
 use super::logs::{Arrival, LogController, LogTarget};
@@ -52,6 +54,7 @@ use super::state::UiState;
 use super::table::{Table, TableStarter};
 pub use super::tables::describe_sync;
 use super::tables::{Surface, Tables};
+use super::tree::{ObjectRef, TreeView, TreeWatch};
 use super::writes::{
     ConfirmDialog, Verb, WriteController, WriteEvent, check_targets, read_only_refusal,
 };
@@ -77,6 +80,10 @@ enum Wake {
     Selector(Selected),
     Namespace(Checked),
     Write(WriteEvent),
+    /// A store the ownership tree reads changed.
+    Tree,
+    /// The hot loops' detector took a watch event.
+    Hot,
     Signal,
     Closed(Closed),
 }
@@ -147,6 +154,10 @@ pub struct App {
     session: Option<SessionRequest>,
     /// An edit asked for, until the terminal's owner takes it.
     edit: Option<EditRequest>,
+    /// The ownership tree's informers, while it is open; the tree itself is in the state.
+    tree: Option<TreeWatch>,
+    /// The hot loops' informers and detector, while the view is open.
+    hot: Option<HotWatch>,
 }
 
 /// Why [`App::run_until`] returned.
@@ -215,6 +226,8 @@ impl App {
             actions: ActionSettings::default(),
             session: None,
             edit: None,
+            tree: None,
+            hot: None,
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -739,6 +752,8 @@ impl App {
                 Some(selected) = self.tables.selectors.selected() => Wake::Selector(selected),
                 Some(checked) = self.tables.namespaces.checked() => Wake::Namespace(checked),
                 Some(event) = self.writes.next() => Wake::Write(event),
+                () = tree_changed(&mut self.tree) => Wake::Tree,
+                () = hot_next(&mut self.hot) => Wake::Hot,
                 Some(()) = signals.next() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = time::sleep_until(next_frame), if dirty => Wake::Frame,
@@ -775,6 +790,7 @@ impl App {
                         .queue
                         .sample(queue.adds, queue.depth, Instant::now());
                     self.ui.state.queue.show(&queue);
+                    self.refresh_hot();
                     dirty = true;
                 }
                 Wake::Frame => {}
@@ -802,6 +818,12 @@ impl App {
                     self.take_write(event);
                     dirty = true;
                 }
+                Wake::Tree => {
+                    self.refresh_tree();
+                    dirty = true;
+                }
+                // The report is read each tick: a write stream needs no frame per event.
+                Wake::Hot => {}
                 Wake::Closed(Closed::Rows) => rows_open = false,
                 Wake::Closed(Closed::Status) => status_open = false,
                 Wake::Closed(Closed::Taps) => taps_open = false,
@@ -1045,8 +1067,16 @@ impl App {
                 if let Some(mut view) = self.ui.state.logs.take_if(|_| mode == InputMode::Logs) {
                     self.logs.follow(&mut view, &Effect::Close);
                 }
+                if matches!(mode, InputMode::Tree | InputMode::Hot) {
+                    self.close_workbench();
+                }
                 self.ui.state.mode = InputMode::Normal;
                 Vec::new()
+            }
+            Some(Effect::ShowObject(object)) => {
+                self.close_workbench();
+                self.ui.state.mode = InputMode::Normal;
+                self.tables.show_object(&mut self.ui, &object)
             }
             Some(Effect::Write) => {
                 self.confirmed();
@@ -1159,6 +1189,8 @@ impl App {
         match action {
             Action::DrillDown => return self.tables.drill_down(&mut self.ui),
             Action::JumpToOwner => return self.tables.jump_to_owner(&mut self.ui),
+            Action::OpenTree => self.open_tree(),
+            Action::OpenHot => self.open_hot(),
             Action::OpenDetail => {
                 if let Some((kind, key)) = self.tables.table.selected_object() {
                     self.ui.open_detail(kind, &key);
@@ -1262,6 +1294,109 @@ impl App {
         Vec::new()
     }
 
+    /// `x` (or `:tree`): the selected row's ownership tree, read from informers started now
+    /// on the kinds it can hold (the row's, its controller's, and the workload kinds) in
+    /// the row's namespace; they stop when the tree closes.
+    fn open_tree(&mut self) {
+        let table = self.tables.table.as_ref();
+        let (Some(row), Some((kind, key))) = (table.selected(), table.selected_object()) else {
+            self.ui.state.command.error = Some("tree: select a row first".into());
+            return;
+        };
+        let discovery = self.tables.starter.catalog().current();
+        let mut first = vec![kind.clone()];
+        if let Some(owner) = table
+            .controller_owner(&row)
+            .and_then(|(owner, _)| discovery.resolve(&owner).ok())
+        {
+            first.push(owner);
+        }
+        let (namespace, name) = split_meta_namespace_key(&key);
+        let scope = match namespace {
+            Some(ns) => NamespaceScope::One(ns.to_string()),
+            None => NamespaceScope::All,
+        };
+        match TreeWatch::start(self.tables.starter.cluster(), &first, &discovery, &scope) {
+            Ok(watch) => {
+                let mut view = TreeView::new(ObjectRef {
+                    kind: kind.kind().to_string(),
+                    namespace: namespace.map(str::to_string),
+                    name: name.to_string(),
+                });
+                watch.refresh(&mut view);
+                self.tree = Some(watch);
+                self.ui.state.tree = Some(view);
+                self.ui.state.mode = InputMode::Tree;
+            }
+            Err(err) => self.ui.state.command.error = Some(format!("tree: {err}")),
+        }
+    }
+
+    /// Rebuilds the open tree from its stores.
+    fn refresh_tree(&mut self) {
+        if let (Some(watch), Some(view)) = (&self.tree, self.ui.state.tree.as_mut()) {
+            watch.refresh(view);
+        }
+    }
+
+    /// Waits (at most `patience`) for a change to the open tree's stores and rebuilds it,
+    /// as the event loop does; false when none came.
+    pub async fn next_tree_change(&mut self, patience: Duration) -> bool {
+        match tokio::time::timeout(patience, tree_changed(&mut self.tree)).await {
+            Ok(()) => {
+                self.refresh_tree();
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// `H` (or `:hot`): the field managers and objects by write rate, from informers
+    /// started now on the hot-loop kinds and the table's, in the table's scope; they stop
+    /// when the view closes.
+    fn open_hot(&mut self) {
+        let discovery = self.tables.starter.catalog().current();
+        let first = [self.tables.table.kind().clone()];
+        let scope = self.tables.view.scope.clone();
+        match HotWatch::start(self.tables.starter.cluster(), &first, &discovery, &scope) {
+            Ok((watch, kinds)) => {
+                let mut view = HotView::new(kinds);
+                watch.report_into(&mut view);
+                self.hot = Some(watch);
+                self.ui.state.hot = Some(view);
+                self.ui.state.mode = InputMode::Hot;
+            }
+            Err(err) => self.ui.state.command.error = Some(format!("hot: {err}")),
+        }
+    }
+
+    /// Reads the detector's report into the open view.
+    fn refresh_hot(&mut self) {
+        if let (Some(watch), Some(view)) = (&self.hot, self.ui.state.hot.as_mut()) {
+            watch.report_into(view);
+        }
+    }
+
+    /// Takes the hot loops' watch events for `patience` into the detector and reads its
+    /// report, as the event loop does over a tick.
+    pub async fn watch_hot(&mut self, patience: Duration) {
+        let _ = tokio::time::timeout(patience, async {
+            loop {
+                hot_next(&mut self.hot).await;
+            }
+        })
+        .await;
+        self.refresh_hot();
+    }
+
+    /// The workbench views close: their informers stop.
+    fn close_workbench(&mut self) {
+        self.tree = None;
+        self.ui.state.tree = None;
+        self.hot = None;
+        self.ui.state.hot = None;
+    }
+
     /// Waits (at most `patience`) for the Service selector asked for by Enter and follows
     /// it, as the event loop does; false when none came.
     pub async fn next_selector(&mut self, patience: Duration) -> bool {
@@ -1300,6 +1435,14 @@ impl App {
                 self.tables.restart_with(&mut self.ui, fifo, compare)
             }
             Ok(Command::Index(definition)) => self.tables.add_index(&mut self.ui, definition),
+            Ok(Command::Tree) => {
+                self.open_tree();
+                Vec::new()
+            }
+            Ok(Command::Hot) => {
+                self.open_hot();
+                Vec::new()
+            }
             Ok(Command::Context(Some(context))) => {
                 self.switch_context(context);
                 Vec::new()
@@ -1356,6 +1499,22 @@ fn target(kind: kscope_resources::Kind, key: &str) -> Target {
         kind,
         namespace: namespace.map(str::to_string),
         name: name.to_string(),
+    }
+}
+
+/// The next change to the ownership tree's stores, or never while no tree is open.
+async fn tree_changed(tree: &mut Option<TreeWatch>) {
+    match tree {
+        Some(watch) => watch.changed().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The hot loops' next watch event taken, or never while the view is closed.
+async fn hot_next(hot: &mut Option<HotWatch>) {
+    match hot {
+        Some(watch) => watch.next().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -33,6 +33,11 @@ const FIFO: &str = "fifo";
 /// Adds an index at run time (see [`Command::Index`]).
 const INDEX: &str = "index";
 
+/// The workbench views of the selected row or the cluster: `:tree` (see [`Command::Tree`])
+/// and `:hot` (see [`Command::Hot`]).
+const TREE: &str = "tree";
+const HOT: &str = "hot";
+
 /// What a command name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target<'a> {
@@ -42,6 +47,8 @@ enum Target<'a> {
     Context,
     Fifo,
     Index,
+    /// A workbench view (`tree`, `hot`).
+    View,
     Quit,
 }
 
@@ -79,6 +86,10 @@ pub enum Command {
     /// `:index NAME label=KEY | annotation=KEY | field=JSONPATH [kinds=a,b]`: add an index to
     /// the running informers, backfilled at once.
     Index(IndexDefinition),
+    /// The selected row's ownership tree, as `x` opens it.
+    Tree,
+    /// The field managers and objects by write rate, as `H` opens them.
+    Hot,
     Quit,
 }
 
@@ -188,15 +199,15 @@ fn primary(resource: &ApiResource, discovery: &Discovery) -> String {
         .unwrap_or_else(|| resource.group_resource())
 }
 
-/// One name per listable resource, in the order hints list them, then the categories, `ctx`
-/// and `quit`.
+/// One name per listable resource, in the order hints list them, then the categories, `ctx`,
+/// `fifo`, `index`, the workbench views and `quit`.
 fn primaries(discovery: &Discovery) -> Vec<String> {
     once_each(
         commands(discovery)
             .into_iter()
             .map(|(r, _)| primary(r, discovery))
             .chain(categories(discovery).into_iter().map(str::to_string))
-            .chain([CONTEXT[0], FIFO, INDEX, QUIT[0]].map(str::to_string)),
+            .chain([CONTEXT[0], FIFO, INDEX, TREE, HOT, QUIT[0]].map(str::to_string)),
     )
 }
 
@@ -212,8 +223,8 @@ fn once_each(names: impl IntoIterator<Item = String>) -> Vec<String> {
 }
 
 /// Every command with its other names, `pods (po, pod)`, in the order hints list them (the
-/// group-qualified names left out), then the categories (`all`), `ctx`, `fifo`, `index`
-/// and `quit`.
+/// group-qualified names left out), then the categories (`all`), `ctx`, `fifo`, `index`,
+/// `tree`, `hot` and `quit`.
 pub fn listed(discovery: &Discovery) -> Vec<String> {
     commands(discovery)
         .into_iter()
@@ -230,7 +241,7 @@ pub fn listed(discovery: &Discovery) -> Vec<String> {
         })
         .chain(categories(discovery).into_iter().map(str::to_string))
         .chain([CONTEXT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
-        .chain([FIFO, INDEX].map(str::to_string))
+        .chain([FIFO, INDEX, TREE, HOT].map(str::to_string))
         .chain([QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
         .collect()
 }
@@ -267,6 +278,14 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
     }
     if name.eq_ignore_ascii_case(FIFO) {
         return parse_fifo(words);
+    }
+    for (view, command) in [(TREE, Command::Tree), (HOT, Command::Hot)] {
+        if name.eq_ignore_ascii_case(view) {
+            return match words.next() {
+                None => Ok(command),
+                Some(_) => Err(CommandError::NoArguments(name.to_string())),
+            };
+        }
     }
     if name.eq_ignore_ascii_case(INDEX) {
         let args = input.trim_start()[name.len()..].trim();
@@ -395,6 +414,7 @@ fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
         .chain(CONTEXT.iter().map(|c| (c.to_string(), Target::Context)))
         .chain([(FIFO.to_string(), Target::Fifo)])
         .chain([(INDEX.to_string(), Target::Index)])
+        .chain([TREE, HOT].map(|v| (v.to_string(), Target::View)))
         .chain(QUIT.iter().map(|q| (q.to_string(), Target::Quit)))
         .collect()
 }
@@ -429,6 +449,12 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
     }
     match parse(input, discovery) {
         Ok(Command::Quit) => "Enter quits".into(),
+        Ok(Command::Tree) => {
+            "Enter shows the selected row's owners and what it owns, each with its health".into()
+        }
+        Ok(Command::Hot) => {
+            "Enter lists the field managers and objects by write rate, hot loops flagged".into()
+        }
         Ok(Command::Context(None)) => "Enter lists the contexts · :ctx NAME switches".into(),
         Ok(Command::Context(Some(name))) => format!("Enter switches to context {name}"),
         Ok(Command::Fifo {
@@ -700,8 +726,14 @@ mod tests {
             parse("all -x", &d),
             Err(CommandError::UnknownFlag("-x".into()))
         );
+        assert_eq!(parse("tree", &d), Ok(Command::Tree));
+        assert_eq!(parse("HOT", &d), Ok(Command::Hot));
+        assert_eq!(
+            parse("tree web", &d),
+            Err(CommandError::NoArguments("tree".into()))
+        );
         assert!(
-            hint("", &d).contains(" all ctx fifo index quit"),
+            hint("", &d).contains(" all ctx fifo index tree hot quit"),
             "{}",
             hint("", &d)
         );
@@ -812,8 +844,9 @@ mod tests {
             "each name once"
         );
         assert!(
-            hint("", &d)
-                .starts_with("pods svc cm crd widgets ev events.events.k8s.io ctx fifo index quit"),
+            hint("", &d).starts_with(
+                "pods svc cm crd widgets ev events.events.k8s.io ctx fifo index tree hot quit"
+            ),
             "{}",
             hint("", &d)
         );

@@ -3,6 +3,7 @@
 //! flags that something must remember to read.
 
 use super::action::InputMode;
+use super::tree::ObjectRef;
 
 /// A component's request to the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +30,8 @@ pub enum Effect {
     SwitchContext(String),
     /// Another mode of the same component (the log view's search bar, and back).
     Mode(InputMode),
+    /// Show this object's row, in its kind's table (Enter in the ownership tree).
+    ShowObject(ObjectRef),
     /// The confirm dialog said yes: do its write.
     Write,
     /// Not this component's action: the main screen's.

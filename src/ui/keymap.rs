@@ -46,7 +46,10 @@ pub fn section_of(mode: InputMode) -> Section {
         InputMode::Filter | InputMode::DeltaFilter | InputMode::LogSearch => Section::Filter,
         InputMode::Help => Section::Help,
         // The context picker lists like the index browser and takes its keys.
-        InputMode::Indexes | InputMode::Contexts => Section::Indexes,
+        // So do the ownership tree and the hot loops.
+        InputMode::Indexes | InputMode::Contexts | InputMode::Tree | InputMode::Hot => {
+            Section::Indexes
+        }
         InputMode::Detail => Section::Detail,
         InputMode::Command => Section::Command,
         InputMode::Logs => Section::Logs,

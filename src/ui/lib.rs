@@ -18,6 +18,7 @@ pub mod draw;
 pub mod edit;
 pub mod effect;
 pub mod favourites;
+pub mod hot;
 pub mod keymap;
 pub mod layout;
 pub mod line;
@@ -39,6 +40,8 @@ pub mod table_pane;
 pub mod tables;
 pub mod terminal;
 pub mod text_search;
+pub mod tree;
+mod watchers;
 pub mod writes;
 
 pub use nav::ALL_NAMESPACES;

@@ -16,10 +16,12 @@ use super::command::CommandBar;
 use super::contexts::ContextPicker;
 use super::deltas::DeltaPanel;
 use super::effect::Effect;
+use super::hot::HotView;
 use super::line::LineEdit;
 use super::logs::view::LogView;
 use super::queue::QueuePanel;
 use super::table_pane::TablePane;
+use super::tree::TreeView;
 use super::writes::ConfirmDialog;
 
 /// The filter bar: what is typed, where the cursor is, and whether it parses.
@@ -166,6 +168,10 @@ pub struct UiState {
     pub logs: Option<LogView>,
     /// The `:ctx` picker.
     pub contexts: ContextPicker,
+    /// The ownership tree, while open (its informers are the app's).
+    pub tree: Option<TreeView>,
+    /// The hot loops, while open (their informers and detector are the app's).
+    pub hot: Option<HotView>,
     /// A word for the status line until the next key (a letter that is no key here).
     pub notice: Option<String>,
     /// The confirm dialog of a write, while one is asked for.
@@ -192,6 +198,8 @@ impl UiState {
             help: Help::default(),
             logs: None,
             contexts: ContextPicker::default(),
+            tree: None,
+            hot: None,
             notice: None,
             confirm: ConfirmDialog::default(),
             forbidden: Vec::new(),

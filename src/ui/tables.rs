@@ -34,6 +34,7 @@ use super::screen::Header;
 use super::selectors::{Selected, SelectorFetcher};
 use super::state::{IndexBrowser, UiState};
 use super::table::{Table, TableStarter};
+use super::tree::ObjectRef;
 
 /// The informer's progress in a few words, for the header (its error is shown apart), with
 /// how it read its initial state (`via watch-list`, or `via list: why it fell back`).
@@ -975,6 +976,26 @@ impl Tables {
         };
         let follow = self.switch(ui, ViewSpec::new(kind, scope), true);
         ui.state.table.reselect(Some(Key::from(owner_key)));
+        follow
+    }
+
+    /// `object`'s row, selected in its kind's table in its namespace (Enter in the ownership
+    /// tree and the hot loops); Esc comes back.
+    pub(crate) fn show_object(&mut self, ui: &mut Surface, object: &ObjectRef) -> Vec<Follow> {
+        let discovery = self.starter.catalog().current();
+        let Ok(kind) = discovery.resolve(&object.kind) else {
+            ui.state.command.error = Some(format!("{object}: a kind the server does not serve"));
+            return Vec::new();
+        };
+        let (scope, key) = match &object.namespace {
+            Some(ns) if kind.namespaced() => (
+                NamespaceScope::One(ns.clone()),
+                format!("{ns}/{}", object.name),
+            ),
+            _ => (self.view.scope.clone(), object.name.clone()),
+        };
+        let follow = self.switch(ui, ViewSpec::new(kind, scope), true);
+        ui.state.table.reselect(Some(Key::from(key)));
         follow
     }
 

@@ -63,6 +63,8 @@ mod tui_tmux;
 mod tui_waiting;
 mod views_config;
 mod views_sim;
+mod wb_hot_tui;
+mod wb_tree_tui;
 mod workbench_hotloops;
 mod workbench_metrics;
 mod workbench_views;

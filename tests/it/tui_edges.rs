@@ -174,12 +174,12 @@ async fn typed_text_and_esc_from_the_delta_panel() {
     let mut app = AppStart::pods(cluster).panels().start();
     wait_rows(&mut app, "pods", |_, w| w.total > 0).await;
     let key = |c: char| Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
-    app.handle_event(&key('x'));
+    app.handle_event(&key('v'));
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).expect("terminal");
     app.draw(&mut terminal).expect("draws");
     let screen = terminal.backend().to_string();
     assert!(
-        screen.contains("x is not a key here: / filters the rows by text"),
+        screen.contains("v is not a key here: / filters the rows by text"),
         "{screen}"
     );
     app.handle_event(&key('j'));

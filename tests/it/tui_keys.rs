@@ -61,10 +61,12 @@ fn main_screen_keys() {
         (KeyCode::Char('?'), Action::ToggleHelp),
         (KeyCode::Char('q'), Action::Quit),
         (KeyCode::Char('i'), Action::ToggleIndexes),
+        (KeyCode::Char('x'), Action::OpenTree),
+        (KeyCode::Char('H'), Action::OpenHot),
     ] {
         assert_eq!(normal(code), Some(action), "{code:?}");
     }
-    assert_eq!(normal(KeyCode::Char('x')), None);
+    assert_eq!(normal(KeyCode::Char('v')), None);
 }
 
 #[test]
@@ -252,7 +254,7 @@ fn commands_parse_with_aliases_and_scopes() {
 fn command_hints_and_completion() {
     assert!(
         command::hint("", &Discovery::default())
-            .starts_with("pods nodes deploy rs ns secrets ctx fifo index quit")
+            .starts_with("pods nodes deploy rs ns secrets ctx fifo index tree hot quit")
     );
     assert_eq!(
         command::hint("n", &Discovery::default()),

@@ -1,0 +1,268 @@
+//! The ownership tree of the selected row (`x`, `:tree`): its owners up to the root and what
+//! it owns down through ownerReferences, each with its health as its table shows it. The
+//! tree is read from informers on the kinds it can hold ([`TREE_KINDS`], the row's kind and
+//! its controller's), started when the tree opens and stopped when it closes, through their
+//! owner-uid indexes: rebuilding it costs what it holds, so it is rebuilt on every change to
+//! any of those stores, and stays live.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_index_views::ownership::{Forest, TREE_KINDS, TreeNode};
+use kscope_resources::Kind;
+
+use super::UiError;
+use super::action::Action;
+use super::component::{Component, Context};
+use super::effect::Effect;
+use super::screen::{Screen, Theme};
+use super::table::moved_to;
+use super::watchers::Watchers;
+
+/// The object a tree is of: its `kind` field, namespace and name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObjectRef {
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl ObjectRef {
+    fn of(node: &TreeNode) -> Self {
+        Self {
+            kind: node.kind.clone(),
+            namespace: node.namespace.clone(),
+            name: node.name.clone(),
+        }
+    }
+}
+
+impl std::fmt::Display for ObjectRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{} {ns}/{}", self.kind, self.name),
+            None => write!(f, "{} {}", self.kind, self.name),
+        }
+    }
+}
+
+/// The tree on screen: its lines as drawn (`├─` prefixes), the selected one, and how far
+/// its informers have listed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TreeView {
+    pub of: ObjectRef,
+    pub lines: Vec<(String, TreeNode)>,
+    pub selected: usize,
+    /// Kinds listed, of kinds watched.
+    pub listed: (usize, usize),
+}
+
+impl TreeView {
+    pub fn new(of: ObjectRef) -> Self {
+        Self {
+            of,
+            ..Self::default()
+        }
+    }
+
+    /// Rebuilds the lines from `forest`, the selection kept on the object it was on (on the
+    /// tree's own object at first, or once the selected one is gone).
+    pub fn refresh(&mut self, forest: &Forest, listed: (usize, usize)) {
+        self.listed = listed;
+        let kept = self.lines.get(self.selected).map(|(_, n)| n.uid.clone());
+        let Some(node) = forest.find(&self.of.kind, self.of.namespace.as_deref(), &self.of.name)
+        else {
+            self.lines.clear();
+            self.selected = 0;
+            return;
+        };
+        let tree = forest.around(node);
+        self.lines = tree
+            .lines()
+            .into_iter()
+            .map(|(prefix, node)| (prefix, node.clone()))
+            .collect();
+        let at = |pick: &dyn Fn(&TreeNode) -> bool| self.lines.iter().position(|(_, n)| pick(n));
+        self.selected = kept
+            .and_then(|uid| at(&|n| n.uid == uid))
+            .or_else(|| at(&|n| ObjectRef::of(n) == self.of))
+            .unwrap_or(0);
+    }
+
+    /// Moves the selection, shows the selected object (`Effect::ShowObject`) or closes.
+    pub fn handle_key(&mut self, action: &Action, page: usize) -> Option<Effect> {
+        match action {
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom => {
+                let last = self.lines.len().saturating_sub(1);
+                self.selected = moved_to(self.selected, action, page, self.lines.len()).min(last);
+            }
+            Action::ChooseValue => {
+                return self
+                    .lines
+                    .get(self.selected)
+                    .map(|(_, node)| Effect::ShowObject(ObjectRef::of(node)));
+            }
+            Action::Back | Action::ToggleIndexes => return Some(Effect::Close),
+            _ => {}
+        }
+        None
+    }
+
+    fn title(&self) -> String {
+        let (listed, watched) = self.listed;
+        let listing = if listed < watched {
+            format!(" · listing {listed}/{watched} kinds")
+        } else {
+            String::new()
+        };
+        format!(" tree of {}{listing} · Enter shows · Esc ", self.of)
+    }
+
+    fn draw_into(&self, frame: &mut Frame, area: Rect, theme: Theme) {
+        let height = usize::from(area.height.saturating_sub(2));
+        let label = |(prefix, node): &(String, TreeNode)| {
+            let ns = match (&node.namespace, &self.of.namespace) {
+                (Some(ns), Some(of)) if ns == of => String::new(),
+                (Some(ns), _) => format!("{ns}/"),
+                (None, _) => String::new(),
+            };
+            format!("{prefix}{}/{ns}{}", node.kind, node.name)
+        };
+        let width = self
+            .lines
+            .iter()
+            .map(|l| label(l).chars().count())
+            .max()
+            .unwrap_or(0);
+        let lines: Vec<Line> = if self.lines.is_empty() {
+            let why = if self.listed.0 < self.listed.1 {
+                "listing…"
+            } else {
+                "not found: deleted, or in no kind watched"
+            };
+            vec![Line::styled(format!("{}: {why}", self.of), theme.dim())]
+        } else {
+            // Scroll so the selected line stays in view.
+            let first = (self.selected + 1).saturating_sub(height);
+            self.lines
+                .iter()
+                .enumerate()
+                .skip(first)
+                .take(height)
+                .map(|(i, line)| {
+                    let node = &line.1;
+                    let text = format!("{:<width$}   ", label(line));
+                    let mut name = theme.health(node.row_health);
+                    if ObjectRef::of(node) == self.of {
+                        name = name.add_modifier(ratatui::style::Modifier::BOLD);
+                    }
+                    let line = Line::from(vec![
+                        Span::styled(text, name),
+                        Span::styled(node.health.clone(), theme.health(node.row_health)),
+                    ]);
+                    if i == self.selected {
+                        line.style(theme.selected())
+                    } else {
+                        line
+                    }
+                })
+                .collect()
+        };
+        frame.render_widget(Clear, area);
+        frame.render_widget(
+            Paragraph::new(lines).block(Block::bordered().title(self.title())),
+            area,
+        );
+    }
+}
+
+impl Component for TreeView {
+    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
+        self.handle_key(action, ctx.table_page())
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        self.draw_into(frame, area, screen.theme());
+    }
+}
+
+/// The informers a tree is read from, while it is open.
+pub struct TreeWatch {
+    watchers: Watchers,
+    forest: Forest,
+}
+
+impl TreeWatch {
+    /// Watches `first` (the row's kind, its controller's) and [`TREE_KINDS`] in `scope`:
+    /// the object's namespace, or every namespace for a cluster-scoped object, whose
+    /// dependents may be anywhere.
+    pub fn start(
+        cluster: &Cluster,
+        first: &[Kind],
+        discovery: &kscope_client::discovery::Discovery,
+        scope: &NamespaceScope,
+    ) -> Result<Self, UiError> {
+        let kinds = super::watchers::kinds(first, TREE_KINDS, discovery);
+        let watchers = Watchers::start(cluster, &kinds, scope, |_| None)?;
+        let mut forest = Forest::new();
+        for store in watchers.stores() {
+            forest.add(store.clone());
+        }
+        Ok(Self { watchers, forest })
+    }
+
+    /// Rebuilds `view` from the stores as they are now.
+    pub fn refresh(&self, view: &mut TreeView) {
+        view.refresh(&self.forest, self.watchers.listed());
+    }
+
+    /// Resolves when a store changed. Cancel-safe.
+    pub async fn changed(&mut self) {
+        self.watchers.changed().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(kind: &str, name: &str) -> TreeNode {
+        TreeNode {
+            kind: kind.into(),
+            namespace: Some("ns".into()),
+            name: name.into(),
+            uid: format!("u-{name}"),
+            health: String::new(),
+            row_health: Default::default(),
+            owners: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_tree_moves_shows_the_selected_object_and_closes() {
+        let mut view = TreeView::new(ObjectRef::of(&node("ReplicaSet", "web-1")));
+        view.lines = vec![
+            (String::new(), node("Deployment", "web")),
+            ("└─".into(), node("ReplicaSet", "web-1")),
+            ("  ├─".into(), node("Pod", "web-1-a")),
+            ("  └─".into(), node("Pod", "web-1-b")),
+        ];
+        view.handle_key(&Action::PageDown, 10);
+        assert_eq!(view.selected, 3, "stops at the last");
+        view.handle_key(&Action::Up, 10);
+        assert_eq!(
+            view.handle_key(&Action::ChooseValue, 10),
+            Some(Effect::ShowObject(ObjectRef::of(&node("Pod", "web-1-a"))))
+        );
+        assert_eq!(view.handle_key(&Action::Back, 10), Some(Effect::Close));
+        assert!(view.title().contains("ReplicaSet ns/web-1"));
+    }
+}
