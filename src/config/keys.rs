@@ -159,6 +159,13 @@ pub enum Action {
     /// Copy the selected row's name (in a detail, its YAML or describe text) to the
     /// clipboard, by OSC 52.
     Copy,
+    /// In a recording played (`kscope replay FILE`): play or pause it.
+    ReplayPlayPause,
+    /// Play the recording faster or slower, through 0.1× to 100×.
+    ReplayFaster,
+    ReplaySlower,
+    /// Pause and play the recording's next event.
+    ReplayStep,
     /// In the confirm dialog: accept, or cancel.
     ConfirmYes,
     ConfirmNo,
@@ -495,6 +502,26 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "copy",
         Action::Copy,
         "copy the name (detail: its text), OSC 52",
+    ),
+    (
+        "replay-play-pause",
+        Action::ReplayPlayPause,
+        "replay: play / pause (:seek 10:32:05 or :seek rv=N moves)",
+    ),
+    (
+        "replay-faster",
+        Action::ReplayFaster,
+        "replay: faster (to 100×)",
+    ),
+    (
+        "replay-slower",
+        Action::ReplaySlower,
+        "replay: slower (to 0.1×)",
+    ),
+    (
+        "replay-step",
+        Action::ReplayStep,
+        "replay: pause, play one event",
     ),
     ("confirm-yes", Action::ConfirmYes, "do it"),
     ("confirm-no", Action::ConfirmNo, "cancel"),

@@ -33,6 +33,9 @@ const FIFO: &str = "fifo";
 /// Adds an index at run time (see [`Command::Index`]).
 const INDEX: &str = "index";
 
+/// Moves a recording's playback (see [`Command::Seek`]).
+const SEEK: &str = "seek";
+
 /// What a command name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target<'a> {
@@ -79,6 +82,9 @@ pub enum Command {
     /// `:index NAME label=KEY | annotation=KEY | field=JSONPATH [kinds=a,b]`: add an index to
     /// the running informers, backfilled at once.
     Index(IndexDefinition),
+    /// `:seek 10:32:05` or `:seek rv=12345`: move a recording's playback there (the
+    /// argument is read against where the playback is, by [`crate::playback::parse_seek`]).
+    Seek(String),
     Quit,
 }
 
@@ -114,6 +120,8 @@ pub enum CommandError {
     UnknownFifo(String),
     #[error("both pipelines would be {0}: compare two different FIFOs")]
     SameFifo(FifoKind),
+    #[error("seek takes one time (10:32:05, RFC 3339) or resourceVersion (rv=12345)")]
+    SeekArgument,
     #[error(transparent)]
     Index(#[from] IndexCommandError),
 }
@@ -267,6 +275,13 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
     }
     if name.eq_ignore_ascii_case(FIFO) {
         return parse_fifo(words);
+    }
+    if name.eq_ignore_ascii_case(SEEK) {
+        let mut args = words.collect::<Vec<_>>();
+        return match (args.pop(), args.is_empty()) {
+            (Some(to), true) => Ok(Command::Seek(to.to_string())),
+            _ => Err(CommandError::SeekArgument),
+        };
     }
     if name.eq_ignore_ascii_case(INDEX) {
         let args = input.trim_start()[name.len()..].trim();
@@ -429,6 +444,7 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
     }
     match parse(input, discovery) {
         Ok(Command::Quit) => "Enter quits".into(),
+        Ok(Command::Seek(to)) => format!("Enter moves the recording played to {to}"),
         Ok(Command::Context(None)) => "Enter lists the contexts · :ctx NAME switches".into(),
         Ok(Command::Context(Some(name))) => format!("Enter switches to context {name}"),
         Ok(Command::Fifo {

@@ -134,6 +134,27 @@ impl ReplayServer {
         kubeconfig::kube_config(&self.kubeconfig).await
     }
 
+    /// The playback's controls, for as long as anyone holds them.
+    pub fn controls(&self) -> ReplayControls {
+        ReplayControls {
+            replay: self.replay.clone(),
+        }
+    }
+
+    /// Stops serving.
+    pub async fn shutdown(self) {
+        self.stop.cancel();
+        let _ = self.task.await;
+    }
+}
+
+/// Play, pause, speed, step and seek of a served recording.
+#[derive(Clone)]
+pub struct ReplayControls {
+    replay: Arc<serve::Replay>,
+}
+
+impl ReplayControls {
     pub fn state(&self) -> PlaybackState {
         let clock = self.replay.clock.state();
         PlaybackState {
@@ -187,11 +208,5 @@ impl ReplayServer {
             }
             None => false,
         }
-    }
-
-    /// Stops serving.
-    pub async fn shutdown(self) {
-        self.stop.cancel();
-        let _ = self.task.await;
     }
 }
