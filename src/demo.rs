@@ -80,6 +80,7 @@ impl Demo {
             contexts,
             notice: Some(kubeconfig.notice.clone()),
             readwrite: None,
+            playback: None,
         };
         Ok((
             Self {

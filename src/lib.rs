@@ -4,3 +4,4 @@
 pub mod commands;
 pub mod demo;
 pub mod logging;
+pub mod replay_tui;

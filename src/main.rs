@@ -239,6 +239,25 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(exit.code()));
     };
     let command = with_outer_flags(command, &cli)?;
+    if let Command::Replay(args) = &command
+        && !args.print
+    {
+        if args.kind.is_some() {
+            anyhow::bail!(
+                "kscope replay: a KIND is printed with --print; the TUI switches with :KIND"
+            );
+        }
+        let config = kscope_config::Config::load(None)?;
+        let exit = runtime.block_on(async {
+            let (replay, launch) =
+                kscope::replay_tui::ReplayTui::start(&args.file, args.speed, args.at.as_deref())
+                    .await?;
+            let result = kscope_ui::run(launch, config).await;
+            replay.shutdown().await;
+            anyhow::Ok(result?)
+        })?;
+        return Ok(ExitCode::from(exit.code()));
+    }
     if let Command::Mcp(args) = &command {
         // The protocol writes stdout from Tokio's threads: the lock below would stall it.
         runtime.block_on(kscope::commands::mcp::run(args))?;

@@ -14,23 +14,32 @@ use kscope_informers::record::state::State;
 use super::CommandError;
 use super::output::{OutputFormat, list_of, write_object};
 
-/// Read a recording made by `kscope record`.
+/// Play a recording made by `kscope record` in the TUI, or print its store (--print).
 #[derive(Debug, Clone, clap::Args)]
 pub struct ReplayArgs {
     /// The recording.
     pub file: PathBuf,
-    /// The kind to print, as recorded (`pods`); default: every recorded kind.
+    /// With --print: the kind to print, as recorded (`pods`); default: every recorded kind.
     pub kind: Option<String>,
-    /// Print the store (the only mode so far).
+    /// Print the store instead of opening the TUI.
     #[arg(long)]
     pub print: bool,
-    /// The point to print the store at: an RFC 3339 time, or a resourceVersion (the state
-    /// just after the event that carried it). Default: the end of the recording.
+    /// The point to print the store at (or the TUI to start at): an RFC 3339 time, or a
+    /// resourceVersion (the state just after the event that carried it). Default: the end of
+    /// the recording (the TUI: its start).
     #[arg(long, value_name = "TIME|RV")]
     pub at: Option<String>,
-    /// json, yaml or name.
+    /// With --print: json, yaml or name.
     #[arg(short = 'o', long, value_enum, default_value = "name")]
     pub output: OutputFormat,
+    /// In the TUI: how much faster than recorded it plays (0.1 to 100; `<` and `>` change it).
+    #[arg(
+        long,
+        default_value_t = 1.0,
+        value_name = "X",
+        conflicts_with = "print"
+    )]
+    pub speed: f64,
 }
 
 /// Where to stop reading.
@@ -70,7 +79,7 @@ impl At {
 pub async fn run(args: &ReplayArgs, out: &mut impl Write) -> Result<(), CommandError> {
     if !args.print {
         return Err(CommandError::Usage(
-            "kscope replay reads a recording headless with --print (the TUI replay is not built yet)"
+            "kscope replay prints a recording's store with --print; without it, it opens the TUI"
                 .into(),
         ));
     }

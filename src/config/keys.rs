@@ -166,6 +166,13 @@ pub enum Action {
     Copy,
     /// Edit the selected object (or the detail's) in `$EDITOR`, as `kubectl edit`.
     Edit,
+    /// In a recording played (`kscope replay FILE`): play or pause it.
+    ReplayPlayPause,
+    /// Play the recording faster or slower, through 0.1× to 100×.
+    ReplayFaster,
+    ReplaySlower,
+    /// Pause and play the recording's next event.
+    ReplayStep,
     /// In the confirm dialog: accept, or cancel.
     ConfirmYes,
     ConfirmNo,
@@ -517,6 +524,26 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "edit",
         Action::Edit,
         "edit the object in $EDITOR, as kubectl edit",
+    ),
+    (
+        "replay-play-pause",
+        Action::ReplayPlayPause,
+        "replay: play / pause (:seek 10:32:05 or :seek rv=N moves)",
+    ),
+    (
+        "replay-faster",
+        Action::ReplayFaster,
+        "replay: faster (to 100×)",
+    ),
+    (
+        "replay-slower",
+        Action::ReplaySlower,
+        "replay: slower (to 0.1×)",
+    ),
+    (
+        "replay-step",
+        Action::ReplayStep,
+        "replay: pause, play one event",
     ),
     ("confirm-yes", Action::ConfirmYes, "do it"),
     ("confirm-no", Action::ConfirmNo, "cancel"),

@@ -386,7 +386,11 @@ fn every_action_but_typing_has_a_name() {
         | Action::TogglePrevious
         | Action::SaveLogs
         | Action::OpenTextSearch
-        | Action::SaveText => true,
+        | Action::SaveText
+        | Action::ReplayPlayPause
+        | Action::ReplayFaster
+        | Action::ReplaySlower
+        | Action::ReplayStep => true,
         // Each range the log view offers is named once.
         Action::LogRange(range) => ACTIONS
             .iter()
@@ -396,7 +400,7 @@ fn every_action_but_typing_has_a_name() {
         ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
         ACTIONS.len()
     );
-    assert_eq!(ACTIONS.len(), 108);
+    assert_eq!(ACTIONS.len(), 112);
 }
 
 #[test]

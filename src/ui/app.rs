@@ -46,6 +46,7 @@ use super::logs::{Arrival, LogController, LogTarget};
 use super::namespace_check::Checked;
 use super::nav::Category;
 use super::nav::ViewSpec;
+use super::playback::{self, Playback};
 use super::queue::InformerStats;
 use super::remembered::Remembered;
 use super::selectors::Selected;
@@ -158,6 +159,8 @@ pub struct App {
     tree: Option<TreeWatch>,
     /// The hot loops' informers and detector, while the view is open.
     hot: Option<HotWatch>,
+    /// The playback controls, when the cluster is a recording served.
+    playback: Option<Arc<dyn Playback>>,
 }
 
 /// Why [`App::run_until`] returned.
@@ -228,6 +231,7 @@ impl App {
             edit: None,
             tree: None,
             hot: None,
+            playback: None,
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -262,6 +266,54 @@ impl App {
     /// The next finished `:ctx` connection. Cancel-safe, for the event loop's `select!`.
     pub async fn context_connected(&mut self) -> Option<Connected> {
         self.contexts.connected().await
+    }
+
+    /// Plays a recording: the replay keys and `:seek` drive `playback`, the header says
+    /// where it is.
+    pub fn with_playback(mut self, playback: Arc<dyn Playback>) -> Self {
+        self.ui.state.recording = Some(playback::describe(&playback.status()));
+        self.playback = Some(playback);
+        self
+    }
+
+    /// The playback controls; on a live cluster, `None` and a notice that there is
+    /// nothing to play.
+    fn playback(&mut self) -> Option<Arc<dyn Playback>> {
+        if self.playback.is_none() {
+            self.ui.state.notice =
+                Some("not a recording: kscope replay FILE plays one".to_string());
+        }
+        self.playback.clone()
+    }
+
+    /// A replay key: play or pause, faster or slower, one event.
+    fn control_playback(&mut self, action: &Action) {
+        let Some(playback) = self.playback() else {
+            return;
+        };
+        let status = playback.status();
+        match action {
+            Action::ReplayPlayPause => playback.set_paused(!status.paused),
+            Action::ReplayFaster => playback.set_speed(playback::next_speed(status.speed, true)),
+            Action::ReplaySlower => playback.set_speed(playback::next_speed(status.speed, false)),
+            Action::ReplayStep if !playback.step() => {
+                self.ui.state.notice = Some("the end of the recording".to_string());
+            }
+            _ => {}
+        }
+        self.ui.state.recording = Some(playback::describe(&playback.status()));
+    }
+
+    /// `:seek TIME|rv=N`.
+    fn seek_playback(&mut self, to: &str) {
+        let Some(playback) = self.playback() else {
+            return;
+        };
+        let moved = playback::parse_seek(to, playback.status().at).and_then(|to| playback.seek(to));
+        if let Err(err) = moved {
+            self.ui.state.command.error = Some(format!(":seek {to}  {err}"));
+        }
+        self.ui.state.recording = Some(playback::describe(&playback.status()));
     }
 
     /// Starts with `notice` on the message line, until the first key (as a command's
@@ -901,6 +953,9 @@ impl App {
         self.ui.state.queue.informer = Some(InformerStats::new(fifo, &informer));
         self.ui.header.filter = self.tables.table.applied().to_string();
         self.ui.header.usage = self.tables.table.usage_unavailable();
+        if let Some(playback) = &self.playback {
+            self.ui.state.recording = Some(playback::describe(&playback.status()));
+        }
         let columns = self.tables.table.columns();
         let parts = Parts {
             header: &self.ui.header,
@@ -1289,6 +1344,10 @@ impl App {
             | Action::Drain
             | Action::Suspend
             | Action::TriggerJob => return self.start_write(&action),
+            Action::ReplayPlayPause
+            | Action::ReplayFaster
+            | Action::ReplaySlower
+            | Action::ReplayStep => self.control_playback(&action),
             _ => {}
         }
         Vec::new()
@@ -1431,6 +1490,10 @@ impl App {
     fn run_command(&mut self, input: &str) -> Vec<Follow> {
         match command::parse(input, &self.ui.state.command.discovery) {
             Ok(Command::Quit) => vec![Follow::Quit],
+            Ok(Command::Seek(to)) => {
+                self.seek_playback(&to);
+                Vec::new()
+            }
             Ok(Command::Fifo { fifo, compare }) => {
                 self.tables.restart_with(&mut self.ui, fifo, compare)
             }

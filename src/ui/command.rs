@@ -37,6 +37,8 @@ const INDEX: &str = "index";
 /// and `:hot` (see [`Command::Hot`]).
 const TREE: &str = "tree";
 const HOT: &str = "hot";
+/// Moves a recording's playback (see [`Command::Seek`]).
+const SEEK: &str = "seek";
 
 /// What a command name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +92,9 @@ pub enum Command {
     Tree,
     /// The field managers and objects by write rate, as `H` opens them.
     Hot,
+    /// `:seek 10:32:05` or `:seek rv=12345`: move a recording's playback there (the
+    /// argument is read against where the playback is, by [`crate::playback::parse_seek`]).
+    Seek(String),
     Quit,
 }
 
@@ -125,6 +130,8 @@ pub enum CommandError {
     UnknownFifo(String),
     #[error("both pipelines would be {0}: compare two different FIFOs")]
     SameFifo(FifoKind),
+    #[error("seek takes one time (10:32:05, RFC 3339) or resourceVersion (rv=12345)")]
+    SeekArgument,
     #[error(transparent)]
     Index(#[from] IndexCommandError),
 }
@@ -286,6 +293,13 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
                 Some(_) => Err(CommandError::NoArguments(name.to_string())),
             };
         }
+    }
+    if name.eq_ignore_ascii_case(SEEK) {
+        let mut args = words.collect::<Vec<_>>();
+        return match (args.pop(), args.is_empty()) {
+            (Some(to), true) => Ok(Command::Seek(to.to_string())),
+            _ => Err(CommandError::SeekArgument),
+        };
     }
     if name.eq_ignore_ascii_case(INDEX) {
         let args = input.trim_start()[name.len()..].trim();
@@ -455,6 +469,7 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
         Ok(Command::Hot) => {
             "Enter lists the field managers and objects by write rate, hot loops flagged".into()
         }
+        Ok(Command::Seek(to)) => format!("Enter moves the recording played to {to}"),
         Ok(Command::Context(None)) => "Enter lists the contexts · :ctx NAME switches".into(),
         Ok(Command::Context(Some(name))) => format!("Enter switches to context {name}"),
         Ok(Command::Fifo {

@@ -17,6 +17,7 @@ use crate::contexts::ContextSwitcher;
 use crate::detail::DetailController;
 use crate::favourites::Favourites;
 use crate::nav::ViewSpec;
+use crate::playback::Playback;
 use crate::remembered::Remembered;
 use crate::table::TableStarter;
 use crate::terminal::{Keys, TerminalGuard};
@@ -57,6 +58,8 @@ pub struct Launch {
     /// `--readwrite` (`Some(true)`) or `--readonly` (`Some(false)`): over the
     /// configuration's write settings.
     pub readwrite: Option<bool>,
+    /// The playback controls when the cluster is a recording served (`kscope replay FILE`).
+    pub playback: Option<Arc<dyn Playback>>,
 }
 
 impl Launch {
@@ -79,6 +82,7 @@ impl Launch {
             contexts,
             notice: None,
             readwrite: None,
+            playback: None,
         })
     }
 }
@@ -113,6 +117,7 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
         contexts,
         notice,
         readwrite,
+        playback,
     } = launch;
     let mut detail = DetailController::new(cluster.client.clone(), None);
     // Ctrl-S in the detail saves where the log view saves, when a directory is configured.
@@ -144,6 +149,10 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
         Some(dir) => app
             .with_favourites(Favourites::load(dir.join("namespaces.json")))
             .with_remembered(Remembered::load(dir.join("screen.json"))),
+        None => app,
+    };
+    let app = match playback {
+        Some(playback) => app.with_playback(playback),
         None => app,
     };
     let app = match notice {

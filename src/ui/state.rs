@@ -179,6 +179,9 @@ pub struct UiState {
     /// The write keys the server says this user may not use on the table on screen (its
     /// SelfSubjectAccessReview answers), with why: help dims them, the key says so.
     pub forbidden: Vec<(Action, String)>,
+    /// What the header says of the recording played (`kscope replay FILE`); `None` on a
+    /// live cluster.
+    pub recording: Option<String>,
 }
 
 impl UiState {
@@ -203,6 +206,7 @@ impl UiState {
             notice: None,
             confirm: ConfirmDialog::default(),
             forbidden: Vec::new(),
+            recording: None,
         }
     }
 }

@@ -29,6 +29,7 @@ mod mcp;
 mod reflector_convergence;
 mod reflector_scale;
 mod replay;
+mod replay_tui;
 mod resources_kinds;
 mod resources_pod;
 mod secrets;

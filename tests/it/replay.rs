@@ -155,7 +155,7 @@ fn read_recorded(file: &Path) -> Option<Recorded> {
 
 /// Records the pods of a sim churning for a second, without faults: one watch-list and the
 /// events after it. `None` (skip) without kubectl.
-async fn churn_recording(name: &str) -> Option<(Kubectl, PathBuf, PathBuf)> {
+pub(crate) async fn churn_recording(name: &str) -> Option<(Kubectl, PathBuf, PathBuf)> {
     let mut config = SimConfig::with_size(12, 2, 2);
     config.churn_rate = 30.0;
     config.churn_for = Some(Duration::from_secs(1));

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -15,6 +15,7 @@ use bytes::{BufMut, Bytes, BytesMut};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use super::clock::Clock;
 use super::timeline::{Segment, Timeline};
 use crate::http::status::{ApiError, json_body};
 use crate::resources::Resource;
@@ -29,11 +30,9 @@ pub struct ServedKind {
 pub struct Replay {
     pub kinds: Vec<ServedKind>,
     pub token: String,
-    first_at: i64,
-    speed: f64,
-    /// When playback started: at the first list or watch, so a client started after the
-    /// server still sees the recording from its beginning.
-    started: OnceLock<Instant>,
+    /// Where playback is; it starts at the first list or watch, so a client started after
+    /// the server still sees the recording from its beginning.
+    pub clock: Clock,
 }
 
 impl Replay {
@@ -50,25 +49,62 @@ impl Replay {
         let replay = Self {
             kinds,
             token,
-            first_at: timeline.first_at,
-            speed,
-            started: OnceLock::new(),
+            clock: Clock::new(timeline.first_at, speed),
         };
         (replay, unknown)
     }
 
-    /// Where playback is in the recording's time (µs since the epoch).
-    fn position(&self) -> i64 {
-        let started = *self.started.get_or_init(Instant::now);
-        let played = started.elapsed().as_secs_f64() * 1e6 * self.speed;
-        self.first_at.saturating_add(played as i64)
+    /// The highest resourceVersion played by `at`, over the kinds.
+    pub fn resource_version_at(&self, at: i64) -> u64 {
+        self.kinds
+            .iter()
+            .filter_map(|kind| {
+                let segment = &kind.segments[segment_at(&kind.segments, at)?];
+                let played = segment.played_by(at);
+                Some(
+                    segment.steps[..played]
+                        .iter()
+                        .map(|s| s.rv)
+                        .fold(segment.rv, u64::max),
+                )
+            })
+            .max()
+            .unwrap_or(0)
     }
 
-    /// When playback reaches `at`.
-    fn instant_of(&self, at: i64) -> Instant {
-        let started = *self.started.get_or_init(Instant::now);
-        let micros = (at.saturating_sub(self.first_at).max(0) as f64) / self.speed;
-        started + Duration::from_secs_f64(micros / 1e6)
+    /// When the next recorded thing after `at` happens: a watch event, or a relist's new
+    /// state; `None` at the end of the recording.
+    pub fn next_after(&self, at: i64) -> Option<i64> {
+        self.kinds
+            .iter()
+            .flat_map(|kind| {
+                let current = segment_at(&kind.segments, at);
+                let step = current.and_then(|i| {
+                    let segment = &kind.segments[i];
+                    segment.steps.get(segment.played_by(at)).map(|s| s.at)
+                });
+                let next_segment = kind.segments.iter().map(|s| s.at).find(|s| *s > at);
+                [step, next_segment]
+            })
+            .flatten()
+            .min()
+    }
+
+    /// When the recording received the last thing at or below resourceVersion `rv` (a
+    /// state or an event), so that playing to it shows the state just after that event, as
+    /// `kscope replay --print --at RV` folds it; `None` when everything is above it.
+    pub fn time_of_resource_version(&self, rv: u64) -> Option<i64> {
+        self.kinds
+            .iter()
+            .flat_map(|kind| kind.segments.iter())
+            .filter(|segment| segment.rv <= rv)
+            .map(|segment| {
+                let within = segment.steps.partition_point(|s| s.rv <= rv);
+                within
+                    .checked_sub(1)
+                    .map_or(segment.at, |last| segment.steps[last].at.max(segment.at))
+            })
+            .max()
     }
 }
 
@@ -250,7 +286,7 @@ fn serve_resource(
         return ApiError::unknown_path().into_response();
     };
     let kind = &replay.kinds[index];
-    let position = replay.position();
+    let position = replay.clock.position();
     let Some(seg) = segment_at(&kind.segments, position) else {
         return ApiError::unknown_path().into_response();
     };
@@ -321,6 +357,8 @@ struct Cursor {
     bookmarks: bool,
     /// The last resourceVersion sent: a 410 at the next relist names it.
     rv: u64,
+    /// The clock's seeks when the watch opened: the next ends it.
+    seeks: u64,
     pending: Option<Bytes>,
     done: bool,
 }
@@ -338,7 +376,9 @@ impl Cursor {
             let segments = &replay.kinds[self.kind].segments;
             let segment = &segments[self.segment];
             if let Some(step) = segment.steps.get(self.step) {
-                tokio::time::sleep_until(replay.instant_of(step.at)).await;
+                if !replay.clock.wait_for(step.at, self.seeks).await {
+                    return Some(self.moved());
+                }
                 self.step += 1;
                 self.rv = step.rv;
                 let scoped = in_namespace(&step.key, self.namespace.as_deref());
@@ -356,13 +396,26 @@ impl Cursor {
             }
             match segments.get(self.segment + 1) {
                 Some(next) => {
-                    tokio::time::sleep_until(replay.instant_of(next.at)).await;
+                    if !replay.clock.wait_for(next.at, self.seeks).await {
+                        return Some(self.moved());
+                    }
                     self.done = true;
                     return Some(gone(self.rv, next.rv));
                 }
-                None => std::future::pending::<()>().await,
+                None => {
+                    // The end of the recording: only a seek moves this watch again.
+                    replay.clock.wait_for_seek(self.seeks).await;
+                    return Some(self.moved());
+                }
             }
         }
+    }
+
+    /// The playback was moved under the watch: it ends with a 410, so its client relists
+    /// at the new position, as after a watch cache's restart.
+    fn moved(&mut self) -> Bytes {
+        self.done = true;
+        gone(self.rv, self.rv.saturating_add(1))
     }
 }
 
@@ -438,6 +491,7 @@ fn watch(
         namespace: namespace.map(str::to_string),
         bookmarks,
         rv,
+        seeks: replay.clock.seeks(),
         pending: (!initial.is_empty()).then(|| initial.freeze()),
         done: false,
     };

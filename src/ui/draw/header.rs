@@ -16,10 +16,20 @@ use kscope_resources::Timestamp;
 /// cluster's list takes seconds, a server that never delivers takes forever.
 const NOTHING_SHOWN_AFTER_SECS: i64 = 10;
 
-/// The header's two lines for `total` rows at `now`, as wide as they need.
-fn lines(h: &Header, total: usize, now: SystemTime, theme: Theme) -> [Line<'static>; 2] {
-    let mut first = vec![
-        Span::styled("kscope ", theme.title()),
+/// The header's two lines for `total` rows at `now`, as wide as they need; a recording
+/// played is said first, as it changes what every row means.
+fn lines(
+    h: &Header,
+    recording: Option<&str>,
+    total: usize,
+    now: SystemTime,
+    theme: Theme,
+) -> [Line<'static>; 2] {
+    let mut first = vec![Span::styled("kscope ", theme.title())];
+    if let Some(recording) = recording {
+        first.push(Span::styled(format!("{recording}  "), theme.warn()));
+    }
+    first.extend([
         if h.readwrite {
             Span::styled("READ-WRITE ", theme.warn())
         } else {
@@ -27,7 +37,7 @@ fn lines(h: &Header, total: usize, now: SystemTime, theme: Theme) -> [Line<'stat
         },
         Span::raw(format!("ctx {} ", h.context)),
         Span::styled(h.server.clone(), theme.dim()),
-    ];
+    ]);
     if !h.favourites.is_empty() {
         // k9s's namespace keys: `0 all 1 shop 2 web`.
         let mut keys = String::from("  0 all");
@@ -97,7 +107,7 @@ pub fn rows(h: &Header, width: u16, now: SystemTime) -> u16 {
     if h.error.is_none() {
         return 2;
     }
-    let [_, second] = lines(h, 9_999_999, now, Theme { color: false });
+    let [_, second] = lines(h, None, 9_999_999, now, Theme { color: false });
     let needed = 1 + second.width().div_ceil(usize::from(width).max(1)).max(1);
     u16::try_from(needed.clamp(2, MAX_ROWS)).unwrap_or(2)
 }
@@ -105,7 +115,13 @@ pub fn rows(h: &Header, width: u16, now: SystemTime) -> u16 {
 /// Draws the header in `area`; with an error, the second line goes on in the rows below
 /// (cut by character: the rows taken are the rows [`rows`] counted).
 pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
-    let [first, second] = lines(screen.header, screen.window.total, screen.now, theme);
+    let [first, second] = lines(
+        screen.header,
+        screen.state.recording.as_deref(),
+        screen.window.total,
+        screen.now,
+        theme,
+    );
     let mut rows = vec![first];
     match screen.header.error {
         Some(_) => rows.extend(cut_rows(second, usize::from(area.width).max(1))),
