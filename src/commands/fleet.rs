@@ -82,7 +82,13 @@ pub async fn run(args: &GetArgs, query: Query, out: &mut impl Write) -> Result<(
                     continue;
                 }
                 Ok(None) => continue,
-                Err(err) => format!("{}: {err}", trouble(&err)),
+                Err(err) => {
+                    let (word, text) = (trouble(&err), err.to_string());
+                    match text.starts_with(word) {
+                        true => text,
+                        false => format!("{word}: {text}"),
+                    }
+                }
             },
         };
         eprintln!("kscope: cluster {context}: {said}");
