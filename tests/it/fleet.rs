@@ -187,6 +187,42 @@ async fn merged_get_is_the_union_of_each_context_and_cluster_terms_pick_clusters
     let others: Rows = each[0].union(&each[2]).cloned().collect();
     assert_eq!(table_rows(&out).into_iter().collect::<Rows>(), others);
 
+    // A kind one cluster does not serve: that cluster is named, the others' rows printed.
+    let deleted = Command::new(&kubectl)
+        .args([
+            "--context",
+            "kscope-sim-3",
+            "delete",
+            "crd",
+            "widgets.example.com",
+        ])
+        .env("KUBECONFIG", &kubeconfig)
+        .env("HOME", &dir)
+        .output()
+        .expect("kubectl runs");
+    assert!(deleted.status.success(), "{}", stderr(&deleted));
+    let path = kubeconfig.display().to_string();
+    let widgets = [
+        "get",
+        "widgets",
+        "-A",
+        "--kubeconfig",
+        &path,
+        "--all-contexts",
+    ];
+    let out = kscope(&dir, &[&widgets[..], &["--allow-stale"]].concat()).await;
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1 cluster is not current: kscope-sim-3 (kind not served)"),
+        "{}",
+        stderr(&out)
+    );
+    let clusters: BTreeSet<String> = table_rows(&out).into_iter().map(|(c, _, _)| c).collect();
+    assert_eq!(
+        clusters,
+        BTreeSet::from(["kscope-sim-1".into(), "kscope-sim-2".into()])
+    );
+
     // One cluster is what every other command reads.
     let out = kscope(
         &dir,
