@@ -13,9 +13,17 @@ pub struct ClusterArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use (default: its current-context).
+    /// The kubeconfig context to use (default: its current-context). `kscope get` takes it
+    /// repeated, to read several clusters at once.
     #[arg(long, value_name = "NAME")]
-    pub context: Option<String>,
+    pub context: Vec<String>,
+    /// `kscope get` only: every kubeconfig context whose name matches GLOB (`*` any run of
+    /// characters, `?` one), read at once.
+    #[arg(long, value_name = "GLOB", conflicts_with_all = ["context", "all_contexts"])]
+    pub contexts: Option<String>,
+    /// `kscope get` only: every context of the kubeconfig, read at once.
+    #[arg(long, conflicts_with = "context")]
+    pub all_contexts: bool,
     /// The namespace scope (default: the context's namespace, else "default").
     #[arg(short = 'n', long, value_name = "NAMESPACE")]
     pub namespace: Option<String>,
@@ -42,6 +50,12 @@ pub enum ClusterError {
     NoCurrentContext { path: String, contexts: Vec<String> },
     #[error("context {0:?} does not exist in the kubeconfig")]
     UnknownContext(String),
+    #[error("--contexts {0:?} matches none of the kubeconfig's contexts")]
+    NoContextMatches(String),
+    #[error(
+        "this command reads one cluster: several contexts (--context repeated, --contexts, --all-contexts) are for `kscope get`"
+    )]
+    SeveralContexts,
     #[error(
         "no kubeconfig found (set --kubeconfig or KUBECONFIG) and not running in a cluster: {0}; try `kscope --demo` for a simulated cluster"
     )]
@@ -155,6 +169,9 @@ pub struct Cluster {
     pub client: kube::Client,
     pub context: String,
     pub server: String,
+    /// The SHA-256 of the CA bundle the context trusts (`None`: the system's roots): with
+    /// the server URL, a cluster's identity when its own cannot be read.
+    pub ca_sha256: Option<String>,
     /// The namespace of the context (or "default", or the service account's).
     pub default_namespace: String,
     /// What the server may make lists and watches wait for or hold.
@@ -201,8 +218,12 @@ impl ClusterArgs {
         }
     }
 
-    /// Builds a client from these flags.
+    /// Builds a client from these flags. Several contexts are refused: only the commands
+    /// that read a fleet ([`crate::fleet`]) take them.
     pub async fn connect(&self) -> Result<Cluster, ClusterError> {
+        if self.several_contexts() {
+            return Err(ClusterError::SeveralContexts);
+        }
         let (kubeconfig, path) = match &self.kubeconfig {
             Some(path) => (
                 Some(
@@ -234,7 +255,7 @@ impl ClusterArgs {
                 .map_err(|e| ClusterError::NoConfiguration(e.to_string()))?;
             return Ok(Cluster::from_config(config, "in-cluster".into())?.with_limits(self.limits));
         };
-        let context = match &self.context {
+        let context = match self.context.first() {
             Some(name) => {
                 if !kubeconfig.contexts.iter().any(|c| &c.name == name) {
                     return Err(ClusterError::UnknownContext(name.clone()));
@@ -264,6 +285,41 @@ impl ClusterArgs {
 }
 
 impl ClusterArgs {
+    /// Whether these flags name several clusters (however many contexts they turn out to
+    /// match): `--context` more than once, `--contexts` or `--all-contexts`.
+    pub fn several_contexts(&self) -> bool {
+        self.context.len() > 1 || self.contexts.is_some() || self.all_contexts
+    }
+
+    /// The contexts these flags select: each repeated `--context` once, in the order given
+    /// (each must exist); `--contexts GLOB` and `--all-contexts` in the kubeconfig's order.
+    pub fn selected_contexts(&self) -> Result<Vec<String>, ClusterError> {
+        let (names, _) = self.context_names()?;
+        if let Some(glob) = &self.contexts {
+            let matching: Vec<String> = names
+                .into_iter()
+                .filter(|n| glob_matches(glob, n))
+                .collect();
+            if matching.is_empty() {
+                return Err(ClusterError::NoContextMatches(glob.clone()));
+            }
+            return Ok(matching);
+        }
+        if self.all_contexts {
+            return Ok(names);
+        }
+        let mut selected: Vec<String> = Vec::with_capacity(self.context.len());
+        for name in &self.context {
+            if !names.contains(name) {
+                return Err(ClusterError::UnknownContext(name.clone()));
+            }
+            if !selected.contains(name) {
+                selected.push(name.clone());
+            }
+        }
+        Ok(selected)
+    }
+
     /// The kubeconfig's context names, in its order, with its current one: what `:ctx`
     /// offers. Read again each time, so a context added meanwhile shows.
     pub fn context_names(&self) -> Result<(Vec<String>, Option<String>), ClusterError> {
@@ -312,6 +368,13 @@ impl ClusterArgs {
             &none.context,
         )?;
         fill(
+            "--contexts",
+            &mut self.contexts,
+            &outer.contexts,
+            &none.contexts,
+        )?;
+        self.all_contexts |= outer.all_contexts;
+        fill(
             "--namespace",
             &mut self.namespace,
             &outer.namespace,
@@ -358,7 +421,9 @@ impl ClusterArgs {
     /// Whether any of these flags was given (differs from its default).
     pub fn any_given(&self) -> bool {
         self.kubeconfig.is_some()
-            || self.context.is_some()
+            || !self.context.is_empty()
+            || self.contexts.is_some()
+            || self.all_contexts
             || self.namespace.is_some()
             || self.all_namespaces
             || self.limits != WireLimits::default()
@@ -369,10 +434,27 @@ impl ClusterArgs {
     /// there is none.
     pub fn with_context(&self, context: &str) -> Self {
         Self {
-            context: Some(context.to_owned()),
+            context: vec![context.to_owned()],
+            contexts: None,
+            all_contexts: false,
             ..self.clone()
         }
     }
+}
+
+/// Whether `name` matches a shell glob: `*` any run of characters, `?` one, anything else
+/// itself (context names hold `.`, `_`, `@` and `:`, none of them special here).
+fn glob_matches(glob: &str, name: &str) -> bool {
+    let mut pattern = String::from("^");
+    for c in glob.chars() {
+        match c {
+            '*' => pattern.push_str(".*"),
+            '?' => pattern.push('.'),
+            c => pattern.push_str(&regex::escape(c.encode_utf8(&mut [0; 4]))),
+        }
+    }
+    pattern.push('$');
+    regex::Regex::new(&pattern).is_ok_and(|re| re.is_match(name))
 }
 
 fn kubeconfig_env_description() -> String {
@@ -389,6 +471,19 @@ impl Cluster {
     pub fn from_config(mut config: kube::Config, context: String) -> Result<Self, ClusterError> {
         config.default_retry = false;
         let server = config.cluster_url.to_string();
+        let ca_sha256 = config.root_cert.as_ref().map(|certs| {
+            let mut context = ring::digest::Context::new(&ring::digest::SHA256);
+            for der in certs {
+                context.update(der);
+            }
+            let hex: String = context
+                .finish()
+                .as_ref()
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            format!("sha256:{hex}")
+        });
         let default_namespace = config.default_namespace.clone();
         let client = crate::transport::client(config).map_err(|err| {
             match CredentialPluginFailed::of(&err) {
@@ -400,6 +495,7 @@ impl Cluster {
             client,
             context,
             server,
+            ca_sha256,
             default_namespace,
             limits: WireLimits::default(),
         })
@@ -456,7 +552,7 @@ contexts:
         assert_eq!(cluster.server, "https://127.0.0.1:6443/");
         assert!(!format!("{cluster:?}").contains("secret-token-value"));
         let mut args = args_with(&path);
-        args.context = Some("two".into());
+        args.context = vec!["two".into()];
         let two = args.connect().await.unwrap();
         assert_eq!(
             (two.context.as_str(), two.default_namespace.as_str()),
@@ -464,6 +560,52 @@ contexts:
         );
         args.all_namespaces = true;
         assert_eq!(args.scope(&two), NamespaceScope::All);
+    }
+
+    #[test]
+    fn contexts_selected_by_repetition_glob_or_all() {
+        let path = write(
+            "select.yaml",
+            &format!("{KUBECONFIG}- name: prod-eu\n  context: {{cluster: c, user: u}}\n"),
+        );
+        let mut args = args_with(&path);
+        args.context = vec!["two".into(), "one".into(), "two".into()];
+        assert!(args.several_contexts());
+        assert_eq!(args.selected_contexts().unwrap(), ["two", "one"]);
+        args.context = vec!["two".into(), "nope".into()];
+        assert!(
+            matches!(args.selected_contexts(), Err(ClusterError::UnknownContext(n)) if n == "nope")
+        );
+        args.context.clear();
+        args.contexts = Some("*o*".into());
+        assert_eq!(args.selected_contexts().unwrap(), ["one", "two", "prod-eu"]);
+        args.contexts = Some("prod-?u".into());
+        assert_eq!(args.selected_contexts().unwrap(), ["prod-eu"]);
+        args.contexts = Some("prod.*".into());
+        assert!(
+            matches!(
+                args.selected_contexts(),
+                Err(ClusterError::NoContextMatches(_))
+            ),
+            "a dot is a dot"
+        );
+        args.contexts = None;
+        args.all_contexts = true;
+        assert_eq!(args.selected_contexts().unwrap(), ["one", "two", "prod-eu"]);
+    }
+
+    #[tokio::test]
+    async fn several_contexts_are_refused_where_one_cluster_is_read() {
+        let path = write("several.yaml", KUBECONFIG);
+        let mut args = args_with(&path);
+        args.context = vec!["one".into(), "two".into()];
+        assert!(matches!(
+            args.connect().await,
+            Err(ClusterError::SeveralContexts)
+        ));
+        args.context = vec!["two".into()];
+        assert!(!args.several_contexts());
+        assert_eq!(args.connect().await.unwrap().context, "two");
     }
 
     #[tokio::test]
@@ -478,7 +620,7 @@ contexts:
 
         let path = write("ok2.yaml", KUBECONFIG);
         let mut args = args_with(&path);
-        args.context = Some("nope".into());
+        args.context = vec!["nope".into()];
         let err = args.connect().await.unwrap_err();
         assert_eq!(
             err.to_string(),

@@ -9,6 +9,7 @@ pub mod cluster;
 pub mod discovery;
 pub mod explain;
 pub mod fetch;
+pub mod fleet;
 pub mod limits;
 pub mod lister_watcher;
 pub mod logs;

@@ -74,15 +74,26 @@ pub enum CommandError {
         last_error: Option<Arc<ReflectorError>>,
         printed: bool,
     },
+    #[error(
+        "{} not current: {}; {}",
+        if .clusters.len() == 1 { "1 cluster is" } else { "some clusters are" },
+        .clusters.join(", "),
+        if *.printed { "printed the others anyway (--allow-stale)" } else { "printed nothing (--allow-stale prints the others)" }
+    )]
+    ClustersNotCurrent {
+        clusters: Vec<String>,
+        printed: bool,
+    },
 }
 
 impl CommandError {
     /// The process's exit code: 3 when the store never synced, 4 when it was not current at
-    /// the moment it was read (documented in `kscope get --help`), 1 for anything else.
+    /// the moment it was read, or when some cluster of several was not (documented in
+    /// `kscope get --help`), 1 for anything else.
     pub fn exit_code(&self) -> u8 {
         match self {
             Self::NotSynced { .. } => 3,
-            Self::NotCurrent { .. } => 4,
+            Self::NotCurrent { .. } | Self::ClustersNotCurrent { .. } => 4,
             _ => 1,
         }
     }

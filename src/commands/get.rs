@@ -32,6 +32,14 @@ use super::{
 /// current (relisting, backing off after failures, or behind), so nothing was printed
 /// (with --allow-stale it is printed, and the exit code is still 4).
 ///
+/// Several clusters (`--context` repeated, `--contexts GLOB`, `--all-contexts`): one table
+/// with a CLUSTER column first, sorted by cluster, then as for one; `cluster=NAME` in
+/// --filter or --index picks clusters; `-o json|yaml` is one List whose items carry the
+/// annotation `kscope.dev/cluster`. Exit code 4 when any cluster is not current
+/// (unreachable, forbidden, the kind not served, not synced within --sync-timeout, stale
+/// after --watch-for), each named on stderr; nothing is printed unless --allow-stale, which
+/// prints the current clusters' rows (exit code still 4).
+///
 /// A server that is evidently not the one the store came from (504 "Too large resource
 /// version", resourceVersions going back, another serving certificate) is relisted from
 /// scratch rather than merged with the store.
@@ -108,6 +116,9 @@ fn query(args: &GetArgs) -> Result<Query, CommandError> {
 
 pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandError> {
     let query = query(args)?;
+    if args.informer.cluster.several_contexts() {
+        return super::fleet::run(args, query, out).await;
+    }
     if !args.names.is_empty() && args.informer.cluster.all_namespaces {
         return Err(CommandError::Usage(
             "a resource cannot be retrieved by name across all namespaces".into(),
@@ -202,11 +213,11 @@ pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandErro
 
 /// One kind's share of the output.
 #[derive(Default)]
-struct Part {
+pub(super) struct Part {
     /// Its table or `-o name` lines; nothing when no object matched.
     text: Vec<u8>,
     /// Its whole objects, for `-o json|yaml`.
-    objects: Vec<Value>,
+    pub(super) objects: Vec<Value>,
     /// Names asked for that are not there.
     missing: Vec<String>,
     /// Why the store was not current after --watch-for, when --allow-stale printed it.
@@ -275,13 +286,7 @@ async fn get<T: TableRow>(
         );
     }
     let indexer = informer.indexer();
-    let selected = query.select(indexer)?;
-    let mut keys: Vec<Key> = FuzzyFilter::default()
-        .filter(&query.text, selected)
-        .into_iter()
-        .map(|(key, _)| key)
-        .collect();
-    keys.sort();
+    let mut keys = select_keys(query, indexer)?;
     let mut missing = Vec::new();
     if !args.names.is_empty() {
         let selected: HashSet<Key> = keys.into_iter().collect();
@@ -330,6 +335,22 @@ async fn get<T: TableRow>(
     })
 }
 
+/// The keys of the store that `query` selects, in key order (`namespace/name`), as
+/// `kubectl get` prints them.
+pub(super) fn select_keys<T: kscope_informers::object::Object>(
+    query: &Query,
+    indexer: &kscope_informers::indexer::Indexer<T>,
+) -> Result<Vec<Key>, CommandError> {
+    let selected = query.select(indexer)?;
+    let mut keys: Vec<Key> = FuzzyFilter::default()
+        .filter(&query.text, selected)
+        .into_iter()
+        .map(|(key, _)| key)
+        .collect();
+    keys.sort();
+    Ok(keys)
+}
+
 /// Says each missing name as kubectl does; an error if there was any.
 fn not_found(kind: &Kind, missing: &[String]) -> Result<(), CommandError> {
     if missing.is_empty() {
@@ -351,7 +372,7 @@ fn not_found(kind: &Kind, missing: &[String]) -> Result<(), CommandError> {
 /// each), else a list with the command's selectors, of which only the `selected` keys when
 /// the store selected them. Secrets are masked (and said so), managed fields left out
 /// unless asked for.
-async fn full_objects(
+pub(super) async fn full_objects(
     args: &GetArgs,
     resolved: &Resolved,
     selected: Option<HashSet<Key>>,
@@ -432,7 +453,7 @@ fn key_of(object: &Value) -> Key {
 }
 
 /// After --watch-for, how long the store may take to apply what the Reflector has queued.
-const STORE_DRAIN: Duration = Duration::from_secs(5);
+pub(super) const STORE_DRAIN: Duration = Duration::from_secs(5);
 
 #[cfg(test)]
 mod tests {

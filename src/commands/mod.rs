@@ -4,6 +4,7 @@
 pub mod custom_columns;
 pub mod deltas;
 mod error;
+pub mod fleet;
 pub mod for_owner;
 pub mod get;
 pub mod go_numbers;

@@ -178,13 +178,36 @@ pub fn print_table<T: TableRow>(
     format: OutputFormat,
     shape: TableShape,
 ) -> io::Result<()> {
+    match table_cells(objects, kind, format, shape) {
+        (None, names) => {
+            for line in names {
+                writeln!(out, "{}", line.concat())?;
+            }
+            Ok(())
+        }
+        (Some(headers), rows) => {
+            let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+            write_table(out, &headers, &rows)
+        }
+    }
+}
+
+/// What [`print_table`] prints, before it is aligned: the headers and the cells of each
+/// row, or for `-o name` no headers and one `kind/name` cell a row.
+pub fn table_cells<T: TableRow>(
+    objects: &[std::sync::Arc<T>],
+    kind: &Kind,
+    format: OutputFormat,
+    shape: TableShape,
+) -> (Option<Vec<String>>, Vec<Vec<String>>) {
     let prefix = kind.name_prefix();
     match format {
         OutputFormat::Name => {
-            for obj in objects {
-                writeln!(out, "{prefix}/{}", obj.name())?;
-            }
-            Ok(())
+            let names = objects
+                .iter()
+                .map(|obj| vec![format!("{prefix}/{}", obj.name())])
+                .collect();
+            (None, names)
         }
         OutputFormat::Table | OutputFormat::Wide | OutputFormat::Json | OutputFormat::Yaml => {
             let wide = format == OutputFormat::Wide;
@@ -198,16 +221,16 @@ pub fn print_table<T: TableRow>(
             let name_column = columns
                 .iter()
                 .position(|c| c.name.eq_ignore_ascii_case("name"));
-            let mut headers: Vec<&str> = Vec::new();
+            let mut headers: Vec<String> = Vec::new();
             if shape.with_namespace {
-                headers.push("NAMESPACE");
+                headers.push("NAMESPACE".into());
             }
             headers.extend(
                 columns
                     .iter()
                     .zip(&shown)
                     .filter(|(_, s)| **s)
-                    .map(|(c, _)| c.name.as_ref()),
+                    .map(|(c, _)| c.name.to_string()),
             );
             let rows: Vec<Vec<String>> = objects
                 .iter()
@@ -232,7 +255,7 @@ pub fn print_table<T: TableRow>(
                     row
                 })
                 .collect();
-            write_table(out, &headers, &rows)
+            (Some(headers), rows)
         }
     }
 }

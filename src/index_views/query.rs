@@ -120,6 +120,28 @@ impl fmt::Display for Query {
     }
 }
 
+/// The index a query names clusters by, across a fleet (`cluster=prod-eu,app=web`).
+pub const CLUSTER_INDEX: &str = "cluster";
+
+/// The `cluster` terms of a query. No store indexes them: across a fleet each cluster has a
+/// store of its own, so the fleet's map of stores by cluster is the cluster index, and a
+/// term picks stores (a lookup per cluster) before any row is read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClusterFilter {
+    terms: Vec<Term>,
+}
+
+impl ClusterFilter {
+    /// Whether the rows of `cluster` may be selected at all. `!cluster` admits none, as
+    /// every row of a fleet has its cluster.
+    pub fn admits(&self, cluster: &str) -> bool {
+        self.terms.iter().all(|term| match term.values() {
+            Some((values, negated)) => values.iter().any(|v| v == cluster) != negated,
+            None => false,
+        })
+    }
+}
+
 /// A parsed query: index terms (ANDed), label selector terms and free text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Query {
@@ -410,6 +432,17 @@ impl Query {
     }
 
     /// The query without its free text: what a view's members are chosen by.
+    /// Takes out the terms on [`CLUSTER_INDEX`]: what picks a fleet's stores, and the
+    /// query each picked store then answers.
+    pub fn split_clusters(mut self) -> (ClusterFilter, Query) {
+        let (clusters, rest): (Vec<Term>, Vec<Term>) = self
+            .terms
+            .into_iter()
+            .partition(|t| t.index() == CLUSTER_INDEX);
+        self.terms = rest;
+        (ClusterFilter { terms: clusters }, self)
+    }
+
     pub fn selector(&self) -> Query {
         Query {
             terms: self.terms.clone(),
@@ -571,6 +604,25 @@ mod tests {
     use smallvec::smallvec;
 
     use super::*;
+
+    #[test]
+    fn cluster_terms_pick_stores_and_leave_the_rest() {
+        let query = Query::parse("cluster=prod-eu,app=web").unwrap();
+        let (clusters, rest) = query.split_clusters();
+        assert!(clusters.admits("prod-eu") && !clusters.admits("prod-us"));
+        assert_eq!(rest.to_string(), "app=web");
+        let (clusters, rest) = Query::parse("cluster notin (a,b) x")
+            .unwrap()
+            .split_clusters();
+        assert!(!clusters.admits("a") && clusters.admits("c"));
+        assert_eq!((rest.terms.len(), rest.text.as_str()), (0, "x"));
+        let (clusters, _) = Query::parse("cluster in (a,b),cluster!=b")
+            .unwrap()
+            .split_clusters();
+        assert!(clusters.admits("a") && !clusters.admits("b"));
+        let (clusters, _) = Query::default().split_clusters();
+        assert!(clusters.admits("any"), "no term admits every cluster");
+    }
     use kscope_informers::indexer::{IndexerWriter, index_func};
     use kscope_informers::testing::{TestObj, obj};
 

@@ -20,6 +20,7 @@ mod edges_columns;
 mod edges_tui_keys;
 mod edges_watch_list;
 mod fifo;
+mod fleet;
 mod kinds;
 mod kinds_crd_columns;
 mod kinds_index;
