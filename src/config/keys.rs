@@ -167,6 +167,11 @@ pub enum Action {
     /// In the confirm dialog: a digit or Backspace in its number input.
     ConfirmChar(char),
     ConfirmBackspace,
+    /// Forward a local port to one of the selected pod's or Service's ports (kubectl
+    /// port-forward), after a dialog that picks the port.
+    PortForward,
+    /// In the `:pf` list: stop the selected port-forward.
+    StopForward,
 }
 
 /// Which part of the log to ask for, as k9s's 0–5 keys choose.
@@ -509,6 +514,16 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "delete a digit of the number",
     ),
     (
+        "port-forward",
+        Action::PortForward,
+        "forward a local port (127.0.0.1) to a port of the pod or service; :pf lists them",
+    ),
+    (
+        "stop-forward",
+        Action::StopForward,
+        "stop the selected port-forward",
+    ),
+    (
         "detail-search",
         Action::OpenTextSearch,
         "search the describe, YAML or diff (n/N next/previous, Esc clears)",
@@ -600,8 +615,11 @@ pub enum Section {
     Command,
     /// The log view.
     Logs,
-    /// The confirm dialog of a write; unbound digits type its number.
+    /// The confirm dialog of a write; unbound digits type its number. The port-forward
+    /// dialog takes its keys too.
     Confirm,
+    /// The list of port-forwards (`:pf`).
+    Forwards,
 }
 
 impl Section {
@@ -616,6 +634,7 @@ impl Section {
             Self::Command => "command",
             Self::Logs => "logs",
             Self::Confirm => "confirm",
+            Self::Forwards => "forwards",
         }
     }
 }

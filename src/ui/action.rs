@@ -25,6 +25,10 @@ pub enum InputMode {
     Contexts,
     /// The confirm dialog of a write.
     Confirm,
+    /// The port-forward dialog (`F`): which port, which local port.
+    PortForward,
+    /// The port-forwards running (`:pf`).
+    Forwards,
 }
 
 /// Which panel the movement keys scroll.

@@ -43,6 +43,7 @@ use super::logs::{Arrival, LogController, LogTarget};
 use super::namespace_check::Checked;
 use super::nav::Category;
 use super::nav::ViewSpec;
+use super::portforward::{ForwardController, ForwardEvent, ForwardOf};
 use super::queue::InformerStats;
 use super::remembered::Remembered;
 use super::selectors::Selected;
@@ -76,6 +77,7 @@ enum Wake {
     Selector(Selected),
     Namespace(Checked),
     Write(WriteEvent),
+    Forward(ForwardEvent),
     Signal,
     Closed(Closed),
 }
@@ -144,6 +146,8 @@ pub struct App {
     actions: ActionSettings,
     /// A shell or attach asked for, until the terminal's owner takes it.
     session: Option<SessionRequest>,
+    /// The port-forwards running, and the reads of the dialog's ports.
+    forwards: ForwardController,
 }
 
 /// Why [`App::run_until`] returned.
@@ -171,6 +175,7 @@ impl App {
             starter.cluster().client.clone(),
             starter.cluster().context.clone(),
         );
+        let forwards = ForwardController::new(starter.cluster().client.clone());
         let header = Header {
             context: starter.cluster().context.clone(),
             server: starter.cluster().server.clone(),
@@ -211,6 +216,7 @@ impl App {
             clipboard: None,
             actions: ActionSettings::default(),
             session: None,
+            forwards,
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -427,6 +433,57 @@ impl App {
             self.ui.state.notice = Some(format!("{}…", plan.verb));
             self.ui.state.table.marks.clear();
             self.writes.execute(plan, replicas);
+        }
+    }
+
+    /// `F` on the selected row: the port-forward dialog of a pod or Service, its ports
+    /// read in the background. Allowed read-only: see [`super::portforward`].
+    fn open_forward(&mut self) {
+        let Some((kind, key)) = self.tables.table.selected_object() else {
+            return;
+        };
+        let (namespace, name) = split_meta_namespace_key(&key);
+        let (namespace, name) = (namespace.unwrap_or("default").to_string(), name.to_string());
+        let of = if kind == ResourceKind::Pods {
+            ForwardOf::Pod { namespace, name }
+        } else if (kind.group(), kind.plural()) == ("", "services") {
+            ForwardOf::Service { namespace, name }
+        } else {
+            self.ui.state.command.error = Some("port-forward needs a pod or service row".into());
+            return;
+        };
+        self.ui.state.port_forward = self.forwards.prepare(of);
+        self.ui.state.mode = InputMode::PortForward;
+    }
+
+    /// The port-forward dialog said yes: listen and forward, or say why not.
+    fn start_forward(&mut self) {
+        let dialog = std::mem::take(&mut self.ui.state.port_forward);
+        self.ui.state.mode = InputMode::Normal;
+        let Some((choice, local)) = dialog.chosen() else {
+            return;
+        };
+        let to = format!("{}/{}:{}", choice.namespace, choice.pod, choice.port);
+        match self.forwards.start(choice, local) {
+            Ok(addr) => {
+                self.ui.state.notice =
+                    Some(format!("forwarding {addr} → {to} · :pf lists the forwards"));
+            }
+            Err(err) => self.ui.state.command.error = Some(format!("port-forward: {err}")),
+        }
+    }
+
+    /// A port-forward's news: the dialog's ports; a forward that ended shows in `:pf`.
+    fn take_forward(&mut self, event: ForwardEvent) {
+        match event {
+            ForwardEvent::Prepared { id, result } => {
+                self.ui.state.port_forward.prepared(id, result);
+            }
+            ForwardEvent::Ended => {
+                if self.ui.state.mode == InputMode::Forwards {
+                    self.ui.state.forwards.show(self.forwards.rows());
+                }
+            }
         }
     }
 
@@ -671,6 +728,7 @@ impl App {
                 Some(selected) = self.tables.selectors.selected() => Wake::Selector(selected),
                 Some(checked) = self.tables.namespaces.checked() => Wake::Namespace(checked),
                 Some(event) = self.writes.next() => Wake::Write(event),
+                Some(event) = self.forwards.next() => Wake::Forward(event),
                 Some(()) = signals.next() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = time::sleep_until(next_frame), if dirty => Wake::Frame,
@@ -732,6 +790,10 @@ impl App {
                 }
                 Wake::Write(event) => {
                     self.take_write(event);
+                    dirty = true;
+                }
+                Wake::Forward(event) => {
+                    self.take_forward(event);
                     dirty = true;
                 }
                 Wake::Closed(Closed::Rows) => rows_open = false,
@@ -811,6 +873,9 @@ impl App {
         self.ui.state.queue.informer = Some(InformerStats::new(fifo, &informer));
         self.ui.header.filter = self.tables.table.applied().to_string();
         self.ui.header.usage = self.tables.table.usage_unavailable();
+        if self.ui.state.mode == InputMode::Forwards {
+            self.ui.state.forwards.show(self.forwards.rows());
+        }
         let columns = self.tables.table.columns();
         let parts = Parts {
             header: &self.ui.header,
@@ -977,6 +1042,20 @@ impl App {
                 self.confirmed();
                 Vec::new()
             }
+            Some(Effect::StartForward) => {
+                self.start_forward();
+                Vec::new()
+            }
+            Some(Effect::StopForward(id)) => {
+                if let Some(row) = self.forwards.stop(id) {
+                    self.ui.state.notice = Some(format!(
+                        "stopped the port-forward {} → {}:{}",
+                        row.local, row.pod, row.port
+                    ));
+                }
+                self.ui.state.forwards.show(self.forwards.rows());
+                Vec::new()
+            }
             Some(Effect::Mode(mode)) => {
                 self.ui.state.mode = mode;
                 Vec::new()
@@ -1042,6 +1121,7 @@ impl App {
                 self.writes = self
                     .writes
                     .for_client(client.clone(), self.ui.header.context.clone());
+                self.forwards.set_client(client.clone());
                 self.follow_write_mode();
                 follow
             }
@@ -1103,6 +1183,7 @@ impl App {
                 return self.ask_session(kind);
             }
             Action::Attach => return self.ask_session(SessionKind::Attach),
+            Action::PortForward => self.open_forward(),
             Action::OpenDeltaFilter => state.mode = InputMode::DeltaFilter,
             Action::ClearDeltaFilter if !state.deltas.filter.input.is_empty() => {
                 state.deltas.clear_filter();
@@ -1220,6 +1301,11 @@ impl App {
                 self.tables.restart_with(&mut self.ui, fifo, compare)
             }
             Ok(Command::Index(definition)) => self.tables.add_index(&mut self.ui, definition),
+            Ok(Command::Forwards) => {
+                self.ui.state.forwards.show(self.forwards.rows());
+                self.ui.state.mode = InputMode::Forwards;
+                Vec::new()
+            }
             Ok(Command::Context(Some(context))) => {
                 self.switch_context(context);
                 Vec::new()

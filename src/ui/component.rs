@@ -59,6 +59,8 @@ pub fn component_mut(state: &mut UiState, mode: InputMode) -> Option<&mut dyn Co
         InputMode::Command => Some(&mut state.command),
         InputMode::Contexts => Some(&mut state.contexts),
         InputMode::Confirm => Some(&mut state.confirm),
+        InputMode::PortForward => Some(&mut state.port_forward),
+        InputMode::Forwards => Some(&mut state.forwards),
         InputMode::Logs | InputMode::LogSearch => {
             state.logs.as_mut().map(|view| view as &mut dyn Component)
         }
@@ -73,6 +75,8 @@ pub fn overlay(state: &UiState) -> Option<&dyn Component> {
         InputMode::Indexes => Some(&state.browser),
         InputMode::Contexts => Some(&state.contexts),
         InputMode::Confirm => Some(&state.confirm),
+        InputMode::PortForward => Some(&state.port_forward),
+        InputMode::Forwards => Some(&state.forwards),
         InputMode::Normal
         | InputMode::Filter
         | InputMode::DeltaFilter
@@ -100,6 +104,8 @@ mod tests {
             InputMode::Command,
             InputMode::Contexts,
             InputMode::Confirm,
+            InputMode::PortForward,
+            InputMode::Forwards,
         ] {
             assert!(component_mut(&mut state, mode).is_some(), "{mode:?}");
         }
@@ -117,6 +123,8 @@ mod tests {
             InputMode::Indexes,
             InputMode::Contexts,
             InputMode::Confirm,
+            InputMode::PortForward,
+            InputMode::Forwards,
         ] {
             state.mode = mode;
             assert!(overlay(&state).is_some(), "{mode:?}");

@@ -25,6 +25,7 @@ pub mod metrics_panel;
 pub mod mixed_table;
 pub mod namespace_check;
 pub mod nav;
+pub mod portforward;
 pub mod queue;
 pub mod remembered;
 mod run;
