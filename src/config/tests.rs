@@ -385,6 +385,8 @@ fn every_action_but_typing_has_a_name() {
         | Action::TogglePrevious
         | Action::SaveLogs
         | Action::OpenTextSearch
+        | Action::PortForward
+        | Action::StopForward
         | Action::SaveText => true,
         // Each range the log view offers is named once.
         Action::LogRange(range) => ACTIONS

@@ -109,31 +109,39 @@ fn sized(bytes: u64) -> String {
     format!("{value:.1}{}", UNITS[unit])
 }
 
-/// One row of the list: the pod's column takes what the others leave.
-fn row_text(row: &ForwardRow, pod_width: usize) -> String {
+/// One row of the list (the pod's column takes what the others leave), and why it is not
+/// active, or what refused its last connection, on a line of its own below.
+fn row_text(row: &ForwardRow, pod_width: usize) -> (String, Option<String>) {
     let mut pod: String = row.pod.chars().take(pod_width).collect();
     if row.pod.chars().count() > pod_width && pod_width > 0 {
         pod.pop();
         pod.push('…');
     }
-    let state = match (&row.state, &row.last_error) {
-        (ForwardState::Active, Some(error)) => format!("active; last refused: {error}"),
-        (state, _) => state.to_string(),
+    let (state, why) = match &row.state {
+        ForwardState::Active => (
+            "active",
+            row.last_error
+                .as_ref()
+                .map(|e| format!("last refused: {e}")),
+        ),
+        ForwardState::PodGone(why) => ("gone", Some(why.clone())),
+        ForwardState::Failed(why) => ("failed", Some(why.clone())),
     };
-    format!(
+    let line = format!(
         "{pod:<pod_width$} {:>5} {:<15} {:>7} {:>8} {:>8} {state}",
         row.port,
         row.local.to_string(),
         format!("{}/{}", row.open, row.total),
         sized(row.bytes_in),
         sized(row.bytes_out),
-    )
+    );
+    (line, why.map(|why| format!("  {why}")))
 }
 
-/// The fixed columns' width after POD: ports, local address, connections, bytes.
-const FIXED: usize = 1 + 5 + 1 + 15 + 1 + 7 + 1 + 8 + 1 + 8 + 1;
-/// The pod column's width, and what STATE gets at least.
-const POD_WIDTH: usize = 24;
+/// The columns' width after POD: port, local address, connections, bytes, state.
+const FIXED: usize = 1 + 5 + 1 + 15 + 1 + 7 + 1 + 8 + 1 + 8 + 1 + 6;
+/// The pod column's widest.
+const POD_WIDTH: usize = 40;
 
 impl Component for ForwardList {
     fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
@@ -143,7 +151,7 @@ impl Component for ForwardList {
     fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
         let theme = screen.theme();
         let inner = usize::from(area.width.saturating_sub(2));
-        let pod_width = inner.saturating_sub(FIXED + 6).clamp(8, POD_WIDTH);
+        let pod_width = inner.saturating_sub(FIXED).clamp(8, POD_WIDTH);
         let mut lines = vec![Line::styled(
             format!(
                 "{:<pod_width$} {:>5} {:<15} {:>7} {:>8} {:>8} STATE",
@@ -160,15 +168,16 @@ impl Component for ForwardList {
         let height = usize::from(area.height.saturating_sub(4)).max(1);
         let first = (self.selected + 1).saturating_sub(height);
         for (i, row) in self.rows.iter().enumerate().skip(first).take(height) {
-            let line = Line::raw(row_text(row, pod_width));
-            let line = if i == self.selected {
+            let (text, why) = row_text(row, pod_width);
+            let line = Line::raw(text);
+            lines.push(if i == self.selected {
                 line.style(theme.selected())
-            } else if row.state != ForwardState::Active {
-                line.style(theme.error())
             } else {
                 line
-            };
-            lines.push(line);
+            });
+            if let Some(why) = why {
+                lines.push(Line::styled(why, theme.error()));
+            }
         }
         lines.push(Line::styled(
             hint(
