@@ -232,6 +232,8 @@ impl ForwardController {
             .and_then(|l| l.set_nonblocking(true).map(|()| l))
             .and_then(TcpListener::from_std)
             .map_err(|source| ForwardError::Bind { addr, source })?;
+        // Port 0 asks the system for one: the row shows the one it gave.
+        let addr = listener.local_addr().unwrap_or(addr);
         self.next_id += 1;
         let stats = Arc::new(Stats::default());
         let pods: Api<Pod> = Api::namespaced(self.client.clone(), &choice.namespace);

@@ -299,7 +299,9 @@ fn zeros(size: u64) -> hyper::Response<BoxBody<Bytes, Infallible>> {
         let len = usize::try_from((size - i * chunk).min(chunk)).unwrap_or(CHUNK);
         Ok::<_, Infallible>(Frame::data(Bytes::from_static(&ZEROS[..len])))
     });
-    let mut response = hyper::Response::new(StreamBody::new(futures::stream::iter(frames)).boxed());
+    let mut response = hyper::Response::new(BodyExt::boxed(StreamBody::new(
+        futures::stream::iter(frames),
+    )));
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
