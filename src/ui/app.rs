@@ -464,7 +464,12 @@ impl App {
             return;
         };
         let to = format!("{}/{}:{}", choice.namespace, choice.pod, choice.port);
-        match self.forwards.start(choice, local) {
+        let started = match self.forwards.start(choice.clone(), local) {
+            // The default offered was taken meanwhile: a free one, as the dialog promised.
+            Err(_) if !dialog.typed() => self.forwards.start(choice, 0),
+            started => started,
+        };
+        match started {
             Ok(addr) => {
                 self.ui.state.notice =
                     Some(format!("forwarding {addr} → {to} · :pf lists the forwards"));

@@ -594,6 +594,12 @@ impl ForwardDialog {
         self.typed = false;
     }
 
+    /// Whether the local port was typed, not the default offered: a default taken since
+    /// it was offered gives way to a free one, a typed port does not.
+    pub fn typed(&self) -> bool {
+        self.typed
+    }
+
     /// The chosen port and the local port, once both are valid.
     pub fn chosen(&self) -> Option<(PortChoice, u16)> {
         let choice = self.ports().get(self.selected)?;

@@ -203,9 +203,7 @@ async fn a_forward_reaches_the_pods_server_counts_its_connections_and_stops() {
     insta::assert_snapshot!("list_80x24", popup(&screen, "port-forwards (1)"));
 
     session.keys(&["C-d"]);
-    session.wait_for("the forward stopped", |s| {
-        s.contains("port-forwards (0)") && s.contains("stopped the port-forward")
-    });
+    session.wait_for("the forward stopped", |s| s.contains("port-forwards (0)"));
     wait::until(
         "the local port to close",
         || match std::net::TcpStream::connect(("127.0.0.1", port)) {
