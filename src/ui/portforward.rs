@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use k8s_openapi::api::core::v1::{Pod, Service};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::Api;
@@ -469,8 +469,9 @@ async fn connection(pods: Api<Pod>, pod: String, port: u16, socket: TcpStream, s
     let (mut from_pod, mut to_pod) = tokio::io::split(upstream);
     let outbound = pump(&mut from_local, &mut to_pod, &stats.bytes_out);
     let inbound = pump(&mut from_pod, &mut to_local, &stats.bytes_in);
-    tokio::pin!(outbound, inbound);
-    tokio::pin!(refused);
+    // Fused: once it has said nothing (the stream ended), the second select polls it again.
+    let refused = refused.fuse();
+    tokio::pin!(outbound, inbound, refused);
     tokio::select! {
         _ = &mut inbound => {}
         Some(message) = &mut refused => *stats.last_error.lock() = Some(message),
