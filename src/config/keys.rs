@@ -516,7 +516,7 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
     (
         "port-forward",
         Action::PortForward,
-        "forward a local port (127.0.0.1) to a port of the pod or service; :pf lists them",
+        "port-forward to the pod or service on 127.0.0.1 (:pf lists)",
     ),
     (
         "stop-forward",
