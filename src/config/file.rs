@@ -283,6 +283,7 @@ struct KeysSection {
     command: Option<Entries<KeyList>>,
     logs: Option<Entries<KeyList>>,
     confirm: Option<Entries<KeyList>>,
+    forwards: Option<Entries<KeyList>>,
 }
 
 impl KeysSection {
@@ -297,6 +298,7 @@ impl KeysSection {
             (Section::Command, self.command),
             (Section::Logs, self.logs),
             (Section::Confirm, self.confirm),
+            (Section::Forwards, self.forwards),
         ]
         .into_iter()
         .filter_map(|(section, entries)| Some((section, entries?)))

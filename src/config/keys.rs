@@ -181,6 +181,11 @@ pub enum Action {
     /// In the confirm dialog: a digit or Backspace in its number input.
     ConfirmChar(char),
     ConfirmBackspace,
+    /// Forward a local port to one of the selected pod's or Service's ports (kubectl
+    /// port-forward), after a dialog that picks the port.
+    PortForward,
+    /// In the `:pf` list: stop the selected port-forward.
+    StopForward,
 }
 
 /// Which part of the log to ask for, as k9s's 0–5 keys choose.
@@ -558,6 +563,16 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "delete a digit of the number",
     ),
     (
+        "port-forward",
+        Action::PortForward,
+        "port-forward to the pod or service on 127.0.0.1 (:pf lists)",
+    ),
+    (
+        "stop-forward",
+        Action::StopForward,
+        "stop the selected port-forward",
+    ),
+    (
         "detail-search",
         Action::OpenTextSearch,
         "search the describe, YAML or diff (n/N next/previous, Esc clears)",
@@ -649,8 +664,11 @@ pub enum Section {
     Command,
     /// The log view.
     Logs,
-    /// The confirm dialog of a write; unbound digits type its number.
+    /// The confirm dialog of a write; unbound digits type its number. The port-forward
+    /// dialog takes its keys too.
     Confirm,
+    /// The list of port-forwards (`:pf`).
+    Forwards,
 }
 
 impl Section {
@@ -665,6 +683,7 @@ impl Section {
             Self::Command => "command",
             Self::Logs => "logs",
             Self::Confirm => "confirm",
+            Self::Forwards => "forwards",
         }
     }
 }

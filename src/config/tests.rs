@@ -234,6 +234,7 @@ fn built_in_keys_bind_every_action() {
             Section::Command,
             Section::Logs,
             Section::Confirm,
+            Section::Forwards,
         ]
         .into_iter()
         .any(|s| !keys.keys(s, action).is_empty());
@@ -285,6 +286,7 @@ fn built_in_keys_bind_every_action() {
         Action::ConfirmNo,
         Action::ConfirmSwitch,
         Action::ConfirmBackspace,
+        Action::StopForward,
     ];
     let log_ranges = |a: &Action| matches!(a, Action::LogRange(_));
     for (name, action, _) in ACTIONS.iter().filter(|(_, a, _)| !log_ranges(a)) {
@@ -386,6 +388,8 @@ fn every_action_but_typing_has_a_name() {
         | Action::TogglePrevious
         | Action::SaveLogs
         | Action::OpenTextSearch
+        | Action::PortForward
+        | Action::StopForward
         | Action::SaveText
         | Action::ReplayPlayPause
         | Action::ReplayFaster
@@ -400,7 +404,7 @@ fn every_action_but_typing_has_a_name() {
         ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
         ACTIONS.len()
     );
-    assert_eq!(ACTIONS.len(), 112);
+    assert_eq!(ACTIONS.len(), 114);
 }
 
 #[test]

@@ -29,6 +29,10 @@ pub enum InputMode {
     Tree,
     /// The field managers and objects by write rate (`H`).
     Hot,
+    /// The port-forward dialog (`F`): which port, which local port.
+    PortForward,
+    /// The port-forwards running (`:pf`).
+    Forwards,
 }
 
 /// Which panel the movement keys scroll.

@@ -47,6 +47,7 @@ use super::namespace_check::Checked;
 use super::nav::Category;
 use super::nav::ViewSpec;
 use super::playback::{self, Playback};
+use super::portforward::{ForwardController, ForwardEvent, ForwardOf};
 use super::queue::InformerStats;
 use super::remembered::Remembered;
 use super::selectors::Selected;
@@ -85,6 +86,7 @@ enum Wake {
     Tree,
     /// The hot loops' detector took a watch event.
     Hot,
+    Forward(ForwardEvent),
     Signal,
     Closed(Closed),
 }
@@ -161,6 +163,8 @@ pub struct App {
     hot: Option<HotWatch>,
     /// The playback controls, when the cluster is a recording served.
     playback: Option<Arc<dyn Playback>>,
+    /// The port-forwards running, and the reads of the dialog's ports.
+    forwards: ForwardController,
 }
 
 /// Why [`App::run_until`] returned.
@@ -188,6 +192,7 @@ impl App {
             starter.cluster().client.clone(),
             starter.cluster().context.clone(),
         );
+        let forwards = ForwardController::new(starter.cluster().client.clone());
         let header = Header {
             context: starter.cluster().context.clone(),
             server: starter.cluster().server.clone(),
@@ -232,6 +237,7 @@ impl App {
             tree: None,
             hot: None,
             playback: None,
+            forwards,
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -496,6 +502,62 @@ impl App {
             self.ui.state.notice = Some(format!("{}…", plan.verb));
             self.ui.state.table.marks.clear();
             self.writes.execute(plan, replicas);
+        }
+    }
+
+    /// `F` on the selected row: the port-forward dialog of a pod or Service, its ports
+    /// read in the background. Allowed read-only: see [`super::portforward`].
+    fn open_forward(&mut self) {
+        let Some((kind, key)) = self.tables.table.selected_object() else {
+            return;
+        };
+        let (namespace, name) = split_meta_namespace_key(&key);
+        let (namespace, name) = (namespace.unwrap_or("default").to_string(), name.to_string());
+        let of = if kind == ResourceKind::Pods {
+            ForwardOf::Pod { namespace, name }
+        } else if (kind.group(), kind.plural()) == ("", "services") {
+            ForwardOf::Service { namespace, name }
+        } else {
+            self.ui.state.command.error = Some("port-forward needs a pod or service row".into());
+            return;
+        };
+        self.ui.state.port_forward = self.forwards.prepare(of);
+        self.ui.state.mode = InputMode::PortForward;
+    }
+
+    /// The port-forward dialog said yes: listen and forward, or say why not.
+    fn start_forward(&mut self) {
+        let dialog = std::mem::take(&mut self.ui.state.port_forward);
+        self.ui.state.mode = InputMode::Normal;
+        let Some((choice, local)) = dialog.chosen() else {
+            return;
+        };
+        let to = format!("{}/{}:{}", choice.namespace, choice.pod, choice.port);
+        let started = match self.forwards.start(choice.clone(), local) {
+            // The default offered was taken meanwhile: a free one, as the dialog promised.
+            Err(_) if !dialog.typed() => self.forwards.start(choice, 0),
+            started => started,
+        };
+        match started {
+            Ok(addr) => {
+                self.ui.state.notice =
+                    Some(format!("forwarding {addr} → {to} · :pf lists the forwards"));
+            }
+            Err(err) => self.ui.state.command.error = Some(format!("port-forward: {err}")),
+        }
+    }
+
+    /// A port-forward's news: the dialog's ports; a forward that ended shows in `:pf`.
+    fn take_forward(&mut self, event: ForwardEvent) {
+        match event {
+            ForwardEvent::Prepared { id, result } => {
+                self.ui.state.port_forward.prepared(id, result);
+            }
+            ForwardEvent::Ended => {
+                if self.ui.state.mode == InputMode::Forwards {
+                    self.ui.state.forwards.show(self.forwards.rows());
+                }
+            }
         }
     }
 
@@ -806,6 +868,7 @@ impl App {
                 Some(event) = self.writes.next() => Wake::Write(event),
                 () = tree_changed(&mut self.tree) => Wake::Tree,
                 () = hot_next(&mut self.hot) => Wake::Hot,
+                Some(event) = self.forwards.next() => Wake::Forward(event),
                 Some(()) = signals.next() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = time::sleep_until(next_frame), if dirty => Wake::Frame,
@@ -876,6 +939,10 @@ impl App {
                 }
                 // The report is read each tick: a write stream needs no frame per event.
                 Wake::Hot => {}
+                Wake::Forward(event) => {
+                    self.take_forward(event);
+                    dirty = true;
+                }
                 Wake::Closed(Closed::Rows) => rows_open = false,
                 Wake::Closed(Closed::Status) => status_open = false,
                 Wake::Closed(Closed::Taps) => taps_open = false,
@@ -955,6 +1022,9 @@ impl App {
         self.ui.header.usage = self.tables.table.usage_unavailable();
         if let Some(playback) = &self.playback {
             self.ui.state.recording = Some(playback::describe(&playback.status()));
+        }
+        if self.ui.state.mode == InputMode::Forwards {
+            self.ui.state.forwards.show(self.forwards.rows());
         }
         let columns = self.tables.table.columns();
         let parts = Parts {
@@ -1137,6 +1207,20 @@ impl App {
                 self.confirmed();
                 Vec::new()
             }
+            Some(Effect::StartForward) => {
+                self.start_forward();
+                Vec::new()
+            }
+            Some(Effect::StopForward(id)) => {
+                if let Some(row) = self.forwards.stop(id) {
+                    self.ui.state.notice = Some(format!(
+                        "stopped the port-forward {} → {}:{}",
+                        row.local, row.pod, row.port
+                    ));
+                }
+                self.ui.state.forwards.show(self.forwards.rows());
+                Vec::new()
+            }
             Some(Effect::Mode(mode)) => {
                 self.ui.state.mode = mode;
                 Vec::new()
@@ -1202,6 +1286,7 @@ impl App {
                 self.writes = self
                     .writes
                     .for_client(client.clone(), self.ui.header.context.clone());
+                self.forwards.set_client(client.clone());
                 self.follow_write_mode();
                 follow
             }
@@ -1265,6 +1350,7 @@ impl App {
                 return self.ask_session(kind);
             }
             Action::Attach => return self.ask_session(SessionKind::Attach),
+            Action::PortForward => self.open_forward(),
             Action::OpenDeltaFilter => state.mode = InputMode::DeltaFilter,
             Action::ClearDeltaFilter if !state.deltas.filter.input.is_empty() => {
                 state.deltas.clear_filter();
@@ -1504,6 +1590,11 @@ impl App {
             }
             Ok(Command::Hot) => {
                 self.open_hot();
+                Vec::new()
+            }
+            Ok(Command::Forwards) => {
+                self.ui.state.forwards.show(self.forwards.rows());
+                self.ui.state.mode = InputMode::Forwards;
                 Vec::new()
             }
             Ok(Command::Context(Some(context))) => {

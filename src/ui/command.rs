@@ -27,6 +27,9 @@ const QUIT: &[&str] = &["quit", "q", "q!"];
 /// The kube contexts: `:ctx` lists them, `:ctx NAME` switches to one.
 const CONTEXT: &[&str] = &["ctx", "context", "contexts"];
 
+/// The port-forwards running (see [`Command::Forwards`]), k9s's `:pf`.
+const FORWARDS: &[&str] = &["pf", "portforwards"];
+
 /// The table's informer pipeline (see [`Command::Fifo`]).
 const FIFO: &str = "fifo";
 
@@ -47,6 +50,7 @@ enum Target<'a> {
     /// A category of resources (`all`), as `kscope get` takes it.
     Category(&'a str),
     Context,
+    Forwards,
     Fifo,
     Index,
     /// A workbench view (`tree`, `hot`).
@@ -95,6 +99,8 @@ pub enum Command {
     /// `:seek 10:32:05` or `:seek rv=12345`: move a recording's playback there (the
     /// argument is read against where the playback is, by [`crate::playback::parse_seek`]).
     Seek(String),
+    /// `:pf`: list the port-forwards, to watch or stop them.
+    Forwards,
     Quit,
 }
 
@@ -247,7 +253,7 @@ pub fn listed(discovery: &Discovery) -> Vec<String> {
             }
         })
         .chain(categories(discovery).into_iter().map(str::to_string))
-        .chain([CONTEXT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
+        .chain([CONTEXT, FORWARDS].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
         .chain([FIFO, INDEX, TREE, HOT].map(str::to_string))
         .chain([QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
         .collect()
@@ -281,6 +287,12 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
         return match words.next() {
             None => Ok(Command::Context(context)),
             Some(extra) => Err(CommandError::UnexpectedArgument(extra.to_string())),
+        };
+    }
+    if FORWARDS.iter().any(|c| c.eq_ignore_ascii_case(name)) {
+        return match words.next() {
+            None => Ok(Command::Forwards),
+            Some(_) => Err(CommandError::NoArguments(name.to_string())),
         };
     }
     if name.eq_ignore_ascii_case(FIFO) {
@@ -426,6 +438,7 @@ fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
                 .map(|c| (c.to_string(), Target::Category(c))),
         )
         .chain(CONTEXT.iter().map(|c| (c.to_string(), Target::Context)))
+        .chain(FORWARDS.iter().map(|c| (c.to_string(), Target::Forwards)))
         .chain([(FIFO.to_string(), Target::Fifo)])
         .chain([(INDEX.to_string(), Target::Index)])
         .chain([TREE, HOT].map(|v| (v.to_string(), Target::View)))
@@ -470,6 +483,7 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
             "Enter lists the field managers and objects by write rate, hot loops flagged".into()
         }
         Ok(Command::Seek(to)) => format!("Enter moves the recording played to {to}"),
+        Ok(Command::Forwards) => "Enter lists the port-forwards (F on a pod starts one)".into(),
         Ok(Command::Context(None)) => "Enter lists the contexts · :ctx NAME switches".into(),
         Ok(Command::Context(Some(name))) => format!("Enter switches to context {name}"),
         Ok(Command::Fifo {

@@ -61,6 +61,8 @@ pub fn component_mut(state: &mut UiState, mode: InputMode) -> Option<&mut dyn Co
         InputMode::Confirm => Some(&mut state.confirm),
         InputMode::Tree => state.tree.as_mut().map(|view| view as &mut dyn Component),
         InputMode::Hot => state.hot.as_mut().map(|view| view as &mut dyn Component),
+        InputMode::PortForward => Some(&mut state.port_forward),
+        InputMode::Forwards => Some(&mut state.forwards),
         InputMode::Logs | InputMode::LogSearch => {
             state.logs.as_mut().map(|view| view as &mut dyn Component)
         }
@@ -77,6 +79,8 @@ pub fn overlay(state: &UiState) -> Option<&dyn Component> {
         InputMode::Confirm => Some(&state.confirm),
         InputMode::Tree => state.tree.as_ref().map(|view| view as &dyn Component),
         InputMode::Hot => state.hot.as_ref().map(|view| view as &dyn Component),
+        InputMode::PortForward => Some(&state.port_forward),
+        InputMode::Forwards => Some(&state.forwards),
         InputMode::Normal
         | InputMode::Filter
         | InputMode::DeltaFilter
@@ -104,6 +108,8 @@ mod tests {
             InputMode::Command,
             InputMode::Contexts,
             InputMode::Confirm,
+            InputMode::PortForward,
+            InputMode::Forwards,
         ] {
             assert!(component_mut(&mut state, mode).is_some(), "{mode:?}");
         }
@@ -121,6 +127,8 @@ mod tests {
             InputMode::Indexes,
             InputMode::Contexts,
             InputMode::Confirm,
+            InputMode::PortForward,
+            InputMode::Forwards,
         ] {
             state.mode = mode;
             assert!(overlay(&state).is_some(), "{mode:?}");

@@ -34,6 +34,10 @@ pub enum Effect {
     ShowObject(ObjectRef),
     /// The confirm dialog said yes: do its write.
     Write,
+    /// The port-forward dialog said yes: start the forward chosen.
+    StartForward,
+    /// Stop port-forward number `n` (the `:pf` list's selection).
+    StopForward(u64),
     /// Not this component's action: the main screen's.
     Pass,
 }

@@ -28,6 +28,7 @@ pub mod mixed_table;
 pub mod namespace_check;
 pub mod nav;
 pub mod playback;
+pub mod portforward;
 pub mod queue;
 pub mod remembered;
 mod run;

@@ -19,6 +19,7 @@ use super::effect::Effect;
 use super::hot::HotView;
 use super::line::LineEdit;
 use super::logs::view::LogView;
+use super::portforward::{ForwardDialog, ForwardList};
 use super::queue::QueuePanel;
 use super::table_pane::TablePane;
 use super::tree::TreeView;
@@ -176,6 +177,10 @@ pub struct UiState {
     pub notice: Option<String>,
     /// The confirm dialog of a write, while one is asked for.
     pub confirm: ConfirmDialog,
+    /// The port-forward dialog (`F`), while open.
+    pub port_forward: ForwardDialog,
+    /// The `:pf` list: the forwards' last snapshot (they run in the app).
+    pub forwards: ForwardList,
     /// The write keys the server says this user may not use on the table on screen (its
     /// SelfSubjectAccessReview answers), with why: help dims them, the key says so.
     pub forbidden: Vec<(Action, String)>,
@@ -205,6 +210,8 @@ impl UiState {
             hot: None,
             notice: None,
             confirm: ConfirmDialog::default(),
+            port_forward: ForwardDialog::default(),
+            forwards: ForwardList::default(),
             forbidden: Vec::new(),
             recording: None,
         }

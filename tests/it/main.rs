@@ -10,6 +10,7 @@
 
 mod act_edit;
 mod act_exec;
+mod act_portforward;
 mod act_shell_tui;
 mod act_writes;
 mod cli_errors;

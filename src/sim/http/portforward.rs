@@ -2,7 +2,8 @@
 //! to kube's `Api::portforward` and the Python client: per requested port a data channel
 //! (2i) and an error channel (2i+1), each opened by the port number in two little-endian
 //! bytes. Behind a port the pod's containers declare answers a small HTTP server (`/healthz`,
-//! `/ready`, `/metrics`); any other port is refused as the kubelet refuses a closed one.
+//! `/ready`, `/metrics`, and `/bytes/N` to measure a forward's throughput); any other port is
+//! refused as the kubelet refuses a closed one.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -14,7 +15,9 @@ use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::Response;
 use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
-use http_body_util::Full;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
+use hyper::body::Frame;
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -31,6 +34,10 @@ use crate::resources::Resource;
 const PROTOCOL: &str = "v4.channel.k8s.io";
 /// How much one read from a port's server carries to the client at most.
 const CHUNK: usize = 32 * 1024;
+/// What `/bytes/N` sends, a chunk at a time.
+static ZEROS: [u8; CHUNK] = [0; CHUNK];
+/// The most `/bytes/N` sends: 1 GiB.
+const MAX_BYTES: u64 = 1 << 30;
 
 /// Answers a port-forward: the refusals, or 101 and one stream per requested port.
 pub(super) fn serve(
@@ -236,8 +243,20 @@ struct Served {
 }
 
 impl Served {
-    fn answer<B>(&self, request: &hyper::Request<B>) -> hyper::Response<Full<Bytes>> {
+    fn answer<B>(
+        &self,
+        request: &hyper::Request<B>,
+    ) -> hyper::Response<BoxBody<Bytes, Infallible>> {
         let served = self.requests.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(size) = request
+            .uri()
+            .path()
+            .strip_prefix("/bytes/")
+            .and_then(|n| n.parse::<u64>().ok())
+            .filter(|n| *n <= MAX_BYTES)
+        {
+            return zeros(size);
+        }
         let (status, content_type, body) = match request.uri().path() {
             "/healthz" | "/livez" => (
                 StatusCode::OK,
@@ -263,11 +282,31 @@ impl Served {
                 "404 page not found\n".to_string(),
             ),
         };
-        let mut response = hyper::Response::new(Full::new(Bytes::from(body)));
+        let mut response = hyper::Response::new(Full::new(Bytes::from(body)).boxed());
         *response.status_mut() = status;
         if let Ok(value) = header::HeaderValue::from_str(content_type) {
             response.headers_mut().insert(header::CONTENT_TYPE, value);
         }
         response
     }
+}
+
+/// `size` zero bytes, streamed a chunk at a time (as httpbin's `/bytes/N`): a download as
+/// large as a throughput measurement needs, never held in memory at once.
+fn zeros(size: u64) -> hyper::Response<BoxBody<Bytes, Infallible>> {
+    let chunk = CHUNK as u64;
+    let frames = (0..size.div_ceil(chunk)).map(move |i| {
+        let len = usize::try_from((size - i * chunk).min(chunk)).unwrap_or(CHUNK);
+        Ok::<_, Infallible>(Frame::data(Bytes::from_static(&ZEROS[..len])))
+    });
+    let mut response = hyper::Response::new(BodyExt::boxed(StreamBody::new(
+        futures::stream::iter(frames),
+    )));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/octet-stream"),
+    );
+    headers.insert(header::CONTENT_LENGTH, header::HeaderValue::from(size));
+    response
 }

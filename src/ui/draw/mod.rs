@@ -13,6 +13,7 @@ pub(crate) mod help;
 pub(crate) mod indexes;
 pub(crate) mod logs;
 pub(crate) mod panels;
+pub(crate) mod portforward;
 mod status;
 pub(crate) mod table;
 mod text;

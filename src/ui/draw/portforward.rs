@@ -1,0 +1,212 @@
+//! The port-forward dialog (`F`) and the list of forwards (`:pf`), over the table. The list
+//! draws the snapshot the app took before the frame; nothing here reads a counter.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use kscope_config::keys::{Keymap, Section};
+
+use crate::action::Action;
+use crate::component::{Component, Context};
+use crate::effect::Effect;
+use crate::portforward::{ForwardDialog, ForwardList, ForwardRow, ForwardState};
+use crate::screen::Screen;
+
+/// `keys what` for each action bound in `section`, joined: the key hints of both overlays.
+fn hint(keymap: &Keymap, section: Section, actions: &[(Action, &str)]) -> String {
+    actions
+        .iter()
+        .filter_map(|(action, what)| {
+            let keys = keymap.keys(section, action);
+            let shown: Vec<String> = keys.iter().take(2).map(ToString::to_string).collect();
+            (!shown.is_empty()).then(|| format!("{} {what}", shown.join("/")))
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+/// A popup `width` x `height` (at most the area's) in the middle of `area`.
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let [column] = Layout::horizontal([Constraint::Length(width.min(area.width))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [popup] = Layout::vertical([Constraint::Length(height.min(area.height))])
+        .flex(Flex::Center)
+        .areas(column);
+    popup
+}
+
+impl Component for ForwardDialog {
+    fn handle(&mut self, action: &Action, _: &Context<'_>) -> Option<Effect> {
+        self.handle_key(action)
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        let theme = screen.theme();
+        let mut lines = Vec::new();
+        match &self.choices {
+            None => lines.push(Line::styled("reading its ports…", theme.dim())),
+            Some(Err(why)) => lines.push(Line::styled(why.clone(), theme.error())),
+            Some(Ok(ports)) => {
+                lines.push(Line::styled("port", theme.title()));
+                for (i, choice) in ports.iter().enumerate() {
+                    let mark = if i == self.selected { ">" } else { " " };
+                    let line = Line::raw(format!("{mark} {}", choice.label()));
+                    lines.push(if i == self.selected {
+                        line.style(theme.selected())
+                    } else {
+                        line
+                    });
+                }
+                lines.push(Line::raw(""));
+                let local = format!("local   127.0.0.1:{}_", self.local);
+                lines.push(match self.chosen() {
+                    Some(_) => Line::raw(local),
+                    None => Line::styled(format!("{local}  (1-65535)"), theme.error()),
+                });
+            }
+        }
+        lines.push(Line::styled(
+            hint(
+                &screen.state.keymap,
+                Section::Confirm,
+                &[
+                    (Action::Down, "port"),
+                    (Action::ConfirmYes, "forward"),
+                    (Action::ConfirmNo, "cancel"),
+                ],
+            ) + " · digits: local port",
+            theme.dim(),
+        ));
+        let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+        let popup = centered(area, 72, height);
+        frame.render_widget(Clear, popup);
+        frame.render_widget(
+            Paragraph::new(lines).block(
+                Block::bordered()
+                    .title(format!(" port-forward {} ", self.what))
+                    .border_style(theme.warn()),
+            ),
+            popup,
+        );
+    }
+}
+
+/// Bytes as people read them: `512B`, `1.5KiB`, `12.0MiB`.
+fn sized(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes}B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1}{}", UNITS[unit])
+}
+
+/// One row of the list (the pod's column takes what the others leave), and why it is not
+/// active, or what refused its last connection, on a line of its own below.
+fn row_text(row: &ForwardRow, pod_width: usize) -> (String, Option<String>) {
+    let mut pod: String = row.pod.chars().take(pod_width).collect();
+    if row.pod.chars().count() > pod_width && pod_width > 0 {
+        pod.pop();
+        pod.push('…');
+    }
+    let (state, why) = match &row.state {
+        ForwardState::Active => (
+            "active",
+            row.last_error
+                .as_ref()
+                .map(|e| format!("last refused: {e}")),
+        ),
+        ForwardState::PodGone(why) => ("gone", Some(why.clone())),
+        ForwardState::Failed(why) => ("failed", Some(why.clone())),
+    };
+    let line = format!(
+        "{pod:<pod_width$} {:>5} {:<15} {:>7} {:>8} {:>8} {state}",
+        row.port,
+        row.local.to_string(),
+        format!("{}/{}", row.open, row.total),
+        sized(row.bytes_in),
+        sized(row.bytes_out),
+    );
+    (line, why.map(|why| format!("  {why}")))
+}
+
+/// The columns' width after POD: port, local address, connections, bytes, state.
+const FIXED: usize = 1 + 5 + 1 + 15 + 1 + 7 + 1 + 8 + 1 + 8 + 1 + 6;
+/// The pod column's widest.
+const POD_WIDTH: usize = 40;
+
+impl Component for ForwardList {
+    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
+        self.handle_key(action, ctx.table_page())
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
+        let theme = screen.theme();
+        let inner = usize::from(area.width.saturating_sub(2));
+        let pod_width = inner.saturating_sub(FIXED).clamp(8, POD_WIDTH);
+        let mut lines = vec![Line::styled(
+            format!(
+                "{:<pod_width$} {:>5} {:<15} {:>7} {:>8} {:>8} STATE",
+                "POD", "PORT", "LOCAL", "CONN", "IN", "OUT"
+            ),
+            theme.title(),
+        )];
+        if self.rows.is_empty() {
+            lines.push(Line::styled(
+                "no port-forwards: F on a pod or service starts one",
+                theme.dim(),
+            ));
+        }
+        let height = usize::from(area.height.saturating_sub(4)).max(1);
+        let first = (self.selected + 1).saturating_sub(height);
+        for (i, row) in self.rows.iter().enumerate().skip(first).take(height) {
+            let (text, why) = row_text(row, pod_width);
+            let line = Line::raw(text);
+            lines.push(if i == self.selected {
+                line.style(theme.selected())
+            } else {
+                line
+            });
+            if let Some(why) = why {
+                lines.push(Line::styled(why, theme.error()));
+            }
+        }
+        lines.push(Line::styled(
+            hint(
+                &screen.state.keymap,
+                Section::Forwards,
+                &[(Action::StopForward, "stop"), (Action::Back, "back")],
+            ),
+            theme.dim(),
+        ));
+        let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+        let popup = centered(area, area.width, height);
+        frame.render_widget(Clear, popup);
+        frame.render_widget(
+            Paragraph::new(lines)
+                .block(Block::bordered().title(format!(" port-forwards ({}) ", self.rows.len()))),
+            popup,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_read_in_binary_units() {
+        assert_eq!(sized(0), "0B");
+        assert_eq!(sized(1023), "1023B");
+        assert_eq!(sized(1536), "1.5KiB");
+        assert_eq!(sized(100 * 1024 * 1024), "100.0MiB");
+    }
+}
