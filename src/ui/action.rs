@@ -25,6 +25,8 @@ pub enum InputMode {
     Contexts,
     /// The confirm dialog of a write.
     Confirm,
+    /// A controller's own /metrics beside kscope's informer (`:metrics`).
+    Metrics,
 }
 
 /// Which panel the movement keys scroll.

@@ -33,6 +33,9 @@ const FIFO: &str = "fifo";
 /// Adds an index at run time (see [`Command::Index`]).
 const INDEX: &str = "index";
 
+/// The selected pod's or workload's own /metrics (see [`Command::Metrics`]).
+const METRICS: &str = "metrics";
+
 /// What a command name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Target<'a> {
@@ -42,6 +45,7 @@ enum Target<'a> {
     Context,
     Fifo,
     Index,
+    Metrics,
     Quit,
 }
 
@@ -79,6 +83,11 @@ pub enum Command {
     /// `:index NAME label=KEY | annotation=KEY | field=JSONPATH [kinds=a,b]`: add an index to
     /// the running informers, backfilled at once.
     Index(IndexDefinition),
+    /// `:metrics [--port PORT]`: the selected pod's (or a ready pod of the selected
+    /// workload's) own Prometheus metrics, read through the pod proxy while shown.
+    Metrics {
+        port: Option<String>,
+    },
     Quit,
 }
 
@@ -116,6 +125,8 @@ pub enum CommandError {
     SameFifo(FifoKind),
     #[error(transparent)]
     Index(#[from] IndexCommandError),
+    #[error("metrics takes --port PORT (a number or a container port's name), or nothing")]
+    MetricsArguments,
 }
 
 /// The names a resource answers to in command mode: plural, short names, singular, and the
@@ -196,7 +207,7 @@ fn primaries(discovery: &Discovery) -> Vec<String> {
             .into_iter()
             .map(|(r, _)| primary(r, discovery))
             .chain(categories(discovery).into_iter().map(str::to_string))
-            .chain([CONTEXT[0], FIFO, INDEX, QUIT[0]].map(str::to_string)),
+            .chain([CONTEXT[0], FIFO, INDEX, METRICS, QUIT[0]].map(str::to_string)),
     )
 }
 
@@ -230,7 +241,7 @@ pub fn listed(discovery: &Discovery) -> Vec<String> {
         })
         .chain(categories(discovery).into_iter().map(str::to_string))
         .chain([CONTEXT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
-        .chain([FIFO, INDEX].map(str::to_string))
+        .chain([FIFO, INDEX, METRICS].map(str::to_string))
         .chain([QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
         .collect()
 }
@@ -267,6 +278,9 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
     }
     if name.eq_ignore_ascii_case(FIFO) {
         return parse_fifo(words);
+    }
+    if name.eq_ignore_ascii_case(METRICS) {
+        return parse_metrics(words);
     }
     if name.eq_ignore_ascii_case(INDEX) {
         let args = input.trim_start()[name.len()..].trim();
@@ -337,6 +351,25 @@ fn parse_scope<'a>(
     Ok(scope)
 }
 
+/// `:metrics`, `:metrics --port P` or `:metrics --port=P`.
+fn parse_metrics<'a>(mut words: impl Iterator<Item = &'a str>) -> Result<Command, CommandError> {
+    let port = match words.next() {
+        None => None,
+        Some("--port") => Some(words.next().ok_or(CommandError::MetricsArguments)?),
+        Some(word) => Some(
+            word.strip_prefix("--port=")
+                .filter(|p| !p.is_empty())
+                .ok_or(CommandError::MetricsArguments)?,
+        ),
+    };
+    match words.next() {
+        None => Ok(Command::Metrics {
+            port: port.map(str::to_string),
+        }),
+        Some(_) => Err(CommandError::MetricsArguments),
+    }
+}
+
 /// `:fifo classic|real|atomic [OTHER]`: one FIFO, or two to compare side by side.
 fn parse_fifo<'a>(words: impl Iterator<Item = &'a str>) -> Result<Command, CommandError> {
     let fifos = words
@@ -395,6 +428,7 @@ fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
         .chain(CONTEXT.iter().map(|c| (c.to_string(), Target::Context)))
         .chain([(FIFO.to_string(), Target::Fifo)])
         .chain([(INDEX.to_string(), Target::Index)])
+        .chain([(METRICS.to_string(), Target::Metrics)])
         .chain(QUIT.iter().map(|q| (q.to_string(), Target::Quit)))
         .collect()
 }
@@ -442,6 +476,10 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
             compare: Some(other),
         }) => format!(
             "Enter restarts the table's informer with {fifo} and {other} side by side on one watch stream"
+        ),
+        Ok(Command::Metrics { port }) => format!(
+            "Enter shows the selected pod's or workload's own /metrics (port {}), beside kscope's informer",
+            port.as_deref().unwrap_or("named metrics")
         ),
         Ok(Command::Index(index)) => {
             format!(
@@ -701,7 +739,7 @@ mod tests {
             Err(CommandError::UnknownFlag("-x".into()))
         );
         assert!(
-            hint("", &d).contains(" all ctx fifo index quit"),
+            hint("", &d).contains(" all ctx fifo index metrics quit"),
             "{}",
             hint("", &d)
         );
@@ -812,8 +850,9 @@ mod tests {
             "each name once"
         );
         assert!(
-            hint("", &d)
-                .starts_with("pods svc cm crd widgets ev events.events.k8s.io ctx fifo index quit"),
+            hint("", &d).starts_with(
+                "pods svc cm crd widgets ev events.events.k8s.io ctx fifo index metrics quit"
+            ),
             "{}",
             hint("", &d)
         );
@@ -821,5 +860,29 @@ mod tests {
             hint("widgets", &d),
             "Enter shows widgets.example.com in the current scope · -n NAMESPACE | -A"
         );
+    }
+
+    #[test]
+    fn metrics_takes_a_port_or_nothing() {
+        let d = Discovery::from_resources(Vec::new());
+        assert_eq!(parse("metrics", &d), Ok(Command::Metrics { port: None }));
+        let port = Some("http-metrics".to_string());
+        assert_eq!(
+            parse("metrics --port http-metrics", &d),
+            Ok(Command::Metrics { port: port.clone() })
+        );
+        assert_eq!(
+            parse("metrics --port=http-metrics", &d),
+            Ok(Command::Metrics { port })
+        );
+        for bad in [
+            "metrics --port",
+            "metrics 8080",
+            "metrics --port 1 2",
+            "metrics --port=",
+        ] {
+            assert_eq!(parse(bad, &d), Err(CommandError::MetricsArguments), "{bad}");
+        }
+        assert!(hint("metrics --port 9090", &d).contains("port 9090"));
     }
 }

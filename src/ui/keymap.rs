@@ -49,7 +49,8 @@ pub fn section_of(mode: InputMode) -> Section {
         InputMode::Indexes | InputMode::Contexts => Section::Indexes,
         InputMode::Detail => Section::Detail,
         InputMode::Command => Section::Command,
-        InputMode::Logs => Section::Logs,
+        // The metrics panel takes only `back`, bound where the log view's is.
+        InputMode::Logs | InputMode::Metrics => Section::Logs,
         InputMode::Confirm => Section::Confirm,
     }
 }

@@ -18,6 +18,7 @@ use super::deltas::DeltaPanel;
 use super::effect::Effect;
 use super::line::LineEdit;
 use super::logs::view::LogView;
+use super::metrics::MetricsPanel;
 use super::queue::QueuePanel;
 use super::table_pane::TablePane;
 use super::writes::ConfirmDialog;
@@ -164,6 +165,8 @@ pub struct UiState {
     pub help: Help,
     /// The log view, while open (its readers are the app's).
     pub logs: Option<LogView>,
+    /// The `:metrics` panel, while open (its scraping task is the app's).
+    pub metrics: Option<MetricsPanel>,
     /// The `:ctx` picker.
     pub contexts: ContextPicker,
     /// A word for the status line until the next key (a letter that is no key here).
@@ -191,6 +194,7 @@ impl UiState {
             command: CommandBar::default(),
             help: Help::default(),
             logs: None,
+            metrics: None,
             contexts: ContextPicker::default(),
             notice: None,
             confirm: ConfirmDialog::default(),

@@ -62,6 +62,7 @@ mod tui_tmux;
 mod tui_waiting;
 mod views_config;
 mod views_sim;
+mod wb_metrics_tui;
 mod workbench_hotloops;
 mod workbench_metrics;
 mod workbench_views;
