@@ -37,6 +37,36 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen) {
     screen.state.queue.draw(frame, queue, screen);
 }
 
+/// Below this width the changed fields come before the key and the resourceVersion, so a
+/// narrow panel (80 columns) still shows what changed.
+const WIDE_DELTAS: u16 = 100;
+
+/// The delta panel's legend, longest first: the first that fits the border is shown.
+const DELTA_LEGENDS: [&str; 3] = [
+    " UPPERCASE = watch event off the wire (ADDED MODIFIED DELETED BOOKMARK) · Capitalised = \
+     delta the informer applied (Added Updated Deleted Replaced Sync) ",
+    " ADDED MODIFIED… = watch event · Added Updated Replaced Sync… = delta applied ",
+    " ADDED = watch event · Added = delta applied ",
+];
+
+/// The side-by-side view's markers, explained; longest first as [`DELTA_LEGENDS`].
+const HANDOFF_LEGENDS: [&str; 3] = [
+    "#n handoff · i in the initial list · ≠merged a key's deltas in one item · ≠order handed \
+     in the other order · ≠relist a relist as one item · ≠resync a resync as one item",
+    "#n handoff · i initial list · ≠merged one item per key · ≠order · ≠relist/≠resync as one item",
+    "i initial · ≠merged/order/relist/resync: where the two differ",
+];
+
+/// The longest of `legends` that fits `width` columns (the last one otherwise, cut).
+fn legend(legends: &[&'static str], width: u16) -> &'static str {
+    legends
+        .iter()
+        .find(|l| l.chars().count() <= usize::from(width))
+        .or(legends.last())
+        .copied()
+        .unwrap_or_default()
+}
+
 fn age(line: &DeltaLine, now: std::time::SystemTime) -> String {
     let secs = now
         .duration_since(line.at)
@@ -77,10 +107,14 @@ pub(crate) fn draw_deltas(frame: &mut Frame, area: Rect, state: &DeltaPanel, scr
     if state.cursor.selected.is_some() {
         title.push_str(&format!("↓{} newer ", window.newer));
     }
-    let mut block = Block::bordered().title(title);
+    let mut block = Block::bordered().title(title).title_bottom(Span::styled(
+        legend(&DELTA_LEGENDS, area.width.saturating_sub(2)),
+        theme.dim(),
+    ));
     if focused {
         block = block.border_style(theme.title());
     }
+    let wide = area.width >= WIDE_DELTAS;
     let lines: Vec<Line> = window
         .lines
         .iter()
@@ -91,15 +125,20 @@ pub(crate) fn draw_deltas(frame: &mut Frame, area: Rect, state: &DeltaPanel, scr
                 DeltaClass::Pipeline => (theme.warn(), theme.warn()),
                 DeltaClass::Trouble => (theme.error(), theme.error()),
             };
-            let line = Line::from(vec![
-                Span::styled(format!("{:<8}", d.kind), kind),
-                Span::raw(format!(" {} ", d.key)),
-                Span::styled(
-                    format!("rv {} {} ", d.resource_version, age(d, screen.now)),
-                    theme.dim(),
-                ),
-                Span::styled(d.detail.text().to_string(), detail),
-            ]);
+            let kind = Span::styled(format!("{:<8}", d.kind), kind);
+            let key = Span::raw(format!(" {} ", d.key));
+            let rv = Span::styled(
+                format!("rv {} {} ", d.resource_version, age(d, screen.now)),
+                theme.dim(),
+            );
+            let text = d.detail.text();
+            let line = if wide || text.is_empty() {
+                Line::from(vec![kind, key, rv, Span::styled(text.to_string(), detail)])
+            } else {
+                // Narrow: what changed first, then whose, then when.
+                let text = Span::styled(format!(" {text} ·"), detail);
+                Line::from(vec![kind, text, key, rv])
+            };
             if focused && window.selected == Some(i) {
                 line.style(theme.selected())
             } else {
@@ -132,8 +171,19 @@ fn draw_side_by_side(
     }
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [columns, latest] =
-        Layout::vertical([Constraint::Fill(1), Constraint::Length(2)]).areas(inner);
+    let [columns, latest, markers] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Length(2),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            legend(&HANDOFF_LEGENDS, markers.width),
+            theme.dim(),
+        )),
+        markers,
+    );
     let halves: [Rect; 2] =
         Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)]).areas(columns);
     for (side, half) in halves.into_iter().enumerate() {
@@ -227,6 +277,7 @@ pub(crate) fn draw_queue(frame: &mut Frame, area: Rect, panel: &QueuePanel, scre
                     i.resource_version_lag, i.store_resource_version
                 ),
             ),
+            row("behind", seconds(i.behind_for)),
         ]);
     }
     let block = Block::bordered().title(" workqueue p50/p99 ");
