@@ -188,7 +188,6 @@ async fn metrics_on_the_slow_controllers_deployment_shows_its_queue_rising_until
         "nothing is scraped once the panel is gone"
     );
     app.shutdown().await;
-    fx.sim.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -228,7 +227,6 @@ async fn metrics_on_a_pending_pod_says_so_plainly() {
     app.handle_event(&key(KeyCode::Esc));
     assert!(!app.metrics_scraping());
     app.shutdown().await;
-    fx.sim.shutdown().await;
 }
 
 /// A page as the demo controller serves it, with the queue at `depth`.

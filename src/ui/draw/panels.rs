@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Paragraph, Sparkline};
 use super::text::seconds;
 use crate::action::{Action, Focus, InputMode};
 use crate::component::{Component, Context};
-use crate::deltas::{DeltaClass, DeltaLine, DeltaPanel, HandoffLine, SideBySide};
+use crate::deltas::{DeltaClass, DeltaLine, DeltaPanel, RowCell, SideBySide};
 use crate::effect::Effect;
 use crate::queue::QueuePanel;
 use crate::screen::{Screen, Theme};
@@ -49,12 +49,14 @@ const DELTA_LEGENDS: [&str; 3] = [
     " ADDED = watch event · Added = delta applied ",
 ];
 
-/// The side-by-side view's markers, explained; longest first as [`DELTA_LEGENDS`].
+/// The side-by-side view's rows and markers, explained; longest first as [`DELTA_LEGENDS`].
 const HANDOFF_LEGENDS: [&str; 3] = [
-    "#n handoff · i in the initial list · ≠merged a key's deltas in one item · ≠order handed \
-     in the other order · ≠relist a relist as one item · ≠resync a resync as one item",
-    "#n handoff · i initial list · ≠merged one item per key · ≠order · ≠relist/≠resync as one item",
-    "i initial · ≠merged/order/relist/resync: where the two differ",
+    "a row is one event; each side: #n the handoff that carried it (i: in the initial list), \
+     — not handed as this event · ≠merged a key's deltas in one item · ≠order handed in the \
+     other order · ≠relist / ≠resync a relist / resync as one item",
+    "row = one event · #n its handoff (i initial list) · — not handed so · ≠merged one item \
+     per key · ≠order · ≠relist/≠resync one item",
+    "row = event · #n handoff · i initial · ≠ differs",
 ];
 
 /// The longest of `legends` that fits `width` columns (the last one otherwise, cut).
@@ -184,23 +186,7 @@ fn draw_side_by_side(
         )),
         markers,
     );
-    let halves: [Rect; 2] =
-        Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)]).areas(columns);
-    for (side, half) in halves.into_iter().enumerate() {
-        let rows = usize::from(half.height.saturating_sub(1));
-        let column = &view.columns[side];
-        let mut lines = vec![Line::styled(
-            format!("{} FIFO", view.fifos[side]),
-            theme.title(),
-        )];
-        lines.extend(
-            column
-                .iter()
-                .skip(column.len().saturating_sub(rows))
-                .map(|h| handoff_line(h, theme)),
-        );
-        frame.render_widget(Paragraph::new(lines), half);
-    }
+    draw_aligned(frame, columns, view, theme);
     let latest_text = view
         .latest
         .as_deref()
@@ -214,20 +200,80 @@ fn draw_side_by_side(
     );
 }
 
-fn handoff_line(handoff: &HandoffLine, theme: Theme) -> Line<'static> {
-    let mut spans = vec![Span::styled(
-        format!(
-            "#{:<4}{} ",
-            handoff.seq,
-            if handoff.initial { "i" } else { " " }
+/// `text` cut or padded to `width` columns.
+fn fit(text: &str, width: usize) -> String {
+    let cut: String = text.chars().take(width).collect();
+    format!("{cut:<width$}")
+}
+
+/// The events as rows, each pipeline's handoff that carried it facing the other's, newest
+/// at the bottom: `shop/web-1 @2 │ #0 i Updated ≠merged │ #1 Updated ≠order`.
+fn draw_aligned(frame: &mut Frame, area: Rect, view: &SideBySide, theme: Theme) {
+    let rows = view.aligned();
+    let height = usize::from(area.height.saturating_sub(1));
+    let shown = &rows[rows.len().saturating_sub(height)..];
+    let width = usize::from(area.width);
+    let event_width = shown
+        .iter()
+        .map(|r| r.event.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(5, (width / 3).max(5));
+    let cell_width = width.saturating_sub(event_width + 6) / 2;
+    let bar = || Span::styled(" │ ", theme.dim());
+    let mut lines = vec![Line::from(vec![
+        Span::styled(fit("event", event_width), theme.title()),
+        bar(),
+        Span::styled(
+            fit(&format!("{} FIFO", view.fifos[0]), cell_width),
+            theme.title(),
         ),
-        theme.dim(),
-    )];
-    for mark in &handoff.marks {
-        spans.push(Span::styled(format!("≠{} ", mark.as_str()), theme.warn()));
+        bar(),
+        Span::styled(format!("{} FIFO", view.fifos[1]), theme.title()),
+    ])];
+    for row in shown {
+        let mut spans = vec![Span::raw(fit(row.event, event_width))];
+        for (side, cell) in row.sides.iter().enumerate() {
+            spans.push(bar());
+            let cell_spans = cell.as_ref().map_or_else(
+                || vec![Span::styled("—".to_string(), theme.dim())],
+                |cell| handoff_cell(cell, theme),
+            );
+            if side == 0 {
+                // Padded to the column, so the second side starts where its title does.
+                let used: usize = cell_spans.iter().map(|s| s.content.chars().count()).sum();
+                spans.extend(cell_spans);
+                spans.push(Span::raw(" ".repeat(cell_width.saturating_sub(used))));
+            } else {
+                spans.extend(cell_spans);
+            }
+        }
+        lines.push(Line::from(spans));
     }
-    spans.push(Span::raw(handoff.text.clone()));
-    Line::from(spans)
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// One side of a row: the handoff's number (`i` when in the initial list), how it handed
+/// the event, and on the handoff's first event the differences marked on it.
+fn handoff_cell(cell: &RowCell<'_>, theme: Theme) -> Vec<Span<'static>> {
+    let handoff = cell.handoff;
+    let mut spans = vec![
+        Span::styled(
+            format!(
+                "#{:<3}{} ",
+                handoff.seq,
+                if handoff.initial { "i" } else { " " }
+            ),
+            theme.dim(),
+        ),
+        Span::raw(cell.how.to_string()),
+    ];
+    if cell.first {
+        for mark in &handoff.marks {
+            spans.push(Span::styled(format!(" ≠{}", mark.as_str()), theme.warn()));
+        }
+    }
+    spans
 }
 
 /// The view's workqueue and the informer's FIFO: numbers, then sparklines where they fit.
