@@ -271,24 +271,25 @@ impl Freshness {
         }
     }
 
-    /// `rv 42 by kubelet (Update) · cache rv 40, 2 behind`. resourceVersions are compared as
-    /// integers (what every API server sends); opaque ones only as equal or not.
+    /// `rv 42 by kubelet (Update), cache 2 behind at rv 40`: short, as it fits a title at
+    /// 80 columns. resourceVersions are compared as integers (what every API server sends);
+    /// opaque ones only as equal or not.
     pub fn describe(&self) -> String {
         let mut said = format!("rv {}", self.server_resource_version);
         if let Some((manager, operation)) = &self.last_writer {
             said.push_str(&format!(" by {manager} ({operation})"));
         }
         let Some(cache) = &self.cache_resource_version else {
-            return format!("{said} · cache rv unknown");
+            return format!("{said}, cache rv unknown");
         };
         let number = |rv: &str| rv.parse::<u64>().ok();
         let verdict = match (number(cache), number(&self.server_resource_version)) {
-            _ if *cache == self.server_resource_version => "current".to_string(),
-            (Some(c), Some(s)) if c < s => format!("{} behind", s - c),
-            (Some(_), Some(_)) => "newer than this fetch".to_string(),
-            _ => "differs".to_string(),
+            _ if *cache == self.server_resource_version => "cache current".to_string(),
+            (Some(c), Some(s)) if c < s => format!("cache {} behind at rv {cache}", s - c),
+            (Some(_), Some(_)) => format!("cache newer at rv {cache}"),
+            _ => format!("cache at rv {cache} differs"),
         };
-        format!("{said} · cache rv {cache}, {verdict}")
+        format!("{said}, {verdict}")
     }
 }
 
@@ -528,24 +529,15 @@ mod tests {
         );
         assert_eq!(
             fresh.describe(),
-            "rv 42 by kubelet (Update) · cache rv 40, 2 behind"
+            "rv 42 by kubelet (Update), cache 2 behind at rv 40"
         );
+        let describe = |entries: &[Arc<TapEntry>]| Freshness::of(&object, entries).describe();
         let applied = [entry(4, TapKind::Delta(DeltaType::Updated), "42")];
-        assert!(
-            Freshness::of(&object, &applied)
-                .describe()
-                .ends_with("cache rv 42, current")
-        );
-        let opaque = [entry(5, TapKind::Delta(DeltaType::Updated), "a1b2")];
-        assert!(
-            Freshness::of(&object, &opaque)
-                .describe()
-                .ends_with("cache rv a1b2, differs")
-        );
-        assert!(
-            Freshness::of(&object, &[])
-                .describe()
-                .ends_with("cache rv unknown")
-        );
+        assert!(describe(&applied).ends_with(", cache current"));
+        let newer = [entry(5, TapKind::Delta(DeltaType::Updated), "44")];
+        assert!(describe(&newer).ends_with(", cache newer at rv 44"));
+        let opaque = [entry(6, TapKind::Delta(DeltaType::Updated), "a1b2")];
+        assert!(describe(&opaque).ends_with(", cache at rv a1b2 differs"));
+        assert!(describe(&[]).ends_with(", cache rv unknown"));
     }
 }

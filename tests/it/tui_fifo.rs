@@ -196,7 +196,7 @@ async fn side_by_side_marks_a_merged_update_under_classic_and_two_items_under_re
     );
     assert!(shown.contains("│ #1    Updated ≠order"), "{shown}");
     assert!(
-        shown.contains("≠merged a key's deltas in one item"),
+        shown.contains("≠order handed in the other order"),
         "the markers are explained: {shown}"
     );
     assert!(shown.contains("handed in opposite orders"), "{shown}");

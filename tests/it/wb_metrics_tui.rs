@@ -131,7 +131,8 @@ fn keep_creating_widgets(client: kube::Client) -> tokio::task::JoinHandle<()> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_on_the_slow_controllers_deployment_shows_its_queue_rising_until_esc() {
-    let Some((fx, cluster)) = sim("wb-metrics-slow", WidgetBug::Slow).await else {
+    // Held to the end: the sim lives as long as its fixture.
+    let Some((_fx, cluster)) = sim("wb-metrics-slow", WidgetBug::Slow).await else {
         return;
     };
     let view = ViewSpec::new(
@@ -170,7 +171,7 @@ async fn metrics_on_the_slow_controllers_deployment_shows_its_queue_rising_until
     assert_eq!(target.port, "8080", "the container port named metrics");
     let shown = screen(&mut app, 160, 45);
     for wanted in [
-        ":metrics deployment widget-system/widget-controller · pod widget-system/widget-controller-",
+        ":metrics deployment/widget-controller -n widget-system · pod widget-controller-",
         "the controller's own /metrics",
         "keys waiting for a worker",
         "kscope's own informer (a model, not the controller)",
@@ -263,7 +264,7 @@ process_start_time_seconds 1.7e9
 fn fed_panel() -> MetricsPanel {
     let start = Instant::now();
     let mut panel = MetricsPanel::new(
-        "deployment widget-system/widget-controller".into(),
+        "deployment/widget-controller -n widget-system".into(),
         "deployments".into(),
         DEFAULT_SCRAPE_INTERVAL,
         start,
@@ -328,7 +329,11 @@ fn metrics_panel_at_160x45() {
 fn metrics_panel_at_80x24() {
     let shown = render(fed_panel(), 80, 24);
     for wanted in [
+        ":metrics deployment/widget-controller -n widget-system · pod widget-contro",
+        "scraped every 2s, only while shown · 5 scrapes",
         "depth             12.0",
+        "by code           200=40 409=4",
+        "409 / 429 since   +1 / +0",
         "kscope's own informer (a model, not the controller)",
     ] {
         assert!(shown.contains(wanted), "lacks {wanted:?}:\n{shown}");

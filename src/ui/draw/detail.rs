@@ -127,7 +127,7 @@ fn highlighted(text: &str, ranges: &[std::ops::Range<usize>], current: bool) -> 
     Line::from(spans)
 }
 
-/// ` Pod shop/web-1 · rv 42 by kubelet (Update) · cache rv 40, 2 behind · fetched 5s ago `.
+/// ` Pod shop/web-1 · rv 42 by kubelet (Update), cache 2 behind at rv 40 · fetched 5s ago `.
 fn title(detail: &Detail, now: SystemTime) -> String {
     let target = &detail.target;
     let state = match &detail.fetch {

@@ -69,21 +69,25 @@ pub fn draw(
     model: Option<&QueuePanel>,
     theme: Theme,
 ) {
-    let read = panel.target.as_ref().map_or_else(
-        || "finding its pod".to_string(),
-        |t| format!("pod {}/{} port {}", t.namespace, t.pod, t.port),
-    );
+    // A workload's pod is named (it was chosen); a pod's own name is not said twice.
+    let read = match &panel.target {
+        None => "finding its pod".to_string(),
+        Some(t) if panel.asked.starts_with(&format!("pod/{} ", t.pod)) => {
+            format!("port {}", t.port)
+        }
+        Some(t) => format!("pod {}:{}", t.pod, t.port),
+    };
     let block = Block::bordered()
         .title(Span::styled(
-            format!(
-                " :metrics {} · {read} · every {}s ",
-                panel.asked,
-                panel.interval.as_secs_f64()
-            ),
+            format!(" :metrics {} · {read} ", panel.asked),
             theme.title(),
         ))
         .title_bottom(Span::styled(
-            " esc back · scraped only while shown ",
+            format!(
+                " esc back · scraped every {}s, only while shown · {} scrapes ",
+                panel.interval.as_secs_f64(),
+                panel.scrapes
+            ),
             theme.dim(),
         ));
     let inner = block.inner(area);
@@ -114,7 +118,22 @@ pub fn draw(
 }
 
 /// The families kscope gives meaning, newest scrape and rates since the one before.
-fn controller_lines(latest: &Reading, rates: Option<&Rates>, theme: Theme) -> Vec<Line<'static>> {
+/// `compact` (a short panel) leaves out the headings and what each number means, so that the
+/// API requests (409s, 429s) still show at 80x24.
+fn controller_lines(
+    latest: &Reading,
+    rates: Option<&Rates>,
+    theme: Theme,
+    compact: bool,
+) -> Vec<Line<'static>> {
+    let row = |theme, label: &str, value, meaning: &str| {
+        row(theme, label, value, if compact { "" } else { meaning })
+    };
+    let section = |lines: &mut Vec<Line<'static>>, text: &str| {
+        if !compact {
+            lines.push(heading(theme, text));
+        }
+    };
     let by_result = rates.map_or_else(
         || "-".to_string(),
         |r| {
@@ -146,8 +165,9 @@ fn controller_lines(latest: &Reading, rates: Option<&Rates>, theme: Theme) -> Ve
             )
         })
         .collect::<Vec<_>>();
-    let mut lines = vec![
-        heading(theme, "workqueue (controller-runtime / client-go)"),
+    let mut lines = Vec::new();
+    section(&mut lines, "workqueue (controller-runtime / client-go)");
+    lines.extend([
         row(
             theme,
             "depth",
@@ -184,7 +204,9 @@ fn controller_lines(latest: &Reading, rates: Option<&Rates>, theme: Theme) -> Ve
                 .map_or_else(|| "-".to_string(), |s| format!("{s:.1}s")),
             "oldest key in a worker",
         ),
-        heading(theme, "reconciles (controller_runtime_reconcile_*)"),
+    ]);
+    section(&mut lines, "reconciles (controller_runtime_reconcile_*)");
+    lines.extend([
         row(theme, "per second", by_result, ""),
         row(
             theme,
@@ -212,8 +234,11 @@ fn controller_lines(latest: &Reading, rates: Option<&Rates>, theme: Theme) -> Ve
             ),
             "busy of max",
         ),
-        heading(theme, "API requests (rest_client_requests_total by code)"),
-    ];
+    ]);
+    section(
+        &mut lines,
+        "API requests (rest_client_requests_total by code)",
+    );
     let mut requests = vec![Span::styled(
         format!("{:<LABEL$}", "by code"),
         theme.fg(Color::DarkGray),
@@ -237,10 +262,17 @@ fn controller_lines(latest: &Reading, rates: Option<&Rates>, theme: Theme) -> Ve
             format!("+{}", rates.map_or(0.0, |r| r.throttled)),
             loud(rates.map_or(0.0, |r| r.throttled)),
         ),
-        Span::styled("  conflicts / throttled", theme.fg(Color::DarkGray)),
+        Span::styled(
+            if compact {
+                ""
+            } else {
+                "  conflicts / throttled"
+            },
+            theme.fg(Color::DarkGray),
+        ),
     ]));
     if !latest.informer.is_empty() {
-        lines.push(heading(theme, "informers (client-go, KEP-5647)"));
+        section(&mut lines, "informers (client-go, KEP-5647)");
         for (series, value) in &latest.informer {
             lines.push(row(theme, series, value.to_string(), ""));
         }
@@ -248,7 +280,7 @@ fn controller_lines(latest: &Reading, rates: Option<&Rates>, theme: Theme) -> Ve
     if !latest.raw.is_empty() {
         let mut names: Vec<&str> = latest.raw.iter().map(|r| r.name.as_str()).collect();
         names.dedup();
-        lines.push(heading(theme, "other families, raw"));
+        section(&mut lines, "other families, raw");
         lines.push(Line::styled(names.join(" "), theme.fg(Color::DarkGray)));
     }
     lines
@@ -267,11 +299,13 @@ fn draw_controller(frame: &mut Frame, area: Rect, panel: &MetricsPanel, theme: T
         frame.render_widget(Paragraph::new(waiting), inner);
         return;
     };
-    let lines = controller_lines(latest, panel.history().latest_rates(), theme);
+    // The full list is 16 lines and more; shorter panels show the numbers without words.
+    let compact = inner.height < 18;
+    let lines = controller_lines(latest, panel.history().latest_rates(), theme, compact);
     // Sparklines need room beside the text; a narrow panel shows the numbers alone.
-    let (text, sparks) = if inner.width >= 100 {
+    let (text, sparks) = if inner.width >= 90 {
         let [text, sparks] =
-            Layout::horizontal([Constraint::Length(66), Constraint::Fill(1)]).areas(inner);
+            Layout::horizontal([Constraint::Length(62), Constraint::Fill(1)]).areas(inner);
         (text, Some(sparks))
     } else {
         (inner, None)

@@ -37,9 +37,9 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen) {
     screen.state.queue.draw(frame, queue, screen);
 }
 
-/// Below this width the changed fields come before the key and the resourceVersion, so a
-/// narrow panel (80 columns) still shows what changed.
-const WIDE_DELTAS: u16 = 100;
+/// Columns of changed fields a line must have room for after its key and resourceVersion;
+/// with less, they come before the key, so that a narrow panel (80x24) still shows them.
+const CHANGED_FIELDS_ROOM: usize = 16;
 
 /// The delta panel's legend, longest first: the first that fits the border is shown.
 const DELTA_LEGENDS: [&str; 3] = [
@@ -54,8 +54,8 @@ const HANDOFF_LEGENDS: [&str; 3] = [
     "a row is one event; each side: #n the handoff that carried it (i: in the initial list), \
      — not handed as this event · ≠merged a key's deltas in one item · ≠order handed in the \
      other order · ≠relist / ≠resync a relist / resync as one item",
-    "row = one event · #n its handoff (i initial list) · — not handed so · ≠merged one item \
-     per key · ≠order · ≠relist/≠resync one item",
+    "row = one event · #n the handoff that carried it (i: initial list; —: none) · ≠merged a \
+     key's deltas as one item · ≠order handed in another order · ≠relist/≠resync as one item",
     "row = event · #n handoff · i initial · ≠ differs",
 ];
 
@@ -116,7 +116,7 @@ pub(crate) fn draw_deltas(frame: &mut Frame, area: Rect, state: &DeltaPanel, scr
     if focused {
         block = block.border_style(theme.title());
     }
-    let wide = area.width >= WIDE_DELTAS;
+    let inner_width = usize::from(area.width.saturating_sub(2));
     let lines: Vec<Line> = window
         .lines
         .iter()
@@ -134,11 +134,17 @@ pub(crate) fn draw_deltas(frame: &mut Frame, area: Rect, state: &DeltaPanel, scr
                 theme.dim(),
             );
             let text = d.detail.text();
-            let line = if wide || text.is_empty() {
+            let before = kind.width() + key.width() + rv.width();
+            let line = if before + CHANGED_FIELDS_ROOM <= inner_width || text.is_empty() {
                 Line::from(vec![kind, key, rv, Span::styled(text.to_string(), detail)])
             } else {
                 // Narrow: what changed first, then whose, then when.
                 let text = Span::styled(format!(" {text} ·"), detail);
+                let key = Span::raw(if d.key.is_empty() {
+                    " ".to_string()
+                } else {
+                    format!(" {} ", d.key)
+                });
                 Line::from(vec![kind, text, key, rv])
             };
             if focused && window.selected == Some(i) {
@@ -176,14 +182,19 @@ fn draw_side_by_side(
     let [columns, latest, markers] = Layout::vertical([
         Constraint::Fill(1),
         Constraint::Length(2),
-        Constraint::Length(1),
+        Constraint::Length(2),
     ])
     .areas(inner);
+    // Two lines of legend: the longest that fits in them, wrapped.
     frame.render_widget(
         Paragraph::new(Line::styled(
-            legend(&HANDOFF_LEGENDS, markers.width),
+            legend(
+                &HANDOFF_LEGENDS,
+                markers.width.saturating_mul(2).saturating_sub(8),
+            ),
             theme.dim(),
-        )),
+        ))
+        .wrap(ratatui::widgets::Wrap { trim: true }),
         markers,
     );
     draw_aligned(frame, columns, view, theme);

@@ -79,7 +79,7 @@ impl MetricsController {
     pub fn open(&mut self, request: MetricsRequest) -> MetricsPanel {
         self.stop();
         self.generation += 1;
-        let asked = format!("{} {}/{}", request.kind, request.namespace, request.name);
+        let asked = format!("{}/{} -n {}", request.kind, request.name, request.namespace);
         let panel = MetricsPanel::new(
             asked,
             request.model_kind.clone(),

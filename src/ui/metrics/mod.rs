@@ -38,7 +38,8 @@ pub enum Scraped {
 /// failure while the newest attempt failed.
 #[derive(Debug, Clone)]
 pub struct MetricsPanel {
-    /// What `:metrics` was typed on: `deployment widget-system/widget-controller`.
+    /// What `:metrics` was typed on, as kubectl names it: `deployment/widget-controller -n
+    /// widget-system`.
     pub asked: String,
     /// The pod and port read, once found.
     pub target: Option<MetricsTarget>,
