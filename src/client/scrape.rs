@@ -49,6 +49,17 @@ pub enum ScrapeError {
         message: String,
     },
     #[error(
+        "pod {namespace}/{pod}'s metrics endpoint answered 401 Unauthorized: it wants \
+         credentials, and the API server's pod proxy strips kscope's Authorization header, so \
+         a /metrics behind authentication (controller-runtime's secure metrics, \
+         kube-rbac-proxy) cannot be read through it: {message}"
+    )]
+    Unauthorized {
+        namespace: String,
+        pod: String,
+        message: String,
+    },
+    #[error(
         "the API server's proxy to pod {namespace}/{pod} port {port} failed ({code}): {message}"
     )]
     Proxy {
@@ -250,6 +261,11 @@ pub async fn scrape(client: &kube::Client, target: &MetricsTarget) -> Result<Str
     };
     answer.map_err(|err| match err {
         kube::Error::Api(status) if status.code == 403 => ScrapeError::Forbidden {
+            namespace: target.namespace.clone(),
+            pod: target.pod.clone(),
+            message: status.message,
+        },
+        kube::Error::Api(status) if status.code == 401 => ScrapeError::Unauthorized {
             namespace: target.namespace.clone(),
             pod: target.pod.clone(),
             message: status.message,

@@ -150,6 +150,7 @@ struct ContextSection {
 struct MetricsSection {
     poll: Option<Spanned<String>>,
     timeout: Option<Spanned<String>>,
+    scrape: Option<Spanned<String>>,
 }
 
 impl MetricsSection {
@@ -170,6 +171,20 @@ impl MetricsSection {
         }
         if let Some(timeout) = self.timeout {
             metrics.timeout = duration(timeout, "timeout")?;
+        }
+        if let Some(scrape) = self.scrape {
+            let (line, column) = (scrape.referenced.line(), scrape.referenced.column());
+            let interval = duration(scrape, "scrape")?;
+            if interval.is_zero() {
+                return Err(ConfigError::Invalid {
+                    file: file.to_string(),
+                    line,
+                    column,
+                    key: Some("metrics.scrape".into()),
+                    message: "a scrape interval must be more than zero".into(),
+                });
+            }
+            metrics.scrape = interval;
         }
         Ok(())
     }

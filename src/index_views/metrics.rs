@@ -122,6 +122,11 @@ pub struct Reading {
 }
 
 impl Reading {
+    /// Whether the page held no series at all: an empty answer parses as Prometheus text.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
     /// The queue's depth over every priority.
     pub fn depth(&self) -> Option<f64> {
         (!self.depth_by_priority.is_empty()).then(|| self.depth_by_priority.values().sum())

@@ -26,6 +26,9 @@ pub struct UsageSettings {
     /// The bound on one read, so that a server that never answers leaves the cells as
     /// they were rather than a read pending for good.
     pub timeout: Duration,
+    /// Between two scrapes of a controller's own /metrics while `:metrics` shows it
+    /// (`metrics.scrape`): its rates and sparklines are over this step.
+    pub scrape: Duration,
 }
 
 impl Default for UsageSettings {
@@ -33,6 +36,7 @@ impl Default for UsageSettings {
         Self {
             poll: Duration::from_secs(5),
             timeout: Duration::from_secs(3),
+            scrape: Duration::from_secs(2),
         }
     }
 }

@@ -1,12 +1,25 @@
 //! The informer's own metrics, as client-go 1.36 publishes them (informer_queued_items,
 //! informer_processing_latency_seconds, informer_store_resource_version), plus the lag between
-//! the newest resourceVersion the FIFO was handed and the newest the store has applied.
+//! the newest resourceVersion the FIFO was handed and the newest the store has applied —
+//! in resourceVersions and in seconds (KEP-5647's staleness: how long the store has been
+//! behind what the server has shown).
 //!
-//! Every field is an atomic written where the value changes, so a display reads a
-//! [`InformerMetricsSnapshot`] each frame without taking the queue's lock.
+//! Every counter is an atomic written where the value changes, so a display reads a
+//! [`InformerMetricsSnapshot`] each frame without taking the queue's lock; the staleness
+//! clock is a short list behind its own small lock, never the queue's.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+
+/// Wire resourceVersions seen within this of the one before share its time: the staleness
+/// clock is this precise, and a burst of events costs one entry.
+const STALENESS_GRAIN: Duration = Duration::from_millis(10);
+/// Entries of the staleness clock kept at most; past this the newest entry takes the newer
+/// resourceVersions, keeping its (older) time, so the lag in seconds is never understated.
+const STALENESS_KEPT: usize = 1024;
 
 /// Upper bounds of the processing-latency buckets: powers of four from 1 µs to about 4 s (a
 /// last bucket takes everything slower).
@@ -40,6 +53,9 @@ pub struct InformerMetrics {
     wire_resource_version: AtomicU64,
     /// The newest resourceVersion the store has applied.
     store_resource_version: AtomicU64,
+    /// Wire resourceVersions the store has not applied yet, oldest first, each with when it
+    /// was first seen: the oldest says since when the store is behind.
+    unapplied: Mutex<VecDeque<(u64, Instant)>>,
 }
 
 /// A plain copy of [`InformerMetrics`].
@@ -54,6 +70,10 @@ pub struct InformerMetricsSnapshot {
     /// 0 until an integer resourceVersion was seen.
     pub wire_resource_version: u64,
     pub store_resource_version: u64,
+    /// How long the store has been behind the newest resourceVersion seen: since the oldest
+    /// one it has not applied reached the informer. `None` when it is not behind (or no
+    /// integer resourceVersion was seen).
+    pub behind_for: Option<Duration>,
 }
 
 impl InformerMetricsSnapshot {
@@ -86,8 +106,9 @@ impl InformerMetricsSnapshot {
     }
 }
 
-/// A resourceVersion as a number, where it is one (every API server in use sends etcd
-/// revisions; others are opaque and not tracked).
+/// A resourceVersion as a number, where it is one. RVs are opaque by contract, but every
+/// API server in use (and the sim) sends etcd revisions, which compare as integers; a
+/// non-integer one is not compared at all: no lag is claimed for it, in RVs or seconds.
 fn as_number(resource_version: &str) -> Option<u64> {
     resource_version.parse().ok()
 }
@@ -98,23 +119,53 @@ impl InformerMetrics {
     }
 
     pub(crate) fn saw_on_wire(&self, resource_version: Option<&str>) {
-        if let Some(rv) = resource_version.and_then(as_number) {
-            self.wire_resource_version.fetch_max(rv, Ordering::Relaxed);
+        self.saw_on_wire_at(resource_version, Instant::now());
+    }
+
+    /// A resourceVersion reached the informer at `at`: newer than any before, it starts
+    /// (or joins) the staleness clock.
+    fn saw_on_wire_at(&self, resource_version: Option<&str>, at: Instant) {
+        let Some(rv) = resource_version.and_then(as_number) else {
+            return;
+        };
+        let was = self.wire_resource_version.fetch_max(rv, Ordering::Relaxed);
+        if rv <= was || rv <= self.store_resource_version.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut unapplied = self.unapplied.lock();
+        let full = unapplied.len() >= STALENESS_KEPT;
+        match unapplied.back_mut() {
+            Some((newest, seen))
+                if full || at.saturating_duration_since(*seen) < STALENESS_GRAIN =>
+            {
+                *newest = (*newest).max(rv);
+            }
+            _ => unapplied.push_back((rv, at)),
         }
     }
 
     pub(crate) fn applied(&self, resource_version: Option<&str>) {
         if let Some(rv) = resource_version.and_then(as_number) {
-            self.store_resource_version.fetch_max(rv, Ordering::Relaxed);
+            self.store_at(rv);
         }
     }
 
     /// Nothing is queued or in flight: the store holds everything handed to the FIFO, so it
     /// is at the newest resourceVersion seen (a list's or a bookmark's carries no object).
     pub(crate) fn caught_up(&self) {
-        let wire = self.wire_resource_version.load(Ordering::Relaxed);
-        self.store_resource_version
-            .fetch_max(wire, Ordering::Relaxed);
+        self.store_at(self.wire_resource_version.load(Ordering::Relaxed));
+    }
+
+    /// The store is at `rv`: what it has applied leaves the staleness clock.
+    fn store_at(&self, rv: u64) {
+        let store = self
+            .store_resource_version
+            .fetch_max(rv, Ordering::Relaxed)
+            .max(rv);
+        let mut unapplied = self.unapplied.lock();
+        while unapplied.front().is_some_and(|(seen, _)| *seen <= store) {
+            unapplied.pop_front();
+        }
     }
 
     pub(crate) fn observe_pop(&self, items: usize, took: Duration) {
@@ -130,6 +181,19 @@ impl InformerMetrics {
     }
 
     pub fn snapshot(&self) -> InformerMetricsSnapshot {
+        self.snapshot_at(Instant::now())
+    }
+
+    /// The numbers as of `now` (what the staleness clock is read against).
+    pub fn snapshot_at(&self, now: Instant) -> InformerMetricsSnapshot {
+        let store = self.store_resource_version.load(Ordering::Relaxed);
+        // An entry the store passed while it was being added is not staleness.
+        let behind_for = self
+            .unapplied
+            .lock()
+            .iter()
+            .find(|(rv, _)| *rv > store)
+            .map(|(_, seen)| now.saturating_duration_since(*seen));
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         InformerMetricsSnapshot {
             queued_items: get(&self.queued_items),
@@ -139,6 +203,7 @@ impl InformerMetrics {
             latency_sum: Duration::from_nanos(get(&self.latency_sum_nanos)),
             wire_resource_version: get(&self.wire_resource_version),
             store_resource_version: get(&self.store_resource_version),
+            behind_for,
         }
     }
 }
@@ -183,5 +248,54 @@ mod tests {
             (s.store_resource_version, s.resource_version_lag()),
             (10, 0)
         );
+    }
+
+    #[test]
+    fn the_store_is_behind_since_the_oldest_resource_version_it_has_not_applied() {
+        let m = InformerMetrics::default();
+        let t0 = Instant::now();
+        let at = |ms| t0 + Duration::from_millis(ms);
+        assert_eq!(m.snapshot_at(t0).behind_for, None);
+        m.saw_on_wire_at(Some("10"), at(0));
+        m.saw_on_wire_at(Some("12"), at(5));
+        m.saw_on_wire_at(Some("15"), at(500));
+        // An older or opaque resourceVersion moves nothing.
+        m.saw_on_wire_at(Some("11"), at(600));
+        m.saw_on_wire_at(Some("opaque"), at(600));
+        let s = m.snapshot_at(at(1_000));
+        assert_eq!(s.resource_version_lag(), 15);
+        assert_eq!(s.behind_for, Some(Duration::from_millis(1_000)));
+        // 10 and 12 shared a grain: applying 10 alone leaves the store behind since then.
+        m.applied(Some("10"));
+        assert_eq!(
+            m.snapshot_at(at(1_000)).behind_for,
+            Some(Duration::from_millis(1_000))
+        );
+        m.applied(Some("12"));
+        let s = m.snapshot_at(at(1_000));
+        assert_eq!(
+            (s.resource_version_lag(), s.behind_for),
+            (3, Some(Duration::from_millis(500)))
+        );
+        m.caught_up();
+        let s = m.snapshot_at(at(2_000));
+        assert_eq!((s.resource_version_lag(), s.behind_for), (0, None));
+    }
+
+    #[test]
+    fn the_staleness_clock_is_bounded_and_never_understates() {
+        let m = InformerMetrics::default();
+        let t0 = Instant::now();
+        for i in 0..(STALENESS_KEPT as u64 * 3) {
+            let rv = (i + 1).to_string();
+            m.saw_on_wire_at(Some(&rv), t0 + STALENESS_GRAIN * u32::try_from(i).unwrap());
+        }
+        assert_eq!(m.unapplied.lock().len(), STALENESS_KEPT);
+        let now = t0 + Duration::from_secs(100);
+        m.applied(Some(&(STALENESS_KEPT as u64 * 2).to_string()));
+        // The newest entry holds everything past the bound, with the time of its first.
+        let behind = m.snapshot_at(now).behind_for.expect("behind");
+        let last_kept = STALENESS_GRAIN * u32::try_from(STALENESS_KEPT - 1).unwrap();
+        assert_eq!(behind, Duration::from_secs(100) - last_kept);
     }
 }

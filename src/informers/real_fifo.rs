@@ -970,6 +970,33 @@ mod tests {
         assert_eq!((s.queued_items, s.resource_version_lag()), (0, 0));
     }
 
+    /// Fed a list and an event, the store is behind (for some time) until both are
+    /// processed; a bookmark with nothing queued leaves it current.
+    #[tokio::test]
+    async fn the_store_is_behind_until_what_reached_the_fifo_is_processed() {
+        let metrics = Arc::new(InformerMetrics::default());
+        let fifo = RealFifo::new(
+            IndexerWriter::<TestObj>::default().reader(),
+            metrics.clone(),
+        );
+        assert_eq!(metrics.snapshot().behind_for, None);
+        fifo.replace(vec![obj("ns/a", 4, "")], "5").unwrap();
+        fifo.add(obj("ns/b", 7, "")).unwrap();
+        assert!(metrics.snapshot().behind_for.is_some());
+        drain(&fifo).await;
+        assert_eq!(metrics.snapshot().behind_for, None);
+        fifo.bookmark("9");
+        let s = metrics.snapshot();
+        assert_eq!(
+            (
+                s.store_resource_version,
+                s.resource_version_lag(),
+                s.behind_for
+            ),
+            (9, 0, None)
+        );
+    }
+
     #[tokio::test]
     async fn objects_without_a_name_are_refused() {
         let fifo = real(&[]);

@@ -33,6 +33,8 @@ pub enum InputMode {
     PortForward,
     /// The port-forwards running (`:pf`).
     Forwards,
+    /// A controller's own /metrics beside kscope's informer (`:metrics`).
+    Metrics,
 }
 
 /// Which panel the movement keys scroll.

@@ -43,6 +43,7 @@ use super::hot::{HotView, HotWatch};
 use super::keymap::map_key;
 use super::layout::Layout;
 use super::logs::{Arrival, LogController, LogTarget};
+use super::metrics::{DEFAULT_SCRAPE_INTERVAL, MetricsArrival, MetricsController, MetricsRequest};
 use super::namespace_check::Checked;
 use super::nav::Category;
 use super::nav::ViewSpec;
@@ -78,6 +79,7 @@ enum Wake {
     Frame,
     Fetched(Fetched),
     Logs(Arrival),
+    Metrics(MetricsArrival),
     Context(Box<Connected>),
     Selector(Selected),
     Namespace(Checked),
@@ -134,6 +136,8 @@ pub struct App {
     ui: Surface,
     /// The log view's readers; the view itself is in the state.
     logs: LogController,
+    /// The `:metrics` panel's scraping task; the panel itself is in the state.
+    metrics: MetricsController,
     /// The kube contexts `:ctx` switches between.
     contexts: ContextSwitcher,
     color: bool,
@@ -188,6 +192,8 @@ impl App {
         mut detail: DetailController,
     ) -> Result<Self, UiError> {
         let logs = LogController::new(starter.cluster().client.clone(), LogSettings::default());
+        let metrics =
+            MetricsController::new(starter.cluster().client.clone(), DEFAULT_SCRAPE_INTERVAL);
         let writes = WriteController::new(
             starter.cluster().client.clone(),
             starter.cluster().context.clone(),
@@ -223,6 +229,7 @@ impl App {
             },
             contexts,
             logs,
+            metrics,
             color: !draw::no_color_requested(),
             layout: Layout::new(Rect::default(), panels),
             remembered: Remembered::default(),
@@ -652,6 +659,66 @@ impl App {
         }
     }
 
+    /// Scrapes a controller's /metrics every `interval` (the configuration's
+    /// `metrics.scrape`) while `:metrics` shows it.
+    pub fn with_scrape_interval(mut self, interval: std::time::Duration) -> Self {
+        self.metrics =
+            MetricsController::new(self.tables.starter.cluster().client.clone(), interval);
+        self
+    }
+
+    /// Waits for the `:metrics` panel's next scrape (or word on its pod) and takes it, as
+    /// the event loop does; false when none can come.
+    pub async fn next_metrics(&mut self) -> bool {
+        match self.metrics.arrived().await {
+            Some(arrival) => {
+                self.metrics.take(self.ui.state.metrics.as_mut(), arrival);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether a controller's /metrics is being scraped: only while `:metrics` is shown.
+    pub fn metrics_scraping(&self) -> bool {
+        self.metrics.scraping()
+    }
+
+    /// `:metrics` on the selected row: a pod, or a workload whose ready pod is read.
+    fn open_metrics(&mut self, port: Option<String>) -> Vec<Follow> {
+        let Some((kind, key)) = self.tables.table.selected_object() else {
+            self.ui.state.command.error =
+                Some(":metrics reads the selected pod or workload: select a row first".into());
+            return Vec::new();
+        };
+        let (namespace, name) = split_meta_namespace_key(&key);
+        let readable = kind == ResourceKind::Pods
+            || matches!(
+                (kind.group(), kind.plural()),
+                (
+                    "apps",
+                    "deployments" | "replicasets" | "statefulsets" | "daemonsets"
+                )
+            );
+        let Some(namespace) = namespace.filter(|_| readable) else {
+            self.ui.state.command.error = Some(format!(
+                ":metrics reads a pod, Deployment, StatefulSet, DaemonSet or ReplicaSet, not {}",
+                kind.plural()
+            ));
+            return Vec::new();
+        };
+        let request = MetricsRequest {
+            kind: kind.kind().to_lowercase(),
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+            port,
+            model_kind: self.tables.table.kind().to_string(),
+        };
+        self.ui.state.metrics = Some(self.metrics.open(request));
+        self.ui.state.mode = InputMode::Metrics;
+        Vec::new()
+    }
+
     /// Keeps and asks for logs as `settings` (the configuration's) say.
     pub fn with_log_settings(mut self, settings: LogSettings) -> Self {
         self.logs = LogController::new(self.tables.starter.cluster().client.clone(), settings);
@@ -862,6 +929,7 @@ impl App {
                 Some(fetched) = self.ui.detail.fetched() => Wake::Fetched(fetched),
                 handoff = next_handoff(&mut self.tables.handoffs) => Wake::Handoff(handoff),
                 Some(arrival) = self.logs.arrived() => Wake::Logs(arrival),
+                Some(arrival) = self.metrics.arrived() => Wake::Metrics(arrival),
                 Some(connected) = self.contexts.connected() => Wake::Context(Box::new(connected)),
                 Some(selected) = self.tables.selectors.selected() => Wake::Selector(selected),
                 Some(checked) = self.tables.namespaces.checked() => Wake::Namespace(checked),
@@ -915,6 +983,10 @@ impl App {
                 }
                 Wake::Logs(arrival) => {
                     self.logs.take(self.ui.state.logs.as_mut(), arrival);
+                    dirty = true;
+                }
+                Wake::Metrics(arrival) => {
+                    self.metrics.take(self.ui.state.metrics.as_mut(), arrival);
                     dirty = true;
                 }
                 Wake::Context(connected) => {
@@ -1195,6 +1267,16 @@ impl App {
                 if matches!(mode, InputMode::Tree | InputMode::Hot) {
                     self.close_workbench();
                 }
+                // Nothing is scraped while the panel is not shown.
+                if self
+                    .ui
+                    .state
+                    .metrics
+                    .take_if(|_| mode == InputMode::Metrics)
+                    .is_some()
+                {
+                    self.metrics.stop();
+                }
                 self.ui.state.mode = InputMode::Normal;
                 Vec::new()
             }
@@ -1283,6 +1365,7 @@ impl App {
         {
             Some((client, follow)) => {
                 self.logs = self.logs.for_client(client.clone());
+                self.metrics = self.metrics.for_client(client.clone());
                 self.writes = self
                     .writes
                     .for_client(client.clone(), self.ui.header.context.clone());
@@ -1597,6 +1680,7 @@ impl App {
                 self.ui.state.mode = InputMode::Forwards;
                 Vec::new()
             }
+            Ok(Command::Metrics { port }) => self.open_metrics(port),
             Ok(Command::Context(Some(context))) => {
                 self.switch_context(context);
                 Vec::new()

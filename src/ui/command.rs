@@ -42,6 +42,8 @@ const TREE: &str = "tree";
 const HOT: &str = "hot";
 /// Moves a recording's playback (see [`Command::Seek`]).
 const SEEK: &str = "seek";
+/// The selected pod's or workload's own /metrics (see [`Command::Metrics`]).
+const METRICS: &str = "metrics";
 
 /// What a command name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +57,7 @@ enum Target<'a> {
     Index,
     /// A workbench view (`tree`, `hot`).
     View,
+    Metrics,
     Quit,
 }
 
@@ -101,6 +104,11 @@ pub enum Command {
     Seek(String),
     /// `:pf`: list the port-forwards, to watch or stop them.
     Forwards,
+    /// `:metrics [--port PORT]`: the selected pod's (or a ready pod of the selected
+    /// workload's) own Prometheus metrics, read through the pod proxy while shown.
+    Metrics {
+        port: Option<String>,
+    },
     Quit,
 }
 
@@ -140,6 +148,8 @@ pub enum CommandError {
     SeekArgument,
     #[error(transparent)]
     Index(#[from] IndexCommandError),
+    #[error("metrics takes --port PORT (a number or a container port's name), or nothing")]
+    MetricsArguments,
 }
 
 /// The names a resource answers to in command mode: plural, short names, singular, and the
@@ -220,7 +230,7 @@ fn primaries(discovery: &Discovery) -> Vec<String> {
             .into_iter()
             .map(|(r, _)| primary(r, discovery))
             .chain(categories(discovery).into_iter().map(str::to_string))
-            .chain([CONTEXT[0], FIFO, INDEX, TREE, HOT, QUIT[0]].map(str::to_string)),
+            .chain([CONTEXT[0], FIFO, INDEX, METRICS, TREE, HOT, QUIT[0]].map(str::to_string)),
     )
 }
 
@@ -254,7 +264,7 @@ pub fn listed(discovery: &Discovery) -> Vec<String> {
         })
         .chain(categories(discovery).into_iter().map(str::to_string))
         .chain([CONTEXT, FORWARDS].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
-        .chain([FIFO, INDEX, TREE, HOT].map(str::to_string))
+        .chain([FIFO, INDEX, METRICS, TREE, HOT].map(str::to_string))
         .chain([QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
         .collect()
 }
@@ -312,6 +322,9 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
             (Some(to), true) => Ok(Command::Seek(to.to_string())),
             _ => Err(CommandError::SeekArgument),
         };
+    }
+    if name.eq_ignore_ascii_case(METRICS) {
+        return parse_metrics(words);
     }
     if name.eq_ignore_ascii_case(INDEX) {
         let args = input.trim_start()[name.len()..].trim();
@@ -382,6 +395,25 @@ fn parse_scope<'a>(
     Ok(scope)
 }
 
+/// `:metrics`, `:metrics --port P` or `:metrics --port=P`.
+fn parse_metrics<'a>(mut words: impl Iterator<Item = &'a str>) -> Result<Command, CommandError> {
+    let port = match words.next() {
+        None => None,
+        Some("--port") => Some(words.next().ok_or(CommandError::MetricsArguments)?),
+        Some(word) => Some(
+            word.strip_prefix("--port=")
+                .filter(|p| !p.is_empty())
+                .ok_or(CommandError::MetricsArguments)?,
+        ),
+    };
+    match words.next() {
+        None => Ok(Command::Metrics {
+            port: port.map(str::to_string),
+        }),
+        Some(_) => Err(CommandError::MetricsArguments),
+    }
+}
+
 /// `:fifo classic|real|atomic [OTHER]`: one FIFO, or two to compare side by side.
 fn parse_fifo<'a>(words: impl Iterator<Item = &'a str>) -> Result<Command, CommandError> {
     let fifos = words
@@ -442,6 +474,7 @@ fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
         .chain([(FIFO.to_string(), Target::Fifo)])
         .chain([(INDEX.to_string(), Target::Index)])
         .chain([TREE, HOT].map(|v| (v.to_string(), Target::View)))
+        .chain([(METRICS.to_string(), Target::Metrics)])
         .chain(QUIT.iter().map(|q| (q.to_string(), Target::Quit)))
         .collect()
 }
@@ -497,6 +530,10 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
             compare: Some(other),
         }) => format!(
             "Enter restarts the table's informer with {fifo} and {other} side by side on one watch stream"
+        ),
+        Ok(Command::Metrics { port }) => format!(
+            "Enter shows the selected pod's or workload's own /metrics (port {}), beside kscope's informer",
+            port.as_deref().unwrap_or("named metrics")
         ),
         Ok(Command::Index(index)) => {
             format!(
@@ -762,7 +799,7 @@ mod tests {
             Err(CommandError::NoArguments("tree".into()))
         );
         assert!(
-            hint("", &d).contains(" all ctx fifo index tree hot quit"),
+            hint("", &d).contains(" all ctx fifo index metrics tree hot quit"),
             "{}",
             hint("", &d)
         );
@@ -874,7 +911,7 @@ mod tests {
         );
         assert!(
             hint("", &d).starts_with(
-                "pods svc cm crd widgets ev events.events.k8s.io ctx fifo index tree hot quit"
+                "pods svc cm crd widgets ev events.events.k8s.io ctx fifo index metrics tree hot quit"
             ),
             "{}",
             hint("", &d)
@@ -883,5 +920,29 @@ mod tests {
             hint("widgets", &d),
             "Enter shows widgets.example.com in the current scope · -n NAMESPACE | -A"
         );
+    }
+
+    #[test]
+    fn metrics_takes_a_port_or_nothing() {
+        let d = Discovery::from_resources(Vec::new());
+        assert_eq!(parse("metrics", &d), Ok(Command::Metrics { port: None }));
+        let port = Some("http-metrics".to_string());
+        assert_eq!(
+            parse("metrics --port http-metrics", &d),
+            Ok(Command::Metrics { port: port.clone() })
+        );
+        assert_eq!(
+            parse("metrics --port=http-metrics", &d),
+            Ok(Command::Metrics { port })
+        );
+        for bad in [
+            "metrics --port",
+            "metrics 8080",
+            "metrics --port 1 2",
+            "metrics --port=",
+        ] {
+            assert_eq!(parse(bad, &d), Err(CommandError::MetricsArguments), "{bad}");
+        }
+        assert!(hint("metrics --port 9090", &d).contains("port 9090"));
     }
 }

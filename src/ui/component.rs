@@ -66,6 +66,10 @@ pub fn component_mut(state: &mut UiState, mode: InputMode) -> Option<&mut dyn Co
         InputMode::Logs | InputMode::LogSearch => {
             state.logs.as_mut().map(|view| view as &mut dyn Component)
         }
+        InputMode::Metrics => state
+            .metrics
+            .as_mut()
+            .map(|panel| panel as &mut dyn Component),
         InputMode::Normal | InputMode::Detail => None,
     }
 }
@@ -87,7 +91,8 @@ pub fn overlay(state: &UiState) -> Option<&dyn Component> {
         | InputMode::Detail
         | InputMode::Command
         | InputMode::Logs
-        | InputMode::LogSearch => None,
+        | InputMode::LogSearch
+        | InputMode::Metrics => None,
     }
 }
 
@@ -118,6 +123,7 @@ mod tests {
             InputMode::Detail,
             InputMode::Logs,
             InputMode::LogSearch,
+            InputMode::Metrics,
         ] {
             assert!(component_mut(&mut state, mode).is_none(), "{mode:?}");
         }

@@ -3,7 +3,7 @@
 //! and a pause. It owns its state, handles the panel's actions and returns what the event
 //! loop must do; it is sized by the layout of the frame, never by drawing.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
@@ -24,8 +24,6 @@ use super::line::LineEdit;
 pub const DELTA_CAPACITY: usize = 512;
 /// Handoffs kept per pipeline in the side-by-side view; older ones are dropped.
 pub const HANDOFF_CAPACITY: usize = 256;
-/// Items of one handoff written out; a larger batch says how many more it held.
-const ITEMS_SHOWN: usize = 4;
 /// One tap entry as the delta panel shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeltaLine {
@@ -245,53 +243,89 @@ pub struct HandoffLine {
     pub seq: u64,
     /// Handed while the initial list was being processed.
     pub initial: bool,
-    /// The items: `ns/a Updated@2 Updated@4` for a key's deltas, `ReplacedAll 3 objects
-    /// @12`, `SyncAll`; a batch's items separated by ` | `.
-    pub text: String,
     /// Where it differs from what the other pipeline handed, once that is known.
     pub marks: Vec<DifferenceKind>,
+    /// The events it carried, in the order handed, at most [`EVENTS_KEPT`]: what the aligned
+    /// rows match across the two pipelines.
+    pub events: Vec<HandedEvent>,
 }
 
-impl HandoffLine {
-    fn of(handoff: &Handoff) -> Self {
-        let mut items: Vec<String> = handoff
-            .items
-            .iter()
-            .take(ITEMS_SHOWN)
-            .map(describe_item)
-            .collect();
-        if handoff.items.len() > ITEMS_SHOWN {
-            items.push(format!("+{} more", handoff.items.len() - ITEMS_SHOWN));
-        }
-        Self {
-            seq: handoff.seq,
-            initial: handoff.is_in_initial_list,
-            text: items.join(" | "),
-            marks: Vec::new(),
+/// Events of one handoff the aligned rows show at most (a relist under RealFIFO hands one
+/// per object in a batch).
+pub const EVENTS_KEPT: usize = 64;
+
+/// One event a handoff carried.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandedEvent {
+    /// The same in both pipelines for the same watch event: `shop/web-1 @2`; a whole-store
+    /// item by what it is: `relist @12`, `resync`, `bookmark @9`.
+    pub id: String,
+    /// How this pipeline handed it: `Updated`, `ReplacedAll 3 objects`.
+    pub how: String,
+}
+
+impl HandedEvent {
+    fn of(item: &HandedItem) -> Vec<Self> {
+        match item {
+            HandedItem::Deltas { key, deltas } => deltas
+                .iter()
+                .map(|d| Self {
+                    id: format!("{key} @{}", d.resource_version.as_deref().unwrap_or("?")),
+                    how: format!(
+                        "{}{}",
+                        d.delta_type.as_str(),
+                        if d.tombstone { "(tombstone)" } else { "" }
+                    ),
+                })
+                .collect(),
+            HandedItem::ReplacedAll {
+                resource_version,
+                objects,
+            } => vec![Self {
+                id: format!("relist @{resource_version}"),
+                how: format!("ReplacedAll {objects} objects"),
+            }],
+            HandedItem::SyncAll => vec![Self {
+                id: "resync".into(),
+                how: "SyncAll".into(),
+            }],
+            HandedItem::Bookmark { resource_version } => vec![Self {
+                id: format!("bookmark @{resource_version}"),
+                how: "Bookmark".into(),
+            }],
         }
     }
 }
 
-fn describe_item(item: &HandedItem) -> String {
-    match item {
-        HandedItem::Deltas { key, deltas } => {
-            let mut text = key.to_string();
-            for d in deltas {
-                text.push_str(&format!(
-                    " {}@{}{}",
-                    d.delta_type.as_str(),
-                    d.resource_version.as_deref().unwrap_or("?"),
-                    if d.tombstone { "(tombstone)" } else { "" }
-                ));
-            }
-            text
+/// One pipeline's side of an aligned row: the handoff that carried the row's event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowCell<'a> {
+    pub handoff: &'a HandoffLine,
+    pub how: &'a str,
+    /// The handoff's first event: its marks are shown here, once.
+    pub first: bool,
+}
+
+/// One event, and the handoff of each pipeline that carried it, facing each other.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlignedRow<'a> {
+    pub event: &'a str,
+    pub sides: [Option<RowCell<'a>>; 2],
+}
+
+impl HandoffLine {
+    fn of(handoff: &Handoff) -> Self {
+        Self {
+            seq: handoff.seq,
+            initial: handoff.is_in_initial_list,
+            marks: Vec::new(),
+            events: handoff
+                .items
+                .iter()
+                .flat_map(HandedEvent::of)
+                .take(EVENTS_KEPT)
+                .collect(),
         }
-        HandedItem::ReplacedAll {
-            resource_version,
-            objects,
-        } => format!("ReplacedAll {objects} objects @{resource_version}"),
-        HandedItem::SyncAll => "SyncAll".to_string(),
-        HandedItem::Bookmark { resource_version } => format!("Bookmark @{resource_version}"),
     }
 }
 
@@ -360,6 +394,71 @@ impl SideBySide {
             }
             self.latest = Some(difference.message);
         }
+    }
+
+    /// The events both pipelines handed, one a row, each beside the handoff of each pipeline
+    /// that carried it, in the first pipeline's order: a handoff that merged several events
+    /// spans their rows, and the second pipeline's handoff numbers going backwards show an
+    /// order difference. An event only one pipeline handed (a relist as one item against
+    /// an item per object) has one side empty, placed after the last row the other matched.
+    pub fn aligned(&self) -> Vec<AlignedRow<'_>> {
+        let cells = |side: usize| {
+            self.columns[side].iter().flat_map(|handoff| {
+                handoff.events.iter().enumerate().map(move |(i, e)| {
+                    (
+                        e.id.as_str(),
+                        RowCell {
+                            handoff,
+                            how: e.how.as_str(),
+                            first: i == 0,
+                        },
+                    )
+                })
+            })
+        };
+        let mut rows: Vec<AlignedRow<'_>> = cells(0)
+            .map(|(event, cell)| AlignedRow {
+                event,
+                sides: [Some(cell), None],
+            })
+            .collect();
+        let mut waiting: HashMap<&str, VecDeque<usize>> = HashMap::new();
+        for (i, row) in rows.iter().enumerate() {
+            waiting.entry(row.event).or_default().push_back(i);
+        }
+        // Second-side events nothing on the first side matched, by the row they follow.
+        let mut unmatched: Vec<(Option<usize>, AlignedRow<'_>)> = Vec::new();
+        let mut last_matched = None;
+        for (event, cell) in cells(1) {
+            match waiting.get_mut(event).and_then(VecDeque::pop_front) {
+                Some(i) => {
+                    rows[i].sides[1] = Some(cell);
+                    last_matched = Some(i);
+                }
+                None => unmatched.push((
+                    last_matched,
+                    AlignedRow {
+                        event,
+                        sides: [None, Some(cell)],
+                    },
+                )),
+            }
+        }
+        // An order difference matches backwards: the rows they follow, in row order.
+        unmatched.sort_by_key(|(after, _)| *after);
+        let mut unmatched = unmatched.into_iter().peekable();
+        let mut aligned = Vec::with_capacity(rows.len() + unmatched.len());
+        while let Some((_, row)) = unmatched.next_if(|(after, _)| after.is_none()) {
+            aligned.push(row);
+        }
+        for (i, row) in rows.into_iter().enumerate() {
+            aligned.push(row);
+            while let Some((_, row)) = unmatched.next_if(|(after, _)| *after == Some(i)) {
+                aligned.push(row);
+            }
+        }
+        aligned.extend(unmatched.map(|(_, row)| row));
+        aligned
     }
 
     /// The differences counted so far, as `merged 1 · order 0 · relist 0 · resync 0`.
@@ -851,5 +950,68 @@ mod tests {
             Some(Effect::Close)
         );
         assert!(!state.filter.is_active());
+    }
+
+    fn handoff(seq: u64, fifo: FifoKind, items: Vec<HandedItem>) -> Handoff {
+        Handoff {
+            seq,
+            fifo,
+            is_in_initial_list: false,
+            items,
+        }
+    }
+
+    fn replaced(key: &str, rv: &str) -> HandedItem {
+        HandedItem::Deltas {
+            key: key.into(),
+            deltas: vec![kscope_informers::fifo::HandedDelta {
+                delta_type: kscope_informers::delta_fifo::DeltaType::Replaced,
+                resource_version: Some(rv.into()),
+                tombstone: false,
+            }],
+        }
+    }
+
+    /// A relist handed as one item against an item per object: the events only one side
+    /// handed get a row of their own with the other side empty, and the next event both
+    /// handed faces itself again.
+    #[test]
+    fn rows_align_by_event_and_leave_a_side_empty_where_only_one_handed_it() {
+        let mut view = SideBySide::new(FifoKind::Atomic, FifoKind::Real).expect("two FIFOs");
+        view.take(&handoff(
+            0,
+            FifoKind::Atomic,
+            vec![HandedItem::ReplacedAll {
+                resource_version: "5".into(),
+                objects: 2,
+            }],
+        ));
+        view.take(&handoff(
+            0,
+            FifoKind::Real,
+            vec![replaced("ns/a", "5"), replaced("ns/b", "5")],
+        ));
+        view.take(&handoff(1, FifoKind::Atomic, vec![replaced("ns/c", "6")]));
+        view.take(&handoff(1, FifoKind::Real, vec![replaced("ns/c", "6")]));
+        let rows: Vec<(&str, Option<u64>, Option<u64>)> = view
+            .aligned()
+            .iter()
+            .map(|r| {
+                let seq = |side: usize| r.sides[side].as_ref().map(|c| c.handoff.seq);
+                (r.event, seq(0), seq(1))
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("ns/a @5", None, Some(0)),
+                ("ns/b @5", None, Some(0)),
+                ("relist @5", Some(0), None),
+                ("ns/c @6", Some(1), Some(1)),
+            ]
+        );
+        let first = view.aligned()[0].sides[1].clone().expect("real's side");
+        assert_eq!((first.how, first.first), ("Replaced", true));
+        assert!(!view.aligned()[1].sides[1].as_ref().is_some_and(|c| c.first));
     }
 }

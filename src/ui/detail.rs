@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 use kscope_client::fetch::FetchError;
 use kscope_index_views::describe;
 use kscope_index_views::detail::{
-    DiffDoc, HistoryRow, YamlDoc, diff_doc, history_row, history_rows, yaml,
+    DiffDoc, Freshness, HistoryRow, YamlDoc, diff_doc, history_row, history_rows, yaml,
 };
 use kscope_informers::instrument::tap::{DiffUnavailable, HistorySpan, Tap, TapEntry, TapKind};
 use kscope_informers::keys::split_meta_namespace_key;
@@ -155,6 +155,14 @@ impl Detail {
             tab,
             ..Self::new(target, now)
         }
+    }
+
+    /// The fetched object against kscope's cached copy: its last writer, and how far the
+    /// cache's resourceVersion is from the one fetched. `None` before a fetch succeeds.
+    pub fn freshness(&self) -> Option<Freshness> {
+        self.object
+            .as_ref()
+            .map(|object| Freshness::of(object, &self.entries))
     }
 
     /// The fetched object and its describe, shown from now on.

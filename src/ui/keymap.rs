@@ -52,7 +52,7 @@ pub fn section_of(mode: InputMode) -> Section {
         }
         InputMode::Detail => Section::Detail,
         InputMode::Command => Section::Command,
-        InputMode::Logs => Section::Logs,
+        InputMode::Logs | InputMode::Metrics => Section::Logs,
         // The port-forward dialog is a confirm dialog with a port to choose.
         InputMode::Confirm | InputMode::PortForward => Section::Confirm,
         InputMode::Forwards => Section::Forwards,

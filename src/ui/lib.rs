@@ -23,7 +23,7 @@ pub mod keymap;
 pub mod layout;
 pub mod line;
 pub mod logs;
-pub mod metrics_panel;
+pub mod metrics;
 pub mod mixed_table;
 pub mod namespace_check;
 pub mod nav;

@@ -61,6 +61,8 @@ pub struct InformerStats {
     pub processing_p99: Option<f64>,
     pub store_resource_version: u64,
     pub resource_version_lag: u64,
+    /// Seconds the store has been behind the newest resourceVersion the server showed.
+    pub behind_for: Option<f64>,
 }
 
 impl InformerStats {
@@ -72,6 +74,7 @@ impl InformerStats {
             processing_p99: m.latency_quantile(0.99).map(|d| d.as_secs_f64()),
             store_resource_version: m.store_resource_version,
             resource_version_lag: m.resource_version_lag(),
+            behind_for: m.behind_for.map(|d| d.as_secs_f64()),
         }
     }
 }

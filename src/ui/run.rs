@@ -141,6 +141,7 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
     )?
     .with_keymap(config.keys)
     .with_log_settings(config.logs)
+    .with_scrape_interval(config.metrics.scrape)
     .with_contexts(contexts)
     .with_actions(config.actions)
     .with_writes(config.writes, readwrite)

@@ -20,6 +20,7 @@ use super::hot::HotView;
 use super::line::LineEdit;
 use super::logs::view::LogView;
 use super::portforward::{ForwardDialog, ForwardList};
+use super::metrics::MetricsPanel;
 use super::queue::QueuePanel;
 use super::table_pane::TablePane;
 use super::tree::TreeView;
@@ -167,6 +168,8 @@ pub struct UiState {
     pub help: Help,
     /// The log view, while open (its readers are the app's).
     pub logs: Option<LogView>,
+    /// The `:metrics` panel, while open (its scraping task is the app's).
+    pub metrics: Option<MetricsPanel>,
     /// The `:ctx` picker.
     pub contexts: ContextPicker,
     /// The ownership tree, while open (its informers are the app's).
@@ -205,6 +208,7 @@ impl UiState {
             command: CommandBar::default(),
             help: Help::default(),
             logs: None,
+            metrics: None,
             contexts: ContextPicker::default(),
             tree: None,
             hot: None,

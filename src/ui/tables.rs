@@ -6,7 +6,7 @@
 //! [`Surface`] the app hands them.
 
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::{broadcast, mpsc};
 
@@ -19,6 +19,7 @@ use kscope_informers::instrument::compare::merge_handoffs;
 use kscope_informers::instrument::tap::TapEntry;
 use kscope_informers::keys::{Key, split_meta_namespace_key};
 use kscope_informers::lister_watcher::ListWatchError;
+use kscope_informers::metrics::InformerMetricsSnapshot;
 use kscope_informers::reflector::{ReflectorError, ReflectorPhase, ReflectorStatus};
 use kscope_resources::Kind;
 
@@ -58,6 +59,23 @@ fn describe_phase(status: &ReflectorStatus) -> String {
         ReflectorPhase::Watching => format!("watching at rv {}", status.last_sync_resource_version),
         ReflectorPhase::BackingOff => "backing off".to_string(),
     }
+}
+
+/// Below this the store being behind is the ordinary moment between an event's arrival and
+/// its processing, which would only flicker in the header; the queue panel shows any lag.
+const STALENESS_SHOWN: Duration = Duration::from_secs(1);
+
+/// The header's word on a store behind what the server has shown (KEP-5647's staleness):
+/// by how many resourceVersions and for how long; `None` when it is current or only just
+/// behind.
+pub fn describe_staleness(informer: &InformerMetricsSnapshot) -> Option<String> {
+    let behind = informer.behind_for.filter(|d| *d >= STALENESS_SHOWN)?;
+    Some(format!(
+        "store at rv {}, {} behind for {:.0}s",
+        informer.store_resource_version,
+        informer.resource_version_lag(),
+        behind.as_secs_f64()
+    ))
 }
 
 /// The table's pipeline for the delta panel: its FIFO (and the compared one) and how its
@@ -247,6 +265,10 @@ impl Tables {
     /// listed yet) are stale from the first status that says so until it watches again.
     pub(crate) fn update_sync(&mut self, ui: &mut Surface, status: &ReflectorStatus) {
         ui.header.sync = describe_sync(status);
+        let (_, informer) = self.table.informer_metrics();
+        if let Some(behind) = describe_staleness(&informer) {
+            ui.header.sync = format!("{} · {behind}", ui.header.sync);
+        }
         ui.state.deltas.pipeline = describe_pipeline(self.table.pipelines(), status);
         ui.header.listed = status.listed;
         // Before the first list completes the rows (none, or a watch-list's part) are not
@@ -1037,5 +1059,32 @@ impl Tables {
             ui.state.command.error = Some(format!("pods {service} selects: {filter}"));
         }
         follow
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_header_names_a_store_behind_for_a_second_or_more() {
+        let mut informer = InformerMetricsSnapshot {
+            wire_resource_version: 120,
+            store_resource_version: 117,
+            behind_for: Some(Duration::from_millis(300)),
+            ..InformerMetricsSnapshot::default()
+        };
+        assert_eq!(
+            describe_staleness(&informer),
+            None,
+            "a moment's lag flickers"
+        );
+        informer.behind_for = Some(Duration::from_millis(4_400));
+        assert_eq!(
+            describe_staleness(&informer).as_deref(),
+            Some("store at rv 117, 3 behind for 4s")
+        );
+        informer.behind_for = None;
+        assert_eq!(describe_staleness(&informer), None);
     }
 }

@@ -124,6 +124,7 @@ fn every_second() -> UsageSettings {
     UsageSettings {
         poll: Duration::from_secs(1),
         timeout: Duration::from_secs(5),
+        ..UsageSettings::default()
     }
 }
 

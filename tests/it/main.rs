@@ -68,6 +68,7 @@ mod views_config;
 mod views_sim;
 mod wb_hot_tui;
 mod wb_tree_tui;
+mod wb_metrics_tui;
 mod workbench_hotloops;
 mod workbench_metrics;
 mod workbench_views;

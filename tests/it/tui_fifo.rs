@@ -110,24 +110,56 @@ async fn side_by_side_marks_a_merged_update_under_classic_and_two_items_under_re
     for handoff in &handoffs {
         view.take(handoff);
     }
-    let classic: Vec<&str> = view.columns[0].iter().map(|l| l.text.as_str()).collect();
-    let real: Vec<&str> = view.columns[1].iter().map(|l| l.text.as_str()).collect();
+    let events = |side: usize| -> Vec<Vec<String>> {
+        view.columns[side]
+            .iter()
+            .map(|l| {
+                l.events
+                    .iter()
+                    .map(|e| format!("{} {}", e.id, e.how))
+                    .collect()
+            })
+            .collect()
+    };
     assert_eq!(
-        classic,
+        events(0),
         [
-            "shop/web-1 Replaced@1 Updated@2 Updated@3",
-            "shop/web-2 Replaced@1"
+            vec![
+                "shop/web-1 @1 Replaced",
+                "shop/web-1 @2 Updated",
+                "shop/web-1 @3 Updated"
+            ],
+            vec!["shop/web-2 @1 Replaced"],
         ],
         "classic merges a key's deltas into one item"
     );
     assert_eq!(
-        real,
+        events(1),
         [
-            "shop/web-1 Replaced@1 | shop/web-2 Replaced@1",
-            "shop/web-1 Updated@2",
-            "shop/web-1 Updated@3"
+            vec!["shop/web-1 @1 Replaced", "shop/web-2 @1 Replaced"],
+            vec!["shop/web-1 @2 Updated"],
+            vec!["shop/web-1 @3 Updated"],
         ],
         "RealFIFO hands each event as its own item"
+    );
+    // Aligned by event: each row's two handoffs carried the same watch event; classic's #0
+    // spans three rows, and real's numbers going back (#0 after #2) show the order change.
+    let rows: Vec<(String, Option<u64>, Option<u64>)> = view
+        .aligned()
+        .iter()
+        .map(|r| {
+            let seq = |side: usize| r.sides[side].as_ref().map(|c| c.handoff.seq);
+            (r.event.to_string(), seq(0), seq(1))
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("shop/web-1 @1".to_string(), Some(0), Some(0)),
+            ("shop/web-1 @2".to_string(), Some(0), Some(1)),
+            ("shop/web-1 @3".to_string(), Some(0), Some(2)),
+            ("shop/web-2 @1".to_string(), Some(1), Some(0)),
+        ]
     );
     assert!(
         view.columns[0][0].marks.contains(&DifferenceKind::Merged),
@@ -159,10 +191,14 @@ async fn side_by_side_marks_a_merged_update_under_classic_and_two_items_under_re
         "{shown}"
     );
     assert!(
-        shown.contains("≠merged shop/web-1 Replaced@1 Updated@2 Updated@3"),
+        shown.contains("shop/web-1 @1 │ #0  i Replaced ≠merged"),
         "{shown}"
     );
-    assert!(shown.contains("≠order shop/web-1 Updated@2"), "{shown}");
+    assert!(shown.contains("│ #1    Updated ≠order"), "{shown}");
+    assert!(
+        shown.contains("≠order handed in the other order"),
+        "the markers are explained: {shown}"
+    );
     assert!(shown.contains("handed in opposite orders"), "{shown}");
 }
 

@@ -275,12 +275,14 @@ fn the_informer_beside_the_workqueue() {
         processing_p99: Some(0.0012),
         store_resource_version: 5120,
         resource_version_lag: 3,
+        behind_for: Some(2.5),
     });
     let shown = text(&render(&mut state, 120, 36));
     insta::assert_snapshot!(shown);
     assert!(shown.contains("fifo      real 12"), "{shown}");
     assert!(shown.contains("process   40µs/1.2ms"), "{shown}");
     assert!(shown.contains("rv lag    3 (at 5120)"), "{shown}");
+    assert!(shown.contains("behind    2.5s"), "{shown}");
 }
 
 #[test]

@@ -127,7 +127,7 @@ fn highlighted(text: &str, ranges: &[std::ops::Range<usize>], current: bool) -> 
     Line::from(spans)
 }
 
-/// ` Pod shop/web-1 · rv 42 · fetched 5s ago `.
+/// ` Pod shop/web-1 · rv 42 by kubelet (Update), cache 2 behind at rv 40 · fetched 5s ago `.
 fn title(detail: &Detail, now: SystemTime) -> String {
     let target = &detail.target;
     let state = match &detail.fetch {
@@ -138,7 +138,12 @@ fn title(detail: &Detail, now: SystemTime) -> String {
         FetchState::Loaded {
             resource_version,
             at,
-        } => format!("rv {resource_version} · fetched {} ago", age(*at, now)),
+        } => {
+            let fresh = detail
+                .freshness()
+                .map_or_else(|| format!("rv {resource_version}"), |f| f.describe());
+            format!("{fresh} · fetched {} ago", age(*at, now))
+        }
         FetchState::Failed { at, .. } => format!("fetch failed {} ago", age(*at, now)),
     };
     format!(" {} {} · {state} ", target.kind.kind(), target.key)

@@ -100,6 +100,9 @@ pub fn draw(frame: &mut Frame, screen: &Screen) {
     if let Some(view) = &screen.state.logs {
         view.draw(frame, areas.detail, screen);
     }
+    if let Some(panel) = &screen.state.metrics {
+        panel.draw(frame, areas.detail, screen);
+    }
     if let Some(detail) = screen.detail {
         detail.draw(frame, areas.detail, screen);
     }

@@ -12,6 +12,7 @@ pub(crate) mod header;
 pub(crate) mod help;
 pub(crate) mod indexes;
 pub(crate) mod logs;
+pub mod metrics;
 pub(crate) mod panels;
 pub(crate) mod portforward;
 mod status;

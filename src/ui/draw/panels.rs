@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Paragraph, Sparkline};
 use super::text::seconds;
 use crate::action::{Action, Focus, InputMode};
 use crate::component::{Component, Context};
-use crate::deltas::{DeltaClass, DeltaLine, DeltaPanel, HandoffLine, SideBySide};
+use crate::deltas::{DeltaClass, DeltaLine, DeltaPanel, RowCell, SideBySide};
 use crate::effect::Effect;
 use crate::queue::QueuePanel;
 use crate::screen::{Screen, Theme};
@@ -35,6 +35,38 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen) {
         Layout::horizontal([Constraint::Min(20), Constraint::Length(queue_width)]).areas(area);
     screen.state.deltas.draw(frame, deltas, screen);
     screen.state.queue.draw(frame, queue, screen);
+}
+
+/// Columns of changed fields a line must have room for after its key and resourceVersion;
+/// with less, they come before the key, so that a narrow panel (80x24) still shows them.
+const CHANGED_FIELDS_ROOM: usize = 16;
+
+/// The delta panel's legend, longest first: the first that fits the border is shown.
+const DELTA_LEGENDS: [&str; 3] = [
+    " UPPERCASE = watch event off the wire (ADDED MODIFIED DELETED BOOKMARK) · Capitalised = \
+     delta the informer applied (Added Updated Deleted Replaced Sync) ",
+    " ADDED MODIFIED… = watch event · Added Updated Replaced Sync… = delta applied ",
+    " ADDED = watch event · Added = delta applied ",
+];
+
+/// The side-by-side view's rows and markers, explained; longest first as [`DELTA_LEGENDS`].
+const HANDOFF_LEGENDS: [&str; 3] = [
+    "a row is one event; each side: #n the handoff that carried it (i: in the initial list), \
+     — not handed as this event · ≠merged a key's deltas in one item · ≠order handed in the \
+     other order · ≠relist / ≠resync a relist / resync as one item",
+    "row = one event · #n the handoff that carried it (i: initial list; —: none) · ≠merged a \
+     key's deltas as one item · ≠order handed in another order · ≠relist/≠resync as one item",
+    "row = event · #n handoff · i initial · ≠ differs",
+];
+
+/// The longest of `legends` that fits `width` columns (the last one otherwise, cut).
+fn legend(legends: &[&'static str], width: u16) -> &'static str {
+    legends
+        .iter()
+        .find(|l| l.chars().count() <= usize::from(width))
+        .or(legends.last())
+        .copied()
+        .unwrap_or_default()
 }
 
 fn age(line: &DeltaLine, now: std::time::SystemTime) -> String {
@@ -77,10 +109,14 @@ pub(crate) fn draw_deltas(frame: &mut Frame, area: Rect, state: &DeltaPanel, scr
     if state.cursor.selected.is_some() {
         title.push_str(&format!("↓{} newer ", window.newer));
     }
-    let mut block = Block::bordered().title(title);
+    let mut block = Block::bordered().title(title).title_bottom(Span::styled(
+        legend(&DELTA_LEGENDS, area.width.saturating_sub(2)),
+        theme.dim(),
+    ));
     if focused {
         block = block.border_style(theme.title());
     }
+    let inner_width = usize::from(area.width.saturating_sub(2));
     let lines: Vec<Line> = window
         .lines
         .iter()
@@ -91,15 +127,26 @@ pub(crate) fn draw_deltas(frame: &mut Frame, area: Rect, state: &DeltaPanel, scr
                 DeltaClass::Pipeline => (theme.warn(), theme.warn()),
                 DeltaClass::Trouble => (theme.error(), theme.error()),
             };
-            let line = Line::from(vec![
-                Span::styled(format!("{:<8}", d.kind), kind),
-                Span::raw(format!(" {} ", d.key)),
-                Span::styled(
-                    format!("rv {} {} ", d.resource_version, age(d, screen.now)),
-                    theme.dim(),
-                ),
-                Span::styled(d.detail.text().to_string(), detail),
-            ]);
+            let kind = Span::styled(format!("{:<8}", d.kind), kind);
+            let key = Span::raw(format!(" {} ", d.key));
+            let rv = Span::styled(
+                format!("rv {} {} ", d.resource_version, age(d, screen.now)),
+                theme.dim(),
+            );
+            let text = d.detail.text();
+            let before = kind.width() + key.width() + rv.width();
+            let line = if before + CHANGED_FIELDS_ROOM <= inner_width || text.is_empty() {
+                Line::from(vec![kind, key, rv, Span::styled(text.to_string(), detail)])
+            } else {
+                // Narrow: what changed first, then whose, then when.
+                let text = Span::styled(format!(" {text} ·"), detail);
+                let key = Span::raw(if d.key.is_empty() {
+                    " ".to_string()
+                } else {
+                    format!(" {} ", d.key)
+                });
+                Line::from(vec![kind, text, key, rv])
+            };
             if focused && window.selected == Some(i) {
                 line.style(theme.selected())
             } else {
@@ -132,25 +179,25 @@ fn draw_side_by_side(
     }
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [columns, latest] =
-        Layout::vertical([Constraint::Fill(1), Constraint::Length(2)]).areas(inner);
-    let halves: [Rect; 2] =
-        Layout::horizontal([Constraint::Fill(1), Constraint::Fill(1)]).areas(columns);
-    for (side, half) in halves.into_iter().enumerate() {
-        let rows = usize::from(half.height.saturating_sub(1));
-        let column = &view.columns[side];
-        let mut lines = vec![Line::styled(
-            format!("{} FIFO", view.fifos[side]),
-            theme.title(),
-        )];
-        lines.extend(
-            column
-                .iter()
-                .skip(column.len().saturating_sub(rows))
-                .map(|h| handoff_line(h, theme)),
-        );
-        frame.render_widget(Paragraph::new(lines), half);
-    }
+    let [columns, latest, markers] = Layout::vertical([
+        Constraint::Fill(1),
+        Constraint::Length(2),
+        Constraint::Length(2),
+    ])
+    .areas(inner);
+    // Two lines of legend: the longest that fits in them, wrapped.
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            legend(
+                &HANDOFF_LEGENDS,
+                markers.width.saturating_mul(2).saturating_sub(8),
+            ),
+            theme.dim(),
+        ))
+        .wrap(ratatui::widgets::Wrap { trim: true }),
+        markers,
+    );
+    draw_aligned(frame, columns, view, theme);
     let latest_text = view
         .latest
         .as_deref()
@@ -164,20 +211,80 @@ fn draw_side_by_side(
     );
 }
 
-fn handoff_line(handoff: &HandoffLine, theme: Theme) -> Line<'static> {
-    let mut spans = vec![Span::styled(
-        format!(
-            "#{:<4}{} ",
-            handoff.seq,
-            if handoff.initial { "i" } else { " " }
+/// `text` cut or padded to `width` columns.
+fn fit(text: &str, width: usize) -> String {
+    let cut: String = text.chars().take(width).collect();
+    format!("{cut:<width$}")
+}
+
+/// The events as rows, each pipeline's handoff that carried it facing the other's, newest
+/// at the bottom: `shop/web-1 @2 │ #0 i Updated ≠merged │ #1 Updated ≠order`.
+fn draw_aligned(frame: &mut Frame, area: Rect, view: &SideBySide, theme: Theme) {
+    let rows = view.aligned();
+    let height = usize::from(area.height.saturating_sub(1));
+    let shown = &rows[rows.len().saturating_sub(height)..];
+    let width = usize::from(area.width);
+    let event_width = shown
+        .iter()
+        .map(|r| r.event.chars().count())
+        .max()
+        .unwrap_or(0)
+        .clamp(5, (width / 3).max(5));
+    let cell_width = width.saturating_sub(event_width + 6) / 2;
+    let bar = || Span::styled(" │ ", theme.dim());
+    let mut lines = vec![Line::from(vec![
+        Span::styled(fit("event", event_width), theme.title()),
+        bar(),
+        Span::styled(
+            fit(&format!("{} FIFO", view.fifos[0]), cell_width),
+            theme.title(),
         ),
-        theme.dim(),
-    )];
-    for mark in &handoff.marks {
-        spans.push(Span::styled(format!("≠{} ", mark.as_str()), theme.warn()));
+        bar(),
+        Span::styled(format!("{} FIFO", view.fifos[1]), theme.title()),
+    ])];
+    for row in shown {
+        let mut spans = vec![Span::raw(fit(row.event, event_width))];
+        for (side, cell) in row.sides.iter().enumerate() {
+            spans.push(bar());
+            let cell_spans = cell.as_ref().map_or_else(
+                || vec![Span::styled("—".to_string(), theme.dim())],
+                |cell| handoff_cell(cell, theme),
+            );
+            if side == 0 {
+                // Padded to the column, so the second side starts where its title does.
+                let used: usize = cell_spans.iter().map(|s| s.content.chars().count()).sum();
+                spans.extend(cell_spans);
+                spans.push(Span::raw(" ".repeat(cell_width.saturating_sub(used))));
+            } else {
+                spans.extend(cell_spans);
+            }
+        }
+        lines.push(Line::from(spans));
     }
-    spans.push(Span::raw(handoff.text.clone()));
-    Line::from(spans)
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// One side of a row: the handoff's number (`i` when in the initial list), how it handed
+/// the event, and on the handoff's first event the differences marked on it.
+fn handoff_cell(cell: &RowCell<'_>, theme: Theme) -> Vec<Span<'static>> {
+    let handoff = cell.handoff;
+    let mut spans = vec![
+        Span::styled(
+            format!(
+                "#{:<3}{} ",
+                handoff.seq,
+                if handoff.initial { "i" } else { " " }
+            ),
+            theme.dim(),
+        ),
+        Span::raw(cell.how.to_string()),
+    ];
+    if cell.first {
+        for mark in &handoff.marks {
+            spans.push(Span::styled(format!(" ≠{}", mark.as_str()), theme.warn()));
+        }
+    }
+    spans
 }
 
 /// The view's workqueue and the informer's FIFO: numbers, then sparklines where they fit.
@@ -227,6 +334,7 @@ pub(crate) fn draw_queue(frame: &mut Frame, area: Rect, panel: &QueuePanel, scre
                     i.resource_version_lag, i.store_resource_version
                 ),
             ),
+            row("behind", seconds(i.behind_for)),
         ]);
     }
     let block = Block::bordered().title(" workqueue p50/p99 ");
