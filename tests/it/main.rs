@@ -28,6 +28,7 @@ mod mcp;
 mod reflector_convergence;
 mod reflector_scale;
 mod replay;
+mod replay_fifo;
 mod resources_kinds;
 mod resources_pod;
 mod secrets;

@@ -551,3 +551,153 @@ impl PipelineReplay {
         report
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(name: &str, rv: u64) -> Box<RawValue> {
+        RawValue::from_string(format!(
+            r#"{{"metadata":{{"namespace":"ns","name":"{name}","resourceVersion":"{rv}"}}}}"#
+        ))
+        .unwrap()
+    }
+
+    fn list(at: i64, rv: u64, items: Vec<Box<RawValue>>) -> Record {
+        Record::List {
+            kind: "pods".into(),
+            at,
+            requested: String::new(),
+            continued: None,
+            resource_version: rv.to_string(),
+            next: None,
+            items,
+        }
+    }
+
+    fn event(at: i64, event_type: &str, object: Box<RawValue>, rv: u64) -> Record {
+        Record::Event {
+            kind: "pods".into(),
+            at,
+            event_type: event_type.into(),
+            resource_version: Some(rv.to_string()),
+            object,
+        }
+    }
+
+    fn keyframe(at: i64, rv: u64, objects: Vec<Box<RawValue>>) -> Record {
+        Record::Keyframe {
+            kind: "pods".into(),
+            at,
+            resource_version: rv.to_string(),
+            objects,
+        }
+    }
+
+    async fn run(pop_every: Duration, records: &[Record]) -> PipelineReport {
+        let mut replay = PipelineReplay::new(PipelineOptions {
+            fifos: FifoKind::ALL.to_vec(),
+            pop_every,
+            differences_shown: 10,
+        })
+        .unwrap();
+        for record in records {
+            replay.apply(record).await.unwrap();
+        }
+        replay.finish().await
+    }
+
+    fn summary<'a>(report: &'a PipelineReport, fifo: FifoKind) -> &'a FifoSummary {
+        report.fifos.iter().find(|s| s.fifo == fifo).unwrap()
+    }
+
+    /// A list, then ns/a changed twice and ns/b deleted within one busy second, a keyframe.
+    fn stream() -> Vec<Record> {
+        vec![
+            list(0, 1, vec![pod("a", 1), pod("b", 1)]),
+            event(10, "MODIFIED", pod("a", 2), 2),
+            event(20, "MODIFIED", pod("a", 3), 3),
+            event(30, "DELETED", pod("b", 4), 4),
+            keyframe(40, 4, vec![pod("a", 3)]),
+            event(50, "ADDED", pod("c", 5), 5),
+        ]
+    }
+
+    #[tokio::test]
+    async fn a_busy_controller_sees_the_deltafifo_merge_and_every_store_match() {
+        let report = run(Duration::from_secs(1), &stream()).await;
+        assert_eq!(report.records, 6);
+        let classic = summary(&report, FifoKind::Classic);
+        // The list's pop came first; then ns/a's two updates are one item.
+        assert_eq!(classic.merged_items, 1, "{classic:?}");
+        assert_eq!(summary(&report, FifoKind::Real).merged_items, 0);
+        assert_eq!(summary(&report, FifoKind::Atomic).replaced_all, 1);
+        let points: Vec<(&CheckPoint, FifoKind, bool)> = report
+            .checks
+            .iter()
+            .map(|c| (&c.point, c.fifo, c.identical))
+            .collect();
+        assert_eq!(points.len(), 6, "{points:?}");
+        assert!(points.iter().all(|(_, _, ok)| *ok), "{:?}", report.checks);
+        assert_eq!(
+            report.checks[0].point,
+            CheckPoint::Keyframe {
+                index: 1,
+                at: 40,
+                resource_version: "4".into()
+            }
+        );
+        assert_eq!(report.checks[5].point, CheckPoint::End);
+        assert_eq!(report.checks[5].objects, 2);
+        let pair = |a, b| {
+            report
+                .pairs
+                .iter()
+                .find(|p| p.first == a && p.second == b)
+                .unwrap()
+        };
+        assert_eq!(
+            pair(FifoKind::Classic, FifoKind::Real).counts.get("merged"),
+            Some(&1)
+        );
+        assert_eq!(
+            pair(FifoKind::Real, FifoKind::Atomic).counts.get("relist"),
+            Some(&1)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_controller_that_keeps_up_is_handed_no_merged_item() {
+        let report = run(Duration::ZERO, &stream()).await;
+        assert_eq!(summary(&report, FifoKind::Classic).merged_items, 0);
+        assert!(report.first_mismatch().is_none(), "{:?}", report.checks);
+    }
+
+    #[tokio::test]
+    async fn a_keyframe_the_stream_does_not_fold_to_is_a_mismatch_naming_the_key() {
+        let mut records = stream();
+        records[4] = keyframe(40, 4, vec![pod("a", 2)]);
+        let report = run(Duration::ZERO, &records).await;
+        let first = report.first_mismatch().unwrap();
+        assert_eq!(first.fifo, FifoKind::Classic);
+        assert_eq!(first.mismatched, ["ns/a"]);
+        assert!(matches!(first.point, CheckPoint::Keyframe { index: 1, .. }));
+    }
+
+    #[test]
+    fn a_fifo_is_run_once() {
+        let options = |fifos: Vec<FifoKind>| PipelineOptions {
+            fifos,
+            pop_every: Duration::ZERO,
+            differences_shown: 1,
+        };
+        assert!(matches!(
+            PipelineReplay::new(options(Vec::new())),
+            Err(PipelineError::NoFifo)
+        ));
+        assert!(matches!(
+            PipelineReplay::new(options(vec![FifoKind::Real, FifoKind::Real])),
+            Err(PipelineError::Repeated(FifoKind::Real))
+        ));
+    }
+}
