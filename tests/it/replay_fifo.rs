@@ -9,7 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use kscope_informers::record::format::{Header, Reader, Record, Writer};
-use kscope_informers::record::state::State;
+use kscope_informers::record::state::{State, ends_initial_events};
 use kscope_sim::SimConfig;
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -17,38 +17,54 @@ use serde_json::value::RawValue;
 use crate::common::cli::{kscope, temp_dir};
 use crate::common::kubectl::Kubectl;
 
-/// The watch events (and list items) a recording being written holds so far; a block being
-/// written ends the count.
-fn events_in(file: &Path) -> usize {
-    let Ok(input) = File::open(file) else {
-        return 0;
-    };
-    let Ok(mut reader) = Reader::new(BufReader::new(input)) else {
-        return 0;
-    };
-    let mut n = 0;
-    while let Ok(Some((_, records))) = reader.next_block() {
-        n += records
-            .iter()
-            .map(|r| match r {
-                Record::Event { .. } => 1,
-                Record::List { items, .. } => items.len(),
-                _ => 0,
-            })
-            .sum::<usize>();
-    }
-    n
+/// What a recording being written holds so far: watch events and list items, and whole
+/// states (a list's last page, a watch-list's closing bookmark). A block being written ends
+/// the count.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    events: usize,
+    states: usize,
 }
 
-/// Waits (a minute at most) until the recording holds `enough` events.
-async fn wait_for_events(file: &Path, enough: usize) {
+fn tally(file: &Path) -> Tally {
+    let mut tally = Tally::default();
+    let Ok(input) = File::open(file) else {
+        return tally;
+    };
+    let Ok(mut reader) = Reader::new(BufReader::new(input)) else {
+        return tally;
+    };
+    while let Ok(Some((_, records))) = reader.next_block() {
+        for record in &records {
+            match record {
+                Record::Event {
+                    event_type, object, ..
+                } => {
+                    tally.events += 1;
+                    if event_type == "BOOKMARK" && ends_initial_events(object) {
+                        tally.states += 1;
+                    }
+                }
+                Record::List { items, next, .. } => {
+                    tally.events += items.len();
+                    tally.states += usize::from(next.is_none());
+                }
+                _ => {}
+            }
+        }
+    }
+    tally
+}
+
+/// Waits (a minute at most) until the recording's tally is `enough`.
+async fn wait_for(file: &Path, enough: impl Fn(Tally) -> bool) {
     let waited = tokio::time::timeout(Duration::from_secs(60), async {
-        while events_in(file) < enough {
+        while !enough(tally(file)) {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     })
     .await;
-    assert!(waited.is_ok(), "{} of {enough} events recorded", events_in(file));
+    assert!(waited.is_ok(), "recorded so far: {:?}", tally(file));
 }
 
 /// Copies the recording `from` to `to` with a keyframe block after every `every` events, as
@@ -101,21 +117,37 @@ async fn a_faulty_churning_recording_runs_through_every_fifo_to_every_keyframe()
     let dir = temp_dir("replay-fifo");
     let file = dir.join("pods.ksr");
     let kubeconfig = fx.dir.join("kubeconfig");
-    let recording = tokio::spawn({
-        let (dir, file, kubeconfig) = (dir.clone(), file.clone(), kubeconfig.clone());
-        async move {
-            let (file, kubeconfig) = (file.to_str().unwrap(), kubeconfig.to_str().unwrap());
-            let args = ["record", "pods", "-A", "--kubeconfig", kubeconfig, "-o", file];
-            kscope(&dir, &[&args[..], &["--for", "5s"]].concat()).await
-        }
-    });
-    // The churn starts once the recorder holds the first list, so its writes are recorded
-    // however long the recorder took to start, and stops after enough of them.
-    wait_for_events(&file, 1).await;
+    // Stopped by SIGTERM once it holds enough (it flushes and ends cleanly); the minute is
+    // only a bound.
+    let recorder = tokio::process::Command::new(env!("CARGO_BIN_EXE_kscope"))
+        .args(["record", "pods", "-A", "--for", "60s", "--kubeconfig"])
+        .arg(&kubeconfig)
+        .arg("-o")
+        .arg(&file)
+        .env("XDG_STATE_HOME", dir.join("state"))
+        .env_remove("KUBECONFIG")
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("kscope record runs");
+    // The churn starts once the recorder holds the first state, so its writes are recorded
+    // however long the recorder took to start. Once it stops, the idle watches are cut and
+    // half of the rewatches answered 410: the recorder relists, a second whole state.
+    wait_for(&file, |t| t.states >= 1).await;
     fx.sim.set_churn_rate(300.0);
-    wait_for_events(&file, 250).await;
+    wait_for(&file, |t| t.events >= 150).await;
     fx.sim.set_churn_rate(0.0);
-    let recorded = recording.await.expect("kscope record ran");
+    wait_for(&file, |t| t.states >= 2).await;
+    let pid = recorder.id().expect("running").to_string();
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(term.success());
+    let recorded = recorder
+        .wait_with_output()
+        .await
+        .expect("kscope record ends");
     assert!(
         recorded.status.success(),
         "{}",
@@ -124,7 +156,7 @@ async fn a_faulty_churning_recording_runs_through_every_fifo_to_every_keyframe()
     let fired = fx.sim.faults_fired();
     assert!(fired.watches_gone > 0, "a 410 and a relist: {fired:?}");
     let framed = dir.join("framed.ksr");
-    let keyframes = with_keyframes_every(&file, &framed, 50);
+    let keyframes = with_keyframes_every(&file, &framed, 30);
     assert!(keyframes >= 2, "{keyframes} keyframes");
     let file = framed;
 

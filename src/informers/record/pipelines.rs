@@ -43,8 +43,6 @@ pub struct PipelineOptions {
 pub enum PipelineError {
     #[error("--fifo names no FIFO")]
     NoFifo,
-    #[error("--fifo names {0} twice")]
-    Repeated(FifoKind),
     #[error(transparent)]
     SameFifo(#[from] SameFifo),
 }
@@ -437,12 +435,11 @@ impl PipelineReplay {
         if options.fifos.is_empty() {
             return Err(PipelineError::NoFifo);
         }
-        let mut seen = Vec::new();
-        for fifo in &options.fifos {
-            if seen.contains(fifo) {
-                return Err(PipelineError::Repeated(*fifo));
+        // A FIFO named twice would be compared with itself: refused before any record.
+        for (i, &first) in options.fifos.iter().enumerate() {
+            for &second in &options.fifos[i + 1..] {
+                PipelineComparison::new(first, second)?;
             }
-            seen.push(*fifo);
         }
         Ok(Self {
             options,
@@ -697,7 +694,7 @@ mod tests {
         ));
         assert!(matches!(
             PipelineReplay::new(options(vec![FifoKind::Real, FifoKind::Real])),
-            Err(PipelineError::Repeated(FifoKind::Real))
+            Err(PipelineError::SameFifo(SameFifo(FifoKind::Real)))
         ));
     }
 }
