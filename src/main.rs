@@ -241,6 +241,7 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     let command = with_outer_flags(command, &cli)?;
     if let Command::Replay(args) = &command
         && !args.print
+        && args.fifo.is_empty()
     {
         if args.kind.is_some() {
             anyhow::bail!(

@@ -170,18 +170,22 @@ pub async fn fetch_all(
     let mut continue_token: Option<String> = None;
     let mut restarts = LIST_RESTARTS;
     loop {
-        let mut query = form_urlencoded::Serializer::new(String::new());
-        query.append_pair("limit", &PAGE_SIZE.to_string());
-        if let Some(selector) = request.label_selector {
-            query.append_pair("labelSelector", selector);
-        }
-        if let Some(selector) = request.field_selector {
-            query.append_pair("fieldSelector", selector);
-        }
-        if let Some(token) = &continue_token {
-            query.append_pair("continue", token);
-        }
-        let uri = format!("{base}?{}", query.finish());
+        // In a block of its own: the serializer is not Send, and a future holding it across
+        // the await below could not run on a multi-threaded runtime (the MCP server's).
+        let uri = {
+            let mut query = form_urlencoded::Serializer::new(String::new());
+            query.append_pair("limit", &PAGE_SIZE.to_string());
+            if let Some(selector) = request.label_selector {
+                query.append_pair("labelSelector", selector);
+            }
+            if let Some(selector) = request.field_selector {
+                query.append_pair("fieldSelector", selector);
+            }
+            if let Some(token) = &continue_token {
+                query.append_pair("continue", token);
+            }
+            format!("{base}?{}", query.finish())
+        };
         let mut page = match fetch_retrying(client, uri, &what).await {
             Ok(page) => page,
             // The continue token expired mid-list: read the list again from its start.

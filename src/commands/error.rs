@@ -56,6 +56,10 @@ pub enum CommandError {
     #[error(transparent)]
     Recording(#[from] kscope_informers::record::format::RecordError),
     #[error(transparent)]
+    Pipelines(#[from] kscope_informers::record::pipelines::PipelineError),
+    #[error("{0}")]
+    StoreMismatch(String),
+    #[error(transparent)]
     CustomColumns(#[from] super::custom_columns::CustomColumnsError),
     #[error("{resource} did not sync within {}s{}", .waited.as_secs(), last_error_text(.last_error))]
     NotSynced {

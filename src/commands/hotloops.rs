@@ -88,7 +88,13 @@ pub async fn run(args: &HotloopsArgs, out: &mut impl Write) -> Result<(), Comman
     if report.loops.is_empty() {
         return Ok(());
     }
-    let loops: Vec<String> = report
+    Err(CommandError::HotLoopFound(loop_lines(&report).join("; ")))
+}
+
+/// Each loop found, one line, in the words `kscope hotloops` fails with and the MCP
+/// `hotloops` tool answers.
+pub(super) fn loop_lines(report: &HotReport) -> Vec<String> {
+    report
         .loops
         .iter()
         .map(|l| {
@@ -99,8 +105,7 @@ pub async fn run(args: &HotloopsArgs, out: &mut impl Write) -> Result<(), Comman
                 l.fields.join(", ")
             )
         })
-        .collect();
-    Err(CommandError::HotLoopFound(loops.join("; ")))
+        .collect()
 }
 
 fn table(report: &HotReport, out: &mut impl Write) -> Result<(), CommandError> {

@@ -16,6 +16,7 @@ mod object_args;
 pub mod output;
 pub mod record;
 pub mod replay;
+pub mod replay_fifo;
 mod sync;
 pub mod timeline;
 pub mod tree;

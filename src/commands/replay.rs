@@ -5,11 +5,14 @@
 use std::fs::File;
 use std::io::{BufReader, Write};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde_json::Value;
 
+use kscope_informers::fifo::FifoKind;
 use kscope_informers::record::format::{BlockType, Reader, Record, RecordError};
 use kscope_informers::record::state::State;
+use kscope_units::duration::parse_duration;
 
 use super::CommandError;
 use super::output::{OutputFormat, list_of, write_object};
@@ -24,6 +27,23 @@ pub struct ReplayArgs {
     /// Print the store instead of opening the TUI.
     #[arg(long)]
     pub print: bool,
+    /// Run the recording through each of these FIFOs (classic, real, atomic) into an Indexer,
+    /// compare what they hand a controller, and check each store against the recording's at
+    /// every keyframe and at the end.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "LIST",
+        conflicts_with = "print"
+    )]
+    pub fifo: Vec<FifoKind>,
+    /// With --fifo: how long (on the recording's clock) the controller is busy between pops
+    /// of everything queued; 0s pops after every record.
+    #[arg(long, value_parser = parse_duration, default_value = "100ms", value_name = "DURATION")]
+    pub pop_every: Duration,
+    /// With --fifo: the differences shown per pair of FIFOs (all are counted).
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub differences: usize,
     /// The point to print the store at (or the TUI to start at): an RFC 3339 time, or a
     /// resourceVersion (the state just after the event that carried it). Default: the end of
     /// the recording (the TUI: its start).
@@ -77,9 +97,12 @@ impl At {
 }
 
 pub async fn run(args: &ReplayArgs, out: &mut impl Write) -> Result<(), CommandError> {
+    if !args.fifo.is_empty() {
+        return super::replay_fifo::run(args, out).await;
+    }
     if !args.print {
         return Err(CommandError::Usage(
-            "kscope replay prints a recording's store with --print; without it, it opens the TUI"
+            "kscope replay reads a recording headless with --print or --fifo; without them, it opens the TUI"
                 .into(),
         ));
     }

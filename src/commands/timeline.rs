@@ -15,6 +15,7 @@ use kscope_client::fetch::{ListRequest, fetch_all, fetch_object};
 use kscope_config::Config;
 use kscope_index_views::hotloops::EventKind;
 use kscope_index_views::timeline::{Entry, TimelineBuilder};
+use kscope_resources::Kind;
 use kscope_units::duration::parse_duration;
 
 use super::hotloops::{Seen, follow};
@@ -65,15 +66,51 @@ pub async fn run(args: &TimelineArgs, out: &mut impl Write) -> Result<(), Comman
     };
     let resolved = Resolved {
         config,
-        cluster: cluster.clone(),
-        kind: kind.clone(),
+        cluster,
+        kind,
         discovery,
     };
+    let entries = timeline_of(
+        &informer,
+        &resolved,
+        &events_kind,
+        namespace.as_deref(),
+        name,
+        args.duration,
+    )
+    .await?;
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &entries).map_err(std::io::Error::from)?;
+        writeln!(out)?;
+    } else {
+        table(&entries, out)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// One object's timeline: the object as read now, each version the watch delivers for
+/// `duration` after, and its Events, ordered by resourceVersion. Shared by `kscope timeline`
+/// and the MCP `timeline` tool, so both say the same things in the same words.
+pub(super) async fn timeline_of(
+    informer: &InformerArgs,
+    resolved: &Resolved,
+    events_kind: &Kind,
+    namespace: Option<&str>,
+    name: &str,
+    duration: Duration,
+) -> Result<Vec<Entry>, CommandError> {
     // Watching starts before the object is read, so no version falls between the two.
     let (sender, mut seen) = mpsc::channel::<Seen>(1024);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let watching = tokio::spawn(follow(&informer, &resolved, sender, stopped)?);
-    let first = fetch_object(&cluster.client, kind.clone(), namespace.as_deref(), name).await?;
+    let watching = tokio::spawn(follow(informer, resolved, sender, stopped)?);
+    let first = fetch_object(
+        &resolved.cluster.client,
+        resolved.kind.clone(),
+        namespace,
+        name,
+    )
+    .await?;
     let rv = |o: &Value| {
         o["metadata"]["resourceVersion"]
             .as_str()
@@ -84,7 +121,7 @@ pub async fn run(args: &TimelineArgs, out: &mut impl Write) -> Result<(), Comman
     let uid = first["metadata"]["uid"].clone();
     let mut timeline = TimelineBuilder::new();
     timeline.version("STATE", &first);
-    let deadline = tokio::time::sleep(args.duration);
+    let deadline = tokio::time::sleep(duration);
     tokio::pin!(deadline);
     loop {
         tokio::select! {
@@ -107,10 +144,10 @@ pub async fn run(args: &TimelineArgs, out: &mut impl Write) -> Result<(), Comman
     // The task ends by shutting its informer down; one that panicked has nothing to add.
     let _ = watching.await;
     let events = fetch_all(
-        &cluster.client,
+        &resolved.cluster.client,
         &ListRequest {
-            kind: &events_kind,
-            namespace: namespace.as_deref(),
+            kind: events_kind,
+            namespace,
             label_selector: None,
             field_selector: None,
         },
@@ -122,15 +159,7 @@ pub async fn run(args: &TimelineArgs, out: &mut impl Write) -> Result<(), Comman
     {
         timeline.event(event);
     }
-    let entries = timeline.finish();
-    if json {
-        serde_json::to_writer_pretty(&mut *out, &entries).map_err(std::io::Error::from)?;
-        writeln!(out)?;
-    } else {
-        table(&entries, out)?;
-    }
-    out.flush()?;
-    Ok(())
+    Ok(timeline.finish())
 }
 
 fn table(entries: &[Entry], out: &mut impl Write) -> Result<(), CommandError> {

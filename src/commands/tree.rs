@@ -57,26 +57,8 @@ pub async fn run(args: &TreeArgs, out: &mut impl Write) -> Result<(), CommandErr
     let config = Config::load(None)?;
     let cluster = args.cluster.connect().await?;
     let discovery = Discovery::run(&cluster.client).await?;
-    let resolve = |name: &str| resolve_kind(&discovery, name);
-    let target = resolve(kind_name)?;
-    let mut kinds = vec![target.clone()];
-    match &args.kinds {
-        Some(names) => {
-            for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                kinds.push(resolve(name)?);
-            }
-        }
-        None => kinds.extend(DEFAULT_KINDS.split(',').filter_map(|n| resolve(n).ok())),
-    }
-    let mut unique: Vec<Kind> = Vec::with_capacity(kinds.len());
-    for kind in kinds {
-        if !unique
-            .iter()
-            .any(|k| k.group() == kind.group() && k.plural() == kind.plural())
-        {
-            unique.push(kind);
-        }
-    }
+    let target = resolve_kind(&discovery, kind_name)?;
+    let unique = tree_kinds(&discovery, &target, args.kinds.as_deref())?;
     let informer = InformerArgs {
         resource: String::new(),
         cluster: args.cluster.clone(),
@@ -113,23 +95,7 @@ pub async fn run(args: &TreeArgs, out: &mut impl Write) -> Result<(), CommandErr
             }
         }
     }
-    let found = forest
-        .find(target.kind(), namespace.as_deref(), name)
-        .or_else(|| {
-            (!target.namespaced())
-                .then(|| forest.find(target.kind(), None, name))
-                .flatten()
-        });
-    let tree = found.map(|node| {
-        if args.up {
-            Tree::chain(forest.ancestors(node.clone())).unwrap_or(Tree {
-                node,
-                children: Vec::new(),
-            })
-        } else {
-            forest.descendants(node)
-        }
-    });
+    let tree = tree_in(&forest, &target, namespace.as_deref(), name, args.up);
     drop(stops);
     for task in tasks {
         // A task ends by shutting its informer down; one that panicked has nothing to add.
@@ -138,17 +104,7 @@ pub async fn run(args: &TreeArgs, out: &mut impl Write) -> Result<(), CommandErr
     if let Some(err) = failed {
         return Err(err);
     }
-    let Some(tree) = tree else {
-        return Err(CommandError::Usage(format!(
-            "{} {name:?} not found{}",
-            target.plural(),
-            namespace
-                .as_deref()
-                .filter(|_| target.namespaced())
-                .map(|ns| format!(" in namespace {ns}"))
-                .unwrap_or_default()
-        )));
-    };
+    let tree = tree?;
     if json {
         serde_json::to_writer_pretty(&mut *out, &tree).map_err(std::io::Error::from)?;
         writeln!(out)?;
@@ -169,6 +125,70 @@ pub async fn run(args: &TreeArgs, out: &mut impl Write) -> Result<(), CommandErr
     }
     out.flush()?;
     Ok(())
+}
+
+/// The kinds a tree of `target` reads: `target`'s own, then those `kinds` names (commas
+/// between) or, without it, the default ones the server serves; each once. Shared by
+/// `kscope tree` and the MCP `tree` tool.
+pub(super) fn tree_kinds(
+    discovery: &Discovery,
+    target: &Kind,
+    kinds: Option<&str>,
+) -> Result<Vec<Kind>, CommandError> {
+    let resolve = |name: &str| resolve_kind(discovery, name);
+    let mut all = vec![target.clone()];
+    match kinds {
+        Some(names) => {
+            for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                all.push(resolve(name)?);
+            }
+        }
+        None => all.extend(DEFAULT_KINDS.split(',').filter_map(|n| resolve(n).ok())),
+    }
+    let mut unique: Vec<Kind> = Vec::with_capacity(all.len());
+    for kind in all {
+        if !unique
+            .iter()
+            .any(|k| k.group() == kind.group() && k.plural() == kind.plural())
+        {
+            unique.push(kind);
+        }
+    }
+    Ok(unique)
+}
+
+/// `name`'s tree in `forest`: its dependents, or with `up` its owners up to the root; not
+/// found in the words `kscope tree` and the MCP `tree` tool both say it.
+pub(super) fn tree_in(
+    forest: &Forest,
+    target: &Kind,
+    namespace: Option<&str>,
+    name: &str,
+    up: bool,
+) -> Result<Tree, CommandError> {
+    let found = forest.find(target.kind(), namespace, name).or_else(|| {
+        (!target.namespaced())
+            .then(|| forest.find(target.kind(), None, name))
+            .flatten()
+    });
+    let Some(node) = found else {
+        return Err(CommandError::Usage(format!(
+            "{} {name:?} not found{}",
+            target.plural(),
+            namespace
+                .filter(|_| target.namespaced())
+                .map(|ns| format!(" in namespace {ns}"))
+                .unwrap_or_default()
+        )));
+    };
+    Ok(if up {
+        Tree::chain(forest.ancestors(node.clone())).unwrap_or(Tree {
+            node,
+            children: Vec::new(),
+        })
+    } else {
+        forest.descendants(node)
+    })
 }
 
 /// The kind `name` names, as kubectl resolves it: a kind with a hand-written projection by

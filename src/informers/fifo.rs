@@ -16,7 +16,8 @@ pub use super::real_fifo::FifoItem;
 use super::real_fifo::{DEFAULT_BATCH_SIZE, RealFifo};
 
 /// Which FIFO an informer runs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FifoKind {
     /// client-go's DeltaFIFO: one queue entry per key, its deltas accumulated.
     #[default]

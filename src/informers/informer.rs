@@ -298,6 +298,22 @@ impl<T: Object> ProcessLoop<T> {
         self.listeners.lock().clear();
     }
 
+    /// Pops and processes the next item (a batch, for the in-order FIFOs) if one is queued,
+    /// without waiting for one: for a caller that feeds the FIFO itself and decides when its
+    /// controller catches up (a recording replayed through the pipelines), so what each pop
+    /// hands over does not depend on a task racing the feed. False when nothing was queued.
+    pub async fn process_one_queued(&mut self) -> bool {
+        if self.fifo.is_empty() {
+            return false;
+        }
+        let fifo = self.fifo.clone();
+        fifo.pop(fifo.kind().batch_size(), |items, is_in_initial_list| {
+            self.process_items(items, is_in_initial_list)
+        })
+        .await
+        .is_ok()
+    }
+
     /// One pop: client-go's processDeltas for each item (its batch processing applies the
     /// items of a batch in order, as here), timed for the latency histogram.
     fn process_items(&mut self, items: Vec<FifoItem<T>>, is_in_initial_list: bool) {

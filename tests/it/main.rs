@@ -32,6 +32,7 @@ mod reflector_convergence;
 mod reflector_scale;
 mod replay;
 mod replay_tui;
+mod replay_fifo;
 mod resources_kinds;
 mod resources_pod;
 mod secrets;

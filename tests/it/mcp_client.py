@@ -20,7 +20,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 KSCOPE, KUBECONFIG, STATE = sys.argv[1:4]
 URL = sys.argv[4] if len(sys.argv) > 4 else None
-TOOLS = {"list_kinds", "list", "get", "describe", "events", "logs", "deltas", "indexes", "hotloops"}
+TOOLS = {"list_kinds", "list", "get", "describe", "events", "logs", "deltas", "indexes", "hotloops",
+         "tree", "timeline"}
 # Every answer, to look for Secret values in at the end.
 ANSWERS = []
 # The URIs of resources-updated notifications, as they come.
@@ -227,7 +228,58 @@ async def main():
 
             report = await call(session, "hotloops", {})
             assert "report" in report and isinstance(report["report"]["objects"], list), report
+            # The demo's controllers are healthy: no loop, in the report or in words.
+            assert report["report"]["loops"] == [] and report["found"] == [], report
             print("hotloops")
+
+            # tree: a Deployment's dependents are the ReplicaSets and pods whose
+            # ownerReferences kubectl reads name it, and a pod's owners up are that chain.
+            deploys = json.loads(kubectl("get", "deployments", "-A", "-o", "json"))["items"]
+            deploy = max(deploys, key=lambda d: d["status"].get("readyReplicas", 0))
+            dns, dname = deploy["metadata"]["namespace"], deploy["metadata"]["name"]
+
+            def owned_by(items, uids):
+                return {i["metadata"]["uid"]: i["metadata"]["name"] for i in items
+                        if any(o["uid"] in uids for o in i["metadata"].get("ownerReferences", []))}
+
+            rs_truth = owned_by(json.loads(kubectl("get", "rs", "-n", dns, "-o", "json"))["items"],
+                                {deploy["metadata"]["uid"]})
+            pod_truth = owned_by(json.loads(kubectl("get", "pods", "-n", dns, "-o", "json"))["items"],
+                                 set(rs_truth))
+            assert pod_truth, (dname, rs_truth)
+            tree = await call(session, "tree", {"kind": "deploy", "namespace": dns, "name": dname,
+                                                "kinds": "replicasets,pods"})
+            nodes = tree["nodes"]
+            assert (nodes[0]["kind"], nodes[0]["name"], nodes[0]["depth"]) == ("Deployment", dname, 0), nodes
+            assert {n["name"] for n in nodes if (n["kind"], n["depth"]) == ("ReplicaSet", 1)} \
+                == set(rs_truth.values()), (nodes, rs_truth)
+            assert {n["name"] for n in nodes if (n["kind"], n["depth"]) == ("Pod", 2)} \
+                == set(pod_truth.values()), (nodes, pod_truth)
+            assert tree["objects"] == len(nodes) and tree["truncated"] is False, tree
+            pod = sorted(pod_truth.values())[0]
+            up = await call(session, "tree", {"kind": "pods", "namespace": dns, "name": pod, "up": True,
+                                              "kinds": "replicasets,deployments"})
+            assert [(n["kind"], n["depth"]) for n in up["nodes"]] == \
+                [("Deployment", 0), ("ReplicaSet", 1), ("Pod", 2)], up
+            cut = await call(session, "tree", {"kind": "deploy", "namespace": dns, "name": dname,
+                                               "kinds": "replicasets,pods", "max_bytes": 200})
+            assert cut["truncated"] is True and len(cut["nodes"]) < len(nodes), cut
+            gone = await call(session, "tree", {"kind": "deploy", "namespace": dns, "name": "nosuchdeploy"},
+                              error=True)
+            assert gone == f'deployments "nosuchdeploy" not found in namespace {dns}', gone
+            print("tree", len(nodes))
+
+            # timeline: after kubectl writes a label, kubectl is the manager of that field.
+            kubectl("label", "deploy", dname, "-n", dns, "mcp-timeline=written", "--overwrite")
+            timeline = await call(session, "timeline", {"kind": "deploy", "namespace": dns, "name": dname})
+            managers = {c.get("manager") for e in timeline["entries"] for c in e.get("changes", [])
+                        if "mcp-timeline" in c["path"]}
+            assert any(m and m.startswith("kubectl") for m in managers), timeline
+            assert timeline["total"] == len(timeline["entries"]), timeline
+            bad = await call(session, "timeline", {"kind": "deploy", "namespace": dns, "name": "nosuchdeploy"},
+                             error=True)
+            assert "nosuchdeploy" in bad and "not found" in bad, bad
+            print("timeline", timeline["total"])
 
     values = set()
     for s in secrets:

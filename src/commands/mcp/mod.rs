@@ -21,7 +21,8 @@ use super::CommandError;
 pub use tools::Server;
 
 /// Serve the Model Context Protocol over stdio: tools that answer from kscope's indexed
-/// informer stores (list, get, describe, events, logs, deltas, indexes, hotloops). Read-only.
+/// informer stores (list, get, describe, events, logs, deltas, indexes, hotloops, tree,
+/// timeline). Read-only.
 /// Every call is logged to kscope's log file.
 #[derive(Debug, Clone, clap::Args)]
 pub struct McpArgs {
@@ -140,14 +141,20 @@ impl Shared {
                 (discovery.resolve(name)?, discovery.clone())
             }
         };
+        Ok(self.resolve_kind(kind, &discovery))
+    }
+
+    /// A kind already resolved (through `discovery`), with the configuration as `resolve`
+    /// gives it.
+    fn resolve_kind(&self, kind: kscope_resources::Kind, discovery: &Discovery) -> super::Resolved {
         let mut config = self.config.clone();
         config.indexes = self.definitions.lock().clone();
-        Ok(super::Resolved {
+        super::Resolved {
             config,
             cluster: self.cluster.clone(),
             kind,
-            discovery,
-        })
+            discovery: discovery.clone(),
+        }
     }
 
     /// The warm informer of `name`'s kind, started (and synced) on first use.
@@ -156,8 +163,17 @@ impl Shared {
         name: &str,
     ) -> Result<(super::Resolved, Arc<dyn warm::WarmKind>), ToolError> {
         let resolved = self.resolve(name).await?;
+        let warm = self.warm_resolved(&resolved).await?;
+        Ok((resolved, warm))
+    }
+
+    /// The warm informer of a kind already resolved, started (and synced) on first use.
+    async fn warm_resolved(
+        &self,
+        resolved: &super::Resolved,
+    ) -> Result<Arc<dyn warm::WarmKind>, ToolError> {
         if let Some(warm) = self.warm.get(&resolved.kind) {
-            return Ok((resolved, warm));
+            return Ok(warm);
         }
         let definitions = kscope_index_views::definitions::indexes_for(
             &resolved.kind,
@@ -166,14 +182,13 @@ impl Shared {
         );
         tracing::info!(kind = %resolved.kind, "mcp: starting an informer");
         let started = warm::start(
-            &resolved,
+            resolved,
             definitions,
             &self.args.cluster,
             self.args.sync_timeout,
         )
         .await?;
-        let warm = self.warm.insert(resolved.kind.clone(), started);
-        Ok((resolved, warm))
+        Ok(self.warm.insert(resolved.kind.clone(), started))
     }
 
     /// The namespace a call names, checked against the scope watched; the scope's own when

@@ -25,6 +25,10 @@ use kscope_informers::lister_watcher::WatchEventType;
 
 use super::warm::Selection;
 use super::{Shared, ToolError};
+use crate::commands::hotloops::loop_lines;
+use crate::commands::timeline::timeline_of;
+use crate::commands::tree::{resolve_kind, tree_in, tree_kinds};
+use kscope_index_views::ownership::Forest;
 
 /// Rows per page unless a call asks for fewer (or more, up to [`MAX_LIMIT`]).
 const DEFAULT_LIMIT: usize = 100;
@@ -134,6 +138,37 @@ pub struct HotloopsParams {
     pub kinds: Vec<String>,
     pub max_bytes: Option<usize>,
 }
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
+pub struct TreeParams {
+    /// The object's kind, named as for kubectl (deploy, rs, widgets.example.com).
+    pub kind: String,
+    pub name: String,
+    /// The object's namespace (default: the scope's).
+    pub namespace: Option<String>,
+    /// The chain of owners up to the root, instead of the dependents.
+    #[serde(default)]
+    pub up: bool,
+    /// The kinds whose objects can be in the tree, separated by commas (the object's own is
+    /// always read); each is started warm if it is not. Default: the workload kinds and
+    /// what they own, as `kscope tree`.
+    pub kinds: Option<String>,
+    pub max_bytes: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema, Serialize)]
+pub struct TimelineParams {
+    pub kind: String,
+    pub name: String,
+    pub namespace: Option<String>,
+    /// Watch the object this many seconds for new versions before answering (default 0: as
+    /// it is now, each field with its last writer; at most 60).
+    pub for_seconds: Option<u64>,
+    pub max_bytes: Option<usize>,
+}
+
+/// The longest a `timeline` call watches.
+const MAX_TIMELINE_SECONDS: u64 = 60;
 
 /// The MCP server: the shared state and its tools.
 #[derive(Clone)]
@@ -289,6 +324,22 @@ impl Server {
     async fn hotloops(&self, Parameters(p): Parameters<HotloopsParams>) -> CallToolResult {
         let result = self.hotloops_json(&p).await;
         answer("hotloops", &p, result)
+    }
+
+    #[tool(
+        description = "An object's ownership tree, as `kscope tree`: its dependents down through ownerReferences (or with up, its owners up to the root), each with its health. Depth first; depth 0 is the root."
+    )]
+    async fn tree(&self, Parameters(p): Parameters<TreeParams>) -> CallToolResult {
+        let result = self.tree_json(&p).await;
+        answer("tree", &p, result)
+    }
+
+    #[tool(
+        description = "An object's timeline, as `kscope timeline`: the object as read now with each field's last writer (from managedFields), each version seen while watching for_seconds with the fields changed and their manager, and its Events, ordered by resourceVersion."
+    )]
+    async fn timeline(&self, Parameters(p): Parameters<TimelineParams>) -> CallToolResult {
+        let result = self.timeline_json(&p).await;
+        answer("timeline", &p, result)
     }
 }
 
@@ -638,12 +689,68 @@ impl Server {
             detector.observe(kind, event, &object, last);
         }
         let report = detector.report(last);
+        let found = loop_lines(&report);
         let report = serde_json::to_value(&report).unwrap_or_default();
         let (text, truncated) = capped(report.to_string(), bytes(p.max_bytes));
         Ok(match truncated {
-            false => json!({ "report": report, "truncated": false }),
-            true => json!({ "report_text": text, "truncated": true }),
+            false => json!({ "found": found, "report": report, "truncated": false }),
+            true => json!({ "found": found, "report_text": text, "truncated": true }),
         })
+    }
+}
+
+impl Server {
+    async fn tree_json(&self, p: &TreeParams) -> Result<Value, ToolError> {
+        let discovery = self.shared.discovery().await?.clone();
+        let target = resolve_kind(&discovery, &p.kind)?;
+        let namespace = self.shared.namespace(p.namespace.as_deref())?;
+        let mut forest = Forest::new();
+        for kind in tree_kinds(&discovery, &target, p.kinds.as_deref())? {
+            let resolved = self.shared.resolve_kind(kind, &discovery);
+            forest.add(self.shared.warm_resolved(&resolved).await?.ownership());
+        }
+        let tree = tree_in(&forest, &target, namespace.as_deref(), &p.name, p.up)?;
+        let nodes = tree.lines().into_iter().map(|(prefix, node)| {
+            let mut value = serde_json::to_value(node).unwrap_or_default();
+            value["depth"] = json!(prefix.chars().count() / 2);
+            value
+        });
+        let (nodes, truncated) = fitting(nodes, bytes(p.max_bytes));
+        Ok(json!({ "objects": tree.len(), "nodes": nodes, "truncated": truncated }))
+    }
+
+    async fn timeline_json(&self, p: &TimelineParams) -> Result<Value, ToolError> {
+        let resolved = self.shared.resolve(&p.kind).await?;
+        let events = self.shared.resolve("events").await?;
+        let namespace = self
+            .shared
+            .namespace(p.namespace.as_deref())?
+            .filter(|_| resolved.kind.namespaced());
+        let informer = crate::commands::InformerArgs {
+            resource: String::new(),
+            cluster: self.shared.args.cluster.clone(),
+            selector: None,
+            field_selector: None,
+            config: None,
+            fifo: None,
+            initial_list: None,
+        };
+        let watch_for = p.for_seconds.unwrap_or(0).min(MAX_TIMELINE_SECONDS);
+        let entries = timeline_of(
+            &informer,
+            &resolved,
+            &events.kind,
+            namespace.as_deref(),
+            &p.name,
+            std::time::Duration::from_secs(watch_for),
+        )
+        .await?;
+        let total = entries.len();
+        let entries = entries
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap_or_default());
+        let (entries, truncated) = fitting(entries, bytes(p.max_bytes));
+        Ok(json!({ "total": total, "entries": entries, "truncated": truncated }))
     }
 }
 

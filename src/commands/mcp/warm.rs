@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use kscope_client::cluster::NamespaceScope;
 use kscope_index_views::columns::{SortKey, TableRow};
 use kscope_index_views::definitions::IndexDefinition;
+use kscope_index_views::ownership::{OwnershipStore, StoreOf};
 use kscope_index_views::query::{FuzzyFilter, Query};
 use kscope_index_views::registry::IndexRegistry;
 use kscope_informers::instrument::tap::Tap;
@@ -61,6 +62,8 @@ pub trait WarmKind: Send + Sync {
     fn add_index(&self, definition: IndexDefinition) -> Result<(), ToolError>;
     /// Stops the informer; what still reads the store keeps its last state.
     fn stop(&self);
+    /// The store as an ownership tree reads it (by its owner-uid index).
+    fn ownership(&self) -> Arc<dyn OwnershipStore>;
 }
 
 struct Warm<T> {
@@ -249,6 +252,13 @@ impl<T: TableRow> WarmKind for Warm<T> {
             tokio::spawn(informer.shutdown());
         }
     }
+
+    fn ownership(&self) -> Arc<dyn OwnershipStore> {
+        Arc::new(StoreOf::new(
+            self.kind.kind().to_string(),
+            self.registry.indexer().clone(),
+        ))
+    }
 }
 
 /// Starts a warm informer on `resolved.kind`, with its projection's type.
@@ -359,6 +369,10 @@ mod tests {
         }
         fn stop(&self) {
             self.stopped.store(true, Ordering::SeqCst);
+        }
+        fn ownership(&self) -> Arc<dyn OwnershipStore> {
+            let empty = kscope_informers::indexer::IndexerWriter::<Pod>::default();
+            Arc::new(StoreOf::new("Pod", empty.reader()))
         }
     }
 

@@ -3,8 +3,10 @@
 //! more kinds, as the server sent them, so a bug seen once can be replayed. The layout is
 //! documented in `docs/recording.md`; [`format`] reads and writes it, [`state`] folds the
 //! records into the store each kind held, and [`object`] is the object a recorder lists and
-//! watches (its raw JSON, keyed as any other).
+//! watches (its raw JSON, keyed as any other); [`pipelines`] runs a recording through the
+//! FIFOs.
 
 pub mod format;
 pub mod object;
+pub mod pipelines;
 pub mod state;
