@@ -55,7 +55,7 @@ pub struct Watchers {
     notify: Arc<watch::Sender<u64>>,
     listed: Arc<AtomicUsize>,
     /// Dropped, each ends its informer's task.
-    _stops: Vec<oneshot::Sender<()>>,
+    stops: Vec<oneshot::Sender<()>>,
 }
 
 impl Watchers {
@@ -74,7 +74,7 @@ impl Watchers {
             changed,
             notify: Arc::new(notify),
             listed: Arc::new(AtomicUsize::new(0)),
-            _stops: Vec::with_capacity(kinds.len()),
+            stops: Vec::with_capacity(kinds.len()),
         };
         for kind in kinds {
             let tap = tap_of(kind);
@@ -108,7 +108,7 @@ impl Watchers {
         config.tap = tap;
         let informer = RunningInformer::start(config, lister_watcher, writer);
         let (stop, mut stopped) = oneshot::channel::<()>();
-        self._stops.push(stop);
+        self.stops.push(stop);
         let (notify, listed) = (self.notify.clone(), self.listed.clone());
         tokio::spawn(async move {
             let shared = informer.informer().clone();
