@@ -266,6 +266,10 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let mut stdout = std::io::stdout().lock();
     match command {
+        // Several contexts are a fleet: one table or List across the clusters.
+        Command::Get(args) if args.informer.cluster.several_contexts() => {
+            runtime.block_on(kscope::commands::fleet::run(&args, &mut stdout))?
+        }
         Command::Get(args) => runtime.block_on(kscope::commands::get::run(&args, &mut stdout))?,
         Command::Deltas(args) => match &args.for_owner {
             // Grouped into reconciles: its own command, which reads the deltas' flags.

@@ -18,7 +18,7 @@ use kscope_resources::{
     Deployment, GenericObject, Kind, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
 
-use super::get::{GetArgs, STORE_DRAIN, full_objects, select_keys};
+use super::get::{GetArgs, STORE_DRAIN, full_objects, query, select_keys};
 use super::output::{OutputFormat, TableShape, list_of, table_cells, write_object, write_table};
 use super::{CommandError, Resolved, check_current, start_informer, wait_for_sync_reporting};
 
@@ -38,7 +38,10 @@ struct ClusterPart {
     stale: Option<String>,
 }
 
-pub async fn run(args: &GetArgs, query: Query, out: &mut impl Write) -> Result<(), CommandError> {
+/// `kscope get` when its flags name several contexts
+/// ([`kscope_client::cluster::ClusterArgs::several_contexts`]).
+pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandError> {
+    let query = query(args)?;
     let resource = args.informer.resource.trim();
     if resource.is_empty() || resource.contains(',') {
         return Err(CommandError::Usage(

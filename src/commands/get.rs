@@ -89,7 +89,7 @@ pub struct GetArgs {
 }
 
 /// The query of `--filter` and `--index NAME=VALUE` terms together.
-fn query(args: &GetArgs) -> Result<Query, CommandError> {
+pub(super) fn query(args: &GetArgs) -> Result<Query, CommandError> {
     let mut query = match &args.filter {
         Some(text) => Query::parse(text).map_err(|source| CommandError::Filter {
             text: text.clone(),
@@ -116,9 +116,6 @@ fn query(args: &GetArgs) -> Result<Query, CommandError> {
 
 pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandError> {
     let query = query(args)?;
-    if args.informer.cluster.several_contexts() {
-        return super::fleet::run(args, query, out).await;
-    }
     if !args.names.is_empty() && args.informer.cluster.all_namespaces {
         return Err(CommandError::Usage(
             "a resource cannot be retrieved by name across all namespaces".into(),
