@@ -24,6 +24,7 @@ kind: Pod
 metadata:
   name: web
   namespace: pf
+  labels: {app: web}
 spec:
   containers:
   - name: app
@@ -31,6 +32,16 @@ spec:
     ports:
     - {containerPort: 8080, name: http}
     - {containerPort: 9090, name: metrics}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: pf
+spec:
+  selector: {app: web}
+  ports:
+  - {name: http, port: 80, targetPort: http}
 "#;
 
 /// A small sim with pod `pf/web` running, its kubeconfig and a scratch directory.
@@ -202,6 +213,14 @@ async fn a_forward_reaches_the_pods_server_counts_its_connections_and_stops() {
     });
     insta::assert_snapshot!("list_80x24", popup(&screen, "port-forwards (1)"));
 
+    // The simulated server's bulk download, for throughput: every byte comes through.
+    let answer = get(port, "/bytes/100000")
+        .await
+        .expect("GET through the forward");
+    let (head, body) = answer.split_once("\r\n\r\n").expect("an HTTP answer");
+    assert!(head.contains("content-length: 100000"), "{head}");
+    assert_eq!(body.len(), 100_000);
+
     session.keys(&["C-d"]);
     session.wait_for("the forward stopped", |s| s.contains("port-forwards (0)"));
     wait::until(
@@ -246,4 +265,30 @@ async fn a_forward_whose_pod_is_deleted_says_so_and_closes_its_port() {
         },
     )
     .await;
+}
+
+#[tokio::test]
+async fn a_forward_on_a_service_goes_to_its_target_port_on_a_ready_pod() {
+    let Some(fx) = Fixture::start("service").await else {
+        return;
+    };
+    let session = fx.kscope();
+    session.wait_for("pod web", |s| s.contains("web") && s.contains("Running"));
+    session.keys(&[":", "svc", "Enter"]);
+    session.wait_for("service web", |s| {
+        s.contains("ClusterIP") && s.contains("web")
+    });
+    session.keys(&["F"]);
+    // Service port 80, targetPort `http`: the pod's container port 8080.
+    session.wait_for("the service's port", |s| {
+        s.contains("> 80 → web app/http 8080")
+    });
+    session.keys(&["Enter"]);
+    let screen = session.wait_for("the forward", |s| forwarding(s).is_some());
+    assert!(screen.contains("→ pf/web:8080"), "{screen}");
+    let port = forwarding(&screen).expect("a local port");
+    let answer = get(port, "/healthz")
+        .await
+        .expect("GET through the forward");
+    assert!(answer.ends_with("\r\n\r\nok\n"), "{answer}");
 }
