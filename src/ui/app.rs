@@ -386,6 +386,10 @@ impl App {
             ));
             return Vec::new();
         }
+        if let Some(refusal) = self.denied(action) {
+            self.ui.state.command.error = Some(refusal);
+            return Vec::new();
+        }
         let kind = self.tables.table.kind().clone();
         let keys: Vec<kscope_informers::keys::Key> = if self.ui.state.table.marks.is_empty() {
             match self.tables.table.selected_object() {
@@ -397,6 +401,19 @@ impl App {
         };
         let targets = keys.iter().map(|key| target(kind.clone(), key)).collect();
         self.confirm(verb, targets)
+    }
+
+    /// What `action`'s key says when the server's access review for the table shown said
+    /// no: who may not do what, and that nothing was sent.
+    fn denied(&self, action: &Action) -> Option<String> {
+        let state = &self.ui.state;
+        let (_, why) = state.forbidden.iter().find(|(a, _)| a == action)?;
+        let key = state
+            .keymap
+            .keys(Section::Normal, action)
+            .first()
+            .map_or_else(String::new, ToString::to_string);
+        Some(format!("{key}: {why}; nothing was sent"))
     }
 
     /// Opens the confirm dialog of `verb` on `targets`.
@@ -937,6 +954,14 @@ impl App {
             self.ui.state.command.error = Some(format!(
                 "{verb} is a write: start kscope with --readwrite (or readwrite: true in the config)"
             ));
+            return Vec::new();
+        }
+        let action = match kind {
+            SessionKind::Shell(_) => Action::OpenShell,
+            SessionKind::Attach => Action::Attach,
+        };
+        if let Some(refusal) = self.denied(&action) {
+            self.ui.state.command.error = Some(refusal);
             return Vec::new();
         }
         let Some((kind_shown, key)) = self.tables.table.selected_object() else {

@@ -6,7 +6,9 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use futures::{FutureExt, StreamExt, stream};
 use parking_lot::Mutex;
 
 use serde_json::{Value, json};
@@ -176,13 +178,42 @@ pub enum WriteEvent {
 }
 
 /// One SelfSubjectAccessReview's question: namespace, verb, group, resource.
-type AccessKey = (Option<String>, &'static str, String, String);
+type AccessKey = (Option<String>, String, String, String);
+
+/// How long an access answer is kept: a role granted or taken away shows within a minute,
+/// and a table opened again meanwhile asks nothing.
+const ACCESS_TTL: Duration = Duration::from_secs(60);
+
+/// Reviews in flight at once for one table: a table has at most a dozen write keys, and
+/// the API server's other clients (the informers) share the connection pool.
+const REVIEWS_AT_ONCE: usize = 4;
+
+/// The server's access answers (`Some(why)`: denied), each kept for [`ACCESS_TTL`].
+#[derive(Debug, Default)]
+struct AccessCache {
+    answers: HashMap<AccessKey, (Instant, Option<String>)>,
+}
+
+impl AccessCache {
+    /// The answer to `key` if it was given less than [`ACCESS_TTL`] before `now`.
+    fn get(&self, key: &AccessKey, now: Instant) -> Option<Option<String>> {
+        self.answers
+            .get(key)
+            .filter(|(at, _)| now.saturating_duration_since(*at) < ACCESS_TTL)
+            .map(|(_, denied)| denied.clone())
+    }
+
+    fn put(&mut self, key: AccessKey, now: Instant, denied: Option<String>) {
+        self.answers.insert(key, (now, denied));
+    }
+}
 
 /// The review behind each write key that applies to `kind`: (key's action, verb, group,
-/// resource). A drain is asked as its cordon's patch.
+/// resource). A drain is asked as its cordon's patch; a shell and an attach as the
+/// `create` on `pods/exec` and `pods/attach` the server asks for.
 fn access_checks(kind: &Kind) -> Vec<(Action, &'static str, String, String)> {
     let own = |verb| (verb, kind.group().to_string(), kind.plural().to_string());
-    [
+    let mut checks: Vec<_> = [
         Action::Delete,
         Action::Kill,
         Action::Restart,
@@ -203,7 +234,54 @@ fn access_checks(kind: &Kind) -> Vec<(Action, &'static str, String, String)> {
         };
         Some((action, verb, group, resource))
     })
-    .collect()
+    .collect();
+    if (kind.group(), kind.plural()) == ("", "pods") {
+        checks.push((
+            Action::OpenShell,
+            "create",
+            String::new(),
+            "pods/exec".into(),
+        ));
+        checks.push((
+            Action::Attach,
+            "create",
+            String::new(),
+            "pods/attach".into(),
+        ));
+    }
+    checks
+}
+
+/// Why a review said no, as a person reads it: who may not do what where, then the
+/// server's reason when it gives one.
+fn denial(user: &str, verb: &str, resource: &str, namespace: Option<&str>, reason: &str) -> String {
+    let user = if user.is_empty() { "your user" } else { user };
+    let where_ = namespace.map_or("in any namespace".to_string(), |ns| format!("in {ns}"));
+    match reason {
+        "" => format!("{user} cannot {verb} {resource} {where_}"),
+        reason => format!("{user} cannot {verb} {resource} {where_}: {reason}"),
+    }
+}
+
+/// One key's review: the cache's answer when it `known` one, else the server's, kept.
+/// `Some(why)` when denied; `None` when allowed or when the review itself failed.
+async fn review_one(
+    client: kube::Client,
+    access: Arc<Mutex<AccessCache>>,
+    user: String,
+    key: AccessKey,
+    known: Option<Option<String>>,
+) -> Option<String> {
+    if let Some(denied) = known {
+        return denied;
+    }
+    let (namespace, verb, group, resource) = &key;
+    let (allowed, reason) = write::can_i(&client, verb, group, resource, namespace.as_deref())
+        .await
+        .ok()?;
+    let denied = (!allowed).then(|| denial(&user, verb, resource, namespace.as_deref(), &reason));
+    access.lock().put(key, Instant::now(), denied.clone());
+    denied
 }
 
 /// Starts the dialog's reads and the confirmed writes, and hands back their answers.
@@ -213,9 +291,11 @@ pub struct WriteController {
     sender: mpsc::UnboundedSender<WriteEvent>,
     receiver: mpsc::UnboundedReceiver<WriteEvent>,
     next_id: u64,
-    /// The server's answers so far (`Some(why)`: denied), so a table opened again asks
-    /// nothing; per controller, so per context.
-    access: Arc<Mutex<HashMap<AccessKey, Option<String>>>>,
+    /// The server's answers so far, so a table opened again asks nothing; per controller,
+    /// so per context.
+    access: Arc<Mutex<AccessCache>>,
+    /// The user's name (SelfSubjectReview), asked once, for the refusals' wording.
+    user: Arc<Mutex<Option<String>>>,
 }
 
 impl WriteController {
@@ -228,55 +308,53 @@ impl WriteController {
             receiver,
             next_id: 0,
             access: Arc::default(),
+            user: Arc::default(),
         }
     }
 
     /// Asks the server what the write keys may do on a table of `kind` in `namespace`
-    /// (every namespace: `None`), answers kept per namespace, verb and resource; the
-    /// answer comes as [`WriteEvent::Access`]. A review that fails denies nothing: the
-    /// write's own dry run still asks.
+    /// (every namespace: `None`): the reviews concurrently, at most [`REVIEWS_AT_ONCE`] at a
+    /// time, answers kept per namespace, verb and resource for [`ACCESS_TTL`]; the answer
+    /// comes as [`WriteEvent::Access`]. A review that fails denies nothing: the write's own
+    /// dry run still asks.
     pub fn review(&self, kind: &Kind, namespace: Option<String>) {
         let client = self.client.clone();
         let sender = self.sender.clone();
         let access = self.access.clone();
+        let user = self.user.clone();
         let kind = kind.clone();
         tokio::spawn(async move {
-            let mut forbidden = Vec::new();
-            for (action, verb, group, resource) in access_checks(&kind) {
-                let key: AccessKey = (namespace.clone(), verb, group.clone(), resource.clone());
-                let known = access.lock().get(&key).cloned();
-                let denied = match known {
-                    Some(denied) => denied,
-                    None => {
-                        let Ok((allowed, reason)) =
-                            write::can_i(&client, verb, &group, &resource, namespace.as_deref())
-                                .await
-                        else {
-                            continue;
-                        };
-                        let where_ = namespace
-                            .as_deref()
-                            .map_or("in every namespace".to_string(), |ns| {
-                                format!("in the namespace \"{ns}\"")
-                            });
-                        let denied = (!allowed).then(|| match reason.as_str() {
-                            "" => format!("your user may not {verb} {resource} {where_}"),
-                            reason => {
-                                format!("your user may not {verb} {resource} {where_}: {reason}")
-                            }
-                        });
-                        access.lock().insert(key, denied.clone());
-                        denied
-                    }
-                };
-                if let Some(why) = denied {
-                    forbidden.push((action, why));
-                }
+            let checks = access_checks(&kind);
+            let asked: Vec<_> = {
+                let cache = access.lock();
+                let now = Instant::now();
+                checks
+                    .into_iter()
+                    .map(|(action, verb, group, resource)| {
+                        let key: AccessKey = (namespace.clone(), verb.to_string(), group, resource);
+                        let known = cache.get(&key, now);
+                        (action, key, known)
+                    })
+                    .collect()
+            };
+            if asked.iter().any(|(_, _, known)| known.is_none()) && user.lock().is_none() {
+                // Only the name in the refusal depends on it: a failure says "your user".
+                let name = write::whoami(&client).await.unwrap_or_default();
+                *user.lock() = Some(name);
             }
+            let name = user.lock().clone().unwrap_or_default();
+            let answers: Vec<Option<(Action, String)>> = stream::iter(asked)
+                .map(|(action, key, known)| {
+                    review_one(client.clone(), access.clone(), name.clone(), key, known)
+                        .map(move |denied| denied.map(|why| (action, why)))
+                })
+                .buffered(REVIEWS_AT_ONCE)
+                .collect()
+                .await;
             let _ = sender.send(WriteEvent::Access {
                 kind,
                 namespace,
-                forbidden,
+                forbidden: answers.into_iter().flatten().collect(),
             });
         });
     }
@@ -458,7 +536,7 @@ async fn prepare(
     for (target, object) in targets.iter().zip(&objects) {
         let answer = dry_run_one(client, verb, target, object, replicas).await;
         if let Err(err) = answer {
-            dry_run = Err(format!("{}: {err}", target.label()));
+            dry_run = Err(format!("{}: {}", target.label(), plain(&err)));
             break;
         }
     }
@@ -1005,6 +1083,75 @@ mod tests {
         let mut restart = ConfirmDialog::open(plan(Verb::Restart));
         restart.handle_key(&Action::ConfirmChar('5'));
         assert_eq!(restart.number, "", "only a scale takes digits");
+    }
+
+    /// An answer is kept for the TTL, then asked again; each namespace and verb apart.
+    #[test]
+    fn access_answers_are_kept_for_their_ttl_per_namespace_and_verb() {
+        let mut cache = AccessCache::default();
+        let key = |ns: &str, verb: &str| {
+            (
+                Some(ns.to_string()),
+                verb.to_string(),
+                String::new(),
+                "pods".to_string(),
+            )
+        };
+        let then = Instant::now();
+        cache.put(key("demo", "delete"), then, Some("no".into()));
+        cache.put(key("demo", "patch"), then, None);
+        assert_eq!(
+            cache.get(&key("demo", "delete"), then),
+            Some(Some("no".into()))
+        );
+        assert_eq!(cache.get(&key("demo", "patch"), then), Some(None));
+        assert_eq!(cache.get(&key("other", "delete"), then), None);
+        let later = then + ACCESS_TTL;
+        assert_eq!(cache.get(&key("demo", "delete"), later), None, "expired");
+    }
+
+    /// A refusal names the user, the verb, the resource and the namespace.
+    #[test]
+    fn a_denial_says_who_may_not_do_what_where() {
+        assert_eq!(
+            denial("viewer", "delete", "pods", Some("demo"), ""),
+            "viewer cannot delete pods in demo"
+        );
+        assert_eq!(
+            denial("", "create", "pods/exec", None, "no RBAC rule"),
+            "your user cannot create pods/exec in any namespace: no RBAC rule"
+        );
+    }
+
+    /// A pod table also asks for the shell's and attach's subresources.
+    #[test]
+    fn a_pod_table_reviews_its_shell_and_attach() {
+        let checks = access_checks(&ResourceKind::Pods.into());
+        let asked: Vec<(&Action, &str, &str)> = checks
+            .iter()
+            .map(|(a, verb, _, resource)| (a, *verb, resource.as_str()))
+            .collect();
+        assert!(
+            asked.contains(&(&Action::Delete, "delete", "pods")),
+            "{asked:?}"
+        );
+        assert!(asked.contains(&(&Action::OpenShell, "create", "pods/exec")));
+        assert!(asked.contains(&(&Action::Attach, "create", "pods/attach")));
+        assert!(!asked.iter().any(|(a, ..)| **a == Action::Scale));
+    }
+
+    /// A 403 at write time says in plain words that this user may not, with the
+    /// server's own message naming who and what.
+    #[test]
+    fn a_403_says_the_user_may_not() {
+        let err = WriteError::Forbidden {
+            message: r#"pods "web-1" is forbidden: User "viewer" cannot delete resource "pods""#
+                .into(),
+        };
+        assert_eq!(
+            plain(&err),
+            r#"your user may not do this (403 Forbidden): pods "web-1" is forbidden: User "viewer" cannot delete resource "pods""#
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::common::tmux::Session;
 use crate::common::tools;
 
 /// A sim in its own process, its kubeconfig, and a scratch HOME and XDG directories.
-struct Fixture {
+pub(crate) struct Fixture {
     name: String,
     dir: PathBuf,
     sim: Child,
@@ -21,12 +21,12 @@ struct Fixture {
 
 impl Fixture {
     /// `None` (skip, or fail under CI) where tmux or kubectl is missing.
-    async fn start(name: &str) -> Option<Self> {
+    pub(crate) async fn start(name: &str) -> Option<Self> {
         Self::start_with(name, &[]).await
     }
 
     /// The same, with more `kscope sim` flags.
-    async fn start_with(name: &str, more: &[&str]) -> Option<Self> {
+    pub(crate) async fn start_with(name: &str, more: &[&str]) -> Option<Self> {
         tools::required("tmux", "to run kscope in a real terminal")?;
         let kubectl = tools::required("kubectl", "to check kscope's writes")?;
         let dir = temp_dir(&format!("act-{name}"));
@@ -43,14 +43,14 @@ impl Fixture {
     }
 
     /// Writes kscope's user configuration (`$XDG_CONFIG_HOME/kscope/config.yaml`).
-    fn config(&self, text: &str) {
+    pub(crate) fn config(&self, text: &str) {
         let dir = self.dir.join("config/kscope");
         std::fs::create_dir_all(&dir).expect("config dir");
         std::fs::write(dir.join("config.yaml"), text).expect("config");
     }
 
     /// kscope with `args` in a 160x50 terminal of its own.
-    fn kscope(&self, args: &str) -> Session {
+    pub(crate) fn kscope(&self, args: &str) -> Session {
         let command = format!(
             "env KUBECONFIG={} HOME={dir} XDG_STATE_HOME={dir}/state XDG_CONFIG_HOME={dir}/config {} {args}",
             self.kubeconfig.display(),
@@ -61,7 +61,7 @@ impl Fixture {
     }
 
     /// kubectl against the sim: (success, stdout, stderr).
-    fn kubectl(&self, args: &[&str]) -> (bool, String, String) {
+    pub(crate) fn kubectl(&self, args: &[&str]) -> (bool, String, String) {
         let out = Command::new(&self.kubectl)
             .args(args)
             .env("KUBECONFIG", &self.kubeconfig)
@@ -76,14 +76,14 @@ impl Fixture {
         )
     }
 
-    fn kubectl_ok(&self, args: &[&str]) -> String {
+    pub(crate) fn kubectl_ok(&self, args: &[&str]) -> String {
         let (ok, out, err) = self.kubectl(args);
         assert!(ok, "kubectl {args:?}: {err}");
         out
     }
 
     /// Waits (bounded) until kubectl's output for `args` satisfies `ok`.
-    async fn kubectl_until(&self, what: &str, args: &[&str], ok: impl Fn(&str) -> bool) {
+    pub(crate) async fn kubectl_until(&self, what: &str, args: &[&str], ok: impl Fn(&str) -> bool) {
         crate::common::wait::until(what, || {
             let (_, out, err) = self.kubectl(args);
             ok(&out).then_some(()).ok_or(format!("{out}{err}"))
@@ -92,7 +92,7 @@ impl Fixture {
     }
 
     /// What kscope logged.
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(self.dir.join("state/kscope/kscope.log")).unwrap_or_default()
     }
 }
@@ -106,7 +106,7 @@ impl Drop for Fixture {
 }
 
 /// The table's rows: the lines after the header and column titles, up to the panels.
-fn rows(screen: &str) -> Vec<&str> {
+pub(crate) fn rows(screen: &str) -> Vec<&str> {
     screen
         .lines()
         .skip(3)
@@ -114,7 +114,7 @@ fn rows(screen: &str) -> Vec<&str> {
         .collect()
 }
 
-fn listed(screen: &str) -> bool {
+pub(crate) fn listed(screen: &str) -> bool {
     screen.contains("watching at rv") && !rows(screen).is_empty()
 }
 
@@ -446,24 +446,7 @@ async fn the_viewer_may_only_read_and_is_told_so_in_the_servers_words() {
         "{err}"
     );
 
-    // kscope as the viewer: the dialog's dry run already says no, in plain words, and y
-    // does nothing.
-    let session = fx.kscope("--readwrite --context kscope-sim-viewer -n payments-prod");
-    session.wait_for("the pods", listed);
-    session.keys(&["C-d"]);
-    let screen = session.wait_for("the refusal", |s| s.contains("dry run refused"));
-    assert!(
-        screen.contains("not allowed") && screen.contains(r#"User "viewer""#),
-        "{screen}"
-    );
-    session.keys(&["y"]);
-    session.keys(&["n"]);
-    session.wait_for("the dialog to close", |s| !s.contains("dry run refused"));
-    // Help dims the writes the server's SelfSubjectAccessReview denies, saying why.
-    session.keys(&["?"]);
-    session.wait_for("the dimmed delete", |s| {
-        dimmed_entry(s, "ctrl-d").contains("(not allowed: your user may not delete pods")
-    });
+    // kscope as the viewer: act_rbac.rs.
     let (ok, _, err) = fx.kubectl(&["get", "pod", &pod, "-n", "payments-prod"]);
     assert!(ok, "the pod is still there: {err}");
 }
@@ -506,14 +489,14 @@ async fn c_copies_the_name_and_the_yaml_by_osc52() {
 
 /// The help entry of `key` as one line: its first row and the rows its words wrapped onto,
 /// read in its own column only (a wide help has two).
-fn dimmed_entry(screen: &str, key: &str) -> String {
+pub(crate) fn dimmed_entry(screen: &str, key: &str) -> String {
     let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
-    let needle: Vec<char> = format!("{key} ").chars().collect();
+    // A key starts its column (after the border or spaces) and is padded to 14.
+    let needle: Vec<char> = format!("{key}  ").chars().collect();
     for (row, line) in lines.iter().enumerate() {
-        let Some(column) = line
-            .windows(needle.len())
-            .position(|w| w == needle.as_slice())
-        else {
+        let Some(column) = line.windows(needle.len()).enumerate().position(|(at, w)| {
+            w == needle.as_slice() && (at == 0 || matches!(line[at - 1], '│' | ' '))
+        }) else {
             continue;
         };
         // An entry's words start after the key column (14 wide) and end at the next one.

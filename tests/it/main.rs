@@ -9,6 +9,7 @@
 )]
 
 mod act_exec;
+mod act_rbac;
 mod act_shell_tui;
 mod act_writes;
 mod cli_errors;
