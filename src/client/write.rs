@@ -163,6 +163,8 @@ pub enum PatchType {
     Merge,
     /// Kubernetes' strategic merge patch (lists merged by their keys).
     Strategic,
+    /// RFC 6902 JSON patch: operations on paths, as `kubectl rollout undo` sends.
+    Json,
 }
 
 impl PatchType {
@@ -170,6 +172,7 @@ impl PatchType {
         match self {
             Self::Merge => "application/merge-patch+json",
             Self::Strategic => "application/strategic-merge-patch+json",
+            Self::Json => "application/json-patch+json",
         }
     }
 }

@@ -329,13 +329,8 @@ impl App {
     fn take_write(&mut self, event: WriteEvent) {
         let state = &mut self.ui.state;
         match event {
-            WriteEvent::Prepared {
-                id,
-                verb,
-                facts,
-                dry_run,
-                replicas,
-            } => state.confirm.prepared(id, verb, facts, dry_run, replicas),
+            WriteEvent::Prepared { id, prepared } => state.confirm.prepared(id, prepared),
+            WriteEvent::Checked { id, dry_run } => state.confirm.checked(id, dry_run),
             WriteEvent::Progress(line) => state.notice = Some(line),
             WriteEvent::Done(Ok(line)) => state.notice = Some(line),
             WriteEvent::Done(Err(line)) => state.command.error = Some(line),
@@ -421,7 +416,11 @@ impl App {
         if targets.is_empty() {
             return Vec::new();
         }
-        if matches!(verb, Verb::Drain | Verb::Scale | Verb::TriggerJob) && targets.len() > 1 {
+        if matches!(
+            verb,
+            Verb::Drain | Verb::Scale | Verb::TriggerJob | Verb::RolloutUndo | Verb::SetImage
+        ) && targets.len() > 1
+        {
             self.ui.state.command.error = Some(format!("{verb} acts on one row at a time"));
             return Vec::new();
         }
@@ -791,6 +790,8 @@ impl App {
                 // A search typed in the detail takes the filter bar's keys.
                 let mode = match state.mode {
                     InputMode::Detail if self.ui.detail.searching() => InputMode::Filter,
+                    // A set image's image is typed with the filter bar's keys.
+                    InputMode::Confirm if state.confirm.typing() => InputMode::Filter,
                     mode => mode,
                 };
                 match map_key(&state.keymap, mode, state.focus, *key) {
@@ -1002,6 +1003,12 @@ impl App {
                 self.confirmed();
                 Vec::new()
             }
+            Some(Effect::Check) => {
+                if let Some(plan) = &self.ui.state.confirm.plan {
+                    self.writes.check(plan);
+                }
+                Vec::new()
+            }
             Some(Effect::Mode(mode)) => {
                 self.ui.state.mode = mode;
                 Vec::new()
@@ -1198,6 +1205,8 @@ impl App {
             | Action::Kill
             | Action::Restart
             | Action::Scale
+            | Action::RolloutUndo
+            | Action::SetImage
             | Action::Cordon
             | Action::Drain
             | Action::Suspend

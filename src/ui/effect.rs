@@ -31,6 +31,8 @@ pub enum Effect {
     Mode(InputMode),
     /// The confirm dialog said yes: do its write.
     Write,
+    /// The confirm dialog's change is typed: ask the server's dry run of it.
+    Check,
     /// Not this component's action: the main screen's.
     Pass,
 }

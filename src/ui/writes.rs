@@ -22,6 +22,8 @@ use kscope_resources::Kind;
 
 use super::effect::Effect;
 
+mod rollback;
+
 /// What a write key asks for, once the object's state is known (cordon or uncordon).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verb {
@@ -29,6 +31,8 @@ pub enum Verb {
     Kill,
     Restart,
     Scale,
+    RolloutUndo,
+    SetImage,
     Cordon,
     Uncordon,
     Drain,
@@ -45,6 +49,8 @@ impl Verb {
             Action::Kill => Self::Kill,
             Action::Restart => Self::Restart,
             Action::Scale => Self::Scale,
+            Action::RolloutUndo => Self::RolloutUndo,
+            Action::SetImage => Self::SetImage,
             Action::Cordon => Self::Cordon,
             Action::Drain => Self::Drain,
             Action::Suspend => Self::Suspend,
@@ -58,7 +64,7 @@ impl Verb {
         let (group, plural) = (kind.group(), kind.plural());
         let ok = match self {
             Self::Delete | Self::Kill => true,
-            Self::Restart => matches!(
+            Self::Restart | Self::RolloutUndo | Self::SetImage => matches!(
                 (group, plural),
                 ("apps", "deployments" | "statefulsets" | "daemonsets")
             ),
@@ -76,7 +82,9 @@ impl Verb {
         }
         Err(match self {
             Self::Delete | Self::Kill => "any object",
-            Self::Restart => "deployments, statefulsets and daemonsets",
+            Self::Restart | Self::RolloutUndo | Self::SetImage => {
+                "deployments, statefulsets and daemonsets"
+            }
             Self::Scale => "deployments, statefulsets and replicasets",
             Self::Cordon | Self::Uncordon | Self::Drain => "nodes",
             Self::Suspend | Self::Resume | Self::TriggerJob => "cronjobs",
@@ -89,6 +97,8 @@ impl Verb {
             Self::Kill => "kill",
             Self::Restart => "restart",
             Self::Scale => "scale",
+            Self::RolloutUndo => "roll back",
+            Self::SetImage => "set the image of",
             Self::Cordon => "cordon",
             Self::Uncordon => "uncordon",
             Self::Drain => "drain",
@@ -152,18 +162,29 @@ pub struct Plan {
     pub dry_run: Option<Result<String, String>>,
     /// Scale: the replicas now.
     pub replicas: Option<i64>,
+    /// A rollout undo: the JSON patch back to the revision the dialog names, sent as read;
+    /// a set image: the strategic merge patch of the image typed.
+    pub patch: Option<Value>,
+}
+
+/// A container a set image may pick: as the pod template names it, its image now, and
+/// whether it is an init container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Container {
+    pub name: String,
+    pub image: String,
+    pub init: bool,
 }
 
 /// One answer from a write task.
 #[derive(Debug)]
 pub enum WriteEvent {
     /// The dialog's facts for preparation `id`.
-    Prepared {
+    Prepared { id: u64, prepared: Prepared },
+    /// The server's dry run of the image typed in set image `id`'s dialog.
+    Checked {
         id: u64,
-        verb: Verb,
-        facts: Vec<String>,
         dry_run: Result<String, String>,
-        replicas: Option<i64>,
     },
     /// A long write's progress (a drain's evictions).
     Progress(String),
@@ -218,6 +239,8 @@ fn access_checks(kind: &Kind) -> Vec<(Action, &'static str, String, String)> {
         Action::Kill,
         Action::Restart,
         Action::Scale,
+        Action::RolloutUndo,
+        Action::SetImage,
         Action::Cordon,
         Action::Drain,
         Action::Suspend,
@@ -378,14 +401,8 @@ impl WriteController {
         let sender = self.sender.clone();
         let read = targets.clone();
         tokio::spawn(async move {
-            let (verb, facts, dry_run, replicas) = prepare(&client, verb, &read).await;
-            let _ = sender.send(WriteEvent::Prepared {
-                id,
-                verb,
-                facts,
-                dry_run,
-                replicas,
-            });
+            let prepared = prepare(&client, verb, &read).await;
+            let _ = sender.send(WriteEvent::Prepared { id, prepared });
         });
         Plan {
             id,
@@ -394,7 +411,34 @@ impl WriteController {
             facts: None,
             dry_run: None,
             replicas: None,
+            patch: None,
         }
+    }
+
+    /// Asks the server for the dry run of `plan`'s patch (a set image's, once typed).
+    pub fn check(&self, plan: &Plan) {
+        let client = self.client.clone();
+        let sender = self.sender.clone();
+        let plan = plan.clone();
+        tokio::spawn(async move {
+            let change = Change {
+                replicas: None,
+                patch: plan.patch.as_ref(),
+            };
+            let mut dry_run = Ok("the server accepts it".to_string());
+            for target in &plan.targets {
+                let answer =
+                    write_one(&client, plan.verb, target, &Value::Null, change, true).await;
+                if let Err(err) = answer {
+                    dry_run = Err(format!("{}: {}", target.label(), plain(&err)));
+                    break;
+                }
+            }
+            let _ = sender.send(WriteEvent::Checked {
+                id: plan.id,
+                dry_run,
+            });
+        });
     }
 
     /// Does the confirmed write; `replicas` is the scale's new count.
@@ -425,13 +469,28 @@ fn listed(names: &[String]) -> String {
     text
 }
 
-/// The dialog's facts: the verb as the object's state makes it, the lines, the dry run and
-/// a scale's current replicas.
-async fn prepare(
-    client: &kube::Client,
-    verb: Verb,
-    targets: &[Target],
-) -> (Verb, Vec<String>, Result<String, String>, Option<i64>) {
+/// What the dialog states, read from the server: the verb as the object's state makes it,
+/// the lines, the dry run, a scale's current replicas, a rollout undo's patch and the
+/// containers a set image picks from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prepared {
+    pub verb: Verb,
+    pub facts: Vec<String>,
+    pub dry_run: Result<String, String>,
+    pub replicas: Option<i64>,
+    pub patch: Option<Value>,
+    pub containers: Vec<Container>,
+}
+
+async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepared {
+    let refused = |verb, facts, why: String| Prepared {
+        verb,
+        facts,
+        dry_run: Err(why),
+        replicas: None,
+        patch: None,
+        containers: Vec::new(),
+    };
     let mut facts = Vec::new();
     let mut objects = Vec::new();
     for target in targets {
@@ -444,7 +503,7 @@ async fn prepare(
         .await
         {
             Ok(object) => objects.push(object),
-            Err(err) => return (verb, facts, Err(err.to_string()), None),
+            Err(err) => return refused(verb, facts, err.to_string()),
         }
     }
     let first = objects.first().cloned().unwrap_or(Value::Null);
@@ -457,6 +516,8 @@ async fn prepare(
     let labels: Vec<String> = targets.iter().map(Target::label).collect();
     facts.push(format!("{verb} {}", listed(&labels)));
     let mut replicas = None;
+    let mut patch = None;
+    let mut containers = Vec::new();
     match verb {
         Verb::Delete | Verb::Kill => {
             facts.push(match verb {
@@ -502,6 +563,30 @@ async fn prepare(
                 replicas.map_or("unset".into(), |r| r.to_string())
             ));
         }
+        Verb::RolloutUndo => match rollback::previous(client, &targets[0], &first).await {
+            Ok(undo) => {
+                facts.extend(undo.facts);
+                patch = Some(undo.patch);
+            }
+            Err(why) => return refused(verb, facts, why),
+        },
+        Verb::SetImage => {
+            containers = template_containers(&first);
+            facts.push(
+                "patches the pod template (strategic merge, as kubectl set image): the \
+                 controller then rolls the pods as its update strategy says"
+                    .into(),
+            );
+            // The dry run waits for the image typed.
+            return Prepared {
+                verb,
+                facts,
+                dry_run: Ok(String::new()),
+                replicas,
+                patch,
+                containers,
+            };
+        }
         Verb::Cordon => facts.push("marks the node unschedulable: no new pods go there".into()),
         Verb::Uncordon => facts.push("the node is cordoned: lets new pods go there again".into()),
         Verb::Drain => {
@@ -520,7 +605,7 @@ async fn prepare(
                         ));
                     }
                 }
-                Err(err) => return (verb, facts, Err(err), None),
+                Err(err) => return refused(verb, facts, err),
             }
         }
         Verb::Suspend => facts.push("no new Jobs are started until it is resumed".into()),
@@ -532,16 +617,60 @@ async fn prepare(
                 .into(),
         ),
     }
+    let change = Change {
+        replicas,
+        patch: patch.as_ref(),
+    };
     let mut dry_run = Ok(String::new());
     for (target, object) in targets.iter().zip(&objects) {
-        let answer = dry_run_one(client, verb, target, object, replicas).await;
+        let answer = write_one(client, verb, target, object, change, true).await;
         if let Err(err) = answer {
             dry_run = Err(format!("{}: {}", target.label(), plain(&err)));
             break;
         }
     }
     let dry_run = dry_run.map(|_| "the server accepts it".to_string());
-    (verb, facts, dry_run, replicas)
+    Prepared {
+        verb,
+        facts,
+        dry_run,
+        replicas,
+        patch,
+        containers,
+    }
+}
+
+/// The containers of `object`'s pod template, init containers first, as kubectl lists them.
+fn template_containers(object: &Value) -> Vec<Container> {
+    [("initContainers", true), ("containers", false)]
+        .into_iter()
+        .flat_map(|(field, init)| {
+            object
+                .pointer(&format!("/spec/template/spec/{field}"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(move |c| {
+                    let text = |f: &str| c.get(f).and_then(Value::as_str).unwrap_or_default();
+                    Container {
+                        name: text("name").to_string(),
+                        image: text("image").to_string(),
+                        init,
+                    }
+                })
+        })
+        .collect()
+}
+
+/// The strategic merge patch `kubectl set image` sends for one container: the list merges
+/// by name, so the other containers stay as they are.
+fn image_patch(container: &Container, image: &str) -> Value {
+    let list = if container.init {
+        "initContainers"
+    } else {
+        "containers"
+    };
+    json!({"spec": {"template": {"spec": {list: [{"name": container.name, "image": image}]}}}})
 }
 
 /// What an object of (group, plural) owns, one level down: (list path with `{ns}`, the
@@ -666,15 +795,23 @@ async fn drained_pods(
     Ok((evicted, skipped))
 }
 
+/// What a write sets, beyond its verb: a scale's count, a rollout undo's patch.
+#[derive(Debug, Clone, Copy, Default)]
+struct Change<'a> {
+    replicas: Option<i64>,
+    patch: Option<&'a Value>,
+}
+
 /// One write of `verb` on `target` (`object` as read), as a dry run or for real.
 async fn write_one(
     client: &kube::Client,
     verb: Verb,
     target: &Target,
     object: &Value,
-    replicas: Option<i64>,
+    change: Change<'_>,
     dry_run: bool,
 ) -> Result<(), WriteError> {
+    let replicas = change.replicas;
     let merge = |body: Value| async move {
         write::patch(client, target, PatchType::Merge, &body, dry_run).await
     };
@@ -696,6 +833,14 @@ async fn write_one(
         }
         Verb::Scale => {
             merge(json!({"spec": {"replicas": replicas}})).await?;
+        }
+        Verb::RolloutUndo => {
+            let body = change.patch.cloned().unwrap_or(Value::Null);
+            write::patch(client, target, PatchType::Json, &body, dry_run).await?;
+        }
+        Verb::SetImage => {
+            let body = change.patch.cloned().unwrap_or(Value::Null);
+            write::patch(client, target, PatchType::Strategic, &body, dry_run).await?;
         }
         Verb::Cordon | Verb::Drain => {
             merge(json!({"spec": {"unschedulable": true}})).await?;
@@ -722,16 +867,6 @@ async fn write_one(
         }
     }
     Ok(())
-}
-
-async fn dry_run_one(
-    client: &kube::Client,
-    verb: Verb,
-    target: &Target,
-    object: &Value,
-    replicas: Option<i64>,
-) -> Result<(), WriteError> {
-    write_one(client, verb, target, object, replicas, true).await
 }
 
 /// The Job `kubectl create job --from=cronjob/NAME` makes: the template's labels,
@@ -807,7 +942,11 @@ async fn execute(
             .map_err(|e| e.to_string())?,
             _ => Value::Null,
         };
-        let result = write_one(client, verb, target, &object, replicas, false).await;
+        let change = Change {
+            replicas,
+            patch: plan.patch.as_ref(),
+        };
+        let result = write_one(client, verb, target, &object, change, false).await;
         audit(context, verb, target, &result);
         if let Err(err) = result {
             failures.push(format!("{}: {}", target.label(), plain(&err)));
@@ -822,6 +961,7 @@ async fn execute(
         Ok(match (verb, replicas) {
             (Verb::Scale, Some(n)) => format!("scaled {} to {n}", listed(&labels)),
             (Verb::Drain, _) => format!("drained {}", listed(&labels)),
+            (Verb::RolloutUndo | Verb::SetImage, _) => format!("{verb} {}: done", listed(&labels)),
             _ => format!("{verb}: {}: done", listed(&labels)),
         })
     } else {
@@ -891,36 +1031,103 @@ pub struct ConfirmDialog {
     pub on_confirm: bool,
     /// A scale's new replica count, as typed.
     pub number: String,
+    /// A set image's containers, the one picked, the image typed, and whether the image
+    /// is still being typed (the dialog then takes the filter bar's keys).
+    pub containers: Vec<Container>,
+    pub container: usize,
+    pub image: String,
+    pub typing: bool,
 }
 
 /// Digits a scale's count may have: 9999 replicas is more than any cluster runs.
 const MAX_DIGITS: usize = 4;
+
+/// Characters an image may have as typed: registry, path, tag and digest fit easily.
+const MAX_IMAGE: usize = 512;
 
 impl ConfirmDialog {
     /// A dialog for `plan`, focus on Cancel.
     pub fn open(plan: Plan) -> Self {
         Self {
             plan: Some(plan),
-            on_confirm: false,
-            number: String::new(),
+            ..Self::default()
         }
     }
 
-    /// Takes the server's facts, if they belong to the plan shown.
-    pub fn prepared(
-        &mut self,
-        id: u64,
-        verb: Verb,
-        facts: Vec<String>,
-        dry_run: Result<String, String>,
-        replicas: Option<i64>,
-    ) {
-        if let Some(plan) = self.plan.as_mut().filter(|p| p.id == id) {
-            plan.verb = verb;
-            plan.facts = Some(facts);
-            plan.dry_run = Some(dry_run);
-            plan.replicas = replicas;
+    /// Takes the server's facts, if they belong to the plan shown. A set image's dry run
+    /// waits for the image typed.
+    pub fn prepared(&mut self, id: u64, prepared: Prepared) {
+        let Some(plan) = self.plan.as_mut().filter(|p| p.id == id) else {
+            return;
+        };
+        plan.verb = prepared.verb;
+        plan.facts = Some(prepared.facts);
+        plan.replicas = prepared.replicas;
+        plan.patch = prepared.patch;
+        plan.dry_run = Some(prepared.dry_run);
+        if plan.verb == Verb::SetImage && matches!(plan.dry_run, Some(Ok(_))) {
+            if prepared.containers.is_empty() {
+                plan.dry_run = Some(Err("the pod template has no containers".into()));
+                return;
+            }
+            plan.dry_run = None;
+            // The first app container, as kubectl's default; init containers come first.
+            self.container = prepared
+                .containers
+                .iter()
+                .position(|c| !c.init)
+                .unwrap_or_default();
+            self.containers = prepared.containers;
+            self.typing = true;
         }
+    }
+
+    /// Takes the server's dry run of a typed image, if it belongs to the plan shown.
+    pub fn checked(&mut self, id: u64, dry_run: Result<String, String>) {
+        if let Some(plan) = self.plan.as_mut().filter(|p| p.id == id && !self.typing) {
+            plan.dry_run = Some(dry_run);
+        }
+    }
+
+    /// Whether a set image's image is being typed.
+    pub fn typing(&self) -> bool {
+        self.typing
+    }
+
+    /// A key while the image is typed: characters, Backspace, up/down pick the container,
+    /// Enter asks for the dry run, Esc cancels.
+    fn type_image(&mut self, action: &Action) -> Option<Effect> {
+        match action {
+            Action::FilterChar(c) if !c.is_whitespace() && self.image.len() < MAX_IMAGE => {
+                self.image.push(*c);
+            }
+            Action::FilterBackspace => {
+                self.image.pop();
+            }
+            Action::LineHistoryPrevious => self.container = self.container.saturating_sub(1),
+            Action::LineHistoryNext if self.container + 1 < self.containers.len() => {
+                self.container += 1;
+            }
+            Action::FilterAccept if !self.image.is_empty() => {
+                let container = self.containers.get(self.container)?;
+                let plan = self.plan.as_mut()?;
+                plan.patch = Some(image_patch(container, &self.image));
+                let kind = if container.init {
+                    "init container"
+                } else {
+                    "container"
+                };
+                plan.facts.get_or_insert_default().push(format!(
+                    "{kind} {}: {} → {}",
+                    container.name, container.image, self.image
+                ));
+                self.typing = false;
+                return Some(Effect::Check);
+            }
+            Action::FilterClear => return Some(Effect::Close),
+            _ => {}
+        }
+        None
     }
 
     /// The scale's typed count, when the plan is a scale.
@@ -942,6 +1149,9 @@ impl ConfirmDialog {
     /// (or Enter on Cancel) cancels; digits type a scale's count. Nothing passes through
     /// to the table behind it.
     pub fn handle_key(&mut self, action: &Action) -> Option<Effect> {
+        if self.typing {
+            return self.type_image(action);
+        }
         let scale = self.plan.as_ref().is_some_and(|p| p.verb == Verb::Scale);
         match action {
             Action::ConfirmYes if self.ready() => return Some(Effect::Write),
@@ -994,6 +1204,22 @@ impl ConfirmDialog {
         if plan.verb == Verb::Scale && plan.facts.is_some() {
             lines.push((format!("new replicas: {}_", self.number), LineStyle::Plain));
         }
+        if self.typing {
+            lines.push(("container (up/down picks):".into(), LineStyle::Plain));
+            for (at, c) in self.containers.iter().enumerate() {
+                let picked = if at == self.container { ">" } else { " " };
+                let init = if c.init { " (init)" } else { "" };
+                lines.push((
+                    format!("{picked} {}{init}: {}", c.name, c.image),
+                    LineStyle::Plain,
+                ));
+            }
+            lines.push((format!("new image: {}_", self.image), LineStyle::Plain));
+            lines.push((
+                "enter: the server's dry run · esc: cancel".into(),
+                LineStyle::Dim,
+            ));
+        }
         lines.push((String::new(), LineStyle::Plain));
         let (yes, no) = (format!("[ {} ]", plan.verb), "[ Cancel ]".to_string());
         let buttons = if self.on_confirm {
@@ -1036,7 +1262,86 @@ mod tests {
             facts: None,
             dry_run: None,
             replicas: None,
+            patch: None,
         }
+    }
+
+    fn answer(verb: Verb, dry_run: Result<String, String>) -> Prepared {
+        Prepared {
+            verb,
+            facts: vec![verb.to_string()],
+            dry_run,
+            replicas: None,
+            patch: None,
+            containers: Vec::new(),
+        }
+    }
+
+    /// Set image: the image is typed (any character, even y and n), up/down pick the
+    /// container, Enter makes the patch and asks for its dry run; only its answer lets
+    /// the write go.
+    #[test]
+    fn a_set_image_types_the_image_then_waits_for_its_dry_run() {
+        let mut dialog = ConfirmDialog::open(plan(Verb::SetImage));
+        let container = |name: &str, init| Container {
+            name: name.into(),
+            image: format!("{name}:1"),
+            init,
+        };
+        dialog.prepared(
+            1,
+            Prepared {
+                containers: vec![
+                    container("setup", true),
+                    container("web", false),
+                    container("log", false),
+                ],
+                ..answer(Verb::SetImage, Ok(String::new()))
+            },
+        );
+        assert!(dialog.typing());
+        assert_eq!(dialog.container, 1, "the first app container");
+        assert_eq!(
+            dialog.handle_key(&Action::FilterAccept),
+            None,
+            "no image yet"
+        );
+        dialog.handle_key(&Action::LineHistoryNext);
+        dialog.handle_key(&Action::LineHistoryNext);
+        assert_eq!(dialog.container, 2);
+        for c in "nyx:2z".chars() {
+            dialog.handle_key(&Action::FilterChar(c));
+        }
+        dialog.handle_key(&Action::FilterBackspace);
+        assert_eq!(
+            dialog.handle_key(&Action::FilterAccept),
+            Some(Effect::Check)
+        );
+        assert!(!dialog.typing());
+        let plan = dialog.plan.clone().unwrap();
+        assert_eq!(
+            plan.patch,
+            Some(json!({"spec": {"template": {"spec": {"containers": [
+                {"name": "log", "image": "nyx:2"}
+            ]}}}}))
+        );
+        assert!(
+            plan.facts
+                .unwrap()
+                .contains(&"container log: log:1 → nyx:2".to_string())
+        );
+        assert_eq!(
+            dialog.handle_key(&Action::ConfirmYes),
+            None,
+            "no dry run yet"
+        );
+        dialog.checked(1, Ok("the server accepts it".into()));
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), Some(Effect::Write));
+        let init = image_patch(&container("setup", true), "s:2");
+        assert_eq!(
+            init["spec"]["template"]["spec"]["initContainers"][0]["image"],
+            "s:2"
+        );
     }
 
     /// Nothing is accepted before the server's facts and dry run are in; then y or Enter
@@ -1045,25 +1350,19 @@ mod tests {
     fn the_dialog_accepts_only_once_the_dry_run_passed() {
         let mut dialog = ConfirmDialog::open(plan(Verb::Restart));
         assert_eq!(dialog.handle_key(&Action::ConfirmYes), None);
-        dialog.prepared(2, Verb::Restart, vec![], Ok("ok".into()), None);
+        dialog.prepared(2, answer(Verb::Restart, Ok("ok".into())));
         assert_eq!(
             dialog.handle_key(&Action::ConfirmYes),
             None,
             "another plan's answer"
         );
-        dialog.prepared(
-            1,
-            Verb::Restart,
-            vec!["restart".into()],
-            Ok("ok".into()),
-            None,
-        );
+        dialog.prepared(1, answer(Verb::Restart, Ok("ok".into())));
         assert_eq!(dialog.handle_key(&Action::ChooseValue), Some(Effect::Close));
         assert_eq!(dialog.handle_key(&Action::ConfirmSwitch), None);
         assert_eq!(dialog.handle_key(&Action::ChooseValue), Some(Effect::Write));
         assert_eq!(dialog.handle_key(&Action::ConfirmYes), Some(Effect::Write));
         assert_eq!(dialog.handle_key(&Action::ConfirmNo), Some(Effect::Close));
-        dialog.prepared(1, Verb::Restart, vec![], Err("forbidden".into()), None);
+        dialog.prepared(1, answer(Verb::Restart, Err("forbidden".into())));
         assert_eq!(dialog.handle_key(&Action::ConfirmYes), None);
     }
 
@@ -1071,7 +1370,13 @@ mod tests {
     #[test]
     fn a_scale_takes_its_count_from_the_digits_typed() {
         let mut dialog = ConfirmDialog::open(plan(Verb::Scale));
-        dialog.prepared(1, Verb::Scale, vec![], Ok("ok".into()), Some(3));
+        dialog.prepared(
+            1,
+            Prepared {
+                replicas: Some(3),
+                ..answer(Verb::Scale, Ok("ok".into()))
+            },
+        );
         assert_eq!(dialog.handle_key(&Action::ConfirmYes), None);
         for c in "123456".chars() {
             dialog.handle_key(&Action::ConfirmChar(c));

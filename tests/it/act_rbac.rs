@@ -95,6 +95,14 @@ async fn the_viewer_sees_its_forbidden_writes_dimmed_and_refused_without_a_reque
     session.wait_for("the restart's refusal", |s| {
         s.contains("r: viewer cannot patch deployments in payments-prod; nothing was sent")
     });
+    for key in ["u", "ctrl-g"] {
+        session.keys(&[&key.replace("ctrl-", "C-")]);
+        session.wait_for("the refusal", |s| {
+            s.contains(&format!(
+                "{key}: viewer cannot patch deployments in payments-prod; nothing was sent"
+            ))
+        });
+    }
     let (ok, _, err) = fx.kubectl(&["get", "pod", &pod, "-n", "payments-prod"]);
     assert!(ok, "the pod is still there: {err}");
     assert!(

@@ -10,6 +10,7 @@
 
 mod act_exec;
 mod act_rbac;
+mod act_rollout;
 mod act_shell_tui;
 mod act_writes;
 mod cli_errors;

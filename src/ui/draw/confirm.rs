@@ -30,7 +30,10 @@ impl Component for ConfirmDialog {
                 LineStyle::Error => Line::styled(text, theme.error()),
             })
             .collect();
-        lines.push(Line::styled(key_hint(&screen.state.keymap), theme.dim()));
+        // While an image is typed, the dialog's own line says which keys work.
+        if !self.typing() {
+            lines.push(Line::styled(key_hint(&screen.state.keymap), theme.dim()));
+        }
         let width = area.width.min(100);
         let inner = usize::from(width.saturating_sub(2)).max(1);
         // Wrapped lines: each takes its width's worth of rows.
