@@ -169,6 +169,8 @@ pub enum Action {
     ConfirmNo,
     /// In the confirm dialog: move between its buttons.
     ConfirmSwitch,
+    /// In a delete's confirm dialog: the next cascade (Background, Foreground, Orphan).
+    ConfirmCascade,
     /// In the confirm dialog: a digit or Backspace in its number input.
     ConfirmChar(char),
     ConfirmBackspace,
@@ -517,6 +519,11 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "confirm-switch",
         Action::ConfirmSwitch,
         "move between the buttons",
+    ),
+    (
+        "confirm-cascade",
+        Action::ConfirmCascade,
+        "a delete's cascade: background, foreground, orphan",
     ),
     (
         "confirm-backspace",

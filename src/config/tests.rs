@@ -284,6 +284,7 @@ fn built_in_keys_bind_every_action() {
         Action::ConfirmYes,
         Action::ConfirmNo,
         Action::ConfirmSwitch,
+        Action::ConfirmCascade,
         Action::ConfirmBackspace,
     ];
     let log_ranges = |a: &Action| matches!(a, Action::LogRange(_));
@@ -370,6 +371,7 @@ fn every_action_but_typing_has_a_name() {
         | Action::ConfirmYes
         | Action::ConfirmNo
         | Action::ConfirmSwitch
+        | Action::ConfirmCascade
         | Action::ConfirmBackspace
         | Action::Copy
         | Action::FavouriteNamespace(_)
@@ -395,7 +397,7 @@ fn every_action_but_typing_has_a_name() {
         ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
         ACTIONS.len()
     );
-    assert_eq!(ACTIONS.len(), 107);
+    assert_eq!(ACTIONS.len(), 108);
 }
 
 #[test]

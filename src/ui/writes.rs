@@ -165,6 +165,10 @@ pub struct Plan {
     /// A rollout undo: the JSON patch back to the revision the dialog names, sent as read;
     /// a set image: the strategic merge patch of the image typed.
     pub patch: Option<Value>,
+    /// A delete's cascade, as chosen in the dialog (kubectl's default until then).
+    pub propagation: Propagation,
+    /// A delete: what its target owns, and what that owns (`Kind ns/name`).
+    pub dependents: Vec<String>,
 }
 
 /// A container a set image may pick: as the pod template names it, its image now, and
@@ -412,10 +416,13 @@ impl WriteController {
             dry_run: None,
             replicas: None,
             patch: None,
+            propagation: Propagation::default(),
+            dependents: Vec::new(),
         }
     }
 
-    /// Asks the server for the dry run of `plan`'s patch (a set image's, once typed).
+    /// Asks the server for the dry run of `plan` as the dialog has it now: a set image's
+    /// typed image, a delete's cascade chosen.
     pub fn check(&self, plan: &Plan) {
         let client = self.client.clone();
         let sender = self.sender.clone();
@@ -424,6 +431,7 @@ impl WriteController {
             let change = Change {
                 replicas: None,
                 patch: plan.patch.as_ref(),
+                propagation: plan.propagation,
             };
             let mut dry_run = Ok("the server accepts it".to_string());
             for target in &plan.targets {
@@ -480,6 +488,7 @@ pub struct Prepared {
     pub replicas: Option<i64>,
     pub patch: Option<Value>,
     pub containers: Vec<Container>,
+    pub dependents: Vec<String>,
 }
 
 async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepared {
@@ -490,6 +499,7 @@ async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepa
         replicas: None,
         patch: None,
         containers: Vec::new(),
+        dependents: Vec::new(),
     };
     let mut facts = Vec::new();
     let mut objects = Vec::new();
@@ -518,6 +528,7 @@ async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepa
     let mut replicas = None;
     let mut patch = None;
     let mut containers = Vec::new();
+    let mut dependents = Vec::new();
     match verb {
         Verb::Delete | Verb::Kill => {
             facts.push(match verb {
@@ -532,24 +543,10 @@ async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepa
                     None => "grace period: the object's own".into(),
                 },
             });
-            facts.push(format!(
-                "cascade: {}: the dependents are deleted after it by the garbage collector",
-                Propagation::Background.as_str()
-            ));
-            let mut dependents = Vec::new();
             for (target, object) in targets.iter().zip(&objects) {
                 let kind = (target.kind.group(), target.kind.plural());
                 dependents_of(client, kind, object, 0, &mut dependents).await;
             }
-            facts.push(if dependents.is_empty() {
-                "dependents that will go: none".into()
-            } else {
-                format!(
-                    "dependents that will go ({}): {}",
-                    dependents.len(),
-                    listed(&dependents)
-                )
-            });
         }
         Verb::Restart => facts.push(
             "sets the pod template's kubectl.kubernetes.io/restartedAt annotation: the \
@@ -585,6 +582,7 @@ async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepa
                 replicas,
                 patch,
                 containers,
+                dependents,
             };
         }
         Verb::Cordon => facts.push("marks the node unschedulable: no new pods go there".into()),
@@ -620,6 +618,7 @@ async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepa
     let change = Change {
         replicas,
         patch: patch.as_ref(),
+        propagation: Propagation::default(),
     };
     let mut dry_run = Ok(String::new());
     for (target, object) in targets.iter().zip(&objects) {
@@ -637,6 +636,7 @@ async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepa
         replicas,
         patch,
         containers,
+        dependents,
     }
 }
 
@@ -795,11 +795,13 @@ async fn drained_pods(
     Ok((evicted, skipped))
 }
 
-/// What a write sets, beyond its verb: a scale's count, a rollout undo's patch.
+/// What a write sets, beyond its verb: a scale's count, a rollout undo's or set image's
+/// patch, a delete's cascade.
 #[derive(Debug, Clone, Copy, Default)]
 struct Change<'a> {
     replicas: Option<i64>,
     patch: Option<&'a Value>,
+    propagation: Propagation,
 }
 
 /// One write of `verb` on `target` (`object` as read), as a dry run or for real.
@@ -819,7 +821,7 @@ async fn write_one(
         Verb::Delete | Verb::Kill => {
             let options = DeleteOptions {
                 grace_period_seconds: (verb == Verb::Kill).then_some(0),
-                propagation: Propagation::Background,
+                propagation: change.propagation,
                 dry_run,
             };
             write::delete(client, target, options).await?;
@@ -945,6 +947,7 @@ async fn execute(
         let change = Change {
             replicas,
             patch: plan.patch.as_ref(),
+            propagation: plan.propagation,
         };
         let result = write_one(client, verb, target, &object, change, false).await;
         audit(context, verb, target, &result);
@@ -1064,6 +1067,7 @@ impl ConfirmDialog {
         plan.facts = Some(prepared.facts);
         plan.replicas = prepared.replicas;
         plan.patch = prepared.patch;
+        plan.dependents = prepared.dependents;
         plan.dry_run = Some(prepared.dry_run);
         if plan.verb == Verb::SetImage && matches!(plan.dry_run, Some(Ok(_))) {
             if prepared.containers.is_empty() {
@@ -1087,6 +1091,13 @@ impl ConfirmDialog {
         if let Some(plan) = self.plan.as_mut().filter(|p| p.id == id && !self.typing) {
             plan.dry_run = Some(dry_run);
         }
+    }
+
+    /// Whether the dialog's write is a delete, whose cascade can be chosen.
+    pub fn cascades(&self) -> bool {
+        self.plan
+            .as_ref()
+            .is_some_and(|p| matches!(p.verb, Verb::Delete | Verb::Kill))
     }
 
     /// Whether a set image's image is being typed.
@@ -1161,6 +1172,19 @@ impl ConfirmDialog {
             Action::ChooseValue if !self.on_confirm => return Some(Effect::Close),
             Action::ConfirmNo => return Some(Effect::Close),
             Action::ConfirmSwitch => self.on_confirm = !self.on_confirm,
+            Action::ConfirmCascade if self.cascades() => {
+                let plan = self.plan.as_mut()?;
+                if plan.facts.is_some() {
+                    plan.propagation = match plan.propagation {
+                        Propagation::Background => Propagation::Foreground,
+                        Propagation::Foreground => Propagation::Orphan,
+                        Propagation::Orphan => Propagation::Background,
+                    };
+                    // The server is asked again, with the cascade chosen.
+                    plan.dry_run = None;
+                    return Some(Effect::Check);
+                }
+            }
             Action::ConfirmChar(c) if scale && self.number.len() < MAX_DIGITS => {
                 self.number.push(*c);
             }
@@ -1192,6 +1216,13 @@ impl ConfirmDialog {
             }
             Some(facts) => {
                 lines.extend(facts.iter().map(|f| (f.clone(), LineStyle::Plain)));
+                if self.cascades() {
+                    lines.extend(
+                        cascade_lines(plan)
+                            .into_iter()
+                            .map(|l| (l, LineStyle::Plain)),
+                    );
+                }
             }
         }
         match &plan.dry_run {
@@ -1237,6 +1268,35 @@ impl ConfirmDialog {
     }
 }
 
+/// A delete's cascade and what it does to the dependents, as the dialog has it chosen.
+fn cascade_lines(plan: &Plan) -> [String; 2] {
+    let policy = plan.propagation.as_str();
+    let cascade = match plan.propagation {
+        Propagation::Background => {
+            "the object goes now, the garbage collector deletes its dependents after it"
+        }
+        Propagation::Foreground => {
+            "the dependents are deleted first; the object stays (foregroundDeletion finalizer) \
+             until they are gone"
+        }
+        Propagation::Orphan => "the dependents stay, their owner reference removed",
+    };
+    let which = match plan.propagation {
+        Propagation::Orphan => "dependents that stay",
+        _ => "dependents that will go",
+    };
+    let dependents = if plan.dependents.is_empty() {
+        format!("{which}: none")
+    } else {
+        format!(
+            "{which} ({}): {}",
+            plan.dependents.len(),
+            listed(&plan.dependents)
+        )
+    };
+    [format!("cascade: {policy}: {cascade}"), dependents]
+}
+
 /// How a dialog line is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineStyle {
@@ -1263,6 +1323,8 @@ mod tests {
             dry_run: None,
             replicas: None,
             patch: None,
+            propagation: Propagation::default(),
+            dependents: Vec::new(),
         }
     }
 
@@ -1274,7 +1336,59 @@ mod tests {
             replicas: None,
             patch: None,
             containers: Vec::new(),
+            dependents: Vec::new(),
         }
+    }
+
+    /// A delete's cascade cycles Background → Foreground → Orphan, each asked of the
+    /// server's dry run again, and the dialog says what happens to the dependents.
+    #[test]
+    fn a_delete_chooses_its_cascade_and_asks_the_dry_run_again() {
+        let mut dialog = ConfirmDialog::open(plan(Verb::Delete));
+        assert_eq!(
+            dialog.handle_key(&Action::ConfirmCascade),
+            None,
+            "no facts yet"
+        );
+        dialog.prepared(
+            1,
+            Prepared {
+                dependents: vec!["ReplicaSet shop/web-1".into()],
+                ..answer(Verb::Delete, Ok("ok".into()))
+            },
+        );
+        let text = |dialog: &ConfirmDialog| {
+            dialog
+                .lines()
+                .into_iter()
+                .map(|(l, _)| l)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert!(text(&dialog).contains("cascade: Background"));
+        assert!(text(&dialog).contains("dependents that will go (1): ReplicaSet shop/web-1"));
+        assert_eq!(
+            dialog.handle_key(&Action::ConfirmCascade),
+            Some(Effect::Check)
+        );
+        assert_eq!(
+            dialog.handle_key(&Action::ConfirmYes),
+            None,
+            "its dry run first"
+        );
+        dialog.checked(1, Ok("ok".into()));
+        assert!(text(&dialog).contains("cascade: Foreground"));
+        dialog.handle_key(&Action::ConfirmCascade);
+        dialog.checked(1, Ok("ok".into()));
+        assert!(text(&dialog).contains("dependents that stay (1): ReplicaSet shop/web-1"));
+        assert_eq!(
+            dialog.plan.as_ref().unwrap().propagation,
+            Propagation::Orphan
+        );
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), Some(Effect::Write));
+        let mut restart = ConfirmDialog::open(plan(Verb::Restart));
+        restart.prepared(1, answer(Verb::Restart, Ok("ok".into())));
+        assert_eq!(restart.handle_key(&Action::ConfirmCascade), None);
     }
 
     /// Set image: the image is typed (any character, even y and n), up/down pick the

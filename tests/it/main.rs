@@ -8,6 +8,7 @@
     reason = "a test or benchmark that cannot set up fails, with its line"
 )]
 
+mod act_cascade;
 mod act_exec;
 mod act_rbac;
 mod act_rollout;
