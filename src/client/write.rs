@@ -163,6 +163,8 @@ pub enum PatchType {
     Merge,
     /// Kubernetes' strategic merge patch (lists merged by their keys).
     Strategic,
+    /// RFC 6902 JSON patch: operations on paths, as `kubectl rollout undo` sends.
+    Json,
 }
 
 impl PatchType {
@@ -170,6 +172,7 @@ impl PatchType {
         match self {
             Self::Merge => "application/merge-patch+json",
             Self::Strategic => "application/strategic-merge-patch+json",
+            Self::Json => "application/json-patch+json",
         }
     }
 }
@@ -325,8 +328,9 @@ async fn send(
 }
 
 /// Asks the server whether the caller may `verb` the `resource` of `group` (in `namespace`,
-/// or anywhere): a SelfSubjectAccessReview, as `kubectl auth can-i` sends. Returns whether
-/// it may, and the server's reason (empty when it gives none).
+/// or anywhere): a SelfSubjectAccessReview, as `kubectl auth can-i` sends. A subresource is
+/// written as kubectl takes it, `pods/exec`. Returns whether it may, and the server's
+/// reason (empty when it gives none).
 pub async fn can_i(
     client: &kube::Client,
     verb: &str,
@@ -334,7 +338,14 @@ pub async fn can_i(
     resource: &str,
     namespace: Option<&str>,
 ) -> Result<(bool, String), WriteError> {
-    let mut attributes = json!({"verb": verb, "group": group, "resource": resource});
+    let mut attributes = json!({"verb": verb, "group": group});
+    match resource.split_once('/') {
+        Some((resource, subresource)) => {
+            attributes["resource"] = json!(resource);
+            attributes["subresource"] = json!(subresource);
+        }
+        None => attributes["resource"] = json!(resource),
+    }
     if let Some(namespace) = namespace {
         attributes["namespace"] = json!(namespace);
     }
@@ -359,4 +370,27 @@ pub async fn can_i(
         .unwrap_or_default()
         .to_string();
     Ok((allowed, reason))
+}
+
+/// The caller's user name, as `kubectl auth whoami` asks it (a SelfSubjectReview), so a
+/// refusal can name who may not.
+pub async fn whoami(client: &kube::Client) -> Result<String, WriteError> {
+    let review = json!({
+        "apiVersion": "authentication.k8s.io/v1",
+        "kind": "SelfSubjectReview",
+    });
+    let answer = send(
+        client,
+        http::Method::POST,
+        "/apis/authentication.k8s.io/v1/selfsubjectreviews".into(),
+        "application/json",
+        &review,
+        "who am I".into(),
+    )
+    .await?;
+    Ok(answer
+        .pointer("/status/userInfo/username")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string())
 }

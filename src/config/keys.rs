@@ -153,6 +153,11 @@ pub enum Action {
     Restart,
     /// Set the replicas of a Deployment, StatefulSet or ReplicaSet.
     Scale,
+    /// `kubectl rollout undo` a Deployment, StatefulSet or DaemonSet: back to the previous
+    /// revision's pod template.
+    RolloutUndo,
+    /// `kubectl set image` one container of a Deployment, StatefulSet or DaemonSet.
+    SetImage,
     /// Cordon a node, or uncordon a cordoned one.
     Cordon,
     /// Cordon a node and evict its pods through the Eviction API.
@@ -178,6 +183,8 @@ pub enum Action {
     ConfirmNo,
     /// In the confirm dialog: move between its buttons.
     ConfirmSwitch,
+    /// In a delete's confirm dialog: the next cascade (Background, Foreground, Orphan).
+    ConfirmCascade,
     /// In the confirm dialog: a digit or Backspace in its number input.
     ConfirmChar(char),
     ConfirmBackspace,
@@ -504,6 +511,16 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "rollout restart a deploy, sts or ds",
     ),
     ("scale", Action::Scale, "scale a deploy, sts or rs"),
+    (
+        "rollout-undo",
+        Action::RolloutUndo,
+        "rollout undo a deploy, sts or ds: the previous revision",
+    ),
+    (
+        "set-image",
+        Action::SetImage,
+        "set the image of a deploy, sts or ds container",
+    ),
     ("cordon", Action::Cordon, "cordon a node, or uncordon it"),
     (
         "drain",
@@ -556,6 +573,11 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "confirm-switch",
         Action::ConfirmSwitch,
         "move between the buttons",
+    ),
+    (
+        "confirm-cascade",
+        Action::ConfirmCascade,
+        "a delete's cascade: background, foreground, orphan",
     ),
     (
         "confirm-backspace",

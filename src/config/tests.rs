@@ -285,6 +285,7 @@ fn built_in_keys_bind_every_action() {
         Action::ConfirmYes,
         Action::ConfirmNo,
         Action::ConfirmSwitch,
+        Action::ConfirmCascade,
         Action::ConfirmBackspace,
         Action::StopForward,
     ];
@@ -365,6 +366,8 @@ fn every_action_but_typing_has_a_name() {
         | Action::Kill
         | Action::Restart
         | Action::Scale
+        | Action::RolloutUndo
+        | Action::SetImage
         | Action::Cordon
         | Action::Drain
         | Action::Suspend
@@ -372,6 +375,7 @@ fn every_action_but_typing_has_a_name() {
         | Action::ConfirmYes
         | Action::ConfirmNo
         | Action::ConfirmSwitch
+        | Action::ConfirmCascade
         | Action::ConfirmBackspace
         | Action::Copy
         | Action::Edit
@@ -404,7 +408,7 @@ fn every_action_but_typing_has_a_name() {
         ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
         ACTIONS.len()
     );
-    assert_eq!(ACTIONS.len(), 114);
+    assert_eq!(ACTIONS.len(), 117);
 }
 
 #[test]

@@ -411,13 +411,8 @@ impl App {
     fn take_write(&mut self, event: WriteEvent) {
         let state = &mut self.ui.state;
         match event {
-            WriteEvent::Prepared {
-                id,
-                verb,
-                facts,
-                dry_run,
-                replicas,
-            } => state.confirm.prepared(id, verb, facts, dry_run, replicas),
+            WriteEvent::Prepared { id, prepared } => state.confirm.prepared(id, prepared),
+            WriteEvent::Checked { id, dry_run } => state.confirm.checked(id, dry_run),
             WriteEvent::Progress(line) => state.notice = Some(line),
             WriteEvent::Done(Ok(line)) => state.notice = Some(line),
             WriteEvent::Done(Err(line)) => state.command.error = Some(line),
@@ -468,6 +463,10 @@ impl App {
             ));
             return Vec::new();
         }
+        if let Some(refusal) = self.denied(action) {
+            self.ui.state.command.error = Some(refusal);
+            return Vec::new();
+        }
         let kind = self.tables.table.kind().clone();
         let keys: Vec<kscope_informers::keys::Key> = if self.ui.state.table.marks.is_empty() {
             match self.tables.table.selected_object() {
@@ -481,12 +480,29 @@ impl App {
         self.confirm(verb, targets)
     }
 
+    /// What `action`'s key says when the server's access review for the table shown said
+    /// no: who may not do what, and that nothing was sent.
+    fn denied(&self, action: &Action) -> Option<String> {
+        let state = &self.ui.state;
+        let (_, why) = state.forbidden.iter().find(|(a, _)| a == action)?;
+        let key = state
+            .keymap
+            .keys(Section::Normal, action)
+            .first()
+            .map_or_else(String::new, ToString::to_string);
+        Some(format!("{key}: {why}; nothing was sent"))
+    }
+
     /// Opens the confirm dialog of `verb` on `targets`.
     fn confirm(&mut self, verb: Verb, targets: Vec<Target>) -> Vec<Follow> {
         if targets.is_empty() {
             return Vec::new();
         }
-        if matches!(verb, Verb::Drain | Verb::Scale | Verb::TriggerJob) && targets.len() > 1 {
+        if matches!(
+            verb,
+            Verb::Drain | Verb::Scale | Verb::TriggerJob | Verb::RolloutUndo | Verb::SetImage
+        ) && targets.len() > 1
+        {
             self.ui.state.command.error = Some(format!("{verb} acts on one row at a time"));
             return Vec::new();
         }
@@ -1055,6 +1071,8 @@ impl App {
                 // A search typed in the detail takes the filter bar's keys.
                 let mode = match state.mode {
                     InputMode::Detail if self.ui.detail.searching() => InputMode::Filter,
+                    // A set image's image is typed with the filter bar's keys.
+                    InputMode::Confirm if state.confirm.typing() => InputMode::Filter,
                     mode => mode,
                 };
                 match map_key(&state.keymap, mode, state.focus, *key) {
@@ -1233,6 +1251,14 @@ impl App {
             ));
             return Vec::new();
         }
+        let action = match kind {
+            SessionKind::Shell(_) => Action::OpenShell,
+            SessionKind::Attach => Action::Attach,
+        };
+        if let Some(refusal) = self.denied(&action) {
+            self.ui.state.command.error = Some(refusal);
+            return Vec::new();
+        }
         let Some((kind_shown, key)) = self.tables.table.selected_object() else {
             return Vec::new();
         };
@@ -1301,6 +1327,12 @@ impl App {
                     ));
                 }
                 self.ui.state.forwards.show(self.forwards.rows());
+                Vec::new()
+            }
+            Some(Effect::Check) => {
+                if let Some(plan) = &self.ui.state.confirm.plan {
+                    self.writes.check(plan);
+                }
                 Vec::new()
             }
             Some(Effect::Mode(mode)) => {
@@ -1509,6 +1541,8 @@ impl App {
             | Action::Kill
             | Action::Restart
             | Action::Scale
+            | Action::RolloutUndo
+            | Action::SetImage
             | Action::Cordon
             | Action::Drain
             | Action::Suspend

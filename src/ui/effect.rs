@@ -38,6 +38,8 @@ pub enum Effect {
     StartForward,
     /// Stop port-forward number `n` (the `:pf` list's selection).
     StopForward(u64),
+    /// The confirm dialog's change is typed: ask the server's dry run of it.
+    Check,
     /// Not this component's action: the main screen's.
     Pass,
 }

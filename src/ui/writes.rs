@@ -6,7 +6,9 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use futures::{FutureExt, StreamExt, stream};
 use parking_lot::Mutex;
 
 use serde_json::{Value, json};
@@ -20,6 +22,8 @@ use kscope_resources::Kind;
 
 use super::effect::Effect;
 
+mod rollback;
+
 /// What a write key asks for, once the object's state is known (cordon or uncordon).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verb {
@@ -27,6 +31,8 @@ pub enum Verb {
     Kill,
     Restart,
     Scale,
+    RolloutUndo,
+    SetImage,
     Cordon,
     Uncordon,
     Drain,
@@ -43,6 +49,8 @@ impl Verb {
             Action::Kill => Self::Kill,
             Action::Restart => Self::Restart,
             Action::Scale => Self::Scale,
+            Action::RolloutUndo => Self::RolloutUndo,
+            Action::SetImage => Self::SetImage,
             Action::Cordon => Self::Cordon,
             Action::Drain => Self::Drain,
             Action::Suspend => Self::Suspend,
@@ -56,7 +64,7 @@ impl Verb {
         let (group, plural) = (kind.group(), kind.plural());
         let ok = match self {
             Self::Delete | Self::Kill => true,
-            Self::Restart => matches!(
+            Self::Restart | Self::RolloutUndo | Self::SetImage => matches!(
                 (group, plural),
                 ("apps", "deployments" | "statefulsets" | "daemonsets")
             ),
@@ -74,7 +82,9 @@ impl Verb {
         }
         Err(match self {
             Self::Delete | Self::Kill => "any object",
-            Self::Restart => "deployments, statefulsets and daemonsets",
+            Self::Restart | Self::RolloutUndo | Self::SetImage => {
+                "deployments, statefulsets and daemonsets"
+            }
             Self::Scale => "deployments, statefulsets and replicasets",
             Self::Cordon | Self::Uncordon | Self::Drain => "nodes",
             Self::Suspend | Self::Resume | Self::TriggerJob => "cronjobs",
@@ -87,6 +97,8 @@ impl Verb {
             Self::Kill => "kill",
             Self::Restart => "restart",
             Self::Scale => "scale",
+            Self::RolloutUndo => "roll back",
+            Self::SetImage => "set the image of",
             Self::Cordon => "cordon",
             Self::Uncordon => "uncordon",
             Self::Drain => "drain",
@@ -155,18 +167,33 @@ pub struct Plan {
     pub dry_run: Option<Result<String, String>>,
     /// Scale: the replicas now.
     pub replicas: Option<i64>,
+    /// A rollout undo: the JSON patch back to the revision the dialog names, sent as read;
+    /// a set image: the strategic merge patch of the image typed.
+    pub patch: Option<Value>,
+    /// A delete's cascade, as chosen in the dialog (kubectl's default until then).
+    pub propagation: Propagation,
+    /// A delete: what its target owns, and what that owns (`Kind ns/name`).
+    pub dependents: Vec<String>,
+}
+
+/// A container a set image may pick: as the pod template names it, its image now, and
+/// whether it is an init container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Container {
+    pub name: String,
+    pub image: String,
+    pub init: bool,
 }
 
 /// One answer from a write task.
 #[derive(Debug)]
 pub enum WriteEvent {
     /// The dialog's facts for preparation `id`.
-    Prepared {
+    Prepared { id: u64, prepared: Prepared },
+    /// The server's dry run of the image typed in set image `id`'s dialog.
+    Checked {
         id: u64,
-        verb: Verb,
-        facts: Vec<String>,
         dry_run: Result<String, String>,
-        replicas: Option<i64>,
     },
     /// A long write's progress (a drain's evictions).
     Progress(String),
@@ -181,19 +208,49 @@ pub enum WriteEvent {
 }
 
 /// One SelfSubjectAccessReview's question: namespace, verb, group, resource.
-type AccessKey = (Option<String>, &'static str, String, String);
+type AccessKey = (Option<String>, String, String, String);
+
+/// How long an access answer is kept: a role granted or taken away shows within a minute,
+/// and a table opened again meanwhile asks nothing.
+const ACCESS_TTL: Duration = Duration::from_secs(60);
+
+/// Reviews in flight at once for one table: a table has at most a dozen write keys, and
+/// the API server's other clients (the informers) share the connection pool.
+const REVIEWS_AT_ONCE: usize = 4;
+
+/// The server's access answers (`Some(why)`: denied), each kept for [`ACCESS_TTL`].
+#[derive(Debug, Default)]
+struct AccessCache {
+    answers: HashMap<AccessKey, (Instant, Option<String>)>,
+}
+
+impl AccessCache {
+    /// The answer to `key` if it was given less than [`ACCESS_TTL`] before `now`.
+    fn get(&self, key: &AccessKey, now: Instant) -> Option<Option<String>> {
+        self.answers
+            .get(key)
+            .filter(|(at, _)| now.saturating_duration_since(*at) < ACCESS_TTL)
+            .map(|(_, denied)| denied.clone())
+    }
+
+    fn put(&mut self, key: AccessKey, now: Instant, denied: Option<String>) {
+        self.answers.insert(key, (now, denied));
+    }
+}
 
 /// The review behind each write key that applies to `kind`: (key's action, verb, group,
-/// resource). A drain is asked as its cordon's patch; an edit (`e`, any kind) is a patch.
+/// resource). A drain is asked as its cordon's patch; an edit (`e`, any kind) is a patch;
+/// a shell and an attach are asked as the
+/// `create` on `pods/exec` and `pods/attach` the server asks for.
 fn access_checks(kind: &Kind) -> Vec<(Action, &'static str, String, String)> {
     let own = |verb| (verb, kind.group().to_string(), kind.plural().to_string());
-    let (verb, group, resource) = own("patch");
-    let edit = (Action::Edit, verb, group, resource);
-    [
+    let mut checks: Vec<_> = [
         Action::Delete,
         Action::Kill,
         Action::Restart,
         Action::Scale,
+        Action::RolloutUndo,
+        Action::SetImage,
         Action::Cordon,
         Action::Drain,
         Action::Suspend,
@@ -210,8 +267,60 @@ fn access_checks(kind: &Kind) -> Vec<(Action, &'static str, String, String)> {
         };
         Some((action, verb, group, resource))
     })
-    .chain(std::iter::once(edit))
-    .collect()
+    .chain(std::iter::once((
+        Action::Edit,
+        "patch",
+        kind.group().to_string(),
+        kind.plural().to_string(),
+    )))
+    .collect();
+    if (kind.group(), kind.plural()) == ("", "pods") {
+        checks.push((
+            Action::OpenShell,
+            "create",
+            String::new(),
+            "pods/exec".into(),
+        ));
+        checks.push((
+            Action::Attach,
+            "create",
+            String::new(),
+            "pods/attach".into(),
+        ));
+    }
+    checks
+}
+
+/// Why a review said no, as a person reads it: who may not do what where, then the
+/// server's reason when it gives one.
+fn denial(user: &str, verb: &str, resource: &str, namespace: Option<&str>, reason: &str) -> String {
+    let user = if user.is_empty() { "your user" } else { user };
+    let where_ = namespace.map_or("in any namespace".to_string(), |ns| format!("in {ns}"));
+    match reason {
+        "" => format!("{user} cannot {verb} {resource} {where_}"),
+        reason => format!("{user} cannot {verb} {resource} {where_}: {reason}"),
+    }
+}
+
+/// One key's review: the cache's answer when it `known` one, else the server's, kept.
+/// `Some(why)` when denied; `None` when allowed or when the review itself failed.
+async fn review_one(
+    client: kube::Client,
+    access: Arc<Mutex<AccessCache>>,
+    user: String,
+    key: AccessKey,
+    known: Option<Option<String>>,
+) -> Option<String> {
+    if let Some(denied) = known {
+        return denied;
+    }
+    let (namespace, verb, group, resource) = &key;
+    let (allowed, reason) = write::can_i(&client, verb, group, resource, namespace.as_deref())
+        .await
+        .ok()?;
+    let denied = (!allowed).then(|| denial(&user, verb, resource, namespace.as_deref(), &reason));
+    access.lock().put(key, Instant::now(), denied.clone());
+    denied
 }
 
 /// Starts the dialog's reads and the confirmed writes, and hands back their answers.
@@ -221,9 +330,11 @@ pub struct WriteController {
     sender: mpsc::UnboundedSender<WriteEvent>,
     receiver: mpsc::UnboundedReceiver<WriteEvent>,
     next_id: u64,
-    /// The server's answers so far (`Some(why)`: denied), so a table opened again asks
-    /// nothing; per controller, so per context.
-    access: Arc<Mutex<HashMap<AccessKey, Option<String>>>>,
+    /// The server's answers so far, so a table opened again asks nothing; per controller,
+    /// so per context.
+    access: Arc<Mutex<AccessCache>>,
+    /// The user's name (SelfSubjectReview), asked once, for the refusals' wording.
+    user: Arc<Mutex<Option<String>>>,
 }
 
 impl WriteController {
@@ -236,55 +347,53 @@ impl WriteController {
             receiver,
             next_id: 0,
             access: Arc::default(),
+            user: Arc::default(),
         }
     }
 
     /// Asks the server what the write keys may do on a table of `kind` in `namespace`
-    /// (every namespace: `None`), answers kept per namespace, verb and resource; the
-    /// answer comes as [`WriteEvent::Access`]. A review that fails denies nothing: the
-    /// write's own dry run still asks.
+    /// (every namespace: `None`): the reviews concurrently, at most [`REVIEWS_AT_ONCE`] at a
+    /// time, answers kept per namespace, verb and resource for [`ACCESS_TTL`]; the answer
+    /// comes as [`WriteEvent::Access`]. A review that fails denies nothing: the write's own
+    /// dry run still asks.
     pub fn review(&self, kind: &Kind, namespace: Option<String>) {
         let client = self.client.clone();
         let sender = self.sender.clone();
         let access = self.access.clone();
+        let user = self.user.clone();
         let kind = kind.clone();
         tokio::spawn(async move {
-            let mut forbidden = Vec::new();
-            for (action, verb, group, resource) in access_checks(&kind) {
-                let key: AccessKey = (namespace.clone(), verb, group.clone(), resource.clone());
-                let known = access.lock().get(&key).cloned();
-                let denied = match known {
-                    Some(denied) => denied,
-                    None => {
-                        let Ok((allowed, reason)) =
-                            write::can_i(&client, verb, &group, &resource, namespace.as_deref())
-                                .await
-                        else {
-                            continue;
-                        };
-                        let where_ = namespace
-                            .as_deref()
-                            .map_or("in every namespace".to_string(), |ns| {
-                                format!("in the namespace \"{ns}\"")
-                            });
-                        let denied = (!allowed).then(|| match reason.as_str() {
-                            "" => format!("your user may not {verb} {resource} {where_}"),
-                            reason => {
-                                format!("your user may not {verb} {resource} {where_}: {reason}")
-                            }
-                        });
-                        access.lock().insert(key, denied.clone());
-                        denied
-                    }
-                };
-                if let Some(why) = denied {
-                    forbidden.push((action, why));
-                }
+            let checks = access_checks(&kind);
+            let asked: Vec<_> = {
+                let cache = access.lock();
+                let now = Instant::now();
+                checks
+                    .into_iter()
+                    .map(|(action, verb, group, resource)| {
+                        let key: AccessKey = (namespace.clone(), verb.to_string(), group, resource);
+                        let known = cache.get(&key, now);
+                        (action, key, known)
+                    })
+                    .collect()
+            };
+            if asked.iter().any(|(_, _, known)| known.is_none()) && user.lock().is_none() {
+                // Only the name in the refusal depends on it: a failure says "your user".
+                let name = write::whoami(&client).await.unwrap_or_default();
+                *user.lock() = Some(name);
             }
+            let name = user.lock().clone().unwrap_or_default();
+            let answers: Vec<Option<(Action, String)>> = stream::iter(asked)
+                .map(|(action, key, known)| {
+                    review_one(client.clone(), access.clone(), name.clone(), key, known)
+                        .map(move |denied| denied.map(|why| (action, why)))
+                })
+                .buffered(REVIEWS_AT_ONCE)
+                .collect()
+                .await;
             let _ = sender.send(WriteEvent::Access {
                 kind,
                 namespace,
-                forbidden,
+                forbidden: answers.into_iter().flatten().collect(),
             });
         });
     }
@@ -308,14 +417,8 @@ impl WriteController {
         let sender = self.sender.clone();
         let read = targets.clone();
         tokio::spawn(async move {
-            let (verb, facts, dry_run, replicas) = prepare(&client, verb, &read).await;
-            let _ = sender.send(WriteEvent::Prepared {
-                id,
-                verb,
-                facts,
-                dry_run,
-                replicas,
-            });
+            let prepared = prepare(&client, verb, &read).await;
+            let _ = sender.send(WriteEvent::Prepared { id, prepared });
         });
         Plan {
             id,
@@ -324,7 +427,38 @@ impl WriteController {
             facts: None,
             dry_run: None,
             replicas: None,
+            patch: None,
+            propagation: Propagation::default(),
+            dependents: Vec::new(),
         }
+    }
+
+    /// Asks the server for the dry run of `plan` as the dialog has it now: a set image's
+    /// typed image, a delete's cascade chosen.
+    pub fn check(&self, plan: &Plan) {
+        let client = self.client.clone();
+        let sender = self.sender.clone();
+        let plan = plan.clone();
+        tokio::spawn(async move {
+            let change = Change {
+                replicas: None,
+                patch: plan.patch.as_ref(),
+                propagation: plan.propagation,
+            };
+            let mut dry_run = Ok("the server accepts it".to_string());
+            for target in &plan.targets {
+                let answer =
+                    write_one(&client, plan.verb, target, &Value::Null, change, true).await;
+                if let Err(err) = answer {
+                    dry_run = Err(format!("{}: {}", target.label(), plain(&err)));
+                    break;
+                }
+            }
+            let _ = sender.send(WriteEvent::Checked {
+                id: plan.id,
+                dry_run,
+            });
+        });
     }
 
     /// Does the confirmed write; `replicas` is the scale's new count.
@@ -355,13 +489,30 @@ fn listed(names: &[String]) -> String {
     text
 }
 
-/// The dialog's facts: the verb as the object's state makes it, the lines, the dry run and
-/// a scale's current replicas.
-async fn prepare(
-    client: &kube::Client,
-    verb: Verb,
-    targets: &[Target],
-) -> (Verb, Vec<String>, Result<String, String>, Option<i64>) {
+/// What the dialog states, read from the server: the verb as the object's state makes it,
+/// the lines, the dry run, a scale's current replicas, a rollout undo's patch and the
+/// containers a set image picks from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prepared {
+    pub verb: Verb,
+    pub facts: Vec<String>,
+    pub dry_run: Result<String, String>,
+    pub replicas: Option<i64>,
+    pub patch: Option<Value>,
+    pub containers: Vec<Container>,
+    pub dependents: Vec<String>,
+}
+
+async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepared {
+    let refused = |verb, facts, why: String| Prepared {
+        verb,
+        facts,
+        dry_run: Err(why),
+        replicas: None,
+        patch: None,
+        containers: Vec::new(),
+        dependents: Vec::new(),
+    };
     let mut facts = Vec::new();
     let mut objects = Vec::new();
     for target in targets {
@@ -374,7 +525,7 @@ async fn prepare(
         .await
         {
             Ok(object) => objects.push(object),
-            Err(err) => return (verb, facts, Err(err.to_string()), None),
+            Err(err) => return refused(verb, facts, err.to_string()),
         }
     }
     let first = objects.first().cloned().unwrap_or(Value::Null);
@@ -387,6 +538,9 @@ async fn prepare(
     let labels: Vec<String> = targets.iter().map(Target::label).collect();
     facts.push(format!("{verb} {}", listed(&labels)));
     let mut replicas = None;
+    let mut patch = None;
+    let mut containers = Vec::new();
+    let mut dependents = Vec::new();
     match verb {
         Verb::Delete | Verb::Kill => {
             facts.push(match verb {
@@ -401,24 +555,10 @@ async fn prepare(
                     None => "grace period: the object's own".into(),
                 },
             });
-            facts.push(format!(
-                "cascade: {}: the dependents are deleted after it by the garbage collector",
-                Propagation::Background.as_str()
-            ));
-            let mut dependents = Vec::new();
             for (target, object) in targets.iter().zip(&objects) {
                 let kind = (target.kind.group(), target.kind.plural());
                 dependents_of(client, kind, object, 0, &mut dependents).await;
             }
-            facts.push(if dependents.is_empty() {
-                "dependents that will go: none".into()
-            } else {
-                format!(
-                    "dependents that will go ({}): {}",
-                    dependents.len(),
-                    listed(&dependents)
-                )
-            });
         }
         Verb::Restart => facts.push(
             "sets the pod template's kubectl.kubernetes.io/restartedAt annotation: the \
@@ -431,6 +571,31 @@ async fn prepare(
                 "replicas now: {}; type the new count",
                 replicas.map_or("unset".into(), |r| r.to_string())
             ));
+        }
+        Verb::RolloutUndo => match rollback::previous(client, &targets[0], &first).await {
+            Ok(undo) => {
+                facts.extend(undo.facts);
+                patch = Some(undo.patch);
+            }
+            Err(why) => return refused(verb, facts, why),
+        },
+        Verb::SetImage => {
+            containers = template_containers(&first);
+            facts.push(
+                "patches the pod template (strategic merge, as kubectl set image): the \
+                 controller then rolls the pods as its update strategy says"
+                    .into(),
+            );
+            // The dry run waits for the image typed.
+            return Prepared {
+                verb,
+                facts,
+                dry_run: Ok(String::new()),
+                replicas,
+                patch,
+                containers,
+                dependents,
+            };
         }
         Verb::Cordon => facts.push("marks the node unschedulable: no new pods go there".into()),
         Verb::Uncordon => facts.push("the node is cordoned: lets new pods go there again".into()),
@@ -450,7 +615,7 @@ async fn prepare(
                         ));
                     }
                 }
-                Err(err) => return (verb, facts, Err(err), None),
+                Err(err) => return refused(verb, facts, err),
             }
         }
         Verb::Suspend => facts.push("no new Jobs are started until it is resumed".into()),
@@ -462,16 +627,62 @@ async fn prepare(
                 .into(),
         ),
     }
+    let change = Change {
+        replicas,
+        patch: patch.as_ref(),
+        propagation: Propagation::default(),
+    };
     let mut dry_run = Ok(String::new());
     for (target, object) in targets.iter().zip(&objects) {
-        let answer = dry_run_one(client, verb, target, object, replicas).await;
+        let answer = write_one(client, verb, target, object, change, true).await;
         if let Err(err) = answer {
-            dry_run = Err(format!("{}: {err}", target.label()));
+            dry_run = Err(format!("{}: {}", target.label(), plain(&err)));
             break;
         }
     }
     let dry_run = dry_run.map(|_| "the server accepts it".to_string());
-    (verb, facts, dry_run, replicas)
+    Prepared {
+        verb,
+        facts,
+        dry_run,
+        replicas,
+        patch,
+        containers,
+        dependents,
+    }
+}
+
+/// The containers of `object`'s pod template, init containers first, as kubectl lists them.
+fn template_containers(object: &Value) -> Vec<Container> {
+    [("initContainers", true), ("containers", false)]
+        .into_iter()
+        .flat_map(|(field, init)| {
+            object
+                .pointer(&format!("/spec/template/spec/{field}"))
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(move |c| {
+                    let text = |f: &str| c.get(f).and_then(Value::as_str).unwrap_or_default();
+                    Container {
+                        name: text("name").to_string(),
+                        image: text("image").to_string(),
+                        init,
+                    }
+                })
+        })
+        .collect()
+}
+
+/// The strategic merge patch `kubectl set image` sends for one container: the list merges
+/// by name, so the other containers stay as they are.
+fn image_patch(container: &Container, image: &str) -> Value {
+    let list = if container.init {
+        "initContainers"
+    } else {
+        "containers"
+    };
+    json!({"spec": {"template": {"spec": {list: [{"name": container.name, "image": image}]}}}})
 }
 
 /// What an object of (group, plural) owns, one level down: (list path with `{ns}`, the
@@ -596,15 +807,25 @@ async fn drained_pods(
     Ok((evicted, skipped))
 }
 
+/// What a write sets, beyond its verb: a scale's count, a rollout undo's or set image's
+/// patch, a delete's cascade.
+#[derive(Debug, Clone, Copy, Default)]
+struct Change<'a> {
+    replicas: Option<i64>,
+    patch: Option<&'a Value>,
+    propagation: Propagation,
+}
+
 /// One write of `verb` on `target` (`object` as read), as a dry run or for real.
 async fn write_one(
     client: &kube::Client,
     verb: Verb,
     target: &Target,
     object: &Value,
-    replicas: Option<i64>,
+    change: Change<'_>,
     dry_run: bool,
 ) -> Result<(), WriteError> {
+    let replicas = change.replicas;
     let merge = |body: Value| async move {
         write::patch(client, target, PatchType::Merge, &body, dry_run).await
     };
@@ -612,7 +833,7 @@ async fn write_one(
         Verb::Delete | Verb::Kill => {
             let options = DeleteOptions {
                 grace_period_seconds: (verb == Verb::Kill).then_some(0),
-                propagation: Propagation::Background,
+                propagation: change.propagation,
                 dry_run,
             };
             write::delete(client, target, options).await?;
@@ -626,6 +847,14 @@ async fn write_one(
         }
         Verb::Scale => {
             merge(json!({"spec": {"replicas": replicas}})).await?;
+        }
+        Verb::RolloutUndo => {
+            let body = change.patch.cloned().unwrap_or(Value::Null);
+            write::patch(client, target, PatchType::Json, &body, dry_run).await?;
+        }
+        Verb::SetImage => {
+            let body = change.patch.cloned().unwrap_or(Value::Null);
+            write::patch(client, target, PatchType::Strategic, &body, dry_run).await?;
         }
         Verb::Cordon | Verb::Drain => {
             merge(json!({"spec": {"unschedulable": true}})).await?;
@@ -652,16 +881,6 @@ async fn write_one(
         }
     }
     Ok(())
-}
-
-async fn dry_run_one(
-    client: &kube::Client,
-    verb: Verb,
-    target: &Target,
-    object: &Value,
-    replicas: Option<i64>,
-) -> Result<(), WriteError> {
-    write_one(client, verb, target, object, replicas, true).await
 }
 
 /// The Job `kubectl create job --from=cronjob/NAME` makes: the template's labels,
@@ -738,7 +957,12 @@ async fn execute(
             .map_err(|e| e.to_string())?,
             _ => Value::Null,
         };
-        let result = write_one(client, verb, target, &object, replicas, false).await;
+        let change = Change {
+            replicas,
+            patch: plan.patch.as_ref(),
+            propagation: plan.propagation,
+        };
+        let result = write_one(client, verb, target, &object, change, false).await;
         audit(context, verb.word(), target, &result);
         if let Err(err) = result {
             failures.push(format!("{}: {}", target.label(), plain(&err)));
@@ -753,6 +977,7 @@ async fn execute(
         Ok(match (verb, replicas) {
             (Verb::Scale, Some(n)) => format!("scaled {} to {n}", listed(&labels)),
             (Verb::Drain, _) => format!("drained {}", listed(&labels)),
+            (Verb::RolloutUndo | Verb::SetImage, _) => format!("{verb} {}: done", listed(&labels)),
             _ => format!("{verb}: {}: done", listed(&labels)),
         })
     } else {
@@ -822,36 +1047,111 @@ pub struct ConfirmDialog {
     pub on_confirm: bool,
     /// A scale's new replica count, as typed.
     pub number: String,
+    /// A set image's containers, the one picked, the image typed, and whether the image
+    /// is still being typed (the dialog then takes the filter bar's keys).
+    pub containers: Vec<Container>,
+    pub container: usize,
+    pub image: String,
+    pub typing: bool,
 }
 
 /// Digits a scale's count may have: 9999 replicas is more than any cluster runs.
 const MAX_DIGITS: usize = 4;
+
+/// Characters an image may have as typed: registry, path, tag and digest fit easily.
+const MAX_IMAGE: usize = 512;
 
 impl ConfirmDialog {
     /// A dialog for `plan`, focus on Cancel.
     pub fn open(plan: Plan) -> Self {
         Self {
             plan: Some(plan),
-            on_confirm: false,
-            number: String::new(),
+            ..Self::default()
         }
     }
 
-    /// Takes the server's facts, if they belong to the plan shown.
-    pub fn prepared(
-        &mut self,
-        id: u64,
-        verb: Verb,
-        facts: Vec<String>,
-        dry_run: Result<String, String>,
-        replicas: Option<i64>,
-    ) {
-        if let Some(plan) = self.plan.as_mut().filter(|p| p.id == id) {
-            plan.verb = verb;
-            plan.facts = Some(facts);
-            plan.dry_run = Some(dry_run);
-            plan.replicas = replicas;
+    /// Takes the server's facts, if they belong to the plan shown. A set image's dry run
+    /// waits for the image typed.
+    pub fn prepared(&mut self, id: u64, prepared: Prepared) {
+        let Some(plan) = self.plan.as_mut().filter(|p| p.id == id) else {
+            return;
+        };
+        plan.verb = prepared.verb;
+        plan.facts = Some(prepared.facts);
+        plan.replicas = prepared.replicas;
+        plan.patch = prepared.patch;
+        plan.dependents = prepared.dependents;
+        plan.dry_run = Some(prepared.dry_run);
+        if plan.verb == Verb::SetImage && matches!(plan.dry_run, Some(Ok(_))) {
+            if prepared.containers.is_empty() {
+                plan.dry_run = Some(Err("the pod template has no containers".into()));
+                return;
+            }
+            plan.dry_run = None;
+            // The first app container, as kubectl's default; init containers come first.
+            self.container = prepared
+                .containers
+                .iter()
+                .position(|c| !c.init)
+                .unwrap_or_default();
+            self.containers = prepared.containers;
+            self.typing = true;
         }
+    }
+
+    /// Takes the server's dry run of a typed image, if it belongs to the plan shown.
+    pub fn checked(&mut self, id: u64, dry_run: Result<String, String>) {
+        if let Some(plan) = self.plan.as_mut().filter(|p| p.id == id && !self.typing) {
+            plan.dry_run = Some(dry_run);
+        }
+    }
+
+    /// Whether the dialog's write is a delete, whose cascade can be chosen.
+    pub fn cascades(&self) -> bool {
+        self.plan
+            .as_ref()
+            .is_some_and(|p| matches!(p.verb, Verb::Delete | Verb::Kill))
+    }
+
+    /// Whether a set image's image is being typed.
+    pub fn typing(&self) -> bool {
+        self.typing
+    }
+
+    /// A key while the image is typed: characters, Backspace, up/down pick the container,
+    /// Enter asks for the dry run, Esc cancels.
+    fn type_image(&mut self, action: &Action) -> Option<Effect> {
+        match action {
+            Action::FilterChar(c) if !c.is_whitespace() && self.image.len() < MAX_IMAGE => {
+                self.image.push(*c);
+            }
+            Action::FilterBackspace => {
+                self.image.pop();
+            }
+            Action::LineHistoryPrevious => self.container = self.container.saturating_sub(1),
+            Action::LineHistoryNext if self.container + 1 < self.containers.len() => {
+                self.container += 1;
+            }
+            Action::FilterAccept if !self.image.is_empty() => {
+                let container = self.containers.get(self.container)?;
+                let plan = self.plan.as_mut()?;
+                plan.patch = Some(image_patch(container, &self.image));
+                let kind = if container.init {
+                    "init container"
+                } else {
+                    "container"
+                };
+                plan.facts.get_or_insert_default().push(format!(
+                    "{kind} {}: {} → {}",
+                    container.name, container.image, self.image
+                ));
+                self.typing = false;
+                return Some(Effect::Check);
+            }
+            Action::FilterClear => return Some(Effect::Close),
+            _ => {}
+        }
+        None
     }
 
     /// The scale's typed count, when the plan is a scale.
@@ -873,6 +1173,9 @@ impl ConfirmDialog {
     /// (or Enter on Cancel) cancels; digits type a scale's count. Nothing passes through
     /// to the table behind it.
     pub fn handle_key(&mut self, action: &Action) -> Option<Effect> {
+        if self.typing {
+            return self.type_image(action);
+        }
         let scale = self.plan.as_ref().is_some_and(|p| p.verb == Verb::Scale);
         match action {
             Action::ConfirmYes if self.ready() => return Some(Effect::Write),
@@ -882,6 +1185,19 @@ impl ConfirmDialog {
             Action::ChooseValue if !self.on_confirm => return Some(Effect::Close),
             Action::ConfirmNo => return Some(Effect::Close),
             Action::ConfirmSwitch => self.on_confirm = !self.on_confirm,
+            Action::ConfirmCascade if self.cascades() => {
+                let plan = self.plan.as_mut()?;
+                if plan.facts.is_some() {
+                    plan.propagation = match plan.propagation {
+                        Propagation::Background => Propagation::Foreground,
+                        Propagation::Foreground => Propagation::Orphan,
+                        Propagation::Orphan => Propagation::Background,
+                    };
+                    // The server is asked again, with the cascade chosen.
+                    plan.dry_run = None;
+                    return Some(Effect::Check);
+                }
+            }
             Action::ConfirmChar(c) if scale && self.number.len() < MAX_DIGITS => {
                 self.number.push(*c);
             }
@@ -913,6 +1229,13 @@ impl ConfirmDialog {
             }
             Some(facts) => {
                 lines.extend(facts.iter().map(|f| (f.clone(), LineStyle::Plain)));
+                if self.cascades() {
+                    lines.extend(
+                        cascade_lines(plan)
+                            .into_iter()
+                            .map(|l| (l, LineStyle::Plain)),
+                    );
+                }
             }
         }
         match &plan.dry_run {
@@ -924,6 +1247,22 @@ impl ConfirmDialog {
         }
         if plan.verb == Verb::Scale && plan.facts.is_some() {
             lines.push((format!("new replicas: {}_", self.number), LineStyle::Plain));
+        }
+        if self.typing {
+            lines.push(("container (up/down picks):".into(), LineStyle::Plain));
+            for (at, c) in self.containers.iter().enumerate() {
+                let picked = if at == self.container { ">" } else { " " };
+                let init = if c.init { " (init)" } else { "" };
+                lines.push((
+                    format!("{picked} {}{init}: {}", c.name, c.image),
+                    LineStyle::Plain,
+                ));
+            }
+            lines.push((format!("new image: {}_", self.image), LineStyle::Plain));
+            lines.push((
+                "enter: the server's dry run · esc: cancel".into(),
+                LineStyle::Dim,
+            ));
         }
         lines.push((String::new(), LineStyle::Plain));
         let (yes, no) = (format!("[ {} ]", plan.verb), "[ Cancel ]".to_string());
@@ -940,6 +1279,35 @@ impl ConfirmDialog {
         lines.push((buttons, style));
         lines
     }
+}
+
+/// A delete's cascade and what it does to the dependents, as the dialog has it chosen.
+fn cascade_lines(plan: &Plan) -> [String; 2] {
+    let policy = plan.propagation.as_str();
+    let cascade = match plan.propagation {
+        Propagation::Background => {
+            "the object goes now, the garbage collector deletes its dependents after it"
+        }
+        Propagation::Foreground => {
+            "the dependents are deleted first; the object stays (foregroundDeletion finalizer) \
+             until they are gone"
+        }
+        Propagation::Orphan => "the dependents stay, their owner reference removed",
+    };
+    let which = match plan.propagation {
+        Propagation::Orphan => "dependents that stay",
+        _ => "dependents that will go",
+    };
+    let dependents = if plan.dependents.is_empty() {
+        format!("{which}: none")
+    } else {
+        format!(
+            "{which} ({}): {}",
+            plan.dependents.len(),
+            listed(&plan.dependents)
+        )
+    };
+    [format!("cascade: {policy}: {cascade}"), dependents]
 }
 
 /// How a dialog line is drawn.
@@ -967,7 +1335,140 @@ mod tests {
             facts: None,
             dry_run: None,
             replicas: None,
+            patch: None,
+            propagation: Propagation::default(),
+            dependents: Vec::new(),
         }
+    }
+
+    fn answer(verb: Verb, dry_run: Result<String, String>) -> Prepared {
+        Prepared {
+            verb,
+            facts: vec![verb.to_string()],
+            dry_run,
+            replicas: None,
+            patch: None,
+            containers: Vec::new(),
+            dependents: Vec::new(),
+        }
+    }
+
+    /// A delete's cascade cycles Background → Foreground → Orphan, each asked of the
+    /// server's dry run again, and the dialog says what happens to the dependents.
+    #[test]
+    fn a_delete_chooses_its_cascade_and_asks_the_dry_run_again() {
+        let mut dialog = ConfirmDialog::open(plan(Verb::Delete));
+        assert_eq!(
+            dialog.handle_key(&Action::ConfirmCascade),
+            None,
+            "no facts yet"
+        );
+        dialog.prepared(
+            1,
+            Prepared {
+                dependents: vec!["ReplicaSet shop/web-1".into()],
+                ..answer(Verb::Delete, Ok("ok".into()))
+            },
+        );
+        let text = |dialog: &ConfirmDialog| {
+            dialog
+                .lines()
+                .into_iter()
+                .map(|(l, _)| l)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert!(text(&dialog).contains("cascade: Background"));
+        assert!(text(&dialog).contains("dependents that will go (1): ReplicaSet shop/web-1"));
+        assert_eq!(
+            dialog.handle_key(&Action::ConfirmCascade),
+            Some(Effect::Check)
+        );
+        assert_eq!(
+            dialog.handle_key(&Action::ConfirmYes),
+            None,
+            "its dry run first"
+        );
+        dialog.checked(1, Ok("ok".into()));
+        assert!(text(&dialog).contains("cascade: Foreground"));
+        dialog.handle_key(&Action::ConfirmCascade);
+        dialog.checked(1, Ok("ok".into()));
+        assert!(text(&dialog).contains("dependents that stay (1): ReplicaSet shop/web-1"));
+        assert_eq!(
+            dialog.plan.as_ref().unwrap().propagation,
+            Propagation::Orphan
+        );
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), Some(Effect::Write));
+        let mut restart = ConfirmDialog::open(plan(Verb::Restart));
+        restart.prepared(1, answer(Verb::Restart, Ok("ok".into())));
+        assert_eq!(restart.handle_key(&Action::ConfirmCascade), None);
+    }
+
+    /// Set image: the image is typed (any character, even y and n), up/down pick the
+    /// container, Enter makes the patch and asks for its dry run; only its answer lets
+    /// the write go.
+    #[test]
+    fn a_set_image_types_the_image_then_waits_for_its_dry_run() {
+        let mut dialog = ConfirmDialog::open(plan(Verb::SetImage));
+        let container = |name: &str, init| Container {
+            name: name.into(),
+            image: format!("{name}:1"),
+            init,
+        };
+        dialog.prepared(
+            1,
+            Prepared {
+                containers: vec![
+                    container("setup", true),
+                    container("web", false),
+                    container("log", false),
+                ],
+                ..answer(Verb::SetImage, Ok(String::new()))
+            },
+        );
+        assert!(dialog.typing());
+        assert_eq!(dialog.container, 1, "the first app container");
+        assert_eq!(
+            dialog.handle_key(&Action::FilterAccept),
+            None,
+            "no image yet"
+        );
+        dialog.handle_key(&Action::LineHistoryNext);
+        dialog.handle_key(&Action::LineHistoryNext);
+        assert_eq!(dialog.container, 2);
+        for c in "nyx:2z".chars() {
+            dialog.handle_key(&Action::FilterChar(c));
+        }
+        dialog.handle_key(&Action::FilterBackspace);
+        assert_eq!(
+            dialog.handle_key(&Action::FilterAccept),
+            Some(Effect::Check)
+        );
+        assert!(!dialog.typing());
+        let plan = dialog.plan.clone().unwrap();
+        assert_eq!(
+            plan.patch,
+            Some(json!({"spec": {"template": {"spec": {"containers": [
+                {"name": "log", "image": "nyx:2"}
+            ]}}}}))
+        );
+        assert!(
+            plan.facts
+                .unwrap()
+                .contains(&"container log: log:1 → nyx:2".to_string())
+        );
+        assert_eq!(
+            dialog.handle_key(&Action::ConfirmYes),
+            None,
+            "no dry run yet"
+        );
+        dialog.checked(1, Ok("the server accepts it".into()));
+        assert_eq!(dialog.handle_key(&Action::ConfirmYes), Some(Effect::Write));
+        let init = image_patch(&container("setup", true), "s:2");
+        assert_eq!(
+            init["spec"]["template"]["spec"]["initContainers"][0]["image"],
+            "s:2"
+        );
     }
 
     /// Nothing is accepted before the server's facts and dry run are in; then y or Enter
@@ -976,25 +1477,19 @@ mod tests {
     fn the_dialog_accepts_only_once_the_dry_run_passed() {
         let mut dialog = ConfirmDialog::open(plan(Verb::Restart));
         assert_eq!(dialog.handle_key(&Action::ConfirmYes), None);
-        dialog.prepared(2, Verb::Restart, vec![], Ok("ok".into()), None);
+        dialog.prepared(2, answer(Verb::Restart, Ok("ok".into())));
         assert_eq!(
             dialog.handle_key(&Action::ConfirmYes),
             None,
             "another plan's answer"
         );
-        dialog.prepared(
-            1,
-            Verb::Restart,
-            vec!["restart".into()],
-            Ok("ok".into()),
-            None,
-        );
+        dialog.prepared(1, answer(Verb::Restart, Ok("ok".into())));
         assert_eq!(dialog.handle_key(&Action::ChooseValue), Some(Effect::Close));
         assert_eq!(dialog.handle_key(&Action::ConfirmSwitch), None);
         assert_eq!(dialog.handle_key(&Action::ChooseValue), Some(Effect::Write));
         assert_eq!(dialog.handle_key(&Action::ConfirmYes), Some(Effect::Write));
         assert_eq!(dialog.handle_key(&Action::ConfirmNo), Some(Effect::Close));
-        dialog.prepared(1, Verb::Restart, vec![], Err("forbidden".into()), None);
+        dialog.prepared(1, answer(Verb::Restart, Err("forbidden".into())));
         assert_eq!(dialog.handle_key(&Action::ConfirmYes), None);
     }
 
@@ -1002,7 +1497,13 @@ mod tests {
     #[test]
     fn a_scale_takes_its_count_from_the_digits_typed() {
         let mut dialog = ConfirmDialog::open(plan(Verb::Scale));
-        dialog.prepared(1, Verb::Scale, vec![], Ok("ok".into()), Some(3));
+        dialog.prepared(
+            1,
+            Prepared {
+                replicas: Some(3),
+                ..answer(Verb::Scale, Ok("ok".into()))
+            },
+        );
         assert_eq!(dialog.handle_key(&Action::ConfirmYes), None);
         for c in "123456".chars() {
             dialog.handle_key(&Action::ConfirmChar(c));
@@ -1014,6 +1515,75 @@ mod tests {
         let mut restart = ConfirmDialog::open(plan(Verb::Restart));
         restart.handle_key(&Action::ConfirmChar('5'));
         assert_eq!(restart.number, "", "only a scale takes digits");
+    }
+
+    /// An answer is kept for the TTL, then asked again; each namespace and verb apart.
+    #[test]
+    fn access_answers_are_kept_for_their_ttl_per_namespace_and_verb() {
+        let mut cache = AccessCache::default();
+        let key = |ns: &str, verb: &str| {
+            (
+                Some(ns.to_string()),
+                verb.to_string(),
+                String::new(),
+                "pods".to_string(),
+            )
+        };
+        let then = Instant::now();
+        cache.put(key("demo", "delete"), then, Some("no".into()));
+        cache.put(key("demo", "patch"), then, None);
+        assert_eq!(
+            cache.get(&key("demo", "delete"), then),
+            Some(Some("no".into()))
+        );
+        assert_eq!(cache.get(&key("demo", "patch"), then), Some(None));
+        assert_eq!(cache.get(&key("other", "delete"), then), None);
+        let later = then + ACCESS_TTL;
+        assert_eq!(cache.get(&key("demo", "delete"), later), None, "expired");
+    }
+
+    /// A refusal names the user, the verb, the resource and the namespace.
+    #[test]
+    fn a_denial_says_who_may_not_do_what_where() {
+        assert_eq!(
+            denial("viewer", "delete", "pods", Some("demo"), ""),
+            "viewer cannot delete pods in demo"
+        );
+        assert_eq!(
+            denial("", "create", "pods/exec", None, "no RBAC rule"),
+            "your user cannot create pods/exec in any namespace: no RBAC rule"
+        );
+    }
+
+    /// A pod table also asks for the shell's and attach's subresources.
+    #[test]
+    fn a_pod_table_reviews_its_shell_and_attach() {
+        let checks = access_checks(&ResourceKind::Pods.into());
+        let asked: Vec<(&Action, &str, &str)> = checks
+            .iter()
+            .map(|(a, verb, _, resource)| (a, *verb, resource.as_str()))
+            .collect();
+        assert!(
+            asked.contains(&(&Action::Delete, "delete", "pods")),
+            "{asked:?}"
+        );
+        assert!(asked.contains(&(&Action::OpenShell, "create", "pods/exec")));
+        assert!(asked.contains(&(&Action::Attach, "create", "pods/attach")));
+        assert!(!asked.iter().any(|(a, ..)| **a == Action::Scale));
+    }
+
+    /// A 403 at write time says in plain words that this user may not, with the
+    /// server's own message naming who and what.
+    #[test]
+    fn a_403_says_the_user_may_not() {
+        let err = WriteError::Forbidden {
+            message: r#"pods "web-1" is forbidden: User "viewer" cannot delete resource "pods""#
+                .into(),
+        };
+        assert_eq!(
+            plain(&err),
+            r#"your user may not do this (403 Forbidden): pods "web-1" is forbidden: User "viewer" cannot delete resource "pods""#
+        );
     }
 
     #[test]

@@ -11,6 +11,10 @@
 mod act_edit;
 mod act_exec;
 mod act_portforward;
+mod act_cascade;
+mod act_exec;
+mod act_rbac;
+mod act_rollout;
 mod act_shell_tui;
 mod act_writes;
 mod cli_errors;

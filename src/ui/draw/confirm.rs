@@ -30,7 +30,11 @@ impl Component for ConfirmDialog {
                 LineStyle::Error => Line::styled(text, theme.error()),
             })
             .collect();
-        lines.push(Line::styled(key_hint(&screen.state.keymap), theme.dim()));
+        // While an image is typed, the dialog's own line says which keys work.
+        if !self.typing() {
+            let hint = key_hint(&screen.state.keymap, self.cascades());
+            lines.push(Line::styled(hint, theme.dim()));
+        }
         let width = area.width.min(100);
         let inner = usize::from(width.saturating_sub(2)).max(1);
         // Wrapped lines: each takes its width's worth of rows.
@@ -57,15 +61,18 @@ impl Component for ConfirmDialog {
     }
 }
 
-/// The dialog's keys, as bound: `y do it · n/esc cancel · tab move · enter the button with >`.
-fn key_hint(keymap: &Keymap) -> String {
+/// The dialog's keys, as bound: `y do it · n/esc cancel · tab move · enter the button with >`,
+/// and a delete's `c cascade`.
+fn key_hint(keymap: &Keymap, cascades: bool) -> String {
     [
         (Action::ConfirmYes, "do it"),
         (Action::ConfirmNo, "cancel"),
         (Action::ConfirmSwitch, "move"),
         (Action::ChooseValue, "the button with >"),
+        (Action::ConfirmCascade, "cascade"),
     ]
     .iter()
+    .filter(|(action, _)| cascades || *action != Action::ConfirmCascade)
     .filter_map(|(action, what)| {
         let keys = keymap.keys(Section::Confirm, action);
         let shown: Vec<String> = keys.iter().take(2).map(ToString::to_string).collect();
