@@ -8,11 +8,10 @@
     reason = "a test or benchmark that cannot set up fails, with its line"
 )]
 
+mod act_cascade;
 mod act_edit;
 mod act_exec;
 mod act_portforward;
-mod act_cascade;
-mod act_exec;
 mod act_rbac;
 mod act_rollout;
 mod act_shell_tui;
@@ -35,8 +34,8 @@ mod mcp;
 mod reflector_convergence;
 mod reflector_scale;
 mod replay;
-mod replay_tui;
 mod replay_fifo;
+mod replay_tui;
 mod resources_kinds;
 mod resources_pod;
 mod secrets;
@@ -72,8 +71,8 @@ mod tui_waiting;
 mod views_config;
 mod views_sim;
 mod wb_hot_tui;
-mod wb_tree_tui;
 mod wb_metrics_tui;
+mod wb_tree_tui;
 mod workbench_hotloops;
 mod workbench_metrics;
 mod workbench_views;
