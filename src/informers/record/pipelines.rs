@@ -604,7 +604,7 @@ mod tests {
         replay.finish().await
     }
 
-    fn summary<'a>(report: &'a PipelineReport, fifo: FifoKind) -> &'a FifoSummary {
+    fn summary(report: &PipelineReport, fifo: FifoKind) -> &FifoSummary {
         report.fifos.iter().find(|s| s.fifo == fifo).unwrap()
     }
 
