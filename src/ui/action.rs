@@ -29,6 +29,8 @@ pub enum InputMode {
     Tree,
     /// The field managers and objects by write rate (`H`).
     Hot,
+    /// One object's timeline (`:timeline`).
+    Timeline,
 }
 
 /// Which panel the movement keys scroll.

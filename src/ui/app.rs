@@ -53,6 +53,7 @@ use super::state::UiState;
 use super::table::{Table, TableStarter};
 pub use super::tables::describe_sync;
 use super::tables::{Surface, Tables};
+use super::timeline::{TimelineView, TimelineWatch};
 use super::tree::{ObjectRef, TreeView, TreeWatch};
 use super::writes::{
     ConfirmDialog, Verb, WriteController, WriteEvent, check_targets, read_only_refusal,
@@ -83,6 +84,8 @@ enum Wake {
     Tree,
     /// The hot loops' detector took a watch event.
     Hot,
+    /// The timeline took an arrival; true when it changed.
+    Timeline(bool),
     Signal,
     Closed(Closed),
 }
@@ -155,6 +158,8 @@ pub struct App {
     tree: Option<TreeWatch>,
     /// The hot loops' informers and detector, while the view is open.
     hot: Option<HotWatch>,
+    /// The timeline's informers and read, while the view is open.
+    timeline: Option<TimelineWatch>,
 }
 
 /// Why [`App::run_until`] returned.
@@ -224,6 +229,7 @@ impl App {
             session: None,
             tree: None,
             hot: None,
+            timeline: None,
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -686,6 +692,7 @@ impl App {
                 Some(event) = self.writes.next() => Wake::Write(event),
                 () = tree_changed(&mut self.tree) => Wake::Tree,
                 () = hot_next(&mut self.hot) => Wake::Hot,
+                changed = timeline_next(&mut self.timeline) => Wake::Timeline(changed),
                 Some(()) = signals.next() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = time::sleep_until(next_frame), if dirty => Wake::Frame,
@@ -756,6 +763,12 @@ impl App {
                 }
                 // The report is read each tick: a write stream needs no frame per event.
                 Wake::Hot => {}
+                Wake::Timeline(changed) => {
+                    if changed {
+                        self.refresh_timeline();
+                        dirty = true;
+                    }
+                }
                 Wake::Closed(Closed::Rows) => rows_open = false,
                 Wake::Closed(Closed::Status) => status_open = false,
                 Wake::Closed(Closed::Taps) => taps_open = false,
@@ -992,7 +1005,7 @@ impl App {
                 if let Some(mut view) = self.ui.state.logs.take_if(|_| mode == InputMode::Logs) {
                     self.logs.follow(&mut view, &Effect::Close);
                 }
-                if matches!(mode, InputMode::Tree | InputMode::Hot) {
+                if matches!(mode, InputMode::Tree | InputMode::Hot | InputMode::Timeline) {
                     self.close_workbench();
                 }
                 self.ui.state.mode = InputMode::Normal;
@@ -1309,12 +1322,61 @@ impl App {
         self.refresh_hot();
     }
 
+    /// `:timeline`: the selected row's timeline, from informers started now on its kind and
+    /// on Events in its namespace, and one read of it; they stop when the view closes.
+    fn open_timeline(&mut self) {
+        let Some((kind, key)) = self.tables.table.selected_object() else {
+            self.ui.state.command.error = Some("timeline: select a row first".into());
+            return;
+        };
+        let discovery = self.tables.starter.catalog().current();
+        let (namespace, name) = split_meta_namespace_key(&key);
+        let of = ObjectRef {
+            kind: kind.kind().to_string(),
+            namespace: namespace.map(str::to_string),
+            name: name.to_string(),
+        };
+        match TimelineWatch::start(self.tables.starter.cluster(), &kind, &discovery, &of) {
+            Ok(watch) => {
+                self.timeline = Some(watch);
+                self.ui.state.timeline = Some(TimelineView::new(of));
+                self.ui.state.mode = InputMode::Timeline;
+            }
+            Err(err) => self.ui.state.command.error = Some(format!("timeline: {err}")),
+        }
+    }
+
+    /// Reads the timeline into the open view.
+    fn refresh_timeline(&mut self) {
+        if let (Some(watch), Some(view)) = (&self.timeline, self.ui.state.timeline.as_mut()) {
+            watch.refresh(view);
+        }
+    }
+
+    /// Waits (at most `patience`) for an arrival that changes the open timeline and reads
+    /// it into the view, as the event loop does; false when none came.
+    pub async fn next_timeline_change(&mut self, patience: Duration) -> bool {
+        let changed = tokio::time::timeout(patience, async {
+            while !timeline_next(&mut self.timeline).await {}
+        })
+        .await;
+        match changed {
+            Ok(()) => {
+                self.refresh_timeline();
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// The workbench views close: their informers stop.
     fn close_workbench(&mut self) {
         self.tree = None;
         self.ui.state.tree = None;
         self.hot = None;
         self.ui.state.hot = None;
+        self.timeline = None;
+        self.ui.state.timeline = None;
     }
 
     /// Waits (at most `patience`) for the Service selector asked for by Enter and follows
@@ -1361,6 +1423,10 @@ impl App {
             }
             Ok(Command::Hot) => {
                 self.open_hot();
+                Vec::new()
+            }
+            Ok(Command::Timeline) => {
+                self.open_timeline();
                 Vec::new()
             }
             Ok(Command::Context(Some(context))) => {
@@ -1433,6 +1499,14 @@ async fn tree_changed(tree: &mut Option<TreeWatch>) {
 /// The hot loops' next watch event taken, or never while the view is closed.
 async fn hot_next(hot: &mut Option<HotWatch>) {
     match hot {
+        Some(watch) => watch.next().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Whether the timeline's next arrival changed it, or never while the view is closed.
+async fn timeline_next(timeline: &mut Option<TimelineWatch>) -> bool {
+    match timeline {
         Some(watch) => watch.next().await,
         None => std::future::pending().await,
     }

@@ -37,6 +37,8 @@ const INDEX: &str = "index";
 /// and `:hot` (see [`Command::Hot`]).
 const TREE: &str = "tree";
 const HOT: &str = "hot";
+/// The selected row's timeline (see [`Command::Timeline`]).
+const TIMELINE: &str = "timeline";
 
 /// What a command name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +49,7 @@ enum Target<'a> {
     Context,
     Fifo,
     Index,
-    /// A workbench view (`tree`, `hot`).
+    /// A workbench view (`tree`, `hot`, `timeline`).
     View,
     Quit,
 }
@@ -90,6 +92,8 @@ pub enum Command {
     Tree,
     /// The field managers and objects by write rate, as `H` opens them.
     Hot,
+    /// The selected row's versions, Events and field managers by resourceVersion.
+    Timeline,
     Quit,
 }
 
@@ -207,7 +211,7 @@ fn primaries(discovery: &Discovery) -> Vec<String> {
             .into_iter()
             .map(|(r, _)| primary(r, discovery))
             .chain(categories(discovery).into_iter().map(str::to_string))
-            .chain([CONTEXT[0], FIFO, INDEX, TREE, HOT, QUIT[0]].map(str::to_string)),
+            .chain([CONTEXT[0], FIFO, INDEX, TREE, HOT, TIMELINE, QUIT[0]].map(str::to_string)),
     )
 }
 
@@ -224,7 +228,7 @@ fn once_each(names: impl IntoIterator<Item = String>) -> Vec<String> {
 
 /// Every command with its other names, `pods (po, pod)`, in the order hints list them (the
 /// group-qualified names left out), then the categories (`all`), `ctx`, `fifo`, `index`,
-/// `tree`, `hot` and `quit`.
+/// `tree`, `hot`, `timeline` and `quit`.
 pub fn listed(discovery: &Discovery) -> Vec<String> {
     commands(discovery)
         .into_iter()
@@ -241,7 +245,7 @@ pub fn listed(discovery: &Discovery) -> Vec<String> {
         })
         .chain(categories(discovery).into_iter().map(str::to_string))
         .chain([CONTEXT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
-        .chain([FIFO, INDEX, TREE, HOT].map(str::to_string))
+        .chain([FIFO, INDEX, TREE, HOT, TIMELINE].map(str::to_string))
         .chain([QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
         .collect()
 }
@@ -279,7 +283,11 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
     if name.eq_ignore_ascii_case(FIFO) {
         return parse_fifo(words);
     }
-    for (view, command) in [(TREE, Command::Tree), (HOT, Command::Hot)] {
+    for (view, command) in [
+        (TREE, Command::Tree),
+        (HOT, Command::Hot),
+        (TIMELINE, Command::Timeline),
+    ] {
         if name.eq_ignore_ascii_case(view) {
             return match words.next() {
                 None => Ok(command),
@@ -414,7 +422,7 @@ fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
         .chain(CONTEXT.iter().map(|c| (c.to_string(), Target::Context)))
         .chain([(FIFO.to_string(), Target::Fifo)])
         .chain([(INDEX.to_string(), Target::Index)])
-        .chain([TREE, HOT].map(|v| (v.to_string(), Target::View)))
+        .chain([TREE, HOT, TIMELINE].map(|v| (v.to_string(), Target::View)))
         .chain(QUIT.iter().map(|q| (q.to_string(), Target::Quit)))
         .collect()
 }
@@ -454,6 +462,9 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
         }
         Ok(Command::Hot) => {
             "Enter lists the field managers and objects by write rate, hot loops flagged".into()
+        }
+        Ok(Command::Timeline) => {
+            "Enter follows the selected row: its versions, Events and who changed each field".into()
         }
         Ok(Command::Context(None)) => "Enter lists the contexts · :ctx NAME switches".into(),
         Ok(Command::Context(Some(name))) => format!("Enter switches to context {name}"),
@@ -728,12 +739,14 @@ mod tests {
         );
         assert_eq!(parse("tree", &d), Ok(Command::Tree));
         assert_eq!(parse("HOT", &d), Ok(Command::Hot));
+        assert_eq!(parse("timeline", &d), Ok(Command::Timeline));
+        assert!(hint("timeline", &d).contains("who changed each field"));
         assert_eq!(
             parse("tree web", &d),
             Err(CommandError::NoArguments("tree".into()))
         );
         assert!(
-            hint("", &d).contains(" all ctx fifo index tree hot quit"),
+            hint("", &d).contains(" all ctx fifo index tree hot timeline quit"),
             "{}",
             hint("", &d)
         );
@@ -845,7 +858,7 @@ mod tests {
         );
         assert!(
             hint("", &d).starts_with(
-                "pods svc cm crd widgets ev events.events.k8s.io ctx fifo index tree hot quit"
+                "pods svc cm crd widgets ev events.events.k8s.io ctx fifo index tree hot timeline quit"
             ),
             "{}",
             hint("", &d)

@@ -21,6 +21,7 @@ use super::line::LineEdit;
 use super::logs::view::LogView;
 use super::queue::QueuePanel;
 use super::table_pane::TablePane;
+use super::timeline::TimelineView;
 use super::tree::TreeView;
 use super::writes::ConfirmDialog;
 
@@ -172,6 +173,8 @@ pub struct UiState {
     pub tree: Option<TreeView>,
     /// The hot loops, while open (their informers and detector are the app's).
     pub hot: Option<HotView>,
+    /// One object's timeline, while open (its informers are the app's).
+    pub timeline: Option<TimelineView>,
     /// A word for the status line until the next key (a letter that is no key here).
     pub notice: Option<String>,
     /// The confirm dialog of a write, while one is asked for.
@@ -200,6 +203,7 @@ impl UiState {
             contexts: ContextPicker::default(),
             tree: None,
             hot: None,
+            timeline: None,
             notice: None,
             confirm: ConfirmDialog::default(),
             forbidden: Vec::new(),
