@@ -55,8 +55,9 @@ impl TimelineView {
         }
     }
 
-    /// The lines as cells: resourceVersion, what, the field or the Event, and who — one
-    /// line per changed field, the version's own cells on its first.
+    /// The lines as cells: resourceVersion, what, who, and the field or the Event — one
+    /// line per changed field, the version's own cells on its first. Who comes before the
+    /// field so a narrow screen cuts the long paths and Event messages, not the managers.
     pub fn rows(&self) -> Vec<[String; 4]> {
         let mut rows = Vec::new();
         for entry in &self.entries {
@@ -65,8 +66,8 @@ impl TimelineView {
                 rows.push([
                     rv,
                     entry.what.clone(),
-                    event.summary(),
                     event.source.clone(),
+                    event.summary(),
                 ]);
                 continue;
             }
@@ -78,7 +79,7 @@ impl TimelineView {
                     0 => (rv.clone(), entry.what.clone()),
                     _ => (String::new(), String::new()),
                 };
-                rows.push([rv, what, change.path.clone(), change.by()]);
+                rows.push([rv, what, change.by(), change.path.clone()]);
             }
         }
         rows
@@ -124,7 +125,7 @@ impl TimelineView {
             return vec![Line::styled(format!("{}: reading…", self.of), theme.dim())];
         }
         let rows = self.rows();
-        let header = ["RV", "WHAT", "FIELD / EVENT", "BY"];
+        let header = ["RV", "WHAT", "BY", "FIELD / EVENT"];
         let mut widths = header.map(|h| h.chars().count());
         for row in &rows {
             for (w, cell) in widths.iter_mut().zip(row) {
@@ -150,7 +151,7 @@ impl TimelineView {
         for (i, row) in rows.iter().enumerate().skip(first).take(room) {
             let text = line([&row[0], &row[1], &row[2], &row[3]]);
             let mut styled = match row[1].as_str() {
-                "EVENT" if row[2].starts_with("Warning") => Line::styled(text, theme.error()),
+                "EVENT" if row[3].starts_with("Warning") => Line::styled(text, theme.error()),
                 "EVENT" => Line::styled(text, theme.dim()),
                 _ => Line::raw(text),
             };
@@ -357,8 +358,8 @@ mod tests {
             [
                 "7".to_string(),
                 "MODIFIED".into(),
-                "metadata.labels.b".into(),
-                "kubectl-label (Update T)".into()
+                "kubectl-label (Update T)".into(),
+                "metadata.labels.b".into()
             ]
         );
         view.handle_key(&Action::Top, 10);
