@@ -6,15 +6,13 @@
 use std::io::Write;
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::sync::mpsc;
 
 use kscope_client::cluster::ClusterArgs;
 use kscope_client::discovery::Discovery;
 use kscope_client::fetch::{ListRequest, fetch_all, fetch_object};
 use kscope_config::Config;
-use kscope_index_views::hotloops::EventKind;
-use kscope_index_views::timeline::{Entry, TimelineBuilder};
+use kscope_index_views::timeline::{Entry, LiveTimeline};
 use kscope_resources::Kind;
 use kscope_units::duration::parse_duration;
 
@@ -111,30 +109,16 @@ pub(super) async fn timeline_of(
         name,
     )
     .await?;
-    let rv = |o: &Value| {
-        o["metadata"]["resourceVersion"]
-            .as_str()
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    let first_rv = rv(&first);
-    let uid = first["metadata"]["uid"].clone();
-    let mut timeline = TimelineBuilder::new();
-    timeline.version("STATE", &first);
+    let mut timeline = LiveTimeline::new();
+    timeline.first_read(first);
     let deadline = tokio::time::sleep(duration);
     tokio::pin!(deadline);
     loop {
         tokio::select! {
             next = seen.recv() => match next {
-                Some(s) if s.object["metadata"]["uid"] == uid && rv(&s.object) > first_rv => {
-                    let what = match s.event {
-                        EventKind::Added => "ADDED",
-                        EventKind::Modified => "MODIFIED",
-                        EventKind::Deleted => "DELETED",
-                    };
-                    timeline.version(what, &s.object);
+                Some(s) => {
+                    timeline.version(s.event.watch_type(), &s.object);
                 }
-                Some(_) => {}
                 None => break,
             },
             () = &mut deadline => break,
@@ -153,13 +137,10 @@ pub(super) async fn timeline_of(
         },
     )
     .await?;
-    for event in events
-        .iter()
-        .filter(|e| e["involvedObject"]["uid"] == uid || e["regarding"]["uid"] == uid)
-    {
+    for event in &events {
         timeline.event(event);
     }
-    Ok(timeline.finish())
+    Ok(timeline.entries())
 }
 
 fn table(entries: &[Entry], out: &mut impl Write) -> Result<(), CommandError> {
@@ -169,13 +150,10 @@ fn table(entries: &[Entry], out: &mut impl Write) -> Result<(), CommandError> {
         if let Some(event) = &entry.event {
             writeln!(
                 tw,
-                "{}\t{}\t{} {}: {} (x{})\t{}",
+                "{}\t{}\t{}\t{}",
                 entry.resource_version,
                 entry.what,
-                event.type_,
-                event.reason,
-                event.message,
-                event.count,
+                event.summary(),
                 event.source
             )?;
             continue;
@@ -189,20 +167,7 @@ fn table(entries: &[Entry], out: &mut impl Write) -> Result<(), CommandError> {
             } else {
                 ("", "")
             };
-            let by = match (&change.manager, &change.operation) {
-                (Some(m), Some(op)) => {
-                    let sub = change
-                        .subresource
-                        .as_deref()
-                        .map(|s| format!("/{s}"))
-                        .unwrap_or_default();
-                    let at = change.time.as_deref().unwrap_or("");
-                    format!("{m} ({op}{sub} {at})")
-                }
-                (Some(m), None) => m.clone(),
-                _ => "<unknown>".to_string(),
-            };
-            writeln!(tw, "{rv}\t{what}\t{}\t{by}", change.path)?;
+            writeln!(tw, "{rv}\t{what}\t{}\t{}", change.path, change.by())?;
         }
     }
     tw.flush()?;

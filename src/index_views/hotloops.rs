@@ -51,6 +51,15 @@ impl EventKind {
         let object = serde_json::from_slice(entry.raw.as_ref()?).ok()?;
         Some((event, object))
     }
+
+    /// The watch event's type as the API names it (`ADDED`, `MODIFIED`, `DELETED`).
+    pub fn watch_type(self) -> &'static str {
+        match self {
+            Self::Added => "ADDED",
+            Self::Modified => "MODIFIED",
+            Self::Deleted => "DELETED",
+        }
+    }
 }
 
 /// Writes counted in one-second buckets over the last [`WINDOW_SECONDS`].

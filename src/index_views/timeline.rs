@@ -146,6 +146,124 @@ impl TimelineBuilder {
     }
 }
 
+impl Change {
+    /// Who changed the field, as the timeline prints it: `manager (Operation/subresource
+    /// time)`, the manager alone without an operation, `<unknown>` without a manager.
+    pub fn by(&self) -> String {
+        match (&self.manager, &self.operation) {
+            (Some(m), Some(op)) => {
+                let sub = self
+                    .subresource
+                    .as_deref()
+                    .map(|s| format!("/{s}"))
+                    .unwrap_or_default();
+                let at = self.time.as_deref().unwrap_or("");
+                format!("{m} ({op}{sub} {at})")
+            }
+            (Some(m), None) => m.clone(),
+            _ => "<unknown>".to_string(),
+        }
+    }
+}
+
+impl EventNote {
+    /// The Event as one cell: `Normal ScalingReplicaSet: message (x2)`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} {}: {} (x{})",
+            self.type_, self.reason, self.message, self.count
+        )
+    }
+}
+
+fn resource_version(object: &Value) -> u64 {
+    object["metadata"]["resourceVersion"]
+        .as_str()
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(0)
+}
+
+/// A timeline kept as its inputs arrive, for a view that follows the object (the CLI's
+/// `--for`, the TUI's `:timeline`): the object as first read, the watch's versions of it,
+/// and its Events, each Event at its latest version. Versions may arrive before the first
+/// read (the watch starts first, so none falls between): those not newer than it are
+/// dropped when the timeline is built.
+#[derive(Debug, Default, Clone)]
+pub struct LiveTimeline {
+    first: Option<Value>,
+    versions: Vec<(String, Value)>,
+    /// Events by uid: a repeated Event comes back with its count bumped.
+    events: Vec<Value>,
+}
+
+impl LiveTimeline {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The object as first read; whose uid the versions and Events must have.
+    pub fn first_read(&mut self, object: Value) {
+        self.first = Some(object);
+    }
+
+    /// Whether the object has been read.
+    pub fn read(&self) -> bool {
+        self.first.is_some()
+    }
+
+    /// A version from the watch, `what` its event type; false when it is of another
+    /// object (by uid, once read) or no newer than the first read.
+    pub fn version(&mut self, what: &str, object: &Value) -> bool {
+        if let Some(first) = &self.first
+            && (object["metadata"]["uid"] != first["metadata"]["uid"]
+                || resource_version(object) <= resource_version(first))
+        {
+            return false;
+        }
+        self.versions.push((what.to_string(), object.clone()));
+        true
+    }
+
+    /// An Event from a list or a watch; false when it is about another object (or the
+    /// object is not read yet, so its uid is unknown).
+    pub fn event(&mut self, event: &Value) -> bool {
+        let Some(first) = &self.first else {
+            return false;
+        };
+        let uid = &first["metadata"]["uid"];
+        if event["involvedObject"]["uid"] != *uid && event["regarding"]["uid"] != *uid {
+            return false;
+        }
+        let id = &event["metadata"]["uid"];
+        match self.events.iter_mut().find(|e| e["metadata"]["uid"] == *id) {
+            Some(kept) if resource_version(kept) >= resource_version(event) => return false,
+            Some(kept) => *kept = event.clone(),
+            None => self.events.push(event.clone()),
+        }
+        true
+    }
+
+    /// The entries by resourceVersion; none before the object is read.
+    pub fn entries(&self) -> Vec<Entry> {
+        let Some(first) = &self.first else {
+            return Vec::new();
+        };
+        let mut builder = TimelineBuilder::new();
+        builder.version("STATE", first);
+        let uid = &first["metadata"]["uid"];
+        let after = resource_version(first);
+        for (what, object) in &self.versions {
+            if object["metadata"]["uid"] == *uid && resource_version(object) > after {
+                builder.version(what, object);
+            }
+        }
+        for event in &self.events {
+            builder.event(event);
+        }
+        builder.finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,6 +318,46 @@ mod tests {
         assert_eq!(
             who(3),
             [("spec.replicas".into(), Some("kubectl-patch".into()))]
+        );
+    }
+    #[test]
+    fn a_live_timeline_drops_versions_before_its_first_read_and_keeps_each_event_once() {
+        let object = |rv: &str, uid: &str, replicas: u32| {
+            json!({"metadata": {"name": "w", "uid": uid, "resourceVersion": rv, "managedFields": [
+                {"manager": "kubectl", "operation": "Update", "subresource": "scale", "time": "T",
+                 "fieldsV1": {"f:spec": {"f:replicas": {}}}}]},
+                "spec": {"replicas": replicas}})
+        };
+        let event = |rv: &str, count: u64| {
+            json!({"metadata": {"uid": "e1", "resourceVersion": rv}, "involvedObject": {"uid": "u"},
+                "type": "Normal", "reason": "Scaled", "message": "m", "count": count})
+        };
+        let mut live = LiveTimeline::new();
+        assert!(
+            !live.event(&event("4", 1)),
+            "no uid to match before the read"
+        );
+        assert!(live.version("MODIFIED", &object("5", "u", 2)));
+        live.first_read(object("6", "u", 2));
+        assert!(!live.version("MODIFIED", &object("6", "u", 2)), "not newer");
+        assert!(
+            !live.version("MODIFIED", &object("9", "other", 3)),
+            "another object"
+        );
+        assert!(live.version("MODIFIED", &object("8", "u", 3)));
+        assert!(live.event(&event("7", 1)));
+        assert!(live.event(&event("9", 2)));
+        assert!(!live.event(&event("7", 1)), "older than the kept one");
+        let entries = live.entries();
+        let rvs: Vec<&str> = entries
+            .iter()
+            .map(|e| e.resource_version.as_str())
+            .collect();
+        assert_eq!(rvs, ["6", "8", "9"]);
+        assert_eq!(entries[1].changes[0].by(), "kubectl (Update/scale T)");
+        assert_eq!(
+            entries[2].event.as_ref().map(EventNote::summary).as_deref(),
+            Some("Normal Scaled: m (x2)")
         );
     }
 }

@@ -35,6 +35,8 @@ pub enum InputMode {
     Forwards,
     /// A controller's own /metrics beside kscope's informer (`:metrics`).
     Metrics,
+    /// One object's timeline (`:timeline`).
+    Timeline,
 }
 
 /// Which panel the movement keys scroll.

@@ -57,6 +57,7 @@ use super::state::UiState;
 use super::table::{Table, TableStarter};
 pub use super::tables::describe_sync;
 use super::tables::{Surface, Tables};
+use super::timeline::{TimelineView, TimelineWatch};
 use super::tree::{ObjectRef, TreeView, TreeWatch};
 use super::writes::{
     ConfirmDialog, Verb, WriteController, WriteEvent, check_targets, read_only_refusal,
@@ -89,6 +90,8 @@ enum Wake {
     /// The hot loops' detector took a watch event.
     Hot,
     Forward(ForwardEvent),
+    /// The timeline took an arrival; true when it changed.
+    Timeline(bool),
     Signal,
     Closed(Closed),
 }
@@ -169,6 +172,8 @@ pub struct App {
     playback: Option<Arc<dyn Playback>>,
     /// The port-forwards running, and the reads of the dialog's ports.
     forwards: ForwardController,
+    /// The timeline's informers and read, while the view is open.
+    timeline: Option<TimelineWatch>,
 }
 
 /// Why [`App::run_until`] returned.
@@ -245,6 +250,7 @@ impl App {
             hot: None,
             playback: None,
             forwards,
+            timeline: None,
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -953,6 +959,7 @@ impl App {
                 () = tree_changed(&mut self.tree) => Wake::Tree,
                 () = hot_next(&mut self.hot) => Wake::Hot,
                 Some(event) = self.forwards.next() => Wake::Forward(event),
+                changed = timeline_next(&mut self.timeline) => Wake::Timeline(changed),
                 Some(()) = signals.next() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
                 _ = time::sleep_until(next_frame), if dirty => Wake::Frame,
@@ -1030,6 +1037,12 @@ impl App {
                 Wake::Forward(event) => {
                     self.take_forward(event);
                     dirty = true;
+                }
+                Wake::Timeline(changed) => {
+                    if changed {
+                        self.refresh_timeline();
+                        dirty = true;
+                    }
                 }
                 Wake::Closed(Closed::Rows) => rows_open = false,
                 Wake::Closed(Closed::Status) => status_open = false,
@@ -1290,7 +1303,7 @@ impl App {
                 if let Some(mut view) = self.ui.state.logs.take_if(|_| mode == InputMode::Logs) {
                     self.logs.follow(&mut view, &Effect::Close);
                 }
-                if matches!(mode, InputMode::Tree | InputMode::Hot) {
+                if matches!(mode, InputMode::Tree | InputMode::Hot | InputMode::Timeline) {
                     self.close_workbench();
                 }
                 // Nothing is scraped while the panel is not shown.
@@ -1651,12 +1664,61 @@ impl App {
         self.refresh_hot();
     }
 
+    /// `:timeline`: the selected row's timeline, from informers started now on its kind and
+    /// on Events in its namespace, and one read of it; they stop when the view closes.
+    fn open_timeline(&mut self) {
+        let Some((kind, key)) = self.tables.table.selected_object() else {
+            self.ui.state.command.error = Some("timeline: select a row first".into());
+            return;
+        };
+        let discovery = self.tables.starter.catalog().current();
+        let (namespace, name) = split_meta_namespace_key(&key);
+        let of = ObjectRef {
+            kind: kind.kind().to_string(),
+            namespace: namespace.map(str::to_string),
+            name: name.to_string(),
+        };
+        match TimelineWatch::start(self.tables.starter.cluster(), &kind, &discovery, &of) {
+            Ok(watch) => {
+                self.timeline = Some(watch);
+                self.ui.state.timeline = Some(TimelineView::new(of));
+                self.ui.state.mode = InputMode::Timeline;
+            }
+            Err(err) => self.ui.state.command.error = Some(format!("timeline: {err}")),
+        }
+    }
+
+    /// Reads the timeline into the open view.
+    fn refresh_timeline(&mut self) {
+        if let (Some(watch), Some(view)) = (&self.timeline, self.ui.state.timeline.as_mut()) {
+            watch.refresh(view);
+        }
+    }
+
+    /// Waits (at most `patience`) for an arrival that changes the open timeline and reads
+    /// it into the view, as the event loop does; false when none came.
+    pub async fn next_timeline_change(&mut self, patience: Duration) -> bool {
+        let changed = tokio::time::timeout(patience, async {
+            while !timeline_next(&mut self.timeline).await {}
+        })
+        .await;
+        match changed {
+            Ok(()) => {
+                self.refresh_timeline();
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// The workbench views close: their informers stop.
     fn close_workbench(&mut self) {
         self.tree = None;
         self.ui.state.tree = None;
         self.hot = None;
         self.ui.state.hot = None;
+        self.timeline = None;
+        self.ui.state.timeline = None;
     }
 
     /// Waits (at most `patience`) for the Service selector asked for by Enter and follows
@@ -1715,6 +1777,10 @@ impl App {
                 Vec::new()
             }
             Ok(Command::Metrics { port }) => self.open_metrics(port),
+            Ok(Command::Timeline) => {
+                self.open_timeline();
+                Vec::new()
+            }
             Ok(Command::Context(Some(context))) => {
                 self.switch_context(context);
                 Vec::new()
@@ -1785,6 +1851,14 @@ async fn tree_changed(tree: &mut Option<TreeWatch>) {
 /// The hot loops' next watch event taken, or never while the view is closed.
 async fn hot_next(hot: &mut Option<HotWatch>) {
     match hot {
+        Some(watch) => watch.next().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Whether the timeline's next arrival changed it, or never while the view is closed.
+async fn timeline_next(timeline: &mut Option<TimelineWatch>) -> bool {
+    match timeline {
         Some(watch) => watch.next().await,
         None => std::future::pending().await,
     }

@@ -44,6 +44,8 @@ const HOT: &str = "hot";
 const SEEK: &str = "seek";
 /// The selected pod's or workload's own /metrics (see [`Command::Metrics`]).
 const METRICS: &str = "metrics";
+/// The selected row's timeline (see [`Command::Timeline`]).
+const TIMELINE: &str = "timeline";
 
 /// What a command name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,7 +57,7 @@ enum Target<'a> {
     Forwards,
     Fifo,
     Index,
-    /// A workbench view (`tree`, `hot`).
+    /// A workbench view (`tree`, `hot`, `timeline`).
     View,
     Metrics,
     Quit,
@@ -109,6 +111,8 @@ pub enum Command {
     Metrics {
         port: Option<String>,
     },
+    /// The selected row's versions, Events and field managers by resourceVersion.
+    Timeline,
     Quit,
 }
 
@@ -230,7 +234,9 @@ fn primaries(discovery: &Discovery) -> Vec<String> {
             .into_iter()
             .map(|(r, _)| primary(r, discovery))
             .chain(categories(discovery).into_iter().map(str::to_string))
-            .chain([CONTEXT[0], FIFO, INDEX, METRICS, TREE, HOT, QUIT[0]].map(str::to_string)),
+            .chain(
+                [CONTEXT[0], FIFO, INDEX, METRICS, TREE, HOT, TIMELINE, QUIT[0]].map(str::to_string),
+            ),
     )
 }
 
@@ -247,7 +253,7 @@ fn once_each(names: impl IntoIterator<Item = String>) -> Vec<String> {
 
 /// Every command with its other names, `pods (po, pod)`, in the order hints list them (the
 /// group-qualified names left out), then the categories (`all`), `ctx`, `fifo`, `index`,
-/// `tree`, `hot` and `quit`.
+/// `tree`, `hot`, `timeline` and `quit`.
 pub fn listed(discovery: &Discovery) -> Vec<String> {
     commands(discovery)
         .into_iter()
@@ -264,7 +270,7 @@ pub fn listed(discovery: &Discovery) -> Vec<String> {
         })
         .chain(categories(discovery).into_iter().map(str::to_string))
         .chain([CONTEXT, FORWARDS].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
-        .chain([FIFO, INDEX, METRICS, TREE, HOT].map(str::to_string))
+        .chain([FIFO, INDEX, METRICS, TREE, HOT, TIMELINE].map(str::to_string))
         .chain([QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
         .collect()
 }
@@ -308,7 +314,11 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
     if name.eq_ignore_ascii_case(FIFO) {
         return parse_fifo(words);
     }
-    for (view, command) in [(TREE, Command::Tree), (HOT, Command::Hot)] {
+    for (view, command) in [
+        (TREE, Command::Tree),
+        (HOT, Command::Hot),
+        (TIMELINE, Command::Timeline),
+    ] {
         if name.eq_ignore_ascii_case(view) {
             return match words.next() {
                 None => Ok(command),
@@ -473,7 +483,7 @@ fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
         .chain(FORWARDS.iter().map(|c| (c.to_string(), Target::Forwards)))
         .chain([(FIFO.to_string(), Target::Fifo)])
         .chain([(INDEX.to_string(), Target::Index)])
-        .chain([TREE, HOT].map(|v| (v.to_string(), Target::View)))
+        .chain([TREE, HOT, TIMELINE].map(|v| (v.to_string(), Target::View)))
         .chain([(METRICS.to_string(), Target::Metrics)])
         .chain(QUIT.iter().map(|q| (q.to_string(), Target::Quit)))
         .collect()
@@ -517,6 +527,9 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
         }
         Ok(Command::Seek(to)) => format!("Enter moves the recording played to {to}"),
         Ok(Command::Forwards) => "Enter lists the port-forwards (F on a pod starts one)".into(),
+        Ok(Command::Timeline) => {
+            "Enter follows the selected row: its versions, Events and who changed each field".into()
+        }
         Ok(Command::Context(None)) => "Enter lists the contexts · :ctx NAME switches".into(),
         Ok(Command::Context(Some(name))) => format!("Enter switches to context {name}"),
         Ok(Command::Fifo {
@@ -794,12 +807,14 @@ mod tests {
         );
         assert_eq!(parse("tree", &d), Ok(Command::Tree));
         assert_eq!(parse("HOT", &d), Ok(Command::Hot));
+        assert_eq!(parse("timeline", &d), Ok(Command::Timeline));
+        assert!(hint("timeline", &d).contains("who changed each field"));
         assert_eq!(
             parse("tree web", &d),
             Err(CommandError::NoArguments("tree".into()))
         );
         assert!(
-            hint("", &d).contains(" all ctx fifo index metrics tree hot quit"),
+            hint("", &d).contains(" all ctx fifo index metrics tree hot timeline quit"),
             "{}",
             hint("", &d)
         );
@@ -911,7 +926,7 @@ mod tests {
         );
         assert!(
             hint("", &d).starts_with(
-                "pods svc cm crd widgets ev events.events.k8s.io ctx fifo index metrics tree hot quit"
+                "pods svc cm crd widgets ev events.events.k8s.io ctx fifo index metrics tree hot timeline quit"
             ),
             "{}",
             hint("", &d)

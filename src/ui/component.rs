@@ -49,7 +49,7 @@ pub trait Component {
 
 /// The component that takes the keys typed in `mode`; `None` for the main screen's (the
 /// table's and the app's own) and the detail's (the app holds it, with its fetches), and
-/// for a log, tree or hot-loop mode with no view.
+/// for a log, tree, hot-loop or timeline mode with no view.
 pub fn component_mut(state: &mut UiState, mode: InputMode) -> Option<&mut dyn Component> {
     match mode {
         InputMode::Filter => Some(&mut state.filter),
@@ -63,6 +63,10 @@ pub fn component_mut(state: &mut UiState, mode: InputMode) -> Option<&mut dyn Co
         InputMode::Hot => state.hot.as_mut().map(|view| view as &mut dyn Component),
         InputMode::PortForward => Some(&mut state.port_forward),
         InputMode::Forwards => Some(&mut state.forwards),
+        InputMode::Timeline => state
+            .timeline
+            .as_mut()
+            .map(|view| view as &mut dyn Component),
         InputMode::Logs | InputMode::LogSearch => {
             state.logs.as_mut().map(|view| view as &mut dyn Component)
         }
@@ -85,6 +89,7 @@ pub fn overlay(state: &UiState) -> Option<&dyn Component> {
         InputMode::Hot => state.hot.as_ref().map(|view| view as &dyn Component),
         InputMode::PortForward => Some(&state.port_forward),
         InputMode::Forwards => Some(&state.forwards),
+        InputMode::Timeline => state.timeline.as_ref().map(|view| view as &dyn Component),
         InputMode::Normal
         | InputMode::Filter
         | InputMode::DeltaFilter

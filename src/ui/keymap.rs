@@ -47,9 +47,11 @@ pub fn section_of(mode: InputMode) -> Section {
         InputMode::Help => Section::Help,
         // The context picker lists like the index browser and takes its keys.
         // So do the ownership tree and the hot loops.
-        InputMode::Indexes | InputMode::Contexts | InputMode::Tree | InputMode::Hot => {
-            Section::Indexes
-        }
+        InputMode::Indexes
+        | InputMode::Contexts
+        | InputMode::Tree
+        | InputMode::Hot
+        | InputMode::Timeline => Section::Indexes,
         InputMode::Detail => Section::Detail,
         InputMode::Command => Section::Command,
         InputMode::Logs | InputMode::Metrics => Section::Logs,

@@ -23,6 +23,7 @@ use super::metrics::MetricsPanel;
 use super::portforward::{ForwardDialog, ForwardList};
 use super::queue::QueuePanel;
 use super::table_pane::TablePane;
+use super::timeline::TimelineView;
 use super::tree::TreeView;
 use super::writes::ConfirmDialog;
 
@@ -176,6 +177,8 @@ pub struct UiState {
     pub tree: Option<TreeView>,
     /// The hot loops, while open (their informers and detector are the app's).
     pub hot: Option<HotView>,
+    /// One object's timeline, while open (its informers are the app's).
+    pub timeline: Option<TimelineView>,
     /// A word for the status line until the next key (a letter that is no key here).
     pub notice: Option<String>,
     /// The confirm dialog of a write, while one is asked for.
@@ -212,6 +215,7 @@ impl UiState {
             contexts: ContextPicker::default(),
             tree: None,
             hot: None,
+            timeline: None,
             notice: None,
             confirm: ConfirmDialog::default(),
             port_forward: ForwardDialog::default(),

@@ -72,6 +72,7 @@ mod views_config;
 mod views_sim;
 mod wb_hot_tui;
 mod wb_metrics_tui;
+mod wb_timeline_tui;
 mod wb_tree_tui;
 mod workbench_hotloops;
 mod workbench_metrics;
