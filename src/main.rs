@@ -291,6 +291,10 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Sim(args) => runtime.block_on(kscope_sim::cli::run(args))?,
         Command::Record(args) => runtime.block_on(kscope::commands::record::run(&args))?,
+        // `--fifo` is its own command's (replay_fifo reads the arguments replay defines).
+        Command::Replay(args) if !args.fifo.is_empty() => {
+            runtime.block_on(kscope::commands::replay_fifo::run(&args, &mut stdout))?
+        }
         Command::Replay(args) => {
             runtime.block_on(kscope::commands::replay::run(&args, &mut stdout))?
         }

@@ -97,9 +97,6 @@ impl At {
 }
 
 pub async fn run(args: &ReplayArgs, out: &mut impl Write) -> Result<(), CommandError> {
-    if !args.fifo.is_empty() {
-        return super::replay_fifo::run(args, out).await;
-    }
     if !args.print {
         return Err(CommandError::Usage(
             "kscope replay reads a recording headless with --print or --fifo; without them, it opens the TUI"

@@ -37,7 +37,7 @@ use super::contexts::{Connected, ContextPicker, ContextSwitcher};
 use super::detail::{DetailController, DetailTab, Fetched};
 use super::draw::{self, Header, Parts};
 use super::edit::{self, EditRequest};
-use super::effect::{Effect, Follow};
+use super::effect::{Effect, Follow, ObjectRef};
 use super::favourites::Favourites;
 use super::hot::{HotView, HotWatch};
 use super::keymap::map_key;
@@ -58,7 +58,7 @@ use super::table::{Table, TableStarter};
 pub use super::tables::describe_sync;
 use super::tables::{Surface, Tables};
 use super::timeline::{TimelineView, TimelineWatch};
-use super::tree::{ObjectRef, TreeView, TreeWatch};
+use super::tree::{TreeView, TreeWatch};
 use super::writes::{
     ConfirmDialog, Verb, WriteController, WriteEvent, check_targets, read_only_refusal,
 };

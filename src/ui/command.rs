@@ -235,7 +235,10 @@ fn primaries(discovery: &Discovery) -> Vec<String> {
             .map(|(r, _)| primary(r, discovery))
             .chain(categories(discovery).into_iter().map(str::to_string))
             .chain(
-                [CONTEXT[0], FIFO, INDEX, METRICS, TREE, HOT, TIMELINE, QUIT[0]].map(str::to_string),
+                [
+                    CONTEXT[0], FIFO, INDEX, METRICS, TREE, HOT, TIMELINE, QUIT[0],
+                ]
+                .map(str::to_string),
             ),
     )
 }

@@ -3,7 +3,6 @@
 //! flags that something must remember to read.
 
 use super::action::InputMode;
-use super::tree::ObjectRef;
 
 /// A component's request to the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,4 +54,14 @@ pub enum Follow {
     /// A shell or attach was asked for: the loop ends so that the terminal's owner can hand
     /// the terminal over ([`super::app::App::take_session`]), then runs the loop again.
     Handover,
+}
+
+/// An object a workbench view points at (the tree's nodes, the hot loops' objects): its
+/// `kind` field, namespace and name. Here, beside the effect that shows it, so the views
+/// and the effect do not import each other.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObjectRef {
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
 }

@@ -23,11 +23,10 @@ use kscope_resources::Kind;
 
 use super::UiError;
 use super::action::Action;
-use super::component::{Component, Context};
 use super::effect::Effect;
-use super::screen::{Screen, Theme};
+use super::effect::ObjectRef;
 use super::table::moved_to;
-use super::tree::ObjectRef;
+use super::theme::Theme;
 use super::watchers::{Watchers, kinds};
 
 /// Watch events a kind's tap keeps for the detector to catch up on.
@@ -196,7 +195,7 @@ impl HotView {
         lines
     }
 
-    fn draw_into(&self, frame: &mut Frame, area: Rect, theme: Theme) {
+    pub(crate) fn draw_into(&self, frame: &mut Frame, area: Rect, theme: Theme) {
         let height = usize::from(area.height.saturating_sub(2));
         let title = format!(
             " hot loops · {} · {}s watched · Enter shows · Esc ",
@@ -259,16 +258,6 @@ fn aligned(header: &[&str], rows: &[Vec<String>]) -> Vec<String> {
                 .map(|r| line(r.iter().map(String::as_str).collect())),
         )
         .collect()
-}
-
-impl Component for HotView {
-    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
-        self.handle_key(action, ctx.table_page())
-    }
-
-    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
-        self.draw_into(frame, area, screen.theme());
-    }
 }
 
 /// One watch event for the detector.

@@ -42,6 +42,7 @@ pub mod table_pane;
 pub mod tables;
 pub mod terminal;
 pub mod text_search;
+pub mod theme;
 pub mod timeline;
 pub mod tree;
 mod watchers;

@@ -27,6 +27,7 @@ use super::action::InputMode;
 use super::deltas::{DELTA_CAPACITY, DeltaLine, SideBySide};
 use super::detail::DetailController;
 use super::effect::Follow;
+use super::effect::ObjectRef;
 use super::favourites::Favourites;
 use super::mixed_table::{MixedTable, describe_members};
 use super::namespace_check::{Checked, NamespaceCheck};
@@ -35,7 +36,6 @@ use super::screen::Header;
 use super::selectors::{Selected, SelectorFetcher};
 use super::state::{IndexBrowser, UiState};
 use super::table::{Table, TableStarter};
-use super::tree::ObjectRef;
 
 /// The informer's progress in a few words, for the header (its error is shown apart), with
 /// how it read its initial state (`via watch-list`, or `via list: why it fell back`).

@@ -23,11 +23,10 @@ use kscope_resources::Kind;
 
 use super::UiError;
 use super::action::Action;
-use super::component::{Component, Context};
 use super::effect::Effect;
-use super::screen::{Screen, Theme};
+use super::effect::ObjectRef;
 use super::table::moved_to;
-use super::tree::ObjectRef;
+use super::theme::Theme;
 use super::watchers::{Watchers, kinds};
 
 /// Watch events a kind's tap keeps for the timeline to catch up on.
@@ -163,7 +162,7 @@ impl TimelineView {
         lines
     }
 
-    fn draw_into(&self, frame: &mut Frame, area: Rect, theme: Theme) {
+    pub(crate) fn draw_into(&self, frame: &mut Frame, area: Rect, theme: Theme) {
         let height = usize::from(area.height.saturating_sub(2));
         let title = format!(" timeline of {} · Esc ", self.of);
         frame.render_widget(Clear, area);
@@ -171,16 +170,6 @@ impl TimelineView {
             Paragraph::new(self.lines(height, theme)).block(Block::bordered().title(title)),
             area,
         );
-    }
-}
-
-impl Component for TimelineView {
-    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
-        self.handle_key(action, ctx.table_page())
-    }
-
-    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
-        self.draw_into(frame, area, screen.theme());
     }
 }
 

@@ -16,19 +16,10 @@ use kscope_resources::Kind;
 
 use super::UiError;
 use super::action::Action;
-use super::component::{Component, Context};
-use super::effect::Effect;
-use super::screen::{Screen, Theme};
+use super::effect::{Effect, ObjectRef};
 use super::table::moved_to;
+use super::theme::Theme;
 use super::watchers::Watchers;
-
-/// The object a tree is of: its `kind` field, namespace and name.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ObjectRef {
-    pub kind: String,
-    pub namespace: Option<String>,
-    pub name: String,
-}
 
 impl ObjectRef {
     fn of(node: &TreeNode) -> Self {
@@ -126,7 +117,7 @@ impl TreeView {
         format!(" tree of {}{listing} · Enter shows · Esc ", self.of)
     }
 
-    fn draw_into(&self, frame: &mut Frame, area: Rect, theme: Theme) {
+    pub(crate) fn draw_into(&self, frame: &mut Frame, area: Rect, theme: Theme) {
         let height = usize::from(area.height.saturating_sub(2));
         let label = |(prefix, node): &(String, TreeNode)| {
             let ns = match (&node.namespace, &self.of.namespace) {
@@ -181,16 +172,6 @@ impl TreeView {
             Paragraph::new(lines).block(Block::bordered().title(self.title())),
             area,
         );
-    }
-}
-
-impl Component for TreeView {
-    fn handle(&mut self, action: &Action, ctx: &Context<'_>) -> Option<Effect> {
-        self.handle_key(action, ctx.table_page())
-    }
-
-    fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
-        self.draw_into(frame, area, screen.theme());
     }
 }
 

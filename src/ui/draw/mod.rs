@@ -18,6 +18,7 @@ pub(crate) mod portforward;
 mod status;
 pub(crate) mod table;
 mod text;
+mod workbench;
 
 pub use crate::screen::{Header, Screen};
 pub use frame::{Parts, draw, frame, no_color_requested};
