@@ -57,3 +57,48 @@ pub fn record_watch(tap: &super::instrument::tap::Tap, key: &str, rv: u64, raw: 
         },
     );
 }
+
+/// A recording's records of pods in namespace `ns`, for the record readers' tests here and
+/// in the sim's replay.
+pub mod records {
+    #![allow(
+        clippy::unwrap_used,
+        reason = "fixtures of literal JSON, which always parses"
+    )]
+
+    use serde_json::value::RawValue;
+
+    use crate::record::format::Record;
+
+    /// Pod `ns/name` at resourceVersion `rv`.
+    pub fn pod(name: &str, rv: u64) -> Box<RawValue> {
+        RawValue::from_string(format!(
+            r#"{{"metadata":{{"namespace":"ns","name":"{name}","resourceVersion":"{rv}"}}}}"#
+        ))
+        .unwrap()
+    }
+
+    /// A whole list of pods at `rv`, received at `at`.
+    pub fn list(at: i64, rv: u64, items: Vec<Box<RawValue>>) -> Record {
+        Record::List {
+            kind: "pods".into(),
+            at,
+            requested: String::new(),
+            continued: None,
+            resource_version: rv.to_string(),
+            next: None,
+            items,
+        }
+    }
+
+    /// A watch event on a pod.
+    pub fn event(at: i64, event_type: &str, object: Box<RawValue>, rv: u64) -> Record {
+        Record::Event {
+            kind: "pods".into(),
+            at,
+            event_type: event_type.into(),
+            resource_version: Some(rv.to_string()),
+            object,
+        }
+    }
+}

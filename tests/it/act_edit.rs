@@ -286,7 +286,7 @@ async fn a_user_who_may_not_patch_is_told_so_in_plain_words_from_the_detail() {
         "--readwrite --context kscope-sim-viewer -n payments-prod",
     );
     session.wait_for("the pods", listed);
-    // Help dims e: the server's SelfSubjectAccessReview says the viewer may not patch.
+    // Help dims e: the server's SelfSubjectAccessReview says the viewer cannot patch.
     session.keys(&["?"]);
     session.wait_for("the dimmed edit", |s| {
         let lines: Vec<&str> = s.lines().collect();
@@ -296,7 +296,7 @@ async fn a_user_who_may_not_patch_is_told_so_in_plain_words_from_the_detail() {
                 && line.contains("(not allowed")
                 && lines
                     .get(at + 1)
-                    .is_some_and(|next| next.contains("may not patch pods"))
+                    .is_some_and(|next| next.contains("cannot patch pods"))
         })
     });
     // ? closes it (an Escape sent with the next keys would read as Alt and them).

@@ -552,35 +552,7 @@ impl PipelineReplay {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pod(name: &str, rv: u64) -> Box<RawValue> {
-        RawValue::from_string(format!(
-            r#"{{"metadata":{{"namespace":"ns","name":"{name}","resourceVersion":"{rv}"}}}}"#
-        ))
-        .unwrap()
-    }
-
-    fn list(at: i64, rv: u64, items: Vec<Box<RawValue>>) -> Record {
-        Record::List {
-            kind: "pods".into(),
-            at,
-            requested: String::new(),
-            continued: None,
-            resource_version: rv.to_string(),
-            next: None,
-            items,
-        }
-    }
-
-    fn event(at: i64, event_type: &str, object: Box<RawValue>, rv: u64) -> Record {
-        Record::Event {
-            kind: "pods".into(),
-            at,
-            event_type: event_type.into(),
-            resource_version: Some(rv.to_string()),
-            object,
-        }
-    }
+    use crate::testing::records::{event, list, pod};
 
     fn keyframe(at: i64, rv: u64, objects: Vec<Box<RawValue>>) -> Record {
         Record::Keyframe {

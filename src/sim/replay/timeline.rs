@@ -182,37 +182,10 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kscope_informers::testing::records::{event, list, pod};
 
     fn raw(json: &str) -> Box<RawValue> {
         RawValue::from_string(json.to_string()).unwrap()
-    }
-
-    fn pod(name: &str, rv: u64) -> Box<RawValue> {
-        raw(&format!(
-            r#"{{"metadata":{{"namespace":"ns","name":"{name}","resourceVersion":"{rv}"}}}}"#
-        ))
-    }
-
-    fn list(at: i64, rv: u64, items: Vec<Box<RawValue>>) -> Record {
-        Record::List {
-            kind: "pods".into(),
-            at,
-            requested: String::new(),
-            continued: None,
-            resource_version: rv.to_string(),
-            next: None,
-            items,
-        }
-    }
-
-    fn event(at: i64, event_type: &str, object: Box<RawValue>, rv: u64) -> Record {
-        Record::Event {
-            kind: "pods".into(),
-            at,
-            event_type: event_type.into(),
-            resource_version: Some(rv.to_string()),
-            object,
-        }
     }
 
     #[test]
