@@ -189,10 +189,9 @@ fn controller_lines(
         row(
             theme,
             "wait p50/p99",
-            format!(
-                "{} / {}",
-                millis(rates.and_then(|r| r.queue_p50_seconds)),
-                millis(rates.and_then(|r| r.queue_p99_seconds))
+            p50_p99(
+                rates.and_then(|r| r.queue_p50_seconds),
+                rates.and_then(|r| r.queue_p99_seconds),
             ),
             "queued until picked",
         ),
@@ -211,10 +210,9 @@ fn controller_lines(
         row(
             theme,
             "time p50/p99",
-            format!(
-                "{} / {}",
-                millis(rates.and_then(|r| r.reconcile_p50_seconds)),
-                millis(rates.and_then(|r| r.reconcile_p99_seconds))
+            p50_p99(
+                rates.and_then(|r| r.reconcile_p50_seconds),
+                rates.and_then(|r| r.reconcile_p99_seconds),
             ),
             "",
         ),
@@ -412,4 +410,9 @@ fn draw_model(
         ]);
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// Two quantiles as "p50 / p99", in milliseconds, a dash for one not known yet.
+fn p50_p99(p50: Option<f64>, p99: Option<f64>) -> String {
+    format!("{} / {}", millis(p50), millis(p99))
 }
