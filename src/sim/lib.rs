@@ -51,7 +51,7 @@ pub use error::SimError;
 pub use faults::{FaultParseError, FaultSpec, Faults, FaultsFiredSnapshot};
 pub use kubeconfig::write_kubeconfig;
 pub use logs::NoisyLogs;
-pub use replay::{PlaybackState, ReplayConfig, ReplayControls, ReplayServer};
+pub use replay::{PlaybackState, ReplayConfig, ReplayControls, ReplayServer, Segment, Timeline};
 pub use resources::Resource;
 pub use server::{Sim, SimHandle, kubeconfig_for};
 pub(crate) use shared::Shared;

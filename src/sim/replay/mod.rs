@@ -9,6 +9,8 @@ mod clock;
 mod serve;
 mod timeline;
 
+pub use timeline::{Segment, Timeline};
+
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -60,13 +60,7 @@ impl Replay {
             .iter()
             .filter_map(|kind| {
                 let segment = &kind.segments[segment_at(&kind.segments, at)?];
-                let played = segment.played_by(at);
-                Some(
-                    segment.steps[..played]
-                        .iter()
-                        .map(|s| s.rv)
-                        .fold(segment.rv, u64::max),
-                )
+                Some(segment.rv_after(segment.played_by(at)))
             })
             .max()
             .unwrap_or(0)
@@ -294,12 +288,11 @@ fn serve_resource(
     let played = segment.played_by(position);
     match rest.get(1) {
         Some(name) => {
-            let (objects, _) = segment.state_after(played);
             let key = match namespace {
                 Some(ns) => format!("{ns}/{name}"),
                 None => (*name).to_string(),
             };
-            match objects.get(&key) {
+            match segment.object_after(played, &key) {
                 Some(object) => json_body(object.get().to_string()),
                 None => ApiError::not_found(kind.resource, name).into_response(),
             }
@@ -544,18 +537,15 @@ mod tests {
             event_type: event_type.into(),
             rv,
             key: "ns/a".into(),
-            object: serde_json::value::RawValue::from_string("{}".into()).unwrap(),
+            object: serde_json::value::RawValue::from_string("{}".into())
+                .unwrap()
+                .into(),
         }
     }
 
     /// Pods listed at 10 (rv 5), two events, a relist at 40 (rv 12) and one event after it.
     fn relisted() -> Replay {
-        let segment = |at, rv, steps| Segment {
-            at,
-            rv,
-            objects: BTreeMap::new(),
-            steps,
-        };
+        let segment = |at, rv, steps| Segment::new(at, rv, BTreeMap::new(), steps);
         let timeline = Timeline {
             first_at: 10,
             kinds: BTreeMap::from([(

@@ -3,16 +3,29 @@
 //! go on with the watch events received after it. A relist in the recording starts a new
 //! segment: what happened between the two is not in the file, so a watch that was open
 //! across it is ended with a 410, as the recorder's was.
+//!
+//! Each segment keeps checkpoints of its store, taken by the recorder's keyframe rule (once
+//! the events since the last one outnumber the store, and at least a thousand came), so the
+//! state at any point — the list after a TUI's seek — folds at most about one store's worth
+//! of events instead of the segment's whole history. Objects are shared (`Arc`) between the
+//! steps and the checkpoints, so a checkpoint costs its keys, not its objects.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
 use kscope_informers::record::format::{BlockType, Reader, Record, RecordError};
 use kscope_informers::record::state::{State, ends_initial_events, object_key};
+
+/// A store as a replay serves it: objects by `namespace/name`.
+pub type Objects = BTreeMap<String, Arc<RawValue>>;
+
+/// The fewest events between two checkpoints: below it a fold is cheaper than the copy.
+const MIN_CHECKPOINT_STEPS: usize = 1_000;
 
 /// One watch event as recorded, ready to serve.
 #[derive(Debug, Clone)]
@@ -23,7 +36,34 @@ pub struct Step {
     pub rv: u64,
     /// `namespace/name`; empty for a BOOKMARK.
     pub key: String,
-    pub object: Box<RawValue>,
+    pub object: Arc<RawValue>,
+}
+
+impl Step {
+    /// Whether the step changes the store (a BOOKMARK does not).
+    fn changes(&self) -> bool {
+        matches!(self.event_type.as_str(), "ADDED" | "MODIFIED" | "DELETED")
+    }
+
+    fn fold_into(&self, objects: &mut Objects) {
+        match self.event_type.as_str() {
+            "ADDED" | "MODIFIED" => {
+                objects.insert(self.key.clone(), self.object.clone());
+            }
+            "DELETED" => {
+                objects.remove(&self.key);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The segment's store after its first `played` steps.
+#[derive(Debug, Clone)]
+struct Checkpoint {
+    played: usize,
+    rv: u64,
+    objects: Objects,
 }
 
 /// A whole state and the events after it, until the next relist.
@@ -32,38 +72,106 @@ pub struct Segment {
     /// When the state was whole (the last page, or the closing bookmark).
     pub at: i64,
     pub rv: u64,
-    pub objects: BTreeMap<String, Box<RawValue>>,
     pub steps: Vec<Step>,
+    /// The whole state the segment starts at.
+    start: Checkpoint,
+    /// Later checkpoints, by `played`.
+    later: Vec<Checkpoint>,
 }
 
 impl Segment {
+    /// A segment of `steps` after the state `objects` at `rv`, with a checkpoint whenever
+    /// the steps since the last one outnumber its store.
+    pub fn new(at: i64, rv: u64, objects: Objects, steps: Vec<Step>) -> Self {
+        let mut later = Vec::new();
+        let mut folded = objects.clone();
+        let mut folded_rv = rv;
+        let mut since = 0;
+        for (played, step) in steps.iter().enumerate() {
+            step.fold_into(&mut folded);
+            folded_rv = folded_rv.max(step.rv);
+            since += 1;
+            if since >= MIN_CHECKPOINT_STEPS.max(folded.len()) {
+                later.push(Checkpoint {
+                    played: played + 1,
+                    rv: folded_rv,
+                    objects: folded.clone(),
+                });
+                since = 0;
+            }
+        }
+        Self {
+            at,
+            rv,
+            steps,
+            start: Checkpoint {
+                played: 0,
+                rv,
+                objects,
+            },
+            later,
+        }
+    }
+
     /// How many of the segment's steps were received by `at`.
     pub fn played_by(&self, at: i64) -> usize {
         self.steps.partition_point(|s| s.at <= at)
     }
 
-    /// The state after the first `played` steps, and its resourceVersion.
-    pub fn state_after(&self, played: usize) -> (BTreeMap<String, Box<RawValue>>, u64) {
-        let mut objects = self.objects.clone();
-        let mut rv = self.rv;
-        for step in &self.steps[..played] {
-            match step.event_type.as_str() {
-                "ADDED" | "MODIFIED" => {
-                    objects.insert(step.key.clone(), step.object.clone());
-                }
-                "DELETED" => {
-                    objects.remove(&step.key);
-                }
-                _ => {}
-            }
+    /// The last checkpoint at or before `played` steps.
+    fn checkpoint(&self, played: usize) -> &Checkpoint {
+        match self.later.partition_point(|c| c.played <= played) {
+            0 => &self.start,
+            n => &self.later[n - 1],
+        }
+    }
+
+    /// The steps after `checkpoint` up to `played`.
+    fn since<'a>(&'a self, checkpoint: &Checkpoint, played: usize) -> &'a [Step] {
+        self.steps
+            .get(checkpoint.played..played.min(self.steps.len()))
+            .unwrap_or_default()
+    }
+
+    /// The state after the first `played` steps, and its resourceVersion: the nearest
+    /// checkpoint and the steps after it.
+    pub fn state_after(&self, played: usize) -> (Objects, u64) {
+        let checkpoint = self.checkpoint(played);
+        let mut objects = checkpoint.objects.clone();
+        let mut rv = checkpoint.rv;
+        for step in self.since(checkpoint, played) {
+            step.fold_into(&mut objects);
             rv = rv.max(step.rv);
         }
         (objects, rv)
     }
 
+    /// The object at `key` after the first `played` steps, without folding the whole store.
+    pub fn object_after(&self, played: usize, key: &str) -> Option<Arc<RawValue>> {
+        let checkpoint = self.checkpoint(played);
+        match self
+            .since(checkpoint, played)
+            .iter()
+            .rev()
+            .find(|s| s.changes() && s.key == key)
+        {
+            Some(step) => (step.event_type != "DELETED").then(|| step.object.clone()),
+            None => checkpoint.objects.get(key).cloned(),
+        }
+    }
+
+    /// The highest resourceVersion after the first `played` steps.
+    pub fn rv_after(&self, played: usize) -> u64 {
+        let checkpoint = self.checkpoint(played);
+        self.since(checkpoint, played)
+            .iter()
+            .map(|s| s.rv)
+            .fold(checkpoint.rv, u64::max)
+    }
+
     /// The highest resourceVersion the segment reaches.
     pub fn last_rv(&self) -> u64 {
-        self.steps.iter().map(|s| s.rv).fold(self.rv, u64::max)
+        self.rv_after(self.steps.len())
     }
 }
 
@@ -95,12 +203,27 @@ impl Timeline {
                 Err(e) => break Some(e),
             }
         };
-        Ok(Self {
-            first_at: builder.first_at.unwrap_or_default(),
-            kinds: builder.kinds,
-            damage,
-        })
+        Ok(builder.finish(damage))
     }
+
+    /// The timeline of records already read (keyframes excluded), as [`Timeline::read`]
+    /// builds it from a file.
+    pub fn from_records<'a>(records: impl IntoIterator<Item = &'a Record>) -> Self {
+        let mut builder = Builder::default();
+        for record in records {
+            builder.add(record);
+        }
+        builder.finish(None)
+    }
+}
+
+/// A segment being read: its steps are checkpointed when the next relist (or the end)
+/// closes it, in one pass.
+struct Open {
+    at: i64,
+    rv: u64,
+    objects: Objects,
+    steps: Vec<Step>,
 }
 
 #[derive(Default)]
@@ -110,13 +233,21 @@ struct Builder {
     initial: HashMap<String, bool>,
     first_at: Option<i64>,
     kinds: BTreeMap<String, Vec<Segment>>,
+    open: BTreeMap<String, Open>,
 }
 
 impl Builder {
     fn add(&mut self, record: &Record) {
         self.first_at.get_or_insert(record.at());
-        self.state.apply(record);
         let kind = record.kind();
+        let initial = self.initial.get(kind).copied().unwrap_or(false);
+        // A watch event outside a watch-list's initial events becomes a step, and the
+        // folded store is only read when a state is whole (a list's last page, a watch-list's
+        // closing bookmark), which replaces it: folding it into `state` too would keep a
+        // second copy of every object changed.
+        if initial || !matches!(record, Record::Event { .. }) {
+            self.state.apply(record);
+        }
         match record {
             Record::List { next: None, at, .. } => self.whole(kind, *at),
             Record::List { .. } | Record::Keyframe { .. } => {}
@@ -133,7 +264,6 @@ impl Builder {
                 object,
                 ..
             } => {
-                let initial = self.initial.get(kind).copied().unwrap_or(false);
                 if event_type == "ERROR" {
                     self.initial.insert(kind.to_string(), false);
                 } else if initial {
@@ -142,14 +272,14 @@ impl Builder {
                         self.whole(kind, *at);
                     }
                 } else if let Some(rv) = resource_version.as_deref().and_then(|rv| rv.parse().ok())
-                    && let Some(segment) = self.kinds.get_mut(kind).and_then(|s| s.last_mut())
+                    && let Some(open) = self.open.get_mut(kind)
                 {
-                    segment.steps.push(Step {
+                    open.steps.push(Step {
                         at: *at,
                         event_type: event_type.clone(),
                         rv,
                         key: object_key(object).unwrap_or_default(),
-                        object: object.clone(),
+                        object: Arc::from(object.clone()),
                     });
                 }
             }
@@ -159,23 +289,45 @@ impl Builder {
         }
     }
 
-    /// The kind's state became whole at `at`: a new segment starts there.
+    /// The kind's state became whole at `at`: the open segment closes, a new one starts.
     fn whole(&mut self, kind: &str, at: i64) {
-        let Some(state) = self.state.kinds.get(kind) else {
+        let Some(state) = self.state.kinds.get_mut(kind) else {
             return;
         };
         let Ok(rv) = state.resource_version.parse() else {
             return;
         };
+        let objects = std::mem::take(&mut state.objects)
+            .into_iter()
+            .map(|(key, object)| (key, Arc::from(object)))
+            .collect();
+        let open = Open {
+            at,
+            rv,
+            objects,
+            steps: Vec::new(),
+        };
+        if let Some(closed) = self.open.insert(kind.to_string(), open) {
+            self.close(kind, closed);
+        }
+    }
+
+    fn close(&mut self, kind: &str, open: Open) {
         self.kinds
             .entry(kind.to_string())
             .or_default()
-            .push(Segment {
-                at,
-                rv,
-                objects: state.objects.clone(),
-                steps: Vec::new(),
-            });
+            .push(Segment::new(open.at, open.rv, open.objects, open.steps));
+    }
+
+    fn finish(mut self, damage: Option<RecordError>) -> Timeline {
+        for (kind, open) in std::mem::take(&mut self.open) {
+            self.close(&kind, open);
+        }
+        Timeline {
+            first_at: self.first_at.unwrap_or_default(),
+            kinds: self.kinds,
+            damage,
+        }
     }
 }
 
@@ -190,12 +342,13 @@ mod tests {
 
     #[test]
     fn a_relist_starts_a_segment_and_events_fold_by_time() {
-        let mut b = Builder::default();
-        b.add(&list(10, 5, vec![pod("a", 5)]));
-        b.add(&event(20, "ADDED", pod("b", 6), 6));
-        b.add(&event(30, "DELETED", pod("a", 7), 7));
-        b.add(&list(40, 12, vec![pod("c", 12)]));
-        let segments = &b.kinds["pods"];
+        let timeline = Timeline::from_records(&[
+            list(10, 5, vec![pod("a", 5)]),
+            event(20, "ADDED", pod("b", 6), 6),
+            event(30, "DELETED", pod("a", 7), 7),
+            list(40, 12, vec![pod("c", 12)]),
+        ]);
+        let segments = &timeline.kinds["pods"];
         assert_eq!(segments.len(), 2);
         let first = &segments[0];
         assert_eq!(first.played_by(25), 1);
@@ -203,31 +356,103 @@ mod tests {
         assert_eq!(objects.keys().collect::<Vec<_>>(), ["ns/a", "ns/b"]);
         assert_eq!(rv, 6);
         assert_eq!(first.last_rv(), 7);
+        assert!(first.object_after(2, "ns/a").is_none());
+        assert!(first.object_after(1, "ns/a").is_some());
         assert_eq!(segments[1].rv, 12);
     }
 
     #[test]
     fn a_watch_lists_initial_events_are_a_state_not_steps() {
-        let mut b = Builder::default();
-        b.add(&Record::WatchStart {
-            kind: "pods".into(),
-            at: 1,
-            resource_version: String::new(),
-            send_initial_events: true,
-        });
-        b.add(&event(2, "ADDED", pod("a", 3), 3));
-        b.add(&event(
-            3,
-            "BOOKMARK",
-            raw(r#"{"metadata":{"resourceVersion":"9","annotations":{"k8s.io/initial-events-end":"true"}}}"#),
-            9,
-        ));
-        b.add(&event(4, "MODIFIED", pod("a", 10), 10));
-        let segments = &b.kinds["pods"];
+        let timeline = Timeline::from_records(&[
+            Record::WatchStart {
+                kind: "pods".into(),
+                at: 1,
+                resource_version: String::new(),
+                send_initial_events: true,
+            },
+            event(2, "ADDED", pod("a", 3), 3),
+            event(
+                3,
+                "BOOKMARK",
+                raw(
+                    r#"{"metadata":{"resourceVersion":"9","annotations":{"k8s.io/initial-events-end":"true"}}}"#,
+                ),
+                9,
+            ),
+            event(4, "MODIFIED", pod("a", 10), 10),
+        ]);
+        let segments = &timeline.kinds["pods"];
         assert_eq!(segments.len(), 1);
         assert_eq!(segments[0].rv, 9);
-        assert_eq!(segments[0].objects.len(), 1);
+        assert_eq!(segments[0].state_after(0).0.len(), 1);
         assert_eq!(segments[0].steps.len(), 1);
-        assert_eq!(b.first_at, Some(1));
+        assert_eq!(timeline.first_at, 1);
+    }
+
+    /// 5,000 events over 40 pods (adds, changes, deletes, bookmarks) take checkpoints; the
+    /// state at every point, and each object in it, is the one a fold from the start gives.
+    #[test]
+    fn the_state_from_a_checkpoint_is_the_fold_from_the_start() {
+        let mut records = vec![list(
+            0,
+            1,
+            (0..20).map(|i| pod(&format!("p{i}"), 1)).collect(),
+        )];
+        for n in 0..5_000u64 {
+            let rv = n + 2;
+            let name = format!("p{}", (n * 7) % 40);
+            let event_type = match n % 11 {
+                3 => "DELETED",
+                5 => "BOOKMARK",
+                0 => "ADDED",
+                _ => "MODIFIED",
+            };
+            let object = if event_type == "BOOKMARK" {
+                raw(&format!(r#"{{"metadata":{{"resourceVersion":"{rv}"}}}}"#))
+            } else {
+                pod(&name, rv)
+            };
+            records.push(event(rv as i64, event_type, object, rv));
+        }
+        let timeline = Timeline::from_records(&records);
+        let segment = &timeline.kinds["pods"][0];
+        assert!(
+            segment.later.len() >= 4,
+            "{} checkpoints",
+            segment.later.len()
+        );
+        let mut truth = State::default();
+        let mut applied = 0;
+        for played in (0..=segment.steps.len())
+            .step_by(37)
+            .chain([segment.steps.len()])
+        {
+            while applied < played + 1 {
+                truth.apply(&records[applied]);
+                applied += 1;
+            }
+            let (objects, rv) = segment.state_after(played);
+            let expected = &truth.kinds["pods"];
+            let got: Vec<(&String, &str)> = objects.iter().map(|(k, v)| (k, v.get())).collect();
+            let want: Vec<(&String, &str)> =
+                expected.objects.iter().map(|(k, v)| (k, v.get())).collect();
+            assert_eq!(got, want, "after {played} steps");
+            assert_eq!(
+                rv.to_string(),
+                expected.resource_version,
+                "after {played} steps"
+            );
+            assert_eq!(segment.rv_after(played), rv);
+            for i in 0..40 {
+                let key = format!("ns/p{i}");
+                assert_eq!(
+                    segment
+                        .object_after(played, &key)
+                        .map(|o| o.get().to_string()),
+                    expected.objects.get(&key).map(|o| o.get().to_string()),
+                    "{key} after {played} steps"
+                );
+            }
+        }
     }
 }
