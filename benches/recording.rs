@@ -5,7 +5,18 @@
 //! new resourceVersion, a restart count, a condition's transition time and a container
 //! state, as a kubelet's status updates are.
 //!
-//! Under `cargo test --benches` it runs once as a smoke: every event written reads back.
+//! Then the issue's scale, "an hour": 150,000 such pods listed in pages of 500, and an hour of
+//! status churn at 100 changes/s (360,000 events), recorded through the recorder's own
+//! `KeyframedWriter` (the store folded, keyframes by its rule) into a file whose size, bytes per
+//! event and recording rate (and from it the CPU share at 1,000 events/s) are printed; the
+//! time to read it to its end as `kscope replay`/`kscope sim --replay` do (`Timeline::read`);
+//! and, measured by criterion, a seek: the state a list answers after moving to a point of
+//! the hour, from the nearest checkpoint (< 1 s is the issue's target).
+//! `KSCOPE_BENCH_PODS` and `KSCOPE_BENCH_EVENTS` change that scale.
+//!
+//! Under `cargo test --bench recording` (or `-- --test`) it runs once as a smoke at 2,000 pods and
+//! 6,000 events: every event written reads back, and every seek lists what a fold of the
+//! recording from its start gives.
 
 #![allow(
     clippy::unwrap_used,
@@ -14,10 +25,15 @@
 )]
 
 use std::hint::black_box;
-use std::io::Cursor;
+use std::io::{BufWriter, Cursor};
+use std::path::Path;
+use std::time::Instant;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use kscope_informers::record::format::{FORMAT_VERSION, Header, Reader, Record, Writer};
+use kscope_informers::record::format::{BlockType, FORMAT_VERSION, Header, Reader, Record, Writer};
+use kscope_informers::record::keyframed::KeyframedWriter;
+use kscope_informers::record::state::State;
+use kscope_sim::Timeline;
 use serde_json::json;
 use serde_json::value::RawValue;
 
@@ -25,6 +41,10 @@ const PODS: usize = 2_000;
 const EVENTS: usize = 20_000;
 /// zstd's fastest ordinary level and its default.
 const LEVELS: [i32; 2] = [1, 3];
+/// The hour's start, µs since the epoch; its changes come 10 ms apart (100 changes/s).
+const HOUR_START: i64 = 1_767_225_600_000_000;
+const CHANGE_EVERY: i64 = 10_000;
+const PAGE: usize = 500;
 
 fn header() -> Header {
     Header {
@@ -136,6 +156,170 @@ fn write(events: &[Record], level: i32) -> Vec<u8> {
     writer.finish().unwrap()
 }
 
+/// Whether criterion runs each benchmark once, as a test: it measures only under `--bench`,
+/// which `cargo bench` passes and `cargo test --benches` does not.
+fn smoke() -> bool {
+    !std::env::args().any(|a| a == "--bench") || std::env::args().any(|a| a == "--test")
+}
+
+/// Pods and events of the hour: the issue's scale, the smoke's, or the environment's.
+fn hour_scale() -> (usize, usize) {
+    let knob = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    if smoke() {
+        (
+            knob("KSCOPE_BENCH_PODS", 2_000),
+            knob("KSCOPE_BENCH_EVENTS", 6_000),
+        )
+    } else {
+        (
+            knob("KSCOPE_BENCH_PODS", 150_000),
+            knob("KSCOPE_BENCH_EVENTS", 360_000),
+        )
+    }
+}
+
+/// The hour's records, one at a time: the list's pages, then the churn.
+fn hour_records(pods: usize, events: usize) -> impl Iterator<Item = Record> {
+    let pages = (0..pods).step_by(PAGE).map(move |first| Record::List {
+        kind: "pods".into(),
+        at: HOUR_START,
+        requested: String::new(),
+        continued: (first > 0).then(|| first.to_string()),
+        resource_version: "1000".into(),
+        next: (first + PAGE < pods).then(|| (first + PAGE).to_string()),
+        items: (first..(first + PAGE).min(pods))
+            .map(|i| pod(i, 1_000, 0))
+            .collect(),
+    });
+    let churn = (0..events).map(move |n| {
+        let rv = 1_001 + n as u64;
+        Record::Event {
+            kind: "pods".into(),
+            at: HOUR_START + (n as i64 + 1) * CHANGE_EVERY,
+            event_type: "MODIFIED".into(),
+            resource_version: Some(rv.to_string()),
+            // Pods taken 7,919 apart, so a change is rarely its pod's last one's neighbour.
+            object: pod((n * 7_919) % pods, rv, (n / pods) as u64 + 1),
+        }
+    });
+    pages.chain(churn)
+}
+
+fn raw_len(record: &Record) -> usize {
+    match record {
+        Record::List { items, .. } => items.iter().map(|i| i.get().len()).sum(),
+        Record::Event { object, .. } => object.get().len(),
+        _ => 0,
+    }
+}
+
+/// Records the hour to `path` as `kscope record` writes it; prints its size and rate.
+fn record_hour(path: &Path, pods: usize, events: usize) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = KeyframedWriter::create(BufWriter::new(file), &header()).unwrap();
+    let mut generated = std::time::Duration::ZERO;
+    let started = Instant::now();
+    let mut records = hour_records(pods, events);
+    loop {
+        let made = Instant::now();
+        let Some(record) = records.next() else { break };
+        generated += made.elapsed();
+        let at = record.at();
+        writer.append(&record, raw_len(&record), at).unwrap();
+    }
+    writer.flush().unwrap();
+    let recording = started.elapsed() - generated;
+    let bytes = writer.written();
+    writer.finish().unwrap();
+    let per_event = recording.as_secs_f64() / (events + pods.div_ceil(PAGE)) as f64;
+    let mut reader = Reader::new(std::fs::File::open(path).unwrap()).unwrap();
+    let (blocks, damage) = reader.index().unwrap();
+    assert!(damage.is_none());
+    let keyframe_bytes: u64 = blocks
+        .iter()
+        .filter(|b| b.block_type == BlockType::Keyframe)
+        .map(|b| u64::from(b.compressed_len))
+        .sum();
+    println!(
+        "recording/hour: {pods} pods + {events} changes: {bytes} bytes ({:.1} MB, of which \
+         keyframes {:.1} MB); {:.1} bytes per change, keyframes and the list included; \
+         recorded (store folded, written, keyframes) at {:.0} events/s, so {:.2}% of one core \
+         at 1,000 events/s",
+        bytes as f64 / 1e6,
+        keyframe_bytes as f64 / 1e6,
+        bytes as f64 / events.max(1) as f64,
+        1.0 / per_event,
+        per_event * 1_000.0 * 100.0,
+    );
+}
+
+/// The state a fold of the records from the start gives at `at`.
+fn folded_at(pods: usize, events: usize, at: i64) -> State {
+    let mut state = State::default();
+    for record in hour_records(pods, events).take_while(|r| r.at() <= at) {
+        state.apply(&record);
+    }
+    state
+}
+
+fn bench_hour(c: &mut Criterion) {
+    let (pods, events) = hour_scale();
+    let path = std::env::temp_dir().join(format!("kscope-bench-hour-{}.ksr", std::process::id()));
+    record_hour(&path, pods, events);
+    let started = Instant::now();
+    let timeline = Timeline::read(&path).unwrap();
+    println!(
+        "recording/hour: read to its end (Timeline::read, as `kscope replay` starts) in {:.2} s",
+        started.elapsed().as_secs_f64()
+    );
+    std::fs::remove_file(&path).unwrap();
+    assert!(timeline.damage.is_none());
+    let segments = &timeline.kinds["pods"];
+    assert_eq!(segments.len(), 1, "one list, then the churn");
+    let segment = &segments[0];
+    assert_eq!(segment.steps.len(), events);
+    // Points through the hour, the last just before the end (the farthest from a checkpoint
+    // is at most one checkpoint interval away, wherever it falls).
+    let points: Vec<i64> = (1..=7)
+        .map(|k| HOUR_START + (events as i64 * CHANGE_EVERY) * k / 7 - CHANGE_EVERY / 2)
+        .collect();
+    if smoke() {
+        for &at in &points {
+            let (objects, rv) = segment.state_after(segment.played_by(at));
+            let truth = folded_at(pods, events, at);
+            let want = &truth.kinds["pods"];
+            assert_eq!(rv.to_string(), want.resource_version);
+            assert!(
+                objects.len() == want.objects.len()
+                    && objects
+                        .iter()
+                        .zip(&want.objects)
+                        .all(|((k, v), (wk, wv))| k == wk && v.get() == wv.get()),
+                "the state at {at} is the fold from the start"
+            );
+        }
+    }
+    let mut group = c.benchmark_group("recording");
+    group.sample_size(10);
+    let mut next = 0;
+    group.bench_function(
+        format!("seek and fold the listed state, {pods} pods, {events} changes"),
+        |b| {
+            b.iter(|| {
+                let at = points[next % points.len()];
+                next += 1;
+                black_box(segment.state_after(segment.played_by(at)))
+            })
+        },
+    );
+    group.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let events = churn();
     let raw: usize = events
@@ -182,5 +366,5 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, bench, bench_hour);
 criterion_main!(benches);

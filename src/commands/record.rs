@@ -22,9 +22,9 @@ use kscope_informers::lister_watcher::{
     WatchStream,
 };
 use kscope_informers::object::Object;
-use kscope_informers::record::format::{FORMAT_VERSION, Header, Record, RecordError, Writer};
+use kscope_informers::record::format::{FORMAT_VERSION, Header, Record, RecordError};
+use kscope_informers::record::keyframed::KeyframedWriter;
 use kscope_informers::record::object::RecordedObject;
-use kscope_informers::record::state::State;
 use kscope_informers::running::{InformerConfig, RunningInformer};
 use kscope_resources::{GenericObject, Kind, ResourceKind};
 use kscope_units::duration::parse_duration;
@@ -52,25 +52,13 @@ pub struct RecordArgs {
 
 /// How often what is pending is written as a block, so that a crash loses at most this much.
 const FLUSH_EVERY: Duration = Duration::from_secs(1);
-/// The fewest events between two keyframes.
-const MIN_KEYFRAME_EVENTS: u64 = 1000;
-
-/// The writer and the store it keeps keyframes of, shared by every kind's lister-watcher.
+/// The writer, shared by every kind's lister-watcher.
 struct Recorder {
     inner: Mutex<Recording>,
 }
 
 struct Recording {
-    writer: Writer<BufWriter<File>>,
-    state: State,
-    events: u64,
-    records: u64,
-    events_since_keyframe: u64,
-    /// Raw bytes of records since the last keyframe, and the size of that keyframe: a new
-    /// keyframe comes once the events since the last outweigh it, so a seek never reads
-    /// more than about two keyframes' worth and keyframes never dominate the file.
-    bytes_since_keyframe: usize,
-    keyframe_bytes: usize,
+    writer: KeyframedWriter<BufWriter<File>>,
     /// The first write that failed: recording stops and the command reports it.
     failed: Option<RecordError>,
 }
@@ -85,33 +73,7 @@ impl Recorder {
         if r.failed.is_some() {
             return;
         }
-        r.state.apply(&record);
-        r.records += 1;
-        if matches!(record, Record::Event { .. }) {
-            r.events += 1;
-            r.events_since_keyframe += 1;
-        }
-        r.bytes_since_keyframe += raw_bytes;
-        let mut result = r.writer.append(&record);
-        if result.is_ok()
-            && r.events_since_keyframe >= MIN_KEYFRAME_EVENTS
-            && r.bytes_since_keyframe >= r.keyframe_bytes
-        {
-            let keyframes = r.state.keyframes(now());
-            r.keyframe_bytes = keyframes
-                .iter()
-                .map(|k| match k {
-                    Record::Keyframe { objects, .. } => {
-                        objects.iter().map(|o| o.get().len()).sum::<usize>()
-                    }
-                    _ => 0,
-                })
-                .sum();
-            r.bytes_since_keyframe = 0;
-            r.events_since_keyframe = 0;
-            result = r.writer.keyframe(&keyframes);
-        }
-        if let Err(e) = result {
+        if let Err(e) = r.writer.append(&record, raw_bytes, now()) {
             r.failed = Some(e);
         }
     }
@@ -370,13 +332,7 @@ pub async fn run(args: &RecordArgs) -> Result<(), CommandError> {
     };
     let recorder = Arc::new(Recorder {
         inner: Mutex::new(Recording {
-            writer: Writer::new(BufWriter::new(file), &header)?,
-            state: State::default(),
-            events: 0,
-            records: 0,
-            events_since_keyframe: 0,
-            bytes_since_keyframe: 0,
-            keyframe_bytes: 0,
+            writer: KeyframedWriter::create(BufWriter::new(file), &header)?,
             failed: None,
         }),
     });
@@ -415,12 +371,12 @@ pub async fn run(args: &RecordArgs) -> Result<(), CommandError> {
     let bytes = r.writer.written();
     eprintln!(
         "kscope: recorded {} events ({} records) of {} to {}: {} bytes, {:.1} bytes per event",
-        r.events,
-        r.records,
+        r.writer.events(),
+        r.writer.records(),
         header.kinds.join(", "),
         args.output.display(),
         bytes,
-        bytes as f64 / r.events.max(1) as f64,
+        bytes as f64 / r.writer.events().max(1) as f64,
     );
     Ok(())
 }

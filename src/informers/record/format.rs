@@ -395,6 +395,16 @@ impl<R: Read> Reader<R> {
     /// The next block's header and records; `None` at a clean end. A cut or corrupt block is
     /// [`RecordError::Damaged`], and every block before it was whole.
     pub fn next_block(&mut self) -> Result<Option<(BlockInfo, Vec<Record>)>, RecordError> {
+        self.next_block_if(|_| true)
+    }
+
+    /// As [`Reader::next_block`], but a block `decode` refuses is only checked (its lengths
+    /// and checksum), not decompressed, and comes with no records: a reader that folds the
+    /// events itself skips the keyframes at the cost of a checksum.
+    pub fn next_block_if(
+        &mut self,
+        decode: impl FnOnce(&BlockInfo) -> bool,
+    ) -> Result<Option<(BlockInfo, Vec<Record>)>, RecordError> {
         let Some(info) = self.next_info()? else {
             return Ok(None);
         };
@@ -402,7 +412,12 @@ impl<R: Read> Reader<R> {
         (&mut self.input)
             .take(u64::from(info.compressed_len))
             .read_to_end(&mut compressed)?;
-        let records = decode_block(&info, &compressed)?;
+        check_block(&info, &compressed)?;
+        let records = if decode(&info) {
+            decode_block(&info, &compressed)?
+        } else {
+            Vec::new()
+        };
         self.offset += (BLOCK_HEADER_BYTES + 4) as u64 + u64::from(info.compressed_len);
         Ok(Some((info, records)))
     }
@@ -503,8 +518,8 @@ fn parse_info(offset: u64, bytes: &[u8; BLOCK_HEADER_BYTES + 4]) -> Result<Block
     Ok(info)
 }
 
-/// Checks and decompresses one block's payload into its records.
-fn decode_block(info: &BlockInfo, compressed: &[u8]) -> Result<Vec<Record>, RecordError> {
+/// Checks one block's payload against its header: whole, and its checksum.
+fn check_block(info: &BlockInfo, compressed: &[u8]) -> Result<(), RecordError> {
     if compressed.len() != info.compressed_len as usize {
         return Err(damaged(info.offset, "the file ends inside a block"));
     }
@@ -522,6 +537,11 @@ fn decode_block(info: &BlockInfo, compressed: &[u8]) -> Result<Vec<Record>, Reco
     if crc.finalize() != info.crc {
         return Err(damaged(info.offset, "block checksum mismatch"));
     }
+    Ok(())
+}
+
+/// Decompresses one checked block's payload into its records.
+fn decode_block(info: &BlockInfo, compressed: &[u8]) -> Result<Vec<Record>, RecordError> {
     // Read through a bound of the declared size, so a lying length cannot grow the buffer
     // past it.
     let mut raw = Vec::new();
@@ -637,6 +657,28 @@ mod tests {
         let (records, damage) = read_all(&bytes);
         assert_eq!(records.len(), 2);
         assert!(matches!(damage, Some(RecordError::Damaged { .. })));
+    }
+
+    #[test]
+    fn a_skipped_block_is_checked_not_decoded() {
+        let bytes = written(2);
+        let mut reader = Reader::new(&bytes[..]).unwrap();
+        let (_, skipped) = reader.next_block_if(|_| false).unwrap().unwrap();
+        assert!(skipped.is_empty());
+        let (_, read) = reader.next_block_if(|_| true).unwrap().unwrap();
+        assert_eq!(read.len(), 2);
+        let mut flipped = written(2);
+        let first_payload_end = {
+            let mut reader = Reader::new(std::io::Cursor::new(&flipped[..])).unwrap();
+            let (blocks, _) = reader.index().unwrap();
+            blocks[1].offset - 1
+        };
+        flipped[first_payload_end as usize] ^= 0x40;
+        let mut reader = Reader::new(&flipped[..]).unwrap();
+        assert!(matches!(
+            reader.next_block_if(|_| false),
+            Err(RecordError::Damaged { .. })
+        ));
     }
 
     #[test]

@@ -184,17 +184,14 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// Reads `path` up to its end or its damage. Keyframe blocks are skipped: they repeat
-    /// what the records before them folded to.
+    /// Reads `path` up to its end or its damage. Keyframe blocks are checked but not
+    /// decompressed: they repeat what the records before them folded to.
     pub fn read(path: &Path) -> Result<Self, RecordError> {
         let mut reader = Reader::new(BufReader::new(File::open(path)?))?;
         let mut builder = Builder::default();
         let damage = loop {
-            match reader.next_block() {
-                Ok(Some((info, records))) => {
-                    if info.block_type == BlockType::Keyframe {
-                        continue;
-                    }
+            match reader.next_block_if(|info| info.block_type != BlockType::Keyframe) {
+                Ok(Some((_, records))) => {
                     for record in &records {
                         builder.add(record);
                     }
