@@ -386,6 +386,41 @@ mod tests {
         assert_eq!(timeline.first_at, 1);
     }
 
+    /// A file cut inside its last block serves what the blocks before it hold, and says
+    /// where it was damaged.
+    #[test]
+    fn a_cut_file_is_read_up_to_the_cut() {
+        use kscope_informers::record::format::{Header, Writer};
+        let header = Header {
+            format_version: 1,
+            kscope_version: "test".into(),
+            context: None,
+            server: "https://127.0.0.1".into(),
+            kinds: vec!["pods".into()],
+            namespace: None,
+            start_time: "2026-01-01T00:00:00Z".into(),
+        };
+        let mut writer = Writer::new(Vec::new(), &header).unwrap();
+        writer.append(&list(10, 5, vec![pod("a", 5)])).unwrap();
+        writer.append(&event(20, "ADDED", pod("b", 6), 6)).unwrap();
+        writer.flush().unwrap();
+        writer
+            .append(&event(30, "DELETED", pod("a", 7), 7))
+            .unwrap();
+        let bytes = writer.finish().unwrap();
+        let path =
+            std::env::temp_dir().join(format!("kscope-timeline-cut-{}.ksr", std::process::id()));
+        std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
+        let timeline = Timeline::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(matches!(timeline.damage, Some(RecordError::Damaged { .. })));
+        let segment = &timeline.kinds["pods"][0];
+        assert_eq!(segment.steps.len(), 1);
+        let (objects, rv) = segment.state_after(1);
+        assert_eq!(objects.keys().collect::<Vec<_>>(), ["ns/a", "ns/b"]);
+        assert_eq!(rv, 6);
+    }
+
     /// 5,000 events over 40 pods (adds, changes, deletes, bookmarks) take checkpoints; the
     /// state at every point, and each object in it, is the one a fold from the start gives.
     #[test]
