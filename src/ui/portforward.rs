@@ -301,12 +301,14 @@ async fn choices(client: kube::Client, of: &ForwardOf) -> Result<Vec<PortChoice>
     Ok(found)
 }
 
-/// Each port each container of `pod` declares.
+/// Each port each container of `pod` declares, the default container's (as kubectl picks
+/// it) first: the dialog's port list is also its container choice, and Enter takes the
+/// port kubectl would.
 fn pod_ports(pod: &Pod) -> Vec<PortChoice> {
     let namespace = pod.metadata.namespace.clone().unwrap_or_default();
     let name = pod.metadata.name.clone().unwrap_or_default();
     let containers = pod.spec.iter().flat_map(|s| &s.containers);
-    containers
+    let mut ports: Vec<PortChoice> = containers
         .flat_map(|c| c.ports.iter().flatten().map(move |p| (c, p)))
         .filter_map(|(c, p)| {
             let port = u16::try_from(p.container_port).ok()?;
@@ -321,7 +323,12 @@ fn pod_ports(pod: &Pod) -> Vec<PortChoice> {
                 local: free_port(port),
             })
         })
-        .collect()
+        .collect();
+    if let Some(default) = super::session::default_container(pod) {
+        // Stable: each container's ports stay in the order declared.
+        ports.sort_by_key(|p| p.container != default);
+    }
+    ports
 }
 
 /// A Service's ports on the pod kubectl would pick: one of its selector's pods, running
@@ -731,6 +738,32 @@ mod tests {
         dialog.handle_key(&Action::Up);
         assert_eq!(dialog.local, "8080");
         assert_eq!(dialog.handle_key(&Action::ConfirmNo), Some(Effect::Close));
+    }
+
+    /// The annotated default container's ports come first, so the dialog offers them.
+    #[test]
+    fn the_default_containers_ports_are_offered_first() {
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "web", "namespace": "shop", "annotations": {
+                "kubectl.kubernetes.io/default-container": "console"}},
+            "spec": {"containers": [
+                {"name": "app", "ports": [{"containerPort": 8080}, {"containerPort": 9090}]},
+                {"name": "console", "ports": [{"containerPort": 7000}]},
+            ]},
+        }))
+        .unwrap();
+        let offered: Vec<(String, u16)> = pod_ports(&pod)
+            .into_iter()
+            .map(|c| (c.container, c.port))
+            .collect();
+        assert_eq!(
+            offered,
+            [
+                ("console".to_string(), 7000),
+                ("app".to_string(), 8080),
+                ("app".to_string(), 9090)
+            ]
+        );
     }
 
     /// A port taken on 127.0.0.1 is not offered as the local one.

@@ -15,7 +15,7 @@ use crate::portforward::{ForwardDialog, ForwardList, ForwardRow, ForwardState};
 use crate::screen::Screen;
 
 /// `keys what` for each action bound in `section`, joined: the key hints of both overlays.
-fn hint(keymap: &Keymap, section: Section, actions: &[(Action, &str)]) -> String {
+pub(super) fn hint(keymap: &Keymap, section: Section, actions: &[(Action, &str)]) -> String {
     actions
         .iter()
         .filter_map(|(action, what)| {
@@ -28,7 +28,7 @@ fn hint(keymap: &Keymap, section: Section, actions: &[(Action, &str)]) -> String
 }
 
 /// A popup `width` x `height` (at most the area's) in the middle of `area`.
-fn centered(area: Rect, width: u16, height: u16) -> Rect {
+pub(super) fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let [column] = Layout::horizontal([Constraint::Length(width.min(area.width))])
         .flex(Flex::Center)
         .areas(area);
