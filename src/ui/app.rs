@@ -212,7 +212,10 @@ impl App {
             starter.cluster().client.clone(),
             starter.cluster().context.clone(),
         );
-        let forwards = ForwardController::new(starter.cluster().client.clone());
+        let forwards = ForwardController::new(
+            starter.cluster().client.clone(),
+            starter.cluster().context.clone(),
+        );
         let header = Header {
             context: starter.cluster().context.clone(),
             server: starter.cluster().server.clone(),
@@ -1547,7 +1550,19 @@ impl App {
                 self.writes = self
                     .writes
                     .for_client(client.clone(), self.ui.header.context.clone());
-                self.forwards.set_client(client.clone());
+                let elsewhere = self
+                    .forwards
+                    .set_client(client.clone(), self.ui.header.context.clone());
+                let kept = match elsewhere {
+                    0 => None,
+                    1 => Some("1 port-forward keeps running in its own context".to_string()),
+                    n => Some(format!(
+                        "{n} port-forwards keep running in their own contexts"
+                    )),
+                };
+                if let Some(kept) = kept {
+                    self.ui.state.notice = Some(format!("{kept} · :pf lists them"));
+                }
                 self.follow_write_mode();
                 follow
             }
