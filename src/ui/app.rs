@@ -1561,7 +1561,12 @@ impl App {
                     )),
                 };
                 if let Some(kept) = kept {
-                    self.ui.state.notice = Some(format!("{kept} · :pf lists them"));
+                    // After the switch's own line, which the status line shows.
+                    let said = self.ui.state.command.error.take();
+                    self.ui.state.command.error = Some(match said {
+                        Some(said) => format!("{said}; {kept} · :pf lists them"),
+                        None => format!("{kept} · :pf lists them"),
+                    });
                 }
                 self.follow_write_mode();
                 follow

@@ -44,7 +44,9 @@ async fn kill_suspend_resume_and_run_a_job_after_a_confirm() {
             && s.contains("dry run: the server accepts it")
     });
     session.keys(&["y"]);
-    session.wait_for("the row gone", |s| !s.contains("slow"));
+    session.wait_for("the row gone", |s| {
+        s.contains("kill: Pod default/slow: done") && !rows(s).iter().any(|r| r.contains("slow"))
+    });
     let pods = fx.kubectl_ok(&["get", "pods", "-n", "default", "-o", "name"]);
     assert!(
         !pods.contains("slow"),

@@ -103,7 +103,10 @@ async fn a_forward_keeps_running_in_its_context_after_a_switch() {
 
     session.keys(&[":ctx kscope-sim-2", "Enter"]);
     let screen = session.wait_for("the switch", |s| {
-        s.contains("1 port-forward keeps running in its own context · :pf lists them")
+        s.contains(
+            "switched to context kscope-sim-2; 1 port-forward keeps running in its own context · \
+             :pf lists them",
+        )
     });
     assert!(
         screen
