@@ -21,7 +21,7 @@ use kscope_sim::{Sim, SimConfig};
 use kube::Api;
 use kube::api::{AttachParams, AttachedProcess, PostParams};
 use serde_json::json;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// Reads `output` until what it has read ends with `wanted`; the bytes read.
 async fn read_until(output: &mut (impl AsyncRead + Unpin), wanted: &[u8]) -> Vec<u8> {
@@ -46,8 +46,9 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-/// Opens a shell as `o` does and waits for its prompt; the process and the time it took.
-async fn open(pods: &Api<Pod>) -> (AttachedProcess, Duration) {
+/// Opens a shell as `o` does and waits for its prompt; the process, its output and the
+/// time it took.
+async fn open(pods: &Api<Pod>) -> (AttachedProcess, impl AsyncRead + Unpin, Duration) {
     let started = Instant::now();
     let mut shell = pods
         .exec("bench", ["sh"], &AttachParams::interactive_tty())
@@ -56,7 +57,14 @@ async fn open(pods: &Api<Pod>) -> (AttachedProcess, Duration) {
     let mut stdout = shell.stdout().expect("stdout");
     read_until(&mut stdout, b"# ").await;
     let took = started.elapsed();
-    (shell, took)
+    (shell, stdout, took)
+}
+
+/// Types `line` and waits for the shell's exit status.
+async fn exit(shell: &mut AttachedProcess, stdin: &mut (impl AsyncWrite + Unpin), line: &[u8]) {
+    let status = shell.take_status().expect("a status channel");
+    stdin.write_all(line).await.expect("exit");
+    status.await.expect("the shell's exit status");
 }
 
 fn main() {
@@ -86,16 +94,14 @@ fn main() {
 
         let mut opened = Vec::with_capacity(shells);
         for _ in 0..shells {
-            let (mut shell, took) = open(&pods).await;
+            let (mut shell, _, took) = open(&pods).await;
             opened.push(took);
             let mut stdin = shell.stdin().expect("stdin");
-            stdin.write_all(b"exit\r").await.expect("exit");
-            shell.join().await.expect("the shell ends");
+            exit(&mut shell, &mut stdin, b"exit\r").await;
         }
 
-        let (mut shell, _) = open(&pods).await;
+        let (mut shell, mut stdout, _) = open(&pods).await;
         let mut stdin = shell.stdin().expect("stdin");
-        let mut stdout = shell.stdout().expect("stdout");
         let mut round_trips = Vec::with_capacity(keystrokes);
         for i in 0..keystrokes {
             // A letter the TTY echoes as typed; a line is cut now and then so it stays short.
@@ -110,10 +116,7 @@ fn main() {
                 read_until(&mut stdout, b"# ").await;
             }
         }
-        stdin.write_all(b"\x03exit\r").await.expect("exit");
-        drop(stdin);
-        drop(stdout);
-        shell.join().await.expect("the shell ends");
+        exit(&mut shell, &mut stdin, b"\x03exit\r").await;
 
         let build = if cfg!(debug_assertions) {
             "debug build"
