@@ -79,7 +79,7 @@ fn main() {
             assert!(Instant::now() < deadline, "pod not running: {phase}");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        let mut forwards = ForwardController::new(client);
+        let mut forwards = ForwardController::new(client, "sim".into());
         let choice = PortChoice {
             namespace: "default".into(),
             pod: "bench".into(),

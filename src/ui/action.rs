@@ -31,6 +31,8 @@ pub enum InputMode {
     Hot,
     /// The port-forward dialog (`F`): which port, which local port.
     PortForward,
+    /// Which container a shell or attach opens in (`o`, `a` on a pod with several).
+    Containers,
     /// The port-forwards running (`:pf`).
     Forwards,
     /// A controller's own /metrics beside kscope's informer (`:metrics`).

@@ -33,6 +33,7 @@ use super::UiError;
 use super::action::{Action, Focus, InputMode};
 use super::command::{self, Command};
 use super::component::{Component, Context, component_mut};
+use super::containers::{ContainerReads, ContainersRead};
 use super::contexts::{Connected, ContextPicker, ContextSwitcher};
 use super::detail::{DetailController, DetailTab, Fetched};
 use super::draw::{self, Header, Parts};
@@ -60,7 +61,7 @@ use super::tables::{Surface, Tables};
 use super::timeline::{TimelineView, TimelineWatch};
 use super::tree::{TreeView, TreeWatch};
 use super::writes::{
-    ConfirmDialog, Verb, WriteController, WriteEvent, check_targets, read_only_refusal,
+    ConfirmDialog, Plan, Verb, WriteController, WriteEvent, check_targets, read_only_refusal,
 };
 
 /// At most 60 frames per second.
@@ -87,9 +88,11 @@ enum Wake {
     Write(WriteEvent),
     /// A store the ownership tree reads changed.
     Tree,
+    Cascade,
     /// The hot loops' detector took a watch event.
     Hot,
     Forward(ForwardEvent),
+    Containers(ContainersRead),
     /// The timeline took an arrival; true when it changed.
     Timeline(bool),
     Signal,
@@ -174,6 +177,12 @@ pub struct App {
     forwards: ForwardController,
     /// The timeline's informers and read, while the view is open.
     timeline: Option<TimelineWatch>,
+    /// The container picker's reads of the pod.
+    container_reads: ContainerReads,
+    /// The ownership tree's informers a delete's dialog counts the dependents from, while
+    /// they list; with the dialog's plan id and the objects deleted.
+    cascade: Option<TreeWatch>,
+    cascade_of: (u64, Vec<ObjectRef>),
 }
 
 /// Why [`App::run_until`] returned.
@@ -203,7 +212,10 @@ impl App {
             starter.cluster().client.clone(),
             starter.cluster().context.clone(),
         );
-        let forwards = ForwardController::new(starter.cluster().client.clone());
+        let forwards = ForwardController::new(
+            starter.cluster().client.clone(),
+            starter.cluster().context.clone(),
+        );
         let header = Header {
             context: starter.cluster().context.clone(),
             server: starter.cluster().server.clone(),
@@ -251,6 +263,9 @@ impl App {
             playback: None,
             forwards,
             timeline: None,
+            container_reads: ContainerReads::default(),
+            cascade: None,
+            cascade_of: (0, Vec::new()),
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -517,13 +532,69 @@ impl App {
             return Vec::new();
         }
         let plan = self.writes.prepare(verb, targets);
+        if matches!(verb, Verb::Delete | Verb::Kill) {
+            self.watch_cascade(&plan);
+        }
         self.ui.state.confirm = ConfirmDialog::open(plan);
         self.ui.state.mode = InputMode::Confirm;
         Vec::new()
     }
 
+    /// A delete's dialog: starts the ownership tree's informers (the kinds `x` watches) in
+    /// the targets' namespace, so the dialog can say what their cascade takes with them.
+    fn watch_cascade(&mut self, plan: &Plan) {
+        let Some(first) = plan.targets.first() else {
+            return;
+        };
+        let same = plan.targets.iter().all(|t| t.namespace == first.namespace);
+        let scope = match &first.namespace {
+            Some(ns) if same => NamespaceScope::One(ns.clone()),
+            _ => NamespaceScope::All,
+        };
+        let discovery = self.tables.starter.catalog().current();
+        let kinds = [first.kind.clone()];
+        match TreeWatch::start(self.tables.starter.cluster(), &kinds, &discovery, &scope) {
+            Ok(watch) => {
+                let roots = plan
+                    .targets
+                    .iter()
+                    .map(|t| ObjectRef {
+                        kind: t.kind.kind().to_string(),
+                        namespace: t.namespace.clone(),
+                        name: t.name.clone(),
+                    })
+                    .collect();
+                self.cascade = Some(watch);
+                self.cascade_of = (plan.id, roots);
+            }
+            // The dry run still asks the server; the dialog says the count is unknown.
+            Err(err) => self.ui.state.notice = Some(format!("dependents not counted: {err}")),
+        }
+    }
+
+    /// The delete dialog's dependents as the stores have them now; the informers stop once
+    /// every kind has listed, or once the dialog is another's.
+    fn refresh_cascade(&mut self) {
+        let Some(watch) = &self.cascade else {
+            return;
+        };
+        let (id, roots) = &self.cascade_of;
+        let open = self.ui.state.confirm.plan.as_ref().map(|p| p.id) == Some(*id);
+        if !open {
+            self.cascade = None;
+            return;
+        }
+        let dependents = watch.dependents(roots);
+        let complete = dependents.complete;
+        self.ui.state.confirm.dependents(*id, dependents);
+        if complete {
+            self.cascade = None;
+        }
+    }
+
     /// The dialog said yes: the write goes, the marks are spent.
     fn confirmed(&mut self) {
+        self.cascade = None;
         let dialog = std::mem::take(&mut self.ui.state.confirm);
         self.ui.state.mode = InputMode::Normal;
         let replicas = dialog.replicas();
@@ -957,8 +1028,10 @@ impl App {
                 Some(checked) = self.tables.namespaces.checked() => Wake::Namespace(checked),
                 Some(event) = self.writes.next() => Wake::Write(event),
                 () = tree_changed(&mut self.tree) => Wake::Tree,
+                () = tree_changed(&mut self.cascade) => Wake::Cascade,
                 () = hot_next(&mut self.hot) => Wake::Hot,
                 Some(event) = self.forwards.next() => Wake::Forward(event),
+                Some(read) = self.container_reads.next() => Wake::Containers(read),
                 changed = timeline_next(&mut self.timeline) => Wake::Timeline(changed),
                 Some(()) = signals.next() => Wake::Signal,
                 _ = tick.tick() => Wake::Tick,
@@ -1032,10 +1105,18 @@ impl App {
                     self.refresh_tree();
                     dirty = true;
                 }
+                Wake::Cascade => {
+                    self.refresh_cascade();
+                    dirty = true;
+                }
                 // The report is read each tick: a write stream needs no frame per event.
                 Wake::Hot => {}
                 Wake::Forward(event) => {
                     self.take_forward(event);
+                    dirty = true;
+                }
+                Wake::Containers(read) => {
+                    follow = self.take_containers(read);
                     dirty = true;
                 }
                 Wake::Timeline(changed) => {
@@ -1280,13 +1361,61 @@ impl App {
             return Vec::new();
         }
         let (namespace, name) = split_meta_namespace_key(&key);
+        self.ui.state.containers = Some(self.container_reads.read(
+            self.tables.starter.cluster().client.clone(),
+            namespace.unwrap_or("default").to_string(),
+            name.to_string(),
+            kind,
+        ));
+        self.ui.state.mode = InputMode::Containers;
+        Vec::new()
+    }
+
+    /// The picker's pod was read: a pod with one container opens at once, one that cannot
+    /// be read says why; with several, the picker asks.
+    fn take_containers(&mut self, read: ContainersRead) -> Vec<Follow> {
+        let Some(picker) = self.ui.state.containers.as_mut() else {
+            return Vec::new();
+        };
+        if !picker.read(read) {
+            return Vec::new();
+        }
+        if let Some(Err(why)) = &picker.choices {
+            self.ui.state.command.error = Some(why.clone());
+            self.ui.state.containers = None;
+            self.ui.state.mode = InputMode::Normal;
+            return Vec::new();
+        }
+        if picker.single() {
+            return self.start_session();
+        }
+        Vec::new()
+    }
+
+    /// The picker's container chosen: the loop hands the terminal to its session.
+    fn start_session(&mut self) -> Vec<Follow> {
+        self.ui.state.mode = InputMode::Normal;
+        let Some(picker) = self.ui.state.containers.take() else {
+            return Vec::new();
+        };
+        let Some(container) = picker.chosen().map(str::to_string) else {
+            return Vec::new();
+        };
         self.session = Some(SessionRequest {
             client: self.tables.starter.cluster().client.clone(),
-            namespace: namespace.unwrap_or("default").to_string(),
-            pod: name.to_string(),
-            kind,
+            namespace: picker.namespace,
+            pod: picker.pod,
+            container: Some(container),
+            kind: picker.kind,
         });
         vec![Follow::Handover]
+    }
+
+    /// Waits for the container picker's read and takes it, as the event loop does; the
+    /// follows it asks for (a handover when the pod has one container).
+    pub async fn next_containers(&mut self) -> Option<Vec<Follow>> {
+        let read = self.container_reads.next().await?;
+        Some(self.take_containers(read))
     }
 
     /// Does what the component of `mode` asks with `effect`; `action` is the one it
@@ -1305,6 +1434,12 @@ impl App {
                 }
                 if matches!(mode, InputMode::Tree | InputMode::Hot | InputMode::Timeline) {
                     self.close_workbench();
+                }
+                if mode == InputMode::Containers {
+                    self.ui.state.containers = None;
+                }
+                if mode == InputMode::Confirm {
+                    self.cascade = None;
                 }
                 // Nothing is scraped while the panel is not shown.
                 if self
@@ -1328,6 +1463,7 @@ impl App {
                 self.confirmed();
                 Vec::new()
             }
+            Some(Effect::StartSession) => self.start_session(),
             Some(Effect::StartForward) => {
                 self.start_forward();
                 Vec::new()
@@ -1414,7 +1550,24 @@ impl App {
                 self.writes = self
                     .writes
                     .for_client(client.clone(), self.ui.header.context.clone());
-                self.forwards.set_client(client.clone());
+                let elsewhere = self
+                    .forwards
+                    .set_client(client.clone(), self.ui.header.context.clone());
+                let kept = match elsewhere {
+                    0 => None,
+                    1 => Some("1 port-forward keeps running in its own context".to_string()),
+                    n => Some(format!(
+                        "{n} port-forwards keep running in their own contexts"
+                    )),
+                };
+                if let Some(kept) = kept {
+                    // After the switch's own line, which the status line shows.
+                    let said = self.ui.state.command.error.take();
+                    self.ui.state.command.error = Some(match said {
+                        Some(said) => format!("{said}; {kept} · :pf lists them"),
+                        None => format!("{kept} · :pf lists them"),
+                    });
+                }
                 self.follow_write_mode();
                 follow
             }

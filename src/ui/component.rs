@@ -63,6 +63,10 @@ pub fn component_mut(state: &mut UiState, mode: InputMode) -> Option<&mut dyn Co
         InputMode::Hot => state.hot.as_mut().map(|view| view as &mut dyn Component),
         InputMode::PortForward => Some(&mut state.port_forward),
         InputMode::Forwards => Some(&mut state.forwards),
+        InputMode::Containers => state
+            .containers
+            .as_mut()
+            .map(|picker| picker as &mut dyn Component),
         InputMode::Timeline => state
             .timeline
             .as_mut()
@@ -89,6 +93,10 @@ pub fn overlay(state: &UiState) -> Option<&dyn Component> {
         InputMode::Hot => state.hot.as_ref().map(|view| view as &dyn Component),
         InputMode::PortForward => Some(&state.port_forward),
         InputMode::Forwards => Some(&state.forwards),
+        InputMode::Containers => state
+            .containers
+            .as_ref()
+            .map(|picker| picker as &dyn Component),
         InputMode::Timeline => state.timeline.as_ref().map(|view| view as &dyn Component),
         InputMode::Normal
         | InputMode::Filter

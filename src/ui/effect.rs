@@ -35,6 +35,8 @@ pub enum Effect {
     Write,
     /// The port-forward dialog said yes: start the forward chosen.
     StartForward,
+    /// The container picker said yes: open the shell or attach on the container chosen.
+    StartSession,
     /// Stop port-forward number `n` (the `:pf` list's selection).
     StopForward(u64),
     /// The confirm dialog's change is typed: ask the server's dry run of it.

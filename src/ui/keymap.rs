@@ -55,8 +55,9 @@ pub fn section_of(mode: InputMode) -> Section {
         InputMode::Detail => Section::Detail,
         InputMode::Command => Section::Command,
         InputMode::Logs | InputMode::Metrics => Section::Logs,
-        // The port-forward dialog is a confirm dialog with a port to choose.
-        InputMode::Confirm | InputMode::PortForward => Section::Confirm,
+        // The port-forward dialog is a confirm dialog with a port to choose, the container
+        // picker one with a container to choose.
+        InputMode::Confirm | InputMode::PortForward | InputMode::Containers => Section::Confirm,
         InputMode::Forwards => Section::Forwards,
     }
 }

@@ -10,6 +10,7 @@ pub mod action;
 pub mod app;
 pub mod command;
 pub mod component;
+pub mod containers;
 mod context_session;
 pub mod contexts;
 pub mod deltas;

@@ -147,6 +147,8 @@ struct Stats {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForwardRow {
     pub id: u64,
+    /// The kube context it forwards into: a forward keeps running after `:ctx`.
+    pub context: String,
     /// `namespace/name`.
     pub pod: String,
     pub container: String,
@@ -163,6 +165,7 @@ pub struct ForwardRow {
 /// A running forward; its tasks end when it is dropped.
 struct Forward {
     id: u64,
+    context: String,
     choice: PortChoice,
     local: SocketAddr,
     stats: Arc<Stats>,
@@ -178,6 +181,8 @@ impl Drop for Forward {
 /// The forwards, and the reads that fill the dialog.
 pub struct ForwardController {
     client: kube::Client,
+    /// The context `client` talks to, which new forwards are labelled with.
+    context: String,
     sender: mpsc::UnboundedSender<ForwardEvent>,
     receiver: mpsc::UnboundedReceiver<ForwardEvent>,
     next_id: u64,
@@ -185,10 +190,11 @@ pub struct ForwardController {
 }
 
 impl ForwardController {
-    pub fn new(client: kube::Client) -> Self {
+    pub fn new(client: kube::Client, context: String) -> Self {
         let (sender, receiver) = mpsc::unbounded_channel();
         Self {
             client,
+            context,
             sender,
             receiver,
             next_id: 0,
@@ -196,9 +202,18 @@ impl ForwardController {
         }
     }
 
-    /// New dialogs read from `client` (after `:ctx`); the forwards running keep theirs.
-    pub fn set_client(&mut self, client: kube::Client) {
+    /// New dialogs and forwards go to `context` through `client` (after `:ctx`). The
+    /// forwards running keep their own client, and so their cluster, as a `kubectl
+    /// port-forward` started before a context switch does: a tunnel in use is not cut
+    /// because the person looks at another cluster. Their rows name their context. Returns
+    /// how many forwards now run into a context other than `context`.
+    pub fn set_client(&mut self, client: kube::Client, context: String) -> usize {
         self.client = client;
+        self.context = context;
+        self.forwards
+            .iter()
+            .filter(|f| f.context != self.context)
+            .count()
     }
 
     /// The next event. Cancel-safe, for the event loop's `select!`.
@@ -246,6 +261,7 @@ impl ForwardController {
         ));
         self.forwards.push(Forward {
             id: self.next_id,
+            context: self.context.clone(),
             choice,
             local: addr,
             stats,
@@ -271,6 +287,7 @@ fn row(forward: &Forward) -> ForwardRow {
     let stats = &forward.stats;
     ForwardRow {
         id: forward.id,
+        context: forward.context.clone(),
         pod: format!("{}/{}", forward.choice.namespace, forward.choice.pod),
         container: forward.choice.container.clone(),
         port: forward.choice.port,
@@ -301,12 +318,14 @@ async fn choices(client: kube::Client, of: &ForwardOf) -> Result<Vec<PortChoice>
     Ok(found)
 }
 
-/// Each port each container of `pod` declares.
+/// Each port each container of `pod` declares, the default container's (as kubectl picks
+/// it) first: the dialog's port list is also its container choice, and Enter takes the
+/// port kubectl would.
 fn pod_ports(pod: &Pod) -> Vec<PortChoice> {
     let namespace = pod.metadata.namespace.clone().unwrap_or_default();
     let name = pod.metadata.name.clone().unwrap_or_default();
     let containers = pod.spec.iter().flat_map(|s| &s.containers);
-    containers
+    let mut ports: Vec<PortChoice> = containers
         .flat_map(|c| c.ports.iter().flatten().map(move |p| (c, p)))
         .filter_map(|(c, p)| {
             let port = u16::try_from(p.container_port).ok()?;
@@ -321,7 +340,12 @@ fn pod_ports(pod: &Pod) -> Vec<PortChoice> {
                 local: free_port(port),
             })
         })
-        .collect()
+        .collect();
+    if let Some(default) = super::session::default_container(pod) {
+        // Stable: each container's ports stay in the order declared.
+        ports.sort_by_key(|p| p.container != default);
+    }
+    ports
 }
 
 /// A Service's ports on the pod kubectl would pick: one of its selector's pods, running
@@ -731,6 +755,49 @@ mod tests {
         dialog.handle_key(&Action::Up);
         assert_eq!(dialog.local, "8080");
         assert_eq!(dialog.handle_key(&Action::ConfirmNo), Some(Effect::Close));
+    }
+
+    /// The annotated default container's ports come first, so the dialog offers them.
+    #[test]
+    fn the_default_containers_ports_are_offered_first() {
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "web", "namespace": "shop", "annotations": {
+                "kubectl.kubernetes.io/default-container": "console"}},
+            "spec": {"containers": [
+                {"name": "app", "ports": [{"containerPort": 8080}, {"containerPort": 9090}]},
+                {"name": "console", "ports": [{"containerPort": 7000}]},
+            ]},
+        }))
+        .unwrap();
+        let offered: Vec<(String, u16)> = pod_ports(&pod)
+            .into_iter()
+            .map(|c| (c.container, c.port))
+            .collect();
+        assert_eq!(
+            offered,
+            [
+                ("console".to_string(), 7000),
+                ("app".to_string(), 8080),
+                ("app".to_string(), 9090)
+            ]
+        );
+    }
+
+    /// After `:ctx` a running forward keeps its context, and says so in its row; new ones
+    /// are the new context's.
+    #[tokio::test]
+    async fn a_forward_keeps_its_context_after_a_switch() {
+        let client = || {
+            let config = kube::Config::new("http://127.0.0.1:9".parse().unwrap());
+            kube::Client::try_from(config).unwrap()
+        };
+        let mut forwards = ForwardController::new(client(), "first".into());
+        forwards.start(choice(8080, 0), 0).unwrap();
+        assert_eq!(forwards.set_client(client(), "second".into()), 1);
+        forwards.start(choice(8080, 0), 0).unwrap();
+        let contexts: Vec<String> = forwards.rows().into_iter().map(|r| r.context).collect();
+        assert_eq!(contexts, ["first", "second"]);
+        assert_eq!(forwards.set_client(client(), "first".into()), 1);
     }
 
     /// A port taken on 127.0.0.1 is not offered as the local one.

@@ -36,6 +36,8 @@ pub struct SessionRequest {
     pub client: kube::Client,
     pub namespace: String,
     pub pod: String,
+    /// The container picked (see [`super::containers`]); `None`: the one kubectl picks.
+    pub container: Option<String>,
     pub kind: SessionKind,
 }
 
@@ -72,16 +74,19 @@ pub async fn run(request: SessionRequest) -> Ended {
         SessionKind::Shell(_) => "shell",
         SessionKind::Attach => "attach",
     };
-    let pod = match api.get(&request.pod).await {
-        Ok(pod) => pod,
-        Err(err) => {
-            return Ended::Failed {
-                what: format!("{verb} in {}/{}", request.namespace, request.pod),
-                reason: plain(&err),
-            };
-        }
+    let container = match &request.container {
+        // Picked from the pod as read just before: no second read before the shell opens.
+        Some(container) => container.clone(),
+        None => match api.get(&request.pod).await {
+            Ok(pod) => default_container(&pod).unwrap_or_default(),
+            Err(err) => {
+                return Ended::Failed {
+                    what: format!("{verb} in {}/{}", request.namespace, request.pod),
+                    reason: plain(&err),
+                };
+            }
+        },
     };
-    let container = default_container(&pod).unwrap_or_default();
     let what = format!(
         "{verb} in {}/{} ({container})",
         request.namespace, request.pod
@@ -126,7 +131,7 @@ pub async fn run(request: SessionRequest) -> Ended {
 
 /// The container kubectl picks: the `kubectl.kubernetes.io/default-container` annotation's,
 /// else the first.
-fn default_container(pod: &Pod) -> Option<String> {
+pub fn default_container(pod: &Pod) -> Option<String> {
     let annotated = pod
         .metadata
         .annotations

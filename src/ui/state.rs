@@ -13,6 +13,7 @@ use kscope_index_views::registry::ValueCount;
 
 use super::action::{Action, Focus, InputMode};
 use super::command::CommandBar;
+use super::containers::ContainerPicker;
 use super::contexts::ContextPicker;
 use super::deltas::DeltaPanel;
 use super::effect::Effect;
@@ -187,6 +188,8 @@ pub struct UiState {
     pub port_forward: ForwardDialog,
     /// The `:pf` list: the forwards' last snapshot (they run in the app).
     pub forwards: ForwardList,
+    /// The container picker of a shell or attach, while open (its read is the app's).
+    pub containers: Option<ContainerPicker>,
     /// The write keys the server says this user may not use on the table on screen (its
     /// SelfSubjectAccessReview answers), with why: help dims them, the key says so.
     pub forbidden: Vec<(Action, String)>,
@@ -220,6 +223,7 @@ impl UiState {
             confirm: ConfirmDialog::default(),
             port_forward: ForwardDialog::default(),
             forwards: ForwardList::default(),
+            containers: None,
             forbidden: Vec::new(),
             recording: None,
         }

@@ -5,6 +5,8 @@
 //! owner-uid indexes: rebuilding it costs what it holds, so it is rebuilt on every change to
 //! any of those stores, and stays live.
 
+use std::collections::HashSet;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -20,6 +22,7 @@ use super::effect::{Effect, ObjectRef};
 use super::table::moved_to;
 use super::theme::Theme;
 use super::watchers::Watchers;
+use super::writes::Dependents;
 
 impl ObjectRef {
     fn of(node: &TreeNode) -> Self {
@@ -203,6 +206,33 @@ impl TreeWatch {
     /// Rebuilds `view` from the stores as they are now.
     pub fn refresh(&self, view: &mut TreeView) {
         view.refresh(&self.forest, self.watchers.listed());
+    }
+
+    /// What `roots` own, directly or not, as the stores have them now (each object once,
+    /// depth first), and whether every kind watched has listed: a delete's dependents.
+    pub fn dependents(&self, roots: &[ObjectRef]) -> Dependents {
+        let mut seen = HashSet::new();
+        let mut objects = Vec::new();
+        for root in roots {
+            let Some(node) = self
+                .forest
+                .find(&root.kind, root.namespace.as_deref(), &root.name)
+            else {
+                continue;
+            };
+            seen.insert(node.uid.clone());
+            let tree = self.forest.descendants(node);
+            for (_, node) in tree.lines().into_iter().skip(1) {
+                if seen.insert(node.uid.clone()) {
+                    objects.push(ObjectRef::of(node));
+                }
+            }
+        }
+        let (listed, watched) = self.watchers.listed();
+        Dependents {
+            objects,
+            complete: listed >= watched,
+        }
     }
 
     /// Resolves when a store changed. Cancel-safe.

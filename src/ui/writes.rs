@@ -20,7 +20,7 @@ use kscope_config::WriteSource;
 use kscope_config::keys::Action;
 use kscope_resources::Kind;
 
-use super::effect::Effect;
+use super::effect::{Effect, ObjectRef};
 
 mod rollback;
 
@@ -172,8 +172,18 @@ pub struct Plan {
     pub patch: Option<Value>,
     /// A delete's cascade, as chosen in the dialog (kubectl's default until then).
     pub propagation: Propagation,
-    /// A delete: what its target owns, and what that owns (`Kind ns/name`).
-    pub dependents: Vec<String>,
+    /// A delete: what its targets own, directly or not, as the ownership index has it;
+    /// `None` until its informers have answered.
+    pub dependents: Option<Dependents>,
+}
+
+/// A delete's dependents, read from the owner-uid indexes the ownership tree (`x`) reads
+/// (see [`super::tree::TreeWatch::dependents`]), not from the server again.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dependents {
+    pub objects: Vec<ObjectRef>,
+    /// Whether every kind watched has listed: until then more may come.
+    pub complete: bool,
 }
 
 /// A container a set image may pick: as the pod template names it, its image now, and
@@ -429,7 +439,7 @@ impl WriteController {
             replicas: None,
             patch: None,
             propagation: Propagation::default(),
-            dependents: Vec::new(),
+            dependents: None,
         }
     }
 
@@ -500,7 +510,6 @@ pub struct Prepared {
     pub replicas: Option<i64>,
     pub patch: Option<Value>,
     pub containers: Vec<Container>,
-    pub dependents: Vec<String>,
 }
 
 async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepared {
@@ -511,7 +520,6 @@ async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepa
         replicas: None,
         patch: None,
         containers: Vec::new(),
-        dependents: Vec::new(),
     };
     let mut facts = Vec::new();
     let mut objects = Vec::new();
@@ -540,7 +548,6 @@ async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepa
     let mut replicas = None;
     let mut patch = None;
     let mut containers = Vec::new();
-    let mut dependents = Vec::new();
     match verb {
         Verb::Delete | Verb::Kill => {
             facts.push(match verb {
@@ -555,10 +562,6 @@ async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepa
                     None => "grace period: the object's own".into(),
                 },
             });
-            for (target, object) in targets.iter().zip(&objects) {
-                let kind = (target.kind.group(), target.kind.plural());
-                dependents_of(client, kind, object, 0, &mut dependents).await;
-            }
         }
         Verb::Restart => facts.push(
             "sets the pod template's kubectl.kubernetes.io/restartedAt annotation: the \
@@ -594,7 +597,6 @@ async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepa
                 replicas,
                 patch,
                 containers,
-                dependents,
             };
         }
         Verb::Cordon => facts.push("marks the node unschedulable: no new pods go there".into()),
@@ -648,7 +650,6 @@ async fn prepare(client: &kube::Client, verb: Verb, targets: &[Target]) -> Prepa
         replicas,
         patch,
         containers,
-        dependents,
     }
 }
 
@@ -683,84 +684,6 @@ fn image_patch(container: &Container, image: &str) -> Value {
         "containers"
     };
     json!({"spec": {"template": {"spec": {list: [{"name": container.name, "image": image}]}}}})
-}
-
-/// What an object of (group, plural) owns, one level down: (list path with `{ns}`, the
-/// items' kind, group and plural).
-fn child_lists(
-    group: &str,
-    plural: &str,
-) -> &'static [(&'static str, &'static str, &'static str, &'static str)] {
-    match (group, plural) {
-        ("apps", "deployments") => &[(
-            "/apis/apps/v1/namespaces/{ns}/replicasets",
-            "ReplicaSet",
-            "apps",
-            "replicasets",
-        )],
-        ("apps", "replicasets" | "statefulsets" | "daemonsets") | ("batch", "jobs") => {
-            &[("/api/v1/namespaces/{ns}/pods", "Pod", "", "pods")]
-        }
-        ("batch", "cronjobs") => &[(
-            "/apis/batch/v1/namespaces/{ns}/jobs",
-            "Job",
-            "batch",
-            "jobs",
-        )],
-        _ => &[],
-    }
-}
-
-/// Appends what `object` (of `group`/`plural`) owns, and what that owns, as `Kind ns/name`:
-/// what a Background cascade deletes.
-async fn dependents_of(
-    client: &kube::Client,
-    (group, plural): (&str, &str),
-    object: &Value,
-    depth: usize,
-    found: &mut Vec<String>,
-) {
-    let (Some(namespace), Some(uid)) = (
-        object
-            .pointer("/metadata/namespace")
-            .and_then(Value::as_str),
-        object.pointer("/metadata/uid").and_then(Value::as_str),
-    ) else {
-        return;
-    };
-    for (list, kind, child_group, child_plural) in child_lists(group, plural) {
-        let uri = list.replace("{ns}", namespace);
-        let Ok(items) = fetch_list(client, uri, format!("dependents of {kind}s")).await else {
-            continue;
-        };
-        for item in items {
-            let owned = item
-                .pointer("/metadata/ownerReferences")
-                .and_then(Value::as_array)
-                .is_some_and(|refs| {
-                    refs.iter()
-                        .any(|r| r.get("uid").and_then(Value::as_str) == Some(uid))
-                });
-            if !owned {
-                continue;
-            }
-            let name = item
-                .pointer("/metadata/name")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            found.push(format!("{kind} {namespace}/{name}"));
-            if depth == 0 {
-                Box::pin(dependents_of(
-                    client,
-                    (child_group, child_plural),
-                    &item,
-                    depth + 1,
-                    found,
-                ))
-                .await;
-            }
-        }
-    }
 }
 
 /// The pods a drain evicts (namespace, name), and how many it leaves alone: DaemonSet
@@ -1080,7 +1003,6 @@ impl ConfirmDialog {
         plan.facts = Some(prepared.facts);
         plan.replicas = prepared.replicas;
         plan.patch = prepared.patch;
-        plan.dependents = prepared.dependents;
         plan.dry_run = Some(prepared.dry_run);
         if plan.verb == Verb::SetImage && matches!(plan.dry_run, Some(Ok(_))) {
             if prepared.containers.is_empty() {
@@ -1100,6 +1022,14 @@ impl ConfirmDialog {
     }
 
     /// Takes the server's dry run of a typed image, if it belongs to the plan shown.
+    /// Takes a delete's dependents as the ownership index has them now, if they belong to
+    /// the plan shown.
+    pub fn dependents(&mut self, id: u64, dependents: Dependents) {
+        if let Some(plan) = self.plan.as_mut().filter(|p| p.id == id) {
+            plan.dependents = Some(dependents);
+        }
+    }
+
     pub fn checked(&mut self, id: u64, dry_run: Result<String, String>) {
         if let Some(plan) = self.plan.as_mut().filter(|p| p.id == id && !self.typing) {
             plan.dry_run = Some(dry_run);
@@ -1281,8 +1211,10 @@ impl ConfirmDialog {
     }
 }
 
-/// A delete's cascade and what it does to the dependents, as the dialog has it chosen.
-fn cascade_lines(plan: &Plan) -> [String; 2] {
+/// A delete's cascade and what it does to the dependents, as the dialog has it chosen:
+/// the policy, one sentence of what goes and what stays (`deletes Deployment shop/web and
+/// its 2 ReplicaSets and 6 Pods (background)`), and the dependents by name.
+fn cascade_lines(plan: &Plan) -> Vec<String> {
     let policy = plan.propagation.as_str();
     let cascade = match plan.propagation {
         Propagation::Background => {
@@ -1294,20 +1226,74 @@ fn cascade_lines(plan: &Plan) -> [String; 2] {
         }
         Propagation::Orphan => "the dependents stay, their owner reference removed",
     };
-    let which = match plan.propagation {
-        Propagation::Orphan => "dependents that stay",
-        _ => "dependents that will go",
+    let mut lines = vec![format!("cascade: {policy}: {cascade}")];
+    let Some(dependents) = &plan.dependents else {
+        lines.push("dependents: reading the ownership index…".into());
+        return lines;
     };
-    let dependents = if plan.dependents.is_empty() {
-        format!("{which}: none")
+    let labels: Vec<String> = plan.targets.iter().map(Target::label).collect();
+    let what = listed(&labels);
+    let own = if plan.targets.len() == 1 {
+        "its"
     } else {
-        format!(
-            "{which} ({}): {}",
-            plan.dependents.len(),
-            listed(&plan.dependents)
-        )
+        "their"
     };
-    [format!("cascade: {policy}: {cascade}"), dependents]
+    let policy = policy.to_lowercase();
+    let counted = counted(&dependents.objects);
+    let mut summary = if dependents.objects.is_empty() {
+        format!("deletes {what}; nothing it owns is known ({policy})")
+    } else {
+        match plan.propagation {
+            Propagation::Background => format!("deletes {what} and {own} {counted} ({policy})"),
+            Propagation::Foreground => {
+                format!("deletes {own} {counted} first, then {what} ({policy})")
+            }
+            Propagation::Orphan => {
+                let stay = if dependents.objects.len() == 1 {
+                    "stays"
+                } else {
+                    "stay"
+                };
+                format!("deletes {what} only; {own} {counted} {stay} ({policy})")
+            }
+        }
+    };
+    if !dependents.complete {
+        summary.push_str("; still listing, more may come");
+    }
+    lines.push(summary);
+    if !dependents.objects.is_empty() {
+        let which = match plan.propagation {
+            Propagation::Orphan => "dependents that stay",
+            _ => "dependents that will go",
+        };
+        let names: Vec<String> = dependents.objects.iter().map(ToString::to_string).collect();
+        lines.push(format!("{which} ({}): {}", names.len(), listed(&names)));
+    }
+    lines
+}
+
+/// `2 ReplicaSets and 6 Pods`: the objects counted by kind, kinds in the order first met.
+fn counted(objects: &[ObjectRef]) -> String {
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for object in objects {
+        match kinds.iter_mut().find(|(k, _)| *k == object.kind) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((&object.kind, 1)),
+        }
+    }
+    let parts: Vec<String> = kinds
+        .iter()
+        .map(|(kind, n)| match n {
+            1 => format!("1 {kind}"),
+            n => format!("{n} {kind}s"),
+        })
+        .collect();
+    match parts.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// How a dialog line is drawn.
@@ -1337,7 +1323,7 @@ mod tests {
             replicas: None,
             patch: None,
             propagation: Propagation::default(),
-            dependents: Vec::new(),
+            dependents: None,
         }
     }
 
@@ -1349,7 +1335,14 @@ mod tests {
             replicas: None,
             patch: None,
             containers: Vec::new(),
-            dependents: Vec::new(),
+        }
+    }
+
+    fn object(kind: &str, name: &str) -> ObjectRef {
+        ObjectRef {
+            kind: kind.into(),
+            namespace: Some("shop".into()),
+            name: name.into(),
         }
     }
 
@@ -1363,13 +1356,7 @@ mod tests {
             None,
             "no facts yet"
         );
-        dialog.prepared(
-            1,
-            Prepared {
-                dependents: vec!["ReplicaSet shop/web-1".into()],
-                ..answer(Verb::Delete, Ok("ok".into()))
-            },
-        );
+        dialog.prepared(1, answer(Verb::Delete, Ok("ok".into())));
         let text = |dialog: &ConfirmDialog| {
             dialog
                 .lines()
@@ -1378,6 +1365,17 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join("\n")
         };
+        assert!(text(&dialog).contains("dependents: reading the ownership index…"));
+        let dependents = Dependents {
+            objects: vec![object("ReplicaSet", "web-1")],
+            complete: true,
+        };
+        dialog.dependents(2, dependents.clone());
+        assert!(
+            text(&dialog).contains("reading the ownership index"),
+            "another plan's"
+        );
+        dialog.dependents(1, dependents);
         assert!(text(&dialog).contains("cascade: Background"));
         assert!(text(&dialog).contains("dependents that will go (1): ReplicaSet shop/web-1"));
         assert_eq!(
@@ -1394,6 +1392,10 @@ mod tests {
         dialog.handle_key(&Action::ConfirmCascade);
         dialog.checked(1, Ok("ok".into()));
         assert!(text(&dialog).contains("dependents that stay (1): ReplicaSet shop/web-1"));
+        assert!(
+            text(&dialog)
+                .contains("deletes Deployment shop/web only; its 1 ReplicaSet stays (orphan)")
+        );
         assert_eq!(
             dialog.plan.as_ref().unwrap().propagation,
             Propagation::Orphan
@@ -1402,6 +1404,51 @@ mod tests {
         let mut restart = ConfirmDialog::open(plan(Verb::Restart));
         restart.prepared(1, answer(Verb::Restart, Ok("ok".into())));
         assert_eq!(restart.handle_key(&Action::ConfirmCascade), None);
+    }
+
+    /// The dialog says in one sentence what goes and what stays under each cascade,
+    /// counted by kind, and whether the index was still listing.
+    #[test]
+    fn a_delete_says_what_goes_counted_by_kind() {
+        let mut plan = plan(Verb::Delete);
+        let mut objects = vec![object("ReplicaSet", "web-1"), object("ReplicaSet", "web-2")];
+        objects.extend((0..6).map(|i| object("Pod", &format!("web-1-{i}"))));
+        plan.dependents = Some(Dependents {
+            objects,
+            complete: true,
+        });
+        assert_eq!(
+            cascade_lines(&plan)[1],
+            "deletes Deployment shop/web and its 2 ReplicaSets and 6 Pods (background)"
+        );
+        plan.propagation = Propagation::Foreground;
+        assert_eq!(
+            cascade_lines(&plan)[1],
+            "deletes its 2 ReplicaSets and 6 Pods first, then Deployment shop/web (foreground)"
+        );
+        plan.propagation = Propagation::Orphan;
+        assert_eq!(
+            cascade_lines(&plan)[1],
+            "deletes Deployment shop/web only; its 2 ReplicaSets and 6 Pods stay (orphan)"
+        );
+        plan.dependents = Some(Dependents::default());
+        plan.propagation = Propagation::Background;
+        assert_eq!(
+            cascade_lines(&plan)[1..],
+            [
+                "deletes Deployment shop/web; nothing it owns is known (background); still \
+              listing, more may come"
+            ]
+        );
+        assert_eq!(
+            counted(&[
+                object("Job", "a"),
+                object("Pod", "b"),
+                object("Pod", "c"),
+                object("Event", "d")
+            ]),
+            "1 Job, 2 Pods and 1 Event"
+        );
     }
 
     /// Set image: the image is typed (any character, even y and n), up/down pick the

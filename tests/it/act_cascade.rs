@@ -1,5 +1,6 @@
 //! End to end: the delete dialog's cascade, chosen with `c` (Background, Foreground,
-//! Orphan), each asked of the server's dry run, with the dependents it lists; an orphaning
+//! Orphan), each asked of the server's dry run, with the dependents it counts from the
+//! ownership index and what each cascade does to them; an orphaning
 //! delete of a Deployment leaves its ReplicaSet without an owner, as kubectl sees it.
 
 use crate::common::act::{Fixture, listed};
@@ -20,6 +21,9 @@ async fn an_orphaning_delete_keeps_the_dependents_the_dialog_lists() {
     let rs_names = ["get", "rs", "-n", "default", "-o", "name"];
     fx.kubectl_until("the ReplicaSet", &rs_names, |out| out.contains("keep-"))
         .await;
+    let pod_names = ["get", "pods", "-n", "default", "-o", "name"];
+    fx.kubectl_until("its pod", &pod_names, |out| out.contains("keep-"))
+        .await;
     let session = fx.kscope("--readwrite -n default");
     session.wait_for("the pods", listed);
     session.keys(&[":deploy", "Enter", "/keep", "Enter"]);
@@ -30,18 +34,26 @@ async fn an_orphaning_delete_keeps_the_dependents_the_dialog_lists() {
     session.wait_for("the dialog", |s| {
         s.contains("dry run: the server accepts it")
             && s.contains("cascade: Background")
-            && s.contains("dependents that will go (")
+            && s.contains(
+                "deletes Deployment default/keep and its 1 ReplicaSet and 1 Pod (background)",
+            )
+            && s.contains("dependents that will go (2)")
             && s.contains("ReplicaSet default/keep-")
             && s.contains("c cascade")
     });
     session.keys(&["c"]);
     session.wait_for("foreground", |s| {
-        s.contains("cascade: Foreground") && s.contains("dry run: the server accepts it")
+        s.contains("cascade: Foreground")
+            && s.contains("deletes its 1 ReplicaSet and 1 Pod first, then Deployment default/keep")
+            && s.contains("dry run: the server accepts it")
     });
     session.keys(&["c"]);
     session.wait_for("orphan", |s| {
         s.contains("cascade: Orphan")
-            && s.contains("dependents that stay (")
+            && s.contains(
+                "deletes Deployment default/keep only; its 1 ReplicaSet and 1 Pod stay (orphan)",
+            )
+            && s.contains("dependents that stay (2)")
             && s.contains("dry run: the server accepts it")
     });
     let (ok, _, err) = fx.kubectl(&["get", "deploy", "keep", "-n", "default"]);

@@ -78,7 +78,7 @@ async fn delete_scale_restart_and_cordon_after_a_confirm() {
         "delete Pod default/doomed",
         "grace period: the object's own, 3s",
         "cascade: Background",
-        "dependents that will go: none",
+        "deletes Pod default/doomed; nothing it owns is known (background)",
     ] {
         assert!(dialog.contains(fact), "{fact}:\n{dialog}");
     }

@@ -5,6 +5,7 @@
 //! and keys (in its own module) never import the drawing.
 
 pub(crate) mod confirm;
+mod containers;
 pub(crate) mod contexts;
 pub(crate) mod detail;
 mod frame;

@@ -15,7 +15,7 @@ use crate::portforward::{ForwardDialog, ForwardList, ForwardRow, ForwardState};
 use crate::screen::Screen;
 
 /// `keys what` for each action bound in `section`, joined: the key hints of both overlays.
-fn hint(keymap: &Keymap, section: Section, actions: &[(Action, &str)]) -> String {
+pub(super) fn hint(keymap: &Keymap, section: Section, actions: &[(Action, &str)]) -> String {
     actions
         .iter()
         .filter_map(|(action, what)| {
@@ -28,7 +28,7 @@ fn hint(keymap: &Keymap, section: Section, actions: &[(Action, &str)]) -> String
 }
 
 /// A popup `width` x `height` (at most the area's) in the middle of `area`.
-fn centered(area: Rect, width: u16, height: u16) -> Rect {
+pub(super) fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let [column] = Layout::horizontal([Constraint::Length(width.min(area.width))])
         .flex(Flex::Center)
         .areas(area);
@@ -111,12 +111,8 @@ fn sized(bytes: u64) -> String {
 
 /// One row of the list (the pod's column takes what the others leave), and why it is not
 /// active, or what refused its last connection, on a line of its own below.
-fn row_text(row: &ForwardRow, pod_width: usize) -> (String, Option<String>) {
-    let mut pod: String = row.pod.chars().take(pod_width).collect();
-    if row.pod.chars().count() > pod_width && pod_width > 0 {
-        pod.pop();
-        pod.push('…');
-    }
+fn row_text(row: &ForwardRow, context_width: usize, pod_width: usize) -> (String, Option<String>) {
+    let (context, pod) = (cut(&row.context, context_width), cut(&row.pod, pod_width));
     let (state, why) = match &row.state {
         ForwardState::Active => (
             "active",
@@ -128,7 +124,7 @@ fn row_text(row: &ForwardRow, pod_width: usize) -> (String, Option<String>) {
         ForwardState::Failed(why) => ("failed", Some(why.clone())),
     };
     let line = format!(
-        "{pod:<pod_width$} {:>5} {:<15} {:>7} {:>8} {:>8} {state}",
+        "{context:<context_width$} {pod:<pod_width$} {:>5} {:<15} {:>7} {:>8} {:>8} {state}",
         row.port,
         row.local.to_string(),
         format!("{}/{}", row.open, row.total),
@@ -138,6 +134,18 @@ fn row_text(row: &ForwardRow, pod_width: usize) -> (String, Option<String>) {
     (line, why.map(|why| format!("  {why}")))
 }
 
+/// `text` in at most `width` characters, an ellipsis at the end of one cut.
+fn cut(text: &str, width: usize) -> String {
+    let mut shown: String = text.chars().take(width).collect();
+    if text.chars().count() > width && width > 0 {
+        shown.pop();
+        shown.push('…');
+    }
+    shown
+}
+
+/// The context column's widest.
+const CONTEXT_WIDTH: usize = 24;
 /// The columns' width after POD: port, local address, connections, bytes, state.
 const FIXED: usize = 1 + 5 + 1 + 15 + 1 + 7 + 1 + 8 + 1 + 8 + 1 + 6;
 /// The pod column's widest.
@@ -151,11 +159,21 @@ impl Component for ForwardList {
     fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
         let theme = screen.theme();
         let inner = usize::from(area.width.saturating_sub(2));
-        let pod_width = inner.saturating_sub(FIXED).clamp(8, POD_WIDTH);
+        // Each forward's context: forwards outlive a `:ctx` switch.
+        let context_width = self
+            .rows
+            .iter()
+            .map(|r| r.context.chars().count())
+            .max()
+            .unwrap_or(0)
+            .clamp(7, CONTEXT_WIDTH);
+        let pod_width = inner
+            .saturating_sub(FIXED + context_width + 1)
+            .clamp(8, POD_WIDTH);
         let mut lines = vec![Line::styled(
             format!(
-                "{:<pod_width$} {:>5} {:<15} {:>7} {:>8} {:>8} STATE",
-                "POD", "PORT", "LOCAL", "CONN", "IN", "OUT"
+                "{:<context_width$} {:<pod_width$} {:>5} {:<15} {:>7} {:>8} {:>8} STATE",
+                "CONTEXT", "POD", "PORT", "LOCAL", "CONN", "IN", "OUT"
             ),
             theme.title(),
         )];
@@ -168,7 +186,7 @@ impl Component for ForwardList {
         let height = usize::from(area.height.saturating_sub(4)).max(1);
         let first = (self.selected + 1).saturating_sub(height);
         for (i, row) in self.rows.iter().enumerate().skip(first).take(height) {
-            let (text, why) = row_text(row, pod_width);
+            let (text, why) = row_text(row, context_width, pod_width);
             let line = Line::raw(text);
             lines.push(if i == self.selected {
                 line.style(theme.selected())

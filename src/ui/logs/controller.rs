@@ -51,6 +51,9 @@ pub enum LogTarget {
 struct PodContainers {
     name: String,
     containers: Vec<String>,
+    /// The `kubectl.kubernetes.io/default-container` annotation's, if it names one of
+    /// them: the picker offers it first.
+    default: Option<usize>,
 }
 
 /// What a background task hands the event loop.
@@ -266,7 +269,8 @@ impl LogController {
             view.picker = Some(Picker {
                 pod: pod.name.clone(),
                 containers: pod.containers.clone(),
-                selected: 0,
+                // 0 is every container, kept when no container is annotated.
+                selected: pod.default.map_or(0, |at| at + 1),
             });
             return;
         }
@@ -444,19 +448,23 @@ async fn get_json(client: &kube::Client, path: &str) -> Result<Value, String> {
 }
 
 fn pod_containers(pod: &Value) -> PodContainers {
+    let containers: Vec<String> = pod["spec"]["containers"]
+        .as_array()
+        .map(|cs| {
+            cs.iter()
+                .filter_map(|c| c["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let annotated =
+        pod["metadata"]["annotations"]["kubectl.kubernetes.io/default-container"].as_str();
     PodContainers {
         name: pod["metadata"]["name"]
             .as_str()
             .unwrap_or_default()
             .to_string(),
-        containers: pod["spec"]["containers"]
-            .as_array()
-            .map(|cs| {
-                cs.iter()
-                    .filter_map(|c| c["name"].as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default(),
+        default: annotated.and_then(|name| containers.iter().position(|c| c == name)),
+        containers,
     }
 }
 
@@ -634,5 +642,28 @@ mod tests {
         }}});
         assert_eq!(selector(&object).unwrap(), "app=web,tier in (a,b),!canary");
         assert!(selector(&serde_json::json!({"spec": {}})).is_err());
+    }
+
+    /// The default-container annotation names the container the picker offers first; one
+    /// it does not name, or none, leaves every container offered.
+    #[test]
+    fn the_default_container_annotation_is_offered_first() {
+        let pod = |annotation: &str| {
+            serde_json::json!({
+                "metadata": {"name": "web", "annotations": {
+                    "kubectl.kubernetes.io/default-container": annotation}},
+                "spec": {"containers": [{"name": "app"}, {"name": "console"}]},
+            })
+        };
+        assert_eq!(pod_containers(&pod("console")).default, Some(1));
+        assert_eq!(pod_containers(&pod("gone")).default, None);
+        assert_eq!(
+            pod_containers(&serde_json::json!({"spec": {"containers": [{"name": "app"}]}})),
+            PodContainers {
+                name: String::new(),
+                containers: vec!["app".into()],
+                default: None,
+            }
+        );
     }
 }
