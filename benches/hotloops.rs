@@ -72,7 +72,11 @@ fn flags_within_fifteen_seconds() {
         }
     }
     let loops: Vec<String> = d.report(14).loops.into_iter().map(|l| l.manager).collect();
-    assert_eq!(loops, ["ctl"], "flagged within 15 s, and only the self-triggering one");
+    assert_eq!(
+        loops,
+        ["ctl"],
+        "flagged within 15 s, and only the self-triggering one"
+    );
 }
 
 fn bench(c: &mut Criterion) {

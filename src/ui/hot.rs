@@ -451,7 +451,10 @@ mod tests {
     #[test]
     fn a_narrow_screen_keeps_the_changed_fields_and_drops_the_trigger_and_kind_first() {
         let rows = vec![object_cells(&object("widget-controller", "gadget", 2.0))];
-        assert_eq!(fitting(&OBJECT_COLUMNS, &rows, 200), (0..8).collect::<Vec<_>>());
+        assert_eq!(
+            fitting(&OBJECT_COLUMNS, &rows, 200),
+            (0..8).collect::<Vec<_>>()
+        );
         let at_80 = fitting(&OBJECT_COLUMNS, &rows, 78);
         let names: Vec<&str> = at_80.iter().map(|&c| OBJECT_COLUMNS[c]).collect();
         assert_eq!(
@@ -459,6 +462,9 @@ mod tests {
             ["MANAGER", "NAMESPACE/NAME", "WRITES/S", "SELF/S", "FIELDS"]
         );
         let kept = fitting(&OBJECT_COLUMNS, &rows, 20);
-        assert!(kept.contains(&6), "the fields stay however narrow: {kept:?}");
+        assert!(
+            kept.contains(&6),
+            "the fields stay however narrow: {kept:?}"
+        );
     }
 }

@@ -71,7 +71,11 @@ async fn timeline_from_a_widgets_detail_names_kubectl_and_the_controller() {
     key(&mut app, KeyCode::Char(':'));
     assert_eq!(app.state().mode, InputMode::Command);
     key(&mut app, KeyCode::Esc);
-    assert_eq!(app.state().mode, InputMode::Detail, "Esc is back in the detail");
+    assert_eq!(
+        app.state().mode,
+        InputMode::Detail,
+        "Esc is back in the detail"
+    );
 
     key(&mut app, KeyCode::Char(':'));
     for c in "timeline".chars() {

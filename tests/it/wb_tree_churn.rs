@@ -20,8 +20,7 @@ const QUIET: Duration = Duration::from_secs(2);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn changes_between_frames_cost_one_rebuild_by_the_frame_that_draws_them() {
-    let Some(fx) = Kubectl::start_with("wb-tree-churn", SimConfig::with_size(6, 2, 1)).await
-    else {
+    let Some(fx) = Kubectl::start_with("wb-tree-churn", SimConfig::with_size(6, 2, 1)).await else {
         return;
     };
     fx.ok(&["create", "namespace", "churn"]).await;
@@ -45,7 +44,10 @@ async fn changes_between_frames_cost_one_rebuild_by_the_frame_that_draws_them() 
 
     let cluster = Cluster::from_config(fx.sim.kube_config().await.expect("config"), "sim".into())
         .expect("cluster");
-    let view = ViewSpec::new(ResourceKind::Deployments, NamespaceScope::One("churn".into()));
+    let view = ViewSpec::new(
+        ResourceKind::Deployments,
+        NamespaceScope::One("churn".into()),
+    );
     let mut app = AppStart::new(cluster, view).discovered().await.start();
     select(&mut app, "web", "web").await;
     press(&mut app, 'x');
@@ -58,7 +60,10 @@ async fn changes_between_frames_cost_one_rebuild_by_the_frame_that_draws_them() 
 
     // A frame with nothing changed since the last rebuilds nothing.
     screen(&mut app, 80, 24);
-    assert_eq!(app.state().tree.as_ref().map(|t| t.builds), Some(before.builds));
+    assert_eq!(
+        app.state().tree.as_ref().map(|t| t.builds),
+        Some(before.builds)
+    );
 
     // Scaled to four: three pods created, scheduled and started, the ReplicaSet's and the
     // Deployment's status following — many changes to the stores, and no frame drawn.

@@ -30,7 +30,12 @@ pub(crate) async fn json(fx: &Kubectl, args: &[&str]) -> Value {
 }
 
 /// Polls kubectl's `args` until `done` holds of its JSON.
-pub(crate) async fn wait_for(fx: &Kubectl, what: &str, args: &[&str], done: impl Fn(&Value) -> bool) -> Value {
+pub(crate) async fn wait_for(
+    fx: &Kubectl,
+    what: &str,
+    args: &[&str],
+    done: impl Fn(&Value) -> bool,
+) -> Value {
     let deadline = Instant::now() + BOUND;
     loop {
         let got = json(fx, args).await;

@@ -29,10 +29,8 @@ async fn read_until<F: Future<Output = ()>>(
     let deadline = Instant::now() + BOUND;
     let mut round = 0;
     loop {
-        let (reading, ()) = tokio::join!(
-            metrics(fx, CONTROLLER, NAMESPACE, over),
-            meanwhile(round)
-        );
+        let (reading, ()) =
+            tokio::join!(metrics(fx, CONTROLLER, NAMESPACE, over), meanwhile(round));
         let (ok, report, stderr) = reading;
         assert!(ok, "{stderr}");
         if found(&report) {

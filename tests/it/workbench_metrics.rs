@@ -41,7 +41,12 @@ pub(crate) async fn sim(name: &str, bug: WidgetBug) -> Option<Kubectl> {
 }
 
 /// `kscope metrics TARGET -n NS --for FOR -o json`: (success, the report, stderr).
-pub(crate) async fn metrics(fx: &Kubectl, target: &str, ns: &str, over: &str) -> (bool, Value, String) {
+pub(crate) async fn metrics(
+    fx: &Kubectl,
+    target: &str,
+    ns: &str,
+    over: &str,
+) -> (bool, Value, String) {
     let kubeconfig = fx.dir.join("kubeconfig");
     let out = kscope(
         &fx.dir,
