@@ -70,6 +70,7 @@ mod tui_tmux;
 mod tui_waiting;
 mod views_config;
 mod views_sim;
+mod wb_fifo_sizes;
 mod wb_hot_tui;
 mod wb_metrics_tui;
 mod wb_timeline_detail;
