@@ -1,8 +1,10 @@
 //! Ownership tree cost (issue #35, item 4: ≤ 10 ms for any object at 150k objects): stores of
 //! Deployments, ReplicaSets and Pods (each Deployment with one ReplicaSet of 13 pods, one
 //! Deployment with 2,000 pods) and an empty store of a custom kind, each with the owner-uid
-//! index every store gets; then a Deployment's tree down, a pod's chain up, and the big
-//! Deployment's tree down.
+//! index every store gets; then a Deployment's tree down, a pod's chain up, the big
+//! Deployment's tree down, and what `x` redraws on a frame after a change: the view's whole
+//! rebuild (find the object, its owners up and dependents down, the lines) of a pod and of
+//! the big Deployment.
 //!
 //! `cargo bench --bench tree` runs it at 150,000 objects (`KSCOPE_TREE_OBJECTS` to change);
 //! without `--bench` (as under `cargo test --benches`) it is a smoke run on 3,000 objects.
@@ -21,6 +23,8 @@ use kscope_index_views::definitions::{default_index_definitions, index_funcs};
 use kscope_index_views::ownership::{Forest, StoreOf};
 use kscope_informers::indexer::{Indexer, IndexerWriter};
 use kscope_resources::{Deployment, GenericObject, Pod, ReplicaSet, decode};
+use kscope_ui::effect::ObjectRef;
+use kscope_ui::tree::TreeView;
 use serde_json::{Value, json};
 
 const PODS_PER_SET: usize = 13;
@@ -174,6 +178,33 @@ fn main() {
     group.bench_function("a Deployment of 2,000 pods down", |b| {
         b.iter(|| black_box(c.forest.descendants(big_deployment.clone())))
     });
+    let view_of = |kind: &str, key: &str| {
+        let (ns, name) = key.split_once('/').unwrap();
+        TreeView::new(ObjectRef {
+            kind: kind.into(),
+            namespace: Some(ns.into()),
+            name: name.into(),
+        })
+    };
+    for (what, kind, key, lines) in [
+        ("the view's rebuild of a pod's tree", "Pod", &pod_key, 3),
+        (
+            "the view's rebuild of the 2,000 pods' Deployment",
+            "Deployment",
+            &big_key,
+            BIG_PODS + 2,
+        ),
+    ] {
+        let mut view = view_of(kind, key);
+        view.refresh(&c.forest, (4, 4));
+        assert_eq!(view.lines.len(), lines, "{what}");
+        group.bench_function(what, |b| {
+            b.iter(|| {
+                view.refresh(&c.forest, (4, 4));
+                black_box(view.lines.len())
+            })
+        });
+    }
     group.finish();
     criterion.final_summary();
 }

@@ -183,6 +183,9 @@ pub struct App {
     /// they list; with the dialog's plan id and the objects deleted.
     cascade: Option<TreeWatch>,
     cascade_of: (u64, Vec<ObjectRef>),
+    /// The object whose detail the command line was opened over (`:` in the detail): the
+    /// commands about one object (`:timeline`) read it instead of the table's selection.
+    command_over: Option<(kscope_resources::Kind, Arc<str>)>,
 }
 
 /// Why [`App::run_until`] returned.
@@ -266,6 +269,7 @@ impl App {
             container_reads: ContainerReads::default(),
             cascade: None,
             cascade_of: (0, Vec::new()),
+            command_over: None,
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -1101,10 +1105,8 @@ impl App {
                     self.take_write(event);
                     dirty = true;
                 }
-                Wake::Tree => {
-                    self.refresh_tree();
-                    dirty = true;
-                }
+                // Marked stale: the next frame rebuilds it, once for every change since.
+                Wake::Tree => dirty = true,
                 Wake::Cascade => {
                     self.refresh_cascade();
                     dirty = true;
@@ -1199,6 +1201,9 @@ impl App {
     where
         UiError: From<B::Error>,
     {
+        if let (Some(watch), Some(view)) = (self.tree.as_mut(), self.ui.state.tree.as_mut()) {
+            watch.refresh_if_stale(view);
+        }
         self.ui.state.queue.show(&self.tables.table.queue_metrics());
         let (fifo, informer) = self.tables.table.informer_metrics();
         self.ui.state.queue.informer = Some(InformerStats::new(fifo, &informer));
@@ -1252,6 +1257,15 @@ impl App {
             InputMode::Normal => return self.apply_normal(action),
             InputMode::Detail if action == Action::Copy => {
                 self.copy_detail();
+                return Vec::new();
+            }
+            InputMode::Detail if action == Action::OpenCommand => {
+                self.command_over = self
+                    .ui
+                    .detail
+                    .screen()
+                    .map(|d| (d.target.kind.clone(), Arc::from(d.target.key.as_str())));
+                self.open_command();
                 return Vec::new();
             }
             InputMode::Detail if action == Action::Edit => {
@@ -1428,6 +1442,15 @@ impl App {
     ) -> Vec<Follow> {
         match effect {
             None => Vec::new(),
+            // The command line opened over the detail closes back onto it.
+            Some(Effect::Close)
+                if mode == InputMode::Command
+                    && self.command_over.take().is_some()
+                    && self.ui.detail.is_open() =>
+            {
+                self.ui.state.mode = InputMode::Detail;
+                Vec::new()
+            }
             Some(Effect::Close) => {
                 if let Some(mut view) = self.ui.state.logs.take_if(|_| mode == InputMode::Logs) {
                     self.logs.follow(&mut view, &Effect::Close);
@@ -1493,7 +1516,13 @@ impl App {
             Some(Effect::ClearFilter) => self.tables.clear_filter_or_back(&mut self.ui),
             Some(Effect::Run(input)) => {
                 self.ui.state.mode = InputMode::Normal;
-                self.run_command(&input)
+                // Run over the detail, the command is about its object; what the command
+                // shows takes the detail's place.
+                let over = self.command_over.take();
+                if over.is_some() {
+                    self.ui.detail.close();
+                }
+                self.run_command(&input, over)
             }
             Some(Effect::Browse(index)) => {
                 self.tables.browse_index(&mut self.ui, index);
@@ -1639,17 +1668,7 @@ impl App {
             // With no delta filter to clear, Esc clears the table's, whichever pane has focus.
             Action::ClearDeltaFilter => return self.tables.clear_filter_or_back(&mut self.ui),
             Action::OpenFilter => state.mode = InputMode::Filter,
-            Action::OpenCommand => {
-                state.mode = InputMode::Command;
-                state.command.input.clear();
-                // For `:ctx NAME<Tab>`; a kubeconfig that cannot be read completes nothing
-                // (`:ctx` says why).
-                state.command.contexts = self
-                    .contexts
-                    .contexts()
-                    .map(|(names, _)| names)
-                    .unwrap_or_default();
-            }
+            Action::OpenCommand => self.open_command(),
             Action::FavouriteNamespace(n) => {
                 return self.tables.favourite_namespace(&mut self.ui, n);
             }
@@ -1722,6 +1741,20 @@ impl App {
         Vec::new()
     }
 
+    /// `:` opens the command line.
+    fn open_command(&mut self) {
+        let state = &mut self.ui.state;
+        state.mode = InputMode::Command;
+        state.command.input.clear();
+        // For `:ctx NAME<Tab>`; a kubeconfig that cannot be read completes nothing
+        // (`:ctx` says why).
+        state.command.contexts = self
+            .contexts
+            .contexts()
+            .map(|(names, _)| names)
+            .unwrap_or_default();
+    }
+
     /// `x` (or `:tree`): the selected row's ownership tree, read from informers started now
     /// on the kinds it can hold (the row's, its controller's, and the workload kinds) in
     /// the row's namespace; they stop when the tree closes.
@@ -1745,7 +1778,7 @@ impl App {
             None => NamespaceScope::All,
         };
         match TreeWatch::start(self.tables.starter.cluster(), &first, &discovery, &scope) {
-            Ok(watch) => {
+            Ok(mut watch) => {
                 let mut view = TreeView::new(ObjectRef {
                     kind: kind.kind().to_string(),
                     namespace: namespace.map(str::to_string),
@@ -1760,23 +1793,13 @@ impl App {
         }
     }
 
-    /// Rebuilds the open tree from its stores.
-    fn refresh_tree(&mut self) {
-        if let (Some(watch), Some(view)) = (&self.tree, self.ui.state.tree.as_mut()) {
-            watch.refresh(view);
-        }
-    }
-
-    /// Waits (at most `patience`) for a change to the open tree's stores and rebuilds it,
-    /// as the event loop does; false when none came.
+    /// Waits (at most `patience`) for a change to the open tree's stores and marks the tree
+    /// stale, as the event loop does: the next frame drawn rebuilds it. False when none
+    /// came.
     pub async fn next_tree_change(&mut self, patience: Duration) -> bool {
-        match tokio::time::timeout(patience, tree_changed(&mut self.tree)).await {
-            Ok(()) => {
-                self.refresh_tree();
-                true
-            }
-            Err(_) => false,
-        }
+        tokio::time::timeout(patience, tree_changed(&mut self.tree))
+            .await
+            .is_ok()
     }
 
     /// `H` (or `:hot`): the field managers and objects by write rate, from informers
@@ -1817,10 +1840,11 @@ impl App {
         self.refresh_hot();
     }
 
-    /// `:timeline`: the selected row's timeline, from informers started now on its kind and
-    /// on Events in its namespace, and one read of it; they stop when the view closes.
-    fn open_timeline(&mut self) {
-        let Some((kind, key)) = self.tables.table.selected_object() else {
+    /// `:timeline`: the timeline of `over` (the detail's object) or of the selected row, from
+    /// informers started now on its kind and on Events in its namespace, and one read of
+    /// it; they stop when the view closes.
+    fn open_timeline(&mut self, over: Option<(kscope_resources::Kind, Arc<str>)>) {
+        let Some((kind, key)) = over.or_else(|| self.tables.table.selected_object()) else {
             self.ui.state.command.error = Some("timeline: select a row first".into());
             return;
         };
@@ -1905,7 +1929,12 @@ impl App {
     }
 
     /// Runs a command line typed after `:`; an error is shown and changes nothing.
-    fn run_command(&mut self, input: &str) -> Vec<Follow> {
+    /// `over`: the object whose detail the command line was opened over.
+    fn run_command(
+        &mut self,
+        input: &str,
+        over: Option<(kscope_resources::Kind, Arc<str>)>,
+    ) -> Vec<Follow> {
         match command::parse(input, &self.ui.state.command.discovery) {
             Ok(Command::Quit) => vec![Follow::Quit],
             Ok(Command::Seek(to)) => {
@@ -1931,7 +1960,7 @@ impl App {
             }
             Ok(Command::Metrics { port }) => self.open_metrics(port),
             Ok(Command::Timeline) => {
-                self.open_timeline();
+                self.open_timeline(over);
                 Vec::new()
             }
             Ok(Command::Context(Some(context))) => {

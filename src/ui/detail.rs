@@ -580,6 +580,11 @@ impl DetailController {
         self.open.is_some()
     }
 
+    /// Closes the open detail: a view opened from it takes its place.
+    pub fn close(&mut self) {
+        self.open = None;
+    }
+
     /// A search is being typed in the open detail: keys are typed, as in the filter bar.
     pub fn searching(&self) -> bool {
         self.open.as_ref().is_some_and(|d| d.search.typing)

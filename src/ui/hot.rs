@@ -112,7 +112,8 @@ impl HotView {
         out
     }
 
-    fn lines(&self, height: usize, theme: Theme) -> Vec<Line<'static>> {
+    /// The view's lines for an area `width` columns wide and `height` high.
+    fn lines(&self, width: usize, height: usize, theme: Theme) -> Vec<Line<'static>> {
         let mut lines = Vec::new();
         if self.report.loops.is_empty() {
             lines.push(Line::styled(
@@ -159,16 +160,12 @@ impl HotView {
         }
         lines.push(Line::raw(""));
         let objects: Vec<Vec<String>> = self.report.objects.iter().map(object_cells).collect();
-        let header = [
-            "MANAGER",
-            "KIND",
-            "NAMESPACE/NAME",
-            "WRITES/S",
-            "SELF/S",
-            "STATUS/SPEC",
-            "FIELDS",
-            "PRECEDED BY",
-        ];
+        let kept = fitting(&OBJECT_COLUMNS, &objects, width);
+        let header: Vec<&str> = kept.iter().map(|&c| OBJECT_COLUMNS[c]).collect();
+        let objects: Vec<Vec<String>> = objects
+            .into_iter()
+            .map(|row| kept.iter().map(|&c| row[c].clone()).collect())
+            .collect();
         let looping = |o: &HotObject| self.report.loops.iter().any(|l| l.manager == o.manager);
         let rows = aligned(&header, &objects);
         let above = lines.len() + 1;
@@ -196,6 +193,7 @@ impl HotView {
     }
 
     pub(crate) fn draw_into(&self, frame: &mut Frame, area: Rect, theme: Theme) {
+        let width = usize::from(area.width.saturating_sub(2));
         let height = usize::from(area.height.saturating_sub(2));
         let title = format!(
             " hot loops · {} · {}s watched · Enter shows · Esc ",
@@ -204,10 +202,56 @@ impl HotView {
         );
         frame.render_widget(Clear, area);
         frame.render_widget(
-            Paragraph::new(self.lines(height, theme)).block(Block::bordered().title(title)),
+            Paragraph::new(self.lines(width, height, theme)).block(Block::bordered().title(title)),
             area,
         );
     }
+}
+
+/// The objects' columns, as [`object_cells`] fills them.
+const OBJECT_COLUMNS: [&str; 8] = [
+    "MANAGER",
+    "KIND",
+    "NAMESPACE/NAME",
+    "WRITES/S",
+    "SELF/S",
+    "STATUS/SPEC",
+    "FIELDS",
+    "PRECEDED BY",
+];
+
+/// The columns (of [`OBJECT_COLUMNS`]) that give way, first to last, when a row is wider
+/// than the screen: the fields that keep changing are what a hot loop is read by, so they
+/// stay, beside who writes which object how fast.
+const GIVE_WAY: [usize; 4] = [7, 1, 5, 4];
+
+/// The columns of `header` kept for rows `width` wide: all, or without those that give way
+/// first until the rest fit (the last one kept may still be cut at the border).
+fn fitting(header: &[&str], rows: &[Vec<String>], width: usize) -> Vec<usize> {
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|cell| cell.chars().count())
+                .chain([header[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut kept: Vec<usize> = (0..header.len()).collect();
+    let wide = |kept: &[usize]| {
+        kept.iter()
+            .map(|&c| widths[c] + 2)
+            .sum::<usize>()
+            .saturating_sub(2)
+    };
+    for column in GIVE_WAY {
+        if wide(&kept) <= width {
+            break;
+        }
+        kept.retain(|&c| c != column);
+    }
+    kept
 }
 
 /// One report row's cells, as the objects' header names them.
@@ -402,5 +446,25 @@ mod tests {
             }))
         );
         assert_eq!(view.handle_key(&Action::Back, 10), Some(Effect::Close));
+    }
+
+    #[test]
+    fn a_narrow_screen_keeps_the_changed_fields_and_drops_the_trigger_and_kind_first() {
+        let rows = vec![object_cells(&object("widget-controller", "gadget", 2.0))];
+        assert_eq!(
+            fitting(&OBJECT_COLUMNS, &rows, 200),
+            (0..8).collect::<Vec<_>>()
+        );
+        let at_80 = fitting(&OBJECT_COLUMNS, &rows, 78);
+        let names: Vec<&str> = at_80.iter().map(|&c| OBJECT_COLUMNS[c]).collect();
+        assert_eq!(
+            names,
+            ["MANAGER", "NAMESPACE/NAME", "WRITES/S", "SELF/S", "FIELDS"]
+        );
+        let kept = fitting(&OBJECT_COLUMNS, &rows, 20);
+        assert!(
+            kept.contains(&6),
+            "the fields stay however narrow: {kept:?}"
+        );
     }
 }

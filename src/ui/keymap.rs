@@ -179,6 +179,7 @@ mod tests {
             (Code::Char('r'), Action::Refresh),
             (Code::Enter, Action::OpenDiff),
             (Code::Char('G'), Action::Bottom),
+            (Code::Char(':'), Action::OpenCommand),
         ] {
             assert_eq!(map(InputMode::Detail, code), Some(action));
         }

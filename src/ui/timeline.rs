@@ -17,7 +17,7 @@ use kscope_client::cluster::{Cluster, NamespaceScope};
 use kscope_client::discovery::Discovery;
 use kscope_client::fetch::fetch_object;
 use kscope_index_views::hotloops::EventKind;
-use kscope_index_views::timeline::{Entry, LiveTimeline};
+use kscope_index_views::timeline::{Change, Entry, LiveTimeline};
 use kscope_informers::instrument::tap::{Tap, TapEntry};
 use kscope_resources::Kind;
 
@@ -58,6 +58,16 @@ impl TimelineView {
     /// line per changed field, the version's own cells on its first. Who comes before the
     /// field so a narrow screen cuts the long paths and Event messages, not the managers.
     pub fn rows(&self) -> Vec<[String; 4]> {
+        self.cells(false)
+    }
+
+    /// The rows; `brief`, who is the manager alone, without the operation and time that
+    /// would push the changed fields past a narrow screen's edge.
+    fn cells(&self, brief: bool) -> Vec<[String; 4]> {
+        let by = |change: &Change| match (brief, &change.manager) {
+            (true, Some(manager)) => manager.clone(),
+            _ => change.by(),
+        };
         let mut rows = Vec::new();
         for entry in &self.entries {
             let rv = entry.resource_version.clone();
@@ -78,7 +88,7 @@ impl TimelineView {
                     0 => (rv.clone(), entry.what.clone()),
                     _ => (String::new(), String::new()),
                 };
-                rows.push([rv, what, change.by(), change.path.clone()]);
+                rows.push([rv, what, by(change), change.path.clone()]);
             }
         }
         rows
@@ -116,20 +126,29 @@ impl TimelineView {
         None
     }
 
-    fn lines(&self, height: usize, theme: Theme) -> Vec<Line<'static>> {
+    /// The view's lines for an area `width` columns wide and `height` high.
+    fn lines(&self, width: usize, height: usize, theme: Theme) -> Vec<Line<'static>> {
         if let Some(error) = &self.error {
             return vec![Line::styled(format!("{}: {error}", self.of), theme.error())];
         }
         if !self.read {
             return vec![Line::styled(format!("{}: reading…", self.of), theme.dim())];
         }
-        let rows = self.rows();
         let header = ["RV", "WHAT", "BY", "FIELD / EVENT"];
-        let mut widths = header.map(|h| h.chars().count());
-        for row in &rows {
-            for (w, cell) in widths.iter_mut().zip(row) {
-                *w = (*w).max(cell.chars().count());
+        let widths_of = |rows: &[[String; 4]]| {
+            let mut widths = header.map(|h| h.chars().count());
+            for row in rows {
+                for (w, cell) in widths.iter_mut().zip(row) {
+                    *w = (*w).max(cell.chars().count());
+                }
             }
+            widths
+        };
+        let mut rows = self.cells(false);
+        let mut widths = widths_of(&rows);
+        if widths.iter().sum::<usize>() + 6 > width {
+            rows = self.cells(true);
+            widths = widths_of(&rows);
         }
         let line = |cells: [&str; 4]| {
             format!(
@@ -163,11 +182,12 @@ impl TimelineView {
     }
 
     pub(crate) fn draw_into(&self, frame: &mut Frame, area: Rect, theme: Theme) {
+        let width = usize::from(area.width.saturating_sub(2));
         let height = usize::from(area.height.saturating_sub(2));
         let title = format!(" timeline of {} · Esc ", self.of);
         frame.render_widget(Clear, area);
         frame.render_widget(
-            Paragraph::new(self.lines(height, theme)).block(Block::bordered().title(title)),
+            Paragraph::new(self.lines(width, height, theme)).block(Block::bordered().title(title)),
             area,
         );
     }
@@ -304,7 +324,6 @@ async fn forward(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kscope_index_views::timeline::Change;
 
     fn change(path: &str, manager: &str) -> Change {
         Change {

@@ -2,8 +2,10 @@
 //! it owns down through ownerReferences, each with its health as its table shows it. The
 //! tree is read from informers on the kinds it can hold ([`TREE_KINDS`], the row's kind and
 //! its controller's), started when the tree opens and stopped when it closes, through their
-//! owner-uid indexes: rebuilding it costs what it holds, so it is rebuilt on every change to
-//! any of those stores, and stays live.
+//! owner-uid indexes: rebuilding it costs what it holds. It stays live without being rebuilt
+//! once per change: a change to any of those stores marks it stale, and a stale tree is
+//! rebuilt just before the next frame draws it — at most once a frame however fast a big
+//! namespace churns, and never drawn older than its stores.
 
 use std::collections::HashSet;
 
@@ -52,6 +54,8 @@ pub struct TreeView {
     pub selected: usize,
     /// Kinds listed, of kinds watched.
     pub listed: (usize, usize),
+    /// How many times the lines were built since the tree opened: once a frame at most.
+    pub builds: u64,
 }
 
 impl TreeView {
@@ -66,6 +70,7 @@ impl TreeView {
     /// tree's own object at first, or once the selected one is gone).
     pub fn refresh(&mut self, forest: &Forest, listed: (usize, usize)) {
         self.listed = listed;
+        self.builds += 1;
         let kept = self.lines.get(self.selected).map(|(_, n)| n.uid.clone());
         let Some(node) = forest.find(&self.of.kind, self.of.namespace.as_deref(), &self.of.name)
         else {
@@ -182,6 +187,8 @@ impl TreeView {
 pub struct TreeWatch {
     watchers: Watchers,
     forest: Forest,
+    /// A store changed since the tree was last built.
+    stale: bool,
 }
 
 impl TreeWatch {
@@ -200,12 +207,17 @@ impl TreeWatch {
         for store in watchers.stores() {
             forest.add(store.clone());
         }
-        Ok(Self { watchers, forest })
+        Ok(Self {
+            watchers,
+            forest,
+            stale: false,
+        })
     }
 
     /// Rebuilds `view` from the stores as they are now.
-    pub fn refresh(&self, view: &mut TreeView) {
+    pub fn refresh(&mut self, view: &mut TreeView) {
         view.refresh(&self.forest, self.watchers.listed());
+        self.stale = false;
     }
 
     /// What `roots` own, directly or not, as the stores have them now (each object once,
@@ -235,9 +247,18 @@ impl TreeWatch {
         }
     }
 
-    /// Resolves when a store changed. Cancel-safe.
+    /// Rebuilds `view` if a store changed since it was last built: called before each
+    /// frame, so the changes between two frames cost one rebuild.
+    pub fn refresh_if_stale(&mut self, view: &mut TreeView) {
+        if self.stale {
+            self.refresh(view);
+        }
+    }
+
+    /// Resolves when a store changed, and marks the tree stale. Cancel-safe.
     pub async fn changed(&mut self) {
         self.watchers.changed().await;
+        self.stale = true;
     }
 }
 

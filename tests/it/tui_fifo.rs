@@ -34,7 +34,7 @@ use crate::common::tui;
 /// The crafted stream through a classic and a RealFIFO pipeline fed by one TeeStore, as a
 /// compared informer's Reflector feeds them: a list of web-1 and web-2, then web-1 updated
 /// twice before either pipeline pops. Returns both pipelines' handoffs, classic's first.
-async fn crafted_handoffs() -> Vec<Arc<Handoff>> {
+pub(crate) async fn crafted_handoffs() -> Vec<Arc<Handoff>> {
     let (classic, classic_process) = SharedIndexInformer::<Pod>::with_fifo(
         IndexerWriter::default(),
         None,
@@ -71,7 +71,7 @@ async fn crafted_handoffs() -> Vec<Arc<Handoff>> {
     handoffs
 }
 
-fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend> {
+pub(crate) fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend> {
     let (registry, _store) =
         IndexRegistry::<Pod>::new(default_index_definitions()).expect("indexes");
     let view =

@@ -1,6 +1,7 @@
 //! The hot loops in the TUI (`H`, `:hot`) against the sim's Widget controller: its
 //! self-triggering bug flagged with the field that keeps changing, the healthy controller
-//! not; snapshots of a report at 160x45 and 80x24 through the app's own frame.
+//! not; snapshots of a report at 160x45 and 80x24 through the app's own frame, the fields
+//! that keep changing shown at both.
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -215,6 +216,15 @@ fn hot_view_at_160x45_and_80x24() {
         })
         .expect("draws");
         let text = terminal.backend().to_string();
+        // The loop's line, and each object of the looping manager with its changed field.
+        let fields = text
+            .lines()
+            .filter(|l| l.contains("status.lastReconcileTime"))
+            .count();
+        assert_eq!(
+            fields, 3,
+            "the changed fields show at {width}x{height}: {text}"
+        );
         insta::assert_snapshot!(format!("hot_view_{width}x{height}"), text);
     }
 }

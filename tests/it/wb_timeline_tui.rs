@@ -22,7 +22,7 @@ use crate::common::tui::{AppStart, wait_rows};
 /// A hang guard for waits on the timeline, not a deadline the test is about.
 const BOUND: Duration = Duration::from_secs(90);
 
-fn run_command(app: &mut App, command: &str) {
+pub(crate) fn run_command(app: &mut App, command: &str) {
     app.apply(Action::OpenCommand);
     for c in command.chars() {
         app.apply(Action::CommandChar(c));
@@ -31,7 +31,7 @@ fn run_command(app: &mut App, command: &str) {
 }
 
 /// Waits until the open timeline satisfies `ok`.
-async fn wait_timeline(
+pub(crate) async fn wait_timeline(
     app: &mut App,
     what: &str,
     ok: impl Fn(&TimelineView) -> bool,
@@ -65,7 +65,7 @@ fn changed_by(view: &TimelineView, path: &str, manager: &str) -> bool {
 /// header from its resourceVersion on, the generated part of the ReplicaSet's name, every
 /// number (resourceVersions, times) as one `#`, and the padding that their widths move as
 /// two blanks.
-fn stable(text: &str) -> String {
+pub(crate) fn stable(text: &str) -> String {
     text.lines()
         .skip(1)
         .map(|line| {

@@ -23,14 +23,19 @@ use crate::common::tui::{AppStart, wait_rows};
 /// A hang guard for waits on the sim and the tree, not a deadline the test is about.
 const BOUND: Duration = Duration::from_secs(90);
 
-async fn json(fx: &Kubectl, args: &[&str]) -> Value {
+pub(crate) async fn json(fx: &Kubectl, args: &[&str]) -> Value {
     let mut all = args.to_vec();
     all.extend(["-o", "json"]);
     serde_json::from_str(&fx.ok(&all).await).expect("kubectl prints JSON")
 }
 
 /// Polls kubectl's `args` until `done` holds of its JSON.
-async fn wait_for(fx: &Kubectl, what: &str, args: &[&str], done: impl Fn(&Value) -> bool) -> Value {
+pub(crate) async fn wait_for(
+    fx: &Kubectl,
+    what: &str,
+    args: &[&str],
+    done: impl Fn(&Value) -> bool,
+) -> Value {
     let deadline = Instant::now() + BOUND;
     loop {
         let got = json(fx, args).await;
@@ -42,7 +47,7 @@ async fn wait_for(fx: &Kubectl, what: &str, args: &[&str], done: impl Fn(&Value)
     }
 }
 
-fn press(app: &mut App, c: char) {
+pub(crate) fn press(app: &mut App, c: char) {
     let key = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
     app.handle_event(&Event::Key(key));
 }
@@ -61,7 +66,7 @@ fn run_command(app: &mut App, command: &str) {
 }
 
 /// Narrows the table to rows matching `text` and waits until `name` is the only one.
-async fn select(app: &mut App, text: &str, name: &str) {
+pub(crate) async fn select(app: &mut App, text: &str, name: &str) {
     app.apply(Action::OpenFilter);
     for c in text.chars() {
         app.apply(Action::FilterChar(c));
@@ -77,18 +82,23 @@ async fn select(app: &mut App, text: &str, name: &str) {
 }
 
 /// The tree's lines as `prefix Kind/name health`.
-fn drawn(tree: &TreeView) -> Vec<String> {
+pub(crate) fn drawn(tree: &TreeView) -> Vec<String> {
     tree.lines
         .iter()
         .map(|(prefix, n)| format!("{prefix}{}/{} {}", n.kind, n.name, n.health))
         .collect()
 }
 
-/// Waits until the open tree, rebuilt on each change to its stores, satisfies `ok`, every
-/// kind it watches listed.
-async fn wait_tree(app: &mut App, what: &str, ok: impl Fn(&TreeView) -> bool) -> TreeView {
+/// Waits until the open tree, rebuilt by the frame after a change to its stores, satisfies
+/// `ok`, every kind it watches listed.
+pub(crate) async fn wait_tree(
+    app: &mut App,
+    what: &str,
+    ok: impl Fn(&TreeView) -> bool,
+) -> TreeView {
     let deadline = Instant::now() + BOUND;
     loop {
+        screen(app, 80, 24);
         let tree = app.state().tree.clone().expect("the tree is open");
         if tree.listed.0 == tree.listed.1 && ok(&tree) {
             return tree;
@@ -102,7 +112,7 @@ async fn wait_tree(app: &mut App, what: &str, ok: impl Fn(&TreeView) -> bool) ->
     }
 }
 
-fn screen(app: &mut App, width: u16, height: u16) -> String {
+pub(crate) fn screen(app: &mut App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
     app.draw(&mut terminal).expect("draws");
     terminal.backend().to_string()

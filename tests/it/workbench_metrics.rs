@@ -12,7 +12,7 @@ use crate::common::kubectl::Kubectl;
 
 const CONVERGE: Duration = Duration::from_secs(90);
 
-async fn sim(name: &str, bug: WidgetBug) -> Option<Kubectl> {
+pub(crate) async fn sim(name: &str, bug: WidgetBug) -> Option<Kubectl> {
     let config = SimConfig::with_size(40, 3, 2)
         .widget_controller(true)
         .widget_bug(bug);
@@ -41,7 +41,12 @@ async fn sim(name: &str, bug: WidgetBug) -> Option<Kubectl> {
 }
 
 /// `kscope metrics TARGET -n NS --for FOR -o json`: (success, the report, stderr).
-async fn metrics(fx: &Kubectl, target: &str, ns: &str, over: &str) -> (bool, Value, String) {
+pub(crate) async fn metrics(
+    fx: &Kubectl,
+    target: &str,
+    ns: &str,
+    over: &str,
+) -> (bool, Value, String) {
     let kubeconfig = fx.dir.join("kubeconfig");
     let out = kscope(
         &fx.dir,

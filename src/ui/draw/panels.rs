@@ -25,16 +25,23 @@ const STATS_WIDTH: u16 = 22;
 const SPARK_LABEL: u16 = 7;
 const SPARK_MIN: u16 = 8;
 
+/// Below this width the workqueue box gives way to the side-by-side view whole.
+const SIDE_BY_SIDE_ALONE: u16 = 120;
+
 pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen) {
-    // Two columns of handoffs need the width more than the queue's sparklines do.
+    // Two columns of handoffs need the width more than the queue's sparklines do: on a
+    // narrow screen (80x24), all of it, so each side's markers show.
     let queue_width = match screen.state.deltas.side_by_side {
+        Some(_) if area.width < SIDE_BY_SIDE_ALONE => 0,
         Some(_) => QUEUE_MIN_WIDTH,
         None => (area.width * 9 / 20).clamp(QUEUE_MIN_WIDTH, QUEUE_MAX_WIDTH),
     };
     let [deltas, queue] =
         Layout::horizontal([Constraint::Min(20), Constraint::Length(queue_width)]).areas(area);
     screen.state.deltas.draw(frame, deltas, screen);
-    screen.state.queue.draw(frame, queue, screen);
+    if queue.width > 0 {
+        screen.state.queue.draw(frame, queue, screen);
+    }
 }
 
 /// Columns of changed fields a line must have room for after its key and resourceVersion;
@@ -50,12 +57,14 @@ const DELTA_LEGENDS: [&str; 3] = [
 ];
 
 /// The side-by-side view's rows and markers, explained; longest first as [`DELTA_LEGENDS`].
-const HANDOFF_LEGENDS: [&str; 3] = [
+const HANDOFF_LEGENDS: [&str; 4] = [
     "a row is one event; each side: #n the handoff that carried it (i: in the initial list), \
      — not handed as this event · ≠merged a key's deltas in one item · ≠order handed in the \
      other order · ≠relist / ≠resync a relist / resync as one item",
     "row = one event · #n the handoff that carried it (i: initial list; —: none) · ≠merged a \
      key's deltas as one item · ≠order handed in another order · ≠relist/≠resync as one item",
+    "row = event · #n handoff (i: initial; —: none) · ≠merged deltas in one item · ≠order \
+     other order · ≠relist/≠resync as one item",
     "row = event · #n handoff · i initial · ≠ differs",
 ];
 
@@ -179,9 +188,17 @@ fn draw_side_by_side(
     }
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    // A short panel (80x24) too short for every row keeps them for the handoffs: the
+    // newest difference's sentence gives way, its count stays. A taller one scrolls.
+    let rows = view.aligned().len() + 1;
+    let latest_lines = if inner.height < SHORT_PANEL && usize::from(inner.height) < rows + 4 {
+        1
+    } else {
+        2
+    };
     let [columns, latest, markers] = Layout::vertical([
         Constraint::Fill(1),
-        Constraint::Length(2),
+        Constraint::Length(latest_lines),
         Constraint::Length(2),
     ])
     .areas(inner);
@@ -210,6 +227,10 @@ fn draw_side_by_side(
         latest,
     );
 }
+
+/// Inside heights below which the side-by-side view may say the newest difference in one
+/// line.
+const SHORT_PANEL: u16 = 10;
 
 /// `text` cut or padded to `width` columns.
 fn fit(text: &str, width: usize) -> String {
