@@ -434,7 +434,11 @@ fn forward(
     let message = refused(streams.port, &ports.uid);
     let pod = ports.pod.clone();
     async move {
-        let Streams { error, data: id, port } = streams;
+        let Streams {
+            error,
+            data: id,
+            port,
+        } = streams;
         if !listening {
             let _ = out.send(data_frame(error, message.into(), false)).await;
         } else {

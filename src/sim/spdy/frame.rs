@@ -266,12 +266,20 @@ impl Encoder<Frame> for Codec {
                 stream_id,
                 fin,
                 headers,
-            } => (SYN_REPLY, u8::from(fin), self.with_headers(stream_id, &headers)?),
+            } => (
+                SYN_REPLY,
+                u8::from(fin),
+                self.with_headers(stream_id, &headers)?,
+            ),
             Frame::Headers {
                 stream_id,
                 fin,
                 headers,
-            } => (HEADERS, u8::from(fin), self.with_headers(stream_id, &headers)?),
+            } => (
+                HEADERS,
+                u8::from(fin),
+                self.with_headers(stream_id, &headers)?,
+            ),
             Frame::RstStream { stream_id, status } => (RST_STREAM, 0, pair(stream_id, status)),
             Frame::Settings { flags, entries } => {
                 let mut body = Vec::new();
