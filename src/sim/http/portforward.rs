@@ -65,7 +65,7 @@ pub(super) fn serve(
     let uid = pod["metadata"]["uid"].as_str().unwrap_or("").to_string();
     if let Some(transport) = portforward_spdy::requested(headers) {
         let ports = PodPorts {
-            shared,
+            shutdown: shared.shutdown.clone(),
             pod: name.to_string(),
             uid,
             declared,
@@ -231,7 +231,8 @@ async fn forward<S>(
 
 /// A pod's ports as a forward reaches them, whichever protocol carries the bytes.
 pub(super) struct PodPorts {
-    pub(super) shared: Arc<Shared>,
+    /// The sim's: a forward ends with the sim.
+    pub(super) shutdown: tokio_util::sync::CancellationToken,
     pub(super) pod: String,
     pub(super) uid: String,
     /// The ports the pod's containers declare: the only ones with a server behind them.

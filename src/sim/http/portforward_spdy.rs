@@ -226,21 +226,17 @@ where
     let mut pairs: HashMap<String, Pair> = HashMap::new();
     let mut to_pod: HashMap<u32, ToPod> = HashMap::new();
     let mut last_stream = 0;
+    let mut status = goaway::OK;
     loop {
         let frame = tokio::select! {
-            () = ports.shared.shutdown.cancelled() => break,
+            () = ports.shutdown.cancelled() => break,
             frame = frames.next() => frame,
         };
         let frame = match frame {
             Some(Ok(frame)) => frame,
             Some(Err(e)) => {
                 tracing::debug!(error = %e, "port-forward: not SPDY/3.1");
-                let _ = out
-                    .send(Frame::GoAway {
-                        last_good_stream_id: last_stream,
-                        status: goaway::PROTOCOL_ERROR,
-                    })
-                    .await;
+                status = goaway::PROTOCOL_ERROR;
                 break;
             }
             None => break,
@@ -261,7 +257,7 @@ where
                     continue;
                 }
                 last_stream = stream_id;
-                let Ok(stream) = StreamHeaders::read(stream_id, &headers) else {
+                let Some(stream) = StreamHeaders::read(stream_id, &headers) else {
                     // The kubelet resets a stream whose headers it refuses.
                     let reset = Frame::RstStream {
                         stream_id,
@@ -363,12 +359,11 @@ where
     }
     // The pods' connections end as their ways in close; the writer ends with the last sender.
     drop(to_pod);
-    let _ = out
-        .send(Frame::GoAway {
-            last_good_stream_id: last_stream,
-            status: goaway::OK,
-        })
-        .await;
+    let last = Frame::GoAway {
+        last_good_stream_id: last_stream,
+        status,
+    };
+    let _ = out.send(last).await;
     drop(out);
     let _ = writer.await;
 }
@@ -383,23 +378,22 @@ struct StreamHeaders {
 impl StreamHeaders {
     /// As the kubelet checks them: a port 1-65535 and a known stream type. A missing
     /// `requestid` (clients before 1.6) is made from the stream id, as the kubelet does.
-    fn read(stream_id: u32, headers: &Headers) -> Result<Self, ()> {
+    fn read(stream_id: u32, headers: &Headers) -> Option<Self> {
         let port = headers
             .get("port")
             .and_then(|p| p.parse::<u16>().ok())
-            .filter(|p| *p > 0)
-            .ok_or(())?;
-        let data = match headers.get("streamtype") {
-            Some("data") => true,
-            Some("error") => false,
-            _ => return Err(()),
+            .filter(|p| *p > 0)?;
+        let data = match headers.get("streamtype")? {
+            "data" => true,
+            "error" => false,
+            _ => return None,
         };
         let request_id = match headers.get("requestid").filter(|r| !r.is_empty()) {
             Some(id) => id.to_string(),
             None if data => stream_id.saturating_sub(2).to_string(),
             None => stream_id.to_string(),
         };
-        Ok(Self {
+        Some(Self {
             port,
             data,
             request_id,
@@ -467,3 +461,6 @@ fn forward(
         let _ = out.send(data_frame(error, Bytes::new(), true)).await;
     }
 }
+
+#[cfg(test)]
+mod tests;
