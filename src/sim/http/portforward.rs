@@ -258,8 +258,11 @@ pub(super) fn dial(pod: &str, port: u16) -> tokio::io::DuplexStream {
         let served = served.clone();
         async move { Ok::<_, Infallible>(served.answer(&request)) }
     });
+    // A client may send its request and close its side at once (kubectl passes that on as
+    // the data stream's FIN): the app still answers, as a Go or nginx server does.
     tokio::spawn(
         hyper::server::conn::http1::Builder::new()
+            .half_close(true)
             .serve_connection(TokioIo::new(server_end), service),
     );
     client_end
