@@ -324,9 +324,8 @@ where
                 data,
             } => match to_pod.get_mut(&stream_id) {
                 Some(ToPod::Open(tx)) => {
-                    if !data.is_empty() && tx.send(data).await.is_err() {
-                        to_pod.insert(stream_id, ToPod::Closed);
-                    } else if fin {
+                    let gone = !data.is_empty() && tx.send(data).await.is_err();
+                    if gone || fin {
                         to_pod.insert(stream_id, ToPod::Closed);
                     }
                 }
