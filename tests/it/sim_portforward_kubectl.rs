@@ -48,7 +48,8 @@ async fn started(name: &str) -> Option<Kubectl> {
 
 /// A running `kubectl port-forward` and the local port it listens on.
 struct Forward {
-    child: Child,
+    /// `None` once [`Forward::exited`] has taken it.
+    child: Option<Child>,
     port: u16,
 }
 
@@ -90,17 +91,15 @@ impl Forward {
                 );
             }
         };
-        Self { child, port }
+        Self {
+            child: Some(child),
+            port,
+        }
     }
 
     /// Waits for kubectl to exit on its own; (success, stderr).
     async fn exited(mut self) -> (bool, String) {
-        let mut child = std::mem::replace(
-            &mut self.child,
-            std::process::Command::new("true")
-                .spawn()
-                .expect("true runs"),
-        );
+        let mut child = self.child.take().expect("kubectl is running");
         let output = tokio::time::timeout(
             HANG_GUARD,
             tokio::task::spawn_blocking(move || {
@@ -121,8 +120,10 @@ impl Forward {
 
 impl Drop for Forward {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(child) = self.child.as_mut() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
 
