@@ -40,6 +40,7 @@ mod selectors;
 mod server;
 mod shared;
 mod shell;
+mod spdy;
 mod store;
 mod tls;
 pub(crate) mod widgets;

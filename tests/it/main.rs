@@ -50,6 +50,7 @@ mod sim_errors;
 mod sim_fidelity;
 mod sim_kinds;
 mod sim_kubectl;
+mod sim_portforward_kubectl;
 mod sim_protocol;
 mod sim_rollouts;
 mod sim_truth_cluster;

@@ -11,6 +11,7 @@ mod metrics;
 mod openapi;
 mod params;
 mod portforward;
+mod portforward_spdy;
 mod printing;
 mod proxy;
 mod review;

@@ -26,6 +26,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::Role;
 
 use super::exec::{Upgrade, accept_key, close_normally, websocket_requested};
+use super::portforward_spdy;
 use super::status::ApiError;
 use super::target::Target;
 use crate::Shared;
@@ -33,7 +34,7 @@ use crate::resources::Resource;
 
 const PROTOCOL: &str = "v4.channel.k8s.io";
 /// How much one read from a port's server carries to the client at most.
-const CHUNK: usize = 32 * 1024;
+pub(super) const CHUNK: usize = 32 * 1024;
 /// What `/bytes/N` sends, a chunk at a time.
 static ZEROS: [u8; CHUNK] = [0; CHUNK];
 /// The most `/bytes/N` sends: 1 GiB.
@@ -54,13 +55,24 @@ pub(super) fn serve(
         .ok_or_else(|| ApiError::not_found(Resource::Pods, name))?
         .decode()
         .map_err(|e| ApiError::internal(&e.to_string()))?;
-    let ports = requested_ports(uri)?;
     if pod["status"]["phase"] != "Running" {
         return Err(ApiError::bad_request(format!(
             "pod {name} is not running (phase {})",
             pod["status"]["phase"].as_str().unwrap_or("Pending")
         )));
     }
+    let declared = declared_ports(&pod);
+    let uid = pod["metadata"]["uid"].as_str().unwrap_or("").to_string();
+    if let Some(transport) = portforward_spdy::requested(headers) {
+        let ports = PodPorts {
+            shutdown: shared.shutdown.clone(),
+            pod: name.to_string(),
+            uid,
+            declared,
+        };
+        return portforward_spdy::serve(ports, transport, headers, upgrade);
+    }
+    let ports = requested_ports(uri)?;
     if !websocket_requested(headers) {
         return Err(ApiError::bad_request("Upgrade request required"));
     }
@@ -73,8 +85,6 @@ pub(super) fn serve(
     let (Some(on_upgrade), Some(accept)) = (upgrade.0, accept_key(headers)) else {
         return Err(ApiError::bad_request("Upgrade request required"));
     };
-    let declared = declared_ports(&pod);
-    let uid = pod["metadata"]["uid"].as_str().unwrap_or("").to_string();
     let pod_name = name.to_string();
     tokio::spawn(async move {
         if let Ok(upgraded) = on_upgrade.await {
@@ -163,29 +173,13 @@ async fn forward<S>(
             }
         }
         if !declared.contains(&port) {
-            let refused = format!(
-                "error forwarding port {port} to pod {uid}, uid : failed to execute portforward in network namespace: failed to connect to localhost:{port} inside namespace, IPv4: dial tcp4 127.0.0.1:{port}: connect: connection refused"
-            );
             let mut framed = vec![data + 1];
-            framed.extend_from_slice(refused.as_bytes());
+            framed.extend_from_slice(refused(port, &uid).as_bytes());
             let _ = sink.send(Message::Binary(Bytes::from(framed))).await;
             to_servers.push(None);
             continue;
         }
-        let (client_end, server_end) = tokio::io::duplex(CHUNK * 2);
-        let served = Arc::new(Served {
-            pod: pod.clone(),
-            port,
-            requests: AtomicU64::new(0),
-        });
-        let service = hyper::service::service_fn(move |request| {
-            let served = served.clone();
-            async move { Ok::<_, Infallible>(served.answer(&request)) }
-        });
-        tokio::spawn(
-            hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(server_end), service),
-        );
+        let client_end = dial(&pod, port);
         let (mut reader, writer) = tokio::io::split(client_end);
         let out = out_tx.clone();
         tokio::spawn(async move {
@@ -233,6 +227,45 @@ async fn forward<S>(
         }
     }
     close_normally(&mut sink).await;
+}
+
+/// A pod's ports as a forward reaches them, whichever protocol carries the bytes.
+pub(super) struct PodPorts {
+    /// The sim's: a forward ends with the sim.
+    pub(super) shutdown: tokio_util::sync::CancellationToken,
+    pub(super) pod: String,
+    pub(super) uid: String,
+    /// The ports the pod's containers declare: the only ones with a server behind them.
+    pub(super) declared: Vec<u16>,
+}
+
+/// What the kubelet (containerd) says of a port nothing listens on.
+pub(super) fn refused(port: u16, uid: &str) -> String {
+    format!(
+        "error forwarding port {port} to pod {uid}, uid : failed to execute portforward in network namespace: failed to connect to localhost:{port} inside namespace, IPv4: dial tcp4 127.0.0.1:{port}: connect: connection refused"
+    )
+}
+
+/// A new connection to the app's HTTP server on `port` of `pod`: the client's end of it.
+pub(super) fn dial(pod: &str, port: u16) -> tokio::io::DuplexStream {
+    let (client_end, server_end) = tokio::io::duplex(CHUNK * 2);
+    let served = Arc::new(Served {
+        pod: pod.to_string(),
+        port,
+        requests: AtomicU64::new(0),
+    });
+    let service = hyper::service::service_fn(move |request| {
+        let served = served.clone();
+        async move { Ok::<_, Infallible>(served.answer(&request)) }
+    });
+    // A client may send its request and close its side at once (kubectl passes that on as
+    // the data stream's FIN): the app still answers, as a Go or nginx server does.
+    tokio::spawn(
+        hyper::server::conn::http1::Builder::new()
+            .half_close(true)
+            .serve_connection(TokioIo::new(server_end), service),
+    );
+    client_end
 }
 
 /// A port's HTTP server in a pod: what the app answers.
