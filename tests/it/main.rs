@@ -46,6 +46,7 @@ mod sim_errors;
 mod sim_fidelity;
 mod sim_kinds;
 mod sim_kubectl;
+mod sim_node_client;
 mod sim_protocol;
 mod sim_rollouts;
 mod sim_truth_cluster;
