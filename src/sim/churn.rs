@@ -19,6 +19,7 @@ use tokio::time::Instant;
 use super::Shared;
 use super::capacity;
 use super::churn_kinds;
+use super::controllers::{next_stop, stop_containers};
 use super::gc::{self, PodDeletion, delete_cascading};
 use super::manifests::{self, PodFactory, PodState};
 use super::manifests::{node_ip, pod_ip};
@@ -45,6 +46,9 @@ const MAX_DRAINED_PODS: usize = 100;
 const MAX_WRITES_PER_TICK: usize = 2_000;
 /// ReplicaSets whose pod templates (and revisions) are kept for scaling, rollouts and drains.
 const MAX_CACHED_REPLICASETS: usize = 32_768;
+/// How soon a kubelet acts on what it sees of a Terminating pod (the delete, its containers
+/// stopped), so watchers see each state for a moment.
+const KUBELET_LAG: Duration = Duration::from_secs(1);
 
 /// A pod to create (or re-render) from its ReplicaSet's template.
 #[derive(Debug, Clone)]
@@ -101,8 +105,10 @@ enum Op {
     MarkRunning(NewPod),
     /// A pod's delete: Terminating for its grace period (what a real cluster's deletes do).
     DeletePod(String),
-    /// Its kubelet's removal of a Terminating pod, its grace period over.
-    RemovePod(String),
+    /// Its kubelet's sync of a Terminating pod: the containers due to stop are reported
+    /// terminated (with the pod's terminal phase once none runs), and a pod whose
+    /// containers all stopped is removed.
+    SyncTerminating(String),
     Crash(String),
     Recover(String),
     ScaleReplicaSet(String, u64),
@@ -204,8 +210,8 @@ struct Churn {
     adopted: Arc<RwLock<HashSet<Key>>>,
     /// For telling the controllers of a recovery in a Deployment they drive.
     shared: Arc<Shared>,
-    /// The pods the churn deleted that are Terminating, by when their grace period ends
-    /// (the churn plays their kubelets).
+    /// The pods the churn deleted that are Terminating, by when their kubelet next syncs
+    /// them (the churn plays their kubelets).
     terminating: BinaryHeap<Reverse<(Instant, String)>>,
     terminating_keys: HashSet<String>,
     /// The Deployments whose pods or ReplicaSets this batch changed, recounted at its end.
@@ -222,7 +228,7 @@ impl Churn {
         let now = Instant::now();
         while done < writes && tries > 0 {
             tries -= 1;
-            // The pods whose grace period is over go first, as their kubelets would.
+            // The Terminating pods due a kubelet sync go first, as their kubelets would.
             let due = self
                 .terminating
                 .peek()
@@ -230,7 +236,7 @@ impl Churn {
             let next = if due {
                 self.terminating
                     .pop()
-                    .map(|Reverse((_, key))| Op::RemovePod(key))
+                    .map(|Reverse((_, key))| Op::SyncTerminating(key))
             } else {
                 self.plan.pop_front()
             };
@@ -508,7 +514,7 @@ impl Churn {
     /// the controllers now drive.
     fn touches_adopted(&self, op: &Op) -> bool {
         let adopted = self.adopted.read();
-        if adopted.is_empty() || matches!(op, Op::RemovePod(_)) {
+        if adopted.is_empty() || matches!(op, Op::SyncTerminating(_)) {
             // A Terminating pod's removal is its kubelet's, whoever drives its Deployment.
             return false;
         }
@@ -570,23 +576,58 @@ impl Churn {
         done
     }
 
-    /// Deletes pod `key` with its grace period: Terminating, and removed when the period is
-    /// over (a pod with none goes at once).
+    /// Deletes pod `key` with its grace period: Terminating until its kubelet has stopped
+    /// its containers (see [`Op::SyncTerminating`]); a pod with none goes at once.
     fn delete_pod(&mut self, txn: &mut Txn<'_>, key: String) -> bool {
         if self.terminating_keys.contains(&key) {
             return false;
         }
         match gc::delete_pod(txn, &key, None, &mut |_, _| Ok(())) {
-            Ok(Some(PodDeletion::Terminating { deadline, .. })) => {
-                let left = (deadline - manifests::now_seconds()).max(0).unsigned_abs();
-                let at = Instant::now() + Duration::from_secs(left);
+            Ok(Some(PodDeletion::Terminating { object, .. })) => {
+                let first_stop = object.decode().ok().and_then(|p| next_stop(&p));
                 self.terminating_keys.insert(key.clone());
-                self.terminating.push(Reverse((at, key)));
+                self.sync_later(key, first_stop);
                 true
             }
             Ok(Some(PodDeletion::Gone(_))) => true,
             Ok(None) | Err(_) => false,
         }
+    }
+
+    /// Its kubelet's next sync of Terminating pod `key`: when its next container stops
+    /// (`at`, Unix ms), and never sooner than [`KUBELET_LAG`] from now.
+    fn sync_later(&mut self, key: String, at: Option<i64>) {
+        let after = at.map_or(0, |at| at - now_ms()).max(0).unsigned_abs();
+        let wait = Duration::from_millis(after).max(KUBELET_LAG);
+        self.terminating.push(Reverse((Instant::now() + wait, key)));
+    }
+
+    /// A kubelet's sync of Terminating pod `key`, as the controllers' kubelets do it: the
+    /// containers due are stopped and reported (one write), and once none runs the pod is
+    /// removed at the next sync (another), so watchers see how it ended before it goes.
+    fn sync_terminating(&mut self, txn: &mut Txn<'_>, key: String) -> bool {
+        if !self.terminating_keys.contains(&key) {
+            return false;
+        }
+        let Some(mut pod) = txn.get(Resource::Pods, &key).and_then(|o| o.decode().ok()) else {
+            self.terminating_keys.remove(&key);
+            return false;
+        };
+        if stop_containers(&mut pod, now_ms()) {
+            let written = txn.put(Resource::Pods, &key, &mut pod).is_ok();
+            let next = next_stop(&pod);
+            self.sync_later(key, next);
+            return written;
+        }
+        if let Some(at) = next_stop(&pod) {
+            self.sync_later(key, Some(at));
+            return false;
+        }
+        self.terminating_keys.remove(&key);
+        delete_cascading(txn, Resource::Pods, &key, false)
+            .ok()
+            .flatten()
+            .is_some()
     }
 
     fn perform_one(&mut self, txn: &mut Txn<'_>, op: Op) -> bool {
@@ -602,13 +643,7 @@ impl Churn {
                 put_pod(txn, &mut self.pods, &pod, PodState::Running, &mut self.rng)
             }
             Op::DeletePod(key) => self.delete_pod(txn, key),
-            Op::RemovePod(key) => {
-                self.terminating_keys.remove(&key)
-                    && delete_cascading(txn, Resource::Pods, &key, false)
-                        .ok()
-                        .flatten()
-                        .is_some()
-            }
+            Op::SyncTerminating(key) => self.sync_terminating(txn, key),
             Op::Crash(key) => {
                 let name = key.split_once('/').map_or(key.as_str(), |(_, n)| n);
                 let liveness = churn_kinds::fails_liveness(txn, &key);
@@ -651,7 +686,7 @@ fn deployment_of(op: &Op) -> Option<String> {
     let parent = |key: &str| key.rsplit_once('-').map(|(p, _)| p.to_string());
     match op {
         Op::CreatePod(p) | Op::MarkRunning(p) => parent(&format!("{}/{}", p.namespace, p.rs_name)),
-        Op::DeletePod(key) | Op::RemovePod(key) | Op::Crash(key) | Op::Recover(key) => {
+        Op::DeletePod(key) | Op::SyncTerminating(key) | Op::Crash(key) | Op::Recover(key) => {
             parent(key).and_then(|rs| parent(&rs))
         }
         Op::ScaleReplicaSet(key, _) => parent(key),
@@ -981,6 +1016,10 @@ fn modify_status(txn: &mut Txn<'_>, key: &str, f: impl FnOnce(&mut Value)) -> bo
         txn.modify_member(Resource::Pods, key, "status", f),
         Ok(Some(_))
     )
+}
+
+fn now_ms() -> i64 {
+    jiff::Timestamp::now().as_millisecond()
 }
 
 fn now() -> String {

@@ -259,12 +259,9 @@ fn remove_decoded(
 pub(crate) enum PodDeletion {
     /// It is gone (its last state).
     Gone(Arc<StoredObject>),
-    /// It is Terminating (as marked) until `deadline` (Unix seconds), or held by its
+    /// It is Terminating (as marked) until its kubelet removes it, or held by its
     /// finalizers.
-    Terminating {
-        object: Arc<StoredObject>,
-        deadline: i64,
-    },
+    Terminating { object: Arc<StoredObject> },
 }
 
 /// The grace period the API server gives a pod's delete: none for a pod no node runs or
@@ -310,7 +307,7 @@ pub(crate) fn delete_pod(
         // Already Terminating: a delete with no grace period of its own changes nothing,
         // one that would end later neither.
         if asked.is_none() || now + grace >= deadline {
-            return Ok(Some(PodDeletion::Terminating { object, deadline }));
+            return Ok(Some(PodDeletion::Terminating { object }));
         }
     }
     if grace == 0 && !has_finalizers(&value) {
@@ -321,10 +318,7 @@ pub(crate) fn delete_pod(
     value["metadata"]["deletionGracePeriodSeconds"] = serde_json::json!(grace);
     let marked = txn.put(Resource::Pods, key, &mut value)?;
     on_pod(txn, &value)?;
-    Ok(Some(PodDeletion::Terminating {
-        object: marked,
-        deadline: now + grace,
-    }))
+    Ok(Some(PodDeletion::Terminating { object: marked }))
 }
 
 /// When a Terminating object's grace period ends, in Unix seconds.

@@ -49,6 +49,10 @@ spec:
   containers:
   - name: app
     image: nginx:1.27
+    # Terminating for all of its 3 s (the hook outlasts them), long enough to be seen.
+    lifecycle:
+      preStop:
+        exec: {command: [sleep, \"60\"]}
 ";
 
 #[tokio::test]

@@ -1043,7 +1043,7 @@ async fn deleting_a_deployment_takes_its_pods_out_of_endpoints() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    // Out of the endpoints while Terminating, for their grace period, then gone.
+    // Out of the endpoints while Terminating, until their containers stopped, then gone.
     let left = items(&fx, "pods", "ep").await;
     assert!(
         left.iter()

@@ -54,12 +54,14 @@ async fn next_line(rx: &mut tokio::sync::mpsc::UnboundedReceiver<String>) -> Str
         .expect("the watch runs")
 }
 
+/// Pod `name` whose container's preStop hook outlasts any grace period, so that it is
+/// Terminating for all of it (a container that ends on SIGTERM would go at once).
 fn pod_manifest(name: &str, grace: Option<u32>) -> String {
     let grace = grace.map_or(String::new(), |g| {
         format!("  terminationGracePeriodSeconds: {g}\n")
     });
     format!(
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n{grace}  containers:\n  - name: app\n    image: nginx:1.27\n"
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: default\nspec:\n{grace}  containers:\n  - name: app\n    image: nginx:1.27\n    lifecycle:\n      preStop:\n        exec: {{command: [sleep, \"3600\"]}}\n"
     )
 }
 
@@ -191,6 +193,10 @@ spec:
       containers:
       - name: app
         image: nginx:1.27
+        # Terminating for all of its 3 s: the hook outlasts them.
+        lifecycle:
+          preStop:
+            exec: {command: [sleep, "60"]}
 "#;
 
 /// The items of `kubectl get KIND -l app=web`.

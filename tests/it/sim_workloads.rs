@@ -86,7 +86,7 @@ spec:
   template:
     metadata: {labels: {app: db}}
     spec:
-      # Each pod replaced or scaled down is Terminating this long, one at a time.
+      # Each pod replaced or scaled down is Terminating at most this long, one at a time.
       terminationGracePeriodSeconds: 1
       containers: [{name: postgres, image: "postgres:16"}]
   volumeClaimTemplates:
@@ -1171,7 +1171,7 @@ spec:
   template:
     spec:
       restartPolicy: Never
-      # A deleted pod is Terminating this long before it goes.
+      # A deleted pod's script (it ignores SIGTERM) is killed this long after the delete.
       terminationGracePeriodSeconds: 1
       containers:
       - name: work

@@ -19,7 +19,7 @@ use super::super::resources::Resource;
 use super::super::store::{Key, StoreError, Txn};
 use super::objects::{decode, owner_work};
 use super::work::{FollowUps, STEP_DELAY, Work};
-use super::{disruption, endpoints, events, pods};
+use super::{disruption, endpoints, events, pods, termination};
 use kscope_units::quantity;
 
 /// Pod IPs of the controllers' pods are drawn from here, clear of the seeded and churned ones.
@@ -131,26 +131,26 @@ pub(super) fn delete(
     Ok(follow)
 }
 
-/// A Terminating pod: its kubelet stops the containers (those that end on SIGTERM at once,
-/// the others killed when the grace period is over) and reports them terminated, the pod
-/// no longer ready; once the period is over the kubelet's last delete (with no grace)
-/// removes it, or leaves it to its finalizers.
+/// A Terminating pod: its kubelet stops the containers (see [`termination`]) and reports
+/// them terminated, the pod no longer ready; once none runs (at the latest when the grace
+/// period is over) its last delete (with no grace) removes it at its next sync, or leaves
+/// it to its finalizers.
 fn terminated(
     txn: &mut Txn<'_>,
     key: &str,
     mut pod: Value,
     scheduler: &mut Scheduler,
 ) -> Result<FollowUps, StoreError> {
-    if pod["metadata"]["deletionGracePeriodSeconds"].as_i64() == Some(0) {
+    if pod["metadata"]["deletionGracePeriodSeconds"].as_i64() == Some(0)
+        || gc::deletion_deadline(&pod).is_none()
+    {
         return Ok(Vec::new());
     }
-    let Some(deadline) = gc::deletion_deadline(&pod) else {
-        return Ok(Vec::new());
-    };
-    let left = deadline * 1000 - now_ms();
+    let now = now_ms();
     let mut follow = FollowUps::new();
     let was_finished = pods::finished(&pod);
-    if stop_containers(&mut pod, left <= 0) {
+    let stopped = termination::stop_containers(&mut pod, now);
+    if stopped {
         txn.put(Resource::Pods, key, &mut pod)?;
         if !was_finished && pods::finished(&pod) {
             // What it requested is free again, for the pods waiting for room.
@@ -162,9 +162,14 @@ fn terminated(
         follow.extend(endpoints::services_selecting(txn, &pod));
         follow.extend(owner_work(&pod).map(|w| (w, None)));
     }
-    if left > 0 {
-        let wait = Duration::from_millis(left.unsigned_abs());
+    if let Some(at) = termination::next_stop(&pod) {
+        let wait = Duration::from_millis((at - now).max(1).unsigned_abs());
         follow.push((Work::Pod(key.into()), Some(wait)));
+        return Ok(follow);
+    }
+    if stopped {
+        // Watchers see how it ended before it goes.
+        follow.push((Work::Pod(key.into()), Some(STEP_DELAY)));
         return Ok(follow);
     }
     if gc::has_finalizers(&pod) {
@@ -180,85 +185,6 @@ fn terminated(
     follow.extend(endpoints::services_selecting(txn, &pod));
     follow.extend(scheduler.retry());
     Ok(follow)
-}
-
-/// The kubelet's SIGTERM to a Terminating pod's running containers: each that ends on it
-/// (any but a shell script, which as PID 1 ignores it) exits 0 now; with `killed` (the grace
-/// period is over) the rest are sent SIGKILL (exit 137). The stopped ones are reported
-/// terminated and unready; once none runs the pod is given its terminal phase (see
-/// [`terminal_phase`]), and its conditions follow. Whether anything changed.
-fn stop_containers(pod: &mut Value, killed: bool) -> bool {
-    let specs = container_specs(pod);
-    let now = manifests::timestamp(manifests::now_seconds());
-    let mut changed = false;
-    for status in pod["status"]["containerStatuses"]
-        .as_array_mut()
-        .into_iter()
-        .flatten()
-    {
-        let running = &status["state"]["running"];
-        if !running.is_object() {
-            continue;
-        }
-        let spec = specs.iter().find(|c| c["name"] == status["name"]);
-        let code = if spec.is_none_or(|c| !ignores_sigterm(c)) {
-            0
-        } else if killed {
-            KILLED_EXIT
-        } else {
-            continue;
-        };
-        status["state"] = json!({"terminated": {
-            "exitCode": code, "reason": if code == 0 { "Completed" } else { "Error" },
-            "startedAt": running["startedAt"], "finishedAt": now,
-            "containerID": status["containerID"],
-        }});
-        status["ready"] = json!(false);
-        status["started"] = json!(false);
-        changed = true;
-    }
-    if let Some(phase) = terminal_phase(pod) {
-        pod["status"]["phase"] = json!(phase);
-        changed = true;
-    }
-    if changed {
-        set_conditions(pod, &now);
-    }
-    changed
-}
-
-/// The phase a Terminating pod on a node ends in once none of its containers runs, as
-/// kubelets since 1.27 report it before their last delete (so a watch sees how the pod
-/// ended): Succeeded if every container exited 0, Failed otherwise (one killed, or one
-/// that never started). `None` while one runs, or if the pod already ended.
-fn terminal_phase(pod: &Value) -> Option<&'static str> {
-    if pods::finished(pod) || !pod["spec"]["nodeName"].is_string() {
-        return None;
-    }
-    let statuses = pod["status"]["containerStatuses"].as_array();
-    let statuses = statuses.map_or(&[][..], Vec::as_slice);
-    if statuses.iter().any(|s| s["state"]["running"].is_object()) {
-        return None;
-    }
-    // A container waiting to restart is reported by how its last run ended.
-    let exit = |s: &Value| {
-        s["state"]["terminated"]["exitCode"]
-            .as_i64()
-            .or_else(|| s["lastState"]["terminated"]["exitCode"].as_i64())
-    };
-    let succeeded = !statuses.is_empty() && statuses.iter().all(|s| exit(s) == Some(0));
-    Some(if succeeded { "Succeeded" } else { "Failed" })
-}
-
-/// Whether a container's process is a shell running a script (`sh -c ...`): as PID 1 it
-/// has no handler for SIGTERM, so only the SIGKILL at the end of the grace period stops it.
-fn ignores_sigterm(container: &Value) -> bool {
-    let first = container["command"][0]
-        .as_str()
-        .or_else(|| container["args"][0].as_str())
-        .unwrap_or("");
-    let program = first.rsplit('/').next().unwrap_or(first);
-    matches!(program, "sh" | "bash" | "ash" | "dash")
 }
 
 /// The next step for pod `key`.
@@ -405,7 +331,7 @@ struct Liveness {
 }
 
 /// The exit code of a container the kubelet killed (SIGKILL).
-const KILLED_EXIT: i64 = 137;
+pub(super) const KILLED_EXIT: i64 = 137;
 /// What the kubelet says of a pod past its activeDeadlineSeconds.
 const DEADLINE_MESSAGE: &str = "Pod was active on the node longer than the specified deadline";
 
@@ -479,7 +405,7 @@ fn explicit_exit(script: &str) -> Option<i64> {
 }
 
 /// The number that follows the first `word` in `script`.
-fn number_after(script: &str, word: &str) -> Option<f64> {
+pub(super) fn number_after(script: &str, word: &str) -> Option<f64> {
     let (_, rest) = script.split_once(word)?;
     let digits: String = rest
         .chars()
@@ -488,7 +414,7 @@ fn number_after(script: &str, word: &str) -> Option<f64> {
     digits.parse().ok()
 }
 
-fn container_specs(pod: &Value) -> Vec<Value> {
+pub(super) fn container_specs(pod: &Value) -> Vec<Value> {
     pod["spec"]["containers"]
         .as_array()
         .cloned()
@@ -616,7 +542,7 @@ fn now_ms() -> i64 {
 }
 
 /// Sets the pod's conditions from its containers' readiness (or completion).
-fn set_conditions(pod: &mut Value, now: &str) {
+pub(super) fn set_conditions(pod: &mut Value, now: &str) {
     let statuses = pod["status"]["containerStatuses"]
         .as_array()
         .cloned()

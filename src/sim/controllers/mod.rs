@@ -25,6 +25,8 @@ mod pods;
 mod replicaset;
 mod revisions;
 mod statefulset;
+mod termination;
 mod work;
 
 pub(crate) use manager::{Controllers, run};
+pub(crate) use termination::{next_stop, stop_containers};

@@ -48,7 +48,10 @@ pub enum PatchError {
 pub fn apply(kind: PatchType, target: &mut Value, body: &[u8]) -> Result<(), PatchError> {
     match kind {
         PatchType::Json => {
-            let patch: json_patch::Patch = serde_json::from_slice(body)
+            // Through a Value, so that a field an operation repeats keeps its last value (as
+            // the real server's decoding does; its strict pass reports the repeat).
+            let patch: json_patch::Patch = serde_json::from_slice::<Value>(body)
+                .and_then(serde_json::from_value)
                 .map_err(|e| PatchError::Malformed(format!("error decoding patch: {e}")))?;
             // Applied to a copy, so a failed operation leaves `target` as it was.
             let mut patched = target.clone();

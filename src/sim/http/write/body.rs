@@ -44,9 +44,20 @@ pub(super) fn decode_object(headers: &HeaderMap, body: &Bytes) -> Result<Value, 
 
 /// A YAML document (an apply configuration or a YAML object body) as JSON.
 pub(super) fn yaml(body: &[u8]) -> Result<Value, ApiError> {
+    yaml_with(body, serde_saphyr::Options::default())
+}
+
+/// An apply configuration as JSON, decoded as the real server first decodes it: leniently,
+/// the last of repeated keys winning (its strict pass then reports them, see
+/// [`super::yaml_keys`]).
+pub(super) fn apply_configuration(body: &[u8]) -> Result<Value, ApiError> {
+    yaml_with(body, super::yaml_keys::keep_every_key())
+}
+
+fn yaml_with(body: &[u8], options: serde_saphyr::Options) -> Result<Value, ApiError> {
     let text = std::str::from_utf8(body)
         .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?;
-    serde_saphyr::from_str::<Value>(text)
+    serde_saphyr::from_str_with_options::<Value>(text, options)
         .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
 }
 

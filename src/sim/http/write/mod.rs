@@ -16,6 +16,7 @@ mod replace;
 mod scale;
 mod update;
 mod validate;
+mod yaml_keys;
 
 pub(crate) use create::create;
 pub(crate) use delete::{delete, delete_collection};

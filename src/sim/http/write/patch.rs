@@ -18,7 +18,7 @@ use super::outcome::{respond, wrote};
 use super::preconditions::{check_resource_version, current_value};
 use super::update::{self, Ownership};
 use super::validate::{self, strict_decoding};
-use super::{managed, scale};
+use super::{managed, scale, yaml_keys};
 
 fn patch_error(e: PatchError) -> ApiError {
     match e {
@@ -40,7 +40,7 @@ pub(crate) fn patch(
     let kind = PatchType::from_media_type(&body::media_type(headers))
         .ok_or_else(|| ApiError::unsupported_media_type(PatchType::ACCEPTED))?;
     if kind == PatchType::Apply {
-        return apply(shared, target, &options, body);
+        return apply(shared, target, params, &options, body);
     }
     // Custom resources have no patch strategies: the real server refuses the media type.
     if kind == PatchType::Strategic && !target.resource.built_in() {
@@ -59,8 +59,16 @@ pub(crate) fn patch(
     }
     let name = target.name.as_deref().unwrap_or("");
     let duplicates = match kind {
-        PatchType::Merge | PatchType::Strategic => validate::duplicate_json_fields(body),
-        _ => Vec::new(),
+        PatchType::Merge | PatchType::Strategic => validate::duplicate_json_fields(body)
+            .into_iter()
+            .map(|field| format!("duplicate field \"{field}\""))
+            .collect(),
+        // The real server decodes a JSON patch's operations strictly and says so.
+        PatchType::Json => validate::duplicate_json_fields(body)
+            .into_iter()
+            .map(|field| format!("json patch duplicate field \"{field}\""))
+            .collect(),
+        PatchType::Apply => Vec::new(),
     };
     let mut warnings = Vec::new();
     let stored = shared.store.write(|txn| {
@@ -112,6 +120,7 @@ pub(crate) fn patch(
 fn apply(
     shared: &Shared,
     target: &Target,
+    params: &Params,
     options: &WriteOptions,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
@@ -124,7 +133,7 @@ fn apply(
             "is required for apply patch",
         ));
     };
-    let mut config = body::yaml(body)?;
+    let mut config = body::apply_configuration(body)?;
     if !config.is_object() {
         return Err(ApiError::bad_request(
             "error decoding YAML: the configuration is not an object",
@@ -144,9 +153,14 @@ fn apply(
             "the name of the object ({given}) does not match the name on the URL ({name})"
         )));
     }
+    // Repeated keys are looked at once the configuration is applied (an apply's own error,
+    // a conflict, comes first), before anything is written.
+    let repeated = yaml_keys::repeated_keys(&String::from_utf8_lossy(body));
+    let mut warnings = Vec::new();
     let resource = target.resource;
     let (code, stored) = shared.store.write(|txn| {
         let Some(object) = txn.get(resource, &target.key(name)) else {
+            warnings = yaml_keys::check_apply(params, &repeated)?;
             let mut value = config.clone();
             value["metadata"]["name"] = json!(name);
             let stored = create_in(txn, target, options, &mut value, Some(&config))?;
@@ -162,6 +176,7 @@ fn apply(
             options.force,
             (resource.kind(), resource.group(), name),
         )?;
+        warnings = yaml_keys::check_apply(params, &repeated)?;
         let stored = update::update_existing(
             txn,
             target,
@@ -174,5 +189,5 @@ fn apply(
         Ok::<_, ApiError>((StatusCode::OK, stored))
     })?;
     wrote(shared, target, options, name);
-    Ok(respond(code, stored))
+    Ok(validate::with_warnings(respond(code, stored), &warnings))
 }

@@ -803,23 +803,19 @@ pub(super) fn check_duplicates(
     }
 }
 
-/// What `fieldValidation` makes of repeated fields in a merge or strategic merge patch: the
-/// real server decodes the patch strictly under Warn (the default when none is asked) and
-/// Strict; Warn warns of each, Strict refuses the patch (422 on the field `patch`, whose
-/// value is the patched object for a merge patch and the patch for a strategic one).
-/// Returns the warnings.
+/// What `fieldValidation` makes of repeated fields in a patch (`said`, each in the real
+/// server's words): it decodes the patch strictly under Warn (the default when none is
+/// asked) and Strict; Warn warns of each, Strict refuses the patch (422 on the field
+/// `patch`, whose value is the patched object for a merge or JSON patch and the patch for
+/// a strategic one). Returns the warnings.
 pub(super) fn check_patch_duplicates(
     params: &Params,
-    duplicates: &[String],
+    said: &[String],
     shown: impl FnOnce() -> String,
 ) -> Result<Vec<String>, ApiError> {
-    if duplicates.is_empty() {
+    if said.is_empty() {
         return Ok(Vec::new());
     }
-    let said: Vec<String> = duplicates
-        .iter()
-        .map(|f| format!("duplicate field \"{f}\""))
-        .collect();
     match params.get("fieldValidation").unwrap_or("Warn") {
         "Strict" => Err(ApiError::invalid(
             "",
@@ -828,7 +824,7 @@ pub(super) fn check_patch_duplicates(
             "FieldValueInvalid",
             &format!("{:?}: strict decoding error: {}", shown(), said.join(", ")),
         )),
-        "Warn" => Ok(said),
+        "Warn" => Ok(said.to_vec()),
         _ => Ok(Vec::new()),
     }
 }
