@@ -19,9 +19,6 @@ use kscope_resources::Timestamp;
 /// The CLUSTER column's position: first, so a fleet's column `c` is its clusters' `c - 1`.
 pub const CLUSTER: usize = 0;
 
-/// The index name a query's `cluster=` term reads: every fleet table has it.
-pub const CLUSTER_INDEX: &str = "cluster";
-
 /// A fleet table's columns: CLUSTER, then one cluster's view's.
 pub fn columns(member: Vec<ViewColumn>) -> Vec<ViewColumn> {
     let cluster = ViewColumn {

@@ -40,7 +40,7 @@ fn give(column: &ViewColumn, position: usize) -> Give {
         Give::First
     } else if column.name == "MESSAGE" {
         Give::Prose
-    } else if column.namespace || (position == 0 && column.name == "NAME") {
+    } else if column.cluster || column.namespace || (position <= 1 && column.name == "NAME") {
         Give::Names
     } else {
         Give::Last
