@@ -415,7 +415,8 @@ impl App {
         let (on, source) = self
             .write_settings
             .for_context(&self.ui.header.context, self.write_flag);
-        self.ui.header.readwrite = on;
+        // Across clusters writes stay off: the write path knows one client, not each row's.
+        self.ui.header.readwrite = on && self.tables.starter.fleet().is_empty();
         self.write_source = source;
     }
 

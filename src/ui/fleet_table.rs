@@ -370,7 +370,10 @@ impl Table for FleetTable {
                 member.left_out = Some(format!("{CLUSTER_INDEX} terms"));
                 continue;
             }
-            match member.table.set_query(rest.clone(), fleet::member_sort(sort)) {
+            match member
+                .table
+                .set_query(rest.clone(), fleet::member_sort(sort))
+            {
                 Ok(new_view) => {
                     rebuilt |= new_view;
                     member.left_out = None;
@@ -523,5 +526,61 @@ impl Table for FleetTable {
 impl Drop for FleetTable {
     fn drop(&mut self) {
         self.status_task.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kscope_informers::lister_watcher::ListWatchError;
+    use kscope_informers::reflector::ReflectorError;
+
+    fn refused() -> Arc<ReflectorError> {
+        Arc::new(ReflectorError::ListWatch(ListWatchError::Transport {
+            verb: "list",
+            resource: "pods".into(),
+            source: "connection refused".into(),
+            connection_refused: true,
+        }))
+    }
+
+    #[test]
+    fn each_cluster_is_said_watching_syncing_stale_for_how_long_or_down() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1000);
+        let watching = ReflectorStatus {
+            phase: ReflectorPhase::Watching,
+            listed: true,
+            ..ReflectorStatus::default()
+        };
+        let stale = ReflectorStatus {
+            phase: ReflectorPhase::BackingOff,
+            listed: true,
+            not_watching_since: Some(now - Duration::from_secs(90)),
+            last_error: Some(refused()),
+            ..ReflectorStatus::default()
+        };
+        let down = ReflectorStatus {
+            phase: ReflectorPhase::BackingOff,
+            last_error: Some(refused()),
+            ..ReflectorStatus::default()
+        };
+        let clusters: Vec<(String, ClusterHealth)> = [
+            ("a", &watching),
+            ("b", &stale),
+            ("c", &down),
+            ("d", &ReflectorStatus::default()),
+        ]
+        .into_iter()
+        .map(|(c, s)| (c.to_string(), ClusterHealth::of(s, now)))
+        .collect();
+        let (sync, error) = describe_clusters(&clusters);
+        assert_eq!(
+            sync,
+            "4 clusters: a watching · b stale 90s (unreachable) · c unreachable · d syncing"
+        );
+        assert_eq!(
+            error.as_deref(),
+            Some("b stale 90s (unreachable) · c unreachable; the other clusters list")
+        );
     }
 }

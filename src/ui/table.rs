@@ -18,8 +18,8 @@ use kscope_index_views::columns::TableRow;
 use kscope_index_views::definitions::{
     IndexDefinition, Misfits, PathIndex, decode_fields, indexes_for, path_indexes,
 };
-use kscope_index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use kscope_index_views::fleet::ClusterRows;
+use kscope_index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use kscope_index_views::mixed::{MemberRows, ViewRows};
 use kscope_index_views::printer_columns::KubectlPrinterColumns;
 use kscope_index_views::query::{Query, QueryError};

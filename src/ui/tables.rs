@@ -504,13 +504,15 @@ impl Tables {
                 let (_, _, table) = self.parked.remove(at);
                 Some(table)
             }
-            (false, None) => match fleet_table::start(&self.starter, &to.kind, &to.scope, SortSpec::default()) {
-                Ok(table) => Some(table),
-                Err(err) => {
-                    ui.state.command.error = Some(err.to_string());
-                    return Vec::new();
+            (false, None) => {
+                match fleet_table::start(&self.starter, &to.kind, &to.scope, SortSpec::default()) {
+                    Ok(table) => Some(table),
+                    Err(err) => {
+                        ui.state.command.error = Some(err.to_string());
+                        return Vec::new();
+                    }
                 }
-            },
+            }
         };
         self.remember(ui, remember);
         self.park_members();
@@ -808,7 +810,8 @@ impl Tables {
             return follow;
         }
         let sort = ui.state.table.sort;
-        let table = match fleet_table::start(&self.starter, &self.view.kind, &self.view.scope, sort) {
+        let table = match fleet_table::start(&self.starter, &self.view.kind, &self.view.scope, sort)
+        {
             Ok(table) => table,
             Err(err) => {
                 ui.state.command.error = Some(err.to_string());
@@ -908,8 +911,7 @@ impl Tables {
             None => self.view.kind.clone(),
         };
         let to = ViewSpec::new(kind, scope);
-        let table = starter
-            .start(&to.kind, &to.scope, SortSpec::default())
+        let table = fleet_table::start(&starter, &to.kind, &to.scope, SortSpec::default())
             .map_err(|err| err.to_string())?;
         let old = std::mem::replace(&mut self.table, table);
         let stopping: Vec<_> = std::iter::once(old.shutdown())

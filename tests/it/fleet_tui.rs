@@ -76,7 +76,13 @@ async fn one_table_across_three_clusters_filters_describes_and_marks_a_killed_on
         &kubectl_bin,
         &kubeconfig,
         CONTEXTS[1],
-        &["get", "pods", "-A", "-o", "jsonpath={.items[0].metadata.name}"],
+        &[
+            "get",
+            "pods",
+            "-A",
+            "-o",
+            "jsonpath={.items[0].metadata.name}",
+        ],
     );
     let namespace = kubectl(
         &kubectl_bin,
@@ -110,8 +116,7 @@ async fn one_table_across_three_clusters_filters_describes_and_marks_a_killed_on
         45,
     );
     let screen = session.wait_for("rows of all three clusters", |s| {
-        CONTEXTS.iter().all(|c| rows_of(s, c).len() == 3)
-            && s.matches(" watching").count() >= 3
+        CONTEXTS.iter().all(|c| rows_of(s, c).len() == 3) && s.matches(" watching").count() >= 3
     });
     assert!(screen.contains("CLUSTER"), "{screen}");
     let header = screen.lines().position(|l| l.contains("CLUSTER"));
