@@ -323,8 +323,22 @@ impl Table for FleetTable {
         self.snapshot().len()
     }
 
+    /// The merged order once every cluster's view shows the matching one: until then the
+    /// merge read some cluster's rows in its old order.
     fn shown_sort(&self) -> SortSpec {
-        self.snapshot().sort()
+        let merged = self.snapshot().sort();
+        let behind = self
+            .members
+            .iter()
+            .map(|m| m.table.shown_sort())
+            .find(|shown| *shown != fleet::member_sort(merged));
+        match behind {
+            None => merged,
+            Some(shown) => SortSpec {
+                column: shown.column + 1,
+                ..shown
+            },
+        }
     }
 
     fn columns(&self) -> Vec<ViewColumn> {
