@@ -130,7 +130,7 @@ impl FleetRows {
         if sort.column == CLUSTER {
             // Each cluster's rows are in its own order already: only the clusters move.
             if sort.descending {
-                rows.sort_by(|a, b| b.member.cmp(&a.member));
+                rows.sort_by_key(|row| std::cmp::Reverse(row.member));
             }
         } else {
             rows.sort_unstable_by(|a, b| {

@@ -72,7 +72,7 @@ async fn one_table_across_three_clusters_filters_describes_and_marks_a_killed_on
     let dir = temp_dir("fleet-tui");
     let (mut sims, kubeconfig) = three_sims(&dir).await;
     // A pod of cluster 2 that says it is cluster 2's, for describe to show.
-    let pod = kubectl(
+    let first = kubectl(
         &kubectl_bin,
         &kubeconfig,
         CONTEXTS[1],
@@ -81,26 +81,15 @@ async fn one_table_across_three_clusters_filters_describes_and_marks_a_killed_on
             "pods",
             "-A",
             "-o",
-            "jsonpath={.items[0].metadata.name}",
+            "jsonpath={.items[0].metadata.namespace} {.items[0].metadata.name}",
         ],
     );
-    let namespace = kubectl(
-        &kubectl_bin,
-        &kubeconfig,
-        CONTEXTS[1],
-        &[
-            "get",
-            "pods",
-            "-A",
-            "-o",
-            "jsonpath={.items[0].metadata.namespace}",
-        ],
-    );
+    let (namespace, pod) = first.split_once(' ').expect("namespace and name");
     kubectl(
         &kubectl_bin,
         &kubeconfig,
         CONTEXTS[1],
-        &["label", "pod", "-n", &namespace, &pod, "fleet-member=two"],
+        &["label", "pod", "-n", namespace, pod, "fleet-member=two"],
     );
 
     let command = format!(
@@ -148,7 +137,7 @@ async fn one_table_across_three_clusters_filters_describes_and_marks_a_killed_on
     let described = session.wait_for("cluster 2's pod described", |s| {
         s.contains("fleet-member=two")
     });
-    assert!(described.contains(&pod), "{described}");
+    assert!(described.contains(pod), "{described}");
     session.keys(&["Escape"]);
     session.keys(&["Escape"]);
     session.wait_for("every cluster again", |s| {
