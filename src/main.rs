@@ -202,6 +202,10 @@ fn with_outer_config(
     }
 }
 
+/// How long a context of several may take to be given a client (a credential plugin may
+/// hang) before the TUI opens without it.
+const FLEET_CONNECT_BOUND: std::time::Duration = std::time::Duration::from_secs(10);
+
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
         cause
@@ -229,6 +233,12 @@ fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
                 let result = kscope_ui::run(launch, config).await;
                 demo.shutdown().await;
                 result?
+            } else if cli.cluster.several_contexts() {
+                // Several contexts: one table across their clusters.
+                let (mut launch, fleet) =
+                    kscope_ui::Launch::connect_fleet(&cli.cluster, FLEET_CONNECT_BOUND).await?;
+                launch.readwrite = readwrite;
+                kscope_ui::run_fleet(launch, fleet, config).await?
             } else {
                 let mut launch = kscope_ui::Launch::connect(&cli.cluster).await?;
                 launch.readwrite = readwrite;

@@ -53,9 +53,11 @@ pub enum ClusterError {
     #[error("--contexts {0:?} matches none of the kubeconfig's contexts")]
     NoContextMatches(String),
     #[error(
-        "this command reads one cluster: several contexts (--context repeated, --contexts, --all-contexts) are for `kscope get`"
+        "this command reads one cluster: several contexts (--context repeated, --contexts, --all-contexts) are for `kscope get` and the TUI"
     )]
     SeveralContexts,
+    #[error("no client for any of the contexts {} within {secs}s", .contexts.join(", "))]
+    NoClientWithin { contexts: Vec<String>, secs: u64 },
     #[error(
         "no kubeconfig found (set --kubeconfig or KUBECONFIG) and not running in a cluster: {0}; try `kscope --demo` for a simulated cluster"
     )]

@@ -258,6 +258,25 @@ impl Catalog {
         (catalog, CatalogWatch { task: Some(task) }, error)
     }
 
+    /// Only the built-in kinds until discovery answers, in the background, then kept
+    /// current as [`Catalog::keep_current`] keeps it: one cluster of several that is slow or
+    /// unreachable then holds up no other's first rows.
+    pub fn discover_in_background(cluster: &Cluster) -> (Self, CatalogWatch) {
+        let catalog = Self::new(Discovery::built_ins());
+        let following = catalog.clone();
+        let cluster = cluster.clone();
+        let task = tokio::spawn(async move {
+            match Discovery::run(&cluster.client).await {
+                Ok(discovery) => following.replace(discovery),
+                Err(err) => {
+                    tracing::warn!(context = %cluster.context, error = %err, "discovery failed: only the built-in kinds");
+                }
+            }
+            following.follow_crds(cluster).await;
+        });
+        (catalog, CatalogWatch { task: Some(task) })
+    }
+
     /// Watches CustomResourceDefinitions (if the server serves them) and discovers again
     /// after each change, settled for [`SETTLE`].
     async fn follow_crds(self, cluster: Cluster) {

@@ -5,6 +5,7 @@ pub mod columns;
 pub mod definitions;
 pub mod describe;
 pub mod detail;
+pub mod fleet;
 pub mod fuzzy;
 pub mod hotloops;
 pub mod jsonpath;

@@ -73,6 +73,9 @@ pub struct ViewColumn {
     /// An index column whose index has no value on any object of the store (an `app`
     /// label index on nodes): a column of `<none>` that tables leave out.
     pub empty: bool,
+    /// The CLUSTER column of a table across clusters: drawn first, before NAMESPACE, since
+    /// it names where the rest of the row comes from.
+    pub cluster: bool,
 }
 
 /// Whether an index gets a column of its own: indexes read from a label, an annotation or a
@@ -487,6 +490,7 @@ impl<T: TableRow> LiveView<T> {
             index: false,
             usage: false,
             empty: false,
+            cluster: false,
         };
         let indexer = self.registry.indexer();
         let kind = self.registry.kind();
@@ -871,6 +875,28 @@ impl<T: TableRow> LiveView<T> {
         self.rows()
             .range(offset, count)
             .map(|e| e.key.clone())
+            .collect()
+    }
+
+    /// The sort entries of `count` rows from `offset`, in order: a table across clusters
+    /// merges each cluster's by these keys.
+    pub fn entries(&self, offset: usize, count: usize) -> Vec<RowEntry> {
+        self.rows().range(offset, count).cloned().collect()
+    }
+
+    /// The rows of `keys` (those still in the store), cells made for these alone: a table
+    /// across clusters copies its window out of each cluster's view this way.
+    pub fn rows_of(&self, keys: &[Key], now: Timestamp) -> Vec<Row> {
+        let row_cells = self.row_cells();
+        keys.iter()
+            .filter_map(|key| {
+                let obj = row_cells.indexer.get_by_key(key)?;
+                Some(Row {
+                    key: key.clone(),
+                    cells: row_cells.of(&obj, now),
+                    health: obj.health(),
+                })
+            })
             .collect()
     }
 

@@ -40,6 +40,7 @@ pub fn columns() -> Vec<ViewColumn> {
         index: false,
         usage: false,
         empty: false,
+        cluster: false,
     };
     vec![
         column("KIND", ColumnKind::Text),
@@ -101,20 +102,36 @@ fn status_column(columns: &[Column]) -> Option<usize> {
         .find_map(|name| columns.iter().position(|c| c.name == *name))
 }
 
-impl<T: TableRow> MemberRows for ViewRows<T> {
-    fn summaries(&self, cap: usize) -> Vec<Summary> {
-        let mut keys: Vec<Key> = Vec::new();
-        // A chunk per hold of the lock, so the view's worker never waits for the whole copy;
-        // a row moved meanwhile may be read twice or missed, until the next rebuild.
+impl<T: TableRow> ViewRows<T> {
+    pub(crate) fn view(&self) -> &Mutex<LiveView<T>> {
+        &self.view
+    }
+
+    /// At most `cap` of what `read` copies out of the view from an offset, in order: a
+    /// chunk per hold of the lock, so the view's worker never waits for the whole copy; a
+    /// row moved meanwhile may be read twice or missed, until the next rebuild.
+    pub(crate) fn copy_out<E>(
+        &self,
+        cap: usize,
+        read: impl Fn(&LiveView<T>, usize, usize) -> Vec<E>,
+    ) -> Vec<E> {
+        let mut out: Vec<E> = Vec::new();
         loop {
-            let chunk = self.view.lock().keys(keys.len(), KEY_CHUNK);
+            let chunk = read(&self.view.lock(), out.len(), KEY_CHUNK);
             let last = chunk.len() < KEY_CHUNK;
-            keys.extend(chunk);
-            if last || keys.len() >= cap {
+            out.extend(chunk);
+            if last || out.len() >= cap {
                 break;
             }
         }
-        keys.truncate(cap);
+        out.truncate(cap);
+        out
+    }
+}
+
+impl<T: TableRow> MemberRows for ViewRows<T> {
+    fn summaries(&self, cap: usize) -> Vec<Summary> {
+        let mut keys = self.copy_out(cap, LiveView::keys);
         keys.sort_unstable();
         keys.dedup();
         // Read each time: a discovered kind learns its columns from its first Table.
@@ -322,55 +339,97 @@ fn sort_key(label: &str, summary: &Summary, column: usize) -> SortKey {
     value.into_key()
 }
 
+/// Rows rebuilt whole from members by a [`SnapshotWorker`]: a category's kinds
+/// ([`MixedRows`]) or a fleet's clusters.
+pub trait Snapshot: Send + Sync + Sized + 'static {
+    /// What the worker reads of each member.
+    type Member: Clone + Send + Sync + 'static;
+
+    /// Reads every member's rows and sorts them by `sort`.
+    fn build(members: &[Self::Member], sort: SortSpec) -> Self;
+
+    /// The rows before the first build.
+    fn empty(sort: SortSpec) -> Self;
+
+    /// Bumped when the member's rows may have changed.
+    fn version(member: &Self::Member) -> Option<watch::Receiver<u64>>;
+}
+
+impl Snapshot for MixedRows {
+    type Member = MemberInput;
+
+    fn build(members: &[MemberInput], sort: SortSpec) -> Self {
+        MixedRows::build(members, sort)
+    }
+
+    fn empty(sort: SortSpec) -> Self {
+        MixedRows {
+            sort,
+            text: None,
+            ..MixedRows::default()
+        }
+    }
+
+    fn version(member: &MemberInput) -> Option<watch::Receiver<u64>> {
+        member.version.clone()
+    }
+}
+
 /// What the worker reads: the members and the order asked for.
-#[derive(Clone, Default)]
-struct Inputs {
-    members: Vec<MemberInput>,
+struct Inputs<S: Snapshot> {
+    members: Vec<S::Member>,
     sort: SortSpec,
+}
+
+impl<S: Snapshot> Clone for Inputs<S> {
+    fn clone(&self) -> Self {
+        Self {
+            members: self.members.clone(),
+            sort: self.sort,
+        }
+    }
 }
 
 /// The longest pause between two rebuilds under churn.
 const MAX_PAUSE: Duration = Duration::from_secs(1);
 
-/// Keeps a [`MixedRows`] snapshot current: rebuilt on a blocking thread whenever a member's
-/// rows or the inputs change, then swapped in and announced by a version bump. Under
-/// constant change it pauses after each rebuild for as long as the rebuild took, so it
-/// spends at most about half a core. Dropping it stops its task.
-pub struct MixedWorker {
-    inputs: watch::Sender<Inputs>,
-    snapshot: Arc<Mutex<Arc<MixedRows>>>,
+/// A category's worker: [`MixedRows`] kept current.
+pub type MixedWorker = SnapshotWorker<MixedRows>;
+
+/// Keeps a snapshot current: rebuilt on a blocking thread whenever a member's rows or the
+/// inputs change, then swapped in and announced by a version bump. Under constant change it
+/// pauses after each rebuild for as long as the rebuild took, so it spends at most about
+/// half a core. Dropping it stops its task.
+pub struct SnapshotWorker<S: Snapshot> {
+    inputs: watch::Sender<Inputs<S>>,
+    snapshot: Arc<Mutex<Arc<S>>>,
     version: watch::Receiver<u64>,
     task: JoinHandle<()>,
 }
 
-impl MixedWorker {
+impl<S: Snapshot> SnapshotWorker<S> {
     /// Starts on the current Tokio runtime with `members`, sorted by `sort`.
-    pub fn start(members: Vec<MemberInput>, sort: SortSpec) -> Self {
+    pub fn start(members: Vec<S::Member>, sort: SortSpec) -> Self {
         let (inputs, mut inputs_rx) = watch::channel(Inputs { members, sort });
-        let snapshot = Arc::new(Mutex::new(Arc::new(MixedRows {
-            sort,
-            text: None,
-            ..MixedRows::default()
-        })));
+        let snapshot = Arc::new(Mutex::new(Arc::new(S::empty(sort))));
         let (version_tx, version) = watch::channel(0u64);
         let shared = snapshot.clone();
         let task = tokio::spawn(async move {
             // The snapshot before the current one: a frame may still hold it when it is
             // replaced, so it is released at the next rebuild, off the UI thread (releasing
             // 150,000 rows costs as much as building them).
-            let mut previous: Option<Arc<MixedRows>> = None;
+            let mut previous: Option<Arc<S>> = None;
             loop {
                 let inputs = inputs_rx.borrow_and_update().clone();
                 let mut versions: Vec<Option<watch::Receiver<u64>>> =
-                    inputs.members.iter().map(|m| m.version.clone()).collect();
+                    inputs.members.iter().map(S::version).collect();
                 for version in versions.iter_mut().flatten() {
                     version.mark_unchanged();
                 }
                 let started = tokio::time::Instant::now();
                 let members = inputs.members;
                 let sort = inputs.sort;
-                let built =
-                    tokio::task::spawn_blocking(move || MixedRows::build(&members, sort)).await;
+                let built = tokio::task::spawn_blocking(move || S::build(&members, sort)).await;
                 let Ok(built) = built else {
                     return;
                 };
@@ -396,7 +455,7 @@ impl MixedWorker {
     }
 
     /// The rows as last rebuilt.
-    pub fn snapshot(&self) -> Arc<MixedRows> {
+    pub fn snapshot(&self) -> Arc<S> {
         self.snapshot.lock().clone()
     }
 
@@ -406,7 +465,7 @@ impl MixedWorker {
     }
 
     /// Replaces the members (their views changed: a new filter).
-    pub fn set_members(&self, members: Vec<MemberInput>) {
+    pub fn set_members(&self, members: Vec<S::Member>) {
         self.inputs.send_modify(|inputs| inputs.members = members);
     }
 
@@ -421,7 +480,7 @@ impl MixedWorker {
     }
 }
 
-impl Drop for MixedWorker {
+impl<S: Snapshot> Drop for SnapshotWorker<S> {
     fn drop(&mut self) {
         self.task.abort();
     }

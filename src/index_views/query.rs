@@ -431,7 +431,6 @@ impl Query {
         }
     }
 
-    /// The query without its free text: what a view's members are chosen by.
     /// Takes out the terms on [`CLUSTER_INDEX`]: what picks a fleet's stores, and the
     /// query each picked store then answers.
     pub fn split_clusters(mut self) -> (ClusterFilter, Query) {
@@ -443,6 +442,7 @@ impl Query {
         (ClusterFilter { terms: clusters }, self)
     }
 
+    /// The query without its free text: what a view's members are chosen by.
     pub fn selector(&self) -> Query {
         Query {
             terms: self.terms.clone(),

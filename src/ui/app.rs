@@ -175,6 +175,9 @@ pub struct App {
     playback: Option<Arc<dyn Playback>>,
     /// The port-forwards running, and the reads of the dialog's ports.
     forwards: ForwardController,
+    /// Across clusters: the context whose client the detail and the log view read, once
+    /// a row sent them to it.
+    row_cluster: Option<String>,
     /// The timeline's informers and read, while the view is open.
     timeline: Option<TimelineWatch>,
     /// The container picker's reads of the pod.
@@ -235,6 +238,20 @@ impl App {
             usage: None,
             readwrite: false,
         };
+        // Across clusters the header names them all.
+        let fleet: Vec<&str> = starter
+            .fleet()
+            .iter()
+            .map(|m| m.cluster().context.as_str())
+            .collect();
+        let header = match fleet.len() {
+            0 => header,
+            n => Header {
+                context: fleet.join(","),
+                server: format!("{n} clusters"),
+                ..header
+            },
+        };
         let contexts =
             ContextSwitcher::single(starter.cluster().context.clone(), starter.cluster().clone());
         let tables = Tables::new(starter, view)?;
@@ -270,6 +287,7 @@ impl App {
             cascade: None,
             cascade_of: (0, Vec::new()),
             command_over: None,
+            row_cluster: None,
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -416,7 +434,8 @@ impl App {
         let (on, source) = self
             .write_settings
             .for_context(&self.ui.header.context, self.write_flag);
-        self.ui.header.readwrite = on;
+        // Across clusters writes stay off: the write path knows one client, not each row's.
+        self.ui.header.readwrite = on && self.tables.starter.fleet().is_empty();
         self.write_source = source;
     }
 
@@ -1301,12 +1320,33 @@ impl App {
         self.follow_effect(mode, effect, action)
     }
 
+    /// Across clusters, the detail and the log view read the selected row's cluster: moved
+    /// to its client when the row is another cluster's than the last one opened.
+    fn follow_row_cluster(&mut self) {
+        let Some(context) = self.tables.table.selected_context() else {
+            return;
+        };
+        if self.row_cluster.as_deref() == Some(context.as_str()) {
+            return;
+        }
+        let fleet = self.tables.starter.fleet();
+        let Some(member) = fleet.iter().find(|m| m.cluster().context == context) else {
+            return;
+        };
+        let client = member.cluster().client.clone();
+        self.ui.detail = self.ui.detail.for_client(client.clone());
+        self.ui.detail.set_tap(self.tables.table.tap().clone());
+        self.logs = self.logs.for_client(client);
+        self.row_cluster = Some(context);
+    }
+
     /// `l` (or `p` for the previous instances) on the selected row: a pod's log, or the
     /// logs of every pod a workload selects.
     fn open_logs(&mut self, previous: bool) -> Vec<Follow> {
         let Some((kind, key)) = self.tables.table.selected_object() else {
             return Vec::new();
         };
+        self.follow_row_cluster();
         let (namespace, name) = split_meta_namespace_key(&key);
         let Some(namespace) = namespace.map(str::to_string) else {
             self.ui.state.command.error = Some(format!("{} have no logs", kind.plural()));
@@ -1574,6 +1614,7 @@ impl App {
             .switch(connected, &mut self.tables, &mut self.ui)
         {
             Some((client, follow)) => {
+                self.row_cluster = None;
                 self.logs = self.logs.for_client(client.clone());
                 self.metrics = self.metrics.for_client(client.clone());
                 self.writes = self
@@ -1637,17 +1678,22 @@ impl App {
     fn apply_screen(&mut self, action: Action) -> Vec<Follow> {
         let state = &mut self.ui.state;
         match action {
-            Action::DrillDown => return self.tables.drill_down(&mut self.ui),
+            Action::DrillDown => {
+                self.follow_row_cluster();
+                return self.tables.drill_down(&mut self.ui);
+            }
             Action::JumpToOwner => return self.tables.jump_to_owner(&mut self.ui),
             Action::OpenTree => self.open_tree(),
             Action::OpenHot => self.open_hot(),
             Action::OpenDetail => {
                 if let Some((kind, key)) = self.tables.table.selected_object() {
+                    self.follow_row_cluster();
                     self.ui.open_detail(kind, &key);
                 }
             }
             Action::Describe => {
                 if let Some((kind, key)) = self.tables.table.selected_object() {
+                    self.follow_row_cluster();
                     self.ui.detail.open_on(kind, &key, DetailTab::Describe);
                     self.ui.state.mode = InputMode::Detail;
                 }

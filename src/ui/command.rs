@@ -86,7 +86,8 @@ pub enum Command {
         category: Category,
         scope: Option<NamespaceScope>,
     },
-    /// `:ctx` (pick from the list) or `:ctx NAME` (switch to it).
+    /// `:ctx` (pick from the list), `:ctx NAME` (switch to it) or `:ctx A,B` (a table across
+    /// those clusters).
     Context(Option<String>),
     /// Restart the table's informer with `fifo`, and with `compare`'s pipeline beside it on
     /// the same watch stream, shown side by side in the delta panel.
@@ -534,6 +535,9 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
             "Enter follows the selected row: its versions, Events and who changed each field".into()
         }
         Ok(Command::Context(None)) => "Enter lists the contexts · :ctx NAME switches".into(),
+        Ok(Command::Context(Some(name))) if name.contains(',') => {
+            format!("Enter shows contexts {name} in one table")
+        }
         Ok(Command::Context(Some(name))) => format!("Enter switches to context {name}"),
         Ok(Command::Fifo {
             fifo,

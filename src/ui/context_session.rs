@@ -38,6 +38,7 @@ impl ContextSwitcher {
             catalog,
             catalog_watch,
             discovery_error,
+            fleet,
         } = match result {
             Ok(switched) => switched,
             Err(err) => {
@@ -48,6 +49,13 @@ impl ContextSwitcher {
         let starter = tables
             .starter
             .for_cluster(cluster.clone(), catalog, catalog_watch);
+        let (starter, set) = match fleet.len() {
+            0 => (starter, None),
+            n => {
+                let names: Vec<String> = fleet.iter().map(|c| c.context.clone()).collect();
+                (starter.for_fleet(fleet), Some((names.join(","), n)))
+            }
+        };
         let detail = ui.detail.for_client(cluster.client.clone());
         let follow = match tables.move_to_cluster(ui, starter, &cluster.default_namespace, detail) {
             Ok(follow) => follow,
@@ -56,8 +64,10 @@ impl ContextSwitcher {
                 return None;
             }
         };
-        ui.header.context = cluster.context.clone();
-        ui.header.server = cluster.server.clone();
+        (ui.header.context, ui.header.server) = match set {
+            Some((names, n)) => (names, format!("{n} clusters")),
+            None => (cluster.context.clone(), cluster.server.clone()),
+        };
         ui.state.command.error = Some(match discovery_error {
             None => format!("switched to context {context}"),
             Some(err) => format!("switched to context {context}; only the built-in kinds: {err}"),

@@ -6,6 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use futures::future::join_all;
 use tokio::sync::mpsc;
 
 use kscope_client::cluster::{Cluster, ClusterError};
@@ -42,6 +43,9 @@ pub struct Switched {
     pub catalog_watch: CatalogWatch,
     /// Why only the built-in kinds are known, if discovery failed.
     pub discovery_error: Option<DiscoveryError>,
+    /// `:ctx a,b`: every cluster of the set (`cluster` is the first), each discovering in
+    /// the background; empty for one context.
+    pub fleet: Vec<Cluster>,
 }
 
 /// The contexts and the connection in flight, if any.
@@ -98,18 +102,28 @@ impl ContextSwitcher {
         let connect = self.connect.clone();
         let tx = self.tx.clone();
         tokio::spawn(async move {
-            let result = match connect(context.clone()).await {
-                Ok(cluster) => {
-                    let (catalog, catalog_watch, discovery_error) =
-                        Catalog::keep_current(&cluster).await;
-                    Ok(Switched {
-                        cluster,
-                        catalog,
-                        catalog_watch,
-                        discovery_error,
-                    })
-                }
-                Err(err) => Err(err),
+            let names: Vec<String> = context
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .collect();
+            let result = match names.as_slice() {
+                [_, _, ..] => connect_set(&connect, names).await,
+                _ => match connect(context.clone()).await {
+                    Ok(cluster) => {
+                        let (catalog, catalog_watch, discovery_error) =
+                            Catalog::keep_current(&cluster).await;
+                        Ok(Switched {
+                            cluster,
+                            catalog,
+                            catalog_watch,
+                            discovery_error,
+                            fleet: Vec::new(),
+                        })
+                    }
+                    Err(err) => Err(err),
+                },
             };
             // The receiver lives as long as the switcher; if it is gone, nobody waits.
             let _ = tx.send(Connected {
@@ -136,6 +150,26 @@ impl ContextSwitcher {
         self.connecting = None;
         Some((connected.context, connected.result))
     }
+}
+
+/// `:ctx a,b`: every context given a client at once (none waits on a server: each
+/// cluster's informers find out for themselves whether it answers), the first standing for
+/// the set wherever one cluster is needed. Any context that cannot be given one fails the
+/// switch, named.
+async fn connect_set(connect: &Connect, names: Vec<String>) -> Result<Switched, ClusterError> {
+    let connected = join_all(names.iter().map(|name| connect(name.clone()))).await;
+    let fleet = connected.into_iter().collect::<Result<Vec<Cluster>, _>>()?;
+    let Some(first) = fleet.first().cloned() else {
+        return Err(ClusterError::NoContextMatches(names.join(",")));
+    };
+    let (catalog, catalog_watch) = Catalog::discover_in_background(&first);
+    Ok(Switched {
+        cluster: first,
+        catalog,
+        catalog_watch,
+        discovery_error: None,
+        fleet,
+    })
 }
 
 /// The `:ctx` picker: the contexts, the current one marked, one selected.

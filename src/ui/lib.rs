@@ -19,6 +19,7 @@ pub mod draw;
 pub mod edit;
 pub mod effect;
 pub mod favourites;
+pub mod fleet_table;
 pub mod hot;
 pub mod keymap;
 pub mod layout;
@@ -50,4 +51,4 @@ mod watchers;
 pub mod writes;
 
 pub use nav::ALL_NAMESPACES;
-pub use run::{Exit, Launch, UiError, run};
+pub use run::{Exit, Launch, UiError, run, run_fleet};

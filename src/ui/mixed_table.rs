@@ -336,8 +336,17 @@ impl MixedTable {
 /// Keeps `tx` at the combined status of `members`, from a task: a new task for new members
 /// sends on the same channel, so whoever holds its receiver goes on reading it.
 fn follow_statuses(members: &[Member], tx: Arc<watch::Sender<ReflectorStatus>>) -> JoinHandle<()> {
+    follow_combined(members.iter().map(|m| m.table.status()).collect(), tx)
+}
+
+/// Keeps `tx` at the combined status of `statuses` (a category's kinds, a fleet's
+/// clusters), from a task.
+pub(crate) fn follow_combined(
+    statuses: Vec<watch::Receiver<ReflectorStatus>>,
+    tx: Arc<watch::Sender<ReflectorStatus>>,
+) -> JoinHandle<()> {
     let mut receivers: Vec<Option<watch::Receiver<ReflectorStatus>>> =
-        members.iter().map(|m| Some(m.table.status())).collect();
+        statuses.into_iter().map(Some).collect();
     let read =
         |receivers: &mut [Option<watch::Receiver<ReflectorStatus>>]| -> Vec<ReflectorStatus> {
             receivers

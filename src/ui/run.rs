@@ -2,11 +2,15 @@
 
 use std::io;
 use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::join_all;
 
 use crossterm::event::EventStream;
 
 use kscope_client::cluster::{Cluster, ClusterArgs, ClusterError, NamespaceScope};
 use kscope_client::discovery::Catalog;
+use kscope_client::fleet::ServerIdentity;
 use kscope_config::Config;
 use kscope_index_views::query::QueryError;
 use kscope_informers::indexer::IndexerError;
@@ -85,6 +89,66 @@ impl Launch {
             playback: None,
         })
     }
+
+    /// Every context the flags select (`--context a --context b`, `--contexts GLOB`,
+    /// `--all-contexts`), each given a client at once, all at the same time: nothing here
+    /// waits on a server, so a cluster that is down is found out by its own informers,
+    /// and the others list meanwhile. Contexts that reach the same server URL with the same
+    /// CA are one cluster, shown once; a context that cannot be given a client (within
+    /// `bound`: a credential plugin may hang) is left out and said at start. Gives the
+    /// launch on the first cluster and every cluster, for [`run_fleet`].
+    pub async fn connect_fleet(
+        args: &ClusterArgs,
+        bound: Duration,
+    ) -> Result<(Self, Vec<Cluster>), ClusterError> {
+        let contexts = args.selected_contexts()?;
+        let connects = contexts.iter().map(|context| {
+            let args = args.with_context(context);
+            async move { tokio::time::timeout(bound, args.connect()).await }
+        });
+        let mut fleet: Vec<Cluster> = Vec::new();
+        let mut said: Vec<String> = Vec::new();
+        let mut failed: Option<ClusterError> = None;
+        for (context, connected) in contexts.iter().zip(join_all(connects).await) {
+            let cluster = match connected {
+                Ok(Ok(cluster)) => cluster,
+                Ok(Err(err)) => {
+                    said.push(format!("{context}: {err}"));
+                    failed.get_or_insert(err);
+                    continue;
+                }
+                Err(_) => {
+                    said.push(format!("{context}: no client within {}s", bound.as_secs()));
+                    continue;
+                }
+            };
+            let identity = |c: &Cluster| ServerIdentity {
+                kube_system_uid: None,
+                server: c.server.clone(),
+                ca_sha256: c.ca_sha256.clone(),
+            };
+            match fleet
+                .iter()
+                .find(|kept| identity(kept).same_as(&identity(&cluster)).is_some())
+            {
+                Some(kept) => said.push(format!(
+                    "{context} reaches the same cluster as {} (the same server URL and CA): shown once",
+                    kept.context
+                )),
+                None => fleet.push(cluster),
+            }
+        }
+        let Some(first) = fleet.first().cloned() else {
+            return Err(failed.unwrap_or(ClusterError::NoClientWithin {
+                contexts,
+                secs: bound.as_secs(),
+            }));
+        };
+        let mut launch = Self::connect(&args.with_context(&first.context)).await?;
+        launch.cluster = first;
+        launch.notice = (!said.is_empty()).then(|| said.join(" · "));
+        Ok((launch, fleet))
+    }
 }
 
 /// How the TUI ended: the person quit, or a signal ended it (the terminal restored either
@@ -111,6 +175,16 @@ impl Exit {
 /// a Tokio runtime. `config` is loaded by the caller, so that a bad one is reported before
 /// anything is connected.
 pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
+    run_fleet(launch, Vec::new(), config).await
+}
+
+/// [`run`] with every table across `fleet`'s clusters (two or more; `launch` is on the
+/// first), each cluster's informers its own; with none, one cluster's.
+pub async fn run_fleet(
+    launch: Launch,
+    fleet: Vec<Cluster>,
+    config: Config,
+) -> Result<Exit, UiError> {
     let Launch {
         cluster,
         scope,
@@ -119,20 +193,39 @@ pub async fn run(launch: Launch, config: Config) -> Result<Exit, UiError> {
         readwrite,
         playback,
     } = launch;
+    // Across clusters the write keys stay off: each write would have to go to its row's
+    // cluster, which the write path does not know yet.
+    let (readwrite, notice) = match fleet.is_empty() {
+        true => (readwrite, notice),
+        false => (
+            Some(false),
+            Some(match notice {
+                Some(notice) => format!("read-only across clusters · {notice}"),
+                None => "read-only across clusters".to_string(),
+            }),
+        ),
+    };
     let mut detail = DetailController::new(cluster.client.clone(), None);
     // Ctrl-S in the detail saves where the log view saves, when a directory is configured.
     if let Some(dir) = &config.logs.save_dir {
         detail.set_save_dir(dir.clone());
     }
-    let (catalog, _catalog_watch, discovery_error) = Catalog::keep_current(&cluster).await;
-    if let Some(err) = discovery_error {
-        // The TUI still shows the built-in kinds; the log says why the others are missing.
-        tracing::warn!(error = %err, "discovery failed: only the built-in kinds are commands");
-    }
-    let starter = TableStarter::new(cluster, config.indexes, TAP_CAPACITY)
+    let starter = TableStarter::new(cluster.clone(), config.indexes, TAP_CAPACITY)
         .with_pipeline(config.informers)
-        .with_usage(config.metrics)
-        .with_catalog(catalog);
+        .with_usage(config.metrics);
+    // Across clusters each discovers in the background, so that none waits on another.
+    let (starter, _catalog_watch) = match fleet.is_empty() {
+        false => (starter.for_fleet(fleet), None),
+        true => {
+            let (catalog, watch, discovery_error) = Catalog::keep_current(&cluster).await;
+            if let Some(err) = discovery_error {
+                // The TUI still shows the built-in kinds; the log says why the others are
+                // missing.
+                tracing::warn!(error = %err, "discovery failed: only the built-in kinds are commands");
+            }
+            (starter.with_catalog(catalog), Some(watch))
+        }
+    };
     let app = App::new(
         starter,
         ViewSpec::new(ResourceKind::Pods, scope),

@@ -18,6 +18,7 @@ use kscope_index_views::columns::TableRow;
 use kscope_index_views::definitions::{
     IndexDefinition, Misfits, PathIndex, decode_fields, indexes_for, path_indexes,
 };
+use kscope_index_views::fleet::ClusterRows;
 use kscope_index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use kscope_index_views::mixed::{MemberRows, ViewRows};
 use kscope_index_views::printer_columns::KubectlPrinterColumns;
@@ -158,6 +159,17 @@ pub trait Table {
     /// for a table that is itself mixed.
     fn member_rows(&self) -> Option<Arc<dyn MemberRows>>;
 
+    /// The rows of the view on screen with their sort entries, for a table across clusters
+    /// to merge off the UI thread; `None` for a table that merges rows itself.
+    fn cluster_rows(&self) -> Option<Arc<dyn ClusterRows>> {
+        None
+    }
+
+    /// The context of the selected row's cluster, when the table shows several.
+    fn selected_context(&self) -> Option<String> {
+        None
+    }
+
     /// The concrete table, for the app to reach a mixed table's members.
     fn as_any(&self) -> &dyn Any;
 
@@ -245,6 +257,13 @@ impl<T: TableRow> ResourceTable<T> {
     /// The view on screen.
     fn worker(&self) -> &ViewWorker<T> {
         self.filtered.as_ref().map_or(&self.base, |(_, w)| w)
+    }
+
+    /// The view on screen and the store, for a table merging rows to read.
+    fn view_rows(&self) -> ViewRows<T> {
+        let view = self.worker().view().clone();
+        let indexer = self.informer.indexer().clone();
+        ViewRows::new(view, indexer, &self.kind)
     }
 }
 
@@ -444,9 +463,11 @@ impl<T: TableRow> Table for ResourceTable<T> {
     }
 
     fn member_rows(&self) -> Option<Arc<dyn MemberRows>> {
-        let view = self.worker().view().clone();
-        let indexer = self.informer.indexer().clone();
-        Some(Arc::new(ViewRows::new(view, indexer, &self.kind)))
+        Some(Arc::new(self.view_rows()))
+    }
+
+    fn cluster_rows(&self) -> Option<Arc<dyn ClusterRows>> {
+        Some(Arc::new(self.view_rows()))
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -472,6 +493,9 @@ pub struct TableStarter {
     compare: Option<FifoKind>,
     /// How the usage columns are read; `None`: they are not.
     usage: Option<UsageSettings>,
+    /// One starter per cluster when the TUI shows several at once (`--context a --context
+    /// b`): each table is then one per cluster, merged. Empty for one cluster.
+    fleet: Vec<TableStarter>,
 }
 
 impl TableStarter {
@@ -486,7 +510,32 @@ impl TableStarter {
             _catalog_watch: None,
             compare: None,
             usage: None,
+            fleet: Vec::new(),
         }
+    }
+
+    /// Tables across `clusters` (two or more), each cluster's informers its own, with what
+    /// it serves discovered in the background; this starter stands for the first cluster
+    /// wherever one is needed (`:ctx`, the workbench views).
+    pub fn for_fleet(mut self, clusters: Vec<Cluster>) -> Self {
+        let members: Vec<TableStarter> = clusters
+            .into_iter()
+            .map(|cluster| {
+                let (catalog, watch) = Catalog::discover_in_background(&cluster);
+                self.for_cluster(cluster, catalog, watch)
+            })
+            .collect();
+        if let Some(first) = members.first() {
+            self.cluster = first.cluster.clone();
+            self.catalog = first.catalog.clone();
+        }
+        self.fleet = members;
+        self
+    }
+
+    /// A fleet's starters, one per cluster; empty for one cluster.
+    pub fn fleet(&self) -> &[TableStarter] {
+        &self.fleet
     }
 
     /// Uses `catalog` (what discovery found, kept current) for the kinds commands name.
@@ -532,6 +581,9 @@ impl TableStarter {
     pub fn set_fifo(&mut self, fifo: FifoKind, compare: Option<FifoKind>) {
         self.pipeline.fifo = fifo;
         self.compare = compare;
+        for member in &mut self.fleet {
+            member.set_fifo(fifo, compare);
+        }
     }
 
     pub fn cluster(&self) -> &Cluster {
@@ -550,6 +602,7 @@ impl TableStarter {
             usage: self.usage,
             catalog,
             _catalog_watch: Some(watch),
+            fleet: Vec::new(),
         }
     }
 
@@ -563,6 +616,9 @@ impl TableStarter {
     pub fn add_index(&mut self, definition: IndexDefinition) -> Result<(), IndexerError> {
         if self.indexes.iter().any(|d| d.name == definition.name) {
             return Err(IndexerError::IndexConflict(definition.name));
+        }
+        for member in &mut self.fleet {
+            member.add_index(definition.clone())?;
         }
         self.indexes.push(definition);
         Ok(())

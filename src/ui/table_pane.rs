@@ -13,18 +13,20 @@ use super::effect::Effect;
 use super::layout::Scroll;
 use super::table::Table;
 
-/// The columns on screen, in screen order, as positions in `columns`: NAMESPACE first when
-/// the view spans namespaces, then the narrow ones as `kubectl get` shows them without
-/// `-o wide`, or all of them in wide mode; never an index column with no value anywhere.
-/// Sorting cycles through these.
+/// The columns on screen, in screen order, as positions in `columns`: CLUSTER first across
+/// clusters, then NAMESPACE when the view spans namespaces, then the narrow ones as `kubectl
+/// get` shows them without `-o wide`, or all of them in wide mode; never an index column
+/// with no value anywhere. Sorting cycles through these.
 pub fn shown(columns: &[ViewColumn], wide: bool, with_namespace: bool) -> Vec<usize> {
+    let cluster = columns.iter().position(|c| c.cluster);
     let namespace = columns
         .iter()
         .position(|c| c.namespace)
         .filter(|_| with_namespace);
-    let listed = |c: &ViewColumn| !c.namespace && !c.empty && (wide || !c.wide);
-    namespace
+    let listed = |c: &ViewColumn| !c.cluster && !c.namespace && !c.empty && (wide || !c.wide);
+    cluster
         .into_iter()
+        .chain(namespace)
         .chain((0..columns.len()).filter(|&i| listed(&columns[i])))
         .collect()
 }

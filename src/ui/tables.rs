@@ -14,6 +14,7 @@ use kscope_client::cluster::NamespaceScope;
 use kscope_client::discovery::Catalog;
 use kscope_index_views::definitions::{IndexDefinition, IndexSource, Misfits};
 use kscope_index_views::live::SortSpec;
+use kscope_index_views::query::CLUSTER_INDEX;
 use kscope_informers::fifo::{FifoKind, Handoff};
 use kscope_informers::instrument::compare::merge_handoffs;
 use kscope_informers::instrument::tap::TapEntry;
@@ -29,6 +30,7 @@ use super::detail::DetailController;
 use super::effect::Follow;
 use super::effect::ObjectRef;
 use super::favourites::Favourites;
+use super::fleet_table::{self, FleetTable, describe_clusters};
 use super::mixed_table::{MixedTable, describe_members};
 use super::namespace_check::{Checked, NamespaceCheck};
 use super::nav::{self, Category, HISTORY, ViewSpec};
@@ -192,7 +194,7 @@ const CRDS: &str = "customresourcedefinitions.apiextensions.k8s.io";
 impl Tables {
     /// The session's first table, of `view`, started on screen.
     pub(crate) fn new(starter: TableStarter, view: ViewSpec) -> Result<Self, super::UiError> {
-        let table = starter.start(&view.kind, &view.scope, SortSpec::default())?;
+        let table = fleet_table::start(&starter, &view.kind, &view.scope, SortSpec::default())?;
         Ok(Self {
             selectors: SelectorFetcher::new(starter.cluster().client.clone()),
             namespaces: NamespaceCheck::new(starter.cluster().client.clone()),
@@ -316,6 +318,15 @@ impl Tables {
             for table in mixed.drop_gone(|kind, status| not_served(&catalog, kind, status)) {
                 tokio::spawn(table.shutdown());
             }
+        }
+        // A fleet's clusters are each said to be syncing, watching, stale or down, and why.
+        if let Some(fleet) = self.table.as_any().downcast_ref::<FleetTable>() {
+            let (sync, error) = describe_clusters(&fleet.cluster_health(SystemTime::now()));
+            ui.header.sync = sync;
+            ui.header.error = error;
+            // Each cluster says how long it has been stale; the rows of one stale are marked.
+            ui.header.stale_since = None;
+            return;
         }
         // A category's kinds are each said to be syncing, refused, failing, stale or gone.
         if let Some(mixed) = self.mixed() {
@@ -493,13 +504,15 @@ impl Tables {
                 let (_, _, table) = self.parked.remove(at);
                 Some(table)
             }
-            (false, None) => match self.starter.start(&to.kind, &to.scope, SortSpec::default()) {
-                Ok(table) => Some(table),
-                Err(err) => {
-                    ui.state.command.error = Some(err.to_string());
-                    return Vec::new();
+            (false, None) => {
+                match fleet_table::start(&self.starter, &to.kind, &to.scope, SortSpec::default()) {
+                    Ok(table) => Some(table),
+                    Err(err) => {
+                        ui.state.command.error = Some(err.to_string());
+                        return Vec::new();
+                    }
                 }
-            },
+            }
         };
         self.remember(ui, remember);
         self.park_members();
@@ -797,7 +810,8 @@ impl Tables {
             return follow;
         }
         let sort = ui.state.table.sort;
-        let table = match self.starter.start(&self.view.kind, &self.view.scope, sort) {
+        let table = match fleet_table::start(&self.starter, &self.view.kind, &self.view.scope, sort)
+        {
             Ok(table) => table,
             Err(err) => {
                 ui.state.command.error = Some(err.to_string());
@@ -897,8 +911,7 @@ impl Tables {
             None => self.view.kind.clone(),
         };
         let to = ViewSpec::new(kind, scope);
-        let table = starter
-            .start(&to.kind, &to.scope, SortSpec::default())
+        let table = fleet_table::start(&starter, &to.kind, &to.scope, SortSpec::default())
             .map_err(|err| err.to_string())?;
         let old = std::mem::replace(&mut self.table, table);
         let stopping: Vec<_> = std::iter::once(old.shutdown())
@@ -947,6 +960,7 @@ impl Tables {
         };
         let discovery = self.starter.catalog().current();
         if let Some(to) = nav::crd_resources(&from, &key, &discovery) {
+            let to = self.in_row_cluster(to);
             return self.switch(ui, to, true);
         }
         if (kind.group(), kind.plural()) == ("", "services") {
@@ -959,7 +973,10 @@ impl Tables {
             }
         }
         match nav::drill_down(&from, &key, self.starter.indexes(), &discovery) {
-            Ok(Some(to)) => self.switch(ui, to, true),
+            Ok(Some(to)) => {
+                let to = self.in_row_cluster(to);
+                self.switch(ui, to, true)
+            }
             Ok(None) => {
                 ui.open_detail(kind, &key);
                 Vec::new()
@@ -969,6 +986,19 @@ impl Tables {
                 Vec::new()
             }
         }
+    }
+
+    /// Across clusters, the view a row leads to keeps to the row's cluster: its filter
+    /// starts with a `cluster=` term.
+    fn in_row_cluster(&self, mut to: ViewSpec) -> ViewSpec {
+        if let Some(context) = self.table.selected_context() {
+            let term = format!("{CLUSTER_INDEX}={context}");
+            to.filter = match to.filter.is_empty() {
+                true => term,
+                false => format!("{term},{}", to.filter),
+            };
+        }
+        to
     }
 
     /// `J`: the selected object's controller (its owner reference marked controller),
@@ -996,7 +1026,13 @@ impl Tables {
             }
             _ => (self.view.scope.clone(), name.to_string()),
         };
-        let follow = self.switch(ui, ViewSpec::new(kind, scope), true);
+        // Across clusters the owner is in the row's cluster, and its row's id names it.
+        let owner_key = match self.table.selected_context() {
+            Some(context) => format!("{context}/{owner_key}"),
+            None => owner_key,
+        };
+        let to = self.in_row_cluster(ViewSpec::new(kind, scope));
+        let follow = self.switch(ui, to, true);
         ui.state.table.reselect(Some(Key::from(owner_key)));
         follow
     }

@@ -28,6 +28,7 @@ mod edges_tui_keys;
 mod edges_watch_list;
 mod fifo;
 mod fleet;
+mod fleet_tui;
 mod kinds;
 mod kinds_crd_columns;
 mod kinds_index;

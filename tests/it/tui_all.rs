@@ -17,7 +17,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 use crate::common::kubectl::Kubectl;
-use crate::common::tui::{AppStart, wait_rows};
+use crate::common::tui::{AppStart, stable, wait_rows};
 
 fn run_command(app: &mut App, command: &str) {
     app.apply(Action::OpenCommand);
@@ -46,58 +46,6 @@ fn screen(app: &mut App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
     app.draw(&mut terminal).expect("draws");
     terminal.backend().to_string()
-}
-
-/// The screen without what changes from run to run: the server's address (line one), the
-/// event rate, ages (`5s`, `3m`), and the scheduled minute a CronJob's Job is named after
-/// (`checkout-report-29919000`, which moves with the day), each replaced by a mark of the
-/// same width.
-fn stable(text: &str) -> String {
-    text.lines()
-        .skip(1)
-        .map(|line| {
-            let line = match line.find(" ev/s") {
-                Some(at) => {
-                    let start = line[..at].rfind(' ').map_or(0, |s| s + 1);
-                    format!(
-                        "{}{}{}",
-                        &line[..start],
-                        "#".repeat(at - start),
-                        &line[at..]
-                    )
-                }
-                None => line.to_string(),
-            };
-            line.split_inclusive(' ')
-                .map(|word| {
-                    let trimmed = word.trim_end();
-                    let is_age = trimmed.starts_with(|c: char| c.is_ascii_digit())
-                        && trimmed.ends_with(['s', 'm', 'h', 'd', 'y'])
-                        && trimmed
-                            .chars()
-                            .all(|c| c.is_ascii_digit() || "smhdy".contains(c));
-                    let scheduled = trimmed.len() > 9
-                        && trimmed.as_bytes()[trimmed.len() - 9] == b'-'
-                        && trimmed[trimmed.len() - 8..]
-                            .bytes()
-                            .all(|b| b.is_ascii_digit());
-                    match (is_age, scheduled) {
-                        (true, _) => {
-                            format!("{}{}", "~".repeat(trimmed.len()), &word[trimmed.len()..])
-                        }
-                        (false, true) => format!(
-                            "{}{}{}",
-                            &trimmed[..trimmed.len() - 8],
-                            "#".repeat(8),
-                            &word[trimmed.len()..]
-                        ),
-                        (false, false) => word.to_string(),
-                    }
-                })
-                .collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -40,7 +40,7 @@ fn give(column: &ViewColumn, position: usize) -> Give {
         Give::First
     } else if column.name == "MESSAGE" {
         Give::Prose
-    } else if column.namespace || (position == 0 && column.name == "NAME") {
+    } else if column.cluster || column.namespace || (position == 0 && column.name == "NAME") {
         Give::Names
     } else {
         Give::Last
@@ -183,7 +183,12 @@ pub fn draw(frame: &mut Frame, area: Rect, pane: &TablePane, screen: &Screen) {
         .zip(&cell_widths)
         .map(|(t, &cell)| t.chars().count().max(cell))
         .collect();
-    let gives: Vec<Give> = shown.iter().map(|&i| give(&screen.columns[i], i)).collect();
+    // Positions among the kind's own columns: a CLUSTER column across clusters comes before.
+    let leading = usize::from(screen.columns.first().is_some_and(|c| c.cluster));
+    let gives: Vec<Give> = shown
+        .iter()
+        .map(|&i| give(&screen.columns[i], i.saturating_sub(leading)))
+        .collect();
     fit(&mut widths, &cell_widths, &gives, usize::from(area.width));
     let selected = screen.window.selected;
     let stale = screen.header.stale_since.is_some();

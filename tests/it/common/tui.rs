@@ -38,6 +38,7 @@ pub struct AppStart {
     contexts: Option<ContextSwitcher>,
     favourites: Option<Favourites>,
     usage: Option<UsageSettings>,
+    fleet: Vec<Cluster>,
 }
 
 impl AppStart {
@@ -52,6 +53,7 @@ impl AppStart {
             contexts: None,
             favourites: None,
             usage: None,
+            fleet: Vec::new(),
         }
     }
 
@@ -103,6 +105,12 @@ impl AppStart {
         self
     }
 
+    /// Every table across `clusters` (the first is the one given to [`AppStart::new`]).
+    pub fn fleet(mut self, clusters: Vec<Cluster>) -> Self {
+        self.fleet = clusters;
+        self
+    }
+
     /// Reading the usage columns from the metrics API so.
     pub fn usage(mut self, settings: UsageSettings) -> Self {
         self.usage = Some(settings);
@@ -120,6 +128,9 @@ impl AppStart {
         }
         if let Some(usage) = self.usage {
             starter = starter.with_usage(usage);
+        }
+        if !self.fleet.is_empty() {
+            starter = starter.for_fleet(self.fleet);
         }
         let mut app = App::new(starter, self.view, self.panels, detail).expect("app");
         if let Some(settings) = self.logs {
@@ -179,4 +190,56 @@ pub fn header(resource: &str, scope: &str) -> Header {
 /// [`header`] for every namespace's pods.
 pub fn pods_header() -> Header {
     header("pods", kscope_ui::ALL_NAMESPACES)
+}
+
+/// The screen without what changes from run to run: the server's address (line one), the
+/// event rate, ages (`5s`, `3m`), and the scheduled minute a CronJob's Job is named after
+/// (`checkout-report-29919000`, which moves with the day), each replaced by a mark of the
+/// same width.
+pub fn stable(text: &str) -> String {
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let line = match line.find(" ev/s") {
+                Some(at) => {
+                    let start = line[..at].rfind(' ').map_or(0, |s| s + 1);
+                    format!(
+                        "{}{}{}",
+                        &line[..start],
+                        "#".repeat(at - start),
+                        &line[at..]
+                    )
+                }
+                None => line.to_string(),
+            };
+            line.split_inclusive(' ')
+                .map(|word| {
+                    let trimmed = word.trim_end();
+                    let is_age = trimmed.starts_with(|c: char| c.is_ascii_digit())
+                        && trimmed.ends_with(['s', 'm', 'h', 'd', 'y'])
+                        && trimmed
+                            .chars()
+                            .all(|c| c.is_ascii_digit() || "smhdy".contains(c));
+                    let scheduled = trimmed.len() > 9
+                        && trimmed.as_bytes()[trimmed.len() - 9] == b'-'
+                        && trimmed[trimmed.len() - 8..]
+                            .bytes()
+                            .all(|b| b.is_ascii_digit());
+                    match (is_age, scheduled) {
+                        (true, _) => {
+                            format!("{}{}", "~".repeat(trimmed.len()), &word[trimmed.len()..])
+                        }
+                        (false, true) => format!(
+                            "{}{}{}",
+                            &trimmed[..trimmed.len() - 8],
+                            "#".repeat(8),
+                            &word[trimmed.len()..]
+                        ),
+                        (false, false) => word.to_string(),
+                    }
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

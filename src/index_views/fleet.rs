@@ -1,0 +1,373 @@
+//! The rows of one kind across several clusters: each cluster keeps its own store, indexes
+//! and live view (sorted and filtered there); the merged rows are an immutable snapshot,
+//! [`FleetRows`], rebuilt off the UI thread by a [`FleetWorker`] from each cluster's sort
+//! entries, with one CLUSTER column first. Cells are made only for the rows a frame shows,
+//! by the cluster each row comes from.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::sync::watch;
+
+use super::columns::{ColumnKind, TableRow};
+use super::live::{LiveView, Row, SortSpec, ViewColumn, Window};
+use super::mixed::{ROW_CAP, Snapshot, SnapshotWorker, ViewRows};
+use super::sorted::RowEntry;
+use kscope_informers::keys::Key;
+use kscope_resources::Timestamp;
+
+/// The CLUSTER column's position: first, so a fleet's column `c` is its clusters' `c - 1`.
+pub const CLUSTER: usize = 0;
+
+/// A fleet table's columns: CLUSTER, then one cluster's view's.
+pub fn columns(member: Vec<ViewColumn>) -> Vec<ViewColumn> {
+    let cluster = ViewColumn {
+        name: "CLUSTER".into(),
+        kind: ColumnKind::Text,
+        wide: false,
+        namespace: false,
+        index: false,
+        usage: false,
+        empty: false,
+        cluster: true,
+    };
+    std::iter::once(cluster).chain(member).collect()
+}
+
+/// The sort each cluster's view takes for the fleet's `sort`: the same column less CLUSTER;
+/// by CLUSTER, each cluster's rows by their first column.
+pub fn member_sort(sort: SortSpec) -> SortSpec {
+    SortSpec {
+        column: sort.column.saturating_sub(1),
+        descending: sort.descending,
+    }
+}
+
+/// One cluster's rows, read off the UI thread by the fleet's worker.
+pub trait ClusterRows: Send + Sync {
+    /// The sort entries of the cluster's view on screen (its filter applied), in its order,
+    /// at most `cap`.
+    fn entries(&self, cap: usize) -> Vec<RowEntry>;
+
+    /// The rows of `keys` still in the store, cells made for these alone.
+    fn rows_of(&self, keys: &[Key], now: Timestamp) -> Vec<Row>;
+
+    /// The free text the cluster's view has applied.
+    fn text(&self) -> String;
+}
+
+impl<T: TableRow> ClusterRows for ViewRows<T> {
+    fn entries(&self, cap: usize) -> Vec<RowEntry> {
+        self.copy_out(cap, LiveView::entries)
+    }
+
+    fn rows_of(&self, keys: &[Key], now: Timestamp) -> Vec<Row> {
+        self.view().lock().rows_of(keys, now)
+    }
+
+    fn text(&self) -> String {
+        self.view().lock().text().to_string()
+    }
+}
+
+/// A cluster as the worker reads it: its name (the kubeconfig context), and its rows
+/// unless the `cluster=` terms leave it out.
+#[derive(Clone)]
+pub struct ClusterInput {
+    pub cluster: Arc<str>,
+    pub rows: Option<Arc<dyn ClusterRows>>,
+    /// Bumped when its rows may have changed.
+    pub version: Option<watch::Receiver<u64>>,
+}
+
+/// One merged row.
+struct FleetRow {
+    member: usize,
+    /// Unique across clusters: `prod-eu/default/web` (a key holds at most one `/`, and a
+    /// kind's keys all hold one or none, so no two clusters' rows meet).
+    id: Key,
+    entry: RowEntry,
+}
+
+/// An immutable snapshot of a fleet table's rows, sorted.
+#[derive(Default)]
+pub struct FleetRows {
+    clusters: Vec<Arc<str>>,
+    sources: Vec<Option<Arc<dyn ClusterRows>>>,
+    rows: Vec<FleetRow>,
+    positions: HashMap<Key, usize>,
+    /// Rows per cluster, in the order of `clusters`.
+    counts: Vec<usize>,
+    sort: SortSpec,
+    text: Option<String>,
+    dropped: usize,
+}
+
+impl FleetRows {
+    /// Merges every cluster's rows by `sort`: by CLUSTER, cluster by cluster in the order
+    /// given, each in its own view's order; else by the clusters' sort keys, ties by
+    /// cluster, then key.
+    pub fn build(members: &[ClusterInput], sort: SortSpec) -> Self {
+        let mut rows: Vec<FleetRow> = Vec::new();
+        let mut texts: Vec<String> = Vec::new();
+        let mut counts = vec![0; members.len()];
+        let mut dropped = 0;
+        for (member, input) in members.iter().enumerate() {
+            let Some(source) = &input.rows else {
+                continue;
+            };
+            texts.push(source.text());
+            let room = ROW_CAP.saturating_sub(rows.len());
+            let entries = source.entries(room.saturating_add(1));
+            dropped += entries.len().saturating_sub(room);
+            counts[member] = entries.len().min(room);
+            rows.extend(entries.into_iter().take(room).map(|entry| FleetRow {
+                member,
+                id: format!("{}/{}", input.cluster, entry.key).into(),
+                entry,
+            }));
+        }
+        if sort.column == CLUSTER {
+            // Each cluster's rows are in its own order already: only the clusters move.
+            if sort.descending {
+                rows.sort_by_key(|row| std::cmp::Reverse(row.member));
+            }
+        } else {
+            rows.sort_unstable_by(|a, b| {
+                a.entry
+                    .sort
+                    .cmp(&b.entry.sort)
+                    .then_with(|| a.member.cmp(&b.member))
+                    .then_with(|| a.entry.key.cmp(&b.entry.key))
+            });
+            if sort.descending {
+                rows.reverse();
+            }
+        }
+        let positions = rows
+            .iter()
+            .enumerate()
+            .map(|(at, row)| (row.id.clone(), at))
+            .collect();
+        let text = match texts.split_first() {
+            Some((first, rest)) if rest.iter().all(|t| t == first) => Some(first.clone()),
+            Some(_) => None,
+            None => Some(String::new()),
+        };
+        Self {
+            clusters: members.iter().map(|m| m.cluster.clone()).collect(),
+            sources: members.iter().map(|m| m.rows.clone()).collect(),
+            rows,
+            positions,
+            counts,
+            sort,
+            text,
+            dropped,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    pub fn sort(&self) -> SortSpec {
+        self.sort
+    }
+
+    /// The text the rows were read with, when every cluster had applied the same.
+    pub fn text(&self) -> Option<&str> {
+        self.text.as_deref()
+    }
+
+    /// Rows left out over [`ROW_CAP`].
+    pub fn dropped(&self) -> usize {
+        self.dropped
+    }
+
+    /// Each cluster with its rows in the snapshot: the `cluster` index's value counts.
+    pub fn counts(&self) -> impl Iterator<Item = (&Arc<str>, usize)> {
+        self.clusters.iter().zip(self.counts.iter().copied())
+    }
+
+    /// Where the row `id` is.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.positions.get(id).copied()
+    }
+
+    /// The row id at `position`, clamped to the rows.
+    pub fn id_at(&self, position: usize) -> Option<Key> {
+        let last = self.rows.len().checked_sub(1)?;
+        self.rows.get(position.min(last)).map(|r| r.id.clone())
+    }
+
+    /// The cluster (its position among the members) and its own key of the row `id`.
+    pub fn member_of(&self, id: &str) -> Option<(usize, Key)> {
+        let row = &self.rows[self.position(id)?];
+        Some((row.member, row.entry.key.clone()))
+    }
+
+    /// Copies out `height` rows from `offset`, their cells made by their clusters' views
+    /// as of `now`, each led by `label(member)` (the cluster's name, and how current it
+    /// is); `selected` is the selected row's id.
+    pub fn window(
+        &self,
+        offset: usize,
+        height: usize,
+        now: Timestamp,
+        selected: Option<&str>,
+        label: impl Fn(usize) -> String,
+    ) -> Window {
+        let shown: Vec<&FleetRow> = self.rows.iter().skip(offset).take(height).collect();
+        let mut wanted: Vec<Vec<Key>> = vec![Vec::new(); self.sources.len()];
+        for row in &shown {
+            wanted[row.member].push(row.entry.key.clone());
+        }
+        let mut made: Vec<HashMap<Key, Row>> = wanted
+            .iter()
+            .zip(&self.sources)
+            .map(|(keys, source)| match source {
+                Some(source) if !keys.is_empty() => source
+                    .rows_of(keys, now)
+                    .into_iter()
+                    .map(|row| (row.key.clone(), row))
+                    .collect(),
+                _ => HashMap::new(),
+            })
+            .collect();
+        let labels: Vec<String> = (0..self.clusters.len()).map(label).collect();
+        // A row whose object just left its store is skipped, as a kind's own window does.
+        let rows = shown
+            .iter()
+            .filter_map(|row| {
+                let made = made[row.member].remove(&row.entry.key)?;
+                let mut cells = Vec::with_capacity(made.cells.len() + 1);
+                cells.push(labels[row.member].clone());
+                cells.extend(made.cells);
+                Some(Row {
+                    key: row.id.clone(),
+                    cells,
+                    health: made.health,
+                })
+            })
+            .collect();
+        Window {
+            offset,
+            total: self.rows.len(),
+            rows,
+            selected: selected.and_then(|id| self.position(id)),
+        }
+    }
+}
+
+impl Snapshot for FleetRows {
+    type Member = ClusterInput;
+
+    fn build(members: &[ClusterInput], sort: SortSpec) -> Self {
+        FleetRows::build(members, sort)
+    }
+
+    fn empty(sort: SortSpec) -> Self {
+        FleetRows {
+            sort,
+            ..FleetRows::default()
+        }
+    }
+
+    fn version(member: &ClusterInput) -> Option<watch::Receiver<u64>> {
+        member.version.clone()
+    }
+}
+
+/// A fleet table's worker: [`FleetRows`] kept current.
+pub type FleetWorker = SnapshotWorker<FleetRows>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::columns::{RowHealth, SortValue};
+    use std::borrow::Cow;
+
+    /// A cluster whose rows are given: (name, sort text) in its order.
+    struct Fixed(Vec<(&'static str, &'static str)>);
+
+    impl ClusterRows for Fixed {
+        fn entries(&self, cap: usize) -> Vec<RowEntry> {
+            self.0
+                .iter()
+                .take(cap)
+                .map(|(key, sort)| RowEntry {
+                    sort: SortValue::Text(Cow::Borrowed(sort)).into_key(),
+                    key: (*key).into(),
+                })
+                .collect()
+        }
+        fn rows_of(&self, keys: &[Key], _now: Timestamp) -> Vec<Row> {
+            keys.iter()
+                .map(|key| Row {
+                    key: key.clone(),
+                    cells: vec![key.to_string()],
+                    health: RowHealth::Normal,
+                })
+                .collect()
+        }
+        fn text(&self) -> String {
+            String::new()
+        }
+    }
+
+    fn cluster(name: &str, rows: Vec<(&'static str, &'static str)>) -> ClusterInput {
+        ClusterInput {
+            cluster: name.into(),
+            rows: Some(Arc::new(Fixed(rows))),
+            version: None,
+        }
+    }
+
+    fn cells(rows: &FleetRows) -> Vec<String> {
+        let window = rows.window(0, usize::MAX, Timestamp::from_seconds(0), None, |m| {
+            format!("c{}", m + 1)
+        });
+        window.rows.iter().map(|r| r.cells.join(" ")).collect()
+    }
+
+    #[test]
+    fn clusters_merge_by_the_sort_key_and_by_cluster_first() {
+        let members = vec![
+            cluster("c1", vec![("a/web", "web"), ("a/db", "db")]),
+            cluster("c2", vec![("a/api", "api")]),
+            ClusterInput {
+                rows: None,
+                ..cluster("c3", Vec::new())
+            },
+        ];
+        let by_cluster = FleetRows::build(&members, SortSpec::default());
+        assert_eq!(cells(&by_cluster), ["c1 a/web", "c1 a/db", "c2 a/api"]);
+        let by_name = FleetRows::build(
+            &members,
+            SortSpec {
+                column: 1,
+                descending: false,
+            },
+        );
+        assert_eq!(cells(&by_name), ["c2 a/api", "c1 a/db", "c1 a/web"]);
+        assert_eq!(by_name.member_of("c2/a/api"), Some((1, "a/api".into())));
+        let counts: Vec<(String, usize)> =
+            by_name.counts().map(|(c, n)| (c.to_string(), n)).collect();
+        assert_eq!(
+            counts,
+            [("c1".into(), 2), ("c2".into(), 1), ("c3".into(), 0)]
+        );
+        let reversed = FleetRows::build(
+            &members,
+            SortSpec {
+                column: CLUSTER,
+                descending: true,
+            },
+        );
+        assert_eq!(cells(&reversed)[0], "c2 a/api");
+    }
+}
