@@ -60,6 +60,9 @@ pub trait WarmKind: Send + Sync {
     /// Adds an index computed from what the store keeps; the objects stored are indexed at
     /// once.
     fn add_index(&self, definition: IndexDefinition) -> Result<(), ToolError>;
+    /// Why the store is not current (the Reflector is not watching, or was stopped), in
+    /// `get`'s words; `None` while it watches.
+    fn not_current(&self) -> Option<String>;
     /// Stops the informer; what still reads the store keeps its last state.
     fn stop(&self);
     /// The store as an ownership tree reads it (by its owner-uid index).
@@ -247,6 +250,22 @@ impl<T: TableRow> WarmKind for Warm<T> {
             .map_err(|e| crate::commands::CommandError::from(e).into())
     }
 
+    fn not_current(&self) -> Option<String> {
+        let informer = self.informer.lock();
+        let Some(informer) = informer.as_ref() else {
+            return Some("its informer was stopped".into());
+        };
+        let status = informer.status().borrow().clone();
+        let state = crate::commands::not_watching(&status)?;
+        Some(match status.last_error.as_deref() {
+            Some(err) => format!(
+                "{state} (last error: {})",
+                kscope_client::explain::reflector_error(err)
+            ),
+            None => state,
+        })
+    }
+
     fn stop(&self) {
         if let Some(informer) = self.informer.lock().take() {
             tokio::spawn(informer.shutdown());
@@ -366,6 +385,9 @@ mod tests {
         }
         fn add_index(&self, _: IndexDefinition) -> Result<(), ToolError> {
             Err(ToolError::Usage("not a store".into()))
+        }
+        fn not_current(&self) -> Option<String> {
+            None
         }
         fn stop(&self) {
             self.stopped.store(true, Ordering::SeqCst);
