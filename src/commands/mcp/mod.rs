@@ -168,7 +168,10 @@ impl Shared {
             (members, same)
         } else {
             let cluster = args.cluster.connect().await?;
-            (vec![member(cluster.context.clone(), Ok(cluster))], Vec::new())
+            (
+                vec![member(cluster.context.clone(), Ok(cluster))],
+                Vec::new(),
+            )
         };
         Ok(Arc::new(Self {
             subscriptions: parking_lot::Mutex::new(std::collections::HashMap::new()),
@@ -187,19 +190,23 @@ impl Shared {
     /// named is an error that lists them.
     fn member(&self, cluster: Option<&str>) -> Result<&Member, ToolError> {
         match cluster.filter(|c| !c.is_empty()) {
-            Some(name) => self.members.iter().find(|m| m.context == name).ok_or_else(|| {
-                let kept = self.same.iter().find(|s| s.context == name);
-                match kept {
-                    Some(s) => ToolError::Usage(format!(
-                        "context {} reaches the same cluster as {} ({}): name {}",
-                        s.context, s.kept, s.how, s.kept
-                    )),
-                    None => ToolError::UnknownCluster {
-                        cluster: name.to_string(),
-                        known: self.contexts().join(", "),
-                    },
-                }
-            }),
+            Some(name) => self
+                .members
+                .iter()
+                .find(|m| m.context == name)
+                .ok_or_else(|| {
+                    let kept = self.same.iter().find(|s| s.context == name);
+                    match kept {
+                        Some(s) => ToolError::Usage(format!(
+                            "context {} reaches the same cluster as {} ({}): name {}",
+                            s.context, s.kept, s.how, s.kept
+                        )),
+                        None => ToolError::UnknownCluster {
+                            cluster: name.to_string(),
+                            known: self.contexts().join(", "),
+                        },
+                    }
+                }),
             None => match self.members.as_slice() {
                 [only] => Ok(only),
                 _ => Err(ToolError::ClusterNeeded(self.contexts().join(", "))),

@@ -274,8 +274,9 @@ fn revision(rv: &str) -> Option<u64> {
 }
 
 /// The hot loops in what `m`'s warm informers' taps still hold, their watch events replayed
-/// in the order they came.
-fn hot_report(m: &Member) -> kscope_index_views::hotloops::HotReport {
+/// in the order they came, with rates read over the window ending now; and how many
+/// seconds those taps cover (a loop takes [`kscope_index_views::hotloops::WINDOW_SECONDS`] to be told from a burst).
+fn hot_report(m: &Member) -> (kscope_index_views::hotloops::HotReport, u64) {
     let mut detector = HotLoopDetector::new();
     let mut seen: Vec<(String, Arc<kscope_informers::instrument::tap::TapEntry>)> = m
         .warm
@@ -291,15 +292,18 @@ fn hot_report(m: &Member) -> kscope_index_views::hotloops::HotReport {
         .collect();
     seen.sort_by_key(|(_, e)| e.at);
     let start = seen.first().map(|(_, e)| e.at).unwrap_or(UNIX_EPOCH);
-    let mut last = 0;
+    let second = |at: SystemTime| at.duration_since(start).map_or(0, |d| d.as_secs());
     for (kind, entry) in &seen {
         let Some((event, object)) = EventKind::of_entry(entry) else {
             continue;
         };
-        last = entry.at.duration_since(start).map_or(0, |d| d.as_secs());
-        detector.observe(kind, event, &object, last);
+        detector.observe(kind, event, &object, second(entry.at));
     }
-    detector.report(last)
+    let now = match seen.is_empty() {
+        true => 0,
+        false => second(SystemTime::now()),
+    };
+    (detector.report(now), now)
 }
 
 /// Appends `item` to the JSON array `list`.
@@ -403,7 +407,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Controllers that trigger themselves: write rates per field manager and object, and the loops found, from the watch events the warm informers' taps still hold."
+        description = "Controllers that trigger themselves: write rates per field manager and object, and the loops found, per cluster, from the watch events the warm informers' taps still hold (watched_seconds says how long they cover: a loop shows after 10 s). Name kinds to start watching them."
     )]
     async fn hotloops(&self, Parameters(p): Parameters<HotloopsParams>) -> CallToolResult {
         let result = self.hotloops_json(&p).await;
@@ -847,7 +851,7 @@ impl Server {
                     trouble.get_or_insert(trouble_status(&m.context, &err));
                 }
             }
-            let report = hot_report(m);
+            let (report, watched) = hot_report(m);
             let lines = loop_lines(&report);
             found.extend(lines.into_iter().map(|line| match fleet {
                 true => format!("{}: {line}", m.context),
@@ -868,6 +872,7 @@ impl Server {
             clusters.push(json!({
                 "cluster": m.context,
                 "state": state,
+                "watched_seconds": watched,
                 "report": serde_json::to_value(&report).unwrap_or_default(),
             }));
         }
