@@ -125,6 +125,15 @@ pub struct Member {
     warm: warm::WarmKinds,
 }
 
+/// How long a call waits for a kind's informer, and for what.
+#[derive(Debug, Clone, Copy)]
+pub struct Wait {
+    pub timeout: Duration,
+    /// Answer once the store holds its first objects (as the TUI shows them) instead of
+    /// after the whole first list.
+    pub first_rows: bool,
+}
+
 /// How long connecting to one context of several (and reading its identity) may take
 /// before the server starts without it: the others must not wait on an unreachable one.
 const CONNECT_BOUND: Duration = Duration::from_secs(10);
@@ -222,6 +231,14 @@ impl Shared {
         }
     }
 
+    /// Wait for the whole first list, as long as `--sync-timeout`.
+    fn synced(&self) -> Wait {
+        Wait {
+            timeout: self.args.sync_timeout,
+            first_rows: false,
+        }
+    }
+
     fn contexts(&self) -> Vec<String> {
         self.members.iter().map(|m| m.context.clone()).collect()
     }
@@ -284,34 +301,42 @@ impl Member {
         })
     }
 
-    /// The warm informer of `name`'s kind, started (and synced) on first use.
+    /// The warm informer of `name`'s kind, started on first use and synced as `wait` says.
     async fn warm(
         &self,
         name: &str,
-        sync_timeout: Duration,
+        wait: Wait,
     ) -> Result<(super::Resolved, Arc<dyn warm::WarmKind>), ToolError> {
         let resolved = self.resolve(name).await?;
-        let warm = self.warm_resolved(&resolved, sync_timeout).await?;
+        let warm = self.warm_resolved(&resolved, wait).await?;
         Ok((resolved, warm))
     }
 
-    /// The warm informer of a kind already resolved, started (and synced) on first use.
+    /// The warm informer of a kind already resolved, started on first use and synced as
+    /// `wait` says. One that does not sync is stopped, so that the next call tries anew.
     async fn warm_resolved(
         &self,
         resolved: &super::Resolved,
-        sync_timeout: Duration,
+        wait: Wait,
     ) -> Result<Arc<dyn warm::WarmKind>, ToolError> {
-        if let Some(warm) = self.warm.get(&resolved.kind) {
-            return Ok(warm);
+        let warm = match self.warm.get(&resolved.kind) {
+            Some(warm) => warm,
+            None => {
+                let definitions = kscope_index_views::definitions::indexes_for(
+                    &resolved.kind,
+                    &resolved.config.indexes,
+                    &resolved.discovery,
+                );
+                tracing::info!(kind = %resolved.kind, cluster = %self.context, "mcp: starting an informer");
+                let started = warm::start(resolved, definitions, &self.cluster_args)?;
+                self.warm.insert(resolved.kind.clone(), started)
+            }
+        };
+        if let Err(err) = warm.synced(wait.first_rows, wait.timeout).await {
+            self.warm.remove(&resolved.kind);
+            return Err(err);
         }
-        let definitions = kscope_index_views::definitions::indexes_for(
-            &resolved.kind,
-            &resolved.config.indexes,
-            &resolved.discovery,
-        );
-        tracing::info!(kind = %resolved.kind, cluster = %self.context, "mcp: starting an informer");
-        let started = warm::start(resolved, definitions, &self.cluster_args, sync_timeout).await?;
-        Ok(self.warm.insert(resolved.kind.clone(), started))
+        Ok(warm)
     }
 
     /// The namespace a call names, checked against the scope watched; the scope's own when

@@ -63,6 +63,11 @@ pub struct ListParams {
     pub cursor: Option<String>,
     /// Bytes of rows per answer (default 65536, at most 1048576).
     pub max_bytes: Option<usize>,
+    /// On a kind's first use, answer as soon as its store holds objects, as the TUI shows
+    /// its first rows, instead of after the whole first list: the cluster's `state` then
+    /// says `syncing` until it is in.
+    #[serde(default)]
+    pub first_rows: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Serialize)]
@@ -318,10 +323,10 @@ fn push(list: &mut Value, item: Value) {
 fn freshness(cluster: &str, warm: &dyn WarmKind) -> Value {
     match warm.not_current() {
         None => json!({"cluster": cluster, "current": true, "state": "current"}),
-        Some(why) => json!({
+        Some((state, why)) => json!({
             "cluster": cluster,
             "current": false,
-            "state": "stale",
+            "state": state,
             "reason": format!("not current: {why}"),
         }),
     }
@@ -520,8 +525,11 @@ impl Server {
             .into_iter()
             .filter(|m| clusters.admits(&m.context))
             .collect();
-        let timeout = self.shared.args.sync_timeout;
-        let started = join_all(members.iter().map(|m| m.warm(&p.kind, timeout))).await;
+        let wait = super::Wait {
+            first_rows: p.first_rows,
+            ..self.shared.synced()
+        };
+        let started = join_all(members.iter().map(|m| m.warm(&p.kind, wait))).await;
         let fleet = self.shared.is_fleet();
         let end = offset.saturating_add(limit(p.limit));
         // Cluster by cluster in the order served, each sorted: a row's place is its
@@ -756,7 +764,7 @@ impl Server {
             })?),
         };
         let m = self.shared.member(p.cluster.as_deref())?;
-        let (resolved, warm) = m.warm(&p.kind, self.shared.args.sync_timeout).await?;
+        let (resolved, warm) = m.warm(&p.kind, self.shared.synced()).await?;
         let key = match &p.name {
             None => None,
             Some(name) => Some(match m.namespace(p.namespace.as_deref())? {
@@ -803,7 +811,7 @@ impl Server {
 
     async fn indexes_json(&self, p: &IndexesParams) -> Result<Value, ToolError> {
         let m = self.shared.member(p.cluster.as_deref())?;
-        let timeout = self.shared.args.sync_timeout;
+        let timeout = self.shared.synced();
         let (resolved, mut warm) = m.warm(&p.kind, timeout).await?;
         let mut relisted = false;
         if let Some(add) = &p.add {
@@ -839,7 +847,7 @@ impl Server {
     async fn hotloops_json(&self, p: &HotloopsParams) -> Result<Value, ToolError> {
         let members = self.shared.members_named(p.cluster.as_deref())?;
         let fleet = self.shared.is_fleet();
-        let timeout = self.shared.args.sync_timeout;
+        let timeout = self.shared.synced();
         let (mut found, mut clusters) = (Vec::new(), Vec::new());
         for m in members {
             let mut trouble = None;
@@ -858,15 +866,11 @@ impl Server {
                 false => line,
             }));
             let state = trouble.unwrap_or_else(|| {
-                let stale = m.warm.all().into_iter().find_map(|(_, w)| w.not_current());
+                let warm = m.warm.all();
+                let stale = warm.iter().find(|(_, w)| w.not_current().is_some());
                 match stale {
+                    Some((_, w)) => freshness(&m.context, w.as_ref()),
                     None => json!({"cluster": m.context, "current": true, "state": "current"}),
-                    Some(why) => json!({
-                        "cluster": m.context,
-                        "current": false,
-                        "state": "stale",
-                        "reason": format!("not current: {why}"),
-                    }),
                 }
             });
             clusters.push(json!({
@@ -894,9 +898,7 @@ impl Server {
         let mut forest = Forest::new();
         for kind in tree_kinds(&discovery, &target, p.kinds.as_deref())? {
             let resolved = m.resolve_kind(kind, &discovery)?;
-            let warm = m
-                .warm_resolved(&resolved, self.shared.args.sync_timeout)
-                .await?;
+            let warm = m.warm_resolved(&resolved, self.shared.synced()).await?;
             forest.add(warm.ownership());
         }
         let tree = tree_in(&forest, &target, namespace.as_deref(), &p.name, p.up)?;
@@ -979,6 +981,7 @@ impl Server {
             limit: None,
             cursor: None,
             max_bytes: None,
+            first_rows: false,
         };
         Ok((kind.to_string(), self.list_json(&params).await?))
     }
@@ -1111,7 +1114,7 @@ impl ServerHandler for Server {
         let uri = request.uri;
         let (kind, _) = self.table(&uri).await.map_err(|e| resource_error(&e))?;
         // The table's kind on every cluster that serves it (`table` started each).
-        let timeout = self.shared.args.sync_timeout;
+        let timeout = self.shared.synced();
         let started = join_all(self.shared.members.iter().map(|m| m.warm(&kind, timeout))).await;
         let mut taps = Vec::new();
         for started in started {
