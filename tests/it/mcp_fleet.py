@@ -20,8 +20,16 @@ from mcp.client.stdio import stdio_client
 
 MODE, KSCOPE, KUBECONFIG, STATE = sys.argv[1:5]
 CLUSTERS = ["kscope-sim-1", "kscope-sim-2"]
+# The URIs of resources-updated notifications, as they come.
+UPDATED = []
 # Every wait here is on a condition, bounded so that a broken server fails instead of hanging.
 DEADLINE = 60
+
+
+async def on_message(message):
+    message = getattr(message, "root", message)
+    if getattr(message, "method", None) == "notifications/resources/updated":
+        UPDATED.append(str(message.params.uri))
 
 
 def kubectl(*args):
@@ -127,6 +135,18 @@ async def fleet(session):
     assert [c["cluster"] for c in hot["clusters"]] == CLUSTERS, hot
     print("one cluster's tools")
 
+    # The pods table as a resource follows every cluster: a write on the second is told.
+    await session.subscribe_resource("kscope://table/pods")
+    UPDATED.clear()
+    kubectl("--context", CLUSTERS[1], "label", "pod", name, "-n", ns, "mcp-fleet=told", "--overwrite")
+
+    async def told():
+        return "kscope://table/pods" in UPDATED
+
+    await until("told of the change", told)
+    await session.unsubscribe_resource("kscope://table/pods")
+    print("subscribed")
+
     # Pods forbidden on the second cluster, then its store restarted (every watch ends, as
     # after an etcd restore): its relists are refused, its store stops being current, and
     # every answer says so rather than passing its last rows off as current.
@@ -204,7 +224,7 @@ async def main():
         env={"XDG_STATE_HOME": STATE, "HOME": STATE},
     )
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, message_handler=on_message) as session:
             await session.initialize()
             if MODE == "fleet":
                 await fleet(session)
