@@ -23,7 +23,8 @@ pub use tools::Server;
 
 /// Serve the Model Context Protocol over stdio: tools that answer from kscope's indexed
 /// informer stores (list, get, describe, events, logs, deltas, indexes, hotloops, tree,
-/// timeline). Read-only.
+/// timeline). Read-only. Several contexts (--context repeated, --contexts, --all-contexts) are
+/// served at once, each answer naming its cluster and whether its store is current.
 /// Every call is logged to kscope's log file.
 #[derive(Debug, Clone, clap::Args)]
 pub struct McpArgs {
@@ -146,13 +147,10 @@ impl Shared {
         let config = Config::load(args.config.as_deref())?;
         let member = |context: String, cluster: Result<Cluster, String>| {
             let cluster_args = args.cluster.with_context(&context);
-            let scope = match &cluster {
-                Ok(cluster) => args.cluster.scope(cluster),
-                Err(_) => match &args.cluster.namespace {
-                    Some(ns) if !args.cluster.all_namespaces => NamespaceScope::One(ns.clone()),
-                    _ => NamespaceScope::All,
-                },
-            };
+            // A context that did not connect answers nothing: its scope is never read.
+            let scope = cluster
+                .as_ref()
+                .map_or(NamespaceScope::All, |c| args.cluster.scope(c));
             Member {
                 definitions: parking_lot::Mutex::new(config.indexes.clone()),
                 config: config.clone(),
