@@ -47,18 +47,28 @@ async fn python_sdk_lists_two_clusters_and_is_told_which_is_stale() {
         return;
     }
     let dir = temp_dir("mcp-fleet");
-    let (mut sim, kubeconfig) = sim_clusters(
+    let (sim, kubeconfig) = sim_clusters(
         &dir,
         2,
         &["--pods", "12", "--nodes", "2", "--namespaces", "2"],
     )
     .await;
+    // Stopped even when the client fails: a sim left running outlives the test run.
+    let _sim = Stopped(sim);
     let out = run_client("fleet", &dir, &kubeconfig).await;
-    let _ = sim.kill();
-    let _ = sim.wait();
     let _ = std::fs::remove_dir_all(&dir);
     if let Some(out) = out {
         assert!(out.contains("stale") && out.contains("forbidden"), "{out}");
+    }
+}
+
+/// A `kscope sim` process, killed when dropped.
+struct Stopped(std::process::Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
 
