@@ -13,15 +13,15 @@ pub struct ClusterArgs {
     /// Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
     #[arg(long, value_name = "FILE")]
     pub kubeconfig: Option<PathBuf>,
-    /// The kubeconfig context to use (default: its current-context). `kscope get` takes it
-    /// repeated, to read several clusters at once.
+    /// The kubeconfig context to use (default: its current-context). `kscope get` and
+    /// `kscope mcp` take it repeated, to read several clusters at once.
     #[arg(long, value_name = "NAME")]
     pub context: Vec<String>,
-    /// `kscope get` only: every kubeconfig context whose name matches GLOB (`*` any run of
-    /// characters, `?` one), read at once.
+    /// `kscope get` and `kscope mcp` only: every kubeconfig context whose name matches GLOB
+    /// (`*` any run of characters, `?` one), read at once.
     #[arg(long, value_name = "GLOB", conflicts_with_all = ["context", "all_contexts"])]
     pub contexts: Option<String>,
-    /// `kscope get` only: every context of the kubeconfig, read at once.
+    /// `kscope get` and `kscope mcp` only: every context of the kubeconfig, read at once.
     #[arg(long, conflicts_with = "context")]
     pub all_contexts: bool,
     /// The namespace scope (default: the context's namespace, else "default").
@@ -53,7 +53,7 @@ pub enum ClusterError {
     #[error("--contexts {0:?} matches none of the kubeconfig's contexts")]
     NoContextMatches(String),
     #[error(
-        "this command reads one cluster: several contexts (--context repeated, --contexts, --all-contexts) are for `kscope get` and the TUI"
+        "this command reads one cluster: several contexts (--context repeated, --contexts, --all-contexts) are for `kscope get`, `kscope mcp` and the TUI"
     )]
     SeveralContexts,
     #[error("no client for any of the contexts {} within {secs}s", .contexts.join(", "))]

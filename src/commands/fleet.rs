@@ -111,7 +111,7 @@ pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandErro
 }
 
 /// The word for what kept a cluster from being read.
-fn trouble(err: &CommandError) -> &'static str {
+pub(crate) fn trouble(err: &CommandError) -> &'static str {
     match err {
         CommandError::Sync(err) => Trouble::of(err).word(),
         CommandError::NotSynced { .. } => Trouble::NotSynced.word(),

@@ -26,4 +26,4 @@ pub use error::CommandError;
 pub use informer::{
     InformerArgs, PreparedInformer, Resolved, ResolvedKinds, prepare_informer, start_informer,
 };
-pub use sync::{check_current, gives_up, wait_for_sync_reporting};
+pub use sync::{check_current, gives_up, not_watching, wait_for_sync_reporting};

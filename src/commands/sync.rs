@@ -70,26 +70,8 @@ pub async fn check_current<T: Object>(
         printed: false,
     };
     let status = informer.status().borrow().clone();
-    match &status.phase {
-        ReflectorPhase::Watching => {}
-        ReflectorPhase::BackingOff => {
-            return Err(not_current(
-                format!(
-                    "its list and watch failed {} time(s) in a row and it is backing off",
-                    status.failed_rounds
-                ),
-                &status,
-            ));
-        }
-        ReflectorPhase::Listing { pages, objects } => {
-            return Err(not_current(
-                format!("it is relisting ({pages} pages, {objects} objects so far)"),
-                &status,
-            ));
-        }
-        ReflectorPhase::Starting => {
-            return Err(not_current("it has not started".into(), &status));
-        }
+    if let Some(state) = not_watching(&status) {
+        return Err(not_current(state, &status));
     }
     let queue = informer.informer().store();
     let drained = tokio::time::timeout(drain, async {
@@ -105,6 +87,22 @@ pub async fn check_current<T: Object>(
         ));
     }
     Ok(())
+}
+
+/// What the Reflector is doing instead of watching, in the words `get` prints for a store
+/// that is not current; `None` while it watches.
+pub fn not_watching(status: &ReflectorStatus) -> Option<String> {
+    match &status.phase {
+        ReflectorPhase::Watching => None,
+        ReflectorPhase::BackingOff => Some(format!(
+            "its list and watch failed {} time(s) in a row and it is backing off",
+            status.failed_rounds
+        )),
+        ReflectorPhase::Listing { pages, objects } => Some(format!(
+            "it is relisting ({pages} pages, {objects} objects so far)"
+        )),
+        ReflectorPhase::Starting => Some("it has not started".into()),
+    }
 }
 
 /// Errors that will not go away by retrying, so a command should stop at once: refused

@@ -35,6 +35,7 @@ mod kinds_index;
 mod kinds_output;
 mod layers;
 mod mcp;
+mod mcp_fleet;
 mod reflector_convergence;
 mod reflector_scale;
 mod replay;

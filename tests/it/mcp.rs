@@ -12,7 +12,7 @@ use crate::common::tools;
 const CLIENT: &str = include_str!("mcp_client.py");
 
 /// python3 with the `mcp` package; `None` (skip) where either is missing.
-fn python_with_mcp() -> Option<PathBuf> {
+pub(crate) fn python_with_mcp() -> Option<PathBuf> {
     let python = tools::required("python3", "to run the official MCP client")?;
     let probe = std::process::Command::new(&python)
         .args(["-c", "import mcp"])

@@ -103,6 +103,10 @@ async def main():
             assert {r["key"] for r in listed["rows"]} == truth, (listed, truth)
             assert listed["columns"][:2] == ["NAMESPACE", "NAME"], listed["columns"]
             assert listed["truncated"] is False and listed["next_cursor"] is None
+            # One cluster: no CLUSTER column, but every answer names it and says it is current.
+            assert listed["current"] is True and [c["state"] for c in listed["clusters"]] == ["current"], listed
+            context = listed["clusters"][0]["cluster"]
+            assert {r["cluster"] for r in listed["rows"]} == {context}, listed
             some = sorted(truth)[0]
             ns, name = some.split("/")
             narrowed = await call(session, "list", {"kind": "po", "namespace": ns, "filter": f"app={app}",
@@ -139,6 +143,10 @@ async def main():
 
             got = await call(session, "get", {"kind": "pods", "namespace": ns, "name": name})
             assert f"name: {name}" in got["yaml"] and "managedFields" not in got["yaml"], got
+            assert got["cluster"] == context, got
+            other = await call(session, "get", {"kind": "pods", "namespace": ns, "name": name,
+                                                "cluster": "nosuchcluster"}, error=True)
+            assert "nosuchcluster" in other and context in other, other
             with_fields = await call(session, "get", {"kind": "pods", "namespace": ns, "name": name,
                                                       "managed_fields": True})
             assert "managedFields" in with_fields["yaml"]
@@ -227,9 +235,10 @@ async def main():
             print("resources", len(UPDATED))
 
             report = await call(session, "hotloops", {})
-            assert "report" in report and isinstance(report["report"]["objects"], list), report
+            hot = report["clusters"][0]["report"]
+            assert isinstance(hot["objects"], list), report
             # The demo's controllers are healthy: no loop, in the report or in words.
-            assert report["report"]["loops"] == [] and report["found"] == [], report
+            assert hot["loops"] == [] and report["found"] == [], report
             print("hotloops")
 
             # tree: a Deployment's dependents are the ReplicaSets and pods whose

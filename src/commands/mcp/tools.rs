@@ -15,16 +15,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use futures::future::join_all;
 use kscope_client::fetch::{fetch_list, fetch_object};
+use kscope_client::fleet::Trouble;
 use kscope_client::logs::{LogOptions, open_log};
 use kscope_index_views::definitions::{IndexDefinition, IndexSource};
 use kscope_index_views::hotloops::{EventKind, HotLoopDetector};
 use kscope_index_views::query::{Query, Term};
-use kscope_informers::instrument::tap::TapKind;
-use kscope_informers::lister_watcher::WatchEventType;
 
-use super::warm::Selection;
-use super::{Shared, ToolError};
+use super::warm::{Selection, WarmKind};
+use super::{Member, Shared, ToolError};
 use crate::commands::hotloops::loop_lines;
 use crate::commands::timeline::timeline_of;
 use crate::commands::tree::{resolve_kind, tree_in, tree_kinds};
@@ -42,6 +42,9 @@ const MAX_LOG_LINE: usize = 16 * 1024;
 
 #[derive(Debug, Deserialize, JsonSchema, Serialize)]
 pub struct ListParams {
+    /// Only this cluster (a kubeconfig context kscope mcp serves); every cluster served when
+    /// left out.
+    pub cluster: Option<String>,
     /// The resource, named as for kubectl: pods (po), deploy, widgets.example.com...
     pub kind: String,
     /// Only this namespace (within the namespace scope kscope mcp was started with).
@@ -60,10 +63,17 @@ pub struct ListParams {
     pub cursor: Option<String>,
     /// Bytes of rows per answer (default 65536, at most 1048576).
     pub max_bytes: Option<usize>,
+    /// On a kind's first use, answer as soon as its store holds objects, as the TUI shows
+    /// its first rows, instead of after the whole first list: the cluster's `state` then
+    /// says `syncing` until it is in.
+    #[serde(default)]
+    pub first_rows: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Serialize)]
 pub struct ObjectParams {
+    /// The cluster (a kubeconfig context kscope mcp serves); needed when it serves several.
+    pub cluster: Option<String>,
     pub kind: String,
     pub name: String,
     /// The object's namespace (default: the scope's).
@@ -77,6 +87,8 @@ pub struct ObjectParams {
 
 #[derive(Debug, Deserialize, JsonSchema, Serialize)]
 pub struct EventsParams {
+    /// The cluster (a kubeconfig context kscope mcp serves); needed when it serves several.
+    pub cluster: Option<String>,
     /// With `name`: the Events of that object; without: of the namespace.
     pub kind: Option<String>,
     pub name: Option<String>,
@@ -88,6 +100,8 @@ pub struct EventsParams {
 
 #[derive(Debug, Deserialize, JsonSchema, Serialize)]
 pub struct LogsParams {
+    /// The cluster (a kubeconfig context kscope mcp serves); needed when it serves several.
+    pub cluster: Option<String>,
     /// The pod.
     pub name: String,
     pub namespace: Option<String>,
@@ -105,6 +119,8 @@ pub struct LogsParams {
 
 #[derive(Debug, Deserialize, JsonSchema, Serialize)]
 pub struct DeltasParams {
+    /// The cluster (a kubeconfig context kscope mcp serves); needed when it serves several.
+    pub cluster: Option<String>,
     pub kind: String,
     /// Only this object (`name`, with `namespace` for a namespaced kind).
     pub name: Option<String>,
@@ -119,6 +135,8 @@ pub struct DeltasParams {
 
 #[derive(Debug, Deserialize, JsonSchema, Serialize)]
 pub struct IndexesParams {
+    /// The cluster (a kubeconfig context kscope mcp serves); needed when it serves several.
+    pub cluster: Option<String>,
     pub kind: String,
     /// An index to add, as the TUI's `:index` takes it: `NAME label=KEY`,
     /// `NAME annotation=KEY` or `NAME field=JSONPATH`.
@@ -127,12 +145,18 @@ pub struct IndexesParams {
 
 #[derive(Debug, Deserialize, JsonSchema, Serialize)]
 pub struct KindsParams {
+    /// Only this cluster (a kubeconfig context kscope mcp serves); every cluster served when
+    /// left out.
+    pub cluster: Option<String>,
     /// Only the kinds whose name, kind or short name contains this.
     pub contains: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema, Serialize)]
 pub struct HotloopsParams {
+    /// Only this cluster (a kubeconfig context kscope mcp serves); every cluster served when
+    /// left out.
+    pub cluster: Option<String>,
     /// The kinds to look at (each started warm if it is not); the warm kinds when empty.
     #[serde(default)]
     pub kinds: Vec<String>,
@@ -141,6 +165,8 @@ pub struct HotloopsParams {
 
 #[derive(Debug, Deserialize, JsonSchema, Serialize)]
 pub struct TreeParams {
+    /// The cluster (a kubeconfig context kscope mcp serves); needed when it serves several.
+    pub cluster: Option<String>,
     /// The object's kind, named as for kubectl (deploy, rs, widgets.example.com).
     pub kind: String,
     pub name: String,
@@ -158,6 +184,8 @@ pub struct TreeParams {
 
 #[derive(Debug, Deserialize, JsonSchema, Serialize)]
 pub struct TimelineParams {
+    /// The cluster (a kubeconfig context kscope mcp serves); needed when it serves several.
+    pub cluster: Option<String>,
     pub kind: String,
     pub name: String,
     pub namespace: Option<String>,
@@ -250,6 +278,71 @@ fn revision(rv: &str) -> Option<u64> {
     rv.parse().ok()
 }
 
+/// The hot loops in what `m`'s warm informers' taps still hold, their watch events replayed
+/// in the order they came, with rates read over the window ending now; and how many
+/// seconds those taps cover (a loop takes [`kscope_index_views::hotloops::WINDOW_SECONDS`] to be told from a burst).
+fn hot_report(m: &Member) -> (kscope_index_views::hotloops::HotReport, u64) {
+    let mut detector = HotLoopDetector::new();
+    let mut seen: Vec<(String, Arc<kscope_informers::instrument::tap::TapEntry>)> = m
+        .warm
+        .all()
+        .iter()
+        .flat_map(|(kind, w)| {
+            let kind = kind.to_string();
+            w.tap()
+                .snapshot()
+                .into_iter()
+                .map(move |e| (kind.clone(), e))
+        })
+        .collect();
+    seen.sort_by_key(|(_, e)| e.at);
+    let start = seen.first().map(|(_, e)| e.at).unwrap_or(UNIX_EPOCH);
+    let second = |at: SystemTime| at.duration_since(start).map_or(0, |d| d.as_secs());
+    for (kind, entry) in &seen {
+        let Some((event, object)) = EventKind::of_entry(entry) else {
+            continue;
+        };
+        detector.observe(kind, event, &object, second(entry.at));
+    }
+    let now = match seen.is_empty() {
+        true => 0,
+        false => second(SystemTime::now()),
+    };
+    (detector.report(now), now)
+}
+
+/// Appends `item` to the JSON array `list`.
+fn push(list: &mut Value, item: Value) {
+    if let Some(list) = list.as_array_mut() {
+        list.push(item);
+    }
+}
+
+/// Whether a cluster's store of a kind is current, and if not why, so that a stale answer
+/// is never taken for the cluster as it is.
+fn freshness(cluster: &str, warm: &dyn WarmKind) -> Value {
+    match warm.not_current() {
+        None => json!({"cluster": cluster, "current": true, "state": "current"}),
+        Some((state, why)) => json!({
+            "cluster": cluster,
+            "current": false,
+            "state": state,
+            "reason": format!("not current: {why}"),
+        }),
+    }
+}
+
+/// A cluster that gave nothing for a call: the word `kscope get` names it by on stderr
+/// (unreachable, forbidden, kind not served, not synced) and the whole error.
+fn trouble_status(cluster: &str, err: &ToolError) -> Value {
+    let state = match err {
+        ToolError::Command(err) => crate::commands::fleet::trouble(err),
+        ToolError::Unreachable { .. } => Trouble::Unreachable.word(),
+        _ => "failed",
+    };
+    json!({"cluster": cluster, "current": false, "state": state, "reason": err.to_string()})
+}
+
 fn seconds_since_epoch(at: SystemTime) -> f64 {
     at.duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -319,7 +412,7 @@ impl Server {
     }
 
     #[tool(
-        description = "Controllers that trigger themselves: write rates per field manager and object, and the loops found, from the watch events the warm informers' taps still hold."
+        description = "Controllers that trigger themselves: write rates per field manager and object, and the loops found, per cluster, from the watch events the warm informers' taps still hold (watched_seconds says how long they cover: a loop shows after 10 s). Name kinds to start watching them."
     )]
     async fn hotloops(&self, Parameters(p): Parameters<HotloopsParams>) -> CallToolResult {
         let result = self.hotloops_json(&p).await;
@@ -345,92 +438,177 @@ impl Server {
 
 impl Server {
     async fn list_kinds_json(&self, p: &KindsParams) -> Result<Value, ToolError> {
-        let discovery = self.shared.discovery().await?;
-        let warm = self.shared.warm.all();
+        let members = self.shared.members_named(p.cluster.as_deref())?;
         let needle = p
             .contains
             .as_deref()
             .unwrap_or_default()
             .to_ascii_lowercase();
-        let kinds: Vec<Value> = discovery
-            .preferred()
-            .into_iter()
-            .filter(|r| r.listable())
-            .filter(|r| {
-                needle.is_empty()
+        let discovered = join_all(members.iter().map(|m| m.discovery())).await;
+        // A kind served by several clusters is one entry naming each of them.
+        let mut kinds: Vec<(String, Value)> = Vec::new();
+        let mut clusters = Vec::new();
+        let mut first_error = None;
+        for (member, discovery) in members.iter().zip(discovered) {
+            let discovery = match discovery {
+                Ok(discovery) => discovery,
+                Err(err) => {
+                    clusters.push(trouble_status(&member.context, &err));
+                    first_error.get_or_insert(err);
+                    continue;
+                }
+            };
+            clusters.push(json!({"cluster": member.context, "current": true, "state": "current"}));
+            let warm = member.warm.all();
+            for r in discovery.preferred().into_iter().filter(|r| r.listable()) {
+                let matches = needle.is_empty()
                     || r.plural.contains(&needle)
                     || r.kind.to_ascii_lowercase().contains(&needle)
-                    || r.short_names.iter().any(|s| s.contains(&needle))
-            })
-            .map(|r| {
+                    || r.short_names.iter().any(|s| s.contains(&needle));
+                if !matches {
+                    continue;
+                }
                 let kind = kscope_resources::Kind::of(r.clone());
+                let name = kind.to_string();
                 let held = warm.iter().find(|(k, _)| *k == kind).map(|(_, w)| w.len());
-                json!({
-                    "name": kind.to_string(),
-                    "kind": r.kind,
-                    "group": r.group,
-                    "namespaced": r.namespaced,
-                    "short_names": r.short_names,
-                    "warm": held.is_some(),
-                    "objects": held,
-                })
-            })
-            .collect();
-        Ok(json!({ "kinds": kinds }))
+                let at = match kinds.iter().position(|(n, _)| *n == name) {
+                    Some(at) => at,
+                    None => {
+                        kinds.push((
+                            name.clone(),
+                            json!({
+                                "name": name,
+                                "kind": r.kind,
+                                "group": r.group,
+                                "namespaced": r.namespaced,
+                                "short_names": r.short_names,
+                                "clusters": [],
+                                "warm": [],
+                            }),
+                        ));
+                        kinds.len() - 1
+                    }
+                };
+                let entry = &mut kinds[at].1;
+                push(&mut entry["clusters"], json!(member.context));
+                if let Some(objects) = held {
+                    push(
+                        &mut entry["warm"],
+                        json!({"cluster": member.context, "objects": objects}),
+                    );
+                }
+            }
+        }
+        if let (true, Some(err)) = (kinds.is_empty(), first_error) {
+            return Err(err);
+        }
+        let kinds: Vec<Value> = kinds.into_iter().map(|(_, v)| v).collect();
+        Ok(json!({ "kinds": kinds, "clusters": clusters }))
     }
 
     async fn list_json(&self, p: &ListParams) -> Result<Value, ToolError> {
-        let mut query = match p.filter.as_deref() {
+        let query = match p.filter.as_deref() {
             Some(text) => Query::parse(text).map_err(|source| ToolError::Filter {
                 text: text.to_string(),
                 source,
             })?,
             None => Query::default(),
         };
-        if let Some(ns) = p.namespace.as_deref().filter(|n| !n.is_empty()) {
-            let ns = self.shared.namespace(Some(ns))?.unwrap_or_default();
-            query.terms.push(Term::Eq {
-                index: "namespace".into(),
-                value: ns,
-            });
-        }
-        let offset = match p.cursor.as_deref() {
+        let (clusters, query) = query.split_clusters();
+        let offset: usize = match p.cursor.as_deref() {
             None => 0,
             Some(c) => c.parse().map_err(|_| ToolError::Cursor(c.to_string()))?,
         };
-        let (resolved, warm) = self.shared.warm(&p.kind).await?;
-        let rows = warm.select(&Selection {
-            query: &query,
-            columns: &p.columns,
-            sort: p.sort.as_deref(),
-            page: offset..offset.saturating_add(limit(p.limit)),
-        })?;
-        let total = rows.total;
-        let page = rows
-            .rows
+        let members: Vec<&Member> = self
+            .shared
+            .members_named(p.cluster.as_deref())?
             .into_iter()
-            .map(|(key, cells)| json!({ "key": key.as_ref(), "cells": cells }));
-        let (page, over_bytes) = fitting(page, bytes(p.max_bytes));
+            .filter(|m| clusters.admits(&m.context))
+            .collect();
+        let wait = super::Wait {
+            first_rows: p.first_rows,
+            ..self.shared.synced()
+        };
+        let started = join_all(members.iter().map(|m| m.warm(&p.kind, wait))).await;
+        let fleet = self.shared.is_fleet();
+        let end = offset.saturating_add(limit(p.limit));
+        // Cluster by cluster in the order served, each sorted: a row's place is its
+        // cluster's first row's place (`base`) plus its place in its cluster.
+        let (mut base, mut rows, mut columns, mut kind) = (0, Vec::new(), None, None);
+        let mut states = Vec::new();
+        let mut first_error = None;
+        for (member, started) in members.iter().zip(started) {
+            let (resolved, warm) = match started {
+                Ok(started) => started,
+                Err(err) => {
+                    states.push(trouble_status(&member.context, &err));
+                    first_error.get_or_insert(err);
+                    continue;
+                }
+            };
+            let mut query = query.clone();
+            if let Some(ns) = p.namespace.as_deref().filter(|n| !n.is_empty()) {
+                let ns = member.namespace(Some(ns))?.unwrap_or_default();
+                query.terms.push(Term::Eq {
+                    index: "namespace".into(),
+                    value: ns,
+                });
+            }
+            let page = warm.select(&Selection {
+                query: &query,
+                columns: &p.columns,
+                sort: p.sort.as_deref(),
+                page: offset.saturating_sub(base)..end.saturating_sub(base),
+            })?;
+            base += page.total;
+            states.push(freshness(&member.context, warm.as_ref()));
+            kind.get_or_insert_with(|| resolved.kind.to_string());
+            columns.get_or_insert_with(|| {
+                let mut columns = page.columns.clone();
+                if fleet {
+                    columns.insert(0, "CLUSTER".to_string());
+                }
+                columns
+            });
+            rows.extend(page.rows.into_iter().map(|(key, mut cells)| {
+                if fleet {
+                    cells.insert(0, member.context.clone());
+                }
+                json!({ "cluster": member.context, "key": key.as_ref(), "cells": cells })
+            }));
+        }
+        if let (None, Some(err)) = (&kind, first_error) {
+            return Err(err);
+        }
+        let total = base;
+        let (page, over_bytes) = fitting(rows, bytes(p.max_bytes));
         let next = offset + page.len();
         let more = next < total;
+        let current = states.iter().all(|s| s["current"] == true);
         Ok(json!({
-            "kind": resolved.kind.to_string(),
-            "columns": rows.columns,
+            "kind": kind.unwrap_or_else(|| p.kind.clone()),
+            "columns": columns.unwrap_or_default(),
             "rows": page,
             "total": total,
             "next_cursor": more.then(|| next.to_string()),
             "truncated": over_bytes || more,
+            "current": current,
+            "clusters": states,
         }))
     }
 
     /// The object `p` names, from the server, without managedFields unless asked for and
     /// with a Secret's values masked.
-    async fn object(&self, p: &ObjectParams) -> Result<(kscope_resources::Kind, Value), ToolError> {
-        let resolved = self.shared.resolve(&p.kind).await?;
-        let namespace = self.shared.namespace(p.namespace.as_deref())?;
+    async fn object(
+        &self,
+        m: &Member,
+        p: &ObjectParams,
+    ) -> Result<(kscope_resources::Kind, Value), ToolError> {
+        let resolved = m.resolve(&p.kind).await?;
+        let namespace = m.namespace(p.namespace.as_deref())?;
         let kind = resolved.kind;
         let object = fetch_object(
-            &self.shared.cluster.client,
+            &m.cluster()?.client,
             kind.clone(),
             namespace.as_deref().filter(|_| kind.namespaced()),
             &p.name,
@@ -440,10 +618,12 @@ impl Server {
     }
 
     async fn get_json(&self, p: &ObjectParams) -> Result<Value, ToolError> {
-        let (_, object) = self.object(p).await?;
+        let m = self.shared.member(p.cluster.as_deref())?;
+        let (_, object) = self.object(m, p).await?;
         let doc = kscope_index_views::detail::yaml(&object, p.managed_fields)?;
         let (yaml, truncated) = capped(doc.lines.join("\n") + "\n", bytes(p.max_bytes));
         Ok(json!({
+            "cluster": m.context,
             "yaml": yaml,
             "masked_secret_values": doc.masked,
             "hidden_managed_fields": doc.hidden_managed_fields,
@@ -452,8 +632,9 @@ impl Server {
     }
 
     async fn describe_json(&self, p: &ObjectParams) -> Result<Value, ToolError> {
-        let resolved = self.shared.resolve(&p.kind).await?;
-        let namespace = self.shared.namespace(p.namespace.as_deref())?;
+        let m = self.shared.member(p.cluster.as_deref())?;
+        let resolved = m.resolve(&p.kind).await?;
+        let namespace = m.namespace(p.namespace.as_deref())?;
         let kind = resolved.kind;
         let namespace = namespace.as_deref().filter(|_| kind.namespaced());
         let path = kind
@@ -464,29 +645,31 @@ impl Server {
             None => format!("{} {}", kind.kind(), p.name),
         };
         let (_, lines) =
-            kscope_index_views::describe::fetch_described(&self.shared.cluster.client, path, label)
+            kscope_index_views::describe::fetch_described(&m.cluster()?.client, path, label)
                 .await?;
         let (text, truncated) = capped(lines.join("\n") + "\n", bytes(p.max_bytes));
-        Ok(json!({ "text": text, "truncated": truncated }))
+        Ok(json!({ "cluster": m.context, "text": text, "truncated": truncated }))
     }
 
     async fn events_json(&self, p: &EventsParams) -> Result<Value, ToolError> {
-        let client = &self.shared.cluster.client;
+        let m = self.shared.member(p.cluster.as_deref())?;
+        let client = &m.cluster()?.client;
         let (uri, what) = match (&p.kind, &p.name) {
             (Some(kind), Some(name)) => {
                 let object = ObjectParams {
                     kind: kind.clone(),
                     name: name.clone(),
                     namespace: p.namespace.clone(),
+                    cluster: None,
                     managed_fields: false,
                     max_bytes: None,
                 };
-                let (_, object) = self.object(&object).await?;
+                let (_, object) = self.object(m, &object).await?;
                 let request = kscope_index_views::describe::events_request(&object)
                     .ok_or_else(|| ToolError::Usage(format!("{kind} {name} has no metadata")))?;
                 (request.uri(), format!("events of {kind} {name}"))
             }
-            (None, None) => match self.shared.namespace(p.namespace.as_deref())? {
+            (None, None) => match m.namespace(p.namespace.as_deref())? {
                 Some(ns) => (
                     format!("/api/v1/namespaces/{ns}/events"),
                     format!("events in namespace {ns}"),
@@ -537,6 +720,7 @@ impl Server {
         let (mut rows, over) = fitting(rows, bytes(p.max_bytes));
         rows.reverse();
         Ok(json!({
+            "cluster": m.context,
             "events": rows,
             "total": count,
             "truncated": over || count > rows.len(),
@@ -544,8 +728,8 @@ impl Server {
     }
 
     async fn logs_json(&self, p: &LogsParams) -> Result<Value, ToolError> {
-        let namespace = self
-            .shared
+        let m = self.shared.member(p.cluster.as_deref())?;
+        let namespace = m
             .namespace(p.namespace.as_deref())?
             .ok_or_else(|| ToolError::Usage("logs need a namespace under -A".into()))?;
         let tail = p
@@ -561,7 +745,7 @@ impl Server {
             limit_bytes: Some(max as u64),
             ..LogOptions::default()
         };
-        let client = &self.shared.cluster.client;
+        let client = &m.cluster()?.client;
         let mut log = open_log(client, &namespace, &p.name, &options, MAX_LOG_LINE).await?;
         let mut lines: Vec<String> = Vec::new();
         while let Some(batch) = log.next_batch().await {
@@ -569,7 +753,7 @@ impl Server {
         }
         let (lines, over) = fitting(lines.into_iter().rev().map(Value::String), max);
         let lines: Vec<Value> = lines.into_iter().rev().collect();
-        Ok(json!({ "lines": lines, "truncated": over }))
+        Ok(json!({ "cluster": m.context, "lines": lines, "truncated": over }))
     }
 
     async fn deltas_json(&self, p: &DeltasParams) -> Result<Value, ToolError> {
@@ -579,10 +763,11 @@ impl Server {
                 ToolError::Usage(format!("since {rv:?}: a resourceVersion is a number"))
             })?),
         };
-        let (resolved, warm) = self.shared.warm(&p.kind).await?;
+        let m = self.shared.member(p.cluster.as_deref())?;
+        let (resolved, warm) = m.warm(&p.kind, self.shared.synced()).await?;
         let key = match &p.name {
             None => None,
-            Some(name) => Some(match self.shared.namespace(p.namespace.as_deref())? {
+            Some(name) => Some(match m.namespace(p.namespace.as_deref())? {
                 Some(ns) if resolved.kind.namespaced() => format!("{ns}/{name}"),
                 _ => name.clone(),
             }),
@@ -612,7 +797,11 @@ impl Server {
             .rev()
             .find_map(|e| e.resource_version.clone())
             .or_else(|| p.since.clone());
+        let fresh = freshness(&m.context, warm.as_ref());
         Ok(json!({
+            "cluster": m.context,
+            "current": fresh["current"],
+            "state": fresh,
             "kind": resolved.kind.to_string(),
             "entries": rows,
             "last_resource_version": last,
@@ -621,12 +810,14 @@ impl Server {
     }
 
     async fn indexes_json(&self, p: &IndexesParams) -> Result<Value, ToolError> {
-        let (resolved, mut warm) = self.shared.warm(&p.kind).await?;
+        let m = self.shared.member(p.cluster.as_deref())?;
+        let timeout = self.shared.synced();
+        let (resolved, mut warm) = m.warm(&p.kind, timeout).await?;
         let mut relisted = false;
         if let Some(add) = &p.add {
             let definition = IndexDefinition::parse_command(add)?;
             {
-                let mut definitions = self.shared.definitions.lock();
+                let mut definitions = m.definitions.lock();
                 if definitions.iter().any(|d| d.name == definition.name) {
                     return Err(ToolError::Command(
                         kscope_informers::indexer::IndexerError::IndexConflict(definition.name)
@@ -638,14 +829,15 @@ impl Server {
             // A JSONPath is read from the objects as they are decoded, which the store does
             // not keep: the informer starts anew (a relist), as the TUI's `:index` does.
             if matches!(definition.source, IndexSource::Path(_)) {
-                self.shared.warm.remove(&resolved.kind);
-                warm = self.shared.warm(&p.kind).await?.1;
+                m.warm.remove(&resolved.kind);
+                warm = m.warm(&p.kind, timeout).await?.1;
                 relisted = true;
             } else {
                 warm.add_index(definition)?;
             }
         }
         Ok(json!({
+            "cluster": m.context,
             "kind": resolved.kind.to_string(),
             "indexes": warm.indexes(),
             "relisted": relisted,
@@ -653,47 +845,45 @@ impl Server {
     }
 
     async fn hotloops_json(&self, p: &HotloopsParams) -> Result<Value, ToolError> {
-        for kind in &p.kinds {
-            self.shared.warm(kind).await?;
+        let members = self.shared.members_named(p.cluster.as_deref())?;
+        let fleet = self.shared.is_fleet();
+        let timeout = self.shared.synced();
+        let (mut found, mut clusters) = (Vec::new(), Vec::new());
+        for m in members {
+            let mut trouble = None;
+            for kind in &p.kinds {
+                if let Err(err) = m.warm(kind, timeout).await {
+                    if !fleet {
+                        return Err(err);
+                    }
+                    trouble.get_or_insert(trouble_status(&m.context, &err));
+                }
+            }
+            let (report, watched) = hot_report(m);
+            let lines = loop_lines(&report);
+            found.extend(lines.into_iter().map(|line| match fleet {
+                true => format!("{}: {line}", m.context),
+                false => line,
+            }));
+            let state = trouble.unwrap_or_else(|| {
+                let warm = m.warm.all();
+                let stale = warm.iter().find(|(_, w)| w.not_current().is_some());
+                match stale {
+                    Some((_, w)) => freshness(&m.context, w.as_ref()),
+                    None => json!({"cluster": m.context, "current": true, "state": "current"}),
+                }
+            });
+            clusters.push(json!({
+                "cluster": m.context,
+                "state": state,
+                "watched_seconds": watched,
+                "report": serde_json::to_value(&report).unwrap_or_default(),
+            }));
         }
-        let mut detector = HotLoopDetector::new();
-        let warm = self.shared.warm.all();
-        let mut seen: Vec<(String, Arc<kscope_informers::instrument::tap::TapEntry>)> = warm
-            .iter()
-            .flat_map(|(kind, w)| {
-                let kind = kind.to_string();
-                w.tap()
-                    .snapshot()
-                    .into_iter()
-                    .map(move |e| (kind.clone(), e))
-            })
-            .collect();
-        seen.sort_by_key(|(_, e)| e.at);
-        let start = seen.first().map(|(_, e)| e.at).unwrap_or(UNIX_EPOCH);
-        let mut last = 0;
-        for (kind, entry) in &seen {
-            let event = match entry.kind {
-                TapKind::Watch(WatchEventType::Added) => EventKind::Added,
-                TapKind::Watch(WatchEventType::Modified) => EventKind::Modified,
-                TapKind::Watch(WatchEventType::Deleted) => EventKind::Deleted,
-                _ => continue,
-            };
-            let Some(object) = entry
-                .raw
-                .as_ref()
-                .and_then(|raw| serde_json::from_slice::<Value>(raw).ok())
-            else {
-                continue;
-            };
-            last = entry.at.duration_since(start).map_or(0, |d| d.as_secs());
-            detector.observe(kind, event, &object, last);
-        }
-        let report = detector.report(last);
-        let found = loop_lines(&report);
-        let report = serde_json::to_value(&report).unwrap_or_default();
-        let (text, truncated) = capped(report.to_string(), bytes(p.max_bytes));
+        let whole = json!({ "found": found, "clusters": clusters, "truncated": false });
+        let (text, truncated) = capped(whole.to_string(), bytes(p.max_bytes));
         Ok(match truncated {
-            false => json!({ "found": found, "report": report, "truncated": false }),
+            false => whole,
             true => json!({ "found": found, "report_text": text, "truncated": true }),
         })
     }
@@ -701,13 +891,15 @@ impl Server {
 
 impl Server {
     async fn tree_json(&self, p: &TreeParams) -> Result<Value, ToolError> {
-        let discovery = self.shared.discovery().await?.clone();
+        let m = self.shared.member(p.cluster.as_deref())?;
+        let discovery = m.discovery().await?.clone();
         let target = resolve_kind(&discovery, &p.kind)?;
-        let namespace = self.shared.namespace(p.namespace.as_deref())?;
+        let namespace = m.namespace(p.namespace.as_deref())?;
         let mut forest = Forest::new();
         for kind in tree_kinds(&discovery, &target, p.kinds.as_deref())? {
-            let resolved = self.shared.resolve_kind(kind, &discovery);
-            forest.add(self.shared.warm_resolved(&resolved).await?.ownership());
+            let resolved = m.resolve_kind(kind, &discovery)?;
+            let warm = m.warm_resolved(&resolved, self.shared.synced()).await?;
+            forest.add(warm.ownership());
         }
         let tree = tree_in(&forest, &target, namespace.as_deref(), &p.name, p.up)?;
         let nodes = tree.lines().into_iter().map(|(prefix, node)| {
@@ -716,19 +908,24 @@ impl Server {
             value
         });
         let (nodes, truncated) = fitting(nodes, bytes(p.max_bytes));
-        Ok(json!({ "objects": tree.len(), "nodes": nodes, "truncated": truncated }))
+        Ok(json!({
+            "cluster": m.context,
+            "objects": tree.len(),
+            "nodes": nodes,
+            "truncated": truncated,
+        }))
     }
 
     async fn timeline_json(&self, p: &TimelineParams) -> Result<Value, ToolError> {
-        let resolved = self.shared.resolve(&p.kind).await?;
-        let events = self.shared.resolve("events").await?;
-        let namespace = self
-            .shared
+        let m = self.shared.member(p.cluster.as_deref())?;
+        let resolved = m.resolve(&p.kind).await?;
+        let events = m.resolve("events").await?;
+        let namespace = m
             .namespace(p.namespace.as_deref())?
             .filter(|_| resolved.kind.namespaced());
         let informer = crate::commands::InformerArgs {
             resource: String::new(),
-            cluster: self.shared.args.cluster.clone(),
+            cluster: m.cluster_args.clone(),
             selector: None,
             field_selector: None,
             config: None,
@@ -750,7 +947,12 @@ impl Server {
             .iter()
             .map(|e| serde_json::to_value(e).unwrap_or_default());
         let (entries, truncated) = fitting(entries, bytes(p.max_bytes));
-        Ok(json!({ "total": total, "entries": entries, "truncated": truncated }))
+        Ok(json!({
+            "cluster": m.context,
+            "total": total,
+            "entries": entries,
+            "truncated": truncated,
+        }))
     }
 }
 
@@ -770,6 +972,7 @@ impl Server {
             .filter(|k| !k.is_empty())
             .ok_or_else(|| ToolError::Usage(format!("{uri}: not a {TABLE_URI}KIND resource")))?;
         let params = ListParams {
+            cluster: None,
             kind: kind.to_string(),
             namespace: None,
             filter: None,
@@ -778,38 +981,31 @@ impl Server {
             limit: None,
             cursor: None,
             max_bytes: None,
+            first_rows: false,
         };
         Ok((kind.to_string(), self.list_json(&params).await?))
     }
 
-    /// Notifies `peer` that `uri` changed after each burst of tap entries, at most once per
-    /// [`COALESCE`], until unsubscribed (`stop` dropped), the informer stops, or the client
-    /// goes away.
+    /// Notifies `peer` that `uri` changed after each burst of changes, at most once per
+    /// [`COALESCE`], until unsubscribed (`stop` dropped), every informer stops, or the
+    /// client goes away.
     async fn follow(
         uri: String,
-        mut entries: tokio::sync::broadcast::Receiver<
-            Arc<kscope_informers::instrument::tap::TapEntry>,
-        >,
+        mut changes: tokio::sync::mpsc::Receiver<()>,
         mut stop: tokio::sync::oneshot::Receiver<()>,
         peer: rmcp::Peer<rmcp::RoleServer>,
     ) {
-        use tokio::sync::broadcast::error::RecvError;
         loop {
             tokio::select! {
                 _ = &mut stop => return,
-                entry = entries.recv() => match entry {
-                    Ok(_) | Err(RecvError::Lagged(_)) => {}
-                    Err(RecvError::Closed) => return,
-                },
+                change = changes.recv() => if change.is_none() { return },
             }
             tokio::select! {
                 _ = &mut stop => return,
                 () = tokio::time::sleep(COALESCE) => {}
             }
             // What came during the pause is in this one notification.
-            while let Ok(_) | Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) =
-                entries.try_recv()
-            {}
+            while changes.try_recv().is_ok() {}
             let param = rmcp::model::ResourceUpdatedNotificationParam::new(uri.clone());
             if peer.notify_resource_updated(param).await.is_err() {
                 return;
@@ -817,6 +1013,34 @@ impl Server {
             tracing::debug!(%uri, "mcp: notified a change");
         }
     }
+}
+
+/// One signal stream from the taps of a kind on several clusters: at most one change
+/// waits (the rest are the same news), and it ends when every tap has closed or the reader
+/// went away.
+fn changes(
+    taps: Vec<tokio::sync::broadcast::Receiver<Arc<kscope_informers::instrument::tap::TapEntry>>>,
+) -> tokio::sync::mpsc::Receiver<()> {
+    use tokio::sync::broadcast::error::RecvError;
+    let (tx, rx) = tokio::sync::mpsc::channel(1);
+    for mut tap in taps {
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = tx.closed() => return,
+                    entry = tap.recv() => match entry {
+                        Ok(_) | Err(RecvError::Lagged(_)) => {}
+                        Err(RecvError::Closed) => return,
+                    },
+                }
+                if let Err(tokio::sync::mpsc::error::TrySendError::Closed(())) = tx.try_send(()) {
+                    return;
+                }
+            }
+        });
+    }
+    rx
 }
 
 fn resource_error(err: &ToolError) -> ErrorData {
@@ -830,12 +1054,15 @@ impl ServerHandler for Server {
         _request: Option<rmcp::model::PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ListResourcesResult, ErrorData> {
-        let resources = self
-            .shared
-            .warm
-            .all()
+        let mut kinds: Vec<kscope_resources::Kind> = Vec::new();
+        for (_, kind) in self.shared.all_warm() {
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+        let resources = kinds
             .into_iter()
-            .map(|(kind, _)| {
+            .map(|kind| {
                 rmcp::model::Resource::new(format!("{TABLE_URI}{kind}"), format!("{kind} table"))
                     .with_mime_type("application/json")
             })
@@ -886,11 +1113,19 @@ impl ServerHandler for Server {
     ) -> Result<(), ErrorData> {
         let uri = request.uri;
         let (kind, _) = self.table(&uri).await.map_err(|e| resource_error(&e))?;
-        let (_, warm) = self
-            .shared
-            .warm(&kind)
-            .await
-            .map_err(|e| resource_error(&e))?;
+        // The table's kind on every cluster that serves it (`table` started each).
+        let timeout = self.shared.synced();
+        let started = join_all(self.shared.members.iter().map(|m| m.warm(&kind, timeout))).await;
+        let mut taps = Vec::new();
+        for started in started {
+            match started {
+                Ok((_, warm)) => taps.push(warm.tap().subscribe()),
+                Err(err) if taps.is_empty() && !self.shared.is_fleet() => {
+                    return Err(resource_error(&err));
+                }
+                Err(_) => {}
+            }
+        }
         let (stop, stopped) = tokio::sync::oneshot::channel();
         {
             let mut subscriptions = self.shared.subscriptions.lock();
@@ -904,12 +1139,7 @@ impl ServerHandler for Server {
             subscriptions.insert(uri.clone(), stop);
         }
         tracing::info!(%uri, "mcp: subscribed");
-        tokio::spawn(Self::follow(
-            uri,
-            warm.tap().subscribe(),
-            stopped,
-            context.peer,
-        ));
+        tokio::spawn(Self::follow(uri, changes(taps), stopped, context.peer));
         Ok(())
     }
 

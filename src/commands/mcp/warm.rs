@@ -6,6 +6,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 
@@ -28,6 +29,9 @@ use crate::commands::{Resolved, gives_up, prepare_informer};
 
 /// How many entries each kind's tap keeps for `deltas` and `hotloops`.
 const TAP_CAPACITY: usize = 4096;
+/// How often a wait for a store's first rows looks at it: the store tells nobody of its
+/// first object, and a table shows it within a frame anyway.
+const FIRST_ROWS_POLL: Duration = Duration::from_millis(2);
 
 /// What `list` asks of a store: already parsed, so a bad filter fails before any informer
 /// starts.
@@ -60,6 +64,14 @@ pub trait WarmKind: Send + Sync {
     /// Adds an index computed from what the store keeps; the objects stored are indexed at
     /// once.
     fn add_index(&self, definition: IndexDefinition) -> Result<(), ToolError>;
+    /// Why the store is not current, in `get`'s words: `("syncing", why)` before its first
+    /// list is in, `("stale", why)` when the Reflector is not watching or was stopped;
+    /// `None` while it watches.
+    fn not_current(&self) -> Option<(&'static str, String)>;
+    /// Waits until the first list is in the store, or with `first_rows` until the store
+    /// holds any object (what the TUI shows first), at most `timeout`. Errors that will not
+    /// go away by retrying end the wait at once, as for `kscope get`.
+    fn synced(&self, first_rows: bool, timeout: Duration) -> BoxFuture<'_, Result<(), ToolError>>;
     /// Stops the informer; what still reads the store keeps its last state.
     fn stop(&self);
     /// The store as an ownership tree reads it (by its owner-uid index).
@@ -70,16 +82,16 @@ struct Warm<T> {
     kind: Kind,
     scope: NamespaceScope,
     registry: IndexRegistry<T>,
-    informer: Mutex<Option<RunningInformer<T>>>,
+    /// Shared with a wait for its sync, which must not hold the lock.
+    informer: Mutex<Option<Arc<RunningInformer<T>>>>,
     tap: Tap,
 }
 
 impl<T: TableRow> Warm<T> {
-    async fn start(
+    fn start(
         resolved: &Resolved,
         definitions: Vec<IndexDefinition>,
         scope: &kscope_client::cluster::ClusterArgs,
-        sync_timeout: Duration,
     ) -> Result<Arc<dyn WarmKind>, ToolError> {
         let tap = Tap::new(TAP_CAPACITY, kscope_resources::secret::keepable_raw);
         let args = crate::commands::InformerArgs {
@@ -95,29 +107,11 @@ impl<T: TableRow> Warm<T> {
         let (registry, writer) = IndexRegistry::for_kind(resolved.kind.clone(), definitions)
             .map_err(crate::commands::CommandError::from)?;
         let informer = RunningInformer::start(prepared.config, prepared.lister_watcher, writer);
-        let resource = resolved.kind.to_string();
-        match tokio::time::timeout(sync_timeout, informer.wait_for_sync(gives_up)).await {
-            Ok(Ok(())) => {}
-            Ok(Err(err)) => {
-                informer.shutdown().await;
-                return Err(crate::commands::CommandError::Sync(err).into());
-            }
-            Err(_) => {
-                let last_error = informer.status().borrow().last_error.clone();
-                informer.shutdown().await;
-                return Err(crate::commands::CommandError::NotSynced {
-                    resource,
-                    waited: sync_timeout,
-                    last_error,
-                }
-                .into());
-            }
-        }
         Ok(Arc::new(Self {
             kind: resolved.kind.clone(),
             scope: prepared.scope,
             registry,
-            informer: Mutex::new(Some(informer)),
+            informer: Mutex::new(Some(Arc::new(informer))),
             tap,
         }))
     }
@@ -247,9 +241,66 @@ impl<T: TableRow> WarmKind for Warm<T> {
             .map_err(|e| crate::commands::CommandError::from(e).into())
     }
 
+    fn not_current(&self) -> Option<(&'static str, String)> {
+        let informer = self.informer.lock();
+        let Some(informer) = informer.as_ref() else {
+            return Some(("stale", "its informer was stopped".into()));
+        };
+        let status = informer.status().borrow().clone();
+        let state = crate::commands::not_watching(&status)?;
+        let why = match status.last_error.as_deref() {
+            Some(err) => format!(
+                "{state} (last error: {})",
+                kscope_client::explain::reflector_error(err)
+            ),
+            None => state,
+        };
+        Some((if status.listed { "stale" } else { "syncing" }, why))
+    }
+
+    fn synced(&self, first_rows: bool, timeout: Duration) -> BoxFuture<'_, Result<(), ToolError>> {
+        let informer = self.informer.lock().clone();
+        let resource = self.kind.to_string();
+        Box::pin(async move {
+            // Once synced, a store stays readable whatever its Reflector meets since (that
+            // is `not_current`'s to say).
+            let Some(informer) = informer.filter(|i| !i.informer().has_synced()) else {
+                return Ok(());
+            };
+            let indexer = self.registry.indexer();
+            let first = async {
+                while !first_rows || indexer.is_empty() {
+                    tokio::time::sleep(FIRST_ROWS_POLL).await;
+                }
+            };
+            let synced = async {
+                tokio::select! {
+                    synced = informer.wait_for_sync(gives_up) => synced,
+                    () = first => Ok(()),
+                }
+            };
+            match tokio::time::timeout(timeout, synced).await {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(err)) => Err(crate::commands::CommandError::Sync(err).into()),
+                Err(_) => Err(crate::commands::CommandError::NotSynced {
+                    resource,
+                    waited: timeout,
+                    last_error: informer.status().borrow().last_error.clone(),
+                }
+                .into()),
+            }
+        })
+    }
+
     fn stop(&self) {
         if let Some(informer) = self.informer.lock().take() {
-            tokio::spawn(informer.shutdown());
+            // A wait for its sync may still hold it: that one only stops it watching.
+            match Arc::try_unwrap(informer) {
+                Ok(informer) => {
+                    tokio::spawn(informer.shutdown());
+                }
+                Err(informer) => informer.stop_watching(),
+            }
         }
     }
 
@@ -261,22 +312,22 @@ impl<T: TableRow> WarmKind for Warm<T> {
     }
 }
 
-/// Starts a warm informer on `resolved.kind`, with its projection's type.
-pub async fn start(
+/// Starts a warm informer on `resolved.kind`, with its projection's type; its sync is
+/// waited for apart ([`WarmKind::synced`]).
+pub fn start(
     resolved: &Resolved,
     definitions: Vec<IndexDefinition>,
     cluster: &kscope_client::cluster::ClusterArgs,
-    sync_timeout: Duration,
 ) -> Result<Arc<dyn WarmKind>, ToolError> {
-    let (r, d, c, t) = (resolved, definitions, cluster, sync_timeout);
+    let (r, d, c) = (resolved, definitions, cluster);
     match resolved.kind.built_in() {
-        Some(ResourceKind::Pods) => Warm::<Pod>::start(r, d, c, t).await,
-        Some(ResourceKind::Nodes) => Warm::<Node>::start(r, d, c, t).await,
-        Some(ResourceKind::Namespaces) => Warm::<Namespace>::start(r, d, c, t).await,
-        Some(ResourceKind::Deployments) => Warm::<Deployment>::start(r, d, c, t).await,
-        Some(ResourceKind::ReplicaSets) => Warm::<ReplicaSet>::start(r, d, c, t).await,
-        Some(ResourceKind::Secrets) => Warm::<Secret>::start(r, d, c, t).await,
-        None => Warm::<GenericObject>::start(r, d, c, t).await,
+        Some(ResourceKind::Pods) => Warm::<Pod>::start(r, d, c),
+        Some(ResourceKind::Nodes) => Warm::<Node>::start(r, d, c),
+        Some(ResourceKind::Namespaces) => Warm::<Namespace>::start(r, d, c),
+        Some(ResourceKind::Deployments) => Warm::<Deployment>::start(r, d, c),
+        Some(ResourceKind::ReplicaSets) => Warm::<ReplicaSet>::start(r, d, c),
+        Some(ResourceKind::Secrets) => Warm::<Secret>::start(r, d, c),
+        None => Warm::<GenericObject>::start(r, d, c),
     }
 }
 
@@ -366,6 +417,12 @@ mod tests {
         }
         fn add_index(&self, _: IndexDefinition) -> Result<(), ToolError> {
             Err(ToolError::Usage("not a store".into()))
+        }
+        fn not_current(&self) -> Option<(&'static str, String)> {
+            None
+        }
+        fn synced(&self, _: bool, _: Duration) -> BoxFuture<'_, Result<(), ToolError>> {
+            Box::pin(async { Ok(()) })
         }
         fn stop(&self) {
             self.stopped.store(true, Ordering::SeqCst);
