@@ -107,3 +107,82 @@ pub(super) fn is_ready(pod: &Value) -> bool {
 pub(super) fn terminating(pod: &Value) -> bool {
     pod["metadata"]["deletionTimestamp"].is_string()
 }
+
+/// The exit code of a container the kubelet killed (SIGKILL).
+pub(super) const KILLED_EXIT: i64 = 137;
+
+/// The number that follows the first `word` in `script`.
+pub(super) fn number_after(script: &str, word: &str) -> Option<f64> {
+    let (_, rest) = script.split_once(word)?;
+    let digits: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    digits.parse().ok()
+}
+
+pub(super) fn container_specs(pod: &Value) -> Vec<Value> {
+    pod["spec"]["containers"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Sets the pod's conditions from its containers' readiness (or completion).
+pub(super) fn set_conditions(pod: &mut Value, now: &str) {
+    let statuses = pod["status"]["containerStatuses"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let finished = finished(pod);
+    let ready = !finished && !statuses.is_empty() && statuses.iter().all(|s| s["ready"] == true);
+    let previous = pod["status"]["conditions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let condition = |kind: &str, ok: bool, reason: Option<&str>, message: Option<&str>| {
+        let status = if ok { "True" } else { "False" };
+        let transition = previous
+            .iter()
+            .find(|c| c["type"] == kind && c["status"] == status)
+            .map_or(json!(now), |c| c["lastTransitionTime"].clone());
+        let mut c = json!({"type": kind, "status": status, "lastProbeTime": null, "lastTransitionTime": transition});
+        if let Some(reason) = reason {
+            c["reason"] = json!(reason);
+        }
+        if let Some(message) = message {
+            c["message"] = json!(message);
+        }
+        c
+    };
+    let unready: Vec<String> = statuses
+        .iter()
+        .filter(|s| s["ready"] != true)
+        .filter_map(|s| s["name"].as_str().map(str::to_string))
+        .collect();
+    let message = format!("containers with unready status: [{}]", unready.join(" "));
+    let ended = if pod["status"]["phase"] == "Failed" {
+        "PodFailed"
+    } else {
+        "PodCompleted"
+    };
+    let (reason, message) = if finished {
+        (Some(ended), None)
+    } else if ready {
+        (None, None)
+    } else {
+        (Some("ContainersNotReady"), Some(message.as_str()))
+    };
+    let mut conditions = vec![
+        condition("PodReadyToStartContainers", !finished, None, None),
+        condition("Initialized", true, finished.then_some(ended), None),
+        condition("Ready", ready, reason, message),
+        condition("ContainersReady", ready, reason, message),
+        condition("PodScheduled", true, None, None),
+    ];
+    // Those others set (an eviction's DisruptionTarget) stay.
+    let own = |c: &Value| conditions.iter().any(|o| o["type"] == c["type"]);
+    let kept: Vec<Value> = previous.iter().filter(|c| !own(c)).cloned().collect();
+    conditions.extend(kept);
+    pod["status"]["conditions"] = json!(conditions);
+}

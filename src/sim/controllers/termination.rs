@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use super::super::gc;
 use super::super::manifests;
-use super::kubelet::{KILLED_EXIT, container_specs, number_after, set_conditions};
 use super::pods;
+use super::pods::{KILLED_EXIT, container_specs, number_after, set_conditions};
 
 /// Reports each running container of Terminating `pod` whose stop (see [`stop_of`]) is due
 /// at `now_ms` as terminated and unready; once none runs the pod is given its terminal

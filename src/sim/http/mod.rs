@@ -10,6 +10,7 @@ mod logs;
 mod metrics;
 mod openapi;
 mod params;
+mod pod_ports;
 mod portforward;
 mod portforward_spdy;
 mod printing;

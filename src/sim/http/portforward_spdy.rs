@@ -22,7 +22,7 @@ use tokio_tungstenite::tungstenite::protocol::Role;
 use tokio_util::codec::Framed;
 
 use super::exec::{Upgrade, accept_key, close_normally, websocket_requested};
-use super::portforward::{CHUNK, PodPorts, dial, refused};
+use super::pod_ports::{CHUNK, PodPorts, dial, refused};
 use super::status::ApiError;
 use crate::spdy::{Codec, Frame, Headers, goaway, rst};
 
