@@ -193,6 +193,8 @@ pub struct UiState {
     /// What the header says of the recording played (`kscope replay FILE`); `None` on a
     /// live cluster.
     pub recording: Option<String>,
+    /// What the header says of the recording `ctrl-r` runs (`● REC 1.2 MB 340 ev/s`).
+    pub recorder: Option<String>,
 }
 
 impl UiState {
@@ -222,6 +224,7 @@ impl UiState {
             forwards: ForwardList::default(),
             forbidden: Vec::new(),
             recording: None,
+            recorder: None,
         }
     }
 }

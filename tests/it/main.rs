@@ -31,6 +31,7 @@ mod kinds_index;
 mod kinds_output;
 mod layers;
 mod mcp;
+mod record_tui;
 mod reflector_convergence;
 mod reflector_scale;
 mod replay;
