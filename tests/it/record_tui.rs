@@ -12,7 +12,8 @@ fn sorted_lines(text: &str) -> Vec<String> {
     lines
 }
 
-#[tokio::test]
+// The sim runs on this runtime while the test blocks on tmux: it needs threads of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn record_in_the_tui_then_replay_prints_the_pods_kubectl_sees() {
     if crate::common::tools::required("tmux", "to run kscope in a real terminal").is_none() {
         return;
