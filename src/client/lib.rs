@@ -15,6 +15,7 @@ pub mod lister_watcher;
 pub mod logs;
 pub mod metrics;
 pub mod printer_columns;
+pub mod record;
 pub mod scrape;
 pub mod table_form;
 pub mod transport;

@@ -1,32 +1,13 @@
 //! `kscope record`: the lists and watch streams of some kinds written to a recording
-//! (`kscope_informers::record`, `docs/recording.md`), as the server sent them. Each kind runs
-//! an informer whose lister-watcher writes down everything that crosses it, so the file holds
-//! what the Reflector saw, its relists, 410s and watch restarts included.
+//! (`docs/recording.md`) by a [`RecordingSession`], until a deadline or a signal.
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
-
-use bytes::Bytes;
-use futures::StreamExt;
-use serde_json::value::RawValue;
 
 use kscope_client::cluster::ClusterArgs;
 use kscope_client::discovery::Discovery;
-use kscope_client::lister_watcher::KubeListerWatcher;
-use kscope_informers::indexer::IndexerWriter;
-use kscope_informers::lister_watcher::{
-    ListPage, ListParams, ListWatchError, ListerWatcher, RawWatchEvent, WatchEvent, WatchParams,
-    WatchStream,
-};
-use kscope_informers::object::Object;
-use kscope_informers::record::format::{FORMAT_VERSION, Header, Record, RecordError};
-use kscope_informers::record::keyframed::KeyframedWriter;
-use kscope_informers::record::object::RecordedObject;
-use kscope_informers::running::{InformerConfig, RunningInformer};
-use kscope_resources::{GenericObject, Kind, ResourceKind};
+use kscope_client::record::RecordingSession;
+use kscope_resources::{Kind, ResourceKind};
 use kscope_units::duration::parse_duration;
 
 use super::CommandError;
@@ -50,339 +31,31 @@ pub struct RecordArgs {
     pub duration: Option<Duration>,
 }
 
-/// How often what is pending is written as a block, so that a crash loses at most this much.
-const FLUSH_EVERY: Duration = Duration::from_secs(1);
-/// The writer, shared by every kind's lister-watcher.
-struct Recorder {
-    inner: Mutex<Recording>,
-}
-
-struct Recording {
-    writer: KeyframedWriter<BufWriter<File>>,
-    /// The first write that failed: recording stops and the command reports it.
-    failed: Option<RecordError>,
-}
-
-impl Recorder {
-    fn lock(&self) -> MutexGuard<'_, Recording> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn append(&self, record: Record, raw_bytes: usize) {
-        let mut r = self.lock();
-        if r.failed.is_some() {
-            return;
-        }
-        if let Err(e) = r.writer.append(&record, raw_bytes, now()) {
-            r.failed = Some(e);
-        }
-    }
-
-    fn flush(&self) -> Result<(), CommandError> {
-        let mut r = self.lock();
-        if let Some(e) = r.failed.take() {
-            return Err(e.into());
-        }
-        r.writer.flush()?;
-        Ok(())
-    }
-}
-
-/// Microseconds since the epoch, now: when a record was received.
-fn now() -> i64 {
-    jiff::Timestamp::now().as_microsecond()
-}
-
-/// A lister-watcher that writes down what it hands the Reflector.
-struct RecordingListerWatcher {
-    inner: KubeListerWatcher,
-    kind: String,
-    /// Secrets' list items carry no `kind`: they are marked as Secrets before masking.
-    secrets: bool,
-    recorder: Arc<Recorder>,
-}
-
-#[derive(serde::Deserialize)]
-struct RawList {
-    #[serde(default)]
-    metadata: RawListMeta,
-    #[serde(default)]
-    items: Vec<Box<RawValue>>,
-}
-
-#[derive(serde::Deserialize, Default)]
-struct RawListMeta {
-    #[serde(rename = "resourceVersion", default)]
-    resource_version: String,
-    #[serde(rename = "continue")]
-    continue_token: Option<String>,
-}
-
-impl RecordingListerWatcher {
-    /// What of an object may be written: a Secret with its values masked (as the tap keeps
-    /// it), anything else as it came; nothing when a Secret cannot be told apart.
-    fn keepable(&self, raw: &[u8]) -> Option<Box<RawValue>> {
-        let bytes = if self.secrets {
-            let mut object: serde_json::Value = serde_json::from_slice(raw).ok()?;
-            let map = object.as_object_mut()?;
-            map.entry("kind").or_insert_with(|| "Secret".into());
-            map.entry("apiVersion").or_insert_with(|| "v1".into());
-            Bytes::from(serde_json::to_vec(&object).ok()?)
-        } else {
-            Bytes::copy_from_slice(raw)
-        };
-        let kept = kscope_resources::secret::keepable_raw(bytes)?;
-        serde_json::from_slice(&kept).ok()
-    }
-
-    fn error(&self, verb: &str, err: &ListWatchError) {
-        self.recorder.append(
-            Record::Error {
-                kind: self.kind.clone(),
-                at: now(),
-                verb: verb.to_string(),
-                code: err.code(),
-                message: err.to_string(),
-            },
-            0,
-        );
-    }
-}
-
-/// Writes the end of a watch when the Reflector lets go of its stream, however it ends.
-struct WatchEndGuard {
-    kind: String,
-    recorder: Arc<Recorder>,
-    error: Option<String>,
-}
-
-impl Drop for WatchEndGuard {
-    fn drop(&mut self) {
-        self.recorder.append(
-            Record::WatchEnd {
-                kind: std::mem::take(&mut self.kind),
-                at: now(),
-                error: self.error.take(),
-            },
-            0,
-        );
-    }
-}
-
-impl ListerWatcher<RecordedObject> for RecordingListerWatcher {
-    async fn list(&self, params: &ListParams) -> Result<ListPage<RecordedObject>, ListWatchError> {
-        let body = self.inner.list_raw(params).await.inspect_err(|e| {
-            self.error("list", e);
-        })?;
-        let list: RawList =
-            serde_json::from_slice(&body).map_err(|e| ListWatchError::MalformedResponse {
-                verb: "list",
-                resource: self.kind.clone(),
-                source: e.into(),
-            })?;
-        let items: Vec<Box<RawValue>> = list
-            .items
-            .iter()
-            .filter_map(|item| self.keepable(item.get().as_bytes()))
-            .collect();
-        let next = list.metadata.continue_token.filter(|c| !c.is_empty());
-        let mut page = ListPage {
-            items: Vec::with_capacity(items.len()),
-            resource_version: list.metadata.resource_version.clone(),
-            continue_token: next.clone(),
-            malformed: Vec::new(),
-        };
-        for item in &items {
-            match RecordedObject::new(item.clone()) {
-                Ok(object) => page.items.push(Arc::new(object)),
-                Err(e) => page.malformed.push(e.to_string()),
-            }
-        }
-        self.recorder.append(
-            Record::List {
-                kind: self.kind.clone(),
-                at: now(),
-                requested: params.resource_version.clone(),
-                continued: params.continue_token.clone(),
-                resource_version: list.metadata.resource_version,
-                next,
-                items,
-            },
-            body.len(),
-        );
-        Ok(page)
-    }
-
-    async fn watch(
-        &self,
-        params: &WatchParams,
-    ) -> Result<WatchStream<RecordedObject>, ListWatchError> {
-        self.recorder.append(
-            Record::WatchStart {
-                kind: self.kind.clone(),
-                at: now(),
-                resource_version: params.resource_version.clone(),
-                send_initial_events: params.send_initial_events,
-            },
-            0,
-        );
-        let stream = ListerWatcher::<GenericObject>::watch(&self.inner, params)
-            .await
-            .inspect_err(|e| self.error("watch", e))?;
-        let mut guard = WatchEndGuard {
-            kind: self.kind.clone(),
-            recorder: self.recorder.clone(),
-            error: None,
-        };
-        let kind = self.kind.clone();
-        let secrets = self.secrets;
-        let recorder = self.recorder.clone();
-        let this = RecordingListerWatcher {
-            inner: self.inner.clone(),
-            kind: kind.clone(),
-            secrets,
-            recorder: recorder.clone(),
-        };
-        Ok(stream
-            .map(move |item| {
-                // The whole guard moves into the stream (not only the field written below),
-                // so the watch's end is written when the stream is dropped.
-                let guard = &mut guard;
-                let raw = match item {
-                    Ok(raw) => raw,
-                    Err(e) => {
-                        guard.error = Some(e.to_string());
-                        return Err(e);
-                    }
-                };
-                let object = this.keepable(&raw.raw_object);
-                let recorded = |object: Option<Box<RawValue>>| {
-                    object
-                        .and_then(|o| RecordedObject::new(o).ok())
-                        .map(Arc::new)
-                        .ok_or_else(|| {
-                            ListWatchError::MalformedEvent(
-                                "a watch object kscope cannot keep".into(),
-                            )
-                        })
-                };
-                let event_type = raw.event.event_type();
-                let (event, resource_version) = match raw.event {
-                    WatchEvent::Added(_) => {
-                        let o = recorded(object.clone())?;
-                        let rv = o.resource_version().map(str::to_string);
-                        (WatchEvent::Added(o), rv)
-                    }
-                    WatchEvent::Modified(_) => {
-                        let o = recorded(object.clone())?;
-                        let rv = o.resource_version().map(str::to_string);
-                        (WatchEvent::Modified(o), rv)
-                    }
-                    WatchEvent::Deleted(_) => {
-                        let o = recorded(object.clone())?;
-                        let rv = o.resource_version().map(str::to_string);
-                        (WatchEvent::Deleted(o), rv)
-                    }
-                    WatchEvent::Bookmark {
-                        resource_version,
-                        initial_events_end,
-                    } => (
-                        WatchEvent::Bookmark {
-                            resource_version: resource_version.clone(),
-                            initial_events_end,
-                        },
-                        Some(resource_version),
-                    ),
-                    WatchEvent::Error(status) => (WatchEvent::Error(status), None),
-                };
-                if let Some(object) = object {
-                    recorder.append(
-                        Record::Event {
-                            kind: kind.clone(),
-                            at: now(),
-                            event_type: event_type.as_str().to_string(),
-                            resource_version,
-                            object,
-                        },
-                        raw.raw_object.len(),
-                    );
-                }
-                Ok(RawWatchEvent {
-                    event,
-                    raw_object: raw.raw_object,
-                })
-            })
-            .boxed())
-    }
-}
+/// How often a failed write is looked for, so the command stops soon after one.
+const CHECK_EVERY: Duration = Duration::from_secs(1);
 
 pub async fn run(args: &RecordArgs) -> Result<(), CommandError> {
     let cluster = args.cluster.connect().await?;
     let kinds = resolve_kinds(args, &cluster).await?;
     let scope = args.cluster.scope(&cluster);
-    let file = File::create(&args.output)?;
-    let header = Header {
-        format_version: FORMAT_VERSION,
-        kscope_version: env!("CARGO_PKG_VERSION").to_string(),
-        context: Some(cluster.context.clone()).filter(|c| !c.is_empty()),
-        server: cluster.server.clone(),
-        kinds: kinds.iter().map(ToString::to_string).collect(),
-        namespace: scope.namespace().map(str::to_string),
-        start_time: jiff::Timestamp::now().to_string(),
-    };
-    let recorder = Arc::new(Recorder {
-        inner: Mutex::new(Recording {
-            writer: KeyframedWriter::create(BufWriter::new(file), &header)?,
-            failed: None,
-        }),
-    });
-    let mut informers = Vec::new();
-    for kind in &kinds {
-        let namespace = if kind.namespaced() {
-            scope.namespace()
-        } else {
-            None
-        };
-        let inner = KubeListerWatcher::new(
-            cluster.client.clone(),
-            kind.list_path(namespace),
-            kind.to_string(),
-        )
-        .with_limits(cluster.limits);
-        let lister_watcher = RecordingListerWatcher {
-            inner,
-            kind: kind.to_string(),
-            secrets: *kind == Kind::BuiltIn(ResourceKind::Secrets),
-            recorder: recorder.clone(),
-        };
-        informers.push(RunningInformer::start(
-            InformerConfig::new(kind.to_string()),
-            lister_watcher,
-            IndexerWriter::<RecordedObject>::default(),
-        ));
-    }
-    let result = wait(args.duration, &recorder).await;
-    for informer in informers {
-        informer.shutdown().await;
-    }
-    recorder.flush()?;
-    result?;
-    let r = recorder.lock();
-    let bytes = r.writer.written();
+    let session = RecordingSession::start(&cluster, &kinds, scope.namespace(), &args.output)?;
+    let waited = wait(args.duration, &session).await;
+    let kinds = session.kinds().join(", ");
+    let stats = session.stop().await?;
+    waited?;
     eprintln!(
-        "kscope: recorded {} events ({} records) of {} to {}: {} bytes, {:.1} bytes per event",
-        r.writer.events(),
-        r.writer.records(),
-        header.kinds.join(", "),
+        "kscope: recorded {} events ({} records) of {kinds} to {}: {} bytes, {:.1} bytes per event",
+        stats.events,
+        stats.records,
         args.output.display(),
-        bytes,
-        bytes as f64 / r.writer.events().max(1) as f64,
+        stats.bytes,
+        stats.bytes as f64 / stats.events.max(1) as f64,
     );
     Ok(())
 }
 
-/// Flushes every second until the deadline, SIGINT or SIGTERM.
-async fn wait(duration: Option<Duration>, recorder: &Recorder) -> Result<(), CommandError> {
+/// Waits for the deadline, SIGINT, SIGTERM or a failed write (which `stop` returns).
+async fn wait(duration: Option<Duration>, session: &RecordingSession) -> Result<(), CommandError> {
     let deadline = async {
         match duration {
             Some(d) => tokio::time::sleep(d).await,
@@ -393,13 +66,15 @@ async fn wait(duration: Option<Duration>, recorder: &Recorder) -> Result<(), Com
     let interrupted = tokio::signal::ctrl_c();
     tokio::pin!(interrupted);
     let mut terminated = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    let mut flush = tokio::time::interval(FLUSH_EVERY);
+    let mut check = tokio::time::interval(CHECK_EVERY);
     loop {
         tokio::select! {
             () = &mut deadline => return Ok(()),
             _ = &mut interrupted => return Ok(()),
             _ = terminated.recv() => return Ok(()),
-            _ = flush.tick() => recorder.flush()?,
+            _ = check.tick() => if session.failure().is_some() {
+                return Ok(());
+            },
         }
     }
 }

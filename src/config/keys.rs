@@ -178,6 +178,8 @@ pub enum Action {
     ReplaySlower,
     /// Pause and play the recording's next event.
     ReplayStep,
+    /// Start recording what is on screen to a file (`:record`), or stop and finish it.
+    ToggleRecord,
     /// In the confirm dialog: accept, or cancel.
     ConfirmYes,
     ConfirmNo,
@@ -566,6 +568,11 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "replay-step",
         Action::ReplayStep,
         "replay: pause, play one event",
+    ),
+    (
+        "toggle-record",
+        Action::ToggleRecord,
+        "record the kind on screen to a file (:record [FILE]), or stop",
     ),
     ("confirm-yes", Action::ConfirmYes, "do it"),
     ("confirm-no", Action::ConfirmNo, "cancel"),

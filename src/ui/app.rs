@@ -6,6 +6,7 @@
 //! benchmark drive this loop, not a copy of it.
 
 use std::io;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -51,6 +52,7 @@ use super::nav::ViewSpec;
 use super::playback::{self, Playback};
 use super::portforward::{ForwardController, ForwardEvent, ForwardOf};
 use super::queue::InformerStats;
+use super::record::RecordToggle;
 use super::remembered::Remembered;
 use super::selectors::Selected;
 use super::session::{Ended, SessionKind, SessionRequest};
@@ -189,6 +191,8 @@ pub struct App {
     /// The object whose detail the command line was opened over (`:` in the detail): the
     /// commands about one object (`:timeline`) read it instead of the table's selection.
     command_over: Option<(kscope_resources::Kind, Arc<str>)>,
+    /// The recording `ctrl-r` or `:record` started, while it runs.
+    record: RecordToggle,
 }
 
 /// Why [`App::run_until`] returned.
@@ -288,6 +292,7 @@ impl App {
             cascade_of: (0, Vec::new()),
             command_over: None,
             row_cluster: None,
+            record: RecordToggle::default(),
         };
         app.ui.state.filter.input = app.tables.view.filter.clone();
         // The loop follows the table it starts with; nothing to follow yet.
@@ -984,6 +989,9 @@ impl App {
 
     /// Stops the tables' informers.
     pub async fn shutdown(self) {
+        if let Some(err) = self.record.shutdown().await {
+            tracing::error!("{err}");
+        }
         self.tables.table.shutdown().await;
         for (_, _, table) in self.tables.parked {
             table.shutdown().await;
@@ -1093,6 +1101,7 @@ impl App {
                         .sample(queue.adds, queue.depth, Instant::now());
                     self.ui.state.queue.show(&queue);
                     self.refresh_hot();
+                    self.refresh_record();
                     dirty = true;
                 }
                 Wake::Frame => {}
@@ -1685,6 +1694,7 @@ impl App {
             Action::JumpToOwner => return self.tables.jump_to_owner(&mut self.ui),
             Action::OpenTree => self.open_tree(),
             Action::OpenHot => self.open_hot(),
+            Action::ToggleRecord => self.toggle_record(None),
             Action::OpenDetail => {
                 if let Some((kind, key)) = self.tables.table.selected_object() {
                     self.follow_row_cluster();
@@ -1867,6 +1877,51 @@ impl App {
         }
     }
 
+    /// `ctrl-r` or `:record`: stops the recording under way, or starts one of the kinds on
+    /// screen in the table's scope, to `output` or a new file under the state directory.
+    fn toggle_record(&mut self, output: Option<PathBuf>) {
+        if output.is_none() && self.stop_record() {
+            return;
+        }
+        let kinds = match &self.tables.category {
+            Some(category) => category.kinds.clone(),
+            None => vec![self.tables.table.kind().clone()],
+        };
+        let scope = self.tables.view.scope.clone();
+        match self.record.start(
+            self.tables.starter.cluster(),
+            &kinds,
+            scope.namespace(),
+            output,
+        ) {
+            Ok(said) => self.ui.state.notice = Some(said),
+            Err(err) => self.ui.state.command.error = Some(format!("record: {err}")),
+        }
+        self.refresh_record();
+    }
+
+    /// Stops the recording under way (the next ticks say how it ended); `false` when none.
+    fn stop_record(&mut self) -> bool {
+        let stopped = self.record.stop();
+        if stopped {
+            self.ui.state.recorder = None;
+            self.ui.state.notice = Some("finishing the recording...".into());
+        }
+        stopped
+    }
+
+    /// The recording's size and rate into the header, and how a stop or a failure ended.
+    fn refresh_record(&mut self) {
+        let news = self.record.tick(Instant::now());
+        self.ui.state.recorder = news.header;
+        if let Some(notice) = news.notice {
+            self.ui.state.notice = Some(notice);
+        }
+        if let Some(error) = news.error {
+            self.ui.state.command.error = Some(format!("record: {error}"));
+        }
+    }
+
     /// Reads the detector's report into the open view.
     fn refresh_hot(&mut self) {
         if let (Some(watch), Some(view)) = (&self.hot, self.ui.state.hot.as_mut()) {
@@ -2005,6 +2060,16 @@ impl App {
                 Vec::new()
             }
             Ok(Command::Metrics { port }) => self.open_metrics(port),
+            Ok(Command::Record(file)) => {
+                self.toggle_record(file.map(PathBuf::from));
+                Vec::new()
+            }
+            Ok(Command::RecordStop) => {
+                if !self.stop_record() {
+                    self.ui.state.command.error = Some(":record stop  nothing is recording".into());
+                }
+                Vec::new()
+            }
             Ok(Command::Timeline) => {
                 self.open_timeline(over);
                 Vec::new()

@@ -46,6 +46,8 @@ const SEEK: &str = "seek";
 const METRICS: &str = "metrics";
 /// The selected row's timeline (see [`Command::Timeline`]).
 const TIMELINE: &str = "timeline";
+/// Records the kind on screen to a file, or stops (see [`Command::Record`]).
+const RECORD: &str = "record";
 
 /// What a command name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +62,7 @@ enum Target<'a> {
     /// A workbench view (`tree`, `hot`, `timeline`).
     View,
     Metrics,
+    Record,
     Quit,
 }
 
@@ -114,6 +117,11 @@ pub enum Command {
     },
     /// The selected row's versions, Events and field managers by resourceVersion.
     Timeline,
+    /// `:record` starts recording the kind on screen to a new file under the state
+    /// directory, or stops the recording under way; `:record FILE` starts one to FILE.
+    Record(Option<String>),
+    /// `:record stop`: finish the recording under way.
+    RecordStop,
     Quit,
 }
 
@@ -155,6 +163,8 @@ pub enum CommandError {
     Index(#[from] IndexCommandError),
     #[error("metrics takes --port PORT (a number or a container port's name), or nothing")]
     MetricsArguments,
+    #[error("record takes a file to write, stop, or nothing")]
+    RecordArguments,
 }
 
 /// The names a resource answers to in command mode: plural, short names, singular, and the
@@ -340,6 +350,14 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
     if name.eq_ignore_ascii_case(METRICS) {
         return parse_metrics(words);
     }
+    if name.eq_ignore_ascii_case(RECORD) {
+        return match (words.next(), words.next()) {
+            (None, _) => Ok(Command::Record(None)),
+            (Some("stop"), None) => Ok(Command::RecordStop),
+            (Some(file), None) => Ok(Command::Record(Some(file.to_string()))),
+            (Some(_), Some(_)) => Err(CommandError::RecordArguments),
+        };
+    }
     if name.eq_ignore_ascii_case(INDEX) {
         let args = input.trim_start()[name.len()..].trim();
         return Ok(Command::Index(IndexDefinition::parse_command(args)?));
@@ -489,6 +507,7 @@ fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
         .chain([(INDEX.to_string(), Target::Index)])
         .chain([TREE, HOT, TIMELINE].map(|v| (v.to_string(), Target::View)))
         .chain([(METRICS.to_string(), Target::Metrics)])
+        .chain([(RECORD.to_string(), Target::Record)])
         .chain(QUIT.iter().map(|q| (q.to_string(), Target::Quit)))
         .collect()
 }
@@ -530,6 +549,12 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
             "Enter lists the field managers and objects by write rate, hot loops flagged".into()
         }
         Ok(Command::Seek(to)) => format!("Enter moves the recording played to {to}"),
+        Ok(Command::Record(None)) => {
+            "Enter records the kind on screen to a new file, or stops recording · :record FILE"
+                .into()
+        }
+        Ok(Command::Record(Some(file))) => format!("Enter records the kind on screen to {file}"),
+        Ok(Command::RecordStop) => "Enter stops recording and finishes the file".into(),
         Ok(Command::Forwards) => "Enter lists the port-forwards (F on a pod starts one)".into(),
         Ok(Command::Timeline) => {
             "Enter follows the selected row: its versions, Events and who changed each field".into()
@@ -942,6 +967,18 @@ mod tests {
             hint("widgets", &d),
             "Enter shows widgets.example.com in the current scope · -n NAMESPACE | -A"
         );
+    }
+
+    #[test]
+    fn record_takes_a_file_stop_or_nothing() {
+        let d = Discovery::from_resources(Vec::new());
+        assert_eq!(parse("record", &d), Ok(Command::Record(None)));
+        assert_eq!(parse("record stop", &d), Ok(Command::RecordStop));
+        assert_eq!(
+            parse("record /tmp/a.kscope", &d),
+            Ok(Command::Record(Some("/tmp/a.kscope".into())))
+        );
+        assert_eq!(parse("record a b", &d), Err(CommandError::RecordArguments));
     }
 
     #[test]

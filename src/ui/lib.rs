@@ -32,6 +32,7 @@ pub mod nav;
 pub mod playback;
 pub mod portforward;
 pub mod queue;
+pub mod record;
 pub mod remembered;
 mod run;
 pub mod screen;

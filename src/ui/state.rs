@@ -196,6 +196,8 @@ pub struct UiState {
     /// What the header says of the recording played (`kscope replay FILE`); `None` on a
     /// live cluster.
     pub recording: Option<String>,
+    /// What the header says of the recording `ctrl-r` runs (`● REC 1.2 MB 340 ev/s`).
+    pub recorder: Option<String>,
 }
 
 impl UiState {
@@ -226,6 +228,7 @@ impl UiState {
             containers: None,
             forbidden: Vec::new(),
             recording: None,
+            recorder: None,
         }
     }
 }

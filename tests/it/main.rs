@@ -36,6 +36,7 @@ mod kinds_output;
 mod layers;
 mod mcp;
 mod mcp_fleet;
+mod record_tui;
 mod reflector_convergence;
 mod reflector_scale;
 mod replay;

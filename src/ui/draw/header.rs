@@ -17,10 +17,11 @@ use kscope_resources::Timestamp;
 const NOTHING_SHOWN_AFTER_SECS: i64 = 10;
 
 /// The header's two lines for `total` rows at `now`, as wide as they need; a recording
-/// played is said first, as it changes what every row means.
+/// played is said first, as it changes what every row means, then a recording written.
 fn lines(
     h: &Header,
     recording: Option<&str>,
+    recorder: Option<&str>,
     total: usize,
     now: SystemTime,
     theme: Theme,
@@ -28,6 +29,9 @@ fn lines(
     let mut first = vec![Span::styled("kscope ", theme.title())];
     if let Some(recording) = recording {
         first.push(Span::styled(format!("{recording}  "), theme.warn()));
+    }
+    if let Some(recorder) = recorder {
+        first.push(Span::styled(format!("{recorder}  "), theme.error()));
     }
     first.extend([
         if h.readwrite {
@@ -107,7 +111,7 @@ pub fn rows(h: &Header, width: u16, now: SystemTime) -> u16 {
     if h.error.is_none() {
         return 2;
     }
-    let [_, second] = lines(h, None, 9_999_999, now, Theme { color: false });
+    let [_, second] = lines(h, None, None, 9_999_999, now, Theme { color: false });
     let needed = 1 + second.width().div_ceil(usize::from(width).max(1)).max(1);
     u16::try_from(needed.clamp(2, MAX_ROWS)).unwrap_or(2)
 }
@@ -118,6 +122,7 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
     let [first, second] = lines(
         screen.header,
         screen.state.recording.as_deref(),
+        screen.state.recorder.as_deref(),
         screen.window.total,
         screen.now,
         theme,
