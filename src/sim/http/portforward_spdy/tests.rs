@@ -11,7 +11,7 @@ use tokio_util::codec::Framed;
 use tokio_util::sync::CancellationToken;
 
 use super::session;
-use crate::http::portforward::PodPorts;
+use crate::http::pod_ports::PodPorts;
 use crate::spdy::{Codec, Frame, Headers, goaway, rst};
 
 /// Only a hang reaches it.
