@@ -81,7 +81,13 @@ async def fleet(session):
     assert all(truth.values()) and truth[CLUSTERS[0]] != set(), truth
 
     # Every cluster's pods, each row naming its cluster, as kubectl lists each context.
-    listed = await call(session, "list", {"kind": "pods", "limit": 1000})
+    # A cluster may be relisting at any moment (the sim drops watches as a real one does):
+    # the answer says so, and the comparison waits for one where both are current.
+    async def both_current():
+        answer = await call(session, "list", {"kind": "pods", "limit": 1000})
+        return answer if answer["current"] else None
+
+    listed = await until("both clusters current", both_current)
     assert listed["columns"][:3] == ["CLUSTER", "NAMESPACE", "NAME"], listed["columns"]
     assert by_cluster(listed["rows"]) == truth, (listed, truth)
     assert listed["current"] is True and [s["state"] for s in listed["clusters"]] == ["current"] * 2, listed
