@@ -270,8 +270,14 @@ fn command_hints_and_completion() {
         Some("deployments ".into())
     );
     assert_eq!(
-        command::complete("re", &Discovery::default()),
+        command::complete("rep", &Discovery::default()),
         Some("replicasets ".into())
+    );
+    // `re` could be replicasets or record: no guess.
+    assert_eq!(command::complete("re", &Discovery::default()), None);
+    assert_eq!(
+        command::complete("rec", &Discovery::default()),
+        Some("record ".into())
     );
     assert_eq!(command::complete("n", &Discovery::default()), None);
     assert_eq!(command::complete("pods ", &Discovery::default()), None);
