@@ -263,7 +263,17 @@ async fn label_indexes_and_live_view_equal_kubectl_under_churn_and_relists() {
             "{selector}"
         );
     }
-    assert_eq!(index_keys(&registry, "app", "relabelled").len(), 2);
+    // Both relabelled pods hold the new value, but for one the churn deleted since.
+    let truth = sim.truth(Resource::Pods);
+    let relabelled = members[..2]
+        .iter()
+        .filter(|k| truth.contains_key(*k))
+        .count();
+    assert!(
+        relabelled > 0,
+        "the churn deleted both relabelled pods: pick another seed"
+    );
+    assert_eq!(index_keys(&registry, "app", "relabelled").len(), relabelled);
 
     // The live view holds exactly the app's pods, in name order.
     let want = kubectl.pods(&format!("app={app}")).await;
