@@ -7,7 +7,7 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 use kscope_config::keys::Section;
 
-use super::portforward::{centered, hint};
+use super::portforward::{centered, choice_lines, hint};
 use crate::action::Action;
 use crate::component::{Component, Context};
 use crate::containers::ContainerPicker;
@@ -21,22 +21,11 @@ impl Component for ContainerPicker {
 
     fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
         let theme = screen.theme();
-        let mut lines = Vec::new();
-        match &self.choices {
-            None => lines.push(Line::styled("reading its containers…", theme.dim())),
-            Some(Err(why)) => lines.push(Line::styled(why.clone(), theme.error())),
-            Some(Ok(_)) => {
-                lines.push(Line::styled("container", theme.title()));
-                for (i, text) in self.lines().into_iter().enumerate() {
-                    let line = Line::raw(text);
-                    lines.push(if i == self.selected {
-                        line.style(theme.selected())
-                    } else {
-                        line
-                    });
-                }
-            }
-        }
+        let choices = self
+            .choices
+            .as_ref()
+            .map(|read| read.as_ref().map(|_| self.lines()).map_err(String::as_str));
+        let mut lines = choice_lines("container", choices, self.selected, theme);
         lines.push(Line::styled(
             hint(
                 &screen.state.keymap,

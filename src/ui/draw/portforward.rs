@@ -13,6 +13,7 @@ use crate::component::{Component, Context};
 use crate::effect::Effect;
 use crate::portforward::{ForwardDialog, ForwardList, ForwardRow, ForwardState};
 use crate::screen::Screen;
+use crate::theme::Theme;
 
 /// `keys what` for each action bound in `section`, joined: the key hints of both overlays.
 pub(super) fn hint(keymap: &Keymap, section: Section, actions: &[(Action, &str)]) -> String {
@@ -25,6 +26,30 @@ pub(super) fn hint(keymap: &Keymap, section: Section, actions: &[(Action, &str)]
         })
         .collect::<Vec<_>>()
         .join(" · ")
+}
+
+/// A dialog's choices of `what` (a port, a container): a word while they are read, the
+/// error if they cannot be, else a title over the lines, the selected one highlighted.
+pub(super) fn choice_lines(
+    what: &str,
+    choices: Option<Result<Vec<String>, &str>>,
+    selected: usize,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    match choices {
+        None => vec![Line::styled(format!("reading its {what}s…"), theme.dim())],
+        Some(Err(why)) => vec![Line::styled(why.to_string(), theme.error())],
+        Some(Ok(texts)) => std::iter::once(Line::styled(what.to_string(), theme.title()))
+            .chain(texts.into_iter().enumerate().map(|(i, text)| {
+                let line = Line::raw(text);
+                if i == selected {
+                    line.style(theme.selected())
+                } else {
+                    line
+                }
+            }))
+            .collect(),
+    }
 }
 
 /// A popup `width` x `height` (at most the area's) in the middle of `area`.
@@ -45,28 +70,28 @@ impl Component for ForwardDialog {
 
     fn draw(&self, frame: &mut Frame, area: Rect, screen: &Screen<'_>) {
         let theme = screen.theme();
-        let mut lines = Vec::new();
-        match &self.choices {
-            None => lines.push(Line::styled("reading its ports…", theme.dim())),
-            Some(Err(why)) => lines.push(Line::styled(why.clone(), theme.error())),
-            Some(Ok(ports)) => {
-                lines.push(Line::styled("port", theme.title()));
-                for (i, choice) in ports.iter().enumerate() {
-                    let mark = if i == self.selected { ">" } else { " " };
-                    let line = Line::raw(format!("{mark} {}", choice.label()));
-                    lines.push(if i == self.selected {
-                        line.style(theme.selected())
-                    } else {
-                        line
-                    });
-                }
-                lines.push(Line::raw(""));
-                let local = format!("local   127.0.0.1:{}_", self.local);
-                lines.push(match self.chosen() {
-                    Some(_) => Line::raw(local),
-                    None => Line::styled(format!("{local}  (1-65535)"), theme.error()),
-                });
-            }
+        let choices = self.choices.as_ref().map(|read| {
+            read.as_ref()
+                .map(|ports| {
+                    ports
+                        .iter()
+                        .enumerate()
+                        .map(|(i, choice)| {
+                            let mark = if i == self.selected { ">" } else { " " };
+                            format!("{mark} {}", choice.label())
+                        })
+                        .collect()
+                })
+                .map_err(String::as_str)
+        });
+        let mut lines = choice_lines("port", choices, self.selected, theme);
+        if matches!(self.choices, Some(Ok(_))) {
+            lines.push(Line::raw(""));
+            let local = format!("local   127.0.0.1:{}_", self.local);
+            lines.push(match self.chosen() {
+                Some(_) => Line::raw(local),
+                None => Line::styled(format!("{local}  (1-65535)"), theme.error()),
+            });
         }
         lines.push(Line::styled(
             hint(
