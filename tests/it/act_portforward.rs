@@ -55,11 +55,16 @@ struct Fixture {
 
 impl Fixture {
     async fn start(name: &str) -> Option<Self> {
+        Self::start_clusters(name, 1).await
+    }
+
+    /// `clusters` sims (contexts kscope-sim-1…), the pod created in the first.
+    async fn start_clusters(name: &str, clusters: usize) -> Option<Self> {
         tools::required("tmux", "to run kscope in a real terminal")?;
         let kubectl = tools::required("kubectl", "to create and delete the pod")?;
         let dir = temp_dir(&format!("pf-{name}"));
         let args = ["--pods", "2", "--nodes", "1", "--namespaces", "1"];
-        let (sim, kubeconfig) = sim_clusters(&dir, 1, &args).await;
+        let (sim, kubeconfig) = sim_clusters(&dir, clusters, &args).await;
         let fx = Self {
             name: format!("kscope-pf-{name}-{}", std::process::id()),
             dir,
@@ -83,13 +88,17 @@ impl Fixture {
 
     /// kscope on namespace `pf` in an 80x24 terminal of its own.
     fn kscope(&self) -> Session {
+        self.kscope_sized(80, 24)
+    }
+
+    fn kscope_sized(&self, columns: u16, rows: u16) -> Session {
         let command = format!(
             "env KUBECONFIG={} HOME={dir} XDG_STATE_HOME={dir}/state XDG_CONFIG_HOME={dir}/config {} -n pf",
             self.kubeconfig.display(),
             env!("CARGO_BIN_EXE_kscope"),
             dir = self.dir.display(),
         );
-        Session::alone_sized(self.name.clone(), &command, 80, 24)
+        Session::alone_sized(self.name.clone(), &command, columns, rows)
     }
 
     fn kubectl(&self, args: &[&str]) -> String {
@@ -291,4 +300,46 @@ async fn a_forward_on_a_service_goes_to_its_target_port_on_a_ready_pod() {
         .await
         .expect("GET through the forward");
     assert!(answer.ends_with("\r\n\r\nok\n"), "{answer}");
+}
+
+/// A forward started on one context keeps running after `:ctx` switches to another (as a
+/// `kubectl port-forward` started before does): the switch says so, bytes still come from
+/// the first cluster's pod, and `:pf` names each forward's context.
+#[tokio::test]
+async fn a_forward_keeps_running_in_its_context_after_a_switch() {
+    let Some(fx) = Fixture::start_clusters("ctx", 2).await else {
+        return;
+    };
+    let session = fx.kscope_sized(120, 30);
+    session.wait_for("pod web", |s| s.contains("web") && s.contains("Running"));
+    let port = forward(&session);
+
+    session.keys(&[":ctx kscope-sim-2", "Enter"]);
+    let screen = session.wait_for("the switch", |s| {
+        s.contains(
+            "switched to context kscope-sim-2; 1 port-forward keeps running in its own context · \
+             :pf lists them",
+        )
+    });
+    assert!(
+        screen
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .contains("kscope-sim-2"),
+        "{screen}"
+    );
+    let answer = get(port, "/healthz").await.expect("the forward answers");
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+
+    session.keys(&[":pf", "Enter"]);
+    let screen = session.wait_for("the list", |s| s.contains("port-forwards (1)"));
+    let row = screen
+        .lines()
+        .find(|l| l.contains("pf/web"))
+        .unwrap_or_default();
+    assert!(
+        row.contains("kscope-sim-1") && row.contains("active"),
+        "{screen}"
+    );
 }

@@ -12,7 +12,6 @@ mod act_cascade;
 mod act_edit;
 mod act_exec;
 mod act_kill_cronjob;
-mod act_pf_context;
 mod act_pick;
 mod act_portforward;
 mod act_rbac;
