@@ -11,7 +11,7 @@ use tokio::sync::watch;
 
 use super::columns::{ColumnKind, TableRow};
 use super::live::{LiveView, Row, SortSpec, ViewColumn, Window};
-use super::mixed::{ROW_CAP, Snapshot, SnapshotWorker, ViewRows};
+use super::mixed::{MergedRows, ROW_CAP, Snapshot, SnapshotWorker, ViewRows, agreed_text};
 use super::sorted::RowEntry;
 use kscope_informers::keys::Key;
 use kscope_resources::Timestamp;
@@ -149,11 +149,7 @@ impl FleetRows {
             .enumerate()
             .map(|(at, row)| (row.id.clone(), at))
             .collect();
-        let text = match texts.split_first() {
-            Some((first, rest)) if rest.iter().all(|t| t == first) => Some(first.clone()),
-            Some(_) => None,
-            None => Some(String::new()),
-        };
+        let text = agreed_text(&texts);
         Self {
             clusters: members.iter().map(|m| m.cluster.clone()).collect(),
             sources: members.iter().map(|m| m.rows.clone()).collect(),
@@ -164,14 +160,6 @@ impl FleetRows {
             text,
             dropped,
         }
-    }
-
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
     }
 
     pub fn sort(&self) -> SortSpec {
@@ -191,23 +179,6 @@ impl FleetRows {
     /// Each cluster with its rows in the snapshot: the `cluster` index's value counts.
     pub fn counts(&self) -> impl Iterator<Item = (&Arc<str>, usize)> {
         self.clusters.iter().zip(self.counts.iter().copied())
-    }
-
-    /// Where the row `id` is.
-    pub fn position(&self, id: &str) -> Option<usize> {
-        self.positions.get(id).copied()
-    }
-
-    /// The row id at `position`, clamped to the rows.
-    pub fn id_at(&self, position: usize) -> Option<Key> {
-        let last = self.rows.len().checked_sub(1)?;
-        self.rows.get(position.min(last)).map(|r| r.id.clone())
-    }
-
-    /// The cluster (its position among the members) and its own key of the row `id`.
-    pub fn member_of(&self, id: &str) -> Option<(usize, Key)> {
-        let row = &self.rows[self.position(id)?];
-        Some((row.member, row.entry.key.clone()))
     }
 
     /// Copies out `height` rows from `offset`, their cells made by their clusters' views
@@ -260,6 +231,29 @@ impl FleetRows {
             rows,
             selected: selected.and_then(|id| self.position(id)),
         }
+    }
+}
+
+impl MergedRows for FleetRows {
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Where the row `id` is.
+    fn position(&self, id: &str) -> Option<usize> {
+        self.positions.get(id).copied()
+    }
+
+    /// The row id at `position`, clamped to the rows.
+    fn id_at(&self, position: usize) -> Option<Key> {
+        let last = self.rows.len().checked_sub(1)?;
+        self.rows.get(position.min(last)).map(|r| r.id.clone())
+    }
+
+    /// The cluster (its position among the members) and its own key of the row `id`.
+    fn member_of(&self, id: &str) -> Option<(usize, Key)> {
+        let row = &self.rows[self.position(id)?];
+        Some((row.member, row.entry.key.clone()))
     }
 }
 

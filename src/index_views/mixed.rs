@@ -183,6 +183,58 @@ struct MixedRow {
 /// The rows most a mixed table holds; more are left out, and the snapshot says so.
 pub const ROW_CAP: usize = 500_000;
 
+/// A table merged from several members' rows (`:all`'s kinds, a fleet's clusters), each row
+/// named by an id unique across them: what a selection on it follows.
+pub trait MergedRows {
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Where the row `id` is.
+    fn position(&self, id: &str) -> Option<usize>;
+
+    /// The row id at `position`, clamped to the rows.
+    fn id_at(&self, position: usize) -> Option<Key>;
+
+    /// The member and its own key of the row `id`.
+    fn member_of(&self, id: &str) -> Option<(usize, Key)>;
+}
+
+impl MergedRows for MixedRows {
+    fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Where the row `id` is.
+    fn position(&self, id: &str) -> Option<usize> {
+        self.positions.get(id).copied()
+    }
+
+    /// The row id at `position`, clamped to the rows.
+    fn id_at(&self, position: usize) -> Option<Key> {
+        let last = self.rows.len().checked_sub(1)?;
+        self.rows.get(position.min(last)).map(|r| r.id.clone())
+    }
+
+    /// The member and its own key of the row `id`.
+    fn member_of(&self, id: &str) -> Option<(usize, Key)> {
+        let row = &self.rows[self.position(id)?];
+        Some((row.member, row.summary.key.clone()))
+    }
+}
+
+/// The filter text every member's rows were read with, if they all agree (none read: the
+/// empty text); `None` while a new filter has reached only some of them.
+pub(crate) fn agreed_text(texts: &[String]) -> Option<String> {
+    match texts.split_first() {
+        Some((first, rest)) if rest.iter().all(|t| t == first) => Some(first.clone()),
+        Some(_) => None,
+        None => Some(String::new()),
+    }
+}
+
 /// An immutable snapshot of a mixed table's rows, sorted.
 #[derive(Default)]
 pub struct MixedRows {
@@ -229,11 +281,7 @@ impl MixedRows {
             .enumerate()
             .map(|(at, row)| (row.id.clone(), at))
             .collect();
-        let text = match texts.split_first() {
-            Some((first, rest)) if rest.iter().all(|t| t == first) => Some(first.clone()),
-            Some(_) => None,
-            None => Some(String::new()),
-        };
+        let text = agreed_text(&texts);
         Self {
             labels: members.iter().map(|m| m.label.clone()).collect(),
             rows,
@@ -242,14 +290,6 @@ impl MixedRows {
             text,
             dropped,
         }
-    }
-
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
     }
 
     pub fn sort(&self) -> SortSpec {
@@ -264,23 +304,6 @@ impl MixedRows {
     /// Rows left out because the table would pass [`ROW_CAP`].
     pub fn dropped(&self) -> usize {
         self.dropped
-    }
-
-    /// Where the row `id` is.
-    pub fn position(&self, id: &str) -> Option<usize> {
-        self.positions.get(id).copied()
-    }
-
-    /// The row id at `position`, clamped to the rows.
-    pub fn id_at(&self, position: usize) -> Option<Key> {
-        let last = self.rows.len().checked_sub(1)?;
-        self.rows.get(position.min(last)).map(|r| r.id.clone())
-    }
-
-    /// The member and its own key of the row `id`.
-    pub fn member_of(&self, id: &str) -> Option<(usize, Key)> {
-        let row = &self.rows[self.position(id)?];
-        Some((row.member, row.summary.key.clone()))
     }
 
     /// Copies out `height` rows from `offset`, their ages as of `now`; `selected` is the

@@ -2,6 +2,7 @@
 //! it runs and a live view can evaluate a query's terms on one object with the very functions
 //! that built the indexes.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use parking_lot::RwLock;
@@ -17,6 +18,28 @@ use kscope_resources::{BuiltIn, Kind};
 pub struct ValueCount {
     pub value: Arc<str>,
     pub count: usize,
+}
+
+impl ValueCount {
+    /// Counts of the same values read from several stores (a table merged from several
+    /// kinds or clusters), added up and ordered as one store's are.
+    pub fn summed(counts: impl IntoIterator<Item = ValueCount>) -> Vec<ValueCount> {
+        let mut sums: HashMap<Arc<str>, usize> = HashMap::new();
+        for count in counts {
+            *sums.entry(count.value).or_default() += count.count;
+        }
+        let mut counts: Vec<ValueCount> = sums
+            .into_iter()
+            .map(|(value, count)| ValueCount { value, count })
+            .collect();
+        sort_by_count(&mut counts);
+        counts
+    }
+}
+
+/// Most frequent first, ties by value: the index browser's order.
+fn sort_by_count(counts: &mut [ValueCount]) {
+    counts.sort_unstable_by(|a, b| b.count.cmp(&a.count).then(a.value.cmp(&b.value)));
 }
 
 /// An Indexer and the definitions of its indexes, for a store of one kind. Cloning is cheap
@@ -124,7 +147,7 @@ impl<T: Indexable> IndexRegistry<T> {
                 })
                 .collect::<Vec<_>>()
         })?;
-        counts.sort_unstable_by(|a, b| b.count.cmp(&a.count).then(a.value.cmp(&b.value)));
+        sort_by_count(&mut counts);
         Ok(counts)
     }
 

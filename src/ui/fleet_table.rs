@@ -9,10 +9,8 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
-use parking_lot::Mutex;
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
@@ -21,7 +19,7 @@ use kscope_client::fleet::Trouble;
 use kscope_index_views::definitions::{IndexDefinition, Misfits};
 use kscope_index_views::fleet::{self, ClusterInput, FleetRows, FleetWorker};
 use kscope_index_views::live::{SortSpec, ViewColumn, Window};
-use kscope_index_views::mixed::MemberRows;
+use kscope_index_views::mixed::{MemberRows, MergedRows};
 use kscope_index_views::query::{CLUSTER_INDEX, ClusterFilter, Query, QueryError};
 use kscope_index_views::registry::ValueCount;
 use kscope_informers::fifo::{FifoKind, Handoff};
@@ -36,8 +34,9 @@ use kscope_resources::{Kind, Timestamp};
 use super::UiError;
 use super::action::Action;
 use super::layout::Scroll;
+use super::merged_selection::MergedSelection;
 use super::mixed_table::follow_combined;
-use super::table::{Table, TableStarter, moved_to};
+use super::table::{Table, TableStarter};
 
 /// Starts a table of `kind`: across every cluster of a fleet starter, each cluster's table
 /// sorted by the same column (less CLUSTER); else the starter's own.
@@ -161,11 +160,7 @@ pub struct FleetTable {
     worker: FleetWorker,
     /// The filter last asked for, `cluster=` terms included.
     query: Query,
-    /// The selected row's id (`prod-eu/default/web`).
-    selected: Mutex<Option<Key>>,
-    /// Whether the user has chosen the selection (until then it stays on the top row, as a
-    /// category's does, whichever cluster lists first).
-    chosen: AtomicBool,
+    selection: MergedSelection,
     status: watch::Receiver<ReflectorStatus>,
     status_task: JoinHandle<()>,
     /// What the table answers for its tap without a cluster (none given).
@@ -202,8 +197,7 @@ impl FleetTable {
             by_cluster,
             worker,
             query: Query::default(),
-            selected: Mutex::new(None),
-            chosen: AtomicBool::new(false),
+            selection: MergedSelection::default(),
             status,
             status_task,
             idle_tap: Tap::new(1, kscope_resources::secret::keepable_raw),
@@ -227,10 +221,7 @@ impl FleetTable {
 
     /// The member whose row is selected (the first without a selection).
     fn current_member(&self) -> Option<&Member> {
-        let selected = self.selected.lock().clone();
-        let at = selected
-            .and_then(|id| self.snapshot().member_of(&id))
-            .map_or(0, |(at, _)| at);
+        let at = self.selection.member(&*self.snapshot());
         self.members.get(at).or_else(|| self.members.first())
     }
 
@@ -258,13 +249,7 @@ impl Table for FleetTable {
     /// The rows of a cluster that is not watching lead with `CLUSTER (stale)`.
     fn capture(&self, scroll: &mut Scroll, height: usize, now: Timestamp) -> Window {
         let rows = self.snapshot();
-        let mut selected = self.selected.lock();
-        let position = selected.as_deref().and_then(|id| rows.position(id));
-        if (position.is_none() || !self.chosen.load(Ordering::Relaxed)) && !rows.is_empty() {
-            *selected = rows.id_at(scroll.offset());
-        }
-        let position = selected.as_deref().and_then(|id| rows.position(id));
-        let offset = scroll.follow(position, height, rows.len());
+        let (offset, selected) = self.selection.follow(&*rows, scroll, height);
         let stale: Vec<bool> = self
             .members
             .iter()
@@ -347,16 +332,7 @@ impl Table for FleetTable {
     }
 
     fn move_selection(&self, offset: usize, action: &Action, page: usize) {
-        let rows = self.snapshot();
-        let mut selected = self.selected.lock();
-        let position = selected
-            .as_deref()
-            .and_then(|id| rows.position(id))
-            .unwrap_or(offset);
-        if let Some(id) = rows.id_at(moved_to(position, action, page, rows.len())) {
-            *selected = Some(id);
-            self.chosen.store(true, Ordering::Relaxed);
-        }
+        self.selection.step(&*self.snapshot(), offset, action, page);
     }
 
     fn sort(&self) -> SortSpec {
@@ -435,22 +411,16 @@ impl Table for FleetTable {
     /// The `cluster` index counts each cluster's rows shown; any other adds up the
     /// clusters' counts of its values.
     fn value_counts(&self, name: &str) -> Vec<ValueCount> {
-        let mut counts: HashMap<Arc<str>, usize> = HashMap::new();
         if name == CLUSTER_INDEX {
-            for (cluster, count) in self.snapshot().counts() {
-                counts.insert(cluster.clone(), count);
-            }
+            let snapshot = self.snapshot();
+            let counts = snapshot.counts().map(|(cluster, count)| ValueCount {
+                value: cluster.clone(),
+                count,
+            });
+            ValueCount::summed(counts)
         } else {
-            for count in self.members.iter().flat_map(|m| m.table.value_counts(name)) {
-                *counts.entry(count.value).or_default() += count.count;
-            }
+            ValueCount::summed(self.members.iter().flat_map(|m| m.table.value_counts(name)))
         }
-        let mut counts: Vec<ValueCount> = counts
-            .into_iter()
-            .map(|(value, count)| ValueCount { value, count })
-            .collect();
-        counts.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value)));
-        counts
     }
 
     /// The delta panel shows the selected row's cluster: its keys.
@@ -462,16 +432,11 @@ impl Table for FleetTable {
     }
 
     fn selected(&self) -> Option<Key> {
-        self.selected.lock().clone()
+        self.selection.id()
     }
 
     fn select_key(&self, key: &Key) -> bool {
-        let found = self.snapshot().position(key).is_some();
-        if found {
-            *self.selected.lock() = Some(key.clone());
-            self.chosen.store(true, Ordering::Relaxed);
-        }
-        found
+        self.selection.select(&*self.snapshot(), key)
     }
 
     fn controller_owner(&self, key: &Key) -> Option<(String, String)> {
@@ -513,13 +478,13 @@ impl Table for FleetTable {
 
     /// The selected row's object, by its own cluster's key.
     fn selected_object(&self) -> Option<(Kind, Key)> {
-        let id = self.selected.lock().clone()?;
+        let id = self.selection.id()?;
         let (_, key) = self.snapshot().member_of(&id)?;
         Some((self.kind.clone(), key))
     }
 
     fn selected_context(&self) -> Option<String> {
-        let id = self.selected.lock().clone()?;
+        let id = self.selection.id()?;
         let (at, _) = self.snapshot().member_of(&id)?;
         Some(self.members.get(at)?.context.to_string())
     }

@@ -25,6 +25,7 @@ pub mod keymap;
 pub mod layout;
 pub mod line;
 pub mod logs;
+mod merged_selection;
 pub mod metrics;
 pub mod mixed_table;
 pub mod namespace_check;

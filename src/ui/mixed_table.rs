@@ -6,20 +6,19 @@
 //! and is named in the header, while the others list.
 
 use std::any::Any;
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use parking_lot::Mutex;
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
 use kscope_client::discovery::Discovery;
 use kscope_index_views::definitions::{IndexDefinition, Misfits};
 use kscope_index_views::live::{SortSpec, ViewColumn, Window};
-use kscope_index_views::mixed::{self, MemberInput, MemberRows, MixedRows, MixedWorker};
+use kscope_index_views::mixed::{
+    self, MemberInput, MemberRows, MergedRows, MixedRows, MixedWorker,
+};
 use kscope_index_views::query::{Query, QueryError};
 use kscope_index_views::registry::ValueCount;
 use kscope_informers::fifo::{FifoKind, Handoff};
@@ -35,8 +34,9 @@ use kscope_resources::{Kind, ResourceKind, Timestamp};
 use super::UiError;
 use super::action::Action;
 use super::layout::Scroll;
+use super::merged_selection::MergedSelection;
 use super::nav::Category;
-use super::table::{Table, moved_to};
+use super::table::Table;
 
 /// One member kind of a mixed table.
 struct Member {
@@ -165,12 +165,7 @@ pub struct MixedTable {
     gone: Vec<Kind>,
     discovery: Arc<Discovery>,
     worker: MixedWorker,
-    /// The selected row's id (`deployment.apps/default/web`).
-    selected: Mutex<Option<Key>>,
-    /// Whether the user has chosen the selection. Until they do it stays on the top row, so
-    /// a kind whose rows arrive later and sort above the first kind's does not push the
-    /// view down to follow whichever row happened to come first.
-    chosen: AtomicBool,
+    selection: MergedSelection,
     status: watch::Receiver<ReflectorStatus>,
     /// Where the members' combined status goes, whatever the members are.
     status_tx: Arc<watch::Sender<ReflectorStatus>>,
@@ -215,8 +210,7 @@ impl MixedTable {
             gone: Vec::new(),
             discovery,
             worker,
-            selected: Mutex::new(None),
-            chosen: AtomicBool::new(false),
+            selection: MergedSelection::default(),
             status,
             status_tx,
             status_task,
@@ -320,10 +314,7 @@ impl MixedTable {
     /// The member whose row is selected (the first without a selection); `None` without
     /// members.
     fn current_member(&self) -> Option<&Member> {
-        let selected = self.selected.lock().clone();
-        let at = selected
-            .and_then(|id| self.snapshot().member_of(&id))
-            .map_or(0, |(at, _)| at);
+        let at = self.selection.member(&*self.snapshot());
         self.members.get(at).or_else(|| self.members.first())
     }
 
@@ -375,13 +366,7 @@ impl Table for MixedTable {
 
     fn capture(&self, scroll: &mut Scroll, height: usize, now: Timestamp) -> Window {
         let rows = self.snapshot();
-        let mut selected = self.selected.lock();
-        let position = selected.as_deref().and_then(|id| rows.position(id));
-        if (position.is_none() || !self.chosen.load(Ordering::Relaxed)) && !rows.is_empty() {
-            *selected = rows.id_at(scroll.offset());
-        }
-        let position = selected.as_deref().and_then(|id| rows.position(id));
-        let offset = scroll.follow(position, height, rows.len());
+        let (offset, selected) = self.selection.follow(&*rows, scroll, height);
         rows.window(offset, height, now, selected.as_deref())
     }
 
@@ -439,16 +424,7 @@ impl Table for MixedTable {
     }
 
     fn move_selection(&self, offset: usize, action: &Action, page: usize) {
-        let rows = self.snapshot();
-        let mut selected = self.selected.lock();
-        let position = selected
-            .as_deref()
-            .and_then(|id| rows.position(id))
-            .unwrap_or(offset);
-        if let Some(id) = rows.id_at(moved_to(position, action, page, rows.len())) {
-            *selected = Some(id);
-            self.chosen.store(true, Ordering::Relaxed);
-        }
+        self.selection.step(&*self.snapshot(), offset, action, page);
     }
 
     fn sort(&self) -> SortSpec {
@@ -515,16 +491,7 @@ impl Table for MixedTable {
 
     /// Every member's counts of the index's values, added up.
     fn value_counts(&self, name: &str) -> Vec<ValueCount> {
-        let mut counts: HashMap<Arc<str>, usize> = HashMap::new();
-        for count in self.members.iter().flat_map(|m| m.table.value_counts(name)) {
-            *counts.entry(count.value).or_default() += count.count;
-        }
-        let mut counts: Vec<ValueCount> = counts
-            .into_iter()
-            .map(|(value, count)| ValueCount { value, count })
-            .collect();
-        counts.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.value.cmp(&b.value)));
-        counts
+        ValueCount::summed(self.members.iter().flat_map(|m| m.table.value_counts(name)))
     }
 
     /// The delta panel shows the selected row's kind: its keys.
@@ -536,16 +503,11 @@ impl Table for MixedTable {
     }
 
     fn selected(&self) -> Option<Key> {
-        self.selected.lock().clone()
+        self.selection.id()
     }
 
     fn select_key(&self, key: &Key) -> bool {
-        let found = self.snapshot().position(key).is_some();
-        if found {
-            *self.selected.lock() = Some(key.clone());
-            self.chosen.store(true, Ordering::Relaxed);
-        }
-        found
+        self.selection.select(&*self.snapshot(), key)
     }
 
     fn controller_owner(&self, key: &Key) -> Option<(String, String)> {
@@ -587,7 +549,7 @@ impl Table for MixedTable {
     }
 
     fn selected_object(&self) -> Option<(Kind, Key)> {
-        let id = self.selected.lock().clone()?;
+        let id = self.selection.id()?;
         let (at, key) = self.snapshot().member_of(&id)?;
         Some((self.members.get(at)?.kind.clone(), key))
     }
