@@ -11,6 +11,7 @@ use kscope_client::cluster::Cluster;
 use kscope_client::record::{RecordingSession, RecordingStats};
 use kscope_informers::record::format::RecordError;
 use kscope_resources::Kind;
+use kscope_units::bytes;
 use tokio::task::JoinHandle;
 
 /// A recording under way, and its event rate over the last sample.
@@ -105,7 +106,7 @@ impl RecordToggle {
                         "recorded {} events to {} ({})",
                         stats.events,
                         path.display(),
-                        human_bytes(stats.bytes)
+                        bytes::binary(stats.bytes)
                     ));
                 }
                 Some(Ok((path, Err(e)))) => {
@@ -134,7 +135,7 @@ impl RecordToggle {
             }
             news.header = Some(format!(
                 "● REC {} {:.0} ev/s",
-                human_bytes(stats.bytes),
+                bytes::binary(stats.bytes),
                 live.events_per_second
             ));
         }
@@ -160,32 +161,4 @@ fn default_output() -> Result<PathBuf, String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let stamp = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%SZ");
     Ok(dir.join(format!("kscope-{stamp}.kscope")))
-}
-
-/// Bytes as the header says them: `980 B`, `1.2 MB`, `3.4 GB` (decimal units).
-fn human_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["kB", "MB", "GB", "TB"];
-    if bytes < 1000 {
-        return format!("{bytes} B");
-    }
-    let mut value = bytes as f64 / 1000.0;
-    let mut unit = 0;
-    while value >= 1000.0 && unit + 1 < UNITS.len() {
-        value /= 1000.0;
-        unit += 1;
-    }
-    format!("{value:.1} {}", UNITS[unit])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bytes_read_as_the_header_says_them() {
-        assert_eq!(human_bytes(980), "980 B");
-        assert_eq!(human_bytes(1_234), "1.2 kB");
-        assert_eq!(human_bytes(1_234_567), "1.2 MB");
-        assert_eq!(human_bytes(3_400_000_000), "3.4 GB");
-    }
 }

@@ -196,7 +196,7 @@ pub struct UiState {
     /// What the header says of the recording played (`kscope replay FILE`); `None` on a
     /// live cluster.
     pub recording: Option<String>,
-    /// What the header says of the recording `ctrl-r` runs (`● REC 1.2 MB 340 ev/s`).
+    /// What the header says of the recording `ctrl-r` runs (`● REC 1.2MiB 340 ev/s`).
     pub recorder: Option<String>,
 }
 

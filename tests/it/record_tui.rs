@@ -44,7 +44,12 @@ async fn record_in_the_tui_then_replay_prints_the_pods_kubectl_sees() {
         s.lines()
             .next()
             .and_then(|header| header.split_once("● REC ")?.1.split_once(" ev/s"))
-            .is_some_and(|(size_rate, _)| size_rate.split_whitespace().nth(1) != Some("B"))
+            .is_some_and(|(size_rate, _)| {
+                size_rate
+                    .split_whitespace()
+                    .next()
+                    .is_some_and(|size| size.ends_with("iB"))
+            })
     });
 
     session.keys(&["C-r"]);

@@ -7,6 +7,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use kscope_config::keys::{Keymap, Section};
+use kscope_units::bytes;
 
 use crate::action::Action;
 use crate::component::{Component, Context};
@@ -119,21 +120,6 @@ impl Component for ForwardDialog {
     }
 }
 
-/// Bytes as people read them: `512B`, `1.5KiB`, `12.0MiB`.
-fn sized(bytes: u64) -> String {
-    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
-    if bytes < 1024 {
-        return format!("{bytes}B");
-    }
-    let mut value = bytes as f64 / 1024.0;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!("{value:.1}{}", UNITS[unit])
-}
-
 /// One row of the list (the pod's column takes what the others leave), and why it is not
 /// active, or what refused its last connection, on a line of its own below.
 fn row_text(row: &ForwardRow, context_width: usize, pod_width: usize) -> (String, Option<String>) {
@@ -153,8 +139,8 @@ fn row_text(row: &ForwardRow, context_width: usize, pod_width: usize) -> (String
         row.port,
         row.local.to_string(),
         format!("{}/{}", row.open, row.total),
-        sized(row.bytes_in),
-        sized(row.bytes_out),
+        bytes::binary(row.bytes_in),
+        bytes::binary(row.bytes_out),
     );
     (line, why.map(|why| format!("  {why}")))
 }
@@ -238,18 +224,5 @@ impl Component for ForwardList {
                 .block(Block::bordered().title(format!(" port-forwards ({}) ", self.rows.len()))),
             popup,
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bytes_read_in_binary_units() {
-        assert_eq!(sized(0), "0B");
-        assert_eq!(sized(1023), "1023B");
-        assert_eq!(sized(1536), "1.5KiB");
-        assert_eq!(sized(100 * 1024 * 1024), "100.0MiB");
     }
 }
