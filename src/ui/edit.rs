@@ -323,6 +323,9 @@ async fn run_editor(editor: &str, path: &std::path::Path) -> Result<(), String> 
         .arg(format!("{editor} \"$1\""))
         .arg("kscope-edit")
         .arg(path)
+        // A signal that ends kscope mid-edit ends the editor with it, rather than leave it
+        // on a terminal kscope has restored.
+        .kill_on_drop(true)
         .status()
         .await
         .map_err(|err| format!("cannot start the editor ({editor}): {err}"))?;

@@ -4,6 +4,7 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::StreamExt;
 use futures::future::join_all;
 
 use crossterm::event::EventStream;
@@ -275,21 +276,27 @@ pub async fn run_fleet(
             .await
         {
             Ok(Stop::Handover) => {
+                // A signal during a session or an edit ends kscope, as it does in the table;
+                // so does the terminal going away under them, which fails the way back.
+                let signalled = || received.load(std::sync::atomic::Ordering::Relaxed) != 0;
                 if let Some(request) = app.take_session() {
-                    match guard
-                        .hand_over(Keys::Raw, crate::session::run(request))
-                        .await
-                    {
-                        Ok(ended) => app.session_ended(&ended),
+                    let session = unless_signalled(crate::session::run(request), &mut signals);
+                    match guard.hand_over(Keys::Raw, session).await {
+                        Ok(Some(ended)) => app.session_ended(&ended),
+                        Ok(None) => break Ok(()),
+                        Err(_) if signalled() => break Ok(()),
                         Err(err) => break Err(err.into()),
                     }
                 }
                 if let Some(request) = app.take_edit() {
                     let outcome = match crate::edit::fetch(&request).await {
                         Ok(object) => {
-                            let edit = crate::edit::run(request, object);
+                            let edit =
+                                unless_signalled(crate::edit::run(request, object), &mut signals);
                             match guard.hand_over(Keys::Cooked, edit).await {
-                                Ok(outcome) => outcome,
+                                Ok(Some(outcome)) => outcome,
+                                Ok(None) => break Ok(()),
+                                Err(_) if signalled() => break Ok(()),
                                 Err(err) => break Err(err.into()),
                             }
                         }
@@ -308,6 +315,17 @@ pub async fn run_fleet(
         0 => Exit::Quit,
         signal => Exit::Signal(signal),
     })
+}
+
+/// `work`'s output, or `None` when a signal comes first (dropping `work`).
+async fn unless_signalled<F: Future>(
+    work: F,
+    signals: &mut (impl futures::Stream<Item = ()> + Unpin),
+) -> Option<F::Output> {
+    tokio::select! {
+        output = work => Some(output),
+        Some(()) = signals.next() => None,
+    }
 }
 
 /// SIGTERM, SIGINT and SIGHUP end the loop like `q`, so the terminal is restored on the way

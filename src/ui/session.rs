@@ -192,13 +192,19 @@ async fn pump(mut process: AttachedProcess, keyboard: &mut Keyboard) -> Outcome 
                     let _ = terminal.flush().await;
                 }
             },
-            Some(bytes) = keyboard.bytes.recv() => {
-                typed = true;
-                if stdin.write_all(&bytes).await.is_err() {
-                    // The process closed stdin; its status follows.
-                    continue;
+            bytes = keyboard.bytes.recv() => match bytes {
+                Some(bytes) => {
+                    typed = true;
+                    if stdin.write_all(&bytes).await.is_err() {
+                        // The process closed stdin; its status follows.
+                        continue;
+                    }
                 }
-            }
+                // The reader stops by itself only when the terminal is gone (hung up, read
+                // at its end): nobody is left to type, so waiting on a shell that never
+                // exits would keep kscope running with no terminal.
+                None => return Outcome::Dropped("the terminal closed".to_string()),
+            },
             Some(()) = next_resize(&mut window) => {
                 if let (Some(sender), Ok((width, height))) =
                     (resize.as_mut(), crossterm::terminal::size())
@@ -313,5 +319,13 @@ impl Keyboard {
         if let Some(thread) = self.thread.take() {
             let _ = tokio::task::spawn_blocking(move || thread.join()).await;
         }
+    }
+}
+
+/// A session dropped unfinished (a signal ends kscope) stops its reader too, within one
+/// poll, rather than leave it reading the keyboard.
+impl Drop for Keyboard {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
     }
 }

@@ -59,3 +59,72 @@ fn read_only_refuses_a_shell_and_says_how_to_enable_writes() {
         s.contains("attach is a write: start kscope with --readwrite")
     });
 }
+
+/// A signal while a shell has the terminal ends kscope as it does in the table: the terminal
+/// restored and the exit status a shell expects (128 plus the signal's number), rather than
+/// the signal waiting, unseen, until the shell exits.
+#[test]
+fn a_signal_during_a_shell_ends_kscope_and_restores_the_terminal() {
+    let tools = crate::common::tools::required("tmux", "to run kscope in a real terminal").and(
+        crate::common::tools::required("pgrep", "to find kscope's pid"),
+    );
+    if tools.is_none() {
+        return;
+    }
+    let name = format!("kscope-shell-signal-{}", std::process::id());
+    let state = std::env::temp_dir().join(&name);
+    // A shell that outlives kscope, so its terminal and kscope's exit status can be read.
+    let session = Session::alone_sized(name.clone(), "sh", 120, 40);
+    session.keys(&[
+        &format!(
+            "env XDG_STATE_HOME={} {} --demo --readwrite",
+            state.display(),
+            env!("CARGO_BIN_EXE_kscope")
+        ),
+        "Enter",
+    ]);
+    session.wait_for("the pods listed", |s| {
+        s.contains("watching at rv") && s.contains("Running")
+    });
+    session.keys(&["o"]);
+    session.wait_for("the shell's prompt", |s| {
+        s.contains(":/#") && !s.contains("watching at rv")
+    });
+    let pid = session.child_of_pane();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    // Keys typed before kscope is gone would still go to the pod's shell.
+    Session::wait_gone(&pid, "SIGTERM");
+    session.keys(&["echo exit-status=$?", "Enter"]);
+    let screen = session.wait_for("kscope's exit status 143", |s| {
+        s.lines()
+            .any(|line| line.trim().ends_with("exit-status=143"))
+    });
+    let restored = (
+        session.flag("#{alternate_on}"),
+        session.flag("#{cursor_flag}"),
+    );
+    assert_eq!(restored, ("0".into(), "1".into()), "{screen}");
+    let _ = std::fs::remove_dir_all(state);
+}
+
+/// The terminal going away while a shell has it (the terminal window closed, tmux's server
+/// killed) ends kscope, instead of leaving it running with nobody to type or to read.
+#[test]
+fn the_terminal_closing_during_a_shell_ends_kscope() {
+    let Some(session) = demo("shell-hangup", "--readwrite") else {
+        return;
+    };
+    session.keys(&["o"]);
+    session.wait_for("the shell's prompt", |s| {
+        s.contains(":/#") && !s.contains("watching at rv")
+    });
+    // `env` execs kscope: the pane's process is kscope itself.
+    let pid = session.flag("#{pane_pid}");
+    assert!(!pid.is_empty(), "the pane has a process");
+    session.kill_server();
+    Session::wait_gone(&pid, "its terminal closed");
+}

@@ -110,21 +110,13 @@ fn every_signal_restores_the_terminal() {
     for (signal, status) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
         session.keys(&[&format!("{} --demo", env!("CARGO_BIN_EXE_kscope")), "Enter"]);
         session.wait_for("the demo table", |s| s.contains("watching at rv"));
-        let flag = |format: &str| {
-            crate::common::tmux::tmux(&["display-message", "-p", "-t", &name, format])
-                .unwrap_or_default()
-                .trim()
-                .to_string()
-        };
-        assert_eq!(flag("#{alternate_on}"), "1", "the TUI owns the screen");
+        assert_eq!(
+            session.flag("#{alternate_on}"),
+            "1",
+            "the TUI owns the screen"
+        );
         // kscope is the shell's child.
-        let shell = flag("#{pane_pid}");
-        let children = std::process::Command::new("pgrep")
-            .args(["-P", &shell])
-            .output()
-            .expect("pgrep runs");
-        let pid = String::from_utf8_lossy(&children.stdout).trim().to_string();
-        assert!(!pid.is_empty(), "kscope runs under the shell {shell}");
+        let pid = session.child_of_pane();
         let killed = std::process::Command::new("kill")
             .args([&format!("-{signal}"), &pid])
             .status()
@@ -133,7 +125,11 @@ fn every_signal_restores_the_terminal() {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
         // Leaving the alternate screen and showing the cursor are two escape sequences:
         // wait for both.
-        while (flag("#{alternate_on}"), flag("#{cursor_flag}")) != ("0".into(), "1".into()) {
+        while (
+            session.flag("#{alternate_on}"),
+            session.flag("#{cursor_flag}"),
+        ) != ("0".into(), "1".into())
+        {
             assert!(
                 std::time::Instant::now() < deadline,
                 "SIG{signal} left the terminal unrestored:\n{}",

@@ -82,6 +82,48 @@ impl Session {
         self.run(&["has-session", "-t", &self.0]).is_some()
     }
 
+    /// A tmux format (`#{pane_pid}`, `#{alternate_on}`) as this session's pane has it.
+    pub fn flag(&self, format: &str) -> String {
+        self.run(&["display-message", "-p", "-t", &self.0, format])
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    }
+
+    /// The pid of the one process the pane's shell runs (kscope, typed at a shell prompt).
+    pub fn child_of_pane(&self) -> String {
+        let shell = self.flag("#{pane_pid}");
+        let children = Command::new("pgrep")
+            .args(["-P", &shell])
+            .output()
+            .expect("pgrep runs");
+        let pid = String::from_utf8_lossy(&children.stdout).trim().to_string();
+        assert!(!pid.is_empty(), "a process runs under the shell {shell}");
+        pid
+    }
+
+    /// Kills this session's tmux server, as closing the terminal window would: every pane's
+    /// terminal hangs up.
+    pub fn kill_server(&self) {
+        assert!(
+            self.1.is_some(),
+            "only a session alone on its server kills it"
+        );
+        let _ = self.run(&["kill-server"]);
+    }
+
+    /// Waits for the process `pid` to end; panics after 20 s.
+    pub fn wait_gone(pid: &str, why: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            assert!(
+                Instant::now() < deadline,
+                "{pid} still runs 20 s after {why}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Waits for the program to exit (its session ends with it); panics after 20 s.
     pub fn wait_exit(&self, why: &str) {
         let deadline = Instant::now() + Duration::from_secs(20);
