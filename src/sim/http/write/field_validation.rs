@@ -241,9 +241,11 @@ pub(super) fn typed_apply_configuration(target: &Target, config: &Value) -> Resu
     ))
 }
 
-/// Adds a `Warning: 299 - "..."` header for each warning, as the real server sends them.
+/// Adds a `Warning: 299 - "..."` header for each warning, as the real server sends them:
+/// its recorder sends a warning said twice (a field repeated three times) once.
 pub(super) fn with_warnings(mut response: Response, warnings: &[String]) -> Response {
-    for warning in warnings {
+    let mut sent = HashSet::new();
+    for warning in warnings.iter().filter(|w| sent.insert(w.as_str())) {
         let text = format!("299 - {warning:?}");
         if let Ok(value) = HeaderValue::from_str(&text) {
             response.headers_mut().append(WARNING, value);
@@ -541,6 +543,40 @@ mod tests {
             Some(Vec::new())
         );
         assert!(FieldValidation::Strict.on_apply(repeated).is_err());
+    }
+
+    #[test]
+    fn a_warning_said_twice_is_sent_once() {
+        let warnings = duplicate_fields(br#"{"a":1,"a":2,"a":3}"#, "duplicate field");
+        assert_eq!(warnings.len(), 2);
+        let response = with_warnings(Response::default(), &warnings);
+        let sent: Vec<_> = response.headers().get_all(WARNING).iter().collect();
+        assert_eq!(sent, [r#"299 - "duplicate field \"a\"""#]);
+    }
+
+    #[test]
+    fn apply_names_each_undeclared_field_where_the_schema_fails() {
+        let target = Target {
+            resource: crate::resources::Resource::Deployments,
+            namespace: Some("default".into()),
+            name: Some("web".into()),
+            subresource: None,
+        };
+        let config = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"foo": {"a": 1, "b": 2}, "template": {"spec": {"containers": [
+                {"name": "main", "image": "i", "imagee": "x"}]}}}});
+        let refused = typed_apply_configuration(&target, &config).map_err(|e| e.to_status());
+        let status = refused.expect_err("refused");
+        assert_eq!(status["code"], 500);
+        assert!(status.get("reason").is_none(), "{status:#}");
+        assert_eq!(
+            status["message"],
+            "failed to create typed patch object (default/web; apps/v1, Kind=Deployment): errors:\n  .spec.foo: field not declared in schema\n  .spec.template.spec.containers[name=\"main\"].imagee: field not declared in schema"
+        );
+        let mut known = config.clone();
+        drop_unknown(&target, &mut known);
+        assert!(typed_apply_configuration(&target, &known).is_ok());
     }
 
     #[test]
