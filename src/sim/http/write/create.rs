@@ -65,8 +65,8 @@ pub(crate) fn create(
 }
 
 /// Creates `value` at `target` (a collection URL, or a named one for server-side apply,
-/// when `applied` is the configuration its manager then owns), decoded and checked as the
-/// kind's (see [`field_validation`]).
+/// when `applied` is the configuration its manager then owns). The caller has checked its
+/// kind and shape and judged its fields (see [`field_validation`]), each its own way.
 pub(super) fn create_in(
     txn: &mut Txn<'_>,
     target: &Target,
