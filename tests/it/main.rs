@@ -59,6 +59,7 @@ mod sim_rollouts;
 mod sim_truth_cluster;
 mod sim_truth_delete;
 mod sim_truth_duplicates;
+mod sim_truth_field_validation;
 mod sim_truth_gaps;
 mod sim_truth_openapi;
 mod sim_truth_terminate;

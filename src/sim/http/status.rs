@@ -41,6 +41,12 @@ impl ApiError {
         self
     }
 
+    /// An error the server's code returns without a Status of its own: `ErrorToAPIStatus`
+    /// gives it `code` and no reason.
+    pub fn unclassified(code: u16, message: impl Into<String>) -> Self {
+        Self::new(code, "", message)
+    }
+
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self::new(400, "BadRequest", message)
     }
@@ -403,6 +409,11 @@ impl ApiError {
             "reason": self.reason,
             "code": self.code,
         });
+        if self.reason.is_empty()
+            && let Some(fields) = status.as_object_mut()
+        {
+            fields.remove("reason");
+        }
         if let Some(details) = &self.details {
             status["details"] = details.clone();
         }

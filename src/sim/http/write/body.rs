@@ -8,6 +8,8 @@ use serde_json::Value;
 use crate::http::params::Params;
 use crate::http::status::ApiError;
 
+use super::field_validation::FieldValidation;
+
 /// The Content-Type's media type without parameters; JSON when absent.
 pub(super) fn media_type(headers: &HeaderMap) -> String {
     headers
@@ -42,22 +44,13 @@ pub(super) fn decode_object(headers: &HeaderMap, body: &Bytes) -> Result<Value, 
     Ok(value)
 }
 
-/// A YAML document (an apply configuration or a YAML object body) as JSON.
+/// A YAML document (an apply configuration or a YAML object body) as JSON, decoded as the
+/// real server first decodes it: leniently, the last of repeated keys winning (its strict
+/// pass then reports them, see [`super::field_validation`]).
 pub(super) fn yaml(body: &[u8]) -> Result<Value, ApiError> {
-    yaml_with(body, serde_saphyr::Options::default())
-}
-
-/// An apply configuration as JSON, decoded as the real server first decodes it: leniently,
-/// the last of repeated keys winning (its strict pass then reports them, see
-/// [`super::yaml_keys`]).
-pub(super) fn apply_configuration(body: &[u8]) -> Result<Value, ApiError> {
-    yaml_with(body, super::yaml_keys::keep_every_key())
-}
-
-fn yaml_with(body: &[u8], options: serde_saphyr::Options) -> Result<Value, ApiError> {
     let text = std::str::from_utf8(body)
         .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?;
-    serde_saphyr::from_str_with_options::<Value>(text, options)
+    serde_saphyr::from_str_with_options::<Value>(text, super::field_validation::keep_every_key())
         .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))
 }
 
@@ -70,8 +63,8 @@ pub(super) struct WriteOptions {
     pub manager: Option<String>,
     /// Server-side apply takes fields other managers own.
     pub force: bool,
-    /// `fieldValidation=Strict`: a field the kind does not declare is an error.
-    pub strict: bool,
+    /// What strict decoding's findings make of the write (`fieldValidation`).
+    pub validation: FieldValidation,
     /// The client's program, the manager when none is given (`kubectl`, `python`...).
     user_agent: Option<String>,
 }
@@ -92,7 +85,7 @@ impl WriteOptions {
             dry_run,
             manager: params.get("fieldManager").map(str::to_string),
             force: params.flag("force"),
-            strict: params.get("fieldValidation") == Some("Strict"),
+            validation: FieldValidation::parse(params, options_kind)?,
             user_agent: headers
                 .get(header::USER_AGENT)
                 .and_then(|v| v.to_str().ok())

@@ -15,8 +15,7 @@ use crate::store::Txn;
 
 use super::body::{self, WriteOptions};
 use super::outcome::{follow_definitions, respond};
-use super::validate::strict_decoding;
-use super::{defaults, managed, validate};
+use super::{defaults, field_validation, managed, validate};
 
 /// Refuses content in a namespace that does not exist or is being deleted.
 fn namespace_accepts(txn: &Txn<'_>, target: &Target, name: &str) -> Result<(), ApiError> {
@@ -45,8 +44,10 @@ pub(crate) fn create(
 ) -> Result<Response, ApiError> {
     let options = WriteOptions::parse(params, headers, "CreateOptions")?;
     let mut value = body::decode_object(headers, body)?;
-    let warnings =
-        validate::check_duplicates(target, params, &validate::duplicate_fields(headers, body))?;
+    validate::check_kind(target, &value)?;
+    validate::check_shape(&value)?;
+    let strict = field_validation::object_body(target, headers, body, &mut value);
+    let warnings = options.validation.on_decode(target, strict)?;
     let stored = shared
         .store
         .write(|txn| create_in(txn, target, &options, &mut value, None))?;
@@ -57,14 +58,15 @@ pub(crate) fn create(
             .controllers
             .client_wrote(target.resource, &target.key(name));
     }
-    Ok(validate::with_warnings(
+    Ok(field_validation::with_warnings(
         respond(StatusCode::CREATED, stored),
         &warnings,
     ))
 }
 
 /// Creates `value` at `target` (a collection URL, or a named one for server-side apply,
-/// when `applied` is the configuration its manager then owns).
+/// when `applied` is the configuration its manager then owns). The caller has checked its
+/// kind and shape and judged its fields (see [`field_validation`]), each its own way.
 pub(super) fn create_in(
     txn: &mut Txn<'_>,
     target: &Target,
@@ -72,9 +74,6 @@ pub(super) fn create_in(
     value: &mut Value,
     applied: Option<&Value>,
 ) -> Result<Bytes, ApiError> {
-    validate::check_kind(target, value)?;
-    validate::check_shape(value)?;
-    strict_decoding(target, options, value)?;
     let resource = target.resource;
     if !value["metadata"].is_object() {
         value["metadata"] = json!({});

@@ -7,6 +7,7 @@ mod create;
 mod defaults;
 mod delete;
 mod eviction;
+mod field_validation;
 mod managed;
 mod outcome;
 mod patch;
@@ -16,7 +17,6 @@ mod replace;
 mod scale;
 mod update;
 mod validate;
-mod yaml_keys;
 
 pub(crate) use create::create;
 pub(crate) use delete::{delete, delete_collection};

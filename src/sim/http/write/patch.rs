@@ -14,11 +14,11 @@ use crate::patch::{self, PatchError, PatchType};
 
 use super::body::{self, WriteOptions};
 use super::create::create_in;
+use super::field_validation::{self, FieldValidation};
 use super::outcome::{respond, wrote};
 use super::preconditions::{check_resource_version, current_value};
 use super::update::{self, Ownership};
-use super::validate::{self, strict_decoding};
-use super::{managed, scale, yaml_keys};
+use super::{managed, scale, validate};
 
 fn patch_error(e: PatchError) -> ApiError {
     match e {
@@ -40,7 +40,7 @@ pub(crate) fn patch(
     let kind = PatchType::from_media_type(&body::media_type(headers))
         .ok_or_else(|| ApiError::unsupported_media_type(PatchType::ACCEPTED))?;
     if kind == PatchType::Apply {
-        return apply(shared, target, params, &options, body);
+        return apply(shared, target, &options, body);
     }
     // Custom resources have no patch strategies: the real server refuses the media type.
     if kind == PatchType::Strategic && !target.resource.built_in() {
@@ -58,18 +58,6 @@ pub(crate) fn patch(
         ));
     }
     let name = target.name.as_deref().unwrap_or("");
-    let duplicates = match kind {
-        PatchType::Merge | PatchType::Strategic => validate::duplicate_json_fields(body)
-            .into_iter()
-            .map(|field| format!("duplicate field \"{field}\""))
-            .collect(),
-        // The real server decodes a JSON patch's operations strictly and says so.
-        PatchType::Json => validate::duplicate_json_fields(body)
-            .into_iter()
-            .map(|field| format!("json patch duplicate field \"{field}\""))
-            .collect(),
-        PatchType::Apply => Vec::new(),
-    };
     let mut warnings = Vec::new();
     let stored = shared.store.write(|txn| {
         let current = current_value(txn, target, name)?;
@@ -80,14 +68,19 @@ pub(crate) fn patch(
         }
         let mut value = current.clone();
         patch::apply(kind, &mut value, body).map_err(patch_error)?;
-        warnings = validate::check_patch_duplicates(params, &duplicates, || match kind {
+        validate::check_shape(&value)?;
+        // The patch is decoded strictly, then the patched object: what either finds is
+        // judged together. A refusal shows the patched object as it was before its unknown
+        // fields went.
+        let mut strict = field_validation::patch_body(kind, body);
+        let unpruned = (options.validation == FieldValidation::Strict).then(|| value.clone());
+        strict.add_unknown(field_validation::drop_unknown(target, &mut value));
+        warnings = options.validation.on_patch(strict, || match kind {
             PatchType::Strategic => serde_json::from_slice(body)
                 .map(|patch| validate::go_print(&patch))
                 .unwrap_or_default(),
-            _ => value.to_string(),
+            _ => unpruned.unwrap_or_default().to_string(),
         })?;
-        validate::check_shape(&value)?;
-        strict_decoding(target, &options, &mut value)?;
         if value["metadata"]["name"] != current["metadata"]["name"] {
             return Err(ApiError::invalid(
                 target.resource.kind(),
@@ -109,7 +102,7 @@ pub(crate) fn patch(
         )
     })?;
     wrote(shared, target, &options, name);
-    Ok(validate::with_warnings(
+    Ok(field_validation::with_warnings(
         respond(StatusCode::OK, stored),
         &warnings,
     ))
@@ -120,7 +113,6 @@ pub(crate) fn patch(
 fn apply(
     shared: &Shared,
     target: &Target,
-    params: &Params,
     options: &WriteOptions,
     body: &Bytes,
 ) -> Result<Response, ApiError> {
@@ -133,7 +125,7 @@ fn apply(
             "is required for apply patch",
         ));
     };
-    let mut config = body::apply_configuration(body)?;
+    let config = body::yaml(body)?;
     if !config.is_object() {
         return Err(ApiError::bad_request(
             "error decoding YAML: the configuration is not an object",
@@ -146,7 +138,7 @@ fn apply(
     }
     validate::check_kind(target, &config)?;
     validate::check_shape(&config)?;
-    strict_decoding(target, options, &mut config)?;
+    field_validation::typed_apply_configuration(target, &config)?;
     let name = target.name.as_deref().unwrap_or("");
     if let Some(given) = config["metadata"]["name"].as_str().filter(|n| *n != name) {
         return Err(ApiError::bad_request(format!(
@@ -155,12 +147,12 @@ fn apply(
     }
     // Repeated keys are looked at once the configuration is applied (an apply's own error,
     // a conflict, comes first), before anything is written.
-    let repeated = yaml_keys::repeated_keys(&String::from_utf8_lossy(body));
+    let repeated = field_validation::repeated_yaml_keys(body);
     let mut warnings = Vec::new();
     let resource = target.resource;
     let (code, stored) = shared.store.write(|txn| {
         let Some(object) = txn.get(resource, &target.key(name)) else {
-            warnings = yaml_keys::check_apply(params, &repeated)?;
+            warnings = options.validation.on_apply(repeated.clone())?;
             let mut value = config.clone();
             value["metadata"]["name"] = json!(name);
             let stored = create_in(txn, target, options, &mut value, Some(&config))?;
@@ -176,7 +168,7 @@ fn apply(
             options.force,
             (resource.kind(), resource.group(), name),
         )?;
-        warnings = yaml_keys::check_apply(params, &repeated)?;
+        warnings = options.validation.on_apply(repeated.clone())?;
         let stored = update::update_existing(
             txn,
             target,
@@ -189,5 +181,8 @@ fn apply(
         Ok::<_, ApiError>((StatusCode::OK, stored))
     })?;
     wrote(shared, target, options, name);
-    Ok(validate::with_warnings(respond(code, stored), &warnings))
+    Ok(field_validation::with_warnings(
+        respond(code, stored),
+        &warnings,
+    ))
 }

@@ -14,7 +14,7 @@ use super::outcome::{respond, wrote};
 use super::preconditions::{check_resource_version, current_value};
 use super::scale;
 use super::update::{self, Ownership};
-use super::validate::{self, strict_decoding};
+use super::{field_validation, validate};
 
 pub(crate) fn replace(
     shared: &Shared,
@@ -25,8 +25,6 @@ pub(crate) fn replace(
 ) -> Result<Response, ApiError> {
     let options = WriteOptions::parse(params, headers, "UpdateOptions")?;
     let mut value = body::decode_object(headers, body)?;
-    let warnings =
-        validate::check_duplicates(target, params, &validate::duplicate_fields(headers, body))?;
     let name = target.name.as_deref().unwrap_or("");
     if target.subresource == Some(Subresource::Scale) {
         let stored = shared
@@ -37,7 +35,8 @@ pub(crate) fn replace(
     }
     validate::check_kind(target, &value)?;
     validate::check_shape(&value)?;
-    strict_decoding(target, &options, &mut value)?;
+    let strict = field_validation::object_body(target, headers, body, &mut value);
+    let warnings = options.validation.on_decode(target, strict)?;
     if let Some(body_name) = value["metadata"]["name"].as_str().filter(|n| *n != name) {
         return Err(ApiError::bad_request(format!(
             "the name of the object ({body_name}) does not match the name on the URL ({name})"
@@ -57,7 +56,7 @@ pub(crate) fn replace(
         )
     })?;
     wrote(shared, target, &options, name);
-    Ok(validate::with_warnings(
+    Ok(field_validation::with_warnings(
         respond(StatusCode::OK, stored),
         &warnings,
     ))

@@ -1,21 +1,14 @@
 //! The checks a real server makes before storing an object: the structural ones decoding
 //! into typed objects makes (400), and per-kind validation (422).
 
-use axum::http::header::WARNING;
-use axum::http::{HeaderMap, HeaderValue};
-use axum::response::Response;
 use base64::Engine as _;
 use serde_json::Value;
 
 use crate::crd;
 use crate::crd::schema::FieldError;
-use crate::http::params::Params;
 use crate::http::status::ApiError;
 use crate::http::target::Target;
 use crate::resources::Resource;
-
-use super::body::WriteOptions;
-use super::proto;
 
 /// The structural checks decoding into typed objects does on the real server: metadata,
 /// spec and status are objects, labels and annotations are maps of strings.
@@ -439,40 +432,6 @@ fn go_string_map(labels: &Value) -> String {
     format!("map[string]string{{{}}}", inner.join(", "))
 }
 
-/// `fieldValidation=Strict`: the 400 a real server's strict decoding gives an object with
-/// fields its kind does not declare.
-/// Without Strict, the unknown fields are dropped, as decoding into typed objects drops them.
-pub(super) fn strict_decoding(
-    target: &Target,
-    options: &WriteOptions,
-    value: &mut Value,
-) -> Result<(), ApiError> {
-    let kind = target.resource.kind();
-    let version = target.resource.version();
-    let unknown = match target.resource.descriptor().custom {
-        Some(custom) => crd::schema::prune(value, &custom.schema, ""),
-        None if !options.strict => {
-            proto::prune_unknown(kind, value);
-            return Ok(());
-        }
-        None => proto::unknown_fields(kind, value),
-    };
-    if !options.strict {
-        return Ok(());
-    }
-    if unknown.is_empty() {
-        return Ok(());
-    }
-    let fields: Vec<String> = unknown
-        .iter()
-        .map(|f| format!("unknown field \"{f}\""))
-        .collect();
-    Err(ApiError::bad_request(format!(
-        "{kind} in version \"{version}\" cannot be handled as a {kind}: strict decoding error: {}",
-        fields.join(", ")
-    )))
-}
-
 /// Field errors gathered over an object, reported together as the real server's
 /// `field.ErrorList` is.
 #[derive(Default)]
@@ -670,165 +629,6 @@ fn subdomain_ok(text: &str) -> bool {
         })
 }
 
-/// The fields a JSON body gives more than once, as paths (`spec.replicas`,
-/// `spec.template.spec.containers[0].image`): decoding keeps the last, and the real
-/// server's strict decoding reports each. Other media types are not looked at.
-pub(super) fn duplicate_fields(headers: &HeaderMap, body: &[u8]) -> Vec<String> {
-    if super::body::media_type(headers) != "application/json" {
-        return Vec::new();
-    }
-    duplicate_json_fields(body)
-}
-
-/// [`duplicate_fields`] of a body known to be JSON (a merge or strategic merge patch).
-pub(super) fn duplicate_json_fields(body: &[u8]) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut decoder = serde_json::Deserializer::from_slice(body);
-    let walk = DuplicateWalk {
-        path: String::new(),
-        found: &mut found,
-    };
-    // A body that does not parse is refused by decoding itself, with its own message.
-    if serde::de::DeserializeSeed::deserialize(walk, &mut decoder).is_err() {
-        return Vec::new();
-    }
-    found
-}
-
-/// Walks a JSON document, noting keys repeated within one object.
-struct DuplicateWalk<'a> {
-    path: String,
-    found: &'a mut Vec<String>,
-}
-
-impl<'de> serde::de::DeserializeSeed<'de> for DuplicateWalk<'_> {
-    type Value = ();
-
-    fn deserialize<D: serde::Deserializer<'de>>(self, decoder: D) -> Result<(), D::Error> {
-        decoder.deserialize_any(self)
-    }
-}
-
-impl<'de> serde::de::Visitor<'de> for DuplicateWalk<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut seen = std::collections::HashSet::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let path = if self.path.is_empty() {
-                key.clone()
-            } else {
-                format!("{}.{key}", self.path)
-            };
-            if !seen.insert(key) {
-                self.found.push(path.clone());
-            }
-            map.next_value_seed(DuplicateWalk {
-                path,
-                found: &mut *self.found,
-            })?;
-        }
-        Ok(())
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mut index = 0;
-        loop {
-            let item = DuplicateWalk {
-                path: format!("{}[{index}]", self.path),
-                found: &mut *self.found,
-            };
-            if seq.next_element_seed(item)?.is_none() {
-                return Ok(());
-            }
-            index += 1;
-        }
-    }
-}
-
-/// What `fieldValidation` makes of repeated fields: Strict refuses the body (400, in the
-/// real server's words), Warn accepts it with a warning each, Ignore (and no choice, for
-/// these) says nothing. Returns the warnings.
-pub(super) fn check_duplicates(
-    target: &Target,
-    params: &Params,
-    duplicates: &[String],
-) -> Result<Vec<String>, ApiError> {
-    if duplicates.is_empty() {
-        return Ok(Vec::new());
-    }
-    let said: Vec<String> = duplicates
-        .iter()
-        .map(|f| format!("duplicate field \"{f}\""))
-        .collect();
-    match params.get("fieldValidation") {
-        Some("Strict") => {
-            let kind = target.resource.kind();
-            Err(ApiError::bad_request(format!(
-                "{kind} in version \"{}\" cannot be handled as a {kind}: strict decoding error: {}",
-                target.resource.version(),
-                said.join(", ")
-            )))
-        }
-        Some("Warn") => Ok(said),
-        _ => Ok(Vec::new()),
-    }
-}
-
-/// What `fieldValidation` makes of repeated fields in a patch (`said`, each in the real
-/// server's words): it decodes the patch strictly under Warn (the default when none is
-/// asked) and Strict; Warn warns of each, Strict refuses the patch (422 on the field
-/// `patch`, whose value is the patched object for a merge or JSON patch and the patch for
-/// a strategic one). Returns the warnings.
-pub(super) fn check_patch_duplicates(
-    params: &Params,
-    said: &[String],
-    shown: impl FnOnce() -> String,
-) -> Result<Vec<String>, ApiError> {
-    if said.is_empty() {
-        return Ok(Vec::new());
-    }
-    match params.get("fieldValidation").unwrap_or("Warn") {
-        "Strict" => Err(ApiError::invalid(
-            "",
-            "",
-            "patch",
-            "FieldValueInvalid",
-            &format!("{:?}: strict decoding error: {}", shown(), said.join(", ")),
-        )),
-        "Warn" => Ok(said.to_vec()),
-        _ => Ok(Vec::new()),
-    }
-}
-
 /// A JSON value as Go's `%+v` prints the map it decodes to (`map[a:1 b:[x y]]`, keys
 /// sorted), as the real server shows a strategic merge patch in its errors.
 pub(super) fn go_print(value: &Value) -> String {
@@ -850,17 +650,6 @@ pub(super) fn go_print(value: &Value) -> String {
         }
         other => other.to_string(),
     }
-}
-
-/// Adds a `Warning: 299 - "..."` header for each warning, as the real server sends them.
-pub(super) fn with_warnings(mut response: Response, warnings: &[String]) -> Response {
-    for warning in warnings {
-        let text = format!("299 - {warning:?}");
-        if let Ok(value) = HeaderValue::from_str(&text) {
-            response.headers_mut().append(WARNING, value);
-        }
-    }
-    response
 }
 
 #[cfg(test)]
@@ -897,14 +686,6 @@ mod tests {
         let mut moved = pod.clone();
         moved["nodeName"] = "node-1".into();
         assert!(!pod_update_allowed(&pod, &moved));
-    }
-
-    #[test]
-    fn repeated_fields_are_found_with_their_paths() {
-        let mut headers = HeaderMap::new();
-        headers.insert("content-type", HeaderValue::from_static("application/json"));
-        let body = br#"{"a":1,"a":2,"l":[{"x":1},{"x":1,"x":2}]}"#;
-        assert_eq!(duplicate_fields(&headers, body), ["a", "l[1].x"]);
     }
 
     #[test]
