@@ -9,17 +9,7 @@ use crate::http::params::Params;
 use crate::http::status::ApiError;
 
 use super::field_validation::FieldValidation;
-
-/// The Content-Type's media type without parameters; JSON when absent.
-pub(super) fn media_type(headers: &HeaderMap) -> String {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .map(|m| m.trim().to_ascii_lowercase())
-        .filter(|m| !m.is_empty())
-        .unwrap_or_else(|| "application/json".to_string())
-}
+use super::media_type::media_type;
 
 const OBJECT_MEDIA_TYPES: &str =
     "application/json, application/yaml, application/vnd.kubernetes.protobuf";

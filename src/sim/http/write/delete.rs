@@ -11,7 +11,8 @@ use bytes::{BufMut, BytesMut};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::body::{media_type, unsupported_dry_run};
+use super::body::unsupported_dry_run;
+use super::media_type::media_type;
 use super::outcome::{follow_definitions, respond};
 use crate::Shared;
 use crate::controllers::Controllers;

@@ -21,7 +21,8 @@ use crate::http::target::Target;
 use crate::patch::PatchType;
 use crate::patch::fieldset;
 
-use super::{body, proto};
+use super::media_type::media_type;
+use super::proto;
 
 /// What a write asks of strict decoding (`fieldValidation`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -159,7 +160,7 @@ pub(super) fn object_body(
     value: &mut Value,
 ) -> StrictErrors {
     let mut errors = StrictErrors::default();
-    match body::media_type(headers).as_str() {
+    match media_type(headers).as_str() {
         "application/json" => errors.fields = duplicate_fields(raw, "duplicate field"),
         "application/yaml" => errors.yaml = repeated_yaml_keys(raw),
         _ => {}

@@ -9,6 +9,7 @@ mod delete;
 mod eviction;
 mod field_validation;
 mod managed;
+mod media_type;
 mod outcome;
 mod patch;
 mod preconditions;

@@ -15,6 +15,7 @@ use crate::patch::{self, PatchError, PatchType};
 use super::body::{self, WriteOptions};
 use super::create::create_in;
 use super::field_validation::{self, FieldValidation};
+use super::media_type::media_type;
 use super::outcome::{respond, wrote};
 use super::preconditions::{check_resource_version, current_value};
 use super::update::{self, Ownership};
@@ -37,7 +38,7 @@ pub(crate) fn patch(
     body: &Bytes,
 ) -> Result<Response, ApiError> {
     let options = WriteOptions::parse(params, headers, "PatchOptions")?;
-    let kind = PatchType::from_media_type(&body::media_type(headers))
+    let kind = PatchType::from_media_type(&media_type(headers))
         .ok_or_else(|| ApiError::unsupported_media_type(PatchType::ACCEPTED))?;
     if kind == PatchType::Apply {
         return apply(shared, target, &options, body);
