@@ -4,14 +4,18 @@
 //! Either way the bytes are SPDY frames, and each local connection kubectl accepts opens a
 //! pair of streams sharing a `requestid` header: an error stream (kubectl only reads it) and a
 //! data stream carrying the connection's bytes both ways, both naming the pod's `port`. The
-//! pairing and the messages follow the kubelet's httpstream handler.
+//! pairing and the messages follow the kubelet's httpstream handler, its wait for a pair's
+//! second stream ([`PodPorts::stream_creation_timeout`]) included.
 
 use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::body::Body;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use bytes::Bytes;
+use futures::stream::FuturesUnordered;
 use futures::{SinkExt, StreamExt};
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -34,6 +38,9 @@ const UPGRADE_SPDY: &str = "SPDY/3.1";
 const PROTOCOL_VERSION: &str = "X-Stream-Protocol-Version";
 /// Frames queued for the connection's writer before their senders wait.
 const QUEUE: usize = 64;
+/// Numbers the sessions, for the timeout's message: the kubelet names the connection there
+/// by its Go value, which no client reads.
+static CONNECTIONS: AtomicU64 = AtomicU64::new(1);
 
 /// How the client carries SPDY.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,6 +194,19 @@ where
 struct Pair {
     error: Option<u32>,
     data: Option<u32>,
+    /// Tells this pair from a later one of the same request id, whose deadline is its own.
+    serial: u64,
+}
+
+/// When a pair (request id, serial) stops waiting for its second stream.
+type Deadline = Pin<Box<dyn std::future::Future<Output = (String, u64)> + Send>>;
+
+/// What the session's loop wakes for.
+enum Wake {
+    Frame(Option<Result<Frame, crate::spdy::FrameError>>),
+    /// A pair's deadline passed.
+    Expired(String, u64),
+    Shutdown,
 }
 
 /// A data stream's way to the pod's port, once its pair is complete; until then what the
@@ -225,12 +245,44 @@ where
     });
     let mut pairs: HashMap<String, Pair> = HashMap::new();
     let mut to_pod: HashMap<u32, ToPod> = HashMap::new();
+    let mut deadlines: FuturesUnordered<Deadline> = FuturesUnordered::new();
+    let mut serials = 0;
+    let conn = CONNECTIONS.fetch_add(1, Ordering::Relaxed);
     let mut last_stream = 0;
     let mut status = goaway::OK;
     loop {
-        let frame = tokio::select! {
-            () = ports.shutdown.cancelled() => break,
-            frame = frames.next() => frame,
+        let wake = tokio::select! {
+            () = ports.shutdown.cancelled() => Wake::Shutdown,
+            frame = frames.next() => Wake::Frame(frame),
+            Some((request_id, serial)) = deadlines.next() => Wake::Expired(request_id, serial),
+        };
+        let frame = match wake {
+            Wake::Shutdown => break,
+            Wake::Expired(request_id, serial) => {
+                // As the kubelet: the pair is forgotten (a stream of its request id later
+                // starts another), and its error stream, if it came, says why.
+                if pairs.get(&request_id).is_some_and(|p| p.serial == serial)
+                    && let Some(pair) = pairs.remove(&request_id)
+                {
+                    if let Some(data) = pair.data {
+                        to_pod.insert(data, ToPod::Closed);
+                    }
+                    if let Some(error) = pair.error {
+                        let message = format!(
+                            "(conn=0x{conn:x}, request={request_id}) timed out waiting for streams"
+                        );
+                        if out
+                            .send(data_frame(error, message.into(), false))
+                            .await
+                            .is_err()
+                        {
+                            break;
+                        }
+                    }
+                }
+                continue;
+            }
+            Wake::Frame(frame) => frame,
         };
         let frame = match frame {
             Some(Ok(frame)) => frame,
@@ -276,7 +328,19 @@ where
                 if out.send(reply).await.is_err() {
                     break;
                 }
-                let pair = pairs.entry(stream.request_id.clone()).or_default();
+                let pair = pairs.entry(stream.request_id.clone()).or_insert_with(|| {
+                    serials += 1;
+                    let (request_id, serial) = (stream.request_id.clone(), serials);
+                    let wait = ports.stream_creation_timeout;
+                    deadlines.push(Box::pin(async move {
+                        tokio::time::sleep(wait).await;
+                        (request_id, serial)
+                    }));
+                    Pair {
+                        serial,
+                        ..Pair::default()
+                    }
+                });
                 let slot = if stream.data {
                     &mut pair.data
                 } else {
