@@ -89,11 +89,18 @@ impl Component for ForwardDialog {
             Some(open) => typed_lines(open, &self.local, self.chosen().is_some(), theme),
             None => choice_lines("port", choices, self.selected, theme),
         };
+        // A typed port has no list to move in.
+        let mut keys = Vec::new();
         let digits = if self.open.is_some() {
             " · digits: the port"
         } else {
+            keys.push((Action::Down, "port"));
             " · digits: local port"
         };
+        keys.extend([
+            (Action::ConfirmYes, "forward"),
+            (Action::ConfirmNo, "cancel"),
+        ]);
         if self.open.is_none() && matches!(self.choices, Some(Ok(_))) {
             lines.push(Line::raw(""));
             let local = format!("local   127.0.0.1:{}_", self.local);
@@ -103,15 +110,7 @@ impl Component for ForwardDialog {
             });
         }
         lines.push(Line::styled(
-            hint(
-                &screen.state.keymap,
-                Section::Confirm,
-                &[
-                    (Action::Down, "port"),
-                    (Action::ConfirmYes, "forward"),
-                    (Action::ConfirmNo, "cancel"),
-                ],
-            ) + digits,
+            hint(&screen.state.keymap, Section::Confirm, &keys) + digits,
             theme.dim(),
         ));
         let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
