@@ -1,7 +1,9 @@
 //! End to end: `F` on a container's row (the container picker of `o`) in a real terminal
 //! (tmux) against `kscope sim`, on a pod of three containers: the dialog offers only the
 //! chosen container's port, the forward is labelled with it and carries an HTTP exchange;
-//! a container that declares no ports says so and forwards to the port typed.
+//! a container that declares no ports says so and forwards to the port typed. Its ports are
+//! not the other port-forward tests' 8080 and 9090, whose dialogs show those local ports
+//! free.
 
 use super::act_portforward::{Fixture, forwarding, get};
 
@@ -15,11 +17,11 @@ spec:
   - name: app
     image: registry.example/web:1.4
     ports:
-    - {containerPort: 8080, name: http}
+    - {containerPort: 8181, name: http}
   - name: exporter
     image: registry.example/exporter:0.9
     ports:
-    - {containerPort: 9090, name: metrics}
+    - {containerPort: 9191, name: metrics}
   - name: console
     image: busybox:1.36
 ";
@@ -47,46 +49,51 @@ async fn f_on_a_container_forwards_to_its_own_port_or_a_typed_one() {
 
     // The exporter's row: only its port, not the app's.
     session.keys(&["o"]);
-    session.wait_for("the picker", |s| s.contains("which container?"));
+    // The containers read (keys before that move in an empty list), the first chosen.
+    session.wait_for("the picker", |s| {
+        s.contains("which container?") && s.contains("> app")
+    });
     session.keys(&["Down"]);
     session.wait_for("the exporter chosen", |s| s.contains("> exporter"));
     session.keys(&["F"]);
-    let dialog = session.wait_for("its ports", |s| s.contains("> exporter/metrics 9090"));
+    let dialog = session.wait_for("its ports", |s| s.contains("> exporter/metrics 9191"));
     assert!(
         dialog.contains("port-forward container exporter of pod pf/trio"),
         "{dialog}"
     );
     assert!(
-        !dialog.contains("8080"),
+        !dialog.contains("8181"),
         "the app's port is not offered: {dialog}"
     );
     session.keys(&["Enter"]);
     let screen = session.wait_for("the forward", |s| forwarding(s).is_some());
-    assert!(screen.contains("→ pf/trio:9090 (exporter)"), "{screen}");
+    assert!(screen.contains("→ pf/trio:9191 (exporter)"), "{screen}");
     let port = forwarding(&screen).expect("a local port");
     let answer = get(port, "/metrics")
         .await
         .expect("GET through the forward");
     assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
     assert!(
-        answer.contains(r#"http_requests_total{pod="trio",port="9090"} 1"#),
+        answer.contains(r#"http_requests_total{pod="trio",port="9191"} 1"#),
         "{answer}"
     );
 
     // The console declares no ports: it says so, and the port typed is forwarded to.
     session.keys(&["o"]);
-    session.wait_for("the picker", |s| s.contains("which container?"));
+    session.wait_for("the picker", |s| {
+        s.contains("which container?") && s.contains("> app")
+    });
     session.keys(&["Down", "Down"]);
     session.wait_for("the console chosen", |s| s.contains("> console"));
     session.keys(&["F"]);
     session.wait_for("the typed port", |s| {
         s.contains("container console declares no ports: type its server's port")
     });
-    session.keys(&["8", "0", "8", "0"]);
-    session.wait_for("8080 typed", |s| s.contains("port    8080_"));
+    session.keys(&["8", "1", "8", "1"]);
+    session.wait_for("8181 typed", |s| s.contains("port    8181_"));
     session.keys(&["Enter"]);
     let screen = session.wait_for("the second forward", |s| {
-        s.contains("→ pf/trio:8080 (console)")
+        s.contains("→ pf/trio:8181 (console)")
     });
     let port = forwarding(&screen).expect("a local port");
     let answer = get(port, "/healthz")
