@@ -88,6 +88,7 @@ fn main() {
             name: Some("http".into()),
             port: 8080,
             service_port: None,
+            of_container: false,
             local: 0,
         };
         // Port 0: the system picks a free one.

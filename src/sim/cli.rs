@@ -62,6 +62,10 @@ pub struct SimArgs {
     /// Interval between BOOKMARK events on watches that allow them.
     #[arg(long, value_parser = parse_duration, default_value = "60s", value_name = "DURATION")]
     pub bookmark_interval: Duration,
+    /// How long a `kubectl port-forward` connection's SPDY request waits for its second
+    /// stream (error and data come as a pair) before it fails, as the kubelet's does.
+    #[arg(long, value_parser = parse_duration, default_value = "30s", value_name = "DURATION")]
+    pub stream_creation_timeout: Duration,
     /// Keep the CA, the serving certificate and key, and the token in DIR (made if missing)
     /// and reuse them at the next start, so a restarted sim is reachable with the same
     /// kubeconfig. Delete DIR/tls.crt and DIR/tls.key to have the kept CA issue a new
@@ -158,6 +162,7 @@ impl SimArgs {
             faults,
             history: self.history,
             bookmark_interval: self.bookmark_interval,
+            stream_creation_timeout: self.stream_creation_timeout,
             listen: self.listen,
             allow_remote: self.allow_remote,
             token: self.token.clone(),

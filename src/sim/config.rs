@@ -31,6 +31,9 @@ pub struct SimConfig {
     pub history: usize,
     /// How often watches with allowWatchBookmarks=true get a BOOKMARK.
     pub bookmark_interval: Duration,
+    /// How long a SPDY port-forward request waits for its second stream before it fails,
+    /// as the kubelet's streaming server waits (30 s there too).
+    pub stream_creation_timeout: Duration,
     pub listen: SocketAddr,
     /// Allow binding a non-loopback address.
     pub allow_remote: bool,
@@ -76,6 +79,7 @@ impl Default for SimConfig {
             faults: Faults::default(),
             history: 10_000,
             bookmark_interval: Duration::from_secs(60),
+            stream_creation_timeout: Duration::from_secs(30),
             listen: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
             allow_remote: false,
             token: None,
@@ -156,6 +160,12 @@ impl SimConfig {
 
     pub fn bookmark_interval(mut self, every: Duration) -> Self {
         self.bookmark_interval = every;
+        self
+    }
+
+    /// See [`SimConfig::stream_creation_timeout`]; tests shorten it.
+    pub fn stream_creation_timeout(mut self, timeout: Duration) -> Self {
+        self.stream_creation_timeout = timeout;
         self
     }
 }

@@ -80,6 +80,7 @@ impl Sim {
             users: sim_users(&config.users, &token),
             token,
             bookmark_interval: config.bookmark_interval,
+            stream_creation_timeout: config.stream_creation_timeout,
             shutdown: CancellationToken::new(),
             churn,
             history: config.history,

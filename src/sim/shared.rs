@@ -20,6 +20,8 @@ pub(crate) struct Shared {
     /// Who a bearer token stands for: the first is `token`'s.
     pub(crate) users: Vec<SimUser>,
     pub(crate) bookmark_interval: Duration,
+    /// How long a SPDY port-forward request waits for its second stream.
+    pub(crate) stream_creation_timeout: Duration,
     pub(crate) shutdown: CancellationToken,
     pub(crate) churn: tokio::sync::watch::Sender<ChurnSettings>,
     /// The history window the sim was started with, which faults without one restore.

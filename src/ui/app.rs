@@ -653,6 +653,24 @@ impl App {
         self.ui.state.mode = InputMode::PortForward;
     }
 
+    /// `F` on the container picker's row: the port-forward dialog of that container, which
+    /// offers only its ports.
+    fn forward_container(&mut self) {
+        let Some(picker) = self.ui.state.containers.take() else {
+            return;
+        };
+        let Some(container) = picker.chosen().map(str::to_string) else {
+            return;
+        };
+        let of = ForwardOf::Container {
+            namespace: picker.namespace,
+            pod: picker.pod,
+            container,
+        };
+        self.ui.state.port_forward = self.forwards.prepare(of);
+        self.ui.state.mode = InputMode::PortForward;
+    }
+
     /// The port-forward dialog said yes: listen and forward, or say why not.
     fn start_forward(&mut self) {
         let dialog = std::mem::take(&mut self.ui.state.port_forward);
@@ -660,7 +678,10 @@ impl App {
         let Some((choice, local)) = dialog.chosen() else {
             return;
         };
-        let to = format!("{}/{}:{}", choice.namespace, choice.pod, choice.port);
+        let mut to = format!("{}/{}:{}", choice.namespace, choice.pod, choice.port);
+        if choice.of_container {
+            to = format!("{to} ({})", choice.container);
+        }
         let started = match self.forwards.start(choice.clone(), local) {
             // The default offered was taken meanwhile: a free one, as the dialog promised.
             Err(_) if !dialog.typed() => self.forwards.start(choice, 0),
@@ -1536,6 +1557,10 @@ impl App {
                 Vec::new()
             }
             Some(Effect::StartSession) => self.start_session(),
+            Some(Effect::ForwardContainer) => {
+                self.forward_container();
+                Vec::new()
+            }
             Some(Effect::StartForward) => {
                 self.start_forward();
                 Vec::new()

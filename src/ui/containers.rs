@@ -105,7 +105,8 @@ impl ContainerPicker {
         self.names().len() == 1
     }
 
-    /// A key (the confirm dialog's): up and down choose, yes or Enter open, no cancels.
+    /// A key (the confirm dialog's): up and down choose, yes or Enter open, no cancels;
+    /// port-forward forwards to the chosen container instead of opening it.
     pub fn handle_key(&mut self, action: &Action) -> Option<Effect> {
         let last = self.names().len().saturating_sub(1);
         match action {
@@ -113,6 +114,9 @@ impl ContainerPicker {
             Action::Down => self.selected = (self.selected + 1).min(last),
             Action::ConfirmYes | Action::ChooseValue if self.chosen().is_some() => {
                 return Some(Effect::StartSession);
+            }
+            Action::PortForward if self.chosen().is_some() => {
+                return Some(Effect::ForwardContainer);
             }
             Action::ConfirmNo => return Some(Effect::Close),
             _ => {}
@@ -272,6 +276,10 @@ mod tests {
             picker.handle_key(&Action::ChooseValue),
             Some(Effect::StartSession)
         );
+        assert_eq!(
+            picker.handle_key(&Action::PortForward),
+            Some(Effect::ForwardContainer)
+        );
         assert_eq!(picker.handle_key(&Action::ConfirmNo), Some(Effect::Close));
         assert!(!picker.single());
     }
@@ -294,5 +302,6 @@ mod tests {
             ))
         );
         assert_eq!(picker.handle_key(&Action::ConfirmYes), None);
+        assert_eq!(picker.handle_key(&Action::PortForward), None);
     }
 }

@@ -37,6 +37,8 @@ pub enum Effect {
     StartForward,
     /// The container picker said yes: open the shell or attach on the container chosen.
     StartSession,
+    /// `F` on the container picker's row: the port-forward dialog of that container alone.
+    ForwardContainer,
     /// Stop port-forward number `n` (the `:pf` list's selection).
     StopForward(u64),
     /// The confirm dialog's change is typed: ask the server's dry run of it.

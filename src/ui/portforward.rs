@@ -1,4 +1,5 @@
-//! Port-forwards (`F` on a pod or Service, listed by `:pf`), as `kubectl port-forward`:
+//! Port-forwards (`F` on a pod, a Service or the container picker's row, listed by `:pf`), as
+//! `kubectl port-forward`:
 //! a listener on 127.0.0.1 only, and per accepted connection one port-forward stream to the
 //! pod (kube's `Api::portforward`, a WebSocket to `pods/NAME/portforward`).
 //!
@@ -50,8 +51,20 @@ pub enum ForwardError {
 /// What `F` was pressed on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ForwardOf {
-    Pod { namespace: String, name: String },
-    Service { namespace: String, name: String },
+    Pod {
+        namespace: String,
+        name: String,
+    },
+    Service {
+        namespace: String,
+        name: String,
+    },
+    /// One container of a pod (the container picker's row): only its ports are offered.
+    Container {
+        namespace: String,
+        pod: String,
+        container: String,
+    },
 }
 
 impl ForwardOf {
@@ -59,8 +72,23 @@ impl ForwardOf {
         match self {
             Self::Pod { namespace, name } => format!("pod {namespace}/{name}"),
             Self::Service { namespace, name } => format!("service {namespace}/{name}"),
+            Self::Container {
+                namespace,
+                pod,
+                container,
+            } => format!("container {container} of pod {namespace}/{pod}"),
         }
     }
+}
+
+/// What the dialog offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Offer {
+    /// The ports declared, to choose from.
+    Ports(Vec<PortChoice>),
+    /// A container that declares no ports: its port (0 here) is typed, as `kubectl
+    /// port-forward` forwards to any port; a container's `ports` only document its servers.
+    Typed(PortChoice),
 }
 
 /// A port a forward can go to: a container's port of a pod (for a Service, the port its
@@ -77,6 +105,8 @@ pub struct PortChoice {
     pub port: u16,
     /// The Service's port this one serves, when `F` was on a Service.
     pub service_port: Option<u16>,
+    /// Whether `F` was on the container's own row: the forward is then labelled with it.
+    pub of_container: bool,
     /// The same port number if free on 127.0.0.1 (the Service's port for a Service, as
     /// kubectl's `svc/X 80` listens on 80), else one the system picked.
     pub local: u16,
@@ -102,7 +132,7 @@ pub enum ForwardEvent {
     /// The dialog's ports (of dialog `id`), or why there are none.
     Prepared {
         id: u64,
-        result: Result<Vec<PortChoice>, String>,
+        result: Result<Offer, String>,
     },
     /// A forward ended on its own: its pod went away, or its listener failed.
     Ended,
@@ -149,7 +179,7 @@ pub struct ForwardRow {
     pub id: u64,
     /// The kube context it forwards into: a forward keeps running after `:ctx`.
     pub context: String,
-    /// `namespace/name`.
+    /// `namespace/name`, and `(container)` after it for a forward started on a container.
     pub pod: String,
     pub container: String,
     pub port: u16,
@@ -285,10 +315,15 @@ impl ForwardController {
 
 fn row(forward: &Forward) -> ForwardRow {
     let stats = &forward.stats;
+    let choice = &forward.choice;
+    let mut pod = format!("{}/{}", choice.namespace, choice.pod);
+    if choice.of_container {
+        pod = format!("{pod} ({})", choice.container);
+    }
     ForwardRow {
         id: forward.id,
         context: forward.context.clone(),
-        pod: format!("{}/{}", forward.choice.namespace, forward.choice.pod),
+        pod,
         container: forward.choice.container.clone(),
         port: forward.choice.port,
         local: forward.local,
@@ -301,9 +336,10 @@ fn row(forward: &Forward) -> ForwardRow {
     }
 }
 
-/// The ports `of` offers: a pod's container ports, or a Service's ports resolved on one of
-/// its ready pods as kubectl resolves them.
-async fn choices(client: kube::Client, of: &ForwardOf) -> Result<Vec<PortChoice>, String> {
+/// The ports `of` offers: a pod's container ports, one container's (or, when it declares
+/// none, a port to type), or a Service's ports resolved on one of its ready pods as kubectl
+/// resolves them.
+async fn choices(client: kube::Client, of: &ForwardOf) -> Result<Offer, String> {
     let found = match of {
         ForwardOf::Pod { namespace, name } => {
             let pods: Api<Pod> = Api::namespaced(client, namespace);
@@ -311,11 +347,51 @@ async fn choices(client: kube::Client, of: &ForwardOf) -> Result<Vec<PortChoice>
             pod_ports(&pod)
         }
         ForwardOf::Service { namespace, name } => service_ports(client, namespace, name).await?,
+        ForwardOf::Container {
+            namespace,
+            pod,
+            container,
+        } => {
+            let pods: Api<Pod> = Api::namespaced(client, namespace);
+            let pod = pods.get(pod).await.map_err(|e| e.to_string())?;
+            return container_ports(&pod, container);
+        }
     };
     if found.is_empty() {
         return Err(format!("{} declares no ports to forward", of.label()));
     }
-    Ok(found)
+    Ok(Offer::Ports(found))
+}
+
+/// The ports container `name` of `pod` declares; when it declares none, the port to type.
+fn container_ports(pod: &Pod, name: &str) -> Result<Offer, String> {
+    let containers = pod.spec.iter().flat_map(|s| &s.containers);
+    if !containers.clone().any(|c| c.name == name) {
+        let pod_name = pod.metadata.name.as_deref().unwrap_or_default();
+        return Err(format!("pod {pod_name} has no container {name}"));
+    }
+    let ports: Vec<PortChoice> = pod_ports(pod)
+        .into_iter()
+        .filter(|c| c.container == name)
+        .map(|c| PortChoice {
+            of_container: true,
+            ..c
+        })
+        .collect();
+    if ports.is_empty() {
+        return Ok(Offer::Typed(PortChoice {
+            namespace: pod.metadata.namespace.clone().unwrap_or_default(),
+            pod: pod.metadata.name.clone().unwrap_or_default(),
+            uid: pod.metadata.uid.clone(),
+            container: name.to_string(),
+            name: None,
+            port: 0,
+            service_port: None,
+            of_container: true,
+            local: 0,
+        }));
+    }
+    Ok(Offer::Ports(ports))
 }
 
 /// Each port each container of `pod` declares, the default container's (as kubectl picks
@@ -337,6 +413,7 @@ fn pod_ports(pod: &Pod) -> Vec<PortChoice> {
                 name: p.name.clone(),
                 port,
                 service_port: None,
+                of_container: false,
                 local: free_port(port),
             })
         })
@@ -584,8 +661,11 @@ pub struct ForwardDialog {
     pub what: String,
     /// The ports, or why there are none; `None` while they are read.
     pub choices: Option<Result<Vec<PortChoice>, String>>,
+    /// A container that declares no ports: the port is typed, into this choice.
+    pub open: Option<PortChoice>,
     pub selected: usize,
-    /// The local port as typed (the chosen port's free local port until a digit is typed).
+    /// The local port as typed (the chosen port's free local port until a digit is typed);
+    /// with [`Self::open`], the pod's port typed, which the local port is too.
     pub local: String,
     /// Whether a digit was typed since the choice changed: the first replaces the default.
     typed: bool,
@@ -593,11 +673,18 @@ pub struct ForwardDialog {
 
 impl ForwardDialog {
     /// The ports of dialog `id` arrived.
-    pub fn prepared(&mut self, id: u64, result: Result<Vec<PortChoice>, String>) {
+    pub fn prepared(&mut self, id: u64, result: Result<Offer, String>) {
         if id != self.id {
             return;
         }
-        self.choices = Some(result);
+        match result {
+            Ok(Offer::Ports(ports)) => self.choices = Some(Ok(ports)),
+            Ok(Offer::Typed(open)) => {
+                self.choices = Some(Ok(Vec::new()));
+                self.open = Some(open);
+            }
+            Err(why) => self.choices = Some(Err(why)),
+        }
         self.choose(0);
     }
 
@@ -609,6 +696,9 @@ impl ForwardDialog {
     }
 
     fn choose(&mut self, at: usize) {
+        if self.open.is_some() {
+            return;
+        }
         let last = self.ports().len().saturating_sub(1);
         self.selected = at.min(last);
         self.local = self
@@ -620,15 +710,24 @@ impl ForwardDialog {
     }
 
     /// Whether the local port was typed, not the default offered: a default taken since
-    /// it was offered gives way to a free one, a typed port does not.
+    /// it was offered gives way to a free one, a typed port does not. A typed pod's port
+    /// only offers its number locally, as a default.
     pub fn typed(&self) -> bool {
-        self.typed
+        self.typed && self.open.is_none()
     }
 
     /// The chosen port and the local port, once both are valid.
     pub fn chosen(&self) -> Option<(PortChoice, u16)> {
-        let choice = self.ports().get(self.selected)?;
         let local = self.local.parse::<u16>().ok().filter(|p| *p > 0)?;
+        if let Some(open) = &self.open {
+            let choice = PortChoice {
+                port: local,
+                local,
+                ..open.clone()
+            };
+            return Some((choice, local));
+        }
+        let choice = self.ports().get(self.selected)?;
         Some((choice.clone(), local))
     }
 
@@ -711,6 +810,7 @@ mod tests {
             name: Some("http".into()),
             port,
             service_port: None,
+            of_container: false,
             local,
         }
     }
@@ -728,9 +828,12 @@ mod tests {
             None,
             "nothing read yet"
         );
-        dialog.prepared(2, Ok(vec![choice(1, 1)]));
+        dialog.prepared(2, Ok(Offer::Ports(vec![choice(1, 1)])));
         assert!(dialog.choices.is_none(), "another dialog's answer");
-        dialog.prepared(1, Ok(vec![choice(8080, 8080), choice(9090, 40000)]));
+        dialog.prepared(
+            1,
+            Ok(Offer::Ports(vec![choice(8080, 8080), choice(9090, 40000)])),
+        );
         assert_eq!(dialog.local, "8080");
         dialog.handle_key(&Action::Down);
         assert_eq!((dialog.selected, dialog.local.as_str()), (1, "40000"));
@@ -780,6 +883,64 @@ mod tests {
                 ("app".to_string(), 8080),
                 ("app".to_string(), 9090)
             ]
+        );
+    }
+
+    /// A container's own row offers only its ports, labelled with it; one that declares
+    /// none offers a port to type, which is the local port too; a container the pod does
+    /// not have says so.
+    #[test]
+    fn a_container_offers_its_own_ports_or_a_typed_one() {
+        let pod: Pod = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "web", "namespace": "shop", "uid": "u1"},
+            "spec": {"containers": [
+                {"name": "app", "ports": [{"containerPort": 8080, "name": "http"}]},
+                {"name": "proxy", "ports": [{"containerPort": 15000}, {"containerPort": 15001}]},
+                {"name": "console"},
+            ]},
+        }))
+        .unwrap();
+        let Ok(Offer::Ports(proxy)) = container_ports(&pod, "proxy") else {
+            panic!("proxy declares ports");
+        };
+        let offered: Vec<(&str, u16, bool)> = proxy
+            .iter()
+            .map(|c| (c.container.as_str(), c.port, c.of_container))
+            .collect();
+        assert_eq!(offered, [("proxy", 15000, true), ("proxy", 15001, true)]);
+        assert_eq!(
+            container_ports(&pod, "sidecar"),
+            Err("pod web has no container sidecar".into())
+        );
+
+        let typed = container_ports(&pod, "console").unwrap();
+        let mut dialog = ForwardDialog {
+            id: 1,
+            ..ForwardDialog::default()
+        };
+        dialog.prepared(1, Ok(typed));
+        assert_eq!(dialog.chosen(), None, "no port typed yet");
+        dialog.handle_key(&Action::Down);
+        for c in ['8', '0', '8', '0'] {
+            dialog.handle_key(&Action::ConfirmChar(c));
+        }
+        let (chosen, local) = dialog.chosen().expect("a port typed");
+        assert_eq!(
+            (
+                chosen.container.as_str(),
+                chosen.port,
+                chosen.uid.as_deref(),
+                local
+            ),
+            ("console", 8080, Some("u1"), 8080)
+        );
+        assert!(
+            !dialog.typed(),
+            "a taken local port gives way to a free one"
+        );
+        assert_eq!(
+            dialog.handle_key(&Action::ChooseValue),
+            Some(Effect::StartForward)
         );
     }
 

@@ -45,16 +45,16 @@ spec:
 "#;
 
 /// A small sim with pod `pf/web` running, its kubeconfig and a scratch directory.
-struct Fixture {
+pub(super) struct Fixture {
     name: String,
-    dir: PathBuf,
+    pub(super) dir: PathBuf,
     sim: Child,
     kubeconfig: PathBuf,
     kubectl: PathBuf,
 }
 
 impl Fixture {
-    async fn start(name: &str) -> Option<Self> {
+    pub(super) async fn start(name: &str) -> Option<Self> {
         Self::start_clusters(name, 1).await
     }
 
@@ -92,8 +92,13 @@ impl Fixture {
     }
 
     fn kscope_sized(&self, columns: u16, rows: u16) -> Session {
+        self.kscope_with("", columns, rows)
+    }
+
+    /// kscope on namespace `pf` with more flags (`--readwrite`).
+    pub(super) fn kscope_with(&self, flags: &str, columns: u16, rows: u16) -> Session {
         let command = format!(
-            "env KUBECONFIG={} HOME={dir} XDG_STATE_HOME={dir}/state XDG_CONFIG_HOME={dir}/config {} -n pf",
+            "env KUBECONFIG={} HOME={dir} XDG_STATE_HOME={dir}/state XDG_CONFIG_HOME={dir}/config {} -n pf {flags}",
             self.kubeconfig.display(),
             env!("CARGO_BIN_EXE_kscope"),
             dir = self.dir.display(),
@@ -101,7 +106,7 @@ impl Fixture {
         Session::alone_sized(self.name.clone(), &command, columns, rows)
     }
 
-    fn kubectl(&self, args: &[&str]) -> String {
+    pub(super) fn kubectl(&self, args: &[&str]) -> String {
         let out = Command::new(&self.kubectl)
             .args(args)
             .env("KUBECONFIG", &self.kubeconfig)
@@ -164,7 +169,7 @@ fn local_ports(line: &str) -> String {
 }
 
 /// The local port the status line says a forward listens on.
-fn forwarding(screen: &str) -> Option<u16> {
+pub(super) fn forwarding(screen: &str) -> Option<u16> {
     let at = screen.find("forwarding 127.0.0.1:")? + "forwarding 127.0.0.1:".len();
     let digits: String = screen[at..]
         .chars()
@@ -174,7 +179,7 @@ fn forwarding(screen: &str) -> Option<u16> {
 }
 
 /// GET `path` on 127.0.0.1:`port`, the connection closed after the answer.
-async fn get(port: u16, path: &str) -> std::io::Result<String> {
+pub(super) async fn get(port: u16, path: &str) -> std::io::Result<String> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).await?;
     let request = format!("GET {path} HTTP/1.1\r\nHost: web\r\nConnection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).await?;

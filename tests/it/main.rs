@@ -14,6 +14,7 @@ mod act_exec;
 mod act_kill_cronjob;
 mod act_pick;
 mod act_portforward;
+mod act_portforward_container;
 mod act_rbac;
 mod act_rollout;
 mod act_shell_tui;

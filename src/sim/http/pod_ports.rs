@@ -29,6 +29,8 @@ pub(super) struct PodPorts {
     pub(super) uid: String,
     /// The ports the pod's containers declare: the only ones with a server behind them.
     pub(super) declared: Vec<u16>,
+    /// How long a SPDY request waits for the second stream of its pair.
+    pub(super) stream_creation_timeout: std::time::Duration,
 }
 
 /// What the kubelet (containerd) says of a port nothing listens on.

@@ -58,6 +58,7 @@ pub(super) fn serve(
             pod: name.to_string(),
             uid,
             declared,
+            stream_creation_timeout: shared.stream_creation_timeout,
         };
         return portforward_spdy::serve(ports, transport, headers, upgrade);
     }

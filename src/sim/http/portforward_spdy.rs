@@ -4,14 +4,19 @@
 //! Either way the bytes are SPDY frames, and each local connection kubectl accepts opens a
 //! pair of streams sharing a `requestid` header: an error stream (kubectl only reads it) and a
 //! data stream carrying the connection's bytes both ways, both naming the pod's `port`. The
-//! pairing and the messages follow the kubelet's httpstream handler.
+//! pairing and the messages follow the kubelet's httpstream handler, its wait for a pair's
+//! second stream ([`PodPorts::stream_creation_timeout`]) included.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::body::Body;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use bytes::Bytes;
+use futures::stream::FuturesUnordered;
 use futures::{SinkExt, StreamExt};
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -34,6 +39,9 @@ const UPGRADE_SPDY: &str = "SPDY/3.1";
 const PROTOCOL_VERSION: &str = "X-Stream-Protocol-Version";
 /// Frames queued for the connection's writer before their senders wait.
 const QUEUE: usize = 64;
+/// Numbers the sessions, for the timeout's message: the kubelet names the connection there
+/// by its Go value, which no client reads.
+static CONNECTIONS: AtomicU64 = AtomicU64::new(1);
 
 /// How the client carries SPDY.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,6 +195,19 @@ where
 struct Pair {
     error: Option<u32>,
     data: Option<u32>,
+    /// Tells this pair from a later one of the same request id, whose deadline is its own.
+    serial: u64,
+}
+
+/// When a pair (request id, serial) stops waiting for its second stream.
+type Deadline = Pin<Box<dyn std::future::Future<Output = (String, u64)> + Send>>;
+
+/// What the session's loop wakes for.
+enum Wake {
+    Frame(Option<Result<Frame, crate::spdy::FrameError>>),
+    /// A pair's deadline passed.
+    Expired(String, u64),
+    Shutdown,
 }
 
 /// A data stream's way to the pod's port, once its pair is complete; until then what the
@@ -197,7 +218,11 @@ enum ToPod {
     Closed,
 }
 
+/// The connection's writer is gone: nothing more can be said, the session ends.
+type Sent = Result<(), mpsc::error::SendError<Frame>>;
+
 /// One SPDY connection: reads frames, answers streams, pairs them and forwards each pair.
+/// When it ends, the pods' connections close and a GOAWAY says why.
 async fn session<T>(io: T, ports: PodPorts)
 where
     T: AsyncRead + AsyncWrite + Send + Unpin + 'static,
@@ -205,159 +230,12 @@ where
     let Ok(codec) = Codec::new() else {
         return;
     };
-    let (mut sink, mut frames) = Framed::new(io, codec).split();
-    let (out, mut queued) = mpsc::channel::<Frame>(QUEUE);
-    let writer = tokio::spawn(async move {
-        while let Some(frame) = queued.recv().await {
-            if sink.feed(frame).await.is_err() {
-                return;
-            }
-            while let Ok(more) = queued.try_recv() {
-                if sink.feed(more).await.is_err() {
-                    return;
-                }
-            }
-            if sink.flush().await.is_err() {
-                return;
-            }
-        }
-        let _ = sink.close().await;
-    });
-    let mut pairs: HashMap<String, Pair> = HashMap::new();
-    let mut to_pod: HashMap<u32, ToPod> = HashMap::new();
-    let mut last_stream = 0;
-    let mut status = goaway::OK;
-    loop {
-        let frame = tokio::select! {
-            () = ports.shutdown.cancelled() => break,
-            frame = frames.next() => frame,
-        };
-        let frame = match frame {
-            Some(Ok(frame)) => frame,
-            Some(Err(e)) => {
-                tracing::debug!(error = %e, "port-forward: not SPDY/3.1");
-                status = goaway::PROTOCOL_ERROR;
-                break;
-            }
-            None => break,
-        };
-        match frame {
-            Frame::SynStream {
-                stream_id, headers, ..
-            } => {
-                // Client streams are odd and rising; anything else is not a new stream.
-                if stream_id % 2 == 0 || stream_id <= last_stream {
-                    let reset = Frame::RstStream {
-                        stream_id,
-                        status: rst::PROTOCOL_ERROR,
-                    };
-                    if out.send(reset).await.is_err() {
-                        break;
-                    }
-                    continue;
-                }
-                last_stream = stream_id;
-                let Some(stream) = StreamHeaders::read(stream_id, &headers) else {
-                    // The kubelet resets a stream whose headers it refuses.
-                    let reset = Frame::RstStream {
-                        stream_id,
-                        status: rst::CANCEL,
-                    };
-                    if out.send(reset).await.is_err() {
-                        break;
-                    }
-                    continue;
-                };
-                let reply = Frame::SynReply {
-                    stream_id,
-                    fin: false,
-                    headers: Headers::default(),
-                };
-                if out.send(reply).await.is_err() {
-                    break;
-                }
-                let pair = pairs.entry(stream.request_id.clone()).or_default();
-                let slot = if stream.data {
-                    &mut pair.data
-                } else {
-                    &mut pair.error
-                };
-                if slot.is_some() {
-                    let kind = if stream.data { "data" } else { "error" };
-                    let message = format!(
-                        "error processing stream for request {}: {kind} stream already assigned",
-                        stream.request_id
-                    );
-                    if let Some(error) = pair.error {
-                        let _ = out.send(data_frame(error, message.into(), false)).await;
-                    }
-                    continue;
-                }
-                *slot = Some(stream_id);
-                if stream.data {
-                    to_pod.insert(stream_id, ToPod::Waiting(Vec::new(), false));
-                }
-                if let (Some(error), Some(data)) = (pair.error, pair.data) {
-                    pairs.remove(&stream.request_id);
-                    let (tx, rx) = mpsc::channel(QUEUE);
-                    if let Some(ToPod::Waiting(waiting, fin)) =
-                        to_pod.insert(data, ToPod::Open(tx.clone()))
-                    {
-                        for chunk in waiting {
-                            let _ = tx.try_send(chunk);
-                        }
-                        if fin {
-                            to_pod.insert(data, ToPod::Closed);
-                        }
-                    }
-                    let streams = Streams {
-                        error,
-                        data,
-                        port: stream.port,
-                    };
-                    tokio::spawn(forward(streams, rx, out.clone(), &ports));
-                }
-            }
-            Frame::Data {
-                stream_id,
-                fin,
-                data,
-            } => match to_pod.get_mut(&stream_id) {
-                Some(ToPod::Open(tx)) => {
-                    let gone = !data.is_empty() && tx.send(data).await.is_err();
-                    if gone || fin {
-                        to_pod.insert(stream_id, ToPod::Closed);
-                    }
-                }
-                Some(ToPod::Waiting(waiting, ended)) => {
-                    if !data.is_empty() && waiting.len() < QUEUE {
-                        waiting.push(data);
-                    }
-                    *ended |= fin;
-                }
-                Some(ToPod::Closed) | None => {}
-            },
-            Frame::RstStream { stream_id, .. } => {
-                // Dropping the way to the pod half-closes its connection; the pod's answer
-                // then ends and the forward closes both streams.
-                to_pod.remove(&stream_id);
-            }
-            Frame::Ping { id } => {
-                // Pings the client starts are odd; the sim starts none, so echo every one.
-                if id % 2 == 1 && out.send(Frame::Ping { id }).await.is_err() {
-                    break;
-                }
-            }
-            Frame::GoAway { .. } => break,
-            Frame::SynReply { .. }
-            | Frame::Headers { .. }
-            | Frame::Settings { .. }
-            | Frame::WindowUpdate { .. }
-            | Frame::Unknown { .. } => {}
-        }
-    }
-    // The pods' connections end as their ways in close; the writer ends with the last sender.
-    drop(to_pod);
+    let (sink, mut frames) = Framed::new(io, codec).split();
+    let (out, queued) = mpsc::channel::<Frame>(QUEUE);
+    let writer = tokio::spawn(write_frames(sink, queued));
+    let mut state = Session::new(ports, out);
+    let status = state.run(&mut frames).await;
+    let (out, last_stream) = state.finish();
     let last = Frame::GoAway {
         last_good_stream_id: last_stream,
         status,
@@ -365,6 +243,268 @@ where
     let _ = out.send(last).await;
     drop(out);
     let _ = writer.await;
+}
+
+/// The connection's one writer: every task's frames go through it, and a burst of them
+/// goes out with one flush, not one per frame.
+async fn write_frames<S>(mut sink: S, mut queued: mpsc::Receiver<Frame>)
+where
+    S: futures::Sink<Frame> + Unpin,
+{
+    while let Some(frame) = queued.recv().await {
+        if sink.feed(frame).await.is_err() {
+            return;
+        }
+        while let Ok(more) = queued.try_recv() {
+            if sink.feed(more).await.is_err() {
+                return;
+            }
+        }
+        if sink.flush().await.is_err() {
+            return;
+        }
+    }
+    let _ = sink.close().await;
+}
+
+/// What one session knows of its streams: the pairs still waiting for their second stream,
+/// each data stream's way to its pod, and the ids used.
+struct Session {
+    ports: PodPorts,
+    /// To the connection's writer.
+    out: mpsc::Sender<Frame>,
+    pairs: HashMap<String, Pair>,
+    to_pod: HashMap<u32, ToPod>,
+    deadlines: FuturesUnordered<Deadline>,
+    serials: u64,
+    /// This connection's number, for the timeout's message.
+    conn: u64,
+    last_stream: u32,
+}
+
+impl Session {
+    fn new(ports: PodPorts, out: mpsc::Sender<Frame>) -> Self {
+        Self {
+            ports,
+            out,
+            pairs: HashMap::new(),
+            to_pod: HashMap::new(),
+            deadlines: FuturesUnordered::new(),
+            serials: 0,
+            conn: CONNECTIONS.fetch_add(1, Ordering::Relaxed),
+            last_stream: 0,
+        }
+    }
+
+    /// Ends the session's part: the ways to the pods close (and with them the pods'
+    /// connections, and then the forwards, which hold the other senders to the writer).
+    /// Returns the sender for the GOAWAY and the last stream id taken.
+    fn finish(self) -> (mpsc::Sender<Frame>, u32) {
+        let Self {
+            out, last_stream, ..
+        } = self;
+        (out, last_stream)
+    }
+
+    /// Takes frames and deadlines until the client goes, the sim stops, the writer fails or
+    /// the bytes are not SPDY/3.1; returns the GOAWAY status that says which.
+    async fn run<F>(&mut self, frames: &mut F) -> u32
+    where
+        F: futures::Stream<Item = Result<Frame, crate::spdy::FrameError>> + Unpin,
+    {
+        loop {
+            let wake = tokio::select! {
+                () = self.ports.shutdown.cancelled() => Wake::Shutdown,
+                frame = frames.next() => Wake::Frame(frame),
+                Some((request_id, serial)) = self.deadlines.next() => {
+                    Wake::Expired(request_id, serial)
+                }
+            };
+            let sent = match wake {
+                Wake::Shutdown | Wake::Frame(None) => return goaway::OK,
+                Wake::Frame(Some(Err(e))) => {
+                    tracing::debug!(error = %e, "port-forward: not SPDY/3.1");
+                    return goaway::PROTOCOL_ERROR;
+                }
+                Wake::Frame(Some(Ok(Frame::GoAway { .. }))) => return goaway::OK,
+                Wake::Frame(Some(Ok(frame))) => self.frame(frame).await,
+                Wake::Expired(request_id, serial) => self.expired(request_id, serial).await,
+            };
+            if sent.is_err() {
+                return goaway::OK;
+            }
+        }
+    }
+
+    /// One frame from the client.
+    async fn frame(&mut self, frame: Frame) -> Sent {
+        match frame {
+            Frame::SynStream {
+                stream_id, headers, ..
+            } => self.syn_stream(stream_id, &headers).await,
+            Frame::Data {
+                stream_id,
+                fin,
+                data,
+            } => {
+                self.data(stream_id, fin, data).await;
+                Ok(())
+            }
+            Frame::RstStream { stream_id, .. } => {
+                // Dropping the way to the pod half-closes its connection; the pod's answer
+                // then ends and the forward closes both streams.
+                self.to_pod.remove(&stream_id);
+                Ok(())
+            }
+            // Pings the client starts are odd; the sim starts none, so echo every one.
+            Frame::Ping { id } if id % 2 == 1 => self.out.send(Frame::Ping { id }).await,
+            Frame::Ping { .. }
+            | Frame::GoAway { .. }
+            | Frame::SynReply { .. }
+            | Frame::Headers { .. }
+            | Frame::Settings { .. }
+            | Frame::WindowUpdate { .. }
+            | Frame::Unknown { .. } => Ok(()),
+        }
+    }
+
+    /// A new stream: reset if its id or headers are refused, else answered and paired.
+    async fn syn_stream(&mut self, stream_id: u32, headers: &Headers) -> Sent {
+        // Client streams are odd and rising; anything else is not a new stream.
+        if stream_id.is_multiple_of(2) || stream_id <= self.last_stream {
+            let status = rst::PROTOCOL_ERROR;
+            return self.out.send(Frame::RstStream { stream_id, status }).await;
+        }
+        self.last_stream = stream_id;
+        let Some(stream) = StreamHeaders::read(stream_id, headers) else {
+            // The kubelet resets a stream whose headers it refuses.
+            let status = rst::CANCEL;
+            return self.out.send(Frame::RstStream { stream_id, status }).await;
+        };
+        let reply = Frame::SynReply {
+            stream_id,
+            fin: false,
+            headers: Headers::default(),
+        };
+        self.out.send(reply).await?;
+        self.pair(stream_id, stream).await;
+        Ok(())
+    }
+
+    /// Puts the stream in its request's pair, the pair made (and its deadline set) by its
+    /// first stream; a complete pair is forwarded and forgotten, so a later stream of the
+    /// same request id starts another, as in the kubelet.
+    async fn pair(&mut self, stream_id: u32, stream: StreamHeaders) {
+        let pair = match self.pairs.entry(stream.request_id.clone()) {
+            Entry::Occupied(pair) => pair.into_mut(),
+            Entry::Vacant(vacant) => {
+                self.serials += 1;
+                let (request_id, serial) = (stream.request_id.clone(), self.serials);
+                let wait = self.ports.stream_creation_timeout;
+                self.deadlines.push(Box::pin(async move {
+                    tokio::time::sleep(wait).await;
+                    (request_id, serial)
+                }));
+                vacant.insert(Pair {
+                    serial,
+                    ..Pair::default()
+                })
+            }
+        };
+        let slot = if stream.data {
+            &mut pair.data
+        } else {
+            &mut pair.error
+        };
+        if slot.is_some() {
+            let kind = if stream.data { "data" } else { "error" };
+            let message = format!(
+                "error processing stream for request {}: {kind} stream already assigned",
+                stream.request_id
+            );
+            if let Some(error) = pair.error {
+                let _ = self
+                    .out
+                    .send(data_frame(error, message.into(), false))
+                    .await;
+            }
+            return;
+        }
+        *slot = Some(stream_id);
+        if stream.data {
+            self.to_pod
+                .insert(stream_id, ToPod::Waiting(Vec::new(), false));
+        }
+        if let (Some(error), Some(data)) = (pair.error, pair.data) {
+            self.pairs.remove(&stream.request_id);
+            self.forward(Streams {
+                error,
+                data,
+                port: stream.port,
+            });
+        }
+    }
+
+    /// A complete pair: what its data stream brought so far goes to the pod first, then
+    /// the rest as it comes, on a task of its own.
+    fn forward(&mut self, ids: Streams) {
+        let (tx, rx) = mpsc::channel(QUEUE);
+        if let Some(ToPod::Waiting(waiting, fin)) =
+            self.to_pod.insert(ids.data, ToPod::Open(tx.clone()))
+        {
+            for chunk in waiting {
+                let _ = tx.try_send(chunk);
+            }
+            if fin {
+                self.to_pod.insert(ids.data, ToPod::Closed);
+            }
+        }
+        tokio::spawn(forward(ids, rx, self.out.clone(), &self.ports));
+    }
+
+    /// Bytes from the client on a stream: to the pod's connection, or kept until the
+    /// stream's pair is complete; a stream that is no data stream of a pair drops them.
+    async fn data(&mut self, stream_id: u32, fin: bool, data: Bytes) {
+        match self.to_pod.get_mut(&stream_id) {
+            Some(ToPod::Open(tx)) => {
+                let gone = !data.is_empty() && tx.send(data).await.is_err();
+                if gone || fin {
+                    self.to_pod.insert(stream_id, ToPod::Closed);
+                }
+            }
+            Some(ToPod::Waiting(waiting, ended)) => {
+                if !data.is_empty() && waiting.len() < QUEUE {
+                    waiting.push(data);
+                }
+                *ended |= fin;
+            }
+            Some(ToPod::Closed) | None => {}
+        }
+    }
+
+    /// A pair's deadline: if it still waits for a stream, it is forgotten (a stream of its
+    /// request id later starts another) and its error stream, if it came, says why, as the
+    /// kubelet's does. The kubelet leaves the streams open; so does the sim.
+    async fn expired(&mut self, request_id: String, serial: u64) -> Sent {
+        let pair = match self.pairs.entry(request_id) {
+            Entry::Occupied(pair) if pair.get().serial == serial => pair,
+            _ => return Ok(()),
+        };
+        let (request_id, pair) = pair.remove_entry();
+        if let Some(data) = pair.data {
+            self.to_pod.insert(data, ToPod::Closed);
+        }
+        let Some(error) = pair.error else {
+            return Ok(());
+        };
+        let message = format!(
+            "(conn=0x{:x}, request={request_id}) timed out waiting for streams",
+            self.conn
+        );
+        self.out
+            .send(data_frame(error, message.into(), false))
+            .await
+    }
 }
 
 /// The headers kubectl puts on each stream of a pair.

@@ -9,5 +9,5 @@ mod header_block;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use frame::{Codec, Frame, goaway, rst};
+pub(crate) use frame::{Codec, Frame, FrameError, goaway, rst};
 pub(crate) use header_block::Headers;

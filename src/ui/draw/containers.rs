@@ -33,6 +33,7 @@ impl Component for ContainerPicker {
                 &[
                     (Action::Down, "container"),
                     (Action::ChooseValue, "open"),
+                    (Action::PortForward, "port-forward"),
                     (Action::ConfirmNo, "cancel"),
                 ],
             ),

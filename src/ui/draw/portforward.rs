@@ -12,7 +12,7 @@ use kscope_units::bytes;
 use crate::action::Action;
 use crate::component::{Component, Context};
 use crate::effect::Effect;
-use crate::portforward::{ForwardDialog, ForwardList, ForwardRow, ForwardState};
+use crate::portforward::{ForwardDialog, ForwardList, ForwardRow, ForwardState, PortChoice};
 use crate::screen::Screen;
 use crate::theme::Theme;
 
@@ -85,8 +85,23 @@ impl Component for ForwardDialog {
                 })
                 .map_err(String::as_str)
         });
-        let mut lines = choice_lines("port", choices, self.selected, theme);
-        if matches!(self.choices, Some(Ok(_))) {
+        let mut lines = match &self.open {
+            Some(open) => typed_lines(open, &self.local, self.chosen().is_some(), theme),
+            None => choice_lines("port", choices, self.selected, theme),
+        };
+        // A typed port has no list to move in.
+        let mut keys = Vec::new();
+        let digits = if self.open.is_some() {
+            " · digits: the port"
+        } else {
+            keys.push((Action::Down, "port"));
+            " · digits: local port"
+        };
+        keys.extend([
+            (Action::ConfirmYes, "forward"),
+            (Action::ConfirmNo, "cancel"),
+        ]);
+        if self.open.is_none() && matches!(self.choices, Some(Ok(_))) {
             lines.push(Line::raw(""));
             let local = format!("local   127.0.0.1:{}_", self.local);
             lines.push(match self.chosen() {
@@ -95,15 +110,7 @@ impl Component for ForwardDialog {
             });
         }
         lines.push(Line::styled(
-            hint(
-                &screen.state.keymap,
-                Section::Confirm,
-                &[
-                    (Action::Down, "port"),
-                    (Action::ConfirmYes, "forward"),
-                    (Action::ConfirmNo, "cancel"),
-                ],
-            ) + " · digits: local port",
+            hint(&screen.state.keymap, Section::Confirm, &keys) + digits,
             theme.dim(),
         ));
         let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
@@ -118,6 +125,27 @@ impl Component for ForwardDialog {
             popup,
         );
     }
+}
+
+/// The dialog of a container that declares no ports: it says so, and the port is typed.
+fn typed_lines(open: &PortChoice, typed: &str, valid: bool, theme: Theme) -> Vec<Line<'static>> {
+    let port = format!("port    {typed}_");
+    vec![
+        Line::styled(
+            format!(
+                "container {} declares no ports: type its server's port",
+                open.container
+            ),
+            theme.warn(),
+        ),
+        Line::raw(""),
+        if valid {
+            Line::raw(port)
+        } else {
+            Line::styled(format!("{port}  (1-65535)"), theme.error())
+        },
+        Line::raw("local   127.0.0.1: the same port, or a free one if taken"),
+    ]
 }
 
 /// One row of the list (the pod's column takes what the others leave), and why it is not

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::{SinkExt, StreamExt};
-use tokio::io::{AsyncWriteExt, DuplexStream};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, DuplexStream};
 use tokio::task::JoinHandle;
 use tokio_util::codec::Framed;
 use tokio_util::sync::CancellationToken;
@@ -14,19 +14,26 @@ use super::session;
 use crate::http::pod_ports::PodPorts;
 use crate::spdy::{Codec, Frame, Headers, goaway, rst};
 
+mod pairs;
+
 /// Only a hang reaches it.
 const HANG_GUARD: Duration = Duration::from_secs(60);
+/// The kubelet's wait for a pair's second stream.
+const STREAM_CREATION_TIMEOUT: Duration = Duration::from_secs(30);
 
-struct Client(Framed<DuplexStream, Codec>);
+/// A client made of the sim's codec, on any byte stream (in memory, or an upgraded
+/// connection).
+struct Client<T>(Framed<T, Codec>);
 
 /// A session for pod `web`, whose app listens on 8080, and a client connected to it.
-fn start() -> (Client, JoinHandle<()>) {
+fn start() -> (Client<DuplexStream>, JoinHandle<()>) {
     let (near, far) = tokio::io::duplex(64 * 1024);
     let ports = PodPorts {
         shutdown: CancellationToken::new(),
         pod: "web".into(),
         uid: "uid-1".into(),
         declared: vec![8080],
+        stream_creation_timeout: STREAM_CREATION_TIMEOUT,
     };
     let task = tokio::spawn(session(far, ports));
     (Client(Framed::new(near, Codec::new().unwrap())), task)
@@ -41,7 +48,7 @@ fn stream_headers(pairs: &[(&str, &str)]) -> Headers {
     )
 }
 
-impl Client {
+impl<T: AsyncRead + AsyncWrite + Unpin> Client<T> {
     async fn send(&mut self, frame: Frame) {
         self.0.send(frame).await.unwrap();
     }
