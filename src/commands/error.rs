@@ -55,6 +55,17 @@ pub enum CommandError {
     Io(#[from] std::io::Error),
     #[error(transparent)]
     Recording(#[from] kscope_informers::record::format::RecordError),
+    /// A recording whose file could not be written: named, since the same words come from
+    /// any recording, with what of it can still be read.
+    #[error("recording to {}: {source}{}", .path.display(), if *.kept > 0 { format!("; the {} bytes written before it are readable (kscope replay)", .kept) } else { String::new() })]
+    RecordingTo {
+        path: std::path::PathBuf,
+        /// Bytes the recording holds whole, header included; none when even its header
+        /// could not be written.
+        kept: u64,
+        #[source]
+        source: kscope_informers::record::format::RecordError,
+    },
     #[error(transparent)]
     Pipelines(#[from] kscope_informers::record::pipelines::PipelineError),
     #[error("{0}")]

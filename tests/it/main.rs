@@ -35,6 +35,7 @@ mod kinds_output;
 mod layers;
 mod mcp;
 mod mcp_fleet;
+mod record_disk;
 mod record_tui;
 mod reflector_convergence;
 mod reflector_scale;
