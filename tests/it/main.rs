@@ -41,6 +41,7 @@ mod reflector_convergence;
 mod reflector_scale;
 mod replay;
 mod replay_fifo;
+mod replay_reader;
 mod replay_seek;
 mod replay_tui;
 mod resources_kinds;
