@@ -34,6 +34,7 @@ mod kinds_index;
 mod kinds_output;
 mod layers;
 mod mcp;
+mod mcp_edges;
 mod mcp_fleet;
 mod record_disk;
 mod record_tui;
