@@ -19,6 +19,8 @@ from mcp.client.stdio import stdio_client
 
 MODE, KSCOPE, KUBECONFIG, STATE = sys.argv[1:5]
 CONTEXT = sys.argv[5] if len(sys.argv) > 5 else None
+# Every pod on one page: the most rows and bytes a page may hold.
+WHOLE = {"kind": "pods", "limit": 1000, "max_bytes": 1048576}
 
 
 def kubectl(*args):
@@ -47,18 +49,20 @@ async def first_rows(session):
     truth = pod_keys()
     # The first call on pods starts their informer: with first_rows it answers once the
     # store holds some, while the rest still streams, and says the answer is partial.
-    early = await call(session, "list", {"kind": "pods", "first_rows": True, "limit": 1000})
+    early = await call(session, "list", dict(WHOLE, first_rows=True))
     states = early["clusters"]
     assert early["current"] is False and [s["state"] for s in states] == ["syncing"], early
     assert "reason" in states[0] and states[0]["reason"], states
     keys = {r["key"] for r in early["rows"]}
     assert 0 < early["total"] < len(truth), (early["total"], len(truth))
-    assert len(keys) == early["total"] and keys <= truth, sorted(keys - truth)
+    assert early["next_cursor"] is None and len(keys) == early["total"], early["total"]
+    assert keys <= truth, sorted(keys - truth)
     print(f"first rows: {early['total']} of {len(truth)} pods, syncing")
     # Without first_rows the call waits for the whole state: every pod, current.
-    whole = await call(session, "list", {"kind": "pods", "limit": 1000})
+    whole = await call(session, "list", WHOLE)
     assert whole["current"] is True and [s["state"] for s in whole["clusters"]] == ["current"], whole
-    assert {r["key"] for r in whole["rows"]} == truth and whole["total"] == len(truth), whole["total"]
+    assert whole["next_cursor"] is None and whole["total"] == len(truth), whole["total"]
+    assert {r["key"] for r in whole["rows"]} == truth, sorted({r["key"] for r in whole["rows"]} ^ truth)
     print(f"then all {whole['total']} pods, current")
 
 
@@ -79,7 +83,7 @@ async def forbidden(session):
         print(f"{tool} secrets: {text}")
     # The other tools answer as before, the refused kind listed among the kinds.
     truth = pod_keys()
-    pods = await call(session, "list", {"kind": "pods", "limit": 1000})
+    pods = await call(session, "list", WHOLE)
     assert {r["key"] for r in pods["rows"]} == truth and pods["current"] is True, pods["total"]
     ns, name = sorted(truth)[0].split("/")
     one = await call(session, "get", {"kind": "pods", "namespace": ns, "name": name})

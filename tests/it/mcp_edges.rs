@@ -41,10 +41,10 @@ async fn run_client(mode: &str, fx: &Kubectl, context: Option<&str>) -> Option<S
 
 #[tokio::test]
 async fn first_rows_answers_partial_rows_while_the_pods_stream_in() {
-    // 1,500 pods come as several chunks of a watch-list, each after a pause: the first
-    // chunk is in the store seconds before the last.
-    let mut config = SimConfig::with_size(1_500, 3, 4);
-    config.faults.list_delay = Some(Duration::from_millis(400));
+    // 200 pods (a few KiB each) come as several chunks of a watch-list (256 KiB each),
+    // each after a pause: the first chunk is in the store a second before the last.
+    let mut config = SimConfig::with_size(200, 3, 4);
+    config.faults.list_delay = Some(Duration::from_millis(300));
     let Some(fx) = Kubectl::start_with("mcp-first-rows", config).await else {
         return;
     };
