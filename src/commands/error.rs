@@ -57,7 +57,7 @@ pub enum CommandError {
     Recording(#[from] kscope_informers::record::format::RecordError),
     /// A recording whose file could not be written: named, since the same words come from
     /// any recording, with what of it can still be read.
-    #[error("recording to {}: {source}{}", .path.display(), if *.kept > 0 { format!("; the {} bytes written before it are readable (kscope replay)", .kept) } else { String::new() })]
+    #[error("recording to {}: {source}{}", .path.display(), kept_text(*.kept))]
     RecordingTo {
         path: std::path::PathBuf,
         /// Bytes the recording holds whole, header included; none when even its header
@@ -111,6 +111,14 @@ impl CommandError {
             Self::NotCurrent { .. } | Self::ClustersNotCurrent { .. } => 4,
             _ => 1,
         }
+    }
+}
+
+/// What of a failed recording reads back, when anything does.
+fn kept_text(kept: u64) -> String {
+    match kept {
+        0 => String::new(),
+        n => format!("; the {n} bytes written before it are readable (kscope replay)"),
     }
 }
 
