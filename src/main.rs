@@ -218,6 +218,14 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 /// after SIGTERM).
 fn run(mut cli: Cli) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new()?;
+    // A file grown past the size limit (`ulimit -f`) raises SIGXFSZ, whose default kills
+    // kscope mid-write with no word said. Caught (for the whole run: Tokio never removes a
+    // handler), the write fails with EFBIG instead, and the recording, log or output that
+    // made it says so and stops as on a full disk.
+    let _file_size_limit = {
+        let _runtime = runtime.enter();
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::from_raw(libc::SIGXFSZ))?
+    };
     let Some(command) = cli.command.take() else {
         // A bad configuration (indexes or keys) is reported before connecting to anything.
         let config = kscope_config::Config::load(cli.config.as_deref())?;

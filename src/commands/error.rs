@@ -55,6 +55,17 @@ pub enum CommandError {
     Io(#[from] std::io::Error),
     #[error(transparent)]
     Recording(#[from] kscope_informers::record::format::RecordError),
+    /// A recording whose file could not be written: named, since the same words come from
+    /// any recording, with what of it can still be read.
+    #[error("recording to {}: {source}{}", .path.display(), kept_text(*.kept))]
+    RecordingTo {
+        path: std::path::PathBuf,
+        /// Bytes the recording holds whole, header included; none when even its header
+        /// could not be written.
+        kept: u64,
+        #[source]
+        source: kscope_informers::record::format::RecordError,
+    },
     #[error(transparent)]
     Pipelines(#[from] kscope_informers::record::pipelines::PipelineError),
     #[error("{0}")]
@@ -100,6 +111,14 @@ impl CommandError {
             Self::NotCurrent { .. } | Self::ClustersNotCurrent { .. } => 4,
             _ => 1,
         }
+    }
+}
+
+/// What of a failed recording reads back, when anything does.
+fn kept_text(kept: u64) -> String {
+    match kept {
+        0 => String::new(),
+        n => format!("; the {n} bytes written before it are readable (kscope replay)"),
     }
 }
 

@@ -38,10 +38,17 @@ pub async fn run(args: &RecordArgs) -> Result<(), CommandError> {
     let cluster = args.cluster.connect().await?;
     let kinds = resolve_kinds(args, &cluster).await?;
     let scope = args.cluster.scope(&cluster);
-    let session = RecordingSession::start(&cluster, &kinds, scope.namespace(), &args.output)?;
+    let failed = |kept: u64| {
+        let path = args.output.clone();
+        move |source| CommandError::RecordingTo { path, kept, source }
+    };
+    let session = RecordingSession::start(&cluster, &kinds, scope.namespace(), &args.output)
+        .map_err(failed(0))?;
     let waited = wait(args.duration, &session).await;
     let kinds = session.kinds().join(", ");
-    let stats = session.stop().await?;
+    // What was whole before a failed write: the file keeps it, a reader stops at the cut.
+    let kept = session.stats().bytes;
+    let stats = session.stop().await.map_err(failed(kept))?;
     waited?;
     eprintln!(
         "kscope: recorded {} events ({} records) of {kinds} to {}: {} bytes, {:.1} bytes per event",

@@ -26,6 +26,17 @@ pub enum SimError {
         #[source]
         source: kscope_informers::record::format::RecordError,
     },
+    /// A recording read to its end, or to damage before any kind's state was whole: a
+    /// server of it would list nothing, which a client could not tell from an empty cluster.
+    #[error(
+        "cannot replay {path}: it holds no whole list of any kind to serve{}",
+        .damage.as_ref().map(|d| format!(" ({d})")).unwrap_or_default()
+    )]
+    ReplayNothing {
+        path: String,
+        #[source]
+        damage: Option<kscope_informers::record::format::RecordError>,
+    },
     #[error("--speed must be a positive number, not {0}")]
     ReplaySpeed(f64),
     #[error("failed to write {path}: {source}")]

@@ -24,7 +24,8 @@ pub struct Faults {
     pub error_ratio: f64,
     /// Share of resource requests throttled with 429.
     pub throttle_ratio: f64,
-    /// Delay before each list page.
+    /// Delay before each list page, and before each chunk of a watch's initial state after
+    /// the first (a watch-list's pages, about 256 KiB each).
     #[serde(with = "millis")]
     pub list_delay: Option<Duration>,
     /// Shrinks the history window to this many events.

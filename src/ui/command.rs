@@ -247,7 +247,7 @@ fn primaries(discovery: &Discovery) -> Vec<String> {
             .chain(categories(discovery).into_iter().map(str::to_string))
             .chain(
                 [
-                    CONTEXT[0], FIFO, INDEX, METRICS, TREE, HOT, TIMELINE, QUIT[0],
+                    CONTEXT[0], FIFO, INDEX, METRICS, TREE, HOT, TIMELINE, RECORD, QUIT[0],
                 ]
                 .map(str::to_string),
             ),
@@ -267,7 +267,8 @@ fn once_each(names: impl IntoIterator<Item = String>) -> Vec<String> {
 
 /// Every command with its other names, `pods (po, pod)`, in the order hints list them (the
 /// group-qualified names left out), then the categories (`all`), `ctx`, `fifo`, `index`,
-/// `tree`, `hot`, `timeline` and `quit`.
+/// `tree`, `hot`, `timeline`, `record` with its arguments (it is the one command whose
+/// argument changes what it does) and `quit`.
 pub fn listed(discovery: &Discovery) -> Vec<String> {
     commands(discovery)
         .into_iter()
@@ -285,6 +286,7 @@ pub fn listed(discovery: &Discovery) -> Vec<String> {
         .chain(categories(discovery).into_iter().map(str::to_string))
         .chain([CONTEXT, FORWARDS].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
         .chain([FIFO, INDEX, METRICS, TREE, HOT, TIMELINE].map(str::to_string))
+        .chain([format!("{RECORD} [FILE | stop]")])
         .chain([QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
         .collect()
 }
@@ -846,7 +848,7 @@ mod tests {
             Err(CommandError::NoArguments("tree".into()))
         );
         assert!(
-            hint("", &d).contains(" all ctx fifo index metrics tree hot timeline quit"),
+            hint("", &d).contains(" all ctx fifo index metrics tree hot timeline record quit"),
             "{}",
             hint("", &d)
         );
@@ -856,6 +858,7 @@ mod tests {
             "ctx (context, contexts)",
             "fifo",
             "index",
+            "record [FILE | stop]",
             "quit (q, q!)",
         ] {
             assert_eq!(
@@ -958,7 +961,7 @@ mod tests {
         );
         assert!(
             hint("", &d).starts_with(
-                "pods svc cm crd widgets ev events.events.k8s.io ctx fifo index metrics tree hot timeline quit"
+                "pods svc cm crd widgets ev events.events.k8s.io ctx fifo index metrics tree hot timeline record quit"
             ),
             "{}",
             hint("", &d)

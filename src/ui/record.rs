@@ -3,7 +3,7 @@
 //! read server-side Tables, not whole objects, so the recording runs its own list and watch
 //! per kind ([`RecordingSession`], as `kscope record` does) with the TUI's client and scope.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use futures::FutureExt;
@@ -109,19 +109,15 @@ impl RecordToggle {
                         bytes::binary(stats.bytes)
                     ));
                 }
-                Some(Ok((path, Err(e)))) => {
-                    news.error = Some(format!("recording to {}: {e}", path.display()));
-                }
+                // Said as the failure found while recording says it, which this repeats then.
+                Some(Ok((path, Err(e)))) => news.error = Some(stopped_by(&path, &e)),
                 Some(Err(e)) => news.error = Some(format!("finishing the recording: {e}")),
                 None => {}
             }
         }
         if let Some(live) = &mut self.live {
             if let Some(failure) = live.session.failure() {
-                news.error = Some(format!(
-                    "recording to {} stopped: {failure}",
-                    live.session.output().display()
-                ));
+                news.error = Some(stopped_by(live.session.output(), &failure));
                 self.stop();
                 return news;
             }
@@ -151,6 +147,14 @@ impl RecordToggle {
             .err()
             .map(|e| format!("recording to {}: {e}", path.display()))
     }
+}
+
+/// A recording ended by a failed write, in the words the status line shows.
+fn stopped_by(path: &Path, failure: &dyn std::fmt::Display) -> String {
+    format!(
+        "recording to {} stopped: {failure}; what was written before it is readable",
+        path.display()
+    )
 }
 
 /// `$XDG_STATE_HOME/kscope/recordings/kscope-20261206T130102Z.kscope`, its directory made.

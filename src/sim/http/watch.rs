@@ -73,6 +73,7 @@ pub(crate) async fn watch(
         backlog: VecDeque::new(),
         initial: Vec::new().into_iter(),
         initial_end_bookmark: false,
+        initial_chunks: 0,
         changes: shared.store.subscribe(),
         deadline: now + timeout,
         drop_at: faults.drop_watch_every.map(|d| now + d),
@@ -202,6 +203,9 @@ struct Watcher {
     backlog: VecDeque<Arc<Event>>,
     initial: std::vec::IntoIter<Arc<StoredObject>>,
     initial_end_bookmark: bool,
+    /// Chunks of the initial state sent: `list-delay` comes before each after the first, as
+    /// before each page of a list, so a client sees a large state arrive piece by piece.
+    initial_chunks: usize,
     changes: tokio::sync::watch::Receiver<Position>,
     deadline: Instant,
     drop_at: Option<Instant>,
@@ -280,7 +284,15 @@ impl Watcher {
             if let Some(chunk) = self.pending.pop_front() {
                 return Some(Ok(chunk));
             }
+            let initial_left = self.initial.len() > 0 || self.initial_end_bookmark;
+            if initial_left && self.initial_chunks > 0 {
+                let delay = self.shared.faults.read().list_delay;
+                if let Some(delay) = delay {
+                    tokio::time::sleep(delay).await;
+                }
+            }
             if let Some(chunk) = self.next_initial_chunk() {
+                self.initial_chunks += 1;
                 return Some(Ok(chunk));
             }
             if self.done {

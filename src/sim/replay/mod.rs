@@ -62,7 +62,8 @@ pub struct PlaybackState {
 
 impl ReplayServer {
     /// Reads the recording and serves it (reporting a damaged tail and the kinds it cannot
-    /// serve on stderr), after writing the kubeconfig if asked.
+    /// serve on stderr), after writing the kubeconfig if asked. A recording with no whole
+    /// state of any kind (empty, or damaged before its first list) is refused.
     pub async fn start(path: &Path, speed: f64, args: ReplayConfig<'_>) -> Result<Self, SimError> {
         if !(speed.is_finite() && speed > 0.0) {
             return Err(SimError::ReplaySpeed(speed));
@@ -75,6 +76,12 @@ impl ReplayServer {
                 path: path.display().to_string(),
                 source,
             })?;
+        if timeline.kinds.is_empty() {
+            return Err(SimError::ReplayNothing {
+                path: path.display().to_string(),
+                damage: timeline.damage,
+            });
+        }
         if let Some(damage) = &timeline.damage {
             eprintln!("kscope: {}: {damage}", path.display());
         }

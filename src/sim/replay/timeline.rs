@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufReader, Read};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -187,7 +187,12 @@ impl Timeline {
     /// Reads `path` up to its end or its damage. Keyframe blocks are checked but not
     /// decompressed: they repeat what the records before them folded to.
     pub fn read(path: &Path) -> Result<Self, RecordError> {
-        let mut reader = Reader::new(BufReader::new(File::open(path)?))?;
+        Self::from_reader(BufReader::new(File::open(path)?))
+    }
+
+    /// As [`Timeline::read`], from any reader: what the fuzz target feeds hostile bytes.
+    pub fn from_reader(input: impl Read) -> Result<Self, RecordError> {
+        let mut reader = Reader::new(input)?;
         let mut builder = Builder::default();
         let damage = loop {
             match reader.next_block_if(|info| info.block_type != BlockType::Keyframe) {
