@@ -153,16 +153,24 @@ fn popup(screen: &str, title: &str) -> String {
     boxed.join("\n")
 }
 
-/// `127.0.0.1:NNNN` as `127.0.0.1:PORT`, the width kept.
+/// `127.0.0.1:NNNN` as `127.0.0.1:PORT`, the line's width kept: a 5-digit free port's extra
+/// column (or a 3-digit one's missing one) is taken from the blanks after what follows the
+/// port (the dialog's cursor), so the text reads the same whichever port was free.
 fn local_ports(line: &str) -> String {
+    const ADDRESS: &str = "127.0.0.1:";
     let mut out = String::new();
     let mut rest = line;
-    while let Some(at) = rest.find("127.0.0.1:") {
-        let (before, after) = rest.split_at(at + "127.0.0.1:".len());
+    while let Some(at) = rest.find(ADDRESS) {
+        let (before, after) = rest.split_at(at + ADDRESS.len());
         out.push_str(before);
+        out.push_str("PORT");
         let digits = after.chars().take_while(char::is_ascii_digit).count();
-        out.push_str(&format!("{:<digits$}", "PORT"));
-        rest = &after[digits..];
+        let after = &after[digits..];
+        let word = after.find(' ').unwrap_or(after.len());
+        out.push_str(&after[..word]);
+        let blanks = after[word..].chars().take_while(|c| *c == ' ').count();
+        out.push_str(&" ".repeat((blanks + digits).saturating_sub(4)));
+        rest = &after[word + blanks..];
     }
     out.push_str(rest);
     out
