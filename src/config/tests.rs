@@ -362,6 +362,7 @@ fn every_action_but_typing_has_a_name() {
         | Action::OpenTree
         | Action::OpenHot
         | Action::Mark
+        | Action::MarkContext
         | Action::Delete
         | Action::Kill
         | Action::Restart
@@ -409,7 +410,7 @@ fn every_action_but_typing_has_a_name() {
         ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
         ACTIONS.len()
     );
-    assert_eq!(ACTIONS.len(), 118);
+    assert_eq!(ACTIONS.len(), 119);
 }
 
 #[test]
