@@ -267,6 +267,7 @@ impl Tables {
     /// listed yet) are stale from the first status that says so until it watches again.
     pub(crate) fn update_sync(&mut self, ui: &mut Surface, status: &ReflectorStatus) {
         ui.header.sync = describe_sync(status);
+        ui.header.sync_short = None;
         let (_, informer) = self.table.informer_metrics();
         if let Some(behind) = describe_staleness(&informer) {
             ui.header.sync = format!("{} · {behind}", ui.header.sync);
@@ -321,9 +322,10 @@ impl Tables {
         }
         // A fleet's clusters are each said to be syncing, watching, stale or down, and why.
         if let Some(fleet) = self.table.as_any().downcast_ref::<FleetTable>() {
-            let (sync, error) = describe_clusters(&fleet.cluster_health(SystemTime::now()));
-            ui.header.sync = sync;
-            ui.header.error = error;
+            let said = describe_clusters(&fleet.cluster_health(SystemTime::now()));
+            ui.header.sync = said.sync;
+            ui.header.sync_short = Some(said.short);
+            ui.header.error = said.error;
             // Each cluster says how long it has been stale; the rows of one stale are marked.
             ui.header.stale_since = None;
             return;

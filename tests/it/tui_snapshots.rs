@@ -69,6 +69,7 @@ fn header() -> Header {
 fn header_for(kind: ResourceKind, scope: &str) -> Header {
     Header {
         sync: "listing: 2 pages, 1000 objects".into(),
+        sync_short: None,
         events_per_second: 12.0,
         ..tui::header(kind.plural(), scope)
     }
