@@ -247,6 +247,7 @@ fn built_in_keys_bind_every_action() {
         Action::NextIndex,
         Action::PrevIndex,
         Action::ChooseValue,
+        Action::MarkContext,
         Action::OpenDeltaFilter,
         Action::ClearDeltaFilter,
         Action::OpenDeltaDiff,

@@ -30,8 +30,8 @@ pub(crate) fn screen(app: &mut kscope_ui::app::App, width: u16, height: u16) -> 
         .map(|line| {
             let line = match line.find(" ev/") {
                 Some(at) => {
-                    let number =
-                        line[..at].trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+                    let number = line[..at]
+                        .trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '#');
                     format!("{number}#{}", &line[at..])
                 }
                 None => line.to_string(),
