@@ -210,9 +210,7 @@ impl ContextPicker {
             Action::Top => self.selected = 0,
             Action::Bottom => self.selected = last,
             Action::MarkContext if self.selected < self.names.len() => {
-                if !self.marked.remove(&self.selected) {
-                    self.marked.insert(self.selected);
-                }
+                self.marked = &self.marked ^ &BTreeSet::from([self.selected]);
             }
             Action::ChooseValue if !self.marked.is_empty() => {
                 let names: Vec<&str> = self

@@ -1,6 +1,7 @@
 //! The header across three clusters at 80 and 160 columns: every cluster's state where the
 //! list fits, else the clusters counted with each one not watching still named; a cluster
-//! killed is named stale either way.
+//! killed is named stale either way. `:all`, one cluster's kinds, is refused across clusters
+//! rather than shown for the first cluster alone under the fleet's header.
 
 use kscope_client::cluster::{Cluster, NamespaceScope};
 use kscope_resources::ResourceKind;
@@ -10,6 +11,7 @@ use crate::common::cli::temp_dir;
 use crate::common::tui::{AppStart, wait_rows};
 use crate::fleet_picker::screen;
 use crate::fleet_tui::{CONTEXTS, three_sims};
+use crate::tui_keys::run_command;
 
 /// The header's status line: the one that counts the rows.
 fn status_line(screen: &str) -> &str {
@@ -48,6 +50,15 @@ async fn the_header_counts_the_clusters_when_their_list_does_not_fit() {
         "{narrow}"
     );
     insta::assert_snapshot!("fleet_header_watching_80x24", narrow);
+
+    assert!(run_command(&mut app, "all").is_empty());
+    let error = app.state().command.error.clone().unwrap_or_default();
+    assert!(
+        error.contains("across 3 clusters") && error.contains(":ctx kscope-sim-1"),
+        "{error}"
+    );
+    assert_eq!(app.header().resource, "nodes", "the fleet's table stays");
+    assert!(app.category().is_none());
 
     // Cluster 3 killed: named stale in both, with why in the error.
     let third = sims.pop().expect("three sims");
