@@ -51,15 +51,6 @@ async fn the_header_counts_the_clusters_when_their_list_does_not_fit() {
     );
     insta::assert_snapshot!("fleet_header_watching_80x24", narrow);
 
-    assert!(run_command(&mut app, "all").is_empty());
-    let error = app.state().command.error.clone().unwrap_or_default();
-    assert!(
-        error.contains("across 3 clusters") && error.contains(":ctx kscope-sim-1"),
-        "{error}"
-    );
-    assert_eq!(app.header().resource, "nodes", "the fleet's table stays");
-    assert!(app.category().is_none());
-
     // Cluster 3 killed: named stale in both, with why in the error.
     let third = sims.pop().expect("three sims");
     third.shutdown().await;
@@ -82,6 +73,15 @@ async fn the_header_counts_the_clusters_when_their_list_does_not_fit() {
     );
     insta::assert_snapshot!("fleet_header_stale_80x24", narrow);
     insta::assert_snapshot!("fleet_header_stale_160x45", screen(&mut app, 160, 45));
+
+    assert!(run_command(&mut app, "all").is_empty());
+    let error = app.state().command.error.clone().unwrap_or_default();
+    assert!(
+        error.contains("across 3 clusters") && error.contains(":ctx kscope-sim-1"),
+        "{error}"
+    );
+    assert_eq!(app.header().resource, "nodes", "the fleet's table stays");
+    assert!(app.category().is_none());
     for sim in sims {
         sim.shutdown().await;
     }
