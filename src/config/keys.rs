@@ -48,6 +48,9 @@ pub enum Action {
     PrevIndex,
     /// Filter the table by the browsed index value.
     ChooseValue,
+    /// Mark or unmark the context selected in the `:ctx` picker: Enter then opens the
+    /// marked contexts as one fleet, as `:ctx a,b` does.
+    MarkContext,
     /// Type a filter for the delta panel.
     OpenDeltaFilter,
     ClearDeltaFilter,
@@ -296,6 +299,11 @@ pub const ACTIONS: &[(&str, Action, &str)] = &[
         "choose-value",
         Action::ChooseValue,
         "filter the table by the value",
+    ),
+    (
+        "mark-context",
+        Action::MarkContext,
+        "mark / unmark a context (:ctx); enter opens the marked ones as one fleet",
     ),
     (
         "open-delta-filter",

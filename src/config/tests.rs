@@ -247,6 +247,7 @@ fn built_in_keys_bind_every_action() {
         Action::NextIndex,
         Action::PrevIndex,
         Action::ChooseValue,
+        Action::MarkContext,
         Action::OpenDeltaFilter,
         Action::ClearDeltaFilter,
         Action::OpenDeltaDiff,
@@ -362,6 +363,7 @@ fn every_action_but_typing_has_a_name() {
         | Action::OpenTree
         | Action::OpenHot
         | Action::Mark
+        | Action::MarkContext
         | Action::Delete
         | Action::Kill
         | Action::Restart
@@ -409,7 +411,7 @@ fn every_action_but_typing_has_a_name() {
         ACTIONS.iter().filter(|(_, a, _)| named(a)).count(),
         ACTIONS.len()
     );
-    assert_eq!(ACTIONS.len(), 118);
+    assert_eq!(ACTIONS.len(), 119);
 }
 
 #[test]

@@ -232,6 +232,7 @@ impl App {
             resource: view.kind.to_string(),
             scope: view.scope_label(),
             sync: String::new(),
+            sync_short: None,
             listed: false,
             error: None,
             events_per_second: 0.0,

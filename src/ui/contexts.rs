@@ -2,6 +2,7 @@
 //! switch to, a picker over them, and the connection to the chosen one, made in the
 //! background so the screen stays live while a slow or unreachable server is tried.
 
+use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -172,12 +173,16 @@ async fn connect_set(connect: &Connect, names: Vec<String>) -> Result<Switched, 
     })
 }
 
-/// The `:ctx` picker: the contexts, the current one marked, one selected.
+/// The `:ctx` picker: the contexts, the current one starred, one selected, and those marked
+/// to open together as a fleet.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ContextPicker {
     pub names: Vec<String>,
     pub current: Option<String>,
     pub selected: usize,
+    /// Marked with space, by position in `names`: Enter opens them all, in the kubeconfig's
+    /// order, as `:ctx a,b` does.
+    pub marked: BTreeSet<usize>,
 }
 
 impl ContextPicker {
@@ -191,10 +196,12 @@ impl ContextPicker {
             names,
             current,
             selected,
+            marked: BTreeSet::new(),
         }
     }
 
-    /// Moves, chooses (`Effect::SwitchContext`) or closes (`Effect::Close`).
+    /// Moves, marks, chooses (`Effect::SwitchContext`: the marked contexts when there are
+    /// any, else the selected one) or closes (`Effect::Close`).
     pub fn handle_key(&mut self, action: &Action) -> Option<Effect> {
         let last = self.names.len().saturating_sub(1);
         match action {
@@ -202,6 +209,17 @@ impl ContextPicker {
             Action::Down => self.selected = (self.selected + 1).min(last),
             Action::Top => self.selected = 0,
             Action::Bottom => self.selected = last,
+            Action::MarkContext if self.selected < self.names.len() => {
+                self.marked = &self.marked ^ &BTreeSet::from([self.selected]);
+            }
+            Action::ChooseValue if !self.marked.is_empty() => {
+                let names: Vec<&str> = self
+                    .marked
+                    .iter()
+                    .filter_map(|&i| self.names.get(i).map(String::as_str))
+                    .collect();
+                return Some(Effect::SwitchContext(names.join(",")));
+            }
             Action::ChooseValue => {
                 return self
                     .names
@@ -236,5 +254,32 @@ mod tests {
             ContextPicker::new(Vec::new(), None).handle_key(&Action::ChooseValue),
             None
         );
+    }
+
+    #[test]
+    fn marked_contexts_open_together_in_the_kubeconfigs_order() {
+        let names = vec!["a".to_owned(), "b".to_owned(), "c".to_owned()];
+        let mut picker = ContextPicker::new(names, Some("a".into()));
+        picker.handle_key(&Action::Bottom);
+        picker.handle_key(&Action::MarkContext);
+        picker.handle_key(&Action::Top);
+        picker.handle_key(&Action::MarkContext);
+        picker.handle_key(&Action::Down);
+        picker.handle_key(&Action::MarkContext);
+        picker.handle_key(&Action::MarkContext);
+        assert_eq!(picker.marked, BTreeSet::from([0, 2]), "space again unmarks");
+        assert_eq!(
+            picker.handle_key(&Action::ChooseValue),
+            Some(Effect::SwitchContext("a,c".into())),
+            "the marked, not the selected"
+        );
+        picker.marked.clear();
+        assert_eq!(
+            picker.handle_key(&Action::ChooseValue),
+            Some(Effect::SwitchContext("b".into()))
+        );
+        let mut empty = ContextPicker::new(Vec::new(), None);
+        empty.handle_key(&Action::MarkContext);
+        assert!(empty.marked.is_empty());
     }
 }

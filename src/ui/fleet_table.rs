@@ -111,17 +111,19 @@ impl ClusterHealth {
     /// The header's words: `watching`, `stale 12s (unreachable)`, `forbidden`.
     pub fn words(&self) -> String {
         match self {
+            Self::Stale(for_how_long, Some(trouble)) => {
+                format!("stale {} ({})", age(*for_how_long), trouble.word())
+            }
+            _ => self.brief_words(),
+        }
+    }
+
+    /// The words without why a cluster is stale (the header's error says it): `stale 12s`.
+    pub fn brief_words(&self) -> String {
+        match self {
             Self::Syncing => "syncing".into(),
             Self::Watching => "watching".into(),
-            Self::Stale(for_how_long, trouble) => {
-                let age = Timestamp::from_seconds(0).human_since(Timestamp::from_seconds(
-                    i64::try_from(for_how_long.as_secs()).unwrap_or(i64::MAX),
-                ));
-                match trouble {
-                    Some(trouble) => format!("stale {age} ({})", trouble.word()),
-                    None => format!("stale {age}"),
-                }
-            }
+            Self::Stale(for_how_long, _) => format!("stale {}", age(*for_how_long)),
             Self::Down(trouble) => trouble.word().into(),
         }
     }
@@ -132,22 +134,59 @@ impl ClusterHealth {
     }
 }
 
-/// The header's account of a fleet's clusters: each one's state, and the troubled ones
-/// again as an error, saying the others list.
-pub fn describe_clusters(clusters: &[(String, ClusterHealth)]) -> (String, Option<String>) {
+/// What the header says of a fleet's clusters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClustersSaid {
+    /// Each cluster and its state: `3 clusters: a watching · b stale 12s (unreachable) · …`.
+    pub sync: String,
+    /// For a header too narrow for `sync`: the clusters counted, every one not watching
+    /// still named, so what needs a look is never cut (`3 clusters · 2 watching · b stale
+    /// 12s`).
+    pub short: String,
+    /// The troubled clusters again, saying the others list.
+    pub error: Option<String>,
+}
+
+/// The header's account of a fleet's clusters: each one's state, briefly too, and the
+/// troubled ones again as an error.
+pub fn describe_clusters(clusters: &[(String, ClusterHealth)]) -> ClustersSaid {
     let sync = clusters
         .iter()
         .map(|(context, health)| format!("{context} {}", health.words()))
         .collect::<Vec<_>>()
         .join(" · ");
+    let watching = clusters
+        .iter()
+        .filter(|(_, h)| *h == ClusterHealth::Watching)
+        .count();
+    let mut short = vec![
+        format!("{} clusters", clusters.len()),
+        format!("{watching} watching"),
+    ];
+    short.extend(
+        clusters
+            .iter()
+            .filter(|(_, h)| *h != ClusterHealth::Watching)
+            .map(|(context, health)| format!("{context} {}", health.brief_words())),
+    );
     let troubled: Vec<String> = clusters
         .iter()
         .filter(|(_, h)| h.is_trouble())
         .map(|(context, health)| format!("{context} {}", health.words()))
         .collect();
-    let error = (!troubled.is_empty())
-        .then(|| format!("{}; the other clusters list", troubled.join(" · ")));
-    (format!("{} clusters: {sync}", clusters.len()), error)
+    ClustersSaid {
+        sync: format!("{} clusters: {sync}", clusters.len()),
+        short: short.join(" · "),
+        error: (!troubled.is_empty())
+            .then(|| format!("{}; the other clusters list", troubled.join(" · "))),
+    }
+}
+
+/// How long, as the table's AGE says it: `12s`, `3m`.
+fn age(how_long: Duration) -> String {
+    Timestamp::from_seconds(0).human_since(Timestamp::from_seconds(
+        i64::try_from(how_long.as_secs()).unwrap_or(i64::MAX),
+    ))
 }
 
 /// A kind's table across clusters. See the module documentation.
@@ -552,13 +591,17 @@ mod tests {
         .into_iter()
         .map(|(c, s)| (c.to_string(), ClusterHealth::of(s, now)))
         .collect();
-        let (sync, error) = describe_clusters(&clusters);
+        let said = describe_clusters(&clusters);
         assert_eq!(
-            sync,
+            said.sync,
             "4 clusters: a watching · b stale 90s (unreachable) · c unreachable · d syncing"
         );
         assert_eq!(
-            error.as_deref(),
+            said.short,
+            "4 clusters · 1 watching · b stale 90s · c unreachable · d syncing"
+        );
+        assert_eq!(
+            said.error.as_deref(),
             Some("b stale 90s (unreachable) · c unreachable; the other clusters list")
         );
     }

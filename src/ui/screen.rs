@@ -20,6 +20,9 @@ pub struct Header {
     pub scope: String,
     /// `listing 3 pages, 1500 objects`, `watching at rv 5`, `backing off`.
     pub sync: String,
+    /// `sync` said briefly, for a header too narrow for it: a fleet's clusters counted,
+    /// the ones not watching still named.
+    pub sync_short: Option<String>,
     /// A first list has reached the store: an empty table means no objects.
     pub listed: bool,
     /// Why the informer's last list or watch failed (forbidden, unreachable...), until a
@@ -47,6 +50,7 @@ impl Header {
     /// A new informer's table: nothing listed, nothing known to be wrong yet.
     pub fn starting(&mut self) {
         self.sync = "starting".into();
+        self.sync_short = None;
         self.listed = false;
         self.error = None;
         self.stale_since = None;

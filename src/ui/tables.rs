@@ -267,6 +267,7 @@ impl Tables {
     /// listed yet) are stale from the first status that says so until it watches again.
     pub(crate) fn update_sync(&mut self, ui: &mut Surface, status: &ReflectorStatus) {
         ui.header.sync = describe_sync(status);
+        ui.header.sync_short = None;
         let (_, informer) = self.table.informer_metrics();
         if let Some(behind) = describe_staleness(&informer) {
             ui.header.sync = format!("{} · {behind}", ui.header.sync);
@@ -321,9 +322,10 @@ impl Tables {
         }
         // A fleet's clusters are each said to be syncing, watching, stale or down, and why.
         if let Some(fleet) = self.table.as_any().downcast_ref::<FleetTable>() {
-            let (sync, error) = describe_clusters(&fleet.cluster_health(SystemTime::now()));
-            ui.header.sync = sync;
-            ui.header.error = error;
+            let said = describe_clusters(&fleet.cluster_health(SystemTime::now()));
+            ui.header.sync = said.sync;
+            ui.header.sync_short = Some(said.short);
+            ui.header.error = said.error;
             // Each cluster says how long it has been stale; the rows of one stale are marked.
             ui.header.stale_since = None;
             return;
@@ -568,7 +570,9 @@ impl Tables {
     /// Shows every kind of `category` in `scope` in one table, remembering the current view
     /// for Esc when `remember`. Each kind's table is the one already running (on screen,
     /// in a category's table or parked) where there is one, else a new one; a kind that
-    /// cannot start is named in the header, and the others show.
+    /// cannot start is named in the header, and the others show. Across clusters it is
+    /// refused, said why: a category's table is one cluster's, and showing the first
+    /// cluster's rows under the fleet's header would pass them off as every cluster's.
     pub(crate) fn show_category(
         &mut self,
         ui: &mut Surface,
@@ -576,6 +580,17 @@ impl Tables {
         scope: NamespaceScope,
         remember: bool,
     ) -> Vec<Follow> {
+        if let [first, _, ..] = self.starter.fleet() {
+            ui.state.command.error = Some(format!(
+                ":{} merges one cluster's kinds; across {} clusters it would show only {}'s \
+                 rows: :ctx {} for that cluster's, or one kind (:pods) across them all",
+                category.name,
+                self.starter.fleet().len(),
+                first.cluster().context,
+                first.cluster().context,
+            ));
+            return Vec::new();
+        }
         let old_scope = self.view.scope.clone();
         let single = (self.category.is_none() && self.gone.is_none() && old_scope == scope)
             .then(|| self.view.kind.clone())

@@ -20,10 +20,10 @@ use crate::common::tmux::Session;
 use crate::common::tools;
 use crate::common::tui::{AppStart, stable, wait_rows};
 
-const CONTEXTS: [&str; 3] = ["kscope-sim-1", "kscope-sim-2", "kscope-sim-3"];
+pub(crate) const CONTEXTS: [&str; 3] = ["kscope-sim-1", "kscope-sim-2", "kscope-sim-3"];
 
 /// Three small sims, each its own cluster, and a kubeconfig with a context for each.
-async fn three_sims(dir: &Path) -> (Vec<SimHandle>, PathBuf) {
+pub(crate) async fn three_sims(dir: &Path) -> (Vec<SimHandle>, PathBuf) {
     let mut sims = Vec::new();
     for seed in 1..=3u64 {
         let config = SimConfig::with_size(3, 2, 1)

@@ -28,6 +28,8 @@ mod edges_tui_keys;
 mod edges_watch_list;
 mod fifo;
 mod fleet;
+mod fleet_header;
+mod fleet_picker;
 mod fleet_tui;
 mod kinds;
 mod kinds_crd_columns;

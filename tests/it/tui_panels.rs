@@ -121,6 +121,7 @@ fn render(state: &mut UiState, width: u16, height: u16) -> Terminal<TestBackend>
     let columns = view.lock().columns();
     let header = Header {
         sync: "watching at rv 512".into(),
+        sync_short: None,
         events_per_second: 3.0,
         ..tui::pods_header()
     };

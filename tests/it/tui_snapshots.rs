@@ -69,6 +69,7 @@ fn header() -> Header {
 fn header_for(kind: ResourceKind, scope: &str) -> Header {
     Header {
         sync: "listing: 2 pages, 1000 objects".into(),
+        sync_short: None,
         events_per_second: 12.0,
         ..tui::header(kind.plural(), scope)
     }
@@ -772,7 +773,7 @@ fn help_overlay_at_160x60_is_whole() {
     insta::assert_snapshot!(text);
 }
 
-/// The `:ctx` picker, the current context marked and selected, at every size.
+/// The `:ctx` picker, the current context starred and selected, at every size.
 #[test]
 fn context_picker_at_160x45_80x24_and_40x10() {
     use kscope_ui::contexts::ContextPicker;
@@ -785,7 +786,7 @@ fn context_picker_at_160x45_80x24_and_40x10() {
             Some("kscope-demo".into()),
         );
         let text = render(&view, &mut state, width, height);
-        assert!(text.contains("* kscope-demo"), "{text}");
+        assert!(text.contains("*  kscope-demo"), "{text}");
         insta::assert_snapshot!(format!("context_picker_{width}x{height}"), text);
     }
 }

@@ -1,4 +1,5 @@
-//! The `:ctx` picker: the kubeconfig's contexts over the table, the current one marked.
+//! The `:ctx` picker: the kubeconfig's contexts over the table, the current one starred,
+//! those marked to open together as a fleet ticked.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
@@ -16,7 +17,16 @@ pub fn draw(frame: &mut Frame, area: Rect, picker: &ContextPicker, theme: Theme)
         .flex(Flex::Center)
         .areas(area);
     let height = usize::from(popup.height.saturating_sub(2));
-    let title = format!(" contexts ({}) · Enter switches · Esc ", picker.names.len());
+    let title = match picker.marked.len() {
+        0 => format!(
+            " contexts ({}) · Space marks · Enter switches · Esc ",
+            picker.names.len()
+        ),
+        marked => format!(
+            " contexts ({}) · {marked} marked · Enter opens them together · Esc ",
+            picker.names.len()
+        ),
+    };
     let lines: Vec<Line> = if picker.names.is_empty() {
         vec![Line::styled("the kubeconfig has no contexts", theme.dim())]
     } else {
@@ -30,9 +40,19 @@ pub fn draw(frame: &mut Frame, area: Rect, picker: &ContextPicker, theme: Theme)
             .take(height)
             .map(|(i, name)| {
                 let current = picker.current.as_deref() == Some(name.as_str());
-                let line = Line::raw(format!("{} {name}", if current { "*" } else { " " }));
+                let marked = picker.marked.contains(&i);
+                let line = Line::raw(format!(
+                    "{}{} {name}",
+                    if current { "*" } else { " " },
+                    if marked { "✓" } else { " " }
+                ));
+                let line = if marked {
+                    line.patch_style(theme.marked())
+                } else {
+                    line
+                };
                 if i == picker.selected {
-                    line.style(theme.selected())
+                    line.patch_style(theme.selected())
                 } else {
                     line
                 }

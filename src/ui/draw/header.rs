@@ -18,12 +18,14 @@ const NOTHING_SHOWN_AFTER_SECS: i64 = 10;
 
 /// The header's two lines for `total` rows at `now`, as wide as they need; a recording
 /// played is said first, as it changes what every row means, then a recording written.
+/// A sync too long for `width` columns is said briefly, where the header has a brief one.
 fn lines(
     h: &Header,
     recording: Option<&str>,
     recorder: Option<&str>,
     total: usize,
     now: SystemTime,
+    width: usize,
     theme: Theme,
 ) -> [Line<'static>; 2] {
     let mut first = vec![Span::styled("kscope ", theme.title())];
@@ -81,10 +83,13 @@ fn lines(
         second.push(Span::raw(" matching "));
         second.push(Span::styled(h.filter.clone(), theme.title()));
     }
-    second.push(Span::raw(format!(
-        " · {} · {:.0} ev/s",
-        h.sync, h.events_per_second
-    )));
+    let status = |sync: &str| Span::raw(format!(" · {sync} · {:.0} ev/s", h.events_per_second));
+    let full = status(&h.sync);
+    let before: usize = second.iter().map(Span::width).sum();
+    second.push(match &h.sync_short {
+        Some(short) if before + full.width() > width => status(short),
+        _ => full,
+    });
     if h.undecodable > 0 {
         second.push(Span::styled(
             format!(" · {} list items undecodable, not shown", h.undecodable),
@@ -111,8 +116,9 @@ pub fn rows(h: &Header, width: u16, now: SystemTime) -> u16 {
     if h.error.is_none() {
         return 2;
     }
-    let [_, second] = lines(h, None, None, 9_999_999, now, Theme { color: false });
-    let needed = 1 + second.width().div_ceil(usize::from(width).max(1)).max(1);
+    let width = usize::from(width).max(1);
+    let [_, second] = lines(h, None, None, 9_999_999, now, width, Theme { color: false });
+    let needed = 1 + second.width().div_ceil(width).max(1);
     u16::try_from(needed.clamp(2, MAX_ROWS)).unwrap_or(2)
 }
 
@@ -125,6 +131,7 @@ pub fn draw(frame: &mut Frame, area: Rect, screen: &Screen, theme: Theme) {
         screen.state.recorder.as_deref(),
         screen.window.total,
         screen.now,
+        usize::from(area.width),
         theme,
     );
     let mut rows = vec![first];

@@ -99,7 +99,10 @@ fn lines(
         (Section::Deltas, Some("with the delta panel focused")),
         (Section::Filter, Some("in the filter bar")),
         (Section::Command, Some("in the command bar")),
-        (Section::Indexes, Some("in the index browser")),
+        (
+            Section::Indexes,
+            Some("in the index browser and the :ctx picker"),
+        ),
         (
             Section::Logs,
             Some("in the log view (l on a pod or workload)"),

@@ -175,6 +175,7 @@ pub fn header(resource: &str, scope: &str) -> Header {
         resource: resource.into(),
         scope: scope.into(),
         sync: "watching at rv 43".into(),
+        sync_short: None,
         listed: true,
         error: None,
         events_per_second: 0.0,

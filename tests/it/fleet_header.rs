@@ -1,0 +1,89 @@
+//! The header across three clusters at 80 and 160 columns: every cluster's state where the
+//! list fits, else the clusters counted with each one not watching still named; a cluster
+//! killed is named stale either way. `:all`, one cluster's kinds, is refused across clusters
+//! rather than shown for the first cluster alone under the fleet's header.
+
+use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_resources::ResourceKind;
+use kscope_ui::nav::ViewSpec;
+
+use crate::common::cli::temp_dir;
+use crate::common::tui::{AppStart, wait_rows};
+use crate::fleet_picker::screen;
+use crate::fleet_tui::{CONTEXTS, three_sims};
+use crate::tui_keys::run_command;
+
+/// The header's status line: the one that counts the rows.
+fn status_line(screen: &str) -> &str {
+    screen
+        .lines()
+        .find(|l| l.contains(" rows · "))
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_header_counts_the_clusters_when_their_list_does_not_fit() {
+    let dir = temp_dir("fleet-header");
+    let (mut sims, _) = three_sims(&dir).await;
+    let mut clusters = Vec::new();
+    for (sim, context) in sims.iter().zip(CONTEXTS) {
+        let config = sim.kube_config().await.expect("config");
+        clusters.push(Cluster::from_config(config, context.into()).expect("cluster"));
+    }
+    let view = ViewSpec::new(ResourceKind::Nodes, NamespaceScope::All);
+    let mut app = AppStart::new(clusters[0].clone(), view)
+        .fleet(clusters)
+        .start();
+    wait_rows(&mut app, "every cluster's nodes", |app, w| {
+        w.total == 6 && app.header().sync.matches(" watching").count() == 3
+    })
+    .await;
+    let wide = screen(&mut app, 160, 45);
+    assert!(
+        status_line(&wide).contains(&CONTEXTS.map(|c| format!("{c} watching")).join(" · ")),
+        "the whole list fits in 160 columns: {wide}"
+    );
+    insta::assert_snapshot!("fleet_header_watching_160x45", wide);
+    let narrow = screen(&mut app, 80, 24);
+    assert!(
+        status_line(&narrow).contains("3 clusters · 3 watching · # ev/s"),
+        "{narrow}"
+    );
+    insta::assert_snapshot!("fleet_header_watching_80x24", narrow);
+
+    // Cluster 3 killed: named stale in both, with why in the error.
+    let third = sims.pop().expect("three sims");
+    third.shutdown().await;
+    wait_rows(&mut app, "cluster 3 stale and unreachable", |app, _| {
+        app.header()
+            .sync
+            .contains(&format!("{} stale", CONTEXTS[2]))
+            && app
+                .header()
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("(unreachable)"))
+    })
+    .await;
+    let narrow = screen(&mut app, 80, 24);
+    let status = status_line(&narrow);
+    assert!(
+        status.contains("3 clusters · 2 watching · kscope-sim-3 stale"),
+        "{narrow}"
+    );
+    insta::assert_snapshot!("fleet_header_stale_80x24", narrow);
+    insta::assert_snapshot!("fleet_header_stale_160x45", screen(&mut app, 160, 45));
+
+    assert!(run_command(&mut app, "all").is_empty());
+    let error = app.state().command.error.clone().unwrap_or_default();
+    assert!(
+        error.contains("across 3 clusters") && error.contains(":ctx kscope-sim-1"),
+        "{error}"
+    );
+    assert_eq!(app.header().resource, "nodes", "the fleet's table stays");
+    assert!(app.category().is_none());
+    for sim in sims {
+        sim.shutdown().await;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
