@@ -37,16 +37,8 @@ async fn run_client(fx: &Kubectl, python: &Path, state: &Path, url: Option<&str>
         .arg(fx.dir.join("kubeconfig"))
         .arg(state)
         .args(url)
-        .env("HOME", &fx.dir)
-        .kill_on_drop(true);
-    let output = tokio::time::timeout(Duration::from_secs(120), command.output())
-        .await
-        .expect("the MCP client finishes")
-        .expect("python3 runs");
-    let out = String::from_utf8_lossy(&output.stdout).into_owned();
-    let err = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{out}{err}");
-    out
+        .env("HOME", &fx.dir);
+    crate::common::python::succeeded(&mut command, Duration::from_secs(120)).await
 }
 
 #[tokio::test]

@@ -27,16 +27,8 @@ async fn run_client(mode: &str, fx: &Kubectl, context: Option<&str>) -> Option<S
         .arg(fx.dir.join("kubeconfig"))
         .arg(&state)
         .args(context)
-        .env("HOME", &fx.dir)
-        .kill_on_drop(true);
-    let output = tokio::time::timeout(Duration::from_secs(90), command.output())
-        .await
-        .expect("the MCP client finishes")
-        .expect("python3 runs");
-    let out = String::from_utf8_lossy(&output.stdout).into_owned();
-    let err = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{out}{err}");
-    Some(out)
+        .env("HOME", &fx.dir);
+    Some(crate::common::python::succeeded(&mut command, Duration::from_secs(90)).await)
 }
 
 #[tokio::test]

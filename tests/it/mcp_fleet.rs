@@ -29,16 +29,8 @@ async fn run_client(mode: &str, dir: &Path, kubeconfig: &Path) -> Option<String>
         .arg(env!("CARGO_BIN_EXE_kscope"))
         .arg(kubeconfig)
         .arg(&state)
-        .env("HOME", dir)
-        .kill_on_drop(true);
-    let output = tokio::time::timeout(Duration::from_secs(180), command.output())
-        .await
-        .expect("the MCP client finishes")
-        .expect("python3 runs");
-    let out = String::from_utf8_lossy(&output.stdout).into_owned();
-    let err = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{out}{err}");
-    Some(out)
+        .env("HOME", dir);
+    Some(crate::common::python::succeeded(&mut command, Duration::from_secs(180)).await)
 }
 
 #[tokio::test]

@@ -33,7 +33,13 @@ pub async fn run_with(fx: &Kubectl, name: &str, script: &str, args: &[&str]) -> 
         .arg(fx.dir.join("kubeconfig"))
         .args(args)
         .env("HOME", &fx.dir);
-    let output = tokio::time::timeout(Duration::from_secs(60), command.output())
+    Some(succeeded(&mut command, Duration::from_secs(60)).await)
+}
+
+/// Runs a Python script's `command` to success within `limit`: its stdout. A failure panics
+/// with its stdout and stderr; so does a script still running at `limit`.
+pub async fn succeeded(command: &mut tokio::process::Command, limit: Duration) -> String {
+    let output = tokio::time::timeout(limit, command.kill_on_drop(true).output())
         .await
         .expect("the Python client finishes")
         .expect("python3 runs");
@@ -43,5 +49,5 @@ pub async fn run_with(fx: &Kubectl, name: &str, script: &str, args: &[&str]) -> 
         "{out}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    Some(out)
+    out
 }
