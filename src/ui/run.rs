@@ -255,6 +255,7 @@ pub async fn run_fleet(
         None => app,
     };
     let mut guard = TerminalGuard::enter()?;
+    crate::terminal::exit_on_hangup()?;
     let signals = Signals::new()?;
     let received = Arc::new(std::sync::atomic::AtomicU8::new(0));
     let seen = received.clone();

@@ -63,6 +63,39 @@ impl TerminalGuard {
     }
 }
 
+/// Ends kscope when its terminal hangs up (the window closed, tmux's server killed).
+/// crossterm's reader spins on a hung-up terminal without returning (its read loop ends on
+/// neither end-of-file nor EIO), so the loop that would see an error or the SIGHUP never runs
+/// again; a thread that only waits for the hang-up ends the process instead, with the status
+/// SIGHUP gives (128 + 1). There is nothing left to restore: the terminal is gone.
+pub fn exit_on_hangup() -> io::Result<()> {
+    use rustix::event::{PollFd, PollFlags, poll};
+    use std::io::IsTerminal;
+    if !io::stdin().is_terminal() {
+        // crossterm reads /dev/tty then; stdin's state says nothing about it.
+        return Ok(());
+    }
+    std::thread::Builder::new()
+        .name("hangup".to_string())
+        .spawn(move || {
+            let stdin = rustix::stdio::stdin();
+            loop {
+                // No events asked: poll reports only a hang-up or an error, and reads nothing.
+                let mut fds = [PollFd::new(&stdin, PollFlags::empty())];
+                match poll(&mut fds, None) {
+                    Ok(_) if fds[0].revents().intersects(PollFlags::HUP | PollFlags::ERR) => {
+                        tracing::warn!("the terminal hung up: kscope exits");
+                        std::process::exit(129);
+                    }
+                    Ok(_) if fds[0].revents().contains(PollFlags::NVAL) => return,
+                    Ok(_) | Err(rustix::io::Errno::INTR) => continue,
+                    Err(_) => return,
+                }
+            }
+        })?;
+    Ok(())
+}
+
 /// The OSC 52 sequence that sets the clipboard to `text`: the terminal (and tmux, and an
 /// SSH session's terminal at the far end) does the copy, so it works where no local
 /// clipboard tool does.

@@ -378,3 +378,28 @@ fn demo_shows_all_kinds_in_one_table() {
     session.wait_exit("q");
     let _ = std::fs::remove_dir_all(state);
 }
+
+/// The terminal going away under the table (the window closed, tmux's server killed) ends
+/// kscope within a bound, whichever sees it first: the SIGHUP, or the hang-up watch (the
+/// input reader alone would spin on the dead terminal and never return).
+#[test]
+fn the_terminal_closing_ends_kscope() {
+    if crate::common::tools::required("tmux", "to run kscope in a real terminal").is_none() {
+        return;
+    }
+    let name = format!("kscope-hangup-{}", std::process::id());
+    let state = std::env::temp_dir().join(&name);
+    let command = format!(
+        "env XDG_STATE_HOME={} {} --demo",
+        state.display(),
+        env!("CARGO_BIN_EXE_kscope")
+    );
+    let session = Session::alone_sized(name, &command, 100, 30);
+    session.wait_for("the demo table", |s| s.contains("watching at rv"));
+    // `env` execs kscope: the pane's process is kscope itself.
+    let pid = session.flag("#{pane_pid}");
+    assert!(!pid.is_empty(), "the pane has a process");
+    session.kill_server();
+    Session::wait_gone(&pid, "its terminal closed");
+    let _ = std::fs::remove_dir_all(state);
+}
