@@ -11,7 +11,9 @@ use tokio::sync::watch;
 
 use super::columns::{ColumnKind, TableRow};
 use super::live::{LiveView, Row, SortSpec, ViewColumn, Window};
-use super::mixed::{MergedRows, ROW_CAP, Snapshot, SnapshotWorker, ViewRows, agreed_text};
+use super::mixed::{
+    MergedRows, ROW_CAP, Snapshot, SnapshotWorker, ViewRows, agreed_text, positions,
+};
 use super::sorted::RowEntry;
 use kscope_informers::keys::Key;
 use kscope_resources::Timestamp;
@@ -144,11 +146,7 @@ impl FleetRows {
                 rows.reverse();
             }
         }
-        let positions = rows
-            .iter()
-            .enumerate()
-            .map(|(at, row)| (row.id.clone(), at))
-            .collect();
+        let positions = positions(&rows, |row| &row.id);
         let text = agreed_text(&texts);
         Self {
             clusters: members.iter().map(|m| m.cluster.clone()).collect(),
@@ -239,21 +237,13 @@ impl MergedRows for FleetRows {
         self.rows.len()
     }
 
-    /// Where the row `id` is.
     fn position(&self, id: &str) -> Option<usize> {
         self.positions.get(id).copied()
     }
 
-    /// The row id at `position`, clamped to the rows.
-    fn id_at(&self, position: usize) -> Option<Key> {
-        let last = self.rows.len().checked_sub(1)?;
-        self.rows.get(position.min(last)).map(|r| r.id.clone())
-    }
-
-    /// The cluster (its position among the members) and its own key of the row `id`.
-    fn member_of(&self, id: &str) -> Option<(usize, Key)> {
-        let row = &self.rows[self.position(id)?];
-        Some((row.member, row.entry.key.clone()))
+    fn row(&self, position: usize) -> Option<(usize, &Key, &Key)> {
+        let row = self.rows.get(position)?;
+        Some((row.member, &row.id, &row.entry.key))
     }
 }
 

@@ -195,11 +195,28 @@ pub trait MergedRows {
     /// Where the row `id` is.
     fn position(&self, id: &str) -> Option<usize>;
 
+    /// The row at `position`: its member, its id, and the member's own key for it.
+    fn row(&self, position: usize) -> Option<(usize, &Key, &Key)>;
+
     /// The row id at `position`, clamped to the rows.
-    fn id_at(&self, position: usize) -> Option<Key>;
+    fn id_at(&self, position: usize) -> Option<Key> {
+        let last = self.len().checked_sub(1)?;
+        self.row(position.min(last)).map(|(_, id, _)| id.clone())
+    }
 
     /// The member and its own key of the row `id`.
-    fn member_of(&self, id: &str) -> Option<(usize, Key)>;
+    fn member_of(&self, id: &str) -> Option<(usize, Key)> {
+        let (member, _, key) = self.row(self.position(id)?)?;
+        Some((member, key.clone()))
+    }
+}
+
+/// Each row's position by its id, for [`MergedRows::position`].
+pub(crate) fn positions<R>(rows: &[R], id: impl Fn(&R) -> &Key) -> HashMap<Key, usize> {
+    rows.iter()
+        .enumerate()
+        .map(|(at, row)| (id(row).clone(), at))
+        .collect()
 }
 
 impl MergedRows for MixedRows {
@@ -207,21 +224,13 @@ impl MergedRows for MixedRows {
         self.rows.len()
     }
 
-    /// Where the row `id` is.
     fn position(&self, id: &str) -> Option<usize> {
         self.positions.get(id).copied()
     }
 
-    /// The row id at `position`, clamped to the rows.
-    fn id_at(&self, position: usize) -> Option<Key> {
-        let last = self.rows.len().checked_sub(1)?;
-        self.rows.get(position.min(last)).map(|r| r.id.clone())
-    }
-
-    /// The member and its own key of the row `id`.
-    fn member_of(&self, id: &str) -> Option<(usize, Key)> {
-        let row = &self.rows[self.position(id)?];
-        Some((row.member, row.summary.key.clone()))
+    fn row(&self, position: usize) -> Option<(usize, &Key, &Key)> {
+        let row = self.rows.get(position)?;
+        Some((row.member, &row.id, &row.summary.key))
     }
 }
 
@@ -276,11 +285,7 @@ impl MixedRows {
         if sort.descending {
             rows.reverse();
         }
-        let positions = rows
-            .iter()
-            .enumerate()
-            .map(|(at, row)| (row.id.clone(), at))
-            .collect();
+        let positions = positions(&rows, |row| &row.id);
         let text = agreed_text(&texts);
         Self {
             labels: members.iter().map(|m| m.label.clone()).collect(),
