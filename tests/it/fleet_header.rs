@@ -3,14 +3,10 @@
 //! killed is named stale either way. `:all`, one cluster's kinds, is refused across clusters
 //! rather than shown for the first cluster alone under the fleet's header.
 
-use kscope_client::cluster::{Cluster, NamespaceScope};
-use kscope_resources::ResourceKind;
-use kscope_ui::nav::ViewSpec;
-
 use crate::common::cli::temp_dir;
-use crate::common::tui::{AppStart, wait_rows};
+use crate::common::tui::wait_rows;
 use crate::fleet_picker::screen;
-use crate::fleet_tui::{CONTEXTS, three_sims};
+use crate::fleet_tui::{CONTEXTS, nodes_across, three_sims};
 use crate::tui_keys::run_command;
 
 /// The header's status line: the one that counts the rows.
@@ -25,19 +21,7 @@ fn status_line(screen: &str) -> &str {
 async fn the_header_counts_the_clusters_when_their_list_does_not_fit() {
     let dir = temp_dir("fleet-header");
     let (mut sims, _) = three_sims(&dir).await;
-    let mut clusters = Vec::new();
-    for (sim, context) in sims.iter().zip(CONTEXTS) {
-        let config = sim.kube_config().await.expect("config");
-        clusters.push(Cluster::from_config(config, context.into()).expect("cluster"));
-    }
-    let view = ViewSpec::new(ResourceKind::Nodes, NamespaceScope::All);
-    let mut app = AppStart::new(clusters[0].clone(), view)
-        .fleet(clusters)
-        .start();
-    wait_rows(&mut app, "every cluster's nodes", |app, w| {
-        w.total == 6 && app.header().sync.matches(" watching").count() == 3
-    })
-    .await;
+    let (mut app, _) = nodes_across(&sims).await;
     let wide = screen(&mut app, 160, 45);
     assert!(
         status_line(&wide).contains(&CONTEXTS.map(|c| format!("{c} watching")).join(" · ")),

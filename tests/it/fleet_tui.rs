@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use kscope_client::cluster::{Cluster, NamespaceScope};
+use kscope_index_views::live::Window;
 use kscope_resources::ResourceKind;
 use kscope_sim::{Sim, SimConfig, SimHandle, kubeconfig_for};
 use kscope_ui::action::Action;
@@ -172,10 +173,9 @@ fn screen(app: &mut kscope_ui::app::App, width: u16, height: u16) -> String {
     terminal.backend().to_string()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_merged_nodes_table_sorts_and_filters_across_clusters_at_160x45_and_80x24() {
-    let dir = temp_dir("fleet-tui-snap");
-    let (sims, _) = three_sims(&dir).await;
+/// The TUI on the nodes of [`three_sims`], one table across them, once every cluster's two
+/// nodes are in it and each cluster is watching; the app and that first window.
+pub(crate) async fn nodes_across(sims: &[SimHandle]) -> (kscope_ui::app::App, Window) {
     let mut clusters = Vec::new();
     for (sim, context) in sims.iter().zip(CONTEXTS) {
         let config = sim.kube_config().await.expect("config");
@@ -189,6 +189,14 @@ async fn the_merged_nodes_table_sorts_and_filters_across_clusters_at_160x45_and_
         w.total == 6 && app.header().sync.matches(" watching").count() == 3
     })
     .await;
+    (app, all)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_merged_nodes_table_sorts_and_filters_across_clusters_at_160x45_and_80x24() {
+    let dir = temp_dir("fleet-tui-snap");
+    let (sims, _) = three_sims(&dir).await;
+    let (mut app, all) = nodes_across(&sims).await;
     let clusters: BTreeSet<&str> = all.rows.iter().map(|r| r.cells[0].as_str()).collect();
     assert_eq!(clusters, CONTEXTS.into_iter().collect());
     // By CLUSTER, then each cluster's own order.
