@@ -155,7 +155,13 @@ pub async fn wait_rows(app: &mut App, what: &str, ok: impl Fn(&App, &Window) -> 
         app.update_sync(&status);
         let window = app.window(HEIGHT);
         if ok(app, &window) {
-            return window;
+            // Rows are rebuilt off this thread: `ok` may have read the App's state of a
+            // snapshot newer than `window`. The rows read after it are that snapshot's (or
+            // a newer one's), so those are returned, once `ok` holds of them too.
+            let after = app.window(HEIGHT);
+            if ok(app, &after) {
+                return after;
+            }
         }
         assert!(
             Instant::now() < deadline,
