@@ -272,19 +272,21 @@ spec:
         assert_eq!(rows[0].0, [pod.clone(), "main".to_string()]);
         rows[0].2
     };
-    let first = sample().await;
-    // The next scrape window's value is higher (unless the container restarts between).
-    let mut later = sample().await;
-    let mut restarts = 0;
-    while later <= first && restarts < 3 {
-        let again = sample().await;
-        if again < later {
-            restarts += 1;
+    // A scrape window lasts 15 s and the memory wraps at each (virtual) restart, once in
+    // 300 s: within 90 s of samples, one window's value follows a lower one.
+    let mut seen = vec![sample().await];
+    let mut climbed = None;
+    for _ in 0..90 {
+        tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        let (before, now) = (seen[seen.len() - 1], sample().await);
+        seen.push(now);
+        if now > before {
+            climbed = Some(now);
+            break;
         }
-        later = again;
-        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     }
-    assert!(later > first, "{first}Mi then {later}Mi");
+    let later =
+        climbed.unwrap_or_else(|| panic!("memory never climbed between two windows: {seen:?}Mi"));
     assert!(later < 256, "within its limit: {later}Mi");
 }
 
