@@ -81,6 +81,7 @@ impl Demo {
             notice: Some(kubeconfig.notice.clone()),
             readwrite: None,
             playback: None,
+            restore_scope: false,
         };
         Ok((
             Self {
