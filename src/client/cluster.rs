@@ -655,28 +655,43 @@ contexts:
                 members.iter().map(|m| m.to_string()),
             ))
         };
-        assert_eq!(NamespaceScope::parse_list("b,a,b"), Ok(set(None, &["a", "b"])));
+        assert_eq!(
+            NamespaceScope::parse_list("b,a,b"),
+            Ok(set(None, &["a", "b"]))
+        );
         assert_eq!(
             NamespaceScope::parse_list("web"),
             Ok(NamespaceScope::One("web".into()))
         );
-        assert_eq!(NamespaceScope::parse_list("a,a"), Ok(NamespaceScope::One("a".into())));
+        assert_eq!(
+            NamespaceScope::parse_list("a,a"),
+            Ok(NamespaceScope::One("a".into()))
+        );
         for bad in ["a,B", "a,,b", "a,", "a,-b", "a,b_c"] {
             assert!(NamespaceScope::parse_list(bad).is_err(), "{bad}");
         }
         assert_eq!(
-            NamespaceScope::parse_list("a,Nope").unwrap_err().to_string(),
+            NamespaceScope::parse_list("a,Nope")
+                .unwrap_err()
+                .to_string(),
             "\"Nope\" is not a valid namespace name (lowercase letters, digits and '-')"
         );
         let named = set(Some("team-a"), &["c", "a"]);
         assert_eq!(named.namespace(), None, "listed across namespaces");
-        assert_eq!(named.members(), Some(&["a".to_string(), "c".to_string()][..]));
+        assert_eq!(
+            named.members(),
+            Some(&["a".to_string(), "c".to_string()][..])
+        );
         let NamespaceScope::Set(named) = named else {
             unreachable!()
         };
         assert_eq!(named.to_string(), "team-a (a, c)");
         assert!(namespace_flag("web,Bad").is_err());
-        assert_eq!(namespace_flag("Bad").as_deref(), Ok("Bad"), "one name is the server's to judge");
+        assert_eq!(
+            namespace_flag("Bad").as_deref(),
+            Ok("Bad"),
+            "one name is the server's to judge"
+        );
     }
 
     #[tokio::test]

@@ -41,13 +41,13 @@ use super::draw::{self, Header, Parts};
 use super::edit::{self, EditRequest};
 use super::effect::{Effect, Follow, ObjectRef};
 use super::favourites::Favourites;
-use super::namespace_sets::{NamespaceSets, group_of};
 use super::hot::{HotView, HotWatch};
 use super::keymap::map_key;
 use super::layout::Layout;
 use super::logs::{Arrival, LogController, LogTarget};
 use super::metrics::{DEFAULT_SCRAPE_INTERVAL, MetricsArrival, MetricsController, MetricsRequest};
 use super::namespace_check::Checked;
+use super::namespace_sets::{NamespaceSets, group_of};
 use super::nav::Category;
 use super::nav::ViewSpec;
 use super::playback::{self, Playback};
@@ -2181,9 +2181,9 @@ impl App {
             SetCommand::List => {
                 let saved: Vec<String> = sets.sets(&group).iter().map(|s| s.to_string()).collect();
                 let said = match saved.is_empty() {
-                    true => format!(
-                        "no namespace sets for {group} yet: :nsset NAME a,b,c saves one"
-                    ),
+                    true => {
+                        format!("no namespace sets for {group} yet: :nsset NAME a,b,c saves one")
+                    }
                     false => format!("namespace sets for {group}: {}", saved.join(" · ")),
                 };
                 say(&mut self.ui, said);

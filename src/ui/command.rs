@@ -186,7 +186,9 @@ pub enum CommandError {
     MetricsArguments,
     #[error("record takes a file to write, stop, or nothing")]
     RecordArguments,
-    #[error("nsset takes NAME to show a set, NAME a,b,c to save one, -d NAME to delete one, or nothing to list them")]
+    #[error(
+        "nsset takes NAME to show a set, NAME a,b,c to save one, -d NAME to delete one, or nothing to list them"
+    )]
     SetArguments,
     #[error("{0:?} is not a valid set name (lowercase letters, digits and '-', as a namespace)")]
     BadSetName(String),
@@ -272,8 +274,7 @@ fn primaries(discovery: &Discovery) -> Vec<String> {
             .chain(categories(discovery).into_iter().map(str::to_string))
             .chain(
                 [
-                    CONTEXT[0], NSSET, FIFO, INDEX, METRICS, TREE, HOT, TIMELINE, RECORD,
-                    QUIT[0],
+                    CONTEXT[0], NSSET, FIFO, INDEX, METRICS, TREE, HOT, TIMELINE, RECORD, QUIT[0],
                 ]
                 .map(str::to_string),
             ),
@@ -913,7 +914,8 @@ mod tests {
             Err(CommandError::NoArguments("tree".into()))
         );
         assert!(
-            hint("", &d).contains(" all ctx nsset fifo index metrics tree hot timeline record quit"),
+            hint("", &d)
+                .contains(" all ctx nsset fifo index metrics tree hot timeline record quit"),
             "{}",
             hint("", &d)
         );

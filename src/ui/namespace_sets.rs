@@ -197,17 +197,27 @@ mod tests {
         sets.shown("dev", &NamespaceScope::One("x".into()));
 
         let mut again = NamespaceSets::load(path.clone());
-        assert_eq!(names(again.get(&group, "team-a")), Some(vec!["a".into(), "c".into()]));
+        assert_eq!(
+            names(again.get(&group, "team-a")),
+            Some(vec!["a".into(), "c".into()])
+        );
         assert_eq!(again.get("prod-eu", "team-a"), None, "another group's");
         assert_eq!(again.last(&group), Some(team));
         assert_eq!(again.last("dev"), Some(NamespaceScope::One("x".into())));
         assert_eq!(
-            again.sets(&group).iter().map(ToString::to_string).collect::<Vec<_>>(),
+            again
+                .sets(&group)
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
             ["team-a (a, c)"]
         );
         assert!(again.delete(&group, "team-a"));
         assert!(!again.delete(&group, "team-a"));
-        assert_eq!(NamespaceSets::load(path.clone()).get(&group, "team-a"), None);
+        assert_eq!(
+            NamespaceSets::load(path.clone()).get(&group, "team-a"),
+            None
+        );
 
         std::fs::write(&path, "{not json").unwrap();
         let mut bad = NamespaceSets::load(path.clone());

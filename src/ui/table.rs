@@ -16,8 +16,7 @@ use kscope_client::lister_watcher::KubeListerWatcher;
 use kscope_config::InformerSettings;
 use kscope_index_views::columns::TableRow;
 use kscope_index_views::definitions::{
-    IndexDefinition, IndexField, IndexSource, Misfits, PathIndex, decode_fields, indexes_for,
-    path_indexes,
+    IndexDefinition, Misfits, PathIndex, decode_fields, indexes_for, namespaces_term, path_indexes,
 };
 use kscope_index_views::fleet::ClusterRows;
 use kscope_index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
@@ -207,17 +206,12 @@ fn scope_term(
     scope: &NamespaceScope,
     indexes: &[IndexDefinition],
 ) -> Result<Option<Term>, UiError> {
-    let Some(members) = scope.members().filter(|_| kind.namespaced()) else {
-        return Ok(None);
-    };
-    let index = indexes
-        .iter()
-        .find(|d| d.source == IndexSource::Field(IndexField::Namespace))
-        .ok_or(UiError::NoNamespaceIndex)?;
-    Ok(Some(Term::In {
-        index: index.name.clone(),
-        values: members.to_vec(),
-    }))
+    match scope.members().filter(|_| kind.namespaced()) {
+        Some(members) => namespaces_term(members, indexes)
+            .map(Some)
+            .ok_or(UiError::NoNamespaceIndex),
+        None => Ok(None),
+    }
 }
 
 impl<T: TableRow> ResourceTable<T> {

@@ -696,7 +696,10 @@ impl Tables {
         (ui.header.resource, ui.header.scope) = match &self.category {
             Some(category) => {
                 let namespaced = category.kinds.iter().any(Kind::namespaced);
-                (category.name.clone(), nav::scope_label(&to.scope, namespaced))
+                (
+                    category.name.clone(),
+                    nav::scope_label(&to.scope, namespaced),
+                )
             }
             None => (to.kind.to_string(), to.scope_label()),
         };
