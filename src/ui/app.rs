@@ -2202,6 +2202,8 @@ impl App {
             SetCommand::Save { name, namespaces } => {
                 let scope = sets.save(&group, &name, namespaces);
                 let said = format!("namespace set {name} saved for {group}");
+                // Said unless showing the set failed, which says why instead.
+                self.ui.state.command.error = None;
                 let follow = self.tables.show_scope(&mut self.ui, scope);
                 if self.ui.state.command.error.is_none() {
                     say(&mut self.ui, said);

@@ -1040,6 +1040,72 @@ mod tests {
     }
 
     #[test]
+    fn a_comma_list_is_a_set_and_nsset_saves_shows_lists_and_deletes() {
+        let d = Discovery::built_ins();
+        let Ok(Command::Show { scope, .. }) = parse("pods -n b,a", &d) else {
+            panic!("a list parses");
+        };
+        let scope = scope.expect("a scope");
+        assert_eq!(
+            scope.members(),
+            Some(&["a".to_string(), "b".to_string()][..])
+        );
+        assert_eq!(
+            hint("pods -n b,a", &d),
+            "Enter shows pods in namespaces a, b"
+        );
+        assert_eq!(
+            parse("pods -n a,B_b", &d),
+            Err(CommandError::BadNamespace("B_b".into()))
+        );
+        assert_eq!(
+            parse("pods -n a,", &d),
+            Err(CommandError::BadNamespace(String::new()))
+        );
+        assert_eq!(
+            parse("nodes -n a,b", &d),
+            Err(CommandError::ClusterScoped("nodes".into()))
+        );
+        let nsset = |line: &str| parse(line, &d);
+        assert_eq!(nsset("nsset"), Ok(Command::NamespaceSet(SetCommand::List)));
+        assert_eq!(
+            nsset("nsset team-a"),
+            Ok(Command::NamespaceSet(SetCommand::Show("team-a".into())))
+        );
+        assert_eq!(
+            nsset("nsset team-a c,a"),
+            Ok(Command::NamespaceSet(SetCommand::Save {
+                name: "team-a".into(),
+                namespaces: vec!["a".into(), "c".into()]
+            }))
+        );
+        assert_eq!(
+            nsset("nsset solo web"),
+            Ok(Command::NamespaceSet(SetCommand::Save {
+                name: "solo".into(),
+                namespaces: vec!["web".into()]
+            }))
+        );
+        assert_eq!(
+            nsset("nsset -d team-a"),
+            Ok(Command::NamespaceSet(SetCommand::Delete("team-a".into())))
+        );
+        assert_eq!(
+            nsset("nsset Team"),
+            Err(CommandError::BadSetName("Team".into()))
+        );
+        assert_eq!(
+            nsset("nsset team a,Bad"),
+            Err(CommandError::BadNamespace("Bad".into()))
+        );
+        for bad in ["nsset -d", "nsset -x team", "nsset a b c", "nsset -d a b"] {
+            assert_eq!(nsset(bad), Err(CommandError::SetArguments), "{bad}");
+        }
+        assert!(hint("nsset team-a c,a", &d).contains("saves team-a (a, c)"));
+        assert!(listed(&d).contains(&"nsset [NAME [a,b,c] | -d NAME]".to_string()));
+    }
+
+    #[test]
     fn record_takes_a_file_stop_or_nothing() {
         let d = Discovery::from_resources(Vec::new());
         assert_eq!(parse("record", &d), Ok(Command::Record(None)));
