@@ -1855,6 +1855,10 @@ impl App {
             .contexts()
             .map(|(names, _)| names)
             .unwrap_or_default();
+        // For `:nsset NAME<Tab>`.
+        let group = group_of(&self.ui.header.context);
+        let sets = self.ui.namespace_sets.sets(&group);
+        state.command.namespace_sets = sets.into_iter().filter_map(|s| s.name).collect();
     }
 
     /// `x` (or `:tree`): the selected row's ownership tree, read from informers started now

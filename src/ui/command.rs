@@ -702,16 +702,27 @@ pub fn complete(input: &str, discovery: &Discovery) -> Option<String> {
 /// `ctx ks` completed to the one context name starting so (`ctx kscope-demo`), or to what
 /// the names starting so share; `None` when nothing would change.
 fn complete_context(input: &str, contexts: &[String]) -> Option<String> {
+    complete_argument(input, CONTEXT, contexts)
+}
+
+/// `nsset te` completed to the one saved set's name starting so, as [`complete_context`].
+fn complete_set(input: &str, sets: &[String]) -> Option<String> {
+    complete_argument(input, &[NSSET], sets)
+}
+
+/// The first argument of one of the `commands` completed from `names`: to the one name
+/// starting as typed, or to what the names starting so share.
+fn complete_argument(input: &str, commands: &[&str], names: &[String]) -> Option<String> {
     let mut words = input.split_whitespace();
     let command = words.next()?;
-    if !CONTEXT.iter().any(|c| c.eq_ignore_ascii_case(command)) {
+    if !commands.iter().any(|c| c.eq_ignore_ascii_case(command)) {
         return None;
     }
     let typed = words.next().unwrap_or("");
     if words.next().is_some() {
         return None;
     }
-    let matching: Vec<&str> = contexts
+    let matching: Vec<&str> = names
         .iter()
         .map(String::as_str)
         .filter(|c| c.starts_with(typed))
@@ -748,6 +759,9 @@ pub struct CommandBar {
     pub discovery: Arc<Discovery>,
     /// The kubeconfig's context names, read when the bar opens: what `:ctx NAME` completes.
     pub contexts: Vec<String>,
+    /// The cluster group's namespace sets, read when the bar opens: what `:nsset NAME`
+    /// completes.
+    pub namespace_sets: Vec<String>,
 }
 
 impl CommandBar {
@@ -758,7 +772,8 @@ impl CommandBar {
             Action::CommandBackspace if self.input.is_empty() => return Some(Effect::Close),
             Action::CommandComplete => {
                 let completed = complete(&self.input, &self.discovery)
-                    .or_else(|| complete_context(&self.input, &self.contexts));
+                    .or_else(|| complete_context(&self.input, &self.contexts))
+                    .or_else(|| complete_set(&self.input, &self.namespace_sets));
                 if let Some(completed) = completed {
                     self.input = completed;
                     self.edit.apply(&mut self.input, &Action::LineEnd);
@@ -964,6 +979,15 @@ mod tests {
         bar.input = "ctx kscope-d".into();
         bar.handle_key(&Action::CommandComplete);
         assert_eq!(bar.input, "ctx kscope-demo ");
+        bar.namespace_sets = vec!["team-a".into(), "team-b".into(), "ops".into()];
+        bar.input = "nsset o".into();
+        bar.handle_key(&Action::CommandComplete);
+        assert_eq!(bar.input, "nsset ops ");
+        assert_eq!(
+            complete_set("nsset t", &bar.namespace_sets),
+            Some("nsset team-".into())
+        );
+        assert_eq!(complete_set("ctx t", &bar.namespace_sets), None);
     }
 
     #[test]
