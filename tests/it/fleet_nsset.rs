@@ -216,5 +216,20 @@ async fn get_with_a_comma_list_prints_both_namespaces_rows_with_their_namespace(
         said.contains("\"Bad\" is not a valid namespace name"),
         "{said}"
     );
+
+    // A command reading one namespace or all refuses a set rather than read every namespace.
+    let kubeconfig = fx.dir.join("kubeconfig");
+    let args = ["--kubeconfig", kubeconfig.to_str().expect("a UTF-8 path")];
+    let deltas = kscope(
+        &dir,
+        &[&["deltas", "pods", "-n", "a,b"][..], &args].concat(),
+    )
+    .await;
+    let said = String::from_utf8_lossy(&deltas.stderr);
+    assert!(!deltas.status.success());
+    assert!(
+        said.contains("-n a,b: this command reads one namespace or all"),
+        "{said}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
