@@ -58,7 +58,8 @@ impl Demo {
         ];
         let cluster = Cluster::from_config(configs[0].1.clone(), DEMO_CONTEXT.into())?;
         let scope = match &args.namespace {
-            Some(ns) => NamespaceScope::One(ns.clone()),
+            // One namespace, or a set of them (`-n a,b`).
+            Some(_) => args.scope(&cluster),
             None => NamespaceScope::All,
         };
         let names: Vec<String> = configs.iter().map(|(name, _)| name.clone()).collect();
@@ -81,6 +82,7 @@ impl Demo {
             notice: Some(kubeconfig.notice.clone()),
             readwrite: None,
             playback: None,
+            restore_scope: false,
         };
         Ok((
             Self {

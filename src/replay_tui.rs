@@ -72,6 +72,7 @@ impl ReplayTui {
             notice,
             readwrite: Some(false),
             playback: Some(Arc::new(controls)),
+            restore_scope: false,
         };
         Ok((Self { server }, launch))
     }

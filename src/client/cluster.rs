@@ -24,8 +24,9 @@ pub struct ClusterArgs {
     /// `kscope get` and `kscope mcp` only: every context of the kubeconfig, read at once.
     #[arg(long, conflicts_with = "context")]
     pub all_contexts: bool,
-    /// The namespace scope (default: the context's namespace, else "default").
-    #[arg(short = 'n', long, value_name = "NAMESPACE")]
+    /// The namespace scope (default: the context's namespace, else "default"); a comma
+    /// list (`-n a,b`) is a set of namespaces, for the TUI and `kscope get`.
+    #[arg(short = 'n', long, value_name = "NAMESPACE", value_parser = namespace_flag)]
     pub namespace: Option<String>,
     /// All namespaces.
     #[arg(short = 'A', long, conflicts_with = "namespace")]
@@ -62,6 +63,10 @@ pub enum ClusterError {
         "no kubeconfig found (set --kubeconfig or KUBECONFIG) and not running in a cluster: {0}; try `kscope --demo` for a simulated cluster"
     )]
     NoConfiguration(String),
+    #[error(
+        "-n {0}: this command reads one namespace or all (-A); a set of namespaces is for the TUI and `kscope get`"
+    )]
+    NamespaceSet(String),
     #[error("cannot create a client: {0}")]
     Client(#[source] kube::Error),
     #[error("cannot create a client: {0}")]
@@ -195,28 +200,125 @@ impl std::fmt::Debug for Cluster {
 pub enum NamespaceScope {
     All,
     One(String),
+    /// Several namespaces (`-n a,b`, or a set saved by name): listed and watched across all
+    /// namespaces, one list and watch per kind, the other namespaces' objects left out by
+    /// the reader (through a namespace index, never a scan).
+    Set(NamespaceSet),
 }
 
 impl NamespaceScope {
+    /// The one namespace lists and watches are confined to; `None` across all of them (a
+    /// set's too: one watch across namespaces costs less than one per member).
     pub fn namespace(&self) -> Option<&str> {
         match self {
-            Self::All => None,
+            Self::All | Self::Set(_) => None,
             Self::One(ns) => Some(ns),
         }
     }
+
+    /// The namespaces a set admits; `None` for one namespace or all.
+    pub fn members(&self) -> Option<&[String]> {
+        match self {
+            Self::Set(set) => Some(set.namespaces()),
+            Self::All | Self::One(_) => None,
+        }
+    }
+
+    /// `-n`'s value: one namespace, or a comma list as an unnamed set (one name listed is
+    /// that namespace). Every name must be a namespace name: a set is filtered here, not by
+    /// the server, which would otherwise be the one to refuse a bad name.
+    pub fn parse_list(text: &str) -> Result<Self, BadNamespace> {
+        let names: Vec<String> = text.split(',').map(str::to_string).collect();
+        if let Some(bad) = names.iter().find(|n| !is_namespace_name(n)) {
+            return Err(BadNamespace(bad.clone()));
+        }
+        let set = NamespaceSet::new(None, names);
+        Ok(match set.namespaces() {
+            [one] => Self::One(one.clone()),
+            _ => Self::Set(set),
+        })
+    }
+}
+
+/// A name that cannot be a namespace's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a valid namespace name (lowercase letters, digits and '-')")]
+pub struct BadNamespace(pub String);
+
+/// A DNS-1123 label, as namespace names must be (and as kscope names namespace sets).
+pub fn is_namespace_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 63
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+}
+
+/// Namespaces shown together: sorted and each once, so that the same members in another
+/// order are the same scope (and reuse its running tables).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NamespaceSet {
+    /// The name it was saved under (`:nsset team-a a,b`); `None` for a list typed as is.
+    pub name: Option<String>,
+    namespaces: Vec<String>,
+}
+
+impl NamespaceSet {
+    pub fn new(name: Option<String>, namespaces: impl IntoIterator<Item = String>) -> Self {
+        let mut namespaces: Vec<String> = namespaces.into_iter().collect();
+        namespaces.sort();
+        namespaces.dedup();
+        Self { name, namespaces }
+    }
+
+    pub fn namespaces(&self) -> &[String] {
+        &self.namespaces
+    }
+}
+
+/// `team-a (a, b, c)` for a named set, `a, b, c` for a list.
+impl std::fmt::Display for NamespaceSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let members = self.namespaces.join(", ");
+        match &self.name {
+            Some(name) => write!(f, "{name} ({members})"),
+            None => f.write_str(&members),
+        }
+    }
+}
+
+/// clap's check of `-n`: a comma list must name namespaces only (one name is left to the
+/// server to judge, as kubectl leaves it).
+fn namespace_flag(text: &str) -> Result<String, BadNamespace> {
+    if text.contains(',') {
+        NamespaceScope::parse_list(text)?;
+    }
+    Ok(text.to_string())
 }
 
 impl ClusterArgs {
     /// The namespace scope these flags ask for, given the context's namespace.
     pub fn scope(&self, cluster: &Cluster) -> NamespaceScope {
-        if self.all_namespaces {
-            NamespaceScope::All
-        } else {
-            NamespaceScope::One(
-                self.namespace
-                    .clone()
-                    .unwrap_or_else(|| cluster.default_namespace.clone()),
-            )
+        match (&self.namespace, self.all_namespaces) {
+            (_, true) => NamespaceScope::All,
+            (Some(list), false) if list.contains(',') => NamespaceScope::parse_list(list)
+                // Flags built in code skip clap's check: the server judges a bad name.
+                .unwrap_or_else(|_| NamespaceScope::One(list.clone())),
+            (Some(ns), false) => NamespaceScope::One(ns.clone()),
+            (None, false) => NamespaceScope::One(cluster.default_namespace.clone()),
+        }
+    }
+
+    /// Refuses a set of namespaces (`-n a,b`) for a command that reads one namespace or
+    /// all: listing every namespace instead would show what the person left out.
+    pub fn refuse_namespace_set(&self) -> Result<(), ClusterError> {
+        match &self.namespace {
+            Some(list) if list.contains(',') && !self.all_namespaces => {
+                Err(ClusterError::NamespaceSet(list.clone()))
+            }
+            _ => Ok(()),
         }
     }
 
@@ -543,6 +645,53 @@ contexts:
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
         path
+    }
+
+    #[test]
+    fn a_comma_list_is_a_set_of_valid_namespace_names() {
+        let set = |name: Option<&str>, members: &[&str]| {
+            NamespaceScope::Set(NamespaceSet::new(
+                name.map(str::to_string),
+                members.iter().map(|m| m.to_string()),
+            ))
+        };
+        assert_eq!(
+            NamespaceScope::parse_list("b,a,b"),
+            Ok(set(None, &["a", "b"]))
+        );
+        assert_eq!(
+            NamespaceScope::parse_list("web"),
+            Ok(NamespaceScope::One("web".into()))
+        );
+        assert_eq!(
+            NamespaceScope::parse_list("a,a"),
+            Ok(NamespaceScope::One("a".into()))
+        );
+        for bad in ["a,B", "a,,b", "a,", "a,-b", "a,b_c"] {
+            assert!(NamespaceScope::parse_list(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            NamespaceScope::parse_list("a,Nope")
+                .unwrap_err()
+                .to_string(),
+            "\"Nope\" is not a valid namespace name (lowercase letters, digits and '-')"
+        );
+        let named = set(Some("team-a"), &["c", "a"]);
+        assert_eq!(named.namespace(), None, "listed across namespaces");
+        assert_eq!(
+            named.members(),
+            Some(&["a".to_string(), "c".to_string()][..])
+        );
+        let NamespaceScope::Set(named) = named else {
+            unreachable!()
+        };
+        assert_eq!(named.to_string(), "team-a (a, c)");
+        assert!(namespace_flag("web,Bad").is_err());
+        assert_eq!(
+            namespace_flag("Bad").as_deref(),
+            Ok("Bad"),
+            "one name is the server's to judge"
+        );
     }
 
     #[tokio::test]

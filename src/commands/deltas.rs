@@ -232,6 +232,7 @@ fn now() -> String {
 }
 
 pub async fn run(args: &DeltasArgs, out: &mut impl Write) -> Result<(), CommandError> {
+    args.informer.cluster.refuse_namespace_set()?;
     let r = &args.informer.resolve().await?;
     match r.kind.built_in() {
         Some(ResourceKind::Pods) => stream::<Pod>(args, r, out).await,

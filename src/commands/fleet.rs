@@ -18,7 +18,7 @@ use kscope_resources::{
     Deployment, GenericObject, Kind, Namespace, Node, Pod, ReplicaSet, ResourceKind, Secret,
 };
 
-use super::get::{GetArgs, STORE_DRAIN, full_objects, query, select_keys};
+use super::get::{GetArgs, STORE_DRAIN, full_objects, query, select_keys, within_scope};
 use super::output::{OutputFormat, TableShape, list_of, table_cells, write_object, write_table};
 use super::{CommandError, Resolved, check_current, start_informer, wait_for_sync_reporting};
 
@@ -231,7 +231,7 @@ async fn read<T: TableRow>(
         }
     }
     let indexer = informer.indexer();
-    let keys = select_keys(query, indexer)?;
+    let keys = select_keys(&within_scope(query, &scope, resolved)?, indexer)?;
     let objects: Vec<Arc<T>> = keys.iter().filter_map(|k| indexer.get_by_key(k)).collect();
     informer.shutdown().await;
     if args.output.format.prints_objects() {

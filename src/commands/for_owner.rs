@@ -50,6 +50,7 @@ fn print(reconcile: &Reconcile, out: &mut impl Write) -> Result<(), CommandError
 /// Follows `owner` and the kinds named by the command's RESOURCE (by default the workload
 /// kinds and what they own) until `--for` ends.
 pub async fn run(args: &DeltasArgs, owner: &str, out: &mut impl Write) -> Result<(), CommandError> {
+    args.informer.cluster.refuse_namespace_set()?;
     let parts: Vec<&str> = owner.splitn(3, '/').collect();
     let (kind_name, namespace, name) = match parts[..] {
         [kind, namespace, name] => (kind, Some(namespace), name),

@@ -11,6 +11,7 @@ use serde_json::Value;
 use kscope_client::cluster::NamespaceScope;
 use kscope_client::fetch::{FetchError, ListRequest, fetch_all, fetch_object};
 use kscope_index_views::columns::TableRow;
+use kscope_index_views::definitions::{indexes_for, namespaces_term};
 use kscope_index_views::query::{FuzzyFilter, Query, Term};
 use kscope_informers::keys::Key;
 use kscope_resources::secret::{is_secret, mask_secret};
@@ -121,6 +122,11 @@ pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandErro
             "a resource cannot be retrieved by name across all namespaces".into(),
         ));
     }
+    if !args.names.is_empty() && args.informer.cluster.refuse_namespace_set().is_err() {
+        return Err(CommandError::Usage(
+            "a resource cannot be retrieved by name across several namespaces (-n a,b)".into(),
+        ));
+    }
     let kinds = args.informer.resolve_all().await?;
     if !args.names.is_empty() && kinds.several {
         return Err(CommandError::Usage(
@@ -180,6 +186,9 @@ pub async fn run(args: &GetArgs, out: &mut impl Write) -> Result<(), CommandErro
             match scope {
                 Some(NamespaceScope::One(ns)) if namespaced => {
                     eprintln!("No resources found in {ns} namespace.")
+                }
+                Some(NamespaceScope::Set(set)) if namespaced => {
+                    eprintln!("No resources found in namespaces {set}.")
                 }
                 _ => eprintln!("No resources found"),
             }
@@ -283,6 +292,7 @@ async fn get<T: TableRow>(
         );
     }
     let indexer = informer.indexer();
+    let query = &within_scope(query, &scope, resolved)?;
     let mut keys = select_keys(query, indexer)?;
     let mut missing = Vec::new();
     if !args.names.is_empty() {
@@ -317,7 +327,7 @@ async fn get<T: TableRow>(
         let client = &resolved.cluster.client;
         print_selected(&mut text, columns, client, (kind, &scope), selectors, &keys).await?;
     } else if !objects.is_empty() {
-        let with_namespace = kind.namespaced() && scope == NamespaceScope::All;
+        let with_namespace = kind.namespaced() && !matches!(scope, NamespaceScope::One(_));
         let shape = TableShape {
             with_namespace,
             with_kind: several,
@@ -330,6 +340,34 @@ async fn get<T: TableRow>(
         missing,
         stale,
     })
+}
+
+/// `query` kept to a set of namespaces' objects (`-n a,b`: the informer lists every
+/// namespace), through the namespace index; as it is for one namespace or all, or a
+/// cluster-scoped kind.
+pub(super) fn within_scope(
+    query: &Query,
+    scope: &NamespaceScope,
+    resolved: &Resolved,
+) -> Result<Query, CommandError> {
+    let Some(members) = scope.members().filter(|_| resolved.kind.namespaced()) else {
+        return Ok(query.clone());
+    };
+    let indexes = indexes_for(
+        &resolved.kind,
+        &resolved.config.indexes,
+        &resolved.discovery,
+    );
+    let term = namespaces_term(members, &indexes).ok_or_else(|| {
+        CommandError::Usage(
+            "-n a,b reads the namespace index: add one reading the namespace field to the \
+             configuration's indexes"
+                .into(),
+        )
+    })?;
+    let mut scoped = query.clone();
+    scoped.terms.insert(0, term);
+    Ok(scoped)
 }
 
 /// The keys of the store that `query` selects, in key order (`namespace/name`), as

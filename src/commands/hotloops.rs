@@ -43,6 +43,7 @@ pub(super) struct Seen {
 }
 
 pub async fn run(args: &HotloopsArgs, out: &mut impl Write) -> Result<(), CommandError> {
+    args.cluster.refuse_namespace_set()?;
     let json = table_or_json(args.output.as_deref(), "hotloops")?;
     let informer = InformerArgs {
         resource: args.kinds.clone(),

@@ -46,6 +46,7 @@ struct Report<'a> {
 }
 
 pub async fn run(args: &MetricsArgs, out: &mut impl Write) -> Result<(), CommandError> {
+    args.cluster.refuse_namespace_set()?;
     let json = match args.output.as_deref() {
         None => false,
         Some("json") => true,

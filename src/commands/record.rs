@@ -35,6 +35,7 @@ pub struct RecordArgs {
 const CHECK_EVERY: Duration = Duration::from_secs(1);
 
 pub async fn run(args: &RecordArgs) -> Result<(), CommandError> {
+    args.cluster.refuse_namespace_set()?;
     let cluster = args.cluster.connect().await?;
     let kinds = resolve_kinds(args, &cluster).await?;
     let scope = args.cluster.scope(&cluster);

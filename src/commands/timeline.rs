@@ -40,6 +40,7 @@ pub struct TimelineArgs {
 }
 
 pub async fn run(args: &TimelineArgs, out: &mut impl Write) -> Result<(), CommandError> {
+    args.cluster.refuse_namespace_set()?;
     let json = table_or_json(args.output.as_deref(), "timeline")?;
     let (kind_name, name) = kind_and_name(&args.object, "widget/w1")?;
     let config = Config::load(None)?;

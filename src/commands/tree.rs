@@ -52,6 +52,7 @@ pub struct TreeArgs {
 }
 
 pub async fn run(args: &TreeArgs, out: &mut impl Write) -> Result<(), CommandError> {
+    args.cluster.refuse_namespace_set()?;
     let json = table_or_json(args.output.as_deref(), "tree")?;
     let (kind_name, name) = kind_and_name(&args.object, "deploy/web")?;
     let config = Config::load(None)?;

@@ -14,6 +14,7 @@ use smallvec::smallvec;
 
 use super::jsonpath::FieldPath;
 use super::owner_index::{OWNER_UID_INDEX, Owned, owner_uid_index};
+use super::query::Term;
 use kscope_client::discovery::Discovery;
 use kscope_informers::indexer::{IndexFunc, IndexValues, index_func};
 use kscope_informers::object::Object;
@@ -210,6 +211,19 @@ pub fn indexes_for(
         .filter(|d| d.applies_to(kind, discovery))
         .cloned()
         .collect()
+}
+
+/// The term keeping the objects of a set of `namespaces` (`-n a,b`, a saved set): an `in` on
+/// whichever of `indexes` reads the namespace field, so that the set's objects are the
+/// union of a lookup per member, never a scan; `None` when no index reads it.
+pub fn namespaces_term(namespaces: &[String], indexes: &[IndexDefinition]) -> Option<Term> {
+    let index = indexes
+        .iter()
+        .find(|d| d.source == IndexSource::Field(IndexField::Namespace))?;
+    Some(Term::In {
+        index: index.name.clone(),
+        values: namespaces.to_vec(),
+    })
 }
 
 /// A field index by JSONPath as a projection evaluates it while decoding. An object

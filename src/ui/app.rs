@@ -32,7 +32,7 @@ use kscope_resources::{ResourceKind, Timestamp};
 
 use super::UiError;
 use super::action::{Action, Focus, InputMode};
-use super::command::{self, Command};
+use super::command::{self, Command, SetCommand};
 use super::component::{Component, Context, component_mut};
 use super::containers::{ContainerReads, ContainersRead};
 use super::contexts::{Connected, ContextPicker, ContextSwitcher};
@@ -47,6 +47,7 @@ use super::layout::Layout;
 use super::logs::{Arrival, LogController, LogTarget};
 use super::metrics::{DEFAULT_SCRAPE_INTERVAL, MetricsArrival, MetricsController, MetricsRequest};
 use super::namespace_check::Checked;
+use super::namespace_sets::{NamespaceSets, group_of};
 use super::nav::Category;
 use super::nav::ViewSpec;
 use super::playback::{self, Playback};
@@ -268,6 +269,7 @@ impl App {
                 header,
                 detail,
                 favourites: Favourites::default(),
+                namespace_sets: NamespaceSets::default(),
             },
             contexts,
             logs,
@@ -313,6 +315,24 @@ impl App {
     pub fn with_favourites(mut self, favourites: Favourites) -> Self {
         self.ui.favourites = favourites;
         self.tables.note_namespace(&mut self.ui);
+        self
+    }
+
+    /// Keeps the cluster groups' namespace sets and last scopes in `sets` (the file under the
+    /// XDG state directory) instead of in memory only. With `restore`, the table opens in
+    /// the scope its group was last shown in: the person asked for none (`-n`, `-A`).
+    pub fn with_namespace_sets(mut self, mut sets: NamespaceSets, restore: bool) -> Self {
+        if let Some(problem) = sets.take_problem() {
+            self.ui.state.command.error = Some(problem);
+        }
+        let last = sets.last(&group_of(&self.ui.header.context));
+        self.ui.namespace_sets = sets;
+        match last.filter(|_| restore) {
+            Some(scope) => {
+                let _ = self.tables.show_scope(&mut self.ui, scope);
+            }
+            None => self.tables.note_namespace(&mut self.ui),
+        }
         self
     }
 
@@ -1835,6 +1855,10 @@ impl App {
             .contexts()
             .map(|(names, _)| names)
             .unwrap_or_default();
+        // For `:nsset NAME<Tab>`.
+        let group = group_of(&self.ui.header.context);
+        let sets = self.ui.namespace_sets.sets(&group);
+        state.command.namespace_sets = sets.into_iter().filter_map(|s| s.name).collect();
     }
 
     /// `x` (or `:tree`): the selected row's ownership tree, read from informers started now
@@ -2115,6 +2139,7 @@ impl App {
                 }
                 Vec::new()
             }
+            Ok(Command::NamespaceSet(asked)) => self.namespace_set(asked),
             Ok(Command::Show { kind, scope }) => {
                 let scope = scope.unwrap_or_else(|| self.tables.view.scope.clone());
                 let to = ViewSpec::new(kind, scope);
@@ -2143,6 +2168,58 @@ impl App {
             }
             Err(err) => {
                 self.ui.state.command.error = Some(format!(":{}  {err}", input.trim()));
+                Vec::new()
+            }
+        }
+    }
+}
+
+impl App {
+    /// `:nsset`: the cluster group's namespace sets listed, one shown, saved and shown, or
+    /// deleted; what was done is said in the message line.
+    fn namespace_set(&mut self, asked: SetCommand) -> Vec<Follow> {
+        let group = group_of(&self.ui.header.context);
+        let sets = &mut self.ui.namespace_sets;
+        let say = |ui: &mut Surface, said: String| ui.state.command.error = Some(said);
+        match asked {
+            SetCommand::List => {
+                let saved: Vec<String> = sets.sets(&group).iter().map(|s| s.to_string()).collect();
+                let said = match saved.is_empty() {
+                    true => {
+                        format!("no namespace sets for {group} yet: :nsset NAME a,b,c saves one")
+                    }
+                    false => format!("namespace sets for {group}: {}", saved.join(" · ")),
+                };
+                say(&mut self.ui, said);
+                Vec::new()
+            }
+            SetCommand::Show(name) => match sets.get(&group, &name) {
+                Some(scope) => self.tables.show_scope(&mut self.ui, scope),
+                None => {
+                    let said = format!(
+                        ":nsset {name}  no such set for {group}: :nsset lists them, :nsset {name} a,b,c saves it"
+                    );
+                    say(&mut self.ui, said);
+                    Vec::new()
+                }
+            },
+            SetCommand::Save { name, namespaces } => {
+                let scope = sets.save(&group, &name, namespaces);
+                let said = format!("namespace set {name} saved for {group}");
+                // Said unless showing the set failed, which says why instead.
+                self.ui.state.command.error = None;
+                let follow = self.tables.show_scope(&mut self.ui, scope);
+                if self.ui.state.command.error.is_none() {
+                    say(&mut self.ui, said);
+                }
+                follow
+            }
+            SetCommand::Delete(name) => {
+                let said = match sets.delete(&group, &name) {
+                    true => format!("namespace set {name} deleted for {group}"),
+                    false => format!(":nsset -d {name}  no such set for {group}"),
+                };
+                say(&mut self.ui, said);
                 Vec::new()
             }
         }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use kscope_client::cluster::NamespaceScope;
+use kscope_client::cluster::{NamespaceScope, is_namespace_name};
 use kscope_client::discovery::Discovery;
 use kscope_index_views::definitions::{IndexCommandError, IndexDefinition};
 use kscope_informers::fifo::FifoKind;
@@ -48,6 +48,8 @@ const METRICS: &str = "metrics";
 const TIMELINE: &str = "timeline";
 /// Records the kind on screen to a file, or stops (see [`Command::Record`]).
 const RECORD: &str = "record";
+/// Namespace sets of the cluster group (see [`Command::NamespaceSet`]).
+const NSSET: &str = "nsset";
 
 /// What a command name names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +65,7 @@ enum Target<'a> {
     View,
     Metrics,
     Record,
+    NamespaceSet,
     Quit,
 }
 
@@ -122,7 +125,25 @@ pub enum Command {
     Record(Option<String>),
     /// `:record stop`: finish the recording under way.
     RecordStop,
+    /// `:nsset …`: the cluster group's named sets of namespaces.
+    NamespaceSet(SetCommand),
     Quit,
+}
+
+/// What `:nsset` asks of the cluster group's namespace sets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetCommand {
+    /// `:nsset`: say the saved sets.
+    List,
+    /// `:nsset NAME`: show the table in the saved set.
+    Show(String),
+    /// `:nsset NAME a,b,c`: save the set (replacing one of that name) and show it.
+    Save {
+        name: String,
+        namespaces: Vec<String>,
+    },
+    /// `:nsset -d NAME`: forget the set.
+    Delete(String),
 }
 
 /// Why a command line cannot be run; the message is shown as is in the status line.
@@ -165,6 +186,12 @@ pub enum CommandError {
     MetricsArguments,
     #[error("record takes a file to write, stop, or nothing")]
     RecordArguments,
+    #[error(
+        "nsset takes NAME to show a set, NAME a,b,c to save one, -d NAME to delete one, or nothing to list them"
+    )]
+    SetArguments,
+    #[error("{0:?} is not a valid set name (lowercase letters, digits and '-', as a namespace)")]
+    BadSetName(String),
 }
 
 /// The names a resource answers to in command mode: plural, short names, singular, and the
@@ -247,7 +274,7 @@ fn primaries(discovery: &Discovery) -> Vec<String> {
             .chain(categories(discovery).into_iter().map(str::to_string))
             .chain(
                 [
-                    CONTEXT[0], FIFO, INDEX, METRICS, TREE, HOT, TIMELINE, RECORD, QUIT[0],
+                    CONTEXT[0], NSSET, FIFO, INDEX, METRICS, TREE, HOT, TIMELINE, RECORD, QUIT[0],
                 ]
                 .map(str::to_string),
             ),
@@ -285,6 +312,7 @@ pub fn listed(discovery: &Discovery) -> Vec<String> {
         })
         .chain(categories(discovery).into_iter().map(str::to_string))
         .chain([CONTEXT, FORWARDS].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
+        .chain([format!("{NSSET} [NAME [a,b,c] | -d NAME]")])
         .chain([FIFO, INDEX, METRICS, TREE, HOT, TIMELINE].map(str::to_string))
         .chain([format!("{RECORD} [FILE | stop]")])
         .chain([QUIT].map(|names| format!("{} ({})", names[0], names[1..].join(", "))))
@@ -329,6 +357,9 @@ pub fn parse(input: &str, discovery: &Discovery) -> Result<Command, CommandError
     }
     if name.eq_ignore_ascii_case(FIFO) {
         return parse_fifo(words);
+    }
+    if name.eq_ignore_ascii_case(NSSET) {
+        return parse_nsset(words).map(Command::NamespaceSet);
     }
     for (view, command) in [
         (TREE, Command::Tree),
@@ -418,15 +449,42 @@ fn parse_scope<'a>(
                 None => return Err(CommandError::UnexpectedArgument(word.to_string())),
             },
         };
-        if !is_namespace_name(namespace) {
-            return Err(CommandError::BadNamespace(namespace.to_string()));
-        }
+        // One namespace, or a comma list as a set of them (`-n a,b`).
+        let asked = NamespaceScope::parse_list(namespace)
+            .map_err(|bad| CommandError::BadNamespace(bad.0))?;
         if !namespaced {
             return Err(CommandError::ClusterScoped(what.to_string()));
         }
-        set(NamespaceScope::One(namespace.to_string()))?;
+        set(asked)?;
     }
     Ok(scope)
+}
+
+/// `:nsset`, `:nsset NAME`, `:nsset NAME a,b,c` or `:nsset -d NAME`; set names are
+/// DNS-1123 labels, as namespaces' are, and each namespace listed is checked as `-n`'s.
+fn parse_nsset<'a>(words: impl Iterator<Item = &'a str>) -> Result<SetCommand, CommandError> {
+    let words: Vec<&str> = words.collect();
+    let named = |name: &str| match is_namespace_name(name) {
+        true => Ok(name.to_string()),
+        false => Err(CommandError::BadSetName(name.to_string())),
+    };
+    match words[..] {
+        [] => Ok(SetCommand::List),
+        ["-d" | "--delete", name] => Ok(SetCommand::Delete(named(name)?)),
+        [flag, ..] if flag.starts_with('-') => Err(CommandError::SetArguments),
+        [name] => Ok(SetCommand::Show(named(name)?)),
+        [name, list] => {
+            let name = named(name)?;
+            let scope = NamespaceScope::parse_list(list)
+                .map_err(|bad| CommandError::BadNamespace(bad.0))?;
+            let namespaces = match scope {
+                NamespaceScope::One(ns) => vec![ns],
+                other => other.members().map(<[String]>::to_vec).unwrap_or_default(),
+            };
+            Ok(SetCommand::Save { name, namespaces })
+        }
+        _ => Err(CommandError::SetArguments),
+    }
 }
 
 /// `:metrics`, `:metrics --port P` or `:metrics --port=P`.
@@ -470,16 +528,6 @@ fn parse_fifo<'a>(words: impl Iterator<Item = &'a str>) -> Result<Command, Comma
     }
 }
 
-/// A DNS-1123 label, as namespace names must be.
-fn is_namespace_name(name: &str) -> bool {
-    name.len() <= 63
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !name.starts_with('-')
-        && !name.ends_with('-')
-}
-
 /// The categories of the listable resources (`all`, `api-extensions`...), each once.
 fn categories(discovery: &Discovery) -> Vec<&str> {
     let mut found: Vec<&str> = Vec::new();
@@ -504,6 +552,7 @@ fn all_names(discovery: &Discovery) -> Vec<(String, Target<'_>)> {
                 .map(|c| (c.to_string(), Target::Category(c))),
         )
         .chain(CONTEXT.iter().map(|c| (c.to_string(), Target::Context)))
+        .chain([(NSSET.to_string(), Target::NamespaceSet)])
         .chain(FORWARDS.iter().map(|c| (c.to_string(), Target::Forwards)))
         .chain([(FIFO.to_string(), Target::Fifo)])
         .chain([(INDEX.to_string(), Target::Index)])
@@ -557,6 +606,19 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
         }
         Ok(Command::Record(Some(file))) => format!("Enter records the kind on screen to {file}"),
         Ok(Command::RecordStop) => "Enter stops recording and finishes the file".into(),
+        Ok(Command::NamespaceSet(SetCommand::List)) => {
+            "Enter lists this cluster group's namespace sets · :nsset NAME a,b,c saves one".into()
+        }
+        Ok(Command::NamespaceSet(SetCommand::Show(name))) => {
+            format!("Enter shows the table in the namespace set {name}")
+        }
+        Ok(Command::NamespaceSet(SetCommand::Save { name, namespaces })) => format!(
+            "Enter saves {name} ({}) for this cluster group and shows the table in it",
+            namespaces.join(", ")
+        ),
+        Ok(Command::NamespaceSet(SetCommand::Delete(name))) => {
+            format!("Enter deletes the namespace set {name}")
+        }
         Ok(Command::Forwards) => "Enter lists the port-forwards (F on a pod starts one)".into(),
         Ok(Command::Timeline) => {
             "Enter follows the selected row: its versions, Events and who changed each field".into()
@@ -595,6 +657,9 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
             (true, Some(NamespaceScope::One(ns))) => {
                 format!("Enter shows {kind} in namespace {ns}")
             }
+            (true, Some(NamespaceScope::Set(set))) => {
+                format!("Enter shows {kind} in namespaces {set}")
+            }
         },
         Ok(Command::ShowCategory { category, scope }) => {
             let kinds: Vec<String> = discovery
@@ -607,6 +672,7 @@ pub fn hint(input: &str, discovery: &Discovery) -> String {
                 None => "the current scope".to_string(),
                 Some(NamespaceScope::All) => "all namespaces".to_string(),
                 Some(NamespaceScope::One(ns)) => format!("namespace {ns}"),
+                Some(NamespaceScope::Set(set)) => format!("namespaces {set}"),
             };
             format!(
                 "Enter shows {} ({}) in one table, in {scope}",
@@ -636,16 +702,27 @@ pub fn complete(input: &str, discovery: &Discovery) -> Option<String> {
 /// `ctx ks` completed to the one context name starting so (`ctx kscope-demo`), or to what
 /// the names starting so share; `None` when nothing would change.
 fn complete_context(input: &str, contexts: &[String]) -> Option<String> {
+    complete_argument(input, CONTEXT, contexts)
+}
+
+/// `nsset te` completed to the one saved set's name starting so, as [`complete_context`].
+fn complete_set(input: &str, sets: &[String]) -> Option<String> {
+    complete_argument(input, &[NSSET], sets)
+}
+
+/// The first argument of one of the `commands` completed from `names`: to the one name
+/// starting as typed, or to what the names starting so share.
+fn complete_argument(input: &str, commands: &[&str], names: &[String]) -> Option<String> {
     let mut words = input.split_whitespace();
     let command = words.next()?;
-    if !CONTEXT.iter().any(|c| c.eq_ignore_ascii_case(command)) {
+    if !commands.iter().any(|c| c.eq_ignore_ascii_case(command)) {
         return None;
     }
     let typed = words.next().unwrap_or("");
     if words.next().is_some() {
         return None;
     }
-    let matching: Vec<&str> = contexts
+    let matching: Vec<&str> = names
         .iter()
         .map(String::as_str)
         .filter(|c| c.starts_with(typed))
@@ -682,6 +759,9 @@ pub struct CommandBar {
     pub discovery: Arc<Discovery>,
     /// The kubeconfig's context names, read when the bar opens: what `:ctx NAME` completes.
     pub contexts: Vec<String>,
+    /// The cluster group's namespace sets, read when the bar opens: what `:nsset NAME`
+    /// completes.
+    pub namespace_sets: Vec<String>,
 }
 
 impl CommandBar {
@@ -692,7 +772,8 @@ impl CommandBar {
             Action::CommandBackspace if self.input.is_empty() => return Some(Effect::Close),
             Action::CommandComplete => {
                 let completed = complete(&self.input, &self.discovery)
-                    .or_else(|| complete_context(&self.input, &self.contexts));
+                    .or_else(|| complete_context(&self.input, &self.contexts))
+                    .or_else(|| complete_set(&self.input, &self.namespace_sets));
                 if let Some(completed) = completed {
                     self.input = completed;
                     self.edit.apply(&mut self.input, &Action::LineEnd);
@@ -848,7 +929,8 @@ mod tests {
             Err(CommandError::NoArguments("tree".into()))
         );
         assert!(
-            hint("", &d).contains(" all ctx fifo index metrics tree hot timeline record quit"),
+            hint("", &d)
+                .contains(" all ctx nsset fifo index metrics tree hot timeline record quit"),
             "{}",
             hint("", &d)
         );
@@ -897,6 +979,15 @@ mod tests {
         bar.input = "ctx kscope-d".into();
         bar.handle_key(&Action::CommandComplete);
         assert_eq!(bar.input, "ctx kscope-demo ");
+        bar.namespace_sets = vec!["team-a".into(), "team-b".into(), "ops".into()];
+        bar.input = "nsset o".into();
+        bar.handle_key(&Action::CommandComplete);
+        assert_eq!(bar.input, "nsset ops ");
+        assert_eq!(
+            complete_set("nsset t", &bar.namespace_sets),
+            Some("nsset team-".into())
+        );
+        assert_eq!(complete_set("ctx t", &bar.namespace_sets), None);
     }
 
     #[test]
@@ -961,7 +1052,7 @@ mod tests {
         );
         assert!(
             hint("", &d).starts_with(
-                "pods svc cm crd widgets ev events.events.k8s.io ctx fifo index metrics tree hot timeline record quit"
+                "pods svc cm crd widgets ev events.events.k8s.io ctx nsset fifo index metrics tree hot timeline record quit"
             ),
             "{}",
             hint("", &d)
@@ -970,6 +1061,72 @@ mod tests {
             hint("widgets", &d),
             "Enter shows widgets.example.com in the current scope · -n NAMESPACE | -A"
         );
+    }
+
+    #[test]
+    fn a_comma_list_is_a_set_and_nsset_saves_shows_lists_and_deletes() {
+        let d = Discovery::built_ins();
+        let Ok(Command::Show { scope, .. }) = parse("pods -n b,a", &d) else {
+            panic!("a list parses");
+        };
+        let scope = scope.expect("a scope");
+        assert_eq!(
+            scope.members(),
+            Some(&["a".to_string(), "b".to_string()][..])
+        );
+        assert_eq!(
+            hint("pods -n b,a", &d),
+            "Enter shows pods in namespaces a, b"
+        );
+        assert_eq!(
+            parse("pods -n a,B_b", &d),
+            Err(CommandError::BadNamespace("B_b".into()))
+        );
+        assert_eq!(
+            parse("pods -n a,", &d),
+            Err(CommandError::BadNamespace(String::new()))
+        );
+        assert_eq!(
+            parse("nodes -n a,b", &d),
+            Err(CommandError::ClusterScoped("nodes".into()))
+        );
+        let nsset = |line: &str| parse(line, &d);
+        assert_eq!(nsset("nsset"), Ok(Command::NamespaceSet(SetCommand::List)));
+        assert_eq!(
+            nsset("nsset team-a"),
+            Ok(Command::NamespaceSet(SetCommand::Show("team-a".into())))
+        );
+        assert_eq!(
+            nsset("nsset team-a c,a"),
+            Ok(Command::NamespaceSet(SetCommand::Save {
+                name: "team-a".into(),
+                namespaces: vec!["a".into(), "c".into()]
+            }))
+        );
+        assert_eq!(
+            nsset("nsset solo web"),
+            Ok(Command::NamespaceSet(SetCommand::Save {
+                name: "solo".into(),
+                namespaces: vec!["web".into()]
+            }))
+        );
+        assert_eq!(
+            nsset("nsset -d team-a"),
+            Ok(Command::NamespaceSet(SetCommand::Delete("team-a".into())))
+        );
+        assert_eq!(
+            nsset("nsset Team"),
+            Err(CommandError::BadSetName("Team".into()))
+        );
+        assert_eq!(
+            nsset("nsset team a,Bad"),
+            Err(CommandError::BadNamespace("Bad".into()))
+        );
+        for bad in ["nsset -d", "nsset -x team", "nsset a b c", "nsset -d a b"] {
+            assert_eq!(nsset(bad), Err(CommandError::SetArguments), "{bad}");
+        }
+        assert!(hint("nsset team-a c,a", &d).contains("saves team-a (a, c)"));
+        assert!(listed(&d).contains(&"nsset [NAME [a,b,c] | -d NAME]".to_string()));
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod merged_selection;
 pub mod metrics;
 pub mod mixed_table;
 pub mod namespace_check;
+pub mod namespace_sets;
 pub mod nav;
 pub mod playback;
 pub mod portforward;

@@ -37,16 +37,23 @@ impl ViewSpec {
 
     /// What the header says about the scope.
     pub fn scope_label(&self) -> String {
-        match (&self.scope, self.kind.namespaced()) {
-            (_, false) => "cluster".into(),
-            (NamespaceScope::All, true) => ALL_NAMESPACES.into(),
-            (NamespaceScope::One(ns), true) => format!("namespace {ns}"),
-        }
+        scope_label(&self.scope, self.kind.namespaced())
     }
 
-    /// A namespaced kind across all namespaces: rows need a NAMESPACE column.
+    /// A namespaced kind across more than one namespace: rows need a NAMESPACE column.
     pub fn with_namespace(&self) -> bool {
-        self.kind.namespaced() && self.scope == NamespaceScope::All
+        self.kind.namespaced() && !matches!(self.scope, NamespaceScope::One(_))
+    }
+}
+
+/// What the header says about `scope` for a kind (or category) that is `namespaced` or not:
+/// a set by its name and members, `namespaces team-a (a, b, c)`.
+pub fn scope_label(scope: &NamespaceScope, namespaced: bool) -> String {
+    match (scope, namespaced) {
+        (_, false) => "cluster".into(),
+        (NamespaceScope::All, true) => ALL_NAMESPACES.into(),
+        (NamespaceScope::One(ns), true) => format!("namespace {ns}"),
+        (NamespaceScope::Set(set), true) => format!("namespaces {set}"),
     }
 }
 

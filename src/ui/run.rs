@@ -21,6 +21,7 @@ use crate::app::{App, Stop};
 use crate::contexts::ContextSwitcher;
 use crate::detail::DetailController;
 use crate::favourites::Favourites;
+use crate::namespace_sets::NamespaceSets;
 use crate::nav::ViewSpec;
 use crate::playback::Playback;
 use crate::remembered::Remembered;
@@ -41,6 +42,11 @@ pub enum UiError {
     Query(#[from] QueryError),
     #[error("terminal: {0}")]
     Terminal(#[from] std::io::Error),
+    #[error(
+        "a set of namespaces is shown through the namespace index: add one reading the \
+         namespace field to the configuration's indexes"
+    )]
+    NoNamespaceIndex,
 }
 
 /// A backend that cannot fail (ratatui's TestBackend) runs the same loop.
@@ -65,6 +71,9 @@ pub struct Launch {
     pub readwrite: Option<bool>,
     /// The playback controls when the cluster is a recording served (`kscope replay FILE`).
     pub playback: Option<Arc<dyn Playback>>,
+    /// Whether `scope` is only the default (no `-n` or `-A` given): the scope the cluster
+    /// group was last shown in then replaces it.
+    pub restore_scope: bool,
 }
 
 impl Launch {
@@ -88,6 +97,7 @@ impl Launch {
             notice: None,
             readwrite: None,
             playback: None,
+            restore_scope: args.namespace.is_none() && !args.all_namespaces,
         })
     }
 
@@ -193,6 +203,7 @@ pub async fn run_fleet(
         notice,
         readwrite,
         playback,
+        restore_scope,
     } = launch;
     // Across clusters the write keys stay off: each write would have to go to its row's
     // cluster, which the write path does not know yet.
@@ -243,6 +254,10 @@ pub async fn run_fleet(
     let app = match kscope_config::state_dir() {
         Some(dir) => app
             .with_favourites(Favourites::load(dir.join("namespaces.json")))
+            .with_namespace_sets(
+                NamespaceSets::load(dir.join("namespace-sets.json")),
+                restore_scope,
+            )
             .with_remembered(Remembered::load(dir.join("screen.json"))),
         None => app,
     };

@@ -16,13 +16,13 @@ use kscope_client::lister_watcher::KubeListerWatcher;
 use kscope_config::InformerSettings;
 use kscope_index_views::columns::TableRow;
 use kscope_index_views::definitions::{
-    IndexDefinition, Misfits, PathIndex, decode_fields, indexes_for, path_indexes,
+    IndexDefinition, Misfits, PathIndex, decode_fields, indexes_for, namespaces_term, path_indexes,
 };
 use kscope_index_views::fleet::ClusterRows;
 use kscope_index_views::live::{LiveView, SortSpec, ViewColumn, ViewWorker, Window};
 use kscope_index_views::mixed::{MemberRows, ViewRows};
 use kscope_index_views::printer_columns::KubectlPrinterColumns;
-use kscope_index_views::query::{Query, QueryError};
+use kscope_index_views::query::{Query, QueryError, Term};
 use kscope_index_views::registry::{IndexRegistry, ValueCount};
 use kscope_index_views::usage::{UsageFeed, UsagePoller, UsageSettings};
 use kscope_informers::fifo::{FifoKind, Handoff};
@@ -193,6 +193,25 @@ pub struct ResourceTable<T> {
     paths: Vec<Arc<PathIndex>>,
     /// Reads the usage its views show (pods, nodes), while the table lives.
     _usage: Option<UsagePoller>,
+    /// A namespace set's `namespace in (a,b)`, under every view: the informer lists all
+    /// namespaces, and the set's rows are the union of its members' index entries.
+    scope: Option<Term>,
+}
+
+/// The term keeping the rows of a set's namespaces, through whichever of `indexes` reads
+/// the namespace field; `None` for one namespace, all of them, or a cluster-scoped kind
+/// (which a set does not apply to, as kubectl ignores `-n` for one).
+fn scope_term(
+    kind: &Kind,
+    scope: &NamespaceScope,
+    indexes: &[IndexDefinition],
+) -> Result<Option<Term>, UiError> {
+    match scope.members().filter(|_| kind.namespaced()) {
+        Some(members) => namespaces_term(members, indexes)
+            .map(Some)
+            .ok_or(UiError::NoNamespaceIndex),
+        None => Ok(None),
+    }
 }
 
 impl<T: TableRow> ResourceTable<T> {
@@ -205,6 +224,7 @@ impl<T: TableRow> ResourceTable<T> {
         sort: SortSpec,
     ) -> Result<Self, UiError> {
         let indexes = indexes_for(kind, &starter.indexes, &starter.catalog.current());
+        let scope_term = scope_term(kind, scope, &indexes)?;
         let paths = path_indexes(&indexes);
         let (registry, writer) = IndexRegistry::<T>::for_kind(kind.clone(), indexes)?;
         let usage = starter.usage_feed::<T>(kind, scope);
@@ -238,7 +258,7 @@ impl<T: TableRow> ResourceTable<T> {
         let base = ViewWorker::start(
             informer.informer(),
             registry.clone(),
-            Query::default(),
+            within(&scope_term, Query::default()),
             sort,
         )?;
         Ok(Self {
@@ -251,6 +271,7 @@ impl<T: TableRow> ResourceTable<T> {
             compared,
             paths,
             _usage: usage.map(|(_, poller)| poller),
+            scope: scope_term,
         })
     }
 
@@ -355,7 +376,7 @@ impl<T: TableRow> Table for ResourceTable<T> {
                 let worker = ViewWorker::start(
                     self.informer.informer(),
                     self.registry.clone(),
-                    selector.clone(),
+                    within(&self.scope, selector.clone()),
                     sort,
                 )?;
                 self.filtered = Some((selector, worker));
@@ -389,10 +410,11 @@ impl<T: TableRow> Table for ResourceTable<T> {
         let sort = self.base.sort();
         let text = self.text();
         let informer = self.informer.informer();
-        self.base = ViewWorker::start(informer, self.registry.clone(), Query::default(), sort)?;
+        let base = within(&self.scope, Query::default());
+        self.base = ViewWorker::start(informer, self.registry.clone(), base, sort)?;
         if let Some((selector, _)) = self.filtered.take() {
-            let worker =
-                ViewWorker::start(informer, self.registry.clone(), selector.clone(), sort)?;
+            let scoped = within(&self.scope, selector.clone());
+            let worker = ViewWorker::start(informer, self.registry.clone(), scoped, sort)?;
             self.filtered = Some((selector, worker));
         }
         self.worker().set_text(&text);
@@ -477,6 +499,14 @@ impl<T: TableRow> Table for ResourceTable<T> {
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
+}
+
+/// `query` kept to the namespace set's `scope` term, when the table has one.
+fn within(scope: &Option<Term>, mut query: Query) -> Query {
+    if let Some(term) = scope {
+        query.terms.insert(0, term.clone());
+    }
+    query
 }
 
 /// Starts tables on one cluster, all with the configured indexes, each with a tap keeping

@@ -33,6 +33,7 @@ use super::favourites::Favourites;
 use super::fleet_table::{self, FleetTable, describe_clusters};
 use super::mixed_table::{MixedTable, describe_members};
 use super::namespace_check::{Checked, NamespaceCheck};
+use super::namespace_sets::{NamespaceSets, group_of};
 use super::nav::{self, Category, HISTORY, ViewSpec};
 use super::screen::Header;
 use super::selectors::{Selected, SelectorFetcher};
@@ -107,6 +108,8 @@ pub struct Surface {
     pub header: Header,
     pub detail: DetailController,
     pub favourites: Favourites,
+    /// The cluster groups' namespace sets, and the scope each was last shown in.
+    pub namespace_sets: NamespaceSets,
 }
 
 impl Surface {
@@ -215,12 +218,23 @@ impl Tables {
         })
     }
 
-    /// The namespace shown, if one is, becomes the context's favourite 1.
+    /// The namespace shown, if one is, becomes the context's favourite 1; a set's members
+    /// are each checked to exist. The scope is the cluster group's last, for the next start.
     pub(crate) fn note_namespace(&mut self, ui: &mut Surface) {
-        if let NamespaceScope::One(ns) = &self.view.scope {
-            ui.favourites.used(&ui.header.context, ns);
-            self.namespaces.check(ui.header.context.clone(), ns.clone());
+        match &self.view.scope {
+            NamespaceScope::One(ns) => {
+                ui.favourites.used(&ui.header.context, ns);
+                self.namespaces.check(ui.header.context.clone(), ns.clone());
+            }
+            NamespaceScope::Set(set) => {
+                for ns in set.namespaces() {
+                    self.namespaces.check(ui.header.context.clone(), ns.clone());
+                }
+            }
+            NamespaceScope::All => {}
         }
+        ui.namespace_sets
+            .shown(&group_of(&ui.header.context), &self.view.scope);
         ui.header.favourites = ui.favourites.namespaces(&ui.header.context).to_vec();
     }
 
@@ -233,12 +247,28 @@ impl Tables {
         }
         ui.favourites.forget(&checked.context, &checked.namespace);
         ui.header.favourites = ui.favourites.namespaces(&ui.header.context).to_vec();
-        let shown = NamespaceScope::One(checked.namespace.clone());
-        if checked.context == ui.header.context && self.view.scope == shown {
-            ui.state.command.error = Some(format!(
-                "namespace {} does not exist in context {}",
-                checked.namespace, checked.context
-            ));
+        if checked.context != ui.header.context {
+            return;
+        }
+        match &self.view.scope {
+            NamespaceScope::One(ns) if *ns == checked.namespace => {
+                ui.state.command.error = Some(format!(
+                    "namespace {} does not exist in context {}",
+                    checked.namespace, checked.context
+                ));
+            }
+            NamespaceScope::Set(set) if set.namespaces().contains(&checked.namespace) => {
+                let missing = format!("{} missing", checked.namespace);
+                if !ui.header.scope.contains(&missing) {
+                    ui.header.scope = format!("{} · {missing}", ui.header.scope);
+                }
+                ui.state.command.error = Some(format!(
+                    "namespace {} of the set does not exist in context {}: the others' rows \
+                     are shown",
+                    checked.namespace, checked.context
+                ));
+            }
+            _ => {}
         }
     }
 
@@ -256,7 +286,7 @@ impl Tables {
     pub(crate) fn with_namespace(&self) -> bool {
         match &self.category {
             Some(category) => {
-                self.view.scope == NamespaceScope::All
+                !matches!(self.view.scope, NamespaceScope::One(_))
                     && category.kinds.iter().any(Kind::namespaced)
             }
             None => self.view.with_namespace(),
@@ -411,6 +441,24 @@ impl Tables {
         vec![Follow::Table]
     }
 
+    /// The table on screen in `scope` (a namespace set, `:nsset`): the same kind or
+    /// category. A cluster-scoped kind's rows stay as they are (the set does not apply to
+    /// them, as kubectl ignores `-n`), and the scope is kept for the namespaced kinds next.
+    pub(crate) fn show_scope(&mut self, ui: &mut Surface, scope: NamespaceScope) -> Vec<Follow> {
+        if scope == self.view.scope {
+            return Vec::new();
+        }
+        if let Some(category) = self.category.clone() {
+            return self.show_category(ui, category, scope, true);
+        }
+        if !self.view.kind.namespaced() {
+            self.view.scope = scope;
+            self.note_namespace(ui);
+            return Vec::new();
+        }
+        self.switch(ui, ViewSpec::new(self.view.kind.clone(), scope), true)
+    }
+
     /// The number keys: the kind in favourite namespace `n`, or in all namespaces for 0.
     pub(crate) fn favourite_namespace(&mut self, ui: &mut Surface, n: u8) -> Vec<Follow> {
         let scope = match n {
@@ -425,23 +473,14 @@ impl Tables {
                 }
             },
         };
-        if let Some(category) = self.category.clone() {
-            if scope == self.view.scope {
-                return Vec::new();
-            }
-            return self.show_category(ui, category, scope, true);
-        }
-        if !self.view.kind.namespaced() {
+        if self.category.is_none() && !self.view.kind.namespaced() {
             ui.state.command.error = Some(format!(
                 "{} are cluster-scoped: no namespace applies",
                 self.view.kind
             ));
             return Vec::new();
         }
-        if scope == self.view.scope {
-            return Vec::new();
-        }
-        self.switch(ui, ViewSpec::new(self.view.kind.clone(), scope), true)
+        self.show_scope(ui, scope)
     }
 
     /// Esc: first drops the filter typed over the view's own (a drill-down's `node=n1`
@@ -657,12 +696,10 @@ impl Tables {
         (ui.header.resource, ui.header.scope) = match &self.category {
             Some(category) => {
                 let namespaced = category.kinds.iter().any(Kind::namespaced);
-                let scope = match (&to.scope, namespaced) {
-                    (_, false) => "cluster".to_string(),
-                    (NamespaceScope::All, true) => super::nav::ALL_NAMESPACES.to_string(),
-                    (NamespaceScope::One(ns), true) => format!("namespace {ns}"),
-                };
-                (category.name.clone(), scope)
+                (
+                    category.name.clone(),
+                    nav::scope_label(&to.scope, namespaced),
+                )
             }
             None => (to.kind.to_string(), to.scope_label()),
         };
@@ -910,8 +947,9 @@ impl Tables {
         detail: DetailController,
     ) -> Result<Vec<Follow>, String> {
         let scope = match &self.view.scope {
-            NamespaceScope::All => NamespaceScope::All,
             NamespaceScope::One(_) => NamespaceScope::One(namespace.to_string()),
+            // A set's members are looked for in the new cluster, each said if missing.
+            all_or_set => all_or_set.clone(),
         };
         // A category is looked up again: the new cluster may serve other kinds in it.
         let category = match &self.category {

@@ -29,6 +29,7 @@ mod edges_watch_list;
 mod fifo;
 mod fleet;
 mod fleet_header;
+mod fleet_nsset;
 mod fleet_picker;
 mod fleet_tui;
 mod kinds;

@@ -253,11 +253,11 @@ fn commands_parse_with_aliases_and_scopes() {
 #[test]
 fn command_hints_and_completion() {
     assert!(command::hint("", &Discovery::default()).starts_with(
-        "pods nodes deploy rs ns secrets ctx fifo index metrics tree hot timeline record quit"
+        "pods nodes deploy rs ns secrets ctx nsset fifo index metrics tree hot timeline record quit"
     ));
     assert_eq!(
         command::hint("n", &Discovery::default()),
-        "nodes no node namespaces ns namespace"
+        "nodes no node namespaces ns namespace nsset"
     );
     assert_eq!(
         command::hint("no", &Discovery::default()),

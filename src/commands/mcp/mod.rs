@@ -144,6 +144,7 @@ impl Shared {
     /// the context, or to each of several (`--context a --context b`, `--contexts GLOB`,
     /// `--all-contexts`) at once, each reachable or not.
     pub async fn connect(args: McpArgs) -> Result<Arc<Self>, CommandError> {
+        args.cluster.refuse_namespace_set()?;
         let config = Config::load(args.config.as_deref())?;
         let member = |context: String, cluster: Result<Cluster, String>| {
             let cluster_args = args.cluster.with_context(&context);
@@ -347,6 +348,15 @@ impl Member {
             (Some(asked), NamespaceScope::One(ns)) => Err(ToolError::OutsideScope {
                 asked: asked.to_string(),
                 scope: ns.clone(),
+            }),
+            (Some(asked), NamespaceScope::Set(set))
+                if set.namespaces().iter().any(|n| n == asked) =>
+            {
+                Ok(Some(asked.to_string()))
+            }
+            (Some(asked), NamespaceScope::Set(set)) => Err(ToolError::OutsideScope {
+                asked: asked.to_string(),
+                scope: set.to_string(),
             }),
         }
     }

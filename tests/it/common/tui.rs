@@ -15,6 +15,7 @@ use kscope_ui::contexts::ContextSwitcher;
 use kscope_ui::detail::DetailController;
 use kscope_ui::draw::Header;
 use kscope_ui::favourites::Favourites;
+use kscope_ui::namespace_sets::NamespaceSets;
 use kscope_ui::nav::ViewSpec;
 use kscope_ui::table::TableStarter;
 
@@ -37,6 +38,7 @@ pub struct AppStart {
     logs: Option<LogSettings>,
     contexts: Option<ContextSwitcher>,
     favourites: Option<Favourites>,
+    namespace_sets: Option<(NamespaceSets, bool)>,
     usage: Option<UsageSettings>,
     fleet: Vec<Cluster>,
 }
@@ -52,6 +54,7 @@ impl AppStart {
             logs: None,
             contexts: None,
             favourites: None,
+            namespace_sets: None,
             usage: None,
             fleet: Vec::new(),
         }
@@ -105,6 +108,12 @@ impl AppStart {
         self
     }
 
+    /// Keeping namespace sets in `sets`; with `restore`, opening in the group's last scope.
+    pub fn namespace_sets(mut self, sets: NamespaceSets, restore: bool) -> Self {
+        self.namespace_sets = Some((sets, restore));
+        self
+    }
+
     /// Every table across `clusters` (the first is the one given to [`AppStart::new`]).
     pub fn fleet(mut self, clusters: Vec<Cluster>) -> Self {
         self.fleet = clusters;
@@ -141,6 +150,9 @@ impl AppStart {
         }
         if let Some(favourites) = self.favourites {
             app = app.with_favourites(favourites);
+        }
+        if let Some((sets, restore)) = self.namespace_sets {
+            app = app.with_namespace_sets(sets, restore);
         }
         app
     }
