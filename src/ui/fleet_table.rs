@@ -189,6 +189,21 @@ fn age(how_long: Duration) -> String {
     ))
 }
 
+/// Each member's position, by its context.
+fn positions(members: &[Member]) -> HashMap<Arc<str>, usize> {
+    members
+        .iter()
+        .enumerate()
+        .map(|(at, m)| (m.context.clone(), at))
+        .collect()
+}
+
+/// Keeps `tx` at the combined status of `members`, from a task: a new task for new members
+/// sends on the same channel, so whoever holds its receiver goes on reading it.
+fn follow_statuses(members: &[Member], tx: Arc<watch::Sender<ReflectorStatus>>) -> JoinHandle<()> {
+    follow_combined(members.iter().map(|m| m.table.status()).collect(), tx)
+}
+
 /// A kind's table across clusters. See the module documentation.
 pub struct FleetTable {
     kind: Kind,
@@ -201,6 +216,8 @@ pub struct FleetTable {
     query: Query,
     selection: MergedSelection,
     status: watch::Receiver<ReflectorStatus>,
+    /// Where the members' combined status goes, whatever the members are.
+    status_tx: Arc<watch::Sender<ReflectorStatus>>,
     status_task: JoinHandle<()>,
     /// What the table answers for its tap without a cluster (none given).
     idle_tap: Tap,
@@ -219,17 +236,11 @@ impl FleetTable {
             })
             .collect();
         members.sort_by(|a, b| a.context.cmp(&b.context));
-        let by_cluster = members
-            .iter()
-            .enumerate()
-            .map(|(at, m)| (m.context.clone(), at))
-            .collect();
+        let by_cluster = positions(&members);
         let worker = FleetWorker::start(members.iter().map(Member::input).collect(), sort);
         let (status_tx, status) = watch::channel(ReflectorStatus::default());
-        let status_task = follow_combined(
-            members.iter().map(|m| m.table.status()).collect(),
-            Arc::new(status_tx),
-        );
+        let status_tx = Arc::new(status_tx);
+        let status_task = follow_statuses(&members, status_tx.clone());
         Self {
             kind,
             members,
@@ -238,6 +249,7 @@ impl FleetTable {
             query: Query::default(),
             selection: MergedSelection::default(),
             status,
+            status_tx,
             status_task,
             idle_tap: Tap::new(1, kscope_resources::secret::keepable_raw),
         }
@@ -252,6 +264,18 @@ impl FleetTable {
                 (m.context.to_string(), health)
             })
             .collect()
+    }
+
+    /// Takes `context`'s cluster out of the table (found to be another member's cluster),
+    /// giving back its table to stop; the rows merged from here on are the others'.
+    pub fn remove_member(&mut self, context: &str) -> Option<Box<dyn Table>> {
+        let at = self.members.iter().position(|m| &*m.context == context)?;
+        let removed = self.members.remove(at);
+        self.by_cluster = positions(&self.members);
+        self.refresh_inputs();
+        self.status_task.abort();
+        self.status_task = follow_statuses(&self.members, self.status_tx.clone());
+        Some(removed.table)
     }
 
     fn snapshot(&self) -> Arc<FleetRows> {

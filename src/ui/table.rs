@@ -538,6 +538,23 @@ impl TableStarter {
         &self.fleet
     }
 
+    /// Tables started from here on leave out `context`'s cluster (another context of the
+    /// fleet reaches it).
+    pub fn leave_out(&mut self, context: &str) {
+        self.fleet.retain(|m| m.cluster.context != context);
+    }
+
+    /// What the header names across a fleet, instead of one context and server: the
+    /// contexts, and the clusters counted. `None` for one cluster.
+    pub fn fleet_label(&self) -> Option<(String, String)> {
+        let contexts: Vec<&str> = self
+            .fleet
+            .iter()
+            .map(|m| m.cluster.context.as_str())
+            .collect();
+        (!contexts.is_empty()).then(|| (contexts.join(","), format!("{} clusters", contexts.len())))
+    }
+
     /// Uses `catalog` (what discovery found, kept current) for the kinds commands name.
     pub fn with_catalog(mut self, catalog: Catalog) -> Self {
         self.catalog = catalog;

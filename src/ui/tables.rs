@@ -30,6 +30,7 @@ use super::detail::DetailController;
 use super::effect::Follow;
 use super::effect::ObjectRef;
 use super::favourites::Favourites;
+use super::fleet_identity::{IDENTITY_BOUND, Identified, IdentityCheck};
 use super::fleet_table::{self, FleetTable, describe_clusters};
 use super::mixed_table::{MixedTable, describe_members};
 use super::namespace_check::{Checked, NamespaceCheck};
@@ -125,6 +126,8 @@ pub struct Tables {
     pub(crate) selectors: SelectorFetcher,
     /// Whether the namespaces shown exist.
     pub(crate) namespaces: NamespaceCheck,
+    /// Which of a fleet's clusters are one cluster reached through two contexts.
+    pub(crate) identities: IdentityCheck,
     /// Tables switched away from, oldest first, with what they show, kept running (informer,
     /// indexes, views), so that going back to one, or drilling down into a kind already
     /// listed, shows it at once instead of listing again: 150,000 pods take seconds to list.
@@ -187,6 +190,16 @@ pub(crate) fn not_served(catalog: &Catalog, kind: &Kind, status: &ReflectorStatu
     !catalog.serves(kind) && (discovered || answered_not_found)
 }
 
+/// The identity reads of `starter`'s fleet, none for one cluster.
+fn identify_fleet(starter: &TableStarter) -> IdentityCheck {
+    let clusters = starter
+        .fleet()
+        .iter()
+        .map(|m| m.cluster().clone())
+        .collect();
+    IdentityCheck::start(clusters, IDENTITY_BOUND)
+}
+
 /// The resource whose changes discovery follows: served wherever discovery found more than
 /// the built-in kinds.
 const CRDS: &str = "customresourcedefinitions.apiextensions.k8s.io";
@@ -198,6 +211,7 @@ impl Tables {
         Ok(Self {
             selectors: SelectorFetcher::new(starter.cluster().client.clone()),
             namespaces: NamespaceCheck::new(starter.cluster().client.clone()),
+            identities: identify_fleet(&starter),
             starter,
             table,
             parked: Vec::new(),
@@ -240,6 +254,39 @@ impl Tables {
                 checked.namespace, checked.context
             ));
         }
+    }
+
+    /// A fleet cluster's identity read: each cluster it shows to be an earlier context's
+    /// leaves the fleet (its informers stop, its rows go from every table, the header no
+    /// longer names it), said on the message line as the start says a shared URL and CA.
+    pub(crate) fn finish_identity(&mut self, ui: &mut Surface, identified: Identified) {
+        let mut said = Vec::new();
+        for same in self.identities.take(identified) {
+            self.starter.leave_out(&same.context);
+            let tables = std::iter::once(&mut self.table)
+                .chain(self.parked.iter_mut().map(|(_, _, table)| table));
+            for table in tables {
+                let fleet = table.as_any_mut().downcast_mut::<FleetTable>();
+                if let Some(removed) = fleet.and_then(|f| f.remove_member(&same.context)) {
+                    tokio::spawn(removed.shutdown());
+                }
+            }
+            said.push(format!(
+                "{} reaches the same cluster as {} ({}): shown once",
+                same.context, same.kept, same.how
+            ));
+        }
+        if said.is_empty() {
+            return;
+        }
+        if let Some((context, server)) = self.starter.fleet_label() {
+            (ui.header.context, ui.header.server) = (context, server);
+        }
+        let said = said.join(" · ");
+        ui.state.notice = Some(match ui.state.notice.take() {
+            Some(notice) => format!("{notice} · {said}"),
+            None => said,
+        });
     }
 
     /// The mixed table on screen, when a category is shown.
@@ -940,6 +987,7 @@ impl Tables {
         tokio::spawn(futures::future::join_all(stopping));
         self.selectors = SelectorFetcher::new(starter.cluster().client.clone());
         self.namespaces = NamespaceCheck::new(starter.cluster().client.clone());
+        self.identities = identify_fleet(&starter);
         self.starter = starter;
         ui.detail = detail;
         self.history.clear();

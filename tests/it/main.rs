@@ -29,6 +29,7 @@ mod edges_watch_list;
 mod fifo;
 mod fleet;
 mod fleet_header;
+mod fleet_identity;
 mod fleet_picker;
 mod fleet_tui;
 mod kinds;
