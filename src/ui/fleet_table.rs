@@ -29,13 +29,14 @@ use kscope_informers::keys::Key;
 use kscope_informers::metrics::InformerMetricsSnapshot;
 use kscope_informers::reflector::{ReflectorPhase, ReflectorStatus};
 use kscope_informers::workqueue::WorkqueueMetrics;
-use kscope_resources::{Kind, Timestamp};
+use kscope_resources::{Kind, ResourceKind, Timestamp};
 
 use super::UiError;
 use super::action::Action;
 use super::layout::Scroll;
 use super::merged_selection::MergedSelection;
-use super::mixed_table::follow_combined;
+use super::mixed_table::{MixedTable, follow_combined};
+use super::nav::Category;
 use super::table::{Table, TableStarter};
 
 /// Starts a table of `kind`: across every cluster of a fleet starter, each cluster's table
@@ -58,6 +59,34 @@ pub fn start(
         })
         .collect::<Result<Vec<_>, UiError>>()?;
     Ok(Box::new(FleetTable::new(kind.clone(), members, sort)))
+}
+
+/// Starts a category's table (`:all`) across every cluster of a fleet starter: on each
+/// cluster the category's table of the kinds it puts in the category (the first cluster's,
+/// until its discovery has answered), merged as a kind's tables are, with a CLUSTER column.
+/// Must run inside a Tokio runtime.
+pub fn start_category(
+    starter: &TableStarter,
+    category: &Category,
+    scope: &NamespaceScope,
+) -> Box<dyn Table> {
+    let members = starter
+        .fleet()
+        .iter()
+        .map(|m| {
+            let own = Category::discovered(&category.name, &m.catalog().current())
+                .unwrap_or_else(|| category.clone());
+            let kinds = own.kinds.clone();
+            let mixed = MixedTable::start(m, own, kinds.iter(), scope, |_| None);
+            (
+                m.cluster().context.clone(),
+                Box::new(mixed) as Box<dyn Table>,
+            )
+        })
+        .collect();
+    let first = category.kinds.first().cloned();
+    let kind = first.unwrap_or_else(|| ResourceKind::Pods.into());
+    Box::new(FleetTable::new(kind, members, SortSpec::default()))
 }
 
 /// One cluster of a fleet table.
@@ -305,8 +334,9 @@ impl FleetTable {
 }
 
 impl Table for FleetTable {
+    /// The selected row's kind: a category's rows are of several.
     fn kind(&self) -> &Kind {
-        &self.kind
+        self.current_member().map_or(&self.kind, |m| m.table.kind())
     }
 
     /// The rows of a cluster that is not watching lead with `CLUSTER (stale)`.
@@ -539,11 +569,10 @@ impl Table for FleetTable {
         })
     }
 
-    /// The selected row's object, by its own cluster's key.
-    fn selected_object(&self) -> Option<(Kind, Key)> {
-        let id = self.selection.id()?;
-        let (_, key) = self.snapshot().member_of(&id)?;
-        Some((self.kind.clone(), key))
+    /// The row's object, as its own cluster's table names it.
+    fn object_of(&self, id: &Key) -> Option<(Kind, Key)> {
+        let (at, key) = self.snapshot().member_of(id)?;
+        self.members.get(at)?.table.object_of(&key)
     }
 
     fn selected_context(&self) -> Option<String> {

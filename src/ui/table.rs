@@ -152,7 +152,13 @@ pub trait Table {
     /// The selected row's object: its kind and its key in that kind's store (a mixed
     /// table's rows are of several kinds).
     fn selected_object(&self) -> Option<(Kind, Key)> {
-        Some((self.kind().clone(), self.selected()?))
+        self.object_of(&self.selected()?)
+    }
+
+    /// The object of the row `key`: its kind and its key in that kind's store, which a
+    /// merged table's row keys are not.
+    fn object_of(&self, key: &Key) -> Option<(Kind, Key)> {
+        Some((self.kind().clone(), key.clone()))
     }
 
     /// The rows of the view on screen, for a mixed table to read off the UI thread; `None`

@@ -617,9 +617,8 @@ impl Tables {
     /// Shows every kind of `category` in `scope` in one table, remembering the current view
     /// for Esc when `remember`. Each kind's table is the one already running (on screen,
     /// in a category's table or parked) where there is one, else a new one; a kind that
-    /// cannot start is named in the header, and the others show. Across clusters it is
-    /// refused, said why: a category's table is one cluster's, and showing the first
-    /// cluster's rows under the fleet's header would pass them off as every cluster's.
+    /// cannot start is named in the header, and the others show. Across clusters, each
+    /// cluster's category table is merged as a kind's are, with a CLUSTER column.
     pub(crate) fn show_category(
         &mut self,
         ui: &mut Surface,
@@ -627,50 +626,35 @@ impl Tables {
         scope: NamespaceScope,
         remember: bool,
     ) -> Vec<Follow> {
-        if let [first, _, ..] = self.starter.fleet() {
-            ui.state.command.error = Some(format!(
-                ":{} merges one cluster's kinds; across {} clusters it would show only {}'s \
-                 rows: :ctx {} for that cluster's, or one kind (:pods) across them all",
-                category.name,
-                self.starter.fleet().len(),
-                first.cluster().context,
-                first.cluster().context,
-            ));
-            return Vec::new();
-        }
         let old_scope = self.view.scope.clone();
         let single = (self.category.is_none() && self.gone.is_none() && old_scope == scope)
             .then(|| self.view.kind.clone())
-            .filter(|kind| category.kinds.contains(kind));
+            .filter(|kind| category.kinds.contains(kind) && self.starter.fleet().is_empty());
         self.park_members();
-        let mut members: Vec<(Kind, Box<dyn Table>)> = Vec::new();
-        let mut failed = Vec::new();
-        for kind in &category.kinds {
-            if single.as_ref() == Some(kind) {
-                continue;
+        let mixed: Box<dyn Table> = match self.starter.fleet() {
+            [] => {
+                let kinds = category
+                    .kinds
+                    .iter()
+                    .filter(|k| single.as_ref() != Some(*k));
+                let parked = &mut self.parked;
+                Box::new(MixedTable::start(
+                    &self.starter,
+                    category.clone(),
+                    kinds,
+                    &scope,
+                    |kind| {
+                        let at = parked
+                            .iter()
+                            .position(|(k, s, _)| k == kind && *s == scope)?;
+                        Some(parked.remove(at).2)
+                    },
+                ))
             }
-            let parked = self
-                .parked
-                .iter()
-                .position(|(k, s, _)| k == kind && *s == scope);
-            match parked {
-                Some(at) => members.push((kind.clone(), self.parked.remove(at).2)),
-                None => match self.starter.start(kind, &scope, SortSpec::default()) {
-                    Ok(table) => members.push((kind.clone(), table)),
-                    Err(err) => failed.push((kind.clone(), err.to_string())),
-                },
-            }
-        }
+            _ => fleet_table::start_category(&self.starter, &category, &scope),
+        };
         self.remember(ui, remember);
-        let discovery = self.starter.catalog().current();
-        let mixed = MixedTable::new(
-            category.clone(),
-            members,
-            failed,
-            discovery,
-            SortSpec::default(),
-        );
-        let old = std::mem::replace(&mut self.table, Box::new(mixed));
+        let old = std::mem::replace(&mut self.table, mixed);
         match (&single, self.category.is_some() || self.gone.is_some()) {
             (Some(kind), _) => {
                 let kind = kind.clone();

@@ -28,6 +28,7 @@ mod edges_tui_keys;
 mod edges_watch_list;
 mod fifo;
 mod fleet;
+mod fleet_all;
 mod fleet_header;
 mod fleet_identity;
 mod fleet_picker;
