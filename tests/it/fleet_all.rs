@@ -5,7 +5,6 @@
 //! watch on.
 
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use kscope_client::cluster::Cluster;
@@ -16,22 +15,18 @@ use kscope_ui::app::App;
 use crate::common::cli::temp_dir;
 use crate::common::tools;
 use crate::common::tui::{AppStart, wait_rows};
-use crate::fleet_tui::{CONTEXTS, three_sims};
+use crate::fleet_tui::{CONTEXTS, kubectl, three_sims};
 use crate::tui_keys::run_command;
 
 /// `kind/name` of each object kubectl's `get all -A` lists in `context`, sorted.
-fn kubectl_all(kubectl: &Path, kubeconfig: &Path, context: &str) -> Vec<String> {
-    let output = Command::new(kubectl)
-        .args(["--context", context, "get", "all", "-A", "-o", "name"])
-        .env("KUBECONFIG", kubeconfig)
-        .env("HOME", kubeconfig.parent().expect("a directory"))
-        .output()
-        .expect("kubectl runs");
-    assert!(output.status.success(), "kubectl --context {context}");
-    let mut names: Vec<String> = String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
+fn kubectl_all(kubectl_bin: &Path, kubeconfig: &Path, context: &str) -> Vec<String> {
+    let listed = kubectl(
+        kubectl_bin,
+        kubeconfig,
+        context,
+        &["get", "all", "-A", "-o", "name"],
+    );
+    let mut names: Vec<String> = listed.lines().map(str::to_string).collect();
     names.sort();
     names
 }
@@ -69,14 +64,14 @@ async fn show_all(app: &mut App) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn all_across_three_clusters_is_each_clusters_get_all_picked_drilled_and_stale() {
-    let Some(kubectl) = tools::required("kubectl", "to list each simulated cluster") else {
+    let Some(kubectl_bin) = tools::required("kubectl", "to list each simulated cluster") else {
         return;
     };
     let dir = temp_dir("fleet-all");
     let (mut sims, kubeconfig) = three_sims(&dir).await;
     let expected: Vec<Vec<String>> = CONTEXTS
         .iter()
-        .map(|c| kubectl_all(&kubectl, &kubeconfig, c))
+        .map(|c| kubectl_all(&kubectl_bin, &kubeconfig, c))
         .collect();
     assert!(expected.iter().all(|e| e.len() > 3), "{expected:?}");
 

@@ -5,75 +5,41 @@
 //! shown once, the duplicate context said and no longer named in the header.
 
 use std::path::Path;
-use std::process::Command;
 
 use crate::common::cli::{sim_clusters, temp_dir};
 use crate::common::tmux::Session;
 use crate::common::tools;
 use crate::fleet::{Rows, get, kubectl_pods, stderr, table_rows};
+use crate::fleet_tui::{kubectl, rows_of};
 
 /// The context added to reach cluster 1 by `localhost`.
 const ALIAS: &str = "localhost-of-1";
 
-/// kubectl on `kubeconfig`; its stdout, the test failing on an error.
-fn kubectl(kubectl: &Path, kubeconfig: &Path, args: &[&str]) -> String {
-    let output = Command::new(kubectl)
-        .args(args)
-        .arg("--kubeconfig")
-        .arg(kubeconfig)
-        .env("HOME", kubeconfig.parent().expect("a directory"))
-        .output()
-        .expect("kubectl runs");
-    assert!(
-        output.status.success(),
-        "kubectl {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
 /// Adds [`ALIAS`] to `kubeconfig`: cluster 1's CA and user, its server named `localhost`.
 fn add_localhost_alias(kubectl_bin: &Path, kubeconfig: &Path) {
-    let cluster = r#"{.clusters[?(@.name=="kscope-sim-1")].cluster"#;
-    let server = kubectl(
-        kubectl_bin,
-        kubeconfig,
-        &[
-            "config",
-            "view",
-            "--raw",
-            "-o",
-            &format!("jsonpath={cluster}.server}}"),
-        ],
-    );
-    let ca = kubectl(
-        kubectl_bin,
-        kubeconfig,
-        &[
-            "config",
-            "view",
-            "--raw",
-            "-o",
-            &format!("jsonpath={cluster}.certificate-authority-data}}"),
-        ],
-    );
+    let run = |args: &[&str]| kubectl(kubectl_bin, kubeconfig, "kscope-sim-1", args);
+    let field = |field: &str| {
+        let path = format!(r#"jsonpath={{.clusters[?(@.name=="kscope-sim-1")].cluster.{field}}}"#);
+        run(&["config", "view", "--raw", "-o", &path])
+    };
+    let server = field("server");
     assert!(server.starts_with("https://127.0.0.1:"), "{server}");
     let by_name = server.replacen("127.0.0.1", "localhost", 1);
-    let set = |args: &[&str]| kubectl(kubectl_bin, kubeconfig, args);
-    set(&[
+    let ca = field("certificate-authority-data");
+    run(&[
         "config",
         "set-cluster",
         "one-by-localhost",
         "--server",
         &by_name,
     ]);
-    set(&[
+    run(&[
         "config",
         "set",
         "clusters.one-by-localhost.certificate-authority-data",
         &ca,
     ]);
-    set(&[
+    run(&[
         "config",
         "set-context",
         ALIAS,
@@ -82,14 +48,6 @@ fn add_localhost_alias(kubectl_bin: &Path, kubeconfig: &Path) {
         "--user",
         "kscope-sim-1",
     ]);
-}
-
-/// The TUI's rows of `context`: the lines that start with its name.
-fn rows_of(screen: &str, context: &str) -> usize {
-    screen
-        .lines()
-        .filter(|l| l.trim_start().starts_with(&format!("{context} ")))
-        .count()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -155,9 +113,9 @@ async fn a_cluster_reached_by_two_urls_is_shown_once_headless_and_in_the_tui() {
     );
     let screen = session.wait_for("the alias counted once", |s| {
         s.contains(&said)
-            && rows_of(s, "kscope-sim-1") == one.len()
-            && rows_of(s, "kscope-sim-2") == two.len()
-            && rows_of(s, ALIAS) == 0
+            && rows_of(s, "kscope-sim-1").len() == one.len()
+            && rows_of(s, "kscope-sim-2").len() == two.len()
+            && rows_of(s, ALIAS).is_empty()
     });
     let first = screen.lines().next().unwrap_or_default();
     assert!(
