@@ -684,6 +684,58 @@ mod tests {
     }
 
     #[test]
+    fn each_clusters_category_rows_merge_across_clusters_by_their_sort_keys() {
+        use crate::fleet::{ClusterInput, FleetRows, member_sort};
+        let sort = SortSpec {
+            column: 2,
+            descending: false,
+        };
+        let cluster = |name: &str, members: Vec<MemberInput>| {
+            let rows = MixedRows::build(&members, member_sort(sort));
+            ClusterInput {
+                cluster: name.into(),
+                rows: Some(Arc::new(Latest(Arc::new(Mutex::new(Arc::new(rows)))))),
+                version: None,
+            }
+        };
+        let clusters = [
+            cluster(
+                "c1",
+                vec![
+                    member("pod", vec![summary("a/web-1", "Running", 50)], ""),
+                    member("service", vec![summary("a/db", "<none>", 70)], ""),
+                ],
+            ),
+            cluster(
+                "c2",
+                vec![member(
+                    "deployment.apps",
+                    vec![summary("a/web", "1/1", 10)],
+                    "",
+                )],
+            ),
+        ];
+        let merged = FleetRows::build(&clusters, sort);
+        let window = merged.window(0, 10, Timestamp::from_seconds(100), None, |at| {
+            format!("c{}", at + 1)
+        });
+        let cells: Vec<String> = window.rows.iter().map(|r| r.cells.join(" ")).collect();
+        assert_eq!(
+            cells,
+            [
+                "c1 service db <none> 30s a",
+                "c2 deployment.apps web 1/1 90s a",
+                "c1 pod web-1 Running 50s a"
+            ]
+        );
+        assert_eq!(
+            merged.member_of("c2/deployment.apps/a/web"),
+            Some((1, "deployment.apps/a/web".into())),
+            "the cluster's own id, which its category table resolves to its kind's key"
+        );
+    }
+
+    #[test]
     fn a_member_left_out_adds_no_rows_and_texts_must_agree() {
         let mut members = vec![
             member("pod", vec![summary("a/p", "Running", 1)], "we"),
