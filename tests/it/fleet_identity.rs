@@ -5,12 +5,23 @@
 //! shown once, the duplicate context said and no longer named in the header.
 
 use std::path::Path;
+use std::process::Child;
 
 use crate::common::cli::{sim_clusters, temp_dir};
 use crate::common::tmux::Session;
 use crate::common::tools;
 use crate::fleet::{Rows, get, kubectl_pods, stderr, table_rows};
 use crate::fleet_tui::{kubectl, rows_of};
+
+/// The sims' process, killed however the test ends: a failed wait leaves none running.
+struct Stopped(Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
 
 /// The context added to reach cluster 1 by `localhost`.
 const ALIAS: &str = "localhost-of-1";
@@ -59,12 +70,13 @@ async fn a_cluster_reached_by_two_urls_is_shown_once_headless_and_in_the_tui() {
         return;
     };
     let dir = temp_dir("fleet-identity");
-    let (mut sim, kubeconfig) = sim_clusters(
+    let (sim, kubeconfig) = sim_clusters(
         &dir,
         2,
         &["--pods", "4", "--nodes", "1", "--namespaces", "1"],
     )
     .await;
+    let sim = Stopped(sim);
     add_localhost_alias(&kubectl_bin, &kubeconfig);
     let one = kubectl_pods(&kubectl_bin, &kubeconfig, "kscope-sim-1");
     let two = kubectl_pods(&kubectl_bin, &kubeconfig, "kscope-sim-2");
@@ -129,7 +141,6 @@ async fn a_cluster_reached_by_two_urls_is_shown_once_headless_and_in_the_tui() {
     );
     session.keys(&["q"]);
     session.wait_exit("q");
-    let _ = sim.kill();
-    let _ = sim.wait();
+    drop(sim);
     let _ = std::fs::remove_dir_all(&dir);
 }
