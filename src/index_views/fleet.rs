@@ -12,7 +12,8 @@ use tokio::sync::watch;
 use super::columns::{ColumnKind, TableRow};
 use super::live::{LiveView, Row, SortSpec, ViewColumn, Window};
 use super::mixed::{
-    MergedRows, ROW_CAP, Snapshot, SnapshotWorker, ViewRows, agreed_text, positions,
+    Latest, MergedRows, MixedRows, ROW_CAP, Snapshot, SnapshotWorker, ViewRows, agreed_text,
+    positions,
 };
 use super::sorted::RowEntry;
 use kscope_informers::keys::Key;
@@ -69,6 +70,23 @@ impl<T: TableRow> ClusterRows for ViewRows<T> {
 
     fn text(&self) -> String {
         self.view().lock().text().to_string()
+    }
+}
+
+/// One cluster's category rows (`:all`), as its mixed table's worker last rebuilt them.
+impl ClusterRows for Latest<MixedRows> {
+    fn entries(&self, cap: usize) -> Vec<RowEntry> {
+        self.get().entries(cap)
+    }
+
+    fn rows_of(&self, keys: &[Key], now: Timestamp) -> Vec<Row> {
+        self.get().rows_of(keys, now)
+    }
+
+    /// Empty while the cluster's kinds have not all applied the same text, as the
+    /// category's own table says it.
+    fn text(&self) -> String {
+        self.get().text().unwrap_or_default().to_string()
     }
 }
 

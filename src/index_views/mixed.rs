@@ -18,6 +18,7 @@ use tokio::task::JoinHandle;
 
 use super::columns::{Column, ColumnKind, HEALTH, RowHealth, SortKey, SortValue, TableRow};
 use super::live::{LiveView, Row, SortSpec, ViewColumn, Window};
+use super::sorted::RowEntry;
 use kscope_informers::indexer::Indexer;
 use kscope_informers::keys::{Key, split_meta_namespace_key};
 use kscope_resources::{Kind, Timestamp};
@@ -325,31 +326,55 @@ impl MixedRows {
             .iter()
             .skip(offset)
             .take(height)
-            .map(|row| {
-                let label = self.labels.get(row.member).map_or("", |l| l.as_ref());
-                let (namespace, name) = split_meta_namespace_key(&row.summary.key);
-                let age = row
-                    .summary
-                    .created
-                    .map_or_else(|| "<unknown>".to_owned(), |t| t.human_since(now));
-                Row {
-                    key: row.id.clone(),
-                    cells: vec![
-                        label.to_string(),
-                        name.to_string(),
-                        row.summary.status.clone(),
-                        age,
-                        namespace.unwrap_or("").to_string(),
-                    ],
-                    health: row.summary.health,
-                }
-            })
+            .map(|row| self.made(row, now))
             .collect();
         Window {
             offset,
             total: self.rows.len(),
             rows,
             selected: selected.and_then(|id| self.position(id)),
+        }
+    }
+
+    /// The rows in order with what they sort by, at most `cap`: one cluster's category
+    /// rows, for a table across clusters to merge.
+    pub fn entries(&self, cap: usize) -> Vec<RowEntry> {
+        self.rows
+            .iter()
+            .take(cap)
+            .map(|row| RowEntry {
+                sort: row.sort.clone(),
+                key: row.id.clone(),
+            })
+            .collect()
+    }
+
+    /// The rows of `ids` still in the snapshot, their ages as of `now`.
+    pub fn rows_of(&self, ids: &[Key], now: Timestamp) -> Vec<Row> {
+        ids.iter()
+            .filter_map(|id| self.rows.get(self.position(id)?))
+            .map(|row| self.made(row, now))
+            .collect()
+    }
+
+    /// A row's cells, its age as of `now`.
+    fn made(&self, row: &MixedRow, now: Timestamp) -> Row {
+        let label = self.labels.get(row.member).map_or("", |l| l.as_ref());
+        let (namespace, name) = split_meta_namespace_key(&row.summary.key);
+        let age = row
+            .summary
+            .created
+            .map_or_else(|| "<unknown>".to_owned(), |t| t.human_since(now));
+        Row {
+            key: row.id.clone(),
+            cells: vec![
+                label.to_string(),
+                name.to_string(),
+                row.summary.status.clone(),
+                age,
+                namespace.unwrap_or("").to_string(),
+            ],
+            health: row.summary.health,
         }
     }
 }
@@ -487,6 +512,12 @@ impl<S: Snapshot> SnapshotWorker<S> {
         self.snapshot.lock().clone()
     }
 
+    /// A handle that reads the rows as last rebuilt, for a reader off the UI thread (a
+    /// fleet table merging each cluster's category rows).
+    pub fn latest(&self) -> Latest<S> {
+        Latest(self.snapshot.clone())
+    }
+
     /// Bumped when a rebuilt snapshot is swapped in.
     pub fn version(&self) -> watch::Receiver<u64> {
         self.version.clone()
@@ -505,6 +536,15 @@ impl<S: Snapshot> SnapshotWorker<S> {
     /// The sort asked for last.
     pub fn sort(&self) -> SortSpec {
         self.inputs.borrow().sort
+    }
+}
+
+/// The rows a [`SnapshotWorker`] last rebuilt, read wherever the handle is.
+pub struct Latest<S>(Arc<Mutex<Arc<S>>>);
+
+impl<S> Latest<S> {
+    pub fn get(&self) -> Arc<S> {
+        self.0.lock().clone()
     }
 }
 
@@ -641,6 +681,58 @@ mod tests {
             },
         );
         assert_eq!(names(&by_kind)[0], "deployment.apps/a/web");
+    }
+
+    #[test]
+    fn each_clusters_category_rows_merge_across_clusters_by_their_sort_keys() {
+        use crate::fleet::{ClusterInput, FleetRows, member_sort};
+        let sort = SortSpec {
+            column: 2,
+            descending: false,
+        };
+        let cluster = |name: &str, members: Vec<MemberInput>| {
+            let rows = MixedRows::build(&members, member_sort(sort));
+            ClusterInput {
+                cluster: name.into(),
+                rows: Some(Arc::new(Latest(Arc::new(Mutex::new(Arc::new(rows)))))),
+                version: None,
+            }
+        };
+        let clusters = [
+            cluster(
+                "c1",
+                vec![
+                    member("pod", vec![summary("a/web-1", "Running", 50)], ""),
+                    member("service", vec![summary("a/db", "<none>", 70)], ""),
+                ],
+            ),
+            cluster(
+                "c2",
+                vec![member(
+                    "deployment.apps",
+                    vec![summary("a/web", "1/1", 10)],
+                    "",
+                )],
+            ),
+        ];
+        let merged = FleetRows::build(&clusters, sort);
+        let window = merged.window(0, 10, Timestamp::from_seconds(100), None, |at| {
+            format!("c{}", at + 1)
+        });
+        let cells: Vec<String> = window.rows.iter().map(|r| r.cells.join(" ")).collect();
+        assert_eq!(
+            cells,
+            [
+                "c1 service db <none> 30s a",
+                "c2 deployment.apps web 1/1 90s a",
+                "c1 pod web-1 Running 50s a"
+            ]
+        );
+        assert_eq!(
+            merged.member_of("c2/deployment.apps/a/web"),
+            Some((1, "deployment.apps/a/web".into())),
+            "the cluster's own id, which its category table resolves to its kind's key"
+        );
     }
 
     #[test]

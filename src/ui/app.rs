@@ -41,6 +41,7 @@ use super::draw::{self, Header, Parts};
 use super::edit::{self, EditRequest};
 use super::effect::{Effect, Follow, ObjectRef};
 use super::favourites::Favourites;
+use super::fleet_identity::Identified;
 use super::hot::{HotView, HotWatch};
 use super::keymap::map_key;
 use super::layout::Layout;
@@ -88,6 +89,7 @@ enum Wake {
     Context(Box<Connected>),
     Selector(Selected),
     Namespace(Checked),
+    Identity(Identified),
     Write(WriteEvent),
     /// A store the ownership tree reads changed.
     Tree,
@@ -245,16 +247,11 @@ impl App {
             readwrite: false,
         };
         // Across clusters the header names them all.
-        let fleet: Vec<&str> = starter
-            .fleet()
-            .iter()
-            .map(|m| m.cluster().context.as_str())
-            .collect();
-        let header = match fleet.len() {
-            0 => header,
-            n => Header {
-                context: fleet.join(","),
-                server: format!("{n} clusters"),
+        let header = match starter.fleet_label() {
+            None => header,
+            Some((context, server)) => Header {
+                context,
+                server,
                 ..header
             },
         };
@@ -1099,6 +1096,7 @@ impl App {
                 Some(connected) = self.contexts.connected() => Wake::Context(Box::new(connected)),
                 Some(selected) = self.tables.selectors.selected() => Wake::Selector(selected),
                 Some(checked) = self.tables.namespaces.checked() => Wake::Namespace(checked),
+                Some(identified) = self.tables.identities.identified() => Wake::Identity(identified),
                 Some(event) = self.writes.next() => Wake::Write(event),
                 () = tree_changed(&mut self.tree) => Wake::Tree,
                 () = tree_changed(&mut self.cascade) => Wake::Cascade,
@@ -1169,6 +1167,10 @@ impl App {
                 }
                 Wake::Namespace(checked) => {
                     self.tables.finish_namespace(&mut self.ui, checked);
+                    dirty = true;
+                }
+                Wake::Identity(identified) => {
+                    self.tables.finish_identity(&mut self.ui, identified);
                     dirty = true;
                 }
                 Wake::Write(event) => {

@@ -49,12 +49,9 @@ impl ContextSwitcher {
         let starter = tables
             .starter
             .for_cluster(cluster.clone(), catalog, catalog_watch);
-        let (starter, set) = match fleet.len() {
-            0 => (starter, None),
-            n => {
-                let names: Vec<String> = fleet.iter().map(|c| c.context.clone()).collect();
-                (starter.for_fleet(fleet), Some((names.join(","), n)))
-            }
+        let starter = match fleet.is_empty() {
+            true => starter,
+            false => starter.for_fleet(fleet),
         };
         let detail = ui.detail.for_client(cluster.client.clone());
         let follow = match tables.move_to_cluster(ui, starter, &cluster.default_namespace, detail) {
@@ -64,10 +61,10 @@ impl ContextSwitcher {
                 return None;
             }
         };
-        (ui.header.context, ui.header.server) = match set {
-            Some((names, n)) => (names, format!("{n} clusters")),
-            None => (cluster.context.clone(), cluster.server.clone()),
-        };
+        (ui.header.context, ui.header.server) = tables
+            .starter
+            .fleet_label()
+            .unwrap_or_else(|| (cluster.context.clone(), cluster.server.clone()));
         ui.state.command.error = Some(match discovery_error {
             None => format!("switched to context {context}"),
             Some(err) => format!("switched to context {context}; only the built-in kinds: {err}"),

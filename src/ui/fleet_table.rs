@@ -29,13 +29,14 @@ use kscope_informers::keys::Key;
 use kscope_informers::metrics::InformerMetricsSnapshot;
 use kscope_informers::reflector::{ReflectorPhase, ReflectorStatus};
 use kscope_informers::workqueue::WorkqueueMetrics;
-use kscope_resources::{Kind, Timestamp};
+use kscope_resources::{Kind, ResourceKind, Timestamp};
 
 use super::UiError;
 use super::action::Action;
 use super::layout::Scroll;
 use super::merged_selection::MergedSelection;
-use super::mixed_table::follow_combined;
+use super::mixed_table::{MixedTable, follow_combined};
+use super::nav::Category;
 use super::table::{Table, TableStarter};
 
 /// Starts a table of `kind`: across every cluster of a fleet starter, each cluster's table
@@ -58,6 +59,34 @@ pub fn start(
         })
         .collect::<Result<Vec<_>, UiError>>()?;
     Ok(Box::new(FleetTable::new(kind.clone(), members, sort)))
+}
+
+/// Starts a category's table (`:all`) across every cluster of a fleet starter: on each
+/// cluster the category's table of the kinds it puts in the category (the first cluster's,
+/// until its discovery has answered), merged as a kind's tables are, with a CLUSTER column.
+/// Must run inside a Tokio runtime.
+pub fn start_category(
+    starter: &TableStarter,
+    category: &Category,
+    scope: &NamespaceScope,
+) -> Box<dyn Table> {
+    let members = starter
+        .fleet()
+        .iter()
+        .map(|m| {
+            let own = Category::discovered(&category.name, &m.catalog().current())
+                .unwrap_or_else(|| category.clone());
+            let kinds = own.kinds.clone();
+            let mixed = MixedTable::start(m, own, kinds.iter(), scope, |_| None);
+            (
+                m.cluster().context.clone(),
+                Box::new(mixed) as Box<dyn Table>,
+            )
+        })
+        .collect();
+    let first = category.kinds.first().cloned();
+    let kind = first.unwrap_or_else(|| ResourceKind::Pods.into());
+    Box::new(FleetTable::new(kind, members, SortSpec::default()))
 }
 
 /// One cluster of a fleet table.
@@ -189,6 +218,21 @@ fn age(how_long: Duration) -> String {
     ))
 }
 
+/// Each member's position, by its context.
+fn positions(members: &[Member]) -> HashMap<Arc<str>, usize> {
+    members
+        .iter()
+        .enumerate()
+        .map(|(at, m)| (m.context.clone(), at))
+        .collect()
+}
+
+/// Keeps `tx` at the combined status of `members`, from a task: a new task for new members
+/// sends on the same channel, so whoever holds its receiver goes on reading it.
+fn follow_statuses(members: &[Member], tx: Arc<watch::Sender<ReflectorStatus>>) -> JoinHandle<()> {
+    follow_combined(members.iter().map(|m| m.table.status()).collect(), tx)
+}
+
 /// A kind's table across clusters. See the module documentation.
 pub struct FleetTable {
     kind: Kind,
@@ -201,6 +245,8 @@ pub struct FleetTable {
     query: Query,
     selection: MergedSelection,
     status: watch::Receiver<ReflectorStatus>,
+    /// Where the members' combined status goes, whatever the members are.
+    status_tx: Arc<watch::Sender<ReflectorStatus>>,
     status_task: JoinHandle<()>,
     /// What the table answers for its tap without a cluster (none given).
     idle_tap: Tap,
@@ -219,17 +265,11 @@ impl FleetTable {
             })
             .collect();
         members.sort_by(|a, b| a.context.cmp(&b.context));
-        let by_cluster = members
-            .iter()
-            .enumerate()
-            .map(|(at, m)| (m.context.clone(), at))
-            .collect();
+        let by_cluster = positions(&members);
         let worker = FleetWorker::start(members.iter().map(Member::input).collect(), sort);
         let (status_tx, status) = watch::channel(ReflectorStatus::default());
-        let status_task = follow_combined(
-            members.iter().map(|m| m.table.status()).collect(),
-            Arc::new(status_tx),
-        );
+        let status_tx = Arc::new(status_tx);
+        let status_task = follow_statuses(&members, status_tx.clone());
         Self {
             kind,
             members,
@@ -238,6 +278,7 @@ impl FleetTable {
             query: Query::default(),
             selection: MergedSelection::default(),
             status,
+            status_tx,
             status_task,
             idle_tap: Tap::new(1, kscope_resources::secret::keepable_raw),
         }
@@ -252,6 +293,18 @@ impl FleetTable {
                 (m.context.to_string(), health)
             })
             .collect()
+    }
+
+    /// Takes `context`'s cluster out of the table (found to be another member's cluster),
+    /// giving back its table to stop; the rows merged from here on are the others'.
+    pub fn remove_member(&mut self, context: &str) -> Option<Box<dyn Table>> {
+        let at = self.members.iter().position(|m| &*m.context == context)?;
+        let removed = self.members.remove(at);
+        self.by_cluster = positions(&self.members);
+        self.refresh_inputs();
+        self.status_task.abort();
+        self.status_task = follow_statuses(&self.members, self.status_tx.clone());
+        Some(removed.table)
     }
 
     fn snapshot(&self) -> Arc<FleetRows> {
@@ -281,8 +334,9 @@ impl FleetTable {
 }
 
 impl Table for FleetTable {
+    /// The selected row's kind: a category's rows are of several.
     fn kind(&self) -> &Kind {
-        &self.kind
+        self.current_member().map_or(&self.kind, |m| m.table.kind())
     }
 
     /// The rows of a cluster that is not watching lead with `CLUSTER (stale)`.
@@ -515,11 +569,10 @@ impl Table for FleetTable {
         })
     }
 
-    /// The selected row's object, by its own cluster's key.
-    fn selected_object(&self) -> Option<(Kind, Key)> {
-        let id = self.selection.id()?;
-        let (_, key) = self.snapshot().member_of(&id)?;
-        Some((self.kind.clone(), key))
+    /// The row's object, as its own cluster's table names it.
+    fn object_of(&self, id: &Key) -> Option<(Kind, Key)> {
+        let (at, key) = self.snapshot().member_of(id)?;
+        self.members.get(at)?.table.object_of(&key)
     }
 
     fn selected_context(&self) -> Option<String> {

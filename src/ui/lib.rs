@@ -19,6 +19,7 @@ pub mod draw;
 pub mod edit;
 pub mod effect;
 pub mod favourites;
+mod fleet_identity;
 pub mod fleet_table;
 pub mod hot;
 pub mod keymap;

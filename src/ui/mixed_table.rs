@@ -13,8 +13,10 @@ use std::sync::Arc;
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
+use kscope_client::cluster::NamespaceScope;
 use kscope_client::discovery::Discovery;
 use kscope_index_views::definitions::{IndexDefinition, Misfits};
+use kscope_index_views::fleet::ClusterRows;
 use kscope_index_views::live::{SortSpec, ViewColumn, Window};
 use kscope_index_views::mixed::{
     self, MemberInput, MemberRows, MergedRows, MixedRows, MixedWorker,
@@ -36,7 +38,7 @@ use super::action::Action;
 use super::layout::Scroll;
 use super::merged_selection::MergedSelection;
 use super::nav::Category;
-use super::table::Table;
+use super::table::{Table, TableStarter};
 
 /// One member kind of a mixed table.
 struct Member {
@@ -151,6 +153,8 @@ fn combined(statuses: &[ReflectorStatus]) -> ReflectorStatus {
         listed: active.iter().all(|s| s.listed),
         not_watching_since: active.iter().filter_map(|s| s.not_watching_since).min(),
         undecodable_in_last_list: active.iter().map(|s| s.undecodable_in_last_list).sum(),
+        // Across clusters, why a cluster's category is not current (unreachable, say).
+        last_error: active.iter().find_map(|s| s.last_error.clone()),
         ..ReflectorStatus::default()
     }
 }
@@ -217,6 +221,32 @@ impl MixedTable {
             idle_kind,
             idle_tap: Tap::new(1, kscope_resources::secret::keepable_raw),
         }
+    }
+
+    /// `category`'s table of `kinds` in `scope`: each kind's table the one `running` gives
+    /// back where it runs already (nothing is listed twice), else a new one from `starter`;
+    /// a kind that cannot start is named in the header. Must run inside a Tokio runtime.
+    pub fn start<'k>(
+        starter: &TableStarter,
+        category: Category,
+        kinds: impl Iterator<Item = &'k Kind>,
+        scope: &NamespaceScope,
+        mut running: impl FnMut(&Kind) -> Option<Box<dyn Table>>,
+    ) -> Self {
+        let mut members: Vec<(Kind, Box<dyn Table>)> = Vec::new();
+        let mut failed = Vec::new();
+        for kind in kinds {
+            let table = match running(kind) {
+                Some(table) => Ok(table),
+                None => starter.start(kind, scope, SortSpec::default()),
+            };
+            match table {
+                Ok(table) => members.push((kind.clone(), table)),
+                Err(err) => failed.push((kind.clone(), err.to_string())),
+            }
+        }
+        let discovery = starter.catalog().current();
+        Self::new(category, members, failed, discovery, SortSpec::default())
     }
 
     /// Adds a running table of `kind` (the one on screen before), in the category's order.
@@ -548,14 +578,18 @@ impl Table for MixedTable {
         })
     }
 
-    fn selected_object(&self) -> Option<(Kind, Key)> {
-        let id = self.selection.id()?;
-        let (at, key) = self.snapshot().member_of(&id)?;
+    fn object_of(&self, id: &Key) -> Option<(Kind, Key)> {
+        let (at, key) = self.snapshot().member_of(id)?;
         Some((self.members.get(at)?.kind.clone(), key))
     }
 
     fn member_rows(&self) -> Option<Arc<dyn MemberRows>> {
         None
+    }
+
+    /// A category's rows on one cluster of several (`:all` across clusters).
+    fn cluster_rows(&self) -> Option<Arc<dyn ClusterRows>> {
+        Some(Arc::new(self.worker.latest()))
     }
 
     fn as_any(&self) -> &dyn Any {

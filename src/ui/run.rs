@@ -105,7 +105,8 @@ impl Launch {
     /// `--all-contexts`), each given a client at once, all at the same time: nothing here
     /// waits on a server, so a cluster that is down is found out by its own informers,
     /// and the others list meanwhile. Contexts that reach the same server URL with the same
-    /// CA are one cluster, shown once; a context that cannot be given a client (within
+    /// CA are one cluster, shown once (the kube-system UIDs, which need the servers, are
+    /// compared once the TUI runs); a context that cannot be given a client (within
     /// `bound`: a credential plugin may hang) is left out and said at start. Gives the
     /// launch on the first cluster and every cluster, for [`run_fleet`].
     pub async fn connect_fleet(

@@ -152,7 +152,13 @@ pub trait Table {
     /// The selected row's object: its kind and its key in that kind's store (a mixed
     /// table's rows are of several kinds).
     fn selected_object(&self) -> Option<(Kind, Key)> {
-        Some((self.kind().clone(), self.selected()?))
+        self.object_of(&self.selected()?)
+    }
+
+    /// The object of the row `key`: its kind and its key in that kind's store, which a
+    /// merged table's row keys are not.
+    fn object_of(&self, key: &Key) -> Option<(Kind, Key)> {
+        Some((self.kind().clone(), key.clone()))
     }
 
     /// The rows of the view on screen, for a mixed table to read off the UI thread; `None`
@@ -566,6 +572,23 @@ impl TableStarter {
     /// A fleet's starters, one per cluster; empty for one cluster.
     pub fn fleet(&self) -> &[TableStarter] {
         &self.fleet
+    }
+
+    /// Tables started from here on leave out `context`'s cluster (another context of the
+    /// fleet reaches it).
+    pub fn leave_out(&mut self, context: &str) {
+        self.fleet.retain(|m| m.cluster.context != context);
+    }
+
+    /// What the header names across a fleet, instead of one context and server: the
+    /// contexts, and the clusters counted. `None` for one cluster.
+    pub fn fleet_label(&self) -> Option<(String, String)> {
+        let contexts: Vec<&str> = self
+            .fleet
+            .iter()
+            .map(|m| m.cluster.context.as_str())
+            .collect();
+        (!contexts.is_empty()).then(|| (contexts.join(","), format!("{} clusters", contexts.len())))
     }
 
     /// Uses `catalog` (what discovery found, kept current) for the kinds commands name.

@@ -30,6 +30,7 @@ use super::detail::DetailController;
 use super::effect::Follow;
 use super::effect::ObjectRef;
 use super::favourites::Favourites;
+use super::fleet_identity::{IDENTITY_BOUND, Identified, IdentityCheck};
 use super::fleet_table::{self, FleetTable, describe_clusters};
 use super::mixed_table::{MixedTable, describe_members};
 use super::namespace_check::{Checked, NamespaceCheck};
@@ -128,6 +129,8 @@ pub struct Tables {
     pub(crate) selectors: SelectorFetcher,
     /// Whether the namespaces shown exist.
     pub(crate) namespaces: NamespaceCheck,
+    /// Which of a fleet's clusters are one cluster reached through two contexts.
+    pub(crate) identities: IdentityCheck,
     /// Tables switched away from, oldest first, with what they show, kept running (informer,
     /// indexes, views), so that going back to one, or drilling down into a kind already
     /// listed, shows it at once instead of listing again: 150,000 pods take seconds to list.
@@ -190,6 +193,16 @@ pub(crate) fn not_served(catalog: &Catalog, kind: &Kind, status: &ReflectorStatu
     !catalog.serves(kind) && (discovered || answered_not_found)
 }
 
+/// The identity reads of `starter`'s fleet, none for one cluster.
+fn identify_fleet(starter: &TableStarter) -> IdentityCheck {
+    let clusters = starter
+        .fleet()
+        .iter()
+        .map(|m| m.cluster().clone())
+        .collect();
+    IdentityCheck::start(clusters, IDENTITY_BOUND)
+}
+
 /// The resource whose changes discovery follows: served wherever discovery found more than
 /// the built-in kinds.
 const CRDS: &str = "customresourcedefinitions.apiextensions.k8s.io";
@@ -201,6 +214,7 @@ impl Tables {
         Ok(Self {
             selectors: SelectorFetcher::new(starter.cluster().client.clone()),
             namespaces: NamespaceCheck::new(starter.cluster().client.clone()),
+            identities: identify_fleet(&starter),
             starter,
             table,
             parked: Vec::new(),
@@ -270,6 +284,39 @@ impl Tables {
             }
             _ => {}
         }
+    }
+
+    /// A fleet cluster's identity read: each cluster it shows to be an earlier context's
+    /// leaves the fleet (its informers stop, its rows go from every table, the header no
+    /// longer names it), said on the message line as the start says a shared URL and CA.
+    pub(crate) fn finish_identity(&mut self, ui: &mut Surface, identified: Identified) {
+        let mut said = Vec::new();
+        for same in self.identities.take(identified) {
+            self.starter.leave_out(&same.context);
+            let tables = std::iter::once(&mut self.table)
+                .chain(self.parked.iter_mut().map(|(_, _, table)| table));
+            for table in tables {
+                let fleet = table.as_any_mut().downcast_mut::<FleetTable>();
+                if let Some(removed) = fleet.and_then(|f| f.remove_member(&same.context)) {
+                    tokio::spawn(removed.shutdown());
+                }
+            }
+            said.push(format!(
+                "{} reaches the same cluster as {} ({}): shown once",
+                same.context, same.kept, same.how
+            ));
+        }
+        if said.is_empty() {
+            return;
+        }
+        if let Some((context, server)) = self.starter.fleet_label() {
+            (ui.header.context, ui.header.server) = (context, server);
+        }
+        let said = said.join(" · ");
+        ui.state.notice = Some(match ui.state.notice.take() {
+            Some(notice) => format!("{notice} · {said}"),
+            None => said,
+        });
     }
 
     /// The mixed table on screen, when a category is shown.
@@ -609,9 +656,8 @@ impl Tables {
     /// Shows every kind of `category` in `scope` in one table, remembering the current view
     /// for Esc when `remember`. Each kind's table is the one already running (on screen,
     /// in a category's table or parked) where there is one, else a new one; a kind that
-    /// cannot start is named in the header, and the others show. Across clusters it is
-    /// refused, said why: a category's table is one cluster's, and showing the first
-    /// cluster's rows under the fleet's header would pass them off as every cluster's.
+    /// cannot start is named in the header, and the others show. Across clusters, each
+    /// cluster's category table is merged as a kind's are, with a CLUSTER column.
     pub(crate) fn show_category(
         &mut self,
         ui: &mut Surface,
@@ -619,50 +665,35 @@ impl Tables {
         scope: NamespaceScope,
         remember: bool,
     ) -> Vec<Follow> {
-        if let [first, _, ..] = self.starter.fleet() {
-            ui.state.command.error = Some(format!(
-                ":{} merges one cluster's kinds; across {} clusters it would show only {}'s \
-                 rows: :ctx {} for that cluster's, or one kind (:pods) across them all",
-                category.name,
-                self.starter.fleet().len(),
-                first.cluster().context,
-                first.cluster().context,
-            ));
-            return Vec::new();
-        }
         let old_scope = self.view.scope.clone();
         let single = (self.category.is_none() && self.gone.is_none() && old_scope == scope)
             .then(|| self.view.kind.clone())
-            .filter(|kind| category.kinds.contains(kind));
+            .filter(|kind| category.kinds.contains(kind) && self.starter.fleet().is_empty());
         self.park_members();
-        let mut members: Vec<(Kind, Box<dyn Table>)> = Vec::new();
-        let mut failed = Vec::new();
-        for kind in &category.kinds {
-            if single.as_ref() == Some(kind) {
-                continue;
+        let mixed: Box<dyn Table> = match self.starter.fleet() {
+            [] => {
+                let kinds = category
+                    .kinds
+                    .iter()
+                    .filter(|k| single.as_ref() != Some(*k));
+                let parked = &mut self.parked;
+                Box::new(MixedTable::start(
+                    &self.starter,
+                    category.clone(),
+                    kinds,
+                    &scope,
+                    |kind| {
+                        let at = parked
+                            .iter()
+                            .position(|(k, s, _)| k == kind && *s == scope)?;
+                        Some(parked.remove(at).2)
+                    },
+                ))
             }
-            let parked = self
-                .parked
-                .iter()
-                .position(|(k, s, _)| k == kind && *s == scope);
-            match parked {
-                Some(at) => members.push((kind.clone(), self.parked.remove(at).2)),
-                None => match self.starter.start(kind, &scope, SortSpec::default()) {
-                    Ok(table) => members.push((kind.clone(), table)),
-                    Err(err) => failed.push((kind.clone(), err.to_string())),
-                },
-            }
-        }
+            _ => fleet_table::start_category(&self.starter, &category, &scope),
+        };
         self.remember(ui, remember);
-        let discovery = self.starter.catalog().current();
-        let mixed = MixedTable::new(
-            category.clone(),
-            members,
-            failed,
-            discovery,
-            SortSpec::default(),
-        );
-        let old = std::mem::replace(&mut self.table, Box::new(mixed));
+        let old = std::mem::replace(&mut self.table, mixed);
         match (&single, self.category.is_some() || self.gone.is_some()) {
             (Some(kind), _) => {
                 let kind = kind.clone();
@@ -978,6 +1009,7 @@ impl Tables {
         tokio::spawn(futures::future::join_all(stopping));
         self.selectors = SelectorFetcher::new(starter.cluster().client.clone());
         self.namespaces = NamespaceCheck::new(starter.cluster().client.clone());
+        self.identities = identify_fleet(&starter);
         self.starter = starter;
         ui.detail = detail;
         self.history.clear();

@@ -13,9 +13,9 @@ use crate::common::cli::{kscope, sim_clusters, temp_dir};
 use crate::common::tools;
 
 /// (cluster, namespace, name) of each pod.
-type Rows = BTreeSet<(String, String, String)>;
+pub(crate) type Rows = BTreeSet<(String, String, String)>;
 
-fn kubectl_pods(kubectl: &Path, kubeconfig: &Path, context: &str) -> Rows {
+pub(crate) fn kubectl_pods(kubectl: &Path, kubeconfig: &Path, context: &str) -> Rows {
     let output = Command::new(kubectl)
         .args(["--context", context, "get", "pods", "-A", "--no-headers"])
         .args([
@@ -39,7 +39,7 @@ fn kubectl_pods(kubectl: &Path, kubeconfig: &Path, context: &str) -> Rows {
 }
 
 /// The rows of a merged table (CLUSTER, NAMESPACE, NAME first), in the order printed.
-fn table_rows(output: &Output) -> Vec<(String, String, String)> {
+pub(crate) fn table_rows(output: &Output) -> Vec<(String, String, String)> {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let mut lines = stdout.lines();
     if let Some(header) = lines.next() {
@@ -54,11 +54,11 @@ fn table_rows(output: &Output) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn stderr(output: &Output) -> String {
+pub(crate) fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-async fn get(dir: &Path, kubeconfig: &Path, args: &[&str]) -> Output {
+pub(crate) async fn get(dir: &Path, kubeconfig: &Path, args: &[&str]) -> Output {
     let kubeconfig = kubeconfig.display().to_string();
     let mut all = vec!["get", "pods", "-A", "--kubeconfig", &kubeconfig];
     all.extend_from_slice(args);

@@ -39,14 +39,15 @@ pub(crate) async fn three_sims(dir: &Path) -> (Vec<SimHandle>, PathBuf) {
 }
 
 /// The table's rows: the lines that start with a context's name.
-fn rows_of<'a>(screen: &'a str, context: &str) -> Vec<&'a str> {
+pub(crate) fn rows_of<'a>(screen: &'a str, context: &str) -> Vec<&'a str> {
     screen
         .lines()
         .filter(|l| l.trim_start().starts_with(&format!("{context} ")))
         .collect()
 }
 
-fn kubectl(kubectl: &Path, kubeconfig: &Path, context: &str, args: &[&str]) -> String {
+/// kubectl in `context` of `kubeconfig`; its stdout, the test failing on an error.
+pub(crate) fn kubectl(kubectl: &Path, kubeconfig: &Path, context: &str, args: &[&str]) -> String {
     let output = Command::new(kubectl)
         .args(["--context", context])
         .args(args)
