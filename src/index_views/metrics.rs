@@ -462,6 +462,85 @@ go_goroutines 42
     }
 
     #[test]
+    fn summaries_histograms_and_untyped_series_kscope_does_not_know_stay_raw() {
+        let r = parse(
+            "# TYPE go_gc_duration_seconds summary\n\
+             go_gc_duration_seconds{quantile=\"0.5\"} 0.001\n\
+             go_gc_duration_seconds{quantile=\"1\"} 0.01\n\
+             go_gc_duration_seconds_sum 0.5\ngo_gc_duration_seconds_count 120\n\
+             # TYPE http_seconds histogram\n\
+             http_seconds_bucket{path=\"/a\\\"b\",le=\"1\"} 3\n\
+             http_seconds_bucket{path=\"/a\\\"b\",le=\"+Inf\"} 4\n\
+             http_seconds_sum{path=\"/a\\\"b\"} 2.5\nhttp_seconds_count{path=\"/a\\\"b\"} 4\n\
+             leader_election_master_status{name=\"w\"} 1\n",
+        )
+        .expect("parses");
+        let raw: Vec<_> = r
+            .raw
+            .iter()
+            .map(|s| (s.name.as_str(), s.labels.as_str(), s.value.as_str()))
+            .collect();
+        assert_eq!(
+            raw,
+            [
+                ("go_gc_duration_seconds", "", "count=120 sum=0.5"),
+                ("http_seconds", "{path=\"/a\"b\"}", "count=4 sum=2.5"),
+                ("leader_election_master_status", "{name=\"w\"}", "1"),
+            ]
+        );
+    }
+
+    #[test]
+    fn one_histogram_sums_its_series_and_sorts_its_buckets() {
+        let r = parse(
+            "# TYPE workqueue_work_duration_seconds histogram\n\
+             workqueue_work_duration_seconds_bucket{name=\"a\",le=\"+Inf\"} 4\n\
+             workqueue_work_duration_seconds_bucket{name=\"a\",le=\"0.1\"} 3\n\
+             workqueue_work_duration_seconds_bucket{name=\"b\",le=\"0.1\"} 1\n\
+             workqueue_work_duration_seconds_count{name=\"b\"} 2\n\
+             workqueue_work_duration_seconds_bucket{name=\"b\",le=\"+Inf\"} 2\n\
+             workqueue_work_duration_seconds_count{name=\"a\"} 4\n\
+             workqueue_work_duration_seconds_sum{name=\"a\"} 1\n",
+        )
+        .expect("parses");
+        assert_eq!(
+            r.work_duration,
+            Some(Buckets {
+                buckets: vec![(0.1, 4.0), (f64::INFINITY, 6.0)],
+                count: 6.0,
+                sum: 1.0,
+            })
+        );
+    }
+
+    #[test]
+    fn informer_series_are_keyed_by_their_labels() {
+        let r = parse(
+            "informer_list_duration_seconds{resource=\"pods\",group=\"\"} 0.2\n\
+             stale_sync_skips_total 3\n",
+        )
+        .expect("parses");
+        let keys: Vec<_> = r.informer.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(
+            keys,
+            [
+                (
+                    "informer_list_duration_seconds{resource=\"pods\",group=\"\"}",
+                    0.2
+                ),
+                ("stale_sync_skips_total", 3.0),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_page_that_is_not_prometheus_text_says_which_line() {
+        let e = parse("# TYPE go_goroutines gauge\ngo_goroutines 42\n<html>\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.to_string().contains("line 3"), "{e}");
+    }
+
+    #[test]
     fn history_keeps_a_bounded_window() {
         let mut h = MetricsHistory::new(3);
         for i in 0..10 {

@@ -249,14 +249,18 @@ impl<'a> Reader<'a> {
             return Ok(());
         }
         cursor.skip_blanks();
+        let mut whole = cursor.clone();
         let name = metric_name(&mut cursor)?;
+        if !matches!(cursor.peek(), None | Some(b' ' | b'\t')) {
+            return Err(Problem::MetricName(whole.token().into()));
+        }
         let at = self.index(name);
         let family = &mut self.families[at];
         if keyword == "HELP" {
             if family.help.is_some() {
                 return Err(Problem::SecondHelp(name.to_string()));
             }
-            cursor.skip_one_blank();
+            cursor.skip_blanks();
             family.help = Some(cursor.rest());
             return Ok(());
         }
@@ -295,10 +299,8 @@ impl<'a> Reader<'a> {
     /// The family a sample of `name` belongs to and what its name adds to the family's.
     fn owner(&mut self, name: &'a str) -> (usize, Suffix) {
         // Samples come grouped by family: the last family is nearly always the one.
-        if let Some(last) = self.families.last() {
-            if let Some(suffix) = suffix_of(name, last) {
-                return (self.families.len() - 1, suffix);
-            }
+        if let Some(suffix) = self.families.last().and_then(|last| suffix_of(name, last)) {
+            return (self.families.len() - 1, suffix);
         }
         if let Some(&at) = self.by_name.get(name) {
             return (at, Suffix::None);
@@ -307,10 +309,10 @@ impl<'a> Reader<'a> {
             let Some(base) = name.strip_suffix(text) else {
                 continue;
             };
-            if let Some(&at) = self.by_name.get(base) {
-                if self.families.get(at).is_some_and(|f| f.kind.takes(suffix)) {
-                    return (at, suffix);
-                }
+            if let Some(&at) = self.by_name.get(base)
+                && self.families.get(at).is_some_and(|f| f.kind.takes(suffix))
+            {
+                return (at, suffix);
             }
         }
         (self.index(name), Suffix::None)
@@ -494,12 +496,6 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    fn skip_one_blank(&mut self) {
-        if matches!(self.peek(), Some(b' ' | b'\t')) {
-            self.bump();
-        }
-    }
-
     fn take_while(&mut self, keep: impl Fn(u8) -> bool) -> &'a str {
         let start = self.at;
         while self.peek().is_some_and(&keep) {
@@ -521,3 +517,6 @@ impl<'a> Cursor<'a> {
         self.line.get(start..end).unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests;
