@@ -3,7 +3,7 @@
 //! format put in at a spread of places.
 
 #[path = "../../fuzz/src/metrics_page.rs"]
-mod metrics_page_fuzz;
+mod page_checks;
 
 use std::path::Path;
 
@@ -19,15 +19,15 @@ fn the_metrics_page_fuzz_checks_hold_on_the_seeds() {
         if let Err(e) = kscope_index_views::metrics::parse(&text) {
             panic!("{}: {e}", path.display());
         }
-        metrics_page_fuzz::check(&seed);
+        page_checks::check(&seed);
         for end in 0..seed.len() {
-            metrics_page_fuzz::check(&seed[..end]);
+            page_checks::check(&seed[..end]);
         }
         for at in (0..seed.len()).step_by(7) {
             for byte in *b"{}=\",\\ \n#e+" {
                 let mut changed = seed.clone();
                 changed[at] = byte;
-                metrics_page_fuzz::check(&changed);
+                page_checks::check(&changed);
             }
         }
         seeds += 1;
