@@ -16,6 +16,7 @@ pub mod mixed;
 pub mod owner_index;
 pub mod ownership;
 pub mod printer_columns;
+pub mod prometheus_text;
 pub mod query;
 pub mod reconciles;
 pub mod registry;

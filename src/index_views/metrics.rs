@@ -6,14 +6,14 @@
 //! observed between them.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::fmt::Write as _;
 
-use openmetrics_parser::{MetricFamily, PrometheusType, PrometheusValue};
+use foldhash::{HashMap, HashMapExt};
 use serde::Serialize;
+use smallvec::SmallVec;
 
-/// Why a page could not be read.
-#[derive(Debug, thiserror::Error)]
-#[error("the metrics page is not Prometheus text: {0}")]
-pub struct MetricsParseError(String);
+use crate::prometheus_text::{Family, LabelValue, MetricType, Sample, Suffix};
+pub use crate::prometheus_text::{MetricsParseError, Problem};
 
 /// A histogram's cumulative buckets (upper bound, count), with its count and sum.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -140,10 +140,9 @@ impl Reading {
 
 /// Reads a page in the Prometheus text format (0.0.4).
 pub fn parse(text: &str) -> Result<Reading, MetricsParseError> {
-    let page = openmetrics_parser::prometheus::parse_prometheus(text)
-        .map_err(|e| MetricsParseError(e.to_string()))?;
-    let mut families: Vec<_> = page.families.values().collect();
-    families.sort_by(|a, b| a.family_name.cmp(&b.family_name));
+    let page = crate::prometheus_text::parse(text)?;
+    let mut families: Vec<_> = page.families.iter().collect();
+    families.sort_by(|a, b| a.name.cmp(b.name));
     let mut reading = Reading::default();
     for family in families {
         read_family(&mut reading, family);
@@ -151,28 +150,26 @@ pub fn parse(text: &str) -> Result<Reading, MetricsParseError> {
     Ok(reading)
 }
 
-type Family = MetricFamily<PrometheusType, PrometheusValue>;
-
-fn read_family(reading: &mut Reading, family: &Family) {
-    let name = family.family_name.as_str();
-    let sum = || Some(family.iter_samples().filter_map(|s| scalar(&s.value)).sum());
+fn read_family(reading: &mut Reading, family: &Family<'_>) {
+    let name = family.name;
+    let sum = || Some(scalars(family).map(|s| s.value).sum());
     let buckets = || {
         let mut all: Option<Buckets> = None;
-        for s in family.iter_samples() {
-            if let Some(b) = histogram(&s.value) {
-                all.get_or_insert_with(Buckets::default).add(&b);
+        if family.kind == MetricType::Histogram {
+            for s in series(family) {
+                all.get_or_insert_with(Buckets::default).add(&s.buckets);
             }
         }
         all
     };
     let by_label = |label: &str, into: &mut BTreeMap<String, f64>| {
-        for s in family.iter_samples() {
+        for s in scalars(family) {
             let key = s
-                .get_labelset()
-                .ok()
-                .and_then(|l| l.get_label_value(label).map(str::to_string))
+                .labels()
+                .find(|(l, _)| *l == label)
+                .map(|(_, v)| v.unescape().into_owned())
                 .unwrap_or_default();
-            *into.entry(key).or_default() += scalar(&s.value).unwrap_or(0.0);
+            *into.entry(key).or_default() += s.value;
         }
     };
     match name {
@@ -181,10 +178,8 @@ fn read_family(reading: &mut Reading, family: &Family) {
         "workqueue_retries_total" => reading.retries_total = sum(),
         "workqueue_unfinished_work_seconds" => reading.unfinished_work_seconds = sum(),
         "workqueue_longest_running_processor_seconds" => {
-            reading.longest_running_processor_seconds = family
-                .iter_samples()
-                .filter_map(|s| scalar(&s.value))
-                .reduce(f64::max);
+            reading.longest_running_processor_seconds =
+                scalars(family).map(|s| s.value).reduce(f64::max);
         }
         "workqueue_queue_duration_seconds" => reading.queue_duration = buckets(),
         "workqueue_work_duration_seconds" => reading.work_duration = buckets(),
@@ -198,74 +193,96 @@ fn read_family(reading: &mut Reading, family: &Family) {
         "controller_runtime_max_concurrent_reconciles" => reading.max_concurrent_reconciles = sum(),
         "rest_client_requests_total" => by_label("code", &mut reading.requests_by_code),
         _ if name.starts_with("informer_") || name == "stale_sync_skips_total" => {
-            for s in family.iter_samples() {
-                if let Some(v) = scalar(&s.value) {
-                    reading
-                        .informer
-                        .insert(format!("{name}{}", labels(s.get_labelset().ok())), v);
-                }
+            for s in scalars(family) {
+                reading
+                    .informer
+                    .insert(format!("{name}{}", labels(s.labels())), s.value);
+            }
+        }
+        _ if matches!(family.kind, MetricType::Histogram | MetricType::Summary) => {
+            for s in series(family) {
+                reading.raw.push(RawSeries {
+                    name: name.to_string(),
+                    labels: labels(s.labels.iter().copied()),
+                    value: format!("count={} sum={}", s.buckets.count, s.buckets.sum),
+                });
             }
         }
         _ => {
-            for s in family.iter_samples() {
-                let value = match &s.value {
-                    PrometheusValue::Histogram(h) => format!(
-                        "count={} sum={}",
-                        h.count.unwrap_or(0),
-                        h.sum.as_ref().map_or(0.0, |n| n.as_f64())
-                    ),
-                    PrometheusValue::Summary(s) => format!(
-                        "count={} sum={}",
-                        s.count.unwrap_or(0),
-                        s.sum.as_ref().map_or(0.0, |n| n.as_f64())
-                    ),
-                    other => scalar(other).unwrap_or(f64::NAN).to_string(),
-                };
+            for s in scalars(family) {
                 reading.raw.push(RawSeries {
                     name: name.to_string(),
-                    labels: labels(s.get_labelset().ok()),
-                    value,
+                    labels: labels(s.labels()),
+                    value: s.value.to_string(),
                 });
             }
         }
     }
 }
 
-fn labels(set: Option<openmetrics_parser::LabelSet<'_>>) -> String {
-    let Some(set) = set else {
-        return String::new();
-    };
-    let pairs: Vec<String> = set.iter().map(|(k, v)| format!("{k}=\"{v}\"")).collect();
-    if pairs.is_empty() {
-        String::new()
-    } else {
-        format!("{{{}}}", pairs.join(","))
-    }
-}
-
-fn scalar(value: &PrometheusValue) -> Option<f64> {
-    match value {
-        PrometheusValue::Gauge(n) | PrometheusValue::Unknown(n) => Some(n.as_f64()),
-        PrometheusValue::Counter(c) => Some(c.value.as_f64()),
-        PrometheusValue::Histogram(_) | PrometheusValue::Summary(_) => None,
-    }
-}
-
-fn histogram(value: &PrometheusValue) -> Option<Buckets> {
-    let PrometheusValue::Histogram(h) = value else {
-        return None;
-    };
-    let mut buckets: Vec<(f64, f64)> = h
-        .buckets
+/// A counter's, gauge's or untyped family's own samples (a counter's `_created` is not one).
+fn scalars<'f, 'a>(family: &'f Family<'a>) -> impl Iterator<Item = &'f Sample<'a>> {
+    let scalar = !matches!(family.kind, MetricType::Histogram | MetricType::Summary);
+    family
+        .samples
         .iter()
-        .map(|b| (b.upper_bound, b.count.as_f64()))
-        .collect();
-    buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
-    Some(Buckets {
-        buckets,
-        count: h.count.map_or(0.0, |c| c as f64),
-        sum: h.sum.as_ref().map_or(0.0, |n| n.as_f64()),
-    })
+        .filter(move |s| scalar && s.suffix == Suffix::None)
+}
+
+/// One histogram's or summary's samples of one label set (`le` and `quantile` aside).
+struct Series<'a> {
+    labels: SeriesKey<'a>,
+    buckets: Buckets,
+}
+
+type SeriesKey<'a> = SmallVec<[(&'a str, LabelValue<'a>); 6]>;
+
+/// A histogram or summary family's series, in the order they first appear; a histogram's
+/// buckets sorted by bound.
+fn series<'a>(family: &Family<'a>) -> Vec<Series<'a>> {
+    let mut all: Vec<Series<'a>> = Vec::new();
+    let mut by_labels: HashMap<SeriesKey<'a>, usize> = HashMap::new();
+    for sample in &family.samples {
+        let key: SeriesKey<'a> = sample
+            .labels()
+            .filter(|(l, _)| *l != "le" && *l != "quantile")
+            .collect();
+        // A series' samples are written together: most lines extend the last one.
+        let at = match all.last() {
+            Some(last) if last.labels == key => all.len() - 1,
+            _ => *by_labels.entry(key.clone()).or_insert_with(|| {
+                all.push(Series {
+                    labels: key,
+                    buckets: Buckets::default(),
+                });
+                all.len() - 1
+            }),
+        };
+        let buckets = &mut all[at].buckets;
+        match (sample.suffix, sample.bound) {
+            (Suffix::Bucket, Some(bound)) => buckets.buckets.push((bound, sample.value)),
+            (Suffix::Sum, _) => buckets.sum = sample.value,
+            (Suffix::Count, _) => buckets.count = sample.value,
+            _ => {}
+        }
+    }
+    for s in &mut all {
+        s.buckets.buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    all
+}
+
+/// A label set as `{name="value",...}` with its values unescaped; empty without labels.
+fn labels<'a>(set: impl Iterator<Item = (&'a str, LabelValue<'a>)>) -> String {
+    let mut text = String::new();
+    for (name, value) in set {
+        text.push(if text.is_empty() { '{' } else { ',' });
+        let _ = write!(text, "{name}=\"{}\"", value.unescape());
+    }
+    if !text.is_empty() {
+        text.push('}');
+    }
+    text
 }
 
 /// What happened between two scrapes `seconds` apart.
@@ -442,6 +459,85 @@ go_goroutines 42
         // Every new observation fell in (0.1, 1]: the median lies half way through it.
         let p50 = rates.reconcile_p50_seconds.expect("p50");
         assert!((p50 - 0.55).abs() < 1e-9, "{p50}");
+    }
+
+    #[test]
+    fn summaries_histograms_and_untyped_series_kscope_does_not_know_stay_raw() {
+        let r = parse(
+            "# TYPE go_gc_duration_seconds summary\n\
+             go_gc_duration_seconds{quantile=\"0.5\"} 0.001\n\
+             go_gc_duration_seconds{quantile=\"1\"} 0.01\n\
+             go_gc_duration_seconds_sum 0.5\ngo_gc_duration_seconds_count 120\n\
+             # TYPE http_seconds histogram\n\
+             http_seconds_bucket{path=\"/a\\\"b\",le=\"1\"} 3\n\
+             http_seconds_bucket{path=\"/a\\\"b\",le=\"+Inf\"} 4\n\
+             http_seconds_sum{path=\"/a\\\"b\"} 2.5\nhttp_seconds_count{path=\"/a\\\"b\"} 4\n\
+             leader_election_master_status{name=\"w\"} 1\n",
+        )
+        .expect("parses");
+        let raw: Vec<_> = r
+            .raw
+            .iter()
+            .map(|s| (s.name.as_str(), s.labels.as_str(), s.value.as_str()))
+            .collect();
+        assert_eq!(
+            raw,
+            [
+                ("go_gc_duration_seconds", "", "count=120 sum=0.5"),
+                ("http_seconds", "{path=\"/a\"b\"}", "count=4 sum=2.5"),
+                ("leader_election_master_status", "{name=\"w\"}", "1"),
+            ]
+        );
+    }
+
+    #[test]
+    fn one_histogram_sums_its_series_and_sorts_its_buckets() {
+        let r = parse(
+            "# TYPE workqueue_work_duration_seconds histogram\n\
+             workqueue_work_duration_seconds_bucket{name=\"a\",le=\"+Inf\"} 4\n\
+             workqueue_work_duration_seconds_bucket{name=\"a\",le=\"0.1\"} 3\n\
+             workqueue_work_duration_seconds_bucket{name=\"b\",le=\"0.1\"} 1\n\
+             workqueue_work_duration_seconds_count{name=\"b\"} 2\n\
+             workqueue_work_duration_seconds_bucket{name=\"b\",le=\"+Inf\"} 2\n\
+             workqueue_work_duration_seconds_count{name=\"a\"} 4\n\
+             workqueue_work_duration_seconds_sum{name=\"a\"} 1\n",
+        )
+        .expect("parses");
+        assert_eq!(
+            r.work_duration,
+            Some(Buckets {
+                buckets: vec![(0.1, 4.0), (f64::INFINITY, 6.0)],
+                count: 6.0,
+                sum: 1.0,
+            })
+        );
+    }
+
+    #[test]
+    fn informer_series_are_keyed_by_their_labels() {
+        let r = parse(
+            "informer_list_duration_seconds{resource=\"pods\",group=\"\"} 0.2\n\
+             stale_sync_skips_total 3\n",
+        )
+        .expect("parses");
+        let keys: Vec<_> = r.informer.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(
+            keys,
+            [
+                (
+                    "informer_list_duration_seconds{resource=\"pods\",group=\"\"}",
+                    0.2
+                ),
+                ("stale_sync_skips_total", 3.0),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_page_that_is_not_prometheus_text_says_which_line() {
+        let e = parse("# TYPE go_goroutines gauge\ngo_goroutines 42\n<html>\n").unwrap_err();
+        assert_eq!(e.line, 3);
+        assert!(e.to_string().contains("line 3"), "{e}");
     }
 
     #[test]

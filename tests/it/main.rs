@@ -42,6 +42,7 @@ mod layers;
 mod mcp;
 mod mcp_edges;
 mod mcp_fleet;
+mod metrics_page_fuzz;
 mod record_disk;
 mod record_tui;
 mod reflector_convergence;
