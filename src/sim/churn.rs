@@ -990,6 +990,8 @@ impl PodTemplate {
             node_name: Some(pod.node.as_str().into()),
             phase: self.like.fields.phase.clone(),
             pod_ip: self.running.then(|| pod.ip.as_str().into()),
+            ready: self.like.fields.ready,
+            terminating: self.like.fields.terminating,
         };
         Some(StoredObject::from_encoded(
             json,

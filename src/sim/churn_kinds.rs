@@ -40,14 +40,10 @@ fn members(txn: &Txn<'_>, namespace: &str, app: &str) -> Vec<Member> {
         .filter(|(_, pod)| label(pod, "app").as_deref() == Some(app))
         .filter_map(|(key, pod)| {
             let ip = pod.fields.pod_ip.as_deref()?.to_string();
-            let value = pod.decode().ok()?;
-            if value["metadata"]["deletionTimestamp"].is_string() {
+            if pod.fields.terminating {
                 return None;
             }
-            let ready = value["status"]["conditions"].as_array().is_some_and(|cs| {
-                cs.iter()
-                    .any(|c| c["type"] == "Ready" && c["status"] == "True")
-            });
+            let ready = pod.fields.ready;
             Some(Member {
                 ip,
                 node: pod.fields.node_name.as_deref().unwrap_or("").to_string(),
@@ -310,14 +306,15 @@ pub(crate) fn recount_deployment(txn: &mut Txn<'_>, key: &str) {
         let Ok(mut rs) = stored.decode() else {
             continue;
         };
-        let live: Vec<Value> = txn
+        // Ready or not, of each of its pods not Terminating.
+        let live: Vec<bool> = txn
             .scan(Resource::Pods, &format!("{rs_key}-"))
             .into_iter()
             .filter(|(_, pod)| pod.controller_uid.as_deref() == Some(&*stored.uid))
-            .filter_map(|(_, pod)| pod.decode().ok())
-            .filter(|pod| !pod["metadata"]["deletionTimestamp"].is_string())
+            .filter(|(_, pod)| !pod.fields.terminating)
+            .map(|(_, pod)| pod.fields.ready)
             .collect();
-        let rs_ready = live.iter().filter(|pod| is_ready(pod)).count() as u32;
+        let rs_ready = live.iter().filter(|ready| **ready).count() as u32;
         let before = rs["status"].clone();
         rs["status"]["replicas"] = json!(live.len());
         rs["status"]["fullyLabeledReplicas"] = json!(live.len());
@@ -358,14 +355,6 @@ pub(crate) fn recount_deployment(txn: &mut Txn<'_>, key: &str) {
         let status = deployment["status"].take();
         let _ = txn.modify_member(Resource::Deployments, key, "status", |s| *s = status);
     }
-}
-
-/// Whether a pod's Ready condition is True.
-fn is_ready(pod: &Value) -> bool {
-    pod["status"]["conditions"]
-        .as_array()
-        .and_then(|cs| cs.iter().find(|c| c["type"] == "Ready"))
-        .is_some_and(|c| c["status"] == "True")
 }
 
 #[cfg(test)]
