@@ -47,7 +47,8 @@ pub struct Tick {
     pub t: f64,
     pub rows: usize,
     /// Every cluster's first list is in, every one watches, and the rows are at least 99% of
-    /// the pods the clusters were made with (churn deletes and makes pods).
+    /// the pods the clusters were made with (churn deletes and makes pods), or the merged
+    /// table's cap.
     pub current: bool,
     /// When the first frame with rows was drawn, once it was.
     pub first_rows: Option<f64>,
@@ -278,6 +279,13 @@ fn run(clusters: usize, pods: usize, churn: usize) {
     let mut syncing = Vec::new();
     client.until(&mut syncing, |t| t.synced.is_some());
     let synced = syncing.last().cloned().expect("a tick");
+    println!(
+        "fleet: together: first rows {:.2} s, synced {:.2} s, {} rows, RSS +{:.0} MiB",
+        synced.first_rows.unwrap_or(f64::NAN),
+        synced.synced.unwrap_or(f64::NAN),
+        synced.rows,
+        mib(synced.rss.saturating_sub(synced.rss_base)),
+    );
     let mut steady = Vec::new();
     client.until(&mut steady, |t| t.t > synced.t + 5.0);
     drop(lone);

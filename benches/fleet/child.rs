@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use kscope_client::cluster::{Cluster, NamespaceScope};
 use kscope_config::Config;
+use kscope_index_views::mixed::ROW_CAP;
 use kscope_resources::ResourceKind;
 use kscope_ui::app::{App, Observer, Step};
 use kscope_ui::detail::DetailController;
@@ -30,7 +31,9 @@ pub fn main(kubeconfig: &Path, pods: usize, contexts: &[String]) {
         .enable_all()
         .build()
         .expect("a runtime");
-    runtime.block_on(run(kubeconfig, pods * contexts.len() * 99 / 100, contexts));
+    // A merged table holds at most ROW_CAP rows (and says the rest are left out).
+    let expected = (pods * contexts.len() * 99 / 100).min(ROW_CAP);
+    runtime.block_on(run(kubeconfig, expected, contexts));
 }
 
 /// What the loop's frames showed since the last tick.
