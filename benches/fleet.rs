@@ -265,13 +265,7 @@ fn run(clusters: usize, pods: usize, churn: usize) {
         client.until(&mut ticks, |t| t.synced.is_some());
         client.stop();
         let last = ticks.pop().expect("a tick");
-        println!(
-            "fleet: alone {context}: first rows {:.2} s, synced {:.2} s, {} rows, RSS +{:.0} MiB",
-            last.first_rows.unwrap_or(f64::NAN),
-            last.synced.unwrap_or(f64::NAN),
-            last.rows,
-            mib(last.rss.saturating_sub(last.rss_base)),
-        );
+        say(&format!("alone {context}"), &last);
         alone.push(last);
     }
 
@@ -279,13 +273,7 @@ fn run(clusters: usize, pods: usize, churn: usize) {
     let mut syncing = Vec::new();
     client.until(&mut syncing, |t| t.synced.is_some());
     let synced = syncing.last().cloned().expect("a tick");
-    println!(
-        "fleet: together: first rows {:.2} s, synced {:.2} s, {} rows, RSS +{:.0} MiB",
-        synced.first_rows.unwrap_or(f64::NAN),
-        synced.synced.unwrap_or(f64::NAN),
-        synced.rows,
-        mib(synced.rss.saturating_sub(synced.rss_base)),
-    );
+    say("together", &synced);
     let mut steady = Vec::new();
     client.until(&mut steady, |t| t.t > synced.t + 5.0);
     drop(lone);
@@ -321,6 +309,17 @@ fn run(clusters: usize, pods: usize, churn: usize) {
         converged,
     };
     println!("{}", report.render());
+}
+
+/// Prints how a child synced, as soon as it did.
+fn say(what: &str, synced: &Tick) {
+    println!(
+        "fleet: {what}: first rows {:.2} s, synced {:.2} s, {} rows, RSS +{:.0} MiB",
+        synced.first_rows.unwrap_or(f64::NAN),
+        synced.synced.unwrap_or(f64::NAN),
+        synced.rows,
+        mib(synced.rss.saturating_sub(synced.rss_base)),
+    );
 }
 
 fn mib(bytes: u64) -> f64 {
