@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer as _};
 use serde_json::value::RawValue;
 
 use super::format::Record;
@@ -39,22 +39,127 @@ struct Meta<'a> {
 #[derive(Deserialize, Default)]
 struct MetaFields<'a> {
     #[serde(borrow, default)]
-    namespace: Option<&'a str>,
-    #[serde(borrow, default)]
-    name: Option<&'a str>,
-    #[serde(borrow, default)]
     annotations: Option<BTreeMap<&'a str, &'a str>>,
 }
 
 /// The `namespace/name` key of a raw object (`name` alone when cluster-scoped), as
 /// client-go's MetaNamespaceKeyFunc makes it; `None` without a name.
+///
+/// Every recorded event is keyed so, and a pod's spec and status are most of its bytes: the
+/// read stops once `metadata` has given both its name and namespace (a cluster-scoped
+/// object's metadata is read to its end). The object is valid JSON already (a `RawValue`),
+/// so what is left unread cannot make it invalid.
 pub fn object_key(raw: &RawValue) -> Option<String> {
-    let meta: Meta<'_> = serde_json::from_str(raw.get()).ok()?;
-    let name = meta.metadata.name.filter(|n| !n.is_empty())?;
-    Some(match meta.metadata.namespace.filter(|n| !n.is_empty()) {
+    let mut names = Names::default();
+    let mut de = serde_json::Deserializer::from_str(raw.get());
+    // Stopping early is an error to serde_json (the map is not at its end): what was read
+    // is in `names`.
+    let _ = de.deserialize_map(ObjectVisitor(&mut names));
+    if !names.complete {
+        return None;
+    }
+    let name = names.name.filter(|n| !n.is_empty())?;
+    Some(match names.namespace.filter(|n| !n.is_empty()) {
         Some(ns) => format!("{ns}/{name}"),
         None => name.to_string(),
     })
+}
+
+/// What [`object_key`] read of `metadata`: `complete` once the name and namespace are known
+/// (both read, or the whole of `metadata` read).
+#[derive(Default)]
+struct Names<'a> {
+    name: Option<&'a str>,
+    namespace: Option<&'a str>,
+    complete: bool,
+}
+
+/// A field name among those [`object_key`] reads, whether escaped in the JSON or not.
+#[derive(PartialEq)]
+enum Field {
+    Metadata,
+    Name,
+    Namespace,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct FieldVisitor;
+        impl serde::de::Visitor<'_> for FieldVisitor {
+            type Value = Field;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: serde::de::Error>(self, field: &str) -> Result<Field, E> {
+                Ok(match field {
+                    "metadata" => Field::Metadata,
+                    "name" => Field::Name,
+                    "namespace" => Field::Namespace,
+                    _ => Field::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(FieldVisitor)
+    }
+}
+
+/// The object's top level: skips to `metadata`, reads it, and stops.
+struct ObjectVisitor<'n, 'a>(&'n mut Names<'a>);
+
+impl<'de> serde::de::Visitor<'de> for ObjectVisitor<'_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(field) = map.next_key::<Field>()? {
+            if field == Field::Metadata {
+                return map.next_value_seed(MetadataSeed(self.0));
+            }
+            map.next_value::<serde::de::IgnoredAny>()?;
+        }
+        Ok(())
+    }
+}
+
+/// `metadata`: its name and namespace, read until both are known.
+struct MetadataSeed<'n, 'a>(&'n mut Names<'a>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for MetadataSeed<'_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for MetadataSeed<'_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object's metadata")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let names = self.0;
+        while let Some(field) = map.next_key::<Field>()? {
+            match field {
+                Field::Name => names.name = map.next_value()?,
+                Field::Namespace => names.namespace = map.next_value()?,
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+            if names.name.is_some() && names.namespace.is_some() {
+                break;
+            }
+        }
+        names.complete = true;
+        Ok(())
+    }
 }
 
 /// Whether a BOOKMARK's object is the one closing a watch-list's initial events: a replay
@@ -191,6 +296,44 @@ mod tests {
             event_type: event_type.into(),
             resource_version: Some(rv.to_string()),
             object,
+        }
+    }
+
+    #[test]
+    fn the_key_is_read_from_metadata_wherever_it_is_and_stops_at_it() {
+        let key = |json: &str| object_key(&raw(json));
+        // Metadata after the spec; the name before the namespace; a field name escaped.
+        assert_eq!(
+            key(
+                r#"{"spec":{"name":"no","x":[1,{"a":"b"}]},"metadata":{"name":"web","namespace":"ns"}}"#
+            ),
+            Some("ns/web".into())
+        );
+        assert_eq!(
+            key(r#"{"metadata":{"uid":"u","na\u006de":"web","namespace":"ns"},"status":{}}"#),
+            Some("ns/web".into())
+        );
+        // Cluster-scoped: metadata read to its end; an empty namespace is none.
+        assert_eq!(
+            key(r#"{"metadata":{"name":"node-1","labels":{"namespace":"x"}}}"#),
+            Some("node-1".into())
+        );
+        assert_eq!(
+            key(r#"{"metadata":{"namespace":"","name":"node-1"}}"#),
+            Some("node-1".into())
+        );
+        // No name, a name that is not a string, no metadata, not an object: no key.
+        for json in [
+            r#"{"metadata":{"namespace":"ns"}}"#,
+            r#"{"metadata":{"name":"","namespace":"ns"}}"#,
+            r#"{"metadata":{"name":null,"namespace":"ns"}}"#,
+            r#"{"metadata":{"name":7,"namespace":"ns"}}"#,
+            r#"{"metadata":null}"#,
+            r#"{"kind":"Pod"}"#,
+            r#"["metadata"]"#,
+            r#""web""#,
+        ] {
+            assert_eq!(key(json), None, "{json}");
         }
     }
 
