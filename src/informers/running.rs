@@ -172,7 +172,10 @@ impl<T: Object> RunningInformer<T> {
     }
 
     /// Waits until the first list is in the Indexer. Returns the Reflector's error instead if
-    /// one that `gives_up` accepts happens first; others are retried as usual.
+    /// one that `gives_up` accepts happens before a list reached the store; others are
+    /// retried as usual. Once a list reached the store, its objects are applied whatever the
+    /// watch does next, and whether the store is still current is the caller's to check:
+    /// else the result would race the store's drain against the watch's failure.
     pub async fn wait_for_sync(
         &self,
         gives_up: impl Fn(&ReflectorError) -> bool,
@@ -180,7 +183,7 @@ impl<T: Object> RunningInformer<T> {
         let mut status = self.status.clone();
         let fatal = async {
             match status
-                .wait_for(|s| s.last_error.as_deref().is_some_and(&gives_up))
+                .wait_for(|s| !s.listed && s.last_error.as_deref().is_some_and(&gives_up))
                 .await
             {
                 Ok(s) => s.last_error.clone(),
