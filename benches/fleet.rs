@@ -57,6 +57,8 @@ pub struct Tick {
     pub rss: u64,
     /// The child's RSS before the App started: the runtime and the binary.
     pub rss_base: u64,
+    /// The child's CPU time (user and system, s) when the table was first current.
+    pub synced_cpu: Option<f64>,
     pub watch_events: u64,
     /// Since the last tick: each frame's drawing time and each key's time to the next frame
     /// (ms).
@@ -258,20 +260,26 @@ fn run(clusters: usize, pods: usize, churn: usize) {
         started.elapsed().as_secs_f64()
     );
 
+    let sims_cpu = || cpu(&rest.child.id().to_string()) + cpu(&lone.child.id().to_string());
     let mut alone = Vec::new();
+    let mut alone_sims_cpu = 0.0;
     for context in &contexts {
+        let before = sims_cpu();
         let mut client = Client::start(&kubeconfig, pods, std::slice::from_ref(context));
         let mut ticks = Vec::new();
         client.until(&mut ticks, |t| t.synced.is_some());
+        alone_sims_cpu += sims_cpu() - before;
         client.stop();
         let last = ticks.pop().expect("a tick");
         say(&format!("alone {context}"), &last);
         alone.push(last);
     }
 
+    let before = sims_cpu();
     let mut client = Client::start(&kubeconfig, pods, &contexts);
     let mut syncing = Vec::new();
     client.until(&mut syncing, |t| t.synced.is_some());
+    let together_sims_cpu = sims_cpu() - before;
     let synced = syncing.last().cloned().expect("a tick");
     say("together", &synced);
     let mut steady = Vec::new();
@@ -307,6 +315,7 @@ fn run(clusters: usize, pods: usize, churn: usize) {
         down,
         back,
         converged,
+        sims_cpu: (alone_sims_cpu, together_sims_cpu),
     };
     println!("{}", report.render());
 }
@@ -337,6 +346,9 @@ struct Report {
     down: Vec<Tick>,
     back: Vec<Tick>,
     converged: f64,
+    /// The sims' CPU time (s) while the children synced: every cluster alone, summed; and
+    /// all together. Read as the ticks arrive, so each span is a tick (1 s) long at most.
+    sims_cpu: (f64, f64),
 }
 
 /// p50, p99 and the maximum of `samples` (ms).
@@ -379,7 +391,6 @@ impl Report {
             .map(|t| t.rss.saturating_sub(t.rss_base))
             .sum();
         let fleet_rss = self.synced.rss.saturating_sub(self.synced.rss_base);
-        let alone_rows: usize = self.alone.iter().map(|t| t.rows).sum();
         let _ = writeln!(
             out,
             "{} clusters x {} pods, {} writes/s each; {}",
@@ -403,6 +414,23 @@ impl Report {
                 self.synced.synced.unwrap_or(f64::NAN),
                 self.synced.synced.unwrap_or(f64::NAN) / slowest
             ),
+        );
+        let alone_cpu: f64 = self.alone.iter().filter_map(|t| t.synced_cpu).sum();
+        let fleet_cpu = self.synced.synced_cpu.unwrap_or(f64::NAN);
+        let per_pod = |seconds: f64, rows: usize| seconds * 1e6 / rows.max(1) as f64;
+        let alone_rows: usize = self.alone.iter().map(|t| t.rows).sum();
+        row(
+            "client CPU to sync together / sum of alone",
+            format!(
+                "{fleet_cpu:.2} s / {alone_cpu:.2} s ({:.2}x; {:.1} / {:.1} µs a pod)",
+                fleet_cpu / alone_cpu,
+                per_pod(fleet_cpu, self.synced.rows),
+                per_pod(alone_cpu, alone_rows)
+            ),
+        );
+        row(
+            "sims' CPU while syncing together / sum of alone",
+            format!("{:.2} s / {:.2} s", self.sims_cpu.1, self.sims_cpu.0),
         );
         row(
             "rows together / sum of alone",
@@ -468,6 +496,25 @@ pub fn emit(tick: &Tick) {
     let _ = serde_json::to_writer(&mut out, tick);
     let _ = out.write_all(b"\n");
     let _ = out.flush();
+}
+
+/// CPU time (user and system, s) of process `pid` ("self" for this one), from /proc: its
+/// 14th and 15th fields, in USER_HZ, which Linux fixes at 100 for /proc.
+pub fn cpu(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The command name (field 2) may hold spaces: count from after its closing parenthesis.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |at: usize| {
+        fields
+            .get(at)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    (ticks(11) + ticks(12)) as f64 / 100.0
 }
 
 /// This process's resident set, from /proc.

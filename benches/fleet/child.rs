@@ -20,7 +20,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
-use super::{Tick, emit, rss};
+use super::{Tick, cpu, emit, rss};
 
 /// As `kscope_ui::run` sizes it.
 const TAP_CAPACITY: usize = 4096;
@@ -44,6 +44,7 @@ struct Seen {
     watch_events: u64,
     first_rows: Option<Instant>,
     synced: Option<Instant>,
+    synced_cpu: Option<f64>,
     draws: Vec<f64>,
     keys: Vec<f64>,
     /// When the last key was sent, until a frame is drawn after it.
@@ -78,6 +79,7 @@ impl Observer for Watcher {
         }
         if seen.current && seen.synced.is_none() {
             seen.synced = Some(now);
+            seen.synced_cpu = Some(cpu("self"));
         }
         if let Some(sent) = seen.key_sent.take() {
             seen.keys.push(now.duration_since(sent).as_secs_f64() * 1e3);
@@ -162,6 +164,7 @@ async fn run(kubeconfig: &Path, expected: usize, contexts: &[String]) {
                     synced: since(seen.synced),
                     rss: rss(),
                     rss_base,
+                    synced_cpu: seen.synced_cpu,
                     watch_events: seen.watch_events,
                     draws: std::mem::take(&mut seen.draws),
                     keys: std::mem::take(&mut seen.keys),

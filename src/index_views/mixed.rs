@@ -181,8 +181,9 @@ struct MixedRow {
     sort: SortKey,
 }
 
-/// The rows most a mixed table holds; more are left out, and the snapshot says so.
-pub const ROW_CAP: usize = 500_000;
+/// The rows most a merged table holds; more are left out, and the snapshot says so. Twice a
+/// fleet of twenty clusters of 50,000 pods (about 56 bytes a fleet row, 120 MB at the cap).
+pub const ROW_CAP: usize = 2_000_000;
 
 /// A table merged from several members' rows (`:all`'s kinds, a fleet's clusters), each row
 /// named by an id unique across them: what a selection on it follows.
@@ -196,24 +197,27 @@ pub trait MergedRows {
     /// Where the row `id` is.
     fn position(&self, id: &str) -> Option<usize>;
 
-    /// The row at `position`: its member, its id, and the member's own key for it.
-    fn row(&self, position: usize) -> Option<(usize, &Key, &Key)>;
+    /// The id of the row at `position`.
+    fn id(&self, position: usize) -> Option<Key>;
+
+    /// The row at `position`: its member, and the member's own key for it.
+    fn member_key(&self, position: usize) -> Option<(usize, &Key)>;
 
     /// The row id at `position`, clamped to the rows.
     fn id_at(&self, position: usize) -> Option<Key> {
         let last = self.len().checked_sub(1)?;
-        self.row(position.min(last)).map(|(_, id, _)| id.clone())
+        self.id(position.min(last))
     }
 
     /// The member and its own key of the row `id`.
     fn member_of(&self, id: &str) -> Option<(usize, Key)> {
-        let (member, _, key) = self.row(self.position(id)?)?;
+        let (member, key) = self.member_key(self.position(id)?)?;
         Some((member, key.clone()))
     }
 }
 
 /// Each row's position by its id, for [`MergedRows::position`].
-pub(crate) fn positions<R>(rows: &[R], id: impl Fn(&R) -> &Key) -> HashMap<Key, usize> {
+fn positions<R>(rows: &[R], id: impl Fn(&R) -> &Key) -> HashMap<Key, usize> {
     rows.iter()
         .enumerate()
         .map(|(at, row)| (id(row).clone(), at))
@@ -229,9 +233,13 @@ impl MergedRows for MixedRows {
         self.positions.get(id).copied()
     }
 
-    fn row(&self, position: usize) -> Option<(usize, &Key, &Key)> {
+    fn id(&self, position: usize) -> Option<Key> {
+        self.rows.get(position).map(|row| row.id.clone())
+    }
+
+    fn member_key(&self, position: usize) -> Option<(usize, &Key)> {
         let row = self.rows.get(position)?;
-        Some((row.member, &row.id, &row.summary.key))
+        Some((row.member, &row.summary.key))
     }
 }
 
@@ -470,7 +478,8 @@ impl<S: Snapshot> SnapshotWorker<S> {
         let task = tokio::spawn(async move {
             // The snapshot before the current one: a frame may still hold it when it is
             // replaced, so it is released at the next rebuild, off the UI thread (releasing
-            // 150,000 rows costs as much as building them).
+            // 150,000 rows costs as much as building them), and before that rebuild starts,
+            // so no more than two snapshots are ever held.
             let mut previous: Option<Arc<S>> = None;
             loop {
                 let inputs = inputs_rx.borrow_and_update().clone();
@@ -482,14 +491,18 @@ impl<S: Snapshot> SnapshotWorker<S> {
                 let started = tokio::time::Instant::now();
                 let members = inputs.members;
                 let sort = inputs.sort;
-                let built = tokio::task::spawn_blocking(move || S::build(&members, sort)).await;
+                let released = previous.take();
+                let built = tokio::task::spawn_blocking(move || {
+                    drop(released);
+                    S::build(&members, sort)
+                })
+                .await;
                 let Ok(built) = built else {
                     return;
                 };
                 let replaced = std::mem::replace(&mut *shared.lock(), Arc::new(built));
                 version_tx.send_modify(|v| *v += 1);
-                let released = previous.replace(replaced);
-                tokio::task::spawn_blocking(move || drop(released));
+                previous = Some(replaced);
                 let pause = started.elapsed().min(MAX_PAUSE);
                 tokio::select! {
                     changed = inputs_rx.changed() => if changed.is_err() { return },

@@ -4,6 +4,7 @@
 
 use super::contexts::{Connected, ContextSwitcher, Switched};
 use super::effect::Follow;
+use super::namespace_sets::group_of;
 use super::tables::{Surface, Tables};
 
 /// The context session: asking for a switch, and moving the session to the new cluster.
@@ -22,8 +23,9 @@ impl ContextSwitcher {
 
     /// A connection finished: on success every table of the old cluster stops (in the
     /// background) and the same kind, or the same category (`:all`) as the new cluster
-    /// serves it, shows from the new one, in all namespaces if that was the scope, else in
-    /// the new context's namespace. Returns the new cluster's client (for the app's other
+    /// serves it, shows from the new one: in the scope the new cluster group was last shown
+    /// in, else in all namespaces or the same set if that was the scope, else in the new
+    /// context's namespace. Returns the new cluster's client (for the app's other
     /// readers) and what the loop must follow; on failure, or for an attempt superseded,
     /// nothing changes but the message saying why.
     pub(crate) fn switch(
@@ -54,17 +56,25 @@ impl ContextSwitcher {
             false => starter.for_fleet(fleet),
         };
         let detail = ui.detail.for_client(cluster.client.clone());
-        let follow = match tables.move_to_cluster(ui, starter, &cluster.default_namespace, detail) {
+        // The header names the new cluster group before its tables start, so the scope they
+        // show is remembered as that group's; it opens in the scope it was last shown in.
+        let label = starter
+            .fleet_label()
+            .unwrap_or_else(|| (cluster.context.clone(), cluster.server.clone()));
+        let last = ui.namespace_sets.last(&group_of(&label.0));
+        let previous = (
+            std::mem::replace(&mut ui.header.context, label.0),
+            std::mem::replace(&mut ui.header.server, label.1),
+        );
+        let moved = tables.move_to_cluster(ui, starter, &cluster.default_namespace, last, detail);
+        let follow = match moved {
             Ok(follow) => follow,
             Err(err) => {
+                (ui.header.context, ui.header.server) = previous;
                 ui.state.command.error = Some(format!("context {context}: {err}"));
                 return None;
             }
         };
-        (ui.header.context, ui.header.server) = tables
-            .starter
-            .fleet_label()
-            .unwrap_or_else(|| (cluster.context.clone(), cluster.server.clone()));
         ui.state.command.error = Some(match discovery_error {
             None => format!("switched to context {context}"),
             Some(err) => format!("switched to context {context}; only the built-in kinds: {err}"),

@@ -64,11 +64,13 @@ pub fn start(
 /// Starts a category's table (`:all`) across every cluster of a fleet starter: on each
 /// cluster the category's table of the kinds it puts in the category (the first cluster's,
 /// until its discovery has answered), merged as a kind's tables are, with a CLUSTER column.
-/// Must run inside a Tokio runtime.
+/// A cluster's kind table that `running` gives back (by context and kind: one parked) is
+/// used instead of starting one. Must run inside a Tokio runtime.
 pub fn start_category(
     starter: &TableStarter,
     category: &Category,
     scope: &NamespaceScope,
+    mut running: impl FnMut(&str, &Kind) -> Option<Box<dyn Table>>,
 ) -> Box<dyn Table> {
     let members = starter
         .fleet()
@@ -77,7 +79,9 @@ pub fn start_category(
             let own = Category::discovered(&category.name, &m.catalog().current())
                 .unwrap_or_else(|| category.clone());
             let kinds = own.kinds.clone();
-            let mixed = MixedTable::start(m, own, kinds.iter(), scope, |_| None);
+            let context = &m.cluster().context;
+            let mixed =
+                MixedTable::start(m, own, kinds.iter(), scope, |kind| running(context, kind));
             (
                 m.cluster().context.clone(),
                 Box::new(mixed) as Box<dyn Table>,
@@ -88,6 +92,9 @@ pub fn start_category(
     let kind = first.unwrap_or_else(|| ResourceKind::Pods.into());
     Box::new(FleetTable::new(kind, members, SortSpec::default()))
 }
+
+/// Running tables by context, one per cluster.
+pub type ClusterTables = Vec<(String, Box<dyn Table>)>;
 
 /// One cluster of a fleet table.
 struct Member {
@@ -255,7 +262,7 @@ pub struct FleetTable {
 impl FleetTable {
     /// A table of `members` (one running table of `kind` per cluster, by context), sorted
     /// by `sort`. Must run inside a Tokio runtime.
-    pub fn new(kind: Kind, members: Vec<(String, Box<dyn Table>)>, sort: SortSpec) -> Self {
+    pub fn new(kind: Kind, members: ClusterTables, sort: SortSpec) -> Self {
         let mut members: Vec<Member> = members
             .into_iter()
             .map(|(context, table)| Member {
@@ -305,6 +312,58 @@ impl FleetTable {
         self.status_task.abort();
         self.status_task = follow_statuses(&self.members, self.status_tx.clone());
         Some(removed.table)
+    }
+
+    /// Gives every cluster's table back, by context, leaving this one empty: a parked
+    /// kind's fleet table taken apart for a category's tables to reuse.
+    pub fn take_members(&mut self) -> ClusterTables {
+        let members = std::mem::take(&mut self.members);
+        self.by_cluster.clear();
+        self.refresh_inputs();
+        self.status_task.abort();
+        members
+            .into_iter()
+            .map(|m| (m.context.to_string(), m.table))
+            .collect()
+    }
+
+    /// A category's fleet table (each cluster's table a [`MixedTable`]) taken apart: each
+    /// kind's tables across the clusters, merged again as that kind's fleet table, to park
+    /// and reuse. A kind some cluster does not hold is stopped in the background, as it
+    /// could not show every cluster. Empty for a kind's fleet table.
+    pub fn take_kinds(&mut self) -> Vec<(Kind, Box<dyn Table>)> {
+        let is_category = self
+            .members
+            .iter()
+            .all(|m| m.table.as_any().is::<MixedTable>());
+        if !is_category || self.members.is_empty() {
+            return Vec::new();
+        }
+        let clusters = self.members.len();
+        let mut kinds: Vec<(Kind, ClusterTables)> = Vec::new();
+        for (context, mut table) in self.take_members() {
+            let Some(mixed) = table.as_any_mut().downcast_mut::<MixedTable>() else {
+                continue;
+            };
+            for (kind, table) in mixed.take_members() {
+                match kinds.iter_mut().find(|(k, _)| *k == kind) {
+                    Some((_, tables)) => tables.push((context.clone(), table)),
+                    None => kinds.push((kind, vec![(context.clone(), table)])),
+                }
+            }
+        }
+        let mut whole = Vec::new();
+        for (kind, tables) in kinds {
+            if tables.len() == clusters {
+                let fleet = FleetTable::new(kind.clone(), tables, SortSpec::default());
+                whole.push((kind, Box::new(fleet) as Box<dyn Table>));
+            } else {
+                for (_, table) in tables {
+                    tokio::spawn(table.shutdown());
+                }
+            }
+        }
+        whole
     }
 
     fn snapshot(&self) -> Arc<FleetRows> {

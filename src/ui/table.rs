@@ -515,6 +515,10 @@ fn within(scope: &Option<Term>, mut query: Query) -> Query {
     query
 }
 
+/// The fewest entries a fleet member's tap keeps: enough for the delta panel's screen and
+/// an object's recent history, whatever the number of clusters.
+const FLEET_TAP_FLOOR: usize = 512;
+
 /// Starts tables on one cluster, all with the configured indexes, each with a tap keeping
 /// its latest `tap_capacity` entries.
 pub struct TableStarter {
@@ -553,12 +557,19 @@ impl TableStarter {
     /// Tables across `clusters` (two or more), each cluster's informers its own, with what
     /// it serves discovered in the background; this starter stands for the first cluster
     /// wherever one is needed (`:ctx`, the workbench views).
+    ///
+    /// The tap's entries are shared out: each cluster's keeps `tap_capacity / N` (at least
+    /// `FLEET_TAP_FLOOR`), so twenty clusters do not keep twenty rings of raw objects
+    /// (4,096 entries of a 3 KB pod are 12 MB a cluster).
     pub fn for_fleet(mut self, clusters: Vec<Cluster>) -> Self {
+        let share = (self.tap_capacity / clusters.len().max(1)).max(FLEET_TAP_FLOOR);
         let members: Vec<TableStarter> = clusters
             .into_iter()
             .map(|cluster| {
                 let (catalog, watch) = Catalog::discover_in_background(&cluster);
-                self.for_cluster(cluster, catalog, watch)
+                let mut member = self.for_cluster(cluster, catalog, watch);
+                member.tap_capacity = member.tap_capacity.min(share);
+                member
             })
             .collect();
         if let Some(first) = members.first() {

@@ -574,11 +574,17 @@ impl Tables {
             && self.gone.is_none()
             && self.category.is_none();
         // A category's table is taken apart (its kinds' tables parked, to be reused) once
-        // the table to show is known to be there.
+        // the table to show is known to be there (across clusters: one of its kinds).
         let in_category = to.scope == self.view.scope
-            && self
-                .mixed()
-                .is_some_and(|m| m.kinds().any(|kind| *kind == to.kind));
+            && match self.starter.fleet() {
+                [] => self
+                    .mixed()
+                    .is_some_and(|m| m.kinds().any(|kind| *kind == to.kind)),
+                _ => self
+                    .category
+                    .as_ref()
+                    .is_some_and(|c| c.kinds.contains(&to.kind)),
+            };
         if in_category {
             self.park_members();
         }
@@ -636,13 +642,54 @@ impl Tables {
         }
     }
 
-    /// Parks the kinds' tables of the category's table on screen, if one is.
+    /// Parks the kinds' tables of the category's table on screen, if one is: across
+    /// clusters, each kind's tables merged again as that kind's fleet table.
     pub(crate) fn park_members(&mut self) {
         let scope = self.view.scope.clone();
-        let members = self.mixed_mut().map(MixedTable::take_members);
+        let members = match self.category.is_some() && !self.starter.fleet().is_empty() {
+            true => self
+                .table
+                .as_any_mut()
+                .downcast_mut::<FleetTable>()
+                .map(FleetTable::take_kinds),
+            false => self.mixed_mut().map(MixedTable::take_members),
+        };
         for (kind, table) in members.into_iter().flatten() {
             self.parked.push((kind, scope.clone(), table));
         }
+    }
+
+    /// Each cluster's table of a kind of `kinds` in `scope`, taken from the kind's parked
+    /// fleet table (and, with `current`, from the fleet table on screen, of `self.view`),
+    /// with its context and kind, for a fleet's category table to reuse.
+    fn take_fleet_tables(
+        &mut self,
+        kinds: &[Kind],
+        scope: &NamespaceScope,
+        current: bool,
+    ) -> Vec<(String, Kind, Box<dyn Table>)> {
+        let mut running = Vec::new();
+        let mut take = |kind: &Kind, table: &mut Box<dyn Table>| {
+            if let Some(fleet) = table.as_any_mut().downcast_mut::<FleetTable>() {
+                for (context, member) in fleet.take_members() {
+                    running.push((context, kind.clone(), member));
+                }
+            }
+        };
+        if current {
+            take(&self.view.kind.clone(), &mut self.table);
+        }
+        let mut kept = Vec::new();
+        for (kind, parked_scope, mut table) in std::mem::take(&mut self.parked) {
+            if parked_scope == *scope && kinds.contains(&kind) {
+                take(&kind, &mut table);
+                tokio::spawn(table.shutdown());
+            } else {
+                kept.push((kind, parked_scope, table));
+            }
+        }
+        self.parked = kept;
+        running
     }
 
     /// Stops the oldest parked tables beyond the cap.
@@ -668,8 +715,10 @@ impl Tables {
         let old_scope = self.view.scope.clone();
         let single = (self.category.is_none() && self.gone.is_none() && old_scope == scope)
             .then(|| self.view.kind.clone())
-            .filter(|kind| category.kinds.contains(kind) && self.starter.fleet().is_empty());
+            .filter(|kind| category.kinds.contains(kind));
         self.park_members();
+        // Across clusters, the kind on screen is taken apart with the parked ones.
+        let mut emptied = false;
         let mixed: Box<dyn Table> = match self.starter.fleet() {
             [] => {
                 let kinds = category
@@ -690,11 +739,33 @@ impl Tables {
                     },
                 ))
             }
-            _ => fleet_table::start_category(&self.starter, &category, &scope),
+            _ => {
+                emptied = single.is_some();
+                let mut running = self.take_fleet_tables(&category.kinds, &scope, emptied);
+                let table = fleet_table::start_category(
+                    &self.starter,
+                    &category,
+                    &scope,
+                    |context, kind| {
+                        let at = running
+                            .iter()
+                            .position(|(c, k, _)| c == context && k == kind)?;
+                        Some(running.swap_remove(at).2)
+                    },
+                );
+                // A cluster's table its category no longer names.
+                for (_, _, unused) in running {
+                    tokio::spawn(unused.shutdown());
+                }
+                table
+            }
         };
         self.remember(ui, remember);
         let old = std::mem::replace(&mut self.table, mixed);
         match (&single, self.category.is_some() || self.gone.is_some()) {
+            _ if emptied => {
+                tokio::spawn(old.shutdown());
+            }
             (Some(kind), _) => {
                 let kind = kind.clone();
                 if let Some(mixed) = self.mixed_mut() {
@@ -966,8 +1037,9 @@ impl Tables {
     }
 
     /// Moves the session to another cluster, whose tables `starter` starts: the same kind,
-    /// or the same category as the new cluster serves it, in all namespaces if that was the
-    /// scope, else in `namespace`; `detail` is the new cluster's. The old cluster's tables
+    /// or the same category as the new cluster serves it, in `last` (the scope its cluster
+    /// group was last shown in) if there is one, else in all namespaces or the same set if
+    /// that was the scope, else in `namespace`; `detail` is the new cluster's. The old cluster's tables
     /// stop in the background. If the new table cannot start, nothing changes and the
     /// error says why.
     pub(crate) fn move_to_cluster(
@@ -975,12 +1047,14 @@ impl Tables {
         ui: &mut Surface,
         starter: TableStarter,
         namespace: &str,
+        last: Option<NamespaceScope>,
         detail: DetailController,
     ) -> Result<Vec<Follow>, String> {
-        let scope = match &self.view.scope {
-            NamespaceScope::One(_) => NamespaceScope::One(namespace.to_string()),
+        let scope = match (last, &self.view.scope) {
+            (Some(last), _) => last,
+            (None, NamespaceScope::One(_)) => NamespaceScope::One(namespace.to_string()),
             // A set's members are looked for in the new cluster, each said if missing.
-            all_or_set => all_or_set.clone(),
+            (None, all_or_set) => all_or_set.clone(),
         };
         // A category is looked up again: the new cluster may serve other kinds in it.
         let category = match &self.category {

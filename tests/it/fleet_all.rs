@@ -195,3 +195,73 @@ async fn show_all_again(app: &mut App, expected: &[Vec<String>]) {
     })
     .await;
 }
+
+/// The first entry of the table's tap (its current cluster's informer's): the same entry
+/// after a view change means the same informer, parked and reused, not a new list.
+fn first_tap_entry(app: &App) -> std::sync::Arc<kscope_informers::instrument::tap::TapEntry> {
+    let entries = app.table().tap().snapshot();
+    entries
+        .first()
+        .cloned()
+        .expect("the informer has tapped its list")
+}
+
+/// Across clusters as on one: leaving `:all` parks its kinds' tables (merged again across
+/// the clusters), so `:pods` after it shows the same informers, and `:all` after that takes
+/// the pods table on screen back in, instead of listing every cluster again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaving_all_across_clusters_parks_its_kinds_tables() {
+    use std::sync::Arc;
+
+    let dir = temp_dir("fleet-all-park");
+    let (sims, _kubeconfig) = three_sims(&dir).await;
+    let mut clusters = Vec::new();
+    for (sim, context) in sims.iter().zip(CONTEXTS) {
+        let config = sim.kube_config().await.expect("config");
+        clusters.push(Cluster::from_config(config, context.into()).expect("cluster"));
+    }
+    let mut app = AppStart::pods(clusters[0].clone()).fleet(clusters).start();
+    let watching = |app: &App| app.header().sync.matches(" watching").count() == 3;
+    let pods = wait_rows(&mut app, "every cluster's pods", |app, w| {
+        w.total > 0 && watching(app)
+    })
+    .await
+    .total;
+    let pods_informer = first_tap_entry(&app);
+
+    show_all(&mut app).await;
+    wait_rows(&mut app, "every cluster's get all", |app, w| {
+        w.total > pods && watching(app)
+    })
+    .await;
+    run_command(&mut app, "pods");
+    assert_eq!(app.header().resource, "pods");
+    assert!(
+        Arc::ptr_eq(&first_tap_entry(&app), &pods_informer),
+        "the pods informers were parked and are shown again"
+    );
+    wait_rows(&mut app, "the parked pods, every cluster's", |app, w| {
+        w.total == pods && watching(app)
+    })
+    .await;
+
+    // Another kind of the category, and `:all` again: one informer per kind and cluster
+    // throughout.
+    run_command(&mut app, "deploy");
+    assert_eq!(app.header().resource, "deployments");
+    wait_rows(&mut app, "every cluster's deployments", |app, w| {
+        w.total > 0 && watching(app)
+    })
+    .await;
+    let deployments_informer = first_tap_entry(&app);
+    show_all(&mut app).await;
+    run_command(&mut app, "deploy");
+    assert!(Arc::ptr_eq(&first_tap_entry(&app), &deployments_informer));
+    run_command(&mut app, "pods");
+    assert!(Arc::ptr_eq(&first_tap_entry(&app), &pods_informer));
+    app.shutdown().await;
+    for sim in sims {
+        sim.shutdown().await;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -233,3 +233,81 @@ async fn get_with_a_comma_list_prints_both_namespaces_rows_with_their_namespace(
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `:ctx` to another cluster group opens it in the scope that group was last shown in, and
+/// the scope shown after a switch is remembered as the new group's, not the old one's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctx_restores_each_cluster_groups_last_scope() {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use kscope_client::cluster::ClusterArgs;
+    use kscope_ui::contexts::ContextSwitcher;
+
+    let dir = temp_dir("nsset-ctx");
+    let (mut sim, kubeconfig) = crate::common::cli::sim_clusters(
+        &dir,
+        2,
+        &["--pods", "20", "--nodes", "2", "--namespaces", "2"],
+    )
+    .await;
+    let path = dir.join("namespace-sets.json");
+    let args = ClusterArgs {
+        kubeconfig: Some(kubeconfig.clone()),
+        ..ClusterArgs::default()
+    };
+    let cluster = args.connect().await.expect("the first context");
+    let (list_args, connect_args) = (args.clone(), args.clone());
+    let contexts = ContextSwitcher::new(
+        Arc::new(move || list_args.context_names()),
+        Arc::new(move |context: String| {
+            let args = connect_args.with_context(&context);
+            Box::pin(async move { args.connect().await })
+        }),
+    );
+    let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::One("default".into()));
+    let mut app = AppStart::new(cluster, view)
+        .namespace_sets(NamespaceSets::load(path.clone()), true)
+        .contexts(contexts)
+        .start();
+    async fn switch(app: &mut App, context: &str) {
+        run_command(app, &format!("ctx {context}"));
+        let connected = tokio::time::timeout(Duration::from_secs(30), app.context_connected())
+            .await
+            .expect("connected in time")
+            .expect("a result");
+        app.finish_context(connected);
+        assert_eq!(
+            app.header().context,
+            context,
+            "{:?}",
+            app.state().command.error
+        );
+    }
+
+    run_command(&mut app, "pods -n kube-system");
+    assert_eq!(app.header().scope, "namespace kube-system");
+    switch(&mut app, "kscope-sim-2").await;
+    assert_eq!(
+        app.header().scope,
+        "namespace default",
+        "nothing kept for kscope-sim-2: its context's namespace"
+    );
+    run_command(&mut app, "pods -A");
+    assert_eq!(app.header().scope, "all namespaces");
+    switch(&mut app, "kscope-sim-1").await;
+    assert_eq!(app.header().scope, "namespace kube-system", "sim-1's last");
+    switch(&mut app, "kscope-sim-2").await;
+    assert_eq!(app.header().scope, "all namespaces", "sim-2's last");
+    app.shutdown().await;
+
+    let kept = NamespaceSets::load(path);
+    assert_eq!(
+        kept.last("kscope-sim-1"),
+        Some(NamespaceScope::One("kube-system".into()))
+    );
+    assert_eq!(kept.last("kscope-sim-2"), Some(NamespaceScope::All));
+    let _ = sim.kill();
+    let _ = sim.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}
