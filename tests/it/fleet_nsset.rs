@@ -238,11 +238,9 @@ async fn get_with_a_comma_list_prints_both_namespaces_rows_with_their_namespace(
 /// the scope shown after a switch is remembered as the new group's, not the old one's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctx_restores_each_cluster_groups_last_scope() {
-    use std::sync::Arc;
     use std::time::Duration;
 
     use kscope_client::cluster::ClusterArgs;
-    use kscope_ui::contexts::ContextSwitcher;
 
     let dir = temp_dir("nsset-ctx");
     let (mut sim, kubeconfig) = crate::common::cli::sim_clusters(
@@ -257,18 +255,10 @@ async fn ctx_restores_each_cluster_groups_last_scope() {
         ..ClusterArgs::default()
     };
     let cluster = args.connect().await.expect("the first context");
-    let (list_args, connect_args) = (args.clone(), args.clone());
-    let contexts = ContextSwitcher::new(
-        Arc::new(move || list_args.context_names()),
-        Arc::new(move |context: String| {
-            let args = connect_args.with_context(&context);
-            Box::pin(async move { args.connect().await })
-        }),
-    );
     let view = ViewSpec::new(ResourceKind::Pods, NamespaceScope::One("default".into()));
     let mut app = AppStart::new(cluster, view)
         .namespace_sets(NamespaceSets::load(path.clone()), true)
-        .contexts(contexts)
+        .kubeconfig_contexts(&args)
         .start();
     async fn switch(app: &mut App, context: &str) {
         run_command(app, &format!("ctx {context}"));

@@ -3,13 +3,11 @@
 //! `:ctx a,b` does.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 use std::time::Duration;
 
 use kscope_client::cluster::{ClusterArgs, NamespaceScope};
 use kscope_resources::ResourceKind;
 use kscope_ui::action::{Action, InputMode};
-use kscope_ui::contexts::ContextSwitcher;
 use kscope_ui::effect::Follow;
 use kscope_ui::nav::ViewSpec;
 use ratatui::Terminal;
@@ -74,16 +72,10 @@ async fn the_context_picker_opens_the_marked_contexts_as_one_fleet() {
         ..ClusterArgs::default()
     };
     let cluster = args.connect().await.expect("first context");
-    let (list_args, connect_args) = (args.clone(), args.clone());
-    let contexts = ContextSwitcher::new(
-        Arc::new(move || list_args.context_names()),
-        Arc::new(move |context: String| {
-            let args = connect_args.with_context(&context);
-            Box::pin(async move { args.connect().await })
-        }),
-    );
     let view = ViewSpec::new(ResourceKind::Nodes, NamespaceScope::All);
-    let mut app = AppStart::new(cluster, view).contexts(contexts).start();
+    let mut app = AppStart::new(cluster, view)
+        .kubeconfig_contexts(&args)
+        .start();
     wait_rows(&mut app, "the first cluster's nodes", |_, w| w.total == 2).await;
 
     // Space on the third and second contexts marks them, in any order.

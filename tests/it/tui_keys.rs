@@ -1096,10 +1096,8 @@ fn the_header_says_how_the_first_state_was_read() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ctx_switches_between_two_simulated_clusters() {
     use std::collections::BTreeSet;
-    use std::sync::Arc;
 
     use kscope_client::cluster::ClusterArgs;
-    use kscope_ui::contexts::ContextSwitcher;
 
     let dir = crate::common::cli::temp_dir("ctx-switch");
     let (mut sim, kubeconfig) = crate::common::cli::sim_clusters(
@@ -1115,16 +1113,8 @@ async fn ctx_switches_between_two_simulated_clusters() {
         ..ClusterArgs::default()
     };
     let cluster = args.connect().await.expect("first context");
-    let (list_args, connect_args) = (args.clone(), args.clone());
-    let contexts = ContextSwitcher::new(
-        Arc::new(move || list_args.context_names()),
-        Arc::new(move |context: String| {
-            let args = connect_args.with_context(&context);
-            Box::pin(async move { args.connect().await })
-        }),
-    );
     let first_context = cluster.context.clone();
-    let mut app = AppStart::pods(cluster).contexts(contexts).start();
+    let mut app = AppStart::pods(cluster).kubeconfig_contexts(&args).start();
     let keys =
         |w: &Window| -> BTreeSet<String> { w.rows.iter().map(|r| r.key.to_string()).collect() };
     let first = keys(&wait_rows(&mut app, "the first cluster's pods", |_, w| w.total == 30).await);

@@ -103,6 +103,18 @@ impl AppStart {
         self
     }
 
+    /// Able to switch to every context of `args`' kubeconfig, each connected as `args` say.
+    pub fn kubeconfig_contexts(self, args: &kscope_client::cluster::ClusterArgs) -> Self {
+        let (list_args, connect_args) = (args.clone(), args.clone());
+        self.contexts(ContextSwitcher::new(
+            std::sync::Arc::new(move || list_args.context_names()),
+            std::sync::Arc::new(move |context: String| {
+                let args = connect_args.with_context(&context);
+                Box::pin(async move { args.connect().await })
+            }),
+        ))
+    }
+
     pub fn favourites(mut self, favourites: Favourites) -> Self {
         self.favourites = Some(favourites);
         self
