@@ -48,16 +48,17 @@ fn tally(file: &Path) -> Tally {
     tally
 }
 
-/// Copies the recording `from` to `to` with a keyframe block after every `every` events, as
-/// the recorder writes one (the store folded so far, each kind's), where the recorder waits
-/// for 1,000: a short churn then has several. Returns how many keyframe records `to` holds.
+/// Copies the recording `from` to `to` with a keyframe block after every `every` events (or
+/// at the first event after that which ends a list or a watch-list's initial events), as the
+/// recorder writes one (the store folded so far, each kind's), where the recorder waits for
+/// 1,000: a short churn then has several. Returns how many keyframe records `to` holds.
 fn with_keyframes_every(from: &Path, to: &Path, every: usize) -> usize {
     let mut reader =
         Reader::new(BufReader::new(File::open(from).expect("the recording"))).expect("a recording");
     let mut writer =
         Writer::new(File::create(to).expect("a copy"), reader.header()).expect("a writer");
     let mut state = State::default();
-    let (mut events, mut keyframes) = (0, 0);
+    let (mut events, mut keyframes, mut due) = (0, 0, false);
     while let Some((_, records)) = reader.next_block().expect("a whole recording") {
         for record in records {
             state.apply(&record);
@@ -71,10 +72,13 @@ fn with_keyframes_every(from: &Path, to: &Path, every: usize) -> usize {
             writer.append(&record).expect("written");
             if matches!(record, Record::Event { .. }) {
                 events += 1;
-                if events % every == 0 {
+                due |= events % every == 0;
+                // As the recorder: never inside a list or a watch-list's initial events.
+                if due && state.settled() {
                     let frames = state.keyframes(at);
                     keyframes += frames.len();
                     writer.keyframe(&frames).expect("written");
+                    due = false;
                 }
             }
         }

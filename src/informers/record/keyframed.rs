@@ -58,8 +58,11 @@ impl<W: Write> KeyframedWriter<W> {
         }
         self.bytes_since_keyframe += raw_bytes;
         self.writer.append(record)?;
+        // Never in the middle of a list or a watch-list's initial events (`State::settled`):
+        // the keyframe then waits for their end.
         if self.events_since_keyframe >= MIN_KEYFRAME_EVENTS
             && self.bytes_since_keyframe >= self.keyframe_bytes
+            && self.state.settled()
         {
             let keyframes = self.state.keyframes(now);
             self.keyframe_bytes = keyframes
@@ -154,5 +157,88 @@ mod tests {
             [1_001, 2_501, 4_001],
             "records before each keyframe"
         );
+    }
+
+    /// A watch-list's 2,500 initial events pass the 1,000 events a keyframe waits for, but
+    /// the keyframe comes only after their closing bookmark, and folding from it gives the
+    /// store the whole recording gives (the objects gone during the gap are gone).
+    #[test]
+    fn no_keyframe_comes_inside_a_watch_lists_initial_events() {
+        use crate::record::state::State;
+        use std::collections::BTreeMap;
+        let header = Header {
+            format_version: 1,
+            kscope_version: "test".into(),
+            context: None,
+            server: "https://127.0.0.1".into(),
+            kinds: vec!["pods".into()],
+            namespace: None,
+            start_time: "2026-01-01T00:00:00Z".into(),
+        };
+        let mut writer = KeyframedWriter::create(Vec::new(), &header).unwrap();
+        let gone = pod("gone", 1);
+        writer.append(&list(0, 1, vec![gone]), 100, 0).unwrap();
+        let start = Record::WatchStart {
+            kind: "pods".into(),
+            at: 1,
+            resource_version: String::new(),
+            send_initial_events: true,
+        };
+        writer.append(&start, 0, 1).unwrap();
+        for n in 0..2_500u64 {
+            let object = pod(&format!("p{n:04}"), 10 + n);
+            let record = event(n as i64, "ADDED", object, 10 + n);
+            writer.append(&record, 100, n as i64).unwrap();
+        }
+        let end: Box<serde_json::value::RawValue> = serde_json::value::RawValue::from_string(
+            r#"{"metadata":{"resourceVersion":"3000","annotations":{"k8s.io/initial-events-end":"true"}}}"#.into(),
+        )
+        .unwrap();
+        writer
+            .append(&event(2_500, "BOOKMARK", end, 3_000), 100, 2_500)
+            .unwrap();
+        for n in 0..1_000u64 {
+            let object = pod(&format!("p{n:04}"), 3_001 + n);
+            let record = event(2_501 + n as i64, "MODIFIED", object, 3_001 + n);
+            writer.append(&record, 100, 2_501 + n as i64).unwrap();
+        }
+        let bytes = writer.finish().unwrap();
+        let mut reader = Reader::new(bytes.as_slice()).unwrap();
+        let (mut whole, mut from_keyframe) = (State::default(), None::<State>);
+        let mut records_before = Vec::new();
+        let mut records = 0;
+        while let Some((info, block)) = reader.next_block().unwrap() {
+            for record in &block {
+                match info.block_type {
+                    BlockType::Keyframe => {
+                        records_before.push(records);
+                        let seek = from_keyframe.get_or_insert_with(State::default);
+                        seek.apply(record);
+                    }
+                    _ => {
+                        records += 1;
+                        whole.apply(record);
+                        if let Some(seek) = &mut from_keyframe {
+                            seek.apply(record);
+                        }
+                    }
+                }
+            }
+        }
+        // The list, the start, the initial events and their bookmark come first.
+        assert!(
+            records_before.first().is_some_and(|&n| n >= 2_503),
+            "{records_before:?}"
+        );
+        let objects = |state: &State| -> BTreeMap<String, String> {
+            state.kinds["pods"]
+                .objects
+                .iter()
+                .map(|(key, object)| (key.clone(), object.get().to_string()))
+                .collect()
+        };
+        let seek = from_keyframe.expect("a keyframe");
+        assert!(!objects(&whole).contains_key("ns/gone"));
+        assert_eq!(objects(&seek), objects(&whole));
     }
 }

@@ -179,6 +179,16 @@ fn keyed(items: &[Box<RawValue>]) -> BTreeMap<String, Box<RawValue>> {
 }
 
 impl State {
+    /// Whether no kind is in the middle of a list's pages or a watch-list's initial events.
+    /// A keyframe is written only then: one written between them would hold the store
+    /// before the list, and a reader starting from it would never see the list's objects
+    /// gathered before the keyframe replace that store.
+    pub fn settled(&self) -> bool {
+        self.kinds
+            .values()
+            .all(|k| k.pending_list.is_none() && k.pending_initial.is_none())
+    }
+
     /// Folds one record in.
     pub fn apply(&mut self, record: &Record) {
         let state = self.kinds.entry(record.kind().to_string()).or_default();
