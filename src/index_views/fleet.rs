@@ -116,7 +116,6 @@ pub struct FleetRows {
     /// sorted: a row found by its id in a binary search, at 8 bytes a row where a map by
     /// id took about 50, and built by sorting integers, not strings.
     by_hash: Vec<u64>,
-    hasher: foldhash::fast::FixedState,
     /// Rows per cluster, in the order of `clusters`.
     counts: Vec<usize>,
     sort: SortSpec,
@@ -168,11 +167,10 @@ impl FleetRows {
                 rows.reverse();
             }
         }
-        let hasher = foldhash::fast::FixedState::default();
         // ROW_CAP keeps every position within 32 bits.
         let mut by_hash: Vec<u64> = (0u32..)
             .zip(&rows)
-            .map(|(at, row)| slot(&hasher, row.member, &row.entry.key) | u64::from(at))
+            .map(|(at, row)| slot(row.member, &row.entry.key) | u64::from(at))
             .collect();
         by_hash.sort_unstable();
         let text = agreed_text(&texts);
@@ -181,7 +179,6 @@ impl FleetRows {
             sources: members.iter().map(|m| m.rows.clone()).collect(),
             rows,
             by_hash,
-            hasher,
             counts,
             sort,
             text,
@@ -198,7 +195,7 @@ impl FleetRows {
 
     /// Where `member`'s row `key` is: among the rows of its hash, the one that is it.
     fn find(&self, member: u32, key: &str) -> Option<usize> {
-        let slot = slot(&self.hasher, member, key);
+        let slot = slot(member, key);
         let first = self.by_hash.partition_point(|&entry| entry < slot);
         self.by_hash[first..]
             .iter()
@@ -283,10 +280,11 @@ impl FleetRows {
     }
 }
 
-/// A row's hash of its cluster and key, in the high half of a `by_hash` entry.
-fn slot(hasher: &foldhash::fast::FixedState, member: u32, key: &str) -> u64 {
+/// A row's hash of its cluster and key, in the high half of a `by_hash` entry (a fixed
+/// seed: the same in every snapshot).
+fn slot(member: u32, key: &str) -> u64 {
     use std::hash::BuildHasher;
-    hasher.hash_one((member, key)) & !u64::from(u32::MAX)
+    foldhash::fast::FixedState::default().hash_one((member, key)) & !u64::from(u32::MAX)
 }
 
 impl MergedRows for FleetRows {

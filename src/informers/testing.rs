@@ -68,7 +68,20 @@ pub mod records {
 
     use serde_json::value::RawValue;
 
-    use crate::record::format::Record;
+    use crate::record::format::{Header, Record};
+
+    /// A recording's header naming pods, as every such test writes it.
+    pub fn header() -> Header {
+        Header {
+            format_version: 1,
+            kscope_version: "test".into(),
+            context: None,
+            server: "https://127.0.0.1".into(),
+            kinds: vec!["pods".into()],
+            namespace: None,
+            start_time: "2026-01-01T00:00:00Z".into(),
+        }
+    }
 
     /// Pod `ns/name` at resourceVersion `rv`.
     pub fn pod(name: &str, rv: u64) -> Box<RawValue> {

@@ -111,19 +111,11 @@ impl<W: Write> KeyframedWriter<W> {
 mod tests {
     use super::*;
     use crate::record::format::{BlockType, Reader};
-    use crate::testing::records::{event, list, pod};
+    use crate::testing::records::{event, header, list, pod};
 
     #[test]
     fn a_keyframe_comes_once_the_events_outweigh_the_last() {
-        let header = Header {
-            format_version: 1,
-            kscope_version: "test".into(),
-            context: None,
-            server: "https://127.0.0.1".into(),
-            kinds: vec!["pods".into()],
-            namespace: None,
-            start_time: "2026-01-01T00:00:00Z".into(),
-        };
+        let header = header();
         let mut writer = KeyframedWriter::create(Vec::new(), &header).unwrap();
         // Names and resourceVersions of one length, so every object weighs the same.
         let items: Vec<_> = (0..1_500)
@@ -166,15 +158,7 @@ mod tests {
     fn no_keyframe_comes_inside_a_watch_lists_initial_events() {
         use crate::record::state::State;
         use std::collections::BTreeMap;
-        let header = Header {
-            format_version: 1,
-            kscope_version: "test".into(),
-            context: None,
-            server: "https://127.0.0.1".into(),
-            kinds: vec!["pods".into()],
-            namespace: None,
-            start_time: "2026-01-01T00:00:00Z".into(),
-        };
+        let header = header();
         let mut writer = KeyframedWriter::create(Vec::new(), &header).unwrap();
         let gone = pod("gone", 1);
         writer.append(&list(0, 1, vec![gone]), 100, 0).unwrap();

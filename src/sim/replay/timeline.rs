@@ -336,7 +336,7 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kscope_informers::testing::records::{event, list, pod};
+    use kscope_informers::testing::records::{event, header, list, pod};
 
     fn raw(json: &str) -> Box<RawValue> {
         RawValue::from_string(json.to_string()).unwrap()
@@ -395,16 +395,8 @@ mod tests {
     /// where it was damaged.
     #[test]
     fn a_cut_file_is_read_up_to_the_cut() {
-        use kscope_informers::record::format::{Header, Writer};
-        let header = Header {
-            format_version: 1,
-            kscope_version: "test".into(),
-            context: None,
-            server: "https://127.0.0.1".into(),
-            kinds: vec!["pods".into()],
-            namespace: None,
-            start_time: "2026-01-01T00:00:00Z".into(),
-        };
+        use kscope_informers::record::format::Writer;
+        let header = header();
         let mut writer = Writer::new(Vec::new(), &header).unwrap();
         writer.append(&list(10, 5, vec![pod("a", 5)])).unwrap();
         writer.append(&event(20, "ADDED", pod("b", 6), 6)).unwrap();
